@@ -1,0 +1,31 @@
+"""opbuild: run neural networks in graph mode, every operator compiled to a native CPU kernel and kept in an
+incremental build cache (``rank_N/kernel_meta``) so that no kernel is ever built twice.
+
+Public API re-exports only.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from . import dtypes as _dtypes  # noqa: E402
+from .config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: E402
+from .errors import CompileError, CompilerNotFoundError, OpbuildError, ShapeError  # noqa: E402
+from .parameter import Parameter, initializer, set_seed  # noqa: E402
+from .report import BuildReport  # noqa: E402
+from .runtime.session import build_report  # noqa: E402
+from .tensor import Tensor  # noqa: E402
+
+float32 = _dtypes.float32
+float64 = _dtypes.float64
+int32 = _dtypes.int32
+int64 = _dtypes.int64
+bool_ = _dtypes.bool_
+
+from . import nn, ops  # noqa: E402
+
+__all__ = [
+    "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "Tensor", "Parameter",
+    "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
+    "OpbuildError", "ShapeError", "float32", "float64", "int32", "int64", "bool_", "nn", "ops",
+]

@@ -1,0 +1,1 @@
+"""The incremental operator build cache (kernel_meta). Never imports opbuild.compilers."""

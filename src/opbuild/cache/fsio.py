@@ -1,0 +1,101 @@
+"""Crash-safe file primitives: atomic writes and sweeping of temporaries left by killed processes.
+
+Every temporary is named ``.tmp.<host>.<pid>.<token>.<final name>`` in the directory of its final name, so a
+sweep can tell whose it is: a temporary of a dead process on this host is removed at once, one of another host
+(shared filesystems) only once it is old.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import time
+from pathlib import Path
+
+TMP_PREFIX = ".tmp."
+FOREIGN_TMP_MAX_AGE = 3600.0
+_HOST = socket.gethostname().replace(".", "_") or "host"
+
+
+def tmp_name(final_name: str) -> str:
+    """A temporary file name for ``final_name`` owned by this process."""
+    return f"{TMP_PREFIX}{_HOST}.{os.getpid()}.{secrets.token_hex(4)}.{final_name}"
+
+
+def fsync_dir(path: Path) -> None:
+    """Make renames in ``path`` durable (best effort: some filesystems refuse directory fsync)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # e.g. some network filesystems; the rename itself is still atomic
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes, fsync: bool = True) -> None:
+    """Write ``data`` to ``path`` so that readers see either the old file or the whole new one.
+
+    The temporary is removed if anything fails (ENOSPC, EROFS, ...), and the error is re-raised.
+    """
+    tmp = path.with_name(tmp_name(path.name))
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(fd, view)
+                view = view[n:]
+            if fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists on this host."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def parse_tmp(name: str) -> tuple[str, int, str] | None:
+    """(host, pid, final name) of a temporary's file name, or None if it is not one of ours."""
+    if not name.startswith(TMP_PREFIX):
+        return None
+    parts = name[len(TMP_PREFIX):].split(".", 3)
+    if len(parts) != 4 or not parts[1].isdigit():
+        return None
+    return parts[0], int(parts[1]), parts[3]
+
+
+def is_stale_tmp(entry: os.DirEntry | Path, now: float | None = None) -> bool:
+    """A temporary whose owner is dead (same host) or that is older than an hour (other host)."""
+    parsed = parse_tmp(entry.name)
+    if parsed is None:
+        return False
+    host, pid, _ = parsed
+    if host == _HOST:
+        return pid != os.getpid() and not pid_alive(pid)
+    try:
+        age = (now or time.time()) - entry.stat().st_mtime
+    except OSError:
+        return False
+    return age > FOREIGN_TMP_MAX_AGE

@@ -1,0 +1,96 @@
+"""Cache keys: the canonical descriptor (.info) built from named components, and the kernel name.
+
+Like JAX's cache_key.py, the key is a set of named components; :func:`flatten` turns a descriptor into
+``path -> value`` pairs so that :func:`diff` can explain a miss field by field
+(``input[0].shape [3] -> [4]``). The name of an entry is ``<op lower>_<first 32 hex of sha256(.info)>``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import platform
+from collections.abc import Sequence
+from typing import Any
+
+from ..ir import TensorType
+
+log = logging.getLogger("opbuild.cache")
+
+FORMAT = "NCHW-dense"  # every buffer is a dense C-contiguous array; recorded so layouts can grow later
+HASH_CHARS = 32
+ISA_PREFIXES = ("sse", "ssse", "avx", "fma", "bmi", "f16c", "popcnt", "aes", "sha", "vnni", "amx", "lzcnt",
+                "movbe", "adx", "vpclmul", "gfni", "vaes", "neon", "asimd", "sve", "fp16", "dotprod")
+
+
+def target_identity() -> dict:
+    """The CPU target kernels are built for (-march=native): architecture and ISA feature flags."""
+    features: list[str] = []
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key = line.split(":", 1)[0].strip()
+                if key in ("flags", "Features"):
+                    features = sorted({w for w in line.split(":", 1)[1].split() if w.startswith(ISA_PREFIXES)})
+                    break
+    except OSError:
+        features = []
+    return {"arch": platform.machine(), "isa": features}
+
+
+def tensor_desc(t: TensorType) -> dict:
+    return {"dtype": t.dtype, "shape": list(t.shape), "format": FORMAT}
+
+
+def descriptor(op: str, attrs: dict, inputs: Sequence[TensorType], outputs: Sequence[TensorType], *,
+               codegen_hash: str, abi: int, compiler: dict, target: dict, version: str) -> dict:
+    """The complete operator descriptor. Nothing that does not change the code belongs here (no node names,
+    graph ids, rank or device id), so one entry serves every graph and network that needs the kernel."""
+    desc = {
+        "op": op,
+        "attrs": attrs,
+        "inputs": [tensor_desc(t) for t in inputs],
+        "outputs": [tensor_desc(t) for t in outputs],
+        "codegen": codegen_hash,
+        "abi": abi,
+        "compiler": compiler,
+        "target": target,
+        "opbuild_version": version,
+    }
+    if log.isEnabledFor(logging.DEBUG):
+        for k, v in desc.items():
+            log.debug("key component %s: %s", k, json.dumps(v, sort_keys=True))
+    return desc
+
+
+def canonical_bytes(desc: dict) -> bytes:
+    """Canonical JSON of a descriptor: sorted keys, no spaces, ASCII, trailing newline."""
+    return (json.dumps(desc, sort_keys=True, separators=(",", ":"), ensure_ascii=True) + "\n").encode()
+
+
+def kernel_name(op: str, info: bytes) -> str:
+    """``<op lower>_<hash>``; the hash is the first HASH_CHARS hex digits of sha256(info)."""
+    return f"{op.lower()}_{hashlib.sha256(info).hexdigest()[:HASH_CHARS]}"
+
+
+def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
+    """``{"inputs":[{"shape":[3]}]}`` -> ``{"input[0].shape": [3]}``: lists of dicts are indexed, scalar
+    lists stay values (a shape is one field)."""
+    out: dict[str, Any] = {}
+    if isinstance(obj, dict):
+        for k in sorted(obj):
+            out.update(flatten(obj[k], f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(obj, list) and obj and all(isinstance(x, dict) for x in obj):
+        base = prefix[:-1] if prefix.endswith("s") and prefix in ("inputs", "outputs") else prefix
+        for i, x in enumerate(obj):
+            out.update(flatten(x, f"{base}[{i}]"))
+    else:
+        out[prefix] = obj
+    return out
+
+
+def diff(old: dict, new: dict) -> list[tuple[str, Any, Any]]:
+    """Fields that differ between two descriptors as (field, old value, new value); missing is None."""
+    a, b = flatten(old), flatten(new)
+    return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]

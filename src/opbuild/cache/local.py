@@ -1,0 +1,167 @@
+"""The local kernel store: one ``kernel_meta`` directory holding ``<name>.info``, ``<name>.json``, ``<name>.so``.
+
+Contract (see docs/cache.md):
+  * ``.json`` is written last and commits an entry; every file is written atomically.
+  * :meth:`KernelStore.lookup` verifies an entry completely (``.info`` bytes equal the request and hash to the
+    name, ``.json`` parses and names the expected binary, the binary's size and sha256 match) before it is
+    reported as a hit. The binary's path is derived from the kernel name, never taken from ``.json``.
+  * Anything wrong is reported as ``corrupt`` with a reason; callers quarantine it while holding the kernel's
+    lock, since an entry without its ``.json`` may simply be in the middle of being published.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import fsio
+from .key import HASH_CHARS
+
+BINARY_SUFFIX = ".so"
+QUARANTINE_DIR = "quarantine"
+LOCK_DIR = ".locks"
+
+
+@dataclass
+class Lookup:
+    """Result of a lookup: ``status`` is "hit", "absent" or "corrupt"; on a hit ``binary`` is the verified
+    binary's path and ``result`` the parsed ``.json``."""
+
+    status: str
+    reason: str = ""
+    binary: Path | None = None
+    result: dict | None = None
+
+
+class KernelStore:
+    """One kernel_meta directory. Creating it may raise OSError (caller degrades to a private store)."""
+
+    def __init__(self, path: Path, create: bool = True):
+        self.path = Path(path)
+        if create:
+            self.path.mkdir(parents=True, exist_ok=True)
+        self._swept = False
+
+    # ---- layout -----------------------------------------------------------------------------------
+    def info_path(self, name: str) -> Path:
+        return self.path / (name + ".info")
+
+    def json_path(self, name: str) -> Path:
+        return self.path / (name + ".json")
+
+    def binary_path(self, name: str) -> Path:
+        return self.path / (name + BINARY_SUFFIX)
+
+    def lock_path(self, name: str) -> Path:
+        return self.path / LOCK_DIR / (name + ".lock")
+
+    def writable(self) -> bool:
+        """Whether new entries can be created here (existence and permission; ENOSPC shows up on write)."""
+        return os.access(self.path, os.W_OK | os.X_OK)
+
+    # ---- reads ------------------------------------------------------------------------------------
+    def lookup(self, name: str, info: bytes) -> Lookup:
+        """Verify the entry ``name`` against the requested canonical descriptor bytes ``info``."""
+        try:
+            raw = self.json_path(name).read_bytes()
+        except FileNotFoundError:
+            if self.info_path(name).exists() or self.binary_path(name).exists():
+                return Lookup("corrupt", "entry has no .json (interrupted build or deleted file)")
+            return Lookup("absent")
+        except OSError as e:
+            return Lookup("corrupt", f"cannot read .json: {e}")
+        try:
+            result = json.loads(raw)
+            if not isinstance(result, dict):
+                raise ValueError("not an object")
+            expected_size = int(result["size"])
+            expected_sha = str(result["sha256"])
+            if result.get("binary") != name + BINARY_SUFFIX:
+                return Lookup("corrupt", f".json names binary {result.get('binary')!r}, expected {name}{BINARY_SUFFIX}")
+        except (ValueError, KeyError, TypeError) as e:
+            return Lookup("corrupt", f"unparsable .json ({e})")
+        try:
+            on_disk = self.info_path(name).read_bytes()
+        except FileNotFoundError:
+            return Lookup("corrupt", "entry has no .info")
+        if hashlib.sha256(on_disk).hexdigest()[:HASH_CHARS] != name.rsplit("_", 1)[-1]:
+            return Lookup("corrupt", ".info does not hash to the entry's name")
+        if on_disk != info:
+            return Lookup("corrupt", ".info differs from the requested descriptor")
+        binary = self.binary_path(name)
+        try:
+            data = binary.read_bytes()
+        except FileNotFoundError:
+            return Lookup("corrupt", "binary is missing")
+        if len(data) != expected_size:
+            return Lookup("corrupt", f"binary size {len(data)} != {expected_size} recorded in .json")
+        if hashlib.sha256(data).hexdigest() != expected_sha:
+            return Lookup("corrupt", "binary sha256 does not match .json")
+        return Lookup("hit", binary=binary, result=result)
+
+    # ---- writes -----------------------------------------------------------------------------------
+    def publish(self, name: str, info: bytes, binary: bytes, result: dict) -> Path:
+        """Write a complete entry: binary, then .info, then .json (the commit marker). Returns the binary path.
+
+        ``result`` gets ``binary``, ``suffix``, ``sha256`` and ``size`` filled in. Raises OSError (e.g. ENOSPC)
+        with nothing half-written left behind: a failure before the .json leaves an uncommitted entry that
+        lookup reports as corrupt and the next build repairs.
+        """
+        result = dict(result, binary=name + BINARY_SUFFIX, suffix=BINARY_SUFFIX,
+                      sha256=hashlib.sha256(binary).hexdigest(), size=len(binary))
+        target = self.binary_path(name)
+        fsio.atomic_write(target, binary)
+        fsio.atomic_write(self.info_path(name), info)
+        fsio.atomic_write(self.json_path(name), (json.dumps(result, indent=1, sort_keys=True) + "\n").encode())
+        fsio.fsync_dir(self.path)
+        return target
+
+    def quarantine(self, name: str, reason: str) -> list[Path]:
+        """Move every file of entry ``name`` into ``quarantine/`` (same filesystem, so each move is atomic).
+
+        The ``.json`` goes first so that the entry stops being committed before its other files move.
+        """
+        qdir = self.path / QUARANTINE_DIR
+        qdir.mkdir(exist_ok=True)
+        stamp = f"{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}"
+        moved = []
+        for p in (self.json_path(name), self.info_path(name), self.binary_path(name)):
+            try:
+                dest = qdir / f"{p.name}.{stamp}"
+                os.replace(p, dest)
+                moved.append(dest)
+            except FileNotFoundError:
+                continue
+        if moved:
+            (qdir / f"{name}.{stamp}.reason").write_text(reason + "\n")
+        return moved
+
+    def sweep_temporaries(self) -> list[str]:
+        """Move stale temporaries (of dead processes) into quarantine; return the kernel names they belonged
+        to. Runs at most once per store object."""
+        if self._swept:
+            return []
+        self._swept = True
+        names: list[str] = []
+        try:
+            entries = list(os.scandir(self.path))
+        except OSError:
+            return names
+        now = time.time()
+        for entry in entries:
+            if not entry.name.startswith(fsio.TMP_PREFIX) or not fsio.is_stale_tmp(entry, now):
+                continue
+            parsed = fsio.parse_tmp(entry.name)
+            final = parsed[2] if parsed else entry.name
+            try:
+                qdir = self.path / QUARANTINE_DIR
+                qdir.mkdir(exist_ok=True)
+                os.replace(entry.path, qdir / entry.name)
+            except OSError:
+                continue
+            names.append(final.rsplit(".", 1)[0])
+        return names

@@ -1,0 +1,1 @@
+"""Kernel code generation: descriptor -> C source (see :mod:`opbuild.codegen.c`)."""

@@ -1,0 +1,33 @@
+"""The compiler backend contract."""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class CompileResult:
+    """What a successful compile produced: the shared object, the argv used and the seconds it took."""
+
+    binary: Path
+    cmd: list[str]
+    seconds: float
+
+
+class Compiler(abc.ABC):
+    """A backend turning one C translation unit into one shared object.
+
+    Contract: ``identity()`` returns JSON-able data that changes whenever the produced code could change
+    (resolved executable, version output, flags, linked libraries); it becomes part of every cache key.
+    ``compile()`` raises CompileError (with command, output and source path) on failure and never leaves a
+    partial binary at ``out_path``.
+    """
+
+    @abc.abstractmethod
+    def identity(self) -> dict: ...
+
+    @abc.abstractmethod
+    def compile(self, source: str, out_path: Path, workdir: Path, needs_blas: bool, label: str = "") -> CompileResult:
+        ...

@@ -1,0 +1,135 @@
+"""Every OPBUILD_* environment variable parsed in one place, plus set_context/get_context.
+
+Environment variables are read when they are needed (not cached at import), so a process that changes
+``os.environ`` (tests, launchers that set RANK_ID late) sees the new values at its next build.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import UnsupportedTargetError
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+SUPPORTED_TARGETS = ("CPU",)
+
+_MODES = {GRAPH_MODE: "GRAPH_MODE", PYNATIVE_MODE: "PYNATIVE_MODE"}
+# The context is process state by contract (MindSpore's set_context is global); it is the only one.
+_context: dict[str, object] = {"mode": GRAPH_MODE, "device_target": "CPU", "device_id": 0, "seed": 0}
+
+
+def set_context(**kwargs) -> None:
+    """Set execution options: ``mode`` (GRAPH_MODE or PYNATIVE_MODE), ``device_target`` ("CPU"),
+    ``device_id`` (int, accepted for compatibility) and ``seed`` (parameter initialisation seed).
+
+    Raises ValueError for an unknown key or value.
+    """
+    for key, value in kwargs.items():
+        if key not in _context:
+            raise ValueError(f"set_context: unknown key {key!r}; valid keys are {', '.join(sorted(_context))}")
+        if key == "mode" and value not in _MODES:
+            raise ValueError(
+                f"set_context: mode must be opbuild.GRAPH_MODE ({GRAPH_MODE}) or opbuild.PYNATIVE_MODE "
+                f"({PYNATIVE_MODE}), got {value!r}"
+            )
+        if key == "device_target":
+            if not isinstance(value, str):
+                raise ValueError(f"set_context: device_target must be a string such as 'CPU', got {value!r}")
+            if value.upper() not in SUPPORTED_TARGETS:
+                raise UnsupportedTargetError(
+                    f"set_context: device_target {value!r} is not supported by this build of opbuild; "
+                    f"supported targets: {', '.join(SUPPORTED_TARGETS)}"
+                )
+            value = value.upper()
+        if key in ("device_id", "seed") and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise ValueError(f"set_context: {key} must be a non-negative int, got {value!r}")
+        _context[key] = value
+
+
+def get_context(key: str):
+    """Return the value of one context option (see :func:`set_context`). Raises ValueError if unknown."""
+    if key not in _context:
+        raise ValueError(f"get_context: unknown key {key!r}; valid keys are {', '.join(sorted(_context))}")
+    return _context[key]
+
+
+def _env(name: str) -> str:
+    return os.environ.get(name, "").strip()
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    raw = _env(name).lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name}={raw!r} is not a boolean; use 1 or 0")
+
+
+def rank_id() -> int:
+    """RANK_ID as an int; unset or empty means 0."""
+    raw = _env("RANK_ID")
+    if not raw:
+        return 0
+    try:
+        rank = int(raw)
+    except ValueError:
+        raise ValueError(f"RANK_ID={raw!r} is not an integer; set it to the rank number, e.g. RANK_ID=0") from None
+    if rank < 0:
+        raise ValueError(f"RANK_ID={raw!r} must be >= 0")
+    return rank
+
+
+def cache_root() -> Path:
+    """Root of the cache: OPBUILD_CACHE_PATH, else MS_COMPILER_CACHE_PATH (MindSpore's name), else the cwd."""
+    raw = _env("OPBUILD_CACHE_PATH") or _env("MS_COMPILER_CACHE_PATH")
+    return Path(raw).expanduser() if raw else Path.cwd()
+
+
+def cache_dir(rank: int | None = None, root: Path | None = None) -> Path:
+    """The kernel_meta directory of one rank: ``<root>/rank_<RANK_ID>/kernel_meta``."""
+    return (root if root is not None else cache_root()) / f"rank_{rank_id() if rank is None else rank}" / "kernel_meta"
+
+
+def cache_enabled() -> bool:
+    """OPBUILD_CACHE=0 turns the persistent cache off (kernels are still built, in a private temp dir)."""
+    return _env_bool("OPBUILD_CACHE", True)
+
+
+def extra_cflags() -> list[str]:
+    """OPBUILD_CFLAGS split like a shell would (no expansion)."""
+    import shlex
+
+    return shlex.split(_env("OPBUILD_CFLAGS"))
+
+
+def compiler_env() -> str:
+    """The CC environment variable (empty when unset)."""
+    return _env("CC")
+
+
+def build_jobs() -> int:
+    """Parallel compile jobs: OPBUILD_BUILD_JOBS, default the number of usable cores."""
+    raw = _env("OPBUILD_BUILD_JOBS")
+    if raw:
+        try:
+            jobs = int(raw)
+        except ValueError:
+            raise ValueError(f"OPBUILD_BUILD_JOBS={raw!r} is not an integer") from None
+        if jobs < 1:
+            raise ValueError(f"OPBUILD_BUILD_JOBS={raw!r} must be >= 1")
+        return jobs
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def lock_timeout() -> float:
+    """Seconds to wait for another process's build of the same kernel before building it ourselves."""
+    raw = _env("OPBUILD_LOCK_TIMEOUT")
+    return float(raw) if raw else 600.0

@@ -1,0 +1,66 @@
+"""Graph IR: primitive-op nodes over values with static types. Imports nothing else of opbuild."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """Static type of a value: shape (tuple of ints) and dtype name ("float32", ...)."""
+
+    shape: tuple[int, ...]
+    dtype: str
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def __str__(self) -> str:
+        return f"{self.dtype}{list(self.shape)}"
+
+
+@dataclass(eq=False)
+class Value:
+    """One SSA value of a graph: a graph input, a captured constant/parameter, or a node output."""
+
+    type: TensorType
+    producer: Node | None = None
+    index: int = 0
+    name: str = ""
+
+
+@dataclass(eq=False)
+class Node:
+    """One primitive application. ``attrs`` holds only JSON-able data that shapes the kernel."""
+
+    op: str
+    attrs: dict[str, Any]
+    inputs: list[Value]
+    outputs: list[Value] = field(default_factory=list)
+    name: str = ""
+
+
+@dataclass(eq=False)
+class Graph:
+    """A traced graph. ``captures`` are values read from live objects (parameters, constants) at run time,
+    paired with the object that holds their data."""
+
+    inputs: list[Value] = field(default_factory=list)
+    captures: list[tuple[Value, Any]] = field(default_factory=list)
+    nodes: list[Node] = field(default_factory=list)
+    outputs: list[Value] = field(default_factory=list)
+
+    def add_node(self, op: str, attrs: dict[str, Any], inputs: list[Value], out_types: list[TensorType]) -> Node:
+        node = Node(op, attrs, list(inputs), name=f"{op}-op{len(self.nodes)}")
+        node.outputs = [Value(t, node, i) for i, t in enumerate(out_types)]
+        self.nodes.append(node)
+        return node

@@ -1,0 +1,126 @@
+"""Cell: the base class of networks. In GRAPH_MODE a call traces ``construct`` once per input signature,
+builds every kernel of the graph, and runs the compiled graph; in PYNATIVE_MODE ``construct`` runs op by op."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import config, trace
+from ..parameter import Parameter
+from ..tensor import Tensor
+
+
+def _signature(args: tuple) -> tuple:
+    sig = []
+    for a in args:
+        if isinstance(a, Tensor):
+            sig.append(("T", a.shape, a._type.dtype))
+        else:
+            try:
+                hash(a)
+            except TypeError:
+                raise TypeError(f"Cell arguments must be Tensors or hashable constants, got {type(a).__name__}") from None
+            sig.append(("C", a))
+    return tuple(sig)
+
+
+class Cell:
+    """Base class of all networks and layers. Subclasses define ``construct``.
+
+    Attributes that are Parameters or Cells are registered (``parameters_and_names``, ``cells_and_names``);
+    their names are the attribute paths (``layer1.conv.weight``).
+    """
+
+    def __init__(self, auto_prefix: bool = True):
+        object.__setattr__(self, "_params", OrderedDict())
+        object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "_graphs", {})
+        object.__setattr__(self, "training", False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_params" not in self.__dict__:
+            raise RuntimeError(f"{type(self).__name__}.__init__ must call super().__init__() before setting attributes")
+        self._params.pop(name, None)
+        self._cells.pop(name, None)
+        if isinstance(value, Parameter):
+            if not value.name:
+                value.name = name
+            self._params[name] = value
+        elif isinstance(value, Cell):
+            self._cells[name] = value
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._params.pop(name, None)
+        self._cells.pop(name, None)
+        object.__delattr__(self, name)
+
+    # ---- structure ------------------------------------------------------------------------------
+    def cells_and_names(self, prefix: str = "") -> Iterator[tuple[str, Cell]]:
+        """Yield (path, cell) for this cell and every sub-cell, depth first."""
+        yield prefix, self
+        for name, cell in self._cells.items():
+            yield from cell.cells_and_names(f"{prefix}.{name}" if prefix else name)
+
+    def name_cells(self) -> dict[str, Cell]:
+        return dict(self._cells)
+
+    def cells(self) -> list[Cell]:
+        return list(self._cells.values())
+
+    def parameters_and_names(self, name_prefix: str = "", expand: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """Yield (qualified name, Parameter) for this cell's parameters and, if ``expand``, its sub-cells'."""
+        seen: set[int] = set()
+        cells = self.cells_and_names(name_prefix) if expand else iter([(name_prefix, self)])
+        for path, cell in cells:
+            for pname, p in cell._params.items():
+                if id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{path}.{pname}" if path else pname), p
+
+    def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
+        for _, p in self.parameters_and_names(expand=expand):
+            yield p
+
+    def trainable_params(self) -> list[Parameter]:
+        return [p for p in self.get_parameters() if p.requires_grad]
+
+    def set_train(self, mode: bool = True) -> Cell:
+        """Set training mode on this cell and every sub-cell (Dropout and BatchNorm depend on it)."""
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "training", bool(mode))
+        return self
+
+    # ---- execution ------------------------------------------------------------------------------
+    def construct(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define construct()")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if trace.current() is not None or config.get_context("mode") == config.PYNATIVE_MODE:
+            return self.construct(*args, **kwargs)
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
+        args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+        key = (self._train_signature(), _signature(args))
+        entry = self._graphs.get(key)
+        if entry is None:
+            from ..runtime.session import session
+
+            graph, rebuild = trace.trace(self.construct, args)
+            entry = (session().compile_graph(graph), rebuild)
+            self._graphs[key] = entry
+        compiled, rebuild = entry
+        outs = compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])
+        return rebuild([Tensor(o) for o in outs])
+
+    def _train_signature(self) -> tuple:
+        return tuple(c.training for _, c in self.cells_and_names())
+
+    def compile_info(self) -> list:
+        """The compiled graphs of this cell, one per input signature seen."""
+        return [g for g, _ in self._graphs.values()]

@@ -1,0 +1,21 @@
+"""Operators: primitive classes (``ops.Square()``, ``ops.MatMul(transpose_b=True)``, ...) and functional forms.
+
+Importing this package registers every op family. Each family module exports ``PRIMITIVES``, the
+user-facing classes by name.
+"""
+
+from __future__ import annotations
+
+from . import elementwise
+from .functional import clip_by_value
+from .primitive import Primitive, apply
+from .registry import REGISTRY
+
+_FAMILIES = [elementwise]
+
+for _family in _FAMILIES:
+    for _name, _cls in _family.PRIMITIVES.items():
+        globals()[_name] = _cls
+
+__all__ = ["Primitive", "apply", "clip_by_value", "REGISTRY",
+           *[n for f in _FAMILIES for n in f.PRIMITIVES]]

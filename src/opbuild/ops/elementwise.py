@@ -1,0 +1,229 @@
+"""Elementwise operators: unary maps, broadcasting binary maps, Select, Cast and clip_by_value.
+
+Each op is one row of a table: its C expression (``x``, or ``a`` and ``b``), the dtypes it accepts, its
+output dtype rule and its NumPy reference. ``<tgmath.h>`` makes ``exp(x)`` pick expf for float32, so one
+expression serves both float dtypes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..codegen.c import broadcast_loop, ctype
+from ..dtypes import ANY, FLOATS, NUMERIC, dtype_of
+from ..errors import ShapeError
+from ..ir import TensorType
+from .primitive import primitive_class
+from .registry import KernelSpec, OpDef, broadcast_shapes, register, same_dtype
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+@dataclass(frozen=True)
+class Unary:
+    """A unary op: ``expr`` in ``x`` for floats, ``int_expr`` for ints (defaults to ``expr``)."""
+
+    expr: str
+    dtypes: tuple[str, ...]
+    ref: Callable[[np.ndarray], np.ndarray]
+    int_expr: str | None = None
+    out: str | None = None  # fixed output dtype (e.g. "bool"); None = same as input
+
+
+def _gelu(x):
+    return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
+
+
+UNARY: dict[str, Unary] = {
+    "Square": Unary("x * x", NUMERIC, np.square),
+    "Sqrt": Unary("sqrt(x)", FLOATS, np.sqrt),
+    "Rsqrt": Unary("1 / sqrt(x)", FLOATS, lambda x: 1 / np.sqrt(x)),
+    "Exp": Unary("exp(x)", FLOATS, np.exp),
+    "Log": Unary("log(x)", FLOATS, np.log),
+    "Abs": Unary("fabs(x)", NUMERIC, np.abs, int_expr="(x < 0 ? -x : x)"),
+    "Neg": Unary("-x", NUMERIC, np.negative),
+    "Reciprocal": Unary("1 / x", FLOATS, np.reciprocal),
+    "Sin": Unary("sin(x)", FLOATS, np.sin),
+    "Cos": Unary("cos(x)", FLOATS, np.cos),
+    "Tanh": Unary("tanh(x)", FLOATS, np.tanh),
+    "Sigmoid": Unary("1 / (1 + exp(-x))", FLOATS, lambda x: 1 / (1 + np.exp(-x))),
+    "ReLU": Unary("(x > 0 ? x : 0)", NUMERIC, lambda x: np.maximum(x, 0)),
+    "ReLU6": Unary("(x > 0 ? (x < 6 ? x : 6) : 0)", NUMERIC, lambda x: np.minimum(np.maximum(x, 0), 6)),
+    "GeLU": Unary("0.5 * x * (1 + erf(x * 0.70710678118654752440))", FLOATS, _gelu),
+    "Erf": Unary("erf(x)", FLOATS, _erf),
+    # log(1 + e^x) without overflow: x + log1p(e^-x) for large x.
+    "Softplus": Unary("(x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)))", FLOATS, lambda x: np.logaddexp(0, x)),
+    "Floor": Unary("floor(x)", FLOATS, np.floor),
+    "Ceil": Unary("ceil(x)", FLOATS, np.ceil),
+    "Round": Unary("rint(x)", FLOATS, np.round),  # rint rounds half to even, as NumPy does
+    "IsNan": Unary("isnan(x)", FLOATS, np.isnan, out="bool"),
+    "LogicalNot": Unary("!x", ("bool",), np.logical_not),
+}
+
+
+@dataclass(frozen=True)
+class Binary:
+    """A broadcasting binary op: ``expr`` in ``a`` and ``b`` (``int_expr`` for ints)."""
+
+    expr: str
+    dtypes: tuple[str, ...]
+    ref: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    int_expr: str | None = None
+    out: str | None = None
+
+
+_NAN_MAX = "((a > b || a != a) ? a : b)"  # NaN-propagating, like np.maximum
+_NAN_MIN = "((a < b || a != a) ? a : b)"
+_CMP = ANY
+
+BINARY: dict[str, Binary] = {
+    "Add": Binary("a + b", NUMERIC, np.add),
+    "Sub": Binary("a - b", NUMERIC, np.subtract),
+    "Mul": Binary("a * b", NUMERIC, np.multiply),
+    "RealDiv": Binary("a / b", FLOATS, np.true_divide),
+    "Pow": Binary("pow(a, b)", NUMERIC, np.power, int_expr="(TYPE)pow((double)a, (double)b)"),
+    "Maximum": Binary(_NAN_MAX, NUMERIC, np.maximum, int_expr="(a > b ? a : b)"),
+    "Minimum": Binary(_NAN_MIN, NUMERIC, np.minimum, int_expr="(a < b ? a : b)"),
+    "FloorDiv": Binary("floor(a / b)", NUMERIC, np.floor_divide, int_expr="(TYPE)ob_floordiv_i64(a, b)"),
+    # Mod: remainder with the sign of the dividend (C fmod, NumPy fmod); FloorMod: sign of the divisor (%).
+    "Mod": Binary("fmod(a, b)", NUMERIC, np.fmod, int_expr="(TYPE)(a % b)"),
+    "FloorMod": Binary("(fmod(a, b) != 0 && ((fmod(a, b) < 0) != (b < 0)) ? fmod(a, b) + b : fmod(a, b))",
+                       NUMERIC, np.mod, int_expr="(TYPE)ob_mod_i64(a, b)"),
+    "Equal": Binary("a == b", _CMP, np.equal, out="bool"),
+    "NotEqual": Binary("a != b", _CMP, np.not_equal, out="bool"),
+    "Less": Binary("a < b", NUMERIC, np.less, out="bool"),
+    "LessEqual": Binary("a <= b", NUMERIC, np.less_equal, out="bool"),
+    "Greater": Binary("a > b", NUMERIC, np.greater, out="bool"),
+    "GreaterEqual": Binary("a >= b", NUMERIC, np.greater_equal, out="bool"),
+    "LogicalAnd": Binary("a && b", ("bool",), np.logical_and),
+    "LogicalOr": Binary("a || b", ("bool",), np.logical_or),
+}
+
+
+def _flat_loop(n: int, stmt: str) -> str:
+    return f"for (int64_t o = 0; o < {n}; o++) {{ {stmt} }}"
+
+
+# ---- unary ----------------------------------------------------------------------------------------
+
+def _unary_def(name: str, u: Unary) -> OpDef:
+    def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+        dt = same_dtype(name, ins, u.dtypes)
+        return [TensorType(ins[0].shape, u.out or dt)]
+
+    def emit(k: KernelSpec) -> str:
+        dt = k.inputs[0].dtype
+        expr = u.int_expr if (u.int_expr and dt in ("int32", "int64")) else u.expr
+        out_t = ctype(k.outputs[0].dtype)
+        return _flat_loop(k.inputs[0].size, f"const {ctype(dt)} x = in0[o]; out0[o] = ({out_t})({expr});")
+
+    def reference(attrs: dict, x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return u.ref(x)
+
+    return OpDef(name, infer, emit, reference, n_inputs=1)
+
+
+# ---- n-ary broadcasting maps ----------------------------------------------------------------------
+
+def _nary_emit(expr_for: Callable[[KernelSpec], str], names: Sequence[str]) -> Callable[[KernelSpec], str]:
+    """Emitter of a broadcasting map: inputs are loaded into ``names`` and ``expr_for(k)`` is stored."""
+
+    def emit(k: KernelSpec) -> str:
+        out = k.outputs[0]
+        flat = all(t.shape == out.shape for t in k.inputs)  # no broadcasting: one flat loop
+        loads = " ".join(f"const {ctype(t.dtype)} {n} = in{i}[{'o' if flat else f'p{i}'}];"
+                         for i, (n, t) in enumerate(zip(names, k.inputs)))
+        stmt = f"{loads} out0[o] = ({ctype(out.dtype)})({expr_for(k)});"
+        return _flat_loop(out.size, stmt) if flat else broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt)
+
+    return emit
+
+
+def _binary_def(name: str, b: Binary) -> OpDef:
+    def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+        dt = same_dtype(name, ins, b.dtypes)
+        return [TensorType(broadcast_shapes(name, ins), b.out or dt)]
+
+    def expr(k: KernelSpec) -> str:
+        dt = k.inputs[0].dtype
+        e = b.int_expr if (b.int_expr and dt in ("int32", "int64")) else b.expr
+        return e.replace("TYPE", ctype(dt))
+
+    def reference(attrs: dict, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return b.ref(x, y)
+
+    return OpDef(name, infer, _nary_emit(expr, ("a", "b")), reference, n_inputs=2)
+
+
+def _select_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    if ins[0].dtype != "bool":
+        raise ShapeError("Select", "condition (input 0) must be bool", list(ins))
+    dt = same_dtype("Select", ins[1:], ANY)
+    return [TensorType(broadcast_shapes("Select", ins), dt)]
+
+
+def _clip_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    dt = same_dtype("ClipByValue", ins, NUMERIC)
+    return [TensorType(broadcast_shapes("ClipByValue", ins), dt)]
+
+
+def _cast_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    try:
+        return {"dtype": dtype_of(attrs.get("dtype")).name}
+    except TypeError as e:
+        raise ShapeError("Cast", str(e), list(ins)) from None
+
+
+def _cast_emit(k: KernelSpec) -> str:
+    out = k.outputs[0].dtype
+    conv = "(x != 0)" if out == "bool" else f"({ctype(out)})x"
+    return _flat_loop(k.inputs[0].size, f"const {ctype(k.inputs[0].dtype)} x = in0[o]; out0[o] = {conv};")
+
+
+for _name, _u in UNARY.items():
+    register(_unary_def(_name, _u))
+for _name, _b in BINARY.items():
+    register(_binary_def(_name, _b))
+register(OpDef("Select", _select_infer, _nary_emit(lambda k: "c ? a : b", ("c", "a", "b")),
+               lambda attrs, c, a, b: np.where(c, a, b), n_inputs=3))
+register(OpDef("ClipByValue", _clip_infer,
+               _nary_emit(lambda k: "(x < lo ? lo : (x > hi ? hi : x))", ("x", "lo", "hi")),
+               lambda attrs, x, lo, hi: np.minimum(np.maximum(x, lo), hi), n_inputs=3))
+register(OpDef("Cast", lambda attrs, ins: [TensorType(ins[0].shape, attrs["dtype"])], _cast_emit,
+               lambda attrs, x: x.astype(attrs["dtype"]), normalize=_cast_normalize, n_inputs=1))
+
+
+# ---- user-facing primitive classes ----------------------------------------------------------------
+
+def _binary_call(self, x, y):
+    from .functional import binary
+
+    return binary(self.op_name, x, y)
+
+
+def _cast_call(self, x, dtype):
+    from .primitive import apply
+
+    return apply("Cast", {"dtype": dtype}, [x])
+
+
+def _select_call(self, cond, x, y):
+    from ..tensor import as_tensor
+    from .primitive import apply
+
+    x = as_tensor(x, y if not isinstance(y, (int, float, bool)) else None)
+    return apply("Select", {}, [cond, x, as_tensor(y, x)])
+
+
+PRIMITIVES = {name: primitive_class(name) for name in UNARY}
+PRIMITIVES.update({name: primitive_class(name, call=_binary_call) for name in BINARY})
+PRIMITIVES["Div"] = primitive_class("RealDiv", "Division (alias of RealDiv).", call=_binary_call)
+PRIMITIVES["Select"] = primitive_class("Select", "Select(cond, x, y): x where cond else y (np.where).",
+                                       call=_select_call)
+PRIMITIVES["Cast"] = primitive_class("Cast", "Cast(x, dtype).", call=_cast_call)

@@ -1,0 +1,26 @@
+"""Functional forms of common primitives (also what Tensor's Python operators call)."""
+
+from __future__ import annotations
+
+from ..tensor import Tensor, as_tensor
+from .primitive import apply
+
+
+def unary(op: str, x) -> Tensor:
+    """Apply a one-input primitive."""
+    return apply(op, {}, [x])
+
+
+def binary(op: str, a, b) -> Tensor:
+    """Apply a broadcasting binary primitive; a Python scalar operand takes the tensor operand's dtype."""
+    if isinstance(a, Tensor) and not isinstance(b, Tensor):
+        b = as_tensor(b, a)
+    elif isinstance(b, Tensor) and not isinstance(a, Tensor):
+        a = as_tensor(a, b)
+    return apply(op, {}, [a, b])
+
+
+def clip_by_value(x, clip_value_min, clip_value_max) -> Tensor:
+    """Clamp ``x`` to [clip_value_min, clip_value_max] (scalars or broadcastable tensors)."""
+    x = as_tensor(x)
+    return apply("ClipByValue", {}, [x, as_tensor(clip_value_min, x), as_tensor(clip_value_max, x)])

@@ -1,0 +1,149 @@
+"""The operator registry: each primitive is registered exactly once with everything it needs.
+
+An :class:`OpDef` bundles, for one primitive:
+  * ``infer``: attrs + input types -> output types (raises ShapeError naming the op and inputs),
+  * ``emit``: a :class:`KernelSpec` -> the body of a C kernel (see codegen/c.py for the ABI),
+  * ``reference``: the NumPy implementation tests compare against,
+  * ``normalize`` (optional): canonicalise attrs (negative axes, defaults) so equal kernels share one key.
+
+Adding an operator touches one file of this package (its family) and its test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..ir import TensorType
+
+
+@dataclass
+class KernelSpec:
+    """Everything that determines one kernel's code: op name, canonical attrs, input and output types."""
+
+    op: str
+    attrs: dict[str, Any]
+    inputs: tuple[TensorType, ...]
+    outputs: tuple[TensorType, ...]
+    _memo: str | None = field(default=None, repr=False, compare=False)
+
+    def memo_key(self) -> str:
+        """A cheap in-process identity of the kernel (the cache key adds toolchain and codegen)."""
+        if self._memo is None:
+            self._memo = json.dumps(
+                [self.op, self.attrs, [[list(t.shape), t.dtype] for t in self.inputs],
+                 [[list(t.shape), t.dtype] for t in self.outputs]],
+                sort_keys=True, separators=(",", ":"),
+            )
+        return self._memo
+
+
+InferFn = Callable[[dict, Sequence[TensorType]], list[TensorType]]
+EmitFn = Callable[[KernelSpec], str]
+RefFn = Callable[..., Any]
+
+
+@dataclass
+class OpDef:
+    """One registered primitive. ``n_inputs`` None means variadic. ``needs_blas`` links OpenBLAS.
+    ``multi_output`` makes the op return a tuple even when it has one output (Split)."""
+
+    name: str
+    infer: InferFn
+    emit: EmitFn
+    reference: RefFn
+    normalize: Callable[[dict, Sequence[TensorType]], dict] | None = None
+    n_inputs: int | None = None
+    needs_blas: bool = False
+    multi_output: bool = False
+    _codegen_hash: str | None = field(default=None, repr=False)
+
+    def codegen_hash(self) -> str:
+        """sha256 of the code that generates this op's C: the family module and the shared C codegen.
+
+        Hashing whole source files is deliberately conservative: any edit to an op family's generator
+        yields new keys for that family, so a stale binary is never reused.
+        """
+        if self._codegen_hash is None:
+            from ..codegen import c as c_codegen
+
+            h = hashlib.sha256()
+            for mod_file in (inspect.getsourcefile(self.emit), c_codegen.__file__):
+                h.update(Path(mod_file).read_bytes())
+            h.update(self.name.encode())
+            self._codegen_hash = h.hexdigest()
+        return self._codegen_hash
+
+    def check_arity(self, in_types: Sequence[TensorType]) -> None:
+        if self.n_inputs is not None and len(in_types) != self.n_inputs:
+            raise ShapeError(self.name, f"expects {self.n_inputs} inputs, got {len(in_types)}", list(in_types))
+
+    def spec(self, attrs: dict, in_types: Sequence[TensorType]) -> KernelSpec:
+        """Validate inputs and build the kernel spec (canonical attrs + inferred outputs)."""
+        self.check_arity(in_types)
+        attrs = self.normalize(dict(attrs), in_types) if self.normalize else dict(attrs)
+        outs = self.infer(attrs, in_types)
+        return KernelSpec(self.name, attrs, tuple(in_types), tuple(outs))
+
+    def run_reference(self, spec: KernelSpec, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Run the NumPy reference; always returns a list of arrays with the inferred dtypes."""
+        out = self.reference(spec.attrs, *arrays)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        return [np.asarray(o).astype(t.dtype, copy=False).reshape(t.shape) for o, t in zip(outs, spec.outputs)]
+
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+def register(opdef: OpDef) -> OpDef:
+    """Add an op to the registry; registering a name twice is a programming error."""
+    if opdef.name in REGISTRY:
+        raise RuntimeError(f"operator {opdef.name} registered twice")
+    REGISTRY[opdef.name] = opdef
+    return opdef
+
+
+def get(name: str) -> OpDef:
+    """Look up a registered op by name (KeyError with the list of known ops if absent)."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown operator {name!r}; registered: {', '.join(sorted(REGISTRY))}") from None
+
+
+# ---- helpers shared by op families ------------------------------------------------------------------
+
+def broadcast_shapes(op: str, types: Sequence[TensorType]) -> tuple[int, ...]:
+    """NumPy broadcasting of the input shapes, or ShapeError naming the op and the shapes."""
+    try:
+        return tuple(int(d) for d in np.broadcast_shapes(*(t.shape for t in types)))
+    except ValueError:
+        raise ShapeError(op, "shapes cannot be broadcast together", list(types)) from None
+
+
+def same_dtype(op: str, types: Sequence[TensorType], allowed: Sequence[str]) -> str:
+    """The common dtype of the inputs; ShapeError if they differ or it is not in ``allowed``."""
+    dtypes = {t.dtype for t in types}
+    if len(dtypes) != 1:
+        raise ShapeError(op, "inputs must have the same dtype (cast one with ops.Cast)", list(types))
+    (dt,) = dtypes
+    if dt not in allowed:
+        raise ShapeError(op, f"dtype {dt} is not supported (supported: {', '.join(allowed)})", list(types))
+    return dt
+
+
+def norm_axis(op: str, axis: int, rank: int, types: Sequence[TensorType] = ()) -> int:
+    """Map a possibly negative axis into [0, rank); ShapeError if out of range."""
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise ShapeError(op, f"axis must be an int, got {axis!r}", list(types))
+    if not -rank <= axis < max(rank, 1):
+        raise ShapeError(op, f"axis {axis} is out of range for rank {rank}", list(types))
+    return int(axis) % max(rank, 1)

@@ -1,0 +1,56 @@
+"""The build report: what a graph build (or a run of PyNative builds) built, reused and repaired."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class KernelRecord:
+    """One distinct kernel of a build. ``status`` is "built", "reused" or "repaired"."""
+
+    name: str
+    op: str
+    status: str
+    seconds: float
+
+
+@dataclass
+class BuildReport:
+    """Totals of one build and one record per distinct kernel (see :func:`opbuild.build_report`)."""
+
+    kernels: list[KernelRecord] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def _count(self, status: str) -> int:
+        return sum(1 for k in self.kernels if k.status == status)
+
+    @property
+    def built(self) -> int:
+        return self._count("built")
+
+    @property
+    def reused(self) -> int:
+        return self._count("reused")
+
+    @property
+    def repaired(self) -> int:
+        return self._count("repaired")
+
+    def extend(self, other: BuildReport) -> None:
+        self.kernels.extend(other.kernels)
+        self.seconds += other.seconds
+
+    def summary(self) -> str:
+        parts = [f"{self.reused} reused", f"{self.built} built"]
+        if self.repaired:
+            parts.append(f"{self.repaired} repaired")
+        return f"{len(self.kernels)} kernels: {', '.join(parts)} ({self.seconds:.2f} s)"
+
+    def as_dict(self) -> dict:
+        """JSON-able form: totals plus the kernel records."""
+        return {"built": self.built, "reused": self.reused, "repaired": self.repaired,
+                "seconds": self.seconds, "kernels": [asdict(k) for k in self.kernels]}
+
+    def __repr__(self) -> str:
+        return f"BuildReport({self.summary()})"

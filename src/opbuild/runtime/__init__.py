@@ -1,0 +1,1 @@
+"""Loading built kernels and executing graphs."""

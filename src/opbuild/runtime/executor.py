@@ -1,0 +1,73 @@
+"""Executes a built graph: buffers allocated once, one precomputed pointer array per node, one FFI call each.
+
+Graph inputs and captured parameters are not copied: their data pointers are patched into the pointer
+arrays at each call (a few stores), so large weights are read in place and a parameter whose array is
+replaced (``set_data``) is picked up at the next call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..ir import Graph, Value
+from .loader import LoadedKernel
+
+
+class CompiledGraph:
+    """A graph whose kernels are loaded; call it with the input arrays to get the output arrays (copies)."""
+
+    def __init__(self, graph: Graph, kernels: Sequence[LoadedKernel]):
+        self.graph = graph
+        self.kernels = list(kernels)
+        self._lock = threading.Lock()
+        self._buffers: dict[int, np.ndarray] = {}
+        external = {id(v) for v in graph.inputs} | {id(v) for v, _ in graph.captures}
+        # slots[id(value)] = every (pointer array, index) that holds the address of that external value
+        slots: dict[int, list[tuple[ctypes.Array, int]]] = {vid: [] for vid in external}
+        self._calls: list[tuple[ctypes._CFuncPtr, ctypes.Array]] = []
+        for node, kernel in zip(graph.nodes, self.kernels):
+            for v in node.outputs:
+                self._buffers[id(v)] = np.empty(v.type.shape, dtype=v.type.dtype)
+            args = [*node.inputs, *node.outputs]
+            ptrs = (ctypes.c_void_p * len(args))()
+            for i, v in enumerate(args):
+                if id(v) in external:
+                    slots[id(v)].append((ptrs, i))
+                else:
+                    ptrs[i] = self._buffers[id(v)].ctypes.data
+            self._calls.append((kernel.fn, ptrs))
+        self._input_slots = [slots[id(v)] for v in graph.inputs]
+        self._captures = [(t, slots[id(v)]) for v, t in graph.captures]
+        self._outputs = graph.outputs
+        self._external_pos = {id(v): i for i, v in enumerate(graph.inputs)}
+        self._capture_pos = {id(v): t for v, t in graph.captures}
+
+    @staticmethod
+    def _patch(slots: list[tuple[ctypes.Array, int]], address: int) -> None:
+        for ptrs, i in slots:
+            ptrs[i] = address
+
+    def _output(self, v: Value, arrays: Sequence[np.ndarray]) -> np.ndarray:
+        if id(v) in self._buffers:
+            return self._buffers[id(v)].copy()
+        if id(v) in self._external_pos:
+            return np.array(arrays[self._external_pos[id(v)]], copy=True)
+        return np.array(self._capture_pos[id(v)].asnumpy(), copy=True)
+
+    def __call__(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Run the graph. ``arrays`` must match the traced input types (C-contiguous, same dtype/shape)."""
+        with self._lock:
+            for slots, arr in zip(self._input_slots, arrays):
+                self._patch(slots, arr.ctypes.data)
+            # Parameters may have had their array replaced since the last call (set_data): re-read pointers.
+            # Captured tensors keep their data alive, so the addresses stay valid during the call.
+            keep = [t.asnumpy() for t, _ in self._captures]
+            for (_, slots), data in zip(self._captures, keep):
+                self._patch(slots, data.ctypes.data)
+            for fn, ptrs in self._calls:
+                fn(ptrs)
+            return [self._output(v, arrays) for v in self._outputs]

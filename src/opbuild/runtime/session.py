@@ -1,0 +1,83 @@
+"""The process's runtime session: the kernel builder, eager (PyNative) execution and the build report."""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..build import Builder
+from ..ir import Graph
+from ..ops.registry import KernelSpec
+from ..report import BuildReport
+from .executor import CompiledGraph
+from .loader import LoadedKernel
+
+
+class Session:
+    """Owns the Builder (memory tier, toolchain identity) and the most recent build report."""
+
+    def __init__(self) -> None:
+        self.builder = Builder()
+        self._eager: dict[str, LoadedKernel] = {}
+        self._last: BuildReport | None = None
+        self._pynative: BuildReport | None = None
+        self._lock = threading.Lock()
+
+    def compile_graph(self, graph: Graph) -> CompiledGraph:
+        """Build every kernel of ``graph`` and return it ready to run; records the build report."""
+        from ..ops.registry import get
+
+        specs = [get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in graph.nodes]
+        kernels, report = self.builder.build(specs)
+        with self._lock:
+            self._last = report
+            self._pynative = None
+        return CompiledGraph(graph, kernels)
+
+    def run_eager(self, spec: KernelSpec, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Run one kernel now (PyNative). Builds it on first use; later uses skip the builder entirely."""
+        kernel = self._eager.get(spec.memo_key())
+        if kernel is None:
+            (kernel,), report = self.builder.build([spec])
+            self._eager[spec.memo_key()] = kernel
+            with self._lock:
+                if self._pynative is None:
+                    self._pynative = BuildReport()
+                    self._last = self._pynative
+                self._pynative.extend(report)
+        outs = [np.empty(t.shape, dtype=t.dtype) for t in spec.outputs]
+        args = [np.ascontiguousarray(a) for a in arrays]
+        ptrs = (ctypes.c_void_p * (len(args) + len(outs)))(*[a.ctypes.data for a in (*args, *outs)])
+        kernel.fn(ptrs)
+        return outs
+
+    def build_report(self) -> BuildReport:
+        """The most recent graph build's report, or the PyNative builds since the last call."""
+        with self._lock:
+            report = self._last if self._last is not None else BuildReport()
+            if report is self._pynative:
+                self._pynative = None
+            return report
+
+
+_session: Session | None = None
+_session_lock = threading.Lock()
+
+
+def session() -> Session:
+    """The process-wide session (created on first use)."""
+    global _session
+    if _session is None:
+        with _session_lock:
+            if _session is None:
+                _session = Session()
+    return _session
+
+
+def build_report() -> BuildReport:
+    """Report of the most recent graph build (or of the PyNative kernel builds since the last call):
+    ``built``, ``reused``, ``repaired``, ``seconds``, ``kernels`` (name, op, status, seconds), ``as_dict()``."""
+    return session().build_report()

@@ -1,0 +1,74 @@
+"""Tracing: run ``Cell.construct`` on symbolic tensors and record the primitives it applies into a Graph."""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .ir import Graph, Value
+from .tensor import Tensor
+
+_tracer: contextvars.ContextVar[Tracer | None] = contextvars.ContextVar("opbuild_tracer", default=None)
+
+
+class Tracer:
+    """Records primitive applications into ``graph``. Concrete tensors met while tracing (parameters,
+    constants) become captures: the executor reads their live data at every run, without copying."""
+
+    def __init__(self) -> None:
+        self.graph = Graph()
+        self._captured: dict[int, Value] = {}
+
+    def value_of(self, t: Tensor) -> Value:
+        if t._value is not None:
+            return t._value
+        v = self._captured.get(id(t))
+        if v is None:
+            v = Value(t._type, name=f"capture{len(self._captured)}")
+            self._captured[id(t)] = v
+            self.graph.captures.append((v, t))
+        return v
+
+
+def current() -> Tracer | None:
+    """The active tracer, or None outside a trace."""
+    return _tracer.get()
+
+
+def flatten_outputs(out: Any, op_name: str = "construct") -> tuple[list[Tensor], Callable[[list], Any]]:
+    """Flatten a (possibly nested) tuple/list of tensors; return the leaves and a function rebuilding the
+    structure from new leaves."""
+    if isinstance(out, Tensor):
+        return [out], lambda leaves: leaves[0]
+    if isinstance(out, (tuple, list)):
+        leaves: list[Tensor] = []
+        builders = []
+        for item in out:
+            sub, rebuild = flatten_outputs(item, op_name)
+            builders.append((len(leaves), len(sub), rebuild))
+            leaves.extend(sub)
+        kind = type(out)
+        return leaves, lambda new: kind(rb(new[s:s + n]) for s, n, rb in builders)
+    raise TypeError(f"{op_name} must return a Tensor or a tuple/list of Tensors, got {type(out).__name__}")
+
+
+def trace(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Graph, Callable[[list], Any]]:
+    """Trace ``fn(*args)``: Tensor arguments become graph inputs, other arguments are constants."""
+    tracer = Tracer()
+    sym_args = []
+    for a in args:
+        if isinstance(a, Tensor):
+            v = Value(a._type, name=f"input{len(tracer.graph.inputs)}")
+            tracer.graph.inputs.append(v)
+            sym_args.append(Tensor._symbolic(v))
+        else:
+            sym_args.append(a)
+    token = _tracer.set(tracer)
+    try:
+        out = fn(*sym_args)
+    finally:
+        _tracer.reset(token)
+    leaves, rebuild = flatten_outputs(out)
+    tracer.graph.outputs = [tracer.value_of(t) for t in leaves]
+    return tracer.graph, rebuild

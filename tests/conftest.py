@@ -1,0 +1,60 @@
+"""Shared fixtures. Every test run uses a private cache root so the suite never writes ./rank_0."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache_root(tmp_path_factory):
+    """Kernels built by op tests are shared across the whole run (fast), in a temporary root."""
+    root = tmp_path_factory.mktemp("opbuild-cache")
+    old = os.environ.get("OPBUILD_CACHE_PATH")
+    os.environ["OPBUILD_CACHE_PATH"] = str(root)
+    yield root
+    if old is None:
+        os.environ.pop("OPBUILD_CACHE_PATH", None)
+    else:
+        os.environ["OPBUILD_CACHE_PATH"] = old
+
+
+@pytest.fixture
+def graph_mode():
+    """Run the test in GRAPH_MODE, restoring the previous mode afterwards."""
+    import opbuild as ms
+
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    yield
+    ms.set_context(mode=old)
+
+
+@pytest.fixture
+def pynative_mode():
+    """Run the test in PYNATIVE_MODE, restoring the previous mode afterwards."""
+    import opbuild as ms
+
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    yield
+    ms.set_context(mode=old)
+
+
+def run_python(code_or_path: str, *args: str, env: dict | None = None, cwd: str | Path | None = None,
+               timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess:
+    """Run Python code (or a script path) in a fresh interpreter with the given extra environment."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    cmd = [sys.executable, code_or_path, *args] if code_or_path.endswith(".py") else [sys.executable, "-c",
+                                                                                       code_or_path, *args]
+    proc = subprocess.run(cmd, env=full_env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"subprocess failed ({proc.returncode}):\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+    return proc
