@@ -15,6 +15,7 @@ import atexit
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -79,13 +80,14 @@ class Builder:
         self._lock = threading.Lock()
 
     # ---- toolchain ------------------------------------------------------------------------------
-    def compiler(self) -> Compiler:
-        """The compiler for the current CC / OPBUILD_CFLAGS (re-resolved if they changed)."""
+    def compiler(self, memo_dir: Path | None = None) -> Compiler:
+        """The compiler for the current CC / OPBUILD_CFLAGS (re-resolved if they changed). Its identity is
+        computed here, so a missing compiler fails early with CompilerNotFoundError."""
         env = (config.compiler_env(), os.environ.get("OPBUILD_CFLAGS", ""))
         if self._compiler is None or env != self._compiler_env:
-            self._compiler = find_compiler()
-            self._compiler.identity()  # fail early (CompilerNotFoundError) and memoise
-            self._compiler_env = env
+            compiler = find_compiler()
+            compiler.identity(memo_dir)
+            self._compiler, self._compiler_env = compiler, env
         return self._compiler
 
     def target(self) -> dict:
@@ -159,6 +161,7 @@ class Builder:
         report = BuildReport()
         read_store, write_store = self.stores()
         scope = str(read_store.path if read_store else write_store.path)
+        self.compiler(write_store.path)
         by_memo: dict[str, LoadedKernel] = {}
         pending: dict[str, _Request] = {}
         for spec in specs:
@@ -172,7 +175,8 @@ class Builder:
             else:
                 pending[mk] = self.request(spec)
 
-        swept = set(read_store.sweep_temporaries()) if read_store is not None and read_store is write_store else set()
+        shared = read_store is not None and read_store is write_store
+        swept = set(read_store.sweep_temporaries()) if shared else set()
         if swept:
             self._warn_once(f"swept:{read_store.path}", (
                 f"opbuild: moved {len(swept)} stray temporary file(s) of interrupted builds in {read_store.path} "
@@ -191,29 +195,10 @@ class Builder:
                 misses.append((mk, req, found))
 
         if misses:
-            errors: list[CompileError] = []
-            jobs = min(config.build_jobs(), len(misses))
-
-            def work(item: tuple[str, _Request, Lookup]) -> None:
-                mk, req, found = item
-                t1 = time.perf_counter()
-                try:
-                    kernel, status = self._build_missing(read_store, write_store, req, found, swept)
-                except CompileError as e:
-                    errors.append(e)
-                    return
-                with self._lock:
-                    self._finish(scope, mk, kernel, by_memo)
-                    report.kernels.append(KernelRecord(req.name, req.spec.op, status, time.perf_counter() - t1))
-
-            if jobs == 1:
-                for item in misses:
-                    work(item)
-            else:
-                with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="opbuild-build") as pool:
-                    list(pool.map(work, misses))
-            if errors:
-                raise errors[0]
+            done = _BatchBuild(self, read_store, write_store, swept, misses).run()
+            for mk, req, kernel, status, seconds in done:
+                self._finish(scope, mk, kernel, by_memo)
+                report.kernels.append(KernelRecord(req.name, req.spec.op, status, seconds))
 
         report.seconds = time.perf_counter() - t0
         log.info("opbuild: %s", report.summary())
@@ -223,46 +208,23 @@ class Builder:
         self._memory[(scope, mk)] = kernel
         by_memo[mk] = kernel
 
-    def _build_missing(self, read_store: KernelStore | None, write_store: KernelStore, req: _Request,
-                       found: Lookup, swept: set[str]) -> tuple[LoadedKernel, str]:
-        """Single-flight build of one missing kernel: lock, re-check, repair if broken, compile, publish."""
-        repaired = req.name in swept
-        lock = None
-        if read_store is not None and read_store is write_store:
-            lock = filelock.FileLock(str(write_store.lock_path(req.name)))
-            try:
-                write_store.lock_path(req.name).parent.mkdir(exist_ok=True)
-                lock.acquire(timeout=config.lock_timeout())
-            except (filelock.Timeout, OSError) as e:
-                self._warn_once(f"lock:{req.name}", f"opbuild: building {req.name} without its lock ({e})")
-                lock = None
-        try:
-            if read_store is not None:
-                if lock is not None:  # someone may have built or broken it while we waited
-                    found = read_store.lookup(req.name, req.info)
-                if found.status == "hit":
-                    return load_kernel(found.binary, req.name, req.symbol), ("repaired" if repaired else "reused")
-                if found.status == "corrupt" and lock is not None:
-                    read_store.quarantine(req.name, found.reason)
-                    self._warn_once(f"corrupt:{req.name}", (
-                        f"opbuild: cache entry {req.name} in {read_store.path} was broken ({found.reason}); "
-                        f"moved it to quarantine and rebuilt it"))
-                    repaired = True
-            kernel = self._compile_and_publish(write_store, req)
-            return kernel, ("repaired" if repaired else "built")
-        finally:
-            if lock is not None:
-                lock.release()
+    def compile_batch(self, store: KernelStore, reqs: Sequence[_Request]) -> list[tuple[_Request, Path, float]]:
+        """Compile several kernels in ONE compiler call and publish each as its own entry.
 
-    def _compile_and_publish(self, store: KernelStore, req: _Request) -> LoadedKernel:
-        opdef = get_op(req.spec.op)
-        body = opdef.emit(req.spec)
-        source = c_codegen.translation_unit(
-            [c_codegen.kernel_function(req.symbol, req.spec.inputs, req.spec.outputs, body)], req.needs_blas)
-        build_dir = Path(tempfile.mkdtemp(prefix=req.name + ".", dir=self.workdir()))
+        The entries' binaries are hard links of one shared object (one copy on disk, one dlopen when warm),
+        yet every kernel keeps its own .info/.json, so eviction, verification and incremental rebuilds stay
+        per kernel. Returns (request, binary path, seconds attributed) per kernel.
+        """
+        functions = []
+        for req in reqs:
+            body = get_op(req.spec.op).emit(req.spec)
+            functions.append(c_codegen.kernel_function(req.symbol, req.spec.inputs, req.spec.outputs, body))
+        needs_blas = any(r.needs_blas for r in reqs)
+        source = c_codegen.translation_unit(functions, needs_blas)
+        label = reqs[0].name if len(reqs) == 1 else f"batch{len(reqs)}_{reqs[0].name}"
+        build_dir = Path(tempfile.mkdtemp(prefix=label + ".", dir=self.workdir()))
         try:
-            result = self.compiler().compile(source, build_dir / (req.name + ".so"), build_dir, req.needs_blas,
-                                             label=req.name)
+            result = self.compiler().compile(source, build_dir / (label + ".so"), build_dir, needs_blas, label=label)
         except CompileError as e:
             # Keep the generated source where the user can read it after this process is gone.
             kept = Path(tempfile.gettempdir()) / "opbuild-failed"
@@ -270,12 +232,29 @@ class Builder:
             dest = kept / Path(e.source_path).name
             shutil.copyfile(e.source_path, dest)
             shutil.rmtree(build_dir, ignore_errors=True)
-            raise CompileError(e.cmd, e.stderr, str(dest), req.name) from None
+            raise CompileError(e.cmd, e.stderr, str(dest), reqs[0].name if len(reqs) == 1 else label) from None
         binary = result.binary.read_bytes()
-        meta = {"kernel": req.name, "op": req.spec.op, "symbol": req.symbol, "build_seconds": round(result.seconds, 6),
+        shutil.rmtree(build_dir, ignore_errors=True)
+        each = result.seconds / len(reqs)
+        base = {"build_seconds": round(each, 6), "batch_seconds": round(result.seconds, 6), "batch_size": len(reqs),
                 "compile_command": result.cmd, "opbuild_version": __version__, "built_at": time.time()}
+        out = []
         try:
-            path = store.publish(req.name, req.info, binary, meta)
+            staged = store.stage_binary(binary, label) if len(reqs) > 1 else None
+        except OSError:
+            staged = None
+        try:
+            for req in reqs:
+                meta = dict(base, kernel=req.name, op=req.spec.op, symbol=req.symbol)
+                out.append((req, self._publish(store, req, binary, meta, staged), each))
+        finally:
+            if staged is not None:
+                staged.unlink(missing_ok=True)
+        return out
+
+    def _publish(self, store: KernelStore, req: _Request, binary: bytes, meta: dict, staged: Path | None) -> Path:
+        try:
+            return store.publish(req.name, req.info, binary, meta, link_from=staged)
         except OSError as e:
             if store is self._private:
                 raise
@@ -283,6 +262,172 @@ class Builder:
             self._warn_once(f"full:{store.path}", (
                 f"opbuild: cannot write to kernel cache {store.path} ({e.strerror or e}); caching is off for the "
                 f"rest of this run and new kernels are built in a private temporary directory"))
-            path = self.private_store().publish(req.name, req.info, binary, meta)
-        shutil.rmtree(build_dir, ignore_errors=True)
-        return load_kernel(path, req.name, req.symbol)
+            return self.private_store().publish(req.name, req.info, binary, meta)
+
+
+class _BatchBuild:
+    """One build's misses: claim them (per-kernel locks), compile the claimed ones in parallel batches, then
+    wait for the ones other processes are building and reuse their results (single flight)."""
+
+    MAX_BATCH = 8
+
+    def __init__(self, builder: Builder, read_store: KernelStore | None, write_store: KernelStore,
+                 swept: set[str], misses: list[tuple[str, _Request, Lookup]]):
+        self.b = builder
+        self.read = read_store
+        self.write = write_store
+        self.shared = read_store is not None and read_store is write_store
+        self.swept = swept
+        self.misses = misses
+        self.done: list[tuple[str, _Request, LoadedKernel, str, float]] = []
+        self.errors: list[CompileError] = []
+        self.progress = _Progress(len(misses))
+
+    def _lock(self, req: _Request) -> filelock.BaseFileLock | None:
+        if not self.shared:
+            return None
+        path = self.write.lock_path(req.name)
+        path.parent.mkdir(exist_ok=True)
+        return filelock.FileLock(str(path))
+
+    def run(self) -> list[tuple[str, _Request, LoadedKernel, str, float]]:
+        mine: list[tuple[str, _Request, Lookup, filelock.BaseFileLock | None]] = []
+        theirs: list[tuple[str, _Request, Lookup]] = []
+        for mk, req, found in self.misses:
+            lock = self._lock(req)
+            try:
+                if lock is not None:
+                    lock.acquire(timeout=0)
+                mine.append((mk, req, found, lock))
+            except filelock.Timeout:
+                theirs.append((mk, req, found))  # another process is building it: wait for it later
+            except OSError as e:
+                self.b._warn_once(f"lock:{req.name}", f"opbuild: building {req.name} without its lock ({e})")
+                mine.append((mk, req, found, None))
+        try:
+            self._build_claimed(mine)
+            for mk, req, found in theirs:
+                self._wait_or_build(mk, req, found)
+        finally:
+            self.progress.close()
+        if self.errors:
+            raise self.errors[0]
+        return self.done
+
+    def _recheck(self, mk: str, req: _Request, found: Lookup, locked: bool) -> tuple[bool, bool]:
+        """Under the kernel's lock: (already available -> loaded and recorded, repaired flag)."""
+        repaired = req.name in self.swept
+        if self.read is None:
+            return False, repaired
+        if locked:
+            found = self.read.lookup(req.name, req.info)
+        if found.status == "hit":
+            kernel = load_kernel(found.binary, req.name, req.symbol)
+            self.done.append((mk, req, kernel, "repaired" if repaired else "reused", 0.0))
+            self.progress.step(req.name)
+            return True, repaired
+        if found.status == "corrupt" and locked:
+            self.read.quarantine(req.name, found.reason)
+            self.b._warn_once(f"corrupt:{req.name}", (
+                f"opbuild: cache entry {req.name} in {self.read.path} was broken ({found.reason}); "
+                f"moved it to quarantine and rebuilt it"))
+            repaired = True
+        return False, repaired
+
+    def _build_claimed(self, mine: list[tuple[str, _Request, Lookup, filelock.BaseFileLock | None]]) -> None:
+        todo: list[tuple[str, _Request, bool, filelock.BaseFileLock | None]] = []
+        for mk, req, found, lock in mine:
+            ready, repaired = self._recheck(mk, req, found, lock is not None)
+            if ready:
+                if lock is not None:
+                    lock.release()
+            else:
+                todo.append((mk, req, repaired, lock))
+        if not todo:
+            return
+        jobs = min(config.build_jobs(), len(todo))
+        # Enough batches to keep every job busy, none larger than MAX_BATCH; BLAS kernels (GEMM, conv) are
+        # costlier, so they are spread first.
+        todo.sort(key=lambda t: not t[1].needs_blas)
+        n_batches = max(jobs, -(-len(todo) // self.MAX_BATCH))
+        batches = [todo[i::n_batches] for i in range(n_batches) if todo[i::n_batches]]
+
+        def work(batch):
+            try:
+                self._compile(batch)
+            finally:
+                for *_, lock in batch:
+                    if lock is not None:
+                        lock.release()
+
+        if jobs == 1:
+            for batch in batches:
+                work(batch)
+        else:
+            with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="opbuild-build") as pool:
+                list(pool.map(work, batches))
+
+    def _compile(self, batch: list[tuple[str, _Request, bool, filelock.BaseFileLock | None]]) -> None:
+        """Compile a batch; if it fails, compile its kernels one by one so only the broken one fails and
+        the others are still cached."""
+        self.progress.compiling(batch[0][1].name, len(batch))
+        try:
+            built = self.b.compile_batch(self.write, [req for _, req, _, _ in batch])
+        except CompileError as e:
+            if len(batch) == 1:
+                self.errors.append(e)
+                self.progress.step(batch[0][1].name)
+                return
+            for item in batch:
+                self._compile([item])
+            return
+        for (mk, req, repaired, _), (_, path, seconds) in zip(batch, built):
+            kernel = load_kernel(path, req.name, req.symbol)
+            self.done.append((mk, req, kernel, "repaired" if repaired else "built", seconds))
+            self.progress.step(req.name)
+
+    def _wait_or_build(self, mk: str, req: _Request, found: Lookup) -> None:
+        lock = self._lock(req)
+        t1 = time.perf_counter()
+        try:
+            lock.acquire(timeout=config.lock_timeout())
+        except (filelock.Timeout, OSError) as e:
+            # Correctness rests on atomic publication, not on the lock: build it ourselves.
+            self.b._warn_once(f"lock:{req.name}", f"opbuild: building {req.name} without its lock ({e})")
+            lock = None
+        try:
+            ready, repaired = self._recheck(mk, req, found, lock is not None)
+            if ready:
+                self.done[-1] = (*self.done[-1][:4], time.perf_counter() - t1)
+                return
+            self._compile([(mk, req, repaired, None)])
+        finally:
+            if lock is not None:
+                lock.release()
+
+
+class _Progress:
+    """A tqdm bar on a terminal for builds that take longer than about a second; silent otherwise."""
+
+    def __init__(self, total: int):
+        self._bar = None
+        self._lock = threading.Lock()
+        if total and sys.stderr.isatty() and os.environ.get("OPBUILD_PROGRESS", "1") != "0":
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, desc="opbuild: building kernels", unit="kernel", delay=1.0,
+                             leave=False, file=sys.stderr)
+
+    def compiling(self, name: str, n: int) -> None:
+        if self._bar is not None:
+            with self._lock:
+                self._bar.set_postfix_str(name + (f" (+{n - 1})" if n > 1 else ""), refresh=False)
+
+    def step(self, name: str) -> None:
+        if self._bar is not None:
+            with self._lock:
+                self._bar.update(1)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()

@@ -29,8 +29,12 @@ PRELUDE = r"""
 #include <stdlib.h>
 #include <string.h>
 #define OB_EXPORT __attribute__((visibility("default")))
-static inline int64_t ob_floordiv_i64(int64_t a, int64_t b) { int64_t q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }
-static inline int64_t ob_mod_i64(int64_t a, int64_t b) { int64_t r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+static inline int64_t ob_floordiv_i64(int64_t a, int64_t b) {
+  int64_t q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t ob_mod_i64(int64_t a, int64_t b) {
+  int64_t r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 """
 
 BLAS_DECLS = r"""

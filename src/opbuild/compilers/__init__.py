@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import CompileResult, Compiler
+from .base import Compiler, CompileResult
 from .gcc import GccLike, find_compiler
 
 __all__ = ["Compiler", "CompileResult", "GccLike", "find_compiler"]

@@ -26,7 +26,7 @@ class Compiler(abc.ABC):
     """
 
     @abc.abstractmethod
-    def identity(self) -> dict: ...
+    def identity(self, memo_dir: Path | None = None) -> dict: ...
 
     @abc.abstractmethod
     def compile(self, source: str, out_path: Path, workdir: Path, needs_blas: bool, label: str = "") -> CompileResult:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -10,17 +12,25 @@ from pathlib import Path
 
 from .. import config
 from ..errors import CompileError, CompilerNotFoundError
-from .base import CompileResult, Compiler
+from .base import Compiler, CompileResult
 
 BASE_FLAGS = ["-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno",
               "-fvisibility=hidden", "-pipe"]
 
 
 def _blas() -> dict:
-    """Where the OpenBLAS that MatMul/Conv kernels link lives, and its version (part of the key)."""
-    import scipy_openblas32 as sob
+    """Where the OpenBLAS that MatMul/Conv kernels link lives, and its identity (part of the key).
 
-    return {"lib_dir": sob.get_lib_dir(), "lib": sob.get_library(), "version": sob.__version__}
+    Found without importing ``scipy_openblas32`` (its import costs ~20 ms on the warm path); the library's
+    size and mtime stand for its version, as ccache's compiler_check=mtime does for compilers.
+    """
+    spec = importlib.util.find_spec("scipy_openblas32")
+    if spec is None or not spec.submodule_search_locations:
+        raise CompilerNotFoundError(["scipy-openblas32 (pip install scipy-openblas32; MatMul/Conv link it)"])
+    lib_dir = os.path.join(list(spec.submodule_search_locations)[0], "lib")
+    lib = "scipy_openblas"
+    st = os.stat(os.path.join(lib_dir, f"lib{lib}.so"))
+    return {"lib_dir": lib_dir, "lib": lib, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
 class GccLike(Compiler):
@@ -31,21 +41,52 @@ class GccLike(Compiler):
         self.cflags = list(cflags or [])
         self._identity: dict | None = None
 
-    def identity(self) -> dict:
+    def identity(self, memo_dir: Path | None = None) -> dict:
+        """Resolved path, ``--version`` output, flags and linked BLAS of this compiler.
+
+        Running ``cc --version`` costs milliseconds, too much for a warm start, so its output is memoised in
+        ``memo_dir`` keyed by the executable's path, size and mtime (ccache's default compiler check): a
+        reinstalled or upgraded compiler changes the key and is probed again.
+        """
         if self._identity is None:
-            try:
-                out = subprocess.run([self.exe, "--version"], capture_output=True, text=True, timeout=60)
-                version = out.stdout.splitlines()[0].strip() if out.stdout else out.stderr.strip()
-            except (OSError, subprocess.SubprocessError) as e:
-                raise CompilerNotFoundError([f"{self.exe} ({e})"]) from e
             self._identity = {
                 "path": self.exe,
-                "version": version,
+                "version": self._version(memo_dir),
                 "flags": BASE_FLAGS,
                 "cflags": self.cflags,
                 "blas": _blas(),
             }
         return self._identity
+
+    def _version(self, memo_dir: Path | None) -> str:
+        try:
+            st = os.stat(self.exe)
+        except OSError as e:
+            raise CompilerNotFoundError([f"{self.exe} ({e})"]) from e
+        probe = f"{self.exe}|{st.st_size}|{st.st_mtime_ns}"
+        memo = memo_dir / ".compilers.json" if memo_dir is not None else None
+        known: dict = {}
+        if memo is not None:
+            try:
+                known = json.loads(memo.read_text())
+                if probe in known:
+                    return str(known[probe])
+            except (OSError, ValueError):
+                known = {}
+        try:
+            out = subprocess.run([self.exe, "--version"], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError) as e:
+            raise CompilerNotFoundError([f"{self.exe} ({e})"]) from e
+        version = out.stdout.splitlines()[0].strip() if out.stdout else out.stderr.strip()
+        if memo is not None and isinstance(known, dict):
+            try:
+                from ..cache.fsio import atomic_write
+
+                known[probe] = version
+                atomic_write(memo, json.dumps(known, indent=1, sort_keys=True).encode(), fsync=False)
+            except OSError:
+                pass  # a read-only or full cache only costs the probe again next run
+        return version
 
     def command(self, src: Path, out: Path, needs_blas: bool) -> list[str]:
         cmd = [self.exe, *BASE_FLAGS, *self.cflags, "-o", str(out), str(src)]

@@ -23,7 +23,8 @@ def _signature(args: tuple) -> tuple:
             try:
                 hash(a)
             except TypeError:
-                raise TypeError(f"Cell arguments must be Tensors or hashable constants, got {type(a).__name__}") from None
+                raise TypeError(
+                    f"Cell arguments must be Tensors or hashable constants, got {type(a).__name__}") from None
             sig.append(("C", a))
     return tuple(sig)
 
