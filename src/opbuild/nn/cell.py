@@ -53,6 +53,9 @@ class Cell:
             self._params[name] = value
         elif isinstance(value, Cell):
             self._cells[name] = value
+            # As MindSpore's auto_prefix: a sub-cell's parameters are named by their path from here down.
+            for _, p in value.parameters_and_names():
+                p.name = f"{name}.{p.name}"
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
