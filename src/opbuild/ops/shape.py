@@ -86,7 +86,9 @@ def _fill_body(n: int, literal: str) -> str:
     return f"for (int64_t o = 0; o < {n}; o++) out0[o] = {literal};" if n else "/* empty */"
 
 
-def _same_shape_infer(op: str):
+def _attr_shape_infer(op: str):
+    """Infer for ops whose canonical attrs hold the output shape (Reshape, StridedSlice, BroadcastTo)."""
+
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
         return [TensorType(tuple(attrs["shape"]), same_dtype(op, ins, ANY))]
 
@@ -599,7 +601,7 @@ def _fill_reference(attrs: dict) -> np.ndarray:
 
 # ---- registration ----------------------------------------------------------------------------------------
 
-register(OpDef("Reshape", _same_shape_infer("Reshape"), _copy_all,
+register(OpDef("Reshape", _attr_shape_infer("Reshape"), _copy_all,
                lambda attrs, x: x.reshape(attrs["shape"]), normalize=_reshape_normalize, n_inputs=1))
 register(OpDef("Transpose", _transpose_infer, _transpose_emit,
                lambda attrs, x: np.transpose(x, attrs["perm"]), normalize=_transpose_normalize, n_inputs=1))
@@ -621,7 +623,7 @@ register(OpDef("Slice", _slice_infer, _slice_emit,
                lambda attrs, x: x[tuple(slice(b, b + s)
                                         for b, s in zip(attrs["begin"], attrs["size"], strict=True))],
                normalize=_slice_normalize, n_inputs=1))
-register(OpDef("StridedSlice", _same_shape_infer("StridedSlice"), _strided_slice_emit,
+register(OpDef("StridedSlice", _attr_shape_infer("StridedSlice"), _strided_slice_emit,
                _strided_slice_reference, normalize=_strided_slice_normalize, n_inputs=1))
 register(OpDef("Gather", _gather_infer, _gather_emit, _gather_reference, normalize=_gather_normalize,
                n_inputs=2))
@@ -629,7 +631,7 @@ register(OpDef("GatherD", _gatherd_infer, _gatherd_emit, _gatherd_reference, nor
                n_inputs=2))
 register(OpDef("Tile", _tile_infer, _tile_emit, lambda attrs, x: np.tile(x, attrs["multiples"]),
                normalize=_tile_normalize, n_inputs=1))
-register(OpDef("BroadcastTo", _same_shape_infer("BroadcastTo"), _broadcast_to_emit,
+register(OpDef("BroadcastTo", _attr_shape_infer("BroadcastTo"), _broadcast_to_emit,
                lambda attrs, x: np.broadcast_to(x, attrs["shape"]).copy(), normalize=_broadcast_to_normalize,
                n_inputs=1))
 register(OpDef("Pad", _pad_infer, _pad_emit, lambda attrs, x: np.pad(x, attrs["paddings"]) if x.ndim else x,
