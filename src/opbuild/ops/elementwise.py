@@ -79,6 +79,11 @@ class Binary:
 _NAN_MAX = "((a > b || a != a) ? a : b)"  # NaN-propagating, like np.maximum
 _NAN_MIN = "((a < b || a != a) ? a : b)"
 _CMP = ANY
+# Integer division must never trap (SIGFPE kills the whole process): x / 0 and MIN / -1 are guarded and give
+# what NumPy gives (0 for a zero divisor; MIN // -1 wraps to MIN, computed in unsigned arithmetic).
+_INT_FLOORDIV = "(b == 0 ? (TYPE)0 : b == -1 ? (TYPE)(0 - (uint64_t)a) : (TYPE)ob_floordiv_i64(a, b))"
+_INT_MOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)(a % b))"
+_INT_FLOORMOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)ob_mod_i64(a, b))"
 
 BINARY: dict[str, Binary] = {
     "Add": Binary("a + b", NUMERIC, np.add),
@@ -88,11 +93,11 @@ BINARY: dict[str, Binary] = {
     "Pow": Binary("pow(a, b)", NUMERIC, np.power, int_expr="(TYPE)pow((double)a, (double)b)"),
     "Maximum": Binary(_NAN_MAX, NUMERIC, np.maximum, int_expr="(a > b ? a : b)"),
     "Minimum": Binary(_NAN_MIN, NUMERIC, np.minimum, int_expr="(a < b ? a : b)"),
-    "FloorDiv": Binary("floor(a / b)", NUMERIC, np.floor_divide, int_expr="(TYPE)ob_floordiv_i64(a, b)"),
+    "FloorDiv": Binary("floor(a / b)", NUMERIC, np.floor_divide, int_expr=_INT_FLOORDIV),
     # Mod: remainder with the sign of the dividend (C fmod, NumPy fmod); FloorMod: sign of the divisor (%).
-    "Mod": Binary("fmod(a, b)", NUMERIC, np.fmod, int_expr="(TYPE)(a % b)"),
+    "Mod": Binary("fmod(a, b)", NUMERIC, np.fmod, int_expr=_INT_MOD),
     "FloorMod": Binary("(fmod(a, b) != 0 && ((fmod(a, b) < 0) != (b < 0)) ? fmod(a, b) + b : fmod(a, b))",
-                       NUMERIC, np.mod, int_expr="(TYPE)ob_mod_i64(a, b)"),
+                       NUMERIC, np.mod, int_expr=_INT_FLOORMOD),
     "Equal": Binary("a == b", _CMP, np.equal, out="bool"),
     "NotEqual": Binary("a != b", _CMP, np.not_equal, out="bool"),
     "Less": Binary("a < b", NUMERIC, np.less, out="bool"),
