@@ -82,6 +82,15 @@ _CMP = ANY
 # Integer division must never trap (SIGFPE kills the whole process): x / 0 and MIN / -1 are guarded and give
 # what NumPy gives (0 for a zero divisor; MIN // -1 wraps to MIN, computed in unsigned arithmetic).
 _INT_FLOORDIV = "(b == 0 ? (TYPE)0 : b == -1 ? (TYPE)(0 - (uint64_t)a) : (TYPE)ob_floordiv_i64(a, b))"
+# Float floor division as NumPy (and Python) define it: from fmod, so that a == (a // b) * b + a % b holds with
+# FloorMod, rather than floor(a / b), whose rounded quotient differs (floor(1 / 0.1) = 10, 1 // 0.1 = 9) and
+# which gives inf for inf // 2 where NumPy gives nan. A port of npy_divmod (GNU statement expression).
+_FLOAT_FLOORDIV = (
+    "({ const TYPE m_ = fmod(a, b); TYPE d_ = (a - m_) / b; "
+    "if (m_ != 0 && ((b < 0) != (m_ < 0))) d_ -= 1; "
+    "TYPE f_ = floor(d_); if (d_ - f_ > (TYPE)0.5) f_ += 1; "
+    "b == 0 ? a / b : (d_ != 0 ? f_ : copysign((TYPE)0, a / b)); })"
+)
 _INT_MOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)(a % b))"
 _INT_FLOORMOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)ob_mod_i64(a, b))"
 
@@ -93,7 +102,7 @@ BINARY: dict[str, Binary] = {
     "Pow": Binary("pow(a, b)", NUMERIC, np.power, int_expr="(TYPE)pow((double)a, (double)b)"),
     "Maximum": Binary(_NAN_MAX, NUMERIC, np.maximum, int_expr="(a > b ? a : b)"),
     "Minimum": Binary(_NAN_MIN, NUMERIC, np.minimum, int_expr="(a < b ? a : b)"),
-    "FloorDiv": Binary("floor(a / b)", NUMERIC, np.floor_divide, int_expr=_INT_FLOORDIV),
+    "FloorDiv": Binary(_FLOAT_FLOORDIV, NUMERIC, np.floor_divide, int_expr=_INT_FLOORDIV),
     # Mod: remainder with the sign of the dividend (C fmod, NumPy fmod); FloorMod: sign of the divisor (%).
     "Mod": Binary("fmod(a, b)", NUMERIC, np.fmod, int_expr=_INT_MOD),
     "FloorMod": Binary("(fmod(a, b) != 0 && ((fmod(a, b) < 0) != (b < 0)) ? fmod(a, b) + b : fmod(a, b))",
