@@ -82,15 +82,37 @@ _CMP = ANY
 # Integer division must never trap (SIGFPE kills the whole process): x / 0 and MIN / -1 are guarded and give
 # what NumPy gives (0 for a zero divisor; MIN // -1 wraps to MIN, computed in unsigned arithmetic).
 _INT_FLOORDIV = "(b == 0 ? (TYPE)0 : b == -1 ? (TYPE)(0 - (uint64_t)a) : (TYPE)ob_floordiv_i64(a, b))"
-# Float floor division as NumPy (and Python) define it: from fmod, so that a == (a // b) * b + a % b holds with
-# FloorMod, rather than floor(a / b), whose rounded quotient differs (floor(1 / 0.1) = 10, 1 // 0.1 = 9) and
-# which gives inf for inf // 2 where NumPy gives nan. A port of npy_divmod (GNU statement expression).
+# Float floor division as NumPy (and Python) define it: from fmod, so that a == (a // b) * b + a % b holds
+# with FloorMod, rather than floor(a / b), whose rounded quotient differs (floor(1 / 0.1) = 10, but
+# 1 // 0.1 = 9) and which gives inf for inf // 2 where NumPy gives nan. A port of npy_divmod (GNU statement
+# expression).
 _FLOAT_FLOORDIV = (
     "({ const TYPE m_ = fmod(a, b); TYPE d_ = (a - m_) / b; "
     "if (m_ != 0 && ((b < 0) != (m_ < 0))) d_ -= 1; "
     "TYPE f_ = floor(d_); if (d_ - f_ > (TYPE)0.5) f_ += 1; "
     "b == 0 ? a / b : (d_ != 0 ? f_ : copysign((TYPE)0, a / b)); })"
 )
+# Integer power by squaring in uint64 arithmetic: exact, and wrapping on overflow as NumPy's integer power
+# does (pow() through double lost the low bits above 2**53). NumPy rejects negative exponents; a kernel cannot
+# raise, so they give the integer part of the exact result: 1 ** -n = 1, (-1) ** -n = +-1, otherwise 0.
+_INT_POW = (
+    "({ uint64_t r_ = 1, x_ = (uint64_t)a; int64_t e_ = b; "
+    "while (e_ > 0) { if (e_ & 1) r_ *= x_; x_ *= x_; e_ >>= 1; } "
+    "b >= 0 ? (TYPE)r_ : (a == 1 ? (TYPE)1 : a == -1 ? (TYPE)((b & 1) ? -1 : 1) : (TYPE)0); })"
+)
+
+
+def _pow_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.power, with the kernel's rule for negative integer exponents (where NumPy raises)."""
+    if a.dtype.kind != "i":
+        return np.power(a, b)
+    a, b = np.broadcast_arrays(a, b)
+    out = np.power(a, np.maximum(b, 0))
+    neg = b < 0
+    neg_result = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 1, -1, 1), 0))
+    return np.where(neg, neg_result, out).astype(a.dtype)
+
+
 _INT_MOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)(a % b))"
 _INT_FLOORMOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)ob_mod_i64(a, b))"
 
@@ -99,7 +121,7 @@ BINARY: dict[str, Binary] = {
     "Sub": Binary("a - b", NUMERIC, np.subtract),
     "Mul": Binary("a * b", NUMERIC, np.multiply),
     "RealDiv": Binary("a / b", FLOATS, np.true_divide),
-    "Pow": Binary("pow(a, b)", NUMERIC, np.power, int_expr="(TYPE)pow((double)a, (double)b)"),
+    "Pow": Binary("pow(a, b)", NUMERIC, _pow_ref, int_expr=_INT_POW),
     "Maximum": Binary(_NAN_MAX, NUMERIC, np.maximum, int_expr="(a > b ? a : b)"),
     "Minimum": Binary(_NAN_MIN, NUMERIC, np.minimum, int_expr="(a < b ? a : b)"),
     "FloorDiv": Binary(_FLOAT_FLOORDIV, NUMERIC, np.floor_divide, int_expr=_INT_FLOORDIV),
