@@ -51,8 +51,9 @@ UNARY: dict[str, Unary] = {
     "Cos": Unary("cos(x)", FLOATS, np.cos),
     "Tanh": Unary("tanh(x)", FLOATS, np.tanh),
     "Sigmoid": Unary("1 / (1 + exp(-x))", FLOATS, lambda x: 1 / (1 + np.exp(-x))),
-    "ReLU": Unary("(x > 0 ? x : 0)", NUMERIC, lambda x: np.maximum(x, 0)),
-    "ReLU6": Unary("(x > 0 ? (x < 6 ? x : 6) : 0)", NUMERIC, lambda x: np.minimum(np.maximum(x, 0), 6)),
+    # Written so that NaN fails every comparison and passes through, as np.maximum/np.minimum propagate it.
+    "ReLU": Unary("(x < 0 ? 0 : x)", NUMERIC, lambda x: np.maximum(x, 0)),
+    "ReLU6": Unary("(x < 0 ? 0 : (x > 6 ? 6 : x))", NUMERIC, lambda x: np.minimum(np.maximum(x, 0), 6)),
     "GeLU": Unary("0.5 * x * (1 + erf(x * 0.70710678118654752440))", FLOATS, _gelu),
     "Erf": Unary("erf(x)", FLOATS, _erf),
     # log(1 + e^x) without overflow: x + log1p(e^-x) for large x.
@@ -228,8 +229,11 @@ for _name, _b in BINARY.items():
     register(_binary_def(_name, _b))
 register(OpDef("Select", _select_infer, _nary_emit(lambda k: "c ? a : b", ("c", "a", "b")),
                lambda attrs, c, a, b: np.where(c, a, b), n_inputs=3))
+# min(max(x, lo), hi) with NaN-propagating max/min, exactly the reference: lo > hi gives hi (as np.clip does)
+# and a NaN in any operand gives NaN.
+_CLIP = "({ const TYPE m_ = ((x > lo || x != x) ? x : lo); ((m_ < hi || m_ != m_) ? m_ : hi); })"
 register(OpDef("ClipByValue", _clip_infer,
-               _nary_emit(lambda k: "(x < lo ? lo : (x > hi ? hi : x))", ("x", "lo", "hi")),
+               _nary_emit(lambda k: _CLIP.replace("TYPE", ctype(k.inputs[0].dtype)), ("x", "lo", "hi")),
                lambda attrs, x, lo, hi: np.minimum(np.maximum(x, lo), hi), n_inputs=3))
 register(OpDef("Cast", lambda attrs, ins: [TensorType(ins[0].shape, attrs["dtype"])], _cast_emit,
                lambda attrs, x: x.astype(attrs["dtype"]), normalize=_cast_normalize, n_inputs=1))
