@@ -24,28 +24,35 @@ def set_context(**kwargs) -> None:
     """Set execution options: ``mode`` (GRAPH_MODE or PYNATIVE_MODE), ``device_target`` ("CPU"),
     ``device_id`` (int, accepted for compatibility) and ``seed`` (parameter initialisation seed).
 
-    Raises ValueError for an unknown key or value.
+    Raises ValueError for an unknown key or value. Every option is checked before any is applied, so a call
+    that raises leaves the context unchanged.
     """
-    for key, value in kwargs.items():
-        if key not in _context:
-            raise ValueError(f"set_context: unknown key {key!r}; valid keys are {', '.join(sorted(_context))}")
-        if key == "mode" and value not in _MODES:
-            raise ValueError(
-                f"set_context: mode must be opbuild.GRAPH_MODE ({GRAPH_MODE}) or opbuild.PYNATIVE_MODE "
-                f"({PYNATIVE_MODE}), got {value!r}"
+    updates = {key: _check_option(key, value) for key, value in kwargs.items()}
+    _context.update(updates)
+
+
+def _check_option(key: str, value: object) -> object:
+    """The validated (canonical) value of one context option; ValueError naming what is accepted."""
+    if key not in _context:
+        raise ValueError(f"set_context: unknown key {key!r}; valid keys are {', '.join(sorted(_context))}")
+    # bool is an int subclass (True == PYNATIVE_MODE): reject it rather than accept it by accident.
+    if key == "mode" and (isinstance(value, bool) or value not in _MODES):
+        raise ValueError(
+            f"set_context: mode must be opbuild.GRAPH_MODE ({GRAPH_MODE}) or opbuild.PYNATIVE_MODE "
+            f"({PYNATIVE_MODE}), got {value!r}"
+        )
+    if key == "device_target":
+        if not isinstance(value, str):
+            raise ValueError(f"set_context: device_target must be a string such as 'CPU', got {value!r}")
+        if value.upper() not in SUPPORTED_TARGETS:
+            raise UnsupportedTargetError(
+                f"set_context: device_target {value!r} is not supported by this build of opbuild; "
+                f"supported targets: {', '.join(SUPPORTED_TARGETS)}"
             )
-        if key == "device_target":
-            if not isinstance(value, str):
-                raise ValueError(f"set_context: device_target must be a string such as 'CPU', got {value!r}")
-            if value.upper() not in SUPPORTED_TARGETS:
-                raise UnsupportedTargetError(
-                    f"set_context: device_target {value!r} is not supported by this build of opbuild; "
-                    f"supported targets: {', '.join(SUPPORTED_TARGETS)}"
-                )
-            value = value.upper()
-        if key in ("device_id", "seed") and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-            raise ValueError(f"set_context: {key} must be a non-negative int, got {value!r}")
-        _context[key] = value
+        return value.upper()
+    if key in ("device_id", "seed") and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise ValueError(f"set_context: {key} must be a non-negative int, got {value!r}")
+    return value
 
 
 def get_context(key: str):
