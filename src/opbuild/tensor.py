@@ -30,7 +30,8 @@ class Tensor:
         elif not isinstance(input_data, (np.ndarray, np.generic)) and arr.dtype == np.float64:
             arr = arr.astype(np.float32)
         dtype_of(arr.dtype)  # raises TypeError for unsupported dtypes
-        self._data: np.ndarray | None = np.ascontiguousarray(arr)
+        # Not np.ascontiguousarray: it turns a 0-d array into shape (1,), so scalars would lose their shape.
+        self._data: np.ndarray | None = np.require(arr, requirements='C')
         self._value: Value | None = None
 
     @classmethod
