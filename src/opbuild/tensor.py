@@ -129,7 +129,9 @@ class Tensor:
     def __gt__(self, o): return self._bin("Greater", o)
     def __ge__(self, o): return self._bin("GreaterEqual", o)
     def __and__(self, o): return self._bin("LogicalAnd", o)
+    def __rand__(self, o): return self._bin("LogicalAnd", o, True)
     def __or__(self, o): return self._bin("LogicalOr", o)
+    def __ror__(self, o): return self._bin("LogicalOr", o, True)
 
     def __neg__(self):
         from .ops.functional import unary
