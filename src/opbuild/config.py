@@ -111,7 +111,11 @@ def extra_cflags() -> list[str]:
     """OPBUILD_CFLAGS split like a shell would (no expansion)."""
     import shlex
 
-    return shlex.split(_env("OPBUILD_CFLAGS"))
+    raw = _env("OPBUILD_CFLAGS")
+    try:
+        return shlex.split(raw)
+    except ValueError as e:  # shlex alone says only "No closing quotation", not which variable
+        raise ValueError(f"OPBUILD_CFLAGS={raw!r} cannot be split into compiler flags: {e}") from None
 
 
 def compiler_env() -> str:
