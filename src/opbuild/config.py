@@ -85,7 +85,8 @@ def rank_id() -> int:
     try:
         rank = int(raw)
     except ValueError:
-        raise ValueError(f"RANK_ID={raw!r} is not an integer; set it to the rank number, e.g. RANK_ID=0") from None
+        raise ValueError(
+            f"RANK_ID={raw!r} is not an integer; set it to the rank number, e.g. RANK_ID=0") from None
     if rank < 0:
         raise ValueError(f"RANK_ID={raw!r} must be >= 0")
     return rank
@@ -99,7 +100,8 @@ def cache_root() -> Path:
 
 def cache_dir(rank: int | None = None, root: Path | None = None) -> Path:
     """The kernel_meta directory of one rank: ``<root>/rank_<RANK_ID>/kernel_meta``."""
-    return (root if root is not None else cache_root()) / f"rank_{rank_id() if rank is None else rank}" / "kernel_meta"
+    base = root if root is not None else cache_root()
+    return base / f"rank_{rank_id() if rank is None else rank}" / "kernel_meta"
 
 
 def cache_enabled() -> bool:

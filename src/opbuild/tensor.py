@@ -156,6 +156,7 @@ def as_tensor(x, like: Tensor | None = None) -> Tensor:
     if like is not None and isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
         dt = like._type.dtype
         if isinstance(x, float) and dt not in ("float32", "float64") and not float(x).is_integer():
-            return Tensor(x)  # a fractional scalar does not fit an integer tensor: the op reports the mismatch
+            # A fractional scalar does not fit an integer tensor: the op reports the dtype mismatch.
+            return Tensor(x)
         return Tensor(np.asarray(x, dtype=dt))
     return Tensor(x)

@@ -1,5 +1,6 @@
 """Cell: the base class of networks. In GRAPH_MODE a call traces ``construct`` once per input signature,
-builds every kernel of the graph, and runs the compiled graph; in PYNATIVE_MODE ``construct`` runs op by op."""
+builds every kernel of the graph, and runs the compiled graph; in PYNATIVE_MODE ``construct`` runs op by
+op."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def _signature(args: tuple) -> tuple:
             try:
                 hash(a)
             except TypeError:
-                raise TypeError(f"Cell arguments must be Tensors or hashable constants, got {type(a).__name__}") from None
+                raise TypeError(
+                    f"Cell arguments must be Tensors or hashable constants, got {type(a).__name__}") from None
             sig.append(("C", a))
     return tuple(sig)
 
@@ -44,7 +46,8 @@ class Cell:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if "_params" not in self.__dict__:
-            raise RuntimeError(f"{type(self).__name__}.__init__ must call super().__init__() before setting attributes")
+            raise RuntimeError(
+                f"{type(self).__name__}.__init__ must call super().__init__() before setting attributes")
         replaced = name in self._params or name in self._cells
         # Assigning in place keeps a replaced parameter or cell at its position in parameters_and_names().
         if isinstance(value, Parameter):
@@ -89,7 +92,8 @@ class Cell:
     def cells(self) -> list[Cell]:
         return list(self._cells.values())
 
-    def parameters_and_names(self, name_prefix: str = "", expand: bool = True) -> Iterator[tuple[str, Parameter]]:
+    def parameters_and_names(self, name_prefix: str = "",
+                             expand: bool = True) -> Iterator[tuple[str, Parameter]]:
         """Yield (qualified name, Parameter) for this cell's parameters and, if ``expand``, its sub-cells'."""
         seen: set[int] = set()
         cells = self.cells_and_names(name_prefix) if expand else iter([(name_prefix, self)])

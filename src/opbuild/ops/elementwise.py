@@ -174,9 +174,11 @@ def _nary_emit(expr_for: Callable[[KernelSpec], str], names: Sequence[str]) -> C
         out = k.outputs[0]
         flat = all(t.shape == out.shape for t in k.inputs)  # no broadcasting: one flat loop
         loads = " ".join(f"const {ctype(t.dtype)} {n} = in{i}[{'o' if flat else f'p{i}'}];"
-                         for i, (n, t) in enumerate(zip(names, k.inputs)))
+                         for i, (n, t) in enumerate(zip(names, k.inputs, strict=True)))
         stmt = f"{loads} out0[o] = ({ctype(out.dtype)})({expr_for(k)});"
-        return _flat_loop(out.size, stmt) if flat else broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt)
+        if flat:
+            return _flat_loop(out.size, stmt)
+        return broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt)
 
     return emit
 

@@ -82,5 +82,6 @@ def session() -> Session:
 
 def build_report() -> BuildReport:
     """Report of the most recent graph build (or of the PyNative kernel builds since the last call):
-    ``built``, ``reused``, ``repaired``, ``seconds``, ``kernels`` (name, op, status, seconds), ``as_dict()``."""
+    ``built``, ``reused``, ``repaired``, ``seconds``, ``kernels`` (name, op, status, seconds),
+    ``as_dict()``."""
     return session().build_report()
