@@ -53,6 +53,13 @@ def _empty(now: float) -> dict:
             "counters": {k: (0.0 if k in FLOAT_COUNTERS else 0) for k in COUNTERS}}
 
 
+def empty() -> dict:
+    """All-zero statistics that were never started (``since`` None)."""
+    data = _empty(0.0)
+    data["since"] = None
+    return data
+
+
 def _dump(data: dict) -> bytes:
     return (json.dumps(data, indent=1) + "\n").encode()
 
@@ -80,9 +87,7 @@ def read(directory: Path) -> dict:
     try:
         raw = stats_path(directory).read_bytes()
     except FileNotFoundError:
-        data = _empty(0.0)
-        data["since"] = None
-        return data
+        return empty()
     try:
         return _parse(raw)
     except (ValueError, TypeError) as e:
