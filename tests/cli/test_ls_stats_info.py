@@ -186,3 +186,22 @@ def test_entry_points(warm_root):
     assert json.loads(proc.stdout) == a
     version = subprocess.run([script, "--version"], env=child_env(), capture_output=True, text=True)
     assert version.returncode == 0 and version.stdout.startswith("opbuild ")
+
+
+def test_stats_of_quick_pynative_builds_are_all_written_by_exit(cache):
+    """PyNative mode builds each op on first use; warm builds in quick succession share one statistics
+    update, and whatever is pending is written at exit."""
+    run_cli("cache", "stats", "--zero", root=cache)
+    code = ("import numpy as np, opbuild as ms, opbuild.ops as ops\n"
+            "ms.set_context(mode=ms.PYNATIVE_MODE)\n"
+            "x = ms.Tensor(np.arange(4, dtype=np.float32))\n"
+            "y = ops.Exp()(ops.Square()(x) + x)\n"
+            "z = ops.Square()(ms.Tensor(np.arange(3, dtype=np.float32)))\n"
+            "r = np.arange(4.0)\n"
+            "np.testing.assert_allclose(y.asnumpy(), np.exp(r ** 2 + r), rtol=1e-5)\n")
+    proc = subprocess.run([sys.executable, "-c", code], env=child_env(cache), capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    c = run_json("cache", "stats", root=cache)["counters"]
+    assert (c["hits"], c["misses"], c["builds"]) == (4, 0, 0)
+    assert c["saved_seconds"] > 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import subprocess
@@ -165,8 +166,8 @@ def test_prune_max_size_evicts_least_recently_used_first(cache):
     assert run_json("cache", "stats", root=cache)["counters"]["evictions"] == 2
 
     # size suffixes: 1K = 1024 bytes; everything goes but the most recently used entry
-    keep = _size(cache, order[-1])
-    run_json("cache", "prune", "--max-size", f"{keep / 1024:.3f}K", root=cache)
+    keep_k = math.ceil(_size(cache, order[-1]) / 1024)  # + less than 1 KiB: no room for another entry
+    run_json("cache", "prune", "--max-size", f"{keep_k}K", root=cache)
     assert names(cache) == {order[-1]}
 
 

@@ -2,14 +2,19 @@
 
 * :meth:`Observer.on_miss`: with ``OPBUILD_EXPLAIN_MISSES=1``, log at WARNING why a kernel missed.
 * :meth:`Observer.after_build`: once per build, add the build's hits/misses/builds/repairs and compile
-  seconds spent/saved to the persistent statistics (one locked update), refresh the "last used" time of the
-  entries the build loaded (a ``stat`` each; a write at most once per :data:`~.entries.USE_RESOLUTION`),
-  and, when the build compiled something and ``OPBUILD_CACHE_MAX_SIZE`` is set, evict least recently used
-  entries to honour the bound. Nothing here can fail a build: I/O problems are logged at debug level.
+  seconds spent/saved to the persistent statistics, refresh the "last used" time of the entries the build
+  loaded (a ``stat`` each; a write at most once per :data:`~.entries.USE_RESOLUTION`), and, when the build
+  compiled something and ``OPBUILD_CACHE_MAX_SIZE`` is set, evict least recently used entries to honour the
+  bound. Nothing here can fail a build: I/O problems are logged at debug level.
+
+Statistics cost one locked file update (about a millisecond). A build that compiled writes at once; warm
+builds in quick succession (PyNative mode builds each new op on first use) are merged in memory and written
+at most once per :data:`FLUSH_INTERVAL`, and at interpreter exit.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
@@ -28,6 +33,7 @@ from .local import KernelStore, Lookup
 
 log = logging.getLogger("opbuild")
 LISTING_TTL = 5.0  # seconds a directory scan is reused to explain further misses of the same build
+FLUSH_INTERVAL = 1.0  # seconds: warm builds closer together than this share one statistics update
 
 
 def note_use(json_path: Path, now: float) -> float:
@@ -57,6 +63,9 @@ class Observer:
         self._warned_bound = False
         self._lock = threading.Lock()
         self._listing: tuple[Path, float, Listing] | None = None  # a recent scan, for explaining misses
+        self._pending: dict[Path, dict[str, float]] = {}  # statistics not yet written, per directory
+        self._last_flush = float("-inf")
+        self._flush_at_exit = False
 
     def _recent_listing(self, directory: Path) -> Listing:
         """A scan of ``directory`` no older than a few seconds: the misses of one build share it."""
@@ -106,11 +115,31 @@ class Observer:
                 saved += note_use(read_store.json_path(n), now)
             except OSError as e:
                 log.debug("opbuild: cannot read %s (%s)", read_store.json_path(n), e)
-        stats.add(write_store.path, hits=len(hits), misses=len(missed_set), builds=len(compiled),
-                  repairs=sum(1 for n in set(looked_up) if status.get(n) == "repaired"),
-                  compile_seconds=spent, saved_seconds=saved)
+        repairs = sum(1 for n in set(looked_up) if status.get(n) == "repaired")
+        self._count(write_store.path, bool(compiled), hits=len(hits), misses=len(missed_set),
+                    builds=len(compiled), repairs=repairs, compile_seconds=spent, saved_seconds=saved)
         if compiled and max_size:
             self._bound(write_store, max_size, {k.name for k in report.kernels})
+
+    def _count(self, directory: Path, urgent: bool, **deltas: float) -> None:
+        with self._lock:
+            pending = self._pending.setdefault(directory, {})
+            for k, v in deltas.items():
+                pending[k] = pending.get(k, 0) + v
+            due = urgent or time.monotonic() - self._last_flush >= FLUSH_INTERVAL
+            if not due and not self._flush_at_exit:
+                self._flush_at_exit = True
+                atexit.register(self.flush)
+        if due:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the statistics merged in memory (called by builds, and at interpreter exit)."""
+        with self._lock:
+            pending, self._pending = self._pending, {}
+            self._last_flush = time.monotonic()
+        for directory, deltas in pending.items():
+            stats.add(directory, **deltas)
 
     def _bound(self, store: KernelStore, max_size: int, protect: set[str]) -> None:
         try:
