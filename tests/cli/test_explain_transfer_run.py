@@ -86,6 +86,12 @@ def test_explain_misses_logs_a_warning_per_miss(cache):
     assert "cache miss" not in again.stderr
     quiet = run_net(cache, 10, "float32", "--log")
     assert "cache miss" not in quiet.stderr
+    # a miss on a broken entry says what was broken (and the entry is repaired)
+    exp3 = _find(cache, "Exp", 3)
+    (kernel_meta(cache) / f"{exp3}.so").write_bytes(b"\0" * 64)
+    broken = run_net(cache, 3, "float32", "--log", env={"OPBUILD_EXPLAIN_MISSES": "1"})
+    (line,) = [line for line in broken.stderr.splitlines() if "cache miss" in line]
+    assert f"cache miss {exp3} (Exp): the entry exists but is broken (binary size 64 != " in line
 
 
 def test_export_import_moves_a_warm_cache(warm_root, tmp_path):
