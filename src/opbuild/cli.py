@@ -125,13 +125,16 @@ def cmd_ls(args: argparse.Namespace) -> int:
     key, reverse = _SORTS[args.sort]
     rows = sorted(rows, key=key, reverse=reverse)
     uncommitted = len(listing.entries) - len(listing.committed)
+    logical = sum(e.size for e in rows)
+    on_disk = listing.disk_bytes(listing.entry_files(rows))  # hard-linked binaries of batches count once
     if args.json:
         _print_json({"directory": str(directory), "exists": listing.exists, "entries": [
             {"name": e.name, "op": e.op, "signature": cache_entries.signature(e.info()),
              "inputs": e.info().get("inputs"), "outputs": e.info().get("outputs"),
              "attrs": e.info().get("attrs"), "size": e.size, "built_at": e.built_at, "last_used": e.last_used,
-             "build_seconds": e.build_seconds}
-            for e in rows], "bytes": sum(e.size for e in rows), "uncommitted": uncommitted})
+             "build_seconds": e.build_seconds, "binary_links": listing.files[e.path(".so")].links
+             if e.path(".so") in listing.files else 0}
+            for e in rows], "bytes": logical, "disk_bytes": on_disk, "uncommitted": uncommitted})
         return EXIT_OK
     if not listing.exists:
         print(f"no kernel cache at {directory}")
@@ -141,7 +144,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
                     [(e.name, e.op, cache_entries.signature(e.info()), format_size(e.size),
                       format_time(e.built_at), format_ago(e.last_used)) for e in rows], right=(3,)))
     what = f" of op {args.op}" if args.op else ""
-    print(f"{_entries(len(rows))}{what}, {format_size(sum(e.size for e in rows))} in {directory}")
+    shared = f" ({format_size(on_disk)} on disk: batched builds share binaries)" if on_disk < logical else ""
+    print(f"{_entries(len(rows))}{what}, {format_size(logical)}{shared} in {directory}")
     if uncommitted:
         print(f"({_entries(uncommitted, 'uncommitted')} not shown: being built, or "
               f"left by an interrupted build; `opbuild cache verify` tells which)")
@@ -598,7 +602,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         pairs += [
             ("compiler version", compiler.get("version", "?")),
             ("compiler flags", " ".join(compiler.get("flags", []) + compiler.get("cflags", []))),
-            ("BLAS", f"{blas.get('lib', '?')} {blas.get('version', '')}"),
+            ("BLAS", " ".join(str(blas[k]) for k in ("lib", "version", "lib_dir") if k in blas) or "?"),
         ]
     pairs += [
         ("target", f"{target.get('arch', '?')}, {_plural(len(isa), 'ISA feature')}"

@@ -307,3 +307,35 @@ def test_loading_while_another_process_evicts_never_fails(cache):
     assert clears >= 2
     _assert_no_half_entries(cache)
     assert run_cli("cache", "verify", root=cache).returncode == 0
+
+
+def test_hard_linked_batches_are_counted_once_and_freed_with_their_last_link(tmp_path):
+    """OPBUILD_BUILD_JOBS=1 compiles the network's 3 kernels in one batch: their .so files are hard links
+    of one shared object. Sizes are disk usage, and evicting an entry frees the binary only with its last
+    link."""
+    root = tmp_path / "batched"
+    run_net(root, 3, env={"OPBUILD_BUILD_JOBS": "1"})
+    km = kernel_meta(root)
+    sos = [km / f"{n}.so" for n in sorted(names(root))]
+    assert len(sos) == 3 and len({p.stat().st_ino for p in sos}) == 1 and sos[0].stat().st_nlink == 3
+    binary = sos[0].stat().st_size
+    small = {n: _size(root, n) - binary for n in names(root)}  # .info + .json of each entry
+    on_disk = binary + sum(small.values())
+
+    listed = run_json("cache", "ls", root=root)
+    assert listed["disk_bytes"] == on_disk and listed["bytes"] == on_disk + 2 * binary
+    assert {e["binary_links"] for e in listed["entries"]} == {3}
+    assert "on disk: batched builds share binaries" in run_cli("cache", "ls", root=root).stdout
+    assert run_json("cache", "stats", root=root)["bytes"] == on_disk
+    assert run_cli("cache", "verify", root=root).returncode == 0
+
+    order = sorted(names(root))
+    _set_last_used(root, order, time.time() - 3600)
+    first = run_json("cache", "prune", "--max-size", str(on_disk - 1), root=root)
+    # the least recently used entry goes, but its binary stays (2 links left): only .info + .json are freed
+    assert [(r["name"], r["bytes"]) for r in first["removed"]] == [(order[0], small[order[0]])]
+    bound = on_disk - small[order[0]] - small[order[1]] - 1  # needs a third removal: the last link
+    second = run_json("cache", "prune", "--max-size", str(bound), root=root)
+    assert [r["name"] for r in second["removed"]] == order[1:]
+    assert [r["bytes"] for r in second["removed"]] == [small[order[1]], small[order[2]] + binary]
+    assert second["bytes_after"] == 0 and names(root) == set()

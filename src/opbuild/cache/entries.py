@@ -21,6 +21,9 @@ from .local import BINARY_SUFFIX, LOCK_DIR, QUARANTINE_DIR
 NAME_RE = re.compile(r"^([a-z0-9_]+)_([0-9a-f]{32})$")
 ENTRY_SUFFIXES = (".info", ".json", BINARY_SUFFIX)
 STATS_FILE = ".stats.json"
+#: Files of kernel_meta that are not entries: the statistics and the compiler --version memo
+#: (written by compilers/gcc.py, which this package must not import).
+SIDE_FILES = frozenset({STATS_FILE, ".compilers.json"})
 USE_RESOLUTION = 3600.0  # seconds: "last used" is refreshed at most this often per entry
 
 
@@ -98,9 +101,26 @@ class Entry:
         return float(value) if isinstance(value, (int, float)) else 0.0
 
 
+@dataclass(frozen=True)
+class FileStat:
+    """What one ``stat`` says about a file: size, identity (device, inode) and hard-link count."""
+
+    size: int
+    inode: tuple[int, int]
+    links: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> FileStat:
+        return cls(st.st_size, (st.st_dev, st.st_ino), st.st_nlink)
+
+
 @dataclass
 class Listing:
-    """Everything found in one kernel_meta directory."""
+    """Everything found in one kernel_meta directory.
+
+    Byte counts are disk usage: the binaries of one batched compile are hard links of one file, so a file
+    is counted once however many entries link it (``Entry.size`` is an entry's logical size).
+    """
 
     path: Path
     exists: bool
@@ -108,21 +128,36 @@ class Listing:
     temporaries: list[Path] = field(default_factory=list)
     quarantine: list[Path] = field(default_factory=list)
     orphans: list[Path] = field(default_factory=list)
-    quarantine_bytes: int = 0
-    temporary_bytes: int = 0
+    files: dict[Path, FileStat] = field(default_factory=dict)  # entries, quarantine and temporaries
 
     @property
     def committed(self) -> list[Entry]:
         return [e for e in self.entries if e.committed]
 
+    def disk_bytes(self, paths) -> int:
+        """Bytes on disk of ``paths`` (each inode once)."""
+        seen: dict[tuple[int, int], int] = {}
+        for p in paths:
+            f = self.files.get(p)
+            if f is not None:
+                seen[f.inode] = f.size
+        return sum(seen.values())
+
+    def entry_files(self, entries=None) -> list[Path]:
+        return [e.path(s) for e in (self.entries if entries is None else entries) for s in e.sizes]
+
     @property
     def entry_bytes(self) -> int:
-        return sum(e.size for e in self.entries)
+        return self.disk_bytes(self.entry_files())
+
+    @property
+    def quarantine_bytes(self) -> int:
+        return self.disk_bytes(self.quarantine)
 
     @property
     def total_bytes(self) -> int:
         """Bytes that count against a size bound: entries, quarantine and temporaries."""
-        return self.entry_bytes + self.quarantine_bytes + self.temporary_bytes
+        return self.disk_bytes(self.files)
 
 
 def scan(path: Path) -> Listing:
@@ -141,17 +176,17 @@ def scan(path: Path) -> Listing:
             continue  # removed while we looked
         if d.is_dir(follow_symlinks=False):
             if d.name == QUARANTINE_DIR:
-                for q in _files_under(Path(d.path)):
-                    listing.quarantine.append(q[0])
-                    listing.quarantine_bytes += q[1]
+                for q, qst in _files_under(Path(d.path)):
+                    listing.quarantine.append(q)
+                    listing.files[q] = FileStat.of(qst)
             elif d.name != LOCK_DIR:
                 listing.orphans.append(Path(d.path))
             continue
         if d.name.startswith(fsio.TMP_PREFIX):
             listing.temporaries.append(Path(d.path))
-            listing.temporary_bytes += st.st_size
+            listing.files[Path(d.path)] = FileStat.of(st)
             continue
-        if d.name == STATS_FILE:
+        if d.name in SIDE_FILES:
             continue
         parts = split_entry_file(d.name) if d.is_file(follow_symlinks=False) else None
         if parts is None:
@@ -161,17 +196,18 @@ def scan(path: Path) -> Listing:
         entry = by_name.setdefault(name, Entry(name, path))
         entry.sizes[suffix] = st.st_size
         entry.mtimes[suffix] = st.st_mtime
+        listing.files[Path(d.path)] = FileStat.of(st)
     listing.entries = sorted(by_name.values(), key=lambda e: e.name)
     return listing
 
 
-def _files_under(root: Path) -> list[tuple[Path, int]]:
+def _files_under(root: Path) -> list[tuple[Path, os.stat_result]]:
     out = []
     for dirpath, _dirs, files in os.walk(root):
         for f in files:
             p = Path(dirpath) / f
             try:
-                out.append((p, p.lstat().st_size))
+                out.append((p, p.lstat()))
             except OSError:
                 continue
     return out

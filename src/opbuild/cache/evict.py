@@ -36,7 +36,7 @@ class Removal:
     """What one prune/clear did (or, with ``dry_run``, would do)."""
 
     directory: Path
-    removed: list[tuple[str, int]] = field(default_factory=list)  # (entry name or file, bytes)
+    removed: list[tuple[str, int]] = field(default_factory=list)  # (entry name or file, bytes freed)
     in_use: list[str] = field(default_factory=list)  # entries skipped because another process holds them
     errors: list[str] = field(default_factory=list)
     bytes_before: int = 0
@@ -49,6 +49,7 @@ class Removal:
 
     @property
     def bytes_after(self) -> int:
+        """Bytes left (disk usage: a hard-linked binary counts once, and is freed with its last link)."""
         return self.bytes_before - self.freed
 
     def as_dict(self) -> dict:
@@ -98,29 +99,62 @@ def _remove_file(path: Path) -> str | None:
     return None
 
 
-def _garbage(listing: Listing, now: float, older_than: float | None) -> list[tuple[Path | Entry, int, float]]:
-    """(item, bytes, mtime) of everything no build will load, oldest first."""
-    items: list[tuple[Path | Entry, int, float]] = []
-    for p in listing.quarantine:
+class _Ledger:
+    """Bytes freed by unlinking files, predicted from one scan's link counts: the binaries of a batched
+    compile are hard links of one file, whose bytes are freed only with its last link."""
+
+    def __init__(self, listing: Listing):
+        self.files = listing.files
+        self.links = {f.inode: f.links for f in listing.files.values()}
+        self.total = listing.total_bytes
+
+    def unlink(self, paths: list[Path]) -> int:
+        freed = 0
+        for p in paths:
+            f = self.files.get(p)
+            if f is None:
+                continue
+            self.links[f.inode] -= 1
+            if self.links[f.inode] == 0:  # links outside the scan keep the count above 0: nothing freed
+                freed += f.size
+        self.total -= freed
+        return freed
+
+
+def _garbage(listing: Listing, now: float, older_than: float | None) -> list[tuple[Path | Entry, float]]:
+    """(item, mtime) of everything no build will load, oldest first."""
+    items: list[tuple[Path | Entry, float]] = []
+    for p in listing.quarantine + [t for t in listing.temporaries if fsio.is_stale_tmp(t, now)]:
         try:
-            st = p.lstat()
+            items.append((p, p.lstat().st_mtime))
         except OSError:
             continue
-        items.append((p, st.st_size, st.st_mtime))
-    for p in listing.temporaries:
-        if fsio.is_stale_tmp(p, now):
-            try:
-                st = p.lstat()
-            except OSError:
-                continue
-            items.append((p, st.st_size, st.st_mtime))
     for e in listing.entries:
         newest = max(e.mtimes.values(), default=0.0)
         if not e.committed and now - newest > UNCOMMITTED_GRACE:
-            items.append((e, e.size, newest))
+            items.append((e, newest))
     if older_than is not None:
-        items = [i for i in items if i[2] < now - older_than]
-    return sorted(items, key=lambda i: i[2])
+        items = [i for i in items if i[1] < now - older_than]
+    return sorted(items, key=lambda i: i[1])
+
+
+def _remove(store: KernelStore, listing: Listing, ledger: _Ledger, item: Path | Entry, result: Removal,
+            unused_since: float | None = None) -> None:
+    """Remove one entry or loose file (or, with ``result.dry_run``, pretend to) and record the outcome."""
+    if isinstance(item, Entry):
+        label, paths = item.name, listing.entry_files([item])
+        status = "removed" if result.dry_run else remove_entry(store, item, unused_since)
+    else:
+        label, paths = str(item.relative_to(listing.path)), [item]
+        err = None if result.dry_run else _remove_file(item)
+        status = f"error: {err}" if err else "removed"
+    if status == "removed":
+        result.removed.append((label, ledger.unlink(paths)))
+        result.entries_removed += isinstance(item, Entry)
+    elif status == "in use":
+        result.in_use.append(label)
+    elif status.startswith("error"):
+        result.errors.append(status[len("error: "):])
 
 
 def prune(directory: Path, max_size: int | None = None, older_than: float | None = None, *,
@@ -139,30 +173,16 @@ def prune(directory: Path, max_size: int | None = None, older_than: float | None
     if not listing.exists:
         return result
     store = KernelStore(Path(directory), create=False)
-    total = listing.total_bytes
+    ledger = _Ledger(listing)
 
     def over() -> bool:
-        return max_size is not None and total > max_size
+        return max_size is not None and ledger.total > max_size
 
     # Garbage: all of it when an age is given (it has its own age), else only as much as the bound needs.
-    for item, size, _mtime in _garbage(listing, now, older_than):
+    for item, _mtime in _garbage(listing, now, older_than):
         if older_than is None and not over():
             break
-        if isinstance(item, Entry):
-            status = "removed" if dry_run else remove_entry(store, item)
-            label = item.name
-        else:
-            err = None if dry_run else _remove_file(item)
-            status = f"error: {err}" if err else "removed"
-            label = str(item.relative_to(directory))
-        if status == "removed":
-            result.removed.append((label, size))
-            result.entries_removed += isinstance(item, Entry)
-            total -= size
-        elif status == "in use":
-            result.in_use.append(label)
-        elif status.startswith("error"):
-            result.errors.append(status[len("error: "):])
+        _remove(store, listing, ledger, item, result)
 
     live = sorted((e for e in listing.entries if e.committed and e.name not in protect),
                   key=lambda e: (e.last_used, e.built_at, e.name))
@@ -172,15 +192,7 @@ def prune(directory: Path, max_size: int | None = None, older_than: float | None
             if older_than is None:
                 break  # LRU order: nothing after this one is needed to meet the bound
             continue
-        status = "removed" if dry_run else remove_entry(store, entry, unused_since=entry.last_used)
-        if status == "removed":
-            result.removed.append((entry.name, entry.size))
-            result.entries_removed += 1
-            total -= entry.size
-        elif status == "in use":
-            result.in_use.append(entry.name)
-        elif status.startswith("error"):
-            result.errors.append(status[len("error: "):])
+        _remove(store, listing, ledger, entry, result, unused_since=entry.last_used)
     if result.removed and not dry_run:
         stats.add(Path(directory), evictions=result.entries_removed, evicted_bytes=result.freed)
     return result
@@ -189,33 +201,17 @@ def prune(directory: Path, max_size: int | None = None, older_than: float | None
 def clear(directory: Path, dry_run: bool = False) -> Removal:
     """Remove every entry, quarantined file and stale temporary of one kernel_meta directory.
 
-    Statistics and lock files stay (as ``ccache -C`` keeps its statistics); entries in use are skipped and
-    reported in ``in_use``.
+    Statistics, the compiler memo and lock files stay (as ``ccache -C`` keeps its statistics); entries in
+    use are skipped and reported in ``in_use``.
     """
     listing = scan(directory)
     result = Removal(Path(directory), bytes_before=listing.total_bytes, dry_run=dry_run)
     if not listing.exists:
         return result
     store = KernelStore(Path(directory), create=False)
-    for entry in listing.entries:
-        status = "removed" if dry_run else remove_entry(store, entry)
-        if status == "removed":
-            result.removed.append((entry.name, entry.size))
-            result.entries_removed += 1
-        elif status == "in use":
-            result.in_use.append(entry.name)
-        else:
-            result.errors.append(status[len("error: "):])
+    ledger = _Ledger(listing)
     now = time.time()
-    files = list(listing.quarantine) + [p for p in listing.temporaries if fsio.is_stale_tmp(p, now)]
-    for p in files:
-        try:
-            size = p.lstat().st_size
-        except OSError:
-            continue
-        err = None if dry_run else _remove_file(p)
-        if err:
-            result.errors.append(err)
-        else:
-            result.removed.append((str(p.relative_to(directory)), size))
+    for item in [*listing.entries, *listing.quarantine,
+                 *[p for p in listing.temporaries if fsio.is_stale_tmp(p, now)]]:
+        _remove(store, listing, ledger, item, result)
     return result
