@@ -7,9 +7,11 @@
   compiled something and ``OPBUILD_CACHE_MAX_SIZE`` is set, evict least recently used entries to honour the
   bound. Nothing here can fail a build: I/O problems are logged at debug level.
 
-Statistics cost one locked file update (about a millisecond). A build that compiled writes at once; warm
-builds in quick succession (PyNative mode builds each new op on first use) are merged in memory and written
-at most once per :data:`FLUSH_INTERVAL`, and at interpreter exit.
+Writing statistics costs a locked file update plus a read of each loaded entry's ``.json`` (about a
+millisecond or two). A build that compiled writes at once (the compile dwarfs it). A warm build only records
+names in memory, so a warm start does no statistics I/O at all: what it observed is written at interpreter
+exit, or by a later build once it is :data:`FLUSH_DELAY` old (PyNative mode builds each new op on first use:
+those builds share one write a second at most).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config
@@ -33,10 +36,28 @@ from .local import KernelStore, Lookup
 
 log = logging.getLogger("opbuild")
 LISTING_TTL = 5.0  # seconds a directory scan is reused to explain further misses of the same build
-FLUSH_INTERVAL = 1.0  # seconds: warm builds closer together than this share one statistics update
+FLUSH_DELAY = 1.0  # seconds: warm builds' statistics older than this are written by the next build
 
 
-def note_use(json_path: Path, now: float) -> float:
+@dataclass
+class _Pending:
+    """What builds observed that the statistics file does not have yet."""
+
+    counters: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
+        ("hits", "misses", "builds", "repairs"), 0))
+    compiled: list[str] = field(default_factory=list)  # .json of entries this process compiled
+    hits: list[str] = field(default_factory=list)  # .json of entries loaded from the cache
+
+
+def _note(json_path: str, now: float) -> float:
+    try:
+        return note_use(json_path, now)
+    except OSError as e:  # evicted or repaired meanwhile: it just does not count
+        log.debug("opbuild: cannot read %s (%s)", json_path, e)
+        return 0.0
+
+
+def note_use(json_path: str | Path, now: float) -> float:
     """Refresh an entry's "last used" time if it is older than USE_RESOLUTION; return its recorded build
     seconds (0.0 if unknown). Raises OSError if the ``.json`` cannot be read."""
     with open(json_path, "rb") as f:
@@ -63,9 +84,9 @@ class Observer:
         self._warned_bound = False
         self._lock = threading.Lock()
         self._listing: tuple[Path, float, Listing] | None = None  # a recent scan, for explaining misses
-        self._pending: dict[Path, dict[str, float]] = {}  # statistics not yet written, per directory
-        self._last_flush = float("-inf")
-        self._flush_at_exit = False
+        self._pending: dict[Path, _Pending] = {}  # observed by builds, not yet written, per directory
+        self._pending_since: float | None = None  # monotonic time of the oldest unwritten observation
+        self._exit_hook = False
 
     def _recent_listing(self, directory: Path) -> Listing:
         """A scan of ``directory`` no older than a few seconds: the misses of one build share it."""
@@ -100,46 +121,42 @@ class Observer:
         if read_store is None or read_store is not write_store or not looked_up:
             return  # no persistent writable cache involved (cache off, read-only, or all from memory)
         status = {k.name: k.status for k in report.kernels}
-        missed_set = set(missed)
         compiled = [n for n in dict.fromkeys(missed) if status.get(n) in ("built", "repaired")]
         hits = [n for n in dict.fromkeys(looked_up) if n not in compiled]
-        now = time.time()
-        spent = saved = 0.0
-        for n in compiled:
-            try:
-                spent += note_use(write_store.json_path(n), now)
-            except OSError as e:
-                log.debug("opbuild: cannot read %s (%s)", write_store.json_path(n), e)
-        for n in hits:
-            try:
-                saved += note_use(read_store.json_path(n), now)
-            except OSError as e:
-                log.debug("opbuild: cannot read %s (%s)", read_store.json_path(n), e)
         repairs = sum(1 for n in set(looked_up) if status.get(n) == "repaired")
-        self._count(write_store.path, bool(compiled), hits=len(hits), misses=len(missed_set),
-                    builds=len(compiled), repairs=repairs, compile_seconds=spent, saved_seconds=saved)
-        if compiled and max_size:
-            self._bound(write_store, max_size, {k.name for k in report.kernels})
-
-    def _count(self, directory: Path, urgent: bool, **deltas: float) -> None:
         with self._lock:
-            pending = self._pending.setdefault(directory, {})
-            for k, v in deltas.items():
-                pending[k] = pending.get(k, 0) + v
-            due = urgent or time.monotonic() - self._last_flush >= FLUSH_INTERVAL
-            if not due and not self._flush_at_exit:
-                self._flush_at_exit = True
+            p = self._pending.setdefault(write_store.path, _Pending())
+            p.counters["hits"] += len(hits)
+            p.counters["misses"] += len(set(missed))
+            p.counters["builds"] += len(compiled)
+            p.counters["repairs"] += repairs
+            prefix = os.path.join(str(write_store.path), "")  # string paths: this runs on the warm path
+            p.compiled += [prefix + n + ".json" for n in compiled]
+            p.hits += [prefix + n + ".json" for n in hits]
+            now = time.monotonic()
+            if self._pending_since is None:
+                self._pending_since = now
+            # A build that compiled writes at once (the compile dwarfs it, and the size bound follows);
+            # a warm build leaves it to exit, or to a later build once the pending data is FLUSH_DELAY old.
+            due = bool(compiled) or now - self._pending_since >= FLUSH_DELAY
+            if not due and not self._exit_hook:
+                self._exit_hook = True
                 atexit.register(self.flush)
         if due:
             self.flush()
+        if compiled and max_size:
+            self._bound(write_store, max_size, {k.name for k in report.kernels})
 
     def flush(self) -> None:
-        """Write the statistics merged in memory (called by builds, and at interpreter exit)."""
+        """Write what the builds since the last flush observed: counters, compile seconds spent and saved
+        (read from the entries' ``.json``), and refreshed last-used times."""
         with self._lock:
-            pending, self._pending = self._pending, {}
-            self._last_flush = time.monotonic()
-        for directory, deltas in pending.items():
-            stats.add(directory, **deltas)
+            pending, self._pending, self._pending_since = self._pending, {}, None
+        now = time.time()
+        for directory, p in pending.items():
+            spent = sum(_note(j, now) for j in p.compiled)
+            saved = sum(_note(j, now) for j in p.hits)
+            stats.add(directory, **p.counters, compile_seconds=spent, saved_seconds=saved)
 
     def _bound(self, store: KernelStore, max_size: int, protect: set[str]) -> None:
         try:
