@@ -2,8 +2,9 @@
 
 An entry is the files ``<name>.info``, ``<name>.json`` and ``<name>.so`` sharing one kernel name
 ``<op lower>_<32 hex>``; it is *committed* once its ``.json`` exists. "Last used" is the ``.json``'s
-modification time, which the build driver refreshes (at most once per :data:`USE_RESOLUTION`) when it loads
-the entry, so listing and eviction need one ``stat`` per file and no index that could drift.
+modification time, which a process that loaded the entry refreshes (at most once per
+:data:`USE_RESOLUTION`, see :mod:`.observe`), so listing and eviction need one ``stat`` per file and no index
+that could drift.
 """
 
 from __future__ import annotations
