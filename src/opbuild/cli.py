@@ -117,6 +117,7 @@ _SORTS: dict[str, tuple[Callable[[cache_entries.Entry], Any], bool]] = {
 
 
 def cmd_ls(args: argparse.Namespace) -> int:
+    """`opbuild cache ls`: one row per committed kernel."""
     directory = cache_directory(args)
     listing = cache_entries.scan(directory)
     rows = listing.committed
@@ -155,6 +156,7 @@ def cmd_ls(args: argparse.Namespace) -> int:
 # ---- cache stats ----------------------------------------------------------------------------------------
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    """`opbuild cache stats [--zero]`: counters, entries and size."""
     directory = cache_directory(args)
     if args.zero:
         try:
@@ -213,6 +215,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 # ---- cache verify ---------------------------------------------------------------------------------------
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    """`opbuild cache verify [--repair]`: every problem, one row each."""
     directory = cache_directory(args)
     report = verify.verify(directory, repair=args.repair)
     bad = report.unrepaired if args.repair else report.problems
@@ -250,6 +253,7 @@ def _removal_rows(result: evict.Removal) -> list[tuple[str, str]]:
 
 
 def cmd_prune(args: argparse.Namespace) -> int:
+    """`opbuild cache prune`: LRU eviction to a size bound and/or an age."""
     directory = cache_directory(args)
     max_size = args.max_size
     if max_size is None and args.older_than is None:
@@ -282,6 +286,7 @@ def cmd_prune(args: argparse.Namespace) -> int:
 
 
 def cmd_clear(args: argparse.Namespace) -> int:
+    """`opbuild cache clear [--all-ranks] [--yes]`: remove every entry, after asking."""
     root = _root(args)
     dirs = _all_rank_dirs(root) if args.all_ranks else [cache_directory(args)]
     plans = [(d, cache_entries.scan(d)) for d in dirs]
@@ -356,6 +361,7 @@ def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    """`opbuild cache explain`: closest entry of the same op and the differing fields."""
     directory = cache_directory(args)
     info, name = _resolve_kernel(args.kernel, directory)
     try:
@@ -407,6 +413,7 @@ def _codegen_hash(op: str) -> str | None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """`opbuild cache export FILE.tar.gz`: the rank's sound entries into an archive."""
     directory = cache_directory(args)
     if not directory.is_dir():
         raise UsageError(f"no kernel cache at {directory}")
@@ -451,6 +458,7 @@ _CATEGORY_TEXT = {
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    """`opbuild cache import FILE.tar.gz`: the archive's entries that fit this machine."""
     directory = cache_directory(args)
     archive = Path(args.archive).expanduser()
     if not archive.is_file():
@@ -509,6 +517,7 @@ def _run_summary(totals) -> dict:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """`opbuild run SCRIPT.py [ARGS]`: run a script as __main__, then print its build report."""
     import runpy
     import traceback
 
@@ -555,6 +564,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    """`opbuild info`: version, compiler, target, cache location and size."""
     code = EXIT_OK
     compiler: dict[str, Any] = {}
     compiler_error = ""
@@ -623,6 +633,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def _arg_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
     def convert(text: str) -> Any:
+        """argparse type: ValueError becomes a usage error (exit 2)."""
         try:
             return parse(text)
         except ValueError as e:

@@ -57,6 +57,7 @@ class Entry:
     _info: Any = field(default=None, repr=False)
 
     def path(self, suffix: str) -> Path:
+        """The path of this entry's file with ``suffix`` (``.info``, ``.json``, ``.so``)."""
         return self.directory / (self.name + suffix)
 
     @property
@@ -66,6 +67,7 @@ class Entry:
 
     @property
     def size(self) -> int:
+        """Bytes of this entry's files (a binary shared with other entries counted in full)."""
         return sum(self.sizes.values())
 
     @property
@@ -89,15 +91,18 @@ class Entry:
 
     @property
     def op(self) -> str:
+        """The op, from ``.json``, else ``.info``, else the name."""
         return str(self.meta().get("op") or self.info().get("op") or NAME_RE.match(self.name).group(1))
 
     @property
     def built_at(self) -> float:
+        """Epoch seconds of the build (``.json`` ``built_at``, else its mtime)."""
         value = self.meta().get("built_at")
         return float(value) if isinstance(value, (int, float)) else self.mtimes.get(".json", 0.0)
 
     @property
     def build_seconds(self) -> float:
+        """Compiler seconds recorded for this kernel (0.0 if unknown)."""
         value = self.meta().get("build_seconds")
         return float(value) if isinstance(value, (int, float)) else 0.0
 
@@ -112,6 +117,7 @@ class FileStat:
 
     @classmethod
     def of(cls, st: os.stat_result) -> FileStat:
+        """From an ``os.stat_result``."""
         return cls(st.st_size, (st.st_dev, st.st_ino), st.st_nlink)
 
 
@@ -133,6 +139,7 @@ class Listing:
 
     @property
     def committed(self) -> list[Entry]:
+        """Entries whose ``.json`` exists."""
         return [e for e in self.entries if e.committed]
 
     def disk_bytes(self, paths) -> int:
@@ -145,14 +152,17 @@ class Listing:
         return sum(seen.values())
 
     def entry_files(self, entries=None) -> list[Path]:
+        """Paths of the files of ``entries`` (default: all entries)."""
         return [e.path(s) for e in (self.entries if entries is None else entries) for s in e.sizes]
 
     @property
     def entry_bytes(self) -> int:
+        """Disk usage of all entries."""
         return self.disk_bytes(self.entry_files())
 
     @property
     def quarantine_bytes(self) -> int:
+        """Disk usage of the quarantine folder."""
         return self.disk_bytes(self.quarantine)
 
     @property

@@ -45,6 +45,7 @@ class Removal:
 
     @property
     def freed(self) -> int:
+        """Bytes freed (or that would be)."""
         return sum(n for _, n in self.removed)
 
     @property
@@ -53,6 +54,7 @@ class Removal:
         return self.bytes_before - self.freed
 
     def as_dict(self) -> dict:
+        """JSON-able form."""
         return {"directory": str(self.directory), "dry_run": self.dry_run, "bytes_before": self.bytes_before,
                 "entries_removed": self.entries_removed,
                 "bytes_after": self.bytes_after, "freed": self.freed,
@@ -109,6 +111,7 @@ class _Ledger:
         self.total = listing.total_bytes
 
     def unlink(self, paths: list[Path]) -> int:
+        """Account for unlinking ``paths``; return the bytes that frees."""
         freed = 0
         for p in paths:
             f = self.files.get(p)

@@ -49,6 +49,7 @@ class Explanation:
                 + (f"; and {more} more" if more > 0 else ""))
 
     def as_dict(self) -> dict:
+        """JSON-able form."""
         return {"op": self.op, "kernel": self.name, "candidates": self.candidates, "closest": self.closest,
                 "identical": self.identical,
                 "changes": [{"field": f, "old": o, "new": n, "text": describe_change(f, o, n)}

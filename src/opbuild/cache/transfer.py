@@ -56,6 +56,7 @@ class ExportResult:
     uncommitted: int = 0
 
     def as_dict(self) -> dict:
+        """JSON-able form."""
         return {"archive": str(self.archive), "directory": str(self.directory), "entries": len(self.entries),
                 "bytes": self.bytes, "skipped": [{"name": n, "reason": r} for n, r in self.skipped],
                 "uncommitted": self.uncommitted}
@@ -128,6 +129,7 @@ class ImportResult:
         return not self.error and not self.rejected and not any(c in bad for _, c, _ in self.skipped)
 
     def as_dict(self) -> dict:
+        """JSON-able form."""
         return {"archive": str(self.archive), "directory": str(self.directory), "manifest": self.manifest,
                 "imported": self.imported, "replaced": self.replaced, "present": self.present,
                 "skipped": [{"name": n, "category": c, "detail": d} for n, c, d in self.skipped],

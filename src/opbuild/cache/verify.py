@@ -41,6 +41,7 @@ class Problem:
 
     @property
     def repaired(self) -> bool:
+        """Whether ``--repair`` fixed it."""
         return self.action in ("quarantined", "removed", "reset")
 
 
@@ -56,9 +57,11 @@ class Report:
 
     @property
     def unrepaired(self) -> list[Problem]:
+        """Problems that are still there."""
         return [p for p in self.problems if not p.repaired]
 
     def as_dict(self) -> dict:
+        """JSON-able form."""
         return {"directory": str(self.directory), "exists": self.exists, "checked": self.checked,
                 "problems": [asdict(p) for p in self.problems], "in_progress": self.in_progress}
 
