@@ -146,3 +146,23 @@ def lock_timeout() -> float:
     """Seconds to wait for another process's build of the same kernel before building it ourselves."""
     raw = _env("OPBUILD_LOCK_TIMEOUT")
     return float(raw) if raw else 600.0
+
+
+def cache_max_size() -> int | None:
+    """OPBUILD_CACHE_MAX_SIZE (e.g. ``500M``, ``2G``): after a build that compiled something, least-recently
+    used kernels are evicted until the rank's kernel_meta fits. Unset, empty or 0 means no bound (default)."""
+    from .units import parse_size
+
+    raw = _env("OPBUILD_CACHE_MAX_SIZE")
+    if not raw:
+        return None
+    try:
+        size = parse_size(raw)
+    except ValueError as e:
+        raise ValueError(f"OPBUILD_CACHE_MAX_SIZE: {e}") from None
+    return size or None
+
+
+def explain_misses() -> bool:
+    """OPBUILD_EXPLAIN_MISSES=1 logs, at WARNING level, why every cache miss of a run missed."""
+    return _env_bool("OPBUILD_EXPLAIN_MISSES", False)
