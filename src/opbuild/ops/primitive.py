@@ -24,6 +24,7 @@ def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
     tracer = trace.current()
     if tracer is not None:
         node = tracer.graph.add_node(op, spec.attrs, [tracer.value_of(t) for t in tensors], list(spec.outputs), spec)
+        tracer.own(node.outputs)
         outs = [Tensor._symbolic(v) for v in node.outputs]
     else:
         from ..runtime.session import session
