@@ -127,6 +127,7 @@ def _out_size(op: str, size: int, pads: Sequence[int], kernel: int, stride: int,
 
 # ---- Conv2D ---------------------------------------------------------------------------------------
 
+_COL_BLOCK_BYTES = 256 * 1024  # im2col block: fits L2 (measured best of 256K..1M and unblocked)
 _SHIFT_ADD_MAX_OUT = 4  # one input channel per group and fewer outputs per group: shift-and-add (measured:
 # 3x faster than im2col+gemm at 1 output per group, even at 4, gemm 2x faster from 8)
 
@@ -192,10 +193,11 @@ def _col_range(w: int, ow: int, pl: int, sw: int, dw: int) -> str:
             f"if (lo > hi) lo = hi;")
 
 
-def _im2col(c: int, h: int, w: int, kh: int, kw: int, oh: int, ow: int, pads: Sequence[int],
-            stride: Sequence[int], dil: Sequence[int], src: str, dst: str) -> str:
-    """C that fills ``dst`` (C*KH*KW x OH*OW) from the image ``src`` (C x H x W), zeros where padded.
-    Each row segment is one bounds-free copy (a memcpy when the stride is 1)."""
+def _im2col(c: int, h: int, w: int, kh: int, kw: int, ow: int, pads: Sequence[int], stride: Sequence[int],
+            dil: Sequence[int], src: str, dst: str) -> str:
+    """C that fills ``dst`` (C*KH*KW x nr*OW) with the patches of output rows [r0, r0 + nr) of the image
+    ``src`` (C x H x W), zeros where padded; ``r0`` and ``nr`` are C variables in scope. Each row segment is
+    one bounds-free copy (a memcpy when the stride is 1)."""
     (sh, sw), (dh, dw), pt, pl = stride, dil, pads[0], pads[2]
     if sw == 1:
         copy = f"memcpy(d + lo, s + (lo - {pl} + kj * {dw}), sizeof(*d) * (size_t)(hi - lo));"
@@ -206,8 +208,8 @@ for (int64_t ch = 0; ch < {c}; ch++)
 for (int64_t ki = 0; ki < {kh}; ki++)
 for (int64_t kj = 0; kj < {kw}; kj++) {{
   {_col_range(w, ow, pl, sw, dw)}
-  for (int64_t r = 0; r < {oh}; r++) {{
-    __typeof__(&{dst}[0]) d = {dst} + ((ch * {kh} + ki) * {kw} + kj) * {oh * ow} + r * {ow};
+  for (int64_t r = r0; r < r0 + nr; r++) {{
+    __typeof__(&{dst}[0]) d = {dst} + ((ch * {kh} + ki) * {kw} + kj) * nr * {ow} + (r - r0) * {ow};
     const int64_t ih = r * {sh} - {pt} + ki * {dh};
     if (ih < 0 || ih >= {h}) {{ memset(d, 0, sizeof(*d) * {ow}); continue; }}
     const __typeof__(&{src}[0]) s = {src} + (ch * {h} + ih) * {w};
@@ -272,15 +274,18 @@ def _conv_emit(k: KernelSpec) -> str:
     kdim = cg * kh * kw
     t = ctype(x.dtype)
     fn, one, zero = gemm_symbols(x.dtype)
-    direct = kh == kw == 1 and stride == [1, 1] and pads == [0, 0, 0, 0]
-    col = f"(in0 + (b * {c} + gi * {cg}) * {h * wd})" if direct else "col"
-    gemm = (f"{fn}(ObRowMajor, ObNoTrans, ObNoTrans, {og}, {oh * ow}, {kdim}, {one}, in1 + gi * {og * kdim}, "
-            f"{kdim}, {col}, {oh * ow}, {zero}, out0 + (b * {o_ch} + gi * {og}) * {oh * ow}, {oh * ow});")
-    if direct:
-        return f"for (int64_t b = 0; b < {n}; b++)\nfor (int64_t gi = 0; gi < {g}; gi++)\n  {gemm}"
-    fill = _im2col(cg, h, wd, kh, kw, oh, ow, pads, stride, dil, "img", "col")
+    w_g, out_g = f"in1 + gi * {og * kdim}", f"out0 + (b * {o_ch} + gi * {og}) * {oh * ow}"
+    if kh == kw == 1 and stride == [1, 1] and pads == [0, 0, 0, 0]:
+        # The image (Cg x H*W) already is the column matrix.
+        return (f"for (int64_t b = 0; b < {n}; b++)\nfor (int64_t gi = 0; gi < {g}; gi++)\n"
+                f"  {fn}(ObRowMajor, ObNoTrans, ObNoTrans, {og}, {oh * ow}, {kdim}, {one}, {w_g}, {kdim}, "
+                f"in0 + (b * {c} + gi * {cg}) * {h * wd}, {oh * ow}, {zero}, {out_g}, {oh * ow});")
+    # im2col a block of output rows at a time, sized so the column block stays in cache for its gemm
+    # (a whole-image column matrix of several MB costs a round trip to memory).
+    rows = max(1, min(oh, _COL_BLOCK_BYTES // (kdim * ow * np.dtype(x.dtype).itemsize)))
+    fill = _im2col(cg, h, wd, kh, kw, ow, pads, stride, dil, "img", "col")
     return f"""
-{t} *col = ({t} *)malloc(sizeof({t}) * (size_t){kdim * oh * ow});
+{t} *col = ({t} *)malloc(sizeof({t}) * (size_t){kdim * rows * ow});
 if (col == NULL) {{  /* out of memory: there is no error channel in the ABI, so make the failure visible */
   for (int64_t i = 0; i < {out.size}; i++) out0[i] = NAN;
   return;
@@ -288,8 +293,12 @@ if (col == NULL) {{  /* out of memory: there is no error channel in the ABI, so 
 for (int64_t b = 0; b < {n}; b++)
 for (int64_t gi = 0; gi < {g}; gi++) {{
   const {t} *restrict img = in0 + (b * {c} + gi * {cg}) * {h * wd};
-  {fill.strip()}
-  {gemm}
+  for (int64_t r0 = 0; r0 < {oh}; r0 += {rows}) {{
+    const int64_t nr = {oh} - r0 < {rows} ? {oh} - r0 : {rows};
+    {fill.strip()}
+    {fn}(ObRowMajor, ObNoTrans, ObNoTrans, {og}, (int)(nr * {ow}), {kdim}, {one}, {w_g}, {kdim}, col,
+         (int)(nr * {ow}), {zero}, {out_g} + r0 * {ow}, {oh * ow});
+  }}
 }}
 free(col);"""
 
