@@ -75,8 +75,13 @@ def kernel_call(op: str, attrs: dict, arrays: list[np.ndarray]) -> tuple[Call, l
     (kernel,), _ = session().builder.build([spec])
     outs = [np.empty(t.shape, dtype=t.dtype) for t in spec.outputs]
     ptrs = (ctypes.c_void_p * (len(arrays) + len(outs)))(*[a.ctypes.data for a in (*arrays, *outs)])
-    fn = kernel.fn
-    return (lambda: fn(ptrs)), outs
+
+    def call(fn=kernel.fn, ptrs=ptrs, keep=(list(arrays), outs)) -> None:
+        # ``keep`` holds the buffers whose raw addresses are in ``ptrs``: a caller that drops the returned
+        # outputs must not leave the kernel writing into freed memory.
+        fn(ptrs)
+
+    return call, outs
 
 
 def _per_call(fn: Callable[[], None], min_time: float) -> float:
