@@ -127,7 +127,13 @@ def _out_size(op: str, size: int, pads: Sequence[int], kernel: int, stride: int,
 
 # ---- Conv2D ---------------------------------------------------------------------------------------
 
-_COL_BLOCK_BYTES = 256 * 1024  # im2col block: fits L2 (measured best of 256K..1M and unblocked)
+# im2col works on blocks of output rows: ~256 KB of column matrix (stays in L2 for the gemm that reads it),
+# but at least 512 gemm columns (narrower gemms lose more to BLAS overhead than the cache saves). Measured,
+# 1 thread, time / NumPy matmul on the equivalent GEMM, for 3x3 convs C64 28x28 / C32 56x56 / C128 28x28 /
+# C256 14x14: unblocked 1.27 1.32 1.15 1.05; 256 KB 1.31 1.16 1.45 1.62; 256 KB + 512 columns 1.16 1.14
+# 1.16 1.10.
+_COL_BLOCK_BYTES = 256 * 1024
+_MIN_GEMM_N = 512
 _SHIFT_ADD_MAX_OUT = 4  # one input channel per group and fewer outputs per group: shift-and-add (measured:
 # 3x faster than im2col+gemm at 1 output per group, even at 4, gemm 2x faster from 8)
 
@@ -282,7 +288,8 @@ def _conv_emit(k: KernelSpec) -> str:
                 f"in0 + (b * {c} + gi * {cg}) * {h * wd}, {oh * ow}, {zero}, {out_g}, {oh * ow});")
     # im2col a block of output rows at a time, sized so the column block stays in cache for its gemm
     # (a whole-image column matrix of several MB costs a round trip to memory).
-    rows = max(1, min(oh, _COL_BLOCK_BYTES // (kdim * ow * np.dtype(x.dtype).itemsize)))
+    rows = _COL_BLOCK_BYTES // (kdim * ow * np.dtype(x.dtype).itemsize)
+    rows = max(1, min(oh, max(rows, -(-_MIN_GEMM_N // ow))))  # but keep the gemm wide enough to be efficient
     fill = _im2col(cg, h, wd, kh, kw, ow, pads, stride, dil, "img", "col")
     return f"""
 {t} *col = ({t} *)malloc(sizeof({t}) * (size_t){kdim * rows * ow});
