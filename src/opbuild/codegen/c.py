@@ -64,6 +64,13 @@ extern void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, do
 """
 
 
+def gemm_symbols(dtype: str) -> tuple[str, str, str]:
+    """(cblas gemm function of :data:`BLAS_DECLS`, C literal 1, C literal 0) for float32 or float64."""
+    if dtype == "float32":
+        return "scipy_cblas_sgemm", "1.0f", "0.0f"
+    return "scipy_cblas_dgemm", "1.0", "0.0"
+
+
 def ctype(dtype: str) -> str:
     """The C element type of a dtype name."""
     return BY_NAME[dtype].c_type

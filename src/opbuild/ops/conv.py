@@ -22,11 +22,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..codegen.c import c_literal, ctype
+from ..codegen.c import c_literal, ctype, gemm_symbols
 from ..dtypes import FLOATS
 from ..errors import ShapeError
 from ..ir import TensorType
-from .matmul import gemm_symbols
 from .primitive import Primitive
 from .registry import KernelSpec, OpDef, register, same_dtype
 

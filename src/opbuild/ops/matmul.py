@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..codegen.c import broadcast_loop, ctype
+from ..codegen.c import broadcast_loop, ctype, gemm_symbols
 from ..dtypes import FLOATS, NUMERIC
 from ..errors import ShapeError
 from ..ir import TensorType
@@ -63,13 +63,6 @@ class _Gemm:
         kb, n = (b_mat[1], b_mat[0]) if tb else b_mat
         assert k == kb
         return _Gemm(m, n, k, ta, tb, a_mat[1], b_mat[1])
-
-
-def gemm_symbols(dtype: str) -> tuple[str, str, str]:
-    """(cblas gemm function, C literal 1, C literal 0) for a float dtype (also used by Conv2D)."""
-    if dtype == "float32":
-        return "scipy_cblas_sgemm", "1.0f", "0.0f"
-    return "scipy_cblas_dgemm", "1.0", "0.0"
 
 
 def _gemm_call(g: _Gemm, dtype: str, a: str, b: str, c: str, m: int | None = None) -> str:
