@@ -95,5 +95,5 @@ class Dropout(Cell):
         if not self.training or self.p == 0.0:
             return x
         raise NotImplementedError(
-            f"Dropout(p={self.p}) in training mode is not supported: opbuild compiles inference graphs. "
+            f"Dropout(p={self.p:g}) in training mode is not supported: opbuild compiles inference graphs. "
             "Call net.set_train(False) to run Dropout as the identity.")
