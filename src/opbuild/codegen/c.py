@@ -141,3 +141,70 @@ def broadcast_loop(out_shape: Sequence[int], in_shapes: Sequence[Sequence[int]],
     lines.append(stmt)
     lines.append("}" * depth)
     return "\n".join(lines)
+
+
+def _offset(base, idx: Sequence[str], st: Sequence[int]) -> str:
+    terms = [str(base)] if base not in (0, "0", "") else []
+    terms += [v if s == 1 else f"{v} * {s}" for v, s in zip(idx, st, strict=True) if s != 0]
+    return " + ".join(terms) if terms else "0"
+
+
+def strided_copy(counts: Sequence[int], dst: str, dst_strides: Sequence[int], src: str,
+                 src_strides: Sequence[int], dst_base: int | str = 0, src_base: int | str = 0,
+                 var: str = "c", tile: int = 32) -> str:
+    """C statements copying a strided box: for every index vector ``i`` below ``counts``,
+    ``dst[dst_base + sum(i * dst_strides)] = src[src_base + sum(i * src_strides)]``.
+
+    Strides are in elements and may be zero or negative; bases are ints or C expressions. The generated code
+    is what makes data-movement kernels fast rather than per-element index math:
+      * dims that both sides walk contiguously merge into one (``_collapse``), size-1 dims vanish;
+      * an innermost run contiguous on both sides is one ``memcpy`` of a constant length (gcc inlines short
+        ones), so Concat/Split/Slice/Tile/Pad move whole rows;
+      * an innermost source stride of 0 (broadcast) loads the value once and stores it along the run;
+      * a transpose (destination contiguous innermost, source contiguous along another dim) is blocked into
+        ``tile`` x ``tile`` tiles so both sides stay in cache.
+    Loop indices are ``{var}0, {var}1, ...`` (pick ``var`` to nest inside other loops).
+    """
+    if any(int(c) == 0 for c in counts):
+        return "/* empty copy */"
+    shape, (ds, ss) = _collapse(counts, [dst_strides, src_strides])
+    run = 1
+    if shape and ds[-1] == 1 and ss[-1] == 1:
+        run = shape.pop()
+        ds.pop()
+        ss.pop()
+    depth = len(shape)
+    idx = [f"{var}{d}" for d in range(depth)]
+    # Transpose: blocked loops over the destination's innermost dim and the source's unit-stride dim.
+    k = None
+    if run == 1 and depth >= 2 and ds[-1] == 1:
+        k = next((d for d in range(depth - 1) if ss[d] == 1), None)
+    if k is not None and shape[k] >= tile and shape[-1] >= tile:
+        last = depth - 1
+        outer = [d for d in range(depth) if d not in (k, last)]
+        lines = [f"for (int64_t {idx[d]} = 0; {idx[d]} < {shape[d]}; {idx[d]}++) {{" for d in outer]
+        for d in (k, last):
+            lines.append(f"for (int64_t {idx[d]}b = 0; {idx[d]}b < {shape[d]}; {idx[d]}b += {tile}) {{")
+        for d in (k, last):
+            b = f"{idx[d]}b"
+            lines.append(f"const int64_t {idx[d]}e = {b} + {tile} < {shape[d]} ? {b} + {tile} : {shape[d]};")
+        for d in (k, last):
+            lines.append(f"for (int64_t {idx[d]} = {idx[d]}b; {idx[d]} < {idx[d]}e; {idx[d]}++) {{")
+        lines.append(f"{dst}[{_offset(dst_base, idx, ds)}] = {src}[{_offset(src_base, idx, ss)}];")
+        lines.append("}" * (len(outer) + 4))
+        return "\n".join(lines)
+    lines = [f"for (int64_t {idx[d]} = 0; {idx[d]} < {shape[d]}; {idx[d]}++) {{" for d in range(depth)]
+    if run > 1:
+        lines.append(f"memcpy({dst} + {_offset(dst_base, idx, ds)}, {src} + {_offset(src_base, idx, ss)}, "
+                     f"{run} * sizeof(*{dst}));")
+    elif depth and ss[-1] == 0:
+        # Broadcast along the innermost dim: one load per run, then a store loop gcc vectorises.
+        outer_idx, inner = idx[:-1], idx[-1]
+        lines.pop()
+        lines.append(f"const __typeof__({src}[0]) {var}v = {src}[{_offset(src_base, outer_idx, ss[:-1])}];")
+        lines.append(f"for (int64_t {inner} = 0; {inner} < {shape[-1]}; {inner}++) {{")
+        lines.append(f"{dst}[{_offset(dst_base, idx, ds)}] = {var}v;")
+    else:
+        lines.append(f"{dst}[{_offset(dst_base, idx, ds)}] = {src}[{_offset(src_base, idx, ss)}];")
+    lines.append("}" * depth)
+    return "\n".join(lines)
