@@ -78,6 +78,8 @@ class Builder:
         self._workdir: Path | None = None
         self._warned: set[str] = set()
         self._lock = threading.Lock()
+        self._libs: dict[tuple, object] = {}
+        self._encoder: cache_key.InfoEncoder | None = None
 
     # ---- toolchain ------------------------------------------------------------------------------
     def compiler(self, memo_dir: Path | None = None) -> Compiler:
@@ -98,13 +100,20 @@ class Builder:
     def request(self, spec: KernelSpec) -> _Request:
         """The cache identity of one kernel: canonical descriptor bytes and the derived name."""
         opdef = get_op(spec.op)
-        desc = cache_key.descriptor(
-            spec.op, spec.attrs, spec.inputs, spec.outputs, codegen_hash=opdef.codegen_hash(),
-            abi=c_codegen.ABI_VERSION, compiler=self.compiler().identity(), target=self.target(),
-            version=__version__)
-        info = cache_key.canonical_bytes(desc)
+        compiler = self.compiler().identity()
+        if self._encoder is None or self._encoder.compiler is not compiler:
+            self._encoder = cache_key.InfoEncoder(abi=c_codegen.ABI_VERSION, compiler=compiler,
+                                                  target=self.target(), version=__version__)
+        info = self._encoder.encode(spec.op, spec.attrs, spec.inputs, spec.outputs, opdef.codegen_hash())
         name = cache_key.kernel_name(spec.op, info)
         return _Request(spec, name, info, "ob_" + name.rsplit("_", 1)[1], opdef.needs_blas)
+
+    def load(self, path: Path | str, req: _Request, ident: tuple | None = None) -> LoadedKernel:
+        """dlopen a verified binary (one handle per binary inode, shared by the entries of a batch)."""
+        if ident is None:
+            st = os.stat(path)
+            ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        return load_kernel(path, req.name, req.symbol, self._libs, ident)
 
     # ---- stores ---------------------------------------------------------------------------------
     def _warn_once(self, key: str, message: str) -> None:
@@ -187,7 +196,7 @@ class Builder:
             t1 = time.perf_counter()
             found = read_store.lookup(req.name, req.info) if read_store is not None else Lookup("absent")
             if found.status == "hit":
-                kernel = load_kernel(found.binary, req.name, req.symbol)
+                kernel = self.load(found.binary, req, found.ident)
                 status = "repaired" if req.name in swept else "reused"
                 self._finish(scope, mk, kernel, by_memo)
                 report.kernels.append(KernelRecord(req.name, req.spec.op, status, time.perf_counter() - t1))
@@ -322,7 +331,7 @@ class _BatchBuild:
         if locked:
             found = self.read.lookup(req.name, req.info)
         if found.status == "hit":
-            kernel = load_kernel(found.binary, req.name, req.symbol)
+            kernel = self.b.load(found.binary, req, found.ident)
             self.done.append((mk, req, kernel, "repaired" if repaired else "reused", 0.0))
             self.progress.step(req.name)
             return True, repaired
@@ -382,7 +391,7 @@ class _BatchBuild:
                 self._compile([item])
             return
         for (mk, req, repaired, _), (_, path, seconds) in zip(batch, built):
-            kernel = load_kernel(path, req.name, req.symbol)
+            kernel = self.b.load(path, req)
             self.done.append((mk, req, kernel, "repaired" if repaired else "built", seconds))
             self.progress.step(req.name)
 

@@ -47,6 +47,7 @@ class Node:
     inputs: list[Value]
     outputs: list[Value] = field(default_factory=list)
     name: str = ""
+    spec: Any = None  # the op's KernelSpec, recorded at trace time so the build does not re-infer it
 
 
 @dataclass(eq=False)
@@ -59,8 +60,9 @@ class Graph:
     nodes: list[Node] = field(default_factory=list)
     outputs: list[Value] = field(default_factory=list)
 
-    def add_node(self, op: str, attrs: dict[str, Any], inputs: list[Value], out_types: list[TensorType]) -> Node:
-        node = Node(op, attrs, list(inputs), name=f"{op}-op{len(self.nodes)}")
+    def add_node(self, op: str, attrs: dict[str, Any], inputs: list[Value], out_types: list[TensorType],
+                 spec: Any = None) -> Node:
+        node = Node(op, attrs, list(inputs), name=f"{op}-op{len(self.nodes)}", spec=spec)
         node.outputs = [Value(t, node, i) for i, t in enumerate(out_types)]
         self.nodes.append(node)
         return node

@@ -30,7 +30,8 @@ class Tensor:
         elif not isinstance(input_data, (np.ndarray, np.generic)) and arr.dtype == np.float64:
             arr = arr.astype(np.float32)
         dtype_of(arr.dtype)  # raises TypeError for unsupported dtypes
-        self._data: np.ndarray | None = np.ascontiguousarray(arr)
+        # np.ascontiguousarray turns a 0-d array into shape (1,): keep scalars (full reductions) 0-d.
+        self._data: np.ndarray | None = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
         self._value: Value | None = None
 
     @classmethod

@@ -64,6 +64,34 @@ def descriptor(op: str, attrs: dict, inputs: Sequence[TensorType], outputs: Sequ
     return desc
 
 
+def _dump(v: Any) -> str:
+    return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+class InfoEncoder:
+    """Fast path of ``canonical_bytes(descriptor(...))`` for many kernels of one toolchain.
+
+    The toolchain part of every descriptor (ABI, compiler, target, version) is serialised once; each kernel
+    then only serialises its own fields and splices them in sorted-key order. The bytes are identical to the
+    slow path (a test checks this), so the key is defined by :func:`descriptor` alone.
+    """
+
+    def __init__(self, *, abi: int, compiler: dict, target: dict, version: str):
+        self.compiler = compiler
+        self._abi = _dump(abi)
+        self._compiler = _dump(compiler)
+        self._version = _dump(version)
+        self._target = _dump(target)
+
+    def encode(self, op: str, attrs: dict, inputs: Sequence[TensorType], outputs: Sequence[TensorType],
+               codegen_hash: str) -> bytes:
+        ins = _dump([tensor_desc(t) for t in inputs])
+        outs = _dump([tensor_desc(t) for t in outputs])
+        return (f'{{"abi":{self._abi},"attrs":{_dump(attrs)},"codegen":{_dump(codegen_hash)},'
+                f'"compiler":{self._compiler},"inputs":{ins},"op":{_dump(op)},"opbuild_version":{self._version},'
+                f'"outputs":{outs},"target":{self._target}}}\n').encode()
+
+
 def canonical_bytes(desc: dict) -> bytes:
     """Canonical JSON of a descriptor: sorted keys, no spaces, ASCII, trailing newline."""
     return (json.dumps(desc, sort_keys=True, separators=(",", ":"), ensure_ascii=True) + "\n").encode()

@@ -35,6 +35,7 @@ class Lookup:
     reason: str = ""
     binary: Path | None = None
     result: dict | None = None
+    ident: tuple | None = None  # (device, inode, size, mtime_ns) of the verified binary
 
 
 class KernelStore:
@@ -44,6 +45,7 @@ class KernelStore:
         self.path = Path(path)
         if create:
             self.path.mkdir(parents=True, exist_ok=True)
+        self._prefix = os.path.join(str(self.path), "")
         self._swept = False
         self._digests: dict[tuple[int, int, int, int], str] = {}
 
@@ -66,11 +68,17 @@ class KernelStore:
 
     # ---- reads ------------------------------------------------------------------------------------
     def lookup(self, name: str, info: bytes) -> Lookup:
-        """Verify the entry ``name`` against the requested canonical descriptor bytes ``info``."""
+        """Verify the entry ``name`` against the requested canonical descriptor bytes ``info``.
+
+        This is the warm-start hot path (once per kernel per process), hence plain string paths and
+        ``open`` rather than pathlib.
+        """
+        base = self._prefix + name
         try:
-            raw = self.json_path(name).read_bytes()
+            with open(base + ".json", "rb") as f:
+                raw = f.read()
         except FileNotFoundError:
-            if self.info_path(name).exists() or self.binary_path(name).exists():
+            if os.path.exists(base + ".info") or os.path.exists(base + BINARY_SUFFIX):
                 return Lookup("corrupt", "entry has no .json (interrupted build or deleted file)")
             return Lookup("absent")
         except OSError as e:
@@ -86,16 +94,20 @@ class KernelStore:
         except (ValueError, KeyError, TypeError) as e:
             return Lookup("corrupt", f"unparsable .json ({e})")
         try:
-            on_disk = self.info_path(name).read_bytes()
+            with open(base + ".info", "rb") as f:
+                on_disk = f.read()
         except FileNotFoundError:
             return Lookup("corrupt", "entry has no .info")
-        if hashlib.sha256(on_disk).hexdigest()[:HASH_CHARS] != name.rsplit("_", 1)[-1]:
-            return Lookup("corrupt", ".info does not hash to the entry's name")
+        except OSError as e:
+            return Lookup("corrupt", f"cannot read .info: {e}")
         if on_disk != info:
+            if hashlib.sha256(on_disk).hexdigest()[:HASH_CHARS] != name.rsplit("_", 1)[-1]:
+                return Lookup("corrupt", ".info does not hash to the entry's name")
             return Lookup("corrupt", ".info differs from the requested descriptor")
-        binary = self.binary_path(name)
+        # on_disk == info, and the caller derived ``name`` from sha256(info): the .info matches its name.
+        binary = base + BINARY_SUFFIX
         try:
-            st = binary.stat()
+            st = os.stat(binary)
         except FileNotFoundError:
             return Lookup("corrupt", "binary is missing")
         if st.st_size != expected_size:
@@ -105,13 +117,14 @@ class KernelStore:
         digest = self._digests.get(ident)
         if digest is None:
             try:
-                digest = hashlib.sha256(binary.read_bytes()).hexdigest()
+                with open(binary, "rb") as f:
+                    digest = hashlib.sha256(f.read()).hexdigest()
             except OSError as e:
                 return Lookup("corrupt", f"cannot read binary: {e}")
             self._digests[ident] = digest
         if digest != expected_sha:
             return Lookup("corrupt", "binary sha256 does not match .json")
-        return Lookup("hit", binary=binary, result=result)
+        return Lookup("hit", binary=Path(binary), result=result, ident=ident)
 
     # ---- writes -----------------------------------------------------------------------------------
     def publish(self, name: str, info: bytes, binary: bytes, result: dict, link_from: Path | None = None) -> Path:

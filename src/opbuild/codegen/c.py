@@ -14,7 +14,7 @@ Op families emit only the body; this module wraps it with typed, ``restrict``-qu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..dtypes import BY_NAME
 from ..ir import TensorType
@@ -208,3 +208,46 @@ def strided_copy(counts: Sequence[int], dst: str, dst_strides: Sequence[int], sr
         lines.append(f"{dst}[{_offset(dst_base, idx, ds)}] = {src}[{_offset(src_base, idx, ss)}];")
     lines.append("}" * depth)
     return "\n".join(lines)
+
+
+def simd_lanes(dtype: str) -> int:
+    """How many independent partial results a reduction keeps: two 512-bit registers' worth, so the
+    vectoriser can use several vector accumulators and hide the latency of each add."""
+    return max(1, 128 // BY_NAME[dtype].np_dtype.itemsize)
+
+
+def lane_reduce(acc: str, acc_type: str, n: int, elem: Callable[[str], str], combine: Callable[[str, str], str],
+                identity: str, lanes: int) -> str:
+    """C statements declaring ``acc_type acc`` = the reduction of ``elem(j)`` for ``j`` in ``[0, n)``.
+
+    ``elem(j)`` maps a C index expression to the element's C expression (evaluated once per element);
+    ``combine(a, b)`` maps two C variable names to their combination and ``identity`` is its neutral
+    element. The main loop keeps ``lanes`` (a power of two) independent partial results in a small array
+    that gcc maps onto SIMD registers: floating-point reductions vectorise without -ffast-math because
+    nothing is reassociated. The lanes are then combined pairwise and the ``n % lanes`` tail folded in last,
+    so a sum adds only about n/lanes terms in sequence (more accurate than one running sum). Helper
+    variables are prefixed with ``acc``.
+    """
+    j, e = f"{acc}_j", f"{acc}_e"
+    if n < 2 * lanes:  # too short for lanes to pay off: one sequential loop (n is a static constant)
+        return (f"{acc_type} {acc} = {identity};\n"
+                f"for (int64_t {j} = 0; {j} < {n}; {j}++) "
+                f"{{ const {acc_type} {e} = {elem(j)}; {acc} = {combine(acc, e)}; }}")
+    main = n - n % lanes
+    v, j0, ln, w, b = f"{acc}_v", f"{acc}_j0", f"{acc}_l", f"{acc}_w", f"{acc}_b"
+    return "\n".join([
+        f"{acc_type} {acc};",
+        "{",
+        f"  {acc_type} {v}[{lanes}];",
+        f"  for (int {ln} = 0; {ln} < {lanes}; {ln}++) {v}[{ln}] = {identity};",
+        f"  for (int64_t {j0} = 0; {j0} < {main}; {j0} += {lanes})",
+        f"    for (int {ln} = 0; {ln} < {lanes}; {ln}++) {{ const int64_t {j} = {j0} + {ln}; "
+        f"const {acc_type} {e} = {elem(j)}; const {acc_type} {b} = {v}[{ln}]; {v}[{ln}] = {combine(b, e)}; }}",
+        f"  for (int {w} = {lanes // 2}; {w} > 0; {w} >>= 1)",
+        f"    for (int {ln} = 0; {ln} < {w}; {ln}++) {{ const {acc_type} {b} = {v}[{ln}], {e} = {v}[{ln} + {w}]; "
+        f"{v}[{ln}] = {combine(b, e)}; }}",
+        f"  {acc} = {v}[0];",
+        f"  for (int64_t {j} = {main}; {j} < {n}; {j}++) {{ const {acc_type} {e} = {elem(j)}; "
+        f"{acc} = {combine(acc, e)}; }}",
+        "}",
+    ])

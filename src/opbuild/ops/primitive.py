@@ -23,7 +23,7 @@ def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
     spec = opdef.spec(attrs, [t._type for t in tensors])
     tracer = trace.current()
     if tracer is not None:
-        node = tracer.graph.add_node(op, spec.attrs, [tracer.value_of(t) for t in tensors], list(spec.outputs))
+        node = tracer.graph.add_node(op, spec.attrs, [tracer.value_of(t) for t in tensors], list(spec.outputs), spec)
         outs = [Tensor._symbolic(v) for v in node.outputs]
     else:
         from ..runtime.session import session

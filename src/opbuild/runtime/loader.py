@@ -19,9 +19,19 @@ class LoadedKernel:
     lib: ctypes.CDLL
 
 
-def load_kernel(path: Path, name: str, symbol: str) -> LoadedKernel:
-    """Load the verified binary at ``path`` and return its kernel entry point."""
-    lib = ctypes.CDLL(str(path))
+def load_kernel(path: Path | str, name: str, symbol: str, libs: dict | None = None,
+                ident: tuple | None = None) -> LoadedKernel:
+    """Load the verified binary at ``path`` and return its kernel entry point.
+
+    ``libs`` maps a binary's identity (device, inode, ...) to its already-open CDLL: the entries of one
+    batched compile are hard links of one object, so they share one handle instead of paying for a
+    ``dlopen`` and a ctypes function-pointer class each.
+    """
+    lib = libs.get(ident) if libs is not None and ident is not None else None
+    if lib is None:
+        lib = ctypes.CDLL(str(path))
+        if libs is not None and ident is not None:
+            libs[ident] = lib
     fn = getattr(lib, symbol)
     fn.argtypes = KERNEL_ARGTYPES
     fn.restype = None

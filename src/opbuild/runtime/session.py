@@ -30,7 +30,7 @@ class Session:
         """Build every kernel of ``graph`` and return it ready to run; records the build report."""
         from ..ops.registry import get
 
-        specs = [get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in graph.nodes]
+        specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in graph.nodes]
         kernels, report = self.builder.build(specs)
         with self._lock:
             self._last = report
