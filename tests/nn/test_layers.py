@@ -275,6 +275,17 @@ def test_embedding_looks_up_rows(use_one_hot):
     np.testing.assert_allclose(y, param(emb, "embedding_table")[IDS], rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.parametrize("use_one_hot", [False, True])
+def test_embedding_out_of_range_ids_give_zero_vectors(use_one_hot):
+    emb = nn.Embedding(11, 6, use_one_hot=use_one_hot)
+    ids = IDS.copy()
+    ids[0, 1], ids[1, 3] = 11, -1
+    y = run(emb, ids)
+    np.testing.assert_array_equal(y[0, 1], 0)
+    np.testing.assert_array_equal(y[1, 3], 0)
+    np.testing.assert_allclose(y[0, 0], param(emb, "embedding_table")[ids[0, 0]], rtol=1e-6)
+
+
 def test_embedding_int64_and_errors():
     emb = nn.Embedding(11, 6, dtype=ms.int64)
     np.testing.assert_allclose(run(emb, IDS.astype(np.int64)), param(emb, "embedding_table")[IDS], rtol=1e-6)

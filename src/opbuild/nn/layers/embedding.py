@@ -20,8 +20,8 @@ class Embedding(Cell):
     ``S + (embedding_size,)``, rows of ``embedding_table`` (vocab_size, embedding_size).
 
     ``use_one_hot=False`` gathers rows (Gather); ``use_one_hot=True`` multiplies a one-hot encoding of the
-    ids with the table (MatMul), as MindSpore does. Ids must lie in [0, vocab_size): the Gather kernel's
-    behaviour on out-of-range ids is defined by that op, while the one-hot form yields zero vectors.
+    ids with the table (MatMul), as MindSpore does. Ids outside [0, vocab_size) yield zero vectors in both
+    forms (Gather writes zeros for out-of-range indices, and such an id matches no one-hot column).
     """
 
     def __init__(self, vocab_size: int, embedding_size: int, use_one_hot: bool = False,
