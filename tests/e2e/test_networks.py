@@ -2,9 +2,10 @@
 traced graph, (b) independent hand-written NumPy forwards (MLP, small ResNet, transformer), (c) PYNATIVE mode;
 graph caching (one trace per input signature) and the example scripts.
 
-Tolerances (float32 kernels): against the reference interpreter, which runs the same graph in float32 NumPy,
-rtol 1e-4 / atol 1e-5 scaled by the output magnitude; against the float64 hand-written forwards of deep
-networks, rtol 1e-3 / atol 1e-4 scaled by the output magnitude. PYNATIVE runs the same kernels: rtol 1e-6.
+Tolerances (float32 kernels), with atol scaled by the output magnitude: rtol 1e-4 / atol 1e-5 against the
+reference interpreter (the same graph in float32 NumPy) and against the float64 hand-written forwards (observed
+errors are ~1e-6 relative; swapping the tanh GELU for the erf one, a 1e-4 change, is caught). PYNATIVE runs
+the same kernels: rtol 1e-6.
 """
 
 from __future__ import annotations
@@ -132,7 +133,7 @@ def test_resnet_small_matches_reference_and_numpy(cnn_net):
     ops_used = {n.op for n in graph.nodes}
     assert {"Conv2D", "BatchNorm", "ReLU", "Add", "MaxPool", "MatMul"} <= ops_used
     close(out, run_reference(graph, [x.asnumpy()])[0], 1e-4, 1e-5)
-    close(out, numpy_resnet_small(net, x.asnumpy()), 1e-3, 1e-4)
+    close(out, numpy_resnet_small(net, x.asnumpy()), 1e-4, 1e-5)
 
 
 def test_transformer_matches_reference_and_numpy(tf_net):
@@ -144,7 +145,7 @@ def test_transformer_matches_reference_and_numpy(tf_net):
     assert count == {"Softmax": TINY_TF.layers, "BatchMatMul": 2 * TINY_TF.layers,
                      "LayerNorm": 1 + 2 * TINY_TF.layers}
     close(out, run_reference(graph, [ids.asnumpy()])[0], 1e-4, 1e-5)
-    close(out, numpy_transformer(net, ids.asnumpy(), TINY_TF), 1e-3, 1e-4)
+    close(out, numpy_transformer(net, ids.asnumpy(), TINY_TF), 1e-4, 1e-5)
 
 
 def test_resnet50_structure():

@@ -126,8 +126,9 @@ def resnet_small(num_classes: int = 10, width: int = 8, layers: Sequence[int] = 
 
 def resnet50(num_classes: int = 1000, width: int = 64, layers: Sequence[int] = (3, 4, 6, 3), in_channels: int = 3,
              seed: int = 0) -> ResNet:
-    """ResNet-50 (bottleneck blocks [3, 4, 6, 3], 53 convolutions, 7x7/2 stem). ``width`` scales every layer
-    (64 is the real network; 4 gives a tiny one with the same structure for tests)."""
+    """ResNet-50 (bottleneck blocks [3, 4, 6, 3], 7x7/2 stem). ``width`` scales every layer: 64 is the real
+    network (25.6 M parameters; on a 224x224 image: 176 graph nodes, 53 convolutions in 23 distinct conv
+    kernels, 56 distinct kernels in all); 2 or 4 gives a tiny network of the same structure for tests."""
     set_seed(seed)
     net = ResNet(Bottleneck, layers, width, num_classes, in_channels, stem_kernel=7, stem_stride=2)
     _randomize_batch_norm(net, seed)
