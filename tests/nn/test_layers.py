@@ -346,3 +346,11 @@ def test_pynative_matches_graph(pynative_mode):
     eager = run(layer, X4)
     ms.set_context(mode=ms.GRAPH_MODE)
     np.testing.assert_allclose(run(layer, X4), eager, rtol=1e-6, atol=1e-7)
+
+
+def test_embedding_padding_idx_row_is_zero():
+    emb = nn.Embedding(11, 6, padding_idx=3)
+    np.testing.assert_array_equal(param(emb, "embedding_table")[3], 0)
+    assert np.abs(param(emb, "embedding_table")[4]).sum() > 0
+    with pytest.raises(ValueError, match=r"padding_idx must be in \[0, 11\)"):
+        nn.Embedding(11, 6, padding_idx=11)

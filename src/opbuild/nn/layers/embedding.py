@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ... import ops
-from ...dtypes import INTS, dtype_of
+from ...dtypes import INTS, DType, dtype_of, int32
 from ...errors import ShapeError
 from ...parameter import Parameter, initializer
 from ...tensor import Tensor
@@ -25,12 +25,12 @@ class Embedding(Cell):
     """
 
     def __init__(self, vocab_size: int, embedding_size: int, use_one_hot: bool = False,
-                 embedding_table="normal", dtype=None, padding_idx: int | None = None) -> None:
+                 embedding_table="normal", dtype: DType | str = int32, padding_idx: int | None = None) -> None:
         super().__init__()
         self.vocab_size = positive_int("Embedding", "vocab_size", vocab_size)
         self.embedding_size = positive_int("Embedding", "embedding_size", embedding_size)
         self.use_one_hot = bool(use_one_hot)
-        self.dtype = dtype_of(dtype if dtype is not None else "int32")
+        self.dtype = dtype_of(dtype)
         if self.dtype.name not in INTS:
             raise ValueError(f"Embedding: dtype must be opbuild.int32 or opbuild.int64, got {self.dtype!r}")
         table = initializer(embedding_table, (vocab_size, embedding_size))
