@@ -632,7 +632,7 @@ register(OpDef("Tile", _tile_infer, _tile_emit, lambda attrs, x: np.tile(x, attr
 register(OpDef("BroadcastTo", _same_shape_infer("BroadcastTo"), _broadcast_to_emit,
                lambda attrs, x: np.broadcast_to(x, attrs["shape"]).copy(), normalize=_broadcast_to_normalize,
                n_inputs=1))
-register(OpDef("Pad", _pad_infer, _pad_emit, lambda attrs, x: np.pad(x, attrs["paddings"]),
+register(OpDef("Pad", _pad_infer, _pad_emit, lambda attrs, x: np.pad(x, attrs["paddings"]) if x.ndim else x,
                normalize=_pad_normalize, n_inputs=1))
 register(OpDef("OnesLike", _like_infer("OnesLike"),
                lambda k: _fill_body(k.outputs[0].size, c_literal(1, k.outputs[0].dtype)),
@@ -699,7 +699,9 @@ class Concat(Primitive):
 
     def __call__(self, input_x: Sequence[Any]) -> Tensor:
         if not isinstance(input_x, (tuple, list)):
-            raise ShapeError("Concat", f"expects a tuple or list of tensors, got {type(input_x).__name__}")
+            given = [input_x._type] if isinstance(input_x, Tensor) else []
+            raise ShapeError("Concat", f"expects a tuple or list of tensors, got {type(input_x).__name__}",
+                             given)
         return apply("Concat", self.attrs, list(input_x))
 
 
