@@ -235,6 +235,17 @@ def strided_copy(counts: Sequence[int], dst: str, dst_strides: Sequence[int], sr
     return "\n".join(lines)
 
 
+
+def nan_max(a: str, b: str) -> str:
+    """C expression: the larger of ``a`` and ``b``, NaN if either is NaN (np.maximum; once an accumulator
+    ``a`` is NaN it stays NaN). Vectorises to compare-and-blend."""
+    return f"(({b} > {a} || {b} != {b}) ? {b} : {a})"
+
+
+def nan_min(a: str, b: str) -> str:
+    """C expression: the smaller of ``a`` and ``b``, NaN if either is NaN (np.minimum)."""
+    return f"(({b} < {a} || {b} != {b}) ? {b} : {a})"
+
 def simd_lanes(dtype: str) -> int:
     """How many independent partial results a reduction keeps: two 512-bit registers' worth, so the
     vectoriser can use several vector accumulators and hide the latency of each add."""

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..codegen.c import c_literal, ctype, lane_reduce, simd_lanes
+from ..codegen.c import c_literal, ctype, lane_reduce, nan_max, simd_lanes
 from ..dtypes import FLOATS
 from ..errors import ShapeError
 from ..ir import TensorType
@@ -22,10 +22,6 @@ from .primitive import Primitive, primitive_class
 from .registry import KernelSpec, OpDef, norm_axis, register, same_dtype
 
 _BLOCK = 256  # columns whose statistics live in stack arrays at once (strided axis)
-
-
-def _nan_max(a: str, b: str) -> str:  # NaN-propagating, like np.max (a NaN row gives NaN, as in NumPy)
-    return f"(({b} > {a} || {b} != {b}) ? {b} : {a})"
 
 
 def _add(a: str, b: str) -> str:
@@ -90,7 +86,7 @@ def _softmax_emit(log: bool) -> Callable[[KernelSpec], str]:
             lines = [f"for (int64_t o = 0; o < {outer}; o++) {{",
                      f"const {ct} *restrict xr = in0 + o * {n};",
                      f"{ct} *restrict yr = out0 + o * {n};",
-                     lane_reduce("mx", ct, n, lambda j: f"xr[{j}]", _nan_max, ninf, lanes)]
+                     lane_reduce("mx", ct, n, lambda j: f"xr[{j}]", nan_max, ninf, lanes)]
             if log:  # y = (x - max) - log(sum(exp(x - max)))
                 lines += [lane_reduce("s", ct, n, lambda j: f"{exp}(xr[{j}] - mx)", _add, zero, lanes),
                           f"const {ct} ls = log(s);",
@@ -113,7 +109,7 @@ def _softmax_emit(log: bool) -> Callable[[KernelSpec], str]:
             f"{ct} mx[{blk}], s[{blk}];",
             f"{col} {{ mx[c] = {ninf}; s[c] = {zero}; }}",
             f"{row} {{ const {ct} *restrict xr = xb + r * {inner}; "
-            f"{col} {{ const {ct} v = xr[c], a = mx[c]; mx[c] = {_nan_max('a', 'v')}; }} }}",
+            f"{col} {{ const {ct} v = xr[c], a = mx[c]; mx[c] = {nan_max('a', 'v')}; }} }}",
         ]
         if log:
             lines += [

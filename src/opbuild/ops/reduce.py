@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..codegen.c import c_literal, ctype, lane_reduce, simd_lanes, strides
+from ..codegen.c import c_literal, ctype, lane_reduce, nan_max, nan_min, simd_lanes, strides
 from ..dtypes import FLOATS, NUMERIC, dtype_of, int32
 from ..errors import ShapeError
 from ..ir import TensorType
@@ -49,16 +49,8 @@ class Reduction:
     empty_ok: bool = True
 
 
-def _float_lit(value: float) -> Callable[[str], str]:
-    return lambda dt: c_literal(value, dt) if dt in FLOATS else c_literal(int(value), dt)
-
-
-def _nan_max(a: str, b: str) -> str:  # NaN-propagating, like np.max: once a is NaN it stays NaN
-    return f"(({b} > {a} || {b} != {b}) ? {b} : {a})"
-
-
-def _nan_min(a: str, b: str) -> str:
-    return f"(({b} < {a} || {b} != {b}) ? {b} : {a})"
+def _const(value: int) -> Callable[[str], str]:
+    return lambda dt: c_literal(value, dt)
 
 
 def _ref(fn: Callable, typed: bool) -> Callable:
@@ -74,16 +66,16 @@ def _ref(fn: Callable, typed: bool) -> Callable:
 
 
 REDUCTIONS: dict[str, Reduction] = {
-    "ReduceSum": Reduction(lambda a, b: f"{a} + {b}", lambda a, b: f"{a} + {b}", _float_lit(0), NUMERIC,
+    "ReduceSum": Reduction(lambda a, b: f"{a} + {b}", lambda a, b: f"{a} + {b}", _const(0), NUMERIC,
                            _ref(np.sum, True), wraps=True),
-    "ReduceMean": Reduction(lambda a, b: f"{a} + {b}", lambda a, b: f"{a} + {b}", _float_lit(0), FLOATS,
+    "ReduceMean": Reduction(lambda a, b: f"{a} + {b}", lambda a, b: f"{a} + {b}", _const(0), FLOATS,
                             _ref(np.mean, True), mean=True),
-    "ReduceProd": Reduction(lambda a, b: f"{a} * {b}", lambda a, b: f"{a} * {b}", _float_lit(1), NUMERIC,
+    "ReduceProd": Reduction(lambda a, b: f"{a} * {b}", lambda a, b: f"{a} * {b}", _const(1), NUMERIC,
                             _ref(np.prod, True), wraps=True),
-    "ReduceMax": Reduction(_nan_max, lambda a, b: f"({b} > {a} ? {b} : {a})",
+    "ReduceMax": Reduction(nan_max, lambda a, b: f"({b} > {a} ? {b} : {a})",
                            lambda dt: "(-INFINITY)" if dt in FLOATS else _INT_LIMITS[dt][0], NUMERIC,
                            _ref(np.max, False), empty_ok=False),
-    "ReduceMin": Reduction(_nan_min, lambda a, b: f"({b} < {a} ? {b} : {a})",
+    "ReduceMin": Reduction(nan_min, lambda a, b: f"({b} < {a} ? {b} : {a})",
                            lambda dt: "INFINITY" if dt in FLOATS else _INT_LIMITS[dt][1], NUMERIC,
                            _ref(np.min, False), empty_ok=False),
 }
@@ -334,7 +326,7 @@ def _arg_emit(is_max: bool) -> Callable[[KernelSpec], str]:
             lanes = simd_lanes(x.dtype)
             main = n - n % lanes
             ident = ("(-INFINITY)" if is_max else "INFINITY") if nan else _INT_LIMITS[x.dtype][0 if is_max else 1]
-            comb = (_nan_max if is_max else _nan_min) if nan else (lambda a, b: f"({b} {gt} {a} ? {b} : {a})")
+            comb = (nan_max if is_max else nan_min) if nan else (lambda a, b: f"({b} {gt} {a} ? {b} : {a})")
 
             def search(hit: str) -> list[str]:
                 return [f"for (; j < {main}; j += {lanes}) {{ int hit = 0; "
