@@ -49,7 +49,7 @@ class Session:
                     self._last = self._pynative
                 self._pynative.extend(report)
         outs = [np.empty(t.shape, dtype=t.dtype) for t in spec.outputs]
-        args = [np.ascontiguousarray(a) for a in arrays]
+        args = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
         ptrs = (ctypes.c_void_p * (len(args) + len(outs)))(*[a.ctypes.data for a in (*args, *outs)])
         kernel.fn(ptrs)
         return outs
