@@ -172,8 +172,10 @@ class Builder:
         t0 = time.perf_counter()
         report = BuildReport()
         read_store, write_store = self.stores()
-        scope = str(read_store.path if read_store else write_store.path)
+        # The memory tier is keyed by the store and the toolchain (CC, OPBUILD_CFLAGS) as well as the kernel:
+        # a process that changes its flags between builds must not be served kernels built with the old ones.
         self.compiler(write_store.path)
+        scope = f"{read_store.path if read_store else write_store.path}|{self._compiler_env}"
         by_memo: dict[str, LoadedKernel] = {}
         pending: dict[str, _Request] = {}
         for spec in specs:
