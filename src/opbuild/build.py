@@ -191,10 +191,7 @@ class Builder:
 
         shared = read_store is not None and read_store is write_store
         swept = set(read_store.sweep_temporaries()) if shared else set()
-        if swept:
-            self._warn_once(f"swept:{read_store.path}", (
-                f"opbuild: moved {len(swept)} stray temporary file(s) of interrupted builds in {read_store.path} "
-                f"to its quarantine folder"))
+        repairs: list[tuple[str, str]] = []  # (kernel, reason) of entries quarantined by this build
 
         misses: list[tuple[str, _Request, Lookup]] = []
         for mk, req in pending.items():
@@ -210,11 +207,15 @@ class Builder:
                 misses.append((mk, req, found))
                 self.observer.on_miss(read_store, req.name, req.info, found)
 
-        if misses:
-            done = _BatchBuild(self, read_store, write_store, swept, misses).run()
-            for mk, req, kernel, status, seconds in done:
-                self._finish(scope, mk, kernel, by_memo)
-                report.kernels.append(KernelRecord(req.name, req.spec.op, status, seconds))
+        try:
+            if misses:
+                done = _BatchBuild(self, read_store, write_store, swept, misses, repairs).run()
+                for mk, req, kernel, status, seconds in done:
+                    self._finish(scope, mk, kernel, by_memo)
+                    report.kernels.append(KernelRecord(req.name, req.spec.op, status, seconds))
+        finally:
+            if swept or repairs:
+                _warn_repairs(read_store, swept, repairs)
 
         report.seconds = time.perf_counter() - t0
         self.observer.after_build(read_store, write_store, report, [r.name for r in pending.values()],
@@ -286,6 +287,22 @@ class Builder:
             return self.private_store().publish(req.name, req.info, binary, meta)
 
 
+def _warn_repairs(store: KernelStore, swept: set[str], repairs: list[tuple[str, str]]) -> None:
+    """ONE warning per build for everything it found broken and repaired, however many entries that was (a
+    stray temporary and the incomplete entry of one interrupted build, or every entry sharing one damaged
+    batch binary, are one incident for the user)."""
+    parts = []
+    if repairs:
+        shown = "; ".join(f"{name} ({reason})" for name, reason in repairs[:5])
+        more = f"; and {len(repairs) - 5} more" if len(repairs) > 5 else ""
+        parts.append(f"{len(repairs)} broken entr{'y' if len(repairs) == 1 else 'ies'} moved to quarantine and "
+                     f"rebuilt: {shown}{more}")
+    if swept:
+        shown = ", ".join(sorted(swept)[:5]) + (", ..." if len(swept) > 5 else "")
+        parts.append(f"stray temporary files of interrupted builds ({shown}) moved to quarantine")
+    log.warning("opbuild: repaired kernel cache %s: %s", store.path, "; ".join(parts))
+
+
 class _BatchBuild:
     """One build's misses: claim them (per-kernel locks), compile the claimed ones in parallel batches, then
     wait for the ones other processes are building and reuse their results (single flight)."""
@@ -293,12 +310,13 @@ class _BatchBuild:
     MAX_BATCH = 8
 
     def __init__(self, builder: Builder, read_store: KernelStore | None, write_store: KernelStore,
-                 swept: set[str], misses: list[tuple[str, _Request, Lookup]]):
+                 swept: set[str], misses: list[tuple[str, _Request, Lookup]], repairs: list[tuple[str, str]]):
         self.b = builder
         self.read = read_store
         self.write = write_store
         self.shared = read_store is not None and read_store is write_store
         self.swept = swept
+        self.repairs = repairs  # appended under the entry's lock; reported by Builder.build in one warning
         self.misses = misses
         self.done: list[tuple[str, _Request, LoadedKernel, str, float]] = []
         self.errors: list[CompileError] = []
@@ -349,9 +367,7 @@ class _BatchBuild:
             return True, repaired
         if found.status == "corrupt" and locked:
             self.read.quarantine(req.name, found.reason)
-            self.b._warn_once(f"corrupt:{req.name}", (
-                f"opbuild: cache entry {req.name} in {self.read.path} was broken ({found.reason}); "
-                f"moved it to quarantine and rebuilt it"))
+            self.repairs.append((req.name, found.reason))
             repaired = True
         return False, repaired
 
