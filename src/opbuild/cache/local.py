@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,9 +108,14 @@ class KernelStore:
         # on_disk == info, and the caller derived ``name`` from sha256(info): the .info matches its name.
         binary = base + BINARY_SUFFIX
         try:
-            st = os.stat(binary)
+            st = os.lstat(binary)
         except FileNotFoundError:
             return Lookup("corrupt", "binary is missing")
+        except OSError as e:
+            return Lookup("corrupt", f"cannot stat binary: {e}")
+        if not stat.S_ISREG(st.st_mode):
+            # A symbolic link could point out of the cache (and is what dlopen would load): never follow one.
+            return Lookup("corrupt", "binary is not a regular file in the cache")
         if st.st_size != expected_size:
             return Lookup("corrupt", f"binary size {st.st_size} != {expected_size} recorded in .json")
         # Entries of one batched compile share an inode: hash it once. Any rewrite changes the mtime or inode.
@@ -117,7 +123,7 @@ class KernelStore:
         digest = self._digests.get(ident)
         if digest is None:
             try:
-                with open(binary, "rb") as f:
+                with open(os.open(binary, os.O_RDONLY | os.O_NOFOLLOW), "rb") as f:
                     digest = hashlib.sha256(f.read()).hexdigest()
             except OSError as e:
                 return Lookup("corrupt", f"cannot read binary: {e}")
