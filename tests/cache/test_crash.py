@@ -1,0 +1,146 @@
+"""Crash safety: a build process SIGKILLed at any moment leaves a cache that the next run uses without any
+manual step, with correct outputs, and that verifies clean (every committed entry complete and checksummed).
+
+Two kinds of kills, both real SIGKILLs of real build processes:
+  * deterministic: the worker SIGKILLs itself at the N-th ``os.write/fsync/replace`` call made by the cache's
+    write layer (``fsio``) or by the store (``local``: quarantine, sweep), before or after the call;
+  * timed: a process building a 30-kernel network is killed after delays spanning its whole build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import time
+
+import pytest
+
+from tests.cache import _net
+from tests.cache._util import (
+    committed,
+    copy_cache,
+    env_for,
+    kernel_meta,
+    popen_worker,
+    run_worker,
+    statuses,
+    verify_cache,
+)
+
+SMALL = _net.branches([13])  # 5 kernels
+BIG = _net.branches([3, 4, 5, 6, 7, 8])  # 30 kernels
+
+# Per kernel the write layer calls, in order: write, fsync, replace (binary); write, fsync, replace (.info);
+# write, fsync, replace (.json, the commit); fsync (directory). With one build job the sequence is fixed.
+POINTS = [
+    ("fsio", "write", 1, "after"),      # binary temporary written, not synced
+    ("fsio", "replace", 1, "before"),   # binary temporary complete, not renamed: a stray temporary
+    ("fsio", "replace", 1, "after"),    # binary in place, no .info, no .json
+    ("fsio", "replace", 2, "after"),    # binary and .info in place, no .json: uncommitted entry
+    ("fsio", "write", 3, "after"),      # .json temporary half-way
+    ("fsio", "replace", 3, "before"),   # .json temporary complete, not renamed
+    ("fsio", "replace", 3, "after"),    # first entry committed, directory not yet synced
+    ("fsio", "fsync", 8, "before"),     # in the middle of the second kernel
+]
+
+
+def _recover_and_check(root, n_kernels: int, net: list[dict]) -> dict:
+    """The run after a crash must succeed (outputs checked by the worker), leave a clean cache, and the run
+    after it must reuse everything silently."""
+    res = run_worker({"net": net}, env_for(root))
+    rep = res["report"]
+    assert rep["built"] + rep["reused"] + rep["repaired"] == n_kernels
+    assert len(res["warnings"]) <= 1, res["warnings"]
+    km = kernel_meta(root)
+    assert verify_cache(km) == []
+    assert len(committed(km)) >= n_kernels
+    again = run_worker({"net": net}, env_for(root))
+    assert again["report"]["reused"] == n_kernels and again["warnings"] == []
+    return res
+
+
+@pytest.mark.parametrize("module,func,nth,when", POINTS, ids=[f"{m}.{f}#{n}-{w}" for m, f, n, w in POINTS])
+def test_kill_at_every_write_step(tmp_path, module, func, nth, when):
+    kill = {"module": module, "func": func, "nth": nth, "when": when}
+    proc = popen_worker({"net": SMALL, "kill": kill}, env_for(tmp_path, OPBUILD_BUILD_JOBS="1"))
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL, f"kill point not reached ({proc.returncode}):\n{out}\n{err}"
+    _recover_and_check(tmp_path, 5, SMALL)
+
+
+@pytest.fixture(scope="module")
+def small_cache(tmp_path_factory):
+    root = tmp_path_factory.mktemp("crash-small")
+    run_worker({"net": SMALL}, env_for(root))
+    return root
+
+
+@pytest.mark.parametrize("nth,when", [(1, "after"), (2, "after"), (3, "after")])
+def test_kill_while_quarantining(small_cache, tmp_path, nth, when):
+    """Killed in the middle of moving a broken entry (bit-flipped binary) into quarantine."""
+    km = copy_cache(small_cache, tmp_path / "root")
+    victim = committed(km)[2]
+    data = bytearray((km / f"{victim}.so").read_bytes())
+    data[100] ^= 1
+    (km / f"{victim}.so").write_bytes(bytes(data))
+    kill = {"module": "local", "func": "replace", "nth": nth, "when": when}
+    proc = popen_worker({"net": SMALL, "kill": kill}, env_for(tmp_path / "root"))
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL, f"kill point not reached ({proc.returncode}):\n{out}\n{err}"
+    res = _recover_and_check(tmp_path / "root", 5, SMALL)
+    # Killed after all three parts moved, the entry is simply absent: then it is built afresh.
+    assert statuses(res)[victim] == ("built" if nth == 3 else "repaired")
+
+
+def _wait_killed(proc, delay: float) -> bool:
+    """SIGKILL the worker's whole process group (compilers included) ``delay`` s after its start; True if it
+    was still running then."""
+    deadline = proc.started + delay
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.005)
+    with contextlib.suppress(ProcessLookupError):  # it may have just finished
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    return proc.returncode == -signal.SIGKILL
+
+
+def test_kill_after_random_delays_spanning_the_build(tmp_path):
+    """One cache, many interrupted cold builds: each trial uses its own OPBUILD_CFLAGS (so its 30 kernels are
+    all new) and is killed after a random delay in its slice of [0, 1.1 x cold build time]. Trial 0 is killed
+    almost at once, so the run that recovers it is a cold build: its duration calibrates the others."""
+    root = tmp_path / "root"
+    km = kernel_meta(root)
+    trials = 7
+    seed = int.from_bytes(os.urandom(4), "little")
+    rng = random.Random(seed)
+    progress = []
+    cold = None
+    for i in range(trials):
+        flags = f"-DOB_TRIAL={i}"
+        delay = 0.05 if cold is None else cold * 1.1 * (i - 1 + rng.random()) / (trials - 1)
+        before = set(committed(km)) if km.is_dir() else set()
+        proc = popen_worker({"net": BIG}, env_for(root, OPBUILD_CFLAGS=flags))
+        proc.started = time.monotonic()
+        killed = _wait_killed(proc, delay)
+        progress.append((round(delay, 3), killed, len(set(committed(km)) - before) if km.is_dir() else 0))
+        t0 = time.monotonic()
+        res = run_worker({"net": BIG}, env_for(root, OPBUILD_CFLAGS=flags))
+        if cold is None:
+            assert res["report"]["built"] == 30
+            cold = time.monotonic() - t0
+        rep = res["report"]
+        assert rep["built"] + rep["reused"] + rep["repaired"] == 30, (seed, progress)
+        assert len(res["warnings"]) <= 1, (seed, progress, res["warnings"])
+        assert verify_cache(km) == [], (seed, progress)
+    print(json.dumps({"seed": seed, "cold_s": cold, "progress": progress}))
+    # The kills really did land inside the builds, not only before or after them.
+    mid = [p for p in progress if p[1] and 0 < p[2] < 30]
+    assert mid, f"no kill landed mid-build (seed {seed}, cold build {cold:.2f} s): {progress}"
+    assert len(committed(km)) == 30 * trials
+    shutil.rmtree(root)
