@@ -64,8 +64,8 @@ def committed(km: Path) -> list[str]:
 
 def verify_cache(km: Path) -> list[str]:
     """Problems of a kernel_meta directory, checked without opbuild's code: every .json-committed entry must
-    have its .info (hashing to the name) and its binary (size and sha256 as recorded); no temporary may be
-    left next to the entries. Returns [] for a clean cache."""
+    have its .info (hashing to the name) and its binary (size and sha256 as recorded); no temporary and no
+    uncommitted part (.so or .info without .json) may be left. Returns [] for a clean cache."""
     km = Path(km)
     problems = []
     for js in sorted(km.glob("*.json")):
@@ -90,6 +90,8 @@ def verify_cache(km: Path) -> list[str]:
         if len(data) != meta.get("size") or hashlib.sha256(data).hexdigest() != meta.get("sha256"):
             problems.append(f"{name}: binary does not match its .json")
     problems += [f"stray temporary {p.name}" for p in km.iterdir() if p.name.startswith(".tmp.")]
+    problems += [f"half-written entry: {p.name} without .json" for p in km.iterdir()
+                 if p.suffix in (".so", ".info") and not p.with_suffix(".json").exists()]
     return problems
 
 

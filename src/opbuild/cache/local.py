@@ -11,6 +11,7 @@ Contract (see docs/cache.md):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -139,16 +140,27 @@ class KernelStore:
         ``result`` gets ``binary``, ``suffix``, ``sha256`` and ``size`` filled in. With ``link_from`` (a file
         in this directory holding exactly ``binary``), the binary is hard-linked instead of copied, so the
         entries of one batched compile share one inode: one copy on disk, one ``dlopen`` for all of them.
-        Raises OSError (e.g. ENOSPC) with nothing half-written left behind: a failure before the .json leaves
-        an uncommitted entry that lookup reports as corrupt and the next build repairs.
+        Raises OSError (e.g. ENOSPC) with nothing half-written left behind: each file is atomic, and the parts
+        this call already wrote are removed again unless the entry got committed anyway (by another process
+        publishing it too). Only a SIGKILL can leave an uncommitted entry, which lookup reports as corrupt.
         """
         result = dict(result, binary=name + BINARY_SUFFIX, suffix=BINARY_SUFFIX,
                       sha256=hashlib.sha256(binary).hexdigest(), size=len(binary))
         target = self.binary_path(name)
-        if link_from is None or not self._link(link_from, target):
-            fsio.atomic_write(target, binary)
-        fsio.atomic_write(self.info_path(name), info)
-        fsio.atomic_write(self.json_path(name), (json.dumps(result, indent=1, sort_keys=True) + "\n").encode())
+        written: list[Path] = []
+        try:
+            if link_from is None or not self._link(link_from, target):
+                fsio.atomic_write(target, binary)
+            written.append(target)
+            fsio.atomic_write(self.info_path(name), info)
+            written.append(self.info_path(name))
+            fsio.atomic_write(self.json_path(name), (json.dumps(result, indent=1, sort_keys=True) + "\n").encode())
+        except OSError:
+            if not self.json_path(name).exists():
+                for path in written:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+            raise
         fsio.fsync_dir(self.path)
         return target
 
