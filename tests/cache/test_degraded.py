@@ -175,3 +175,31 @@ def test_full_cache_tmpfs(tmp_path):
             pytest.skip("cannot mount a tmpfs here (needs root with mount rights); "
                         "test_full_cache_injected_enospc covers the code path")
         _check_full(tmp_path / "tiny", {"net": MORE})
+
+
+def test_full_cache_with_a_broken_entry(warm, tmp_path):
+    """Repairing on a full disk: quarantining a broken entry must not need free space, nor fail the run."""
+    with small_tmpfs(tmp_path / "tiny", "400k") as mounted:
+        if not mounted:
+            pytest.skip("cannot mount a tmpfs here (needs root with mount rights)")
+        root = tmp_path / "tiny"
+        km = kernel_meta(root)
+        shutil.copytree(kernel_meta(warm), km, ignore=shutil.ignore_patterns(".locks"))
+        fd = os.open(root / "filler", os.O_WRONLY | os.O_CREAT)
+        with contextlib.suppress(OSError):
+            while True:
+                os.write(fd, b"\0" * 4096)
+        os.close(fd)
+        victim = committed(km)[4]
+        data = bytearray((km / f"{victim}.so").read_bytes())
+        data[200] ^= 4
+        (km / f"{victim}.so").write_bytes(bytes(data))  # same size: fits on the full disk
+        res = run_worker({"net": NET}, env_for(root))
+        rep = res["report"]
+        assert (rep["reused"], rep["repaired"], rep["built"]) == (9, 1, 0)
+        # Two incidents, one warning each: the broken entry, and the disk that cannot take its rebuild.
+        broken, full = res["warnings"]
+        assert victim in broken and "quarantine" in broken
+        assert "cannot write" in full and os.strerror(errno.ENOSPC) in full
+        assert any(q.name.startswith(victim) for q in (km / "quarantine").iterdir())
+        assert verify_cache(km) == [] and len(committed(km)) == 9

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import stat
 import time
@@ -23,6 +24,7 @@ from pathlib import Path
 from . import fsio
 from .key import HASH_CHARS
 
+log = logging.getLogger("opbuild.cache")
 BINARY_SUFFIX = ".so"
 QUARANTINE_DIR = "quarantine"
 LOCK_DIR = ".locks"
@@ -189,20 +191,31 @@ class KernelStore:
         """Move every file of entry ``name`` into ``quarantine/`` (same filesystem, so each move is atomic).
 
         The ``.json`` goes first so that the entry stops being committed before its other files move.
+        Never raises: renames need no free space, and the ``.reason`` note is best effort (the disk may be
+        full). A part that cannot be moved stays where it is; the rebuild then replaces it atomically.
         """
         qdir = self.path / QUARANTINE_DIR
-        qdir.mkdir(exist_ok=True)
         stamp = f"{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}"
         moved = []
+        try:
+            qdir.mkdir(exist_ok=True)
+        except OSError as e:
+            log.debug("cannot create %s: %s", qdir, e)
+            return moved
         for p in (self.json_path(name), self.info_path(name), self.binary_path(name)):
+            dest = qdir / f"{p.name}.{stamp}"
             try:
-                dest = qdir / f"{p.name}.{stamp}"
                 os.replace(p, dest)
                 moved.append(dest)
             except FileNotFoundError:
                 continue
+            except OSError as e:
+                log.debug("cannot move %s to quarantine: %s", p, e)
         if moved:
-            (qdir / f"{name}.{stamp}.reason").write_text(reason + "\n")
+            try:
+                (qdir / f"{name}.{stamp}.reason").write_text(reason + "\n")
+            except OSError as e:
+                log.debug("cannot write the quarantine note of %s: %s", name, e)
         return moved
 
     def sweep_temporaries(self) -> list[str]:
