@@ -160,7 +160,9 @@ class Builder:
             self._stores[path] = store
         if path in self._readonly or not store.writable():
             self._readonly.add(path)
-            self._warn_once(f"ro:{path}", (
+            # Same key as the disk-full warning: a store marked read-only after a failed write was already
+            # explained to the user, and one warning per cache directory is the contract.
+            self._warn_once(f"nocache:{path}", (
                 f"opbuild: kernel cache {path} is read-only: cached kernels are still used, new kernels are built "
                 f"in a private temporary directory and not cached. Make it writable or set OPBUILD_CACHE_PATH."))
             return store, self.private_store()
@@ -281,7 +283,7 @@ class Builder:
             if store is self._private:
                 raise
             self._readonly.add(store.path)
-            self._warn_once(f"full:{store.path}", (
+            self._warn_once(f"nocache:{store.path}", (
                 f"opbuild: cannot write to kernel cache {store.path} ({e.strerror or e}); caching is off for the "
                 f"rest of this run and new kernels are built in a private temporary directory"))
             return self.private_store().publish(req.name, req.info, binary, meta)

@@ -3,12 +3,14 @@
 Usage: ``python _worker.py '<json>'`` where the JSON object has
   ``net``    the branch list of tests/cache/_net.py (required),
   ``seed``   input seed (default 0),
+  ``then``   more networks (branch lists) built and run afterwards in the same process,
   ``kill``   optional deterministic crash point: ``{"module": "fsio"|"local", "func": "replace"|"write"|
              "fsync", "nth": N, "when": "before"|"after"}`` SIGKILLs this process at the N-th call of
              ``os.<func>`` made by that cache module (a real SIGKILL at a chosen point, no hook in opbuild),
   ``enospc_after``  optional: the cache's writes fail with ENOSPC after this many bytes (injected full disk),
   ``readonly``      optional: a directory the cache must see as read-only (injected; root without mount).
-The last stdout line is ``{"report": build_report().as_dict(), "warnings": [...], "info": [...]}``. Outputs
+The last stdout line is ``{"report": <first build's report>, "reports": [one per network], "warnings": [...],
+"info": [...]}`` (reports as ``build_report().as_dict()``, log messages of logger "opbuild"). Outputs
 are compared with the NumPy reference; a mismatch exits non-zero.
 """
 
@@ -149,11 +151,13 @@ def main() -> None:
     if cfg.get("readonly"):
         _install_readonly(cfg["readonly"])
     ms.set_context(mode=ms.GRAPH_MODE)
-    net_cfg = cfg["net"]
-    arrays = _net.make_inputs(net_cfg, cfg.get("seed", 0))
-    outs = _net.make_net(net_cfg)(*[ms.Tensor(a) for a in arrays])
-    _net.check_outputs(net_cfg, [o.asnumpy() for o in outs], arrays)
-    result = {"report": ms.build_report().as_dict(), "warnings": records.warnings, "info": records.info}
+    reports = []
+    for net_cfg in [cfg["net"], *cfg.get("then", [])]:
+        arrays = _net.make_inputs(net_cfg, cfg.get("seed", 0))
+        outs = _net.make_net(net_cfg)(*[ms.Tensor(a) for a in arrays])
+        _net.check_outputs(net_cfg, [o.asnumpy() for o in outs], arrays)
+        reports.append(ms.build_report().as_dict())
+    result = {"report": reports[0], "reports": reports, "warnings": records.warnings, "info": records.info}
     print(json.dumps(result))
 
 

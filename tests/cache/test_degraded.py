@@ -203,3 +203,14 @@ def test_full_cache_with_a_broken_entry(warm, tmp_path):
         assert "cannot write" in full and os.strerror(errno.ENOSPC) in full
         assert any(q.name.startswith(victim) for q in (km / "quarantine").iterdir())
         assert verify_cache(km) == [] and len(committed(km)) == 9
+
+
+def test_one_warning_per_process_when_the_disk_fills(tmp_path):
+    """Later graph builds of a process whose cache disk filled up stay quiet: the first warning said it."""
+    root = tmp_path / "root"
+    root.mkdir()
+    then = [_net.branches([22]), _net.branches([23, 3])]
+    res = run_worker({"net": MORE, "enospc_after": 40_000, "then": then}, env_for(root.resolve()))
+    assert [r["built"] for r in res["reports"]] == [15, 5, 5]
+    _one_warning(res, "cannot write")
+    assert verify_cache(kernel_meta(root)) == []
