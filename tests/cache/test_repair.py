@@ -54,6 +54,12 @@ def _other_info(km: Path, name: str, others: list[str]) -> None:
     (km / f"{name}.info").write_bytes((km / f"{other}.info").read_bytes())
 
 
+def _make_dir(p: Path) -> None:
+    p.unlink()
+    p.mkdir()
+    (p / "x").write_text("odd")
+
+
 def _interrupted_json(km: Path, name: str, others: list[str]) -> None:
     js = km / f"{name}.json"
     data = js.read_bytes()
@@ -76,7 +82,14 @@ CORRUPTIONS: dict[str, Callable[[Path, str, list[str]], None]] = {
     "garbage info": lambda km, n, o: (km / f"{n}.info").write_bytes(os.urandom(200)),
     "info of another kernel": _other_info,
     "stray temporary of an interrupted .json write": _interrupted_json,
+    "info is a directory": lambda km, n, o: _make_dir(km / f"{n}.info"),
+    "json is a directory": lambda km, n, o: _make_dir(km / f"{n}.json"),
+    "binary is a directory": lambda km, n, o: _make_dir(km / f"{n}.so"),
 }
+
+
+def _content(p: Path) -> bytes | list[str]:
+    return sorted(c.name for c in p.iterdir()) if p.is_dir() else p.read_bytes()
 
 
 def _quarantined(km: Path) -> list[str]:
@@ -90,7 +103,7 @@ def test_broken_entry_is_quarantined_rebuilt_and_reported(golden, tmp_path, kind
     km = copy_cache(root, tmp_path / "root")
     victim = names[3]
     CORRUPTIONS[kind](km, victim, names)
-    present = {s: (km / f"{victim}{s}").read_bytes() for s in PARTS if (km / f"{victim}{s}").exists()}
+    present = {s: _content(km / f"{victim}{s}") for s in PARTS if (km / f"{victim}{s}").exists()}
     strays = [p.name for p in km.iterdir() if p.name.startswith(fsio.TMP_PREFIX)]
 
     res = run_worker({"net": NET}, env_for(tmp_path / "root"))  # also checks the outputs against NumPy
@@ -105,7 +118,7 @@ def test_broken_entry_is_quarantined_rebuilt_and_reported(golden, tmp_path, kind
     quarantined = _quarantined(km)
     for suffix, data in present.items():
         (moved,) = [q for q in quarantined if q.startswith(victim + suffix + ".")]
-        assert (km / "quarantine" / moved).read_bytes() == data
+        assert _content(km / "quarantine" / moved) == data
     assert set(strays) <= set(quarantined)
     assert verify_cache(km) == [] and (km / f"{victim}.json").exists()
     # Healed for good: the next run reuses everything and says nothing.
