@@ -329,7 +329,10 @@ class _BatchBuild:
             return None
         path = self.write.lock_path(req.name)
         path.parent.mkdir(exist_ok=True)
-        return filelock.FileLock(str(path))
+        # Not thread-local: a lock claimed here (main thread) is released by the pool thread that compiled its
+        # batch. filelock's default per-thread state makes that release a silent no-op: the lock stays held
+        # until the process exits, and every other process waits for it (OPBUILD_LOCK_TIMEOUT, 600 s).
+        return filelock.FileLock(str(path), thread_local=False)
 
     def run(self) -> list[tuple[str, _Request, LoadedKernel, str, float]]:
         mine: list[tuple[str, _Request, Lookup, filelock.BaseFileLock | None]] = []
