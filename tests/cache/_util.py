@@ -58,8 +58,8 @@ def kernel_meta(root: Path, rank: int = 0) -> Path:
 
 
 def committed(km: Path) -> list[str]:
-    """Names of the entries committed by a .json."""
-    return sorted(p.name[:-5] for p in Path(km).glob("*.json"))
+    """Names of the entries committed by a .json (dot files such as the compiler memo are not entries)."""
+    return sorted(p.name[:-5] for p in Path(km).glob("*.json") if not p.name.startswith("."))
 
 
 def verify_cache(km: Path) -> list[str]:
@@ -68,8 +68,8 @@ def verify_cache(km: Path) -> list[str]:
     uncommitted part (.so or .info without .json) may be left. Returns [] for a clean cache."""
     km = Path(km)
     problems = []
-    for js in sorted(km.glob("*.json")):
-        name = js.name[:-5]
+    for name in committed(km):
+        js = km / f"{name}.json"
         try:
             meta = json.loads(js.read_bytes())
         except ValueError as e:

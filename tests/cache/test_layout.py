@@ -21,10 +21,11 @@ ENTRY = re.compile(r"^square_[0-9a-f]{32}$")
 
 
 def _entries(km: Path) -> dict[str, set[str]]:
-    """kernel name -> set of suffixes present (ignores .locks and quarantine)."""
+    """kernel name -> set of suffixes present (ignores dot files such as .locks and the compiler memo, and
+    the quarantine folder)."""
     out: dict[str, set[str]] = {}
     for p in km.iterdir():
-        if p.is_file():
+        if p.is_file() and not p.name.startswith("."):
             out.setdefault(p.stem, set()).add(p.suffix)
     return out
 
