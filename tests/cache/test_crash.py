@@ -34,17 +34,24 @@ from tests.cache._util import (
 SMALL = _net.branches([13])  # 5 kernels
 BIG = _net.branches([3, 4, 5, 6, 7, 8])  # 30 kernels
 
-# Per kernel the write layer calls, in order: write, fsync, replace (binary); write, fsync, replace (.info);
-# write, fsync, replace (.json, the commit); fsync (directory). With one build job the sequence is fixed.
+# With one build job SMALL's 5 kernels are compiled as ONE batch and published as: the shared binary staged
+# as a temporary (fsio write, fsync, replace #1); then per entry: its binary hard-linked in (local link and
+# replace), .info (fsio write, fsync, replace), .json = the commit (fsio write, fsync, replace), directory
+# fsync. With 5 jobs every kernel is its own batch, written directly (binary, .info, .json: fsio replace
+# #1-#3 of whichever thread comes first), so both publication paths are killed at each step.
 POINTS = [
-    ("fsio", "write", 1, "after"),      # binary temporary written, not synced
-    ("fsio", "replace", 1, "before"),   # binary temporary complete, not renamed: a stray temporary
-    ("fsio", "replace", 1, "after"),    # binary in place, no .info, no .json
-    ("fsio", "replace", 2, "after"),    # binary and .info in place, no .json: uncommitted entry
-    ("fsio", "write", 3, "after"),      # .json temporary half-way
-    ("fsio", "replace", 3, "before"),   # .json temporary complete, not renamed
-    ("fsio", "replace", 3, "after"),    # first entry committed, directory not yet synced
-    ("fsio", "fsync", 8, "before"),     # in the middle of the second kernel
+    (1, "fsio", "write", 1, "after"),      # the batch's binary staged as a temporary, not yet synced
+    (1, "fsio", "replace", 1, "before"),   # staged binary complete under its writer's temporary name
+    (1, "fsio", "replace", 1, "after"),    # staged binary in place (a temporary name), no entry yet
+    (1, "local", "replace", 1, "after"),   # entry 1's binary linked in, no .info, no .json
+    (1, "fsio", "replace", 2, "after"),    # entry 1's binary and .info in place, no .json: uncommitted
+    (1, "fsio", "replace", 3, "before"),   # entry 1's .json complete as a temporary, not renamed
+    (1, "fsio", "replace", 3, "after"),    # entry 1 committed, directory not yet synced
+    (1, "fsio", "fsync", 8, "before"),     # two entries committed, the third's .info not yet synced
+    (1, "local", "replace", 5, "after"),   # last entry's binary linked; staged temporary still there
+    (5, "fsio", "replace", 1, "after"),    # unbatched: a binary in place, nothing else
+    (5, "fsio", "replace", 2, "after"),    # unbatched: binaries and .info of some kernels, no .json
+    (5, "fsio", "replace", 3, "before"),   # unbatched: a .json complete as a temporary
 ]
 
 
@@ -63,10 +70,11 @@ def _recover_and_check(root, n_kernels: int, net: list[dict]) -> dict:
     return res
 
 
-@pytest.mark.parametrize("module,func,nth,when", POINTS, ids=[f"{m}.{f}#{n}-{w}" for m, f, n, w in POINTS])
-def test_kill_at_every_write_step(tmp_path, module, func, nth, when):
+@pytest.mark.parametrize("jobs,module,func,nth,when", POINTS,
+                         ids=[f"jobs{j}-{m}.{f}#{n}-{w}" for j, m, f, n, w in POINTS])
+def test_kill_at_every_write_step(tmp_path, jobs, module, func, nth, when):
     kill = {"module": module, "func": func, "nth": nth, "when": when}
-    proc = popen_worker({"net": SMALL, "kill": kill}, env_for(tmp_path, OPBUILD_BUILD_JOBS="1"))
+    proc = popen_worker({"net": SMALL, "kill": kill}, env_for(tmp_path, OPBUILD_BUILD_JOBS=str(jobs)))
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == -signal.SIGKILL, f"kill point not reached ({proc.returncode}):\n{out}\n{err}"
     _recover_and_check(tmp_path, 5, SMALL)

@@ -14,7 +14,7 @@ import pytest
 
 from opbuild.cache import fsio
 from tests.cache import _net
-from tests.cache._util import copy_cache, env_for, run_worker, statuses, verify_cache
+from tests.cache._util import copy_cache, env_for, kernel_meta, run_worker, statuses, verify_cache
 
 NET = _net.branches([3, 4])  # 10 kernels
 PARTS = (".json", ".info", ".so")
@@ -151,3 +151,29 @@ def test_temporary_of_a_live_process_is_left_alone(golden, tmp_path):
     assert res["report"]["reused"] == 10 and res["warnings"] == []
     assert live.read_bytes() == b"partial"
     live.unlink()
+
+
+def test_damaged_batch_binary_repairs_every_entry_sharing_it(golden, tmp_path):
+    """Entries compiled in one batch are hard links of one binary: damage to it (a bit flipped in place)
+    breaks all of them. Every one is quarantined and rebuilt, the others reused, still ONE warning."""
+    root, names = golden
+    subprocess.run(["cp", "-a", str(root), str(tmp_path / "root")], check=True)  # keeps the hard links
+    km = kernel_meta(tmp_path / "root")
+    inode = {n: (km / f"{n}.so").stat().st_ino for n in names}
+    victim = names[0]
+    shared = sorted(n for n in names if inode[n] == inode[victim])
+    assert len(shared) > 1, "the golden cache was expected to hold batched (hard-linked) entries"
+    with open(km / f"{victim}.so", "r+b") as f:
+        f.seek(300)
+        byte = f.read(1)
+        f.seek(300)
+        f.write(bytes([byte[0] ^ 0x01]))
+
+    res = run_worker({"net": NET}, env_for(tmp_path / "root"))  # outputs checked against NumPy
+
+    st = statuses(res)
+    assert sorted(n for n, s in st.items() if s == "repaired") == shared
+    assert all(s == "reused" for n, s in st.items() if n not in shared)
+    (warning,) = res["warnings"]
+    assert all(n in warning for n in shared) and "quarantine" in warning
+    assert verify_cache(km) == []
