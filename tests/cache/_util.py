@@ -42,6 +42,8 @@ def run_clean(args: list[str], cwd: Path | str, unset: tuple[str, ...] = (), tim
 def run_worker(cfg: dict, env: dict, cwd: Path | str | None = None, timeout: float = 120) -> dict:
     """Run tests/cache/_worker.py with ``cfg`` and return its JSON result (raises if it fails)."""
     proc = run_python(WORKER, json.dumps(cfg), env=env, cwd=cwd, timeout=timeout)
+    # Not even at exit (statistics flush, cleanup) may anything blow up behind the run's back.
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -65,7 +67,8 @@ def committed(km: Path) -> list[str]:
 def verify_cache(km: Path) -> list[str]:
     """Problems of a kernel_meta directory, checked without opbuild's code: every .json-committed entry must
     have its .info (hashing to the name) and its binary (size and sha256 as recorded); no temporary and no
-    uncommitted part (.so or .info without .json) may be left. Returns [] for a clean cache."""
+    uncommitted part (.so or .info without .json) may be left; and ``opbuild cache verify`` must find no
+    problem either. Returns [] for a clean cache."""
     km = Path(km)
     problems = []
     for name in committed(km):
@@ -92,6 +95,10 @@ def verify_cache(km: Path) -> list[str]:
     problems += [f"stray temporary {p.name}" for p in km.iterdir() if p.name.startswith(".tmp.")]
     problems += [f"half-written entry: {p.name} without .json" for p in km.iterdir()
                  if p.suffix in (".so", ".info") and not p.with_suffix(".json").exists()]
+    # And opbuild's own verifier (``opbuild cache verify``) must agree that nothing is wrong.
+    from opbuild.cache.verify import verify
+
+    problems += [f"opbuild verify: {p.kind} {p.path}: {p.detail}" for p in verify(km).problems]
     return problems
 
 

@@ -3,6 +3,7 @@ compiler, OPBUILD_CFLAGS or code generator gives new keys; the build report and 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -31,8 +32,11 @@ def warm(tmp_path_factory):
     return root
 
 
-def _snapshot(km: Path) -> dict[str, tuple[int, int]]:
-    return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in km.iterdir() if p.is_file()}
+def _snapshot(km: Path) -> dict[str, tuple[int, str]]:
+    """Inode and content of every entry file (dot files such as the statistics are not entries, and a .json's
+    mtime records when the entry was last used)."""
+    return {p.name: (p.stat().st_ino, hashlib.sha256(p.read_bytes()).hexdigest()) for p in km.iterdir()
+            if p.is_file() and not p.name.startswith(".")}
 
 
 def _ops(res: dict, status: str) -> list[str]:
