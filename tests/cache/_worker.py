@@ -83,7 +83,8 @@ def _install_enospc(budget: int, root: str) -> None:
 
     def open_(path, flags, *args, **kw):
         fd = os.open(path, flags, *args, **kw)
-        if str(Path(path).resolve()).startswith(root):
+        real = str(Path(path).resolve())
+        if real == root or real.startswith(root + os.sep):
             cache_fds.add(fd)
         else:
             cache_fds.discard(fd)
@@ -100,39 +101,50 @@ def _install_enospc(budget: int, root: str) -> None:
 
 
 def _install_readonly(root: str) -> None:
-    """Everything under ``root`` behaves as on a read-only filesystem for the cache (access() says no,
-    creating files or directories fails with EROFS): used only where neither chmod nor a read-only mount
-    can make a directory read-only (root without mount rights)."""
-    from opbuild.cache import fsio, local
+    """Everything under ``root`` behaves as on a read-only filesystem (EROFS for anything that would write,
+    access() denies W_OK): used only where neither chmod nor a read-only mount can make a directory
+    read-only (root without mount rights). The os functions are replaced process-wide, as the kernel
+    would refuse the writes whichever module makes them."""
+    import builtins
+
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
     def under(path) -> bool:
-        return str(Path(path).resolve()).startswith(root)
-
-    def access(path, mode, **kw):
-        return False if (mode & os.W_OK and under(path)) else os.access(path, mode, **kw)
+        try:
+            real = os.path.realpath(os.fspath(path))
+        except TypeError:  # a file descriptor
+            return False
+        return real == root or real.startswith(root + os.sep)
 
     def erofs(path) -> OSError:
         return OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
 
-    def open_(path, flags, *args, **kw):
-        if flags & os.O_CREAT and under(path):
+    def guard(real, n_paths: int = 1):
+        def wrapper(*args, **kwargs):
+            if any(under(a) for a in args[:n_paths]):
+                raise erofs(args[0])
+            return real(*args, **kwargs)
+        return wrapper
+
+    real_open, real_access, real_builtin_open = os.open, os.access, builtins.open
+
+    def open_(path, flags, *args, **kwargs):
+        if flags & write_flags and under(path):
             raise erofs(path)
-        return os.open(path, flags, *args, **kw)
+        return real_open(path, flags, *args, **kwargs)
 
-    def replace(src, dst, **kw):
-        if under(dst):
-            raise erofs(dst)
-        return os.replace(src, dst, **kw)
+    def access(path, mode, **kwargs):
+        return False if mode & os.W_OK and under(path) else real_access(path, mode, **kwargs)
 
-    def mkdir(self, *args, **kw):
-        if under(self):
-            raise erofs(self)
-        return real_mkdir(self, *args, **kw)
+    def builtin_open(file, mode="r", *args, **kwargs):
+        if any(c in mode for c in "wax+") and under(file):
+            raise erofs(file)
+        return real_builtin_open(file, mode, *args, **kwargs)
 
-    real_mkdir = Path.mkdir
-    Path.mkdir = mkdir
-    _patch_os(local, access=access, replace=replace)
-    _patch_os(fsio, open=open_, replace=replace)
+    os.open, os.access, builtins.open = open_, access, builtin_open
+    for name, n_paths in (("mkdir", 1), ("rmdir", 1), ("unlink", 1), ("remove", 1), ("utime", 1),
+                          ("chmod", 1), ("replace", 2), ("rename", 2), ("link", 2), ("symlink", 2)):
+        setattr(os, name, guard(getattr(os, name), n_paths))
 
 
 def main() -> None:

@@ -3,9 +3,9 @@ kernels are built in a private temporary place, ONE warning says why caching is 
 half-written is left in the cache.
 
 How "read-only" and "full" are made real depends on the machine:
-  * read-only: chmod when not root; as root (chmod does not stop root) a read-only bind mount; where neither
-    works, the worker injects EROFS/access() denial into the cache modules (the mechanism is in the test id
-    of the run's output, see ``read_only``);
+  * read-only: chmod when not root; as root (chmod does not stop root) a read-only bind mount; and, on every
+    machine, a variant where the worker makes every write under the directory fail with EROFS (os functions
+    and open() replaced in that process), which is what runs where neither chmod nor mount can work;
   * full: a small tmpfs mount (works as root with mount rights); ENOSPC injected at the cache's write layer
     is tested everywhere as well, so the code path is always exercised.
 """
@@ -57,8 +57,12 @@ def _mount(*args: str) -> bool:
 
 
 @contextlib.contextmanager
-def read_only(path: Path) -> Iterator[str]:
-    """Make ``path`` (a directory tree) read-only for the duration; yields the mechanism used."""
+def read_only(path: Path, mechanism: str) -> Iterator[str]:
+    """Make ``path`` (a directory tree) read-only for the duration; yields the mechanism used: "chmod",
+    "mount", or "inject" (asked for, or when the filesystem cannot be made read-only here)."""
+    if mechanism == "injected":
+        yield "inject"
+        return
     if os.geteuid() != 0:
         modes = {p: p.stat().st_mode for p in [path, *path.rglob("*")] if not p.is_symlink()}
         for p in modes:
@@ -119,11 +123,19 @@ def warm(tmp_path_factory):
     return root
 
 
-def test_read_only_cache_is_used_and_left_untouched(warm, tmp_path):
+def _skip_if_injected(asked: str, how: str) -> None:
+    if asked == "filesystem" and how == "inject":
+        pytest.skip("no way to make a directory read-only here (root without mount rights); the 'injected' "
+                    "variant covers the code path")
+
+
+@pytest.mark.parametrize("mechanism", ["filesystem", "injected"])
+def test_read_only_cache_is_used_and_left_untouched(warm, tmp_path, mechanism):
     root = tmp_path / "ro"
     shutil.copytree(warm, root)
     before = _snapshot(root)
-    with read_only(root) as how:
+    with read_only(root, mechanism) as how:
+        _skip_if_injected(mechanism, how)
         cfg = {"net": MORE, "readonly": str(root.resolve()) if how == "inject" else None}
         res = run_worker(cfg, env_for(root))
         again = run_worker(cfg, env_for(root))
@@ -134,10 +146,12 @@ def test_read_only_cache_is_used_and_left_untouched(warm, tmp_path):
     assert _snapshot(root) == before
 
 
-def test_read_only_root_without_kernel_meta(tmp_path):
+@pytest.mark.parametrize("mechanism", ["filesystem", "injected"])
+def test_read_only_root_without_kernel_meta(tmp_path, mechanism):
     root = tmp_path / "ro-empty"
     root.mkdir()
-    with read_only(root) as how:
+    with read_only(root, mechanism) as how:
+        _skip_if_injected(mechanism, how)
         cfg = {"net": NET, "readonly": str(root.resolve()) if how == "inject" else None}
         res = run_worker(cfg, env_for(root))
     assert res["report"]["built"] == 10
