@@ -328,7 +328,11 @@ class _BatchBuild:
         if not self.shared:
             return None
         path = self.write.lock_path(req.name)
-        path.parent.mkdir(exist_ok=True)
+        try:
+            path.parent.mkdir(exist_ok=True)
+        except OSError as e:  # locks only avoid duplicate work: without them the build is still correct
+            self.b._warn_once(f"lockdir:{path.parent}", f"opbuild: building without kernel locks ({e})")
+            return None
         # Not thread-local: a lock claimed here (main thread) is released by the pool thread that compiled its
         # batch. filelock's default per-thread state makes that release a silent no-op: the lock stays held
         # until the process exits, and every other process waits for it (OPBUILD_LOCK_TIMEOUT, 600 s).
@@ -432,7 +436,8 @@ class _BatchBuild:
         lock = self._lock(req)
         t1 = time.perf_counter()
         try:
-            lock.acquire(timeout=config.lock_timeout())
+            if lock is not None:
+                lock.acquire(timeout=config.lock_timeout())
         except (filelock.Timeout, OSError) as e:
             # Correctness rests on atomic publication, not on the lock: build it ourselves.
             self.b._warn_once(f"lock:{req.name}", f"opbuild: building {req.name} without its lock ({e})")
