@@ -62,9 +62,15 @@ class UnsupportedOnnxError(OpbuildError, ValueError):
         self.source = source
         self.problems = list(problems)
         self.ops = sorted({p.op for p in self.problems})
-        lines = [f"cannot load ONNX model {source}: {len(self.problems)} unsupported node(s) or attribute(s) "
-                 f"(operators: {', '.join(self.ops)})"]
-        lines += [f"  - {p}" for p in self.problems]
+        # One line per (op, reason), naming its nodes: a model using an unknown op 100 times is 1 line.
+        groups: dict[tuple[str, int, str], list[str]] = {}
+        for p in self.problems:
+            groups.setdefault((p.op, p.opset, p.reason), []).append(p.node)
+        lines = [f"cannot load ONNX model {source}: {len(groups)} problem(s) in "
+                 f"{len({p.node for p in self.problems})} node(s) (operators: {', '.join(self.ops)})"]
+        for (op, opset, reason), nodes in groups.items():
+            shown = ", ".join(repr(n) for n in nodes[:5]) + (f" and {len(nodes) - 5} more" if len(nodes) > 5 else "")
+            lines.append(f"  - {op} (node{'s' if len(nodes) > 1 else ''} {shown}, opset {opset}): {reason}")
         lines.append(f"opbuild's ONNX importer supports: {', '.join(sorted(CONVERTERS))}")
         super().__init__("\n".join(lines))
 
