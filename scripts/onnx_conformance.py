@@ -43,7 +43,7 @@ def run(pattern: str | None) -> list[dict]:
             error = f"{type(e).__name__}: {e}".strip()
             if not isinstance(e, AssertionError | OpbuildError):  # a bug: show where it happened
                 error += "\n" + "".join(traceback.format_exception(e)[-3:])
-        results.append({"test": case.name, "op": conf.test_op(case, by_name), "passed": error is None,
+        results.append({"test": case.name, "op": conf.case_op(case, by_name), "passed": error is None,
                         "exception": conf.exception_reason(case.name), "error": error,
                         "seconds": round(time.perf_counter() - t0, 3)})
     return results

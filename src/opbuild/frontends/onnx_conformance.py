@@ -1,7 +1,8 @@
 """ONNX conformance: an ``onnx.backend`` Backend for opbuild, the selection of ONNX's node tests it must pass,
 and the documented exceptions.
 
-The selection is every node test of ``onnx.backend.test`` (built in memory by onnx >= 1.16's loader) whose
+The selection is every node test of ``onnx.backend.test`` (built in memory by onnx 1.23's loader, read
+from the package's data folders by earlier versions) whose
 graph uses only operators of the converter table, including the ``*_expanded`` variants of ONNX functions
 that decompose into supported operators. Every selected test passes, or matches one rule of
 :data:`EXCEPTIONS` with the reason it cannot (docs/onnx-conformance.md lists each test under its reason;
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -92,6 +94,30 @@ def node_tests() -> tuple[Any, ...]:
         return tuple(load_model_tests(kind="node"))
 
 
+def case_model(case: Any) -> onnx.ModelProto | None:
+    """A node test's model: built in memory by onnx >= 1.23's loader, read from its directory before."""
+    if case.model is None and case.model_dir:
+        path = Path(case.model_dir) / "model.onnx"
+        if path.is_file():
+            case.model = onnx.load(str(path))
+    return case.model
+
+
+def case_data(case: Any) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
+    """A node test's (inputs, expected outputs) data sets, in memory or from its test_data_set_* folders."""
+    def arr(x: Any) -> np.ndarray:
+        return onnx.numpy_helper.to_array(x) if isinstance(x, onnx.TensorProto) else x
+
+    if case.data_sets is not None:
+        return [([arr(x) for x in ins], [arr(x) for x in outs]) for ins, outs in case.data_sets]
+    def read(folder: Path, kind: str) -> list[np.ndarray]:
+        files = sorted(folder.glob(f"{kind}_*.pb"), key=lambda f: int(f.stem.split("_")[1]))
+        return [onnx.numpy_helper.to_array(onnx.load_tensor(str(f))) for f in files]
+
+    return [(read(folder, "input"), read(folder, "output"))
+            for folder in sorted(Path(case.model_dir).glob("test_data_set_*"))]
+
+
 def graph_ops(model: onnx.ModelProto) -> set[str]:
     """The op types of a model's main graph (``domain:op`` for other domains)."""
     return {n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}:{n.op_type}" for n in model.graph.node}
@@ -99,7 +125,7 @@ def graph_ops(model: onnx.ModelProto) -> set[str]:
 
 def selected_tests() -> list[Any]:
     """The node tests opbuild claims: every test whose graph uses only operators of the converter table."""
-    return [c for c in node_tests() if c.model is not None and graph_ops(c.model) <= set(CONVERTERS)]
+    return [c for c in node_tests() if case_model(c) is not None and graph_ops(c.model) <= set(CONVERTERS)]
 
 
 def exception_for(name: str) -> tuple[str, str] | None:
@@ -120,16 +146,17 @@ def exception_reason(name: str) -> str | None:
 _EXPANDED = re.compile(r"_expanded(_ver\d+)?$")
 
 
-def test_op(case: Any, by_name: dict[str, Any] | None = None) -> str:
+def case_op(case: Any, by_name: dict[str, Any] | None = None) -> str:
     """The operator a node test is about: its single node's op, or for an ``*_expanded`` test the op of the
     function it expands (shown as ``Op (expanded)``)."""
     base = _EXPANDED.sub("", case.name)
     if base != case.name:
         by_name = by_name if by_name is not None else {c.name: c for c in node_tests()}
         orig = by_name.get(base)
-        op = orig.model.graph.node[0].op_type if orig is not None and len(orig.model.graph.node) == 1 else base
+        model = case_model(orig) if orig is not None else None
+        op = model.graph.node[0].op_type if model is not None and len(model.graph.node) == 1 else base
         return f"{op} (expanded)"
-    ops = [n.op_type for n in case.model.graph.node]
+    ops = [n.op_type for n in case_model(case).graph.node]
     return ops[0] if len(set(ops)) == 1 else "+".join(sorted(set(ops)))
 
 
@@ -138,11 +165,9 @@ def run_case(case: Any) -> None:
     the test's rtol/atol); raises on failure."""
     from onnx.backend.test.runner import Runner
 
-    rep = OpbuildBackend.prepare(case.model, "CPU")
-    for inputs, ref_outputs in case.data_sets:
-        outputs = rep.run([onnx.numpy_helper.to_array(x) if isinstance(x, onnx.TensorProto) else x for x in inputs])
-        ref = [onnx.numpy_helper.to_array(x) if isinstance(x, onnx.TensorProto) else x for x in ref_outputs]
-        Runner.assert_similar_outputs(ref, outputs, rtol=case.rtol, atol=case.atol)
+    rep = OpbuildBackend.prepare(case_model(case), "CPU")
+    for inputs, ref_outputs in case_data(case):
+        Runner.assert_similar_outputs(ref_outputs, rep.run(inputs), rtol=case.rtol, atol=case.atol)
 
 
 def names(cases: Sequence[Any]) -> list[str]:
