@@ -133,10 +133,26 @@ def _attrs(node: onnx.NodeProto) -> dict[str, Any]:
     return out
 
 
+_INFER_INLINE = 4096  # initializers up to this many elements stay data for shape inference (shapes, axes)
+
+
 def _elem_types(proto: onnx.ModelProto) -> dict[str, int]:
-    """Element type of every value the model declares or ONNX's shape inference can derive."""
+    """Element type of every value the model declares or ONNX's shape inference can derive.
+
+    Inference runs on a copy without the large initializers' data (they become typed graph inputs): it only
+    needs their types and shapes, and serialising hundreds of MB of weights for it took seconds."""
+    g = proto.graph
+    lite = onnx.GraphProto(name=g.name, node=g.node, input=g.input, output=g.output, value_info=g.value_info)
+    declared = {vi.name for vi in g.input}
+    for t in g.initializer:
+        if int(np.prod(t.dims, dtype=np.int64)) <= _INFER_INLINE:
+            lite.initializer.append(t)
+        elif t.name not in declared:
+            lite.input.append(onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)))
+    model = onnx.ModelProto(ir_version=proto.ir_version, opset_import=proto.opset_import, graph=lite,
+                            functions=proto.functions)
     try:
-        inferred = onnx.shape_inference.infer_shapes(proto)
+        inferred = onnx.shape_inference.infer_shapes(model)
     except Exception:  # inference is a best effort: custom domains or bad models are reported elsewhere
         inferred = proto
     g = inferred.graph
