@@ -242,3 +242,18 @@ def test_repeated_problems_are_grouped_by_operator() -> None:
     lines = [ln for ln in str(info.value).splitlines() if ln.startswith("  - ")]
     assert lines == ["  - Sign (nodes 'sign0', 'sign1', 'sign2', 'sign3', 'sign4' and 3 more, opset 20): operator "
                      "not supported"]
+
+
+def test_pow_by_a_small_integer_initializer_is_products_and_follows_set_data() -> None:
+    proto = model([helper.make_node("Pow", ["x", "e"], ["y"])], [("x", F, [5])], [("y", F, [5])],
+                  initializers=[("e", np.array(3.0, np.float32))])
+    m = opbuild.onnx.load(proto)
+    x = np.array([-2.5, -1, 0, 0.5, 3], np.float32)
+    np.testing.assert_allclose(m.run([x])[0], x ** 3, rtol=1e-6)
+    assert graph_ops(m) == ["Mul", "Mul"]
+    dict(m.parameters_and_names())["e"].set_data(np.array(2.0, np.float32))  # read at trace: re-traced
+    np.testing.assert_allclose(m.run([x])[0], x ** 2, rtol=1e-6)
+    dict(m.parameters_and_names())["e"].set_data(np.array(0.5, np.float32))  # a general exponent: Pow kernel
+    with np.errstate(invalid="ignore"):  # negative bases give NaN, in both
+        np.testing.assert_allclose(m.run([x])[0], np.power(x, 0.5), rtol=1e-6)
+    assert graph_ops(m) == ["Pow"]
