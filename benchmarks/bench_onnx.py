@@ -158,7 +158,11 @@ def bench_model(model: Path, calls: int, threads: int) -> dict:
 
 
 def _ms(s: float | None) -> str:
-    return "-" if s is None else f"{s * 1e3:.3g}"
+    """Milliseconds, three significant digits without an exponent."""
+    if s is None:
+        return "-"
+    ms = s * 1e3
+    return f"{ms:.0f}" if ms >= 100 else f"{ms:.3g}"
 
 
 def main(argv: list[str] | None = None) -> int:
