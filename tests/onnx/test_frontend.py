@@ -257,3 +257,21 @@ def test_pow_by_a_small_integer_initializer_is_products_and_follows_set_data() -
     with np.errstate(invalid="ignore"):  # negative bases give NaN, in both
         np.testing.assert_allclose(m.run([x])[0], np.power(x, 0.5), rtol=1e-6)
     assert graph_ops(m) == ["Pow"]
+
+
+def test_opset_11_attribute_forms() -> None:
+    """Opset 11 gives Squeeze/Unsqueeze axes, Split sizes and ReduceSum axes as attributes."""
+    nodes = [
+        helper.make_node("Unsqueeze", ["x"], ["u"], axes=[0, -1]),
+        helper.make_node("Split", ["u"], ["a", "b"], axis=2, split=[1, 3]),
+        helper.make_node("ReduceSum", ["b"], ["r"], axes=[2], keepdims=0),
+        helper.make_node("Squeeze", ["a"], ["s"], axes=[0, 3]),
+        helper.make_node("Clip", ["r", "lo", ""], ["y"]),
+    ]
+    proto = model(nodes, [("x", F, [2, 4])], [("s", F, [2, 1]), ("y", F, [1, 2, 1])],
+                  initializers=[("lo", np.array(0.5, np.float32))], opset=11)
+    x = np.arange(8, dtype=np.float32).reshape(2, 4) - 4
+    s, y = opbuild.onnx.load(proto).run([x])
+    u = x[None, :, :, None]
+    np.testing.assert_array_equal(s, u[:, :, :1].squeeze((0, 3)))
+    np.testing.assert_allclose(y, np.maximum(u[:, :, 1:].sum(axis=2), 0.5), rtol=1e-6)

@@ -5,10 +5,10 @@
 model at once (unknown operators, schema versions, attributes, dtypes), naming the op, the node and the opset.
 
 Versions: each converter lists the ONNX schema versions (``since_version``) it implements, covering every
-operator's definition in opsets 13 to 22. A node is accepted when the model's opset resolves its operator to
-one of them, so older models whose operators did not change since (Relu-14, Xor-7) and newer ones whose
-operators only gained dtypes opbuild lacks (Reshape-25, Cast-28) load too; an operator whose semantics
-differ in the model's opset (Softmax-11 coerces to 2-D) is reported as unsupported.
+operator's definition in opsets 13 to 22 (and 11 to 12 but for Softmax and LogSoftmax). A node is accepted
+when the model's opset resolves its operator to one of them, so newer models whose operators only gained
+dtypes opbuild lacks (Reshape-25, Cast-28) load too; an operator whose semantics differ in the model's opset
+(Softmax-11 coerces to 2-D) is reported as unsupported.
 
 The returned :class:`OnnxModel` is a Cell: its ``construct`` replays the ONNX nodes through opbuild
 primitives, so a call traces the graph for the input shapes it is given (symbolic dims are bound then),

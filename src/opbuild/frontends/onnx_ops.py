@@ -187,15 +187,16 @@ def _allowed(key: str, allowed: Sequence[Any], default: Any) -> Check:
 # ---- elementwise ----------------------------------------------------------------------------------------
 
 _UNARY = {
-    "Sqrt": ("Sqrt", (13,)), "Exp": ("Exp", (13,)), "Log": ("Log", (13,)), "Erf": ("Erf", (13,)),
-    "Tanh": ("Tanh", (13,)), "Sigmoid": ("Sigmoid", (13,)), "Relu": ("ReLU", (13, 14)), "Neg": ("Neg", (13,)),
-    "Abs": ("Abs", (13,)), "Reciprocal": ("Reciprocal", (13,)), "Floor": ("Floor", (13,)),
-    "Ceil": ("Ceil", (13,)), "Round": ("Round", (11, 22)), "Sin": ("Sin", (7, 22)), "Cos": ("Cos", (7, 22)),
-    "Softplus": ("Softplus", (1, 22)), "IsNaN": ("IsNan", (13, 20)), "Not": ("LogicalNot", (1,)),
+    "Sqrt": ("Sqrt", (6, 13)), "Exp": ("Exp", (6, 13)), "Log": ("Log", (6, 13)), "Erf": ("Erf", (9, 13)),
+    "Tanh": ("Tanh", (6, 13)), "Sigmoid": ("Sigmoid", (6, 13)), "Relu": ("ReLU", (6, 13, 14)),
+    "Neg": ("Neg", (6, 13)), "Abs": ("Abs", (6, 13)), "Reciprocal": ("Reciprocal", (6, 13)),
+    "Floor": ("Floor", (6, 13)), "Ceil": ("Ceil", (6, 13)), "Round": ("Round", (11, 22)), "Sin": ("Sin", (7, 22)),
+    "Cos": ("Cos", (7, 22)), "Softplus": ("Softplus", (1, 22)), "IsNaN": ("IsNan", (9, 13, 20)),
+    "Not": ("LogicalNot", (1,)),
 }
 _BINARY = {
-    "Add": ("Add", (13, 14)), "Sub": ("Sub", (13, 14)), "Mul": ("Mul", (13, 14)),
-    "Equal": ("Equal", (13, 19)), "Less": ("Less", (13,)), "Greater": ("Greater", (13,)),
+    "Add": ("Add", (7, 13, 14)), "Sub": ("Sub", (7, 13, 14)), "Mul": ("Mul", (7, 13, 14)),
+    "Equal": ("Equal", (11, 13, 19)), "Less": ("Less", (9, 13)), "Greater": ("Greater", (9, 13)),
     "LessOrEqual": ("LessEqual", (12, 16)), "GreaterOrEqual": ("GreaterEqual", (12, 16)),
     "And": ("LogicalAnd", (7,)), "Or": ("LogicalOr", (7,)), "Xor": ("NotEqual", (7,)),
 }
@@ -215,7 +216,7 @@ for _onnx, (_op, _versions) in _BINARY.items():
     converter(_onnx, _versions)(_binary(_op))
 
 
-@converter("Div", (13, 14))
+@converter("Div", (7, 13, 14))
 def _div(ctx: Ctx, a: Value, b: Value) -> Value:
     if dtype(a).startswith("float"):
         return prim("RealDiv", {}, a, b)
@@ -224,7 +225,7 @@ def _div(ctx: Ctx, a: Value, b: Value) -> Value:
     return prim("FloorDiv", {}, prim("Sub", {}, a, prim("Mod", {}, a, b)), b)
 
 
-@converter("Pow", (13, 15))
+@converter("Pow", (7, 12, 13, 15))
 def _pow(ctx: Ctx, x: Value, y: Value) -> Value:
     known = is_const(y) or (isinstance(y, Tensor) and y._data is not None)  # a constant or an initializer
     if dtype(x).startswith("float") and known and _numel(y) == 1:
@@ -242,7 +243,7 @@ def _pow(ctx: Ctx, x: Value, y: Value) -> Value:
     return cast(prim("Pow", {}, cast(x, dtype(y)), y), dtype(x))
 
 
-@converter("Mod", (13, 28), attrs=("fmod",))
+@converter("Mod", (10, 13, 28), attrs=("fmod",))
 def _mod(ctx: Ctx, a: Value, b: Value) -> Value:
     # fmod=0: the sign of the divisor (Python's %, FloorMod); fmod=1: the sign of the dividend (C's fmod).
     return prim("Mod" if ctx.attr("fmod", 0) else "FloorMod", {}, a, b)
@@ -258,18 +259,18 @@ def _variadic(op: str) -> Callable[..., Value]:
     return fn
 
 
-converter("Max", (13,))(_variadic("Maximum"))
-converter("Min", (13,))(_variadic("Minimum"))
-converter("Sum", (13,))(_variadic("Add"))
+converter("Max", (8, 12, 13))(_variadic("Maximum"))
+converter("Min", (8, 12, 13))(_variadic("Minimum"))
+converter("Sum", (8, 13))(_variadic("Add"))
 
 
-@converter("Mean", (13,))
+@converter("Mean", (8, 13))
 def _mean(ctx: Ctx, *xs: Value) -> Value:
     total = _variadic("Add")(ctx, *xs)
     return total if len(xs) == 1 else prim("RealDiv", {}, total, const(len(xs), dtype(total)))
 
 
-@converter("Identity", (13, 14, 16, 19, 21, 23, 24, 25))
+@converter("Identity", (1, 13, 14, 16, 19, 21, 23, 24, 25))
 def _identity(ctx: Ctx, x: Value) -> Value:
     return x
 
@@ -290,7 +291,7 @@ def _limits(dt: str) -> tuple[Any, Any]:
     return info.min, info.max
 
 
-@converter("Clip", (13,))
+@converter("Clip", (11, 12, 13))
 def _clip(ctx: Ctx, x: Value, lo: Value = None, hi: Value = None) -> Value:
     if lo is None and hi is None:
         return x
@@ -361,7 +362,7 @@ def _check_cast(ctx: Ctx) -> list[str]:
     return []
 
 
-_CAST_VERSIONS = (13, 19, 21, 23, 24, 25, 28)
+_CAST_VERSIONS = (9, 13, 19, 21, 23, 24, 25, 28)
 
 
 @converter("Cast", _CAST_VERSIONS, attrs=("to", "saturate", "round_mode"), check=_check_cast)
@@ -386,7 +387,7 @@ def _check_constant(ctx: Ctx) -> list[str]:
     return []
 
 
-@converter("Constant", (13, 19, 21, 23, 24, 25), attrs=_CONSTANT_ATTRS, check=_check_constant)
+@converter("Constant", (11, 12, 13, 19, 21, 23, 24, 25), attrs=_CONSTANT_ATTRS, check=_check_constant)
 def _constant(ctx: Ctx) -> Value:
     (key,) = [k for k in ctx.attrs if k in _CONSTANT_ATTRS]
     value = ctx.attrs[key]
@@ -397,14 +398,14 @@ def _constant(ctx: Ctx) -> Value:
     return np.array(value)
 
 
-@converter("Shape", (13, 15, 19, 21, 23, 24, 25), attrs=("start", "end"))
+@converter("Shape", (1, 13, 15, 19, 21, 23, 24, 25), attrs=("start", "end"))
 def _shape(ctx: Ctx, x: Value) -> Value:
     dims = list(shape(x))
     start, end = ctx.attr("start", 0), ctx.attr("end", None)
     return const(dims[start:end], "int64")  # Python slicing clamps start/end exactly as ONNX specifies
 
 
-@converter("Size", (13, 19, 21, 23, 24, 25))
+@converter("Size", (1, 13, 19, 21, 23, 24, 25))
 def _size(ctx: Ctx, x: Value) -> Value:
     return const(_prod(shape(x)), "int64")
 
@@ -424,7 +425,7 @@ def _range(ctx: Ctx, start: Value, limit: Value, delta: Value) -> Value:
 
 # ---- shape and data movement ----------------------------------------------------------------------------
 
-@converter("Reshape", (13, 14, 19, 21, 23, 24, 25), attrs=("allowzero",), static=(1,))
+@converter("Reshape", (5, 13, 14, 19, 21, 23, 24, 25), attrs=("allowzero",), static=(1,))
 def _reshape(ctx: Ctx, x: Value, new_shape: Value) -> Value:
     dims = [int(d) for d in ctx.static(new_shape, "shape")]
     if not ctx.attr("allowzero", 0):  # 0 copies the input's dim
@@ -432,14 +433,14 @@ def _reshape(ctx: Ctx, x: Value, new_shape: Value) -> Value:
     return prim("Reshape", {"shape": dims}, x) if -1 in dims else reshape(x, dims)
 
 
-@converter("Transpose", (13, 21, 23, 24, 25), attrs=("perm",))
+@converter("Transpose", (1, 13, 21, 23, 24, 25), attrs=("perm",))
 def _transpose(ctx: Ctx, x: Value) -> Value:
     rank = len(shape(x))
     perm = ctx.attr("perm", list(range(rank))[::-1])
     return x if list(perm) == list(range(rank)) else prim("Transpose", {"perm": list(perm)}, x)
 
 
-@converter("Flatten", (13, 21, 23, 24, 25), attrs=("axis",))
+@converter("Flatten", (11, 13, 21, 23, 24, 25), attrs=("axis",))
 def _flatten(ctx: Ctx, x: Value) -> Value:
     dims = shape(x)
     axis = int(ctx.attr("axis", 1))
@@ -449,9 +450,11 @@ def _flatten(ctx: Ctx, x: Value) -> Value:
     return reshape(x, [_prod(dims[:axis]), _prod(dims[axis:])])
 
 
-@converter("Squeeze", (13, 21, 23, 24, 25), static=(1,))
+@converter("Squeeze", (11, 13, 21, 23, 24, 25), attrs=("axes",), static=(1,))
 def _squeeze(ctx: Ctx, x: Value, axes: Value = None) -> Value:
     dims = shape(x)
+    if ctx.version < 13 and ctx.attr("axes") is not None:  # Squeeze-11: an attribute
+        axes = const(ctx.attr("axes"), "int64")
     if axes is None:
         drop = {d for d, n in enumerate(dims) if n == 1}
     else:
@@ -463,8 +466,10 @@ def _squeeze(ctx: Ctx, x: Value, axes: Value = None) -> Value:
     return reshape(x, [n for d, n in enumerate(dims) if d not in drop])
 
 
-@converter("Unsqueeze", (13, 21, 23, 24, 25), static=(1,))
-def _unsqueeze(ctx: Ctx, x: Value, axes: Value) -> Value:
+@converter("Unsqueeze", (11, 13, 21, 23, 24, 25), attrs=("axes",), static=(1,))
+def _unsqueeze(ctx: Ctx, x: Value, axes: Value = None) -> Value:
+    if ctx.version < 13:  # Unsqueeze-11: an attribute
+        axes = const(ctx.attr("axes", []), "int64")
     dims = list(shape(x))
     rank = len(dims) + ctx.static(axes, "axes").size
     new = sorted(ctx.axis(a, rank, "axes") for a in ctx.static(axes, "axes").reshape(-1))
@@ -473,14 +478,16 @@ def _unsqueeze(ctx: Ctx, x: Value, axes: Value) -> Value:
     return reshape(x, dims)
 
 
-@converter("Concat", (13,), attrs=("axis",))
+@converter("Concat", (11, 13), attrs=("axis",))
 def _concat(ctx: Ctx, *xs: Value) -> Value:
     return xs[0] if len(xs) == 1 else prim("Concat", {"axis": int(ctx.attr("axis"))}, *xs)
 
 
-@converter("Split", (13, 18), attrs=("axis", "num_outputs"), outputs=1 << 30, static=(1,))
+@converter("Split", (11, 13, 18), attrs=("axis", "num_outputs", "split"), outputs=1 << 30, static=(1,))
 def _split(ctx: Ctx, x: Value, split: Value = None) -> Value:
     dims = shape(x)
+    if ctx.version < 13 and ctx.attr("split") is not None:  # Split-11: an attribute
+        split = const(ctx.attr("split"), "int64")
     axis = ctx.axis(ctx.attr("axis", 0), len(dims))
     n = len(ctx.outputs)
     if split is not None:
@@ -505,7 +512,7 @@ def _split(ctx: Ctx, x: Value, split: Value = None) -> Value:
     return tuple(outs)
 
 
-@converter("Slice", (13,), static=(1, 2, 3, 4))
+@converter("Slice", (11, 13), static=(1, 2, 3, 4))
 def _slice(ctx: Ctx, x: Value, starts: Value, ends: Value, axes: Value = None, steps: Value = None) -> Value:
     dims = shape(x)
     starts, ends = ctx.static(starts, "starts").reshape(-1), ctx.static(ends, "ends").reshape(-1)
@@ -524,7 +531,7 @@ def _slice(ctx: Ctx, x: Value, starts: Value, ends: Value, axes: Value = None, s
     return prim("StridedSlice", {"begin": begin, "end": end, "strides": stride}, x)
 
 
-@converter("Expand", (13,), static=(1,))
+@converter("Expand", (8, 13), static=(1,))
 def _expand(ctx: Ctx, x: Value, new_shape: Value) -> Value:
     target = [int(d) for d in ctx.static(new_shape, "shape")]
     try:  # bidirectional: a 1 in the target keeps the input's dim
@@ -535,7 +542,7 @@ def _expand(ctx: Ctx, x: Value, new_shape: Value) -> Value:
     return x if out == list(shape(x)) else prim("BroadcastTo", {"shape": out}, x)
 
 
-@converter("Tile", (13,), static=(1,))
+@converter("Tile", (6, 13), static=(1,))
 def _tile(ctx: Ctx, x: Value, repeats: Value) -> Value:
     return prim("Tile", {"multiples": [int(r) for r in ctx.static(repeats, "repeats")]}, x)
 
@@ -547,7 +554,7 @@ def _check_pad(ctx: Ctx) -> list[str]:
     return _allowed("mode", _PAD_MODES, "constant")(ctx)
 
 
-@converter("Pad", (13, 18, 19, 21, 23, 24, 25), attrs=("mode",), check=_check_pad, static=(1, 3))
+@converter("Pad", (11, 13, 18, 19, 21, 23, 24, 25), attrs=("mode",), check=_check_pad, static=(1, 3))
 def _pad(ctx: Ctx, x: Value, pads: Value, value: Value = None, axes: Value = None) -> Value:
     dims = shape(x)
     pads = [int(p) for p in ctx.static(pads, "pads")]
@@ -590,18 +597,18 @@ def _wrap_negative(idx: Value, n: Value) -> Value:
     return prim("Select", {}, prim("Less", {}, idx, const(0, dt)), prim("Add", {}, idx, const(n, dt)), idx)
 
 
-@converter("Gather", (13,), attrs=("axis",))
+@converter("Gather", (11, 13), attrs=("axis",))
 def _gather(ctx: Ctx, data: Value, idx: Value) -> Value:
     axis = ctx.axis(ctx.attr("axis", 0), len(shape(data)))
     return prim("Gather", {"axis": axis}, data, _wrap_negative(idx, shape(data)[axis]))
 
 
-@converter("GatherElements", (13,), attrs=("axis",))
+@converter("GatherElements", (11, 13), attrs=("axis",))
 def _gather_elements(ctx: Ctx, data: Value, idx: Value) -> Value:
     return prim("GatherD", {"dim": ctx.axis(ctx.attr("axis", 0), len(shape(data)))}, data, idx)
 
 
-@converter("GatherND", (13,), attrs=("batch_dims",))
+@converter("GatherND", (11, 12, 13), attrs=("batch_dims",))
 def _gather_nd(ctx: Ctx, data: Value, idx: Value) -> Value:
     # Flatten the k indexed dims of data (after the batch dims) into one, turn each index tuple into a
     # flat offset (a dot product with the row-major strides), add each batch's base offset, and Gather.
@@ -625,12 +632,12 @@ def _gather_nd(ctx: Ctx, data: Value, idx: Value) -> Value:
 
 # ---- matrix products, convolution, pooling --------------------------------------------------------------
 
-@converter("MatMul", (13,))
+@converter("MatMul", (9, 13))
 def _matmul(ctx: Ctx, a: Value, b: Value) -> Value:
     return prim("BatchMatMul", {}, a, b)
 
 
-@converter("Gemm", (13,), attrs=("alpha", "beta", "transA", "transB"))
+@converter("Gemm", (11, 13), attrs=("alpha", "beta", "transA", "transB"))
 def _gemm(ctx: Ctx, a: Value, b: Value, c: Value = None) -> Value:
     dt = dtype(a)
     y = prim("MatMul", {"transpose_a": bool(ctx.attr("transA", 0)), "transpose_b": bool(ctx.attr("transB", 0))},
@@ -687,7 +694,7 @@ def _as_2d(x: Value, what: str, ctx: Ctx) -> tuple[Value, bool]:
     return x, False
 
 
-@converter("Conv", (11, 22), attrs=("auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"),
+@converter("Conv", (1, 11, 22), attrs=("auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"),
            check=_check_spatial)
 def _conv(ctx: Ctx, x: Value, w: Value, bias: Value = None) -> Value:
     x4, one_d = _as_2d(x, "the input", ctx)
@@ -753,12 +760,12 @@ def _check_pool(ctx: Ctx) -> list[str]:
     return problems
 
 
-@converter("MaxPool", (12, 22), attrs=(*_POOL_ATTRS, "storage_order"), check=_check_pool)
+@converter("MaxPool", (10, 11, 12, 22), attrs=(*_POOL_ATTRS, "storage_order"), check=_check_pool)
 def _max_pool(ctx: Ctx, x: Value) -> Value:
     return _pool("MaxPool", ctx, x)
 
 
-@converter("AveragePool", (11, 19, 22), attrs=(*_POOL_ATTRS, "count_include_pad"), check=_check_pool)
+@converter("AveragePool", (10, 11, 19, 22), attrs=(*_POOL_ATTRS, "count_include_pad"), check=_check_pool)
 def _average_pool(ctx: Ctx, x: Value) -> Value:
     return _pool("AvgPool", ctx, x)
 
@@ -849,11 +856,11 @@ _EMPTY: dict[str, Callable[[str], Any]] = {
     "ReduceMax": lambda dt: False if dt == "bool" else _limits(dt)[0],
     "ReduceMin": lambda dt: True if dt == "bool" else _limits(dt)[1],
 }
-converter("ReduceSum", (13,), attrs=_REDUCE_ATTRS, static=(1,))(_reduce("ReduceSum", 13))
-converter("ReduceMean", (13, 18), attrs=_REDUCE_ATTRS, static=(1,))(_reduce("ReduceMean", 18))
-converter("ReduceMax", (13, 18, 20), attrs=_REDUCE_ATTRS, static=(1,))(_reduce("ReduceMax", 18))
-converter("ReduceMin", (13, 18, 20), attrs=_REDUCE_ATTRS, static=(1,))(_reduce("ReduceMin", 18))
-converter("ReduceProd", (13, 18), attrs=_REDUCE_ATTRS, static=(1,))(_reduce("ReduceProd", 18))
+converter("ReduceSum", (11, 13), attrs=_REDUCE_ATTRS, static=(1,))(_reduce("ReduceSum", 13))
+converter("ReduceMean", (11, 13, 18), attrs=_REDUCE_ATTRS, static=(1,))(_reduce("ReduceMean", 18))
+converter("ReduceMax", (11, 12, 13, 18, 20), attrs=_REDUCE_ATTRS, static=(1,))(_reduce("ReduceMax", 18))
+converter("ReduceMin", (11, 12, 13, 18, 20), attrs=_REDUCE_ATTRS, static=(1,))(_reduce("ReduceMin", 18))
+converter("ReduceProd", (11, 13, 18), attrs=_REDUCE_ATTRS, static=(1,))(_reduce("ReduceProd", 18))
 
 
 def _arg(op: str) -> Callable[..., Value]:
@@ -875,5 +882,5 @@ def _arg(op: str) -> Callable[..., Value]:
     return fn
 
 
-converter("ArgMax", (13,), attrs=("axis", "keepdims", "select_last_index"))(_arg("ArgMax"))
-converter("ArgMin", (13,), attrs=("axis", "keepdims", "select_last_index"))(_arg("ArgMin"))
+converter("ArgMax", (11, 12, 13), attrs=("axis", "keepdims", "select_last_index"))(_arg("ArgMax"))
+converter("ArgMin", (11, 12, 13), attrs=("axis", "keepdims", "select_last_index"))(_arg("ArgMin"))
