@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..codegen.c import broadcast_loop, ctype
+from ..codegen.c import broadcast_loop, ctype, nan_max, nan_min
 from ..dtypes import ANY, FLOATS, NUMERIC, dtype_of
 from ..errors import ShapeError
 from ..ir import TensorType
@@ -238,8 +238,9 @@ for _name, _b in BINARY.items():
 register(OpDef("Select", _select_infer, _nary_emit(lambda k: "c ? a : b", ("c", "a", "b")),
                lambda attrs, c, a, b: np.where(c, a, b), n_inputs=3))
 # min(max(x, lo), hi) with NaN-propagating max/min, exactly the reference: lo > hi gives hi (as np.clip does)
-# and a NaN in any operand gives NaN.
-_CLIP = "({ const TYPE m_ = ((x > lo || x != x) ? x : lo); ((m_ < hi || m_ != m_) ? m_ : hi); })"
+# and a NaN in any operand gives NaN. Written with codegen's nan_max/nan_min: gcc 12 vectorises that form,
+# but not ((m < hi || m != m) ? m : hi) after a max, which made every Clip (ReLU6) a scalar loop.
+_CLIP = f"({{ const TYPE m_ = {nan_max('lo', 'x')}; {nan_min('m_', 'hi')}; }})"
 register(OpDef("ClipByValue", _clip_infer,
                _nary_emit(lambda k: _CLIP.replace("TYPE", ctype(k.inputs[0].dtype)), ("x", "lo", "hi")),
                lambda attrs, x, lo, hi: np.minimum(np.maximum(x, lo), hi), n_inputs=3))

@@ -1,0 +1,1 @@
+"""Model importers: turn a model of another framework into an opbuild Cell (optional extras)."""
