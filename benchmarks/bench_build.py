@@ -349,12 +349,6 @@ def main(argv: list[str] | None = None) -> int:
         "load_before": os.getloadavg(), "peers": peers, "notes": list(notes.values()),
         "command": " ".join(["python", "benchmarks/bench_build.py", *(argv if argv is not None else sys.argv[1:])]),
     }
-    try:
-        from importlib import metadata
-
-        meta["opbuild_version"] = metadata.version("opbuild")
-    except Exception:
-        meta["opbuild_version"] = "source"
     work = Path(tempfile.mkdtemp(prefix="opbuild-bench-"))
     result: dict[str, Any] = {"meta": meta, "nets": {}, "targets": []}
     try:
@@ -365,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             print(f"[{net}] {r['describe']}: opbuild ...", flush=True)
             r["opbuild"] = bench_opbuild(cfg, change, a, work / net / "opbuild")
+            meta.setdefault("opbuild", {k: r["opbuild"]["cold"][k] for k in ("version", "module")})
             for peer in PEERS:
                 if a.no_peers:
                     continue

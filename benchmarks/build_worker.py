@@ -120,7 +120,7 @@ def run_opbuild(args: argparse.Namespace) -> dict[str, Any]:
         "build_jobs": ob_config.build_jobs(), "graph_nodes": len(net.compile_info()[0].graph.nodes),
         "output_shape": list(y.shape), "output_finite": bool(_finite(y)),
         "kernels": [k.name for k in report.kernels],
-        "cache_dir": str(ob_config.cache_dir()),
+        "cache_dir": str(ob_config.cache_dir()), "version": ms.__version__, "module": ms.__file__,
     }
     if args.steady:
         out.update(steady(lambda: net(x).asnumpy(), args.steady))

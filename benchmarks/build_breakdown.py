@@ -1,20 +1,26 @@
-"""Where a warm build's time goes: CPU time of each step of ``Builder.build`` when every kernel is cached.
+"""Where a build's time goes, step by step.
 
-    python benchmarks/warm_breakdown.py [--nets resnet,resnet50] [--quick] [--repeats 9]
+    python benchmarks/build_breakdown.py [--nets resnet,resnet50] [--quick] [--repeats 9] [--cold]
 
-Builds each network once into a temporary cache, then runs ``--repeats`` fresh processes that time the warm
-build with every internal step wrapped (``time.thread_time``: CPU of the building thread, so waiting for a
-core on a busy machine does not count), and one more set of fresh processes that measure the loader floor
-(read + sha256 + dlopen of the same binaries). Prints medians per step, in ms and in us per distinct kernel.
+Warm (default): builds each network once into a temporary cache, then runs ``--repeats`` fresh processes that
+time the warm build with every internal step wrapped (``time.thread_time``: CPU of the building thread, so
+waiting for a core on a busy machine does not count), and as many fresh processes that measure the loader
+floor (read + sha256 + dlopen of the same binaries). Prints medians per step, in ms and in us per kernel.
+
+``--cold``: ``--repeats`` cold builds, each in a fresh process into an empty cache, with the compiler calls,
+the entry writes (publish: atomic writes + fsyncs) and the batches timed (wall clock, summed over the build
+threads), plus the compilers' CPU time.
 
 This instruments private functions of opbuild (build.Builder, cache.local.KernelStore, cache.pin, ...): it
-is a profiling aid that follows the code, not a stable benchmark. The wrappers cost ~1 us per call.
+is a profiling aid that follows the code, not a stable benchmark. The wrappers cost ~1 us per call, which
+shows up mostly as "rest of Builder.build".
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -89,19 +95,105 @@ def child(cfg: dict) -> dict:
             "steps": spent, "names": [k.name for k in report.kernels]}
 
 
+COLD_STEPS = [
+    ("batches (compile_batch: codegen, compile, publish)", "opbuild.build", "Builder.compile_batch"),
+    ("compiler calls (gcc)", "opbuild.compilers.gcc", "GccLike.compile"),
+    ("publish entries (.info/.json writes, fsyncs, links)", "opbuild.cache.local", "KernelStore.publish"),
+    ("stage batch binary (write + fsync)", "opbuild.cache.local", "KernelStore.stage_binary"),
+]
+
+
+def cold_child(cfg: dict) -> dict:
+    """In a fresh process with an empty cache: time the cold build's batches, compiles and writes."""
+    import importlib
+    import resource
+    import threading
+
+    spent: dict[str, list[float]] = {}
+    lock = threading.Lock()
+    for label, module, attr in COLD_STEPS:
+        owner = importlib.import_module(module)
+        cls, name = attr.split(".")
+        owner = getattr(owner, cls)
+        inner = getattr(owner, name)
+
+        def wrapped(*args, _inner=inner, _label=label, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return _inner(*args, **kwargs)
+            finally:
+                with lock:
+                    spent.setdefault(_label, []).append(time.perf_counter() - t0)
+
+        setattr(owner, name, wrapped)
+
+    from build_worker import _opbuild_net
+
+    from opbuild import trace
+    from opbuild.ops.registry import get
+    from opbuild.runtime.session import session
+
+    net, x = _opbuild_net(cfg)
+    graph, _ = trace.trace(net.construct, (x,))
+    specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in graph.nodes]
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    _, report = session().builder.build(specs)
+    ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert report.built == len(report.kernels), report.summary()
+    return {"wall": report.seconds, "kernels": len(report.kernels),
+            "compiler_cpu": ru2.ru_utime + ru2.ru_stime - ru.ru_utime - ru.ru_stime,
+            "steps": {k: sum(v) for k, v in spent.items()}, "calls": {k: len(v) for k, v in spent.items()}}
+
+
+def cold(net: str, cfg: dict, repeats: int) -> None:
+    """Print the cold-build table of one network."""
+    runs = []
+    for _ in range(repeats):
+        root = Path(tempfile.mkdtemp(prefix="opbuild-breakdown-"))
+        try:
+            env = bench_build.worker_env(1, {"OPBUILD_CACHE_PATH": str(root / "cache"), "TMPDIR": str(root)})
+            out = subprocess.run([sys.executable, __file__, "--cold-child", json.dumps(cfg)], env=env,
+                                 capture_output=True, text=True, check=True).stdout
+            runs.append(json.loads(out.rsplit("RESULT ", 1)[1]))
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    k = runs[0]["kernels"]
+    jobs = os.environ.get("OPBUILD_BUILD_JOBS") or f"{len(os.sched_getaffinity(0))}"
+    print(f"\n{net} ({netspec.describe(cfg)}): cold build of {k} kernels, medians of {repeats} fresh processes; "
+          f"wall clock summed over the {jobs} build threads")
+    print(f"{'step':<52} {'calls':>5} {'ms':>8} {'ms/kernel':>10}")
+    for label, _, _ in COLD_STEPS:
+        v = statistics.median(r["steps"].get(label, 0.0) for r in runs)
+        print(f"{label:<52} {runs[0]['calls'].get(label, 0):>5} {v * 1e3:>8.1f} {v * 1e3 / k:>10.2f}")
+    cpu = statistics.median(r["compiler_cpu"] for r in runs)
+    wall = statistics.median(r["wall"] for r in runs)
+    print(f"{'compiler processes, CPU time':<52} {'':>5} {cpu * 1e3:>8.1f} {cpu * 1e3 / k:>10.2f}")
+    print(f"{'cold build, wall clock (BuildReport)':<52} {'':>5} {wall * 1e3:>8.1f} {wall * 1e3 / k:>10.2f}")
+    print(f"{'  fastest of the runs':<52} {'':>5} {min(r['wall'] for r in runs) * 1e3:>8.1f} "
+          f"{min(r['wall'] for r in runs) * 1e3 / k:>10.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build, then measure the warm build step by step and the floor, and print the table."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--nets", default="resnet,resnet50")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--repeats", type=int, default=9)
+    p.add_argument("--cold", action="store_true", help="break down cold builds instead of warm ones")
     p.add_argument("--child", help=argparse.SUPPRESS)
+    p.add_argument("--cold-child", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.child:
         print("RESULT " + json.dumps(child(json.loads(a.child))))
         return 0
+    if a.cold_child:
+        print("RESULT " + json.dumps(cold_child(json.loads(a.cold_child))))
+        return 0
     for net in [n.strip() for n in a.nets.split(",") if n.strip()]:
         cfg = netspec.config(net, a.quick)
+        if a.cold:
+            cold(net, cfg, a.repeats)
+            continue
         root = Path(tempfile.mkdtemp(prefix="opbuild-breakdown-"))
         try:
             env = bench_build.worker_env(1, {"OPBUILD_CACHE_PATH": str(root / "cache")})
