@@ -24,7 +24,8 @@ import + first call; steady = median per call after warm-up. Warm figures are me
 fresh processes. All frameworks run with ``--threads`` intra-op threads (default 1: the machine is shared,
 and spinning BLAS threads on busy cores make every timing erratic).
 
-Prints a table, writes ``<out>/build.json`` and ``<out>/build.png`` (bar chart). Peers that are not installed
+Prints the tables, writes ``<out>/build.json``, ``<out>/build.md`` (the tables in markdown) and
+``<out>/build.png`` (bar chart). Peers that are not installed
 (``pip install -e '.[bench]'``) are skipped with a note.
 """
 
@@ -275,6 +276,57 @@ def print_tables(result: dict[str, Any]) -> None:
         print(f"note: {note}")
 
 
+def markdown(result: dict[str, Any]) -> str:
+    """The same tables as README-ready markdown (times in ms unless noted)."""
+    meta = result["meta"]
+    lines = [f"Run {meta['date']}: {'quick' if meta['quick'] else 'full-size'} networks, {meta['cpu_count']} cores, "
+             f"load average {meta['load_before'][0]:.1f} before and {meta['load_after'][0]:.1f} after, "
+             f"{meta['threads']} intra-op thread(s), {meta['repeats']} fresh processes per cold/warm figure, "
+             f"{meta['wall_s']:.0f} s in all. Peers: "
+             + (", ".join(f"{k} {v}" for k, v in meta["peers"].items()) or "none") + ".", "",
+             "| network | kernels | cold build | cold / kernel | compiler CPU / kernel | warm build | warm / kernel "
+             "| loader floor | warm / floor | incremental (built / reused) | first call cold | first call warm "
+             "| steady / call |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for net, r in result["nets"].items():
+        ob = r["opbuild"]
+        inc = ob["incremental"]
+        lines.append(
+            f"| {net}: {r['describe']} | {ob['distinct_kernels']} ({ob['graph_nodes']} nodes) "
+            f"| {_ms(ob['cold']['build_s'])} (best {_ms(ob['cold']['best_build_s'])}) | {ob['cold_ms_per_kernel']:.1f} "
+            f"| {ob['cold_cpu_ms_per_kernel']:.1f} | {_ms(ob['warm']['build_s'])} | {ob['warm_ms_per_kernel']:.3f} "
+            f"| {_ms(ob['floor']['floor_s'])} ({ob['floor']['binaries']} binaries) | {ob['warm_over_floor']:.1f}x "
+            f"| {_ms(inc['build_s'])} ({inc['built']} / {inc['reused']}) | {_ms(ob['cold']['latency_s'])} "
+            f"| {_ms(ob['warm']['latency_s'])} | {_ms(ob['warm'].get('steady_s'))} |")
+    lines += ["", "| network | framework | first call cold | first call warm | latency cold (import incl.) "
+              "| latency warm (import incl.) | steady / call | cold first call, peer / opbuild "
+              "| warm first call, peer / opbuild | warm latency, peer / opbuild |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for net, r in result["nets"].items():
+        ob = r["opbuild"]
+        for fw in ("opbuild", *PEERS):
+            p = r.get(fw)
+            if p is None or "cold" not in p:
+                if p is not None:
+                    lines.append(f"| {net} | {fw} | {p.get('skipped', p.get('error', 'n/a')).splitlines()[0]} "
+                                 "| | | | | | | |")
+                continue
+            c, w = p["cold"], p["warm"]
+            ratios = ("", "", "") if fw == "opbuild" else (
+                f"{c['first_call_s'] / ob['cold']['first_call_s']:.1f}x",
+                f"{w['first_call_s'] / ob['warm']['first_call_s']:.1f}x",
+                f"{w['latency_s'] / ob['warm']['latency_s']:.1f}x")
+            name = {"opbuild": "opbuild", "torch": "torch.compile", "jax": "jax.jit"}[fw]
+            lines.append(f"| {net} | {name} | {_ms(c['first_call_s'])} | {_ms(w['first_call_s'])} "
+                         f"| {_ms(c['latency_s'])} | {_ms(w['latency_s'])} | {_ms(w.get('steady_s'))} "
+                         f"| {ratios[0]} | {ratios[1]} | {ratios[2]} |")
+    lines += ["", "| network | target | value | met |", "|---|---|---:|---|"]
+    for t in result["targets"]:
+        met = "yes" if t["met"] else "**no**"
+        lines.append(f"| {t['net']} | {t['target']} | {t['value']:.3g} {t['unit']} | {met} |")
+    return "\n".join(lines) + "\n"
+
+
 def draw(result: dict[str, Any], path: Path) -> str | None:
     """Bar chart (log scale) of cold first call, warm first call and warm latency per network and framework."""
     try:
@@ -390,9 +442,10 @@ def main(argv: list[str] | None = None) -> int:
         meta["notes"].append(note)
         print(f"note: {note}")
     (a.out / "build.json").write_text(json.dumps(result, indent=1) + "\n")
+    (a.out / "build.md").write_text(markdown(result))
     print(f"\ntotal {meta['wall_s']:.0f} s; load average before {meta['load_before'][0]:.1f}, after "
           f"{meta['load_after'][0]:.1f} on {meta['cpu_count']} cores")
-    print(f"wrote {a.out / 'build.json'}" + ("" if note else f" and {a.out / 'build.png'}"))
+    print(f"wrote {a.out / 'build.json'}, {a.out / 'build.md'}" + ("" if note else f" and {a.out / 'build.png'}"))
     return 0
 
 
