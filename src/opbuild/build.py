@@ -100,10 +100,12 @@ class Builder:
             self._target = cache_key.target_identity()
         return self._target
 
-    def request(self, spec: KernelSpec) -> _Request:
-        """The cache identity of one kernel: canonical descriptor bytes and the derived name."""
+    def request(self, spec: KernelSpec, compiler: dict | None = None) -> _Request:
+        """The cache identity of one kernel: canonical descriptor bytes and the derived name. ``compiler`` is
+        the toolchain identity when the caller has resolved it already (once per build, not per kernel)."""
         opdef = get_op(spec.op)
-        compiler = self.compiler().identity()
+        if compiler is None:
+            compiler = self.compiler().identity()
         if self._encoder is None or self._encoder.compiler is not compiler:
             self._encoder = cache_key.InfoEncoder(abi=c_codegen.ABI_VERSION, compiler=compiler,
                                                   target=self.target(), version=__version__)
@@ -176,7 +178,7 @@ class Builder:
         read_store, write_store = self.stores()
         # The memory tier is keyed by the store and the toolchain (CC, OPBUILD_CFLAGS) as well as the kernel:
         # a process that changes its flags between builds must not be served kernels built with the old ones.
-        self.compiler(write_store.path)
+        identity = self.compiler(write_store.path).identity()
         scope = f"{read_store.path if read_store else write_store.path}|{self._compiler_env}"
         by_memo: dict[str, LoadedKernel] = {}
         pending: dict[str, _Request] = {}
@@ -189,7 +191,7 @@ class Builder:
                 by_memo[mk] = hit
                 report.kernels.append(KernelRecord(hit.name, spec.op, "reused", 0.0))
             else:
-                pending[mk] = self.request(spec)
+                pending[mk] = self.request(spec, identity)
 
         shared = read_store is not None and read_store is write_store
         swept = set(read_store.sweep_temporaries()) if shared else set()

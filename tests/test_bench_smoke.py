@@ -1,0 +1,76 @@
+"""Smoke test of benchmarks/bench_build.py: one quick opbuild-only run on the MLP, in a subprocess.
+
+A correctness check of what the benchmark measures and writes (fields, counts, relations between the
+builds), never of how fast anything is.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks" / "bench_build.py"
+
+
+def test_bench_build_quick_mlp(tmp_path: Path) -> None:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    proc = subprocess.run(
+        [sys.executable, str(BENCH), "--quick", "--nets", "mlp", "--no-peers", "--repeats", "2",
+         "--steady", "0.05", "--out", str(tmp_path)],
+        env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert "targets" in proc.stdout and "mlp" in proc.stdout
+
+    result = json.loads((tmp_path / "build.json").read_text())
+    meta = result["meta"]
+    assert meta["quick"] is True and meta["repeats"] == 2 and meta["wall_s"] > 0
+    assert list(result["nets"]) == ["mlp"]
+    net = result["nets"]["mlp"]
+    assert "torch" not in net and "jax" not in net  # --no-peers
+    ob = net["opbuild"]
+    distinct = ob["distinct_kernels"]
+    # MLP 784-256-128-10: MatMul, BiasAdd, ReLU per hidden layer (each shape distinct), MatMul + BiasAdd head.
+    assert distinct == 8 and ob["graph_nodes"] == 8
+
+    cold = ob["cold"]
+    assert len(cold["runs"]) == 2
+    for run in cold["runs"]:  # every cold run starts from an empty cache
+        assert run["built"] == distinct and run["reused"] == 0 and run["repaired"] == 0
+        assert run["compiler_cpu_s"] > 0
+    assert cold["best_build_s"] <= cold["build_s"] <= cold["first_call_s"]
+    assert cold["output_shape"] == [8, 10] and cold["output_finite"]
+
+    warm = ob["warm"]
+    assert len(warm["runs"]) == 2
+    for run in warm["runs"]:  # every warm run reuses everything and compiles nothing
+        assert run["reused"] == distinct and run["built"] == 0 and run["repaired"] == 0
+        assert run["compiler_cpu_s"] == 0
+        assert run["build_s"] <= run["first_call_s"] <= run["latency_s"]
+    assert warm["steady_calls"] >= 5 and 0 < warm["steady_min_s"] <= warm["steady_s"]
+
+    floor = ob["floor"]
+    assert floor["floor_s"] > 0 and 1 <= floor["binaries"] <= distinct
+    assert all(r["kernels"] == distinct for r in floor["runs"])
+
+    inc = ob["incremental"]
+    assert "128 -> 96" in inc["change"]
+    # The changed hidden width touches its Dense (MatMul, BiasAdd, ReLU) and the head's MatMul only.
+    assert 1 <= inc["built"] < distinct
+    assert inc["built"] + inc["reused"] == inc["distinct"] == distinct and inc["repaired"] == 0
+    assert inc["output_shape"] == [8, 10]
+
+    assert ob["cold_ms_per_kernel"] == 1e3 * cold["build_s"] / distinct
+    assert ob["warm_over_floor"] == warm["build_s"] / floor["floor_s"]
+    targets = {t["target"] for t in result["targets"]}
+    assert len(targets) == 2 and all(t["net"] == "mlp" and isinstance(t["met"], bool) for t in result["targets"])
+
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert (tmp_path / "build.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    else:
+        assert any("matplotlib" in n for n in meta["notes"])
