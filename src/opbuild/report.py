@@ -56,10 +56,18 @@ class BuildReport:
             parts.append(f"{self.repaired} repaired")
         return f"{len(self.kernels)} kernels: {', '.join(parts)} ({self.seconds:.2f} s)"
 
-    def as_dict(self) -> dict:
-        """JSON-able form: totals plus the kernel records."""
-        return {"built": self.built, "reused": self.reused, "repaired": self.repaired, "fetched": self.fetched,
-                "seconds": self.seconds, "kernels": [asdict(k) for k in self.kernels]}
+    def as_dict(self, sources: bool = False) -> dict:
+        """JSON-able form: totals plus the kernel records. With ``sources``, also ``fetched`` and each kernel's
+        ``source`` (left out by default, so the default form stays what it has always been)."""
+        kernels = [asdict(k) for k in self.kernels]
+        if not sources:
+            for k in kernels:
+                del k["source"]
+        out = {"built": self.built, "reused": self.reused, "repaired": self.repaired, "seconds": self.seconds,
+               "kernels": kernels}
+        if sources:
+            out["fetched"] = self.fetched
+        return out
 
     def __repr__(self) -> str:
         return f"BuildReport({self.summary()})"

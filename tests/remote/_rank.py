@@ -43,7 +43,7 @@ def main(out: Path) -> None:
     t0 = time.perf_counter()
     outs = net(*[ms.Tensor(x) for x in xs])
     wall = time.perf_counter() - t0
-    report = ms.build_report().as_dict()
+    report = ms.build_report().as_dict(sources=True)
     graph, _ = trace.trace(net.construct, [ms.Tensor(x) for x in xs])
     refs = run_reference(graph, xs)
     ok = all(np.allclose(o.asnumpy(), r, rtol=1e-5, atol=1e-6) for o, r in zip(outs, refs))

@@ -104,3 +104,16 @@ def test_ranks_start_cold_builds_at_different_points(shared, monkeypatch, rank, 
     monkeypatch.setenv("RANK_SIZE", "4")
     work = list(range(8))
     assert _tier(shared.url).order(work) == work[start:] + work[:start]
+
+
+def test_report_sources_are_opt_in_in_as_dict():
+    from opbuild.report import BuildReport, KernelRecord
+
+    report = BuildReport([KernelRecord("a", "Neg", "reused", 0.1, "remote"), KernelRecord("b", "Neg", "built", 0.2,
+                                                                                         "compiled")], 0.3)
+    assert report.as_dict() == {"built": 1, "reused": 1, "repaired": 0, "seconds": 0.3, "kernels": [
+        {"name": "a", "op": "Neg", "status": "reused", "seconds": 0.1},
+        {"name": "b", "op": "Neg", "status": "built", "seconds": 0.2}]}
+    detailed = report.as_dict(sources=True)
+    assert detailed["fetched"] == 1 and [k["source"] for k in detailed["kernels"]] == ["remote", "compiled"]
+    assert report.summary() == "2 kernels: 1 reused (1 from the shared cache), 1 built (0.30 s)"
