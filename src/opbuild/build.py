@@ -253,10 +253,13 @@ class Builder:
         try:
             result = self.compiler().compile(source, build_dir / (label + ".so"), build_dir, needs_blas, label=label)
         except CompileError as e:
-            # Keep the generated source where the user can read it after this process is gone.
-            kept = Path(tempfile.gettempdir()) / "opbuild-failed"
-            kept.mkdir(exist_ok=True)
-            dest = kept / Path(e.source_path).name
+            # Keep the generated source where the user can read it after this process is gone: a per-user
+            # folder, a unique file per failure (concurrent failures never overwrite each other).
+            kept = Path(tempfile.gettempdir()) / f"opbuild-failed-{os.getuid()}"
+            kept.mkdir(mode=0o700, exist_ok=True)
+            fd, dest_name = tempfile.mkstemp(prefix=Path(e.source_path).stem + ".", suffix=".c", dir=kept)
+            os.close(fd)
+            dest = Path(dest_name)
             shutil.copyfile(e.source_path, dest)
             shutil.rmtree(build_dir, ignore_errors=True)
             raise CompileError(e.cmd, e.stderr, str(dest), reqs[0].name if len(reqs) == 1 else label) from None

@@ -24,28 +24,35 @@ def set_context(**kwargs) -> None:
     """Set execution options: ``mode`` (GRAPH_MODE or PYNATIVE_MODE), ``device_target`` ("CPU"),
     ``device_id`` (int, accepted for compatibility) and ``seed`` (parameter initialisation seed).
 
-    Raises ValueError for an unknown key or value.
+    Raises ValueError for an unknown key or value. Every option is checked before any is applied, so a call
+    that raises leaves the context unchanged.
     """
-    for key, value in kwargs.items():
-        if key not in _context:
-            raise ValueError(f"set_context: unknown key {key!r}; valid keys are {', '.join(sorted(_context))}")
-        if key == "mode" and value not in _MODES:
-            raise ValueError(
-                f"set_context: mode must be opbuild.GRAPH_MODE ({GRAPH_MODE}) or opbuild.PYNATIVE_MODE "
-                f"({PYNATIVE_MODE}), got {value!r}"
+    updates = {key: _check_option(key, value) for key, value in kwargs.items()}
+    _context.update(updates)
+
+
+def _check_option(key: str, value: object) -> object:
+    """The validated (canonical) value of one context option; ValueError naming what is accepted."""
+    if key not in _context:
+        raise ValueError(f"set_context: unknown key {key!r}; valid keys are {', '.join(sorted(_context))}")
+    # bool is an int subclass (True == PYNATIVE_MODE): reject it rather than accept it by accident.
+    if key == "mode" and (isinstance(value, bool) or value not in _MODES):
+        raise ValueError(
+            f"set_context: mode must be opbuild.GRAPH_MODE ({GRAPH_MODE}) or opbuild.PYNATIVE_MODE "
+            f"({PYNATIVE_MODE}), got {value!r}"
+        )
+    if key == "device_target":
+        if not isinstance(value, str):
+            raise ValueError(f"set_context: device_target must be a string such as 'CPU', got {value!r}")
+        if value.upper() not in SUPPORTED_TARGETS:
+            raise UnsupportedTargetError(
+                f"set_context: device_target {value!r} is not supported by this build of opbuild; "
+                f"supported targets: {', '.join(SUPPORTED_TARGETS)}"
             )
-        if key == "device_target":
-            if not isinstance(value, str):
-                raise ValueError(f"set_context: device_target must be a string such as 'CPU', got {value!r}")
-            if value.upper() not in SUPPORTED_TARGETS:
-                raise UnsupportedTargetError(
-                    f"set_context: device_target {value!r} is not supported by this build of opbuild; "
-                    f"supported targets: {', '.join(SUPPORTED_TARGETS)}"
-                )
-            value = value.upper()
-        if key in ("device_id", "seed") and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-            raise ValueError(f"set_context: {key} must be a non-negative int, got {value!r}")
-        _context[key] = value
+        return value.upper()
+    if key in ("device_id", "seed") and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise ValueError(f"set_context: {key} must be a non-negative int, got {value!r}")
+    return value
 
 
 def get_context(key: str):
@@ -78,7 +85,8 @@ def rank_id() -> int:
     try:
         rank = int(raw)
     except ValueError:
-        raise ValueError(f"RANK_ID={raw!r} is not an integer; set it to the rank number, e.g. RANK_ID=0") from None
+        raise ValueError(
+            f"RANK_ID={raw!r} is not an integer; set it to the rank number, e.g. RANK_ID=0") from None
     if rank < 0:
         raise ValueError(f"RANK_ID={raw!r} must be >= 0")
     return rank
@@ -92,7 +100,8 @@ def cache_root() -> Path:
 
 def cache_dir(rank: int | None = None, root: Path | None = None) -> Path:
     """The kernel_meta directory of one rank: ``<root>/rank_<RANK_ID>/kernel_meta``."""
-    return (root if root is not None else cache_root()) / f"rank_{rank_id() if rank is None else rank}" / "kernel_meta"
+    base = root if root is not None else cache_root()
+    return base / f"rank_{rank_id() if rank is None else rank}" / "kernel_meta"
 
 
 def cache_enabled() -> bool:
@@ -104,7 +113,11 @@ def extra_cflags() -> list[str]:
     """OPBUILD_CFLAGS split like a shell would (no expansion)."""
     import shlex
 
-    return shlex.split(_env("OPBUILD_CFLAGS"))
+    raw = _env("OPBUILD_CFLAGS")
+    try:
+        return shlex.split(raw)
+    except ValueError as e:  # shlex alone says only "No closing quotation", not which variable
+        raise ValueError(f"OPBUILD_CFLAGS={raw!r} cannot be split into compiler flags: {e}") from None
 
 
 def compiler_env() -> str:

@@ -85,7 +85,7 @@ class Parameter(Tensor):
 
     def set_data(self, data) -> Parameter:
         """Replace the values (same shape and dtype); compiled graphs read the new data at their next call."""
-        arr = np.ascontiguousarray(np.asarray(data, dtype=self._data.dtype))
+        arr = np.require(np.asarray(data, dtype=self._data.dtype), requirements='C')  # keeps 0-d shapes
         if arr.shape != self._data.shape:
             raise ValueError(f"Parameter {self.name}: set_data shape {arr.shape} != {self._data.shape}")
         self._data = arr

@@ -30,7 +30,8 @@ class Tensor:
         elif not isinstance(input_data, (np.ndarray, np.generic)) and arr.dtype == np.float64:
             arr = arr.astype(np.float32)
         dtype_of(arr.dtype)  # raises TypeError for unsupported dtypes
-        self._data: np.ndarray | None = np.ascontiguousarray(arr)
+        # np.ascontiguousarray turns a 0-d array into shape (1,): keep scalars (full reductions) 0-d.
+        self._data: np.ndarray | None = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
         self._value: Value | None = None
 
     @classmethod
@@ -128,7 +129,9 @@ class Tensor:
     def __gt__(self, o): return self._bin("Greater", o)
     def __ge__(self, o): return self._bin("GreaterEqual", o)
     def __and__(self, o): return self._bin("LogicalAnd", o)
+    def __rand__(self, o): return self._bin("LogicalAnd", o, True)
     def __or__(self, o): return self._bin("LogicalOr", o)
+    def __ror__(self, o): return self._bin("LogicalOr", o, True)
 
     def __neg__(self):
         from .ops.functional import unary
@@ -153,6 +156,7 @@ def as_tensor(x, like: Tensor | None = None) -> Tensor:
     if like is not None and isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
         dt = like._type.dtype
         if isinstance(x, float) and dt not in ("float32", "float64") and not float(x).is_integer():
-            return Tensor(x)  # a fractional scalar does not fit an integer tensor: the op reports the mismatch
+            # A fractional scalar does not fit an integer tensor: the op reports the dtype mismatch.
+            return Tensor(x)
         return Tensor(np.asarray(x, dtype=dt))
     return Tensor(x)

@@ -14,7 +14,8 @@ from .. import config
 from ..errors import CompileError, CompilerNotFoundError
 from .base import Compiler, CompileResult
 
-BASE_FLAGS = ["-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno",
+# -fwrapv: signed integer overflow wraps (as NumPy's int arithmetic does) instead of being undefined.
+BASE_FLAGS = ["-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno", "-fwrapv",
               "-fvisibility=hidden", "-pipe"]
 
 

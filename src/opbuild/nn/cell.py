@@ -1,5 +1,6 @@
 """Cell: the base class of networks. In GRAPH_MODE a call traces ``construct`` once per input signature,
-builds every kernel of the graph, and runs the compiled graph; in PYNATIVE_MODE ``construct`` runs op by op."""
+builds every kernel of the graph, and runs the compiled graph; in PYNATIVE_MODE ``construct`` runs op by
+op."""
 
 from __future__ import annotations
 
@@ -40,25 +41,46 @@ class Cell:
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "_cells", OrderedDict())
         object.__setattr__(self, "_graphs", {})
+        object.__setattr__(self, "_version", 0)
         object.__setattr__(self, "training", False)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if "_params" not in self.__dict__:
-            raise RuntimeError(f"{type(self).__name__}.__init__ must call super().__init__() before setting attributes")
-        self._params.pop(name, None)
-        self._cells.pop(name, None)
+            raise RuntimeError(
+                f"{type(self).__name__}.__init__ must call super().__init__() before setting attributes")
+        replaced = name in self._params or name in self._cells
+        # Assigning in place keeps a replaced parameter or cell at its position in parameters_and_names().
         if isinstance(value, Parameter):
             if not value.name:
                 value.name = name
+            self._cells.pop(name, None)
             self._params[name] = value
         elif isinstance(value, Cell):
+            self._params.pop(name, None)
             self._cells[name] = value
+            # As MindSpore's auto_prefix: a sub-cell's parameters are named by their path from here down.
+            for _, p in value.parameters_and_names():
+                p.name = f"{name}.{p.name}"
+        else:
+            self._params.pop(name, None)
+            self._cells.pop(name, None)
         object.__setattr__(self, name, value)
+        if replaced or isinstance(value, (Parameter, Cell)):
+            self._structure_changed()
 
     def __delattr__(self, name: str) -> None:
+        replaced = name in self._params or name in self._cells
         self._params.pop(name, None)
         self._cells.pop(name, None)
         object.__delattr__(self, name)
+        if replaced:
+            self._structure_changed()
+
+    def _structure_changed(self) -> None:
+        """A Parameter or sub-cell was assigned or removed. Traced graphs captured the old objects, so they
+        are dropped here, and the version (part of every ancestor's graph key) makes ancestors re-trace."""
+        object.__setattr__(self, "_version", self._version + 1)
+        self._graphs.clear()
 
     # ---- structure ------------------------------------------------------------------------------
     def cells_and_names(self, prefix: str = "") -> Iterator[tuple[str, Cell]]:
@@ -73,7 +95,8 @@ class Cell:
     def cells(self) -> list[Cell]:
         return list(self._cells.values())
 
-    def parameters_and_names(self, name_prefix: str = "", expand: bool = True) -> Iterator[tuple[str, Parameter]]:
+    def parameters_and_names(self, name_prefix: str = "",
+                             expand: bool = True) -> Iterator[tuple[str, Parameter]]:
         """Yield (qualified name, Parameter) for this cell's parameters and, if ``expand``, its sub-cells'."""
         seen: set[int] = set()
         cells = self.cells_and_names(name_prefix) if expand else iter([(name_prefix, self)])
@@ -107,7 +130,7 @@ class Cell:
         if kwargs:
             raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
         args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
-        key = (self._train_signature(), _signature(args))
+        key = (self._state_signature(), _signature(args))
         entry = self._graphs.get(key)
         if entry is None:
             from ..runtime.session import session
@@ -119,8 +142,9 @@ class Cell:
         outs = compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])
         return rebuild([Tensor(o) for o in outs])
 
-    def _train_signature(self) -> tuple:
-        return tuple(c.training for _, c in self.cells_and_names())
+    def _state_signature(self) -> tuple:
+        """What a traced graph depends on besides its inputs: every cell's training flag and structure."""
+        return tuple((c.training, c._version) for _, c in self.cells_and_names())
 
     def compile_info(self) -> list:
         """The compiled graphs of this cell, one per input signature seen."""

@@ -51,8 +51,9 @@ UNARY: dict[str, Unary] = {
     "Cos": Unary("cos(x)", FLOATS, np.cos),
     "Tanh": Unary("tanh(x)", FLOATS, np.tanh),
     "Sigmoid": Unary("1 / (1 + exp(-x))", FLOATS, lambda x: 1 / (1 + np.exp(-x))),
-    "ReLU": Unary("(x > 0 ? x : 0)", NUMERIC, lambda x: np.maximum(x, 0)),
-    "ReLU6": Unary("(x > 0 ? (x < 6 ? x : 6) : 0)", NUMERIC, lambda x: np.minimum(np.maximum(x, 0), 6)),
+    # Written so that NaN fails every comparison and passes through, as np.maximum/np.minimum propagate it.
+    "ReLU": Unary("(x < 0 ? 0 : x)", NUMERIC, lambda x: np.maximum(x, 0)),
+    "ReLU6": Unary("(x < 0 ? 0 : (x > 6 ? 6 : x))", NUMERIC, lambda x: np.minimum(np.maximum(x, 0), 6)),
     "GeLU": Unary("0.5 * x * (1 + erf(x * 0.70710678118654752440))", FLOATS, _gelu),
     "Erf": Unary("erf(x)", FLOATS, _erf),
     # log(1 + e^x) without overflow: x + log1p(e^-x) for large x.
@@ -79,20 +80,56 @@ class Binary:
 _NAN_MAX = "((a > b || a != a) ? a : b)"  # NaN-propagating, like np.maximum
 _NAN_MIN = "((a < b || a != a) ? a : b)"
 _CMP = ANY
+# Integer division must never trap (SIGFPE kills the whole process): x / 0 and MIN / -1 are guarded and give
+# what NumPy gives (0 for a zero divisor; MIN // -1 wraps to MIN, computed in unsigned arithmetic).
+_INT_FLOORDIV = "(b == 0 ? (TYPE)0 : b == -1 ? (TYPE)(0 - (uint64_t)a) : (TYPE)ob_floordiv_i64(a, b))"
+# Float floor division as NumPy (and Python) define it: from fmod, so that a == (a // b) * b + a % b holds
+# with FloorMod, rather than floor(a / b), whose rounded quotient differs (floor(1 / 0.1) = 10, but
+# 1 // 0.1 = 9) and which gives inf for inf // 2 where NumPy gives nan. A port of npy_divmod (GNU statement
+# expression).
+_FLOAT_FLOORDIV = (
+    "({ const TYPE m_ = fmod(a, b); TYPE d_ = (a - m_) / b; "
+    "if (m_ != 0 && ((b < 0) != (m_ < 0))) d_ -= 1; "
+    "TYPE f_ = floor(d_); if (d_ - f_ > (TYPE)0.5) f_ += 1; "
+    "b == 0 ? a / b : (d_ != 0 ? f_ : copysign((TYPE)0, a / b)); })"
+)
+# Integer power by squaring in uint64 arithmetic: exact, and wrapping on overflow as NumPy's integer power
+# does (pow() through double lost the low bits above 2**53). NumPy rejects negative exponents; a kernel cannot
+# raise, so they give the integer part of the exact result: 1 ** -n = 1, (-1) ** -n = +-1, otherwise 0.
+_INT_POW = (
+    "({ uint64_t r_ = 1, x_ = (uint64_t)a; int64_t e_ = b; "
+    "while (e_ > 0) { if (e_ & 1) r_ *= x_; x_ *= x_; e_ >>= 1; } "
+    "b >= 0 ? (TYPE)r_ : (a == 1 ? (TYPE)1 : a == -1 ? (TYPE)((b & 1) ? -1 : 1) : (TYPE)0); })"
+)
+
+
+def _pow_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.power, with the kernel's rule for negative integer exponents (where NumPy raises)."""
+    if a.dtype.kind != "i":
+        return np.power(a, b)
+    a, b = np.broadcast_arrays(a, b)
+    out = np.power(a, np.maximum(b, 0))
+    neg = b < 0
+    neg_result = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 1, -1, 1), 0))
+    return np.where(neg, neg_result, out).astype(a.dtype)
+
+
+_INT_MOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)(a % b))"
+_INT_FLOORMOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)ob_mod_i64(a, b))"
 
 BINARY: dict[str, Binary] = {
     "Add": Binary("a + b", NUMERIC, np.add),
     "Sub": Binary("a - b", NUMERIC, np.subtract),
     "Mul": Binary("a * b", NUMERIC, np.multiply),
     "RealDiv": Binary("a / b", FLOATS, np.true_divide),
-    "Pow": Binary("pow(a, b)", NUMERIC, np.power, int_expr="(TYPE)pow((double)a, (double)b)"),
+    "Pow": Binary("pow(a, b)", NUMERIC, _pow_ref, int_expr=_INT_POW),
     "Maximum": Binary(_NAN_MAX, NUMERIC, np.maximum, int_expr="(a > b ? a : b)"),
     "Minimum": Binary(_NAN_MIN, NUMERIC, np.minimum, int_expr="(a < b ? a : b)"),
-    "FloorDiv": Binary("floor(a / b)", NUMERIC, np.floor_divide, int_expr="(TYPE)ob_floordiv_i64(a, b)"),
+    "FloorDiv": Binary(_FLOAT_FLOORDIV, NUMERIC, np.floor_divide, int_expr=_INT_FLOORDIV),
     # Mod: remainder with the sign of the dividend (C fmod, NumPy fmod); FloorMod: sign of the divisor (%).
-    "Mod": Binary("fmod(a, b)", NUMERIC, np.fmod, int_expr="(TYPE)(a % b)"),
+    "Mod": Binary("fmod(a, b)", NUMERIC, np.fmod, int_expr=_INT_MOD),
     "FloorMod": Binary("(fmod(a, b) != 0 && ((fmod(a, b) < 0) != (b < 0)) ? fmod(a, b) + b : fmod(a, b))",
-                       NUMERIC, np.mod, int_expr="(TYPE)ob_mod_i64(a, b)"),
+                       NUMERIC, np.mod, int_expr=_INT_FLOORMOD),
     "Equal": Binary("a == b", _CMP, np.equal, out="bool"),
     "NotEqual": Binary("a != b", _CMP, np.not_equal, out="bool"),
     "Less": Binary("a < b", NUMERIC, np.less, out="bool"),
@@ -137,9 +174,11 @@ def _nary_emit(expr_for: Callable[[KernelSpec], str], names: Sequence[str]) -> C
         out = k.outputs[0]
         flat = all(t.shape == out.shape for t in k.inputs)  # no broadcasting: one flat loop
         loads = " ".join(f"const {ctype(t.dtype)} {n} = in{i}[{'o' if flat else f'p{i}'}];"
-                         for i, (n, t) in enumerate(zip(names, k.inputs)))
+                         for i, (n, t) in enumerate(zip(names, k.inputs, strict=True)))
         stmt = f"{loads} out0[o] = ({ctype(out.dtype)})({expr_for(k)});"
-        return _flat_loop(out.size, stmt) if flat else broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt)
+        if flat:
+            return _flat_loop(out.size, stmt)
+        return broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt)
 
     return emit
 
@@ -192,8 +231,11 @@ for _name, _b in BINARY.items():
     register(_binary_def(_name, _b))
 register(OpDef("Select", _select_infer, _nary_emit(lambda k: "c ? a : b", ("c", "a", "b")),
                lambda attrs, c, a, b: np.where(c, a, b), n_inputs=3))
+# min(max(x, lo), hi) with NaN-propagating max/min, exactly the reference: lo > hi gives hi (as np.clip does)
+# and a NaN in any operand gives NaN.
+_CLIP = "({ const TYPE m_ = ((x > lo || x != x) ? x : lo); ((m_ < hi || m_ != m_) ? m_ : hi); })"
 register(OpDef("ClipByValue", _clip_infer,
-               _nary_emit(lambda k: "(x < lo ? lo : (x > hi ? hi : x))", ("x", "lo", "hi")),
+               _nary_emit(lambda k: _CLIP.replace("TYPE", ctype(k.inputs[0].dtype)), ("x", "lo", "hi")),
                lambda attrs, x, lo, hi: np.minimum(np.maximum(x, lo), hi), n_inputs=3))
 register(OpDef("Cast", lambda attrs, ins: [TensorType(ins[0].shape, attrs["dtype"])], _cast_emit,
                lambda attrs, x: x.astype(attrs["dtype"]), normalize=_cast_normalize, n_inputs=1))

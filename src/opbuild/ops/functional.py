@@ -17,6 +17,11 @@ def binary(op: str, a, b) -> Tensor:
         b = as_tensor(b, a)
     elif isinstance(b, Tensor) and not isinstance(a, Tensor):
         a = as_tensor(a, b)
+    if op == "RealDiv":
+        # True division of integers gives floats, as in Python, NumPy and MindSpore (float32 here).
+        a, b = as_tensor(a), as_tensor(b)
+        if not a.dtype.is_float and not b.dtype.is_float:
+            a, b = apply("Cast", {"dtype": "float32"}, [a]), apply("Cast", {"dtype": "float32"}, [b])
     return apply(op, {}, [a, b])
 
 

@@ -49,7 +49,7 @@ class Session:
                     self._last = self._pynative
                 self._pynative.extend(report)
         outs = [np.empty(t.shape, dtype=t.dtype) for t in spec.outputs]
-        args = [np.ascontiguousarray(a) for a in arrays]
+        args = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
         ptrs = (ctypes.c_void_p * (len(args) + len(outs)))(*[a.ctypes.data for a in (*args, *outs)])
         kernel.fn(ptrs)
         return outs
@@ -59,7 +59,10 @@ class Session:
         with self._lock:
             report = self._last if self._last is not None else BuildReport()
             if report is self._pynative:
+                # PyNative builds are reported once: the next call reports only the builds made after this
+                # one (an empty report if the ops called since then were all built already).
                 self._pynative = None
+                self._last = None
             return report
 
 
@@ -79,5 +82,6 @@ def session() -> Session:
 
 def build_report() -> BuildReport:
     """Report of the most recent graph build (or of the PyNative kernel builds since the last call):
-    ``built``, ``reused``, ``repaired``, ``seconds``, ``kernels`` (name, op, status, seconds), ``as_dict()``."""
+    ``built``, ``reused``, ``repaired``, ``seconds``, ``kernels`` (name, op, status, seconds),
+    ``as_dict()``."""
     return session().build_report()

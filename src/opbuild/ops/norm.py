@@ -1,0 +1,350 @@
+"""Normalisations: Softmax, LogSoftmax, BatchNorm (inference form) and LayerNorm.
+
+Kernels see the input as ``(outer, n, inner)`` around the normalised axis (or axes). When ``inner == 1`` each
+row is contiguous and reduced with :func:`lane_reduce` (vectorised without -ffast-math); otherwise the
+statistics of a block of ``inner`` columns are kept in small stack arrays and whole rows are combined into
+them, so the hot loops are unit-stride and never recompute multi-dimensional indices.
+Float32 statistics accumulate in float: lane_reduce's independent partial sums keep the error near
+``(n / lanes) * eps * sum|x|``, well inside the tolerances the tests state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..codegen.c import c_literal, ctype, lane_reduce, nan_max, simd_lanes
+from ..dtypes import FLOATS
+from ..errors import ShapeError
+from ..ir import TensorType
+from .primitive import Primitive, primitive_class
+from .registry import KernelSpec, OpDef, norm_axis, register, same_dtype
+
+_BLOCK = 256  # columns whose statistics live in stack arrays at once (strided axis)
+
+
+def _add(a: str, b: str) -> str:
+    return f"{a} + {b}"
+
+
+def _prod(shape: Sequence[int]) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _check_attrs(op: str, attrs: dict, allowed: set[str], ins: Sequence[TensorType]) -> None:
+    unknown = set(attrs) - allowed
+    if unknown:
+        raise ShapeError(op, f"unknown attribute(s) {sorted(unknown)} (expected {', '.join(sorted(allowed))})",
+                         list(ins))
+
+
+def _float_attr(op: str, name: str, value, ins: Sequence[TensorType]) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ShapeError(op, f"{name} must be a float, got {value!r}", list(ins))
+    if not value >= 0:
+        raise ShapeError(op, f"{name} must be >= 0, got {value!r}", list(ins))
+    return float(value)
+
+
+# ---- Softmax / LogSoftmax -------------------------------------------------------------------------
+
+def _softmax_normalize(op: str) -> Callable[[dict, Sequence[TensorType]], dict]:
+    def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+        _check_attrs(op, attrs, {"axis"}, ins)
+        axis = attrs.get("axis", -1)
+        if isinstance(axis, (tuple, list)):  # MindSpore accepts a 1-tuple
+            if len(axis) != 1:
+                raise ShapeError(op, f"axis must be one int (or a 1-tuple), got {axis!r}", list(ins))
+            axis = axis[0]
+        if ins[0].rank == 0:
+            raise ShapeError(op, "input must have rank >= 1", list(ins))
+        return {"axis": norm_axis(op, axis, ins[0].rank, ins)}
+
+    return normalize
+
+
+def _softmax_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[TensorType]]:
+    def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+        return [TensorType(ins[0].shape, same_dtype(op, ins, FLOATS))]
+
+    return infer
+
+
+def _softmax_emit(log: bool) -> Callable[[KernelSpec], str]:
+    def emit(k: KernelSpec) -> str:
+        x = k.inputs[0]
+        ct, axis = ctype(x.dtype), k.attrs["axis"]
+        n = x.shape[axis]
+        outer, inner = _prod(x.shape[:axis]), _prod(x.shape[axis + 1:])
+        if x.size == 0:
+            return "/* empty input: nothing to compute */"
+        zero, ninf = c_literal(0, x.dtype), "(-INFINITY)"
+        exp = "ob_expf" if x.dtype == "float32" else "exp"  # ob_expf vectorises (codegen/c.py)
+        if inner == 1:
+            lanes = simd_lanes(x.dtype)
+            lines = [f"for (int64_t o = 0; o < {outer}; o++) {{",
+                     f"const {ct} *restrict xr = in0 + o * {n};",
+                     f"{ct} *restrict yr = out0 + o * {n};",
+                     lane_reduce("mx", ct, n, lambda j: f"xr[{j}]", nan_max, ninf, lanes)]
+            if log:  # y = (x - max) - log(sum(exp(x - max)))
+                lines += [lane_reduce("s", ct, n, lambda j: f"{exp}(xr[{j}] - mx)", _add, zero, lanes),
+                          f"const {ct} ls = log(s);",
+                          f"for (int64_t j = 0; j < {n}; j++) yr[j] = (xr[j] - mx) - ls;"]
+            else:  # y = exp(x - max) / sum(exp(x - max))
+                lines += [f"for (int64_t j = 0; j < {n}; j++) yr[j] = {exp}(xr[j] - mx);",
+                          lane_reduce("s", ct, n, lambda j: f"yr[{j}]", _add, zero, lanes),
+                          f"for (int64_t j = 0; j < {n}; j++) yr[j] = yr[j] / s;"]
+            return "\n".join(lines + ["}"])
+        # Strided axis: per-column max and sum for a block of columns, rows combined whole.
+        blk = min(inner, _BLOCK)
+        col = "for (int64_t c = 0; c < w; c++)"
+        row = f"for (int64_t r = 0; r < {n}; r++)"
+        lines = [
+            f"for (int64_t o = 0; o < {outer}; o++)",
+            f"for (int64_t c0 = 0; c0 < {inner}; c0 += {blk}) {{",
+            f"const int64_t w = {inner} - c0 < {blk} ? {inner} - c0 : {blk};",
+            f"const {ct} *restrict xb = in0 + o * {n * inner} + c0;",
+            f"{ct} *restrict yb = out0 + o * {n * inner} + c0;",
+            f"{ct} mx[{blk}], s[{blk}];",
+            f"{col} {{ mx[c] = {ninf}; s[c] = {zero}; }}",
+            f"{row} {{ const {ct} *restrict xr = xb + r * {inner}; "
+            f"{col} {{ const {ct} v = xr[c], a = mx[c]; mx[c] = {nan_max('a', 'v')}; }} }}",
+        ]
+        if log:
+            lines += [
+                f"{row} {{ const {ct} *restrict xr = xb + r * {inner}; {col} s[c] += {exp}(xr[c] - mx[c]); }}",
+                f"{col} s[c] = log(s[c]);",
+                f"{row} {{ const {ct} *restrict xr = xb + r * {inner}; {ct} *restrict yr = yb + r * {inner}; "
+                f"{col} yr[c] = (xr[c] - mx[c]) - s[c]; }}",
+            ]
+        else:
+            lines += [
+                f"{row} {{ const {ct} *restrict xr = xb + r * {inner}; {ct} *restrict yr = yb + r * {inner}; "
+                f"{col} {{ const {ct} e = {exp}(xr[c] - mx[c]); yr[c] = e; s[c] += e; }} }}",
+                f"{row} {{ {ct} *restrict yr = yb + r * {inner}; {col} yr[c] = yr[c] / s[c]; }}",
+            ]
+        return "\n".join(lines + ["}"])
+
+    return emit
+
+
+def _softmax_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - np.max(x, axis=attrs["axis"], keepdims=True))
+    return e / np.sum(e, axis=attrs["axis"], keepdims=True)
+
+
+def _log_softmax_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
+    z = x - np.max(x, axis=attrs["axis"], keepdims=True)
+    return z - np.log(np.sum(np.exp(z), axis=attrs["axis"], keepdims=True))
+
+
+register(OpDef("Softmax", _softmax_infer("Softmax"), _softmax_emit(False), _softmax_ref,
+               normalize=_softmax_normalize("Softmax"), n_inputs=1))
+register(OpDef("LogSoftmax", _softmax_infer("LogSoftmax"), _softmax_emit(True), _log_softmax_ref,
+               normalize=_softmax_normalize("LogSoftmax"), n_inputs=1))
+
+
+# ---- BatchNorm (inference) ----------------------------------------------------------------------------
+
+_BN_INPUTS = ("x", "scale", "bias", "mean", "variance")
+
+
+def _bn_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    _check_attrs("BatchNorm", attrs, {"is_training", "epsilon", "momentum", "data_format"}, ins)
+    if attrs.get("is_training", False):
+        raise ShapeError("BatchNorm", "is_training=True is not supported by the BatchNorm primitive: it implements "
+                                      "the inference form only (normalising with the given mean and variance). "
+                                      "Compute batch statistics with ReduceMean instead (as nn.BatchNorm2d does "
+                                      "in training mode)", list(ins))
+    fmt = attrs.get("data_format", "NCHW")
+    if fmt not in ("NCHW", "NHWC"):
+        raise ShapeError("BatchNorm", f"data_format must be 'NCHW' or 'NHWC', got {fmt!r}", list(ins))
+    _float_attr("BatchNorm", "momentum", attrs.get("momentum", 0.1), ins)  # unused by inference; still checked
+    # momentum only updates running statistics in training: it does not shape the kernel, so it is dropped.
+    # A rank-2 input has its channels last whatever data_format says: one canonical spelling, one kernel.
+    return {"epsilon": _float_attr("BatchNorm", "epsilon", attrs.get("epsilon", 1e-5), ins),
+            "data_format": fmt if ins[0].rank == 4 else "NCHW"}
+
+
+def _bn_channel_axis(attrs: dict, rank: int) -> int:
+    return 3 if (rank == 4 and attrs["data_format"] == "NHWC") else 1
+
+
+def _bn_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    dt = same_dtype("BatchNorm", ins, FLOATS)
+    x = ins[0]
+    if x.rank not in (2, 4):
+        raise ShapeError("BatchNorm", f"x must have rank 2 (N, C) or 4 ({attrs['data_format']}), got rank {x.rank}",
+                         list(ins))
+    c = x.shape[_bn_channel_axis(attrs, x.rank)]
+    for name, t in zip(_BN_INPUTS[1:], ins[1:]):
+        if t.shape != (c,):
+            raise ShapeError("BatchNorm", f"{name} must have shape ({c},) (the channels of x), got {list(t.shape)}",
+                             list(ins))
+    return [TensorType(x.shape, dt)]
+
+
+def _bn_emit(k: KernelSpec) -> str:
+    x = k.inputs[0]
+    ct = ctype(x.dtype)
+    eps = c_literal(k.attrs["epsilon"], x.dtype)
+    axis = _bn_channel_axis(k.attrs, x.rank)
+    c = x.shape[axis]
+    outer, inner = _prod(x.shape[:axis]), _prod(x.shape[axis + 1:])
+    if x.size == 0:
+        return "/* empty input: nothing to compute */"
+    # in1..in4 = scale, bias, mean, variance; y = (x - mean) * (scale / sqrt(variance + eps)) + bias
+    if inner > 1:  # NCHW: one channel's plane is contiguous; its coefficients are scalars
+        return "\n".join([
+            f"for (int64_t o = 0; o < {outer}; o++)",
+            f"for (int64_t ch = 0; ch < {c}; ch++) {{",
+            f"const {ct} a = in1[ch] / sqrt(in4[ch] + {eps}), mu = in3[ch], b = in2[ch];",
+            f"const {ct} *restrict xr = in0 + (o * {c} + ch) * {inner};",
+            f"{ct} *restrict yr = out0 + (o * {c} + ch) * {inner};",
+            f"for (int64_t j = 0; j < {inner}; j++) yr[j] = (xr[j] - mu) * a + b;",
+            "}",
+        ])
+    # Channels last: the per-channel factors of a block of channels are computed once into a stack array.
+    blk = min(c, _BLOCK)
+    return "\n".join([
+        f"for (int64_t c0 = 0; c0 < {c}; c0 += {blk}) {{",
+        f"const int64_t w = {c} - c0 < {blk} ? {c} - c0 : {blk};",
+        f"{ct} a[{blk}];",
+        f"for (int64_t j = 0; j < w; j++) a[j] = in1[c0 + j] / sqrt(in4[c0 + j] + {eps});",
+        f"const {ct} *restrict mu = in3 + c0, *restrict b = in2 + c0;",
+        f"for (int64_t o = 0; o < {outer}; o++) {{",
+        f"const {ct} *restrict xr = in0 + o * {c} + c0;",
+        f"{ct} *restrict yr = out0 + o * {c} + c0;",
+        "for (int64_t j = 0; j < w; j++) yr[j] = (xr[j] - mu[j]) * a[j] + b[j];",
+        "}",
+        "}",
+    ])
+
+
+def _bn_ref(attrs: dict, x, scale, bias, mean, variance) -> np.ndarray:
+    shape = [1] * x.ndim
+    shape[_bn_channel_axis(attrs, x.ndim)] = -1
+
+    def per_channel(v: np.ndarray) -> np.ndarray:
+        return v.reshape(shape)
+
+    eps = x.dtype.type(attrs["epsilon"])
+    return (x - per_channel(mean)) / np.sqrt(per_channel(variance) + eps) * per_channel(scale) + per_channel(bias)
+
+
+register(OpDef("BatchNorm", _bn_infer, _bn_emit, _bn_ref, normalize=_bn_normalize, n_inputs=5))
+
+
+# ---- LayerNorm -------------------------------------------------------------------------------------
+
+def _ln_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    _check_attrs("LayerNorm", attrs, {"begin_norm_axis", "begin_params_axis", "epsilon"}, ins)
+    rank = ins[0].rank
+    if rank == 0:
+        raise ShapeError("LayerNorm", "x must have rank >= 1", list(ins))
+    return {"begin_norm_axis": norm_axis("LayerNorm", attrs.get("begin_norm_axis", 1), rank, ins),
+            "begin_params_axis": norm_axis("LayerNorm", attrs.get("begin_params_axis", 1), rank, ins),
+            "epsilon": _float_attr("LayerNorm", "epsilon", attrs.get("epsilon", 1e-7), ins)}
+
+
+def _ln_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    dt = same_dtype("LayerNorm", ins, FLOATS)
+    x = ins[0]
+    bna, bpa = attrs["begin_norm_axis"], attrs["begin_params_axis"]
+    want = x.shape[bpa:]
+    for name, t in zip(("gamma", "beta"), ins[1:]):
+        if t.shape != want:
+            raise ShapeError("LayerNorm", f"{name} must have shape x.shape[begin_params_axis={bpa}:] = {list(want)}, "
+                                          f"got {list(t.shape)}", list(ins))
+    stats = TensorType(x.shape[:bna] + (1,) * (x.rank - bna), dt)
+    return [TensorType(x.shape, dt), stats, stats]
+
+
+def _ln_emit(k: KernelSpec) -> str:
+    x = k.inputs[0]
+    ct = ctype(x.dtype)
+    bna, bpa = k.attrs["begin_norm_axis"], k.attrs["begin_params_axis"]
+    rows, n, p = _prod(x.shape[:bna]), _prod(x.shape[bna:]), _prod(x.shape[bpa:])
+    eps, zero = c_literal(k.attrs["epsilon"], x.dtype), c_literal(0, x.dtype)
+    if x.size == 0:
+        if rows == 0:
+            return "/* empty input: nothing to compute */"
+        return f"for (int64_t o = 0; o < {rows}; o++) {{ out1[o] = NAN; out2[o] = NAN; }}"  # stats of nothing
+    lanes = simd_lanes(x.dtype)
+    # gamma/beta cover the last p elements of x's flat index: a row of n elements reads them at offset
+    # (o % (p / n)) * n when they span several rows, or repeats them n / p times when they are shorter.
+    if p >= n:
+        g_off = f"(o % {p // n}) * {n}" if p > n else "0"
+        affine = [f"const {ct} *restrict g = in1 + {g_off}, *restrict b = in2 + {g_off};",
+                  f"for (int64_t j = 0; j < {n}; j++) yr[j] = (xr[j] - mean) * rstd * g[j] + b[j];"]
+    else:
+        affine = [f"for (int64_t q = 0; q < {n // p}; q++)",
+                  f"for (int64_t j = 0; j < {p}; j++) yr[q * {p} + j] = (xr[q * {p} + j] - mean) * rstd * in1[j] "
+                  "+ in2[j];"]
+    return "\n".join([
+        f"for (int64_t o = 0; o < {rows}; o++) {{",
+        f"const {ct} *restrict xr = in0 + o * {n};",
+        f"{ct} *restrict yr = out0 + o * {n};",
+        lane_reduce("s", ct, n, lambda j: f"xr[{j}]", _add, zero, lanes),
+        f"const {ct} mean = s / {c_literal(n, x.dtype)};",
+        # Two passes (mean, then squared deviations): no cancellation, unlike E[x^2] - E[x]^2.
+        lane_reduce("ss", ct, n, lambda j: f"(xr[{j}] - mean) * (xr[{j}] - mean)", _add, zero, lanes),
+        f"const {ct} var = ss / {c_literal(n, x.dtype)};",
+        f"const {ct} rstd = 1 / sqrt(var + {eps});",
+        *affine,
+        "out1[o] = mean; out2[o] = var;",
+        "}",
+    ])
+
+
+def _ln_ref(attrs: dict, x, gamma, beta) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    axes = tuple(range(attrs["begin_norm_axis"], x.ndim))
+    with np.errstate(all="ignore"):
+        mean = np.mean(x, axis=axes, keepdims=True)
+        var = np.mean(np.square(x - mean), axis=axes, keepdims=True)
+        y = (x - mean) / np.sqrt(var + x.dtype.type(attrs["epsilon"])) * gamma + beta
+    return y, mean, var
+
+
+register(OpDef("LayerNorm", _ln_infer, _ln_emit, _ln_ref, normalize=_ln_normalize, n_inputs=3, multi_output=True))
+
+
+# ---- user-facing primitive classes ----------------------------------------------------------------
+
+def _softmax_init(self, axis: int = -1) -> None:
+    Primitive.__init__(self, axis=axis)
+
+
+def _bn_init(self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1,
+             data_format: str = "NCHW") -> None:
+    Primitive.__init__(self, is_training=is_training, epsilon=epsilon, momentum=momentum, data_format=data_format)
+
+
+def _ln_init(self, begin_norm_axis: int = 1, begin_params_axis: int = 1, epsilon: float = 1e-7) -> None:
+    Primitive.__init__(self, begin_norm_axis=begin_norm_axis, begin_params_axis=begin_params_axis, epsilon=epsilon)
+
+
+PRIMITIVES: dict[str, type[Primitive]] = {
+    "Softmax": primitive_class(
+        "Softmax", "Softmax(axis=-1)(x): exp(x - max) / sum(exp(x - max)) along ``axis`` (floats).",
+        init=_softmax_init),
+    "LogSoftmax": primitive_class(
+        "LogSoftmax", "LogSoftmax(axis=-1)(x): (x - max) - log(sum(exp(x - max))) along ``axis`` (floats).",
+        init=_softmax_init),
+    "BatchNorm": primitive_class(
+        "BatchNorm",
+        "BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format='NCHW')(x, scale, bias, mean, "
+        "variance): y = (x - mean) / sqrt(variance + epsilon) * scale + bias per channel, x of rank 2 (N, C) or "
+        "4 (NCHW or NHWC). Inference form only: is_training=True raises. Returns y alone, where MindSpore "
+        "returns a 5-tuple (y, batch_mean, batch_variance, reserve_space_1, reserve_space_2) whose other members "
+        "only carry training-time statistics.",
+        init=_bn_init),
+    "LayerNorm": primitive_class(
+        "LayerNorm",
+        "LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(x, gamma, beta) -> (y, mean, variance): "
+        "normalises x over axes [begin_norm_axis, rank); gamma and beta have shape x.shape[begin_params_axis:]. "
+        "mean and variance (biased) keep the normalised axes with size 1, as in MindSpore <= 2.2 (later versions "
+        "return rstd = 1 / sqrt(variance + epsilon) in place of variance).",
+        init=_ln_init),
+}

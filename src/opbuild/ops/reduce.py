@@ -1,0 +1,412 @@
+"""Reductions: ReduceSum/Mean/Max/Min/Prod over a set of axes, and ArgMax/ArgMin along one axis.
+
+Each reduction is one row of a table: its combine expression, neutral element, dtypes and NumPy reference.
+Call arguments (``axis``) become canonical attributes in ``normalize``: negative axes made positive, ``()``
+expanded to every axis, a sorted tuple; so ``ReduceSum()(x)`` and ``ReduceSum()(x, (1, 0))`` of a rank-2
+``x`` share one kernel.
+
+Kernel layout. The reduced and kept axes are collapsed into alternating groups (size-1 axes dropped,
+neighbours of the same kind merged), then:
+  * innermost group reduced: every output element reduces contiguous rows with :func:`lane_reduce`
+    (independent SIMD partial results, no -ffast-math needed);
+  * innermost group kept: each output row is initialised with the neutral element and whole input rows are
+    combined into it (``out[j] = op(out[j], x[j])``, a vectorised loop), one row offset per reduced index.
+Integer sums and products accumulate in the unsigned type of the same width: overflow wraps exactly as
+NumPy's ``np.sum(x, dtype=x.dtype)`` does, without C's signed-overflow undefined behaviour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..codegen.c import c_literal, ctype, lane_reduce, nan_max, nan_min, simd_lanes, strides
+from ..dtypes import FLOATS, NUMERIC, dtype_of, int32
+from ..errors import ShapeError
+from ..ir import TensorType
+from .primitive import Primitive, apply, primitive_class
+from .registry import KernelSpec, OpDef, norm_axis, register, same_dtype
+
+_UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
+_INT_LIMITS = {"int32": ("INT32_MIN", "INT32_MAX"), "int64": ("INT64_MIN", "INT64_MAX")}
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A reduction: ``combine(a, b)`` (floats) / ``int_combine`` (ints) in C, its neutral element per dtype,
+    whether ints accumulate with wrap-around (unsigned), whether it divides by the count (mean), and whether
+    an empty reduction is defined (max/min of nothing is not)."""
+
+    combine: Callable[[str, str], str]
+    int_combine: Callable[[str, str], str]
+    identity: Callable[[str], str]
+    dtypes: tuple[str, ...]
+    ref: Callable[..., np.ndarray]
+    wraps: bool = False
+    mean: bool = False
+    empty_ok: bool = True
+
+
+def _const(value: int) -> Callable[[str], str]:
+    return lambda dt: c_literal(value, dt)
+
+
+def _ref(fn: Callable, typed: bool) -> Callable:
+    """NumPy reference over the canonical axes; ``typed`` keeps the input dtype as accumulator (wrap-around
+    for ints: NumPy would otherwise promote int32 sums to int64)."""
+
+    def ref(attrs: dict, x: np.ndarray) -> np.ndarray:
+        kw = {"dtype": x.dtype} if typed else {}
+        with np.errstate(all="ignore"):
+            return fn(x, axis=tuple(attrs["axis"]), keepdims=attrs["keep_dims"], **kw)
+
+    return ref
+
+
+REDUCTIONS: dict[str, Reduction] = {
+    "ReduceSum": Reduction(lambda a, b: f"{a} + {b}", lambda a, b: f"{a} + {b}", _const(0), NUMERIC,
+                           _ref(np.sum, True), wraps=True),
+    "ReduceMean": Reduction(lambda a, b: f"{a} + {b}", lambda a, b: f"{a} + {b}", _const(0), FLOATS,
+                            _ref(np.mean, True), mean=True),
+    "ReduceProd": Reduction(lambda a, b: f"{a} * {b}", lambda a, b: f"{a} * {b}", _const(1), NUMERIC,
+                            _ref(np.prod, True), wraps=True),
+    "ReduceMax": Reduction(nan_max, lambda a, b: f"({b} > {a} ? {b} : {a})",
+                           lambda dt: "(-INFINITY)" if dt in FLOATS else _INT_LIMITS[dt][0], NUMERIC,
+                           _ref(np.max, False), empty_ok=False),
+    "ReduceMin": Reduction(nan_min, lambda a, b: f"({b} < {a} ? {b} : {a})",
+                           lambda dt: "INFINITY" if dt in FLOATS else _INT_LIMITS[dt][1], NUMERIC,
+                           _ref(np.min, False), empty_ok=False),
+}
+
+
+# ---- attributes and shape inference --------------------------------------------------------------
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def reduce_axes(op: str, axis, ins: Sequence[TensorType]) -> tuple[int, ...]:
+    """Canonical reduction axes of ``ins[0]``: an int or a tuple/list of ints, negative allowed, ``()`` (or
+    None) meaning every axis; returns a sorted tuple of distinct non-negative axes."""
+    rank = ins[0].rank
+    if axis is None:
+        axis = ()
+    if _is_int(axis):
+        axis = (axis,)
+    if not isinstance(axis, (tuple, list)) or not all(_is_int(a) for a in axis):
+        raise ShapeError(op, f"axis must be an int or a tuple of ints, got {axis!r}", list(ins))
+    if not axis:
+        return tuple(range(rank))
+    if rank == 0:
+        raise ShapeError(op, f"axis {tuple(axis)} is out of range for a rank-0 input (use axis=())", list(ins))
+    axes = [norm_axis(op, a, rank, ins) for a in axis]
+    if len(set(axes)) != len(axes):
+        raise ShapeError(op, f"axis {tuple(axis)} names the same axis twice (rank {rank})", list(ins))
+    return tuple(sorted(axes))
+
+
+def _reduce_normalize(op: str) -> Callable[[dict, Sequence[TensorType]], dict]:
+    def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+        unknown = set(attrs) - {"axis", "keep_dims"}
+        if unknown:
+            raise ShapeError(op, f"unknown attribute(s) {sorted(unknown)} (expected keep_dims, axis)", list(ins))
+        keep = attrs.get("keep_dims", False)
+        if not isinstance(keep, (bool, np.bool_)):
+            raise ShapeError(op, f"keep_dims must be a bool, got {keep!r}", list(ins))
+        return {"axis": reduce_axes(op, attrs.get("axis", ()), ins), "keep_dims": bool(keep)}
+
+    return normalize
+
+
+def _reduce_infer(op: str, r: Reduction) -> Callable[[dict, Sequence[TensorType]], list[TensorType]]:
+    def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+        dt = same_dtype(op, ins, r.dtypes)
+        shape, axes = ins[0].shape, attrs["axis"]
+        if not r.empty_ok and any(shape[a] == 0 for a in axes):
+            raise ShapeError(op, f"cannot reduce over axis {tuple(axes)}: it has size 0 and {op} of nothing is "
+                                 "undefined", list(ins))
+        out = tuple((1 if d in axes else s) for d, s in enumerate(shape) if attrs["keep_dims"] or d not in axes)
+        return [TensorType(out, dt)]
+
+    return infer
+
+
+# ---- C emission -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Group:
+    size: int
+    reduced: bool
+    stride: int  # input element stride of the group's innermost axis
+
+
+def _groups(shape: Sequence[int], axes: Sequence[int]) -> list[_Group]:
+    """Collapse the axes into alternating kept/reduced groups: size-1 axes dropped, adjacent axes of the same
+    kind merged (valid because the input is C-contiguous)."""
+    st = strides(shape)
+    groups: list[_Group] = []
+    for d, size in enumerate(shape):
+        if size == 1:
+            continue
+        red = d in axes
+        if groups and groups[-1].reduced == red:
+            groups[-1] = _Group(groups[-1].size * size, red, st[d])
+        else:
+            groups.append(_Group(size, red, st[d]))
+    return groups
+
+
+def _loops(groups: Sequence[_Group], prefix: str) -> tuple[list[str], list[str]]:
+    """For-loop headers over ``groups`` (indices ``prefix0..``) and the terms of their input offset."""
+    heads, terms = [], []
+    for i, g in enumerate(groups):
+        heads.append(f"for (int64_t {prefix}{i} = 0; {prefix}{i} < {g.size}; {prefix}{i}++) {{")
+        terms.append(f"{prefix}{i}" if g.stride == 1 else f"{prefix}{i} * {g.stride}")
+    return heads, terms
+
+
+def _out_offset(kept: Sequence[_Group], prefix: str) -> str:
+    """Offset of the output element/row indexed by ``prefix0..`` over ``kept`` (the output is contiguous in
+    the kept groups' order, whatever keep_dims says)."""
+    terms, acc = [], 1
+    for i in range(len(kept) - 1, -1, -1):
+        terms.append(f"{prefix}{i}" if acc == 1 else f"{prefix}{i} * {acc}")
+        acc *= kept[i].size
+    return " + ".join(reversed(terms)) or "0"
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    """What one reduction kernel's loops need: element and accumulator C types, combine, neutral element."""
+
+    ct: str
+    acc_t: str
+    comb: Callable[[str, str], str]
+    ident: str
+    lanes: int
+    load: Callable[[str], str]  # element -> accumulator type
+    finish: Callable[[str], str]  # accumulator -> stored output value
+
+
+def _emit_inner_reduced(c: _Ctx, kept: list[_Group], red: list[_Group]) -> list[str]:
+    """Innermost group reduced: each output element reduces whole contiguous rows with lane_reduce."""
+    kh, kt = _loops(kept, "k")
+    rh, rt = _loops(red[:-1], "r")
+    return [
+        *kh,
+        f"{c.acc_t} acc = {c.ident};",
+        *rh,
+        f"const {c.ct} *restrict xr = in0 + {' + '.join(kt + rt) or '0'};",
+        lane_reduce("racc", c.acc_t, red[-1].size, lambda j: c.load(f"xr[{j}]"), c.comb, c.ident, c.lanes),
+        f"acc = {c.comb('acc', 'racc')};",
+        "}" * len(rh),
+        f"out0[{_out_offset(kept, 'k')}] = {c.finish('acc')};",
+        "}" * len(kh),
+    ]
+
+
+def _emit_inner_kept(c: _Ctx, kept: list[_Group], red: list[_Group], mean: bool) -> list[str]:
+    """Innermost group kept (m elements): each output row starts at the neutral element and whole input rows
+    are combined into it, a unit-stride loop over m per reduced index."""
+    m = kept[-1].size
+    kh, kt = _loops(kept[:-1], "k")
+    rh, rt = _loops(red, "r")
+    lines = [
+        *kh,
+        f"{c.ct} *restrict orow = out0 + ({_out_offset(kept[:-1], 'k')}) * {m};",
+        f"const {c.ct} *restrict xb = in0 + {' + '.join(kt) or '0'};",
+        f"for (int64_t j = 0; j < {m}; j++) orow[j] = ({c.ct}){c.ident};",
+        *rh,
+        f"const {c.ct} *restrict xr = xb + {' + '.join(rt)};",
+        f"for (int64_t j = 0; j < {m}; j++) {{ const {c.acc_t} a = {c.load('orow[j]')}, b = {c.load('xr[j]')}; "
+        f"orow[j] = ({c.ct})({c.comb('a', 'b')}); }}",
+        "}" * len(rh),
+    ]
+    if mean:
+        lines.append(f"for (int64_t j = 0; j < {m}; j++) orow[j] = {c.finish('orow[j]')};")
+    return lines + ["}" * len(kh)]
+
+
+def _reduce_emit(r: Reduction) -> Callable[[KernelSpec], str]:
+    def emit(k: KernelSpec) -> str:
+        x, y = k.inputs[0], k.outputs[0]
+        dt, ct = x.dtype, ctype(x.dtype)
+        is_int = dt not in FLOATS
+        acc_t = _UNSIGNED[dt] if (is_int and r.wraps) else ct  # unsigned: defined wrap-around, as NumPy
+        ident = r.identity(dt)
+        if y.size == 0:
+            return "/* empty output: nothing to compute */"
+        if x.size == 0:  # reducing nothing: the neutral element (the mean of nothing is NaN, like NumPy)
+            return f"for (int64_t o = 0; o < {y.size}; o++) out0[o] = ({ct}){'NAN' if r.mean else ident};"
+        groups = _groups(x.shape, k.attrs["axis"])
+        kept = [g for g in groups if not g.reduced]
+        red = [g for g in groups if g.reduced]
+        if not red:  # every reduced axis has size 1: a copy
+            return f"for (int64_t o = 0; o < {y.size}; o++) out0[o] = in0[o];"
+        count = c_literal(x.size // y.size, dt)
+
+        def load(e: str) -> str:
+            return f"({acc_t}){e}" if acc_t != ct else e
+
+        def finish(e: str) -> str:
+            return f"({ct})({e} / {count})" if r.mean else (f"({ct}){e}" if acc_t != ct else e)
+
+        c = _Ctx(ct, acc_t, r.int_combine if is_int else r.combine, ident, simd_lanes(dt), load, finish)
+        lines = _emit_inner_reduced(c, kept, red) if groups[-1].reduced else _emit_inner_kept(c, kept, red, r.mean)
+        return "\n".join(line for line in lines if line)
+
+    return emit
+
+
+for _name, _r in REDUCTIONS.items():
+    register(OpDef(_name, _reduce_infer(_name, _r), _reduce_emit(_r), _r.ref,
+                   normalize=_reduce_normalize(_name), n_inputs=1))
+
+
+# ---- ArgMax / ArgMin ----------------------------------------------------------------------------------
+
+_ARG_BLOCK = 256  # columns handled at once when the axis is not innermost (stack scratch of this size)
+
+
+def _arg_normalize(op: str) -> Callable[[dict, Sequence[TensorType]], dict]:
+    def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+        unknown = set(attrs) - {"axis", "output_type"}
+        if unknown:
+            raise ShapeError(op, f"unknown attribute(s) {sorted(unknown)} (expected axis, output_type)", list(ins))
+        if ins[0].rank == 0:
+            raise ShapeError(op, "input must have rank >= 1", list(ins))
+        axis = norm_axis(op, attrs.get("axis", -1), ins[0].rank, ins)
+        try:
+            out = dtype_of(attrs.get("output_type", int32)).name
+        except TypeError as e:
+            raise ShapeError(op, str(e), list(ins)) from None
+        if out not in ("int32", "int64"):
+            raise ShapeError(op, f"output_type must be int32 or int64, got {out}", list(ins))
+        return {"axis": axis, "output_type": out}
+
+    return normalize
+
+
+def _arg_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[TensorType]]:
+    def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+        same_dtype(op, ins, NUMERIC)
+        shape, axis = ins[0].shape, attrs["axis"]
+        if shape[axis] == 0:
+            raise ShapeError(op, f"axis {axis} has size 0: {op} of nothing is undefined", list(ins))
+        if attrs["output_type"] == "int32" and shape[axis] > 2**31 - 1:
+            raise ShapeError(op, f"axis {axis} is too long for output_type int32", list(ins))
+        return [TensorType(shape[:axis] + shape[axis + 1:], attrs["output_type"])]
+
+    return infer
+
+
+def _arg_emit(is_max: bool) -> Callable[[KernelSpec], str]:
+    gt = ">" if is_max else "<"
+
+    def emit(k: KernelSpec) -> str:
+        x = k.inputs[0]
+        ct, it = ctype(x.dtype), ctype(k.outputs[0].dtype)
+        axis = k.attrs["axis"]
+        n = x.shape[axis]
+        outer = int(np.prod(x.shape[:axis], dtype=np.int64))
+        inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
+        if outer * inner == 0:
+            return "/* empty output: nothing to compute */"
+        nan = x.dtype in FLOATS
+
+        def better(v: str, b: str) -> str:
+            # v replaces the current best b: strictly better (first occurrence wins ties), or the first NaN.
+            return f"({v} {gt} {b} || ({v} != {v} && {b} == {b}))" if nan else f"({v} {gt} {b})"
+
+        if inner == 1:
+            # Two vectorised passes over each contiguous row: its extreme value m (NaN-propagating), then the
+            # first element equal to m (the first NaN when m is NaN), searched L elements at a time.
+            lanes = simd_lanes(x.dtype)
+            main = n - n % lanes
+            ident = ("(-INFINITY)" if is_max else "INFINITY") if nan else _INT_LIMITS[x.dtype][0 if is_max else 1]
+            comb = (nan_max if is_max else nan_min) if nan else (lambda a, b: f"({b} {gt} {a} ? {b} : {a})")
+
+            def search(hit: str) -> list[str]:
+                return [f"for (; j < {main}; j += {lanes}) {{ int hit = 0; "
+                        f"for (int l = 0; l < {lanes}; l++) hit |= {hit.format('xr[j + l]')}; if (hit) break; }}",
+                        f"while (!({hit.format('xr[j]')})) j++;"]
+
+            lines = [f"for (int64_t o = 0; o < {outer}; o++) {{",
+                     f"const {ct} *restrict xr = in0 + o * {n};",
+                     lane_reduce("m", ct, n, lambda j: f"xr[{j}]", comb, ident, lanes),
+                     "int64_t j = 0;"]
+            if nan:
+                lines += ["if (m == m) {", *search("{0} == m"), "} else {", *search("{0} != {0}"), "}"]
+            else:
+                lines += search("{0} == m")
+            lines += [f"out0[o] = ({it})j;", "}"]
+            return "\n".join(lines)
+        # The axis is strided: walk it row by row over a block of columns, selects vectorised over the block.
+        blk = min(inner, _ARG_BLOCK)
+        return "\n".join([
+            f"for (int64_t o = 0; o < {outer}; o++)",
+            f"for (int64_t c0 = 0; c0 < {inner}; c0 += {blk}) {{",
+            f"const int64_t w = {inner} - c0 < {blk} ? {inner} - c0 : {blk};",
+            f"const {ct} *restrict xb = in0 + o * {n * inner} + c0;",
+            f"{ct} bv[{blk}]; {it} bx[{blk}];",
+            "for (int64_t c = 0; c < w; c++) { bv[c] = xb[c]; bx[c] = 0; }",
+            f"for (int64_t r = 1; r < {n}; r++) {{",
+            f"  const {ct} *restrict xr = xb + r * {inner};",
+            f"  for (int64_t c = 0; c < w; c++) {{ const {ct} v = xr[c]; const int t = {better('v', 'bv[c]')}; "
+            f"bv[c] = t ? v : bv[c]; bx[c] = t ? ({it})r : bx[c]; }}",
+            "}",
+            f"for (int64_t c = 0; c < w; c++) out0[o * {inner} + c0 + c] = bx[c];",
+            "}",
+        ])
+
+    return emit
+
+
+def _arg_ref(fn: Callable) -> Callable:
+    def ref(attrs: dict, x: np.ndarray) -> np.ndarray:
+        return fn(x, axis=attrs["axis"]).astype(attrs["output_type"])
+
+    return ref
+
+
+register(OpDef("ArgMax", _arg_infer("ArgMax"), _arg_emit(True), _arg_ref(np.argmax),
+               normalize=_arg_normalize("ArgMax"), n_inputs=1))
+register(OpDef("ArgMin", _arg_infer("ArgMin"), _arg_emit(False), _arg_ref(np.argmin),
+               normalize=_arg_normalize("ArgMin"), n_inputs=1))
+
+
+# ---- user-facing primitive classes ----------------------------------------------------------------
+
+def _reduce_init(self, keep_dims: bool = False) -> None:
+    Primitive.__init__(self, keep_dims=keep_dims)
+
+
+def _reduce_call(self, x, axis=()):
+    return apply(self.op_name, {**self.attrs, "axis": axis}, [x])
+
+
+def _arg_init(self, axis: int = -1, output_type=int32) -> None:
+    Primitive.__init__(self, axis=axis, output_type=output_type)
+
+
+_REDUCE_DOCS = {
+    "ReduceSum": "sum", "ReduceMean": "mean (floats only)", "ReduceProd": "product",
+    "ReduceMax": "maximum (NaN-propagating, like np.max)", "ReduceMin": "minimum (NaN-propagating, like np.min)",
+}
+
+PRIMITIVES: dict[str, type[Primitive]] = {
+    name: primitive_class(
+        name, f"{name}(keep_dims=False)(x, axis=()): the {what} of x over ``axis`` (an int or a tuple of ints, "
+              "negative allowed; () means every axis). keep_dims keeps reduced axes with size 1.",
+        call=_reduce_call, init=_reduce_init)
+    for name, what in _REDUCE_DOCS.items()
+}
+for _name, _what in (("ArgMax", "largest"), ("ArgMin", "smallest")):
+    PRIMITIVES[_name] = primitive_class(
+        _name, f"{_name}(axis=-1, output_type=int32)(x): index of the {_what} element along ``axis`` (the first "
+               "one on ties; the first NaN if any, like NumPy). output_type is int32 or int64.", init=_arg_init)
+# MindSpore spells the primitives ops.Argmax / ops.Argmin.
+PRIMITIVES["Argmax"] = PRIMITIVES["ArgMax"]
+PRIMITIVES["Argmin"] = PRIMITIVES["ArgMin"]
