@@ -10,6 +10,7 @@ import time
 
 from opbuild.cache import remote_entry
 from opbuild.cache.remote import open_backend
+from opbuild.cache.shared import describe
 
 from ._job import Job, assert_local_complete, built, entry_sha, fetched, kernel_names, names, sources
 from ._net import DISTINCT_KERNELS
@@ -37,6 +38,10 @@ def test_cold_build_by_four_ranks_compiles_each_kernel_once(shared, tmp_path):
     assert all(c["rejected"] == 0 and c["fallbacks"] == 0 for c in counters)
     assert shared.entry_count() == DISTINCT_KERNELS
     assert shared.lease_count() == 0  # every lease given back
+    # what `opbuild cache stats` shows for rank 0
+    stats = describe(job.local(0), shared.url)
+    assert stats["counters"] == results[0]["counters"]
+    assert stats["backend"]["entries"] == DISTINCT_KERNELS and stats["backend"]["leases"] == 0
 
 
 def test_rank_with_lost_local_cache_fetches_everything(shared, tmp_path):

@@ -41,7 +41,19 @@ from .remote_redis import redact
 from .remote_stats import RemoteCounters, read_stats
 
 log = logging.getLogger("opbuild")
-_HOST = socket.gethostname()
+
+
+def _host_identity() -> str:
+    """This host as lease owners name it: the host name plus the PID namespace, so that containers sharing a
+    host name never judge each other's processes dead (their pids are not visible to one another)."""
+    try:
+        ns = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        ns = 0
+    return f"{socket.gethostname()}/{ns}"
+
+
+_HOST = _host_identity()
 
 
 class _Off(Exception):
@@ -267,7 +279,8 @@ class SharedTier:
 
 
 def _dead_here(owner: str) -> bool:
-    """Whether a lease owner (``host:pid:token``) is a process of this host that no longer exists."""
+    """Whether a lease owner (``host:pid:token``) is a process of this host (and PID namespace) that no
+    longer exists."""
     parts = owner.rsplit(":", 2)
     if len(parts) != 3 or parts[0] != _HOST or not parts[1].isdigit():
         return False
