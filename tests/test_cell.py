@@ -409,3 +409,22 @@ def test_set_train_propagates_and_selects_the_graph(graph_mode):
     net.set_train(True)
     np.testing.assert_array_equal(net(ms.Tensor(x)).asnumpy(), x * 0.25)
     assert len(net.compile_info()) == 3  # train, eval, mixed: the train graph was reused at the end
+
+
+def test_traced_tensor_from_an_earlier_trace_is_a_clear_error():
+    class Leaky(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.kept = None
+
+        def construct(self, x):
+            y = ops.Square()(x)
+            if self.kept is not None:
+                y = y + self.kept
+            self.kept = y  # a symbolic tensor escapes its trace
+            return y
+
+    net = Leaky()
+    net(ms.Tensor(np.ones(3, np.float32)))
+    with pytest.raises(RuntimeError, match="another graph"):
+        net(ms.Tensor(np.ones(4, np.float32)))

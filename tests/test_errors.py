@@ -21,7 +21,8 @@ EXAMPLE = str(REPO / "examples" / "test_square.py")
 
 
 def _kernel_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.suffix in (".so", ".json", ".info"))
+    """Files of kernel entries (the compiler-version memo .compilers.json is not an entry)."""
+    return sorted(p for p in root.rglob("*") if p.suffix in (".so", ".json", ".info") and not p.name.startswith("."))
 
 
 @pytest.mark.parametrize("how", ["CC=/nonexistent", "PATH emptied"])

@@ -30,7 +30,9 @@ import filelock
 
 from . import __version__, config
 from .cache import key as cache_key
+from .cache import pin
 from .cache.local import KernelStore, Lookup
+from .cache.observe import Observer
 from .cache.shared import SharedTier
 from .codegen import c as c_codegen
 from .compilers import Compiler, find_compiler
@@ -83,6 +85,7 @@ class Builder:
         self._lock = threading.Lock()
         self._libs: dict[tuple, object] = {}
         self._encoder: cache_key.InfoEncoder | None = None
+        self.observer = Observer()  # statistics, miss explanations, size bound (cache/observe.py)
         self._shared: dict[str, SharedTier] = {}
 
     # ---- toolchain ------------------------------------------------------------------------------
@@ -209,14 +212,16 @@ class Builder:
         misses: list[tuple[str, _Request, Lookup]] = []
         for mk, req in pending.items():
             t1 = time.perf_counter()
-            found = read_store.lookup(req.name, req.info) if read_store is not None else Lookup("absent")
-            if found.status == "hit":
-                kernel = self.load(found.binary, req, found.ident)
+            with pin.pinned(read_store, req.name):  # eviction never deletes an entry while we load it
+                found = read_store.lookup(req.name, req.info) if read_store is not None else Lookup("absent")
+                kernel = self.load(found.binary, req, found.ident) if found.status == "hit" else None
+            if kernel is not None:
                 status = "repaired" if req.name in swept else "reused"
                 self._finish(scope, mk, kernel, by_memo)
                 report.kernels.append(KernelRecord(req.name, req.spec.op, status, time.perf_counter() - t1, "local"))
             else:
                 misses.append((mk, req, found))
+                self.observer.on_miss(read_store, req.name, req.info, found)
 
         if misses:
             done = _BatchBuild(self, read_store, write_store, swept, misses).run()
@@ -225,6 +230,8 @@ class Builder:
                 report.kernels.append(KernelRecord(req.name, req.spec.op, status, seconds, source))
 
         report.seconds = time.perf_counter() - t0
+        self.observer.after_build(read_store, write_store, report, [r.name for r in pending.values()],
+                                  [r.name for _, r, _ in misses])
         log.info("opbuild: %s", report.summary())
         return [by_memo[s.memo_key()] for s in specs], report
 

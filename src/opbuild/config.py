@@ -148,6 +148,26 @@ def lock_timeout() -> float:
     return float(raw) if raw else 600.0
 
 
+def cache_max_size() -> int | None:
+    """OPBUILD_CACHE_MAX_SIZE (e.g. ``500M``, ``2G``): after a build that compiled something, least-recently
+    used kernels are evicted until the rank's kernel_meta fits. Unset, empty or 0 means no bound (default)."""
+    from .units import parse_size
+
+    raw = _env("OPBUILD_CACHE_MAX_SIZE")
+    if not raw:
+        return None
+    try:
+        size = parse_size(raw)
+    except ValueError as e:
+        raise ValueError(f"OPBUILD_CACHE_MAX_SIZE: {e}") from None
+    return size or None
+
+
+def explain_misses() -> bool:
+    """OPBUILD_EXPLAIN_MISSES=1 logs, at WARNING level, why every cache miss of a run missed."""
+    return _env_bool("OPBUILD_EXPLAIN_MISSES", False)
+
+
 # ---- shared (remote) cache tier: see cache/shared.py and docs/cache.md -------------------------------------
 def _env_seconds(name: str, default: float, allow_zero: bool = False) -> float:
     raw = _env(name)

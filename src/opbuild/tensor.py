@@ -112,8 +112,16 @@ class Tensor:
     def __rsub__(self, o): return self._bin("Sub", o, True)
     def __mul__(self, o): return self._bin("Mul", o)
     def __rmul__(self, o): return self._bin("Mul", o, True)
-    def __truediv__(self, o): return self._bin("RealDiv", o)
-    def __rtruediv__(self, o): return self._bin("RealDiv", o, True)
+    def __truediv__(self, o):
+        from .ops.functional import true_divide
+
+        return true_divide(self, o)
+
+    def __rtruediv__(self, o):
+        from .ops.functional import true_divide
+
+        return true_divide(o, self)
+
     def __floordiv__(self, o): return self._bin("FloorDiv", o)
     def __rfloordiv__(self, o): return self._bin("FloorDiv", o, True)
     def __mod__(self, o): return self._bin("FloorMod", o)

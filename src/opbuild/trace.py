@@ -19,9 +19,19 @@ class Tracer:
     def __init__(self) -> None:
         self.graph = Graph()
         self._captured: dict[int, Value] = {}
+        self._own: set[int] = set()  # ids of the values this trace created (inputs and node outputs)
+
+    def own(self, values: Sequence[Value]) -> None:
+        """Record values created by this trace."""
+        self._own.update(id(v) for v in values)
 
     def value_of(self, t: Tensor) -> Value:
         if t._value is not None:
+            if id(t._value) not in self._own:
+                raise RuntimeError(
+                    "a traced tensor from another graph was used (for example a tensor from an earlier trace "
+                    "stored on self); keep intermediate results local to construct, or store a Tensor of "
+                    "concrete values instead")
             return t._value
         v = self._captured.get(id(t))
         if v is None:
@@ -61,6 +71,7 @@ def trace(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Graph, Callable[
         if isinstance(a, Tensor):
             v = Value(a._type, name=f"input{len(tracer.graph.inputs)}")
             tracer.graph.inputs.append(v)
+            tracer.own([v])
             sym_args.append(Tensor._symbolic(v))
         else:
             sym_args.append(a)

@@ -60,6 +60,27 @@ static inline float ob_expf(float x) {
   const float y = p * f1 * f2;
   return x != x ? x : y;
 }
+/* Vector math: declare the libm functions that glibc's libmvec implements for SIMD (x86-64 vector ABI), so
+   gcc vectorises loops calling exp/tanh/erf/... instead of calling the scalar function per element.
+   glibc's <math.h> makes these declarations only under -ffast-math, which we must not use (it breaks NaN/inf
+   semantics); the libmvec functions themselves handle NaN/inf/overflow exactly like the scalar ones, within
+   4 ulp. The names are parenthesised so <tgmath.h>'s macros do not expand them. -lm links libmvec. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__FAST_MATH__) \
+    && defined(__GLIBC_PREREQ)
+#define OB_SIMD __attribute__((__simd__("notinbranch")))
+#define OB_SIMD_FN(name) OB_SIMD float (name##f)(float); OB_SIMD double (name)(double);
+#if __GLIBC_PREREQ(2, 22)
+OB_SIMD_FN(exp) OB_SIMD_FN(log) OB_SIMD_FN(sin) OB_SIMD_FN(cos)
+OB_SIMD float (powf)(float, float); OB_SIMD double (pow)(double, double);
+#endif
+#if __GLIBC_PREREQ(2, 35)
+OB_SIMD_FN(tanh) OB_SIMD_FN(erf) OB_SIMD_FN(erfc) OB_SIMD_FN(log1p) OB_SIMD_FN(expm1) OB_SIMD_FN(exp2)
+OB_SIMD_FN(log2) OB_SIMD_FN(log10) OB_SIMD_FN(sinh) OB_SIMD_FN(cosh) OB_SIMD_FN(tan) OB_SIMD_FN(atan)
+OB_SIMD_FN(asin) OB_SIMD_FN(acos) OB_SIMD_FN(atanh) OB_SIMD_FN(asinh) OB_SIMD_FN(acosh) OB_SIMD_FN(cbrt)
+#endif
+#undef OB_SIMD_FN
+#undef OB_SIMD
+#endif
 """
 
 BLAS_DECLS = r"""
@@ -69,6 +90,13 @@ extern void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, fl
 extern void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha,
     const double *a, int lda, const double *b, int ldb, double beta, double *c, int ldc);
 """
+
+
+def gemm_symbols(dtype: str) -> tuple[str, str, str]:
+    """(cblas gemm function of :data:`BLAS_DECLS`, C literal 1, C literal 0) for float32 or float64."""
+    if dtype == "float32":
+        return "scipy_cblas_sgemm", "1.0f", "0.0f"
+    return "scipy_cblas_dgemm", "1.0", "0.0"
 
 
 def ctype(dtype: str) -> str:

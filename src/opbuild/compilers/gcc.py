@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import platform
 import shutil
 import subprocess
 import time
@@ -14,9 +15,18 @@ from .. import config
 from ..errors import CompileError, CompilerNotFoundError
 from .base import Compiler, CompileResult
 
+# -fno-math-errno and -fno-trapping-math are the two parts of -ffast-math that change no value: kernels never
+# read errno or the floating-point exception flags. They let gcc vectorise loops that call math functions
+# (with codegen/c.py's libmvec declarations) and if-convert conditional expressions (Softplus, floor, ...).
+# The value-changing parts (-ffinite-math-only, -fassociative-math, ...) stay off: NaN and inf semantics
+# (IsNan, NaN-propagating Maximum) and reproducible sums depend on it.
 # -fwrapv: signed integer overflow wraps (as NumPy's int arithmetic does) instead of being undefined.
-BASE_FLAGS = ["-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno", "-fwrapv",
-              "-fvisibility=hidden", "-pipe"]
+BASE_FLAGS = ["-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno",
+              "-fno-trapping-math", "-fwrapv", "-fvisibility=hidden", "-pipe"]
+if platform.machine().lower() in ("x86_64", "amd64"):
+    # gcc defaults to 256-bit vectors even where -march=native enables AVX-512; 512-bit halves the calls into
+    # libmvec (e.g. tanh: 1.65 -> 0.85 ms per 1M float32). A no-op on CPUs without AVX-512.
+    BASE_FLAGS.append("-mprefer-vector-width=512")
 
 
 def _blas() -> dict:

@@ -6,12 +6,12 @@ user-facing classes by name.
 
 from __future__ import annotations
 
-from . import elementwise, norm, reduce, shape
+from . import conv, elementwise, matmul, norm, reduce, shape
 from .functional import clip_by_value
 from .primitive import Primitive, apply
 from .registry import REGISTRY
 
-_FAMILIES = [elementwise, reduce, norm, shape]
+_FAMILIES = [elementwise, reduce, norm, shape, matmul, conv]
 
 for _family in _FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

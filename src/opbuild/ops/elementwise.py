@@ -21,11 +21,13 @@ from .primitive import primitive_class
 from .registry import KernelSpec, OpDef, broadcast_shapes, register, same_dtype
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
 
 @dataclass(frozen=True)
 class Unary:
-    """A unary op: ``expr`` in ``x`` for floats, ``int_expr`` for ints (defaults to ``expr``)."""
+    """A unary op: ``expr`` in ``x`` for floats, ``int_expr`` for ints (defaults to ``expr``); ``TYPE`` in
+    either stands for the input's C type."""
 
     expr: str
     dtypes: tuple[str, ...]
@@ -35,7 +37,8 @@ class Unary:
 
 
 def _gelu(x):
-    return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
+    # erfc form: 1 + erf(z) cancels catastrophically for z << 0, erfc(-z) does not.
+    return 0.5 * x * _erfc(-x / np.sqrt(2.0))
 
 
 UNARY: dict[str, Unary] = {
@@ -54,7 +57,9 @@ UNARY: dict[str, Unary] = {
     # Written so that NaN fails every comparison and passes through, as np.maximum/np.minimum propagate it.
     "ReLU": Unary("(x < 0 ? 0 : x)", NUMERIC, lambda x: np.maximum(x, 0)),
     "ReLU6": Unary("(x < 0 ? 0 : (x > 6 ? 6 : x))", NUMERIC, lambda x: np.minimum(np.maximum(x, 0), 6)),
-    "GeLU": Unary("0.5 * x * (1 + erf(x * 0.70710678118654752440))", FLOATS, _gelu),
+    # In the input's precision ((TYPE) casts keep float32 in float, so it vectorises with erfcf), and in the
+    # erfc form, accurate in the negative tail where 1 + erf(z) would cancel.
+    "GeLU": Unary("x * (TYPE)0.5 * erfc(x * (TYPE)-0.70710678118654752440)", FLOATS, _gelu),
     "Erf": Unary("erf(x)", FLOATS, _erf),
     # log(1 + e^x) without overflow: x + log1p(e^-x) for large x.
     "Softplus": Unary("(x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)))", FLOATS, lambda x: np.logaddexp(0, x)),
@@ -155,6 +160,7 @@ def _unary_def(name: str, u: Unary) -> OpDef:
     def emit(k: KernelSpec) -> str:
         dt = k.inputs[0].dtype
         expr = u.int_expr if (u.int_expr and dt in ("int32", "int64")) else u.expr
+        expr = expr.replace("TYPE", ctype(dt))
         out_t = ctype(k.outputs[0].dtype)
         return _flat_loop(k.inputs[0].size, f"const {ctype(dt)} x = in0[o]; out0[o] = ({out_t})({expr});")
 

@@ -17,12 +17,19 @@ def binary(op: str, a, b) -> Tensor:
         b = as_tensor(b, a)
     elif isinstance(b, Tensor) and not isinstance(a, Tensor):
         a = as_tensor(a, b)
-    if op == "RealDiv":
-        # True division of integers gives floats, as in Python, NumPy and MindSpore (float32 here).
-        a, b = as_tensor(a), as_tensor(b)
-        if not a.dtype.is_float and not b.dtype.is_float:
-            a, b = apply("Cast", {"dtype": "float32"}, [a]), apply("Cast", {"dtype": "float32"}, [b])
     return apply(op, {}, [a, b])
+
+
+def true_divide(a, b) -> Tensor:
+    """``a / b`` as Python's ``/`` means it: integer (or bool) operands are divided as float32 (NumPy gives
+    float64, MindSpore float32). The RealDiv primitive itself stays float-only."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and not a.dtype.is_float and not b.dtype.is_float:
+        a, b = apply("Cast", {"dtype": "float32"}, [a]), apply("Cast", {"dtype": "float32"}, [b])
+    elif isinstance(a, Tensor) and not isinstance(b, Tensor) and not a.dtype.is_float:
+        a = apply("Cast", {"dtype": "float32"}, [a])
+    elif isinstance(b, Tensor) and not isinstance(a, Tensor) and not b.dtype.is_float:
+        b = apply("Cast", {"dtype": "float32"}, [b])
+    return binary("RealDiv", a, b)
 
 
 def clip_by_value(x, clip_value_min, clip_value_max) -> Tensor:

@@ -16,14 +16,16 @@ def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
     otherwise (PyNative, or outside any Cell) build the kernel if needed and run it now.
 
     Shape and dtype errors are raised here, naming the op and its inputs, before any C is involved.
-    Returns one Tensor, or a tuple when the op has several outputs (or ``attrs['_tuple']`` is set).
+    Returns one Tensor, or a tuple when the op has several outputs (or the op is ``multi_output``).
     """
     opdef = get(op)
     tensors = [as_tensor(x) for x in inputs]
-    spec = opdef.spec(attrs, [t._type for t in tensors])
     tracer = trace.current()
+    values = [tracer.value_of(t) for t in tensors] if tracer is not None else None
+    spec = opdef.spec(attrs, [t._type for t in tensors])
     if tracer is not None:
-        node = tracer.graph.add_node(op, spec.attrs, [tracer.value_of(t) for t in tensors], list(spec.outputs), spec)
+        node = tracer.graph.add_node(op, spec.attrs, values, list(spec.outputs), spec)
+        tracer.own(node.outputs)
         outs = [Tensor._symbolic(v) for v in node.outputs]
     else:
         from ..runtime.session import session

@@ -1,0 +1,125 @@
+"""Entry pins: who may delete an entry, and when.
+
+The per-kernel lock file (``KernelStore.lock_path``) is locked with ``flock``: builders (filelock) hold it
+exclusively while they compile and publish, loaders hold it *shared* while they verify and ``dlopen`` an
+entry (:func:`pinned`), and anything that deletes or replaces a committed entry (eviction, ``cache clear``,
+``verify --repair``, ``cache import``) first takes it exclusively *without waiting* (:func:`try_exclusive`)
+and leaves the entry alone when it cannot. So an entry is never deleted while another process is loading it.
+
+Locks of dead processes vanish with them (the kernel drops ``flock`` locks on exit), and a filesystem without
+``flock`` degrades to no pinning rather than to an error. Lock files are never deleted: unlinking a lock file
+while another process waits on it would let two processes "hold" the same lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import logging
+import os
+import time
+from collections.abc import Iterator
+
+import filelock
+
+from .. import config
+from .local import LOCK_DIR, KernelStore
+
+log = logging.getLogger("opbuild.cache")
+
+_BUSY = (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES)
+
+
+_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_lock_file(store: KernelStore, name: str) -> int | None:
+    # Plain string paths: this runs once per kernel on the warm path.
+    path = os.path.join(str(store.path), LOCK_DIR, name + ".lock")
+    try:
+        return os.open(path, _FLAGS, 0o644)
+    except FileNotFoundError:
+        try:
+            os.mkdir(os.path.dirname(path))
+        except OSError:
+            pass  # created by someone else meanwhile, or not creatable: the open below decides
+        try:
+            return os.open(path, _FLAGS, 0o644)
+        except OSError:
+            return None
+    except OSError:  # read-only cache: a shared flock works on a read-only descriptor too
+        try:
+            return os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return None
+
+
+class pinned:  # lower case: used like a function, ``with pinned(store, name):``
+    """Hold entry ``name`` of ``store`` shared while the block runs (lookup + load).
+
+    Waits (up to ``timeout``, default ``OPBUILD_LOCK_TIMEOUT``) while a builder or a deleter holds the entry
+    exclusively, then proceeds; when no lock can be had at all (read-only cache without lock files,
+    filesystem without flock, timeout) the block runs unpinned, as it did before pins existed. Costs an
+    open, an flock and a close (a few microseconds) when nobody else holds the entry.
+    """
+
+    __slots__ = ("_store", "_name", "_timeout", "_fd")
+
+    def __init__(self, store: KernelStore | None, name: str, timeout: float | None = None):
+        self._store, self._name, self._timeout, self._fd = store, name, timeout, None
+
+    def __enter__(self) -> None:
+        if self._store is None:
+            return
+        fd = self._fd = _open_lock_file(self._store, self._name)
+        if fd is None:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as e:
+            if e.errno not in _BUSY or not _wait_shared(
+                    fd, config.lock_timeout() if self._timeout is None else self._timeout):
+                log.debug("opbuild: loading %s without a pin", self._name)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor drops the flock
+            self._fd = None
+
+
+def _wait_shared(fd: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    delay = 0.002
+    while time.monotonic() < deadline:
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return True
+        except OSError as e:
+            if e.errno not in _BUSY:
+                return False  # e.g. ENOLCK/EOPNOTSUPP: this filesystem has no flock
+    return False
+
+
+@contextlib.contextmanager
+def try_exclusive(store: KernelStore, name: str) -> Iterator[bool]:
+    """Try once to hold entry ``name`` exclusively; yields whether it is held. Never waits.
+
+    A False means another process is building, loading or deleting the entry right now, so the caller must
+    not touch it.
+    """
+    path = store.lock_path(name)
+    with contextlib.suppress(OSError):  # the acquire below reports the real problem
+        path.parent.mkdir(exist_ok=True)
+    lock = filelock.FileLock(str(path))
+    try:
+        lock.acquire(timeout=0)
+    except (filelock.Timeout, OSError):
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        lock.release()

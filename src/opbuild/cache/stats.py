@@ -1,0 +1,137 @@
+"""Persistent cache statistics (ccache's ``--show-stats``): one small JSON file per kernel_meta directory.
+
+``<kernel_meta>/.stats.json`` holds counters that only ever grow until ``opbuild cache stats --zero``.
+Updates are read-modify-write under a lock file (``.locks/stats.lock``) and published with an atomic
+rename, so concurrent processes never lose an increment and readers never see a torn file. The build driver
+updates the file once per build (not per kernel). Statistics are advisory: when the lock cannot be had in a
+few seconds or the file cannot be written (read-only or full disk), the update is dropped with a debug log
+instead of slowing down or failing a build.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+
+import filelock
+
+from . import fsio
+from .entries import STATS_FILE
+from .local import LOCK_DIR
+
+log = logging.getLogger("opbuild.cache")
+
+FORMAT = 1
+#: Counter names and their meaning (the order in which ``opbuild cache stats`` prints them).
+COUNTERS = {
+    "hits": "kernels found in the cache and loaded",
+    "misses": "kernels not found (or found broken) in the cache",
+    "builds": "kernels compiled",
+    "repairs": "broken entries found and rebuilt",
+    "compile_seconds": "compiler seconds spent on builds",
+    "saved_seconds": "compiler seconds saved by hits (their recorded build time)",
+    "evictions": "entries removed by prune or the size bound",
+    "evicted_bytes": "bytes freed by evictions",
+}
+FLOAT_COUNTERS = ("compile_seconds", "saved_seconds")
+UPDATE_TIMEOUT = 5.0
+
+
+def stats_path(directory: Path) -> Path:
+    """The statistics file of a kernel_meta directory."""
+    return Path(directory) / STATS_FILE
+
+
+def _lock(directory: Path) -> filelock.FileLock:
+    return filelock.FileLock(str(Path(directory) / LOCK_DIR / "stats.lock"))
+
+
+def _empty(now: float) -> dict:
+    return {"format": FORMAT, "since": now, "updated": None,
+            "counters": {k: (0.0 if k in FLOAT_COUNTERS else 0) for k in COUNTERS}}
+
+
+def empty() -> dict:
+    """All-zero statistics that were never started (``since`` None)."""
+    data = _empty(0.0)
+    data["since"] = None
+    return data
+
+
+def _dump(data: dict) -> bytes:
+    return (json.dumps(data, indent=1) + "\n").encode()
+
+
+def _parse(raw: bytes) -> dict:
+    data = json.loads(raw)
+    if not isinstance(data, dict) or not isinstance(data.get("counters"), dict):
+        raise ValueError("not a statistics object")
+    out = _empty(float(data.get("since") or 0.0))
+    out["updated"] = data.get("updated")
+    for k in COUNTERS:
+        v = data["counters"].get(k, 0)
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            raise ValueError(f"counter {k} is {v!r}")
+        out["counters"][k] = float(v) if k in FLOAT_COUNTERS else int(v)
+    return out
+
+
+def read(directory: Path) -> dict:
+    """The statistics of a kernel_meta directory: ``{"since", "updated", "counters": {...}}``.
+
+    A missing file reads as all zeros (``since`` None). Raises ValueError if the file is unparsable
+    (``opbuild cache verify`` reports it; ``--zero`` or ``verify --repair`` resets it).
+    """
+    try:
+        raw = stats_path(directory).read_bytes()
+    except FileNotFoundError:
+        return empty()
+    try:
+        return _parse(raw)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{stats_path(directory)} is not a valid statistics file ({e})") from None
+
+
+def add(directory: Path, **deltas: float) -> bool:
+    """Add ``deltas`` (counter name -> amount) to the counters; True when recorded.
+
+    Never raises for I/O trouble: statistics must not break a build. An unparsable file is started afresh.
+    """
+    unknown = set(deltas) - set(COUNTERS)
+    if unknown:
+        raise KeyError(f"unknown statistics counters: {', '.join(sorted(unknown))}")
+    if not any(deltas.values()):
+        return True
+    directory = Path(directory)
+    try:
+        (directory / LOCK_DIR).mkdir(exist_ok=True)
+        with _lock(directory).acquire(timeout=UPDATE_TIMEOUT):
+            now = time.time()
+            try:
+                data = _parse(stats_path(directory).read_bytes())
+            except FileNotFoundError:
+                data = _empty(now)
+            except (ValueError, TypeError) as e:
+                log.warning("opbuild: statistics file %s was unreadable (%s); counting starts again",
+                            stats_path(directory), e)
+                data = _empty(now)
+            for k, v in deltas.items():
+                data["counters"][k] += v
+            data["updated"] = now
+            # No fsync: losing the last increments in a power cut is fine; a torn file is not (atomic rename).
+            fsio.atomic_write(stats_path(directory), _dump(data), fsync=False)
+        return True
+    except (filelock.Timeout, OSError) as e:
+        log.debug("opbuild: statistics of %s not updated (%s)", directory, e)
+        return False
+
+
+def zero(directory: Path) -> None:
+    """Reset every counter to zero and ``since`` to now. Raises OSError if the file cannot be written."""
+    directory = Path(directory)
+    (directory / LOCK_DIR).mkdir(parents=True, exist_ok=True)
+    with _lock(directory).acquire(timeout=UPDATE_TIMEOUT):
+        data = _empty(time.time())
+        fsio.atomic_write(stats_path(directory), _dump(data), fsync=False)

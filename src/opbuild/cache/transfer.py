@@ -1,0 +1,261 @@
+"""``opbuild cache export`` / ``opbuild cache import``: move a warm kernel cache between machines or CI runs.
+
+An archive is a gzip'ed tar holding ``opbuild-cache.json`` (a manifest: format, opbuild version, origin)
+and ``kernel_meta/<name>.{info,so,json}`` for every sound entry. Export reads each entry once into memory,
+checks it (:func:`.verify.check_entry_bytes`) and writes those same bytes, so an entry that changes while
+the export runs cannot produce an inconsistent archive; the archive itself is written atomically.
+
+Import never extracts paths: it reads regular-file members into memory (symlinks, links, devices, absolute
+names and ``..`` are refused), keys them by base name, and for each complete entry checks it, compares the
+machine-dependent parts of its descriptor (compiler, target, opbuild version, ABI, code generator) with
+this machine's, and publishes it with the store's atomic, commit-last protocol. A sound local entry is
+never replaced; a broken one is quarantined first, under the entry's lock.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import posixpath
+import tarfile
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from . import fsio
+from .entries import ENTRY_SUFFIXES, scan, split_entry_file
+from .explain import describe_change
+from .key import diff
+from .local import BINARY_SUFFIX, KernelStore
+from .pin import try_exclusive
+from .verify import check_entry_bytes
+
+MANIFEST = "opbuild-cache.json"
+ARCHIVE_DIR = "kernel_meta"
+FORMAT = 1
+MAX_MEMBER_BYTES = 1 << 30  # no kernel binary comes near this; a bigger member is not ours
+#: Descriptor components that depend on the machine (and opbuild) rather than on the kernel.
+MACHINE_COMPONENTS = ("compiler", "target", "opbuild_version", "abi")
+
+
+@dataclass
+class ExportResult:
+    """What ``export`` wrote: ``entries`` names and total ``bytes``; ``skipped`` (name, reason) of broken
+    entries left out; ``uncommitted`` counts entries without ``.json`` (left out silently)."""
+
+    archive: Path
+    directory: Path
+    entries: list[str] = field(default_factory=list)
+    bytes: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    uncommitted: int = 0
+
+    def as_dict(self) -> dict:
+        """JSON-able form."""
+        return {"archive": str(self.archive), "directory": str(self.directory), "entries": len(self.entries),
+                "bytes": self.bytes, "skipped": [{"name": n, "reason": r} for n, r in self.skipped],
+                "uncommitted": self.uncommitted}
+
+
+def _add(tar: tarfile.TarFile, name: str, data: bytes, mtime: float) -> None:
+    ti = tarfile.TarInfo(name)
+    ti.size = len(data)
+    ti.mtime = int(mtime)
+    ti.mode = 0o644
+    tar.addfile(ti, io.BytesIO(data))
+
+
+def export(directory: Path, archive: Path, origin: dict | None = None) -> ExportResult:
+    """Write every sound committed entry of ``directory`` into the tar.gz ``archive`` (replaced atomically).
+    ``origin`` (rank, compiler, target, ...) is recorded in the manifest for the reader's information."""
+    directory, archive = Path(directory), Path(archive)
+    result = ExportResult(archive, directory)
+    listing = scan(directory)
+    tmp = archive.with_name(fsio.tmp_name(archive.name))
+    try:
+        with tarfile.open(tmp, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+            manifest = {"format": FORMAT, "opbuild_version": __version__, "created": time.time(),
+                        "source": str(directory), **(origin or {})}
+            _add(tar, MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode(), time.time())
+            for entry in listing.entries:
+                if not entry.committed:  # being built, or debris that `cache verify` reports
+                    result.uncommitted += 1
+                    continue
+                try:
+                    parts = {s: entry.path(s).read_bytes() for s in (".info", ".json", BINARY_SUFFIX)}
+                except OSError as e:
+                    result.skipped.append((entry.name, f"cannot read: {e.strerror or e}"))
+                    continue
+                reason = check_entry_bytes(entry.name, parts[".info"], parts[".json"], parts[BINARY_SUFFIX])
+                if reason:
+                    result.skipped.append((entry.name, reason))
+                    continue
+                for suffix in (".info", BINARY_SUFFIX, ".json"):  # .json last, as in the store
+                    _add(tar, f"{ARCHIVE_DIR}/{entry.name}{suffix}", parts[suffix], entry.last_used)
+                result.entries.append(entry.name)
+                result.bytes += sum(len(b) for b in parts.values())
+        os.replace(tmp, archive)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return result
+
+
+@dataclass
+class ImportResult:
+    """What ``import`` did. ``skipped`` holds (name, category, detail); categories: ``damaged``,
+    ``incomplete``, ``compiler``, ``target``, ``opbuild_version``, ``abi``, ``codegen``, ``in use``,
+    ``write error``."""
+
+    archive: Path
+    directory: Path
+    manifest: dict = field(default_factory=dict)
+    imported: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)  # local entry was broken; quarantined and replaced
+    present: list[str] = field(default_factory=list)  # a sound local entry already existed
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (archive member, why it was refused)
+    error: str = ""  # the archive could not be read (to the end)
+
+    @property
+    def ok(self) -> bool:
+        """No damaged, refused or unreadable content (mismatching machines are expected, not problems)."""
+        bad = ("damaged", "incomplete", "in use", "write error")
+        return not self.error and not self.rejected and not any(c in bad for _, c, _ in self.skipped)
+
+    def as_dict(self) -> dict:
+        """JSON-able form."""
+        return {"archive": str(self.archive), "directory": str(self.directory), "manifest": self.manifest,
+                "imported": self.imported, "replaced": self.replaced, "present": self.present,
+                "skipped": [{"name": n, "category": c, "detail": d} for n, c, d in self.skipped],
+                "rejected": [{"member": m, "reason": r} for m, r in self.rejected], "error": self.error}
+
+
+def _member_problem(member: tarfile.TarInfo) -> str | None:
+    """Why an archive member must not be read, or None."""
+    name = member.name
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":") or "\\" in name:
+        return "absolute or non-POSIX path"
+    if ".." in posixpath.normpath(name).split("/") or ".." in name.split("/"):
+        return "path escapes the archive ('..')"
+    if member.issym() or member.islnk():
+        return f"link to {member.linkname!r}"
+    if not member.isfile():
+        return "not a regular file"
+    if member.size > MAX_MEMBER_BYTES:
+        return f"too large ({member.size} bytes)"
+    return None
+
+
+CodegenFn = Callable[[str], "str | None"]
+
+
+def _machine_mismatch(desc: dict, here: dict, codegen: CodegenFn | None) -> tuple[str, str] | None:
+    """(category, detail) when an entry was built for another machine/toolchain than ``here``, else None."""
+    for comp in MACHINE_COMPONENTS:
+        if desc.get(comp) != here.get(comp):
+            changes = diff({comp: desc.get(comp)}, {comp: here.get(comp)})
+            detail = "; ".join(describe_change(f, o, n) for f, o, n in changes[:4])
+            return comp, f"archive -> here: {detail}"
+    if codegen is not None:
+        expected = codegen(str(desc.get("op")))
+        if expected is None:
+            return "codegen", f"op {desc.get('op')!r} is not known to this opbuild"
+        if desc.get("codegen") != expected:
+            return "codegen", f"the code generator of {desc.get('op')} differs from this opbuild's"
+    return None
+
+
+def import_archive(archive: Path, directory: Path, here: dict[str, Any],
+                   codegen: CodegenFn | None = None) -> ImportResult:
+    """Import the entries of ``archive`` into the kernel_meta ``directory`` (created if needed).
+
+    ``here`` gives this machine's values of :data:`MACHINE_COMPONENTS` (``compiler`` identity, ``target``,
+    ``opbuild_version``, ``abi``); ``codegen(op)`` returns this opbuild's code generator hash of an op
+    (None if unknown). Raises OSError if the archive cannot be opened or the directory created.
+    """
+    archive, directory = Path(archive), Path(directory)
+    result = ImportResult(archive, directory)
+    store = KernelStore(directory)
+    groups: dict[str, dict[str, bytes]] = {}
+    try:
+        with tarfile.open(archive, "r:*") as tar:
+            for member in tar:
+                if member.isdir():
+                    continue
+                problem = _member_problem(member)
+                if problem:
+                    result.rejected.append((member.name, problem))
+                    continue
+                base = posixpath.basename(member.name)
+                if base == MANIFEST:
+                    result.manifest = _read_manifest(tar, member)
+                    continue
+                parts = split_entry_file(base)
+                if parts is None:
+                    result.rejected.append((member.name, "not a kernel cache file"))
+                    continue
+                f = tar.extractfile(member)
+                data = f.read() if f is not None else b""
+                name, suffix = parts
+                group = groups.setdefault(name, {})
+                if suffix in group:
+                    result.rejected.append((member.name, "duplicate member"))
+                    continue
+                group[suffix] = data
+                if len(group) == len(ENTRY_SUFFIXES):
+                    _import_entry(store, name, groups.pop(name), here, codegen, result)
+    except (tarfile.TarError, EOFError, zlib.error) as e:
+        result.error = f"archive is damaged or not a tar.gz ({e})"
+    for name, group in groups.items():
+        missing = ", ".join(s for s in ENTRY_SUFFIXES if s not in group)
+        result.skipped.append((name, "incomplete", f"archive lacks its {missing}"))
+    return result
+
+
+def _read_manifest(tar: tarfile.TarFile, member: tarfile.TarInfo) -> dict:
+    f = tar.extractfile(member)
+    try:
+        data = json.loads(f.read() if f is not None else b"")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _import_entry(store: KernelStore, name: str, parts: dict[str, bytes], here: dict,
+                  codegen: CodegenFn | None, result: ImportResult) -> None:
+    info, meta_raw, binary = parts[".info"], parts[".json"], parts[BINARY_SUFFIX]
+    reason = check_entry_bytes(name, info, meta_raw, binary)
+    if reason:
+        result.skipped.append((name, "damaged", reason))
+        return
+    mismatch = _machine_mismatch(json.loads(info), here, codegen)
+    if mismatch:
+        result.skipped.append((name, *mismatch))
+        return
+    if store.lookup(name, info).status == "hit":
+        result.present.append(name)
+        return
+    with try_exclusive(store, name) as held:
+        if not held:
+            result.skipped.append((name, "in use", "another process is building or loading this entry"))
+            return
+        found = store.lookup(name, info)  # again, under the lock
+        if found.status == "hit":
+            result.present.append(name)
+            return
+        if found.status == "corrupt":
+            store.quarantine(name, f"replaced by cache import from {result.archive}: {found.reason}")
+        derived = ("binary", "suffix", "sha256", "size")  # publish recomputes these from the bytes
+        meta = {k: v for k, v in json.loads(meta_raw).items() if k not in derived}
+        try:
+            store.publish(name, info, binary, meta)
+        except OSError as e:  # e.g. disk full: publish leaves no committed half-entry behind
+            result.skipped.append((name, "write error", e.strerror or str(e)))
+            return
+        (result.replaced if found.status == "corrupt" else result.imported).append(name)

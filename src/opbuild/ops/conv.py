@@ -1,0 +1,566 @@
+"""2-D convolution and pooling (NCHW): Conv2D, MaxPool, AvgPool, GlobalAvgPool (and AdaptiveAvgPool2D(1)).
+
+Attributes follow MindSpore (``pad_mode`` "valid" / "same" / "pad", ints or tuples for sizes, the 4-tuple
+``(1, 1, h, w)`` form accepted too). ``normalize`` resolves every padding mode into explicit
+``pad = [top, bottom, left, right]`` and ``pad_mode = "pad"``, so equal kernels share one cache key and
+normalizing twice is a no-op (graph nodes store the normalized attrs).
+
+Conv2D runs as im2col + one OpenBLAS gemm per (image, group): ``out[n, g] (Og x OH*OW) = W_g (Og x Cg*KH*KW)
+@ col (Cg*KH*KW x OH*OW)``. A 1x1, stride-1, unpadded convolution needs no im2col (the input image already is
+the column matrix). Depthwise convolutions (one input channel and few outputs per group) are a vectorised
+shift-and-add instead: their per-group gemms would be too small for BLAS to pay off. The im2col scratch is
+malloc'ed inside the kernel.
+
+Pooling is a direct loop with window bounds clipped to the input; padding never contributes to a max, and
+contributes zeros to an average only when ``count_include_pad`` (PyTorch's rule for the divisor, including
+``ceil_mode`` windows that run past the padding).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..codegen.c import c_literal, ctype, gemm_symbols
+from ..dtypes import FLOATS
+from ..errors import ShapeError
+from ..ir import TensorType
+from .primitive import Primitive
+from .registry import KernelSpec, OpDef, register, same_dtype
+
+# ---- attribute parsing ----------------------------------------------------------------------------
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _pair(op: str, name: str, value, ins: Sequence[TensorType], minimum: int = 1) -> list[int]:
+    """An int, an (h, w) pair, or MindSpore's (1, 1, h, w) form -> [h, w] (each >= ``minimum``)."""
+    if _is_int(value):
+        vals = [int(value), int(value)]
+    elif isinstance(value, (tuple, list)) and len(value) in (2, 4) and all(_is_int(v) for v in value):
+        if len(value) == 4 and (value[0] != 1 or value[1] != 1):
+            raise ShapeError(op, f"{name} as a 4-tuple must be (1, 1, h, w), got {tuple(value)}", list(ins))
+        vals = [int(v) for v in value[-2:]]
+    else:
+        raise ShapeError(op, f"{name} must be an int or a tuple of 2 ints, got {value!r}", list(ins))
+    if min(vals) < minimum:
+        raise ShapeError(op, f"{name} must be >= {minimum}, got {value!r}", list(ins))
+    return vals
+
+
+def _pad4(op: str, value, ins: Sequence[TensorType]) -> list[int]:
+    """``pad`` as an int (all sides), (top/bottom, left/right) or (top, bottom, left, right)."""
+    if _is_int(value):
+        vals = [int(value)] * 4
+    elif isinstance(value, (tuple, list)) and len(value) == 2 and all(_is_int(v) for v in value):
+        vals = [int(value[0]), int(value[0]), int(value[1]), int(value[1])]
+    elif isinstance(value, (tuple, list)) and len(value) == 4 and all(_is_int(v) for v in value):
+        vals = [int(v) for v in value]
+    else:
+        raise ShapeError(op, f"pad must be an int or a tuple of 2 or 4 ints (top, bottom, left, right), "
+                             f"got {value!r}", list(ins))
+    if min(vals) < 0:
+        raise ShapeError(op, f"pad must be non-negative, got {value!r}", list(ins))
+    return vals
+
+
+def _pad_mode(op: str, attrs: dict, ins: Sequence[TensorType]) -> str:
+    mode = attrs.get("pad_mode", "valid")
+    if not isinstance(mode, str) or mode.lower() not in ("valid", "same", "pad"):
+        raise ShapeError(op, f"pad_mode must be 'valid', 'same' or 'pad', got {mode!r}", list(ins))
+    mode = mode.lower()
+    if mode != "pad" and any(_pad4(op, attrs.get("pad", 0), ins)):
+        raise ShapeError(op, f"pad={attrs['pad']!r} needs pad_mode='pad' (got pad_mode={mode!r})", list(ins))
+    return mode
+
+
+def _same_pads(size: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
+    """TF/MindSpore "same": output ceil(size / stride); the odd pixel of padding goes after (bottom/right)."""
+    out = -(-size // stride)
+    needed = max(0, (out - 1) * stride + (kernel - 1) * dilation + 1 - size)
+    return needed // 2, needed - needed // 2
+
+
+def _resolve_pads(op: str, attrs: dict, ins: Sequence[TensorType], hw: Sequence[int], kernel: Sequence[int],
+                  stride: Sequence[int], dilation: Sequence[int]) -> list[int]:
+    mode = _pad_mode(op, attrs, ins)
+    if mode == "pad":
+        return _pad4(op, attrs.get("pad", 0), ins)
+    if mode == "valid":
+        return [0, 0, 0, 0]
+    top, bottom = _same_pads(hw[0], kernel[0], stride[0], dilation[0])
+    left, right = _same_pads(hw[1], kernel[1], stride[1], dilation[1])
+    return [top, bottom, left, right]
+
+
+def _data_format(op: str, attrs: dict, ins: Sequence[TensorType]) -> str:
+    fmt = attrs.get("data_format", "NCHW")
+    if fmt != "NCHW":
+        raise ShapeError(op, f"only data_format='NCHW' is supported, got {fmt!r}", list(ins))
+    return fmt
+
+
+def _check_4d(op: str, ins: Sequence[TensorType], names: Sequence[str] = ("x",)) -> None:
+    for name, t in zip(names, ins, strict=False):  # names may list more inputs than were given
+        if t.rank != 4:
+            raise ShapeError(op, f"{name} must be 4-D (N, C, H, W), got rank {t.rank}", list(ins))
+
+
+def _out_size(op: str, size: int, pads: Sequence[int], kernel: int, stride: int, dilation: int, ceil: bool,
+              axis: str, ins: Sequence[TensorType]) -> int:
+    span = (kernel - 1) * dilation + 1
+    padded = size + pads[0] + pads[1]
+    if span > padded:
+        raise ShapeError(op, f"kernel extent {span} along {axis} is larger than the padded input "
+                             f"({size} + {pads[0]} + {pads[1]} = {padded})", list(ins))
+    if not ceil:
+        return (padded - span) // stride + 1
+    out = -(-(padded - span) // stride) + 1
+    if (out - 1) * stride >= size + pads[0]:  # the last window must start inside the input or left padding
+        out -= 1
+    return out
+
+
+# ---- Conv2D ---------------------------------------------------------------------------------------
+
+# im2col works on blocks of output rows: ~256 KB of column matrix (stays in L2 for the gemm that reads it),
+# but at least 512 gemm columns (narrower gemms lose more to BLAS overhead than the cache saves). Measured,
+# 1 thread, time / NumPy matmul on the equivalent GEMM, for 3x3 convs C64 28x28 / C32 56x56 / C128 28x28 /
+# C256 14x14: unblocked 1.27 1.32 1.15 1.05; 256 KB 1.31 1.16 1.45 1.62; 256 KB + 512 columns 1.16 1.14
+# 1.16 1.10.
+_COL_BLOCK_BYTES = 256 * 1024
+_MIN_GEMM_N = 512
+_SHIFT_ADD_MAX_OUT = 4  # one input channel per group and fewer outputs per group: shift-and-add (measured:
+# 3x faster than im2col+gemm at 1 output per group, even at 4, gemm 2x faster from 8)
+
+def _conv_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    op = "Conv2D"
+    if len(ins) != 2:
+        return attrs  # arity error is raised by the registry with the inputs
+    _check_4d(op, ins, ("x", "weight"))
+    x, w = ins
+    _data_format(op, attrs, ins)
+    if attrs.get("mode", 1) != 1:
+        raise ShapeError(op, f"only mode=1 (cross-correlation) is supported, got {attrs.get('mode')!r}",
+                         list(ins))
+    kernel = _pair(op, "kernel_size", attrs.get("kernel_size", list(w.shape[2:])), ins)
+    if kernel != list(w.shape[2:]):
+        raise ShapeError(op, f"kernel_size {kernel} does not match the weight's spatial shape "
+                             f"{list(w.shape[2:])}", list(ins))
+    out_channel = attrs.get("out_channel", w.shape[0])
+    if not _is_int(out_channel) or out_channel != w.shape[0]:
+        raise ShapeError(op, f"out_channel={out_channel!r} does not match the weight's first dim "
+                             f"{w.shape[0]}", list(ins))
+    stride = _pair(op, "stride", attrs.get("stride", 1), ins)
+    dilation = _pair(op, "dilation", attrs.get("dilation", 1), ins)
+    group = attrs.get("group", 1)
+    if not _is_int(group) or group < 1:
+        raise ShapeError(op, f"group must be a positive int, got {group!r}", list(ins))
+    pads = _resolve_pads(op, attrs, ins, x.shape[2:], kernel, stride, dilation)
+    return {"out_channel": int(out_channel), "kernel_size": kernel, "mode": 1, "pad_mode": "pad", "pad": pads,
+            "stride": stride, "dilation": dilation, "group": int(group), "data_format": "NCHW"}
+
+
+def _conv_geometry(attrs: dict, ins: Sequence[TensorType]) -> tuple[int, int]:
+    """(OH, OW) of a convolution with normalized ``attrs``."""
+    x = ins[0]
+    kh, kw = attrs["kernel_size"]
+    p = attrs["pad"]
+    (sh, sw), (dh, dw) = attrs["stride"], attrs["dilation"]
+    oh = _out_size("Conv2D", x.shape[2], p[0:2], kh, sh, dh, False, "H", ins)
+    ow = _out_size("Conv2D", x.shape[3], p[2:4], kw, sw, dw, False, "W", ins)
+    return oh, ow
+
+
+def _conv_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    x, w = ins
+    dt = same_dtype("Conv2D", ins, FLOATS)
+    g = attrs["group"]
+    if x.shape[1] % g or w.shape[0] % g:
+        raise ShapeError("Conv2D", f"in_channels ({x.shape[1]}) and out_channels ({w.shape[0]}) must both be "
+                                   f"divisible by group ({g})", list(ins))
+    if w.shape[1] != x.shape[1] // g:
+        raise ShapeError("Conv2D", f"weight's dim 1 must be in_channels / group = {x.shape[1]} / {g} = "
+                                   f"{x.shape[1] // g}, got {w.shape[1]}", list(ins))
+    oh, ow = _conv_geometry(attrs, ins)
+    return [TensorType((x.shape[0], w.shape[0], oh, ow), dt)]
+
+
+def _col_range(w: int, ow: int, pl: int, sw: int, dw: int) -> str:
+    """C declaring ``lo``/``hi``: the output columns q whose input column q*sw - pl + kj*dw lies in [0, W),
+    in closed form (for the ``kj`` in scope), so loops over [lo, hi) need no bounds test."""
+    return (f"int64_t lo = {pl} - kj * {dw}; lo = lo > 0 ? (lo + {sw} - 1) / {sw} : 0;\n"
+            f"int64_t hi = {w} + {pl} - kj * {dw}; hi = hi > 0 ? (hi + {sw} - 1) / {sw} : 0;\n"
+            f"if (hi > {ow}) hi = {ow};\n"
+            f"if (lo > hi) lo = hi;")
+
+
+def _im2col(c: int, h: int, w: int, kh: int, kw: int, ow: int, pads: Sequence[int], stride: Sequence[int],
+            dil: Sequence[int], src: str, dst: str) -> str:
+    """C that fills ``dst`` (C*KH*KW x nr*OW) with the patches of output rows [r0, r0 + nr) of the image
+    ``src`` (C x H x W), zeros where padded; ``r0`` and ``nr`` are C variables in scope. Each row segment is
+    one bounds-free copy (a memcpy when the stride is 1)."""
+    (sh, sw), (dh, dw), pt, pl = stride, dil, pads[0], pads[2]
+    if sw == 1:
+        copy = f"memcpy(d + lo, s + (lo - {pl} + kj * {dw}), sizeof(*d) * (size_t)(hi - lo));"
+    else:
+        copy = f"for (int64_t q = lo; q < hi; q++) d[q] = s[q * {sw} - {pl} + kj * {dw}];"
+    return f"""
+for (int64_t ch = 0; ch < {c}; ch++)
+for (int64_t ki = 0; ki < {kh}; ki++)
+for (int64_t kj = 0; kj < {kw}; kj++) {{
+  {_col_range(w, ow, pl, sw, dw)}
+  for (int64_t r = r0; r < r0 + nr; r++) {{
+    __typeof__(&{dst}[0]) d = {dst} + ((ch * {kh} + ki) * {kw} + kj) * nr * {ow} + (r - r0) * {ow};
+    const int64_t ih = r * {sh} - {pt} + ki * {dh};
+    if (ih < 0 || ih >= {h}) {{ memset(d, 0, sizeof(*d) * {ow}); continue; }}
+    const __typeof__(&{src}[0]) s = {src} + (ch * {h} + ih) * {w};
+    if (lo > 0) memset(d, 0, sizeof(*d) * (size_t)lo);
+    {copy}
+    if (hi < {ow}) memset(d + hi, 0, sizeof(*d) * (size_t)({ow} - hi));
+  }}
+}}"""
+
+
+def _depthwise(k: KernelSpec, oh: int, ow: int) -> str:
+    """Convolution with one input channel per group (depthwise, channel multiplier m) as shift-and-add: for
+    each filter tap, add tap * (shifted input row) to each output row over its valid column range. The
+    inner loop is bounds-free and unit-stride when the stride is 1, so it vectorises; the output plane
+    stays in cache across the KH*KW taps."""
+    x, w = k.inputs
+    n, c, h, wd = x.shape
+    kh, kw = k.attrs["kernel_size"]
+    pt, _, pl, _ = k.attrs["pad"]
+    (sh, sw), (dh, dw) = k.attrs["stride"], k.attrs["dilation"]
+    o_ch = w.shape[0]
+    mult = o_ch // c
+    t = ctype(x.dtype)
+    return f"""
+for (int64_t b = 0; b < {n}; b++)
+for (int64_t oc = 0; oc < {o_ch}; oc++) {{
+  const {t} *restrict img = in0 + (b * {c} + oc / {mult}) * {h * wd};
+  const {t} *restrict f = in1 + oc * {kh * kw};
+  {t} *restrict dst = out0 + (b * {o_ch} + oc) * {oh * ow};
+  memset(dst, 0, sizeof({t}) * {oh * ow});
+  for (int64_t ki = 0; ki < {kh}; ki++)
+  for (int64_t kj = 0; kj < {kw}; kj++) {{
+    const {t} fv = f[ki * {kw} + kj];
+    {_col_range(wd, ow, pl, sw, dw)}
+    for (int64_t r = 0; r < {oh}; r++) {{
+      const int64_t ih = r * {sh} - {pt} + ki * {dh};
+      if (ih < 0 || ih >= {h}) continue;
+      const int64_t base = ih * {wd} - {pl} + kj * {dw};  /* may be < 0: only base + q*sw >= 0 is read */
+      {t} *restrict d = dst + r * {ow};
+      for (int64_t q = lo; q < hi; q++) d[q] += fv * img[base + q * {sw}];
+    }}
+  }}
+}}"""
+
+
+def _conv_emit(k: KernelSpec) -> str:
+    x, w = k.inputs
+    out = k.outputs[0]
+    if out.size == 0:
+        return ""
+    n, c, h, wd = x.shape
+    o_ch = w.shape[0]
+    _, _, oh, ow = out.shape
+    g = k.attrs["group"]
+    cg, og = c // g, o_ch // g
+    kh, kw = k.attrs["kernel_size"]
+    pads, stride, dil = k.attrs["pad"], k.attrs["stride"], k.attrs["dilation"]
+    if cg == 0 or c * kh * kw == 0:
+        return f"memset(out0, 0, sizeof(out0[0]) * {out.size});"
+    if cg == 1 and og < _SHIFT_ADD_MAX_OUT:  # depthwise-like: per-group gemms would be tiny (K = KH*KW)
+        return _depthwise(k, oh, ow)
+    kdim = cg * kh * kw
+    t = ctype(x.dtype)
+    fn, one, zero = gemm_symbols(x.dtype)
+    w_g, out_g = f"in1 + gi * {og * kdim}", f"out0 + (b * {o_ch} + gi * {og}) * {oh * ow}"
+    if kh == kw == 1 and stride == [1, 1] and pads == [0, 0, 0, 0]:
+        # The image (Cg x H*W) already is the column matrix.
+        return (f"for (int64_t b = 0; b < {n}; b++)\nfor (int64_t gi = 0; gi < {g}; gi++)\n"
+                f"  {fn}(ObRowMajor, ObNoTrans, ObNoTrans, {og}, {oh * ow}, {kdim}, {one}, {w_g}, {kdim}, "
+                f"in0 + (b * {c} + gi * {cg}) * {h * wd}, {oh * ow}, {zero}, {out_g}, {oh * ow});")
+    # im2col a block of output rows at a time, sized so the column block stays in cache for its gemm
+    # (a whole-image column matrix of several MB costs a round trip to memory).
+    rows = _COL_BLOCK_BYTES // (kdim * ow * np.dtype(x.dtype).itemsize)
+    rows = max(1, min(oh, max(rows, -(-_MIN_GEMM_N // ow))))  # but keep the gemm wide enough to be efficient
+    fill = _im2col(cg, h, wd, kh, kw, ow, pads, stride, dil, "img", "col")
+    return f"""
+{t} *col = ({t} *)malloc(sizeof({t}) * (size_t){kdim * rows * ow});
+if (col == NULL) {{  /* out of memory: there is no error channel in the ABI, so make the failure visible */
+  for (int64_t i = 0; i < {out.size}; i++) out0[i] = NAN;
+  return;
+}}
+for (int64_t b = 0; b < {n}; b++)
+for (int64_t gi = 0; gi < {g}; gi++) {{
+  const {t} *restrict img = in0 + (b * {c} + gi * {cg}) * {h * wd};
+  for (int64_t r0 = 0; r0 < {oh}; r0 += {rows}) {{
+    const int64_t nr = {oh} - r0 < {rows} ? {oh} - r0 : {rows};
+    {fill.strip()}
+    {fn}(ObRowMajor, ObNoTrans, ObNoTrans, {og}, (int)(nr * {ow}), {kdim}, {one}, {w_g}, {kdim}, col,
+         (int)(nr * {ow}), {zero}, {out_g} + r0 * {ow}, {oh * ow});
+  }}
+}}
+free(col);"""
+
+
+def _windows(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int], dil: Sequence[int]) -> np.ndarray:
+    """(..., OH, OW, KH, KW) view of the (already padded) ``x`` (..., H, W): every dilated, strided window."""
+    span = [(k - 1) * d + 1 for k, d in zip(kernel, dil, strict=True)]
+    win = np.lib.stride_tricks.sliding_window_view(x, span, axis=(-2, -1))
+    return win[..., ::stride[0], ::stride[1], ::dil[0], ::dil[1]]
+
+
+def _conv_ref(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    t, b, left, right = attrs["pad"]
+    x, w = x.astype(np.float64), w.astype(np.float64)  # an oracle more accurate than the kernel
+    xp = np.pad(x, ((0, 0), (0, 0), (t, b), (left, right)))
+    win = _windows(xp, attrs["kernel_size"], attrs["stride"], attrs["dilation"])  # N C OH OW KH KW
+    g = attrs["group"]
+    cg, og = x.shape[1] // g, w.shape[0] // g
+    outs = [np.einsum("nchwij,ocij->nohw", win[:, gi * cg:(gi + 1) * cg], w[gi * og:(gi + 1) * og])
+            for gi in range(g)]
+    return np.concatenate(outs, axis=1)
+
+
+# ---- pooling --------------------------------------------------------------------------------------
+
+def _pool_normalize(op: str, avg: bool):
+    def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+        if len(ins) != 1:
+            return attrs
+        _check_4d(op, ins)
+        _data_format(op, attrs, ins)
+        kernel = _pair(op, "kernel_size", attrs.get("kernel_size", 1), ins)
+        stride = _pair(op, "strides", attrs.get("strides", 1), ins)
+        mode = _pad_mode(op, attrs, ins)
+        pads = _resolve_pads(op, attrs, ins, ins[0].shape[2:], kernel, stride, (1, 1))
+        if any(p > k // 2 for p, k in zip(pads, (kernel[0], kernel[0], kernel[1], kernel[1]), strict=True)):
+            raise ShapeError(op, f"pad {pads} must be at most half the kernel size {kernel} on each side "
+                                 f"(a window must overlap the input)", list(ins))
+        ceil_mode = attrs.get("ceil_mode", False)
+        if not isinstance(ceil_mode, (bool, np.bool_)):
+            raise ShapeError(op, f"ceil_mode must be a bool, got {ceil_mode!r}", list(ins))
+        out = {"kernel_size": kernel, "strides": stride, "pad_mode": "pad", "pad": pads,
+               "ceil_mode": bool(ceil_mode), "data_format": "NCHW"}
+        if avg:
+            include = attrs.get("count_include_pad", True)
+            if not isinstance(include, (bool, np.bool_)):
+                raise ShapeError(op, f"count_include_pad must be a bool, got {include!r}", list(ins))
+            # "same" is TF's rule: the average is over the real pixels only.
+            out["count_include_pad"] = bool(include) and mode != "same"
+        return out
+
+    return normalize
+
+
+def _pool_out(op: str, attrs: dict, ins: Sequence[TensorType]) -> tuple[int, int]:
+    x = ins[0]
+    (kh, kw), (sh, sw), p = attrs["kernel_size"], attrs["strides"], attrs["pad"]
+    ceil = attrs["ceil_mode"]
+    return (_out_size(op, x.shape[2], p[0:2], kh, sh, 1, ceil, "H", ins),
+            _out_size(op, x.shape[3], p[2:4], kw, sw, 1, ceil, "W", ins))
+
+
+def _pool_infer(op: str):
+    def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+        dt = same_dtype(op, ins, FLOATS)
+        oh, ow = _pool_out(op, attrs, ins)
+        return [TensorType((ins[0].shape[0], ins[0].shape[1], oh, ow), dt)]
+
+    return infer
+
+
+def _pool_emit(avg: bool):
+    def emit(k: KernelSpec) -> str:
+        x, out = k.inputs[0], k.outputs[0]
+        if out.size == 0:
+            return ""
+        n, c, h, w = x.shape
+        _, _, oh, ow = out.shape
+        (kh, kw), (sh, sw), (pt, pb, pl, pr) = k.attrs["kernel_size"], k.attrs["strides"], k.attrs["pad"]
+        t = ctype(x.dtype)
+        if avg:
+            init, update = f"{t} s = 0;", "s += v;"
+            if k.attrs["count_include_pad"]:
+                # PyTorch's divisor: the window clipped to the padded input (not to the real pixels).
+                div = (f"((h0 + {kh} < {h + pb} ? h0 + {kh} : {h + pb}) - h0) * "
+                       f"((w0 + {kw} < {w + pr} ? w0 + {kw} : {w + pr}) - w0)")
+            else:
+                div = "(h1 - hs) * (w1 - ws)"
+            store = f"dst[r * {ow} + q] = s / ({t})({div});"
+        else:
+            # NaN-propagating max, like NumPy's max: once s is NaN it stays NaN.
+            init, update = f"{t} s = -INFINITY;", "if (v > s || v != v) s = v;"
+            store = f"dst[r * {ow} + q] = s;"
+        return f"""
+for (int64_t p = 0; p < {n * c}; p++) {{
+  const {t} *restrict img = in0 + p * {h * w};
+  {t} *restrict dst = out0 + p * {oh * ow};
+  for (int64_t r = 0; r < {oh}; r++) {{
+    const int64_t h0 = r * {sh} - {pt};
+    const int64_t hs = h0 > 0 ? h0 : 0, h1 = h0 + {kh} < {h} ? h0 + {kh} : {h};
+    for (int64_t q = 0; q < {ow}; q++) {{
+      const int64_t w0 = q * {sw} - {pl};
+      const int64_t ws = w0 > 0 ? w0 : 0, w1 = w0 + {kw} < {w} ? w0 + {kw} : {w};
+      {init}
+      for (int64_t i = hs; i < h1; i++)
+        for (int64_t j = ws; j < w1; j++) {{ const {t} v = img[i * {w} + j]; {update} }}
+      {store}
+    }}
+  }}
+}}"""
+
+    return emit
+
+
+def _pool_ref(avg: bool):
+    def reference(attrs: dict, x: np.ndarray) -> np.ndarray:
+        (kh, kw), stride = attrs["kernel_size"], attrs["strides"]
+        t, b, left, right = attrs["pad"]
+        _, _, h, w = x.shape
+        oh, ow = _pool_out("AvgPool" if avg else "MaxPool", attrs, [TensorType(x.shape, x.dtype.name)])
+        # Extra bottom/right padding so ceil_mode windows exist as full windows; masks say what is real.
+        eb = max(0, (oh - 1) * stride[0] + kh - (h + t + b))
+        er = max(0, (ow - 1) * stride[1] + kw - (w + left + right))
+        widths = ((0, 0), (0, 0), (t, b + eb), (left, right + er))
+        real = np.pad(np.ones((h, w), bool), widths[2:])
+        padded = np.pad(np.ones((h, w), bool), ((t, b), (left, right)), constant_values=True)
+        padded = np.pad(padded, ((0, eb), (0, er)), constant_values=False)
+        win = _windows(np.pad(x, widths), (kh, kw), stride, (1, 1))[:, :, :oh, :ow]
+        real_w = _windows(real, (kh, kw), stride, (1, 1))[:oh, :ow]
+        if not avg:
+            return np.where(real_w, win, -np.inf).max(axis=(-2, -1))
+        total = np.where(real_w, win, 0).sum(axis=(-2, -1))
+        counted = real_w
+        if attrs["count_include_pad"]:
+            counted = _windows(padded, (kh, kw), stride, (1, 1))[:oh, :ow]
+        return total / counted.sum(axis=(-2, -1))
+
+    return reference
+
+
+# ---- GlobalAvgPool --------------------------------------------------------------------------------
+
+def _gap_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    dt = same_dtype("GlobalAvgPool", ins, FLOATS)
+    _check_4d("GlobalAvgPool", ins)
+    n, c, h, w = ins[0].shape
+    if h * w == 0:
+        raise ShapeError("GlobalAvgPool", "the spatial dims (H, W) must be non-empty", list(ins))
+    return [TensorType((n, c, 1, 1), dt)]
+
+
+def _gap_emit(k: KernelSpec) -> str:
+    x = k.inputs[0]
+    n, c, h, w = x.shape
+    t = ctype(x.dtype)
+    # Accumulate in double: float32 sums over large images would otherwise lose digits.
+    return (f"for (int64_t p = 0; p < {n * c}; p++) {{\n"
+            f"  const {t} *restrict img = in0 + p * {h * w};\n"
+            f"  double s = 0;\n"
+            f"  for (int64_t i = 0; i < {h * w}; i++) s += img[i];\n"
+            f"  out0[p] = ({t})(s * {c_literal(1.0 / (h * w), 'float64')});\n"
+            f"}}")
+
+
+register(OpDef("Conv2D", _conv_infer, _conv_emit, _conv_ref, normalize=_conv_normalize, n_inputs=2,
+               needs_blas=True))
+register(OpDef("MaxPool", _pool_infer("MaxPool"), _pool_emit(False), _pool_ref(False),
+               normalize=_pool_normalize("MaxPool", False), n_inputs=1))
+register(OpDef("AvgPool", _pool_infer("AvgPool"), _pool_emit(True), _pool_ref(True),
+               normalize=_pool_normalize("AvgPool", True), n_inputs=1))
+register(OpDef("GlobalAvgPool", _gap_infer, _gap_emit,
+               lambda attrs, x: x.mean(axis=(2, 3), keepdims=True, dtype=np.float64), n_inputs=1))
+
+
+# ---- user-facing primitive classes ----------------------------------------------------------------
+
+class Conv2D(Primitive):
+    """``Conv2D(out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1, dilation=1, group=1,
+    data_format="NCHW")(x, weight)``: 2-D cross-correlation of ``x`` (N, C, H, W) with ``weight``
+    (out_channel, C / group, KH, KW), float32/float64.
+
+    ``pad_mode``: "valid" (no padding), "same" (output ceil(H / stride); odd padding goes bottom/right, as
+    in TF and MindSpore) or "pad" (``pad`` = int or (top, bottom, left, right)). ``stride``/``dilation``: int,
+    (h, w) or (1, 1, h, w). ``group`` = C gives a depthwise convolution.
+    """
+
+    op_name = "Conv2D"
+
+    def __init__(self, out_channel: int, kernel_size, mode: int = 1, pad_mode: str = "valid", pad=0,
+                 stride=1, dilation=1, group: int = 1, data_format: str = "NCHW"):
+        super().__init__(out_channel=out_channel, kernel_size=_jsonable(kernel_size), mode=mode,
+                         pad_mode=pad_mode, pad=_jsonable(pad), stride=_jsonable(stride),
+                         dilation=_jsonable(dilation), group=group, data_format=data_format)
+
+
+class _Pool(Primitive):
+    def __init__(self, kernel_size=1, strides=1, pad_mode: str = "valid", data_format: str = "NCHW", pad=0,
+                 ceil_mode: bool = False, **extra):
+        super().__init__(kernel_size=_jsonable(kernel_size), strides=_jsonable(strides), pad_mode=pad_mode,
+                         data_format=data_format, pad=_jsonable(pad), ceil_mode=ceil_mode, **extra)
+
+
+class MaxPool(_Pool):
+    """``MaxPool(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0, ceil_mode=False)(x)``:
+    2-D max pooling of ``x`` (N, C, H, W). Padding never wins the max; NaN propagates.
+
+    ``pad_mode`` "same" / "valid" as in MindSpore, or "pad" with ``pad`` an int or (top, bottom, left,
+    right), at most half the kernel on each side. ``ceil_mode`` rounds the output size up (PyTorch's rule).
+    """
+
+    op_name = "MaxPool"
+
+
+class AvgPool(_Pool):
+    """``AvgPool(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0, ceil_mode=False,
+    count_include_pad=True)(x)``: 2-D average pooling of ``x`` (N, C, H, W).
+
+    With pad_mode "pad", ``count_include_pad`` decides whether padded zeros count in the divisor (PyTorch's
+    rule); pad_mode "same" always averages over the real pixels only (TF/MindSpore semantics).
+    """
+
+    op_name = "AvgPool"
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode: str = "valid", data_format: str = "NCHW", pad=0,
+                 ceil_mode: bool = False, count_include_pad: bool = True):
+        super().__init__(kernel_size, strides, pad_mode, data_format, pad, ceil_mode,
+                         count_include_pad=count_include_pad)
+
+
+class GlobalAvgPool(Primitive):
+    """``GlobalAvgPool()(x)``: mean of ``x`` (N, C, H, W) over H and W, keeping them: (N, C, 1, 1)."""
+
+    op_name = "GlobalAvgPool"
+
+
+class AdaptiveAvgPool2D(Primitive):
+    """``AdaptiveAvgPool2D(output_size=1)(x)``: adaptive average pooling to a 1x1 output, i.e. GlobalAvgPool.
+    Only ``output_size`` 1 or (1, 1) is supported; anything else raises ValueError here."""
+
+    op_name = "GlobalAvgPool"
+
+    def __init__(self, output_size=1):
+        if output_size not in (1, (1, 1), [1, 1]):
+            raise ShapeError("AdaptiveAvgPool2D", f"only output_size=1 or (1, 1) is supported (global "
+                                                  f"average pooling), got {output_size!r}")
+        super().__init__()
+        self.output_size = output_size
+
+    def __repr__(self) -> str:
+        return f"AdaptiveAvgPool2D(output_size={self.output_size!r})"
+
+
+def _jsonable(value):
+    """Tuples become lists so attrs are JSON data (kernel keys); other values pass through for validation."""
+    return list(value) if isinstance(value, tuple) else value
+
+
+PRIMITIVES = {"Conv2D": Conv2D, "MaxPool": MaxPool, "AvgPool": AvgPool, "GlobalAvgPool": GlobalAvgPool,
+              "AdaptiveAvgPool2D": AdaptiveAvgPool2D}
