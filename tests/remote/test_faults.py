@@ -15,7 +15,7 @@ def _assert_local_only(result: dict) -> None:
     assert result["ok"], result["stderr"]
     assert built(result) == DISTINCT_KERNELS
     assert result["stderr"].count(UNAVAILABLE) == 1, result["stderr"]
-    assert result["counters"]["fallbacks"] == 1
+    assert result["counters"]["remote_fallbacks"] == 1
 
 
 def test_redis_stopped_mid_run_completes_local_only(own_redis, tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import time
 
@@ -12,6 +13,7 @@ from opbuild.cache import remote_entry
 from opbuild.cache.remote import open_backend
 from opbuild.cache.shared import describe
 
+from ..conftest import run_python
 from ._job import Job, assert_local_complete, built, entry_sha, fetched, kernel_names, names, sources
 from ._net import DISTINCT_KERNELS
 
@@ -33,15 +35,22 @@ def test_cold_build_by_four_ranks_compiles_each_kernel_once(shared, tmp_path):
     for rank in RANKS:
         assert_local_complete(job.local(rank), kernels)
     counters = [r["counters"] for r in results]
-    assert sum(c["published"] for c in counters) == DISTINCT_KERNELS
-    assert sum(c["hits"] for c in counters) == sum(fetched(r) for r in results)
-    assert all(c["rejected"] == 0 and c["fallbacks"] == 0 for c in counters)
+    assert sum(c["remote_published"] for c in counters) == DISTINCT_KERNELS
+    assert sum(c["remote_hits"] for c in counters) == sum(fetched(r) for r in results)
+    assert all(c["remote_rejected"] == 0 and c["remote_fallbacks"] == 0 for c in counters)
     assert shared.entry_count() == DISTINCT_KERNELS
     assert shared.lease_count() == 0  # every lease given back
     # what `opbuild cache stats` shows for rank 0
     stats = describe(job.local(0), shared.url)
     assert stats["counters"] == results[0]["counters"]
     assert stats["backend"]["entries"] == DISTINCT_KERNELS and stats["backend"]["leases"] == 0
+    env = {"OPBUILD_CACHE_PATH": str(job.root), "RANK_ID": "0", "OPBUILD_REMOTE_CACHE": shared.url}
+    shown = json.loads(run_python("from opbuild.cli import main; main()", "cache", "stats", "--json", env=env).stdout)
+    assert {k: shown["counters"][k] for k in stats["counters"]} == stats["counters"]
+    assert shown["shared"]["entries"] == DISTINCT_KERNELS
+    text = run_python("from opbuild.cli import main; main()", "cache", "stats", env=env).stdout
+    assert re.search(rf"^shared hits +{stats['counters']['remote_hits']}$", text, re.M), text
+    assert f"{DISTINCT_KERNELS} entries" in text
 
 
 def test_rank_with_lost_local_cache_fetches_everything(shared, tmp_path):
@@ -144,10 +153,10 @@ def test_tampered_entries_are_rejected_when_signed(shared, tmp_path):
         # never loaded or copied: rank 1's entry was compiled here (not fetched) and is not the tampered binary
         meta = json.loads((job.local(1) / f"{victim}.json").read_text())
         assert "fetched_from" not in meta and entry_sha(job.local(1), victim) != tampered.get(victim)
-    assert second["counters"]["rejected"] == 3
+    assert second["counters"]["remote_rejected"] == 3
     # the rejected entries were replaced by signed ones: the next rank fetches everything
     (third,) = job.run([2])
-    assert third["ok"] and fetched(third) == DISTINCT_KERNELS and third["counters"]["rejected"] == 0
+    assert third["ok"] and fetched(third) == DISTINCT_KERNELS and third["counters"]["remote_rejected"] == 0
 
 
 def test_entries_expired_by_ttl_are_rebuilt(shared, tmp_path):

@@ -38,7 +38,7 @@ def test_claim_publish_fetch_between_two_processes(shared):
     assert shared.lease_count() == 2  # b's k2, k3
     b.release(["k2", "k3"])
     assert shared.lease_count() == 0
-    assert a.counters.totals()["published"] == 2 and b.counters.totals()["lease_waits"] == 2
+    assert a.counters.totals()["remote_published"] == 2 and b.counters.totals()["lease_waits"] == 2
 
 
 def test_held_leases_are_renewed_while_building(shared):
@@ -74,7 +74,7 @@ def test_rejected_entries_are_logged_once_and_not_returned(shared, caplog):
     assert [r.getMessage() for r in caplog.records if "rejected" in r.getMessage()] == [
         f"opbuild: rejected shared-cache entry k0 from {tier.url}: entry is not signed (OPBUILD_CACHE_SECRET "
         f"is set); it was not loaded and is rebuilt here"]
-    assert tier.counters.totals()["rejected"] == 1
+    assert tier.counters.totals()["remote_rejected"] == 1
 
 
 def test_frozen_server_costs_one_timeout_then_local_only(own_redis, caplog):
@@ -97,7 +97,7 @@ def test_frozen_server_costs_one_timeout_then_local_only(own_redis, caplog):
     warnings = [r.getMessage() for r in caplog.records]
     assert len(warnings) == 1 and "is unavailable" in warnings[0]
     assert "OPBUILD_REMOTE_TIMEOUT" in warnings[0] or "Timeout" in warnings[0]  # our guard or the client's
-    assert tier.counters.totals()["fallbacks"] == 1
+    assert tier.counters.totals()["remote_fallbacks"] == 1
 
 
 @pytest.mark.parametrize(("rank", "start"), [(0, 0), (1, 2), (2, 4), (3, 6)])

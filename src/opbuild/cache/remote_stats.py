@@ -1,36 +1,27 @@
-"""Shared-tier statistics, ccache style: per-process counters added into ``kernel_meta/.remote_stats.json``.
+"""Shared-tier statistics: per-process counters, added into the kernel_meta statistics (:mod:`.stats`).
 
-Counters (each counts distinct kernels per process, then accumulates across processes and runs):
+Counters (each counts distinct kernels per process; :mod:`.stats` accumulates them across processes):
 
-* ``hits``: kernels fetched from the shared tier (verified, copied into the local tier, loaded);
-* ``misses``: kernels the shared tier did not have when first looked up (a kernel another process was
-  building counts as a miss and, once fetched, as a hit);
+* ``remote_hits``: kernels fetched from the shared tier (verified, copied into the local tier, loaded);
+* ``remote_misses``: kernels the shared tier did not have when first looked up (a kernel another process
+  was building counts as a miss and, once fetched, as a hit);
 * ``lease_waits``: kernels whose build lease another process or machine held, so this one waited for them;
-* ``rejected``: entries that failed verification (bad checksum, missing or wrong signature) and were not loaded;
-* ``published``: kernels this rank compiled and published to the shared tier;
-* ``fallbacks``: runs that lost the shared tier (down, slow, full, unreachable) and went on local-only.
+* ``remote_rejected``: entries that failed verification (checksum, missing or wrong signature), not loaded;
+* ``remote_published``: kernels this rank compiled and published to the shared tier;
+* ``remote_fallbacks``: runs that lost the shared tier (down, slow, full, unreachable) and went local-only.
 
-Interface for ``opbuild cache stats``: :func:`read_stats` (totals of one kernel_meta directory) and
-:func:`reset_stats`; the shared tier's own content comes from ``open_backend(url).stats()``
-(see :func:`opbuild.cache.shared.describe`).
+``opbuild cache stats`` shows them with the local counters; :func:`read_stats` returns just these.
 """
 
 from __future__ import annotations
 
-import json
-import logging
 import threading
-import time
 from pathlib import Path
 
-import filelock
+from . import stats
 
-from . import fsio
-from .local import LOCK_DIR
-
-COUNTERS = ("hits", "misses", "lease_waits", "rejected", "published", "fallbacks")
-STATS_FILE = ".remote_stats.json"
-log = logging.getLogger("opbuild.cache")
+COUNTERS = ("remote_hits", "remote_misses", "lease_waits", "remote_rejected", "remote_published",
+            "remote_fallbacks")
 
 
 class RemoteCounters:
@@ -59,49 +50,18 @@ class RemoteCounters:
             return dict(self._totals)
 
     def flush(self, kernel_meta: Path) -> None:
-        """Add the counts not yet flushed into ``kernel_meta/.remote_stats.json`` (under a file lock). Best
-        effort: statistics never fail or stall a run; what cannot be written now is tried at the next flush."""
+        """Add the counts not yet flushed into the statistics of ``kernel_meta``. Best effort, like every
+        statistic: what cannot be written now (lock busy, read-only or full disk) is kept for the next flush."""
         with self._lock:
-            delta = dict(self._unflushed)
-            if not any(delta.values()):
-                return
-            self._unflushed = dict.fromkeys(COUNTERS, 0)
-        try:
-            lock_dir = kernel_meta / LOCK_DIR
-            lock_dir.mkdir(exist_ok=True)
-            with filelock.FileLock(str(lock_dir / "remote_stats.lock"), timeout=5):
-                stats = read_stats(kernel_meta)
-                for c in COUNTERS:
-                    stats[c] += delta[c]
-                stats["updated_at"] = time.time()
-                fsio.atomic_write(kernel_meta / STATS_FILE, (json.dumps(stats, indent=1, sort_keys=True) + "\n")
-                                  .encode(), fsync=False)
-        except (OSError, filelock.Timeout) as e:
-            log.debug("opbuild: shared-tier statistics not written to %s (%s); kept for the next flush",
-                      kernel_meta, e)
+            delta, self._unflushed = self._unflushed, dict.fromkeys(COUNTERS, 0)
+        if not stats.add(kernel_meta, **delta):
             with self._lock:
                 for c in COUNTERS:
                     self._unflushed[c] += delta[c]
 
 
-def read_stats(kernel_meta: Path) -> dict:
-    """The accumulated counters of one kernel_meta directory (zeros when there are none yet), plus
-    ``updated_at`` (unix time of the last flush, or None)."""
-    stats: dict = dict.fromkeys(COUNTERS, 0)
-    stats["updated_at"] = None
-    try:
-        data = json.loads((Path(kernel_meta) / STATS_FILE).read_text())
-    except (OSError, ValueError):
-        return stats
-    if isinstance(data, dict):
-        for c in COUNTERS:
-            if isinstance(data.get(c), int) and data[c] >= 0:
-                stats[c] = data[c]
-        if isinstance(data.get("updated_at"), (int, float)):
-            stats["updated_at"] = data["updated_at"]
-    return stats
-
-
-def reset_stats(kernel_meta: Path) -> None:
-    """Zero the counters of one kernel_meta directory (``opbuild cache stats --zero``)."""
-    (Path(kernel_meta) / STATS_FILE).unlink(missing_ok=True)
+def read_stats(kernel_meta: Path) -> dict[str, int]:
+    """The accumulated shared-tier counters of one kernel_meta directory (zeros when there are none yet).
+    Raises ValueError if the statistics file is unparsable (see :func:`.stats.read`)."""
+    counters = stats.read(Path(kernel_meta))["counters"]
+    return {c: counters[c] for c in COUNTERS}

@@ -113,7 +113,7 @@ class SharedTier:
                 return
             self.ok = False
             self._held.clear()
-        self.counters.count("fallbacks")
+        self.counters.count("remote_fallbacks")
         log.warning("opbuild: shared kernel cache %s is unavailable (%s); continuing with the local cache only "
                     "for the rest of this run", self.url, error)
 
@@ -161,18 +161,18 @@ class SharedTier:
         for name, info in wanted:
             blob = blobs.get(name)
             if blob is None:
-                self.counters.count("misses", name)
+                self.counters.count("remote_misses", name)
                 continue
             try:
                 entry = remote_entry.unpack(blob, name, info, self.secret)
             except EntryRejected as e:
-                if self.counters.count("rejected", name):
+                if self.counters.count("remote_rejected", name):
                     log.warning("opbuild: rejected shared-cache entry %s from %s: %s; it was not loaded and is "
                                 "rebuilt here", name, self.url, e.reason)
-                self.counters.count("misses", name)
+                self.counters.count("remote_misses", name)
                 continue
             entry.meta = dict(entry.meta, fetched_from=self.url)
-            self.counters.count("hits", name)
+            self.counters.count("remote_hits", name)
             found[name] = entry
         return found
 
@@ -259,7 +259,7 @@ class SharedTier:
             self._call(self.backend.put_many, blobs)
         except _Off:
             return
-        self.counters.count("published", n=len(items))
+        self.counters.count("remote_published", n=len(items))
 
     def order(self, work: list) -> list:
         """The same work list every rank computes, rotated so that ranks start at different points:
@@ -297,18 +297,24 @@ def _renew_all(backend: RemoteBackend, names: Sequence[str], owner: str, ttl: fl
     return [n for n in names if backend.renew(n, owner, ttl)]
 
 
-def describe(kernel_meta: Path, url: str | None = None) -> dict:
-    """What ``opbuild cache stats`` shows about the shared tier: this kernel_meta's accumulated counters
-    (:func:`.remote_stats.read_stats`) and, when a URL is given (default: OPBUILD_REMOTE_CACHE), the
-    backend's own statistics under ``"backend"`` (``{"error": ...}`` if it cannot be reached)."""
-    out = {"counters": read_stats(kernel_meta), "url": None, "backend": None}
-    url = url if url is not None else config.remote_cache_url()
-    if url:
+def backend_stats(url: str) -> dict:
+    """What the shared tier at ``url`` holds (:meth:`.remote.RemoteBackend.stats`: ``url``, ``entries``,
+    ``bytes``, ``leases``, ...), or ``{"url", "error"}`` when it cannot be reached. Bounded by the backend's
+    timeouts (OPBUILD_REMOTE_TIMEOUT for Redis). Raises ValueError for a URL no backend understands."""
+    try:
+        backend = open_backend(url, ttl=config.remote_ttl(), timeout=config.remote_timeout())
         try:
-            backend = open_backend(url, ttl=config.remote_ttl(), timeout=config.remote_timeout())
-            out["url"] = backend.url
-            out["backend"] = backend.stats()
+            return backend.stats()
+        finally:
             backend.close()
-        except RemoteError as e:
-            out["url"], out["backend"] = redact(url), {"error": str(e)}
-    return out
+    except RemoteError as e:
+        return {"url": redact(url), "error": str(e)}
+
+
+def describe(kernel_meta: Path, url: str | None = None) -> dict:
+    """The shared tier as ``opbuild cache stats`` sees it: the shared-tier counters of ``kernel_meta``
+    (:func:`.remote_stats.read_stats`) and, when a URL is given (default: OPBUILD_REMOTE_CACHE), the
+    backend's own statistics (:func:`backend_stats`) under ``"backend"``."""
+    url = url if url is not None else config.remote_cache_url()
+    return {"counters": read_stats(kernel_meta), "url": redact(url) if url else None,
+            "backend": backend_stats(url) if url else None}
