@@ -164,7 +164,9 @@ class Builder:
             self._stores[path] = store
         if path in self._readonly or not store.writable():
             self._readonly.add(path)
-            self._warn_once(f"ro:{path}", (
+            # Same key as the disk-full warning: a store marked read-only after a failed write was already
+            # explained to the user, and one warning per cache directory is the contract.
+            self._warn_once(f"nocache:{path}", (
                 f"opbuild: kernel cache {path} is read-only: cached kernels are still used, new kernels are built "
                 f"in a private temporary directory and not cached. Make it writable or set OPBUILD_CACHE_PATH."))
             return store, self.private_store()
@@ -187,8 +189,10 @@ class Builder:
         t0 = time.perf_counter()
         report = BuildReport()
         read_store, write_store = self.stores()
-        scope = str(read_store.path if read_store else write_store.path)
+        # The memory tier is keyed by the store and the toolchain (CC, OPBUILD_CFLAGS) as well as the kernel:
+        # a process that changes its flags between builds must not be served kernels built with the old ones.
         self.compiler(write_store.path)
+        scope = f"{read_store.path if read_store else write_store.path}|{self._compiler_env}"
         by_memo: dict[str, LoadedKernel] = {}
         pending: dict[str, _Request] = {}
         for spec in specs:
@@ -204,10 +208,7 @@ class Builder:
 
         shared = read_store is not None and read_store is write_store
         swept = set(read_store.sweep_temporaries()) if shared else set()
-        if swept:
-            self._warn_once(f"swept:{read_store.path}", (
-                f"opbuild: moved {len(swept)} stray temporary file(s) of interrupted builds in {read_store.path} "
-                f"to its quarantine folder"))
+        repairs: list[tuple[str, str]] = []  # (kernel, reason) of entries quarantined by this build
 
         misses: list[tuple[str, _Request, Lookup]] = []
         for mk, req in pending.items():
@@ -223,11 +224,15 @@ class Builder:
                 misses.append((mk, req, found))
                 self.observer.on_miss(read_store, req.name, req.info, found)
 
-        if misses:
-            done = _BatchBuild(self, read_store, write_store, swept, misses).run()
-            for mk, req, kernel, status, seconds, source in done:
-                self._finish(scope, mk, kernel, by_memo)
-                report.kernels.append(KernelRecord(req.name, req.spec.op, status, seconds, source))
+        try:
+            if misses:
+                done = _BatchBuild(self, read_store, write_store, swept, misses, repairs).run()
+                for mk, req, kernel, status, seconds, source in done:
+                    self._finish(scope, mk, kernel, by_memo)
+                    report.kernels.append(KernelRecord(req.name, req.spec.op, status, seconds, source))
+        finally:
+            if swept or repairs:
+                _warn_repairs(read_store, swept, repairs)
 
         report.seconds = time.perf_counter() - t0
         self.observer.after_build(read_store, write_store, report, [r.name for r in pending.values()],
@@ -303,10 +308,26 @@ class Builder:
             if store is self._private:
                 raise
             self._readonly.add(store.path)
-            self._warn_once(f"full:{store.path}", (
+            self._warn_once(f"nocache:{store.path}", (
                 f"opbuild: cannot write to kernel cache {store.path} ({e.strerror or e}); caching is off for the "
                 f"rest of this run and new kernels are built in a private temporary directory"))
             return self.private_store().publish(req.name, req.info, binary, meta)
+
+
+def _warn_repairs(store: KernelStore, swept: set[str], repairs: list[tuple[str, str]]) -> None:
+    """ONE warning per build for everything it found broken and repaired, however many entries that was (a
+    stray temporary and the incomplete entry of one interrupted build, or every entry sharing one damaged
+    batch binary, are one incident for the user)."""
+    parts = []
+    if repairs:
+        shown = "; ".join(f"{name} ({reason})" for name, reason in repairs[:5])
+        more = f"; and {len(repairs) - 5} more" if len(repairs) > 5 else ""
+        parts.append(f"{len(repairs)} broken entr{'y' if len(repairs) == 1 else 'ies'} moved to quarantine and "
+                     f"rebuilt: {shown}{more}")
+    if swept:
+        shown = ", ".join(sorted(swept)[:5]) + (", ..." if len(swept) > 5 else "")
+        parts.append(f"stray temporary files of interrupted builds ({shown}) moved to quarantine")
+    log.warning("opbuild: repaired kernel cache %s: %s", store.path, "; ".join(parts))
 
 
 class _BatchBuild:
@@ -317,12 +338,13 @@ class _BatchBuild:
     MAX_BATCH = 8
 
     def __init__(self, builder: Builder, read_store: KernelStore | None, write_store: KernelStore,
-                 swept: set[str], misses: list[tuple[str, _Request, Lookup]]):
+                 swept: set[str], misses: list[tuple[str, _Request, Lookup]], repairs: list[tuple[str, str]]):
         self.b = builder
         self.read = read_store
         self.write = write_store
         self.shared = read_store is not None and read_store is write_store
         self.swept = swept
+        self.repairs = repairs  # appended under the entry's lock; reported by Builder.build in one warning
         self.misses = misses
         self.done: list[tuple[str, _Request, LoadedKernel, str, float, str]] = []  # ..., status, seconds, source
         self.errors: list[CompileError] = []
@@ -334,8 +356,15 @@ class _BatchBuild:
         if not self.shared:
             return None
         path = self.write.lock_path(req.name)
-        path.parent.mkdir(exist_ok=True)
-        return filelock.FileLock(str(path))
+        try:
+            path.parent.mkdir(exist_ok=True)
+        except OSError as e:  # locks only avoid duplicate work: without them the build is still correct
+            self.b._warn_once(f"lockdir:{path.parent}", f"opbuild: building without kernel locks ({e})")
+            return None
+        # Not thread-local: a lock claimed here (main thread) is released by the pool thread that compiled its
+        # batch. filelock's default per-thread state makes that release a silent no-op: the lock stays held
+        # until the process exits, and every other process waits for it (OPBUILD_LOCK_TIMEOUT, 600 s).
+        return filelock.FileLock(str(path), thread_local=False)
 
     def run(self) -> list[tuple[str, _Request, LoadedKernel, str, float, str]]:
         mine: list[tuple[str, _Request, Lookup, filelock.BaseFileLock | None]] = []
@@ -377,9 +406,7 @@ class _BatchBuild:
             return True, repaired
         if found.status == "corrupt" and locked:
             self.read.quarantine(req.name, found.reason)
-            self.b._warn_once(f"corrupt:{req.name}", (
-                f"opbuild: cache entry {req.name} in {self.read.path} was broken ({found.reason}); "
-                f"moved it to quarantine and rebuilt it"))
+            self.repairs.append((req.name, found.reason))
             repaired = True
         return False, repaired
 
@@ -507,7 +534,8 @@ class _BatchBuild:
         lock = self._lock(req)
         t1 = time.perf_counter()
         try:
-            lock.acquire(timeout=config.lock_timeout())
+            if lock is not None:
+                lock.acquire(timeout=config.lock_timeout())
         except (filelock.Timeout, OSError) as e:
             # Correctness rests on atomic publication, not on the lock: build it ourselves.
             self.b._warn_once(f"lock:{req.name}", f"opbuild: building {req.name} without its lock ({e})")

@@ -7,6 +7,7 @@ Environment variables are read when they are needed (not cached at import), so a
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 from .errors import UnsupportedTargetError
@@ -111,8 +112,6 @@ def cache_enabled() -> bool:
 
 def extra_cflags() -> list[str]:
     """OPBUILD_CFLAGS split like a shell would (no expansion)."""
-    import shlex
-
     raw = _env("OPBUILD_CFLAGS")
     try:
         return shlex.split(raw)

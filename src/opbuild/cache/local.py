@@ -11,9 +11,12 @@ Contract (see docs/cache.md):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +24,7 @@ from pathlib import Path
 from . import fsio
 from .key import HASH_CHARS
 
+log = logging.getLogger("opbuild.cache")
 BINARY_SUFFIX = ".so"
 QUARANTINE_DIR = "quarantine"
 LOCK_DIR = ".locks"
@@ -107,9 +111,14 @@ class KernelStore:
         # on_disk == info, and the caller derived ``name`` from sha256(info): the .info matches its name.
         binary = base + BINARY_SUFFIX
         try:
-            st = os.stat(binary)
+            st = os.lstat(binary)
         except FileNotFoundError:
             return Lookup("corrupt", "binary is missing")
+        except OSError as e:
+            return Lookup("corrupt", f"cannot stat binary: {e}")
+        if not stat.S_ISREG(st.st_mode):
+            # A symbolic link could point out of the cache (and is what dlopen would load): never follow one.
+            return Lookup("corrupt", "binary is not a regular file in the cache")
         if st.st_size != expected_size:
             return Lookup("corrupt", f"binary size {st.st_size} != {expected_size} recorded in .json")
         # Entries of one batched compile share an inode: hash it once. Any rewrite changes the mtime or inode.
@@ -117,7 +126,7 @@ class KernelStore:
         digest = self._digests.get(ident)
         if digest is None:
             try:
-                with open(binary, "rb") as f:
+                with open(os.open(binary, os.O_RDONLY | os.O_NOFOLLOW), "rb") as f:
                     digest = hashlib.sha256(f.read()).hexdigest()
             except OSError as e:
                 return Lookup("corrupt", f"cannot read binary: {e}")
@@ -133,16 +142,27 @@ class KernelStore:
         ``result`` gets ``binary``, ``suffix``, ``sha256`` and ``size`` filled in. With ``link_from`` (a file
         in this directory holding exactly ``binary``), the binary is hard-linked instead of copied, so the
         entries of one batched compile share one inode: one copy on disk, one ``dlopen`` for all of them.
-        Raises OSError (e.g. ENOSPC) with nothing half-written left behind: a failure before the .json leaves
-        an uncommitted entry that lookup reports as corrupt and the next build repairs.
+        Raises OSError (e.g. ENOSPC) with nothing half-written left behind: each file is atomic, and the parts
+        this call already wrote are removed again unless the entry got committed anyway (by another process
+        publishing it too). Only a SIGKILL can leave an uncommitted entry, which lookup reports as corrupt.
         """
         result = dict(result, binary=name + BINARY_SUFFIX, suffix=BINARY_SUFFIX,
                       sha256=hashlib.sha256(binary).hexdigest(), size=len(binary))
         target = self.binary_path(name)
-        if link_from is None or not self._link(link_from, target):
-            fsio.atomic_write(target, binary)
-        fsio.atomic_write(self.info_path(name), info)
-        fsio.atomic_write(self.json_path(name), (json.dumps(result, indent=1, sort_keys=True) + "\n").encode())
+        written: list[Path] = []
+        try:
+            if link_from is None or not self._link(link_from, target):
+                fsio.atomic_write(target, binary)
+            written.append(target)
+            fsio.atomic_write(self.info_path(name), info)
+            written.append(self.info_path(name))
+            fsio.atomic_write(self.json_path(name), (json.dumps(result, indent=1, sort_keys=True) + "\n").encode())
+        except OSError:
+            if not self.json_path(name).exists():
+                for path in written:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+            raise
         fsio.fsync_dir(self.path)
         return target
 
@@ -171,20 +191,31 @@ class KernelStore:
         """Move every file of entry ``name`` into ``quarantine/`` (same filesystem, so each move is atomic).
 
         The ``.json`` goes first so that the entry stops being committed before its other files move.
+        Never raises: renames need no free space, and the ``.reason`` note is best effort (the disk may be
+        full). A part that cannot be moved stays where it is; the rebuild then replaces it atomically.
         """
         qdir = self.path / QUARANTINE_DIR
-        qdir.mkdir(exist_ok=True)
         stamp = f"{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}"
         moved = []
+        try:
+            qdir.mkdir(exist_ok=True)
+        except OSError as e:
+            log.debug("cannot create %s: %s", qdir, e)
+            return moved
         for p in (self.json_path(name), self.info_path(name), self.binary_path(name)):
+            dest = qdir / f"{p.name}.{stamp}"
             try:
-                dest = qdir / f"{p.name}.{stamp}"
                 os.replace(p, dest)
                 moved.append(dest)
             except FileNotFoundError:
                 continue
+            except OSError as e:
+                log.debug("cannot move %s to quarantine: %s", p, e)
         if moved:
-            (qdir / f"{name}.{stamp}.reason").write_text(reason + "\n")
+            try:
+                (qdir / f"{name}.{stamp}.reason").write_text(reason + "\n")
+            except OSError as e:
+                log.debug("cannot write the quarantine note of %s: %s", name, e)
         return moved
 
     def sweep_temporaries(self) -> list[str]:

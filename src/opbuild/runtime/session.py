@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 from collections.abc import Sequence
 
@@ -39,10 +40,12 @@ class Session:
 
     def run_eager(self, spec: KernelSpec, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run one kernel now (PyNative). Builds it on first use; later uses skip the builder entirely."""
-        kernel = self._eager.get(spec.memo_key())
+        # The compiler settings are part of the key: a kernel built with other CC/OPBUILD_CFLAGS is other code.
+        key = (spec.memo_key(), os.environ.get("CC", ""), os.environ.get("OPBUILD_CFLAGS", ""))
+        kernel = self._eager.get(key)
         if kernel is None:
             (kernel,), report = self.builder.build([spec])
-            self._eager[spec.memo_key()] = kernel
+            self._eager[key] = kernel
             with self._lock:
                 if self._pynative is None:
                     self._pynative = BuildReport()

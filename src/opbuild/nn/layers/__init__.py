@@ -1,0 +1,13 @@
+"""The layers of :mod:`opbuild.nn`, one module per kind."""
+
+from __future__ import annotations
+
+from .activation import GELU, ReLU, Sigmoid, Softmax, Tanh, get_activation
+from .basic import Dense, Dropout, Flatten
+from .conv import Conv2d
+from .embedding import Embedding
+from .normalization import BatchNorm2d, LayerNorm
+from .pooling import AvgPool2d, MaxPool2d
+
+__all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm2d", "LayerNorm",
+           "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding", "get_activation"]

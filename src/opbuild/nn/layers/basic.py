@@ -1,0 +1,99 @@
+"""Basic layers: Dense (fully connected), Flatten and Dropout."""
+
+from __future__ import annotations
+
+import math
+
+from ... import ops
+from ...errors import ShapeError
+from ...parameter import Parameter, initializer
+from ...tensor import Tensor
+from ..cell import Cell
+from ._checks import check_input, positive_int
+from .activation import get_activation
+
+
+class Dense(Cell):
+    """Fully connected layer ``y = activation(x @ weight.T + bias)``.
+
+    ``weight`` has shape (out_channels, in_channels) and ``bias`` (out_channels,), as in MindSpore. The input
+    has rank >= 2 and its last axis is ``in_channels``; leading axes beyond the first are flattened into the
+    batch for the MatMul and restored afterwards. ``activation`` is a Cell, a name ('relu', 'gelu', ...) or
+    None.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, weight_init="normal", bias_init="zeros",
+                 has_bias: bool = True, activation: str | Cell | None = None) -> None:
+        super().__init__()
+        self.in_channels = positive_int("Dense", "in_channels", in_channels)
+        self.out_channels = positive_int("Dense", "out_channels", out_channels)
+        self.has_bias = bool(has_bias)
+        self.weight = Parameter(initializer(weight_init, (out_channels, in_channels)), name="weight")
+        if self.has_bias:
+            self.bias = Parameter(initializer(bias_init, (out_channels,)), name="bias")
+        self.matmul = ops.MatMul(transpose_b=True)
+        self.bias_add = ops.BiasAdd()
+        self.reshape = ops.Reshape()
+        self.activation = get_activation(activation)
+
+    def construct(self, x: Tensor) -> Tensor:
+        check_input("Dense", x, min_rank=2, dim=(-1, self.in_channels))
+        lead = x.shape[:-1]
+        if len(lead) > 1:  # MatMul is 2-D: fold the leading axes into one batch axis
+            x = self.reshape(x, (math.prod(lead), self.in_channels))
+        y = self.matmul(x, self.weight)
+        if self.has_bias:
+            y = self.bias_add(y, self.bias)
+        if self.activation is not None:
+            y = self.activation(y)
+        if len(lead) > 1:
+            y = self.reshape(y, (*lead, self.out_channels))
+        return y
+
+
+class Flatten(Cell):
+    """Merge axes ``start_dim..end_dim`` into one (default: everything but the batch axis)."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+        self.reshape = ops.Reshape()
+
+    def construct(self, x: Tensor) -> Tensor:
+        shape = x.shape
+        rank = max(len(shape), 1)
+        start, end = self.start_dim % rank, self.end_dim % rank
+        if not (-rank <= self.start_dim < rank and -rank <= self.end_dim < rank) or start > end:
+            raise ShapeError("Flatten", f"start_dim={self.start_dim}, end_dim={self.end_dim} do not select "
+                                        f"a range of axes of a rank-{len(shape)} input", [x._type])
+        new_shape = (*shape[:start], math.prod(shape[start:end + 1]), *shape[end + 1:])
+        return x if new_shape == shape else self.reshape(x, new_shape)
+
+
+class Dropout(Cell):
+    """Dropout: zeroes elements with probability ``p`` (or ``1 - keep_prob``) during training.
+
+    In evaluation mode (the default; ``set_train(False)``) it is the identity. Training-mode dropout is not
+    implemented: opbuild runs compiled inference graphs, and a graph compiled once cannot draw a fresh random
+    mask per call. Calling a Dropout with a drop probability > 0 in training mode raises NotImplementedError
+    rather than silently returning unmasked values.
+    """
+
+    def __init__(self, keep_prob: float = 0.5, p: float | None = None) -> None:
+        super().__init__()
+        if p is not None:
+            if not isinstance(p, (int, float)) or isinstance(p, bool) or not 0.0 <= p < 1.0:
+                raise ValueError(f"Dropout: p must be a float in [0, 1), got {p!r}")
+            self.p = float(p)
+        else:
+            if not isinstance(keep_prob, (int, float)) or isinstance(keep_prob, bool) or not 0.0 < keep_prob <= 1.0:
+                raise ValueError(f"Dropout: keep_prob must be a float in (0, 1], got {keep_prob!r}")
+            self.p = 1.0 - float(keep_prob)
+
+    def construct(self, x: Tensor) -> Tensor:
+        if not self.training or self.p == 0.0:
+            return x
+        raise NotImplementedError(
+            f"Dropout(p={self.p:g}) in training mode is not supported: opbuild compiles inference graphs. "
+            "Call net.set_train(False) to run Dropout as the identity.")

@@ -1,0 +1,52 @@
+"""2-D convolution layer (NCHW)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ... import ops
+from ...parameter import Parameter, initializer
+from ...tensor import Tensor
+from ..cell import Cell
+from ._checks import check_input, check_pad_mode, int_pair, padding4, positive_int
+
+
+class Conv2d(Cell):
+    """2-D convolution over an (N, C_in, H, W) input.
+
+    ``weight`` has shape (out_channels, in_channels // group, kh, kw); ``bias`` (out_channels,) exists when
+    ``has_bias``. ``pad_mode`` is 'same' (output H = ceil(H / stride)), 'valid' (no padding) or 'pad'
+    (explicit ``padding``: an int or (top, bottom, left, right)), as in MindSpore.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, pad_mode: str = "same", padding: int | Sequence[int] = 0,
+                 dilation: int | Sequence[int] = 1, group: int = 1, has_bias: bool = False,
+                 weight_init="normal", bias_init="zeros") -> None:
+        super().__init__()
+        self.in_channels = positive_int("Conv2d", "in_channels", in_channels)
+        self.out_channels = positive_int("Conv2d", "out_channels", out_channels)
+        self.group = positive_int("Conv2d", "group", group)
+        if in_channels % group or out_channels % group:
+            raise ValueError(f"Conv2d: in_channels ({in_channels}) and out_channels ({out_channels}) must be "
+                             f"divisible by group ({group})")
+        self.kernel_size = int_pair("Conv2d", "kernel_size", kernel_size)
+        self.stride = int_pair("Conv2d", "stride", stride)
+        self.dilation = int_pair("Conv2d", "dilation", dilation)
+        self.pad_mode = check_pad_mode("Conv2d", pad_mode, padding)
+        self.padding = padding4("Conv2d", padding)
+        self.has_bias = bool(has_bias)
+        self.weight = Parameter(
+            initializer(weight_init, (out_channels, in_channels // group, *self.kernel_size)), name="weight")
+        if self.has_bias:
+            self.bias = Parameter(initializer(bias_init, (out_channels,)), name="bias")
+        self.conv2d = ops.Conv2D(out_channel=out_channels, kernel_size=self.kernel_size, mode=1,
+                                 pad_mode=self.pad_mode, pad=self.padding, stride=self.stride,
+                                 dilation=self.dilation, group=group)
+        self.bias_add = ops.BiasAdd()
+
+    def construct(self, x: Tensor) -> Tensor:
+        check_input("Conv2d", x, rank=4, dim=(1, self.in_channels))
+        y = self.conv2d(x, self.weight)
+        return self.bias_add(y, self.bias) if self.has_bias else y
+

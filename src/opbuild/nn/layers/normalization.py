@@ -1,0 +1,96 @@
+"""Normalisation layers: BatchNorm2d (NCHW) and LayerNorm."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ... import ops
+from ...errors import ShapeError
+from ...parameter import Parameter, initializer
+from ...tensor import Tensor
+from ..cell import Cell
+from ._checks import check_input, positive_int
+
+
+class BatchNorm2d(Cell):
+    """Batch normalisation over the channel axis of an (N, C, H, W) input.
+
+    Parameters: ``gamma`` and ``beta`` (trainable when ``affine``), ``moving_mean`` and ``moving_variance``
+    (never trainable). In evaluation mode (the default) it normalises with the moving statistics through the
+    BatchNorm primitive: ``(x - moving_mean) / sqrt(moving_variance + eps) * gamma + beta``.
+
+    In training mode (``set_train(True)``) it normalises with the statistics of the batch (mean and biased
+    variance over N, H, W, computed with reduce ops). It does NOT update ``moving_mean``/``moving_variance``:
+    opbuild runs forward passes only, so ``momentum`` is validated and kept for compatibility but unused.
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
+                 gamma_init="ones", beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones") -> None:
+        super().__init__()
+        self.num_features = positive_int("BatchNorm2d", "num_features", num_features)
+        if not isinstance(eps, (int, float)) or isinstance(eps, bool) or eps <= 0:
+            raise ValueError(f"BatchNorm2d: eps must be a positive float, got {eps!r}")
+        if not isinstance(momentum, (int, float)) or isinstance(momentum, bool) or not 0.0 <= momentum <= 1.0:
+            raise ValueError(f"BatchNorm2d: momentum must be in [0, 1], got {momentum!r}")
+        self.eps = float(eps)
+        self.momentum = float(momentum)
+        self.affine = bool(affine)
+        c = (num_features,)
+        self.gamma = Parameter(initializer(gamma_init, c), name="gamma", requires_grad=self.affine)
+        self.beta = Parameter(initializer(beta_init, c), name="beta", requires_grad=self.affine)
+        self.moving_mean = Parameter(initializer(moving_mean_init, c), name="moving_mean", requires_grad=False)
+        self.moving_variance = Parameter(initializer(moving_var_init, c), name="moving_variance",
+                                       requires_grad=False)
+        self.batch_norm = ops.BatchNorm(epsilon=self.eps)
+        self.reduce_mean = ops.ReduceMean(keep_dims=True)
+        self.rsqrt = ops.Rsqrt()
+        self.reshape = ops.Reshape()
+
+    def construct(self, x: Tensor) -> Tensor:
+        check_input("BatchNorm2d", x, rank=4, dim=(1, self.num_features))
+        if not self.training:
+            return self.batch_norm(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)
+        axes = (0, 2, 3)
+        mean = self.reduce_mean(x, axes)
+        centred = x - mean
+        var = self.reduce_mean(centred * centred, axes)
+        c = (1, self.num_features, 1, 1)
+        scale = self.rsqrt(var + self.eps) * self.reshape(self.gamma, c)
+        return centred * scale + self.reshape(self.beta, c)
+
+
+class LayerNorm(Cell):
+    """Layer normalisation: statistics over axes ``begin_norm_axis..`` and an affine transform with
+    ``gamma``/``beta`` of shape ``normalized_shape`` applied over axes ``begin_params_axis..``.
+
+    ``y = (x - mean) / sqrt(var + epsilon) * gamma + beta`` (biased variance), as MindSpore's nn.LayerNorm.
+    """
+
+    def __init__(self, normalized_shape: Sequence[int], begin_norm_axis: int = -1, begin_params_axis: int = -1,
+                 gamma_init="ones", beta_init="zeros", epsilon: float = 1e-7) -> None:
+        super().__init__()
+        if not isinstance(normalized_shape, (tuple, list)):
+            raise TypeError(f"LayerNorm: normalized_shape must be a tuple or list, got {normalized_shape!r}")
+        self.normalized_shape = tuple(positive_int("LayerNorm", "normalized_shape item", d)
+                                      for d in normalized_shape)
+        if not isinstance(epsilon, (int, float)) or isinstance(epsilon, bool) or epsilon <= 0:
+            raise ValueError(f"LayerNorm: epsilon must be a positive float, got {epsilon!r}")
+        self.begin_norm_axis = begin_norm_axis
+        self.begin_params_axis = begin_params_axis
+        self.epsilon = float(epsilon)
+        self.gamma = Parameter(initializer(gamma_init, self.normalized_shape), name="gamma")
+        self.beta = Parameter(initializer(beta_init, self.normalized_shape), name="beta")
+        self.layer_norm = ops.LayerNorm(begin_norm_axis=begin_norm_axis, begin_params_axis=begin_params_axis,
+                                        epsilon=self.epsilon)
+
+    def construct(self, x: Tensor) -> Tensor:
+        rank = x.ndim
+        if not -rank <= self.begin_params_axis < rank:
+            raise ShapeError("LayerNorm", f"begin_params_axis {self.begin_params_axis} is out of range for "
+                                          f"rank {rank}", [x._type])
+        if x.shape[self.begin_params_axis % rank:] != self.normalized_shape:
+            raise ShapeError("LayerNorm", f"normalized_shape {self.normalized_shape} does not match the input's "
+                                          f"trailing axes from begin_params_axis={self.begin_params_axis}",
+                             [x._type])
+        y, _, _ = self.layer_norm(x, self.gamma, self.beta)
+        return y
