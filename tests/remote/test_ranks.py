@@ -18,6 +18,7 @@ from ._job import Job, assert_local_complete, built, entry_sha, fetched, kernel_
 from ._net import DISTINCT_KERNELS
 
 RANKS = range(4)
+CLI = "import sys; from opbuild.cli import main; sys.exit(main())"  # `opbuild ...` in a fresh interpreter
 
 
 def test_cold_build_by_four_ranks_compiles_each_kernel_once(shared, tmp_path):
@@ -45,10 +46,10 @@ def test_cold_build_by_four_ranks_compiles_each_kernel_once(shared, tmp_path):
     assert stats["counters"] == results[0]["counters"]
     assert stats["backend"]["entries"] == DISTINCT_KERNELS and stats["backend"]["leases"] == 0
     env = {"OPBUILD_CACHE_PATH": str(job.root), "RANK_ID": "0", "OPBUILD_REMOTE_CACHE": shared.url}
-    shown = json.loads(run_python("from opbuild.cli import main; main()", "cache", "stats", "--json", env=env).stdout)
+    shown = json.loads(run_python(CLI, "cache", "stats", "--json", env=env).stdout)
     assert {k: shown["counters"][k] for k in stats["counters"]} == stats["counters"]
     assert shown["shared"]["entries"] == DISTINCT_KERNELS
-    text = run_python("from opbuild.cli import main; main()", "cache", "stats", env=env).stdout
+    text = run_python(CLI, "cache", "stats", env=env).stdout
     assert re.search(rf"^shared hits +{stats['counters']['remote_hits']}$", text, re.M), text
     assert f"{DISTINCT_KERNELS} entries" in text
 
@@ -65,6 +66,10 @@ def test_rank_with_lost_local_cache_fetches_everything(shared, tmp_path):
     for r in (results[0], results[1], results[3]):
         assert set(sources(r).values()) == {"local"}
     assert_local_complete(job.local(2), kernels)
+    # the fetched entries are ordinary entries: opbuild's own verifier finds nothing wrong
+    env = {"OPBUILD_CACHE_PATH": str(job.root), "RANK_ID": "2"}
+    verified = run_python(CLI, "cache", "verify", env=env, check=False)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
 def test_killed_lease_holder_does_not_block_the_others(shared, tmp_path):
