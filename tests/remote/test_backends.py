@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import threading
 import time
 
@@ -101,3 +103,35 @@ def test_unreachable_backends_raise_remote_error(tmp_path):
 def test_bad_urls_are_configuration_errors(url):
     with pytest.raises(ValueError, match="OPBUILD_REMOTE_CACHE"):
         open_backend(url)
+
+
+def test_read_only_directory_tier_is_still_read(tmp_path, monkeypatch):
+    root = tmp_path / "shared"
+    writer = open_backend(root.as_uri())
+    writer.put("k", b"blob")
+    (root / "entries" / ".tmp.otherhost.1.dead.k.entry").write_bytes(b"stale")  # old enough to sweep
+    os.utime(root / "entries" / ".tmp.otherhost.1.dead.k.entry", (0, 0))
+    # A read-only mirror, injected (chmod does not stop root): every write under root fails with EROFS.
+    real_open, real_unlink = os.open, os.unlink
+
+    def refuse(path):
+        if str(path).startswith(str(root)):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+
+    def ro_open(path, flags, *args, **kwargs):
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            refuse(path)
+        return real_open(path, flags, *args, **kwargs)
+
+    def ro_unlink(path, *args, **kwargs):
+        refuse(path)
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", ro_open)
+    monkeypatch.setattr(os, "unlink", ro_unlink)
+    reader = open_backend(root.as_uri())
+    assert reader.get("k") == b"blob"  # the sweep could not remove the stale temporary: reading goes on
+    with pytest.raises(RemoteError, match="Read-only"):
+        reader.put("k2", b"x")
+    with pytest.raises(RemoteError, match="Read-only"):
+        reader.acquire("k2", "a", 10)

@@ -14,6 +14,7 @@ expiry compares wall clocks, so machines sharing the directory should keep their
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from functools import wraps
@@ -22,6 +23,7 @@ from pathlib import Path
 from . import fsio
 from .remote import RemoteBackend, RemoteError
 
+log = logging.getLogger("opbuild.cache")
 ENTRY_SUFFIX = ".entry"
 LEASE_SUFFIX = ".lease"
 
@@ -63,8 +65,8 @@ class DirectoryBackend(RemoteBackend):
                 if entry.name.startswith(fsio.TMP_PREFIX) and fsio.is_stale_tmp(entry, now):
                     try:
                         os.unlink(entry.path)
-                    except FileNotFoundError:
-                        pass
+                    except OSError as e:  # gone already, or a read-only mirror: it can still be read
+                        log.debug("opbuild: cannot remove stale temporary %s (%s)", entry.path, e)
         self._ready = True
 
     # ---- entries ----------------------------------------------------------------------------------
