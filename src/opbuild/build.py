@@ -425,7 +425,7 @@ class _BatchBuild:
         """Kernels missing locally: take what the shared tier has, compile the rest, and keep waiting for those
         another process or machine holds the build lease of until they are published, or their lease frees
         up (the holder died) and they are built here. After OPBUILD_LOCK_TIMEOUT they are built here anyway."""
-        tier, deadline, pause = self.tier, time.monotonic() + config.lock_timeout(), 0.02
+        tier, deadline, pause = self.tier, time.monotonic() + config.lock_timeout(), 0.01
         while todo:
             todo = self._fetch_shared(tier, todo)
             self._compile_batches(tier, todo)
@@ -437,7 +437,7 @@ class _BatchBuild:
                 tier = None
             elif todo:
                 time.sleep(pause)
-                pause = min(0.5, pause * 2)
+                pause = min(0.1, pause * 2)  # a published kernel is noticed within 0.1 s
 
     def _compile_batches(self, tier: SharedTier | None,
                          todo: list[tuple[str, _Request, bool, filelock.BaseFileLock | None]]) -> None:
