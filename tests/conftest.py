@@ -25,6 +25,17 @@ def _session_cache_root(tmp_path_factory):
         os.environ["OPBUILD_CACHE_PATH"] = old
 
 
+@pytest.fixture(params=["pynative", "graph"])
+def mode(request):
+    """Run the test once in each execution mode (restored afterwards); the value is the mode's name."""
+    import opbuild as ms
+
+    old = ms.get_context("mode")
+    ms.set_context(mode={"pynative": ms.PYNATIVE_MODE, "graph": ms.GRAPH_MODE}[request.param])
+    yield request.param
+    ms.set_context(mode=old)
+
+
 @pytest.fixture
 def graph_mode():
     """Run the test in GRAPH_MODE, restoring the previous mode afterwards."""

@@ -15,6 +15,7 @@ import pytest
 import opbuild as ms
 from opbuild import nn
 from opbuild.errors import ShapeError, UnsupportedTargetError
+from tests.helpers import FnCell
 
 from .conftest import REPO, run_python
 
@@ -152,17 +153,6 @@ SCALARS = {"float32": (2, 1.5), "float64": (3, -0.25), "int32": (2, True), "int6
            "bool": (True, False)}
 
 
-class Apply(nn.Cell):
-    """construct = ``fn(*inputs)``; used to check what a Python operator records in a traced graph."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def construct(self, *xs):
-        return self.fn(*xs)
-
-
 def _both_modes(fn, *arrays):
     """Run ``fn`` eagerly and in a Cell; return (eager result, graph result, op names the graph recorded)."""
     tensors = [ms.Tensor(a) for a in arrays]
@@ -171,7 +161,7 @@ def _both_modes(fn, *arrays):
         ms.set_context(mode=ms.PYNATIVE_MODE)
         eager = fn(*tensors)
         ms.set_context(mode=ms.GRAPH_MODE)
-        cell = Apply(fn)
+        cell = FnCell(fn)
         graph = cell(*tensors)
     finally:
         ms.set_context(mode=old)

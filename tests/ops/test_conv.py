@@ -20,32 +20,13 @@ from opbuild import Tensor, nn, ops
 from opbuild.errors import ShapeError
 from opbuild.runtime.reference import run_reference
 from opbuild.trace import trace
+from tests.helpers import run_op
 
 SETTINGS = settings(max_examples=25, deadline=None)
 MODES = [ms.PYNATIVE_MODE, ms.GRAPH_MODE]
 
 
-class _Apply(nn.Cell):
-    """A one-op network, so GRAPH_MODE runs the op through trace -> build -> executor."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def construct(self, *xs):
-        return self.fn(*xs)
-
-
-def run(fn, *arrays, mode=ms.PYNATIVE_MODE) -> np.ndarray:
-    """Apply ``fn`` to Tensors of ``arrays`` in ``mode``; returns a NumPy array."""
-    old = ms.get_context("mode")
-    ms.set_context(mode=mode)
-    try:
-        tensors = [Tensor(a) for a in arrays]
-        out = _Apply(fn)(*tensors) if mode == ms.GRAPH_MODE else fn(*tensors)
-    finally:
-        ms.set_context(mode=old)
-    return out.asnumpy()
+run = run_op
 
 
 def close(out: np.ndarray, ref: np.ndarray, taps: int = 1) -> None:

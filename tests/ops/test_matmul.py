@@ -13,36 +13,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import opbuild as ms
-from opbuild import Tensor, nn, ops
+from opbuild import Tensor, ops
 from opbuild.errors import ShapeError
 from opbuild.ir import TensorType
 from opbuild.ops.registry import get
+from tests.helpers import run_op
 
 SETTINGS = settings(max_examples=20, deadline=None)
 MODES = [ms.PYNATIVE_MODE, ms.GRAPH_MODE]
 
 
-class _Apply(nn.Cell):
-    """A one-op network, so GRAPH_MODE runs the op through trace -> build -> executor."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def construct(self, *xs):
-        return self.fn(*xs)
-
-
-def run(fn, *arrays, mode=ms.PYNATIVE_MODE) -> np.ndarray:
-    """Apply ``fn`` to Tensors of ``arrays`` in ``mode``; returns a NumPy array."""
-    old = ms.get_context("mode")
-    ms.set_context(mode=mode)
-    try:
-        tensors = [Tensor(a) for a in arrays]
-        out = _Apply(fn)(*tensors) if mode == ms.GRAPH_MODE else fn(*tensors)
-    finally:
-        ms.set_context(mode=old)
-    return out.asnumpy()
+run = run_op
 
 
 def data(rng: np.random.Generator, shape, dtype: str) -> np.ndarray:

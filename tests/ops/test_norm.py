@@ -31,7 +31,6 @@ from opbuild.ops.registry import get
 SETTINGS = settings(max_examples=20, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.function_scoped_fixture])
-MODES = {"pynative": ms.PYNATIVE_MODE, "graph": ms.GRAPH_MODE}
 FLOATS = ("float32", "float64")
 SOFTMAX_TOL = {"float32": {"rtol": 2e-5, "atol": 1e-7}, "float64": {"rtol": 1e-12, "atol": 1e-15}}
 LOG_SOFTMAX_TOL = {"float32": {"rtol": 1e-5, "atol": 2e-5}, "float64": {"rtol": 1e-12, "atol": 1e-12}}
@@ -40,15 +39,6 @@ STAT_TOL = {"float32": {"rtol": 1e-5, "atol": 1e-6}, "float64": {"rtol": 1e-12, 
 
 # (5,): one short row; (3, 70): rows of 70 take the SIMD-lane path; (2, 3, 4, 5): strided axes of every kind.
 SOFTMAX_SHAPES = [(5,), (3, 70), (2, 3, 4, 5)]
-
-
-@pytest.fixture(params=list(MODES))
-def mode(request):
-    """Each test runs in both execution modes (restored afterwards)."""
-    old = ms.get_context("mode")
-    ms.set_context(mode=MODES[request.param])
-    yield request.param
-    ms.set_context(mode=old)
 
 
 class OpNet(nn.Cell):

@@ -42,16 +42,6 @@ REDUCE_DTYPES = {"ReduceSum": ("float32", "float64", "int32", "int64"), "ReduceM
                  "ReduceMax": ("float32", "float64", "int32", "int64"),
                  "ReduceMin": ("float32", "float64", "int32", "int64")}
 U = {"float32": 2.0 ** -24, "float64": 2.0 ** -53}
-MODES = {"pynative": ms.PYNATIVE_MODE, "graph": ms.GRAPH_MODE}
-
-
-@pytest.fixture(params=list(MODES))
-def mode(request):
-    """Each test runs in both execution modes (restored afterwards)."""
-    old = ms.get_context("mode")
-    ms.set_context(mode=MODES[request.param])
-    yield request.param
-    ms.set_context(mode=old)
 
 
 class ReduceNet(nn.Cell):

@@ -14,13 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import opbuild as ms
-from opbuild import nn, ops
+from opbuild import ops
 from opbuild.errors import ShapeError
 from opbuild.ir import TensorType
 from opbuild.ops.registry import REGISTRY
 from opbuild.runtime.reference import run_reference
 from opbuild.tensor import Tensor
 from opbuild.trace import trace
+from tests.helpers import FnCell
 
 DTYPES = ["float32", "float64", "int32", "int64", "bool"]
 SHAPES = [(), (5,), (2, 3), (3, 1, 4), (2, 3, 1, 2), (0, 3)]
@@ -37,17 +38,6 @@ def make_array(shape, dtype: str, seed: int) -> np.ndarray:
     if dtype in ("int32", "int64"):
         return rng.integers(-1000, 1000, size=shape).astype(dtype)
     return rng.standard_normal(shape).astype(dtype)
-
-
-class _FnCell(nn.Cell):
-    """A network whose construct applies ``fn`` (static arguments live in the closure)."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def construct(self, *xs):
-        return self.fn(*xs)
 
 
 def _leaves(out) -> list:
@@ -72,7 +62,7 @@ def check(fn, arrays: list[np.ndarray], expected) -> None:
         ms.set_context(mode=ms.PYNATIVE_MODE)
         eager = fn(*tensors)
         ms.set_context(mode=ms.GRAPH_MODE)
-        graph = _FnCell(fn)(*tensors)
+        graph = FnCell(fn)(*tensors)
     finally:
         ms.set_context(mode=old)
     g, _ = trace(fn, tensors)
