@@ -135,3 +135,16 @@ def test_read_only_directory_tier_is_still_read(tmp_path, monkeypatch):
         reader.put("k2", b"x")
     with pytest.raises(RemoteError, match="Read-only"):
         reader.acquire("k2", "a", 10)
+
+
+def test_directory_lease_guard_left_by_a_dead_process_does_not_block_takeover(tmp_path):
+    root = tmp_path / "shared"
+    backend = open_backend(root.as_uri())
+    backend.acquire("k", "dead", 0.1)
+    guard = root / "leases" / "k.lease.break"
+    guard.write_bytes(b"")  # a process died while removing the lease
+    time.sleep(0.2)
+    assert backend.acquire("k", "b", 30) == "dead"  # someone else seems to be removing it: not yet
+    os.utime(guard, (time.time() - 3600, time.time() - 3600))  # ... for long: the guard is stale
+    assert backend.acquire("k", "b", 30) == "b"  # removes the stale guard, then the expired lease, then takes it
+    assert not guard.exists()

@@ -4,6 +4,7 @@ Layout::
 
     <path>/entries/<name>.entry   one blob per kernel (remote_entry format), written atomically
     <path>/leases/<name>.lease    a build lease: {"owner": ..., "expires": <unix time>}
+    <path>/leases/<name>.lease.break   present only while a process removes that lease (a guard)
 
 Only operations that are atomic on local filesystems and NFS are used: an entry is written to a temporary in
 the same directory and renamed into place; a lease is created with ``link()`` (which fails if the name
@@ -26,6 +27,8 @@ from .remote import RemoteBackend, RemoteError
 log = logging.getLogger("opbuild.cache")
 ENTRY_SUFFIX = ".entry"
 LEASE_SUFFIX = ".lease"
+BREAK_SUFFIX = ".break"
+BREAK_STALE = 10.0  # seconds: a removal guard this old was left by a process that died while removing
 
 
 def _remote_errors(method):
@@ -135,26 +138,29 @@ class DirectoryBackend(RemoteBackend):
             tmp.unlink(missing_ok=True)
 
     def _break(self, path: Path, seen: tuple[str, float]) -> bool:
-        """Remove the lease at ``path`` if it is still the one ``seen``; False if it had changed meanwhile.
+        """Remove the lease at ``path`` if it is still the one ``seen``; False if it changed meanwhile, or if
+        another process is removing it right now.
 
-        The lease is first moved aside (atomic); if what was moved is not the lease we meant to remove,
-        somebody took a fresh lease in between, and it is put back (``link``, so never over a newer one).
+        Removals are serialised by a guard file next to the lease, created with ``link()``: without it, a
+        process that read an expired lease could remove the fresh lease another process had just taken over,
+        and a third could then take it too. A guard left by a process that died is removed once it is
+        :data:`BREAK_STALE` seconds old.
         """
-        aside = path.with_name(fsio.tmp_name(path.name))
-        try:
-            os.rename(path, aside)
-        except FileNotFoundError:
-            return True
-        try:
-            if self._read_lease(aside) == seen:
-                return True
+        guard = path.with_name(path.name + BREAK_SUFFIX)
+        if not self._create(guard, b""):
             try:
-                os.link(aside, path)
-            except FileExistsError:
+                if time.time() - guard.stat().st_mtime > BREAK_STALE:
+                    guard.unlink(missing_ok=True)
+            except FileNotFoundError:
                 pass
             return False
+        try:
+            if self._read_lease(path) != seen:
+                return False
+            path.unlink(missing_ok=True)
+            return True
         finally:
-            aside.unlink(missing_ok=True)
+            guard.unlink(missing_ok=True)
 
     @_remote_errors
     def acquire(self, name: str, owner: str, ttl: float) -> str:
@@ -170,10 +176,8 @@ class DirectoryBackend(RemoteBackend):
             holder, expires = current
             if expires > time.time():
                 return holder
-            if not self._break(path, current):
-                current = self._read_lease(path)
-                return current[0] if current else holder
-        return holder
+            self._break(path, current)  # expired: remove it (unless someone else is) and try again
+        return holder  # still contended: the caller sees it held and asks again later
 
     @_remote_errors
     def renew(self, name: str, owner: str, ttl: float) -> bool:
@@ -187,9 +191,11 @@ class DirectoryBackend(RemoteBackend):
     @_remote_errors
     def release(self, name: str, owner: str) -> None:
         path = self._lease(name)
-        current = self._read_lease(path)
-        if current is not None and current[0] == owner:
-            self._break(path, current)
+        for _ in range(20):  # only a concurrent removal of the same lease (its guard) makes us retry
+            current = self._read_lease(path)
+            if current is None or current[0] != owner or self._break(path, current):
+                return
+            time.sleep(0.005)
 
     @_remote_errors
     def stats(self) -> dict:
