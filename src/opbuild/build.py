@@ -1,9 +1,11 @@
 """The build driver: kernel specs in, loaded kernels and a build report out.
 
-Tiers, in order: this process's memory -> the local kernel_meta store -> compile. Misses are compiled in
-parallel (threads: the compiler runs as a subprocess, so the GIL is not held while it works). A per-kernel
-file lock makes builds single-flight across processes; correctness rests on atomic publication alone, so a
-lock that cannot be had in time is skipped rather than waited on forever.
+Tiers, in order: this process's memory -> the local kernel_meta store -> the shared tier named by
+OPBUILD_REMOTE_CACHE (cache/shared.py; a hit is verified and copied into the local store) -> compile. Misses
+are compiled in parallel (threads: the compiler runs as a subprocess, so the GIL is not held while it works)
+and published to both stores. A per-kernel file lock, and with a shared tier a build lease there, make builds
+single-flight across processes and machines; correctness rests on atomic publication alone, so a lock that
+cannot be had in time is skipped rather than waited on forever.
 
 The cache never degrades a run: when the kernel_meta directory cannot be created, is read-only or fills up,
 kernels are built into a private temporary directory instead and one warning says why.
@@ -31,6 +33,7 @@ from .cache import key as cache_key
 from .cache import pin
 from .cache.local import KernelStore, Lookup
 from .cache.observe import Observer
+from .cache.shared import SharedTier
 from .codegen import c as c_codegen
 from .compilers import Compiler, find_compiler
 from .errors import CompileError
@@ -83,6 +86,7 @@ class Builder:
         self._libs: dict[tuple, object] = {}
         self._encoder: cache_key.InfoEncoder | None = None
         self.observer = Observer()  # statistics, miss explanations, size bound (cache/observe.py)
+        self._shared: dict[str, SharedTier] = {}
 
     # ---- toolchain ------------------------------------------------------------------------------
     def compiler(self, memo_dir: Path | None = None) -> Compiler:
@@ -170,6 +174,17 @@ class Builder:
             return store, self.private_store()
         return store, store
 
+    def shared(self) -> SharedTier | None:
+        """The shared tier named by OPBUILD_REMOTE_CACHE (opened at first use), or None (unset, or the cache
+        is off). A tier that failed stays in the table, turned off, so the run warns once and goes local-only."""
+        url = config.remote_cache_url()
+        if not url or not config.cache_enabled():
+            return None
+        with self._lock:
+            if url not in self._shared:
+                self._shared[url] = SharedTier.open(url)
+            return self._shared[url]
+
     # ---- build ----------------------------------------------------------------------------------
     def build(self, specs: Sequence[KernelSpec]) -> tuple[list[LoadedKernel], BuildReport]:
         """Return one loaded kernel per spec (same order) and the report of the distinct kernels."""
@@ -189,7 +204,7 @@ class Builder:
             hit = self._memory.get((scope, mk))
             if hit is not None:
                 by_memo[mk] = hit
-                report.kernels.append(KernelRecord(hit.name, spec.op, "reused", 0.0))
+                report.kernels.append(KernelRecord(hit.name, spec.op, "reused", 0.0, "memory"))
             else:
                 pending[mk] = self.request(spec, identity)
 
@@ -206,7 +221,7 @@ class Builder:
             if kernel is not None:
                 status = "repaired" if req.name in swept else "reused"
                 self._finish(scope, mk, kernel, by_memo)
-                report.kernels.append(KernelRecord(req.name, req.spec.op, status, time.perf_counter() - t1))
+                report.kernels.append(KernelRecord(req.name, req.spec.op, status, time.perf_counter() - t1, "local"))
             else:
                 misses.append((mk, req, found))
                 self.observer.on_miss(read_store, req.name, req.info, found)
@@ -214,9 +229,9 @@ class Builder:
         try:
             if misses:
                 done = _BatchBuild(self, read_store, write_store, swept, misses, repairs).run()
-                for mk, req, kernel, status, seconds in done:
+                for mk, req, kernel, status, seconds, source in done:
                     self._finish(scope, mk, kernel, by_memo)
-                    report.kernels.append(KernelRecord(req.name, req.spec.op, status, seconds))
+                    report.kernels.append(KernelRecord(req.name, req.spec.op, status, seconds, source))
         finally:
             if swept or repairs:
                 _warn_repairs(read_store, swept, repairs)
@@ -246,6 +261,9 @@ class Builder:
         source = c_codegen.translation_unit(functions, needs_blas)
         label = reqs[0].name if len(reqs) == 1 else f"batch{len(reqs)}_{reqs[0].name}"
         build_dir = Path(tempfile.mkdtemp(prefix=label + ".", dir=self.workdir()))
+        delay = config.testing_compile_delay()  # test hook (tests/remote): a build that can be killed mid-compile
+        if delay:
+            time.sleep(delay)
         try:
             result = self.compiler().compile(source, build_dir / (label + ".so"), build_dir, needs_blas, label=label)
         except CompileError as e:
@@ -264,19 +282,26 @@ class Builder:
         each = result.seconds / len(reqs)
         base = {"build_seconds": round(each, 6), "batch_seconds": round(result.seconds, 6), "batch_size": len(reqs),
                 "compile_command": result.cmd, "opbuild_version": __version__, "built_at": time.time()}
-        out = []
+        metas = [dict(base, kernel=req.name, op=req.spec.op, symbol=req.symbol) for req in reqs]
+        paths = self.publish_entries(store, binary, list(zip(reqs, metas)), label)
+        tier = self.shared()
+        if tier is not None:
+            tier.publish(binary, [(req.name, req.info, meta) for req, meta in zip(reqs, metas)])
+        return [(req, path, each) for req, path in zip(reqs, paths)]
+
+    def publish_entries(self, store: KernelStore, binary: bytes, items: Sequence[tuple[_Request, dict]],
+                        label: str) -> list[Path]:
+        """Publish one entry per ``(request, result meta)``, all holding ``binary``: hard links of one staged
+        copy, so they share one inode on disk and one dlopen. Returns each entry's binary path."""
         try:
-            staged = store.stage_binary(binary, label) if len(reqs) > 1 else None
+            staged = store.stage_binary(binary, label) if len(items) > 1 else None
         except OSError:
             staged = None
         try:
-            for req in reqs:
-                meta = dict(base, kernel=req.name, op=req.spec.op, symbol=req.symbol)
-                out.append((req, self._publish(store, req, binary, meta, staged), each))
+            return [self._publish(store, req, binary, meta, staged) for req, meta in items]
         finally:
             if staged is not None:
                 staged.unlink(missing_ok=True)
-        return out
 
     def _publish(self, store: KernelStore, req: _Request, binary: bytes, meta: dict, staged: Path | None) -> Path:
         try:
@@ -308,8 +333,9 @@ def _warn_repairs(store: KernelStore, swept: set[str], repairs: list[tuple[str, 
 
 
 class _BatchBuild:
-    """One build's misses: claim them (per-kernel locks), compile the claimed ones in parallel batches, then
-    wait for the ones other processes are building and reuse their results (single flight)."""
+    """One build's misses: claim them (per-kernel locks), fetch what the shared tier has, compile the rest in
+    parallel batches (each batch first takes its kernels' shared build leases), then wait for the ones other
+    processes or machines are building and reuse their results (single flight)."""
 
     MAX_BATCH = 8
 
@@ -322,9 +348,11 @@ class _BatchBuild:
         self.swept = swept
         self.repairs = repairs  # appended under the entry's lock; reported by Builder.build in one warning
         self.misses = misses
-        self.done: list[tuple[str, _Request, LoadedKernel, str, float]] = []
+        self.done: list[tuple[str, _Request, LoadedKernel, str, float, str]] = []  # ..., status, seconds, source
         self.errors: list[CompileError] = []
         self.progress = _Progress(len(misses))
+        self.tier = builder.shared()
+        self.deferred: list[tuple[str, _Request, bool, None]] = []  # leased by others in the shared tier
 
     def _lock(self, req: _Request) -> filelock.BaseFileLock | None:
         if not self.shared:
@@ -340,7 +368,7 @@ class _BatchBuild:
         # until the process exits, and every other process waits for it (OPBUILD_LOCK_TIMEOUT, 600 s).
         return filelock.FileLock(str(path), thread_local=False)
 
-    def run(self) -> list[tuple[str, _Request, LoadedKernel, str, float]]:
+    def run(self) -> list[tuple[str, _Request, LoadedKernel, str, float, str]]:
         mine: list[tuple[str, _Request, Lookup, filelock.BaseFileLock | None]] = []
         theirs: list[tuple[str, _Request, Lookup]] = []
         for mk, req, found in self.misses:
@@ -360,6 +388,8 @@ class _BatchBuild:
                 self._wait_or_build(mk, req, found)
         finally:
             self.progress.close()
+            if self.tier is not None and self.shared:
+                self.tier.flush_stats(self.write.path)
         if self.errors:
             raise self.errors[0]
         return self.done
@@ -373,7 +403,7 @@ class _BatchBuild:
             found = self.read.lookup(req.name, req.info)
         if found.status == "hit":
             kernel = self.b.load(found.binary, req, found.ident)
-            self.done.append((mk, req, kernel, "repaired" if repaired else "reused", 0.0))
+            self.done.append((mk, req, kernel, "repaired" if repaired else "reused", 0.0, "local"))
             self.progress.step(req.name)
             return True, repaired
         if found.status == "corrupt" and locked:
@@ -391,6 +421,28 @@ class _BatchBuild:
                     lock.release()
             else:
                 todo.append((mk, req, repaired, lock))
+        self._build_missing(todo)
+
+    def _build_missing(self, todo: list[tuple[str, _Request, bool, filelock.BaseFileLock | None]]) -> None:
+        """Kernels missing locally: take what the shared tier has, compile the rest, and keep waiting for those
+        another process or machine holds the build lease of until they are published, or their lease frees
+        up (the holder died) and they are built here. After OPBUILD_LOCK_TIMEOUT they are built here anyway."""
+        tier, deadline, pause = self.tier, time.monotonic() + config.lock_timeout(), 0.01
+        while todo:
+            todo = self._fetch_shared(tier, todo)
+            self._compile_batches(tier, todo)
+            todo, self.deferred = self.deferred, []
+            if todo and time.monotonic() > deadline:
+                self.b._warn_once("lease-timeout", (
+                    f"opbuild: waited {config.lock_timeout():g} s (OPBUILD_LOCK_TIMEOUT) for {len(todo)} kernel(s) "
+                    f"that other processes hold the build leases of in {tier.url}; building them here"))
+                tier = None
+            elif todo:
+                time.sleep(pause)
+                pause = min(0.1, pause * 2)  # a published kernel is noticed within 0.1 s
+
+    def _compile_batches(self, tier: SharedTier | None,
+                         todo: list[tuple[str, _Request, bool, filelock.BaseFileLock | None]]) -> None:
         if not todo:
             return
         jobs = min(config.build_jobs(), len(todo))
@@ -399,14 +451,21 @@ class _BatchBuild:
         todo.sort(key=lambda t: not t[1].needs_blas)
         n_batches = max(jobs, -(-len(todo) // self.MAX_BATCH))
         batches = [todo[i::n_batches] for i in range(n_batches) if todo[i::n_batches]]
+        if tier is not None:
+            batches = tier.order(batches)  # ranks start at different batches: a cold build is shared out
 
         def work(batch):
+            claimed = []
             try:
-                self._compile(batch)
+                claimed = self._lease_shared(tier, batch) if tier is not None else batch
+                if claimed:
+                    self._compile(claimed)
             finally:
                 for *_, lock in batch:
                     if lock is not None:
                         lock.release()
+                if tier is not None:
+                    tier.release([req.name for _, req, _, _ in claimed])
 
         if jobs == 1:
             for batch in batches:
@@ -431,8 +490,47 @@ class _BatchBuild:
             return
         for (mk, req, repaired, _), (_, path, seconds) in zip(batch, built):
             kernel = self.b.load(path, req)
-            self.done.append((mk, req, kernel, "repaired" if repaired else "built", seconds))
+            self.done.append((mk, req, kernel, "repaired" if repaired else "built", seconds, "compiled"))
             self.progress.step(req.name)
+
+    # ---- shared tier ----------------------------------------------------------------------------
+    def _fetch_shared(self, tier: SharedTier | None, todo: list) -> list:
+        """Adopt the kernels of ``todo`` the shared tier has (releasing their local locks); return the rest."""
+        if tier is None or not todo:
+            return todo
+        found = tier.fetch([(req.name, req.info) for _, req, _, _ in todo])
+        self._adopt([item for item in todo if item[1].name in found], found)
+        for _, req, _, lock in todo:
+            if req.name in found and lock is not None:
+                lock.release()
+        return [item for item in todo if item[1].name not in found]
+
+    def _lease_shared(self, tier: SharedTier, batch: list) -> list:
+        """Take the shared build leases of a batch; return the kernels now ours to compile. Kernels published
+        meanwhile are adopted; kernels another process or machine holds are deferred (waited for)."""
+        claim = tier.claim([(req.name, req.info) for _, req, _, _ in batch])
+        self._adopt([item for item in batch if item[1].name in claim.found], claim.found)
+        busy = set(claim.busy)
+        self.deferred.extend((mk, req, repaired, None) for mk, req, repaired, _ in batch if req.name in busy)
+        leased = set(claim.leased)
+        return [item for item in batch if item[1].name in leased]
+
+    def _adopt(self, items: list, entries: dict) -> None:
+        """Copy verified shared-tier entries into the local store and load them. Entries of one batched
+        compile hold the same binary: they are published as links of one copy, as compile_batch does."""
+        groups: dict[str, list] = {}
+        for item in items:
+            groups.setdefault(entries[item[1].name].sha256, []).append(item)
+        for group in groups.values():
+            t1 = time.perf_counter()
+            binary = entries[group[0][1].name].binary
+            pairs = [(req, entries[req.name].meta) for _, req, _, _ in group]
+            paths = self.b.publish_entries(self.write, binary, pairs, "fetched_" + group[0][1].name)
+            seconds = (time.perf_counter() - t1) / len(group)
+            for (mk, req, repaired, _), path in zip(group, paths):
+                kernel = self.b.load(path, req)
+                self.done.append((mk, req, kernel, "repaired" if repaired else "reused", seconds, "remote"))
+                self.progress.step(req.name)
 
     def _wait_or_build(self, mk: str, req: _Request, found: Lookup) -> None:
         lock = self._lock(req)
@@ -447,9 +545,9 @@ class _BatchBuild:
         try:
             ready, repaired = self._recheck(mk, req, found, lock is not None)
             if ready:
-                self.done[-1] = (*self.done[-1][:4], time.perf_counter() - t1)
+                self.done[-1] = (*self.done[-1][:4], time.perf_counter() - t1, "local")
                 return
-            self._compile([(mk, req, repaired, None)])
+            self._build_missing([(mk, req, repaired, None)])
         finally:
             if lock is not None:
                 lock.release()

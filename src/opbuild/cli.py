@@ -183,11 +183,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
         max_size = config.cache_max_size()
     except ValueError as e:
         raise UsageError(str(e)) from None
+    shared = _shared_tier()
     if args.json:
         _print_json({"directory": str(directory), "entries": len(listing.committed),
                      "bytes": listing.entry_bytes, "quarantine_bytes": listing.quarantine_bytes,
                      "max_size": max_size, "since": data["since"], "updated": data["updated"],
-                     "hit_rate": hit_rate, "counters": c})
+                     "hit_rate": hit_rate, "counters": c, "shared": shared})
         return code
     size = format_size(listing.entry_bytes)
     if listing.quarantine_bytes:
@@ -205,11 +206,43 @@ def cmd_stats(args: argparse.Namespace) -> int:
         ("compile seconds spent", f"{c['compile_seconds']:.2f} s"),
         ("compile seconds saved", f"{c['saved_seconds']:.2f} s"),
         ("evictions", f"{c['evictions']} ({format_size(c['evicted_bytes'])})"),
+        *_shared_tier_rows(shared, c),
         ("counting since", f"{format_time(data['since'])} ({format_ago(data['since'])})" if data["since"]
          else "-"),
     ]
     print(fields(pairs))
     return code
+
+
+def _shared_tier() -> dict | None:
+    """The shared tier named by OPBUILD_REMOTE_CACHE and what it holds (None when unset)."""
+    url = config.remote_cache_url()
+    if not url:
+        return None
+    from .cache.shared import backend_stats
+
+    try:
+        return backend_stats(url)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _shared_tier_rows(shared: dict | None, c: dict) -> list[tuple[str, Any]]:
+    """`cache stats` lines of the shared tier: when OPBUILD_REMOTE_CACHE is set or this cache has used one."""
+    from .cache.remote_stats import COUNTERS
+
+    if shared is None and not any(c[k] for k in COUNTERS):
+        return []
+    if shared is None:
+        where = "none now (OPBUILD_REMOTE_CACHE is unset)"
+    elif "error" in shared:
+        where = f"{shared['url']} (unreachable: {shared['error']})"
+    else:
+        where = f"{shared['url']}: {shared['entries']} entries, {format_size(shared['bytes'])}"
+    return [("shared tier", where), ("shared hits", c["remote_hits"]), ("shared misses", c["remote_misses"]),
+            ("lease waits", c["lease_waits"]), ("shared rejected", c["remote_rejected"]),
+            ("shared published", c["remote_published"]),
+            ("shared fallbacks", f"{c['remote_fallbacks']} (runs that went local-only)")]
 
 
 # ---- cache verify ---------------------------------------------------------------------------------------

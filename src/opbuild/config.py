@@ -168,3 +168,57 @@ def cache_max_size() -> int | None:
 def explain_misses() -> bool:
     """OPBUILD_EXPLAIN_MISSES=1 logs, at WARNING level, why every cache miss of a run missed."""
     return _env_bool("OPBUILD_EXPLAIN_MISSES", False)
+
+
+# ---- shared (remote) cache tier: see cache/shared.py and docs/cache.md -------------------------------------
+def _env_seconds(name: str, default: float, allow_zero: bool = False) -> float:
+    raw = _env(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not a number of seconds") from None
+    if value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name}={raw!r} must be {'>= 0' if allow_zero else '> 0'} seconds")
+    return value
+
+
+def remote_cache_url() -> str:
+    """OPBUILD_REMOTE_CACHE: the shared tier (``redis://host:port/db`` or ``file:///path``); empty means none."""
+    return _env("OPBUILD_REMOTE_CACHE")
+
+
+def remote_timeout() -> float:
+    """OPBUILD_REMOTE_TIMEOUT: seconds any one shared-tier operation may take before the run goes local-only."""
+    return _env_seconds("OPBUILD_REMOTE_TIMEOUT", 2.0)
+
+
+def remote_ttl() -> float:
+    """OPBUILD_REMOTE_TTL: seconds a published shared-tier entry lives (0 or unset: until evicted)."""
+    return _env_seconds("OPBUILD_REMOTE_TTL", 0.0, allow_zero=True)
+
+
+def remote_lease_ttl() -> float:
+    """OPBUILD_REMOTE_LEASE_TTL: seconds a build lease lives unless renewed (its holder renews it every third
+    of that while compiling), i.e. how long others wait for a holder that died before taking over."""
+    return _env_seconds("OPBUILD_REMOTE_LEASE_TTL", 20.0)
+
+
+def cache_secret() -> bytes | None:
+    """OPBUILD_CACHE_SECRET: key signing shared-tier entries (HMAC-SHA256); None when unset."""
+    raw = os.environ.get("OPBUILD_CACHE_SECRET", "")
+    return raw.encode() if raw else None
+
+
+def testing_compile_delay() -> float:
+    """OPBUILD_TEST_COMPILE_DELAY: TEST HOOK ONLY, seconds of sleep added to every batch compile so that tests
+    can kill a process deterministically while it holds build leases. Never set it in production."""
+    return _env_seconds("OPBUILD_TEST_COMPILE_DELAY", 0.0, allow_zero=True)
+
+
+def rank_size() -> int:
+    """RANK_SIZE (the number of ranks of the job, as MindSpore's launchers set it); unset, empty or invalid
+    means unknown (0). Only used to spread ranks over a cold build, so a bad value is ignored, not an error."""
+    raw = _env("RANK_SIZE")
+    return int(raw) if raw.isdigit() else 0

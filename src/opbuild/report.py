@@ -7,12 +7,15 @@ from dataclasses import asdict, dataclass, field
 
 @dataclass
 class KernelRecord:
-    """One distinct kernel of a build. ``status`` is "built", "reused" or "repaired"."""
+    """One distinct kernel of a build. ``status`` is "built", "reused" or "repaired"; ``source`` says where
+    the kernel came from: "memory" (this process), "local" (kernel_meta), "remote" (the shared tier, counted
+    as reused) or "compiled"."""
 
     name: str
     op: str
     status: str
     seconds: float
+    source: str = ""
 
 
 @dataclass
@@ -37,20 +40,34 @@ class BuildReport:
     def repaired(self) -> int:
         return self._count("repaired")
 
+    @property
+    def fetched(self) -> int:
+        """Kernels fetched from the shared tier (OPBUILD_REMOTE_CACHE); they are also counted as reused."""
+        return sum(1 for k in self.kernels if k.source == "remote")
+
     def extend(self, other: BuildReport) -> None:
         self.kernels.extend(other.kernels)
         self.seconds += other.seconds
 
     def summary(self) -> str:
-        parts = [f"{self.reused} reused", f"{self.built} built"]
+        parts = [f"{self.reused} reused" + (f" ({self.fetched} from the shared cache)" if self.fetched else ""),
+                 f"{self.built} built"]
         if self.repaired:
             parts.append(f"{self.repaired} repaired")
         return f"{len(self.kernels)} kernels: {', '.join(parts)} ({self.seconds:.2f} s)"
 
-    def as_dict(self) -> dict:
-        """JSON-able form: totals plus the kernel records."""
-        return {"built": self.built, "reused": self.reused, "repaired": self.repaired,
-                "seconds": self.seconds, "kernels": [asdict(k) for k in self.kernels]}
+    def as_dict(self, sources: bool = False) -> dict:
+        """JSON-able form: totals plus the kernel records. With ``sources``, also ``fetched`` and each kernel's
+        ``source`` (left out by default, so the default form stays what it has always been)."""
+        kernels = [asdict(k) for k in self.kernels]
+        if not sources:
+            for k in kernels:
+                del k["source"]
+        out = {"built": self.built, "reused": self.reused, "repaired": self.repaired, "seconds": self.seconds,
+               "kernels": kernels}
+        if sources:
+            out["fetched"] = self.fetched
+        return out
 
     def __repr__(self) -> str:
         return f"BuildReport({self.summary()})"

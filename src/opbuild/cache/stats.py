@@ -34,6 +34,13 @@ COUNTERS = {
     "saved_seconds": "compiler seconds saved by hits (their recorded build time)",
     "evictions": "entries removed by prune or the size bound",
     "evicted_bytes": "bytes freed by evictions",
+    # The shared tier (OPBUILD_REMOTE_CACHE), counted by cache/remote_stats.py:
+    "remote_hits": "kernels fetched from the shared tier",
+    "remote_misses": "kernels the shared tier did not have when first looked up",
+    "lease_waits": "kernels waited for while another process or machine built them",
+    "remote_rejected": "shared-tier entries rejected (checksum or signature), never loaded",
+    "remote_published": "kernels published to the shared tier",
+    "remote_fallbacks": "runs that lost the shared tier and went on local-only",
 }
 FLOAT_COUNTERS = ("compile_seconds", "saved_seconds")
 UPDATE_TIMEOUT = 5.0

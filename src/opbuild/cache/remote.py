@@ -1,0 +1,117 @@
+"""The shared cache tier's storage interface (Triton's ``RemoteCacheBackend`` style) and its URL factory.
+
+A backend stores opaque entry blobs under kernel names and hands out build leases. It knows nothing about
+kernels, checksums, signatures, timeouts or fallbacks: :mod:`.remote_entry` defines and verifies the blob,
+:mod:`.shared` enforces timeouts, renews leases and turns the tier off on faults.
+
+Backends, one per file: ``file:///path`` (:mod:`.remote_dir`, a directory on a shared filesystem) and
+``redis://host:port/db`` (:mod:`.remote_redis`, a Redis server through the ``redis`` client package).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from urllib.parse import urlsplit
+
+from ..errors import OpbuildError
+
+
+class RemoteError(OpbuildError, RuntimeError):
+    """The shared tier could not be reached or used (down, slow, full, unreachable, misbehaving).
+
+    Backends raise only this (wrapping ``OSError``, ``redis.RedisError``, ...), so the tier layer can turn the
+    shared tier off for the rest of the run instead of failing the run.
+    """
+
+
+class RemoteBackend(ABC):
+    """Storage of the shared tier.
+
+    Contract (every backend):
+
+    * :meth:`get` returns the blob last :meth:`put` under ``name``, whole, or None when there is none (never
+      put, expired after ``ttl``, evicted). A put replaces the previous blob atomically: a reader never sees a
+      torn or mixed blob.
+    * A lease is the right to build ``name``. :meth:`acquire` takes it for ``owner`` when nobody holds it or
+      the holder's lease expired, and returns whoever holds it afterwards (``owner`` itself when taken). A
+      lease expires ``ttl`` seconds after it was taken or last :meth:`renew`-ed, so a dead holder never blocks
+      anyone for longer than that. :meth:`release` drops ``owner``'s lease and never anybody else's.
+      Leases only avoid duplicate work: correctness never depends on them (a put is atomic and the content is
+      verified by the reader), so a backend may, rarely, hand one lease to two owners.
+    * :meth:`stats` describes what the backend holds, for ``opbuild cache stats``.
+    * Every failure to reach or use the storage raises :class:`RemoteError`, nothing else. Calls may block
+      (the tier layer bounds them with ``OPBUILD_REMOTE_TIMEOUT``) and may come from several threads at once.
+
+    The ``*_many`` methods are batched forms (one round trip where the backend can) with loop defaults.
+    """
+
+    url: str
+
+    @abstractmethod
+    def get(self, name: str) -> bytes | None:
+        """The blob stored under ``name``, or None."""
+
+    @abstractmethod
+    def put(self, name: str, blob: bytes) -> None:
+        """Store ``blob`` under ``name`` atomically (replacing any previous blob)."""
+
+    @abstractmethod
+    def acquire(self, name: str, owner: str, ttl: float) -> str:
+        """Take the build lease of ``name`` for ``owner`` if it is free or expired; return its holder."""
+
+    @abstractmethod
+    def renew(self, name: str, owner: str, ttl: float) -> bool:
+        """Extend ``owner``'s lease of ``name`` to ``ttl`` seconds from now; False if ``owner`` lost it."""
+
+    @abstractmethod
+    def release(self, name: str, owner: str) -> None:
+        """Drop the lease of ``name`` if ``owner`` holds it."""
+
+    @abstractmethod
+    def stats(self) -> dict:
+        """What the backend holds: at least ``url``, ``entries`` and ``bytes`` (None where unknown)."""
+
+    def get_many(self, names: Sequence[str]) -> dict[str, bytes]:
+        """The blobs of those ``names`` that have one."""
+        out = {}
+        for name in names:
+            blob = self.get(name)
+            if blob is not None:
+                out[name] = blob
+        return out
+
+    def put_many(self, items: Iterable[tuple[str, bytes]]) -> None:
+        """:meth:`put` each ``(name, blob)``."""
+        for name, blob in items:
+            self.put(name, blob)
+
+    def acquire_many(self, names: Sequence[str], owner: str, ttl: float) -> dict[str, str]:
+        """:meth:`acquire` each name; returns ``name -> holder``."""
+        return {name: self.acquire(name, owner, ttl) for name in names}
+
+    def close(self) -> None:  # noqa: B027 - optional hook, most backends hold nothing to close
+        """Release connections (optional)."""
+
+
+def open_backend(url: str, ttl: float = 0.0, timeout: float = 2.0) -> RemoteBackend:
+    """The backend named by ``url``: ``file:///path`` or ``redis://host:port/db`` (also ``rediss://``).
+
+    ``ttl`` (seconds, 0 = none) bounds the life of published entries; ``timeout`` is passed to network
+    clients as their socket timeout. Raises ValueError for a URL no backend understands (a configuration
+    error, reported as such), RemoteError when the backend's client library is missing.
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme == "file":
+        if parts.netloc not in ("", "localhost") or not parts.path:
+            raise ValueError(f"OPBUILD_REMOTE_CACHE={url!r}: a directory URL is file:///absolute/path")
+        from .remote_dir import DirectoryBackend
+
+        return DirectoryBackend(parts.path, ttl=ttl)
+    if scheme in ("redis", "rediss"):
+        from .remote_redis import RedisBackend
+
+        return RedisBackend(url, ttl=ttl, timeout=timeout)
+    raise ValueError(f"OPBUILD_REMOTE_CACHE={url!r}: unsupported scheme {parts.scheme!r}; use "
+                     f"redis://host:port/db or file:///path")

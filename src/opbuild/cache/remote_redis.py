@@ -1,0 +1,148 @@
+"""``redis://host:port/db``: the shared tier on a Redis server, through the ``redis`` client package.
+
+Keys (``opbuild:1:`` is a layout version, so a future format never reads an old one)::
+
+    opbuild:1:entry:<name>   the entry blob (remote_entry format), SET with PX = OPBUILD_REMOTE_TTL if set
+    opbuild:1:lease:<name>   the build lease: SET NX PX <lease ttl> holding the owner, renewed with PEXPIRE
+
+Renew and release compare the owner and act in one Lua script, so a process never extends or deletes a lease
+that expired and was taken by someone else. Redis evicting keys (``maxmemory``) only causes rebuilds: an
+evicted entry is a miss, an evicted lease a possible duplicate build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import wraps
+from urllib.parse import urlsplit, urlunsplit
+
+from .remote import RemoteBackend, RemoteError
+
+PREFIX = "opbuild:1:"
+ENTRY = PREFIX + "entry:"
+LEASE = PREFIX + "lease:"
+
+_RENEW = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('pexpire', KEYS[1], ARGV[2])
+end
+return 0
+"""
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1])
+end
+return 0
+"""
+
+
+def redact(url: str) -> str:
+    """The URL without its password (it is logged and shown by ``opbuild cache stats``)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def _remote_errors(method):
+    """Turn the client's errors (connection refused, timeouts, OOM under maxmemory, ...) into RemoteError."""
+
+    @wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except (self._redis.RedisError, OSError) as e:
+            raise RemoteError(f"{self.url}: {type(e).__name__}: {e}") from e
+
+    return wrapper
+
+
+class RedisBackend(RemoteBackend):
+    """Entries and leases as Redis string keys. ``timeout`` is the client's connect and socket timeout."""
+
+    def __init__(self, url: str, ttl: float = 0.0, timeout: float = 2.0):
+        try:
+            import redis
+        except ImportError:
+            raise RemoteError(f"{redact(url)}: the redis client package is not installed "
+                              f"(pip install 'opbuild[remote]')") from None
+        self._redis = redis
+        self.url = redact(url)
+        self.ttl_ms = int(ttl * 1000) if ttl else None
+        # Connecting is lazy: constructing the client never blocks.
+        self._r = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+        self._renew = self._r.register_script(_RENEW)
+        self._release = self._r.register_script(_RELEASE)
+
+    @_remote_errors
+    def get(self, name: str) -> bytes | None:
+        return self._r.get(ENTRY + name)
+
+    @_remote_errors
+    def get_many(self, names: Sequence[str]) -> dict[str, bytes]:
+        if not names:
+            return {}
+        return {n: b for n, b in zip(names, self._r.mget([ENTRY + n for n in names])) if b is not None}
+
+    @_remote_errors
+    def put(self, name: str, blob: bytes) -> None:
+        self._r.set(ENTRY + name, blob, px=self.ttl_ms)
+
+    @_remote_errors
+    def put_many(self, items: Iterable[tuple[str, bytes]]) -> None:
+        pipe = self._r.pipeline(transaction=False)
+        for name, blob in items:
+            pipe.set(ENTRY + name, blob, px=self.ttl_ms)
+        pipe.execute()
+
+    @_remote_errors
+    def acquire(self, name: str, owner: str, ttl: float) -> str:
+        return self.acquire_many([name], owner, ttl)[name]
+
+    @_remote_errors
+    def acquire_many(self, names: Sequence[str], owner: str, ttl: float) -> dict[str, str]:
+        """SET NX PX then GET per name, all in one round trip. A lease that expired between the two reads
+        back as held by nobody (""): the caller simply tries again later."""
+        if not names:
+            return {}
+        pipe = self._r.pipeline(transaction=False)
+        for name in names:
+            pipe.set(LEASE + name, owner, nx=True, px=max(1, int(ttl * 1000)))
+            pipe.get(LEASE + name)
+        replies = pipe.execute()
+        out = {}
+        for i, name in enumerate(names):
+            holder = replies[2 * i + 1]
+            out[name] = holder.decode() if holder is not None else ""
+        return out
+
+    @_remote_errors
+    def renew(self, name: str, owner: str, ttl: float) -> bool:
+        return bool(self._renew(keys=[LEASE + name], args=[owner, max(1, int(ttl * 1000))]))
+
+    @_remote_errors
+    def release(self, name: str, owner: str) -> None:
+        self._release(keys=[LEASE + name], args=[owner])
+
+    @_remote_errors
+    def stats(self) -> dict:
+        keys = list(self._r.scan_iter(match=ENTRY + "*", count=1000))
+        size = 0
+        for i in range(0, len(keys), 1000):  # sizes in pipelined chunks: one round trip per 1000 entries
+            pipe = self._r.pipeline(transaction=False)
+            for key in keys[i:i + 1000]:
+                pipe.strlen(key)
+            size += sum(pipe.execute())
+        entries = len(keys)
+        leases = sum(1 for _ in self._r.scan_iter(match=LEASE + "*", count=1000))
+        info = self._r.info("memory")
+        evicted = self._r.info("stats").get("evicted_keys")
+        return {"url": self.url, "backend": "redis", "entries": entries, "bytes": size, "leases": leases,
+                "ttl": self.ttl_ms / 1000 if self.ttl_ms else None, "used_memory": info.get("used_memory"),
+                "maxmemory": info.get("maxmemory"), "maxmemory_policy": info.get("maxmemory_policy"),
+                "evicted_keys": evicted}
+
+    def close(self) -> None:
+        self._r.close()

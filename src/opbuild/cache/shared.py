@@ -1,0 +1,320 @@
+"""The shared tier as the build driver sees it: verified fetches, build leases, publication, and faults that
+never fail a run.
+
+``OPBUILD_REMOTE_CACHE`` names a second cache tier shared by every rank and machine (see
+:func:`.remote.open_backend`); the local ``rank_N/kernel_meta`` stays the first. This layer adds, on top of a
+:class:`.remote.RemoteBackend`:
+
+* verification: every fetched entry is checked by :func:`.remote_entry.unpack` (the requested descriptor,
+  sha256 of the binary, and the HMAC signature when ``OPBUILD_CACHE_SECRET`` is set); a rejected entry is
+  logged, counted and never loaded. Without a secret, one warning says the shared tier is trusted as code.
+* single flight across machines: :meth:`SharedTier.claim` takes build leases, renewed by a background thread
+  every third of ``OPBUILD_REMOTE_LEASE_TTL`` while the kernels compile. A lease of a dead process expires
+  (or, when its holder is a dead process on this host, is taken over at once).
+* cooperative cold builds: :meth:`SharedTier.order` starts every rank at a different point of the same
+  work list, so N ranks building one cold network split the work instead of queueing behind one another.
+* faults: every backend call is bounded by ``OPBUILD_REMOTE_TIMEOUT`` (default 2 s); the first failure or
+  timeout turns the tier off for the rest of the process with one warning, and every method then answers
+  as if the tier were empty (fetch nothing, every lease granted, publish nothing), so the build goes on
+  local-only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import config
+from . import remote_entry
+from .fsio import pid_alive
+from .remote import RemoteBackend, RemoteError, open_backend
+from .remote_entry import EntryRejected, RemoteEntry
+from .remote_redis import redact
+from .remote_stats import RemoteCounters, read_stats
+
+log = logging.getLogger("opbuild")
+
+
+def _host_identity() -> str:
+    """This host as lease owners name it: the host name plus the PID namespace, so that containers sharing a
+    host name never judge each other's processes dead (their pids are not visible to one another)."""
+    try:
+        ns = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        ns = 0
+    return f"{socket.gethostname()}/{ns}"
+
+
+_HOST = _host_identity()
+
+
+class _Off(Exception):
+    """Internal: the tier has been turned off; the caller answers local-only."""
+
+
+@dataclass
+class Claim:
+    """Outcome of :meth:`SharedTier.claim` for a group of kernel names."""
+
+    leased: list[str] = field(default_factory=list)  # ours to build (lease held; or the tier is off)
+    found: dict[str, RemoteEntry] = field(default_factory=dict)  # published meanwhile: fetch, do not build
+    busy: list[str] = field(default_factory=list)  # another process or machine is building them: wait
+
+
+class SharedTier:
+    """One process's view of one shared tier. Thread-safe; create it with :meth:`open`."""
+
+    def __init__(self, url: str, backend: RemoteBackend | None, *, timeout: float, lease_ttl: float,
+                 secret: bytes | None, error: Exception | None = None):
+        self.url = backend.url if backend is not None else url
+        self.backend = backend
+        self.timeout = timeout
+        self.lease_ttl = lease_ttl
+        self.secret = secret
+        self.counters = RemoteCounters()
+        self.owner = f"{_HOST}:{os.getpid()}:{secrets.token_hex(6)}"
+        self.ok = True
+        self._lock = threading.Lock()
+        self._held: set[str] = set()
+        self._renewer: threading.Thread | None = None
+        self._warned: set[str] = set()
+        if error is not None:
+            self._fail(error)
+
+    @classmethod
+    def open(cls, url: str) -> SharedTier:
+        """The tier at ``url`` with the OPBUILD_REMOTE_* settings of the environment. A URL no backend
+        understands raises ValueError (a configuration error); a backend that cannot be set up (e.g. its
+        client package is missing) gives a tier that is off, with one warning."""
+        secret = config.cache_secret()
+        kwargs = {"timeout": config.remote_timeout(), "lease_ttl": config.remote_lease_ttl(), "secret": secret}
+        try:
+            backend = open_backend(url, ttl=config.remote_ttl(), timeout=kwargs["timeout"])
+        except RemoteError as e:
+            return cls(url, None, error=e, **kwargs)
+        if secret is None:
+            log.warning("opbuild: shared kernel cache %s is not signed (OPBUILD_CACHE_SECRET is unset): every "
+                        "process that can write to it can run code in this one; its entries are trusted as code",
+                        backend.url)
+        return cls(url, backend, **kwargs)
+
+    # ---- faults -----------------------------------------------------------------------------------
+    def _fail(self, error: Exception) -> None:
+        with self._lock:
+            if not self.ok:
+                return
+            self.ok = False
+            self._held.clear()
+        self.counters.count("remote_fallbacks")
+        log.warning("opbuild: shared kernel cache %s is unavailable (%s); continuing with the local cache only "
+                    "for the rest of this run", self.url, error)
+
+    def _call(self, fn: Callable, *args):
+        """Run one backend call bounded by the timeout; on failure turn the tier off and raise _Off.
+
+        The call runs in a daemon thread so that a hung server or filesystem costs this process ``timeout``
+        seconds once, never a hang (the abandoned thread cannot keep the process alive at exit).
+        """
+        if not self.ok:
+            raise _Off
+        box: dict = {}
+
+        def run():
+            try:
+                box["value"] = fn(*args)
+            except BaseException as e:  # handed to the calling thread below
+                box["error"] = e
+
+        worker = threading.Thread(target=run, name="opbuild-remote", daemon=True)
+        worker.start()
+        worker.join(self.timeout)
+        if worker.is_alive():
+            error: Exception = RemoteError(f"no answer within {self.timeout:g} s (OPBUILD_REMOTE_TIMEOUT)")
+        elif "error" in box:
+            error = box["error"]
+            if not isinstance(error, RemoteError):
+                raise error  # a bug, not a fault of the tier: let it surface
+        else:
+            return box["value"]
+        self._fail(error)
+        raise _Off
+
+    # ---- lookups ----------------------------------------------------------------------------------
+    def fetch(self, wanted: Sequence[tuple[str, bytes]]) -> dict[str, RemoteEntry]:
+        """The verified entries of those ``(name, info)`` the tier has (one round trip). Entries that fail
+        verification are logged, counted as rejected and left out (the caller builds those kernels)."""
+        if not wanted or not self.ok:
+            return {}
+        try:
+            blobs = self._call(self.backend.get_many, [n for n, _ in wanted])
+        except _Off:
+            return {}
+        found = {}
+        for name, info in wanted:
+            blob = blobs.get(name)
+            if blob is None:
+                self.counters.count("remote_misses", name)
+                continue
+            try:
+                entry = remote_entry.unpack(blob, name, info, self.secret)
+            except EntryRejected as e:
+                if self.counters.count("remote_rejected", name):
+                    log.warning("opbuild: rejected shared-cache entry %s from %s: %s; it was not loaded and is "
+                                "rebuilt here", name, self.url, e.reason)
+                self.counters.count("remote_misses", name)
+                continue
+            entry.meta = dict(entry.meta, fetched_from=self.url)
+            self.counters.count("remote_hits", name)
+            found[name] = entry
+        return found
+
+    # ---- leases -----------------------------------------------------------------------------------
+    def claim(self, wanted: Sequence[tuple[str, bytes]]) -> Claim:
+        """Take the build leases of ``(name, info)`` pairs before compiling them.
+
+        Kernels whose entry was published since they were looked up come back in ``found`` (their lease is
+        given back at once); kernels another live process holds come back in ``busy``. Leases held by a dead
+        process on this host are taken over at once; elsewhere they expire after the lease TTL.
+        """
+        names = [n for n, _ in wanted]
+        if not self.ok:
+            return Claim(leased=names)
+        try:
+            holders = self._call(self.backend.acquire_many, names, self.owner, self.lease_ttl)
+            dead = {n: h for n, h in holders.items() if h != self.owner and _dead_here(h)}
+            if dead:
+                self._call(_release_all, self.backend, dead)
+                holders.update(self._call(self.backend.acquire_many, list(dead), self.owner, self.lease_ttl))
+        except _Off:
+            return Claim(leased=names)
+        mine = [n for n in names if holders.get(n) == self.owner]
+        self._hold(mine)
+        claim = Claim(busy=[n for n in names if holders.get(n) != self.owner])
+        for name in claim.busy:
+            self.counters.count("lease_waits", name)
+        # Whoever built it may have published and released it between our lookup and our lease.
+        ours = set(mine)
+        claim.found = self.fetch([(n, i) for n, i in wanted if n in ours])
+        if claim.found:
+            self.release(list(claim.found))
+        claim.leased = [n for n in mine if n not in claim.found]
+        if not self.ok:  # the re-check itself failed: build everything here, wait for nobody
+            claim.leased, claim.busy = names, []
+        return claim
+
+    def release(self, names: Sequence[str]) -> None:
+        """Give back our leases of ``names`` (a no-op for names we do not hold)."""
+        with self._lock:
+            held = [n for n in names if n in self._held]
+            self._held.difference_update(held)
+        if held and self.ok:
+            try:
+                self._call(_release_all, self.backend, dict.fromkeys(held, self.owner))
+            except _Off:
+                pass  # the tier is off now: the leases expire by themselves
+
+    def _hold(self, names: Sequence[str]) -> None:
+        if not names:
+            return
+        with self._lock:
+            self._held.update(names)
+            if self._renewer is None:
+                self._renewer = threading.Thread(target=self._renew_loop, name="opbuild-lease-renew", daemon=True)
+                self._renewer.start()
+
+    def _renew_loop(self) -> None:
+        """Renew the held leases every third of their TTL; exits when none are held (restarted by _hold)."""
+        while True:
+            time.sleep(self.lease_ttl / 3)
+            with self._lock:
+                names = list(self._held)
+                if not names or not self.ok:
+                    self._renewer = None
+                    return
+            try:
+                kept = self._call(_renew_all, self.backend, names, self.owner, self.lease_ttl)
+            except _Off:
+                continue  # the loop exits at its next turn
+            lost = set(names) - set(kept)
+            if lost:
+                log.debug("opbuild: build leases lost (expired and taken over): %s", sorted(lost))
+                with self._lock:
+                    self._held.difference_update(lost)
+
+    # ---- publication ------------------------------------------------------------------------------
+    def publish(self, binary: bytes, items: Sequence[tuple[str, bytes, dict]]) -> None:
+        """Publish kernels built here: ``(name, info, meta)`` per kernel, all sharing ``binary``."""
+        if not items or not self.ok:
+            return
+        blobs = [(name, remote_entry.pack(name, info, binary, meta, self.secret)) for name, info, meta in items]
+        try:
+            self._call(self.backend.put_many, blobs)
+        except _Off:
+            return
+        self.counters.count("remote_published", n=len(items))
+
+    def order(self, work: list) -> list:
+        """The same work list every rank computes, rotated so that ranks start at different points:
+        by RANK_ID/RANK_SIZE when the job says its size, else at a random point."""
+        if len(work) < 2 or not self.ok:
+            return work
+        size = config.rank_size()
+        if size > 1:
+            start = (config.rank_id() % size) * len(work) // size
+        else:
+            start = random.Random(self.owner).randrange(len(work))
+        return work[start:] + work[:start]
+
+    def flush_stats(self, kernel_meta: Path) -> None:
+        """Add this process's counters into ``kernel_meta`` (see :mod:`.remote_stats`)."""
+        self.counters.flush(kernel_meta)
+
+
+def _dead_here(owner: str) -> bool:
+    """Whether a lease owner (``host:pid:token``) is a process of this host (and PID namespace) that no
+    longer exists."""
+    parts = owner.rsplit(":", 2)
+    if len(parts) != 3 or parts[0] != _HOST or not parts[1].isdigit():
+        return False
+    pid = int(parts[1])
+    return pid != os.getpid() and not pid_alive(pid)
+
+
+def _release_all(backend: RemoteBackend, holders: dict[str, str]) -> None:
+    for name, owner in holders.items():
+        backend.release(name, owner)
+
+
+def _renew_all(backend: RemoteBackend, names: Sequence[str], owner: str, ttl: float) -> list[str]:
+    return [n for n in names if backend.renew(n, owner, ttl)]
+
+
+def backend_stats(url: str) -> dict:
+    """What the shared tier at ``url`` holds (:meth:`.remote.RemoteBackend.stats`: ``url``, ``entries``,
+    ``bytes``, ``leases``, ...), or ``{"url", "error"}`` when it cannot be reached. Bounded by the backend's
+    timeouts (OPBUILD_REMOTE_TIMEOUT for Redis). Raises ValueError for a URL no backend understands."""
+    try:
+        backend = open_backend(url, ttl=config.remote_ttl(), timeout=config.remote_timeout())
+        try:
+            return backend.stats()
+        finally:
+            backend.close()
+    except RemoteError as e:
+        return {"url": redact(url), "error": str(e)}
+
+
+def describe(kernel_meta: Path, url: str | None = None) -> dict:
+    """The shared tier as ``opbuild cache stats`` sees it: the shared-tier counters of ``kernel_meta``
+    (:func:`.remote_stats.read_stats`) and, when a URL is given (default: OPBUILD_REMOTE_CACHE), the
+    backend's own statistics (:func:`backend_stats`) under ``"backend"``."""
+    url = url if url is not None else config.remote_cache_url()
+    return {"counters": read_stats(kernel_meta), "url": redact(url) if url else None,
+            "backend": backend_stats(url) if url else None}
