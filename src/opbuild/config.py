@@ -109,6 +109,11 @@ def cache_enabled() -> bool:
     return _env_bool("OPBUILD_CACHE", True)
 
 
+def cache_fsync() -> bool:
+    """OPBUILD_CACHE_FSYNC=1 fsyncs every cache write (durable across power cuts; slower cold builds)."""
+    return _env_bool("OPBUILD_CACHE_FSYNC", False)
+
+
 def extra_cflags() -> list[str]:
     """OPBUILD_CFLAGS split like a shell would (no expansion)."""
     raw = _env("OPBUILD_CFLAGS")
