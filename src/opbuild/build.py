@@ -450,6 +450,10 @@ class _BatchBuild:
         # costlier, so they are spread first.
         todo.sort(key=lambda t: not t[1].needs_blas)
         n_batches = max(jobs, -(-len(todo) // self.MAX_BATCH))
+        if tier is not None:
+            # Ranks sharing a tier split the work: at least one batch per job of every rank (RANK_SIZE), so a
+            # rank that starts first cannot lease the whole network in its first wave of batches.
+            n_batches = max(n_batches, min(len(todo), jobs * config.rank_size()))
         batches = [todo[i::n_batches] for i in range(n_batches) if todo[i::n_batches]]
         if tier is not None:
             batches = tier.order(batches)  # ranks start at different batches: a cold build is shared out
