@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -25,37 +26,38 @@ def _session_cache_root(tmp_path_factory):
         os.environ["OPBUILD_CACHE_PATH"] = old
 
 
-@pytest.fixture(params=["pynative", "graph"])
-def mode(request):
-    """Run the test once in each execution mode (restored afterwards); the value is the mode's name."""
+@contextlib.contextmanager
+def execution_mode(name: str):
+    """Switch to GRAPH_MODE ("graph") or PYNATIVE_MODE ("pynative") for the block, then restore the old mode."""
     import opbuild as ms
 
     old = ms.get_context("mode")
-    ms.set_context(mode={"pynative": ms.PYNATIVE_MODE, "graph": ms.GRAPH_MODE}[request.param])
-    yield request.param
-    ms.set_context(mode=old)
+    ms.set_context(mode={"pynative": ms.PYNATIVE_MODE, "graph": ms.GRAPH_MODE}[name])
+    try:
+        yield name
+    finally:
+        ms.set_context(mode=old)
+
+
+@pytest.fixture(params=["pynative", "graph"])
+def mode(request):
+    """Run the test once in each execution mode; the value is the mode's name."""
+    with execution_mode(request.param) as name:
+        yield name
 
 
 @pytest.fixture
 def graph_mode():
-    """Run the test in GRAPH_MODE, restoring the previous mode afterwards."""
-    import opbuild as ms
-
-    old = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=old)
+    """Run the test in GRAPH_MODE."""
+    with execution_mode("graph"):
+        yield
 
 
 @pytest.fixture
 def pynative_mode():
-    """Run the test in PYNATIVE_MODE, restoring the previous mode afterwards."""
-    import opbuild as ms
-
-    old = ms.get_context("mode")
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    yield
-    ms.set_context(mode=old)
+    """Run the test in PYNATIVE_MODE."""
+    with execution_mode("pynative"):
+        yield
 
 
 def run_python(code_or_path: str, *args: str, env: dict | None = None, cwd: str | Path | None = None,

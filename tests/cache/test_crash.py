@@ -37,8 +37,9 @@ BIG = _net.branches([3, 4, 5, 6, 7, 8])  # 30 kernels
 # With one build job SMALL's 5 kernels are compiled as ONE batch and published as: the shared binary staged
 # as a temporary (fsio write, replace #1); then per entry: its binary hard-linked in (local link and
 # replace), .info (fsio write, replace), .json = the commit (fsio write, replace). (No fsync: the cache's
-# default, OPBUILD_CACHE_FSYNC unset; every read verifies what a power cut could tear.) With 5 jobs every kernel is its own batch, written directly (binary, .info, .json: fsio replace
-# #1-#3 of whichever thread comes first), so both publication paths are killed at each step.
+# default, OPBUILD_CACHE_FSYNC unset; every read verifies what a power cut could tear.) With 5 jobs every
+# kernel is its own batch, written directly (binary, .info, .json: fsio replace #1-#3 of whichever thread
+# comes first), so both publication paths are killed at each step.
 POINTS = [
     (1, "fsio", "write", 1, "after"),      # the batch's binary written as a temporary, not yet renamed
     (1, "fsio", "replace", 1, "before"),   # staged binary complete under its writer's temporary name
