@@ -34,13 +34,14 @@ from .cache import pin
 from .cache.local import KernelStore, Lookup
 from .cache.observe import Observer
 from .cache.shared import SharedTier
+from .cache.statmemo import StatMemo
 from .codegen import c as c_codegen
 from .compilers import Compiler, find_compiler
 from .errors import CompileError
 from .ops.registry import KernelSpec
 from .ops.registry import get as get_op
 from .report import BuildReport, KernelRecord
-from .runtime.loader import LoadedKernel, load_kernel
+from .runtime.loader import LoadedKernel, load_kernel, preload
 
 log = logging.getLogger("opbuild")
 PRIVATE_PREFIX = "opbuild-private-"
@@ -87,6 +88,8 @@ class Builder:
         self._encoder: cache_key.InfoEncoder | None = None
         self.observer = Observer()  # statistics, miss explanations, size bound (cache/observe.py)
         self._shared: dict[str, SharedTier] = {}
+        self._memos: dict[Path | None, StatMemo] = {}
+        self._digest = StatMemo(None).file_digest  # source digests: the store's memo once a build names it
 
     # ---- toolchain ------------------------------------------------------------------------------
     def compiler(self, memo_dir: Path | None = None) -> Compiler:
@@ -95,9 +98,17 @@ class Builder:
         env = (config.compiler_env(), os.environ.get("OPBUILD_CFLAGS", ""))
         if self._compiler is None or env != self._compiler_env:
             compiler = find_compiler()
-            compiler.identity(memo_dir)
+            compiler.identity(self.memo(memo_dir))
             self._compiler, self._compiler_env = compiler, env
         return self._compiler
+
+    def memo(self, directory: Path | None) -> StatMemo:
+        """The file-derived values memoised in ``directory`` (compiler version, generator source digests)."""
+        with self._lock:
+            memo = self._memos.get(directory)
+            if memo is None:
+                memo = self._memos[directory] = StatMemo(directory)
+            return memo
 
     def target(self) -> dict:
         if self._target is None:
@@ -113,7 +124,8 @@ class Builder:
         if self._encoder is None or self._encoder.compiler is not compiler:
             self._encoder = cache_key.InfoEncoder(abi=c_codegen.ABI_VERSION, compiler=compiler,
                                                   target=self.target(), version=__version__)
-        info = self._encoder.encode(spec.op, spec.attrs, spec.inputs, spec.outputs, opdef.codegen_hash())
+        info = self._encoder.encode(spec.op, spec.attrs, spec.inputs, spec.outputs,
+                                    opdef.codegen_hash(self._digest))
         name = cache_key.kernel_name(spec.op, info)
         return _Request(spec, name, info, "ob_" + name.rsplit("_", 1)[1], opdef.needs_blas)
 
@@ -194,9 +206,11 @@ class Builder:
         # The memory tier is keyed by the store and the toolchain (CC, OPBUILD_CFLAGS) as well as the kernel:
         # a process that changes its flags between builds must not be served kernels built with the old ones.
         identity = self.compiler(write_store.path).identity()
+        self._digest = self.memo(write_store.path).file_digest
         scope = f"{read_store.path if read_store else write_store.path}|{self._compiler_env}"
         by_memo: dict[str, LoadedKernel] = {}
         pending: dict[str, _Request] = {}
+        preloading = False
         for spec in specs:
             mk = spec.memo_key()
             if mk in by_memo or mk in pending:
@@ -205,26 +219,36 @@ class Builder:
             if hit is not None:
                 by_memo[mk] = hit
                 report.kernels.append(KernelRecord(hit.name, spec.op, "reused", 0.0, "memory"))
-            else:
-                pending[mk] = self.request(spec, identity)
+                continue
+            req = pending[mk] = self.request(spec, identity)
+            if req.needs_blas and not preloading:
+                preloading = True  # the BLAS loads on another core while this loop and the lookups run
+                blas = self.compiler().blas_library()
+                if blas:
+                    preload(blas)
 
         shared = read_store is not None and read_store is write_store
         swept = set(read_store.sweep_temporaries()) if shared else set()
         repairs: list[tuple[str, str]] = []  # (kernel, reason) of entries quarantined by this build
 
         misses: list[tuple[str, _Request, Lookup]] = []
-        for mk, req in pending.items():
-            t1 = time.perf_counter()
-            with pin.pinned(read_store, req.name):  # eviction never deletes an entry while we load it
-                found = read_store.lookup(req.name, req.info) if read_store is not None else Lookup("absent")
-                kernel = self.load(found.binary, req, found.ident) if found.status == "hit" else None
-            if kernel is not None:
-                status = "repaired" if req.name in swept else "reused"
-                self._finish(scope, mk, kernel, by_memo)
-                report.kernels.append(KernelRecord(req.name, req.spec.op, status, time.perf_counter() - t1, "local"))
-            else:
-                misses.append((mk, req, found))
-                self.observer.on_miss(read_store, req.name, req.info, found)
+        if pending and read_store is not None:
+            with pin.loading(read_store):  # eviction deletes no entry while this build verifies and loads it
+                for mk, req in pending.items():
+                    t1 = time.perf_counter()
+                    found = read_store.lookup(req.name, req.info)
+                    if found.status == "hit":
+                        kernel = self.load(found.binary, req, found.ident)
+                        status = "repaired" if req.name in swept else "reused"
+                        self._finish(scope, mk, kernel, by_memo)
+                        report.kernels.append(
+                            KernelRecord(req.name, req.spec.op, status, time.perf_counter() - t1, "local"))
+                    else:
+                        misses.append((mk, req, found))
+        else:
+            misses = [(mk, req, Lookup("absent")) for mk, req in pending.items()]
+        for _, req, found in misses:
+            self.observer.on_miss(read_store, req.name, req.info, found)
 
         try:
             if misses:

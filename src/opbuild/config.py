@@ -114,6 +114,12 @@ def cache_fsync() -> bool:
     return _env_bool("OPBUILD_CACHE_FSYNC", False)
 
 
+def preload_enabled() -> bool:
+    """OPBUILD_PRELOAD=0 stops builds from loading the BLAS on a background thread ahead of the kernels that
+    link it (runtime/loader.py: preload); they then load it themselves."""
+    return _env_bool("OPBUILD_PRELOAD", True)
+
+
 def extra_cflags() -> list[str]:
     """OPBUILD_CFLAGS split like a shell would (no expansion)."""
     raw = _env("OPBUILD_CFLAGS")

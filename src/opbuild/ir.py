@@ -13,6 +13,20 @@ class TensorType:
     shape: tuple[int, ...]
     dtype: str
 
+    def __hash__(self) -> int:
+        # Memo keys hold TensorTypes and are hashed several times per node on every build; the generated
+        # dataclass hash runs Python code each time, so compute it once (kept out of pickles: str hashes
+        # differ between processes).
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            h = hash((self.shape, self.dtype))
+            object.__setattr__(self, "_hash", h)
+            return h
+
+    def __getstate__(self) -> dict:
+        return {"shape": self.shape, "dtype": self.dtype}
+
     @property
     def size(self) -> int:
         n = 1

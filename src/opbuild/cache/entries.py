@@ -18,13 +18,14 @@ from typing import Any
 
 from . import fsio
 from .local import BINARY_SUFFIX, LOCK_DIR, QUARANTINE_DIR
+from .statmemo import MEMO_FILE
 
 NAME_RE = re.compile(r"^([a-z0-9_]+)_([0-9a-f]{32})$")
 ENTRY_SUFFIXES = (".info", ".json", BINARY_SUFFIX)
 STATS_FILE = ".stats.json"
-#: Files of kernel_meta that are not entries: the statistics and the compiler --version memo
-#: (written by compilers/gcc.py, which this package must not import).
-SIDE_FILES = frozenset({STATS_FILE, ".compilers.json"})
+#: Files of kernel_meta that are not entries: the statistics, the memo of file-derived values (compiler
+#: --version, source digests) and the --version memo of earlier versions (.compilers.json).
+SIDE_FILES = frozenset({STATS_FILE, MEMO_FILE, ".compilers.json"})
 USE_RESOLUTION = 3600.0  # seconds: "last used" is refreshed at most this often per entry
 
 

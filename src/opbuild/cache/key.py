@@ -7,6 +7,7 @@ Like JAX's cache_key.py, the key is a set of named components; :func:`flatten` t
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -64,8 +65,16 @@ def descriptor(op: str, attrs: dict, inputs: Sequence[TensorType], outputs: Sequ
     return desc
 
 
-def _dump(v: Any) -> str:
-    return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+# One encoder for every canonical dump: json.dumps with any option set builds a new JSONEncoder per call,
+# which is most of the cost of dumping the small values of a descriptor.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+_dump = _CANONICAL.encode
+
+
+@functools.lru_cache(maxsize=4096)
+def _tensors_json(tensors: tuple[TensorType, ...]) -> str:
+    """Canonical JSON of a list of tensor descriptors (kernels of one network share most of their shapes)."""
+    return _dump([tensor_desc(t) for t in tensors])
 
 
 class InfoEncoder:
@@ -85,8 +94,8 @@ class InfoEncoder:
 
     def encode(self, op: str, attrs: dict, inputs: Sequence[TensorType], outputs: Sequence[TensorType],
                codegen_hash: str) -> bytes:
-        ins = _dump([tensor_desc(t) for t in inputs])
-        outs = _dump([tensor_desc(t) for t in outputs])
+        ins = _tensors_json(tuple(inputs))
+        outs = _tensors_json(tuple(outputs))
         return (f'{{"abi":{self._abi},"attrs":{_dump(attrs)},"codegen":{_dump(codegen_hash)},'
                 f'"compiler":{self._compiler},"inputs":{ins},"op":{_dump(op)},"opbuild_version":{self._version},'
                 f'"outputs":{outs},"target":{self._target}}}\n').encode()
@@ -94,7 +103,7 @@ class InfoEncoder:
 
 def canonical_bytes(desc: dict) -> bytes:
     """Canonical JSON of a descriptor: sorted keys, no spaces, ASCII, trailing newline."""
-    return (json.dumps(desc, sort_keys=True, separators=(",", ":"), ensure_ascii=True) + "\n").encode()
+    return (_dump(desc) + "\n").encode()
 
 
 def kernel_name(op: str, info: bytes) -> str:

@@ -38,7 +38,7 @@ class Lookup:
 
     status: str
     reason: str = ""
-    binary: Path | None = None
+    binary: str | None = None
     result: dict | None = None
     ident: tuple | None = None  # (device, inode, size, mtime_ns) of the verified binary
 
@@ -134,7 +134,7 @@ class KernelStore:
             self._digests[ident] = digest
         if digest != expected_sha:
             return Lookup("corrupt", "binary sha256 does not match .json")
-        return Lookup("hit", binary=Path(binary), result=result, ident=ident)
+        return Lookup("hit", binary=binary, result=result, ident=ident)
 
     # ---- writes -----------------------------------------------------------------------------------
     def publish(self, name: str, info: bytes, binary: bytes, result: dict, link_from: Path | None = None) -> Path:

@@ -6,6 +6,12 @@ entry (:func:`pinned`), and anything that deletes or replaces a committed entry 
 ``verify --repair``, ``cache import``) first takes it exclusively *without waiting* (:func:`try_exclusive`)
 and leaves the entry alone when it cannot. So an entry is never deleted while another process is loading it.
 
+A warm build loads tens to thousands of entries at once; one flock per entry costs ~7 us each, more than
+everything else the build does per kernel. So a build's lookup-and-load phase holds ONE store-wide lock
+instead, ``.locks/loading.lock``, shared (:class:`loading`), and a deleter, once it holds the entry, also
+takes that lock exclusively for the few microseconds of the deletion, waiting at most
+:data:`DRAIN_TIMEOUT` for the loads in flight to finish. Entry pins (:class:`pinned`) remain for long holds.
+
 Locks of dead processes vanish with them (the kernel drops ``flock`` locks on exit), and a filesystem without
 ``flock`` degrades to no pinning rather than to an error. Lock files are never deleted: unlinking a lock file
 while another process waits on it would let two processes "hold" the same lock.
@@ -34,8 +40,12 @@ _BUSY = (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES)
 _FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
 
 
+LOADING = "loading"  # .locks/loading.lock: not a kernel name (those are <op>_<hash>)
+DRAIN_TIMEOUT = 2.0  # seconds a deleter waits for the loads in flight (each lasts milliseconds)
+
+
 def _open_lock_file(store: KernelStore, name: str) -> int | None:
-    # Plain string paths: this runs once per kernel on the warm path.
+    # Plain string paths: this runs on the warm path.
     path = os.path.join(str(store.path), LOCK_DIR, name + ".lock")
     try:
         return os.open(path, _FLAGS, 0o644)
@@ -78,7 +88,7 @@ class pinned:  # lower case: used like a function, ``with pinned(store, name):``
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError as e:
-            if e.errno not in _BUSY or not _wait_shared(
+            if e.errno not in _BUSY or not _wait_flock(
                     fd, config.lock_timeout() if self._timeout is None else self._timeout):
                 log.debug("opbuild: loading %s without a pin", self._name)
 
@@ -88,14 +98,43 @@ class pinned:  # lower case: used like a function, ``with pinned(store, name):``
             self._fd = None
 
 
-def _wait_shared(fd: int, timeout: float) -> bool:
+class loading:  # lower case: used like a function, ``with loading(store):``
+    """Hold ``store``'s load lock shared while the block verifies and loads entries (a build's warm phase).
+
+    Deleters take it exclusively only for the moment of a deletion, so this rarely waits, and then only for
+    microseconds; like :class:`pinned`, it degrades to running unlocked where no lock can be had.
+    """
+
+    __slots__ = ("_store", "_fd")
+
+    def __init__(self, store: KernelStore | None):
+        self._store, self._fd = store, None
+
+    def __enter__(self) -> None:
+        if self._store is None:
+            return
+        fd = self._fd = _open_lock_file(self._store, LOADING)
+        if fd is None:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as e:
+            if e.errno not in _BUSY or not _wait_flock(fd, config.lock_timeout(), delay=0.0005):
+                log.debug("opbuild: loading from %s without the load lock", self._store.path)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _wait_flock(fd: int, timeout: float, delay: float = 0.002, mode: int = fcntl.LOCK_SH) -> bool:
     deadline = time.monotonic() + timeout
-    delay = 0.002
     while time.monotonic() < deadline:
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
             return True
         except OSError as e:
             if e.errno not in _BUSY:
@@ -105,10 +144,11 @@ def _wait_shared(fd: int, timeout: float) -> bool:
 
 @contextlib.contextmanager
 def try_exclusive(store: KernelStore, name: str) -> Iterator[bool]:
-    """Try once to hold entry ``name`` exclusively; yields whether it is held. Never waits.
+    """Try once to hold entry ``name`` exclusively; yields whether it is held. Never waits for the entry.
 
     A False means another process is building, loading or deleting the entry right now, so the caller must
-    not touch it.
+    not touch it. Once the entry is held, the loads in flight in other processes (:class:`loading`) are
+    waited for, up to :data:`DRAIN_TIMEOUT` (False after that), and kept out until the block ends.
     """
     path = store.lock_path(name)
     with contextlib.suppress(OSError):  # the acquire below reports the real problem
@@ -120,6 +160,26 @@ def try_exclusive(store: KernelStore, name: str) -> Iterator[bool]:
         yield False
         return
     try:
-        yield True
+        with _no_loads(store) as drained:
+            yield drained
     finally:
         lock.release()
+
+
+@contextlib.contextmanager
+def _no_loads(store: KernelStore) -> Iterator[bool]:
+    """Hold the store's load lock exclusively (see :class:`loading`); yields False if loads went on for
+    longer than DRAIN_TIMEOUT. Where flock is unavailable, loaders run unlocked too: yields True."""
+    fd = _open_lock_file(store, LOADING)
+    if fd is None:
+        yield True
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held = True
+        except OSError as e:
+            held = e.errno not in _BUSY or _wait_flock(fd, DRAIN_TIMEOUT, delay=0.0005, mode=fcntl.LOCK_EX)
+        yield held
+    finally:
+        os.close(fd)

@@ -5,6 +5,10 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..cache.statmemo import StatMemo
 
 
 @dataclass
@@ -26,8 +30,13 @@ class Compiler(abc.ABC):
     """
 
     @abc.abstractmethod
-    def identity(self, memo_dir: Path | None = None) -> dict: ...
+    def identity(self, memo: StatMemo | None = None) -> dict: ...
 
     @abc.abstractmethod
     def compile(self, source: str, out_path: Path, workdir: Path, needs_blas: bool, label: str = "") -> CompileResult:
         ...
+
+    def blas_library(self) -> str | None:
+        """Path of the shared BLAS library that ``needs_blas`` kernels link (preloaded ahead of them on a warm
+        start), or None when there is none to preload."""
+        return None

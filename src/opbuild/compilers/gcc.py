@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import platform
 import shutil
@@ -12,6 +11,7 @@ import time
 from pathlib import Path
 
 from .. import config
+from ..cache.statmemo import StatMemo
 from ..errors import CompileError, CompilerNotFoundError
 from .base import Compiler, CompileResult
 
@@ -52,52 +52,40 @@ class GccLike(Compiler):
         self.cflags = list(cflags or [])
         self._identity: dict | None = None
 
-    def identity(self, memo_dir: Path | None = None) -> dict:
+    def identity(self, memo: StatMemo | None = None) -> dict:
         """Resolved path, ``--version`` output, flags and linked BLAS of this compiler.
 
         Running ``cc --version`` costs milliseconds, too much for a warm start, so its output is memoised in
-        ``memo_dir`` keyed by the executable's path, size and mtime (ccache's default compiler check): a
-        reinstalled or upgraded compiler changes the key and is probed again.
+        ``memo`` (kernel_meta/.memo.json) keyed by the executable's path, size and mtime (ccache's default
+        compiler check): a reinstalled or upgraded compiler changes the key and is probed again.
         """
         if self._identity is None:
             self._identity = {
                 "path": self.exe,
-                "version": self._version(memo_dir),
+                "version": self._version(memo or StatMemo(None)),
                 "flags": BASE_FLAGS,
                 "cflags": self.cflags,
                 "blas": _blas(),
             }
         return self._identity
 
-    def _version(self, memo_dir: Path | None) -> str:
-        try:
-            st = os.stat(self.exe)
-        except OSError as e:
-            raise CompilerNotFoundError([f"{self.exe} ({e})"]) from e
-        probe = f"{self.exe}|{st.st_size}|{st.st_mtime_ns}"
-        memo = memo_dir / ".compilers.json" if memo_dir is not None else None
-        known: dict = {}
-        if memo is not None:
+    def _version(self, memo: StatMemo) -> str:
+        def probe() -> str:
             try:
-                known = json.loads(memo.read_text())
-                if probe in known:
-                    return str(known[probe])
-            except (OSError, ValueError):
-                known = {}
-        try:
-            out = subprocess.run([self.exe, "--version"], capture_output=True, text=True, timeout=60)
-        except (OSError, subprocess.SubprocessError) as e:
-            raise CompilerNotFoundError([f"{self.exe} ({e})"]) from e
-        version = out.stdout.splitlines()[0].strip() if out.stdout else out.stderr.strip()
-        if memo is not None and isinstance(known, dict):
-            try:
-                from ..cache.fsio import atomic_write
+                out = subprocess.run([self.exe, "--version"], capture_output=True, text=True, timeout=60)
+            except (OSError, subprocess.SubprocessError) as e:
+                raise CompilerNotFoundError([f"{self.exe} ({e})"]) from e
+            return out.stdout.splitlines()[0].strip() if out.stdout else out.stderr.strip()
 
-                known[probe] = version
-                atomic_write(memo, json.dumps(known, indent=1, sort_keys=True).encode(), fsync=False)
-            except OSError:
-                pass  # a read-only or full cache only costs the probe again next run
-        return version
+        try:
+            return memo.get("version", self.exe, probe)
+        except OSError as e:  # the executable vanished since it was found
+            raise CompilerNotFoundError([f"{self.exe} ({e})"]) from e
+
+    def blas_library(self) -> str | None:
+        """The OpenBLAS shared object that GEMM and conv kernels link (from the memoised identity)."""
+        b = self.identity()["blas"]
+        return os.path.join(b["lib_dir"], f"lib{b['lib']}.so")
 
     def command(self, src: Path, out: Path, needs_blas: bool) -> list[str]:
         cmd = [self.exe, *BASE_FLAGS, *self.cflags, "-o", str(out), str(src)]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,9 +49,16 @@ class KernelSpec:
 
 
 @functools.cache
-def _source_digest(path: str) -> bytes:
-    """sha256 of a generator source file, read once per process (every op of a family shares it)."""
-    return hashlib.sha256(Path(path).read_bytes()).digest()
+def _source_digest(path: str) -> str:
+    """sha256 (hex) of a generator source file, read once per process (every op of a family shares it)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _emitter_file(fn: Callable) -> str:
+    """The source file of an emitter: its module's file (cheap), else what inspect finds (slow: it may scan
+    every loaded module)."""
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    return getattr(module, "__file__", None) or str(inspect.getsourcefile(fn))
 
 
 InferFn = Callable[[dict, Sequence[TensorType]], list[TensorType]]
@@ -73,18 +81,20 @@ class OpDef:
     multi_output: bool = False
     _codegen_hash: str | None = field(default=None, repr=False)
 
-    def codegen_hash(self) -> str:
+    def codegen_hash(self, file_digest: Callable[[str], str] | None = None) -> str:
         """sha256 of the code that generates this op's C: the family module and the shared C codegen.
 
         Hashing whole source files is deliberately conservative: any edit to an op family's generator
-        yields new keys for that family, so a stale binary is never reused.
+        yields new keys for that family, so a stale binary is never reused. ``file_digest`` (hex sha256 of a
+        file) may serve memoised digests (cache/statmemo.py); computed once per process and op.
         """
         if self._codegen_hash is None:
             from ..codegen import c as c_codegen
 
+            digest = file_digest or _source_digest
             h = hashlib.sha256()
-            for mod_file in (inspect.getsourcefile(self.emit), c_codegen.__file__):
-                h.update(_source_digest(str(mod_file)))
+            for mod_file in (_emitter_file(self.emit), c_codegen.__file__):
+                h.update(bytes.fromhex(digest(str(mod_file))))
             h.update(self.name.encode())
             self._codegen_hash = h.hexdigest()
         return self._codegen_hash

@@ -1,0 +1,85 @@
+"""Values derived from files, memoised across processes and keyed by the file's path, size and mtime.
+
+A warm start must know the compiler's ``--version`` output (running it costs milliseconds) and a digest of
+every source file that generates C (hashing them costs ~0.4 ms per network) before it can name a single
+kernel. Both are pure functions of a file's contents, so they are memoised in ``kernel_meta/.memo.json``
+under ``<kind>|<path>|<size>|<mtime_ns>``: the check ccache applies to compilers (``compiler_check=mtime``)
+and Python applies to ``.pyc`` files. Any rewrite of the file changes its key and the value is derived
+again. The file is an optimisation only: unreadable, damaged or unwritable, it costs the derivation, never
+a wrong key, and concurrent writers at worst drop each other's new values.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+MEMO_FILE = ".memo.json"
+MAX_VALUES = 512  # old keys (upgraded compilers, edited sources) are dropped beyond this many
+
+
+class StatMemo:
+    """The memo of one ``kernel_meta`` directory (``directory`` None: a memo that only lives in memory)."""
+
+    def __init__(self, directory: Path | None):
+        self.path = Path(directory) / MEMO_FILE if directory is not None else None
+        self._values: dict[str, str] | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> dict[str, str]:
+        if self._values is None:
+            values: dict[str, str] = {}
+            if self.path is not None:
+                try:
+                    loaded = json.loads(self.path.read_bytes())
+                    if isinstance(loaded, dict):
+                        values = {str(k): str(v) for k, v in loaded.items()}
+                except (OSError, ValueError):
+                    pass  # absent or damaged: derive again, and rewrite it
+            self._values = values
+        return self._values
+
+    def get(self, kind: str, file: str, derive: Callable[[], str]) -> str:
+        """The value of ``kind`` for ``file``: memoised if the file's size and mtime are unchanged, else
+        ``derive()`` (then remembered). OSError from stat-ing ``file`` propagates."""
+        st = os.stat(file)
+        key = f"{kind}|{file}|{st.st_size}|{st.st_mtime_ns}"
+        with self._lock:
+            known = self._load().get(key)
+        if known is not None:
+            return known
+        value = derive()
+        with self._lock:
+            values = self._load()
+            values[key] = value
+            while len(values) > MAX_VALUES:
+                del values[next(iter(values))]
+            self._save(values)
+        return value
+
+    def _save(self, values: dict[str, str]) -> None:
+        if self.path is None:
+            return
+        from .fsio import atomic_write
+
+        try:
+            atomic_write(self.path, json.dumps(values, indent=1).encode(), fsync=False)
+        except OSError:
+            pass  # a read-only or full cache only costs the derivation again next run
+
+    def file_digest(self, file: str) -> str:
+        """sha256 (hex) of a file's bytes, memoised."""
+
+        def derive() -> str:
+            import hashlib
+
+            with open(file, "rb") as f:
+                return hashlib.sha256(f.read()).hexdigest()
+
+        return self.get("sha256", file, derive)
+
+
+__all__ = ["MEMO_FILE", "StatMemo"]
