@@ -361,7 +361,10 @@ class _BatchBuild:
     parallel batches (each batch first takes its kernels' shared build leases), then wait for the ones other
     processes or machines are building and reuse their results (single flight)."""
 
-    MAX_BATCH = 8
+    # A compiler call costs ~40 ms before its first kernel (process, headers, link), each kernel then ~5-60 ms
+    # (a convolution is the costliest): batches of up to 16 amortise the first part while a failing batch,
+    # retried kernel by kernel, stays cheap.
+    MAX_BATCH = 16
 
     def __init__(self, builder: Builder, read_store: KernelStore | None, write_store: KernelStore,
                  swept: set[str], misses: list[tuple[str, _Request, Lookup]], repairs: list[tuple[str, str]]):
@@ -470,10 +473,11 @@ class _BatchBuild:
         if not todo:
             return
         jobs = min(config.build_jobs(), len(todo))
-        # Enough batches to keep every job busy, none larger than MAX_BATCH; BLAS kernels (GEMM, conv) are
-        # costlier, so they are spread first.
+        # Whole rounds of one batch per job, as few rounds as MAX_BATCH allows: 24 kernels on 2 jobs are 2
+        # batches of 12 (one round), not 3 of 8 (two rounds, the second with an idle job). BLAS kernels (GEMM,
+        # conv) are costlier, so they are dealt out first, round-robin.
         todo.sort(key=lambda t: not t[1].needs_blas)
-        n_batches = max(jobs, -(-len(todo) // self.MAX_BATCH))
+        n_batches = min(len(todo), jobs * -(-len(todo) // (jobs * self.MAX_BATCH)))
         if tier is not None:
             # Ranks sharing a tier split the work: at least one batch per job of every rank (RANK_SIZE), so a
             # rank that starts first cannot lease the whole network in its first wave of batches.
@@ -582,21 +586,43 @@ class _BatchBuild:
 
 
 class _Progress:
-    """A tqdm bar on a terminal for builds that take longer than about a second; silent otherwise."""
+    """A tqdm bar on a terminal for builds that take longer than about a second; silent otherwise.
+
+    Batches of several kernels report nothing until they finish, so a ticker thread shows the bar once the
+    build has run for DELAY seconds and refreshes it (elapsed time, the kernel compiling) every REFRESH
+    seconds, whether or not a kernel finished meanwhile.
+    """
+
+    DELAY = 1.0
+    REFRESH = 0.5
 
     def __init__(self, total: int):
         self._bar = None
         self._lock = threading.Lock()
+        self._closed = threading.Event()
         if total and sys.stderr.isatty() and os.environ.get("OPBUILD_PROGRESS", "1") != "0":
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, desc="opbuild: building kernels", unit="kernel", delay=1.0,
-                             leave=False, file=sys.stderr)
+            # A terminal that reports no size (a fresh pty, some CI runners) would get no bar at all from tqdm.
+            size = shutil.get_terminal_size((100, 24))
+            self._bar = tqdm(total=total, desc="opbuild: building kernels", unit="kernel", delay=self.DELAY,
+                             leave=False, file=sys.stderr, ncols=size.columns or 100, nrows=size.lines or 24)
+            threading.Thread(target=self._tick, name="opbuild-progress", daemon=True).start()
+
+    def _tick(self) -> None:
+        wait = self.DELAY
+        while not self._closed.wait(wait):
+            with self._lock:
+                if self._closed.is_set():
+                    return
+                self._bar.refresh()
+            wait = self.REFRESH
 
     def compiling(self, name: str, n: int) -> None:
         if self._bar is not None:
             with self._lock:
-                self._bar.set_postfix_str(name + (f" (+{n - 1})" if n > 1 else ""), refresh=False)
+                short = name[:name.rfind("_") + 9]  # <op>_<8 hex>: the bar keeps its room on narrow terminals
+                self._bar.set_postfix_str(short + (f" (+{n - 1})" if n > 1 else ""), refresh=False)
 
     def step(self, name: str) -> None:
         if self._bar is not None:
@@ -605,4 +631,6 @@ class _Progress:
 
     def close(self) -> None:
         if self._bar is not None:
-            self._bar.close()
+            with self._lock:
+                self._closed.set()
+                self._bar.close()
