@@ -210,7 +210,7 @@ class Builder:
         scope = f"{read_store.path if read_store else write_store.path}|{self._compiler_env}"
         by_memo: dict[str, LoadedKernel] = {}
         pending: dict[str, _Request] = {}
-        preloading = False
+        needs_blas = False
         for spec in specs:
             mk = spec.memo_key()
             if mk in by_memo or mk in pending:
@@ -221,11 +221,11 @@ class Builder:
                 report.kernels.append(KernelRecord(hit.name, spec.op, "reused", 0.0, "memory"))
                 continue
             req = pending[mk] = self.request(spec, identity)
-            if req.needs_blas and not preloading:
-                preloading = True  # the BLAS loads on another core while this loop and the lookups run
-                blas = self.compiler().blas_library()
-                if blas:
-                    preload(blas)
+            needs_blas = needs_blas or req.needs_blas
+        if needs_blas:  # lazily bound before any kernel pulls it in with immediate binding (loader.preload)
+            blas = self.compiler().blas_library()
+            if blas:
+                preload(blas)
 
         shared = read_store is not None and read_store is write_store
         swept = set(read_store.sweep_temporaries()) if shared else set()

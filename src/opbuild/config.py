@@ -115,8 +115,8 @@ def cache_fsync() -> bool:
 
 
 def preload_enabled() -> bool:
-    """OPBUILD_PRELOAD=0 stops builds from loading the BLAS on a background thread ahead of the kernels that
-    link it (runtime/loader.py: preload); they then load it themselves."""
+    """OPBUILD_PRELOAD=0 stops builds from loading the BLAS, lazily bound, ahead of the kernels that link it
+    (runtime/loader.py: preload); the kernels then load it themselves, with immediate binding."""
     return _env_bool("OPBUILD_PRELOAD", True)
 
 

@@ -43,46 +43,36 @@ def load_kernel(path: Path | str, name: str, symbol: str, libs: dict | None = No
 
 
 # ---- preloading the libraries kernels link --------------------------------------------------------------
-_preloads: dict[str, threading.Thread] = {}
+_preloaded: dict[str, int] = {}  # path -> dlopen handle (0: failed); preloaded libraries stay loaded
 _preload_lock = threading.Lock()
-_handles: list[int] = []  # preloaded libraries stay loaded for the life of the process
 
 
 def _libc_dlopen():
-    """libc's ``dlopen`` as a ctypes function (ctypes releases the GIL while it runs), or None."""
+    """libc's ``dlopen`` as a ctypes function, or None where the process has none to offer."""
     try:
         fn = ctypes.CDLL(None).dlopen
-    except (OSError, AttributeError):  # no dlopen in the global scope (not glibc): no preloading
+    except (OSError, AttributeError):
         return None
     fn.argtypes = [ctypes.c_char_p, ctypes.c_int]
     fn.restype = ctypes.c_void_p
     return fn
 
 
-def preload(path: str) -> None:
-    """Start loading the shared library at ``path`` (the BLAS that GEMM and conv kernels link) on a
-    background thread; returns at once, and does nothing if it was started before.
+def preload(path: str) -> bool:
+    """Load the shared library at ``path`` (the BLAS that GEMM and conv kernels link) with lazy binding, once
+    per process; returns whether it is loaded. Errors are not raised: the kernel's own ``dlopen`` reports them.
 
-    Loading OpenBLAS is most of a warm start's floor: ~0.9 ms with the immediate binding that ``dlopen`` of a
-    kernel applies to its dependencies, ~0.45 ms with lazy binding, and it runs here while the build computes
-    descriptors and verifies entries. A kernel that links the library then finds it loaded (the dynamic
-    loader matches it by soname, and serialises a kernel's ``dlopen`` behind a preload still in progress).
-    Lazy binding resolves each BLAS function at its first call; the library is one the kernels were linked
-    against, so nothing is missing. Errors are ignored here: the kernel's own ``dlopen`` reports them.
+    A kernel's ``dlopen`` binds every symbol of the libraries it pulls in at once (ctypes opens with
+    RTLD_NOW), and OpenBLAS exports thousands: ~0.9 ms, most of a warm start's floor. Loaded first with lazy
+    binding it costs ~0.45 ms, each BLAS function being resolved at its first call, and the kernels then find
+    it loaded (the dynamic loader matches it by soname). The library is the one the kernels were linked
+    against, so lazy binding leaves nothing unresolved. (A background thread would overlap the load with
+    the build, but measured no faster: it contends with the building thread for the GIL and the cores.)
     """
     with _preload_lock:
-        if path in _preloads or not config.preload_enabled():
-            return
-        dlopen = _libc_dlopen()
-        if dlopen is None:
-            return
-        encoded = os.fsencode(path)
-
-        def run() -> None:
-            handle = dlopen(encoded, os.RTLD_LAZY | os.RTLD_LOCAL)
-            if handle:
-                _handles.append(handle)
-
-        thread = threading.Thread(target=run, name="opbuild-preload", daemon=True)
-        _preloads[path] = thread
-        thread.start()
+        if path not in _preloaded:
+            if not config.preload_enabled():
+                return False
+            dlopen = _libc_dlopen()
+            _preloaded[path] = (dlopen(os.fsencode(path), os.RTLD_LAZY | os.RTLD_LOCAL) or 0) if dlopen else 0
+        return bool(_preloaded[path])
