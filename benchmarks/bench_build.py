@@ -138,6 +138,7 @@ def bench_opbuild(cfg: dict, change: tuple[dict, str], a: argparse.Namespace, ro
         "cold_best_ms_per_kernel": 1e3 * cold["best_build_s"] / distinct,
         "cold_cpu_ms_per_kernel": 1e3 * cold["compiler_cpu_s"] / distinct,
         "warm_ms_per_kernel": 1e3 * warm["build_s"] / distinct,
+        "warm_ms_per_node": 1e3 * warm["build_s"] / cold["graph_nodes"],
         "warm_best_ms_per_kernel": 1e3 * min(w["build_s"] for w in warms) / distinct,
         "warm_cpu_ms_per_kernel": 1e3 * warm["build_thread_cpu_s"] / distinct,
         "floor_ms_per_kernel": 1e3 * floor["floor_s"] / distinct,
@@ -195,8 +196,12 @@ def evaluate(net: str, r: dict[str, Any]) -> list[dict[str, Any]]:
     out = [
         {"net": net, "target": f"cold build <= {COLD_MS_PER_KERNEL:g} ms per distinct kernel",
          "value": ob["cold_ms_per_kernel"], "unit": "ms/kernel", "met": ob["cold_ms_per_kernel"] <= COLD_MS_PER_KERNEL},
+        # Judged per DISTINCT kernel (the strict reading); per graph node (every kernel instance the build
+        # hands out) is shown alongside.
         {"net": net, "target": f"warm build <= {WARM_MS_PER_KERNEL:g} ms per kernel",
-         "value": ob["warm_ms_per_kernel"], "unit": "ms/kernel", "met": ob["warm_ms_per_kernel"] <= WARM_MS_PER_KERNEL},
+         "value": ob["warm_ms_per_kernel"],
+         "unit": f"ms/distinct kernel ({ob['warm_ms_per_node']:.3f} ms per graph node)",
+         "met": ob["warm_ms_per_kernel"] <= WARM_MS_PER_KERNEL},
     ]
     jx = r.get("jax", {})
     if "warm" in jx:

@@ -4,7 +4,7 @@ manual step, with correct outputs, and that verifies clean (every committed entr
 Two kinds of kills, both real SIGKILLs of real build processes:
   * deterministic: the worker SIGKILLs itself at the N-th ``os.write/fsync/replace`` call made by the cache's
     write layer (``fsio``) or by the store (``local``: quarantine, sweep), before or after the call;
-  * timed: a process building a 30-kernel network is killed after delays spanning its whole build.
+  * timed: a process building a 60-kernel network is killed after delays spanning its whole build.
 """
 
 from __future__ import annotations
@@ -32,7 +32,10 @@ from tests.cache._util import (
 )
 
 SMALL = _net.branches([13])  # 5 kernels
-BIG = _net.branches([3, 4, 5, 6, 7, 8])  # 30 kernels
+# 60 kernels: on 2 build jobs, two rounds of two batches, so some entries are committed long before the last
+# (30 kernels are one round: both batches commit within a few milliseconds of each other).
+SPAN = _net.branches(range(3, 15))
+SPAN_KERNELS = 60
 
 # With one build job SMALL's 5 kernels are compiled as ONE batch and published as: the shared binary staged
 # as a temporary (fsio write, replace #1); then per entry: its binary hard-linked in (local link and
@@ -120,7 +123,7 @@ def _wait_killed(proc, delay: float) -> bool:
 
 
 def test_kill_after_random_delays_spanning_the_build(tmp_path):
-    """One cache, many interrupted cold builds: each trial uses its own OPBUILD_CFLAGS (so its 30 kernels are
+    """One cache, many interrupted cold builds: each trial uses its own OPBUILD_CFLAGS (so its 60 kernels are
     all new) and is killed after a random delay in its slice of [0, 1.1 x cold build time]. Trial 0 is killed
     almost at once, so the run that recovers it is a cold build: its duration calibrates the others. If, by
     timing luck, no kill landed while entries were being committed, extra trials bisect the window where
@@ -137,17 +140,17 @@ def test_kill_after_random_delays_spanning_the_build(tmp_path):
         nonlocal cold
         flags = f"-DOB_TRIAL={i}"
         before = set(committed(km)) if km.is_dir() else set()
-        proc = popen_worker({"net": BIG}, env_for(root, OPBUILD_CFLAGS=flags))
+        proc = popen_worker({"net": SPAN}, env_for(root, OPBUILD_CFLAGS=flags))
         proc.started = time.monotonic()
         killed = _wait_killed(proc, delay)
         progress.append((round(delay, 3), killed, len(set(committed(km)) - before) if km.is_dir() else 0))
         t0 = time.monotonic()
-        res = run_worker({"net": BIG}, env_for(root, OPBUILD_CFLAGS=flags))
+        res = run_worker({"net": SPAN}, env_for(root, OPBUILD_CFLAGS=flags))
         if i == 0:
-            assert res["report"]["built"] == 30
+            assert res["report"]["built"] == SPAN_KERNELS
             cold = time.monotonic() - t0
         rep = res["report"]
-        assert rep["built"] + rep["reused"] + rep["repaired"] == 30, (seed, progress)
+        assert rep["built"] + rep["reused"] + rep["repaired"] == SPAN_KERNELS, (seed, progress)
         assert len(res["warnings"]) <= 1, (seed, progress, res["warnings"])
         assert verify_cache(km) == [], (seed, progress)
 
@@ -155,14 +158,14 @@ def test_kill_after_random_delays_spanning_the_build(tmp_path):
     for i in range(1, trials):
         trial(i, cold * 1.1 * (i - 1 + rng.random()) / (trials - 1))
     for i in range(trials, trials + extra):
-        if any(k and 0 < n < 30 for _, k, n in progress):
+        if any(k and 0 < n < SPAN_KERNELS for _, k, n in progress):
             break
         lo = max([d for d, k, n in progress if k and n == 0], default=0.0)
-        hi = min([d for d, k, n in progress if n == 30], default=cold * 1.1)
+        hi = min([d for d, k, n in progress if n == SPAN_KERNELS], default=cold * 1.1)
         trial(i, (lo + hi) / 2)
     print(json.dumps({"seed": seed, "cold_s": cold, "progress": progress}))
     # The kills really did land inside the builds, not only before or after them.
-    assert any(k and 0 < n < 30 for _, k, n in progress), \
+    assert any(k and 0 < n < SPAN_KERNELS for _, k, n in progress), \
         f"no kill landed mid-build (seed {seed}, cold build {cold:.2f} s): {progress}"
-    assert len(committed(km)) == 30 * len(progress)
+    assert len(committed(km)) == SPAN_KERNELS * len(progress)
     shutil.rmtree(root)
