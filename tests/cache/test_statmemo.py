@@ -8,9 +8,7 @@ import os
 
 import pytest
 
-from opbuild.build import Builder
 from opbuild.cache.statmemo import MEMO_FILE, StatMemo
-from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY
 from opbuild.ops.registry import _source_digest
 from tests.cache._util import env_for, kernel_meta
@@ -78,16 +76,19 @@ def test_memoised_source_digest_is_the_digest(tmp_path):
     assert StatMemo(tmp_path).file_digest(path) == _source_digest(path)  # now from the memo file
 
 
-def test_build_memoises_compiler_version_and_generator_digests(tmp_path, monkeypatch):
-    monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path))
-    monkeypatch.delenv("RANK_ID", raising=False)
-    Builder().build([REGISTRY["Square"].spec({}, [TensorType((4,), "float32")])])
+def test_build_memoises_compiler_version_and_generator_digests(tmp_path):
+    """In a fresh process (codegen hashes are computed once per process), a build writes both kinds."""
+    code = ("from opbuild.build import Builder\nfrom opbuild.ir import TensorType\nfrom opbuild.ops import REGISTRY\n"
+            "Builder().build([REGISTRY['Square'].spec({}, [TensorType((4,), 'float32')])])\n"
+            "print(Builder().compiler().identity()['path'])\n")
+    exe = run_python(code, env=env_for(tmp_path)).stdout.split()[-1]
     memo = json.loads((kernel_meta(tmp_path) / MEMO_FILE).read_text())
     kinds = {k.split("|", 2)[0]: k.split("|", 2)[1] for k in memo}
-    assert kinds["version"] == Builder().compiler().identity()["path"]
+    assert kinds["version"] == exe
     files = {k.split("|")[1] for k in memo if k.startswith("sha256|")}
     assert REGISTRY["Square"].emit.__code__.co_filename in files
     assert any(f.endswith(os.path.join("codegen", "c.py")) for f in files)
+    assert all(len(memo[k]) == 64 for k in memo if k.startswith("sha256|"))
 
 
 def _fake_cc(tmp_path, log):
