@@ -112,3 +112,4 @@ def test_compiler_is_probed_once_and_again_after_an_upgrade(tmp_path):
     cc.write_text(cc.read_text() + "# upgraded\n")
     run_python(code, env=env)
     assert log.read_text().count("probe") == 2
+

@@ -63,6 +63,27 @@ def atomic_write(path: Path, data: bytes, fsync: bool = True) -> None:
         raise
 
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+_SMALL = 16384
+
+
+def read_small(path: str) -> bytes:
+    """The bytes of a (usually small) file; raises like ``open`` does. The warm path reads two metadata files
+    per kernel: a plain open/read/close costs ~1.4 us where ``open(path, "rb").read()`` costs ~4.5 us (a
+    buffered reader, an fstat for its buffer size, a second read for EOF)."""
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        data = os.read(fd, _SMALL)
+        if len(data) < _SMALL:
+            return data
+        chunks = [data]
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def pid_alive(pid: int) -> bool:
     """Whether a process with this pid exists on this host."""
     if pid <= 0:

@@ -80,8 +80,7 @@ class KernelStore:
         """
         base = self._prefix + name
         try:
-            with open(base + ".json", "rb") as f:
-                raw = f.read()
+            raw = fsio.read_small(base + ".json")
         except FileNotFoundError:
             if os.path.exists(base + ".info") or os.path.exists(base + BINARY_SUFFIX):
                 return Lookup("corrupt", "entry has no .json (interrupted build or deleted file)")
@@ -99,8 +98,7 @@ class KernelStore:
         except (ValueError, KeyError, TypeError) as e:
             return Lookup("corrupt", f"unparsable .json ({e})")
         try:
-            with open(base + ".info", "rb") as f:
-                on_disk = f.read()
+            on_disk = fsio.read_small(base + ".info")
         except FileNotFoundError:
             return Lookup("corrupt", "entry has no .info")
         except OSError as e:
