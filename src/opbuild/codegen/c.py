@@ -60,6 +60,64 @@ static inline float ob_expf(float x) {
   const float y = p * f1 * f2;
   return x != x ? x : y;
 }
+/* tanh for float32 that gcc vectorises, and that costs less than libmvec's tanhf (one 16-lane call per 16
+   floats, slower than NumPy's own SIMD tanh): for a = |x| and t = a^2, tanh(a) = (a + (a t) P(t)) / Q(t), P of
+   degree 3, Q of degree 4: one division, no branch. The coefficients are a minimax fit of tanh(a)/a on
+   [0, 9.0109] in relative error (2.2e-8; Loeb's iteration of linear programs in float64, made for opbuild).
+   Rounded to float32 and evaluated with FMA, the result is within 5.7 ulp of the correctly rounded tanh over
+   every float32 (5.63 at worst, mean 0.59 ulp on [0.01, 9]; libmvec and NumPy: 1.37 and 0.35), a relative error
+   below 3.4e-7: the float32 roundings of P and Q, not the fit, dominate. The numerator a + (a t) P is exactly a
+   for tiny a (where tanh(a) rounds to a); the quotient is clamped to 1 (rounding could exceed it) and replaced
+   by exactly 1 above 9.010913, the largest float whose tanh rounds below 1, which also covers inf (where the
+   quotient is inf / inf); NaN fails both comparisons and propagates; copysignf gives the sign back (-0.0 stays
+   -0.0). */
+static inline float ob_tanhf(float x) {
+  const float a = fabsf(x), t = a * a;
+  const float p = ((1.3400455e-08f * t + 2.0647401e-05f) * t + 0.0034981582f) * t + 0.13383277f;
+  const float q = (((7.796839e-07f * t + 0.0003289665f) * t + 0.025887022f) * t + 0.46716598f) * t + 1.0f;
+  float r = ((a * t) * p + a) / q;
+  r = r > 1.0f ? 1.0f : r;
+  r = a > 9.010913f ? 1.0f : r;
+  return copysignf(r, x);
+}
+/* tanh for float64 that gcc vectorises, ~1.6x faster than NumPy's (libmvec's tanh is slower than NumPy's):
+   tanh(a) = -m / (m + 2) with m = expm1(-2a), a = |x|. -2a = k ln2 - 2r with k = round(-2a / ln2) (the
+   1.5 * 2^52 trick, which leaves k in the low bits of kf) and |r| <= ln2 / 4 (ln2 / 2 in two parts), so
+   expm1(-2a) = 2^k (expm1(-2r) + 1) - 1, where expm1 on |-2r| <= ln2 / 2 is its Taylor polynomial of degree 13
+   (truncation error below 1.4e-17 relative) and 2^k (k >= -56 below the threshold) is built from the bits of
+   kf. Within 2.6 ulp of the correctly rounded tanh on dense samples of [0, 19.1] (NumPy: 1.2). Exactly a below
+   2^-27 (where tanh(a) rounds to a), exactly 1 above 19.061547465398494 (the largest double whose tanh rounds
+   below 1; also inf and huge a, where k and m are garbage); NaN propagates; copysign gives the sign back. */
+static inline double ob_tanh(double x) {
+  const double a = fabs(x);
+  const double kf = a * -2.8853900817779268 + 0x1.8p52;
+  const double k = kf - 0x1.8p52;
+  const double r = (k * 0.34657359027997264 + a) + k * 1.1595234069231498e-17;
+  const double y = -2.0 * r;
+  double p = 1.6059043836821613e-10;
+  p = p * y + 2.08767569878681e-09;
+  p = p * y + 2.505210838544172e-08;
+  p = p * y + 2.755731922398589e-07;
+  p = p * y + 2.7557319223985893e-06;
+  p = p * y + 2.48015873015873e-05;
+  p = p * y + 0.0001984126984126984;
+  p = p * y + 0.001388888888888889;
+  p = p * y + 0.008333333333333333;
+  p = p * y + 0.041666666666666664;
+  p = p * y + 0.16666666666666666;
+  p = p * y + 0.5;
+  const double e = (y * y) * p + y;
+  uint64_t b;
+  memcpy(&b, &kf, sizeof b);
+  b = (b << 52) + ((uint64_t)1023 << 52);
+  double s;
+  memcpy(&s, &b, sizeof s);
+  const double m = s * e + (s - 1.0);
+  double v = m / (m + 2.0);
+  v = a < 0x1p-27 ? a : v;
+  v = a > 19.061547465398494 ? 1.0 : v;
+  return copysign(v, x);
+}
 /* Vector math: declare the libm functions that glibc's libmvec implements for SIMD (x86-64 vector ABI), so
    gcc vectorises loops calling exp/tanh/erf/... instead of calling the scalar function per element.
    glibc's <math.h> makes these declarations only under -ffast-math, which we must not use (it breaks NaN/inf
