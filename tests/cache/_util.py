@@ -92,7 +92,8 @@ def verify_cache(km: Path) -> list[str]:
         data = binary.read_bytes()
         if len(data) != meta.get("size") or hashlib.sha256(data).hexdigest() != meta.get("sha256"):
             problems.append(f"{name}: binary does not match its .json")
-    problems += [f"stray temporary {p.name}" for p in km.iterdir() if p.name.startswith(".tmp.")]
+    tmps = list(km.iterdir()) + (list((km / ".tmp").iterdir()) if (km / ".tmp").is_dir() else [])
+    problems += [f"stray temporary {p.name}" for p in tmps if p.name.startswith(".tmp.")]
     problems += [f"half-written entry: {p.name} without .json" for p in km.iterdir()
                  if p.suffix in (".so", ".info") and not p.with_suffix(".json").exists()]
     # And opbuild's own verifier (``opbuild cache verify``) must agree that nothing is wrong.

@@ -37,8 +37,10 @@ def dead_pid() -> int:
 
 
 def stray_tmp(km: Path, final_name: str, data: bytes) -> Path:
-    """A temporary exactly as fsio names them, owned by a dead process of this host."""
-    path = km / f"{fsio.TMP_PREFIX}{fsio._HOST}.{dead_pid()}.0badc0de.{final_name}"
+    """A temporary exactly as fsio names and places them (kernel_meta/.tmp/), owned by a dead process of this
+    host."""
+    (km / ".tmp").mkdir(exist_ok=True)
+    path = km / ".tmp" / f"{fsio.TMP_PREFIX}{fsio._HOST}.{dead_pid()}.0badc0de.{final_name}"
     path.write_bytes(data)
     return path
 
@@ -104,7 +106,7 @@ def test_broken_entry_is_quarantined_rebuilt_and_reported(golden, tmp_path, kind
     victim = names[3]
     CORRUPTIONS[kind](km, victim, names)
     present = {s: _content(km / f"{victim}{s}") for s in PARTS if (km / f"{victim}{s}").exists()}
-    strays = [p.name for p in km.iterdir() if p.name.startswith(fsio.TMP_PREFIX)]
+    strays = [p.name for p in (km / ".tmp").iterdir()] if (km / ".tmp").is_dir() else []
 
     res = run_worker({"net": NET}, env_for(tmp_path / "root"))  # also checks the outputs against NumPy
 
@@ -145,7 +147,8 @@ def test_temporary_of_a_live_process_is_left_alone(golden, tmp_path):
     """Another process's temporary in flight must not be touched (it may be renamed any moment)."""
     root, names = golden
     km = copy_cache(root, tmp_path / "root")
-    live = km / f"{fsio.TMP_PREFIX}{fsio._HOST}.{os.getpid()}.0badc0de.{names[0]}.so"
+    (km / ".tmp").mkdir(exist_ok=True)
+    live = km / ".tmp" / f"{fsio.TMP_PREFIX}{fsio._HOST}.{os.getpid()}.0badc0de.{names[0]}.so"
     live.write_bytes(b"partial")
     res = run_worker({"net": NET}, env_for(tmp_path / "root"))
     assert res["report"]["reused"] == 10 and res["warnings"] == []
@@ -177,3 +180,40 @@ def test_damaged_batch_binary_repairs_every_entry_sharing_it(golden, tmp_path):
     (warning,) = res["warnings"]
     assert all(n in warning for n in shared) and "quarantine" in warning
     assert verify_cache(km) == []
+
+
+def _specs_from_infos(km: Path) -> list:
+    """The kernel specs of a cache's entries, read back from their descriptors."""
+    from opbuild.ir import TensorType
+    from opbuild.ops.registry import KernelSpec
+
+    def tensors(ts):
+        return tuple(TensorType(tuple(t["shape"]), t["dtype"]) for t in ts)
+
+    descs = [json.loads(p.read_text()) for p in sorted(km.glob("*.info")) if not p.name.startswith(".")]
+    return [KernelSpec(d["op"], d["attrs"], tensors(d["inputs"]), tensors(d["outputs"])) for d in descs]
+
+
+def test_warm_build_never_lists_the_whole_cache(golden, tmp_path, monkeypatch):
+    """The sweep of stray temporaries lists kernel_meta/.tmp/ only, so a warm start costs the same with 10 or
+    10,000 entries in the cache; temporaries that earlier versions left beside the entries are ignored by
+    builds and cleared by ``cache verify --repair``."""
+    from opbuild.build import Builder
+    from opbuild.cache import local
+
+    root, names = golden
+    km = copy_cache(root, tmp_path / "root")
+    legacy = km / f"{fsio.TMP_PREFIX}{fsio._HOST}.{dead_pid()}.0badc0de.{names[0]}.info"
+    legacy.write_bytes(b"old layout")
+    stray = stray_tmp(km, f"{names[1]}.json", b"{")
+    listed: list[str] = []
+    real = os.scandir
+    specs = _specs_from_infos(km)
+    monkeypatch.setattr(local.os, "scandir", lambda p=".": (listed.append(os.fspath(p)), real(p))[1])
+    monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path / "root"))
+    monkeypatch.delenv("RANK_ID", raising=False)
+    _, report = Builder().build(specs)
+    assert report.reused + report.repaired == len(specs) == len(names) and report.built == 0
+    assert listed == [str(km / ".tmp")]  # not the kernel_meta directory itself
+    assert not stray.exists() and stray.name in _quarantined(km)  # the dead process's temporary: swept
+    assert legacy.exists()

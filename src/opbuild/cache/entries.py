@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import fsio
-from .local import BINARY_SUFFIX, LOCK_DIR, QUARANTINE_DIR
+from .local import BINARY_SUFFIX, LOCK_DIR, QUARANTINE_DIR, TMP_DIR
 from .statmemo import MEMO_FILE
 
 NAME_RE = re.compile(r"^([a-z0-9_]+)_([0-9a-f]{32})$")
@@ -191,6 +191,10 @@ def scan(path: Path) -> Listing:
                 for q, qst in _files_under(Path(d.path)):
                     listing.quarantine.append(q)
                     listing.files[q] = FileStat.of(qst)
+            elif d.name == TMP_DIR:
+                for t, tst in _files_under(Path(d.path)):
+                    listing.temporaries.append(t)
+                    listing.files[t] = FileStat.of(tst)
             elif d.name != LOCK_DIR:
                 listing.orphans.append(Path(d.path))
             continue

@@ -1,8 +1,8 @@
 """Crash-safe file primitives: atomic writes and sweeping of temporaries left by killed processes.
 
-Every temporary is named ``.tmp.<host>.<pid>.<token>.<final name>`` in the directory of its final name, so a
-sweep can tell whose it is: a temporary of a dead process on this host is removed at once, one of another host
-(shared filesystems) only once it is old.
+Every temporary is named ``.tmp.<host>.<pid>.<token>.<final name>`` (in a kernel_meta, inside its ``.tmp/``
+folder; elsewhere in the directory of its final name), so a sweep can tell whose it is: a temporary of a
+dead process on this host is removed at once, one of another host (shared filesystems) only once it is old.
 """
 
 from __future__ import annotations
@@ -37,14 +37,30 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, fsync: bool = True) -> None:
+def tmp_path(path: Path, tmp_dir: Path | None = None) -> Path:
+    """A fresh temporary name for ``path``, in ``tmp_dir`` (same filesystem) or else next to ``path``."""
+    return (tmp_dir if tmp_dir is not None else path.parent) / tmp_name(path.name)
+
+
+def _create(tmp: Path) -> int:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    try:
+        return os.open(tmp, flags, 0o644)
+    except FileNotFoundError:  # a temporaries folder not created yet (or removed by ``cache clear``)
+        os.makedirs(tmp.parent, exist_ok=True)
+        return os.open(tmp, flags, 0o644)
+
+
+def atomic_write(path: Path, data: bytes, fsync: bool = True, tmp_dir: Path | None = None) -> None:
     """Write ``data`` to ``path`` so that readers see either the old file or the whole new one.
 
-    The temporary is removed if anything fails (ENOSPC, EROFS, ...), and the error is re-raised.
+    The temporary lives in ``tmp_dir`` when given (a kernel_meta keeps its temporaries in ``.tmp/``, so that
+    sweeping them after a crash never has to list the whole cache), else next to ``path``. It is removed if
+    anything fails (ENOSPC, EROFS, ...), and the error is re-raised.
     """
-    tmp = path.with_name(tmp_name(path.name))
+    tmp = tmp_path(path, tmp_dir)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        fd = _create(tmp)
         try:
             view = memoryview(data)
             while view:

@@ -29,6 +29,7 @@ log = logging.getLogger("opbuild.cache")
 BINARY_SUFFIX = ".so"
 QUARANTINE_DIR = "quarantine"
 LOCK_DIR = ".locks"
+TMP_DIR = ".tmp"  # every temporary written into a kernel_meta lives here (fsio.atomic_write's tmp_dir)
 
 
 @dataclass
@@ -51,6 +52,7 @@ class KernelStore:
         if create:
             self.path.mkdir(parents=True, exist_ok=True)
         self._prefix = os.path.join(str(self.path), "")
+        self.tmp_dir = self.path / TMP_DIR
         self._swept = False
         self._digests: dict[tuple[int, int, int, int], str] = {}
 
@@ -156,12 +158,12 @@ class KernelStore:
         sync = config.cache_fsync()
         try:
             if link_from is None or not self._link(link_from, target):
-                fsio.atomic_write(target, binary, fsync=sync)
+                fsio.atomic_write(target, binary, fsync=sync, tmp_dir=self.tmp_dir)
             written.append(target)
-            fsio.atomic_write(self.info_path(name), info, fsync=sync)
+            fsio.atomic_write(self.info_path(name), info, fsync=sync, tmp_dir=self.tmp_dir)
             written.append(self.info_path(name))
             fsio.atomic_write(self.json_path(name), (json.dumps(result, indent=1, sort_keys=True) + "\n").encode(),
-                              fsync=sync)
+                              fsync=sync, tmp_dir=self.tmp_dir)
         except OSError:
             if not self.json_path(name).exists():
                 for path in written:
@@ -174,9 +176,15 @@ class KernelStore:
 
     def _link(self, source: Path, target: Path) -> bool:
         """Atomically make ``target`` a hard link of ``source``; False where links are not possible."""
-        tmp = target.with_name(fsio.tmp_name(target.name))
+        tmp = fsio.tmp_path(target, self.tmp_dir)
         try:
-            os.link(source, tmp)
+            try:
+                os.link(source, tmp)
+            except FileNotFoundError:
+                if not os.path.exists(source):
+                    raise
+                self.tmp_dir.mkdir(exist_ok=True)
+                os.link(source, tmp)
         except OSError:
             return False
         try:
@@ -187,10 +195,10 @@ class KernelStore:
         return True
 
     def stage_binary(self, binary: bytes, label: str) -> Path:
-        """Write a batch's shared binary as a temporary in this directory (for :meth:`publish` ``link_from``).
+        """Write a batch's shared binary as a temporary of this store (for :meth:`publish` ``link_from``).
         The caller removes it once the entries are linked; if the process dies first, the sweep does."""
-        path = self.path / fsio.tmp_name(label + BINARY_SUFFIX)
-        fsio.atomic_write(path, binary, fsync=config.cache_fsync())
+        path = self.tmp_dir / fsio.tmp_name(label + BINARY_SUFFIX)
+        fsio.atomic_write(path, binary, fsync=config.cache_fsync(), tmp_dir=self.tmp_dir)
         return path
 
     def quarantine(self, name: str, reason: str) -> list[Path]:
@@ -226,15 +234,31 @@ class KernelStore:
 
     def sweep_temporaries(self) -> list[str]:
         """Move stale temporaries (of dead processes) into quarantine; return the kernel names they belonged
-        to. Runs at most once per store object."""
+        to. Runs at most once per store object, on every build: so it lists only the ``.tmp/`` folder (empty
+        unless a process is writing or died writing), never the whole cache, whose size it must not pay for.
+        (Temporaries that earlier versions left beside the entries are cleared by ``cache verify --repair``.)"""
         if self._swept:
             return []
         self._swept = True
         names: list[str] = []
         try:
-            entries = list(os.scandir(self.path))
-        except OSError:
+            entries = list(os.scandir(self.tmp_dir))
+        except OSError:  # no .tmp folder yet: nothing was ever interrupted here
             return names
+        now = time.time()
+        for entry in entries:
+            if not entry.name.startswith(fsio.TMP_PREFIX) or not fsio.is_stale_tmp(entry, now):
+                continue
+            parsed = fsio.parse_tmp(entry.name)
+            final = parsed[2] if parsed else entry.name
+            try:
+                qdir = self.path / QUARANTINE_DIR
+                qdir.mkdir(exist_ok=True)
+                os.replace(entry.path, qdir / entry.name)
+            except OSError:
+                continue
+            names.append(final.rsplit(".", 1)[0])
+        return names
         now = time.time()
         for entry in entries:
             if not entry.name.startswith(fsio.TMP_PREFIX) or not fsio.is_stale_tmp(entry, now):

@@ -64,9 +64,11 @@ class StatMemo:
         if self.path is None:
             return
         from .fsio import atomic_write
+        from .local import TMP_DIR
 
         try:
-            atomic_write(self.path, json.dumps(values, indent=1).encode(), fsync=False)
+            atomic_write(self.path, json.dumps(values, indent=1).encode(), fsync=False,
+                         tmp_dir=self.path.parent / TMP_DIR)
         except OSError:
             pass  # a read-only or full cache only costs the derivation again next run
 

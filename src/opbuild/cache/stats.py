@@ -19,7 +19,7 @@ import filelock
 
 from . import fsio
 from .entries import STATS_FILE
-from .local import LOCK_DIR
+from .local import LOCK_DIR, TMP_DIR
 
 log = logging.getLogger("opbuild.cache")
 
@@ -128,7 +128,7 @@ def add(directory: Path, **deltas: float) -> bool:
                 data["counters"][k] += v
             data["updated"] = now
             # No fsync: losing the last increments in a power cut is fine; a torn file is not (atomic rename).
-            fsio.atomic_write(stats_path(directory), _dump(data), fsync=False)
+            fsio.atomic_write(stats_path(directory), _dump(data), fsync=False, tmp_dir=Path(directory) / TMP_DIR)
         return True
     except (filelock.Timeout, OSError) as e:
         log.debug("opbuild: statistics of %s not updated (%s)", directory, e)
@@ -141,4 +141,4 @@ def zero(directory: Path) -> None:
     (directory / LOCK_DIR).mkdir(parents=True, exist_ok=True)
     with _lock(directory).acquire(timeout=UPDATE_TIMEOUT):
         data = _empty(time.time())
-        fsio.atomic_write(stats_path(directory), _dump(data), fsync=False)
+        fsio.atomic_write(stats_path(directory), _dump(data), fsync=False, tmp_dir=Path(directory) / TMP_DIR)
