@@ -15,6 +15,7 @@ around each boundary of its argument reduction) within 3 ulp of long double tanh
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -31,6 +32,21 @@ def _compile(tmp_path, source: str) -> ctypes.CDLL:
 
 def _ptr(a: np.ndarray) -> ctypes.c_void_p:
     return ctypes.c_void_p(a.ctypes.data)
+
+
+def _elementwise(tmp_path_factory, fn: str, ctype: str, dtype) -> Callable[[np.ndarray], np.ndarray]:
+    """A prelude helper ``fn`` (e.g. ob_tanhf) applied to an array, compiled the way kernels are."""
+    src = (f"OB_EXPORT void f(const {ctype} *restrict x, {ctype} *restrict y, int64_t n) "
+           f"{{ for (int64_t i = 0; i < n; i++) y[i] = {fn}(x[i]); }}\n")
+    lib = _compile(tmp_path_factory.mktemp(fn), src)
+
+    def run(x: np.ndarray) -> np.ndarray:
+        x = np.ascontiguousarray(x, dtype=dtype)
+        y = np.empty_like(x)
+        lib.f(_ptr(x), _ptr(y), ctypes.c_int64(x.size))
+        return y
+
+    return run
 
 
 LENGTHS = [0, 1, 31, 64, 65, 100, 257]  # int64 lanes = 16, float32 lanes = 32: every path and tail
@@ -61,17 +77,7 @@ def test_lane_reduce_sums_and_maxima(tmp_path):
 
 @pytest.fixture(scope="module")
 def expf(tmp_path_factory):
-    src = ("OB_EXPORT void f(const float *restrict x, float *restrict y, int64_t n) "
-           "{ for (int64_t i = 0; i < n; i++) y[i] = ob_expf(x[i]); }\n")
-    lib = _compile(tmp_path_factory.mktemp("expf"), src)
-
-    def run(x: np.ndarray) -> np.ndarray:
-        x = np.ascontiguousarray(x, dtype=np.float32)
-        y = np.empty_like(x)
-        lib.f(_ptr(x), _ptr(y), ctypes.c_int64(x.size))
-        return y
-
-    return run
+    return _elementwise(tmp_path_factory, "ob_expf", "float", np.float32)
 
 
 def test_ob_expf_is_within_one_ulp(expf):
@@ -95,17 +101,7 @@ def test_ob_expf_special_values(expf):
 
 @pytest.fixture(scope="module")
 def tanhf(tmp_path_factory):
-    src = ("OB_EXPORT void f(const float *restrict x, float *restrict y, int64_t n) "
-           "{ for (int64_t i = 0; i < n; i++) y[i] = ob_tanhf(x[i]); }\n")
-    lib = _compile(tmp_path_factory.mktemp("tanhf"), src)
-
-    def run(x: np.ndarray) -> np.ndarray:
-        x = np.ascontiguousarray(x, dtype=np.float32)
-        y = np.empty_like(x)
-        lib.f(_ptr(x), _ptr(y), ctypes.c_int64(x.size))
-        return y
-
-    return run
+    return _elementwise(tmp_path_factory, "ob_tanhf", "float", np.float32)
 
 
 def _ulps(y: np.ndarray, exact: np.ndarray) -> np.ndarray:
@@ -145,17 +141,7 @@ def test_ob_tanhf_special_values(tanhf):
 
 @pytest.fixture(scope="module")
 def tanh64(tmp_path_factory):
-    src = ("OB_EXPORT void f(const double *restrict x, double *restrict y, int64_t n) "
-           "{ for (int64_t i = 0; i < n; i++) y[i] = ob_tanh(x[i]); }\n")
-    lib = _compile(tmp_path_factory.mktemp("tanh64"), src)
-
-    def run(x: np.ndarray) -> np.ndarray:
-        x = np.ascontiguousarray(x, dtype=np.float64)
-        y = np.empty_like(x)
-        lib.f(_ptr(x), _ptr(y), ctypes.c_int64(x.size))
-        return y
-
-    return run
+    return _elementwise(tmp_path_factory, "ob_tanh", "double", np.float64)
 
 
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="needs an extended long double as the oracle")

@@ -259,17 +259,3 @@ class KernelStore:
                 continue
             names.append(final.rsplit(".", 1)[0])
         return names
-        now = time.time()
-        for entry in entries:
-            if not entry.name.startswith(fsio.TMP_PREFIX) or not fsio.is_stale_tmp(entry, now):
-                continue
-            parsed = fsio.parse_tmp(entry.name)
-            final = parsed[2] if parsed else entry.name
-            try:
-                qdir = self.path / QUARANTINE_DIR
-                qdir.mkdir(exist_ok=True)
-                os.replace(entry.path, qdir / entry.name)
-            except OSError:
-                continue
-            names.append(final.rsplit(".", 1)[0])
-        return names
