@@ -14,6 +14,8 @@ kernels are built into a private temporary directory instead and one warning say
 from __future__ import annotations
 
 import atexit
+import hashlib
+import json
 import logging
 import os
 import shutil
@@ -29,8 +31,8 @@ from pathlib import Path
 import filelock
 
 from . import __version__, config
+from .cache import fsio, manifest, pin
 from .cache import key as cache_key
-from .cache import pin
 from .cache.local import KernelStore, Lookup
 from .cache.observe import Observer
 from .cache.shared import SharedTier
@@ -45,6 +47,15 @@ from .runtime.loader import LoadedKernel, load_kernel, preload
 
 log = logging.getLogger("opbuild")
 PRIVATE_PREFIX = "opbuild-private-"
+
+
+MANIFEST_MIN_KERNELS = 4  # smaller builds (PyNative ops one by one) gain nothing from a graph manifest
+
+
+def _kernel_id(mk: tuple) -> str:
+    """A kernel's memo key as text for the graph key: op, attributes (repr), input and output types."""
+    op, attrs, ins, outs = mk
+    return f"{op}|{attrs}|{';'.join(t.key for t in ins)}|{';'.join(t.key for t in outs)}"
 
 
 @dataclass
@@ -205,30 +216,44 @@ class Builder:
         read_store, write_store = self.stores()
         # The memory tier is keyed by the store and the toolchain (CC, OPBUILD_CFLAGS) as well as the kernel:
         # a process that changes its flags between builds must not be served kernels built with the old ones.
-        identity = self.compiler(write_store.path).identity()
-        self._digest = self.memo(write_store.path).file_digest
-        scope = f"{read_store.path if read_store else write_store.path}|{self._compiler_env}"
+        env = (config.compiler_env(), os.environ.get("OPBUILD_CFLAGS", ""))
+        scope = f"{read_store.path if read_store else write_store.path}|{env}"
         by_memo: dict[str, LoadedKernel] = {}
-        pending: dict[str, _Request] = {}
-        needs_blas = False
+        todo: dict[tuple, KernelSpec] = {}  # distinct kernels not in memory, in the order of their first node
         for spec in specs:
             mk = spec.memo_key()
-            if mk in by_memo or mk in pending:
+            if mk in by_memo or mk in todo:
                 continue
             hit = self._memory.get((scope, mk))
             if hit is not None:
                 by_memo[mk] = hit
                 report.kernels.append(KernelRecord(hit.name, spec.op, "reused", 0.0, "memory"))
-                continue
+            else:
+                todo[mk] = spec
+
+        shared = read_store is not None and read_store is write_store
+        swept = set(read_store.sweep_temporaries()) if shared else set()
+        graph = None
+        if todo and shared and len(todo) >= MANIFEST_MIN_KERNELS:
+            graph = manifest.graph_key(manifest.fingerprint(__version__, c_codegen.ABI_VERSION),
+                                       [_kernel_id(mk) for mk in todo])
+            if self._from_manifest(read_store, graph, todo, scope, by_memo, swept, report):
+                if swept:
+                    _warn_repairs(read_store, swept, [])
+                return self._done(t0, report, read_store, write_store,
+                                  [k.name for k in report.kernels if k.source == "local"], [], specs, by_memo)
+
+        identity = self.compiler(write_store.path).identity()
+        self._digest = self.memo(write_store.path).file_digest
+        pending: dict[tuple, _Request] = {}
+        needs_blas = False
+        for mk, spec in todo.items():
             req = pending[mk] = self.request(spec, identity)
             needs_blas = needs_blas or req.needs_blas
         if needs_blas:  # lazily bound before any kernel pulls it in with immediate binding (loader.preload)
             blas = self.compiler().blas_library()
             if blas:
                 preload(blas)
-
-        shared = read_store is not None and read_store is write_store
-        swept = set(read_store.sweep_temporaries()) if shared else set()
         repairs: list[tuple[str, str]] = []  # (kernel, reason) of entries quarantined by this build
 
         misses: list[tuple[str, _Request, Lookup]] = []
@@ -259,12 +284,67 @@ class Builder:
         finally:
             if swept or repairs:
                 _warn_repairs(read_store, swept, repairs)
+        if graph is not None:
+            self._write_manifest(read_store, graph, list(pending.values()))
+        return self._done(t0, report, read_store, write_store, [r.name for r in pending.values()],
+                          [r.name for _, r, _ in misses], specs, by_memo)
 
+    def _done(self, t0: float, report: BuildReport, read_store: KernelStore | None, write_store: KernelStore,
+              looked_up: list[str], missed: list[str], specs: Sequence[KernelSpec],
+              by_memo: dict) -> tuple[list[LoadedKernel], BuildReport]:
         report.seconds = time.perf_counter() - t0
-        self.observer.after_build(read_store, write_store, report, [r.name for r in pending.values()],
-                                  [r.name for _, r, _ in misses])
+        self.observer.after_build(read_store, write_store, report, looked_up, missed)
         log.info("opbuild: %s", report.summary())
         return [by_memo[s.memo_key()] for s in specs], report
+
+    # ---- graph manifests (cache/manifest.py) ------------------------------------------------------
+    def _from_manifest(self, store: KernelStore, graph: str, todo: dict[tuple, KernelSpec], scope: str,
+                       by_memo: dict, swept: set[str], report: BuildReport) -> bool:
+        """Load every kernel of ``todo`` as the graph manifest ``graph`` lists them, verifying each entry
+        against it; False (nothing loaded) when there is no valid manifest or any entry does not match."""
+        found = manifest.read(store.path, graph)
+        if found is None or len(found.items) != len(todo) or not manifest.toolchain_unchanged(found):
+            return False
+        specs = list(todo.items())
+        if any(get_op(spec.op).needs_blas for _, spec in specs):
+            for path, _ in found.toolchain[1:]:  # the BLAS the kernels link (toolchain_files()[1:])
+                preload(path)
+        with pin.loading(store):
+            t1 = time.perf_counter()
+            checked = []
+            for (mk, spec), item in zip(specs, found.items):
+                hit = store.check(item.name, item.info, item.json_sha256, item.binary_sha256, item.size)
+                if hit.status != "hit":
+                    log.debug("opbuild: graph manifest %s not used: %s: %s", graph, item.name, hit.reason)
+                    return False
+                checked.append((mk, spec, item, hit))
+            each = (time.perf_counter() - t1) / len(checked)
+            for mk, spec, item, hit in checked:
+                req = _Request(spec, item.name, item.info, "ob_" + item.name.rsplit("_", 1)[1],
+                               get_op(spec.op).needs_blas)
+                kernel = self.load(hit.binary, req, hit.ident)
+                self._finish(scope, mk, kernel, by_memo)
+                status = "repaired" if item.name in swept else "reused"
+                report.kernels.append(KernelRecord(item.name, spec.op, status, each, "local"))
+        return True
+
+    def _write_manifest(self, store: KernelStore, graph: str, reqs: list[_Request]) -> None:
+        """Record the graph's verified entries (after an ordinary build) for the next process's warm start."""
+        items = []
+        for req in reqs:
+            base = os.path.join(str(store.path), req.name)
+            try:
+                raw = fsio.read_small(base + ".json")
+                result = json.loads(raw)
+                binary = base + ".so"
+                st = os.lstat(binary)
+                digest = store.digest_of(binary, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+            except (OSError, ValueError):
+                return  # not all in this store (a private fallback, a concurrent eviction): no manifest
+            if digest is None or digest != result.get("sha256") or st.st_size != result.get("size"):
+                return
+            items.append(manifest.Item(req.name, req.info, hashlib.sha256(raw).hexdigest(), digest, st.st_size))
+        manifest.write(store.path, graph, items, self.compiler().toolchain_files())
 
     def _finish(self, scope: str, mk: str, kernel: LoadedKernel, by_memo: dict) -> None:
         self._memory[(scope, mk)] = kernel

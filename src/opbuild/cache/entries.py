@@ -18,6 +18,7 @@ from typing import Any
 
 from . import fsio
 from .local import BINARY_SUFFIX, LOCK_DIR, QUARANTINE_DIR, TMP_DIR
+from .manifest import MANIFEST_DIR
 from .statmemo import MEMO_FILE
 
 NAME_RE = re.compile(r"^([a-z0-9_]+)_([0-9a-f]{32})$")
@@ -135,6 +136,7 @@ class Listing:
     entries: list[Entry] = field(default_factory=list)
     temporaries: list[Path] = field(default_factory=list)
     quarantine: list[Path] = field(default_factory=list)
+    manifests: list[Path] = field(default_factory=list)  # .graphs/*.json (graph manifests)
     orphans: list[Path] = field(default_factory=list)
     files: dict[Path, FileStat] = field(default_factory=dict)  # entries, quarantine and temporaries
 
@@ -195,6 +197,10 @@ def scan(path: Path) -> Listing:
                 for t, tst in _files_under(Path(d.path)):
                     listing.temporaries.append(t)
                     listing.files[t] = FileStat.of(tst)
+            elif d.name == MANIFEST_DIR:  # graph manifests: an index of entries (cache/manifest.py)
+                for g, gst in _files_under(Path(d.path)):
+                    listing.manifests.append(g)
+                    listing.files[g] = FileStat.of(gst)
             elif d.name != LOCK_DIR:
                 listing.orphans.append(Path(d.path))
             continue

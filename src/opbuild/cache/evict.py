@@ -202,7 +202,7 @@ def prune(directory: Path, max_size: int | None = None, older_than: float | None
 
 
 def clear(directory: Path, dry_run: bool = False) -> Removal:
-    """Remove every entry, quarantined file and stale temporary of one kernel_meta directory.
+    """Remove every entry, graph manifest, quarantined file and stale temporary of one kernel_meta directory.
 
     Statistics, the compiler memo and lock files stay (as ``ccache -C`` keeps its statistics); entries in
     use are skipped and reported in ``in_use``.
@@ -214,7 +214,7 @@ def clear(directory: Path, dry_run: bool = False) -> Removal:
     store = KernelStore(Path(directory), create=False)
     ledger = _Ledger(listing)
     now = time.time()
-    for item in [*listing.entries, *listing.quarantine,
+    for item in [*listing.entries, *listing.quarantine, *listing.manifests,
                  *[p for p in listing.temporaries if fsio.is_stale_tmp(p, now)]]:
         _remove(store, listing, ledger, item, result)
     return result

@@ -122,19 +122,55 @@ class KernelStore:
             return Lookup("corrupt", "binary is not a regular file in the cache")
         if st.st_size != expected_size:
             return Lookup("corrupt", f"binary size {st.st_size} != {expected_size} recorded in .json")
-        # Entries of one batched compile share an inode: hash it once. Any rewrite changes the mtime or inode.
         ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        digest = self._digests.get(ident)
-        if digest is None:
-            try:
-                with open(os.open(binary, os.O_RDONLY | os.O_NOFOLLOW), "rb") as f:
-                    digest = hashlib.sha256(f.read()).hexdigest()
-            except OSError as e:
-                return Lookup("corrupt", f"cannot read binary: {e}")
-            self._digests[ident] = digest
+        try:
+            digest = self.digest_of(binary, ident)
+        except OSError as e:
+            return Lookup("corrupt", f"cannot read binary: {e}")
         if digest != expected_sha:
             return Lookup("corrupt", "binary sha256 does not match .json")
         return Lookup("hit", binary=binary, result=result, ident=ident)
+
+    def check(self, name: str, info: bytes, json_sha256: str, binary_sha256: str, size: int) -> Lookup:
+        """Verify entry ``name`` against what a graph manifest recorded (cache/manifest.py): the ``.info``
+        bytes equal ``info`` (which hashes to the name), the ``.json`` bytes hash to ``json_sha256``, the
+        binary is a regular file of ``size`` bytes hashing to ``binary_sha256``. As strict as :meth:`lookup`
+        (the recorded ``.json`` was parsed and checked when the manifest was written) without parsing."""
+        base = self._prefix + name
+        try:
+            raw = fsio.read_small(base + ".json")
+            on_disk = fsio.read_small(base + ".info")
+        except OSError as e:
+            return Lookup("corrupt", f"cannot read the entry: {e}")
+        if on_disk != info or hashlib.sha256(info).hexdigest()[:HASH_CHARS] != name.rsplit("_", 1)[-1]:
+            return Lookup("corrupt", ".info differs from the manifest")
+        if hashlib.sha256(raw).hexdigest() != json_sha256:
+            return Lookup("corrupt", ".json differs from the manifest")
+        binary = base + BINARY_SUFFIX
+        try:
+            st = os.lstat(binary)
+        except OSError as e:
+            return Lookup("corrupt", f"cannot stat binary: {e}")
+        if not stat.S_ISREG(st.st_mode) or st.st_size != size:
+            return Lookup("corrupt", "binary differs from the manifest")
+        ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        try:
+            digest = self.digest_of(binary, ident)
+        except OSError as e:
+            return Lookup("corrupt", f"cannot read binary: {e}")
+        if digest != binary_sha256:
+            return Lookup("corrupt", "binary sha256 differs from the manifest")
+        return Lookup("hit", binary=binary, ident=ident)
+
+    def digest_of(self, binary: str, ident: tuple[int, int, int, int]) -> str:
+        """sha256 of a binary (never following a symbolic link), once per process and inode: the entries of
+        one batched compile share an inode, and any rewrite changes the inode, size or mtime in ``ident``."""
+        digest = self._digests.get(ident)
+        if digest is None:
+            with open(os.open(binary, os.O_RDONLY | os.O_NOFOLLOW), "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+            self._digests[ident] = digest
+        return digest
 
     # ---- writes -----------------------------------------------------------------------------------
     def publish(self, name: str, info: bytes, binary: bytes, result: dict, link_from: Path | None = None) -> Path:

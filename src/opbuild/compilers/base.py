@@ -40,3 +40,8 @@ class Compiler(abc.ABC):
         """Path of the shared BLAS library that ``needs_blas`` kernels link (preloaded ahead of them on a warm
         start), or None when there is none to preload."""
         return None
+
+    def toolchain_files(self) -> list[str]:
+        """Files whose replacement (new inode, size or mtime) may change what this backend produces; a warm
+        start validated by graph manifests (cache/manifest.py) re-checks them with one stat each."""
+        return []

@@ -66,6 +66,7 @@ class GccLike(Compiler):
     """gcc/clang/cc driver. ``exe`` is resolved to an absolute real path so the key names the real tool."""
 
     def __init__(self, exe: str, cflags: list[str] | None = None):
+        self.found_as = exe  # as found on PATH (may be a symlink, e.g. /usr/bin/cc -> alternatives)
         self.exe = os.path.realpath(exe)
         self.cflags = list(cflags or [])
         self._identity: dict | None = None
@@ -99,6 +100,11 @@ class GccLike(Compiler):
             return memo.get("version", self.exe, probe)
         except OSError as e:  # the executable vanished since it was found
             raise CompilerNotFoundError([f"{self.exe} ({e})"]) from e
+
+    def toolchain_files(self) -> list[str]:
+        """The files whose replacement changes this toolchain: the compiler as found on PATH (stat follows its
+        symlinks to the real executable) and the BLAS library."""
+        return [self.found_as, self.blas_library() or ""]
 
     def blas_library(self) -> str | None:
         """The OpenBLAS shared object that GEMM and conv kernels link (from the memoised identity)."""

@@ -1,0 +1,140 @@
+"""Graph manifests: the warm start of a whole graph from one small file.
+
+Naming a kernel means building its complete descriptor, which needs the toolchain's identity (finding the
+compiler, its version, the BLAS, ``/proc/cpuinfo``) and the digests of the code generators, then encoding
+and hashing it: ~40 us per kernel plus ~0.7 ms per process, more than reading and loading the binaries.
+After a build whose kernels all live in the persistent store, ``kernel_meta/.graphs/<key>.json`` records,
+for each distinct kernel of the graph in order, its entry name, its descriptor (the ``.info`` bytes), the
+sha256 of its ``.json``, and its binary's size and sha256, plus the files of the toolchain with their stat.
+
+The key hashes the graph's kernels (op, attributes, input and output types) with a *fingerprint* of
+everything a descriptor is derived from, observed with stats alone: opbuild's version, ``CC``,
+``OPBUILD_CFLAGS``, ``PATH`` and every directory on it (a compiler installed earlier on the PATH changes a
+directory's mtime), ``sys.path`` (where the BLAS package is found; its entries are not stat-ed: the script's
+own directory is among them and may change all the time), the boot id (the CPU's feature flags cannot change
+without a reboot), and the size and mtime of opbuild's code-generating sources.
+The manifest's toolchain files (the compiler as found on PATH, followed through its symlinks, and the BLAS)
+must still have the recorded inode, size and mtime.
+
+A warm build with a matching manifest verifies every entry against it as strictly as a lookup does (the
+``.info`` bytes equal, the ``.json`` bytes hash to the recorded sha256, the binary is a regular file of the
+recorded size and sha256) and loads it; anything that does not match sends the whole build down the
+ordinary path, which writes a fresh manifest. A manifest is only ever an index of verified entries: a
+damaged one is ignored, and deleting ``.graphs/`` costs one ordinary warm start per graph.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import fsio
+from .local import TMP_DIR
+
+MANIFEST_DIR = ".graphs"
+FORMAT = 1
+_BOOT_ID = "/proc/sys/kernel/random/boot_id"
+# Modules whose code decides what a descriptor holds or how a kernel is generated (besides the version).
+_SOURCE_PREFIXES = ("opbuild.ops", "opbuild.codegen", "opbuild.compilers", "opbuild.cache.key", "opbuild.config",
+                    "opbuild.dtypes", "opbuild.build")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One distinct kernel of a manifest."""
+
+    name: str
+    info: bytes
+    json_sha256: str
+    binary_sha256: str
+    size: int
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A graph's kernels, in the order of their first node, and the toolchain files they were built with."""
+
+    items: tuple[Item, ...]
+    toolchain: tuple[tuple[str, tuple[int, int, int, int] | None], ...]  # (path, stat signature)
+
+
+def _sig(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def fingerprint(version: str, abi: int) -> str:
+    """A hash of what descriptors are derived from, observed cheaply (stats, environment); see the module."""
+    parts = [f"{FORMAT}|{version}|{abi}", os.environ.get("CC", ""), os.environ.get("OPBUILD_CFLAGS", ""),
+             os.environ.get("PATH", ""), repr(sys.path)]
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        parts.append(repr(_sig(d or ".")))
+    try:
+        parts.append(fsio.read_small(_BOOT_ID).decode().strip())
+    except OSError:
+        parts.append(str(os.getpid()))  # no boot id: manifests only serve this process
+    files = sorted(getattr(m, "__file__", None) or "" for name, m in list(sys.modules.items())
+                   if name.startswith(_SOURCE_PREFIXES))
+    for f in files:
+        parts.append(f"{f}:{_sig(f)}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def graph_key(fp: str, kernels: Sequence[str]) -> str:
+    """The manifest name of a graph: its fingerprint and its distinct kernels' identities, in order."""
+    h = hashlib.sha256(fp.encode())
+    for k in kernels:
+        h.update(b"\0")
+        h.update(k.encode())
+    return h.hexdigest()[:32]
+
+
+def path_of(store_dir: Path | str, key: str) -> str:
+    return os.path.join(str(store_dir), MANIFEST_DIR, key + ".json")
+
+
+def read(store_dir: Path | str, key: str) -> Manifest | None:
+    """The manifest ``key`` of a store, or None (absent, unreadable or damaged: never an error)."""
+    try:
+        data = json.loads(fsio.read_small(path_of(store_dir, key)))
+        if data.get("format") != FORMAT or data.get("key") != key:
+            return None
+        items = tuple(Item(str(n), str(i).encode("ascii"), str(js), str(bs), int(sz))
+                      for n, i, js, bs, sz in data["kernels"])
+        toolchain = tuple((str(p), tuple(s) if s is not None else None) for p, s in data["toolchain"])
+        return Manifest(items, toolchain)
+    except (OSError, ValueError, TypeError, KeyError, UnicodeError, AttributeError):
+        return None
+
+
+def toolchain_unchanged(manifest: Manifest) -> bool:
+    """Whether every toolchain file of a manifest still has its recorded inode, size and mtime."""
+    return all(_sig(path) == (tuple(sig) if sig is not None else None) for path, sig in manifest.toolchain)
+
+
+def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_files: Sequence[str]) -> None:
+    """Write manifest ``key`` atomically; a failure (read-only or full disk) only costs the fast path."""
+    payload = {
+        "format": FORMAT, "key": key,
+        "toolchain": [[p, _sig(p)] for p in toolchain_files if p],
+        "kernels": [[i.name, i.info.decode("ascii"), i.json_sha256, i.binary_sha256, i.size] for i in items],
+    }
+    store_dir = Path(store_dir)
+    try:
+        (store_dir / MANIFEST_DIR).mkdir(exist_ok=True)
+        fsio.atomic_write(Path(path_of(store_dir, key)), json.dumps(payload, separators=(",", ":")).encode(),
+                          fsync=False, tmp_dir=store_dir / TMP_DIR)
+    except OSError:
+        pass
+
+
+__all__ = ["MANIFEST_DIR", "Item", "Manifest", "fingerprint", "graph_key", "read", "toolchain_unchanged",
+           "write"]

@@ -1,0 +1,156 @@
+"""Graph manifests (cache/manifest.py): a warm build of a graph whose manifest matches loads its kernels without
+naming them (no toolchain identity, no descriptors), verifying each entry against the manifest; anything
+that differs sends the build down the ordinary path, which writes a fresh manifest."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from opbuild.build import Builder
+from opbuild.cache import manifest
+from opbuild.compilers import gcc
+from opbuild.ir import TensorType
+from opbuild.ops import REGISTRY
+from tests.cache._util import kernel_meta, verify_cache
+
+SPECS = [REGISTRY["Square"].spec({}, [TensorType((n,), "float32")]) for n in (3, 5, 7)] + [
+    REGISTRY["Add"].spec({}, [TensorType((2, 4), "float32")] * 2),
+    REGISTRY["MatMul"].spec({}, [TensorType((4, 4), "float32")] * 2),
+]
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path))
+    monkeypatch.delenv("RANK_ID", raising=False)
+    _, report = Builder().build(SPECS)  # cold: builds, then writes the manifest
+    assert report.built == len(SPECS)
+    return tmp_path
+
+
+def _manifests(root: Path) -> list[Path]:
+    d = kernel_meta(root) / manifest.MANIFEST_DIR
+    return sorted(d.iterdir()) if d.is_dir() else []
+
+
+class _Spy:
+    """Counts the ordinary path's naming work: Builder.request and find_compiler."""
+
+    def __init__(self, monkeypatch):
+        self.requests = self.compilers = 0
+        real_request, real_find = Builder.request, gcc.find_compiler
+
+        def request(b, *a, **k):
+            self.requests += 1
+            return real_request(b, *a, **k)
+
+        def find(*a, **k):
+            self.compilers += 1
+            return real_find(*a, **k)
+
+        monkeypatch.setattr(Builder, "request", request)
+        monkeypatch.setattr("opbuild.build.find_compiler", find)
+
+
+def test_warm_build_from_the_manifest_names_nothing(root, monkeypatch):
+    (m,) = _manifests(root)
+    data = json.loads(m.read_text())
+    assert [k[0] for k in data["kernels"]] == [Builder().request(s).name for s in SPECS]
+    spy = _Spy(monkeypatch)
+    kernels, report = Builder().build(SPECS + SPECS[:2])  # repeated nodes map to the same kernels
+    assert (report.reused, report.built) == (len(SPECS), 0)
+    assert (spy.requests, spy.compilers) == (0, 0)
+    assert [k.name for k in kernels] == [k[0] for k in data["kernels"]] + [k[0] for k in data["kernels"][:2]]
+    assert _manifests(root) == [m]
+
+
+def test_kernels_from_the_manifest_compute(root):
+    import ctypes
+
+    import numpy as np
+
+    kernels, _ = Builder().build(SPECS)
+    a = np.arange(16, dtype=np.float32).reshape(4, 4) / 7
+    out = np.empty((4, 4), np.float32)
+    kernels[4].fn((ctypes.c_void_p * 3)(a.ctypes.data, a.ctypes.data, out.ctypes.data))
+    np.testing.assert_allclose(out, a @ a, rtol=1e-5)
+
+
+def test_small_builds_write_no_manifest(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path))
+    monkeypatch.delenv("RANK_ID", raising=False)
+    Builder().build(SPECS[:2])
+    assert _manifests(tmp_path) == []
+
+
+@pytest.mark.parametrize("damage", ["info", "json", "binary", "missing", "manifest", "manifest-garbage"])
+def test_anything_that_differs_takes_the_ordinary_path_and_is_repaired(root, monkeypatch, damage):
+    km = kernel_meta(root)
+    (m,) = _manifests(root)
+    victim = json.loads(m.read_text())["kernels"][1][0]
+    if damage == "info":
+        (km / f"{victim}.info").write_bytes((km / f"{victim}.info").read_bytes().replace(b'"op"', b'"oq"'))
+    elif damage == "json":
+        (km / f"{victim}.json").write_text((km / f"{victim}.json").read_text() + " ")
+    elif damage == "binary":
+        data = bytearray((km / f"{victim}.so").read_bytes())
+        data[len(data) // 2] ^= 1
+        (km / f"{victim}.so").unlink()  # hard-linked with the batch: replace, do not rewrite the shared inode
+        (km / f"{victim}.so").write_bytes(bytes(data))
+    elif damage == "missing":
+        for suffix in (".json", ".info", ".so"):
+            (km / f"{victim}{suffix}").unlink()
+    elif damage == "manifest":
+        data = json.loads(m.read_text())
+        data["kernels"][1][3] = "0" * 64  # a wrong binary digest: the entry does not match, ordinary path
+        m.write_text(json.dumps(data))
+    else:
+        m.write_bytes(b"\x00garbage")
+    spy = _Spy(monkeypatch)
+    _, report = Builder().build(SPECS)
+    assert spy.requests == len(SPECS)  # the ordinary path named every kernel
+    status = {k.name: k.status for k in report.kernels}
+    assert sum(s == "reused" for s in status.values()) >= len(SPECS) - 1
+    if damage in ("info", "binary"):
+        assert status[victim] == "repaired"
+    elif damage == "json":  # a harmless rewrite (still the same fields): the ordinary lookup accepts it
+        assert status[victim] == "reused"
+    elif damage == "missing":
+        assert status[victim] == "built"
+    assert verify_cache(km) == []
+    # The fresh manifest serves the next build again.
+    spy2 = _Spy(monkeypatch)
+    _, again = Builder().build(SPECS)
+    assert again.reused == len(SPECS) and spy2.requests == 0
+
+
+def test_changed_flags_or_compiler_do_not_use_the_manifest(root, monkeypatch, tmp_path):
+    monkeypatch.setenv("OPBUILD_CFLAGS", "-DOB_MANIFEST_TEST=1")
+    _, report = Builder().build(SPECS)
+    assert report.built == len(SPECS)  # new flags, new keys: nothing reused through the old manifest
+    assert len(_manifests(root)) == 2
+
+    monkeypatch.delenv("OPBUILD_CFLAGS")
+    real = "/usr/bin/cc" if os.path.exists("/usr/bin/cc") else "gcc"
+    cc = tmp_path / "cc-wrapper"
+    cc.write_text(f'#!/bin/sh\nexec {real} "$@"\n')
+    cc.chmod(0o755)
+    monkeypatch.setenv("CC", str(cc))
+    spy = _Spy(monkeypatch)
+    Builder().build(SPECS)
+    assert spy.requests == len(SPECS)
+
+
+def test_replaced_compiler_is_noticed(root, monkeypatch, tmp_path):
+    """The toolchain files (the compiler as found, through its symlinks; the BLAS) are re-checked by stat."""
+    (m,) = _manifests(root)
+    data = json.loads(m.read_text())
+    data["toolchain"][0][1][3] += 1  # as if the compiler's mtime had changed since
+    m.write_text(json.dumps(data))
+    spy = _Spy(monkeypatch)
+    _, report = Builder().build(SPECS)
+    assert spy.requests == len(SPECS) and report.reused == len(SPECS)
