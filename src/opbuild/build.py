@@ -220,11 +220,12 @@ class Builder:
         scope = f"{read_store.path if read_store else write_store.path}|{env}"
         by_memo: dict[str, LoadedKernel] = {}
         todo: dict[tuple, KernelSpec] = {}  # distinct kernels not in memory, in the order of their first node
+        memory = self._memory
         for spec in specs:
             mk = spec.memo_key()
             if mk in by_memo or mk in todo:
                 continue
-            hit = self._memory.get((scope, mk))
+            hit = memory.get((scope, mk)) if memory else None
             if hit is not None:
                 by_memo[mk] = hit
                 report.kernels.append(KernelRecord(hit.name, spec.op, "reused", 0.0, "memory"))
@@ -313,16 +314,15 @@ class Builder:
             t1 = time.perf_counter()
             checked = []
             for (mk, spec), item in zip(specs, found.items):
-                hit = store.check(item.name, item.info, item.json_sha256, item.binary_sha256, item.size)
+                hit = store.check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size)
                 if hit.status != "hit":
                     log.debug("opbuild: graph manifest %s not used: %s: %s", graph, item.name, hit.reason)
                     return False
                 checked.append((mk, spec, item, hit))
             each = (time.perf_counter() - t1) / len(checked)
             for mk, spec, item, hit in checked:
-                req = _Request(spec, item.name, item.info, "ob_" + item.name.rsplit("_", 1)[1],
-                               get_op(spec.op).needs_blas)
-                kernel = self.load(hit.binary, req, hit.ident)
+                kernel = load_kernel(hit.binary, item.name, "ob_" + item.name.rsplit("_", 1)[1], self._libs,
+                                     hit.ident)
                 self._finish(scope, mk, kernel, by_memo)
                 status = "repaired" if item.name in swept else "reused"
                 report.kernels.append(KernelRecord(item.name, spec.op, status, each, "local"))
@@ -343,7 +343,8 @@ class Builder:
                 return  # not all in this store (a private fallback, a concurrent eviction): no manifest
             if digest is None or digest != result.get("sha256") or st.st_size != result.get("size"):
                 return
-            items.append(manifest.Item(req.name, req.info, hashlib.sha256(raw).hexdigest(), digest, st.st_size))
+            items.append(manifest.Item(req.name, hashlib.sha256(req.info).hexdigest(), hashlib.sha256(raw).hexdigest(),
+                                       digest, st.st_size))
         manifest.write(store.path, graph, items, self.compiler().toolchain_files())
 
     def _finish(self, scope: str, mk: str, kernel: LoadedKernel, by_memo: dict) -> None:

@@ -131,18 +131,19 @@ class KernelStore:
             return Lookup("corrupt", "binary sha256 does not match .json")
         return Lookup("hit", binary=binary, result=result, ident=ident)
 
-    def check(self, name: str, info: bytes, json_sha256: str, binary_sha256: str, size: int) -> Lookup:
+    def check(self, name: str, info_sha256: str, json_sha256: str, binary_sha256: str, size: int) -> Lookup:
         """Verify entry ``name`` against what a graph manifest recorded (cache/manifest.py): the ``.info``
-        bytes equal ``info`` (which hashes to the name), the ``.json`` bytes hash to ``json_sha256``, the
-        binary is a regular file of ``size`` bytes hashing to ``binary_sha256``. As strict as :meth:`lookup`
-        (the recorded ``.json`` was parsed and checked when the manifest was written) without parsing."""
+        bytes hash to ``info_sha256`` (whose prefix is the name's hash), the ``.json`` bytes to
+        ``json_sha256``, the binary is a regular file of ``size`` bytes hashing to ``binary_sha256``. As
+        strict as :meth:`lookup` (the recorded ``.json`` was parsed and checked when the manifest was
+        written) without parsing anything."""
         base = self._prefix + name
         try:
             raw = fsio.read_small(base + ".json")
             on_disk = fsio.read_small(base + ".info")
         except OSError as e:
             return Lookup("corrupt", f"cannot read the entry: {e}")
-        if on_disk != info or hashlib.sha256(info).hexdigest()[:HASH_CHARS] != name.rsplit("_", 1)[-1]:
+        if info_sha256[:HASH_CHARS] != name.rsplit("_", 1)[-1] or hashlib.sha256(on_disk).hexdigest() != info_sha256:
             return Lookup("corrupt", ".info differs from the manifest")
         if hashlib.sha256(raw).hexdigest() != json_sha256:
             return Lookup("corrupt", ".json differs from the manifest")

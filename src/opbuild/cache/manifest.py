@@ -4,8 +4,8 @@ Naming a kernel means building its complete descriptor, which needs the toolchai
 compiler, its version, the BLAS, ``/proc/cpuinfo``) and the digests of the code generators, then encoding
 and hashing it: ~40 us per kernel plus ~0.7 ms per process, more than reading and loading the binaries.
 After a build whose kernels all live in the persistent store, ``kernel_meta/.graphs/<key>.json`` records,
-for each distinct kernel of the graph in order, its entry name, its descriptor (the ``.info`` bytes), the
-sha256 of its ``.json``, and its binary's size and sha256, plus the files of the toolchain with their stat.
+for each distinct kernel of the graph in order, its entry name, the sha256 of its descriptor (``.info``) and
+of its ``.json``, and its binary's size and sha256, plus the files of the toolchain with their stat.
 
 The key hashes the graph's kernels (op, attributes, input and output types) with a *fingerprint* of
 everything a descriptor is derived from, observed with stats alone: opbuild's version, ``CC``,
@@ -17,8 +17,8 @@ The manifest's toolchain files (the compiler as found on PATH, followed through 
 must still have the recorded inode, size and mtime.
 
 A warm build with a matching manifest verifies every entry against it as strictly as a lookup does (the
-``.info`` bytes equal, the ``.json`` bytes hash to the recorded sha256, the binary is a regular file of the
-recorded size and sha256) and loads it; anything that does not match sends the whole build down the
+``.info`` and ``.json`` bytes hash to the recorded sha256s, the binary is a regular file of the recorded size
+and sha256) and loads it; anything that does not match sends the whole build down the
 ordinary path, which writes a fresh manifest. A manifest is only ever an index of verified entries: a
 damaged one is ignored, and deleting ``.graphs/`` costs one ordinary warm start per graph.
 """
@@ -32,6 +32,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from . import fsio
 from .local import TMP_DIR
@@ -39,9 +40,24 @@ from .local import TMP_DIR
 MANIFEST_DIR = ".graphs"
 FORMAT = 1
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
-# Modules whose code decides what a descriptor holds or how a kernel is generated (besides the version).
-_SOURCE_PREFIXES = ("opbuild.ops", "opbuild.codegen", "opbuild.compilers", "opbuild.cache.key", "opbuild.config",
-                    "opbuild.dtypes", "opbuild.build")
+# Packages and modules whose code decides what a descriptor holds or how a kernel is generated.
+_SOURCE_PACKAGES = ("opbuild.ops", "opbuild.codegen", "opbuild.compilers")
+_SOURCE_MODULES = ("opbuild", "opbuild.build", "opbuild.config", "opbuild.dtypes", "opbuild.cache.key")
+
+
+def _source_files() -> list[str]:
+    """The files of opbuild's code-generating modules as loaded in this process: the packages' submodules
+    (a package holds each imported submodule as an attribute; cheaper than scanning ``sys.modules``)."""
+    files = []
+    for name in _SOURCE_MODULES:
+        files.append(getattr(sys.modules.get(name), "__file__", None) or name)
+    for name in _SOURCE_PACKAGES:
+        pkg = sys.modules.get(name)
+        files.append(getattr(pkg, "__file__", None) or name)
+        subs = [m.__file__ for m in vars(pkg).values() if isinstance(m, ModuleType)
+                and m.__name__.startswith(name + ".") and getattr(m, "__file__", None)] if pkg else []
+        files.extend(sorted(set(subs)))
+    return files
 
 
 @dataclass(frozen=True)
@@ -49,7 +65,7 @@ class Item:
     """One distinct kernel of a manifest."""
 
     name: str
-    info: bytes
+    info_sha256: str
     json_sha256: str
     binary_sha256: str
     size: int
@@ -81,20 +97,14 @@ def fingerprint(version: str, abi: int) -> str:
         parts.append(fsio.read_small(_BOOT_ID).decode().strip())
     except OSError:
         parts.append(str(os.getpid()))  # no boot id: manifests only serve this process
-    files = sorted(getattr(m, "__file__", None) or "" for name, m in list(sys.modules.items())
-                   if name.startswith(_SOURCE_PREFIXES))
-    for f in files:
+    for f in _source_files():
         parts.append(f"{f}:{_sig(f)}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def graph_key(fp: str, kernels: Sequence[str]) -> str:
     """The manifest name of a graph: its fingerprint and its distinct kernels' identities, in order."""
-    h = hashlib.sha256(fp.encode())
-    for k in kernels:
-        h.update(b"\0")
-        h.update(k.encode())
-    return h.hexdigest()[:32]
+    return hashlib.sha256("\0".join([fp, *kernels]).encode()).hexdigest()[:32]
 
 
 def path_of(store_dir: Path | str, key: str) -> str:
@@ -107,8 +117,7 @@ def read(store_dir: Path | str, key: str) -> Manifest | None:
         data = json.loads(fsio.read_small(path_of(store_dir, key)))
         if data.get("format") != FORMAT or data.get("key") != key:
             return None
-        items = tuple(Item(str(n), str(i).encode("ascii"), str(js), str(bs), int(sz))
-                      for n, i, js, bs, sz in data["kernels"])
+        items = tuple(Item(str(n), str(i), str(js), str(bs), int(sz)) for n, i, js, bs, sz in data["kernels"])
         toolchain = tuple((str(p), tuple(s) if s is not None else None) for p, s in data["toolchain"])
         return Manifest(items, toolchain)
     except (OSError, ValueError, TypeError, KeyError, UnicodeError, AttributeError):
@@ -125,7 +134,7 @@ def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_file
     payload = {
         "format": FORMAT, "key": key,
         "toolchain": [[p, _sig(p)] for p in toolchain_files if p],
-        "kernels": [[i.name, i.info.decode("ascii"), i.json_sha256, i.binary_sha256, i.size] for i in items],
+        "kernels": [[i.name, i.info_sha256, i.json_sha256, i.binary_sha256, i.size] for i in items],
     }
     store_dir = Path(store_dir)
     try:
