@@ -57,6 +57,9 @@ PEERS = ("torch", "jax")
 # Targets of the issue, per distinct kernel and against the peers.
 COLD_MS_PER_KERNEL = 15.0
 WARM_MS_PER_KERNEL = 0.1
+# The issue sets the warm target for these two; for the others it is shown for information (the MLP's 8
+# kernels sit under a floor of ~0.13 ms each, BERT-base's 26 kernels serve 592 graph nodes).
+WARM_TARGET_NETS = ("resnet", "resnet50")
 
 
 class WorkerError(RuntimeError):
@@ -201,7 +204,7 @@ def evaluate(net: str, r: dict[str, Any]) -> list[dict[str, Any]]:
         {"net": net, "target": f"warm build <= {WARM_MS_PER_KERNEL:g} ms per kernel",
          "value": ob["warm_ms_per_kernel"],
          "unit": f"ms/distinct kernel ({ob['warm_ms_per_node']:.3f} ms per graph node)",
-         "met": ob["warm_ms_per_kernel"] <= WARM_MS_PER_KERNEL},
+         "met": ob["warm_ms_per_kernel"] <= WARM_MS_PER_KERNEL if net in WARM_TARGET_NETS else None},
     ]
     jx = r.get("jax", {})
     if "warm" in jx:
@@ -276,7 +279,8 @@ def print_tables(result: dict[str, Any]) -> None:
 
     print("\ntargets")
     for t in result["targets"]:
-        print(f"  {'met   ' if t['met'] else 'MISSED'} {t['net']:<9} {t['target']}: {t['value']:.3g} {t['unit']}")
+        verdict = "info  " if t["met"] is None else "met   " if t["met"] else "MISSED"
+        print(f"  {verdict} {t['net']:<9} {t['target']}: {t['value']:.3g} {t['unit']}")
     for note in result["meta"]["notes"]:
         print(f"note: {note}")
 
@@ -327,7 +331,7 @@ def markdown(result: dict[str, Any]) -> str:
                          f"| {ratios[0]} | {ratios[1]} | {ratios[2]} |")
     lines += ["", "| network | target | value | met |", "|---|---|---:|---|"]
     for t in result["targets"]:
-        met = "yes" if t["met"] else "**no**"
+        met = "(not a target here)" if t["met"] is None else "yes" if t["met"] else "**no**"
         lines.append(f"| {t['net']} | {t['target']} | {t['value']:.3g} {t['unit']} | {met} |")
     return "\n".join(lines) + "\n"
 

@@ -68,7 +68,10 @@ def test_bench_build_quick_mlp(tmp_path: Path) -> None:
     assert ob["cold_ms_per_kernel"] == 1e3 * cold["build_s"] / distinct
     assert ob["warm_over_floor"] == warm["build_s"] / floor["floor_s"]
     targets = {t["target"] for t in result["targets"]}
-    assert len(targets) == 2 and all(t["net"] == "mlp" and isinstance(t["met"], bool) for t in result["targets"])
+    assert len(targets) == 2 and all(t["net"] == "mlp" for t in result["targets"])
+    # The issue sets the warm target for the two ResNets only: the MLP's is shown for information.
+    met = {t["target"].split(" ")[0]: t["met"] for t in result["targets"]}
+    assert isinstance(met["cold"], bool) and met["warm"] is None
 
     if importlib.util.find_spec("matplotlib") is not None:
         assert (tmp_path / "build.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
