@@ -52,12 +52,6 @@ PRIVATE_PREFIX = "opbuild-private-"
 MANIFEST_MIN_KERNELS = 4  # smaller builds (PyNative ops one by one) gain nothing from a graph manifest
 
 
-def _kernel_id(mk: tuple) -> str:
-    """A kernel's memo key as text for the graph key: op, attributes (repr), input and output types."""
-    op, attrs, ins, outs = mk
-    return f"{op}|{attrs}|{';'.join(t.key for t in ins)}|{';'.join(t.key for t in outs)}"
-
-
 @dataclass
 class _Request:
     spec: KernelSpec
@@ -236,8 +230,7 @@ class Builder:
         swept = set(read_store.sweep_temporaries()) if shared else set()
         graph = None
         if todo and shared and len(todo) >= MANIFEST_MIN_KERNELS:
-            graph = manifest.graph_key(manifest.fingerprint(__version__, c_codegen.ABI_VERSION),
-                                       [_kernel_id(mk) for mk in todo])
+            graph = manifest.graph_key(manifest.fingerprint(__version__, c_codegen.ABI_VERSION), list(todo))
             if self._from_manifest(read_store, graph, todo, scope, by_memo, swept, report):
                 if swept:
                     _warn_repairs(read_store, swept, [])

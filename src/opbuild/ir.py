@@ -28,16 +28,6 @@ class TensorType:
         return {"shape": self.shape, "dtype": self.dtype}
 
     @property
-    def key(self) -> str:
-        """Compact text of the type (``float32[2, 3]``), computed once: graph manifests hash it per kernel."""
-        try:
-            return self.__dict__["_key"]
-        except KeyError:
-            k = f"{self.dtype}{list(self.shape)}"
-            object.__setattr__(self, "_key", k)
-            return k
-
-    @property
     def size(self) -> int:
         n = 1
         for d in self.shape:

@@ -154,3 +154,19 @@ def test_replaced_compiler_is_noticed(root, monkeypatch, tmp_path):
     spy = _Spy(monkeypatch)
     _, report = Builder().build(SPECS)
     assert spy.requests == len(SPECS) and report.reused == len(SPECS)
+
+
+def test_manifest_serves_another_process(tmp_path):
+    """The key is computed alike in every process (the second one loads from the manifest the first wrote)."""
+    from tests.cache._util import env_for
+    from tests.conftest import run_python
+
+    code = ("import sys\nfrom opbuild.build import Builder\nfrom opbuild.ir import TensorType\n"
+            "from opbuild.ops import REGISTRY\ncalls = []\nreal = Builder.request\n"
+            "Builder.request = lambda b, *a, **k: (calls.append(1), real(b, *a, **k))[1]\n"
+            "specs = [REGISTRY['Square'].spec({}, [TensorType((n,), 'float32')]) for n in (3, 5, 7, 9)]\n"
+            "_, report = Builder().build(specs)\nprint(report.built, report.reused, len(calls))\n")
+    env = env_for(tmp_path)
+    assert run_python(code, env=env).stdout.split() == ["4", "0", "4"]
+    assert run_python(code, env=env).stdout.split() == ["0", "4", "0"]
+    assert run_python(code, env=dict(env, PYTHONHASHSEED="12345")).stdout.split() == ["0", "4", "0"]

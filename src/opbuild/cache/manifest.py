@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import os
 import sys
 from collections.abc import Sequence
@@ -102,9 +103,11 @@ def fingerprint(version: str, abi: int) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def graph_key(fp: str, kernels: Sequence[str]) -> str:
-    """The manifest name of a graph: its fingerprint and its distinct kernels' identities, in order."""
-    return hashlib.sha256("\0".join([fp, *kernels]).encode()).hexdigest()[:32]
+def graph_key(fp: str, kernels: Sequence[tuple]) -> str:
+    """The manifest name of a graph: its fingerprint and its distinct kernels' memo keys (tuples of str, int
+    and tuples), in order. marshal format 0 writes such data byte for byte the same in every process (later
+    formats mark interned strings), ~25x faster than ``repr``."""
+    return hashlib.sha256(fp.encode() + marshal.dumps(list(kernels), 0)).hexdigest()[:32]
 
 
 def path_of(store_dir: Path | str, key: str) -> str:

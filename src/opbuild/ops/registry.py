@@ -37,14 +37,19 @@ class KernelSpec:
     _memo: tuple | None = field(default=None, repr=False, compare=False)
 
     def memo_key(self) -> tuple:
-        """A cheap, hashable in-process identity of the kernel (the cache key adds toolchain and codegen).
+        """A cheap, hashable in-process identity of the kernel (the cache key adds toolchain and codegen), also
+        what graph manifests hash (cache/manifest.py): op, ``repr`` of the canonical attrs, and the (shape,
+        dtype) pairs of the inputs and outputs.
 
-        Computed once per node of every traced graph (a BERT-base graph has ~600), so it uses ``repr`` of the
-        canonical attrs (C-fast; for JSON-like data equal reprs mean equal values, and ``1``/``True``/``1.0``
-        stay distinct) rather than canonical JSON. Two equal dicts built in different orders only miss the
+        Computed once per node of every traced graph (a BERT-base graph has ~600) and used as a dict key a few
+        times each, so it holds only str, int and tuple: hashing it never runs Python code (a tuple of
+        TensorTypes would call their ``__hash__`` every time), and it marshals deterministically. ``repr``
+        of the canonical attrs is C-fast and, for JSON-like data, equal reprs mean equal values (``1``,
+        ``True`` and ``1.0`` stay distinct). Two equal dicts built in different orders only miss the
         in-memory tier; the persistent key is the canonical descriptor."""
         if self._memo is None:
-            self._memo = (self.op, repr(self.attrs), self.inputs, self.outputs)
+            self._memo = (self.op, repr(self.attrs), tuple([(t.shape, t.dtype) for t in self.inputs]),
+                          tuple([(t.shape, t.dtype) for t in self.outputs]))
         return self._memo
 
 
