@@ -299,26 +299,25 @@ class Builder:
         found = manifest.read(store.path, graph)
         if found is None or len(found.items) != len(todo) or not manifest.toolchain_unchanged(found):
             return False
-        specs = list(todo.items())
-        if any(get_op(spec.op).needs_blas for _, spec in specs):
+        if any(get_op(spec.op).needs_blas for spec in todo.values()):
             for path, _ in found.toolchain[1:]:  # the BLAS the kernels link (toolchain_files()[1:])
                 preload(path)
+        check, hits = store.check, []
         with pin.loading(store):
             t1 = time.perf_counter()
-            checked = []
-            for (mk, spec), item in zip(specs, found.items):
-                hit = store.check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size)
+            for item in found.items:
+                hit = check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size)
                 if hit.status != "hit":
                     log.debug("opbuild: graph manifest %s not used: %s: %s", graph, item.name, hit.reason)
                     return False
-                checked.append((mk, spec, item, hit))
-            each = (time.perf_counter() - t1) / len(checked)
-            for mk, spec, item, hit in checked:
-                kernel = load_kernel(hit.binary, item.name, "ob_" + item.name.rsplit("_", 1)[1], self._libs,
-                                     hit.ident)
-                self._finish(scope, mk, kernel, by_memo)
-                status = "repaired" if item.name in swept else "reused"
-                report.kernels.append(KernelRecord(item.name, spec.op, status, each, "local"))
+                hits.append(hit)
+            each = (time.perf_counter() - t1) / len(hits)
+            libs, memory, records = self._libs, self._memory, report.kernels
+            for (mk, spec), item, hit in zip(todo.items(), found.items, hits):
+                name = item.name
+                kernel = load_kernel(hit.binary, name, "ob_" + name[name.rfind("_") + 1:], libs, hit.ident)
+                memory[(scope, mk)] = by_memo[mk] = kernel
+                records.append(KernelRecord(name, spec.op, "repaired" if name in swept else "reused", each, "local"))
         return True
 
     def _write_manifest(self, store: KernelStore, graph: str, reqs: list[_Request]) -> None:
@@ -435,10 +434,6 @@ class _BatchBuild:
     parallel batches (each batch first takes its kernels' shared build leases), then wait for the ones other
     processes or machines are building and reuse their results (single flight)."""
 
-    # A compiler call costs ~40 ms before its first kernel (process, headers, link), each kernel then ~5-60 ms
-    # (a convolution is the costliest): batches of up to 16 amortise the first part while a failing batch,
-    # retried kernel by kernel, stays cheap.
-    MAX_BATCH = 16
 
     def __init__(self, builder: Builder, read_store: KernelStore | None, write_store: KernelStore,
                  swept: set[str], misses: list[tuple[str, _Request, Lookup]], repairs: list[tuple[str, str]]):
@@ -547,11 +542,13 @@ class _BatchBuild:
         if not todo:
             return
         jobs = min(config.build_jobs(), len(todo))
-        # Whole rounds of one batch per job, as few rounds as MAX_BATCH allows: 24 kernels on 2 jobs are 2
-        # batches of 12 (one round), not 3 of 8 (two rounds, the second with an idle job). BLAS kernels (GEMM,
-        # conv) are costlier, so they are dealt out first, round-robin.
+        # Whole rounds of one batch per job, as few rounds as OPBUILD_BATCH_SIZE (32) allows: 24 kernels on 2
+        # jobs are 2 batches of 12 (one round), not 3 of 8 (two rounds, the second with an idle job). A compiler
+        # call costs ~40 ms before its first kernel (process, headers, link), each kernel then 5-60 ms, and
+        # every batch is one more shared object to open on a warm start. BLAS kernels (GEMM, conv) are
+        # costlier, so they are dealt out first, round-robin.
         todo.sort(key=lambda t: not t[1].needs_blas)
-        n_batches = min(len(todo), jobs * -(-len(todo) // (jobs * self.MAX_BATCH)))
+        n_batches = min(len(todo), jobs * -(-len(todo) // (jobs * config.batch_size())))
         if tier is not None:
             # Ranks sharing a tier split the work: at least one batch per job of every rank (RANK_SIZE), so a
             # rank that starts first cannot lease the whole network in its first wave of batches.

@@ -32,8 +32,8 @@ from tests.cache._util import (
 )
 
 SMALL = _net.branches([13])  # 5 kernels
-# 60 kernels: on 2 build jobs, two rounds of two batches, so some entries are committed long before the last
-# (30 kernels are one round: both batches commit within a few milliseconds of each other).
+# 60 kernels in batches of at most 8 (OPBUILD_BATCH_SIZE) on 2 build jobs: four rounds of two batches, so some
+# entries are committed long before the last (in one round, both batches commit within a few milliseconds).
 SPAN = _net.branches(range(3, 15))
 SPAN_KERNELS = 60
 
@@ -140,12 +140,12 @@ def test_kill_after_random_delays_spanning_the_build(tmp_path):
         nonlocal cold
         flags = f"-DOB_TRIAL={i}"
         before = set(committed(km)) if km.is_dir() else set()
-        proc = popen_worker({"net": SPAN}, env_for(root, OPBUILD_CFLAGS=flags))
+        proc = popen_worker({"net": SPAN}, env_for(root, OPBUILD_CFLAGS=flags, OPBUILD_BATCH_SIZE="8"))
         proc.started = time.monotonic()
         killed = _wait_killed(proc, delay)
         progress.append((round(delay, 3), killed, len(set(committed(km)) - before) if km.is_dir() else 0))
         t0 = time.monotonic()
-        res = run_worker({"net": SPAN}, env_for(root, OPBUILD_CFLAGS=flags))
+        res = run_worker({"net": SPAN}, env_for(root, OPBUILD_CFLAGS=flags, OPBUILD_BATCH_SIZE="8"))
         if i == 0:
             assert res["report"]["built"] == SPAN_KERNELS
             cold = time.monotonic() - t0

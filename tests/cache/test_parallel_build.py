@@ -66,14 +66,16 @@ def _batch_sizes(km: Path) -> list[int]:
     return sorted(json.loads((km / f"{n}.json").read_text())["batch_size"] for n in committed(km))
 
 
-@pytest.mark.parametrize("jobs, n, sizes, calls", [
-    (2, 24, [12] * 24, 2),  # one round: 2 batches of 12, not 3 of 8 (a second round with one job idle)
-    (2, 40, [10] * 40, 4),  # two rounds of 2 batches: none larger than 16
-    (2, 3, [1, 2, 2], 2),  # every job busy
-    (1, 5, [5] * 5, 1),  # one job: one batch
+@pytest.mark.parametrize("jobs, batch, n, sizes, calls", [
+    (2, "", 24, [12] * 24, 2),  # one round: 2 batches of 12, not 3 of 8 (a second round with one job idle)
+    (2, "", 40, [20] * 40, 2),  # still one round (batches of up to 32)
+    (2, "8", 40, [6] * 12 + [7] * 28, 6),  # OPBUILD_BATCH_SIZE=8: three rounds of 2 batches of <= 8
+    (2, "", 3, [1, 2, 2], 2),  # every job busy
+    (1, "", 5, [5] * 5, 1),  # one job: one batch
 ])
-def test_missing_kernels_are_batched_in_whole_rounds(cache, monkeypatch, wrapper, jobs, n, sizes, calls):
+def test_missing_kernels_are_batched_in_whole_rounds(cache, monkeypatch, wrapper, jobs, batch, n, sizes, calls):
     monkeypatch.setenv("OPBUILD_BUILD_JOBS", str(jobs))
+    monkeypatch.setenv("OPBUILD_BATCH_SIZE", batch)
     _, report = Builder().build(_specs(n))
     assert report.built == n and len(committed(cache)) == n  # one entry per kernel
     assert _batch_sizes(cache) == sizes
@@ -169,3 +171,12 @@ def test_progress_bar_on_a_terminal_only(tmp_path, wrapper):
     assert "building kernels" not in quiet and quiet.strip().endswith("done")
     off = _build_in_child(dict(env, OPBUILD_CACHE_PATH=str(tmp_path / "off"), OPBUILD_PROGRESS="0"), tty=True)
     assert "building kernels" not in off and "done" in off
+
+
+@pytest.mark.parametrize("raw, message", [("0", "must be >= 1"), ("many", "is not an integer")])
+def test_bad_batch_size_is_named(monkeypatch, raw, message):
+    from opbuild import config
+
+    monkeypatch.setenv("OPBUILD_BATCH_SIZE", raw)
+    with pytest.raises(ValueError, match=f"OPBUILD_BATCH_SIZE='{raw}' {message}"):
+        config.batch_size()

@@ -36,7 +36,9 @@ def load_kernel(path: Path | str, name: str, symbol: str, libs: dict | None = No
         lib = ctypes.CDLL(str(path))
         if libs is not None and ident is not None:
             libs[ident] = lib
-    fn = getattr(lib, symbol)
+    # What ``getattr(lib, symbol)`` does (dlsym into a new function pointer object) without its Python
+    # layers and without caching the pointer as an attribute of the library: each kernel has its own.
+    fn = lib._FuncPtr((symbol, lib))
     fn.argtypes = KERNEL_ARGTYPES
     fn.restype = None
     return LoadedKernel(name, symbol, fn, lib)
