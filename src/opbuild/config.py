@@ -138,32 +138,31 @@ def compiler_env() -> str:
     return _env("CC")
 
 
+def _env_positive_int(name: str) -> int | None:
+    """A positive integer environment variable; None when unset or empty, ValueError naming it otherwise."""
+    raw = _env(name)
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not an integer") from None
+    if value < 1:
+        raise ValueError(f"{name}={raw!r} must be >= 1")
+    return value
+
+
 def batch_size() -> int:
     """OPBUILD_BATCH_SIZE: the most kernels one compiler call builds (default 32). Bigger batches spend less on
     compiler start-up and make fewer shared objects to open on a warm start; smaller ones spread a cold build
     over more rounds."""
-    raw = _env("OPBUILD_BATCH_SIZE")
-    if not raw:
-        return 32
-    try:
-        size = int(raw)
-    except ValueError:
-        raise ValueError(f"OPBUILD_BATCH_SIZE={raw!r} is not an integer") from None
-    if size < 1:
-        raise ValueError(f"OPBUILD_BATCH_SIZE={raw!r} must be >= 1")
-    return size
+    return _env_positive_int("OPBUILD_BATCH_SIZE") or 32
 
 
 def build_jobs() -> int:
     """Parallel compile jobs: OPBUILD_BUILD_JOBS, default the number of usable cores."""
-    raw = _env("OPBUILD_BUILD_JOBS")
-    if raw:
-        try:
-            jobs = int(raw)
-        except ValueError:
-            raise ValueError(f"OPBUILD_BUILD_JOBS={raw!r} is not an integer") from None
-        if jobs < 1:
-            raise ValueError(f"OPBUILD_BUILD_JOBS={raw!r} must be >= 1")
+    jobs = _env_positive_int("OPBUILD_BUILD_JOBS")
+    if jobs:
         return jobs
     try:
         return max(1, len(os.sched_getaffinity(0)))

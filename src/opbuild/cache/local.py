@@ -110,7 +110,14 @@ class KernelStore:
                 return Lookup("corrupt", ".info does not hash to the entry's name")
             return Lookup("corrupt", ".info differs from the requested descriptor")
         # on_disk == info, and the caller derived ``name`` from sha256(info): the .info matches its name.
-        binary = base + BINARY_SUFFIX
+        found = self._verify_binary(base + BINARY_SUFFIX, expected_size, expected_sha, ".json")
+        if found.status == "hit":
+            found.result = result
+        return found
+
+    def _verify_binary(self, binary: str, size: int, sha256: str, source: str) -> Lookup:
+        """A hit if ``binary`` is a regular file (never a symbolic link) of ``size`` bytes hashing to
+        ``sha256``, as recorded in ``source`` (.json or the graph manifest)."""
         try:
             st = os.lstat(binary)
         except FileNotFoundError:
@@ -120,16 +127,16 @@ class KernelStore:
         if not stat.S_ISREG(st.st_mode):
             # A symbolic link could point out of the cache (and is what dlopen would load): never follow one.
             return Lookup("corrupt", "binary is not a regular file in the cache")
-        if st.st_size != expected_size:
-            return Lookup("corrupt", f"binary size {st.st_size} != {expected_size} recorded in .json")
+        if st.st_size != size:
+            return Lookup("corrupt", f"binary size {st.st_size} != {size} recorded in {source}")
         ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         try:
             digest = self.digest_of(binary, ident)
         except OSError as e:
             return Lookup("corrupt", f"cannot read binary: {e}")
-        if digest != expected_sha:
-            return Lookup("corrupt", "binary sha256 does not match .json")
-        return Lookup("hit", binary=binary, result=result, ident=ident)
+        if digest != sha256:
+            return Lookup("corrupt", f"binary sha256 does not match {source}")
+        return Lookup("hit", binary=binary, ident=ident)
 
     def check(self, name: str, info_sha256: str, json_sha256: str, binary_sha256: str, size: int) -> Lookup:
         """Verify entry ``name`` against what a graph manifest recorded (cache/manifest.py): the ``.info``
@@ -147,21 +154,7 @@ class KernelStore:
             return Lookup("corrupt", ".info differs from the manifest")
         if hashlib.sha256(raw).hexdigest() != json_sha256:
             return Lookup("corrupt", ".json differs from the manifest")
-        binary = base + BINARY_SUFFIX
-        try:
-            st = os.lstat(binary)
-        except OSError as e:
-            return Lookup("corrupt", f"cannot stat binary: {e}")
-        if not stat.S_ISREG(st.st_mode) or st.st_size != size:
-            return Lookup("corrupt", "binary differs from the manifest")
-        ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        try:
-            digest = self.digest_of(binary, ident)
-        except OSError as e:
-            return Lookup("corrupt", f"cannot read binary: {e}")
-        if digest != binary_sha256:
-            return Lookup("corrupt", "binary sha256 differs from the manifest")
-        return Lookup("hit", binary=binary, ident=ident)
+        return self._verify_binary(base + BINARY_SUFFIX, size, binary_sha256, "the graph manifest")
 
     def digest_of(self, binary: str, ident: tuple[int, int, int, int]) -> str:
         """sha256 of a binary (never following a symbolic link), once per process and inode: the entries of
