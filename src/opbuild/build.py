@@ -333,7 +333,7 @@ class Builder:
                 digest = store.digest_of(binary, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
             except (OSError, ValueError):
                 return  # not all in this store (a private fallback, a concurrent eviction): no manifest
-            if digest is None or digest != result.get("sha256") or st.st_size != result.get("size"):
+            if digest != result.get("sha256") or st.st_size != result.get("size"):
                 return
             items.append(manifest.Item(req.name, hashlib.sha256(req.info).hexdigest(), hashlib.sha256(raw).hexdigest(),
                                        digest, st.st_size))
