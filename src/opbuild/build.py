@@ -33,7 +33,7 @@ import filelock
 from . import __version__, config
 from .cache import fsio, manifest, pin
 from .cache import key as cache_key
-from .cache.local import KernelStore, Lookup
+from .cache.local import BINARY_SUFFIX, KernelStore, Lookup
 from .cache.observe import Observer
 from .cache.shared import SharedTier
 from .cache.statmemo import StatMemo
@@ -299,9 +299,8 @@ class Builder:
         found = manifest.read(store.path, graph)
         if found is None or len(found.items) != len(todo) or not manifest.toolchain_unchanged(found):
             return False
-        if any(get_op(spec.op).needs_blas for spec in todo.values()):
-            for path, _ in found.toolchain[1:]:  # the BLAS the kernels link (toolchain_files()[1:])
-                preload(path)
+        if found.blas and any(get_op(spec.op).needs_blas for spec in todo.values()):
+            preload(found.blas)
         check, hits = store.check, []
         with pin.loading(store):
             t1 = time.perf_counter()
@@ -328,7 +327,7 @@ class Builder:
             try:
                 raw = fsio.read_small(base + ".json")
                 result = json.loads(raw)
-                binary = base + ".so"
+                binary = base + BINARY_SUFFIX
                 st = os.lstat(binary)
                 digest = store.digest_of(binary, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
             except (OSError, ValueError):
@@ -337,7 +336,8 @@ class Builder:
                 return
             items.append(manifest.Item(req.name, hashlib.sha256(req.info).hexdigest(), hashlib.sha256(raw).hexdigest(),
                                        digest, st.st_size))
-        manifest.write(store.path, graph, items, self.compiler().toolchain_files())
+        compiler = self.compiler()
+        manifest.write(store.path, graph, items, compiler.toolchain_files(), compiler.blas_library())
 
     def _finish(self, scope: str, mk: str, kernel: LoadedKernel, by_memo: dict) -> None:
         self._memory[(scope, mk)] = kernel

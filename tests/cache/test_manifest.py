@@ -170,3 +170,22 @@ def test_manifest_serves_another_process(tmp_path):
     assert run_python(code, env=env).stdout.split() == ["4", "0", "4"]
     assert run_python(code, env=env).stdout.split() == ["0", "4", "0"]
     assert run_python(code, env=dict(env, PYTHONHASHSEED="12345")).stdout.split() == ["0", "4", "0"]
+
+
+def test_manifest_path_preloads_the_blas(tmp_path):
+    """A warm start from a manifest still loads OpenBLAS lazily bound before the GEMM kernels that link it."""
+    from tests.cache._util import env_for
+    from tests.conftest import run_python
+
+    code = ("from opbuild.build import Builder\nfrom opbuild.ir import TensorType\nfrom opbuild.ops import REGISTRY\n"
+            "from opbuild.runtime import loader\ncalls = []\nreal = Builder.request\n"
+            "Builder.request = lambda b, *a, **k: (calls.append(1), real(b, *a, **k))[1]\n"
+            "t = TensorType((4, 4), 'float32')\n"
+            "specs = [REGISTRY['MatMul'].spec({}, [t, t])] + [REGISTRY['Square'].spec({}, [TensorType((n,), "
+            "'float32')]) for n in (3, 5, 7)]\n"
+            "Builder().build(specs)\n"
+            "blas = [Builder().compiler().blas_library()]\n"
+            "print(len(calls), [p for p, h in loader._preloaded.items() if h] == blas)\n")
+    env = env_for(tmp_path)
+    assert run_python(code, env=env).stdout.split() == ["4", "True"]
+    assert run_python(code, env=env).stdout.split() == ["0", "True"]  # the manifest path, BLAS preloaded

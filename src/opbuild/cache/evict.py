@@ -204,8 +204,8 @@ def prune(directory: Path, max_size: int | None = None, older_than: float | None
 def clear(directory: Path, dry_run: bool = False) -> Removal:
     """Remove every entry, graph manifest, quarantined file and stale temporary of one kernel_meta directory.
 
-    Statistics, the compiler memo and lock files stay (as ``ccache -C`` keeps its statistics); entries in
-    use are skipped and reported in ``in_use``.
+    Statistics, the memo of file-derived values (.memo.json) and lock files stay (as ``ccache -C`` keeps its
+    statistics); entries in use are skipped and reported in ``in_use``.
     """
     listing = scan(directory)
     result = Removal(Path(directory), bytes_before=listing.total_bytes, dry_run=dry_run)

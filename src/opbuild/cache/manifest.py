@@ -39,7 +39,7 @@ from . import fsio
 from .local import TMP_DIR
 
 MANIFEST_DIR = ".graphs"
-FORMAT = 1
+FORMAT = 2
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 # Packages and modules whose code decides what a descriptor holds or how a kernel is generated.
 _SOURCE_PACKAGES = ("opbuild.ops", "opbuild.codegen", "opbuild.compilers")
@@ -78,6 +78,7 @@ class Manifest:
 
     items: tuple[Item, ...]
     toolchain: tuple[tuple[str, tuple[int, int, int, int] | None], ...]  # (path, stat signature)
+    blas: str | None  # the BLAS library the kernels link, to preload before opening them
 
 
 def _sig(path: str) -> tuple[int, int, int, int] | None:
@@ -122,7 +123,7 @@ def read(store_dir: Path | str, key: str) -> Manifest | None:
             return None
         items = tuple(Item(str(n), str(i), str(js), str(bs), int(sz)) for n, i, js, bs, sz in data["kernels"])
         toolchain = tuple((str(p), tuple(s) if s is not None else None) for p, s in data["toolchain"])
-        return Manifest(items, toolchain)
+        return Manifest(items, toolchain, str(data["blas"]) if data.get("blas") else None)
     except (OSError, ValueError, TypeError, KeyError, UnicodeError, AttributeError):
         return None
 
@@ -132,11 +133,12 @@ def toolchain_unchanged(manifest: Manifest) -> bool:
     return all(_sig(path) == (tuple(sig) if sig is not None else None) for path, sig in manifest.toolchain)
 
 
-def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_files: Sequence[str]) -> None:
+def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_files: Sequence[str],
+          blas: str | None) -> None:
     """Write manifest ``key`` atomically; a failure (read-only or full disk) only costs the fast path."""
     payload = {
         "format": FORMAT, "key": key,
-        "toolchain": [[p, _sig(p)] for p in toolchain_files if p],
+        "toolchain": [[p, _sig(p)] for p in toolchain_files if p], "blas": blas,
         "kernels": [[i.name, i.info_sha256, i.json_sha256, i.binary_sha256, i.size] for i in items],
     }
     store_dir = Path(store_dir)
