@@ -100,7 +100,7 @@ class Builder:
     def compiler(self, memo_dir: Path | None = None) -> Compiler:
         """The compiler for the current CC / OPBUILD_CFLAGS (re-resolved if they changed). Its identity is
         computed here, so a missing compiler fails early with CompilerNotFoundError."""
-        env = (config.compiler_env(), os.environ.get("OPBUILD_CFLAGS", ""))
+        env = config.toolchain_env()
         if self._compiler is None or env != self._compiler_env:
             compiler = find_compiler()
             compiler.identity(self.memo(memo_dir))
@@ -210,7 +210,7 @@ class Builder:
         read_store, write_store = self.stores()
         # The memory tier is keyed by the store and the toolchain (CC, OPBUILD_CFLAGS) as well as the kernel:
         # a process that changes its flags between builds must not be served kernels built with the old ones.
-        env = (config.compiler_env(), os.environ.get("OPBUILD_CFLAGS", ""))
+        env = config.toolchain_env()
         scope = f"{read_store.path if read_store else write_store.path}|{env}"
         by_memo: dict[str, LoadedKernel] = {}
         todo: dict[tuple, KernelSpec] = {}  # distinct kernels not in memory, in the order of their first node

@@ -761,7 +761,8 @@ def cmd_info(args: argparse.Namespace) -> int:
         pairs += [
             ("compiler version", compiler.get("version", "?")),
             ("compiler flags", " ".join(compiler.get("flags", []) + compiler.get("cflags", []))),
-            ("BLAS", " ".join(str(blas[k]) for k in ("lib", "version", "lib_dir") if k in blas) or "?"),
+            ("BLAS", f"{blas['provider']}: {os.path.join(blas['lib_dir'], blas['lib'])} ({blas['sgemm']}, "
+                     f"{blas['int']} sizes)" if "provider" in blas else "?"),
         ]
     pairs += [
         ("target", f"{target.get('arch', '?')}, {_plural(len(isa), 'ISA feature')}"

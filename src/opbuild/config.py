@@ -120,6 +120,16 @@ def preload_enabled() -> bool:
     return _env_bool("OPBUILD_PRELOAD", True)
 
 
+def blas_choice() -> str:
+    """OPBUILD_BLAS: which BLAS GEMM/conv kernels link: ``auto`` (default: NumPy's bundled OpenBLAS, else the
+    scipy-openblas32 package), ``numpy`` or ``scipy-openblas32`` (compilers/blas.py)."""
+    raw = _env("OPBUILD_BLAS").strip().lower() or "auto"
+    choices = ("auto", "numpy", "scipy-openblas32")
+    if raw not in choices:
+        raise ValueError(f"OPBUILD_BLAS={raw!r} is not a BLAS opbuild can link; use one of {', '.join(choices)}")
+    return raw
+
+
 def extra_cflags() -> list[str]:
     """OPBUILD_CFLAGS split like a shell would (no expansion)."""
     raw = _env("OPBUILD_CFLAGS")
@@ -131,6 +141,13 @@ def extra_cflags() -> list[str]:
         return shlex.split(raw)
     except ValueError as e:  # shlex alone says only "No closing quotation", not which variable
         raise ValueError(f"OPBUILD_CFLAGS={raw!r} cannot be split into compiler flags: {e}") from None
+
+
+def toolchain_env() -> tuple[str, str, str]:
+    """The environment variables that choose the toolchain (CC, OPBUILD_CFLAGS, OPBUILD_BLAS), raw: whatever
+    caches kernels in memory or names a graph must tell these apart."""
+    get = os.environ.get
+    return get("CC", ""), get("OPBUILD_CFLAGS", ""), get("OPBUILD_BLAS", "")
 
 
 def compiler_env() -> str:

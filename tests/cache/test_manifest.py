@@ -186,6 +186,6 @@ def test_manifest_path_preloads_the_blas(tmp_path):
             "Builder().build(specs)\n"
             "blas = [Builder().compiler().blas_library()]\n"
             "print(len(calls), [p for p, h in loader._preloaded.items() if h] == blas)\n")
-    env = env_for(tmp_path)
+    env = dict(env_for(tmp_path), OPBUILD_BLAS="scipy-openblas32")  # a BLAS that NumPy has not loaded
     assert run_python(code, env=env).stdout.split() == ["4", "True"]
     assert run_python(code, env=env).stdout.split() == ["0", "True"]  # the manifest path, BLAS preloaded

@@ -8,7 +8,7 @@ for each distinct kernel of the graph in order, its entry name, the sha256 of it
 of its ``.json``, and its binary's size and sha256, plus the files of the toolchain with their stat.
 
 The key hashes the graph's kernels (op, attributes, input and output types) with a *fingerprint* of
-everything a descriptor is derived from, observed with stats alone: opbuild's version, ``CC``,
+everything a descriptor is derived from, observed with stats alone: opbuild's version, ``CC``, ``OPBUILD_BLAS``,
 ``OPBUILD_CFLAGS``, ``PATH`` and every directory on it (a compiler installed earlier on the PATH changes a
 directory's mtime), ``sys.path`` (where the BLAS package is found; its entries are not stat-ed: the script's
 own directory is among them and may change all the time), the boot id (the CPU's feature flags cannot change
@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from .. import config
 from . import fsio
 from .local import TMP_DIR
 
@@ -91,7 +92,7 @@ def _sig(path: str) -> tuple[int, int, int, int] | None:
 
 def fingerprint(version: str, abi: int) -> str:
     """A hash of what descriptors are derived from, observed cheaply (stats, environment); see the module."""
-    parts = [f"{FORMAT}|{version}|{abi}", os.environ.get("CC", ""), os.environ.get("OPBUILD_CFLAGS", ""),
+    parts = [f"{FORMAT}|{version}|{abi}", *config.toolchain_env(),
              os.environ.get("PATH", ""), repr(sys.path)]
     for d in os.environ.get("PATH", "").split(os.pathsep):
         parts.append(repr(_sig(d or ".")))

@@ -141,20 +141,25 @@ OB_SIMD_FN(asin) OB_SIMD_FN(acos) OB_SIMD_FN(atanh) OB_SIMD_FN(asinh) OB_SIMD_FN
 #endif
 """
 
+# The gemm functions and their integer type differ between BLAS builds (NumPy's ILP64 OpenBLAS names them
+# scipy_cblas_sgemm64_ with 64-bit sizes): the compile command defines the macros (compilers/blas.py).
 BLAS_DECLS = r"""
+#if !defined(OB_BLAS_SGEMM) || !defined(OB_BLAS_DGEMM) || !defined(OB_BLAS_INT)
+#error "OB_BLAS_SGEMM, OB_BLAS_DGEMM and OB_BLAS_INT must be defined by the compile command"
+#endif
 enum { ObRowMajor = 101, ObNoTrans = 111, ObTrans = 112 };
-extern void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha,
-    const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc);
-extern void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha,
-    const double *a, int lda, const double *b, int ldb, double beta, double *c, int ldc);
+extern void OB_BLAS_SGEMM(int order, int ta, int tb, OB_BLAS_INT m, OB_BLAS_INT n, OB_BLAS_INT k, float alpha,
+    const float *a, OB_BLAS_INT lda, const float *b, OB_BLAS_INT ldb, float beta, float *c, OB_BLAS_INT ldc);
+extern void OB_BLAS_DGEMM(int order, int ta, int tb, OB_BLAS_INT m, OB_BLAS_INT n, OB_BLAS_INT k, double alpha,
+    const double *a, OB_BLAS_INT lda, const double *b, OB_BLAS_INT ldb, double beta, double *c, OB_BLAS_INT ldc);
 """
 
 
 def gemm_symbols(dtype: str) -> tuple[str, str, str]:
     """(cblas gemm function of :data:`BLAS_DECLS`, C literal 1, C literal 0) for float32 or float64."""
     if dtype == "float32":
-        return "scipy_cblas_sgemm", "1.0f", "0.0f"
-    return "scipy_cblas_dgemm", "1.0", "0.0"
+        return "OB_BLAS_SGEMM", "1.0f", "0.0f"
+    return "OB_BLAS_DGEMM", "1.0", "0.0"
 
 
 def ctype(dtype: str) -> str:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import platform
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from .. import config
 from ..cache.statmemo import StatMemo
 from ..errors import CompileError, CompilerNotFoundError
+from . import blas as blas_provider
 from .base import Compiler, CompileResult
 
 # -fno-math-errno and -fno-trapping-math are the two parts of -ffast-math that change no value: kernels never
@@ -28,38 +27,6 @@ if platform.machine().lower() in ("x86_64", "amd64"):
     # gcc defaults to 256-bit vectors even where -march=native enables AVX-512; 512-bit halves the calls into
     # libmvec (e.g. tanh: 1.65 -> 0.85 ms per 1M float32). A no-op on CPUs without AVX-512.
     BASE_FLAGS.append("-mprefer-vector-width=512")
-
-
-def _package_dir(name: str) -> str | None:
-    """The directory of the regular top-level package ``name``: the first ``sys.path`` entry holding
-    ``name/__init__.py``, as the path finder would pick it, else whatever the import system finds.
-
-    The direct scan costs a few stats; ``importlib.util.find_spec`` first lists every directory on the path
-    (site-packages holds hundreds of entries), ~80 us of every warm start.
-    """
-    for entry in sys.path:
-        candidate = os.path.join(entry or os.getcwd(), name)
-        if os.path.isfile(os.path.join(candidate, "__init__.py")):
-            return candidate
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return list(spec.submodule_search_locations)[0]
-
-
-def _blas() -> dict:
-    """Where the OpenBLAS that MatMul/Conv kernels link lives, and its identity (part of the key).
-
-    Found without importing ``scipy_openblas32`` (its import costs ~20 ms on the warm path); the library's
-    size and mtime stand for its version, as ccache's compiler_check=mtime does for compilers.
-    """
-    package = _package_dir("scipy_openblas32")
-    if package is None:
-        raise CompilerNotFoundError(["scipy-openblas32 (pip install scipy-openblas32; MatMul/Conv link it)"])
-    lib_dir = os.path.join(package, "lib")
-    lib = "scipy_openblas"
-    st = os.stat(os.path.join(lib_dir, f"lib{lib}.so"))
-    return {"lib_dir": lib_dir, "lib": lib, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
 class GccLike(Compiler):
@@ -84,7 +51,7 @@ class GccLike(Compiler):
                 "version": self._version(memo or StatMemo(None)),
                 "flags": BASE_FLAGS,
                 "cflags": self.cflags,
-                "blas": _blas(),
+                "blas": blas_provider.find_blas(),
             }
         return self._identity
 
@@ -108,15 +75,13 @@ class GccLike(Compiler):
 
     def blas_library(self) -> str | None:
         """The OpenBLAS shared object that GEMM and conv kernels link (from the memoised identity)."""
-        b = self.identity()["blas"]
-        return os.path.join(b["lib_dir"], f"lib{b['lib']}.so")
+        return blas_provider.library_path(self.identity()["blas"])
 
     def command(self, src: Path, out: Path, needs_blas: bool) -> list[str]:
-        cmd = [self.exe, *BASE_FLAGS, *self.cflags, "-o", str(out), str(src)]
-        if needs_blas:
-            b = _blas()
-            cmd += [f"-L{b['lib_dir']}", f"-Wl,-rpath,{b['lib_dir']}", f"-l{b['lib']}"]
-        return cmd + ["-lm"]
+        blas = self.identity()["blas"] if needs_blas else None
+        cmd = [self.exe, *BASE_FLAGS, *self.cflags, *(blas_provider.defines(blas) if blas else []),
+               "-o", str(out), str(src)]
+        return cmd + (blas_provider.link_flags(blas) if blas else []) + ["-lm"]
 
     def compile(self, source: str, out_path: Path, workdir: Path, needs_blas: bool, label: str = "") -> CompileResult:
         src = workdir / (out_path.stem + ".c")

@@ -1,8 +1,8 @@
 """Matrix products and bias: MatMul, BatchMatMul (NumPy-style batch broadcasting) and BiasAdd.
 
-Float kernels call OpenBLAS's cblas gemm (``scipy_cblas_sgemm``/``dgemm``, declared in codegen/c.py and linked
-when the OpDef has ``needs_blas=True``); integer kernels use a plain C loop (correct, not fast) with unsigned
-accumulation, so overflow wraps as it does in NumPy instead of being undefined behaviour in C.
+Float kernels call the BLAS's cblas gemm (``OB_BLAS_SGEMM``/``DGEMM``, declared in codegen/c.py, named and linked
+by compilers/blas.py when the OpDef has ``needs_blas=True``); integer kernels use a plain C loop (correct, not
+fast) with unsigned accumulation, so overflow wraps as it does in NumPy instead of being undefined behaviour in C.
 
 Batches are walked with :func:`codegen.c.broadcast_loop` over the output's batch dims, so each GEMM's operand
 offsets are affine expressions with constant strides (broadcast batch dims have stride 0). When ``b`` has no

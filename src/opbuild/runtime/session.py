@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import ctypes
-import os
 import threading
 from collections.abc import Sequence
 
 import numpy as np
 
+from .. import config
 from ..build import Builder
 from ..ir import Graph
 from ..ops.registry import KernelSpec
@@ -41,7 +41,7 @@ class Session:
     def run_eager(self, spec: KernelSpec, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run one kernel now (PyNative). Builds it on first use; later uses skip the builder entirely."""
         # The compiler settings are part of the key: a kernel built with other CC/OPBUILD_CFLAGS is other code.
-        key = (spec.memo_key(), os.environ.get("CC", ""), os.environ.get("OPBUILD_CFLAGS", ""))
+        key = (spec.memo_key(), *config.toolchain_env())
         kernel = self._eager.get(key)
         if kernel is None:
             (kernel,), report = self.builder.build([spec])
