@@ -97,7 +97,7 @@ def _glibc_has_new_libmvec() -> bool:
 def _kernel_binary(op: str, dtype: str) -> Path:
     spec = get(op).spec({}, [TensorType((4096,), dtype)])
     (kernel,), _ = session().builder.build([spec])
-    return Path(kernel.lib._name)
+    return Path(kernel.lib.path)
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64" or not _glibc_has_new_libmvec(),

@@ -1,7 +1,8 @@
-"""dlopen kernels and resolve their ABI entry points (argtypes set once, here)."""
+"""dlopen kernels and resolve their ABI entry points (one ctypes prototype for all of them)."""
 
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import os
 import threading
@@ -10,7 +11,31 @@ from pathlib import Path
 
 from .. import config
 
-KERNEL_ARGTYPES = [ctypes.c_void_p]
+# What ctypes.CDLL calls: dlopen(path, mode | RTLD_NOW) -> handle, OSError with dlerror()'s message.
+_dlopen = _ctypes.dlopen
+
+# The kernel ABI, ``void k(void *const *args)``, as one ctypes prototype for every kernel: calling it releases
+# the GIL (a foreign call, not a Python-API one) as CDLL functions do.
+KernelFunction = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class Library:
+    """An open shared object (``dlopen`` handle, never closed: kernels may outlive their graph) that
+    kernel function pointers keep alive. ctypes binds a function pointer to any object with a ``_handle``;
+    ``ctypes.CDLL`` would also build a function-pointer class per library (~30 us each)."""
+
+    __slots__ = ("_handle", "path")
+
+    def __init__(self, path: str | None, mode: int = os.RTLD_NOW | os.RTLD_LOCAL):
+        self.path = path
+        self._handle = _dlopen(path, mode)  # OSError with dlerror()'s message when it cannot be loaded
+
+    def function(self, symbol: str, prototype=KernelFunction):
+        """dlsym ``symbol`` into a new function pointer of ``prototype`` (AttributeError if undefined)."""
+        return prototype((symbol, self))
+
+    def __repr__(self) -> str:
+        return f"<Library {self.path}>"
 
 
 @dataclass
@@ -20,28 +45,22 @@ class LoadedKernel:
     name: str
     symbol: str
     fn: ctypes._CFuncPtr
-    lib: ctypes.CDLL
+    lib: Library
 
 
 def load_kernel(path: Path | str, name: str, symbol: str, libs: dict | None = None,
                 ident: tuple | None = None) -> LoadedKernel:
     """Load the verified binary at ``path`` and return its kernel entry point.
 
-    ``libs`` maps a binary's identity (device, inode, ...) to its already-open CDLL: the entries of one
-    batched compile are hard links of one object, so they share one handle instead of paying for a
-    ``dlopen`` and a ctypes function-pointer class each.
+    ``libs`` maps a binary's identity (device, inode, ...) to its already-open library: the entries of one
+    batched compile are hard links of one object, so they share one handle instead of a ``dlopen`` each.
     """
     lib = libs.get(ident) if libs is not None and ident is not None else None
     if lib is None:
-        lib = ctypes.CDLL(str(path))
+        lib = Library(str(path))
         if libs is not None and ident is not None:
             libs[ident] = lib
-    # What ``getattr(lib, symbol)`` does (dlsym into a new function pointer object) without its Python
-    # layers and without caching the pointer as an attribute of the library: each kernel has its own.
-    fn = lib._FuncPtr((symbol, lib))
-    fn.argtypes = KERNEL_ARGTYPES
-    fn.restype = None
-    return LoadedKernel(name, symbol, fn, lib)
+    return LoadedKernel(name, symbol, KernelFunction((symbol, lib)), lib)
 
 
 # ---- preloading the libraries kernels link --------------------------------------------------------------
@@ -50,14 +69,12 @@ _preload_lock = threading.Lock()
 
 
 def _libc_dlopen():
-    """libc's ``dlopen`` as a ctypes function, or None where the process has none to offer."""
+    """libc's ``dlopen`` as a ctypes function (ctypes' own always adds RTLD_NOW), or None where the process
+    has none to offer."""
     try:
-        fn = ctypes.CDLL(None).dlopen
+        return Library(None, 0).function("dlopen", ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int))
     except (OSError, AttributeError):
         return None
-    fn.argtypes = [ctypes.c_char_p, ctypes.c_int]
-    fn.restype = ctypes.c_void_p
-    return fn
 
 
 def preload(path: str) -> bool:
