@@ -142,6 +142,10 @@ def run_floor(args: argparse.Namespace) -> dict[str, Any]:
     import ctypes
     import hashlib
 
+    # Every opbuild process has NumPy loaded, and with it the OpenBLAS that GEMM/conv kernels link by default
+    # (compilers/blas.py): without it, the first kernel's dlopen would load and bind that library too.
+    import numpy  # noqa: F401
+
     kdir = Path(args.dir)
     names = json.loads(Path(args.names).read_text())
     t0, c0 = time.perf_counter(), time.thread_time()

@@ -82,7 +82,7 @@ class Builder:
         self._compiler: Compiler | None = None
         self._compiler_env: tuple[str, str] | None = None
         self._target: dict | None = None
-        self._memory: dict[tuple[str, str], LoadedKernel] = {}
+        self._memory: dict[tuple[str, bytes], LoadedKernel] = {}
         self._stores: dict[Path, KernelStore] = {}
         self._readonly: set[Path] = set()
         self._private: KernelStore | None = None
@@ -212,8 +212,8 @@ class Builder:
         # a process that changes its flags between builds must not be served kernels built with the old ones.
         env = config.toolchain_env()
         scope = f"{read_store.path if read_store else write_store.path}|{env}"
-        by_memo: dict[str, LoadedKernel] = {}
-        todo: dict[tuple, KernelSpec] = {}  # distinct kernels not in memory, in the order of their first node
+        by_memo: dict[bytes, LoadedKernel] = {}
+        todo: dict[bytes, KernelSpec] = {}  # distinct kernels not in memory, in the order of their first node
         memory = self._memory
         for spec in specs:
             mk = spec.memo_key()
@@ -239,7 +239,7 @@ class Builder:
 
         identity = self.compiler(write_store.path).identity()
         self._digest = self.memo(write_store.path).file_digest
-        pending: dict[tuple, _Request] = {}
+        pending: dict[bytes, _Request] = {}
         needs_blas = False
         for mk, spec in todo.items():
             req = pending[mk] = self.request(spec, identity)
@@ -292,7 +292,7 @@ class Builder:
         return [by_memo[s.memo_key()] for s in specs], report
 
     # ---- graph manifests (cache/manifest.py) ------------------------------------------------------
-    def _from_manifest(self, store: KernelStore, graph: str, todo: dict[tuple, KernelSpec], scope: str,
+    def _from_manifest(self, store: KernelStore, graph: str, todo: dict[bytes, KernelSpec], scope: str,
                        by_memo: dict, swept: set[str], report: BuildReport) -> bool:
         """Load every kernel of ``todo`` as the graph manifest ``graph`` lists them, verifying each entry
         against it; False (nothing loaded) when there is no valid manifest or any entry does not match."""
@@ -339,7 +339,7 @@ class Builder:
         compiler = self.compiler()
         manifest.write(store.path, graph, items, compiler.toolchain_files(), compiler.blas_library())
 
-    def _finish(self, scope: str, mk: str, kernel: LoadedKernel, by_memo: dict) -> None:
+    def _finish(self, scope: str, mk: bytes, kernel: LoadedKernel, by_memo: dict) -> None:
         self._memory[(scope, mk)] = kernel
         by_memo[mk] = kernel
 
@@ -490,7 +490,7 @@ class _BatchBuild:
             raise self.errors[0]
         return self.done
 
-    def _recheck(self, mk: str, req: _Request, found: Lookup, locked: bool) -> tuple[bool, bool]:
+    def _recheck(self, mk: bytes, req: _Request, found: Lookup, locked: bool) -> tuple[bool, bool]:
         """Under the kernel's lock: (already available -> loaded and recorded, repaired flag)."""
         repaired = req.name in self.swept
         if self.read is None:
@@ -635,7 +635,7 @@ class _BatchBuild:
                 self.done.append((mk, req, kernel, "repaired" if repaired else "reused", seconds, "remote"))
                 self.progress.step(req.name)
 
-    def _wait_or_build(self, mk: str, req: _Request, found: Lookup) -> None:
+    def _wait_or_build(self, mk: bytes, req: _Request, found: Lookup) -> None:
         lock = self._lock(req)
         t1 = time.perf_counter()
         try:

@@ -105,10 +105,9 @@ def fingerprint(version: str, abi: int) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def graph_key(fp: str, kernels: Sequence[tuple]) -> str:
-    """The manifest name of a graph: its fingerprint and its distinct kernels' memo keys (tuples of str, int
-    and tuples), in order. marshal format 0 writes such data byte for byte the same in every process (later
-    formats mark interned strings), ~25x faster than ``repr``."""
+def graph_key(fp: str, kernels: Sequence[bytes]) -> str:
+    """The manifest name of a graph: its fingerprint and its distinct kernels' memo keys (marshalled bytes,
+    ops/registry.py: KernelSpec.memo_key), in order; marshal length-prefixes each."""
     return hashlib.sha256(fp.encode() + marshal.dumps(list(kernels), 0)).hexdigest()[:32]
 
 

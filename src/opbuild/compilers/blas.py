@@ -96,6 +96,12 @@ def find_blas() -> dict:
     raise CompilerNotFoundError([wanted[p] for p in (PROVIDERS if choice == "auto" else (choice,))])
 
 
+def loaded_by_numpy(blas: dict) -> bool:
+    """Whether the library of a :func:`find_blas` identity is NumPy's own, loaded with NumPy (which opbuild
+    imports): nothing to preload, and preloading it anyway would cost a dlopen call (~0.1 ms)."""
+    return blas.get("provider") == "numpy"
+
+
 def library_path(blas: dict) -> str:
     """The shared object of a :func:`find_blas` identity."""
     return os.path.join(blas["lib_dir"], blas["lib"])
@@ -111,4 +117,4 @@ def link_flags(blas: dict) -> list[str]:
     return [f"-L{blas['lib_dir']}", f"-Wl,-rpath,{blas['lib_dir']}", f"-l:{blas['lib']}"]
 
 
-__all__ = ["PROVIDERS", "defines", "find_blas", "library_path", "link_flags", "package_dir"]
+__all__ = ["PROVIDERS", "defines", "find_blas", "library_path", "link_flags", "loaded_by_numpy", "package_dir"]

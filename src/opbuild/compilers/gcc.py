@@ -71,11 +71,13 @@ class GccLike(Compiler):
     def toolchain_files(self) -> list[str]:
         """The files whose replacement changes this toolchain: the compiler as found on PATH (stat follows its
         symlinks to the real executable) and the BLAS library."""
-        return [self.found_as, self.blas_library() or ""]
+        return [self.found_as, blas_provider.library_path(self.identity()["blas"])]
 
     def blas_library(self) -> str | None:
-        """The OpenBLAS shared object that GEMM and conv kernels link (from the memoised identity)."""
-        return blas_provider.library_path(self.identity()["blas"])
+        """The OpenBLAS shared object that GEMM and conv kernels link, when a build must load it ahead of
+        them; None for NumPy's, which NumPy has loaded already (compilers/blas.py)."""
+        blas = self.identity()["blas"]
+        return None if blas_provider.loaded_by_numpy(blas) else blas_provider.library_path(blas)
 
     def command(self, src: Path, out: Path, needs_blas: bool) -> list[str]:
         blas = self.identity()["blas"] if needs_blas else None
