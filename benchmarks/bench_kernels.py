@@ -21,9 +21,12 @@ Timing: best of ``--repeat`` rounds, each the mean over enough calls to last ~``
 opbuild and NumPy are measured in alternating rounds so machine load affects both alike. The machine this
 runs on may be shared: read ratios, not absolute times, and rerun before drawing conclusions.
 
-OpenBLAS (both NumPy's and the one opbuild links) uses every core by default; on a busy or shared machine
-its spinning threads make GEMM timings erratic. ``--threads N`` sets ``OPENBLAS_NUM_THREADS`` (the script
-re-executes itself so the libraries see it at load time) for a like-for-like comparison.
+OpenBLAS (NumPy's, which opbuild's GEMM kernels link too) uses every core by default; on a busy or shared
+machine its spinning threads make GEMM timings erratic. opbuild's large elementwise loops (>= 2^17 elements)
+run on OpenMP's threads, also every core by default; NumPy's elementwise maps run on one thread. ``--threads N``
+sets ``OPENBLAS_NUM_THREADS`` and ``OMP_NUM_THREADS`` (the script re-executes itself so the libraries see them
+at load time): ``--threads 1`` compares single-threaded code, ``--threads 2`` what a user of a 2-core machine
+gets by default.
 
 Usage: ``python benchmarks/bench_kernels.py [--quick] [--threads N] [--json PATH] [--only GROUP,...]``
 with groups gemm, batch, conv, elementwise.
@@ -269,12 +272,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="rounds per case (the best is kept); default 5, quick 3")
     p.add_argument("--min-time", type=float, default=None, help="seconds per round; default 0.2, quick 0.05")
     p.add_argument("--only", default=",".join(GROUPS), help=f"comma-separated groups of {', '.join(GROUPS)}")
-    p.add_argument("--threads", type=int, default=None, help="OPENBLAS_NUM_THREADS for both libraries")
+    p.add_argument("--threads", type=int, default=None,
+                   help="OPENBLAS_NUM_THREADS and OMP_NUM_THREADS (opbuild's elementwise threads)")
     p.add_argument("--json", type=Path, default=RESULTS, help=f"where to write results (default {RESULTS})")
     args = p.parse_args(argv)
-    if args.threads is not None and os.environ.get("OPENBLAS_NUM_THREADS") != str(args.threads):
-        # BLAS reads its thread count when it is loaded (NumPy's already is): restart with it set.
-        os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
+    threads_env = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+    if args.threads is not None and any(os.environ.get(v) != str(args.threads) for v in threads_env):
+        # BLAS and OpenMP read their thread counts when they are loaded (NumPy's BLAS already is): restart.
+        os.environ.update(dict.fromkeys(threads_env, str(args.threads)))
         os.execv(sys.executable, [sys.executable, *sys.argv])
     args.repeat = args.repeat or (3 if args.quick else 5)
     args.min_time = args.min_time or (0.05 if args.quick else 0.2)
@@ -297,6 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_avg": os.getloadavg(),
         "cflags": os.environ.get("OPBUILD_CFLAGS", ""),
         "openblas_num_threads": os.environ.get("OPENBLAS_NUM_THREADS", ""),
+        "omp_num_threads": os.environ.get("OMP_NUM_THREADS", ""),
         "quick": args.quick,
         "repeat": args.repeat,
         "min_time": args.min_time,

@@ -80,7 +80,7 @@ class Builder:
 
     def __init__(self) -> None:
         self._compiler: Compiler | None = None
-        self._compiler_env: tuple[str, str] | None = None
+        self._compiler_env: tuple[str, ...] | None = None
         self._target: dict | None = None
         self._memory: dict[tuple[str, bytes], LoadedKernel] = {}
         self._stores: dict[Path, KernelStore] = {}

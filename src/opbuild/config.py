@@ -130,6 +130,12 @@ def blas_choice() -> str:
     return raw
 
 
+def openmp_enabled() -> bool:
+    """OPBUILD_OPENMP=0 compiles kernels without OpenMP: large elementwise loops then run on one thread.
+    (Their thread count is OpenMP's own setting, OMP_NUM_THREADS; default: every core.)"""
+    return _env_bool("OPBUILD_OPENMP", True)
+
+
 def extra_cflags() -> list[str]:
     """OPBUILD_CFLAGS split like a shell would (no expansion)."""
     raw = _env("OPBUILD_CFLAGS")
@@ -143,11 +149,11 @@ def extra_cflags() -> list[str]:
         raise ValueError(f"OPBUILD_CFLAGS={raw!r} cannot be split into compiler flags: {e}") from None
 
 
-def toolchain_env() -> tuple[str, str, str]:
-    """The environment variables that choose the toolchain (CC, OPBUILD_CFLAGS, OPBUILD_BLAS), raw: whatever
-    caches kernels in memory or names a graph must tell these apart."""
+def toolchain_env() -> tuple[str, ...]:
+    """The environment variables that choose the toolchain (CC, OPBUILD_CFLAGS, OPBUILD_BLAS, OPBUILD_OPENMP),
+    raw: whatever caches kernels in memory or names a graph must tell these apart."""
     get = os.environ.get
-    return get("CC", ""), get("OPBUILD_CFLAGS", ""), get("OPBUILD_BLAS", "")
+    return get("CC", ""), get("OPBUILD_CFLAGS", ""), get("OPBUILD_BLAS", ""), get("OPBUILD_OPENMP", "")
 
 
 def compiler_env() -> str:

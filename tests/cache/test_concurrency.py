@@ -48,7 +48,7 @@ def _holding_cc(tmp_path: Path) -> str:
     path = tmp_path / "holding-cc"
     path.write_text(
         "#!/bin/sh\n"
-        f'case " $* " in *" --version "*) exec {real} "$@";; esac\n'
+        f'case " $* " in *" --version "*|*" -print-file-name="*) exec {real} "$@";; esac\n'
         'if [ -n "$OB_HOLD_MARKER" ]; then : > "$OB_HOLD_MARKER"; sleep 300; fi\n'
         f'exec {real} "$@"\n')
     path.chmod(path.stat().st_mode | stat.S_IXUSR)

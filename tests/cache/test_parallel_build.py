@@ -36,7 +36,7 @@ def wrapper(tmp_path) -> tuple[Path, Path]:
     cc = tmp_path / "cc-wrapper"
     cc.write_text(
         "#!/bin/sh\n"
-        f'case " $* " in *" --version "*) exec {real} "$@";; esac\n'
+        f'case " $* " in *" --version "*|*" -print-file-name="*) exec {real} "$@";; esac\n'
         "start=$(date +%s%N)\n"
         'src=""; for a in "$@"; do case "$a" in *.c) src="$a";; esac; done\n'
         'if [ -n "$OB_FAIL_SYMBOL" ] && grep -q "$OB_FAIL_SYMBOL" "$src"; then\n'

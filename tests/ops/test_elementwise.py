@@ -360,6 +360,15 @@ def test_int_pow_exact_and_negative_exponents(dtype):
         np.testing.assert_array_equal(got, np.array(wrapped, dtype))
 
 
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_float_pow_is_pow_for_every_exponent_shape(dtype):
+    """pow(-inf, 0.5) is +inf (C, IEEE 754), even where NumPy, given a scalar 0.5, takes sqrt (NaN)."""
+    a = np.array([-np.inf, 4.0, 0.0, -0.0, np.inf], dtype)
+    for b in (np.array(0.5, dtype), np.full(5, 0.5, dtype)):
+        for got in run_both(ops.Pow(), a, b):
+            np.testing.assert_array_equal(got, np.array([np.inf, 2.0, 0.0, 0.0, np.inf], dtype))
+
 # ---- Select, Cast, clip_by_value --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ALL)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..codegen.c import broadcast_loop, ctype, nan_max, nan_min
+from ..codegen.c import broadcast_loop, ctype, nan_max, nan_min, parallel_for
 from ..dtypes import ANY, FLOATS, NUMERIC, dtype_of
 from ..errors import ShapeError
 from ..ir import TensorType
@@ -112,10 +112,14 @@ _INT_POW = (
 
 
 def _pow_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """np.power, with the kernel's rule for negative integer exponents (where NumPy raises)."""
-    if a.dtype.kind != "i":
-        return np.power(a, b)
+    """np.power, with the kernel's rule for negative integer exponents (where NumPy raises).
+
+    Float exponents are copied out to full arrays first: given a scalar (or stride-0 broadcast) exponent of
+    0.5, 2 or -1, NumPy switches to sqrt, square or reciprocal, and sqrt(-inf) is NaN where C's (and NumPy's
+    own elementwise) pow(-inf, 0.5) is +inf. The kernel computes pow for every element."""
     a, b = np.broadcast_arrays(a, b)
+    if a.dtype.kind != "i":
+        return np.power(a, np.array(b))
     out = np.power(a, np.maximum(b, 0))
     neg = b < 0
     neg_result = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 1, -1, 1), 0))
@@ -150,7 +154,7 @@ BINARY: dict[str, Binary] = {
 
 
 def _flat_loop(n: int, stmt: str) -> str:
-    return f"for (int64_t o = 0; o < {n}; o++) {{ {stmt} }}"
+    return f"{parallel_for(n)}for (int64_t o = 0; o < {n}; o++) {{ {stmt} }}"
 
 
 # ---- unary ----------------------------------------------------------------------------------------
@@ -191,7 +195,7 @@ def _nary_emit(expr_for: Callable[[KernelSpec], str], names: Sequence[str]) -> C
         stmt = f"{loads} out0[o] = ({ctype(out.dtype)})({expr_for(k)});"
         if flat:
             return _flat_loop(out.size, stmt)
-        return broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt)
+        return broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt, parallel=True)
 
     return emit
 
