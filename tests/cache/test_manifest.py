@@ -189,3 +189,40 @@ def test_manifest_path_preloads_the_blas(tmp_path):
     env = dict(env_for(tmp_path), OPBUILD_BLAS="scipy-openblas32")  # a BLAS that NumPy has not loaded
     assert run_python(code, env=env).stdout.split() == ["4", "True"]
     assert run_python(code, env=env).stdout.split() == ["0", "True"]  # the manifest path, BLAS preloaded
+
+
+def test_prune_removes_manifests_no_warm_start_can_use(root, monkeypatch):
+    """Manifests accumulate (one per graph and toolchain); prune drops those naming an evicted entry, damaged
+    ones and, with an age, old ones, and keeps those whose entries are all there."""
+    import time
+
+    from opbuild.cache import evict
+
+    km = kernel_meta(root)
+    other = [REGISTRY["Neg"].spec({}, [TensorType((n,), "float32")]) for n in (2, 4, 6, 8)]
+    Builder().build(other)  # a second graph, a second manifest
+    assert len(_manifests(root)) == 2
+    (km / manifest.MANIFEST_DIR / "garbage.json").write_text("{not json")
+    victim = next(p for p in km.glob("square_*.json"))
+    victim.unlink()  # an entry of the first graph is gone (uncommitted now)
+    kept = [m for m in _manifests(root) if "neg_" in m.read_text()]
+    dropped = sorted(f"{manifest.MANIFEST_DIR}/{m.name}" for m in _manifests(root) if m not in kept)
+    assert len(kept) == 1 and len(dropped) == 2  # the first graph's and the damaged one
+    result = evict.prune(km, max_size=1 << 40)  # nothing to evict for size
+    assert _manifests(root) == kept
+    assert sorted(label for label, _ in result.removed if label.startswith(manifest.MANIFEST_DIR)) == dropped
+    old = time.time() - 3 * 86400
+    os.utime(kept[0], (old, old))
+    evict.prune(km, older_than=2 * 86400)
+    assert _manifests(root) == []
+    _, report = Builder().build(other)  # its entries were younger than the age: still served, manifest rewritten
+    assert report.reused == len(other) and len(_manifests(root)) == 1
+
+
+def test_evicting_an_entry_drops_the_manifests_that_name_it(root):
+    from opbuild.cache import evict
+
+    km = kernel_meta(root)
+    (m,) = _manifests(root)
+    evict.prune(km, max_size=1)  # evicts every entry
+    assert not m.exists() and not list(km.glob("*_*.json"))  # no entry left (side files remain)

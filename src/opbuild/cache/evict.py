@@ -6,7 +6,8 @@ nobody is building). Each entry is removed while holding its lock exclusively, t
 entry that another process is building or loading is skipped (see :mod:`.pin`). The ``.json`` commit marker
 is deleted first: from that instant a reader sees the entry as absent or uncommitted, never as a committed
 entry with a missing binary. If a prune is killed half-way through an entry, what is left is an uncommitted
-entry that lookups treat as a miss and the next prune or ``verify --repair`` removes.
+entry that lookups treat as a miss and the next prune or ``verify --repair`` removes. Graph manifests that
+name an entry no longer there (or, with an age, older than it) go last: indexes nothing can use.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import fsio, stats
+from . import fsio, manifest, stats
 from .entries import ENTRY_SUFFIXES, Entry, Listing, scan
 from .local import KernelStore
 from .pin import try_exclusive
@@ -196,9 +197,30 @@ def prune(directory: Path, max_size: int | None = None, older_than: float | None
                 break  # LRU order: nothing after this one is needed to meet the bound
             continue
         _remove(store, listing, ledger, entry, result, unused_since=entry.last_used)
+    _prune_manifests(store, listing, ledger, result, now, older_than)
     if result.removed and not dry_run:
         stats.add(Path(directory), evictions=result.entries_removed, evicted_bytes=result.freed)
     return result
+
+
+def _prune_manifests(store: KernelStore, listing: Listing, ledger: _Ledger, result: Removal, now: float,
+                     older_than: float | None) -> None:
+    """Remove the graph manifests no warm start can use any more: those naming an entry that is gone (now
+    or by this prune), unreadable ones, and with an age, those written longer ago than it. A manifest is
+    only an index (a few KB): each graph or toolchain change leaves the old one behind, and deleting one
+    costs at most one ordinary warm start of its graph, which writes it again."""
+    gone = {label for label, _ in result.removed}
+    present = {e.name for e in listing.entries if e.committed and e.name not in gone}
+    for path in listing.manifests:
+        names = manifest.entry_names(path)
+        stale = names is None or any(n not in present for n in names)
+        if not stale and older_than is not None:
+            try:
+                stale = path.lstat().st_mtime < now - older_than
+            except OSError:
+                continue  # removed meanwhile
+        if stale:
+            _remove(store, listing, ledger, path, result)
 
 
 def clear(directory: Path, dry_run: bool = False) -> Removal:
