@@ -8,10 +8,11 @@ for each distinct kernel of the graph in order, its entry name, the sha256 of it
 of its ``.json``, and its binary's size and sha256, plus the files of the toolchain with their stat.
 
 The key hashes the graph's kernels (op, attributes, input and output types) with a *fingerprint* of
-everything a descriptor is derived from, observed with stats alone: opbuild's version, ``CC``, ``OPBUILD_BLAS``,
-``OPBUILD_CFLAGS``, ``PATH`` and every directory on it (a compiler installed earlier on the PATH changes a
-directory's mtime), ``sys.path`` (where the BLAS package is found; its entries are not stat-ed: the script's
-own directory is among them and may change all the time), the boot id (the CPU's feature flags cannot change
+everything a descriptor is derived from, observed with stats alone: opbuild's version, ``CC``,
+``OPBUILD_CFLAGS``, ``OPBUILD_BLAS``, ``OPBUILD_OPENMP``, ``PATH`` and every directory on it (a compiler
+installed earlier on the PATH changes a directory's mtime), ``sys.path`` (where NumPy and the BLAS packages
+are found; its entries are not stat-ed: the script's own directory is among them and may change all the
+time), the boot id (the CPU's feature flags cannot change
 without a reboot), and the size and mtime of opbuild's code-generating sources.
 The manifest's toolchain files (the compiler as found on PATH, followed through its symlinks, and the BLAS)
 must still have the recorded inode, size and mtime.
