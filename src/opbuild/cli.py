@@ -746,7 +746,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "cache_enabled": enabled, "cache_root": str(root), "cache_root_source": source,
         "rank": None if root.name == "kernel_meta" else _rank(args), "cache_directory": str(directory),
         "entries": len(listing.committed), "bytes": listing.entry_bytes, "max_size": max_size,
-        "explain_misses": explain_on, "build_jobs": jobs,
+        "explain_misses": explain_on, "build_jobs": jobs, "loop_threads": _loop_threads(compiler),
     }
     if args.json:
         _print_json(info)
@@ -774,9 +774,21 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("cache max size", f"{format_size(max_size)}" if max_size else "off"),
         ("explain misses", "on" if explain_on else "off"),
         ("build jobs", jobs),
+        ("loop threads", info["loop_threads"]),
     ]
     print(fields(pairs))
     return code
+
+
+def _loop_threads(compiler: dict) -> str:
+    """How many threads large elementwise loops use (codegen/c.py: parallel_for), and why."""
+    if not compiler:
+        return "?"
+    if not compiler.get("openmp"):
+        why = "OPBUILD_OPENMP=0" if not config.openmp_enabled() else "the compiler has no OpenMP runtime"
+        return f"1 (no OpenMP: {why})"
+    chosen = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return f"{chosen} (OMP_NUM_THREADS)" if chosen else f"{len(os.sched_getaffinity(0))} (every core)"
 
 
 # ---- argument parsing -----------------------------------------------------------------------------------

@@ -143,6 +143,18 @@ def test_info_shows_version_compiler_target_and_cache(warm_root):
         assert text in human.stdout
 
 
+
+def test_info_says_how_many_threads_large_loops_use(tmp_path):
+    import os
+
+    cores = str(len(os.sched_getaffinity(0)))
+    assert run_json("info", root=tmp_path)["loop_threads"] == f"{cores} (every core)"
+    assert run_json("info", root=tmp_path, env={"OMP_NUM_THREADS": "3"})["loop_threads"] == "3 (OMP_NUM_THREADS)"
+    off = run_json("info", root=tmp_path, env={"OPBUILD_OPENMP": "0"})
+    assert off["loop_threads"] == "1 (no OpenMP: OPBUILD_OPENMP=0)" and off["compiler"]["openmp"] is False
+    assert "-fopenmp" not in off["compiler"]["flags"]
+    assert "loop threads      1 (no OpenMP" in run_cli("info", root=tmp_path, env={"OPBUILD_OPENMP": "0"}).stdout
+
 def test_path_and_rank_default_like_the_runtime(cache):
     shutil.copytree(kernel_meta(cache), kernel_meta(cache, 1))
     (kernel_meta(cache, 1) / next(iter(sorted(names(cache)))).__add__(".json")).unlink()
