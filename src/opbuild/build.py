@@ -98,8 +98,9 @@ class Builder:
 
     # ---- toolchain ------------------------------------------------------------------------------
     def compiler(self, memo_dir: Path | None = None) -> Compiler:
-        """The compiler for the current CC / OPBUILD_CFLAGS (re-resolved if they changed). Its identity is
-        computed here, so a missing compiler fails early with CompilerNotFoundError."""
+        """The compiler for the current toolchain settings (config.toolchain_env: CC, OPBUILD_CFLAGS, ...;
+        re-resolved if they changed). Its identity is computed here, so a missing compiler fails early with
+        CompilerNotFoundError."""
         env = config.toolchain_env()
         if self._compiler is None or env != self._compiler_env:
             compiler = find_compiler()
@@ -208,8 +209,8 @@ class Builder:
         t0 = time.perf_counter()
         report = BuildReport()
         read_store, write_store = self.stores()
-        # The memory tier is keyed by the store and the toolchain (CC, OPBUILD_CFLAGS) as well as the kernel:
-        # a process that changes its flags between builds must not be served kernels built with the old ones.
+        # The memory tier is keyed by the store and the toolchain settings as well as the kernel: a process
+        # that changes its flags (or BLAS, OpenMP) between builds must not be served kernels built otherwise.
         env = config.toolchain_env()
         scope = f"{read_store.path if read_store else write_store.path}|{env}"
         by_memo: dict[bytes, LoadedKernel] = {}
