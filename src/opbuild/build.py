@@ -216,8 +216,8 @@ class Builder:
         by_memo: dict[bytes, LoadedKernel] = {}
         todo: dict[bytes, KernelSpec] = {}  # distinct kernels not in memory, in the order of their first node
         memory = self._memory
-        for spec in specs:
-            mk = spec.memo_key()
+        keys = [spec.memo_key() for spec in specs]
+        for spec, mk in zip(specs, keys):
             if mk in by_memo or mk in todo:
                 continue
             hit = memory.get((scope, mk)) if memory else None
@@ -236,7 +236,7 @@ class Builder:
                 if swept:
                     _warn_repairs(read_store, swept, [])
                 return self._done(t0, report, read_store, write_store,
-                                  [k.name for k in report.kernels if k.source == "local"], [], specs, by_memo)
+                                  [k.name for k in report.kernels if k.source == "local"], [], keys, by_memo)
 
         identity = self.compiler(write_store.path).identity()
         self._digest = self.memo(write_store.path).file_digest
@@ -282,15 +282,18 @@ class Builder:
         if graph is not None:
             self._write_manifest(read_store, graph, list(pending.values()))
         return self._done(t0, report, read_store, write_store, [r.name for r in pending.values()],
-                          [r.name for _, r, _ in misses], specs, by_memo)
+                          [r.name for _, r, _ in misses], keys, by_memo)
 
     def _done(self, t0: float, report: BuildReport, read_store: KernelStore | None, write_store: KernelStore,
-              looked_up: list[str], missed: list[str], specs: Sequence[KernelSpec],
+              looked_up: list[str], missed: list[str], keys: list[bytes],
               by_memo: dict) -> tuple[list[LoadedKernel], BuildReport]:
-        report.seconds = time.perf_counter() - t0
+        """Finish a build: the kernel of every node, statistics; the report's time covers all of it."""
+        kernels = [by_memo[mk] for mk in keys]
         self.observer.after_build(read_store, write_store, report, looked_up, missed)
+        report.seconds = time.perf_counter() - t0
+        self.observer.record(report)
         log.info("opbuild: %s", report.summary())
-        return [by_memo[s.memo_key()] for s in specs], report
+        return kernels, report
 
     # ---- graph manifests (cache/manifest.py) ------------------------------------------------------
     def _from_manifest(self, store: KernelStore, graph: str, todo: dict[bytes, KernelSpec], scope: str,

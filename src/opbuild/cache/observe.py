@@ -112,10 +112,10 @@ class Observer:
 
     def after_build(self, read_store: KernelStore | None, write_store: KernelStore, report: BuildReport,
                     looked_up: Sequence[str], missed: Sequence[str]) -> None:
-        """Called once at the end of every build. ``looked_up``: names searched in ``read_store`` (the rest
-        of the report came from this process's memory); ``missed``: those not found there valid."""
+        """Called once at the end of every build, before its time is taken (then :meth:`record`).
+        ``looked_up``: names searched in ``read_store`` (the rest of the report came from this process's
+        memory); ``missed``: those not found there valid."""
         with self._lock:
-            self.totals.extend(report)
             self._listing = None  # this build may have added entries: the next miss rescans
         max_size = config.cache_max_size()  # parsed on every build so a bad value fails early and always
         if read_store is None or read_store is not write_store or not looked_up:
@@ -146,6 +146,11 @@ class Observer:
             self.flush()
         if compiled and max_size:
             self._bound(write_store, max_size, {k.name for k in report.kernels})
+
+    def record(self, report: BuildReport) -> None:
+        """Add a finished build's report (its time taken) to this process's totals (``opbuild run``)."""
+        with self._lock:
+            self.totals.extend(report)
 
     def flush(self) -> None:
         """Write what the builds since the last flush observed: counters, compile seconds spent and saved
