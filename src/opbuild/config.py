@@ -123,7 +123,7 @@ def preload_enabled() -> bool:
 def blas_choice() -> str:
     """OPBUILD_BLAS: which BLAS GEMM/conv kernels link: ``auto`` (default: NumPy's bundled OpenBLAS, else the
     scipy-openblas32 package), ``numpy`` or ``scipy-openblas32`` (compilers/blas.py)."""
-    raw = _env("OPBUILD_BLAS").strip().lower() or "auto"
+    raw = _env("OPBUILD_BLAS").lower() or "auto"
     choices = ("auto", "numpy", "scipy-openblas32")
     if raw not in choices:
         raise ValueError(f"OPBUILD_BLAS={raw!r} is not a BLAS opbuild can link; use one of {', '.join(choices)}")

@@ -202,12 +202,15 @@ def test_prune_removes_manifests_no_warm_start_can_use(root, monkeypatch):
     other = [REGISTRY["Neg"].spec({}, [TensorType((n,), "float32")]) for n in (2, 4, 6, 8)]
     Builder().build(other)  # a second graph, a second manifest
     assert len(_manifests(root)) == 2
+    kept = [m for m in _manifests(root) if "neg_" in m.read_text()]
+    assert len(kept) == 1
     (km / manifest.MANIFEST_DIR / "garbage.json").write_text("{not json")
+    old_format = json.loads(kept[0].read_text()) | {"format": manifest.FORMAT - 1, "key": "0" * 32}
+    (km / manifest.MANIFEST_DIR / f"{'0' * 32}.json").write_text(json.dumps(old_format))  # unusable, entries fine
     victim = next(p for p in km.glob("square_*.json"))
     victim.unlink()  # an entry of the first graph is gone (uncommitted now)
-    kept = [m for m in _manifests(root) if "neg_" in m.read_text()]
     dropped = sorted(f"{manifest.MANIFEST_DIR}/{m.name}" for m in _manifests(root) if m not in kept)
-    assert len(kept) == 1 and len(dropped) == 2  # the first graph's and the damaged one
+    assert len(dropped) == 3  # the first graph's, the damaged one, the older format
     result = evict.prune(km, max_size=1 << 40)  # nothing to evict for size
     assert _manifests(root) == kept
     assert sorted(label for label, _ in result.removed if label.startswith(manifest.MANIFEST_DIR)) == dropped

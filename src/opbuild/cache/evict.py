@@ -206,14 +206,15 @@ def prune(directory: Path, max_size: int | None = None, older_than: float | None
 def _prune_manifests(store: KernelStore, listing: Listing, ledger: _Ledger, result: Removal, now: float,
                      older_than: float | None) -> None:
     """Remove the graph manifests no warm start can use any more: those naming an entry that is gone (now
-    or by this prune), unreadable ones, and with an age, those written longer ago than it. A manifest is
+    or by this prune), those :func:`manifest.read` rejects (damaged, an older format, a name that is not
+    its key), and with an age, those written longer ago than it. A manifest is
     only an index (a few KB): each graph or toolchain change leaves the old one behind, and deleting one
     costs at most one ordinary warm start of its graph, which writes it again."""
     gone = {label for label, _ in result.removed}
     present = {e.name for e in listing.entries if e.committed and e.name not in gone}
     for path in listing.manifests:
-        names = manifest.entry_names(path)
-        stale = names is None or any(n not in present for n in names)
+        found = manifest.read(listing.path, path.stem) if path.suffix == ".json" else None
+        stale = found is None or any(item.name not in present for item in found.items)
         if not stale and older_than is not None:
             try:
                 stale = path.lstat().st_mtime < now - older_than

@@ -130,15 +130,6 @@ def read(store_dir: Path | str, key: str) -> Manifest | None:
         return None
 
 
-def entry_names(path: Path | str) -> list[str] | None:
-    """The entry names a manifest file lists, or None if it cannot be read as a manifest (for pruning)."""
-    try:
-        data = json.loads(fsio.read_small(str(path)))
-        return [str(item[0]) for item in data["kernels"]]
-    except (OSError, ValueError, TypeError, KeyError, IndexError, UnicodeError):
-        return None
-
-
 def toolchain_unchanged(manifest: Manifest) -> bool:
     """Whether every toolchain file of a manifest still has its recorded inode, size and mtime."""
     return all(_sig(path) == (tuple(sig) if sig is not None else None) for path, sig in manifest.toolchain)
@@ -161,5 +152,5 @@ def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_file
         pass
 
 
-__all__ = ["MANIFEST_DIR", "Item", "Manifest", "entry_names", "fingerprint", "graph_key", "read",
-           "toolchain_unchanged", "write"]
+__all__ = ["MANIFEST_DIR", "Item", "Manifest", "fingerprint", "graph_key", "read", "toolchain_unchanged",
+           "write"]
