@@ -7,9 +7,12 @@ dead process on this host is removed at once, one of another host (shared filesy
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import secrets
 import socket
+import stat
 import time
 from pathlib import Path
 
@@ -80,24 +83,79 @@ def atomic_write(path: Path, data: bytes, fsync: bool = True, tmp_dir: Path | No
 
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+# O_NONBLOCK: opening a FIFO planted in place of a file must not wait for a writer (the fstat check below then
+# rejects it); O_NOFOLLOW: a symlink in place of a file is corrupt, never followed out of the cache.
+_HARDENED_FLAGS = _READ_FLAGS | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
 _SMALL = 16384
+# Every metadata file of a cache (.info, .json, manifests, memo, statistics) is far below this; a larger one
+# is damage or an attack, not something to read into memory.
+MAX_METADATA_BYTES = 8 << 20
 
 
-def read_small(path: str) -> bytes:
-    """The bytes of a (usually small) file; raises like ``open`` does. The warm path reads two metadata files
-    per kernel: a plain open/read/close costs ~1.4 us where ``open(path, "rb").read()`` costs ~4.5 us (a
-    buffered reader, an fstat for its buffer size, a second read for EOF)."""
-    fd = os.open(path, _READ_FLAGS)
+class CorruptFile(OSError):
+    """A cache file exists but is not an acceptable one: not a regular file (FIFO, device, directory, symlink),
+    larger than its bound, or not parseable as what it should hold. A subclass of OSError so that every reader
+    that already treats an unreadable file as damage treats these the same way; ``FileNotFoundError`` still
+    means absent."""
+
+
+def read_small(path: str, limit: int = MAX_METADATA_BYTES) -> bytes:
+    """The bytes of a cache metadata file, read defensively.
+
+    Only a regular file is read: a symlink (``O_NOFOLLOW``), FIFO (opened non-blocking, then rejected by
+    ``fstat``), device or directory raises :class:`CorruptFile`, as does a file over ``limit`` bytes. A
+    missing file raises ``FileNotFoundError``. The warm path reads two metadata files per kernel, so this is a
+    plain open/fstat/read/close (a buffered ``open().read()`` costs about three times as much)."""
     try:
+        fd = os.open(path, _HARDENED_FLAGS)
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.EMLINK):
+            raise CorruptFile(e.errno, f"not a regular file ({e.strerror})", str(path)) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise CorruptFile(errno.EINVAL, "not a regular file", str(path))
+        if st.st_size > limit:
+            raise CorruptFile(errno.EFBIG, f"{st.st_size} bytes, over the {limit}-byte bound", str(path))
         data = os.read(fd, _SMALL)
         if len(data) < _SMALL:
             return data
         chunks = [data]
+        total = len(data)
         while chunk := os.read(fd, 1 << 20):
+            total += len(chunk)
+            if total > limit:  # grew while being read
+                raise CorruptFile(errno.EFBIG, f"over the {limit}-byte bound", str(path))
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def parse_json(data: bytes | str, what: str = "JSON") -> dict:
+    """``data`` parsed as a JSON object, or :class:`CorruptFile`: never any other exception.
+
+    json's C scanner recurses once per nesting level; a file of 100,000 ``[`` raises RecursionError, which is
+    damage like any other here (as are invalid UTF-8, invalid JSON and a top level that is not an object)."""
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError, TypeError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise CorruptFile(errno.EINVAL, f"{what} is not valid JSON ({type(e).__name__})") from None
+    if not isinstance(value, dict):
+        raise CorruptFile(errno.EINVAL, f"{what} is not a JSON object")
+    return value
+
+
+def read_json(path: str, limit: int = MAX_METADATA_BYTES) -> dict:
+    """:func:`read_small` then :func:`parse_json`: a JSON object, ``FileNotFoundError``, or ``CorruptFile``."""
+    data = read_small(path, limit)
+    try:
+        return parse_json(data, str(path))
+    except CorruptFile as e:
+        raise CorruptFile(e.errno, e.strerror, str(path)) from None
 
 
 def pid_alive(pid: int) -> bool:
