@@ -109,8 +109,8 @@ def test_read_only_directory_tier_is_still_read(tmp_path, monkeypatch):
     root = tmp_path / "shared"
     writer = open_backend(root.as_uri())
     writer.put("k", b"blob")
-    (root / "entries" / ".tmp.otherhost.1.dead.k.entry").write_bytes(b"stale")  # old enough to sweep
-    os.utime(root / "entries" / ".tmp.otherhost.1.dead.k.entry", (0, 0))
+    (writer.entries / ".tmp.otherhost.1.dead.k.entry").write_bytes(b"stale")  # old enough to sweep
+    os.utime(writer.entries / ".tmp.otherhost.1.dead.k.entry", (0, 0))
     # A read-only mirror, injected (chmod does not stop root): every write under root fails with EROFS.
     real_open, real_unlink = os.open, os.unlink
 
@@ -141,7 +141,7 @@ def test_directory_lease_guard_left_by_a_dead_process_does_not_block_takeover(tm
     root = tmp_path / "shared"
     backend = open_backend(root.as_uri())
     backend.acquire("k", "dead", 0.1)
-    guard = root / "leases" / "k.lease.break"
+    guard = backend.leases / "k.lease.break"
     guard.write_bytes(b"")  # a process died while removing the lease
     time.sleep(0.2)
     assert backend.acquire("k", "b", 30) == "dead"  # someone else seems to be removing it: not yet
