@@ -33,16 +33,25 @@ class RedisServer:
             pytest.fail("the redis client package is missing: pip install -e '.[test]'")
         self._redis = redis
         workdir.mkdir(parents=True, exist_ok=True)
+        self.exe, self.workdir = exe, workdir
         for _ in range(5):  # a free port can be taken by someone else before the server binds it
             self.port = _free_port()
-            self.proc = subprocess.Popen(
-                [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                 "--dir", str(workdir), "--logfile", str(workdir / f"redis-{self.port}.log")],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            if self._wait_up():
+            if self._launch():
                 return
             self.stop()
         pytest.fail(f"redis-server did not start; see {workdir}")
+
+    def _launch(self) -> bool:
+        self.proc = subprocess.Popen(
+            [self.exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(self.workdir), "--logfile", str(self.workdir / f"redis-{self.port}.log")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return self._wait_up()
+
+    def restart(self) -> None:
+        """Start the server again on the same port after :meth:`stop` (empty: nothing is persisted)."""
+        if not self._launch():
+            pytest.fail(f"redis-server did not restart on port {self.port}; see {self.workdir}")
 
     def _wait_up(self) -> bool:
         deadline = time.monotonic() + 10
