@@ -240,6 +240,10 @@ def _shared_tier_rows(shared: dict | None, c: dict) -> list[tuple[str, Any]]:
         where = f"{shared['url']} (unreachable: {shared['error']})"
     else:
         where = f"{shared['url']}: {shared['entries']} entries, {format_size(shared['bytes'])}"
+        key, others = shared.get("key_id"), [k for k in shared.get("key_ids", []) if k != shared.get("key_id")]
+        if key:  # entries are kept apart per OPBUILD_CACHE_SECRET: say whose these are, and whether others exist
+            where += f" (key id {key}" + (f"; entries under other key ids too: {', '.join(others)})" if others
+                                          else ")")
     return [("shared tier", where), ("shared hits", c["remote_hits"]), ("shared misses", c["remote_misses"]),
             ("lease waits", c["lease_waits"]), ("shared rejected", c["remote_rejected"]),
             ("shared published", c["remote_published"]),

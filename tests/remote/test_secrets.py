@@ -45,6 +45,12 @@ def test_a_rank_with_a_wrong_secret_never_spoils_the_good_entries(shared, tmp_pa
     for r in job.run([2, 3]):
         assert r["ok"] and built(r) == 0 and fetched(r) == DISTINCT_KERNELS, r["report"]
         assert r["counters"]["remote_rejected"] == 0 and FIX not in r["stderr"]
+    # `opbuild cache stats` of a good rank says whose entries it counts, and that another secret has some too
+    env = {"OPBUILD_CACHE_PATH": str(job.root), "RANK_ID": "2", "OPBUILD_REMOTE_CACHE": shared.url,
+           "OPBUILD_CACHE_SECRET": GOOD}
+    text = run_python(CLI, "cache", "stats", env=env).stdout
+    assert (f"{DISTINCT_KERNELS} entries" in text and f"(key id {key_id(GOOD.encode())}; entries under other key "
+            f"ids too: {key_id(WRONG.encode())})" in text), text
 
 
 def test_a_rank_without_a_secret_is_told_too(shared, tmp_path):
