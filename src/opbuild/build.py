@@ -208,6 +208,7 @@ class Builder:
         """Return one loaded kernel per spec (same order) and the report of the distinct kernels."""
         t0 = time.perf_counter()
         report = BuildReport()
+        config.remote_cache_url()  # a bad OPBUILD_REMOTE_CACHE fails every build, warm ones too (memoised check)
         read_store, write_store = self.stores()
         # The memory tier is keyed by the store and the toolchain settings as well as the kernel: a process
         # that changes its flags (or BLAS, OpenMP) between builds must not be served kernels built otherwise.

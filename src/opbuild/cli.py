@@ -177,8 +177,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         _err(f"{e}; showing zeros (`opbuild cache stats --zero` resets it)")
         data, code = stats.empty(), EXIT_PROBLEMS
     c = data["counters"]
-    lookups = c["hits"] + c["misses"]
-    hit_rate = c["hits"] / lookups if lookups else None
+    # A fetch from the shared tier is neither a local hit nor a miss: it is a hit of the cache as a whole.
+    lookups = c["hits"] + c["misses"] + c["remote_hits"]
+    hit_rate = (c["hits"] + c["remote_hits"]) / lookups if lookups else None
     try:
         max_size = config.cache_max_size()
     except ValueError as e:
@@ -239,10 +240,14 @@ def _shared_tier_rows(shared: dict | None, c: dict) -> list[tuple[str, Any]]:
         where = f"{shared['url']} (unreachable: {shared['error']})"
     else:
         where = f"{shared['url']}: {shared['entries']} entries, {format_size(shared['bytes'])}"
+        key, others = shared.get("key_id"), [k for k in shared.get("key_ids", []) if k != shared.get("key_id")]
+        if key:  # entries are kept apart per OPBUILD_CACHE_SECRET: say whose these are, and whether others exist
+            where += f" (key id {key}" + (f"; entries under other key ids too: {', '.join(others)})" if others
+                                          else ")")
     return [("shared tier", where), ("shared hits", c["remote_hits"]), ("shared misses", c["remote_misses"]),
             ("lease waits", c["lease_waits"]), ("shared rejected", c["remote_rejected"]),
             ("shared published", c["remote_published"]),
-            ("shared fallbacks", f"{c['remote_fallbacks']} (runs that went local-only)")]
+            ("shared fallbacks", f"{c['remote_fallbacks']} (outages: went local-only until it was back)")]
 
 
 # ---- cache verify ---------------------------------------------------------------------------------------

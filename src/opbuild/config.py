@@ -6,8 +6,10 @@ Environment variables are read when they are needed (not cached at import), so a
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from .errors import UnsupportedTargetError
 
@@ -234,8 +236,62 @@ def _env_seconds(name: str, default: float, allow_zero: bool = False) -> float:
 
 
 def remote_cache_url() -> str:
-    """OPBUILD_REMOTE_CACHE: the shared tier (``redis://host:port/db`` or ``file:///path``); empty means none."""
-    return _env("OPBUILD_REMOTE_CACHE")
+    """OPBUILD_REMOTE_CACHE: the shared tier (``redis://host:port/db`` or ``file:///path``); empty means none.
+    Raises ValueError naming the variable and the accepted forms for a URL no backend understands."""
+    url = _env("OPBUILD_REMOTE_CACHE")
+    if url:
+        check_remote_url(url)
+    return url
+
+
+REMOTE_URL_FORMS = "redis://host:port/db (port 1-65535, db a number; rediss:// for TLS) or file:///absolute/path"
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (URLs are logged and shown in errors). Works on URLs that
+    do not parse too (a bad port), since it is used to report those."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    netloc, slash, tail = rest.partition("/")
+    user, at, host = netloc.rpartition("@")
+    if at and ":" in user:
+        user = user.split(":", 1)[0] + ":***"
+    return f"{scheme}{sep}{user}{at}{host}{slash}{tail}"
+
+
+@functools.lru_cache(maxsize=16)  # checked on every build (warm ones too): the same string is parsed once
+def check_remote_url(url: str) -> None:
+    """Raise ValueError, naming OPBUILD_REMOTE_CACHE and the accepted forms, unless ``url`` is a shared-tier
+    URL a backend understands (see :func:`opbuild.cache.remote.open_backend`). Nothing is contacted."""
+    try:
+        problem = _remote_url_problem(url)
+    except ValueError as e:  # urllib's complaints, reworded: a bad port, or a bad IPv6 literal
+        problem = "the port is not a number from 1 to 65535" if "port" in str(e).lower() else "not a valid URL"
+    if problem:
+        raise ValueError(f"OPBUILD_REMOTE_CACHE={redact_url(url)!r}: {problem}; expected {REMOTE_URL_FORMS}")
+
+
+def _remote_url_problem(url: str) -> str:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme == "file":
+        if parts.netloc not in ("", "localhost"):
+            return f"a file URL names no host (got {parts.netloc!r}); use three slashes"
+        if not parts.path.startswith("/"):
+            return "a file URL needs an absolute path"
+        return ""
+    if scheme in ("redis", "rediss"):
+        port = parts.port  # ValueError for a non-number or one out of range
+        if port == 0:
+            return "port 0 is not a port"
+        if not parts.hostname:
+            return "no host"
+        db = parts.path.lstrip("/")
+        if db and not db.isdigit():
+            return f"the database {db!r} is not a number"
+        return ""
+    return f"unsupported scheme {parts.scheme!r}" if parts.scheme else "not a URL"
 
 
 def remote_timeout() -> float:

@@ -121,13 +121,16 @@ class Observer:
         if read_store is None or read_store is not write_store or not looked_up:
             return  # no persistent writable cache involved (cache off, read-only, or all from memory)
         status = {k.name: k.status for k in report.kernels}
-        compiled = [n for n in dict.fromkeys(missed) if status.get(n) in ("built", "repaired")]
+        # A kernel fetched from the shared tier is one fetch (the tier counts it as remote_hits), not a local
+        # miss plus a local hit; its compile time still counts as saved.
+        fetched = {k.name for k in report.kernels if k.source == "remote"}
+        compiled = [n for n in dict.fromkeys(missed) if status.get(n) in ("built", "repaired") and n not in fetched]
         hits = [n for n in dict.fromkeys(looked_up) if n not in compiled]
-        repairs = sum(1 for n in set(looked_up) if status.get(n) == "repaired")
+        repairs = sum(1 for n in set(looked_up) if status.get(n) == "repaired")  # fetched in place of a broken one too
         with self._lock:
             p = self._pending.setdefault(write_store.path, _Pending())
-            p.counters["hits"] += len(hits)
-            p.counters["misses"] += len(set(missed))
+            p.counters["hits"] += sum(1 for n in hits if n not in fetched)
+            p.counters["misses"] += len(set(missed) - fetched)
             p.counters["builds"] += len(compiled)
             p.counters["repairs"] += repairs
             prefix = os.path.join(str(write_store.path), "")  # string paths: this runs on the warm path

@@ -26,8 +26,8 @@ log = logging.getLogger("opbuild.cache")
 FORMAT = 1
 #: Counter names and their meaning (the order in which ``opbuild cache stats`` prints them).
 COUNTERS = {
-    "hits": "kernels found in the cache and loaded",
-    "misses": "kernels not found (or found broken) in the cache",
+    "hits": "kernels found in the local cache and loaded",
+    "misses": "kernels not found (or found broken) in the local cache nor fetched from the shared tier",
     "builds": "kernels compiled",
     "repairs": "broken entries found and rebuilt",
     "compile_seconds": "compiler seconds spent on builds",
@@ -40,7 +40,7 @@ COUNTERS = {
     "lease_waits": "kernels waited for while another process or machine built them",
     "remote_rejected": "shared-tier entries rejected (checksum or signature), never loaded",
     "remote_published": "kernels published to the shared tier",
-    "remote_fallbacks": "runs that lost the shared tier and went on local-only",
+    "remote_fallbacks": "outages of the shared tier (local-only until it was back)",
 }
 FLOAT_COUNTERS = ("compile_seconds", "saved_seconds")
 UPDATE_TIMEOUT = 5.0
