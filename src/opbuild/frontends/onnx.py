@@ -31,7 +31,7 @@ import onnx
 from onnx import numpy_helper
 
 from .. import trace
-from ..errors import OnnxModelError, OpbuildError, ShapeError
+from ..errors import OnnxDefect, OnnxModelError, OpbuildError, ShapeError
 from ..nn.cell import Cell
 from ..parameter import Parameter
 from ..tensor import Tensor
@@ -243,7 +243,11 @@ class OnnxModel(Cell):
         # Initializers become Parameters, registered under their ONNX names (which may hold dots or clash
         # with Cell attributes, hence straight into the parameter table rather than through setattr).
         for name, t in initializers.items():
-            arr = numpy_helper.to_array(t)
+            try:
+                arr = numpy_helper.to_array(t)
+            except (ValueError, TypeError) as e:  # data that does not fit the declared shape and type
+                raise OnnxModelError(source, [OnnxDefect(f"initializer {name!r} cannot be read: {e}",
+                                                         tensor=name)]) from None
             self._params[name] = Parameter(arr, name=name, requires_grad=arr.dtype.kind == "f")
         set_(self, "source", source)
         set_(self, "opset", opset)

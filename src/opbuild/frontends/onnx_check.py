@@ -55,16 +55,48 @@ def check(proto: onnx.ModelProto, source: str) -> None:
     """Validate ``proto`` (loaded from ``source``); :class:`OnnxModelError` listing every problem found."""
     defects = _model_defects(proto) or _graph_defects(proto.graph)
     if not defects:
+        lite = _without_large_data(proto)
         try:
-            onnx.checker.check_model(proto)
+            onnx.checker.check_model(lite)
         except (onnx.checker.ValidationError, ValueError) as e:  # ValueError: a model over protobuf's 2 GB
             defects = [OnnxDefect(f"rejected by onnx.checker: {str(e).strip()}")]
     if defects:
         raise OnnxModelError(source, defects)
 
 
+_LARGE = 1 << 16  # initializers of more elements are checked here, not by onnx.checker
+
+
+def _without_large_data(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """``proto``, or a copy of it for onnx.checker whose large initializers are typed graph inputs instead. The
+    checker works on a serialised copy of the whole model, weights included, which for 100 MB of weights cost
+    more than the rest of the load (docs/onnx.md); it only needs their types and shapes. Their data is checked
+    when the importer reads it (OnnxModel: an initializer whose data does not fit its shape names itself)."""
+    g = proto.graph
+    if all(_elements(t) <= _LARGE for t in g.initializer):
+        return proto
+    declared = {vi.name for vi in g.input}
+    lite = onnx.GraphProto(name=g.name, node=g.node, input=g.input, output=g.output, value_info=g.value_info,
+                           sparse_initializer=g.sparse_initializer)
+    for t in g.initializer:
+        if _elements(t) <= _LARGE:
+            lite.initializer.append(t)
+        elif t.name not in declared:
+            lite.input.append(onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)))
+    model = onnx.ModelProto(ir_version=proto.ir_version, opset_import=proto.opset_import, graph=lite,
+                            functions=proto.functions)
+    return model
+
+
+def _elements(t: onnx.TensorProto) -> int:
+    n = 1
+    for d in t.dims:
+        n *= d
+    return n
+
+
 def _model_defects(proto: onnx.ModelProto) -> list[OnnxDefect]:
-    if proto.ByteSize() == 0:
+    if not proto.ListFields():  # (ByteSize would serialise every weight to count them)
         return [OnnxDefect("the model is empty (no graph, no opset, no IR version)")]
     if not proto.HasField("graph"):
         return [OnnxDefect("the model has no graph")]
