@@ -205,8 +205,12 @@ class Builder:
 
     # ---- build ----------------------------------------------------------------------------------
     def build(self, specs: Sequence[KernelSpec]) -> tuple[list[LoadedKernel], BuildReport]:
-        """Return one loaded kernel per spec (same order) and the report of the distinct kernels."""
+        """Return one loaded kernel per spec (same order) and the report of the distinct kernels.
+
+        Raises :class:`~opbuild.errors.ConfigError` for any invalid OPBUILD_* variable before anything else,
+        whether or not this build would have read it."""
         t0 = time.perf_counter()
+        config.validate_environment()
         report = BuildReport()
         config.remote_cache_url()  # a bad OPBUILD_REMOTE_CACHE fails every build, warm ones too (memoised check)
         read_store, write_store = self.stores()
@@ -676,7 +680,7 @@ class _Progress:
         self._bar = None
         self._lock = threading.Lock()
         self._closed = threading.Event()
-        if total and sys.stderr.isatty() and os.environ.get("OPBUILD_PROGRESS", "1") != "0":
+        if total and sys.stderr.isatty() and config.progress_enabled():
             from tqdm import tqdm
 
             # A terminal that reports no size (a fresh pty, some CI runners) would get no bar at all from tqdm.

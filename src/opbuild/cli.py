@@ -26,7 +26,7 @@ from . import __version__, config
 from .cache import entries as cache_entries
 from .cache import evict, explain, stats, transfer, verify
 from .cache.key import kernel_name, target_identity
-from .errors import OpbuildError
+from .errors import ConfigError, OpbuildError
 from .units import format_ago, format_size, format_time, parse_age, parse_size
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -559,6 +559,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     model once (random inputs unless given) and times it. Either way the build report is printed at the end."""
     import traceback
 
+    try:  # a bad OPBUILD_* value is a usage error, named before any work (and before the report needs it)
+        config.validate_environment()
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
     script = Path(args.script)
     if not script.is_file():
         raise UsageError(f"no such {'model' if script.suffix == '.onnx' else 'script'}: {script}")
