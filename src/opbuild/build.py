@@ -279,6 +279,8 @@ class Builder:
         finally:
             if swept or repairs:
                 _warn_repairs(read_store, swept, repairs)
+            if repairs:  # manifests of other graphs (or this one's under an older fingerprint) name the old entries
+                manifest.drop_naming(read_store.path, {name for name, _ in repairs})
         if graph is not None:
             self._write_manifest(read_store, graph, list(pending.values()))
         return self._done(t0, report, read_store, write_store, [r.name for r in pending.values()],

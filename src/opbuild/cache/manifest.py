@@ -181,6 +181,16 @@ def read(store_dir: Path | str, key: str) -> Manifest | None:
         return None
 
 
+def blas_problem(blas: str) -> str | None:
+    """Why a manifest's ``blas`` path is unacceptable (not the library of a BLAS provider found here), or None.
+    A build never loads it anyway: it preloads only the BLAS the toolchain resolves (build.py)."""
+    from ..compilers import blas as blas_provider  # compilers import the cache: not at module level
+
+    if blas in blas_provider.known_libraries():
+        return None
+    return f"names {blas[:200]!r} as its BLAS, which is no BLAS provider's library here"
+
+
 def problems(store: KernelStore, path: str) -> str | None:
     """Why the manifest file at ``path`` in ``store``'s ``.graphs/`` is no sound index, or None: it must load
     (:func:`load`) and every entry it names must be present and match the recorded sha256 values and size
@@ -192,11 +202,35 @@ def problems(store: KernelStore, path: str) -> str | None:
         found = load(path, key[: -len(".json")])
     except OSError as e:
         return e.strerror or str(e)
+    if found.blas is not None and (why := blas_problem(found.blas)):
+        return why
     for item in found.items:
         hit = store.check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size)
         if hit.status != "hit":
             return f"entry {item.name}: {hit.reason}"
     return None
+
+
+def drop_naming(store_dir: Path | str, names: set[str]) -> int:
+    """Remove the manifests that name any of ``names`` (entries a build just quarantined and rebuilt: their
+    ``.json`` changed, so those manifests can serve no warm start and ``verify`` would report them); returns
+    how many. Runs only when something was repaired: it reads every manifest of the store."""
+    gdir = os.path.join(str(store_dir), MANIFEST_DIR)
+    try:
+        found = [d for d in os.scandir(gdir) if d.name.endswith(".json")]
+    except OSError:
+        return 0
+    dropped = 0
+    for d in found:
+        try:
+            stale = any(item.name in names for item in load(d.path, d.name[: -len(".json")]).items)
+        except OSError:
+            continue  # damaged: verify reports it, prune removes it
+        if stale:
+            with contextlib.suppress(OSError):
+                os.unlink(d.path)
+                dropped += 1
+    return dropped
 
 
 def toolchain_unchanged(manifest: Manifest) -> bool:
@@ -226,5 +260,5 @@ def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_file
                 fsio.atomic_write(path, data, fsync=False, tmp_dir=store_dir / TMP_DIR)
 
 
-__all__ = ["MANIFEST_DIR", "Item", "Manifest", "fingerprint", "graph_key", "load", "problems", "read",
-           "toolchain_unchanged", "write"]
+__all__ = ["MANIFEST_DIR", "Item", "Manifest", "blas_problem", "drop_naming", "fingerprint", "graph_key", "load",
+           "problems", "read", "toolchain_unchanged", "write"]
