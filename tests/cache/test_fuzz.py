@@ -105,7 +105,7 @@ def _damage(path: Path, how: str, data: bytes, elsewhere: Path) -> None:
         raise AssertionError(how)
 
 
-@settings(max_examples=30, deadline=None, database=None,
+@settings(max_examples=80, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(kind=st.sampled_from(KINDS), pick=st.integers(0, 1000), how=st.sampled_from(DAMAGES),
        data=st.binary(min_size=1, max_size=256))
