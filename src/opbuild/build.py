@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import json
 import logging
 import os
 import shutil
@@ -39,7 +38,8 @@ from .cache.shared import SharedTier
 from .cache.statmemo import StatMemo
 from .codegen import c as c_codegen
 from .compilers import Compiler, find_compiler
-from .errors import CompileError
+from .compilers import blas as blas_provider
+from .errors import CompileError, CompilerNotFoundError
 from .ops.registry import KernelSpec
 from .ops.registry import get as get_op
 from .report import BuildReport, KernelRecord
@@ -284,6 +284,8 @@ class Builder:
         finally:
             if swept or repairs:
                 _warn_repairs(read_store, swept, repairs)
+            if repairs:  # manifests of other graphs (or this one's under an older fingerprint) name the old entries
+                manifest.drop_naming(read_store.path, {name for name, _ in repairs})
         if graph is not None:
             self._write_manifest(read_store, graph, list(pending.values()))
         return self._done(t0, report, read_store, write_store, [r.name for r in pending.values()],
@@ -309,7 +311,14 @@ class Builder:
         if found is None or len(found.items) != len(todo) or not manifest.toolchain_unchanged(found):
             return False
         if found.blas and any(get_op(spec.op).needs_blas for spec in todo.values()):
-            preload(found.blas)
+            # The manifest is hostile input: its ``blas`` is only compared with the BLAS the toolchain resolves
+            # itself (what the compiler identity records), never loaded from the manifest's say-so.
+            blas = _toolchain_blas()
+            if blas != found.blas:
+                log.debug("opbuild: graph manifest %s not used: its BLAS %r is not the toolchain's %r", graph,
+                          found.blas, blas)
+                return False
+            preload(blas)
         check, hits = store.check, []
         with pin.loading(store):
             t1 = time.perf_counter()
@@ -335,7 +344,7 @@ class Builder:
             base = os.path.join(str(store.path), req.name)
             try:
                 raw = fsio.read_small(base + ".json")
-                result = json.loads(raw)
+                result = fsio.parse_json(raw, ".json")
                 binary = base + BINARY_SUFFIX
                 st = os.lstat(binary)
                 digest = store.digest_of(binary, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
@@ -422,6 +431,17 @@ class Builder:
             return self.private_store().publish(req.name, req.info, binary, meta)
 
 
+def _toolchain_blas() -> str | None:
+    """The BLAS library a build must preload, as the toolchain resolves it (``GccLike.blas_library`` without
+    finding the compiler: the same :func:`~.compilers.blas.find_blas` its identity records); None when NumPy's
+    (loaded already) or none is found."""
+    try:
+        found = blas_provider.find_blas()
+    except (CompilerNotFoundError, OSError):
+        return None
+    return None if blas_provider.loaded_by_numpy(found) else blas_provider.library_path(found)
+
+
 def _warn_repairs(store: KernelStore, swept: set[str], repairs: list[tuple[str, str]]) -> None:
     """ONE warning per build for everything it found broken and repaired, however many entries that was (a
     stray temporary and the incomplete entry of one interrupted build, or every entry sharing one damaged
@@ -462,7 +482,7 @@ class _BatchBuild:
     def _lock(self, req: _Request) -> filelock.BaseFileLock | None:
         if not self.shared:
             return None
-        path = self.write.lock_path(req.name)
+        path = pin.usable_lock_path(self.write, req.name)  # a directory or symlink planted there: quarantined
         try:
             path.parent.mkdir(exist_ok=True)
         except OSError as e:  # locks only avoid duplicate work: without them the build is still correct

@@ -24,7 +24,7 @@ import filelock
 
 from . import __version__, config
 from .cache import entries as cache_entries
-from .cache import evict, explain, stats, transfer, verify
+from .cache import evict, explain, fsio, stats, transfer, verify
 from .cache.key import kernel_name, target_identity
 from .errors import ConfigError, OpbuildError
 from .units import format_ago, format_size, format_time, parse_age, parse_size
@@ -375,14 +375,17 @@ def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
         parts = cache_entries.split_entry_file(path.name)
         info_path = path if path.suffix == ".info" or parts is None else path.with_name(parts[0] + ".info")
         try:
-            info = info_path.read_bytes()
+            info = fsio.read_small(str(info_path))  # a FIFO or directory is refused, not waited on
         except OSError as e:
             raise UsageError(f"cannot read {info_path}: {e.strerror or e}") from None
         try:
-            op = json.loads(info)["op"]
-        except (ValueError, KeyError, TypeError):
-            raise UsageError(f"{info_path} is not a kernel descriptor (.info)") from None
-        return info, parts[0] if parts else kernel_name(str(op), info)
+            op = fsio.parse_json(info, str(info_path))["op"]
+        except (fsio.CorruptFile, KeyError):
+            raise UsageError(f"{info_path} is not a kernel descriptor (.info): not a JSON object with an "
+                             "\"op\"") from None
+        if not isinstance(op, str):
+            raise UsageError(f"{info_path} is not a kernel descriptor (.info): its \"op\" is not a string")
+        return info, parts[0] if parts else kernel_name(op, info)
     name = Path(arg).name
     for suffix in cache_entries.ENTRY_SUFFIXES:
         name = name.removesuffix(suffix)
@@ -395,7 +398,11 @@ def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
     if len(names) > 1:
         raise UsageError(f"{arg!r} is ambiguous in {directory}: {', '.join(names[:5])}"
                          + (" ..." if len(names) > 5 else ""))
-    return (directory / (names[0] + ".info")).read_bytes(), names[0]
+    try:
+        return fsio.read_small(str(directory / (names[0] + ".info"))), names[0]
+    except OSError as e:
+        raise UsageError(f"cannot read the .info of {names[0]}: {e.strerror or e}; `opbuild cache verify "
+                         "--repair` quarantines a broken entry") from None
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -403,11 +410,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     directory = cache_directory(args)
     info, name = _resolve_kernel(args.kernel, directory)
     try:
-        desc = json.loads(info)
-    except ValueError as e:
-        raise UsageError(f"the .info of {name} is not valid JSON ({e})") from None
-    if not isinstance(desc, dict):
-        raise UsageError(f"the .info of {name} is not a kernel descriptor")
+        desc = fsio.parse_json(info, f"the .info of {name}")
+    except fsio.CorruptFile as e:
+        raise UsageError(f"{e.strerror}: not a kernel descriptor; `opbuild cache verify --repair` quarantines "
+                         "a broken entry") from None
     result = explain.explain(directory, desc, name)
     if args.json:
         _print_json({**result.as_dict(), "directory": str(directory),

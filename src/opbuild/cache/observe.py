@@ -29,7 +29,7 @@ from pathlib import Path
 from .. import config
 from ..report import BuildReport
 from ..units import format_size
-from . import evict, stats
+from . import evict, fsio, stats
 from .entries import USE_RESOLUTION, Listing, scan
 from .explain import explain
 from .local import KernelStore, Lookup
@@ -60,19 +60,19 @@ def _note(json_path: str, now: float) -> float:
 def note_use(json_path: str | Path, now: float) -> float:
     """Refresh an entry's "last used" time if it is older than USE_RESOLUTION; return its recorded build
     seconds (0.0 if unknown). Raises OSError if the ``.json`` cannot be read."""
-    with open(json_path, "rb") as f:
-        mtime = os.fstat(f.fileno()).st_mtime
-        raw = f.read()
+    mtime = os.lstat(json_path).st_mtime
+    raw = fsio.read_small(str(json_path))  # a regular file or CorruptFile (an OSError): never blocks on a FIFO
     if now - mtime > USE_RESOLUTION:
         try:
             os.utime(json_path)
         except OSError as e:  # read-only or someone else's file: the entry just looks older than it is
             log.debug("opbuild: cannot refresh last-used time of %s (%s)", json_path, e)
     try:
-        seconds = json.loads(raw).get("build_seconds", 0.0)
-    except (ValueError, AttributeError):
+        seconds = fsio.parse_json(raw, str(json_path)).get("build_seconds", 0.0)
+    except fsio.CorruptFile:
         return 0.0
-    return float(seconds) if isinstance(seconds, (int, float)) else 0.0
+    ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 <= seconds < 1e9
+    return float(seconds) if ok else 0.0
 
 
 class Observer:
