@@ -355,8 +355,8 @@ def redact_url(url: str) -> str:
 
 @functools.lru_cache(maxsize=16)  # checked on every build (warm ones too): the same string is parsed once
 def check_remote_url(url: str) -> None:
-    """Raise ConfigError (a ValueError), naming OPBUILD_REMOTE_CACHE and the accepted forms, unless ``url`` is a shared-tier
-    URL a backend understands (see :func:`opbuild.cache.remote.open_backend`). Nothing is contacted."""
+    """Raise ConfigError (a ValueError), naming OPBUILD_REMOTE_CACHE and the accepted forms, unless ``url`` is a
+    shared-tier URL a backend understands (see :func:`opbuild.cache.remote.open_backend`). Nothing is contacted."""
     try:
         problem = _remote_url_problem(url)
     except ValueError as e:  # urllib's complaints, reworded: a bad port, or a bad IPv6 literal

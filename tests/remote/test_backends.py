@@ -11,6 +11,7 @@ import pytest
 
 from opbuild import config
 from opbuild.cache.remote import RemoteError, open_backend
+from opbuild.errors import ConfigError
 
 
 def test_get_put_replace(shared):
@@ -146,7 +147,7 @@ def test_a_bad_url_fails_every_build_up_front(monkeypatch, tmp_path, graph_mode)
     x = ms.Tensor(np.ones(3, np.float32))
     Net(ops.Square())(x)  # built (no shared tier)
     monkeypatch.setenv("OPBUILD_REMOTE_CACHE", "redis://host:notaport/0")
-    with pytest.raises(ValueError, match=r"OPBUILD_REMOTE_CACHE='redis://host:notaport/0': the port"):
+    with pytest.raises(ConfigError, match=r"OPBUILD_REMOTE_CACHE='redis://host:notaport/0' is unusable \(the port"):
         Net(ops.Neg())(x)  # a cold build
     monkeypatch.setenv("OPBUILD_REMOTE_CACHE", "redis://host:70000/0")
     with pytest.raises(ValueError, match="OPBUILD_REMOTE_CACHE"):
