@@ -88,8 +88,8 @@ def _bind(opdef: OpDef, cls: P) -> P:
 
 
 def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: NormalizeFn | None = None,
-       n_inputs: int | None = None, needs_blas: bool = False, multi_output: bool = False,
-       name: str | None = None) -> Callable[[P], P]:
+          n_inputs: int | None = None, needs_blas: bool = False, multi_output: bool = False,
+          name: str | None = None) -> Callable[[P], P]:
     """Class decorator declaring an operator in one block: the decorated Primitive subclass is the op's
     MindSpore primitive (its constructor and ``__call__`` unchanged) and the keyword arguments are its
     :class:`OpDef` (see there), registered under ``name`` (default: the class name).
@@ -97,7 +97,7 @@ def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: Normaliz
     ::
 
         @defop(infer=_transpose_infer, emit=_transpose_emit, normalize=_transpose_normalize, n_inputs=1,
-            reference=lambda attrs, x: np.transpose(x, attrs["perm"]))
+               reference=lambda attrs, x: np.transpose(x, attrs["perm"]))
         class Transpose(Primitive):
             def __call__(self, x, perm):
                 return apply("Transpose", {"perm": perm}, [x])
