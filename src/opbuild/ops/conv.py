@@ -25,9 +25,9 @@ import numpy as np
 from ..codegen.c import c_literal, ctype, gemm_symbols
 from ..dtypes import FLOATS
 from ..errors import ShapeError
-from ..ir import TensorType
+from ..ir import KernelSpec, TensorType
 from .primitive import Primitive, defop
-from .registry import KernelSpec, same_dtype
+from .registry import same_dtype
 
 # ---- attribute parsing ----------------------------------------------------------------------------
 

@@ -16,10 +16,10 @@ import numpy as np
 from ..codegen.c import broadcast_loop, ctype, nan_max, nan_min, parallel_for
 from ..dtypes import ANY, FLOATS, NUMERIC, dtype_of
 from ..errors import ShapeError
-from ..ir import TensorType
+from ..ir import KernelSpec, TensorType
 from ..tensor import as_tensor
 from .primitive import Primitive, apply, declare, primitive_class
-from .registry import KernelSpec, OpDef, broadcast_shapes, same_dtype
+from .registry import OpDef, broadcast_shapes, same_dtype
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])

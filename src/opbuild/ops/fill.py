@@ -16,10 +16,10 @@ import numpy as np
 from ..codegen.c import c_literal, strided_copy, strides
 from ..dtypes import ANY, INTS, dtype_of
 from ..errors import ShapeError
-from ..ir import TensorType
+from ..ir import KernelSpec, TensorType
 from ..tensor import Tensor
 from .primitive import Primitive, apply, defop
-from .registry import InferFn, KernelSpec, same_dtype
+from .registry import InferFn, same_dtype
 from .shape_args import attr_shape_infer, is_int, static_ints
 
 

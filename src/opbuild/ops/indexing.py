@@ -18,10 +18,10 @@ import numpy as np
 from ..codegen.c import ctype
 from ..dtypes import ANY, INTS
 from ..errors import ShapeError
-from ..ir import TensorType
+from ..ir import KernelSpec, TensorType
 from ..tensor import Tensor
 from .primitive import Primitive, apply, defop
-from .registry import KernelSpec, norm_axis, same_dtype
+from .registry import norm_axis, same_dtype
 from .shape_args import static_int
 
 # ---- Gather -------------------------------------------------------------------------------------------

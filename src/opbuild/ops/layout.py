@@ -16,10 +16,10 @@ import numpy as np
 from ..codegen.c import strided_copy, strides
 from ..dtypes import ANY
 from ..errors import ShapeError
-from ..ir import TensorType
+from ..ir import KernelSpec, TensorType
 from ..tensor import Tensor
 from .primitive import Primitive, apply, defop
-from .registry import KernelSpec, norm_axis, same_dtype
+from .registry import norm_axis, same_dtype
 from .shape_args import attr_shape_infer, static_int, static_ints
 
 

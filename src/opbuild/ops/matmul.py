@@ -19,9 +19,9 @@ import numpy as np
 from ..codegen.c import broadcast_loop, ctype, gemm_symbols
 from ..dtypes import FLOATS, NUMERIC
 from ..errors import ShapeError
-from ..ir import TensorType
+from ..ir import KernelSpec, TensorType
 from .primitive import Primitive, apply, defop
-from .registry import KernelSpec, same_dtype
+from .registry import same_dtype
 
 _UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
 

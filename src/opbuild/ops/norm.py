@@ -17,9 +17,9 @@ import numpy as np
 from ..codegen.c import c_literal, ctype, lane_reduce, nan_max, simd_lanes
 from ..dtypes import FLOATS
 from ..errors import ShapeError
-from ..ir import TensorType
+from ..ir import KernelSpec, TensorType
 from .primitive import Primitive, declare
-from .registry import KernelSpec, OpDef, norm_axis, same_dtype
+from .registry import OpDef, norm_axis, same_dtype
 
 _BLOCK = 256  # columns whose statistics live in stack arrays at once (strided axis)
 

@@ -25,9 +25,9 @@ import numpy as np
 from ..codegen.c import c_literal, ctype, lane_reduce, nan_max, nan_min, simd_lanes, strides
 from ..dtypes import FLOATS, NUMERIC, dtype_of, int32
 from ..errors import ShapeError
-from ..ir import TensorType
+from ..ir import KernelSpec, TensorType
 from .primitive import Primitive, apply, declare
-from .registry import KernelSpec, OpDef, norm_axis, same_dtype
+from .registry import OpDef, norm_axis, same_dtype
 
 _UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
 _INT_LIMITS = {"int32": ("INT32_MIN", "INT32_MAX"), "int64": ("INT64_MIN", "INT64_MAX")}

@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
-import marshal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,38 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ShapeError
-from ..ir import TensorType
-
-
-@dataclass
-class KernelSpec:
-    """Everything that determines one kernel's code: op name, canonical attrs, input and output types."""
-
-    op: str
-    attrs: dict[str, Any]
-    inputs: tuple[TensorType, ...]
-    outputs: tuple[TensorType, ...]
-    _memo: bytes | None = field(default=None, repr=False, compare=False)
-
-    def memo_key(self) -> bytes:
-        """A cheap in-process identity of the kernel (the cache key adds toolchain and codegen), also what graph
-        manifests hash (cache/manifest.py): op, canonical attrs, and the (shape, dtype) pairs of the inputs
-        and outputs, serialised by ``marshal`` (format 0).
-
-        Computed once per node of every traced graph (a BERT-base graph has ~600) and used as a dict key a few
-        times each. ``marshal`` is C-fast (~1.5 us for a convolution's, half of building a tuple around
-        ``repr(attrs)``), bytes hash once and are cached, and format 0 writes equal data byte for byte the same
-        in every process (later formats mark interned and shared objects). For JSON-like data equal bytes mean
-        equal values (``1``, ``True`` and ``1.0`` stay distinct); attrs that marshal cannot write fall back
-        to their ``repr``. Two equal dicts built in different orders only miss the in-memory tier; the
-        persistent key is the canonical descriptor."""
-        if self._memo is None:
-            shapes = ([(t.shape, t.dtype) for t in self.inputs], [(t.shape, t.dtype) for t in self.outputs])
-            try:
-                self._memo = marshal.dumps((self.op, self.attrs, *shapes), 0)
-            except ValueError:  # an attribute marshal cannot write (e.g. a NumPy scalar)
-                self._memo = marshal.dumps((self.op, repr(self.attrs), *shapes), 0)
-        return self._memo
+from ..ir import KernelSpec, TensorType
 
 
 @functools.cache

@@ -10,8 +10,7 @@ import numpy as np
 
 from .. import config
 from ..build import Builder
-from ..ir import Graph
-from ..ops.registry import KernelSpec
+from ..ir import Graph, KernelSpec
 from ..passes import DEFAULT_PIPELINE, Pipeline
 from ..report import BuildReport
 from .executor import CompiledGraph
