@@ -22,10 +22,10 @@ int32 = _dtypes.int32
 int64 = _dtypes.int64
 bool_ = _dtypes.bool_
 
-from . import nn, ops  # noqa: E402
+from . import dataset, nn, ops  # noqa: E402
 
 __all__ = [
     "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "Tensor", "Parameter",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
-    "OpbuildError", "ShapeError", "float32", "float64", "int32", "int64", "bool_", "nn", "ops",
+    "OpbuildError", "ShapeError", "float32", "float64", "int32", "int64", "bool_", "nn", "ops", "dataset",
 ]
