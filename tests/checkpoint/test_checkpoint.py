@@ -203,3 +203,15 @@ def test_dtype_and_shape_rules():
         ms.load_param_into_net({}, as64)
     with pytest.raises(TypeError, match="must map str to Parameter"):
         ms.load_param_into_net(net, {"head.bias": [1, 2, 3, 4]})
+
+
+def test_async_save_writes_a_snapshot(tmp_path):
+    import threading
+
+    param = ms.Parameter(np.ones(4, np.float32), name="w")
+    ms.save_checkpoint([param], str(tmp_path / "async.ckpt"), async_save=True)
+    param.asnumpy()[:] = 0.0  # an in-place update after the call (training goes on): must not reach the file
+    for t in threading.enumerate():
+        if t.name == "opbuild-save-checkpoint":
+            t.join(60)
+    assert ms.load_checkpoint(str(tmp_path / "async.ckpt"))["w"].asnumpy().tolist() == [1, 1, 1, 1]

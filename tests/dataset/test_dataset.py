@@ -268,3 +268,13 @@ def test_iterable_source_reads_in_order():
     # A list has __getitem__: it is random-accessible, hence shuffled by default, as in MindSpore.
     listed = ds.GeneratorDataset([(i,) for i in range(20)], column_names=["v"])
     assert rows(listed) == rows(ds.NumpySlicesDataset(list(range(20))))
+
+
+def test_list_of_a_generator_dataset_runs_the_generator_once():
+    calls = []
+
+    def gen():
+        calls.append(1)
+        yield (np.int32(1),)
+
+    assert len(list(ds.GeneratorDataset(gen, column_names=["a"]))) == 1 and len(calls) == 1

@@ -131,8 +131,8 @@ class Dataset:
         """One epoch of rows as lists of Tensors (``iter(dataset.create_tuple_iterator())``)."""
         return iter(self.create_tuple_iterator())
 
-    def __len__(self) -> int:
-        return self.get_dataset_size()
+    # No __len__, as in MindSpore: list() would call it as a length hint, and for a Python generator source
+    # that means running the generator once more just to count.
 
 
 class BatchDataset(Dataset):
