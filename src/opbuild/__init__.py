@@ -24,8 +24,34 @@ bool_ = _dtypes.bool_
 
 from . import nn, ops  # noqa: E402
 
+# Imported on first use: protobuf (checkpoints) costs tens of milliseconds, which every inference-only process
+# (whose warm start is measured in milliseconds) would otherwise pay at import.
+_LAZY = {"dataset": ("opbuild.dataset", None), "save_checkpoint": ("opbuild.checkpoint", "save_checkpoint"),
+         "load_checkpoint": ("opbuild.checkpoint", "load_checkpoint"),
+         "load_param_into_net": ("opbuild.checkpoint", "load_param_into_net")}
+
+
+def __getattr__(name: str):
+    """Resolve the lazily imported public names of ``_LAZY`` (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'opbuild' has no attribute {name!r}")
+    import importlib
+
+    module_name, attr = _LAZY[name]
+    module = importlib.import_module(module_name)
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """Module attributes, the lazy ones included (so completion and dir() list them)."""
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __all__ = [
     "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "Tensor", "Parameter",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
-    "OpbuildError", "ShapeError", "float32", "float64", "int32", "int64", "bool_", "nn", "ops",
+    "OpbuildError", "ShapeError", "float32", "float64", "int32", "int64", "bool_", "nn", "ops", "dataset",
+    "save_checkpoint", "load_checkpoint", "load_param_into_net",
 ]

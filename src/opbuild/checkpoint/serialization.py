@@ -1,0 +1,435 @@
+"""Checkpoints in MindSpore's ``.ckpt`` format: ``save_checkpoint``, ``load_checkpoint`` and
+``load_param_into_net`` with MindSpore's signatures and semantics, so a checkpoint moves between opbuild and
+MindSpore in both directions.
+
+The file is a sequence of serialized ``Checkpoint`` messages, one per parameter (protobuf concatenation merges
+repeated fields, so the whole file parses as one ``Checkpoint``), as MindSpore writes it; a parameter larger
+than 512 MiB is split into consecutive values with the same tag, which readers concatenate. A 0-d tensor has
+no dims (MindSpore 2.x); the 1.x spelling ``dims = [0]`` with one element is read as 0-d too.
+
+Saves are atomic: the data goes to a temporary file in the same directory, is flushed and fsynced, and is
+renamed over the final name, so a save killed at any point leaves either the previous checkpoint or none.
+Temporaries of saves whose process died are removed by the next save of the same name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from ..errors import OpbuildError
+from ..nn.cell import Cell
+from ..parameter import Parameter
+from ..tensor import Tensor
+from .proto import Checkpoint
+
+log = logging.getLogger("opbuild.checkpoint")
+
+# tensor_type spellings, as MindSpore writes str(dtype), for the dtypes an opbuild Tensor holds.
+TENSOR_TYPES: dict[str, np.dtype] = {
+    "Float32": np.dtype("<f4"), "Float64": np.dtype("<f8"), "Int32": np.dtype("<i4"), "Int64": np.dtype("<i8"),
+    "Bool": np.dtype("?"),
+}
+_TYPE_OF: dict[str, str] = {dt.name: name for name, dt in TENSOR_TYPES.items()}
+# MindSpore types a checkpoint may hold that opbuild has no Tensor dtype for: named in the error.
+MINDSPORE_ONLY_TYPES = ("Int8", "UInt8", "Int16", "UInt16", "UInt32", "UInt64", "Float16", "BFloat16")
+# MindSpore's split size for one value's tensor_content (its SLICE_SIZE, 512 MiB): protobuf messages cannot
+# exceed 2 GiB, and a MindSpore reader joins consecutive values of the same tag.
+CHUNK_BYTES = 512 * 1024 * 1024
+RANDOM_OP = "random_op"  # MindSpore's tag for an RNG state blob: kept as bytes, never a Parameter
+
+
+class CheckpointError(OpbuildError, ValueError):
+    """A checkpoint file cannot be read (truncated, not a checkpoint, unsupported type). ``path`` names the
+    file. A ValueError, as MindSpore's load_checkpoint raises."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"checkpoint file {path}: {message}")
+
+
+# ---- saving ---------------------------------------------------------------------------------------
+def _as_array(name: str, data: Any) -> np.ndarray | str:
+    """The value to store for one entry: a C-contiguous array of an opbuild dtype, or a string."""
+    if isinstance(data, str):
+        return data
+    if isinstance(data, (bool, int, float)):  # append_dict values, typed as MindSpore's Tensor() types them
+        data = Tensor(data)
+    if not isinstance(data, (Tensor, np.ndarray)):
+        raise TypeError(f"save_checkpoint: the data of {name!r} must be a Parameter, Tensor, array or str, got "
+                        f"{type(data).__name__}")
+    arr = np.require(np.asarray(data), requirements="C")  # np.ascontiguousarray would make 0-d arrays 1-d
+    if arr.dtype.name not in _TYPE_OF:
+        raise TypeError(f"save_checkpoint: {name!r} has dtype {arr.dtype}; a checkpoint holds "
+                        f"{', '.join(TENSOR_TYPES)}")
+    return arr
+
+
+def _entries(save_obj: Any, choice_func: Callable[[str], bool] | None) -> list[tuple[str, Any]]:
+    """(name, data) pairs of a Cell, a list of Parameters, a list of {"name", "data"} dicts or a dict."""
+    if isinstance(save_obj, Cell):
+        pairs = [(p.name or qualified, p) for qualified, p in save_obj.parameters_and_names()]
+    elif isinstance(save_obj, dict):
+        pairs = list(save_obj.items())
+    elif isinstance(save_obj, (list, tuple)):
+        pairs = []
+        for item in save_obj:
+            if isinstance(item, Parameter):
+                pairs.append((item.name, item))
+            elif isinstance(item, dict) and set(item) >= {"name", "data"}:
+                pairs.append((item["name"], item["data"]))
+            else:
+                raise TypeError("save_checkpoint: a list must hold Parameters or {'name': ..., 'data': ...} dicts, "
+                                f"got {type(item).__name__}")
+    else:
+        raise TypeError(f"save_checkpoint: save_obj must be a Cell, list or dict, got {type(save_obj).__name__}")
+    out = []
+    for name, data in pairs:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"save_checkpoint: every name must be a non-empty str, got {name!r}")
+        if choice_func is None or choice_func(name):
+            out.append((name, data))
+    return out
+
+
+def _encode_value(name: str, data: np.ndarray | str) -> Iterator[bytes]:
+    """The serialized ``Checkpoint`` message(s) of one entry (several when it exceeds CHUNK_BYTES)."""
+    if isinstance(data, str):
+        # MindSpore stores a string as a NumPy unicode scalar (UCS-4) with dims [0] and type "str".
+        dims, ttype, content = [0], "str", np.array(data, dtype=f"<U{max(len(data), 1)}").tobytes()
+    else:
+        dims, ttype = list(data.shape), _TYPE_OF[data.dtype.name]
+        content = data.astype(data.dtype.newbyteorder("<"), copy=False).tobytes()
+    for start in range(0, max(len(content), 1), CHUNK_BYTES):
+        msg = Checkpoint()
+        value = msg.value.add()
+        value.tag = name
+        value.tensor.dims.extend(dims)
+        value.tensor.tensor_type = ttype
+        value.tensor.tensor_content = content[start:start + CHUNK_BYTES]
+        yield msg.SerializeToString()
+
+
+def _temp_pattern(final: str) -> re.Pattern:
+    return re.compile(re.escape(f".{os.path.basename(final)}.") + r"[A-Za-z0-9_]+\.(\d+)\.tmp")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def _sweep_stale_temporaries(final: str) -> None:
+    """Remove temporaries of earlier saves of ``final`` whose process no longer runs (a killed save)."""
+    directory = os.path.dirname(final)
+    pattern = _temp_pattern(final)
+    with contextlib.suppress(OSError):
+        for entry in os.listdir(directory):
+            m = pattern.fullmatch(entry)
+            if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(directory, entry))
+                    log.info("removed %s, left behind by a save that did not finish", entry)
+
+
+def _atomic_write(final: str, chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` to ``final`` atomically: temporary file in the same directory (the rename must not
+    cross file systems), fsync, rename, then fsync of the directory so the rename itself is durable."""
+    directory = os.path.dirname(final)
+    _sweep_stale_temporaries(final)
+    # The pid in the name lets a later save tell a dead save's leftover from a concurrent live one.
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(final)}.", suffix=f".{os.getpid()}.tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, final)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # not every file system lets a directory be opened for fsync
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+def _checked_save_name(ckpt_file_name: Any) -> str:
+    if not isinstance(ckpt_file_name, (str, os.PathLike)):
+        raise TypeError(f"save_checkpoint: ckpt_file_name must be a str, got {type(ckpt_file_name).__name__}")
+    name = os.path.abspath(os.fspath(ckpt_file_name))
+    if os.path.isdir(name):
+        raise IsADirectoryError(f"save_checkpoint: {name} is a directory; ckpt_file_name must name a file")
+    return name if name.endswith(".ckpt") else name + ".ckpt"  # MindSpore appends the suffix too
+
+
+def save_checkpoint(save_obj: Cell | list | dict, ckpt_file_name: str, integrated_save: bool = True,
+                    async_save: bool = False, append_dict: dict[str, Any] | None = None, enc_key: bytes | None = None,
+                    enc_mode: str = "AES-GCM", choice_func: Callable[[str], bool] | None = None) -> None:
+    """Save parameters to a MindSpore ``.ckpt`` file (``mindspore.save_checkpoint``).
+
+    ``save_obj``: a Cell (its parameters, by name), a list of Parameters, a list of ``{"name": str, "data":
+    Parameter | Tensor | array | str}`` dicts, or a dict ``{name: Parameter | str}`` (what load_checkpoint
+    returns). ``.ckpt`` is appended to the name when missing; an existing file is replaced atomically.
+    ``append_dict`` adds entries (int, float, bool, str, Parameter or Tensor values); ``choice_func(name)``
+    selects the entries to save; ``async_save`` writes in a background thread (the data is copied first).
+    ``integrated_save`` only matters for model parallelism and is ignored; encryption is not supported.
+    Raises ValueError for duplicate names, TypeError for values a checkpoint cannot hold.
+    """
+    if enc_key is not None:
+        raise NotImplementedError("save_checkpoint: encrypted checkpoints (enc_key) are not supported")
+    name = _checked_save_name(ckpt_file_name)
+    entries = _entries(save_obj, choice_func)
+    if append_dict is not None:
+        if not isinstance(append_dict, dict):
+            raise TypeError(f"save_checkpoint: append_dict must be a dict, got {type(append_dict).__name__}")
+        entries += _entries(append_dict, None)
+    seen: set[str] = set()
+    values: list[tuple[str, np.ndarray | str]] = []
+    for key, data in entries:
+        if key in seen:
+            raise ValueError(f"save_checkpoint: the name {key!r} appears twice; a checkpoint maps each name to "
+                             "one tensor")
+        seen.add(key)
+        arr = _as_array(key, data)
+        # async: copy now, so training that goes on updating the parameters cannot tear the saved values.
+        values.append((key, arr.copy() if async_save and isinstance(arr, np.ndarray) else arr))
+
+    def write() -> None:
+        _atomic_write(name, (chunk for key, arr in values for chunk in _encode_value(key, arr)))
+
+    if async_save:
+        threading.Thread(target=write, name="opbuild-save-checkpoint").start()
+    else:
+        write()
+
+
+# ---- loading --------------------------------------------------------------------------------------
+def _decode_tensor(path: str, tag: str, dims: Sequence[int], ttype: str, content: bytes) -> Any:
+    """The value of one (joined) checkpoint entry: an array, or a str for MindSpore's "str" entries."""
+    if ttype == "str":
+        if len(content) % 4:
+            raise CheckpointError(path, f"entry {tag!r} of type str has {len(content)} bytes, not UCS-4 text")
+        return str(np.frombuffer(content, f"<U{max(len(content) // 4, 1)}")[0]) if content else ""
+    dtype = TENSOR_TYPES.get(ttype)
+    if dtype is None:
+        if ttype in MINDSPORE_ONLY_TYPES:
+            raise CheckpointError(path, f"entry {tag!r} has tensor_type {ttype!r}, a MindSpore type opbuild has no "
+                                        f"Tensor dtype for (supported: {', '.join(TENSOR_TYPES)})")
+        raise CheckpointError(path, f"entry {tag!r} has unknown tensor_type {ttype!r} "
+                                    f"(supported: {', '.join(TENSOR_TYPES)}, str)")
+    shape = tuple(int(d) for d in dims)
+    if any(d < 0 for d in shape):
+        raise CheckpointError(path, f"entry {tag!r} has negative dims {list(shape)}")
+    # MindSpore 1.x wrote a 0-d tensor as dims [0] holding one element; a real empty (0,) tensor has no bytes.
+    if shape == (0,) and len(content) == dtype.itemsize:
+        shape = ()
+    expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if len(content) != expected:
+        raise CheckpointError(path, f"entry {tag!r} ({ttype}, dims {list(shape)}) should hold {expected} bytes but "
+                                    f"holds {len(content)} (truncated or corrupt file)")
+    return np.frombuffer(content, dtype).reshape(shape).astype(dtype.newbyteorder("="))
+
+
+def _read_checkpoint(path: str) -> Any:
+    """Parse the file into a Checkpoint message, checking everything proto2's required fields promise."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise CheckpointError(path, f"cannot be read: {e}") from e
+    ckpt = Checkpoint()
+    try:
+        # MergeFromString does not insist on required fields: they are checked below with clearer messages.
+        ckpt.MergeFromString(raw)
+    except (DecodeError, RuntimeError, ValueError) as e:
+        raise CheckpointError(path, f"is not a valid MindSpore checkpoint (truncated or another kind of file): "
+                                    f"{e}") from e
+    for i, value in enumerate(ckpt.value):
+        if not value.tag:
+            raise CheckpointError(path, f"value #{i} has no tag (truncated or not a checkpoint)")
+        if not value.HasField("tensor") or not value.tensor.HasField("tensor_type"):
+            raise CheckpointError(path, f"entry {value.tag!r} has no tensor (a MindSpore map tensor, or a "
+                                        "truncated or foreign file)")
+    return ckpt
+
+
+def _checked_load_name(ckpt_file_name: Any) -> str:
+    if not isinstance(ckpt_file_name, (str, os.PathLike)):
+        raise TypeError(f"load_checkpoint: ckpt_file_name must be a str, got {type(ckpt_file_name).__name__}")
+    name = os.path.abspath(os.fspath(ckpt_file_name))
+    if not name.endswith(".ckpt"):
+        raise ValueError(f"load_checkpoint: the checkpoint file should end with '.ckpt', got {name}")
+    if not os.path.isfile(name):
+        raise ValueError(f"load_checkpoint: the checkpoint file {name} does not exist or is not a regular file")
+    return name
+
+
+def _prefixes(arg: str, value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    prefixes = (value,) if isinstance(value, str) else tuple(value)
+    if not prefixes or not all(isinstance(p, str) and p for p in prefixes):
+        raise ValueError(f"load_checkpoint: {arg} must be a non-empty str or a list of them, got {value!r}")
+    return prefixes
+
+
+def load_checkpoint(ckpt_file_name: str, net: Cell | None = None, strict_load: bool = False,
+                    filter_prefix: str | Sequence[str] | None = None, dec_key: bytes | None = None,
+                    dec_mode: str = "AES-GCM", specify_prefix: str | Sequence[str] | None = None,
+                    choice_func: Callable[[str], bool] | None = None) -> dict[str, Any]:
+    """Load a MindSpore ``.ckpt`` file (``mindspore.load_checkpoint``): ``{name: Parameter}`` in file order
+    (``str`` values for string entries, raw bytes for MindSpore's ``random_op`` state), loaded into ``net``
+    too when given (see :func:`load_param_into_net`).
+
+    ``specify_prefix`` keeps only names starting with one of its prefixes, ``filter_prefix`` drops them,
+    ``choice_func(name)`` keeps names it accepts (ignored when a prefix argument is given, as in MindSpore).
+    Raises ValueError if the name does not end with ``.ckpt`` or the file does not exist, CheckpointError
+    (a ValueError naming the file) if it cannot be parsed, holds a type opbuild does not support or nothing
+    is left to load.
+    """
+    if dec_key is not None:
+        raise NotImplementedError("load_checkpoint: encrypted checkpoints (dec_key) are not supported")
+    path = _checked_load_name(ckpt_file_name)
+    keep_only, drop = _prefixes("specify_prefix", specify_prefix), _prefixes("filter_prefix", filter_prefix)
+
+    def wanted(tag: str) -> bool:
+        if keep_only is not None or drop is not None:
+            return ((keep_only is None or tag.startswith(keep_only))
+                    and (drop is None or not tag.startswith(drop)))
+        return choice_func is None or bool(choice_func(tag))
+
+    values = list(_read_checkpoint(path).value)
+    result: dict[str, Any] = {}
+    i = 0
+    while i < len(values):
+        first = values[i]
+        # Consecutive values with one tag are the chunks of one large tensor.
+        j = i + 1
+        while j < len(values) and values[j].tag == first.tag:
+            j += 1
+        tag, tensor = first.tag, first.tensor
+        if tag in result:
+            raise CheckpointError(path, f"entry {tag!r} appears twice, apart")
+        if tag == RANDOM_OP:
+            result[tag] = bytes(tensor.tensor_content)
+        elif wanted(tag):
+            content = b"".join(v.tensor.tensor_content for v in values[i:j])
+            data = _decode_tensor(path, tag, tensor.dims, tensor.tensor_type, content)
+            result[tag] = data if isinstance(data, str) else Parameter(data, name=tag)
+        i = j
+    if not any(k != RANDOM_OP for k in result):
+        raise CheckpointError(path, "no parameters to load (the file is empty, or the prefixes / choice_func "
+                                    "filtered out every entry)")
+    if net is not None:
+        load_param_into_net(net, result, strict_load)
+    return result
+
+
+# ---- loading into a network -----------------------------------------------------------------------
+_FLOATS = ("float32", "float64")
+_INTS = ("int32", "int64")
+
+
+def _update_param(param: Parameter, new: Tensor, strict_load: bool) -> None:
+    """Copy ``new`` into ``param`` under MindSpore's rules: equal shapes (or extra trailing 1s in the
+    checkpoint); equal dtypes, or (not strict) both float or both int, converted with a warning."""
+    data = new.asnumpy()
+    if data.shape != param.shape:
+        extra = data.shape[len(param.shape):]
+        if data.shape[:len(param.shape)] == param.shape and extra and all(d == 1 for d in extra):
+            data = data.reshape(param.shape)
+        else:
+            raise RuntimeError(f"load_param_into_net: {param.name} has shape {param.shape} in the net but "
+                               f"{data.shape} in parameter_dict; is this the checkpoint of this network?")
+    have, got = param.dtype.name, data.dtype.name
+    if have != got:
+        if strict_load or not ({have, got} <= set(_FLOATS) or {have, got} <= set(_INTS)):
+            raise RuntimeError(f"load_param_into_net: {param.name} has dtype {have} in the net but {got} in "
+                               f"parameter_dict" + ("" if strict_load else "; only float<->float and int<->int "
+                                                                            "convert"))
+        log.warning("load_param_into_net: %s is %s in parameter_dict and %s in the net; converting to %s",
+                    param.name, got, have, have)
+    # A copy: the net must not share memory with the dict (MindSpore deep-copies too).
+    param.set_data(np.array(data, dtype=param.dtype.np_dtype, copy=True))
+
+
+def load_param_into_net(net: Cell, parameter_dict: dict[str, Any],
+                        strict_load: bool = False) -> tuple[list[str], list[str]]:
+    """Copy the values of ``parameter_dict`` into the parameters of ``net`` with the same name
+    (``mindspore.load_param_into_net``). Returns ``(param_not_load, ckpt_not_load)``: the names of the
+    net's parameters that got no value, and the names of the dict's entries that went nowhere.
+
+    Unless ``strict_load``: parameters still missing are looked up once more under a common name prefix
+    (a checkpoint saved from a wrapper such as ``network.conv1.weight`` loads into the bare network), and
+    float<->float or int<->int dtype differences are converted. Raises TypeError for a non-Cell ``net`` or
+    a dict with other values than Parameters/Tensors/str, RuntimeError for a shape or dtype mismatch.
+    """
+    if not isinstance(net, Cell):
+        raise TypeError(f"load_param_into_net: net must be a Cell, got {type(net).__name__}")
+    if not isinstance(parameter_dict, dict):
+        raise TypeError(f"load_param_into_net: parameter_dict must be a dict, got {type(parameter_dict).__name__}")
+    if not isinstance(strict_load, bool):
+        raise TypeError(f"load_param_into_net: strict_load must be a bool, got {strict_load!r}")
+    entries = {k: v for k, v in parameter_dict.items() if k != RANDOM_OP}
+    for key, value in entries.items():
+        if not isinstance(key, str) or not isinstance(value, (Tensor, str)):
+            raise TypeError(f"load_param_into_net: parameter_dict must map str to Parameter, got {type(key).__name__}"
+                            f" -> {type(value).__name__}")
+    params = [p for _, p in net.parameters_and_names()]
+    param_not_load: list[str] = []
+    ckpt_not_load = list(entries)
+    for param in params:
+        value = entries.get(param.name)
+        if value is None:
+            param_not_load.append(param.name)
+        elif isinstance(value, Tensor):
+            _update_param(param, value, strict_load)
+            ckpt_not_load.remove(param.name)
+    if param_not_load and not strict_load:
+        _load_under_prefix(params, entries, param_not_load, ckpt_not_load)
+    if param_not_load:
+        log.warning("load_param_into_net: %d parameters of the net are not in parameter_dict and keep their "
+                    "values: %s", len(param_not_load), param_not_load)
+    return param_not_load, ckpt_not_load
+
+
+def _load_under_prefix(params: list[Parameter], entries: dict[str, Any], param_not_load: list[str],
+                       ckpt_not_load: list[str]) -> None:
+    """MindSpore's second chance for names that did not match: find a prefix P with ``P + name`` in the dict
+    for some missing name, then load every missing parameter whose ``P + name`` exists; repeat while a new
+    prefix turns up. Unlike MindSpore, names loaded this way also leave ``ckpt_not_load`` (its docstring
+    promises the names that were not loaded)."""
+    tried: set[str] = set()
+    while param_not_load:
+        prefix = next((k[:-len(n)] for n in param_not_load for k in entries
+                       if k.endswith(n) and k != n and k[:-len(n)] not in tried), None)
+        if prefix is None:
+            return
+        tried.add(prefix)
+        log.warning("load_param_into_net: loading the remaining parameters under the prefix %r", prefix)
+        for param in params:
+            key = prefix + param.name
+            if param.name in param_not_load and isinstance(entries.get(key), Tensor):
+                _update_param(param, entries[key], False)
+                param_not_load.remove(param.name)
+                if key in ckpt_not_load:
+                    ckpt_not_load.remove(key)
