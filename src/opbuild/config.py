@@ -6,6 +6,7 @@ Environment variables are read when they are needed (not cached at import), so a
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -199,6 +200,23 @@ def lock_timeout() -> float:
     return float(raw) if raw else 600.0
 
 
+def compile_timeout() -> float:
+    """OPBUILD_COMPILE_TIMEOUT: seconds one compiler call may take (default 600) before it is killed with its
+    children and the build fails naming the kernels of the call. Must be a finite number > 0."""
+    raw = _env("OPBUILD_COMPILE_TIMEOUT")
+    if not raw:
+        return 600.0
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"OPBUILD_COMPILE_TIMEOUT={raw!r} is not a number of seconds; set it to e.g. 600 "
+                         "or unset it for the default (600)") from None
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"OPBUILD_COMPILE_TIMEOUT={raw!r} must be a finite number of seconds > 0; set it to "
+                         "e.g. 600 or unset it for the default (600)")
+    return value
+
+
 def cache_max_size() -> int | None:
     """OPBUILD_CACHE_MAX_SIZE (e.g. ``500M``, ``2G``): after a build that compiled something, least-recently
     used kernels are evicted until the rank's kernel_meta fits. Unset, empty or 0 means no bound (default)."""
@@ -264,6 +282,24 @@ def testing_compile_delay() -> float:
     """OPBUILD_TEST_COMPILE_DELAY: TEST HOOK ONLY, seconds of sleep added to every batch compile so that tests
     can kill a process deterministically while it holds build leases. Never set it in production."""
     return _env_seconds("OPBUILD_TEST_COMPILE_DELAY", 0.0, allow_zero=True)
+
+
+def testing_commit_hook() -> tuple[float, str] | None:
+    """OPBUILD_TEST_COMMIT_HOOK=<seconds>:<file>: TEST HOOK ONLY (scripts/soak_kill.py, tests/cache). Inside
+    the commit window of every entry it publishes (after the binary, and again after the ``.info``, before
+    the ``.json``), the process appends ``<pid> <stage> <entry>`` to ``<file>`` and sleeps ``<seconds>``, so
+    that a test can SIGKILL it exactly there. None when unset; never set it in production."""
+    raw = _env("OPBUILD_TEST_COMMIT_HOOK")
+    if not raw:
+        return None
+    seconds, sep, path = raw.partition(":")
+    try:
+        pause = float(seconds)
+    except ValueError:
+        pause = -1.0
+    if not sep or not path or not math.isfinite(pause) or pause < 0:
+        raise ValueError(f"OPBUILD_TEST_COMMIT_HOOK={raw!r} must be <seconds>:<file> (a test hook; unset it)")
+    return pause, path
 
 
 def rank_size() -> int:
