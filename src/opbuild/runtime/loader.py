@@ -85,14 +85,19 @@ def load_kernel(path: Path | str, name: str, symbol: str, libs: dict | None = No
     batched compile are hard links of one object, so they share one handle instead of a ``dlopen`` each.
     """
     lib = libs.get(ident) if libs is not None and ident is not None else None
-    if lib is None:
+    opened = lib is None
+    if opened:
         lib = Library(str(path))
-        if libs is not None and ident is not None:
-            libs[ident] = lib
     try:
         fn = KernelFunction((symbol, lib))
     except AttributeError as e:  # dlsym found nothing: for the caller one more way a binary cannot be loaded
+        if opened:
+            # glibc's dlopen matches an already-loaded object by its path name: left open, this object would
+            # be handed back for the rebuilt binary the caller then writes at the same path.
+            _ctypes.dlclose(lib._handle)
         raise KernelLoadError(f"{path}: {e}") from None
+    if opened and libs is not None and ident is not None:
+        libs[ident] = lib
     return LoadedKernel(name, symbol, fn, lib)
 
 
