@@ -192,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kills", type=int, default=1000, help="stop after this many SIGKILLs (default 1000)")
     ap.add_argument("--procs", type=int, default=3, choices=(1, 2, 3), help="most concurrent workers per trial")
     ap.add_argument("--commit-share", type=float, default=0.3,
-                    help="share of trials whose kills are forced inside the commit window (default 0.3)")
+                    help="share of trials whose kills are forced inside the commit window, evenly interleaved "
+                         "(default 0.3)")
     ap.add_argument("--reset-every", type=int, default=20, help="start a fresh cache every N trials (default 20)")
     ap.add_argument("--widths", type=int, default=300, help="branch widths are drawn from 1..N (default 300)")
     ap.add_argument("--max-minutes", type=float, default=0, help="stop earlier after this long (0: no limit)")
@@ -218,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
             root = base / f"cache{len(trials) // args.reset_every}"
             if len(trials) % args.reset_every == 0 and len(trials):
                 shutil.rmtree(base / f"cache{len(trials) // args.reset_every - 1}", ignore_errors=True)
-            mode = "commit" if rng.random() < args.commit_share else "random"
+            i = len(trials)  # commit-window trials evenly interleaved: --commit-share 0.5 alternates
+            mode = "commit" if int((i + 1) * args.commit_share) > int(i * args.commit_share) else "random"
             t = _trial(rng, root, args.procs, mode, typical, args.widths)
             typical = 0.8 * typical + 0.2 * t["check_seconds"]
             trials.append(t)
