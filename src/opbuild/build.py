@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import json
 import logging
 import os
 import shutil
@@ -39,7 +38,8 @@ from .cache.shared import SharedTier
 from .cache.statmemo import StatMemo
 from .codegen import c as c_codegen
 from .compilers import Compiler, find_compiler
-from .errors import CompileError, CompileTimeoutError
+from .compilers import blas as blas_provider
+from .errors import CompileError, CompilerNotFoundError, CompileTimeoutError
 from .ops.registry import KernelSpec
 from .ops.registry import get as get_op
 from .report import BuildReport, KernelRecord
@@ -214,9 +214,14 @@ class Builder:
 
     # ---- build ----------------------------------------------------------------------------------
     def build(self, specs: Sequence[KernelSpec]) -> tuple[list[LoadedKernel], BuildReport]:
-        """Return one loaded kernel per spec (same order) and the report of the distinct kernels."""
+        """Return one loaded kernel per spec (same order) and the report of the distinct kernels.
+
+        Raises :class:`~opbuild.errors.ConfigError` for any invalid OPBUILD_* variable before anything else,
+        whether or not this build would have read it."""
         t0 = time.perf_counter()
+        config.validate_environment()
         report = BuildReport()
+        config.remote_cache_url()  # a bad OPBUILD_REMOTE_CACHE fails every build, warm ones too (memoised check)
         read_store, write_store = self.stores()
         # The memory tier is keyed by the store and the toolchain settings as well as the kernel: a process
         # that changes its flags (or BLAS, OpenMP) between builds must not be served kernels built otherwise.
@@ -289,6 +294,8 @@ class Builder:
         finally:
             if swept or repairs:
                 _warn_repairs(read_store, swept, repairs)
+            if repairs:  # manifests of other graphs (or this one's under an older fingerprint) name the old entries
+                manifest.drop_naming(read_store.path, {name for name, _ in repairs})
         if graph is not None:
             self._write_manifest(read_store, graph, list(pending.values()))
         return self._done(t0, report, read_store, write_store, [r.name for r in pending.values()],
@@ -314,7 +321,14 @@ class Builder:
         if found is None or len(found.items) != len(todo) or not manifest.toolchain_unchanged(found):
             return False
         if found.blas and any(get_op(spec.op).needs_blas for spec in todo.values()):
-            preload(found.blas)
+            # The manifest is hostile input: its ``blas`` is only compared with the BLAS the toolchain resolves
+            # itself (what the compiler identity records), never loaded from the manifest's say-so.
+            blas = _toolchain_blas()
+            if blas != found.blas:
+                log.debug("opbuild: graph manifest %s not used: its BLAS %r is not the toolchain's %r", graph,
+                          found.blas, blas)
+                return False
+            preload(blas)
         check, hits = store.check, []
         with pin.loading(store):
             t1 = time.perf_counter()
@@ -346,7 +360,7 @@ class Builder:
             base = os.path.join(str(store.path), req.name)
             try:
                 raw = fsio.read_small(base + ".json")
-                result = json.loads(raw)
+                result = fsio.parse_json(raw, ".json")
                 binary = base + BINARY_SUFFIX
                 st = os.lstat(binary)
                 digest = store.digest_of(binary, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
@@ -441,6 +455,17 @@ class Builder:
             return self.private_store().publish(req.name, req.info, binary, meta)
 
 
+def _toolchain_blas() -> str | None:
+    """The BLAS library a build must preload, as the toolchain resolves it (``GccLike.blas_library`` without
+    finding the compiler: the same :func:`~.compilers.blas.find_blas` its identity records); None when NumPy's
+    (loaded already) or none is found."""
+    try:
+        found = blas_provider.find_blas()
+    except (CompilerNotFoundError, OSError):
+        return None
+    return None if blas_provider.loaded_by_numpy(found) else blas_provider.library_path(found)
+
+
 def _warn_repairs(store: KernelStore, swept: set[str], repairs: list[tuple[str, str]]) -> None:
     """ONE warning per build for everything it found broken and repaired, however many entries that was (a
     stray temporary and the incomplete entry of one interrupted build, or every entry sharing one damaged
@@ -481,7 +506,7 @@ class _BatchBuild:
     def _lock(self, req: _Request) -> filelock.BaseFileLock | None:
         if not self.shared:
             return None
-        path = self.write.lock_path(req.name)
+        path = pin.usable_lock_path(self.write, req.name)  # a directory or symlink planted there: quarantined
         try:
             path.parent.mkdir(exist_ok=True)
         except OSError as e:  # locks only avoid duplicate work: without them the build is still correct
@@ -707,7 +732,7 @@ class _Progress:
         self._bar = None
         self._lock = threading.Lock()
         self._closed = threading.Event()
-        if total and sys.stderr.isatty() and os.environ.get("OPBUILD_PROGRESS", "1") != "0":
+        if total and sys.stderr.isatty() and config.progress_enabled():
             from tqdm import tqdm
 
             # A terminal that reports no size (a fresh pty, some CI runners) would get no bar at all from tqdm.

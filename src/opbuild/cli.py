@@ -24,9 +24,9 @@ import filelock
 
 from . import __version__, config
 from .cache import entries as cache_entries
-from .cache import evict, explain, stats, transfer, verify
+from .cache import evict, explain, fsio, stats, transfer, verify
 from .cache.key import kernel_name, target_identity
-from .errors import OpbuildError
+from .errors import ConfigError, OpbuildError
 from .units import format_ago, format_size, format_time, parse_age, parse_size
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -177,8 +177,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         _err(f"{e}; showing zeros (`opbuild cache stats --zero` resets it)")
         data, code = stats.empty(), EXIT_PROBLEMS
     c = data["counters"]
-    lookups = c["hits"] + c["misses"]
-    hit_rate = c["hits"] / lookups if lookups else None
+    # A fetch from the shared tier is neither a local hit nor a miss: it is a hit of the cache as a whole.
+    lookups = c["hits"] + c["misses"] + c["remote_hits"]
+    hit_rate = (c["hits"] + c["remote_hits"]) / lookups if lookups else None
     try:
         max_size = config.cache_max_size()
     except ValueError as e:
@@ -239,10 +240,14 @@ def _shared_tier_rows(shared: dict | None, c: dict) -> list[tuple[str, Any]]:
         where = f"{shared['url']} (unreachable: {shared['error']})"
     else:
         where = f"{shared['url']}: {shared['entries']} entries, {format_size(shared['bytes'])}"
+        key, others = shared.get("key_id"), [k for k in shared.get("key_ids", []) if k != shared.get("key_id")]
+        if key:  # entries are kept apart per OPBUILD_CACHE_SECRET: say whose these are, and whether others exist
+            where += f" (key id {key}" + (f"; entries under other key ids too: {', '.join(others)})" if others
+                                          else ")")
     return [("shared tier", where), ("shared hits", c["remote_hits"]), ("shared misses", c["remote_misses"]),
             ("lease waits", c["lease_waits"]), ("shared rejected", c["remote_rejected"]),
             ("shared published", c["remote_published"]),
-            ("shared fallbacks", f"{c['remote_fallbacks']} (runs that went local-only)")]
+            ("shared fallbacks", f"{c['remote_fallbacks']} (outages: went local-only until it was back)")]
 
 
 # ---- cache verify ---------------------------------------------------------------------------------------
@@ -370,14 +375,17 @@ def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
         parts = cache_entries.split_entry_file(path.name)
         info_path = path if path.suffix == ".info" or parts is None else path.with_name(parts[0] + ".info")
         try:
-            info = info_path.read_bytes()
+            info = fsio.read_small(str(info_path))  # a FIFO or directory is refused, not waited on
         except OSError as e:
             raise UsageError(f"cannot read {info_path}: {e.strerror or e}") from None
         try:
-            op = json.loads(info)["op"]
-        except (ValueError, KeyError, TypeError):
-            raise UsageError(f"{info_path} is not a kernel descriptor (.info)") from None
-        return info, parts[0] if parts else kernel_name(str(op), info)
+            op = fsio.parse_json(info, str(info_path))["op"]
+        except (fsio.CorruptFile, KeyError):
+            raise UsageError(f"{info_path} is not a kernel descriptor (.info): not a JSON object with an "
+                             "\"op\"") from None
+        if not isinstance(op, str):
+            raise UsageError(f"{info_path} is not a kernel descriptor (.info): its \"op\" is not a string")
+        return info, parts[0] if parts else kernel_name(op, info)
     name = Path(arg).name
     for suffix in cache_entries.ENTRY_SUFFIXES:
         name = name.removesuffix(suffix)
@@ -390,7 +398,11 @@ def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
     if len(names) > 1:
         raise UsageError(f"{arg!r} is ambiguous in {directory}: {', '.join(names[:5])}"
                          + (" ..." if len(names) > 5 else ""))
-    return (directory / (names[0] + ".info")).read_bytes(), names[0]
+    try:
+        return fsio.read_small(str(directory / (names[0] + ".info"))), names[0]
+    except OSError as e:
+        raise UsageError(f"cannot read the .info of {names[0]}: {e.strerror or e}; `opbuild cache verify "
+                         "--repair` quarantines a broken entry") from None
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -398,11 +410,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     directory = cache_directory(args)
     info, name = _resolve_kernel(args.kernel, directory)
     try:
-        desc = json.loads(info)
-    except ValueError as e:
-        raise UsageError(f"the .info of {name} is not valid JSON ({e})") from None
-    if not isinstance(desc, dict):
-        raise UsageError(f"the .info of {name} is not a kernel descriptor")
+        desc = fsio.parse_json(info, f"the .info of {name}")
+    except fsio.CorruptFile as e:
+        raise UsageError(f"{e.strerror}: not a kernel descriptor; `opbuild cache verify --repair` quarantines "
+                         "a broken entry") from None
     result = explain.explain(directory, desc, name)
     if args.json:
         _print_json({**result.as_dict(), "directory": str(directory),
@@ -554,6 +565,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     model once (random inputs unless given) and times it. Either way the build report is printed at the end."""
     import traceback
 
+    try:  # a bad OPBUILD_* value is a usage error, named before any work (and before the report needs it)
+        config.validate_environment()
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
     script = Path(args.script)
     if not script.is_file():
         raise UsageError(f"no such {'model' if script.suffix == '.onnx' else 'script'}: {script}")

@@ -6,11 +6,15 @@ Environment variables are read when they are needed (not cached at import), so a
 
 from __future__ import annotations
 
+import functools
 import math
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from .errors import UnsupportedTargetError
+from .errors import ConfigError, UnsupportedTargetError
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -67,30 +71,131 @@ def _env(name: str) -> str:
     return os.environ.get(name, "").strip()
 
 
-def _env_bool(name: str, default: bool) -> bool:
-    raw = _env(name).lower()
+# ---- validators: one per kind of variable, each memoised on the raw text ------------------------------------
+# A setting is read on every build (a process may change os.environ between builds), so parsing is memoised on
+# the raw string: a warm build pays a dictionary lookup per variable, not a float() and a range check.
+MAX_SECONDS = 1e9  # threading and socket timeouts overflow past ~9.2e9 s; 1e9 s (31 years) is "forever" enough
+
+
+@dataclass(frozen=True)
+class EnvNumber:
+    """A numeric environment variable: whole or real, its bounds, its unit and its default.
+
+    ``parse(raw)`` returns the value (the default when ``raw`` is empty) or raises :class:`ConfigError` naming
+    the variable, the value and the accepted form; nan and infinities are never accepted. ``get()`` reads the
+    environment. To add a variable, declare one and list it in ``_SETTINGS`` so every build validates it up
+    front (as ``COMPILE_TIMEOUT`` below: a timeout in seconds > 0).
+    """
+
+    name: str
+    default: float | int | None
+    integer: bool = False
+    minimum: float = 0.0
+    allow_minimum: bool = False  # whether ``minimum`` itself is accepted (0 s for a TTL meaning "none")
+    maximum: float = MAX_SECONDS
+    unit: str = "seconds"
+
+    def expected(self) -> str:
+        """The accepted form, as error messages state it."""
+        kind = "a whole number" if self.integer else "a finite number"
+        unit = f" of {self.unit}" if self.unit else ""
+        return f"{kind}{unit} {'>=' if self.allow_minimum else '>'} {self.minimum:g} and <= {self.maximum:g}"
+
+    def parse(self, raw: str) -> float | int | None:
+        """The value of ``raw`` (the default when empty); :class:`ConfigError` when it is not acceptable."""
+        return _parse_number(self, raw.strip())
+
+    def get(self) -> float | int | None:
+        """The variable's current value in the environment."""
+        return _parse_number(self, os.environ.get(self.name, "").strip())
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_number(var: EnvNumber, raw: str) -> float | int | None:
     if not raw:
-        return default
-    if raw in ("1", "true", "yes", "on"):
+        return var.default
+    default = "" if var.default is None else f"{var.default:g}"
+
+    def bad(problem: str) -> ConfigError:
+        return ConfigError(var.name, raw, problem, var.expected(), default)
+
+    try:
+        value: float | int = int(raw) if var.integer else float(raw)
+    except ValueError:
+        raise bad("is not an integer" if var.integer else "is not a number") from None
+    if not math.isfinite(value):  # float() takes "nan" and "inf": a timeout of nan never expires or compares
+        raise bad("is not a finite number")
+    if value < var.minimum or (value == var.minimum and not var.allow_minimum):
+        raise bad(f"must be {'>=' if var.allow_minimum else '>'} {var.minimum:g}")
+    if value > var.maximum:
+        raise bad(f"must be <= {var.maximum:g}")
+    return value
+
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+@dataclass(frozen=True)
+class EnvFlag:
+    """A boolean environment variable: ``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off`` (any
+    case); empty or unset means the default. Anything else is a :class:`ConfigError`."""
+
+    name: str
+    default: bool
+
+    def parse(self, raw: str) -> bool:
+        """The value of ``raw``; :class:`ConfigError` for anything but the documented spellings."""
+        return _parse_flag(self, raw.strip().lower())
+
+    def get(self) -> bool:
+        """The variable's current value in the environment."""
+        return _parse_flag(self, os.environ.get(self.name, "").strip().lower())
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_flag(var: EnvFlag, raw: str) -> bool:
+    if not raw:
+        return var.default
+    if raw in _TRUE:
         return True
-    if raw in ("0", "false", "no", "off"):
+    if raw in _FALSE:
         return False
-    raise ValueError(f"{name}={raw!r} is not a boolean; use 1 or 0")
+    raise ConfigError(var.name, raw, "is not a boolean", "1 or 0 (also true/false, yes/no, on/off)",
+                      "1" if var.default else "0")
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    """A boolean variable read with :class:`EnvFlag` (for variables not declared as one)."""
+    return EnvFlag(name, default).get()
+
+
+def _env_seconds(name: str, default: float, allow_zero: bool = False) -> float:
+    """A number of seconds (> 0, or >= 0 with ``allow_zero``), validated by :class:`EnvNumber`."""
+    return EnvNumber(name, default, allow_minimum=allow_zero).get()
+
+
+RANK = EnvNumber("RANK_ID", 0, integer=True, minimum=0, allow_minimum=True, maximum=1e6, unit="")
+CACHE = EnvFlag("OPBUILD_CACHE", True)
+CACHE_FSYNC = EnvFlag("OPBUILD_CACHE_FSYNC", False)
+PRELOAD = EnvFlag("OPBUILD_PRELOAD", True)
+OPENMP = EnvFlag("OPBUILD_OPENMP", True)
+EXPLAIN_MISSES = EnvFlag("OPBUILD_EXPLAIN_MISSES", False)
+PROGRESS = EnvFlag("OPBUILD_PROGRESS", True)
+BUILD_JOBS = EnvNumber("OPBUILD_BUILD_JOBS", None, integer=True, minimum=1, allow_minimum=True, maximum=4096,
+                       unit="jobs")
+BATCH_SIZE = EnvNumber("OPBUILD_BATCH_SIZE", 32, integer=True, minimum=1, allow_minimum=True, maximum=1e6,
+                       unit="kernels")
+LOCK_TIMEOUT = EnvNumber("OPBUILD_LOCK_TIMEOUT", 600.0)
+COMPILE_TIMEOUT = EnvNumber("OPBUILD_COMPILE_TIMEOUT", 600.0)
+REMOTE_TIMEOUT = EnvNumber("OPBUILD_REMOTE_TIMEOUT", 2.0)
+REMOTE_TTL = EnvNumber("OPBUILD_REMOTE_TTL", 0.0, allow_minimum=True)
+REMOTE_LEASE_TTL = EnvNumber("OPBUILD_REMOTE_LEASE_TTL", 20.0)
+TEST_COMPILE_DELAY = EnvNumber("OPBUILD_TEST_COMPILE_DELAY", 0.0, allow_minimum=True)
 
 
 def rank_id() -> int:
-    """RANK_ID as an int; unset or empty means 0."""
-    raw = _env("RANK_ID")
-    if not raw:
-        return 0
-    try:
-        rank = int(raw)
-    except ValueError:
-        raise ValueError(
-            f"RANK_ID={raw!r} is not an integer; set it to the rank number, e.g. RANK_ID=0") from None
-    if rank < 0:
-        raise ValueError(f"RANK_ID={raw!r} must be >= 0")
-    return rank
+    """RANK_ID as an int >= 0; unset or empty means 0."""
+    return int(RANK.get())
 
 
 def cache_root() -> Path:
@@ -107,18 +212,18 @@ def cache_dir(rank: int | None = None, root: Path | None = None) -> Path:
 
 def cache_enabled() -> bool:
     """OPBUILD_CACHE=0 turns the persistent cache off (kernels are still built, in a private temp dir)."""
-    return _env_bool("OPBUILD_CACHE", True)
+    return CACHE.get()
 
 
 def cache_fsync() -> bool:
     """OPBUILD_CACHE_FSYNC=1 fsyncs every cache write (durable across power cuts; slower cold builds)."""
-    return _env_bool("OPBUILD_CACHE_FSYNC", False)
+    return CACHE_FSYNC.get()
 
 
 def preload_enabled() -> bool:
     """OPBUILD_PRELOAD=0 stops builds from loading the BLAS, lazily bound, ahead of the kernels that link it
     (runtime/loader.py: preload); the kernels then load it themselves, with immediate binding."""
-    return _env_bool("OPBUILD_PRELOAD", True)
+    return PRELOAD.get()
 
 
 def blas_choice() -> str:
@@ -127,27 +232,33 @@ def blas_choice() -> str:
     raw = _env("OPBUILD_BLAS").lower() or "auto"
     choices = ("auto", "numpy", "scipy-openblas32")
     if raw not in choices:
-        raise ValueError(f"OPBUILD_BLAS={raw!r} is not a BLAS opbuild can link; use one of {', '.join(choices)}")
+        raise ConfigError("OPBUILD_BLAS", raw, "is not a BLAS opbuild can link", f"one of {', '.join(choices)}",
+                          "auto")
     return raw
 
 
 def openmp_enabled() -> bool:
     """OPBUILD_OPENMP=0 compiles kernels without OpenMP: large elementwise loops then run on one thread.
     (Their thread count is OpenMP's own setting, OMP_NUM_THREADS; default: every core.)"""
-    return _env_bool("OPBUILD_OPENMP", True)
+    return OPENMP.get()
 
 
 def extra_cflags() -> list[str]:
     """OPBUILD_CFLAGS split like a shell would (no expansion)."""
     raw = _env("OPBUILD_CFLAGS")
-    if not raw:
-        return []  # the usual case, on every warm start: importing shlex alone costs ~0.3 ms
+    # The usual case, on every warm start: no flags, and shlex (not imported by Python itself) stays unloaded.
+    return list(_split_cflags(raw)) if raw else []
+
+
+@functools.lru_cache(maxsize=16)
+def _split_cflags(raw: str) -> tuple[str, ...]:
     import shlex
 
     try:
-        return shlex.split(raw)
+        return tuple(shlex.split(raw))
     except ValueError as e:  # shlex alone says only "No closing quotation", not which variable
-        raise ValueError(f"OPBUILD_CFLAGS={raw!r} cannot be split into compiler flags: {e}") from None
+        raise ConfigError("OPBUILD_CFLAGS", raw, f"cannot be split into compiler flags ({e})",
+                          "flags separated by spaces, quoted as in a shell") from None
 
 
 def toolchain_env() -> tuple[str, ...]:
@@ -162,32 +273,18 @@ def compiler_env() -> str:
     return _env("CC")
 
 
-def _env_positive_int(name: str) -> int | None:
-    """A positive integer environment variable; None when unset or empty, ValueError naming it otherwise."""
-    raw = _env(name)
-    if not raw:
-        return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{name}={raw!r} is not an integer") from None
-    if value < 1:
-        raise ValueError(f"{name}={raw!r} must be >= 1")
-    return value
-
-
 def batch_size() -> int:
     """OPBUILD_BATCH_SIZE: the most kernels one compiler call builds (default 32). Bigger batches spend less on
     compiler start-up and make fewer shared objects to open on a warm start; smaller ones spread a cold build
     over more rounds."""
-    return _env_positive_int("OPBUILD_BATCH_SIZE") or 32
+    return int(BATCH_SIZE.get())
 
 
 def build_jobs() -> int:
     """Parallel compile jobs: OPBUILD_BUILD_JOBS, default the number of usable cores."""
-    jobs = _env_positive_int("OPBUILD_BUILD_JOBS")
+    jobs = BUILD_JOBS.get()
     if jobs:
-        return jobs
+        return int(jobs)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - non-Linux
@@ -196,80 +293,121 @@ def build_jobs() -> int:
 
 def lock_timeout() -> float:
     """Seconds to wait for another process's build of the same kernel before building it ourselves."""
-    raw = _env("OPBUILD_LOCK_TIMEOUT")
-    return float(raw) if raw else 600.0
+    return float(LOCK_TIMEOUT.get())
 
 
 def compile_timeout() -> float:
     """OPBUILD_COMPILE_TIMEOUT: seconds one compiler call may take (default 600) before it is killed with its
-    children and the build fails naming the kernels of the call. Must be a finite number > 0."""
-    raw = _env("OPBUILD_COMPILE_TIMEOUT")
-    if not raw:
-        return 600.0
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"OPBUILD_COMPILE_TIMEOUT={raw!r} is not a number of seconds; set it to e.g. 600 "
-                         "or unset it for the default (600)") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"OPBUILD_COMPILE_TIMEOUT={raw!r} must be a finite number of seconds > 0; set it to "
-                         "e.g. 600 or unset it for the default (600)")
-    return value
+    children and the build fails naming the kernels of the call. A finite number > 0."""
+    return float(COMPILE_TIMEOUT.get())
 
 
 def cache_max_size() -> int | None:
     """OPBUILD_CACHE_MAX_SIZE (e.g. ``500M``, ``2G``): after a build that compiled something, least-recently
     used kernels are evicted until the rank's kernel_meta fits. Unset, empty or 0 means no bound (default)."""
-    from .units import parse_size
-
     raw = _env("OPBUILD_CACHE_MAX_SIZE")
     if not raw:
         return None
+    return _parse_max_size(raw)
+
+
+@functools.lru_cache(maxsize=16)
+def _parse_max_size(raw: str) -> int | None:
+    from .units import parse_size
+
     try:
         size = parse_size(raw)
-    except ValueError as e:
-        raise ValueError(f"OPBUILD_CACHE_MAX_SIZE: {e}") from None
+    except ValueError:
+        raise ConfigError("OPBUILD_CACHE_MAX_SIZE", raw, "is not a size",
+                          "a number of bytes with an optional K, M, G or T suffix (e.g. 500M, 2G), 0 for no bound",
+                          "no bound") from None
     return size or None
+
+
+def progress_enabled() -> bool:
+    """OPBUILD_PROGRESS=0 hides the progress bar that long builds show on a terminal."""
+    return PROGRESS.get()
 
 
 def explain_misses() -> bool:
     """OPBUILD_EXPLAIN_MISSES=1 logs, at WARNING level, why every cache miss of a run missed."""
-    return _env_bool("OPBUILD_EXPLAIN_MISSES", False)
+    return EXPLAIN_MISSES.get()
 
 
 # ---- shared (remote) cache tier: see cache/shared.py and docs/cache.md -------------------------------------
-def _env_seconds(name: str, default: float, allow_zero: bool = False) -> float:
-    raw = _env(name)
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{name}={raw!r} is not a number of seconds") from None
-    if value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{name}={raw!r} must be {'>= 0' if allow_zero else '> 0'} seconds")
-    return value
-
-
 def remote_cache_url() -> str:
-    """OPBUILD_REMOTE_CACHE: the shared tier (``redis://host:port/db`` or ``file:///path``); empty means none."""
-    return _env("OPBUILD_REMOTE_CACHE")
+    """OPBUILD_REMOTE_CACHE: the shared tier (``redis://host:port/db`` or ``file:///path``); empty means none.
+    Raises ValueError naming the variable and the accepted forms for a URL no backend understands."""
+    url = _env("OPBUILD_REMOTE_CACHE")
+    if url:
+        check_remote_url(url)
+    return url
+
+
+REMOTE_URL_FORMS = "redis://host:port/db (port 1-65535, db a number; rediss:// for TLS) or file:///absolute/path"
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (URLs are logged and shown in errors). Works on URLs that
+    do not parse too (a bad port), since it is used to report those."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    netloc, slash, tail = rest.partition("/")
+    user, at, host = netloc.rpartition("@")
+    if at and ":" in user:
+        user = user.split(":", 1)[0] + ":***"
+    return f"{scheme}{sep}{user}{at}{host}{slash}{tail}"
+
+
+@functools.lru_cache(maxsize=16)  # checked on every build (warm ones too): the same string is parsed once
+def check_remote_url(url: str) -> None:
+    """Raise ConfigError (a ValueError), naming OPBUILD_REMOTE_CACHE and the accepted forms, unless ``url`` is a
+    shared-tier URL a backend understands (see :func:`opbuild.cache.remote.open_backend`). Nothing is contacted."""
+    try:
+        problem = _remote_url_problem(url)
+    except ValueError as e:  # urllib's complaints, reworded: a bad port, or a bad IPv6 literal
+        problem = "the port is not a number from 1 to 65535" if "port" in str(e).lower() else "not a valid URL"
+    if problem:
+        raise ConfigError("OPBUILD_REMOTE_CACHE", redact_url(url), f"is unusable ({problem})", REMOTE_URL_FORMS)
+
+
+def _remote_url_problem(url: str) -> str:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme == "file":
+        if parts.netloc not in ("", "localhost"):
+            return f"a file URL names no host (got {parts.netloc!r}); use three slashes"
+        if not parts.path.startswith("/"):
+            return "a file URL needs an absolute path"
+        return ""
+    if scheme in ("redis", "rediss"):
+        port = parts.port  # ValueError for a non-number or one out of range
+        if port == 0:
+            return "port 0 is not a port"
+        if not parts.hostname:
+            return "no host"
+        db = parts.path.lstrip("/")
+        if db and not db.isdigit():
+            return f"the database {db!r} is not a number"
+        return ""
+    return f"unsupported scheme {parts.scheme!r}" if parts.scheme else "not a URL"
 
 
 def remote_timeout() -> float:
     """OPBUILD_REMOTE_TIMEOUT: seconds any one shared-tier operation may take before the run goes local-only."""
-    return _env_seconds("OPBUILD_REMOTE_TIMEOUT", 2.0)
+    return float(REMOTE_TIMEOUT.get())
 
 
 def remote_ttl() -> float:
     """OPBUILD_REMOTE_TTL: seconds a published shared-tier entry lives (0 or unset: until evicted)."""
-    return _env_seconds("OPBUILD_REMOTE_TTL", 0.0, allow_zero=True)
+    return float(REMOTE_TTL.get())
 
 
 def remote_lease_ttl() -> float:
     """OPBUILD_REMOTE_LEASE_TTL: seconds a build lease lives unless renewed (its holder renews it every third
     of that while compiling), i.e. how long others wait for a holder that died before taking over."""
-    return _env_seconds("OPBUILD_REMOTE_LEASE_TTL", 20.0)
+    return float(REMOTE_LEASE_TTL.get())
 
 
 def cache_secret() -> bytes | None:
@@ -281,7 +419,7 @@ def cache_secret() -> bytes | None:
 def testing_compile_delay() -> float:
     """OPBUILD_TEST_COMPILE_DELAY: TEST HOOK ONLY, seconds of sleep added to every batch compile so that tests
     can kill a process deterministically while it holds build leases. Never set it in production."""
-    return _env_seconds("OPBUILD_TEST_COMPILE_DELAY", 0.0, allow_zero=True)
+    return float(TEST_COMPILE_DELAY.get())
 
 
 def testing_commit_hook() -> tuple[float, str] | None:
@@ -298,7 +436,8 @@ def testing_commit_hook() -> tuple[float, str] | None:
     except ValueError:
         pause = -1.0
     if not sep or not path or not math.isfinite(pause) or pause < 0:
-        raise ValueError(f"OPBUILD_TEST_COMMIT_HOOK={raw!r} must be <seconds>:<file> (a test hook; unset it)")
+        raise ConfigError("OPBUILD_TEST_COMMIT_HOOK", raw, "is not a test hook setting",
+                          "<seconds>:<file> (a test hook: leave it unset)")
     return pause, path
 
 
@@ -307,3 +446,58 @@ def rank_size() -> int:
     means unknown (0). Only used to spread ranks over a cold build, so a bad value is ignored, not an error."""
     raw = _env("RANK_SIZE")
     return int(raw) if raw.isdigit() else 0
+
+
+# ---- up-front validation ------------------------------------------------------------------------------------
+# Every variable a build may read, with the accessor that validates it. A build checks them all before it does
+# anything, so a bad value fails the same way on a warm build (which might never read it) as on a cold one.
+# A new variable adds its row here.
+_CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
+    ("RANK_ID", rank_id),
+    ("OPBUILD_CACHE", cache_enabled),
+    ("OPBUILD_CACHE_FSYNC", cache_fsync),
+    ("OPBUILD_PRELOAD", preload_enabled),
+    ("OPBUILD_OPENMP", openmp_enabled),
+    ("OPBUILD_EXPLAIN_MISSES", explain_misses),
+    ("OPBUILD_PROGRESS", progress_enabled),
+    ("OPBUILD_BLAS", blas_choice),
+    ("OPBUILD_CFLAGS", extra_cflags),
+    ("OPBUILD_BUILD_JOBS", build_jobs),
+    ("OPBUILD_BATCH_SIZE", batch_size),
+    ("OPBUILD_LOCK_TIMEOUT", lock_timeout),
+    ("OPBUILD_COMPILE_TIMEOUT", compile_timeout),
+    ("OPBUILD_CACHE_MAX_SIZE", cache_max_size),
+    ("OPBUILD_REMOTE_TIMEOUT", remote_timeout),
+    ("OPBUILD_REMOTE_TTL", remote_ttl),
+    ("OPBUILD_REMOTE_LEASE_TTL", remote_lease_ttl),
+    ("OPBUILD_TEST_COMPILE_DELAY", testing_compile_delay),
+    ("OPBUILD_TEST_COMMIT_HOOK", testing_commit_hook),
+)
+_CHECKED_NAMES = tuple(name for name, _ in _CHECKS)
+# os.environ.get goes through MutableMapping.get and re-encodes the key on every call, which made reading the
+# memo key of validate_environment cost as much as a small warm build's bookkeeping (docs/cache.md). CPython's
+# os.environ keeps the process environment in ``_data`` (a dict keyed by the encoded name, kept in step by
+# setenv/putenv, monkeypatch included), so the key is read from there with the names encoded once; any other
+# mapping standing in for os.environ falls back to the public API.
+_ENCODED_NAMES = tuple(map(os.environ.encodekey, _CHECKED_NAMES)) if hasattr(os.environ, "encodekey") else ()
+
+
+def _raw_values() -> tuple:
+    data = getattr(os.environ, "_data", None)
+    if _ENCODED_NAMES and isinstance(data, dict):
+        return tuple(map(data.get, _ENCODED_NAMES))
+    return tuple(map(os.environ.get, _CHECKED_NAMES))
+
+
+def validate_environment() -> None:
+    """Check every opbuild environment variable; :class:`ConfigError` names the first bad one, its value and
+    the accepted form. Called at the start of every build; memoised on the variables' raw values, so an
+    unchanged environment is one dictionary lookup per variable and no parsing."""
+    _validate(_raw_values())
+
+
+@functools.lru_cache(maxsize=8)
+def _validate(raw: tuple[str | None, ...]) -> None:
+    # ``raw`` is only the memo key: the accessors read the same values from the environment.
+    for _, check in _CHECKS:
+        check()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 
 class OpbuildError(Exception):
     """Base class of every error raised by opbuild."""
@@ -68,3 +71,52 @@ class CompileTimeoutError(CompileError):
 
 class UnsupportedTargetError(OpbuildError, ValueError):
     """A device target this build does not support was requested."""
+
+
+class ConfigError(OpbuildError, ValueError):
+    """An environment variable holds a value opbuild cannot use.
+
+    Attributes: ``variable`` (its name), ``value`` (the raw text found) and ``expected`` (the accepted form,
+    as the message states it), so a launcher can report or fix the setting without parsing the message.
+    """
+
+    def __init__(self, variable: str, value: str, problem: str, expected: str, default: str = ""):
+        self.variable = variable
+        self.value = value
+        self.expected = expected
+        unset = f"; unset it for the default ({default})" if default else ""
+        super().__init__(f"{variable}={value!r} {problem}: expected {expected}{unset}")
+
+
+@dataclass(frozen=True)
+class OnnxDefect:
+    """One reason an ONNX model is invalid: what is wrong and, where it applies, the node (name and op_type)
+    and the tensor involved."""
+
+    reason: str
+    node: str = ""
+    op_type: str = ""
+    tensor: str = ""
+
+    def __str__(self) -> str:
+        where = f"node {self.node!r} ({self.op_type}): " if self.node or self.op_type else ""
+        return where + self.reason
+
+
+class OnnxModelError(OpbuildError, ValueError):
+    """An ONNX model that is not a valid model (empty or undecodable file, a cycle, an undefined tensor, a
+    tensor written twice, an unknown opset, anything ``onnx.checker`` rejects). Raised when it is loaded,
+    before anything is built. ``source`` names the file (or the ModelProto's graph); ``defects`` lists every
+    problem found, each naming its node and tensor where it has them.
+    """
+
+    def __init__(self, source: str, defects: Sequence[OnnxDefect]):
+        self.source = source
+        self.defects = list(defects)
+        shown = self.defects[:10]
+        more = len(self.defects) - len(shown)
+        lines = [f"invalid ONNX model {source}: " + (str(shown[0]) if len(shown) == 1 else
+                                                      f"{len(self.defects)} problems")]
+        if len(shown) > 1:
+            lines += [f"  - {d}" for d in shown] + ([f"  ... and {more} more"] if more else [])
+        super().__init__("\n".join(lines))

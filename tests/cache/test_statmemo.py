@@ -52,16 +52,37 @@ def test_damaged_memo_is_rederived_and_rewritten(tmp_path, damage):
     assert list(json.loads((tmp_path / MEMO_FILE).read_text()).values()) == ["v"]
 
 
-def test_unwritable_memo_costs_only_the_derivation(tmp_path):
-    """A memo that can be neither read nor replaced (here: a directory in its place, which defeats root too)
-    is derived every time, and nothing fails."""
+@pytest.mark.parametrize("damage", ["directory", "fifo", "symlink", "nested"])
+def test_damaged_memo_is_moved_aside_and_works_again(tmp_path, damage):
+    """Whatever is in the memo's place (a directory, which a rename cannot replace, a FIFO, which must not
+    block the reader, a symlink, which must not be written through, JSON nested past the parser's recursion
+    limit) costs one derivation: it is moved to quarantine (a directory, FIFO or symlink) or overwritten, and
+    the next process finds the value memoised."""
     f = tmp_path / "tool"
     f.write_text("x")
-    (tmp_path / MEMO_FILE).mkdir()
+    memo = tmp_path / MEMO_FILE
+    outside = tmp_path / "outside.json"
+    outside.write_text("{}")
+    if damage == "directory":
+        memo.mkdir()
+        (memo / "x").write_text("keep me")
+    elif damage == "fifo":
+        os.mkfifo(memo)
+    elif damage == "symlink":
+        memo.symlink_to(outside)
+    else:
+        memo.write_text("[" * 100_000)
     calls: list[str] = []
     assert StatMemo(tmp_path).get("k", str(f), _counting("v", calls)) == "v"
     assert StatMemo(tmp_path).get("k", str(f), _counting("v", calls)) == "v"
-    assert calls == ["v", "v"] and (tmp_path / MEMO_FILE).is_dir()
+    assert calls == ["v"]  # derived once, then read back from the repaired memo
+    assert memo.is_file() and not memo.is_symlink() and list(json.loads(memo.read_text()).values()) == ["v"]
+    assert outside.read_text() == "{}"  # never written through the symlink
+    moved = sorted(p.name for p in (tmp_path / "quarantine").iterdir()) if damage != "nested" else []
+    if damage != "nested":
+        assert len(moved) == 2 and moved[1].endswith(".reason")  # the damaged thing and why it was moved
+    if damage == "directory":
+        assert (tmp_path / "quarantine" / moved[0] / "x").read_text() == "keep me"  # nothing deleted
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp.")] == []  # no temporary left
 
 

@@ -33,16 +33,25 @@ class RedisServer:
             pytest.fail("the redis client package is missing: pip install -e '.[test]'")
         self._redis = redis
         workdir.mkdir(parents=True, exist_ok=True)
+        self.exe, self.workdir = exe, workdir
         for _ in range(5):  # a free port can be taken by someone else before the server binds it
             self.port = _free_port()
-            self.proc = subprocess.Popen(
-                [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                 "--dir", str(workdir), "--logfile", str(workdir / f"redis-{self.port}.log")],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            if self._wait_up():
+            if self._launch():
                 return
             self.stop()
         pytest.fail(f"redis-server did not start; see {workdir}")
+
+    def _launch(self) -> bool:
+        self.proc = subprocess.Popen(
+            [self.exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(self.workdir), "--logfile", str(self.workdir / f"redis-{self.port}.log")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return self._wait_up()
+
+    def restart(self) -> None:
+        """Start the server again on the same port after :meth:`stop` (empty: nothing is persisted)."""
+        if not self._launch():
+            pytest.fail(f"redis-server did not restart on port {self.port}; see {self.workdir}")
 
     def _wait_up(self) -> bool:
         deadline = time.monotonic() + 10
@@ -97,34 +106,38 @@ def own_redis(tmp_path):
 
 
 class Shared:
-    """A shared tier under test: its URL and raw access to its entries (bypassing opbuild's backends)."""
+    """A shared tier under test: its URL and raw access to its entries (bypassing opbuild's backends), in the
+    namespace of key id ``key`` (default: entries written without a secret)."""
 
     def __init__(self, kind: str, url: str, root: Path | None = None, server: RedisServer | None = None):
         self.kind, self.url, self.root, self.server = kind, url, root, server
 
-    def raw_get(self, name: str) -> bytes | None:
+    def _path(self, key: str, what: str) -> Path:
+        return self.root / "v2" / key / what
+
+    def raw_get(self, name: str, key: str = "unsigned") -> bytes | None:
         if self.kind == "redis":
-            return self.server.client().get(f"opbuild:1:entry:{name}")
-        path = self.root / "entries" / f"{name}.entry"
+            return self.server.client().get(f"opbuild:2:{key}:entry:{name}")
+        path = self._path(key, "entries") / f"{name}.entry"
         return path.read_bytes() if path.exists() else None
 
-    def raw_put(self, name: str, blob: bytes) -> None:
+    def raw_put(self, name: str, blob: bytes, key: str = "unsigned") -> None:
         if self.kind == "redis":
-            self.server.client().set(f"opbuild:1:entry:{name}", blob)
+            self.server.client().set(f"opbuild:2:{key}:entry:{name}", blob)
         else:
-            (self.root / "entries" / f"{name}.entry").write_bytes(blob)
+            path = self._path(key, "entries") / f"{name}.entry"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(blob)
 
-    def lease_count(self) -> int:
+    def lease_count(self, key: str = "*") -> int:
         if self.kind == "redis":
-            return len(self.server.client().keys("opbuild:1:lease:*"))
-        leases = self.root / "leases"
-        return len(list(leases.glob("*.lease"))) if leases.is_dir() else 0
+            return len(self.server.client().keys(f"opbuild:2:{key}:lease:*"))
+        return len(list(self.root.glob(f"v2/{key}/leases/*.lease")))
 
-    def entry_count(self) -> int:
+    def entry_count(self, key: str = "*") -> int:
         if self.kind == "redis":
-            return len(self.server.client().keys("opbuild:1:entry:*"))
-        entries = self.root / "entries"
-        return len(list(entries.glob("*.entry"))) if entries.is_dir() else 0
+            return len(self.server.client().keys(f"opbuild:2:{key}:entry:*"))
+        return len(list(self.root.glob(f"v2/{key}/entries/*.entry")))
 
 
 @pytest.fixture(params=["redis", "dir"])

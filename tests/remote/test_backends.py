@@ -9,7 +9,9 @@ import time
 
 import pytest
 
+from opbuild import config
 from opbuild.cache.remote import RemoteError, open_backend
+from opbuild.errors import ConfigError
 
 
 def test_get_put_replace(shared):
@@ -99,18 +101,65 @@ def test_unreachable_backends_raise_remote_error(tmp_path):
             backend.acquire("k", "a", 1)
 
 
-@pytest.mark.parametrize("url", ["http://host/x", "file://otherhost/x", "file:", "s3://bucket"])
-def test_bad_urls_are_configuration_errors(url):
+@pytest.mark.parametrize(("url", "problem"), [
+    ("http://host/x", "unsupported scheme 'http'"),
+    ("s3://bucket", "unsupported scheme 's3'"),
+    ("file://otherhost/x", "names no host"),
+    ("file:", "absolute path"),
+    ("file:relative/dir", "absolute path"),
+    ("redis://host:notaport/0", "port is not a number from 1 to 65535"),
+    ("redis://host:70000/0", "port is not a number from 1 to 65535"),
+    ("redis://host:0/0", "port 0"),
+    ("redis://host:6379/zero", "database 'zero' is not a number"),
+    ("redis:///0", "no host"),
+    ("localhost:6379", "unsupported scheme"),
+])
+def test_bad_urls_are_configuration_errors(url, problem):
+    for check in (open_backend, config.check_remote_url):
+        with pytest.raises(ValueError, match="OPBUILD_REMOTE_CACHE") as e:
+            check(url)
+        assert problem in str(e.value) and "expected redis://host:port/db" in str(e.value)
+        assert "file:///absolute/path" in str(e.value)
+
+
+def test_bad_url_errors_hide_the_password():
+    with pytest.raises(ValueError) as e:
+        config.check_remote_url("redis://user:hunter2@host:notaport/0")
+    assert "hunter2" not in str(e.value) and "redis://user:***@host:notaport/0" in str(e.value)
+
+
+def test_a_bad_url_fails_every_build_up_front(monkeypatch, tmp_path, graph_mode):
+    import numpy as np
+
+    import opbuild as ms
+    import opbuild.nn as nn
+    import opbuild.ops as ops
+
+    class Net(nn.Cell):
+        def __init__(self, op):
+            super().__init__()
+            self.op = op
+
+        def construct(self, x):
+            return self.op(x)
+
+    monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path))
+    x = ms.Tensor(np.ones(3, np.float32))
+    Net(ops.Square())(x)  # built (no shared tier)
+    monkeypatch.setenv("OPBUILD_REMOTE_CACHE", "redis://host:notaport/0")
+    with pytest.raises(ConfigError, match=r"OPBUILD_REMOTE_CACHE='redis://host:notaport/0' is unusable \(the port"):
+        Net(ops.Neg())(x)  # a cold build
+    monkeypatch.setenv("OPBUILD_REMOTE_CACHE", "redis://host:70000/0")
     with pytest.raises(ValueError, match="OPBUILD_REMOTE_CACHE"):
-        open_backend(url)
+        Net(ops.Square())(x)  # a warm one (memory tier) never touches the shared tier, and fails all the same
 
 
 def test_read_only_directory_tier_is_still_read(tmp_path, monkeypatch):
     root = tmp_path / "shared"
     writer = open_backend(root.as_uri())
     writer.put("k", b"blob")
-    (root / "entries" / ".tmp.otherhost.1.dead.k.entry").write_bytes(b"stale")  # old enough to sweep
-    os.utime(root / "entries" / ".tmp.otherhost.1.dead.k.entry", (0, 0))
+    (writer.entries / ".tmp.otherhost.1.dead.k.entry").write_bytes(b"stale")  # old enough to sweep
+    os.utime(writer.entries / ".tmp.otherhost.1.dead.k.entry", (0, 0))
     # A read-only mirror, injected (chmod does not stop root): every write under root fails with EROFS.
     real_open, real_unlink = os.open, os.unlink
 
@@ -141,7 +190,7 @@ def test_directory_lease_guard_left_by_a_dead_process_does_not_block_takeover(tm
     root = tmp_path / "shared"
     backend = open_backend(root.as_uri())
     backend.acquire("k", "dead", 0.1)
-    guard = root / "leases" / "k.lease.break"
+    guard = backend.leases / "k.lease.break"
     guard.write_bytes(b"")  # a process died while removing the lease
     time.sleep(0.2)
     assert backend.acquire("k", "b", 30) == "dead"  # someone else seems to be removing it: not yet

@@ -22,7 +22,7 @@ def test_redis_stopped_mid_run_completes_local_only(own_redis, tmp_path):
     job = Job(tmp_path, own_redis.url(), OPBUILD_TEST_COMPILE_DELAY=1, OPBUILD_REMOTE_TIMEOUT=1)
     (rank,) = job.start([0], barrier=False)
     deadline = time.monotonic() + 60
-    while not own_redis.client().keys("opbuild:1:lease:*"):  # compiling its first batch, leases held
+    while not own_redis.client().keys("opbuild:2:*:lease:*"):  # compiling its first batch, leases held
         assert rank.proc.poll() is None and time.monotonic() < deadline, rank.err_path.read_text()
         time.sleep(0.02)
     own_redis.stop()
@@ -61,7 +61,7 @@ def test_redis_eviction_only_causes_rebuilds(own_redis, tmp_path):
     client.set("poke", "x")  # eviction runs before a command is processed
     client.config_set("maxmemory", 0)
     assert client.info("stats")["evicted_keys"] > 0
-    left = len(client.keys("opbuild:1:entry:*"))
+    left = len(client.keys("opbuild:2:*:entry:*"))
     assert 0 < left < DISTINCT_KERNELS
     (second,) = job.run([1])
     assert second["ok"] and UNAVAILABLE not in second["stderr"]

@@ -108,19 +108,20 @@ def test_expired_leases_of_a_dead_machine_are_taken_over(shared, tmp_path):
     assert time.monotonic() - t0 < 60
 
 
-def _split(blob: bytes) -> tuple[dict, bytes]:
-    magic = remote_entry.MAGIC
-    end = blob.index(b"\n", len(magic))
-    return json.loads(blob[len(magic):end]), blob[end + 1:]
+def _split(blob: bytes) -> tuple[bytes, dict, bytes]:
+    """(signature line, header, body) of an entry blob (format 2)."""
+    first = blob.index(b"\n") + 1
+    end = blob.index(b"\n", first)
+    return blob[:first], json.loads(blob[first:end]), blob[end + 1:]
 
 
 def _binary(blob: bytes) -> bytes:
-    header, body = _split(blob)
+    _, header, body = _split(blob)
     return body[header["info_size"]:]
 
 
-def _join(header: dict, body: bytes) -> bytes:
-    return remote_entry.MAGIC + json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n" + body
+def _join(line: bytes, header: dict, body: bytes) -> bytes:
+    return line + json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n" + body
 
 
 def test_tampered_entries_are_rejected_when_signed(shared, tmp_path):
@@ -128,31 +129,32 @@ def test_tampered_entries_are_rejected_when_signed(shared, tmp_path):
     (first,) = job.run([0])
     assert "is not signed" not in first["stderr"]
     victims = sorted(names(first))[:3]
+    key = remote_entry.key_id(b"correct horse battery staple")
     tampered = {}
     # 1: binary changed and its sha256 in the header updated to match, signature kept (only the HMAC catches it)
-    header, body = _split(shared.raw_get(victims[0]))
+    line, header, body = _split(shared.raw_get(victims[0], key))
     info_size = header["info_size"]
     binary = bytearray(body[info_size:])
     binary[len(binary) // 2] ^= 0xFF
     header["sha256"] = hashlib.sha256(binary).hexdigest()
-    shared.raw_put(victims[0], _join(header, body[:info_size] + bytes(binary)))
+    shared.raw_put(victims[0], _join(line, header, body[:info_size] + bytes(binary)), key)
     tampered[victims[0]] = hashlib.sha256(binary).hexdigest()
     # 2: binary changed, header untouched
-    blob = bytearray(shared.raw_get(victims[1]))
+    blob = bytearray(shared.raw_get(victims[1], key))
     blob[-100] ^= 0xFF
-    shared.raw_put(victims[1], bytes(blob))
+    shared.raw_put(victims[1], bytes(blob), key)
     tampered[victims[1]] = hashlib.sha256(_binary(bytes(blob))).hexdigest()
-    # 3: a consistent entry with its signature removed
-    header, body = _split(shared.raw_get(victims[2]))
-    del header["sig"]
-    shared.raw_put(victims[2], _join(header, body))
+    # 3: a consistent entry without a signature, planted in the signed namespace
+    _, header, body = _split(shared.raw_get(victims[2], key))
+    info = body[:header["info_size"]]
+    shared.raw_put(victims[2], remote_entry.pack(victims[2], info, body[len(info):], header["meta"]), key)
 
     (second,) = job.run([1])
     assert second["ok"]
     src = sources(second)
     assert [src[v] for v in victims] == ["compiled"] * 3
     assert fetched(second) == DISTINCT_KERNELS - 3
-    for victim, reason in zip(victims, ("bad signature", "binary sha256 does not match", "not signed")):
+    for victim, reason in zip(victims, ("bad signature", "bad signature", "not signed")):
         line = next(ln for ln in second["stderr"].splitlines() if f"rejected shared-cache entry {victim}" in ln)
         assert reason in line, line
         # never loaded or copied: rank 1's entry was compiled here (not fetched) and is not the tampered binary

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from opbuild.cache.remote import open_backend
-from opbuild.cache.remote_entry import pack
+from opbuild.cache.remote_entry import key_id, pack
 from opbuild.cache.shared import SharedTier
 from tests.remote._elf import shared_object
 
@@ -21,7 +21,8 @@ WANTED = list(INFO.items())
 
 
 def _tier(url: str, lease_ttl: float = 30, timeout: float = 2, secret: bytes | None = None) -> SharedTier:
-    return SharedTier(url, open_backend(url, timeout=timeout), timeout=timeout, lease_ttl=lease_ttl, secret=secret)
+    return SharedTier(url, open_backend(url, timeout=timeout, namespace=key_id(secret)), timeout=timeout,
+                      lease_ttl=lease_ttl, secret=secret)
 
 
 def test_claim_publish_fetch_between_two_processes(shared):
@@ -65,16 +66,19 @@ def test_lease_of_a_dead_process_on_this_host_is_taken_over_at_once(shared):
 
 
 def test_rejected_entries_are_logged_once_and_not_returned(shared, caplog):
-    backend = open_backend(shared.url)
-    backend.put("k0", pack("k0", INFO["k0"], shared_object("k0"), {}, secret=None))  # unsigned
+    backend = open_backend(shared.url, namespace=key_id(b"s"))
+    backend.put("k0", pack("k0", INFO["k0"], shared_object("k0"), {}, secret=None))  # unsigned, planted
     backend.put("k1", pack("k1", INFO["k1"], shared_object("k1"), {}, secret=b"s"))
     tier = _tier(shared.url, secret=b"s")
     with caplog.at_level(logging.WARNING, logger="opbuild"):
         assert set(tier.fetch(WANTED)) == {"k1"}
         assert set(tier.fetch(WANTED)) == {"k1"}
-    assert [r.getMessage() for r in caplog.records if "rejected" in r.getMessage()] == [
+    messages = [r.getMessage() for r in caplog.records]
+    assert [m for m in messages if "rejected shared-cache entry" in m] == [
         f"opbuild: rejected shared-cache entry k0 from {tier.url}: entry is not signed (OPBUILD_CACHE_SECRET "
         f"is set); it was not loaded and is rebuilt here"]
+    # an unsigned entry among signed ones: one warning says how to fix the configuration
+    assert len([m for m in messages if "Set the same OPBUILD_CACHE_SECRET on every rank" in m]) == 1
     assert tier.counters.totals()["remote_rejected"] == 1
 
 

@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import fsio
+from .key import NAME_RE
 from .local import BINARY_SUFFIX, LOCK_DIR, QUARANTINE_DIR, TMP_DIR
 from .manifest import MANIFEST_DIR
 from .statmemo import MEMO_FILE
 
-NAME_RE = re.compile(r"^([a-z0-9_]+)_([0-9a-f]{32})$")
 ENTRY_SUFFIXES = (".info", ".json", BINARY_SUFFIX)
 STATS_FILE = ".stats.json"
 #: Files of kernel_meta that are not entries: the statistics, the memo of file-derived values (compiler
@@ -40,10 +39,11 @@ def split_entry_file(file_name: str) -> tuple[str, str] | None:
     return None
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path) -> dict | None:
+    """The JSON object in ``path``, or None (absent, not a regular file, damaged: listing shows what it can)."""
     try:
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        return fsio.read_json(str(path))
+    except OSError:  # FileNotFoundError, CorruptFile, EACCES
         return None
 
 
@@ -93,8 +93,11 @@ class Entry:
 
     @property
     def op(self) -> str:
-        """The op, from ``.json``, else ``.info``, else the name."""
-        return str(self.meta().get("op") or self.info().get("op") or NAME_RE.match(self.name).group(1))
+        """The op, from ``.json``, else ``.info``, else the name (a value that is not a string is damage)."""
+        for op in (self.meta().get("op"), self.info().get("op")):
+            if isinstance(op, str) and op:
+                return op
+        return NAME_RE.match(self.name).group(1)
 
     @property
     def built_at(self) -> float:
@@ -188,6 +191,8 @@ def scan(path: Path) -> Listing:
             st = d.stat(follow_symlinks=False)
         except OSError:
             continue  # removed while we looked
+        if d.name in SIDE_FILES:
+            continue  # whatever is in their place (even a directory) is checked by ``verify``, not an orphan
         if d.is_dir(follow_symlinks=False):
             if d.name == QUARANTINE_DIR:
                 for q, qst in _files_under(Path(d.path)):
@@ -207,8 +212,6 @@ def scan(path: Path) -> Listing:
         if d.name.startswith(fsio.TMP_PREFIX):
             listing.temporaries.append(Path(d.path))
             listing.files[Path(d.path)] = FileStat.of(st)
-            continue
-        if d.name in SIDE_FILES:
             continue
         parts = split_entry_file(d.name) if d.is_file(follow_symlinks=False) else None
         if parts is None:
@@ -248,6 +251,13 @@ def signature(info: dict) -> str:
     followed by the attributes when there are any."""
     if not info:
         return "?"
+    try:
+        return _signature(info)
+    except (RecursionError, ValueError, TypeError):  # a damaged .info nested deeply enough to parse but not print
+        return "?"
+
+
+def _signature(info: dict) -> str:
     ins = ", ".join(_tensor(t) for t in info.get("inputs") or [])
     outs = ", ".join(_tensor(t) for t in info.get("outputs") or [])
     text = f"{ins} -> {outs}"

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .. import config
 from . import elf, fsio
-from .key import HASH_CHARS, kernel_symbol
+from .key import HASH_CHARS, NAME_RE, kernel_symbol
 
 log = logging.getLogger("opbuild.cache")
 BINARY_SUFFIX = ".so"
@@ -106,14 +106,12 @@ class KernelStore:
         except OSError as e:
             return Lookup("corrupt", f"cannot read .json: {e}")
         try:
-            result = json.loads(raw)
-            if not isinstance(result, dict):
-                raise ValueError("not an object")
+            result = fsio.parse_json(raw, ".json")  # CorruptFile (an OSError), never RecursionError
             expected_size = int(result["size"])
             expected_sha = str(result["sha256"])
             if result.get("binary") != name + BINARY_SUFFIX:
                 return Lookup("corrupt", f".json names binary {result.get('binary')!r}, expected {name}{BINARY_SUFFIX}")
-        except (ValueError, KeyError, TypeError) as e:
+        except (OSError, ValueError, KeyError, TypeError, OverflowError) as e:
             return Lookup("corrupt", f"unparsable .json ({e})")
         try:
             on_disk = fsio.read_small(base + ".info")
@@ -166,6 +164,8 @@ class KernelStore:
         ``json_sha256``, the binary is a regular file of ``size`` bytes hashing to ``binary_sha256``. As
         strict as :meth:`lookup` (the recorded ``.json`` was parsed and checked when the manifest was
         written) without parsing anything."""
+        if NAME_RE.match(name) is None:  # manifests are hostile input too: never a path out of kernel_meta
+            return Lookup("corrupt", f"{name!r} is not a kernel name")
         base = self._prefix + name
         try:
             raw = fsio.read_small(base + ".json")
@@ -186,7 +186,8 @@ class KernelStore:
         why it cannot be loaded, are remembered for :meth:`_verify_binary`."""
         known = self._digests.get(ident)
         if known is None:
-            with open(os.open(binary, os.O_RDONLY | os.O_NOFOLLOW), "rb") as f:
+            # O_NONBLOCK: a FIFO swapped in after the caller's lstat must not block us (it reads as empty).
+            with open(os.open(binary, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as f:
                 data = f.read()
             try:
                 exported: frozenset[str] | str = elf.exported_symbols(data)

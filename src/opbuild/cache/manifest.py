@@ -26,6 +26,8 @@ damaged one is ignored, and deleting ``.graphs/`` costs one ordinary warm start 
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import marshal
@@ -38,8 +40,10 @@ from types import ModuleType
 from typing import NamedTuple
 
 from .. import config
-from . import fsio
-from .local import TMP_DIR
+from . import aside, fsio
+from .fsio import CorruptFile
+from .key import HASH_CHARS, NAME_RE
+from .local import TMP_DIR, KernelStore
 
 MANIFEST_DIR = ".graphs"
 FORMAT = 2
@@ -117,17 +121,116 @@ def path_of(store_dir: Path | str, key: str) -> str:
     return os.path.join(str(store_dir), MANIFEST_DIR, key + ".json")
 
 
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _item(row: object) -> Item:
+    """One ``kernels`` row, checked as strictly as a lookup checks a name: a manifest is hostile input."""
+    if not isinstance(row, list) or len(row) != 5:
+        raise CorruptFile(errno.EINVAL, "a kernels row is not [name, info_sha256, json_sha256, binary_sha256, "
+                          "size]")
+    name, info_sha, json_sha, bin_sha, size = row
+    if not isinstance(name, str) or NAME_RE.match(name) is None:
+        # Every path is derived from the name: ``../../x/conv2d_<hash>`` would load a binary from anywhere.
+        raise CorruptFile(errno.EINVAL, f"names {str(name)[:80]!r}, which is not a kernel name (<op>_<hex>)")
+    if not all(isinstance(h, str) and len(h) == 64 for h in (info_sha, json_sha, bin_sha)):
+        raise CorruptFile(errno.EINVAL, f"the sha256 values of {name} are not 64-character strings")
+    if info_sha[:HASH_CHARS] != name[-HASH_CHARS:]:
+        raise CorruptFile(errno.EINVAL, f"the .info sha256 of {name} does not match its name")
+    if not _is_int(size) or size < 0:
+        raise CorruptFile(errno.EINVAL, f"the binary size of {name} is not a non-negative integer")
+    return Item(name, info_sha, json_sha, bin_sha, size)
+
+
+def _toolchain(row: object) -> tuple[str, tuple[int, int, int, int] | None]:
+    if not isinstance(row, list) or len(row) != 2 or not isinstance(row[0], str):
+        raise CorruptFile(errno.EINVAL, "a toolchain row is not [path, stat signature]")
+    sig = row[1]
+    if sig is not None and not (isinstance(sig, list) and len(sig) == 4 and all(map(_is_int, sig))):
+        raise CorruptFile(errno.EINVAL, f"the stat signature of {row[0]} is not four integers")
+    return row[0], tuple(sig) if sig is not None else None
+
+
+def load(path: str, key: str) -> Manifest:
+    """The manifest at ``path`` (named ``key``), checked: ``FileNotFoundError`` if absent, else
+    :class:`~.fsio.CorruptFile` saying what is wrong (not a regular file, not JSON, another format, a key
+    that is not its name, a kernel name that is not one, malformed fields). Checks no entry: see
+    :func:`problems` and ``KernelStore.check``."""
+    data = fsio.read_json(path)
+    if data.get("format") != FORMAT:
+        raise CorruptFile(errno.EINVAL, f"format {str(data.get('format'))[:20]}, not {FORMAT} (written by another "
+                          "opbuild: no warm start can use it)", path)
+    if data.get("key") != key:
+        raise CorruptFile(errno.EINVAL, "its key is not its file name", path)
+    kernels, toolchain, blas = data.get("kernels"), data.get("toolchain"), data.get("blas")
+    if not isinstance(kernels, list) or not isinstance(toolchain, list) or not (blas is None or isinstance(blas, str)):
+        raise CorruptFile(errno.EINVAL, "kernels, toolchain or blas missing or of the wrong type", path)
+    try:
+        return Manifest(tuple(_item(row) for row in kernels), tuple(_toolchain(row) for row in toolchain),
+                        blas or None)
+    except CorruptFile as e:
+        raise CorruptFile(e.errno, e.strerror, path) from None
+
+
 def read(store_dir: Path | str, key: str) -> Manifest | None:
     """The manifest ``key`` of a store, or None (absent, unreadable or damaged: never an error)."""
     try:
-        data = json.loads(fsio.read_small(path_of(store_dir, key)))
-        if data.get("format") != FORMAT or data.get("key") != key:
-            return None
-        items = tuple(Item(str(n), str(i), str(js), str(bs), int(sz)) for n, i, js, bs, sz in data["kernels"])
-        toolchain = tuple((str(p), tuple(s) if s is not None else None) for p, s in data["toolchain"])
-        return Manifest(items, toolchain, str(data["blas"]) if data.get("blas") else None)
-    except (OSError, ValueError, TypeError, KeyError, UnicodeError, AttributeError):
+        return load(path_of(store_dir, key), key)
+    except OSError:  # FileNotFoundError, CorruptFile, EACCES, ...
         return None
+
+
+def blas_problem(blas: str) -> str | None:
+    """Why a manifest's ``blas`` path is unacceptable (not the library of a BLAS provider found here), or None.
+    A build never loads it anyway: it preloads only the BLAS the toolchain resolves (build.py)."""
+    from ..compilers import blas as blas_provider  # compilers import the cache: not at module level
+
+    if blas in blas_provider.known_libraries():
+        return None
+    return f"names {blas[:200]!r} as its BLAS, which is no BLAS provider's library here"
+
+
+def problems(store: KernelStore, path: str) -> str | None:
+    """Why the manifest file at ``path`` in ``store``'s ``.graphs/`` is no sound index, or None: it must load
+    (:func:`load`) and every entry it names must be present and match the recorded sha256 values and size
+    (``opbuild cache verify``)."""
+    key = os.path.basename(path)
+    if not key.endswith(".json"):
+        return "not a manifest (<key>.json)"
+    try:
+        found = load(path, key[: -len(".json")])
+    except OSError as e:
+        return e.strerror or str(e)
+    if found.blas is not None and (why := blas_problem(found.blas)):
+        return why
+    for item in found.items:
+        hit = store.check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size)
+        if hit.status != "hit":
+            return f"entry {item.name}: {hit.reason}"
+    return None
+
+
+def drop_naming(store_dir: Path | str, names: set[str]) -> int:
+    """Remove the manifests that name any of ``names`` (entries a build just quarantined and rebuilt: their
+    ``.json`` changed, so those manifests can serve no warm start and ``verify`` would report them); returns
+    how many. Runs only when something was repaired: it reads every manifest of the store."""
+    gdir = os.path.join(str(store_dir), MANIFEST_DIR)
+    try:
+        found = [d for d in os.scandir(gdir) if d.name.endswith(".json")]
+    except OSError:
+        return 0
+    dropped = 0
+    for d in found:
+        try:
+            stale = any(item.name in names for item in load(d.path, d.name[: -len(".json")]).items)
+        except OSError:
+            continue  # damaged: verify reports it, prune removes it
+        if stale:
+            with contextlib.suppress(OSError):
+                os.unlink(d.path)
+                dropped += 1
+    return dropped
 
 
 def toolchain_unchanged(manifest: Manifest) -> bool:
@@ -144,13 +247,18 @@ def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_file
         "kernels": [[i.name, i.info_sha256, i.json_sha256, i.binary_sha256, i.size] for i in items],
     }
     store_dir = Path(store_dir)
+    path = Path(path_of(store_dir, key))
+    data = json.dumps(payload, separators=(",", ":")).encode()
     try:
         (store_dir / MANIFEST_DIR).mkdir(exist_ok=True)
-        fsio.atomic_write(Path(path_of(store_dir, key)), json.dumps(payload, separators=(",", ":")).encode(),
-                          fsync=False, tmp_dir=store_dir / TMP_DIR)
+        fsio.atomic_write(path, data, fsync=False, tmp_dir=store_dir / TMP_DIR)
     except OSError:
-        pass
+        # A rename cannot replace a directory planted in the manifest's place: move it aside and try again
+        # once, or this graph would never get its fast path back. Otherwise (read-only or full disk) give up.
+        if aside.is_regular(path) is False and aside.move_aside(store_dir, path, "not a regular file"):
+            with contextlib.suppress(OSError):
+                fsio.atomic_write(path, data, fsync=False, tmp_dir=store_dir / TMP_DIR)
 
 
-__all__ = ["MANIFEST_DIR", "Item", "Manifest", "fingerprint", "graph_key", "read", "toolchain_unchanged",
-           "write"]
+__all__ = ["MANIFEST_DIR", "Item", "Manifest", "blas_problem", "drop_naming", "fingerprint", "graph_key", "load",
+           "problems", "read", "toolchain_unchanged", "write"]

@@ -29,7 +29,7 @@ from pathlib import Path
 from .. import config
 from ..report import BuildReport
 from ..units import format_size
-from . import evict, stats
+from . import evict, fsio, stats
 from .entries import USE_RESOLUTION, Listing, scan
 from .explain import explain
 from .local import KernelStore, Lookup
@@ -60,19 +60,19 @@ def _note(json_path: str, now: float) -> float:
 def note_use(json_path: str | Path, now: float) -> float:
     """Refresh an entry's "last used" time if it is older than USE_RESOLUTION; return its recorded build
     seconds (0.0 if unknown). Raises OSError if the ``.json`` cannot be read."""
-    with open(json_path, "rb") as f:
-        mtime = os.fstat(f.fileno()).st_mtime
-        raw = f.read()
+    mtime = os.lstat(json_path).st_mtime
+    raw = fsio.read_small(str(json_path))  # a regular file or CorruptFile (an OSError): never blocks on a FIFO
     if now - mtime > USE_RESOLUTION:
         try:
             os.utime(json_path)
         except OSError as e:  # read-only or someone else's file: the entry just looks older than it is
             log.debug("opbuild: cannot refresh last-used time of %s (%s)", json_path, e)
     try:
-        seconds = json.loads(raw).get("build_seconds", 0.0)
-    except (ValueError, AttributeError):
+        seconds = fsio.parse_json(raw, str(json_path)).get("build_seconds", 0.0)
+    except fsio.CorruptFile:
         return 0.0
-    return float(seconds) if isinstance(seconds, (int, float)) else 0.0
+    ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 <= seconds < 1e9
+    return float(seconds) if ok else 0.0
 
 
 class Observer:
@@ -121,13 +121,16 @@ class Observer:
         if read_store is None or read_store is not write_store or not looked_up:
             return  # no persistent writable cache involved (cache off, read-only, or all from memory)
         status = {k.name: k.status for k in report.kernels}
-        compiled = [n for n in dict.fromkeys(missed) if status.get(n) in ("built", "repaired")]
+        # A kernel fetched from the shared tier is one fetch (the tier counts it as remote_hits), not a local
+        # miss plus a local hit; its compile time still counts as saved.
+        fetched = {k.name for k in report.kernels if k.source == "remote"}
+        compiled = [n for n in dict.fromkeys(missed) if status.get(n) in ("built", "repaired") and n not in fetched]
         hits = [n for n in dict.fromkeys(looked_up) if n not in compiled]
-        repairs = sum(1 for n in set(looked_up) if status.get(n) == "repaired")
+        repairs = sum(1 for n in set(looked_up) if status.get(n) == "repaired")  # fetched in place of a broken one too
         with self._lock:
             p = self._pending.setdefault(write_store.path, _Pending())
-            p.counters["hits"] += len(hits)
-            p.counters["misses"] += len(set(missed))
+            p.counters["hits"] += sum(1 for n in hits if n not in fetched)
+            p.counters["misses"] += len(set(missed) - fetched)
             p.counters["builds"] += len(compiled)
             p.counters["repairs"] += repairs
             prefix = os.path.join(str(write_store.path), "")  # string paths: this runs on the warm path

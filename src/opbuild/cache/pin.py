@@ -24,12 +24,15 @@ import errno
 import fcntl
 import logging
 import os
+import stat
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import filelock
 
 from .. import config
+from . import aside
 from .local import LOCK_DIR, KernelStore
 
 log = logging.getLogger("opbuild.cache")
@@ -37,11 +40,40 @@ log = logging.getLogger("opbuild.cache")
 _BUSY = (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES)
 
 
-_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+# O_NOFOLLOW: a symbolic link planted as a lock file must not make us create or lock a file outside the cache
+# (filelock opens with O_NOFOLLOW too, so both agree on what the lock is); O_NONBLOCK: a FIFO never blocks.
+_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(
+    os, "O_NONBLOCK", 0)
 
 
 LOADING = "loading"  # .locks/loading.lock: not a kernel name (those are <op>_<hash>)
 DRAIN_TIMEOUT = 2.0  # seconds a deleter waits for the loads in flight (each lasts milliseconds)
+
+
+def bad_lock_file(path: str | Path) -> str | None:
+    """Why ``path`` cannot serve as a lock file (a directory or symbolic link in its place), or None (absent,
+    or a file that can be locked: regular, or even a FIFO, which flock accepts)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode):
+        return "a symbolic link, not a lock file"
+    if stat.S_ISDIR(mode):
+        return "a directory, not a lock file"
+    return None
+
+
+def usable_lock_path(store: KernelStore, name: str) -> Path:
+    """``store.lock_path(name)``, after moving a directory or symbolic link found there into quarantine: nobody
+    can hold a lock on one (filelock and :func:`_open_lock_file` refuse both), so without this every build
+    of the kernel would go on unlocked and warn, for good. One ``lstat``: used where a lock is taken to build
+    or delete, never on the warm path."""
+    path = store.lock_path(name)
+    why = bad_lock_file(path)
+    if why is not None:
+        aside.move_aside(store.path, path, why)
+    return path
 
 
 def _open_lock_file(store: KernelStore, name: str) -> int | None:
@@ -49,7 +81,19 @@ def _open_lock_file(store: KernelStore, name: str) -> int | None:
     path = os.path.join(str(store.path), LOCK_DIR, name + ".lock")
     try:
         return os.open(path, _FLAGS, 0o644)
-    except FileNotFoundError:
+    except OSError as e:  # EISDIR/ELOOP: a directory or symbolic link in its place
+        if e.errno not in (errno.EISDIR, errno.ELOOP) or bad_lock_file(path) is None:
+            return _open_lock_file_slow(path, e)
+        aside.move_aside(store.path, path, bad_lock_file(path) or "not a lock file")
+        try:
+            return os.open(path, _FLAGS, 0o644)
+        except OSError:
+            return None
+
+
+def _open_lock_file_slow(path: str, error: OSError) -> int | None:
+    """The lock file could not be opened read-write: create its folder, or fall back to read-only."""
+    if isinstance(error, FileNotFoundError):
         try:
             os.mkdir(os.path.dirname(path))
         except OSError:
@@ -58,11 +102,11 @@ def _open_lock_file(store: KernelStore, name: str) -> int | None:
             return os.open(path, _FLAGS, 0o644)
         except OSError:
             return None
-    except OSError:  # read-only cache: a shared flock works on a read-only descriptor too
-        try:
-            return os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        except OSError:
-            return None
+    try:  # read-only cache: a shared flock works on a read-only descriptor too
+        return os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+                       | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
 
 
 class pinned:  # lower case: used like a function, ``with pinned(store, name):``
@@ -150,7 +194,7 @@ def try_exclusive(store: KernelStore, name: str) -> Iterator[bool]:
     not touch it. Once the entry is held, the loads in flight in other processes (:class:`loading`) are
     waited for, up to :data:`DRAIN_TIMEOUT` (False after that), and kept out until the block ends.
     """
-    path = store.lock_path(name)
+    path = usable_lock_path(store, name)
     with contextlib.suppress(OSError):  # the acquire below reports the real problem
         path.parent.mkdir(exist_ok=True)
     lock = filelock.FileLock(str(path))

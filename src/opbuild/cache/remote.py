@@ -2,7 +2,7 @@
 
 A backend stores opaque entry blobs under kernel names and hands out build leases. It knows nothing about
 kernels, checksums, signatures, timeouts or fallbacks: :mod:`.remote_entry` defines and verifies the blob,
-:mod:`.shared` enforces timeouts, renews leases and turns the tier off on faults.
+:mod:`.shared` enforces timeouts, renews leases and skips the tier for a while after a fault.
 
 Backends, one per file: ``file:///path`` (:mod:`.remote_dir`, a directory on a shared filesystem) and
 ``redis://host:port/db`` (:mod:`.remote_redis`, a Redis server through the ``redis`` client package).
@@ -10,18 +10,23 @@ Backends, one per file: ``file:///path`` (:mod:`.remote_dir`, a directory on a s
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from urllib.parse import urlsplit
 
+from .. import config
 from ..errors import OpbuildError
+
+UNSIGNED = "unsigned"  # the key id of entries written without OPBUILD_CACHE_SECRET (see remote_entry.key_id)
+NAMESPACE = re.compile(r"[0-9a-f]{16}|unsigned")
 
 
 class RemoteError(OpbuildError, RuntimeError):
     """The shared tier could not be reached or used (down, slow, full, unreachable, misbehaving).
 
-    Backends raise only this (wrapping ``OSError``, ``redis.RedisError``, ...), so the tier layer can turn the
-    shared tier off for the rest of the run instead of failing the run.
+    Backends raise only this (wrapping ``OSError``, ``redis.RedisError``, ...), so the tier layer can skip the
+    shared tier for a while (and retry it later) instead of failing the run.
     """
 
 
@@ -39,7 +44,11 @@ class RemoteBackend(ABC):
       anyone for longer than that. :meth:`release` drops ``owner``'s lease and never anybody else's.
       Leases only avoid duplicate work: correctness never depends on them (a put is atomic and the content is
       verified by the reader), so a backend may, rarely, hand one lease to two owners.
-    * :meth:`stats` describes what the backend holds, for ``opbuild cache stats``.
+    * A backend reads and writes one namespace (a key id, given when it is opened): entries and leases of
+      other namespaces are invisible to it, so writers with different secrets never overwrite each other.
+      :meth:`namespaces` lists the namespaces that hold entries and :meth:`count_in` looks into another one,
+      so that a rank can tell that its secret differs from the others'.
+    * :meth:`stats` describes what the backend holds (in its namespace), for ``opbuild cache stats``.
     * Every failure to reach or use the storage raises :class:`RemoteError`, nothing else. Calls may block
       (the tier layer bounds them with ``OPBUILD_REMOTE_TIMEOUT``) and may come from several threads at once.
 
@@ -47,6 +56,7 @@ class RemoteBackend(ABC):
     """
 
     url: str
+    namespace: str  # the key id this backend reads and writes
 
     @abstractmethod
     def get(self, name: str) -> bytes | None:
@@ -72,6 +82,14 @@ class RemoteBackend(ABC):
     def stats(self) -> dict:
         """What the backend holds: at least ``url``, ``entries`` and ``bytes`` (None where unknown)."""
 
+    @abstractmethod
+    def namespaces(self) -> list[str]:
+        """The key ids that hold entries (this backend's own included when it has any)."""
+
+    @abstractmethod
+    def count_in(self, namespace: str, names: Sequence[str]) -> int:
+        """How many of ``names`` have an entry in ``namespace`` (a key id of :meth:`namespaces`)."""
+
     def get_many(self, names: Sequence[str]) -> dict[str, bytes]:
         """The blobs of those ``names`` that have one."""
         out = {}
@@ -94,24 +112,30 @@ class RemoteBackend(ABC):
         """Release connections (optional)."""
 
 
-def open_backend(url: str, ttl: float = 0.0, timeout: float = 2.0) -> RemoteBackend:
+def open_backend(url: str, ttl: float = 0.0, timeout: float = 2.0, namespace: str = UNSIGNED) -> RemoteBackend:
     """The backend named by ``url``: ``file:///path`` or ``redis://host:port/db`` (also ``rediss://``).
 
     ``ttl`` (seconds, 0 = none) bounds the life of published entries; ``timeout`` is passed to network
-    clients as their socket timeout. Raises ValueError for a URL no backend understands (a configuration
-    error, reported as such), RemoteError when the backend's client library is missing.
+    clients as their socket timeout; ``namespace`` is the key id (:func:`.remote_entry.key_id`) whose entries
+    and leases the backend reads and writes. Raises ValueError naming OPBUILD_REMOTE_CACHE for a URL no backend
+    understands (a configuration error, reported as such), RemoteError when the backend's client library is
+    missing.
     """
+    config.check_remote_url(url)
+    check_namespace(namespace)
     parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    if scheme == "file":
-        if parts.netloc not in ("", "localhost") or not parts.path:
-            raise ValueError(f"OPBUILD_REMOTE_CACHE={url!r}: a directory URL is file:///absolute/path")
+    if parts.scheme.lower() == "file":
         from .remote_dir import DirectoryBackend
 
-        return DirectoryBackend(parts.path, ttl=ttl)
-    if scheme in ("redis", "rediss"):
-        from .remote_redis import RedisBackend
+        return DirectoryBackend(parts.path, ttl=ttl, namespace=namespace)
+    from .remote_redis import RedisBackend
 
-        return RedisBackend(url, ttl=ttl, timeout=timeout)
-    raise ValueError(f"OPBUILD_REMOTE_CACHE={url!r}: unsupported scheme {parts.scheme!r}; use "
-                     f"redis://host:port/db or file:///path")
+    return RedisBackend(url, ttl=ttl, timeout=timeout, namespace=namespace)
+
+
+def check_namespace(namespace: str) -> str:
+    """``namespace`` if it is a key id (16 lower-case hex digits, or ``unsigned``); ValueError otherwise. Key
+    ids become file and key names, so nothing else may get there."""
+    if not NAMESPACE.fullmatch(namespace):
+        raise ValueError(f"shared-tier namespace {namespace!r} is not a key id (16 hex digits or 'unsigned')")
+    return namespace

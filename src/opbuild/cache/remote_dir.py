@@ -1,34 +1,43 @@
 """``file:///path``: the shared tier as a directory on a filesystem every rank and machine mounts.
 
-Layout::
+Layout (``v2`` is the layout version, so a future format never reads an old one; ``<key id>`` the namespace
+of one secret, :func:`.remote_entry.key_id`)::
 
-    <path>/entries/<name>.entry   one blob per kernel (remote_entry format), written atomically
-    <path>/leases/<name>.lease    a build lease: {"owner": ..., "expires": <unix time>}
-    <path>/leases/<name>.lease.break   present only while a process removes that lease (a guard)
+    <path>/v2/<key id>/entries/<name>.entry   one blob per kernel (remote_entry format), written atomically
+    <path>/v2/<key id>/leases/<name>.lease    a build lease: {"owner": ..., "expires": <unix time>}
+    <path>/v2/<key id>/leases/<name>.lease.break   present only while a process removes that lease (a guard)
 
 Only operations that are atomic on local filesystems and NFS are used: an entry is written to a temporary in
 the same directory and renamed into place; a lease is created with ``link()`` (which fails if the name
 exists, unlike ``rename``) from a fully written temporary, so nobody ever reads a half-written lease. Lease
 expiry compares wall clocks, so machines sharing the directory should keep their clocks in sync (NTP).
+
+Every file is read with :func:`.fsio.read_small`: an entry or lease that is a FIFO, a symlink, a directory or
+oversized is damage (a rejected entry, an expired lease), never a hang and never a fault of the whole tier.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import time
+from collections.abc import Sequence
 from functools import wraps
 from pathlib import Path
 
 from . import fsio
-from .remote import RemoteBackend, RemoteError
+from .remote import NAMESPACE, UNSIGNED, RemoteBackend, RemoteError, check_namespace
 
 log = logging.getLogger("opbuild.cache")
 ENTRY_SUFFIX = ".entry"
 LEASE_SUFFIX = ".lease"
 BREAK_SUFFIX = ".break"
 BREAK_STALE = 10.0  # seconds: a removal guard this old was left by a process that died while removing
+LAYOUT = "v2"
+MAX_ENTRY_BYTES = 1 << 30  # a batched binary is a few MB; anything near this is damage or an attack
+MAX_LEASE_BYTES = 4096
 
 
 def _remote_errors(method):
@@ -44,15 +53,26 @@ def _remote_errors(method):
     return wrapper
 
 
-class DirectoryBackend(RemoteBackend):
-    """Entries and leases as files under ``root`` (created if missing)."""
+def _has_entries(directory: Path) -> bool:
+    """Whether ``directory`` holds at least one entry (stops at the first: it may hold thousands)."""
+    try:
+        with os.scandir(directory) as it:
+            return any(e.name.endswith(ENTRY_SUFFIX) and not e.name.startswith(fsio.TMP_PREFIX) for e in it)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
-    def __init__(self, root: str | Path, ttl: float = 0.0):
+
+class DirectoryBackend(RemoteBackend):
+    """Entries and leases of one namespace as files under ``root`` (created if missing)."""
+
+    def __init__(self, root: str | Path, ttl: float = 0.0, namespace: str = UNSIGNED):
         self.root = Path(root)
         self.url = self.root.as_uri()
         self.ttl = ttl
-        self.entries = self.root / "entries"
-        self.leases = self.root / "leases"
+        self.namespace = check_namespace(namespace)
+        self.spaces = self.root / LAYOUT
+        self.entries = self.spaces / namespace / "entries"
+        self.leases = self.spaces / namespace / "leases"
         self._ready = False
 
     def _setup(self) -> None:
@@ -81,15 +101,19 @@ class DirectoryBackend(RemoteBackend):
         self._setup()
         path = self._entry(name)
         try:
-            with open(path, "rb") as f:
-                st = os.fstat(f.fileno())
-                if self.ttl and time.time() - st.st_mtime > self.ttl:
+            if self.ttl:
+                st = os.stat(path, follow_symlinks=False)
+                if time.time() - st.st_mtime > self.ttl:
                     self._expire(path, st)
                     return None
-                return f.read()
+            return fsio.read_small(str(path), MAX_ENTRY_BYTES)
         except FileNotFoundError:
             return None
-
+        except fsio.CorruptFile as e:
+            # Not a fault of the tier: this one entry is damaged. An empty blob is rejected by the reader
+            # (and replaced when the kernel is rebuilt and published).
+            log.debug("opbuild: shared-tier entry %s is unreadable (%s)", path, e.strerror)
+            return b""
     def _expire(self, path: Path, st: os.stat_result) -> None:
         """Remove an expired entry unless it was replaced meanwhile (a lost race only costs a rebuild)."""
         try:
@@ -102,7 +126,24 @@ class DirectoryBackend(RemoteBackend):
     @_remote_errors
     def put(self, name: str, blob: bytes) -> None:
         self._setup()
-        fsio.atomic_write(self._entry(name), blob)
+        try:
+            fsio.atomic_write(self._entry(name), blob)
+        except IsADirectoryError:  # a directory planted in place of the entry: damage of one entry, not a fault
+            log.warning("opbuild: cannot publish %s to %s: %s is a directory; remove it", name, self.url,
+                        self._entry(name))
+
+    @_remote_errors
+    def namespaces(self) -> list[str]:
+        try:
+            names = os.listdir(self.spaces)
+        except FileNotFoundError:
+            return []
+        return sorted(n for n in names if NAMESPACE.fullmatch(n) and _has_entries(self.spaces / n / "entries"))
+
+    @_remote_errors
+    def count_in(self, namespace: str, names: Sequence[str]) -> int:
+        entries = self.spaces / check_namespace(namespace) / "entries"
+        return sum(1 for n in names if os.path.lexists(entries / (n + ENTRY_SUFFIX)))
 
     # ---- leases -----------------------------------------------------------------------------------
     def _lease(self, name: str) -> Path:
@@ -112,13 +153,12 @@ class DirectoryBackend(RemoteBackend):
     def _read_lease(path: Path) -> tuple[str, float] | None:
         """(owner, expiry) of a lease; None if there is none; an unreadable one counts as long expired."""
         try:
-            raw = path.read_bytes()
+            data = fsio.read_json(str(path), MAX_LEASE_BYTES)
+            owner, expires = str(data["owner"]), float(data["expires"])
+            return (owner, expires) if math.isfinite(expires) else ("", 0.0)  # inf would never expire
         except FileNotFoundError:
             return None
-        try:
-            data = json.loads(raw)
-            return str(data["owner"]), float(data["expires"])
-        except (ValueError, KeyError, TypeError):
+        except (fsio.CorruptFile, ValueError, KeyError, TypeError):
             return "", 0.0
 
     @staticmethod
@@ -157,7 +197,10 @@ class DirectoryBackend(RemoteBackend):
         try:
             if self._read_lease(path) != seen:
                 return False
-            path.unlink(missing_ok=True)
+            try:
+                path.unlink(missing_ok=True)
+            except IsADirectoryError:  # planted damage: the lease stays taken; waiters build after the timeout
+                return False
             return True
         finally:
             guard.unlink(missing_ok=True)
@@ -207,5 +250,5 @@ class DirectoryBackend(RemoteBackend):
                 size += entry.stat().st_size
         leases = sum(1 for e in os.scandir(self.leases) if e.name.endswith(LEASE_SUFFIX)
                      and not e.name.startswith(fsio.TMP_PREFIX))
-        return {"url": self.url, "backend": "directory", "entries": entries, "bytes": size, "leases": leases,
-                "ttl": self.ttl or None}
+        return {"url": self.url, "backend": "directory", "key_id": self.namespace, "entries": entries,
+                "bytes": size, "leases": leases, "ttl": self.ttl or None}

@@ -1,19 +1,25 @@
 """The blob of one shared-tier entry: what a kernel_meta entry holds, packed with its digests and signature.
 
-Format (no pickle, nothing executed while reading)::
+Format 2 (no pickle, nothing executed while reading)::
 
-    b"opbuild-entry 1\\n"
+    b"opbuild-entry 2 " <key id> b" " <tag: 64 hex digits> b"\\n"
     <header: canonical JSON, one line> b"\\n"
     <.info bytes> <binary bytes>
 
-The header holds ``name``, ``info_size``, ``info_sha256``, ``binary_size``, ``sha256`` (of the binary), ``meta``
-(the kernel_meta ``.json`` build result) and, when a secret is set on publish, ``sig``: the hex HMAC-SHA256
-over the magic line and the canonical JSON of every other header field. The header binds both digests, so
-the signature covers the descriptor and the binary as well.
+The tag covers every other byte of the blob: it is HMAC-SHA256(secret, message) when the writer had
+``OPBUILD_CACHE_SECRET``, else SHA-256(message), where the message is the first line up to the key id, a
+newline, and everything after the first line. :func:`unpack` checks the key id and the tag over the raw bytes
+*before* it parses anything else, so a hostile header (deeply nested JSON, huge numbers) is never parsed
+unless it was signed with this rank's secret; the header is then parsed with :func:`.fsio.parse_json`
+(bounded, only ever "corrupt").
 
-:func:`unpack` accepts an entry only if it is well formed, is the requested kernel (name and ``.info`` bytes),
-its digests match, and, when the reader has a secret, it carries a valid signature. The shared tier is code
-that this process will load: without a secret it is trusted as such.
+The key id names the secret without revealing it (:func:`key_id`: the first 8 bytes of
+HMAC(secret, "opbuild key id"), or ``unsigned``). Backends store entries in one namespace per key id, so
+ranks with different secrets never overwrite each other's entries (:mod:`.shared` warns about them).
+
+The header holds ``name``, ``info_size``, ``binary_size``, ``sha256`` (of the binary) and ``meta`` (the
+kernel_meta ``.json`` build result). Format 1 blobs (header parsed before its signature) are rejected as
+another format; they also live under other keys (see the backends' layouts), so they are never even read.
 """
 
 from __future__ import annotations
@@ -24,17 +30,28 @@ import json
 from dataclasses import dataclass
 
 from . import elf
+from .fsio import CorruptFile, parse_json
 from .key import kernel_symbol
+from .remote import UNSIGNED
 
-MAGIC = b"opbuild-entry 1\n"
+FORMAT = 2
+PREFIX = b"opbuild-entry "
+MAGIC = PREFIX + str(FORMAT).encode() + b" "
 MAX_HEADER = 1 << 20
+_TAG_HEX = 64
+# A first line longer than this is not ours: magic, a 16-hex (or "unsigned") key id, a space, 64 hex, newline.
+_MAX_FIRST_LINE = len(MAGIC) + 16 + 1 + _TAG_HEX + 1
 
 
 class EntryRejected(Exception):
-    """A shared-tier entry failed verification; ``reason`` says why. It is never loaded."""
+    """A shared-tier entry failed verification; ``reason`` says why. It is never loaded.
 
-    def __init__(self, reason: str):
+    ``mismatch`` is True when the cause is most likely a misconfiguration rather than damage: the entry was
+    signed with a different secret (another key id), or its signature does not match this rank's secret."""
+
+    def __init__(self, reason: str, mismatch: bool = False):
         self.reason = reason
+        self.mismatch = mismatch
         super().__init__(reason)
 
 
@@ -49,54 +66,88 @@ class RemoteEntry:
     sha256: str  # of the binary
 
 
+def key_id(secret: bytes | None) -> str:
+    """The namespace of entries signed with ``secret``: 16 hex digits derived from it (it cannot be turned
+    back into the secret), or ``"unsigned"`` without one."""
+    if not secret:
+        return UNSIGNED
+    return hmac.new(secret, b"opbuild key id", hashlib.sha256).hexdigest()[:16]
+
+
 def _canonical(obj: dict) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
 
-def _signature(secret: bytes, fields: dict) -> str:
-    return hmac.new(secret, MAGIC + _canonical(fields), hashlib.sha256).hexdigest()
+def _tag(secret: bytes | None, key: str, rest: bytes | memoryview) -> str:
+    """The tag of a blob: HMAC-SHA256 with a secret, SHA-256 without; over the key id and the rest."""
+    h = hmac.new(secret, digestmod=hashlib.sha256) if secret else hashlib.sha256()
+    h.update(MAGIC + key.encode() + b"\n")
+    h.update(rest)
+    return h.hexdigest()
 
 
 def pack(name: str, info: bytes, binary: bytes, meta: dict, secret: bytes | None = None) -> bytes:
     """The blob of one entry, signed when ``secret`` is given."""
-    header = {"name": name, "info_size": len(info), "info_sha256": hashlib.sha256(info).hexdigest(),
-              "binary_size": len(binary), "sha256": hashlib.sha256(binary).hexdigest(), "meta": meta}
-    if secret:
-        header["sig"] = _signature(secret, header)
-    return MAGIC + _canonical(header) + b"\n" + info + binary
+    header = {"name": name, "info_size": len(info), "binary_size": len(binary),
+              "sha256": hashlib.sha256(binary).hexdigest(), "meta": meta}
+    rest = _canonical(header) + b"\n" + info + binary
+    key = key_id(secret)
+    return MAGIC + key.encode() + b" " + _tag(secret, key, rest).encode() + b"\n" + rest
+
+
+def _size(header: dict, field: str) -> int:
+    value = header.get(field)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise EntryRejected(f"header field {field} is {value!r}, not a size")
+    return value
 
 
 def unpack(blob: bytes, name: str, info: bytes, secret: bytes | None = None) -> RemoteEntry:
-    """Verify ``blob`` as the entry of kernel ``name`` with descriptor ``info``; raise EntryRejected if not."""
+    """Verify ``blob`` as the entry of kernel ``name`` with descriptor ``info``; raise EntryRejected if not.
+
+    Order: magic and format, key id, tag over the raw bytes, and only then the header, the sizes, the
+    descriptor and the binary's checksum. EntryRejected is the only exception this raises."""
     if not blob.startswith(MAGIC):
+        if blob.startswith(PREFIX):
+            raise EntryRejected("an entry of another format version (written by another opbuild release)")
         raise EntryRejected("not an opbuild entry (bad magic)")
-    end = blob.find(b"\n", len(MAGIC), len(MAGIC) + MAX_HEADER)
+    end = blob.find(b"\n", len(MAGIC), _MAX_FIRST_LINE)
     if end < 0:
+        raise EntryRejected("no signature line")
+    try:
+        key, tag = blob[len(MAGIC):end].decode("ascii").split(" ")
+    except (UnicodeDecodeError, ValueError):
+        raise EntryRejected("malformed signature line") from None
+    ours = key_id(secret)
+    if key != ours:
+        if secret and key == UNSIGNED:
+            raise EntryRejected("entry is not signed (OPBUILD_CACHE_SECRET is set)", mismatch=True)
+        raise EntryRejected(f"signed with another key (key id {key}; this rank's is {ours}): set the same "
+                            f"OPBUILD_CACHE_SECRET on every rank", mismatch=True)
+    rest = memoryview(blob)[end + 1:]
+    if not hmac.compare_digest(tag.encode(), _tag(secret, key, rest).encode()):
+        if secret:
+            raise EntryRejected("bad signature (HMAC-SHA256 does not match this rank's OPBUILD_CACHE_SECRET)",
+                                mismatch=True)
+        raise EntryRejected("blob checksum does not match (damaged or truncated)")
+    # Authentic from here on (or, without a secret, intact): parse, still defensively.
+    hend = blob.find(b"\n", end + 1, end + 1 + MAX_HEADER)
+    if hend < 0:
         raise EntryRejected("no header line")
     try:
-        header = json.loads(blob[len(MAGIC):end])
-        if not isinstance(header, dict):
-            raise ValueError("header is not an object")
-        info_size, binary_size = int(header["info_size"]), int(header["binary_size"])
-        sha, info_sha, meta = str(header["sha256"]), str(header["info_sha256"]), header["meta"]
-        if not isinstance(meta, dict):
-            raise ValueError("meta is not an object")
-    except (ValueError, KeyError, TypeError) as e:
-        raise EntryRejected(f"unparsable header ({e})") from None
-    if secret:
-        sig = header.pop("sig", None)
-        if not isinstance(sig, str) or not sig:
-            raise EntryRejected("entry is not signed (OPBUILD_CACHE_SECRET is set)")
-        if not hmac.compare_digest(sig, _signature(secret, header)):
-            raise EntryRejected("bad signature (HMAC-SHA256 does not match OPBUILD_CACHE_SECRET)")
+        header = parse_json(blob[end + 1:hend], "entry header")
+    except CorruptFile as e:
+        raise EntryRejected(f"unparsable header ({e.strerror})") from None
     if header.get("name") != name:
-        raise EntryRejected(f"entry names kernel {header.get('name')!r}, expected {name}")
-    body = memoryview(blob)[end + 1:]
-    if len(body) != info_size + binary_size or info_size < 0 or binary_size < 0:
+        raise EntryRejected(f"entry names kernel {str(header.get('name'))[:80]!r}, expected {name}")
+    info_size, binary_size = _size(header, "info_size"), _size(header, "binary_size")
+    meta, sha = header.get("meta"), header.get("sha256")
+    if not isinstance(meta, dict) or not isinstance(sha, str):
+        raise EntryRejected("header lacks meta or sha256")
+    body = memoryview(blob)[hend + 1:]
+    if len(body) != info_size + binary_size:
         raise EntryRejected(f"size {len(body)} != info_size + binary_size recorded in the header")
     got_info, binary = bytes(body[:info_size]), bytes(body[info_size:])
-    if hashlib.sha256(got_info).hexdigest() != info_sha:
-        raise EntryRejected(".info sha256 does not match the header")
     if got_info != info:
         raise EntryRejected(".info differs from the requested descriptor")
     if hashlib.sha256(binary).hexdigest() != sha:

@@ -1,9 +1,11 @@
 """``redis://host:port/db``: the shared tier on a Redis server, through the ``redis`` client package.
 
-Keys (``opbuild:1:`` is a layout version, so a future format never reads an old one)::
+Keys (``opbuild:2:`` is a layout version, so a future format never reads an old one; ``<key id>`` the
+namespace of one secret, :func:`.remote_entry.key_id`)::
 
-    opbuild:1:entry:<name>   the entry blob (remote_entry format), SET with PX = OPBUILD_REMOTE_TTL if set
-    opbuild:1:lease:<name>   the build lease: SET NX PX <lease ttl> holding the owner, renewed with PEXPIRE
+    opbuild:2:<key id>:entry:<name>   the entry blob (remote_entry format), SET with PX = OPBUILD_REMOTE_TTL if set
+    opbuild:2:<key id>:lease:<name>   the build lease: SET NX PX <lease ttl> holding the owner, renewed with PEXPIRE
+    opbuild:2:keyids                  the set of key ids that have published entries (SADD on publish)
 
 Renew and release compare the owner and act in one Lua script, so a process never extends or deletes a lease
 that expired and was taken by someone else. Redis evicting keys (``maxmemory``) only causes rebuilds: an
@@ -14,13 +16,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import wraps
-from urllib.parse import urlsplit, urlunsplit
 
-from .remote import RemoteBackend, RemoteError
+from ..config import redact_url as redact
+from .remote import UNSIGNED, RemoteBackend, RemoteError, check_namespace
 
-PREFIX = "opbuild:1:"
-ENTRY = PREFIX + "entry:"
-LEASE = PREFIX + "lease:"
+PREFIX = "opbuild:2:"
+KEYIDS = PREFIX + "keyids"
+
+
+def entry_prefix(namespace: str) -> str:
+    """The key prefix of the entries of ``namespace``."""
+    return f"{PREFIX}{namespace}:entry:"
+
+
+def lease_prefix(namespace: str) -> str:
+    """The key prefix of the build leases of ``namespace``."""
+    return f"{PREFIX}{namespace}:lease:"
+
 
 _RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -34,16 +46,6 @@ if redis.call('get', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
-
-
-def redact(url: str) -> str:
-    """The URL without its password (it is logged and shown by ``opbuild cache stats``)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def _remote_errors(method):
@@ -62,7 +64,7 @@ def _remote_errors(method):
 class RedisBackend(RemoteBackend):
     """Entries and leases as Redis string keys. ``timeout`` is the client's connect and socket timeout."""
 
-    def __init__(self, url: str, ttl: float = 0.0, timeout: float = 2.0):
+    def __init__(self, url: str, ttl: float = 0.0, timeout: float = 2.0, namespace: str = UNSIGNED):
         try:
             import redis
         except ImportError:
@@ -71,6 +73,8 @@ class RedisBackend(RemoteBackend):
         self._redis = redis
         self.url = redact(url)
         self.ttl_ms = int(ttl * 1000) if ttl else None
+        self.namespace = check_namespace(namespace)
+        self._entry, self._lease = entry_prefix(namespace), lease_prefix(namespace)
         # Connecting is lazy: constructing the client never blocks.
         self._r = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self._renew = self._r.register_script(_RENEW)
@@ -78,24 +82,35 @@ class RedisBackend(RemoteBackend):
 
     @_remote_errors
     def get(self, name: str) -> bytes | None:
-        return self._r.get(ENTRY + name)
+        return self._r.get(self._entry + name)
 
     @_remote_errors
     def get_many(self, names: Sequence[str]) -> dict[str, bytes]:
         if not names:
             return {}
-        return {n: b for n, b in zip(names, self._r.mget([ENTRY + n for n in names])) if b is not None}
+        return {n: b for n, b in zip(names, self._r.mget([self._entry + n for n in names])) if b is not None}
 
-    @_remote_errors
     def put(self, name: str, blob: bytes) -> None:
-        self._r.set(ENTRY + name, blob, px=self.ttl_ms)
+        self.put_many([(name, blob)])
 
     @_remote_errors
     def put_many(self, items: Iterable[tuple[str, bytes]]) -> None:
         pipe = self._r.pipeline(transaction=False)
         for name, blob in items:
-            pipe.set(ENTRY + name, blob, px=self.ttl_ms)
+            pipe.set(self._entry + name, blob, px=self.ttl_ms)
+        pipe.sadd(KEYIDS, self.namespace)
         pipe.execute()
+
+    @_remote_errors
+    def namespaces(self) -> list[str]:
+        return sorted(k.decode() if isinstance(k, bytes) else str(k) for k in self._r.smembers(KEYIDS))
+
+    @_remote_errors
+    def count_in(self, namespace: str, names: Sequence[str]) -> int:
+        if not names:
+            return 0
+        prefix = entry_prefix(check_namespace(namespace))
+        return int(self._r.exists(*[prefix + n for n in names]))
 
     @_remote_errors
     def acquire(self, name: str, owner: str, ttl: float) -> str:
@@ -109,8 +124,8 @@ class RedisBackend(RemoteBackend):
             return {}
         pipe = self._r.pipeline(transaction=False)
         for name in names:
-            pipe.set(LEASE + name, owner, nx=True, px=max(1, int(ttl * 1000)))
-            pipe.get(LEASE + name)
+            pipe.set(self._lease + name, owner, nx=True, px=max(1, int(ttl * 1000)))
+            pipe.get(self._lease + name)
         replies = pipe.execute()
         out = {}
         for i, name in enumerate(names):
@@ -120,15 +135,15 @@ class RedisBackend(RemoteBackend):
 
     @_remote_errors
     def renew(self, name: str, owner: str, ttl: float) -> bool:
-        return bool(self._renew(keys=[LEASE + name], args=[owner, max(1, int(ttl * 1000))]))
+        return bool(self._renew(keys=[self._lease + name], args=[owner, max(1, int(ttl * 1000))]))
 
     @_remote_errors
     def release(self, name: str, owner: str) -> None:
-        self._release(keys=[LEASE + name], args=[owner])
+        self._release(keys=[self._lease + name], args=[owner])
 
     @_remote_errors
     def stats(self) -> dict:
-        keys = list(self._r.scan_iter(match=ENTRY + "*", count=1000))
+        keys = list(self._r.scan_iter(match=self._entry + "*", count=1000))
         size = 0
         for i in range(0, len(keys), 1000):  # sizes in pipelined chunks: one round trip per 1000 entries
             pipe = self._r.pipeline(transaction=False)
@@ -136,10 +151,11 @@ class RedisBackend(RemoteBackend):
                 pipe.strlen(key)
             size += sum(pipe.execute())
         entries = len(keys)
-        leases = sum(1 for _ in self._r.scan_iter(match=LEASE + "*", count=1000))
+        leases = sum(1 for _ in self._r.scan_iter(match=self._lease + "*", count=1000))
         info = self._r.info("memory")
         evicted = self._r.info("stats").get("evicted_keys")
-        return {"url": self.url, "backend": "redis", "entries": entries, "bytes": size, "leases": leases,
+        return {"url": self.url, "backend": "redis", "key_id": self.namespace, "entries": entries, "bytes": size,
+                "leases": leases,
                 "ttl": self.ttl_ms / 1000 if self.ttl_ms else None, "used_memory": info.get("used_memory"),
                 "maxmemory": info.get("maxmemory"), "maxmemory_policy": info.get("maxmemory_policy"),
                 "evicted_keys": evicted}

@@ -13,10 +13,15 @@ never fail a run.
   (or, when its holder is a dead process on this host, is taken over at once).
 * cooperative cold builds: :meth:`SharedTier.order` starts every rank at a different point of the same
   work list, so N ranks building one cold network split the work instead of queueing behind one another.
-* faults: every backend call is bounded by ``OPBUILD_REMOTE_TIMEOUT`` (default 2 s); the first failure or
-  timeout turns the tier off for the rest of the process with one warning, and every method then answers
-  as if the tier were empty (fetch nothing, every lease granted, publish nothing), so the build goes on
-  local-only.
+* namespaces: entries are signed and stored under the key id of ``OPBUILD_CACHE_SECRET``
+  (:func:`.remote_entry.key_id`), so ranks with different secrets never overwrite each other's entries. A
+  rank that finds the kernels it misses under another key id, or entries it cannot verify, warns once that
+  the ranks' secrets differ and how to fix it.
+* faults: every backend call is bounded by ``OPBUILD_REMOTE_TIMEOUT`` (default 2 s); a failure or timeout
+  starts an outage (one warning) during which the tier is skipped and every method answers as if it were
+  empty (fetch nothing, every lease granted, publish nothing), so the build goes on local-only. The tier is
+  tried again after 1 s, then after pauses doubling up to 60 s (:mod:`.remote_backoff`); a success ends the
+  outage.
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ from pathlib import Path
 from .. import config
 from . import remote_entry
 from .fsio import pid_alive
-from .remote import RemoteBackend, RemoteError, open_backend
+from .remote import UNSIGNED, RemoteBackend, RemoteError, open_backend
+from .remote_backoff import Backoff
 from .remote_entry import EntryRejected, RemoteEntry
 from .remote_redis import redact
 from .remote_stats import RemoteCounters, read_stats
@@ -57,14 +63,14 @@ _HOST = _host_identity()
 
 
 class _Off(Exception):
-    """Internal: the tier has been turned off; the caller answers local-only."""
+    """Internal: the tier is in an outage (skipped until its next retry); the caller answers local-only."""
 
 
 @dataclass
 class Claim:
     """Outcome of :meth:`SharedTier.claim` for a group of kernel names."""
 
-    leased: list[str] = field(default_factory=list)  # ours to build (lease held; or the tier is off)
+    leased: list[str] = field(default_factory=list)  # ours to build (lease held; or the tier is skipped)
     found: dict[str, RemoteEntry] = field(default_factory=dict)  # published meanwhile: fetch, do not build
     busy: list[str] = field(default_factory=list)  # another process or machine is building them: wait
 
@@ -73,21 +79,31 @@ class SharedTier:
     """One process's view of one shared tier. Thread-safe; create it with :meth:`open`."""
 
     def __init__(self, url: str, backend: RemoteBackend | None, *, timeout: float, lease_ttl: float,
-                 secret: bytes | None, error: Exception | None = None):
+                 secret: bytes | None, error: Exception | None = None, backoff: Backoff | None = None):
         self.url = backend.url if backend is not None else url
         self.backend = backend
         self.timeout = timeout
         self.lease_ttl = lease_ttl
         self.secret = secret
+        self.key_id = remote_entry.key_id(secret)
+        if backend is not None and backend.namespace != self.key_id:
+            raise ValueError(f"backend opened for key id {backend.namespace}, not {self.key_id} of this secret")
         self.counters = RemoteCounters()
         self.owner = f"{_HOST}:{os.getpid()}:{secrets.token_hex(6)}"
-        self.ok = True
+        # A backend that cannot exist (client package missing) is one outage that never ends.
+        self.backoff = backoff or (Backoff(float("inf"), float("inf")) if backend is None else Backoff())
         self._lock = threading.Lock()
         self._held: set[str] = set()
         self._renewer: threading.Thread | None = None
-        self._warned: set[str] = set()
+        self._secret_checks = 2  # looks for entries under other key ids (the first builds with misses)
+        self._secret_warned = False
         if error is not None:
             self._fail(error)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the tier is used now: no outage, or the pause of the current one is over (a retry)."""
+        return self.backoff.ready()
 
     @classmethod
     def open(cls, url: str) -> SharedTier:
@@ -97,7 +113,8 @@ class SharedTier:
         secret = config.cache_secret()
         kwargs = {"timeout": config.remote_timeout(), "lease_ttl": config.remote_lease_ttl(), "secret": secret}
         try:
-            backend = open_backend(url, ttl=config.remote_ttl(), timeout=kwargs["timeout"])
+            backend = open_backend(url, ttl=config.remote_ttl(), timeout=kwargs["timeout"],
+                                   namespace=remote_entry.key_id(secret))
         except RemoteError as e:
             return cls(url, None, error=e, **kwargs)
         if secret is None:
@@ -108,17 +125,22 @@ class SharedTier:
 
     # ---- faults -----------------------------------------------------------------------------------
     def _fail(self, error: Exception) -> None:
-        with self._lock:
-            if not self.ok:
-                return
-            self.ok = False
-            self._held.clear()
+        started, pause = self.backoff.failed()
+        if not started:
+            log.debug("opbuild: shared kernel cache %s still unavailable (%s); next try in %g s", self.url,
+                      error, pause)
+            return
         self.counters.count("remote_fallbacks")
+        if self.backend is None:
+            log.warning("opbuild: shared kernel cache %s is unavailable (%s); continuing with the local cache "
+                        "only", self.url, error)
+            return
         log.warning("opbuild: shared kernel cache %s is unavailable (%s); continuing with the local cache only "
-                    "for the rest of this run", self.url, error)
+                    "and trying it again in %g s (then ever less often, at least every %g s)", self.url, error,
+                    pause, self.backoff.most)
 
     def _call(self, fn: Callable, *args):
-        """Run one backend call bounded by the timeout; on failure turn the tier off and raise _Off.
+        """Run one backend call bounded by the timeout; on failure start (or prolong) an outage and raise _Off.
 
         The call runs in a daemon thread so that a hung server or filesystem costs this process ``timeout``
         seconds once, never a hang (the abandoned thread cannot keep the process alive at exit).
@@ -143,6 +165,8 @@ class SharedTier:
             if not isinstance(error, RemoteError):
                 raise error  # a bug, not a fault of the tier: let it surface
         else:
+            if self.backoff.succeeded():
+                log.info("opbuild: shared kernel cache %s is available again", self.url)
             return box["value"]
         self._fail(error)
         raise _Off
@@ -150,18 +174,20 @@ class SharedTier:
     # ---- lookups ----------------------------------------------------------------------------------
     def fetch(self, wanted: Sequence[tuple[str, bytes]]) -> dict[str, RemoteEntry]:
         """The verified entries of those ``(name, info)`` the tier has (one round trip). Entries that fail
-        verification are logged, counted as rejected and left out (the caller builds those kernels)."""
+        verification are logged, counted as rejected and left out (the caller builds those kernels, and its
+        publication replaces them)."""
         if not wanted or not self.ok:
             return {}
         try:
             blobs = self._call(self.backend.get_many, [n for n, _ in wanted])
         except _Off:
             return {}
-        found = {}
+        found, missed, mismatch = {}, [], ""
         for name, info in wanted:
             blob = blobs.get(name)
             if blob is None:
                 self.counters.count("remote_misses", name)
+                missed.append(name)
                 continue
             try:
                 entry = remote_entry.unpack(blob, name, info, self.secret)
@@ -170,11 +196,44 @@ class SharedTier:
                     log.warning("opbuild: rejected shared-cache entry %s from %s: %s; it was not loaded and is "
                                 "rebuilt here", name, self.url, e.reason)
                 self.counters.count("remote_misses", name)
+                mismatch = mismatch or (e.reason if e.mismatch else "")
                 continue
             entry.meta = dict(entry.meta, fetched_from=self.url)
             self.counters.count("remote_hits", name)
             found[name] = entry
+        if mismatch:
+            self._warn_secret(f"entries it cannot verify ({mismatch})")
+        elif missed:
+            self._look_for_other_secrets(missed)
         return found
+
+    def _look_for_other_secrets(self, missed: list[str]) -> None:
+        """Warn if kernels this rank misses are in the tier under another key id: ranks whose secrets differ
+        publish side by side and never share a kernel. Done by the first builds with misses only (two round
+        trips each), and never again once it warned."""
+        with self._lock:
+            if self._secret_warned or self._secret_checks <= 0:
+                return
+            self._secret_checks -= 1
+        try:
+            others = [k for k in self._call(self.backend.namespaces) if k != self.key_id]
+            for key in others[:4]:  # a few suffice to tell; a tier shared by many jobs is not scanned
+                n = self._call(self.backend.count_in, key, missed)
+                if n:
+                    self._warn_secret(f"{n} of the {len(missed)} kernels this rank misses under key id {key}")
+                    return
+        except _Off:
+            return
+
+    def _warn_secret(self, what: str) -> None:
+        with self._lock:
+            if self._secret_warned:
+                return
+            self._secret_warned = True
+        mine = "no OPBUILD_CACHE_SECRET" if self.key_id == UNSIGNED else f"key id {self.key_id}"
+        log.warning("opbuild: shared kernel cache %s holds %s: the ranks of this job do not all use the same "
+                    "OPBUILD_CACHE_SECRET (this rank has %s), so they cannot share kernels and each secret builds "
+                    "its own. Set the same OPBUILD_CACHE_SECRET on every rank", self.url, what, mine)
 
     # ---- leases -----------------------------------------------------------------------------------
     def claim(self, wanted: Sequence[tuple[str, bytes]]) -> Claim:
@@ -219,7 +278,7 @@ class SharedTier:
             try:
                 self._call(_release_all, self.backend, dict.fromkeys(held, self.owner))
             except _Off:
-                pass  # the tier is off now: the leases expire by themselves
+                pass  # the tier is in an outage: the leases expire by themselves
 
     def _hold(self, names: Sequence[str]) -> None:
         if not names:
@@ -231,18 +290,19 @@ class SharedTier:
                 self._renewer.start()
 
     def _renew_loop(self) -> None:
-        """Renew the held leases every third of their TTL; exits when none are held (restarted by _hold)."""
+        """Renew the held leases every third of their TTL; exits when none are held (restarted by _hold).
+        During an outage it keeps the names: if the tier comes back before they expire, they are still ours."""
         while True:
             time.sleep(self.lease_ttl / 3)
             with self._lock:
                 names = list(self._held)
-                if not names or not self.ok:
+                if not names:
                     self._renewer = None
                     return
             try:
                 kept = self._call(_renew_all, self.backend, names, self.owner, self.lease_ttl)
             except _Off:
-                continue  # the loop exits at its next turn
+                continue
             lost = set(names) - set(kept)
             if lost:
                 log.debug("opbuild: build leases lost (expired and taken over): %s", sorted(lost))
@@ -298,13 +358,15 @@ def _renew_all(backend: RemoteBackend, names: Sequence[str], owner: str, ttl: fl
 
 
 def backend_stats(url: str) -> dict:
-    """What the shared tier at ``url`` holds (:meth:`.remote.RemoteBackend.stats`: ``url``, ``entries``,
-    ``bytes``, ``leases``, ...), or ``{"url", "error"}`` when it cannot be reached. Bounded by the backend's
+    """What the shared tier at ``url`` holds under this process's key id (:meth:`.remote.RemoteBackend.stats`:
+    ``url``, ``key_id``, ``entries``, ``bytes``, ``leases``, ...) plus ``key_ids``, every key id holding
+    entries, or ``{"url", "error"}`` when it cannot be reached. Bounded by the backend's
     timeouts (OPBUILD_REMOTE_TIMEOUT for Redis). Raises ValueError for a URL no backend understands."""
     try:
-        backend = open_backend(url, ttl=config.remote_ttl(), timeout=config.remote_timeout())
+        backend = open_backend(url, ttl=config.remote_ttl(), timeout=config.remote_timeout(),
+                               namespace=remote_entry.key_id(config.cache_secret()))
         try:
-            return backend.stats()
+            return {**backend.stats(), "key_ids": backend.namespaces()}
         finally:
             backend.close()
     except RemoteError as e:

@@ -12,13 +12,34 @@ a wrong key, and concurrent writers at worst drop each other's new values.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from .fsio import CorruptFile, atomic_write, read_json
+
+log = logging.getLogger("opbuild.cache")
+
 MEMO_FILE = ".memo.json"
 MAX_VALUES = 512  # old keys (upgraded compilers, edited sources) are dropped beyond this many
+
+
+def problem(directory: Path) -> str | None:
+    """Why the memo file of kernel_meta ``directory`` is unusable (``opbuild cache verify``), or None when it
+    is absent or sound. A damaged memo costs the derivations again, never a wrong key."""
+    try:
+        loaded = read_json(str(Path(directory) / MEMO_FILE))
+    except FileNotFoundError:
+        return None
+    except CorruptFile as e:
+        return e.strerror or str(e)
+    except OSError as e:
+        return f"cannot be read ({e.strerror or e})"
+    if not all(isinstance(v, str) for v in loaded.values()):
+        return "holds values that are not strings"
+    return None
 
 
 class StatMemo:
@@ -27,6 +48,7 @@ class StatMemo:
     def __init__(self, directory: Path | None):
         self.path = Path(directory) / MEMO_FILE if directory is not None else None
         self._values: dict[str, str] | None = None
+        self._damaged = False  # the file was there but unreadable
         self._lock = threading.Lock()
 
     def _load(self) -> dict[str, str]:
@@ -34,11 +56,14 @@ class StatMemo:
             values: dict[str, str] = {}
             if self.path is not None:
                 try:
-                    loaded = json.loads(self.path.read_bytes())
-                    if isinstance(loaded, dict):
-                        values = {str(k): str(v) for k, v in loaded.items()}
-                except (OSError, ValueError):
-                    pass  # absent or damaged: derive again, and rewrite it
+                    loaded = read_json(str(self.path))  # a JSON object or CorruptFile (an OSError)
+                    # Only string values: anything else is not ours (and str() of a nested value may recurse).
+                    values = {k: v for k, v in loaded.items() if isinstance(v, str)}
+                except FileNotFoundError:
+                    pass
+                except OSError as e:  # damaged: derive again, and rewrite it (see _save)
+                    log.debug("opbuild: memo %s unreadable (%s); deriving its values again", self.path, e)
+                    self._damaged = True
             self._values = values
         return self._values
 
@@ -63,9 +88,14 @@ class StatMemo:
     def _save(self, values: dict[str, str]) -> None:
         if self.path is None:
             return
-        from .fsio import atomic_write
+        from . import aside
         from .local import TMP_DIR
 
+        if self._damaged and aside.is_regular(self.path) is False:
+            # A directory (or FIFO, symlink) in the memo's place: a rename cannot replace a directory, and a
+            # symlink must not be written through. Move it aside so the memo works again from now on.
+            aside.move_aside(self.path.parent, self.path, "memo of file-derived values: not a regular file")
+        self._damaged = False
         try:
             atomic_write(self.path, json.dumps(values, indent=1).encode(), fsync=False,
                          tmp_dir=self.path.parent / TMP_DIR)
@@ -84,4 +114,4 @@ class StatMemo:
         return self.get("sha256", file, derive)
 
 
-__all__ = ["MEMO_FILE", "StatMemo"]
+__all__ = ["MEMO_FILE", "StatMemo", "problem"]

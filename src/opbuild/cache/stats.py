@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from pathlib import Path
 
 import filelock
 
-from . import fsio
+from . import aside, fsio, pin
 from .entries import STATS_FILE
 from .local import LOCK_DIR, TMP_DIR
 
@@ -26,8 +27,8 @@ log = logging.getLogger("opbuild.cache")
 FORMAT = 1
 #: Counter names and their meaning (the order in which ``opbuild cache stats`` prints them).
 COUNTERS = {
-    "hits": "kernels found in the cache and loaded",
-    "misses": "kernels not found (or found broken) in the cache",
+    "hits": "kernels found in the local cache and loaded",
+    "misses": "kernels not found (or found broken) in the local cache nor fetched from the shared tier",
     "builds": "kernels compiled",
     "repairs": "broken entries found and rebuilt",
     "compile_seconds": "compiler seconds spent on builds",
@@ -40,7 +41,7 @@ COUNTERS = {
     "lease_waits": "kernels waited for while another process or machine built them",
     "remote_rejected": "shared-tier entries rejected (checksum or signature), never loaded",
     "remote_published": "kernels published to the shared tier",
-    "remote_fallbacks": "runs that lost the shared tier and went on local-only",
+    "remote_fallbacks": "outages of the shared tier (local-only until it was back)",
 }
 FLOAT_COUNTERS = ("compile_seconds", "saved_seconds")
 UPDATE_TIMEOUT = 5.0
@@ -52,7 +53,10 @@ def stats_path(directory: Path) -> Path:
 
 
 def _lock(directory: Path) -> filelock.FileLock:
-    return filelock.FileLock(str(Path(directory) / LOCK_DIR / "stats.lock"))
+    path = Path(directory) / LOCK_DIR / "stats.lock"
+    if pin.bad_lock_file(path):  # a directory or symlink there would stop every update for good
+        aside.move_aside(directory, path, pin.bad_lock_file(path) or "not a lock file")
+    return filelock.FileLock(str(path))
 
 
 def _empty(now: float) -> dict:
@@ -71,16 +75,30 @@ def _dump(data: dict) -> bytes:
     return (json.dumps(data, indent=1) + "\n").encode()
 
 
+def _number(v: object) -> bool:
+    """A finite JSON number (math.isfinite itself overflows on an int beyond a float's range)."""
+    if isinstance(v, float):
+        return math.isfinite(v)
+    return isinstance(v, int) and not isinstance(v, bool) and abs(v) < 1 << 63
+
+
 def _parse(raw: bytes) -> dict:
-    data = json.loads(raw)
-    if not isinstance(data, dict) or not isinstance(data.get("counters"), dict):
+    """The statistics in ``raw``; ValueError (never RecursionError or TypeError) if they are not."""
+    try:
+        data = fsio.parse_json(raw, "the statistics")
+    except fsio.CorruptFile as e:
+        raise ValueError(e.strerror) from None
+    if not isinstance(data.get("counters"), dict):
         raise ValueError("not a statistics object")
-    out = _empty(float(data.get("since") or 0.0))
-    out["updated"] = data.get("updated")
+    since, updated = data.get("since"), data.get("updated")
+    if not (since is None or _number(since)) or not (updated is None or _number(updated)):
+        raise ValueError("since/updated are not times")
+    out = _empty(float(since or 0.0))
+    out["updated"] = updated
     for k in COUNTERS:
         v = data["counters"].get(k, 0)
-        if not isinstance(v, (int, float)) or isinstance(v, bool):
-            raise ValueError(f"counter {k} is {v!r}")
+        if not _number(v):  # the type only in the message: repr of a deeply nested value may recurse
+            raise ValueError(f"counter {k} is not a finite number ({type(v).__name__})")
         out["counters"][k] = float(v) if k in FLOAT_COUNTERS else int(v)
     return out
 
@@ -92,13 +110,26 @@ def read(directory: Path) -> dict:
     (``opbuild cache verify`` reports it; ``--zero`` or ``verify --repair`` resets it).
     """
     try:
-        raw = stats_path(directory).read_bytes()
+        return _parse(fsio.read_small(str(stats_path(directory))))
     except FileNotFoundError:
         return empty()
-    try:
-        return _parse(raw)
-    except (ValueError, TypeError) as e:
+    except fsio.CorruptFile as e:  # a directory, FIFO or symbolic link in its place, or far too large
+        raise ValueError(f"{stats_path(directory)} is not a valid statistics file ({e.strerror})") from None
+    except OSError as e:
+        raise ValueError(f"{stats_path(directory)} cannot be read ({e.strerror or e})") from None
+    except ValueError as e:
         raise ValueError(f"{stats_path(directory)} is not a valid statistics file ({e})") from None
+
+
+def _fresh(directory: Path, now: float, why: str) -> dict:
+    """Zero statistics to replace an unreadable file (warned: the counts are lost). What is in the file's
+    place is moved to quarantine first when a rename could not replace it (a directory) or must not write
+    through it (a symbolic link)."""
+    log.warning("opbuild: statistics file %s was unreadable (%s); counting starts again", stats_path(directory),
+                why)
+    if aside.is_regular(stats_path(directory)) is False:
+        aside.move_aside(directory, stats_path(directory), f"unreadable statistics file: {why}")
+    return _empty(now)
 
 
 def add(directory: Path, **deltas: float) -> bool:
@@ -117,13 +148,13 @@ def add(directory: Path, **deltas: float) -> bool:
         with _lock(directory).acquire(timeout=UPDATE_TIMEOUT):
             now = time.time()
             try:
-                data = _parse(stats_path(directory).read_bytes())
+                data = _parse(fsio.read_small(str(stats_path(directory))))
             except FileNotFoundError:
                 data = _empty(now)
-            except (ValueError, TypeError) as e:
-                log.warning("opbuild: statistics file %s was unreadable (%s); counting starts again",
-                            stats_path(directory), e)
-                data = _empty(now)
+            except fsio.CorruptFile as e:
+                data = _fresh(directory, now, e.strerror)
+            except ValueError as e:
+                data = _fresh(directory, now, str(e))
             for k, v in deltas.items():
                 data["counters"][k] += v
             data["updated"] = now
@@ -141,4 +172,6 @@ def zero(directory: Path) -> None:
     (directory / LOCK_DIR).mkdir(parents=True, exist_ok=True)
     with _lock(directory).acquire(timeout=UPDATE_TIMEOUT):
         data = _empty(time.time())
+        if aside.is_regular(stats_path(directory)) is False:  # a rename cannot replace a directory
+            aside.move_aside(directory, stats_path(directory), "not a regular file (statistics reset)")
         fsio.atomic_write(stats_path(directory), _dump(data), fsync=False, tmp_dir=Path(directory) / TMP_DIR)

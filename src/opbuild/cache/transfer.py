@@ -86,9 +86,10 @@ def export(directory: Path, archive: Path, origin: dict | None = None) -> Export
                 if not entry.committed:  # being built, or debris that `cache verify` reports
                     result.uncommitted += 1
                     continue
-                try:
-                    parts = {s: entry.path(s).read_bytes() for s in (".info", ".json", BINARY_SUFFIX)}
-                except OSError as e:
+                try:  # regular files only: a FIFO would block, a symlink could export a file from elsewhere
+                    parts = {s: fsio.read_small(str(entry.path(s)), MAX_MEMBER_BYTES)
+                             for s in (".info", ".json", BINARY_SUFFIX)}
+                except OSError as e:  # CorruptFile included
                     result.skipped.append((entry.name, f"cannot read: {e.strerror or e}"))
                     continue
                 reason = check_entry_bytes(entry.name, parts[".info"], parts[".json"], parts[BINARY_SUFFIX])
@@ -221,10 +222,9 @@ def import_archive(archive: Path, directory: Path, here: dict[str, Any],
 def _read_manifest(tar: tarfile.TarFile, member: tarfile.TarInfo) -> dict:
     f = tar.extractfile(member)
     try:
-        data = json.loads(f.read() if f is not None else b"")
-    except ValueError:
+        return fsio.parse_json(f.read(fsio.MAX_METADATA_BYTES) if f is not None else b"", MANIFEST)
+    except fsio.CorruptFile:  # informational only: a damaged one is as good as none
         return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _import_entry(store: KernelStore, name: str, parts: dict[str, bytes], here: dict,
@@ -234,7 +234,7 @@ def _import_entry(store: KernelStore, name: str, parts: dict[str, bytes], here: 
     if reason:
         result.skipped.append((name, "damaged", reason))
         return
-    mismatch = _machine_mismatch(json.loads(info), here, codegen)
+    mismatch = _machine_mismatch(fsio.parse_json(info, ".info"), here, codegen)  # checked just above
     if mismatch:
         result.skipped.append((name, *mismatch))
         return
@@ -252,7 +252,7 @@ def _import_entry(store: KernelStore, name: str, parts: dict[str, bytes], here: 
         if found.status == "corrupt":
             store.quarantine(name, f"replaced by cache import from {result.archive}: {found.reason}")
         derived = ("binary", "suffix", "sha256", "size")  # publish recomputes these from the bytes
-        meta = {k: v for k, v in json.loads(meta_raw).items() if k not in derived}
+        meta = {k: v for k, v in fsio.parse_json(meta_raw, ".json").items() if k not in derived}
         try:
             store.publish(name, info, binary, meta)
         except OSError as e:  # e.g. disk full: publish leaves no committed half-entry behind

@@ -15,7 +15,6 @@ temporary is deleted, an unreadable statistics file is reset.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import time
 from dataclasses import asdict, dataclass, field
@@ -23,17 +22,17 @@ from pathlib import Path
 
 import filelock
 
-from . import elf, fsio, stats
+from . import aside, elf, fsio, manifest, statmemo, stats
 from .entries import NAME_RE, Entry, scan
 from .key import HASH_CHARS, kernel_symbol
-from .local import BINARY_SUFFIX, QUARANTINE_DIR, KernelStore
-from .pin import try_exclusive
+from .local import BINARY_SUFFIX, LOCK_DIR, QUARANTINE_DIR, KernelStore
+from .pin import bad_lock_file, try_exclusive
 
 
 @dataclass
 class Problem:
-    """One thing wrong: ``kind`` is entry, uncommitted, temporary, orphan or stats; ``action`` says what
-    ``--repair`` did about it (empty without repair)."""
+    """One thing wrong: ``kind`` is entry, uncommitted, temporary, orphan, stats, memo, manifest or lock;
+    ``action`` says what ``--repair`` did about it (empty without repair)."""
 
     kind: str
     path: str
@@ -79,25 +78,26 @@ def check_entry_bytes(name: str, info: bytes, meta_raw: bytes, binary: bytes) ->
     if hashlib.sha256(info).hexdigest()[:HASH_CHARS] != m.group(2):
         return ".info does not hash to the entry's name"
     try:
-        desc = json.loads(info)
-    except ValueError as e:
-        return f".info is not valid JSON ({e})"
-    if not isinstance(desc, dict) or str(desc.get("op", "")).lower() != m.group(1):
-        op = desc.get("op") if isinstance(desc, dict) else None
-        return f".info describes op {op!r}, but the entry's name says {m.group(1)!r}"
+        desc = fsio.parse_json(info, ".info")
+    except fsio.CorruptFile as e:
+        return e.strerror
+    op = desc.get("op")
+    if not isinstance(op, str) or op.lower() != m.group(1):
+        shown = op if isinstance(op, str) else type(op).__name__  # repr of a nested value may recurse
+        return f".info describes op {shown!r}, but the entry's name says {m.group(1)!r}"
     try:
-        meta = json.loads(meta_raw)
-        if not isinstance(meta, dict):
-            raise ValueError("not an object")
-        size, sha = int(meta["size"]), str(meta["sha256"])
-    except (ValueError, KeyError, TypeError) as e:
-        return f"unparsable .json ({e})"
+        meta = fsio.parse_json(meta_raw, ".json")
+    except fsio.CorruptFile as e:
+        return f"unparsable .json ({e.strerror})"
+    size, sha = meta.get("size"), meta.get("sha256")
+    if not isinstance(size, int) or isinstance(size, bool) or not isinstance(sha, str):
+        return "unparsable .json (size or sha256 missing or of the wrong type)"
     if meta.get("binary") != name + BINARY_SUFFIX:
-        return f".json names binary {meta.get('binary')!r}, expected {name}{BINARY_SUFFIX}"
+        return f".json names binary {_shown(meta.get('binary'))}, expected {name}{BINARY_SUFFIX}"
     if meta.get("kernel") not in (None, name):
-        return f".json names kernel {meta.get('kernel')!r}"
-    if meta.get("op") not in (None, desc.get("op")):
-        return f".json names op {meta.get('op')!r}, .info says {desc.get('op')!r}"
+        return f".json names kernel {_shown(meta.get('kernel'))}"
+    if meta.get("op") not in (None, op):
+        return f".json names op {_shown(meta.get('op'))}, .info says {op!r}"
     if len(binary) != size:
         return f"binary size {len(binary)} != {size} recorded in .json"
     if hashlib.sha256(binary).hexdigest() != sha:
@@ -109,14 +109,30 @@ def check_entry_bytes(name: str, info: bytes, meta_raw: bytes, binary: bytes) ->
     return None
 
 
+def _shown(value: object) -> str:
+    """A field's value for a message: strings quoted, anything else by type (repr of a deeply nested value may
+    recurse)."""
+    return repr(value[:100]) if isinstance(value, str) else type(value).__name__
+
+
+#: No kernel binary comes near this; a larger file in an entry's place is not read into memory.
+MAX_BINARY_BYTES = 1 << 30
+
+
 def check_entry(store: KernelStore, entry: Entry) -> str | None:
-    """Why committed entry ``entry`` of ``store`` is broken, or None if it is sound."""
+    """Why committed entry ``entry`` of ``store`` is broken, or None if it is sound. Every part is read with
+    :func:`.fsio.read_small`: a FIFO, directory or symbolic link in a part's place is damage, never followed
+    and never waited on."""
     parts = []
-    for suffix, what in ((".info", ".info"), (".json", ".json"), (BINARY_SUFFIX, "binary")):
+    for suffix, what, limit in ((".info", ".info", fsio.MAX_METADATA_BYTES),
+                                (".json", ".json", fsio.MAX_METADATA_BYTES),
+                                (BINARY_SUFFIX, "binary", MAX_BINARY_BYTES)):
         try:
-            parts.append(entry.path(suffix).read_bytes())
+            parts.append(fsio.read_small(str(entry.path(suffix)), limit))
         except FileNotFoundError:
             return f"entry has no {what}" if what != "binary" else "binary is missing"
+        except fsio.CorruptFile as e:
+            return f"{what} is {e.strerror}"
         except OSError as e:
             return f"cannot read {what}: {e.strerror or e}"
     return check_entry_bytes(entry.name, *parts)
@@ -193,15 +209,86 @@ def verify(directory: Path, repair: bool = False) -> Report:
             problem.action = _quarantine_orphan(directory, orphan)
         report.problems.append(problem)
 
+    _check_side_files(directory, repair, report)
+    _check_manifests(store, repair, report)
+    _check_locks(store, repair, report)
+    return report
+
+
+def _aside(directory: Path, path: Path, why: str) -> str:
+    return "quarantined" if aside.move_aside(directory, path, why) else "failed: cannot move it"
+
+
+def _check_side_files(directory: Path, repair: bool, report: Report) -> None:
+    """The statistics (reset by repair: the counts are lost anyway) and the memo (moved to quarantine: it only
+    saves derivations). Whatever is in their place, a directory or FIFO included, is reported, never read
+    beyond :func:`.fsio.read_small`."""
     try:
         stats.read(directory)
     except ValueError as e:
         problem = Problem("stats", stats.stats_path(directory).name, str(e))
         if repair:
             try:
-                stats.zero(directory)
+                stats.zero(directory)  # moves a directory or symlink in its place to quarantine first
                 problem.action = "reset"
             except (OSError, filelock.Timeout) as e2:
                 problem.action = f"failed: {e2}"
         report.problems.append(problem)
-    return report
+    why = statmemo.problem(directory)
+    if why is not None:
+        problem = Problem("memo", statmemo.MEMO_FILE, why)
+        if repair:
+            problem.action = _aside(directory, directory / statmemo.MEMO_FILE, why)
+        report.problems.append(problem)
+
+
+def _check_manifests(store: KernelStore, repair: bool, report: Report) -> None:
+    """Every graph manifest must load and name only present entries matching its recorded sha256 values
+    (:func:`.manifest.problems`); repair removes a bad one (an index: the next warm start of its graph
+    writes it again) or moves anything that is not a regular file to quarantine."""
+    gdir = store.path / manifest.MANIFEST_DIR
+    if gdir.is_symlink() or not gdir.is_dir():
+        return  # absent, or not a directory: then ``scan`` reports it as an orphan
+    try:
+        found = sorted(os.scandir(gdir), key=lambda d: d.name)
+    except OSError as e:
+        report.problems.append(Problem("manifest", manifest.MANIFEST_DIR, f"cannot list: {e.strerror or e}"))
+        return
+    for d in found:
+        where = f"{manifest.MANIFEST_DIR}/{d.name}"
+        why = manifest.problems(store, d.path)
+        if why is None:
+            continue
+        problem = Problem("manifest", where, why)
+        if repair:
+            if aside.is_regular(d.path):
+                try:
+                    os.unlink(d.path)
+                    problem.action = "removed"
+                except FileNotFoundError:
+                    problem.action = "removed"
+                except OSError as e:
+                    problem.action = f"failed: {e.strerror or e}"
+            else:
+                problem.action = _aside(store.path, Path(d.path), why)
+        report.problems.append(problem)
+
+
+def _check_locks(store: KernelStore, repair: bool, report: Report) -> None:
+    """Lock files are never deleted (see :mod:`.pin`), but a directory or symbolic link in a lock file's place
+    cannot be locked at all: reported, and moved to quarantine by repair."""
+    ldir = store.path / LOCK_DIR
+    if ldir.is_symlink() or not ldir.is_dir():
+        return
+    try:
+        found = sorted(os.scandir(ldir), key=lambda d: d.name)
+    except OSError:
+        return
+    for d in found:
+        why = bad_lock_file(d.path)
+        if why is None:
+            continue
+        problem = Problem("lock", f"{LOCK_DIR}/{d.name}", why)
+        if repair:
+            problem.action = _aside(store.path, Path(d.path), why)
+        report.problems.append(problem)

@@ -96,6 +96,13 @@ def find_blas() -> dict:
     raise CompilerNotFoundError([wanted[p] for p in (PROVIDERS if choice == "auto" else (choice,))])
 
 
+def known_libraries() -> set[str]:
+    """The shared objects of every provider found here, whatever ``OPBUILD_BLAS`` says: the only BLAS paths
+    a graph manifest may name (``opbuild cache verify``; a build compares with :func:`find_blas` itself)."""
+    found = (_numpy_blas(), _scipy_openblas32())
+    return {library_path(b) for b in found if b is not None}
+
+
 def loaded_by_numpy(blas: dict) -> bool:
     """Whether the library of a :func:`find_blas` identity is NumPy's own, loaded with NumPy (which opbuild
     imports): nothing to preload, and preloading it anyway would cost a dlopen call (~0.1 ms)."""
@@ -117,4 +124,5 @@ def link_flags(blas: dict) -> list[str]:
     return [f"-L{blas['lib_dir']}", f"-Wl,-rpath,{blas['lib_dir']}", f"-l:{blas['lib']}"]
 
 
-__all__ = ["PROVIDERS", "defines", "find_blas", "library_path", "link_flags", "loaded_by_numpy", "package_dir"]
+__all__ = ["PROVIDERS", "defines", "find_blas", "known_libraries", "library_path", "link_flags", "loaded_by_numpy",
+           "package_dir"]

@@ -31,10 +31,11 @@ import onnx
 from onnx import numpy_helper
 
 from .. import trace
-from ..errors import OpbuildError, ShapeError
+from ..errors import OnnxDefect, OnnxModelError, OpbuildError, ShapeError
 from ..nn.cell import Cell
 from ..parameter import Parameter
 from ..tensor import Tensor
+from . import onnx_check
 from .onnx_ops import CONVERTERS, Converter, Ctx, StaticValueError, is_const, onnx_dtype
 
 _DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -98,8 +99,10 @@ class InputSpec:
 def load(model: str | os.PathLike | onnx.ModelProto) -> OnnxModel:
     """Load an ONNX model (a path or a ``ModelProto``) as a callable :class:`OnnxModel` Cell.
 
-    Raises :class:`UnsupportedOnnxError` listing every unsupported operator, attribute or dtype of the
-    model, before anything is built.
+    Raises :class:`~opbuild.errors.OnnxModelError` for a file or model that is not a valid ONNX model (empty,
+    truncated, a cycle, an undefined or twice-written tensor, an unknown opset, anything ``onnx.checker``
+    rejects: :mod:`.onnx_check`), and :class:`UnsupportedOnnxError` listing every unsupported operator,
+    attribute or dtype of a valid one, both before anything is built.
     """
     if isinstance(model, onnx.ModelProto):
         proto, source = model, f"'{model.graph.name or 'ModelProto'}'"
@@ -107,7 +110,7 @@ def load(model: str | os.PathLike | onnx.ModelProto) -> OnnxModel:
         path = Path(model)
         if not path.is_file():
             raise FileNotFoundError(f"no such ONNX model: {path}")
-        proto, source = onnx.load(str(path)), f"'{path}'"
+        proto, source = onnx_check.read(path), f"'{path}'"
     return OnnxModel(proto, source)
 
 
@@ -211,6 +214,7 @@ class OnnxModel(Cell):
     def __init__(self, proto: onnx.ModelProto, source: str = "model"):
         super().__init__()
         set_ = object.__setattr__  # internal state: never confused with initializer names (see _params)
+        onnx_check.check(proto, source)  # a valid model first: the conversion below assumes one
         g = proto.graph
         opset = _opset(proto)
         types = _elem_types(proto)
@@ -239,7 +243,11 @@ class OnnxModel(Cell):
         # Initializers become Parameters, registered under their ONNX names (which may hold dots or clash
         # with Cell attributes, hence straight into the parameter table rather than through setattr).
         for name, t in initializers.items():
-            arr = numpy_helper.to_array(t)
+            try:
+                arr = numpy_helper.to_array(t)
+            except (ValueError, TypeError) as e:  # data that does not fit the declared shape and type
+                raise OnnxModelError(source, [OnnxDefect(f"initializer {name!r} cannot be read: {e}",
+                                                         tensor=name)]) from None
             self._params[name] = Parameter(arr, name=name, requires_grad=arr.dtype.kind == "f")
         set_(self, "source", source)
         set_(self, "opset", opset)
@@ -393,4 +401,5 @@ def _dims(vi: onnx.ValueInfoProto) -> tuple[int | str | None, ...] | None:
     return tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in t.shape.dim)
 
 
-__all__ = ["load", "OnnxModel", "UnsupportedOnnxError", "StaticValueError", "Problem", "InputSpec"]
+__all__ = ["load", "OnnxModel", "UnsupportedOnnxError", "OnnxModelError", "StaticValueError", "Problem",
+           "InputSpec"]

@@ -6,12 +6,12 @@ user-facing classes by name.
 
 from __future__ import annotations
 
-from . import conv, elementwise, matmul, norm, reduce, shape
+from . import conv, elementwise, fill, indexing, layout, matmul, norm, reduce, slicing
 from .functional import clip_by_value
 from .primitive import Primitive, apply
 from .registry import REGISTRY
 
-_FAMILIES = [elementwise, reduce, norm, shape, matmul, conv]
+_FAMILIES = [elementwise, reduce, norm, layout, slicing, indexing, fill, matmul, conv]
 
 for _family in _FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

@@ -26,10 +26,14 @@ from ..codegen.c import c_literal, ctype, gemm_symbols
 from ..dtypes import FLOATS
 from ..errors import ShapeError
 from ..ir import TensorType
-from .primitive import Primitive
-from .registry import KernelSpec, OpDef, register, same_dtype
+from .primitive import Primitive, defop
+from .registry import KernelSpec, same_dtype
 
 # ---- attribute parsing ----------------------------------------------------------------------------
+
+def _jsonable(value):
+    """Tuples become lists so attrs are JSON data (kernel keys); other values pass through for validation."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def _is_int(v) -> bool:
@@ -328,6 +332,25 @@ def _conv_ref(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.concatenate(outs, axis=1)
 
 
+@defop(infer=_conv_infer, emit=_conv_emit, reference=_conv_ref, normalize=_conv_normalize, n_inputs=2,
+       needs_blas=True)
+class Conv2D(Primitive):
+    """``Conv2D(out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1, dilation=1, group=1,
+    data_format="NCHW")(x, weight)``: 2-D cross-correlation of ``x`` (N, C, H, W) with ``weight``
+    (out_channel, C / group, KH, KW), float32/float64.
+
+    ``pad_mode``: "valid" (no padding), "same" (output ceil(H / stride); odd padding goes bottom/right, as
+    in TF and MindSpore) or "pad" (``pad`` = int or (top, bottom, left, right)). ``stride``/``dilation``: int,
+    (h, w) or (1, 1, h, w). ``group`` = C gives a depthwise convolution.
+    """
+
+    def __init__(self, out_channel: int, kernel_size, mode: int = 1, pad_mode: str = "valid", pad=0,
+                 stride=1, dilation=1, group: int = 1, data_format: str = "NCHW"):
+        super().__init__(out_channel=out_channel, kernel_size=_jsonable(kernel_size), mode=mode,
+                         pad_mode=pad_mode, pad=_jsonable(pad), stride=_jsonable(stride),
+                         dilation=_jsonable(dilation), group=group, data_format=data_format)
+
+
 # ---- pooling --------------------------------------------------------------------------------------
 
 def _pool_normalize(op: str, avg: bool):
@@ -445,6 +468,42 @@ def _pool_ref(avg: bool):
     return reference
 
 
+class _Pool(Primitive):
+    """The constructor MaxPool and AvgPool share (MindSpore's signature); sizes become JSON lists."""
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode: str = "valid", data_format: str = "NCHW", pad=0,
+                 ceil_mode: bool = False, **extra):
+        super().__init__(kernel_size=_jsonable(kernel_size), strides=_jsonable(strides), pad_mode=pad_mode,
+                         data_format=data_format, pad=_jsonable(pad), ceil_mode=ceil_mode, **extra)
+
+
+@defop(infer=_pool_infer("MaxPool"), emit=_pool_emit(False), reference=_pool_ref(False),
+       normalize=_pool_normalize("MaxPool", False), n_inputs=1)
+class MaxPool(_Pool):
+    """``MaxPool(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0, ceil_mode=False)(x)``:
+    2-D max pooling of ``x`` (N, C, H, W). Padding never wins the max; NaN propagates.
+
+    ``pad_mode`` "same" / "valid" as in MindSpore, or "pad" with ``pad`` an int or (top, bottom, left,
+    right), at most half the kernel on each side. ``ceil_mode`` rounds the output size up (PyTorch's rule).
+    """
+
+
+@defop(infer=_pool_infer("AvgPool"), emit=_pool_emit(True), reference=_pool_ref(True),
+       normalize=_pool_normalize("AvgPool", True), n_inputs=1)
+class AvgPool(_Pool):
+    """``AvgPool(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0, ceil_mode=False,
+    count_include_pad=True)(x)``: 2-D average pooling of ``x`` (N, C, H, W).
+
+    With pad_mode "pad", ``count_include_pad`` decides whether padded zeros count in the divisor (PyTorch's
+    rule); pad_mode "same" always averages over the real pixels only (TF/MindSpore semantics).
+    """
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode: str = "valid", data_format: str = "NCHW", pad=0,
+                 ceil_mode: bool = False, count_include_pad: bool = True):
+        super().__init__(kernel_size, strides, pad_mode, data_format, pad, ceil_mode,
+                         count_include_pad=count_include_pad)
+
+
 # ---- GlobalAvgPool --------------------------------------------------------------------------------
 
 def _gap_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -469,77 +528,13 @@ def _gap_emit(k: KernelSpec) -> str:
             f"}}")
 
 
-register(OpDef("Conv2D", _conv_infer, _conv_emit, _conv_ref, normalize=_conv_normalize, n_inputs=2,
-               needs_blas=True))
-register(OpDef("MaxPool", _pool_infer("MaxPool"), _pool_emit(False), _pool_ref(False),
-               normalize=_pool_normalize("MaxPool", False), n_inputs=1))
-register(OpDef("AvgPool", _pool_infer("AvgPool"), _pool_emit(True), _pool_ref(True),
-               normalize=_pool_normalize("AvgPool", True), n_inputs=1))
-register(OpDef("GlobalAvgPool", _gap_infer, _gap_emit,
-               lambda attrs, x: x.mean(axis=(2, 3), keepdims=True, dtype=np.float64), n_inputs=1))
-
-
-# ---- user-facing primitive classes ----------------------------------------------------------------
-
-class Conv2D(Primitive):
-    """``Conv2D(out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1, dilation=1, group=1,
-    data_format="NCHW")(x, weight)``: 2-D cross-correlation of ``x`` (N, C, H, W) with ``weight``
-    (out_channel, C / group, KH, KW), float32/float64.
-
-    ``pad_mode``: "valid" (no padding), "same" (output ceil(H / stride); odd padding goes bottom/right, as
-    in TF and MindSpore) or "pad" (``pad`` = int or (top, bottom, left, right)). ``stride``/``dilation``: int,
-    (h, w) or (1, 1, h, w). ``group`` = C gives a depthwise convolution.
-    """
-
-    op_name = "Conv2D"
-
-    def __init__(self, out_channel: int, kernel_size, mode: int = 1, pad_mode: str = "valid", pad=0,
-                 stride=1, dilation=1, group: int = 1, data_format: str = "NCHW"):
-        super().__init__(out_channel=out_channel, kernel_size=_jsonable(kernel_size), mode=mode,
-                         pad_mode=pad_mode, pad=_jsonable(pad), stride=_jsonable(stride),
-                         dilation=_jsonable(dilation), group=group, data_format=data_format)
-
-
-class _Pool(Primitive):
-    def __init__(self, kernel_size=1, strides=1, pad_mode: str = "valid", data_format: str = "NCHW", pad=0,
-                 ceil_mode: bool = False, **extra):
-        super().__init__(kernel_size=_jsonable(kernel_size), strides=_jsonable(strides), pad_mode=pad_mode,
-                         data_format=data_format, pad=_jsonable(pad), ceil_mode=ceil_mode, **extra)
-
-
-class MaxPool(_Pool):
-    """``MaxPool(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0, ceil_mode=False)(x)``:
-    2-D max pooling of ``x`` (N, C, H, W). Padding never wins the max; NaN propagates.
-
-    ``pad_mode`` "same" / "valid" as in MindSpore, or "pad" with ``pad`` an int or (top, bottom, left,
-    right), at most half the kernel on each side. ``ceil_mode`` rounds the output size up (PyTorch's rule).
-    """
-
-    op_name = "MaxPool"
-
-
-class AvgPool(_Pool):
-    """``AvgPool(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0, ceil_mode=False,
-    count_include_pad=True)(x)``: 2-D average pooling of ``x`` (N, C, H, W).
-
-    With pad_mode "pad", ``count_include_pad`` decides whether padded zeros count in the divisor (PyTorch's
-    rule); pad_mode "same" always averages over the real pixels only (TF/MindSpore semantics).
-    """
-
-    op_name = "AvgPool"
-
-    def __init__(self, kernel_size=1, strides=1, pad_mode: str = "valid", data_format: str = "NCHW", pad=0,
-                 ceil_mode: bool = False, count_include_pad: bool = True):
-        super().__init__(kernel_size, strides, pad_mode, data_format, pad, ceil_mode,
-                         count_include_pad=count_include_pad)
-
-
+@defop(infer=_gap_infer, emit=_gap_emit, n_inputs=1,
+       reference=lambda attrs, x: x.mean(axis=(2, 3), keepdims=True, dtype=np.float64))
 class GlobalAvgPool(Primitive):
     """``GlobalAvgPool()(x)``: mean of ``x`` (N, C, H, W) over H and W, keeping them: (N, C, 1, 1)."""
 
-    op_name = "GlobalAvgPool"
 
-
+# An alias with its own constructor, not a second op: it applies GlobalAvgPool.
 class AdaptiveAvgPool2D(Primitive):
     """``AdaptiveAvgPool2D(output_size=1)(x)``: adaptive average pooling to a 1x1 output, i.e. GlobalAvgPool.
     Only ``output_size`` 1 or (1, 1) is supported; anything else raises ValueError here."""
@@ -555,11 +550,6 @@ class AdaptiveAvgPool2D(Primitive):
 
     def __repr__(self) -> str:
         return f"AdaptiveAvgPool2D(output_size={self.output_size!r})"
-
-
-def _jsonable(value):
-    """Tuples become lists so attrs are JSON data (kernel keys); other values pass through for validation."""
-    return list(value) if isinstance(value, tuple) else value
 
 
 PRIMITIVES = {"Conv2D": Conv2D, "MaxPool": MaxPool, "AvgPool": AvgPool, "GlobalAvgPool": GlobalAvgPool,

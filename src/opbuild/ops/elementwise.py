@@ -17,8 +17,9 @@ from ..codegen.c import broadcast_loop, ctype, nan_max, nan_min, parallel_for
 from ..dtypes import ANY, FLOATS, NUMERIC, dtype_of
 from ..errors import ShapeError
 from ..ir import TensorType
-from .primitive import primitive_class
-from .registry import KernelSpec, OpDef, broadcast_shapes, register, same_dtype
+from ..tensor import as_tensor
+from .primitive import Primitive, apply, declare, primitive_class
+from .registry import KernelSpec, OpDef, broadcast_shapes, same_dtype
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
@@ -242,24 +243,7 @@ def _cast_emit(k: KernelSpec) -> str:
     return _flat_loop(k.inputs[0].size, f"const {ctype(k.inputs[0].dtype)} x = in0[o]; out0[o] = {conv};")
 
 
-for _name, _u in UNARY.items():
-    register(_unary_def(_name, _u))
-for _name, _b in BINARY.items():
-    register(_binary_def(_name, _b))
-register(OpDef("Select", _select_infer, _nary_emit(lambda k: "c ? a : b", ("c", "a", "b")),
-               lambda attrs, c, a, b: np.where(c, a, b), n_inputs=3))
-# min(max(x, lo), hi) with NaN-propagating max/min, exactly the reference: lo > hi gives hi (as np.clip does)
-# and a NaN in any operand gives NaN. Written with codegen's nan_max/nan_min: gcc 12 vectorises that form,
-# but not ((m < hi || m != m) ? m : hi) after a max, which made every Clip (ReLU6) a scalar loop.
-_CLIP = f"({{ const TYPE m_ = {nan_max('lo', 'x')}; {nan_min('m_', 'hi')}; }})"
-register(OpDef("ClipByValue", _clip_infer,
-               _nary_emit(lambda k: _CLIP.replace("TYPE", ctype(k.inputs[0].dtype)), ("x", "lo", "hi")),
-               lambda attrs, x, lo, hi: np.minimum(np.maximum(x, lo), hi), n_inputs=3))
-register(OpDef("Cast", lambda attrs, ins: [TensorType(ins[0].shape, attrs["dtype"])], _cast_emit,
-               lambda attrs, x: x.astype(attrs["dtype"]), normalize=_cast_normalize, n_inputs=1))
-
-
-# ---- user-facing primitive classes ----------------------------------------------------------------
+# ---- declarations: each table row, and each op below, is one OpDef plus its primitive class ----------------
 
 def _binary_call(self, x, y):
     from .functional import binary
@@ -268,22 +252,31 @@ def _binary_call(self, x, y):
 
 
 def _cast_call(self, x, dtype):
-    from .primitive import apply
-
     return apply("Cast", {"dtype": dtype}, [x])
 
 
 def _select_call(self, cond, x, y):
-    from ..tensor import as_tensor
-    from .primitive import apply
-
     x = as_tensor(x, y if not isinstance(y, (int, float, bool)) else None)
     return apply("Select", {}, [cond, x, as_tensor(y, x)])
 
 
-PRIMITIVES = {name: primitive_class(name) for name in UNARY}
-PRIMITIVES.update({name: primitive_class(name, call=_binary_call) for name in BINARY})
+PRIMITIVES: dict[str, type[Primitive]] = {name: declare(_unary_def(name, u)) for name, u in UNARY.items()}
+PRIMITIVES.update({name: declare(_binary_def(name, b), call=_binary_call) for name, b in BINARY.items()})
 PRIMITIVES["Div"] = primitive_class("RealDiv", "Division (alias of RealDiv).", call=_binary_call)
-PRIMITIVES["Select"] = primitive_class("Select", "Select(cond, x, y): x where cond else y (np.where).",
-                                       call=_select_call)
-PRIMITIVES["Cast"] = primitive_class("Cast", "Cast(x, dtype).", call=_cast_call)
+PRIMITIVES["Select"] = declare(
+    OpDef("Select", _select_infer, _nary_emit(lambda k: "c ? a : b", ("c", "a", "b")),
+          lambda attrs, c, a, b: np.where(c, a, b), n_inputs=3),
+    "Select(cond, x, y): x where cond else y (np.where).", call=_select_call)
+# min(max(x, lo), hi) with NaN-propagating max/min, exactly the reference: lo > hi gives hi (as np.clip does)
+# and a NaN in any operand gives NaN. Written with codegen's nan_max/nan_min: gcc 12 vectorises that form,
+# but not ((m < hi || m != m) ? m : hi) after a max, which made every Clip (ReLU6) a scalar loop.
+_CLIP = f"({{ const TYPE m_ = {nan_max('lo', 'x')}; {nan_min('m_', 'hi')}; }})"
+# Not exported: MindSpore has no ops.ClipByValue primitive; users call ops.clip_by_value (functional.py).
+declare(OpDef("ClipByValue", _clip_infer,
+              _nary_emit(lambda k: _CLIP.replace("TYPE", ctype(k.inputs[0].dtype)), ("x", "lo", "hi")),
+              lambda attrs, x, lo, hi: np.minimum(np.maximum(x, lo), hi), n_inputs=3),
+        "ClipByValue(x, lo, hi): x clamped to [lo, hi] (ops.clip_by_value).")
+PRIMITIVES["Cast"] = declare(
+    OpDef("Cast", lambda attrs, ins: [TensorType(ins[0].shape, attrs["dtype"])], _cast_emit,
+          lambda attrs, x: x.astype(attrs["dtype"]), normalize=_cast_normalize, n_inputs=1),
+    "Cast(x, dtype).", call=_cast_call)

@@ -20,8 +20,8 @@ from ..codegen.c import broadcast_loop, ctype, gemm_symbols
 from ..dtypes import FLOATS, NUMERIC
 from ..errors import ShapeError
 from ..ir import TensorType
-from .primitive import Primitive, apply
-from .registry import KernelSpec, OpDef, register, same_dtype
+from .primitive import Primitive, apply, defop
+from .registry import KernelSpec, same_dtype
 
 _UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
 
@@ -138,6 +138,16 @@ def _matmul_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a, b)
 
 
+@defop(infer=_matmul_infer, emit=_matmul_emit, reference=_matmul_ref, normalize=_transpose_normalize("MatMul"),
+       n_inputs=2, needs_blas=True)
+class MatMul(Primitive):
+    """``MatMul(transpose_a=False, transpose_b=False)(a, b)``: the product of two 2-D tensors, optionally
+    transposing either first. float32/float64 use OpenBLAS gemm; int32/int64 a plain loop."""
+
+    def __init__(self, transpose_a: bool = False, transpose_b: bool = False):
+        super().__init__(transpose_a=transpose_a, transpose_b=transpose_b)
+
+
 # ---- BatchMatMul ----------------------------------------------------------------------------------
 
 def _as_matrices(op: str, attrs: dict, ins: Sequence[TensorType]) -> tuple[tuple, tuple, tuple, tuple]:
@@ -187,6 +197,17 @@ def _batch_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a = np.swapaxes(a, -1, -2) if attrs["transpose_a"] else a
     b = np.swapaxes(b, -1, -2) if attrs["transpose_b"] else b
     return np.matmul(a, b)
+
+
+@defop(infer=_batch_infer, emit=_batch_emit, reference=_batch_ref, normalize=_transpose_normalize("BatchMatMul"),
+       n_inputs=2, needs_blas=True)
+class BatchMatMul(Primitive):
+    """``BatchMatMul(transpose_a=False, transpose_b=False)(a, b)``: batched matrix product over the last two
+    dims with NumPy broadcasting of the leading (batch) dims; 1-D operands follow ``np.matmul``. This is
+    what ``Tensor.__matmul__`` (``a @ b``) uses."""
+
+    def __init__(self, transpose_a: bool = False, transpose_b: bool = False):
+        super().__init__(transpose_a=transpose_a, transpose_b=transpose_b)
 
 
 # ---- BiasAdd --------------------------------------------------------------------------------------
@@ -243,41 +264,10 @@ def _bias_ref(attrs: dict, x: np.ndarray, bias: np.ndarray) -> np.ndarray:
     return x + bias.reshape(shape)
 
 
-register(OpDef("MatMul", _matmul_infer, _matmul_emit, _matmul_ref, normalize=_transpose_normalize("MatMul"),
-               n_inputs=2, needs_blas=True))
-register(OpDef("BatchMatMul", _batch_infer, _batch_emit, _batch_ref,
-               normalize=_transpose_normalize("BatchMatMul"), n_inputs=2, needs_blas=True))
-register(OpDef("BiasAdd", _bias_infer, _bias_emit, _bias_ref, normalize=_bias_normalize, n_inputs=2))
-
-
-# ---- user-facing primitive classes ----------------------------------------------------------------
-
-class MatMul(Primitive):
-    """``MatMul(transpose_a=False, transpose_b=False)(a, b)``: the product of two 2-D tensors, optionally
-    transposing either first. float32/float64 use OpenBLAS gemm; int32/int64 a plain loop."""
-
-    op_name = "MatMul"
-
-    def __init__(self, transpose_a: bool = False, transpose_b: bool = False):
-        super().__init__(transpose_a=transpose_a, transpose_b=transpose_b)
-
-
-class BatchMatMul(Primitive):
-    """``BatchMatMul(transpose_a=False, transpose_b=False)(a, b)``: batched matrix product over the last two
-    dims with NumPy broadcasting of the leading (batch) dims; 1-D operands follow ``np.matmul``. This is
-    what ``Tensor.__matmul__`` (``a @ b``) uses."""
-
-    op_name = "BatchMatMul"
-
-    def __init__(self, transpose_a: bool = False, transpose_b: bool = False):
-        super().__init__(transpose_a=transpose_a, transpose_b=transpose_b)
-
-
+@defop(infer=_bias_infer, emit=_bias_emit, reference=_bias_ref, normalize=_bias_normalize, n_inputs=2)
 class BiasAdd(Primitive):
     """``BiasAdd(data_format="NCHW")(x, bias)``: add a 1-D ``bias`` along the channel axis of ``x`` (axis 1,
     or the last axis for ``"NHWC"``); ``x`` has rank >= 2."""
-
-    op_name = "BiasAdd"
 
     def __init__(self, data_format: str = "NCHW"):
         super().__init__(data_format=data_format)

@@ -18,8 +18,8 @@ from ..codegen.c import c_literal, ctype, lane_reduce, nan_max, simd_lanes
 from ..dtypes import FLOATS
 from ..errors import ShapeError
 from ..ir import TensorType
-from .primitive import Primitive, primitive_class
-from .registry import KernelSpec, OpDef, norm_axis, register, same_dtype
+from .primitive import Primitive, declare
+from .registry import KernelSpec, OpDef, norm_axis, same_dtype
 
 _BLOCK = 256  # columns whose statistics live in stack arrays at once (strided axis)
 
@@ -139,10 +139,18 @@ def _log_softmax_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
     return z - np.log(np.sum(np.exp(z), axis=attrs["axis"], keepdims=True))
 
 
-register(OpDef("Softmax", _softmax_infer("Softmax"), _softmax_emit(False), _softmax_ref,
-               normalize=_softmax_normalize("Softmax"), n_inputs=1))
-register(OpDef("LogSoftmax", _softmax_infer("LogSoftmax"), _softmax_emit(True), _log_softmax_ref,
-               normalize=_softmax_normalize("LogSoftmax"), n_inputs=1))
+def _softmax_init(self, axis: int = -1) -> None:
+    Primitive.__init__(self, axis=axis)
+
+
+Softmax = declare(
+    OpDef("Softmax", _softmax_infer("Softmax"), _softmax_emit(False), _softmax_ref,
+          normalize=_softmax_normalize("Softmax"), n_inputs=1),
+    "Softmax(axis=-1)(x): exp(x - max) / sum(exp(x - max)) along ``axis`` (floats).", init=_softmax_init)
+LogSoftmax = declare(
+    OpDef("LogSoftmax", _softmax_infer("LogSoftmax"), _softmax_emit(True), _log_softmax_ref,
+          normalize=_softmax_normalize("LogSoftmax"), n_inputs=1),
+    "LogSoftmax(axis=-1)(x): (x - max) - log(sum(exp(x - max))) along ``axis`` (floats).", init=_softmax_init)
 
 
 # ---- BatchNorm (inference) ----------------------------------------------------------------------------
@@ -233,7 +241,19 @@ def _bn_ref(attrs: dict, x, scale, bias, mean, variance) -> np.ndarray:
     return (x - per_channel(mean)) / np.sqrt(per_channel(variance) + eps) * per_channel(scale) + per_channel(bias)
 
 
-register(OpDef("BatchNorm", _bn_infer, _bn_emit, _bn_ref, normalize=_bn_normalize, n_inputs=5))
+def _bn_init(self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1,
+             data_format: str = "NCHW") -> None:
+    Primitive.__init__(self, is_training=is_training, epsilon=epsilon, momentum=momentum, data_format=data_format)
+
+
+BatchNorm = declare(
+    OpDef("BatchNorm", _bn_infer, _bn_emit, _bn_ref, normalize=_bn_normalize, n_inputs=5),
+    "BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format='NCHW')(x, scale, bias, mean, "
+    "variance): y = (x - mean) / sqrt(variance + epsilon) * scale + bias per channel, x of rank 2 (N, C) or "
+    "4 (NCHW or NHWC). Inference form only: is_training=True raises. Returns y alone, where MindSpore "
+    "returns a 5-tuple (y, batch_mean, batch_variance, reserve_space_1, reserve_space_2) whose other members "
+    "only carry training-time statistics.",
+    init=_bn_init)
 
 
 # ---- LayerNorm -------------------------------------------------------------------------------------
@@ -307,44 +327,18 @@ def _ln_ref(attrs: dict, x, gamma, beta) -> tuple[np.ndarray, np.ndarray, np.nda
     return y, mean, var
 
 
-register(OpDef("LayerNorm", _ln_infer, _ln_emit, _ln_ref, normalize=_ln_normalize, n_inputs=3, multi_output=True))
-
-
-# ---- user-facing primitive classes ----------------------------------------------------------------
-
-def _softmax_init(self, axis: int = -1) -> None:
-    Primitive.__init__(self, axis=axis)
-
-
-def _bn_init(self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1,
-             data_format: str = "NCHW") -> None:
-    Primitive.__init__(self, is_training=is_training, epsilon=epsilon, momentum=momentum, data_format=data_format)
-
-
 def _ln_init(self, begin_norm_axis: int = 1, begin_params_axis: int = 1, epsilon: float = 1e-7) -> None:
     Primitive.__init__(self, begin_norm_axis=begin_norm_axis, begin_params_axis=begin_params_axis, epsilon=epsilon)
 
 
+LayerNorm = declare(
+    OpDef("LayerNorm", _ln_infer, _ln_emit, _ln_ref, normalize=_ln_normalize, n_inputs=3, multi_output=True),
+    "LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(x, gamma, beta) -> (y, mean, variance): "
+    "normalises x over axes [begin_norm_axis, rank); gamma and beta have shape x.shape[begin_params_axis:]. "
+    "mean and variance (biased) keep the normalised axes with size 1, as in MindSpore <= 2.2 (later versions "
+    "return rstd = 1 / sqrt(variance + epsilon) in place of variance).",
+    init=_ln_init)
+
+
 PRIMITIVES: dict[str, type[Primitive]] = {
-    "Softmax": primitive_class(
-        "Softmax", "Softmax(axis=-1)(x): exp(x - max) / sum(exp(x - max)) along ``axis`` (floats).",
-        init=_softmax_init),
-    "LogSoftmax": primitive_class(
-        "LogSoftmax", "LogSoftmax(axis=-1)(x): (x - max) - log(sum(exp(x - max))) along ``axis`` (floats).",
-        init=_softmax_init),
-    "BatchNorm": primitive_class(
-        "BatchNorm",
-        "BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format='NCHW')(x, scale, bias, mean, "
-        "variance): y = (x - mean) / sqrt(variance + epsilon) * scale + bias per channel, x of rank 2 (N, C) or "
-        "4 (NCHW or NHWC). Inference form only: is_training=True raises. Returns y alone, where MindSpore "
-        "returns a 5-tuple (y, batch_mean, batch_variance, reserve_space_1, reserve_space_2) whose other members "
-        "only carry training-time statistics.",
-        init=_bn_init),
-    "LayerNorm": primitive_class(
-        "LayerNorm",
-        "LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(x, gamma, beta) -> (y, mean, variance): "
-        "normalises x over axes [begin_norm_axis, rank); gamma and beta have shape x.shape[begin_params_axis:]. "
-        "mean and variance (biased) keep the normalised axes with size 1, as in MindSpore <= 2.2 (later versions "
-        "return rstd = 1 / sqrt(variance + epsilon) in place of variance).",
-        init=_ln_init),
-}
+    "Softmax": Softmax, "LogSoftmax": LogSoftmax, "BatchNorm": BatchNorm, "LayerNorm": LayerNorm}

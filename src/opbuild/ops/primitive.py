@@ -1,14 +1,21 @@
-"""Primitive: the callable operator objects users instantiate (``ops.Square()``), and :func:`apply`,
-the single place where an op application is either recorded into a trace or executed eagerly."""
+"""Primitive: the callable operator objects users instantiate (``ops.Square()``), :func:`apply`, the single
+place where an op application is either recorded into a trace or executed eagerly, and the two ways an op is
+declared in one block (:func:`defop` for a hand-written primitive class, :func:`declare` for a table row).
+
+One declaration gives both halves of an operator: its :class:`~opbuild.ops.registry.OpDef` (normalize, infer,
+emit, reference) is registered, and its MindSpore-style primitive class is tied to it (``op_name`` set from
+the OpDef, ``OpDef.primitive`` pointing back at the class), so neither can be added, renamed or dropped
+without the other.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from .. import trace
 from ..tensor import Tensor, as_tensor
-from .registry import get
+from .registry import EmitFn, InferFn, NormalizeFn, OpDef, RefFn, get, register
 
 
 def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
@@ -52,11 +59,60 @@ class Primitive:
         return f"{type(self).__name__}({args})"
 
 
-def primitive_class(op_name: str, doc: str = "", call=None, init=None) -> type[Primitive]:
-    """Create a Primitive subclass named ``op_name`` (optionally with custom ``__call__``/``__init__``)."""
+def primitive_class(op_name: str, doc: str = "", call: Callable | None = None,
+                    init: Callable | None = None) -> type[Primitive]:
+    """Create a Primitive subclass named ``op_name`` (optionally with custom ``__call__``/``__init__``).
+
+    It is not registered: :func:`declare` does that for an op's own class; aliases (``ops.Div``) use this alone.
+    """
     ns: dict[str, Any] = {"op_name": op_name, "__doc__": doc or f"The {op_name} primitive."}
     if call is not None:
         ns["__call__"] = call
     if init is not None:
         ns["__init__"] = init
     return type(op_name, (Primitive,), ns)
+
+
+P = TypeVar("P", bound=type[Primitive])
+
+
+def _bind(opdef: OpDef, cls: P) -> P:
+    """Register ``opdef`` with ``cls`` as its primitive class (the one place both halves meet)."""
+    own = cls.__dict__.get("op_name")
+    if own is not None and own != opdef.name:
+        raise RuntimeError(f"primitive class {cls.__name__} names op {own!r} but is declared as {opdef.name!r}")
+    register(opdef)
+    cls.op_name = opdef.name
+    opdef.primitive = cls
+    return cls
+
+
+def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: NormalizeFn | None = None,
+          n_inputs: int | None = None, needs_blas: bool = False, multi_output: bool = False,
+          name: str | None = None) -> Callable[[P], P]:
+    """Class decorator declaring an operator in one block: the decorated Primitive subclass is the op's
+    MindSpore primitive (its constructor and ``__call__`` unchanged) and the keyword arguments are its
+    :class:`OpDef` (see there), registered under ``name`` (default: the class name).
+
+    ::
+
+        @defop(infer=_transpose_infer, emit=_transpose_emit, normalize=_transpose_normalize, n_inputs=1,
+               reference=lambda attrs, x: np.transpose(x, attrs["perm"]))
+        class Transpose(Primitive):
+            def __call__(self, x, perm):
+                return apply("Transpose", {"perm": perm}, [x])
+    """
+
+    def attach(cls: P) -> P:
+        opdef = OpDef(name or cls.__name__, infer, emit, reference, normalize=normalize, n_inputs=n_inputs,
+                      needs_blas=needs_blas, multi_output=multi_output)
+        return _bind(opdef, cls)
+
+    return attach
+
+
+def declare(opdef: OpDef, doc: str = "", call: Callable | None = None,
+            init: Callable | None = None) -> type[Primitive]:
+    """Declare an operator from a table row: register ``opdef`` and return its primitive class, derived with
+    :func:`primitive_class` (named ``opdef.name``; ``call``/``init`` customise it as there)."""
+    return _bind(opdef, primitive_class(opdef.name, doc, call, init))

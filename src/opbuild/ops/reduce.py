@@ -26,8 +26,8 @@ from ..codegen.c import c_literal, ctype, lane_reduce, nan_max, nan_min, simd_la
 from ..dtypes import FLOATS, NUMERIC, dtype_of, int32
 from ..errors import ShapeError
 from ..ir import TensorType
-from .primitive import Primitive, apply, primitive_class
-from .registry import KernelSpec, OpDef, norm_axis, register, same_dtype
+from .primitive import Primitive, apply, declare
+from .registry import KernelSpec, OpDef, norm_axis, same_dtype
 
 _UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
 _INT_LIMITS = {"int32": ("INT32_MIN", "INT32_MAX"), "int64": ("INT64_MIN", "INT64_MAX")}
@@ -36,8 +36,8 @@ _INT_LIMITS = {"int32": ("INT32_MIN", "INT32_MAX"), "int64": ("INT64_MIN", "INT6
 @dataclass(frozen=True)
 class Reduction:
     """A reduction: ``combine(a, b)`` (floats) / ``int_combine`` (ints) in C, its neutral element per dtype,
-    whether ints accumulate with wrap-around (unsigned), whether it divides by the count (mean), and whether
-    an empty reduction is defined (max/min of nothing is not)."""
+    whether ints accumulate with wrap-around (unsigned), whether it divides by the count (mean), whether
+    an empty reduction is defined (max/min of nothing is not), and what it computes (for its docstring)."""
 
     combine: Callable[[str, str], str]
     int_combine: Callable[[str, str], str]
@@ -47,6 +47,7 @@ class Reduction:
     wraps: bool = False
     mean: bool = False
     empty_ok: bool = True
+    what: str = ""
 
 
 def _const(value: int) -> Callable[[str], str]:
@@ -67,17 +68,19 @@ def _ref(fn: Callable, typed: bool) -> Callable:
 
 REDUCTIONS: dict[str, Reduction] = {
     "ReduceSum": Reduction(lambda a, b: f"{a} + {b}", lambda a, b: f"{a} + {b}", _const(0), NUMERIC,
-                           _ref(np.sum, True), wraps=True),
+                           _ref(np.sum, True), wraps=True, what="sum"),
     "ReduceMean": Reduction(lambda a, b: f"{a} + {b}", lambda a, b: f"{a} + {b}", _const(0), FLOATS,
-                            _ref(np.mean, True), mean=True),
+                            _ref(np.mean, True), mean=True, what="mean (floats only)"),
     "ReduceProd": Reduction(lambda a, b: f"{a} * {b}", lambda a, b: f"{a} * {b}", _const(1), NUMERIC,
-                            _ref(np.prod, True), wraps=True),
+                            _ref(np.prod, True), wraps=True, what="product"),
     "ReduceMax": Reduction(nan_max, lambda a, b: f"({b} > {a} ? {b} : {a})",
                            lambda dt: "(-INFINITY)" if dt in FLOATS else _INT_LIMITS[dt][0], NUMERIC,
-                           _ref(np.max, False), empty_ok=False),
+                           _ref(np.max, False), empty_ok=False,
+                           what="maximum (NaN-propagating, like np.max)"),
     "ReduceMin": Reduction(nan_min, lambda a, b: f"({b} < {a} ? {b} : {a})",
                            lambda dt: "INFINITY" if dt in FLOATS else _INT_LIMITS[dt][1], NUMERIC,
-                           _ref(np.min, False), empty_ok=False),
+                           _ref(np.min, False), empty_ok=False,
+                           what="minimum (NaN-propagating, like np.min)"),
 }
 
 
@@ -260,9 +263,22 @@ def _reduce_emit(r: Reduction) -> Callable[[KernelSpec], str]:
     return emit
 
 
-for _name, _r in REDUCTIONS.items():
-    register(OpDef(_name, _reduce_infer(_name, _r), _reduce_emit(_r), _r.ref,
-                   normalize=_reduce_normalize(_name), n_inputs=1))
+def _reduce_init(self, keep_dims: bool = False) -> None:
+    Primitive.__init__(self, keep_dims=keep_dims)
+
+
+def _reduce_call(self, x, axis=()):
+    return apply(self.op_name, {**self.attrs, "axis": axis}, [x])
+
+
+PRIMITIVES: dict[str, type[Primitive]] = {
+    name: declare(
+        OpDef(name, _reduce_infer(name, r), _reduce_emit(r), r.ref, normalize=_reduce_normalize(name), n_inputs=1),
+        f"{name}(keep_dims=False)(x, axis=()): the {r.what} of x over ``axis`` (an int or a tuple of ints, "
+        "negative allowed; () means every axis). keep_dims keeps reduced axes with size 1.",
+        call=_reduce_call, init=_reduce_init)
+    for name, r in REDUCTIONS.items()
+}
 
 
 # ---- ArgMax / ArgMin ----------------------------------------------------------------------------------
@@ -371,42 +387,16 @@ def _arg_ref(fn: Callable) -> Callable:
     return ref
 
 
-register(OpDef("ArgMax", _arg_infer("ArgMax"), _arg_emit(True), _arg_ref(np.argmax),
-               normalize=_arg_normalize("ArgMax"), n_inputs=1))
-register(OpDef("ArgMin", _arg_infer("ArgMin"), _arg_emit(False), _arg_ref(np.argmin),
-               normalize=_arg_normalize("ArgMin"), n_inputs=1))
-
-
-# ---- user-facing primitive classes ----------------------------------------------------------------
-
-def _reduce_init(self, keep_dims: bool = False) -> None:
-    Primitive.__init__(self, keep_dims=keep_dims)
-
-
-def _reduce_call(self, x, axis=()):
-    return apply(self.op_name, {**self.attrs, "axis": axis}, [x])
-
-
 def _arg_init(self, axis: int = -1, output_type=int32) -> None:
     Primitive.__init__(self, axis=axis, output_type=output_type)
 
 
-_REDUCE_DOCS = {
-    "ReduceSum": "sum", "ReduceMean": "mean (floats only)", "ReduceProd": "product",
-    "ReduceMax": "maximum (NaN-propagating, like np.max)", "ReduceMin": "minimum (NaN-propagating, like np.min)",
-}
-
-PRIMITIVES: dict[str, type[Primitive]] = {
-    name: primitive_class(
-        name, f"{name}(keep_dims=False)(x, axis=()): the {what} of x over ``axis`` (an int or a tuple of ints, "
-              "negative allowed; () means every axis). keep_dims keeps reduced axes with size 1.",
-        call=_reduce_call, init=_reduce_init)
-    for name, what in _REDUCE_DOCS.items()
-}
-for _name, _what in (("ArgMax", "largest"), ("ArgMin", "smallest")):
-    PRIMITIVES[_name] = primitive_class(
-        _name, f"{_name}(axis=-1, output_type=int32)(x): index of the {_what} element along ``axis`` (the first "
-               "one on ties; the first NaN if any, like NumPy). output_type is int32 or int64.", init=_arg_init)
+for _name, _is_max, _what, _fn in (("ArgMax", True, "largest", np.argmax), ("ArgMin", False, "smallest", np.argmin)):
+    PRIMITIVES[_name] = declare(
+        OpDef(_name, _arg_infer(_name), _arg_emit(_is_max), _arg_ref(_fn), normalize=_arg_normalize(_name),
+              n_inputs=1),
+        f"{_name}(axis=-1, output_type=int32)(x): index of the {_what} element along ``axis`` (the first "
+        "one on ties; the first NaN if any, like NumPy). output_type is int32 or int64.", init=_arg_init)
 # MindSpore spells the primitives ops.Argmax / ops.Argmin.
 PRIMITIVES["Argmax"] = PRIMITIVES["ArgMax"]
 PRIMITIVES["Argmin"] = PRIMITIVES["ArgMin"]

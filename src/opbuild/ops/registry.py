@@ -6,7 +6,14 @@ An :class:`OpDef` bundles, for one primitive:
   * ``reference``: the NumPy implementation tests compare against,
   * ``normalize`` (optional): canonicalise attrs (negative axes, defaults) so equal kernels share one key.
 
-Adding an operator touches one file of this package (its family) and its test.
+Adding an operator touches one file of this package (its family) and its test: the op is declared in one
+block there (ops/primitive.py: ``defop`` decorates its primitive class, ``declare`` derives one from a table row),
+which registers its OpDef here.
+
+:meth:`OpDef.codegen_hash` hashes the emitter's module and codegen/c.py, so an emitter and every helper of
+ours it calls must live in one of those two files (tests/ops/test_declare.py walks the emitters to check).
+Helpers of ``normalize`` and ``infer`` may live anywhere: their effect is in the descriptor's attributes and
+types.
 """
 
 from __future__ import annotations
@@ -74,21 +81,24 @@ def _emitter_file(fn: Callable) -> str:
 InferFn = Callable[[dict, Sequence[TensorType]], list[TensorType]]
 EmitFn = Callable[[KernelSpec], str]
 RefFn = Callable[..., Any]
+NormalizeFn = Callable[[dict, Sequence[TensorType]], dict]
 
 
 @dataclass
 class OpDef:
     """One registered primitive. ``n_inputs`` None means variadic. ``needs_blas`` links OpenBLAS.
-    ``multi_output`` makes the op return a tuple even when it has one output (Split)."""
+    ``multi_output`` makes the op return a tuple even when it has one output (Split). ``primitive`` is the
+    user-facing class declared with it (ops/primitive.py: ``defop``/``declare``), set when it is registered."""
 
     name: str
     infer: InferFn
     emit: EmitFn
     reference: RefFn
-    normalize: Callable[[dict, Sequence[TensorType]], dict] | None = None
+    normalize: NormalizeFn | None = None
     n_inputs: int | None = None
     needs_blas: bool = False
     multi_output: bool = False
+    primitive: type | None = field(default=None, repr=False, compare=False)
     _codegen_hash: str | None = field(default=None, repr=False)
 
     def codegen_hash(self, file_digest: Callable[[str], str] | None = None) -> str:

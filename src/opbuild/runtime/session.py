@@ -12,6 +12,7 @@ from .. import config
 from ..build import Builder
 from ..ir import Graph
 from ..ops.registry import KernelSpec
+from ..passes import DEFAULT_PIPELINE, Pipeline
 from ..report import BuildReport
 from .executor import CompiledGraph
 from .loader import LoadedKernel
@@ -27,10 +28,12 @@ class Session:
         self._pynative: BuildReport | None = None
         self._lock = threading.Lock()
 
-    def compile_graph(self, graph: Graph) -> CompiledGraph:
-        """Build every kernel of ``graph`` and return it ready to run; records the build report."""
+    def compile_graph(self, graph: Graph, pipeline: Pipeline = DEFAULT_PIPELINE) -> CompiledGraph:
+        """Run the graph passes over ``graph``, build every kernel of the result and return it ready to run;
+        records the build report."""
         from ..ops.registry import get
 
+        graph = pipeline.run(graph)
         specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in graph.nodes]
         kernels, report = self.builder.build(specs)
         with self._lock:

@@ -1,0 +1,230 @@
+"""Replicating and filling operators: Tile, BroadcastTo, Pad, OnesLike, ZerosLike and Fill.
+
+Call arguments become canonical attributes in ``normalize`` (ops/shape_args.py). Tile and BroadcastTo share
+one replication body (every byte written once, every copy a contiguous run); Pad writes zeros then the
+interior rows with :func:`~opbuild.codegen.c.strided_copy`; the fills are plain loops gcc vectorises.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..codegen.c import c_literal, strided_copy, strides
+from ..dtypes import ANY, INTS, dtype_of
+from ..errors import ShapeError
+from ..ir import TensorType
+from ..tensor import Tensor
+from .primitive import Primitive, apply, defop
+from .registry import InferFn, KernelSpec, same_dtype
+from .shape_args import attr_shape_infer, is_int, static_ints
+
+
+def _replicate(in_shape: Sequence[int], mult: Sequence[int]) -> str:
+    """Body writing ``np.tile(in0, mult)`` into ``out0`` (``in_shape`` has the rank of ``mult``).
+
+    The input is copied once into the first tile; then, innermost dim first, the block already written
+    along each dim (contiguous, since every inner dim is complete) is replicated with memcpy. Every byte is
+    written once and every copy is a contiguous run.
+    """
+    out_shape = [s * m for s, m in zip(in_shape, mult, strict=True)]
+    if math.prod(out_shape) == 0:
+        return "/* empty */"
+    ost = strides(out_shape)
+    parts = [strided_copy(in_shape, "out0", ost, "in0", strides(in_shape))]
+    for d in range(len(in_shape) - 1, -1, -1):
+        if mult[d] == 1:
+            continue
+        block = in_shape[d] * ost[d]
+        counts = list(in_shape[:d]) + [mult[d] - 1, block]
+        parts.append(strided_copy(counts, "out0", ost[:d] + [block, 1], "out0", ost[:d] + [0, 1],
+                                  dst_base=block, var=f"t{d}_"))
+    return "\n".join(parts)
+
+
+# ---- Tile ---------------------------------------------------------------------------------------------
+
+def _tile_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    x = ins[0]
+    mult = static_ints("Tile", "multiples", attrs.get("multiples"), ins, allow_scalar=True)
+    if any(m < 0 for m in mult):
+        raise ShapeError("Tile", f"multiples {tuple(mult)} must be non-negative", [x])
+    return {"multiples": [1] * (x.rank - len(mult)) + mult}  # np.tile: the shorter side is padded with 1s
+
+
+def _tile_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    mult = attrs["multiples"]
+    shape = (1,) * (len(mult) - ins[0].rank) + ins[0].shape
+    return [TensorType(tuple(s * m for s, m in zip(shape, mult, strict=True)), same_dtype("Tile", ins, ANY))]
+
+
+def _tile_emit(k: KernelSpec) -> str:
+    mult = k.attrs["multiples"]
+    return _replicate((1,) * (len(mult) - k.inputs[0].rank) + k.inputs[0].shape, mult)
+
+
+@defop(infer=_tile_infer, emit=_tile_emit, normalize=_tile_normalize, n_inputs=1,
+       reference=lambda attrs, x: np.tile(x, attrs["multiples"]))
+class Tile(Primitive):
+    """``Tile()(x, multiples)``: repeat ``x`` ``multiples[i]`` times along axis ``i`` (as ``np.tile``)."""
+
+    def __call__(self, x: Any, multiples: Sequence[int]) -> Tensor:
+        return apply("Tile", {"multiples": multiples}, [x])
+
+
+# ---- BroadcastTo --------------------------------------------------------------------------------------
+
+def _broadcast_to_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    x = ins[0]
+    shape = static_ints("BroadcastTo", "shape", attrs.get("shape"), ins, allow_scalar=True)
+    lead = len(shape) - x.rank
+    if lead < 0:
+        raise ShapeError("BroadcastTo", f"target shape {tuple(shape)} has fewer dims than the input", [x])
+    out = []
+    for d, t in enumerate(shape):
+        src = x.shape[d - lead] if d >= lead else None
+        if t == -1 and src is not None:
+            t = src
+        if t < 0 or (src is not None and src not in (1, t)):
+            raise ShapeError("BroadcastTo", f"cannot broadcast to shape {tuple(shape)} (-1 keeps an input "
+                                            f"dim; other dims must equal the input's or broadcast a 1)", [x])
+        out.append(t)
+    return {"shape": out}
+
+
+def _broadcast_to_emit(k: KernelSpec) -> str:
+    out = k.attrs["shape"]
+    shape = [1] * (len(out) - k.inputs[0].rank) + list(k.inputs[0].shape)
+    return _replicate(shape, [t if s == 1 else 1 for s, t in zip(shape, out, strict=True)])
+
+
+@defop(infer=attr_shape_infer("BroadcastTo"), emit=_broadcast_to_emit, normalize=_broadcast_to_normalize,
+       n_inputs=1, reference=lambda attrs, x: np.broadcast_to(x, attrs["shape"]).copy())
+class BroadcastTo(Primitive):
+    """``BroadcastTo(shape)(x)``: NumPy broadcasting to ``shape``; a ``-1`` keeps the input's dim."""
+
+    def __init__(self, shape: Sequence[int]):
+        super().__init__(shape=shape)
+
+
+# ---- Pad ----------------------------------------------------------------------------------------------
+
+def _pad_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    x = ins[0]
+    raw = attrs.get("paddings")
+    if isinstance(raw, np.ndarray):
+        raw = raw.tolist()
+    ok = isinstance(raw, (tuple, list)) and len(raw) == x.rank and all(
+        isinstance(p, (tuple, list)) and len(p) == 2 and all(is_int(v) and v >= 0 for v in p) for p in raw)
+    if not ok:
+        raise ShapeError("Pad", f"paddings must be one (before, after) pair of non-negative ints per axis "
+                                f"(rank {x.rank}), got {raw!r}", [x])
+    return {"paddings": [[int(a), int(b)] for a, b in raw]}
+
+
+def _pad_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    shape = tuple(n + a + b for n, (a, b) in zip(ins[0].shape, attrs["paddings"], strict=True))
+    return [TensorType(shape, same_dtype("Pad", ins, ANY))]
+
+
+def _pad_emit(k: KernelSpec) -> str:
+    x, out = k.inputs[0], k.outputs[0]
+    if out.size == 0:
+        return "/* empty */"
+    ost = strides(out.shape)
+    base = sum(a * s for (a, _), s in zip(k.attrs["paddings"], ost, strict=True))
+    interior = strided_copy(x.shape, "out0", ost, "in0", strides(x.shape), dst_base=base)
+    if out.size == x.size:
+        return interior
+    # All-zero bytes are 0 for every supported dtype; memset then the interior rows is two streaming passes.
+    return f"memset(out0, 0, {out.size} * sizeof(*out0));\n{interior}"
+
+
+@defop(infer=_pad_infer, emit=_pad_emit, normalize=_pad_normalize, n_inputs=1,
+       reference=lambda attrs, x: np.pad(x, attrs["paddings"]) if x.ndim else x)
+class Pad(Primitive):
+    """``Pad(paddings)(x)``: zero padding, ``paddings`` = one ``(before, after)`` pair per axis."""
+
+    def __init__(self, paddings: Sequence[Sequence[int]]):
+        super().__init__(paddings=paddings)
+
+
+# ---- OnesLike / ZerosLike / Fill ----------------------------------------------------------------------
+
+def _fill_body(n: int, literal: str) -> str:
+    """Fill ``out0`` with a constant (a plain loop gcc vectorises; zero-size outputs emit nothing)."""
+    return f"for (int64_t o = 0; o < {n}; o++) out0[o] = {literal};" if n else "/* empty */"
+
+
+def _like_infer(op: str) -> InferFn:
+    def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+        return [TensorType(ins[0].shape, same_dtype(op, ins, ANY))]
+
+    return infer
+
+
+def _ones_like_emit(k: KernelSpec) -> str:
+    return _fill_body(k.outputs[0].size, c_literal(1, k.outputs[0].dtype))
+
+
+@defop(infer=_like_infer("OnesLike"), emit=_ones_like_emit, reference=lambda attrs, x: np.ones_like(x), n_inputs=1)
+class OnesLike(Primitive):
+    """``OnesLike()(x)``: ones of x's shape and dtype."""
+
+
+def _zeros_like_emit(k: KernelSpec) -> str:
+    n = k.outputs[0].size
+    return f"memset(out0, 0, {n} * sizeof(*out0));" if n else "/* empty */"
+
+
+@defop(infer=_like_infer("ZerosLike"), emit=_zeros_like_emit, reference=lambda attrs, x: np.zeros_like(x),
+       n_inputs=1)
+class ZerosLike(Primitive):
+    """``ZerosLike()(x)``: zeros of x's shape and dtype."""
+
+
+def _fill_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    try:
+        dt = dtype_of(attrs.get("dtype")).name
+    except TypeError as e:
+        raise ShapeError("Fill", str(e)) from None
+    shape = static_ints("Fill", "shape", attrs.get("shape"), ins, allow_scalar=True)
+    if any(d < 0 for d in shape):
+        raise ShapeError("Fill", f"shape {tuple(shape)} has a negative dim")
+    value = attrs.get("value")
+    if isinstance(value, Tensor) and value._data is not None and value.ndim == 0:
+        value = value.asnumpy().item()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if not isinstance(value, (bool, int, float)):
+        raise ShapeError("Fill", f"value must be a Python scalar (bool, int or float), got {value!r}")
+    if dt in INTS and not (np.isfinite(value) and np.iinfo(dt).min <= value <= np.iinfo(dt).max):
+        raise ShapeError("Fill", f"value {value} does not fit in {dt}")
+    # The value as the output dtype holds it (NumPy's conversion), so 1 and 1.0 give one float32 kernel.
+    return {"dtype": dt, "shape": shape, "value": np.asarray(value).astype(dt).item()}
+
+
+def _fill_emit(k: KernelSpec) -> str:
+    dt = k.attrs["dtype"]
+    return _fill_body(k.outputs[0].size, c_literal(k.attrs["value"], dt))
+
+
+def _fill_reference(attrs: dict) -> np.ndarray:
+    return np.full(attrs["shape"], attrs["value"], dtype=attrs["dtype"])
+
+
+@defop(infer=lambda attrs, ins: [TensorType(tuple(attrs["shape"]), attrs["dtype"])], emit=_fill_emit,
+       reference=_fill_reference, normalize=_fill_normalize, n_inputs=0)
+class Fill(Primitive):
+    """``Fill()(type, shape, value)``: a new tensor of dtype ``type`` and ``shape`` filled with ``value``
+    (converted to ``type`` as NumPy's ``astype`` does). It has no tensor inputs."""
+
+    def __call__(self, type: Any, shape: Sequence[int], value: bool | int | float) -> Tensor:
+        return apply("Fill", {"dtype": type, "shape": shape, "value": value}, [])
+
+
+PRIMITIVES: dict[str, type[Primitive]] = {
+    cls.__name__: cls for cls in (Tile, BroadcastTo, Pad, OnesLike, ZerosLike, Fill)}

@@ -1,0 +1,147 @@
+"""Indexing operators: Gather and GatherD.
+
+Out-of-range indices: the index of each gathered element is checked at run time. An index outside the valid
+range writes zeros to the elements it would have produced (as MindSpore's CPU kernels do), never reads out
+of bounds and never clamps. Gather accepts ``[0, n)``; GatherD accepts ``[-n, n)`` (negative counts from the
+end, as ``np.take_along_axis``). The axis (``dim``) is a static call argument, made canonical in
+``normalize`` (ops/shape_args.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..codegen.c import ctype
+from ..dtypes import ANY, INTS
+from ..errors import ShapeError
+from ..ir import TensorType
+from ..tensor import Tensor
+from .primitive import Primitive, apply, defop
+from .registry import KernelSpec, norm_axis, same_dtype
+from .shape_args import static_int
+
+# ---- Gather -------------------------------------------------------------------------------------------
+
+def _gather_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    if ins[0].rank == 0:
+        raise ShapeError("Gather", "input_params must have rank >= 1", list(ins))
+    axis = static_int("Gather", "axis", attrs.get("axis"), ins)
+    return {"axis": norm_axis("Gather", axis, ins[0].rank, ins)}
+
+
+def _gather_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    params, indices = ins
+    same_dtype("Gather", [params], ANY)
+    if indices.dtype not in INTS:
+        raise ShapeError("Gather", f"input_indices must be int32 or int64, got {indices.dtype}", list(ins))
+    a = attrs["axis"]
+    return [TensorType(params.shape[:a] + indices.shape + params.shape[a + 1:], params.dtype)]
+
+
+def _gather_emit(k: KernelSpec) -> str:
+    params, indices = k.inputs
+    a = k.attrs["axis"]
+    outer, n, inner, m = math.prod(params.shape[:a]), params.shape[a], math.prod(params.shape[a + 1:]), indices.size
+    if k.outputs[0].size == 0:
+        return "/* empty */"
+    # Indices are read once per (outer, j); each gathered slice is one memcpy (or a store if inner == 1).
+    copy = (f"out0[dst] = ok ? in0[src] : ({ctype(params.dtype)})0;" if inner == 1 else
+            f"if (ok) memcpy(out0 + dst, in0 + src, {inner} * sizeof(*out0)); "
+            f"else memset(out0 + dst, 0, {inner} * sizeof(*out0));")
+    return (f"for (int64_t o = 0; o < {outer}; o++) {{\n"
+            f"for (int64_t j = 0; j < {m}; j++) {{\n"
+            f"const int64_t i = (int64_t)in1[j];\n"
+            f"const int ok = i >= 0 && i < {n};\n"
+            f"const int64_t dst = (o * {m} + j) * {inner};\n"
+            f"const int64_t src = ok ? (o * {n} + i) * {inner} : 0;\n"
+            f"{copy}\n}}}}")
+
+
+def _gather_reference(attrs: dict, params: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    a = attrs["axis"]
+    n = params.shape[a]
+    out_shape = params.shape[:a] + indices.shape + params.shape[a + 1:]
+    idx = indices.astype(np.int64)
+    valid = (idx >= 0) & (idx < n)
+    if n == 0:
+        return np.zeros(out_shape, params.dtype)
+    out = np.take(params, np.where(valid, idx, 0), axis=a)
+    mask = valid.reshape((1,) * a + indices.shape + (1,) * (params.ndim - a - 1))
+    return np.where(mask, out, np.zeros((), params.dtype))
+
+
+@defop(infer=_gather_infer, emit=_gather_emit, reference=_gather_reference, normalize=_gather_normalize,
+       n_inputs=2)
+class Gather(Primitive):
+    """``Gather()(input_params, input_indices, axis)``: slices of ``input_params`` along ``axis`` picked by
+    the int32/int64 ``input_indices`` (output shape ``params[:axis] + indices + params[axis+1:]``). An index
+    outside ``[0, params.shape[axis])`` yields zeros for its slice."""
+
+    def __call__(self, input_params: Any, input_indices: Any, axis: int) -> Tensor:
+        return apply("Gather", {"axis": axis}, [input_params, input_indices])
+
+
+# ---- GatherD ------------------------------------------------------------------------------------------
+
+def _gatherd_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    if ins[0].rank == 0:
+        raise ShapeError("GatherD", "x must have rank >= 1", list(ins))
+    dim = static_int("GatherD", "dim", attrs.get("dim"), ins)
+    return {"dim": norm_axis("GatherD", dim, ins[0].rank, ins)}
+
+
+def _gatherd_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    x, index = ins
+    same_dtype("GatherD", [x], ANY)
+    if index.dtype not in INTS:
+        raise ShapeError("GatherD", f"index must be int32 or int64, got {index.dtype}", list(ins))
+    dim = attrs["dim"]
+    if index.rank != x.rank or any(a != b for d, (a, b) in enumerate(zip(x.shape, index.shape, strict=True))
+                                   if d != dim):
+        raise ShapeError("GatherD", f"index must have the rank of x and its shape except along dim {dim}",
+                         list(ins))
+    return [TensorType(index.shape, x.dtype)]
+
+
+def _gatherd_emit(k: KernelSpec) -> str:
+    x, index = k.inputs
+    dim = k.attrs["dim"]
+    outer, n, m, inner = math.prod(x.shape[:dim]), x.shape[dim], index.shape[dim], math.prod(x.shape[dim + 1:])
+    if index.size == 0:
+        return "/* empty */"
+    return (f"for (int64_t o = 0; o < {outer}; o++) {{\n"
+            f"for (int64_t j = 0; j < {m}; j++) {{\n"
+            f"for (int64_t r = 0; r < {inner}; r++) {{\n"
+            f"const int64_t q = (o * {m} + j) * {inner} + r;\n"
+            f"int64_t i = (int64_t)in1[q];\n"
+            f"if (i < 0) i += {n};\n"
+            f"out0[q] = (i >= 0 && i < {n}) ? in0[(o * {n} + i) * {inner} + r] : ({ctype(x.dtype)})0;\n"
+            f"}}}}}}")
+
+
+def _gatherd_reference(attrs: dict, x: np.ndarray, index: np.ndarray) -> np.ndarray:
+    dim = attrs["dim"]
+    n = x.shape[dim]
+    idx = index.astype(np.int64)
+    idx = np.where(idx < 0, idx + n, idx)
+    valid = (idx >= 0) & (idx < n)
+    if n == 0:
+        return np.zeros(index.shape, x.dtype)
+    return np.where(valid, np.take_along_axis(x, np.where(valid, idx, 0), axis=dim), np.zeros((), x.dtype))
+
+
+@defop(infer=_gatherd_infer, emit=_gatherd_emit, reference=_gatherd_reference, normalize=_gatherd_normalize,
+       n_inputs=2)
+class GatherD(Primitive):
+    """``GatherD()(x, dim, index)``: ``np.take_along_axis(x, index, dim)``; ``index`` has x's shape except
+    along ``dim``. Indices in ``[-n, n)`` are valid (negative counts from the end); others yield zeros."""
+
+    def __call__(self, x: Any, dim: int, index: Any) -> Tensor:
+        return apply("GatherD", {"dim": dim}, [x, index])
+
+
+PRIMITIVES: dict[str, type[Primitive]] = {cls.__name__: cls for cls in (Gather, GatherD)}

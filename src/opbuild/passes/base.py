@@ -1,0 +1,81 @@
+"""The graph-pass interface: a pass rewrites a traced :class:`~opbuild.ir.Graph` before it is lowered to kernels.
+
+A pass is deterministic (the same graph gives the same result in every process: kernels, and therefore cache
+keys, depend on it) and names itself with a ``name`` and a ``version``. The :class:`Pipeline` that runs the
+passes has an ``identity`` made of those names and versions, which the build adds to the graph-manifest key:
+changing what a pass does means bumping its version, so no manifest written by the old pass is trusted.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from typing import ClassVar
+
+from ..ir import Graph, Node, Value
+
+
+class GraphPass(ABC):
+    """One graph -> graph transform. Subclasses set ``name`` (unique, lower-case) and ``version``.
+
+    Contract: ``run`` returns a graph computing the same outputs from the same inputs (it may edit ``graph`` in
+    place and return it), keeps the order of ``graph.inputs`` and ``graph.outputs`` (the executor binds them
+    positionally), never touches the data of captured parameters (they change between calls), and is
+    deterministic.
+    """
+
+    name: ClassVar[str]
+    version: ClassVar[int] = 1
+
+    @abstractmethod
+    def run(self, graph: Graph) -> Graph:
+        """Transform ``graph``; returns the transformed graph."""
+
+    @property
+    def identity(self) -> str:
+        """``name@version``: what the pipeline identity (and the manifest key) records of this pass."""
+        return f"{self.name}@{self.version}"
+
+
+class Pipeline:
+    """An ordered list of passes, run one after the other. ``identity`` names them all."""
+
+    def __init__(self, passes: Iterable[GraphPass]):
+        self.passes: tuple[GraphPass, ...] = tuple(passes)
+        names = [p.name for p in self.passes]
+        if len(set(names)) != len(names):
+            raise ValueError(f"a pipeline runs each pass once; got {names}")
+        self.identity = ",".join(p.identity for p in self.passes)
+
+    def run(self, graph: Graph) -> Graph:
+        """Run every pass in order."""
+        for p in self.passes:
+            graph = p.run(graph)
+        return graph
+
+    def __repr__(self) -> str:
+        return f"Pipeline({self.identity})"
+
+
+def consumers(nodes: Sequence[Node]) -> dict[int, list[Node]]:
+    """``id(value) -> [nodes reading it]`` over ``nodes`` (values are compared by identity, as in the IR)."""
+    users: dict[int, list[Node]] = {}
+    for n in nodes:
+        for v in n.inputs:
+            users.setdefault(id(v), []).append(n)
+    return users
+
+
+def live_values(graph: Graph) -> set[int]:
+    """ids of the values the graph's outputs depend on (walking producers backwards)."""
+    live: set[int] = set()
+    stack: list[Value] = list(graph.outputs)
+    while stack:
+        v = stack.pop()
+        if id(v) in live:
+            continue
+        live.add(id(v))
+        if v.producer is not None:
+            live.update(id(o) for o in v.producer.outputs)
+            stack.extend(v.producer.inputs)
+    return live
