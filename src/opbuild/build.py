@@ -30,7 +30,7 @@ from pathlib import Path
 import filelock
 
 from . import __version__, config
-from .cache import fsio, manifest, pin
+from .cache import elf, fsio, manifest, pin
 from .cache import key as cache_key
 from .cache.local import BINARY_SUFFIX, KernelStore, Lookup
 from .cache.observe import Observer
@@ -39,7 +39,7 @@ from .cache.statmemo import StatMemo
 from .codegen import c as c_codegen
 from .compilers import Compiler, find_compiler
 from .compilers import blas as blas_provider
-from .errors import CompileError, CompilerNotFoundError
+from .errors import CompileError, CompilerNotFoundError, CompileTimeoutError
 from .ops.registry import KernelSpec
 from .ops.registry import get as get_op
 from .report import BuildReport, KernelRecord
@@ -133,7 +133,7 @@ class Builder:
         info = self._encoder.encode(spec.op, spec.attrs, spec.inputs, spec.outputs,
                                     opdef.codegen_hash(self._digest))
         name = cache_key.kernel_name(spec.op, info)
-        return _Request(spec, name, info, "ob_" + name.rsplit("_", 1)[1], opdef.needs_blas)
+        return _Request(spec, name, info, cache_key.kernel_symbol(name), opdef.needs_blas)
 
     def load(self, path: Path | str, req: _Request, ident: tuple | None = None) -> LoadedKernel:
         """dlopen a verified binary (one handle per binary inode, shared by the entries of a batch)."""
@@ -141,6 +141,15 @@ class Builder:
             st = os.stat(path)
             ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         return load_kernel(path, req.name, req.symbol, self._libs, ident)
+
+    def load_found(self, found: Lookup, req: _Request) -> tuple[LoadedKernel | None, Lookup]:
+        """Load the binary of a verified hit: (kernel, the hit), or (None, a corrupt Lookup) when it cannot be
+        loaded after all (dlopen's OSError, an undefined symbol): one more kind of damage, quarantined and
+        rebuilt by the caller like any other."""
+        try:
+            return self.load(found.binary, req, found.ident), found
+        except OSError as e:
+            return None, Lookup("corrupt", f"binary cannot be loaded ({e})")
 
     # ---- stores ---------------------------------------------------------------------------------
     def _warn_once(self, key: str, message: str) -> None:
@@ -263,7 +272,8 @@ class Builder:
                     t1 = time.perf_counter()
                     found = read_store.lookup(req.name, req.info)
                     if found.status == "hit":
-                        kernel = self.load(found.binary, req, found.ident)
+                        kernel, found = self.load_found(found, req)
+                    if found.status == "hit":
                         status = "repaired" if req.name in swept else "reused"
                         self._finish(scope, mk, kernel, by_memo)
                         report.kernels.append(
@@ -329,12 +339,18 @@ class Builder:
                     return False
                 hits.append(hit)
             each = (time.perf_counter() - t1) / len(hits)
-            libs, memory, records = self._libs, self._memory, report.kernels
-            for (mk, spec), item, hit in zip(todo.items(), found.items, hits):
-                name = item.name
-                kernel = load_kernel(hit.binary, name, "ob_" + name[name.rfind("_") + 1:], libs, hit.ident)
-                memory[(scope, mk)] = by_memo[mk] = kernel
-                records.append(KernelRecord(name, spec.op, "repaired" if name in swept else "reused", each, "local"))
+            libs, loaded, symbol = self._libs, [], cache_key.kernel_symbol
+            for item, hit in zip(found.items, hits):
+                try:
+                    loaded.append(load_kernel(hit.binary, item.name, symbol(item.name), libs, hit.ident))
+                except OSError as e:  # the ordinary path finds it again, quarantines and rebuilds it
+                    log.debug("opbuild: graph manifest %s not used: %s cannot be loaded: %s", graph, item.name, e)
+                    return False
+        memory, records = self._memory, report.kernels
+        for (mk, spec), kernel in zip(todo.items(), loaded):
+            memory[(scope, mk)] = by_memo[mk] = kernel
+            records.append(KernelRecord(kernel.name, spec.op, "repaired" if kernel.name in swept else "reused", each,
+                                        "local"))
         return True
 
     def _write_manifest(self, store: KernelStore, graph: str, reqs: list[_Request]) -> None:
@@ -381,6 +397,15 @@ class Builder:
             time.sleep(delay)
         try:
             result = self.compiler().compile(source, build_dir / (label + ".so"), build_dir, needs_blas, label=label)
+            binary = result.binary.read_bytes()
+            try:  # committed only once proven loadable: a compiler exiting 0 may still have written junk
+                elf.check(binary, [req.symbol for req in reqs])
+            except elf.ElfError as e:
+                raise CompileError(result.cmd, f"the compiler exited 0, but its output {result.binary.name} is not "
+                                   f"a loadable shared object: {e}", str(build_dir / (label + ".c")), label) from None
+        except CompileTimeoutError as e:
+            shutil.rmtree(build_dir, ignore_errors=True)  # a timeout is not the source's fault: nothing to keep
+            raise CompileTimeoutError(e.cmd, e.source_path, [req.name for req in reqs], e.timeout) from None
         except CompileError as e:
             # Keep the generated source where the user can read it after this process is gone: a per-user
             # folder, a unique file per failure (concurrent failures never overwrite each other).
@@ -392,7 +417,6 @@ class Builder:
             shutil.copyfile(e.source_path, dest)
             shutil.rmtree(build_dir, ignore_errors=True)
             raise CompileError(e.cmd, e.stderr, str(dest), reqs[0].name if len(reqs) == 1 else label) from None
-        binary = result.binary.read_bytes()
         shutil.rmtree(build_dir, ignore_errors=True)
         each = result.seconds / len(reqs)
         base = {"build_seconds": round(each, 6), "batch_seconds": round(result.seconds, 6), "batch_size": len(reqs),
@@ -527,7 +551,8 @@ class _BatchBuild:
         if locked:
             found = self.read.lookup(req.name, req.info)
         if found.status == "hit":
-            kernel = self.b.load(found.binary, req, found.ident)
+            kernel, found = self.b.load_found(found, req)
+        if found.status == "hit":
             self.done.append((mk, req, kernel, "repaired" if repaired else "reused", 0.0, "local"))
             self.progress.step(req.name)
             return True, repaired
@@ -613,7 +638,8 @@ class _BatchBuild:
         try:
             built = self.b.compile_batch(self.write, [req for _, req, _, _ in batch])
         except CompileError as e:
-            if len(batch) == 1:
+            # One by one, only the broken kernel fails; but a compiler that hangs would hang once per kernel.
+            if len(batch) == 1 or isinstance(e, CompileTimeoutError):
                 self.errors.append(e)
                 self.progress.step(batch[0][1].name)
                 return
@@ -621,7 +647,13 @@ class _BatchBuild:
                 self._compile([item])
             return
         for (mk, req, repaired, _), (_, path, seconds) in zip(batch, built):
-            kernel = self.b.load(path, req)
+            try:
+                kernel = self.b.load(path, req)
+            except OSError as e:  # structurally sound, yet dlopen refuses it (a library it links is missing...)
+                self.write.quarantine(req.name, f"freshly built binary cannot be loaded ({e})")
+                self.errors.append(CompileError([], f"the built kernel cannot be loaded: {e}", "", req.name))
+                self.progress.step(req.name)
+                continue
             self.done.append((mk, req, kernel, "repaired" if repaired else "built", seconds, "compiled"))
             self.progress.step(req.name)
 

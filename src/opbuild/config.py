@@ -84,7 +84,7 @@ class EnvNumber:
     ``parse(raw)`` returns the value (the default when ``raw`` is empty) or raises :class:`ConfigError` naming
     the variable, the value and the accepted form; nan and infinities are never accepted. ``get()`` reads the
     environment. To add a variable, declare one and list it in ``_SETTINGS`` so every build validates it up
-    front (e.g. ``EnvNumber("OPBUILD_COMPILE_TIMEOUT", 600.0)`` for a timeout in seconds > 0).
+    front (as ``COMPILE_TIMEOUT`` below: a timeout in seconds > 0).
     """
 
     name: str
@@ -186,6 +186,7 @@ BUILD_JOBS = EnvNumber("OPBUILD_BUILD_JOBS", None, integer=True, minimum=1, allo
 BATCH_SIZE = EnvNumber("OPBUILD_BATCH_SIZE", 32, integer=True, minimum=1, allow_minimum=True, maximum=1e6,
                        unit="kernels")
 LOCK_TIMEOUT = EnvNumber("OPBUILD_LOCK_TIMEOUT", 600.0)
+COMPILE_TIMEOUT = EnvNumber("OPBUILD_COMPILE_TIMEOUT", 600.0)
 REMOTE_TIMEOUT = EnvNumber("OPBUILD_REMOTE_TIMEOUT", 2.0)
 REMOTE_TTL = EnvNumber("OPBUILD_REMOTE_TTL", 0.0, allow_minimum=True)
 REMOTE_LEASE_TTL = EnvNumber("OPBUILD_REMOTE_LEASE_TTL", 20.0)
@@ -293,6 +294,12 @@ def build_jobs() -> int:
 def lock_timeout() -> float:
     """Seconds to wait for another process's build of the same kernel before building it ourselves."""
     return float(LOCK_TIMEOUT.get())
+
+
+def compile_timeout() -> float:
+    """OPBUILD_COMPILE_TIMEOUT: seconds one compiler call may take (default 600) before it is killed with its
+    children and the build fails naming the kernels of the call. A finite number > 0."""
+    return float(COMPILE_TIMEOUT.get())
 
 
 def cache_max_size() -> int | None:
@@ -415,6 +422,25 @@ def testing_compile_delay() -> float:
     return float(TEST_COMPILE_DELAY.get())
 
 
+def testing_commit_hook() -> tuple[float, str] | None:
+    """OPBUILD_TEST_COMMIT_HOOK=<seconds>:<file>: TEST HOOK ONLY (scripts/soak_kill.py, tests/cache). Inside
+    the commit window of every entry it publishes (after the binary, and again after the ``.info``, before
+    the ``.json``), the process appends ``<pid> <stage> <entry>`` to ``<file>`` and sleeps ``<seconds>``, so
+    that a test can SIGKILL it exactly there. None when unset; never set it in production."""
+    raw = _env("OPBUILD_TEST_COMMIT_HOOK")
+    if not raw:
+        return None
+    seconds, sep, path = raw.partition(":")
+    try:
+        pause = float(seconds)
+    except ValueError:
+        pause = -1.0
+    if not sep or not path or not math.isfinite(pause) or pause < 0:
+        raise ConfigError("OPBUILD_TEST_COMMIT_HOOK", raw, "is not a test hook setting",
+                          "<seconds>:<file> (a test hook: leave it unset)")
+    return pause, path
+
+
 def rank_size() -> int:
     """RANK_SIZE (the number of ranks of the job, as MindSpore's launchers set it); unset, empty or invalid
     means unknown (0). Only used to spread ranks over a cold build, so a bad value is ignored, not an error."""
@@ -439,11 +465,13 @@ _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("OPBUILD_BUILD_JOBS", build_jobs),
     ("OPBUILD_BATCH_SIZE", batch_size),
     ("OPBUILD_LOCK_TIMEOUT", lock_timeout),
+    ("OPBUILD_COMPILE_TIMEOUT", compile_timeout),
     ("OPBUILD_CACHE_MAX_SIZE", cache_max_size),
     ("OPBUILD_REMOTE_TIMEOUT", remote_timeout),
     ("OPBUILD_REMOTE_TTL", remote_ttl),
     ("OPBUILD_REMOTE_LEASE_TTL", remote_lease_ttl),
     ("OPBUILD_TEST_COMPILE_DELAY", testing_compile_delay),
+    ("OPBUILD_TEST_COMMIT_HOOK", testing_commit_hook),
 )
 _CHECKED_NAMES = tuple(name for name, _ in _CHECKS)
 # os.environ.get goes through MutableMapping.get and re-encodes the key on every call, which made reading the

@@ -52,6 +52,23 @@ class CompileError(OpbuildError, RuntimeError):
         )
 
 
+class CompileTimeoutError(CompileError):
+    """A compiler call ran past OPBUILD_COMPILE_TIMEOUT and was killed with its children.
+
+    Attributes as :class:`CompileError`, plus ``kernels`` (every kernel of the killed call) and ``timeout``
+    (the setting, in seconds).
+    """
+
+    def __init__(self, cmd: list[str], source_path: str, kernels: list[str], timeout: float):
+        self.kernels = list(kernels)
+        self.timeout = timeout
+        shown = ", ".join(self.kernels[:8]) + (f" and {len(self.kernels) - 8} more" if len(self.kernels) > 8 else "")
+        super().__init__(cmd, f"the compiler ran longer than OPBUILD_COMPILE_TIMEOUT={timeout:g} s and was killed "
+                         f"with its children (kernels of this call: {shown}). Raise OPBUILD_COMPILE_TIMEOUT if the "
+                         "compiler is only slow, or find out why it hangs.", source_path,
+                         self.kernels[0] if len(self.kernels) == 1 else f"batch of {len(self.kernels)}")
+
+
 class UnsupportedTargetError(OpbuildError, ValueError):
     """A device target this build does not support was requested."""
 

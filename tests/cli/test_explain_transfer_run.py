@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import tarfile
 from pathlib import Path
 
-from opbuild.cache.key import canonical_bytes, kernel_name
+from opbuild.cache.key import canonical_bytes, kernel_name, kernel_symbol
 
 from .conftest import NET, kernel_meta, names, run_cli, run_json, run_net
 
@@ -126,14 +127,17 @@ def _entry_bytes(root: Path, name: str) -> dict[str, bytes]:
 
 
 def _retarget(parts: dict[str, bytes], edit) -> tuple[str, dict[str, bytes]]:
-    """A consistent entry whose descriptor was changed by ``edit`` (new name, same binary)."""
+    """A consistent entry whose descriptor was changed by ``edit`` (new name, the binary exporting the new
+    name's symbol: same length, renamed in place, so it still passes the ELF check)."""
     desc = json.loads(parts[".info"])
     edit(desc)
     info = canonical_bytes(desc)
     name = kernel_name(desc["op"], info)
     meta = json.loads(parts[".json"])
-    meta.update(binary=name + ".so", kernel=name)
-    return name, {".info": info, ".json": json.dumps(meta).encode(), ".so": parts[".so"]}
+    binary = parts[".so"].replace(meta["symbol"].encode(), kernel_symbol(name).encode())
+    meta.update(binary=name + ".so", kernel=name, symbol=kernel_symbol(name),
+                sha256=hashlib.sha256(binary).hexdigest(), size=len(binary))
+    return name, {".info": info, ".json": json.dumps(meta).encode(), ".so": binary}
 
 
 def _tar(path: Path, members: list[tuple[str, bytes]], links: list[tuple[str, str]] = ()) -> None:

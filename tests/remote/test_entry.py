@@ -11,10 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opbuild.cache.remote_entry import MAGIC, EntryRejected, key_id, pack, unpack
+from tests.remote._elf import shared_object
 
 INFO = b'{"op":"Square","shape":[3]}\n'
 NAME = "square_" + hashlib.sha256(INFO).hexdigest()[:32]
-BINARY = bytes(range(256)) * 8
+BINARY = shared_object(NAME)
 META = {"symbol": "ob_x", "build_seconds": 0.1}
 SECRET = b"k3y"
 
@@ -53,6 +54,8 @@ NESTED = b"[" * 100_000 + b"\n" + INFO + BINARY
     (pack(NAME, INFO, BINARY, META, SECRET)[:-1] + b"!", SECRET, "bad signature"),
     (pack("square_other", INFO, BINARY, META), None, "names kernel"),
     (pack(NAME, INFO.replace(b"3", b"4"), BINARY, META), None, "differs from the requested"),
+    (pack(NAME, INFO, BINARY[: len(BINARY) // 2], META), None, "not a loadable shared object"),  # truncated
+    (pack(NAME, INFO, shared_object("square_other"), META), None, "does not export the kernel symbol"),
     (b"PK\x03\x04 a zip", None, "magic"),
     (b"opbuild-entry 1\n{}\n", None, "another format version"),
     (b"opbuild-entry 2 unsigned " + b"0" * 5000, None, "no signature line"),

@@ -9,6 +9,7 @@ import time
 from opbuild.cache.remote import open_backend
 from opbuild.cache.remote_backoff import Backoff
 from opbuild.cache.shared import SharedTier
+from tests.remote._elf import shared_object
 
 INFO = {f"k{i}": f'{{"kernel":{i}}}\n'.encode() for i in range(2)}
 WANTED = list(INFO.items())
@@ -52,7 +53,7 @@ def _messages(caplog) -> list[str]:
 
 
 def _outage_then_recovery(tier: SharedTier, break_it, fix_it, caplog) -> None:
-    tier.publish(b"bin", [("k0", INFO["k0"], {})])
+    tier.publish(shared_object(*INFO), [("k0", INFO["k0"], {})])
     assert set(tier.fetch(WANTED)) == {"k0"}
     with caplog.at_level(logging.WARNING, logger="opbuild"):
         break_it()
@@ -64,7 +65,7 @@ def _outage_then_recovery(tier: SharedTier, break_it, fix_it, caplog) -> None:
             time.sleep(2 * PAUSE)
         fix_it()
         time.sleep(2 * PAUSE)
-        tier.publish(b"bin", [("k1", INFO["k1"], {})])  # the retry succeeds: used again
+        tier.publish(shared_object(*INFO), [("k1", INFO["k1"], {})])  # the retry succeeds: used again
         assert set(tier.fetch(WANTED)) >= {"k1"}
     unavailable = [m for m in _messages(caplog) if "is unavailable" in m]
     assert len(unavailable) == 1, _messages(caplog)  # one warning for the whole outage

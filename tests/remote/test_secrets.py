@@ -16,6 +16,7 @@ from opbuild.cache.remote_entry import MAGIC, key_id, pack, unpack
 from opbuild.cache.shared import SharedTier
 
 from ..conftest import run_python
+from ._elf import shared_object
 from ._job import Job, built, fetched, names
 from ._net import DISTINCT_KERNELS
 
@@ -82,22 +83,22 @@ def test_hostile_blobs_are_misses_and_are_replaced(shared, secret, caplog):
     with caplog.at_level(logging.WARNING, logger="opbuild"):
         assert tier.fetch(WANTED) == {}  # rejected, never an exception
     assert tier.counters.totals()["remote_rejected"] == 3 and tier.ok
-    tier.publish(b"rebuilt", [(n, i, {}) for n, i in WANTED])  # what the build does next: replaces them
+    tier.publish(shared_object(*INFO), [(n, i, {}) for n, i in WANTED])  # what the build does next: replaces them
     for name, info in WANTED:
-        assert unpack(shared.raw_get(name, key), name, info, secret).binary == b"rebuilt"
+        assert unpack(shared.raw_get(name, key), name, info, secret).binary == shared_object(*INFO)
     assert set(_tier(shared.url, secret).fetch(WANTED)) == set(INFO)
 
 
 def test_special_files_in_a_directory_tier_are_rejected_entries(tmp_path):
     root = tmp_path / "shared"
     tier = _tier(root.as_uri(), None)
-    tier.publish(b"bin", [("k2", INFO["k2"], {})])
+    tier.publish(shared_object(*INFO), [("k2", INFO["k2"], {})])
     entries = root / "v2" / "unsigned" / "entries"
     os.mkfifo(entries / "k0.entry")  # reading it must not wait for a writer
     (entries / "k1.entry").symlink_to(entries / "k2.entry")  # never followed
     assert set(tier.fetch(WANTED)) == {"k2"}
     assert tier.counters.totals()["remote_rejected"] == 2 and tier.ok  # damage, not an outage
-    tier.publish(b"new", [("k0", INFO["k0"], {}), ("k1", INFO["k1"], {})])
+    tier.publish(shared_object(*INFO), [("k0", INFO["k0"], {}), ("k1", INFO["k1"], {})])
     assert set(_tier(root.as_uri(), None).fetch(WANTED)) == set(INFO)
     assert not (entries / "k1.entry").is_symlink()
 

@@ -14,6 +14,7 @@ import pytest
 from opbuild.cache.remote import open_backend
 from opbuild.cache.remote_entry import key_id, pack
 from opbuild.cache.shared import SharedTier
+from tests.remote._elf import shared_object
 
 INFO = {f"k{i}": f'{{"kernel":{i}}}\n'.encode() for i in range(4)}
 WANTED = list(INFO.items())
@@ -31,11 +32,11 @@ def test_claim_publish_fetch_between_two_processes(shared):
     assert claim.leased == ["k0", "k1"] and not claim.busy and not claim.found
     claim = b.claim(WANTED)
     assert claim.busy == ["k0", "k1"] and claim.leased == ["k2", "k3"]
-    a.publish(b"binary", [("k0", INFO["k0"], {"op": "X"}), ("k1", INFO["k1"], {"op": "X"})])
+    a.publish(shared_object("k0", "k1"), [("k0", INFO["k0"], {"op": "X"}), ("k1", INFO["k1"], {"op": "X"})])
     a.release(["k0", "k1"])
     claim = b.claim(WANTED[:2])  # published and released meanwhile: fetched, not leased
     assert set(claim.found) == {"k0", "k1"} and not claim.leased and not claim.busy
-    assert claim.found["k0"].binary == b"binary" and claim.found["k0"].meta["fetched_from"] == a.url
+    assert claim.found["k0"].binary == shared_object("k0", "k1") and claim.found["k0"].meta["fetched_from"] == a.url
     assert shared.lease_count() == 2  # b's k2, k3
     b.release(["k2", "k3"])
     assert shared.lease_count() == 0
@@ -66,8 +67,8 @@ def test_lease_of_a_dead_process_on_this_host_is_taken_over_at_once(shared):
 
 def test_rejected_entries_are_logged_once_and_not_returned(shared, caplog):
     backend = open_backend(shared.url, namespace=key_id(b"s"))
-    backend.put("k0", pack("k0", INFO["k0"], b"bin", {}, secret=None))  # unsigned, planted among signed ones
-    backend.put("k1", pack("k1", INFO["k1"], b"bin", {}, secret=b"s"))
+    backend.put("k0", pack("k0", INFO["k0"], shared_object("k0"), {}, secret=None))  # unsigned, planted
+    backend.put("k1", pack("k1", INFO["k1"], shared_object("k1"), {}, secret=b"s"))
     tier = _tier(shared.url, secret=b"s")
     with caplog.at_level(logging.WARNING, logger="opbuild"):
         assert set(tier.fetch(WANTED)) == {"k1"}

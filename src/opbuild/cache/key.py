@@ -115,6 +115,12 @@ def kernel_name(op: str, info: bytes) -> str:
     return f"{op.lower()}_{hashlib.sha256(info).hexdigest()[:HASH_CHARS]}"
 
 
+def kernel_symbol(name: str) -> str:
+    """The exported C symbol of kernel ``name``: ``ob_<hash>`` (unique per descriptor, so the kernels of one
+    batched shared object never clash). Derived from the name, like every path, never read from a file."""
+    return "ob_" + name[name.rfind("_") + 1:]
+
+
 def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
     """``{"inputs":[{"shape":[3]}]}`` -> ``{"input[0].shape": [3]}``: lists of dicts are indexed, scalar
     lists stay values (a shape is one field)."""

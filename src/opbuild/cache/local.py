@@ -5,6 +5,9 @@ Contract (see docs/cache.md):
   * :meth:`KernelStore.lookup` verifies an entry completely (``.info`` bytes equal the request and hash to the
     name, ``.json`` parses and names the expected binary, the binary's size and sha256 match) before it is
     reported as a hit. The binary's path is derived from the kernel name, never taken from ``.json``.
+  * The binary must also be a shared object this process can load, exporting the kernel's symbol
+    (cache/elf.py): checked on the bytes already read for the sha256, so a truncated object (SIGBUS when
+    mapped), garbage or an object without the symbol is never ``dlopen``ed.
   * Anything wrong is reported as ``corrupt`` with a reason; callers quarantine it while holding the kernel's
     lock, since an entry without its ``.json`` may simply be in the middle of being published.
 """
@@ -22,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import config
-from . import fsio
-from .key import HASH_CHARS, NAME_RE
+from . import elf, fsio
+from .key import HASH_CHARS, NAME_RE, kernel_symbol
 
 log = logging.getLogger("opbuild.cache")
 BINARY_SUFFIX = ".so"
@@ -44,6 +47,18 @@ class Lookup:
     ident: tuple | None = None  # (device, inode, size, mtime_ns) of the verified binary
 
 
+def _commit_hook(stage: str, name: str) -> None:
+    """Test hook OPBUILD_TEST_COMMIT_HOOK (config.testing_commit_hook): announce that this process is inside
+    the commit window of ``name`` (after writing its ``stage``) and pause there, so a test can kill it."""
+    hook = config.testing_commit_hook()
+    if hook is None:
+        return
+    pause, path = hook
+    with open(path, "a") as f:
+        f.write(f"{os.getpid()} {stage} {name}\n")
+    time.sleep(pause)
+
+
 class KernelStore:
     """One kernel_meta directory. Creating it may raise OSError (caller degrades to a private store)."""
 
@@ -54,7 +69,8 @@ class KernelStore:
         self._prefix = os.path.join(str(self.path), "")
         self.tmp_dir = self.path / TMP_DIR
         self._swept = False
-        self._digests: dict[tuple[int, int, int, int], str] = {}
+        # (device, inode, size, mtime_ns) -> (sha256, exported symbols or why the object is not loadable)
+        self._digests: dict[tuple[int, int, int, int], tuple[str, frozenset[str] | str]] = {}
 
     # ---- layout -----------------------------------------------------------------------------------
     def info_path(self, name: str) -> Path:
@@ -108,14 +124,15 @@ class KernelStore:
                 return Lookup("corrupt", ".info does not hash to the entry's name")
             return Lookup("corrupt", ".info differs from the requested descriptor")
         # on_disk == info, and the caller derived ``name`` from sha256(info): the .info matches its name.
-        found = self._verify_binary(base + BINARY_SUFFIX, expected_size, expected_sha, ".json")
+        found = self._verify_binary(base + BINARY_SUFFIX, expected_size, expected_sha, ".json", kernel_symbol(name))
         if found.status == "hit":
             found.result = result
         return found
 
-    def _verify_binary(self, binary: str, size: int, sha256: str, source: str) -> Lookup:
+    def _verify_binary(self, binary: str, size: int, sha256: str, source: str, symbol: str) -> Lookup:
         """A hit if ``binary`` is a regular file (never a symbolic link) of ``size`` bytes hashing to
-        ``sha256``, as recorded in ``source`` (.json or the graph manifest)."""
+        ``sha256``, as recorded in ``source`` (.json or the graph manifest), and a loadable shared object
+        exporting ``symbol``."""
         try:
             st = os.lstat(binary)
         except FileNotFoundError:
@@ -134,6 +151,11 @@ class KernelStore:
             return Lookup("corrupt", f"cannot read binary: {e}")
         if digest != sha256:
             return Lookup("corrupt", f"binary sha256 does not match {source}")
+        exported = self._digests[ident][1]
+        if isinstance(exported, str):
+            return Lookup("corrupt", f"binary is not a loadable shared object: {exported}")
+        if symbol not in exported:
+            return Lookup("corrupt", f"binary does not export the kernel symbol {symbol}")
         return Lookup("hit", binary=binary, ident=ident)
 
     def check(self, name: str, info_sha256: str, json_sha256: str, binary_sha256: str, size: int) -> Lookup:
@@ -154,18 +176,25 @@ class KernelStore:
             return Lookup("corrupt", ".info differs from the manifest")
         if hashlib.sha256(raw).hexdigest() != json_sha256:
             return Lookup("corrupt", ".json differs from the manifest")
-        return self._verify_binary(base + BINARY_SUFFIX, size, binary_sha256, "the graph manifest")
+        return self._verify_binary(base + BINARY_SUFFIX, size, binary_sha256, "the graph manifest",
+                                   kernel_symbol(name))
 
     def digest_of(self, binary: str, ident: tuple[int, int, int, int]) -> str:
         """sha256 of a binary (never following a symbolic link), once per process and inode: the entries of
-        one batched compile share an inode, and any rewrite changes the inode, size or mtime in ``ident``."""
-        digest = self._digests.get(ident)
-        if digest is None:
+        one batched compile share an inode, and any rewrite changes the inode, size or mtime in ``ident``.
+        The ELF check (cache/elf.py) runs on the same bytes, also once per inode: the symbols it exports, or
+        why it cannot be loaded, are remembered for :meth:`_verify_binary`."""
+        known = self._digests.get(ident)
+        if known is None:
             # O_NONBLOCK: a FIFO swapped in after the caller's lstat must not block us (it reads as empty).
             with open(os.open(binary, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as f:
-                digest = hashlib.sha256(f.read()).hexdigest()
-            self._digests[ident] = digest
-        return digest
+                data = f.read()
+            try:
+                exported: frozenset[str] | str = elf.exported_symbols(data)
+            except elf.ElfError as e:
+                exported = str(e)
+            known = self._digests[ident] = (hashlib.sha256(data).hexdigest(), exported)
+        return known[0]
 
     # ---- writes -----------------------------------------------------------------------------------
     def publish(self, name: str, info: bytes, binary: bytes, result: dict, link_from: Path | None = None) -> Path:
@@ -191,8 +220,10 @@ class KernelStore:
             if link_from is None or not self._link(link_from, target):
                 fsio.atomic_write(target, binary, fsync=sync, tmp_dir=self.tmp_dir)
             written.append(target)
+            _commit_hook("binary", name)
             fsio.atomic_write(self.info_path(name), info, fsync=sync, tmp_dir=self.tmp_dir)
             written.append(self.info_path(name))
+            _commit_hook("info", name)
             fsio.atomic_write(self.json_path(name), (json.dumps(result, indent=1, sort_keys=True) + "\n").encode(),
                               fsync=sync, tmp_dir=self.tmp_dir)
         except OSError:

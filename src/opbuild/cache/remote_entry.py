@@ -29,7 +29,9 @@ import hmac
 import json
 from dataclasses import dataclass
 
+from . import elf
 from .fsio import CorruptFile, parse_json
+from .key import kernel_symbol
 from .remote import UNSIGNED
 
 FORMAT = 2
@@ -150,4 +152,8 @@ def unpack(blob: bytes, name: str, info: bytes, secret: bytes | None = None) -> 
         raise EntryRejected(".info differs from the requested descriptor")
     if hashlib.sha256(binary).hexdigest() != sha:
         raise EntryRejected("binary sha256 does not match the header")
+    try:  # as for a local entry: never adopted (nor loaded) unless it is a loadable object with the kernel
+        elf.check(binary, [kernel_symbol(name)])
+    except elf.ElfError as e:
+        raise EntryRejected(f"binary is not a loadable shared object: {e}") from None
     return RemoteEntry(name, got_info, binary, meta, sha)

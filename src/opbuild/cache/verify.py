@@ -1,8 +1,9 @@
 """``opbuild cache verify``: check every file of a kernel_meta directory; with ``repair``, fix what is broken.
 
 Checks, per committed entry: the ``.info`` hashes to the entry's name and parses as a descriptor of the
-op the name says, the ``.json`` parses and names the entry's binary, and the binary's size and sha256 match
-the ``.json`` (the same verification a build does before loading, :meth:`KernelStore.lookup`). Besides
+op the name says, the ``.json`` parses and names the entry's binary, the binary's size and sha256 match
+the ``.json``, and the binary is a loadable shared object exporting the kernel's symbol (cache/elf.py): the
+same verification a build does before loading, :meth:`KernelStore.lookup`. Besides
 entries: uncommitted entries nobody is building, temporaries of dead processes, files and folders that do
 not belong (orphans) and an unreadable statistics file.
 
@@ -21,9 +22,9 @@ from pathlib import Path
 
 import filelock
 
-from . import aside, fsio, manifest, statmemo, stats
+from . import aside, elf, fsio, manifest, statmemo, stats
 from .entries import NAME_RE, Entry, scan
-from .key import HASH_CHARS
+from .key import HASH_CHARS, kernel_symbol
 from .local import BINARY_SUFFIX, LOCK_DIR, QUARANTINE_DIR, KernelStore
 from .pin import bad_lock_file, try_exclusive
 
@@ -101,6 +102,10 @@ def check_entry_bytes(name: str, info: bytes, meta_raw: bytes, binary: bytes) ->
         return f"binary size {len(binary)} != {size} recorded in .json"
     if hashlib.sha256(binary).hexdigest() != sha:
         return "binary sha256 does not match .json"
+    try:  # what a build checks before loading it: a checksum alone proves nothing about a broken compiler's output
+        elf.check(binary, [kernel_symbol(name)])
+    except elf.ElfError as e:
+        return f"binary is not a loadable shared object: {e}"
     return None
 
 

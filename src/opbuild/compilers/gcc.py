@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import shutil
+import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 from .. import config
 from ..cache.statmemo import StatMemo
-from ..errors import CompileError, CompilerNotFoundError
+from ..errors import CompileError, CompilerNotFoundError, CompileTimeoutError
 from . import blas as blas_provider
 from .base import Compiler, CompileResult
 
@@ -122,15 +125,36 @@ class GccLike(Compiler):
         src.write_text(source)
         cmd = self.command(src, out_path, needs_blas)
         t0 = time.perf_counter()
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-        except OSError as e:
-            raise CompileError(cmd, str(e), str(src), label) from e
-        if proc.returncode != 0:
+        returncode, output = run_bounded(cmd, config.compile_timeout(), src, label)
+        if returncode != 0:
             out_path.unlink(missing_ok=True)
             # Keep the source next to the build for the user to inspect; the caller decides where.
-            raise CompileError(cmd, proc.stderr + proc.stdout, str(src), label)
+            raise CompileError(cmd, output, str(src), label)
         return CompileResult(out_path, cmd, time.perf_counter() - t0)
+
+
+def run_bounded(cmd: list[str], timeout: float, src: Path, label: str) -> tuple[int, str]:
+    """Run a compiler command; (exit status, stderr + stdout). The compiler runs in a process group of its
+    own, so that past ``timeout`` seconds the whole group (the driver and the cc1/as/ld it started) is killed,
+    not just the driver, whose children would otherwise keep running and hold its output pipes open. Raises
+    CompileTimeoutError then (the caller names the kernels), CompileError if it cannot be started."""
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+    except OSError as e:
+        raise CompileError(cmd, str(e), str(src), label) from e
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except BaseException:  # the timeout, or KeyboardInterrupt: leave no compiler behind either way
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):  # a grandchild that left the group keeps the pipes
+            proc.communicate(timeout=5)
+        if sys.exc_info()[0] is subprocess.TimeoutExpired:
+            raise CompileTimeoutError(cmd, str(src), [label], timeout) from None
+        raise
+    return proc.returncode, err + out
 
 
 def find_compiler() -> GccLike:

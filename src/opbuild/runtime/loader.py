@@ -61,6 +61,10 @@ class Library:
         return f"<Library {self.path}>"
 
 
+class KernelLoadError(OSError):
+    """A shared object was opened but does not define the kernel's symbol."""
+
+
 @dataclass
 class LoadedKernel:
     """A callable kernel: ``fn(ptr_array)``; ``lib`` keeps the shared object mapped while it is used."""
@@ -73,17 +77,28 @@ class LoadedKernel:
 
 def load_kernel(path: Path | str, name: str, symbol: str, libs: dict | None = None,
                 ident: tuple | None = None) -> LoadedKernel:
-    """Load the verified binary at ``path`` and return its kernel entry point.
+    """Load the verified binary at ``path`` and return its kernel entry point. Raises OSError when it cannot
+    be loaded (dlopen's error, or :class:`KernelLoadError` for an undefined symbol): callers treat that as
+    a corrupt cache entry.
 
     ``libs`` maps a binary's identity (device, inode, ...) to its already-open library: the entries of one
     batched compile are hard links of one object, so they share one handle instead of a ``dlopen`` each.
     """
     lib = libs.get(ident) if libs is not None and ident is not None else None
-    if lib is None:
+    opened = lib is None
+    if opened:
         lib = Library(str(path))
-        if libs is not None and ident is not None:
-            libs[ident] = lib
-    return LoadedKernel(name, symbol, KernelFunction((symbol, lib)), lib)
+    try:
+        fn = KernelFunction((symbol, lib))
+    except AttributeError as e:  # dlsym found nothing: for the caller one more way a binary cannot be loaded
+        if opened:
+            # glibc's dlopen matches an already-loaded object by its path name: left open, this object would
+            # be handed back for the rebuilt binary the caller then writes at the same path.
+            _ctypes.dlclose(lib._handle)
+        raise KernelLoadError(f"{path}: {e}") from None
+    if opened and libs is not None and ident is not None:
+        libs[ident] = lib
+    return LoadedKernel(name, symbol, fn, lib)
 
 
 # ---- OpenMP across fork ---------------------------------------------------------------------------------
