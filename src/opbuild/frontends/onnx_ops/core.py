@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import OpbuildError
-from ...ir import TensorType
 from ...ops.primitive import apply
 from ...ops.registry import get as get_op
+from ...passes.fold import evaluate
 from ...tensor import Tensor
 
 Value = Any  # np.ndarray (a trace-time constant) or Tensor
@@ -47,14 +47,13 @@ def const(value: Any, dt: str) -> np.ndarray:
 
 
 def prim(op: str, attrs: dict, *inputs: Value) -> Value:
-    """Apply opbuild primitive ``op``: folded with its NumPy reference when every input is a constant,
-    otherwise recorded into the graph being traced (constants become captured tensors). Returns one value,
-    or a tuple for multi-output primitives."""
-    opdef = get_op(op)
+    """Apply opbuild primitive ``op``: folded by the constant-folding pass's evaluator when every input is a
+    constant (converters need shapes, axes and slice bounds as values while the model is traced), otherwise
+    recorded into the graph being traced (constants become captured tensors, which the folding pass may still
+    fold at build time). Returns one value, or a tuple for multi-output primitives."""
     if all(is_const(x) for x in inputs):
-        spec = opdef.spec(attrs, [TensorType(shape(x), dtype(x)) for x in inputs])
-        outs = opdef.run_reference(spec, [np.ascontiguousarray(x) for x in inputs])
-        return outs[0] if len(outs) == 1 and not opdef.multi_output else tuple(outs)
+        outs = evaluate(op, attrs, inputs)
+        return outs[0] if len(outs) == 1 and not get_op(op).multi_output else tuple(outs)
     return apply(op, attrs, [x if isinstance(x, Tensor) else Tensor(x) for x in inputs])
 
 
