@@ -140,6 +140,7 @@ def _trial(rng: random.Random, root: Path, procs: int, mode: str, typical: float
         target = {w.pid: rng.randint(1, 6) for w in workers}  # the k-th announcement of each worker
         seen: dict[int, int] = {}
         done: set[int] = set()
+        killed: set[int] = set()
         while len(done) < len(workers) and time.monotonic() - t0 < 120:
             for pid, _, _ in _announcements(hook)[sum(seen.values()):]:
                 seen[pid] = seen.get(pid, 0) + 1
@@ -147,6 +148,7 @@ def _trial(rng: random.Random, root: Path, procs: int, mode: str, typical: float
                 if pid not in done and seen[pid] >= target[pid]:
                     done.add(pid)
                     if _kill(proc):
+                        killed.add(pid)
                         kills += 1
                         window_kills += 1
             for w in workers:
@@ -154,7 +156,10 @@ def _trial(rng: random.Random, root: Path, procs: int, mode: str, typical: float
                     done.add(w.pid)
             time.sleep(0.005)
         for w in workers:
-            kills += _kill(w)  # a worker that never reached its k-th window (it published fewer entries)
+            # A worker that never reached its k-th window (it published fewer entries) and still runs; never
+            # one killed above (not yet reaped, killpg would "succeed" again on it and count it twice).
+            if w.pid not in killed:
+                kills += _kill(w)
     failures = []
     for w, net in zip(workers, nets, strict=True):
         out, err = w.communicate()
