@@ -50,7 +50,8 @@ class BatchCompiler:
         needs_blas = any(r.needs_blas for r in reqs)
         return self.target.translation_unit(kernels, needs_blas), needs_blas
 
-    def compile_batch(self, store: KernelStore, reqs: Sequence[KernelRequest]) -> list[tuple[KernelRequest, Path, float]]:
+    def compile_batch(self, store: KernelStore,
+                      reqs: Sequence[KernelRequest]) -> list[tuple[KernelRequest, Path, float]]:
         """Compile several kernels in ONE compiler call and publish each as its own entry (and to the shared
         tier). Returns (request, binary path, seconds attributed) per kernel."""
         label = reqs[0].name if len(reqs) == 1 else f"batch{len(reqs)}_{reqs[0].name}"

@@ -49,8 +49,9 @@ MANIFEST_DIR = ".graphs"
 FORMAT = 2
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 # Packages and modules whose code decides what a descriptor holds or how a kernel is generated.
-_SOURCE_PACKAGES = ("opbuild.ops", "opbuild.targets.cpu", "opbuild.targets.cpu.compilers", "opbuild.build")
-_SOURCE_MODULES = ("opbuild", "opbuild._version", "opbuild.config", "opbuild.dtypes", "opbuild.cache.key")
+_SOURCE_PACKAGES = ("opbuild.ops", "opbuild.targets.cpu")
+_SOURCE_MODULES = ("opbuild", "opbuild._version", "opbuild.config", "opbuild.dtypes", "opbuild.cache.key",
+                   "opbuild.build.requests", "opbuild.build.toolchain", "opbuild.targets.cpu.compilers.gcc")
 
 
 def _source_files() -> list[str]:
