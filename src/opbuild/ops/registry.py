@@ -31,6 +31,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu import codegen as c_codegen
 
 
 @functools.cache
@@ -77,8 +78,6 @@ class OpDef:
         file) may serve memoised digests (cache/statmemo.py); computed once per process and op.
         """
         if self._codegen_hash is None:
-            from ..targets.cpu import codegen as c_codegen
-
             digest = file_digest or _source_digest
             h = hashlib.sha256()
             for mod_file in (_emitter_file(self.emit), c_codegen.__file__):
