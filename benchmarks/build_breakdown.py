@@ -11,7 +11,7 @@ floor (read + sha256 + dlopen of the same binaries). Prints medians per step, in
 the entry writes (publish: atomic writes + fsyncs) and the batches timed (wall clock, summed over the build
 threads), plus the compilers' CPU time.
 
-This instruments private functions of opbuild (build.Builder, cache.local.KernelStore, cache.pin, ...): it
+This instruments private functions of opbuild (build.driver.Builder, cache.local.KernelStore, cache.pin, ...): it
 is a profiling aid that follows the code, not a stable benchmark. The wrappers cost ~1 us per call, which
 shows up mostly as "rest of Builder.build".
 """
@@ -37,24 +37,25 @@ import netspec  # noqa: E402
 
 # (label, module, attribute path, nested under): top-level steps are called by Builder.build itself.
 STEPS = [
-    ("stores (kernel_meta, writable?)", "opbuild.build", "Builder.stores", None),
-    ("compiler identity", "opbuild.build", "Builder.compiler", None),
-    ("find compiler (PATH, CC, CFLAGS)", "opbuild.build", "find_compiler", "compiler identity"),
-    ("version memo + BLAS identity", "opbuild.compilers.gcc", "GccLike.identity", "compiler identity"),
+    ("stores (kernel_meta, writable?)", "opbuild.build.stores", "Stores.select", None),
+    ("compiler identity", "opbuild.build.toolchain", "Toolchains.identity", None),
+    ("find compiler (PATH, CC, CFLAGS)", "opbuild.targets.cpu", "find_compiler", "compiler identity"),
+    ("version memo + BLAS identity", "opbuild.targets.cpu.compilers.gcc", "GccLike.identity", "compiler identity"),
     ("memo keys (one per graph node)", "opbuild.ops.registry", "KernelSpec.memo_key", None),
-    ("descriptors (.info bytes + name)", "opbuild.build", "Builder.request", None),
+    ("descriptors (.info bytes + name)", "opbuild.build.driver", "Builder.request", None),
     ("codegen hash (per op type)", "opbuild.ops.registry", "OpDef.codegen_hash", "descriptors (.info bytes + name)"),
-    ("target identity (/proc/cpuinfo)", "opbuild.build", "Builder.target", "descriptors (.info bytes + name)"),
+    ("target identity (/proc/cpuinfo)", "opbuild.targets.cpu", "CpuTarget.identity",
+     "descriptors (.info bytes + name)"),
     ("encode descriptor", "opbuild.cache.key", "InfoEncoder.encode", "descriptors (.info bytes + name)"),
     ("sha256 name", "opbuild.cache.key", "kernel_name", "descriptors (.info bytes + name)"),
     ("sweep stray temporaries (scandir)", "opbuild.cache.local", "KernelStore.sweep_temporaries", None),
     ("load lock (one shared flock per build)", "opbuild.cache.pin", "loading.__enter__", None),
-    ("preload BLAS (lazily bound dlopen)", "opbuild.build", "preload", None),
+    ("preload BLAS (lazily bound dlopen)", "opbuild.targets.cpu.loader", "preload", None),
     ("graph manifest: fingerprint (stats)", "opbuild.cache.manifest", "fingerprint", None),
     ("graph manifest: read", "opbuild.cache.manifest", "read", None),
     ("check entry against the manifest", "opbuild.cache.local", "KernelStore.check", None),
     ("lookup: read+verify .json/.info/binary", "opbuild.cache.local", "KernelStore.lookup", None),
-    ("load: dlopen + dlsym", "opbuild.build", "Builder.load", None),
+    ("load: dlopen + dlsym", "opbuild.build.memory", "KernelMemory.load", None),
     ("statistics (after_build)", "opbuild.cache.observe", "Observer.after_build", None),
 ]
 
@@ -99,8 +100,8 @@ def child(cfg: dict) -> dict:
 
 
 COLD_STEPS = [
-    ("batches (compile_batch: codegen, compile, publish)", "opbuild.build", "Builder.compile_batch"),
-    ("compiler calls (gcc)", "opbuild.compilers.gcc", "GccLike.compile"),
+    ("batches (compile_batch: codegen, compile, publish)", "opbuild.build.compile", "BatchCompiler.compile_batch"),
+    ("compiler calls (gcc)", "opbuild.targets.cpu.compilers.gcc", "GccLike.compile"),
     ("publish entries (.info/.json writes, fsyncs, links)", "opbuild.cache.local", "KernelStore.publish"),
     ("stage batch binary (write + fsync)", "opbuild.cache.local", "KernelStore.stage_binary"),
 ]

@@ -98,10 +98,10 @@ def run_opbuild(args: argparse.Namespace) -> dict[str, Any]:
     thread_cpu: list[float] = []
     inner = builder.build
 
-    def timed_build(specs):
+    def timed_build(specs, *args, **kwargs):
         c0 = time.thread_time()
         try:
-            return inner(specs)
+            return inner(specs, *args, **kwargs)
         finally:
             thread_cpu.append(time.thread_time() - c0)
 

@@ -6,9 +6,8 @@ Public API re-exports only.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from . import dtypes as _dtypes  # noqa: E402
+from ._version import __version__
 from .config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: E402
 from .errors import CompileError, CompilerNotFoundError, OpbuildError, ShapeError  # noqa: E402
 from .parameter import Parameter, initializer, set_seed  # noqa: E402

@@ -22,10 +22,11 @@ from typing import Any
 
 import filelock
 
-from . import __version__, config
+from . import config
+from ._version import __version__
 from .cache import entries as cache_entries
 from .cache import evict, explain, fsio, stats, transfer, verify
-from .cache.key import kernel_name, target_identity
+from .cache.key import kernel_name
 from .errors import ConfigError, OpbuildError
 from .units import format_ago, format_size, format_time, parse_age, parse_size
 
@@ -441,10 +442,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def _here() -> dict:
     """This machine's values of the machine-dependent descriptor components."""
     from .build import Builder
-    from .codegen.c import ABI_VERSION
 
-    return {"compiler": Builder().compiler().identity(), "target": target_identity(),
-            "opbuild_version": __version__, "abi": ABI_VERSION}
+    builder = Builder()
+    target = builder.target
+    return {"compiler": builder.compiler().identity(), "target": target.identity(),
+            "opbuild_version": __version__, "abi": target.abi_version}
 
 
 def _codegen_hash(op: str) -> str | None:
@@ -732,16 +734,16 @@ def cmd_info(args: argparse.Namespace) -> int:
     code = EXIT_OK
     compiler: dict[str, Any] = {}
     compiler_error = ""
-    try:
-        from .build import Builder
-
-        compiler = Builder().compiler().identity()
-    except _TOOLCHAIN_ERRORS as e:  # no compiler is a finding to show, not a crash
-        compiler_error = str(e)
-        code = EXIT_PROBLEMS
-    target = target_identity()
     root = _root(args)
     directory = cache_directory(args)
+    from .build import toolchain_info
+
+    toolchain = toolchain_info(directory)
+    compiler = toolchain["compiler"] or {}
+    if toolchain["missing"]:  # no compiler is a finding to show, not a crash
+        compiler_error = toolchain["missing"]
+        code = EXIT_PROBLEMS
+    target = toolchain["target_identity"]
     listing = cache_entries.scan(directory)
     try:
         max_size = config.cache_max_size()
@@ -758,6 +760,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "opbuild_version": __version__, "python": platform.python_version(),
         "package": str(Path(__file__).resolve().parent),
         "compiler": compiler or None, "compiler_error": compiler_error or None, "target": target,
+        "toolchain_matched": toolchain["matched"],
         "cache_enabled": enabled, "cache_root": str(root), "cache_root_source": source,
         "rank": None if root.name == "kernel_meta" else _rank(args), "cache_directory": str(directory),
         "entries": len(listing.committed), "bytes": listing.entry_bytes, "max_size": max_size,
@@ -770,6 +773,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     pairs = [
         ("opbuild", f"{__version__} (python {info['python']}, {info['package']})"),
         ("compiler", compiler.get("path", f"not found: {compiler_error}")),
+        ("toolchain", {"compiler": "the compiler found here",
+                       "recorded": "recorded in the cache (no compiler here: cached kernels run, new ones fail)",
+                       "none": "none (no compiler, none recorded in the cache)"}[toolchain["matched"]]),
     ]
     if compiler:
         blas = compiler.get("blas") or {}
@@ -796,7 +802,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def _loop_threads(compiler: dict) -> str:
-    """How many threads large elementwise loops use (codegen/c.py: parallel_for), and why."""
+    """How many threads large elementwise loops use (targets/cpu/codegen.py: parallel_for), and why."""
     if not compiler:
         return "?"
     if not compiler.get("openmp"):

@@ -15,10 +15,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .errors import ConfigError, UnsupportedTargetError
+from .targets import names as _target_names
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
-SUPPORTED_TARGETS = ("CPU",)
+SUPPORTED_TARGETS = _target_names()  # the targets registry (targets/__init__.py), imported lazily there
 
 _MODES = {GRAPH_MODE: "GRAPH_MODE", PYNATIVE_MODE: "PYNATIVE_MODE"}
 # The context is process state by contract (MindSpore's set_context is global); it is the only one.
@@ -26,8 +27,10 @@ _context: dict[str, object] = {"mode": GRAPH_MODE, "device_target": "CPU", "devi
 
 
 def set_context(**kwargs) -> None:
-    """Set execution options: ``mode`` (GRAPH_MODE or PYNATIVE_MODE), ``device_target`` ("CPU"),
-    ``device_id`` (int, accepted for compatibility) and ``seed`` (parameter initialisation seed).
+    """Set execution options: ``mode`` (GRAPH_MODE or PYNATIVE_MODE), ``device_target`` (one of
+    ``SUPPORTED_TARGETS``, e.g. "CPU": the target every later build compiles for), ``device_id`` (a
+    non-negative int, accepted and stored for MindSpore compatibility; no target reads it, as there is one
+    device per target) and ``seed`` (parameter initialisation seed).
 
     Raises ValueError for an unknown key or value. Every option is checked before any is applied, so a call
     that raises leaves the context unchanged.
@@ -65,6 +68,11 @@ def get_context(key: str):
     if key not in _context:
         raise ValueError(f"get_context: unknown key {key!r}; valid keys are {', '.join(sorted(_context))}")
     return _context[key]
+
+
+def device_target() -> str:
+    """The target builds compile for: ``set_context(device_target=...)``, upper case (default "CPU")."""
+    return _context["device_target"]  # type: ignore[return-value]
 
 
 def _env(name: str) -> str:
@@ -228,7 +236,7 @@ def preload_enabled() -> bool:
 
 def blas_choice() -> str:
     """OPBUILD_BLAS: which BLAS GEMM/conv kernels link: ``auto`` (default: NumPy's bundled OpenBLAS, else the
-    scipy-openblas32 package), ``numpy`` or ``scipy-openblas32`` (compilers/blas.py)."""
+    scipy-openblas32 package), ``numpy`` or ``scipy-openblas32`` (targets/cpu/compilers/blas.py)."""
     raw = _env("OPBUILD_BLAS").lower() or "auto"
     choices = ("auto", "numpy", "scipy-openblas32")
     if raw not in choices:

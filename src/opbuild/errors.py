@@ -26,10 +26,16 @@ class ShapeError(OpbuildError, ValueError):
 class CompilerNotFoundError(OpbuildError, RuntimeError):
     """No usable C compiler was found."""
 
-    def __init__(self, tried: list[str]):
+    def __init__(self, tried: list[str], kernels: list[str] | None = None):
         self.tried = tried
+        self.kernels = list(kernels or [])  # the kernels that had to be built (not in the cache), if any
+        need = ""
+        if self.kernels:
+            more = len(self.kernels) - 5
+            shown = ", ".join(self.kernels[:5]) + (f" and {more} more" if more > 0 else "")
+            need = f"cannot build kernel{'s' if len(self.kernels) > 1 else ''} {shown} (not in the cache): "
         super().__init__(
-            "no C compiler found (tried: " + ", ".join(tried) + "). Install gcc or clang, or set the CC "
+            need + "no C compiler found (tried: " + ", ".join(tried) + "). Install gcc or clang, or set the CC "
             "environment variable to the compiler to use, e.g. `export CC=/usr/bin/gcc`."
         )
 

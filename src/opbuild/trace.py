@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import contextvars
+import importlib
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from .ir import Graph, Value
+import numpy as np
+
+from .ir import Graph, KernelSpec, Value
 from .tensor import Tensor
 
 _tracer: contextvars.ContextVar[Tracer | None] = contextvars.ContextVar("opbuild_tracer", default=None)
@@ -83,3 +86,30 @@ def trace(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Graph, Callable[
     leaves, rebuild = flatten_outputs(out)
     tracer.graph.outputs = [tracer.value_of(t) for t in leaves]
     return tracer.graph, rebuild
+
+
+# ---- the engine: how applied ops and traced graphs get run ----------------------------------------------------
+class Engine(Protocol):
+    """What ops and cells call to run: the runtime session (runtime/session.py) implements it."""
+
+    def run_eager(self, spec: KernelSpec, arrays: Sequence[np.ndarray]) -> list[np.ndarray]: ...
+
+    def compile_graph(self, graph: Graph) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]: ...
+
+
+_engine: Callable[[], Engine] | None = None  # installed by runtime/session.py when it is imported
+
+
+def install_engine(get: Callable[[], Engine]) -> None:
+    """Install the function returning the process's engine. The runtime installs its session here, so ops
+    (ops/primitive.py) and cells (nn/cell.py) run kernels without importing the runtime that imports them."""
+    global _engine
+    _engine = get
+
+
+def engine() -> Engine:
+    """The process's engine. ``import opbuild`` imports the runtime, which installs it; a process that imports
+    only submodules gets it installed here on first use."""
+    if _engine is None:
+        importlib.import_module("opbuild.runtime.session")
+    return _engine()

@@ -12,9 +12,9 @@ import pytest
 
 from opbuild.build import Builder
 from opbuild.cache import manifest
-from opbuild.compilers import gcc
 from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY
+from opbuild.targets.cpu.compilers import gcc
 from tests.cache._util import kernel_meta, verify_cache
 
 SPECS = [REGISTRY["Square"].spec({}, [TensorType((n,), "float32")]) for n in (3, 5, 7)] + [
@@ -53,7 +53,7 @@ class _Spy:
             return real_find(*a, **k)
 
         monkeypatch.setattr(Builder, "request", request)
-        monkeypatch.setattr("opbuild.build.find_compiler", find)
+        monkeypatch.setattr("opbuild.targets.cpu.find_compiler", find)
 
 
 def test_warm_build_from_the_manifest_names_nothing(root, monkeypatch):
@@ -178,7 +178,7 @@ def test_manifest_path_preloads_the_blas(tmp_path):
     from tests.conftest import run_python
 
     code = ("from opbuild.build import Builder\nfrom opbuild.ir import TensorType\nfrom opbuild.ops import REGISTRY\n"
-            "from opbuild.runtime import loader\ncalls = []\nreal = Builder.request\n"
+            "from opbuild.targets.cpu import loader\ncalls = []\nreal = Builder.request\n"
             "Builder.request = lambda b, *a, **k: (calls.append(1), real(b, *a, **k))[1]\n"
             "t = TensorType((4, 4), 'float32')\n"
             "specs = [REGISTRY['MatMul'].spec({}, [t, t])] + [REGISTRY['Square'].spec({}, [TensorType((n,), "

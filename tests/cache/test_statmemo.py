@@ -108,7 +108,7 @@ def test_build_memoises_compiler_version_and_generator_digests(tmp_path):
     assert kinds["version"] == exe
     files = {k.split("|")[1] for k in memo if k.startswith("sha256|")}
     assert REGISTRY["Square"].emit.__code__.co_filename in files
-    assert any(f.endswith(os.path.join("codegen", "c.py")) for f in files)
+    assert any(f.endswith(os.path.join("targets", "cpu", "codegen.py")) for f in files)
     assert all(len(memo[k]) == 64 for k in memo if k.startswith("sha256|"))
 
 

@@ -15,10 +15,10 @@ import pytest
 
 import opbuild
 import opbuild.ops as ops
-from opbuild.codegen import c as c_codegen
 from opbuild.ir import KernelSpec, TensorType
 from opbuild.ops.primitive import Primitive, declare, defop
 from opbuild.ops.registry import REGISTRY, OpDef, _emitter_file, broadcast_shapes
+from opbuild.targets.cpu import codegen as c_codegen
 
 
 def _infer(attrs: dict, ins: list[TensorType]) -> list[TensorType]:

@@ -11,7 +11,6 @@ import functools
 import hashlib
 import json
 import logging
-import platform
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -25,25 +24,6 @@ HASH_CHARS = 32
 #: The only acceptable entry name, ``<op lower>_<HASH_CHARS hex>``: no ``/``, ``.`` or ``..`` can occur in it, so
 #: a path built from it stays inside kernel_meta. ``\Z``, not ``$``: ``$`` also matches before a final newline.
 NAME_RE = re.compile(rf"([a-z0-9_]+)_([0-9a-f]{{{HASH_CHARS}}})\Z")
-ISA_PREFIXES = ("sse", "ssse", "avx", "fma", "bmi", "f16c", "popcnt", "aes", "sha", "vnni", "amx", "lzcnt",
-                "movbe", "adx", "vpclmul", "gfni", "vaes", "neon", "asimd", "sve", "fp16", "dotprod")
-
-
-def target_identity() -> dict:
-    """The CPU target kernels are built for (-march=native): architecture and ISA feature flags."""
-    features: list[str] = []
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key = line.split(":", 1)[0].strip()
-                if key in ("flags", "Features"):
-                    features = sorted({w for w in line.split(":", 1)[1].split() if w.startswith(ISA_PREFIXES)})
-                    break
-    except OSError:
-        features = []
-    return {"arch": platform.machine(), "isa": features}
-
-
 def tensor_desc(t: TensorType) -> dict:
     return {"dtype": t.dtype, "shape": list(t.shape), "format": FORMAT}
 

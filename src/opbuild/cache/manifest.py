@@ -49,8 +49,9 @@ MANIFEST_DIR = ".graphs"
 FORMAT = 2
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 # Packages and modules whose code decides what a descriptor holds or how a kernel is generated.
-_SOURCE_PACKAGES = ("opbuild.ops", "opbuild.codegen", "opbuild.compilers")
-_SOURCE_MODULES = ("opbuild", "opbuild.build", "opbuild.config", "opbuild.dtypes", "opbuild.cache.key")
+_SOURCE_PACKAGES = ("opbuild.ops", "opbuild.targets.cpu")
+_SOURCE_MODULES = ("opbuild", "opbuild._version", "opbuild.config", "opbuild.dtypes", "opbuild.cache.key",
+                   "opbuild.build.requests", "opbuild.build.toolchain", "opbuild.targets.cpu.compilers.gcc")
 
 
 def _source_files() -> list[str]:
@@ -184,7 +185,7 @@ def read(store_dir: Path | str, key: str) -> Manifest | None:
 def blas_problem(blas: str) -> str | None:
     """Why a manifest's ``blas`` path is unacceptable (not the library of a BLAS provider found here), or None.
     A build never loads it anyway: it preloads only the BLAS the toolchain resolves (build.py)."""
-    from ..compilers import blas as blas_provider  # compilers import the cache: not at module level
+    from ..targets.cpu.compilers import blas as blas_provider  # the BLAS providers import the cache
 
     if blas in blas_provider.known_libraries():
         return None

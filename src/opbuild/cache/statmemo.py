@@ -85,6 +85,23 @@ class StatMemo:
             self._save(values)
         return value
 
+    def recall(self, key: str) -> str | None:
+        """The value last remembered under ``key`` (a key of no file: the caller's settings), or None."""
+        with self._lock:
+            return self._load().get(key)
+
+    def remember(self, key: str, value: str) -> None:
+        """Keep ``value`` under ``key`` (written only when it changes)."""
+        with self._lock:
+            values = self._load()
+            if values.get(key) == value:
+                return
+            values.pop(key, None)  # re-inserted last: the newest value is the last one dropped
+            values[key] = value
+            while len(values) > MAX_VALUES:
+                del values[next(iter(values))]
+            self._save(values)
+
     def _save(self, values: dict[str, str]) -> None:
         if self.path is None:
             return

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from . import fsio
 from .entries import ENTRY_SUFFIXES, scan, split_entry_file
 from .explain import describe_change

@@ -133,10 +133,8 @@ class Cell:
         key = (self._state_signature(), _signature(args))
         entry = self._graphs.get(key)
         if entry is None:
-            from ..runtime.session import session
-
             graph, rebuild = trace.trace(self.construct, args)
-            entry = (session().compile_graph(graph), rebuild)
+            entry = (trace.engine().compile_graph(graph), rebuild)
             self._graphs[key] = entry
         compiled, rebuild = entry
         outs = compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])

@@ -22,10 +22,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..codegen.c import c_literal, ctype, gemm_symbols
 from ..dtypes import FLOATS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.codegen import c_literal, ctype, gemm_symbols
 from .primitive import Primitive, defop
 from .registry import same_dtype
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..codegen.c import broadcast_loop, ctype, nan_max, nan_min, parallel_for
 from ..dtypes import ANY, FLOATS, NUMERIC, dtype_of
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.codegen import broadcast_loop, ctype, nan_max, nan_min, parallel_for
 from ..tensor import as_tensor
 from .primitive import Primitive, apply, declare, primitive_class
 from .registry import OpDef, broadcast_shapes, same_dtype

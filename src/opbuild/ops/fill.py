@@ -2,7 +2,7 @@
 
 Call arguments become canonical attributes in ``normalize`` (ops/shape_args.py). Tile and BroadcastTo share
 one replication body (every byte written once, every copy a contiguous run); Pad writes zeros then the
-interior rows with :func:`~opbuild.codegen.c.strided_copy`; the fills are plain loops gcc vectorises.
+interior rows with :func:`~opbuild.targets.cpu.codegen.strided_copy`; the fills are plain loops gcc vectorises.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..codegen.c import c_literal, strided_copy, strides
 from ..dtypes import ANY, INTS, dtype_of
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.codegen import c_literal, strided_copy, strides
 from ..tensor import Tensor
 from .primitive import Primitive, apply, defop
 from .registry import InferFn, same_dtype

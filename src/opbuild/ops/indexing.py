@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ..codegen.c import ctype
 from ..dtypes import ANY, INTS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.codegen import ctype
 from ..tensor import Tensor
 from .primitive import Primitive, apply, defop
 from .registry import norm_axis, same_dtype

@@ -1,10 +1,11 @@
 """Matrix products and bias: MatMul, BatchMatMul (NumPy-style batch broadcasting) and BiasAdd.
 
-Float kernels call the BLAS's cblas gemm (``OB_BLAS_SGEMM``/``DGEMM``, declared in codegen/c.py, named and linked
-by compilers/blas.py when the OpDef has ``needs_blas=True``); integer kernels use a plain C loop (correct, not
-fast) with unsigned accumulation, so overflow wraps as it does in NumPy instead of being undefined behaviour in C.
+Float kernels call the BLAS's cblas gemm (``OB_BLAS_SGEMM``/``DGEMM``, declared in targets/cpu/codegen.py,
+named and linked by its compilers/blas.py when the OpDef has ``needs_blas=True``); integer kernels use a plain C
+loop (correct, not fast) with unsigned accumulation, so overflow wraps as it does in NumPy instead of being
+undefined behaviour in C.
 
-Batches are walked with :func:`codegen.c.broadcast_loop` over the output's batch dims, so each GEMM's operand
+Batches are walked with :func:`targets.cpu.codegen.broadcast_loop` over the output's batch dims, so each GEMM's operand
 offsets are affine expressions with constant strides (broadcast batch dims have stride 0). When ``b`` has no
 real batch dims and ``a`` is not transposed, all batches fold into one GEMM with ``M * batch`` rows.
 """
@@ -16,10 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..codegen.c import broadcast_loop, ctype, gemm_symbols
 from ..dtypes import FLOATS, NUMERIC
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.codegen import broadcast_loop, ctype, gemm_symbols
 from .primitive import Primitive, apply, defop
 from .registry import same_dtype
 

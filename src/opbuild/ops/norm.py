@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..codegen.c import c_literal, ctype, lane_reduce, nan_max, simd_lanes
 from ..dtypes import FLOATS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.codegen import c_literal, ctype, lane_reduce, nan_max, simd_lanes
 from .primitive import Primitive, declare
 from .registry import OpDef, norm_axis, same_dtype
 
@@ -80,7 +80,7 @@ def _softmax_emit(log: bool) -> Callable[[KernelSpec], str]:
         if x.size == 0:
             return "/* empty input: nothing to compute */"
         zero, ninf = c_literal(0, x.dtype), "(-INFINITY)"
-        exp = "ob_expf" if x.dtype == "float32" else "exp"  # ob_expf vectorises (codegen/c.py)
+        exp = "ob_expf" if x.dtype == "float32" else "exp"  # ob_expf vectorises (targets/cpu/codegen.py)
         if inner == 1:
             lanes = simd_lanes(x.dtype)
             lines = [f"for (int64_t o = 0; o < {outer}; o++) {{",

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..codegen.c import c_literal, ctype, lane_reduce, nan_max, nan_min, simd_lanes, strides
 from ..dtypes import FLOATS, NUMERIC, dtype_of, int32
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.codegen import c_literal, ctype, lane_reduce, nan_max, nan_min, simd_lanes, strides
 from .primitive import Primitive, apply, declare
 from .registry import OpDef, norm_axis, same_dtype
 

@@ -2,7 +2,7 @@
 
 An :class:`OpDef` bundles, for one primitive:
   * ``infer``: attrs + input types -> output types (raises ShapeError naming the op and inputs),
-  * ``emit``: a :class:`KernelSpec` -> the body of a C kernel (see codegen/c.py for the ABI),
+  * ``emit``: a :class:`KernelSpec` -> the body of a C kernel (see targets/cpu/codegen.py for the ABI),
   * ``reference``: the NumPy implementation tests compare against,
   * ``normalize`` (optional): canonicalise attrs (negative axes, defaults) so equal kernels share one key.
 
@@ -10,7 +10,7 @@ Adding an operator touches one file of this package (its family) and its test: t
 block there (ops/primitive.py: ``defop`` decorates its primitive class, ``declare`` derives one from a table row),
 which registers its OpDef here.
 
-:meth:`OpDef.codegen_hash` hashes the emitter's module and codegen/c.py, so an emitter and every helper of
+:meth:`OpDef.codegen_hash` hashes the emitter's module and targets/cpu/codegen.py, so an emitter and every helper of
 ours it calls must live in one of those two files (tests/ops/test_declare.py walks the emitters to check).
 Helpers of ``normalize`` and ``infer`` may live anywhere: their effect is in the descriptor's attributes and
 types.
@@ -31,6 +31,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu import codegen as c_codegen
 
 
 @functools.cache
@@ -77,8 +78,6 @@ class OpDef:
         file) may serve memoised digests (cache/statmemo.py); computed once per process and op.
         """
         if self._codegen_hash is None:
-            from ..codegen import c as c_codegen
-
             digest = file_digest or _source_digest
             h = hashlib.sha256()
             for mod_file in (_emitter_file(self.emit), c_codegen.__file__):

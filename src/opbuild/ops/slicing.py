@@ -2,7 +2,7 @@
 
 Call arguments become canonical attributes in ``normalize`` (ops/shape_args.py): StridedSlice's masks are
 expanded to per-dim start/step/count, so equal requests share one kernel. Kernels move data with
-:func:`~opbuild.codegen.c.strided_copy`, which copies contiguous runs (whole rows) with ``memcpy``.
+:func:`~opbuild.targets.cpu.codegen.strided_copy`, which copies contiguous runs (whole rows) with ``memcpy``.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..codegen.c import strided_copy, strides
 from ..dtypes import ANY
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.codegen import strided_copy, strides
 from ..tensor import Tensor
 from .primitive import Primitive, apply, defop
 from .registry import norm_axis, same_dtype

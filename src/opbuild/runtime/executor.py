@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ..ir import Graph, Value
-from .loader import LoadedKernel
+from ..targets.base import Kernel
+
+Allocate = Callable[[Sequence[int], str], np.ndarray]
 
 
 class CompiledGraph:
     """A graph whose kernels are loaded; call it with the input arrays to get the output arrays (copies)."""
 
-    def __init__(self, graph: Graph, kernels: Sequence[LoadedKernel]):
+    def __init__(self, graph: Graph, kernels: Sequence[Kernel], allocate: Allocate = np.empty):
+        """``allocate(shape, dtype)`` makes the buffers of node outputs (the target's: ``Target.allocate``)."""
         self.graph = graph
         self.kernels = list(kernels)
         self._lock = threading.Lock()
@@ -31,7 +34,7 @@ class CompiledGraph:
         self._calls: list[tuple[ctypes._CFuncPtr, ctypes.Array]] = []
         for node, kernel in zip(graph.nodes, self.kernels):
             for v in node.outputs:
-                self._buffers[id(v)] = np.empty(v.type.shape, dtype=v.type.dtype)
+                self._buffers[id(v)] = allocate(v.type.shape, v.type.dtype)
             args = [*node.inputs, *node.outputs]
             ptrs = (ctypes.c_void_p * len(args))()
             for i, v in enumerate(args):

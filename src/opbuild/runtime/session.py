@@ -8,13 +8,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import config
+from .. import trace
 from ..build import Builder
+from ..build.memory import scope
 from ..ir import Graph, KernelSpec
+from ..ops.registry import get
 from ..passes import DEFAULT_PIPELINE, Pipeline
 from ..report import BuildReport
 from .executor import CompiledGraph
-from .loader import LoadedKernel
 
 
 class Session:
@@ -22,38 +23,38 @@ class Session:
 
     def __init__(self) -> None:
         self.builder = Builder()
-        self._eager: dict[str, LoadedKernel] = {}
         self._last: BuildReport | None = None
         self._pynative: BuildReport | None = None
         self._lock = threading.Lock()
 
     def compile_graph(self, graph: Graph, pipeline: Pipeline = DEFAULT_PIPELINE) -> CompiledGraph:
         """Run the graph passes over ``graph``, build every kernel of the result and return it ready to run;
-        records the build report."""
-        from ..ops.registry import get
-
+        records the build report. The pipeline's identity is part of the graph manifest key."""
         graph = pipeline.run(graph)
         specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in graph.nodes]
-        kernels, report = self.builder.build(specs)
+        kernels, report = self.builder.build(specs, pipeline.identity)
         with self._lock:
             self._last = report
             self._pynative = None
-        return CompiledGraph(graph, kernels)
+        return CompiledGraph(graph, kernels, self.builder.target.allocate)
 
     def run_eager(self, spec: KernelSpec, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run one kernel now (PyNative). Builds it on first use; later uses skip the builder entirely."""
-        # The compiler settings are part of the key: a kernel built with other CC/OPBUILD_CFLAGS is other code.
-        key = (spec.memo_key(), *config.toolchain_env())
-        kernel = self._eager.get(key)
+        # The builder's memory tier, in the scope of no store (build/memory.py): the toolchain settings and
+        # the target are part of it, a kernel built with other CC/OPBUILD_CFLAGS is other code.
+        builder = self.builder
+        target = builder.target
+        where, mk = scope(target.name, None), spec.memo_key()
+        kernel = builder.memory.get(where, mk)
         if kernel is None:
-            (kernel,), report = self.builder.build([spec])
-            self._eager[key] = kernel
+            (kernel,), report = builder.build([spec])
+            builder.memory.put(where, mk, kernel)
             with self._lock:
                 if self._pynative is None:
                     self._pynative = BuildReport()
                     self._last = self._pynative
                 self._pynative.extend(report)
-        outs = [np.empty(t.shape, dtype=t.dtype) for t in spec.outputs]
+        outs = [target.allocate(t.shape, t.dtype) for t in spec.outputs]
         args = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
         ptrs = (ctypes.c_void_p * (len(args) + len(outs)))(*[a.ctypes.data for a in (*args, *outs)])
         kernel.fn(ptrs)
@@ -83,6 +84,9 @@ def session() -> Session:
             if _session is None:
                 _session = Session()
     return _session
+
+
+trace.install_engine(session)
 
 
 def build_report() -> BuildReport:

@@ -20,8 +20,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from opbuild.codegen.c import PRELUDE, lane_reduce, simd_lanes
-from opbuild.compilers import find_compiler
+from opbuild.targets.cpu.codegen import PRELUDE, lane_reduce, simd_lanes
+from opbuild.targets.cpu.compilers import find_compiler
 
 
 def _compile(tmp_path, source: str) -> ctypes.CDLL:

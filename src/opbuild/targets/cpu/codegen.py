@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..dtypes import BY_NAME
-from ..ir import TensorType
+from ...dtypes import BY_NAME
+from ...ir import TensorType
 
 ABI_VERSION = 1
 
@@ -142,7 +142,7 @@ OB_SIMD_FN(asin) OB_SIMD_FN(acos) OB_SIMD_FN(atanh) OB_SIMD_FN(asinh) OB_SIMD_FN
 """
 
 # The gemm functions and their integer type differ between BLAS builds (NumPy's ILP64 OpenBLAS names them
-# scipy_cblas_sgemm64_ with 64-bit sizes): the compile command defines the macros (compilers/blas.py).
+# scipy_cblas_sgemm64_ with 64-bit sizes): the compile command defines the macros (targets/cpu/compilers/blas.py).
 BLAS_DECLS = r"""
 #if !defined(OB_BLAS_SGEMM) || !defined(OB_BLAS_DGEMM) || !defined(OB_BLAS_INT)
 #error "OB_BLAS_SGEMM, OB_BLAS_DGEMM and OB_BLAS_INT must be defined by the compile command"

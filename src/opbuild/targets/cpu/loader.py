@@ -9,7 +9,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import config
+from ... import config
 
 # What ctypes.CDLL calls: dlopen(path, mode | RTLD_NOW) -> handle, OSError with dlerror()'s message.
 _dlopen = _ctypes.dlopen
@@ -105,7 +105,7 @@ def load_kernel(path: Path | str, name: str, symbol: str, libs: dict | None = No
 def _openmp_single_threaded_in_child() -> None:
     """In a forked child, make GNU OpenMP run parallel loops on the calling thread alone.
 
-    Large elementwise kernels run their loops on libgomp's threads (codegen/c.py: parallel_for). fork()
+    Large elementwise kernels run their loops on libgomp's threads (targets/cpu/codegen.py: parallel_for). fork()
     copies only the calling thread, and libgomp, which does not support fork, would wait forever in the
     child's next parallel loop for the parent's worker threads. A team of one thread uses no pool. Only
     done when the process has libgomp loaded (RTLD_NOLOAD); costs a dlopen call per fork.

@@ -18,7 +18,7 @@ import json, numpy as np
 from opbuild.build import Builder
 from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY
-from opbuild.runtime import loader
+from opbuild.targets.cpu import loader
 
 op = __import__("sys").argv[1]
 t = TensorType((8, 8), "float32")
@@ -32,7 +32,7 @@ kernel.fn((ctypes.c_void_p * len(arrays))(*[x.ctypes.data for x in arrays]))
 want = a @ a if op != "Square" else a * a
 import os, re
 maps = open("/proc/self/maps").read()
-from opbuild.compilers.blas import library_path
+from opbuild.targets.cpu.compilers.blas import library_path
 blas = library_path(Builder().compiler().identity()["blas"])
 mapped = sorted({os.path.realpath(p) for p in re.findall(r"\S*openblas\S*[.]so\S*", maps)})
 print(json.dumps({"preloads": [p for p, h in loader._preloaded.items() if h], "openblas_mapped": mapped,
@@ -85,6 +85,6 @@ def test_preload_can_be_turned_off(tmp_path):
 
 
 def test_preload_of_a_missing_library_is_harmless(tmp_path):
-    code = ("from opbuild.runtime import loader\n"
+    code = ("from opbuild.targets.cpu import loader\n"
             f"print(loader.preload({str(tmp_path / 'nope.so')!r}), loader.preload({str(tmp_path / 'nope.so')!r}))\n")
     assert run_python(code).stdout.split() == ["False", "False"]

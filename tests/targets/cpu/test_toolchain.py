@@ -11,8 +11,8 @@ import types
 import numpy
 import pytest
 
-from opbuild.compilers import blas
 from opbuild.errors import CompilerNotFoundError
+from opbuild.targets.cpu.compilers import blas
 
 
 def test_package_dir_agrees_with_the_import_system():

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..cache.statmemo import StatMemo
+    from ....cache.statmemo import StatMemo
 
 
 @dataclass

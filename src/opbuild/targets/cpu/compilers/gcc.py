@@ -12,15 +12,15 @@ import sys
 import time
 from pathlib import Path
 
-from .. import config
-from ..cache.statmemo import StatMemo
-from ..errors import CompileError, CompilerNotFoundError, CompileTimeoutError
+from .... import config
+from ....cache.statmemo import StatMemo
+from ....errors import CompileError, CompilerNotFoundError, CompileTimeoutError
 from . import blas as blas_provider
 from .base import Compiler, CompileResult
 
 # -fno-math-errno and -fno-trapping-math are the two parts of -ffast-math that change no value: kernels never
 # read errno or the floating-point exception flags. They let gcc vectorise loops that call math functions
-# (with codegen/c.py's libmvec declarations) and if-convert conditional expressions (Softplus, floor, ...).
+# (with targets/cpu/codegen.py's libmvec declarations) and if-convert conditional expressions (Softplus, floor, ...).
 # The value-changing parts (-ffinite-math-only, -fassociative-math, ...) stay off: NaN and inf semantics
 # (IsNan, NaN-propagating Maximum) and reproducible sums depend on it.
 # -fwrapv: signed integer overflow wraps (as NumPy's int arithmetic does) instead of being undefined.
@@ -32,7 +32,7 @@ if platform.machine().lower() in ("x86_64", "amd64"):
     BASE_FLAGS.append("-mprefer-vector-width=512")
 
 
-# Large elementwise loops run on several threads (codegen/c.py: parallel_for). --as-needed links libgomp only
+# Large elementwise loops run on several threads (targets/cpu/codegen.py: parallel_for). --as-needed links libgomp only
 # into shared objects that have such a loop: the others (every kernel of a small network) load no OpenMP
 # runtime, whose dlopen costs ~0.35 ms of a warm start.
 OPENMP_FLAGS = ["-fopenmp", "-Wl,--as-needed"]
@@ -109,7 +109,7 @@ class GccLike(Compiler):
 
     def blas_library(self) -> str | None:
         """The OpenBLAS shared object that GEMM and conv kernels link, when a build must load it ahead of
-        them; None for NumPy's, which NumPy has loaded already (compilers/blas.py)."""
+        them; None for NumPy's, which NumPy has loaded already (targets/cpu/compilers/blas.py)."""
         blas = self.identity()["blas"]
         return None if blas_provider.loaded_by_numpy(blas) else blas_provider.library_path(blas)
 

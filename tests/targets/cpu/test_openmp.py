@@ -13,9 +13,9 @@ import pytest
 
 import opbuild as ms
 import opbuild.ops as ops
-from opbuild.codegen.c import PARALLEL_MIN_ELEMENTS
 from opbuild.ir import TensorType
 from opbuild.ops.registry import get
+from opbuild.targets.cpu.codegen import PARALLEL_MIN_ELEMENTS
 from tests.conftest import run_python
 
 BIG = PARALLEL_MIN_ELEMENTS * 2

@@ -1,0 +1,105 @@
+"""Graph manifests in the build: a warm start of a whole graph from one verified index (cache/manifest.py),
+and the writing of that index after an ordinary build.
+
+The graph key hashes the manifest fingerprint (toolchain settings, opbuild's code-generating sources, ...),
+the graph-pass pipeline's identity (passes/base.py: ``Pipeline.identity``; another pipeline may produce
+other kernels from the same network) and the distinct kernels' memo keys in order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Sequence
+
+from .._version import __version__
+from ..cache import fsio, manifest, pin
+from ..cache import key as cache_key
+from ..cache.local import KernelStore
+from ..ir import KernelSpec
+from ..ops.registry import get as get_op
+from ..report import BuildReport, KernelRecord
+from ..targets.base import Kernel, Target
+from .memory import KernelMemory
+from .requests import KernelRequest
+
+log = logging.getLogger("opbuild")
+
+MANIFEST_MIN_KERNELS = 4  # smaller builds (PyNative ops one by one) gain nothing from a graph manifest
+
+
+def graph_key(target: Target, pipeline: str, kernels: Sequence[bytes]) -> str:
+    """The manifest name of a graph built for ``target`` after the pass pipeline of identity ``pipeline``."""
+    fp = manifest.fingerprint(__version__, target.abi_version)
+    return manifest.graph_key(f"{fp}|{target.name}|{pipeline}", kernels)
+
+
+def from_manifest(store: KernelStore, graph: str, todo: dict[bytes, KernelSpec], target: Target,
+                  memory: KernelMemory) -> list[tuple[bytes, KernelSpec, Kernel]] | None:
+    """Load every kernel of ``todo`` as the graph manifest ``graph`` lists them, verifying each entry against
+    it: ``(memo key, spec, kernel)`` per kernel in order, or None (nothing loaded) when there is no valid
+    manifest or any entry does not match (the ordinary path then finds, repairs and re-indexes them)."""
+    found = manifest.read(store.path, graph)
+    if found is None or len(found.items) != len(todo) or not manifest.toolchain_unchanged(found):
+        return None
+    if found.blas and any(get_op(spec.op).needs_blas for spec in todo.values()):
+        # The manifest is hostile input: its ``blas`` is only compared with the library the toolchain resolves
+        # itself (what the compiler identity records), never loaded from the manifest's say-so.
+        blas = target.linked_library(None)
+        if blas != found.blas:
+            log.debug("opbuild: graph manifest %s not used: its BLAS %r is not the toolchain's %r", graph,
+                      found.blas, blas)
+            return None
+        target.preload(blas)
+    check, hits = store.check, []
+    with pin.loading(store):
+        for item in found.items:
+            hit = check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size)
+            if hit.status != "hit":
+                log.debug("opbuild: graph manifest %s not used: %s: %s", graph, item.name, hit.reason)
+                return None
+            hits.append(hit)
+        libs, loaded, symbol, load = memory.libs, [], cache_key.kernel_symbol, target.load
+        for item, hit in zip(found.items, hits):
+            try:
+                loaded.append(load(hit.binary, item.name, symbol(item.name), libs, hit.ident))
+            except OSError as e:  # the ordinary path finds it again, quarantines and rebuilds it
+                log.debug("opbuild: graph manifest %s not used: %s cannot be loaded: %s", graph, item.name, e)
+                return None
+    return [(mk, spec, kernel) for (mk, spec), kernel in zip(todo.items(), loaded)]
+
+
+def record_manifest_hits(report: BuildReport, loaded: list[tuple[bytes, KernelSpec, Kernel]], swept: set[str],
+                         seconds: float) -> None:
+    """One report record per kernel a manifest served (``seconds`` shared out evenly)."""
+    each = seconds / max(1, len(loaded))
+    records = report.kernels
+    for _, spec, kernel in loaded:
+        records.append(KernelRecord(kernel.name, spec.op, "repaired" if kernel.name in swept else "reused", each,
+                                    "local"))
+
+
+def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], suffix: str,
+                   toolchain_files: list[str], blas: str | None) -> None:
+    """Record the graph's verified entries (after an ordinary build) for the next process's warm start;
+    nothing when any entry is not in ``store`` (a private fallback, a concurrent eviction)."""
+    items = []
+    for req in reqs:
+        base = os.path.join(str(store.path), req.name)
+        try:
+            raw = fsio.read_small(base + ".json")
+            result = fsio.parse_json(raw, ".json")
+            binary = base + suffix
+            st = os.lstat(binary)
+            digest = store.digest_of(binary, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+        except (OSError, ValueError):
+            return
+        if digest != result.get("sha256") or st.st_size != result.get("size"):
+            return
+        items.append(manifest.Item(req.name, hashlib.sha256(req.info).hexdigest(), hashlib.sha256(raw).hexdigest(),
+                                   digest, st.st_size))
+    manifest.write(store.path, graph, items, toolchain_files, blas)
+
+
+__all__ = ["MANIFEST_MIN_KERNELS", "from_manifest", "graph_key", "record_manifest_hits", "write_manifest"]

@@ -1,0 +1,163 @@
+"""Which kernel stores a build reads and writes: the local kernel_meta, or a private temporary directory when
+the cache is off, cannot be created, is read-only or fills up (one warning says why); plus the table of
+shared tiers (OPBUILD_REMOTE_CACHE) and the warn-once set.
+
+The cache never degrades a run: whatever is wrong with kernel_meta, kernels are still built (privately).
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+from .. import config
+from ..cache.fsio import pid_alive
+from ..cache.local import KernelStore
+from ..cache.shared import SharedTier
+from ..cache.statmemo import StatMemo
+from .requests import KernelRequest
+
+log = logging.getLogger("opbuild")
+PRIVATE_PREFIX = "opbuild-private-"
+
+
+def sweep_private_dirs() -> None:
+    """Remove private build directories of processes that died without cleaning up (SIGKILL)."""
+    tmp = Path(tempfile.gettempdir())
+    for d in tmp.glob(PRIVATE_PREFIX + "*"):
+        try:
+            pid = int(d.name[len(PRIVATE_PREFIX):].split("-", 1)[0])
+        except ValueError:
+            continue
+        if pid != os.getpid() and not pid_alive(pid):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+class Stores:
+    """The stores of one process: opened once per directory, read-only ones remembered, one private store."""
+
+    def __init__(self) -> None:
+        self._stores: dict[Path, KernelStore] = {}
+        self._readonly: set[Path] = set()
+        self._private: KernelStore | None = None
+        self._workdir: Path | None = None
+        self._warned: set[str] = set()
+        self._shared: dict[str, SharedTier] = {}
+        self._memos: dict[Path | None, StatMemo] = {}
+        self._lock = threading.Lock()
+
+    def warn_once(self, key: str, message: str) -> None:
+        """Log ``message`` as a warning the first time ``key`` is seen in this process."""
+        with self._lock:
+            if key in self._warned:
+                return
+            self._warned.add(key)
+        log.warning(message)
+
+    def memo(self, directory: Path | None) -> StatMemo:
+        """The file-derived values memoised in ``directory`` (compiler version, generator source digests,
+        the last toolchain identity: build/toolchain.py)."""
+        with self._lock:
+            memo = self._memos.get(directory)
+            if memo is None:
+                memo = self._memos[directory] = StatMemo(directory)
+            return memo
+
+    def workdir(self) -> Path:
+        """This process's private scratch directory (removed at exit; swept if the process is killed)."""
+        if self._workdir is None:
+            sweep_private_dirs()
+            self._workdir = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-"))
+            atexit.register(shutil.rmtree, self._workdir, True)
+        return self._workdir
+
+    def private_store(self) -> KernelStore:
+        """The store in this process's scratch directory (kernels not cached across processes)."""
+        if self._private is None:
+            self._private = KernelStore(self.workdir() / "kernel_meta")
+        return self._private
+
+    def select(self) -> tuple[KernelStore | None, KernelStore]:
+        """(store to read from, store to write to). The read store is None when the cache is off."""
+        if not config.cache_enabled():
+            return None, self.private_store()
+        path = config.cache_dir()
+        store = self._stores.get(path)
+        if store is None:
+            store = self._open(path)
+            if store is None:
+                return None, self.private_store()
+            self._stores[path] = store
+        if path in self._readonly or not store.writable():
+            self._readonly.add(path)
+            # Same key as the disk-full warning: a store marked read-only after a failed write was already
+            # explained to the user, and one warning per cache directory is the contract.
+            self.warn_once(f"nocache:{path}", (
+                f"opbuild: kernel cache {path} is read-only: cached kernels are still used, new kernels are built "
+                f"in a private temporary directory and not cached. Make it writable or set OPBUILD_CACHE_PATH."))
+            return store, self.private_store()
+        return store, store
+
+    def _open(self, path: Path) -> KernelStore | None:
+        """The store at ``path``, created if need be; read-only if it exists but cannot be written; None (after a
+        warning) when it can neither be created nor read."""
+        try:
+            return KernelStore(path)
+        except OSError as e:
+            if path.is_dir():
+                return KernelStore(path, create=False)
+            self.warn_once(f"create:{path}", (
+                f"opbuild: kernel cache is off: cannot create {path} ({e.strerror or e}). Kernels are built "
+                f"in a private temporary directory and rebuilt next run; set OPBUILD_CACHE_PATH to a "
+                f"writable directory to cache them."))
+            return None
+
+    def shared(self) -> SharedTier | None:
+        """The shared tier named by OPBUILD_REMOTE_CACHE (opened at first use), or None (unset, or the cache
+        is off). A tier that failed stays in the table, turned off, so the run warns once and goes local-only."""
+        url = config.remote_cache_url()
+        if not url or not config.cache_enabled():
+            return None
+        with self._lock:
+            if url not in self._shared:
+                self._shared[url] = SharedTier.open(url)
+            return self._shared[url]
+
+    def publish(self, store: KernelStore, req: KernelRequest, binary: bytes, meta: dict,
+                staged: Path | None) -> Path:
+        """Publish one entry into ``store``; a store that fails to take it (read-only, full) is marked
+        read-only for the rest of the run (one warning) and the entry goes to the private store."""
+        try:
+            return store.publish(req.name, req.info, binary, meta, link_from=staged)
+        except OSError as e:
+            if store is self._private:
+                raise
+            self._readonly.add(store.path)
+            self.warn_once(f"nocache:{store.path}", (
+                f"opbuild: cannot write to kernel cache {store.path} ({e.strerror or e}); caching is off for the "
+                f"rest of this run and new kernels are built in a private temporary directory"))
+            return self.private_store().publish(req.name, req.info, binary, meta)
+
+
+def warn_repairs(store: KernelStore, swept: set[str], repairs: list[tuple[str, str]]) -> None:
+    """ONE warning per build for everything it found broken and repaired, however many entries that was (a
+    stray temporary and the incomplete entry of one interrupted build, or every entry sharing one damaged
+    batch binary, are one incident for the user)."""
+    parts = []
+    if repairs:
+        shown = "; ".join(f"{name} ({reason})" for name, reason in repairs[:5])
+        more = f"; and {len(repairs) - 5} more" if len(repairs) > 5 else ""
+        parts.append(f"{len(repairs)} broken entr{'y' if len(repairs) == 1 else 'ies'} moved to quarantine and "
+                     f"rebuilt: {shown}{more}")
+    if swept:
+        shown = ", ".join(sorted(swept)[:5]) + (", ..." if len(swept) > 5 else "")
+        parts.append(f"stray temporary files of interrupted builds ({shown}) moved to quarantine")
+    log.warning("opbuild: repaired kernel cache %s: %s", store.path, "; ".join(parts))
+
+
+__all__ = ["PRIVATE_PREFIX", "Stores", "sweep_private_dirs", "warn_repairs"]

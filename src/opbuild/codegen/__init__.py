@@ -1,1 +1,0 @@
-"""Kernel code generation: descriptor -> C source (see :mod:`opbuild.codegen.c`)."""

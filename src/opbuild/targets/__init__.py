@@ -1,0 +1,59 @@
+"""Targets: where kernels run. One folder per target behind the :class:`~opbuild.targets.base.Target` interface.
+
+The registry below names each target's class by import path, so ``config`` can list the targets
+(``SUPPORTED_TARGETS``) without importing any of them; :func:`get` imports and instantiates one on first use.
+
+Recipe: adding a second target (CUDA through nvcc, for instance) is one new folder plus its tests:
+
+1. ``src/opbuild/targets/cuda/__init__.py``: ``class CudaTarget(Target)`` with ``name = "GPU"``,
+   ``binary_suffix = ".cubin"`` (or ``.so`` for a host-side wrapper), ``identity()`` (the GPU's compute
+   capability and driver version: what the generated code depends on), ``find_compiler()`` (nvcc, one file in
+   ``targets/cuda/compilers/``, implementing ``targets.cpu.compilers.base.Compiler``'s contract:
+   ``identity()``, ``compile()`` bounded by ``config.compile_timeout()``), ``translation_unit()`` (the
+   ``__global__`` wrappers around op bodies), ``validate()`` (structural check of the binary before it is
+   committed), ``load()`` (cuModuleLoad + cuModuleGetFunction into an object with ``name`` and ``fn``) and
+   ``allocate()`` (device buffers).
+2. ``src/opbuild/targets/cuda/codegen.py``: the helpers the op emitters call for this target.
+3. One line in :data:`REGISTRY` below: ``"GPU": "opbuild.targets.cuda:CudaTarget"``.
+4. ``tests/targets/cuda/``: the target's own tests (skipped where no GPU or nvcc is found).
+
+The cache does not change: it stores opaque binaries under ``<op>_<hash>`` and never imports a target; the
+target's name and identity are part of every descriptor, so the kernels of two targets never share a key.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .base import Target
+
+#: Target name (as ``set_context(device_target=...)`` spells it, upper case) -> "module:Class".
+REGISTRY: dict[str, str] = {"CPU": "opbuild.targets.cpu:CpuTarget"}
+
+_instances: dict[str, Target] = {}
+_lock = threading.Lock()
+
+
+def names() -> tuple[str, ...]:
+    """The names of the registered targets (``config.SUPPORTED_TARGETS``)."""
+    return tuple(REGISTRY)
+
+
+def get(name: str) -> Target:
+    """The process's instance of target ``name`` (case-insensitive), imported on first use. KeyError if no such
+    target is registered (``set_context`` validates names before they get here)."""
+    key = name.upper()
+    target = _instances.get(key)
+    if target is None:
+        with _lock:
+            target = _instances.get(key)
+            if target is None:
+                module, cls = REGISTRY[key].split(":")
+                target = _instances[key] = getattr(importlib.import_module(module), cls)()
+    return target
+
+
+__all__ = ["REGISTRY", "get", "names"]

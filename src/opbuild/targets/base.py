@@ -1,0 +1,93 @@
+"""The target interface: everything the build and the executor need to know about where kernels run.
+
+A target turns op bodies into one translation unit, compiles it (bounded by ``OPBUILD_COMPILE_TIMEOUT``),
+validates the binary before the cache commits it, loads kernels from it, and allocates the buffers kernels
+read and write. Its ``identity()`` is part of every kernel's descriptor (the cache key), its ``name`` selects it
+(``set_context(device_target=...)``). The cache never imports a target: it is handed the binary suffix and the
+validator.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ..cache.statmemo import StatMemo
+    from ..ir import KernelSpec
+
+
+class Kernel(Protocol):
+    """A loaded kernel: ``fn(pointer_array)`` runs it; ``name`` is its cache entry name."""
+
+    name: str
+    fn: Any
+
+
+class Toolchain(Protocol):
+    """A compiler of one target (the CPU's: ``targets/cpu/compilers/base.py``: ``Compiler``)."""
+
+    def identity(self, memo: StatMemo | None = None) -> dict: ...
+
+    def blas_library(self) -> str | None: ...
+
+    def toolchain_files(self) -> list[str]: ...
+
+
+class Target(abc.ABC):
+    """Where kernels run. Subclasses are stateless apart from memoised identities (one instance per process)."""
+
+    #: The name ``set_context(device_target=...)`` selects this target by (upper case).
+    name: ClassVar[str]
+    #: Suffix of the binary file of every cache entry built for this target.
+    binary_suffix: ClassVar[str]
+    #: Version of the calling convention between the executor and the generated kernels (part of the key).
+    abi_version: ClassVar[int]
+
+    @abc.abstractmethod
+    def identity(self) -> dict:
+        """What the generated code depends on about the machine (architecture, ISA features); JSON-able."""
+
+    @abc.abstractmethod
+    def find_compiler(self) -> Toolchain:
+        """The compiler the current settings name; CompilerNotFoundError when there is none."""
+
+    @abc.abstractmethod
+    def translation_unit(self, kernels: Sequence[tuple[str, KernelSpec, str]], needs_blas: bool) -> str:
+        """The source of one compiler call: each ``(symbol, spec, body)`` wrapped as an exported kernel."""
+
+    @abc.abstractmethod
+    def compile(self, compiler: Toolchain, source: str, out_path: Path, workdir: Path, needs_blas: bool,
+                label: str) -> Any:
+        """Compile ``source`` into ``out_path`` (a ``CompileResult``: binary, cmd, seconds); CompileError or
+        CompileTimeoutError (``OPBUILD_COMPILE_TIMEOUT``) on failure, never a partial binary."""
+
+    @abc.abstractmethod
+    def validate(self, binary: bytes, symbols: Sequence[str]) -> None:
+        """Raise ValueError when ``binary`` is not a loadable object exporting every symbol of ``symbols``."""
+
+    @abc.abstractmethod
+    def load(self, path: Path | str, name: str, symbol: str, libs: dict | None = None,
+             ident: tuple | None = None) -> Kernel:
+        """Load kernel ``symbol`` from the verified binary at ``path``; OSError when it cannot be loaded.
+        ``libs`` maps a binary's identity ``ident`` (device, inode, size, mtime) to its open library."""
+
+    def linked_library(self, identity: dict | None) -> str | None:
+        """The library the ``needs_blas`` kernels of toolchain ``identity`` link and a build preloads (None:
+        none to preload); ``identity`` None: as the current settings resolve it without a compiler."""
+        return None
+
+    def preload(self, path: str) -> bool:
+        """Load a library kernels link (the BLAS) ahead of them; whether it is loaded. Default: nothing."""
+        return False
+
+    def allocate(self, shape: Sequence[int], dtype: str) -> np.ndarray:
+        """A buffer of ``shape`` and ``dtype`` that kernels of this target read and write (host memory)."""
+        return np.empty(shape, dtype=dtype)
+
+
+__all__ = ["Kernel", "Target", "Toolchain"]

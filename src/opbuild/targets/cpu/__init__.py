@@ -1,0 +1,97 @@
+"""The CPU target: C generated per op (``codegen.py``), compiled by gcc/clang/cc (``compilers/``) into shared
+objects, checked structurally (``cache/elf.py``'s ELF check), dlopen-ed (``loader.py``), host buffers."""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Sequence
+from pathlib import Path
+
+from ...cache import elf
+from ...errors import CompilerNotFoundError
+from ...ir import KernelSpec
+from ..base import Target
+from . import codegen, loader
+from .compilers import Compiler, CompileResult, find_compiler
+from .compilers import blas as blas_provider
+
+# ISA feature flags of /proc/cpuinfo that -march=native may use: the generated code depends on them.
+ISA_PREFIXES = ("sse", "ssse", "avx", "fma", "bmi", "f16c", "popcnt", "aes", "sha", "vnni", "amx", "lzcnt",
+                "movbe", "adx", "vpclmul", "gfni", "vaes", "neon", "asimd", "sve", "fp16", "dotprod")
+
+
+def host_identity() -> dict:
+    """The CPU kernels are built for (-march=native): architecture and ISA feature flags."""
+    features: list[str] = []
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key = line.split(":", 1)[0].strip()
+                if key in ("flags", "Features"):
+                    features = sorted({w for w in line.split(":", 1)[1].split() if w.startswith(ISA_PREFIXES)})
+                    break
+    except OSError:
+        features = []
+    return {"arch": platform.machine(), "isa": features}
+
+
+class CpuTarget(Target):
+    """Kernels as C functions ``void k(void *const *args)`` in shared objects, run on the host."""
+
+    name = "CPU"
+    binary_suffix = ".so"
+    abi_version = codegen.ABI_VERSION
+
+    def __init__(self) -> None:
+        self._identity: dict | None = None  # the CPU cannot change under a running process
+
+    def identity(self) -> dict:
+        """Architecture and ISA features (read once per process)."""
+        if self._identity is None:
+            self._identity = host_identity()
+        return self._identity
+
+    def find_compiler(self) -> Compiler:
+        """CC, else cc, gcc, clang on PATH (``compilers/gcc.py``)."""
+        return find_compiler()
+
+    def translation_unit(self, kernels: Sequence[tuple[str, KernelSpec, str]], needs_blas: bool) -> str:
+        """The C file of one batch: the prelude, the BLAS declarations if needed, one function per kernel."""
+        functions = [codegen.kernel_function(symbol, spec.inputs, spec.outputs, body)
+                     for symbol, spec, body in kernels]
+        return codegen.translation_unit(functions, needs_blas)
+
+    def compile(self, compiler: Compiler, source: str, out_path: Path, workdir: Path, needs_blas: bool,
+                label: str) -> CompileResult:
+        """One compiler call (bounded by OPBUILD_COMPILE_TIMEOUT inside ``compilers/gcc.py``)."""
+        return compiler.compile(source, out_path, workdir, needs_blas, label=label)
+
+    def validate(self, binary: bytes, symbols: Sequence[str]) -> None:
+        """The ELF check: a shared object of this machine exporting every symbol (ValueError otherwise)."""
+        elf.check(binary, list(symbols))
+
+    def load(self, path: Path | str, name: str, symbol: str, libs: dict | None = None,
+             ident: tuple | None = None) -> loader.LoadedKernel:
+        """dlopen (one handle per binary inode through ``libs``) and dlsym."""
+        return loader.load_kernel(path, name, symbol, libs, ident)
+
+    def linked_library(self, identity: dict | None) -> str | None:
+        """The OpenBLAS shared object GEMM and conv kernels link, None for NumPy's (loaded already): from the
+        toolchain identity's ``blas``, or (``identity`` None) as ``compilers/blas.py`` finds it."""
+        if identity is not None:
+            found = identity.get("blas")
+        else:
+            try:
+                found = blas_provider.find_blas()
+            except (CompilerNotFoundError, OSError):
+                return None
+        if not found or blas_provider.loaded_by_numpy(found):
+            return None
+        return blas_provider.library_path(found)
+
+    def preload(self, path: str) -> bool:
+        """Load the BLAS lazily bound ahead of the kernels that link it (``loader.preload``)."""
+        return loader.preload(path)
+
+
+__all__ = ["CpuTarget", "ISA_PREFIXES", "host_identity"]
