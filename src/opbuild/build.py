@@ -32,7 +32,8 @@ import filelock
 from . import __version__, config
 from .cache import elf, fsio, manifest, pin
 from .cache import key as cache_key
-from .cache.local import BINARY_SUFFIX, KernelStore, Lookup
+from .cache.layout import CPU_BINARY_SUFFIX as BINARY_SUFFIX
+from .cache.local import KernelStore, Lookup
 from .cache.observe import Observer
 from .cache.shared import SharedTier
 from .cache.statmemo import StatMemo

@@ -12,19 +12,15 @@ import hashlib
 import json
 import logging
 import platform
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..ir import TensorType
+from .layout import HASH_CHARS
 
 log = logging.getLogger("opbuild.cache")
 
 FORMAT = "NCHW-dense"  # every buffer is a dense C-contiguous array; recorded so layouts can grow later
-HASH_CHARS = 32
-#: The only acceptable entry name, ``<op lower>_<HASH_CHARS hex>``: no ``/``, ``.`` or ``..`` can occur in it, so
-#: a path built from it stays inside kernel_meta. ``\Z``, not ``$``: ``$`` also matches before a final newline.
-NAME_RE = re.compile(rf"([a-z0-9_]+)_([0-9a-f]{{{HASH_CHARS}}})\Z")
 ISA_PREFIXES = ("sse", "ssse", "avx", "fma", "bmi", "f16c", "popcnt", "aes", "sha", "vnni", "amx", "lzcnt",
                 "movbe", "adx", "vpclmul", "gfni", "vaes", "neon", "asimd", "sve", "fp16", "dotprod")
 

@@ -42,10 +42,9 @@ from typing import NamedTuple
 from .. import config
 from . import aside, fsio
 from .fsio import CorruptFile
-from .key import HASH_CHARS, NAME_RE
-from .local import TMP_DIR, KernelStore
+from .layout import HASH_CHARS, JSON_SUFFIX, MANIFEST_DIR, NAME_RE, TMP_DIR
+from .local import KernelStore
 
-MANIFEST_DIR = ".graphs"
 FORMAT = 2
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 # Packages and modules whose code decides what a descriptor holds or how a kernel is generated.
@@ -118,7 +117,7 @@ def graph_key(fp: str, kernels: Sequence[bytes]) -> str:
 
 
 def path_of(store_dir: Path | str, key: str) -> str:
-    return os.path.join(str(store_dir), MANIFEST_DIR, key + ".json")
+    return os.path.join(str(store_dir), MANIFEST_DIR, key + JSON_SUFFIX)
 
 
 def _is_int(v: object) -> bool:
@@ -196,10 +195,10 @@ def problems(store: KernelStore, path: str) -> str | None:
     (:func:`load`) and every entry it names must be present and match the recorded sha256 values and size
     (``opbuild cache verify``)."""
     key = os.path.basename(path)
-    if not key.endswith(".json"):
+    if not key.endswith(JSON_SUFFIX):
         return "not a manifest (<key>.json)"
     try:
-        found = load(path, key[: -len(".json")])
+        found = load(path, key[: -len(JSON_SUFFIX)])
     except OSError as e:
         return e.strerror or str(e)
     if found.blas is not None and (why := blas_problem(found.blas)):
@@ -217,13 +216,13 @@ def drop_naming(store_dir: Path | str, names: set[str]) -> int:
     how many. Runs only when something was repaired: it reads every manifest of the store."""
     gdir = os.path.join(str(store_dir), MANIFEST_DIR)
     try:
-        found = [d for d in os.scandir(gdir) if d.name.endswith(".json")]
+        found = [d for d in os.scandir(gdir) if d.name.endswith(JSON_SUFFIX)]
     except OSError:
         return 0
     dropped = 0
     for d in found:
         try:
-            stale = any(item.name in names for item in load(d.path, d.name[: -len(".json")]).items)
+            stale = any(item.name in names for item in load(d.path, d.name[: -len(JSON_SUFFIX)]).items)
         except OSError:
             continue  # damaged: verify reports it, prune removes it
         if stale:

@@ -32,6 +32,7 @@ from ..units import format_size
 from . import evict, fsio, stats
 from .entries import USE_RESOLUTION, Listing, scan
 from .explain import explain
+from .layout import JSON_SUFFIX
 from .local import KernelStore, Lookup
 
 log = logging.getLogger("opbuild")
@@ -134,8 +135,8 @@ class Observer:
             p.counters["builds"] += len(compiled)
             p.counters["repairs"] += repairs
             prefix = os.path.join(str(write_store.path), "")  # string paths: this runs on the warm path
-            p.compiled += [prefix + n + ".json" for n in compiled]
-            p.hits += [prefix + n + ".json" for n in hits]
+            p.compiled += [prefix + n + JSON_SUFFIX for n in compiled]
+            p.hits += [prefix + n + JSON_SUFFIX for n in hits]
             now = time.monotonic()
             if self._pending_since is None:
                 self._pending_since = now
