@@ -35,7 +35,7 @@ from .cache import key as cache_key
 from .cache.layout import CPU_BINARY_SUFFIX as BINARY_SUFFIX
 from .cache.local import KernelStore, Lookup
 from .cache.observe import Observer
-from .cache.shared import SharedTier
+from .cache.shared.tier import SharedTier
 from .cache.statmemo import StatMemo
 from .codegen import c as c_codegen
 from .compilers import Compiler, find_compiler

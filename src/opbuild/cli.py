@@ -220,7 +220,7 @@ def _shared_tier() -> dict | None:
     url = config.remote_cache_url()
     if not url:
         return None
-    from .cache.shared import backend_stats
+    from .cache.shared.tier import backend_stats
 
     try:
         return backend_stats(url)
@@ -230,7 +230,7 @@ def _shared_tier() -> dict | None:
 
 def _shared_tier_rows(shared: dict | None, c: dict) -> list[tuple[str, Any]]:
     """`cache stats` lines of the shared tier: when OPBUILD_REMOTE_CACHE is set or this cache has used one."""
-    from .cache.remote_stats import COUNTERS
+    from .cache.shared.stats import COUNTERS
 
     if shared is None and not any(c[k] for k in COUNTERS):
         return []

@@ -334,7 +334,7 @@ def explain_misses() -> bool:
     return EXPLAIN_MISSES.get()
 
 
-# ---- shared (remote) cache tier: see cache/shared.py and docs/cache.md -------------------------------------
+# ---- shared (remote) cache tier: see cache/shared/ and docs/cache.md -------------------------------------
 def remote_cache_url() -> str:
     """OPBUILD_REMOTE_CACHE: the shared tier (``redis://host:port/db`` or ``file:///path``); empty means none.
     Raises ValueError naming the variable and the accepted forms for a URL no backend understands."""
@@ -363,7 +363,7 @@ def redact_url(url: str) -> str:
 @functools.lru_cache(maxsize=16)  # checked on every build (warm ones too): the same string is parsed once
 def check_remote_url(url: str) -> None:
     """Raise ConfigError (a ValueError), naming OPBUILD_REMOTE_CACHE and the accepted forms, unless ``url`` is a
-    shared-tier URL a backend understands (see :func:`opbuild.cache.remote.open_backend`). Nothing is contacted."""
+    shared-tier URL a backend understands (see :func:`opbuild.cache.shared.open_backend`). Nothing is contacted."""
     try:
         problem = _remote_url_problem(url)
     except ValueError as e:  # urllib's complaints, reworded: a bad port, or a bad IPv6 literal

@@ -34,7 +34,7 @@ COUNTERS = {
     "saved_seconds": "compiler seconds saved by hits (their recorded build time)",
     "evictions": "entries removed by prune or the size bound",
     "evicted_bytes": "bytes freed by evictions",
-    # The shared tier (OPBUILD_REMOTE_CACHE), counted by cache/remote_stats.py:
+    # The shared tier (OPBUILD_REMOTE_CACHE), counted by cache/shared/stats.py:
     "remote_hits": "kernels fetched from the shared tier",
     "remote_misses": "kernels the shared tier did not have when first looked up",
     "lease_waits": "kernels waited for while another process or machine built them",
