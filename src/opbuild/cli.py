@@ -23,8 +23,9 @@ from typing import Any
 import filelock
 
 from . import __version__, config
-from .cache import entries as cache_entries
-from .cache import evict, explain, fsio, stats, transfer, verify
+from .cache import fsio, layout, stats
+from .cache.admin import evict, explain, transfer, verify
+from .cache.admin import scan as cache_entries
 from .cache.key import kernel_name, target_identity
 from .errors import ConfigError, OpbuildError
 from .units import format_ago, format_size, format_time, parse_age, parse_size
@@ -372,7 +373,7 @@ def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
     """(.info bytes, kernel name) of KERNEL_OR_INFO_FILE: a path to an entry file, or a (prefix of a) name."""
     path = Path(arg).expanduser()
     if path.is_file():
-        parts = cache_entries.split_entry_file(path.name)
+        parts = layout.split_entry_file(path.name)
         info_path = path if path.suffix == ".info" or parts is None else path.with_name(parts[0] + ".info")
         try:
             info = fsio.read_small(str(info_path))  # a FIFO or directory is refused, not waited on
@@ -387,7 +388,7 @@ def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
             raise UsageError(f"{info_path} is not a kernel descriptor (.info): its \"op\" is not a string")
         return info, parts[0] if parts else kernel_name(op, info)
     name = Path(arg).name
-    for suffix in cache_entries.ENTRY_SUFFIXES:
+    for suffix in layout.entry_suffixes():
         name = name.removesuffix(suffix)
     names = [e.name for e in cache_entries.scan(directory).entries
              if e.name.startswith(name) and ".info" in e.sizes]

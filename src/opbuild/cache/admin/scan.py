@@ -3,7 +3,7 @@
 An entry is the files ``<name>.info``, ``<name>.json`` and ``<name>.so`` sharing one kernel name
 ``<op lower>_<32 hex>``; it is *committed* once its ``.json`` exists. "Last used" is the ``.json``'s
 modification time, which a process that loaded the entry refreshes (at most once per
-:data:`USE_RESOLUTION`, see :mod:`.observe`), so listing and eviction need one ``stat`` per file and no index
+:data:`..observe.USE_RESOLUTION`), so listing and eviction need one ``stat`` per file and no index
 that could drift.
 """
 
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import fsio
-from .layout import (
+from .. import fsio
+from ..layout import (
     CPU_BINARY_SUFFIX,
     INFO_SUFFIX,
     JSON_SUFFIX,
@@ -28,8 +28,6 @@ from .layout import (
     TMP_DIR,
     split_entry_file,
 )
-
-USE_RESOLUTION = 3600.0  # seconds: "last used" is refreshed at most this often per entry
 
 
 def _read_json(path: Path) -> dict | None:

@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from . import fsio
-from .entries import scan
+from ... import __version__
+from .. import fsio
+from ..key import diff
+from ..layout import CPU_BINARY_SUFFIX, INFO_SUFFIX, JSON_SUFFIX, entry_suffixes, split_entry_file
+from ..local import KernelStore
+from ..pin import try_exclusive
 from .explain import describe_change
-from .key import diff
-from .layout import CPU_BINARY_SUFFIX, INFO_SUFFIX, JSON_SUFFIX, entry_suffixes, split_entry_file
-from .local import KernelStore
-from .pin import try_exclusive
+from .scan import scan
 from .verify import check_entry_bytes
 
 MANIFEST = "opbuild-cache.json"

@@ -22,10 +22,9 @@ from pathlib import Path
 
 import filelock
 
-from . import aside, elf, fsio, manifest, statmemo, stats
-from .entries import Entry, scan
-from .key import kernel_symbol
-from .layout import (
+from .. import aside, elf, fsio, manifest, statmemo, stats
+from ..key import kernel_symbol
+from ..layout import (
     CPU_BINARY_SUFFIX,
     HASH_CHARS,
     INFO_SUFFIX,
@@ -35,8 +34,9 @@ from .layout import (
     NAME_RE,
     QUARANTINE_DIR,
 )
-from .local import KernelStore
-from .pin import bad_lock_file, try_exclusive
+from ..local import KernelStore
+from ..pin import bad_lock_file, try_exclusive
+from .scan import Entry, scan
 
 
 @dataclass
@@ -132,7 +132,7 @@ MAX_BINARY_BYTES = 1 << 30
 
 def check_entry(store: KernelStore, entry: Entry) -> str | None:
     """Why committed entry ``entry`` of ``store`` is broken, or None if it is sound. Every part is read with
-    :func:`.fsio.read_small`: a FIFO, directory or symbolic link in a part's place is damage, never followed
+    :func:`..fsio.read_small`: a FIFO, directory or symbolic link in a part's place is damage, never followed
     and never waited on."""
     parts = []
     for suffix, what, limit in ((INFO_SUFFIX, INFO_SUFFIX, fsio.MAX_METADATA_BYTES),
@@ -234,7 +234,7 @@ def _aside(directory: Path, path: Path, why: str) -> str:
 def _check_side_files(directory: Path, repair: bool, report: Report) -> None:
     """The statistics (reset by repair: the counts are lost anyway) and the memo (moved to quarantine: it only
     saves derivations). Whatever is in their place, a directory or FIFO included, is reported, never read
-    beyond :func:`.fsio.read_small`."""
+    beyond :func:`..fsio.read_small`."""
     try:
         stats.read(directory)
     except ValueError as e:
@@ -256,7 +256,7 @@ def _check_side_files(directory: Path, repair: bool, report: Report) -> None:
 
 def _check_manifests(store: KernelStore, repair: bool, report: Report) -> None:
     """Every graph manifest must load and name only present entries matching its recorded sha256 values
-    (:func:`.manifest.problems`); repair removes a bad one (an index: the next warm start of its graph
+    (:func:`..manifest.problems`); repair removes a bad one (an index: the next warm start of its graph
     writes it again) or moves anything that is not a regular file to quarantine."""
     gdir = store.path / manifest.MANIFEST_DIR
     if gdir.is_symlink() or not gdir.is_dir():
@@ -287,7 +287,7 @@ def _check_manifests(store: KernelStore, repair: bool, report: Report) -> None:
 
 
 def _check_locks(store: KernelStore, repair: bool, report: Report) -> None:
-    """Lock files are never deleted (see :mod:`.pin`), but a directory or symbolic link in a lock file's place
+    """Lock files are never deleted (see :mod:`..pin`), but a directory or symbolic link in a lock file's place
     cannot be locked at all: reported, and moved to quarantine by repair."""
     ldir = store.path / LOCK_DIR
     if ldir.is_symlink() or not ldir.is_dir():
