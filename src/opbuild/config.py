@@ -204,6 +204,12 @@ def cache_root() -> Path:
     return Path(raw).expanduser() if raw else Path.cwd()
 
 
+def cache_root_source() -> str | None:
+    """The variable that sets the cache root (OPBUILD_CACHE_PATH, else MS_COMPILER_CACHE_PATH), or None when
+    neither is set (the root is the current directory)."""
+    return next((name for name in ("OPBUILD_CACHE_PATH", "MS_COMPILER_CACHE_PATH") if _env(name)), None)
+
+
 def cache_dir(rank: int | None = None, root: Path | None = None) -> Path:
     """The kernel_meta directory of one rank: ``<root>/rank_<RANK_ID>/kernel_meta``."""
     base = root if root is not None else cache_root()
@@ -241,6 +247,12 @@ def openmp_enabled() -> bool:
     """OPBUILD_OPENMP=0 compiles kernels without OpenMP: large elementwise loops then run on one thread.
     (Their thread count is OpenMP's own setting, OMP_NUM_THREADS; default: every core.)"""
     return OPENMP.get()
+
+
+def omp_num_threads() -> str:
+    """OMP_NUM_THREADS as set ("" if unset): OpenMP's own setting, read by the OpenMP runtime, not parsed here;
+    ``opbuild info`` shows it."""
+    return _env("OMP_NUM_THREADS")
 
 
 def extra_cflags() -> list[str]:
