@@ -246,7 +246,8 @@ class Builder:
         swept = set(read_store.sweep_temporaries()) if shared else set()
         graph = None
         if todo and shared and len(todo) >= MANIFEST_MIN_KERNELS:
-            graph = manifest.graph_key(manifest.fingerprint(__version__, c_codegen.ABI_VERSION), list(todo))
+            graph = manifest.graph_key(manifest.fingerprint(__version__, c_codegen.ABI_VERSION,
+                                                             {s.op for s in todo.values()}), list(todo))
             if self._from_manifest(read_store, graph, todo, scope, by_memo, swept, report):
                 if swept:
                     _warn_repairs(read_store, swept, [])

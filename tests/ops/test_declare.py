@@ -18,7 +18,8 @@ import opbuild.ops as ops
 from opbuild.codegen import c as c_codegen
 from opbuild.ir import KernelSpec, TensorType
 from opbuild.ops.primitive import Primitive, declare, defop
-from opbuild.ops.registry import REGISTRY, OpDef, _emitter_file, broadcast_shapes
+from opbuild.ops.registry import REGISTRY, OpDef, broadcast_shapes
+from opbuild.ops.sources import emitter_file as _emitter_file
 
 
 def _infer(attrs: dict, ins: list[TensorType]) -> list[TensorType]:
