@@ -45,7 +45,7 @@ def _worker(cfg: dict) -> int:
     import opbuild as ms
     import opbuild.nn as nn
     import opbuild.ops as ops
-    from opbuild.cache import verify
+    from opbuild.cache.admin import verify
 
     class Branches(nn.Cell):
         def __init__(self) -> None:

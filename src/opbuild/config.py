@@ -212,6 +212,12 @@ def cache_root() -> Path:
     return Path(raw).expanduser() if raw else Path.cwd()
 
 
+def cache_root_source() -> str | None:
+    """The variable that sets the cache root (OPBUILD_CACHE_PATH, else MS_COMPILER_CACHE_PATH), or None when
+    neither is set (the root is the current directory)."""
+    return next((name for name in ("OPBUILD_CACHE_PATH", "MS_COMPILER_CACHE_PATH") if _env(name)), None)
+
+
 def cache_dir(rank: int | None = None, root: Path | None = None) -> Path:
     """The kernel_meta directory of one rank: ``<root>/rank_<RANK_ID>/kernel_meta``."""
     base = root if root is not None else cache_root()
@@ -230,7 +236,7 @@ def cache_fsync() -> bool:
 
 def preload_enabled() -> bool:
     """OPBUILD_PRELOAD=0 stops builds from loading the BLAS, lazily bound, ahead of the kernels that link it
-    (runtime/loader.py: preload); the kernels then load it themselves, with immediate binding."""
+    (targets/cpu/loader.py: preload); the kernels then load it themselves, with immediate binding."""
     return PRELOAD.get()
 
 
@@ -249,6 +255,12 @@ def openmp_enabled() -> bool:
     """OPBUILD_OPENMP=0 compiles kernels without OpenMP: large elementwise loops then run on one thread.
     (Their thread count is OpenMP's own setting, OMP_NUM_THREADS; default: every core.)"""
     return OPENMP.get()
+
+
+def omp_num_threads() -> str:
+    """OMP_NUM_THREADS as set ("" if unset): OpenMP's own setting, read by the OpenMP runtime, not parsed here;
+    ``opbuild info`` shows it."""
+    return _env("OMP_NUM_THREADS")
 
 
 def extra_cflags() -> list[str]:
@@ -342,7 +354,7 @@ def explain_misses() -> bool:
     return EXPLAIN_MISSES.get()
 
 
-# ---- shared (remote) cache tier: see cache/shared.py and docs/cache.md -------------------------------------
+# ---- shared (remote) cache tier: see cache/shared/ and docs/cache.md -------------------------------------
 def remote_cache_url() -> str:
     """OPBUILD_REMOTE_CACHE: the shared tier (``redis://host:port/db`` or ``file:///path``); empty means none.
     Raises ValueError naming the variable and the accepted forms for a URL no backend understands."""
@@ -371,7 +383,7 @@ def redact_url(url: str) -> str:
 @functools.lru_cache(maxsize=16)  # checked on every build (warm ones too): the same string is parsed once
 def check_remote_url(url: str) -> None:
     """Raise ConfigError (a ValueError), naming OPBUILD_REMOTE_CACHE and the accepted forms, unless ``url`` is a
-    shared-tier URL a backend understands (see :func:`opbuild.cache.remote.open_backend`). Nothing is contacted."""
+    shared-tier URL a backend understands (see :func:`opbuild.cache.shared.open_backend`). Nothing is contacted."""
     try:
         problem = _remote_url_problem(url)
     except ValueError as e:  # urllib's complaints, reworded: a bad port, or a bad IPv6 literal

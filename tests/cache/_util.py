@@ -97,7 +97,7 @@ def verify_cache(km: Path) -> list[str]:
     problems += [f"half-written entry: {p.name} without .json" for p in km.iterdir()
                  if p.suffix in (".so", ".info") and not p.with_suffix(".json").exists()]
     # And opbuild's own verifier (``opbuild cache verify``) must agree that nothing is wrong.
-    from opbuild.cache.verify import verify
+    from opbuild.cache.admin.verify import verify
 
     problems += [f"opbuild verify: {p.kind} {p.path}: {p.detail}" for p in verify(km).problems]
     return problems

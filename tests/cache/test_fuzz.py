@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import opbuild as ms
 from opbuild.cache import manifest
-from opbuild.cache.verify import verify
+from opbuild.cache.admin.verify import verify
 from opbuild.runtime import session as session_module
 from tests.cache import _net
 from tests.cache._util import kernel_meta

@@ -14,7 +14,7 @@ import pytest
 
 from opbuild.build import Builder
 from opbuild.cache import manifest
-from opbuild.cache.verify import verify
+from opbuild.cache.admin.verify import verify
 from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY
 from tests.cache._util import kernel_meta, verify_cache

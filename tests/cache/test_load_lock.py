@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from opbuild.build import Builder
-from opbuild.cache import evict, pin
-from opbuild.cache.entries import scan
-from opbuild.cache.local import LOCK_DIR, KernelStore
+from opbuild.cache import pin
+from opbuild.cache.admin import evict
+from opbuild.cache.admin.scan import scan
+from opbuild.cache.layout import LOCK_DIR
+from opbuild.cache.local import KernelStore
 from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY
 

@@ -18,7 +18,8 @@ import pytest
 
 from opbuild import config
 from opbuild.build import Builder
-from opbuild.cache import elf, manifest, verify
+from opbuild.cache import elf, manifest
+from opbuild.cache.admin import verify
 from opbuild.errors import CompileError, CompileTimeoutError, ConfigError
 from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY

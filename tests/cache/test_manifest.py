@@ -196,7 +196,7 @@ def test_prune_removes_manifests_no_warm_start_can_use(root, monkeypatch):
     ones and, with an age, old ones, and keeps those whose entries are all there."""
     import time
 
-    from opbuild.cache import evict
+    from opbuild.cache.admin import evict
 
     km = kernel_meta(root)
     other = [REGISTRY["Neg"].spec({}, [TensorType((n,), "float32")]) for n in (2, 4, 6, 8)]
@@ -223,7 +223,7 @@ def test_prune_removes_manifests_no_warm_start_can_use(root, monkeypatch):
 
 
 def test_evicting_an_entry_drops_the_manifests_that_name_it(root):
-    from opbuild.cache import evict
+    from opbuild.cache.admin import evict
 
     km = kernel_meta(root)
     (m,) = _manifests(root)

@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from opbuild.cache.statmemo import MEMO_FILE, StatMemo
+from opbuild.cache.layout import MEMO_FILE
+from opbuild.cache.statmemo import StatMemo
 from opbuild.ops import REGISTRY
 from opbuild.ops.registry import _source_digest
 from tests.cache._util import env_for, kernel_meta

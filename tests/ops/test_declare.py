@@ -17,7 +17,8 @@ import opbuild
 import opbuild.ops as ops
 from opbuild.ir import KernelSpec, TensorType
 from opbuild.ops.primitive import Primitive, declare, defop
-from opbuild.ops.registry import REGISTRY, OpDef, _emitter_file, broadcast_shapes
+from opbuild.ops.registry import REGISTRY, OpDef, broadcast_shapes
+from opbuild.ops.sources import emitter_file as _emitter_file
 from opbuild.targets.cpu import codegen as c_codegen
 
 

@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 
 import opbuild as ms  # noqa: E402
 from opbuild import config, trace  # noqa: E402
-from opbuild.cache.remote_stats import read_stats  # noqa: E402
+from opbuild.cache.shared.stats import read_stats  # noqa: E402
 from opbuild.runtime.reference import run_reference  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from opbuild import config
-from opbuild.cache.remote import RemoteError, open_backend
+from opbuild.cache.shared import RemoteError, open_backend
 from opbuild.errors import ConfigError
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from opbuild.cache.remote_entry import MAGIC, EntryRejected, key_id, pack, unpack
+from opbuild.cache.shared.entry import MAGIC, EntryRejected, key_id, pack, unpack
 from tests.remote._elf import shared_object
 
 INFO = b'{"op":"Square","shape":[3]}\n'
@@ -75,7 +75,7 @@ def test_rejections(blob, secret, reason):
 
 
 def test_a_nested_header_is_never_parsed_when_signing_is_on(monkeypatch):
-    from opbuild.cache import remote_entry
+    from opbuild.cache.shared import entry as remote_entry
 
     def parse(*args):
         raise AssertionError("parsed before the signature was checked")

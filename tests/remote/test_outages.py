@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 import time
 
-from opbuild.cache.remote import open_backend
-from opbuild.cache.remote_backoff import Backoff
-from opbuild.cache.shared import SharedTier
+from opbuild.cache.shared import open_backend
+from opbuild.cache.shared.backoff import Backoff
+from opbuild.cache.shared.tier import SharedTier
 from tests.remote._elf import shared_object
 
 INFO = {f"k{i}": f'{{"kernel":{i}}}\n'.encode() for i in range(2)}
@@ -97,7 +97,7 @@ def test_directory_gone_then_back_is_used_again(tmp_path, caplog):
 
 
 def test_a_backend_that_cannot_exist_is_never_retried(caplog):
-    from opbuild.cache.remote import RemoteError
+    from opbuild.cache.shared import RemoteError
 
     with caplog.at_level(logging.WARNING, logger="opbuild"):
         tier = SharedTier("redis://h:1/0", None, timeout=1, lease_ttl=30, secret=None,

@@ -9,9 +9,9 @@ import re
 import shutil
 import time
 
-from opbuild.cache import remote_entry
-from opbuild.cache.remote import open_backend
-from opbuild.cache.shared import describe
+from opbuild.cache.shared import entry as remote_entry
+from opbuild.cache.shared import open_backend
+from opbuild.cache.shared.tier import describe
 
 from ..conftest import run_python
 from ._job import Job, assert_local_complete, built, entry_sha, fetched, kernel_names, names, sources

@@ -11,9 +11,9 @@ import re
 import pytest
 
 from opbuild.cache import stats
-from opbuild.cache.remote import open_backend
-from opbuild.cache.remote_entry import MAGIC, key_id, pack, unpack
-from opbuild.cache.shared import SharedTier
+from opbuild.cache.shared import open_backend
+from opbuild.cache.shared.entry import MAGIC, key_id, pack, unpack
+from opbuild.cache.shared.tier import SharedTier
 
 from ..conftest import run_python
 from ._elf import shared_object

@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from opbuild.cache.remote import open_backend
-from opbuild.cache.remote_entry import key_id, pack
-from opbuild.cache.shared import SharedTier
+from opbuild.cache.shared import open_backend
+from opbuild.cache.shared.entry import key_id, pack
+from opbuild.cache.shared.tier import SharedTier
 from tests.remote._elf import shared_object
 
 INFO = {f"k{i}": f'{{"kernel":{i}}}\n'.encode() for i in range(4)}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from .._version import __version__
 from ..cache import fsio, manifest, pin
@@ -29,9 +29,10 @@ log = logging.getLogger("opbuild")
 MANIFEST_MIN_KERNELS = 4  # smaller builds (PyNative ops one by one) gain nothing from a graph manifest
 
 
-def graph_key(target: Target, pipeline: str, kernels: Sequence[bytes]) -> str:
-    """The manifest name of a graph built for ``target`` after the pass pipeline of identity ``pipeline``."""
-    fp = manifest.fingerprint(__version__, target.abi_version)
+def graph_key(target: Target, pipeline: str, kernels: Sequence[bytes], ops: Iterable[str] | None = None) -> str:
+    """The manifest name of a graph of ``ops`` built for ``target`` after the pass pipeline of identity
+    ``pipeline`` (the fingerprint covers the files that shape those ops' C; default: every registered op's)."""
+    fp = manifest.fingerprint(__version__, target.abi_version, ops)
     return manifest.graph_key(f"{fp}|{target.name}|{pipeline}", kernels)
 
 

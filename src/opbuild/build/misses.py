@@ -18,7 +18,7 @@ import filelock
 from .. import config
 from ..cache import pin
 from ..cache.local import KernelStore, Lookup
-from ..cache.shared import SharedTier
+from ..cache.shared.tier import SharedTier
 from ..errors import CompileError, CompilerNotFoundError, CompileTimeoutError
 from ..targets.base import Kernel
 from .progress import Progress

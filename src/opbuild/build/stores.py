@@ -18,7 +18,7 @@ from pathlib import Path
 from .. import config
 from ..cache.fsio import pid_alive
 from ..cache.local import KernelStore
-from ..cache.shared import SharedTier
+from ..cache.shared.tier import SharedTier
 from ..cache.statmemo import StatMemo
 from .requests import KernelRequest
 

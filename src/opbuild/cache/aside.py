@@ -16,7 +16,7 @@ import stat
 import time
 from pathlib import Path
 
-from .local import QUARANTINE_DIR
+from .layout import QUARANTINE_DIR
 
 log = logging.getLogger("opbuild.cache")
 

@@ -11,19 +11,17 @@ import functools
 import hashlib
 import json
 import logging
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..ir import TensorType
+from .layout import HASH_CHARS
 
 log = logging.getLogger("opbuild.cache")
 
 FORMAT = "NCHW-dense"  # every buffer is a dense C-contiguous array; recorded so layouts can grow later
-HASH_CHARS = 32
-#: The only acceptable entry name, ``<op lower>_<HASH_CHARS hex>``: no ``/``, ``.`` or ``..`` can occur in it, so
-#: a path built from it stays inside kernel_meta. ``\Z``, not ``$``: ``$`` also matches before a final newline.
-NAME_RE = re.compile(rf"([a-z0-9_]+)_([0-9a-f]{{{HASH_CHARS}}})\Z")
+
+
 def tensor_desc(t: TensorType) -> dict:
     return {"dtype": t.dtype, "shape": list(t.shape), "format": FORMAT}
 

@@ -26,13 +26,20 @@ from pathlib import Path
 
 from .. import config
 from . import elf, fsio
-from .key import HASH_CHARS, NAME_RE, kernel_symbol
+from .key import kernel_symbol
+from .layout import (
+    CPU_BINARY_SUFFIX,
+    HASH_CHARS,
+    INFO_SUFFIX,
+    JSON_SUFFIX,
+    LOCK_DIR,
+    LOCK_SUFFIX,
+    NAME_RE,
+    QUARANTINE_DIR,
+    TMP_DIR,
+)
 
 log = logging.getLogger("opbuild.cache")
-BINARY_SUFFIX = ".so"
-QUARANTINE_DIR = "quarantine"
-LOCK_DIR = ".locks"
-TMP_DIR = ".tmp"  # every temporary written into a kernel_meta lives here (fsio.atomic_write's tmp_dir)
 
 
 @dataclass
@@ -60,10 +67,13 @@ def _commit_hook(stage: str, name: str) -> None:
 
 
 class KernelStore:
-    """One kernel_meta directory. Creating it may raise OSError (caller degrades to a private store)."""
+    """One kernel_meta directory. Creating it may raise OSError (caller degrades to a private store).
 
-    def __init__(self, path: Path, create: bool = True):
+    ``binary_suffix`` is the suffix of the target's binaries (the target owns it, cache/layout.py)."""
+
+    def __init__(self, path: Path, create: bool = True, binary_suffix: str = CPU_BINARY_SUFFIX):
         self.path = Path(path)
+        self.binary_suffix = binary_suffix
         if create and not os.path.isdir(self.path):  # a stat, not a mkdir: EEXIST costs ~70 us on overlayfs
             self.path.mkdir(parents=True, exist_ok=True)
         self._prefix = os.path.join(str(self.path), "")
@@ -74,16 +84,16 @@ class KernelStore:
 
     # ---- layout -----------------------------------------------------------------------------------
     def info_path(self, name: str) -> Path:
-        return self.path / (name + ".info")
+        return self.path / (name + INFO_SUFFIX)
 
     def json_path(self, name: str) -> Path:
-        return self.path / (name + ".json")
+        return self.path / (name + JSON_SUFFIX)
 
     def binary_path(self, name: str) -> Path:
-        return self.path / (name + BINARY_SUFFIX)
+        return self.path / (name + self.binary_suffix)
 
     def lock_path(self, name: str) -> Path:
-        return self.path / LOCK_DIR / (name + ".lock")
+        return self.path / LOCK_DIR / (name + LOCK_SUFFIX)
 
     def writable(self) -> bool:
         """Whether new entries can be created here (existence and permission; ENOSPC shows up on write)."""
@@ -98,23 +108,24 @@ class KernelStore:
         """
         base = self._prefix + name
         try:
-            raw = fsio.read_small(base + ".json")
+            raw = fsio.read_small(base + JSON_SUFFIX)
         except FileNotFoundError:
-            if os.path.exists(base + ".info") or os.path.exists(base + BINARY_SUFFIX):
+            if os.path.exists(base + INFO_SUFFIX) or os.path.exists(base + self.binary_suffix):
                 return Lookup("corrupt", "entry has no .json (interrupted build or deleted file)")
             return Lookup("absent")
         except OSError as e:
             return Lookup("corrupt", f"cannot read .json: {e}")
         try:
-            result = fsio.parse_json(raw, ".json")  # CorruptFile (an OSError), never RecursionError
+            result = fsio.parse_json(raw, JSON_SUFFIX)  # CorruptFile (an OSError), never RecursionError
             expected_size = int(result["size"])
             expected_sha = str(result["sha256"])
-            if result.get("binary") != name + BINARY_SUFFIX:
-                return Lookup("corrupt", f".json names binary {result.get('binary')!r}, expected {name}{BINARY_SUFFIX}")
+            if result.get("binary") != name + self.binary_suffix:
+                return Lookup("corrupt", f".json names binary {result.get('binary')!r}, "
+                                         f"expected {name}{self.binary_suffix}")
         except (OSError, ValueError, KeyError, TypeError, OverflowError) as e:
             return Lookup("corrupt", f"unparsable .json ({e})")
         try:
-            on_disk = fsio.read_small(base + ".info")
+            on_disk = fsio.read_small(base + INFO_SUFFIX)
         except FileNotFoundError:
             return Lookup("corrupt", "entry has no .info")
         except OSError as e:
@@ -124,7 +135,8 @@ class KernelStore:
                 return Lookup("corrupt", ".info does not hash to the entry's name")
             return Lookup("corrupt", ".info differs from the requested descriptor")
         # on_disk == info, and the caller derived ``name`` from sha256(info): the .info matches its name.
-        found = self._verify_binary(base + BINARY_SUFFIX, expected_size, expected_sha, ".json", kernel_symbol(name))
+        found = self._verify_binary(base + self.binary_suffix, expected_size, expected_sha, JSON_SUFFIX,
+                                    kernel_symbol(name))
         if found.status == "hit":
             found.result = result
         return found
@@ -168,15 +180,15 @@ class KernelStore:
             return Lookup("corrupt", f"{name!r} is not a kernel name")
         base = self._prefix + name
         try:
-            raw = fsio.read_small(base + ".json")
-            on_disk = fsio.read_small(base + ".info")
+            raw = fsio.read_small(base + JSON_SUFFIX)
+            on_disk = fsio.read_small(base + INFO_SUFFIX)
         except OSError as e:
             return Lookup("corrupt", f"cannot read the entry: {e}")
         if info_sha256[:HASH_CHARS] != name.rsplit("_", 1)[-1] or hashlib.sha256(on_disk).hexdigest() != info_sha256:
             return Lookup("corrupt", ".info differs from the manifest")
         if hashlib.sha256(raw).hexdigest() != json_sha256:
             return Lookup("corrupt", ".json differs from the manifest")
-        return self._verify_binary(base + BINARY_SUFFIX, size, binary_sha256, "the graph manifest",
+        return self._verify_binary(base + self.binary_suffix, size, binary_sha256, "the graph manifest",
                                    kernel_symbol(name))
 
     def digest_of(self, binary: str, ident: tuple[int, int, int, int]) -> str:
@@ -207,7 +219,7 @@ class KernelStore:
         this call already wrote are removed again unless the entry got committed anyway (by another process
         publishing it too). Only a SIGKILL can leave an uncommitted entry, which lookup reports as corrupt.
         """
-        result = dict(result, binary=name + BINARY_SUFFIX, suffix=BINARY_SUFFIX,
+        result = dict(result, binary=name + self.binary_suffix, suffix=self.binary_suffix,
                       sha256=hashlib.sha256(binary).hexdigest(), size=len(binary))
         target = self.binary_path(name)
         written: list[Path] = []
@@ -259,7 +271,7 @@ class KernelStore:
     def stage_binary(self, binary: bytes, label: str) -> Path:
         """Write a batch's shared binary as a temporary of this store (for :meth:`publish` ``link_from``).
         The caller removes it once the entries are linked; if the process dies first, the sweep does."""
-        path = self.tmp_dir / fsio.tmp_name(label + BINARY_SUFFIX)
+        path = self.tmp_dir / fsio.tmp_name(label + self.binary_suffix)
         fsio.atomic_write(path, binary, fsync=config.cache_fsync(), tmp_dir=self.tmp_dir)
         return path
 

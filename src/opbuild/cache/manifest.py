@@ -13,7 +13,8 @@ everything a descriptor is derived from, observed with stats alone: opbuild's ve
 installed earlier on the PATH changes a directory's mtime), ``sys.path`` (where NumPy and the BLAS packages
 are found; its entries are not stat-ed: the script's own directory is among them and may change all the
 time), the boot id (the CPU's feature flags cannot change
-without a reboot), and the size and mtime of opbuild's code-generating sources.
+without a reboot), and the size and mtime of the sources that shape the graph's generated C (ops/registry.py:
+``codegen_files``, the definition the per-kernel key uses) and of those deciding the rest of a descriptor.
 The manifest's toolchain files (the compiler as found on PATH, followed through its symlinks, and the BLAS)
 must still have the recorded inode, size and mtime.
 
@@ -33,34 +34,38 @@ import json
 import marshal
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import NamedTuple
 
 from .. import config
+from ..ops import registry
 from . import aside, fsio
 from .fsio import CorruptFile
-from .key import HASH_CHARS, NAME_RE
-from .local import TMP_DIR, KernelStore
+from .layout import HASH_CHARS, JSON_SUFFIX, MANIFEST_DIR, NAME_RE, TMP_DIR
+from .local import KernelStore
 
-MANIFEST_DIR = ".graphs"
 FORMAT = 2
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
-# Packages and modules whose code decides what a descriptor holds or how a kernel is generated.
-_SOURCE_PACKAGES = ("opbuild.ops", "opbuild.targets.cpu")
-_SOURCE_MODULES = ("opbuild", "opbuild._version", "opbuild.config", "opbuild.dtypes", "opbuild.cache.key",
-                   "opbuild.build.requests", "opbuild.build.toolchain", "opbuild.targets.cpu.compilers.gcc")
+# Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
+# compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
+# registry (ops/registry.py: codegen_files), the one definition the per-kernel key uses too.
+_DESCRIPTOR_MODULES = ("opbuild", "opbuild._version", "opbuild.config", "opbuild.cache.key",
+                       "opbuild.build.requests", "opbuild.build.toolchain")
+_DESCRIPTOR_PACKAGES = ("opbuild.targets.cpu",)
 
 
-def _source_files() -> list[str]:
-    """The files of opbuild's code-generating modules as loaded in this process: the packages' submodules
-    (a package holds each imported submodule as an attribute; cheaper than scanning ``sys.modules``)."""
-    files = []
-    for name in _SOURCE_MODULES:
+def _source_files(ops: Iterable[str] | None) -> list[str]:
+    """The files a graph's descriptors are derived from, as loaded in this process: every file that shapes the
+    generated C of ``ops`` (default: every registered op), then the descriptor modules and the packages'
+    submodules (a package holds each imported submodule as an attribute; cheaper than scanning
+    ``sys.modules``)."""
+    files = registry.codegen_files(ops)
+    for name in _DESCRIPTOR_MODULES:
         files.append(getattr(sys.modules.get(name), "__file__", None) or name)
-    for name in _SOURCE_PACKAGES:
+    for name in _DESCRIPTOR_PACKAGES:
         pkg = sys.modules.get(name)
         files.append(getattr(pkg, "__file__", None) or name)
         subs = [m.__file__ for m in vars(pkg).values() if isinstance(m, ModuleType)
@@ -97,8 +102,9 @@ def _sig(path: str) -> tuple[int, int, int, int] | None:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def fingerprint(version: str, abi: int) -> str:
-    """A hash of what descriptors are derived from, observed cheaply (stats, environment); see the module."""
+def fingerprint(version: str, abi: int, ops: Iterable[str] | None = None) -> str:
+    """A hash of what the descriptors of a graph of ``ops`` (op names; default every registered op) are derived
+    from, observed cheaply (stats, environment); see the module."""
     parts = [f"{FORMAT}|{version}|{abi}", *config.toolchain_env(),
              os.environ.get("PATH", ""), repr(sys.path)]
     for d in os.environ.get("PATH", "").split(os.pathsep):
@@ -107,7 +113,7 @@ def fingerprint(version: str, abi: int) -> str:
         parts.append(fsio.read_small(_BOOT_ID).decode().strip())
     except OSError:
         parts.append(str(os.getpid()))  # no boot id: manifests only serve this process
-    for f in _source_files():
+    for f in _source_files(ops):
         parts.append(f"{f}:{_sig(f)}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
@@ -119,7 +125,7 @@ def graph_key(fp: str, kernels: Sequence[bytes]) -> str:
 
 
 def path_of(store_dir: Path | str, key: str) -> str:
-    return os.path.join(str(store_dir), MANIFEST_DIR, key + ".json")
+    return os.path.join(str(store_dir), MANIFEST_DIR, key + JSON_SUFFIX)
 
 
 def _is_int(v: object) -> bool:
@@ -197,10 +203,10 @@ def problems(store: KernelStore, path: str) -> str | None:
     (:func:`load`) and every entry it names must be present and match the recorded sha256 values and size
     (``opbuild cache verify``)."""
     key = os.path.basename(path)
-    if not key.endswith(".json"):
+    if not key.endswith(JSON_SUFFIX):
         return "not a manifest (<key>.json)"
     try:
-        found = load(path, key[: -len(".json")])
+        found = load(path, key[: -len(JSON_SUFFIX)])
     except OSError as e:
         return e.strerror or str(e)
     if found.blas is not None and (why := blas_problem(found.blas)):
@@ -218,13 +224,13 @@ def drop_naming(store_dir: Path | str, names: set[str]) -> int:
     how many. Runs only when something was repaired: it reads every manifest of the store."""
     gdir = os.path.join(str(store_dir), MANIFEST_DIR)
     try:
-        found = [d for d in os.scandir(gdir) if d.name.endswith(".json")]
+        found = [d for d in os.scandir(gdir) if d.name.endswith(JSON_SUFFIX)]
     except OSError:
         return 0
     dropped = 0
     for d in found:
         try:
-            stale = any(item.name in names for item in load(d.path, d.name[: -len(".json")]).items)
+            stale = any(item.name in names for item in load(d.path, d.name[: -len(JSON_SUFFIX)]).items)
         except OSError:
             continue  # damaged: verify reports it, prune removes it
         if stale:

@@ -3,7 +3,7 @@
 * :meth:`Observer.on_miss`: with ``OPBUILD_EXPLAIN_MISSES=1``, log at WARNING why a kernel missed.
 * :meth:`Observer.after_build`: once per build, add the build's hits/misses/builds/repairs and compile
   seconds spent/saved to the persistent statistics, refresh the "last used" time of the entries the build
-  loaded (a ``stat`` each; a write at most once per :data:`~.entries.USE_RESOLUTION`), and, when the build
+  loaded (a ``stat`` each; a write at most once per :data:`USE_RESOLUTION`), and, when the build
   compiled something and ``OPBUILD_CACHE_MAX_SIZE`` is set, evict least recently used entries to honour the
   bound. Nothing here can fail a build: I/O problems are logged at debug level.
 
@@ -29,12 +29,15 @@ from pathlib import Path
 from .. import config
 from ..report import BuildReport
 from ..units import format_size
-from . import evict, fsio, stats
-from .entries import USE_RESOLUTION, Listing, scan
-from .explain import explain
+from . import fsio, stats
+from .admin import evict
+from .admin.explain import explain
+from .admin.scan import Listing, scan
+from .layout import JSON_SUFFIX
 from .local import KernelStore, Lookup
 
 log = logging.getLogger("opbuild")
+USE_RESOLUTION = 3600.0  # seconds: "last used" (an entry's .json mtime) is refreshed at most this often
 LISTING_TTL = 5.0  # seconds a directory scan is reused to explain further misses of the same build
 FLUSH_DELAY = 1.0  # seconds: warm builds' statistics older than this are written by the next build
 
@@ -88,12 +91,13 @@ class Observer:
         self._pending_since: float | None = None  # monotonic time of the oldest unwritten observation
         self._exit_hook = False
 
-    def _recent_listing(self, directory: Path) -> Listing:
-        """A scan of ``directory`` no older than a few seconds: the misses of one build share it."""
+    def _recent_listing(self, store: KernelStore) -> Listing:
+        """A scan of ``store`` no older than a few seconds: the misses of one build share it."""
+        directory = store.path
         with self._lock:
             cached = self._listing
             if cached is None or cached[0] != directory or time.monotonic() - cached[1] > LISTING_TTL:
-                cached = self._listing = (directory, time.monotonic(), scan(directory))
+                cached = self._listing = (directory, time.monotonic(), scan(directory, store.binary_suffix))
             return cached[2]
 
     def on_miss(self, store: KernelStore | None, name: str, info: bytes, found: Lookup) -> None:
@@ -105,7 +109,7 @@ class Observer:
             why = f"the entry exists but is broken ({found.reason})"
         else:
             try:
-                why = explain(store.path, desc, name, self._recent_listing(store.path)).summary()
+                why = explain(store.path, desc, name, self._recent_listing(store)).summary()
             except OSError as e:
                 why = f"cannot compare with the cache ({e.strerror or e})"
         log.warning("opbuild: cache miss %s (%s): %s", name, desc.get("op", "?"), why)
@@ -134,8 +138,8 @@ class Observer:
             p.counters["builds"] += len(compiled)
             p.counters["repairs"] += repairs
             prefix = os.path.join(str(write_store.path), "")  # string paths: this runs on the warm path
-            p.compiled += [prefix + n + ".json" for n in compiled]
-            p.hits += [prefix + n + ".json" for n in hits]
+            p.compiled += [prefix + n + JSON_SUFFIX for n in compiled]
+            p.hits += [prefix + n + JSON_SUFFIX for n in hits]
             now = time.monotonic()
             if self._pending_since is None:
                 self._pending_since = now
@@ -168,7 +172,7 @@ class Observer:
 
     def _bound(self, store: KernelStore, max_size: int, protect: set[str]) -> None:
         try:
-            result = evict.prune(store.path, max_size, protect=protect)
+            result = evict.prune(store.path, max_size, protect=protect, binary_suffix=store.binary_suffix)
         except OSError as e:
             log.debug("opbuild: size bound of %s not applied (%s)", store.path, e)
             return

@@ -33,7 +33,8 @@ import filelock
 
 from .. import config
 from . import aside
-from .local import LOCK_DIR, KernelStore
+from .layout import LOADING_LOCK, LOCK_DIR, LOCK_SUFFIX
+from .local import KernelStore
 
 log = logging.getLogger("opbuild.cache")
 
@@ -46,7 +47,7 @@ _FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_N
     os, "O_NONBLOCK", 0)
 
 
-LOADING = "loading"  # .locks/loading.lock: not a kernel name (those are <op>_<hash>)
+LOADING = LOADING_LOCK
 DRAIN_TIMEOUT = 2.0  # seconds a deleter waits for the loads in flight (each lasts milliseconds)
 
 
@@ -78,7 +79,7 @@ def usable_lock_path(store: KernelStore, name: str) -> Path:
 
 def _open_lock_file(store: KernelStore, name: str) -> int | None:
     # Plain string paths: this runs on the warm path.
-    path = os.path.join(str(store.path), LOCK_DIR, name + ".lock")
+    path = os.path.join(str(store.path), LOCK_DIR, name + LOCK_SUFFIX)
     try:
         return os.open(path, _FLAGS, 0o644)
     except OSError as e:  # EISDIR/ELOOP: a directory or symbolic link in its place

@@ -11,6 +11,7 @@ a wrong key, and concurrent writers at worst drop each other's new values.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -18,11 +19,12 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from . import aside
 from .fsio import CorruptFile, atomic_write, read_json
+from .layout import MEMO_FILE, TMP_DIR
 
 log = logging.getLogger("opbuild.cache")
 
-MEMO_FILE = ".memo.json"
 MAX_VALUES = 512  # old keys (upgraded compilers, edited sources) are dropped beyond this many
 
 
@@ -105,9 +107,6 @@ class StatMemo:
     def _save(self, values: dict[str, str]) -> None:
         if self.path is None:
             return
-        from . import aside
-        from .local import TMP_DIR
-
         if self._damaged and aside.is_regular(self.path) is False:
             # A directory (or FIFO, symlink) in the memo's place: a rename cannot replace a directory, and a
             # symlink must not be written through. Move it aside so the memo works again from now on.
@@ -123,8 +122,6 @@ class StatMemo:
         """sha256 (hex) of a file's bytes, memoised."""
 
         def derive() -> str:
-            import hashlib
-
             with open(file, "rb") as f:
                 return hashlib.sha256(f.read()).hexdigest()
 

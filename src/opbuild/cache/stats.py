@@ -19,8 +19,7 @@ from pathlib import Path
 import filelock
 
 from . import aside, fsio, pin
-from .entries import STATS_FILE
-from .local import LOCK_DIR, TMP_DIR
+from .layout import LOCK_DIR, LOCK_SUFFIX, STATS_FILE, STATS_LOCK, TMP_DIR
 
 log = logging.getLogger("opbuild.cache")
 
@@ -35,7 +34,7 @@ COUNTERS = {
     "saved_seconds": "compiler seconds saved by hits (their recorded build time)",
     "evictions": "entries removed by prune or the size bound",
     "evicted_bytes": "bytes freed by evictions",
-    # The shared tier (OPBUILD_REMOTE_CACHE), counted by cache/remote_stats.py:
+    # The shared tier (OPBUILD_REMOTE_CACHE), counted by cache/shared/stats.py:
     "remote_hits": "kernels fetched from the shared tier",
     "remote_misses": "kernels the shared tier did not have when first looked up",
     "lease_waits": "kernels waited for while another process or machine built them",
@@ -53,7 +52,7 @@ def stats_path(directory: Path) -> Path:
 
 
 def _lock(directory: Path) -> filelock.FileLock:
-    path = Path(directory) / LOCK_DIR / "stats.lock"
+    path = Path(directory) / LOCK_DIR / (STATS_LOCK + LOCK_SUFFIX)
     if pin.bad_lock_file(path):  # a directory or symlink there would stop every update for good
         aside.move_aside(directory, path, pin.bad_lock_file(path) or "not a lock file")
     return filelock.FileLock(str(path))

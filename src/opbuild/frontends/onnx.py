@@ -266,6 +266,11 @@ class OnnxModel(Cell):
         """Names of the graph inputs, in call order."""
         return [s.name for s in self.inputs]
 
+    @property
+    def node_count(self) -> int:
+        """How many nodes the imported graph has."""
+        return len(self._nodes)
+
     def __repr__(self) -> str:
         ins = ", ".join(f"{s.name}: {s.dtype}{list(s.shape) if s.shape is not None else '[?]'}" for s in self.inputs)
         return (f"OnnxModel({self.source}, opset {self.opset}, {len(self._nodes)} nodes, inputs ({ins}), "

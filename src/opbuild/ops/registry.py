@@ -10,8 +10,9 @@ Adding an operator touches one file of this package (its family) and its test: t
 block there (ops/primitive.py: ``defop`` decorates its primitive class, ``declare`` derives one from a table row),
 which registers its OpDef here.
 
-:meth:`OpDef.codegen_hash` hashes the emitter's module and targets/cpu/codegen.py, so an emitter and every helper of
-ours it calls must live in one of those two files (tests/ops/test_declare.py walks the emitters to check).
+:meth:`OpDef.codegen_hash` hashes the files that shape the op's generated C (ops/sources.py: the emitter's
+module, every helper of ours it reaches, targets/cpu/codegen.py and dtypes.py); :func:`codegen_files` lists them for the
+graph manifests (cache/manifest.py), so the per-kernel key and the manifest fingerprint share one definition.
 Helpers of ``normalize`` and ``infer`` may live anywhere: their effect is in the descriptor's attributes and
 types.
 """
@@ -20,9 +21,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import inspect
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,20 +30,13 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu import codegen as c_codegen
+from .sources import generator_files
 
 
 @functools.cache
 def _source_digest(path: str) -> str:
     """sha256 (hex) of a generator source file, read once per process (every op of a family shares it)."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def _emitter_file(fn: Callable) -> str:
-    """The source file of an emitter: its module's file (cheap), else what inspect finds (slow: it may scan
-    every loaded module)."""
-    module = sys.modules.get(getattr(fn, "__module__", None) or "")
-    return getattr(module, "__file__", None) or str(inspect.getsourcefile(fn))
 
 
 InferFn = Callable[[dict, Sequence[TensorType]], list[TensorType]]
@@ -69,21 +61,23 @@ class OpDef:
     multi_output: bool = False
     primitive: type | None = field(default=None, repr=False, compare=False)
     _codegen_hash: str | None = field(default=None, repr=False)
+    _codegen_files: tuple[str, ...] | None = field(default=None, repr=False)
+
+    def codegen_files(self) -> tuple[str, ...]:
+        """The source files whose code shapes this op's generated C (ops/sources.py); derived once per op."""
+        if self._codegen_files is None:
+            self._codegen_files = generator_files(self.emit)
+        return self._codegen_files
 
     def codegen_hash(self, file_digest: Callable[[str], str] | None = None) -> str:
-        """sha256 of the code that generates this op's C: the family module and the shared C codegen.
+        """sha256 of the code that generates this op's C: every file of :meth:`codegen_files`, and the op's name.
 
-        Hashing whole source files is deliberately conservative: any edit to an op family's generator
-        yields new keys for that family, so a stale binary is never reused. ``file_digest`` (hex sha256 of a
-        file) may serve memoised digests (cache/statmemo.py); computed once per process and op.
+        Hashing whole source files is deliberately conservative: any edit to a file that shapes an op's C
+        yields new keys for the ops it shapes, so a stale binary is never reused. ``file_digest`` (hex sha256
+        of a file) may serve memoised digests (cache/statmemo.py); computed once per process and op.
         """
         if self._codegen_hash is None:
-            digest = file_digest or _source_digest
-            h = hashlib.sha256()
-            for mod_file in (_emitter_file(self.emit), c_codegen.__file__):
-                h.update(bytes.fromhex(digest(str(mod_file))))
-            h.update(self.name.encode())
-            self._codegen_hash = h.hexdigest()
+            self._codegen_hash = codegen_digest(self, file_digest or _source_digest)
         return self._codegen_hash
 
     def check_arity(self, in_types: Sequence[TensorType]) -> None:
@@ -105,6 +99,28 @@ class OpDef:
 
 
 REGISTRY: dict[str, OpDef] = {}
+
+
+def codegen_digest(opdef: OpDef, file_digest: Callable[[str], str]) -> str:
+    """The code generator hash of ``opdef`` with ``file_digest`` reading each file (not memoised: see
+    :meth:`OpDef.codegen_hash`). Files are hashed in sorted order, each by its digest alone."""
+    h = hashlib.sha256()
+    for mod_file in opdef.codegen_files():
+        h.update(bytes.fromhex(file_digest(str(mod_file))))
+    h.update(opdef.name.encode())
+    return h.hexdigest()
+
+
+def codegen_files(ops: Iterable[str] | None = None) -> list[str]:
+    """The union of :meth:`OpDef.codegen_files` over ``ops`` (names; default every registered op), sorted:
+    what the graph manifests' fingerprint stats. An unknown name contributes nothing (its build fails anyway)."""
+    names = REGISTRY if ops is None else ops
+    files: set[str] = set()
+    for name in names:
+        opdef = REGISTRY.get(name)
+        if opdef is not None:
+            files.update(opdef.codegen_files())  # derived once per op and process
+    return sorted(files)
 
 
 def register(opdef: OpDef) -> OpDef:

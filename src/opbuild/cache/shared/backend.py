@@ -1,11 +1,12 @@
-"""The shared cache tier's storage interface (Triton's ``RemoteCacheBackend`` style) and its URL factory.
+"""The shared cache tier's storage interface (Triton's ``RemoteCacheBackend`` style).
 
 A backend stores opaque entry blobs under kernel names and hands out build leases. It knows nothing about
-kernels, checksums, signatures, timeouts or fallbacks: :mod:`.remote_entry` defines and verifies the blob,
-:mod:`.shared` enforces timeouts, renews leases and skips the tier for a while after a fault.
+kernels, checksums, signatures, timeouts or fallbacks: :mod:`.entry` defines and verifies the blob,
+:mod:`.tier` enforces timeouts, renews leases and skips the tier for a while after a fault.
 
-Backends, one per file: ``file:///path`` (:mod:`.remote_dir`, a directory on a shared filesystem) and
-``redis://host:port/db`` (:mod:`.remote_redis`, a Redis server through the ``redis`` client package).
+Backends, one per file: ``file:///path`` (:mod:`.directory`, a directory on a shared filesystem) and
+``redis://host:port/db`` (:mod:`.redis`, a Redis server through the ``redis`` client package); the package
+(:func:`opbuild.cache.shared.open_backend`) opens the one a URL names.
 """
 
 from __future__ import annotations
@@ -13,12 +14,10 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from urllib.parse import urlsplit
 
-from .. import config
-from ..errors import OpbuildError
+from ...errors import OpbuildError
 
-UNSIGNED = "unsigned"  # the key id of entries written without OPBUILD_CACHE_SECRET (see remote_entry.key_id)
+UNSIGNED = "unsigned"  # the key id of entries written without OPBUILD_CACHE_SECRET (see entry.key_id)
 NAMESPACE = re.compile(r"[0-9a-f]{16}|unsigned")
 
 
@@ -110,27 +109,6 @@ class RemoteBackend(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook, most backends hold nothing to close
         """Release connections (optional)."""
-
-
-def open_backend(url: str, ttl: float = 0.0, timeout: float = 2.0, namespace: str = UNSIGNED) -> RemoteBackend:
-    """The backend named by ``url``: ``file:///path`` or ``redis://host:port/db`` (also ``rediss://``).
-
-    ``ttl`` (seconds, 0 = none) bounds the life of published entries; ``timeout`` is passed to network
-    clients as their socket timeout; ``namespace`` is the key id (:func:`.remote_entry.key_id`) whose entries
-    and leases the backend reads and writes. Raises ValueError naming OPBUILD_REMOTE_CACHE for a URL no backend
-    understands (a configuration error, reported as such), RemoteError when the backend's client library is
-    missing.
-    """
-    config.check_remote_url(url)
-    check_namespace(namespace)
-    parts = urlsplit(url)
-    if parts.scheme.lower() == "file":
-        from .remote_dir import DirectoryBackend
-
-        return DirectoryBackend(parts.path, ttl=ttl, namespace=namespace)
-    from .remote_redis import RedisBackend
-
-    return RedisBackend(url, ttl=ttl, timeout=timeout, namespace=namespace)
 
 
 def check_namespace(namespace: str) -> str:

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .entries import Entry, Listing, scan
-from .key import diff
+from ..key import diff
+from .scan import Entry, Listing, scan
 
 MAX_LIST_ITEMS = 6  # longer list values are shown as what was added and removed
 

@@ -3,7 +3,7 @@
 An entry is the files ``<name>.info``, ``<name>.json`` and ``<name>.so`` sharing one kernel name
 ``<op lower>_<32 hex>``; it is *committed* once its ``.json`` exists. "Last used" is the ``.json``'s
 modification time, which a process that loaded the entry refreshes (at most once per
-:data:`USE_RESOLUTION`, see :mod:`.observe`), so listing and eviction need one ``stat`` per file and no index
+:data:`..observe.USE_RESOLUTION`), so listing and eviction need one ``stat`` per file and no index
 that could drift.
 """
 
@@ -15,28 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import fsio
-from .key import NAME_RE
-from .local import BINARY_SUFFIX, LOCK_DIR, QUARANTINE_DIR, TMP_DIR
-from .manifest import MANIFEST_DIR
-from .statmemo import MEMO_FILE
-
-ENTRY_SUFFIXES = (".info", ".json", BINARY_SUFFIX)
-STATS_FILE = ".stats.json"
-#: Files of kernel_meta that are not entries: the statistics, the memo of file-derived values (compiler
-#: --version, source digests) and the --version memo of earlier versions (.compilers.json).
-SIDE_FILES = frozenset({STATS_FILE, MEMO_FILE, ".compilers.json"})
-USE_RESOLUTION = 3600.0  # seconds: "last used" is refreshed at most this often per entry
-
-
-def split_entry_file(file_name: str) -> tuple[str, str] | None:
-    """``"square_<hash>.so"`` -> ``("square_<hash>", ".so")``; None if it is not an entry file name."""
-    for suffix in ENTRY_SUFFIXES:
-        if file_name.endswith(suffix):
-            stem = file_name[: -len(suffix)]
-            if NAME_RE.match(stem):
-                return stem, suffix
-    return None
+from .. import fsio
+from ..layout import (
+    CPU_BINARY_SUFFIX,
+    INFO_SUFFIX,
+    JSON_SUFFIX,
+    LOCK_DIR,
+    MANIFEST_DIR,
+    NAME_RE,
+    QUARANTINE_DIR,
+    SIDE_FILES,
+    TMP_DIR,
+    split_entry_file,
+)
 
 
 def _read_json(path: Path) -> dict | None:
@@ -55,6 +46,7 @@ class Entry:
     directory: Path
     sizes: dict[str, int] = field(default_factory=dict)
     mtimes: dict[str, float] = field(default_factory=dict)
+    binary_suffix: str = CPU_BINARY_SUFFIX  # the target's (cache/layout.py)
     _meta: Any = field(default=None, repr=False)
     _info: Any = field(default=None, repr=False)
 
@@ -62,10 +54,14 @@ class Entry:
         """The path of this entry's file with ``suffix`` (``.info``, ``.json``, ``.so``)."""
         return self.directory / (self.name + suffix)
 
+    def binary_path(self) -> Path:
+        """The path of this entry's binary."""
+        return self.path(self.binary_suffix)
+
     @property
     def committed(self) -> bool:
         """Whether the ``.json`` commit marker exists (the entry is complete unless it is broken)."""
-        return ".json" in self.sizes
+        return JSON_SUFFIX in self.sizes
 
     @property
     def size(self) -> int:
@@ -75,19 +71,19 @@ class Entry:
     @property
     def last_used(self) -> float:
         """When a build last loaded (or published) this entry: the ``.json`` mtime."""
-        return self.mtimes.get(".json", max(self.mtimes.values(), default=0.0))
+        return self.mtimes.get(JSON_SUFFIX, max(self.mtimes.values(), default=0.0))
 
     def meta(self) -> dict:
         """The parsed ``.json`` ({} if missing or unparsable); read once."""
         if self._meta is None:
-            data = _read_json(self.path(".json")) if self.committed else None
+            data = _read_json(self.path(JSON_SUFFIX)) if self.committed else None
             self._meta = data if isinstance(data, dict) else {}
         return self._meta
 
     def info(self) -> dict:
         """The parsed ``.info`` descriptor ({} if missing or unparsable); read once."""
         if self._info is None:
-            data = _read_json(self.path(".info")) if ".info" in self.sizes else None
+            data = _read_json(self.path(INFO_SUFFIX)) if INFO_SUFFIX in self.sizes else None
             self._info = data if isinstance(data, dict) else {}
         return self._info
 
@@ -103,7 +99,7 @@ class Entry:
     def built_at(self) -> float:
         """Epoch seconds of the build (``.json`` ``built_at``, else its mtime)."""
         value = self.meta().get("built_at")
-        return float(value) if isinstance(value, (int, float)) else self.mtimes.get(".json", 0.0)
+        return float(value) if isinstance(value, (int, float)) else self.mtimes.get(JSON_SUFFIX, 0.0)
 
     @property
     def build_seconds(self) -> float:
@@ -142,6 +138,7 @@ class Listing:
     manifests: list[Path] = field(default_factory=list)  # .graphs/*.json (graph manifests)
     orphans: list[Path] = field(default_factory=list)
     files: dict[Path, FileStat] = field(default_factory=dict)  # entries, quarantine and temporaries
+    binary_suffix: str = CPU_BINARY_SUFFIX  # the target's (cache/layout.py)
 
     @property
     def committed(self) -> list[Entry]:
@@ -177,14 +174,15 @@ class Listing:
         return self.disk_bytes(self.files)
 
 
-def scan(path: Path) -> Listing:
-    """List a kernel_meta directory (one ``stat`` per file; no file is opened)."""
+def scan(path: Path, binary_suffix: str = CPU_BINARY_SUFFIX) -> Listing:
+    """List a kernel_meta directory (one ``stat`` per file; no file is opened). ``binary_suffix`` is the
+    target's binary suffix (cache/layout.py)."""
     path = Path(path)
     try:
         dirents = list(os.scandir(path))
     except (FileNotFoundError, NotADirectoryError):
-        return Listing(path, exists=False)
-    listing = Listing(path, exists=True)
+        return Listing(path, exists=False, binary_suffix=binary_suffix)
+    listing = Listing(path, exists=True, binary_suffix=binary_suffix)
     by_name: dict[str, Entry] = {}
     for d in dirents:
         try:
@@ -213,12 +211,12 @@ def scan(path: Path) -> Listing:
             listing.temporaries.append(Path(d.path))
             listing.files[Path(d.path)] = FileStat.of(st)
             continue
-        parts = split_entry_file(d.name) if d.is_file(follow_symlinks=False) else None
+        parts = split_entry_file(d.name, binary_suffix) if d.is_file(follow_symlinks=False) else None
         if parts is None:
             listing.orphans.append(Path(d.path))
             continue
         name, suffix = parts
-        entry = by_name.setdefault(name, Entry(name, path))
+        entry = by_name.setdefault(name, Entry(name, path, binary_suffix=binary_suffix))
         entry.sizes[suffix] = st.st_size
         entry.mtimes[suffix] = st.st_mtime
         listing.files[Path(d.path)] = FileStat.of(st)

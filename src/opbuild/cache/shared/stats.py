@@ -1,16 +1,16 @@
-"""Shared-tier statistics: per-process counters, added into the kernel_meta statistics (:mod:`.stats`).
+"""Shared-tier statistics: per-process counters, added into the kernel_meta statistics (:mod:`..stats`).
 
-Counters (each counts distinct kernels per process; :mod:`.stats` accumulates them across processes):
+Counters (each counts distinct kernels per process; :mod:`..stats` accumulates them across processes):
 
 * ``remote_hits``: kernels fetched from the shared tier (verified, copied into the local tier, loaded); such
-  a fetch counts in neither the local ``hits`` nor ``misses`` (:mod:`.observe`);
+  a fetch counts in neither the local ``hits`` nor ``misses`` (:mod:`..observe`);
 * ``remote_misses``: kernels the shared tier did not have when first looked up (a kernel another process
   was building counts as a miss and, once fetched, as a hit);
 * ``lease_waits``: kernels whose build lease another process or machine held, so this one waited for them;
 * ``remote_rejected``: entries that failed verification (checksum, missing or wrong signature), not loaded;
 * ``remote_published``: kernels this rank compiled and published to the shared tier;
 * ``remote_fallbacks``: outages of the shared tier (down, slow, full, unreachable): each went local-only until
-  a retry found the tier back (:mod:`.remote_backoff`).
+  a retry found the tier back (:mod:`.backoff`).
 
 ``opbuild cache stats`` shows them with the local counters; :func:`read_stats` returns just these.
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from . import stats
+from .. import stats
 
 COUNTERS = ("remote_hits", "remote_misses", "lease_waits", "remote_rejected", "remote_published",
             "remote_fallbacks")

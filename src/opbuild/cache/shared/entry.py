@@ -15,7 +15,7 @@ unless it was signed with this rank's secret; the header is then parsed with :fu
 
 The key id names the secret without revealing it (:func:`key_id`: the first 8 bytes of
 HMAC(secret, "opbuild key id"), or ``unsigned``). Backends store entries in one namespace per key id, so
-ranks with different secrets never overwrite each other's entries (:mod:`.shared` warns about them).
+ranks with different secrets never overwrite each other's entries (:mod:`.tier` warns about them).
 
 The header holds ``name``, ``info_size``, ``binary_size``, ``sha256`` (of the binary) and ``meta`` (the
 kernel_meta ``.json`` build result). Format 1 blobs (header parsed before its signature) are rejected as
@@ -29,10 +29,10 @@ import hmac
 import json
 from dataclasses import dataclass
 
-from . import elf
-from .fsio import CorruptFile, parse_json
-from .key import kernel_symbol
-from .remote import UNSIGNED
+from .. import elf
+from ..fsio import CorruptFile, parse_json
+from ..key import kernel_symbol
+from .backend import UNSIGNED
 
 FORMAT = 2
 PREFIX = b"opbuild-entry "

@@ -1,9 +1,9 @@
 """``redis://host:port/db``: the shared tier on a Redis server, through the ``redis`` client package.
 
 Keys (``opbuild:2:`` is a layout version, so a future format never reads an old one; ``<key id>`` the
-namespace of one secret, :func:`.remote_entry.key_id`)::
+namespace of one secret, :func:`.entry.key_id`)::
 
-    opbuild:2:<key id>:entry:<name>   the entry blob (remote_entry format), SET with PX = OPBUILD_REMOTE_TTL if set
+    opbuild:2:<key id>:entry:<name>   the entry blob (entry.py format), SET with PX = OPBUILD_REMOTE_TTL if set
     opbuild:2:<key id>:lease:<name>   the build lease: SET NX PX <lease ttl> holding the owner, renewed with PEXPIRE
     opbuild:2:keyids                  the set of key ids that have published entries (SADD on publish)
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import wraps
 
-from ..config import redact_url as redact
-from .remote import UNSIGNED, RemoteBackend, RemoteError, check_namespace
+from ...config import redact_url as redact
+from .backend import UNSIGNED, RemoteBackend, RemoteError, check_namespace
 
 PREFIX = "opbuild:2:"
 KEYIDS = PREFIX + "keyids"

@@ -22,11 +22,21 @@ from pathlib import Path
 
 import filelock
 
-from . import aside, elf, fsio, manifest, statmemo, stats
-from .entries import NAME_RE, Entry, scan
-from .key import HASH_CHARS, kernel_symbol
-from .local import BINARY_SUFFIX, LOCK_DIR, QUARANTINE_DIR, KernelStore
-from .pin import bad_lock_file, try_exclusive
+from .. import aside, elf, fsio, manifest, statmemo, stats
+from ..key import kernel_symbol
+from ..layout import (
+    CPU_BINARY_SUFFIX,
+    HASH_CHARS,
+    INFO_SUFFIX,
+    JSON_SUFFIX,
+    LOCK_DIR,
+    MEMO_FILE,
+    NAME_RE,
+    QUARANTINE_DIR,
+)
+from ..local import KernelStore
+from ..pin import bad_lock_file, try_exclusive
+from .scan import Entry, scan
 
 
 @dataclass
@@ -66,7 +76,8 @@ class Report:
                 "problems": [asdict(p) for p in self.problems], "in_progress": self.in_progress}
 
 
-def check_entry_bytes(name: str, info: bytes, meta_raw: bytes, binary: bytes) -> str | None:
+def check_entry_bytes(name: str, info: bytes, meta_raw: bytes, binary: bytes,
+                      binary_suffix: str = CPU_BINARY_SUFFIX) -> str | None:
     """Why the three files of entry ``name`` (given as bytes) do not form a sound entry, or None.
 
     The same rules as a build's lookup (:meth:`KernelStore.lookup`), without a requested descriptor to
@@ -78,7 +89,7 @@ def check_entry_bytes(name: str, info: bytes, meta_raw: bytes, binary: bytes) ->
     if hashlib.sha256(info).hexdigest()[:HASH_CHARS] != m.group(2):
         return ".info does not hash to the entry's name"
     try:
-        desc = fsio.parse_json(info, ".info")
+        desc = fsio.parse_json(info, INFO_SUFFIX)
     except fsio.CorruptFile as e:
         return e.strerror
     op = desc.get("op")
@@ -86,14 +97,14 @@ def check_entry_bytes(name: str, info: bytes, meta_raw: bytes, binary: bytes) ->
         shown = op if isinstance(op, str) else type(op).__name__  # repr of a nested value may recurse
         return f".info describes op {shown!r}, but the entry's name says {m.group(1)!r}"
     try:
-        meta = fsio.parse_json(meta_raw, ".json")
+        meta = fsio.parse_json(meta_raw, JSON_SUFFIX)
     except fsio.CorruptFile as e:
         return f"unparsable .json ({e.strerror})"
     size, sha = meta.get("size"), meta.get("sha256")
     if not isinstance(size, int) or isinstance(size, bool) or not isinstance(sha, str):
         return "unparsable .json (size or sha256 missing or of the wrong type)"
-    if meta.get("binary") != name + BINARY_SUFFIX:
-        return f".json names binary {_shown(meta.get('binary'))}, expected {name}{BINARY_SUFFIX}"
+    if meta.get("binary") != name + binary_suffix:
+        return f".json names binary {_shown(meta.get('binary'))}, expected {name}{binary_suffix}"
     if meta.get("kernel") not in (None, name):
         return f".json names kernel {_shown(meta.get('kernel'))}"
     if meta.get("op") not in (None, op):
@@ -121,12 +132,12 @@ MAX_BINARY_BYTES = 1 << 30
 
 def check_entry(store: KernelStore, entry: Entry) -> str | None:
     """Why committed entry ``entry`` of ``store`` is broken, or None if it is sound. Every part is read with
-    :func:`.fsio.read_small`: a FIFO, directory or symbolic link in a part's place is damage, never followed
+    :func:`..fsio.read_small`: a FIFO, directory or symbolic link in a part's place is damage, never followed
     and never waited on."""
     parts = []
-    for suffix, what, limit in ((".info", ".info", fsio.MAX_METADATA_BYTES),
-                                (".json", ".json", fsio.MAX_METADATA_BYTES),
-                                (BINARY_SUFFIX, "binary", MAX_BINARY_BYTES)):
+    for suffix, what, limit in ((INFO_SUFFIX, INFO_SUFFIX, fsio.MAX_METADATA_BYTES),
+                                (JSON_SUFFIX, JSON_SUFFIX, fsio.MAX_METADATA_BYTES),
+                                (entry.binary_suffix, "binary", MAX_BINARY_BYTES)):
         try:
             parts.append(fsio.read_small(str(entry.path(suffix)), limit))
         except FileNotFoundError:
@@ -135,7 +146,7 @@ def check_entry(store: KernelStore, entry: Entry) -> str | None:
             return f"{what} is {e.strerror}"
         except OSError as e:
             return f"cannot read {what}: {e.strerror or e}"
-    return check_entry_bytes(entry.name, *parts)
+    return check_entry_bytes(entry.name, *parts, binary_suffix=entry.binary_suffix)
 
 
 def _quarantine_orphan(directory: Path, path: Path) -> str:
@@ -148,14 +159,15 @@ def _quarantine_orphan(directory: Path, path: Path) -> str:
     return "quarantined"
 
 
-def verify(directory: Path, repair: bool = False) -> Report:
-    """Check every file of one kernel_meta directory; with ``repair``, fix what is broken (see module doc)."""
+def verify(directory: Path, repair: bool = False, binary_suffix: str = CPU_BINARY_SUFFIX) -> Report:
+    """Check every file of one kernel_meta directory; with ``repair``, fix what is broken (see module doc).
+    ``binary_suffix`` is the target's (cache/layout.py)."""
     directory = Path(directory)
-    listing = scan(directory)
+    listing = scan(directory, binary_suffix)
     report = Report(directory, listing.exists)
     if not listing.exists:
         return report
-    store = KernelStore(directory, create=False)
+    store = KernelStore(directory, create=False, binary_suffix=binary_suffix)
     now = time.time()
     for entry in listing.entries:
         report.checked += 1
@@ -165,7 +177,7 @@ def verify(directory: Path, repair: bool = False) -> Report:
                 continue
             problem = Problem("entry", entry.name, reason)
         else:
-            present = " and ".join(s for s in (".info", BINARY_SUFFIX) if s in entry.sizes)
+            present = " and ".join(s for s in (INFO_SUFFIX, binary_suffix) if s in entry.sizes)
             problem = Problem("uncommitted", entry.name, f"entry has no .json (only {present}): an "
                               "interrupted build or a deleted file")
         with try_exclusive(store, entry.name) as held:
@@ -177,10 +189,10 @@ def verify(directory: Path, repair: bool = False) -> Report:
                     report.in_progress.append(entry.name)
                 continue
             # Re-check under the lock: it may have been completed or repaired since we looked.
-            if entry.path(".json").exists():
+            if entry.path(JSON_SUFFIX).exists():
                 if check_entry(store, entry) is None:
                     continue
-            elif not any(entry.path(s).exists() for s in (".info", ".so")):
+            elif not any(entry.path(s).exists() for s in (INFO_SUFFIX, binary_suffix)):
                 continue
             if repair:
                 moved = store.quarantine(entry.name, problem.detail)
@@ -222,7 +234,7 @@ def _aside(directory: Path, path: Path, why: str) -> str:
 def _check_side_files(directory: Path, repair: bool, report: Report) -> None:
     """The statistics (reset by repair: the counts are lost anyway) and the memo (moved to quarantine: it only
     saves derivations). Whatever is in their place, a directory or FIFO included, is reported, never read
-    beyond :func:`.fsio.read_small`."""
+    beyond :func:`..fsio.read_small`."""
     try:
         stats.read(directory)
     except ValueError as e:
@@ -236,15 +248,15 @@ def _check_side_files(directory: Path, repair: bool, report: Report) -> None:
         report.problems.append(problem)
     why = statmemo.problem(directory)
     if why is not None:
-        problem = Problem("memo", statmemo.MEMO_FILE, why)
+        problem = Problem("memo", MEMO_FILE, why)
         if repair:
-            problem.action = _aside(directory, directory / statmemo.MEMO_FILE, why)
+            problem.action = _aside(directory, directory / MEMO_FILE, why)
         report.problems.append(problem)
 
 
 def _check_manifests(store: KernelStore, repair: bool, report: Report) -> None:
     """Every graph manifest must load and name only present entries matching its recorded sha256 values
-    (:func:`.manifest.problems`); repair removes a bad one (an index: the next warm start of its graph
+    (:func:`..manifest.problems`); repair removes a bad one (an index: the next warm start of its graph
     writes it again) or moves anything that is not a regular file to quarantine."""
     gdir = store.path / manifest.MANIFEST_DIR
     if gdir.is_symlink() or not gdir.is_dir():
@@ -275,7 +287,7 @@ def _check_manifests(store: KernelStore, repair: bool, report: Report) -> None:
 
 
 def _check_locks(store: KernelStore, repair: bool, report: Report) -> None:
-    """Lock files are never deleted (see :mod:`.pin`), but a directory or symbolic link in a lock file's place
+    """Lock files are never deleted (see :mod:`..pin`), but a directory or symbolic link in a lock file's place
     cannot be locked at all: reported, and moved to quarantine by repair."""
     ldir = store.path / LOCK_DIR
     if ldir.is_symlink() or not ldir.is_dir():

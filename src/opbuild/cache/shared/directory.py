@@ -1,9 +1,9 @@
 """``file:///path``: the shared tier as a directory on a filesystem every rank and machine mounts.
 
 Layout (``v2`` is the layout version, so a future format never reads an old one; ``<key id>`` the namespace
-of one secret, :func:`.remote_entry.key_id`)::
+of one secret, :func:`.entry.key_id`)::
 
-    <path>/v2/<key id>/entries/<name>.entry   one blob per kernel (remote_entry format), written atomically
+    <path>/v2/<key id>/entries/<name>.entry   one blob per kernel (entry.py format), written atomically
     <path>/v2/<key id>/leases/<name>.lease    a build lease: {"owner": ..., "expires": <unix time>}
     <path>/v2/<key id>/leases/<name>.lease.break   present only while a process removes that lease (a guard)
 
@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from functools import wraps
 from pathlib import Path
 
-from . import fsio
-from .remote import NAMESPACE, UNSIGNED, RemoteBackend, RemoteError, check_namespace
+from .. import fsio
+from .backend import NAMESPACE, UNSIGNED, RemoteBackend, RemoteError, check_namespace
 
 log = logging.getLogger("opbuild.cache")
 ENTRY_SUFFIX = ".entry"

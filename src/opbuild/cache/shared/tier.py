@@ -2,10 +2,10 @@
 never fail a run.
 
 ``OPBUILD_REMOTE_CACHE`` names a second cache tier shared by every rank and machine (see
-:func:`.remote.open_backend`); the local ``rank_N/kernel_meta`` stays the first. This layer adds, on top of a
-:class:`.remote.RemoteBackend`:
+:func:`opbuild.cache.shared.open_backend`); the local ``rank_N/kernel_meta`` stays the first. This layer adds,
+on top of a :class:`.backend.RemoteBackend`:
 
-* verification: every fetched entry is checked by :func:`.remote_entry.unpack` (the requested descriptor,
+* verification: every fetched entry is checked by :func:`.entry.unpack` (the requested descriptor,
   sha256 of the binary, and the HMAC signature when ``OPBUILD_CACHE_SECRET`` is set); a rejected entry is
   logged, counted and never loaded. Without a secret, one warning says the shared tier is trusted as code.
 * single flight across machines: :meth:`SharedTier.claim` takes build leases, renewed by a background thread
@@ -14,13 +14,13 @@ never fail a run.
 * cooperative cold builds: :meth:`SharedTier.order` starts every rank at a different point of the same
   work list, so N ranks building one cold network split the work instead of queueing behind one another.
 * namespaces: entries are signed and stored under the key id of ``OPBUILD_CACHE_SECRET``
-  (:func:`.remote_entry.key_id`), so ranks with different secrets never overwrite each other's entries. A
+  (:func:`.entry.key_id`), so ranks with different secrets never overwrite each other's entries. A
   rank that finds the kernels it misses under another key id, or entries it cannot verify, warns once that
   the ranks' secrets differ and how to fix it.
 * faults: every backend call is bounded by ``OPBUILD_REMOTE_TIMEOUT`` (default 2 s); a failure or timeout
   starts an outage (one warning) during which the tier is skipped and every method answers as if it were
   empty (fetch nothing, every lease granted, publish nothing), so the build goes on local-only. The tier is
-  tried again after 1 s, then after pauses doubling up to 60 s (:mod:`.remote_backoff`); a success ends the
+  tried again after 1 s, then after pauses doubling up to 60 s (:mod:`.backoff`); a success ends the
   outage.
 """
 
@@ -37,14 +37,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import config
-from . import remote_entry
-from .fsio import pid_alive
-from .remote import UNSIGNED, RemoteBackend, RemoteError, open_backend
-from .remote_backoff import Backoff
-from .remote_entry import EntryRejected, RemoteEntry
-from .remote_redis import redact
-from .remote_stats import RemoteCounters, read_stats
+from ... import config
+from ...config import redact_url as redact
+from ..fsio import pid_alive
+from . import entry as remote_entry
+from . import open_backend
+from .backend import UNSIGNED, RemoteBackend, RemoteError
+from .backoff import Backoff
+from .entry import EntryRejected, RemoteEntry
+from .stats import RemoteCounters, read_stats
 
 log = logging.getLogger("opbuild")
 
@@ -334,7 +335,7 @@ class SharedTier:
         return work[start:] + work[:start]
 
     def flush_stats(self, kernel_meta: Path) -> None:
-        """Add this process's counters into ``kernel_meta`` (see :mod:`.remote_stats`)."""
+        """Add this process's counters into ``kernel_meta`` (see :mod:`.stats`)."""
         self.counters.flush(kernel_meta)
 
 
@@ -358,7 +359,7 @@ def _renew_all(backend: RemoteBackend, names: Sequence[str], owner: str, ttl: fl
 
 
 def backend_stats(url: str) -> dict:
-    """What the shared tier at ``url`` holds under this process's key id (:meth:`.remote.RemoteBackend.stats`:
+    """What the shared tier at ``url`` holds under this process's key id (:meth:`.backend.RemoteBackend.stats`:
     ``url``, ``key_id``, ``entries``, ``bytes``, ``leases``, ...) plus ``key_ids``, every key id holding
     entries, or ``{"url", "error"}`` when it cannot be reached. Bounded by the backend's
     timeouts (OPBUILD_REMOTE_TIMEOUT for Redis). Raises ValueError for a URL no backend understands."""
@@ -375,7 +376,7 @@ def backend_stats(url: str) -> dict:
 
 def describe(kernel_meta: Path, url: str | None = None) -> dict:
     """The shared tier as ``opbuild cache stats`` sees it: the shared-tier counters of ``kernel_meta``
-    (:func:`.remote_stats.read_stats`) and, when a URL is given (default: OPBUILD_REMOTE_CACHE), the
+    (:func:`.stats.read_stats`) and, when a URL is given (default: OPBUILD_REMOTE_CACHE), the
     backend's own statistics (:func:`backend_stats`) under ``"backend"``."""
     url = url if url is not None else config.remote_cache_url()
     return {"counters": read_stats(kernel_meta), "url": redact(url) if url else None,

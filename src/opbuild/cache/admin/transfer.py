@@ -26,13 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._version import __version__
-from . import fsio
-from .entries import ENTRY_SUFFIXES, scan, split_entry_file
+from ..._version import __version__
+from .. import fsio
+from ..key import diff
+from ..layout import CPU_BINARY_SUFFIX, INFO_SUFFIX, JSON_SUFFIX, entry_suffixes, split_entry_file
+from ..local import KernelStore
+from ..pin import try_exclusive
 from .explain import describe_change
-from .key import diff
-from .local import BINARY_SUFFIX, KernelStore
-from .pin import try_exclusive
+from .scan import scan
 from .verify import check_entry_bytes
 
 MANIFEST = "opbuild-cache.json"
@@ -70,12 +71,14 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes, mtime: float) -> None:
     tar.addfile(ti, io.BytesIO(data))
 
 
-def export(directory: Path, archive: Path, origin: dict | None = None) -> ExportResult:
+def export(directory: Path, archive: Path, origin: dict | None = None,
+           binary_suffix: str = CPU_BINARY_SUFFIX) -> ExportResult:
     """Write every sound committed entry of ``directory`` into the tar.gz ``archive`` (replaced atomically).
-    ``origin`` (rank, compiler, target, ...) is recorded in the manifest for the reader's information."""
+    ``origin`` (rank, compiler, target, ...) is recorded in the manifest for the reader's information;
+    ``binary_suffix`` is the target's (cache/layout.py)."""
     directory, archive = Path(directory), Path(archive)
     result = ExportResult(archive, directory)
-    listing = scan(directory)
+    listing = scan(directory, binary_suffix)
     tmp = archive.with_name(fsio.tmp_name(archive.name))
     try:
         with tarfile.open(tmp, "w:gz", format=tarfile.PAX_FORMAT) as tar:
@@ -88,15 +91,16 @@ def export(directory: Path, archive: Path, origin: dict | None = None) -> Export
                     continue
                 try:  # regular files only: a FIFO would block, a symlink could export a file from elsewhere
                     parts = {s: fsio.read_small(str(entry.path(s)), MAX_MEMBER_BYTES)
-                             for s in (".info", ".json", BINARY_SUFFIX)}
+                             for s in entry_suffixes(binary_suffix)}
                 except OSError as e:  # CorruptFile included
                     result.skipped.append((entry.name, f"cannot read: {e.strerror or e}"))
                     continue
-                reason = check_entry_bytes(entry.name, parts[".info"], parts[".json"], parts[BINARY_SUFFIX])
+                reason = check_entry_bytes(entry.name, parts[INFO_SUFFIX], parts[JSON_SUFFIX], parts[binary_suffix],
+                                           binary_suffix)
                 if reason:
                     result.skipped.append((entry.name, reason))
                     continue
-                for suffix in (".info", BINARY_SUFFIX, ".json"):  # .json last, as in the store
+                for suffix in (INFO_SUFFIX, binary_suffix, JSON_SUFFIX):  # .json last, as in the store
                     _add(tar, f"{ARCHIVE_DIR}/{entry.name}{suffix}", parts[suffix], entry.last_used)
                 result.entries.append(entry.name)
                 result.bytes += sum(len(b) for b in parts.values())
@@ -173,16 +177,17 @@ def _machine_mismatch(desc: dict, here: dict, codegen: CodegenFn | None) -> tupl
 
 
 def import_archive(archive: Path, directory: Path, here: dict[str, Any],
-                   codegen: CodegenFn | None = None) -> ImportResult:
+                   codegen: CodegenFn | None = None, binary_suffix: str = CPU_BINARY_SUFFIX) -> ImportResult:
     """Import the entries of ``archive`` into the kernel_meta ``directory`` (created if needed).
 
     ``here`` gives this machine's values of :data:`MACHINE_COMPONENTS` (``compiler`` identity, ``target``,
     ``opbuild_version``, ``abi``); ``codegen(op)`` returns this opbuild's code generator hash of an op
-    (None if unknown). Raises OSError if the archive cannot be opened or the directory created.
+    (None if unknown); ``binary_suffix`` is the target's (cache/layout.py). Raises OSError if the archive
+    cannot be opened or the directory created.
     """
     archive, directory = Path(archive), Path(directory)
     result = ImportResult(archive, directory)
-    store = KernelStore(directory)
+    store = KernelStore(directory, binary_suffix=binary_suffix)
     groups: dict[str, dict[str, bytes]] = {}
     try:
         with tarfile.open(archive, "r:*") as tar:
@@ -197,7 +202,7 @@ def import_archive(archive: Path, directory: Path, here: dict[str, Any],
                 if base == MANIFEST:
                     result.manifest = _read_manifest(tar, member)
                     continue
-                parts = split_entry_file(base)
+                parts = split_entry_file(base, binary_suffix)
                 if parts is None:
                     result.rejected.append((member.name, "not a kernel cache file"))
                     continue
@@ -209,12 +214,12 @@ def import_archive(archive: Path, directory: Path, here: dict[str, Any],
                     result.rejected.append((member.name, "duplicate member"))
                     continue
                 group[suffix] = data
-                if len(group) == len(ENTRY_SUFFIXES):
+                if len(group) == len(entry_suffixes(binary_suffix)):
                     _import_entry(store, name, groups.pop(name), here, codegen, result)
     except (tarfile.TarError, EOFError, zlib.error) as e:
         result.error = f"archive is damaged or not a tar.gz ({e})"
     for name, group in groups.items():
-        missing = ", ".join(s for s in ENTRY_SUFFIXES if s not in group)
+        missing = ", ".join(s for s in entry_suffixes(binary_suffix) if s not in group)
         result.skipped.append((name, "incomplete", f"archive lacks its {missing}"))
     return result
 
@@ -229,12 +234,12 @@ def _read_manifest(tar: tarfile.TarFile, member: tarfile.TarInfo) -> dict:
 
 def _import_entry(store: KernelStore, name: str, parts: dict[str, bytes], here: dict,
                   codegen: CodegenFn | None, result: ImportResult) -> None:
-    info, meta_raw, binary = parts[".info"], parts[".json"], parts[BINARY_SUFFIX]
-    reason = check_entry_bytes(name, info, meta_raw, binary)
+    info, meta_raw, binary = parts[INFO_SUFFIX], parts[JSON_SUFFIX], parts[store.binary_suffix]
+    reason = check_entry_bytes(name, info, meta_raw, binary, store.binary_suffix)
     if reason:
         result.skipped.append((name, "damaged", reason))
         return
-    mismatch = _machine_mismatch(fsio.parse_json(info, ".info"), here, codegen)  # checked just above
+    mismatch = _machine_mismatch(fsio.parse_json(info, INFO_SUFFIX), here, codegen)  # checked just above
     if mismatch:
         result.skipped.append((name, *mismatch))
         return
@@ -252,7 +257,7 @@ def _import_entry(store: KernelStore, name: str, parts: dict[str, bytes], here: 
         if found.status == "corrupt":
             store.quarantine(name, f"replaced by cache import from {result.archive}: {found.reason}")
         derived = ("binary", "suffix", "sha256", "size")  # publish recomputes these from the bytes
-        meta = {k: v for k, v in fsio.parse_json(meta_raw, ".json").items() if k not in derived}
+        meta = {k: v for k, v in fsio.parse_json(meta_raw, JSON_SUFFIX).items() if k not in derived}
         try:
             store.publish(name, info, binary, meta)
         except OSError as e:  # e.g. disk full: publish leaves no committed half-entry behind

@@ -1,9 +1,9 @@
 """Eviction: ``opbuild cache prune``, ``opbuild cache clear`` and the ``OPBUILD_CACHE_MAX_SIZE`` bound.
 
-Least recently used entries go first ("last used" is the ``.json`` mtime, see :mod:`.entries`), after the
+Least recently used entries go first ("last used" is the ``.json`` mtime, see :mod:`.scan`), after the
 garbage that no build will ever load (quarantined files, temporaries of dead processes, uncommitted entries
 nobody is building). Each entry is removed while holding its lock exclusively, taken without waiting, so an
-entry that another process is building or loading is skipped (see :mod:`.pin`). The ``.json`` commit marker
+entry that another process is building or loading is skipped (see :mod:`..pin`). The ``.json`` commit marker
 is deleted first: from that instant a reader sees the entry as absent or uncommitted, never as a committed
 entry with a missing binary. If a prune is killed half-way through an entry, what is left is an uncommitted
 entry that lookups treat as a miss and the next prune or ``verify --repair`` removes. Graph manifests that
@@ -20,10 +20,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import fsio, manifest, stats
-from .entries import ENTRY_SUFFIXES, Entry, Listing, scan
-from .local import KernelStore
-from .pin import try_exclusive
+from .. import fsio, manifest, stats
+from ..layout import CPU_BINARY_SUFFIX, JSON_SUFFIX, entry_suffixes
+from ..local import KernelStore
+from ..pin import try_exclusive
+from .scan import Entry, Listing, scan
 
 log = logging.getLogger("opbuild.cache")
 
@@ -69,7 +70,7 @@ def remove_entry(store: KernelStore, entry: Entry, unused_since: float | None = 
     with try_exclusive(store, entry.name) as held:
         if not held:
             return "in use"
-        json_path = entry.path(".json")
+        json_path = entry.path(JSON_SUFFIX)
         if unused_since is not None:
             try:
                 if json_path.stat().st_mtime > unused_since:
@@ -78,7 +79,7 @@ def remove_entry(store: KernelStore, entry: Entry, unused_since: float | None = 
                 pass  # uncommitted (or already removed): nothing can load it, go on
             except OSError as e:
                 return f"error: {e}"
-        for suffix in (".json", *[s for s in ENTRY_SUFFIXES if s != ".json"]):
+        for suffix in (JSON_SUFFIX, *[s for s in entry_suffixes(entry.binary_suffix) if s != JSON_SUFFIX]):
             try:
                 os.unlink(entry.path(suffix))
             except FileNotFoundError:
@@ -162,21 +163,22 @@ def _remove(store: KernelStore, listing: Listing, ledger: _Ledger, item: Path | 
 
 
 def prune(directory: Path, max_size: int | None = None, older_than: float | None = None, *,
-          protect: Collection[str] = (), dry_run: bool = False, now: float | None = None) -> Removal:
+          protect: Collection[str] = (), dry_run: bool = False, now: float | None = None,
+          binary_suffix: str = CPU_BINARY_SUFFIX) -> Removal:
     """Evict from one kernel_meta directory until it holds at most ``max_size`` bytes and/or nothing unused
     for longer than ``older_than`` seconds. Entries named in ``protect`` (the current run's kernels) stay.
 
     Garbage goes first, then committed entries from least to most recently used. Evictions are added to the
-    directory's statistics.
+    directory's statistics. ``binary_suffix`` is the target's (cache/layout.py).
     """
     if max_size is None and older_than is None:
         raise ValueError("prune needs a size bound or an age")
     now = time.time() if now is None else now
-    listing = scan(directory)
+    listing = scan(directory, binary_suffix)
     result = Removal(Path(directory), bytes_before=listing.total_bytes, dry_run=dry_run)
     if not listing.exists:
         return result
-    store = KernelStore(Path(directory), create=False)
+    store = KernelStore(Path(directory), create=False, binary_suffix=binary_suffix)
     ledger = _Ledger(listing)
 
     def over() -> bool:
@@ -213,7 +215,7 @@ def _prune_manifests(store: KernelStore, listing: Listing, ledger: _Ledger, resu
     gone = {label for label, _ in result.removed}
     present = {e.name for e in listing.entries if e.committed and e.name not in gone}
     for path in listing.manifests:
-        found = manifest.read(listing.path, path.stem) if path.suffix == ".json" else None
+        found = manifest.read(listing.path, path.stem) if path.suffix == JSON_SUFFIX else None
         stale = found is None or any(item.name not in present for item in found.items)
         if not stale and older_than is not None:
             try:
@@ -224,17 +226,17 @@ def _prune_manifests(store: KernelStore, listing: Listing, ledger: _Ledger, resu
             _remove(store, listing, ledger, path, result)
 
 
-def clear(directory: Path, dry_run: bool = False) -> Removal:
+def clear(directory: Path, dry_run: bool = False, binary_suffix: str = CPU_BINARY_SUFFIX) -> Removal:
     """Remove every entry, graph manifest, quarantined file and stale temporary of one kernel_meta directory.
 
     Statistics, the memo of file-derived values (.memo.json) and lock files stay (as ``ccache -C`` keeps its
-    statistics); entries in use are skipped and reported in ``in_use``.
+    statistics); entries in use are skipped and reported in ``in_use``. ``binary_suffix`` is the target's.
     """
-    listing = scan(directory)
+    listing = scan(directory, binary_suffix)
     result = Removal(Path(directory), bytes_before=listing.total_bytes, dry_run=dry_run)
     if not listing.exists:
         return result
-    store = KernelStore(Path(directory), create=False)
+    store = KernelStore(Path(directory), create=False, binary_suffix=binary_suffix)
     ledger = _Ledger(listing)
     now = time.time()
     for item in [*listing.entries, *listing.quarantine, *listing.manifests,

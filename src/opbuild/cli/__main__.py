@@ -1,0 +1,7 @@
+"""``python -m opbuild.cli ...`` runs the ``opbuild`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,52 @@
+"""What every ``opbuild`` command shares: exit codes, the usage error, and which kernel_meta it works on
+(``--path``, ``--rank``, defaulting as the runtime does through config.py)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from .. import config
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A bad argument that argparse could not catch (exit code 2)."""
+
+
+def cache_root(args: argparse.Namespace) -> Path:
+    """The cache root: ``--path``, else config's (OPBUILD_CACHE_PATH, MS_COMPILER_CACHE_PATH, the cwd)."""
+    return Path(args.path).expanduser() if args.path else config.cache_root()
+
+
+def rank(args: argparse.Namespace) -> int:
+    """The rank: ``--rank``, else RANK_ID (a bad value is a usage error)."""
+    if args.rank is not None:
+        return args.rank
+    try:
+        return config.rank_id()
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def cache_directory(args: argparse.Namespace) -> Path:
+    """The kernel_meta directory the command works on: ``<root>/rank_<rank>/kernel_meta``, or ``--path``
+    itself when it already names a kernel_meta directory."""
+    root = cache_root(args)
+    if root.name == "kernel_meta":
+        return root
+    return config.cache_dir(rank(args), root=root)
+
+
+def all_rank_dirs(root: Path) -> list[Path]:
+    """Every ``rank_N/kernel_meta`` under ``root`` in rank order (``root`` itself if it is a kernel_meta)."""
+    if root.name == "kernel_meta":
+        return [root]
+    return sorted((p for p in root.glob("rank_*/kernel_meta") if re.fullmatch(r"rank_\d+", p.parent.name)),
+                  key=lambda p: int(p.parent.name[5:]))
+
+
+__all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "UsageError", "all_rank_dirs", "cache_directory",
+           "cache_root", "rank"]

@@ -1,0 +1,153 @@
+"""The ``opbuild`` argument parser and entry point: every command's arguments, and exit codes from exceptions."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._version import __version__
+from ..units import parse_age, parse_size
+from . import cache as cache_cmds
+from . import info as info_cmd
+from . import run as run_cmd
+from . import transfer as transfer_cmds
+from .common import EXIT_OK, EXIT_USAGE, UsageError
+
+
+def _arg_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``parse`` as an argparse type: its ValueError becomes a usage error (exit 2)."""
+
+    def convert(text: str) -> Any:
+        try:
+            return parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    convert.__name__ = parse.__name__.replace("parse_", "")
+    return convert
+
+
+def _rank_arg(text: str) -> int:
+    """argparse type of ``--rank``: a non-negative integer."""
+    try:
+        rank = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"rank must be a non-negative integer, got {text!r}") from None
+    if rank < 0:
+        raise argparse.ArgumentTypeError(f"rank must be a non-negative integer, got {text!r}")
+    return rank
+
+
+def _common(top: bool) -> argparse.ArgumentParser:
+    """--path/--rank/--json/--verbose, accepted before or after the command (``SUPPRESS`` on subcommands
+    keeps a value given before the command)."""
+    p = argparse.ArgumentParser(add_help=False)
+    d = (lambda v: v) if top else (lambda v: argparse.SUPPRESS)
+    p.add_argument("--path", default=d(None), metavar="DIR",
+                   help="cache root holding rank_N/ (default: $OPBUILD_CACHE_PATH, $MS_COMPILER_CACHE_PATH, "
+                        "else the current directory); a kernel_meta directory is accepted too")
+    p.add_argument("--rank", type=_rank_arg, default=d(None), metavar="N",
+                   help="rank (default: $RANK_ID, else 0)")
+    p.add_argument("--json", action="store_true", default=d(False), help="machine-readable output on stdout")
+    p.add_argument("-v", "--verbose", action="store_true", default=d(False), help="more detail and INFO logs")
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``opbuild`` argument parser."""
+    common = _common(top=False)
+    parser = argparse.ArgumentParser(
+        prog="opbuild", parents=[_common(top=True)],
+        description="opbuild: inspect and manage the kernel build cache, run scripts with a build report.",
+        epilog="exit codes: 0 ok, 1 problems found, 2 usage error")
+    parser.add_argument("--version", action="version", version=f"opbuild {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("run", parents=[common], help="run a Python script or an ONNX model, then print the build "
+                                                     "report",
+                       description="Run SCRIPT.py as __main__ with ARGS, or run MODEL.onnx once (ARGS: "
+                                   "[--input NAME=FILE.npy ...] [--output-dir DIR] [--repeat N] [--seed S]; "
+                                   "random inputs by default) and print its outputs and timings; then print "
+                                   "the build report of all the kernels built or reused on stderr. Options "
+                                   "of run go before SCRIPT.")
+    p.add_argument("--report", metavar="FILE", help="also write the report as JSON to FILE")
+    p.add_argument("script", metavar="SCRIPT.py|MODEL.onnx")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
+    p.set_defaults(func=run_cmd.cmd_run)
+
+    p = sub.add_parser("info", parents=[common], help="version, compiler, target, cache location and size")
+    p.set_defaults(func=info_cmd.cmd_info)
+
+    cache = sub.add_parser(
+        "cache", help="inspect and manage the kernel cache (kernel_meta)",
+        description="Inspect and manage one rank's kernel cache: <root>/rank_N/kernel_meta.")
+    csub = cache.add_subparsers(dest="cache_command", metavar="CACHE_COMMAND", required=True)
+
+    p = csub.add_parser("ls", parents=[common], help="one row per cached kernel")
+    p.add_argument("--op", metavar="NAME", help="only kernels of this op (case-insensitive)")
+    p.add_argument("--sort", choices=sorted(cache_cmds.SORTS), default="name",
+                   help="name (default), size (largest first), age (newest first), used (most recent first)")
+    p.set_defaults(func=cache_cmds.cmd_ls)
+
+    p = csub.add_parser("stats", parents=[common], help="entries, size, hits, misses, builds, compile time")
+    p.add_argument("--zero", action="store_true", help="reset the counters")
+    p.set_defaults(func=cache_cmds.cmd_stats)
+
+    p = csub.add_parser("verify", parents=[common], help="check every entry; --repair fixes what is broken")
+    p.add_argument("--repair", action="store_true",
+                   help="quarantine broken entries and orphan files, delete dead temporaries")
+    p.set_defaults(func=cache_cmds.cmd_verify)
+
+    p = csub.add_parser("prune", parents=[common], help="evict least recently used entries",
+                        description="Evict least recently used entries (after quarantined files and debris) "
+                                    "until the cache fits --max-size, and/or every entry not used for longer "
+                                    "than --older-than. Entries in use by another process are kept.")
+    p.add_argument("--max-size", type=_arg_type(parse_size), metavar="SIZE",
+                   help="size bound, e.g. 500M or 2G (powers of 1024); default $OPBUILD_CACHE_MAX_SIZE")
+    p.add_argument("--older-than", type=_arg_type(parse_age), metavar="AGE",
+                   help="remove entries not used for longer than AGE, e.g. 12h, 30d, 2w")
+    p.add_argument("--dry-run", action="store_true", help="only show what would be removed")
+    p.set_defaults(func=cache_cmds.cmd_prune)
+
+    p = csub.add_parser("clear", parents=[common], help="remove every entry (asks first unless --yes)")
+    p.add_argument("--all-ranks", action="store_true", help="every rank_N/kernel_meta under the cache root")
+    p.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
+    p.set_defaults(func=cache_cmds.cmd_clear)
+
+    p = csub.add_parser("explain", parents=[common],
+                        help="why a kernel missed: the closest entry of its op and the fields that differ")
+    p.add_argument("kernel", metavar="KERNEL_OR_INFO_FILE",
+                   help="a kernel name (or unique prefix) in the cache, or a path to an .info file")
+    p.set_defaults(func=cache_cmds.cmd_explain)
+
+    p = csub.add_parser("export", parents=[common], help="write the cache's sound entries to a .tar.gz")
+    p.add_argument("archive", metavar="FILE.tar.gz")
+    p.set_defaults(func=transfer_cmds.cmd_export)
+
+    p = csub.add_parser("import", parents=[common], help="add the entries of a .tar.gz that fit this machine")
+    p.add_argument("archive", metavar="FILE.tar.gz")
+    p.set_defaults(func=transfer_cmds.cmd_import)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``opbuild`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    try:
+        return args.func(args)
+    except UsageError as e:
+        parser.exit(EXIT_USAGE, f"opbuild: error: {e}\n")
+    except BrokenPipeError:  # `opbuild cache ls | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+    return EXIT_OK
+
+
+__all__ = ["build_parser", "main"]

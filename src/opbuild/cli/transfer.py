@@ -1,0 +1,102 @@
+"""``opbuild cache export|import``: a rank's sound entries into a tar.gz, and an archive's entries that fit this
+machine back into a kernel_meta (cache/admin/transfer.py does the work)."""
+
+from __future__ import annotations
+
+import argparse
+import platform
+from pathlib import Path
+from typing import Any
+
+from ..cache.admin import transfer
+from ..units import format_size, format_time
+from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, cache_directory, cache_root, rank
+from .format import entries, err, print_json
+from .info import TOOLCHAIN_ERRORS, codegen_hash, compiler_identity, machine_identity
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """`opbuild cache export FILE.tar.gz`: the rank's sound entries into an archive."""
+    directory = cache_directory(args)
+    if not directory.is_dir():
+        raise UsageError(f"no kernel cache at {directory}")
+    origin: dict[str, Any] = {"rank": None if cache_root(args).name == "kernel_meta" else rank(args),
+                              "host": platform.node(), "target": {"arch": platform.machine()}}
+    try:
+        origin["compiler"] = compiler_identity().get("version")
+    except TOOLCHAIN_ERRORS as e:  # informational only: exporting needs no compiler
+        origin["compiler"] = f"unknown ({e})"
+    archive = Path(args.archive).expanduser()
+    try:
+        result = transfer.export(directory, archive, origin)
+    except OSError as e:
+        err(f"cannot write {archive}: {e.strerror or e}")
+        return EXIT_PROBLEMS
+    code = EXIT_PROBLEMS if result.skipped else EXIT_OK
+    if args.json:
+        print_json({**result.as_dict(), "archive_bytes": archive.stat().st_size})
+        return code
+    print(f"exported {entries(len(result.entries))} ({format_size(result.bytes)}) from "
+          f"{directory} to {archive} ({format_size(archive.stat().st_size)} compressed)")
+    for name, reason in result.skipped:
+        print(f"left out broken entry {name}: {reason}")
+    if result.uncommitted:
+        print(f"left out {entries(result.uncommitted, 'uncommitted')}")
+    return code
+
+
+_CATEGORY_TEXT = {
+    "compiler": "built by a different compiler",
+    "target": "built for a different CPU target",
+    "opbuild_version": "built by a different opbuild version",
+    "abi": "built for a different kernel ABI",
+    "codegen": "built by a different code generator",
+    "damaged": "damaged",
+    "incomplete": "incomplete in the archive",
+    "in use": "in use by another process here",
+    "write error": "not written",
+}
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """`opbuild cache import FILE.tar.gz`: the archive's entries that fit this machine."""
+    directory = cache_directory(args)
+    archive = Path(args.archive).expanduser()
+    if not archive.is_file():
+        raise UsageError(f"no such archive: {archive}")
+    try:
+        here = machine_identity()
+    except TOOLCHAIN_ERRORS as e:
+        err(f"cannot import: this machine's compiler identity is unknown ({e})")
+        return EXIT_PROBLEMS
+    try:
+        result = transfer.import_archive(archive, directory, here, codegen_hash)
+    except OSError as e:
+        err(f"cannot import {archive} into {directory}: {e.strerror or e}")
+        return EXIT_PROBLEMS
+    code = EXIT_OK if result.ok else EXIT_PROBLEMS
+    if args.json:
+        print_json({**result.as_dict(), "ok": result.ok})
+        return code
+    if result.manifest:
+        m = result.manifest
+        print(f"archive {archive}: from {m.get('host', '?')} (rank {m.get('rank', '?')}, opbuild "
+              f"{m.get('opbuild_version', '?')}, {format_time(m.get('created'))})")
+    print(f"imported {entries(len(result.imported) + len(result.replaced))} into {directory}"
+          + (f" ({len(result.replaced)} replacing broken local entries)" if result.replaced else "")
+          + (f"; {len(result.present)} already present" if result.present else ""))
+    by_cat: dict[str, list[tuple[str, str]]] = {}
+    for name, cat, detail in result.skipped:
+        by_cat.setdefault(cat, []).append((name, detail))
+    for cat, items in by_cat.items():
+        details = sorted({d for _, d in items})
+        print(f"skipped {entries(len(items))} {_CATEGORY_TEXT.get(cat, cat)}: "
+              + ("; ".join(details[:3]) + (" ..." if len(details) > 3 else "")))
+        if cat in ("damaged", "incomplete", "in use", "write error"):
+            for name, detail in items[:10]:
+                print(f"  {name}: {detail}")
+    for member, reason in result.rejected:
+        print(f"refused archive member {member!r}: {reason}")
+    if result.error:
+        err(result.error)
+    return code

@@ -1,0 +1,89 @@
+"""Which source files shape an op's generated C: the one definition of "what determines the generated code".
+
+An op's C comes from:
+  * its emitter and every function and class of opbuild the emitter reaches, transitively: the globals its code
+    (and nested code) names, its closure cells, the classes' members, and the callables held by opbuild objects
+    among them (an op declared as a table row carries its C expression builders);
+  * the C code generator module (targets/cpu/codegen.py: the kernel ABI, loops, shared helpers);
+  * dtypes.py, whose table gives the C type names: data, which the walk cannot attribute to a file.
+
+:func:`generator_files` returns those files. Both the per-kernel key (``OpDef.codegen_hash``, recorded in every
+``.info``) and the graph-manifest fingerprint (cache/manifest.py) hash exactly these files, so an edit to any
+of them changes every key it can affect, and an edit elsewhere changes none.
+
+The walk reads ``co_names`` (every global and attribute name a code object uses): a superset of the globals it
+loads, so it may include a file that shapes nothing (a needless rebuild after an edit), never miss one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from collections.abc import Callable
+from pathlib import Path
+
+from .. import dtypes
+from ..targets.cpu import codegen as c_codegen
+
+_PACKAGE = str(Path(dtypes.__file__).parent) + os.sep  # opbuild's own source directory
+
+
+def _module_file(name: str) -> str | None:
+    return getattr(sys.modules.get(name), "__file__", None)
+
+
+def reached_files(*fns: Callable) -> set[str]:
+    """The source files of ``fns`` and of every function and class of opbuild that they may use (one walk:
+    what several emitters share is visited once). Exceptions are left out: raising one shapes no C."""
+    found: set[str] = set()
+    todo: list[object] = list(fns)
+    roots = {id(fn) for fn in fns}
+    seen: set[int] = set()
+    while todo:
+        v = todo.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, (staticmethod, classmethod)):
+            todo.append(v.__func__)
+        elif isinstance(v, types.FunctionType):
+            if id(v) not in roots and not v.__code__.co_filename.startswith(_PACKAGE):
+                continue  # NumPy's, the standard library's, or code that dataclasses generate
+            found.add(v.__code__.co_filename)
+            codes, names = [v.__code__], set()
+            while codes:
+                code = codes.pop()
+                names.update(code.co_names)
+                codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+            g = v.__globals__
+            todo.extend(g[n] for n in names if n in g)
+            for cell in v.__closure__ or ():
+                try:
+                    todo.append(cell.cell_contents)
+                except ValueError:  # an empty cell
+                    pass
+        elif isinstance(v, type):
+            if v.__module__.startswith("opbuild") and not issubclass(v, BaseException):
+                if (f := _module_file(v.__module__)) is not None:
+                    found.add(f)
+                todo.extend(v.__dict__.values())
+        elif type(v).__module__.startswith("opbuild") and hasattr(v, "__dict__"):
+            todo.extend(vars(v).values())  # a table row (Reduction, Unary): its callables shape the C
+        elif isinstance(v, (tuple, list)):
+            todo.extend(v)
+    return found
+
+
+def emitter_file(fn: Callable) -> str:
+    """The source file of an emitter: its module's file, else the file its code was compiled from."""
+    return _module_file(getattr(fn, "__module__", None) or "") or fn.__code__.co_filename
+
+
+def generator_files(*emitters: Callable) -> tuple[str, ...]:
+    """Every source file whose code shapes the C that ``emitters`` generate (see the module), sorted."""
+    files = reached_files(*emitters) | {emitter_file(e) for e in emitters} | {c_codegen.__file__, dtypes.__file__}
+    return tuple(sorted(files))
+
+
+__all__ = ["emitter_file", "generator_files", "reached_files"]

@@ -1,0 +1,88 @@
+"""One definition of "what determines the generated code" (ops/sources.py), used by the per-kernel key and the
+graph-manifest fingerprint: editing any file that shapes an op's C changes both, editing another file neither."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opbuild
+import opbuild.ops  # noqa: F401 - registers every op family
+from opbuild import dtypes
+from opbuild.cache import key, manifest
+from opbuild.ir import KernelSpec, TensorType
+from opbuild.ops import registry
+from opbuild.ops.registry import REGISTRY, OpDef, broadcast_shapes, codegen_digest
+from opbuild.ops.sources import emitter_file
+from opbuild.targets.cpu import codegen as c_codegen
+
+_PACKAGE = Path(opbuild.__file__).parent
+_UNRELATED = str(_PACKAGE / "units.py")  # shapes no generated code
+
+
+def _digest(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _edited(target: str):
+    """A file digest as after editing ``target`` (every other file unchanged)."""
+    return lambda path: hashlib.sha256(b"edited " + path.encode()).hexdigest() if path == target else _digest(path)
+
+
+def _kernel_name(opdef: OpDef, codegen_hash: str) -> str:
+    """The entry name of one kernel of ``opdef`` whose descriptor differs only by the code generator hash."""
+    t = TensorType((2, 3), "float32")
+    info = key.canonical_bytes(key.descriptor(opdef.name, {}, [t], [t], codegen_hash=codegen_hash, abi=1,
+                                              compiler={"path": "cc"}, target={"arch": "x"}, version="0"))
+    return key.kernel_name(opdef.name, info)
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_op_hashes_its_emitter_the_c_codegen_and_dtypes(name):
+    files = {Path(f).resolve() for f in REGISTRY[name].codegen_files()}
+    expected = {Path(emitter_file(REGISTRY[name].emit)), Path(c_codegen.__file__), Path(dtypes.__file__)}
+    assert {p.resolve() for p in expected} <= files
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_editing_any_contributing_file_changes_the_kernel_key(name):
+    opdef = REGISTRY[name]
+    before_hash = codegen_digest(opdef, _digest)
+    assert before_hash == opdef.codegen_hash()  # the memoised value is this digest
+    before = _kernel_name(opdef, before_hash)
+    for f in opdef.codegen_files():
+        after = _kernel_name(opdef, codegen_digest(opdef, _edited(f)))
+        assert after != before, f"editing {f} leaves the key of {name} unchanged"
+    assert codegen_digest(opdef, _edited(_UNRELATED)) == before_hash
+
+
+@pytest.mark.parametrize("name", ["Conv2D", "Add", "ReduceSum", "Softmax", "Transpose"])
+def test_editing_any_contributing_file_changes_the_manifest_fingerprint(name, monkeypatch):
+    files = REGISTRY[name].codegen_files()
+    assert set(files) <= set(registry.codegen_files([name]))
+    real_sig = manifest._sig
+    before = manifest.fingerprint("0", 1, [name])
+    for f in files:
+        monkeypatch.setattr(manifest, "_sig", lambda p, f=f: (0, 0, 0, 0) if p == f else real_sig(p))
+        assert manifest.fingerprint("0", 1, [name]) != before, f"editing {f} leaves the fingerprint unchanged"
+    monkeypatch.setattr(manifest, "_sig", lambda p: (0, 0, 0, 0) if p == _UNRELATED else real_sig(p))
+    assert manifest.fingerprint("0", 1, [name]) == before
+
+
+def _infer(attrs, types):
+    return [types[0]]
+
+
+def _helper_emit(k: KernelSpec) -> str:
+    return str(broadcast_shapes(k.op, k.inputs))  # a helper of ours in another module than the emitter's
+
+
+def test_a_helper_in_another_module_contributes_its_file():
+    opdef = OpDef("Nope", _infer, _helper_emit, lambda attrs, x: np.asarray(x))
+    files = {Path(f).resolve() for f in opdef.codegen_files()}
+    assert Path(registry.__file__).resolve() in files and Path(__file__).resolve() in files
+    base = codegen_digest(opdef, _digest)
+    assert codegen_digest(opdef, _edited(registry.__file__)) != base
