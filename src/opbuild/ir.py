@@ -59,7 +59,7 @@ class KernelSpec:
         and outputs, serialised by ``marshal`` (format 0).
 
         Computed once per node of every traced graph (a BERT-base graph has ~600) and used as a dict key a few
-        times each. ``marshal`` is C-fast (~1.5 us for a convolution's, half of building a tuple around
+        times each. ``marshal`` is C-fast (about half the cost of building a tuple around
         ``repr(attrs)``), bytes hash once and are cached, and format 0 writes equal data byte for byte the same
         in every process (later formats mark interned and shared objects). For JSON-like data equal bytes mean
         equal values (``1``, ``True`` and ``1.0`` stay distinct); attrs that marshal cannot write fall back

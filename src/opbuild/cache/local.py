@@ -74,7 +74,7 @@ class KernelStore:
     def __init__(self, path: Path, create: bool = True, binary_suffix: str = CPU_BINARY_SUFFIX):
         self.path = Path(path)
         self.binary_suffix = binary_suffix
-        if create and not os.path.isdir(self.path):  # a stat, not a mkdir: EEXIST costs ~70 us on overlayfs
+        if create and not os.path.isdir(self.path):  # a stat, not a mkdir: EEXIST is slow on overlayfs
             self.path.mkdir(parents=True, exist_ok=True)
         self._prefix = os.path.join(str(self.path), "")
         self.tmp_dir = self.path / TMP_DIR
@@ -226,7 +226,8 @@ class KernelStore:
         # No fsync by default: atomic renames already make every entry complete-or-absent for any process
         # crash, and after a power cut a file whose data did not reach the disk fails verification at its
         # next lookup (size/sha256 vs .json, exact .info bytes, parsable .json) and is repaired. Three fsyncs
-        # per kernel cost 3-18 ms on a slow disk; OPBUILD_CACHE_FSYNC=1 buys durability across power cuts.
+        # per kernel cost more than compiling it on a slow disk; OPBUILD_CACHE_FSYNC=1 buys durability across
+        # power cuts.
         sync = config.cache_fsync()
         try:
             if link_from is None or not self._link(link_from, target):

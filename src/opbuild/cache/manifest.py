@@ -2,7 +2,7 @@
 
 Naming a kernel means building its complete descriptor, which needs the toolchain's identity (finding the
 compiler, its version, the BLAS, ``/proc/cpuinfo``) and the digests of the code generators, then encoding
-and hashing it: ~40 us per kernel plus ~0.7 ms per process, more than reading and loading the binaries.
+and hashing it: more than reading and loading the binaries (docs/benchmarks.md).
 After a build whose kernels all live in the persistent store, ``kernel_meta/.graphs/<key>.json`` records,
 for each distinct kernel of the graph in order, its entry name, the sha256 of its descriptor (``.info``) and
 of its ``.json``, and its binary's size and sha256, plus the files of the toolchain with their stat.
@@ -34,7 +34,7 @@ import json
 import marshal
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -188,20 +188,19 @@ def read(store_dir: Path | str, key: str) -> Manifest | None:
         return None
 
 
-def blas_problem(blas: str) -> str | None:
-    """Why a manifest's ``blas`` path is unacceptable (not the library of a BLAS provider found here), or None.
-    A build never loads it anyway: it preloads only the BLAS the toolchain resolves (build.py)."""
-    from ..targets.cpu.compilers import blas as blas_provider  # the BLAS providers import the cache
-
-    if blas in blas_provider.known_libraries():
+def blas_problem(blas: str, known: Collection[str]) -> str | None:
+    """Why a manifest's ``blas`` path is unacceptable (not in ``known``, the libraries of the BLAS providers
+    found here, which the target lists: the cache imports no target), or None. A build never loads it anyway:
+    it preloads only the BLAS the toolchain resolves (build/manifests.py)."""
+    if blas in known:
         return None
     return f"names {blas[:200]!r} as its BLAS, which is no BLAS provider's library here"
 
 
-def problems(store: KernelStore, path: str) -> str | None:
+def problems(store: KernelStore, path: str, known_blas: Collection[str] = ()) -> str | None:
     """Why the manifest file at ``path`` in ``store``'s ``.graphs/`` is no sound index, or None: it must load
     (:func:`load`) and every entry it names must be present and match the recorded sha256 values and size
-    (``opbuild cache verify``)."""
+    (``opbuild cache verify``), and its BLAS, if it names one, must be in ``known_blas``."""
     key = os.path.basename(path)
     if not key.endswith(JSON_SUFFIX):
         return "not a manifest (<key>.json)"
@@ -209,7 +208,7 @@ def problems(store: KernelStore, path: str) -> str | None:
         found = load(path, key[: -len(JSON_SUFFIX)])
     except OSError as e:
         return e.strerror or str(e)
-    if found.blas is not None and (why := blas_problem(found.blas)):
+    if found.blas is not None and (why := blas_problem(found.blas, known_blas)):
         return why
     for item in found.items:
         hit = store.check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size)

@@ -6,7 +6,7 @@ entry (:func:`pinned`), and anything that deletes or replaces a committed entry 
 ``verify --repair``, ``cache import``) first takes it exclusively *without waiting* (:func:`try_exclusive`)
 and leaves the entry alone when it cannot. So an entry is never deleted while another process is loading it.
 
-A warm build loads tens to thousands of entries at once; one flock per entry costs ~7 us each, more than
+A warm build loads tens to thousands of entries at once; one flock per entry would cost more than
 everything else the build does per kernel. So a build's lookup-and-load phase holds ONE store-wide lock
 instead, ``.locks/loading.lock``, shared (:class:`loading`), and a deleter, once it holds the entry, also
 takes that lock exclusively for the few microseconds of the deletion, waiting at most

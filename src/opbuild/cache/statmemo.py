@@ -1,7 +1,7 @@
 """Values derived from files, memoised across processes and keyed by the file's path, size and mtime.
 
 A warm start must know the compiler's ``--version`` output (running it costs milliseconds) and a digest of
-every source file that generates C (hashing them costs ~0.4 ms per network) before it can name a single
+every source file that generates C (hashing them costs more than loading a small network) before it can name a single
 kernel. Both are pure functions of a file's contents, so they are memoised in ``kernel_meta/.memo.json``
 under ``<kind>|<path>|<size>|<mtime_ns>``: the check ccache applies to compilers (``compiler_check=mtime``)
 and Python applies to ``.pyc`` files. Any rewrite of the file changes its key and the value is derived

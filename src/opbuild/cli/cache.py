@@ -18,6 +18,7 @@ from ..cache.admin import scan as cache_entries
 from ..cache.key import kernel_name
 from ..cache.shared.stats import COUNTERS
 from ..cache.shared.tier import backend_stats
+from ..targets import get as get_target
 from ..units import format_ago, format_size, format_time
 from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, all_rank_dirs, cache_directory, cache_root
 from .format import entries, err, fields, plural, print_json, table
@@ -165,7 +166,9 @@ def _shared_tier_rows(shared: dict | None, c: dict) -> list[tuple[str, Any]]:
 def cmd_verify(args: argparse.Namespace) -> int:
     """`opbuild cache verify [--repair]`: every problem, one row each."""
     directory = cache_directory(args)
-    report = verify.verify(directory, repair=args.repair)
+    target = get_target(config.device_target())
+    report = verify.verify(directory, repair=args.repair, binary_suffix=target.binary_suffix,
+                           known_blas=target.known_linked_libraries())
     bad = report.unrepaired if args.repair else report.problems
     code = EXIT_PROBLEMS if bad else EXIT_OK
     if args.json:

@@ -137,8 +137,8 @@ def _out_size(op: str, size: int, pads: Sequence[int], kernel: int, stride: int,
 # 1.16 1.10.
 _COL_BLOCK_BYTES = 256 * 1024
 _MIN_GEMM_N = 512
-_SHIFT_ADD_MAX_OUT = 4  # one input channel per group and fewer outputs per group: shift-and-add (measured:
-# 3x faster than im2col+gemm at 1 output per group, even at 4, gemm 2x faster from 8)
+_SHIFT_ADD_MAX_OUT = 4  # one input channel per group and fewer outputs per group: shift-and-add (where
+# it beat im2col+gemm when measured; docs/benchmarks.md, "Measurements behind the code")
 
 def _conv_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     op = "Conv2D"

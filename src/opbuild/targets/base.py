@@ -81,6 +81,11 @@ class Target(abc.ABC):
         none to preload); ``identity`` None: as the current settings resolve it without a compiler."""
         return None
 
+    def known_linked_libraries(self) -> frozenset[str]:
+        """Every library a toolchain of this target may link and preload here (what a graph manifest may name
+        as its BLAS: ``opbuild cache verify`` reports any other). Default: none."""
+        return frozenset()
+
     def preload(self, path: str) -> bool:
         """Load a library kernels link (the BLAS) ahead of them; whether it is loaded. Default: nothing."""
         return False

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -159,9 +160,11 @@ def _quarantine_orphan(directory: Path, path: Path) -> str:
     return "quarantined"
 
 
-def verify(directory: Path, repair: bool = False, binary_suffix: str = CPU_BINARY_SUFFIX) -> Report:
+def verify(directory: Path, repair: bool = False, binary_suffix: str = CPU_BINARY_SUFFIX,
+           known_blas: Collection[str] = ()) -> Report:
     """Check every file of one kernel_meta directory; with ``repair``, fix what is broken (see module doc).
-    ``binary_suffix`` is the target's (cache/layout.py)."""
+    ``binary_suffix`` is the target's (cache/layout.py); ``known_blas`` the libraries a graph manifest may name
+    as its BLAS (the target's ``known_linked_libraries``: the cache imports no target)."""
     directory = Path(directory)
     listing = scan(directory, binary_suffix)
     report = Report(directory, listing.exists)
@@ -222,7 +225,7 @@ def verify(directory: Path, repair: bool = False, binary_suffix: str = CPU_BINAR
         report.problems.append(problem)
 
     _check_side_files(directory, repair, report)
-    _check_manifests(store, repair, report)
+    _check_manifests(store, repair, report, known_blas)
     _check_locks(store, repair, report)
     return report
 
@@ -254,7 +257,7 @@ def _check_side_files(directory: Path, repair: bool, report: Report) -> None:
         report.problems.append(problem)
 
 
-def _check_manifests(store: KernelStore, repair: bool, report: Report) -> None:
+def _check_manifests(store: KernelStore, repair: bool, report: Report, known_blas: Collection[str]) -> None:
     """Every graph manifest must load and name only present entries matching its recorded sha256 values
     (:func:`..manifest.problems`); repair removes a bad one (an index: the next warm start of its graph
     writes it again) or moves anything that is not a regular file to quarantine."""
@@ -268,7 +271,7 @@ def _check_manifests(store: KernelStore, repair: bool, report: Report) -> None:
         return
     for d in found:
         where = f"{manifest.MANIFEST_DIR}/{d.name}"
-        why = manifest.problems(store, d.path)
+        why = manifest.problems(store, d.path, known_blas)
         if why is None:
             continue
         problem = Problem("manifest", where, why)

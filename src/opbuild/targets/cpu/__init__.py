@@ -75,6 +75,10 @@ class CpuTarget(Target):
         """dlopen (one handle per binary inode through ``libs``) and dlsym."""
         return loader.load_kernel(path, name, symbol, libs, ident)
 
+    def known_linked_libraries(self) -> frozenset[str]:
+        """The OpenBLAS libraries of every BLAS provider found here (compilers/blas.py)."""
+        return frozenset(blas_provider.known_libraries())
+
     def linked_library(self, identity: dict | None) -> str | None:
         """The OpenBLAS shared object GEMM and conv kernels link, None for NumPy's (loaded already): from the
         toolchain identity's ``blas``, or (``identity`` None) as ``compilers/blas.py`` finds it."""

@@ -80,7 +80,7 @@ static inline float ob_tanhf(float x) {
   r = a > 9.010913f ? 1.0f : r;
   return copysignf(r, x);
 }
-/* tanh for float64 that gcc vectorises, ~1.6x faster than NumPy's (libmvec's tanh is slower than NumPy's):
+/* tanh for float64 that gcc vectorises, faster than NumPy's (libmvec's tanh is slower than NumPy's):
    tanh(a) = -m / (m + 2) with m = expm1(-2a), a = |x|. -2a = k ln2 - 2r with k = round(-2a / ln2) (the
    1.5 * 2^52 trick, which leaves k in the low bits of kf) and |r| <= ln2 / 4 (ln2 / 2 in two parts), so
    expm1(-2a) = 2^k (expm1(-2r) + 1) - 1, where expm1 on |-2r| <= ln2 / 2 is its Taylor polynomial of degree 13
@@ -238,9 +238,9 @@ def _collapse(shape: Sequence[int], operand_strides: Sequence[Sequence[int]]) ->
 
 
 # Elementwise loops over at least this many elements run on OpenMP's threads when the compiler supports it
-# (compilers/gcc.py: OPENMP_FLAGS; without -fopenmp the pragma is ignored). One core streams a 1M-float32 map
-# at its memory bandwidth (NumPy's speed: ~0.3 ms for Square); waking a second thread costs ~10-20 us, so
-# below ~100k elements a split gains nothing.
+# (compilers/gcc.py: OPENMP_FLAGS; without -fopenmp the pragma is ignored). One core streams a large map
+# at its memory bandwidth (NumPy's speed); waking a second thread costs about as much as mapping 100k
+# elements, so below that a split gains nothing (docs/benchmarks.md).
 PARALLEL_MIN_ELEMENTS = 1 << 17
 
 

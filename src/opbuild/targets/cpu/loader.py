@@ -23,9 +23,9 @@ def _dlopen_passive(path: str | None, mode: int) -> int:
 
     libgomp reads its wait policy from the environment once, when it is loaded. Its default spins idle
     threads for a while after each parallel loop, and with NumPy's OpenBLAS threads spinning after each GEMM
-    the two pools fight over the cores: a ResNet-50 call took 227 ms instead of 78 on 2 cores. Passive threads
-    cost ~0.05 ms more per parallel loop. The variable is set only around the dlopen, not left in the
-    process's environment (other libraries keep their own defaults).
+    the two pools fight over the cores (a ResNet-50 call took about three times as long on 2 cores;
+    docs/benchmarks.md). Passive threads cost a little more per parallel loop. The variable is set only
+    around the dlopen, not left in the process's environment (other libraries keep their own defaults).
     """
     if "OMP_WAIT_POLICY" in os.environ:
         return _dlopen(path, mode)
@@ -45,7 +45,7 @@ KernelFunction = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 class Library:
     """An open shared object (``dlopen`` handle, never closed: kernels may outlive their graph) that
     kernel function pointers keep alive. ctypes binds a function pointer to any object with a ``_handle``;
-    ``ctypes.CDLL`` would also build a function-pointer class per library (~30 us each)."""
+    ``ctypes.CDLL`` would also build a function-pointer class per library."""
 
     __slots__ = ("_handle", "path")
 
@@ -139,8 +139,8 @@ def preload(path: str) -> bool:
     per process; returns whether it is loaded. Errors are not raised: the kernel's own ``dlopen`` reports them.
 
     A kernel's ``dlopen`` binds every symbol of the libraries it pulls in at once (ctypes opens with
-    RTLD_NOW), and OpenBLAS exports thousands: ~0.9 ms, most of a warm start's floor. Loaded first with lazy
-    binding it costs ~0.45 ms, each BLAS function being resolved at its first call, and the kernels then find
+    RTLD_NOW), and OpenBLAS exports thousands: most of a warm start's floor. Loaded first with lazy
+    binding it costs about half, each BLAS function being resolved at its first call, and the kernels then find
     it loaded (the dynamic loader matches it by soname). The library is the one the kernels were linked
     against, so lazy binding leaves nothing unresolved. (A background thread would overlap the load with
     the build, but measured no faster: it contends with the building thread for the GIL and the cores.)

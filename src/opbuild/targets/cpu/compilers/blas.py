@@ -2,8 +2,8 @@
 
 Preferred: the OpenBLAS that NumPy's wheel bundles (``numpy.libs/libscipy_openblas64_-<hash>.so``, or
 ``libopenblas64_p-...`` in NumPy 1.x wheels). NumPy has already loaded it when opbuild runs, so kernels that
-link it add no library to the process: no second ~25 MB OpenBLAS to map, relocate and initialise (~0.45 ms of
-every warm start, lazily bound), and no second BLAS thread pool competing with NumPy's for the cores. It is
+link it add no library to the process: no second 25 MB OpenBLAS to map, relocate and initialise on
+every warm start, and no second BLAS thread pool competing with NumPy's for the cores. It is
 an ILP64 build: matrix sizes are 64-bit integers and the functions carry a ``64_`` suffix.
 
 Fallback: the ``scipy-openblas32`` package (``pip install 'opbuild[blas]'``), for a NumPy that bundles no
@@ -34,7 +34,7 @@ def package_dir(name: str) -> str | None:
     ``name/__init__.py``, as the path finder would pick it, else whatever the import system finds.
 
     The direct scan costs a few stats; ``importlib.util.find_spec`` first lists every directory on the path
-    (site-packages holds hundreds of entries), ~80 us of every warm start.
+    (site-packages holds hundreds of entries) on every warm start.
     """
     for entry in sys.path:
         candidate = os.path.join(entry or os.getcwd(), name)
@@ -72,7 +72,8 @@ def _numpy_blas() -> dict | None:
 
 
 def _scipy_openblas32() -> dict | None:
-    """The scipy-openblas32 package's LP64 OpenBLAS (found without importing it: its import costs ~20 ms)."""
+    """The scipy-openblas32 package's LP64 OpenBLAS (found without importing it: its import costs more than a
+    warm start)."""
     package = package_dir("scipy_openblas32")
     if package is None:
         return None
@@ -105,7 +106,7 @@ def known_libraries() -> set[str]:
 
 def loaded_by_numpy(blas: dict) -> bool:
     """Whether the library of a :func:`find_blas` identity is NumPy's own, loaded with NumPy (which opbuild
-    imports): nothing to preload, and preloading it anyway would cost a dlopen call (~0.1 ms)."""
+    imports): nothing to preload, and preloading it anyway would cost a dlopen call."""
     return blas.get("provider") == "numpy"
 
 

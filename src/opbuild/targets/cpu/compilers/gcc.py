@@ -28,13 +28,13 @@ BASE_FLAGS = ["-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fno-ma
               "-fno-trapping-math", "-fwrapv", "-fvisibility=hidden", "-pipe"]
 if platform.machine().lower() in ("x86_64", "amd64"):
     # gcc defaults to 256-bit vectors even where -march=native enables AVX-512; 512-bit halves the calls into
-    # libmvec (e.g. tanh: 1.65 -> 0.85 ms per 1M float32). A no-op on CPUs without AVX-512.
+    # libmvec (docs/benchmarks.md has the tanh figures). A no-op on CPUs without AVX-512.
     BASE_FLAGS.append("-mprefer-vector-width=512")
 
 
 # Large elementwise loops run on several threads (targets/cpu/codegen.py: parallel_for). --as-needed links libgomp only
 # into shared objects that have such a loop: the others (every kernel of a small network) load no OpenMP
-# runtime, whose dlopen costs ~0.35 ms of a warm start.
+# runtime, whose dlopen is a visible part of a warm start.
 OPENMP_FLAGS = ["-fopenmp", "-Wl,--as-needed"]
 
 
@@ -71,7 +71,7 @@ class GccLike(Compiler):
     def _openmp(self, memo: StatMemo, version: str) -> bool:
         """Whether ``-fopenmp`` links here: the compiler finds its OpenMP runtime's link library (gcc ships
         libgomp; clang needs libomp, which may be missing). Asking the driver (``-print-file-name``) costs a
-        few ms instead of a probe compile's ~80 ms; memoised like the version. (Kernels include no OpenMP
+        fraction of a probe compile; memoised like the version. (Kernels include no OpenMP
         header: their loops use the pragma alone.)"""
         runtime = "libomp.so" if "clang" in version.lower() else "libgomp.so"
 
