@@ -84,7 +84,7 @@ class Builder:
         report = BuildReport()
         config.remote_cache_url()  # a bad OPBUILD_REMOTE_CACHE fails every build, warm ones too (memoised check)
         target = self.target
-        read_store, write_store = self.stores.select()
+        read_store, write_store = self.stores.select(target.binary_suffix)
         where = scope(target.name, read_store.path if read_store else write_store.path)
         by_memo: dict[bytes, Kernel] = {}
         todo: dict[bytes, KernelSpec] = {}  # distinct kernels not in memory, in the order of their first node

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .. import config
 from ..cache.fsio import pid_alive
+from ..cache.layout import CPU_BINARY_SUFFIX
 from ..cache.local import KernelStore
 from ..cache.shared.tier import SharedTier
 from ..cache.statmemo import StatMemo
@@ -42,7 +43,8 @@ class Stores:
     """The stores of one process: opened once per directory, read-only ones remembered, one private store."""
 
     def __init__(self) -> None:
-        self._stores: dict[Path, KernelStore] = {}
+        self._stores: dict[tuple[Path, str], KernelStore] = {}  # (kernel_meta path, binary suffix) -> store
+        self._suffix = CPU_BINARY_SUFFIX  # of the last select(): the private store follows it
         self._readonly: set[Path] = set()
         self._private: KernelStore | None = None
         self._workdir: Path | None = None
@@ -77,22 +79,25 @@ class Stores:
         return self._workdir
 
     def private_store(self) -> KernelStore:
-        """The store in this process's scratch directory (kernels not cached across processes)."""
-        if self._private is None:
-            self._private = KernelStore(self.workdir() / "kernel_meta")
+        """The store in this process's scratch directory (kernels not cached across processes), for the binary
+        suffix of the last :meth:`select`."""
+        if self._private is None or self._private.binary_suffix != self._suffix:
+            self._private = KernelStore(self.workdir() / "kernel_meta", binary_suffix=self._suffix)
         return self._private
 
-    def select(self) -> tuple[KernelStore | None, KernelStore]:
-        """(store to read from, store to write to). The read store is None when the cache is off."""
+    def select(self, binary_suffix: str = CPU_BINARY_SUFFIX) -> tuple[KernelStore | None, KernelStore]:
+        """(store to read from, store to write to) for binaries named with the target's ``binary_suffix`` (the
+        cache takes it as a parameter: it imports no target). The read store is None when the cache is off."""
+        self._suffix = binary_suffix
         if not config.cache_enabled():
             return None, self.private_store()
         path = config.cache_dir()
-        store = self._stores.get(path)
+        store = self._stores.get((path, binary_suffix))
         if store is None:
             store = self._open(path)
             if store is None:
                 return None, self.private_store()
-            self._stores[path] = store
+            self._stores[(path, binary_suffix)] = store
         if path in self._readonly or not store.writable():
             self._readonly.add(path)
             # Same key as the disk-full warning: a store marked read-only after a failed write was already
@@ -107,10 +112,10 @@ class Stores:
         """The store at ``path``, created if need be; read-only if it exists but cannot be written; None (after a
         warning) when it can neither be created nor read."""
         try:
-            return KernelStore(path)
+            return KernelStore(path, binary_suffix=self._suffix)
         except OSError as e:
             if path.is_dir():
-                return KernelStore(path, create=False)
+                return KernelStore(path, create=False, binary_suffix=self._suffix)
             self.warn_once(f"create:{path}", (
                 f"opbuild: kernel cache is off: cannot create {path} ({e.strerror or e}). Kernels are built "
                 f"in a private temporary directory and rebuilt next run; set OPBUILD_CACHE_PATH to a "
