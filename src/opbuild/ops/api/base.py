@@ -1,9 +1,9 @@
-"""Functional forms of common primitives (also what Tensor's Python operators call)."""
+"""Helpers of the functional API: unary/binary application with scalar weak typing, true division, clip."""
 
 from __future__ import annotations
 
-from ..tensor import Tensor, as_tensor
-from .primitive import apply
+from ...tensor import Tensor, as_tensor
+from ..primitive import apply
 
 
 def unary(op: str, x) -> Tensor:
