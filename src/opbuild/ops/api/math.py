@@ -37,8 +37,14 @@ def _float(x: Tensor) -> Tensor:
 
 
 def _unary_fn(op: str, pyname: str, arg: str = "input"):
-    def fn(x) -> Tensor:
+    # The parameter's name is MindSpore's (``input``, or ``x`` where it documents that), so keyword calls work.
+    def fn(input) -> Tensor:
+        return unary(op, as_tensor(input))
+
+    def fn_x(x) -> Tensor:
         return unary(op, as_tensor(x))
+
+    fn = fn if arg == "input" else fn_x
 
     fn.__name__ = fn.__qualname__ = pyname
     fn.__doc__ = f"``ops.{pyname}({arg})``: elementwise, the {op} primitive."
