@@ -1,76 +1,15 @@
-"""Parameter: a named, trainable Tensor held by a Cell; and deterministic initialisers."""
+"""Parameter: a named, trainable Tensor held by a Cell; ParameterTuple: an immutable group of them."""
 
 from __future__ import annotations
 
-import math
-import threading
+from collections.abc import Iterable
 
 import numpy as np
 
-from . import config
-from .dtypes import dtype_of
+# The initialisers live in common/initializer.py (MindSpore's module path); re-exported here because
+# ``from opbuild.parameter import initializer`` predates that module.
+from .common.initializer import init_array, initializer, set_seed
 from .tensor import Tensor
-
-
-class _InitCounter:
-    """Numbers parameter initialisations so a program's weights depend only on the seed and creation order."""
-
-    def __init__(self) -> None:
-        self.n = 0
-        self.lock = threading.Lock()
-
-    def next(self) -> int:
-        with self.lock:
-            self.n += 1
-            return self.n
-
-
-_counter = _InitCounter()
-
-
-def set_seed(seed: int) -> None:
-    """Set the initialisation seed and restart the initialisation sequence (like ``mindspore.set_seed``)."""
-    config.set_context(seed=seed)
-    with _counter.lock:
-        _counter.n = 0
-
-
-def initializer(init, shape, dtype="float32") -> np.ndarray:
-    """Initial values: ``init`` is a name ("zeros", "ones", "normal", "uniform", "xavier_uniform",
-    "he_uniform", "he_normal"), a number, or an array. Random initialisers draw from a generator seeded by
-    (context seed, creation index), so the same program always gets the same weights."""
-    shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
-    dt = dtype_of(dtype).np_dtype
-    if isinstance(init, (np.ndarray, Tensor)):
-        arr = np.asarray(init, dtype=dt)
-        if arr.shape != shape:
-            raise ValueError(f"initializer array has shape {arr.shape}, expected {shape}")
-        return arr.copy()
-    if isinstance(init, (int, float)):
-        return np.full(shape, init, dtype=dt)
-    rng = np.random.default_rng([int(config.get_context("seed")), _counter.next()])
-    fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else (shape[0] if shape else 1)
-    fan_out = shape[0] if shape else 1
-    if init == "zeros":
-        arr = np.zeros(shape)
-    elif init == "ones":
-        arr = np.ones(shape)
-    elif init == "normal":
-        arr = rng.normal(0.0, 0.01, shape)
-    elif init == "uniform":
-        arr = rng.uniform(-0.07, 0.07, shape)
-    elif init == "xavier_uniform":
-        bound = math.sqrt(6.0 / max(1, fan_in + fan_out))
-        arr = rng.uniform(-bound, bound, shape)
-    elif init == "he_uniform":
-        bound = math.sqrt(6.0 / max(1, fan_in))
-        arr = rng.uniform(-bound, bound, shape)
-    elif init == "he_normal":
-        arr = rng.normal(0.0, math.sqrt(2.0 / max(1, fan_in)), shape)
-    else:
-        raise ValueError(f"unknown initializer {init!r}; use zeros, ones, normal, uniform, xavier_uniform, "
-                         "he_uniform, he_normal, a number or an array")
-    return arr.astype(dt)
 
 
 class Parameter(Tensor):
@@ -93,3 +32,31 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return f"Parameter(name={self.name!r}, shape={list(self.shape)}, dtype={self.dtype})"
+
+
+class ParameterTuple(tuple):
+    """An immutable tuple of Parameters (MindSpore's ``ParameterTuple``), as ``net.trainable_params()``
+    groups are passed to optimizers. Every element must be a Parameter; names must be unique."""
+
+    def __new__(cls, iterable: Iterable[Parameter] = ()) -> ParameterTuple:
+        items = tuple(iterable)
+        for p in items:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"ParameterTuple: elements must be Parameters, got {type(p).__name__}")
+        names = [p.name for p in items if p.name]
+        if len(names) != len(set(names)):
+            dup = sorted({n for n in names if names.count(n) > 1})
+            raise ValueError(f"ParameterTuple: duplicate parameter names {dup}")
+        return super().__new__(cls, items)
+
+    def clone(self, prefix: str, init="same") -> ParameterTuple:
+        """Copies of every parameter named ``prefix.name``, with their values (``init='same'``) or freshly
+        initialised by ``init`` (a name, Initializer or number)."""
+        out = []
+        for p in self:
+            data = p.asnumpy().copy() if init == "same" else init_array(init, p.shape, p.dtype)
+            out.append(Parameter(data, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad))
+        return ParameterTuple(out)
+
+
+__all__ = ["Parameter", "ParameterTuple", "initializer", "init_array", "set_seed"]

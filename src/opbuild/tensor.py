@@ -156,6 +156,177 @@ class Tensor:
 
         return unary("Abs", self)
 
+    # ---- methods (MindSpore 2.x Tensor API), each one functional-API call ----------------------------------
+    # Imported lazily: ops imports this module, so a module-level import would be a cycle; after the first call
+    # the import is a dictionary lookup.
+    def __getitem__(self, index):
+        """NumPy indexing: ints, slices (any step), ``...``, ``None``, one integer-array or bool-mask index
+        (traced as StridedSlice / Gather; see ops/api/indexing.py for the graph-mode rule on masks)."""
+        from .ops.api.indexing import getitem
+
+        return getitem(self, index)
+
+    def sum(self, axis=None, dtype=None, keepdims: bool = False, initial=None) -> Tensor:
+        """Sum over ``axis`` (None: all), optionally cast to ``dtype`` first, plus ``initial``."""
+        from .ops import functional as F
+
+        out = F.sum(self, axis, keepdims, dtype=dtype)
+        return out if initial is None else F.add(out, initial)
+
+    def mean(self, axis=None, keep_dims: bool = False) -> Tensor:
+        """Mean over ``axis`` (None: all)."""
+        from .ops import functional as F
+
+        return F.mean(self, axis, keep_dims)
+
+    def prod(self, axis=None, keep_dims: bool = False) -> Tensor:
+        """Product over ``axis`` (None: all)."""
+        from .ops import functional as F
+
+        return F.prod(self, axis, keep_dims)
+
+    def max(self, axis=None, keepdims: bool = False, *, initial=None, where=None, return_indices: bool = False):
+        """Maximum over ``axis`` (None: all; an int or a tuple); with ``return_indices`` (int ``axis`` only)
+        also the indices, as ``ops.max``. ``where`` masks elements out in favour of ``initial``."""
+        from .ops import functional as F
+
+        if return_indices:
+            return F.max(self, axis, keepdims, initial=initial, where=where)
+        x = self if where is None else F.where(where, self, initial)
+        out = F.amax(x, axis, keepdims)
+        return out if initial is None else F.maximum(out, initial)
+
+    def min(self, axis=None, keepdims: bool = False, *, initial=None, where=None, return_indices: bool = False):
+        """Minimum over ``axis``; as :meth:`max`."""
+        from .ops import functional as F
+
+        if return_indices:
+            return F.min(self, axis, keepdims, initial=initial, where=where)
+        x = self if where is None else F.where(where, self, initial)
+        out = F.amin(x, axis, keepdims)
+        return out if initial is None else F.minimum(out, initial)
+
+    def argmax(self, axis=None, keepdims: bool = False) -> Tensor:
+        """Index (int32) of the first maximum along ``axis`` (None: of the flattened tensor)."""
+        from .ops import functional as F
+
+        return F.argmax(self, axis, keepdims)
+
+    def argmin(self, axis=None, keepdims: bool = False) -> Tensor:
+        """Index (int32) of the first minimum along ``axis`` (None: of the flattened tensor)."""
+        from .ops import functional as F
+
+        return F.argmin(self, axis, keepdims)
+
+    def all(self, axis=(), keep_dims: bool = False) -> Tensor:
+        """True where every element over ``axis`` (default all) is true."""
+        from .ops import functional as F
+
+        t = F.ne(self, 0) if self.dtype.name != "bool" else self
+        return F.equal(F.amin(F.cast(t, "int32"), None if axis == () else axis, keep_dims), 1)
+
+    def any(self, axis=(), keep_dims: bool = False) -> Tensor:
+        """True where some element over ``axis`` (default all) is true."""
+        from .ops import functional as F
+
+        t = F.ne(self, 0) if self.dtype.name != "bool" else self
+        return F.equal(F.amax(F.cast(t, "int32"), None if axis == () else axis, keep_dims), 1)
+
+    @staticmethod
+    def _shape_args(shape: tuple) -> tuple:
+        """``t.reshape(2, 3)`` and ``t.reshape((2, 3))`` alike."""
+        return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+
+    def reshape(self, *shape) -> Tensor:
+        """Same elements in ``shape`` (varargs or one tuple; one -1 inferred)."""
+        from .ops import functional as F
+
+        return F.reshape(self, self._shape_args(shape))
+
+    def view(self, *shape) -> Tensor:
+        """:meth:`reshape` (tensors are contiguous, so a view and a reshape agree)."""
+        return self.reshape(*shape)
+
+    def transpose(self, *axes) -> Tensor:
+        """Permute the axes (no argument: reverse them)."""
+        from .ops import functional as F
+
+        axes = self._shape_args(axes)
+        return F.transpose(self, axes or tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - MindSpore's name
+        """The tensor with its axes reversed."""
+        return self.transpose()
+
+    def permute(self, *axis) -> Tensor:
+        """Permute the axes (varargs or one tuple)."""
+        return self.transpose(*axis)
+
+    def flatten(self, order: str = "C", *, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Merge axes start_dim..end_dim (default: every axis, so the result is 1-D)."""
+        from .ops import functional as F
+
+        return F.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
+
+    def squeeze(self, axis=None) -> Tensor:
+        """Drop size-1 axes (all when ``axis`` is None)."""
+        from .ops import functional as F
+
+        return F.squeeze(self, axis)
+
+    def expand_dims(self, axis: int) -> Tensor:
+        """Insert a size-1 axis at ``axis``."""
+        from .ops import functional as F
+
+        return F.expand_dims(self, axis)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """Insert a size-1 axis at ``dim``."""
+        return self.expand_dims(dim)
+
+    def astype(self, dtype, copy: bool = True) -> Tensor:
+        """The tensor cast to ``dtype`` (a Cast node; itself when the dtype already matches and not ``copy``)."""
+        from .ops import functional as F
+
+        if not copy and self.dtype == dtype_of(dtype):
+            return self
+        return F.cast(self, dtype)
+
+    def abs(self) -> Tensor:
+        """Elementwise absolute value."""
+        return abs(self)
+
+    def exp(self) -> Tensor:
+        """Elementwise e**x."""
+        from .ops import functional as F
+
+        return F.exp(self)
+
+    def log(self) -> Tensor:
+        """Elementwise natural logarithm."""
+        from .ops import functional as F
+
+        return F.log(self)
+
+    def sqrt(self) -> Tensor:
+        """Elementwise square root."""
+        from .ops import functional as F
+
+        return F.sqrt(self)
+
+    def pow(self, exponent) -> Tensor:
+        """Elementwise self ** exponent."""
+        return self ** exponent
+
+    def clip(self, min=None, max=None) -> Tensor:  # noqa: A002 - MindSpore's argument names
+        """Bound the values to [min, max] (either may be None)."""
+        from .ops import functional as F
+
+        return F.clamp(self, min, max)
+
+    clamp = clip
+
 
 def as_tensor(x, like: Tensor | None = None) -> Tensor:
     """Coerce ``x`` to a Tensor; a Python scalar takes the dtype of ``like`` (weak typing, as in JAX)."""

@@ -1,21 +1,24 @@
-"""Operators: primitive classes (``ops.Square()``, ``ops.MatMul(transpose_b=True)``, ...) and functional forms.
+"""Operators: primitive classes (``ops.Square()``, ``ops.MatMul(transpose_b=True)``, ...), as in
+``ops.operations`` (P), and the functional API (``ops.relu``, ``ops.matmul``, ...), as in ``ops.functional``
+(F).
 
-Importing this package registers every op family. Each family module exports ``PRIMITIVES``, the
-user-facing classes by name.
+``ops.matmul`` is the function (MindSpore's name); the MatMul family's module stays importable as
+``opbuild.ops.matmul`` for ``from opbuild.ops.matmul import MatMul`` (Python finds submodules in
+``sys.modules``), but the package attribute is rebound to the function below.
 """
 
 from __future__ import annotations
 
-from . import conv, elementwise, fill, indexing, layout, matmul, norm, reduce, slicing
+from . import functional, operations
+from .functional import *  # noqa: F403
+from .functional import API as _API
 from .functional import clip_by_value
+from .operations import *  # noqa: F403
+from .operations import FAMILIES as _FAMILIES
 from .primitive import Primitive, apply
 from .registry import REGISTRY
 
-_FAMILIES = [elementwise, reduce, norm, layout, slicing, indexing, fill, matmul, conv]
+matmul = functional.matmul  # rebinds the attribute the `matmul` submodule import set (see the docstring)
 
-for _family in _FAMILIES:
-    for _name, _cls in _family.PRIMITIVES.items():
-        globals()[_name] = _cls
-
-__all__ = ["Primitive", "apply", "clip_by_value", "REGISTRY",
-           *[n for f in _FAMILIES for n in f.PRIMITIVES]]
+__all__ = ["Primitive", "apply", "clip_by_value", "REGISTRY", "functional", "operations",
+           *[n for f in _FAMILIES for n in f.PRIMITIVES], *_API]

@@ -1,38 +1,18 @@
-"""Functional forms of common primitives (also what Tensor's Python operators call)."""
+"""``opbuild.ops.functional`` (``import opbuild.ops.functional as F``): the functional API, MindSpore 2.x's
+lower-case ``mindspore.ops`` functions, plus the helpers Tensor's operators use (``unary``, ``binary``,
+``true_divide``). The functions live in ``ops/api/`` by family; this module only gathers them."""
 
 from __future__ import annotations
 
-from ..tensor import Tensor, as_tensor
-from .primitive import apply
+from .api import array as _array
+from .api import math as _math
+from .api import nn as _nn
+from .api.array import *  # noqa: F403
+from .api.base import binary, clip_by_value, true_divide, unary
+from .api.math import *  # noqa: F403
+from .api.nn import *  # noqa: F403
 
+API: tuple[str, ...] = (*_math.__all__, *_array.__all__, *_nn.__all__)
+"""The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
-def unary(op: str, x) -> Tensor:
-    """Apply a one-input primitive."""
-    return apply(op, {}, [x])
-
-
-def binary(op: str, a, b) -> Tensor:
-    """Apply a broadcasting binary primitive; a Python scalar operand takes the tensor operand's dtype."""
-    if isinstance(a, Tensor) and not isinstance(b, Tensor):
-        b = as_tensor(b, a)
-    elif isinstance(b, Tensor) and not isinstance(a, Tensor):
-        a = as_tensor(a, b)
-    return apply(op, {}, [a, b])
-
-
-def true_divide(a, b) -> Tensor:
-    """``a / b`` as Python's ``/`` means it: integer (or bool) operands are divided as float32 (NumPy gives
-    float64, MindSpore float32). The RealDiv primitive itself stays float-only."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and not a.dtype.is_float and not b.dtype.is_float:
-        a, b = apply("Cast", {"dtype": "float32"}, [a]), apply("Cast", {"dtype": "float32"}, [b])
-    elif isinstance(a, Tensor) and not isinstance(b, Tensor) and not a.dtype.is_float:
-        a = apply("Cast", {"dtype": "float32"}, [a])
-    elif isinstance(b, Tensor) and not isinstance(a, Tensor) and not b.dtype.is_float:
-        b = apply("Cast", {"dtype": "float32"}, [b])
-    return binary("RealDiv", a, b)
-
-
-def clip_by_value(x, clip_value_min, clip_value_max) -> Tensor:
-    """Clamp ``x`` to [clip_value_min, clip_value_max] (scalars or broadcastable tensors)."""
-    x = as_tensor(x)
-    return apply("ClipByValue", {}, [x, as_tensor(clip_value_min, x), as_tensor(clip_value_max, x)])
+__all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 
 from ... import ops
+from ...common.initializer import HeUniform, Uniform, init_array
 from ...errors import ShapeError
-from ...parameter import Parameter, initializer
+from ...parameter import Parameter
 from ...tensor import Tensor
 from ..cell import Cell
 from ._checks import check_input, positive_int
@@ -19,18 +20,25 @@ class Dense(Cell):
     ``weight`` has shape (out_channels, in_channels) and ``bias`` (out_channels,), as in MindSpore. The input
     has rank >= 2 and its last axis is ``in_channels``; leading axes beyond the first are flattened into the
     batch for the MatMul and restored afterwards. ``activation`` is a Cell, a name ('relu', 'gelu', ...) or
-    None.
+    None. ``weight_init``/``bias_init``: an Initializer, its name, a number or a Tensor; None (the default)
+    means MindSpore 2.x's HeUniform(negative_slope=sqrt(5)) and Uniform(1 / sqrt(in_channels)).
     """
 
-    def __init__(self, in_channels: int, out_channels: int, weight_init="normal", bias_init="zeros",
+    def __init__(self, in_channels: int, out_channels: int, weight_init=None, bias_init=None,
                  has_bias: bool = True, activation: str | Cell | None = None) -> None:
         super().__init__()
         self.in_channels = positive_int("Dense", "in_channels", in_channels)
         self.out_channels = positive_int("Dense", "out_channels", out_channels)
         self.has_bias = bool(has_bias)
-        self.weight = Parameter(initializer(weight_init, (out_channels, in_channels)), name="weight")
+        # MindSpore 2.x's defaults (weight_init/bias_init None): HeUniform(sqrt(5)) weights and
+        # U(-1/sqrt(fan_in), 1/sqrt(fan_in)) biases, the same distributions as torch.nn.Linear.
+        if weight_init is None:
+            weight_init = HeUniform(math.sqrt(5))
+        self.weight = Parameter(init_array(weight_init, (out_channels, in_channels)), name="weight")
         if self.has_bias:
-            self.bias = Parameter(initializer(bias_init, (out_channels,)), name="bias")
+            if bias_init is None:
+                bias_init = Uniform(1 / math.sqrt(in_channels))
+            self.bias = Parameter(init_array(bias_init, (out_channels,)), name="bias")
         self.matmul = ops.MatMul(transpose_b=True)
         self.bias_add = ops.BiasAdd()
         self.reshape = ops.Reshape()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ... import ops
-from ...parameter import Parameter, initializer
+from ...common.initializer import HeUniform, Uniform, init_array
+from ...parameter import Parameter
 from ...tensor import Tensor
 from ..cell import Cell
 from ._checks import check_input, check_pad_mode, int_pair, padding4, positive_int
@@ -16,13 +18,15 @@ class Conv2d(Cell):
 
     ``weight`` has shape (out_channels, in_channels // group, kh, kw); ``bias`` (out_channels,) exists when
     ``has_bias``. ``pad_mode`` is 'same' (output H = ceil(H / stride)), 'valid' (no padding) or 'pad'
-    (explicit ``padding``: an int or (top, bottom, left, right)), as in MindSpore.
+    (explicit ``padding``: an int or (top, bottom, left, right)), as in MindSpore. ``weight_init``/
+    ``bias_init``: an Initializer, its name, a number or a Tensor; None (the default) means MindSpore 2.x's
+    HeUniform(negative_slope=sqrt(5)) and Uniform(1 / sqrt(in_channels / group * kh * kw)).
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, pad_mode: str = "same", padding: int | Sequence[int] = 0,
                  dilation: int | Sequence[int] = 1, group: int = 1, has_bias: bool = False,
-                 weight_init="normal", bias_init="zeros") -> None:
+                 weight_init=None, bias_init=None) -> None:
         super().__init__()
         self.in_channels = positive_int("Conv2d", "in_channels", in_channels)
         self.out_channels = positive_int("Conv2d", "out_channels", out_channels)
@@ -36,10 +40,16 @@ class Conv2d(Cell):
         self.pad_mode = check_pad_mode("Conv2d", pad_mode, padding)
         self.padding = padding4("Conv2d", padding)
         self.has_bias = bool(has_bias)
+        # MindSpore 2.x's defaults (None): HeUniform(sqrt(5)) weights, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) biases.
+        fan_in = in_channels // group * self.kernel_size[0] * self.kernel_size[1]
+        if weight_init is None:
+            weight_init = HeUniform(math.sqrt(5))
+        if bias_init is None:
+            bias_init = Uniform(1 / math.sqrt(fan_in))
         self.weight = Parameter(
-            initializer(weight_init, (out_channels, in_channels // group, *self.kernel_size)), name="weight")
+            init_array(weight_init, (out_channels, in_channels // group, *self.kernel_size)), name="weight")
         if self.has_bias:
-            self.bias = Parameter(initializer(bias_init, (out_channels,)), name="bias")
+            self.bias = Parameter(init_array(bias_init, (out_channels,)), name="bias")
         self.conv2d = ops.Conv2D(out_channel=out_channels, kernel_size=self.kernel_size, mode=1,
                                  pad_mode=self.pad_mode, pad=self.padding, stride=self.stride,
                                  dilation=self.dilation, group=group)

@@ -7,9 +7,10 @@ import math
 import numpy as np
 
 from ... import ops
+from ...common.initializer import init_array
 from ...dtypes import INTS, DType, dtype_of, int32
 from ...errors import ShapeError
-from ...parameter import Parameter, initializer
+from ...parameter import Parameter
 from ...tensor import Tensor
 from ..cell import Cell
 from ._checks import positive_int
@@ -33,7 +34,7 @@ class Embedding(Cell):
         self.dtype = dtype_of(dtype)
         if self.dtype.name not in INTS:
             raise ValueError(f"Embedding: dtype must be opbuild.int32 or opbuild.int64, got {self.dtype!r}")
-        table = initializer(embedding_table, (vocab_size, embedding_size))
+        table = init_array(embedding_table, (vocab_size, embedding_size))
         if padding_idx is not None:
             if not isinstance(padding_idx, int) or not 0 <= padding_idx < vocab_size:
                 raise ValueError(f"Embedding: padding_idx must be in [0, {vocab_size}), got {padding_idx!r}")

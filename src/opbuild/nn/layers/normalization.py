@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ... import ops
+from ...common.initializer import init_array
 from ...errors import ShapeError
-from ...parameter import Parameter, initializer
+from ...parameter import Parameter
 from ...tensor import Tensor
 from ..cell import Cell
 from ._checks import check_input, positive_int
@@ -36,10 +37,10 @@ class BatchNorm2d(Cell):
         self.momentum = float(momentum)
         self.affine = bool(affine)
         c = (num_features,)
-        self.gamma = Parameter(initializer(gamma_init, c), name="gamma", requires_grad=self.affine)
-        self.beta = Parameter(initializer(beta_init, c), name="beta", requires_grad=self.affine)
-        self.moving_mean = Parameter(initializer(moving_mean_init, c), name="moving_mean", requires_grad=False)
-        self.moving_variance = Parameter(initializer(moving_var_init, c), name="moving_variance",
+        self.gamma = Parameter(init_array(gamma_init, c), name="gamma", requires_grad=self.affine)
+        self.beta = Parameter(init_array(beta_init, c), name="beta", requires_grad=self.affine)
+        self.moving_mean = Parameter(init_array(moving_mean_init, c), name="moving_mean", requires_grad=False)
+        self.moving_variance = Parameter(init_array(moving_var_init, c), name="moving_variance",
                                        requires_grad=False)
         self.batch_norm = ops.BatchNorm(epsilon=self.eps)
         self.reduce_mean = ops.ReduceMean(keep_dims=True)
@@ -78,8 +79,8 @@ class LayerNorm(Cell):
         self.begin_norm_axis = begin_norm_axis
         self.begin_params_axis = begin_params_axis
         self.epsilon = float(epsilon)
-        self.gamma = Parameter(initializer(gamma_init, self.normalized_shape), name="gamma")
-        self.beta = Parameter(initializer(beta_init, self.normalized_shape), name="beta")
+        self.gamma = Parameter(init_array(gamma_init, self.normalized_shape), name="gamma")
+        self.beta = Parameter(init_array(beta_init, self.normalized_shape), name="beta")
         self.layer_norm = ops.LayerNorm(begin_norm_axis=begin_norm_axis, begin_params_axis=begin_params_axis,
                                         epsilon=self.epsilon)
 

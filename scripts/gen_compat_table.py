@@ -1,0 +1,71 @@
+"""Generate the tables of docs/mindspore-compat.md from the code (the functional API's names and
+signatures, the primitive classes, the Tensor methods), between the markers in that file.
+
+    python scripts/gen_compat_table.py          # rewrite the tables in place
+    python scripts/gen_compat_table.py --check  # exit 1 if the committed tables are stale
+
+tests/compat/test_docs.py runs the check, so the document cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from pathlib import Path
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "mindspore-compat.md"
+BEGIN, END = "<!-- BEGIN GENERATED TABLES (scripts/gen_compat_table.py) -->", "<!-- END GENERATED TABLES -->"
+TENSOR_METHODS = ("__getitem__", "sum", "mean", "prod", "max", "min", "argmax", "argmin", "all", "any",
+                  "reshape", "view", "transpose", "T", "permute", "flatten", "squeeze", "expand_dims",
+                  "unsqueeze", "astype", "abs", "exp", "log", "sqrt", "pow", "clip", "clamp")
+
+
+def _sig(fn) -> str:
+    """The call signature without annotations: names and defaults are what MindSpore compatibility is about."""
+    sig = inspect.signature(fn)
+    params = [p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()]
+    return str(sig.replace(parameters=params, return_annotation=inspect.Signature.empty)).replace("'", '"')
+
+
+def tables() -> str:
+    """The generated Markdown."""
+    from opbuild import Tensor
+    from opbuild.ops import functional, operations
+
+    lines = ["### Functional API (`opbuild.ops`, `opbuild.ops.functional`)", "",
+             "| function | signature | family |", "|---|---|---|"]
+    for name in sorted(functional.API):
+        fn = getattr(functional, name)
+        family = fn.__module__.rsplit(".", 1)[-1]
+        lines.append(f"| `{name}` | `{name}{_sig(fn)}` | {family} |")
+    lines += ["", "### Primitive classes (`opbuild.ops`, `opbuild.ops.operations`)", "",
+              ", ".join(f"`{n}`" for n in sorted(operations.__all__) if n != "Primitive"), "",
+              "### Tensor methods and properties", "", "| method | signature |", "|---|---|"]
+    for name in TENSOR_METHODS:
+        attr = getattr(Tensor, name)
+        sig = "(property)" if isinstance(attr, property) else f"`{name}{_sig(attr)}`"
+        lines.append(f"| `{name}` | {sig} |")
+    return "\n".join(lines) + "\n"
+
+
+def render(text: str) -> str:
+    """``text`` with the part between the markers replaced by fresh tables."""
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return f"{head}{BEGIN}\n{tables()}{END}{tail}"
+
+
+def main(argv: list[str]) -> int:
+    text = DOC.read_text()
+    new = render(text)
+    if "--check" in argv:
+        if new != text:
+            print(f"{DOC} is stale: run python scripts/gen_compat_table.py", file=sys.stderr)
+            return 1
+        return 0
+    DOC.write_text(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

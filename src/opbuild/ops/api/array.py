@@ -1,0 +1,221 @@
+"""Array functions: products (``matmul``, ``bmm``), joining and splitting, shape changes, gathering and
+creation (``ones``, ``full``, ``one_hot``), with MindSpore 2.x's names and arguments."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...dtypes import DType, dtype_of
+from ...tensor import Tensor, as_tensor
+from ..primitive import apply
+
+Shape = int | Sequence[int]
+
+
+def _shape(size: Shape) -> tuple[int, ...]:
+    if isinstance(size, Tensor):
+        size = size.asnumpy().tolist()
+    return (int(size),) if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
+
+
+def matmul(input, other) -> Tensor:
+    """``ops.matmul(input, other)``: NumPy's matmul: 2-D x 2-D is MatMul; higher ranks are batched with
+    broadcast batch dims (BatchMatMul); a 1-D operand gets a unit axis added and removed again."""
+    a, b = as_tensor(input), as_tensor(other)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul: both operands must have rank >= 1 (use ops.mul for scalars)")
+    va, vb = a.ndim == 1, b.ndim == 1
+    if va:
+        a = reshape(a, (1, a.shape[0]))
+    if vb:
+        b = reshape(b, (b.shape[0], 1))
+    out = apply("MatMul" if a.ndim == b.ndim == 2 else "BatchMatMul", {}, [a, b])
+    if va or vb:
+        shape = out.shape[:-2] + (() if va else out.shape[-2:-1]) + (() if vb else out.shape[-1:])
+        out = reshape(out, shape)
+    return out
+
+
+def bmm(input_x, mat2) -> Tensor:
+    """``ops.bmm(input_x, mat2)``: batched matrix product of tensors of rank >= 3 (batch dims broadcast)."""
+    return apply("BatchMatMul", {}, [as_tensor(input_x), as_tensor(mat2)])
+
+
+def cat(tensors: Sequence, axis: int = 0) -> Tensor:
+    """``ops.cat(tensors, axis=0)`` (alias ``concat``): join tensors along an existing axis."""
+    return apply("Concat", {"axis": axis}, [as_tensor(t) for t in tensors])
+
+
+concat = cat
+
+
+def stack(tensors: Sequence, axis: int = 0) -> Tensor:
+    """``ops.stack(tensors, axis=0)``: join same-shape tensors along a new axis."""
+    ts = [as_tensor(t) for t in tensors]
+    if not ts:
+        raise ValueError("stack: needs at least one tensor")
+    ax = axis % (ts[0].ndim + 1)
+    return cat([apply("ExpandDims", {"axis": ax}, [t]) for t in ts], ax)
+
+
+def split(tensor, split_size_or_sections: int | Sequence[int], axis: int = 0) -> tuple[Tensor, ...]:
+    """``ops.split(tensor, split_size_or_sections, axis=0)``: an int splits into chunks of that size (the
+    last one smaller if it does not divide); a list gives each chunk's size (they must add up)."""
+    x = as_tensor(tensor)
+    ax = axis % max(x.ndim, 1)
+    n = x.shape[ax]
+    if isinstance(split_size_or_sections, numbers.Integral):
+        size = int(split_size_or_sections)
+        if size <= 0:
+            raise ValueError(f"split: split_size_or_sections must be positive, got {size}")
+        if n % size == 0 and n:  # equal chunks: one Split kernel
+            return apply("Split", {"axis": ax, "output_num": n // size}, [x])
+        sizes = [size] * (n // size) + ([n % size] if n % size else [])
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != n:
+            raise ValueError(f"split: sections {sizes} do not add up to the axis size {n}")
+    outs, start = [], 0
+    for s in sizes:
+        begin = [0] * x.ndim
+        begin[ax] = start
+        outs.append(apply("Slice", {"begin": begin, "size": [*x.shape[:ax], s, *x.shape[ax + 1:]]}, [x]))
+        start += s
+    return tuple(outs)
+
+
+
+def reshape(input, shape: Shape) -> Tensor:
+    """``ops.reshape(input, shape)``: same elements, new shape (one -1 is inferred)."""
+    return apply("Reshape", {"shape": _shape(shape)}, [as_tensor(input)])
+
+
+def transpose(input, input_perm: Sequence[int]) -> Tensor:
+    """``ops.transpose(input, input_perm)``: permute the axes (negative axes allowed)."""
+    return apply("Transpose", {"perm": tuple(input_perm)}, [as_tensor(input)])
+
+
+def permute(input, axis: Sequence[int]) -> Tensor:
+    """``ops.permute(input, axis)``: :func:`transpose` under its 2.x name."""
+    return transpose(input, axis)
+
+
+def squeeze(input, axis: int | Sequence[int] | None = None) -> Tensor:
+    """``ops.squeeze(input, axis=None)``: drop size-1 axes (all of them when ``axis`` is None)."""
+    return apply("Squeeze", {"axis": () if axis is None else axis}, [as_tensor(input)])
+
+
+def expand_dims(input_x, axis: int) -> Tensor:
+    """``ops.expand_dims(input_x, axis)``: insert a size-1 axis at ``axis`` (negative counts from the end)."""
+    x = as_tensor(input_x)
+    return apply("ExpandDims", {"axis": axis % (x.ndim + 1)}, [x])
+
+
+def unsqueeze(input, dim: int) -> Tensor:
+    """``ops.unsqueeze(input, dim)``: :func:`expand_dims` under its 2.x name."""
+    return expand_dims(input, dim)
+
+
+def flatten(input, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -> Tensor:
+    """``ops.flatten(input, order='C', *, start_dim=1, end_dim=-1)``: merge axes start_dim..end_dim."""
+    if order != "C":
+        raise ValueError(f"flatten: only order='C' is supported, got {order!r}")
+    x = as_tensor(input)
+    if x.ndim == 0:
+        return reshape(x, (1,))
+    s, e = start_dim % x.ndim, end_dim % x.ndim
+    if s > e:
+        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+    return reshape(x, (*x.shape[:s], math.prod(x.shape[s:e + 1]), *x.shape[e + 1:]))
+
+
+def gather(input_params, input_indices, axis: int, batch_dims: int = 0) -> Tensor:
+    """``ops.gather(input_params, input_indices, axis, batch_dims=0)``: slices along ``axis`` picked by
+    integer indices; indices out of range give zeros. Only ``batch_dims=0`` is supported."""
+    if batch_dims != 0:
+        raise NotImplementedError("gather: batch_dims != 0 is not supported")
+    return apply("Gather", {"axis": axis}, [as_tensor(input_params), as_tensor(input_indices)])
+
+
+def tile(input, dims: Sequence[int]) -> Tensor:
+    """``ops.tile(input, dims)``: repeat the tensor ``dims[i]`` times along each axis."""
+    return apply("Tile", {"multiples": tuple(dims)}, [as_tensor(input)])
+
+
+def broadcast_to(input, shape: Sequence[int]) -> Tensor:
+    """``ops.broadcast_to(input, shape)``: NumPy broadcasting to ``shape`` (-1 keeps an axis)."""
+    x = as_tensor(input)
+    lead = len(shape) - x.ndim
+    full_shape = [x.shape[i - lead] if d == -1 else d for i, d in enumerate(shape)]
+    return apply("BroadcastTo", {"shape": tuple(full_shape)}, [x])
+
+
+# ---- creation ------------------------------------------------------------------------------------------
+
+def _fill(shape: tuple[int, ...], value, dtype: DType | str) -> Tensor:
+    return apply("Fill", {"dtype": dtype_of(dtype).name, "shape": shape, "value": value}, [])
+
+
+def full(size: Shape, fill_value, *, dtype: DType | str | None = None) -> Tensor:
+    """``ops.full(size, fill_value, *, dtype=None)``: a tensor of ``fill_value``; dtype None takes it
+    from the value (bool -> bool, int -> int64, float -> float32)."""
+    if dtype is None:
+        dtype = ("bool" if isinstance(fill_value, bool) else
+                 "int64" if isinstance(fill_value, numbers.Integral) else "float32")
+    return _fill(_shape(size), fill_value, dtype)
+
+
+def ones(shape: Shape, dtype: DType | str | None = None) -> Tensor:
+    """``ops.ones(shape, dtype=None)``: ones of ``shape`` (dtype None: float32)."""
+    return _fill(_shape(shape), 1, dtype or "float32")
+
+
+def zeros(size: Shape, dtype: DType | str | None = None) -> Tensor:
+    """``ops.zeros(size, dtype=None)``: zeros of ``size`` (dtype None: float32)."""
+    return _fill(_shape(size), 0, dtype or "float32")
+
+
+def _like(op: str, input, dtype) -> Tensor:
+    x = as_tensor(input)
+    if dtype is not None and dtype_of(dtype).name != x.dtype.name:
+        return _fill(x.shape, 1 if op == "OnesLike" else 0, dtype)
+    return apply(op, {}, [x])
+
+
+def ones_like(input, *, dtype: DType | str | None = None) -> Tensor:
+    """``ops.ones_like(input, *, dtype=None)``: ones of input's shape (and dtype unless given)."""
+    return _like("OnesLike", input, dtype)
+
+
+def zeros_like(input, *, dtype: DType | str | None = None) -> Tensor:
+    """``ops.zeros_like(input, *, dtype=None)``: zeros of input's shape (and dtype unless given)."""
+    return _like("ZerosLike", input, dtype)
+
+
+def one_hot(indices, depth: int, on_value=1, off_value=0, axis: int = -1) -> Tensor:
+    """``ops.one_hot(indices, depth, on_value=1, off_value=0, axis=-1)``: ``on_value`` where the new axis'
+    position equals the index, else ``off_value``; indices outside [0, depth) give an all-``off_value`` row.
+
+    The output dtype is on_value's when it is a Tensor, else float32 (the dtype losses consume).
+    """
+    ids = as_tensor(indices)
+    if ids.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"one_hot: indices must be int32 or int64, got {ids.dtype}")
+    out_rank = ids.ndim + 1
+    ax = axis % out_rank
+    positions = np.arange(depth, dtype=ids.dtype.np_dtype).reshape(
+        [depth if d == ax else 1 for d in range(out_rank)])
+    hit = apply("Equal", {}, [apply("ExpandDims", {"axis": ax}, [ids]), Tensor(positions)])
+    on = on_value if isinstance(on_value, Tensor) else Tensor(np.asarray(on_value, np.float32))
+    off = as_tensor(off_value, on)
+    return apply("Select", {}, [hit, on, off])
+
+
+__all__ = ["matmul", "bmm", "cat", "concat", "stack", "split", "reshape", "transpose", "permute", "squeeze",
+           "expand_dims", "unsqueeze", "flatten", "gather", "tile", "broadcast_to", "full", "ones", "zeros",
+           "ones_like", "zeros_like", "one_hot"]

@@ -1,0 +1,16 @@
+"""``opbuild.ops.operations`` (``import opbuild.ops.operations as P``): the primitive classes, MindSpore's
+``mindspore.ops.operations`` path. Each op family module exports ``PRIMITIVES`` (its classes by name);
+importing this module registers every family."""
+
+from __future__ import annotations
+
+from . import conv, elementwise, fill, indexing, layout, matmul, norm, reduce, slicing
+from .primitive import Primitive
+
+FAMILIES = (elementwise, reduce, norm, layout, slicing, indexing, fill, matmul, conv)
+
+for _family in FAMILIES:
+    for _name, _cls in _family.PRIMITIVES.items():
+        globals()[_name] = _cls
+
+__all__ = ["Primitive", *[n for f in FAMILIES for n in f.PRIMITIVES]]
