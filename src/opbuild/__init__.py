@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 from . import dtypes as _dtypes  # noqa: E402
 from .config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: E402
 from .errors import CompileError, CompilerNotFoundError, OpbuildError, ShapeError  # noqa: E402
-from .parameter import Parameter, initializer, set_seed  # noqa: E402
+from .parameter import Parameter, ParameterTuple, initializer, set_seed  # noqa: E402
 from .report import BuildReport  # noqa: E402
 from .runtime.session import build_report  # noqa: E402
 from .tensor import Tensor  # noqa: E402
@@ -23,6 +23,7 @@ int64 = _dtypes.int64
 bool_ = _dtypes.bool_
 
 from . import nn, ops  # noqa: E402
+from .autograd import grad, value_and_grad  # noqa: E402
 
 # Imported on first use: protobuf (checkpoints) costs tens of milliseconds, which every inference-only process
 # (whose warm start is measured in milliseconds) would otherwise pay at import.
@@ -51,6 +52,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "Tensor", "Parameter",
+    "ParameterTuple", "grad", "value_and_grad",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
     "OpbuildError", "ShapeError", "float32", "float64", "int32", "int64", "bool_", "nn", "ops", "dataset",
     "save_checkpoint", "load_checkpoint", "load_param_into_net",

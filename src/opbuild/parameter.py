@@ -93,3 +93,15 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return f"Parameter(name={self.name!r}, shape={list(self.shape)}, dtype={self.dtype})"
+
+
+class ParameterTuple(tuple):
+    """An immutable sequence of Parameters (MindSpore's ``ParameterTuple``), what ``GradOperation(
+    get_by_list=True)`` and optimizers take as weights."""
+
+    def __new__(cls, iterable=()):
+        items = tuple(iterable)
+        for p in items:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"ParameterTuple holds Parameters only, got {type(p).__name__}")
+        return super().__new__(cls, items)
