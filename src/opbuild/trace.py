@@ -49,6 +49,7 @@ class Tracer:
         tracer = cls()
         tracer.graph = graph
         tracer.own(graph.inputs)
+        tracer.own([v for v, _ in graph.captures])
         tracer.own([o for n in graph.nodes for o in n.outputs])
         for v, t in graph.captures:
             tracer._captured[id(t)] = v
