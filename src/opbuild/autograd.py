@@ -208,7 +208,7 @@ class GradOperation:
 
         def grad_fn(*args: Any) -> Any:
             n_in = len(args) - (1 if self.sens_param else 0)
-            tensors = [i for i in range(n_in) if isinstance(args[i], Tensor) or isinstance(args[i], np.ndarray)]
+            tensors = [i for i in range(n_in) if isinstance(args[i], (Tensor, np.ndarray))]
             positions = tuple(tensors) if self.get_all else tuple(tensors[:1])
             diff = cache.get((positions, n_in))
             if diff is None:
