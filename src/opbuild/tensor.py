@@ -2,10 +2,28 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .dtypes import DType, dtype_of
 from .ir import TensorType, Value
+
+# Tensor methods dispatch to the functional API through this slot, filled by ``opbuild.ops`` when it is imported
+# (as MindSpore's ``tensor_operator_registry``): ops imports this module, so importing ops here would be a cycle.
+_functional: Any = None
+
+
+def bind_functional(namespace: Any) -> None:
+    """Install the functional API the Tensor methods call (``opbuild.ops`` does this when it is imported)."""
+    global _functional
+    _functional = namespace
+
+
+def _ops() -> Any:
+    if _functional is None:  # only if opbuild.ops was never imported, which ``import opbuild`` always does
+        raise RuntimeError("Tensor operators need opbuild.ops: import opbuild (or opbuild.ops) first")
+    return _functional
 
 
 class Tensor:
@@ -102,8 +120,7 @@ class Tensor:
 
     # ---- operators (mapped to primitives) --------------------------------------------------------
     def _bin(self, op: str, other, reflected: bool = False) -> Tensor:
-        from .ops.functional import binary
-
+        binary = _ops().binary
         return binary(op, other, self) if reflected else binary(op, self, other)
 
     def __add__(self, o): return self._bin("Add", o)
@@ -113,13 +130,11 @@ class Tensor:
     def __mul__(self, o): return self._bin("Mul", o)
     def __rmul__(self, o): return self._bin("Mul", o, True)
     def __truediv__(self, o):
-        from .ops.functional import true_divide
-
+        true_divide = _ops().true_divide
         return true_divide(self, o)
 
     def __rtruediv__(self, o):
-        from .ops.functional import true_divide
-
+        true_divide = _ops().true_divide
         return true_divide(o, self)
 
     def __floordiv__(self, o): return self._bin("FloorDiv", o)
@@ -142,54 +157,44 @@ class Tensor:
     def __ror__(self, o): return self._bin("LogicalOr", o, True)
 
     def __neg__(self):
-        from .ops.functional import unary
-
+        unary = _ops().unary
         return unary("Neg", self)
 
     def __invert__(self):
-        from .ops.functional import unary
-
+        unary = _ops().unary
         return unary("LogicalNot", self)
 
     def __abs__(self):
-        from .ops.functional import unary
-
+        unary = _ops().unary
         return unary("Abs", self)
 
     # ---- methods (MindSpore 2.x Tensor API), each one functional-API call ----------------------------------
-    # Imported lazily: ops imports this module, so a module-level import would be a cycle; after the first call
-    # the import is a dictionary lookup.
     def __getitem__(self, index):
         """NumPy indexing: ints, slices (any step), ``...``, ``None``, one integer-array or bool-mask index
         (traced as StridedSlice / Gather; see ops/api/indexing.py for the graph-mode rule on masks)."""
-        from .ops.api.indexing import getitem
-
+        getitem = _ops().getitem
         return getitem(self, index)
 
     def sum(self, axis=None, dtype=None, keepdims: bool = False, initial=None) -> Tensor:
         """Sum over ``axis`` (None: all), optionally cast to ``dtype`` first, plus ``initial``."""
-        from .ops import functional as F
-
+        F = _ops()
         out = F.sum(self, axis, keepdims, dtype=dtype)
         return out if initial is None else F.add(out, initial)
 
     def mean(self, axis=None, keep_dims: bool = False) -> Tensor:
         """Mean over ``axis`` (None: all)."""
-        from .ops import functional as F
-
+        F = _ops()
         return F.mean(self, axis, keep_dims)
 
     def prod(self, axis=None, keep_dims: bool = False) -> Tensor:
         """Product over ``axis`` (None: all)."""
-        from .ops import functional as F
-
+        F = _ops()
         return F.prod(self, axis, keep_dims)
 
     def max(self, axis=None, keepdims: bool = False, *, initial=None, where=None, return_indices: bool = False):
         """Maximum over ``axis`` (None: all; an int or a tuple); with ``return_indices`` (int ``axis`` only)
         also the indices, as ``ops.max``. ``where`` masks elements out in favour of ``initial``."""
-        from .ops import functional as F
-
+        F = _ops()
         if return_indices:
             return F.max(self, axis, keepdims, initial=initial, where=where)
         x = self if where is None else F.where(where, self, initial)
@@ -198,8 +203,7 @@ class Tensor:
 
     def min(self, axis=None, keepdims: bool = False, *, initial=None, where=None, return_indices: bool = False):
         """Minimum over ``axis``; as :meth:`max`."""
-        from .ops import functional as F
-
+        F = _ops()
         if return_indices:
             return F.min(self, axis, keepdims, initial=initial, where=where)
         x = self if where is None else F.where(where, self, initial)
@@ -208,27 +212,23 @@ class Tensor:
 
     def argmax(self, axis=None, keepdims: bool = False) -> Tensor:
         """Index (int32) of the first maximum along ``axis`` (None: of the flattened tensor)."""
-        from .ops import functional as F
-
+        F = _ops()
         return F.argmax(self, axis, keepdims)
 
     def argmin(self, axis=None, keepdims: bool = False) -> Tensor:
         """Index (int32) of the first minimum along ``axis`` (None: of the flattened tensor)."""
-        from .ops import functional as F
-
+        F = _ops()
         return F.argmin(self, axis, keepdims)
 
     def all(self, axis=(), keep_dims: bool = False) -> Tensor:
         """True where every element over ``axis`` (default all) is true."""
-        from .ops import functional as F
-
+        F = _ops()
         t = F.ne(self, 0) if self.dtype.name != "bool" else self
         return F.equal(F.amin(F.cast(t, "int32"), None if axis == () else axis, keep_dims), 1)
 
     def any(self, axis=(), keep_dims: bool = False) -> Tensor:
         """True where some element over ``axis`` (default all) is true."""
-        from .ops import functional as F
-
+        F = _ops()
         t = F.ne(self, 0) if self.dtype.name != "bool" else self
         return F.equal(F.amax(F.cast(t, "int32"), None if axis == () else axis, keep_dims), 1)
 
@@ -239,8 +239,7 @@ class Tensor:
 
     def reshape(self, *shape) -> Tensor:
         """Same elements in ``shape`` (varargs or one tuple; one -1 inferred)."""
-        from .ops import functional as F
-
+        F = _ops()
         return F.reshape(self, self._shape_args(shape))
 
     def view(self, *shape) -> Tensor:
@@ -249,8 +248,7 @@ class Tensor:
 
     def transpose(self, *axes) -> Tensor:
         """Permute the axes (no argument: reverse them)."""
-        from .ops import functional as F
-
+        F = _ops()
         axes = self._shape_args(axes)
         return F.transpose(self, axes or tuple(range(self.ndim - 1, -1, -1)))
 
@@ -265,20 +263,17 @@ class Tensor:
 
     def flatten(self, order: str = "C", *, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge axes start_dim..end_dim (default: every axis, so the result is 1-D)."""
-        from .ops import functional as F
-
+        F = _ops()
         return F.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
 
     def squeeze(self, axis=None) -> Tensor:
         """Drop size-1 axes (all when ``axis`` is None)."""
-        from .ops import functional as F
-
+        F = _ops()
         return F.squeeze(self, axis)
 
     def expand_dims(self, axis: int) -> Tensor:
         """Insert a size-1 axis at ``axis``."""
-        from .ops import functional as F
-
+        F = _ops()
         return F.expand_dims(self, axis)
 
     def unsqueeze(self, dim: int) -> Tensor:
@@ -287,8 +282,7 @@ class Tensor:
 
     def astype(self, dtype, copy: bool = True) -> Tensor:
         """The tensor cast to ``dtype`` (a Cast node; itself when the dtype already matches and not ``copy``)."""
-        from .ops import functional as F
-
+        F = _ops()
         if not copy and self.dtype == dtype_of(dtype):
             return self
         return F.cast(self, dtype)
@@ -299,20 +293,17 @@ class Tensor:
 
     def exp(self) -> Tensor:
         """Elementwise e**x."""
-        from .ops import functional as F
-
+        F = _ops()
         return F.exp(self)
 
     def log(self) -> Tensor:
         """Elementwise natural logarithm."""
-        from .ops import functional as F
-
+        F = _ops()
         return F.log(self)
 
     def sqrt(self) -> Tensor:
         """Elementwise square root."""
-        from .ops import functional as F
-
+        F = _ops()
         return F.sqrt(self)
 
     def pow(self, exponent) -> Tensor:
@@ -321,8 +312,7 @@ class Tensor:
 
     def clip(self, min=None, max=None) -> Tensor:  # noqa: A002 - MindSpore's argument names
         """Bound the values to [min, max] (either may be None)."""
-        from .ops import functional as F
-
+        F = _ops()
         return F.clamp(self, min, max)
 
     clamp = clip

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -42,6 +43,30 @@ class Tracer:
             self._captured[id(t)] = v
             self.graph.captures.append((v, t))
         return v
+
+
+    @classmethod
+    def extending(cls, graph: Graph) -> Tracer:
+        """A tracer that appends to an existing ``graph`` (autodiff adds the backward nodes this way): every
+        value of the graph is its own, and its captures are reused rather than captured twice."""
+        tracer = cls()
+        tracer.graph = graph
+        tracer.own(graph.inputs)
+        tracer.own([v for v, _ in graph.captures])
+        tracer.own([o for n in graph.nodes for o in n.outputs])
+        for v, t in graph.captures:
+            tracer._captured[id(t)] = v
+        return tracer
+
+
+@contextlib.contextmanager
+def tracing(tracer: Tracer) -> Iterator[Tracer]:
+    """Make ``tracer`` the active one for the duration of the block (primitives applied inside add nodes)."""
+    token = _tracer.set(tracer)
+    try:
+        yield tracer
+    finally:
+        _tracer.reset(token)
 
 
 def current() -> Tracer | None:

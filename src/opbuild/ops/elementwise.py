@@ -280,3 +280,143 @@ PRIMITIVES["Cast"] = declare(
     OpDef("Cast", lambda attrs, ins: [TensorType(ins[0].shape, attrs["dtype"])], _cast_emit,
           lambda attrs, x: x.astype(attrs["dtype"]), normalize=_cast_normalize, n_inputs=1),
     "Cast(x, dtype).", call=_cast_call)
+
+
+# ---- backward ops and gradient rules --------------------------------------------------------------------
+# The backward maps MindSpore has as primitives of their own (ReluGrad, SigmoidGrad, ...), one fused kernel
+# each instead of three or four elementwise nodes. Registered (so they build and cache like any op) but not
+# exported: MindSpore keeps them in its internal _grad_ops, not in ``ops``.
+
+_INV_SQRT_2PI = "(TYPE)0.39894228040143267794"
+GRAD_BINARY: dict[str, Binary] = {
+    # ReluGrad(dy, y): y is the forward output (y > 0 exactly where x > 0); NaN in y gives 0 as in MindSpore.
+    "ReluGrad": Binary("(b > 0 ? a : (TYPE)0)", FLOATS, lambda dy, y: np.where(y > 0, dy, 0).astype(dy.dtype)),
+    "ReLU6Grad": Binary("((b > 0 && b < 6) ? a : (TYPE)0)", FLOATS,
+                        lambda dy, x: np.where((x > 0) & (x < 6), dy, 0).astype(dy.dtype)),
+    # SigmoidGrad(y, dy) = dy * y * (1 - y); TanhGrad(y, dy) = dy * (1 - y^2): MindSpore's operand order.
+    "SigmoidGrad": Binary("b * a * ((TYPE)1 - a)", FLOATS, lambda y, dy: dy * y * (1 - y)),
+    "TanhGrad": Binary("b * ((TYPE)1 - a * a)", FLOATS, lambda y, dy: dy * (1 - y * y)),
+    # GeLUGrad(dy, x) = dy * (Phi(x) + x * phi(x)), the exact (erf) GeLU's derivative.
+    "GeLUGrad": Binary(f"a * ((TYPE)0.5 * erfc(b * (TYPE)-0.70710678118654752440) + b * {_INV_SQRT_2PI} * "
+                       "exp((TYPE)-0.5 * b * b))", FLOATS,
+                       lambda dy, x: dy * (0.5 * _erfc(-x / np.sqrt(2.0)) + x * np.exp(-0.5 * x * x)
+                                           / np.sqrt(2 * np.pi))),
+}
+for _name, _b in GRAD_BINARY.items():
+    declare(_binary_def(_name, _b), f"{_name}: a backward map (internal, as in MindSpore's _grad_ops).")
+
+from . import gradlib as G  # noqa: E402  (gradlib applies the primitives declared above)
+from .registry import grad_rule, no_grad  # noqa: E402
+
+no_grad("Floor", "Ceil", "Round", "IsNan", "LogicalNot", "FloorDiv", "Equal", "NotEqual", "Less", "LessEqual",
+        "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", *GRAD_BINARY)
+
+
+def _unary_rule(name: str):
+    """Register ``fn(x, y, dy) -> dx`` as the rule of unary op ``name``."""
+
+    def attach(fn):
+        grad_rule(name)(lambda attrs, ins, outs, douts: [fn(ins[0], outs[0], douts[0])])
+        return fn
+
+    return attach
+
+
+_unary_rule("Square")(lambda x, y, dy: G.mul(dy, G.mul(x, 2.0)))
+_unary_rule("Sqrt")(lambda x, y, dy: G.div(G.mul(dy, 0.5), y))
+_unary_rule("Rsqrt")(lambda x, y, dy: G.mul(dy, G.mul(G.mul(y, G.mul(y, y)), -0.5)))
+_unary_rule("Exp")(lambda x, y, dy: G.mul(dy, y))
+_unary_rule("Log")(lambda x, y, dy: G.div(dy, x))
+_unary_rule("Neg")(lambda x, y, dy: G.neg(dy))
+_unary_rule("Reciprocal")(lambda x, y, dy: G.neg(G.mul(dy, G.mul(y, y))))
+_unary_rule("Sin")(lambda x, y, dy: G.mul(dy, G.unary("Cos", x)))
+_unary_rule("Cos")(lambda x, y, dy: G.neg(G.mul(dy, G.unary("Sin", x))))
+_unary_rule("Tanh")(lambda x, y, dy: apply("TanhGrad", {}, [y, dy]))
+_unary_rule("Sigmoid")(lambda x, y, dy: apply("SigmoidGrad", {}, [y, dy]))
+_unary_rule("ReLU")(lambda x, y, dy: apply("ReluGrad", {}, [dy, y]))
+_unary_rule("ReLU6")(lambda x, y, dy: apply("ReLU6Grad", {}, [dy, x]))
+_unary_rule("GeLU")(lambda x, y, dy: apply("GeLUGrad", {}, [dy, x]))
+_unary_rule("Softplus")(lambda x, y, dy: G.mul(dy, G.unary("Sigmoid", x)))
+# d erf(x) = 2 / sqrt(pi) * exp(-x^2)
+_unary_rule("Erf")(lambda x, y, dy: G.mul(dy, G.mul(G.unary("Exp", G.neg(G.mul(x, x))), 2 / math.sqrt(math.pi))))
+
+
+@_unary_rule("Abs")
+def _abs_grad(x, y, dy):
+    # sign(x) (0 at 0, as MindSpore's AbsGrad): (x > 0) - (x < 0)
+    zero = G.const(0, x)
+    return G.mul(dy, G.sub(G.mask(apply("Greater", {}, [x, zero]), x), G.mask(apply("Less", {}, [x, zero]), x)))
+
+
+def _binary_rule(name: str):
+    """Register ``fn(a, b, out, dy) -> (da, db)`` at the broadcast shape; each is then summed back to its
+    operand's shape (:func:`gradlib.unbroadcast`)."""
+
+    def attach(fn):
+        def rule(attrs, ins, outs, douts):
+            da, db = fn(ins[0], ins[1], outs[0], douts[0])
+            return [None if g is None else G.unbroadcast(g, t.shape) for g, t in zip((da, db), ins, strict=True)]
+
+        grad_rule(name)(rule)
+        return fn
+
+    return attach
+
+
+_binary_rule("Add")(lambda a, b, out, dy: (dy, dy))
+_binary_rule("Sub")(lambda a, b, out, dy: (dy, G.neg(dy)))
+_binary_rule("Mul")(lambda a, b, out, dy: (G.mul(dy, b), G.mul(dy, a)))
+_binary_rule("RealDiv")(lambda a, b, out, dy: (G.div(dy, b), G.neg(G.div(G.mul(dy, out), b))))
+# FloorMod: a - floor(a / b) * b, so d/da = 1 and d/db = -floor(a / b) (MindSpore's bprop).
+_binary_rule("FloorMod")(lambda a, b, out, dy: (dy, G.neg(G.mul(dy, apply("FloorDiv", {}, [a, b])))))
+
+
+@_binary_rule("Pow")
+def _pow_grad(a, b, out, dy):
+    da = G.mul(dy, G.mul(b, apply("Pow", {}, [a, G.sub(b, 1.0)])))
+    # d/db a^b = a^b log(a), taken as 0 where a <= 0 (log undefined; MindSpore's bprop also masks a < 0).
+    safe = G.select(apply("Greater", {}, [a, G.const(0, a)]), a, 1.0)
+    return da, G.mul(dy, G.mul(out, G.unary("Log", safe)))
+
+
+def _minmax_rule(name: str, cmp: str):
+    # The gradient goes to a where a wins or ties (a >= b for Maximum), else to b: MindSpore's MaximumGrad.
+    @_binary_rule(name)
+    def rule(a, b, out, dy):
+        win = G.broadcast_to(G.mask(apply(cmp, {}, [a, b]), dy), dy.shape)
+        return G.mul(dy, win), G.mul(dy, G.sub(G.const(1, dy), win))
+
+
+_minmax_rule("Maximum", "GreaterEqual")
+_minmax_rule("Minimum", "LessEqual")
+
+
+@grad_rule("Select")
+def _select_grad(attrs, ins, outs, douts):
+    cond, a, b = ins
+    dy = douts[0]
+    zero = G.zeros_like(dy)
+    return [None, G.unbroadcast(G.select(cond, dy, zero), a.shape), G.unbroadcast(G.select(cond, zero, dy), b.shape)]
+
+
+@grad_rule("ClipByValue")
+def _clip_grad(attrs, ins, outs, douts):
+    x, lo, hi = ins
+    dy = douts[0]
+    below = G.broadcast_to(G.mask(apply("Less", {}, [x, lo]), dy), dy.shape)
+    above = G.broadcast_to(G.mask(apply("Greater", {}, [x, hi]), dy), dy.shape)
+    # Where lo > hi the result is hi: the gradient goes to hi only (as the forward's min(max(x, lo), hi)).
+    not_above = G.sub(G.const(1, dy), above)
+    inside = G.mul(G.sub(G.const(1, dy), below), not_above)
+    return [G.unbroadcast(G.mul(dy, inside), x.shape), G.unbroadcast(G.mul(dy, G.mul(below, not_above)), lo.shape),
+            G.unbroadcast(G.mul(dy, above), hi.shape)]
+
+
+@grad_rule("Cast")
+def _cast_grad(attrs, ins, outs, douts):
+    # Only a float input has a cotangent: cast back to its dtype. Casting to an integer or bool is a step
+    # function (gradient zero).
+    x = ins[0]
+    if not G.is_float(x) or not G.is_float(outs[0]):
+        return [None]
+    return [G.cast(douts[0], x._type.dtype)]

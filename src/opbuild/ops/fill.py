@@ -228,3 +228,35 @@ class Fill(Primitive):
 
 PRIMITIVES: dict[str, type[Primitive]] = {
     cls.__name__: cls for cls in (Tile, BroadcastTo, Pad, OnesLike, ZerosLike, Fill)}
+
+
+# ---- gradient rules -----------------------------------------------------------------------------------
+
+from . import gradlib as G  # noqa: E402
+from .registry import grad_rule, no_grad  # noqa: E402
+
+no_grad("OnesLike", "ZerosLike", "Fill")  # outputs independent of the input values
+
+
+@grad_rule("BroadcastTo")
+def _broadcast_to_grad(attrs, ins, outs, douts):
+    return [G.unbroadcast(douts[0], ins[0].shape)]
+
+
+@grad_rule("Tile")
+def _tile_grad(attrs, ins, outs, douts):
+    # The output seen as (m0, d0, m1, d1, ...): summing the multiples' axes gives back (d0, d1, ...).
+    x, mult = ins[0], attrs["multiples"]
+    shape = (1,) * (len(mult) - len(x.shape)) + tuple(x.shape)  # multiples may be longer than the rank
+    split = [v for m, d in zip(mult, shape, strict=True) for v in (m, d)]
+    g = G.reshape(douts[0], split)
+    return [G.reshape(G.reduce_sum(g, list(range(0, len(split), 2))), x.shape)]
+
+
+@grad_rule("Pad")
+def _pad_grad(attrs, ins, outs, douts):
+    x = ins[0]
+    if not x.shape:
+        return [douts[0]]
+    begin = [a for a, _ in attrs["paddings"]]
+    return [apply("Slice", {"begin": begin, "size": list(x.shape)}, [douts[0]])]

@@ -145,3 +145,77 @@ class GatherD(Primitive):
 
 
 PRIMITIVES: dict[str, type[Primitive]] = {cls.__name__: cls for cls in (Gather, GatherD)}
+
+
+# ---- UnsortedSegmentSum (Gather's backward) and the gradient rules --------------------------------------
+
+def _segment_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    num = static_int("UnsortedSegmentSum", "num_segments", attrs.get("num_segments"), ins)
+    if num < 0:
+        raise ShapeError("UnsortedSegmentSum", f"num_segments must be >= 0, got {num}", list(ins))
+    return {"num_segments": num}
+
+
+def _segment_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    x, ids = ins
+    same_dtype("UnsortedSegmentSum", [x], ("float32", "float64", "int32", "int64"))
+    if ids.dtype not in INTS:
+        raise ShapeError("UnsortedSegmentSum", f"segment_ids must be int32 or int64, got {ids.dtype}", list(ins))
+    if x.shape[:ids.rank] != ids.shape:
+        raise ShapeError("UnsortedSegmentSum", "segment_ids' shape must be a prefix of x's shape", list(ins))
+    return [TensorType((attrs["num_segments"],) + x.shape[ids.rank:], x.dtype)]
+
+
+def _segment_emit(k: KernelSpec) -> str:
+    x, ids = k.inputs
+    n, m = k.attrs["num_segments"], ids.size
+    inner = math.prod(x.shape[ids.rank:])
+    size = k.outputs[0].size
+    # Rows of x are added into the row their id names; ids outside [0, num_segments) are dropped (MindSpore).
+    return (f"{'memset(out0, 0, ' + str(size) + ' * sizeof(*out0));' if size else ''}\n"
+            f"for (int64_t j = 0; j < {m}; j++) {{\n"
+            f"const int64_t i = (int64_t)in1[j];\n"
+            f"if (i < 0 || i >= {n}) continue;\n"
+            f"{ctype(x.dtype)} *restrict dst = out0 + i * {inner};\n"
+            f"const {ctype(x.dtype)} *restrict src = in0 + j * {inner};\n"
+            f"for (int64_t q = 0; q < {inner}; q++) dst[q] += src[q];\n}}")
+
+
+def _segment_reference(attrs: dict, x: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    n = attrs["num_segments"]
+    rows = x.reshape((ids.size, -1))
+    out = np.zeros((n, rows.shape[1]), x.dtype)
+    flat = ids.reshape(-1).astype(np.int64)
+    ok = (flat >= 0) & (flat < n)
+    np.add.at(out, flat[ok], rows[ok])
+    return out.reshape((n,) + x.shape[ids.ndim:])
+
+
+@defop(infer=_segment_infer, emit=_segment_emit, reference=_segment_reference, normalize=_segment_normalize,
+       n_inputs=2)
+class UnsortedSegmentSum(Primitive):
+    """``UnsortedSegmentSum()(input_x, segment_ids, num_segments)``: ``out[segment_ids[j], ...] +=
+    input_x[j, ...]`` over a prefix of x's axes; ids outside ``[0, num_segments)`` are dropped. The scatter-add
+    that is Gather's backward (as in MindSpore)."""
+
+    def __call__(self, input_x: Any, segment_ids: Any, num_segments: int) -> Tensor:
+        return apply("UnsortedSegmentSum", {"num_segments": num_segments}, [input_x, segment_ids])
+
+
+PRIMITIVES["UnsortedSegmentSum"] = UnsortedSegmentSum
+
+from . import gradlib as G  # noqa: E402
+from .registry import grad_rule  # noqa: E402
+
+
+@grad_rule("Gather")
+def _gather_grad(attrs, ins, outs, douts):
+    """The indices' axes of dout are moved to the front, summed into the rows they picked (out-of-range
+    indices contribute nothing, as they read nothing), and the gathered axis is moved back to ``axis``."""
+    params, indices = ins
+    a, ri, dy = attrs["axis"], len(indices.shape), douts[0]
+    rank = len(dy.shape)
+    front = list(range(a, a + ri)) + list(range(a)) + list(range(a + ri, rank))
+    summed = apply("UnsortedSegmentSum", {"num_segments": params.shape[a]}, [G.transpose(dy, front), indices])
+    back = list(range(1, a + 1)) + [0] + list(range(a + 1, len(params.shape)))
+    return [G.transpose(summed, back), None]

@@ -166,3 +166,19 @@ class Flatten(Primitive):
 
 PRIMITIVES: dict[str, type[Primitive]] = {
     cls.__name__: cls for cls in (Reshape, Transpose, ExpandDims, Squeeze, Flatten)}
+
+
+# ---- gradient rules: a layout op's cotangent is the output cotangent laid back out -----------------------
+
+from . import gradlib as G  # noqa: E402
+from .registry import grad_rule  # noqa: E402
+
+
+@grad_rule("Reshape", "ExpandDims", "Squeeze", "Flatten")
+def _reshape_grad(attrs, ins, outs, douts):
+    return [G.reshape(douts[0], ins[0].shape)]
+
+
+@grad_rule("Transpose")
+def _transpose_grad(attrs, ins, outs, douts):
+    return [G.transpose(douts[0], G.inverse_perm(attrs["perm"]))]

@@ -281,3 +281,80 @@ class BiasAdd(Primitive):
 
 
 PRIMITIVES = {"MatMul": MatMul, "BatchMatMul": BatchMatMul, "BiasAdd": BiasAdd}
+
+
+# ---- BiasAddGrad and the gradient rules -------------------------------------------------------------------
+
+def _bias_grad_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    dt = same_dtype("BiasAddGrad", ins, NUMERIC)
+    if ins[0].rank < 2:
+        raise ShapeError("BiasAddGrad", "dout must have rank >= 2 (batch, channels, ...)", list(ins))
+    return [TensorType((ins[0].shape[_bias_axis(attrs, ins[0])],), dt)]
+
+
+def _bias_grad_emit(k: KernelSpec) -> str:
+    # The sum of dout over every axis but the channel axis, accumulated in double per channel.
+    x = k.inputs[0]
+    axis = _bias_axis(k.attrs, x)
+    c = x.shape[axis]
+    outer = int(np.prod(x.shape[:axis], dtype=np.int64))
+    inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
+    t = ctype(x.dtype)
+    acc = "double" if x.dtype in FLOATS else t
+    return (f"for (int64_t ch = 0; ch < {c}; ch++) {{\n"
+            f"  {acc} s = 0;\n"
+            f"  for (int64_t i = 0; i < {outer}; i++) {{\n"
+            f"    const {t} *restrict row = in0 + (i * {c} + ch) * {inner};\n"
+            f"    for (int64_t j = 0; j < {inner}; j++) s += row[j];\n"
+            f"  }}\n"
+            f"  out0[ch] = ({t})s;\n"
+            f"}}")
+
+
+def _bias_grad_ref(attrs: dict, dy: np.ndarray) -> np.ndarray:
+    axis = _bias_axis(attrs, TensorType(dy.shape, dy.dtype.name))
+    return dy.sum(axis=tuple(d for d in range(dy.ndim) if d != axis))
+
+
+@defop(infer=_bias_grad_infer, emit=_bias_grad_emit, reference=_bias_grad_ref, normalize=_bias_normalize,
+       n_inputs=1)
+class BiasAddGrad(Primitive):
+    """Internal backward op (as MindSpore's ``BiasAddGrad(data_format)``): the bias cotangent of a BiasAdd,
+    ``dout`` summed over every axis but the channel axis."""
+
+
+from . import gradlib as G  # noqa: E402
+from .registry import grad_rule  # noqa: E402
+
+
+def _product_grads(op: str, attrs: dict, a, b, dy):
+    """Cotangents of ``op(a, b)`` (MatMul / BatchMatMul) with its transposes: each is one more product of
+    the same op with the transposes chosen so no Transpose node is needed."""
+    ta, tb = attrs["transpose_a"], attrs["transpose_b"]
+
+    def mm(x, y, tx, ty):
+        return apply(op, {"transpose_a": tx, "transpose_b": ty}, [x, y])
+
+    da = mm(dy, b, False, not tb) if not ta else mm(b, dy, tb, True)
+    db = mm(a, dy, not ta, False) if not tb else mm(dy, a, True, ta)
+    return da, db
+
+
+@grad_rule("MatMul")
+def _matmul_grad(attrs, ins, outs, douts):
+    return list(_product_grads("MatMul", attrs, ins[0], ins[1], douts[0]))
+
+
+@grad_rule("BatchMatMul")
+def _batch_matmul_grad(attrs, ins, outs, douts):
+    a, b = ins
+    if a.ndim < 2 or b.ndim < 2:
+        raise NotImplementedError("the gradient of BatchMatMul needs operands of rank >= 2")
+    da, db = _product_grads("BatchMatMul", attrs, a, b, douts[0])
+    # Broadcast batch dims are summed back to each operand's own batch shape.
+    return [G.unbroadcast(da, a.shape), G.unbroadcast(db, b.shape)]
+
+
+@grad_rule("BiasAdd")
+def _bias_add_grad(attrs, ins, outs, douts):
+    return [douts[0], apply("BiasAddGrad", {"data_format": attrs["data_format"]}, [douts[0]])]

@@ -18,7 +18,7 @@ from ..dtypes import FLOATS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import c_literal, ctype, lane_reduce, nan_max, simd_lanes
-from .primitive import Primitive, declare
+from .primitive import Primitive, apply, declare
 from .registry import OpDef, norm_axis, same_dtype
 
 _BLOCK = 256  # columns whose statistics live in stack arrays at once (strided axis)
@@ -342,3 +342,48 @@ LayerNorm = declare(
 
 PRIMITIVES: dict[str, type[Primitive]] = {
     "Softmax": Softmax, "LogSoftmax": LogSoftmax, "BatchNorm": BatchNorm, "LayerNorm": LayerNorm}
+
+
+# ---- gradient rules (composed of primitives) ------------------------------------------------------------
+
+from . import gradlib as G  # noqa: E402
+from .registry import grad_rule  # noqa: E402
+
+
+@grad_rule("Softmax")
+def _softmax_grad(attrs, ins, outs, douts):
+    # dx = y * (dy - sum(dy * y, axis)), MindSpore's Softmax bprop.
+    y, dy = outs[0], douts[0]
+    return [G.mul(y, G.sub(dy, G.reduce_sum(G.mul(dy, y), [attrs["axis"]], keep_dims=True)))]
+
+
+@grad_rule("LogSoftmax")
+def _log_softmax_grad(attrs, ins, outs, douts):
+    # dx = dy - exp(y) * sum(dy, axis)
+    y, dy = outs[0], douts[0]
+    return [G.sub(dy, G.mul(G.unary("Exp", y), G.reduce_sum(dy, [attrs["axis"]], keep_dims=True)))]
+
+
+def _mean(x, axes):
+    return apply("ReduceMean", {"axis": tuple(axes), "keep_dims": True}, [x])
+
+
+@grad_rule("LayerNorm")
+def _layer_norm_grad(attrs, ins, outs, douts):
+    """LayerNormGrad composed of primitives. Only ``y``'s cotangent is used: mean and variance are
+    statistics MindSpore's bprop also ignores (they feed no loss in practice)."""
+    x, gamma, _ = ins
+    _, mean, var = outs
+    dy = douts[0]
+    if dy is None:
+        return [None, None, None]
+    axes = list(range(attrs["begin_norm_axis"], len(x.shape)))
+    batch = list(range(len(x.shape) - len(gamma.shape)))  # the axes gamma/beta are broadcast along
+    rstd = G.unary("Rsqrt", G.add(var, G.const(attrs["epsilon"], var)))
+    xhat = G.mul(G.sub(x, mean), rstd)
+    dbeta = G.reduce_sum(dy, batch) if batch else dy
+    dxhat_gamma = G.mul(dy, xhat)
+    dgamma = G.reduce_sum(dxhat_gamma, batch) if batch else dxhat_gamma
+    g = G.mul(dy, gamma)
+    dx = G.mul(rstd, G.sub(G.sub(g, _mean(g, axes)), G.mul(xhat, _mean(G.mul(g, xhat), axes))))
+    return [dx, dgamma, dbeta]

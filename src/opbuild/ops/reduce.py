@@ -400,3 +400,46 @@ for _name, _is_max, _what, _fn in (("ArgMax", True, "largest", np.argmax), ("Arg
 # MindSpore spells the primitives ops.Argmax / ops.Argmin.
 PRIMITIVES["Argmax"] = PRIMITIVES["ArgMax"]
 PRIMITIVES["Argmin"] = PRIMITIVES["ArgMin"]
+
+
+# ---- gradient rules -----------------------------------------------------------------------------------
+
+from . import gradlib as G  # noqa: E402
+from .registry import grad_rule, no_grad  # noqa: E402
+
+no_grad("ArgMax", "ArgMin")  # integer outputs
+
+
+def _keepdims(attrs: dict, x, g):
+    """A reduction's output (or cotangent) ``g`` with its reduced axes restored as size 1, so it broadcasts
+    against the input ``x``."""
+    shape = [1 if d in attrs["axis"] else n for d, n in enumerate(x.shape)]
+    return G.reshape(g, shape)
+
+
+@grad_rule("ReduceSum")
+def _sum_grad(attrs, ins, outs, douts):
+    return [G.broadcast_to(_keepdims(attrs, ins[0], douts[0]), ins[0].shape)]
+
+
+@grad_rule("ReduceMean")
+def _mean_grad(attrs, ins, outs, douts):
+    x = ins[0]
+    count = x._type.size // max(outs[0]._type.size, 1)
+    return [G.broadcast_to(G.div(_keepdims(attrs, x, douts[0]), float(max(count, 1))), x.shape)]
+
+
+@grad_rule("ReduceMax", "ReduceMin")
+def _minmax_grad(attrs, ins, outs, douts):
+    # MindSpore's _min_or_max_grad: the cotangent is shared equally by every element equal to the extremum.
+    x = ins[0]
+    hit = G.mask(apply("Equal", {}, [x, _keepdims(attrs, x, outs[0])]), x)
+    share = G.div(_keepdims(attrs, x, douts[0]), G.reduce_sum(hit, attrs["axis"], keep_dims=True))
+    return [G.mul(hit, share)]
+
+
+@grad_rule("ReduceProd")
+def _prod_grad(attrs, ins, outs, douts):
+    # d prod / d x_i = prod / x_i: exact where no element of the group is 0 (a zero gives NaN/inf here).
+    x = ins[0]
+    return [G.div(G.mul(_keepdims(attrs, x, douts[0]), _keepdims(attrs, x, outs[0])), x)]

@@ -43,13 +43,30 @@ InferFn = Callable[[dict, Sequence[TensorType]], list[TensorType]]
 EmitFn = Callable[[KernelSpec], str]
 RefFn = Callable[..., Any]
 NormalizeFn = Callable[[dict, Sequence[TensorType]], dict]
+# A gradient rule (a VJP): (attrs, inputs, outputs, output cotangents) -> one cotangent per input, or None
+# where an input gets none. Inputs, outputs and cotangents are symbolic Tensors of the graph being
+# differentiated (a cotangent is None for an output nothing downstream depends on); the rule builds the
+# backward computation by applying primitives, so backward nodes are ordinary graph nodes and kernels.
+GradFn = Callable[[dict, Sequence[Any], Sequence[Any], Sequence[Any]], Sequence[Any]]
+
+
+def _no_gradient(attrs: dict, inputs: Sequence[Any], outputs: Sequence[Any], douts: Sequence[Any]) -> list:
+    """The rule of ops that are not differentiable (comparisons, ArgMax, Floor, ...): no input gets a
+    cotangent, which autodiff treats as a zero gradient (as MindSpore's bprops return zeros for them)."""
+    return [None] * len(inputs)
+
+
+NO_GRADIENT: GradFn = _no_gradient
 
 
 @dataclass
 class OpDef:
     """One registered primitive. ``n_inputs`` None means variadic. ``needs_blas`` links OpenBLAS.
     ``multi_output`` makes the op return a tuple even when it has one output (Split). ``primitive`` is the
-    user-facing class declared with it (ops/primitive.py: ``defop``/``declare``), set when it is registered."""
+    user-facing class declared with it (ops/primitive.py: ``defop``/``declare``), set when it is registered.
+    ``grad`` is its gradient rule (:data:`GradFn`; :data:`NO_GRADIENT` for ops that have none), attached by
+    :func:`grad_rule` in the op's family file; None means nobody wrote one yet (autodiff then refuses to
+    differentiate through the op rather than silently returning a wrong gradient)."""
 
     name: str
     infer: InferFn
@@ -60,6 +77,7 @@ class OpDef:
     needs_blas: bool = False
     multi_output: bool = False
     primitive: type | None = field(default=None, repr=False, compare=False)
+    grad: GradFn | None = field(default=None, repr=False, compare=False)
     _codegen_hash: str | None = field(default=None, repr=False)
     _codegen_files: tuple[str, ...] | None = field(default=None, repr=False)
 
@@ -137,6 +155,27 @@ def get(name: str) -> OpDef:
         return REGISTRY[name]
     except KeyError:
         raise KeyError(f"unknown operator {name!r}; registered: {', '.join(sorted(REGISTRY))}") from None
+
+
+def grad_rule(*names: str) -> Callable[[GradFn], GradFn]:
+    """Decorator attaching a gradient rule to the registered op(s) ``names`` (declared earlier in the same
+    family file, so an op and its derivative are read and changed together). Attaching two rules to one op
+    is a programming error, as registering it twice is."""
+
+    def attach(fn: GradFn) -> GradFn:
+        for name in names:
+            opdef = get(name)
+            if opdef.grad is not None:
+                raise RuntimeError(f"operator {name} has two gradient rules")
+            opdef.grad = fn
+        return fn
+
+    return attach
+
+
+def no_grad(*names: str) -> None:
+    """Mark ops as not differentiable (their outputs are piecewise constant or not real numbers)."""
+    grad_rule(*names)(NO_GRADIENT)
 
 
 # ---- helpers shared by op families ------------------------------------------------------------------

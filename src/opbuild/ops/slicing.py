@@ -257,3 +257,71 @@ class StridedSlice(Primitive):
 
 
 PRIMITIVES: dict[str, type[Primitive]] = {cls.__name__: cls for cls in (Concat, Split, Slice, StridedSlice)}
+
+
+# ---- StridedSliceGrad and the gradient rules ------------------------------------------------------------
+
+def _ss_grad_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    return [TensorType(tuple(attrs["xshape"]), same_dtype("StridedSliceGrad", ins, ANY))]
+
+
+def _ss_grad_emit(k: KernelSpec) -> str:
+    # Zeros everywhere, then the cotangent written back to the positions the slice read (distinct positions:
+    # a nonzero step never visits one twice, so a copy, not an accumulation).
+    st = strides(k.attrs["xshape"])
+    start, step, count = k.attrs["start"], k.attrs["step"], k.attrs["count"]
+    base = sum(b * s for b, s in zip(start, st, strict=True))
+    dst = [s * t for s, t in zip(step, st, strict=True)]
+    n = k.outputs[0].size
+    zero = f"memset(out0, 0, {n} * sizeof(*out0));" if n else ""
+    return zero + "\n" + strided_copy(count, "out0", dst, "in0", strides(count), dst_base=base)
+
+
+def _ss_grad_reference(attrs: dict, dy: np.ndarray) -> np.ndarray:
+    out = np.zeros(attrs["xshape"], dy.dtype)
+    idx = [b + s * np.arange(c) for b, s, c in zip(attrs["start"], attrs["step"], attrs["count"], strict=True)]
+    if idx:
+        out[np.ix_(*idx)] = dy.reshape(attrs["count"])
+    else:
+        out[...] = dy.reshape(())
+    return out
+
+
+@defop(infer=_ss_grad_infer, emit=_ss_grad_emit, reference=_ss_grad_reference, n_inputs=1)
+class StridedSliceGrad(Primitive):
+    """Internal backward op (MindSpore's StridedSliceGrad): the cotangent ``dy`` of a StridedSlice written
+    into zeros of the input's shape, at the canonical ``start``/``step``/``count`` the slice read."""
+
+
+from . import gradlib as G  # noqa: E402
+from .registry import grad_rule  # noqa: E402
+
+
+@grad_rule("Concat")
+def _concat_grad(attrs, ins, outs, douts):
+    axis, dy, grads, at = attrs["axis"], douts[0], [], 0
+    for x in ins:
+        begin = [0] * len(x.shape)
+        begin[axis] = at
+        grads.append(apply("Slice", {"begin": begin, "size": list(x.shape)}, [dy]))
+        at += x.shape[axis]
+    return grads
+
+
+@grad_rule("Split")
+def _split_grad(attrs, ins, outs, douts):
+    # Outputs nobody used have no cotangent: zeros stand in for them in the concatenation.
+    parts = [d if d is not None else G.zeros_like(o) for d, o in zip(douts, outs, strict=True)]
+    return [parts[0] if len(parts) == 1 else apply("Concat", {"axis": attrs["axis"]}, parts)]
+
+
+@grad_rule("Slice")
+def _slice_grad(attrs, ins, outs, douts):
+    pads = [[b, n - b - s] for b, s, n in zip(attrs["begin"], attrs["size"], ins[0].shape, strict=True)]
+    return [apply("Pad", {"paddings": pads}, [douts[0]]) if ins[0].shape else douts[0]]
+
+
+@grad_rule("StridedSlice")
+def _strided_slice_grad(attrs, ins, outs, douts):
+    canon = {k: list(attrs[k]) for k in ("start", "step", "count")}
+    return [apply("StridedSliceGrad", {**canon, "xshape": list(ins[0].shape)}, [douts[0]])]

@@ -6,10 +6,12 @@ manifest key. Autodiff, fusion and memory planning land here as further passes.
 
 from __future__ import annotations
 
+from .autodiff import Autodiff, GradientError, differentiate
 from .base import GraphPass, Pipeline
 from .dce import DeadCodeElimination
 from .fold import ConstantFolding, evaluate
 
 DEFAULT_PIPELINE = Pipeline([ConstantFolding(), DeadCodeElimination()])
 
-__all__ = ["GraphPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "DEFAULT_PIPELINE", "evaluate"]
+__all__ = ["GraphPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "DEFAULT_PIPELINE", "evaluate",
+           "Autodiff", "GradientError", "differentiate"]

@@ -1,0 +1,226 @@
+"""Gradients, MindSpore's way: ``grad``, ``value_and_grad`` and ``ops.GradOperation``.
+
+Every form traces ``fn`` (a Cell or a Python function of Tensors) once per input signature, runs the
+autodiff pass (passes/autodiff.py) over the traced graph so that ONE graph computes the outputs and the
+gradients, and compiles it through the incremental build like a Cell's graph (same kernels, same cache: a
+forward kernel used by inference and by training is one cache entry). Later calls with the same signature
+run the compiled graph without tracing or building. PyNative mode traces the same way (the gradient needs
+the whole computation anyway), so both modes give the same numbers from the same kernels.
+
+Return conventions (MindSpore 2.x ``mindspore.grad`` / ``value_and_grad``):
+  * ``grad_position`` an int -> that input's gradient; a tuple -> a tuple of gradients (even of length 1);
+  * ``grad_position=None`` with ``weights`` -> the weights' gradients only (a tuple in their order; one
+    Tensor for a single Parameter); both -> ``(inputs_grads, weights_grads)``; neither -> ValueError;
+  * several outputs and ``has_aux=False``: the gradient of their sum (each seeded with ones);
+    ``has_aux=True``: only the first output is differentiated; ``grad`` returns ``(gradients, aux)`` with
+    ``aux`` the tuple of the other outputs, ``value_and_grad`` returns ``(outputs, gradients)``;
+  * ``return_ids=True`` replaces each gradient by ``(position, gradient)`` / ``(parameter name, gradient)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import trace
+from .parameter import Parameter
+from .passes.autodiff import Autodiff
+from .tensor import Tensor
+
+
+def _arg_signature(args: Sequence[Any]) -> tuple:
+    sig = []
+    for a in args:
+        if isinstance(a, Tensor):
+            sig.append(("T", a.shape, a._type.dtype))
+        else:
+            try:
+                hash(a)
+            except TypeError:
+                raise TypeError(f"arguments of a differentiated function must be Tensors or hashable constants, "
+                                f"got {type(a).__name__}") from None
+            sig.append(("C", a))
+    return tuple(sig)
+
+
+def _weights_list(weights: Any) -> tuple[list[Parameter], bool]:
+    """(the Parameters, whether a single Parameter was given)."""
+    if weights is None:
+        return [], False
+    if isinstance(weights, Parameter):
+        return [weights], True
+    if isinstance(weights, (list, tuple)) and all(isinstance(w, Parameter) for w in weights):
+        return list(weights), False
+    raise TypeError(f"weights must be a Parameter, a ParameterTuple or a list of Parameters, got "
+                    f"{type(weights).__name__}")
+
+
+class _Differentiated:
+    """The compiled forward+backward function behind every public form. Calls return
+    ``(outputs structure, input grads list, weight grads list)``; the public wrappers arrange them."""
+
+    def __init__(self, fn: Callable[..., Any], positions: tuple[int, ...], weights: list[Parameter],
+                 has_aux: bool, sens_param: bool):
+        if not callable(fn):
+            raise TypeError(f"fn must be a Cell or a function, got {type(fn).__name__}")
+        self.fn = fn
+        self.positions = positions
+        self.weights = weights
+        self.has_aux = has_aux
+        self.sens_param = sens_param
+        self._graphs: dict[tuple, tuple[Any, Callable, int]] = {}
+
+    def _state(self) -> tuple:
+        state = getattr(self.fn, "_state_signature", None)
+        return state() if state is not None else ()
+
+    def __call__(self, *args: Any) -> tuple[Any, list[Tensor], list[Tensor]]:
+        args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+        n_sens = 0
+        if self.sens_param:
+            if not args:
+                raise TypeError("sens_param=True: the sensitivity (the gradient of the outputs) must be the last "
+                                "argument")
+            sens = args[-1]
+            sens = tuple(sens) if isinstance(sens, (tuple, list)) else (sens,)
+            args, n_sens = (*args[:-1], *sens), len(sens)
+        n_args = len(args) - n_sens
+        for p in self.positions:
+            if not -n_args <= p < n_args or not isinstance(args[p], Tensor):
+                raise ValueError(f"grad_position {p} does not name a Tensor argument (the function got {n_args} "
+                                 "arguments)")
+        key = (self._state(), _arg_signature(args), tuple(id(w) for w in self.weights))
+        entry = self._graphs.get(key)
+        if entry is None:
+            entry = self._compile(args, n_args, n_sens, trace.engine())
+            self._graphs[key] = entry
+        compiled, rebuild, n_out = entry
+        outs = [Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])]
+        n_in = len(self.positions)
+        return rebuild(outs[:n_out]), outs[n_out:n_out + n_in], outs[n_out + n_in:]
+
+    def _compile(self, args: tuple, n_args: int, n_sens: int, sess: Any) -> tuple[Any, Callable, int]:
+        fn = self.fn
+        graph, rebuild = trace.trace(lambda *a: fn(*a[:n_args]), args)
+        n_out = len(graph.outputs)
+        if self.has_aux and n_out < 2:
+            raise ValueError("has_aux=True needs a function with more than one output (the first is "
+                             "differentiated, the others are returned as they are)")
+        n_diff = 1 if self.has_aux else n_out
+        if n_sens and n_sens != n_diff:
+            raise ValueError(f"sens_param: got {n_sens} sensitivities for {n_diff} differentiated outputs")
+        # Positions are of the Tensor arguments among all arguments: the graph's inputs are the Tensors only.
+        tensor_index = {i: k for k, i in enumerate(i for i, a in enumerate(args) if isinstance(a, Tensor))}
+        positions = [tensor_index[p % n_args] for p in self.positions]
+        graph = Autodiff(positions, self.weights, n_outputs=n_diff, sens_inputs=bool(n_sens)).run(graph)
+        return sess.compile_graph(graph), rebuild, n_out
+
+
+def _positions(grad_position: Any) -> tuple[tuple[int, ...], bool]:
+    """(positions, whether a single int was given)."""
+    if grad_position is None:
+        return (), False
+    if isinstance(grad_position, int) and not isinstance(grad_position, bool):
+        return (grad_position,), True
+    if isinstance(grad_position, tuple) and grad_position and all(
+            isinstance(p, int) and not isinstance(p, bool) for p in grad_position):
+        return grad_position, False
+    raise TypeError(f"grad_position must be None, an int or a non-empty tuple of ints, got {grad_position!r}")
+
+
+def _arrange(positions: tuple[int, ...], single_pos: bool, weights: list[Parameter], single_w: bool,
+             in_grads: list[Tensor], w_grads: list[Tensor], return_ids: bool) -> Any:
+    if return_ids:
+        in_part: Any = tuple((p, g) for p, g in zip(positions, in_grads, strict=True))
+        w_part: Any = tuple((w.name, g) for w, g in zip(weights, w_grads, strict=True))
+    else:
+        in_part, w_part = tuple(in_grads), tuple(w_grads)
+    if single_pos:
+        in_part = in_part[0]
+    if single_w:
+        w_part = w_part[0]
+    if positions and weights:
+        return in_part, w_part
+    return in_part if positions else w_part
+
+
+def _make(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_ids: bool,
+          with_value: bool) -> Callable[..., Any]:
+    positions, single_pos = _positions(grad_position)
+    params, single_w = _weights_list(weights)
+    if not positions and weights is None:
+        raise ValueError("grad_position and weights cannot both be None: there is nothing to differentiate")
+    diff = _Differentiated(fn, positions, params, has_aux, sens_param=False)
+
+    def grad_fn(*args: Any) -> Any:
+        out, in_grads, w_grads = diff(*args)
+        grads = _arrange(positions, single_pos, params, single_w, in_grads, w_grads, return_ids)
+        if with_value:
+            return out, grads
+        if has_aux:
+            return grads, tuple(out[1:])
+        return grads
+
+    grad_fn.__name__ = f"{'value_and_grad' if with_value else 'grad'}_{getattr(fn, '__name__', type(fn).__name__)}"
+    return grad_fn
+
+
+def grad(fn: Callable[..., Any], grad_position: int | tuple[int, ...] | None = 0, weights: Any = None,
+         has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
+    """A function computing the gradients of ``fn`` (a Cell or a function of Tensors) with respect to the
+    inputs at ``grad_position`` and/or the Parameters ``weights`` (see the module docstring for the
+    return conventions, MindSpore's)."""
+    return _make(fn, grad_position, weights, has_aux, return_ids, with_value=False)
+
+
+def value_and_grad(fn: Callable[..., Any], grad_position: int | tuple[int, ...] | None = 0, weights: Any = None,
+                   has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
+    """Like :func:`grad`, but the returned function gives ``(outputs of fn, gradients)``."""
+    return _make(fn, grad_position, weights, has_aux, return_ids, with_value=True)
+
+
+class GradOperation:
+    """MindSpore 1.x's higher-order gradient: ``GradOperation(get_all=False, get_by_list=False,
+    sens_param=False)(net)(*inputs)``, or ``(net, weights)`` with ``get_by_list``.
+
+    * neither flag: the gradient of the first input (one Tensor);
+    * ``get_all``: a tuple with the gradient of every input;
+    * ``get_by_list``: a tuple with the gradients of ``weights`` (a ParameterTuple or list), in order;
+    * both: ``(inputs' gradients, weights' gradients)``;
+    * ``sens_param``: the last argument of the call is the sensitivity (the output's cotangent; a tuple of
+      them for several outputs) instead of ones.
+    """
+
+    def __init__(self, get_all: bool = False, get_by_list: bool = False, sens_param: bool = False):
+        self.get_all = bool(get_all)
+        self.get_by_list = bool(get_by_list)
+        self.sens_param = bool(sens_param)
+
+    def __call__(self, fn: Callable[..., Any], weights: Any = None) -> Callable[..., Any]:
+        if self.get_by_list and weights is None:
+            raise TypeError("GradOperation(get_by_list=True) needs the weights: GradOperation(...)(net, weights)")
+        params = _weights_list(weights)[0] if self.get_by_list else []
+        cache: dict[tuple, _Differentiated] = {}
+
+        def grad_fn(*args: Any) -> Any:
+            n_in = len(args) - (1 if self.sens_param else 0)
+            tensors = [i for i in range(n_in) if isinstance(args[i], (Tensor, np.ndarray))]
+            positions = tuple(tensors) if self.get_all else tuple(tensors[:1])
+            diff = cache.get((positions, n_in))
+            if diff is None:
+                diff = _Differentiated(fn, positions, params, has_aux=False, sens_param=self.sens_param)
+                cache[(positions, n_in)] = diff
+            _, in_grads, w_grads = diff(*args)
+            if self.get_all and self.get_by_list:
+                return tuple(in_grads), tuple(w_grads)
+            if self.get_by_list:
+                return tuple(w_grads)
+            if self.get_all:
+                return tuple(in_grads)
+            if not in_grads:
+                raise ValueError("GradOperation(): the function has no Tensor input to differentiate")
+            return in_grads[0]
+
+        return grad_fn

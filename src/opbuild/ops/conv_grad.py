@@ -1,0 +1,264 @@
+"""Backward operators of convolution and pooling, and the gradient rules of Conv2D, MaxPool, AvgPool and
+GlobalAvgPool (kept here rather than in ops/conv.py, which is at its size budget; the forward ops' attributes
+are reused as they are, already normalized).
+
+As in MindSpore, the backward computations are operators of their own with C kernels:
+``Conv2DBackpropInput(dout, weight)`` (the input's cotangent), ``Conv2DBackpropFilter(dout, x)`` (the
+weight's), ``MaxPoolGrad(x, y, dout)`` and ``AvgPoolGrad(x, y, dout)``. Their attributes are the forward op's
+normalized attributes plus the shape being produced (``input_size`` / ``filter_size``), so a backward kernel
+is keyed exactly like its forward one.
+
+The kernels are direct loops (scatter form: each output-gradient element adds its contributions), correct for
+every padding, stride, dilation and group; they do not call BLAS. A GEMM + col2im formulation is the obvious
+next step for large convolutions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import FLOATS
+from ..errors import ShapeError
+from ..ir import KernelSpec, TensorType
+from ..targets.cpu.codegen import ctype
+from . import gradlib as G
+from .conv import _conv_ref, _pool_ref, _windows
+from .primitive import Primitive, apply, defop
+from .registry import grad_rule, same_dtype
+
+_CONV_KEYS = ("out_channel", "kernel_size", "mode", "pad_mode", "pad", "stride", "dilation", "group",
+              "data_format")
+_POOL_KEYS = ("kernel_size", "strides", "pad_mode", "pad", "ceil_mode", "data_format", "count_include_pad")
+
+
+def _keep(keys: Sequence[str], extra: str | None):
+    """normalize of a backward op: its attributes are a forward node's normalized ones (plus ``extra``)."""
+
+    def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+        wanted = [k for k in keys if k in attrs] + ([extra] if extra else [])
+        missing = [k for k in ("kernel_size", "pad", extra) if k and k not in attrs]
+        if missing:
+            raise ShapeError("conv/pool backward", f"missing attribute(s) {missing}", list(ins))
+        return {k: list(attrs[k]) if isinstance(attrs[k], (list, tuple)) else attrs[k] for k in wanted}
+
+    return normalize
+
+
+def _sized_infer(op: str, key: str):
+    def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+        dt = same_dtype(op, ins, FLOATS)
+        return [TensorType(tuple(int(d) for d in attrs[key]), dt)]
+
+    return infer
+
+
+def _conv_loops(k: KernelSpec, dy, x_shape, w_shape, body: str) -> str:
+    """Loops over every (image, output channel, output pixel, input channel of its group, kernel tap) with
+    the input pixel (ih, iw) in range; ``body`` uses dy_v (the output gradient), xi (input index), wi (weight
+    index)."""
+    n, c, h, w = x_shape
+    o, cg, kh, kw = w_shape
+    _, _, oh, ow = dy.shape
+    og = o // k.attrs["group"]
+    (sh, sw), (dh, dw), (pt, _, pl, _) = k.attrs["stride"], k.attrs["dilation"], k.attrs["pad"]
+    return f"""
+for (int64_t b = 0; b < {n}; b++)
+ for (int64_t oc = 0; oc < {o}; oc++) {{
+  const int64_t g = oc / {og};
+  for (int64_t r = 0; r < {oh}; r++)
+   for (int64_t q = 0; q < {ow}; q++) {{
+    const {ctype(dy.dtype)} dy_v = in0[((b * {o} + oc) * {oh} + r) * {ow} + q];
+    for (int64_t ci = 0; ci < {cg}; ci++)
+     for (int64_t i = 0; i < {kh}; i++) {{
+      const int64_t ih = r * {sh} - {pt} + i * {dh};
+      if (ih < 0 || ih >= {h}) continue;
+      for (int64_t j = 0; j < {kw}; j++) {{
+       const int64_t iw = q * {sw} - {pl} + j * {dw};
+       if (iw < 0 || iw >= {w}) continue;
+       const int64_t xi = ((b * {c} + g * {cg} + ci) * {h} + ih) * {w} + iw;
+       const int64_t wi = ((oc * {cg} + ci) * {kh} + i) * {kw} + j;
+       {body}
+      }}
+     }}
+   }}
+ }}"""
+
+
+def _backprop_input_emit(k: KernelSpec) -> str:
+    dy, wt = k.inputs
+    size = k.outputs[0].size
+    if size == 0:
+        return "/* empty */"
+    return (f"memset(out0, 0, {size} * sizeof(*out0));"
+            + _conv_loops(k, dy, k.attrs["input_size"], wt.shape, "out0[xi] += dy_v * in1[wi];"))
+
+
+def _backprop_filter_emit(k: KernelSpec) -> str:
+    dy, x = k.inputs
+    size = k.outputs[0].size
+    if size == 0:
+        return "/* empty */"
+    return (f"memset(out0, 0, {size} * sizeof(*out0));"
+            + _conv_loops(k, dy, x.shape, k.attrs["filter_size"], "out0[wi] += dy_v * in1[xi];"))
+
+
+def _vjp_reference(fn, argnum: int, shape: Sequence[int], *args) -> np.ndarray:
+    """The exact VJP of the linear map ``fn`` in argument ``argnum`` (a NumPy oracle for the kernels):
+    ``<fn(..., e_i, ...), dy>`` for every basis element ``e_i``; small shapes only (tests)."""
+    dy = args[-1]
+    out = np.zeros(int(np.prod(shape)), np.float64)
+    for i in range(out.size):
+        e = np.zeros(out.size)
+        e[i] = 1
+        call = list(args[:-1])
+        call.insert(argnum, e.reshape(shape))
+        out[i] = np.sum(fn(*call) * dy)
+    return out.reshape(shape)
+
+
+def _conv_attrs(attrs: dict) -> dict:
+    return {k: attrs[k] for k in _CONV_KEYS if k in attrs}
+
+
+@defop(infer=_sized_infer("Conv2DBackpropInput", "input_size"), emit=_backprop_input_emit,
+       normalize=_keep(_CONV_KEYS, "input_size"), n_inputs=2,
+       reference=lambda attrs, dy, w: _vjp_reference(lambda x, w_: _conv_ref(_conv_attrs(attrs), x, w_), 0,
+                                                     attrs["input_size"], w, dy))
+class Conv2DBackpropInput(Primitive):
+    """``Conv2DBackpropInput(...)(dout, weight)``: the cotangent of Conv2D's input (a transposed
+    convolution). Attributes: the Conv2D's (normalized) plus ``input_size`` (N, C, H, W)."""
+
+
+@defop(infer=_sized_infer("Conv2DBackpropFilter", "filter_size"), emit=_backprop_filter_emit,
+       normalize=_keep(_CONV_KEYS, "filter_size"), n_inputs=2,
+       reference=lambda attrs, dy, x: _vjp_reference(lambda w_, x_: _conv_ref(_conv_attrs(attrs), x_, w_), 0,
+                                                     attrs["filter_size"], x, dy))
+class Conv2DBackpropFilter(Primitive):
+    """``Conv2DBackpropFilter(...)(dout, x)``: the cotangent of Conv2D's weight. Attributes: the Conv2D's
+    (normalized) plus ``filter_size`` (O, C / group, KH, KW)."""
+
+
+def _pool_grad_emit(avg: bool):
+    def emit(k: KernelSpec) -> str:
+        x, _, dy = k.inputs
+        if dy.size == 0 or x.size == 0:
+            return f"memset(out0, 0, {x.size} * sizeof(*out0));" if x.size else "/* empty */"
+        n, c, h, w = x.shape
+        _, _, oh, ow = dy.shape
+        (kh, kw), (sh, sw), (pt, pb, pl, pr) = k.attrs["kernel_size"], k.attrs["strides"], k.attrs["pad"]
+        t = ctype(x.dtype)
+        if avg:
+            if k.attrs["count_include_pad"]:  # the forward's divisor, window clipped to the padded input
+                div = (f"((h0 + {kh} < {h + pb} ? h0 + {kh} : {h + pb}) - h0) * "
+                       f"((w0 + {kw} < {w + pr} ? w0 + {kw} : {w + pr}) - w0)")
+            else:
+                div = "(h1 - hs) * (w1 - ws)"
+            body = (f"const {t} share = g / ({t})({div});\n"
+                    "for (int64_t i = hs; i < h1; i++) for (int64_t j = ws; j < w1; j++) "
+                    f"dst[i * {w} + j] += share;")
+        else:
+            # The first maximum of the window takes the whole gradient (ties: first in row-major order).
+            body = (f"{t} s = -INFINITY; int64_t best = -1;\n"
+                    "for (int64_t i = hs; i < h1; i++) for (int64_t j = ws; j < w1; j++) {\n"
+                    f"  const {t} v = img[i * {w} + j];\n"
+                    "  if (best < 0 || v > s || (v != v && s == s)) { s = v; best = i * " + str(w) + " + j; }\n"
+                    "}\n"
+                    "if (best >= 0) dst[best] += g;")
+        return f"""
+memset(out0, 0, {x.size} * sizeof(*out0));
+for (int64_t p = 0; p < {n * c}; p++) {{
+  const {t} *restrict img = in0 + p * {h * w};
+  const {t} *restrict gr = in2 + p * {oh * ow};
+  {t} *restrict dst = out0 + p * {h * w};
+  for (int64_t r = 0; r < {oh}; r++) {{
+    const int64_t h0 = r * {sh} - {pt};
+    const int64_t hs = h0 > 0 ? h0 : 0, h1 = h0 + {kh} < {h} ? h0 + {kh} : {h};
+    for (int64_t q = 0; q < {ow}; q++) {{
+      const int64_t w0 = q * {sw} - {pl};
+      const int64_t ws = w0 > 0 ? w0 : 0, w1 = w0 + {kw} < {w} ? w0 + {kw} : {w};
+      const {t} g = gr[r * {ow} + q];
+      {body}
+    }}
+  }}
+}}"""
+
+    return emit
+
+
+def _pool_grad_reference(avg: bool):
+    forward = _pool_ref(avg)
+
+    def reference(attrs: dict, x: np.ndarray, y: np.ndarray, dy: np.ndarray) -> np.ndarray:
+        if avg:  # linear in x: the exact VJP
+            return _vjp_reference(lambda x_: forward(attrs, x_), 0, x.shape, dy.astype(np.float64))
+        # max: route each window's gradient to its first maximum, found with NumPy on the padded windows
+        (kh, kw), stride = attrs["kernel_size"], attrs["strides"]
+        t, b, left, right = attrs["pad"]
+        _, _, oh, ow = dy.shape
+        eb = max(0, (oh - 1) * stride[0] + kh - (x.shape[2] + t + b))
+        er = max(0, (ow - 1) * stride[1] + kw - (x.shape[3] + left + right))
+        xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (t, b + eb), (left, right + er)),
+                    constant_values=-np.inf)
+        win = _windows(xp, (kh, kw), stride, (1, 1))[:, :, :oh, :ow]
+        flat = win.reshape(win.shape[:4] + (-1,)).argmax(axis=-1)
+        out = np.zeros(xp.shape)
+        for (nn, cc, r, q), f in np.ndenumerate(flat):
+            out[nn, cc, r * stride[0] + f // kw, q * stride[1] + f % kw] += dy[nn, cc, r, q]
+        return out[:, :, t:t + x.shape[2], left:left + x.shape[3]]
+
+    return reference
+
+
+def _pool_grad_infer(op: str):
+    def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+        return [TensorType(ins[0].shape, same_dtype(op, ins, FLOATS))]
+
+    return infer
+
+
+@defop(infer=_pool_grad_infer("MaxPoolGrad"), emit=_pool_grad_emit(False), reference=_pool_grad_reference(False),
+       normalize=_keep(_POOL_KEYS, None), n_inputs=3)
+class MaxPoolGrad(Primitive):
+    """``MaxPoolGrad(...)(x, y, dout)``: MaxPool's input cotangent; each window's gradient goes to its first
+    maximum (row-major). ``y`` (the forward output) is taken for MindSpore's signature."""
+
+
+@defop(infer=_pool_grad_infer("AvgPoolGrad"), emit=_pool_grad_emit(True), reference=_pool_grad_reference(True),
+       normalize=_keep(_POOL_KEYS, None), n_inputs=3)
+class AvgPoolGrad(Primitive):
+    """``AvgPoolGrad(...)(x, y, dout)``: AvgPool's input cotangent, each window's gradient shared by the
+    pixels it averaged (the forward's divisor)."""
+
+
+# ---- gradient rules of the forward ops (declared in ops/conv.py) ---------------------------------------
+
+@grad_rule("Conv2D")
+def _conv_grad(attrs: dict, ins: Sequence[Any], outs: Sequence[Any], douts: Sequence[Any]) -> list:
+    x, w = ins
+    dy = douts[0]
+    dx = apply("Conv2DBackpropInput", {**attrs, "input_size": list(x.shape)}, [dy, w])
+    dw = apply("Conv2DBackpropFilter", {**attrs, "filter_size": list(w.shape)}, [dy, x])
+    return [dx, dw]
+
+
+@grad_rule("MaxPool")
+def _max_pool_grad(attrs, ins, outs, douts):
+    return [apply("MaxPoolGrad", attrs, [ins[0], outs[0], douts[0]])]
+
+
+@grad_rule("AvgPool")
+def _avg_pool_grad(attrs, ins, outs, douts):
+    return [apply("AvgPoolGrad", attrs, [ins[0], outs[0], douts[0]])]
+
+
+@grad_rule("GlobalAvgPool")
+def _global_avg_pool_grad(attrs, ins, outs, douts):
+    x = ins[0]
+    hw = x.shape[2] * x.shape[3]
+    return [G.broadcast_to(G.div(douts[0], float(hw)), x.shape)]
+
+
+PRIMITIVES = {"Conv2DBackpropInput": Conv2DBackpropInput, "Conv2DBackpropFilter": Conv2DBackpropFilter}
