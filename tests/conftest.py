@@ -12,6 +12,41 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+# Test files that spawn processes, kill them, run many ranks, walk ONNX's whole node-test suite or soak the
+# cache: marked ``slow`` so ``pytest -m "not slow"`` is the everyday subset (under two minutes on a 2-core
+# machine). The README's test command, and CI, run everything. Chosen from ``pytest --durations=0`` per file.
+SLOW_FILES = frozenset({
+    "tests/build/test_parallel_build.py",
+    "tests/cache/test_concurrency.py",
+    "tests/cache/test_crash.py",
+    "tests/cache/test_degraded.py",
+    "tests/cache/test_fuzz.py",
+    "tests/cache/test_layout.py",
+    "tests/cache/test_loadable.py",
+    "tests/cache/test_repair.py",
+    "tests/cache/test_soak.py",
+    "tests/cli/test_explain_transfer_run.py",
+    "tests/cli/test_ls_stats_info.py",
+    "tests/cli/test_verify_prune_clear.py",
+    "tests/onnx/test_cli.py",
+    "tests/onnx/test_conformance.py",
+    "tests/ops/test_grads.py",
+    "tests/remote/test_faults.py",
+    "tests/remote/test_outages.py",
+    "tests/remote/test_ranks.py",
+    "tests/remote/test_secrets.py",
+    "tests/targets/cpu/test_openmp.py",
+    "tests/targets/cpu/test_preload.py",
+    "tests/test_bench_smoke.py",
+})
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test of :data:`SLOW_FILES` ``slow``."""
+    for item in items:
+        if Path(str(item.fspath)).resolve().relative_to(REPO).as_posix() in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_cache_root(tmp_path_factory):
