@@ -57,6 +57,23 @@ class Tracer:
         """Whether symbolic ``t`` is the latest in-place update of a captured Parameter."""
         return t._value is not None and any(v is t._value for v in self._captured.values())
 
+    def inline(self, graph: Graph, inputs: Sequence[Tensor]) -> list[Tensor]:
+        """Append the nodes of ``graph`` (traced separately, e.g. a function and its gradients) to this trace,
+        with ``inputs`` (Tensors of this trace or concrete ones) for its inputs and this trace's values of its
+        captured objects; returns its outputs as symbolic Tensors. In-place updates stay in place."""
+        env: dict[int, Value] = {id(v): self.value_of(t) for v, t in zip(graph.inputs, inputs, strict=True)}
+        env.update({id(v): self.value_of(t) for v, t in graph.captures})
+        for n in graph.nodes:
+            node = self.graph.add_node(n.op, n.attrs, [env[id(v)] for v in n.inputs], [o.type for o in n.outputs],
+                                       n.spec)
+            self.own(node.outputs)
+            for old, new in zip(n.outputs, node.outputs):
+                env[id(old)] = new
+                if old.alias_of is not None:
+                    new.alias_of = env[id(old.alias_of)]
+                    self.rebind(new.alias_of, new)
+        return [Tensor._symbolic(env[id(v)]) for v in graph.outputs]
+
     @classmethod
     def extending(cls, graph: Graph) -> Tracer:
         """A tracer that appends to an existing ``graph`` (autodiff adds the backward nodes this way): every
