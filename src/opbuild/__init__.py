@@ -24,6 +24,7 @@ bool_ = _dtypes.bool_
 from . import common, context, nn, ops  # noqa: E402
 from .autograd import grad, value_and_grad  # noqa: E402
 from .context import ParallelMode  # noqa: E402
+from .jit import jit  # noqa: E402
 
 # Imported on first use: protobuf (checkpoints) costs tens of milliseconds, which every inference-only process
 # (whose warm start is measured in milliseconds) would otherwise pay at import.
@@ -52,7 +53,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "Tensor", "Parameter",
-    "ParameterTuple", "ParallelMode", "common", "context", "grad", "value_and_grad",
+    "ParameterTuple", "ParallelMode", "common", "context", "grad", "value_and_grad", "jit",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
     "OpbuildError", "ShapeError", "float32", "float64", "int32", "int64", "bool_", "nn", "ops", "dataset",
     "save_checkpoint", "load_checkpoint", "load_param_into_net",

@@ -91,17 +91,26 @@ class _Differentiated:
             if not -n_args <= p < n_args or not isinstance(args[p], Tensor):
                 raise ValueError(f"grad_position {p} does not name a Tensor argument (the function got {n_args} "
                                  "arguments)")
+        n_in = len(self.positions)
+        outer = trace.current()
+        if outer is not None:
+            # Called while tracing (a train step in TrainOneStepCell or @jit): the forward and backward
+            # nodes join the enclosing graph, so forward, backward and update compile as one graph.
+            graph, rebuild, n_out = self._graph(args, n_args, n_sens)
+            outs = outer.inline(graph, [a for a in args if isinstance(a, Tensor)])
+            return rebuild(outs[:n_out]), outs[n_out:n_out + n_in], outs[n_out + n_in:]
         key = (self._state(), _arg_signature(args), tuple(id(w) for w in self.weights))
         entry = self._graphs.get(key)
         if entry is None:
-            entry = self._compile(args, n_args, n_sens, trace.engine())
+            graph, rebuild, n_out = self._graph(args, n_args, n_sens)
+            entry = (trace.engine().compile_graph(graph), rebuild, n_out)
             self._graphs[key] = entry
         compiled, rebuild, n_out = entry
         outs = [Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])]
-        n_in = len(self.positions)
         return rebuild(outs[:n_out]), outs[n_out:n_out + n_in], outs[n_out + n_in:]
 
-    def _compile(self, args: tuple, n_args: int, n_sens: int, sess: Any) -> tuple[Any, Callable, int]:
+    def _graph(self, args: tuple, n_args: int, n_sens: int) -> tuple[Any, Callable, int]:
+        """Trace ``fn`` on ``args`` and append the gradients: (graph, output structure rebuild, n outputs)."""
         fn = self.fn
         graph, rebuild = trace.trace(lambda *a: fn(*a[:n_args]), args)
         n_out = len(graph.outputs)
@@ -115,7 +124,7 @@ class _Differentiated:
         tensor_index = {i: k for k, i in enumerate(i for i, a in enumerate(args) if isinstance(a, Tensor))}
         positions = [tensor_index[p % n_args] for p in self.positions]
         graph = Autodiff(positions, self.weights, n_outputs=n_diff, sens_inputs=bool(n_sens)).run(graph)
-        return sess.compile_graph(graph), rebuild, n_out
+        return graph, rebuild, n_out
 
 
 def _positions(grad_position: Any) -> tuple[tuple[int, ...], bool]:

@@ -76,12 +76,19 @@ class KernelSpec:
 
 @dataclass(eq=False)
 class Value:
-    """One SSA value of a graph: a graph input, a captured constant/parameter, or a node output."""
+    """One SSA value of a graph: a graph input, a captured constant/parameter, or a node output.
+
+    ``alias_of`` (node outputs only): the input value whose buffer this output is written into, in place
+    (an optimizer update or Assign writing a Parameter). The output *is* the new content of that buffer:
+    the executor gives both one buffer, and nodes traced after the update read the output (trace.py
+    rebinds the Parameter to it), so the order of the nodes is the order of the reads and the write.
+    """
 
     type: TensorType
     producer: Node | None = None
     index: int = 0
     name: str = ""
+    alias_of: Value | None = None
 
 
 @dataclass(eq=False)

@@ -44,6 +44,35 @@ class Tracer:
             self.graph.captures.append((v, t))
         return v
 
+    def rebind(self, old: Value, new: Value) -> None:
+        """``new`` is an in-place update of ``old`` (a captured Parameter or an earlier update of one): reads of
+        that Parameter traced from now on get ``new``, so they run after the write and see the new data."""
+        for tid, v in self._captured.items():
+            if v is old:
+                self._captured[tid] = new
+                return
+        raise RuntimeError("an in-place update of a value that is not a captured Parameter")
+
+    def updates_parameter(self, t: Tensor) -> bool:
+        """Whether symbolic ``t`` is the latest in-place update of a captured Parameter."""
+        return t._value is not None and any(v is t._value for v in self._captured.values())
+
+    def inline(self, graph: Graph, inputs: Sequence[Tensor]) -> list[Tensor]:
+        """Append the nodes of ``graph`` (traced separately, e.g. a function and its gradients) to this trace,
+        with ``inputs`` (Tensors of this trace or concrete ones) for its inputs and this trace's values of its
+        captured objects; returns its outputs as symbolic Tensors. In-place updates stay in place."""
+        env: dict[int, Value] = {id(v): self.value_of(t) for v, t in zip(graph.inputs, inputs, strict=True)}
+        env.update({id(v): self.value_of(t) for v, t in graph.captures})
+        for n in graph.nodes:
+            node = self.graph.add_node(n.op, n.attrs, [env[id(v)] for v in n.inputs], [o.type for o in n.outputs],
+                                       n.spec)
+            self.own(node.outputs)
+            for old, new in zip(n.outputs, node.outputs):
+                env[id(old)] = new
+                if old.alias_of is not None:
+                    new.alias_of = env[id(old.alias_of)]
+                    self.rebind(new.alias_of, new)
+        return [Tensor._symbolic(env[id(v)]) for v in graph.outputs]
 
     @classmethod
     def extending(cls, graph: Graph) -> Tracer:
@@ -56,6 +85,11 @@ class Tracer:
         tracer.own([o for n in graph.nodes for o in n.outputs])
         for v, t in graph.captures:
             tracer._captured[id(t)] = v
+        # Parameters updated in place are read at their latest update, as during the original trace.
+        for n in graph.nodes:
+            for o in n.outputs:
+                if o.alias_of is not None:
+                    tracer.rebind(o.alias_of, o)
         return tracer
 
 

@@ -22,7 +22,19 @@ from .layers import (
     Tanh,
     get_activation,
 )
+from .optim import (
+    SGD,
+    Adam,
+    AdamWeightDecay,
+    CosineDecayLR,
+    ExponentialDecayLR,
+    LearningRateSchedule,
+    Momentum,
+    Optimizer,
+)
+from .wrap import TrainOneStepCell, WithLossCell
 
 __all__ = ["Cell", "SequentialCell", "Parameter", "Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d",
            "AvgPool2d", "BatchNorm2d", "LayerNorm", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding",
-           "get_activation"]
+           "get_activation", "Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "LearningRateSchedule",
+           "CosineDecayLR", "ExponentialDecayLR", "WithLossCell", "TrainOneStepCell"]

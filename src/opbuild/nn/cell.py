@@ -43,6 +43,9 @@ class Cell:
         object.__setattr__(self, "_graphs", {})
         object.__setattr__(self, "_version", 0)
         object.__setattr__(self, "training", False)
+        # MindSpore: a cell created with auto_prefix=False (TrainOneStepCell, WithLossCell, optimizers) does not
+        # prefix the parameter names of the cells assigned to it, so the network keeps ``conv1.weight``.
+        object.__setattr__(self, "_auto_prefix", bool(auto_prefix))
 
     def __setattr__(self, name: str, value: Any) -> None:
         if "_params" not in self.__dict__:
@@ -59,8 +62,9 @@ class Cell:
             self._params.pop(name, None)
             self._cells[name] = value
             # As MindSpore's auto_prefix: a sub-cell's parameters are named by their path from here down.
-            for _, p in value.parameters_and_names():
-                p.name = f"{name}.{p.name}"
+            if self._auto_prefix:
+                for _, p in value.parameters_and_names():
+                    p.name = f"{name}.{p.name}"
         else:
             self._params.pop(name, None)
             self._cells.pop(name, None)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from .. import trace
+from ..parameter import Parameter
 from ..tensor import Tensor, as_tensor
 from .registry import EmitFn, InferFn, NormalizeFn, OpDef, RefFn, get, register
 
@@ -30,13 +31,33 @@ def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
     tracer = trace.current()
     values = [tracer.value_of(t) for t in tensors] if tracer is not None else None
     spec = opdef.spec(attrs, [t._type for t in tensors])
+    if opdef.inplace:
+        _check_inplace(opdef, tensors, tracer)
     if tracer is not None:
         node = tracer.graph.add_node(op, spec.attrs, values, list(spec.outputs), spec)
         tracer.own(node.outputs)
+        for o, i in opdef.inplace:
+            node.outputs[o].alias_of = values[i]
+            tracer.rebind(values[i], node.outputs[o])
         outs = [Tensor._symbolic(v) for v in node.outputs]
     else:
         outs = [Tensor(a) for a in trace.engine().run_eager(spec, [t.asnumpy() for t in tensors])]
     return outs[0] if len(outs) == 1 and not opdef.multi_output else tuple(outs)
+
+
+def _check_inplace(opdef: OpDef, tensors: Sequence[Tensor], tracer: trace.Tracer | None) -> None:
+    """An in-place op writes Parameters only (MindSpore's Ref inputs), each at most once per application:
+    writing a constant or a graph input would change data the caller still owns."""
+    targets = [i for _, i in opdef.inplace]
+    for i in targets:
+        t = tensors[i]
+        ok = isinstance(t, Parameter) or (tracer is not None and tracer.updates_parameter(t))
+        if not ok:
+            raise TypeError(f"{opdef.name}: input {i} is updated in place and must be a Parameter, got "
+                            f"{type(t).__name__} (wrap the state in a Parameter, as MindSpore's Ref inputs)")
+    ids = [id(tensors[i]) for i in targets]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{opdef.name}: the same Parameter is passed to two in-place inputs")
 
 
 class Primitive:
@@ -87,7 +108,7 @@ def _bind(opdef: OpDef, cls: P) -> P:
 
 def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: NormalizeFn | None = None,
           n_inputs: int | None = None, needs_blas: bool = False, multi_output: bool = False,
-          name: str | None = None) -> Callable[[P], P]:
+          name: str | None = None, inplace: tuple[tuple[int, int], ...] = ()) -> Callable[[P], P]:
     """Class decorator declaring an operator in one block: the decorated Primitive subclass is the op's
     MindSpore primitive (its constructor and ``__call__`` unchanged) and the keyword arguments are its
     :class:`OpDef` (see there), registered under ``name`` (default: the class name).
@@ -103,7 +124,7 @@ def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: Normaliz
 
     def attach(cls: P) -> P:
         opdef = OpDef(name or cls.__name__, infer, emit, reference, normalize=normalize, n_inputs=n_inputs,
-                      needs_blas=needs_blas, multi_output=multi_output)
+                      needs_blas=needs_blas, multi_output=multi_output, inplace=tuple(inplace))
         return _bind(opdef, cls)
 
     return attach

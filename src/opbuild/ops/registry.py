@@ -66,7 +66,10 @@ class OpDef:
     user-facing class declared with it (ops/primitive.py: ``defop``/``declare``), set when it is registered.
     ``grad`` is its gradient rule (:data:`GradFn`; :data:`NO_GRADIENT` for ops that have none), attached by
     :func:`grad_rule` in the op's family file; None means nobody wrote one yet (autodiff then refuses to
-    differentiate through the op rather than silently returning a wrong gradient)."""
+    differentiate through the op rather than silently returning a wrong gradient).
+    ``inplace`` pairs ``(output index, input index)``: that output is written into that input's buffer, which
+    must be a Parameter (MindSpore's Ref inputs: ApplyMomentum's variable and accumulation). The kernel is
+    called with both pointers equal; its body writes the output and reads the old value through it."""
 
     name: str
     infer: InferFn
@@ -78,6 +81,7 @@ class OpDef:
     multi_output: bool = False
     primitive: type | None = field(default=None, repr=False, compare=False)
     grad: GradFn | None = field(default=None, repr=False, compare=False)
+    inplace: tuple[tuple[int, int], ...] = ()
     _codegen_hash: str | None = field(default=None, repr=False)
     _codegen_files: tuple[str, ...] | None = field(default=None, repr=False)
 

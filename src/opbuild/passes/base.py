@@ -67,9 +67,11 @@ def consumers(nodes: Sequence[Node]) -> dict[int, list[Node]]:
 
 
 def live_values(graph: Graph) -> set[int]:
-    """ids of the values the graph's outputs depend on (walking producers backwards)."""
+    """ids of the values the graph's outputs depend on (walking producers backwards). In-place updates of
+    Parameters (``Value.alias_of``) are effects: they and what they read are live though no output reads them."""
     live: set[int] = set()
     stack: list[Value] = list(graph.outputs)
+    stack += [o for n in graph.nodes for o in n.outputs if o.alias_of is not None]
     while stack:
         v = stack.pop()
         if id(v) in live:

@@ -3,6 +3,11 @@
 Graph inputs and captured parameters are not copied: their data pointers are patched into the pointer
 arrays at each call (a few stores), so large weights are read in place and a parameter whose array is
 replaced (``set_data``) is picked up at the next call.
+
+In-place outputs (``Value.alias_of``: optimizer updates, Assign) get no buffer of their own: they are bound
+to the buffer of the value they update, for a captured Parameter its current array, patched at each call
+like a read of it. The kernel then writes the Parameter's own data; nodes after it in graph order read the
+new values, nodes before it the old ones (the trace recorded them in that order: MindSpore's program order).
 """
 
 from __future__ import annotations
@@ -32,10 +37,16 @@ class CompiledGraph:
         # slots[id(value)] = every (pointer array, index) that holds the address of that external value
         slots: dict[int, list[tuple[ctypes.Array, int]]] = {vid: [] for vid in external}
         self._calls: list[tuple[ctypes._CFuncPtr, ctypes.Array]] = []
+        self._root: dict[int, Value] = {}  # in-place output -> the value whose buffer it writes
         for node, kernel in zip(graph.nodes, self.kernels):
             for v in node.outputs:
-                self._buffers[id(v)] = allocate(v.type.shape, v.type.dtype)
-            args = [*node.inputs, *node.outputs]
+                if v.alias_of is not None:
+                    self._root[id(v)] = root = self._root.get(id(v.alias_of), v.alias_of)
+                    if id(root) not in external:
+                        self._buffers[id(v)] = self._buffers[id(root)]
+                else:
+                    self._buffers[id(v)] = allocate(v.type.shape, v.type.dtype)
+            args = [self._root.get(id(v), v) for v in (*node.inputs, *node.outputs)]
             ptrs = (ctypes.c_void_p * len(args))()
             for i, v in enumerate(args):
                 if id(v) in external:
@@ -55,6 +66,7 @@ class CompiledGraph:
             ptrs[i] = address
 
     def _output(self, v: Value, arrays: Sequence[np.ndarray]) -> np.ndarray:
+        v = self._root.get(id(v), v)
         if id(v) in self._buffers:
             return self._buffers[id(v)].copy()
         if id(v) in self._external_pos:

@@ -54,8 +54,13 @@ class Session:
                     self._pynative = BuildReport()
                     self._last = self._pynative
                 self._pynative.extend(report)
-        outs = [target.allocate(t.shape, t.dtype) for t in spec.outputs]
         args = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+        outs = [target.allocate(t.shape, t.dtype) for t in spec.outputs]
+        for o, i in get(spec.op).inplace:
+            # An in-place output is the updated input's own array (a Parameter's data, C-contiguous).
+            if args[i] is not arrays[i]:
+                raise ValueError(f"{spec.op}: input {i} is updated in place and must be C-contiguous")
+            outs[o] = args[i]
         ptrs = (ctypes.c_void_p * (len(args) + len(outs)))(*[a.ctypes.data for a in (*args, *outs)])
         kernel.fn(ptrs)
         return outs

@@ -1,0 +1,73 @@
+"""``@jit`` (MindSpore 2.x): compile a Python function of Tensors into one graph per input signature.
+
+The function is traced once per signature (Tensor shapes and dtypes, the values of other arguments); every
+primitive it applies, the gradients of ``grad``/``value_and_grad`` it calls (inlined) and the in-place
+updates of the optimizers it calls become nodes of one graph, built through the incremental build. Later
+calls with the same signature run the compiled graph. Parameters are read (and updated) live at each call,
+as in a Cell's graph; other Python state is frozen at trace time, as in MindSpore's graph mode.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import trace
+from .tensor import Tensor
+
+_OPTIONS = {"mode", "input_signature", "hash_args", "jit_config", "compile_once"}
+
+
+def _signature(args: tuple) -> tuple:
+    sig = []
+    for a in args:
+        if isinstance(a, Tensor):
+            sig.append(("T", tuple(a.shape), a._type.dtype))
+        else:
+            try:
+                hash(a)
+            except TypeError:
+                raise TypeError(f"@jit: arguments must be Tensors or hashable constants, got "
+                                f"{type(a).__name__}") from None
+            sig.append(("C", a))
+    return tuple(sig)
+
+
+class _JitFunction:
+    """The compiled form of a function (see the module docstring)."""
+
+    def __init__(self, fn: Callable[..., Any]):
+        if not callable(fn):
+            raise TypeError(f"@jit needs a function, got {type(fn).__name__}")
+        self.fn = fn
+        self._graphs: dict[tuple, tuple[Any, Callable]] = {}
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any) -> Any:
+        if trace.current() is not None:  # called from another traced function: inline
+            return self.fn(*args)
+        args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+        key = _signature(args)
+        entry = self._graphs.get(key)
+        if entry is None:
+            graph, rebuild = trace.trace(self.fn, args)
+            entry = (trace.engine().compile_graph(graph), rebuild)
+            self._graphs[key] = entry
+        compiled, rebuild = entry
+        return rebuild([Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])])
+
+
+def jit(function: Callable[..., Any] | None = None, **options: Any) -> Any:
+    """``@jit`` or ``@jit(...)``: see the module docstring. MindSpore's options (``mode``,
+    ``input_signature``, ``hash_args``, ``jit_config``, ``compile_once``) are accepted; they choose between
+    MindSpore's compilers and change nothing here (one graph per signature is what they all give). Other
+    keywords are refused."""
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise TypeError(f"jit() got unexpected keyword arguments {sorted(unknown)}")
+    if function is None:
+        return lambda fn: _JitFunction(fn)
+    return _JitFunction(function)

@@ -1,0 +1,65 @@
+"""Training wrappers (MindSpore's ``nn.WithLossCell`` and ``nn.TrainOneStepCell``).
+
+In GRAPH_MODE a TrainOneStepCell call is ONE compiled graph: the forward pass, the backward nodes that the
+autodiff pass appends (``value_and_grad`` inlines them into the enclosing trace) and the optimizer's in-place
+update kernels, all built and cached like any other kernels; the second call runs it without tracing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import autograd
+from ..tensor import Tensor
+from .cell import Cell
+
+
+class WithLossCell(Cell):
+    """``WithLossCell(backbone, loss_fn)``: ``construct(data, label)`` returns ``loss_fn(backbone(data), label)``."""
+
+    def __init__(self, backbone: Cell, loss_fn: Any):
+        super().__init__(auto_prefix=False)
+        if not isinstance(backbone, Cell):
+            raise TypeError(f"WithLossCell: backbone must be a Cell, got {type(backbone).__name__}")
+        if not callable(loss_fn):
+            raise TypeError(f"WithLossCell: loss_fn must be a Cell or a function, got {type(loss_fn).__name__}")
+        self._backbone = backbone
+        self._loss_fn = loss_fn
+
+    def construct(self, data: Tensor, label: Tensor) -> Tensor:
+        return self._loss_fn(self._backbone(data), label)
+
+    @property
+    def backbone_network(self) -> Cell:
+        """The wrapped backbone."""
+        return self._backbone
+
+
+class TrainOneStepCell(Cell):
+    """``TrainOneStepCell(network, optimizer, sens=1.0)``: ``construct(*inputs)`` computes the loss of
+    ``network(*inputs)`` and the gradients of the optimizer's parameters (seeded with ``sens``), applies
+    ``optimizer(grads)`` and returns the loss (its value before the update)."""
+
+    def __init__(self, network: Cell, optimizer: Any, sens: float = 1.0):
+        super().__init__(auto_prefix=False)
+        if not isinstance(network, Cell):
+            raise TypeError(f"TrainOneStepCell: network must be a Cell, got {type(network).__name__}")
+        weights = getattr(optimizer, "parameters", None)
+        if not isinstance(optimizer, Cell) or weights is None:
+            raise TypeError(f"TrainOneStepCell: optimizer must be an nn.Optimizer, got {type(optimizer).__name__}")
+        if isinstance(sens, bool) or not isinstance(sens, (int, float)):
+            raise TypeError(f"TrainOneStepCell: sens must be a float, got {type(sens).__name__}")
+        self.network = network
+        self.optimizer = optimizer
+        self.weights = weights
+        self.sens = float(sens)
+        # The gradient of sum(loss * ones) scaled by sens equals MindSpore's gradient seeded with sens (the
+        # backward is linear in the seed), and the forward is traced once, not twice.
+        self.grad_fn = autograd.value_and_grad(network, grad_position=None, weights=weights)
+
+    def construct(self, *inputs: Tensor) -> Tensor:
+        loss, grads = self.grad_fn(*inputs)
+        if self.sens != 1.0:
+            grads = tuple(g * self.sens for g in grads)
+        self.optimizer(grads)
+        return loss
