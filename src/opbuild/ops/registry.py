@@ -58,6 +58,9 @@ def _no_gradient(attrs: dict, inputs: Sequence[Any], outputs: Sequence[Any], dou
 
 NO_GRADIENT: GradFn = _no_gradient
 
+# The parts of a train step a kernel can serve (OpDef.scenario), in the order the CLI lists them.
+SCENARIOS = ("forward", "backward", "update")
+
 
 @dataclass
 class OpDef:
@@ -66,7 +69,10 @@ class OpDef:
     user-facing class declared with it (ops/primitive.py: ``defop``/``declare``), set when it is registered.
     ``grad`` is its gradient rule (:data:`GradFn`; :data:`NO_GRADIENT` for ops that have none), attached by
     :func:`grad_rule` in the op's family file; None means nobody wrote one yet (autodiff then refuses to
-    differentiate through the op rather than silently returning a wrong gradient)."""
+    differentiate through the op rather than silently returning a wrong gradient). ``scenario`` says which
+    part of a train step the op's kernels serve (:data:`SCENARIOS`: ``forward``, ``backward`` for ops only
+    gradient rules apply, ``update`` for optimizer updates); set by the declaration, it is what
+    ``opbuild cache ls``/``stats`` show per entry (it never enters the key: it follows from the op)."""
 
     name: str
     infer: InferFn
@@ -76,10 +82,15 @@ class OpDef:
     n_inputs: int | None = None
     needs_blas: bool = False
     multi_output: bool = False
+    scenario: str = "forward"
     primitive: type | None = field(default=None, repr=False, compare=False)
     grad: GradFn | None = field(default=None, repr=False, compare=False)
     _codegen_hash: str | None = field(default=None, repr=False)
     _codegen_files: tuple[str, ...] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.scenario not in SCENARIOS:
+            raise ValueError(f"operator {self.name}: scenario must be one of {SCENARIOS}, got {self.scenario!r}")
 
     def codegen_files(self) -> tuple[str, ...]:
         """The source files whose code shapes this op's generated C (ops/sources.py); derived once per op."""
@@ -147,6 +158,13 @@ def register(opdef: OpDef) -> OpDef:
         raise RuntimeError(f"operator {opdef.name} registered twice")
     REGISTRY[opdef.name] = opdef
     return opdef
+
+
+def scenario_of(name: str) -> str:
+    """The scenario of registered op ``name`` (``OpDef.scenario``), or ``"unknown"`` for a name this
+    process does not register (an entry left by another opbuild version)."""
+    opdef = REGISTRY.get(name)
+    return opdef.scenario if opdef is not None else "unknown"
 
 
 def get(name: str) -> OpDef:
