@@ -70,7 +70,7 @@ class _Differentiated:
         self.weights = weights
         self.has_aux = has_aux
         self.sens_param = sens_param
-        self._graphs: dict[tuple, tuple[Any, Callable, int]] = {}
+        self._graphs: dict[tuple, tuple[Any, Callable, int, list]] = {}
 
     def _state(self) -> tuple:
         state = getattr(self.fn, "_state_signature", None)
@@ -96,12 +96,13 @@ class _Differentiated:
         if entry is None:
             entry = self._compile(args, n_args, n_sens, trace.engine())
             self._graphs[key] = entry
-        compiled, rebuild, n_out = entry
-        outs = [Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])]
+        compiled, rebuild, n_out, targets = entry
+        arrays = trace.write_back(targets, compiled([a.asnumpy() for a in args if isinstance(a, Tensor)]))
+        outs = [Tensor(o) for o in arrays]
         n_in = len(self.positions)
         return rebuild(outs[:n_out]), outs[n_out:n_out + n_in], outs[n_out + n_in:]
 
-    def _compile(self, args: tuple, n_args: int, n_sens: int, sess: Any) -> tuple[Any, Callable, int]:
+    def _compile(self, args: tuple, n_args: int, n_sens: int, sess: Any) -> tuple[Any, Callable, int, list]:
         fn = self.fn
         graph, rebuild = trace.trace(lambda *a: fn(*a[:n_args]), args)
         n_out = len(graph.outputs)
@@ -115,7 +116,9 @@ class _Differentiated:
         tensor_index = {i: k for k, i in enumerate(i for i, a in enumerate(args) if isinstance(a, Tensor))}
         positions = [tensor_index[p % n_args] for p in self.positions]
         graph = Autodiff(positions, self.weights, n_outputs=n_diff, sens_inputs=bool(n_sens)).run(graph)
-        return sess.compile_graph(graph), rebuild, n_out
+        # State updates (trace.assign) go last, after the gradients: they are neither outputs nor differentiated.
+        targets = trace.seal_assigns(graph)
+        return sess.compile_graph(graph), rebuild, n_out, targets
 
 
 def _positions(grad_position: Any) -> tuple[tuple[int, ...], bool]:

@@ -105,6 +105,9 @@ class Graph:
     captures: list[tuple[Value, Any]] = field(default_factory=list)
     nodes: list[Node] = field(default_factory=list)
     outputs: list[Value] = field(default_factory=list)
+    # State updates recorded by trace.assign: (value, live object to write it into after a run), e.g.
+    # BatchNorm's moving statistics. trace.seal_assigns makes them the graph's last outputs.
+    assigns: list[tuple[Value, Any]] = field(default_factory=list)
 
     def add_node(self, op: str, attrs: dict[str, Any], inputs: list[Value], out_types: list[TensorType],
                  spec: Any = None) -> Node:

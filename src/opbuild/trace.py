@@ -91,6 +91,41 @@ def flatten_outputs(out: Any, op_name: str = "construct") -> tuple[list[Tensor],
     raise TypeError(f"{op_name} must return a Tensor or a tuple/list of Tensors, got {type(out).__name__}")
 
 
+def assign(target: Any, value: Tensor) -> None:
+    """Write ``value`` into ``target`` (a Parameter: anything with ``set_data``) once the computation has run:
+    the state updates of training (BatchNorm's moving statistics, Dropout's counter), as MindSpore's
+    ``ops.Assign``. Outside a trace (PyNative) it writes now. Inside a trace it records the update in the
+    graph (``Graph.assigns``; a later assign to the same target replaces an earlier one); the caller that
+    compiles the graph seals the updates as its last outputs (:func:`seal_assigns`) and writes them back
+    after each run (:func:`write_back`). The values are computed inside the compiled graph; only the
+    write-back is a copy, which an executor that updates captures in place can drop without changing a
+    caller."""
+    tracer = current()
+    if tracer is None:
+        target.set_data(value.asnumpy())
+        return
+    v = tracer.value_of(value)
+    tracer.graph.assigns = [(u, t) for u, t in tracer.graph.assigns if t is not target] + [(v, target)]
+
+
+def seal_assigns(graph: Graph) -> list[Any]:
+    """Append the values of the graph's state updates (:func:`assign`) to its outputs, after every other
+    output, and return their targets in that order (for :func:`write_back`)."""
+    graph.outputs = [*graph.outputs, *(v for v, _ in graph.assigns)]
+    return [t for _, t in graph.assigns]
+
+
+def write_back(targets: Sequence[Any], outs: list[np.ndarray]) -> list[np.ndarray]:
+    """Write the last ``len(targets)`` output arrays of a run of a sealed graph into their targets and return
+    the other outputs."""
+    if not targets:
+        return outs
+    n = len(outs) - len(targets)
+    for t, arr in zip(targets, outs[n:], strict=True):
+        t.set_data(arr)
+    return outs[:n]
+
+
 def trace(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Graph, Callable[[list], Any]]:
     """Trace ``fn(*args)``: Tensor arguments become graph inputs, other arguments are constants."""
     tracer = Tracer()

@@ -134,10 +134,11 @@ class Cell:
         entry = self._graphs.get(key)
         if entry is None:
             graph, rebuild = trace.trace(self.construct, args)
-            entry = (trace.engine().compile_graph(graph), rebuild)
+            targets = trace.seal_assigns(graph)  # training state (BatchNorm's moving statistics, ...)
+            entry = (trace.engine().compile_graph(graph), rebuild, targets)
             self._graphs[key] = entry
-        compiled, rebuild = entry
-        outs = compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])
+        compiled, rebuild, targets = entry
+        outs = trace.write_back(targets, compiled([a.asnumpy() for a in args if isinstance(a, Tensor)]))
         return rebuild([Tensor(o) for o in outs])
 
     def _state_signature(self) -> tuple:
@@ -146,4 +147,4 @@ class Cell:
 
     def compile_info(self) -> list:
         """The compiled graphs of this cell, one per input signature seen."""
-        return [g for g, _ in self._graphs.values()]
+        return [entry[0] for entry in self._graphs.values()]

@@ -4,10 +4,25 @@ importing this module registers every family."""
 
 from __future__ import annotations
 
-from . import conv, conv_grad, elementwise, fill, indexing, layout, matmul, norm, reduce, slicing
+from . import (
+    conv,
+    conv_grad,
+    elementwise,
+    fill,
+    indexing,
+    layout,
+    loss,
+    matmul,
+    norm,
+    norm_train,
+    random,
+    reduce,
+    slicing,
+)
 from .primitive import Primitive
 
-FAMILIES = (elementwise, reduce, norm, layout, slicing, indexing, fill, matmul, conv, conv_grad)
+FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
+            random)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():
