@@ -50,7 +50,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
             {"name": e.name, "op": e.op, "signature": cache_entries.signature(e.info()),
              "inputs": e.info().get("inputs"), "outputs": e.info().get("outputs"),
              "attrs": e.info().get("attrs"), "size": e.size, "built_at": e.built_at, "last_used": e.last_used,
-             "build_seconds": e.build_seconds, "scenario": scenario_of(e.op), "binary_links": listing.files[e.binary_path()].links
+             "build_seconds": e.build_seconds, "scenario": scenario_of(e.op),
+             "binary_links": listing.files[e.binary_path()].links
              if e.binary_path() in listing.files else 0}
             for e in rows], "bytes": logical, "disk_bytes": on_disk, "uncommitted": uncommitted})
         return EXIT_OK

@@ -14,11 +14,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .. import trace
 from ..dtypes import FLOATS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import c_literal, ctype, lane_reduce, nan_max, simd_lanes
-from .. import trace
 from .primitive import Primitive, apply, declare
 from .registry import OpDef, norm_axis, same_dtype
 
