@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..parameter import Parameter
+from ..train.metrics import Accuracy, Loss, Metric
 from .cell import Cell
 from .container import SequentialCell
 from .layers import (
@@ -22,7 +23,16 @@ from .layers import (
     Tanh,
     get_activation,
 )
+from .loss import (
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    L1Loss,
+    LossBase,
+    MSELoss,
+    SoftmaxCrossEntropyWithLogits,
+)
 
 __all__ = ["Cell", "SequentialCell", "Parameter", "Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d",
            "AvgPool2d", "BatchNorm2d", "LayerNorm", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding",
-           "get_activation"]
+           "get_activation", "LossBase", "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "MSELoss", "L1Loss",
+           "BCEWithLogitsLoss", "Metric", "Accuracy", "Loss"]
