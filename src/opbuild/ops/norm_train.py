@@ -26,7 +26,7 @@ from ..dtypes import FLOATS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import ctype
-from .norm import _bn_channel_axis, _bn_infer, _bn_normalize, _float_attr, _prod
+from .norm import _bn_channel_axis, _bn_infer, _bn_normalize, _float_attr
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, no_grad, same_dtype
 
@@ -47,9 +47,11 @@ def _train_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
 
 
 def _layout(k: KernelSpec) -> tuple[int, int, int]:
+    """(outer, C, inner) of the input; kept in this module (not norm.py's helpers) because the emitters'
+    helpers must live in their own file for the code-generator hash (ops/sources.py) to stay per family."""
     x = k.inputs[1] if k.op == "BatchNormGrad" else k.inputs[0]
-    axis = _bn_channel_axis(k.attrs, x.rank)
-    return _prod(x.shape[:axis]), x.shape[axis], _prod(x.shape[axis + 1:])
+    axis = 3 if (x.rank == 4 and k.attrs["data_format"] == "NHWC") else 1
+    return int(np.prod(x.shape[:axis])), x.shape[axis], int(np.prod(x.shape[axis + 1:]))
 
 
 def _loop(outer: int, c: int, inner: int, body: str) -> str:
