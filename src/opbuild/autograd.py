@@ -70,7 +70,7 @@ class _Differentiated:
         self.weights = weights
         self.has_aux = has_aux
         self.sens_param = sens_param
-        self._graphs: dict[tuple, tuple[Any, Callable, int]] = {}
+        self._graphs: dict[tuple, tuple[Any, Callable, int, list]] = {}
 
     def _state(self) -> tuple:
         state = getattr(self.fn, "_state_signature", None)

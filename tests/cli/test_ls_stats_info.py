@@ -38,7 +38,7 @@ def test_ls_lists_every_kernel_with_shapes_size_and_times(warm_root):
     human = run_cli("cache", "ls", root=warm_root)
     assert human.returncode == 0, human.stderr
     lines = human.stdout.splitlines()
-    assert lines[0].split() == ["NAME", "OP", "SHAPES", "SIZE", "BUILT", "LAST", "USED"]
+    assert lines[0].split() == ["NAME", "OP", "SCENARIO", "SHAPES", "SIZE", "BUILT", "LAST", "USED"]
     assert len(lines) == 1 + 9 + 1
     assert "9 entries" in lines[-1] and str(kernel_meta(warm_root)) in lines[-1]
     assert "KiB" in human.stdout and "float32[3] -> float32[3]" in human.stdout

@@ -235,8 +235,9 @@ F32 = np.float32
      r"LayerNorm: axis 3 is out of range for rank 3 \(input\[0\]: float32\[2, 3, 4\]"),
     (lambda: ops.LayerNorm()(ms.Tensor(np.zeros((2, 3), F32)), ms.Tensor(np.zeros(3)), ms.Tensor(np.zeros(3, F32))),
      r"LayerNorm: inputs must have the same dtype .*float32\[2, 3\], input\[1\]: float64\[3\]"),
-    (lambda: ops.BatchNorm(is_training=True)(*(ms.Tensor(np.zeros(s, F32)) for s in [(2, 3), 3, 3, 3, 3])),
-     r"BatchNorm: is_training=True is not supported by the BatchNorm primitive.*input\[0\]: float32\[2, 3\]"),
+    (lambda: ops.BatchNorm(is_training=True, momentum=2.0)(*(ms.Tensor(np.zeros(s, F32))
+                                                             for s in [(2, 3), 3, 3, 3, 3])),
+     r"BatchNormTraining: momentum must be in \[0, 1\].*input\[0\]: float32\[2, 3\]"),
     (lambda: ops.BatchNorm()(*(ms.Tensor(np.zeros(s, F32)) for s in [(2, 3, 4), 3, 3, 3, 3])),
      r"BatchNorm: x must have rank 2 \(N, C\) or 4 \(NCHW\), got rank 3 \(input\[0\]: float32\[2, 3, 4\]"),
     (lambda: ops.BatchNorm()(*(ms.Tensor(np.zeros(s, F32)) for s in [(2, 3, 4, 4), 3, 3, 4, 3])),

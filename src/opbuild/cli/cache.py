@@ -18,6 +18,8 @@ from ..cache.admin import scan as cache_entries
 from ..cache.key import kernel_name
 from ..cache.shared.stats import COUNTERS
 from ..cache.shared.tier import backend_stats
+from ..ops import operations as _families  # noqa: F401  (registers every op, so scenario_of knows them)
+from ..ops.registry import SCENARIOS, scenario_of
 from ..targets import get as get_target
 from ..units import format_ago, format_size, format_time
 from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, all_rank_dirs, cache_directory, cache_root
@@ -48,7 +50,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
             {"name": e.name, "op": e.op, "signature": cache_entries.signature(e.info()),
              "inputs": e.info().get("inputs"), "outputs": e.info().get("outputs"),
              "attrs": e.info().get("attrs"), "size": e.size, "built_at": e.built_at, "last_used": e.last_used,
-             "build_seconds": e.build_seconds, "binary_links": listing.files[e.binary_path()].links
+             "build_seconds": e.build_seconds, "scenario": scenario_of(e.op),
+             "binary_links": listing.files[e.binary_path()].links
              if e.binary_path() in listing.files else 0}
             for e in rows], "bytes": logical, "disk_bytes": on_disk, "uncommitted": uncommitted})
         return EXIT_OK
@@ -56,9 +59,9 @@ def cmd_ls(args: argparse.Namespace) -> int:
         print(f"no kernel cache at {directory}")
         return EXIT_OK
     if rows:
-        print(table(["NAME", "OP", "SHAPES", "SIZE", "BUILT", "LAST USED"],
-                    [(e.name, e.op, cache_entries.signature(e.info()), format_size(e.size),
-                      format_time(e.built_at), format_ago(e.last_used)) for e in rows], right=(3,)))
+        print(table(["NAME", "OP", "SCENARIO", "SHAPES", "SIZE", "BUILT", "LAST USED"],
+                    [(e.name, e.op, scenario_of(e.op), cache_entries.signature(e.info()), format_size(e.size),
+                      format_time(e.built_at), format_ago(e.last_used)) for e in rows], right=(4,)))
     what = f" of op {args.op}" if args.op else ""
     shared = f" ({format_size(on_disk)} on disk: batched builds share binaries)" if on_disk < logical else ""
     print(f"{entries(len(rows))}{what}, {format_size(logical)}{shared} in {directory}")
@@ -100,8 +103,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     shared = _shared_tier()
+    by_scenario = scenario_counts(listing.committed)
     if args.json:
-        print_json({"directory": str(directory), "entries": len(listing.committed),
+        print_json({"directory": str(directory), "entries": len(listing.committed), "scenarios": by_scenario,
                      "bytes": listing.entry_bytes, "quarantine_bytes": listing.quarantine_bytes,
                      "max_size": max_size, "since": data["since"], "updated": data["updated"],
                      "hit_rate": hit_rate, "counters": c, "shared": shared})
@@ -112,6 +116,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     pairs = [
         ("cache directory", str(directory) + ("" if listing.exists else " (does not exist yet)")),
         ("entries", len(listing.committed)),
+        ("by scenario", ", ".join(f"{n} {name}" for name, n in by_scenario.items()) or "-"),
         ("size", size),
         ("max size", f"{format_size(max_size)} (OPBUILD_CACHE_MAX_SIZE)" if max_size else "off"),
         ("hits", c["hits"]),
@@ -128,6 +133,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
     ]
     print(fields(pairs))
     return code
+
+
+def scenario_counts(committed: list[cache_entries.Entry]) -> dict[str, int]:
+    """Committed entries per scenario (forward / backward / update, then "unknown" for ops this opbuild does
+    not register), in that order, scenarios with no entry left out."""
+    counts = {name: 0 for name in (*SCENARIOS, "unknown")}
+    for e in committed:
+        counts[scenario_of(e.op)] += 1
+    return {name: n for name, n in counts.items() if n}
 
 
 def _shared_tier() -> dict | None:

@@ -40,12 +40,22 @@ class _InitCounter:
 
 
 _counter = _InitCounter()
+_op_counter = _InitCounter()  # random operators (Dropout): their own sequence, so weights do not shift
+
+
+def op_seed() -> int:
+    """A seed for the next random operator created: the global seed (``set_seed``; 0 when never set) mixed
+    with the operator's creation number since the last ``set_seed``, so two Dropouts draw different masks
+    and a program that sets the seed draws the same ones every run (MindSpore's op seeds)."""
+    seed = int(config.get_context("seed"))
+    return (seed * 1_000_003 + _op_counter.next()) & 0x7FFFFFFFFFFFFFFF
 
 
 def set_seed(seed: int) -> None:
     """Set the initialisation seed and restart the initialisation sequence (like ``mindspore.set_seed``)."""
     config.set_context(seed=seed)
     _counter.reset()
+    _op_counter.reset()
 
 
 def _fans(shape: tuple[int, ...]) -> tuple[int, int]:

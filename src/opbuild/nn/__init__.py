@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..parameter import Parameter
+from ..train.metrics import Accuracy, Loss, Metric
 from .cell import Cell
 from .container import SequentialCell
 from .layers import (
@@ -22,6 +23,14 @@ from .layers import (
     Tanh,
     get_activation,
 )
+from .loss import (
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    L1Loss,
+    LossBase,
+    MSELoss,
+    SoftmaxCrossEntropyWithLogits,
+)
 from .optim import (
     SGD,
     Adam,
@@ -37,4 +46,6 @@ from .wrap import TrainOneStepCell, WithLossCell
 __all__ = ["Cell", "SequentialCell", "Parameter", "Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d",
            "AvgPool2d", "BatchNorm2d", "LayerNorm", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding",
            "get_activation", "Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "LearningRateSchedule",
-           "CosineDecayLR", "ExponentialDecayLR", "WithLossCell", "TrainOneStepCell"]
+           "CosineDecayLR", "ExponentialDecayLR", "WithLossCell", "TrainOneStepCell", "LossBase",
+           "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "Metric",
+           "Accuracy", "Loss"]

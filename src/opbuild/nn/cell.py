@@ -150,4 +150,4 @@ class Cell:
 
     def compile_info(self) -> list:
         """The compiled graphs of this cell, one per input signature seen."""
-        return [g for g, _ in self._graphs.values()]
+        return [entry[0] for entry in self._graphs.values()]

@@ -124,7 +124,7 @@ def _conv_attrs(attrs: dict) -> dict:
 
 
 @defop(infer=_sized_infer("Conv2DBackpropInput", "input_size"), emit=_backprop_input_emit,
-       normalize=_keep(_CONV_KEYS, "input_size"), n_inputs=2,
+       normalize=_keep(_CONV_KEYS, "input_size"), n_inputs=2, scenario="backward",
        reference=lambda attrs, dy, w: _vjp_reference(lambda x, w_: _conv_ref(_conv_attrs(attrs), x, w_), 0,
                                                      attrs["input_size"], w, dy))
 class Conv2DBackpropInput(Primitive):
@@ -133,7 +133,7 @@ class Conv2DBackpropInput(Primitive):
 
 
 @defop(infer=_sized_infer("Conv2DBackpropFilter", "filter_size"), emit=_backprop_filter_emit,
-       normalize=_keep(_CONV_KEYS, "filter_size"), n_inputs=2,
+       normalize=_keep(_CONV_KEYS, "filter_size"), n_inputs=2, scenario="backward",
        reference=lambda attrs, dy, x: _vjp_reference(lambda w_, x_: _conv_ref(_conv_attrs(attrs), x_, w_), 0,
                                                      attrs["filter_size"], x, dy))
 class Conv2DBackpropFilter(Primitive):
@@ -220,14 +220,14 @@ def _pool_grad_infer(op: str):
 
 
 @defop(infer=_pool_grad_infer("MaxPoolGrad"), emit=_pool_grad_emit(False), reference=_pool_grad_reference(False),
-       normalize=_keep(_POOL_KEYS, None), n_inputs=3)
+       normalize=_keep(_POOL_KEYS, None), n_inputs=3, scenario="backward")
 class MaxPoolGrad(Primitive):
     """``MaxPoolGrad(...)(x, y, dout)``: MaxPool's input cotangent; each window's gradient goes to its first
     maximum (row-major). ``y`` (the forward output) is taken for MindSpore's signature."""
 
 
 @defop(infer=_pool_grad_infer("AvgPoolGrad"), emit=_pool_grad_emit(True), reference=_pool_grad_reference(True),
-       normalize=_keep(_POOL_KEYS, None), n_inputs=3)
+       normalize=_keep(_POOL_KEYS, None), n_inputs=3, scenario="backward")
 class AvgPoolGrad(Primitive):
     """``AvgPoolGrad(...)(x, y, dout)``: AvgPool's input cotangent, each window's gradient shared by the
     pixels it averaged (the forward's divisor)."""

@@ -303,7 +303,9 @@ GRAD_BINARY: dict[str, Binary] = {
                                            / np.sqrt(2 * np.pi))),
 }
 for _name, _b in GRAD_BINARY.items():
-    declare(_binary_def(_name, _b), f"{_name}: a backward map (internal, as in MindSpore's _grad_ops).")
+    _def = _binary_def(_name, _b)
+    _def.scenario = "backward"  # `opbuild cache ls` shows these kernels as the backward of a train step
+    declare(_def, f"{_name}: a backward map (internal, as in MindSpore's _grad_ops).")
 
 from . import gradlib as G  # noqa: E402  (gradlib applies the primitives declared above)
 from .registry import grad_rule, no_grad  # noqa: E402

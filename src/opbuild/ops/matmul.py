@@ -317,7 +317,7 @@ def _bias_grad_ref(attrs: dict, dy: np.ndarray) -> np.ndarray:
 
 
 @defop(infer=_bias_grad_infer, emit=_bias_grad_emit, reference=_bias_grad_ref, normalize=_bias_normalize,
-       n_inputs=1)
+       n_inputs=1, scenario="backward")
 class BiasAddGrad(Primitive):
     """Internal backward op (as MindSpore's ``BiasAddGrad(data_format)``): the bias cotangent of a BiasAdd,
     ``dout`` summed over every axis but the channel axis."""

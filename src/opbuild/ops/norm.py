@@ -17,6 +17,7 @@ import numpy as np
 from ..dtypes import FLOATS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..parameter import Parameter
 from ..targets.cpu.codegen import c_literal, ctype, lane_reduce, nan_max, simd_lanes
 from .primitive import Primitive, apply, declare
 from .registry import OpDef, norm_axis, same_dtype
@@ -161,10 +162,9 @@ _BN_INPUTS = ("x", "scale", "bias", "mean", "variance")
 def _bn_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     _check_attrs("BatchNorm", attrs, {"is_training", "epsilon", "momentum", "data_format"}, ins)
     if attrs.get("is_training", False):
-        raise ShapeError("BatchNorm", "is_training=True is not supported by the BatchNorm primitive: it implements "
-                                      "the inference form only (normalising with the given mean and variance). "
-                                      "Compute batch statistics with ReduceMean instead (as nn.BatchNorm2d does "
-                                      "in training mode)", list(ins))
+        raise ShapeError("BatchNorm", "the BatchNorm op is the inference form; is_training=True is the "
+                                      "BatchNormTraining op, which ops.BatchNorm(is_training=True) applies",
+                         list(ins))
     fmt = attrs.get("data_format", "NCHW")
     if fmt not in ("NCHW", "NHWC"):
         raise ShapeError("BatchNorm", f"data_format must be 'NCHW' or 'NHWC', got {fmt!r}", list(ins))
@@ -246,14 +246,29 @@ def _bn_init(self, is_training: bool = False, epsilon: float = 1e-5, momentum: f
     Primitive.__init__(self, is_training=is_training, epsilon=epsilon, momentum=momentum, data_format=data_format)
 
 
+def _bn_call(self, x, scale, bias, mean, variance):
+    if not self.attrs.get("is_training", False):
+        return apply("BatchNorm", self.attrs, [x, scale, bias, mean, variance])
+    # Training: ops/norm_train.py's kernel normalises with the batch statistics and computes the moving
+    # statistics' update, which is written into ``mean``/``variance`` in place when they are Parameters, as
+    # MindSpore does (an Assign node in a graph, ops/optim.py: the executor binds its output to the Parameter).
+    y, bmean, bvar, save_mean, save_rstd, new_mean, new_var = apply(
+        "BatchNormTraining", self.attrs, [x, scale, bias, mean, variance])
+    for target, value in ((mean, new_mean), (variance, new_var)):
+        if isinstance(target, Parameter):
+            apply("Assign", {}, [target, value])
+    return y, bmean, bvar, save_mean, save_rstd
+
+
 BatchNorm = declare(
     OpDef("BatchNorm", _bn_infer, _bn_emit, _bn_ref, normalize=_bn_normalize, n_inputs=5),
     "BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format='NCHW')(x, scale, bias, mean, "
     "variance): y = (x - mean) / sqrt(variance + epsilon) * scale + bias per channel, x of rank 2 (N, C) or "
-    "4 (NCHW or NHWC). Inference form only: is_training=True raises. Returns y alone, where MindSpore "
-    "returns a 5-tuple (y, batch_mean, batch_variance, reserve_space_1, reserve_space_2) whose other members "
-    "only carry training-time statistics.",
-    init=_bn_init)
+    "4 (NCHW or NHWC). Inference (is_training=False) returns y alone, where MindSpore returns a 5-tuple whose "
+    "other members only carry training-time statistics. is_training=True normalises with the batch's "
+    "statistics and returns (y, batch_mean, batch_variance, save_mean, save_rstd), and updates mean and "
+    "variance (Parameters) to (1 - momentum) * old + momentum * batch statistics, as MindSpore does.",
+    init=_bn_init, call=_bn_call)
 
 
 # ---- LayerNorm -------------------------------------------------------------------------------------

@@ -4,10 +4,26 @@ importing this module registers every family."""
 
 from __future__ import annotations
 
-from . import conv, conv_grad, elementwise, fill, indexing, layout, matmul, norm, optim, reduce, slicing
+from . import (
+    conv,
+    conv_grad,
+    elementwise,
+    fill,
+    indexing,
+    layout,
+    loss,
+    matmul,
+    norm,
+    norm_train,
+    optim,
+    random,
+    reduce,
+    slicing,
+)
 from .primitive import Primitive
 
-FAMILIES = (elementwise, reduce, norm, layout, slicing, indexing, fill, matmul, conv, conv_grad, optim)
+FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
+            random, optim)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

@@ -119,7 +119,7 @@ def _assign_add_emit(k: KernelSpec) -> str:
 
 
 @defop(infer=_assign_infer("Assign"), emit=_assign_emit, normalize=_assign_normalize("Assign"), n_inputs=2,
-       reference=lambda attrs, var, value: value.copy(), inplace=((0, 0),))
+       reference=lambda attrs, var, value: value.copy(), inplace=((0, 0),), scenario="update")
 class Assign(Primitive):
     """``Assign()(variable, value)``: writes ``value`` into the Parameter ``variable``; returns it."""
 
@@ -128,7 +128,7 @@ class Assign(Primitive):
 
 
 @defop(infer=_assign_infer("AssignAdd"), emit=_assign_add_emit, normalize=_assign_normalize("AssignAdd"),
-       n_inputs=2, reference=lambda attrs, var, value: var + value, inplace=((0, 0),))
+       n_inputs=2, reference=lambda attrs, var, value: var + value, inplace=((0, 0),), scenario="update")
 class AssignAdd(Primitive):
     """``AssignAdd()(variable, value)``: ``variable += value`` in place (a Parameter); returns it."""
 
@@ -162,7 +162,7 @@ def _momentum_ref(attrs: dict, var, accum, lr, grad, momentum):
 
 
 @defop(infer=_update_infer("ApplyMomentum", tensors=(1, 3), scalars=(2, 4), state=(0, 1)), emit=_momentum_emit,
-       normalize=_momentum_normalize, n_inputs=5, reference=_momentum_ref, inplace=((0, 0), (1, 1)))
+       normalize=_momentum_normalize, n_inputs=5, reference=_momentum_ref, inplace=((0, 0), (1, 1)), scenario="update")
 class ApplyMomentum(Primitive):
     """``ApplyMomentum(use_locking=False, use_nesterov=False, gradient_scale=1.0)(variable, accumulation,
     learning_rate, gradient, momentum)``: the momentum update of the Parameters ``variable`` and
@@ -212,7 +212,7 @@ def _sgd_ref(attrs: dict, param, grad, lr, accum, momentum, stat):
 
 
 @defop(infer=_update_infer("SGD", tensors=(1, 3, 5), scalars=(2, 4), state=(0, 3, 5)), emit=_sgd_emit,
-       normalize=_sgd_normalize, n_inputs=6, reference=_sgd_ref, inplace=((0, 0), (1, 3), (2, 5)))
+       normalize=_sgd_normalize, n_inputs=6, reference=_sgd_ref, inplace=((0, 0), (1, 3), (2, 5)), scenario="update")
 class SGD(Primitive):
     """``SGD(dampening=0.0, weight_decay=0.0, nesterov=False)(parameters, gradient, learning_rate, accum,
     momentum, stat)``: stochastic gradient descent with momentum (PyTorch's formula, as MindSpore's), updating
@@ -259,7 +259,7 @@ def _adam_ref(attrs: dict, var, m, v, beta1_power, beta2_power, lr, beta1, beta2
 
 @defop(infer=_update_infer("Adam", tensors=(1, 2, 9), scalars=(3, 4, 5, 6, 7, 8), state=(0, 1, 2)),
        emit=_adam_emit, normalize=_adam_normalize, n_inputs=10, reference=_adam_ref,
-       inplace=((0, 0), (1, 1), (2, 2)))
+       inplace=((0, 0), (1, 1), (2, 2)), scenario="update")
 class Adam(Primitive):
     """``Adam(use_locking=False, use_nesterov=False)(var, m, v, beta1_power, beta2_power, lr, beta1, beta2,
     epsilon, gradient)``: the Adam update (bias correction folded into ``lr_t``) of the Parameters ``var``,
@@ -300,7 +300,7 @@ def _adamw_ref(attrs: dict, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
 
 @defop(infer=_update_infer("AdamWeightDecay", tensors=(1, 2, 8), scalars=(3, 4, 5, 6, 7), state=(0, 1, 2)),
        emit=_adamw_emit, normalize=_adamw_normalize, n_inputs=9, reference=_adamw_ref,
-       inplace=((0, 0), (1, 1), (2, 2)))
+       inplace=((0, 0), (1, 1), (2, 2)), scenario="update")
 class AdamWeightDecay(Primitive):
     """``AdamWeightDecay(use_locking=False)(var, m, v, lr, beta1, beta2, epsilon, decay, gradient)``: Adam
     without bias correction and with decoupled weight decay, updating ``var``, ``m`` and ``v`` in place;

@@ -58,6 +58,9 @@ def _no_gradient(attrs: dict, inputs: Sequence[Any], outputs: Sequence[Any], dou
 
 NO_GRADIENT: GradFn = _no_gradient
 
+# The parts of a train step a kernel can serve (OpDef.scenario), in the order the CLI lists them.
+SCENARIOS = ("forward", "backward", "update")
+
 
 @dataclass
 class OpDef:
@@ -69,7 +72,10 @@ class OpDef:
     differentiate through the op rather than silently returning a wrong gradient).
     ``inplace`` pairs ``(output index, input index)``: that output is written into that input's buffer, which
     must be a Parameter (MindSpore's Ref inputs: ApplyMomentum's variable and accumulation). The kernel is
-    called with both pointers equal; its body writes the output and reads the old value through it."""
+    called with both pointers equal; its body writes the output and reads the old value through it.
+    ``scenario`` says which part of a train step the op's kernels serve (:data:`SCENARIOS`: ``forward``,
+    ``backward`` for ops only gradient rules apply, ``update`` for optimizer updates); set by the declaration,
+    it is what ``opbuild cache ls``/``stats`` show per entry (it never enters the key: it follows from the op)."""
 
     name: str
     infer: InferFn
@@ -79,11 +85,16 @@ class OpDef:
     n_inputs: int | None = None
     needs_blas: bool = False
     multi_output: bool = False
+    scenario: str = "forward"
     primitive: type | None = field(default=None, repr=False, compare=False)
     grad: GradFn | None = field(default=None, repr=False, compare=False)
     inplace: tuple[tuple[int, int], ...] = ()
     _codegen_hash: str | None = field(default=None, repr=False)
     _codegen_files: tuple[str, ...] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.scenario not in SCENARIOS:
+            raise ValueError(f"operator {self.name}: scenario must be one of {SCENARIOS}, got {self.scenario!r}")
 
     def codegen_files(self) -> tuple[str, ...]:
         """The source files whose code shapes this op's generated C (ops/sources.py); derived once per op."""
@@ -151,6 +162,13 @@ def register(opdef: OpDef) -> OpDef:
         raise RuntimeError(f"operator {opdef.name} registered twice")
     REGISTRY[opdef.name] = opdef
     return opdef
+
+
+def scenario_of(name: str) -> str:
+    """The scenario of registered op ``name`` (``OpDef.scenario``), or ``"unknown"`` for a name this
+    process does not register (an entry left by another opbuild version)."""
+    opdef = REGISTRY.get(name)
+    return opdef.scenario if opdef is not None else "unknown"
 
 
 def get(name: str) -> OpDef:

@@ -287,7 +287,7 @@ def _ss_grad_reference(attrs: dict, dy: np.ndarray) -> np.ndarray:
     return out
 
 
-@defop(infer=_ss_grad_infer, emit=_ss_grad_emit, reference=_ss_grad_reference, n_inputs=1)
+@defop(infer=_ss_grad_infer, emit=_ss_grad_emit, reference=_ss_grad_reference, n_inputs=1, scenario="backward")
 class StridedSliceGrad(Primitive):
     """Internal backward op (MindSpore's StridedSliceGrad): the cotangent ``dy`` of a StridedSlice written
     into zeros of the input's shape, at the canonical ``start``/``step``/``count`` the slice read."""

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ... import ops
-from ...common.initializer import HeUniform, Uniform, init_array
+from ...common.initializer import HeUniform, Uniform, init_array, op_seed
 from ...errors import ShapeError
 from ...parameter import Parameter
 from ...tensor import Tensor
@@ -80,12 +82,13 @@ class Flatten(Cell):
 
 
 class Dropout(Cell):
-    """Dropout: zeroes elements with probability ``p`` (or ``1 - keep_prob``) during training.
+    """Dropout: zeroes elements with probability ``p`` (or ``1 - keep_prob``) during training and scales the
+    kept ones by ``1 / (1 - p)``; the identity in evaluation mode (the default; ``set_train(False)``).
 
-    In evaluation mode (the default; ``set_train(False)``) it is the identity. Training-mode dropout is not
-    implemented: opbuild runs compiled inference graphs, and a graph compiled once cannot draw a fresh random
-    mask per call. Calling a Dropout with a drop probability > 0 in training mode raises NotImplementedError
-    rather than silently returning unmasked values.
+    In training the Dropout primitive's kernel draws the mask from ``[seed, counter]``, a state of this cell:
+    the seed comes from ``ms.set_seed`` and the cell's creation order (so a program that sets the seed gets
+    the same masks every run), and the counter advances by one per call inside the compiled graph (an Assign
+    writing the state Parameter in place), so every call draws a fresh mask without retracing.
     """
 
     def __init__(self, keep_prob: float = 0.5, p: float | None = None) -> None:
@@ -98,10 +101,16 @@ class Dropout(Cell):
             if not isinstance(keep_prob, (int, float)) or isinstance(keep_prob, bool) or not 0.0 < keep_prob <= 1.0:
                 raise ValueError(f"Dropout: keep_prob must be a float in (0, 1], got {keep_prob!r}")
             self.p = 1.0 - float(keep_prob)
+        self.dropout = ops.Dropout(keep_prob=1.0 - self.p)
+        self._assign = ops.Assign()
+        # Not a registered Parameter (object.__setattr__): the generator state is no weight, and stays out
+        # of parameters_and_names and checkpoints.
+        object.__setattr__(self, "_rng_state", Parameter(np.array([op_seed(), 0], np.int64), name="rng_state",
+                                                         requires_grad=False))
 
     def construct(self, x: Tensor) -> Tensor:
         if not self.training or self.p == 0.0:
             return x
-        raise NotImplementedError(
-            f"Dropout(p={self.p:g}) in training mode is not supported: opbuild compiles inference graphs. "
-            "Call net.set_train(False) to run Dropout as the identity.")
+        y, _ = self.dropout(x, self._rng_state)
+        self._assign(self._rng_state, self._rng_state + Tensor(np.array([0, 1], np.int64)))
+        return y

@@ -21,8 +21,10 @@ class BatchNorm2d(Cell):
     BatchNorm primitive: ``(x - moving_mean) / sqrt(moving_variance + eps) * gamma + beta``.
 
     In training mode (``set_train(True)``) it normalises with the statistics of the batch (mean and biased
-    variance over N, H, W, computed with reduce ops). It does NOT update ``moving_mean``/``moving_variance``:
-    opbuild runs forward passes only, so ``momentum`` is validated and kept for compatibility but unused.
+    variance over N, H, W) through ``ops.BatchNorm(is_training=True)``, whose kernel (BatchNormTraining, with
+    BatchNormGrad as its backward) also computes MindSpore's update ``moving = moving * momentum + batch *
+    (1 - momentum)`` (the moving variance from the unbiased batch variance). The update is computed inside
+    the compiled graph and written into the Parameters in place (an Assign node, as MindSpore does).
     """
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
@@ -43,21 +45,15 @@ class BatchNorm2d(Cell):
         self.moving_variance = Parameter(init_array(moving_var_init, c), name="moving_variance",
                                        requires_grad=False)
         self.batch_norm = ops.BatchNorm(epsilon=self.eps)
-        self.reduce_mean = ops.ReduceMean(keep_dims=True)
-        self.rsqrt = ops.Rsqrt()
-        self.reshape = ops.Reshape()
+        # The primitive's momentum weighs the batch: 1 - the layer's (MindSpore's nn does the same).
+        self.batch_norm_train = ops.BatchNorm(is_training=True, epsilon=self.eps, momentum=1.0 - self.momentum)
 
     def construct(self, x: Tensor) -> Tensor:
         check_input("BatchNorm2d", x, rank=4, dim=(1, self.num_features))
         if not self.training:
             return self.batch_norm(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)
-        axes = (0, 2, 3)
-        mean = self.reduce_mean(x, axes)
-        centred = x - mean
-        var = self.reduce_mean(centred * centred, axes)
-        c = (1, self.num_features, 1, 1)
-        scale = self.rsqrt(var + self.eps) * self.reshape(self.gamma, c)
-        return centred * scale + self.reshape(self.beta, c)
+        y, _, _, _, _ = self.batch_norm_train(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)
+        return y
 
 
 class LayerNorm(Cell):
