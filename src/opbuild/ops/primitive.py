@@ -87,7 +87,7 @@ def _bind(opdef: OpDef, cls: P) -> P:
 
 def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: NormalizeFn | None = None,
           n_inputs: int | None = None, needs_blas: bool = False, multi_output: bool = False,
-          name: str | None = None) -> Callable[[P], P]:
+          name: str | None = None, view: bool = False, inplace: bool = False) -> Callable[[P], P]:
     """Class decorator declaring an operator in one block: the decorated Primitive subclass is the op's
     MindSpore primitive (its constructor and ``__call__`` unchanged) and the keyword arguments are its
     :class:`OpDef` (see there), registered under ``name`` (default: the class name).
@@ -103,7 +103,7 @@ def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: Normaliz
 
     def attach(cls: P) -> P:
         opdef = OpDef(name or cls.__name__, infer, emit, reference, normalize=normalize, n_inputs=n_inputs,
-                      needs_blas=needs_blas, multi_output=multi_output)
+                      needs_blas=needs_blas, multi_output=multi_output, view=view, inplace=inplace)
         return _bind(opdef, cls)
 
     return attach

@@ -66,7 +66,13 @@ class OpDef:
     user-facing class declared with it (ops/primitive.py: ``defop``/``declare``), set when it is registered.
     ``grad`` is its gradient rule (:data:`GradFn`; :data:`NO_GRADIENT` for ops that have none), attached by
     :func:`grad_rule` in the op's family file; None means nobody wrote one yet (autodiff then refuses to
-    differentiate through the op rather than silently returning a wrong gradient)."""
+    differentiate through the op rather than silently returning a wrong gradient).
+
+    Memory planning (passes/memplan.py) reads two declarations. ``view``: the output is the input's bytes in
+    a new shape (Reshape, Flatten, ...), so it may alias the input's buffer and the node runs no kernel.
+    ``inplace``: an elementwise map whose kernel computes ``out0[o]`` from the inputs' elements at ``o``
+    (under broadcasting) alone, reading them before storing, so ``out0`` may share the buffer of an input of
+    the same type that nothing reads afterwards."""
 
     name: str
     infer: InferFn
@@ -76,6 +82,8 @@ class OpDef:
     n_inputs: int | None = None
     needs_blas: bool = False
     multi_output: bool = False
+    view: bool = False
+    inplace: bool = False
     primitive: type | None = field(default=None, repr=False, compare=False)
     grad: GradFn | None = field(default=None, repr=False, compare=False)
     _codegen_hash: str | None = field(default=None, repr=False)
