@@ -7,7 +7,8 @@ Networks are those of benchmarks/netspec.py (ResNet-50 at 224x224 batch 1, BERT-
 ``--quick`` shrinks them). Each is traced in inference mode and run through the default pipeline (folding,
 dead-code elimination, memory planning); the plan's invariants are checked (``MemoryPlan.verify``). Planning
 needs no kernel; ``--run`` also builds the graph with and without the plan, runs both once on the same input
-and checks that the outputs are equal (cold builds of the full-size networks take minutes).
+and checks that the outputs are equal, and times one call of each (median of 5; cold builds of the full-size
+networks take minutes).
 
 Prints a table and writes ``<out>/memory.json``. Target (issue #15): arena <= 40% of the intermediates.
 """
@@ -53,6 +54,14 @@ def measure(net_name: str, quick: bool, run: bool) -> dict[str, Any]:
         same = all(np.array_equal(a, b, equal_nan=True)
                    for a, b in zip(planned([x.asnumpy()]), unplanned([x.asnumpy()]), strict=True))
         row["outputs_equal"] = bool(same)
+        # Interleaved, so a change in the machine's load between the two series does not favour one of them.
+        times: dict[str, list[float]] = {"planned_call_s": [], "unplanned_call_s": []}
+        for _ in range(5):
+            for name, fn in (("unplanned_call_s", unplanned), ("planned_call_s", planned)):
+                t0 = time.perf_counter()
+                fn([x.asnumpy()])
+                times[name].append(time.perf_counter() - t0)
+        row.update({name: round(sorted(ts)[2], 4) for name, ts in times.items()})
     return row
 
 
@@ -71,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"{r['net']:<10}{r['nodes']:>7}{r['kernels']:>9}{r['views']:>7}{r['inplace']:>9}{r['buffers']:>9}"
               f"{r['intermediate_bytes'] / mib:>19.2f}{r['arena_bytes'] / mib:>11.2f}{r['ratio']:>8.1%}"
-              + ("" if "outputs_equal" not in r else f"  outputs equal: {r['outputs_equal']}"))
+              + ("" if "outputs_equal" not in r else f"  outputs equal: {r['outputs_equal']}, call "
+                 f"{r['planned_call_s'] * 1e3:.1f} ms planned / {r['unplanned_call_s'] * 1e3:.1f} ms unplanned"))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "memory.json").write_text(json.dumps({"quick": args.quick, "target_ratio": TARGET,
                                                       "nets": rows}, indent=1) + "\n")
