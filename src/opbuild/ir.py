@@ -106,12 +106,14 @@ class Node:
 @dataclass(eq=False)
 class Graph:
     """A traced graph. ``captures`` are values read from live objects (parameters, constants) at run time,
-    paired with the object that holds their data."""
+    paired with the object that holds their data. ``memory_plan`` is set by the memory-planning pass
+    (passes/memplan.py): where each value lives; the executor follows it."""
 
     inputs: list[Value] = field(default_factory=list)
     captures: list[tuple[Value, Any]] = field(default_factory=list)
     nodes: list[Node] = field(default_factory=list)
     outputs: list[Value] = field(default_factory=list)
+    memory_plan: Any = None
 
     def add_node(self, op: str, attrs: dict[str, Any], inputs: list[Value], out_types: list[TensorType],
                  spec: Any = None) -> Node:

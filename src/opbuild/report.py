@@ -24,6 +24,9 @@ class BuildReport:
 
     kernels: list[KernelRecord] = field(default_factory=list)
     seconds: float = 0.0
+    # The graph's memory plan (passes/memplan.py MemoryPlan.summary): arena_bytes against intermediate_bytes
+    # (the sum of all intermediates), views, inplace. None for PyNative builds.
+    memory: dict | None = None
 
     def _count(self, status: str) -> int:
         return sum(1 for k in self.kernels if k.status == status)
@@ -67,6 +70,8 @@ class BuildReport:
                "kernels": kernels}
         if sources:
             out["fetched"] = self.fetched
+        if self.memory is not None:
+            out["memory"] = dict(self.memory)
         return out
 
     def __repr__(self) -> str:

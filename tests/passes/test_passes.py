@@ -60,7 +60,7 @@ def test_dce_drops_unused_nodes_and_captures():
 
 
 def test_pipeline_identity_names_every_pass_and_version():
-    assert DEFAULT_PIPELINE.identity == "fold@1:65536,dce@1"
+    assert DEFAULT_PIPELINE.identity == "fold@1:65536,dce@1,memplan@1"
 
     class Renamed(DeadCodeElimination):
         version = 2

@@ -180,7 +180,7 @@ def _unary_def(name: str, u: Unary) -> OpDef:
         with np.errstate(all="ignore"):
             return u.ref(x)
 
-    return OpDef(name, infer, emit, reference, n_inputs=1)
+    return OpDef(name, infer, emit, reference, n_inputs=1, reuse_input=True)
 
 
 # ---- n-ary broadcasting maps ----------------------------------------------------------------------
@@ -215,7 +215,7 @@ def _binary_def(name: str, b: Binary) -> OpDef:
         with np.errstate(all="ignore"):
             return b.ref(x, y)
 
-    return OpDef(name, infer, _nary_emit(expr, ("a", "b")), reference, n_inputs=2)
+    return OpDef(name, infer, _nary_emit(expr, ("a", "b")), reference, n_inputs=2, reuse_input=True)
 
 
 def _select_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -265,7 +265,7 @@ PRIMITIVES.update({name: declare(_binary_def(name, b), call=_binary_call) for na
 PRIMITIVES["Div"] = primitive_class("RealDiv", "Division (alias of RealDiv).", call=_binary_call)
 PRIMITIVES["Select"] = declare(
     OpDef("Select", _select_infer, _nary_emit(lambda k: "c ? a : b", ("c", "a", "b")),
-          lambda attrs, c, a, b: np.where(c, a, b), n_inputs=3),
+          lambda attrs, c, a, b: np.where(c, a, b), n_inputs=3, reuse_input=True),
     "Select(cond, x, y): x where cond else y (np.where).", call=_select_call)
 # min(max(x, lo), hi) with NaN-propagating max/min, exactly the reference: lo > hi gives hi (as np.clip does)
 # and a NaN in any operand gives NaN. Written with codegen's nan_max/nan_min: gcc 12 vectorises that form,
@@ -274,11 +274,11 @@ _CLIP = f"({{ const TYPE m_ = {nan_max('lo', 'x')}; {nan_min('m_', 'hi')}; }})"
 # Not exported: MindSpore has no ops.ClipByValue primitive; users call ops.clip_by_value (functional.py).
 declare(OpDef("ClipByValue", _clip_infer,
               _nary_emit(lambda k: _CLIP.replace("TYPE", ctype(k.inputs[0].dtype)), ("x", "lo", "hi")),
-              lambda attrs, x, lo, hi: np.minimum(np.maximum(x, lo), hi), n_inputs=3),
+              lambda attrs, x, lo, hi: np.minimum(np.maximum(x, lo), hi), n_inputs=3, reuse_input=True),
         "ClipByValue(x, lo, hi): x clamped to [lo, hi] (ops.clip_by_value).")
 PRIMITIVES["Cast"] = declare(
     OpDef("Cast", lambda attrs, ins: [TensorType(ins[0].shape, attrs["dtype"])], _cast_emit,
-          lambda attrs, x: x.astype(attrs["dtype"]), normalize=_cast_normalize, n_inputs=1),
+          lambda attrs, x: x.astype(attrs["dtype"]), normalize=_cast_normalize, n_inputs=1, reuse_input=True),
     "Cast(x, dtype).", call=_cast_call)
 
 

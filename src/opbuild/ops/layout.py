@@ -49,7 +49,7 @@ def _reshape_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     return {"shape": shape}
 
 
-@defop(infer=attr_shape_infer("Reshape"), emit=_copy_all, normalize=_reshape_normalize, n_inputs=1,
+@defop(infer=attr_shape_infer("Reshape"), emit=_copy_all, view=True, normalize=_reshape_normalize, n_inputs=1,
        reference=lambda attrs, x: x.reshape(attrs["shape"]))
 class Reshape(Primitive):
     """``Reshape()(x, shape)``: the same elements in a new shape; one ``-1`` in ``shape`` is inferred."""
@@ -107,7 +107,7 @@ def _expand_dims_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorTyp
     return [TensorType(tuple(shape), same_dtype("ExpandDims", ins, ANY))]
 
 
-@defop(infer=_expand_dims_infer, emit=_copy_all, normalize=_expand_dims_normalize, n_inputs=1,
+@defop(infer=_expand_dims_infer, emit=_copy_all, view=True, normalize=_expand_dims_normalize, n_inputs=1,
        reference=lambda attrs, x: np.expand_dims(x, attrs["axis"]))
 class ExpandDims(Primitive):
     """``ExpandDims()(x, axis)``: insert a size-1 axis at ``axis`` (in ``[-rank-1, rank]``)."""
@@ -140,7 +140,7 @@ def _squeeze_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(shape, same_dtype("Squeeze", ins, ANY))]
 
 
-@defop(infer=_squeeze_infer, emit=_copy_all, normalize=_squeeze_normalize, n_inputs=1,
+@defop(infer=_squeeze_infer, emit=_copy_all, view=True, normalize=_squeeze_normalize, n_inputs=1,
        reference=lambda attrs, x: np.squeeze(x, tuple(attrs["axis"])))
 class Squeeze(Primitive):
     """``Squeeze(axis=())(x)``: remove the given size-1 axes (an int or a tuple); ``()`` removes them all."""
@@ -158,7 +158,7 @@ def _flatten_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType((x.shape[0], math.prod(x.shape[1:])), same_dtype("Flatten", ins, ANY))]
 
 
-@defop(infer=_flatten_infer, emit=_copy_all, n_inputs=1,
+@defop(infer=_flatten_infer, emit=_copy_all, view=True, n_inputs=1,
        reference=lambda attrs, x: x.reshape(x.shape[0], math.prod(x.shape[1:])))
 class Flatten(Primitive):
     """``Flatten()(x)``: shape ``(N, ...)`` -> ``(N, prod(...))``."""

@@ -75,7 +75,13 @@ class OpDef:
     called with both pointers equal; its body writes the output and reads the old value through it.
     ``scenario`` says which part of a train step the op's kernels serve (:data:`SCENARIOS`: ``forward``,
     ``backward`` for ops only gradient rules apply, ``update`` for optimizer updates); set by the declaration,
-    it is what ``opbuild cache ls``/``stats`` show per entry (it never enters the key: it follows from the op)."""
+    it is what ``opbuild cache ls``/``stats`` show per entry (it never enters the key: it follows from the op).
+
+    Memory planning (passes/memplan.py) reads two declarations. ``view``: the output is the input's bytes in
+    a new shape (Reshape, Flatten, ...), so it may alias the input's buffer and the node runs no kernel.
+    ``reuse_input``: an elementwise map whose kernel computes ``out0[o]`` from the inputs' elements at ``o``
+    (under broadcasting) alone, reading them before storing, so ``out0`` may share the buffer of an input of
+    the same type that nothing reads afterwards."""
 
     name: str
     infer: InferFn
@@ -86,6 +92,8 @@ class OpDef:
     needs_blas: bool = False
     multi_output: bool = False
     scenario: str = "forward"
+    view: bool = False
+    reuse_input: bool = False
     primitive: type | None = field(default=None, repr=False, compare=False)
     grad: GradFn | None = field(default=None, repr=False, compare=False)
     inplace: tuple[tuple[int, int], ...] = ()

@@ -1,12 +1,13 @@
-"""Executes a built graph: buffers allocated once, one precomputed pointer array per node, one FFI call each.
+"""Executes a built graph: one arena allocated per its memory plan, one precomputed pointer array per kernel
+node, one FFI call each (view nodes run nothing: their output is their input's bytes).
 
 Graph inputs and captured parameters are not copied: their data pointers are patched into the pointer
 arrays at each call (a few stores), so large weights are read in place and a parameter whose array is
 replaced (``set_data``) is picked up at the next call.
 
-In-place outputs (``Value.alias_of``: optimizer updates, Assign) get no buffer of their own: they are bound
-to the buffer of the value they update, for a captured Parameter its current array, patched at each call
-like a read of it. The kernel then writes the Parameter's own data; nodes after it in graph order read the
+In-place outputs (``Value.alias_of``: optimizer updates, Assign) get no buffer of their own: the memory plan
+gives them the location of the value they update, for a captured Parameter its current array, patched at
+each call like a read of it. The kernel then writes the Parameter's own data; nodes after it in graph order read the
 new values, nodes before it the old ones (the trace recorded them in that order: MindSpore's program order).
 """
 
@@ -19,59 +20,66 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..ir import Graph, Value
+from ..passes.memplan import ALIGN, Location, MemoryPlan, nbytes, plan_memory
 from ..targets.base import Kernel
 
 Allocate = Callable[[Sequence[int], str], np.ndarray]
 
 
 class CompiledGraph:
-    """A graph whose kernels are loaded; call it with the input arrays to get the output arrays (copies)."""
+    """A graph whose kernels are loaded; call it with the input arrays to get the output arrays (copies).
+
+    Memory follows the graph's :class:`~opbuild.passes.memplan.MemoryPlan` (``graph.memory_plan``, set by the
+    memory-planning pass; a graph that skipped it gets a plan with one buffer per node output): one arena
+    allocated through the target, each value at its planned offset, inputs and captures read in place."""
 
     def __init__(self, graph: Graph, kernels: Sequence[Kernel], allocate: Allocate = np.empty):
-        """``allocate(shape, dtype)`` makes the buffers of node outputs (the target's: ``Target.allocate``)."""
+        """``kernels`` are those of ``plan.kernel_nodes``, in order; ``allocate(shape, dtype)`` makes the arena
+        (the target's: ``Target.allocate``)."""
         self.graph = graph
+        self.plan: MemoryPlan = graph.memory_plan or plan_memory(graph, share=False)
         self.kernels = list(kernels)
+        if len(self.kernels) != len(self.plan.kernel_nodes):
+            raise ValueError(f"{len(self.kernels)} kernels for {len(self.plan.kernel_nodes)} kernel nodes")
         self._lock = threading.Lock()
-        self._buffers: dict[int, np.ndarray] = {}
-        external = {id(v) for v in graph.inputs} | {id(v) for v, _ in graph.captures}
-        # slots[id(value)] = every (pointer array, index) that holds the address of that external value
-        slots: dict[int, list[tuple[ctypes.Array, int]]] = {vid: [] for vid in external}
+        raw = allocate((self.plan.arena_bytes + ALIGN,), "uint8")
+        skip = -raw.ctypes.data % ALIGN
+        self._arena = raw[skip:skip + self.plan.arena_bytes]
+        base = self._arena.ctypes.data
+        locations = self.plan.locations
+        # slots[(kind, position)] = every (pointer array, index) that holds the address of that input/capture
+        slots: dict[tuple[str, int], list[tuple[ctypes.Array, int]]] = {}
         self._calls: list[tuple[ctypes._CFuncPtr, ctypes.Array]] = []
-        self._root: dict[int, Value] = {}  # in-place output -> the value whose buffer it writes
-        for node, kernel in zip(graph.nodes, self.kernels):
-            for v in node.outputs:
-                if v.alias_of is not None:
-                    self._root[id(v)] = root = self._root.get(id(v.alias_of), v.alias_of)
-                    if id(root) not in external:
-                        self._buffers[id(v)] = self._buffers[id(root)]
-                else:
-                    self._buffers[id(v)] = allocate(v.type.shape, v.type.dtype)
-            args = [self._root.get(id(v), v) for v in (*node.inputs, *node.outputs)]
+        for node, kernel in zip(self.plan.kernel_nodes, self.kernels):
+            args = [*node.inputs, *node.outputs]
             ptrs = (ctypes.c_void_p * len(args))()
             for i, v in enumerate(args):
-                if id(v) in external:
-                    slots[id(v)].append((ptrs, i))
+                loc = locations[v]
+                if loc.kind == "arena":
+                    ptrs[i] = base + loc.where
                 else:
-                    ptrs[i] = self._buffers[id(v)].ctypes.data
+                    slots.setdefault((loc.kind, loc.where), []).append((ptrs, i))
             self._calls.append((kernel.fn, ptrs))
-        self._input_slots = [slots[id(v)] for v in graph.inputs]
-        self._captures = [(t, slots[id(v)]) for v, t in graph.captures]
-        self._outputs = graph.outputs
-        self._external_pos = {id(v): i for i, v in enumerate(graph.inputs)}
-        self._capture_pos = {id(v): t for v, t in graph.captures}
+        self._input_slots = [slots.get(("input", j), []) for j in range(len(graph.inputs))]
+        self._captures = [(t, slots.get(("capture", j), [])) for j, (_, t) in enumerate(graph.captures)]
+        self._outputs = [(v, locations[v]) for v in graph.outputs]
 
     @staticmethod
     def _patch(slots: list[tuple[ctypes.Array, int]], address: int) -> None:
         for ptrs, i in slots:
             ptrs[i] = address
 
-    def _output(self, v: Value, arrays: Sequence[np.ndarray]) -> np.ndarray:
-        v = self._root.get(id(v), v)
-        if id(v) in self._buffers:
-            return self._buffers[id(v)].copy()
-        if id(v) in self._external_pos:
-            return np.array(arrays[self._external_pos[id(v)]], copy=True)
-        return np.array(self._capture_pos[id(v)].asnumpy(), copy=True)
+    def _output(self, v: Value, loc: Location, arrays: Sequence[np.ndarray]) -> np.ndarray:
+        """A copy of output ``v``: the arena is overwritten by the next call, and inputs and parameters
+        belong to the caller."""
+        t = v.type
+        if loc.kind == "arena":
+            data = self._arena[loc.where:loc.where + nbytes(v)].view(t.dtype)
+        elif loc.kind == "input":
+            data = np.asarray(arrays[loc.where])
+        else:
+            data = self.graph.captures[loc.where][1].asnumpy()
+        return np.array(data.reshape(t.shape), copy=True)
 
     def __call__(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the graph. ``arrays`` must match the traced input types (C-contiguous, same dtype/shape)."""
@@ -85,4 +93,4 @@ class CompiledGraph:
                 self._patch(slots, data.ctypes.data)
             for fn, ptrs in self._calls:
                 fn(ptrs)
-            return [self._output(v, arrays) for v in self._outputs]
+            return [self._output(v, loc, arrays) for v, loc in self._outputs]

@@ -14,6 +14,7 @@ from ..build.memory import scope
 from ..ir import Graph, KernelSpec
 from ..ops.registry import get
 from ..passes import DEFAULT_PIPELINE, Pipeline
+from ..passes.memplan import plan_memory
 from ..report import BuildReport
 from .executor import CompiledGraph
 
@@ -31,8 +32,13 @@ class Session:
         """Run the graph passes over ``graph``, build every kernel of the result and return it ready to run;
         records the build report. The pipeline's identity is part of the graph manifest key."""
         graph = pipeline.run(graph)
-        specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in graph.nodes]
+        if graph.memory_plan is None:  # a pipeline without memory planning: one buffer per node output
+            graph.memory_plan = plan_memory(graph, share=False)
+        plan = graph.memory_plan
+        # Only the nodes the plan runs get a kernel: views are their input's bytes, built and called never.
+        specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in plan.kernel_nodes]
         kernels, report = self.builder.build(specs, pipeline.identity)
+        report.memory = plan.summary()
         with self._lock:
             self._last = report
             self._pynative = None
