@@ -4,10 +4,10 @@ importing this module registers every family."""
 
 from __future__ import annotations
 
-from . import conv, conv_grad, elementwise, fill, indexing, layout, matmul, norm, reduce, slicing
+from . import conv, conv_grad, elementwise, fill, fused, indexing, layout, matmul, norm, reduce, slicing
 from .primitive import Primitive
 
-FAMILIES = (elementwise, reduce, norm, layout, slicing, indexing, fill, matmul, conv, conv_grad)
+FAMILIES = (elementwise, reduce, norm, layout, slicing, indexing, fill, matmul, conv, conv_grad, fused)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

@@ -10,8 +10,11 @@ from .autodiff import Autodiff, GradientError, differentiate
 from .base import GraphPass, Pipeline
 from .dce import DeadCodeElimination
 from .fold import ConstantFolding, evaluate
+from .fusion import Fusion
 
-DEFAULT_PIPELINE = Pipeline([ConstantFolding(), DeadCodeElimination()])
+# Fusion after DCE (no dead node joins a group) and after autodiff (which runs on the traced graph before
+# the session's pipeline; fused nodes have no gradient rule).
+DEFAULT_PIPELINE = Pipeline([ConstantFolding(), DeadCodeElimination(), Fusion()])
 
-__all__ = ["GraphPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "DEFAULT_PIPELINE", "evaluate",
+__all__ = ["GraphPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "Fusion", "DEFAULT_PIPELINE", "evaluate",
            "Autodiff", "GradientError", "differentiate"]
