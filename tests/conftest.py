@@ -32,11 +32,14 @@ def _session_cache_root(tmp_path_factory):
 _UNFUSED_DIRS = ("cache", "cli", "remote", "build")
 
 
-@pytest.fixture(autouse=True)
-def _unfused_for_cache_mechanics(request, monkeypatch):
-    """OPBUILD_FUSION=0 for the tests under :data:`_UNFUSED_DIRS` (and their subprocesses)."""
-    if Path(str(request.node.fspath)).relative_to(REPO / "tests").parts[0] in _UNFUSED_DIRS:
-        monkeypatch.setenv("OPBUILD_FUSION", "0")
+@pytest.fixture(scope="module", autouse=True)
+def _unfused_for_cache_mechanics(request):
+    """OPBUILD_FUSION=0 for the test modules under :data:`_UNFUSED_DIRS` (and their subprocesses). Module
+    scope: their module-scoped fixtures (a warm cache built once) must run unfused as well."""
+    with pytest.MonkeyPatch.context() as mp:
+        if Path(str(request.node.fspath)).relative_to(REPO / "tests").parts[0] in _UNFUSED_DIRS:
+            mp.setenv("OPBUILD_FUSION", "0")
+        yield
 
 
 @contextlib.contextmanager
