@@ -61,6 +61,22 @@ def _session_cache_root(tmp_path_factory):
         os.environ["OPBUILD_CACHE_PATH"] = old
 
 
+# The cache, CLI, remote-tier and build tests are about cache mechanics: they count the kernels of small
+# elementwise networks, which fusion (passes/fusion.py) would merge into one. They run unfused; fusion's own
+# cache behaviour is tested in tests/passes/test_fusion.py.
+_UNFUSED_DIRS = ("cache", "cli", "remote", "build")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _unfused_for_cache_mechanics(request):
+    """OPBUILD_FUSION=0 for the test modules under :data:`_UNFUSED_DIRS` (and their subprocesses). Module
+    scope: their module-scoped fixtures (a warm cache built once) must run unfused as well."""
+    with pytest.MonkeyPatch.context() as mp:
+        if Path(str(request.node.fspath)).relative_to(REPO / "tests").parts[0] in _UNFUSED_DIRS:
+            mp.setenv("OPBUILD_FUSION", "0")
+        yield
+
+
 @contextlib.contextmanager
 def execution_mode(name: str):
     """Switch to GRAPH_MODE ("graph") or PYNATIVE_MODE ("pynative") for the block, then restore the old mode."""

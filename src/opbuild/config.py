@@ -189,6 +189,7 @@ PRELOAD = EnvFlag("OPBUILD_PRELOAD", True)
 OPENMP = EnvFlag("OPBUILD_OPENMP", True)
 EXPLAIN_MISSES = EnvFlag("OPBUILD_EXPLAIN_MISSES", False)
 PROGRESS = EnvFlag("OPBUILD_PROGRESS", True)
+FUSION = EnvFlag("OPBUILD_FUSION", True)
 BUILD_JOBS = EnvNumber("OPBUILD_BUILD_JOBS", None, integer=True, minimum=1, allow_minimum=True, maximum=4096,
                        unit="jobs")
 BATCH_SIZE = EnvNumber("OPBUILD_BATCH_SIZE", 32, integer=True, minimum=1, allow_minimum=True, maximum=1e6,
@@ -349,6 +350,12 @@ def progress_enabled() -> bool:
     return PROGRESS.get()
 
 
+def fusion_enabled() -> bool:
+    """OPBUILD_FUSION=0 turns operator fusion off (passes/fusion.py): every elementwise op is its own kernel.
+    The setting is part of the graph-pass pipeline's identity, hence of the graph manifest key."""
+    return FUSION.get()
+
+
 def explain_misses() -> bool:
     """OPBUILD_EXPLAIN_MISSES=1 logs, at WARNING level, why every cache miss of a run missed."""
     return EXPLAIN_MISSES.get()
@@ -480,6 +487,7 @@ _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("OPBUILD_OPENMP", openmp_enabled),
     ("OPBUILD_EXPLAIN_MISSES", explain_misses),
     ("OPBUILD_PROGRESS", progress_enabled),
+    ("OPBUILD_FUSION", fusion_enabled),
     ("OPBUILD_BLAS", blas_choice),
     ("OPBUILD_CFLAGS", extra_cflags),
     ("OPBUILD_BUILD_JOBS", build_jobs),

@@ -129,9 +129,11 @@ def test_resnet_small_matches_reference_and_numpy(cnn_net):
     net, x = cnn_net
     graph, out = graph_and_output(net, x)
     assert out.shape == (2, CNN_CFG["num_classes"])
-    assert len(graph.nodes) >= 50
-    ops_used = {n.op for n in graph.nodes}
-    assert {"Conv2D", "BatchNorm", "ReLU", "Add", "MaxPool", "MatMul"} <= ops_used
+    # The traced ops, counting those the fusion pass merged into FusedElementwise nodes (residual add + ReLU).
+    traced = [op for n in graph.nodes
+              for op in ([m["op"] for m in n.attrs["members"]] if n.op == "FusedElementwise" else [n.op])]
+    assert len(traced) >= 50
+    assert {"Conv2D", "BatchNorm", "ReLU", "Add", "MaxPool", "MatMul"} <= set(traced)
     close(out, run_reference(graph, [x.asnumpy()])[0], 1e-4, 1e-5)
     close(out, numpy_resnet_small(net, x.asnumpy()), 1e-4, 1e-5)
 
@@ -176,7 +178,9 @@ def test_pynative_matches_graph(name, request):
     graph_out = net(x).asnumpy()
     ms.set_context(mode=ms.PYNATIVE_MODE)
     eager = net(x).asnumpy()
-    np.testing.assert_allclose(eager, graph_out, rtol=1e-6, atol=1e-7)
+    # Graph mode runs fused kernels: gcc may contract a * b + c across what PyNative runs as two kernels
+    # (one FMA, one rounding fewer), so values near a cancellation differ in their last float32 bits.
+    np.testing.assert_allclose(eager, graph_out, rtol=1e-6, atol=1e-6)
 
 
 def test_seed_makes_models_reproducible(mlp_net):

@@ -38,6 +38,13 @@ _step = st.one_of(
 )
 
 
+@pytest.fixture(autouse=True)
+def _unfused(monkeypatch):
+    """The planner's own decisions (in place, views) are asserted on unfused graphs: the fusion pass would
+    merge the elementwise chains these tests build into one kernel (tests/passes/test_fusion.py covers it)."""
+    monkeypatch.setenv("OPBUILD_FUSION", "0")
+
+
 def _program(steps, outs):
     """A function over one input running ``steps`` (each names earlier values by index modulo their count) and
     returning the values picked by ``outs`` (the last value always among them)."""

@@ -158,6 +158,47 @@ def _flat_loop(n: int, stmt: str) -> str:
     return f"{parallel_for(n)}for (int64_t o = 0; o < {n}; o++) {{ {stmt} }}"
 
 
+# ---- C expressions: one per op and input dtype, shared by the op's own kernel and by fused kernels -------
+
+def _unary_expr(u: Unary, dt: str) -> str:
+    """The C expression of unary row ``u`` in ``x`` for input dtype ``dt``."""
+    expr = u.expr
+    if u.int_expr and dt in ("int32", "int64"):
+        expr = u.int_expr
+    elif u.f32_expr and dt == "float32":
+        expr = u.f32_expr
+    return expr.replace("TYPE", ctype(dt))
+
+
+def _binary_expr(b: Binary, dt: str) -> str:
+    """The C expression of binary row ``b`` in ``a`` and ``b`` for input dtype ``dt``."""
+    e = b.int_expr if (b.int_expr and dt in ("int32", "int64")) else b.expr
+    return e.replace("TYPE", ctype(dt))
+
+
+def _cast_expr(in_dt: str, out_dt: str) -> str:
+    return "(x != 0)" if out_dt == "bool" else f"({ctype(out_dt)})x"
+
+
+def member_expr(op: str, ins: Sequence[TensorType], out: TensorType) -> tuple[tuple[str, ...], str]:
+    """``(operand names, C expression)`` computing one element of elementwise op ``op`` from its operands
+    (loaded into C variables of those names, in input order) for input types ``ins`` and output type ``out``.
+    The expression is the one the op's own kernel evaluates, so a fused kernel (ops/fused.py) computes
+    exactly what the unfused ops compute. KeyError for an op that is not elementwise (:data:`FUSIBLE`)."""
+    dt = ins[0].dtype
+    if op in UNARY:
+        return ("x",), _unary_expr(UNARY[op], dt)
+    if op in BINARY or op in GRAD_BINARY:
+        return ("a", "b"), _binary_expr(BINARY.get(op) or GRAD_BINARY[op], dt)
+    if op == "Select":
+        return ("c", "a", "b"), "c ? a : b"
+    if op == "ClipByValue":
+        return ("x", "lo", "hi"), _CLIP.replace("TYPE", ctype(dt))
+    if op == "Cast":
+        return ("x",), _cast_expr(dt, out.dtype)
+    raise KeyError(f"{op} is not an elementwise op")
+
+
 # ---- unary ----------------------------------------------------------------------------------------
 
 def _unary_def(name: str, u: Unary) -> OpDef:
@@ -167,14 +208,9 @@ def _unary_def(name: str, u: Unary) -> OpDef:
 
     def emit(k: KernelSpec) -> str:
         dt = k.inputs[0].dtype
-        expr = u.expr
-        if u.int_expr and dt in ("int32", "int64"):
-            expr = u.int_expr
-        elif u.f32_expr and dt == "float32":
-            expr = u.f32_expr
-        expr = expr.replace("TYPE", ctype(dt))
         out_t = ctype(k.outputs[0].dtype)
-        return _flat_loop(k.inputs[0].size, f"const {ctype(dt)} x = in0[o]; out0[o] = ({out_t})({expr});")
+        stmt = f"const {ctype(dt)} x = in0[o]; out0[o] = ({out_t})({_unary_expr(u, dt)});"
+        return _flat_loop(k.inputs[0].size, stmt)
 
     def reference(attrs: dict, x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
@@ -207,9 +243,7 @@ def _binary_def(name: str, b: Binary) -> OpDef:
         return [TensorType(broadcast_shapes(name, ins), b.out or dt)]
 
     def expr(k: KernelSpec) -> str:
-        dt = k.inputs[0].dtype
-        e = b.int_expr if (b.int_expr and dt in ("int32", "int64")) else b.expr
-        return e.replace("TYPE", ctype(dt))
+        return _binary_expr(b, k.inputs[0].dtype)
 
     def reference(attrs: dict, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
@@ -238,8 +272,7 @@ def _cast_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 
 def _cast_emit(k: KernelSpec) -> str:
-    out = k.outputs[0].dtype
-    conv = "(x != 0)" if out == "bool" else f"({ctype(out)})x"
+    conv = _cast_expr(k.inputs[0].dtype, k.outputs[0].dtype)
     return _flat_loop(k.inputs[0].size, f"const {ctype(k.inputs[0].dtype)} x = in0[o]; out0[o] = {conv};")
 
 
@@ -306,6 +339,9 @@ for _name, _b in GRAD_BINARY.items():
     _def = _binary_def(_name, _b)
     _def.scenario = "backward"  # `opbuild cache ls` shows these kernels as the backward of a train step
     declare(_def, f"{_name}: a backward map (internal, as in MindSpore's _grad_ops).")
+
+# The ops a fusion pass may merge into one kernel (passes/fusion.py): every op :func:`member_expr` knows.
+FUSIBLE: frozenset[str] = frozenset({*UNARY, *BINARY, *GRAD_BINARY, "Select", "ClipByValue", "Cast"})
 
 from . import gradlib as G  # noqa: E402  (gradlib applies the primitives declared above)
 from .registry import grad_rule, no_grad  # noqa: E402

@@ -9,6 +9,7 @@ from . import (
     conv_grad,
     elementwise,
     fill,
+    fused,
     indexing,
     layout,
     loss,
@@ -23,7 +24,7 @@ from . import (
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
-            random, optim)
+            random, optim, fused)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

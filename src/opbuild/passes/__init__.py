@@ -11,10 +11,13 @@ from .autodiff import Autodiff, GradientError, differentiate
 from .base import GraphPass, Pipeline
 from .dce import DeadCodeElimination
 from .fold import ConstantFolding, evaluate
+from .fusion import Fusion
 from .memplan import MemoryPlan, MemoryPlanning, plan_memory
 
-# Memory planning runs last: it places the values of the final graph (a pass after it would invalidate it).
-DEFAULT_PIPELINE = Pipeline([ConstantFolding(), DeadCodeElimination(), MemoryPlanning()])
+# Fusion after DCE (no dead node joins a group) and after autodiff (which runs on the traced graph before the
+# session's pipeline; fused nodes have no gradient rule). Memory planning runs last: it places the values of the
+# final graph (a pass after it would invalidate the plan).
+DEFAULT_PIPELINE = Pipeline([ConstantFolding(), DeadCodeElimination(), Fusion(), MemoryPlanning()])
 
-__all__ = ["GraphPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "DEFAULT_PIPELINE", "evaluate",
-           "Autodiff", "GradientError", "differentiate", "MemoryPlan", "MemoryPlanning", "plan_memory"]
+__all__ = ["GraphPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "Fusion", "DEFAULT_PIPELINE",
+           "evaluate", "Autodiff", "GradientError", "differentiate", "MemoryPlan", "MemoryPlanning", "plan_memory"]

@@ -38,14 +38,20 @@ class GraphPass(ABC):
 
 
 class Pipeline:
-    """An ordered list of passes, run one after the other. ``identity`` names them all."""
+    """An ordered list of passes, run one after the other. ``identity`` names them all (and the settings they
+    follow)."""
 
     def __init__(self, passes: Iterable[GraphPass]):
         self.passes: tuple[GraphPass, ...] = tuple(passes)
         names = [p.name for p in self.passes]
         if len(set(names)) != len(names):
             raise ValueError(f"a pipeline runs each pass once; got {names}")
-        self.identity = ",".join(p.identity for p in self.passes)
+
+    @property
+    def identity(self) -> str:
+        """The passes' identities, comma-separated. Read at every build: a pass whose behaviour follows an
+        environment setting (fusion: OPBUILD_FUSION) names that setting in its identity."""
+        return ",".join(p.identity for p in self.passes)
 
     def run(self, graph: Graph) -> Graph:
         """Run every pass in order."""
