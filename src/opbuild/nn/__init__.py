@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..parameter import Parameter
 from .cell import Cell
 from .container import SequentialCell
+from .layers import *  # noqa: F403 - every layer, as MindSpore's nn namespace has them
+from .layers import __all__ as _LAYERS
 from .layers import (
     GELU,
     AvgPool2d,
@@ -25,4 +27,4 @@ from .layers import (
 
 __all__ = ["Cell", "SequentialCell", "Parameter", "Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d",
            "AvgPool2d", "BatchNorm2d", "LayerNorm", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding",
-           "get_activation"]
+           "get_activation", *_LAYERS]

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
-from .activation import GELU, ReLU, Sigmoid, Softmax, Tanh, get_activation
-from .basic import Dense, Dropout, Flatten
+from .activation import (
+    ELU,
+    GELU,
+    HSigmoid,
+    HSwish,
+    LeakyReLU,
+    Mish,
+    PReLU,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Tanh,
+    get_activation,
+)
+from .basic import Dense, Dropout, Flatten, Identity
+from .containers import CellDict, CellList
 from .conv import Conv2d
 from .embedding import Embedding
 from .normalization import BatchNorm2d, LayerNorm
 from .pooling import AvgPool2d, MaxPool2d
 
 __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm2d", "LayerNorm",
-           "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding", "get_activation"]
+           "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding", "get_activation", "Identity", "CellList",
+           "CellDict", "LeakyReLU", "PReLU", "ELU", "SiLU", "HSwish", "HSigmoid", "Mish"]

@@ -1,4 +1,4 @@
-"""Basic layers: Dense (fully connected), Flatten and Dropout."""
+"""Basic layers: Dense (fully connected), Flatten, Dropout and Identity."""
 
 from __future__ import annotations
 
@@ -105,3 +105,10 @@ class Dropout(Cell):
         raise NotImplementedError(
             f"Dropout(p={self.p:g}) in training mode is not supported: opbuild compiles inference graphs. "
             "Call net.set_train(False) to run Dropout as the identity.")
+
+
+class Identity(Cell):
+    """Returns its input unchanged (a placeholder where a network expects a layer)."""
+
+    def construct(self, x: Tensor) -> Tensor:
+        return x
