@@ -6,7 +6,6 @@ from ..parameter import Parameter
 from .cell import Cell
 from .container import SequentialCell
 from .layers import *  # noqa: F403 - every layer, as MindSpore's nn namespace has them
-from .layers import __all__ as _LAYERS
 from .layers import (
     GELU,
     AvgPool2d,
@@ -24,6 +23,7 @@ from .layers import (
     Tanh,
     get_activation,
 )
+from .layers import __all__ as _LAYERS
 
 __all__ = ["Cell", "SequentialCell", "Parameter", "Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d",
            "AvgPool2d", "BatchNorm2d", "LayerNorm", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding",
