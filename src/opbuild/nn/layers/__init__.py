@@ -23,7 +23,8 @@ from .conv import Conv2d
 from .embedding import Embedding
 from .normalization import BatchNorm2d, LayerNorm
 from .pooling import AvgPool2d, MaxPool2d
+from .rnns import GRU, LSTM, RNN
 
 __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm2d", "LayerNorm",
            "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding", "get_activation", "Identity", "CellList",
-           "CellDict", "LeakyReLU", "PReLU", "ELU", "SiLU", "HSwish", "HSigmoid", "Mish"]
+           "CellDict", "LeakyReLU", "PReLU", "ELU", "SiLU", "HSwish", "HSigmoid", "Mish", "RNN", "GRU", "LSTM"]
