@@ -24,7 +24,14 @@ from .embedding import Embedding
 from .normalization import BatchNorm2d, LayerNorm
 from .pooling import AvgPool2d, MaxPool2d
 from .rnns import GRU, LSTM, RNN
+from .transformer import (
+    MultiheadAttention,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm2d", "LayerNorm",
            "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding", "get_activation", "Identity", "CellList",
-           "CellDict", "LeakyReLU", "PReLU", "ELU", "SiLU", "HSwish", "HSigmoid", "Mish", "RNN", "GRU", "LSTM"]
+           "CellDict", "LeakyReLU", "PReLU", "ELU", "SiLU", "HSwish", "HSigmoid", "Mish", "RNN", "GRU", "LSTM",
+           "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder"]
