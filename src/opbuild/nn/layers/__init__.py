@@ -21,8 +21,10 @@ from .basic import Dense, Dropout, Flatten, Identity
 from .containers import CellDict, CellList
 from .conv import Conv2d
 from .embedding import Embedding
-from .normalization import BatchNorm2d, LayerNorm
+from .instance_norm import GroupNorm, InstanceNorm2d
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .pooling import AvgPool2d, MaxPool2d
+from .resize import PixelShuffle
 from .rnns import GRU, LSTM, RNN
 from .transformer import (
     MultiheadAttention,
@@ -34,4 +36,5 @@ from .transformer import (
 __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm2d", "LayerNorm",
            "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding", "get_activation", "Identity", "CellList",
            "CellDict", "LeakyReLU", "PReLU", "ELU", "SiLU", "HSwish", "HSigmoid", "Mish", "RNN", "GRU", "LSTM",
-           "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder"]
+           "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
+           "GroupNorm", "InstanceNorm2d", "BatchNorm1d", "PixelShuffle"]
