@@ -19,7 +19,7 @@ from .activation import (
 )
 from .basic import Dense, Dropout, Flatten, Identity
 from .containers import CellDict, CellList
-from .conv import Conv2d
+from .conv import Conv1d, Conv2d
 from .embedding import Embedding
 from .instance_norm import GroupNorm, InstanceNorm2d
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
@@ -37,4 +37,4 @@ __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "B
            "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding", "get_activation", "Identity", "CellList",
            "CellDict", "LeakyReLU", "PReLU", "ELU", "SiLU", "HSwish", "HSigmoid", "Mish", "RNN", "GRU", "LSTM",
            "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
-           "GroupNorm", "InstanceNorm2d", "BatchNorm1d", "PixelShuffle"]
+           "GroupNorm", "InstanceNorm2d", "BatchNorm1d", "PixelShuffle", "Conv1d"]
