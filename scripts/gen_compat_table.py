@@ -1,5 +1,5 @@
 """Generate the tables of docs/mindspore-compat.md from the code (the functional API's names and
-signatures, the primitive classes, the Tensor methods), between the markers in that file.
+signatures, the primitive classes, the Tensor methods, the nn layers), between the markers in that file.
 
     python scripts/gen_compat_table.py          # rewrite the tables in place
     python scripts/gen_compat_table.py --check  # exit 1 if the committed tables are stale
@@ -29,7 +29,7 @@ def _sig(fn) -> str:
 
 def tables() -> str:
     """The generated Markdown."""
-    from opbuild import Tensor
+    from opbuild import Tensor, nn
     from opbuild.ops import functional, operations
 
     lines = ["### Functional API (`opbuild.ops`, `opbuild.ops.functional`)", "",
@@ -45,6 +45,13 @@ def tables() -> str:
         attr = getattr(Tensor, name)
         sig = "(property)" if isinstance(attr, property) else f"`{name}{_sig(attr)}`"
         lines.append(f"| `{name}` | {sig} |")
+    lines += ["", "### Layers (`opbuild.nn`)", "", "| layer | constructor | construct |", "|---|---|---|"]
+    for name in sorted(set(nn.__all__)):
+        cls = getattr(nn, name)
+        if not (isinstance(cls, type) and issubclass(cls, nn.Cell)) or cls is nn.Cell:
+            continue
+        init, call = _sig(cls.__init__).replace("(self, ", "(").replace("(self)", "()"), _sig(cls.construct)
+        lines.append(f"| `{name}` | `{name}{init}` | `{call.replace('(self, ', '(').replace('(self)', '()')}` |")
     return "\n".join(lines) + "\n"
 
 

@@ -6,6 +6,7 @@ from ..parameter import Parameter
 from ..train.metrics import Accuracy, Loss, Metric
 from .cell import Cell
 from .container import SequentialCell
+from .layers import *  # noqa: F403 - every layer, as MindSpore's nn namespace has them
 from .layers import (
     GELU,
     AvgPool2d,
@@ -23,6 +24,7 @@ from .layers import (
     Tanh,
     get_activation,
 )
+from .layers import __all__ as _LAYERS
 from .loss import (
     BCEWithLogitsLoss,
     CrossEntropyLoss,
@@ -49,3 +51,4 @@ __all__ = ["Cell", "SequentialCell", "Parameter", "Dense", "Flatten", "Dropout",
            "CosineDecayLR", "ExponentialDecayLR", "WithLossCell", "TrainOneStepCell", "LossBase",
            "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "Metric",
            "Accuracy", "Loss"]
+__all__ += [n for n in _LAYERS if n not in __all__]

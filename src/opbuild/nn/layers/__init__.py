@@ -2,12 +2,39 @@
 
 from __future__ import annotations
 
-from .activation import GELU, ReLU, Sigmoid, Softmax, Tanh, get_activation
-from .basic import Dense, Dropout, Flatten
-from .conv import Conv2d
+from .activation import (
+    ELU,
+    GELU,
+    HSigmoid,
+    HSwish,
+    LeakyReLU,
+    Mish,
+    PReLU,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Tanh,
+    get_activation,
+)
+from .basic import Dense, Dropout, Flatten, Identity
+from .containers import CellDict, CellList
+from .conv import Conv1d, Conv2d
 from .embedding import Embedding
-from .normalization import BatchNorm2d, LayerNorm
+from .instance_norm import GroupNorm, InstanceNorm2d
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .pooling import AvgPool2d, MaxPool2d
+from .resize import PixelShuffle
+from .rnns import GRU, LSTM, RNN
+from .transformer import (
+    MultiheadAttention,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm2d", "LayerNorm",
-           "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding", "get_activation"]
+           "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding", "get_activation", "Identity", "CellList",
+           "CellDict", "LeakyReLU", "PReLU", "ELU", "SiLU", "HSwish", "HSigmoid", "Mish", "RNN", "GRU", "LSTM",
+           "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
+           "GroupNorm", "InstanceNorm2d", "BatchNorm1d", "PixelShuffle", "Conv1d"]

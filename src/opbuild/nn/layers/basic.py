@@ -1,4 +1,4 @@
-"""Basic layers: Dense (fully connected), Flatten and Dropout."""
+"""Basic layers: Dense (fully connected), Flatten, Dropout and Identity."""
 
 from __future__ import annotations
 
@@ -114,3 +114,10 @@ class Dropout(Cell):
         y, _ = self.dropout(x, self._rng_state)
         self._assign(self._rng_state, self._rng_state + Tensor(np.array([0, 1], np.int64)))
         return y
+
+
+class Identity(Cell):
+    """Returns its input unchanged (a placeholder where a network expects a layer)."""
+
+    def construct(self, x: Tensor) -> Tensor:
+        return x

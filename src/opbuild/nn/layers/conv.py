@@ -60,3 +60,49 @@ class Conv2d(Cell):
         y = self.conv2d(x, self.weight)
         return self.bias_add(y, self.bias) if self.has_bias else y
 
+
+
+class Conv1d(Cell):
+    """1-D convolution over an (N, C_in, L) input, run as Conv2D on the (N, C_in, 1, L) view.
+
+    ``Conv1d(in_channels, out_channels, kernel_size, stride=1, pad_mode='same', padding=0, dilation=1,
+    group=1, has_bias=False, weight_init=None, bias_init=None)``; ``weight`` has MindSpore's shape
+    (out_channels, in_channels // group, kernel_size). ``padding`` is an int (both sides) or (left, right).
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
+                 pad_mode: str = "same", padding: int | Sequence[int] = 0, dilation: int = 1, group: int = 1,
+                 has_bias: bool = False, weight_init=None, bias_init=None) -> None:
+        super().__init__()
+        self.in_channels = positive_int("Conv1d", "in_channels", in_channels)
+        self.out_channels = positive_int("Conv1d", "out_channels", out_channels)
+        self.kernel_size = positive_int("Conv1d", "kernel_size", kernel_size)
+        self.stride = positive_int("Conv1d", "stride", stride)
+        self.dilation = positive_int("Conv1d", "dilation", dilation)
+        self.group = positive_int("Conv1d", "group", group)
+        if in_channels % group or out_channels % group:
+            raise ValueError(f"Conv1d: in_channels ({in_channels}) and out_channels ({out_channels}) must be "
+                             f"divisible by group ({group})")
+        self.pad_mode = check_pad_mode("Conv1d", pad_mode, padding)
+        pads = int_pair("Conv1d", "padding", padding, minimum=0)
+        self.padding = pads
+        self.has_bias = bool(has_bias)
+        fan_in = in_channels // group * kernel_size
+        self.weight = Parameter(init_array(HeUniform(math.sqrt(5)) if weight_init is None else weight_init,
+                                           (out_channels, in_channels // group, kernel_size)), name="weight")
+        if self.has_bias:
+            self.bias = Parameter(init_array(Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init,
+                                             (out_channels,)), name="bias")
+        self.conv2d = ops.Conv2D(out_channel=out_channels, kernel_size=(1, kernel_size), mode=1,
+                                 pad_mode=self.pad_mode, pad=(0, 0, *pads), stride=(1, self.stride),
+                                 dilation=(1, self.dilation), group=group)
+        self.bias_add = ops.BiasAdd()
+
+    def construct(self, x: Tensor) -> Tensor:
+        check_input("Conv1d", x, rank=3, dim=(1, self.in_channels))
+        n, c, length = x.shape
+        w = ops.reshape(self.weight, (self.out_channels, c // self.group, 1, self.kernel_size))
+        y = self.conv2d(ops.reshape(x, (n, c, 1, length)), w)
+        if self.has_bias:
+            y = self.bias_add(y, self.bias)
+        return ops.reshape(y, (n, self.out_channels, y.shape[3]))

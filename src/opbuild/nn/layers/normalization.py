@@ -91,3 +91,18 @@ class LayerNorm(Cell):
                              [x._type])
         y, _, _ = self.layer_norm(x, self.gamma, self.beta)
         return y
+
+
+class BatchNorm1d(BatchNorm2d):
+    """Batch normalisation over axis 1 of an (N, C) or (N, C, L) input: :class:`BatchNorm2d` on the input
+    viewed as (N, C, L, 1), so both modes (moving statistics in evaluation, batch statistics in training)
+    behave exactly as BatchNorm2d's. Same arguments and parameters (``gamma``, ``beta``, ``moving_mean``,
+    ``moving_variance``)."""
+
+    def construct(self, x: Tensor) -> Tensor:
+        if x.ndim not in (2, 3):
+            raise ShapeError("BatchNorm1d", "expects a rank-2 (N, C) or rank-3 (N, C, L) input", [x._type])
+        check_input("BatchNorm1d", x, dim=(1, self.num_features))
+        shape = x.shape
+        y = super().construct(x.reshape((shape[0], shape[1], shape[2] if x.ndim == 3 else 1, 1)))
+        return y.reshape(shape)
