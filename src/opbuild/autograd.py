@@ -19,7 +19,7 @@ Return conventions (MindSpore 2.x ``mindspore.grad`` / ``value_and_grad``):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,21 +28,6 @@ from . import trace
 from .parameter import Parameter
 from .passes.autodiff import Autodiff
 from .tensor import Tensor
-
-
-def _arg_signature(args: Sequence[Any]) -> tuple:
-    sig = []
-    for a in args:
-        if isinstance(a, Tensor):
-            sig.append(("T", a.shape, a._type.dtype))
-        else:
-            try:
-                hash(a)
-            except TypeError:
-                raise TypeError(f"arguments of a differentiated function must be Tensors or hashable constants, "
-                                f"got {type(a).__name__}") from None
-            sig.append(("C", a))
-    return tuple(sig)
 
 
 def _weights_list(weights: Any) -> tuple[list[Parameter], bool]:
@@ -99,7 +84,8 @@ class _Differentiated:
             graph, rebuild, n_out = self._graph(args, n_args, n_sens)
             outs = outer.inline(graph, [a for a in args if isinstance(a, Tensor)])
             return rebuild(outs[:n_out]), outs[n_out:n_out + n_in], outs[n_out + n_in:]
-        key = (self._state(), _arg_signature(args), tuple(id(w) for w in self.weights))
+        key = (self._state(), trace.arg_signature(args, "a differentiated function"),
+               tuple(id(w) for w in self.weights))
         entry = self._graphs.get(key)
         if entry is None:
             graph, rebuild, n_out = self._graph(args, n_args, n_sens)

@@ -21,19 +21,6 @@ from .tensor import Tensor
 _OPTIONS = {"mode", "input_signature", "hash_args", "jit_config", "compile_once"}
 
 
-def _signature(args: tuple) -> tuple:
-    sig = []
-    for a in args:
-        if isinstance(a, Tensor):
-            sig.append(("T", tuple(a.shape), a._type.dtype))
-        else:
-            try:
-                hash(a)
-            except TypeError:
-                raise TypeError(f"@jit: arguments must be Tensors or hashable constants, got "
-                                f"{type(a).__name__}") from None
-            sig.append(("C", a))
-    return tuple(sig)
 
 
 class _JitFunction:
@@ -50,14 +37,7 @@ class _JitFunction:
         if trace.current() is not None:  # called from another traced function: inline
             return self.fn(*args)
         args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
-        key = _signature(args)
-        entry = self._graphs.get(key)
-        if entry is None:
-            graph, rebuild = trace.trace(self.fn, args)
-            entry = (trace.engine().compile_graph(graph), rebuild)
-            self._graphs[key] = entry
-        compiled, rebuild = entry
-        return rebuild([Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])])
+        return trace.run_compiled(self._graphs, trace.arg_signature(args, "@jit"), self.fn, args)
 
 
 def jit(function: Callable[..., Any] | None = None, **options: Any) -> Any:

@@ -172,3 +172,32 @@ def engine() -> Engine:
     if _engine is None:
         importlib.import_module("opbuild.runtime.session")
     return _engine()
+
+
+def arg_signature(args: Sequence[Any], who: str) -> tuple:
+    """What a compiled graph depends on in ``args``: each Tensor's shape and dtype, each other argument's value
+    (it is a constant of the trace, so it must be hashable; ``who`` names the caller in the error)."""
+    sig = []
+    for a in args:
+        if isinstance(a, Tensor):
+            sig.append(("T", tuple(a.shape), a._type.dtype))
+        else:
+            try:
+                hash(a)
+            except TypeError:
+                raise TypeError(f"{who}: arguments must be Tensors or hashable constants, got "
+                                f"{type(a).__name__}") from None
+            sig.append(("C", a))
+    return tuple(sig)
+
+
+def run_compiled(graphs: dict, key: Any, fn: Callable[..., Any], args: Sequence[Any]) -> Any:
+    """Run ``fn(*args)`` as a compiled graph: traced and compiled through the engine once per ``key`` (the
+    entry is kept in ``graphs``), then called on the Tensor arguments' data; returns ``fn``'s output structure."""
+    entry = graphs.get(key)
+    if entry is None:
+        graph, rebuild = trace(fn, args)
+        entry = graphs[key] = (engine().compile_graph(graph), rebuild)
+    compiled, rebuild = entry
+    return rebuild([Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])])
+

@@ -15,21 +15,6 @@ from ..parameter import Parameter
 from ..tensor import Tensor
 
 
-def _signature(args: tuple) -> tuple:
-    sig = []
-    for a in args:
-        if isinstance(a, Tensor):
-            sig.append(("T", a.shape, a._type.dtype))
-        else:
-            try:
-                hash(a)
-            except TypeError:
-                raise TypeError(
-                    f"Cell arguments must be Tensors or hashable constants, got {type(a).__name__}") from None
-            sig.append(("C", a))
-    return tuple(sig)
-
-
 class Cell:
     """Base class of all networks and layers. Subclasses define ``construct``.
 
@@ -134,15 +119,8 @@ class Cell:
         if kwargs:
             raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
         args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
-        key = (self._state_signature(), _signature(args))
-        entry = self._graphs.get(key)
-        if entry is None:
-            graph, rebuild = trace.trace(self.construct, args)
-            entry = (trace.engine().compile_graph(graph), rebuild)
-            self._graphs[key] = entry
-        compiled, rebuild = entry
-        outs = compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])
-        return rebuild([Tensor(o) for o in outs])
+        key = (self._state_signature(), trace.arg_signature(args, f"{type(self).__name__} (a Cell)"))
+        return trace.run_compiled(self._graphs, key, self.construct, args)
 
     def _state_signature(self) -> tuple:
         """What a traced graph depends on besides its inputs: every cell's training flag and structure."""

@@ -100,13 +100,7 @@ class MemoryPlan:
         another value that is live across it (defined before and read after, or a graph output), unless the
         writer is an ``inplace`` op and that value is one of its same-size inputs that nothing reads later."""
         steps = {id(n): i for i, n in enumerate(graph.nodes)}
-        end = len(graph.nodes)
-        last: dict[Value, int] = {}
-        for i, n in enumerate(graph.nodes):
-            for v in n.inputs:
-                last[v] = i
-        for v in graph.outputs:
-            last[v] = end
+        last = last_reads(graph)
         placed: list[tuple[Value, int, int, int, int]] = []  # value, first byte, end byte, defined, last read
         for v, loc in self.locations.items():
             if loc.kind == "arena":
@@ -140,17 +134,23 @@ class MemoryPlan:
                         raise PlanError(f"{n.name} overwrites {v.name or v.type} (live from step {d} to {u})")
 
 
-def plan_memory(graph: Graph, share: bool = True) -> MemoryPlan:
-    """Plan ``graph``'s memory. ``share=False`` gives every node output its own buffer and runs every node as a
-    kernel (no views, nothing in place): what execution looked like before planning, kept as the executor's
-    plan for graphs that did not go through :class:`MemoryPlanning`."""
-    end = len(graph.nodes)
+def last_reads(graph: Graph) -> dict[Value, int]:
+    """The step of the last node reading each value; graph outputs are read after the last step (the executor
+    copies them out at the end)."""
     last: dict[Value, int] = {}
     for i, n in enumerate(graph.nodes):
         for v in n.inputs:
             last[v] = i
     for v in graph.outputs:
-        last[v] = end
+        last[v] = len(graph.nodes)
+    return last
+
+
+def plan_memory(graph: Graph, share: bool = True) -> MemoryPlan:
+    """Plan ``graph``'s memory. ``share=False`` gives every node output its own buffer and runs every node as a
+    kernel (no views, nothing in place): what execution looked like before planning, kept as the executor's
+    plan for graphs that did not go through :class:`MemoryPlanning`."""
+    last = last_reads(graph)
     locations: dict[Value, Location] = {v: Location("input", j) for j, v in enumerate(graph.inputs)}
     locations.update({v: Location("capture", j) for j, (v, _) in enumerate(graph.captures)})
     buffer_of: dict[Value, Buffer] = {}
