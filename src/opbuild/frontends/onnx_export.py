@@ -266,9 +266,14 @@ def _conv_transpose(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: lis
     # ONNX ConvTranspose reads its weight as (C_in=O, C_out/g, kh, kw), the same array.
     if attrs.get("group", 1) != 1:
         raise _Reject("group != 1")
-    out_hw = list(attrs["input_size"][2:])
+    # Explicit pads plus output_padding rather than output_shape: with output_shape ONNX recomputes the pads.
+    pads = _onnx_pads(attrs["pad"])
+    extra = [out - (s * (n - 1) + (k - 1) * d + 1 - pads[i] - pads[i + 2])
+             for i, (out, n, s, k, d) in enumerate(zip(attrs["input_size"][2:], node.inputs[0].type.shape[2:],
+                                                       attrs["stride"], attrs["kernel_size"], attrs["dilation"],
+                                                       strict=True))]
     ctx.add("ConvTranspose", ins, outs, kernel_shape=list(attrs["kernel_size"]), strides=list(attrs["stride"]),
-            dilations=list(attrs["dilation"]), pads=_onnx_pads(attrs["pad"]), output_shape=out_hw)
+            dilations=list(attrs["dilation"]), pads=pads, output_padding=extra)
 
 
 @converts("MaxPool", "AvgPool")
