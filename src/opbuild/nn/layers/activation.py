@@ -28,6 +28,17 @@ class ReLU(Cell):
         return self.relu(x)
 
 
+class ReLU6(Cell):
+    """``min(max(x, 0), 6)`` elementwise (MobileNet's activation), the ReLU6 primitive."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.relu6 = ops.ReLU6()
+
+    def construct(self, x: Tensor) -> Tensor:
+        return self.relu6(x)
+
+
 class Sigmoid(Cell):
     """``1 / (1 + exp(-x))`` elementwise."""
 

@@ -1,0 +1,52 @@
+"""``opbuild.export`` (MindSpore's ``mindspore.export`` / ``mindspore.train.serialization.export``).
+
+Only ONNX is written: MINDIR and AIR are MindSpore's own serialized graph formats, which opbuild neither reads
+nor writes. The ONNX writer (``frontends/onnx_export.py``) needs the optional ``onnx`` package and is imported
+on first use, so ``import opbuild`` does not pay for protobuf.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+_FORMATS = ("ONNX", "MINDIR", "AIR")
+
+
+def export(net: Any, *inputs: Any, file_name: str | os.PathLike, file_format: str = "ONNX", **kwargs: Any) -> Path:
+    """Export ``net`` traced on ``inputs`` (Tensors or NumPy arrays giving the input signature) to
+    ``file_name``, as MindSpore's ``export(net, *inputs, file_name, file_format)`` does.
+
+    ``file_format`` "ONNX" writes an ONNX model (opset 17) of the graph traced in inference mode, with the
+    network's parameters as initializers under their names; ``file_name`` gets the ".onnx" suffix when it does
+    not already end with it (MindSpore's rule). "MINDIR" and "AIR" raise ValueError: opbuild does not write
+    them. Returns the path written. MindSpore-only keyword arguments (``enc_key``, ``dataset``, ...) are
+    rejected rather than ignored, so a caller relying on them learns it at once.
+    """
+    if kwargs:
+        raise TypeError(f"export: unsupported keyword argument(s) {sorted(kwargs)} (opbuild's export takes "
+                        "net, *inputs, file_name and file_format)")
+    if not isinstance(file_format, str) or file_format.upper() not in _FORMATS:
+        raise ValueError(f"export: file_format must be one of {', '.join(_FORMATS)}, got {file_format!r}")
+    if file_format.upper() != "ONNX":
+        raise ValueError(f"export: file_format={file_format!r} is not supported by opbuild (MindSpore's own "
+                         "graph formats); use file_format='ONNX'")
+    if not inputs:
+        raise ValueError("export: give at least one input (a Tensor or array) to trace the network with")
+    if not isinstance(file_name, (str, os.PathLike)) or not os.fspath(file_name):
+        raise TypeError(f"export: file_name must be a non-empty path, got {file_name!r}")
+    path = os.fspath(file_name)
+    if not path.endswith(".onnx"):
+        path += ".onnx"
+    try:
+        from ..frontends import onnx_export
+    except ModuleNotFoundError as e:
+        if e.name != "onnx":
+            raise
+        raise ModuleNotFoundError("export(file_format='ONNX') needs the 'onnx' package, which is not installed: "
+                                  "pip install 'opbuild[onnx]'", name="onnx") from None
+    return onnx_export.export_onnx(net, inputs, Path(path))
+
+
+__all__ = ["export"]
