@@ -159,28 +159,32 @@ def _forward_gemm(g: Geometry) -> str:
 
 
 def _forward_direct(g: Geometry) -> str:
-    """Each (image, output channel) plane row by row: ``acc[q] += w * x[row][q*sw + off]`` over the input
-    channels of its group and the taps, with the valid column range of each tap in closed form."""
+    """Each (image, output channel) plane row by row: its group's input planes are copied into a zero-bordered
+    per-thread buffer (the borders are zero from the thread's first use on: only the interior is ever
+    written), then ``acc[q] += w * padded[row][q*sw + kj*dw]`` for every tap over the whole output row, a
+    bounds-free loop of constant length that gcc vectorises and unrolls."""
+    ph, pw = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1, (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1
+    ph, pw = max(ph, g.h + g.pt), max(pw, g.w + g.pl)  # room for every input pixel, used or not
     work = g.n * g.o * g.oh * g.ow * g.kdim
     return f"""
 {parallel_for(work)}for (int64_t p = 0; p < {g.n * g.o}; p++) {{
+  static __thread {g.t} ob_pad[{g.cg * ph * pw}] __attribute__((aligned(64)));
   const int64_t b = p / {g.o}, oc = p % {g.o}, gi = oc / {g.og};
+  {g.t} *restrict pad = ob_pad;
+  for (int64_t ci = 0; ci < {g.cg}; ci++)
+    for (int64_t i = 0; i < {g.h}; i++)
+      memcpy(pad + (ci * {ph} + i + {g.pt}) * {pw} + {g.pl},
+             in0 + ((b * {g.c} + gi * {g.cg} + ci) * {g.h} + i) * {g.w}, sizeof(*pad) * {g.w});
   {g.t} *restrict dst = out0 + p * {g.oh * g.ow};
+  const {g.t} *restrict f = in1 + oc * {g.kdim};
   for (int64_t r = 0; r < {g.oh}; r++) {{
     {g.t} acc[{g.ow}] = {{0}};
-    for (int64_t ci = 0; ci < {g.cg}; ci++) {{
-      const {g.t} *restrict img = in0 + (b * {g.c} + gi * {g.cg} + ci) * {g.h * g.w};
-      const {g.t} *restrict f = in1 + (oc * {g.cg} + ci) * {g.kh * g.kw};
-      for (int64_t ki = 0; ki < {g.kh}; ki++) {{
-        const int64_t ih = r * {g.sh} - {g.pt} + ki * {g.dh};
-        if (ih < 0 || ih >= {g.h}) continue;
-        for (int64_t kj = 0; kj < {g.kw}; kj++) {{
-          const {g.t} fv = f[ki * {g.kw} + kj];
-          {col_range(g.w, g.ow, g.pl, g.sw, g.dw)}
-          const {g.t} *restrict s = img + ih * {g.w} - {g.pl} + kj * {g.dw};  /* only s[q*sw], q in [lo, hi) */
-          for (int64_t q = lo; q < hi; q++) acc[q] += fv * s[q * {g.sw}];
-        }}
-      }}
+    for (int64_t ci = 0; ci < {g.cg}; ci++)
+    for (int64_t ki = 0; ki < {g.kh}; ki++)
+    for (int64_t kj = 0; kj < {g.kw}; kj++) {{
+      const {g.t} fv = f[(ci * {g.kh} + ki) * {g.kw} + kj];
+      const {g.t} *restrict s = pad + (ci * {ph} + r * {g.sh} + ki * {g.dh}) * {pw} + kj * {g.dw};
+      for (int64_t q = 0; q < {g.ow}; q++) acc[q] += fv * s[q * {g.sw}];
     }}
     memcpy(dst + r * {g.ow}, acc, sizeof(acc));
   }}
