@@ -28,7 +28,8 @@ sets ``OPENBLAS_NUM_THREADS`` and ``OMP_NUM_THREADS`` (the script re-executes it
 at load time): ``--threads 1`` compares single-threaded code, ``--threads 2`` what a user of a 2-core machine
 gets by default.
 
-Usage: ``python benchmarks/bench_kernels.py [--quick] [--threads N] [--json PATH] [--only GROUP,...]``
+Usage: ``python benchmarks/bench_kernels.py [--quick] [--threads N] [--json PATH] [--only GROUP,...]
+[--algo A]``
 with groups gemm, batch, conv, elementwise.
 """
 
@@ -155,43 +156,60 @@ def bench_batch(args, rng) -> list[Row]:
     return rows
 
 
-def _numpy_conv(x: np.ndarray, w: np.ndarray, pad: int, col: np.ndarray, out: np.ndarray) -> None:
-    """NumPy im2col + matmul for a stride-1 convolution with symmetric padding (group 1)."""
+def _numpy_conv(x: np.ndarray, w: np.ndarray, pad: int, stride: int, group: int, col: np.ndarray,
+                out: np.ndarray) -> None:
+    """NumPy im2col + matmul for a convolution with symmetric padding, a stride and groups (one batched
+    matmul over the groups: (G, Og, Cg*K*K) @ (N, G, Cg*K*K, OH*OW))."""
     n, c, _, _ = x.shape
-    o, _, kh, kw = w.shape
+    o, cg, kh, kw = w.shape
     xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad))) if pad else x
-    win = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))  # n c oh ow kh kw
+    win = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))[:, :, ::stride, ::stride]
     oh, ow = win.shape[2:4]
-    col4 = col.reshape(n, c, kh, kw, oh, ow)
-    col4[...] = win.transpose(0, 1, 4, 5, 2, 3)
-    np.matmul(w.reshape(o, c * kh * kw), col.reshape(n, c * kh * kw, oh * ow), out=out.reshape(n, o, oh * ow))
+    col6 = col.reshape(n, c, kh, kw, oh, ow)
+    col6[...] = win.transpose(0, 1, 4, 5, 2, 3)
+    np.matmul(w.reshape(group, o // group, cg * kh * kw), col.reshape(n, group, cg * kh * kw, oh * ow),
+              out=out.reshape(n, group, o // group, oh * ow))
+
+
+# (N, C, H, W, O, K, pad, stride, group): ResNet-style 3x3 layers and a 1x1 (direct gemm); MobileNetV2's
+# depthwise 3x3 (stride 1 and 2) and 1x1 expansion/projection layers; the stem of a small CNN (direct).
+CONV_CASES = [(8, 64, 28, 28, 64, 3, 1, 1, 1), (4, 32, 56, 56, 64, 3, 1, 1, 1), (8, 256, 14, 14, 256, 1, 0, 1, 1),
+              (1, 144, 56, 56, 144, 3, 1, 1, 144), (1, 96, 112, 112, 96, 3, 1, 2, 96),
+              (1, 576, 14, 14, 576, 3, 1, 1, 576), (1, 24, 56, 56, 144, 1, 0, 1, 1), (1, 144, 56, 56, 24, 1, 0, 1, 1),
+              (1, 3, 32, 32, 16, 3, 1, 1, 1)]
 
 
 def bench_conv(args, rng) -> list[Row]:
-    # (N, C, H, W, O, K, pad): a ResNet-style 3x3 layer, an early wide-image layer, and a 1x1 (direct gemm).
-    cases = [(8, 64, 28, 28, 64, 3, 1), (4, 32, 56, 56, 64, 3, 1), (8, 256, 14, 14, 256, 1, 0)]
+    cases = CONV_CASES
     if args.quick:
-        cases = [(4, 64, 28, 28, 64, 3, 1), (4, 256, 14, 14, 256, 1, 0)]
+        cases = [(4, 64, 28, 28, 64, 3, 1, 1, 1), (4, 256, 14, 14, 256, 1, 0, 1, 1),
+                 (1, 144, 56, 56, 144, 3, 1, 1, 144), (1, 144, 56, 56, 24, 1, 0, 1, 1)]
     rows = []
-    for n, c, h, wd, o, k, pad in cases:
+    for n, c, h, wd, o, k, pad, stride, group in cases:
         x = rng.standard_normal((n, c, h, wd)).astype(np.float32)
-        w = (rng.standard_normal((o, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32)
-        attrs = {"out_channel": o, "kernel_size": k, "pad_mode": "pad", "pad": pad}
+        w = (rng.standard_normal((o, c // group, k, k)) / np.sqrt(c // group * k * k)).astype(np.float32)
+        attrs = {"out_channel": o, "kernel_size": k, "pad_mode": "pad", "pad": pad, "stride": stride,
+                 "group": group}
+        if args.algo:
+            attrs["algo"] = args.algo
         call, (out,) = kernel_call("Conv2D", attrs, [x, w])
         oh, ow = out.shape[2:]
         col = np.empty((n, c * k * k, oh * ow), np.float32)
         ref = np.empty((n, o, oh, ow), np.float32)
-        _numpy_conv(x, w, pad, col, ref)
+        _numpy_conv(x, w, pad, stride, group, col, ref)
         call()
         _check(f"Conv2D {x.shape}", out, ref, 1e-3, 1e-3)
-        wm, gout = w.reshape(o, -1), ref.reshape(n, o, oh * ow)
+        wm = w.reshape(group, o // group, -1)
+        colg, gout = col.reshape(n, group, -1, oh * ow), ref.reshape(n, group, o // group, oh * ow)
         t_ob, t_np, t_gemm = compare(
             call,
-            lambda x=x, w=w, pad=pad, col=col, ref=ref: _numpy_conv(x, w, pad, col, ref),
-            # The GEMM the convolution reduces to, in NumPy alone: (O, CKK) @ (CKK, OH*OW) per image.
-            lambda wm=wm, col=col, gout=gout: np.matmul(wm, col, out=gout),
+            lambda x=x, w=w, pad=pad, s=stride, g=group, col=col, ref=ref: _numpy_conv(x, w, pad, s, g, col, ref),
+            # The GEMM the convolution reduces to, in NumPy alone: (Og, Cg*K*K) @ (Cg*K*K, OH*OW) per image-group.
+            lambda wm=wm, colg=colg, gout=gout: np.matmul(wm, colg, out=gout),
             repeat=args.repeat, min_time=args.min_time)
-        rows.append(Row("conv", f"Conv2D N{n} C{c} {h}x{wd} O{o} k{k} p{pad} f32", t_ob, t_np, t_ob / t_np,
+        tag = f" s{stride}" if stride > 1 else ""
+        tag += f" g{group}" if group > 1 else ""
+        rows.append(Row("conv", f"Conv2D N{n} C{c} {h}x{wd} O{o} k{k} p{pad}{tag} f32", t_ob, t_np, t_ob / t_np,
                         gemm_numpy_s=t_gemm, gemm_ratio=t_ob / t_gemm, target="gemm <= 1.5",
                         met=t_ob / t_gemm <= 1.5))
     return rows
@@ -274,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", default=",".join(GROUPS), help=f"comma-separated groups of {', '.join(GROUPS)}")
     p.add_argument("--threads", type=int, default=None,
                    help="OPENBLAS_NUM_THREADS and OMP_NUM_THREADS (opbuild's elementwise threads)")
+    p.add_argument("--algo", default=None, help="force Conv2D's algorithm (gemm, depthwise, direct, im2col)")
     p.add_argument("--json", type=Path, default=RESULTS, help=f"where to write results (default {RESULTS})")
     args = p.parse_args(argv)
     threads_env = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")

@@ -369,3 +369,94 @@ def test_small_cnn_graph_matches_reference_interpreter(graph_mode):
     y = ref_pool(y, (2, 2), (2, 2), (0, 0, 0, 0), False, "max")
     y = ref_conv(y, net.w2.asnumpy(), (1, 1, 1, 1), (2, 2), (1, 1), 6).mean(axis=(2, 3), keepdims=True)
     close(out, y, 27)
+
+
+# ---- algorithm choice (ops/conv_kernels.py) -----------------------------------------------------------
+
+def conv_spec(x_shape, w_shape, **attrs):
+    from opbuild.ir import TensorType
+    from opbuild.ops.registry import get
+
+    return get("Conv2D").spec({"out_channel": w_shape[0], "kernel_size": list(w_shape[2:]), **attrs},
+                              [TensorType(x_shape, "float32"), TensorType(w_shape, "float32")])
+
+
+@pytest.mark.parametrize("x_shape,w_shape,attrs,algo", [
+    ((1, 96, 56, 56), (24, 96, 1, 1), {}, "gemm"),  # MobileNetV2 projection
+    ((1, 96, 56, 56), (96, 1, 3, 3), dict(group=96, pad_mode="same"), "depthwise"),
+    ((1, 96, 56, 56), (96, 1, 3, 3), dict(group=96, pad_mode="same", stride=2), "depthwise"),
+    ((1, 3, 8, 8), (4, 3, 3, 3), {}, "direct"),  # 4*27*36 multiply-adds: a BLAS call costs more
+    ((1, 64, 56, 56), (64, 64, 3, 3), dict(pad_mode="same"), "im2col"),
+    ((1, 64, 56, 56), (64, 64, 1, 1), dict(stride=2), "im2col"),  # strided 1x1: subsampling copy
+    ((1, 16, 8, 8), (32, 1, 3, 3), dict(group=16), "depthwise"),  # channel multiplier 2
+    ((1, 8, 28, 28), (64, 1, 3, 3), dict(group=8), "im2col"),  # 8 outputs per group: a real GEMM
+])
+def test_conv2d_algorithm_is_chosen_by_shape_and_keyed(x_shape, w_shape, attrs, algo):
+    spec = conv_spec(x_shape, w_shape, **attrs)
+    assert spec.attrs["algo"] == algo
+    again = conv_spec(x_shape, w_shape, **spec.attrs)  # normalizing twice is a no-op
+    assert again.attrs == spec.attrs
+
+
+def test_conv2d_forced_gemm_is_refused_where_it_would_be_wrong():
+    spec = conv_spec((1, 4, 6, 6), (4, 4, 3, 3), algo="gemm")
+    assert spec.attrs["algo"] != "gemm"
+    assert conv_spec((1, 4, 6, 6), (4, 4, 3, 3), algo="im2col").attrs["algo"] == "im2col"
+
+
+FORCED = [
+    ((2, 6, 9, 10), (6, 1, 3, 3), dict(group=6, pad_mode="same")),
+    ((2, 6, 9, 10), (12, 1, 3, 3), dict(group=6, pad_mode="pad", pad=(1, 0, 2, 1), stride=2)),
+    ((1, 4, 11, 13), (8, 2, 3, 2), dict(group=2, pad_mode="pad", pad=(0, 2, 1, 1), stride=(2, 1), dilation=2)),
+    ((2, 5, 7, 7), (3, 5, 1, 1), {}),
+    ((2, 4, 7, 9), (6, 2, 1, 1), dict(group=2)),
+    ((1, 3, 12, 12), (4, 3, 5, 5), dict(pad_mode="same", stride=3, dilation=(1, 2))),
+]
+
+
+@pytest.mark.parametrize("algo", ["gemm", "depthwise", "direct", "im2col"])
+@pytest.mark.parametrize("x_shape,w_shape,attrs", FORCED)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_conv2d_every_algorithm_matches_the_direct_reference(x_shape, w_shape, attrs, algo, dtype):
+    one_by_one = w_shape[2:] == (1, 1) and attrs.get("stride", 1) == 1 and not attrs.get("pad")
+    if algo == "gemm" and not one_by_one:
+        pytest.skip("gemm applies to 1x1 stride-1 unpadded convolutions only")
+    from opbuild.ops.primitive import apply
+
+    rng = np.random.default_rng(11)
+    x, w = rand(rng, x_shape, dtype), rand(rng, w_shape, dtype)
+    full = {"out_channel": w_shape[0], "kernel_size": list(w_shape[2:]), "algo": algo, **attrs}
+    assert conv_spec(x_shape, w_shape, **full).attrs["algo"] == algo
+    out = apply("Conv2D", full, [Tensor(x), Tensor(w)]).asnumpy()
+    spec = conv_spec(x_shape, w_shape, **full)
+    k = spec.attrs
+    ref = ref_conv(x, w, k["pad"], k["stride"], k["dilation"], k["group"])
+    close(out, ref, w_shape[1] * w_shape[2] * w_shape[3])
+
+
+@pytest.mark.parametrize("algo", ["gemm", "direct", "im2col"])
+@pytest.mark.parametrize("x_shape,w_shape,attrs", FORCED)
+@pytest.mark.parametrize("op", ["Conv2DBackpropInput", "Conv2DBackpropFilter"])
+def test_conv_backprop_algorithms_match_the_exact_vjp(x_shape, w_shape, attrs, algo, op):
+    one_by_one = w_shape[2:] == (1, 1) and attrs.get("stride", 1) == 1 and not attrs.get("pad")
+    if algo == "gemm" and not one_by_one:
+        pytest.skip("gemm applies to 1x1 stride-1 unpadded convolutions only")
+    from opbuild.ir import TensorType
+    from opbuild.ops.primitive import apply
+    from opbuild.ops.registry import get
+
+    rng = np.random.default_rng(12)
+    x, w = rand(rng, x_shape, "float64"), rand(rng, w_shape, "float64")
+    fwd = conv_spec(x_shape, w_shape, **{"out_channel": w_shape[0], **attrs}).attrs
+    y_shape = run(lambda a, b: apply("Conv2D", fwd, [a, b]), x, w).shape
+    dy = rand(rng, y_shape, "float64")
+    fwd = {k: v for k, v in fwd.items() if k != "algo"}
+    if op == "Conv2DBackpropInput":
+        attrs2, args = {**fwd, "input_size": list(x_shape), "algo": algo}, [dy, w]
+    else:
+        attrs2, args = {**fwd, "filter_size": list(w_shape), "algo": algo}, [dy, x]
+    spec = get(op).spec(attrs2, [TensorType(a.shape, "float64") for a in args])
+    assert spec.attrs["algo"] == algo
+    out = apply(op, attrs2, [Tensor(a) for a in args]).asnumpy()
+    ref = get(op).reference(spec.attrs, *args)
+    np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-10)

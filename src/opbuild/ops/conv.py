@@ -5,11 +5,10 @@ Attributes follow MindSpore (``pad_mode`` "valid" / "same" / "pad", ints or tupl
 ``pad = [top, bottom, left, right]`` and ``pad_mode = "pad"``, so equal kernels share one cache key and
 normalizing twice is a no-op (graph nodes store the normalized attrs).
 
-Conv2D runs as im2col + one OpenBLAS gemm per (image, group): ``out[n, g] (Og x OH*OW) = W_g (Og x Cg*KH*KW)
-@ col (Cg*KH*KW x OH*OW)``. A 1x1, stride-1, unpadded convolution needs no im2col (the input image already is
-the column matrix). Depthwise convolutions (one input channel and few outputs per group) are a vectorised
-shift-and-add instead: their per-group gemms would be too small for BLAS to pay off. The im2col scratch is
-malloc'ed inside the kernel.
+Conv2D's kernel is chosen by shape when the attrs are normalized and recorded as ``algo`` (so it is in the
+key and the ``.info``): ``gemm`` (1x1 stride 1, no im2col), ``depthwise`` and ``direct`` (direct loops
+vectorised over the output width), ``im2col`` (im2col of row blocks into a per-thread workspace sized at
+build time, then BLAS); the kernels live in ``ops/conv_kernels.py``.
 
 Pooling is a direct loop with window bounds clipped to the input; padding never contributes to a max, and
 contributes zeros to an average only when ``count_include_pad`` (PyTorch's rule for the divisor, including
@@ -25,7 +24,8 @@ import numpy as np
 from ..dtypes import FLOATS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import c_literal, ctype, gemm_symbols
+from ..targets.cpu.codegen import c_literal, ctype
+from . import conv_kernels as K
 from .primitive import Primitive, defop
 from .registry import same_dtype
 
@@ -130,16 +130,6 @@ def _out_size(op: str, size: int, pads: Sequence[int], kernel: int, stride: int,
 
 # ---- Conv2D ---------------------------------------------------------------------------------------
 
-# im2col works on blocks of output rows: ~256 KB of column matrix (stays in L2 for the gemm that reads it),
-# but at least 512 gemm columns (narrower gemms lose more to BLAS overhead than the cache saves). Measured,
-# 1 thread, time / NumPy matmul on the equivalent GEMM, for 3x3 convs C64 28x28 / C32 56x56 / C128 28x28 /
-# C256 14x14: unblocked 1.27 1.32 1.15 1.05; 256 KB 1.31 1.16 1.45 1.62; 256 KB + 512 columns 1.16 1.14
-# 1.16 1.10.
-_COL_BLOCK_BYTES = 256 * 1024
-_MIN_GEMM_N = 512
-_SHIFT_ADD_MAX_OUT = 4  # one input channel per group and fewer outputs per group: shift-and-add (where
-# it beat im2col+gemm when measured; docs/benchmarks.md, "Measurements behind the code")
-
 def _conv_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     op = "Conv2D"
     if len(ins) != 2:
@@ -164,8 +154,12 @@ def _conv_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     if not _is_int(group) or group < 1:
         raise ShapeError(op, f"group must be a positive int, got {group!r}", list(ins))
     pads = _resolve_pads(op, attrs, ins, x.shape[2:], kernel, stride, dilation)
-    return {"out_channel": int(out_channel), "kernel_size": kernel, "mode": 1, "pad_mode": "pad", "pad": pads,
-            "stride": stride, "dilation": dilation, "group": int(group), "data_format": "NCHW"}
+    out = {"out_channel": int(out_channel), "kernel_size": kernel, "mode": 1, "pad_mode": "pad", "pad": pads,
+           "stride": stride, "dilation": dilation, "group": int(group), "data_format": "NCHW"}
+    # The kernel's algorithm, chosen by shape here so it is part of the key (ops/conv_kernels.py); an
+    # explicit valid ``algo`` is kept (tests and benchmarks force each path).
+    out["algo"] = K.choose(x.shape, w.shape, _conv_geometry(out, ins), {**out, "algo": attrs.get("algo")})
+    return out
 
 
 def _conv_geometry(attrs: dict, ins: Sequence[TensorType]) -> tuple[int, int]:
@@ -193,124 +187,16 @@ def _conv_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType((x.shape[0], w.shape[0], oh, ow), dt)]
 
 
-def _col_range(w: int, ow: int, pl: int, sw: int, dw: int) -> str:
-    """C declaring ``lo``/``hi``: the output columns q whose input column q*sw - pl + kj*dw lies in [0, W),
-    in closed form (for the ``kj`` in scope), so loops over [lo, hi) need no bounds test."""
-    return (f"int64_t lo = {pl} - kj * {dw}; lo = lo > 0 ? (lo + {sw} - 1) / {sw} : 0;\n"
-            f"int64_t hi = {w} + {pl} - kj * {dw}; hi = hi > 0 ? (hi + {sw} - 1) / {sw} : 0;\n"
-            f"if (hi > {ow}) hi = {ow};\n"
-            f"if (lo > hi) lo = hi;")
-
-
-def _im2col(c: int, h: int, w: int, kh: int, kw: int, ow: int, pads: Sequence[int], stride: Sequence[int],
-            dil: Sequence[int], src: str, dst: str) -> str:
-    """C that fills ``dst`` (C*KH*KW x nr*OW) with the patches of output rows [r0, r0 + nr) of the image
-    ``src`` (C x H x W), zeros where padded; ``r0`` and ``nr`` are C variables in scope. Each row segment is
-    one bounds-free copy (a memcpy when the stride is 1)."""
-    (sh, sw), (dh, dw), pt, pl = stride, dil, pads[0], pads[2]
-    if sw == 1:
-        copy = f"memcpy(d + lo, s + (lo - {pl} + kj * {dw}), sizeof(*d) * (size_t)(hi - lo));"
-    else:
-        copy = f"for (int64_t q = lo; q < hi; q++) d[q] = s[q * {sw} - {pl} + kj * {dw}];"
-    return f"""
-for (int64_t ch = 0; ch < {c}; ch++)
-for (int64_t ki = 0; ki < {kh}; ki++)
-for (int64_t kj = 0; kj < {kw}; kj++) {{
-  {_col_range(w, ow, pl, sw, dw)}
-  for (int64_t r = r0; r < r0 + nr; r++) {{
-    __typeof__(&{dst}[0]) d = {dst} + ((ch * {kh} + ki) * {kw} + kj) * nr * {ow} + (r - r0) * {ow};
-    const int64_t ih = r * {sh} - {pt} + ki * {dh};
-    if (ih < 0 || ih >= {h}) {{ memset(d, 0, sizeof(*d) * {ow}); continue; }}
-    const __typeof__(&{src}[0]) s = {src} + (ch * {h} + ih) * {w};
-    if (lo > 0) memset(d, 0, sizeof(*d) * (size_t)lo);
-    {copy}
-    if (hi < {ow}) memset(d + hi, 0, sizeof(*d) * (size_t)({ow} - hi));
-  }}
-}}"""
-
-
-def _depthwise(k: KernelSpec, oh: int, ow: int) -> str:
-    """Convolution with one input channel per group (depthwise, channel multiplier m) as shift-and-add: for
-    each filter tap, add tap * (shifted input row) to each output row over its valid column range. The
-    inner loop is bounds-free and unit-stride when the stride is 1, so it vectorises; the output plane
-    stays in cache across the KH*KW taps."""
-    x, w = k.inputs
-    n, c, h, wd = x.shape
-    kh, kw = k.attrs["kernel_size"]
-    pt, _, pl, _ = k.attrs["pad"]
-    (sh, sw), (dh, dw) = k.attrs["stride"], k.attrs["dilation"]
-    o_ch = w.shape[0]
-    mult = o_ch // c
-    t = ctype(x.dtype)
-    return f"""
-for (int64_t b = 0; b < {n}; b++)
-for (int64_t oc = 0; oc < {o_ch}; oc++) {{
-  const {t} *restrict img = in0 + (b * {c} + oc / {mult}) * {h * wd};
-  const {t} *restrict f = in1 + oc * {kh * kw};
-  {t} *restrict dst = out0 + (b * {o_ch} + oc) * {oh * ow};
-  memset(dst, 0, sizeof({t}) * {oh * ow});
-  for (int64_t ki = 0; ki < {kh}; ki++)
-  for (int64_t kj = 0; kj < {kw}; kj++) {{
-    const {t} fv = f[ki * {kw} + kj];
-    {_col_range(wd, ow, pl, sw, dw)}
-    for (int64_t r = 0; r < {oh}; r++) {{
-      const int64_t ih = r * {sh} - {pt} + ki * {dh};
-      if (ih < 0 || ih >= {h}) continue;
-      const int64_t base = ih * {wd} - {pl} + kj * {dw};  /* may be < 0: only base + q*sw >= 0 is read */
-      {t} *restrict d = dst + r * {ow};
-      for (int64_t q = lo; q < hi; q++) d[q] += fv * img[base + q * {sw}];
-    }}
-  }}
-}}"""
-
-
 def _conv_emit(k: KernelSpec) -> str:
     x, w = k.inputs
     out = k.outputs[0]
     if out.size == 0:
         return ""
-    n, c, h, wd = x.shape
-    o_ch = w.shape[0]
-    _, _, oh, ow = out.shape
-    g = k.attrs["group"]
-    cg, og = c // g, o_ch // g
     kh, kw = k.attrs["kernel_size"]
-    pads, stride, dil = k.attrs["pad"], k.attrs["stride"], k.attrs["dilation"]
-    if cg == 0 or c * kh * kw == 0:
+    if x.shape[1] // k.attrs["group"] == 0 or x.shape[1] * kh * kw == 0:
         return f"memset(out0, 0, sizeof(out0[0]) * {out.size});"
-    if cg == 1 and og < _SHIFT_ADD_MAX_OUT:  # depthwise-like: per-group gemms would be tiny (K = KH*KW)
-        return _depthwise(k, oh, ow)
-    kdim = cg * kh * kw
-    t = ctype(x.dtype)
-    fn, one, zero = gemm_symbols(x.dtype)
-    w_g, out_g = f"in1 + gi * {og * kdim}", f"out0 + (b * {o_ch} + gi * {og}) * {oh * ow}"
-    if kh == kw == 1 and stride == [1, 1] and pads == [0, 0, 0, 0]:
-        # The image (Cg x H*W) already is the column matrix.
-        return (f"for (int64_t b = 0; b < {n}; b++)\nfor (int64_t gi = 0; gi < {g}; gi++)\n"
-                f"  {fn}(ObRowMajor, ObNoTrans, ObNoTrans, {og}, {oh * ow}, {kdim}, {one}, {w_g}, {kdim}, "
-                f"in0 + (b * {c} + gi * {cg}) * {h * wd}, {oh * ow}, {zero}, {out_g}, {oh * ow});")
-    # im2col a block of output rows at a time, sized so the column block stays in cache for its gemm
-    # (a whole-image column matrix of several MB costs a round trip to memory).
-    rows = _COL_BLOCK_BYTES // (kdim * ow * np.dtype(x.dtype).itemsize)
-    rows = max(1, min(oh, max(rows, -(-_MIN_GEMM_N // ow))))  # but keep the gemm wide enough to be efficient
-    fill = _im2col(cg, h, wd, kh, kw, ow, pads, stride, dil, "img", "col")
-    return f"""
-{t} *col = ({t} *)malloc(sizeof({t}) * (size_t){kdim * rows * ow});
-if (col == NULL) {{  /* out of memory: there is no error channel in the ABI, so make the failure visible */
-  for (int64_t i = 0; i < {out.size}; i++) out0[i] = NAN;
-  return;
-}}
-for (int64_t b = 0; b < {n}; b++)
-for (int64_t gi = 0; gi < {g}; gi++) {{
-  const {t} *restrict img = in0 + (b * {c} + gi * {cg}) * {h * wd};
-  for (int64_t r0 = 0; r0 < {oh}; r0 += {rows}) {{
-    const int64_t nr = {oh} - r0 < {rows} ? {oh} - r0 : {rows};
-    {fill.strip()}
-    {fn}(ObRowMajor, ObNoTrans, ObNoTrans, {og}, (int)(nr * {ow}), {kdim}, {one}, {w_g}, {kdim}, col,
-         (int)(nr * {ow}), {zero}, {out_g} + r0 * {ow}, {oh * ow});
-  }}
-}}
-free(col);"""
+    geo = K.Geometry(k.attrs, x.shape, w.shape, out.shape, x.dtype)
+    return K.forward(k.attrs["algo"], geo)
 
 
 def _windows(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int], dil: Sequence[int]) -> np.ndarray:

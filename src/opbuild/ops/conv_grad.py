@@ -8,9 +8,11 @@ weight's), ``MaxPoolGrad(x, y, dout)`` and ``AvgPoolGrad(x, y, dout)``. Their at
 normalized attributes plus the shape being produced (``input_size`` / ``filter_size``), so a backward kernel
 is keyed exactly like its forward one.
 
-The kernels are direct loops (scatter form: each output-gradient element adds its contributions), correct for
-every padding, stride, dilation and group; they do not call BLAS. A GEMM + col2im formulation is the obvious
-next step for large convolutions.
+The convolution backward kernels go through BLAS (``ops/conv_kernels.py``): the input gradient is
+``W_g^T @ dy`` then col2im, the filter gradient ``dy @ im2col(x)^T``; 1x1 stride-1 convolutions skip the
+column matrix. Their ``algo`` attribute is chosen by shape like the forward one's; ``direct`` (tiny shapes,
+where a BLAS call costs more than the arithmetic, and depthwise) keeps scatter loops: each output-gradient
+element adds its contributions.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ..dtypes import FLOATS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import ctype
+from . import conv_kernels as K
 from . import gradlib as G
 from .conv import _conv_ref, _pool_ref, _windows
 from .primitive import Primitive, apply, defop
@@ -45,6 +48,35 @@ def _keep(keys: Sequence[str], extra: str | None):
         return {k: list(attrs[k]) if isinstance(attrs[k], (list, tuple)) else attrs[k] for k in wanted}
 
     return normalize
+
+
+def _conv_backward_normalize(extra: str):
+    """normalize of Conv2DBackpropInput/Filter: the forward's attributes, the produced shape, and the
+    kernel's ``algo`` chosen from the forward geometry (ops/conv_kernels.py ``choose``); the forward's own
+    choice is not inherited (the backward GEMMs have other shapes)."""
+    keep = _keep(_CONV_KEYS, extra)
+
+    def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+        out = keep(attrs, ins)
+        if len(ins) != 2 or ins[0].rank != 4:
+            return out
+        dy = ins[0]
+        x_shape, w_shape = _forward_shapes(out, ins)
+        if len(x_shape) != 4 or len(w_shape) != 4:
+            return out
+        algo = K.choose(x_shape, w_shape, dy.shape[2:], {**out, "algo": attrs.get("algo")})
+        # Depthwise backward: per-group GEMMs with K or M of 1-3 rows; the scatter loops do as well.
+        out["algo"] = "direct" if algo == "depthwise" else algo
+        return out
+
+    return normalize
+
+
+def _forward_shapes(attrs: dict, ins: Sequence[TensorType]) -> tuple[list[int], list[int]]:
+    """(x shape, w shape) of the forward convolution of a backward op."""
+    if "input_size" in attrs:
+        return list(attrs["input_size"]), list(ins[1].shape)
+    return list(ins[1].shape), list(attrs["filter_size"])
 
 
 def _sized_infer(op: str, key: str):
@@ -92,6 +124,9 @@ def _backprop_input_emit(k: KernelSpec) -> str:
     size = k.outputs[0].size
     if size == 0:
         return "/* empty */"
+    algo = k.attrs["algo"]
+    if algo != "direct" and dy.size and wt.size:
+        return K.backprop_input(algo, K.Geometry(k.attrs, k.attrs["input_size"], wt.shape, dy.shape, dy.dtype))
     return (f"memset(out0, 0, {size} * sizeof(*out0));"
             + _conv_loops(k, dy, k.attrs["input_size"], wt.shape, "out0[xi] += dy_v * in1[wi];"))
 
@@ -101,6 +136,9 @@ def _backprop_filter_emit(k: KernelSpec) -> str:
     size = k.outputs[0].size
     if size == 0:
         return "/* empty */"
+    algo = k.attrs["algo"]
+    if algo != "direct" and dy.size and x.size:
+        return K.backprop_filter(algo, K.Geometry(k.attrs, x.shape, k.attrs["filter_size"], dy.shape, dy.dtype))
     return (f"memset(out0, 0, {size} * sizeof(*out0));"
             + _conv_loops(k, dy, x.shape, k.attrs["filter_size"], "out0[wi] += dy_v * in1[xi];"))
 
@@ -124,7 +162,7 @@ def _conv_attrs(attrs: dict) -> dict:
 
 
 @defop(infer=_sized_infer("Conv2DBackpropInput", "input_size"), emit=_backprop_input_emit,
-       normalize=_keep(_CONV_KEYS, "input_size"), n_inputs=2, scenario="backward",
+       normalize=_conv_backward_normalize("input_size"), n_inputs=2, scenario="backward", needs_blas=True,
        reference=lambda attrs, dy, w: _vjp_reference(lambda x, w_: _conv_ref(_conv_attrs(attrs), x, w_), 0,
                                                      attrs["input_size"], w, dy))
 class Conv2DBackpropInput(Primitive):
@@ -133,7 +171,7 @@ class Conv2DBackpropInput(Primitive):
 
 
 @defop(infer=_sized_infer("Conv2DBackpropFilter", "filter_size"), emit=_backprop_filter_emit,
-       normalize=_keep(_CONV_KEYS, "filter_size"), n_inputs=2, scenario="backward",
+       normalize=_conv_backward_normalize("filter_size"), n_inputs=2, scenario="backward", needs_blas=True,
        reference=lambda attrs, dy, x: _vjp_reference(lambda w_, x_: _conv_ref(_conv_attrs(attrs), x_, w_), 0,
                                                      attrs["filter_size"], x, dy))
 class Conv2DBackpropFilter(Primitive):
@@ -239,8 +277,9 @@ class AvgPoolGrad(Primitive):
 def _conv_grad(attrs: dict, ins: Sequence[Any], outs: Sequence[Any], douts: Sequence[Any]) -> list:
     x, w = ins
     dy = douts[0]
-    dx = apply("Conv2DBackpropInput", {**attrs, "input_size": list(x.shape)}, [dy, w])
-    dw = apply("Conv2DBackpropFilter", {**attrs, "filter_size": list(w.shape)}, [dy, x])
+    fwd = {k: v for k, v in attrs.items() if k != "algo"}  # the backward ops choose their own algorithm
+    dx = apply("Conv2DBackpropInput", {**fwd, "input_size": list(x.shape)}, [dy, w])
+    dw = apply("Conv2DBackpropFilter", {**fwd, "filter_size": list(w.shape)}, [dy, x])
     return [dx, dw]
 
 
