@@ -28,6 +28,7 @@ SLOW_FILES = frozenset({
     "tests/cli/test_explain_transfer_run.py",
     "tests/cli/test_ls_stats_info.py",
     "tests/cli/test_verify_prune_clear.py",
+    "tests/distributed/test_mpi.py",
     "tests/onnx/test_cli.py",
     "tests/onnx/test_conformance.py",
     "tests/ops/test_grads.py",

@@ -21,8 +21,13 @@ int32 = _dtypes.int32
 int64 = _dtypes.int64
 bool_ = _dtypes.bool_
 
-from . import common, context, nn, ops  # noqa: E402
+from . import common, communication, context, nn, ops  # noqa: E402
 from .autograd import grad, value_and_grad  # noqa: E402
+from .communication import (  # noqa: E402
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
 from .context import ParallelMode  # noqa: E402
 from .jit import jit  # noqa: E402
 
@@ -54,7 +59,8 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "Tensor", "Parameter",
-    "ParameterTuple", "ParallelMode", "common", "context", "grad", "value_and_grad", "jit",
+    "ParameterTuple", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
+    "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad", "jit",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
     "OpbuildError", "ShapeError", "float32", "float64", "int32", "int64", "bool_", "nn", "ops", "dataset",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "export",

@@ -27,3 +27,13 @@ class ParallelMode:
 
 
 __all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "ParallelMode"]
+
+
+def __getattr__(name: str):
+    """``context.set_auto_parallel_context`` and friends (MindSpore 1.x's spelling), from opbuild.communication,
+    resolved on use: that package imports ParallelMode from this module."""
+    if name in ("set_auto_parallel_context", "get_auto_parallel_context", "reset_auto_parallel_context"):
+        from . import communication
+
+        return getattr(communication, name)
+    raise AttributeError(f"module 'opbuild.context' has no attribute {name!r}")

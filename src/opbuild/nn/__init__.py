@@ -6,6 +6,7 @@ from ..parameter import Parameter
 from ..train.metrics import Accuracy, Loss, Metric
 from .cell import Cell
 from .container import SequentialCell
+from .distributed import DistributedGradReducer
 from .layers import *  # noqa: F403 - every layer, as MindSpore's nn namespace has them
 from .layers import (
     GELU,
@@ -45,7 +46,8 @@ from .optim import (
 )
 from .wrap import TrainOneStepCell, WithLossCell
 
-__all__ = ["Cell", "SequentialCell", "Parameter", "Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d",
+__all__ = ["Cell", "DistributedGradReducer",
+           "SequentialCell", "Parameter", "Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d",
            "AvgPool2d", "BatchNorm2d", "LayerNorm", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding",
            "get_activation", "Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "LearningRateSchedule",
            "CosineDecayLR", "ExponentialDecayLR", "WithLossCell", "TrainOneStepCell", "LossBase",

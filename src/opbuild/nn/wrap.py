@@ -10,8 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from .. import autograd
+from ..communication import auto_parallel
+from ..communication.management import is_initialized
 from ..tensor import Tensor
 from .cell import Cell
+from .distributed import DistributedGradReducer, broadcast_parameters
 
 
 class WithLossCell(Cell):
@@ -56,10 +59,24 @@ class TrainOneStepCell(Cell):
         # The gradient of sum(loss * ones) scaled by sens equals MindSpore's gradient seeded with sens (the
         # backward is linear in the seed), and the forward is traced once, not twice.
         self.grad_fn = autograd.value_and_grad(network, grad_position=None, weights=weights)
+        self.reducer_flag = auto_parallel.data_parallel()
+        self.grad_reducer: DistributedGradReducer | None = None
+        if self.reducer_flag:
+            if not is_initialized():
+                raise RuntimeError("TrainOneStepCell: parallel_mode is data_parallel but communication.init() "
+                                   "was not called (launch with mpirun -n N and call init() first)")
+            self.grad_reducer = DistributedGradReducer(weights, auto_parallel.get_auto_parallel_context(
+                "gradients_mean"), auto_parallel.get_auto_parallel_context("device_num"))
+            if auto_parallel.get_auto_parallel_context("parameter_broadcast"):
+                # Every parameter of the network (moving statistics too) and of the optimizer (its state).
+                params = {id(p): p for p in (*network.get_parameters(), *optimizer.get_parameters())}
+                broadcast_parameters(params.values())
 
     def construct(self, *inputs: Tensor) -> Tensor:
         loss, grads = self.grad_fn(*inputs)
         if self.sens != 1.0:
             grads = tuple(g * self.sens for g in grads)
+        if self.grad_reducer is not None:
+            grads = self.grad_reducer(grads)
         self.optimizer(grads)
         return loss

@@ -19,6 +19,7 @@ from .functional import API as _API
 from .functional import clip_by_value
 from .operations import *  # noqa: F403
 from .operations import FAMILIES as _FAMILIES
+from .operations import ReduceOp
 from .primitive import Primitive, apply
 from .registry import REGISTRY
 
@@ -32,5 +33,5 @@ _bind_tensor_methods(_SimpleNamespace(**{n: getattr(functional, n) for n in dir(
 # After the families: the autodiff pass it uses reads their gradient rules.
 from ..autograd import GradOperation  # noqa: E402
 
-__all__ = ["Primitive", "apply", "clip_by_value", "REGISTRY", "functional", "operations", "GradOperation",
+__all__ = ["Primitive", "ReduceOp", "apply", "clip_by_value", "REGISTRY", "functional", "operations", "GradOperation",
            *[n for f in _FAMILIES for n in f.PRIMITIVES], *_API]

@@ -5,6 +5,7 @@ importing this module registers every family."""
 from __future__ import annotations
 
 from . import (
+    collective,
     conv,
     conv_grad,
     elementwise,
@@ -21,13 +22,14 @@ from . import (
     reduce,
     slicing,
 )
+from .collective import ReduceOp
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
-            random, optim, fused)
+            random, optim, fused, collective)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():
         globals()[_name] = _cls
 
-__all__ = ["Primitive", *[n for f in FAMILIES for n in f.PRIMITIVES]]
+__all__ = ["Primitive", "ReduceOp", *[n for f in FAMILIES for n in f.PRIMITIVES]]

@@ -48,6 +48,9 @@ NormalizeFn = Callable[[dict, Sequence[TensorType]], dict]
 # differentiated (a cotangent is None for an output nothing downstream depends on); the rule builds the
 # backward computation by applying primitives, so backward nodes are ordinary graph nodes and kernels.
 GradFn = Callable[[dict, Sequence[Any], Sequence[Any], Sequence[Any]], Sequence[Any]]
+# A host operation (collectives): (attrs, input arrays, output arrays) -> None, writing the outputs. The runtime
+# calls it between kernels in place of a kernel (the arrays are the node's own buffers in the arena).
+HostFn = Callable[[dict, Sequence[np.ndarray], Sequence[np.ndarray]], None]
 
 
 def _no_gradient(attrs: dict, inputs: Sequence[Any], outputs: Sequence[Any], douts: Sequence[Any]) -> list:
@@ -81,7 +84,11 @@ class OpDef:
     a new shape (Reshape, Flatten, ...), so it may alias the input's buffer and the node runs no kernel.
     ``reuse_input``: an elementwise map whose kernel computes ``out0[o]`` from the inputs' elements at ``o``
     (under broadcasting) alone, reading them before storing, so ``out0`` may share the buffer of an input of
-    the same type that nothing reads afterwards."""
+    the same type that nothing reads afterwards.
+
+    ``host``: the op runs no kernel but this :data:`HostFn`, called by the executor between kernels (and by
+    PyNative directly): collectives (ops/collective.py), whose result depends on the other ranks. Nothing is
+    built for such a node, and constant folding leaves it alone."""
 
     name: str
     infer: InferFn
@@ -97,6 +104,7 @@ class OpDef:
     primitive: type | None = field(default=None, repr=False, compare=False)
     grad: GradFn | None = field(default=None, repr=False, compare=False)
     inplace: tuple[tuple[int, int], ...] = ()
+    host: HostFn | None = field(default=None, repr=False, compare=False)
     _codegen_hash: str | None = field(default=None, repr=False)
     _codegen_files: tuple[str, ...] | None = field(default=None, repr=False)
 

@@ -57,7 +57,8 @@ class ConstantFolding(GraphPass):
         kept = []
         for node in graph.nodes:
             node.inputs = [replaced.get(id(v), v) for v in node.inputs]
-            if (not all(id(v) in constants for v in node.inputs)
+            # A collective's result depends on the other ranks: never a constant of this one.
+            if (not all(id(v) in constants for v in node.inputs) or get_op(node.op).host is not None
                     or sum(o.type.size for o in node.outputs) > self.max_elements):
                 kept.append(node)
                 continue

@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..ir import Graph, Value
+from ..ir import Graph, Node, Value
+from ..ops.registry import HostFn, get
 from ..passes.memplan import ALIGN, Location, MemoryPlan, nbytes, plan_memory
 from ..targets.base import Kernel
 
@@ -34,13 +35,15 @@ class CompiledGraph:
     allocated through the target, each value at its planned offset, inputs and captures read in place."""
 
     def __init__(self, graph: Graph, kernels: Sequence[Kernel], allocate: Allocate = np.empty):
-        """``kernels`` are those of ``plan.kernel_nodes``, in order; ``allocate(shape, dtype)`` makes the arena
-        (the target's: ``Target.allocate``)."""
+        """``kernels`` are those of ``plan.kernel_nodes`` that are not host nodes, in order;
+        ``allocate(shape, dtype)`` makes the arena (the target's: ``Target.allocate``)."""
         self.graph = graph
         self.plan: MemoryPlan = graph.memory_plan or plan_memory(graph, share=False)
         self.kernels = list(kernels)
-        if len(self.kernels) != len(self.plan.kernel_nodes):
-            raise ValueError(f"{len(self.kernels)} kernels for {len(self.plan.kernel_nodes)} kernel nodes")
+        hosts = [get(n.op).host for n in self.plan.kernel_nodes]
+        n_kernels = sum(h is None for h in hosts)
+        if len(self.kernels) != n_kernels:
+            raise ValueError(f"{len(self.kernels)} kernels for {n_kernels} kernel nodes")
         self._lock = threading.Lock()
         raw = allocate((self.plan.arena_bytes + ALIGN,), "uint8")
         skip = -raw.ctypes.data % ALIGN
@@ -49,8 +52,9 @@ class CompiledGraph:
         locations = self.plan.locations
         # slots[(kind, position)] = every (pointer array, index) that holds the address of that input/capture
         slots: dict[tuple[str, int], list[tuple[ctypes.Array, int]]] = {}
-        self._calls: list[tuple[ctypes._CFuncPtr, ctypes.Array]] = []
-        for node, kernel in zip(self.plan.kernel_nodes, self.kernels):
+        self._calls: list[tuple[Callable[[ctypes.Array], object], ctypes.Array]] = []
+        compiled = iter(self.kernels)
+        for node, host in zip(self.plan.kernel_nodes, hosts):
             args = [*node.inputs, *node.outputs]
             ptrs = (ctypes.c_void_p * len(args))()
             for i, v in enumerate(args):
@@ -59,7 +63,7 @@ class CompiledGraph:
                     ptrs[i] = base + loc.where
                 else:
                     slots.setdefault((loc.kind, loc.where), []).append((ptrs, i))
-            self._calls.append((kernel.fn, ptrs))
+            self._calls.append((next(compiled).fn if host is None else _host_call(node, host), ptrs))
         self._input_slots = [slots.get(("input", j), []) for j in range(len(graph.inputs))]
         self._captures = [(t, slots.get(("capture", j), [])) for j, (_, t) in enumerate(graph.captures)]
         self._outputs = [(v, locations[v]) for v in graph.outputs]
@@ -94,3 +98,18 @@ class CompiledGraph:
             for fn, ptrs in self._calls:
                 fn(ptrs)
             return [self._output(v, loc, arrays) for v, loc in self._outputs]
+
+
+def _host_call(node: Node, host: HostFn) -> Callable[[ctypes.Array], None]:
+    """A node's host function as a call like a kernel's: it takes the node's pointer array (inputs, then
+    outputs, patched at each run like a kernel's) and views those addresses as arrays of the node's types."""
+    types = [v.type for v in (*node.inputs, *node.outputs)]
+    n_in, attrs = len(node.inputs), node.attrs
+    sizes = [nbytes(v) for v in (*node.inputs, *node.outputs)]
+
+    def call(ptrs: ctypes.Array) -> None:
+        arrays = [np.frombuffer((ctypes.c_char * size).from_address(ptrs[i]), dtype=t.dtype).reshape(t.shape)
+                  if size else np.empty(t.shape, t.dtype) for i, (t, size) in enumerate(zip(types, sizes))]
+        host(attrs, arrays[:n_in], arrays[n_in:])
+
+    return call

@@ -35,8 +35,10 @@ class Session:
         if graph.memory_plan is None:  # a pipeline without memory planning: one buffer per node output
             graph.memory_plan = plan_memory(graph, share=False)
         plan = graph.memory_plan
-        # Only the nodes the plan runs get a kernel: views are their input's bytes, built and called never.
-        specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in plan.kernel_nodes]
+        # Only the nodes the plan runs get a kernel: views are their input's bytes, built and called never, and
+        # host nodes (collectives) are run by the executor itself.
+        specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in plan.kernel_nodes
+                 if get(n.op).host is None]
         kernels, report = self.builder.build(specs, pipeline.identity)
         report.memory = plan.summary()
         with self._lock:
@@ -50,6 +52,12 @@ class Session:
         # the target are part of it, a kernel built with other CC/OPBUILD_CFLAGS is other code.
         builder = self.builder
         target = builder.target
+        host = get(spec.op).host
+        if host is not None:  # a collective: MPI on the arrays themselves, nothing to build
+            ins = [np.ascontiguousarray(a) for a in arrays]
+            outs = [target.allocate(t.shape, t.dtype) for t in spec.outputs]
+            host(spec.attrs, ins, outs)
+            return outs
         where, mk = scope(target.name, None), spec.memo_key()
         kernel = builder.memory.get(where, mk)
         if kernel is None:
