@@ -30,7 +30,8 @@ from .jit import jit  # noqa: E402
 # (whose warm start is measured in milliseconds) would otherwise pay at import.
 _LAZY = {"dataset": ("opbuild.dataset", None), "save_checkpoint": ("opbuild.checkpoint", "save_checkpoint"),
          "load_checkpoint": ("opbuild.checkpoint", "load_checkpoint"),
-         "load_param_into_net": ("opbuild.checkpoint", "load_param_into_net")}
+         "load_param_into_net": ("opbuild.checkpoint", "load_param_into_net"),
+         "train": ("opbuild.train", None), "Model": ("opbuild.train.model", "Model")}
 
 
 def __getattr__(name: str):
@@ -56,5 +57,5 @@ __all__ = [
     "ParameterTuple", "ParallelMode", "common", "context", "grad", "value_and_grad", "jit",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
     "OpbuildError", "ShapeError", "float32", "float64", "int32", "int64", "bool_", "nn", "ops", "dataset",
-    "save_checkpoint", "load_checkpoint", "load_param_into_net",
+    "save_checkpoint", "load_checkpoint", "load_param_into_net", "train", "Model",
 ]
