@@ -8,8 +8,9 @@ reused by every later step; evaluation and prediction compile their own forward 
 
 from __future__ import annotations
 
+import contextlib
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .. import nn
@@ -46,6 +47,21 @@ def get_metrics(metrics: Any) -> dict[str, _metrics.Metric]:
             out[name] = _METRIC_NAMES[name]()
         return out
     raise TypeError(f"Model: metrics must be a dict or a set of names, got {type(metrics).__name__}")
+
+
+@contextlib.contextmanager
+def _inference_mode(network: nn.Cell) -> Iterator[None]:
+    """Run ``network`` with ``set_train(False)`` and restore every sub-cell's training flag afterwards: the
+    evaluation and prediction networks share their layers with the train network, so an ``eval`` called
+    between epochs (from a callback, or ``Model.fit``) must not leave BatchNorm or Dropout in inference mode
+    for the steps that follow."""
+    flags = [(cell, cell.training) for _, cell in network.cells_and_names()]
+    network.set_train(False)
+    try:
+        yield
+    finally:
+        for cell, training in flags:
+            object.__setattr__(cell, "training", training)
 
 
 class Model:
@@ -198,8 +214,7 @@ class Model:
         cb_params = CallbackParam(eval_network=self._eval_network, valid_dataset=valid_dataset,
                                   batch_num=batch_num, cur_epoch_num=1, cur_step_num=0, net_outputs=None,
                                   mode="eval", dataset_sink_mode=False)
-        self._eval_network.set_train(False)
-        with CallbackManager(callbacks) as cbs:
+        with _inference_mode(self._eval_network), CallbackManager(callbacks) as cbs:
             cb_params.list_callback = list(cbs)
             run_context = RunContext(cb_params)
             cbs.on_eval_begin(run_context)
@@ -233,9 +248,9 @@ class Model:
 
     def predict(self, *predict_data: Any) -> Any:
         """``network(*predict_data)`` in inference mode (``set_train(False)``): BatchNorm uses its moving
-        statistics, Dropout passes through."""
-        self._predict_network.set_train(False)
-        return self._predict_network(*predict_data)
+        statistics, Dropout passes through. The network's training flags are restored afterwards."""
+        with _inference_mode(self._predict_network):
+            return self._predict_network(*predict_data)
 
     @staticmethod
     def _dataset_size(method: str, dataset: Any) -> int:
