@@ -122,7 +122,7 @@ def plot(curve: Curve, steps_per_epoch: int, path: str) -> None:
     left.plot(np.arange(1, len(curve.losses) + 1) / steps_per_epoch, curve.losses, linewidth=0.8)
     left.set(xlabel="epoch", ylabel="training loss (batch mean)", yscale="log", title="LeNet5 on digits: loss")
     right.plot(np.arange(1, len(curve.accuracies) + 1), curve.accuracies, marker="o")
-    right.set(xlabel="epoch", ylabel="test accuracy", ylim=(0, 1), title="test accuracy (360 images)")
+    right.set(xlabel="epoch", ylabel="test accuracy", ylim=(0, 1), title="test accuracy (359 held-out images)")
     right.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
