@@ -39,6 +39,7 @@ SLOW_FILES = frozenset({
     "tests/targets/cpu/test_openmp.py",
     "tests/targets/cpu/test_preload.py",
     "tests/test_bench_smoke.py",
+    "tests/train/test_lenet_example.py",
 })
 
 

@@ -36,7 +36,8 @@ from .jit import jit  # noqa: E402
 _LAZY = {"dataset": ("opbuild.dataset", None), "save_checkpoint": ("opbuild.checkpoint", "save_checkpoint"),
          "load_checkpoint": ("opbuild.checkpoint", "load_checkpoint"),
          "load_param_into_net": ("opbuild.checkpoint", "load_param_into_net"),
-         "export": ("opbuild.train.serialization", "export")}
+         "export": ("opbuild.train.serialization", "export"),
+         "train": ("opbuild.train", None), "Model": ("opbuild.train.model", "Model")}
 
 
 def __getattr__(name: str):
@@ -63,5 +64,5 @@ __all__ = [
     "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad", "jit",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
     "OpbuildError", "ShapeError", "float32", "float64", "int32", "int64", "bool_", "nn", "ops", "dataset",
-    "save_checkpoint", "load_checkpoint", "load_param_into_net", "export",
+    "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "train", "Model",
 ]

@@ -44,13 +44,13 @@ from .optim import (
     Momentum,
     Optimizer,
 )
-from .wrap import TrainOneStepCell, WithLossCell
+from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = ["Cell", "DistributedGradReducer",
            "SequentialCell", "Parameter", "Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d",
            "AvgPool2d", "BatchNorm2d", "LayerNorm", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding",
            "get_activation", "Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "LearningRateSchedule",
-           "CosineDecayLR", "ExponentialDecayLR", "WithLossCell", "TrainOneStepCell", "LossBase",
+           "CosineDecayLR", "ExponentialDecayLR", "WithLossCell", "WithEvalCell", "TrainOneStepCell", "LossBase",
            "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "Metric",
            "Accuracy", "Loss"]
 __all__ += [n for n in _LAYERS if n not in __all__]

@@ -80,3 +80,25 @@ class TrainOneStepCell(Cell):
             grads = self.grad_reducer(grads)
         self.optimizer(grads)
         return loss
+
+
+class WithEvalCell(Cell):
+    """``WithEvalCell(network, loss_fn, add_cast_fp32=False)``: ``construct(data, label)`` returns ``(loss,
+    outputs, label)``, the evaluation network ``Model`` builds from a network and a loss function (its
+    ``eval_indexes`` are ``[0, 1, 2]``)."""
+
+    def __init__(self, network: Cell, loss_fn: Any, add_cast_fp32: bool = False):
+        super().__init__(auto_prefix=False)
+        if not isinstance(network, Cell):
+            raise TypeError(f"WithEvalCell: network must be a Cell, got {type(network).__name__}")
+        if not callable(loss_fn):
+            raise TypeError(f"WithEvalCell: loss_fn must be a Cell or a function, got {type(loss_fn).__name__}")
+        if add_cast_fp32:
+            raise NotImplementedError("WithEvalCell: add_cast_fp32 needs mixed precision, which opbuild does not "
+                                      "have yet (issue #16)")
+        self._network = network
+        self._loss_fn = loss_fn
+
+    def construct(self, data: Tensor, label: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        outputs = self._network(data)
+        return self._loss_fn(outputs, label), outputs, label

@@ -1,0 +1,10 @@
+"""Callbacks of ``Model.train``/``eval`` (MindSpore's ``mindspore.train.callback``)."""
+
+from __future__ import annotations
+
+from ._callback import Callback, CallbackParam, RunContext
+from ._checkpoint import CheckpointConfig, ModelCheckpoint
+from ._monitors import LossMonitor, TimeMonitor
+
+__all__ = ["Callback", "CallbackParam", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
+           "CheckpointConfig"]

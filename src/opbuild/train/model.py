@@ -1,0 +1,263 @@
+"""MindSpore's high-level ``Model``: ``train`` (a train network built from network + loss + optimizer, driven
+over a dataset with callbacks), ``eval`` (metrics over a dataset) and ``predict``.
+
+Every step runs a compiled graph: the train network is one ``TrainOneStepCell`` graph (forward, backward and
+the optimizer's in-place updates), traced and built through the incremental build on the first step and
+reused by every later step; evaluation and prediction compile their own forward graphs the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .. import nn
+from . import metrics as _metrics
+from .callback._callback import Callback, CallbackManager, CallbackParam, RunContext
+
+# MindSpore's metric names (mindspore.train.get_metric_by_name) that opbuild has metrics for.
+_METRIC_NAMES: dict[str, type[_metrics.Metric]] = {"accuracy": _metrics.Accuracy, "acc": _metrics.Accuracy,
+                                                   "loss": _metrics.Loss}
+
+
+def _positive_int(method: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"Model.{method}: {name} must be a positive int, got {value!r}")
+    return value
+
+
+def get_metrics(metrics: Any) -> dict[str, _metrics.Metric]:
+    """``metrics`` as ``Model`` takes it -> ``{name: Metric}``: a dict of Metric instances keeps its names;
+    a set (or list/tuple) of names makes MindSpore's named metrics (``{"accuracy"}``, ``{"acc", "loss"}``)."""
+    if metrics is None:
+        return {}
+    if isinstance(metrics, dict):
+        for name, metric in metrics.items():
+            if not isinstance(name, str) or not isinstance(metric, _metrics.Metric):
+                raise TypeError(f"Model: metrics dict must map str to Metric, got {name!r}: {metric!r}")
+        return dict(metrics)
+    if isinstance(metrics, (set, list, tuple)):
+        out = {}
+        for name in metrics:
+            if name not in _METRIC_NAMES:
+                raise KeyError(f"Model: unknown metric {name!r}; known names are {sorted(_METRIC_NAMES)}, or pass "
+                               "a dict {name: Metric}")
+            out[name] = _METRIC_NAMES[name]()
+        return out
+    raise TypeError(f"Model: metrics must be a dict or a set of names, got {type(metrics).__name__}")
+
+
+@contextlib.contextmanager
+def _inference_mode(network: nn.Cell) -> Iterator[None]:
+    """Run ``network`` with ``set_train(False)`` and restore every sub-cell's training flag afterwards: the
+    evaluation and prediction networks share their layers with the train network, so an ``eval`` called
+    between epochs (from a callback, or ``Model.fit``) must not leave BatchNorm or Dropout in inference mode
+    for the steps that follow."""
+    flags = [(cell, cell.training) for _, cell in network.cells_and_names()]
+    network.set_train(False)
+    try:
+        yield
+    finally:
+        for cell, training in flags:
+            object.__setattr__(cell, "training", training)
+
+
+class Model:
+    """``Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None, eval_indexes=None,
+    amp_level="O0", boost_level="O0", **kwargs)``.
+
+    Training: with ``optimizer``, the train network is ``TrainOneStepCell(WithLossCell(network, loss_fn),
+    optimizer)`` (without ``loss_fn``, ``network`` must return the loss itself); with neither, ``network`` is
+    the train network and is called on each batch as it is. Evaluation (needs ``metrics``): ``eval_network``
+    if given, whose outputs ``eval_indexes`` = [loss, prediction, label] positions pick for the metrics
+    (None: every metric gets all outputs); else ``WithEvalCell(network, loss_fn)``. Prediction runs
+    ``network``. Mixed precision (``amp_level`` other than "O0"), boost and loss scaling are not available yet
+    (issue #16) and raise ValueError.
+    """
+
+    def __init__(self, network: nn.Cell, loss_fn: Any = None, optimizer: nn.Cell | None = None,
+                 metrics: Any = None, eval_network: nn.Cell | None = None, eval_indexes: list[int] | None = None,
+                 amp_level: str = "O0", boost_level: str = "O0", **kwargs: Any) -> None:
+        if not isinstance(network, nn.Cell):
+            raise TypeError(f"Model: network must be a Cell, got {type(network).__name__}")
+        if amp_level != "O0":
+            raise ValueError(f"Model: amp_level {amp_level!r} needs mixed precision, which opbuild does not have "
+                             "yet (issue #16); use amp_level='O0'")
+        if boost_level != "O0":
+            raise ValueError(f"Model: boost_level {boost_level!r} is not supported; use boost_level='O0'")
+        if kwargs.pop("loss_scale_manager", None) is not None:
+            raise ValueError("Model: loss_scale_manager needs mixed precision (issue #16)")
+        kwargs.pop("keep_batchnorm_fp32", None)
+        if kwargs:
+            raise TypeError(f"Model: unexpected arguments {sorted(kwargs)}")
+        if loss_fn is not None and not callable(loss_fn):
+            raise TypeError(f"Model: loss_fn must be a Cell or a function, got {type(loss_fn).__name__}")
+        if optimizer is not None and getattr(optimizer, "parameters", None) is None:
+            raise TypeError(f"Model: optimizer must be an nn.Optimizer, got {type(optimizer).__name__}")
+        self._network = network
+        self._loss_fn = loss_fn
+        self._optimizer = optimizer
+        self._metric_fns = get_metrics(metrics)
+        self._eval_indexes = eval_indexes
+        self._train_network = self._build_train_network()
+        self._eval_network = self._build_eval_network(eval_network)
+        self._predict_network = network
+
+    def _build_train_network(self) -> nn.Cell:
+        network = self._network
+        if self._loss_fn is not None:
+            network = nn.WithLossCell(network, self._loss_fn)
+        if self._optimizer is not None:
+            network = nn.TrainOneStepCell(network, self._optimizer)
+        return network
+
+    def _build_eval_network(self, eval_network: nn.Cell | None) -> nn.Cell | None:
+        indexes = self._eval_indexes
+        if indexes is not None and not (isinstance(indexes, list) and len(indexes) == 3
+                                        and all(isinstance(i, int) and not isinstance(i, bool) for i in indexes)):
+            raise ValueError(f"Model: eval_indexes must be None or a list of 3 ints [loss, prediction, label], "
+                             f"got {indexes!r}")
+        if eval_network is not None:
+            if not isinstance(eval_network, nn.Cell):
+                raise TypeError(f"Model: eval_network must be a Cell, got {type(eval_network).__name__}")
+            return eval_network
+        if not self._metric_fns:
+            return None
+        if self._loss_fn is None:
+            raise ValueError("Model: metrics need an evaluation network: pass eval_network, or loss_fn so that "
+                             "Model builds WithEvalCell(network, loss_fn); do not pass metrics if no evaluation "
+                             "is wanted")
+        self._eval_indexes = [0, 1, 2]
+        return nn.WithEvalCell(self._network, self._loss_fn)
+
+    @property
+    def train_network(self) -> nn.Cell:
+        """The network ``train`` calls on each batch."""
+        return self._train_network
+
+    @property
+    def eval_network(self) -> nn.Cell | None:
+        """The network ``eval`` calls on each batch (None without metrics)."""
+        return self._eval_network
+
+    @property
+    def predict_network(self) -> nn.Cell:
+        """The network ``predict`` calls."""
+        return self._predict_network
+
+    # -- training ---------------------------------------------------------------------------------------
+    def train(self, epoch: int, train_dataset: Any, callbacks: Callback | Iterable[Callback] | None = None,
+              dataset_sink_mode: bool = False, sink_size: int = -1, initial_epoch: int = 0) -> None:
+        """Train for epochs ``initial_epoch + 1 .. epoch`` over ``train_dataset`` (an ``opbuild.dataset``
+        dataset, batched), calling the callbacks' hooks in MindSpore's order: on_train_begin, then per epoch
+        on_train_epoch_begin, per step on_train_step_begin / on_train_step_end, on_train_epoch_end, and last
+        on_train_end. A callback's ``run_context.request_stop()`` ends training after the current step.
+        ``dataset_sink_mode=True`` runs step by step with a warning, as MindSpore does on CPU."""
+        epoch = _positive_int("train", "epoch", epoch)
+        if isinstance(initial_epoch, bool) or not isinstance(initial_epoch, int) or initial_epoch < 0:
+            raise ValueError(f"Model.train: initial_epoch must be an int >= 0, got {initial_epoch!r}")
+        if initial_epoch >= epoch:
+            raise ValueError(f"Model.train: epoch ({epoch}) must be larger than initial_epoch ({initial_epoch})")
+        if isinstance(sink_size, bool) or not isinstance(sink_size, int) or sink_size == 0 or sink_size < -1:
+            raise ValueError(f"Model.train: sink_size must be -1 or a positive int, got {sink_size!r}")
+        if not isinstance(dataset_sink_mode, bool):
+            raise TypeError(f"Model.train: dataset_sink_mode must be a bool, got {dataset_sink_mode!r}")
+        if dataset_sink_mode:
+            warnings.warn("Model.train: the CPU target has no dataset sink mode; training runs step by step "
+                          "(dataset_sink_mode=False), as MindSpore does on CPU", stacklevel=2)
+        batch_num = self._dataset_size("train", train_dataset)
+        cb_params = CallbackParam(
+            train_network=self._train_network, network=self._network, loss_fn=self._loss_fn,
+            optimizer=self._optimizer, train_dataset=train_dataset, epoch_num=epoch, batch_num=batch_num,
+            cur_epoch_num=initial_epoch, cur_step_num=initial_epoch * batch_num, net_outputs=None,
+            mode="train", dataset_sink_mode=False, parallel_mode="stand_alone", device_number=1)
+        with CallbackManager(callbacks) as cbs:
+            cb_params.list_callback = list(cbs)
+            run_context = RunContext(cb_params)
+            self._train_process(epoch - initial_epoch, train_dataset, cbs, cb_params, run_context)
+
+    def _train_process(self, epochs: int, dataset: Any, cbs: CallbackManager, cb_params: CallbackParam,
+                       run_context: RunContext) -> None:
+        self._train_network.set_train(True)
+        iterator = dataset.create_tuple_iterator(num_epochs=epochs)
+        cbs.on_train_begin(run_context)
+        for _ in range(epochs):
+            cb_params.cur_epoch_num += 1
+            cbs.on_train_epoch_begin(run_context)
+            for batch in iterator:
+                cb_params.cur_step_num += 1
+                cb_params.train_dataset_element = batch
+                cbs.on_train_step_begin(run_context)
+                cb_params.net_outputs = self._train_network(*batch)
+                cbs.on_train_step_end(run_context)
+                if run_context.get_stop_requested():
+                    break
+            cbs.on_train_epoch_end(run_context)
+            if run_context.get_stop_requested():
+                break
+        cbs.on_train_end(run_context)
+
+    # -- evaluation and prediction ----------------------------------------------------------------------
+    def eval(self, valid_dataset: Any, callbacks: Callback | Iterable[Callback] | None = None,
+             dataset_sink_mode: bool = False) -> dict[str, float]:
+        """Run the evaluation network over ``valid_dataset`` (one pass) and return ``{name: value}`` of the
+        metrics (``{"accuracy": 0.97}``). Hooks: on_eval_begin, on_eval_epoch_begin, per step
+        on_eval_step_begin / on_eval_step_end, on_eval_epoch_end, on_eval_end (``cb_params.metrics`` is set
+        before on_eval_epoch_end)."""
+        if not self._metric_fns or self._eval_network is None:
+            raise ValueError("Model.eval: the model has no metrics; pass metrics (e.g. {'accuracy'}) to Model")
+        batch_num = self._dataset_size("eval", valid_dataset)
+        for metric in self._metric_fns.values():
+            metric.clear()
+        cb_params = CallbackParam(eval_network=self._eval_network, valid_dataset=valid_dataset,
+                                  batch_num=batch_num, cur_epoch_num=1, cur_step_num=0, net_outputs=None,
+                                  mode="eval", dataset_sink_mode=False)
+        with _inference_mode(self._eval_network), CallbackManager(callbacks) as cbs:
+            cb_params.list_callback = list(cbs)
+            run_context = RunContext(cb_params)
+            cbs.on_eval_begin(run_context)
+            cbs.on_eval_epoch_begin(run_context)
+            for batch in valid_dataset.create_tuple_iterator(num_epochs=1):
+                cb_params.cur_step_num += 1
+                cbs.on_eval_step_begin(run_context)
+                outputs = self._eval_network(*batch)
+                cb_params.net_outputs = outputs
+                self._update_metrics(outputs)
+                cbs.on_eval_step_end(run_context)
+                if run_context.get_stop_requested():
+                    break
+            cb_params.metrics = {name: metric.eval() for name, metric in self._metric_fns.items()}
+            cbs.on_eval_epoch_end(run_context)
+            cbs.on_eval_end(run_context)
+        return cb_params.metrics
+
+    def _update_metrics(self, outputs: Any) -> None:
+        if not isinstance(outputs, tuple):
+            raise ValueError(f"Model.eval: the evaluation network must return a tuple, got "
+                             f"{type(outputs).__name__}")
+        indexes = self._eval_indexes
+        for metric in self._metric_fns.values():
+            if indexes is None:
+                metric.update(*outputs)
+            elif isinstance(metric, _metrics.Loss):
+                metric.update(outputs[indexes[0]])
+            else:
+                metric.update(outputs[indexes[1]], outputs[indexes[2]])
+
+    def predict(self, *predict_data: Any) -> Any:
+        """``network(*predict_data)`` in inference mode (``set_train(False)``): BatchNorm uses its moving
+        statistics, Dropout passes through. The network's training flags are restored afterwards."""
+        with _inference_mode(self._predict_network):
+            return self._predict_network(*predict_data)
+
+    @staticmethod
+    def _dataset_size(method: str, dataset: Any) -> int:
+        if not hasattr(dataset, "create_tuple_iterator") or not hasattr(dataset, "get_dataset_size"):
+            raise TypeError(f"Model.{method}: the dataset must be an opbuild.dataset dataset, got "
+                            f"{type(dataset).__name__}")
+        size = dataset.get_dataset_size()
+        if size <= 0:
+            raise ValueError(f"Model.{method}: the dataset is empty")
+        return size
