@@ -15,10 +15,18 @@ from .report import BuildReport  # noqa: E402
 from .runtime.session import build_report  # noqa: E402
 from .tensor import Tensor  # noqa: E402
 
+float16 = _dtypes.float16
+bfloat16 = _dtypes.bfloat16
 float32 = _dtypes.float32
 float64 = _dtypes.float64
+int8 = _dtypes.int8
+int16 = _dtypes.int16
 int32 = _dtypes.int32
 int64 = _dtypes.int64
+uint8 = _dtypes.uint8
+uint16 = _dtypes.uint16
+uint32 = _dtypes.uint32
+uint64 = _dtypes.uint64
 bool_ = _dtypes.bool_
 
 from . import common, context, nn, ops  # noqa: E402
@@ -55,6 +63,7 @@ __all__ = [
     "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "Tensor", "Parameter",
     "ParameterTuple", "ParallelMode", "common", "context", "grad", "value_and_grad", "jit",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
-    "OpbuildError", "ShapeError", "float32", "float64", "int32", "int64", "bool_", "nn", "ops", "dataset",
+    "OpbuildError", "ShapeError", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",
+    "int64", "uint8", "uint16", "uint32", "uint64", "bool_", "nn", "ops", "dataset",
     "save_checkpoint", "load_checkpoint", "load_param_into_net",
 ]
