@@ -15,10 +15,18 @@ from .report import BuildReport  # noqa: E402
 from .runtime.session import build_report  # noqa: E402
 from .tensor import Tensor  # noqa: E402
 
+float16 = _dtypes.float16
+bfloat16 = _dtypes.bfloat16
 float32 = _dtypes.float32
 float64 = _dtypes.float64
+int8 = _dtypes.int8
+int16 = _dtypes.int16
 int32 = _dtypes.int32
 int64 = _dtypes.int64
+uint8 = _dtypes.uint8
+uint16 = _dtypes.uint16
+uint32 = _dtypes.uint32
+uint64 = _dtypes.uint64
 bool_ = _dtypes.bool_
 
 from . import common, communication, context, nn, ops  # noqa: E402
@@ -63,6 +71,7 @@ __all__ = [
     "ParameterTuple", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
     "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad", "jit",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
-    "OpbuildError", "ShapeError", "float32", "float64", "int32", "int64", "bool_", "nn", "ops", "dataset",
+    "OpbuildError", "ShapeError", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",
+    "int64", "uint8", "uint16", "uint32", "uint64", "bool_", "nn", "ops", "dataset",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "train", "Model",
 ]

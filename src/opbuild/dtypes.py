@@ -1,41 +1,94 @@
-"""The tensor element types opbuild supports, with their NumPy and C spellings."""
+"""The tensor element types opbuild supports, with their NumPy and C spellings.
+
+Every dtype has a *storage* C type (the element type of the kernel's buffers) and a *compute* C type (what a
+kernel does arithmetic in). They differ only for the half types: float16 and bfloat16 are stored in 16 bits
+(``ob_f16`` is gcc's ``_Float16`` where the compiler has it, else ``uint16_t`` bits; ``ob_bf16`` is always
+``uint16_t`` bits, see targets/cpu/codegen.py) and computed in float32, rounding once on store. bfloat16
+arrays are ``ml_dtypes.bfloat16`` NumPy arrays (the type ONNX and JAX use); importing ml_dtypes registers the
+name with NumPy, so ``np.dtype("bfloat16")`` works everywhere after this module is imported.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 
 
 @dataclass(frozen=True)
 class DType:
-    """An element type: ``name`` is the canonical spelling used in descriptors (NumPy's name)."""
+    """An element type: ``name`` is the canonical spelling used in descriptors (NumPy's name).
+
+    ``c_type`` is the storage type of a buffer element, ``compute_c`` the type arithmetic happens in
+    (``float`` for the half types, ``c_type`` otherwise)."""
 
     name: str
     np_dtype: np.dtype
     c_type: str
     is_float: bool
     is_int: bool
+    compute_c: str = ""
+    is_unsigned: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.compute_c:
+            object.__setattr__(self, "compute_c", self.c_type)
+
+    @property
+    def is_half(self) -> bool:
+        """Stored in 16 bits, computed in float32 (float16, bfloat16)."""
+        return self.is_float and self.c_type != self.compute_c
+
+    @property
+    def bits(self) -> int:
+        return self.np_dtype.itemsize * 8
 
     def __repr__(self) -> str:
         return f"opbuild.{self.name}"
 
     def __str__(self) -> str:
-        return self.name.capitalize() if self.name != "bool" else "Bool"
+        # MindSpore's spelling: Float32, BFloat16, UInt8, Bool.
+        special = {"bool": "Bool", "bfloat16": "BFloat16"}
+        if self.name in special:
+            return special[self.name]
+        if self.name.startswith("uint"):
+            return "UInt" + self.name[4:]
+        return self.name.capitalize()
 
 
+float16 = DType("float16", np.dtype(np.float16), "ob_f16", True, False, "float")
+bfloat16 = DType("bfloat16", np.dtype(ml_dtypes.bfloat16), "ob_bf16", True, False, "float")
 float32 = DType("float32", np.dtype(np.float32), "float", True, False)
 float64 = DType("float64", np.dtype(np.float64), "double", True, False)
+int8 = DType("int8", np.dtype(np.int8), "int8_t", False, True)
+int16 = DType("int16", np.dtype(np.int16), "int16_t", False, True)
 int32 = DType("int32", np.dtype(np.int32), "int32_t", False, True)
 int64 = DType("int64", np.dtype(np.int64), "int64_t", False, True)
+uint8 = DType("uint8", np.dtype(np.uint8), "uint8_t", False, True, is_unsigned=True)
+uint16 = DType("uint16", np.dtype(np.uint16), "uint16_t", False, True, is_unsigned=True)
+uint32 = DType("uint32", np.dtype(np.uint32), "uint32_t", False, True, is_unsigned=True)
+uint64 = DType("uint64", np.dtype(np.uint64), "uint64_t", False, True, is_unsigned=True)
 bool_ = DType("bool", np.dtype(np.bool_), "bool", False, False)
 
-ALL: tuple[DType, ...] = (float32, float64, int32, int64, bool_)
+ALL: tuple[DType, ...] = (float16, bfloat16, float32, float64, int8, int16, int32, int64,
+                          uint8, uint16, uint32, uint64, bool_)
 BY_NAME: dict[str, DType] = {d.name: d for d in ALL}
+# The original wide types. Ops whose kernels have not been written for the narrow types (GEMM, conv, the
+# optimizers, ...) keep accepting only these, so a float16 MatMul is a clear "dtype not supported" error
+# rather than integer arithmetic on float16 bits.
 FLOATS = ("float32", "float64")
 INTS = ("int32", "int64")
 NUMERIC = FLOATS + INTS
-ANY = NUMERIC + ("bool",)
+# Every dtype, grouped: ops written for them (the elementwise table, reductions, Softmax, LayerNorm, Cast,
+# data movement) accept these.
+HALFS = ("float16", "bfloat16")
+ALL_FLOATS = HALFS + FLOATS
+SIGNED_INTS = ("int8", "int16", "int32", "int64")
+UNSIGNED_INTS = ("uint8", "uint16", "uint32", "uint64")
+ALL_INTS = SIGNED_INTS + UNSIGNED_INTS
+ALL_NUMERIC = ALL_FLOATS + ALL_INTS
+ANY = ALL_NUMERIC + ("bool",)
 
 
 def dtype_of(x) -> DType:

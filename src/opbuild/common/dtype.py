@@ -2,8 +2,9 @@
 
 The objects are the very ones of :mod:`opbuild.dtypes` (``mstype.float32 is opbuild.float32``), so equality,
 hashing and ``Tensor.dtype`` comparisons hold across both spellings. Only the dtypes opbuild's kernels
-support are defined; MindSpore's others (float16, int8, ...) are absent rather than silently mapped to a
-different width.
+support are defined (float16, bfloat16, float32, float64, int8..int64, uint8..uint64, bool; see
+docs/dtypes.md); MindSpore's others (complex64, ...) are absent rather than silently mapped to a different
+width.
 """
 
 from __future__ import annotations
@@ -12,17 +13,38 @@ import builtins
 
 import numpy as np
 
-from ..dtypes import ALL, DType, bool_, dtype_of, float32, float64, int32, int64
+from ..dtypes import (
+    ALL,
+    DType,
+    bfloat16,
+    bool_,
+    dtype_of,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 
 # MindSpore's alternative spellings of the same types.
 float_ = float32  # MindSpore 1.x-era alias used in model-zoo code (mstype.float_ is float32 there)
 double = float64
+half = float16
+single = float32
 int_ = int32
+uint = uint32
 bool = bool_  # noqa: A001 - MindSpore names it mstype.bool (and mstype.bool_)
 
 number_type = tuple(d for d in ALL if d.is_float or d.is_int)
-float_type = (float32, float64)
-int_type = (int32, int64)
+float_type = (float16, bfloat16, float32, float64)
+int_type = (int8, int16, int32, int64)
+uint_type = (uint8, uint16, uint32, uint64)
 
 
 def dtype_to_nptype(type_: DType) -> type:
@@ -42,5 +64,6 @@ def pytype_to_dtype(obj) -> DType:
     return dtype_of(np.dtype(obj) if not isinstance(obj, DType) else obj)
 
 
-__all__ = ["DType", "float32", "float64", "int32", "int64", "bool_", "bool", "float_", "double", "int_",
-           "number_type", "float_type", "int_type", "dtype_to_nptype", "pytype_to_dtype"]
+__all__ = ["DType", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+           "uint16", "uint32", "uint64", "bool_", "bool", "float_", "double", "half", "single", "int_", "uint",
+           "number_type", "float_type", "int_type", "uint_type", "dtype_to_nptype", "pytype_to_dtype"]

@@ -3,6 +3,12 @@
 Each op is one row of a table: its C expression (``x``, or ``a`` and ``b``), the dtypes it accepts, its
 output dtype rule and its NumPy reference. ``<tgmath.h>`` makes ``exp(x)`` pick expf for float32, so one
 expression serves both float dtypes.
+
+Narrow types (docs/dtypes.md): float16 and bfloat16 operands are loaded into float, the float32 expression
+is evaluated and the result rounds once on store; the reference does the same in NumPy (float32, then a
+cast). Integer expressions are evaluated with C's promotions and stored with a conversion to the element type,
+and the compile flags include -fwrapv, so every integer width wraps as NumPy's does. Unsigned division,
+modulo and power have their own expressions (a signed ``b == -1`` test means ``b == MAX`` there).
 """
 
 from __future__ import annotations
@@ -13,10 +19,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import ANY, FLOATS, NUMERIC, dtype_of
+from ..dtypes import ALL_FLOATS, ALL_NUMERIC, ANY, BY_NAME, dtype_of
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import broadcast_loop, ctype, nan_max, nan_min, parallel_for
+from ..targets.cpu.codegen import (
+    broadcast_loop,
+    compute_ctype,
+    load,
+    nan_max,
+    nan_min,
+    parallel_for,
+    store,
+)
 from ..tensor import as_tensor
 from .primitive import Primitive, apply, declare, primitive_class
 from .registry import OpDef, broadcast_shapes, same_dtype
@@ -45,32 +59,32 @@ def _gelu(x):
 
 
 UNARY: dict[str, Unary] = {
-    "Square": Unary("x * x", NUMERIC, np.square),
-    "Sqrt": Unary("sqrt(x)", FLOATS, np.sqrt),
-    "Rsqrt": Unary("1 / sqrt(x)", FLOATS, lambda x: 1 / np.sqrt(x)),
-    "Exp": Unary("exp(x)", FLOATS, np.exp),
-    "Log": Unary("log(x)", FLOATS, np.log),
-    "Abs": Unary("fabs(x)", NUMERIC, np.abs, int_expr="(x < 0 ? -x : x)"),
-    "Neg": Unary("-x", NUMERIC, np.negative),
-    "Reciprocal": Unary("1 / x", FLOATS, np.reciprocal),
-    "Sin": Unary("sin(x)", FLOATS, np.sin),
-    "Cos": Unary("cos(x)", FLOATS, np.cos),
+    "Square": Unary("x * x", ALL_NUMERIC, np.square),
+    "Sqrt": Unary("sqrt(x)", ALL_FLOATS, np.sqrt),
+    "Rsqrt": Unary("1 / sqrt(x)", ALL_FLOATS, lambda x: 1 / np.sqrt(x)),
+    "Exp": Unary("exp(x)", ALL_FLOATS, np.exp),
+    "Log": Unary("log(x)", ALL_FLOATS, np.log),
+    "Abs": Unary("fabs(x)", ALL_NUMERIC, np.abs, int_expr="(x < 0 ? -x : x)"),
+    "Neg": Unary("-x", ALL_NUMERIC, np.negative),
+    "Reciprocal": Unary("1 / x", ALL_FLOATS, np.reciprocal),
+    "Sin": Unary("sin(x)", ALL_FLOATS, np.sin),
+    "Cos": Unary("cos(x)", ALL_FLOATS, np.cos),
     # codegen's ob_tanhf / ob_tanh (within 5.7 / 2.6 ulp): vectorised, and faster than libmvec's and NumPy's.
-    "Tanh": Unary("ob_tanh(x)", FLOATS, np.tanh, f32_expr="ob_tanhf(x)"),
-    "Sigmoid": Unary("1 / (1 + exp(-x))", FLOATS, lambda x: 1 / (1 + np.exp(-x))),
+    "Tanh": Unary("ob_tanh(x)", ALL_FLOATS, np.tanh, f32_expr="ob_tanhf(x)"),
+    "Sigmoid": Unary("1 / (1 + exp(-x))", ALL_FLOATS, lambda x: 1 / (1 + np.exp(-x))),
     # Written so that NaN fails every comparison and passes through, as np.maximum/np.minimum propagate it.
-    "ReLU": Unary("(x < 0 ? 0 : x)", NUMERIC, lambda x: np.maximum(x, 0)),
-    "ReLU6": Unary("(x < 0 ? 0 : (x > 6 ? 6 : x))", NUMERIC, lambda x: np.minimum(np.maximum(x, 0), 6)),
+    "ReLU": Unary("(x < 0 ? 0 : x)", ALL_NUMERIC, lambda x: np.maximum(x, 0)),
+    "ReLU6": Unary("(x < 0 ? 0 : (x > 6 ? 6 : x))", ALL_NUMERIC, lambda x: np.minimum(np.maximum(x, 0), 6)),
     # In the input's precision ((TYPE) casts keep float32 in float, so it vectorises with erfcf), and in the
     # erfc form, accurate in the negative tail where 1 + erf(z) would cancel.
-    "GeLU": Unary("x * (TYPE)0.5 * erfc(x * (TYPE)-0.70710678118654752440)", FLOATS, _gelu),
-    "Erf": Unary("erf(x)", FLOATS, _erf),
+    "GeLU": Unary("x * (TYPE)0.5 * erfc(x * (TYPE)-0.70710678118654752440)", ALL_FLOATS, _gelu),
+    "Erf": Unary("erf(x)", ALL_FLOATS, _erf),
     # log(1 + e^x) without overflow: x + log1p(e^-x) for large x.
-    "Softplus": Unary("(x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)))", FLOATS, lambda x: np.logaddexp(0, x)),
-    "Floor": Unary("floor(x)", FLOATS, np.floor),
-    "Ceil": Unary("ceil(x)", FLOATS, np.ceil),
-    "Round": Unary("rint(x)", FLOATS, np.round),  # rint rounds half to even, as NumPy does
-    "IsNan": Unary("isnan(x)", FLOATS, np.isnan, out="bool"),
+    "Softplus": Unary("(x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)))", ALL_FLOATS, lambda x: np.logaddexp(0, x)),
+    "Floor": Unary("floor(x)", ALL_FLOATS, np.floor),
+    "Ceil": Unary("ceil(x)", ALL_FLOATS, np.ceil),
+    "Round": Unary("rint(x)", ALL_FLOATS, np.round),  # rint rounds half to even, as NumPy does
+    "IsNan": Unary("isnan(x)", ALL_FLOATS, np.isnan, out="bool"),
     "LogicalNot": Unary("!x", ("bool",), np.logical_not),
 }
 
@@ -129,26 +143,36 @@ def _pow_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 _INT_MOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)(a % b))"
 _INT_FLOORMOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)ob_mod_i64(a, b))"
+# Unsigned operands: truncation is floor, nothing is negative, x / 0 and x % 0 give 0 (as NumPy); the power
+# keeps the exponent unsigned (a uint64 exponent above 2**63 must not turn negative).
+_UINT_EXPRS: dict[str, str] = {
+    "FloorDiv": "(b == 0 ? (TYPE)0 : (TYPE)(a / b))",
+    "Mod": "(b == 0 ? (TYPE)0 : (TYPE)(a % b))",
+    "FloorMod": "(b == 0 ? (TYPE)0 : (TYPE)(a % b))",
+    "Pow": ("({ uint64_t r_ = 1, x_ = (uint64_t)a, e_ = (uint64_t)b; "
+            "while (e_ > 0) { if (e_ & 1) r_ *= x_; x_ *= x_; e_ >>= 1; } (TYPE)r_; })"),
+    "Abs": "x",
+}
 
 BINARY: dict[str, Binary] = {
-    "Add": Binary("a + b", NUMERIC, np.add),
-    "Sub": Binary("a - b", NUMERIC, np.subtract),
-    "Mul": Binary("a * b", NUMERIC, np.multiply),
-    "RealDiv": Binary("a / b", FLOATS, np.true_divide),
-    "Pow": Binary("pow(a, b)", NUMERIC, _pow_ref, int_expr=_INT_POW),
-    "Maximum": Binary(_NAN_MAX, NUMERIC, np.maximum, int_expr="(a > b ? a : b)"),
-    "Minimum": Binary(_NAN_MIN, NUMERIC, np.minimum, int_expr="(a < b ? a : b)"),
-    "FloorDiv": Binary(_FLOAT_FLOORDIV, NUMERIC, np.floor_divide, int_expr=_INT_FLOORDIV),
+    "Add": Binary("a + b", ALL_NUMERIC, np.add),
+    "Sub": Binary("a - b", ALL_NUMERIC, np.subtract),
+    "Mul": Binary("a * b", ALL_NUMERIC, np.multiply),
+    "RealDiv": Binary("a / b", ALL_FLOATS, np.true_divide),
+    "Pow": Binary("pow(a, b)", ALL_NUMERIC, _pow_ref, int_expr=_INT_POW),
+    "Maximum": Binary(_NAN_MAX, ALL_NUMERIC, np.maximum, int_expr="(a > b ? a : b)"),
+    "Minimum": Binary(_NAN_MIN, ALL_NUMERIC, np.minimum, int_expr="(a < b ? a : b)"),
+    "FloorDiv": Binary(_FLOAT_FLOORDIV, ALL_NUMERIC, np.floor_divide, int_expr=_INT_FLOORDIV),
     # Mod: remainder with the sign of the dividend (C fmod, NumPy fmod); FloorMod: sign of the divisor (%).
-    "Mod": Binary("fmod(a, b)", NUMERIC, np.fmod, int_expr=_INT_MOD),
+    "Mod": Binary("fmod(a, b)", ALL_NUMERIC, np.fmod, int_expr=_INT_MOD),
     "FloorMod": Binary("(fmod(a, b) != 0 && ((fmod(a, b) < 0) != (b < 0)) ? fmod(a, b) + b : fmod(a, b))",
-                       NUMERIC, np.mod, int_expr=_INT_FLOORMOD),
+                       ALL_NUMERIC, np.mod, int_expr=_INT_FLOORMOD),
     "Equal": Binary("a == b", _CMP, np.equal, out="bool"),
     "NotEqual": Binary("a != b", _CMP, np.not_equal, out="bool"),
-    "Less": Binary("a < b", NUMERIC, np.less, out="bool"),
-    "LessEqual": Binary("a <= b", NUMERIC, np.less_equal, out="bool"),
-    "Greater": Binary("a > b", NUMERIC, np.greater, out="bool"),
-    "GreaterEqual": Binary("a >= b", NUMERIC, np.greater_equal, out="bool"),
+    "Less": Binary("a < b", ALL_NUMERIC, np.less, out="bool"),
+    "LessEqual": Binary("a <= b", ALL_NUMERIC, np.less_equal, out="bool"),
+    "Greater": Binary("a > b", ALL_NUMERIC, np.greater, out="bool"),
+    "GreaterEqual": Binary("a >= b", ALL_NUMERIC, np.greater_equal, out="bool"),
     "LogicalAnd": Binary("a && b", ("bool",), np.logical_and),
     "LogicalOr": Binary("a || b", ("bool",), np.logical_or),
 }
@@ -160,29 +184,60 @@ def _flat_loop(n: int, stmt: str) -> str:
 
 # ---- C expressions: one per op and input dtype, shared by the op's own kernel and by fused kernels -------
 
+def _row_name(row: Unary | Binary) -> str:
+    return next((n for table in (UNARY, BINARY, GRAD_BINARY) for n, r in table.items() if r is row), "")
+
+
 def _unary_expr(u: Unary, dt: str) -> str:
-    """The C expression of unary row ``u`` in ``x`` for input dtype ``dt``."""
+    """The C expression of unary row ``u`` in ``x`` (of :func:`compute_ctype`) for input dtype ``dt``."""
+    d = BY_NAME[dt]
     expr = u.expr
-    if u.int_expr and dt in ("int32", "int64"):
+    if d.is_unsigned and _row_name(u) in _UINT_EXPRS:
+        expr = _UINT_EXPRS[_row_name(u)]
+    elif u.int_expr and d.is_int:
         expr = u.int_expr
-    elif u.f32_expr and dt == "float32":
+    elif u.f32_expr and d.compute_c == "float":  # float32, and the half types (computed in float)
         expr = u.f32_expr
-    return expr.replace("TYPE", ctype(dt))
+    return expr.replace("TYPE", compute_ctype(dt))
 
 
 def _binary_expr(b: Binary, dt: str) -> str:
-    """The C expression of binary row ``b`` in ``a`` and ``b`` for input dtype ``dt``."""
-    e = b.int_expr if (b.int_expr and dt in ("int32", "int64")) else b.expr
-    return e.replace("TYPE", ctype(dt))
+    """The C expression of binary row ``b`` in ``a`` and ``b`` (of :func:`compute_ctype`) for dtype ``dt``."""
+    d = BY_NAME[dt]
+    if d.is_unsigned and _row_name(b) in _UINT_EXPRS:
+        e = _UINT_EXPRS[_row_name(b)]
+    else:
+        e = b.int_expr if (b.int_expr and d.is_int) else b.expr
+    return e.replace("TYPE", compute_ctype(dt))
 
 
 def _cast_expr(in_dt: str, out_dt: str) -> str:
-    return "(x != 0)" if out_dt == "bool" else f"({ctype(out_dt)})x"
+    """C expression: ``x`` (the loaded input, of ``compute_ctype(in_dt)``) converted to ``out_dt``'s compute
+    type. Float -> integer is defined for every input (C leaves NaN and out-of-range undefined): NaN gives 0,
+    values beyond the type's range (infinities included) saturate to its minimum or maximum, and the rest
+    truncate toward zero as NumPy does (docs/dtypes.md). The bounds are powers of two, exact in every float
+    type, so the comparisons are exact."""
+    src, dst = BY_NAME[in_dt], BY_NAME[out_dt]
+    if out_dt == "bool":
+        return "(x != 0)"
+    if dst.is_int and src.is_float:
+        t = dst.c_type
+        lo = "0" if dst.is_unsigned else f"-0x1p{dst.bits - 1}"
+        hi = f"0x1p{dst.bits if dst.is_unsigned else dst.bits - 1}"
+        prefix = "UINT" if dst.is_unsigned else "INT"
+        lo_val = "0" if dst.is_unsigned else f"{prefix}{dst.bits}_MIN"
+        return (f"(x != x ? ({t})0 : x < {lo} ? ({t}){lo_val} : x >= {hi} ? ({t}){prefix}{dst.bits}_MAX "
+                f": ({t})x)")
+    if dst.is_half and src.c_type == "double":
+        return "x"  # store() rounds double -> half once
+    return f"({dst.compute_c})x"
 
 
 def member_expr(op: str, ins: Sequence[TensorType], out: TensorType) -> tuple[tuple[str, ...], str]:
     """``(operand names, C expression)`` computing one element of elementwise op ``op`` from its operands
-    (loaded into C variables of those names, in input order) for input types ``ins`` and output type ``out``.
+    (loaded into C variables of those names, in input order, as their compute types) for input types ``ins``
+    and output type ``out``; the result is of ``out``'s compute type (for Cast from float64 to a half type:
+    double, see :func:`cast_src_ctype`).
     The expression is the one the op's own kernel evaluates, so a fused kernel (ops/fused.py) computes
     exactly what the unfused ops compute. KeyError for an op that is not elementwise (:data:`FUSIBLE`)."""
     dt = ins[0].dtype
@@ -193,7 +248,7 @@ def member_expr(op: str, ins: Sequence[TensorType], out: TensorType) -> tuple[tu
     if op == "Select":
         return ("c", "a", "b"), "c ? a : b"
     if op == "ClipByValue":
-        return ("x", "lo", "hi"), _CLIP.replace("TYPE", ctype(dt))
+        return ("x", "lo", "hi"), _CLIP.replace("TYPE", compute_ctype(dt))
     if op == "Cast":
         return ("x",), _cast_expr(dt, out.dtype)
     raise KeyError(f"{op} is not an elementwise op")
@@ -201,20 +256,43 @@ def member_expr(op: str, ins: Sequence[TensorType], out: TensorType) -> tuple[tu
 
 # ---- unary ----------------------------------------------------------------------------------------
 
+def cast_src_ctype(in_dt: str, out_dt: str) -> str:
+    """The C type of :func:`_cast_expr`'s result, as :func:`store` needs it."""
+    return "double" if BY_NAME[out_dt].is_half and BY_NAME[in_dt].c_type == "double" else compute_ctype(out_dt)
+
+
+def half_ref(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """The reference of a kernel that computes half types in float32: float16/bfloat16 arrays are widened
+    to float32 before ``fn`` and the float results rounded back once, exactly the kernels' rule."""
+
+    def ref(*arrays: np.ndarray) -> np.ndarray:
+        halfs = [a.dtype for a in arrays if isinstance(a, np.ndarray) and BY_NAME.get(a.dtype.name, None)
+                 and BY_NAME[a.dtype.name].is_half]
+        if not halfs:
+            return fn(*arrays)
+        wide = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == halfs[0] else a for a in arrays]
+        out = np.asarray(fn(*wide))
+        return out.astype(halfs[0]) if out.dtype.kind == "f" else out
+
+    return ref
+
+
 def _unary_def(name: str, u: Unary) -> OpDef:
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
         dt = same_dtype(name, ins, u.dtypes)
         return [TensorType(ins[0].shape, u.out or dt)]
 
     def emit(k: KernelSpec) -> str:
-        dt = k.inputs[0].dtype
-        out_t = ctype(k.outputs[0].dtype)
-        stmt = f"const {ctype(dt)} x = in0[o]; out0[o] = ({out_t})({_unary_expr(u, dt)});"
+        dt, out_dt = k.inputs[0].dtype, k.outputs[0].dtype
+        stmt = (f"const {compute_ctype(dt)} x = {load(dt, 'in0[o]')}; "
+                f"out0[o] = {store(out_dt, _unary_expr(u, dt), compute_ctype(dt))};")
         return _flat_loop(k.inputs[0].size, stmt)
+
+    ref = half_ref(u.ref)
 
     def reference(attrs: dict, x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            return u.ref(x)
+            return ref(x)
 
     return OpDef(name, infer, emit, reference, n_inputs=1, reuse_input=True)
 
@@ -227,9 +305,10 @@ def _nary_emit(expr_for: Callable[[KernelSpec], str], names: Sequence[str]) -> C
     def emit(k: KernelSpec) -> str:
         out = k.outputs[0]
         flat = all(t.shape == out.shape for t in k.inputs)  # no broadcasting: one flat loop
-        loads = " ".join(f"const {ctype(t.dtype)} {n} = in{i}[{'o' if flat else f'p{i}'}];"
+        idx = ["o" if flat else f"p{i}" for i in range(len(k.inputs))]
+        loads = " ".join(f"const {compute_ctype(t.dtype)} {n} = {load(t.dtype, f'in{i}[{idx[i]}]')};"
                          for i, (n, t) in enumerate(zip(names, k.inputs, strict=True)))
-        stmt = f"{loads} out0[o] = ({ctype(out.dtype)})({expr_for(k)});"
+        stmt = f"{loads} out0[o] = {store(out.dtype, expr_for(k), compute_ctype(k.inputs[-1].dtype))};"
         if flat:
             return _flat_loop(out.size, stmt)
         return broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt, parallel=True)
@@ -245,9 +324,11 @@ def _binary_def(name: str, b: Binary) -> OpDef:
     def expr(k: KernelSpec) -> str:
         return _binary_expr(b, k.inputs[0].dtype)
 
+    ref = half_ref(b.ref)
+
     def reference(attrs: dict, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            return b.ref(x, y)
+            return ref(x, y)
 
     return OpDef(name, infer, _nary_emit(expr, ("a", "b")), reference, n_inputs=2, reuse_input=True)
 
@@ -260,7 +341,7 @@ def _select_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
 
 
 def _clip_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-    dt = same_dtype("ClipByValue", ins, NUMERIC)
+    dt = same_dtype("ClipByValue", ins, ALL_NUMERIC)
     return [TensorType(broadcast_shapes("ClipByValue", ins), dt)]
 
 
@@ -272,8 +353,27 @@ def _cast_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 
 def _cast_emit(k: KernelSpec) -> str:
-    conv = _cast_expr(k.inputs[0].dtype, k.outputs[0].dtype)
-    return _flat_loop(k.inputs[0].size, f"const {ctype(k.inputs[0].dtype)} x = in0[o]; out0[o] = {conv};")
+    src, dst = k.inputs[0].dtype, k.outputs[0].dtype
+    conv = store(dst, _cast_expr(src, dst), cast_src_ctype(src, dst))
+    return _flat_loop(k.inputs[0].size, f"const {compute_ctype(src)} x = {load(src, 'in0[o]')}; out0[o] = {conv};")
+
+
+def cast_reference(x: np.ndarray, dtype: str) -> np.ndarray:
+    """NumPy's astype with the kernel's defined float -> integer rule: NaN -> 0, out of range (and +-inf)
+    saturating to the integer type's limits, the rest truncated toward zero (NumPy leaves those undefined)."""
+    dst = dtype_of(dtype)
+    if not (dst.is_int and x.dtype.kind in "fV"):
+        return x.astype(dst.np_dtype)
+    info = np.iinfo(dst.np_dtype)
+    w = x.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        t = np.trunc(np.where(np.isnan(w), 0.0, w))
+        inside = (t >= float(info.min)) & (t < 2.0 ** (info.bits - (0 if dst.is_unsigned else 1)))
+        # float64 cannot hold every int64, so the in-range values are converted from the float directly
+        out = np.where(inside, np.where(inside, w, 0).astype(dst.np_dtype), 0).astype(dst.np_dtype)
+    out[~inside & (t < 0)] = info.min
+    out[~inside & (t > 0)] = info.max
+    return out
 
 
 # ---- declarations: each table row, and each op below, is one OpDef plus its primitive class ----------------
@@ -306,12 +406,14 @@ PRIMITIVES["Select"] = declare(
 _CLIP = f"({{ const TYPE m_ = {nan_max('lo', 'x')}; {nan_min('m_', 'hi')}; }})"
 # Not exported: MindSpore has no ops.ClipByValue primitive; users call ops.clip_by_value (functional.py).
 declare(OpDef("ClipByValue", _clip_infer,
-              _nary_emit(lambda k: _CLIP.replace("TYPE", ctype(k.inputs[0].dtype)), ("x", "lo", "hi")),
-              lambda attrs, x, lo, hi: np.minimum(np.maximum(x, lo), hi), n_inputs=3, reuse_input=True),
+              _nary_emit(lambda k: _CLIP.replace("TYPE", compute_ctype(k.inputs[0].dtype)), ("x", "lo", "hi")),
+              lambda attrs, x, lo, hi: half_ref(lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi))(x, lo, hi),
+              n_inputs=3, reuse_input=True),
         "ClipByValue(x, lo, hi): x clamped to [lo, hi] (ops.clip_by_value).")
 PRIMITIVES["Cast"] = declare(
     OpDef("Cast", lambda attrs, ins: [TensorType(ins[0].shape, attrs["dtype"])], _cast_emit,
-          lambda attrs, x: x.astype(attrs["dtype"]), normalize=_cast_normalize, n_inputs=1, reuse_input=True),
+          lambda attrs, x: cast_reference(x, attrs["dtype"]), normalize=_cast_normalize, n_inputs=1,
+          reuse_input=True),
     "Cast(x, dtype).", call=_cast_call)
 
 
@@ -323,15 +425,15 @@ PRIMITIVES["Cast"] = declare(
 _INV_SQRT_2PI = "(TYPE)0.39894228040143267794"
 GRAD_BINARY: dict[str, Binary] = {
     # ReluGrad(dy, y): y is the forward output (y > 0 exactly where x > 0); NaN in y gives 0 as in MindSpore.
-    "ReluGrad": Binary("(b > 0 ? a : (TYPE)0)", FLOATS, lambda dy, y: np.where(y > 0, dy, 0).astype(dy.dtype)),
-    "ReLU6Grad": Binary("((b > 0 && b < 6) ? a : (TYPE)0)", FLOATS,
+    "ReluGrad": Binary("(b > 0 ? a : (TYPE)0)", ALL_FLOATS, lambda dy, y: np.where(y > 0, dy, 0).astype(dy.dtype)),
+    "ReLU6Grad": Binary("((b > 0 && b < 6) ? a : (TYPE)0)", ALL_FLOATS,
                         lambda dy, x: np.where((x > 0) & (x < 6), dy, 0).astype(dy.dtype)),
     # SigmoidGrad(y, dy) = dy * y * (1 - y); TanhGrad(y, dy) = dy * (1 - y^2): MindSpore's operand order.
-    "SigmoidGrad": Binary("b * a * ((TYPE)1 - a)", FLOATS, lambda y, dy: dy * y * (1 - y)),
-    "TanhGrad": Binary("b * ((TYPE)1 - a * a)", FLOATS, lambda y, dy: dy * (1 - y * y)),
+    "SigmoidGrad": Binary("b * a * ((TYPE)1 - a)", ALL_FLOATS, lambda y, dy: dy * y * (1 - y)),
+    "TanhGrad": Binary("b * ((TYPE)1 - a * a)", ALL_FLOATS, lambda y, dy: dy * (1 - y * y)),
     # GeLUGrad(dy, x) = dy * (Phi(x) + x * phi(x)), the exact (erf) GeLU's derivative.
     "GeLUGrad": Binary(f"a * ((TYPE)0.5 * erfc(b * (TYPE)-0.70710678118654752440) + b * {_INV_SQRT_2PI} * "
-                       "exp((TYPE)-0.5 * b * b))", FLOATS,
+                       "exp((TYPE)-0.5 * b * b))", ALL_FLOATS,
                        lambda dy, x: dy * (0.5 * _erfc(-x / np.sqrt(2.0)) + x * np.exp(-0.5 * x * x)
                                            / np.sqrt(2 * np.pi))),
 }

@@ -26,8 +26,8 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import broadcast_loop, ctype, parallel_for
-from .elementwise import FUSIBLE, member_expr
+from ..targets.cpu.codegen import broadcast_loop, compute_ctype, load, parallel_for, round_trip, store
+from .elementwise import FUSIBLE, cast_src_ctype, member_expr
 from .primitive import declare
 from .registry import OpDef, get, no_grad
 
@@ -91,13 +91,18 @@ def _emit(k: KernelSpec) -> str:
     typed = member_types(k.attrs, k.inputs)
     out = k.outputs[0]
     flat = all(t.shape == out.shape for t in k.inputs)
-    stmts = [f"const {ctype(t.dtype)} v{i} = in{i}[{'o' if flat else f'p{i}'}];" for i, t in enumerate(k.inputs)]
+    # Values live in their compute types (float for the half types); each member's result is rounded to its
+    # dtype as the unfused op would store it, so fusing never changes a bit.
+    idx = ["o" if flat else f"p{i}" for i in range(len(k.inputs))]
+    stmts = [f"const {compute_ctype(t.dtype)} v{i} = {load(t.dtype, f'in{i}[{idx[i]}]')};"
+             for i, t in enumerate(k.inputs)]
     for j, ((op, _, ins, res), m) in enumerate(zip(typed, k.attrs["members"], strict=True)):
         names, expr = member_expr(op, ins, res)
-        loads = " ".join(f"const {ctype(t.dtype)} {n} = {'v' if r[0] == 'i' else 't'}{r[1:]};"
+        loads = " ".join(f"const {compute_ctype(t.dtype)} {n} = {'v' if r[0] == 'i' else 't'}{r[1:]};"
                          for n, t, r in zip(names, ins, m["args"], strict=True))
-        stmts.append(f"{ctype(res.dtype)} t{j}; {{ {loads} t{j} = ({ctype(res.dtype)})({expr}); }}")
-    stmts.append(f"out0[o] = t{len(typed) - 1};")
+        src = cast_src_ctype(ins[0].dtype, res.dtype) if op == "Cast" else compute_ctype(ins[-1].dtype)
+        stmts.append(f"{compute_ctype(res.dtype)} t{j}; {{ {loads} t{j} = {round_trip(res.dtype, expr, src)}; }}")
+    stmts.append(f"out0[o] = {store(out.dtype, f't{len(typed) - 1}', compute_ctype(out.dtype))};")
     stmt = "\n".join(stmts)
     if flat:
         return f"{parallel_for(out.size)}for (int64_t o = 0; o < {out.size}; o++) {{\n{stmt}\n}}"

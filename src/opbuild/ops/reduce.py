@@ -12,7 +12,9 @@ neighbours of the same kind merged), then:
   * innermost group kept: each output row is initialised with the neutral element and whole input rows are
     combined into it (``out[j] = op(out[j], x[j])``, a vectorised loop), one row offset per reduced index.
 Integer sums and products accumulate in the unsigned type of the same width: overflow wraps exactly as
-NumPy's ``np.sum(x, dtype=x.dtype)`` does, without C's signed-overflow undefined behaviour.
+NumPy's ``np.sum(x, dtype=x.dtype)`` does, without C's signed-overflow undefined behaviour. float16 and
+bfloat16 accumulate in float32 (a float scratch row where the innermost group is kept) and round once when
+the result is stored; their reference is NumPy's float32 reduction, rounded once.
 """
 
 from __future__ import annotations
@@ -22,15 +24,36 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import FLOATS, NUMERIC, dtype_of, int32
+from ..dtypes import ALL_FLOATS, ALL_NUMERIC, BY_NAME, NUMERIC, dtype_of, int32
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import c_literal, ctype, lane_reduce, nan_max, nan_min, simd_lanes, strides
+from ..targets.cpu.codegen import (
+    c_literal,
+    compute_ctype,
+    ctype,
+    is_half,
+    lane_reduce,
+    load,
+    nan_max,
+    nan_min,
+    simd_lanes,
+    store,
+    strides,
+)
 from .primitive import Primitive, apply, declare
 from .registry import OpDef, norm_axis, same_dtype
 
-_UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
-_INT_LIMITS = {"int32": ("INT32_MIN", "INT32_MAX"), "int64": ("INT64_MIN", "INT64_MAX")}
+
+def _unsigned(dt: str) -> str:
+    """The unsigned C type of an integer dtype's width (wrap-around accumulator)."""
+    return f"uint{BY_NAME[dt].bits}_t"
+
+
+def _int_limit(dt: str, top: bool) -> str:
+    d = BY_NAME[dt]
+    if d.is_unsigned:
+        return f"UINT{d.bits}_MAX" if top else "0"
+    return f"INT{d.bits}_{'MAX' if top else 'MIN'}"
 
 
 @dataclass(frozen=True)
@@ -56,29 +79,33 @@ def _const(value: int) -> Callable[[str], str]:
 
 def _ref(fn: Callable, typed: bool) -> Callable:
     """NumPy reference over the canonical axes; ``typed`` keeps the input dtype as accumulator (wrap-around
-    for ints: NumPy would otherwise promote int32 sums to int64)."""
+    for ints: NumPy would otherwise promote int32 sums to int64). Half types reduce in float32 and round
+    once, as the kernels do."""
 
     def ref(attrs: dict, x: np.ndarray) -> np.ndarray:
-        kw = {"dtype": x.dtype} if typed else {}
+        half = BY_NAME[x.dtype.name].is_half
+        w = x.astype(np.float32) if half else x
+        kw = {"dtype": w.dtype} if typed else {}
         with np.errstate(all="ignore"):
-            return fn(x, axis=tuple(attrs["axis"]), keepdims=attrs["keep_dims"], **kw)
+            out = fn(w, axis=tuple(attrs["axis"]), keepdims=attrs["keep_dims"], **kw)
+        return np.asarray(out).astype(x.dtype) if half else out
 
     return ref
 
 
 REDUCTIONS: dict[str, Reduction] = {
-    "ReduceSum": Reduction(lambda a, b: f"{a} + {b}", lambda a, b: f"{a} + {b}", _const(0), NUMERIC,
+    "ReduceSum": Reduction(lambda a, b: f"{a} + {b}", lambda a, b: f"{a} + {b}", _const(0), ALL_NUMERIC,
                            _ref(np.sum, True), wraps=True, what="sum"),
-    "ReduceMean": Reduction(lambda a, b: f"{a} + {b}", lambda a, b: f"{a} + {b}", _const(0), FLOATS,
+    "ReduceMean": Reduction(lambda a, b: f"{a} + {b}", lambda a, b: f"{a} + {b}", _const(0), ALL_FLOATS,
                             _ref(np.mean, True), mean=True, what="mean (floats only)"),
-    "ReduceProd": Reduction(lambda a, b: f"{a} * {b}", lambda a, b: f"{a} * {b}", _const(1), NUMERIC,
+    "ReduceProd": Reduction(lambda a, b: f"{a} * {b}", lambda a, b: f"{a} * {b}", _const(1), ALL_NUMERIC,
                             _ref(np.prod, True), wraps=True, what="product"),
     "ReduceMax": Reduction(nan_max, lambda a, b: f"({b} > {a} ? {b} : {a})",
-                           lambda dt: "(-INFINITY)" if dt in FLOATS else _INT_LIMITS[dt][0], NUMERIC,
+                           lambda dt: "(-INFINITY)" if dt in ALL_FLOATS else _int_limit(dt, False), ALL_NUMERIC,
                            _ref(np.max, False), empty_ok=False,
                            what="maximum (NaN-propagating, like np.max)"),
     "ReduceMin": Reduction(nan_min, lambda a, b: f"({b} < {a} ? {b} : {a})",
-                           lambda dt: "INFINITY" if dt in FLOATS else _INT_LIMITS[dt][1], NUMERIC,
+                           lambda dt: "INFINITY" if dt in ALL_FLOATS else _int_limit(dt, True), ALL_NUMERIC,
                            _ref(np.min, False), empty_ok=False,
                            what="minimum (NaN-propagating, like np.min)"),
 }
@@ -232,32 +259,69 @@ def _emit_inner_kept(c: _Ctx, kept: list[_Group], red: list[_Group], mean: bool)
     return lines + ["}" * len(kh)]
 
 
+def _emit_inner_kept_half(c: _Ctx, kept: list[_Group], red: list[_Group], block: int = 256) -> list[str]:
+    """Innermost group kept, half types: as :func:`_emit_inner_kept`, but the running results live in a float
+    scratch block (``block`` columns at a time, on the stack) so they round once, on the final store."""
+    m = kept[-1].size
+    kh, kt = _loops(kept[:-1], "k")
+    rh, rt = _loops(red, "r")
+    return [
+        *kh,
+        f"{c.ct} *restrict orow = out0 + ({_out_offset(kept[:-1], 'k')}) * {m};",
+        f"const {c.ct} *restrict xb = in0 + {' + '.join(kt) or '0'};",
+        f"for (int64_t jb = 0; jb < {m}; jb += {block}) {{",
+        f"const int64_t jn = {m} - jb < {block} ? {m} - jb : {block};",
+        f"float acc[{block}];",
+        f"for (int64_t j = 0; j < jn; j++) acc[j] = {c.ident};",
+        *rh,
+        f"const {c.ct} *restrict xr = xb + jb + {' + '.join(rt)};",
+        f"for (int64_t j = 0; j < jn; j++) {{ const float a = acc[j], b = {c.load('xr[j]')}; "
+        f"acc[j] = {c.comb('a', 'b')}; }}",
+        "}" * len(rh),
+        f"for (int64_t j = 0; j < jn; j++) orow[jb + j] = {c.finish('acc[j]')};",
+        "}",
+        "}" * len(kh),
+    ]
+
+
 def _reduce_emit(r: Reduction) -> Callable[[KernelSpec], str]:
     def emit(k: KernelSpec) -> str:
         x, y = k.inputs[0], k.outputs[0]
         dt, ct = x.dtype, ctype(x.dtype)
-        is_int = dt not in FLOATS
-        acc_t = _UNSIGNED[dt] if (is_int and r.wraps) else ct  # unsigned: defined wrap-around, as NumPy
-        ident = r.identity(dt)
+        half = is_half(dt)
+        is_int = BY_NAME[dt].is_int
+        # unsigned: defined wrap-around, as NumPy; half types: float accumulators
+        acc_t = _unsigned(dt) if (is_int and r.wraps) else compute_ctype(dt)
+        lit_dt = "float32" if half else dt
+        ident = r.identity(lit_dt)
         if y.size == 0:
             return "/* empty output: nothing to compute */"
         if x.size == 0:  # reducing nothing: the neutral element (the mean of nothing is NaN, like NumPy)
-            return f"for (int64_t o = 0; o < {y.size}; o++) out0[o] = ({ct}){'NAN' if r.mean else ident};"
+            return f"for (int64_t o = 0; o < {y.size}; o++) out0[o] = {store(dt, 'NAN' if r.mean else ident)};"
         groups = _groups(x.shape, k.attrs["axis"])
         kept = [g for g in groups if not g.reduced]
         red = [g for g in groups if g.reduced]
         if not red:  # every reduced axis has size 1: a copy
             return f"for (int64_t o = 0; o < {y.size}; o++) out0[o] = in0[o];"
-        count = c_literal(x.size // y.size, dt)
+        count = c_literal(x.size // y.size, lit_dt)
 
-        def load(e: str) -> str:
+        def load_acc(e: str) -> str:
+            if half:
+                return load(dt, e)
             return f"({acc_t}){e}" if acc_t != ct else e
 
         def finish(e: str) -> str:
+            if half:
+                return store(dt, f"{e} / {count}" if r.mean else e)
             return f"({ct})({e} / {count})" if r.mean else (f"({ct}){e}" if acc_t != ct else e)
 
-        c = _Ctx(ct, acc_t, r.int_combine if is_int else r.combine, ident, simd_lanes(dt), load, finish)
-        lines = _emit_inner_reduced(c, kept, red) if groups[-1].reduced else _emit_inner_kept(c, kept, red, r.mean)
+        c = _Ctx(ct, acc_t, r.int_combine if is_int else r.combine, ident, simd_lanes(lit_dt), load_acc, finish)
+        if groups[-1].reduced:
+            lines = _emit_inner_reduced(c, kept, red)
+        elif half:
+            lines = _emit_inner_kept_half(c, kept, red)
+        else:
+            lines = _emit_inner_kept(c, kept, red, r.mean)
         return "\n".join(line for line in lines if line)
 
     return emit
@@ -330,7 +394,7 @@ def _arg_emit(is_max: bool) -> Callable[[KernelSpec], str]:
         inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
         if outer * inner == 0:
             return "/* empty output: nothing to compute */"
-        nan = x.dtype in FLOATS
+        nan = BY_NAME[x.dtype].is_float
 
         def better(v: str, b: str) -> str:
             # v replaces the current best b: strictly better (first occurrence wins ties), or the first NaN.
@@ -341,7 +405,7 @@ def _arg_emit(is_max: bool) -> Callable[[KernelSpec], str]:
             # first element equal to m (the first NaN when m is NaN), searched L elements at a time.
             lanes = simd_lanes(x.dtype)
             main = n - n % lanes
-            ident = ("(-INFINITY)" if is_max else "INFINITY") if nan else _INT_LIMITS[x.dtype][0 if is_max else 1]
+            ident = ("(-INFINITY)" if is_max else "INFINITY") if nan else _int_limit(x.dtype, not is_max)
             comb = (nan_max if is_max else nan_min) if nan else (lambda a, b: f"({b} {gt} {a} ? {b} : {a})")
 
             def search(hit: str) -> list[str]:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from ...dtypes import BY_NAME
 from ...ir import TensorType
 
@@ -35,6 +37,62 @@ static inline int64_t ob_floordiv_i64(int64_t a, int64_t b) {
 static inline int64_t ob_mod_i64(int64_t a, int64_t b) {
   int64_t r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
+/* Half types. float16 is stored as gcc's _Float16 where the compiler has it (__FLT16_MAX__: gcc >= 12 on
+   x86-64 and aarch64; conversions are then the hardware's or libgcc's, correctly rounded), else as its IEEE
+   binary16 bits in a uint16_t with the software conversions below (round to nearest even, subnormals, inf and
+   NaN handled; double -> half goes through float there, a double rounding that only differs at exact ties of
+   the float). Which one a kernel uses is decided by the compiler's predefined macros, so it is fixed by the
+   compiler identity that is part of every kernel's key. bfloat16 is always uint16_t bits: the high half of a
+   float32 (round to nearest even, NaN kept quiet), as ml_dtypes and TensorFlow define it. Kernels load a half
+   into float, compute in float and round once on store. */
+#if defined(__FLT16_MAX__) && !defined(OB_SOFT_HALF)
+typedef _Float16 ob_f16;
+static inline float ob_f16_to_f32(ob_f16 h) { return (float)h; }
+static inline ob_f16 ob_f16_from_f32(float f) { return (ob_f16)f; }
+static inline ob_f16 ob_f16_from_f64(double d) { return (ob_f16)d; }
+static inline ob_f16 ob_f16_from_bits(uint16_t b) { ob_f16 h; memcpy(&h, &b, sizeof h); return h; }
+#else
+typedef uint16_t ob_f16;
+static inline float ob_f16_to_f32(ob_f16 h) {
+  const uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0) { const float f = (float)m * 0x1p-24f; return s ? -f : f; }  /* zero and subnormals: exact */
+  const uint32_t b = s | (e == 0x1f ? 0x7f800000u | (m << 13) : ((e + 112) << 23) | (m << 13));
+  float f;
+  memcpy(&f, &b, sizeof f);
+  return f;
+}
+static inline ob_f16 ob_f16_from_f32(float f) {
+  uint32_t b;
+  memcpy(&b, &f, sizeof b);
+  const uint16_t s = (uint16_t)((b >> 16) & 0x8000u);
+  const uint32_t a = b & 0x7fffffffu;
+  if (a > 0x7f800000u) return (uint16_t)(s | 0x7e00u | ((a >> 13) & 0x3ffu));  /* NaN, made quiet */
+  if (a >= 0x477ff000u) return (uint16_t)(s | 0x7c00u);  /* >= 65520 (and inf) rounds to inf */
+  if (a >= 0x38800000u) {  /* normal result (>= 2^-14): rebias the exponent, round to nearest even */
+    const uint32_t r = a - 0x38000000u;
+    return (uint16_t)(s | ((r + 0xfffu + ((r >> 13) & 1u)) >> 13));
+  }
+  float af;
+  memcpy(&af, &a, sizeof af);
+  return (uint16_t)(s | (uint16_t)rintf(af * 0x1p24f));  /* subnormal: units of 2^-24, exact scaling */
+}
+static inline ob_f16 ob_f16_from_f64(double d) { return ob_f16_from_f32((float)d); }
+static inline ob_f16 ob_f16_from_bits(uint16_t b) { return b; }
+#endif
+typedef uint16_t ob_bf16;
+static inline float ob_bf16_to_f32(ob_bf16 h) {
+  const uint32_t b = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &b, sizeof f);
+  return f;
+}
+static inline ob_bf16 ob_bf16_from_f32(float f) {
+  uint32_t b;
+  memcpy(&b, &f, sizeof b);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return (ob_bf16)((b >> 16) | 0x40u);  /* NaN stays NaN (quiet) */
+  return (ob_bf16)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+static inline ob_bf16 ob_bf16_from_f64(double d) { return ob_bf16_from_f32((float)d); }  /* as ml_dtypes */
 /* expf that gcc vectorises (libm's expf is a scalar call without -ffast-math): exp(x) = 2^k * exp(r) with
    k = round(x / ln2) by the 1.5 * 2^23 trick and |r| <= ln2 / 2, Cephes' degree-6 polynomial; within 1 ulp
    of exp for normal results (checked densely over [-110, 95]). 2^k is applied as two factors so denormal
@@ -163,8 +221,42 @@ def gemm_symbols(dtype: str) -> tuple[str, str, str]:
 
 
 def ctype(dtype: str) -> str:
-    """The C element type of a dtype name."""
+    """The C storage type of a buffer element of a dtype name (``ob_f16``/``ob_bf16`` for the half types)."""
     return BY_NAME[dtype].c_type
+
+
+def compute_ctype(dtype: str) -> str:
+    """The C type a kernel computes a dtype in: ``float`` for float16/bfloat16, the storage type otherwise."""
+    return BY_NAME[dtype].compute_c
+
+
+def is_half(dtype: str) -> bool:
+    """float16 or bfloat16: stored in 16 bits, computed in float32."""
+    return BY_NAME[dtype].is_half
+
+
+_HALF_PREFIX = {"float16": "ob_f16", "bfloat16": "ob_bf16"}
+
+
+def load(dtype: str, ref: str) -> str:
+    """C expression: the stored element ``ref`` of ``dtype`` as a value of :func:`compute_ctype`."""
+    return f"{_HALF_PREFIX[dtype]}_to_f32({ref})" if is_half(dtype) else ref
+
+
+def store(dtype: str, expr: str, src_ctype: str = "float") -> str:
+    """C expression: ``expr`` (of C type ``src_ctype``, only read for the half types) converted to the storage
+    type of ``dtype``. Half types round once here (from double directly where the compiler can)."""
+    if is_half(dtype):
+        suffix = "f64" if src_ctype == "double" else "f32"
+        cast = "" if src_ctype in ("float", "double") else f"({'double' if suffix == 'f64' else 'float'})"
+        return f"{_HALF_PREFIX[dtype]}_from_{suffix}({cast}({expr}))"
+    return f"({ctype(dtype)})({expr})"
+
+
+def round_trip(dtype: str, expr: str, src_ctype: str = "float") -> str:
+    """C expression: ``expr`` rounded to ``dtype`` and back to its compute type (what a fused kernel keeps
+    of an intermediate, so fused and unfused ops give the same bits)."""
+    return load(dtype, store(dtype, expr, src_ctype)) if is_half(dtype) else f"({ctype(dtype)})({expr})"
 
 
 def kernel_function(symbol: str, inputs: Sequence[TensorType], outputs: Sequence[TensorType], body: str) -> str:
@@ -205,7 +297,11 @@ def broadcast_strides(in_shape: Sequence[int], out_shape: Sequence[int]) -> list
 
 
 def c_literal(value, dtype: str) -> str:
-    """A C literal of ``value`` in ``dtype`` (handles inf/nan for floats)."""
+    """A C literal of ``value`` in ``dtype``'s storage type (handles inf/nan for floats; the half types as
+    their exact bits)."""
+    if is_half(dtype):  # the exact stored bits, rounded by NumPy / ml_dtypes as the reference rounds
+        bits = int(np.array(value, dtype=BY_NAME[dtype].np_dtype).view(np.uint16))
+        return f"ob_f16_from_bits({bits:#06x})" if dtype == "float16" else f"((ob_bf16){bits:#06x})"
     if dtype in ("float32", "float64"):
         v = float(value)
         if v != v:
@@ -216,6 +312,8 @@ def c_literal(value, dtype: str) -> str:
         return s + ("f" if dtype == "float32" else "")
     if dtype == "bool":
         return "1" if value else "0"
+    if BY_NAME[dtype].is_unsigned:
+        return f"{int(value)}ULL" if dtype == "uint64" else f"{int(value)}U"
     suffix = "LL" if dtype == "int64" else ""
     return f"{int(value)}{suffix}"
 
