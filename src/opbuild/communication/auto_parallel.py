@@ -12,8 +12,23 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..context import ParallelMode
 from .management import get_group_size, get_rank, is_initialized
+
+
+class ParallelMode:
+    """The parallel-mode names of ``mindspore.context.ParallelMode`` (also ``mindspore.ParallelMode``).
+
+    opbuild runs one process per rank with no automatic sharding; the constants exist so that programs which
+    name a mode (typically ``DATA_PARALLEL`` for ``set_auto_parallel_context``) import and run unchanged.
+    """
+
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
+
 
 SUPPORTED_MODES = (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL)
 
