@@ -117,3 +117,21 @@ def test_train_step_needs_init_in_data_parallel_mode():
     comm.init()
     cell = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
     assert isinstance(cell.grad_reducer, nn.DistributedGradReducer) and cell.grad_reducer.degree == 1
+
+
+def test_checkpoint_config_save_all_ranks_is_a_checked_bool():
+    from opbuild.train import CheckpointConfig
+
+    assert CheckpointConfig().save_all_ranks is False
+    assert CheckpointConfig(save_all_ranks=True).save_all_ranks is True
+    with pytest.raises(TypeError, match="save_all_ranks"):
+        CheckpointConfig(save_all_ranks="yes")
+
+
+def test_build_plans_of_a_job_of_one_rank_are_not_exchanged(caplog):
+    from opbuild.communication import build_plans
+
+    comm.init()
+    with caplog.at_level("INFO", logger="opbuild"):
+        assert build_plans.exchange(["relu_abc"]) == [["relu_abc"]]
+    assert "before its first collective" not in caplog.text

@@ -126,3 +126,49 @@ def test_deleted_kernel_meta_without_shared_tier_rebuilds_and_completes(tmp_path
     built = json.loads((tmp_path / "again" / "rank0.json").read_text())["report"]["built"]
     assert built > 0  # rank 0 rebuilt while rank 1 waited in the first collective: no timeout
     assert json.loads((tmp_path / "again" / "rank1.json").read_text())["report"]["built"] == 0
+    # Rank 1 waited in the first collective while rank 0 built: its log says who built what.
+    built = [k["name"] for k in json.loads((tmp_path / "again" / "rank0.json").read_text())["report"]["kernels"]
+             if k["status"] == "built"]
+    waiting_log = (tmp_path / "again" / "rank1.log").read_text()
+    assert f"rank 0 of 2 builds {len(built)} kernel(s)" in waiting_log, waiting_log
+    assert all(name in waiting_log for name in built), waiting_log
+    assert "rank(s) 1 have every kernel and wait in the first collective for rank(s) 0" in waiting_log
+
+
+def _verify(cache: Path, rank: int) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "opbuild", "cache", "verify", "--path", str(cache), "--rank",
+                           str(rank), "--json"], env=_env(cache), capture_output=True, text=True, timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_rank_killed_by_sigkill_ends_the_job_and_leaves_caches_usable(tmp_path):
+    """Rank 1 SIGKILLs itself after its first step: mpirun ends rank 0 (blocked in the gradient AllReduce)
+    instead of leaving it waiting forever, both ranks' caches verify clean, and the job reruns to the end."""
+    cache = tmp_path / "cache"
+    killed = mpirun(2, tmp_path / "killed", cache, "--kill-rank", "1")
+    output = killed.stdout + killed.stderr
+    assert killed.returncode != 0, output
+    assert "rank 1" in output and "signal 9" in output, output  # mpirun names the dead rank and the signal
+    assert "in all_reduce" in output, output  # rank 0 says where it was when it was ended (faulthandler)
+    assert not (tmp_path / "killed" / "rank0.npz").exists()
+    for rank in (0, 1):
+        report = _verify(cache, rank)
+        assert report["ok"] and report["problems"] == [] and report["checked"] > 0, report
+    again = mpirun(2, tmp_path / "again", cache)
+    assert again.returncode == 0, again.stdout + again.stderr
+    for rank in (0, 1):
+        assert json.loads((tmp_path / "again" / f"rank{rank}.json").read_text())["report"]["built"] == 0
+
+
+def test_model_train_reduces_gradients_and_only_rank0_checkpoints(tmp_path, shared_cache):
+    proc = mpirun(2, tmp_path / "job", shared_cache, "--model")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    a, b = (dict(np.load(tmp_path / "job" / f"rank{r}.npz")) for r in (0, 1))
+    assert all(a[k].tobytes() == b[k].tobytes() for k in a)  # the gradients were reduced: one model
+    reference = single(tmp_path / "single", shared_cache)
+    for name, w in reference.items():
+        np.testing.assert_allclose(a[name], w, rtol=1e-5, atol=1e-6, err_msg=name)
+    infos = [json.loads((tmp_path / "job" / f"rank{r}.json").read_text()) for r in (0, 1)]
+    assert infos[0]["checkpoint"] is not None and infos[1]["checkpoint"] is None
+    assert sorted(os.listdir(tmp_path / "job" / "ckpt")) == ["w-1_2.ckpt", "w-1_4.ckpt"]

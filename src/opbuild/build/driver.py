@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .. import config
@@ -73,9 +73,13 @@ class Builder:
         return self.toolchains.identity(self.target, memo, memo)
 
     # ---- build ----------------------------------------------------------------------------------
-    def build(self, specs: Sequence[KernelSpec], pipeline: str = "") -> tuple[list[Kernel], BuildReport]:
+    def build(self, specs: Sequence[KernelSpec], pipeline: str = "",
+              announce: Callable[[list[str]], None] | None = None) -> tuple[list[Kernel], BuildReport]:
         """Return one loaded kernel per spec (same order) and the report of the distinct kernels.
         ``pipeline`` is the identity of the graph passes that produced ``specs`` (part of the manifest key).
+        ``announce``, when given, is called exactly once per build (whatever path it takes, so that a
+        collective inside it pairs up across ranks) with the names of the kernels this build will compile or
+        fetch, before it does: ``[]`` when everything came from memory, a manifest or the local cache.
 
         Raises :class:`~opbuild.errors.ConfigError` for any invalid OPBUILD_* variable before anything else,
         whether or not this build would have read it."""
@@ -112,9 +116,13 @@ class Builder:
                     kernels[(where, mk)] = by_memo[mk] = kernel
                 if swept:
                     warn_repairs(read_store, swept, [])
+                if announce is not None:
+                    announce([])
                 return self._done(t0, report, read_store, write_store,
                                   [k.name for k in report.kernels if k.source == "local"], [], keys, by_memo)
         pending, misses = self._lookup(read_store, write_store, todo, swept, where, by_memo, report)
+        if announce is not None:
+            announce([m.req.name for m in misses])
         repairs: list[tuple[str, str]] = []  # (kernel, reason) of entries quarantined by this build
         try:
             if misses:

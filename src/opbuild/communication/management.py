@@ -80,6 +80,7 @@ def init(backend_name: str | None = None) -> None:
         previous = sys.excepthook
         if size > 1:
             sys.excepthook = _abort_on_exception
+            _report_termination()
         _group = _Group(comm, rank, size, local_rank, local_size, previous)
 
 
@@ -96,6 +97,20 @@ def _abort_on_exception(kind: type[BaseException], exc: BaseException, tb: Trace
     sys.stderr.flush()
     sys.stdout.flush()
     group.comm.Abort(1)
+
+
+def _report_termination() -> None:
+    """When another rank dies (an exception's MPI_Abort, or a signal such as SIGKILL), ``mpirun`` ends this rank
+    with SIGTERM, most likely while it waits inside an MPI call, where no Python signal handler can run.
+    faulthandler's C handler can: it prints where this rank was (typically a collective) and then lets SIGTERM
+    end the process as before, so every surviving rank's stderr says that it was ended, and where."""
+    import faulthandler
+    import signal
+
+    try:
+        faulthandler.register(signal.SIGTERM, file=sys.__stderr__, all_threads=True, chain=True)
+    except (AttributeError, ValueError, OSError, RuntimeError):  # pragma: no cover - no SIGTERM, or no stderr
+        pass
 
 
 def release() -> None:

@@ -39,7 +39,13 @@ class Session:
         # host nodes (collectives) are run by the executor itself.
         specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in plan.kernel_nodes
                  if get(n.op).host is None]
-        kernels, report = self.builder.build(specs, pipeline.identity)
+        announce = None
+        if any(get(n.op).host is not None for n in plan.kernel_nodes):
+            # A graph with collectives compiles on every rank: the ranks tell each other who builds what.
+            from ..communication import build_plans
+
+            announce = build_plans.exchange
+        kernels, report = self.builder.build(specs, pipeline.identity, announce)
         report.memory = plan.summary()
         with self._lock:
             self._last = report

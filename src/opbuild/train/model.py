@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .. import nn
+from ..communication import auto_parallel
 from . import metrics as _metrics
 from .callback._callback import Callback, CallbackManager, CallbackParam, RunContext
 
@@ -106,12 +107,24 @@ class Model:
         self._predict_network = network
 
     def _build_train_network(self) -> nn.Cell:
+        """``TrainOneStepCell(WithLossCell(network, loss_fn), optimizer)``: in data-parallel mode (the parallel
+        context when it is built) the cell reduces the gradients across ranks and starts from rank 0's
+        weights, so ``Model.train`` on every rank of an ``mpirun`` job trains one model."""
         network = self._network
         if self._loss_fn is not None:
             network = nn.WithLossCell(network, self._loss_fn)
         if self._optimizer is not None:
             network = nn.TrainOneStepCell(network, self._optimizer)
+        self._built_data_parallel = auto_parallel.data_parallel()
         return network
+
+    def _current_train_network(self) -> nn.Cell:
+        """The train network, rebuilt when the parallel mode changed since ``Model`` built it (a program that
+        calls ``set_auto_parallel_context`` after creating its Model must still reduce gradients; a train
+        network passed in by the caller is used as it is)."""
+        if self._optimizer is not None and self._built_data_parallel != auto_parallel.data_parallel():
+            self._train_network = self._build_train_network()
+        return self._train_network
 
     def _build_eval_network(self, eval_network: nn.Cell | None) -> nn.Cell | None:
         indexes = self._eval_indexes
@@ -168,11 +181,14 @@ class Model:
             warnings.warn("Model.train: the CPU target has no dataset sink mode; training runs step by step "
                           "(dataset_sink_mode=False), as MindSpore does on CPU", stacklevel=2)
         batch_num = self._dataset_size("train", train_dataset)
+        self._current_train_network()
+        parallel_mode = auto_parallel.get_auto_parallel_context("parallel_mode")
         cb_params = CallbackParam(
             train_network=self._train_network, network=self._network, loss_fn=self._loss_fn,
             optimizer=self._optimizer, train_dataset=train_dataset, epoch_num=epoch, batch_num=batch_num,
             cur_epoch_num=initial_epoch, cur_step_num=initial_epoch * batch_num, net_outputs=None,
-            mode="train", dataset_sink_mode=False, parallel_mode="stand_alone", device_number=1)
+            mode="train", dataset_sink_mode=False, parallel_mode=parallel_mode,
+            device_number=auto_parallel.get_auto_parallel_context("device_num"))
         with CallbackManager(callbacks) as cbs:
             cb_params.list_callback = list(cbs)
             run_context = RunContext(cb_params)

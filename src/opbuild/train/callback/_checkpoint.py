@@ -33,6 +33,11 @@ class CheckpointConfig:
     ``keep_checkpoint_per_n_minutes`` keeps one file per N minutes; both 0 is a ValueError. ``saved_network``
     saves that Cell instead of the train network; ``append_info`` lists "epoch_num", "step_num" and/or a dict
     of extra ``{name: value}`` entries. Encryption and ``exception_save`` are not supported.
+
+    In a data-parallel job (``ParallelMode.DATA_PARALLEL`` with more than one rank) every rank holds the same
+    bit-identical weights, so ``ModelCheckpoint`` saves on rank 0 only; ``save_all_ranks=True`` (opbuild's
+    keyword, in MindSpore's ``**kwargs``) makes every rank save, as MindSpore does, and then each rank needs its
+    own ``directory`` (MindSpore's idiom: ``directory=f"./ckpt_{get_rank()}"``).
     """
 
     def __init__(self, save_checkpoint_steps: int | None = 1, save_checkpoint_seconds: int | None = 0,
@@ -54,6 +59,9 @@ class CheckpointConfig:
             raise NotImplementedError("CheckpointConfig: encrypted checkpoints (enc_key) are not supported")
         if exception_save:
             raise NotImplementedError("CheckpointConfig: exception_save is not supported")
+        save_all_ranks = kwargs.pop("save_all_ranks", False)
+        if not isinstance(save_all_ranks, bool):
+            raise TypeError(f"CheckpointConfig: save_all_ranks must be a bool, got {save_all_ranks!r}")
         if kwargs:
             raise TypeError(f"CheckpointConfig: unexpected arguments {sorted(kwargs)}")
         if saved_network is not None and not hasattr(saved_network, "parameters_and_names"):
@@ -68,6 +76,7 @@ class CheckpointConfig:
         self._saved_network = saved_network
         self._append_info = self._check_append_info(append_info)
         self._enc_mode = enc_mode
+        self._save_all_ranks = save_all_ranks
 
     @staticmethod
     def _check_append_info(append_info: list | None) -> list:
@@ -93,6 +102,8 @@ class CheckpointConfig:
     saved_network = property(lambda self: self._saved_network, doc="The Cell to save (None: train network).")
     append_info = property(lambda self: list(self._append_info), doc="Extra entries of every file.")
     enc_mode = property(lambda self: self._enc_mode, doc="Accepted for compatibility.")
+    save_all_ranks = property(lambda self: self._save_all_ranks,
+                              doc="Whether every rank of a data-parallel job saves (False: rank 0 only).")
 
 
 def _checkpoint_order(prefix: str, name: str) -> tuple[int, int, str] | None:
@@ -207,8 +218,21 @@ class ModelCheckpoint(Callback):
                 extra.update(item)
         return extra or None
 
+    def _skips_this_rank(self) -> bool:
+        """Whether this rank leaves saving to rank 0: a data-parallel job of several ranks, not rank 0, and
+        ``save_all_ranks`` not asked for (every rank's weights are the same bits: one copy is enough, and ranks
+        sharing a directory would write the same files)."""
+        from ...communication import auto_parallel, management
+
+        if self._config.save_all_ranks or not auto_parallel.data_parallel() or not management.is_initialized():
+            return False
+        return management.get_group_size() > 1 and management.get_rank() != 0
+
     def _save(self, cb_params: Any, force: bool) -> None:
         if cb_params.cur_step_num == self._last_triggered_step or not self._due(cb_params, force):
+            return
+        if self._skips_this_rank():
+            self._last_triggered_step = cb_params.cur_step_num
             return
         from ...checkpoint import save_checkpoint  # protobuf is imported only by processes that save
 
