@@ -402,3 +402,24 @@ def _layer_norm_grad(attrs, ins, outs, douts):
     g = G.mul(dy, gamma)
     dx = G.mul(rstd, G.sub(G.sub(g, _mean(g, axes)), G.mul(xhat, _mean(G.mul(g, xhat), axes))))
     return [dx, dgamma, dbeta]
+
+
+@grad_rule("BatchNorm")
+def _batch_norm_grad(attrs, ins, outs, douts):
+    """Inference-form BatchNorm (a network in eval mode being fine-tuned, frozen statistics): ``y = (x -
+    mean) * rsqrt(var + eps) * scale + bias`` is affine in x, so ``dx = dy * scale * rstd``, ``dscale =
+    sum(dy * xhat)``, ``dbias = sum(dy)`` over every axis but the channel one. The moving mean and variance
+    get no cotangent, as in MindSpore's bprop of BatchNorm with is_training=False."""
+    x, scale, _, mean, var = ins
+    dy = douts[0]
+    if dy is None:
+        return [None] * 5
+    rank = len(x.shape)
+    axis = _bn_channel_axis(attrs, rank)
+    shape = [1] * rank
+    shape[axis] = x.shape[axis]
+    others = [d for d in range(rank) if d != axis]
+    rstd = G.unary("Rsqrt", G.add(var, G.const(attrs["epsilon"], var)))
+    xhat = G.mul(G.sub(x, G.reshape(mean, shape)), G.reshape(rstd, shape))
+    dx = G.mul(dy, G.reshape(G.mul(scale, rstd), shape))
+    return [dx, G.reduce_sum(G.mul(dy, xhat), others), G.reduce_sum(dy, others), None, None]
