@@ -29,7 +29,7 @@ uint32 = _dtypes.uint32
 uint64 = _dtypes.uint64
 bool_ = _dtypes.bool_
 
-from . import common, communication, context, nn, ops  # noqa: E402
+from . import amp, common, communication, context, nn, ops  # noqa: E402
 from .autograd import grad, value_and_grad  # noqa: E402
 from .communication import (  # noqa: E402
     get_auto_parallel_context,
@@ -72,6 +72,6 @@ __all__ = [
     "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad", "jit",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
     "OpbuildError", "ShapeError", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",
-    "int64", "uint8", "uint16", "uint32", "uint64", "bool_", "nn", "ops", "dataset",
+    "int64", "uint8", "uint16", "uint32", "uint64", "bool_", "amp", "nn", "ops", "dataset",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "train", "Model",
 ]

@@ -115,16 +115,51 @@ class Cell:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if trace.current() is not None or config.get_context("mode") == config.PYNATIVE_MODE:
-            return self.construct(*args, **kwargs)
+            return self._construct_in_precision(*args, **kwargs)
         if kwargs:
             raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
         args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
         key = (self._state_signature(), trace.arg_signature(args, f"{type(self).__name__} (a Cell)"))
-        return trace.run_compiled(self._graphs, key, self.construct, args)
+        return trace.run_compiled(self._graphs, key, self._construct_in_precision, args)
+
+    def _construct_in_precision(self, *args: Any, **kwargs: Any) -> Any:
+        """``construct`` with this cell's ``to_float`` dtype (if any) as the compute dtype of its ops."""
+        from ..ops.primitive import MIXED_PRECISION
+
+        dtype = self.__dict__.get("_mixed_precision")
+        if dtype is None:
+            return self.construct(*args, **kwargs)
+        MIXED_PRECISION.append(dtype)
+        try:
+            out = self.construct(*args, **kwargs)
+        finally:
+            MIXED_PRECISION.pop()
+        if self.__dict__.get("_amp_output_float32"):  # amp O1: a white-list cell's results back to float32
+            from ..amp import outputs_to_float32
+
+            out = outputs_to_float32(out)
+        return out
+
+    def to_float(self, dst_type) -> Cell:
+        """MindSpore's ``Cell.to_float``: run this cell and its sub-cells in ``dst_type`` (float16, bfloat16
+        or float32): the float inputs and Parameters of every op inside are cast to it (the Parameters keep
+        their own dtype; their gradients flow back through the Cast). A sub-cell's own later ``to_float``
+        wins inside it. Returns the cell."""
+        from ..dtypes import dtype_of
+
+        name = dtype_of(dst_type).name
+        if name not in ("float16", "bfloat16", "float32"):
+            raise ValueError(f"{type(self).__name__}.to_float: dst_type must be float16, bfloat16 or float32, "
+                             f"got {name}")
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_mixed_precision", name)
+        return self
 
     def _state_signature(self) -> tuple:
-        """What a traced graph depends on besides its inputs: every cell's training flag and structure."""
-        return tuple((c.training, c._version) for _, c in self.cells_and_names())
+        """What a traced graph depends on besides its inputs: every cell's training flag, structure and
+        compute dtype (``to_float``)."""
+        return tuple((c.training, c._version, c.__dict__.get("_mixed_precision"))
+                     for _, c in self.cells_and_names())
 
     def compile_info(self) -> list:
         """The compiled graphs of this cell, one per input signature seen."""

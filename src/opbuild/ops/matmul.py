@@ -17,14 +17,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import FLOATS, NUMERIC
+from ..dtypes import FLOATS, HALFS, NUMERIC
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import broadcast_loop, ctype, gemm_symbols
+from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, gemm_symbols, is_half, load, store
 from .primitive import Primitive, apply, defop
 from .registry import same_dtype
 
 _UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
+# float16/bfloat16 products: inputs converted to float32, float32 BLAS gemm, the result rounded once on store.
+# The strategy is the ``half_gemm`` attribute of the descriptor (normalize), so a later native float16/bfloat16
+# kernel (AVX512-FP16/BF16) is a different cache entry rather than a silent change of an existing one.
+_GEMM_DTYPES = NUMERIC + HALFS
+HALF_GEMM = "f32_blas"
 
 
 def _bool_attr(op: str, attrs: dict, name: str, ins: Sequence[TensorType]) -> bool:
@@ -36,8 +41,11 @@ def _bool_attr(op: str, attrs: dict, name: str, ins: Sequence[TensorType]) -> bo
 
 def _transpose_normalize(op: str):
     def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
-        return {"transpose_a": _bool_attr(op, attrs, "transpose_a", ins),
-                "transpose_b": _bool_attr(op, attrs, "transpose_b", ins)}
+        out = {"transpose_a": _bool_attr(op, attrs, "transpose_a", ins),
+               "transpose_b": _bool_attr(op, attrs, "transpose_b", ins)}
+        if ins and ins[0].dtype in HALFS:
+            out["half_gemm"] = HALF_GEMM
+        return out
 
     return normalize
 
@@ -94,6 +102,29 @@ def _int_matmul(g: _Gemm, dtype: str, a: str, b: str, c: str) -> str:
     )
 
 
+def _half_wrap(dtype: str, sizes: tuple[int, int, int], body: str) -> str:
+    """For a half ``dtype``: convert in0/in1 (``sizes[0]``/``sizes[1]`` elements) into float32 scratch
+    buffers, run the float32 ``body`` on them (it reads ``in0``/``in1`` and writes ``out0``, shadowed here by
+    the scratch buffers) and round the ``sizes[2]`` float32 results once into the output."""
+    na, nb, nc = sizes
+    return "\n".join([
+        "{",
+        f"float *ob_a = (float *)malloc(sizeof(float) * {max(na, 1)}), *ob_b = (float *)malloc(sizeof(float) * "
+        f"{max(nb, 1)}), *ob_c = (float *)malloc(sizeof(float) * {max(nc, 1)});",
+        "if (!ob_a || !ob_b || !ob_c) abort();  /* out of memory: no way to report it through the ABI */",
+        f"for (int64_t i = 0; i < {na}; i++) ob_a[i] = {load(dtype, 'in0[i]')};",
+        f"for (int64_t i = 0; i < {nb}; i++) ob_b[i] = {load(dtype, 'in1[i]')};",
+        f"{ctype(dtype)} *restrict ob_out = out0;",
+        "{",
+        "const float *restrict in0 = ob_a, *restrict in1 = ob_b; float *restrict out0 = ob_c;",
+        body,
+        "}",
+        f"for (int64_t i = 0; i < {nc}; i++) ob_out[i] = {store(dtype, 'ob_c[i]')};",
+        "free(ob_a); free(ob_b); free(ob_c);",
+        "}",
+    ])
+
+
 def _product(g: _Gemm, dtype: str, a: str, b: str, c: str) -> str:
     if g.m * g.n == 0:
         return ""  # empty output: nothing to write
@@ -108,7 +139,7 @@ def _product(g: _Gemm, dtype: str, a: str, b: str, c: str) -> str:
 
 def _matmul_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     a, b = ins
-    dt = same_dtype("MatMul", ins, NUMERIC)
+    dt = same_dtype("MatMul", ins, _GEMM_DTYPES)
     if a.rank != 2 or b.rank != 2:
         raise ShapeError("MatMul", "both inputs must be 2-D (use BatchMatMul for batches)", list(ins))
     g = _checked_dims("MatMul", attrs, a.shape, b.shape, ins)
@@ -130,9 +161,24 @@ def _checked_dims(op: str, attrs: dict, a_mat: Sequence[int], b_mat: Sequence[in
 def _matmul_emit(k: KernelSpec) -> str:
     a, b = k.inputs
     g = _Gemm.of(a.shape, b.shape, k.attrs["transpose_a"], k.attrs["transpose_b"])
+    if is_half(a.dtype):
+        if g.m * g.n == 0:
+            return ""
+        return _half_wrap(a.dtype, (a.size, b.size, g.m * g.n), _product(g, "float32", "in0", "in1", "out0"))
     return _product(g, a.dtype, "in0", "in1", "out0")
 
 
+def _half_in_float32(ref):
+    """The reference of a half-type product: NumPy's float32 result rounded once, as the kernels compute it."""
+    def wrapped(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if a.dtype.name in HALFS:
+            return ref(attrs, a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
+        return ref(attrs, a, b)
+
+    return wrapped
+
+
+@_half_in_float32
 def _matmul_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a = a.T if attrs["transpose_a"] else a
     b = b.T if attrs["transpose_b"] else b
@@ -166,7 +212,7 @@ def _as_matrices(op: str, attrs: dict, ins: Sequence[TensorType]) -> tuple[tuple
 
 
 def _batch_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-    dt = same_dtype("BatchMatMul", ins, NUMERIC)
+    dt = same_dtype("BatchMatMul", ins, _GEMM_DTYPES)
     a_batch, b_batch, a_mat, b_mat = _as_matrices("BatchMatMul", attrs, ins)
     m, _, n = _checked_dims("BatchMatMul", attrs, a_mat, b_mat, ins)
     try:
@@ -186,6 +232,15 @@ def _batch_emit(k: KernelSpec) -> str:
     n_batch = int(np.prod(batch, dtype=np.int64))
     if n_batch == 0:
         return ""
+    if is_half(dt):
+        body = _batch_body(g, "float32", a_batch, b_batch, a_mat, b_mat, batch, n_batch)
+        if not body:
+            return ""
+        return _half_wrap(dt, (k.inputs[0].size, k.inputs[1].size, k.outputs[0].size), body)
+    return _batch_body(g, dt, a_batch, b_batch, a_mat, b_mat, batch, n_batch)
+
+
+def _batch_body(g: _Gemm, dt: str, a_batch, b_batch, a_mat, b_mat, batch, n_batch: int) -> str:
     if int(np.prod(b_batch, dtype=np.int64)) == 1 and not g.ta and dt in FLOATS and g.m * g.n * g.k > 0:
         # b is shared by every batch and a's batches are stacked rows: one tall GEMM does them all.
         return _gemm_call(g, dt, "in0", "in1", "out0", m=g.m * n_batch)
@@ -194,6 +249,7 @@ def _batch_emit(k: KernelSpec) -> str:
     return broadcast_loop(batch, [a_batch, b_batch], stmt) if stmt else ""
 
 
+@_half_in_float32
 def _batch_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a = np.swapaxes(a, -1, -2) if attrs["transpose_a"] else a
     b = np.swapaxes(b, -1, -2) if attrs["transpose_b"] else b
@@ -231,7 +287,7 @@ def _bias_axis(attrs: dict, x: TensorType) -> int:
 
 def _bias_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     x, bias = ins
-    dt = same_dtype("BiasAdd", ins, NUMERIC)
+    dt = same_dtype("BiasAdd", ins, _GEMM_DTYPES)
     if x.rank < 2:
         raise ShapeError("BiasAdd", "x must have rank >= 2 (batch, channels, ...)", list(ins))
     axis = _bias_axis(attrs, x)
@@ -249,15 +305,17 @@ def _bias_emit(k: KernelSpec) -> str:
     inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
     if outer * c * inner == 0:
         return ""
-    t = ctype(x.dtype)
+    t, dt = compute_ctype(x.dtype), x.dtype  # half types: added in float, rounded once on store
+    y = store(dt, load(dt, "in0[base + j]") + " + bv", t)
     return (f"for (int64_t i = 0; i < {outer}; i++)\n"
             f"  for (int64_t ch = 0; ch < {c}; ch++) {{\n"
-            f"    const {t} bv = in1[ch];\n"
+            f"    const {t} bv = {load(dt, 'in1[ch]')};\n"
             f"    const int64_t base = (i * {c} + ch) * {inner};\n"
-            f"    for (int64_t j = 0; j < {inner}; j++) out0[base + j] = in0[base + j] + bv;\n"
+            f"    for (int64_t j = 0; j < {inner}; j++) out0[base + j] = {y};\n"
             f"  }}")
 
 
+@_half_in_float32
 def _bias_ref(attrs: dict, x: np.ndarray, bias: np.ndarray) -> np.ndarray:
     axis = _bias_axis(attrs, TensorType(x.shape, x.dtype.name))
     shape = [1] * x.ndim
@@ -286,7 +344,7 @@ PRIMITIVES = {"MatMul": MatMul, "BatchMatMul": BatchMatMul, "BiasAdd": BiasAdd}
 # ---- BiasAddGrad and the gradient rules -------------------------------------------------------------------
 
 def _bias_grad_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-    dt = same_dtype("BiasAddGrad", ins, NUMERIC)
+    dt = same_dtype("BiasAddGrad", ins, _GEMM_DTYPES)
     if ins[0].rank < 2:
         raise ShapeError("BiasAddGrad", "dout must have rank >= 2 (batch, channels, ...)", list(ins))
     return [TensorType((ins[0].shape[_bias_axis(attrs, ins[0])],), dt)]
@@ -300,19 +358,21 @@ def _bias_grad_emit(k: KernelSpec) -> str:
     outer = int(np.prod(x.shape[:axis], dtype=np.int64))
     inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
     t = ctype(x.dtype)
-    acc = "double" if x.dtype in FLOATS else t
+    acc = "double" if x.dtype in FLOATS or is_half(x.dtype) else t
     return (f"for (int64_t ch = 0; ch < {c}; ch++) {{\n"
             f"  {acc} s = 0;\n"
             f"  for (int64_t i = 0; i < {outer}; i++) {{\n"
             f"    const {t} *restrict row = in0 + (i * {c} + ch) * {inner};\n"
-            f"    for (int64_t j = 0; j < {inner}; j++) s += row[j];\n"
+            f"    for (int64_t j = 0; j < {inner}; j++) s += {load(x.dtype, 'row[j]')};\n"
             f"  }}\n"
-            f"  out0[ch] = ({t})s;\n"
+            f"  out0[ch] = {store(x.dtype, 's', acc)};\n"
             f"}}")
 
 
 def _bias_grad_ref(attrs: dict, dy: np.ndarray) -> np.ndarray:
     axis = _bias_axis(attrs, TensorType(dy.shape, dy.dtype.name))
+    if dy.dtype.name in HALFS:  # accumulated wide, rounded once
+        return dy.astype(np.float64).sum(axis=tuple(d for d in range(dy.ndim) if d != axis)).astype(dy.dtype)
     return dy.sum(axis=tuple(d for d in range(dy.ndim) if d != axis))
 
 

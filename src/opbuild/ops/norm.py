@@ -14,11 +14,21 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..dtypes import FLOATS
+from ..dtypes import ALL_FLOATS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
 from ..parameter import Parameter
-from ..targets.cpu.codegen import c_literal, ctype, lane_reduce, nan_max, simd_lanes
+from ..targets.cpu.codegen import (
+    c_literal,
+    compute_ctype,
+    ctype,
+    is_half,
+    lane_reduce,
+    load,
+    nan_max,
+    simd_lanes,
+    store,
+)
 from .primitive import Primitive, apply, declare
 from .registry import OpDef, norm_axis, same_dtype
 
@@ -67,7 +77,7 @@ def _softmax_normalize(op: str) -> Callable[[dict, Sequence[TensorType]], dict]:
 
 def _softmax_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[TensorType]]:
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-        return [TensorType(ins[0].shape, same_dtype(op, ins, FLOATS))]
+        return [TensorType(ins[0].shape, same_dtype(op, ins, ALL_FLOATS))]
 
     return infer
 
@@ -75,23 +85,35 @@ def _softmax_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[Tenso
 def _softmax_emit(log: bool) -> Callable[[KernelSpec], str]:
     def emit(k: KernelSpec) -> str:
         x = k.inputs[0]
-        ct, axis = ctype(x.dtype), k.attrs["axis"]
+        dt, axis = x.dtype, k.attrs["axis"]
+        st, ct = ctype(dt), compute_ctype(dt)  # storage type, compute type (float for the half types)
+        half = is_half(dt)
         n = x.shape[axis]
         outer, inner = _prod(x.shape[:axis]), _prod(x.shape[axis + 1:])
         if x.size == 0:
             return "/* empty input: nothing to compute */"
-        zero, ninf = c_literal(0, x.dtype), "(-INFINITY)"
-        exp = "ob_expf" if x.dtype == "float32" else "exp"  # ob_expf vectorises (targets/cpu/codegen.py)
+        zero, ninf = c_literal(0, "float64" if ct == "double" else "float32"), "(-INFINITY)"
+        exp = "ob_expf" if ct == "float" else "exp"  # ob_expf vectorises (targets/cpu/codegen.py)
+
+        def ld(ref: str) -> str:
+            return load(dt, ref)
+
+        def sto(expr: str) -> str:
+            return store(dt, expr, ct)
+
         if inner == 1:
-            lanes = simd_lanes(x.dtype)
+            lanes = simd_lanes("float32" if half else dt)
             lines = [f"for (int64_t o = 0; o < {outer}; o++) {{",
-                     f"const {ct} *restrict xr = in0 + o * {n};",
-                     f"{ct} *restrict yr = out0 + o * {n};",
-                     lane_reduce("mx", ct, n, lambda j: f"xr[{j}]", nan_max, ninf, lanes)]
+                     f"const {st} *restrict xr = in0 + o * {n};",
+                     f"{st} *restrict yr = out0 + o * {n};",
+                     lane_reduce("mx", ct, n, lambda j: ld(f"xr[{j}]"), nan_max, ninf, lanes)]
             if log:  # y = (x - max) - log(sum(exp(x - max)))
-                lines += [lane_reduce("s", ct, n, lambda j: f"{exp}(xr[{j}] - mx)", _add, zero, lanes),
+                lines += [lane_reduce("s", ct, n, lambda j: exp + '(' + ld(f'xr[{j}]') + ' - mx)', _add, zero, lanes),
                           f"const {ct} ls = log(s);",
-                          f"for (int64_t j = 0; j < {n}; j++) yr[j] = (xr[j] - mx) - ls;"]
+                          f"for (int64_t j = 0; j < {n}; j++) yr[j] = {sto('(' + ld('xr[j]') + ' - mx) - ls')};"]
+            elif half:  # the exponentials are recomputed rather than stored: the output rounds once
+                lines += [lane_reduce("s", ct, n, lambda j: exp + '(' + ld(f'xr[{j}]') + ' - mx)', _add, zero, lanes),
+                          f"for (int64_t j = 0; j < {n}; j++) yr[j] = {sto(exp + '(' + ld('xr[j]') + ' - mx) / s')};"]
             else:  # y = exp(x - max) / sum(exp(x - max))
                 lines += [f"for (int64_t j = 0; j < {n}; j++) yr[j] = {exp}(xr[j] - mx);",
                           lane_reduce("s", ct, n, lambda j: f"yr[{j}]", _add, zero, lanes),
@@ -101,40 +123,58 @@ def _softmax_emit(log: bool) -> Callable[[KernelSpec], str]:
         blk = min(inner, _BLOCK)
         col = "for (int64_t c = 0; c < w; c++)"
         row = f"for (int64_t r = 0; r < {n}; r++)"
+        xrow = f"const {st} *restrict xr = xb + r * {inner};"
+        yrow = f"{st} *restrict yr = yb + r * {inner};"
         lines = [
             f"for (int64_t o = 0; o < {outer}; o++)",
             f"for (int64_t c0 = 0; c0 < {inner}; c0 += {blk}) {{",
             f"const int64_t w = {inner} - c0 < {blk} ? {inner} - c0 : {blk};",
-            f"const {ct} *restrict xb = in0 + o * {n * inner} + c0;",
-            f"{ct} *restrict yb = out0 + o * {n * inner} + c0;",
+            f"const {st} *restrict xb = in0 + o * {n * inner} + c0;",
+            f"{st} *restrict yb = out0 + o * {n * inner} + c0;",
             f"{ct} mx[{blk}], s[{blk}];",
             f"{col} {{ mx[c] = {ninf}; s[c] = {zero}; }}",
-            f"{row} {{ const {ct} *restrict xr = xb + r * {inner}; "
-            f"{col} {{ const {ct} v = xr[c], a = mx[c]; mx[c] = {nan_max('a', 'v')}; }} }}",
+            f"{row} {{ {xrow} "
+            f"{col} {{ const {ct} v = {ld('xr[c]')}, a = mx[c]; mx[c] = {nan_max('a', 'v')}; }} }}",
         ]
         if log:
             lines += [
-                f"{row} {{ const {ct} *restrict xr = xb + r * {inner}; {col} s[c] += {exp}(xr[c] - mx[c]); }}",
+                f"{row} {{ {xrow} {col} s[c] += {exp}({ld('xr[c]')} - mx[c]); }}",
                 f"{col} s[c] = log(s[c]);",
-                f"{row} {{ const {ct} *restrict xr = xb + r * {inner}; {ct} *restrict yr = yb + r * {inner}; "
-                f"{col} yr[c] = (xr[c] - mx[c]) - s[c]; }}",
+                f"{row} {{ {xrow} {yrow} {col} yr[c] = {sto('(' + ld('xr[c]') + ' - mx[c]) - s[c]')}; }}",
+            ]
+        elif half:
+            lines += [
+                f"{row} {{ {xrow} {col} s[c] += {exp}({ld('xr[c]')} - mx[c]); }}",
+                f"{row} {{ {xrow} {yrow} {col} yr[c] = {sto(exp + '(' + ld('xr[c]') + ' - mx[c]) / s[c]')}; }}",
             ]
         else:
             lines += [
-                f"{row} {{ const {ct} *restrict xr = xb + r * {inner}; {ct} *restrict yr = yb + r * {inner}; "
+                f"{row} {{ {xrow} {yrow} "
                 f"{col} {{ const {ct} e = {exp}(xr[c] - mx[c]); yr[c] = e; s[c] += e; }} }}",
-                f"{row} {{ {ct} *restrict yr = yb + r * {inner}; {col} yr[c] = yr[c] / s[c]; }}",
+                f"{row} {{ {yrow} {col} yr[c] = yr[c] / s[c]; }}",
             ]
         return "\n".join(lines + ["}"])
 
     return emit
 
 
+def _in_float32(ref: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """The reference of a half type: the float32 result rounded once, as the kernels compute it."""
+    def wrapped(attrs: dict, x: np.ndarray) -> np.ndarray:
+        if x.dtype.itemsize == 2 and x.dtype.kind != "i" and x.dtype.kind != "u":
+            return ref(attrs, x.astype(np.float32)).astype(x.dtype)
+        return ref(attrs, x)
+
+    return wrapped
+
+
+@_in_float32
 def _softmax_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
     e = np.exp(x - np.max(x, axis=attrs["axis"], keepdims=True))
     return e / np.sum(e, axis=attrs["axis"], keepdims=True)
 
 
+@_in_float32
 def _log_softmax_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
     z = x - np.max(x, axis=attrs["axis"], keepdims=True)
     return z - np.log(np.sum(np.exp(z), axis=attrs["axis"], keepdims=True))
@@ -180,8 +220,15 @@ def _bn_channel_axis(attrs: dict, rank: int) -> int:
 
 
 def _bn_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-    dt = same_dtype("BatchNorm", ins, FLOATS)
     x = ins[0]
+    # x in any float type; scale, bias, mean and variance in x's type or, for a half x, float32 (MindSpore's
+    # float16 BatchNorm takes float32 parameters, which mixed precision keeps in float32).
+    dt = same_dtype("BatchNorm", ins[:1], ALL_FLOATS)
+    allowed = (dt, "float32") if is_half(dt) else (dt,)
+    for name, t in zip(_BN_INPUTS[1:], ins[1:]):
+        if t.dtype not in allowed:
+            raise ShapeError("BatchNorm", f"{name} must be {' or '.join(allowed)} for x of {dt}, got {t.dtype}",
+                             list(ins))
     if x.rank not in (2, 4):
         raise ShapeError("BatchNorm", f"x must have rank 2 (N, C) or 4 ({attrs['data_format']}), got rank {x.rank}",
                          list(ins))
@@ -195,36 +242,45 @@ def _bn_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
 
 def _bn_emit(k: KernelSpec) -> str:
     x = k.inputs[0]
-    ct = ctype(x.dtype)
-    eps = c_literal(k.attrs["epsilon"], x.dtype)
+    dt = x.dtype
+    st, ct = ctype(dt), compute_ctype(dt)
+    eps = c_literal(k.attrs["epsilon"], "float64" if ct == "double" else "float32")
     axis = _bn_channel_axis(k.attrs, x.rank)
     c = x.shape[axis]
     outer, inner = _prod(x.shape[:axis]), _prod(x.shape[axis + 1:])
     if x.size == 0:
         return "/* empty input: nothing to compute */"
-    # in1..in4 = scale, bias, mean, variance; y = (x - mean) * (scale / sqrt(variance + eps)) + bias
+
+    def p(i: int, ref: str) -> str:  # a per-channel parameter, loaded into the compute type
+        return load(k.inputs[i].dtype, ref)
+
+    # in1..in4 = scale, bias, mean, variance; y = (x - mean) * (scale / sqrt(variance + eps)) + bias,
+    # computed in the compute type (float for a half x) and rounded once on store.
     if inner > 1:  # NCHW: one channel's plane is contiguous; its coefficients are scalars
+        y = store(dt, f"({load(dt, 'xr[j]')} - mu) * a + b", ct)
         return "\n".join([
             f"for (int64_t o = 0; o < {outer}; o++)",
             f"for (int64_t ch = 0; ch < {c}; ch++) {{",
-            f"const {ct} a = in1[ch] / sqrt(in4[ch] + {eps}), mu = in3[ch], b = in2[ch];",
-            f"const {ct} *restrict xr = in0 + (o * {c} + ch) * {inner};",
-            f"{ct} *restrict yr = out0 + (o * {c} + ch) * {inner};",
-            f"for (int64_t j = 0; j < {inner}; j++) yr[j] = (xr[j] - mu) * a + b;",
+            f"const {ct} a = {p(1, 'in1[ch]')} / sqrt({p(4, 'in4[ch]')} + {eps}), mu = {p(3, 'in3[ch]')}, "
+            f"b = {p(2, 'in2[ch]')};",
+            f"const {st} *restrict xr = in0 + (o * {c} + ch) * {inner};",
+            f"{st} *restrict yr = out0 + (o * {c} + ch) * {inner};",
+            f"for (int64_t j = 0; j < {inner}; j++) yr[j] = {y};",
             "}",
         ])
-    # Channels last: the per-channel factors of a block of channels are computed once into a stack array.
+    # Channels last: the per-channel factors of a block of channels are computed once into stack arrays.
     blk = min(c, _BLOCK)
+    y = store(dt, f"({load(dt, 'xr[j]')} - mu[j]) * a[j] + b[j]", ct)
     return "\n".join([
         f"for (int64_t c0 = 0; c0 < {c}; c0 += {blk}) {{",
         f"const int64_t w = {c} - c0 < {blk} ? {c} - c0 : {blk};",
-        f"{ct} a[{blk}];",
-        f"for (int64_t j = 0; j < w; j++) a[j] = in1[c0 + j] / sqrt(in4[c0 + j] + {eps});",
-        f"const {ct} *restrict mu = in3 + c0, *restrict b = in2 + c0;",
+        f"{ct} a[{blk}], mu[{blk}], b[{blk}];",
+        f"for (int64_t j = 0; j < w; j++) {{ a[j] = {p(1, 'in1[c0 + j]')} / sqrt({p(4, 'in4[c0 + j]')} + {eps}); "
+        f"mu[j] = {p(3, 'in3[c0 + j]')}; b[j] = {p(2, 'in2[c0 + j]')}; }}",
         f"for (int64_t o = 0; o < {outer}; o++) {{",
-        f"const {ct} *restrict xr = in0 + o * {c} + c0;",
-        f"{ct} *restrict yr = out0 + o * {c} + c0;",
-        "for (int64_t j = 0; j < w; j++) yr[j] = (xr[j] - mu[j]) * a[j] + b[j];",
+        f"const {st} *restrict xr = in0 + o * {c} + c0;",
+        f"{st} *restrict yr = out0 + o * {c} + c0;",
+        f"for (int64_t j = 0; j < w; j++) yr[j] = {y};",
         "}",
         "}",
     ])
@@ -237,6 +293,12 @@ def _bn_ref(attrs: dict, x, scale, bias, mean, variance) -> np.ndarray:
     def per_channel(v: np.ndarray) -> np.ndarray:
         return v.reshape(shape)
 
+    out_dtype = x.dtype
+    if out_dtype.itemsize == 2:  # half types: the float32 result rounded once
+        x, scale, bias, mean, variance = (np.asarray(v, np.float32) for v in (x, scale, bias, mean, variance))
+        eps = np.float32(attrs["epsilon"])
+        y = (x - per_channel(mean)) / np.sqrt(per_channel(variance) + eps) * per_channel(scale) + per_channel(bias)
+        return y.astype(out_dtype)
     eps = x.dtype.type(attrs["epsilon"])
     return (x - per_channel(mean)) / np.sqrt(per_channel(variance) + eps) * per_channel(scale) + per_channel(bias)
 
@@ -284,7 +346,7 @@ def _ln_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 
 def _ln_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-    dt = same_dtype("LayerNorm", ins, FLOATS)
+    dt = same_dtype("LayerNorm", ins, ALL_FLOATS)
     x = ins[0]
     bna, bpa = attrs["begin_norm_axis"], attrs["begin_params_axis"]
     want = x.shape[bpa:]
@@ -298,43 +360,55 @@ def _ln_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
 
 def _ln_emit(k: KernelSpec) -> str:
     x = k.inputs[0]
-    ct = ctype(x.dtype)
+    dt = x.dtype
+    st, ct = ctype(dt), compute_ctype(dt)  # half types: statistics and arithmetic in float, one rounding
+    cdt = "float64" if ct == "double" else "float32"
     bna, bpa = k.attrs["begin_norm_axis"], k.attrs["begin_params_axis"]
     rows, n, p = _prod(x.shape[:bna]), _prod(x.shape[bna:]), _prod(x.shape[bpa:])
-    eps, zero = c_literal(k.attrs["epsilon"], x.dtype), c_literal(0, x.dtype)
+    eps, zero = c_literal(k.attrs["epsilon"], cdt), c_literal(0, cdt)
     if x.size == 0:
         if rows == 0:
             return "/* empty input: nothing to compute */"
-        return f"for (int64_t o = 0; o < {rows}; o++) {{ out1[o] = NAN; out2[o] = NAN; }}"  # stats of nothing
-    lanes = simd_lanes(x.dtype)
+        nan = store(dt, "NAN", ct)
+        return f"for (int64_t o = 0; o < {rows}; o++) {{ out1[o] = {nan}; out2[o] = {nan}; }}"  # stats of nothing
+    lanes = simd_lanes(cdt)
+
+    def ld(ref: str) -> str:
+        return load(dt, ref)
+
     # gamma/beta cover the last p elements of x's flat index: a row of n elements reads them at offset
     # (o % (p / n)) * n when they span several rows, or repeats them n / p times when they are shorter.
     if p >= n:
         g_off = f"(o % {p // n}) * {n}" if p > n else "0"
-        affine = [f"const {ct} *restrict g = in1 + {g_off}, *restrict b = in2 + {g_off};",
-                  f"for (int64_t j = 0; j < {n}; j++) yr[j] = (xr[j] - mean) * rstd * g[j] + b[j];"]
+        y = store(dt, f"({ld('xr[j]')} - mean) * rstd * {ld('g[j]')} + {ld('b[j]')}", ct)
+        affine = [f"const {st} *restrict g = in1 + {g_off}, *restrict b = in2 + {g_off};",
+                  f"for (int64_t j = 0; j < {n}; j++) yr[j] = {y};"]
     else:
+        y = store(dt, f"({ld(f'xr[q * {p} + j]')} - mean) * rstd * {ld('in1[j]')} + {ld('in2[j]')}", ct)
         affine = [f"for (int64_t q = 0; q < {n // p}; q++)",
-                  f"for (int64_t j = 0; j < {p}; j++) yr[q * {p} + j] = (xr[q * {p} + j] - mean) * rstd * in1[j] "
-                  "+ in2[j];"]
+                  f"for (int64_t j = 0; j < {p}; j++) yr[q * {p} + j] = {y};"]
     return "\n".join([
         f"for (int64_t o = 0; o < {rows}; o++) {{",
-        f"const {ct} *restrict xr = in0 + o * {n};",
-        f"{ct} *restrict yr = out0 + o * {n};",
-        lane_reduce("s", ct, n, lambda j: f"xr[{j}]", _add, zero, lanes),
-        f"const {ct} mean = s / {c_literal(n, x.dtype)};",
+        f"const {st} *restrict xr = in0 + o * {n};",
+        f"{st} *restrict yr = out0 + o * {n};",
+        lane_reduce("s", ct, n, lambda j: ld(f"xr[{j}]"), _add, zero, lanes),
+        f"const {ct} mean = s / {c_literal(n, cdt)};",
         # Two passes (mean, then squared deviations): no cancellation, unlike E[x^2] - E[x]^2.
-        lane_reduce("ss", ct, n, lambda j: f"(xr[{j}] - mean) * (xr[{j}] - mean)", _add, zero, lanes),
-        f"const {ct} var = ss / {c_literal(n, x.dtype)};",
+        lane_reduce("ss", ct, n, lambda j: f"({ld(f'xr[{j}]')} - mean) * ({ld(f'xr[{j}]')} - mean)", _add, zero,
+                    lanes),
+        f"const {ct} var = ss / {c_literal(n, cdt)};",
         f"const {ct} rstd = 1 / sqrt(var + {eps});",
         *affine,
-        "out1[o] = mean; out2[o] = var;",
+        f"out1[o] = {store(dt, 'mean', ct)}; out2[o] = {store(dt, 'var', ct)};",
         "}",
     ])
 
 
 def _ln_ref(attrs: dict, x, gamma, beta) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     axes = tuple(range(attrs["begin_norm_axis"], x.ndim))
+    if x.dtype.itemsize == 2:  # half types: the float32 results rounded once
+        outs = _ln_ref(attrs, *(np.asarray(v, np.float32) for v in (x, gamma, beta)))
+        return tuple(o.astype(x.dtype) for o in outs)
     with np.errstate(all="ignore"):
         mean = np.mean(x, axis=axes, keepdims=True)
         var = np.mean(np.square(x - mean), axis=axes, keepdims=True)

@@ -18,6 +18,19 @@ from ..parameter import Parameter
 from ..tensor import Tensor, as_tensor
 from .registry import EmitFn, InferFn, NormalizeFn, OpDef, RefFn, get, register
 
+# The compute dtype of the innermost Cell on the call stack that has one (``Cell.to_float``), MindSpore's
+# mixed_precision_type: every op applied inside such a cell takes its float inputs and Parameters cast to that
+# dtype (one Cast node each; Cast's gradient casts the cotangent back, so float32 Parameters get float32
+# gradients). In-place ops (optimizers, Assign of moving statistics) are never cast: they write state.
+MIXED_PRECISION: list = []
+
+_FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
+
+
+def _cast_floats(tensors: list, dtype: str) -> list:
+    return [apply("Cast", {"dtype": dtype}, [t]) if t._type.dtype in _FLOAT_NAMES and t._type.dtype != dtype
+            else t for t in tensors]
+
 
 def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
     """Apply primitive ``op`` to ``inputs``: inside a trace, add a graph node and return symbolic tensors;
@@ -28,6 +41,8 @@ def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
     """
     opdef = get(op)
     tensors = [as_tensor(x) for x in inputs]
+    if MIXED_PRECISION and MIXED_PRECISION[-1] is not None and op != "Cast" and not opdef.inplace:
+        tensors = _cast_floats(tensors, MIXED_PRECISION[-1])
     tracer = trace.current()
     values = [tracer.value_of(t) for t in tensors] if tracer is not None else None
     spec = opdef.spec(attrs, [t._type for t in tensors])
