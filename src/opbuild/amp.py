@@ -15,7 +15,8 @@ For O1-O3 the network's float outputs are cast back to float32, so a loss applie
 
 from __future__ import annotations
 
-from .nn.cell import Cell
+from .dtypes import dtype_of
+from .nn.cell import Cell, outputs_to_float32
 
 AMP_LEVELS = ("O0", "O1", "O2", "O3")
 
@@ -35,18 +36,6 @@ def get_black_list() -> list[type]:
     return [BatchNorm1d, BatchNorm2d, LayerNorm]
 
 
-def outputs_to_float32(out):
-    """``out`` (a Tensor or a tuple) with its float16/bfloat16 members cast to float32."""
-    from .ops.primitive import apply
-
-    def to32(t):
-        if hasattr(t, "_type") and t._type.dtype in ("float16", "bfloat16"):
-            return apply("Cast", {"dtype": "float32"}, [t])
-        return t
-
-    return tuple(to32(o) for o in out) if isinstance(out, tuple) else to32(out)
-
-
 class _OutputTo32(Cell):
     """Runs ``network`` and casts its float outputs to float32 (MindSpore's _OutputTo32)."""
 
@@ -61,8 +50,6 @@ class _OutputTo32(Cell):
 def auto_mixed_precision(network: Cell, amp_level: str = "O0", dtype=None) -> Cell:
     """Return ``network`` set up for mixed precision at ``amp_level`` (see the module docstring); ``dtype``
     is float16 (default) or bfloat16. ValueError for another level."""
-    from .dtypes import dtype_of
-
     if amp_level not in AMP_LEVELS:
         raise ValueError(f"auto_mixed_precision: amp_level must be one of {', '.join(AMP_LEVELS)}, got {amp_level!r}")
     low = dtype_of(dtype if dtype is not None else "float16").name

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from .errors import ConfigError, UnsupportedTargetError
 from .targets import names as _target_names
+from .units import parse_size
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -334,8 +335,6 @@ def cache_max_size() -> int | None:
 
 @functools.lru_cache(maxsize=16)
 def _parse_max_size(raw: str) -> int | None:
-    from .units import parse_size
-
     try:
         size = parse_size(raw)
     except ValueError:

@@ -11,8 +11,21 @@ from typing import Any
 import numpy as np
 
 from .. import config, trace
+from ..dtypes import dtype_of
+from ..ops.primitive import apply, compute_dtype
 from ..parameter import Parameter
 from ..tensor import Tensor
+
+
+def outputs_to_float32(out: Any) -> Any:
+    """``out`` (a Tensor or a tuple) with its float16/bfloat16 members cast to float32 (amp's O1 cells and
+    ``auto_mixed_precision``'s output cast: a loss applied to them computes in float32)."""
+    def to32(t: Any) -> Any:
+        if hasattr(t, "_type") and t._type.dtype in ("float16", "bfloat16"):
+            return apply("Cast", {"dtype": "float32"}, [t])
+        return t
+
+    return tuple(to32(o) for o in out) if isinstance(out, tuple) else to32(out)
 
 
 class Cell:
@@ -124,19 +137,12 @@ class Cell:
 
     def _construct_in_precision(self, *args: Any, **kwargs: Any) -> Any:
         """``construct`` with this cell's ``to_float`` dtype (if any) as the compute dtype of its ops."""
-        from ..ops.primitive import MIXED_PRECISION
-
         dtype = self.__dict__.get("_mixed_precision")
         if dtype is None:
             return self.construct(*args, **kwargs)
-        MIXED_PRECISION.append(dtype)
-        try:
+        with compute_dtype(dtype):
             out = self.construct(*args, **kwargs)
-        finally:
-            MIXED_PRECISION.pop()
         if self.__dict__.get("_amp_output_float32"):  # amp O1: a white-list cell's results back to float32
-            from ..amp import outputs_to_float32
-
             out = outputs_to_float32(out)
         return out
 
@@ -145,8 +151,6 @@ class Cell:
         or float32): the float inputs and Parameters of every op inside are cast to it (the Parameters keep
         their own dtype; their gradients flow back through the Cast). A sub-cell's own later ``to_float``
         wins inside it. Returns the cell."""
-        from ..dtypes import dtype_of
-
         name = dtype_of(dst_type).name
         if name not in ("float16", "bfloat16", "float32"):
             raise ValueError(f"{type(self).__name__}.to_float: dst_type must be float16, bfloat16 or float32, "

@@ -21,6 +21,7 @@ from ..dtypes import FLOATS, HALFS, NUMERIC
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, gemm_symbols, is_half, load, store
+from ..tensor import as_tensor
 from .primitive import Primitive, apply, defop
 from .registry import same_dtype
 
@@ -332,8 +333,6 @@ class BiasAdd(Primitive):
         super().__init__(data_format=data_format)
 
     def __call__(self, x, bias):
-        from ..tensor import as_tensor
-
         x = as_tensor(x)
         return apply(self.op_name, self.attrs, [x, as_tensor(bias, x)])
 

@@ -10,7 +10,9 @@ without the other.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from .. import trace
@@ -22,7 +24,18 @@ from .registry import EmitFn, InferFn, NormalizeFn, OpDef, RefFn, get, register
 # mixed_precision_type: every op applied inside such a cell takes its float inputs and Parameters cast to that
 # dtype (one Cast node each; Cast's gradient casts the cotangent back, so float32 Parameters get float32
 # gradients). In-place ops (optimizers, Assign of moving statistics) are never cast: they write state.
-MIXED_PRECISION: list = []
+_compute_dtype: contextvars.ContextVar[str | None] = contextvars.ContextVar("opbuild_compute_dtype", default=None)
+
+
+@contextlib.contextmanager
+def compute_dtype(dtype: str | None) -> Iterator[None]:
+    """Within the block, ops cast their float inputs to ``dtype`` (``Cell.to_float``; None: as they are). A
+    context variable, not module state: threads and nested cells each see their own innermost setting."""
+    token = _compute_dtype.set(dtype)
+    try:
+        yield
+    finally:
+        _compute_dtype.reset(token)
 
 _FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
 
@@ -41,8 +54,9 @@ def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
     """
     opdef = get(op)
     tensors = [as_tensor(x) for x in inputs]
-    if MIXED_PRECISION and MIXED_PRECISION[-1] is not None and op != "Cast" and not opdef.inplace:
-        tensors = _cast_floats(tensors, MIXED_PRECISION[-1])
+    low = _compute_dtype.get()
+    if low is not None and op != "Cast" and not opdef.inplace:
+        tensors = _cast_floats(tensors, low)
     tracer = trace.current()
     values = [tracer.value_of(t) for t in tensors] if tracer is not None else None
     spec = opdef.spec(attrs, [t._type for t in tensors])
