@@ -111,7 +111,7 @@ def test_info_is_the_full_canonical_descriptor(built):
         # Canonical: sorted keys, no spaces, newline-terminated; re-serialising gives the same bytes.
         assert raw == (json.dumps(info, sort_keys=True, separators=(",", ":")) + "\n").encode()
         assert set(info) == {"op", "attrs", "inputs", "outputs", "codegen", "abi", "compiler", "target",
-                             "opbuild_version"}
+                             "opbuild_version", "opt_class"}
         for t in info["inputs"] + info["outputs"]:
             assert set(t) == {"dtype", "shape", "format"}
         assert re.fullmatch(r"[0-9a-f]{64}", info["codegen"])

@@ -39,7 +39,8 @@ class Namer:
         if encoder is None or encoder.compiler is not compiler:
             encoder = self._encoder = cache_key.InfoEncoder(abi=abi, compiler=compiler, target=target,
                                                             version=__version__)
-        info = encoder.encode(spec.op, spec.attrs, spec.inputs, spec.outputs, opdef.codegen_hash(digest))
+        info = encoder.encode(spec.op, spec.attrs, spec.inputs, spec.outputs, opdef.codegen_hash(digest),
+                              opdef.opt_class(spec))
         name = cache_key.kernel_name(spec.op, info)
         return KernelRequest(spec, name, info, cache_key.kernel_symbol(name), opdef.needs_blas)
 

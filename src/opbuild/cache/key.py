@@ -27,9 +27,12 @@ def tensor_desc(t: TensorType) -> dict:
 
 
 def descriptor(op: str, attrs: dict, inputs: Sequence[TensorType], outputs: Sequence[TensorType], *,
-               codegen_hash: str, abi: int, compiler: dict, target: dict, version: str) -> dict:
+               codegen_hash: str, abi: int, compiler: dict, target: dict, version: str,
+               opt_class: str = "compute") -> dict:
     """The complete operator descriptor. Nothing that does not change the code belongs here (no node names,
-    graph ids, rank or device id), so one entry serves every graph and network that needs the kernel."""
+    graph ids, rank or device id), so one entry serves every graph and network that needs the kernel.
+    ``opt_class`` is the kernel's optimisation class (ops/registry.py ``OpDef.opt_class``); the flags of each
+    class are in the compiler identity (``class_opt``)."""
     desc = {
         "op": op,
         "attrs": attrs,
@@ -40,6 +43,7 @@ def descriptor(op: str, attrs: dict, inputs: Sequence[TensorType], outputs: Sequ
         "compiler": compiler,
         "target": target,
         "opbuild_version": version,
+        "opt_class": opt_class,
     }
     if log.isEnabledFor(logging.DEBUG):
         for k, v in desc.items():
@@ -75,12 +79,12 @@ class InfoEncoder:
         self._target = _dump(target)
 
     def encode(self, op: str, attrs: dict, inputs: Sequence[TensorType], outputs: Sequence[TensorType],
-               codegen_hash: str) -> bytes:
+               codegen_hash: str, opt_class: str = "compute") -> bytes:
         ins = _tensors_json(tuple(inputs))
         outs = _tensors_json(tuple(outputs))
         return (f'{{"abi":{self._abi},"attrs":{_dump(attrs)},"codegen":{_dump(codegen_hash)},'
                 f'"compiler":{self._compiler},"inputs":{ins},"op":{_dump(op)},"opbuild_version":{self._version},'
-                f'"outputs":{outs},"target":{self._target}}}\n').encode()
+                f'"opt_class":{_dump(opt_class)},"outputs":{outs},"target":{self._target}}}\n').encode()
 
 
 def canonical_bytes(desc: dict) -> bytes:

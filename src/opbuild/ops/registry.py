@@ -65,6 +65,10 @@ NO_GRADIENT: GradFn = _no_gradient
 SCENARIOS = ("forward", "backward", "update")
 
 
+# Op families whose kernels only move data (OpDef.opt_class "copy").
+COPY_FAMILIES = frozenset({"opbuild.ops.layout", "opbuild.ops.slicing", "opbuild.ops.indexing"})
+
+
 @dataclass
 class OpDef:
     """One registered primitive. ``n_inputs`` None means variadic. ``needs_blas`` links OpenBLAS.
@@ -128,6 +132,19 @@ class OpDef:
         if self._codegen_hash is None:
             self._codegen_hash = codegen_digest(self, file_digest or _source_digest)
         return self._codegen_hash
+
+    def opt_class(self, spec: KernelSpec) -> str:
+        """The kernel's optimisation class, part of its descriptor (cache/key.py); the target maps each class
+        to flags recorded in the compiler identity (targets/cpu/codegen.py ``CLASS_OPT``). ``glue``: a float
+        GEMM kernel whose own loops only arrange the operands of and copy around one BLAS call (MatMul,
+        BatchMatMul, and forward convolutions whose ``algo`` is ``gemm`` or ``im2col``); ``copy``: data movement with no
+        arithmetic (the layout, slicing and indexing families); ``compute``: everything else."""
+        if self.needs_blas:
+            floats = all(t.dtype in ("float32", "float64") for t in (*spec.inputs, *spec.outputs))
+            algo = spec.attrs.get("algo") if isinstance(spec.attrs, dict) else None
+            glue = algo is None or (algo in ("gemm", "im2col") and self.scenario == "forward")
+            return "glue" if floats and glue else "compute"
+        return "copy" if getattr(self.emit, "__module__", "") in COPY_FAMILIES else "compute"
 
     def check_arity(self, in_types: Sequence[TensorType]) -> None:
         if self.n_inputs is not None and len(in_types) != self.n_inputs:

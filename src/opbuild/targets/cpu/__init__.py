@@ -57,7 +57,10 @@ class CpuTarget(Target):
 
     def translation_unit(self, kernels: Sequence[tuple[str, KernelSpec, str]], needs_blas: bool) -> str:
         """The C file of one batch: the prelude, the BLAS declarations if needed, one function per kernel."""
-        functions = [codegen.kernel_function(symbol, spec.inputs, spec.outputs, body)
+        from ...ops.registry import get as get_op  # ops import this package's codegen: resolved at call time
+
+        functions = [codegen.kernel_function(symbol, spec.inputs, spec.outputs, body,
+                                             codegen.CLASS_OPT[get_op(spec.op).opt_class(spec)])
                      for symbol, spec, body in kernels]
         return codegen.translation_unit(functions, needs_blas)
 

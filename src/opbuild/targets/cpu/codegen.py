@@ -14,6 +14,7 @@ Op families emit only the body; this module wraps it with typed, ``restrict``-qu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -23,20 +24,40 @@ from ...ir import TensorType
 
 ABI_VERSION = 1
 
-PRELUDE = r"""
-#include <math.h>
-#include <tgmath.h>
+# The prelude comes in sections, and a translation unit includes only those its kernels use
+# (:func:`prelude_for`): parsing <math.h> + <tgmath.h> + <stdlib.h> is most of what one compiler call costs
+# before any kernel (docs/benchmarks.md, "Cold builds"), and copies, BLAS glue and integer kernels need none
+# of it. Which sections a batch gets depends only on the text of its kernels, itself fixed by their keys.
+PRELUDE_CORE = r"""
 #include <stdint.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 #define OB_EXPORT __attribute__((visibility("default")))
+/* Per-kernel optimisation level (OpDef.opt_class -> the compiler identity's class_opt, both in the key):
+   gcc's optimize attribute; other compilers build every function at the command line's level. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define OB_OPT(level) __attribute__((optimize(level)))
+#else
+#define OB_OPT(level)
+#endif
 static inline int64_t ob_floordiv_i64(int64_t a, int64_t b) {
   int64_t q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 static inline int64_t ob_mod_i64(int64_t a, int64_t b) {
   int64_t r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
+"""
+
+PRELUDE_STDLIB = r"""
+#include <stdlib.h>
+"""
+
+PRELUDE_MATH_HEADERS = r"""
+#include <math.h>
+#include <tgmath.h>
+"""
+
+PRELUDE_HALF = r"""
 /* Half types. float16 is stored as gcc's _Float16 where the compiler has it (__FLT16_MAX__: gcc >= 12 on
    x86-64 and aarch64; conversions are then the hardware's or libgcc's, correctly rounded), else as its IEEE
    binary16 bits in a uint16_t with the software conversions below (round to nearest even, subnormals, inf and
@@ -93,6 +114,9 @@ static inline ob_bf16 ob_bf16_from_f32(float f) {
   return (ob_bf16)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
 }
 static inline ob_bf16 ob_bf16_from_f64(double d) { return ob_bf16_from_f32((float)d); }  /* as ml_dtypes */
+"""
+
+PRELUDE_MATH = r"""
 /* expf that gcc vectorises (libm's expf is a scalar call without -ffast-math): exp(x) = 2^k * exp(r) with
    k = round(x / ln2) by the 1.5 * 2^23 trick and |r| <= ln2 / 2, Cephes' degree-6 polynomial; within 1 ulp
    of exp for normal results (checked densely over [-110, 95]). 2^k is applied as two factors so denormal
@@ -259,9 +283,20 @@ def round_trip(dtype: str, expr: str, src_ctype: str = "float") -> str:
     return load(dtype, store(dtype, expr, src_ctype)) if is_half(dtype) else f"({ctype(dtype)})({expr})"
 
 
-def kernel_function(symbol: str, inputs: Sequence[TensorType], outputs: Sequence[TensorType], body: str) -> str:
-    """Wrap an op body into an exported ABI function with typed views of its arguments."""
-    lines = [f"OB_EXPORT void {symbol}(void *const *args) {{"]
+# Optimisation level per kernel class (ops/registry.py OpDef.opt_class), applied per function (OB_OPT); None
+# keeps the command line's -O3. The mapping is part of the compiler identity, the class part of the
+# descriptor: both are in every key. glue (loops around one GEMM call) and copy (data movement) gain nothing
+# measurable from -O3's unrolling and loop versioning, which cost most of their compile time; -O2 keeps
+# gcc 12's cheap vectorisation of plain copies, -O1 the glue's straight loops.
+CLASS_OPT: dict[str, str | None] = {"compute": None, "copy": "O2", "glue": "O1"}
+
+
+def kernel_function(symbol: str, inputs: Sequence[TensorType], outputs: Sequence[TensorType], body: str,
+                    opt: str | None = None) -> str:
+    """Wrap an op body into an exported ABI function with typed views of its arguments. ``opt`` (``"O2"``,
+    ...) builds this function at that optimisation level (``OB_OPT``) instead of the command line's."""
+    attr = f'OB_OPT("{opt}") ' if opt else ""
+    lines = [f"OB_EXPORT {attr}void {symbol}(void *const *args) {{"]
     for i, t in enumerate(inputs):
         c = ctype(t.dtype)
         lines.append(f"  const {c} *restrict in{i} = (const {c} *)args[{i}];")
@@ -273,9 +308,55 @@ def kernel_function(symbol: str, inputs: Sequence[TensorType], outputs: Sequence
     return "\n".join(lines) + "\n"
 
 
+# Identifiers a kernel may call without <math.h>: C keywords that precede a parenthesis, the core section's
+# helpers, string.h, stdlib.h (its own section) and the BLAS macros. Any other call, or a math macro, pulls in
+# the math sections; a call the trimmed prelude does not declare is a compile error
+# (-Werror=implicit-function-declaration in compilers/gcc.py), never a silent int-returning call.
+_NON_MATH_CALLS = frozenset({
+    "if", "for", "while", "switch", "return", "sizeof", "_Alignof", "__builtin_expect", "__builtin_memcpy",
+    "__builtin_memset", "__builtin_assume_aligned", "__builtin_prefetch", "OB_OPT", "ob_floordiv_i64",
+    "ob_mod_i64", "memcpy", "memset", "memmove", "memcmp", "OB_BLAS_SGEMM", "OB_BLAS_DGEMM", "OB_BLAS_INT",
+    "malloc", "free", "calloc", "aligned_alloc", "posix_memalign", "abs", "labs", "llabs", "_Pragma",
+})
+_STDLIB_CALLS = frozenset({"malloc", "free", "calloc", "aligned_alloc", "posix_memalign", "abs", "labs", "llabs"})
+_CALL = re.compile(r"(?<!void )\b([A-Za-z_]\w*)\s*\(")  # not the kernel's own "void ob_<hash>("
+_MATH_MACROS = re.compile(r"\b(INFINITY|NAN|HUGE_VALF?|M_[A-Z0-9_]+|FP_[A-Z]+|MATH_ERR\w*)\b")
+_HALF = re.compile(r"\bob_b?f16")
+
+
+def prelude_for(functions: Sequence[str]) -> str:
+    """The prelude sections ``functions`` use: always the core (stdint, stdbool, string, the export and
+    optimisation macros, integer floor division); stdlib.h when they call its allocation or abs functions;
+    the half-type conversions when they name ``ob_f16``/``ob_bf16``; the math headers (<math.h>, <tgmath.h>),
+    opbuild's vectorisable exp/tanh and the libmvec declarations when they call anything else or name a math
+    macro (half conversions use rintf, so they bring the math sections too)."""
+    text = "\n".join(functions)
+    calls = {m.group(1) for m in _CALL.finditer(text)}
+    # Casts such as "(float)(x)" match as "float(": type names are not calls.
+    calls -= {"float", "double", "int", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+              "uint32_t", "uint64_t", "bool", "char", "long", "unsigned", "size_t", "ob_f16", "ob_bf16",
+              "OB_EXPORT"}
+    half = bool(_HALF.search(text))
+    math = half or bool(_MATH_MACROS.search(text)) or any(c not in _NON_MATH_CALLS for c in calls)
+    parts = [PRELUDE_CORE]
+    if math or calls & _STDLIB_CALLS:
+        parts.append(PRELUDE_STDLIB)
+    if math:
+        parts.append(PRELUDE_MATH_HEADERS)
+    if half:
+        parts.append(PRELUDE_HALF)
+    if math:
+        parts.append(PRELUDE_MATH)
+    return "".join(parts)
+
+
+# Every section: what a translation unit included before sections existed (tests, benchmarks).
+PRELUDE = PRELUDE_CORE + PRELUDE_STDLIB + PRELUDE_MATH_HEADERS + PRELUDE_HALF + PRELUDE_MATH
+
+
 def translation_unit(functions: Sequence[str], needs_blas: bool) -> str:
-    """A complete C file holding one or more kernel functions."""
-    return PRELUDE + (BLAS_DECLS if needs_blas else "") + "\n" + "\n".join(functions)
+    """A complete C file holding one or more kernel functions, with the prelude sections they use."""
+    return prelude_for(functions) + (BLAS_DECLS if needs_blas else "") + "\n" + "\n".join(functions)
 
 
 def strides(shape: Sequence[int]) -> list[int]:

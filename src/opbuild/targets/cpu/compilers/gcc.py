@@ -15,6 +15,7 @@ from pathlib import Path
 from .... import config
 from ....cache.statmemo import StatMemo
 from ....errors import CompileError, CompilerNotFoundError, CompileTimeoutError
+from ..codegen import CLASS_OPT
 from . import blas as blas_provider
 from .base import Compiler, CompileResult
 
@@ -23,9 +24,13 @@ from .base import Compiler, CompileResult
 # (with targets/cpu/codegen.py's libmvec declarations) and if-convert conditional expressions (Softplus, floor, ...).
 # The value-changing parts (-ffinite-math-only, -fassociative-math, ...) stay off: NaN and inf semantics
 # (IsNan, NaN-propagating Maximum) and reproducible sums depend on it.
+# -Werror=implicit-function-declaration: a translation unit includes only the prelude sections its kernels
+# use (codegen.prelude_for); a function it then fails to declare must stop the build, not become a call
+# returning int.
 # -fwrapv: signed integer overflow wraps (as NumPy's int arithmetic does) instead of being undefined.
 BASE_FLAGS = ["-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno",
-              "-fno-trapping-math", "-fwrapv", "-fvisibility=hidden", "-pipe"]
+              "-fno-trapping-math", "-fwrapv", "-fvisibility=hidden", "-pipe",
+              "-Werror=implicit-function-declaration"]
 if platform.machine().lower() in ("x86_64", "amd64"):
     # gcc defaults to 256-bit vectors even where -march=native enables AVX-512; 512-bit halves the calls into
     # libmvec (docs/benchmarks.md has the tanh figures). A no-op on CPUs without AVX-512.
@@ -62,6 +67,7 @@ class GccLike(Compiler):
                 "path": self.exe,
                 "version": version,
                 "flags": BASE_FLAGS + (OPENMP_FLAGS if openmp else []),
+                "class_opt": dict(CLASS_OPT),
                 "cflags": self.cflags,
                 "blas": blas_provider.find_blas(),
                 "openmp": openmp,

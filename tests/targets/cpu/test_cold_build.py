@@ -1,0 +1,72 @@
+"""Cold-build choices (issue #15): optimisation class per kernel and prelude sections are in the key/source."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from opbuild.build.requests import Namer
+from opbuild.ir import KernelSpec, TensorType
+from opbuild.ops.registry import get as get_op
+from opbuild.targets.cpu import CpuTarget, codegen
+from opbuild.targets.cpu.compilers.gcc import GccLike
+
+
+def _spec(op: str, attrs: dict, ins: list[TensorType]) -> KernelSpec:
+    return get_op(op).spec(attrs, ins)
+
+
+def _info(spec: KernelSpec, compiler: dict) -> dict:
+    req = Namer().request(spec, compiler, {"arch": "x86_64"}, 1, lambda p: "0" * 64)
+    return json.loads(req.info)
+
+
+COMPILER = {"path": "/usr/bin/gcc", "version": "gcc 12", "flags": ["-O3"], "class_opt": dict(codegen.CLASS_OPT)}
+
+
+@pytest.mark.parametrize("op, attrs, ins, expected", [
+    ("MatMul", {}, [TensorType((4, 5), "float32"), TensorType((5, 3), "float32")], "glue"),
+    ("MatMul", {}, [TensorType((4, 5), "int32"), TensorType((5, 3), "int32")], "compute"),
+    ("Transpose", {"perm": (1, 0)}, [TensorType((4, 5), "float32")], "copy"),
+    ("Exp", {}, [TensorType((8,), "float32")], "compute"),
+])
+def test_opt_class_is_in_the_descriptor(op, attrs, ins, expected):
+    spec = _spec(op, attrs, ins)
+    assert get_op(op).opt_class(spec) == expected
+    assert _info(spec, COMPILER)["opt_class"] == expected
+
+
+def test_class_flags_are_in_the_key():
+    spec = _spec("MatMul", {}, [TensorType((4, 5), "float32"), TensorType((5, 3), "float32")])
+    other = {**COMPILER, "class_opt": {**codegen.CLASS_OPT, "glue": "O3"}}
+    a = Namer().request(spec, COMPILER, {"arch": "x86_64"}, 1, lambda p: "0" * 64)
+    b = Namer().request(spec, other, {"arch": "x86_64"}, 1, lambda p: "0" * 64)
+    assert a.name != b.name
+    assert GccLike("/usr/bin/cc").identity()["class_opt"] == codegen.CLASS_OPT
+
+
+def _tu(op: str, attrs: dict, ins: list[TensorType]) -> str:
+    spec = _spec(op, attrs, ins)
+    return CpuTarget().translation_unit([("ob_k", spec, get_op(op).emit(spec))], get_op(op).needs_blas)
+
+
+def test_copy_kernels_parse_no_math_headers_and_run_at_their_class_level():
+    src = _tu("Transpose", {"perm": (1, 0)}, [TensorType((4, 5), "float32")])
+    assert "<math.h>" not in src and "<tgmath.h>" not in src and "<stdlib.h>" not in src
+    assert 'OB_OPT("O2")' in src
+
+
+def test_math_kernels_keep_the_math_sections():
+    src = _tu("Exp", {}, [TensorType((8,), "float32")])
+    assert "<tgmath.h>" in src and "ob_expf" in src
+    assert "OB_OPT(" not in src.split("OB_EXPORT", 2)[-1].split("{")[0]  # compute: the command line's -O3
+    half = _tu("Neg", {}, [TensorType((8,), "float16")])
+    assert "ob_f16_to_f32" in half and "<math.h>" in half
+
+
+def test_prelude_for_detects_calls():
+    assert "<math.h>" not in codegen.prelude_for(["void f(void){ memcpy(a, b, 4); for (;;) {} }"])
+    assert "<math.h>" in codegen.prelude_for(["void f(void){ x = sqrt(y); }"])
+    assert "<math.h>" in codegen.prelude_for(["void f(void){ x = INFINITY; }"])
+    assert "<stdlib.h>" in codegen.prelude_for(["void f(void){ p = malloc(4); }"])
