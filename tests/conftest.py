@@ -40,6 +40,7 @@ SLOW_FILES = frozenset({
     "tests/targets/cpu/test_preload.py",
     "tests/test_bench_smoke.py",
     "tests/train/test_lenet_example.py",
+    "tests/train/test_train_networks.py",
 })
 
 

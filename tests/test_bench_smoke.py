@@ -77,3 +77,36 @@ def test_bench_build_quick_mlp(tmp_path: Path) -> None:
         assert (tmp_path / "build.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     else:
         assert any("matplotlib" in n for n in meta["notes"])
+
+
+def test_bench_train_tiny_resnet(tmp_path: Path) -> None:
+    """benchmarks/bench_train.py on the tiny ResNet-style CNN, opbuild only: what it measures and writes."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_train.py"), "--tiny", "--nets", "resnet", "--no-peers",
+         "--repeats", "2", "--steady", "0.05", "--out", str(tmp_path)],
+        env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert "resnet" in proc.stdout and "warm build <= 0.1 ms" in proc.stdout
+    result = json.loads((tmp_path / "train.json").read_text())
+    assert list(result["nets"]) == ["resnet"] and (tmp_path / "train.md").is_file()
+    net = result["nets"]["resnet"]
+    assert "torch" not in net and "jax.jit" not in net  # --no-peers
+    ob = net["opbuild"]
+    k = ob["distinct_kernels"]
+    # The train step holds the forward kernels and backward and update ones: more than inference alone.
+    assert k > ob["infer_kernels"] > 0
+    assert {"Conv2DBackpropFilter", "BatchNormGrad", "ApplyMomentum"} <= set(ob["ops"])
+    runs = ob["runs"]
+    assert len(runs["cold"]) == len(runs["warm"]) == 2
+    for r in runs["cold"]:  # every cold process starts from an empty cache
+        assert r["built"] == k and r["reused"] == 0
+    for r in runs["infer_cold"]:
+        assert r["built"] == ob["infer_kernels"] and r["reused"] == 0
+    for r in runs["warm"]:  # every warm process reuses the whole train step
+        assert r["reused"] == k and r["built"] == 0 and r["build_s"] <= r["first_call_s"]
+    assert r["loss_last"] < r["loss0"]  # the steps trained
+    assert 0 < ob["warm_build_s"] < ob["cold_build_s"] and ob["steady_s"] > 0
+    assert [t["target"] for t in net["targets"]][:2] == ["warm build <= 0.1 ms per distinct kernel",
+                                                          "cold build per kernel <= inference build's"]
