@@ -509,6 +509,9 @@ _binary_rule("Mul")(lambda a, b, out, dy: (G.mul(dy, b), G.mul(dy, a)))
 _binary_rule("RealDiv")(lambda a, b, out, dy: (G.div(dy, b), G.neg(G.div(G.mul(dy, out), b))))
 # FloorMod: a - floor(a / b) * b, so d/da = 1 and d/db = -floor(a / b) (MindSpore's bprop).
 _binary_rule("FloorMod")(lambda a, b, out, dy: (dy, G.neg(G.mul(dy, apply("FloorDiv", {}, [a, b])))))
+# Mod (fmod): a - trunc(a / b) * b, so d/da = 1 and d/db = -trunc(a / b) = -(a - out) / b (a - out is an
+# exact multiple of b, so the quotient is the integer the kernel truncated to).
+_binary_rule("Mod")(lambda a, b, out, dy: (dy, G.neg(G.mul(dy, G.div(G.sub(a, out), b)))))
 
 
 @_binary_rule("Pow")

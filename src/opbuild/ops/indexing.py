@@ -219,3 +219,27 @@ def _gather_grad(attrs, ins, outs, douts):
     summed = apply("UnsortedSegmentSum", {"num_segments": params.shape[a]}, [G.transpose(dy, front), indices])
     back = list(range(1, a + 1)) + [0] + list(range(a + 1, len(params.shape)))
     return [G.transpose(summed, back), None]
+
+
+@grad_rule("GatherD")
+def _gatherd_grad(attrs, ins, outs, douts):
+    """out[p] = x[p with p[dim] := index[p]]: dy is scatter-added into x's shape at those positions. The flat
+    target of each element is a constant base (its coordinates other than ``dim``, from the static shapes)
+    plus the normalised index times the stride of ``dim``; an index outside [-n, n) reads nothing and is sent
+    to segment -1, which UnsortedSegmentSum drops."""
+    x, index = ins
+    dim, n = attrs["dim"], x.shape[attrs["dim"]]
+    strides = [math.prod(x.shape[i + 1:]) for i in range(len(x.shape))]
+    coords = np.indices(index.shape, dtype=np.int64)
+    base = sum(coords[i] * strides[i] for i in range(len(x.shape)) if i != dim)
+    idt = index._type.dtype
+    zero, size = Tensor(np.zeros((), idt)), Tensor(np.array(n, idt))
+    idx = apply("Select", {}, [apply("Less", {}, [index, zero]), apply("Add", {}, [index, size]), index])
+    valid = apply("LogicalAnd", {}, [apply("GreaterEqual", {}, [idx, zero]), apply("Less", {}, [idx, size])])
+    flat = apply("Add", {}, [Tensor(np.asarray(base, np.int64).astype(idt)),
+                             apply("Mul", {}, [idx, Tensor(np.array(strides[dim], idt))])])
+    flat = apply("Select", {}, [valid, flat, Tensor(np.full(index.shape, -1, idt))])
+    total = math.prod(x.shape)
+    summed = apply("UnsortedSegmentSum", {"num_segments": total},
+                   [G.reshape(douts[0], [math.prod(index.shape)]), G.reshape(flat, [math.prod(index.shape)])])
+    return [G.reshape(summed, list(x.shape)), None]
