@@ -178,6 +178,23 @@ def test_conv_and_pooling(mode):
     close(ap, x.reshape(2, 3, 3, 2, 3, 2).sum(axis=(3, 5)), rtol=1e-5)
 
 
-def test_dropout_training_is_refused():
-    with pytest.raises(NotImplementedError, match="training=False"):
-        ops.dropout(ops.ones((2,)), p=0.5)
+def test_dropout_in_training(mode):
+    """Kept elements are scaled by 1 / (1 - p), about p of them are dropped, a compiled graph draws a new mask
+    at every call, and a given seed makes the masks repeatable; p=1 zeroes everything."""
+    import opbuild as ms
+    from opbuild.nn import Cell
+
+    class Drop(Cell):
+        def construct(self, x):
+            return ops.dropout(x, p=0.25, seed=1234)
+
+    x = np.ones((64, 64), np.float32)
+    net = Drop()
+    first, second = net(ms.Tensor(x)).asnumpy(), net(ms.Tensor(x)).asnumpy()
+    for y in (first, second):
+        assert set(np.unique(y)) <= {0.0, np.float32(1 / 0.75)}
+        assert 0.2 < float(np.mean(y == 0)) < 0.3
+    assert not np.array_equal(first, second)
+    close(run(mode, lambda a: ops.dropout(a, p=1.0), x), np.zeros_like(x))
+    with pytest.raises(ValueError, match="p must be in"):
+        ops.dropout(ops.ones((2,)), p=1.5)

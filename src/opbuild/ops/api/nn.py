@@ -9,7 +9,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...common.initializer import op_seed
 from ...dtypes import DType
+from ...parameter import Parameter
 from ...tensor import Tensor, as_tensor
 from ..primitive import apply
 from . import array as A
@@ -111,16 +113,37 @@ def layer_norm(input, normalized_shape: Sequence[int], weight=None, bias=None, e
     return y
 
 
+# Generator states of functional dropout calls, one per explicit ``seed`` (None: one per process, seeded from
+# ``set_seed`` at first use), as MindSpore's stateful random ops keep theirs: a Parameter the compiled graph
+# advances in place (Assign) at every call, so each call of a graph draws a fresh mask without retracing.
+_DROPOUT_STATES: dict[int | None, Parameter] = {}
+
+
+def _dropout_state(seed: int | None) -> Parameter:
+    state = _DROPOUT_STATES.get(seed)
+    if state is None:
+        start = op_seed() if seed is None else int(seed)
+        state = _DROPOUT_STATES[seed] = Parameter(np.array([start, 0], np.int64), name="dropout_state",
+                                                  requires_grad=False)
+    return state
+
+
 def dropout(input, p: float = 0.5, training: bool = True, seed: int | None = None) -> Tensor:
-    """``ops.dropout(input, p=0.5, training=True, seed=None)``: the identity when ``training`` is False
-    or ``p`` is 0. Random masks in training are not implemented yet (issue #14): that case raises
-    NotImplementedError instead of silently returning unmasked values."""
-    if not 0.0 <= p <= 1.0:
+    """``ops.dropout(input, p=0.5, training=True, seed=None)``: zeroes elements with probability ``p`` and
+    scales the others by ``1 / (1 - p)`` when ``training``; the identity otherwise. The mask comes from the
+    Dropout primitive's kernel and a generator state per ``seed`` (see ``_DROPOUT_STATES``): repeatable under
+    ``set_seed`` or a given ``seed``, different at every call."""
+    if not isinstance(p, numbers.Real) or isinstance(p, bool) or not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be in [0, 1], got {p!r}")
+    x = as_tensor(input)
     if not training or p == 0.0:
-        return as_tensor(input)
-    raise NotImplementedError("ops.dropout with training=True and p > 0 is not supported yet (opbuild compiles "
-                              "inference graphs); pass training=False")
+        return x
+    if p == 1.0:
+        return apply("ZerosLike", {}, [x])
+    state = _dropout_state(seed)
+    y, _ = apply("Dropout", {"keep_prob": 1.0 - float(p)}, [x, state])
+    apply("Assign", {}, [state, state + Tensor(np.array([0, 1], np.int64))])
+    return y
 
 
 def pad(input_x, padding: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
