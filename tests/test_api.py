@@ -76,8 +76,8 @@ def test_tensor_explicit_dtype_and_copy_construction():
 def test_tensor_rejects_bad_data():
     with pytest.raises(ValueError, match="input_data"):
         ms.Tensor(None)
-    for bad in (np.ones(2, np.float16), np.ones(2, np.complex64), np.array(["a"])):
-        with pytest.raises(TypeError, match="supports float32, float64, int32, int64, bool"):
+    for bad in (np.ones(2, np.complex64), np.array(["a"]), np.ones(2, np.float128)):
+        with pytest.raises(TypeError, match="supports float16, bfloat16, float32, float64, .*uint64, bool"):
             ms.Tensor(bad)
     with pytest.raises(TypeError, match="0-d"):
         len(ms.Tensor(1.0))
