@@ -414,13 +414,16 @@ FORCED = [
 ]
 
 
-@pytest.mark.parametrize("algo", ["gemm", "depthwise", "direct", "im2col"])
-@pytest.mark.parametrize("x_shape,w_shape,attrs", FORCED)
+def _cases(algos):
+    """(shapes, attrs, algo) for every FORCED case an algorithm applies to: gemm only to 1x1 stride-1
+    unpadded convolutions (forcing it elsewhere is refused: test above), the others to all."""
+    return [(x, w, a, algo) for x, w, a in FORCED for algo in algos
+            if algo != "gemm" or (w[2:] == (1, 1) and a.get("stride", 1) == 1 and not a.get("pad"))]
+
+
+@pytest.mark.parametrize("x_shape,w_shape,attrs,algo", _cases(["gemm", "depthwise", "direct", "im2col"]))
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_conv2d_every_algorithm_matches_the_direct_reference(x_shape, w_shape, attrs, algo, dtype):
-    one_by_one = w_shape[2:] == (1, 1) and attrs.get("stride", 1) == 1 and not attrs.get("pad")
-    if algo == "gemm" and not one_by_one:
-        pytest.skip("gemm applies to 1x1 stride-1 unpadded convolutions only")
     from opbuild.ops.primitive import apply
 
     rng = np.random.default_rng(11)
@@ -434,13 +437,9 @@ def test_conv2d_every_algorithm_matches_the_direct_reference(x_shape, w_shape, a
     close(out, ref, w_shape[1] * w_shape[2] * w_shape[3])
 
 
-@pytest.mark.parametrize("algo", ["gemm", "direct", "im2col"])
-@pytest.mark.parametrize("x_shape,w_shape,attrs", FORCED)
+@pytest.mark.parametrize("x_shape,w_shape,attrs,algo", _cases(["gemm", "direct", "im2col"]))
 @pytest.mark.parametrize("op", ["Conv2DBackpropInput", "Conv2DBackpropFilter"])
 def test_conv_backprop_algorithms_match_the_exact_vjp(x_shape, w_shape, attrs, algo, op):
-    one_by_one = w_shape[2:] == (1, 1) and attrs.get("stride", 1) == 1 and not attrs.get("pad")
-    if algo == "gemm" and not one_by_one:
-        pytest.skip("gemm applies to 1x1 stride-1 unpadded convolutions only")
     from opbuild.ir import TensorType
     from opbuild.ops.primitive import apply
     from opbuild.ops.registry import get
