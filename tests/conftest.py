@@ -16,6 +16,19 @@ REPO = Path(__file__).resolve().parents[1]
 # cache: marked ``slow`` so ``pytest -m "not slow"`` is the everyday subset (under two minutes on a 2-core
 # machine). The README's test command, and CI, run everything. Chosen from ``pytest --durations=0`` per file.
 SLOW_FILES = frozenset({
+    # the exhaustive op suites: every op x dtype x shape compiles its own kernel in a fresh cache
+    "tests/ops/test_elementwise.py",
+    "tests/ops/test_shape.py",
+    "tests/ops/test_conv.py",
+    "tests/ops/test_dtypes.py",
+    "tests/compat/test_functional.py",
+    "tests/cache/test_reuse.py",
+    "tests/ops/test_half_nn_ops.py",
+    "tests/nn/test_layers_rnn.py",
+    "tests/compat/test_corpus.py",
+    # torch as the reference (imports torch, builds every layer's and op's gradient kernels)
+    "tests/nn/test_layers_torch.py",
+    "tests/ops/test_grads_torch.py",
     "tests/build/test_parallel_build.py",
     "tests/cache/test_concurrency.py",
     "tests/cache/test_crash.py",
@@ -42,6 +55,19 @@ SLOW_FILES = frozenset({
     "tests/train/test_lenet_example.py",
     "tests/train/test_train_networks.py",
 })
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Under ``-m "not slow"`` the slow files are not even imported (some import torch or build fixtures at
+    import time): deselecting them after collection would still pay for that."""
+    if config.getoption("markexpr", "").replace(" ", "") == "notslow":
+        try:
+            rel = Path(collection_path).resolve().relative_to(REPO).as_posix()
+        except ValueError:
+            return None
+        if rel in SLOW_FILES:
+            return True
+    return None
 
 
 def pytest_collection_modifyitems(config, items):
