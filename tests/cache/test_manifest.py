@@ -156,6 +156,35 @@ def test_replaced_compiler_is_noticed(root, monkeypatch, tmp_path):
     assert spy.requests == len(SPECS) and report.reused == len(SPECS)
 
 
+def test_edited_source_is_noticed_and_the_manifest_rewritten(root, monkeypatch):
+    """The sources of the graph's ops are recorded with their stats: one that changed since (an edited emitter)
+    sends the build down the ordinary path, which rewrites the manifest; the next build uses it again."""
+    (m,) = _manifests(root)
+    data = json.loads(m.read_text())
+    recorded = [p for p, _ in data["sources"]]
+    assert REGISTRY["MatMul"].codegen_files()[0] in recorded
+    assert set(manifest.source_files(sorted({s.op for s in SPECS}))) == set(recorded)
+    data["sources"][0][1][3] += 1  # as if the file's mtime had changed since
+    m.write_text(json.dumps(data))
+    spy = _Spy(monkeypatch)
+    _, report = Builder().build(SPECS)
+    assert spy.requests == len(SPECS) and report.reused == len(SPECS)
+    assert json.loads(m.read_text())["sources"][0][1][3] == data["sources"][0][1][3] - 1  # rewritten
+    spy.requests = 0
+    _, report = Builder().build(SPECS)
+    assert spy.requests == 0 and report.reused == len(SPECS)
+
+
+def test_a_manifest_without_sources_is_damaged(root):
+    """An empty list would check nothing: such a manifest is reported and never used."""
+    (m,) = _manifests(root)
+    data = json.loads(m.read_text())
+    data["sources"] = []
+    m.write_text(json.dumps(data))
+    with pytest.raises(OSError, match="sources"):
+        manifest.load(str(m), m.stem)
+
+
 def test_manifest_serves_another_process(tmp_path):
     """The key is computed alike in every process (the second one loads from the manifest the first wrote)."""
     from tests.cache._util import env_for

@@ -1,5 +1,6 @@
 """One definition of "what determines the generated code" (ops/sources.py), used by the per-kernel key and the
-graph-manifest fingerprint: editing any file that shapes an op's C changes both, editing another file neither."""
+graph manifests: editing any file that shapes an op's C changes the key and invalidates the manifests that
+record it, editing another file neither."""
 
 from __future__ import annotations
 
@@ -60,16 +61,31 @@ def test_editing_any_contributing_file_changes_the_kernel_key(name):
 
 
 @pytest.mark.parametrize("name", ["Conv2D", "Add", "ReduceSum", "Softmax", "Transpose"])
-def test_editing_any_contributing_file_changes_the_manifest_fingerprint(name, monkeypatch):
+def test_editing_any_contributing_file_invalidates_the_graph_manifest(name, tmp_path, monkeypatch):
+    """A manifest records the files of its ops with their stats (cache/manifest.py): a change to any of them
+    makes the warm start ignore it; a change to a file that shapes nothing does not."""
     files = REGISTRY[name].codegen_files()
-    assert set(files) <= set(registry.codegen_files([name]))
+    sources = manifest.source_files([name])
+    assert set(files) <= set(sources)
+    manifest.write(tmp_path, "k" * 32, [], [], None, sources)
+    recorded = manifest.load(manifest.path_of(tmp_path, "k" * 32), "k" * 32)
+    assert manifest.files_unchanged(recorded)
     real_sig = manifest._sig
-    before = manifest.fingerprint("0", 1, [name])
     for f in files:
         monkeypatch.setattr(manifest, "_sig", lambda p, f=f: (0, 0, 0, 0) if p == f else real_sig(p))
-        assert manifest.fingerprint("0", 1, [name]) != before, f"editing {f} leaves the fingerprint unchanged"
+        assert not manifest.files_unchanged(recorded), f"editing {f} leaves the manifest valid"
     monkeypatch.setattr(manifest, "_sig", lambda p: (0, 0, 0, 0) if p == _UNRELATED else real_sig(p))
-    assert manifest.fingerprint("0", 1, [name]) == before
+    assert manifest.files_unchanged(recorded)
+
+
+def test_the_fingerprint_names_this_source_tree(monkeypatch):
+    """Two opbuild trees of one version sharing a cache never read each other's manifests (their sources
+    differ in path, so each would only find the other's stale and rewrite it)."""
+    assert Path(manifest._PACKAGE) == _PACKAGE
+    before = manifest.fingerprint("0", 1)
+    assert manifest.fingerprint("0", 1) == before
+    monkeypatch.setattr(manifest, "_PACKAGE", "/elsewhere/opbuild")
+    assert manifest.fingerprint("0", 1) != before
 
 
 def _infer(attrs, types):

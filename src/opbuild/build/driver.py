@@ -107,7 +107,7 @@ class Builder:
         swept = set(read_store.sweep_temporaries()) if shared else set()
         graph = None
         if todo and shared and len(todo) >= manifests.MANIFEST_MIN_KERNELS:
-            graph = manifests.graph_key(target, pipeline, list(todo), {s.op for s in todo.values()})
+            graph = manifests.graph_key(target, pipeline, list(todo))
             t1 = time.perf_counter()
             loaded = manifests.from_manifest(read_store, graph, todo, target, self.memory)
             if loaded is not None:

@@ -1,7 +1,7 @@
 """Graph manifests in the build: a warm start of a whole graph from one verified index (cache/manifest.py),
 and the writing of that index after an ordinary build.
 
-The graph key hashes the manifest fingerprint (toolchain settings, opbuild's code-generating sources, ...),
+The graph key hashes the manifest fingerprint (toolchain settings, opbuild's version and directory, ...),
 the graph-pass pipeline's identity (passes/base.py: ``Pipeline.identity``; another pipeline may produce
 other kernels from the same network) and the distinct kernels' memo keys in order.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from .._version import __version__
 from ..cache import fsio, manifest, pin
@@ -29,10 +29,10 @@ log = logging.getLogger("opbuild")
 MANIFEST_MIN_KERNELS = 4  # smaller builds (PyNative ops one by one) gain nothing from a graph manifest
 
 
-def graph_key(target: Target, pipeline: str, kernels: Sequence[bytes], ops: Iterable[str] | None = None) -> str:
-    """The manifest name of a graph of ``ops`` built for ``target`` after the pass pipeline of identity
-    ``pipeline`` (the fingerprint covers the files that shape those ops' C; default: every registered op's)."""
-    fp = manifest.fingerprint(__version__, target.abi_version, ops)
+def graph_key(target: Target, pipeline: str, kernels: Sequence[bytes]) -> str:
+    """The manifest name of a graph built for ``target`` after the pass pipeline of identity ``pipeline`` (the
+    files that shape its kernels are recorded in the manifest and checked when it is read)."""
+    fp = manifest.fingerprint(__version__, target.abi_version)
     return manifest.graph_key(f"{fp}|{target.name}|{pipeline}", kernels)
 
 
@@ -42,7 +42,7 @@ def from_manifest(store: KernelStore, graph: str, todo: dict[bytes, KernelSpec],
     it: ``(memo key, spec, kernel)`` per kernel in order, or None (nothing loaded) when there is no valid
     manifest or any entry does not match (the ordinary path then finds, repairs and re-indexes them)."""
     found = manifest.read(store.path, graph)
-    if found is None or len(found.items) != len(todo) or not manifest.toolchain_unchanged(found):
+    if found is None or len(found.items) != len(todo) or not manifest.files_unchanged(found):
         return None
     if found.blas and any(get_op(spec.op).needs_blas for spec in todo.values()):
         # The manifest is hostile input: its ``blas`` is only compared with the library the toolchain resolves
@@ -83,8 +83,9 @@ def record_manifest_hits(report: BuildReport, loaded: list[tuple[bytes, KernelSp
 
 def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], suffix: str,
                    toolchain_files: list[str], blas: str | None) -> None:
-    """Record the graph's verified entries (after an ordinary build) for the next process's warm start;
-    nothing when any entry is not in ``store`` (a private fallback, a concurrent eviction)."""
+    """Record the graph's verified entries (after an ordinary build) for the next process's warm start, with
+    the toolchain files and the sources of the graph's ops; nothing when any entry is not in ``store`` (a
+    private fallback, a concurrent eviction)."""
     items = []
     for req in reqs:
         base = os.path.join(str(store.path), req.name)
@@ -100,7 +101,8 @@ def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], su
             return
         items.append(manifest.Item(req.name, hashlib.sha256(req.info).hexdigest(), hashlib.sha256(raw).hexdigest(),
                                    digest, st.st_size))
-    manifest.write(store.path, graph, items, toolchain_files, blas)
+    sources = manifest.source_files(sorted({req.spec.op for req in reqs}))
+    manifest.write(store.path, graph, items, toolchain_files, blas, sources)
 
 
 __all__ = ["MANIFEST_MIN_KERNELS", "from_manifest", "graph_key", "record_manifest_hits", "write_manifest"]

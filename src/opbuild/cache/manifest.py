@@ -7,16 +7,22 @@ After a build whose kernels all live in the persistent store, ``kernel_meta/.gra
 for each distinct kernel of the graph in order, its entry name, the sha256 of its descriptor (``.info``) and
 of its ``.json``, and its binary's size and sha256, plus the files of the toolchain with their stat.
 
-The key hashes the graph's kernels (op, attributes, input and output types) with a *fingerprint* of
-everything a descriptor is derived from, observed with stats alone: opbuild's version, ``CC``,
-``OPBUILD_CFLAGS``, ``OPBUILD_BLAS``, ``OPBUILD_OPENMP``, ``PATH`` and every directory on it (a compiler
-installed earlier on the PATH changes a directory's mtime), ``sys.path`` (where NumPy and the BLAS packages
-are found; its entries are not stat-ed: the script's own directory is among them and may change all the
-time), the boot id (the CPU's feature flags cannot change
-without a reboot), and the size and mtime of the sources that shape the graph's generated C (ops/registry.py:
-``codegen_files``, the definition the per-kernel key uses) and of those deciding the rest of a descriptor.
-The manifest's toolchain files (the compiler as found on PATH, followed through its symlinks, and the BLAS)
-must still have the recorded inode, size and mtime.
+The key hashes the graph's kernels (op, attributes, input and output types) with a *fingerprint* of the
+settings a descriptor is derived from, observed without touching a file of the graph: opbuild's version and
+source directory, ``CC``, ``OPBUILD_CFLAGS``, ``OPBUILD_BLAS``, ``OPBUILD_OPENMP``, ``PATH`` and every
+directory on it (a compiler installed earlier on the PATH changes a directory's mtime), ``sys.path`` (where
+NumPy and the BLAS packages are found; its entries are not stat-ed: the script's own directory is among them
+and may change all the time) and the boot id (the CPU's feature flags cannot change without a reboot).
+
+The files are checked after the manifest is read, like a ccache manifest's include files: the manifest records
+the toolchain's files (the compiler as found on PATH, followed through its symlinks, and the BLAS) and the
+sources the graph's descriptors are derived from (ops/registry.py ``codegen_files`` of the graph's ops, the
+definition the per-kernel key uses, and the modules deciding the rest of a descriptor), each with its inode,
+size and mtime, and every one must still match. Deriving the source list walks every emitter's code
+(ops/sources.py); the ordinary path, which writes the manifest, does that walk anyway to name the kernels,
+while the warm start only stats the list it reads. An edit to a source changes its stat and sends the build
+down the ordinary path, which rewrites the manifest under the same key; a new module that starts shaping the
+C can only do so through an edit to a listed one (the emitter that now calls it).
 
 A warm build with a matching manifest verifies every entry against it as strictly as a lookup does (the
 ``.info`` and ``.json`` bytes hash to the recorded sha256s, the binary is a regular file of the recorded size
@@ -47,7 +53,7 @@ from .fsio import CorruptFile
 from .layout import HASH_CHARS, JSON_SUFFIX, MANIFEST_DIR, NAME_RE, TMP_DIR
 from .local import KernelStore
 
-FORMAT = 2
+FORMAT = 3  # 3: source files recorded with their stats instead of hashed into the key
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 # Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
 # compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
@@ -55,11 +61,12 @@ _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 _DESCRIPTOR_MODULES = ("opbuild", "opbuild._version", "opbuild.config", "opbuild.cache.key",
                        "opbuild.build.requests", "opbuild.build.toolchain")
 _DESCRIPTOR_PACKAGES = ("opbuild.targets.cpu",)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this opbuild's source directory
 
 
-def _source_files(ops: Iterable[str] | None) -> list[str]:
-    """The files a graph's descriptors are derived from, as loaded in this process: every file that shapes the
-    generated C of ``ops`` (default: every registered op), then the descriptor modules and the packages'
+def source_files(ops: Iterable[str] | None = None) -> list[str]:
+    """The sources a manifest of a graph of ``ops`` records (op names; default every registered op), as loaded
+    in this process: every file that shapes their generated C, then the descriptor modules and the packages'
     submodules (a package holds each imported submodule as an attribute; cheaper than scanning
     ``sys.modules``)."""
     files = registry.codegen_files(ops)
@@ -91,6 +98,7 @@ class Manifest:
 
     items: tuple[Item, ...]
     toolchain: tuple[tuple[str, tuple[int, int, int, int] | None], ...]  # (path, stat signature)
+    sources: tuple[tuple[str, tuple[int, int, int, int] | None], ...]  # (path, stat signature)
     blas: str | None  # the BLAS library the kernels link, to preload before opening them
 
 
@@ -102,10 +110,10 @@ def _sig(path: str) -> tuple[int, int, int, int] | None:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def fingerprint(version: str, abi: int, ops: Iterable[str] | None = None) -> str:
-    """A hash of what the descriptors of a graph of ``ops`` (op names; default every registered op) are derived
-    from, observed cheaply (stats, environment); see the module."""
-    parts = [f"{FORMAT}|{version}|{abi}", *config.toolchain_env(),
+def fingerprint(version: str, abi: int) -> str:
+    """A hash of the settings the descriptors of a graph are derived from, observed cheaply (environment, the
+    PATH's directories, the boot id); the files are checked against the manifest instead (see the module)."""
+    parts = [f"{FORMAT}|{version}|{abi}|{_PACKAGE}", *config.toolchain_env(),
              os.environ.get("PATH", ""), repr(sys.path)]
     for d in os.environ.get("PATH", "").split(os.pathsep):
         parts.append(repr(_sig(d or ".")))
@@ -113,8 +121,6 @@ def fingerprint(version: str, abi: int, ops: Iterable[str] | None = None) -> str
         parts.append(fsio.read_small(_BOOT_ID).decode().strip())
     except OSError:
         parts.append(str(os.getpid()))  # no boot id: manifests only serve this process
-    for f in _source_files(ops):
-        parts.append(f"{f}:{_sig(f)}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -141,7 +147,9 @@ def _item(row: object) -> Item:
     if not isinstance(name, str) or NAME_RE.match(name) is None:
         # Every path is derived from the name: ``../../x/conv2d_<hash>`` would load a binary from anywhere.
         raise CorruptFile(errno.EINVAL, f"names {str(name)[:80]!r}, which is not a kernel name (<op>_<hex>)")
-    if not all(isinstance(h, str) and len(h) == 64 for h in (info_sha, json_sha, bin_sha)):
+    # Spelled out rather than all(<generator>): this runs for every kernel of every warm start.
+    if not (type(info_sha) is str and type(json_sha) is str and type(bin_sha) is str
+            and len(info_sha) == len(json_sha) == len(bin_sha) == 64):
         raise CorruptFile(errno.EINVAL, f"the sha256 values of {name} are not 64-character strings")
     if info_sha[:HASH_CHARS] != name[-HASH_CHARS:]:
         raise CorruptFile(errno.EINVAL, f"the .info sha256 of {name} does not match its name")
@@ -150,9 +158,9 @@ def _item(row: object) -> Item:
     return Item(name, info_sha, json_sha, bin_sha, size)
 
 
-def _toolchain(row: object) -> tuple[str, tuple[int, int, int, int] | None]:
+def _file_row(row: object) -> tuple[str, tuple[int, int, int, int] | None]:
     if not isinstance(row, list) or len(row) != 2 or not isinstance(row[0], str):
-        raise CorruptFile(errno.EINVAL, "a toolchain row is not [path, stat signature]")
+        raise CorruptFile(errno.EINVAL, "a toolchain or sources row is not [path, stat signature]")
     sig = row[1]
     if sig is not None and not (isinstance(sig, list) and len(sig) == 4 and all(map(_is_int, sig))):
         raise CorruptFile(errno.EINVAL, f"the stat signature of {row[0]} is not four integers")
@@ -171,11 +179,15 @@ def load(path: str, key: str) -> Manifest:
     if data.get("key") != key:
         raise CorruptFile(errno.EINVAL, "its key is not its file name", path)
     kernels, toolchain, blas = data.get("kernels"), data.get("toolchain"), data.get("blas")
+    sources = data.get("sources")
     if not isinstance(kernels, list) or not isinstance(toolchain, list) or not (blas is None or isinstance(blas, str)):
         raise CorruptFile(errno.EINVAL, "kernels, toolchain or blas missing or of the wrong type", path)
+    if not isinstance(sources, list) or not sources:
+        # Never empty: every graph has code generators, and an empty list would check nothing.
+        raise CorruptFile(errno.EINVAL, "sources missing, empty or of the wrong type", path)
     try:
-        return Manifest(tuple(_item(row) for row in kernels), tuple(_toolchain(row) for row in toolchain),
-                        blas or None)
+        return Manifest(tuple(_item(row) for row in kernels), tuple(_file_row(row) for row in toolchain),
+                        tuple(_file_row(row) for row in sources), blas or None)
     except CorruptFile as e:
         raise CorruptFile(e.errno, e.strerror, path) from None
 
@@ -239,17 +251,20 @@ def drop_naming(store_dir: Path | str, names: set[str]) -> int:
     return dropped
 
 
-def toolchain_unchanged(manifest: Manifest) -> bool:
-    """Whether every toolchain file of a manifest still has its recorded inode, size and mtime."""
-    return all(_sig(path) == (tuple(sig) if sig is not None else None) for path, sig in manifest.toolchain)
+def files_unchanged(manifest: Manifest) -> bool:
+    """Whether every toolchain and source file of a manifest still has its recorded inode, size and mtime."""
+    return all(_sig(path) == sig for path, sig in manifest.toolchain) and \
+        all(_sig(path) == sig for path, sig in manifest.sources)
 
 
 def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_files: Sequence[str],
-          blas: str | None) -> None:
-    """Write manifest ``key`` atomically; a failure (read-only or full disk) only costs the fast path."""
+          blas: str | None, sources: Sequence[str]) -> None:
+    """Write manifest ``key`` atomically, recording ``sources`` (:func:`source_files` of the graph's ops) with
+    their stats; a failure (read-only or full disk) only costs the fast path."""
     payload = {
         "format": FORMAT, "key": key,
         "toolchain": [[p, _sig(p)] for p in toolchain_files if p], "blas": blas,
+        "sources": [[p, _sig(p)] for p in sources],
         "kernels": [[i.name, i.info_sha256, i.json_sha256, i.binary_sha256, i.size] for i in items],
     }
     store_dir = Path(store_dir)
@@ -266,5 +281,5 @@ def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_file
                 fsio.atomic_write(path, data, fsync=False, tmp_dir=store_dir / TMP_DIR)
 
 
-__all__ = ["MANIFEST_DIR", "Item", "Manifest", "blas_problem", "drop_naming", "fingerprint", "graph_key", "load",
-           "problems", "read", "toolchain_unchanged", "write"]
+__all__ = ["MANIFEST_DIR", "Item", "Manifest", "blas_problem", "drop_naming", "files_unchanged", "fingerprint",
+           "graph_key", "load", "problems", "read", "source_files", "write"]
