@@ -109,6 +109,17 @@ def test_reductions(mode, op, axis, keep):
     check(lambda t: prim(t, axis), lambda t: REDUCE[op](t, axis, keep), x)
 
 
+@pytest.mark.parametrize("zeros", [0, 1, 2], ids=["no-zero", "one-zero", "two-zeros"])
+def test_reduce_prod_with_zeros(mode, zeros):
+    """The gradient of a product is the product of the other elements, also where the group holds zeros
+    (prod / x would give NaN and inf there)."""
+    x = np.random.default_rng(7).uniform(0.5, 1.5, (2, 3, 4)).astype(np.float32)
+    x[0, 1, :zeros] = 0.0  # one group of axis 2 with that many zeros
+    x[1, 2, 3] = 0.0 if zeros else x[1, 2, 3]  # and a second group with one zero
+    prim = ops.ReduceProd(keep_dims=False)
+    check(lambda t: prim(t, (2,)), lambda t: REDUCE["ReduceProd"](t, (2,), False), x)
+
+
 @pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
 def test_matmul(mode, ta, tb):
     a = rand(*((4, 3) if ta else (3, 4)), seed=1)

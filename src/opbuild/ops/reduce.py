@@ -504,6 +504,19 @@ def _minmax_grad(attrs, ins, outs, douts):
 
 @grad_rule("ReduceProd")
 def _prod_grad(attrs, ins, outs, douts):
-    # d prod / d x_i = prod / x_i: exact where no element of the group is 0 (a zero gives NaN/inf here).
+    # d prod / d x_i is the product of the group's other elements. prod / x_i is that only when no element
+    # is 0, so the zeros are counted: none gives p / x_i with p the group's product; exactly one gives the
+    # product of the nonzero elements at the zero and 0 elsewhere; two or more give 0 everywhere (every
+    # "other" product still holds a zero). PyTorch's and JAX's rule; MindSpore reaches the same through
+    # exclusive cumulative products.
     x = ins[0]
-    return [G.div(G.mul(_keepdims(attrs, x, douts[0]), _keepdims(attrs, x, outs[0])), x)]
+    axis = attrs["axis"]
+    is_zero = apply("Equal", {}, [x, G.const(0, x)])
+    nonzero = G.select(is_zero, G.add(G.zeros_like(x), G.const(1, x)), x)  # zeros replaced by 1
+    p_nonzero = apply("ReduceProd", {"axis": tuple(axis), "keep_dims": True}, [nonzero])
+    zeros = G.reduce_sum(G.mask(is_zero, x), axis, keep_dims=True)
+    none_zero = G.div(p_nonzero, nonzero)  # the product of the others where the group has no zero
+    one_zero = G.mul(G.mask(is_zero, x), p_nonzero)  # at the single zero: the product of the nonzero ones
+    others = G.select(apply("Equal", {}, [zeros, G.const(0, x)]), G.broadcast_to(none_zero, x.shape),
+                      G.mul(G.mask(apply("Equal", {}, [zeros, G.const(1, x)]), x), one_zero))
+    return [G.mul(_keepdims(attrs, x, douts[0]), others)]
