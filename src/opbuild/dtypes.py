@@ -80,7 +80,8 @@ uint64 = DType("uint64", np.dtype(np.uint64), "uint64_t", False, True, is_unsign
 bool_ = DType("bool", np.dtype(np.bool_), "bool", False, False)
 
 # Storage-only formats (ONNX's FLOAT8*, FLOAT4E2M1, INT4/UINT4, INT2/UINT2), as ml_dtypes arrays of one byte
-# per element: a float's code, or an integer's two's complement bits, in the low bits (ml_dtypes' layout). Conversions to and from them are Cast kernels (ops/lowp.py) following ml_dtypes bit for bit.
+# per element: a float's code, or an integer's two's complement bits, in the low bits (ml_dtypes' layout).
+# Conversions to and from them are Cast kernels (ops/lowp.py) following ml_dtypes bit for bit.
 float8_e4m3fn = DType("float8_e4m3fn", np.dtype(ml_dtypes.float8_e4m3fn), "uint8_t", False, False, storage_only=True)
 float8_e4m3fnuz = DType("float8_e4m3fnuz", np.dtype(ml_dtypes.float8_e4m3fnuz), "uint8_t", False, False,
                         storage_only=True)

@@ -31,12 +31,12 @@ import onnx
 from onnx import numpy_helper
 
 from .. import trace
+from ..dtypes import ALL_FLOATS
 from ..errors import OnnxDefect, OnnxModelError, OpbuildError, ShapeError
 from ..nn.cell import Cell
 from ..parameter import Parameter
 from ..tensor import Tensor
 from . import onnx_check
-from ..dtypes import ALL_FLOATS
 from .onnx_ops import CONVERTERS, Converter, Ctx, StaticValueError, is_const, onnx_dtype
 from .onnx_ops.elementwise import supported_onnx_types
 

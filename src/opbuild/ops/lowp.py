@@ -119,9 +119,11 @@ def _source(src: str) -> tuple[str, str, str]:
     if src in LOWP_FLOATS:
         f = float_format(src)
         decls = _array("uint32_t", "ob_dec", [f"{v}u" for v in f.decode])
-        return decls, "union { uint32_t u; float f; } cv_; cv_.u = ob_dec[in0[o]]; const float x = cv_.f;", "float32"
+        read = "union { uint32_t u; float f; } cv_; cv_.u = ob_dec[in0[o]]; const float x = cv_.f;"
+        return decls, read, "float32"
     if src in LOWP:
-        return "", f"const int64_t x = {_unwrap_int(src, 'in0[o]')};", "int8" if not BY_NAME[src].is_unsigned else "uint8"
+        plain = "uint8" if BY_NAME[src].is_unsigned else "int8"
+        return "", f"const int64_t x = {_unwrap_int(src, 'in0[o]')};", plain
     return "", f"const {compute_ctype(src)} x = {load(src, 'in0[o]')};", src
 
 
@@ -163,9 +165,10 @@ def cast_reference(x: np.ndarray, dst: str, plain: Callable[[np.ndarray, str], n
         return x.astype(np.float64).astype(BY_NAME[dst].np_dtype)  # exact widening, then one rounding
     if dst in LOWP:
         if x.dtype.kind == "f" or x.dtype.name == "bfloat16":
-            w = np.trunc(x.astype(np.float64))
-            ok = np.abs(w) < 2.0 ** 63  # False for NaN and the infinities
-            v = np.where(ok, np.where(ok, w, 0).astype(np.int64), 0)
+            with np.errstate(invalid="ignore"):
+                w = np.trunc(x.astype(np.float64))
+                ok = np.abs(w) < 2.0 ** 63  # False for NaN and the infinities
+                v = np.where(ok, np.where(ok, w, 0), 0).astype(np.int64)
         else:
             v = x.astype(np.int64)
         d = BY_NAME[dst]

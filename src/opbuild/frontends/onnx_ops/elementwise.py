@@ -11,7 +11,6 @@ import ml_dtypes
 import numpy as np
 
 from ...dtypes import ALL_FLOATS
-
 from ...tensor import Tensor
 from .core import (
     Ctx,

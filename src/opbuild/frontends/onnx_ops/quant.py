@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...dtypes import BY_NAME, LOWP_FLOATS
+from ...errors import ShapeError
 from .core import CONVERTERS, Ctx, Value, cast, const, converter, dtype, prim, reshape, shape
 from .elementwise import FLOAT8, onnx_dtype, saturating_cast
 
@@ -54,8 +55,6 @@ def _broadcastable(ctx: Ctx, v: Value, x_shape: tuple[int, ...], axis: int, bloc
 
 
 def _shape_error(ctx: Ctx, msg: str) -> Exception:
-    from ...errors import ShapeError
-
     return ShapeError(f"{ctx.op_type} (ONNX node {ctx.name!r})", msg)
 
 
