@@ -34,6 +34,7 @@ FULL_DIR = REPO / "benchmarks" / "models"
 # onnxruntime reads ONNX IR versions up to 13; torch's exporter writes 10 today. Clamp, never raise.
 MAX_IR_VERSION = 10
 SEED = 0
+QUANTIZED = ("resnet",)  # fixtures also written as NAME_int8 (quantize())
 
 
 def _text_inputs(torch, vocab: int, batch: int, seq: int, mask: bool) -> dict:
@@ -179,17 +180,72 @@ def export(name: str, full: bool, out_dir: Path) -> dict:
             "output_scale": [float(np.abs(r).max()) for r in ref]}
 
 
+class _Calibration:
+    """onnxruntime's CalibrationDataReader protocol: a few fixed-seed inputs of the float model."""
+
+    def __init__(self, feeds: dict[str, np.ndarray], count: int = 8):
+        rng = np.random.default_rng(SEED)
+        self.batches = [{k: rng.standard_normal(v.shape).astype(v.dtype) for k, v in feeds.items()}
+                        for _ in range(count)]
+
+    def get_next(self) -> dict | None:
+        return self.batches.pop() if self.batches else None
+
+
+def quantize(name: str, out_dir: Path) -> dict:
+    """``NAME_int8.onnx``: the float fixture NAME quantised by onnxruntime.quantization.quantize_static in the
+    QOperator format, Conv only (uint8 activations, int8 per-channel weights: QuantizeLinear -> QLinearConv ->
+    DequantizeLinear; the other ops stay float), calibrated on fixed-seed inputs. The first QLinearConv's
+    uint8 output is added as a second graph output, so the test can compare an integer tensor exactly.
+    ``NAME_int8.npz`` holds the float fixture's inputs and onnxruntime's outputs of the quantised model."""
+    import onnx
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+
+    src = out_dir / f"{name}.onnx"
+    data = np.load(out_dir / f"{name}.npz")
+    feeds = {k.split(":", 1)[1]: data[k] for k in data.files if k.startswith("input:")}
+    path = out_dir / f"{name}_int8.onnx"
+    t0 = time.perf_counter()
+    quantize_static(str(src), str(path), _Calibration(feeds), quant_format=QuantFormat.QOperator,
+                    op_types_to_quantize=["Conv"], activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=True, reduce_range=True)
+    proto = onnx.load(str(path))
+    first = next(n for n in proto.graph.node if n.op_type == "QLinearConv")
+    rank = len(feeds[proto.graph.input[0].name].shape)
+    proto.graph.output.append(onnx.helper.make_tensor_value_info(first.output[0], onnx.TensorProto.UINT8,
+                                                                 [None] * rank))
+    _strip_metadata(proto)
+    proto.producer_name = "opbuild scripts/export_onnx_fixtures.py (onnxruntime.quantization)"
+    onnx.checker.check_model(proto)
+    onnx.save_model(proto, str(path))
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    ref = session.run(None, feeds)
+    np.savez(out_dir / f"{name}_int8.npz", **{f"input:{k}": v for k, v in feeds.items()},
+             **{f"output:{o.name}": r for o, r in zip(session.get_outputs(), ref, strict=True)})
+    return {"model": f"{name}_int8", "seconds": time.perf_counter() - t0, "bytes": path.stat().st_size,
+            "ops": len({n.op_type for n in proto.graph.node}), "nodes": len(proto.graph.node),
+            "output_scale": [float(np.abs(r).max()) for r in ref]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--full", action="store_true", help="full-size models (for benchmarks, not committed)")
     parser.add_argument("--only", action="append", choices=MODELS, help="export only this model (repeatable)")
     parser.add_argument("--out", type=Path, help=f"output directory (default {TINY_DIR.relative_to(REPO)}, "
                                                  f"or {FULL_DIR.relative_to(REPO)} with --full)")
+    parser.add_argument("--quantize", action="store_true", help="only write the int8 fixture(s) from the already "
+                                                                    f"exported {', '.join(QUANTIZED)}")
     args = parser.parse_args(argv)
     out_dir = args.out or (FULL_DIR if args.full else TINY_DIR)
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name in args.only or MODELS:
-        row = export(name, args.full, out_dir)
+    rows = [quantize(name, out_dir) for name in QUANTIZED] if args.quantize else []
+    for name in [] if args.quantize else args.only or MODELS:
+        rows.append(export(name, args.full, out_dir))
+    if not args.quantize and not args.full and not args.only:
+        rows += [quantize(name, out_dir) for name in QUANTIZED]
+    for row in rows:
+        name = row["model"]
         print(f"{name:10s} {row['bytes'] / 1024:9.0f} KB  {row['nodes']:5d} nodes  {row['ops']:3d} op types  "
               f"max|output| {', '.join(f'{s:.3g}' for s in row['output_scale'])}  ({row['seconds']:.1f} s)")
     return 0

@@ -21,7 +21,10 @@ class DType:
     """An element type: ``name`` is the canonical spelling used in descriptors (NumPy's name).
 
     ``c_type`` is the storage type of a buffer element, ``compute_c`` the type arithmetic happens in
-    (``float`` for the half types, ``c_type`` otherwise)."""
+    (``float`` for the half types, ``c_type`` otherwise). ``storage_only`` marks the sub-byte and 8-bit float
+    formats (float8_*, float4_e2m1fn, int4, uint4, int2, uint2): one byte per element holding the format's code
+    (floats) or its value (ints), accepted only by Cast and the ONNX quantisation converters; their
+    ``is_float``/``is_int`` are False so no arithmetic op's dtype list admits them."""
 
     name: str
     np_dtype: np.dtype
@@ -30,6 +33,7 @@ class DType:
     is_int: bool
     compute_c: str = ""
     is_unsigned: bool = False
+    storage_only: bool = False
 
     def __post_init__(self) -> None:
         if not self.compute_c:
@@ -42,6 +46,10 @@ class DType:
 
     @property
     def bits(self) -> int:
+        """Width of a value in bits (4 for int4, 8 for the float8 formats, the storage width otherwise)."""
+        if self.storage_only:
+            return int(self.name[-1]) if self.is_unsigned or self.name.startswith("int") else (
+                4 if self.name.startswith("float4") else 8)
         return self.np_dtype.itemsize * 8
 
     def __repr__(self) -> str:
@@ -71,8 +79,28 @@ uint32 = DType("uint32", np.dtype(np.uint32), "uint32_t", False, True, is_unsign
 uint64 = DType("uint64", np.dtype(np.uint64), "uint64_t", False, True, is_unsigned=True)
 bool_ = DType("bool", np.dtype(np.bool_), "bool", False, False)
 
+# Storage-only formats (ONNX's FLOAT8*, FLOAT4E2M1, INT4/UINT4, INT2/UINT2), as ml_dtypes arrays of one byte
+# per element: a float's code, or an integer's two's complement bits, in the low bits (ml_dtypes' layout).
+# Conversions to and from them are Cast kernels (ops/lowp.py) following ml_dtypes bit for bit.
+float8_e4m3fn = DType("float8_e4m3fn", np.dtype(ml_dtypes.float8_e4m3fn), "uint8_t", False, False, storage_only=True)
+float8_e4m3fnuz = DType("float8_e4m3fnuz", np.dtype(ml_dtypes.float8_e4m3fnuz), "uint8_t", False, False,
+                        storage_only=True)
+float8_e5m2 = DType("float8_e5m2", np.dtype(ml_dtypes.float8_e5m2), "uint8_t", False, False, storage_only=True)
+float8_e5m2fnuz = DType("float8_e5m2fnuz", np.dtype(ml_dtypes.float8_e5m2fnuz), "uint8_t", False, False,
+                        storage_only=True)
+float4_e2m1fn = DType("float4_e2m1fn", np.dtype(ml_dtypes.float4_e2m1fn), "uint8_t", False, False, storage_only=True)
+int4 = DType("int4", np.dtype(ml_dtypes.int4), "uint8_t", False, False, storage_only=True)
+uint4 = DType("uint4", np.dtype(ml_dtypes.uint4), "uint8_t", False, False, is_unsigned=True, storage_only=True)
+int2 = DType("int2", np.dtype(ml_dtypes.int2), "uint8_t", False, False, storage_only=True)
+uint2 = DType("uint2", np.dtype(ml_dtypes.uint2), "uint8_t", False, False, is_unsigned=True, storage_only=True)
+
+LOWP_FLOATS = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float4_e2m1fn")
+LOWP_INTS = ("int4", "uint4", "int2", "uint2")
+LOWP = LOWP_FLOATS + LOWP_INTS
+
 ALL: tuple[DType, ...] = (float16, bfloat16, float32, float64, int8, int16, int32, int64,
-                          uint8, uint16, uint32, uint64, bool_)
+                          uint8, uint16, uint32, uint64, bool_, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
+                          float8_e5m2fnuz, float4_e2m1fn, int4, uint4, int2, uint2)
 BY_NAME: dict[str, DType] = {d.name: d for d in ALL}
 # The original wide types. Ops whose kernels have not been written for the narrow types (GEMM, conv, the
 # optimizers, ...) keep accepting only these, so a float16 MatMul is a clear "dtype not supported" error
@@ -88,7 +116,7 @@ SIGNED_INTS = ("int8", "int16", "int32", "int64")
 UNSIGNED_INTS = ("uint8", "uint16", "uint32", "uint64")
 ALL_INTS = SIGNED_INTS + UNSIGNED_INTS
 ALL_NUMERIC = ALL_FLOATS + ALL_INTS
-ANY = ALL_NUMERIC + ("bool",)
+ANY = ALL_NUMERIC + ("bool",)  # every dtype but the storage-only LOWP ones
 
 
 def dtype_of(x) -> DType:

@@ -47,11 +47,11 @@ def test_every_unsupported_op_attribute_and_dtype_is_reported_at_load() -> None:
         helper.make_node("Resize", ["a", "", "scales"], ["b"], name="up"),
         helper.make_node("TopK", ["b", "k"], ["c", "ci"], name="top"),
         helper.make_node("MaxPool", ["x"], ["d"], name="pool", kernel_shape=[2, 2], dilations=[2, 2]),
-        helper.make_node("Cast", ["x"], ["e"], name="half", to=TensorProto.FLOAT16),
+        helper.make_node("Cast", ["x"], ["e"], name="half", to=TensorProto.FLOAT8E8M0),
         helper.make_node("FusedMatMul", ["x", "x"], ["f"], name="ms", domain="com.microsoft"),
     ]
     proto = model(nodes, [("x", F, [1, 1, 4, 4])], [("c", F, [1, 1, 8, 2]), ("d", F, [1, 1, 2, 2]),
-                                                  ("e", TensorProto.FLOAT16, [1, 1, 4, 4]), ("f", F, [1, 1, 4, 4])],
+                                                  ("e", TensorProto.FLOAT8E8M0, [1, 1, 4, 4]), ("f", F, [1, 1, 4, 4])],
                   initializers=[("scales", np.ones(4, np.float32)), ("k", np.array([2]))], domains=["com.microsoft"])
     with pytest.raises(UnsupportedOnnxError) as info:
         opbuild.onnx.load(proto)
@@ -61,7 +61,7 @@ def test_every_unsupported_op_attribute_and_dtype_is_reported_at_load() -> None:
     assert set(by_node) == {"up", "top", "pool", "half", "ms"}
     assert all(p.opset == 20 for p in err.problems)
     assert "dilations=[2, 2]" in by_node["pool"].reason
-    assert "FLOAT16" in by_node["half"].reason
+    assert "FLOAT8E8M0" in by_node["half"].reason
     assert "com.microsoft" in by_node["ms"].reason
     text = str(err)
     for fragment in ("Resize (node 'up', opset 20)", "TopK (node 'top', opset 20)", "MaxPool (node 'pool'",
@@ -84,10 +84,27 @@ def test_an_old_opset_loads_when_its_operators_are_unchanged() -> None:
 
 
 def test_unsupported_input_dtype_is_reported() -> None:
-    proto = model([helper.make_node("Relu", ["x"], ["y"], name="r")], [("x", TensorProto.FLOAT16, [2])],
-                  [("y", TensorProto.FLOAT16, [2])])
-    with pytest.raises(UnsupportedOnnxError, match="graph input .*FLOAT16, which opbuild does not support"):
+    proto = model([helper.make_node("Relu", ["x"], ["y"], name="r")], [("x", TensorProto.COMPLEX64, [2])],
+                  [("y", TensorProto.COMPLEX64, [2])])
+    with pytest.raises(UnsupportedOnnxError, match="graph input .*COMPLEX64, which opbuild does not support"):
         opbuild.onnx.load(proto)
+
+
+@pytest.mark.parametrize("elem, np_dtype", [(TensorProto.INT8, np.int8), (TensorProto.UINT16, np.uint16),
+                                            (TensorProto.FLOAT16, np.float16),
+                                            (TensorProto.BFLOAT16, np.dtype("bfloat16"))])
+def test_narrow_dtypes_load_with_initializers(elem, np_dtype) -> None:
+    """Inputs and initializers of the narrow dtypes (bfloat16 ones are ml_dtypes arrays) run as themselves."""
+    w = np.array([1, 2, 3], dtype=np_dtype)
+    init = onnx.numpy_helper.from_array(w, "w")
+    g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", elem, [3])],
+                          [helper.make_tensor_value_info("y", elem, [3])], [init])
+    proto = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+    x = np.array([4, 5, 6], dtype=np_dtype)
+    got = opbuild.onnx.load(proto).run([x])[0]
+    assert got.dtype == np.dtype(np_dtype)
+    np.testing.assert_array_equal(got, x + w)
 
 
 def test_load_from_path_and_missing_file(tmp_path) -> None:

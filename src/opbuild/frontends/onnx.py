@@ -31,15 +31,16 @@ import onnx
 from onnx import numpy_helper
 
 from .. import trace
+from ..dtypes import ALL_FLOATS
 from ..errors import OnnxDefect, OnnxModelError, OpbuildError, ShapeError
 from ..nn.cell import Cell
 from ..parameter import Parameter
 from ..tensor import Tensor
 from . import onnx_check
 from .onnx_ops import CONVERTERS, Converter, Ctx, StaticValueError, is_const, onnx_dtype
+from .onnx_ops.elementwise import supported_onnx_types
 
 _DEFAULT_DOMAINS = ("", "ai.onnx")
-_SUPPORTED_TYPES = "FLOAT, DOUBLE, INT32, INT64, BOOL"
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ def _check_node(node: onnx.NodeProto, ctx: Ctx, types: dict[str, int]) -> list[s
     for name in [*node.input, *node.output]:
         if name and name in types and onnx_dtype(types[name]) is None:
             problems.append(f"tensor {name!r} has dtype {_type_name(types[name])}, which opbuild does not support "
-                            f"(supported: {_SUPPORTED_TYPES})")
+                            f"(supported: {supported_onnx_types()})")
     return problems
 
 
@@ -228,7 +229,7 @@ class OnnxModel(Cell):
             elif onnx_dtype(elem) is None:
                 kind = "graph input" if isinstance(vi, onnx.ValueInfoProto) else "initializer"
                 problems.append(Problem(kind, vi.name, opset, f"dtype {_type_name(elem)}, which opbuild does not "
-                                                              f"support (supported: {_SUPPORTED_TYPES})"))
+                                                              f"support (supported: {supported_onnx_types()})"))
         nodes = []
         for i, node in enumerate(g.node):
             name = node.name or f"{node.op_type}_{i}"
@@ -248,7 +249,7 @@ class OnnxModel(Cell):
             except (ValueError, TypeError) as e:  # data that does not fit the declared shape and type
                 raise OnnxModelError(source, [OnnxDefect(f"initializer {name!r} cannot be read: {e}",
                                                          tensor=name)]) from None
-            self._params[name] = Parameter(arr, name=name, requires_grad=arr.dtype.kind == "f")
+            self._params[name] = Parameter(arr, name=name, requires_grad=arr.dtype.name in ALL_FLOATS)
         set_(self, "source", source)
         set_(self, "opset", opset)
         set_(self, "inputs", [InputSpec(vi.name, _dims(vi), onnx_dtype(vi.type.tensor_type.elem_type))

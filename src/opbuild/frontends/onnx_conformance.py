@@ -60,13 +60,22 @@ class OpbuildBackend(Backend):
 
 # ---- which node tests ---------------------------------------------------------------------------------
 
-_DTYPES = (r"(?i)test_.*_(u?int(2|4|8|16)|uint(32|64)|float16|bfloat16|fp16|bf16|float(4|6|8)e\w*|string)(_.*)?"
-           r"|test_attention_24_qk_matmul_output_mode3_softmax_precision_expanded")  # its inputs are float16
-
 # (regular expression matched against the whole test name, reason, regular expression the error must match)
 EXCEPTIONS: list[tuple[str, str, str]] = [
-    (_DTYPES, "uses a dtype opbuild does not have (it has float32, float64, int32, int64 and bool); the importer "
-              "rejects the model at load time", r"which opbuild does not support"),
+    (r"test_(cast|castlike)_e8m0_.*", "FLOAT8E8M0 (the MX scale format, with its round_mode) is not an opbuild "
+                                     "dtype; the importer rejects the model at load time",
+     r"which opbuild does not support"),
+    (r"test_.*_string(_.*)?", "STRING tensors: opbuild has numeric and bool tensors only; the importer rejects the "
+                              "model at load time", r"which opbuild does not support"),
+    (r"test_causal_conv_with_state(_silu)?_fp16_expanded", "float16 Conv: opbuild's Conv kernels are float32 and "
+                                                           "float64 only (issue #16)",
+     r"Conv2D: dtype float16 is not supported"),
+    (r"test_maxpool_2d_uint8", "integer pooling: opbuild's pooling kernels are float32 and float64 only",
+     r"MaxPool: dtype uint8 is not supported"),
+    (r"test_attention_4d_causal_fp16_expanded", "float16 attention: opbuild computes each op in float32 and rounds "
+                                               "its result once, the reference rounds differently; 2 of 192 "
+                                               "outputs differ by 2 float16 ulps, beyond the test's rtol 1e-3",
+     r"Not equal to tolerance"),
     (r"test_(averagepool|maxpool)_3d_.*", "3-D pooling: opbuild's pooling primitives are 2-D (1-D runs as 2-D)",
      r"3-D kernels are not supported"),
     (r"test_(averagepool|maxpool)_2d_dilations", "dilated pooling: opbuild's pooling primitives have no "

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import ALL_FLOATS, ALL_NUMERIC, ANY, BY_NAME, dtype_of
+from ..dtypes import ALL_FLOATS, ALL_NUMERIC, ANY, BY_NAME, LOWP, dtype_of
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import (
@@ -32,6 +32,7 @@ from ..targets.cpu.codegen import (
     store,
 )
 from ..tensor import as_tensor
+from . import lowp
 from .primitive import Primitive, apply, declare, primitive_class
 from .registry import OpDef, broadcast_shapes, same_dtype
 
@@ -352,8 +353,14 @@ def _cast_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
         raise ShapeError("Cast", str(e), list(ins)) from None
 
 
+def _plain_cast(src: str, dst: str) -> str:
+    return store(dst, _cast_expr(src, dst), cast_src_ctype(src, dst))
+
+
 def _cast_emit(k: KernelSpec) -> str:
     src, dst = k.inputs[0].dtype, k.outputs[0].dtype
+    if src in LOWP or dst in LOWP:
+        return lowp.cast_emit(k, _plain_cast)
     conv = store(dst, _cast_expr(src, dst), cast_src_ctype(src, dst))
     return _flat_loop(k.inputs[0].size, f"const {compute_ctype(src)} x = {load(src, 'in0[o]')}; out0[o] = {conv};")
 
@@ -362,6 +369,8 @@ def cast_reference(x: np.ndarray, dtype: str) -> np.ndarray:
     """NumPy's astype with the kernel's defined float -> integer rule: NaN -> 0, out of range (and +-inf)
     saturating to the integer type's limits, the rest truncated toward zero (NumPy leaves those undefined)."""
     dst = dtype_of(dtype)
+    if dst.storage_only or x.dtype.name in LOWP:
+        return lowp.cast_reference(x, dst.name, cast_reference)
     if not (dst.is_int and x.dtype.kind in "fV"):
         return x.astype(dst.np_dtype)
     info = np.iinfo(dst.np_dtype)
@@ -370,7 +379,7 @@ def cast_reference(x: np.ndarray, dtype: str) -> np.ndarray:
         t = np.trunc(np.where(np.isnan(w), 0.0, w))
         inside = (t >= float(info.min)) & (t < 2.0 ** (info.bits - (0 if dst.is_unsigned else 1)))
         # float64 cannot hold every int64, so the in-range values are converted from the float directly
-        out = np.where(inside, np.where(inside, w, 0).astype(dst.np_dtype), 0).astype(dst.np_dtype)
+        out = np.where(inside, np.where(inside & ~np.isnan(w), w, 0).astype(dst.np_dtype), 0).astype(dst.np_dtype)
     out[~inside & (t < 0)] = info.min
     out[~inside & (t > 0)] = info.max
     return out

@@ -20,6 +20,7 @@ manifests of fused and unfused builds never mix.
 from __future__ import annotations
 
 from .. import config
+from ..dtypes import LOWP
 from ..ir import Graph, Node, Value
 from ..ops.elementwise import FUSIBLE
 from ..ops.fused import OP as FUSED_OP
@@ -28,7 +29,9 @@ from .base import GraphPass, consumers
 
 
 def _fusible(node: Node) -> bool:
-    return node.op in FUSIBLE and len(node.outputs) == 1 and node.outputs[0].type.size > 0
+    # A Cast to or from a storage-only format (ops/lowp.py) has table-driven code, not a member expression.
+    return (node.op in FUSIBLE and len(node.outputs) == 1 and node.outputs[0].type.size > 0
+            and not any(v.type.dtype in LOWP for v in (*node.inputs, *node.outputs)))
 
 
 class Fusion(GraphPass):

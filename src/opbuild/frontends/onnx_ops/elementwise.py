@@ -7,8 +7,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import ml_dtypes
 import numpy as np
 
+from ...dtypes import ALL_FLOATS
 from ...tensor import Tensor
 from .core import (
     Ctx,
@@ -177,13 +179,25 @@ def _where(ctx: Ctx, cond: Value, x: Value, y: Value) -> Value:
 
 # ---- types ----------------------------------------------------------------------------------------------
 
-# ONNX TensorProto element types opbuild has, by enum value.
-ONNX_DTYPES = {1: "float32", 6: "int32", 7: "int64", 9: "bool", 11: "float64"}
+# ONNX TensorProto element types opbuild has, by enum value (every standard one but STRING, the complex types,
+# FLOAT8E8M0 and the 6-bit floats). The 8-bit floats, FLOAT4E2M1 and the 4-/2-bit integers are storage-only
+# dtypes (dtypes.LOWP): Cast, CastLike, QuantizeLinear, DequantizeLinear and Identity take them.
+ONNX_DTYPES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64", 9: "bool",
+               10: "float16", 11: "float64", 12: "uint32", 13: "uint64", 16: "bfloat16", 17: "float8_e4m3fn",
+               18: "float8_e4m3fnuz", 19: "float8_e5m2", 20: "float8_e5m2fnuz", 21: "uint4", 22: "int4",
+               23: "float4_e2m1fn", 25: "uint2", 26: "int2"}
 
 
 def onnx_dtype(elem_type: int) -> str | None:
     """The opbuild dtype of an ONNX element type, or None if opbuild has none."""
     return ONNX_DTYPES.get(int(elem_type))
+
+
+def supported_onnx_types() -> str:
+    """The ONNX names of the element types opbuild has, for error messages."""
+    from onnx import TensorProto
+
+    return ", ".join(TensorProto.DataType.Name(t) for t in ONNX_DTYPES)
 
 
 def _check_cast(ctx: Ctx) -> list[str]:
@@ -192,8 +206,23 @@ def _check_cast(ctx: Ctx) -> list[str]:
         from onnx import TensorProto
 
         return [f"attribute to={TensorProto.DataType.Name(to)}: a dtype which opbuild does not support "
-                f"(supported: FLOAT, DOUBLE, INT32, INT64, BOOL)"]
+                f"(supported: {supported_onnx_types()})"]
     return []
+
+
+FLOAT8 = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
+
+
+def saturating_cast(x: Value, dt: str, saturate: bool = True) -> Value:
+    """ONNX's Cast of ``x`` to ``dt``. To an 8-bit float with ``saturate`` (ONNX's default), values beyond the
+    format's range, infinities included, become its largest value of that sign (a clamp before the cast; NaN
+    stays NaN); without it they become infinity or NaN (the Cast kernel's rule, ml_dtypes')."""
+    if saturate and dt in FLOAT8 and dtype(x) != dt:
+        if dtype(x) not in ALL_FLOATS:
+            x = cast(x, "float32")  # integers and other small formats: clamped as float32
+        top = float(ml_dtypes.finfo(np.dtype(dt)).max)
+        x = prim("ClipByValue", {}, x, const(-top, dtype(x)), const(top, dtype(x)))
+    return cast(x, dt)
 
 
 _CAST_VERSIONS = (9, 13, 19, 21, 23, 24, 25, 28)
@@ -201,9 +230,10 @@ _CAST_VERSIONS = (9, 13, 19, 21, 23, 24, 25, 28)
 
 @converter("Cast", _CAST_VERSIONS, attrs=("to", "saturate", "round_mode"), check=_check_cast)
 def _cast(ctx: Ctx, x: Value) -> Value:
-    return cast(x, onnx_dtype(ctx.attr("to")))
+    # round_mode only applies to FLOAT8E8M0, which opbuild does not have.
+    return saturating_cast(x, onnx_dtype(ctx.attr("to")), bool(ctx.attr("saturate", 1)))
 
 
 @converter("CastLike", (15, 19, 21, 23, 24, 25), attrs=("saturate", "round_mode"))
 def _cast_like(ctx: Ctx, x: Value, like: Value) -> Value:
-    return cast(x, dtype(like))
+    return saturating_cast(x, dtype(like), bool(ctx.attr("saturate", 1)))
