@@ -144,3 +144,18 @@ def test_other_levels_train(level, net_class, graph_mode):
     _, _, outputs, acc = _train(level, epochs=4, net_class=net_class)
     assert acc > 0.85
     assert all(np.isfinite(float(o.asnumpy())) for o in outputs)
+
+
+def test_mlp_amp_example(graph_mode):
+    """examples/train_mlp_amp.py at O2 with the level's default manager (DynamicLossScaleManager(), 2**24):
+    the first steps overflow and are skipped, the run still learns."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "train_mlp_amp.py"
+    spec = importlib.util.spec_from_file_location("train_mlp_amp", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    result = example.main(["--amp-level", "O2", "--epochs", "3"])
+    assert result["accuracy"] > 0.85
+    assert result["skipped"] >= 1 and result["scale"] < 2 ** 24
