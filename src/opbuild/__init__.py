@@ -38,6 +38,7 @@ from .communication import (  # noqa: E402
 )
 from .context import ParallelMode  # noqa: E402
 from .jit import jit  # noqa: E402
+from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
 
 # Imported on first use: protobuf (checkpoints) costs tens of milliseconds, which every inference-only process
 # (whose warm start is measured in milliseconds) would otherwise pay at import.
@@ -74,4 +75,5 @@ __all__ = [
     "OpbuildError", "ShapeError", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",
     "int64", "uint8", "uint16", "uint32", "uint64", "bool_", "amp", "nn", "ops", "dataset",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "train", "Model",
+    "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
 ]

@@ -104,6 +104,7 @@ UNARY = {
     "Ceil": Case(np.ceil, FLOAT),
     "Round": Case(np.rint, FLOAT),
     "IsNan": Case(np.isnan, FLOAT),
+    "IsFinite": Case(np.isfinite, FLOAT),
     "LogicalNot": Case(np.logical_not, ("bool",)),
 }
 
@@ -278,6 +279,14 @@ def test_isnan_special_values(dtype):
                  dtype)
     for got in run_both(ops.IsNan(), x):
         np.testing.assert_array_equal(got, [True, False, False, False, False, False, True, False])
+
+
+@pytest.mark.parametrize("dtype", FLOAT)
+def test_isfinite_special_values(dtype):
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-300 if dtype == "float64" else 1e-40, -np.nan, 7.0],
+                 dtype)
+    for got in run_both(ops.IsFinite(), x):
+        np.testing.assert_array_equal(got, [False, False, False, True, True, True, False, True])
 
 
 @pytest.mark.parametrize("dtype", FLOAT)

@@ -117,8 +117,17 @@ def test_network_without_loss_and_optimizer_is_the_train_network(graph_mode):
 
 def test_errors_are_clear():
     net = Net()
-    with pytest.raises(ValueError, match="amp_level 'O2'.*issue #16"):
+    with pytest.raises(ValueError, match="amp_level 'O2' needs an optimizer"):
         Model(net, amp_level="O2")
+    with pytest.raises(ValueError, match="amp_level must be one of"):
+        Model(net, amp_level="auto")
+    with pytest.raises(ValueError, match="loss_scale_manager needs an optimizer"):
+        Model(net, loss_scale_manager=ms.FixedLossScaleManager())
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    with pytest.raises(TypeError, match="loss_scale_manager must be a LossScaleManager"):
+        Model(net, loss_fn=nn.MSELoss(), optimizer=opt, loss_scale_manager=128.0)
+    with pytest.raises(TypeError, match="unexpected arguments"):
+        Model(net, loss_fn=nn.MSELoss(), optimizer=opt, cast_model_type=ms.float16)
     with pytest.raises(ValueError, match="metrics need an evaluation network"):
         Model(net, metrics={"accuracy"})
     with pytest.raises(KeyError, match="unknown metric 'f1'"):

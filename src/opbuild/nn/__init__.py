@@ -34,6 +34,7 @@ from .loss import (
     MSELoss,
     SoftmaxCrossEntropyWithLogits,
 )
+from .loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from .optim import (
     SGD,
     Adam,
@@ -50,7 +51,8 @@ __all__ = ["Cell", "DistributedGradReducer",
            "SequentialCell", "Parameter", "Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d",
            "AvgPool2d", "BatchNorm2d", "LayerNorm", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding",
            "get_activation", "Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "LearningRateSchedule",
-           "CosineDecayLR", "ExponentialDecayLR", "WithLossCell", "WithEvalCell", "TrainOneStepCell", "LossBase",
+           "CosineDecayLR", "ExponentialDecayLR", "WithLossCell", "WithEvalCell", "TrainOneStepCell",
+           "TrainOneStepWithLossScaleCell", "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "LossBase",
            "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "Metric",
            "Accuracy", "Loss"]
 __all__ += [n for n in _LAYERS if n not in __all__]

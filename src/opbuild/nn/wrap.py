@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import autograd
 from ..communication import auto_parallel
 from ..communication.management import is_initialized
 from ..tensor import Tensor
-from .cell import Cell
+from .cell import Cell, outputs_to_float32
 from .distributed import DistributedGradReducer, broadcast_parameters
 
 
@@ -56,9 +58,15 @@ class TrainOneStepCell(Cell):
         self.optimizer = optimizer
         self.weights = weights
         self.sens = float(sens)
-        # The gradient of sum(loss * ones) scaled by sens equals MindSpore's gradient seeded with sens (the
-        # backward is linear in the seed), and the forward is traced once, not twice.
-        self.grad_fn = autograd.value_and_grad(network, grad_position=None, weights=weights)
+        # MindSpore seeds the backward with sens (a fixed loss scale: FixedLossScaleManager with
+        # drop_overflow_update=False, the optimizer dividing by the same loss_scale). Differentiating
+        # loss * sens seeds it the same way, so a float16 backward computes on the scaled values (the point of
+        # the scale: small gradients do not flush to zero), and the forward is traced once, not twice.
+        if self.sens == 1.0:
+            self.grad_fn = autograd.value_and_grad(network, grad_position=None, weights=weights)
+        else:
+            self.grad_fn = autograd.value_and_grad(self._sens_loss, grad_position=None, weights=weights,
+                                                   has_aux=True)
         self.reducer_flag = auto_parallel.data_parallel()
         self.grad_reducer: DistributedGradReducer | None = None
         if self.reducer_flag:
@@ -72,10 +80,15 @@ class TrainOneStepCell(Cell):
                 params = {id(p): p for p in (*network.get_parameters(), *optimizer.get_parameters())}
                 broadcast_parameters(params.values())
 
+    def _sens_loss(self, *inputs: Tensor) -> tuple[Tensor, Tensor]:
+        """(loss * sens, loss): the first output is differentiated, so the backward starts from sens."""
+        loss = self.network(*inputs)
+        return loss * Tensor(np.asarray(self.sens, loss.dtype.np_dtype)), loss
+
     def construct(self, *inputs: Tensor) -> Tensor:
         loss, grads = self.grad_fn(*inputs)
         if self.sens != 1.0:
-            grads = tuple(g * self.sens for g in grads)
+            loss = loss[1]
         if self.grad_reducer is not None:
             grads = self.grad_reducer(grads)
         self.optimizer(grads)
@@ -85,7 +98,8 @@ class TrainOneStepCell(Cell):
 class WithEvalCell(Cell):
     """``WithEvalCell(network, loss_fn, add_cast_fp32=False)``: ``construct(data, label)`` returns ``(loss,
     outputs, label)``, the evaluation network ``Model`` builds from a network and a loss function (its
-    ``eval_indexes`` are ``[0, 1, 2]``)."""
+    ``eval_indexes`` are ``[0, 1, 2]``). ``add_cast_fp32``: the outputs and the label are cast to float32
+    (when float) before the loss."""
 
     def __init__(self, network: Cell, loss_fn: Any, add_cast_fp32: bool = False):
         super().__init__(auto_prefix=False)
@@ -93,12 +107,14 @@ class WithEvalCell(Cell):
             raise TypeError(f"WithEvalCell: network must be a Cell, got {type(network).__name__}")
         if not callable(loss_fn):
             raise TypeError(f"WithEvalCell: loss_fn must be a Cell or a function, got {type(loss_fn).__name__}")
-        if add_cast_fp32:
-            raise NotImplementedError("WithEvalCell: add_cast_fp32 needs mixed precision, which opbuild does not "
-                                      "have yet (issue #16)")
+        if not isinstance(add_cast_fp32, bool):
+            raise TypeError(f"WithEvalCell: add_cast_fp32 must be a bool, got {type(add_cast_fp32).__name__}")
         self._network = network
         self._loss_fn = loss_fn
+        self.add_cast_fp32 = add_cast_fp32
 
     def construct(self, data: Tensor, label: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         outputs = self._network(data)
+        if self.add_cast_fp32:  # a float16 network (Model at O2/O3): loss and metrics see float32
+            outputs, label = outputs_to_float32(outputs), outputs_to_float32(label)
         return self._loss_fn(outputs, label), outputs, label

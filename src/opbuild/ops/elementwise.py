@@ -86,6 +86,8 @@ UNARY: dict[str, Unary] = {
     "Ceil": Unary("ceil(x)", ALL_FLOATS, np.ceil),
     "Round": Unary("rint(x)", ALL_FLOATS, np.round),  # rint rounds half to even, as NumPy does
     "IsNan": Unary("isnan(x)", ALL_FLOATS, np.isnan, out="bool"),
+    # Neither inf nor NaN: the overflow check of loss-scaled training (nn/loss_scale.py, amp.all_finite).
+    "IsFinite": Unary("isfinite(x)", ALL_FLOATS, np.isfinite, out="bool"),
     "LogicalNot": Unary("!x", ("bool",), np.logical_not),
 }
 
@@ -457,8 +459,8 @@ FUSIBLE: frozenset[str] = frozenset({*UNARY, *BINARY, *GRAD_BINARY, "Select", "C
 from . import gradlib as G  # noqa: E402  (gradlib applies the primitives declared above)
 from .registry import grad_rule, no_grad  # noqa: E402
 
-no_grad("Floor", "Ceil", "Round", "IsNan", "LogicalNot", "FloorDiv", "Equal", "NotEqual", "Less", "LessEqual",
-        "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", *GRAD_BINARY)
+no_grad("Floor", "Ceil", "Round", "IsNan", "IsFinite", "LogicalNot", "FloorDiv", "Equal", "NotEqual", "Less",
+        "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", *GRAD_BINARY)
 
 
 def _unary_rule(name: str):

@@ -4,7 +4,10 @@ A group grows backwards from a root (an elementwise node, visited from the end o
 joins when it is elementwise (ops/elementwise.py ``FUSIBLE``), its output has the root's shape (so the fused
 loop computes each member once per output element, never a small intermediate again and again), it is not a
 graph output, and every node reading its output is already in the group (its value is needed nowhere else, so
-no intermediate buffer remains). Groups of one node stay as they are (the kernel is the op's own, shared with
+no intermediate buffer remains), and no node between it and the root writes one of its inputs in place (an
+optimizer update or Assign of a Parameter it reads: the fused kernel runs at the root's position, so the read
+would move after the write and see the new value; the snapshot a loss-scaled step takes of the weights before
+the update is such a read). Groups of one node stay as they are (the kernel is the op's own, shared with
 unfused graphs).
 
 The decisions depend only on the graph (its node order, ops, attributes and types), not on names, ids or
@@ -38,7 +41,7 @@ class Fusion(GraphPass):
     """Fuses groups of elementwise nodes into single ``FusedElementwise`` nodes (see the module)."""
 
     name = "fuse"
-    version = 1
+    version = 2  # 2: no member moves a read across an in-place write of what it reads
 
     def __init__(self, max_members: int = 64):
         """``max_members`` bounds a group (a longer chain becomes several kernels): very long expressions
@@ -70,6 +73,7 @@ class Fusion(GraphPass):
         users = consumers(graph.nodes)
         outputs = {id(v) for v in graph.outputs}
         pos = {id(n): i for i, n in enumerate(graph.nodes)}
+        writes = _inplace_writes(graph.nodes)
         taken: set[int] = set()
         found: list[list[Node]] = []
         for root in reversed(graph.nodes):
@@ -86,7 +90,8 @@ class Fusion(GraphPass):
                         p = v.producer
                         if (p is None or id(p) in members or id(p) in taken or not _fusible(p)
                                 or v.type.shape != shape or id(v) in outputs
-                                or not all(id(u) in members for u in users.get(id(v), ()))):
+                                or not all(id(u) in members for u in users.get(id(v), ()))
+                                or _written_between(p, pos[id(p)], pos[id(root)], writes)):
                             continue
                         members[id(p)] = p
                         grew = True
@@ -100,6 +105,29 @@ class Fusion(GraphPass):
                 found.append(group)
         found.reverse()
         return found
+
+
+def _buffer_root(v: Value) -> Value:
+    """The value whose buffer ``v`` lives in: an in-place output (``alias_of``) lives in what it updates."""
+    while v.alias_of is not None:
+        v = v.alias_of
+    return v
+
+
+def _inplace_writes(nodes: list[Node]) -> dict[int, list[int]]:
+    """id of a buffer's root value -> the positions of the nodes writing that buffer in place."""
+    writes: dict[int, list[int]] = {}
+    for i, n in enumerate(nodes):
+        for o in n.outputs:
+            if o.alias_of is not None:
+                writes.setdefault(id(_buffer_root(o)), []).append(i)
+    return writes
+
+
+def _written_between(node: Node, start: int, end: int, writes: dict[int, list[int]]) -> bool:
+    """Whether a node strictly between positions ``start`` and ``end`` writes one of ``node``'s inputs in place
+    (moving ``node`` to ``end`` would then make it read the written data)."""
+    return any(start < j < end for v in node.inputs for j in writes.get(id(_buffer_root(v)), ()))
 
 
 def _fuse(group: list[Node]) -> Node:

@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .. import nn
+from .. import amp, nn
 from ..communication import auto_parallel
 from . import metrics as _metrics
 from .callback._callback import Callback, CallbackManager, CallbackParam, RunContext
@@ -74,8 +74,17 @@ class Model:
     the train network and is called on each batch as it is. Evaluation (needs ``metrics``): ``eval_network``
     if given, whose outputs ``eval_indexes`` = [loss, prediction, label] positions pick for the metrics
     (None: every metric gets all outputs); else ``WithEvalCell(network, loss_fn)``. Prediction runs
-    ``network``. Mixed precision (``amp_level`` other than "O0"), boost and loss scaling are not available yet
-    (issue #16) and raise ValueError.
+    ``network``.
+
+    Mixed precision, as MindSpore's ``Model``: with an optimizer the train network is
+    ``amp.build_train_network(network, optimizer, loss_fn, level=amp_level, **amp_kwargs)``, where the
+    keyword arguments ``loss_scale_manager`` (a ``FixedLossScaleManager`` or ``DynamicLossScaleManager``) and
+    ``keep_batchnorm_fp32`` override the level's defaults (O2: float16 with BatchNorm/LayerNorm in float32
+    and a ``DynamicLossScaleManager()``; O3: float16 throughout, no loss scale; O1: the white list in
+    float16). A manager with an update cell makes the train step a ``TrainOneStepWithLossScaleCell``, whose
+    outputs are ``(loss, overflow, loss_scale)`` (``LossMonitor`` prints the first). The conversion is made in
+    place, so the evaluation network (``WithEvalCell(network, loss_fn, add_cast_fp32=amp_level in O2/O3)``)
+    and ``predict`` compute in the same precision. ``boost_level`` other than "O0" raises ValueError.
     """
 
     def __init__(self, network: nn.Cell, loss_fn: Any = None, optimizer: nn.Cell | None = None,
@@ -83,16 +92,22 @@ class Model:
                  amp_level: str = "O0", boost_level: str = "O0", **kwargs: Any) -> None:
         if not isinstance(network, nn.Cell):
             raise TypeError(f"Model: network must be a Cell, got {type(network).__name__}")
-        if amp_level != "O0":
-            raise ValueError(f"Model: amp_level {amp_level!r} needs mixed precision, which opbuild does not have "
-                             "yet (issue #16); use amp_level='O0'")
+        if amp_level not in amp.AMP_LEVELS:
+            raise ValueError(f"Model: amp_level must be one of {', '.join(amp.AMP_LEVELS)} ('auto' picks a level "
+                             f"on GPU and Ascend only, as in MindSpore), got {amp_level!r}")
         if boost_level != "O0":
             raise ValueError(f"Model: boost_level {boost_level!r} is not supported; use boost_level='O0'")
-        if kwargs.pop("loss_scale_manager", None) is not None:
-            raise ValueError("Model: loss_scale_manager needs mixed precision (issue #16)")
-        kwargs.pop("keep_batchnorm_fp32", None)
+        # Only the arguments given override the level's defaults (MindSpore passes them the same way).
+        self._amp_kwargs = {k: kwargs.pop(k) for k in ("loss_scale_manager", "keep_batchnorm_fp32") if k in kwargs}
         if kwargs:
             raise TypeError(f"Model: unexpected arguments {sorted(kwargs)}")
+        if optimizer is None and amp_level != "O0":
+            raise ValueError(f"Model: amp_level {amp_level!r} needs an optimizer (mixed precision applies to the train "
+                             "network); pass optimizer, or amp_level='O0'")
+        if self._amp_kwargs.get("loss_scale_manager") is not None and optimizer is None:
+            raise ValueError("Model: loss_scale_manager needs an optimizer (the loss scale applies to the train "
+                             "network)")
+        self._amp_level = amp_level
         if loss_fn is not None and not callable(loss_fn):
             raise TypeError(f"Model: loss_fn must be a Cell or a function, got {type(loss_fn).__name__}")
         if optimizer is not None and getattr(optimizer, "parameters", None) is None:
@@ -111,10 +126,11 @@ class Model:
         context when it is built) the cell reduces the gradients across ranks and starts from rank 0's
         weights, so ``Model.train`` on every rank of an ``mpirun`` job trains one model."""
         network = self._network
-        if self._loss_fn is not None:
-            network = nn.WithLossCell(network, self._loss_fn)
         if self._optimizer is not None:
-            network = nn.TrainOneStepCell(network, self._optimizer)
+            network = amp.build_train_network(network, self._optimizer, self._loss_fn, level=self._amp_level,
+                                              **self._amp_kwargs)
+        elif self._loss_fn is not None:
+            network = nn.WithLossCell(network, self._loss_fn)
         self._built_data_parallel = auto_parallel.data_parallel()
         return network
 
@@ -143,7 +159,7 @@ class Model:
                              "Model builds WithEvalCell(network, loss_fn); do not pass metrics if no evaluation "
                              "is wanted")
         self._eval_indexes = [0, 1, 2]
-        return nn.WithEvalCell(self._network, self._loss_fn)
+        return nn.WithEvalCell(self._network, self._loss_fn, add_cast_fp32=self._amp_level in ("O2", "O3"))
 
     @property
     def train_network(self) -> nn.Cell:

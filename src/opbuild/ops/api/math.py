@@ -70,6 +70,7 @@ negative = neg
 square = _unary_fn("Square", "square")
 reciprocal = _unary_fn("Reciprocal", "reciprocal")
 isnan = _unary_fn("IsNan", "isnan")
+isfinite = _unary_fn("IsFinite", "isfinite")
 
 
 def round(input, *, decimals: int = 0) -> Tensor:  # noqa: A001 - MindSpore's name
@@ -326,7 +327,7 @@ def argmin(input, axis: int | None = None, keepdims: bool = False) -> Tensor:
 
 __all__ = [
     "cast", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "relu6", "gelu", "silu",
-    "softplus", "erf", "floor", "ceil", "round", "neg", "negative", "square", "reciprocal", "isnan", "add",
+    "softplus", "erf", "floor", "ceil", "round", "neg", "negative", "square", "reciprocal", "isnan", "isfinite", "add",
     "sub", "mul", "div", "divide", "pow", "maximum", "minimum", "equal", "not_equal", "ne", "greater", "gt",
     "greater_equal", "ge", "less", "lt", "less_equal", "le", "logical_and", "logical_or", "logical_not",
     "logical_xor", "where", "clamp", "clip", "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax",
