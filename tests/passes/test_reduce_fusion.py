@@ -270,3 +270,9 @@ def test_row_kernels_are_cache_entries_reused_across_processes_and_distinct_unfu
     assert {"Softmax", "LayerNorm"} <= {op for _, op, _ in off["kernels"]}
     assert not {k[0] for k in off["kernels"]} & set(rows)
     assert any(status == "built" for _, _, status in off["kernels"])
+
+
+def test_a_lone_row_op_keeps_its_own_kernel():
+    x = np.ones((3, 5), np.float32)
+    assert _ops(ReduceFusion().run(_trace(lambda x: ops.Softmax()(x), x))) == ["Softmax"]
+    assert _ops(ReduceFusion().run(_trace(lambda x: ops.ReduceSum(keep_dims=True)(x, -1), x))) == ["ReduceSum"]

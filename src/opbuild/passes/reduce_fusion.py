@@ -25,6 +25,7 @@ ops, attributes, types), never on names or ids, so every process fuses alike:
      latest member leaves;
   3. prologue: an elementwise producer of a member's input joins when every reader of its output is in the
      group and it is not a graph output (no intermediate buffer remains).
+A group of one node (a lone reduction, Softmax or LayerNorm) stays as it is: its own kernel is the op's.
 A group never spans an in-place update of a Parameter (that would move a read across the write). Groups run
 before elementwise fusion (passes/fusion.py), which fuses what is left. The pass runs after autodiff (fused
 nodes have no gradient rule) and before memory planning. ``OPBUILD_FUSION=0`` turns it off; its identity then
@@ -164,7 +165,8 @@ class ReduceFusion(GraphPass):
                         break
                 if grew:
                     break
-        return group
+        # A group of one node stays as it is: its kernel is the op's own, shared with unfused graphs.
+        return group if len(group) > 1 else None
 
 
 def _size(nodes: Iterable[Node]) -> int:
