@@ -90,3 +90,24 @@ def test_set_data_on_weights_takes_effect_at_next_call() -> None:
     assert not np.allclose(changed[0], base[0])
     weight.set_data(original)
     np.testing.assert_array_equal(model.run(inputs)[0], base[0])
+
+
+@pytest.mark.parametrize("name", ["bert", "gpt2", "vit"])
+def test_transformers_fuse_their_row_ops_into_fewer_kernels(name, monkeypatch) -> None:
+    """Reduction fusion (passes/reduce_fusion.py): Softmax and LayerNorm with their residual/mask Add (and the
+    export's Where(IsNaN) after Softmax) become FusedRowReduce kernels; fewer kernel calls than with fusion
+    off, same outputs. A LayerNorm with nothing to fuse (GPT-2's pre-norm blocks: its input Add is also the
+    residual stream, read later) stays the single op."""
+    path, inputs, expect = fixture(name)
+    counts = {}
+    for flag in ("0", "1"):
+        monkeypatch.setenv("OPBUILD_FUSION", flag)
+        model = opbuild.onnx.load(path)
+        got = model.run(inputs)
+        np.testing.assert_allclose(got[0], expect[model.output_names[0]], rtol=1e-4, atol=1e-4)
+        counts[flag] = [n.op for n in model.compile_info()[0].graph.memory_plan.kernel_nodes]
+    assert "Softmax" in counts["0"] and "LayerNorm" in counts["0"]
+    row_ops = counts["0"].count("Softmax") + counts["0"].count("LayerNorm")
+    assert "Softmax" not in counts["1"] and counts["1"].count("FusedRowReduce") >= 2
+    assert counts["1"].count("FusedRowReduce") + counts["1"].count("LayerNorm") == row_ops
+    assert len(counts["1"]) < len(counts["0"])

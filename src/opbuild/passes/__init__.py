@@ -13,11 +13,14 @@ from .dce import DeadCodeElimination
 from .fold import ConstantFolding, evaluate
 from .fusion import Fusion
 from .memplan import MemoryPlan, MemoryPlanning, plan_memory
+from .reduce_fusion import ReduceFusion
 
 # Fusion after DCE (no dead node joins a group) and after autodiff (which runs on the traced graph before the
 # session's pipeline; fused nodes have no gradient rule). Memory planning runs last: it places the values of the
-# final graph (a pass after it would invalidate the plan).
-DEFAULT_PIPELINE = Pipeline([ConstantFolding(), DeadCodeElimination(), Fusion(), MemoryPlanning()])
+# final graph (a pass after it would invalidate the plan). Reduction fusion runs before elementwise fusion: it
+# takes a reduction's elementwise prologue and epilogue into its row kernel; elementwise fusion fuses the rest.
+DEFAULT_PIPELINE = Pipeline([ConstantFolding(), DeadCodeElimination(), ReduceFusion(), Fusion(), MemoryPlanning()])
 
-__all__ = ["GraphPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "Fusion", "DEFAULT_PIPELINE",
-           "evaluate", "Autodiff", "GradientError", "differentiate", "MemoryPlan", "MemoryPlanning", "plan_memory"]
+__all__ = ["GraphPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "Fusion", "ReduceFusion",
+           "DEFAULT_PIPELINE", "evaluate", "Autodiff", "GradientError", "differentiate", "MemoryPlan", "MemoryPlanning",
+           "plan_memory"]
