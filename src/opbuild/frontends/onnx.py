@@ -39,7 +39,7 @@ from . import onnx_check
 from .onnx_ops import CONVERTERS, Converter, Ctx, StaticValueError, is_const, onnx_dtype
 
 _DEFAULT_DOMAINS = ("", "ai.onnx")
-_SUPPORTED_TYPES = "FLOAT, DOUBLE, INT32, INT64, BOOL"
+_SUPPORTED_TYPES = "FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT32, INT64, BOOL"
 
 
 @dataclass(frozen=True)

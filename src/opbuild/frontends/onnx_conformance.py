@@ -60,13 +60,19 @@ class OpbuildBackend(Backend):
 
 # ---- which node tests ---------------------------------------------------------------------------------
 
-_DTYPES = (r"(?i)test_.*_(u?int(2|4|8|16)|uint(32|64)|float16|bfloat16|fp16|bf16|float(4|6|8)e\w*|string)(_.*)?"
-           r"|test_attention_24_qk_matmul_output_mode3_softmax_precision_expanded")  # its inputs are float16
+_DTYPES = r"(?i)test_.*_(u?int(2|4|8|16)|uint(32|64)|float(4|6|8)e\w*|string)(_.*)?"
 
 # (regular expression matched against the whole test name, reason, regular expression the error must match)
 EXCEPTIONS: list[tuple[str, str, str]] = [
-    (_DTYPES, "uses a dtype opbuild does not have (it has float32, float64, int32, int64 and bool); the importer "
-              "rejects the model at load time", r"which opbuild does not support"),
+    (_DTYPES, "uses a dtype opbuild's importer does not take (it takes float32, float64, float16, bfloat16, int32, "
+              "int64 and bool); the importer rejects the model at load time", r"which opbuild does not support"),
+    (r"test_causal_conv_with_state(_silu)?_fp16_expanded", "float16 Conv: half Conv2D lands from the conv branch "
+                                                            "(issue #16)", r"Conv2D: dtype float16 is not supported"),
+    (r"test_attention_4d_causal_fp16_expanded", "float16 softmax attention: two of 192 outputs differ from the "
+                                                "expected ones by one float16 ulp (2^-10 relative, above the "
+                                                "test's rtol 1e-3): opbuild computes each op in float32 and "
+                                                "rounds once, the reference rounds differently",
+     r"Not equal to tolerance rtol=0.001"),
     (r"test_(averagepool|maxpool)_3d_.*", "3-D pooling: opbuild's pooling primitives are 2-D (1-D runs as 2-D)",
      r"3-D kernels are not supported"),
     (r"test_(averagepool|maxpool)_2d_dilations", "dilated pooling: opbuild's pooling primitives have no "

@@ -178,7 +178,7 @@ def _where(ctx: Ctx, cond: Value, x: Value, y: Value) -> Value:
 # ---- types ----------------------------------------------------------------------------------------------
 
 # ONNX TensorProto element types opbuild has, by enum value.
-ONNX_DTYPES = {1: "float32", 6: "int32", 7: "int64", 9: "bool", 11: "float64"}
+ONNX_DTYPES = {1: "float32", 6: "int32", 7: "int64", 9: "bool", 10: "float16", 11: "float64", 16: "bfloat16"}
 
 
 def onnx_dtype(elem_type: int) -> str | None:
@@ -192,7 +192,7 @@ def _check_cast(ctx: Ctx) -> list[str]:
         from onnx import TensorProto
 
         return [f"attribute to={TensorProto.DataType.Name(to)}: a dtype which opbuild does not support "
-                f"(supported: FLOAT, DOUBLE, INT32, INT64, BOOL)"]
+                f"(supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT32, INT64, BOOL)"]
     return []
 
 
