@@ -341,3 +341,21 @@ def _graph(prim, x):
 def test_argmax_rejects_bool():
     with pytest.raises(ShapeError, match="dtype bool is not supported"):
         ops.Argmax()(Tensor(np.array([True, False])))
+
+
+@pytest.mark.parametrize("dt", [np.dtype(np.float32), np.dtype(np.float16)], ids=str)
+def test_adam_on_a_parameter_large_enough_for_openmp(pynative_mode, dt):
+    """2^17 elements: the element loop gets its OpenMP pragma, and lr_t must be computed before it (it once
+    landed between the pragma and its loop, which does not compile)."""
+    n = 1 << 17
+    rng = np.random.default_rng(17)
+    w0, g = rng.standard_normal(n).astype(dt), rng.standard_normal(n).astype(dt)
+    w, m, v = (Parameter(a, name=k) for k, a in (("w", w0.copy()), ("m", np.zeros(n, dt)), ("v", np.zeros(n, dt))))
+    sc = {k: Tensor(np.array(val, np.float32 if dt == np.float32 else dt)) for k, val in SCALARS.items()}
+    _call("Adam", False, [w, m, v], Tensor(g), sc)
+    s32 = {k: np.float32(np.array(val, dt)) for k, val in SCALARS.items()}
+    want = _adam([_f32(w0), np.zeros(n, np.float32), np.zeros(n, np.float32)], _f32(g), s32, False)
+    if dt == np.float32:
+        np.testing.assert_allclose(w.asnumpy(), want[0], rtol=1e-5, atol=1e-6)
+    else:
+        _close(w.asnumpy(), want[0], dt, what="var")
