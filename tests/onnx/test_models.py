@@ -111,3 +111,38 @@ def test_transformers_fuse_their_row_ops_into_fewer_kernels(name, monkeypatch) -
     assert "Softmax" not in counts["1"] and counts["1"].count("FusedRowReduce") >= 2
     assert counts["1"].count("FusedRowReduce") + counts["1"].count("LayerNorm") == row_ops
     assert len(counts["1"]) < len(counts["0"])
+
+
+# ---- float16 versions (scripts/onnx_float16.py) -------------------------------------------------------------
+# The float32 fixtures converted to float16 (initializers, inputs and outputs; nothing needed keeping in float32
+# for onnxruntime 1.23), compared with onnxruntime's float16 run and with the float32 reference. Tolerance:
+# 4e-3 relative to the output's largest magnitude (at least 1), about four float16 ulps there: onnxruntime
+# and opbuild round differently inside (opbuild computes every op in float32 and rounds once per op output).
+# Observed: at most 2 float16 ulps from onnxruntime, and within ~1e-3 of the float32 reference.
+HALF_CONV = pytest.mark.xfail(strict=True, raises=ms.ShapeError, reason="half Conv2D lands from the conv branch")
+FP16_MODELS = ("bert", "gpt2", pytest.param("vit", marks=HALF_CONV), pytest.param("resnet", marks=HALF_CONV),
+               pytest.param("mobilenet", marks=HALF_CONV))
+FP16_TOL = 4e-3
+
+
+@pytest.mark.parametrize("name", FP16_MODELS)
+def test_float16_model_matches_onnxruntime(name) -> None:
+    path, inputs, expect = fixture(f"{name}_fp16")
+    _, _, expect32 = fixture(name)
+    model = opbuild.onnx.load(path)
+    assert all(p.dtype == ms.float16 for p in model.get_parameters() if p.dtype.is_float)
+    got = model.run(inputs)
+    for out_name, actual in zip(model.output_names, got, strict=True):
+        ref, ref32 = expect[out_name], expect32[out_name]
+        assert actual.dtype == np.float16 and ref.dtype == np.float16 and actual.shape == ref.shape
+        scale = max(1.0, float(np.abs(ref32).max()))
+        err = np.abs(actual.astype(np.float32) - ref.astype(np.float32)).max()
+        assert err <= FP16_TOL * scale, f"{name}: {out_name}: {err} from onnxruntime's float16 run"
+        err32 = np.abs(actual.astype(np.float32) - ref32).max()
+        assert err32 <= FP16_TOL * scale, f"{name}: {out_name}: {err32} from the float32 reference"
+
+
+def test_float16_fixture_is_about_half_the_size() -> None:
+    """float16 weights take half the bytes (the graph structure itself does not shrink)."""
+    for name in MODELS:
+        assert (FIXTURES / f"{name}_fp16.onnx").stat().st_size < 0.65 * (FIXTURES / f"{name}.onnx").stat().st_size

@@ -14,6 +14,12 @@ mistake, and forward kernels equal in both (convolutions, activations) stay one 
 ``BatchNormGrad(data_format)(dy, x, scale, save_mean, save_rstd) -> (dx, dscale, dbias)`` is the backward.
 Statistics accumulate in double per channel; the layout is seen as ``(outer, C, inner)`` (NCHW: inner =
 H * W; NHWC and (N, C): inner = 1), so one loop nest serves every layout.
+
+Half types (docs/dtypes.md): x (and dy) may be float16 or bfloat16 with scale, bias, mean and variance either
+in x's type or all in float32 (MindSpore's float16 BatchNorm; mixed precision keeps them in float32). Every
+element is loaded into float, the arithmetic and the accumulation run in double as for float32, and each
+output rounds once on store: y and dx to x's type, the per-channel statistics and gradients to the
+parameters' type (MindSpore's outputs take scale's type).
 """
 
 from __future__ import annotations
@@ -22,10 +28,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..dtypes import FLOATS
+from ..dtypes import ALL_FLOATS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import ctype
+from ..targets.cpu.codegen import is_half, load, store
 from .norm import _bn_channel_axis, _bn_infer, _bn_normalize, _float_attr
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, no_grad, same_dtype
@@ -40,9 +46,19 @@ def _train_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     return {**_bn_normalize(attrs, ins), "momentum": momentum}
 
 
+def _param_dtype(op: str, x: str, params: Sequence[TensorType], ins: Sequence[TensorType]) -> str:
+    """The one dtype of the per-channel inputs: x's, or float32 for a half x (ShapeError otherwise)."""
+    allowed = (x, "float32") if is_half(x) else (x,)
+    kinds = {t.dtype for t in params}
+    if len(kinds) != 1 or not kinds <= set(allowed):
+        raise ShapeError(op, f"the per-channel inputs must all be {' or all '.join(allowed)} for x of {x}, got "
+                             f"{', '.join(t.dtype for t in params)} (cast them with ops.Cast)", list(ins))
+    return kinds.pop()
+
+
 def _train_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     (y,) = _bn_infer(attrs, ins)
-    c = TensorType(ins[1].shape, y.dtype)
+    c = TensorType(ins[1].shape, _param_dtype("BatchNormTraining", y.dtype, ins[1:], ins))
     return [y, c, c, c, c, c, c]
 
 
@@ -62,23 +78,32 @@ def _loop(outer: int, c: int, inner: int, body: str) -> str:
 
 def _train_emit(k: KernelSpec) -> str:
     outer, c, inner = _layout(k)
-    ct = ctype(k.inputs[0].dtype)
+    xt, pt = k.inputs[0].dtype, k.inputs[1].dtype
     m = outer * inner
     mom, eps = k.attrs["momentum"], k.attrs["epsilon"]
     unbias = m / (m - 1) if m > 1 else 1.0
+    x = load(xt, "in0[i]")
+    new_mean = f"(1.0 - {mom!r}) * {load(pt, 'in3[ch]')} + {mom!r} * mean"
+    new_var = f"(1.0 - {mom!r}) * {load(pt, 'in4[ch]')} + {mom!r} * var * {unbias!r}"
+
+    def p(ref: str) -> str:  # a per-channel input
+        return load(pt, ref)
+
+    def ps(expr: str) -> str:  # a per-channel result, rounded once into the parameters' type
+        return store(pt, expr, "double")
+
     return "\n".join([
         f"for (int64_t ch = 0; ch < {c}; ch++) {{",
         "double s = 0, ss = 0;",
-        _loop(outer, c, inner, "s += in0[i];"),
+        _loop(outer, c, inner, f"s += {x};"),
         f"const double mean = s / {m}.0;" if m else "const double mean = NAN;",
-        _loop(outer, c, inner, "const double d = in0[i] - mean; ss += d * d;"),
+        _loop(outer, c, inner, f"const double d = {x} - mean; ss += d * d;"),
         f"const double var = ss / {m}.0;" if m else "const double var = NAN;",
         f"const double rstd = 1.0 / sqrt(var + {eps!r});",
-        "const double a = in1[ch] * rstd, b = in2[ch] - mean * a;",
-        _loop(outer, c, inner, f"out0[i] = ({ct})(in0[i] * a + b);"),
-        f"out1[ch] = ({ct})mean; out2[ch] = ({ct})var; out3[ch] = ({ct})mean; out4[ch] = ({ct})rstd;",
-        f"out5[ch] = ({ct})((1.0 - {mom!r}) * in3[ch] + {mom!r} * mean);",
-        f"out6[ch] = ({ct})((1.0 - {mom!r}) * in4[ch] + {mom!r} * var * {unbias!r});",
+        f"const double a = {p('in1[ch]')} * rstd, b = {p('in2[ch]')} - mean * a;",
+        _loop(outer, c, inner, f"out0[i] = {store(xt, f'{x} * a + b', 'double')};"),
+        f"out1[ch] = {ps('mean')}; out2[ch] = {ps('var')}; out3[ch] = {ps('mean')}; out4[ch] = {ps('rstd')};",
+        f"out5[ch] = {ps(new_mean)}; out6[ch] = {ps(new_var)};",
         "}"])
 
 
@@ -95,10 +120,14 @@ def _train_ref(attrs: dict, x, scale, bias, mean, variance):
     bm, bv = x64.mean(axis=axes), x64.var(axis=axes)
     m = x.size // max(scale.size, 1)
     rstd = 1.0 / np.sqrt(bv + attrs["epsilon"])
-    y = (x64 - bm.reshape(shape)) * (rstd * scale).reshape(shape) + bias.reshape(shape)
+    y = (x64 - bm.reshape(shape)) * (rstd * scale.astype(np.float64)).reshape(shape) \
+        + bias.astype(np.float64).reshape(shape)
     mom = attrs["momentum"]
     unb = bv * (m / (m - 1) if m > 1 else 1.0)
-    return y, bm, bv, bm, rstd, (1 - mom) * mean + mom * bm, (1 - mom) * variance + mom * unb
+    # Computed in float64 as the kernel is, each output rounded once to its type (y: x's; the rest: scale's).
+    stats = (bm, bv, bm, rstd, (1 - mom) * mean.astype(np.float64) + mom * bm,
+             (1 - mom) * variance.astype(np.float64) + mom * unb)
+    return (y.astype(x.dtype), *(v.astype(scale.dtype) for v in stats))
 
 
 @defop(infer=_train_infer, emit=_train_emit, reference=_train_ref, normalize=_train_normalize, n_inputs=5,
@@ -116,41 +145,48 @@ def _grad_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 
 def _grad_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-    dt = same_dtype("BatchNormGrad", ins, FLOATS)
+    dt = same_dtype("BatchNormGrad", ins[:2], ALL_FLOATS)
+    pt = _param_dtype("BatchNormGrad", dt, ins[2:], ins)
     dy, x = ins[0], ins[1]
     if dy.shape != x.shape or x.rank not in (2, 4):
         raise ShapeError("BatchNormGrad", "dy and x must have one shape of rank 2 or 4", list(ins))
     c = x.shape[_bn_channel_axis(attrs, x.rank)]
     if any(t.shape != (c,) for t in ins[2:]):
         raise ShapeError("BatchNormGrad", f"scale, save_mean and save_rstd must have shape ({c},)", list(ins))
-    return [TensorType(x.shape, dt), TensorType((c,), dt), TensorType((c,), dt)]
+    return [TensorType(x.shape, dt), TensorType((c,), pt), TensorType((c,), pt)]
 
 
 def _grad_emit(k: KernelSpec) -> str:
     outer, c, inner = _layout(k)
-    ct = ctype(k.inputs[0].dtype)
+    xt, pt = k.inputs[0].dtype, k.inputs[2].dtype
     m = outer * inner
+    zero = store(pt, "0.0", "double")
     if m == 0:
-        return f"for (int64_t ch = 0; ch < {c}; ch++) {{ out1[ch] = 0; out2[ch] = 0; }}"
+        return f"for (int64_t ch = 0; ch < {c}; ch++) {{ out1[ch] = {zero}; out2[ch] = {zero}; }}"
     # in0 = dy, in1 = x, in2 = scale, in3 = save_mean, in4 = save_rstd
+    dy, x = load(xt, "in0[i]"), load(xt, "in1[i]")
+    dx = store(xt, f"k * ({m}.0 * dy - sdy - (xv - mu) * rstd * sdyx)", "double")
     return "\n".join([
         f"for (int64_t ch = 0; ch < {c}; ch++) {{",
-        "const double mu = in3[ch], rstd = in4[ch];",
+        f"const double mu = {load(pt, 'in3[ch]')}, rstd = {load(pt, 'in4[ch]')};",
         "double sdy = 0, sdyx = 0;",
-        _loop(outer, c, inner, "sdy += in0[i]; sdyx += in0[i] * (in1[i] - mu) * rstd;"),
-        f"const double k = in2[ch] * rstd / {m}.0;",
-        _loop(outer, c, inner, f"out0[i] = ({ct})(k * ({m}.0 * in0[i] - sdy - (in1[i] - mu) * rstd * sdyx));"),
-        f"out1[ch] = ({ct})sdyx; out2[ch] = ({ct})sdy;",
+        _loop(outer, c, inner, f"const double dy = {dy}, xv = {x}; sdy += dy; sdyx += dy * (xv - mu) * rstd;"),
+        f"const double k = {load(pt, 'in2[ch]')} * rstd / {m}.0;",
+        _loop(outer, c, inner, f"const double dy = {dy}, xv = {x}; out0[i] = {dx};"),
+        f"out1[ch] = {store(pt, 'sdyx', 'double')}; out2[ch] = {store(pt, 'sdy', 'double')};",
         "}"])
 
 
 def _grad_ref(attrs: dict, dy, x, scale, save_mean, save_rstd):
     axes, shape = _per_channel(attrs, x)
     m = x.size // max(scale.size, 1)
-    xh = (x.astype(np.float64) - save_mean.reshape(shape)) * save_rstd.reshape(shape)
-    sdy, sdyx = dy.sum(axis=axes), (dy * xh).sum(axis=axes)
-    dx = (scale * save_rstd / m).reshape(shape) * (m * dy - sdy.reshape(shape) - xh * sdyx.reshape(shape))
-    return dx, sdyx, sdy
+    mu, rstd, g = (v.astype(np.float64) for v in (save_mean, save_rstd, scale))
+    dy64 = dy.astype(np.float64)
+    xh = (x.astype(np.float64) - mu.reshape(shape)) * rstd.reshape(shape)
+    sdy, sdyx = dy64.sum(axis=axes), (dy64 * xh).sum(axis=axes)
+    dx = (g * rstd / m).reshape(shape) * (m * dy64 - sdy.reshape(shape) - xh * sdyx.reshape(shape))
+    # float64 as the kernel computes, each output rounded once (dx to x's type, the rest to scale's).
+    return dx.astype(x.dtype), sdyx.astype(scale.dtype), sdy.astype(scale.dtype)
 
 
 @defop(infer=_grad_infer, emit=_grad_emit, reference=_grad_ref, normalize=_grad_normalize, n_inputs=5,

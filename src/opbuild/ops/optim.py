@@ -14,6 +14,12 @@ Kernel bodies: an in-place output and its input hold the same address when the g
 binds them); in PyNative the session passes the input array as the output too. The body copies the input
 into the output only when the addresses differ, then reads and writes the output alone, so the ``restrict``
 views of the kernel ABI never alias in an access.
+
+Half types (float16, bfloat16; MindSpore's optimizers take float16 parameters): per element every state
+buffer and the gradient are loaded into float, the update is computed in float32 and each buffer is rounded
+once when stored back (docs/dtypes.md). The scalars of a half variable may be in its type or in float32 (an
+Adam ``beta2`` of 0.999 is 0.99902 in float16); a float32 scalar is a different input type, so a different
+kernel and cache entry.
 """
 
 from __future__ import annotations
@@ -22,10 +28,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..dtypes import FLOATS, NUMERIC
+from ..dtypes import ALL_FLOATS, ALL_NUMERIC, HALFS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import c_literal, ctype, parallel_for
+from ..targets.cpu.codegen import c_literal, compute_ctype, ctype, is_half, load, parallel_for, store
 from .primitive import Primitive, apply, defop
 from .registry import no_grad
 
@@ -51,9 +57,10 @@ def _check_attrs(op: str, attrs: dict, allowed: dict, ins: Sequence[TensorType])
 
 
 def _update_infer(op: str, tensors: Sequence[int], scalars: Sequence[int], state: Sequence[int],
-                  dtypes: Sequence[str] = FLOATS) -> Callable[[dict, Sequence[TensorType]], list[TensorType]]:
+                  dtypes: Sequence[str] = ALL_FLOATS) -> Callable[[dict, Sequence[TensorType]], list[TensorType]]:
     """Infer for an update op: inputs at ``tensors`` share the variable's (input 0's) shape and dtype, inputs at
-    ``scalars`` hold one element of that dtype; the outputs are the inputs at ``state`` (updated in place)."""
+    ``scalars`` hold one element of that dtype (or of float32 for a half variable); the outputs are the inputs
+    at ``state`` (updated in place)."""
 
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
         var = ins[0]
@@ -62,30 +69,56 @@ def _update_infer(op: str, tensors: Sequence[int], scalars: Sequence[int], state
         for i in tensors:
             if ins[i] != var:
                 raise ShapeError(op, f"input {i} must have the variable's type {var}, got {ins[i]}", list(ins))
+        scalar_dtypes = (var.dtype, "float32") if var.dtype in HALFS else (var.dtype,)
         for i in scalars:
-            if ins[i].size != 1 or ins[i].dtype != var.dtype:
-                raise ShapeError(op, f"input {i} must be a one-element {var.dtype} tensor (a scalar), got "
-                                 f"{ins[i]}", list(ins))
+            if ins[i].size != 1 or ins[i].dtype not in scalar_dtypes:
+                raise ShapeError(op, f"input {i} must be a one-element {' or '.join(scalar_dtypes)} tensor (a "
+                                 f"scalar), got {ins[i]}", list(ins))
         return [ins[i] for i in state]
 
     return infer
 
 
 def _update_body(k: KernelSpec, pairs: Sequence[tuple[int, int]], scalars: dict[str, int],
-                 consts: dict[str, float], stmt: str) -> str:
-    """C body of an in-place update: copy-in where the buffers differ, read the scalar inputs, then ``stmt``
-    once per element ``j`` (it names outputs ``out0[j]``..., inputs ``inK[j]``, the scalars and consts)."""
-    ct, n = ctype(k.inputs[0].dtype), k.inputs[0].size
-    lines = [f"if ((const void *)out{o} != (const void *)in{i}) memcpy(out{o}, in{i}, {n} * sizeof({ct}));"
+                 consts: dict[str, float], stmt: str, state: dict[str, int] | None = None,
+                 reads: dict[str, int] | None = None, setup: str = "") -> str:
+    """C body of an in-place update: copy-in where the buffers differ, read the scalar inputs, then per
+    element ``j``: load the outputs named in ``state`` (local name -> output index) and the inputs named in
+    ``reads`` (local name -> input index) into locals of the compute type, run ``stmt`` on the locals and the
+    scalars and consts, and store each state local back once (the one rounding of a half type). ``setup``
+    (C statements) runs once after the scalars are read, before the element loop."""
+    dt = k.inputs[0].dtype
+    st, ct, n = ctype(dt), compute_ctype(dt), k.inputs[0].size
+    state, reads = state or {}, reads or {}
+    lines = [f"if ((const void *)out{o} != (const void *)in{i}) memcpy(out{o}, in{i}, {n} * sizeof({st}));"
              for o, i in pairs]
-    lines += [f"const {ct} {name} = in{i}[0];" for name, i in scalars.items()]
-    lines += [f"const {ct} {name} = {c_literal(v, k.inputs[0].dtype)};" for name, v in consts.items()]
-    lines.append(f"{parallel_for(n)}for (int64_t j = 0; j < {n}; j++) {{ {stmt} }}")
+    lines += [f"const {ct} {name} = {load(k.inputs[i].dtype, f'in{i}[0]')};" for name, i in scalars.items()]
+    lit = "float32" if is_half(dt) else dt  # consts in the compute type
+    lines += [f"const {ct} {name} = {c_literal(v, lit)};" for name, v in consts.items()]
+    if setup:
+        lines.append(setup)
+    loads = " ".join([f"{ct} {name} = {load(dt, f'out{o}[j]')};" for name, o in state.items()]
+                     + [f"const {ct} {name} = {load(dt, f'in{i}[j]')};" for name, i in reads.items()])
+    stores = " ".join(f"out{o}[j] = {store(dt, name, ct)};" for name, o in state.items())
+    lines.append(f"{parallel_for(n)}for (int64_t j = 0; j < {n}; j++) {{ {loads} {stmt} {stores} }}")
     return "\n".join(lines)
 
 
 def _scalar(a: np.ndarray) -> np.ndarray:
     return np.asarray(a).reshape(())
+
+
+def _half_in_float32(ref: Callable[..., tuple]) -> Callable[..., tuple]:
+    """The reference of an update of a half variable: every input in float32, each result rounded once to its
+    buffer's type (the kernels' rule); other dtypes run ``ref`` as it is."""
+    def wrapped(attrs: dict, *arrays: np.ndarray) -> tuple:
+        var = np.asarray(arrays[0])
+        if var.dtype.name not in HALFS:
+            return ref(attrs, *arrays)
+        outs = ref(attrs, *(np.asarray(a).astype(np.float32) for a in arrays))
+        return tuple(np.asarray(o).astype(var.dtype) for o in outs)
+
+    return wrapped
 
 
 # ---- Assign / AssignAdd --------------------------------------------------------------------------------
@@ -101,7 +134,7 @@ def _assign_normalize(op: str) -> Callable[[dict, Sequence[TensorType]], dict]:
 def _assign_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[TensorType]]:
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
         var, value = ins
-        if var.dtype not in NUMERIC:
+        if var.dtype not in ALL_NUMERIC:
             raise ShapeError(op, f"dtype {var.dtype} is not supported", list(ins))
         if value.dtype != var.dtype or value.shape != var.shape:
             raise ShapeError(op, f"value must have the variable's type {var}, got {value}", list(ins))
@@ -111,11 +144,11 @@ def _assign_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[Tensor
 
 
 def _assign_emit(k: KernelSpec) -> str:
-    return _update_body(k, [(0, 0)], {}, {}, "out0[j] = in1[j];")
+    return _update_body(k, [(0, 0)], {}, {}, "out0[j] = in1[j];")  # a copy of the stored bits, any dtype
 
 
 def _assign_add_emit(k: KernelSpec) -> str:
-    return _update_body(k, [(0, 0)], {}, {}, "out0[j] = out0[j] + in1[j];")
+    return _update_body(k, [(0, 0)], {}, {}, "v = v + x;", state={"v": 0}, reads={"x": 1})
 
 
 @defop(infer=_assign_infer("Assign"), emit=_assign_emit, normalize=_assign_normalize("Assign"), n_inputs=2,
@@ -148,9 +181,10 @@ def _momentum_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 
 def _momentum_emit(k: KernelSpec) -> str:
-    step = ("out0[j] -= lr * (g + out1[j] * mom);" if k.attrs["use_nesterov"] else "out0[j] -= lr * out1[j];")
+    step = "v -= lr * (g + a * mom);" if k.attrs["use_nesterov"] else "v -= lr * a;"
     return _update_body(k, [(0, 0), (1, 1)], {"lr": 2, "mom": 4}, {"gs": k.attrs["gradient_scale"]},
-                        f"const {ctype(k.inputs[0].dtype)} g = in3[j] * gs; out1[j] = out1[j] * mom + g; {step}")
+                        f"const {compute_ctype(k.inputs[0].dtype)} g = gin * gs; a = a * mom + g; {step}",
+                        state={"v": 0, "a": 1}, reads={"gin": 3})
 
 
 def _momentum_ref(attrs: dict, var, accum, lr, grad, momentum):
@@ -162,7 +196,8 @@ def _momentum_ref(attrs: dict, var, accum, lr, grad, momentum):
 
 
 @defop(infer=_update_infer("ApplyMomentum", tensors=(1, 3), scalars=(2, 4), state=(0, 1)), emit=_momentum_emit,
-       normalize=_momentum_normalize, n_inputs=5, reference=_momentum_ref, inplace=((0, 0), (1, 1)), scenario="update")
+       normalize=_momentum_normalize, n_inputs=5, reference=_half_in_float32(_momentum_ref),
+       inplace=((0, 0), (1, 1)), scenario="update")
 class ApplyMomentum(Primitive):
     """``ApplyMomentum(use_locking=False, use_nesterov=False, gradient_scale=1.0)(variable, accumulation,
     learning_rate, gradient, momentum)``: the momentum update of the Parameters ``variable`` and
@@ -189,14 +224,15 @@ def _sgd_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 
 def _sgd_emit(k: KernelSpec) -> str:
-    ct = ctype(k.inputs[0].dtype)
-    nesterov = "g = g + mom * out1[j];" if k.attrs["nesterov"] else "g = out1[j];"
-    stmt = (f"{ct} g = in1[j] + wd * out0[j]; "
-            f"if (mom > 0) {{ if (out2[j] > 0) {{ out1[j] = g; out2[j] = 0; }} "
-            f"else out1[j] = out1[j] * mom + (1 - damp) * g; {nesterov} }} "
-            f"out0[j] -= lr * g;")
+    ct = compute_ctype(k.inputs[0].dtype)
+    nesterov = "g = g + mom * acc;" if k.attrs["nesterov"] else "g = acc;"
+    stmt = (f"{ct} g = gin + wd * p; "
+            f"if (mom > 0) {{ if (stat > 0) {{ acc = g; stat = 0; }} "
+            f"else acc = acc * mom + (1 - damp) * g; {nesterov} }} "
+            f"p -= lr * g;")
     return _update_body(k, [(0, 0), (1, 3), (2, 5)], {"lr": 2, "mom": 4},
-                        {"wd": k.attrs["weight_decay"], "damp": k.attrs["dampening"]}, stmt)
+                        {"wd": k.attrs["weight_decay"], "damp": k.attrs["dampening"]}, stmt,
+                        state={"p": 0, "acc": 1, "stat": 2}, reads={"gin": 1})
 
 
 def _sgd_ref(attrs: dict, param, grad, lr, accum, momentum, stat):
@@ -212,7 +248,8 @@ def _sgd_ref(attrs: dict, param, grad, lr, accum, momentum, stat):
 
 
 @defop(infer=_update_infer("SGD", tensors=(1, 3, 5), scalars=(2, 4), state=(0, 3, 5)), emit=_sgd_emit,
-       normalize=_sgd_normalize, n_inputs=6, reference=_sgd_ref, inplace=((0, 0), (1, 3), (2, 5)), scenario="update")
+       normalize=_sgd_normalize, n_inputs=6, reference=_half_in_float32(_sgd_ref),
+       inplace=((0, 0), (1, 3), (2, 5)), scenario="update")
 class SGD(Primitive):
     """``SGD(dampening=0.0, weight_decay=0.0, nesterov=False)(parameters, gradient, learning_rate, accum,
     momentum, stat)``: stochastic gradient descent with momentum (PyTorch's formula, as MindSpore's), updating
@@ -237,15 +274,15 @@ def _adam_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 
 def _adam_emit(k: KernelSpec) -> str:
-    num = "(out1[j] * b1 + (1 - b1) * g)" if k.attrs["use_nesterov"] else "out1[j]"
-    ct = ctype(k.inputs[0].dtype)
-    stmt = (f"const {ct} g = in9[j]; out1[j] += (g - out1[j]) * (1 - b1); "
-            f"out2[j] += (g * g - out2[j]) * (1 - b2); out0[j] -= lr_t * {num} / (eps + sqrt(out2[j]));")
+    num = "(m * b1 + (1 - b1) * g)" if k.attrs["use_nesterov"] else "m"
+    ct = compute_ctype(k.inputs[0].dtype)
+    stmt = ("m += (g - m) * (1 - b1); "
+            "v += (g * g - v) * (1 - b2); w -= lr_t * " + num + " / (eps + sqrt(v));")
     body = _update_body(k, [(0, 0), (1, 1), (2, 2)],
-                        {"b1p": 3, "b2p": 4, "lr": 5, "b1": 6, "b2": 7, "eps": 8}, {}, stmt)
-    # lr_t once per call, before the element loop (the last line of the body).
-    head, loop = body.rsplit("\n", 1)
-    return f"{head}\nconst {ct} lr_t = lr * sqrt(1 - b2p) / (1 - b1p);\n{loop}"
+                        {"b1p": 3, "b2p": 4, "lr": 5, "b1": 6, "b2": 7, "eps": 8}, {}, stmt,
+                        state={"w": 0, "m": 1, "v": 2}, reads={"g": 9},
+                        setup=f"const {ct} lr_t = lr * sqrt(1 - b2p) / (1 - b1p);")  # once per call
+    return body
 
 
 def _adam_ref(attrs: dict, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
@@ -258,7 +295,7 @@ def _adam_ref(attrs: dict, var, m, v, beta1_power, beta2_power, lr, beta1, beta2
 
 
 @defop(infer=_update_infer("Adam", tensors=(1, 2, 9), scalars=(3, 4, 5, 6, 7, 8), state=(0, 1, 2)),
-       emit=_adam_emit, normalize=_adam_normalize, n_inputs=10, reference=_adam_ref,
+       emit=_adam_emit, normalize=_adam_normalize, n_inputs=10, reference=_half_in_float32(_adam_ref),
        inplace=((0, 0), (1, 1), (2, 2)), scenario="update")
 class Adam(Primitive):
     """``Adam(use_locking=False, use_nesterov=False)(var, m, v, beta1_power, beta2_power, lr, beta1, beta2,
@@ -283,12 +320,12 @@ def _adamw_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 
 def _adamw_emit(k: KernelSpec) -> str:
-    ct = ctype(k.inputs[0].dtype)
-    stmt = (f"const {ct} g = in8[j]; out1[j] = b1 * out1[j] + (1 - b1) * g; "
-            f"out2[j] = b2 * out2[j] + (1 - b2) * g * g; "
-            f"out0[j] -= lr * (out1[j] / (sqrt(out2[j]) + eps) + decay * out0[j]);")
+    stmt = ("m = b1 * m + (1 - b1) * g; "
+            "v = b2 * v + (1 - b2) * g * g; "
+            "w -= lr * (m / (sqrt(v) + eps) + decay * w);")
     return _update_body(k, [(0, 0), (1, 1), (2, 2)],
-                        {"lr": 3, "b1": 4, "b2": 5, "eps": 6, "decay": 7}, {}, stmt)
+                        {"lr": 3, "b1": 4, "b2": 5, "eps": 6, "decay": 7}, {}, stmt,
+                        state={"w": 0, "m": 1, "v": 2}, reads={"g": 8})
 
 
 def _adamw_ref(attrs: dict, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
@@ -299,7 +336,7 @@ def _adamw_ref(attrs: dict, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
 
 
 @defop(infer=_update_infer("AdamWeightDecay", tensors=(1, 2, 8), scalars=(3, 4, 5, 6, 7), state=(0, 1, 2)),
-       emit=_adamw_emit, normalize=_adamw_normalize, n_inputs=9, reference=_adamw_ref,
+       emit=_adamw_emit, normalize=_adamw_normalize, n_inputs=9, reference=_half_in_float32(_adamw_ref),
        inplace=((0, 0), (1, 1), (2, 2)), scenario="update")
 class AdamWeightDecay(Primitive):
     """``AdamWeightDecay(use_locking=False)(var, m, v, lr, beta1, beta2, epsilon, decay, gradient)``: Adam

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import ALL_FLOATS, ALL_NUMERIC, BY_NAME, NUMERIC, dtype_of, int32
+from ..dtypes import ALL_FLOATS, ALL_NUMERIC, BY_NAME, dtype_of, int32
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import (
@@ -371,7 +371,7 @@ def _arg_normalize(op: str) -> Callable[[dict, Sequence[TensorType]], dict]:
 
 def _arg_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[TensorType]]:
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-        same_dtype(op, ins, NUMERIC)
+        same_dtype(op, ins, ALL_NUMERIC)
         shape, axis = ins[0].shape, attrs["axis"]
         if shape[axis] == 0:
             raise ShapeError(op, f"axis {axis} has size 0: {op} of nothing is undefined", list(ins))
@@ -387,7 +387,9 @@ def _arg_emit(is_max: bool) -> Callable[[KernelSpec], str]:
 
     def emit(k: KernelSpec) -> str:
         x = k.inputs[0]
-        ct, it = ctype(x.dtype), ctype(k.outputs[0].dtype)
+        # A half x is compared in float: its conversion is exact and monotonic, so the index is the same, and
+        # the soft-half storage (uint16_t bits) would compare wrongly as integers.
+        st, ct, it = ctype(x.dtype), compute_ctype(x.dtype), ctype(k.outputs[0].dtype)
         axis = k.attrs["axis"]
         n = x.shape[axis]
         outer = int(np.prod(x.shape[:axis], dtype=np.int64))
@@ -396,6 +398,9 @@ def _arg_emit(is_max: bool) -> Callable[[KernelSpec], str]:
             return "/* empty output: nothing to compute */"
         nan = BY_NAME[x.dtype].is_float
 
+        def ld(ref: str) -> str:
+            return load(x.dtype, ref)
+
         def better(v: str, b: str) -> str:
             # v replaces the current best b: strictly better (first occurrence wins ties), or the first NaN.
             return f"({v} {gt} {b} || ({v} != {v} && {b} == {b}))" if nan else f"({v} {gt} {b})"
@@ -403,19 +408,19 @@ def _arg_emit(is_max: bool) -> Callable[[KernelSpec], str]:
         if inner == 1:
             # Two vectorised passes over each contiguous row: its extreme value m (NaN-propagating), then the
             # first element equal to m (the first NaN when m is NaN), searched L elements at a time.
-            lanes = simd_lanes(x.dtype)
+            lanes = simd_lanes("float32" if is_half(x.dtype) else x.dtype)
             main = n - n % lanes
             ident = ("(-INFINITY)" if is_max else "INFINITY") if nan else _int_limit(x.dtype, not is_max)
             comb = (nan_max if is_max else nan_min) if nan else (lambda a, b: f"({b} {gt} {a} ? {b} : {a})")
 
             def search(hit: str) -> list[str]:
                 return [f"for (; j < {main}; j += {lanes}) {{ int hit = 0; "
-                        f"for (int l = 0; l < {lanes}; l++) hit |= {hit.format('xr[j + l]')}; if (hit) break; }}",
-                        f"while (!({hit.format('xr[j]')})) j++;"]
+                        f"for (int l = 0; l < {lanes}; l++) hit |= {hit.format(ld('xr[j + l]'))}; if (hit) break; }}",
+                        f"while (!({hit.format(ld('xr[j]'))})) j++;"]
 
             lines = [f"for (int64_t o = 0; o < {outer}; o++) {{",
-                     f"const {ct} *restrict xr = in0 + o * {n};",
-                     lane_reduce("m", ct, n, lambda j: f"xr[{j}]", comb, ident, lanes),
+                     f"const {st} *restrict xr = in0 + o * {n};",
+                     lane_reduce("m", ct, n, lambda j: ld(f"xr[{j}]"), comb, ident, lanes),
                      "int64_t j = 0;"]
             if nan:
                 lines += ["if (m == m) {", *search("{0} == m"), "} else {", *search("{0} != {0}"), "}"]
@@ -429,12 +434,12 @@ def _arg_emit(is_max: bool) -> Callable[[KernelSpec], str]:
             f"for (int64_t o = 0; o < {outer}; o++)",
             f"for (int64_t c0 = 0; c0 < {inner}; c0 += {blk}) {{",
             f"const int64_t w = {inner} - c0 < {blk} ? {inner} - c0 : {blk};",
-            f"const {ct} *restrict xb = in0 + o * {n * inner} + c0;",
+            f"const {st} *restrict xb = in0 + o * {n * inner} + c0;",
             f"{ct} bv[{blk}]; {it} bx[{blk}];",
-            "for (int64_t c = 0; c < w; c++) { bv[c] = xb[c]; bx[c] = 0; }",
+            f"for (int64_t c = 0; c < w; c++) {{ bv[c] = {ld('xb[c]')}; bx[c] = 0; }}",
             f"for (int64_t r = 1; r < {n}; r++) {{",
-            f"  const {ct} *restrict xr = xb + r * {inner};",
-            f"  for (int64_t c = 0; c < w; c++) {{ const {ct} v = xr[c]; const int t = {better('v', 'bv[c]')}; "
+            f"  const {st} *restrict xr = xb + r * {inner};",
+            f"  for (int64_t c = 0; c < w; c++) {{ const {ct} v = {ld('xr[c]')}; const int t = {better('v', 'bv[c]')}; "
             f"bv[c] = t ? v : bv[c]; bx[c] = t ? ({it})r : bx[c]; }}",
             "}",
             f"for (int64_t c = 0; c < w; c++) out0[o * {inner} + c0 + c] = bx[c];",
