@@ -130,11 +130,11 @@ def test_batchnorm_grad_kernel_matches_torch(pynative_mode, dt, fmt, pdt):
     _close(db, rdb, p, scale=np.abs(_f32(dy)).sum((0, 2, 3)), what="dbias")
 
 
-def test_batchnorm_training_gradient_through_autodiff(graph_mode):
-    """ms.grad of a float16 training-mode BatchNorm (float32 scale and bias, as mixed precision keeps them)
-    goes through the half BatchNormGrad kernel; torch's autograd in float32 is the reference. float16 only:
-    the autodiff pass does not treat bfloat16 as differentiable yet (half training is another part of #16)."""
-    dt = np.dtype(np.float16)
+@pytest.mark.parametrize("dt", HALF, ids=str)
+def test_batchnorm_training_gradient_through_autodiff(graph_mode, dt):
+    """ms.grad of a half training-mode BatchNorm (float32 scale and bias, as mixed precision keeps them) goes
+    through the half BatchNormGrad kernel; torch's autograd in float32 is the reference. bfloat16 values are
+    differentiable like float16 ones (a cotangent through them was once dropped, leaving zero gradients)."""
     rng = np.random.default_rng(13)
     x = rng.standard_normal((4, 3, 2, 5)).astype(dt)
     w = rng.standard_normal((4, 3, 2, 5)).astype(dt)
@@ -147,7 +147,8 @@ def test_batchnorm_training_gradient_through_autodiff(graph_mode):
     tg, tb = torch.tensor(scale, requires_grad=True), torch.tensor(bias, requires_grad=True)
     (torch.nn.functional.batch_norm(tx, None, None, tg, tb, training=True, eps=1e-5) * torch.tensor(_f32(w))
      ).sum().backward()
-    assert dx.dtype == ms.float16 and dg.dtype == ms.float32 and db.dtype == ms.float32
+    assert dx.dtype == {"float16": ms.float16, "bfloat16": ms.bfloat16}[dt.name]
+    assert dg.dtype == ms.float32 and db.dtype == ms.float32
     _close(dx.asnumpy(), tx.grad.numpy(), dt, scale=np.abs(tx.grad.numpy()) + 1.0, what="dx")
     # The cotangent reaching BatchNormGrad is w itself (exact in float16), so the float32 sums differ from
     # torch's only in summation order.

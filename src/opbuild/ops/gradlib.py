@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import ALL_FLOATS
 from ..tensor import Tensor, as_tensor
 from .primitive import apply
 
@@ -103,4 +104,4 @@ def unbroadcast(g: Tensor, shape: Sequence[int]) -> Tensor:
 
 
 def is_float(t: Tensor) -> bool:
-    return t._type.dtype in ("float16", "float32", "float64")
+    return t._type.dtype in ALL_FLOATS

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import trace
+from ..dtypes import ALL_FLOATS
 from ..errors import OpbuildError
 from ..ir import Graph, Node, Value
 from ..ops import gradlib as G
@@ -39,7 +40,7 @@ from ..ops.registry import get as get_op
 from ..tensor import Tensor
 from .base import GraphPass
 
-_FLOATS = ("float16", "float32", "float64")
+_FLOATS = ALL_FLOATS  # float16, bfloat16, float32, float64: the dtypes a cotangent flows through
 
 
 class GradientError(OpbuildError):
