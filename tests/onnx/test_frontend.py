@@ -58,7 +58,7 @@ def test_every_unsupported_op_attribute_and_dtype_is_reported_at_load() -> None:
     err = info.value
     assert err.ops == ["Cast", "FusedMatMul", "MaxPool", "Resize", "TopK"]
     by_node = {p.node: p for p in err.problems}
-    assert set(by_node) == {"up", "top", "pool", "cplx", "ms"}
+    assert set(by_node) == {"up", "top", "pool", "half", "ms"}
     assert all(p.opset == 20 for p in err.problems)
     assert "dilations=[2, 2]" in by_node["pool"].reason
     assert "FLOAT8E8M0" in by_node["half"].reason
