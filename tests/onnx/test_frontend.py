@@ -65,7 +65,7 @@ def test_every_unsupported_op_attribute_and_dtype_is_reported_at_load() -> None:
     assert "com.microsoft" in by_node["ms"].reason
     text = str(err)
     for fragment in ("Resize (node 'up', opset 20)", "TopK (node 'top', opset 20)", "MaxPool (node 'pool'",
-                     "Cast (node 'cplx'", "FusedMatMul (node 'ms'"):
+                     "Cast (node 'half'", "FusedMatMul (node 'ms'"):
         assert fragment in text
 
 
