@@ -525,6 +525,9 @@ def validate_environment() -> None:
 
 @functools.lru_cache(maxsize=8)
 def _validate(raw: tuple[str | None, ...]) -> None:
-    # ``raw`` is only the memo key: the accessors read the same values from the environment.
-    for _, check in _CHECKS:
-        check()
+    # ``raw`` is the memo key and says which variables are set: the accessors read the same values from the
+    # environment. An unset variable means the accessor's default, which is valid by construction, so only set
+    # ones are checked (on a warm start with none set this is no work at all).
+    for (_, check), value in zip(_CHECKS, raw):
+        if value is not None:
+            check()
