@@ -62,12 +62,19 @@ class Done:
 
 def batches_of(todo: list[Claim], jobs: int, sharing: bool) -> list[list[Claim]]:
     """Deal ``todo`` into batches: whole rounds of one batch per job, as few rounds as OPBUILD_BATCH_SIZE
-    allows (24 kernels on 2 jobs are 2 batches of 12, not 3 of 8 with an idle job in the second round). BLAS
-    kernels (GEMM, conv) are costlier, so they are dealt out first, round-robin. Ranks ``sharing`` a tier
+    allows (24 kernels on 2 jobs are 2 batches of 12, not 3 of 8 with an idle job in the second round), and no
+    batch smaller than OPBUILD_BATCH_MIN in a build of one round (8 kernels on 2 jobs are one batch: a
+    compiler call's fixed cost is worth several kernels). BLAS kernels (GEMM, conv) are costlier, so they are
+    dealt out first, round-robin. Ranks ``sharing`` a tier
     split the work: at least one batch per job of every rank (RANK_SIZE), so the first rank cannot lease the
     whole network in its first wave."""
     todo.sort(key=lambda c: not c.req.needs_blas)
     n_batches = min(len(todo), jobs * -(-len(todo) // (jobs * config.batch_size())))
+    if n_batches <= jobs:
+        # A build of one round: no batch below OPBUILD_BATCH_MIN kernels (one batch if the build has fewer),
+        # never above OPBUILD_BATCH_SIZE. Each compiler call has a fixed cost worth several kernels, so a
+        # small build is cheaper as one call than spread over idle jobs.
+        n_batches = max(1, -(-len(todo) // config.batch_size()), min(n_batches, len(todo) // config.batch_min()))
     if sharing:
         n_batches = max(n_batches, min(len(todo), jobs * config.rank_size()))
     return [todo[i::n_batches] for i in range(n_batches) if todo[i::n_batches]]
