@@ -71,12 +71,12 @@ def _batch_sizes(km: Path) -> list[int]:
     (2, "", "", 40, [20] * 40, 2),  # still one round (batches of up to 32)
     (2, "8", "", 40, [6] * 12 + [7] * 28, 6),  # OPBUILD_BATCH_SIZE=8: three rounds of 2 batches of <= 8
     (2, "", "1", 3, [1, 2, 2], 2),  # OPBUILD_BATCH_MIN=1: every job busy
-    (2, "", "", 8, [8] * 8, 1),  # below 2 x OPBUILD_BATCH_MIN (10): one call, the other job idle
-    (2, "", "", 19, [19] * 19, 1),
-    (2, "", "", 20, [10] * 20, 2),  # from 2 x OPBUILD_BATCH_MIN on: both jobs
+    (2, "", "", 8, [8] * 8, 1),  # below 2 x OPBUILD_BATCH_MIN (8): one call, the other job idle
+    (2, "", "", 15, [15] * 15, 1),
+    (2, "", "", 16, [8] * 16, 2),  # from 2 x OPBUILD_BATCH_MIN on: both jobs
     (2, "", "4", 9, [4] * 4 + [5] * 5, 2),
     (2, "4", "", 8, [4] * 8, 2),  # OPBUILD_BATCH_SIZE still caps a batch
-    (4, "", "", 25, [12] * 12 + [13] * 13, 2),  # four jobs, 25 kernels: two batches of >= 10
+    (4, "", "", 25, [8] * 16 + [9] * 9, 3),  # four jobs, 25 kernels: three batches of >= 8
     (1, "", "", 5, [5] * 5, 1),  # one job: one batch
 ])
 def test_missing_kernels_are_batched_in_whole_rounds(cache, monkeypatch, wrapper, jobs, batch, least, n, sizes,

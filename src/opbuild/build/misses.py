@@ -63,7 +63,7 @@ class Done:
 def batches_of(todo: list[Claim], jobs: int, sharing: bool) -> list[list[Claim]]:
     """Deal ``todo`` into batches: whole rounds of one batch per job, as few rounds as OPBUILD_BATCH_SIZE
     allows (24 kernels on 2 jobs are 2 batches of 12, not 3 of 8 with an idle job in the second round), and no
-    batch smaller than OPBUILD_BATCH_MIN in a build of one round (8 kernels on 2 jobs are one batch: a
+    batch smaller than OPBUILD_BATCH_MIN in a build of one round (15 kernels on 2 jobs are one batch: a
     compiler call's fixed cost is worth several kernels). BLAS kernels (GEMM, conv) are costlier, so they are
     dealt out first, round-robin. Ranks ``sharing`` a tier
     split the work: at least one batch per job of every rank (RANK_SIZE), so the first rank cannot lease the
