@@ -190,3 +190,63 @@ def test_bad_batch_size_is_named(monkeypatch, var, raw, message):
     monkeypatch.setenv(var, raw)
     with pytest.raises(ValueError, match=f"{var}='{raw}' {message}"):
         config.batch_size() if var == "OPBUILD_BATCH_SIZE" else config.batch_min()
+
+
+def _claims(costs: list[float], blas: int = 0) -> tuple[list, dict]:
+    from types import SimpleNamespace
+
+    claims = [SimpleNamespace(req=SimpleNamespace(name=f"k{i}", needs_blas=i < blas)) for i in range(len(costs))]
+    return claims, {f"k{i}": c for i, c in enumerate(costs)}
+
+
+@pytest.mark.parametrize("batch, costs, jobs, most", [
+    ("", [100, 10, 90] + [10] * 13, 2, 10),  # the two heavy kernels (LayerNorm, Softmax) in different batches,
+    # where dealing round-robin would have put both in the first
+    ("", [50, 50, 50, 50] + [1] * 28, 2, 20),
+    ("4", [100] + [1] * 15, 2, 4),  # OPBUILD_BATCH_SIZE caps a batch even when one kernel dominates
+    ("", [5] * 20, 4, 10),
+])
+def test_batches_balance_their_estimated_compile_cost(monkeypatch, batch, costs, jobs, most):
+    from opbuild.build.misses import batches_of
+
+    monkeypatch.setenv("OPBUILD_BATCH_SIZE", batch)
+    monkeypatch.delenv("OPBUILD_BATCH_MIN", raising=False)
+    claims, cost = _claims(costs)
+    batches = batches_of(list(claims), jobs, False, lambda c: cost[c.req.name])
+    dealt = [c.req.name for b in batches for c in b]
+    assert sorted(dealt) == sorted(cost) and len(dealt) == len(set(dealt))  # every kernel exactly once
+    assert all(len(b) <= most for b in batches)
+    totals = sorted(sum(cost[c.req.name] for c in b) for b in batches)
+    # longest processing time first: the batches differ by at most the costliest kernel they could swap
+    assert totals[-1] - totals[0] <= max(costs)
+    if costs[:3] == [100, 10, 90]:
+        assert not any({"k0", "k2"} <= {c.req.name for c in b} for b in batches)
+        assert totals == [160, 170]
+
+
+def test_without_costs_batches_are_dealt_round_robin_blas_first():
+    from opbuild.build.misses import batches_of
+
+    claims, _ = _claims([1] * 16, blas=2)
+    batches = batches_of(list(claims), 2, False)
+    assert [[c.req.name for c in b] for b in batches] == [[f"k{i}" for i in range(0, 16, 2)],
+                                                         [f"k{i}" for i in range(1, 16, 2)]]
+
+
+def test_each_kernel_body_is_generated_once_per_build(cache, monkeypatch, wrapper):
+    from types import SimpleNamespace
+
+    from opbuild.build import compile as compile_mod
+
+    monkeypatch.setenv("OPBUILD_BUILD_JOBS", "2")
+    emitted = []
+    real = compile_mod.get_op
+
+    def counting(op):
+        opdef = real(op)
+        return SimpleNamespace(emit=lambda spec: emitted.append(spec) or opdef.emit(spec))
+
+    monkeypatch.setattr(compile_mod, "get_op", counting)
+    _, report = Builder().build(_specs(20))
+    assert report.built == 20 and len(_compiles(wrapper[1])) == 2
+    assert len(emitted) == 20  # for the cost estimate, then reused by the compile
