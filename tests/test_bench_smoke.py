@@ -110,3 +110,31 @@ def test_bench_train_tiny_resnet(tmp_path: Path) -> None:
     assert 0 < ob["warm_build_s"] < ob["cold_build_s"] and ob["steady_s"] > 0
     assert [t["target"] for t in net["targets"]][:2] == ["warm build <= 0.1 ms per distinct kernel",
                                                           "cold build per kernel <= inference build's"]
+
+
+def test_cold_breakdown_quick_mlp(tmp_path: Path) -> None:
+    """benchmarks/cold_breakdown.py: the MLP's cold build is kept and split into gcc stages, with the
+    empty-call baselines; --compare runs interleaved environment variants (here OPBUILD_BATCH_MIN)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    env.pop("OPBUILD_BATCH_MIN", None)
+    script = ROOT / "benchmarks" / "cold_breakdown.py"
+    proc = subprocess.run([sys.executable, str(script), "--quick", "--nets", "mlp", "--repeats", "1",
+                           "--out", str(tmp_path)], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    net = json.loads((tmp_path / "cold_breakdown.json").read_text())["nets"]["mlp"]
+    assert net["distinct"] == net["built"] == 8
+    assert [b["kernels"] for b in net["batches"]] == [8]  # fewer than 2 x OPBUILD_BATCH_MIN: one call
+    for stage in ("parse", "optimise", "assemble", "link", "total"):
+        assert net["batches"][0][stage]["cpu_s"] > 0, stage
+    base = net["baselines"]
+    assert base["empty_no_headers"]["cpu_s"] < base["empty_full_prelude"]["cpu_s"]
+
+    proc = subprocess.run([sys.executable, str(script), "--quick", "--nets", "mlp", "--repeats", "1",
+                           "--out", str(tmp_path), "--compare", "one:", "split:OPBUILD_BATCH_MIN=1"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    rows = json.loads((tmp_path / "cold_compare.json").read_text())["compare"]["mlp"]
+    assert set(rows) == {"one", "split"}
+    assert all(r["distinct"] == 8 and r["compiler_cpu_ms_per_kernel"] > 0 and r["steady_ms"] > 0
+               for r in rows.values())

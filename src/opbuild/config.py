@@ -195,6 +195,8 @@ BUILD_JOBS = EnvNumber("OPBUILD_BUILD_JOBS", None, integer=True, minimum=1, allo
                        unit="jobs")
 BATCH_SIZE = EnvNumber("OPBUILD_BATCH_SIZE", 32, integer=True, minimum=1, allow_minimum=True, maximum=1e6,
                        unit="kernels")
+BATCH_MIN = EnvNumber("OPBUILD_BATCH_MIN", 8, integer=True, minimum=1, allow_minimum=True, maximum=1e6,
+                      unit="kernels")
 LOCK_TIMEOUT = EnvNumber("OPBUILD_LOCK_TIMEOUT", 600.0)
 COMPILE_TIMEOUT = EnvNumber("OPBUILD_COMPILE_TIMEOUT", 600.0)
 REMOTE_TIMEOUT = EnvNumber("OPBUILD_REMOTE_TIMEOUT", 2.0)
@@ -300,6 +302,16 @@ def batch_size() -> int:
     compiler start-up and make fewer shared objects to open on a warm start; smaller ones spread a cold build
     over more rounds."""
     return int(BATCH_SIZE.get())
+
+
+def batch_min() -> int:
+    """OPBUILD_BATCH_MIN: the fewest kernels worth a compiler call of their own (default 8). A cold build of
+    fewer than twice this many kernels is one batch on one job: a compiler call costs ~45 ms before its first
+    kernel (start-up, headers, link; docs/benchmarks.md, "Cold builds"), as much as optimising 3-5 kernels, so
+    a second parallel call for a handful of kernels spends more CPU than it saves in wall time (measured: the
+    8-kernel MLP is faster as one call even on an idle machine, the 16-kernel quick BERT as two). 1 spreads
+    every build over all jobs."""
+    return int(BATCH_MIN.get())
 
 
 def build_jobs() -> int:
@@ -491,6 +503,7 @@ _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("OPBUILD_CFLAGS", extra_cflags),
     ("OPBUILD_BUILD_JOBS", build_jobs),
     ("OPBUILD_BATCH_SIZE", batch_size),
+    ("OPBUILD_BATCH_MIN", batch_min),
     ("OPBUILD_LOCK_TIMEOUT", lock_timeout),
     ("OPBUILD_COMPILE_TIMEOUT", compile_timeout),
     ("OPBUILD_CACHE_MAX_SIZE", cache_max_size),

@@ -66,16 +66,24 @@ def _batch_sizes(km: Path) -> list[int]:
     return sorted(json.loads((km / f"{n}.json").read_text())["batch_size"] for n in committed(km))
 
 
-@pytest.mark.parametrize("jobs, batch, n, sizes, calls", [
-    (2, "", 24, [12] * 24, 2),  # one round: 2 batches of 12, not 3 of 8 (a second round with one job idle)
-    (2, "", 40, [20] * 40, 2),  # still one round (batches of up to 32)
-    (2, "8", 40, [6] * 12 + [7] * 28, 6),  # OPBUILD_BATCH_SIZE=8: three rounds of 2 batches of <= 8
-    (2, "", 3, [1, 2, 2], 2),  # every job busy
-    (1, "", 5, [5] * 5, 1),  # one job: one batch
+@pytest.mark.parametrize("jobs, batch, least, n, sizes, calls", [
+    (2, "", "", 24, [12] * 24, 2),  # one round: 2 batches of 12, not 3 of 8 (a second round with one job idle)
+    (2, "", "", 40, [20] * 40, 2),  # still one round (batches of up to 32)
+    (2, "8", "", 40, [6] * 12 + [7] * 28, 6),  # OPBUILD_BATCH_SIZE=8: three rounds of 2 batches of <= 8
+    (2, "", "1", 3, [1, 2, 2], 2),  # OPBUILD_BATCH_MIN=1: every job busy
+    (2, "", "", 8, [8] * 8, 1),  # below 2 x OPBUILD_BATCH_MIN (8): one call, the other job idle
+    (2, "", "", 15, [15] * 15, 1),
+    (2, "", "", 16, [8] * 16, 2),  # from 2 x OPBUILD_BATCH_MIN on: both jobs
+    (2, "", "4", 9, [4] * 4 + [5] * 5, 2),
+    (2, "4", "", 8, [4] * 8, 2),  # OPBUILD_BATCH_SIZE still caps a batch
+    (4, "", "", 25, [8] * 16 + [9] * 9, 3),  # four jobs, 25 kernels: three batches of >= 8
+    (1, "", "", 5, [5] * 5, 1),  # one job: one batch
 ])
-def test_missing_kernels_are_batched_in_whole_rounds(cache, monkeypatch, wrapper, jobs, batch, n, sizes, calls):
+def test_missing_kernels_are_batched_in_whole_rounds(cache, monkeypatch, wrapper, jobs, batch, least, n, sizes,
+                                                     calls):
     monkeypatch.setenv("OPBUILD_BUILD_JOBS", str(jobs))
     monkeypatch.setenv("OPBUILD_BATCH_SIZE", batch)
+    monkeypatch.setenv("OPBUILD_BATCH_MIN", least)
     _, report = Builder().build(_specs(n))
     assert report.built == n and len(committed(cache)) == n  # one entry per kernel
     assert _batch_sizes(cache) == sizes
@@ -87,6 +95,7 @@ def test_missing_kernels_are_batched_in_whole_rounds(cache, monkeypatch, wrapper
 def test_batches_compile_concurrently_on_all_jobs(cache, monkeypatch, wrapper):
     monkeypatch.setenv("OB_COMPILE_SLEEP", "0.5")  # every compile lasts at least 0.5 s
     monkeypatch.setenv("OPBUILD_BUILD_JOBS", "2")
+    monkeypatch.setenv("OPBUILD_BATCH_MIN", "2")  # 4 kernels: two batches of 2
     Builder().build(_specs(4))
     (s1, e1, _), (s2, e2, _) = sorted(_compiles(wrapper[1]))
     assert s2 < e1  # the second compile started before the first ended
@@ -173,10 +182,71 @@ def test_progress_bar_on_a_terminal_only(tmp_path, wrapper):
     assert "building kernels" not in off and "done" in off
 
 
+@pytest.mark.parametrize("var", ["OPBUILD_BATCH_SIZE", "OPBUILD_BATCH_MIN"])
 @pytest.mark.parametrize("raw, message", [("0", "must be >= 1"), ("many", "is not an integer")])
-def test_bad_batch_size_is_named(monkeypatch, raw, message):
+def test_bad_batch_size_is_named(monkeypatch, var, raw, message):
     from opbuild import config
 
-    monkeypatch.setenv("OPBUILD_BATCH_SIZE", raw)
-    with pytest.raises(ValueError, match=f"OPBUILD_BATCH_SIZE='{raw}' {message}"):
-        config.batch_size()
+    monkeypatch.setenv(var, raw)
+    with pytest.raises(ValueError, match=f"{var}='{raw}' {message}"):
+        config.batch_size() if var == "OPBUILD_BATCH_SIZE" else config.batch_min()
+
+
+def _claims(costs: list[float], blas: int = 0) -> tuple[list, dict]:
+    from types import SimpleNamespace
+
+    claims = [SimpleNamespace(req=SimpleNamespace(name=f"k{i}", needs_blas=i < blas)) for i in range(len(costs))]
+    return claims, {f"k{i}": c for i, c in enumerate(costs)}
+
+
+@pytest.mark.parametrize("batch, costs, jobs, most", [
+    ("", [100, 10, 90] + [10] * 13, 2, 10),  # the two heavy kernels (LayerNorm, Softmax) in different batches,
+    # where dealing round-robin would have put both in the first
+    ("", [50, 50, 50, 50] + [1] * 28, 2, 20),
+    ("4", [100] + [1] * 15, 2, 4),  # OPBUILD_BATCH_SIZE caps a batch even when one kernel dominates
+    ("", [5] * 20, 4, 10),
+])
+def test_batches_balance_their_estimated_compile_cost(monkeypatch, batch, costs, jobs, most):
+    from opbuild.build.misses import batches_of
+
+    monkeypatch.setenv("OPBUILD_BATCH_SIZE", batch)
+    monkeypatch.delenv("OPBUILD_BATCH_MIN", raising=False)
+    claims, cost = _claims(costs)
+    batches = batches_of(list(claims), jobs, False, lambda c: cost[c.req.name])
+    dealt = [c.req.name for b in batches for c in b]
+    assert sorted(dealt) == sorted(cost) and len(dealt) == len(set(dealt))  # every kernel exactly once
+    assert all(len(b) <= most for b in batches)
+    totals = sorted(sum(cost[c.req.name] for c in b) for b in batches)
+    # longest processing time first: the batches differ by at most the costliest kernel they could swap
+    assert totals[-1] - totals[0] <= max(costs)
+    if costs[:3] == [100, 10, 90]:
+        assert not any({"k0", "k2"} <= {c.req.name for c in b} for b in batches)
+        assert totals == [160, 170]
+
+
+def test_without_costs_batches_are_dealt_round_robin_blas_first():
+    from opbuild.build.misses import batches_of
+
+    claims, _ = _claims([1] * 16, blas=2)
+    batches = batches_of(list(claims), 2, False)
+    assert [[c.req.name for c in b] for b in batches] == [[f"k{i}" for i in range(0, 16, 2)],
+                                                         [f"k{i}" for i in range(1, 16, 2)]]
+
+
+def test_each_kernel_body_is_generated_once_per_build(cache, monkeypatch, wrapper):
+    from types import SimpleNamespace
+
+    from opbuild.build import compile as compile_mod
+
+    monkeypatch.setenv("OPBUILD_BUILD_JOBS", "2")
+    emitted = []
+    real = compile_mod.get_op
+
+    def counting(op):
+        opdef = real(op)
+        return SimpleNamespace(emit=lambda spec: emitted.append(spec) or opdef.emit(spec))
+
+    monkeypatch.setattr(compile_mod, "get_op", counting)
+    _, report = Builder().build(_specs(20))
+    assert report.built == 20 and len(_compiles(wrapper[1])) == 2
+    assert len(emitted) == 20  # for the cost estimate, then reused by the compile

@@ -20,9 +20,10 @@ HASH_CHARS = 32
 
 def env_for(root: Path | str | None, **extra: str) -> dict:
     """Environment of a worker: cache root ``root`` (None: OPBUILD_CACHE_PATH empty, which means unset), rank
-    unset, two build jobs, no CC / OPBUILD_CFLAGS, plus ``extra``."""
-    env = {"RANK_ID": "", "OPBUILD_BUILD_JOBS": "2", "MS_COMPILER_CACHE_PATH": "", "OPBUILD_CACHE": "",
-           "OPBUILD_CFLAGS": "", "CC": ""}
+    unset, two build jobs busy even for a few kernels (OPBUILD_BATCH_MIN=1: the crash and concurrency tests
+    count on several batches, or one per kernel with as many jobs), no CC / OPBUILD_CFLAGS, plus ``extra``."""
+    env = {"RANK_ID": "", "OPBUILD_BUILD_JOBS": "2", "OPBUILD_BATCH_MIN": "1", "MS_COMPILER_CACHE_PATH": "",
+           "OPBUILD_CACHE": "", "OPBUILD_CFLAGS": "", "CC": ""}
     env["OPBUILD_CACHE_PATH"] = "" if root is None else str(root)
     env.update(extra)
     return env

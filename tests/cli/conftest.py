@@ -18,7 +18,7 @@ SRC = REPO / "src"
 NET = Path(__file__).with_name("elementwise_net.py")
 # Variables that would change what the command does; each test sets what it needs.
 _SCRUB = ("OPBUILD_CACHE_PATH", "MS_COMPILER_CACHE_PATH", "RANK_ID", "OPBUILD_CACHE_MAX_SIZE",
-          "OPBUILD_EXPLAIN_MISSES", "OPBUILD_CACHE", "OPBUILD_BUILD_JOBS")
+          "OPBUILD_EXPLAIN_MISSES", "OPBUILD_CACHE", "OPBUILD_BUILD_JOBS", "OPBUILD_BATCH_MIN")
 
 
 def child_env(root: Path | None = None, **extra: str) -> dict[str, str]:
@@ -28,6 +28,7 @@ def child_env(root: Path | None = None, **extra: str) -> dict[str, str]:
     # One compile per kernel (no batches): each entry then owns its binary, which keeps size arithmetic in
     # the tests simple; test_hard_linked_batches covers binaries shared by a batch.
     env["OPBUILD_BUILD_JOBS"] = "8"
+    env["OPBUILD_BATCH_MIN"] = "1"  # even for builds of a few kernels
     if root is not None:
         env["OPBUILD_CACHE_PATH"] = str(root)
     env.update(extra)

@@ -143,6 +143,24 @@ def test_batchnorm_matches_numpy(mode, case):
     np.testing.assert_allclose(y, get("BatchNorm").reference(canon, x, scale, bias, mean, var), **Y_TOL[dtype])
 
 
+@pytest.mark.parametrize("hw", [(2, 2), (2, 4), (3, 4), (4, 4), (3, 6), (1, 17)])
+def test_batchnorm_short_planes_match_numpy_and_stay_rolled(hw):
+    """Planes of 8-16 pixels are kept as one vector loop (``#pragma GCC unroll 1``): fully unrolled, gcc
+    vectorises across channels instead, at twice the compile time and a slower kernel. Shorter and longer
+    planes keep gcc's own choice. Every case must still match NumPy."""
+    shape = (2, 40, *hw)
+    rng = np.random.default_rng(sum(hw))
+    x = rng.normal(0, 1, shape).astype(np.float32)
+    scale, bias, mean = (rng.normal(0, 1, 40).astype(np.float32) for _ in range(3))
+    var = rng.uniform(0.1, 2, 40).astype(np.float32)
+    y = run(ops.BatchNorm(epsilon=1e-5), x, scale, bias, mean, var)
+    s, b, m, v = (p.astype(np.float64).reshape(1, 40, 1, 1) for p in (scale, bias, mean, var))
+    np.testing.assert_allclose(y, (x.astype(np.float64) - m) * (s / np.sqrt(v + 1e-5)) + b, **Y_TOL["float32"])
+    op = get("BatchNorm")
+    spec = op.spec({"epsilon": 1e-5}, [ms.Tensor(a)._type for a in (x, scale, bias, mean, var)])
+    assert ("#pragma GCC unroll 1" in op.emit(spec)) == (8 <= hw[0] * hw[1] <= 16)
+
+
 # ---- LayerNorm -------------------------------------------------------------------------------------------------
 
 @st.composite

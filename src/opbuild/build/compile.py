@@ -11,7 +11,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .. import config
@@ -45,21 +45,34 @@ class BatchCompiler:
         self.toolchains = toolchains
         self.stores = stores
 
-    def _source(self, reqs: Sequence[KernelRequest]) -> tuple[str, bool]:
-        kernels = [(req.symbol, req.spec, get_op(req.spec.op).emit(req.spec)) for req in reqs]
+    @staticmethod
+    def bodies(reqs: Sequence[KernelRequest]) -> dict[str, str]:
+        """The C body of each request (``OpDef.emit``) by entry name, leaving out any that fails to generate
+        (``compile_batch`` generates those again and raises there)."""
+        out = {}
+        for req in reqs:
+            try:
+                out[req.name] = get_op(req.spec.op).emit(req.spec)
+            except Exception:  # noqa: BLE001 (an estimate only: the error surfaces in compile_batch)
+                continue
+        return out
+
+    def _source(self, reqs: Sequence[KernelRequest], bodies: Mapping[str, str]) -> tuple[str, bool]:
+        kernels = [(req.symbol, req.spec, bodies.get(req.name) or get_op(req.spec.op).emit(req.spec)) for req in reqs]
         needs_blas = any(r.needs_blas for r in reqs)
         return self.target.translation_unit(kernels, needs_blas), needs_blas
 
-    def compile_batch(self, store: KernelStore,
-                      reqs: Sequence[KernelRequest]) -> list[tuple[KernelRequest, Path, float]]:
+    def compile_batch(self, store: KernelStore, reqs: Sequence[KernelRequest],
+                      bodies: Mapping[str, str] | None = None) -> list[tuple[KernelRequest, Path, float]]:
         """Compile several kernels in ONE compiler call and publish each as its own entry (and to the shared
-        tier). Returns (request, binary path, seconds attributed) per kernel."""
+        tier). ``bodies``: C bodies already generated, by entry name (the others are generated here). Returns
+        (request, binary path, seconds attributed) per kernel."""
         label = reqs[0].name if len(reqs) == 1 else f"batch{len(reqs)}_{reqs[0].name}"
         try:
             compiler = self.toolchains.compiler(self.target)
         except CompilerNotFoundError as e:
             raise CompilerNotFoundError(e.tried, [req.name for req in reqs]) from None
-        source, needs_blas = self._source(reqs)
+        source, needs_blas = self._source(reqs, bodies or {})
         build_dir = Path(tempfile.mkdtemp(prefix=label + ".", dir=self.stores.workdir()))
         delay = config.testing_compile_delay()  # test hook (tests/remote): a build that can be killed mid-compile
         if delay:

@@ -9,6 +9,7 @@ kernel is built here), never waited on forever.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -60,17 +61,38 @@ class Done:
     source: str  # "local", "remote" or "compiled"
 
 
-def batches_of(todo: list[Claim], jobs: int, sharing: bool) -> list[list[Claim]]:
+def batches_of(todo: list[Claim], jobs: int, sharing: bool,
+               cost: Callable[[Claim], float] | None = None) -> list[list[Claim]]:
     """Deal ``todo`` into batches: whole rounds of one batch per job, as few rounds as OPBUILD_BATCH_SIZE
-    allows (24 kernels on 2 jobs are 2 batches of 12, not 3 of 8 with an idle job in the second round). BLAS
-    kernels (GEMM, conv) are costlier, so they are dealt out first, round-robin. Ranks ``sharing`` a tier
-    split the work: at least one batch per job of every rank (RANK_SIZE), so the first rank cannot lease the
-    whole network in its first wave."""
+    allows (24 kernels on 2 jobs are 2 batches of 12, not 3 of 8 with an idle job in the second round), and no
+    batch smaller than OPBUILD_BATCH_MIN in a build of one round (15 kernels on 2 jobs are one batch: a
+    compiler call's fixed cost is worth several kernels). Ranks ``sharing`` a tier split the work: at least
+    one batch per job of every rank (RANK_SIZE), so the first rank cannot lease the whole network in its first
+    wave.
+
+    Without ``cost``, kernels are dealt round-robin, BLAS kernels (GEMM, conv: costlier) first. With it (the
+    estimated compile cost of a kernel), the costliest kernel goes first to the cheapest batch so far (longest
+    processing time first), no batch above OPBUILD_BATCH_SIZE: parallel batches then end together instead of
+    one job waiting for a batch that drew both of a network's LayerNorm and Softmax."""
     todo.sort(key=lambda c: not c.req.needs_blas)
     n_batches = min(len(todo), jobs * -(-len(todo) // (jobs * config.batch_size())))
+    if n_batches <= jobs:
+        # A build of one round: no batch below OPBUILD_BATCH_MIN kernels (one batch if the build has fewer),
+        # never above OPBUILD_BATCH_SIZE. Each compiler call has a fixed cost worth several kernels, so a
+        # small build is cheaper as one call than spread over idle jobs.
+        n_batches = max(1, -(-len(todo) // config.batch_size()), min(n_batches, len(todo) // config.batch_min()))
     if sharing:
         n_batches = max(n_batches, min(len(todo), jobs * config.rank_size()))
-    return [todo[i::n_batches] for i in range(n_batches) if todo[i::n_batches]]
+    if cost is None or n_batches == 1:
+        return [todo[i::n_batches] for i in range(n_batches) if todo[i::n_batches]]
+    cap = max(config.batch_size(), -(-len(todo) // n_batches))
+    batches: list[list[Claim]] = [[] for _ in range(n_batches)]
+    totals = [0.0] * n_batches
+    for claim in sorted(todo, key=lambda c: -cost(c)):  # stable: equal costs keep the BLAS-first order
+        i = min((i for i in range(n_batches) if len(batches[i]) < cap), key=lambda i: (totals[i], len(batches[i])))
+        batches[i].append(claim)
+        totals[i] += cost(claim)
+    return [b for b in batches if b]
 
 
 class MissPipeline:
@@ -90,6 +112,7 @@ class MissPipeline:
         self.progress = Progress(len(misses))
         self.tier = builder.stores.shared()
         self.deferred: list[Claim] = []  # leased by others in the shared tier: waited for
+        self.bodies: dict[str, str] = {}  # C body by entry name, generated once (_compile_batches)
 
     def _lock(self, req: KernelRequest) -> filelock.BaseFileLock | None:
         if not self.shared:
@@ -186,7 +209,11 @@ class MissPipeline:
         if not todo:
             return
         jobs = min(config.build_jobs(), len(todo))
-        batches = batches_of(todo, jobs, tier is not None)
+        # Each kernel's C body, generated once here: its length estimates its compile time (what balances the
+        # parallel batches), and compile_batch reuses it. A body that cannot be generated gets no estimate;
+        # compile_batch generates it again and reports the error where it always has.
+        self.bodies.update(self.b.compiler_of_batches.bodies([claim.req for claim in todo]))
+        batches = batches_of(todo, jobs, tier is not None, lambda c: len(self.bodies.get(c.req.name, "")))
         if tier is not None:
             batches = tier.order(batches)  # ranks start at different batches: a cold build is shared out
 
@@ -215,7 +242,7 @@ class MissPipeline:
         the others are still cached."""
         self.progress.compiling(batch[0].req.name, len(batch))
         try:
-            built = self.b.compiler_of_batches.compile_batch(self.write, [claim.req for claim in batch])
+            built = self.b.compiler_of_batches.compile_batch(self.write, [claim.req for claim in batch], self.bodies)
         except (CompileError, CompilerNotFoundError) as e:
             # One by one, only the broken kernel fails; but a compiler that hangs would hang once per kernel,
             # and a missing compiler is missing for every kernel.

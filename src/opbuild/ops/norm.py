@@ -265,6 +265,12 @@ def _bn_emit(k: KernelSpec) -> str:
             f"b = {p(2, 'in2[ch]')};",
             f"const {st} *restrict xr = in0 + (o * {c} + ch) * {inner};",
             f"{st} *restrict yr = out0 + (o * {c} + ch) * {inner};",
+            # A plane of 8-16 pixels (one or two AVX vectors; 16 is gcc's limit for complete unrolling) is not
+            # unrolled: gcc -O3 would unroll it completely, then vectorise the channel loop across channels
+            # with permutes, for up to twice the compile time (~40 ms more for one kernel) and a kernel 1.4-2.5x
+            # slower than the plain vector loop kept here (docs/benchmarks.md, "Cold builds"). Shorter planes
+            # gain from that cross-channel form, longer ones are not unrolled anyway.
+            *(["#pragma GCC unroll 1"] if 8 <= inner <= 16 else []),
             f"for (int64_t j = 0; j < {inner}; j++) yr[j] = {y};",
             "}",
         ])
