@@ -139,6 +139,8 @@ class OpDef:
         GEMM kernel whose own loops only arrange the operands of and copy around one BLAS call (MatMul,
         BatchMatMul, and forward convolutions whose ``algo`` is ``gemm`` or ``im2col``); ``copy``: data movement with no
         arithmetic (the layout, slicing and indexing families); ``compute``: everything else."""
+        if self.needs_blas and isinstance(spec.attrs, dict) and "members" in spec.attrs:
+            return "compute"  # a GEMM with a fused epilogue (ops/fused_gemm.py): its loop is arithmetic
         if self.needs_blas:
             floats = all(t.dtype in ("float32", "float64") for t in (*spec.inputs, *spec.outputs))
             algo = spec.attrs.get("algo") if isinstance(spec.attrs, dict) else None

@@ -1,8 +1,8 @@
 """Graph passes: graph -> graph transforms run on every traced graph before it is lowered to kernels.
 
 :data:`DEFAULT_PIPELINE` is what :meth:`Session.compile_graph` runs; its ``identity`` is part of the graph
-manifest key. Memory planning (memplan.py) runs last;
-fusion lands here as a further pass, before it.
+manifest key. Elementwise fusion (fusion.py) and epilogue fusion into MatMul/Conv2D kernels (epilogue.py)
+run before memory planning (memplan.py), which runs last.
 """
 
 from __future__ import annotations
@@ -10,14 +10,17 @@ from __future__ import annotations
 from .autodiff import Autodiff, GradientError, differentiate
 from .base import GraphPass, Pipeline
 from .dce import DeadCodeElimination
+from .epilogue import EpilogueFusion
 from .fold import ConstantFolding, evaluate
 from .fusion import Fusion
 from .memplan import MemoryPlan, MemoryPlanning, plan_memory
 
 # Fusion after DCE (no dead node joins a group) and after autodiff (which runs on the traced graph before the
 # session's pipeline; fused nodes have no gradient rule). Memory planning runs last: it places the values of the
-# final graph (a pass after it would invalidate the plan).
-DEFAULT_PIPELINE = Pipeline([ConstantFolding(), DeadCodeElimination(), Fusion(), MemoryPlanning()])
+# final graph (a pass after it would invalidate the plan). Epilogue fusion runs after elementwise fusion: the
+# groups that pass built become (part of) the epilogues of the MatMul/Conv2D kernels they read.
+DEFAULT_PIPELINE = Pipeline([ConstantFolding(), DeadCodeElimination(), Fusion(), EpilogueFusion(),
+                             MemoryPlanning()])
 
-__all__ = ["GraphPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "Fusion", "DEFAULT_PIPELINE",
-           "evaluate", "Autodiff", "GradientError", "differentiate", "MemoryPlan", "MemoryPlanning", "plan_memory"]
+__all__ = ["GraphPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "Fusion", "EpilogueFusion",
+           "DEFAULT_PIPELINE", "evaluate", "Autodiff", "GradientError", "differentiate", "MemoryPlan", "MemoryPlanning", "plan_memory"]

@@ -1,0 +1,151 @@
+"""GEMM and convolution kernels with a fused elementwise epilogue: FusedMatMul, FusedBatchMatMul, FusedConv2D.
+
+The epilogue pass (passes/epilogue.py) replaces a producer (MatMul, BatchMatMul, Conv2D) and the chain of
+elementwise consumers of its output (bias add, folded inference BatchNorm, activations, residual adds, any
+elementwise recipe the fusion pass built) by one node of these ops, hence one kernel and one cache entry.
+The attributes are the whole recipe, so the kernel's ``.info`` lists the producer's attributes and every
+member op with its attributes:
+
+    {"producer": {"transpose_a": false, "transpose_b": true},
+     "views": [[4]],
+     "members": [{"op": "Add", "attrs": {}, "args": ["i0", "i1"]},
+                 {"op": "ReLU", "attrs": {}, "args": ["t0"]}]}
+
+The kernel's inputs are the producer's two inputs, then the epilogue's inputs. ``members`` is a
+FusedElementwise recipe (ops/fused.py) over the epilogue's operands: ``i0`` is the producer's result, ``iK``
+(K >= 1) the kernel's input K + 1 read with the shape ``views[K - 1]`` (the same elements, so a bias of shape
+(C,) reads as (C, 1, 1) against an NCHW output: NumPy broadcasting then places it on the channel axis).
+
+The kernel runs the producer's own code (the same BLAS calls, convolution loops and half-type rounding as the
+unfused kernel) into the output buffer, then one pass over that buffer evaluating the members per element with
+the expressions of the members' own kernels (``fused.member_statements``), in place. The intermediate
+producer result never gets a buffer of its own. Members round to their dtypes as the unfused ops store them,
+so only gcc's contraction of ``a * b + c`` into one FMA across former kernel boundaries can change a last bit.
+
+The ops are internal (as FusedElementwise) and have no gradient rule: autodiff differentiates unfused graphs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..ir import KernelSpec, TensorType
+from ..targets.cpu.codegen import broadcast_loop, compute_ctype, parallel_for, store
+from .conv import _conv_emit
+from .fused import _reference as recipe_reference
+from .fused import member_statements, member_types
+from .matmul import _batch_emit, _matmul_emit
+from .primitive import declare
+from .registry import OpDef, get, no_grad
+
+# fused op -> its producer op; the epilogue pass reads the inverse.
+PRODUCER_OF = {"FusedMatMul": "MatMul", "FusedBatchMatMul": "BatchMatMul", "FusedConv2D": "Conv2D"}
+FUSED_OF = {p: f for f, p in PRODUCER_OF.items()}
+
+
+def _parts(op: str, attrs: dict, ins: Sequence[TensorType]) -> tuple[KernelSpec, list[TensorType], list]:
+    """(the producer's KernelSpec, the epilogue inputs' view types, the typed members) of a fused op;
+    ShapeError naming ``op`` when anything does not fit."""
+    if len(ins) < 2:
+        raise ShapeError(op, "expects the producer's two inputs, then the epilogue's inputs", list(ins))
+    producer = get(PRODUCER_OF[op]).spec(attrs.get("producer", {}), ins[:2])
+    views = attrs.get("views", [])
+    if not isinstance(views, list) or len(views) != len(ins) - 2:
+        raise ShapeError(op, f"attribute 'views' must list one shape per epilogue input ({len(ins) - 2}), "
+                             f"got {views!r}", list(ins))
+    view_types = []
+    for t, v in zip(ins[2:], views, strict=True):
+        if not isinstance(v, list) or not all(isinstance(d, int) and d >= 0 for d in v) \
+                or int(np.prod(v, dtype=np.int64)) != t.size:
+            raise ShapeError(op, f"view {v!r} of an epilogue input of shape {list(t.shape)} must be a shape with "
+                                 f"the same number of elements", list(ins))
+        view_types.append(TensorType(tuple(v), t.dtype))
+    y = producer.outputs[0]
+    try:
+        typed = member_types({"members": attrs.get("members")}, [y, *view_types])
+    except ShapeError as e:
+        raise ShapeError(op, f"epilogue: {e}", list(ins)) from None
+    if typed[-1][3] != y:
+        raise ShapeError(op, f"the epilogue must produce the producer's type {y} (it is computed in place in the "
+                             f"producer's output), got {typed[-1][3]}", list(ins))
+    return producer, view_types, typed
+
+
+def _normalize_for(op: str):
+    def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+        """Canonical producer attrs (as the producer normalises them, Conv2D's ``algo`` included) and members'
+        attrs, so equal recipes share one key."""
+        producer, views, typed = _parts(op, attrs, ins)
+        return {"producer": producer.attrs, "views": [list(v.shape) for v in views],
+                "members": [{"op": m_op, "attrs": a, "args": list(m["args"])}
+                            for (m_op, a, _, _), m in zip(typed, attrs["members"], strict=True)]}
+
+    return normalize
+
+
+def _infer_for(op: str):
+    def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+        return [_parts(op, attrs, ins)[0].outputs[0]]
+
+    return infer
+
+
+def epilogue_loop(typed: list, members: Sequence[dict], out: TensorType, views: Sequence[TensorType]) -> str:
+    """C of one pass over ``out0`` (of type ``out``) replacing each element by the recipe's result, the
+    epilogue inputs (kernel inputs 2, 3, ...) read under broadcasting with their ``views`` shapes."""
+    flat = all(v.shape == out.shape for v in views)
+    elements = ["out0[o]", *[f"in{k + 2}[{'o' if flat else f'p{k}'}]" for k in range(len(views))]]
+    stmt = "\n".join([*member_statements(typed, members, [out, *views], elements),
+                      f"out0[o] = {store(out.dtype, f't{len(typed) - 1}', compute_ctype(out.dtype))};"])
+    if flat:
+        return f"{parallel_for(out.size)}for (int64_t o = 0; o < {out.size}; o++) {{\n{stmt}\n}}"
+    return broadcast_loop(out.shape, [v.shape for v in views], stmt, parallel=True)
+
+
+def _fused(k: KernelSpec, producer_emit) -> str:
+    """The producer's body (``producer_emit``, it writes ``out0``), then the epilogue over ``out0`` in place."""
+    producer, views, typed = _parts(k.op, k.attrs, k.inputs)
+    if producer.outputs[0].size == 0:
+        return ""
+    body = producer_emit(producer)
+    return f"{{\n{body}\n}}\n{epilogue_loop(typed, k.attrs['members'], producer.outputs[0], views)}"
+
+
+# One emitter per op, each naming only its producer's emitter: ops/sources.py then hashes only the files that
+# shape that op's C (an edit of the convolution kernels does not rekey FusedMatMul).
+def _emit_matmul(k: KernelSpec) -> str:
+    return _fused(k, _matmul_emit)
+
+
+def _emit_batch_matmul(k: KernelSpec) -> str:
+    return _fused(k, _batch_emit)
+
+
+def _emit_conv(k: KernelSpec) -> str:
+    return _fused(k, _conv_emit)
+
+
+def _reference_for(op: str):
+    def reference(attrs: dict, a: np.ndarray, b: np.ndarray, *ext: np.ndarray) -> np.ndarray:
+        """The producer's NumPy reference, then the members' own references (what the unfused graph computes)."""
+        ins = [TensorType(tuple(x.shape), x.dtype.name) for x in (a, b, *ext)]
+        producer, views, _ = _parts(op, attrs, ins)
+        (y,) = get(producer.op).run_reference(producer, [a, b])
+        return recipe_reference({"members": attrs["members"]}, y,
+                                *[x.reshape(v.shape) for x, v in zip(ext, views, strict=True)])
+
+    return reference
+
+
+_EMITTERS = (("FusedMatMul", _emit_matmul), ("FusedBatchMatMul", _emit_batch_matmul), ("FusedConv2D", _emit_conv))
+for _op, _emit in _EMITTERS:
+    _prod = PRODUCER_OF[_op]
+    declare(OpDef(_op, _infer_for(_op), _emit, _reference_for(_op), normalize=_normalize_for(_op), needs_blas=True),
+            f"{_op}: {_prod} with an elementwise epilogue, fused by the epilogue pass (internal).")
+    # Autodiff differentiates the unfused graph; a fused node only ever appears after it (passes/epilogue.py).
+    no_grad(_op)
+
+PRIMITIVES: dict[str, type] = {}  # internal: nothing to export
