@@ -23,4 +23,5 @@ DEFAULT_PIPELINE = Pipeline([ConstantFolding(), DeadCodeElimination(), Fusion(),
                              MemoryPlanning()])
 
 __all__ = ["GraphPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "Fusion", "EpilogueFusion",
-           "DEFAULT_PIPELINE", "evaluate", "Autodiff", "GradientError", "differentiate", "MemoryPlan", "MemoryPlanning", "plan_memory"]
+           "DEFAULT_PIPELINE", "evaluate", "Autodiff", "GradientError", "differentiate", "MemoryPlan",
+           "MemoryPlanning", "plan_memory"]
