@@ -140,7 +140,7 @@ def _kernels(a) -> list[dict]:
         best: dict[str, float] = {}
         for _ in range(a.rounds):
             for name, (cg, _) in compiled.items():
-                t = build_worker.steady(lambda cg=cg: cg(arrays), a.steady / 3)["steady_s"]
+                t = build_worker.steady(lambda cg=cg, xs=arrays: cg(xs), a.steady / 3)["steady_s"]
                 best[name] = min(t, best.get(name, t))
         row = {"case": title, **{f"{k}_s": v for k, v in best.items()},
                **{f"{k}_ops": v[1] for k, v in compiled.items()}}

@@ -56,6 +56,23 @@ def test_fused_conv_bias_residual_relu6_matches_torch(algo):
     np.testing.assert_allclose(got, torch.clamp(tx + torch.from_numpy(r), 0, 6).numpy(), rtol=1e-5, atol=1e-5)
 
 
+def test_per_channel_pre_recipe_is_computed_once_and_read_as_an_operand():
+    """``pre``: scale / sqrt(var + eps) over (C, 1, 1) vectors, then (y - mean) * a: a folded BatchNorm."""
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal((2, 3, 6, 6)).astype(np.float32), rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    var, scale, mean = rng.uniform(0.5, 2, 4).astype(np.float32), rng.standard_normal(4).astype(np.float32), \
+        rng.standard_normal(4).astype(np.float32)
+    eps = np.array(1e-3, np.float32)
+    attrs = {"producer": {"out_channel": 4, "kernel_size": 3}, "views": [[4, 1, 1], [], [4, 1, 1], [4, 1, 1]],
+             "pre": [{"inputs": [0, 1, 2], "members": [_m("Add", "i0", "i1"), _m("Sqrt", "t0"),
+                                                       _m("RealDiv", "i2", "t1")]}],
+             "members": [_m("Sub", "i0", "i4"), _m("Mul", "t0", "i5")]}
+    got = _run("FusedConv2D", attrs, x, w, var, eps, scale, mean)
+    y = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w)).numpy()
+    a = (scale / np.sqrt(var + eps)).reshape(4, 1, 1)
+    np.testing.assert_allclose(got, (y - mean.reshape(4, 1, 1)) * a, rtol=1e-5, atol=1e-5)
+
+
 def test_half_matmul_epilogue_rounds_like_the_unfused_ops():
     """float16: the product rounded once (f32 BLAS), then each member rounded to float16, as unfused."""
     rng = np.random.default_rng(3)
@@ -74,6 +91,8 @@ def test_half_matmul_epilogue_rounds_like_the_unfused_ops():
     ({"producer": {}, "views": [[4]], "members": [_m("Add", "i0", "i1"), _m("Greater", "t0", "i0")]},
      "producer's type"),
     ({"producer": {"transpose_a": True}, "views": [[4]], "members": [_m("Add", "i0", "i1")]}, "inner dimensions"),
+    ({"producer": {}, "views": [[4]], "pre": [{"inputs": [3], "members": [_m("Neg", "i0")]}],
+      "members": [_m("Add", "i0", "i2")]}, "pre recipe"),
 ])
 def test_bad_recipes_are_shape_errors_naming_the_problem(attrs, match):
     a, w, b = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32), np.ones(4, np.float32)

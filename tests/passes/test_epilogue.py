@@ -80,16 +80,21 @@ def test_conv_batchnorm_residual_relu_fuses_with_the_bias_on_the_channel_axis():
 
 
 def test_inference_batchnorm_folds_with_parameters_and_constants():
-    """Parameters (they change between calls): the per-channel factor is one small FusedElementwise node run at
-    each call. Constants: the factor is a constant, no extra node. Computed statistics: not fused."""
+    """Parameters (they change between calls): the per-channel factor scale / sqrt(var + eps) is the kernel's
+    ``pre`` recipe, computed once per call. Constants: the factor is a constant. Computed statistics: not fused."""
     x, w = np.ones((1, 2, 4, 4), F32), np.ones((3, 2, 1, 1), F32)
     bn = nn.BatchNorm2d(3)
     bn.set_train(False)
     conv = ops.Conv2D(3, 1)
     graph = _passes(_trace(lambda x, w: ops.ReLU()(bn(conv(x, w))), x, w))
-    assert _ops(graph) == ["FusedElementwise", "FusedConv2D"]
-    assert _members(graph.nodes[0]) == ["Add", "Sqrt", "RealDiv"]
-    assert _members(graph.nodes[1]) == ["Sub", "Mul", "Add", "ReLU"]
+    assert _ops(graph) == ["FusedConv2D"]
+    node = graph.nodes[0]
+    assert _members(node) == ["Sub", "Mul", "Add", "ReLU"]
+    (pre,) = node.attrs["pre"]
+    assert [m["op"] for m in pre["members"]] == ["Add", "Sqrt", "RealDiv"]
+    # views: variance, eps (a scalar), gamma, then mean and beta; the factor is the operand after the inputs
+    assert node.attrs["views"] == [[3, 1, 1], [], [3, 1, 1], [3, 1, 1], [3, 1, 1]] and pre["inputs"] == [0, 1, 2]
+    assert node.attrs["members"][1]["args"] == ["t0", "i6"]
 
     stats = [Tensor(np.full(3, v, F32)) for v in (2.0, 0.5, 0.25, 4.0)]
     graph = _passes(_trace(lambda x, w: ops.BatchNorm()(conv(x, w), *stats), x, w))
@@ -363,6 +368,7 @@ def test_fused_conv_kernels_are_entries_listing_members_and_rebuilt_per_layer(tm
     first = _worker("relu", tmp_path)
     built = sorted(op for _, op, status in first["kernels"] if status == "built")
     assert built.count("FusedConv2D") == 2 and "Conv2D" not in built and "BatchNorm" not in built
+    assert "FusedElementwise" not in built  # the BatchNorm factor is computed inside the conv kernel
     conv_members = sorted(m["members"] for m in first["info"].values() if "producer" in m)
     assert ["Add", "ReLU"] in [m[-2:] for m in conv_members]
 

@@ -16,6 +16,11 @@ FusedElementwise recipe (ops/fused.py) over the epilogue's operands: ``i0`` is t
 (K >= 1) the kernel's input K + 1 read with the shape ``views[K - 1]`` (the same elements, so a bias of shape
 (C,) reads as (C, 1, 1) against an NCHW output: NumPy broadcasting then places it on the channel axis).
 
+``pre`` (optional) lists per-channel recipes, each ``{"inputs": [k, ...], "members": [...]}`` over epilogue
+inputs ``k`` (0-based, as viewed): the kernel computes each once per call into a small per-thread array (the
+folded BatchNorm's ``scale / sqrt(variance + eps)`` when its statistics are Parameters), and the members read
+result J as ``i(E + 1 + J)``, after the E epilogue inputs.
+
 The kernel runs the producer's own code (the same BLAS calls, convolution loops and half-type rounding as the
 unfused kernel) into the output buffer, then one pass over that buffer evaluating the members per element with
 the expressions of the members' own kernels (``fused.member_statements``), in place. The intermediate
@@ -28,12 +33,13 @@ The ops are internal (as FusedElementwise) and have no gradient rule: autodiff d
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import broadcast_loop, compute_ctype, parallel_for, store
+from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, parallel_for, store
 from .conv import _conv_emit
 from .fused import _reference as recipe_reference
 from .fused import member_statements, member_types
@@ -46,9 +52,23 @@ PRODUCER_OF = {"FusedMatMul": "MatMul", "FusedBatchMatMul": "BatchMatMul", "Fuse
 FUSED_OF = {p: f for f, p in PRODUCER_OF.items()}
 
 
-def _parts(op: str, attrs: dict, ins: Sequence[TensorType]) -> tuple[KernelSpec, list[TensorType], list]:
-    """(the producer's KernelSpec, the epilogue inputs' view types, the typed members) of a fused op;
-    ShapeError naming ``op`` when anything does not fit."""
+@dataclass
+class _Parts:
+    """A fused op's pieces: the producer's KernelSpec, the epilogue inputs' view types, the typed per-channel
+    recipes (``pre``: each with its input indices and its result type) and the typed epilogue members."""
+
+    producer: KernelSpec
+    views: list[TensorType]
+    pre: list[tuple[list[int], list, TensorType]]
+    members: list
+
+
+def _canonical(typed: list, members: list) -> list[dict]:
+    return [{"op": op, "attrs": a, "args": list(m["args"])} for (op, a, _, _), m in zip(typed, members, strict=True)]
+
+
+def _parts(op: str, attrs: dict, ins: Sequence[TensorType]) -> _Parts:
+    """The pieces of a fused op (see :class:`_Parts`); ShapeError naming ``op`` when anything does not fit."""
     if len(ins) < 2:
         raise ShapeError(op, "expects the producer's two inputs, then the epilogue's inputs", list(ins))
     producer = get(PRODUCER_OF[op]).spec(attrs.get("producer", {}), ins[:2])
@@ -64,54 +84,85 @@ def _parts(op: str, attrs: dict, ins: Sequence[TensorType]) -> tuple[KernelSpec,
                                  f"the same number of elements", list(ins))
         view_types.append(TensorType(tuple(v), t.dtype))
     y = producer.outputs[0]
+    pre = []
     try:
-        typed = member_types({"members": attrs.get("members")}, [y, *view_types])
+        for r in attrs.get("pre", []):
+            idx = r.get("inputs") if isinstance(r, dict) else None
+            if not isinstance(idx, list) or not all(isinstance(k, int) and 0 <= k < len(view_types) for k in idx):
+                raise ShapeError(op, f"pre recipe {r!r}: 'inputs' must list epilogue input indices", list(ins))
+            typed = member_types({"members": r.get("members")}, [view_types[k] for k in idx])
+            pre.append((idx, typed, typed[-1][3]))
+        members = member_types({"members": attrs.get("members")}, [y, *view_types, *(t for _, _, t in pre)])
     except ShapeError as e:
         raise ShapeError(op, f"epilogue: {e}", list(ins)) from None
-    if typed[-1][3] != y:
+    if members[-1][3] != y:
         raise ShapeError(op, f"the epilogue must produce the producer's type {y} (it is computed in place in the "
-                             f"producer's output), got {typed[-1][3]}", list(ins))
-    return producer, view_types, typed
+                             f"producer's output), got {members[-1][3]}", list(ins))
+    return _Parts(producer, view_types, pre, members)
 
 
 def _normalize_for(op: str):
     def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
         """Canonical producer attrs (as the producer normalises them, Conv2D's ``algo`` included) and members'
         attrs, so equal recipes share one key."""
-        producer, views, typed = _parts(op, attrs, ins)
-        return {"producer": producer.attrs, "views": [list(v.shape) for v in views],
-                "members": [{"op": m_op, "attrs": a, "args": list(m["args"])}
-                            for (m_op, a, _, _), m in zip(typed, attrs["members"], strict=True)]}
+        parts = _parts(op, attrs, ins)
+        out = {"producer": parts.producer.attrs, "views": [list(v.shape) for v in parts.views]}
+        if parts.pre:
+            out["pre"] = [{"inputs": list(idx), "members": _canonical(typed, r["members"])}
+                          for (idx, typed, _), r in zip(parts.pre, attrs["pre"], strict=True)]
+        out["members"] = _canonical(parts.members, attrs["members"])
+        return out
 
     return normalize
 
 
 def _infer_for(op: str):
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-        return [_parts(op, attrs, ins)[0].outputs[0]]
+        return [_parts(op, attrs, ins).producer.outputs[0]]
 
     return infer
 
 
-def epilogue_loop(typed: list, members: Sequence[dict], out: TensorType, views: Sequence[TensorType]) -> str:
-    """C of one pass over ``out0`` (of type ``out``) replacing each element by the recipe's result, the
-    epilogue inputs (kernel inputs 2, 3, ...) read under broadcasting with their ``views`` shapes."""
-    flat = all(v.shape == out.shape for v in views)
-    elements = ["out0[o]", *[f"in{k + 2}[{'o' if flat else f'p{k}'}]" for k in range(len(views))]]
-    stmt = "\n".join([*member_statements(typed, members, [out, *views], elements),
-                      f"out0[o] = {store(out.dtype, f't{len(typed) - 1}', compute_ctype(out.dtype))};"])
+def pre_loops(parts: _Parts, recipes: Sequence[dict]) -> str:
+    """C computing each per-channel recipe once into its thread's array ``ob_preJ`` (sized at build time,
+    stored in the result's dtype), before the epilogue reads it under broadcasting."""
+    code = []
+    for j, ((idx, typed, res), r) in enumerate(zip(parts.pre, recipes, strict=True)):
+        views = [parts.views[k] for k in idx]
+        flat = all(v.shape == res.shape for v in views)
+        elements = [f"in{k + 2}[{'o' if flat else f'p{i}'}]" for i, k in enumerate(idx)]
+        stmt = "\n".join([*member_statements(typed, r["members"], views, elements),
+                          f"ob_pre{j}[o] = {store(res.dtype, f't{len(typed) - 1}', compute_ctype(res.dtype))};"])
+        code.append(f"static __thread {ctype(res.dtype)} ob_pre{j}[{max(res.size, 1)}] __attribute__((aligned(64)));")
+        code.append(f"for (int64_t o = 0; o < {res.size}; o++) {{\n{stmt}\n}}" if flat
+                    else broadcast_loop(res.shape, [v.shape for v in views], stmt))
+    return "\n".join(code)
+
+
+def epilogue_loop(parts: _Parts, members: Sequence[dict]) -> str:
+    """C of one pass over ``out0`` replacing each element by the recipe's result; the epilogue inputs (kernel
+    inputs 2, 3, ...) and the per-channel arrays ``ob_preJ`` are read under broadcasting with their shapes."""
+    out = parts.producer.outputs[0]
+    operands = [*parts.views, *(t for _, _, t in parts.pre)]
+    names = [*(f"in{k + 2}" for k in range(len(parts.views))), *(f"ob_pre{j}" for j in range(len(parts.pre)))]
+    flat = all(v.shape == out.shape for v in operands)
+    elements = ["out0[o]", *[f"{n}[{'o' if flat else f'p{k}'}]" for k, n in enumerate(names)]]
+    stmt = "\n".join([*member_statements(parts.members, members, [out, *operands], elements),
+                      f"out0[o] = {store(out.dtype, f't{len(parts.members) - 1}', compute_ctype(out.dtype))};"])
     if flat:
         return f"{parallel_for(out.size)}for (int64_t o = 0; o < {out.size}; o++) {{\n{stmt}\n}}"
-    return broadcast_loop(out.shape, [v.shape for v in views], stmt, parallel=True)
+    return broadcast_loop(out.shape, [v.shape for v in operands], stmt, parallel=True)
 
 
 def _fused(k: KernelSpec, producer_emit) -> str:
-    """The producer's body (``producer_emit``, it writes ``out0``), then the epilogue over ``out0`` in place."""
-    producer, views, typed = _parts(k.op, k.attrs, k.inputs)
-    if producer.outputs[0].size == 0:
+    """The producer's body (``producer_emit``, it writes ``out0``), the per-channel recipes, then the epilogue
+    over ``out0`` in place."""
+    parts = _parts(k.op, k.attrs, k.inputs)
+    if parts.producer.outputs[0].size == 0:
         return ""
-    body = producer_emit(producer)
-    return f"{{\n{body}\n}}\n{epilogue_loop(typed, k.attrs['members'], producer.outputs[0], views)}"
+    body = producer_emit(parts.producer)
+    return "\n".join([f"{{\n{body}\n}}", pre_loops(parts, k.attrs.get("pre", [])),
+                      epilogue_loop(parts, k.attrs["members"])])
 
 
 # One emitter per op, each naming only its producer's emitter: ops/sources.py then hashes only the files that
@@ -130,12 +181,15 @@ def _emit_conv(k: KernelSpec) -> str:
 
 def _reference_for(op: str):
     def reference(attrs: dict, a: np.ndarray, b: np.ndarray, *ext: np.ndarray) -> np.ndarray:
-        """The producer's NumPy reference, then the members' own references (what the unfused graph computes)."""
+        """The producer's NumPy reference, the per-channel recipes, then the members' own references (what the
+        unfused graph computes)."""
         ins = [TensorType(tuple(x.shape), x.dtype.name) for x in (a, b, *ext)]
-        producer, views, _ = _parts(op, attrs, ins)
-        (y,) = get(producer.op).run_reference(producer, [a, b])
-        return recipe_reference({"members": attrs["members"]}, y,
-                                *[x.reshape(v.shape) for x, v in zip(ext, views, strict=True)])
+        parts = _parts(op, attrs, ins)
+        (y,) = get(parts.producer.op).run_reference(parts.producer, [a, b])
+        viewed = [x.reshape(v.shape) for x, v in zip(ext, parts.views, strict=True)]
+        pre = [recipe_reference({"members": r["members"]}, *[viewed[k] for k in r["inputs"]])
+               for r in attrs.get("pre", [])]
+        return recipe_reference({"members": attrs["members"]}, y, *viewed, *pre)
 
     return reference
 

@@ -6,8 +6,8 @@ in place, absorbing the reader when it is:
 
 * ``BiasAdd`` (the bias as a per-channel vector: an ``Add`` member whose operand is viewed on the channel axis);
 * inference ``BatchNorm`` whose scale, bias, mean and variance are captures (Parameters or constants) of the
-  input's dtype: ``(y - mean) * a + bias`` with ``a = scale / sqrt(variance + eps)`` per channel, computed by
-  one small FusedElementwise node on the C-element vectors (folded to a constant when scale and variance are
+  input's dtype: ``(y - mean) * a + bias`` with ``a = scale / sqrt(variance + eps)`` per channel, computed
+  once per call inside the kernel (the op's ``pre`` recipe; folded to a constant when scale and variance are
   constants), so the epilogue costs three operations per element;
 * an elementwise node (ops/elementwise.py ``FUSIBLE``) or a ``FusedElementwise`` node (its members are
   inlined), whose output has the producer's type and whose other inputs broadcast to it (per-channel vectors,
@@ -38,7 +38,6 @@ from ..ops.registry import get as get_op
 from ..parameter import Parameter
 from ..tensor import Tensor
 from .base import GraphPass, consumers
-from .fusion import _fuse
 
 
 class _Chain:
@@ -52,7 +51,9 @@ class _Chain:
         self.members: list[dict] = []
         self.absorbed: list[Node] = []
         self.current = "i0"  # the reference of the chain's latest value
-        self.pre: list[Node] = []  # small nodes the epilogue reads (BatchNorm's per-channel factor)
+        # Per-channel recipes (BatchNorm's factor), computed once per call inside the kernel; members read
+        # result J as "PJ" until the chain is final (ops/fused_gemm.py numbers them after the inputs).
+        self.pre: list[dict] = []
 
     def operand(self, v: Value, view: tuple[int, ...] | None = None) -> str:
         """The reference of external value ``v`` (added once per (value, view))."""
@@ -126,7 +127,7 @@ class EpilogueFusion(GraphPass):
             if not chain.absorbed:
                 continue
             last = chain.absorbed[-1]
-            replace[id(last)] = [*chain.pre, _fused_node(chain, last)]
+            replace[id(last)] = [_fused_node(chain, last)]
             drop.update(id(n) for n in (node, *chain.absorbed[:-1]))
         graph.nodes = [m for n in graph.nodes if id(n) not in drop for m in replace.get(id(n), [n])]
         return graph
@@ -137,7 +138,7 @@ class EpilogueFusion(GraphPass):
         out_t = chain.out.type
         if len(nxt.outputs) != 1 or nxt.outputs[0].type != out_t:
             return False
-        saved = (len(chain.ext), len(chain.members), chain.current, len(chain.pre))
+        saved = (len(chain.ext), len(chain.members), chain.current, len(chain.pre))  # to undo a too-long step
         if nxt.op == "BiasAdd":
             if nxt.inputs[0] is not value or nxt.inputs[1] is value:
                 return False
@@ -177,7 +178,7 @@ class EpilogueFusion(GraphPass):
         view = _channel_view(x, axis)
         a = _bn_factor(scale, var, bn, graph, captures, chain)
         chain.member("Sub", {}, [chain.current, chain.operand(mean, view)])
-        chain.member("Mul", {}, [chain.current, chain.operand(a, view)])
+        chain.member("Mul", {}, [chain.current, a])
         chain.member("Add", {}, [chain.current, chain.operand(bias, view)])
         return True
 
@@ -186,35 +187,36 @@ def _is_constant(holder: object) -> bool:
     return isinstance(holder, Tensor) and not isinstance(holder, Parameter) and holder._data is not None
 
 
-def _bn_factor(scale: Value, var: Value, bn: Node, graph: Graph, captures: dict, chain: _Chain) -> Value:
-    """``scale / sqrt(variance + eps)`` per channel: a new constant capture when both are constants, else the
-    value of one small FusedElementwise node (run at each call: Parameters change between calls)."""
+def _bn_factor(scale: Value, var: Value, bn: Node, graph: Graph, captures: dict, chain: _Chain) -> str:
+    """The reference of ``scale / sqrt(variance + eps)`` per channel: a new constant capture when both are
+    constants, else a per-channel recipe the kernel computes once per call (Parameters change between calls)."""
     dt = scale.type.dtype
     eps_arr = np.array(bn.attrs["epsilon"], dtype=dt)
+    view = _channel_view(chain.out.type, chain.out.type.rank - 1 if bn.attrs["data_format"] == "NHWC" else 1)
     if _is_constant(captures[id(scale)]) and _is_constant(captures[id(var)]):
         s_arr, v_arr = captures[id(scale)].asnumpy(), captures[id(var)].asnumpy()
         a = Value(scale.type, name=f"epilogue:{bn.name}:a")
         graph.captures.append((a, Tensor((s_arr / np.sqrt(v_arr + eps_arr)).astype(dt))))
-        return a
+        return chain.operand(a, view)
     eps = Value(TensorType((), dt), name=f"epilogue:{bn.name}:eps")
     graph.captures.append((eps, Tensor(eps_arr)))
-    nodes: list[Node] = []
-    for op, ins in (("Add", [var, eps]), ("Sqrt", [None]), ("RealDiv", [scale, None])):
-        ins = [v if v is not None else nodes[-1].outputs[0] for v in ins]
-        spec = get_op(op).spec({}, [v.type for v in ins])
-        n = Node(op, spec.attrs, ins, name=f"{op}-{bn.name}-epilogue", spec=spec)
-        n.outputs = [Value(spec.outputs[0], n, 0)]
-        nodes.append(n)
-    fused = _fuse(nodes)
-    chain.pre.append(fused)
-    return fused.outputs[0]
+    idx = [int(chain.operand(v, shape)[1:]) - 1 for v, shape in ((var, view), (eps, ()), (scale, view))]
+    chain.pre.append({"inputs": idx, "members": [{"op": "Add", "attrs": {}, "args": ["i0", "i1"]},
+                                                 {"op": "Sqrt", "attrs": {}, "args": ["t0"]},
+                                                 {"op": "RealDiv", "attrs": {}, "args": ["i2", "t1"]}]})
+    return f"P{len(chain.pre) - 1}"
 
 
 def _fused_node(chain: _Chain, last: Node) -> Node:
     """The fused node computing ``last``'s output value (kept: its readers need no rewiring)."""
     op = FUSED_OF[chain.producer.op]
     p = chain.producer
-    attrs = {"producer": p.attrs, "views": [list(view) for _, view in chain.ext], "members": chain.members}
+    n_ext = len(chain.ext)  # per-channel results are numbered after the inputs
+    members = [{**m, "args": [f"i{n_ext + 1 + int(a[1:])}" if a[0] == "P" else a for a in m["args"]]}
+               for m in chain.members]
+    attrs = {"producer": p.attrs, "views": [list(view) for _, view in chain.ext], "members": members}
+    if chain.pre:
+        attrs["pre"] = chain.pre
     spec = get_op(op).spec(attrs, [*(v.type for v in p.inputs), *(v.type for v, _ in chain.ext)])
     node = Node(op, spec.attrs, [*p.inputs, *(v for v, _ in chain.ext)], name=f"{op}-{last.name}", spec=spec)
     out = last.outputs[0]
