@@ -133,7 +133,11 @@ def pre_loops(parts: _Parts, recipes: Sequence[dict]) -> str:
         elements = [f"in{k + 2}[{'o' if flat else f'p{i}'}]" for i, k in enumerate(idx)]
         stmt = "\n".join([*member_statements(typed, r["members"], views, elements),
                           f"ob_pre{j}[o] = {store(res.dtype, f't{len(typed) - 1}', compute_ctype(res.dtype))};"])
-        code.append(f"static __thread {ctype(res.dtype)} ob_pre{j}[{max(res.size, 1)}] __attribute__((aligned(64)));")
+        # Thread-local (two threads may run this kernel at once), read through a plain pointer like the
+        # convolution workspace (ops/conv_kernels.py), so the TLS address is looked up once, not per access.
+        t = ctype(res.dtype)
+        code.append(f"static __thread {t} ob_pre{j}_tls[{max(res.size, 1)}] __attribute__((aligned(64)));\n"
+                    f"{t} *restrict ob_pre{j} = ob_pre{j}_tls;")
         code.append(f"for (int64_t o = 0; o < {res.size}; o++) {{\n{stmt}\n}}" if flat
                     else broadcast_loop(res.shape, [v.shape for v in views], stmt))
     return "\n".join(code)
@@ -149,9 +153,18 @@ def epilogue_loop(parts: _Parts, members: Sequence[dict]) -> str:
     elements = ["out0[o]", *[f"{n}[{'o' if flat else f'p{k}'}]" for k, n in enumerate(names)]]
     stmt = "\n".join([*member_statements(parts.members, members, [out, *operands], elements),
                       f"out0[o] = {store(out.dtype, f't{len(parts.members) - 1}', compute_ctype(out.dtype))};"])
+    # `omp simd` on the innermost loop (every element is independent, read then written at the same o): the
+    # kernel may build at -O1 (its producer's class, ops/registry.py opt_class), where gcc vectorises only
+    # loops marked so (with -fopenmp; without it the pragma is ignored and the loop stays correct).
     if flat:
-        return f"{parallel_for(out.size)}for (int64_t o = 0; o < {out.size}; o++) {{\n{stmt}\n}}"
-    return broadcast_loop(out.shape, [v.shape for v in operands], stmt, parallel=True)
+        par = parallel_for(out.size)
+        pragma = "#pragma omp parallel for simd schedule(static)\n" if par else "#pragma omp simd\n"
+        return f"{pragma}for (int64_t o = 0; o < {out.size}; o++) {{\n{stmt}\n}}"
+    lines = broadcast_loop(out.shape, [v.shape for v in operands], stmt, parallel=True).split("\n")
+    loops = [i for i, line in enumerate(lines) if line.startswith("for (int64_t i")]
+    if not loops:  # a single element: no loop
+        return "\n".join(lines)
+    return "\n".join([*lines[:loops[-1]], "#pragma omp simd", *lines[loops[-1]:]])
 
 
 def _fused(k: KernelSpec, producer_emit) -> str:
