@@ -73,6 +73,21 @@ def test_per_channel_pre_recipe_is_computed_once_and_read_as_an_operand():
     np.testing.assert_allclose(got, (y - mean.reshape(4, 1, 1)) * a, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("scale_shape", [[], [1, 1, 256]])
+def test_large_epilogues_split_over_threads_compile_and_match(scale_shape):
+    """Above codegen's PARALLEL_MIN_ELEMENTS the epilogue loop is split over threads and vectorised (``omp
+    parallel for simd``), whether it collapses into one loop (a scalar operand) or not (a broadcast row)."""
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((12, 128, 64)).astype(np.float32), rng.standard_normal((12, 64, 256)).astype(np.float32)
+    s = rng.standard_normal(scale_shape).astype(np.float32)
+    attrs = {"producer": {}, "views": [scale_shape], "members": [_m("Mul", "i0", "i1"), _m("Tanh", "t0")]}
+    spec = get("FusedBatchMatMul").spec(attrs, [TensorType(a.shape, "float32"), TensorType(b.shape, "float32"),
+                                                TensorType(tuple(scale_shape), "float32")])
+    assert "simd" in get("FusedBatchMatMul").emit(spec) and "omp parallel for" in get("FusedBatchMatMul").emit(spec)
+    got = _run("FusedBatchMatMul", attrs, a, b, s)
+    np.testing.assert_allclose(got, np.tanh((a @ b) * s), rtol=1e-4, atol=1e-5)
+
+
 def test_half_matmul_epilogue_rounds_like_the_unfused_ops():
     """float16: the product rounded once (f32 BLAS), then each member rounded to float16, as unfused."""
     rng = np.random.default_rng(3)

@@ -164,7 +164,11 @@ def epilogue_loop(parts: _Parts, members: Sequence[dict]) -> str:
     loops = [i for i, line in enumerate(lines) if line.startswith("for (int64_t i")]
     if not loops:  # a single element: no loop
         return "\n".join(lines)
-    return "\n".join([*lines[:loops[-1]], "#pragma omp simd", *lines[loops[-1]:]])
+    inner = loops[-1]
+    if inner > 0 and lines[inner - 1].startswith("#pragma omp parallel for"):  # one loop, split over threads
+        lines[inner - 1] = lines[inner - 1].replace("parallel for", "parallel for simd")
+        return "\n".join(lines)
+    return "\n".join([*lines[:inner], "#pragma omp simd", *lines[inner:]])
 
 
 def _fused(k: KernelSpec, producer_emit) -> str:
