@@ -96,6 +96,15 @@ def test_inference_batchnorm_folds_with_parameters_and_constants():
     assert node.attrs["views"] == [[3, 1, 1], [], [3, 1, 1], [3, 1, 1], [3, 1, 1]] and pre["inputs"] == [0, 1, 2]
     assert node.attrs["members"][1]["args"] == ["t0", "i6"]
 
+    # Two BatchNorms with the same epsilon share one eps capture: the executor re-reads every capture's
+    # address at each call, so a capture per layer would cost time per call.
+    bn2 = nn.BatchNorm2d(3)
+    bn2.set_train(False)
+    w2 = np.ones((3, 3, 1, 1), F32)
+    graph = _passes(_trace(lambda x, w, w2: bn2(conv(ops.ReLU()(bn(conv(x, w))), w2)), x, w, w2))
+    assert _ops(graph).count("FusedConv2D") == 2
+    assert [v.name for v, _ in graph.captures if v.name.startswith("epilogue:")] == ["epilogue:float32:1e-05"]
+
     stats = [Tensor(np.full(3, v, F32)) for v in (2.0, 0.5, 0.25, 4.0)]
     graph = _passes(_trace(lambda x, w: ops.BatchNorm()(conv(x, w), *stats), x, w))
     assert _ops(graph) == ["FusedConv2D"] and _members(graph.nodes[0]) == ["Sub", "Mul", "Add"]

@@ -69,6 +69,29 @@ class _Chain:
         self.current = f"t{len(self.members) - 1}"
 
 
+class _Captures:
+    """The graph's captures by value id, and the constants this pass adds to them: a scalar constant is one
+    capture per graph (the executor re-reads every capture's address at each call, in Python)."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.holders = {id(v): holder for v, holder in graph.captures}
+        self._scalars: dict[tuple[str, float], Value] = {}
+
+    def add(self, value: Value, data: np.ndarray) -> Value:
+        self.graph.captures.append((value, Tensor(data)))
+        self.holders[id(value)] = self.graph.captures[-1][1]
+        return value
+
+    def scalar(self, x: float, dtype: str) -> Value:
+        """A shared constant capture holding ``x`` as a 0-d ``dtype`` array."""
+        key = (dtype, float(x))
+        if key not in self._scalars:
+            self._scalars[key] = self.add(Value(TensorType((), dtype), name=f"epilogue:{dtype}:{x!r}"),
+                                          np.array(x, dtype=dtype))
+        return self._scalars[key]
+
+
 def _channel_view(x: TensorType, axis: int) -> tuple[int, ...]:
     """The shape under which a (C,) vector broadcasts along ``axis`` of ``x``."""
     return (x.shape[axis],) + (1,) * (x.rank - 1 - axis)
@@ -102,7 +125,7 @@ class EpilogueFusion(GraphPass):
             return graph
         users = consumers(graph.nodes)
         outputs = {id(v) for v in graph.outputs}
-        captures = {id(v): holder for v, holder in graph.captures}
+        captures = _Captures(graph)
         pos = {id(n): i for i, n in enumerate(graph.nodes)}
         writers = [i for i, n in enumerate(graph.nodes) if any(o.alias_of is not None for o in n.outputs)]
         replace: dict[int, list[Node]] = {}  # id(last absorbed node) -> nodes in its place
@@ -121,7 +144,7 @@ class EpilogueFusion(GraphPass):
                     break  # already in an earlier producer's epilogue (a residual add reads two producers)
                 if any(pos[id(node)] < w <= pos[id(nxt)] for w in writers):
                     break  # the producer would move across an in-place update
-                if not self._absorb(chain, nxt, value, graph, captures):
+                if not self._absorb(chain, nxt, value, captures):
                     break
                 value = nxt.outputs[0]
             if not chain.absorbed:
@@ -132,7 +155,7 @@ class EpilogueFusion(GraphPass):
         graph.nodes = [m for n in graph.nodes if id(n) not in drop for m in replace.get(id(n), [n])]
         return graph
 
-    def _absorb(self, chain: _Chain, nxt: Node, value: Value, graph: Graph, captures: dict) -> bool:
+    def _absorb(self, chain: _Chain, nxt: Node, value: Value, captures: _Captures) -> bool:
         """Add ``nxt`` (the only reader of the chain's latest ``value``) to the chain; False when it does not
         fit (the chain then ends before it)."""
         out_t = chain.out.type
@@ -145,7 +168,7 @@ class EpilogueFusion(GraphPass):
             axis = out_t.rank - 1 if nxt.attrs["data_format"] == "NHWC" else 1
             chain.member("Add", {}, [chain.current, chain.operand(nxt.inputs[1], _channel_view(out_t, axis))])
         elif nxt.op == "BatchNorm":
-            if not self._batch_norm(chain, nxt, value, graph, captures):
+            if not self._batch_norm(chain, nxt, value, captures):
                 return False
         elif nxt.op in FUSIBLE or nxt.op == FUSED_ELEMENTWISE:
             recipe = (nxt.attrs["members"] if nxt.op == FUSED_ELEMENTWISE
@@ -167,16 +190,16 @@ class EpilogueFusion(GraphPass):
         chain.absorbed.append(nxt)
         return True
 
-    def _batch_norm(self, chain: _Chain, bn: Node, value: Value, graph: Graph, captures: dict) -> bool:
+    def _batch_norm(self, chain: _Chain, bn: Node, value: Value, captures: _Captures) -> bool:
         """Inference BatchNorm as ``Sub(mean)``, ``Mul(a)``, ``Add(bias)`` members; ``a`` per channel."""
         x = chain.out.type
         scale, bias, mean, var = bn.inputs[1:]
-        if bn.inputs[0] is not value or not all(id(v) in captures and v.type.dtype == x.dtype and v is not value
+        if bn.inputs[0] is not value or not all(id(v) in captures.holders and v.type.dtype == x.dtype
                                                 for v in bn.inputs[1:]):
             return False  # computed statistics, or float32 statistics of a half input: left to BatchNorm
         axis = x.rank - 1 if bn.attrs["data_format"] == "NHWC" else 1
         view = _channel_view(x, axis)
-        a = _bn_factor(scale, var, bn, graph, captures, chain)
+        a = _bn_factor(scale, var, bn, captures, chain)
         chain.member("Sub", {}, [chain.current, chain.operand(mean, view)])
         chain.member("Mul", {}, [chain.current, a])
         chain.member("Add", {}, [chain.current, chain.operand(bias, view)])
@@ -187,20 +210,20 @@ def _is_constant(holder: object) -> bool:
     return isinstance(holder, Tensor) and not isinstance(holder, Parameter) and holder._data is not None
 
 
-def _bn_factor(scale: Value, var: Value, bn: Node, graph: Graph, captures: dict, chain: _Chain) -> str:
+def _bn_factor(scale: Value, var: Value, bn: Node, captures: _Captures, chain: _Chain) -> str:
     """The reference of ``scale / sqrt(variance + eps)`` per channel: a new constant capture when both are
     constants, else a per-channel recipe the kernel computes once per call (Parameters change between calls)."""
     dt = scale.type.dtype
-    eps_arr = np.array(bn.attrs["epsilon"], dtype=dt)
+    eps = bn.attrs["epsilon"]
     view = _channel_view(chain.out.type, chain.out.type.rank - 1 if bn.attrs["data_format"] == "NHWC" else 1)
-    if _is_constant(captures[id(scale)]) and _is_constant(captures[id(var)]):
-        s_arr, v_arr = captures[id(scale)].asnumpy(), captures[id(var)].asnumpy()
-        a = Value(scale.type, name=f"epilogue:{bn.name}:a")
-        graph.captures.append((a, Tensor((s_arr / np.sqrt(v_arr + eps_arr)).astype(dt))))
+    held = captures.holders
+    if _is_constant(held[id(scale)]) and _is_constant(held[id(var)]):
+        s_arr, v_arr = held[id(scale)].asnumpy(), held[id(var)].asnumpy()
+        a = captures.add(Value(scale.type, name=f"epilogue:{bn.name}:a"),
+                         (s_arr / np.sqrt(v_arr + np.array(eps, dt))).astype(dt))
         return chain.operand(a, view)
-    eps = Value(TensorType((), dt), name=f"epilogue:{bn.name}:eps")
-    graph.captures.append((eps, Tensor(eps_arr)))
-    idx = [int(chain.operand(v, shape)[1:]) - 1 for v, shape in ((var, view), (eps, ()), (scale, view))]
+    refs = ((var, view), (captures.scalar(eps, dt), ()), (scale, view))
+    idx = [int(chain.operand(v, shape)[1:]) - 1 for v, shape in refs]
     chain.pre.append({"inputs": idx, "members": [{"op": "Add", "attrs": {}, "args": ["i0", "i1"]},
                                                  {"op": "Sqrt", "attrs": {}, "args": ["t0"]},
                                                  {"op": "RealDiv", "attrs": {}, "args": ["i2", "t1"]}]})
