@@ -362,7 +362,8 @@ def progress_enabled() -> bool:
 
 
 def fusion_enabled() -> bool:
-    """OPBUILD_FUSION=0 turns operator fusion off (passes/fusion.py): every elementwise op is its own kernel.
+    """OPBUILD_FUSION=0 turns operator fusion off (passes/fusion.py, passes/epilogue.py): every elementwise op
+    is its own kernel, and no MatMul/Conv2D kernel carries an epilogue.
     The setting is part of the graph-pass pipeline's identity, hence of the graph manifest key."""
     return FUSION.get()
 

@@ -17,6 +17,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import models, trace
+from opbuild.ops.fused_gemm import PRODUCER_OF
 from opbuild.runtime.reference import run_reference
 from tests import numpy_nn as ref
 from tests.conftest import REPO, run_python
@@ -129,11 +130,13 @@ def test_resnet_small_matches_reference_and_numpy(cnn_net):
     net, x = cnn_net
     graph, out = graph_and_output(net, x)
     assert out.shape == (2, CNN_CFG["num_classes"])
-    # The traced ops, counting those the fusion pass merged into FusedElementwise nodes (residual add + ReLU).
-    traced = [op for n in graph.nodes
-              for op in ([m["op"] for m in n.attrs["members"]] if n.op == "FusedElementwise" else [n.op])]
+    # The traced ops, counting those the fusion passes merged into fused nodes: FusedElementwise (residual
+    # add + ReLU) and the Conv2D/MatMul epilogues (BatchNorm folded into Sub/Mul/Add members, bias adds, ReLU).
+    traced = [op for n in graph.nodes for op in (
+        [PRODUCER_OF[n.op]] if n.op in PRODUCER_OF else []) + (
+        [m["op"] for m in n.attrs["members"]] if "members" in n.attrs else [n.op])]
     assert len(traced) >= 50
-    assert {"Conv2D", "BatchNorm", "ReLU", "Add", "MaxPool", "MatMul"} <= set(traced)
+    assert {"Conv2D", "ReLU", "Add", "MaxPool", "MatMul"} <= set(traced)
     close(out, run_reference(graph, [x.asnumpy()])[0], 1e-4, 1e-5)
     close(out, numpy_resnet_small(net, x.asnumpy()), 1e-4, 1e-5)
 
@@ -142,7 +145,7 @@ def test_transformer_matches_reference_and_numpy(tf_net):
     net, ids = tf_net
     graph, out = graph_and_output(net, ids)
     assert out.shape == (TINY_TF.batch, TINY_TF.seq_len, TINY_TF.hidden)
-    count = {op: sum(1 for n in graph.nodes if n.op == op)
+    count = {op: sum(1 for n in graph.nodes if op in (n.op, PRODUCER_OF.get(n.op)))
              for op in ("Softmax", "BatchMatMul", "LayerNorm", "FusedRowReduce")}
     assert TINY_TF.layers >= 2
     assert count["BatchMatMul"] == 2 * TINY_TF.layers
@@ -181,8 +184,10 @@ def test_pynative_matches_graph(name, request):
     ms.set_context(mode=ms.PYNATIVE_MODE)
     eager = net(x).asnumpy()
     # Graph mode runs fused kernels: gcc may contract a * b + c across what PyNative runs as two kernels
-    # (one FMA, one rounding fewer), so values near a cancellation differ in their last float32 bits.
-    np.testing.assert_allclose(eager, graph_out, rtol=1e-6, atol=1e-6)
+    # (one FMA, one rounding fewer), and the epilogue pass folds an inference BatchNorm into the convolution's
+    # kernel with its factor scale / sqrt(var + eps) computed once per channel, so values near a cancellation
+    # differ in their last float32 bits (relative to the outputs' scale, ~10 here).
+    np.testing.assert_allclose(eager, graph_out, rtol=1e-5, atol=1e-5)
 
 
 def test_seed_makes_models_reproducible(mlp_net):
@@ -249,7 +254,7 @@ def test_example_mlp_cold_then_warm(tmp_path):
     assert len(reports) == 2
     assert re.search(r": 0 reused, [1-9]\d* built", reports[0]), first  # cold: all built
     assert re.search(r": [1-9]\d* reused, 0 built", reports[1]), first  # fresh instance: all reused
-    assert any(tmp_path.glob("rank_0/kernel_meta/matmul_*.so"))
+    assert any(tmp_path.glob("rank_0/kernel_meta/*matmul_*.so"))  # MatMul, or FusedMatMul with its epilogue
     second = run_python(path, *args, env=env).stdout
     assert re.search(r": [1-9]\d* reused, 0 built", _reports(second)[0]), second  # new process: all reused
 

@@ -102,3 +102,14 @@ def test_a_helper_in_another_module_contributes_its_file():
     assert Path(registry.__file__).resolve() in files and Path(__file__).resolve() in files
     base = codegen_digest(opdef, _digest)
     assert codegen_digest(opdef, _edited(registry.__file__)) != base
+
+
+def test_a_module_used_as_a_namespace_contributes_its_file():
+    """Conv2D's emitter calls ``K.forward`` (``from . import conv_kernels as K``): that module's file shapes its
+    C, so an edit of the convolution kernels must rekey Conv2D and its backward ops (it once did not)."""
+    from opbuild.ops import conv_kernels
+
+    for name in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "FusedConv2D"):
+        opdef = REGISTRY[name]
+        assert Path(conv_kernels.__file__).resolve() in {Path(f).resolve() for f in opdef.codegen_files()}, name
+        assert codegen_digest(opdef, _edited(conv_kernels.__file__)) != codegen_digest(opdef, _digest), name

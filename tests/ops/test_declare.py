@@ -84,7 +84,7 @@ def test_every_op_has_its_primitive_class_exported_under_its_name():
     assert unexported == {"ClipByValue", "ReluGrad", "ReLU6Grad", "SigmoidGrad", "TanhGrad", "GeLUGrad",
                           "BiasAddGrad", "StridedSliceGrad", "MaxPoolGrad", "AvgPoolGrad", "BatchNormTraining",
                           "BatchNormGrad", "DropoutGrad", "SparseSoftmaxCrossEntropyWithLogitsGrad",
-                          "FusedElementwise", "FusedRowReduce"}
+                          "FusedElementwise", "FusedRowReduce", "FusedMatMul", "FusedBatchMatMul", "FusedConv2D"}
 
 
 # ---- what codegen_hash covers ----------------------------------------------------------------------------

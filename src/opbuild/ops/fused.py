@@ -85,25 +85,35 @@ def _normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
                         for (op, a, _, _), m in zip(typed, attrs["members"], strict=True)]}
 
 
+def member_statements(typed: Sequence[tuple[str, dict, list[TensorType], TensorType]], members: Sequence[dict],
+                      ins: Sequence[TensorType], elements: Sequence[str]) -> list[str]:
+    """C statements evaluating a recipe for one element: input K's element is the C lvalue ``elements[K]``
+    (of type ``ins[K]``), loaded once into ``vK``; member J's result is ``tJ``, the last one the recipe's result
+    (of the last member's compute type). Shared with the GEMM/convolution epilogues (ops/fused_gemm.py).
+
+    Values live in their compute types (float for the half types); each member's result is rounded to its
+    dtype as the unfused op would store it, so fusing never changes a bit."""
+    stmts = [f"const {compute_ctype(t.dtype)} v{i} = {load(t.dtype, ref)};"
+             for i, (t, ref) in enumerate(zip(ins, elements, strict=True))]
+    for j, ((op, _, m_ins, res), m) in enumerate(zip(typed, members, strict=True)):
+        names, expr = member_expr(op, m_ins, res)
+        loads = " ".join(f"const {compute_ctype(t.dtype)} {n} = {'v' if r[0] == 'i' else 't'}{r[1:]};"
+                         for n, t, r in zip(names, m_ins, m["args"], strict=True))
+        src = cast_src_ctype(m_ins[0].dtype, res.dtype) if op == "Cast" else compute_ctype(m_ins[-1].dtype)
+        stmts.append(f"{compute_ctype(res.dtype)} t{j}; {{ {loads} t{j} = {round_trip(res.dtype, expr, src)}; }}")
+    return stmts
+
+
 def _emit(k: KernelSpec) -> str:
     """One loop over the output; per element: load each input once, evaluate the members in order, each in
     its own block (the table's expressions use fixed operand names), store the last."""
     typed = member_types(k.attrs, k.inputs)
     out = k.outputs[0]
     flat = all(t.shape == out.shape for t in k.inputs)
-    # Values live in their compute types (float for the half types); each member's result is rounded to its
-    # dtype as the unfused op would store it, so fusing never changes a bit.
     idx = ["o" if flat else f"p{i}" for i in range(len(k.inputs))]
-    stmts = [f"const {compute_ctype(t.dtype)} v{i} = {load(t.dtype, f'in{i}[{idx[i]}]')};"
-             for i, t in enumerate(k.inputs)]
-    for j, ((op, _, ins, res), m) in enumerate(zip(typed, k.attrs["members"], strict=True)):
-        names, expr = member_expr(op, ins, res)
-        loads = " ".join(f"const {compute_ctype(t.dtype)} {n} = {'v' if r[0] == 'i' else 't'}{r[1:]};"
-                         for n, t, r in zip(names, ins, m["args"], strict=True))
-        src = cast_src_ctype(ins[0].dtype, res.dtype) if op == "Cast" else compute_ctype(ins[-1].dtype)
-        stmts.append(f"{compute_ctype(res.dtype)} t{j}; {{ {loads} t{j} = {round_trip(res.dtype, expr, src)}; }}")
-    stmts.append(f"out0[o] = {store(out.dtype, f't{len(typed) - 1}', compute_ctype(out.dtype))};")
-    stmt = "\n".join(stmts)
+    loads = [f"in{i}[{idx[i]}]" for i in range(len(k.inputs))]
+    stmt = "\n".join([*member_statements(typed, k.attrs["members"], k.inputs, loads),
+                      f"out0[o] = {store(out.dtype, f't{len(typed) - 1}', compute_ctype(out.dtype))};"])
     if flat:
         return f"{parallel_for(out.size)}for (int64_t o = 0; o < {out.size}; o++) {{\n{stmt}\n}}"
     return broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt, parallel=True)

@@ -11,6 +11,7 @@ from . import (
     elementwise,
     fill,
     fused,
+    fused_gemm,
     fused_reduce,
     indexing,
     layout,
@@ -27,7 +28,7 @@ from .collective import ReduceOp
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
-            random, optim, fused, fused_reduce, collective)
+            random, optim, fused, fused_gemm, fused_reduce, collective)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

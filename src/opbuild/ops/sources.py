@@ -2,7 +2,8 @@
 
 An op's C comes from:
   * its emitter and every function and class of opbuild the emitter reaches, transitively: the globals its code
-    (and nested code) names, its closure cells, the classes' members, and the callables held by opbuild objects
+    (and nested code) names (for a module of ours used as a namespace, its file and the attributes the code
+    names), its closure cells, the classes' members, and the callables held by opbuild objects
     among them (an op declared as a table row carries its C expression builders);
   * the C code generator module (targets/cpu/codegen.py: the kernel ABI, loops, shared helpers);
   * dtypes.py, whose table gives the C type names: data, which the walk cannot attribute to a file.
@@ -57,7 +58,17 @@ def reached_files(*fns: Callable) -> set[str]:
                 names.update(code.co_names)
                 codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
             g = v.__globals__
-            todo.extend(g[n] for n in names if n in g)
+            for n in names:
+                if n not in g:
+                    continue
+                if isinstance(g[n], types.ModuleType):
+                    # A module of ours used as a namespace (``K.forward(...)`` with ``from . import
+                    # conv_kernels as K``): its file, and its attributes that the code names.
+                    if getattr(g[n], "__file__", None) and g[n].__file__.startswith(_PACKAGE):
+                        found.add(g[n].__file__)
+                        todo.extend(getattr(g[n], a) for a in names if hasattr(g[n], a))
+                    continue
+                todo.append(g[n])
             for cell in v.__closure__ or ():
                 try:
                     todo.append(cell.cell_contents)

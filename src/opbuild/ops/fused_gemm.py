@@ -1,0 +1,222 @@
+"""GEMM and convolution kernels with a fused elementwise epilogue: FusedMatMul, FusedBatchMatMul, FusedConv2D.
+
+The epilogue pass (passes/epilogue.py) replaces a producer (MatMul, BatchMatMul, Conv2D) and the chain of
+elementwise consumers of its output (bias add, folded inference BatchNorm, activations, residual adds, any
+elementwise recipe the fusion pass built) by one node of these ops, hence one kernel and one cache entry.
+The attributes are the whole recipe, so the kernel's ``.info`` lists the producer's attributes and every
+member op with its attributes:
+
+    {"producer": {"transpose_a": false, "transpose_b": true},
+     "views": [[4]],
+     "members": [{"op": "Add", "attrs": {}, "args": ["i0", "i1"]},
+                 {"op": "ReLU", "attrs": {}, "args": ["t0"]}]}
+
+The kernel's inputs are the producer's two inputs, then the epilogue's inputs. ``members`` is a
+FusedElementwise recipe (ops/fused.py) over the epilogue's operands: ``i0`` is the producer's result, ``iK``
+(K >= 1) the kernel's input K + 1 read with the shape ``views[K - 1]`` (the same elements, so a bias of shape
+(C,) reads as (C, 1, 1) against an NCHW output: NumPy broadcasting then places it on the channel axis).
+
+``pre`` (optional) lists per-channel recipes, each ``{"inputs": [k, ...], "members": [...]}`` over epilogue
+inputs ``k`` (0-based, as viewed): the kernel computes each once per call into a small per-thread array (the
+folded BatchNorm's ``scale / sqrt(variance + eps)`` when its statistics are Parameters), and the members read
+result J as ``i(E + 1 + J)``, after the E epilogue inputs.
+
+The kernel runs the producer's own code (the same BLAS calls, convolution loops and half-type rounding as the
+unfused kernel) into the output buffer, then one pass over that buffer evaluating the members per element with
+the expressions of the members' own kernels (``fused.member_statements``), in place. The intermediate
+producer result never gets a buffer of its own. Members round to their dtypes as the unfused ops store them,
+so only gcc's contraction of ``a * b + c`` into one FMA across former kernel boundaries can change a last bit.
+
+The ops are internal (as FusedElementwise) and have no gradient rule: autodiff differentiates unfused graphs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..ir import KernelSpec, TensorType
+from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, parallel_for, store
+from .conv import _conv_emit
+from .fused import _reference as recipe_reference
+from .fused import member_statements, member_types
+from .matmul import _batch_emit, _matmul_emit
+from .primitive import declare
+from .registry import OpDef, get, no_grad
+
+# fused op -> its producer op; the epilogue pass reads the inverse.
+PRODUCER_OF = {"FusedMatMul": "MatMul", "FusedBatchMatMul": "BatchMatMul", "FusedConv2D": "Conv2D"}
+FUSED_OF = {p: f for f, p in PRODUCER_OF.items()}
+
+
+@dataclass
+class _Parts:
+    """A fused op's pieces: the producer's KernelSpec, the epilogue inputs' view types, the typed per-channel
+    recipes (``pre``: each with its input indices and its result type) and the typed epilogue members."""
+
+    producer: KernelSpec
+    views: list[TensorType]
+    pre: list[tuple[list[int], list, TensorType]]
+    members: list
+
+
+def _canonical(typed: list, members: list) -> list[dict]:
+    return [{"op": op, "attrs": a, "args": list(m["args"])} for (op, a, _, _), m in zip(typed, members, strict=True)]
+
+
+def _parts(op: str, attrs: dict, ins: Sequence[TensorType]) -> _Parts:
+    """The pieces of a fused op (see :class:`_Parts`); ShapeError naming ``op`` when anything does not fit."""
+    if len(ins) < 2:
+        raise ShapeError(op, "expects the producer's two inputs, then the epilogue's inputs", list(ins))
+    producer = get(PRODUCER_OF[op]).spec(attrs.get("producer", {}), ins[:2])
+    views = attrs.get("views", [])
+    if not isinstance(views, list) or len(views) != len(ins) - 2:
+        raise ShapeError(op, f"attribute 'views' must list one shape per epilogue input ({len(ins) - 2}), "
+                             f"got {views!r}", list(ins))
+    view_types = []
+    for t, v in zip(ins[2:], views, strict=True):
+        if not isinstance(v, list) or not all(isinstance(d, int) and d >= 0 for d in v) \
+                or int(np.prod(v, dtype=np.int64)) != t.size:
+            raise ShapeError(op, f"view {v!r} of an epilogue input of shape {list(t.shape)} must be a shape with "
+                                 f"the same number of elements", list(ins))
+        view_types.append(TensorType(tuple(v), t.dtype))
+    y = producer.outputs[0]
+    pre = []
+    try:
+        for r in attrs.get("pre", []):
+            idx = r.get("inputs") if isinstance(r, dict) else None
+            if not isinstance(idx, list) or not all(isinstance(k, int) and 0 <= k < len(view_types) for k in idx):
+                raise ShapeError(op, f"pre recipe {r!r}: 'inputs' must list epilogue input indices", list(ins))
+            typed = member_types({"members": r.get("members")}, [view_types[k] for k in idx])
+            pre.append((idx, typed, typed[-1][3]))
+        members = member_types({"members": attrs.get("members")}, [y, *view_types, *(t for _, _, t in pre)])
+    except ShapeError as e:
+        raise ShapeError(op, f"epilogue: {e}", list(ins)) from None
+    if members[-1][3] != y:
+        raise ShapeError(op, f"the epilogue must produce the producer's type {y} (it is computed in place in the "
+                             f"producer's output), got {members[-1][3]}", list(ins))
+    return _Parts(producer, view_types, pre, members)
+
+
+def _normalize_for(op: str):
+    def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+        """Canonical producer attrs (as the producer normalises them, Conv2D's ``algo`` included) and members'
+        attrs, so equal recipes share one key."""
+        parts = _parts(op, attrs, ins)
+        out = {"producer": parts.producer.attrs, "views": [list(v.shape) for v in parts.views]}
+        if parts.pre:
+            out["pre"] = [{"inputs": list(idx), "members": _canonical(typed, r["members"])}
+                          for (idx, typed, _), r in zip(parts.pre, attrs["pre"], strict=True)]
+        out["members"] = _canonical(parts.members, attrs["members"])
+        return out
+
+    return normalize
+
+
+def _infer_for(op: str):
+    def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+        return [_parts(op, attrs, ins).producer.outputs[0]]
+
+    return infer
+
+
+def pre_loops(parts: _Parts, recipes: Sequence[dict]) -> str:
+    """C computing each per-channel recipe once into its thread's array ``ob_preJ`` (sized at build time,
+    stored in the result's dtype), before the epilogue reads it under broadcasting."""
+    code = []
+    for j, ((idx, typed, res), r) in enumerate(zip(parts.pre, recipes, strict=True)):
+        views = [parts.views[k] for k in idx]
+        flat = all(v.shape == res.shape for v in views)
+        elements = [f"in{k + 2}[{'o' if flat else f'p{i}'}]" for i, k in enumerate(idx)]
+        stmt = "\n".join([*member_statements(typed, r["members"], views, elements),
+                          f"ob_pre{j}[o] = {store(res.dtype, f't{len(typed) - 1}', compute_ctype(res.dtype))};"])
+        # Thread-local (two threads may run this kernel at once), read through a plain pointer like the
+        # convolution workspace (ops/conv_kernels.py), so the TLS address is looked up once, not per access.
+        t = ctype(res.dtype)
+        code.append(f"static __thread {t} ob_pre{j}_tls[{max(res.size, 1)}] __attribute__((aligned(64)));\n"
+                    f"{t} *restrict ob_pre{j} = ob_pre{j}_tls;")
+        code.append(f"for (int64_t o = 0; o < {res.size}; o++) {{\n{stmt}\n}}" if flat
+                    else broadcast_loop(res.shape, [v.shape for v in views], stmt))
+    return "\n".join(code)
+
+
+def epilogue_loop(parts: _Parts, members: Sequence[dict]) -> str:
+    """C of one pass over ``out0`` replacing each element by the recipe's result; the epilogue inputs (kernel
+    inputs 2, 3, ...) and the per-channel arrays ``ob_preJ`` are read under broadcasting with their shapes."""
+    out = parts.producer.outputs[0]
+    operands = [*parts.views, *(t for _, _, t in parts.pre)]
+    names = [*(f"in{k + 2}" for k in range(len(parts.views))), *(f"ob_pre{j}" for j in range(len(parts.pre)))]
+    flat = all(v.shape == out.shape for v in operands)
+    elements = ["out0[o]", *[f"{n}[{'o' if flat else f'p{k}'}]" for k, n in enumerate(names)]]
+    stmt = "\n".join([*member_statements(parts.members, members, [out, *operands], elements),
+                      f"out0[o] = {store(out.dtype, f't{len(parts.members) - 1}', compute_ctype(out.dtype))};"])
+    # `omp simd` on the innermost loop (every element is independent, read then written at the same o): the
+    # kernel may build at -O1 (its producer's class, ops/registry.py opt_class), where gcc vectorises only
+    # loops marked so (with -fopenmp; without it the pragma is ignored and the loop stays correct).
+    if flat:
+        par = parallel_for(out.size)
+        pragma = "#pragma omp parallel for simd schedule(static)\n" if par else "#pragma omp simd\n"
+        return f"{pragma}for (int64_t o = 0; o < {out.size}; o++) {{\n{stmt}\n}}"
+    lines = broadcast_loop(out.shape, [v.shape for v in operands], stmt, parallel=True).split("\n")
+    loops = [i for i, line in enumerate(lines) if line.startswith("for (int64_t i")]
+    if not loops:  # a single element: no loop
+        return "\n".join(lines)
+    inner = loops[-1]
+    if inner > 0 and lines[inner - 1].startswith("#pragma omp parallel for"):  # one loop, split over threads
+        lines[inner - 1] = lines[inner - 1].replace("parallel for", "parallel for simd")
+        return "\n".join(lines)
+    return "\n".join([*lines[:inner], "#pragma omp simd", *lines[inner:]])
+
+
+def _fused(k: KernelSpec, producer_emit) -> str:
+    """The producer's body (``producer_emit``, it writes ``out0``), the per-channel recipes, then the epilogue
+    over ``out0`` in place."""
+    parts = _parts(k.op, k.attrs, k.inputs)
+    if parts.producer.outputs[0].size == 0:
+        return ""
+    body = producer_emit(parts.producer)
+    return "\n".join([f"{{\n{body}\n}}", pre_loops(parts, k.attrs.get("pre", [])),
+                      epilogue_loop(parts, k.attrs["members"])])
+
+
+# One emitter per op, each naming only its producer's emitter: ops/sources.py then hashes only the files that
+# shape that op's C (an edit of the convolution kernels does not rekey FusedMatMul).
+def _emit_matmul(k: KernelSpec) -> str:
+    return _fused(k, _matmul_emit)
+
+
+def _emit_batch_matmul(k: KernelSpec) -> str:
+    return _fused(k, _batch_emit)
+
+
+def _emit_conv(k: KernelSpec) -> str:
+    return _fused(k, _conv_emit)
+
+
+def _reference_for(op: str):
+    def reference(attrs: dict, a: np.ndarray, b: np.ndarray, *ext: np.ndarray) -> np.ndarray:
+        """The producer's NumPy reference, the per-channel recipes, then the members' own references (what the
+        unfused graph computes)."""
+        ins = [TensorType(tuple(x.shape), x.dtype.name) for x in (a, b, *ext)]
+        parts = _parts(op, attrs, ins)
+        (y,) = get(parts.producer.op).run_reference(parts.producer, [a, b])
+        viewed = [x.reshape(v.shape) for x, v in zip(ext, parts.views, strict=True)]
+        pre = [recipe_reference({"members": r["members"]}, *[viewed[k] for k in r["inputs"]])
+               for r in attrs.get("pre", [])]
+        return recipe_reference({"members": attrs["members"]}, y, *viewed, *pre)
+
+    return reference
+
+
+_EMITTERS = (("FusedMatMul", _emit_matmul), ("FusedBatchMatMul", _emit_batch_matmul), ("FusedConv2D", _emit_conv))
+for _op, _emit in _EMITTERS:
+    _prod = PRODUCER_OF[_op]
+    declare(OpDef(_op, _infer_for(_op), _emit, _reference_for(_op), normalize=_normalize_for(_op), needs_blas=True),
+            f"{_op}: {_prod} with an elementwise epilogue, fused by the epilogue pass (internal).")
+    # Autodiff differentiates the unfused graph; a fused node only ever appears after it (passes/epilogue.py).
+    no_grad(_op)
+
+PRIMITIVES: dict[str, type] = {}  # internal: nothing to export
