@@ -21,10 +21,18 @@ runtime per thread on the kernel's first use in that thread (dynamic TLS of a dl
 when the thread exits, so no call ``malloc``s and two threads calling the same kernel never share it. The
 ABI stays ``void k(void *const *args)``.
 
-The backward ops use the same shapes of code: ``Conv2DBackpropInput`` is ``dcol = W_g^T @ dy`` then col2im
-(a scatter-add of the column block into the input gradient); ``Conv2DBackpropFilter`` is
-``dW_g += dy @ col^T`` over im2col blocks; 1x1 stride-1 cases skip the column matrix; ``direct`` keeps the
-scatter loops for tiny shapes.
+The backward kernels (``ops/conv_backward_kernels.py``) reuse this module's pieces: :class:`Geometry`,
+its zero-bordered plane copy (:meth:`Geometry.pad_planes`), its im2col/col2im and the row-block loop
+(:meth:`Geometry.row_blocks`).
+
+Half types (float16/bfloat16) run the float32 kernel of the same algorithm on float32 copies of the inputs and
+round each result once on store (:func:`half_wrap`); the descriptor records the strategy
+(``half_conv: "f32_scratch"``), so a native half kernel later is a new cache entry, never a changed one.
+
+Epilogues (bias, activation, ...) go where a block of the output is final: ``_forward_direct`` at the row's
+``memcpy`` (``acc`` holds one output row of channel ``oc``), ``_forward_im2col`` after each block's GEMM (``og``
+channels x ``nr * OW`` pixels), ``_forward_gemm`` after each (image, group) GEMM; for half types, before
+:func:`half_wrap` rounds (the float32 ``out0`` is the scratch buffer there).
 """
 
 from __future__ import annotations
@@ -33,9 +41,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..targets.cpu.codegen import ctype, gemm_symbols, parallel_for
+from ..targets.cpu.codegen import ctype, gemm_symbols, load, parallel_for, store
 
 ALGOS = ("gemm", "depthwise", "direct", "im2col")
+# How a float16/bfloat16 convolution computes (the descriptor's ``half_conv`` attribute): float32 copies of the
+# inputs, the float32 kernel, one rounding per result on store.
+HALF_CONV = "f32_scratch"
 
 # im2col works on blocks of output rows: ~256 KB of column matrix (stays in L2 for the gemm that reads it),
 # but at least 512 gemm columns (narrower gemms lose more to BLAS overhead than the cache saves); measured in
@@ -92,6 +103,34 @@ class Geometry:
         self.kdim = self.cg * self.kh * self.kw
         self.t = ctype(dtype)
         self.dtype = dtype
+
+    def pad_dims(self) -> tuple[int, int]:
+        """(rows, cols) of a zero-bordered input plane: every tap of every output pixel, ``r*sh + ki*dh`` and
+        ``q*sw + kj*dw``, lands inside it, and so does every input pixel (at ``pt + i``, ``pl + j``)."""
+        ph = (self.oh - 1) * self.sh + (self.kh - 1) * self.dh + 1
+        pw = (self.ow - 1) * self.sw + (self.kw - 1) * self.dw + 1
+        return max(ph, self.h + self.pt), max(pw, self.w + self.pl)
+
+    def pad_planes(self, src: str, b: str, gi: str) -> str:
+        """C declaring ``pad``: this thread's zero-bordered copy of the ``Cg`` input planes of image ``b``,
+        group ``gi`` of the NCHW tensor ``src``. The buffer is a function-scope ``static __thread`` array: its
+        borders are zero from the thread's first use on, since only the interior is ever written."""
+        ph, pw = self.pad_dims()
+        return f"""static __thread {self.t} ob_pad[{self.cg * ph * pw}] __attribute__((aligned(64)));
+{self.t} *restrict pad = ob_pad;
+for (int64_t ci = 0; ci < {self.cg}; ci++)
+  for (int64_t i = 0; i < {self.h}; i++)
+    memcpy(pad + (ci * {ph} + i + {self.pt}) * {pw} + {self.pl},
+           {src} + (({b} * {self.c} + {gi} * {self.cg} + ci) * {self.h} + i) * {self.w}, sizeof(*pad) * {self.w});"""
+
+    def row_blocks(self, rows: int, body: str) -> str:
+        """C running ``body`` for every (image ``b``, group ``gi``, block of ``nr`` output rows from ``r0``)."""
+        return f"""for (int64_t b = 0; b < {self.n}; b++)
+for (int64_t gi = 0; gi < {self.g}; gi++)
+for (int64_t r0 = 0; r0 < {self.oh}; r0 += {rows}) {{
+  const int64_t nr = {self.oh} - r0 < {rows} ? {self.oh} - r0 : {rows};
+  {body.strip()}
+}}"""
 
     def block_rows(self) -> int:
         """Output rows per im2col block (see COL_BLOCK_BYTES / MIN_GEMM_N)."""
@@ -160,21 +199,14 @@ def _forward_gemm(g: Geometry) -> str:
 
 def _forward_direct(g: Geometry) -> str:
     """Each (image, output channel) plane row by row: its group's input planes are copied into a zero-bordered
-    per-thread buffer (the borders are zero from the thread's first use on: only the interior is ever
-    written), then ``acc[q] += w * padded[row][q*sw + kj*dw]`` for every tap over the whole output row, a
-    bounds-free loop of constant length that gcc vectorises and unrolls."""
-    ph, pw = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1, (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1
-    ph, pw = max(ph, g.h + g.pt), max(pw, g.w + g.pl)  # room for every input pixel, used or not
+    per-thread buffer (:meth:`Geometry.pad_planes`), then ``acc[q] += w * padded[row][q*sw + kj*dw]`` for every
+    tap over the whole output row, a bounds-free loop of constant length that gcc vectorises and unrolls."""
+    ph, pw = g.pad_dims()
     work = g.n * g.o * g.oh * g.ow * g.kdim
     return f"""
 {parallel_for(work)}for (int64_t p = 0; p < {g.n * g.o}; p++) {{
-  static __thread {g.t} ob_pad[{g.cg * ph * pw}] __attribute__((aligned(64)));
   const int64_t b = p / {g.o}, oc = p % {g.o}, gi = oc / {g.og};
-  {g.t} *restrict pad = ob_pad;
-  for (int64_t ci = 0; ci < {g.cg}; ci++)
-    for (int64_t i = 0; i < {g.h}; i++)
-      memcpy(pad + (ci * {ph} + i + {g.pt}) * {pw} + {g.pl},
-             in0 + ((b * {g.c} + gi * {g.cg} + ci) * {g.h} + i) * {g.w}, sizeof(*pad) * {g.w});
+  {g.pad_planes("in0", "b", "gi")}
   {g.t} *restrict dst = out0 + p * {g.oh * g.ow};
   const {g.t} *restrict f = in1 + oc * {g.kdim};
   for (int64_t r = 0; r < {g.oh}; r++) {{
@@ -194,72 +226,72 @@ def _forward_direct(g: Geometry) -> str:
 def _forward_im2col(g: Geometry) -> str:
     fn, one, zero = gemm_symbols(g.dtype)
     rows = g.block_rows()
+    block = f"""
+const {g.t} *restrict img = in0 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
+{g.im2col().strip()}
+{fn}(ObRowMajor, ObNoTrans, ObNoTrans, {g.og}, (int)(nr * {g.ow}), {g.kdim}, {one}, in1 + gi * {g.og * g.kdim},
+     {g.kdim}, col, (int)(nr * {g.ow}), {zero}, out0 + (b * {g.o} + gi * {g.og}) * {g.oh * g.ow} + r0 * {g.ow},
+     {g.oh * g.ow});"""
+    return f"{g.workspace(rows)}\n{g.row_blocks(rows, block)}"
+
+
+# ---- half types -----------------------------------------------------------------------------------
+
+def half_wrap(dtype: str, sizes: Sequence[int], body: str) -> str:
+    """For float16/bfloat16: convert ``in0``/``in1`` (``sizes[0]``/``sizes[1]`` elements) into float32
+    scratch buffers, run the float32 kernel ``body`` (it reads ``in0``/``in1`` and writes ``out0``, all three
+    shadowed here by float32 buffers) and round the ``sizes[2]`` results once into the real output. One
+    ``malloc`` per buffer per call: a half convolution's scratch is the size of its operands, too large for a
+    per-thread static buffer (docs/dtypes.md)."""
+    na, nb, nc = (int(v) for v in sizes)
+    return f"""{{
+float *ob_a = (float *)malloc(sizeof(float) * {max(na, 1)}), *ob_b = (float *)malloc(sizeof(float) * {max(nb, 1)});
+float *ob_c = (float *)malloc(sizeof(float) * {max(nc, 1)});
+if (!ob_a || !ob_b || !ob_c) abort();  /* out of memory: no way to report it through the ABI */
+{parallel_for(na)}for (int64_t i = 0; i < {na}; i++) ob_a[i] = {load(dtype, 'in0[i]')};
+{parallel_for(nb)}for (int64_t i = 0; i < {nb}; i++) ob_b[i] = {load(dtype, 'in1[i]')};
+{ctype(dtype)} *restrict ob_out = out0;
+{{
+const float *restrict in0 = ob_a, *restrict in1 = ob_b;
+float *restrict out0 = ob_c;
+{body.strip()}
+}}
+{parallel_for(nc)}for (int64_t i = 0; i < {nc}; i++) ob_out[i] = {store(dtype, 'ob_c[i]')};
+free(ob_a); free(ob_b); free(ob_c);
+}}"""
+
+
+# ---- pooling windows ------------------------------------------------------------------------------
+
+def pool_windows(x_shape: Sequence[int], out_hw: Sequence[int], attrs: dict, planes: str, body: str) -> str:
+    """C looping over every pooling window of every (image, channel) plane ``p`` of an NCHW input
+    ``x_shape``: ``planes`` declares the plane's pointers (from ``p``), ``body`` runs per window with its output
+    position (``r``, ``q``), its unclipped start (``h0``, ``w0``) and its rows [hs, h1) and columns [ws, w1)
+    clipped to the input. MaxPool, AvgPool and both their gradients share it (ops/conv.py, ops/conv_grad.py)."""
+    n, c, h, w = x_shape
+    oh, ow = out_hw
+    (kh, kw), (sh, sw), (pt, _, pl, _) = attrs["kernel_size"], attrs["strides"], attrs["pad"]
     return f"""
-{g.workspace(rows)}
-for (int64_t b = 0; b < {g.n}; b++)
-for (int64_t gi = 0; gi < {g.g}; gi++) {{
-  const {g.t} *restrict img = in0 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
-  for (int64_t r0 = 0; r0 < {g.oh}; r0 += {rows}) {{
-    const int64_t nr = {g.oh} - r0 < {rows} ? {g.oh} - r0 : {rows};
-    {g.im2col().strip()}
-    {fn}(ObRowMajor, ObNoTrans, ObNoTrans, {g.og}, (int)(nr * {g.ow}), {g.kdim}, {one}, in1 + gi * {g.og * g.kdim},
-         {g.kdim}, col, (int)(nr * {g.ow}), {zero}, out0 + (b * {g.o} + gi * {g.og}) * {g.oh * g.ow} + r0 * {g.ow},
-         {g.oh * g.ow});
+for (int64_t p = 0; p < {n * c}; p++) {{
+  {planes.strip()}
+  for (int64_t r = 0; r < {oh}; r++) {{
+    const int64_t h0 = r * {sh} - {pt};
+    const int64_t hs = h0 > 0 ? h0 : 0, h1 = h0 + {kh} < {h} ? h0 + {kh} : {h};
+    for (int64_t q = 0; q < {ow}; q++) {{
+      const int64_t w0 = q * {sw} - {pl};
+      const int64_t ws = w0 > 0 ? w0 : 0, w1 = w0 + {kw} < {w} ? w0 + {kw} : {w};
+      {body.strip()}
+    }}
   }}
 }}"""
 
 
-# ---- backward -------------------------------------------------------------------------------------
-
-def backprop_input(algo: str, g: Geometry) -> str:
-    """Body of Conv2DBackpropInput (in0 = dy, in1 = w, out0 = dx) by GEMM: ``dcol = W_g^T @ dy_g`` per row
-    block, then col2im; for ``gemm`` (1x1 stride 1) ``dx_g = W_g^T @ dy_g`` directly."""
-    fn, one, zero = gemm_symbols(g.dtype)
-    ohw = g.oh * g.ow
-    if algo == "gemm":
-        return (f"for (int64_t b = 0; b < {g.n}; b++)\nfor (int64_t gi = 0; gi < {g.g}; gi++)\n"
-                f"  {fn}(ObRowMajor, ObTrans, ObNoTrans, {g.cg}, {ohw}, {g.og}, {one}, in1 + gi * {g.og * g.cg}, "
-                f"{g.cg}, in0 + (b * {g.o} + gi * {g.og}) * {ohw}, {ohw}, {zero}, "
-                f"out0 + (b * {g.c} + gi * {g.cg}) * {ohw}, {ohw});")
-    rows = g.block_rows()
-    return f"""
-{g.workspace(rows)}
-memset(out0, 0, sizeof(*out0) * {g.n * g.c * g.h * g.w});
-for (int64_t b = 0; b < {g.n}; b++)
-for (int64_t gi = 0; gi < {g.g}; gi++) {{
-  {g.t} *restrict img = out0 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
-  for (int64_t r0 = 0; r0 < {g.oh}; r0 += {rows}) {{
-    const int64_t nr = {g.oh} - r0 < {rows} ? {g.oh} - r0 : {rows};
-    {fn}(ObRowMajor, ObTrans, ObNoTrans, {g.kdim}, (int)(nr * {g.ow}), {g.og}, {one}, in1 + gi * {g.og * g.kdim},
-         {g.kdim}, in0 + (b * {g.o} + gi * {g.og}) * {ohw} + r0 * {g.ow}, {ohw}, {zero}, col, (int)(nr * {g.ow}));
-    {g.col2im().strip()}
-  }}
-}}"""
-
-
-def backprop_filter(algo: str, g: Geometry) -> str:
-    """Body of Conv2DBackpropFilter (in0 = dy, in1 = x, out0 = dw) by GEMM: ``dW_g += dy_g @ col^T`` over
-    the im2col blocks of every image; for ``gemm`` (1x1 stride 1) ``dW_g += dy_g @ X_g^T``."""
-    fn, one, _ = gemm_symbols(g.dtype)
-    ohw = g.oh * g.ow
-    head = f"memset(out0, 0, sizeof(*out0) * {g.o * g.kdim});"
-    if algo == "gemm":
-        return (f"{head}\nfor (int64_t b = 0; b < {g.n}; b++)\nfor (int64_t gi = 0; gi < {g.g}; gi++)\n"
-                f"  {fn}(ObRowMajor, ObNoTrans, ObTrans, {g.og}, {g.cg}, {ohw}, {one}, "
-                f"in0 + (b * {g.o} + gi * {g.og}) * {ohw}, {ohw}, in1 + (b * {g.c} + gi * {g.cg}) * {ohw}, {ohw}, "
-                f"{one}, out0 + gi * {g.og * g.cg}, {g.cg});")
-    rows = g.block_rows()
-    return f"""
-{g.workspace(rows)}
-{head}
-for (int64_t b = 0; b < {g.n}; b++)
-for (int64_t gi = 0; gi < {g.g}; gi++) {{
-  const {g.t} *restrict img = in1 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
-  for (int64_t r0 = 0; r0 < {g.oh}; r0 += {rows}) {{
-    const int64_t nr = {g.oh} - r0 < {rows} ? {g.oh} - r0 : {rows};
-    {g.im2col().strip()}
-    {fn}(ObRowMajor, ObNoTrans, ObTrans, {g.og}, {g.kdim}, (int)(nr * {g.ow}), {one},
-         in0 + (b * {g.o} + gi * {g.og}) * {ohw} + r0 * {g.ow}, {ohw}, col, (int)(nr * {g.ow}), {one},
-         out0 + gi * {g.og * g.kdim}, {g.kdim});
-  }}
-}}"""
+def avg_divisor(x_shape: Sequence[int], attrs: dict) -> str:
+    """C expression: AvgPool's divisor inside :func:`pool_windows` (PyTorch's rule with
+    ``count_include_pad``: the window clipped to the padded input; else the real pixels only)."""
+    h, w = x_shape[2:]
+    (kh, kw), (_, pb, _, pr) = attrs["kernel_size"], attrs["pad"]
+    if attrs["count_include_pad"]:
+        return (f"((h0 + {kh} < {h + pb} ? h0 + {kh} : {h + pb}) - h0) * "
+                f"((w0 + {kw} < {w + pr} ? w0 + {kw} : {w + pr}) - w0)")
+    return "(h1 - hs) * (w1 - ws)"
