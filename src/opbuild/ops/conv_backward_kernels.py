@@ -7,11 +7,10 @@ the filter gradient ``dW_g += dy_g @ im2col(x)^T``; ``gemm`` skips the column ma
 ``direct`` (depthwise convolutions, and shapes too small for a BLAS call to pay) runs vectorised loops that
 write every result once, the transposes of the forward's direct kernel (ops/conv_kernels.py):
 
-* input gradient, one input plane at a time (OpenMP over the N*C planes), one input row at a time: the row is
-  accumulated in a local row of the padded width, into which every (output channel of the group, kernel row
-  that reaches this input row, kernel column) adds ``w * dy[r][q]`` at ``kj*dw + q*sw``, a bounds-free loop over
-  the whole output row; the row's interior is then stored once. (Each input row gathers the dy rows that reach
-  it, instead of each dy element scattering into the input with per-element bounds tests.)
+* input gradient, one input plane at a time (OpenMP over the N*C planes), one input row at a time: each input
+  row gathers the dy rows that reach it (every output channel of the group, every kernel row that lands on it),
+  each kernel column a bounds-free vector loop over the whole row (``_input_direct``), accumulated in a local
+  row stored once, instead of each dy element scattering into the input with per-element bounds tests.
 * filter gradient, one output channel at a time (OpenMP over the channels: each owns its filter): the group's
   input planes are copied into the forward's zero-bordered buffer, and for every dy row and tap a lane-wise
   ``acc[tap][q] += dy[r][q] * padded[r*sh + ki*dh][q*sw + kj*dw]``, bounds-free; each tap's lanes are summed
@@ -69,15 +68,26 @@ const {g.t} *restrict img = in1 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
 
 def _input_direct(g: Geometry) -> str:
     """dx row by row (see the module docstring). ``y`` is the padded row index of input row ``y - pt``; the
-    kernel rows reaching it are the ``ki`` with ``y - ki*dh = r*sh`` for an output row ``r`` in [0, OH)."""
-    _, pw = g.pad_dims()
+    kernel rows reaching it are the ``ki`` with ``y - ki*dh = r*sh`` for an output row ``r`` in [0, OH). Each
+    dy row reaching it is first placed in ``dyp``, a zero-bordered (and, for a column stride, zero-inserted)
+    row, so that every kernel column is the same bounds-free loop over the input row:
+    ``acc[j] += w[kj] * dyp[pl + j + (KW-1-kj)*dw]``. (Adding ``w * dy[q]`` at ``q*sw + kj*dw`` instead,
+    vectorised, reads back the previous column's just-stored vectors at a shifted address: a store-forwarding
+    stall per vector, measured 3x slower.)"""
+    span = (g.kw - 1) * g.dw
+    length = max(g.pl + g.w, (g.ow - 1) * g.sw + 1) + span
+    if g.sw == 1:
+        fill = f"memcpy(dyp + {span}, s, sizeof(*s) * {g.ow});"
+    else:  # the zeros between the strided positions are never written
+        fill = f"for (int64_t q = 0; q < {g.ow}; q++) dyp[{span} + q * {g.sw}] = s[q];"
     work = g.n * g.o * g.oh * g.ow * g.kdim
     return f"""
 {parallel_for(work)}for (int64_t p = 0; p < {g.n * g.c}; p++) {{
   const int64_t b = p / {g.c}, c = p % {g.c}, gi = c / {g.cg}, ci = c % {g.cg};
   {g.t} *restrict dst = out0 + p * {g.h * g.w};
+  {g.t} dyp[{length}] = {{0}};
   for (int64_t y = {g.pt}; y < {g.pt + g.h}; y++) {{
-    {g.t} acc[{pw}] = {{0}};
+    {g.t} acc[{g.w}] = {{0}};
     for (int64_t ki = 0; ki < {g.kh}; ki++) {{
       const int64_t t = y - ki * {g.dh};
       if (t < 0 || t % {g.sh} != 0 || t / {g.sh} >= {g.oh}) continue;
@@ -86,14 +96,15 @@ def _input_direct(g: Geometry) -> str:
         const int64_t oc = gi * {g.og} + oo;
         const {g.t} *restrict s = in0 + ((b * {g.o} + oc) * {g.oh} + r) * {g.ow};
         const {g.t} *restrict f = in1 + ((oc * {g.cg} + ci) * {g.kh} + ki) * {g.kw};
+        {fill}
         for (int64_t kj = 0; kj < {g.kw}; kj++) {{
           const {g.t} fv = f[kj];
-          {g.t} *restrict d = acc + kj * {g.dw};
-          for (int64_t q = 0; q < {g.ow}; q++) d[q * {g.sw}] += fv * s[q];
+          const {g.t} *restrict src = dyp + {g.pl} + ({g.kw - 1} - kj) * {g.dw};
+          for (int64_t j = 0; j < {g.w}; j++) acc[j] += fv * src[j];
         }}
       }}
     }}
-    memcpy(dst + (y - {g.pt}) * {g.w}, acc + {g.pl}, sizeof(*dst) * {g.w});
+    memcpy(dst + (y - {g.pt}) * {g.w}, acc, sizeof(acc));
   }}
 }}"""
 
