@@ -21,6 +21,7 @@ import numpy as np
 
 from ...dtypes import BY_NAME
 from ...ir import TensorType
+from .blas_threads import BRIDGE
 
 ABI_VERSION = 1
 
@@ -355,8 +356,9 @@ PRELUDE = PRELUDE_CORE + PRELUDE_STDLIB + PRELUDE_MATH_HEADERS + PRELUDE_HALF + 
 
 
 def translation_unit(functions: Sequence[str], needs_blas: bool) -> str:
-    """A complete C file holding one or more kernel functions, with the prelude sections they use."""
-    return prelude_for(functions) + (BLAS_DECLS if needs_blas else "") + "\n" + "\n".join(functions)
+    """A complete C file holding one or more kernel functions, with the prelude sections they use (BLAS
+    users also carry the bridge that runs OpenBLAS's threads on OpenMP's pool: targets/cpu/blas_threads.py)."""
+    return prelude_for(functions) + (BLAS_DECLS + BRIDGE if needs_blas else "") + "\n" + "\n".join(functions)
 
 
 def strides(shape: Sequence[int]) -> list[int]:
