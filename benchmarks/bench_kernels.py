@@ -79,9 +79,12 @@ def kernel_call(op: str, attrs: dict, arrays: list[np.ndarray]) -> tuple[Call, l
     spec = get(op).spec(attrs, [TensorType(a.shape, a.dtype.name) for a in arrays])
     (kernel,), _ = session().builder.build([spec])
     outs = [np.empty(t.shape, dtype=t.dtype) for t in spec.outputs]
-    ptrs = (ctypes.c_void_p * (len(arrays) + len(outs)))(*[a.ctypes.data for a in (*arrays, *outs)])
+    size = get(op).workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
+    scratch = [np.empty(size + 64, np.uint8)] if size else []  # the kernel's workspace (64-byte aligned)
+    addresses = [a.ctypes.data for a in (*arrays, *outs)] + [-(-s.ctypes.data // 64) * 64 for s in scratch]
+    ptrs = (ctypes.c_void_p * len(addresses))(*addresses)
 
-    def call(fn=kernel.fn, ptrs=ptrs, keep=(list(arrays), outs)) -> None:
+    def call(fn=kernel.fn, ptrs=ptrs, keep=(list(arrays), outs, scratch)) -> None:
         # ``keep`` holds the buffers whose raw addresses are in ``ptrs``: a caller that drops the returned
         # outputs must not leave the kernel writing into freed memory.
         fn(ptrs)

@@ -25,7 +25,7 @@ import numpy as np
 from ..dtypes import FLOATS, HALFS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import c_literal, ctype, is_half
+from ..targets.cpu.codegen import c_literal, ctype
 from . import conv_kernels as K
 from .primitive import Primitive, defop
 from .registry import same_dtype
@@ -190,18 +190,31 @@ def _conv_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType((x.shape[0], w.shape[0], oh, ow), dt)]
 
 
-def _conv_emit(k: KernelSpec) -> str:
-    x, w = k.inputs
-    out = k.outputs[0]
+def _conv_trivial(ins: Sequence[TensorType], out: TensorType, attrs: dict) -> str | None:
+    """The body of a convolution with nothing to compute (empty output, or empty sums: zeros), else None."""
+    x = ins[0]
     if out.size == 0:
         return ""
-    kh, kw = k.attrs["kernel_size"]
-    if x.shape[1] // k.attrs["group"] == 0 or x.shape[1] * kh * kw == 0:
+    kh, kw = attrs["kernel_size"]
+    if x.shape[1] // attrs["group"] == 0 or x.shape[1] * kh * kw == 0:
         return f"memset(out0, 0, sizeof(out0[0]) * {out.size});"
-    half = is_half(x.dtype)
-    geo = K.Geometry(k.attrs, x.shape, w.shape, out.shape, "float32" if half else x.dtype)
-    body = K.forward(k.attrs["algo"], geo)
-    return K.half_wrap(x.dtype, (x.size, w.size, out.size), body) if half else body
+    return None
+
+
+def _conv_kernel(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType], emit) -> tuple[int, str]:
+    x, w = ins
+    trivial = _conv_trivial(ins, outs[0], attrs)
+    if trivial is not None:
+        return 0, trivial
+    return K.kernel(attrs, (x.shape, w.shape, outs[0].shape), x.dtype, (x.size, w.size, outs[0].size), emit)
+
+
+def _conv_emit(k: KernelSpec) -> str:
+    return _conv_kernel(k.attrs, k.inputs, k.outputs, K.forward)[1]
+
+
+def _conv_workspace(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> int:
+    return _conv_kernel(attrs, ins, outs, None)[0]
 
 
 def _windows(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int], dil: Sequence[int]) -> np.ndarray:
@@ -224,7 +237,7 @@ def _conv_ref(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 @defop(infer=_conv_infer, emit=_conv_emit, reference=_conv_ref, normalize=_conv_normalize, n_inputs=2,
-       needs_blas=True)
+       needs_blas=True, workspace=_conv_workspace)
 class Conv2D(Primitive):
     """``Conv2D(out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1, dilation=1, group=1,
     data_format="NCHW")(x, weight)``: 2-D cross-correlation of ``x`` (N, C, H, W) with ``weight``

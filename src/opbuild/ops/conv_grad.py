@@ -25,7 +25,7 @@ import numpy as np
 from ..dtypes import FLOATS, HALFS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import ctype, is_half
+from ..targets.cpu.codegen import ctype
 from . import conv_backward_kernels as BK
 from . import conv_kernels as K
 from . import gradlib as G
@@ -90,28 +90,33 @@ def _sized_infer(op: str, key: str):
     return infer
 
 
-def _backprop_emit(kernels, shapes):
-    """The emitter of a convolution backward op: ``kernels(algo, geometry)`` (ops/conv_backward_kernels.py)
-    on the forward geometry ``shapes(k)`` = (x shape, w shape); half types run it in float32 (half_wrap)."""
+def _backprop(kernels, shapes):
+    """(emit, workspace) of a convolution backward op: ``kernels(algo, geometry)`` (ops/conv_backward_kernels.py)
+    on the forward geometry ``shapes(attrs, ins)`` = (x shape, w shape); half types run it in float32."""
+
+    def kernel(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType], emit) -> tuple[int, str]:
+        dy, other = ins
+        out = outs[0]
+        if out.size == 0:
+            return 0, "/* empty */"
+        if dy.size == 0 or other.size == 0:  # a sum over nothing
+            return 0, f"memset(out0, 0, {out.size} * sizeof(*out0));"
+        x_shape, w_shape = shapes(attrs, ins)
+        return K.kernel(attrs, (x_shape, w_shape, dy.shape), dy.dtype, (dy.size, other.size, out.size), emit)
 
     def emit(k: KernelSpec) -> str:
-        dy, other = k.inputs
-        out = k.outputs[0]
-        if out.size == 0:
-            return "/* empty */"
-        if dy.size == 0 or other.size == 0:  # a sum over nothing
-            return f"memset(out0, 0, {out.size} * sizeof(*out0));"
-        half = is_half(dy.dtype)
-        x_shape, w_shape = shapes(k)
-        geo = K.Geometry(k.attrs, x_shape, w_shape, dy.shape, "float32" if half else dy.dtype)
-        body = kernels(k.attrs["algo"], geo)
-        return K.half_wrap(dy.dtype, (dy.size, other.size, out.size), body) if half else body
+        return kernel(k.attrs, k.inputs, k.outputs, kernels)[1]
 
-    return emit
+    def workspace(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> int:
+        return kernel(attrs, ins, outs, None)[0]
+
+    return emit, workspace
 
 
-_backprop_input_emit = _backprop_emit(BK.backprop_input, lambda k: (k.attrs["input_size"], k.inputs[1].shape))
-_backprop_filter_emit = _backprop_emit(BK.backprop_filter, lambda k: (k.inputs[1].shape, k.attrs["filter_size"]))
+_backprop_input_emit, _backprop_input_ws = _backprop(BK.backprop_input,
+                                                     lambda attrs, ins: (attrs["input_size"], ins[1].shape))
+_backprop_filter_emit, _backprop_filter_ws = _backprop(BK.backprop_filter,
+                                                       lambda attrs, ins: (ins[1].shape, attrs["filter_size"]))
 
 
 def _vjp_reference(fn, argnum: int, shape: Sequence[int], *args) -> np.ndarray:
@@ -134,6 +139,7 @@ def _conv_attrs(attrs: dict) -> dict:
 
 @defop(infer=_sized_infer("Conv2DBackpropInput", "input_size"), emit=_backprop_input_emit,
        normalize=_conv_backward_normalize("input_size"), n_inputs=2, scenario="backward", needs_blas=True,
+       workspace=_backprop_input_ws,
        reference=lambda attrs, dy, w: _vjp_reference(lambda x, w_: _conv_ref(_conv_attrs(attrs), x, w_), 0,
                                                      attrs["input_size"], w, dy))
 class Conv2DBackpropInput(Primitive):
@@ -143,6 +149,7 @@ class Conv2DBackpropInput(Primitive):
 
 @defop(infer=_sized_infer("Conv2DBackpropFilter", "filter_size"), emit=_backprop_filter_emit,
        normalize=_conv_backward_normalize("filter_size"), n_inputs=2, scenario="backward", needs_blas=True,
+       workspace=_backprop_filter_ws,
        reference=lambda attrs, dy, x: _vjp_reference(lambda w_, x_: _conv_ref(_conv_attrs(attrs), x_, w_), 0,
                                                      attrs["filter_size"], x, dy))
 class Conv2DBackpropFilter(Primitive):

@@ -16,10 +16,16 @@ visible in its ``.info``:
     im2col of a block of output rows into a per-thread workspace sized at build time, then one GEMM per
     block (the column block stays in cache for the GEMM that reads it).
 
-The workspace is a function-scope ``static __thread`` array: sized at build time, allocated by the C
-runtime per thread on the kernel's first use in that thread (dynamic TLS of a dlopen'ed object) and freed
-when the thread exits, so no call ``malloc``s and two threads calling the same kernel never share it. The
-ABI stays ``void k(void *const *args)``.
+The column block is the kernel's *workspace*: the op declares its size (``OpDef.workspace``:
+:func:`workspace_bytes`) and the kernel takes its address as one more pointer after the outputs (kernel ABI
+2, targets/cpu/codegen.py). In a graph the executor hands it a region of the arena live during that node
+only (passes/memplan.py), so every convolution of a network shares the memory the other intermediates leave
+free at its step, instead of each kernel keeping its own buffer for the life of the process; PyNative
+allocates it per call. It is used by the calling thread only (the GEMMs' threads read it through BLAS).
+The zero-bordered planes of the ``direct``/``depthwise`` kernels stay function-scope ``static __thread``
+arrays, one per OpenMP thread: the arena would need one per thread, and the number of threads is OpenMP's
+run-time decision (OMP_NUM_THREADS lists, ``omp_set_num_threads``, thread limits), not something a plan made
+at trace time can size safely; they are small (the planes of one group).
 
 The backward kernels (``ops/conv_backward_kernels.py``) reuse this module's pieces: :class:`Geometry`,
 its zero-bordered plane copy (:meth:`Geometry.pad_planes`), its im2col/col2im and the row-block loop
@@ -37,16 +43,17 @@ channels x ``nr * OW`` pixels), ``_forward_gemm`` after each (image, group) GEMM
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..targets.cpu.codegen import ctype, gemm_symbols, load, parallel_for, store
+from ..targets.cpu.codegen import ctype, gemm_symbols, is_half, load, parallel_for, store
 
 ALGOS = ("gemm", "depthwise", "direct", "im2col")
 # How a float16/bfloat16 convolution computes (the descriptor's ``half_conv`` attribute): float32 copies of the
 # inputs, the float32 kernel, one rounding per result on store.
 HALF_CONV = "f32_scratch"
+WORKSPACE_ALIGN = 64  # bytes: each region of a workspace starts on a cache line
 
 # im2col works on blocks of output rows: ~256 KB of column matrix (stays in L2 for the gemm that reads it),
 # but at least 512 gemm columns (narrower gemms lose more to BLAS overhead than the cache saves); measured in
@@ -138,9 +145,10 @@ for (int64_t r0 = 0; r0 < {self.oh}; r0 += {rows}) {{
         return max(1, min(self.oh, max(rows, -(-MIN_GEMM_N // self.ow))))
 
     def workspace(self, rows: int) -> str:
-        """C declaring ``col``: this thread's column block (KDIM x rows*OW), sized at build time."""
-        return (f"static __thread {self.t} ob_col[{self.kdim * rows * self.ow}] __attribute__((aligned(64)));\n"
-                f"{self.t} *restrict col = ob_col;")
+        """C declaring ``col``: the column block (KDIM x rows*OW) at the start of the kernel's workspace
+        (``ob_ws``: :func:`with_workspace`, sized by :func:`workspace_bytes`)."""
+        assert rows == self.block_rows()  # the size workspace_bytes planned
+        return f"{self.t} *restrict col = ({self.t} *)ob_ws;"
 
     def im2col(self) -> str:
         """C filling ``col`` (Cg*KH*KW x nr*OW) with the patches of output rows [r0, r0 + nr) of ``img``
@@ -237,17 +245,60 @@ const {g.t} *restrict img = in0 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
 
 # ---- half types -----------------------------------------------------------------------------------
 
-def half_wrap(dtype: str, sizes: Sequence[int], body: str) -> str:
+def _aligned(n: int) -> int:
+    return -(-n // WORKSPACE_ALIGN) * WORKSPACE_ALIGN
+
+
+def col_bytes(algo: str, g: Geometry) -> int:
+    """Bytes of the column block of an ``im2col`` kernel, forward or backward (0 for the other algorithms)."""
+    return g.kdim * g.block_rows() * g.ow * np.dtype(g.dtype).itemsize if algo == "im2col" else 0
+
+
+def workspace_bytes(algo: str, g: Geometry, half_sizes: Sequence[int] | None) -> int:
+    """A convolution kernel's workspace: the column block, then (half types) the float32 copies of both
+    operands and the float32 result (``half_sizes``: their element counts), each 64-byte aligned."""
+    total = _aligned(col_bytes(algo, g))
+    if half_sizes is not None:
+        total += sum(_aligned(4 * max(int(n), 1)) for n in half_sizes)
+    return total
+
+
+def with_workspace(n_args: int, nbytes: int, body: str) -> str:
+    """``body`` with ``ob_ws`` declared: the workspace pointer, passed after the ``n_args`` inputs and outputs
+    when the kernel has one (``nbytes`` > 0)."""
+    return f"char *const ob_ws = (char *)args[{n_args}];\n{body}" if nbytes else body
+
+
+def kernel(attrs: dict, shapes: Sequence[Sequence[int]], dtype: str, sizes: Sequence[int],
+           emit: Callable[[str, Geometry], str] | None) -> tuple[int, str]:
+    """(workspace bytes, C body) of a convolution kernel (forward or backward: 2 inputs, 1 output) whose
+    forward geometry is ``shapes`` = (x, w, y) shapes: ``emit(algo, geometry)`` writes the float kernel, which
+    half types run in float32 (:func:`half_wrap`; ``sizes`` = the elements of in0, in1, out0). ``emit`` None
+    gives the size alone (OpDef.workspace), from the same code the body's layout comes from."""
+    half = is_half(dtype)
+    g = Geometry(attrs, shapes[0], shapes[1], shapes[2], "float32" if half else dtype)
+    algo = attrs["algo"]
+    nbytes = workspace_bytes(algo, g, sizes if half else None)
+    if emit is None:
+        return nbytes, ""
+    body = emit(algo, g)
+    if half:
+        body = half_wrap(dtype, sizes, body, g, algo)
+    return nbytes, with_workspace(3, nbytes, body)
+
+
+def half_wrap(dtype: str, sizes: Sequence[int], body: str, g: Geometry, algo: str) -> str:
     """For float16/bfloat16: convert ``in0``/``in1`` (``sizes[0]``/``sizes[1]`` elements) into float32
     scratch buffers, run the float32 kernel ``body`` (it reads ``in0``/``in1`` and writes ``out0``, all three
-    shadowed here by float32 buffers) and round the ``sizes[2]`` results once into the real output. One
-    ``malloc`` per buffer per call: a half convolution's scratch is the size of its operands, too large for a
-    per-thread static buffer (docs/dtypes.md)."""
+    shadowed here by float32 buffers) and round the ``sizes[2]`` results once into the real output. The
+    scratch buffers follow the column block in the workspace (:func:`workspace_bytes`)."""
     na, nb, nc = (int(v) for v in sizes)
+    a = _aligned(col_bytes(algo, g))
+    b = a + _aligned(4 * max(na, 1))
+    c = b + _aligned(4 * max(nb, 1))
     return f"""{{
-float *ob_a = (float *)malloc(sizeof(float) * {max(na, 1)}), *ob_b = (float *)malloc(sizeof(float) * {max(nb, 1)});
-float *ob_c = (float *)malloc(sizeof(float) * {max(nc, 1)});
-if (!ob_a || !ob_b || !ob_c) abort();  /* out of memory: no way to report it through the ABI */
+float *restrict ob_a = (float *)(ob_ws + {a}), *restrict ob_b = (float *)(ob_ws + {b});
+float *restrict ob_c = (float *)(ob_ws + {c});
 {parallel_for(na)}for (int64_t i = 0; i < {na}; i++) ob_a[i] = {load(dtype, 'in0[i]')};
 {parallel_for(nb)}for (int64_t i = 0; i < {nb}; i++) ob_b[i] = {load(dtype, 'in1[i]')};
 {ctype(dtype)} *restrict ob_out = out0;
@@ -257,7 +308,6 @@ float *restrict out0 = ob_c;
 {body.strip()}
 }}
 {parallel_for(nc)}for (int64_t i = 0; i < {nc}; i++) ob_out[i] = {store(dtype, 'ob_c[i]')};
-free(ob_a); free(ob_b); free(ob_c);
 }}"""
 
 

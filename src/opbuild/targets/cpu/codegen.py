@@ -5,8 +5,10 @@ Kernel ABI (version :data:`ABI_VERSION`): every kernel is an exported function
     void <symbol>(void *const *args);
 
 where ``args`` holds the data pointers of the inputs, then of the outputs, each a dense C-contiguous
-buffer of the type and shape of the kernel's descriptor. One uniform signature means ctypes argtypes are
-set once and the executor precomputes one pointer array per node, so a call costs one FFI transition.
+buffer of the type and shape of the kernel's descriptor, then (ABI 2) the kernel's workspace when its op
+declares one (``OpDef.workspace``: scratch bytes, 64-byte aligned, planned in the graph's arena). One
+uniform signature means ctypes argtypes are set once and the executor precomputes one pointer array per node,
+so a call costs one FFI transition.
 
 Op families emit only the body; this module wraps it with typed, ``restrict``-qualified views
 ``in0..inN`` and ``out0..outM``, and a shared prelude of helpers.
@@ -23,7 +25,7 @@ from ...dtypes import BY_NAME
 from ...ir import TensorType
 from .blas_threads import BRIDGE
 
-ABI_VERSION = 1
+ABI_VERSION = 2  # 2: a workspace pointer after the outputs (kernels whose op declares one)
 
 # The prelude comes in sections, and a translation unit includes only those its kernels use
 # (:func:`prelude_for`): parsing <math.h> + <tgmath.h> + <stdlib.h> is most of what one compiler call costs
