@@ -254,12 +254,12 @@ def blas_choice() -> str:
 
 
 def blas_threads() -> str:
-    """OPBUILD_BLAS_THREADS: which threads run OpenBLAS's parallel work: ``openmp`` (default: the kernels'
-    OpenMP pool, one pool for everything) or ``openblas`` (OpenBLAS's own pool). Read by the kernels' C code
-    when they are loaded (targets/cpu/blas_threads.py); validated here."""
-    raw = _env("OPBUILD_BLAS_THREADS").lower() or "openmp"
+    """OPBUILD_BLAS_THREADS: which threads run OpenBLAS's parallel work: ``openblas`` (default: its own pool)
+    or ``openmp`` (the kernels' OpenMP pool, one pool for everything). Read by the kernels' C code when they
+    are loaded (targets/cpu/blas_threads.py); validated here."""
+    raw = _env("OPBUILD_BLAS_THREADS").lower() or "openblas"
     if raw not in ("openmp", "openblas"):
-        raise ConfigError("OPBUILD_BLAS_THREADS", raw, "is not a thread pool", "openmp or openblas", "openmp")
+        raise ConfigError("OPBUILD_BLAS_THREADS", raw, "is not a thread pool", "openblas or openmp", "openblas")
     return raw
 
 

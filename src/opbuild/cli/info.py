@@ -133,8 +133,8 @@ def _blas_threads(compiler: dict) -> str:
     if not compiler or not compiler.get("openmp") or not (compiler.get("blas") or {}).get("threads_callback"):
         return f"{how}, OpenBLAS's own pool (no OpenMP bridge with this toolchain)"
     if config.blas_threads() == "openblas":
-        return f"{how}, OpenBLAS's own pool (OPBUILD_BLAS_THREADS=openblas)"
-    return f"{how}, on the loops' OpenMP pool (OpenBLAS >= 0.3.27; OPBUILD_BLAS_THREADS=openblas: its own)"
+        return f"{how}, OpenBLAS's own pool (OPBUILD_BLAS_THREADS=openmp: the loops' OpenMP pool)"
+    return f"{how}, on the loops' OpenMP pool (OPBUILD_BLAS_THREADS=openmp)"
 
 
 def _loop_threads(compiler: dict) -> str:

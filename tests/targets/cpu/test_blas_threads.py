@@ -1,7 +1,7 @@
-"""OpenBLAS's parallel work runs on the kernels' OpenMP pool (targets/cpu/blas_threads.py): the bridge is in
-every BLAS translation unit and only there, loading a BLAS kernel registers it with NumPy's OpenBLAS (whose
-GEMMs then give the same results on either pool), ``OPBUILD_BLAS_THREADS=openblas`` leaves OpenBLAS's own
-pool, a bad value is refused up front, and ``opbuild info`` says which pool runs a GEMM."""
+"""OpenBLAS's parallel work on the kernels' OpenMP pool (targets/cpu/blas_threads.py): the bridge is in every
+BLAS translation unit and only there; with ``OPBUILD_BLAS_THREADS=openmp`` loading a BLAS kernel registers it
+with NumPy's OpenBLAS (whose GEMMs then give the same results on either pool), by default OpenBLAS keeps its
+own pool; a bad value is refused up front, and ``opbuild info`` says which pool runs a GEMM."""
 
 from __future__ import annotations
 
@@ -22,9 +22,11 @@ def test_the_bridge_is_in_blas_translation_units_only():
 
 def test_bad_value_is_refused(monkeypatch):
     monkeypatch.setenv("OPBUILD_BLAS_THREADS", "tbb")
-    with pytest.raises(ConfigError, match="OPBUILD_BLAS_THREADS='tbb'.*openmp or openblas"):
+    with pytest.raises(ConfigError, match="OPBUILD_BLAS_THREADS='tbb'.*openblas or openmp"):
         config.blas_threads()
-    monkeypatch.setenv("OPBUILD_BLAS_THREADS", "OpenBLAS")
+    monkeypatch.setenv("OPBUILD_BLAS_THREADS", "OpenMP")
+    assert config.blas_threads() == "openmp"
+    monkeypatch.delenv("OPBUILD_BLAS_THREADS")
     assert config.blas_threads() == "openblas"
 
 
@@ -56,19 +58,20 @@ def _run(tmp_path, **env):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_loading_a_blas_kernel_puts_openblas_on_the_openmp_pool(tmp_path):
-    on = _run(tmp_path)
+def test_openmp_puts_openblas_on_the_openmp_pool_and_the_default_does_not(tmp_path):
+    on = _run(tmp_path, OPBUILD_BLAS_THREADS="OpenMP")
     assert not on["before"] and on["after"]  # registered by the kernel's constructor, not before
     assert on["err"] < 1e-2 and on["numpy_err"] < 1e-2  # opbuild's and NumPy's GEMMs, both on the bridge
-    off = _run(tmp_path, OPBUILD_BLAS_THREADS="openblas")  # the same cached kernels, the bridge declined
+    off = _run(tmp_path)  # the same cached kernels, the bridge declined
     assert not off["before"] and not off["after"]
+    assert off["err"] < 1e-2
     assert off["conv_sum"] == pytest.approx(on["conv_sum"], rel=1e-5)
 
 
 def test_info_names_the_pool(tmp_path):
     env = {"OPBUILD_CACHE_PATH": str(tmp_path), "OMP_NUM_THREADS": "2"}
     out = run_python("from opbuild.cli import main; main(['info'])", env=env).stdout
-    assert "BLAS threads      2 (OMP_NUM_THREADS), on the loops' OpenMP pool" in out
+    assert "BLAS threads      2 (OMP_NUM_THREADS), OpenBLAS's own pool" in out
     out = run_python("from opbuild.cli import main; main(['info'])",
-                     env={**env, "OPBUILD_BLAS_THREADS": "openblas"}).stdout
-    assert "OpenBLAS's own pool (OPBUILD_BLAS_THREADS=openblas)" in out
+                     env={**env, "OPBUILD_BLAS_THREADS": "openmp", "OPENBLAS_NUM_THREADS": "1"}).stdout
+    assert "BLAS threads      1 (OPENBLAS_NUM_THREADS), on the loops' OpenMP pool" in out

@@ -1,19 +1,18 @@
-"""One thread pool for BLAS and the kernels: OpenBLAS's parallel work runs on OpenMP's threads.
+"""Optionally, one thread pool for BLAS and the kernels: OpenBLAS's parallel work on OpenMP's threads.
 
 NumPy's OpenBLAS (which GEMM and convolution kernels link, compilers/blas.py) is a pthreads build with its
-own worker pool, and opbuild's large loops run on OpenMP's (libgomp's) pool. With two pools on the same
-cores, each pool's workers busy-wait for a while after their work ends, exactly while the other pool needs
-the core: on the 2-core development machine a 3x3 convolution (im2col + GEMM) took 57 ms with both pools at
-2 threads instead of 4.2 ms on one thread (docs/benchmarks.md, "Threads").
+own worker pool, and opbuild's large loops run on OpenMP's (libgomp's) pool. OpenBLAS (0.3.27 on) lets the
+program run its parallel jobs instead (``openblas_set_threads_callback_function``): every BLAS translation unit
+carries :data:`BRIDGE`, whose constructor, when ``OPBUILD_BLAS_THREADS=openmp``, hands OpenBLAS a callback
+that runs the jobs as one OpenMP parallel loop, so BLAS and the kernels share libgomp's pool, its thread
+count (OpenBLAS's own count, from OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else every core) and its wait
+policy. Inside a kernel's own parallel region a BLAS call's loop is a nested region and runs on the calling
+thread. The callback is process-wide: NumPy's matmul then runs on the same pool (same partitioning, same
+results). A BLAS without the setter (older than 0.3.27: a weak symbol, left unresolved) keeps its own pool.
 
-OpenBLAS (0.3.27 on) lets the program run its parallel jobs instead
-(``openblas_set_threads_callback_function``): every BLAS translation unit carries :data:`BRIDGE`, whose
-constructor hands OpenBLAS a callback that runs the jobs as one OpenMP parallel loop, so BLAS and the kernels
-share libgomp's pool, its thread count (OpenBLAS's own count, from OPENBLAS_NUM_THREADS, else
-OMP_NUM_THREADS, else every core) and its wait policy. Inside a kernel's own parallel region the BLAS call's
-loop is a nested region and runs on the calling thread. The callback is process-wide: NumPy's matmul then
-runs on the same pool too (same partitioning, same results). ``OPBUILD_BLAS_THREADS=openblas`` keeps
-OpenBLAS's own pool; a BLAS without the setter (older than 0.3.27: a weak symbol, left unresolved) does too.
+It is not the default: with libgomp's idle threads sleeping (the loader sets OMP_WAIT_POLICY=PASSIVE), the
+two pools no longer fight, and on the 2-core machine the bridge measured the same as OpenBLAS's own pool, in
+alternating runs of BLAS and OpenMP kernels and on whole networks (docs/benchmarks.md, "Threads").
 
 The destructor puts OpenBLAS back on its own pool when the object that registered the callback is unloaded
 (the loader closes a binary that fails its symbol check), so the callback never points into unmapped code.
@@ -33,10 +32,17 @@ static void ob_blas_on_openmp(int sync, ob_blas_job job, int numjobs, size_t siz
   for (int i = 0; i < numjobs; i++) job(i, (char *)data + (size_t)i * size, arg);
 }
 static int ob_blas_bridged;
+static int ob_is_openmp(const char *s) {  /* s is "openmp" in any case (stops at the first mismatch) */
+  const char *w = "openmp";
+  if (!s) return 0;
+  for (; *w; s++, w++)
+    if ((*s | 0x20) != *w) return 0;
+  return *s == 0;
+}
 __attribute__((constructor)) static void ob_blas_bridge_on(void) {
   const char *own = getenv("OPBUILD_BLAS_THREADS");
 #ifdef _OPENMP
-  if (OB_BLAS_THREADS_CALLBACK && !(own && own[0] == 'o' && own[1] == 'p' && own[2] == 'e')) {
+  if (OB_BLAS_THREADS_CALLBACK && ob_is_openmp(own)) {
     OB_BLAS_THREADS_CALLBACK(ob_blas_on_openmp);
     ob_blas_bridged = 1;
   }
