@@ -7,8 +7,8 @@ normalizing twice is a no-op (graph nodes store the normalized attrs).
 
 Conv2D's kernel is chosen by shape when the attrs are normalized and recorded as ``algo`` (so it is in the
 key and the ``.info``): ``gemm`` (1x1 stride 1, no im2col), ``depthwise`` and ``direct`` (direct loops
-vectorised over the output width), ``im2col`` (im2col of row blocks into a per-thread workspace sized at
-build time, then BLAS); the kernels live in ``ops/conv_kernels.py``. float16/bfloat16 convolutions compute
+vectorised over the output width), ``im2col`` (im2col of row blocks into the kernel's workspace, planned in
+the arena, then BLAS); the kernels live in ``ops/conv_kernels.py``. float16/bfloat16 convolutions compute
 in float32 and round once on store (``half_conv: "f32_scratch"`` in the descriptor).
 
 Pooling is a direct loop with window bounds clipped to the input; padding never contributes to a max, and

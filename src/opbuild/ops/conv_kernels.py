@@ -13,7 +13,7 @@ visible in its ``.info``:
     are too small for BLAS; ``direct`` is any convolution whose per-(image, group) GEMM is so small that the
     BLAS call and the im2col copy cost more than the arithmetic.
 ``im2col``
-    im2col of a block of output rows into a per-thread workspace sized at build time, then one GEMM per
+    im2col of a block of output rows into the kernel's workspace (below), then one GEMM per
     block (the column block stays in cache for the GEMM that reads it).
 
 The column block is the kernel's *workspace*: the op declares its size (``OpDef.workspace``:
