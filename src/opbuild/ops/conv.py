@@ -206,7 +206,8 @@ def _conv_kernel(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorTy
     trivial = _conv_trivial(ins, outs[0], attrs)
     if trivial is not None:
         return 0, trivial
-    return K.kernel(attrs, (x.shape, w.shape, outs[0].shape), x.dtype, (x.size, w.size, outs[0].size), emit)
+    return K.kernel(attrs, (x.shape, w.shape, outs[0].shape), x.dtype, (x.size, w.size, outs[0].size), emit,
+                    len(ins) + len(outs))
 
 
 def _conv_emit(k: KernelSpec) -> str:

@@ -270,11 +270,12 @@ def with_workspace(n_args: int, nbytes: int, body: str) -> str:
 
 
 def kernel(attrs: dict, shapes: Sequence[Sequence[int]], dtype: str, sizes: Sequence[int],
-           emit: Callable[[str, Geometry], str] | None) -> tuple[int, str]:
+           emit: Callable[[str, Geometry], str] | None, n_args: int = 3) -> tuple[int, str]:
     """(workspace bytes, C body) of a convolution kernel (forward or backward: 2 inputs, 1 output) whose
     forward geometry is ``shapes`` = (x, w, y) shapes: ``emit(algo, geometry)`` writes the float kernel, which
     half types run in float32 (:func:`half_wrap`; ``sizes`` = the elements of in0, in1, out0). ``emit`` None
-    gives the size alone (OpDef.workspace), from the same code the body's layout comes from."""
+    gives the size alone (OpDef.workspace), from the same code the body's layout comes from. ``n_args``: the
+    kernel's inputs plus outputs (the workspace pointer follows them; an epilogue input shifts it)."""
     half = is_half(dtype)
     g = Geometry(attrs, shapes[0], shapes[1], shapes[2], "float32" if half else dtype)
     algo = attrs["algo"]
@@ -284,7 +285,7 @@ def kernel(attrs: dict, shapes: Sequence[Sequence[int]], dtype: str, sizes: Sequ
     body = emit(algo, g)
     if half:
         body = half_wrap(dtype, sizes, body, g, algo)
-    return nbytes, with_workspace(3, nbytes, body)
+    return nbytes, with_workspace(n_args, nbytes, body)
 
 
 def half_wrap(dtype: str, sizes: Sequence[int], body: str, g: Geometry, algo: str) -> str:
