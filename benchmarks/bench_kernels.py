@@ -30,7 +30,8 @@ gets by default.
 
 Usage: ``python benchmarks/bench_kernels.py [--quick] [--threads N] [--json PATH] [--only GROUP,...]
 [--algo A]``
-with groups gemm, batch, conv, elementwise.
+with groups gemm, batch, conv, convgrad (backward kernels against torch's), convhalf (float16/bfloat16 Conv2D
+against float32), elementwise. ``--only`` defaults to every group but convgrad and convhalf.
 """
 
 from __future__ import annotations
@@ -78,9 +79,12 @@ def kernel_call(op: str, attrs: dict, arrays: list[np.ndarray]) -> tuple[Call, l
     spec = get(op).spec(attrs, [TensorType(a.shape, a.dtype.name) for a in arrays])
     (kernel,), _ = session().builder.build([spec])
     outs = [np.empty(t.shape, dtype=t.dtype) for t in spec.outputs]
-    ptrs = (ctypes.c_void_p * (len(arrays) + len(outs)))(*[a.ctypes.data for a in (*arrays, *outs)])
+    size = get(op).workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
+    scratch = [np.empty(size + 64, np.uint8)] if size else []  # the kernel's workspace (64-byte aligned)
+    addresses = [a.ctypes.data for a in (*arrays, *outs)] + [-(-s.ctypes.data // 64) * 64 for s in scratch]
+    ptrs = (ctypes.c_void_p * len(addresses))(*addresses)
 
-    def call(fn=kernel.fn, ptrs=ptrs, keep=(list(arrays), outs)) -> None:
+    def call(fn=kernel.fn, ptrs=ptrs, keep=(list(arrays), outs, scratch)) -> None:
         # ``keep`` holds the buffers whose raw addresses are in ``ptrs``: a caller that drops the returned
         # outputs must not leave the kernel writing into freed memory.
         fn(ptrs)
@@ -266,8 +270,79 @@ def bench_elementwise(args, rng) -> list[Row]:
                         t_ob / t_np, target="< 1", met=t_ob < t_np))
     return rows
 
+# (N, C, H, W, O, K, pad, stride, group) of the backward cases: two MobileNetV2 depthwise layers (the
+# ``direct`` backward), a ResNet 3x3 (im2col + GEMM) and a 1x1 (GEMM).
+CONVGRAD_CASES = [(1, 144, 56, 56, 144, 3, 1, 1, 144), (1, 96, 112, 112, 96, 3, 1, 2, 96),
+                  (8, 64, 28, 28, 64, 3, 1, 1, 1), (8, 256, 14, 14, 256, 1, 0, 1, 1)]
 
-GROUPS = {"gemm": bench_gemm, "batch": bench_batch, "conv": bench_conv, "elementwise": bench_elementwise}
+
+def bench_convgrad(args, rng) -> list[Row]:
+    """Conv2DBackpropInput and Conv2DBackpropFilter kernels against torch's convolution_backward (the
+    ``numpy`` column holds torch here: NumPy has no convolution gradient worth timing), same thread count."""
+    import torch
+
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1))
+    rows = []
+    for n, c, h, wd, o, k, pad, stride, group in CONVGRAD_CASES[:2] if args.quick else CONVGRAD_CASES:
+        x = rng.standard_normal((n, c, h, wd)).astype(np.float32)
+        w = (rng.standard_normal((o, c // group, k, k)) / np.sqrt(c // group * k * k)).astype(np.float32)
+        fwd = get("Conv2D").spec({"out_channel": o, "kernel_size": k, "pad_mode": "pad", "pad": pad,
+                                  "stride": stride, "group": group},
+                                 [TensorType(x.shape, "float32"), TensorType(w.shape, "float32")])
+        attrs = {key: v for key, v in fwd.attrs.items() if key != "algo"}
+        dy = rng.standard_normal(fwd.outputs[0].shape).astype(np.float32)
+        xt, wt, dyt = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(dy)
+        for op, extra, arrays, mask in (("Conv2DBackpropInput", {"input_size": list(x.shape)}, [dy, w],
+                                         [True, False, False]),
+                                        ("Conv2DBackpropFilter", {"filter_size": list(w.shape)}, [dy, x],
+                                         [False, True, False])):
+            call, (out,) = kernel_call(op, {**attrs, **extra}, arrays)
+
+            def peer(mask=mask, dyt=dyt, xt=xt, wt=wt, stride=stride, pad=pad, group=group):
+                return torch.ops.aten.convolution_backward(dyt, xt, wt, None, [stride] * 2, [pad] * 2, [1, 1],
+                                                           False, [0, 0], group, mask)
+
+            call()
+            want = peer()[0 if mask[0] else 1].numpy()
+            _check(f"{op} {x.shape}", out, want, 1e-3, 1e-3 * np.sqrt(np.abs(want).max() + 1))
+            algo = get(op).spec({**attrs, **extra}, [TensorType(a.shape, "float32") for a in arrays]).attrs["algo"]
+            with torch.no_grad():
+                t_ob, t_peer = compare(call, peer, repeat=args.repeat, min_time=args.min_time)
+            tag = f" s{stride}" if stride > 1 else ""
+            tag += f" g{group}" if group > 1 else ""
+            short = "dx" if mask[0] else "dW"
+            rows.append(Row("convgrad", f"{short} N{n} C{c} {h}x{wd} O{o} k{k}{tag} {algo} vs torch", t_ob, t_peer,
+                            t_ob / t_peer))
+    return rows
+
+
+def bench_conv_half(args, rng) -> list[Row]:
+    """float16/bfloat16 Conv2D (float32 scratch + float32 kernel, ops/conv_kernels.py half_wrap) against the
+    float32 kernel of the same shape: the cost of the conversions."""
+    import ml_dtypes
+
+    rows = []
+    for n, c, h, wd, o, k, pad, stride, group in [(8, 64, 28, 28, 64, 3, 1, 1, 1),
+                                                  (1, 144, 56, 56, 144, 3, 1, 1, 144)]:
+        x = rng.standard_normal((n, c, h, wd)).astype(np.float32)
+        w = (rng.standard_normal((o, c // group, k, k)) / np.sqrt(c // group * k * k)).astype(np.float32)
+        attrs = {"out_channel": o, "kernel_size": k, "pad_mode": "pad", "pad": pad, "stride": stride,
+                 "group": group}
+        f32, (ref,) = kernel_call("Conv2D", attrs, [x, w])
+        f32()
+        for dt in (np.float16, ml_dtypes.bfloat16):
+            call, (out,) = kernel_call("Conv2D", attrs, [x.astype(dt), w.astype(dt)])
+            call()
+            _check(f"Conv2D {np.dtype(dt).name}", out.astype(np.float32), ref, 0.02, 0.02)
+            t_half, t_f32 = compare(call, f32, repeat=args.repeat, min_time=args.min_time)
+            tag = f" g{group}" if group > 1 else ""
+            rows.append(Row("convhalf", f"Conv2D N{n} C{c} {h}x{wd} O{o} k{k}{tag} {np.dtype(dt).name} vs f32",
+                            t_half, t_f32, t_half / t_f32))
+    return rows
+
+
+GROUPS = {"gemm": bench_gemm, "batch": bench_batch, "conv": bench_conv, "convgrad": bench_convgrad,
+          "convhalf": bench_conv_half, "elementwise": bench_elementwise}
 
 
 def print_table(rows: list[Row]) -> None:
@@ -289,7 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=None,
                    help="rounds per case (the best is kept); default 5, quick 3")
     p.add_argument("--min-time", type=float, default=None, help="seconds per round; default 0.2, quick 0.05")
-    p.add_argument("--only", default=",".join(GROUPS), help=f"comma-separated groups of {', '.join(GROUPS)}")
+    p.add_argument("--only", default="gemm,batch,conv,elementwise",
+                   help=f"comma-separated groups of {', '.join(GROUPS)}")
     p.add_argument("--threads", type=int, default=None,
                    help="OPENBLAS_NUM_THREADS and OMP_NUM_THREADS (opbuild's elementwise threads)")
     p.add_argument("--algo", default=None, help="force Conv2D's algorithm (gemm, depthwise, direct, im2col)")

@@ -255,6 +255,16 @@ def blas_choice() -> str:
     return raw
 
 
+def blas_threads() -> str:
+    """OPBUILD_BLAS_THREADS: which threads run OpenBLAS's parallel work: ``openblas`` (default: its own pool)
+    or ``openmp`` (the kernels' OpenMP pool, one pool for everything). Read by the kernels' C code when they
+    are loaded (targets/cpu/blas_threads.py); validated here."""
+    raw = _env("OPBUILD_BLAS_THREADS").lower() or "openblas"
+    if raw not in ("openmp", "openblas"):
+        raise ConfigError("OPBUILD_BLAS_THREADS", raw, "is not a thread pool", "openblas or openmp", "openblas")
+    return raw
+
+
 def openmp_enabled() -> bool:
     """OPBUILD_OPENMP=0 compiles kernels without OpenMP: large elementwise loops then run on one thread.
     (Their thread count is OpenMP's own setting, OMP_NUM_THREADS; default: every core.)"""
@@ -501,6 +511,7 @@ _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("OPBUILD_PROGRESS", progress_enabled),
     ("OPBUILD_FUSION", fusion_enabled),
     ("OPBUILD_BLAS", blas_choice),
+    ("OPBUILD_BLAS_THREADS", blas_threads),
     ("OPBUILD_CFLAGS", extra_cflags),
     ("OPBUILD_BUILD_JOBS", build_jobs),
     ("OPBUILD_BATCH_SIZE", batch_size),

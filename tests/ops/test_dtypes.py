@@ -261,10 +261,11 @@ def test_tensor_and_parameter_accept_new_dtypes():
 
 
 def test_ops_not_written_for_narrow_types_reject_them_clearly():
-    # MatMul and the normalisations take half types now (tests/ops/test_half_nn_ops.py); Conv2D does not yet.
+    # MatMul, the normalisations and Conv2D take half types now (tests/ops/test_half_nn_ops.py,
+    # tests/ops/test_conv_backward_half.py); pooling does not yet.
     x = np.ones((1, 1, 4, 4), np.float16)
     with pytest.raises(ShapeError, match="float16 is not supported"):
-        ops.Conv2D(out_channel=1, kernel_size=3)(ms.Tensor(x), ms.Tensor(np.ones((1, 1, 3, 3), np.float16)))
+        ops.MaxPool(kernel_size=2, strides=2)(ms.Tensor(x))
 
 
 # ---- the cache: a dtype is part of the key -------------------------------------------------------------

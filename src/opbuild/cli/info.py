@@ -118,9 +118,23 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("explain misses", "on" if explain_on else "off"),
         ("build jobs", jobs),
         ("loop threads", info["loop_threads"]),
+        ("BLAS threads", _blas_threads(compiler)),
     ]
     print(fields(pairs))
     return code
+
+
+def _blas_threads(compiler: dict) -> str:
+    """How many threads a GEMM uses and on which pool (targets/cpu/blas_threads.py)."""
+    count = (os.environ.get("OPENBLAS_NUM_THREADS") and "OPENBLAS_NUM_THREADS") or \
+        (config.omp_num_threads() and "OMP_NUM_THREADS")
+    number = os.environ[count] if count else str(len(os.sched_getaffinity(0)))
+    how = f"{number} ({count})" if count else f"{number} (every core)"
+    if not compiler or not compiler.get("openmp") or not (compiler.get("blas") or {}).get("threads_callback"):
+        return f"{how}, OpenBLAS's own pool (no OpenMP bridge with this toolchain)"
+    if config.blas_threads() == "openblas":
+        return f"{how}, OpenBLAS's own pool (OPBUILD_BLAS_THREADS=openmp: the loops' OpenMP pool)"
+    return f"{how}, on the loops' OpenMP pool (OPBUILD_BLAS_THREADS=openmp)"
 
 
 def _loop_threads(compiler: dict) -> str:

@@ -7,8 +7,9 @@ normalizing twice is a no-op (graph nodes store the normalized attrs).
 
 Conv2D's kernel is chosen by shape when the attrs are normalized and recorded as ``algo`` (so it is in the
 key and the ``.info``): ``gemm`` (1x1 stride 1, no im2col), ``depthwise`` and ``direct`` (direct loops
-vectorised over the output width), ``im2col`` (im2col of row blocks into a per-thread workspace sized at
-build time, then BLAS); the kernels live in ``ops/conv_kernels.py``.
+vectorised over the output width), ``im2col`` (im2col of row blocks into the kernel's workspace, planned in
+the arena, then BLAS); the kernels live in ``ops/conv_kernels.py``. float16/bfloat16 convolutions compute
+in float32 and round once on store (``half_conv: "f32_scratch"`` in the descriptor).
 
 Pooling is a direct loop with window bounds clipped to the input; padding never contributes to a max, and
 contributes zeros to an average only when ``count_include_pad`` (PyTorch's rule for the divisor, including
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..dtypes import FLOATS
+from ..dtypes import FLOATS, HALFS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import c_literal, ctype
@@ -159,6 +160,8 @@ def _conv_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     # The kernel's algorithm, chosen by shape here so it is part of the key (ops/conv_kernels.py); an
     # explicit valid ``algo`` is kept (tests and benchmarks force each path).
     out["algo"] = K.choose(x.shape, w.shape, _conv_geometry(out, ins), {**out, "algo": attrs.get("algo")})
+    if x.dtype in HALFS:  # float32 scratch + float32 kernel, rounded once (ops/conv_kernels.py half_wrap)
+        out["half_conv"] = K.HALF_CONV
     return out
 
 
@@ -175,7 +178,7 @@ def _conv_geometry(attrs: dict, ins: Sequence[TensorType]) -> tuple[int, int]:
 
 def _conv_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     x, w = ins
-    dt = same_dtype("Conv2D", ins, FLOATS)
+    dt = same_dtype("Conv2D", ins, FLOATS + HALFS)
     g = attrs["group"]
     if x.shape[1] % g or w.shape[0] % g:
         raise ShapeError("Conv2D", f"in_channels ({x.shape[1]}) and out_channels ({w.shape[0]}) must both be "
@@ -187,16 +190,32 @@ def _conv_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType((x.shape[0], w.shape[0], oh, ow), dt)]
 
 
-def _conv_emit(k: KernelSpec) -> str:
-    x, w = k.inputs
-    out = k.outputs[0]
+def _conv_trivial(ins: Sequence[TensorType], out: TensorType, attrs: dict) -> str | None:
+    """The body of a convolution with nothing to compute (empty output, or empty sums: zeros), else None."""
+    x = ins[0]
     if out.size == 0:
         return ""
-    kh, kw = k.attrs["kernel_size"]
-    if x.shape[1] // k.attrs["group"] == 0 or x.shape[1] * kh * kw == 0:
+    kh, kw = attrs["kernel_size"]
+    if x.shape[1] // attrs["group"] == 0 or x.shape[1] * kh * kw == 0:
         return f"memset(out0, 0, sizeof(out0[0]) * {out.size});"
-    geo = K.Geometry(k.attrs, x.shape, w.shape, out.shape, x.dtype)
-    return K.forward(k.attrs["algo"], geo)
+    return None
+
+
+def _conv_kernel(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType], emit) -> tuple[int, str]:
+    x, w = ins
+    trivial = _conv_trivial(ins, outs[0], attrs)
+    if trivial is not None:
+        return 0, trivial
+    return K.kernel(attrs, (x.shape, w.shape, outs[0].shape), x.dtype, (x.size, w.size, outs[0].size), emit,
+                    len(ins) + len(outs))
+
+
+def _conv_emit(k: KernelSpec) -> str:
+    return _conv_kernel(k.attrs, k.inputs, k.outputs, K.forward)[1]
+
+
+def _conv_workspace(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> int:
+    return _conv_kernel(attrs, ins, outs, None)[0]
 
 
 def _windows(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int], dil: Sequence[int]) -> np.ndarray:
@@ -219,11 +238,12 @@ def _conv_ref(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 @defop(infer=_conv_infer, emit=_conv_emit, reference=_conv_ref, normalize=_conv_normalize, n_inputs=2,
-       needs_blas=True)
+       needs_blas=True, workspace=_conv_workspace)
 class Conv2D(Primitive):
     """``Conv2D(out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1, dilation=1, group=1,
     data_format="NCHW")(x, weight)``: 2-D cross-correlation of ``x`` (N, C, H, W) with ``weight``
-    (out_channel, C / group, KH, KW), float32/float64.
+    (out_channel, C / group, KH, KW), float32/float64, or float16/bfloat16 (computed in float32, each result
+    rounded once).
 
     ``pad_mode``: "valid" (no padding), "same" (output ceil(H / stride); odd padding goes bottom/right, as
     in TF and MindSpore) or "pad" (``pad`` = int or (top, bottom, left, right)). ``stride``/``dilation``: int,
@@ -290,40 +310,21 @@ def _pool_emit(avg: bool):
         x, out = k.inputs[0], k.outputs[0]
         if out.size == 0:
             return ""
-        n, c, h, w = x.shape
-        _, _, oh, ow = out.shape
-        (kh, kw), (sh, sw), (pt, pb, pl, pr) = k.attrs["kernel_size"], k.attrs["strides"], k.attrs["pad"]
+        h, w = x.shape[2:]
+        oh, ow = out.shape[2:]
         t = ctype(x.dtype)
         if avg:
             init, update = f"{t} s = 0;", "s += v;"
-            if k.attrs["count_include_pad"]:
-                # PyTorch's divisor: the window clipped to the padded input (not to the real pixels).
-                div = (f"((h0 + {kh} < {h + pb} ? h0 + {kh} : {h + pb}) - h0) * "
-                       f"((w0 + {kw} < {w + pr} ? w0 + {kw} : {w + pr}) - w0)")
-            else:
-                div = "(h1 - hs) * (w1 - ws)"
-            store = f"dst[r * {ow} + q] = s / ({t})({div});"
+            store = f"dst[r * {ow} + q] = s / ({t})({K.avg_divisor(x.shape, k.attrs)});"
         else:
             # NaN-propagating max, like NumPy's max: once s is NaN it stays NaN.
             init, update = f"{t} s = -INFINITY;", "if (v > s || v != v) s = v;"
             store = f"dst[r * {ow} + q] = s;"
-        return f"""
-for (int64_t p = 0; p < {n * c}; p++) {{
-  const {t} *restrict img = in0 + p * {h * w};
-  {t} *restrict dst = out0 + p * {oh * ow};
-  for (int64_t r = 0; r < {oh}; r++) {{
-    const int64_t h0 = r * {sh} - {pt};
-    const int64_t hs = h0 > 0 ? h0 : 0, h1 = h0 + {kh} < {h} ? h0 + {kh} : {h};
-    for (int64_t q = 0; q < {ow}; q++) {{
-      const int64_t w0 = q * {sw} - {pl};
-      const int64_t ws = w0 > 0 ? w0 : 0, w1 = w0 + {kw} < {w} ? w0 + {kw} : {w};
-      {init}
-      for (int64_t i = hs; i < h1; i++)
-        for (int64_t j = ws; j < w1; j++) {{ const {t} v = img[i * {w} + j]; {update} }}
-      {store}
-    }}
-  }}
-}}"""
+        planes = (f"const {t} *restrict img = in0 + p * {h * w};\n"
+                  f"{t} *restrict dst = out0 + p * {oh * ow};")
+        body = (f"{init}\nfor (int64_t i = hs; i < h1; i++)\n"
+                f"  for (int64_t j = ws; j < w1; j++) {{ const {t} v = img[i * {w} + j]; {update} }}\n{store}")
+        return K.pool_windows(x.shape, (oh, ow), k.attrs, planes, body)
 
     return emit
 

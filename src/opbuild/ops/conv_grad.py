@@ -8,11 +8,11 @@ weight's), ``MaxPoolGrad(x, y, dout)`` and ``AvgPoolGrad(x, y, dout)``. Their at
 normalized attributes plus the shape being produced (``input_size`` / ``filter_size``), so a backward kernel
 is keyed exactly like its forward one.
 
-The convolution backward kernels go through BLAS (``ops/conv_kernels.py``): the input gradient is
+The convolution backward kernels (``ops/conv_backward_kernels.py``) go through BLAS: the input gradient is
 ``W_g^T @ dy`` then col2im, the filter gradient ``dy @ im2col(x)^T``; 1x1 stride-1 convolutions skip the
-column matrix. Their ``algo`` attribute is chosen by shape like the forward one's; ``direct`` (tiny shapes,
-where a BLAS call costs more than the arithmetic, and depthwise) keeps scatter loops: each output-gradient
-element adds its contributions.
+column matrix. Their ``algo`` attribute is chosen by shape like the forward one's; ``direct`` (depthwise, and
+tiny shapes where a BLAS call costs more than the arithmetic) runs vectorised row loops that write each
+result once. float16/bfloat16 compute in float32 (``half_conv`` in the descriptor, as Conv2D's).
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import FLOATS
+from ..dtypes import FLOATS, HALFS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import ctype
+from . import conv_backward_kernels as BK
 from . import conv_kernels as K
 from . import gradlib as G
 from .conv import _conv_ref, _pool_ref, _windows
@@ -65,8 +66,10 @@ def _conv_backward_normalize(extra: str):
         if len(x_shape) != 4 or len(w_shape) != 4:
             return out
         algo = K.choose(x_shape, w_shape, dy.shape[2:], {**out, "algo": attrs.get("algo")})
-        # Depthwise backward: per-group GEMMs with K or M of 1-3 rows; the scatter loops do as well.
+        # Depthwise backward: per-group GEMMs with K or M of 1-3 rows; the direct loops do better.
         out["algo"] = "direct" if algo == "depthwise" else algo
+        if dy.dtype in HALFS:
+            out["half_conv"] = K.HALF_CONV
         return out
 
     return normalize
@@ -81,66 +84,40 @@ def _forward_shapes(attrs: dict, ins: Sequence[TensorType]) -> tuple[list[int], 
 
 def _sized_infer(op: str, key: str):
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-        dt = same_dtype(op, ins, FLOATS)
+        dt = same_dtype(op, ins, FLOATS + HALFS)
         return [TensorType(tuple(int(d) for d in attrs[key]), dt)]
 
     return infer
 
 
-def _conv_loops(k: KernelSpec, dy, x_shape, w_shape, body: str) -> str:
-    """Loops over every (image, output channel, output pixel, input channel of its group, kernel tap) with
-    the input pixel (ih, iw) in range; ``body`` uses dy_v (the output gradient), xi (input index), wi (weight
-    index)."""
-    n, c, h, w = x_shape
-    o, cg, kh, kw = w_shape
-    _, _, oh, ow = dy.shape
-    og = o // k.attrs["group"]
-    (sh, sw), (dh, dw), (pt, _, pl, _) = k.attrs["stride"], k.attrs["dilation"], k.attrs["pad"]
-    return f"""
-for (int64_t b = 0; b < {n}; b++)
- for (int64_t oc = 0; oc < {o}; oc++) {{
-  const int64_t g = oc / {og};
-  for (int64_t r = 0; r < {oh}; r++)
-   for (int64_t q = 0; q < {ow}; q++) {{
-    const {ctype(dy.dtype)} dy_v = in0[((b * {o} + oc) * {oh} + r) * {ow} + q];
-    for (int64_t ci = 0; ci < {cg}; ci++)
-     for (int64_t i = 0; i < {kh}; i++) {{
-      const int64_t ih = r * {sh} - {pt} + i * {dh};
-      if (ih < 0 || ih >= {h}) continue;
-      for (int64_t j = 0; j < {kw}; j++) {{
-       const int64_t iw = q * {sw} - {pl} + j * {dw};
-       if (iw < 0 || iw >= {w}) continue;
-       const int64_t xi = ((b * {c} + g * {cg} + ci) * {h} + ih) * {w} + iw;
-       const int64_t wi = ((oc * {cg} + ci) * {kh} + i) * {kw} + j;
-       {body}
-      }}
-     }}
-   }}
- }}"""
+def _backprop(kernels, shapes):
+    """(emit, workspace) of a convolution backward op: ``kernels(algo, geometry)`` (ops/conv_backward_kernels.py)
+    on the forward geometry ``shapes(attrs, ins)`` = (x shape, w shape); half types run it in float32."""
+
+    def kernel(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType], emit) -> tuple[int, str]:
+        dy, other = ins
+        out = outs[0]
+        if out.size == 0:
+            return 0, "/* empty */"
+        if dy.size == 0 or other.size == 0:  # a sum over nothing
+            return 0, f"memset(out0, 0, {out.size} * sizeof(*out0));"
+        x_shape, w_shape = shapes(attrs, ins)
+        return K.kernel(attrs, (x_shape, w_shape, dy.shape), dy.dtype, (dy.size, other.size, out.size), emit,
+                        len(ins) + len(outs))
+
+    def emit(k: KernelSpec) -> str:
+        return kernel(k.attrs, k.inputs, k.outputs, kernels)[1]
+
+    def workspace(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> int:
+        return kernel(attrs, ins, outs, None)[0]
+
+    return emit, workspace
 
 
-def _backprop_input_emit(k: KernelSpec) -> str:
-    dy, wt = k.inputs
-    size = k.outputs[0].size
-    if size == 0:
-        return "/* empty */"
-    algo = k.attrs["algo"]
-    if algo != "direct" and dy.size and wt.size:
-        return K.backprop_input(algo, K.Geometry(k.attrs, k.attrs["input_size"], wt.shape, dy.shape, dy.dtype))
-    return (f"memset(out0, 0, {size} * sizeof(*out0));"
-            + _conv_loops(k, dy, k.attrs["input_size"], wt.shape, "out0[xi] += dy_v * in1[wi];"))
-
-
-def _backprop_filter_emit(k: KernelSpec) -> str:
-    dy, x = k.inputs
-    size = k.outputs[0].size
-    if size == 0:
-        return "/* empty */"
-    algo = k.attrs["algo"]
-    if algo != "direct" and dy.size and x.size:
-        return K.backprop_filter(algo, K.Geometry(k.attrs, x.shape, k.attrs["filter_size"], dy.shape, dy.dtype))
-    return (f"memset(out0, 0, {size} * sizeof(*out0));"
-            + _conv_loops(k, dy, x.shape, k.attrs["filter_size"], "out0[wi] += dy_v * in1[xi];"))
+_backprop_input_emit, _backprop_input_ws = _backprop(BK.backprop_input,
+                                                     lambda attrs, ins: (attrs["input_size"], ins[1].shape))
+_backprop_filter_emit, _backprop_filter_ws = _backprop(BK.backprop_filter,
+                                                       lambda attrs, ins: (ins[1].shape, attrs["filter_size"]))
 
 
 def _vjp_reference(fn, argnum: int, shape: Sequence[int], *args) -> np.ndarray:
@@ -163,6 +140,7 @@ def _conv_attrs(attrs: dict) -> dict:
 
 @defop(infer=_sized_infer("Conv2DBackpropInput", "input_size"), emit=_backprop_input_emit,
        normalize=_conv_backward_normalize("input_size"), n_inputs=2, scenario="backward", needs_blas=True,
+       workspace=_backprop_input_ws,
        reference=lambda attrs, dy, w: _vjp_reference(lambda x, w_: _conv_ref(_conv_attrs(attrs), x, w_), 0,
                                                      attrs["input_size"], w, dy))
 class Conv2DBackpropInput(Primitive):
@@ -172,6 +150,7 @@ class Conv2DBackpropInput(Primitive):
 
 @defop(infer=_sized_infer("Conv2DBackpropFilter", "filter_size"), emit=_backprop_filter_emit,
        normalize=_conv_backward_normalize("filter_size"), n_inputs=2, scenario="backward", needs_blas=True,
+       workspace=_backprop_filter_ws,
        reference=lambda attrs, dy, x: _vjp_reference(lambda w_, x_: _conv_ref(_conv_attrs(attrs), x_, w_), 0,
                                                      attrs["filter_size"], x, dy))
 class Conv2DBackpropFilter(Primitive):
@@ -184,17 +163,11 @@ def _pool_grad_emit(avg: bool):
         x, _, dy = k.inputs
         if dy.size == 0 or x.size == 0:
             return f"memset(out0, 0, {x.size} * sizeof(*out0));" if x.size else "/* empty */"
-        n, c, h, w = x.shape
-        _, _, oh, ow = dy.shape
-        (kh, kw), (sh, sw), (pt, pb, pl, pr) = k.attrs["kernel_size"], k.attrs["strides"], k.attrs["pad"]
+        h, w = x.shape[2:]
+        oh, ow = dy.shape[2:]
         t = ctype(x.dtype)
         if avg:
-            if k.attrs["count_include_pad"]:  # the forward's divisor, window clipped to the padded input
-                div = (f"((h0 + {kh} < {h + pb} ? h0 + {kh} : {h + pb}) - h0) * "
-                       f"((w0 + {kw} < {w + pr} ? w0 + {kw} : {w + pr}) - w0)")
-            else:
-                div = "(h1 - hs) * (w1 - ws)"
-            body = (f"const {t} share = g / ({t})({div});\n"
+            body = (f"const {t} share = g / ({t})({K.avg_divisor(x.shape, k.attrs)});\n"
                     "for (int64_t i = hs; i < h1; i++) for (int64_t j = ws; j < w1; j++) "
                     f"dst[i * {w} + j] += share;")
         else:
@@ -205,23 +178,12 @@ def _pool_grad_emit(avg: bool):
                     "  if (best < 0 || v > s || (v != v && s == s)) { s = v; best = i * " + str(w) + " + j; }\n"
                     "}\n"
                     "if (best >= 0) dst[best] += g;")
-        return f"""
-memset(out0, 0, {x.size} * sizeof(*out0));
-for (int64_t p = 0; p < {n * c}; p++) {{
-  const {t} *restrict img = in0 + p * {h * w};
-  const {t} *restrict gr = in2 + p * {oh * ow};
-  {t} *restrict dst = out0 + p * {h * w};
-  for (int64_t r = 0; r < {oh}; r++) {{
-    const int64_t h0 = r * {sh} - {pt};
-    const int64_t hs = h0 > 0 ? h0 : 0, h1 = h0 + {kh} < {h} ? h0 + {kh} : {h};
-    for (int64_t q = 0; q < {ow}; q++) {{
-      const int64_t w0 = q * {sw} - {pl};
-      const int64_t ws = w0 > 0 ? w0 : 0, w1 = w0 + {kw} < {w} ? w0 + {kw} : {w};
-      const {t} g = gr[r * {ow} + q];
-      {body}
-    }}
-  }}
-}}"""
+        planes = (f"const {t} *restrict img = in0 + p * {h * w};\n"
+                  f"const {t} *restrict gr = in2 + p * {oh * ow};\n"
+                  f"{t} *restrict dst = out0 + p * {h * w};")
+        body = f"const {t} g = gr[r * {ow} + q];\n{body}"
+        return (f"memset(out0, 0, {x.size} * sizeof(*out0));"
+                + K.pool_windows(x.shape, (oh, ow), k.attrs, planes, body))
 
     return emit
 

@@ -13,29 +13,47 @@ visible in its ``.info``:
     are too small for BLAS; ``direct`` is any convolution whose per-(image, group) GEMM is so small that the
     BLAS call and the im2col copy cost more than the arithmetic.
 ``im2col``
-    im2col of a block of output rows into a per-thread workspace sized at build time, then one GEMM per
+    im2col of a block of output rows into the kernel's workspace (below), then one GEMM per
     block (the column block stays in cache for the GEMM that reads it).
 
-The workspace is a function-scope ``static __thread`` array: sized at build time, allocated by the C
-runtime per thread on the kernel's first use in that thread (dynamic TLS of a dlopen'ed object) and freed
-when the thread exits, so no call ``malloc``s and two threads calling the same kernel never share it. The
-ABI stays ``void k(void *const *args)``.
+The column block is the kernel's *workspace*: the op declares its size (``OpDef.workspace``:
+:func:`workspace_bytes`) and the kernel takes its address as one more pointer after the outputs (kernel ABI
+2, targets/cpu/codegen.py). In a graph the executor hands it a region of the arena live during that node
+only (passes/memplan.py), so every convolution of a network shares the memory the other intermediates leave
+free at its step, instead of each kernel keeping its own buffer for the life of the process; PyNative
+allocates it per call. It is used by the calling thread only (the GEMMs' threads read it through BLAS).
+The zero-bordered planes of the ``direct``/``depthwise`` kernels stay function-scope ``static __thread``
+arrays, one per OpenMP thread: the arena would need one per thread, and the number of threads is OpenMP's
+run-time decision (OMP_NUM_THREADS lists, ``omp_set_num_threads``, thread limits), not something a plan made
+at trace time can size safely; they are small (the planes of one group).
 
-The backward ops use the same shapes of code: ``Conv2DBackpropInput`` is ``dcol = W_g^T @ dy`` then col2im
-(a scatter-add of the column block into the input gradient); ``Conv2DBackpropFilter`` is
-``dW_g += dy @ col^T`` over im2col blocks; 1x1 stride-1 cases skip the column matrix; ``direct`` keeps the
-scatter loops for tiny shapes.
+The backward kernels (``ops/conv_backward_kernels.py``) reuse this module's pieces: :class:`Geometry`,
+its zero-bordered plane copy (:meth:`Geometry.pad_planes`), its im2col/col2im and the row-block loop
+(:meth:`Geometry.row_blocks`).
+
+Half types (float16/bfloat16) run the float32 kernel of the same algorithm on float32 copies of the inputs and
+round each result once on store (:func:`half_wrap`); the descriptor records the strategy
+(``half_conv: "f32_scratch"``), so a native half kernel later is a new cache entry, never a changed one.
+
+Epilogues (bias, activation, ...) go where a block of the output is final: ``_forward_direct`` at the row's
+``memcpy`` (``acc`` holds one output row of channel ``oc``), ``_forward_im2col`` after each block's GEMM (``og``
+channels x ``nr * OW`` pixels), ``_forward_gemm`` after each (image, group) GEMM; for half types, before
+:func:`half_wrap` rounds (the float32 ``out0`` is the scratch buffer there).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..targets.cpu.codegen import ctype, gemm_symbols, parallel_for
+from ..targets.cpu.codegen import ctype, gemm_symbols, is_half, load, parallel_for, store
 
 ALGOS = ("gemm", "depthwise", "direct", "im2col")
+# How a float16/bfloat16 convolution computes (the descriptor's ``half_conv`` attribute): float32 copies of the
+# inputs, the float32 kernel, one rounding per result on store.
+HALF_CONV = "f32_scratch"
+WORKSPACE_ALIGN = 64  # bytes: each region of a workspace starts on a cache line
 
 # im2col works on blocks of output rows: ~256 KB of column matrix (stays in L2 for the gemm that reads it),
 # but at least 512 gemm columns (narrower gemms lose more to BLAS overhead than the cache saves); measured in
@@ -93,15 +111,44 @@ class Geometry:
         self.t = ctype(dtype)
         self.dtype = dtype
 
+    def pad_dims(self) -> tuple[int, int]:
+        """(rows, cols) of a zero-bordered input plane: every tap of every output pixel, ``r*sh + ki*dh`` and
+        ``q*sw + kj*dw``, lands inside it, and so does every input pixel (at ``pt + i``, ``pl + j``)."""
+        ph = (self.oh - 1) * self.sh + (self.kh - 1) * self.dh + 1
+        pw = (self.ow - 1) * self.sw + (self.kw - 1) * self.dw + 1
+        return max(ph, self.h + self.pt), max(pw, self.w + self.pl)
+
+    def pad_planes(self, src: str, b: str, gi: str) -> str:
+        """C declaring ``pad``: this thread's zero-bordered copy of the ``Cg`` input planes of image ``b``,
+        group ``gi`` of the NCHW tensor ``src``. The buffer is a function-scope ``static __thread`` array: its
+        borders are zero from the thread's first use on, since only the interior is ever written."""
+        ph, pw = self.pad_dims()
+        return f"""static __thread {self.t} ob_pad[{self.cg * ph * pw}] __attribute__((aligned(64)));
+{self.t} *restrict pad = ob_pad;
+for (int64_t ci = 0; ci < {self.cg}; ci++)
+  for (int64_t i = 0; i < {self.h}; i++)
+    memcpy(pad + (ci * {ph} + i + {self.pt}) * {pw} + {self.pl},
+           {src} + (({b} * {self.c} + {gi} * {self.cg} + ci) * {self.h} + i) * {self.w}, sizeof(*pad) * {self.w});"""
+
+    def row_blocks(self, rows: int, body: str) -> str:
+        """C running ``body`` for every (image ``b``, group ``gi``, block of ``nr`` output rows from ``r0``)."""
+        return f"""for (int64_t b = 0; b < {self.n}; b++)
+for (int64_t gi = 0; gi < {self.g}; gi++)
+for (int64_t r0 = 0; r0 < {self.oh}; r0 += {rows}) {{
+  const int64_t nr = {self.oh} - r0 < {rows} ? {self.oh} - r0 : {rows};
+  {body.strip()}
+}}"""
+
     def block_rows(self) -> int:
         """Output rows per im2col block (see COL_BLOCK_BYTES / MIN_GEMM_N)."""
         rows = COL_BLOCK_BYTES // max(1, self.kdim * self.ow * np.dtype(self.dtype).itemsize)
         return max(1, min(self.oh, max(rows, -(-MIN_GEMM_N // self.ow))))
 
     def workspace(self, rows: int) -> str:
-        """C declaring ``col``: this thread's column block (KDIM x rows*OW), sized at build time."""
-        return (f"static __thread {self.t} ob_col[{self.kdim * rows * self.ow}] __attribute__((aligned(64)));\n"
-                f"{self.t} *restrict col = ob_col;")
+        """C declaring ``col``: the column block (KDIM x rows*OW) at the start of the kernel's workspace
+        (``ob_ws``: :func:`with_workspace`, sized by :func:`workspace_bytes`)."""
+        assert rows == self.block_rows()  # the size workspace_bytes planned
+        return f"{self.t} *restrict col = ({self.t} *)ob_ws;"
 
     def im2col(self) -> str:
         """C filling ``col`` (Cg*KH*KW x nr*OW) with the patches of output rows [r0, r0 + nr) of ``img``
@@ -160,21 +207,14 @@ def _forward_gemm(g: Geometry) -> str:
 
 def _forward_direct(g: Geometry) -> str:
     """Each (image, output channel) plane row by row: its group's input planes are copied into a zero-bordered
-    per-thread buffer (the borders are zero from the thread's first use on: only the interior is ever
-    written), then ``acc[q] += w * padded[row][q*sw + kj*dw]`` for every tap over the whole output row, a
-    bounds-free loop of constant length that gcc vectorises and unrolls."""
-    ph, pw = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1, (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1
-    ph, pw = max(ph, g.h + g.pt), max(pw, g.w + g.pl)  # room for every input pixel, used or not
+    per-thread buffer (:meth:`Geometry.pad_planes`), then ``acc[q] += w * padded[row][q*sw + kj*dw]`` for every
+    tap over the whole output row, a bounds-free loop of constant length that gcc vectorises and unrolls."""
+    ph, pw = g.pad_dims()
     work = g.n * g.o * g.oh * g.ow * g.kdim
     return f"""
 {parallel_for(work)}for (int64_t p = 0; p < {g.n * g.o}; p++) {{
-  static __thread {g.t} ob_pad[{g.cg * ph * pw}] __attribute__((aligned(64)));
   const int64_t b = p / {g.o}, oc = p % {g.o}, gi = oc / {g.og};
-  {g.t} *restrict pad = ob_pad;
-  for (int64_t ci = 0; ci < {g.cg}; ci++)
-    for (int64_t i = 0; i < {g.h}; i++)
-      memcpy(pad + (ci * {ph} + i + {g.pt}) * {pw} + {g.pl},
-             in0 + ((b * {g.c} + gi * {g.cg} + ci) * {g.h} + i) * {g.w}, sizeof(*pad) * {g.w});
+  {g.pad_planes("in0", "b", "gi")}
   {g.t} *restrict dst = out0 + p * {g.oh * g.ow};
   const {g.t} *restrict f = in1 + oc * {g.kdim};
   for (int64_t r = 0; r < {g.oh}; r++) {{
@@ -194,72 +234,115 @@ def _forward_direct(g: Geometry) -> str:
 def _forward_im2col(g: Geometry) -> str:
     fn, one, zero = gemm_symbols(g.dtype)
     rows = g.block_rows()
+    block = f"""
+const {g.t} *restrict img = in0 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
+{g.im2col().strip()}
+{fn}(ObRowMajor, ObNoTrans, ObNoTrans, {g.og}, (int)(nr * {g.ow}), {g.kdim}, {one}, in1 + gi * {g.og * g.kdim},
+     {g.kdim}, col, (int)(nr * {g.ow}), {zero}, out0 + (b * {g.o} + gi * {g.og}) * {g.oh * g.ow} + r0 * {g.ow},
+     {g.oh * g.ow});"""
+    return f"{g.workspace(rows)}\n{g.row_blocks(rows, block)}"
+
+
+# ---- half types -----------------------------------------------------------------------------------
+
+def _aligned(n: int) -> int:
+    return -(-n // WORKSPACE_ALIGN) * WORKSPACE_ALIGN
+
+
+def col_bytes(algo: str, g: Geometry) -> int:
+    """Bytes of the column block of an ``im2col`` kernel, forward or backward (0 for the other algorithms)."""
+    return g.kdim * g.block_rows() * g.ow * np.dtype(g.dtype).itemsize if algo == "im2col" else 0
+
+
+def workspace_bytes(algo: str, g: Geometry, half_sizes: Sequence[int] | None) -> int:
+    """A convolution kernel's workspace: the column block, then (half types) the float32 copies of both
+    operands and the float32 result (``half_sizes``: their element counts), each 64-byte aligned."""
+    total = _aligned(col_bytes(algo, g))
+    if half_sizes is not None:
+        total += sum(_aligned(4 * max(int(n), 1)) for n in half_sizes)
+    return total
+
+
+def with_workspace(n_args: int, nbytes: int, body: str) -> str:
+    """``body`` with ``ob_ws`` declared: the workspace pointer, passed after the ``n_args`` inputs and outputs
+    when the kernel has one (``nbytes`` > 0)."""
+    return f"char *const ob_ws = (char *)args[{n_args}];\n{body}" if nbytes else body
+
+
+def kernel(attrs: dict, shapes: Sequence[Sequence[int]], dtype: str, sizes: Sequence[int],
+           emit: Callable[[str, Geometry], str] | None, n_args: int = 3) -> tuple[int, str]:
+    """(workspace bytes, C body) of a convolution kernel (forward or backward: 2 inputs, 1 output) whose
+    forward geometry is ``shapes`` = (x, w, y) shapes: ``emit(algo, geometry)`` writes the float kernel, which
+    half types run in float32 (:func:`half_wrap`; ``sizes`` = the elements of in0, in1, out0). ``emit`` None
+    gives the size alone (OpDef.workspace), from the same code the body's layout comes from. ``n_args``: the
+    kernel's inputs plus outputs (the workspace pointer follows them; an epilogue input shifts it)."""
+    half = is_half(dtype)
+    g = Geometry(attrs, shapes[0], shapes[1], shapes[2], "float32" if half else dtype)
+    algo = attrs["algo"]
+    nbytes = workspace_bytes(algo, g, sizes if half else None)
+    if emit is None:
+        return nbytes, ""
+    body = emit(algo, g)
+    if half:
+        body = half_wrap(dtype, sizes, body, g, algo)
+    return nbytes, with_workspace(n_args, nbytes, body)
+
+
+def half_wrap(dtype: str, sizes: Sequence[int], body: str, g: Geometry, algo: str) -> str:
+    """For float16/bfloat16: convert ``in0``/``in1`` (``sizes[0]``/``sizes[1]`` elements) into float32
+    scratch buffers, run the float32 kernel ``body`` (it reads ``in0``/``in1`` and writes ``out0``, all three
+    shadowed here by float32 buffers) and round the ``sizes[2]`` results once into the real output. The
+    scratch buffers follow the column block in the workspace (:func:`workspace_bytes`)."""
+    na, nb, nc = (int(v) for v in sizes)
+    a = _aligned(col_bytes(algo, g))
+    b = a + _aligned(4 * max(na, 1))
+    c = b + _aligned(4 * max(nb, 1))
+    return f"""{{
+float *restrict ob_a = (float *)(ob_ws + {a}), *restrict ob_b = (float *)(ob_ws + {b});
+float *restrict ob_c = (float *)(ob_ws + {c});
+{parallel_for(na)}for (int64_t i = 0; i < {na}; i++) ob_a[i] = {load(dtype, 'in0[i]')};
+{parallel_for(nb)}for (int64_t i = 0; i < {nb}; i++) ob_b[i] = {load(dtype, 'in1[i]')};
+{ctype(dtype)} *restrict ob_out = out0;
+{{
+const float *restrict in0 = ob_a, *restrict in1 = ob_b;
+float *restrict out0 = ob_c;
+{body.strip()}
+}}
+{parallel_for(nc)}for (int64_t i = 0; i < {nc}; i++) ob_out[i] = {store(dtype, 'ob_c[i]')};
+}}"""
+
+
+# ---- pooling windows ------------------------------------------------------------------------------
+
+def pool_windows(x_shape: Sequence[int], out_hw: Sequence[int], attrs: dict, planes: str, body: str) -> str:
+    """C looping over every pooling window of every (image, channel) plane ``p`` of an NCHW input
+    ``x_shape``: ``planes`` declares the plane's pointers (from ``p``), ``body`` runs per window with its output
+    position (``r``, ``q``), its unclipped start (``h0``, ``w0``) and its rows [hs, h1) and columns [ws, w1)
+    clipped to the input. MaxPool, AvgPool and both their gradients share it (ops/conv.py, ops/conv_grad.py)."""
+    n, c, h, w = x_shape
+    oh, ow = out_hw
+    (kh, kw), (sh, sw), (pt, _, pl, _) = attrs["kernel_size"], attrs["strides"], attrs["pad"]
     return f"""
-{g.workspace(rows)}
-for (int64_t b = 0; b < {g.n}; b++)
-for (int64_t gi = 0; gi < {g.g}; gi++) {{
-  const {g.t} *restrict img = in0 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
-  for (int64_t r0 = 0; r0 < {g.oh}; r0 += {rows}) {{
-    const int64_t nr = {g.oh} - r0 < {rows} ? {g.oh} - r0 : {rows};
-    {g.im2col().strip()}
-    {fn}(ObRowMajor, ObNoTrans, ObNoTrans, {g.og}, (int)(nr * {g.ow}), {g.kdim}, {one}, in1 + gi * {g.og * g.kdim},
-         {g.kdim}, col, (int)(nr * {g.ow}), {zero}, out0 + (b * {g.o} + gi * {g.og}) * {g.oh * g.ow} + r0 * {g.ow},
-         {g.oh * g.ow});
+for (int64_t p = 0; p < {n * c}; p++) {{
+  {planes.strip()}
+  for (int64_t r = 0; r < {oh}; r++) {{
+    const int64_t h0 = r * {sh} - {pt};
+    const int64_t hs = h0 > 0 ? h0 : 0, h1 = h0 + {kh} < {h} ? h0 + {kh} : {h};
+    for (int64_t q = 0; q < {ow}; q++) {{
+      const int64_t w0 = q * {sw} - {pl};
+      const int64_t ws = w0 > 0 ? w0 : 0, w1 = w0 + {kw} < {w} ? w0 + {kw} : {w};
+      {body.strip()}
+    }}
   }}
 }}"""
 
 
-# ---- backward -------------------------------------------------------------------------------------
-
-def backprop_input(algo: str, g: Geometry) -> str:
-    """Body of Conv2DBackpropInput (in0 = dy, in1 = w, out0 = dx) by GEMM: ``dcol = W_g^T @ dy_g`` per row
-    block, then col2im; for ``gemm`` (1x1 stride 1) ``dx_g = W_g^T @ dy_g`` directly."""
-    fn, one, zero = gemm_symbols(g.dtype)
-    ohw = g.oh * g.ow
-    if algo == "gemm":
-        return (f"for (int64_t b = 0; b < {g.n}; b++)\nfor (int64_t gi = 0; gi < {g.g}; gi++)\n"
-                f"  {fn}(ObRowMajor, ObTrans, ObNoTrans, {g.cg}, {ohw}, {g.og}, {one}, in1 + gi * {g.og * g.cg}, "
-                f"{g.cg}, in0 + (b * {g.o} + gi * {g.og}) * {ohw}, {ohw}, {zero}, "
-                f"out0 + (b * {g.c} + gi * {g.cg}) * {ohw}, {ohw});")
-    rows = g.block_rows()
-    return f"""
-{g.workspace(rows)}
-memset(out0, 0, sizeof(*out0) * {g.n * g.c * g.h * g.w});
-for (int64_t b = 0; b < {g.n}; b++)
-for (int64_t gi = 0; gi < {g.g}; gi++) {{
-  {g.t} *restrict img = out0 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
-  for (int64_t r0 = 0; r0 < {g.oh}; r0 += {rows}) {{
-    const int64_t nr = {g.oh} - r0 < {rows} ? {g.oh} - r0 : {rows};
-    {fn}(ObRowMajor, ObTrans, ObNoTrans, {g.kdim}, (int)(nr * {g.ow}), {g.og}, {one}, in1 + gi * {g.og * g.kdim},
-         {g.kdim}, in0 + (b * {g.o} + gi * {g.og}) * {ohw} + r0 * {g.ow}, {ohw}, {zero}, col, (int)(nr * {g.ow}));
-    {g.col2im().strip()}
-  }}
-}}"""
-
-
-def backprop_filter(algo: str, g: Geometry) -> str:
-    """Body of Conv2DBackpropFilter (in0 = dy, in1 = x, out0 = dw) by GEMM: ``dW_g += dy_g @ col^T`` over
-    the im2col blocks of every image; for ``gemm`` (1x1 stride 1) ``dW_g += dy_g @ X_g^T``."""
-    fn, one, _ = gemm_symbols(g.dtype)
-    ohw = g.oh * g.ow
-    head = f"memset(out0, 0, sizeof(*out0) * {g.o * g.kdim});"
-    if algo == "gemm":
-        return (f"{head}\nfor (int64_t b = 0; b < {g.n}; b++)\nfor (int64_t gi = 0; gi < {g.g}; gi++)\n"
-                f"  {fn}(ObRowMajor, ObNoTrans, ObTrans, {g.og}, {g.cg}, {ohw}, {one}, "
-                f"in0 + (b * {g.o} + gi * {g.og}) * {ohw}, {ohw}, in1 + (b * {g.c} + gi * {g.cg}) * {ohw}, {ohw}, "
-                f"{one}, out0 + gi * {g.og * g.cg}, {g.cg});")
-    rows = g.block_rows()
-    return f"""
-{g.workspace(rows)}
-{head}
-for (int64_t b = 0; b < {g.n}; b++)
-for (int64_t gi = 0; gi < {g.g}; gi++) {{
-  const {g.t} *restrict img = in1 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
-  for (int64_t r0 = 0; r0 < {g.oh}; r0 += {rows}) {{
-    const int64_t nr = {g.oh} - r0 < {rows} ? {g.oh} - r0 : {rows};
-    {g.im2col().strip()}
-    {fn}(ObRowMajor, ObNoTrans, ObTrans, {g.og}, {g.kdim}, (int)(nr * {g.ow}), {one},
-         in0 + (b * {g.o} + gi * {g.og}) * {ohw} + r0 * {g.ow}, {ohw}, col, (int)(nr * {g.ow}), {one},
-         out0 + gi * {g.og * g.kdim}, {g.kdim});
-  }}
-}}"""
+def avg_divisor(x_shape: Sequence[int], attrs: dict) -> str:
+    """C expression: AvgPool's divisor inside :func:`pool_windows` (PyTorch's rule with
+    ``count_include_pad``: the window clipped to the padded input; else the real pixels only)."""
+    h, w = x_shape[2:]
+    (kh, kw), (_, pb, _, pr) = attrs["kernel_size"], attrs["pad"]
+    if attrs["count_include_pad"]:
+        return (f"((h0 + {kh} < {h + pb} ? h0 + {kh} : {h + pb}) - h0) * "
+                f"((w0 + {kw} < {w + pr} ? w0 + {kw} : {w + pr}) - w0)")
+    return "(h1 - hs) * (w1 - ws)"

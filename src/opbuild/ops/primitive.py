@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from .. import trace
 from ..parameter import Parameter
 from ..tensor import Tensor, as_tensor
-from .registry import EmitFn, InferFn, NormalizeFn, OpDef, RefFn, get, register
+from .registry import EmitFn, InferFn, NormalizeFn, OpDef, RefFn, WorkspaceFn, get, register
 
 # The compute dtype of the innermost Cell on the call stack that has one (``Cell.to_float``), MindSpore's
 # mixed_precision_type: every op applied inside such a cell takes its float inputs and Parameters cast to that
@@ -138,7 +138,8 @@ def _bind(opdef: OpDef, cls: P) -> P:
 def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: NormalizeFn | None = None,
           n_inputs: int | None = None, needs_blas: bool = False, multi_output: bool = False,
           name: str | None = None, inplace: tuple[tuple[int, int], ...] = (),
-          scenario: str = "forward", view: bool = False, reuse_input: bool = False) -> Callable[[P], P]:
+          scenario: str = "forward", view: bool = False, reuse_input: bool = False,
+          workspace: WorkspaceFn | None = None) -> Callable[[P], P]:
     """Class decorator declaring an operator in one block: the decorated Primitive subclass is the op's
     MindSpore primitive (its constructor and ``__call__`` unchanged) and the keyword arguments are its
     :class:`OpDef` (see there), registered under ``name`` (default: the class name).
@@ -155,7 +156,7 @@ def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: Normaliz
     def attach(cls: P) -> P:
         opdef = OpDef(name or cls.__name__, infer, emit, reference, normalize=normalize, n_inputs=n_inputs,
                       needs_blas=needs_blas, multi_output=multi_output, inplace=tuple(inplace),
-                      scenario=scenario, view=view, reuse_input=reuse_input)
+                      scenario=scenario, view=view, reuse_input=reuse_input, workspace=workspace)
         return _bind(opdef, cls)
 
     return attach

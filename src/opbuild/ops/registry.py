@@ -51,6 +51,8 @@ GradFn = Callable[[dict, Sequence[Any], Sequence[Any], Sequence[Any]], Sequence[
 # A host operation (collectives): (attrs, input arrays, output arrays) -> None, writing the outputs. The runtime
 # calls it between kernels in place of a kernel (the arrays are the node's own buffers in the arena).
 HostFn = Callable[[dict, Sequence[np.ndarray], Sequence[np.ndarray]], None]
+# Bytes of scratch memory a kernel of these (normalized) attrs and input/output types needs (OpDef.workspace).
+WorkspaceFn = Callable[[dict, Sequence[TensorType], Sequence[TensorType]], int]
 
 
 def _no_gradient(attrs: dict, inputs: Sequence[Any], outputs: Sequence[Any], douts: Sequence[Any]) -> list:
@@ -92,7 +94,12 @@ class OpDef:
 
     ``host``: the op runs no kernel but this :data:`HostFn`, called by the executor between kernels (and by
     PyNative directly): collectives (ops/collective.py), whose result depends on the other ranks. Nothing is
-    built for such a node, and constant folding leaves it alone."""
+    built for such a node, and constant folding leaves it alone.
+
+    ``workspace``: the scratch bytes a kernel needs (:data:`WorkspaceFn`), 0 for none. A kernel with a
+    workspace takes its address as one more pointer after the outputs (the kernel ABI, targets/cpu/codegen.py):
+    the executor hands it a region of the graph's arena, live during that node only (passes/memplan.py), and
+    PyNative allocates it per call (:meth:`workspace_bytes`)."""
 
     name: str
     infer: InferFn
@@ -109,12 +116,18 @@ class OpDef:
     grad: GradFn | None = field(default=None, repr=False, compare=False)
     inplace: tuple[tuple[int, int], ...] = ()
     host: HostFn | None = field(default=None, repr=False, compare=False)
+    workspace: WorkspaceFn | None = field(default=None, repr=False, compare=False)
     _codegen_hash: str | None = field(default=None, repr=False)
     _codegen_files: tuple[str, ...] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.scenario not in SCENARIOS:
             raise ValueError(f"operator {self.name}: scenario must be one of {SCENARIOS}, got {self.scenario!r}")
+
+    def workspace_bytes(self, attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> int:
+        """Scratch bytes a kernel of this op needs for these normalized attrs and types (0: no workspace
+        pointer is passed)."""
+        return int(self.workspace(attrs, ins, outs)) if self.workspace is not None else 0
 
     def codegen_files(self) -> tuple[str, ...]:
         """The source files whose code shapes this op's generated C (ops/sources.py); derived once per op."""

@@ -18,6 +18,11 @@ The plan is data the executor follows (runtime/executor.py), not code in the ker
   come from a greedy best-fit over buffers sorted by size (largest first), which is deterministic: the same
   graph gives the same plan in every process.
 
+* **Workspaces.** A kernel whose op declares scratch memory (``OpDef.workspace``: a convolution's im2col
+  column block, a half-precision convolution's float32 copies) gets a buffer live at its own step only, so it
+  overlaps nothing the node reads or writes and shares bytes with every buffer dead at that step; the
+  executor passes its address after the node's outputs (``MemoryPlan.workspaces``).
+
 Graph inputs and captures (parameters, constants) are never written by planning: they are never a buffer, so
 neither in-place reuse nor sharing can reach them. The one writer of a capture is an op that declares it
 (``OpDef.inplace``: optimizer updates, Assign), whose outputs the trace marked ``alias_of`` the Parameter they
@@ -84,13 +89,16 @@ class MemoryPlan:
     intermediate_bytes: int
     views: int = 0
     inplace: int = 0
+    workspaces: dict[Node, tuple[int, int]] = field(default_factory=dict)  # node -> (arena offset, bytes)
 
     def summary(self) -> dict:
         """JSON-able figures of the plan (what the build report shows)."""
         ratio = self.arena_bytes / self.intermediate_bytes if self.intermediate_bytes else 0.0
         return {"arena_bytes": self.arena_bytes, "intermediate_bytes": self.intermediate_bytes,
                 "ratio": round(ratio, 4), "buffers": len(self.buffers), "views": self.views,
-                "inplace": self.inplace, "kernels": len(self.kernel_nodes)}
+                "inplace": self.inplace, "kernels": len(self.kernel_nodes),
+                "workspaces": len(self.workspaces),
+                "workspace_bytes": sum(size for _, size in self.workspaces.values())}
 
     def verify(self, graph: Graph) -> None:
         """Check the plan's invariants against ``graph``; raises :class:`PlanError` naming the first broken one.
@@ -113,6 +121,13 @@ class MemoryPlan:
         for v in [*graph.outputs, *(x for n in self.kernel_nodes for x in (*n.inputs, *n.outputs))]:
             if v not in self.locations:
                 raise PlanError(f"value {v.name or v.type} has no location")
+        for n, (lo, size) in self.workspaces.items():
+            i = steps[id(n)]
+            if lo < 0 or lo + size > self.arena_bytes:
+                raise PlanError(f"{n.name}'s workspace lies outside the arena ({lo}..{lo + size})")
+            for v, vlo, vhi, d, u in placed:
+                if vlo < lo + size and lo < vhi and d <= i <= u and vlo != vhi:
+                    raise PlanError(f"{n.name}'s workspace overlaps {v.name or v.type} (live from step {d} to {u})")
         for n in self.kernel_nodes:
             i = steps[id(n)]
             for y in n.outputs:
@@ -157,6 +172,7 @@ def plan_memory(graph: Graph, share: bool = True) -> MemoryPlan:
     buffers: list[Buffer] = []
     kernel_nodes: list[Node] = []
     views = inplace = 0
+    scratch: dict[Node, Buffer] = {}
 
     def join(b: Buffer, y: Value, i: int) -> None:
         b.values.append(y)
@@ -175,6 +191,13 @@ def plan_memory(graph: Graph, share: bool = True) -> MemoryPlan:
                 locations[y] = locations[x]
             continue
         kernel_nodes.append(n)
+        size = 0
+        if op.workspace is not None:  # sized from the kernel's own spec, as its emitter lays it out
+            spec = n.spec or op.spec(n.attrs, [v.type for v in n.inputs])
+            size = op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
+        if size:
+            scratch[n] = Buffer(_aligned(size), i, i)
+            buffers.append(scratch[n])
         if any(y.alias_of is not None for y in n.outputs):
             # An in-place update (OpDef.inplace: optimizers, Assign): its outputs are the buffers of the values
             # they update, a captured Parameter's array or an arena value; it gets no buffer of its own.
@@ -207,7 +230,8 @@ def plan_memory(graph: Graph, share: bool = True) -> MemoryPlan:
         for v in b.values:
             locations[v] = Location("arena", b.offset)
     total = sum(nbytes(y) for n in graph.nodes for y in n.outputs)
-    return MemoryPlan(locations, kernel_nodes, buffers, arena, total, views, inplace)
+    workspaces = {n: (b.offset, b.nbytes) for n, b in scratch.items()}
+    return MemoryPlan(locations, kernel_nodes, buffers, arena, total, views, inplace, workspaces)
 
 
 def _place(buffers: list[Buffer], share: bool) -> int:
@@ -238,7 +262,7 @@ class MemoryPlanning(GraphPass):
     says which of them run kernels). Runs last: any pass after it would invalidate the plan."""
 
     name = "memplan"
-    version = 1
+    version = 2  # 2: kernel workspaces in the arena
 
     def run(self, graph: Graph) -> Graph:
         graph.memory_plan = plan_memory(graph)

@@ -32,7 +32,8 @@ class CompiledGraph:
 
     Memory follows the graph's :class:`~opbuild.passes.memplan.MemoryPlan` (``graph.memory_plan``, set by the
     memory-planning pass; a graph that skipped it gets a plan with one buffer per node output): one arena
-    allocated through the target, each value at its planned offset, inputs and captures read in place."""
+    allocated through the target, each value at its planned offset (and each kernel's workspace at its own),
+    inputs and captures read in place."""
 
     def __init__(self, graph: Graph, kernels: Sequence[Kernel], allocate: Allocate = np.empty):
         """``kernels`` are those of ``plan.kernel_nodes`` that are not host nodes, in order;
@@ -56,7 +57,10 @@ class CompiledGraph:
         compiled = iter(self.kernels)
         for node, host in zip(self.plan.kernel_nodes, hosts):
             args = [*node.inputs, *node.outputs]
-            ptrs = (ctypes.c_void_p * len(args))()
+            workspace = self.plan.workspaces.get(node)
+            ptrs = (ctypes.c_void_p * (len(args) + (workspace is not None)))()
+            if workspace is not None:  # the kernel's scratch: after the outputs (kernel ABI 2)
+                ptrs[len(args)] = base + workspace[0]
             for i, v in enumerate(args):
                 loc = locations[v]
                 if loc.kind == "arena":

@@ -81,7 +81,10 @@ class Session:
             if args[i] is not arrays[i]:
                 raise ValueError(f"{spec.op}: input {i} is updated in place and must be C-contiguous")
             outs[o] = args[i]
-        ptrs = (ctypes.c_void_p * (len(args) + len(outs)))(*[a.ctypes.data for a in (*args, *outs)])
+        size = get(spec.op).workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
+        scratch = [target.allocate((size + 64,), "uint8")] if size else []  # + 64: room to align it
+        addresses = [a.ctypes.data for a in (*args, *outs)] + [-(-s.ctypes.data // 64) * 64 for s in scratch]
+        ptrs = (ctypes.c_void_p * len(addresses))(*addresses)
         kernel.fn(ptrs)
         return outs
 

@@ -5,8 +5,10 @@ Kernel ABI (version :data:`ABI_VERSION`): every kernel is an exported function
     void <symbol>(void *const *args);
 
 where ``args`` holds the data pointers of the inputs, then of the outputs, each a dense C-contiguous
-buffer of the type and shape of the kernel's descriptor. One uniform signature means ctypes argtypes are
-set once and the executor precomputes one pointer array per node, so a call costs one FFI transition.
+buffer of the type and shape of the kernel's descriptor, then (ABI 2) the kernel's workspace when its op
+declares one (``OpDef.workspace``: scratch bytes, 64-byte aligned, planned in the graph's arena). One
+uniform signature means ctypes argtypes are set once and the executor precomputes one pointer array per node,
+so a call costs one FFI transition.
 
 Op families emit only the body; this module wraps it with typed, ``restrict``-qualified views
 ``in0..inN`` and ``out0..outM``, and a shared prelude of helpers.
@@ -21,8 +23,9 @@ import numpy as np
 
 from ...dtypes import BY_NAME
 from ...ir import TensorType
+from .blas_threads import BRIDGE
 
-ABI_VERSION = 1
+ABI_VERSION = 2  # 2: a workspace pointer after the outputs (kernels whose op declares one)
 
 # The prelude comes in sections, and a translation unit includes only those its kernels use
 # (:func:`prelude_for`): parsing <math.h> + <tgmath.h> + <stdlib.h> is most of what one compiler call costs
@@ -369,8 +372,9 @@ PRELUDE = PRELUDE_CORE + PRELUDE_STDLIB + PRELUDE_MATH_HEADERS + PRELUDE_HALF + 
 
 
 def translation_unit(functions: Sequence[str], needs_blas: bool) -> str:
-    """A complete C file holding one or more kernel functions, with the prelude sections they use."""
-    return prelude_for(functions) + (BLAS_DECLS if needs_blas else "") + "\n" + "\n".join(functions)
+    """A complete C file holding one or more kernel functions, with the prelude sections they use (BLAS
+    users also carry the bridge that runs OpenBLAS's threads on OpenMP's pool: targets/cpu/blas_threads.py)."""
+    return prelude_for(functions) + (BLAS_DECLS + BRIDGE if needs_blas else "") + "\n" + "\n".join(functions)
 
 
 def strides(shape: Sequence[int]) -> list[int]:

@@ -50,6 +50,8 @@ def _identity(provider: str, path: str, prefix: str, suffix: str, int_type: str)
     st = os.stat(path)
     return {"provider": provider, "lib_dir": os.path.dirname(path), "lib": os.path.basename(path),
             "sgemm": f"{prefix}cblas_sgemm{suffix}", "dgemm": f"{prefix}cblas_dgemm{suffix}", "int": int_type,
+            # OpenBLAS >= 0.3.27's hook for running its threads on the caller's pool (targets/cpu/blas_threads.py)
+            "threads_callback": f"{prefix}openblas_set_threads_callback_function{suffix}",
             "size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
@@ -117,7 +119,10 @@ def library_path(blas: dict) -> str:
 
 def defines(blas: dict) -> list[str]:
     """Compiler flags naming the provider's gemm functions and integer type for the kernels' C code."""
-    return [f"-DOB_BLAS_SGEMM={blas['sgemm']}", f"-DOB_BLAS_DGEMM={blas['dgemm']}", f"-DOB_BLAS_INT={blas['int']}"]
+    flags = [f"-DOB_BLAS_SGEMM={blas['sgemm']}", f"-DOB_BLAS_DGEMM={blas['dgemm']}", f"-DOB_BLAS_INT={blas['int']}"]
+    if blas.get("threads_callback"):  # identities recorded before the bridge existed have none
+        flags.append(f"-DOB_BLAS_THREADS_CALLBACK={blas['threads_callback']}")
+    return flags
 
 
 def link_flags(blas: dict) -> list[str]:

@@ -1,0 +1,57 @@
+"""Optionally, one thread pool for BLAS and the kernels: OpenBLAS's parallel work on OpenMP's threads.
+
+NumPy's OpenBLAS (which GEMM and convolution kernels link, compilers/blas.py) is a pthreads build with its
+own worker pool, and opbuild's large loops run on OpenMP's (libgomp's) pool. OpenBLAS (0.3.27 on) lets the
+program run its parallel jobs instead (``openblas_set_threads_callback_function``): every BLAS translation unit
+carries :data:`BRIDGE`, whose constructor, when ``OPBUILD_BLAS_THREADS=openmp``, hands OpenBLAS a callback
+that runs the jobs as one OpenMP parallel loop, so BLAS and the kernels share libgomp's pool, its thread
+count (OpenBLAS's own count, from OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else every core) and its wait
+policy. Inside a kernel's own parallel region a BLAS call's loop is a nested region and runs on the calling
+thread. The callback is process-wide: NumPy's matmul then runs on the same pool (same partitioning, same
+results). A BLAS without the setter (older than 0.3.27: a weak symbol, left unresolved) keeps its own pool.
+
+It is not the default: with libgomp's idle threads sleeping (the loader sets OMP_WAIT_POLICY=PASSIVE), the
+two pools no longer fight, and on the 2-core machine the bridge measured the same as OpenBLAS's own pool, in
+alternating runs of BLAS and OpenMP kernels and on whole networks (docs/benchmarks.md, "Threads").
+
+The destructor puts OpenBLAS back on its own pool when the object that registered the callback is unloaded
+(the loader closes a binary that fails its symbol check), so the callback never points into unmapped code.
+"""
+
+from __future__ import annotations
+
+BRIDGE = r"""
+#if defined(OB_BLAS_THREADS_CALLBACK)
+typedef void (*ob_blas_job)(int, void *, int);
+typedef void (*ob_blas_threads_cb)(int, ob_blas_job, int, size_t, void *, int);
+extern void OB_BLAS_THREADS_CALLBACK(ob_blas_threads_cb) __attribute__((weak));
+extern char *getenv(const char *);
+static void ob_blas_on_openmp(int sync, ob_blas_job job, int numjobs, size_t size, void *data, int arg) {
+  (void)sync;
+  #pragma omp parallel for schedule(static, 1) num_threads(numjobs)
+  for (int i = 0; i < numjobs; i++) job(i, (char *)data + (size_t)i * size, arg);
+}
+static int ob_blas_bridged;
+static int ob_is_openmp(const char *s) {  /* s is "openmp" in any case (stops at the first mismatch) */
+  const char *w = "openmp";
+  if (!s) return 0;
+  for (; *w; s++, w++)
+    if ((*s | 0x20) != *w) return 0;
+  return *s == 0;
+}
+__attribute__((constructor)) static void ob_blas_bridge_on(void) {
+  const char *own = getenv("OPBUILD_BLAS_THREADS");
+#ifdef _OPENMP
+  if (OB_BLAS_THREADS_CALLBACK && ob_is_openmp(own)) {
+    OB_BLAS_THREADS_CALLBACK(ob_blas_on_openmp);
+    ob_blas_bridged = 1;
+  }
+#else
+  (void)own;
+#endif
+}
+__attribute__((destructor)) static void ob_blas_bridge_off(void) {
+  if (ob_blas_bridged && OB_BLAS_THREADS_CALLBACK) OB_BLAS_THREADS_CALLBACK(0);
+}
+#endif
+"""

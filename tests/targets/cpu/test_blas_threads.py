@@ -1,0 +1,77 @@
+"""OpenBLAS's parallel work on the kernels' OpenMP pool (targets/cpu/blas_threads.py): the bridge is in every
+BLAS translation unit and only there; with ``OPBUILD_BLAS_THREADS=openmp`` loading a BLAS kernel registers it
+with NumPy's OpenBLAS (whose GEMMs then give the same results on either pool), by default OpenBLAS keeps its
+own pool; a bad value is refused up front, and ``opbuild info`` says which pool runs a GEMM."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from opbuild import config
+from opbuild.errors import ConfigError
+from opbuild.targets.cpu import codegen
+from tests.conftest import run_python
+
+
+def test_the_bridge_is_in_blas_translation_units_only():
+    assert "OB_BLAS_THREADS_CALLBACK(ob_blas_on_openmp)" in codegen.translation_unit(["/* k */"], True)
+    assert "ob_blas_on_openmp" not in codegen.translation_unit(["/* k */"], False)
+
+
+def test_bad_value_is_refused(monkeypatch):
+    monkeypatch.setenv("OPBUILD_BLAS_THREADS", "tbb")
+    with pytest.raises(ConfigError, match="OPBUILD_BLAS_THREADS='tbb'.*openblas or openmp"):
+        config.blas_threads()
+    monkeypatch.setenv("OPBUILD_BLAS_THREADS", "OpenMP")
+    assert config.blas_threads() == "openmp"
+    monkeypatch.delenv("OPBUILD_BLAS_THREADS")
+    assert config.blas_threads() == "openblas"
+
+
+CODE = r"""
+import ctypes, json, sys
+import numpy as np
+import opbuild as ms, opbuild.ops as ops
+from opbuild.targets.cpu.compilers.blas import find_blas, library_path
+lib = ctypes.CDLL(library_path(find_blas()))
+hook = ctypes.c_void_p.in_dll(lib, "openblas_threads_callback_")
+before = hook.value
+rng = np.random.default_rng(0)
+a = rng.standard_normal((384, 512)).astype(np.float32)
+b = rng.standard_normal((512, 256)).astype(np.float32)
+got = ops.MatMul()(ms.Tensor(a), ms.Tensor(b)).asnumpy()
+x = rng.standard_normal((2, 16, 40, 40)).astype(np.float32)
+w = rng.standard_normal((32, 16, 3, 3)).astype(np.float32)
+conv = ops.Conv2D(32, 3, pad_mode="pad", pad=1)(ms.Tensor(x), ms.Tensor(w)).asnumpy()
+ref = (a.astype(np.float64) @ b.astype(np.float64))
+print(json.dumps({"before": before is not None, "after": hook.value is not None,
+                  "err": float(np.abs(got - ref).max()), "numpy_err": float(np.abs(a @ b - ref).max()),
+                  "conv_sum": float(np.abs(conv).sum())}))
+"""
+
+
+def _run(tmp_path, **env):
+    out = run_python(CODE, env={"OPBUILD_CACHE_PATH": str(tmp_path), "OMP_NUM_THREADS": "2",
+                                "OPENBLAS_NUM_THREADS": "2", **env})
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_openmp_puts_openblas_on_the_openmp_pool_and_the_default_does_not(tmp_path):
+    on = _run(tmp_path, OPBUILD_BLAS_THREADS="OpenMP")
+    assert not on["before"] and on["after"]  # registered by the kernel's constructor, not before
+    assert on["err"] < 1e-2 and on["numpy_err"] < 1e-2  # opbuild's and NumPy's GEMMs, both on the bridge
+    off = _run(tmp_path)  # the same cached kernels, the bridge declined
+    assert not off["before"] and not off["after"]
+    assert off["err"] < 1e-2
+    assert off["conv_sum"] == pytest.approx(on["conv_sum"], rel=1e-5)
+
+
+def test_info_names_the_pool(tmp_path):
+    env = {"OPBUILD_CACHE_PATH": str(tmp_path), "OMP_NUM_THREADS": "2"}
+    out = run_python("from opbuild.cli import main; main(['info'])", env=env).stdout
+    assert "BLAS threads      2 (OMP_NUM_THREADS), OpenBLAS's own pool" in out
+    out = run_python("from opbuild.cli import main; main(['info'])",
+                     env={**env, "OPBUILD_BLAS_THREADS": "openmp", "OPENBLAS_NUM_THREADS": "1"}).stdout
+    assert "BLAS threads      1 (OPENBLAS_NUM_THREADS), on the loops' OpenMP pool" in out
