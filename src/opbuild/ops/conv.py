@@ -206,8 +206,7 @@ def _conv_kernel(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorTy
     trivial = _conv_trivial(ins, outs[0], attrs)
     if trivial is not None:
         return 0, trivial
-    return K.kernel(attrs, (x.shape, w.shape, outs[0].shape), x.dtype, (x.size, w.size, outs[0].size), emit,
-                    len(ins) + len(outs))
+    return K.kernel(attrs, (x.shape, w.shape, outs[0].shape), x.dtype, (x.size, w.size, outs[0].size), emit)
 
 
 def _conv_emit(k: KernelSpec) -> str:

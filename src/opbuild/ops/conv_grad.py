@@ -102,8 +102,7 @@ def _backprop(kernels, shapes):
         if dy.size == 0 or other.size == 0:  # a sum over nothing
             return 0, f"memset(out0, 0, {out.size} * sizeof(*out0));"
         x_shape, w_shape = shapes(attrs, ins)
-        return K.kernel(attrs, (x_shape, w_shape, dy.shape), dy.dtype, (dy.size, other.size, out.size), emit,
-                        len(ins) + len(outs))
+        return K.kernel(attrs, (x_shape, w_shape, dy.shape), dy.dtype, (dy.size, other.size, out.size), emit)
 
     def emit(k: KernelSpec) -> str:
         return kernel(k.attrs, k.inputs, k.outputs, kernels)[1]

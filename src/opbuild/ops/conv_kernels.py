@@ -146,7 +146,7 @@ for (int64_t r0 = 0; r0 < {self.oh}; r0 += {rows}) {{
 
     def workspace(self, rows: int) -> str:
         """C declaring ``col``: the column block (KDIM x rows*OW) at the start of the kernel's workspace
-        (``ob_ws``: :func:`with_workspace`, sized by :func:`workspace_bytes`)."""
+        (``ob_ws``: the kernel function's workspace parameter, sized by :func:`workspace_bytes`)."""
         assert rows == self.block_rows()  # the size workspace_bytes planned
         return f"{self.t} *restrict col = ({self.t} *)ob_ws;"
 
@@ -263,19 +263,16 @@ def workspace_bytes(algo: str, g: Geometry, half_sizes: Sequence[int] | None) ->
     return total
 
 
-def with_workspace(n_args: int, nbytes: int, body: str) -> str:
-    """``body`` with ``ob_ws`` declared: the workspace pointer, passed after the ``n_args`` inputs and outputs
-    when the kernel has one (``nbytes`` > 0)."""
-    return f"char *const ob_ws = (char *)args[{n_args}];\n{body}" if nbytes else body
 
 
 def kernel(attrs: dict, shapes: Sequence[Sequence[int]], dtype: str, sizes: Sequence[int],
-           emit: Callable[[str, Geometry], str] | None, n_args: int = 3) -> tuple[int, str]:
+           emit: Callable[[str, Geometry], str] | None) -> tuple[int, str]:
     """(workspace bytes, C body) of a convolution kernel (forward or backward: 2 inputs, 1 output) whose
     forward geometry is ``shapes`` = (x, w, y) shapes: ``emit(algo, geometry)`` writes the float kernel, which
     half types run in float32 (:func:`half_wrap`; ``sizes`` = the elements of in0, in1, out0). ``emit`` None
-    gives the size alone (OpDef.workspace), from the same code the body's layout comes from. ``n_args``: the
-    kernel's inputs plus outputs (the workspace pointer follows them; an epilogue input shifts it)."""
+    gives the size alone (OpDef.workspace), from the same code the body's layout comes from. The body reads
+    its workspace through ``ob_ws``, the kernel function's parameter (codegen.kernel_function), wherever the
+    ABI puts the pointer (after the outputs: an epilogue input shifts it)."""
     half = is_half(dtype)
     g = Geometry(attrs, shapes[0], shapes[1], shapes[2], "float32" if half else dtype)
     algo = attrs["algo"]
@@ -285,7 +282,7 @@ def kernel(attrs: dict, shapes: Sequence[Sequence[int]], dtype: str, sizes: Sequ
     body = emit(algo, g)
     if half:
         body = half_wrap(dtype, sizes, body, g, algo)
-    return nbytes, with_workspace(n_args, nbytes, body)
+    return nbytes, body  # ``ob_ws``: the kernel function's workspace parameter (codegen.kernel_function)
 
 
 def half_wrap(dtype: str, sizes: Sequence[int], body: str, g: Geometry, algo: str) -> str:

@@ -211,10 +211,21 @@ def _reference_for(op: str):
     return reference
 
 
+def _workspace_for(op: str):
+    def workspace(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> int:
+        """The producer's scratch memory (a convolution's im2col block or half-precision copies): the fused
+        kernel runs the producer's own body, which reads it through ``ob_ws``."""
+        producer = _parts(op, attrs, ins).producer
+        return get(producer.op).workspace_bytes(producer.attrs, producer.inputs, producer.outputs)
+
+    return workspace
+
+
 _EMITTERS = (("FusedMatMul", _emit_matmul), ("FusedBatchMatMul", _emit_batch_matmul), ("FusedConv2D", _emit_conv))
 for _op, _emit in _EMITTERS:
     _prod = PRODUCER_OF[_op]
-    declare(OpDef(_op, _infer_for(_op), _emit, _reference_for(_op), normalize=_normalize_for(_op), needs_blas=True),
+    declare(OpDef(_op, _infer_for(_op), _emit, _reference_for(_op), normalize=_normalize_for(_op), needs_blas=True,
+                  workspace=_workspace_for(_op)),
             f"{_op}: {_prod} with an elementwise epilogue, fused by the epilogue pass (internal).")
     # Autodiff differentiates the unfused graph; a fused node only ever appears after it (passes/epilogue.py).
     no_grad(_op)

@@ -59,9 +59,12 @@ class CpuTarget(Target):
         """The C file of one batch: the prelude, the BLAS declarations if needed, one function per kernel."""
         from ...ops.registry import get as get_op  # ops import this package's codegen: resolved at call time
 
-        functions = [codegen.kernel_function(symbol, spec.inputs, spec.outputs, body,
-                                             codegen.CLASS_OPT[get_op(spec.op).opt_class(spec)])
-                     for symbol, spec, body in kernels]
+        functions = []
+        for symbol, spec, body in kernels:
+            op = get_op(spec.op)
+            functions.append(codegen.kernel_function(
+                symbol, spec.inputs, spec.outputs, body, codegen.CLASS_OPT[op.opt_class(spec)],
+                workspace=op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs) > 0))
         return codegen.translation_unit(functions, needs_blas)
 
     def compile(self, compiler: Compiler, source: str, out_path: Path, workdir: Path, needs_blas: bool,

@@ -295,9 +295,11 @@ CLASS_OPT: dict[str, str | None] = {"compute": None, "copy": "O2", "glue": "O1"}
 
 
 def kernel_function(symbol: str, inputs: Sequence[TensorType], outputs: Sequence[TensorType], body: str,
-                    opt: str | None = None) -> str:
+                    opt: str | None = None, workspace: bool = False) -> str:
     """Wrap an op body into an exported ABI function with typed views of its arguments. ``opt`` (``"O2"``,
     ...) builds this function at that optimisation level (``OB_OPT``) instead of the command line's.
+    ``workspace``: the op declares scratch memory (``OpDef.workspace``); its address, the argument after the
+    outputs, reaches the body as ``char *ob_ws``.
 
     The body is a static function ``<symbol>_body`` whose typed buffers ``in0..``, ``out0..`` are
     ``restrict`` *parameters*, called (and inlined) by the exported ``<symbol>(args)``. gcc honours restrict
@@ -315,6 +317,9 @@ def kernel_function(symbol: str, inputs: Sequence[TensorType], outputs: Sequence
         c = ctype(t.dtype)
         params.append(f"{c} *restrict out{j}")
         casts.append(f"({c} *)args[{len(inputs) + j}]")
+    if workspace:
+        params.append("char *restrict ob_ws")
+        casts.append(f"(char *)args[{len(inputs) + len(outputs)}]")
     lines = [f"static inline {attr}void {symbol}_body({', '.join(params) or 'void'}) {{",
              "  " + body.strip().replace("\n", "\n  "),
              "}",
