@@ -26,7 +26,8 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import broadcast_loop, compute_ctype, load, parallel_for, round_trip, store
+from ..targets.cpu.blocked import flat_map
+from ..targets.cpu.codegen import broadcast_loop, compute_ctype, load, round_trip, store
 from .elementwise import FUSIBLE, cast_src_ctype, member_expr
 from .primitive import declare
 from .registry import OpDef, get, no_grad
@@ -93,19 +94,22 @@ def _emit(k: KernelSpec) -> str:
     flat = all(t.shape == out.shape for t in k.inputs)
     # Values live in their compute types (float for the half types); each member's result is rounded to its
     # dtype as the unfused op would store it, so fusing never changes a bit.
-    idx = ["o" if flat else f"p{i}" for i in range(len(k.inputs))]
-    stmts = [f"const {compute_ctype(t.dtype)} v{i} = {load(t.dtype, f'in{i}[{idx[i]}]')};"
-             for i, t in enumerate(k.inputs)]
-    for j, ((op, _, ins, res), m) in enumerate(zip(typed, k.attrs["members"], strict=True)):
-        names, expr = member_expr(op, ins, res)
-        loads = " ".join(f"const {compute_ctype(t.dtype)} {n} = {'v' if r[0] == 'i' else 't'}{r[1:]};"
-                         for n, t, r in zip(names, ins, m["args"], strict=True))
-        src = cast_src_ctype(ins[0].dtype, res.dtype) if op == "Cast" else compute_ctype(ins[-1].dtype)
-        stmts.append(f"{compute_ctype(res.dtype)} t{j}; {{ {loads} t{j} = {round_trip(res.dtype, expr, src)}; }}")
-    stmts.append(f"out0[o] = {store(out.dtype, f't{len(typed) - 1}', compute_ctype(out.dtype))};")
-    stmt = "\n".join(stmts)
-    if flat:
-        return f"{parallel_for(out.size)}for (int64_t o = 0; o < {out.size}; o++) {{\n{stmt}\n}}"
+
+    def compute(elems: Sequence[str]) -> tuple[str, str, str]:
+        stmts = [f"const {compute_ctype(t.dtype)} v{i} = {e};"
+                 for i, (t, e) in enumerate(zip(k.inputs, elems, strict=True))]
+        for j, ((op, _, ins, res), m) in enumerate(zip(typed, k.attrs["members"], strict=True)):
+            names, expr = member_expr(op, ins, res)
+            loads = " ".join(f"const {compute_ctype(t.dtype)} {n} = {'v' if r[0] == 'i' else 't'}{r[1:]};"
+                             for n, t, r in zip(names, ins, m["args"], strict=True))
+            src = cast_src_ctype(ins[0].dtype, res.dtype) if op == "Cast" else compute_ctype(ins[-1].dtype)
+            stmts.append(f"{compute_ctype(res.dtype)} t{j}; {{ {loads} t{j} = {round_trip(res.dtype, expr, src)}; }}")
+        return "\n".join(stmts), f"t{len(typed) - 1}", compute_ctype(out.dtype)
+
+    if flat:  # float16 operands converted a block at a time (targets/cpu/blocked.py)
+        return flat_map(out.size, [t.dtype for t in k.inputs], out.dtype, compute)
+    stmts, last, ct = compute([load(t.dtype, f"in{i}[p{i}]") for i, t in enumerate(k.inputs)])
+    stmt = f"{stmts}\nout0[o] = {store(out.dtype, last, ct)};"
     return broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt, parallel=True)
 
 

@@ -4,7 +4,8 @@ An op's C comes from:
   * its emitter and every function and class of opbuild the emitter reaches, transitively: the globals its code
     (and nested code) names, its closure cells, the classes' members, and the callables held by opbuild objects
     among them (an op declared as a table row carries its C expression builders);
-  * the C code generator module (targets/cpu/codegen.py: the kernel ABI, loops, shared helpers);
+  * the C code generator module (targets/cpu/codegen.py: the kernel ABI, loops, shared helpers) and the
+    prelude section it takes from targets/cpu/f16_blocks.py (C text, which the walk cannot attribute);
   * dtypes.py, whose table gives the C type names: data, which the walk cannot attribute to a file.
 
 :func:`generator_files` returns those files. Both the per-kernel key (``OpDef.codegen_hash``, recorded in every
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from .. import dtypes
 from ..targets.cpu import codegen as c_codegen
+from ..targets.cpu import f16_blocks
 
 _PACKAGE = str(Path(dtypes.__file__).parent) + os.sep  # opbuild's own source directory
 
@@ -82,7 +84,8 @@ def emitter_file(fn: Callable) -> str:
 
 def generator_files(*emitters: Callable) -> tuple[str, ...]:
     """Every source file whose code shapes the C that ``emitters`` generate (see the module), sorted."""
-    files = reached_files(*emitters) | {emitter_file(e) for e in emitters} | {c_codegen.__file__, dtypes.__file__}
+    always = {c_codegen.__file__, f16_blocks.__file__, dtypes.__file__}
+    files = reached_files(*emitters) | {emitter_file(e) for e in emitters} | always
     return tuple(sorted(files))
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ...dtypes import BY_NAME
 from ...ir import TensorType
+from .f16_blocks import PRELUDE_F16_BLOCKS, USES_F16_BLOCKS
 
 ABI_VERSION = 1
 
@@ -345,13 +346,15 @@ def prelude_for(functions: Sequence[str]) -> str:
         parts.append(PRELUDE_MATH_HEADERS)
     if half:
         parts.append(PRELUDE_HALF)
+    if USES_F16_BLOCKS.search(text):  # float16 block conversions (f16_blocks.py)
+        parts.append(PRELUDE_F16_BLOCKS)
     if math:
         parts.append(PRELUDE_MATH)
     return "".join(parts)
 
 
 # Every section: what a translation unit included before sections existed (tests, benchmarks).
-PRELUDE = PRELUDE_CORE + PRELUDE_STDLIB + PRELUDE_MATH_HEADERS + PRELUDE_HALF + PRELUDE_MATH
+PRELUDE = PRELUDE_CORE + PRELUDE_STDLIB + PRELUDE_MATH_HEADERS + PRELUDE_HALF + PRELUDE_F16_BLOCKS + PRELUDE_MATH
 
 
 def translation_unit(functions: Sequence[str], needs_blas: bool) -> str:

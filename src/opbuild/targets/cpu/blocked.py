@@ -1,0 +1,70 @@
+"""Elementwise loops that convert float16 operands a block at a time, so the float32 math vectorises.
+
+gcc 12 does not vectorise a loop that holds a ``_Float16`` value (f16_blocks.py has the diagnosis), so a
+float16 map written as "load, compute, store" per element runs scalar. :func:`flat_map` writes the same map
+as blocks of :data:`BLOCK` elements: each float16 input block is converted into a float32 stack buffer
+(``ob_f16_load_block``), the float32 expression runs over the block in a loop of plain floats (vectorised like
+the float32 kernel, libmvec calls included), and a float16 result block is rounded back once per element
+(``ob_f16_store_block``). Every element is computed by the same float32 expression and rounded by the same
+conversion as before, so the bits do not change; only the loop structure does.
+
+Other dtypes (bfloat16's conversions are integer shifts gcc already vectorises) get the one plain loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .codegen import load, parallel_for, store
+
+# Elements per block: a float32 buffer of 1 KiB per operand (a fused kernel with eight inputs keeps 9 KiB on
+# the stack, within L1), long enough that the per-block overhead and the scalar tail are negligible.
+BLOCK = 256
+
+# compute(elements) -> (statements, result expression, result's C type): ``elements`` are C expressions of
+# each input's element at output offset ``o``, in its compute type; the statements may declare locals.
+Compute = Callable[[Sequence[str]], tuple[str, str, str]]
+
+
+def flat_map(n: int, in_dtypes: Sequence[str], out_dtype: str, compute: Compute) -> str:
+    """C loop storing ``out0[o]`` for every ``o < n`` from ``in0[o], in1[o], ...`` (all of ``n`` elements):
+    the plain per-element loop, or the blocked form when an input or the output is float16 (an output
+    computed in double, Cast from float64, keeps its direct double -> half store). Large loops are split
+    over OpenMP's threads (:func:`codegen.parallel_for`), by blocks in the blocked form."""
+    blocked_in = [dt == "float16" for dt in in_dtypes]
+    if not any(blocked_in) and out_dtype != "float16":
+        stmts, expr, ct = compute([load(dt, f"in{i}[o]") for i, dt in enumerate(in_dtypes)])
+        stmt = f"{stmts} out0[o] = {store(out_dtype, expr, ct)};".lstrip()
+        return f"{parallel_for(n)}for (int64_t o = 0; o < {n}; o++) {{ {stmt} }}"
+    elems = [f"ob_x{i}[ob_l]" if blk else load(dt, f"in{i}[o]")
+             for i, (dt, blk) in enumerate(zip(in_dtypes, blocked_in, strict=True))]
+    stmts, expr, ct = compute(elems)
+    blocked_out = out_dtype == "float16" and ct == "float"
+    put = f"ob_y[ob_l] = ({expr});" if blocked_out else f"out0[o] = {store(out_dtype, expr, ct)};"
+    lines = [f"{parallel_for(n)}for (int64_t ob_o = 0; ob_o < {n}; ob_o += {BLOCK}) {{",
+             f"  const int64_t ob_m = {n} - ob_o < {BLOCK} ? {n} - ob_o : {BLOCK};"]
+    lines += [f"  float ob_x{i}[{BLOCK}]; ob_f16_load_block(ob_x{i}, in{i} + ob_o, ob_m);"
+              for i, blk in enumerate(blocked_in) if blk]
+    if blocked_out:
+        lines.append(f"  float ob_y[{BLOCK}];")
+    lines.append(f"  for (int64_t ob_l = 0; ob_l < ob_m; ob_l++) {{ const int64_t o = ob_o + ob_l; (void)o; "
+                 f"{stmts} {put} }}")
+    if blocked_out:
+        lines.append("  ob_f16_store_block(out0 + ob_o, ob_y, ob_m);")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def convert_in(dtype: str, dst: str, src: str, n: int | str) -> str:
+    """C statement filling the float buffer ``dst`` with the ``n`` elements of ``src`` (of ``dtype``, a half
+    type) in float: a block conversion for float16, the per-element loop otherwise."""
+    if dtype == "float16":
+        return f"ob_f16_load_block({dst}, {src}, {n});"
+    return f"for (int64_t i = 0; i < {n}; i++) {dst}[i] = {load(dtype, f'{src}[i]')};"
+
+
+def convert_out(dtype: str, dst: str, src: str, n: int | str) -> str:
+    """C statement rounding the ``n`` floats of ``src`` once into ``dst`` of ``dtype`` (a half type)."""
+    if dtype == "float16":
+        return f"ob_f16_store_block({dst}, {src}, {n});"
+    return f"for (int64_t i = 0; i < {n}; i++) {dst}[i] = {store(dtype, f'{src}[i]')};"
