@@ -20,6 +20,7 @@ import numpy as np
 from ..dtypes import FLOATS, HALFS, NUMERIC
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.blocked import convert_in, convert_out
 from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, gemm_symbols, is_half, load, store
 from ..tensor import as_tensor
 from .primitive import Primitive, apply, defop
@@ -113,14 +114,14 @@ def _half_wrap(dtype: str, sizes: tuple[int, int, int], body: str) -> str:
         f"float *ob_a = (float *)malloc(sizeof(float) * {max(na, 1)}), *ob_b = (float *)malloc(sizeof(float) * "
         f"{max(nb, 1)}), *ob_c = (float *)malloc(sizeof(float) * {max(nc, 1)});",
         "if (!ob_a || !ob_b || !ob_c) abort();  /* out of memory: no way to report it through the ABI */",
-        f"for (int64_t i = 0; i < {na}; i++) ob_a[i] = {load(dtype, 'in0[i]')};",
-        f"for (int64_t i = 0; i < {nb}; i++) ob_b[i] = {load(dtype, 'in1[i]')};",
+        convert_in(dtype, "ob_a", "in0", na),  # float16: a block conversion (targets/cpu/blocked.py)
+        convert_in(dtype, "ob_b", "in1", nb),
         f"{ctype(dtype)} *restrict ob_out = out0;",
         "{",
         "const float *restrict in0 = ob_a, *restrict in1 = ob_b; float *restrict out0 = ob_c;",
         body,
         "}",
-        f"for (int64_t i = 0; i < {nc}; i++) ob_out[i] = {store(dtype, 'ob_c[i]')};",
+        convert_out(dtype, "ob_out", "ob_c", nc),
         "free(ob_a); free(ob_b); free(ob_c);",
         "}",
     ])
