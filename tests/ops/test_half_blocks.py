@@ -1,0 +1,116 @@
+"""float16 kernels that convert by blocks (targets/cpu/blocked.py) still compute each element in float32 and
+round it once: their bits equal NumPy's float32 result rounded once to float16.
+
+The ops here have a correctly rounded float32 result (+, -, *, /, sqrt, comparisons, selects, casts), so the
+kernel must match NumPy exactly, not within an ulp. Lengths cover one short block, a block plus an 8-lane
+tail, several blocks whose last is partial, and one large enough for the OpenMP split
+(codegen.PARALLEL_MIN_ELEMENTS); inputs hold NaN, infinities, subnormals and products that land on float16
+rounding ties. The elementwise ops run unfused (one kernel each) and once more as one fused kernel.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import opbuild as ms
+import opbuild.ops as ops
+from opbuild.targets.cpu.codegen import PARALLEL_MIN_ELEMENTS
+from tests.helpers import FnCell
+
+SIZES = (7, 263, 3 * 256 + 13, PARALLEL_MIN_ELEMENTS + 5)
+
+
+def _halves(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Random float16 values over many binades, with specials and subnormals sprinkled in."""
+    x = (rng.standard_normal(n) * np.exp2(rng.integers(-14, 10, n))).astype(np.float16)
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 6.0e-8, -6.0e-8, 65504.0, 1e-5], np.float16)
+    idx = rng.choice(n, size=min(n, 3 * specials.size), replace=False)
+    x[idx] = np.resize(specials, idx.size)
+    return x
+
+
+def _bits_equal(got: np.ndarray, want: np.ndarray, what: str) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape, what
+    g, w = got.view(np.uint16 if got.dtype == np.float16 else f"u{got.itemsize}"), want.view(
+        np.uint16 if want.dtype == np.float16 else f"u{want.itemsize}")
+    if got.dtype.kind == "f":  # NaNs: any quiet NaN is NumPy's NaN
+        both_nan = np.isnan(got) & np.isnan(want)
+        g, w = g[~both_nan], w[~both_nan]
+    bad = np.flatnonzero(g != w)
+    first = bad[:5]
+    assert bad.size == 0, f"{what}: {bad.size} differ, first at {first}: {got.ravel()[first]} vs {want.ravel()[first]}"
+
+
+def _graph(fn, arrays, fused: bool):
+    old_mode, old_env = ms.get_context("mode"), os.environ.get("OPBUILD_FUSION")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    os.environ["OPBUILD_FUSION"] = "1" if fused else "0"
+    try:
+        cell = FnCell(fn)
+        outs = cell(*[ms.Tensor(a) for a in arrays])
+        (compiled,) = cell.compile_info()
+        kernels = {node.op for node in compiled.graph.memory_plan.kernel_nodes}
+        assert (kernels == {"FusedElementwise"}) if fused else ("FusedElementwise" not in kernels), kernels
+    finally:
+        ms.set_context(mode=old_mode)
+        if old_env is None:
+            os.environ.pop("OPBUILD_FUSION", None)
+        else:
+            os.environ["OPBUILD_FUSION"] = old_env
+    return [o.asnumpy() for o in outs]
+
+
+def _ops(a, b, c, x32):
+    """The unfused cases: one output per op."""
+    return (ops.Add()(a, b), ops.Sub()(a, b), ops.Mul()(a, b), ops.RealDiv()(a, b), ops.Sqrt()(ops.Abs()(a)),
+            ops.Maximum()(a, b), ops.ReLU()(a), ops.Neg()(a), ops.Square()(a), ops.Less()(a, b),
+            ops.Cast()(a, ms.float32), ops.Cast()(x32, ms.float16), ops.Cast()(a, ms.int32))
+
+
+def _ops_ref(a, b, c, x32):
+    f = [a.astype(np.float32), b.astype(np.float32)]
+    h = np.float16
+    with np.errstate(all="ignore"):
+        return [(f[0] + f[1]).astype(h), (f[0] - f[1]).astype(h), (f[0] * f[1]).astype(h), (f[0] / f[1]).astype(h),
+                np.sqrt(np.abs(f[0])).astype(h), np.maximum(f[0], f[1]).astype(h),
+                np.where(f[0] < 0, np.float32(0), f[0]).astype(h), (-f[0]).astype(h), (f[0] * f[0]).astype(h),
+                f[0] < f[1], f[0], x32.astype(h), None]
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_float16_maps_round_once_from_float32_bit_exact(n):
+    rng = np.random.default_rng(n)
+    a, b, c = _halves(rng, n), _halves(rng, n), _halves(rng, n)
+    x32 = (rng.standard_normal(n) * 1e3).astype(np.float32)
+    x32[: min(n, 4)] = [np.float32(1 + 2 ** -11), np.float32(65520.0), np.float32(2 ** -25), np.nan][: min(n, 4)]
+    got = _graph(_ops, (a, b, c, x32), fused=False)
+    names = ("Add", "Sub", "Mul", "RealDiv", "Sqrt", "Maximum", "ReLU", "Neg", "Square", "Less", "Cast f16->f32",
+             "Cast f32->f16", "Cast f16->int32")
+    for name, g, w in zip(names, got, _ops_ref(a, b, c, x32), strict=True):
+        if w is None:  # Cast to int32: saturating (NaN -> 0, inf -> the bounds), docs/dtypes.md
+            f = a.astype(np.float64)
+            w = np.where(np.isnan(f), 0, np.clip(np.nan_to_num(f, posinf=2**31 - 1, neginf=-2**31), -2**31,
+                                                 2**31 - 1)).astype(np.int32)
+        _bits_equal(g, w, f"{name} n={n}")
+
+
+def _chain(a, b, c):
+    """Mul -> Add -> ReLU -> Sub: four float16 members, each rounded to float16 as the unfused op stores it."""
+    return (ops.Sub()(ops.ReLU()(ops.Add()(ops.Mul()(a, b), c)), a),)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_fused_float16_chain_rounds_every_member_bit_exact(n):
+    rng = np.random.default_rng(n + 1)
+    a, b, c = _halves(rng, n), _halves(rng, n), _halves(rng, n)
+    (fused,) = _graph(_chain, (a, b, c), fused=True)
+    (unfused,) = _graph(_chain, (a, b, c), fused=False)
+    h, f = np.float16, np.float32
+    with np.errstate(all="ignore"):
+        t = ((a.astype(f) * b.astype(f)).astype(h).astype(f) + c.astype(f)).astype(h).astype(f)
+        want = (np.where(t < 0, f(0), t).astype(h).astype(f) - a.astype(f)).astype(h)
+    _bits_equal(fused, want, f"fused n={n}")
+    _bits_equal(unfused, want, f"unfused n={n}")

@@ -1,0 +1,95 @@
+"""The float16 block conversions (targets/cpu/f16_blocks.py) give the scalar conversions' bits.
+
+``ob_f16_load_block``/``ob_f16_store_block`` are compiled from the very prelude text kernels get, three ways:
+with ``-march=native`` (F16C's 8-wide instructions where the CPU has them, the scalar tail for the rest), with
+``-DOB_SOFT_HALF`` (software conversions) and without F16C (``-mno-f16c``: the scalar loop). Each is compared
+with the scalar ``ob_f16_to_f32``/``ob_f16_from_f32`` of the same build over all 65,536 half patterns and the
+float32 probes of test_soft_half (every rounding midpoint and its neighbours, overflow, random patterns), at
+lengths and offsets that are not multiples of the vector width, so both the vector body and the tail run.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from opbuild.targets.cpu import codegen
+from opbuild.targets.cpu.f16_blocks import PRELUDE_F16_BLOCKS
+
+from .test_soft_half import ALL16, _float32_probes
+
+HARNESS = r"""
+OB_EXPORT void h2f(const uint16_t *h, float *f, int64_t n) {
+  for (int64_t i = 0; i < n; i++) f[i] = ob_f16_to_f32(ob_f16_from_bits(h[i]));
+}
+OB_EXPORT void f2h(const float *f, uint16_t *h, int64_t n) {
+  for (int64_t i = 0; i < n; i++) { ob_f16 v = ob_f16_from_f32(f[i]); memcpy(&h[i], &v, 2); }
+}
+OB_EXPORT void bh2f(const uint16_t *h, float *f, int64_t n) { ob_f16_load_block(f, (const ob_f16 *)h, n); }
+OB_EXPORT void bf2h(const float *f, uint16_t *h, int64_t n) { ob_f16_store_block((ob_f16 *)h, f, n); }
+OB_EXPORT int vector_path(void) {
+#if defined(__F16C__) && defined(__FLT16_MAX__) && !defined(OB_SOFT_HALF)
+  return 1;
+#else
+  return 0;
+#endif
+}
+"""
+
+BUILDS = {"native": ["-march=native"], "soft": ["-march=native", "-DOB_SOFT_HALF"],
+          "no_f16c": ["-march=native", "-mno-f16c"]}
+
+
+@pytest.fixture(scope="module", params=sorted(BUILDS))
+def lib(request, tmp_path_factory):
+    cc = shutil.which("gcc")
+    assert cc, "the kernels need gcc; so does this test"
+    d = tmp_path_factory.mktemp(request.param)
+    src, out = d / "blocks.c", d / "blocks.so"
+    src.write_text(codegen.PRELUDE_CORE + codegen.PRELUDE_STDLIB + codegen.PRELUDE_MATH_HEADERS
+                   + codegen.PRELUDE_HALF + PRELUDE_F16_BLOCKS + HARNESS)
+    subprocess.run([cc, "-O3", "-std=gnu11", "-shared", "-fPIC", *BUILDS[request.param], str(src), "-o",
+                    str(out), "-lm"], check=True, capture_output=True)
+    handle = ctypes.CDLL(str(out))
+    for name in ("h2f", "f2h", "bh2f", "bf2h"):
+        getattr(handle, name).argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+    if request.param != "native":
+        assert handle.vector_path() == 0
+    return handle
+
+
+def _call(lib, name: str, x: np.ndarray, out_dtype, start: int = 0, n: int | None = None) -> np.ndarray:
+    """``name`` over ``x[start:start + n]`` (an unaligned start when ``start`` is odd)."""
+    n = x.size - start if n is None else n
+    out = np.zeros(n, out_dtype)
+    getattr(lib, name)(x.ctypes.data + start * x.itemsize, out.ctypes.data, n)
+    return out
+
+
+@pytest.mark.parametrize("start,n", [(0, None), (3, 13), (1, 8), (5, 7), (0, 1), (7, 263)])
+def test_block_loads_equal_scalar_conversion(lib, start, n):
+    """All patterns (NaNs included) at lengths with and without an 8-element tail, unaligned starts."""
+    want = _call(lib, "h2f", ALL16, np.float32, start, n).view(np.uint32)
+    got = _call(lib, "bh2f", ALL16, np.float32, start, n).view(np.uint32)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, [(hex(ALL16[start + i]), hex(got[i]), hex(want[i])) for i in bad[:5]]
+
+
+@pytest.mark.parametrize("start,n", [(0, None), (3, 13), (5, 7), (7, 263)])
+def test_block_stores_equal_scalar_conversion(lib, start, n):
+    """Every rounding decision (midpoints, ties to even, overflow, subnormals) and a million random floats;
+    NaN made quiet the same way."""
+    probes = np.concatenate([_float32_probes(), np.array([np.nan, -np.nan], np.float32),
+                             np.array([0x7f800001, 0xffc01234], np.uint32).view(np.float32)])
+    probes = np.random.default_rng(1).permutation(probes)  # every slice holds midpoints, not only exact halves
+    want = _call(lib, "f2h", probes, np.uint16, start, n)
+    got = _call(lib, "bf2h", probes, np.uint16, start, n)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, [(float(probes[start + i]), hex(got[i]), hex(want[i])) for i in bad[:5]]
+    if n is None:  # and the scalar conversion is NumPy's rounding (test_soft_half checks it more closely)
+        finite = ~np.isnan(probes)
+        np.testing.assert_array_equal(want[finite], probes[finite].astype(np.float16).view(np.uint16))
