@@ -41,6 +41,7 @@ import numpy as np
 from ..dtypes import ALL_FLOATS, BY_NAME
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.blocked import load_vec
 from ..targets.cpu.codegen import (
     broadcast_strides,
     c_literal,
@@ -243,7 +244,7 @@ def _emit(k: KernelSpec) -> str:
         if kind == "i":
             outer, inner = index[v]
             pos = f"b{v}" if level is None else f"b{v} + {inner}"
-            return load(t.dtype, f"in{v}[{pos}]")
+            return load_vec(t.dtype, f"in{v}[{pos}]")  # float16: vectorisable (targets/cpu/blocked.py)
         src = ms[v]
         if src.kind == "full" and v in plan.scratch and src.level != level:
             return f"sc{v}[j]"

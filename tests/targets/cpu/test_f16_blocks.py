@@ -1,11 +1,14 @@
-"""The float16 block conversions (targets/cpu/f16_blocks.py) give the scalar conversions' bits.
+"""The float16 block conversions and vectorisable helpers (targets/cpu/f16_blocks.py) give the scalar
+conversions' bits.
 
-``ob_f16_load_block``/``ob_f16_store_block`` are compiled from the very prelude text kernels get, three ways:
+``ob_f16_load_block``/``ob_f16_store_block``, ``ob_f16_ld`` (one element) and ``ob_f16_round`` (the round
+trip) are compiled from the very prelude text kernels get, three ways:
 with ``-march=native`` (F16C's 8-wide instructions where the CPU has them, the scalar tail for the rest), with
 ``-DOB_SOFT_HALF`` (software conversions) and without F16C (``-mno-f16c``: the scalar loop). Each is compared
 with the scalar ``ob_f16_to_f32``/``ob_f16_from_f32`` of the same build over all 65,536 half patterns and the
 float32 probes of test_soft_half (every rounding midpoint and its neighbours, overflow, random patterns), at
-lengths and offsets that are not multiples of the vector width, so both the vector body and the tail run.
+lengths and offsets that are not multiples of the vector width, so both the vector body and the tail run
+(at -O3 the helper loops vectorise, so their vector form is what is checked).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import numpy as np
 import pytest
 
 from opbuild.targets.cpu import codegen
+from opbuild.targets.cpu.compilers.gcc import BASE_FLAGS
 from opbuild.targets.cpu.f16_blocks import PRELUDE_F16_BLOCKS
 
 from .test_soft_half import ALL16, _float32_probes
@@ -31,6 +35,15 @@ OB_EXPORT void f2h(const float *f, uint16_t *h, int64_t n) {
 }
 OB_EXPORT void bh2f(const uint16_t *h, float *f, int64_t n) { ob_f16_load_block(f, (const ob_f16 *)h, n); }
 OB_EXPORT void bf2h(const float *f, uint16_t *h, int64_t n) { ob_f16_store_block((ob_f16 *)h, f, n); }
+OB_EXPORT void ld(const uint16_t *h, float *f, int64_t n) {
+  for (int64_t i = 0; i < n; i++) f[i] = ob_f16_ld((const ob_f16 *)h + i);
+}
+OB_EXPORT void rt(const float *f, float *g, int64_t n) {
+  for (int64_t i = 0; i < n; i++) g[i] = ob_f16_to_f32(ob_f16_from_f32(f[i]));
+}
+OB_EXPORT void fast_rt(const float *f, float *g, int64_t n) {
+  for (int64_t i = 0; i < n; i++) g[i] = ob_f16_round(f[i]);
+}
 OB_EXPORT int vector_path(void) {
 #if defined(__F16C__) && defined(__FLT16_MAX__) && !defined(OB_SOFT_HALF)
   return 1;
@@ -52,10 +65,10 @@ def lib(request, tmp_path_factory):
     src, out = d / "blocks.c", d / "blocks.so"
     src.write_text(codegen.PRELUDE_CORE + codegen.PRELUDE_STDLIB + codegen.PRELUDE_MATH_HEADERS
                    + codegen.PRELUDE_HALF + PRELUDE_F16_BLOCKS + HARNESS)
-    subprocess.run([cc, "-O3", "-std=gnu11", "-shared", "-fPIC", *BUILDS[request.param], str(src), "-o",
-                    str(out), "-lm"], check=True, capture_output=True)
+    subprocess.run([cc, *BASE_FLAGS, *BUILDS[request.param], str(src), "-o", str(out), "-lm"], check=True,
+                   capture_output=True)  # the kernels' flags (-O3, -fno-trapping-math, ...)
     handle = ctypes.CDLL(str(out))
-    for name in ("h2f", "f2h", "bh2f", "bf2h"):
+    for name in ("h2f", "f2h", "bh2f", "bf2h", "ld", "rt", "fast_rt"):
         getattr(handle, name).argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
     if request.param != "native":
         assert handle.vector_path() == 0
@@ -93,3 +106,30 @@ def test_block_stores_equal_scalar_conversion(lib, start, n):
     if n is None:  # and the scalar conversion is NumPy's rounding (test_soft_half checks it more closely)
         finite = ~np.isnan(probes)
         np.testing.assert_array_equal(want[finite], probes[finite].astype(np.float16).view(np.uint16))
+
+
+def _probes_with_nans() -> np.ndarray:
+    nans = np.array([0x7fc00000, 0xffc00000, 0x7f800001, 0xff812345, 0x7fffffff, 0x7fc02001], np.uint32)
+    return np.random.default_rng(2).permutation(np.concatenate([_float32_probes(), nans.view(np.float32)]))
+
+
+def test_element_load_equals_scalar_conversion(lib):
+    """ob_f16_ld over all 65,536 patterns, bit for bit (NaNs quiet or signalling, subnormals, -0.0)."""
+    for start, n in ((0, None), (5, 301)):
+        want = _call(lib, "h2f", ALL16, np.float32, start, n).view(np.uint32)
+        got = _call(lib, "ld", ALL16, np.float32, start, n).view(np.uint32)
+        bad = np.flatnonzero(got != want)
+        assert bad.size == 0, [(hex(ALL16[start + i]), hex(got[i]), hex(want[i])) for i in bad[:5]]
+
+
+def test_round_trip_equals_conversions(lib):
+    """ob_f16_round(x) == ob_f16_to_f32(ob_f16_from_f32(x)) bit for bit: every rounding midpoint and its
+    neighbours, overflow at 65520, subnormals, signed zeros, NaN payloads; and it is NumPy's round trip."""
+    x = _probes_with_nans()
+    want = _call(lib, "rt", x, np.float32).view(np.uint32)
+    got = _call(lib, "fast_rt", x, np.float32).view(np.uint32)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, [(hex(x.view(np.uint32)[i]), hex(got[i]), hex(want[i])) for i in bad[:5]]
+    finite = ~np.isnan(x)
+    with np.errstate(over="ignore"):  # NumPy warns where float32 overflows float16 (to inf, as wanted)
+        np.testing.assert_array_equal(got[finite], x[finite].astype(np.float16).astype(np.float32).view(np.uint32))

@@ -55,6 +55,28 @@ def flat_map(n: int, in_dtypes: Sequence[str], out_dtype: str, compute: Compute)
     return "\n".join(lines)
 
 
+# The longest float16 row a kernel converts whole into a float32 stack buffer (64 KiB): reductions and
+# Softmax read a row several times in lane order, which a whole-row buffer keeps (so the sums keep their
+# order and bits); longer rows load element by element with :func:`load_vec`.
+ROW_MAX = 16384
+
+
+def row_buffer(dtype: str, dst: str, src: str, n: int) -> str | None:
+    """C statements declaring ``float dst[n]`` holding the float16 row ``src[0..n)`` in float (one block
+    conversion), or None when ``dtype`` is not float16 or the row is longer than :data:`ROW_MAX`."""
+    if dtype != "float16" or not 0 < n <= ROW_MAX:
+        return None
+    return f"float {dst}[{n}]; ob_f16_load_block({dst}, {src}, {n});"
+
+
+def load_vec(dtype: str, ref: str) -> str:
+    """C expression: the stored element ``ref`` (an lvalue such as ``in0[i]``) of ``dtype`` in its compute
+    type, in a form gcc vectorises inside any loop: float16 through ``ob_f16_ld`` (integer operations, F16C's
+    bits), where the plain ``_Float16`` load would keep the whole loop scalar. For loops that load half
+    elements but store none (reductions, statistics); maps convert by blocks (:func:`flat_map`)."""
+    return f"ob_f16_ld(&({ref}))" if dtype == "float16" else load(dtype, ref)
+
+
 def convert_in(dtype: str, dst: str, src: str, n: int | str) -> str:
     """C statement filling the float buffer ``dst`` with the ``n`` elements of ``src`` (of ``dtype``, a half
     type) in float: a block conversion for float16, the per-element loop otherwise."""

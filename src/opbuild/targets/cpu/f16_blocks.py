@@ -50,7 +50,27 @@ static inline void ob_f16_store_block(ob_f16 *restrict dst, const float *restric
   }
   for (; i < n; i++) dst[i] = ob_f16_from_f32(src[i]);
 }
+/* One float16 element as float in integer and float operations that gcc vectorises wherever the element is
+   loaded (reductions, normalisations): the bits of F16C's vcvtph2ps. The exponent is rebiased by 112 (31 for
+   inf and NaN, a NaN made quiet as F16C makes it); zero and subnormals are m * 2^-24, exact in float. The
+   element is read as bits through a may_alias type: a _Float16 value anywhere in a loop stops gcc 12. */
+typedef uint16_t ob_f16_bits __attribute__((may_alias));
+static inline float ob_f16_ld(const ob_f16 *p) {
+  const uint32_t h = *(const ob_f16_bits *)p, em = h & 0x7fffu;
+  uint32_t b = (em << 13) + 0x38000000u;
+  b = em >= 0x7c00u ? b + 0x38000000u : b;
+  b = em > 0x7c00u ? b | 0x00400000u : b;
+  const float sub = (float)(int32_t)em * 0x1p-24f;  /* computed always: a select, not a branch */
+  float f;
+  memcpy(&f, &b, sizeof f);
+  f = em < 0x0400u ? sub : f;
+  memcpy(&b, &f, sizeof b);
+  b |= (h & 0x8000u) << 16;
+  memcpy(&f, &b, sizeof f);
+  return f;
+}
 #else
+static inline float ob_f16_ld(const ob_f16 *p) { return ob_f16_to_f32(*p); }
 static inline void ob_f16_load_block(float *restrict dst, const ob_f16 *restrict src, int64_t n) {
   for (int64_t i = 0; i < n; i++) dst[i] = ob_f16_to_f32(src[i]);
 }
@@ -58,6 +78,34 @@ static inline void ob_f16_store_block(ob_f16 *restrict dst, const float *restric
   for (int64_t i = 0; i < n; i++) dst[i] = ob_f16_from_f32(src[i]);
 }
 #endif
+/* x rounded to float16 and back, the bits of ob_f16_to_f32(ob_f16_from_f32(x)) (F16C or software), in float
+   arithmetic that gcc vectorises: the round trip a fused kernel applies to every float16 member. For |x| in
+   the binade 2^e (e clamped to [-14, 15]), |x| + M - M with M = 1.5 * 2^(e + 13) rounds |x| to a multiple of
+   2^(e - 10), float16's spacing there (2^-24 for its subnormals), to nearest even in one float32 addition:
+   every such sum lies in M's binade, where the float32 spacing is exactly 2^(e - 10), and M is an even
+   multiple of it. A result above 65504 (65520 and up, inf) is inf, as the conversion overflows; NaN keeps
+   the ten payload bits float16 holds, made quiet; the sign is put back last (-0.0 stays -0.0). */
+static inline float ob_f16_round(float x) {
+  uint32_t b, e;
+  memcpy(&b, &x, sizeof b);
+  const uint32_t a = b & 0x7fffffffu;
+  e = a & 0x7f800000u;
+  e = e < 0x38800000u ? 0x38800000u : e;
+  e = e > 0x47000000u ? 0x47000000u : e;
+  const uint32_t mb = e + 0x06c00000u;
+  float m, ax;
+  memcpy(&m, &mb, sizeof m);
+  memcpy(&ax, &a, sizeof ax);
+  const float r = (ax + m) - m;
+  uint32_t rb;
+  memcpy(&rb, &r, sizeof rb);
+  rb = r > 65504.0f ? 0x7f800000u : rb;
+  rb = a > 0x7f800000u ? (a | 0x00400000u) & 0x7fffe000u : rb;
+  rb |= b & 0x80000000u;
+  float y;
+  memcpy(&y, &rb, sizeof y);
+  return y;
+}
 """
 
-USES_F16_BLOCKS = re.compile(r"\bob_f16_(load|store)_block\b")
+USES_F16_BLOCKS = re.compile(r"\bob_f16_((load|store)_block|ld|round)\b")
