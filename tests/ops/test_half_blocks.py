@@ -1,8 +1,9 @@
 """float16 kernels that convert by blocks (targets/cpu/blocked.py) still compute each element in float32 and
 round it once: their bits equal NumPy's float32 result rounded once to float16.
 
-The ops here have a correctly rounded float32 result (+, -, *, /, sqrt, comparisons, selects, casts), so the
-kernel must match NumPy exactly, not within an ulp. Lengths cover one short block, a block plus an 8-lane
+The ops here have a correctly rounded float32 result (+, -, *, /, sqrt, comparisons, selects, casts, BiasAdd),
+so the kernel must match NumPy exactly, not within an ulp. Broadcasting operands (rows converted by blocks,
+columns loaded once per row) are covered unfused and fused. Lengths cover one short block, a block plus an 8-lane
 tail, several blocks whose last is partial, and one large enough for the OpenMP split
 (codegen.PARALLEL_MIN_ELEMENTS); inputs hold NaN, infinities, subnormals and products that land on float16
 rounding ties. The elementwise ops run unfused (one kernel each) and once more as one fused kernel.
@@ -114,3 +115,38 @@ def test_fused_float16_chain_rounds_every_member_bit_exact(n):
         want = (np.where(t < 0, f(0), t).astype(h).astype(f) - a.astype(f)).astype(h)
     _bits_equal(fused, want, f"fused n={n}")
     _bits_equal(unfused, want, f"unfused n={n}")
+
+
+def _broadcasts(x, row, col, bias, x4, bias4):
+    return (ops.Add()(x, row), ops.Mul()(col, x), ops.Sub()(row, col), ops.BiasAdd()(x, bias),
+            ops.BiasAdd()(x4, bias4), ops.Add()(x4, row))
+
+
+@pytest.mark.parametrize("n", SIZES[:3])
+def test_float16_broadcast_maps_and_bias_add_bit_exact(n):
+    """Broadcasting operands: rows (innermost stride 1, block-converted), columns (stride 0, loaded once per
+    row), both at once, and BiasAdd over the last axis (2-D) and the channel axis (NCHW), unfused."""
+    rng = np.random.default_rng(n + 2)
+    x, row, col, bias = _halves(rng, 3 * n).reshape(3, n), _halves(rng, n), _halves(rng, 3)[:, None], _halves(rng, n)
+    x4, bias4 = _halves(rng, 2 * 3 * 5 * n).reshape(2, 3, 5, n), _halves(rng, 3)
+    got = _graph(_broadcasts, (x, row, col, bias, x4, bias4), fused=False)
+    f = np.float32
+    with np.errstate(all="ignore"):
+        want = [(x.astype(f) + row.astype(f)), (col.astype(f) * x.astype(f)), (row.astype(f) - col.astype(f)),
+                (x.astype(f) + bias.astype(f)), (x4.astype(f) + bias4.astype(f)[:, None, None]),
+                (x4.astype(f) + row.astype(f))]
+        want = [w.astype(np.float16) for w in want]  # overflow to inf is the rounding under test
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        _bits_equal(g, w, f"broadcast case {i} n={n}")
+
+
+@pytest.mark.parametrize("n", SIZES[1:3])
+def test_fused_float16_broadcast_chain_bit_exact(n):
+    rng = np.random.default_rng(n + 3)
+    a, b, c = _halves(rng, 4 * n).reshape(4, n), _halves(rng, n), _halves(rng, 4)[:, None]
+    (fused,) = _graph(_chain, (a, b, c), fused=True)
+    h, f = np.float16, np.float32
+    with np.errstate(all="ignore"):
+        t = ((a.astype(f) * b.astype(f)).astype(h).astype(f) + c.astype(f)).astype(h).astype(f)
+        want = (np.where(t < 0, f(0), t).astype(h).astype(f) - a.astype(f)).astype(h)
+    _bits_equal(fused, want, f"fused broadcast n={n}")

@@ -22,7 +22,7 @@ import numpy as np
 from ..dtypes import ALL_FLOATS, ALL_NUMERIC, ANY, BY_NAME, LOWP, dtype_of
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.blocked import flat_map
+from ..targets.cpu.blocked import broadcast_map, flat_map
 from ..targets.cpu.codegen import (
     broadcast_loop,
     compute_ctype,
@@ -310,8 +310,12 @@ def _nary_emit(expr_for: Callable[[KernelSpec], str], names: Sequence[str]) -> C
                              for n, t, e in zip(names, k.inputs, elems, strict=True))
             return loads, expr_for(k), ct
 
+        dts = [t.dtype for t in k.inputs]
         if all(t.shape == out.shape for t in k.inputs):  # no broadcasting: one flat loop
-            return flat_map(out.size, [t.dtype for t in k.inputs], out.dtype, compute)
+            return flat_map(out.size, dts, out.dtype, compute)
+        blocked = broadcast_map(out.shape, [t.shape for t in k.inputs], dts, out.dtype, compute)
+        if blocked:  # float16: rows in blocks (targets/cpu/blocked.py)
+            return blocked
         loads, expr, _ = compute([load(t.dtype, f"in{i}[p{i}]") for i, t in enumerate(k.inputs)])
         stmt = f"{loads} out0[o] = {store(out.dtype, expr, ct)};"
         return broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt, parallel=True)

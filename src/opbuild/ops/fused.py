@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.blocked import flat_map
+from ..targets.cpu.blocked import broadcast_map, flat_map
 from ..targets.cpu.codegen import broadcast_loop, compute_ctype, load, round_trip, store
 from .elementwise import FUSIBLE, cast_src_ctype, member_expr
 from .primitive import declare
@@ -106,8 +106,12 @@ def _emit(k: KernelSpec) -> str:
             stmts.append(f"{compute_ctype(res.dtype)} t{j}; {{ {loads} t{j} = {round_trip(res.dtype, expr, src)}; }}")
         return "\n".join(stmts), f"t{len(typed) - 1}", compute_ctype(out.dtype)
 
+    dts = [t.dtype for t in k.inputs]
     if flat:  # float16 operands converted a block at a time (targets/cpu/blocked.py)
-        return flat_map(out.size, [t.dtype for t in k.inputs], out.dtype, compute)
+        return flat_map(out.size, dts, out.dtype, compute)
+    blocked = broadcast_map(out.shape, [t.shape for t in k.inputs], dts, out.dtype, compute)
+    if blocked:
+        return blocked
     stmts, last, ct = compute([load(t.dtype, f"in{i}[p{i}]") for i, t in enumerate(k.inputs)])
     stmt = f"{stmts}\nout0[o] = {store(out.dtype, last, ct)};"
     return broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt, parallel=True)

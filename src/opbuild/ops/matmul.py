@@ -20,7 +20,7 @@ import numpy as np
 from ..dtypes import FLOATS, HALFS, NUMERIC
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.blocked import convert_in, convert_out
+from ..targets.cpu.blocked import broadcast_map, convert_in, convert_out
 from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, gemm_symbols, is_half, load, store
 from ..tensor import as_tensor
 from .primitive import Primitive, apply, defop
@@ -308,6 +308,10 @@ def _bias_emit(k: KernelSpec) -> str:
     if outer * c * inner == 0:
         return ""
     t, dt = compute_ctype(x.dtype), x.dtype  # half types: added in float, rounded once on store
+    bias_shape = (c,) + (1,) * (x.rank - axis - 1)  # the bias as NumPy broadcasts it against x
+    blocked = broadcast_map(x.shape, [x.shape, bias_shape], [dt, dt], dt, lambda e: ("", f"{e[0]} + {e[1]}", t))
+    if blocked:  # float16: rows converted by blocks (targets/cpu/blocked.py)
+        return blocked
     y = store(dt, load(dt, "in0[base + j]") + " + bv", t)
     return (f"for (int64_t i = 0; i < {outer}; i++)\n"
             f"  for (int64_t ch = 0; ch < {c}; ch++) {{\n"

@@ -13,9 +13,10 @@ Other dtypes (bfloat16's conversions are integer shifts gcc already vectorises) 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
-from .codegen import load, parallel_for, store
+from .codegen import _collapse, broadcast_strides, compute_ctype, load, parallel_for, store, strides
 
 # Elements per block: a float32 buffer of 1 KiB per operand (a fused kernel with eight inputs keeps 9 KiB on
 # the stack, within L1), long enough that the per-block overhead and the scalar tail are negligible.
@@ -90,3 +91,59 @@ def convert_out(dtype: str, dst: str, src: str, n: int | str) -> str:
     if dtype == "float16":
         return f"ob_f16_store_block({dst}, {src}, {n});"
     return f"for (int64_t i = 0; i < {n}; i++) {dst}[i] = {store(dtype, f'{src}[i]')};"
+
+
+def broadcast_map(out_shape: Sequence[int], in_shapes: Sequence[Sequence[int]], in_dtypes: Sequence[str],
+                  out_dtype: str, compute: Compute) -> str | None:
+    """:func:`flat_map` for inputs that broadcast against ``out_shape``: loops over the outer dims, and the
+    innermost (collapsed) dim in blocks. A float16 input walking that dim contiguously converts by blocks, one
+    broadcast along it (stride 0) loads its element once per row, any other stride loads element by element;
+    a float16 output converts by blocks. None when nothing is float16 (the caller's plain broadcast loop).
+    The outermost loop is split over OpenMP's threads when the map is large."""
+    blocked_out = out_dtype == "float16"
+    if not blocked_out and "float16" not in in_dtypes:
+        return None
+    operands = [strides(out_shape)] + [broadcast_strides(s, out_shape) for s in in_shapes]
+    shape, op_strides = _collapse(out_shape, operands)
+    if not shape:
+        shape, op_strides = [1], [[1] for _ in operands]
+    *outer, extent = shape
+    depth = len(outer)
+    total = math.prod(shape)
+
+    def base(st: Sequence[int]) -> str:
+        terms = [f"i{d}" if st[d] == 1 else f"i{d} * {st[d]}" for d in range(depth) if st[d] != 0]
+        return " + ".join(terms) if terms else "0"
+
+    lines = [f"for (int64_t i{d} = 0; i{d} < {outer[d]}; i{d}++) {{" for d in range(depth)]
+    if depth and outer[0] > 1 and parallel_for(total):
+        lines.insert(0, parallel_for(total).rstrip("\n"))
+    lines.append(f"const int64_t ob_ob = {base(op_strides[0])};")
+    elems, pre = [], []
+    for i, (dt, st) in enumerate(zip(in_dtypes, op_strides[1:], strict=True)):
+        lines.append(f"const int64_t ob_p{i} = {base(st)};")
+        inner = st[-1]
+        if dt == "float16" and inner == 1:
+            pre.append(f"float ob_x{i}[{BLOCK}]; ob_f16_load_block(ob_x{i}, in{i} + ob_p{i} + ob_o, ob_m);")
+            elems.append(f"ob_x{i}[ob_l]")
+        elif inner == 0:  # broadcast along the row: one load
+            lines.append(f"const {compute_ctype(dt)} ob_s{i} = {load(dt, f'in{i}[ob_p{i}]')};")
+            elems.append(f"ob_s{i}")
+        else:
+            elems.append(load_vec(dt, f"in{i}[ob_p{i} + (ob_o + ob_l) * {inner}]"))
+    stmts, expr, ct = compute(elems)
+    blocked_out = blocked_out and ct == "float"
+    put = (f"ob_y[ob_l] = ({expr});" if blocked_out
+           else f"out0[ob_ob + ob_o + ob_l] = {store(out_dtype, expr, ct)};")
+    block_loop = f"for (int64_t ob_o = 0; ob_o < {extent}; ob_o += {BLOCK}) {{"
+    if not depth:
+        block_loop = parallel_for(total) + block_loop
+    lines += [block_loop,
+              f"const int64_t ob_m = {extent} - ob_o < {BLOCK} ? {extent} - ob_o : {BLOCK};",
+              *pre,
+              *([f"float ob_y[{BLOCK}];"] if blocked_out else []),
+              f"for (int64_t ob_l = 0; ob_l < ob_m; ob_l++) {{ {stmts} {put} }}",
+              *(["ob_f16_store_block(out0 + ob_ob + ob_o, ob_y, ob_m);"] if blocked_out else []),
+              "}"]
+    lines.append("}" * depth)
+    return "\n".join(lines)
