@@ -150,3 +150,51 @@ def test_fused_float16_broadcast_chain_bit_exact(n):
         t = ((a.astype(f) * b.astype(f)).astype(h).astype(f) + c.astype(f)).astype(h).astype(f)
         want = (np.where(t < 0, f(0), t).astype(h).astype(f) - a.astype(f)).astype(h)
     _bits_equal(fused, want, f"fused broadcast n={n}")
+
+
+def _lane_sum(x: np.ndarray, lanes: int = 32) -> np.float32:
+    """codegen.lane_reduce's float32 sum, step by step in NumPy: ``lanes`` running sums over the row in order,
+    combined pairwise, then the tail; a row shorter than 2 * lanes is one running sum."""
+    x = x.astype(np.float32)
+    if x.size < 2 * lanes:
+        acc = np.float32(0)
+        for e in x:
+            acc = np.float32(acc + e)
+        return acc
+    main = x.size - x.size % lanes
+    v = np.zeros(lanes, np.float32)
+    for row in x[:main].reshape(-1, lanes):
+        v = v + row
+    w = lanes // 2
+    while w:
+        v[:w] = v[:w] + v[w:2 * w]
+        w //= 2
+    acc = v[0]
+    for e in x[main:]:
+        acc = np.float32(acc + e)
+    return acc
+
+
+@pytest.mark.parametrize("n", (37, 64 + 5, 2048 + 32 * 3 + 7, 3 * 2048))
+def test_float16_row_reductions_keep_the_lane_order_bit_exact(n):
+    """float16 rows of every length class (one running sum, lanes plus a tail, several converted chunks plus a
+    partial one): the sum is exactly lane_reduce's float32 sum rounded once; max and mean likewise."""
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((3, n)) * 4).astype(np.float16)
+    got = _graph(lambda t: (ops.ReduceSum()(t, -1), ops.ReduceMean()(t, -1), ops.ReduceMax()(t, -1)), (x,),
+                 fused=False)
+    sums = np.array([_lane_sum(r) for r in x], np.float32)
+    _bits_equal(got[0], sums.astype(np.float16), f"ReduceSum n={n}")
+    _bits_equal(got[1], (sums / np.float32(n)).astype(np.float16), f"ReduceMean n={n}")
+    _bits_equal(got[2], x.max(axis=-1), f"ReduceMax n={n}")
+
+
+def test_float16_column_reduction_bit_exact():
+    """The kept-innermost form: running float sums per column over the rows, in row order, rounded once."""
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal((37, 3 * 256 + 13)) * 4).astype(np.float16)
+    (got,) = _graph(lambda t: (ops.ReduceSum()(t, 0),), (x,), fused=False)
+    acc = np.zeros(x.shape[1], np.float32)
+    for row in x.astype(np.float32):
+        acc = acc + row
+    _bits_equal(got, acc.astype(np.float16), "ReduceSum axis 0")

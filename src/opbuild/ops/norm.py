@@ -18,7 +18,7 @@ from ..dtypes import ALL_FLOATS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
 from ..parameter import Parameter
-from ..targets.cpu.blocked import row_buffer
+from ..targets.cpu.blocked import ROW_MAX, row_buffer
 from ..targets.cpu.codegen import (
     c_literal,
     compute_ctype,
@@ -402,13 +402,26 @@ def _ln_emit(k: KernelSpec) -> str:
     def ld(ref: str) -> str:
         return load(dt, ref)
 
+    # float16 rows that fit float buffers (three rows of at most 32 KiB): x, gamma and beta converted by blocks
+    # into xf, gf, bf and y rounded from xf (targets/cpu/blocked.py); the same float expressions in the same
+    # order, so the same bits, and every loop vectorises.
+    rowbuf = row_buffer(dt, "xf", "xr", n, ROW_MAX // 2) if p >= n else None
+    if rowbuf:
+        def ld(ref: str) -> str:  # x, gamma, beta elements from their float rows
+            name, index = ref.split("[", 1)
+            return {"xr": "xf", "g": "gf", "b": "bf"}[name] + "[" + index
+
     # gamma/beta cover the last p elements of x's flat index: a row of n elements reads them at offset
     # (o % (p / n)) * n when they span several rows, or repeats them n / p times when they are shorter.
     if p >= n:
         g_off = f"(o % {p // n}) * {n}" if p > n else "0"
-        y = store(dt, f"({ld('xr[j]')} - mean) * rstd * {ld('g[j]')} + {ld('b[j]')}", ct)
+        expr = f"({ld('xr[j]')} - mean) * rstd * {ld('g[j]')} + {ld('b[j]')}"
         affine = [f"const {st} *restrict g = in1 + {g_off}, *restrict b = in2 + {g_off};",
-                  f"for (int64_t j = 0; j < {n}; j++) yr[j] = {y};"]
+                  *([f"float gf[{n}], bf[{n}]; ob_f16_load_block(gf, g, {n}); ob_f16_load_block(bf, b, {n});"]
+                    if rowbuf else []),
+                  f"for (int64_t j = 0; j < {n}; j++) xf[j] = {expr};" if rowbuf else
+                  f"for (int64_t j = 0; j < {n}; j++) yr[j] = {store(dt, expr, ct)};",
+                  *([f"ob_f16_store_block(yr, xf, {n});"] if rowbuf else [])]
     else:
         y = store(dt, f"({ld(f'xr[q * {p} + j]')} - mean) * rstd * {ld('in1[j]')} + {ld('in2[j]')}", ct)
         affine = [f"for (int64_t q = 0; q < {n // p}; q++)",
@@ -417,6 +430,7 @@ def _ln_emit(k: KernelSpec) -> str:
         f"for (int64_t o = 0; o < {rows}; o++) {{",
         f"const {st} *restrict xr = in0 + o * {n};",
         f"{st} *restrict yr = out0 + o * {n};",
+        *([rowbuf] if rowbuf else []),
         lane_reduce("s", ct, n, lambda j: ld(f"xr[{j}]"), _add, zero, lanes),
         f"const {ct} mean = s / {c_literal(n, cdt)};",
         # Two passes (mean, then squared deviations): no cancellation, unlike E[x^2] - E[x]^2.

@@ -27,7 +27,7 @@ import numpy as np
 from ..dtypes import ALL_FLOATS, ALL_NUMERIC, BY_NAME, dtype_of, int32
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.blocked import convert_in, convert_out, load_vec, row_buffer
+from ..targets.cpu.blocked import convert_in, convert_out, lane_reduce_f16, load_vec
 from ..targets.cpu.codegen import (
     c_literal,
     compute_ctype,
@@ -223,9 +223,8 @@ class _Ctx:
 
 
 def _emit_inner_reduced(c: _Ctx, kept: list[_Group], red: list[_Group]) -> list[str]:
-    """Innermost group reduced: each output element reduces whole contiguous rows with lane_reduce (a float16
-    row converted into a float buffer first, so the lane loop vectorises; same order, same bits)."""
-    rowbuf = row_buffer(c.dtype, "xf", "xr", red[-1].size)
+    """Innermost group reduced: each output element reduces whole contiguous rows with lane_reduce (float16
+    rows with lane_reduce_f16: the same lanes and order over block-converted chunks, so the same bits)."""
     kh, kt = _loops(kept, "k")
     rh, rt = _loops(red[:-1], "r")
     return [
@@ -233,9 +232,8 @@ def _emit_inner_reduced(c: _Ctx, kept: list[_Group], red: list[_Group]) -> list[
         f"{c.acc_t} acc = {c.ident};",
         *rh,
         f"const {c.ct} *restrict xr = in0 + {' + '.join(kt + rt) or '0'};",
-        *([rowbuf] if rowbuf else []),
-        lane_reduce("racc", c.acc_t, red[-1].size, (lambda j: f"xf[{j}]") if rowbuf else (lambda j: c.load(f"xr[{j}]")),
-                    c.comb, c.ident, c.lanes),
+        lane_reduce_f16("racc", red[-1].size, "xr", c.comb, c.ident, c.lanes) if c.dtype == "float16" else
+        lane_reduce("racc", c.acc_t, red[-1].size, lambda j: c.load(f"xr[{j}]"), c.comb, c.ident, c.lanes),
         f"acc = {c.comb('acc', 'racc')};",
         "}" * len(rh),
         f"out0[{_out_offset(kept, 'k')}] = {c.finish('acc')};",

@@ -16,7 +16,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from .codegen import _collapse, broadcast_strides, compute_ctype, load, parallel_for, store, strides
+from .codegen import (
+    _collapse,
+    broadcast_strides,
+    compute_ctype,
+    lane_reduce,
+    load,
+    parallel_for,
+    store,
+    strides,
+)
 
 # Elements per block: a float32 buffer of 1 KiB per operand (a fused kernel with eight inputs keeps 9 KiB on
 # the stack, within L1), long enough that the per-block overhead and the scalar tail are negligible.
@@ -62,10 +71,11 @@ def flat_map(n: int, in_dtypes: Sequence[str], out_dtype: str, compute: Compute)
 ROW_MAX = 16384
 
 
-def row_buffer(dtype: str, dst: str, src: str, n: int) -> str | None:
+def row_buffer(dtype: str, dst: str, src: str, n: int, limit: int = ROW_MAX) -> str | None:
     """C statements declaring ``float dst[n]`` holding the float16 row ``src[0..n)`` in float (one block
-    conversion), or None when ``dtype`` is not float16 or the row is longer than :data:`ROW_MAX`."""
-    if dtype != "float16" or not 0 < n <= ROW_MAX:
+    conversion), or None when ``dtype`` is not float16 or the row is longer than ``limit`` (a kernel that
+    keeps several such rows passes a smaller one)."""
+    if dtype != "float16" or not 0 < n <= limit:
         return None
     return f"float {dst}[{n}]; ob_f16_load_block({dst}, {src}, {n});"
 
@@ -147,3 +157,40 @@ def broadcast_map(out_shape: Sequence[int], in_shapes: Sequence[Sequence[int]], 
               "}"]
     lines.append("}" * depth)
     return "\n".join(lines)
+
+
+# Elements a float16 reduction converts per chunk (8 KiB of floats on the stack); a multiple of every lane count.
+CHUNK = 2048
+
+
+def lane_reduce_f16(acc: str, n: int, src: str, combine: Callable[[str, str], str], identity: str,
+                    lanes: int) -> str:
+    """:func:`codegen.lane_reduce` of the float16 row ``src[0..n)`` loaded into float, with the same lanes,
+    order and combination, so the same bits: the main loop reads chunks of :data:`CHUNK` elements converted
+    by blocks (``ob_f16_load_block``), so it vectorises for rows of any length. Short rows and the tail load
+    element by element, as lane_reduce does."""
+    if n < 2 * lanes:
+        return lane_reduce(acc, "float", n, lambda j: load("float16", f"{src}[{j}]"), combine, identity, lanes)
+    assert CHUNK % lanes == 0
+    main = n - n % lanes
+    v, c, m, x, j0, ln, w, b, e, j = (f"{acc}_{s}" for s in ("v", "c", "m", "x", "j0", "l", "w", "b", "e", "j"))
+    return "\n".join([
+        f"float {acc};",
+        "{",
+        f"  float {v}[{lanes}];",
+        f"  for (int {ln} = 0; {ln} < {lanes}; {ln}++) {v}[{ln}] = {identity};",
+        f"  for (int64_t {c} = 0; {c} < {main}; {c} += {CHUNK}) {{",
+        f"    const int64_t {m} = {main} - {c} < {CHUNK} ? {main} - {c} : {CHUNK};",
+        f"    float {x}[{CHUNK}]; ob_f16_load_block({x}, {src} + {c}, {m});",
+        f"    for (int64_t {j0} = 0; {j0} < {m}; {j0} += {lanes})",
+        f"      for (int {ln} = 0; {ln} < {lanes}; {ln}++) {{ const float {e} = {x}[{j0} + {ln}]; "
+        f"const float {b} = {v}[{ln}]; {v}[{ln}] = {combine(b, e)}; }}",
+        "  }",
+        f"  for (int {w} = {lanes // 2}; {w} > 0; {w} >>= 1)",
+        f"    for (int {ln} = 0; {ln} < {w}; {ln}++) {{ const float {b} = {v}[{ln}], {e} = {v}[{ln} + {w}]; "
+        f"{v}[{ln}] = {combine(b, e)}; }}",
+        f"  {acc} = {v}[0];",
+        f"  for (int64_t {j} = {main}; {j} < {n}; {j}++) {{ const float {e} = {load('float16', f'{src}[{j}]')}; "
+        f"{acc} = {combine(acc, e)}; }}",
+        "}",
+    ])
