@@ -198,3 +198,36 @@ def test_float16_column_reduction_bit_exact():
     for row in x.astype(np.float32):
         acc = acc + row
     _bits_equal(got, acc.astype(np.float16), "ReduceSum axis 0")
+
+
+def _row_recipe(x, y):
+    """Two FusedRowReduce kernels: a float16 full-shape result (x - max) * y, and exp(x * y) summed per row."""
+    m = ops.ReduceMax(keep_dims=True)(x, -1)
+    return (ops.Mul()(ops.Sub()(x, m), y), ops.ReduceSum()(ops.Exp()(ops.Mul()(x, y)), -1))
+
+
+@pytest.mark.parametrize("n", (263, 3 * 256 + 13))
+def test_fused_float16_row_reductions_equal_unfused(n):
+    """Fusion never changes a bit: the row-fused float16 kernels (rows converted into float buffers) give
+    the unfused kernels' results exactly."""
+    rng = np.random.default_rng(n + 4)
+    x, y = (rng.standard_normal((5, n)) * 3).astype(np.float16), (rng.standard_normal((5, n))).astype(np.float16)
+    old_mode, old_env = ms.get_context("mode"), os.environ.get("OPBUILD_FUSION")
+    results = {}
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        for fused in (True, False):
+            os.environ["OPBUILD_FUSION"] = "1" if fused else "0"
+            cell = FnCell(_row_recipe)
+            results[fused] = [o.asnumpy() for o in cell(ms.Tensor(x), ms.Tensor(y))]
+            (compiled,) = cell.compile_info()
+            kernels = [node.op for node in compiled.graph.memory_plan.kernel_nodes]
+            assert (kernels.count("FusedRowReduce") == 2) == fused, kernels
+    finally:
+        ms.set_context(mode=old_mode)
+        if old_env is None:
+            os.environ.pop("OPBUILD_FUSION", None)
+        else:
+            os.environ["OPBUILD_FUSION"] = old_env
+    for g, w in zip(results[True], results[False], strict=True):
+        _bits_equal(g, w, f"row fusion n={n}")
