@@ -133,3 +133,35 @@ def test_round_trip_equals_conversions(lib):
     finite = ~np.isnan(x)
     with np.errstate(over="ignore"):  # NumPy warns where float32 overflows float16 (to inf, as wanted)
         np.testing.assert_array_equal(got[finite], x[finite].astype(np.float16).astype(np.float32).view(np.uint32))
+
+
+def test_prelude_section_only_where_named_and_hashed_into_every_key():
+    """The block helpers join a translation unit only when a kernel names one (float32 kernels parse none of
+    it), and their file is part of every kernel's code-generator hash (ops/sources.py), so editing the C text
+    changes every key instead of reusing old binaries."""
+    from opbuild.ops.registry import get
+    from opbuild.ops.sources import generator_files
+    from opbuild.targets.cpu import f16_blocks
+
+    assert PRELUDE_F16_BLOCKS not in codegen.prelude_for(["void f(void){ out0[0] = ob_f16_from_f32(1.0f); }"])
+    assert PRELUDE_F16_BLOCKS in codegen.prelude_for(["void f(void){ ob_f16_load_block(b, in0, 8); }"])
+    assert PRELUDE_F16_BLOCKS in codegen.prelude_for(["void f(void){ x = ob_f16_round(y); }"])
+    assert f16_blocks.__file__ in generator_files(get("Add").emit)
+    assert f16_blocks.__file__ in generator_files(get("Reshape").emit)
+
+
+def test_float16_kernels_are_generated_blocked():
+    """The float16 forms of a map, a broadcast map, a reduction and Softmax convert by blocks; float32 and
+    bfloat16 kernels keep their plain loops (bfloat16's shifts vectorise as they are)."""
+    from opbuild.ir import TensorType
+    from opbuild.ops.registry import get
+
+    def body(op: str, shapes, dt: str, attrs=None) -> str:
+        d = get(op)
+        return d.emit(d.spec(attrs or {}, [TensorType(s, dt) for s in shapes]))
+
+    for dt, blocked in (("float16", True), ("float32", False), ("bfloat16", False)):
+        texts = [body("Add", [(1000,), (1000,)], dt), body("Mul", [(4, 300), (300,)], dt),
+                 body("ReduceSum", [(4, 300)], dt, {"axis": [1], "keep_dims": False}), body("Softmax", [(4, 300)], dt)]
+        for text in texts:
+            assert ("ob_f16_load_block" in text) == blocked, text
