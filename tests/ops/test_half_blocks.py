@@ -231,3 +231,23 @@ def test_fused_float16_row_reductions_equal_unfused(n):
             os.environ["OPBUILD_FUSION"] = old_env
     for g, w in zip(results[True], results[False], strict=True):
         _bits_equal(g, w, f"row fusion n={n}")
+
+
+def _mixed(x32, h):
+    """float32 in and out with float16 members in between (a staged kernel with no float16 operand), and a
+    chain longer than fused.MAX_STAGED (float16 members rounded element by element)."""
+    t = ops.Cast()(ops.Mul()(ops.Cast()(x32, ms.float16), h), ms.float32)
+    u = h
+    for i in range(20):
+        u = ops.Add()(u, h) if i % 2 else ops.Mul()(u, h)
+    return (ops.Add()(t, x32), u)
+
+
+@pytest.mark.parametrize("n", SIZES[1:3])
+def test_fused_float16_members_staged_or_not_equal_unfused(n):
+    rng = np.random.default_rng(n + 5)
+    x32, h = (rng.standard_normal(n) * 100).astype(np.float32), (rng.standard_normal(n) * 0.9).astype(np.float16)
+    fused = _graph(_mixed, (x32, h), fused=True)
+    unfused = _graph(_mixed, (x32, h), fused=False)
+    for i, (g, w) in enumerate(zip(fused, unfused, strict=True)):
+        _bits_equal(g, w, f"mixed case {i} n={n}")

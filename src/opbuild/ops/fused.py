@@ -26,13 +26,16 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.blocked import broadcast_map, flat_map
+from ..targets.cpu.blocked import BLOCK, broadcast_map, flat_map
 from ..targets.cpu.codegen import broadcast_loop, compute_ctype, load, round_trip, store
 from .elementwise import FUSIBLE, cast_src_ctype, member_expr
 from .primitive import declare
 from .registry import OpDef, get, no_grad
 
 OP = "FusedElementwise"
+# The most members a fused kernel with float16 members evaluates a member per loop (a block buffer of up to
+# 2 KiB each on the stack); longer recipes round each float16 member per element (ob_f16_round).
+MAX_STAGED = 16
 
 
 def _operand(ref: Any, n_inputs: int, n_done: int) -> tuple[str, int]:
@@ -106,10 +109,30 @@ def _emit(k: KernelSpec) -> str:
             stmts.append(f"{compute_ctype(res.dtype)} t{j}; {{ {loads} t{j} = {round_trip(res.dtype, expr, src)}; }}")
         return "\n".join(stmts), f"t{len(typed) - 1}", compute_ctype(out.dtype)
 
+    def staged(elems: Sequence[str]) -> tuple:
+        """A member per stage, each a loop over the block into its own buffer ob_tJ: a float16 member is stored
+        unrounded and its block rounded at once (ob_f16_round_block, F16C), the other members round inline."""
+        stages = []
+        for j, ((op, _, ins, res), m) in enumerate(zip(typed, k.attrs["members"], strict=True)):
+            names, expr = member_expr(op, ins, res)
+            loads = " ".join(f"const {compute_ctype(t.dtype)} {n} = "
+                             f"{elems[int(r[1:])] if r[0] == 'i' else f'ob_t{r[1:]}[ob_l]'};"
+                             for n, t, r in zip(names, ins, m["args"], strict=True))
+            src = cast_src_ctype(ins[0].dtype, res.dtype) if op == "Cast" else compute_ctype(ins[-1].dtype)
+            block = res.dtype == "float16" and src == "float"
+            value = f"({expr})" if block else round_trip(res.dtype, expr, src)
+            # The last member's rounding is the float16 store's own (rounding twice changes nothing).
+            after = f"ob_f16_round_block(ob_t{j}, ob_m);" if block and j < len(typed) - 1 else ""
+            stages.append((f"{compute_ctype(res.dtype)} ob_t{j}[{BLOCK}];", f"{loads} ob_t{j}[ob_l] = {value};", after))
+        return stages, "", f"ob_t{len(typed) - 1}[ob_l]", compute_ctype(out.dtype)
+
     dts = [t.dtype for t in k.inputs]
+    # float16 members: staged (a member per loop) up to MAX_STAGED members, whose buffers live on the stack
+    use_staged = any(res.dtype == "float16" for _, _, _, res in typed) and len(typed) <= MAX_STAGED
+    fn = staged if use_staged else compute
     if flat:  # float16 operands converted a block at a time (targets/cpu/blocked.py)
-        return flat_map(out.size, dts, out.dtype, compute)
-    blocked = broadcast_map(out.shape, [t.shape for t in k.inputs], dts, out.dtype, compute)
+        return flat_map(out.size, dts, out.dtype, fn, staged=use_staged)
+    blocked = broadcast_map(out.shape, [t.shape for t in k.inputs], dts, out.dtype, fn, staged=use_staged)
     if blocked:
         return blocked
     stmts, last, ct = compute([load(t.dtype, f"in{i}[p{i}]") for i, t in enumerate(k.inputs)])

@@ -1,8 +1,8 @@
 """The float16 block conversions and vectorisable helpers (targets/cpu/f16_blocks.py) give the scalar
 conversions' bits.
 
-``ob_f16_load_block``/``ob_f16_store_block``, ``ob_f16_ld`` (one element) and ``ob_f16_round`` (the round
-trip) are compiled from the very prelude text kernels get, three ways:
+``ob_f16_load_block``/``ob_f16_store_block``, ``ob_f16_ld`` (one element), ``ob_f16_round`` (the round
+trip) and ``ob_f16_round_block`` are compiled from the very prelude text kernels get, three ways:
 with ``-march=native`` (F16C's 8-wide instructions where the CPU has them, the scalar tail for the rest), with
 ``-DOB_SOFT_HALF`` (software conversions) and without F16C (``-mno-f16c``: the scalar loop). Each is compared
 with the scalar ``ob_f16_to_f32``/``ob_f16_from_f32`` of the same build over all 65,536 half patterns and the
@@ -44,6 +44,7 @@ OB_EXPORT void rt(const float *f, float *g, int64_t n) {
 OB_EXPORT void fast_rt(const float *f, float *g, int64_t n) {
   for (int64_t i = 0; i < n; i++) g[i] = ob_f16_round(f[i]);
 }
+OB_EXPORT void block_rt(const float *f, float *g, int64_t n) { memcpy(g, f, n * 4); ob_f16_round_block(g, n); }
 OB_EXPORT int vector_path(void) {
 #if defined(__F16C__) && defined(__FLT16_MAX__) && !defined(OB_SOFT_HALF)
   return 1;
@@ -68,7 +69,7 @@ def lib(request, tmp_path_factory):
     subprocess.run([cc, *BASE_FLAGS, *BUILDS[request.param], str(src), "-o", str(out), "-lm"], check=True,
                    capture_output=True)  # the kernels' flags (-O3, -fno-trapping-math, ...)
     handle = ctypes.CDLL(str(out))
-    for name in ("h2f", "f2h", "bh2f", "bf2h", "ld", "rt", "fast_rt"):
+    for name in ("h2f", "f2h", "bh2f", "bf2h", "ld", "rt", "fast_rt", "block_rt"):
         getattr(handle, name).argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
     if request.param != "native":
         assert handle.vector_path() == 0
@@ -130,6 +131,9 @@ def test_round_trip_equals_conversions(lib):
     got = _call(lib, "fast_rt", x, np.float32).view(np.uint32)
     bad = np.flatnonzero(got != want)
     assert bad.size == 0, [(hex(x.view(np.uint32)[i]), hex(got[i]), hex(want[i])) for i in bad[:5]]
+    for start, n in ((0, None), (3, 263)):  # and a block at a time (F16C's pair of conversions), with tails
+        blk = _call(lib, "block_rt", x, np.float32, start, n).view(np.uint32)
+        np.testing.assert_array_equal(blk, want[start:start + blk.size])
     finite = ~np.isnan(x)
     with np.errstate(over="ignore"):  # NumPy warns where float32 overflows float16 (to inf, as wanted)
         np.testing.assert_array_equal(got[finite], x[finite].astype(np.float16).astype(np.float32).view(np.uint32))

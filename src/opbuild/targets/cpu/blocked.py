@@ -33,22 +33,39 @@ BLOCK = 256
 
 # compute(elements) -> (statements, result expression, result's C type): ``elements`` are C expressions of
 # each input's element at output offset ``o``, in its compute type; the statements may declare locals.
-Compute = Callable[[Sequence[str]], tuple[str, str, str]]
+# In the blocked forms compute may instead return (stages, statements, expression, C type): each stage
+# (declarations, loop body, statement after the loop) is a loop of its own over the block, before the last
+# one; a fused kernel evaluates a member per stage, so each member's block rounds with F16C at once.
+Compute = Callable[[Sequence[str]], tuple]
+Stage = tuple[str, str, str]
 
 
-def flat_map(n: int, in_dtypes: Sequence[str], out_dtype: str, compute: Compute) -> str:
+def _staged(result: tuple) -> tuple[list[Stage], str, str, str]:
+    return (list(result[0]), *result[1:]) if len(result) == 4 else ([], *result)
+
+
+def _stage_lines(stages: Sequence[Stage], index: str) -> list[str]:
+    """The loops of ``stages`` over ``ob_l < ob_m``, each body preceded by ``index`` (may be empty)."""
+    lines = []
+    for decl, body, after in stages:
+        lines += [decl, f"for (int64_t ob_l = 0; ob_l < ob_m; ob_l++) {{ {index}{body} }}", after]
+    return [line for line in lines if line]
+
+
+def flat_map(n: int, in_dtypes: Sequence[str], out_dtype: str, compute: Compute, staged: bool = False) -> str:
     """C loop storing ``out0[o]`` for every ``o < n`` from ``in0[o], in1[o], ...`` (all of ``n`` elements):
     the plain per-element loop, or the blocked form when an input or the output is float16 (an output
-    computed in double, Cast from float64, keeps its direct double -> half store). Large loops are split
-    over OpenMP's threads (:func:`codegen.parallel_for`), by blocks in the blocked form."""
+    computed in double, Cast from float64, keeps its direct double -> half store) or ``staged`` (compute
+    returns stages). Large loops are split over OpenMP's threads (:func:`codegen.parallel_for`), by blocks
+    in the blocked form."""
     blocked_in = [dt == "float16" for dt in in_dtypes]
-    if not any(blocked_in) and out_dtype != "float16":
+    if not any(blocked_in) and out_dtype != "float16" and not staged:
         stmts, expr, ct = compute([load(dt, f"in{i}[o]") for i, dt in enumerate(in_dtypes)])
         stmt = f"{stmts} out0[o] = {store(out_dtype, expr, ct)};".lstrip()
         return f"{parallel_for(n)}for (int64_t o = 0; o < {n}; o++) {{ {stmt} }}"
     elems = [f"ob_x{i}[ob_l]" if blk else load(dt, f"in{i}[o]")
              for i, (dt, blk) in enumerate(zip(in_dtypes, blocked_in, strict=True))]
-    stmts, expr, ct = compute(elems)
+    stages, stmts, expr, ct = _staged(compute(elems))
     blocked_out = out_dtype == "float16" and ct == "float"
     put = f"ob_y[ob_l] = ({expr});" if blocked_out else f"out0[o] = {store(out_dtype, expr, ct)};"
     lines = [f"{parallel_for(n)}for (int64_t ob_o = 0; ob_o < {n}; ob_o += {BLOCK}) {{",
@@ -57,8 +74,9 @@ def flat_map(n: int, in_dtypes: Sequence[str], out_dtype: str, compute: Compute)
               for i, blk in enumerate(blocked_in) if blk]
     if blocked_out:
         lines.append(f"  float ob_y[{BLOCK}];")
-    lines.append(f"  for (int64_t ob_l = 0; ob_l < ob_m; ob_l++) {{ const int64_t o = ob_o + ob_l; (void)o; "
-                 f"{stmts} {put} }}")
+    index = "const int64_t o = ob_o + ob_l; (void)o; "
+    lines += ["  " + line for line in _stage_lines(stages, index)]
+    lines.append(f"  for (int64_t ob_l = 0; ob_l < ob_m; ob_l++) {{ {index}{stmts} {put} }}")
     if blocked_out:
         lines.append("  ob_f16_store_block(out0 + ob_o, ob_y, ob_m);")
     lines.append("}")
@@ -104,14 +122,14 @@ def convert_out(dtype: str, dst: str, src: str, n: int | str) -> str:
 
 
 def broadcast_map(out_shape: Sequence[int], in_shapes: Sequence[Sequence[int]], in_dtypes: Sequence[str],
-                  out_dtype: str, compute: Compute) -> str | None:
+                  out_dtype: str, compute: Compute, staged: bool = False) -> str | None:
     """:func:`flat_map` for inputs that broadcast against ``out_shape``: loops over the outer dims, and the
     innermost (collapsed) dim in blocks. A float16 input walking that dim contiguously converts by blocks, one
     broadcast along it (stride 0) loads its element once per row, any other stride loads element by element;
     a float16 output converts by blocks. None when nothing is float16 (the caller's plain broadcast loop).
     The outermost loop is split over OpenMP's threads when the map is large."""
     blocked_out = out_dtype == "float16"
-    if not blocked_out and "float16" not in in_dtypes:
+    if not blocked_out and "float16" not in in_dtypes and not staged:
         return None
     operands = [strides(out_shape)] + [broadcast_strides(s, out_shape) for s in in_shapes]
     shape, op_strides = _collapse(out_shape, operands)
@@ -141,7 +159,7 @@ def broadcast_map(out_shape: Sequence[int], in_shapes: Sequence[Sequence[int]], 
             elems.append(f"ob_s{i}")
         else:
             elems.append(load_vec(dt, f"in{i}[ob_p{i} + (ob_o + ob_l) * {inner}]"))
-    stmts, expr, ct = compute(elems)
+    stages, stmts, expr, ct = _staged(compute(elems))
     blocked_out = blocked_out and ct == "float"
     put = (f"ob_y[ob_l] = ({expr});" if blocked_out
            else f"out0[ob_ob + ob_o + ob_l] = {store(out_dtype, expr, ct)};")
@@ -152,6 +170,7 @@ def broadcast_map(out_shape: Sequence[int], in_shapes: Sequence[Sequence[int]], 
               f"const int64_t ob_m = {extent} - ob_o < {BLOCK} ? {extent} - ob_o : {BLOCK};",
               *pre,
               *([f"float ob_y[{BLOCK}];"] if blocked_out else []),
+              *_stage_lines(stages, ""),
               f"for (int64_t ob_l = 0; ob_l < ob_m; ob_l++) {{ {stmts} {put} }}",
               *(["ob_f16_store_block(out0 + ob_ob + ob_o, ob_y, ob_m);"] if blocked_out else []),
               "}"]

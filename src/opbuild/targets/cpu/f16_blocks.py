@@ -52,6 +52,18 @@ static inline void ob_f16_store_block(ob_f16 *restrict dst, const float *restric
   }
   for (int64_t i = nv; i < n; i++) dst[i] = ob_f16_from_f32(src[i]);
 }
+static inline float ob_f16_round(float x);
+/* x[0..n) rounded to float16 and back in place (a fused kernel's float16 member, a block at a time). */
+static inline void ob_f16_round_block(float *restrict x, int64_t n) {
+  const int64_t nv = n - n % 8;
+  for (int64_t i = 0; i < nv; i += 8) {
+    ob_v8sf f;
+    memcpy(&f, x + i, sizeof f);
+    f = __builtin_ia32_vcvtph2ps256(__builtin_ia32_vcvtps2ph256(f, 0));
+    memcpy(x + i, &f, sizeof f);
+  }
+  for (int64_t i = nv; i < n; i++) x[i] = ob_f16_round(x[i]);
+}
 /* One float16 element as float in integer and float operations that gcc vectorises wherever the element is
    loaded (reductions, normalisations): the bits of F16C's vcvtph2ps. The exponent is rebiased by 112 (31 for
    inf and NaN, a NaN made quiet as F16C makes it); zero and subnormals are m * 2^-24, exact in float. The
@@ -72,6 +84,10 @@ static inline float ob_f16_ld(const ob_f16 *p) {
   return f;
 }
 #else
+static inline float ob_f16_round(float x);
+static inline void ob_f16_round_block(float *restrict x, int64_t n) {
+  for (int64_t i = 0; i < n; i++) x[i] = ob_f16_round(x[i]);
+}
 static inline float ob_f16_ld(const ob_f16 *p) { return ob_f16_to_f32(*p); }
 static inline void ob_f16_load_block(float *restrict dst, const ob_f16 *restrict src, int64_t n) {
   for (int64_t i = 0; i < n; i++) dst[i] = ob_f16_to_f32(src[i]);
@@ -110,4 +126,4 @@ static inline float ob_f16_round(float x) {
 }
 """
 
-USES_F16_BLOCKS = re.compile(r"\bob_f16_((load|store)_block|ld|round)\b")
+USES_F16_BLOCKS = re.compile(r"\bob_f16_((load|store|round)_block|ld|round)\b")
