@@ -8,6 +8,10 @@ the float32 kernel, libmvec calls included), and a float16 result block is round
 (``ob_f16_store_block``). Every element is computed by the same float32 expression and rounded by the same
 conversion as before, so the bits do not change; only the loop structure does.
 
+:func:`broadcast_map` does the same along the innermost dimension of a broadcasting map; reductions and row
+kernels use :func:`lane_reduce_f16` (lane_reduce's order over converted chunks), :func:`row_buffer` (a whole
+row in float), :func:`convert_in`/:func:`convert_out` and :func:`load_vec` (one element, vectorisable).
+
 Other dtypes (bfloat16's conversions are integer shifts gcc already vectorises) get the one plain loop.
 """
 

@@ -14,10 +14,13 @@ compiler call. Immediate 0 is round to nearest even, and both instructions are t
 ``_Float16`` conversions compile to, so the bits are those of ``ob_f16_to_f32``/``ob_f16_from_f32`` (NaN
 quieted by the hardware in both). Without F16C, or with the software half path (``OB_SOFT_HALF``), the
 blocks are loops of the scalar conversions, the same bits again. The tail that is not a multiple of 8 uses
-the scalar conversions.
+the scalar conversions. ``ob_f16_round_block`` rounds a float block to float16 and back in place (a fused
+kernel's float16 member). Two per-element helpers serve loops that cannot use blocks, in operations gcc
+vectorises: ``ob_f16_ld`` (one element to float from its bits) and ``ob_f16_round`` (the round trip in float
+arithmetic); both give the scalar conversions' bits.
 
-codegen.prelude_for appends :data:`PRELUDE_F16_BLOCKS` after the half section when a kernel names
-``ob_f16_load_block``/``ob_f16_store_block``; ops/sources.py hashes this file into every kernel key.
+codegen.prelude_for appends :data:`PRELUDE_F16_BLOCKS` after the half section when a kernel names one of
+these helpers; ops/sources.py hashes this file into every kernel key.
 """
 
 from __future__ import annotations
