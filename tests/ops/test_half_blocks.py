@@ -251,3 +251,17 @@ def test_fused_float16_members_staged_or_not_equal_unfused(n):
     unfused = _graph(_mixed, (x32, h), fused=False)
     for i, (g, w) in enumerate(zip(fused, unfused, strict=True)):
         _bits_equal(g, w, f"mixed case {i} n={n}")
+
+
+@pytest.mark.parametrize("n", (37, 3 * 256 + 13))
+def test_float16_argmax_argmin_rows_equal_numpy(n):
+    """ArgMax/ArgMin over float16 rows converted into float rows: NumPy's index, the first of ties and the
+    first NaN included (half values repeat often, so ties are common)."""
+    rng = np.random.default_rng(n + 6)
+    x = rng.integers(-20, 20, (6, n)).astype(np.float16) / np.float16(4)
+    x[1, n // 2] = np.nan
+    x[2, [3, n - 2]] = np.nan
+    x[3, :] = 1.0
+    got = _graph(lambda t: (ops.Argmax()(t), ops.Argmin()(t)), (x,), fused=False)
+    np.testing.assert_array_equal(got[0], np.argmax(x, axis=-1).astype(got[0].dtype))
+    np.testing.assert_array_equal(got[1], np.argmin(x, axis=-1).astype(got[1].dtype))

@@ -27,7 +27,7 @@ import numpy as np
 from ..dtypes import ALL_FLOATS, ALL_NUMERIC, BY_NAME, dtype_of, int32
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.blocked import convert_in, convert_out, lane_reduce_f16, load_vec
+from ..targets.cpu.blocked import convert_in, convert_out, lane_reduce_f16, load_vec, row_buffer
 from ..targets.cpu.codegen import (
     c_literal,
     compute_ctype,
@@ -413,8 +413,12 @@ def _arg_emit(is_max: bool) -> Callable[[KernelSpec], str]:
             return "/* empty output: nothing to compute */"
         nan = BY_NAME[x.dtype].is_float
 
+        # float16 contiguous rows (up to ROW_MAX elements) are converted once into xf: both passes then read
+        # floats (targets/cpu/blocked.py); the conversion is exact, so the index is the same.
+        rowbuf = row_buffer(x.dtype, "xf", "xr", n) if inner == 1 else None
+
         def ld(ref: str) -> str:
-            return load_vec(x.dtype, ref)
+            return "xf" + ref[2:] if rowbuf and ref.startswith("xr[") else load_vec(x.dtype, ref)
 
         def better(v: str, b: str) -> str:
             # v replaces the current best b: strictly better (first occurrence wins ties), or the first NaN.
@@ -435,6 +439,7 @@ def _arg_emit(is_max: bool) -> Callable[[KernelSpec], str]:
 
             lines = [f"for (int64_t o = 0; o < {outer}; o++) {{",
                      f"const {st} *restrict xr = in0 + o * {n};",
+                     *([rowbuf] if rowbuf else []),
                      lane_reduce("m", ct, n, lambda j: ld(f"xr[{j}]"), comb, ident, lanes),
                      "int64_t j = 0;"]
             if nan:
