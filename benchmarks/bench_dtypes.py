@@ -1,4 +1,5 @@
-"""float16 and bfloat16 against float32: time per call and memory of MatMul, Conv2D, Add, GeLU and a small MLP.
+"""float16 and bfloat16 against float32: time per call and memory of MatMul, Conv2D, Add, GeLU, a small MLP and
+row kernels (ReduceSum, Softmax, LayerNorm over 1024 x 1024) and a fused broadcast map (ReLU(x * row)).
 
 Usage: ``python benchmarks/bench_dtypes.py [--quick] [--steady SECONDS] [--out PATH]``. Runs in this process
 (set OMP_NUM_THREADS to fix the thread count) with a private temporary cache. Every case is a GRAPH_MODE Cell,
@@ -7,9 +8,10 @@ parameters and of the graph's activations (its inputs plus the memory plan's are
 allocates). A half case whose op rejects the dtype is reported ``n/a`` with the error. Prints a Markdown
 table (docs/benchmarks.md) and writes JSON (default benchmarks/results/bench_dtypes.json).
 
-What to expect: the half kernels load each element into float32, compute in float32 and round on store, and
-the half GEMM converts both operands to float32 and calls the float32 BLAS (docs/dtypes.md), so half types
-save memory, not time, on a CPU without native half arithmetic.
+What to expect: the half kernels load each element into float32, compute in float32 and round on store
+(float16 converting blocks of elements with F16C, targets/cpu/blocked.py), and the half GEMM converts both
+operands to float32 and calls the float32 BLAS (docs/dtypes.md), so half types save memory, not time, on a CPU
+without native half arithmetic.
 """
 
 from __future__ import annotations
@@ -85,8 +87,26 @@ def _cases(quick: bool) -> dict[str, Callable]:
         net = MLP(dt, d_in, hidden, d_out)
         return net, [Tensor(arr((batch, d_in), dt))], sum(p.asnumpy().nbytes for p in net.get_parameters())
 
+    rows = (64, 256) if quick else (1024, 1024)
+
+    def reduce_sum(dt):
+        return Apply(lambda x: ops.ReduceSum()(x, -1)), [Tensor(arr(rows, dt))], 0
+
+    def softmax(dt):
+        return Apply(ops.Softmax()), [Tensor(arr(rows, dt))], 0
+
+    def layer_norm(dt):
+        ln = ops.LayerNorm(begin_norm_axis=-1, begin_params_axis=-1)
+        return (Apply(lambda x, g, b: ln(x, g, b)[0]),
+                [Tensor(arr(rows, dt)), Tensor(arr(rows[1:], dt)), Tensor(arr(rows[1:], dt))], 0)
+
+    def fused(dt):  # one FusedElementwise kernel: two float16 members, a broadcast row
+        return (Apply(lambda x, y: ops.ReLU()(ops.Mul()(x, y))),
+                [Tensor(arr(rows, dt)), Tensor(arr((1, rows[1]), dt))], 0)
+
     del ms
-    return {"MatMul": matmul, "Conv2D": conv, "Add": add, "GeLU": gelu, "MLP": mlp}
+    return {"MatMul": matmul, "Conv2D": conv, "Add": add, "GeLU": gelu, "MLP": mlp, "ReduceSum": reduce_sum,
+            "Softmax": softmax, "LayerNorm": layer_norm, "Fused": fused}
 
 
 def measure(build: Callable, dt: str, steady_s: float) -> dict:

@@ -22,13 +22,13 @@ import numpy as np
 from ..dtypes import ALL_FLOATS, ALL_NUMERIC, ANY, BY_NAME, LOWP, dtype_of
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.blocked import broadcast_map, flat_map
 from ..targets.cpu.codegen import (
     broadcast_loop,
     compute_ctype,
     load,
     nan_max,
     nan_min,
-    parallel_for,
     store,
 )
 from ..tensor import as_tensor
@@ -181,10 +181,6 @@ BINARY: dict[str, Binary] = {
 }
 
 
-def _flat_loop(n: int, stmt: str) -> str:
-    return f"{parallel_for(n)}for (int64_t o = 0; o < {n}; o++) {{ {stmt} }}"
-
-
 # ---- C expressions: one per op and input dtype, shared by the op's own kernel and by fused kernels -------
 
 def _row_name(row: Unary | Binary) -> str:
@@ -287,9 +283,9 @@ def _unary_def(name: str, u: Unary) -> OpDef:
 
     def emit(k: KernelSpec) -> str:
         dt, out_dt = k.inputs[0].dtype, k.outputs[0].dtype
-        stmt = (f"const {compute_ctype(dt)} x = {load(dt, 'in0[o]')}; "
-                f"out0[o] = {store(out_dt, _unary_expr(u, dt), compute_ctype(dt))};")
-        return _flat_loop(k.inputs[0].size, stmt)
+        ct = compute_ctype(dt)
+        return flat_map(k.inputs[0].size, [dt], out_dt,
+                        lambda e: (f"const {ct} x = {e[0]};", _unary_expr(u, dt), ct))
 
     ref = half_ref(u.ref)
 
@@ -307,13 +303,21 @@ def _nary_emit(expr_for: Callable[[KernelSpec], str], names: Sequence[str]) -> C
 
     def emit(k: KernelSpec) -> str:
         out = k.outputs[0]
-        flat = all(t.shape == out.shape for t in k.inputs)  # no broadcasting: one flat loop
-        idx = ["o" if flat else f"p{i}" for i in range(len(k.inputs))]
-        loads = " ".join(f"const {compute_ctype(t.dtype)} {n} = {load(t.dtype, f'in{i}[{idx[i]}]')};"
-                         for i, (n, t) in enumerate(zip(names, k.inputs, strict=True)))
-        stmt = f"{loads} out0[o] = {store(out.dtype, expr_for(k), compute_ctype(k.inputs[-1].dtype))};"
-        if flat:
-            return _flat_loop(out.size, stmt)
+        ct = compute_ctype(k.inputs[-1].dtype)
+
+        def compute(elems: Sequence[str]) -> tuple[str, str, str]:
+            loads = " ".join(f"const {compute_ctype(t.dtype)} {n} = {e};"
+                             for n, t, e in zip(names, k.inputs, elems, strict=True))
+            return loads, expr_for(k), ct
+
+        dts = [t.dtype for t in k.inputs]
+        if all(t.shape == out.shape for t in k.inputs):  # no broadcasting: one flat loop
+            return flat_map(out.size, dts, out.dtype, compute)
+        blocked = broadcast_map(out.shape, [t.shape for t in k.inputs], dts, out.dtype, compute)
+        if blocked:  # float16: rows in blocks (targets/cpu/blocked.py)
+            return blocked
+        loads, expr, _ = compute([load(t.dtype, f"in{i}[p{i}]") for i, t in enumerate(k.inputs)])
+        stmt = f"{loads} out0[o] = {store(out.dtype, expr, ct)};"
         return broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt, parallel=True)
 
     return emit
@@ -363,8 +367,9 @@ def _cast_emit(k: KernelSpec) -> str:
     src, dst = k.inputs[0].dtype, k.outputs[0].dtype
     if src in LOWP or dst in LOWP:
         return lowp.cast_emit(k, _plain_cast)
-    conv = store(dst, _cast_expr(src, dst), cast_src_ctype(src, dst))
-    return _flat_loop(k.inputs[0].size, f"const {compute_ctype(src)} x = {load(src, 'in0[o]')}; out0[o] = {conv};")
+    return flat_map(k.inputs[0].size, [src], dst,
+                    lambda e: (f"const {compute_ctype(src)} x = {e[0]};", _cast_expr(src, dst),
+                               cast_src_ctype(src, dst)))
 
 
 def cast_reference(x: np.ndarray, dtype: str) -> np.ndarray:

@@ -41,6 +41,7 @@ import numpy as np
 from ..dtypes import ALL_FLOATS, BY_NAME
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.blocked import load_vec
 from ..targets.cpu.codegen import (
     broadcast_strides,
     c_literal,
@@ -227,6 +228,17 @@ def _input_index(t: TensorType, plan: Plan) -> tuple[str, str]:
     return outer, _coord_terms(plan.full[b:], st[b:], "j")
 
 
+def _f16_rows(k: KernelSpec, plan: Plan, index: list[tuple[str, str]]) -> tuple[list[int], bool]:
+    """(the float16 inputs that hold whole rows, whether the result is a float16 full-shape row): these live
+    in float rows converted by blocks (targets/cpu/blocked.py) when they fit the stack budget with the
+    scratch rows, since a _Float16 load or store keeps a loop scalar with gcc 12. Same values, same bits."""
+    rows = [v for v, t in enumerate(k.inputs) if t.dtype == "float16" and index[v][1] == "j"]
+    root_row = plan.members[-1].kind == "full" and k.outputs[0].dtype == "float16"
+    if plan.scratch_bytes + 4 * plan.n * (len(rows) + root_row) > SCRATCH_LIMIT:
+        return [], False
+    return rows, root_row
+
+
 def _emit(k: KernelSpec) -> str:
     plan = analyse(k.attrs, k.inputs)
     ms = plan.members
@@ -235,6 +247,7 @@ def _emit(k: KernelSpec) -> str:
         return "/* empty output: nothing to compute */"
     index = [_input_index(t, plan) for t in k.inputs]
     root = len(ms) - 1
+    f16_rows, root_row = _f16_rows(k, plan, index)
 
     def operand(m: Member, a: tuple[str, object], t: TensorType, level: int | None) -> str:
         kind, v = a
@@ -242,8 +255,10 @@ def _emit(k: KernelSpec) -> str:
             return load(t.dtype, c_literal(v, t.dtype))
         if kind == "i":
             outer, inner = index[v]
+            if level is not None and v in f16_rows:
+                return f"xf{v}[j]"
             pos = f"b{v}" if level is None else f"b{v} + {inner}"
-            return load(t.dtype, f"in{v}[{pos}]")
+            return load_vec(t.dtype, f"in{v}[{pos}]")  # float16: vectorisable (targets/cpu/blocked.py)
         src = ms[v]
         if src.kind == "full" and v in plan.scratch and src.level != level:
             return f"sc{v}[j]"
@@ -267,7 +282,8 @@ def _emit(k: KernelSpec) -> str:
                 if j in plan.scratch:
                     lines.append(f"sc{j}[j] = t{j};")
                 if j == root:
-                    lines.append(f"out0[r * {plan.n} + j] = {store(m.out.dtype, f't{j}', compute_ctype(m.out.dtype))};")
+                    lines.append(f"yf[j] = t{j};" if root_row else
+                                 f"out0[r * {plan.n} + j] = {store(m.out.dtype, f't{j}', compute_ctype(m.out.dtype))};")
         for j, m in enumerate(ms):
             if m.op in ROW_REDUCTIONS and m.level == level:
                 v = operand(m, m.args[0], m.ins[0], level)
@@ -279,6 +295,8 @@ def _emit(k: KernelSpec) -> str:
 
     lines = [f"{parallel_for(plan.rows * plan.n if plan.rows > 1 else 0)}for (int64_t r = 0; r < {plan.rows}; r++) {{"]
     lines += [f"const int64_t b{i} = {index[i][0]};" for i in range(len(k.inputs))]
+    lines += [f"float xf{v}[{plan.n}]; ob_f16_load_block(xf{v}, in{v} + b{v}, {plan.n});" for v in f16_rows]
+    lines += [f"float yf[{plan.n}];"] if root_row else []
     lines += [f"{compute_ctype(ms[j].out.dtype)} sc{j}[{plan.n}];" for j in sorted(plan.scratch)]
     for j, m in enumerate(ms):
         if m.kind != "full":
@@ -315,6 +333,8 @@ def _emit(k: KernelSpec) -> str:
                 if REDUCTIONS[m.op].mean else f"acc{j}[0]"
             lines.append(f"t{j} = {round_trip(m.out.dtype, fin, ct)};")
     lines += row_members(plan.loops)
+    if root_row:
+        lines.append(f"ob_f16_store_block(out0 + r * {plan.n}, yf, {plan.n});")
     if ms[root].kind != "full":
         lines.append(f"out0[r] = {store(out.dtype, f't{root}', compute_ctype(out.dtype))};")
     lines.append("}")

@@ -20,6 +20,7 @@ import numpy as np
 from ..dtypes import FLOATS, HALFS, NUMERIC
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.blocked import broadcast_map, convert_in, convert_out
 from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, gemm_symbols, is_half, load, store
 from ..tensor import as_tensor
 from .primitive import Primitive, apply, defop
@@ -113,14 +114,14 @@ def _half_wrap(dtype: str, sizes: tuple[int, int, int], body: str) -> str:
         f"float *ob_a = (float *)malloc(sizeof(float) * {max(na, 1)}), *ob_b = (float *)malloc(sizeof(float) * "
         f"{max(nb, 1)}), *ob_c = (float *)malloc(sizeof(float) * {max(nc, 1)});",
         "if (!ob_a || !ob_b || !ob_c) abort();  /* out of memory: no way to report it through the ABI */",
-        f"for (int64_t i = 0; i < {na}; i++) ob_a[i] = {load(dtype, 'in0[i]')};",
-        f"for (int64_t i = 0; i < {nb}; i++) ob_b[i] = {load(dtype, 'in1[i]')};",
+        convert_in(dtype, "ob_a", "in0", na),  # float16: a block conversion (targets/cpu/blocked.py)
+        convert_in(dtype, "ob_b", "in1", nb),
         f"{ctype(dtype)} *restrict ob_out = out0;",
         "{",
         "const float *restrict in0 = ob_a, *restrict in1 = ob_b; float *restrict out0 = ob_c;",
         body,
         "}",
-        f"for (int64_t i = 0; i < {nc}; i++) ob_out[i] = {store(dtype, 'ob_c[i]')};",
+        convert_out(dtype, "ob_out", "ob_c", nc),
         "free(ob_a); free(ob_b); free(ob_c);",
         "}",
     ])
@@ -307,6 +308,10 @@ def _bias_emit(k: KernelSpec) -> str:
     if outer * c * inner == 0:
         return ""
     t, dt = compute_ctype(x.dtype), x.dtype  # half types: added in float, rounded once on store
+    bias_shape = (c,) + (1,) * (x.rank - axis - 1)  # the bias as NumPy broadcasts it against x
+    blocked = broadcast_map(x.shape, [x.shape, bias_shape], [dt, dt], dt, lambda e: ("", f"{e[0]} + {e[1]}", t))
+    if blocked:  # float16: rows converted by blocks (targets/cpu/blocked.py)
+        return blocked
     y = store(dt, load(dt, "in0[base + j]") + " + bv", t)
     return (f"for (int64_t i = 0; i < {outer}; i++)\n"
             f"  for (int64_t ch = 0; ch < {c}; ch++) {{\n"

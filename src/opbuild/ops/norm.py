@@ -18,6 +18,7 @@ from ..dtypes import ALL_FLOATS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
 from ..parameter import Parameter
+from ..targets.cpu.blocked import ROW_MAX, row_buffer
 from ..targets.cpu.codegen import (
     c_literal,
     compute_ctype,
@@ -82,6 +83,28 @@ def _softmax_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[Tenso
     return infer
 
 
+def _softmax_f16_rows(log: bool, outer: int, n: int, rowbuf: str, exp: str, zero: str, ninf: str) -> str:
+    """Softmax/LogSoftmax over contiguous float16 rows that fit a float buffer: the half branch of
+    :func:`_softmax_emit` (same lane order, same float32 expressions, so the same bits) reading the row from
+    the buffer ``xf``; each result overwrites its own element of ``xf``, which one block conversion rounds
+    into the output (Softmax keeps the exponentials there instead of computing them twice). Every loop
+    vectorises, where a _Float16 load or store keeps a loop scalar with gcc 12."""
+    lanes = simd_lanes("float32")
+    lines = [f"for (int64_t o = 0; o < {outer}; o++) {{",
+             f"const ob_f16 *restrict xr = in0 + o * {n};",
+             rowbuf,
+             lane_reduce("mx", "float", n, lambda j: f"xf[{j}]", nan_max, ninf, lanes)]
+    if log:
+        lines += [lane_reduce("s", "float", n, lambda j: f"{exp}(xf[{j}] - mx)", _add, zero, lanes),
+                  "const float ls = log(s);", f"for (int64_t j = 0; j < {n}; j++) xf[j] = (xf[j] - mx) - ls;"]
+    else:  # the exponentials kept in xf: the very values the half branch recomputes, summed in the same order
+        lines += [f"for (int64_t j = 0; j < {n}; j++) xf[j] = {exp}(xf[j] - mx);",
+                  lane_reduce("s", "float", n, lambda j: f"xf[{j}]", _add, zero, lanes),
+                  f"for (int64_t j = 0; j < {n}; j++) xf[j] = xf[j] / s;"]
+    lines += [f"ob_f16_store_block(out0 + o * {n}, xf, {n});", "}"]
+    return "\n".join(lines)
+
+
 def _softmax_emit(log: bool) -> Callable[[KernelSpec], str]:
     def emit(k: KernelSpec) -> str:
         x = k.inputs[0]
@@ -101,6 +124,9 @@ def _softmax_emit(log: bool) -> Callable[[KernelSpec], str]:
         def sto(expr: str) -> str:
             return store(dt, expr, ct)
 
+        rowbuf = row_buffer(dt, "xf", "xr", n) if inner == 1 else None
+        if rowbuf:  # float16: the row converted once into xf (targets/cpu/blocked.py); results go back to xf
+            return _softmax_f16_rows(log, outer, n, rowbuf, exp, zero, ninf)
         if inner == 1:
             lanes = simd_lanes("float32" if half else dt)
             lines = [f"for (int64_t o = 0; o < {outer}; o++) {{",
@@ -382,13 +408,26 @@ def _ln_emit(k: KernelSpec) -> str:
     def ld(ref: str) -> str:
         return load(dt, ref)
 
+    # float16 rows that fit float buffers (three rows of at most 32 KiB): x, gamma and beta converted by blocks
+    # into xf, gf, bf and y rounded from xf (targets/cpu/blocked.py); the same float expressions in the same
+    # order, so the same bits, and every loop vectorises.
+    rowbuf = row_buffer(dt, "xf", "xr", n, ROW_MAX // 2) if p >= n else None
+    if rowbuf:
+        def ld(ref: str) -> str:  # x, gamma, beta elements from their float rows
+            name, index = ref.split("[", 1)
+            return {"xr": "xf", "g": "gf", "b": "bf"}[name] + "[" + index
+
     # gamma/beta cover the last p elements of x's flat index: a row of n elements reads them at offset
     # (o % (p / n)) * n when they span several rows, or repeats them n / p times when they are shorter.
     if p >= n:
         g_off = f"(o % {p // n}) * {n}" if p > n else "0"
-        y = store(dt, f"({ld('xr[j]')} - mean) * rstd * {ld('g[j]')} + {ld('b[j]')}", ct)
+        expr = f"({ld('xr[j]')} - mean) * rstd * {ld('g[j]')} + {ld('b[j]')}"
         affine = [f"const {st} *restrict g = in1 + {g_off}, *restrict b = in2 + {g_off};",
-                  f"for (int64_t j = 0; j < {n}; j++) yr[j] = {y};"]
+                  *([f"float gf[{n}], bf[{n}]; ob_f16_load_block(gf, g, {n}); ob_f16_load_block(bf, b, {n});"]
+                    if rowbuf else []),
+                  f"for (int64_t j = 0; j < {n}; j++) xf[j] = {expr};" if rowbuf else
+                  f"for (int64_t j = 0; j < {n}; j++) yr[j] = {store(dt, expr, ct)};",
+                  *([f"ob_f16_store_block(yr, xf, {n});"] if rowbuf else [])]
     else:
         y = store(dt, f"({ld(f'xr[q * {p} + j]')} - mean) * rstd * {ld('in1[j]')} + {ld('in2[j]')}", ct)
         affine = [f"for (int64_t q = 0; q < {n // p}; q++)",
@@ -397,6 +436,7 @@ def _ln_emit(k: KernelSpec) -> str:
         f"for (int64_t o = 0; o < {rows}; o++) {{",
         f"const {st} *restrict xr = in0 + o * {n};",
         f"{st} *restrict yr = out0 + o * {n};",
+        *([rowbuf] if rowbuf else []),
         lane_reduce("s", ct, n, lambda j: ld(f"xr[{j}]"), _add, zero, lanes),
         f"const {ct} mean = s / {c_literal(n, cdt)};",
         # Two passes (mean, then squared deviations): no cancellation, unlike E[x^2] - E[x]^2.

@@ -27,13 +27,13 @@ import numpy as np
 from ..dtypes import ALL_FLOATS, ALL_NUMERIC, BY_NAME, dtype_of, int32
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
+from ..targets.cpu.blocked import convert_in, convert_out, lane_reduce_f16, load_vec, row_buffer
 from ..targets.cpu.codegen import (
     c_literal,
     compute_ctype,
     ctype,
     is_half,
     lane_reduce,
-    load,
     nan_max,
     nan_min,
     simd_lanes,
@@ -211,6 +211,7 @@ def _out_offset(kept: Sequence[_Group], prefix: str) -> str:
 class _Ctx:
     """What one reduction kernel's loops need: element and accumulator C types, combine, neutral element."""
 
+    dtype: str
     ct: str
     acc_t: str
     comb: Callable[[str, str], str]
@@ -218,10 +219,12 @@ class _Ctx:
     lanes: int
     load: Callable[[str], str]  # element -> accumulator type
     finish: Callable[[str], str]  # accumulator -> stored output value
+    finish_f32: Callable[[str], str] = str  # half types: accumulator -> the float value that finish rounds
 
 
 def _emit_inner_reduced(c: _Ctx, kept: list[_Group], red: list[_Group]) -> list[str]:
-    """Innermost group reduced: each output element reduces whole contiguous rows with lane_reduce."""
+    """Innermost group reduced: each output element reduces whole contiguous rows with lane_reduce (float16
+    rows with lane_reduce_f16: the same lanes and order over block-converted chunks, so the same bits)."""
     kh, kt = _loops(kept, "k")
     rh, rt = _loops(red[:-1], "r")
     return [
@@ -229,6 +232,7 @@ def _emit_inner_reduced(c: _Ctx, kept: list[_Group], red: list[_Group]) -> list[
         f"{c.acc_t} acc = {c.ident};",
         *rh,
         f"const {c.ct} *restrict xr = in0 + {' + '.join(kt + rt) or '0'};",
+        lane_reduce_f16("racc", red[-1].size, "xr", c.comb, c.ident, c.lanes) if c.dtype == "float16" else
         lane_reduce("racc", c.acc_t, red[-1].size, lambda j: c.load(f"xr[{j}]"), c.comb, c.ident, c.lanes),
         f"acc = {c.comb('acc', 'racc')};",
         "}" * len(rh),
@@ -261,7 +265,9 @@ def _emit_inner_kept(c: _Ctx, kept: list[_Group], red: list[_Group], mean: bool)
 
 def _emit_inner_kept_half(c: _Ctx, kept: list[_Group], red: list[_Group], block: int = 256) -> list[str]:
     """Innermost group kept, half types: as :func:`_emit_inner_kept`, but the running results live in a float
-    scratch block (``block`` columns at a time, on the stack) so they round once, on the final store."""
+    scratch block (``block`` columns at a time, on the stack) so they round once, on the final store. float16
+    input rows and the results convert by blocks (targets/cpu/blocked.py), so the loops vectorise."""
+    f16 = c.dtype == "float16"
     m = kept[-1].size
     kh, kt = _loops(kept[:-1], "k")
     rh, rt = _loops(red, "r")
@@ -275,10 +281,15 @@ def _emit_inner_kept_half(c: _Ctx, kept: list[_Group], red: list[_Group], block:
         f"for (int64_t j = 0; j < jn; j++) acc[j] = {c.ident};",
         *rh,
         f"const {c.ct} *restrict xr = xb + jb + {' + '.join(rt)};",
-        f"for (int64_t j = 0; j < jn; j++) {{ const float a = acc[j], b = {c.load('xr[j]')}; "
-        f"acc[j] = {c.comb('a', 'b')}; }}",
+        *([f"float xf[{block}]; {convert_in(c.dtype, 'xf', 'xr', 'jn')}",
+           f"for (int64_t j = 0; j < jn; j++) {{ const float a = acc[j], b = xf[j]; acc[j] = {c.comb('a', 'b')}; }}"]
+          if f16 else
+          [f"for (int64_t j = 0; j < jn; j++) {{ const float a = acc[j], b = {c.load('xr[j]')}; "
+           f"acc[j] = {c.comb('a', 'b')}; }}"]),
         "}" * len(rh),
-        f"for (int64_t j = 0; j < jn; j++) orow[jb + j] = {c.finish('acc[j]')};",
+        *([f"for (int64_t j = 0; j < jn; j++) acc[j] = {c.finish_f32('acc[j]')};",
+           convert_out(c.dtype, "orow + jb", "acc", "jn")] if f16 else
+          [f"for (int64_t j = 0; j < jn; j++) orow[jb + j] = {c.finish('acc[j]')};"]),
         "}",
         "}" * len(kh),
     ]
@@ -306,16 +317,20 @@ def _reduce_emit(r: Reduction) -> Callable[[KernelSpec], str]:
         count = c_literal(x.size // y.size, lit_dt)
 
         def load_acc(e: str) -> str:
-            if half:
-                return load(dt, e)
+            if half:  # float16: a load that keeps the reduction loop vectorisable (targets/cpu/blocked.py)
+                return load_vec(dt, e)
             return f"({acc_t}){e}" if acc_t != ct else e
+
+        def finish_f32(e: str) -> str:
+            return f"{e} / {count}" if r.mean else e
 
         def finish(e: str) -> str:
             if half:
-                return store(dt, f"{e} / {count}" if r.mean else e)
+                return store(dt, finish_f32(e))
             return f"({ct})({e} / {count})" if r.mean else (f"({ct}){e}" if acc_t != ct else e)
 
-        c = _Ctx(ct, acc_t, r.int_combine if is_int else r.combine, ident, simd_lanes(lit_dt), load_acc, finish)
+        c = _Ctx(dt, ct, acc_t, r.int_combine if is_int else r.combine, ident, simd_lanes(lit_dt), load_acc, finish,
+                 finish_f32)
         if groups[-1].reduced:
             lines = _emit_inner_reduced(c, kept, red)
         elif half:
@@ -398,8 +413,12 @@ def _arg_emit(is_max: bool) -> Callable[[KernelSpec], str]:
             return "/* empty output: nothing to compute */"
         nan = BY_NAME[x.dtype].is_float
 
+        # float16 contiguous rows (up to ROW_MAX elements) are converted once into xf: both passes then read
+        # floats (targets/cpu/blocked.py); the conversion is exact, so the index is the same.
+        rowbuf = row_buffer(x.dtype, "xf", "xr", n) if inner == 1 else None
+
         def ld(ref: str) -> str:
-            return load(x.dtype, ref)
+            return "xf" + ref[2:] if rowbuf and ref.startswith("xr[") else load_vec(x.dtype, ref)
 
         def better(v: str, b: str) -> str:
             # v replaces the current best b: strictly better (first occurrence wins ties), or the first NaN.
@@ -420,6 +439,7 @@ def _arg_emit(is_max: bool) -> Callable[[KernelSpec], str]:
 
             lines = [f"for (int64_t o = 0; o < {outer}; o++) {{",
                      f"const {st} *restrict xr = in0 + o * {n};",
+                     *([rowbuf] if rowbuf else []),
                      lane_reduce("m", ct, n, lambda j: ld(f"xr[{j}]"), comb, ident, lanes),
                      "int64_t j = 0;"]
             if nan:

@@ -5,8 +5,9 @@ An op's C comes from:
     (and nested code) names (for a module of ours used as a namespace, its file and the attributes the code
     names), its closure cells, the classes' members, and the callables held by opbuild objects
     among them (an op declared as a table row carries its C expression builders);
-  * the C code generator module (targets/cpu/codegen.py: the kernel ABI, loops, shared helpers) and the BLAS
-    thread bridge every BLAS translation unit carries (targets/cpu/blas_threads.py);
+  * the C code generator module (targets/cpu/codegen.py: the kernel ABI, loops, shared helpers), the BLAS
+    thread bridge every BLAS translation unit carries (targets/cpu/blas_threads.py) and the prelude section it
+    takes from targets/cpu/f16_blocks.py (C text, which the walk cannot attribute);
   * dtypes.py, whose table gives the C type names: data, which the walk cannot attribute to a file.
 
 :func:`generator_files` returns those files. Both the per-kernel key (``OpDef.codegen_hash``, recorded in every
@@ -28,6 +29,7 @@ from pathlib import Path
 from .. import dtypes
 from ..targets.cpu import blas_threads as c_blas_threads
 from ..targets.cpu import codegen as c_codegen
+from ..targets.cpu import f16_blocks
 
 _PACKAGE = str(Path(dtypes.__file__).parent) + os.sep  # opbuild's own source directory
 
@@ -95,7 +97,7 @@ def emitter_file(fn: Callable) -> str:
 
 def generator_files(*emitters: Callable) -> tuple[str, ...]:
     """Every source file whose code shapes the C that ``emitters`` generate (see the module), sorted."""
-    fixed = {c_codegen.__file__, c_blas_threads.__file__, dtypes.__file__}
+    fixed = {c_codegen.__file__, c_blas_threads.__file__, f16_blocks.__file__, dtypes.__file__}
     files = reached_files(*emitters) | {emitter_file(e) for e in emitters} | fixed
     return tuple(sorted(files))
 

@@ -24,6 +24,7 @@ import numpy as np
 from ...dtypes import BY_NAME
 from ...ir import TensorType
 from .blas_threads import BRIDGE
+from .f16_blocks import PRELUDE_F16_BLOCKS, USES_F16_BLOCKS
 
 ABI_VERSION = 2  # 2: a workspace pointer after the outputs (kernels whose op declares one)
 
@@ -283,6 +284,8 @@ def store(dtype: str, expr: str, src_ctype: str = "float") -> str:
 def round_trip(dtype: str, expr: str, src_ctype: str = "float") -> str:
     """C expression: ``expr`` rounded to ``dtype`` and back to its compute type (what a fused kernel keeps
     of an intermediate, so fused and unfused ops give the same bits)."""
+    if dtype == "float16" and src_ctype == "float":  # the same bits in float arithmetic gcc vectorises
+        return f"ob_f16_round({expr})"
     return load(dtype, store(dtype, expr, src_ctype)) if is_half(dtype) else f"({ctype(dtype)})({expr})"
 
 
@@ -367,13 +370,15 @@ def prelude_for(functions: Sequence[str]) -> str:
         parts.append(PRELUDE_MATH_HEADERS)
     if half:
         parts.append(PRELUDE_HALF)
+    if USES_F16_BLOCKS.search(text):  # float16 block conversions (f16_blocks.py)
+        parts.append(PRELUDE_F16_BLOCKS)
     if math:
         parts.append(PRELUDE_MATH)
     return "".join(parts)
 
 
 # Every section: what a translation unit included before sections existed (tests, benchmarks).
-PRELUDE = PRELUDE_CORE + PRELUDE_STDLIB + PRELUDE_MATH_HEADERS + PRELUDE_HALF + PRELUDE_MATH
+PRELUDE = PRELUDE_CORE + PRELUDE_STDLIB + PRELUDE_MATH_HEADERS + PRELUDE_HALF + PRELUDE_F16_BLOCKS + PRELUDE_MATH
 
 
 def translation_unit(functions: Sequence[str], needs_blas: bool) -> str:
