@@ -19,6 +19,7 @@ from opbuild.ops import registry
 from opbuild.ops.registry import REGISTRY, OpDef, broadcast_shapes, codegen_digest
 from opbuild.ops.sources import emitter_file
 from opbuild.targets.cpu import codegen as c_codegen
+from opbuild.targets.cpu import prelude as c_prelude
 
 _PACKAGE = Path(opbuild.__file__).parent
 _UNRELATED = str(_PACKAGE / "units.py")  # shapes no generated code
@@ -44,7 +45,8 @@ def _kernel_name(opdef: OpDef, codegen_hash: str) -> str:
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_every_op_hashes_its_emitter_the_c_codegen_and_dtypes(name):
     files = {Path(f).resolve() for f in REGISTRY[name].codegen_files()}
-    expected = {Path(emitter_file(REGISTRY[name].emit)), Path(c_codegen.__file__), Path(dtypes.__file__)}
+    expected = {Path(emitter_file(REGISTRY[name].emit)), Path(c_codegen.__file__), Path(c_prelude.__file__),
+                Path(dtypes.__file__)}
     assert {p.resolve() for p in expected} <= files
 
 

@@ -5,7 +5,8 @@ An op's C comes from:
     (and nested code) names (for a module of ours used as a namespace, its file and the attributes the code
     names), its closure cells, the classes' members, and the callables held by opbuild objects
     among them (an op declared as a table row carries its C expression builders);
-  * the C code generator module (targets/cpu/codegen.py: the kernel ABI, loops, shared helpers), the BLAS
+  * the C code generator module (targets/cpu/codegen.py: the kernel ABI, loops, shared helpers), the C
+    prelude every translation unit starts with (targets/cpu/prelude.py), the BLAS
     thread bridge every BLAS translation unit carries (targets/cpu/blas_threads.py) and the prelude section it
     takes from targets/cpu/f16_blocks.py (C text, which the walk cannot attribute);
   * dtypes.py, whose table gives the C type names: data, which the walk cannot attribute to a file.
@@ -30,6 +31,7 @@ from .. import dtypes
 from ..targets.cpu import blas_threads as c_blas_threads
 from ..targets.cpu import codegen as c_codegen
 from ..targets.cpu import f16_blocks
+from ..targets.cpu import prelude as c_prelude
 
 _PACKAGE = str(Path(dtypes.__file__).parent) + os.sep  # opbuild's own source directory
 
@@ -97,7 +99,7 @@ def emitter_file(fn: Callable) -> str:
 
 def generator_files(*emitters: Callable) -> tuple[str, ...]:
     """Every source file whose code shapes the C that ``emitters`` generate (see the module), sorted."""
-    fixed = {c_codegen.__file__, c_blas_threads.__file__, f16_blocks.__file__, dtypes.__file__}
+    fixed = {c_codegen.__file__, c_prelude.__file__, c_blas_threads.__file__, f16_blocks.__file__, dtypes.__file__}
     files = reached_files(*emitters) | {emitter_file(e) for e in emitters} | fixed
     return tuple(sorted(files))
 
