@@ -118,11 +118,18 @@ def test_transformers_fuse_their_row_ops_into_fewer_kernels(name, monkeypatch) -
 # for onnxruntime 1.23), compared with onnxruntime's float16 run and with the float32 reference. Tolerance:
 # 4e-3 relative to the output's largest magnitude (at least 1), about four float16 ulps there: onnxruntime
 # and opbuild round differently inside (opbuild computes every op in float32 and rounds once per op output).
-# Observed: at most 2 float16 ulps from onnxruntime, and within ~1e-3 of the float32 reference.
-HALF_CONV = pytest.mark.xfail(strict=True, raises=ms.ShapeError, reason="half Conv2D lands from the conv branch")
-FP16_MODELS = ("bert", "gpt2", pytest.param("vit", marks=HALF_CONV), pytest.param("resnet", marks=HALF_CONV),
-               pytest.param("mobilenet", marks=HALF_CONV))
+# Observed for the transformers: at most 2 float16 ulps from onnxruntime, within ~1e-3 of float32.
+#
+# The CNNs need more: onnxruntime's CPU provider runs their float16 convolutions in float32 (its optimised
+# MobileNetV2 graph is Cast, then 52 float32 NCHWc Convs with Clips, then Casts: no float16 value inside),
+# while opbuild computes each op in float32 and rounds its output to float16, as the model states. Over a
+# 50-layer network that is ~3x onnxruntime's error against float32 (MobileNetV2: mean 0.0094 against 0.0032,
+# max 0.089 against 0.041 for outputs up to 6). Those are bounded by CNN_FACTOR x onnxruntime's own distance to
+# the float32 reference (and, through it, to onnxruntime's output).
+FP16_MODELS = ("bert", "gpt2", "vit", pytest.param("resnet", marks=pytest.mark.xfail(
+    strict=True, raises=ms.ShapeError, reason="half MaxPool (pooling keeps float32/float64 today)")), "mobilenet")
 FP16_TOL = 4e-3
+CNN_FACTOR = 3.0
 
 
 @pytest.mark.parametrize("name", FP16_MODELS)
@@ -136,10 +143,13 @@ def test_float16_model_matches_onnxruntime(name) -> None:
         ref, ref32 = expect[out_name], expect32[out_name]
         assert actual.dtype == np.float16 and ref.dtype == np.float16 and actual.shape == ref.shape
         scale = max(1.0, float(np.abs(ref32).max()))
+        ort_err32 = np.abs(ref.astype(np.float32) - ref32).max()  # onnxruntime's float16 run vs float32
+        cnn = name in ("resnet", "mobilenet")
+        bound = max(FP16_TOL * scale, CNN_FACTOR * ort_err32 if cnn else 0.0)
         err = np.abs(actual.astype(np.float32) - ref.astype(np.float32)).max()
-        assert err <= FP16_TOL * scale, f"{name}: {out_name}: {err} from onnxruntime's float16 run"
+        assert err <= bound + (ort_err32 if cnn else 0.0), f"{name}: {out_name}: {err} from onnxruntime's run"
         err32 = np.abs(actual.astype(np.float32) - ref32).max()
-        assert err32 <= FP16_TOL * scale, f"{name}: {out_name}: {err32} from the float32 reference"
+        assert err32 <= bound, f"{name}: {out_name}: {err32} from the float32 reference"
 
 
 def test_float16_fixture_is_about_half_the_size() -> None:
