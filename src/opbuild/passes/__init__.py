@@ -8,7 +8,7 @@ run before memory planning (memplan.py), which runs last.
 from __future__ import annotations
 
 from .autodiff import Autodiff, GradientError, differentiate
-from .base import GraphPass, Pipeline
+from .base import FusionPass, GraphPass, Pipeline
 from .dce import DeadCodeElimination
 from .epilogue import EpilogueFusion
 from .fold import ConstantFolding, evaluate
@@ -25,6 +25,6 @@ from .reduce_fusion import ReduceFusion
 DEFAULT_PIPELINE = Pipeline([ConstantFolding(), DeadCodeElimination(), ReduceFusion(), Fusion(), EpilogueFusion(),
                              MemoryPlanning()])
 
-__all__ = ["GraphPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "Fusion", "ReduceFusion",
+__all__ = ["GraphPass", "FusionPass", "Pipeline", "ConstantFolding", "DeadCodeElimination", "Fusion", "ReduceFusion",
            "EpilogueFusion", "DEFAULT_PIPELINE", "evaluate", "Autodiff", "GradientError", "differentiate",
            "MemoryPlan", "MemoryPlanning", "plan_memory"]

@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
+from .. import config
 from ..ir import Graph, Node, Value
 
 
@@ -35,6 +36,46 @@ class GraphPass(ABC):
     def identity(self) -> str:
         """``name@version``: what the pipeline identity (and the manifest key) records of this pass."""
         return f"{self.name}@{self.version}"
+
+
+class FusionPass(GraphPass):
+    """A pass that replaces groups of nodes by one fused node each (elementwise, row-reduction and epilogue
+    fusion): bounded by ``max_members``, off under ``OPBUILD_FUSION=0`` (then its identity says ``off``, so
+    graph manifests of fused and unfused builds never mix). Subclasses find the groups (:meth:`groups`, each
+    in graph order, the node taking the group's place last) and build a group's node (:meth:`fuse`)."""
+
+    def __init__(self, max_members: int = 64):
+        """``max_members`` bounds a group's recipe (a longer chain becomes several kernels): very long
+        expressions only cost compile time, and keep a one-op change from rebuilding a huge kernel."""
+        self.max_members = max_members
+
+    @property
+    def identity(self) -> str:
+        """``<name>@<version>:<max members>``, or ``<name>@<version>:off`` under ``OPBUILD_FUSION=0``."""
+        return f"{self.name}@{self.version}:{self.max_members if config.fusion_enabled() else 'off'}"
+
+    def groups(self, graph: Graph) -> list[list[Node]]:
+        """The groups to fuse, each in graph order with the node whose place it takes last."""
+        raise NotImplementedError
+
+    def fuse(self, group: list[Node]) -> Node:
+        """The one node replacing ``group``."""
+        raise NotImplementedError
+
+    def run(self, graph: Graph) -> Graph:
+        """Replace each group by its fused node at the position of the group's last node."""
+        if not config.fusion_enabled():
+            return graph
+        groups = self.groups(graph)
+        if not groups:
+            return graph
+        fused: dict[int, Node] = {}
+        absorbed: set[int] = set()
+        for group in groups:
+            fused[id(group[-1])] = self.fuse(group)
+            absorbed.update(id(n) for n in group[:-1])
+        graph.nodes = [fused.get(id(n), n) for n in graph.nodes if id(n) not in absorbed]
+        return graph
 
 
 class Pipeline:

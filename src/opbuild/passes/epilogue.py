@@ -37,7 +37,7 @@ from ..ops.fused_gemm import FUSED_OF
 from ..ops.registry import get as get_op
 from ..parameter import Parameter
 from ..tensor import Tensor
-from .base import GraphPass, consumers
+from .base import FusionPass, consumers
 
 
 class _Chain:
@@ -104,20 +104,13 @@ def _broadcasts(t: TensorType, shape: tuple[int, ...]) -> bool:
         return False
 
 
-class EpilogueFusion(GraphPass):
-    """Fuses elementwise consumers of MatMul/BatchMatMul/Conv2D into the producer's kernel (see the module)."""
+class EpilogueFusion(FusionPass):
+    """Fuses elementwise consumers of MatMul/BatchMatMul/Conv2D into the producer's kernel (see the module).
+    ``max_members`` bounds an epilogue's recipe (the chain stops before a node that would exceed it); its
+    own :meth:`run` (it also rewrites captures) replaces FusionPass's."""
 
     name = "epilogue"
     version = 1
-
-    def __init__(self, max_members: int = 64):
-        """``max_members`` bounds an epilogue's recipe (the chain stops before a node that would exceed it)."""
-        self.max_members = max_members
-
-    @property
-    def identity(self) -> str:
-        """``epilogue@<version>:<max members>``, or ``epilogue@<version>:off`` under ``OPBUILD_FUSION=0``."""
-        return f"{self.name}@{self.version}:{self.max_members if config.fusion_enabled() else 'off'}"
 
     def run(self, graph: Graph) -> Graph:
         """Replace every fusible producer + chain by one fused node at the chain's last node."""

@@ -22,13 +22,12 @@ manifests of fused and unfused builds never mix.
 
 from __future__ import annotations
 
-from .. import config
 from ..dtypes import LOWP
 from ..ir import Graph, Node, Value
 from ..ops.elementwise import FUSIBLE
 from ..ops.fused import OP as FUSED_OP
 from ..ops.registry import get as get_op
-from .base import GraphPass, consumers
+from .base import FusionPass, consumers
 
 
 def _fusible(node: Node) -> bool:
@@ -37,36 +36,15 @@ def _fusible(node: Node) -> bool:
             and not any(v.type.dtype in LOWP for v in (*node.inputs, *node.outputs)))
 
 
-class Fusion(GraphPass):
+class Fusion(FusionPass):
     """Fuses groups of elementwise nodes into single ``FusedElementwise`` nodes (see the module)."""
 
     name = "fuse"
     version = 2  # 2: no member moves a read across an in-place write of what it reads
 
-    def __init__(self, max_members: int = 64):
-        """``max_members`` bounds a group (a longer chain becomes several kernels): very long expressions
-        only cost compile time, and keep a one-op change from rebuilding a huge kernel."""
-        self.max_members = max_members
-
-    @property
-    def identity(self) -> str:
-        """``fuse@<version>:<max members>``, or ``fuse@<version>:off`` under ``OPBUILD_FUSION=0``."""
-        return f"{self.name}@{self.version}:{self.max_members if config.fusion_enabled() else 'off'}"
-
-    def run(self, graph: Graph) -> Graph:
-        """Replace each group of two or more fusible nodes by one fused node at the root's position."""
-        if not config.fusion_enabled():
-            return graph
-        groups = self.groups(graph)
-        if not groups:
-            return graph
-        fused: dict[int, Node] = {}  # id(root) -> its fused node
-        absorbed: set[int] = set()
-        for group in groups:
-            fused[id(group[-1])] = _fuse(group)
-            absorbed.update(id(n) for n in group[:-1])
-        graph.nodes = [fused.get(id(n), n) for n in graph.nodes if id(n) not in absorbed]
-        return graph
+    def fuse(self, group: list[Node]) -> Node:
+        """One ``FusedElementwise`` node at the root's position."""
+        return _fuse(group)
 
     def groups(self, graph: Graph) -> list[list[Node]]:
         """The groups to fuse, each in graph order (the root last), in order of their roots."""

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .. import config
 from ..dtypes import ALL_FLOATS
 from ..errors import ShapeError
 from ..ir import Graph, Node, TensorType, Value
@@ -44,7 +43,7 @@ from ..ops.elementwise import FUSIBLE
 from ..ops.fused_reduce import OP as FUSED_OP
 from ..ops.fused_reduce import ROW_REDUCTIONS
 from ..ops.registry import get as get_op
-from .base import GraphPass, consumers
+from .base import FusionPass, consumers
 
 _ROW_OPS = ("Softmax", "LogSoftmax", "LayerNorm")
 _EXACT = ("float32", "float64")  # single ops expanded only where the fused arithmetic is theirs
@@ -87,35 +86,15 @@ def _elementwise(n: Node) -> bool:
     return n.op in FUSIBLE and len(n.outputs) == 1 and n.outputs[0].type.size > 0
 
 
-class ReduceFusion(GraphPass):
+class ReduceFusion(FusionPass):
     """Fuses row reductions with their elementwise prologue and epilogue (see the module)."""
 
     name = "rowfuse"
     version = 1
 
-    def __init__(self, max_members: int = 64):
-        """``max_members`` bounds a recipe (expanded members): long recipes only cost compile time."""
-        self.max_members = max_members
-
-    @property
-    def identity(self) -> str:
-        """``rowfuse@<version>:<max members>``, or ``rowfuse@<version>:off`` under ``OPBUILD_FUSION=0``."""
-        return f"{self.name}@{self.version}:{self.max_members if config.fusion_enabled() else 'off'}"
-
-    def run(self, graph: Graph) -> Graph:
-        """Replace each group by one fused node at the position of its last member."""
-        if not config.fusion_enabled():
-            return graph
-        groups = self.groups(graph)
-        if not groups:
-            return graph
-        fused: dict[int, Node] = {}
-        absorbed: set[int] = set()
-        for group in groups:
-            fused[id(group[-1])] = build_node(group)
-            absorbed.update(id(n) for n in group[:-1])
-        graph.nodes = [fused.get(id(n), n) for n in graph.nodes if id(n) not in absorbed]
-        return graph
+    def fuse(self, group: list[Node]) -> Node:
+        """One ``FusedRowReduce`` node at the position of the group's last member."""
+        return build_node(group)
 
     def groups(self, graph: Graph) -> list[list[Node]]:
         """The groups to fuse, each in graph order (its output's producer last), in order of their seeds."""
