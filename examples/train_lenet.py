@@ -1,13 +1,15 @@
 """Train MindSpore's LeNet5 quick-start network on scikit-learn's bundled handwritten digits with
 ``opbuild.Model``: every forward, backward and optimizer kernel goes through the incremental build.
 
-    python examples/train_lenet.py [--epochs 10] [--batch-size 32] [--out lenet_out]
+    python examples/train_lenet.py [--epochs 10] [--batch-size 32] [--amp-level O0] [--out lenet_out]
 
 The digits (1,797 images of 8x8 pixels, 16 grey levels) are read from the installed scikit-learn package
 (``sklearn.datasets.load_digits``: no download), upsampled to LeNet5's 32x32 input and split 80/20 into
 train and test sets. Prints MindSpore's LossMonitor lines, the test accuracy after each epoch, the build report
 of the whole run (the first process builds every kernel, a second one reuses them all), and writes a
-checkpoint and a loss/accuracy curve (PNG) under ``--out``. Needs ``pip install 'opbuild[examples]'``.
+checkpoint and a loss/accuracy curve (PNG) under ``--out``. ``--amp-level O2`` trains in float16 (Conv2d,
+MaxPool2d and Dense run in float16 with float32 master weights, MindSpore's dynamic loss scaling; see
+docs/dtypes.md "Mixed precision"). Needs ``pip install 'opbuild[examples]'``.
 """
 
 from __future__ import annotations
@@ -99,7 +101,10 @@ class Curve(Callback):
         self.accuracies: list[float] = []
 
     def on_train_step_end(self, run_context: RunContext) -> None:
-        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
+        outputs = run_context.original_args().net_outputs
+        if isinstance(outputs, tuple):  # loss scaling (amp O2/O3): (loss, overflow, scale)
+            outputs = outputs[0]
+        self.losses.append(float(outputs.asnumpy()))
         self.log.record()
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
@@ -134,6 +139,8 @@ def main(argv: list[str] | None = None) -> float:
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument("--amp-level", default="O0", choices=["O0", "O1", "O2", "O3"],
+                        help="mixed precision (Model's amp_level): O2 runs the network in float16")
     parser.add_argument("--out", default="lenet_out", help="folder for the checkpoint and the curve")
     args = parser.parse_args(argv)
     if args.epochs < 1 or args.batch_size < 1:
@@ -150,7 +157,7 @@ def main(argv: list[str] | None = None) -> float:
     net = LeNet5()
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     optimizer = nn.Momentum(net.trainable_params(), learning_rate=args.lr, momentum=0.9)
-    model = Model(net, loss_fn=loss, optimizer=optimizer, metrics={"accuracy"})
+    model = Model(net, loss_fn=loss, optimizer=optimizer, metrics={"accuracy"}, amp_level=args.amp_level)
 
     os.makedirs(args.out, exist_ok=True)
     # ModelCheckpoint never overwrites: with files of its prefix present it would switch to lenet_1, lenet_2,
@@ -169,6 +176,7 @@ def main(argv: list[str] | None = None) -> float:
     log.record()
     print(f"predicted {predictions.tolist()}, labels {test_y[:8].tolist()}")
     accuracy = curve.accuracies[-1]
+    print(f"amp level {args.amp_level}")
     print(f"test accuracy: {accuracy:.4f}")
     print(f"build report ({len(log.reports)} graphs: train step, eval, predict): {log.total().summary()}")
     plot(curve, steps, os.path.join(args.out, "lenet_curve.png"))

@@ -8,8 +8,8 @@ float32; O2's default loss scaling (``--loss-scale level``, MindSpore's) is ``Dy
 backward is seeded with the loss scale, a step whose gradients overflow is skipped inside the compiled train
 step and halves the scale, which doubles after 2000 good steps (``--loss-scale dynamic``: from
 ``--init-scale``, doubling every ``--scale-window`` good steps). Prints the test accuracy, the
-final loss scale and how many steps were skipped. (LeNet5, examples/train_lenet.py, needs float16
-convolutions, which opbuild does not have yet.) Needs scikit-learn: ``pip install 'opbuild[examples]'``.
+final loss scale and how many steps were skipped. (LeNet5 trains at O2 too: ``examples/train_lenet.py
+--amp-level O2``.) Needs scikit-learn: ``pip install 'opbuild[examples]'``.
 """
 
 from __future__ import annotations

@@ -261,11 +261,11 @@ def test_tensor_and_parameter_accept_new_dtypes():
 
 
 def test_ops_not_written_for_narrow_types_reject_them_clearly():
-    # MatMul, the normalisations and Conv2D take half types now (tests/ops/test_half_nn_ops.py,
-    # tests/ops/test_conv_backward_half.py); pooling does not yet.
-    x = np.ones((1, 1, 4, 4), np.float16)
-    with pytest.raises(ShapeError, match="float16 is not supported"):
-        ops.MaxPool(kernel_size=2, strides=2)(ms.Tensor(x))
+    # MatMul, the normalisations, Conv2D and pooling take half types now (tests/ops/test_half_nn_ops.py,
+    # tests/ops/test_conv_backward_half.py, tests/ops/test_pool_half.py); the integers stay out of AvgPool.
+    x = np.ones((1, 1, 4, 4), np.int16)
+    with pytest.raises(ShapeError, match="int16 is not supported"):
+        ops.AvgPool(kernel_size=2, strides=2)(ms.Tensor(x))
 
 
 # ---- the cache: a dtype is part of the key -------------------------------------------------------------

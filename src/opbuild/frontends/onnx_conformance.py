@@ -67,11 +67,6 @@ EXCEPTIONS: list[tuple[str, str, str]] = [
      r"which opbuild does not support"),
     (r"test_.*_string(_.*)?", "STRING tensors: opbuild has numeric and bool tensors only; the importer rejects the "
                               "model at load time", r"which opbuild does not support"),
-    (r"test_causal_conv_with_state(_silu)?_fp16_expanded", "float16 Conv: opbuild's Conv kernels are float32 and "
-                                                           "float64 only (issue #16)",
-     r"Conv2D: dtype float16 is not supported"),
-    (r"test_maxpool_2d_uint8", "integer pooling: opbuild's pooling kernels are float32 and float64 only",
-     r"MaxPool: dtype uint8 is not supported"),
     (r"test_attention_4d_causal_fp16_expanded", "float16 attention: opbuild computes each op in float32 and rounds "
                                                "its result once, the reference rounds differently; 2 of 192 "
                                                "outputs differ by 2 float16 ulps, beyond the test's rtol 1e-3",

@@ -13,7 +13,9 @@ in float32 and round once on store (``half_conv: "f32_scratch"`` in the descript
 
 Pooling is a direct loop with window bounds clipped to the input; padding never contributes to a max, and
 contributes zeros to an average only when ``count_include_pad`` (PyTorch's rule for the divisor, including
-``ceil_mode`` windows that run past the padding).
+``ceil_mode`` windows that run past the padding). float16/bfloat16 pooling loads each element into float,
+computes as the float32 kernel does and rounds each result once on store (``half_pool: "f32"`` in the
+descriptor); MaxPool also takes int8/uint8 (ONNX's MaxPool types), compared in their own type.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..dtypes import FLOATS, HALFS
+from ..dtypes import ALL_FLOATS, FLOATS, HALFS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import c_literal, ctype
+from ..targets.cpu.codegen import c_literal, compute_ctype, ctype, is_half, load, store
 from . import conv_kernels as K
 from .primitive import Primitive, defop
 from .registry import same_dtype
@@ -258,6 +260,26 @@ class Conv2D(Primitive):
 
 # ---- pooling --------------------------------------------------------------------------------------
 
+HALF_POOL = "f32"  # descriptor attribute ``half_pool``: half elements load into float, results round once
+MAX_POOL_DTYPES = ALL_FLOATS + ("int8", "uint8")  # ONNX MaxPool's T (MindSpore's CPU MaxPool: the floats)
+AVG_POOL_DTYPES = ALL_FLOATS  # MindSpore's AvgPool, ONNX AveragePool / GlobalAveragePool
+
+
+def pool_half_attr(attrs: dict, x: TensorType) -> dict:
+    """``attrs`` with ``half_pool`` set for a float16/bfloat16 ``x`` (and dropped for any other dtype): the
+    strategy is part of the key, so a native half kernel later is a new cache entry, never a changed one."""
+    out = {k: v for k, v in attrs.items() if k != "half_pool"}
+    if x.dtype in HALFS:
+        out["half_pool"] = HALF_POOL
+    return out
+
+
+def _max_init(dtype: str) -> str:
+    """C initial value of a max over ``dtype`` elements (computed in :func:`compute_ctype`)."""
+    if dtype in ALL_FLOATS:
+        return "-INFINITY"
+    return c_literal(int(np.iinfo(np.dtype(dtype)).min), dtype)
+
 def _pool_normalize(op: str, avg: bool):
     def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
         if len(ins) != 1:
@@ -282,7 +304,7 @@ def _pool_normalize(op: str, avg: bool):
                 raise ShapeError(op, f"count_include_pad must be a bool, got {include!r}", list(ins))
             # "same" is TF's rule: the average is over the real pixels only.
             out["count_include_pad"] = bool(include) and mode != "same"
-        return out
+        return pool_half_attr(out, ins[0])
 
     return normalize
 
@@ -295,9 +317,9 @@ def _pool_out(op: str, attrs: dict, ins: Sequence[TensorType]) -> tuple[int, int
             _out_size(op, x.shape[3], p[2:4], kw, sw, 1, ceil, "W", ins))
 
 
-def _pool_infer(op: str):
+def _pool_infer(op: str, allowed: Sequence[str]):
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-        dt = same_dtype(op, ins, FLOATS)
+        dt = same_dtype(op, ins, allowed)
         oh, ow = _pool_out(op, attrs, ins)
         return [TensorType((ins[0].shape[0], ins[0].shape[1], oh, ow), dt)]
 
@@ -311,18 +333,20 @@ def _pool_emit(avg: bool):
             return ""
         h, w = x.shape[2:]
         oh, ow = out.shape[2:]
-        t = ctype(x.dtype)
+        t, c = ctype(x.dtype), compute_ctype(x.dtype)
         if avg:
-            init, update = f"{t} s = 0;", "s += v;"
-            store = f"dst[r * {ow} + q] = s / ({t})({K.avg_divisor(x.shape, k.attrs)});"
+            init, update = f"{c} s = 0;", "s += v;"
+            result = f"s / ({c})({K.avg_divisor(x.shape, k.attrs)})"
         else:
             # NaN-propagating max, like NumPy's max: once s is NaN it stays NaN.
-            init, update = f"{t} s = -INFINITY;", "if (v > s || v != v) s = v;"
-            store = f"dst[r * {ow} + q] = s;"
+            init, update = f"{c} s = {_max_init(x.dtype)};", "if (v > s || v != v) s = v;"
+            result = "s"
+        store_expr = store(x.dtype, result) if is_half(x.dtype) else result  # half: rounded once here
         planes = (f"const {t} *restrict img = in0 + p * {h * w};\n"
                   f"{t} *restrict dst = out0 + p * {oh * ow};")
         body = (f"{init}\nfor (int64_t i = hs; i < h1; i++)\n"
-                f"  for (int64_t j = ws; j < w1; j++) {{ const {t} v = img[i * {w} + j]; {update} }}\n{store}")
+                f"  for (int64_t j = ws; j < w1; j++) {{ const {c} v = {load(x.dtype, f'img[i * {w} + j]')}; "
+                f"{update} }}\ndst[r * {ow} + q] = {store_expr};")
         return K.pool_windows(x.shape, (oh, ow), k.attrs, planes, body)
 
     return emit
@@ -330,6 +354,8 @@ def _pool_emit(avg: bool):
 
 def _pool_ref(avg: bool):
     def reference(attrs: dict, x: np.ndarray) -> np.ndarray:
+        if x.dtype.name in HALFS:  # computed in float32; run_reference rounds once to the half type
+            x = x.astype(np.float32)
         (kh, kw), stride = attrs["kernel_size"], attrs["strides"]
         t, b, left, right = attrs["pad"]
         _, _, h, w = x.shape
@@ -363,22 +389,24 @@ class _Pool(Primitive):
                          data_format=data_format, pad=_jsonable(pad), ceil_mode=ceil_mode, **extra)
 
 
-@defop(infer=_pool_infer("MaxPool"), emit=_pool_emit(False), reference=_pool_ref(False),
+@defop(infer=_pool_infer("MaxPool", MAX_POOL_DTYPES), emit=_pool_emit(False), reference=_pool_ref(False),
        normalize=_pool_normalize("MaxPool", False), n_inputs=1)
 class MaxPool(_Pool):
     """``MaxPool(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0, ceil_mode=False)(x)``:
-    2-D max pooling of ``x`` (N, C, H, W). Padding never wins the max; NaN propagates.
+    2-D max pooling of ``x`` (N, C, H, W): float16, bfloat16, float32, float64, int8 or uint8 (ONNX's
+    MaxPool types). Padding never wins the max; NaN propagates. The result is an element of ``x``, exact.
 
     ``pad_mode`` "same" / "valid" as in MindSpore, or "pad" with ``pad`` an int or (top, bottom, left,
     right), at most half the kernel on each side. ``ceil_mode`` rounds the output size up (PyTorch's rule).
     """
 
 
-@defop(infer=_pool_infer("AvgPool"), emit=_pool_emit(True), reference=_pool_ref(True),
+@defop(infer=_pool_infer("AvgPool", AVG_POOL_DTYPES), emit=_pool_emit(True), reference=_pool_ref(True),
        normalize=_pool_normalize("AvgPool", True), n_inputs=1)
 class AvgPool(_Pool):
     """``AvgPool(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0, ceil_mode=False,
-    count_include_pad=True)(x)``: 2-D average pooling of ``x`` (N, C, H, W).
+    count_include_pad=True)(x)``: 2-D average pooling of ``x`` (N, C, H, W), float16/bfloat16/float32/float64
+    (a half type sums and divides in float32 and rounds each result once).
 
     With pad_mode "pad", ``count_include_pad`` decides whether padded zeros count in the divisor (PyTorch's
     rule); pad_mode "same" always averages over the real pixels only (TF/MindSpore semantics).
@@ -393,7 +421,7 @@ class AvgPool(_Pool):
 # ---- GlobalAvgPool --------------------------------------------------------------------------------
 
 def _gap_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-    dt = same_dtype("GlobalAvgPool", ins, FLOATS)
+    dt = same_dtype("GlobalAvgPool", ins, AVG_POOL_DTYPES)
     _check_4d("GlobalAvgPool", ins)
     n, c, h, w = ins[0].shape
     if h * w == 0:
@@ -401,23 +429,34 @@ def _gap_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType((n, c, 1, 1), dt)]
 
 
+def _gap_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    return pool_half_attr(attrs, ins[0]) if len(ins) == 1 else attrs
+
+
 def _gap_emit(k: KernelSpec) -> str:
     x = k.inputs[0]
     n, c, h, w = x.shape
     t = ctype(x.dtype)
-    # Accumulate in double: float32 sums over large images would otherwise lose digits.
+    # Accumulate in double: float32 sums over large images would otherwise lose digits. A half type loads
+    # each element into float and rounds the double mean once.
+    mean = f"s * {c_literal(1.0 / (h * w), 'float64')}"
+    result = store(x.dtype, mean, "double") if is_half(x.dtype) else f"({t})({mean})"
     return (f"for (int64_t p = 0; p < {n * c}; p++) {{\n"
             f"  const {t} *restrict img = in0 + p * {h * w};\n"
             f"  double s = 0;\n"
-            f"  for (int64_t i = 0; i < {h * w}; i++) s += img[i];\n"
-            f"  out0[p] = ({t})(s * {c_literal(1.0 / (h * w), 'float64')});\n"
+            f"  for (int64_t i = 0; i < {h * w}; i++) s += {load(x.dtype, 'img[i]')};\n"
+            f"  out0[p] = {result};\n"
             f"}}")
 
 
-@defop(infer=_gap_infer, emit=_gap_emit, n_inputs=1,
-       reference=lambda attrs, x: x.mean(axis=(2, 3), keepdims=True, dtype=np.float64))
+def _gap_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
+    return x.astype(np.float64).mean(axis=(2, 3), keepdims=True)
+
+
+@defop(infer=_gap_infer, emit=_gap_emit, n_inputs=1, normalize=_gap_normalize, reference=_gap_ref)
 class GlobalAvgPool(Primitive):
-    """``GlobalAvgPool()(x)``: mean of ``x`` (N, C, H, W) over H and W, keeping them: (N, C, 1, 1)."""
+    """``GlobalAvgPool()(x)``: mean of ``x`` (N, C, H, W) over H and W, keeping them: (N, C, 1, 1);
+    float16/bfloat16/float32/float64 (summed in double, each result rounded once)."""
 
 
 # An alias with its own constructor, not a second op: it applies GlobalAvgPool.

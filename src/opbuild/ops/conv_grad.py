@@ -13,6 +13,10 @@ The convolution backward kernels (``ops/conv_backward_kernels.py``) go through B
 column matrix. Their ``algo`` attribute is chosen by shape like the forward one's; ``direct`` (depthwise, and
 tiny shapes where a BLAS call costs more than the arithmetic) runs vectorised row loops that write each
 result once. float16/bfloat16 compute in float32 (``half_conv`` in the descriptor, as Conv2D's).
+
+MaxPoolGrad and AvgPoolGrad take float16/bfloat16 too (``half_pool`` in the descriptor, as the forward ops):
+x and dout load into float, the gradient accumulates in a float32 image in the kernel's workspace (windows
+overlap, so one element may receive several contributions) and each element rounds once at the end.
 """
 
 from __future__ import annotations
@@ -25,17 +29,28 @@ import numpy as np
 from ..dtypes import FLOATS, HALFS
 from ..errors import ShapeError
 from ..ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import ctype
+from ..targets.cpu.codegen import compute_ctype, ctype, is_half, load, store
 from . import conv_backward_kernels as BK
 from . import conv_kernels as K
 from . import gradlib as G
-from .conv import _conv_ref, _pool_ref, _windows
+from .conv import AVG_POOL_DTYPES, _conv_ref, _pool_ref, _windows, pool_half_attr
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, same_dtype
 
 _CONV_KEYS = ("out_channel", "kernel_size", "mode", "pad_mode", "pad", "stride", "dilation", "group",
               "data_format")
 _POOL_KEYS = ("kernel_size", "strides", "pad_mode", "pad", "ceil_mode", "data_format", "count_include_pad")
+
+
+def _pool_grad_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    """The forward's normalized attributes; ``half_pool`` follows x's dtype (ops/conv.py pool_half_attr)."""
+    kept = _keep(_POOL_KEYS, None)(attrs, ins)
+    return pool_half_attr(kept, ins[0]) if ins else kept
+
+
+def _pool_grad_workspace(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> int:
+    """A half gradient's float32 image (x's size); none for float32/float64."""
+    return 4 * ins[0].size if ins and is_half(ins[0].dtype) else 0
 
 
 def _keep(keys: Sequence[str], extra: str | None):
@@ -164,25 +179,30 @@ def _pool_grad_emit(avg: bool):
             return f"memset(out0, 0, {x.size} * sizeof(*out0));" if x.size else "/* empty */"
         h, w = x.shape[2:]
         oh, ow = dy.shape[2:]
-        t = ctype(x.dtype)
+        t, c = ctype(x.dtype), compute_ctype(x.dtype)
+        half = is_half(x.dtype)
+        acc = "ob_acc" if half else "out0"  # half: the float32 image in the workspace
         if avg:
-            body = (f"const {t} share = g / ({t})({K.avg_divisor(x.shape, k.attrs)});\n"
+            body = (f"const {c} share = g / ({c})({K.avg_divisor(x.shape, k.attrs)});\n"
                     "for (int64_t i = hs; i < h1; i++) for (int64_t j = ws; j < w1; j++) "
                     f"dst[i * {w} + j] += share;")
         else:
             # The first maximum of the window takes the whole gradient (ties: first in row-major order).
-            body = (f"{t} s = -INFINITY; int64_t best = -1;\n"
+            body = (f"{c} s = -INFINITY; int64_t best = -1;\n"
                     "for (int64_t i = hs; i < h1; i++) for (int64_t j = ws; j < w1; j++) {\n"
-                    f"  const {t} v = img[i * {w} + j];\n"
+                    f"  const {c} v = {load(x.dtype, f'img[i * {w} + j]')};\n"
                     "  if (best < 0 || v > s || (v != v && s == s)) { s = v; best = i * " + str(w) + " + j; }\n"
                     "}\n"
                     "if (best >= 0) dst[best] += g;")
         planes = (f"const {t} *restrict img = in0 + p * {h * w};\n"
                   f"const {t} *restrict gr = in2 + p * {oh * ow};\n"
-                  f"{t} *restrict dst = out0 + p * {h * w};")
-        body = f"const {t} g = gr[r * {ow} + q];\n{body}"
-        return (f"memset(out0, 0, {x.size} * sizeof(*out0));"
-                + K.pool_windows(x.shape, (oh, ow), k.attrs, planes, body))
+                  f"{c} *restrict dst = {acc} + p * {h * w};")
+        body = f"const {c} g = {load(x.dtype, f'gr[r * {ow} + q]')};\n{body}"
+        # half: the float32 image rounds once into the output
+        head = "float *restrict ob_acc = (float *)ob_ws;\n" if half else ""
+        tail = f"\nfor (int64_t i = 0; i < {x.size}; i++) out0[i] = {store(x.dtype, 'ob_acc[i]')};" if half else ""
+        return (f"{head}memset({acc}, 0, {x.size} * sizeof(*{acc}));"
+                + K.pool_windows(x.shape, (oh, ow), k.attrs, planes, body) + tail)
 
     return emit
 
@@ -213,20 +233,20 @@ def _pool_grad_reference(avg: bool):
 
 def _pool_grad_infer(op: str):
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-        return [TensorType(ins[0].shape, same_dtype(op, ins, FLOATS))]
+        return [TensorType(ins[0].shape, same_dtype(op, ins, AVG_POOL_DTYPES))]
 
     return infer
 
 
 @defop(infer=_pool_grad_infer("MaxPoolGrad"), emit=_pool_grad_emit(False), reference=_pool_grad_reference(False),
-       normalize=_keep(_POOL_KEYS, None), n_inputs=3, scenario="backward")
+       normalize=_pool_grad_normalize, n_inputs=3, scenario="backward", workspace=_pool_grad_workspace)
 class MaxPoolGrad(Primitive):
     """``MaxPoolGrad(...)(x, y, dout)``: MaxPool's input cotangent; each window's gradient goes to its first
     maximum (row-major). ``y`` (the forward output) is taken for MindSpore's signature."""
 
 
 @defop(infer=_pool_grad_infer("AvgPoolGrad"), emit=_pool_grad_emit(True), reference=_pool_grad_reference(True),
-       normalize=_keep(_POOL_KEYS, None), n_inputs=3, scenario="backward")
+       normalize=_pool_grad_normalize, n_inputs=3, scenario="backward", workspace=_pool_grad_workspace)
 class AvgPoolGrad(Primitive):
     """``AvgPoolGrad(...)(x, y, dout)``: AvgPool's input cotangent, each window's gradient shared by the
     pixels it averaged (the forward's divisor)."""
