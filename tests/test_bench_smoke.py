@@ -20,6 +20,7 @@ BENCH = ROOT / "benchmarks" / "bench_build.py"
 def test_bench_build_quick_mlp(tmp_path: Path) -> None:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    env["OPBUILD_FUSION"] = "0"  # the counts below are the unfused ops (fusion merges the MLP into 3)
     proc = subprocess.run(
         [sys.executable, str(BENCH), "--quick", "--nets", "mlp", "--no-peers", "--repeats", "2",
          "--steady", "0.05", "--out", str(tmp_path)],
@@ -117,6 +118,7 @@ def test_cold_breakdown_quick_mlp(tmp_path: Path) -> None:
     empty-call baselines; --compare runs interleaved environment variants (here OPBUILD_BATCH_MIN)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    env["OPBUILD_FUSION"] = "0"  # the counts below are the unfused ops (fusion merges the MLP into 3)
     env.pop("OPBUILD_BATCH_MIN", None)
     script = ROOT / "benchmarks" / "cold_breakdown.py"
     proc = subprocess.run([sys.executable, str(script), "--quick", "--nets", "mlp", "--repeats", "1",

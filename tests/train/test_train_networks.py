@@ -27,8 +27,10 @@ EDIT_OPS = {
     "resnet": Counter({"Conv2D": 2, "Conv2DBackpropFilter": 2, "Conv2DBackpropInput": 2, "BatchNormTraining": 1,
                        "BatchNormGrad": 1, "Assign": 1, "ReLU": 1, "ReluGrad": 1, "ApplyMomentum": 3}),
     # The last layer's GELU -> ReLU: the ReLU and its grad (the other layer still uses the GELU kernels and
-    # no parameter changes shape, so no update kernel is new).
-    "transformer": Counter({"ReLU": 1, "ReluGrad": 1}),
+    # no parameter changes shape, so no update kernel is new). The epilogue pass fuses the ReLU into its
+    # MatMul + BiasAdd (ReluGrad reads the ReLU's output, which the fused kernel writes; GeLUGrad reads GeLU's
+    # input, so the GELU layer keeps its own kernel): the new forward kernel is that FusedMatMul.
+    "transformer": Counter({"FusedMatMul": 1, "ReluGrad": 1}),
 }
 UPDATE_OP = {"resnet": "ApplyMomentum", "transformer": "AdamWeightDecay"}
 BACKWARD_OPS = {"resnet": {"Conv2DBackpropFilter", "Conv2DBackpropInput", "BatchNormGrad", "ReluGrad",
