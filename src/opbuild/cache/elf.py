@@ -19,7 +19,7 @@ publish and on the read path; no ELF library is needed for so little (docs/cache
 
 from __future__ import annotations
 
-import platform
+import os
 import struct
 import sys
 from collections.abc import Iterable
@@ -32,10 +32,10 @@ SHN_UNDEF = 0
 STB_GLOBAL, STB_WEAK = 1, 2
 STV_DEFAULT, STV_PROTECTED = 0, 3
 
-# e_machine of this process's architecture (platform.machine() spelling); None: not checked.
+# e_machine of this process's architecture (uname's spelling); None: not checked.
 _MACHINES = {"x86_64": 62, "amd64": 62, "aarch64": 183, "arm64": 183, "i386": 3, "i686": 3, "armv7l": 40,
              "ppc64le": 21, "ppc64": 21, "s390x": 22, "riscv64": 243, "loongarch64": 258}
-HOST_MACHINE = _MACHINES.get(platform.machine().lower())
+HOST_MACHINE = _MACHINES.get(os.uname().machine.lower())  # platform.machine(), without importing platform
 HOST_CLASS = 2 if sys.maxsize > 2**32 else 1  # ELFCLASS64 / ELFCLASS32
 HOST_DATA = 1 if sys.byteorder == "little" else 2  # ELFDATA2LSB / ELFDATA2MSB
 

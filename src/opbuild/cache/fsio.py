@@ -11,14 +11,13 @@ import errno
 import json
 import os
 import secrets
-import socket
 import stat
 import time
 from pathlib import Path
 
 TMP_PREFIX = ".tmp."
 FOREIGN_TMP_MAX_AGE = 3600.0
-_HOST = socket.gethostname().replace(".", "_") or "host"
+_HOST = os.uname().nodename.replace(".", "_") or "host"  # gethostname(), without importing socket
 
 
 def tmp_name(final_name: str) -> str:

@@ -32,6 +32,7 @@ The ops are internal (as FusedElementwise) and have no gradient rule: autodiff d
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -67,8 +68,41 @@ def _canonical(typed: list, members: list) -> list[dict]:
     return [{"op": op, "attrs": a, "args": list(m["args"])} for (op, a, _, _), m in zip(typed, members, strict=True)]
 
 
+_PARTS_MEMO: dict[tuple, _Parts] = {}
+_PARTS_MEMO_MAX = 1024
+
+
 def _parts(op: str, attrs: dict, ins: Sequence[TensorType]) -> _Parts:
-    """The pieces of a fused op (see :class:`_Parts`); ShapeError naming ``op`` when anything does not fit."""
+    """The pieces of a fused op (see :class:`_Parts`); ShapeError naming ``op`` when anything does not fit.
+
+    Memoised by value: normalize, infer and workspace each ask for the same node's pieces, and each answer
+    normalises the producer again (a convolution's algorithm choice), which made the epilogue pass the
+    largest part of a warm first call. The pieces are never mutated by their users."""
+    try:
+        key = (op, marshal.dumps(attrs, 0), tuple(ins))  # format 0: equal data, equal bytes
+    except ValueError:  # an attribute marshal cannot write: no memo (normalize rejects such attrs anyway)
+        return _derive_parts(op, attrs, ins)
+    found = _PARTS_MEMO.get(key)
+    if found is None:
+        found = _derive_parts(op, attrs, ins)
+        if len(_PARTS_MEMO) >= _PARTS_MEMO_MAX:
+            _PARTS_MEMO.clear()
+        _PARTS_MEMO[key] = found
+    return found
+
+
+def _remember_parts(op: str, attrs: dict, ins: Sequence[TensorType], parts: _Parts) -> None:
+    """Memoise ``parts`` under ``attrs`` too: the canonical attrs normalize returns describe the same pieces."""
+    try:
+        key = (op, marshal.dumps(attrs, 0), tuple(ins))  # format 0: equal data, equal bytes
+    except ValueError:
+        return
+    if len(_PARTS_MEMO) >= _PARTS_MEMO_MAX:
+        _PARTS_MEMO.clear()
+    _PARTS_MEMO[key] = parts
+
+
+def _derive_parts(op: str, attrs: dict, ins: Sequence[TensorType]) -> _Parts:
     if len(ins) < 2:
         raise ShapeError(op, "expects the producer's two inputs, then the epilogue's inputs", list(ins))
     producer = get(PRODUCER_OF[op]).spec(attrs.get("producer", {}), ins[:2])
@@ -111,6 +145,7 @@ def _normalize_for(op: str):
             out["pre"] = [{"inputs": list(idx), "members": _canonical(typed, r["members"])}
                           for (idx, typed, _), r in zip(parts.pre, attrs["pre"], strict=True)]
         out["members"] = _canonical(parts.members, attrs["members"])
+        _remember_parts(op, out, ins, parts)  # infer and workspace are asked next, with these attrs
         return out
 
     return normalize

@@ -30,7 +30,6 @@ import logging
 import os
 import random
 import secrets
-import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -57,7 +56,7 @@ def _host_identity() -> str:
         ns = os.stat("/proc/self/ns/pid").st_ino
     except OSError:
         ns = 0
-    return f"{socket.gethostname()}/{ns}"
+    return f"{os.uname().nodename}/{ns}"
 
 
 _HOST = _host_identity()

@@ -3,7 +3,7 @@ objects, checked structurally (``cache/elf.py``'s ELF check), dlopen-ed (``loade
 
 from __future__ import annotations
 
-import platform
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,7 +32,7 @@ def host_identity() -> dict:
                     break
     except OSError:
         features = []
-    return {"arch": platform.machine(), "isa": features}
+    return {"arch": os.uname().machine, "isa": features}
 
 
 class CpuTarget(Target):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import platform
 import shutil
 import signal
 import subprocess
@@ -31,7 +30,7 @@ from .base import Compiler, CompileResult
 BASE_FLAGS = ["-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno",
               "-fno-trapping-math", "-fwrapv", "-fvisibility=hidden", "-pipe",
               "-Werror=implicit-function-declaration"]
-if platform.machine().lower() in ("x86_64", "amd64"):
+if os.uname().machine.lower() in ("x86_64", "amd64"):
     # gcc defaults to 256-bit vectors even where -march=native enables AVX-512; 512-bit halves the calls into
     # libmvec (docs/benchmarks.md has the tanh figures). A no-op on CPUs without AVX-512.
     BASE_FLAGS.append("-mprefer-vector-width=512")
