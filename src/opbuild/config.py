@@ -296,10 +296,11 @@ def _split_cflags(raw: str) -> tuple[str, ...]:
 
 
 def toolchain_env() -> tuple[str, ...]:
-    """The environment variables that choose the toolchain (CC, OPBUILD_CFLAGS, OPBUILD_BLAS, OPBUILD_OPENMP),
-    raw: whatever caches kernels in memory or names a graph must tell these apart."""
+    """The environment variables that choose the toolchain (CC, OPBUILD_CFLAGS, OPBUILD_BLAS, OPBUILD_OPENMP,
+    OPBUILD_BLAS_THREADS), raw: whatever caches kernels in memory or names a graph must tell these apart."""
     get = os.environ.get
-    return get("CC", ""), get("OPBUILD_CFLAGS", ""), get("OPBUILD_BLAS", ""), get("OPBUILD_OPENMP", "")
+    return (get("CC", ""), get("OPBUILD_CFLAGS", ""), get("OPBUILD_BLAS", ""), get("OPBUILD_OPENMP", ""),
+            get("OPBUILD_BLAS_THREADS", ""))
 
 
 def compiler_env() -> str:

@@ -25,8 +25,8 @@ RECORD_PREFIX = "toolchain|"
 
 def record_key(target: Target) -> str:
     """The memo key of the identity recorded for the current settings (see the module docstring)."""
-    _cc, cflags, blas, openmp = config.toolchain_env()
-    return f"{RECORD_PREFIX}{target.name}|{cflags}|{blas}|{openmp}"
+    _cc, cflags, blas, openmp, blas_threads = config.toolchain_env()
+    return f"{RECORD_PREFIX}{target.name}|{cflags}|{blas}|{openmp}|{blas_threads}"
 
 
 class Toolchains:

@@ -1,7 +1,8 @@
 """OpenBLAS's parallel work on the kernels' OpenMP pool (targets/cpu/blas_threads.py): the bridge is in every
-BLAS translation unit and only there; with ``OPBUILD_BLAS_THREADS=openmp`` loading a BLAS kernel registers it
-with NumPy's OpenBLAS (whose GEMMs then give the same results on either pool), by default OpenBLAS keeps its
-own pool; a bad value is refused up front, and ``opbuild info`` says which pool runs a GEMM."""
+BLAS translation unit and only there, compiled in only with ``OPBUILD_BLAS_THREADS=openmp`` (then loading a
+BLAS kernel registers it with NumPy's OpenBLAS, whose GEMMs give the same results on either pool; the setting
+is in the key); by default OpenBLAS keeps its own pool and a BLAS kernel does not load libgomp; a bad value is
+refused up front, and ``opbuild info`` says which pool runs a GEMM."""
 
 from __future__ import annotations
 
@@ -46,7 +47,9 @@ x = rng.standard_normal((2, 16, 40, 40)).astype(np.float32)
 w = rng.standard_normal((32, 16, 3, 3)).astype(np.float32)
 conv = ops.Conv2D(32, 3, pad_mode="pad", pad=1)(ms.Tensor(x), ms.Tensor(w)).asnumpy()
 ref = (a.astype(np.float64) @ b.astype(np.float64))
-print(json.dumps({"before": before is not None, "after": hook.value is not None,
+maps = open("/proc/self/maps").read()
+print(json.dumps({"before": before is not None, "after": hook.value is not None, "libgomp": "libgomp" in maps,
+                  "kernels": sorted(k.name for k in ms.build_report().kernels),
                   "err": float(np.abs(got - ref).max()), "numpy_err": float(np.abs(a @ b - ref).max()),
                   "conv_sum": float(np.abs(conv).sum())}))
 """
@@ -62,8 +65,10 @@ def test_openmp_puts_openblas_on_the_openmp_pool_and_the_default_does_not(tmp_pa
     on = _run(tmp_path, OPBUILD_BLAS_THREADS="OpenMP")
     assert not on["before"] and on["after"]  # registered by the kernel's constructor, not before
     assert on["err"] < 1e-2 and on["numpy_err"] < 1e-2  # opbuild's and NumPy's GEMMs, both on the bridge
-    off = _run(tmp_path)  # the same cached kernels, the bridge declined
+    off = _run(tmp_path)  # other kernels (the setting is in the key), built without the bridge
     assert not off["before"] and not off["after"]
+    assert not set(off["kernels"]) & set(on["kernels"])
+    assert on["libgomp"] and not off["libgomp"]  # the default BLAS kernels need no OpenMP runtime
     assert off["err"] < 1e-2
     assert off["conv_sum"] == pytest.approx(on["conv_sum"], rel=1e-5)
 

@@ -14,6 +14,9 @@ It is not the default: with libgomp's idle threads sleeping (the loader sets OMP
 two pools no longer fight, and on the 2-core machine the bridge measured the same as OpenBLAS's own pool, in
 alternating runs of BLAS and OpenMP kernels and on whole networks (docs/benchmarks.md, "Threads").
 
+The bridge is compiled in only when ``OPBUILD_BLAS_THREADS=openmp`` at build time (``-DOB_BLAS_THREADS_BRIDGE``;
+the setting is in the compiler identity, hence in every key): its OpenMP loop would otherwise make every BLAS
+kernel's object need libgomp, whose loading cost every warm start ~0.3 ms (a ResNet's loader floor).
 The destructor puts OpenBLAS back on its own pool when the object that registered the callback is unloaded
 (the loader closes a binary that fails its symbol check), so the callback never points into unmapped code.
 """
@@ -21,7 +24,7 @@ The destructor puts OpenBLAS back on its own pool when the object that registere
 from __future__ import annotations
 
 BRIDGE = r"""
-#if defined(OB_BLAS_THREADS_CALLBACK)
+#if defined(OB_BLAS_THREADS_CALLBACK) && defined(OB_BLAS_THREADS_BRIDGE)
 typedef void (*ob_blas_job)(int, void *, int);
 typedef void (*ob_blas_threads_cb)(int, ob_blas_job, int, size_t, void *, int);
 extern void OB_BLAS_THREADS_CALLBACK(ob_blas_threads_cb) __attribute__((weak));

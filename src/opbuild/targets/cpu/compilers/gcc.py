@@ -70,6 +70,8 @@ class GccLike(Compiler):
                 "cflags": self.cflags,
                 "blas": blas_provider.find_blas(),
                 "openmp": openmp,
+                # OPBUILD_BLAS_THREADS=openmp compiles the BLAS thread bridge in (targets/cpu/blas_threads.py)
+                "blas_threads": config.blas_threads() if openmp else "openblas",
             }
         return self._identity
 
@@ -121,7 +123,8 @@ class GccLike(Compiler):
     def command(self, src: Path, out: Path, needs_blas: bool) -> list[str]:
         ident = self.identity()
         blas = ident["blas"] if needs_blas else None
-        cmd = [self.exe, *ident["flags"], *self.cflags, *(blas_provider.defines(blas) if blas else []),
+        bridge = ["-DOB_BLAS_THREADS_BRIDGE"] if blas and ident.get("blas_threads") == "openmp" else []
+        cmd = [self.exe, *ident["flags"], *self.cflags, *(blas_provider.defines(blas) if blas else []), *bridge,
                "-o", str(out), str(src)]
         return cmd + (blas_provider.link_flags(blas) if blas else []) + ["-lm"]
 
