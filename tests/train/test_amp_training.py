@@ -12,18 +12,7 @@ import opbuild.dataset as ds
 from opbuild import nn
 from opbuild.train import Callback, Model
 from opbuild.train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager
-
-
-class MLP(nn.Cell):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fc1 = nn.Dense(64, 64)
-        self.bn = nn.BatchNorm1d(64)
-        self.relu = nn.ReLU()
-        self.fc2 = nn.Dense(64, 10)
-
-    def construct(self, x):
-        return self.fc2(self.relu(self.bn(self.fc1(x))))
+from tests.test_amp import MLP  # 64 -> 64 (BatchNorm, ReLU) -> 10, the amp tests' network
 
 
 def _digits():
