@@ -26,6 +26,20 @@ SLOW_FILES = frozenset({
     "tests/ops/test_half_nn_ops.py",
     "tests/nn/test_layers_rnn.py",
     "tests/compat/test_corpus.py",
+    # the half-precision and small-format suites (every op x half dtype x shape, compiled three ways for the
+    # conversion helpers), and the mixed-precision training runs
+    "tests/ops/test_half_train_ops.py",
+    "tests/ops/test_conv_backward_half.py",
+    "tests/ops/test_pool_half.py",
+    "tests/ops/test_half_blocks.py",
+    "tests/ops/test_lowp.py",
+    "tests/targets/cpu/test_f16_blocks.py",
+    "tests/train/test_amp_training.py",
+    "tests/test_loss_scale.py",
+    "tests/cache/test_half_keys.py",
+    # the fusion passes' randomised graphs (hypothesis: fused vs unfused) and cross-process cache checks
+    "tests/passes/test_epilogue.py",
+    "tests/passes/test_reduce_fusion.py",
     # torch as the reference (imports torch, builds every layer's and op's gradient kernels)
     "tests/nn/test_layers_torch.py",
     "tests/ops/test_grads_torch.py",
