@@ -21,6 +21,8 @@ SLOW_FILES = frozenset({
     "tests/ops/test_shape.py",
     "tests/ops/test_conv.py",
     "tests/ops/test_dtypes.py",
+    "tests/ops/test_reduce.py",
+    "tests/ops/test_norm.py",
     "tests/compat/test_functional.py",
     "tests/cache/test_reuse.py",
     "tests/ops/test_half_nn_ops.py",
