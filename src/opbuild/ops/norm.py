@@ -355,7 +355,7 @@ def _bn_call(self, x, scale, bias, mean, variance):
 
 
 BatchNorm = declare(
-    OpDef("BatchNorm", _bn_infer, _bn_emit, _bn_ref, normalize=_bn_normalize, n_inputs=5),
+    OpDef("BatchNorm", _bn_infer, _bn_emit, _bn_ref, normalize=_bn_normalize, n_inputs=5, keep_dtype=(1, 2, 3, 4)),
     "BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format='NCHW')(x, scale, bias, mean, "
     "variance): y = (x - mean) / sqrt(variance + epsilon) * scale + bias per channel, x of rank 2 (N, C) or "
     "4 (NCHW or NHWC). Inference (is_training=False) returns y alone, where MindSpore returns a 5-tuple whose "

@@ -131,7 +131,7 @@ def _train_ref(attrs: dict, x, scale, bias, mean, variance):
 
 
 @defop(infer=_train_infer, emit=_train_emit, reference=_train_ref, normalize=_train_normalize, n_inputs=5,
-       multi_output=True)
+       multi_output=True, keep_dtype=(1, 2, 3, 4))
 class BatchNormTraining(Primitive):
     """Internal op behind ``ops.BatchNorm(is_training=True)``: ``(x, scale, bias, mean, variance) -> (y,
     batch_mean, batch_variance, save_mean, save_rstd, new_mean, new_variance)`` (see the module docstring)."""
@@ -190,7 +190,7 @@ def _grad_ref(attrs: dict, dy, x, scale, save_mean, save_rstd):
 
 
 @defop(infer=_grad_infer, emit=_grad_emit, reference=_grad_ref, normalize=_grad_normalize, n_inputs=5,
-       multi_output=True, scenario="backward")
+       multi_output=True, scenario="backward", keep_dtype=(2, 3, 4))
 class BatchNormGrad(Primitive):
     """Internal backward op (MindSpore's BatchNormGrad): ``(dy, x, scale, save_mean, save_rstd) -> (dx,
     dscale, dbias)`` of training-mode BatchNorm."""

@@ -40,9 +40,10 @@ def compute_dtype(dtype: str | None) -> Iterator[None]:
 _FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
 
 
-def _cast_floats(tensors: list, dtype: str) -> list:
-    return [apply("Cast", {"dtype": dtype}, [t]) if t._type.dtype in _FLOAT_NAMES and t._type.dtype != dtype
-            else t for t in tensors]
+def _cast_floats(tensors: list, dtype: str, keep: tuple[int, ...] = ()) -> list:
+    return [apply("Cast", {"dtype": dtype}, [t])
+            if t._type.dtype in _FLOAT_NAMES and t._type.dtype != dtype and i not in keep else t
+            for i, t in enumerate(tensors)]
 
 
 def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
@@ -56,7 +57,7 @@ def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
     tensors = [as_tensor(x) for x in inputs]
     low = _compute_dtype.get()
     if low is not None and op != "Cast" and not opdef.inplace:
-        tensors = _cast_floats(tensors, low)
+        tensors = _cast_floats(tensors, low, opdef.keep_dtype)
     tracer = trace.current()
     values = [tracer.value_of(t) for t in tensors] if tracer is not None else None
     spec = opdef.spec(attrs, [t._type for t in tensors])
@@ -139,7 +140,7 @@ def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: Normaliz
           n_inputs: int | None = None, needs_blas: bool = False, multi_output: bool = False,
           name: str | None = None, inplace: tuple[tuple[int, int], ...] = (),
           scenario: str = "forward", view: bool = False, reuse_input: bool = False,
-          workspace: WorkspaceFn | None = None) -> Callable[[P], P]:
+          workspace: WorkspaceFn | None = None, keep_dtype: tuple[int, ...] = ()) -> Callable[[P], P]:
     """Class decorator declaring an operator in one block: the decorated Primitive subclass is the op's
     MindSpore primitive (its constructor and ``__call__`` unchanged) and the keyword arguments are its
     :class:`OpDef` (see there), registered under ``name`` (default: the class name).
@@ -156,7 +157,8 @@ def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: Normaliz
     def attach(cls: P) -> P:
         opdef = OpDef(name or cls.__name__, infer, emit, reference, normalize=normalize, n_inputs=n_inputs,
                       needs_blas=needs_blas, multi_output=multi_output, inplace=tuple(inplace),
-                      scenario=scenario, view=view, reuse_input=reuse_input, workspace=workspace)
+                      scenario=scenario, view=view, reuse_input=reuse_input, workspace=workspace,
+                      keep_dtype=tuple(keep_dtype))
         return _bind(opdef, cls)
 
     return attach

@@ -79,6 +79,10 @@ class OpDef:
     ``grad`` is its gradient rule (:data:`GradFn`; :data:`NO_GRADIENT` for ops that have none), attached by
     :func:`grad_rule` in the op's family file; None means nobody wrote one yet (autodiff then refuses to
     differentiate through the op rather than silently returning a wrong gradient).
+    ``keep_dtype``: indices of inputs that keep their dtype inside a cell with a compute dtype
+    (``Cell.to_float``, mixed precision), where every other float input is cast to it: BatchNorm's scale,
+    bias and moving statistics stay float32 beside a float16 x, as MindSpore's float16 BatchNorm takes them
+    (the moving statistics are Parameters updated in place, which a cast copy would cut off).
     ``inplace`` pairs ``(output index, input index)``: that output is written into that input's buffer, which
     must be a Parameter (MindSpore's Ref inputs: ApplyMomentum's variable and accumulation). The kernel is
     called with both pointers equal; its body writes the output and reads the old value through it.
@@ -117,6 +121,7 @@ class OpDef:
     inplace: tuple[tuple[int, int], ...] = ()
     host: HostFn | None = field(default=None, repr=False, compare=False)
     workspace: WorkspaceFn | None = field(default=None, repr=False, compare=False)
+    keep_dtype: tuple[int, ...] = ()
     _codegen_hash: str | None = field(default=None, repr=False)
     _codegen_files: tuple[str, ...] | None = field(default=None, repr=False)
 
