@@ -72,34 +72,34 @@ _PARTS_MEMO: dict[tuple, _Parts] = {}
 _PARTS_MEMO_MAX = 1024
 
 
+def _memo_key(op: str, attrs: dict, ins: Sequence[TensorType]) -> tuple | None:
+    """The memo key of a fused node's pieces (marshal format 0: equal attrs, equal bytes), or None for attrs
+    marshal cannot write (normalize rejects such attrs anyway)."""
+    try:
+        return op, marshal.dumps(attrs, 0), tuple(ins)
+    except ValueError:
+        return None
+
+
+def _remember(key: tuple | None, parts: _Parts) -> None:
+    if key is not None:
+        if len(_PARTS_MEMO) >= _PARTS_MEMO_MAX:
+            _PARTS_MEMO.clear()
+        _PARTS_MEMO[key] = parts
+
+
 def _parts(op: str, attrs: dict, ins: Sequence[TensorType]) -> _Parts:
     """The pieces of a fused op (see :class:`_Parts`); ShapeError naming ``op`` when anything does not fit.
 
     Memoised by value: normalize, infer and workspace each ask for the same node's pieces, and each answer
     normalises the producer again (a convolution's algorithm choice), which made the epilogue pass the
     largest part of a warm first call. The pieces are never mutated by their users."""
-    try:
-        key = (op, marshal.dumps(attrs, 0), tuple(ins))  # format 0: equal data, equal bytes
-    except ValueError:  # an attribute marshal cannot write: no memo (normalize rejects such attrs anyway)
-        return _derive_parts(op, attrs, ins)
-    found = _PARTS_MEMO.get(key)
+    key = _memo_key(op, attrs, ins)
+    found = _PARTS_MEMO.get(key) if key is not None else None
     if found is None:
         found = _derive_parts(op, attrs, ins)
-        if len(_PARTS_MEMO) >= _PARTS_MEMO_MAX:
-            _PARTS_MEMO.clear()
-        _PARTS_MEMO[key] = found
+        _remember(key, found)
     return found
-
-
-def _remember_parts(op: str, attrs: dict, ins: Sequence[TensorType], parts: _Parts) -> None:
-    """Memoise ``parts`` under ``attrs`` too: the canonical attrs normalize returns describe the same pieces."""
-    try:
-        key = (op, marshal.dumps(attrs, 0), tuple(ins))  # format 0: equal data, equal bytes
-    except ValueError:
-        return
-    if len(_PARTS_MEMO) >= _PARTS_MEMO_MAX:
-        _PARTS_MEMO.clear()
-    _PARTS_MEMO[key] = parts
 
 
 def _derive_parts(op: str, attrs: dict, ins: Sequence[TensorType]) -> _Parts:
@@ -145,7 +145,7 @@ def _normalize_for(op: str):
             out["pre"] = [{"inputs": list(idx), "members": _canonical(typed, r["members"])}
                           for (idx, typed, _), r in zip(parts.pre, attrs["pre"], strict=True)]
         out["members"] = _canonical(parts.members, attrs["members"])
-        _remember_parts(op, out, ins, parts)  # infer and workspace are asked next, with these attrs
+        _remember(_memo_key(op, out, ins), parts)  # infer and workspace are asked next, with these attrs
         return out
 
     return normalize
