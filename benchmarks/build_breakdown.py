@@ -37,12 +37,12 @@ import netspec  # noqa: E402
 
 # (label, module, attribute path, nested under): top-level steps are called by Builder.build itself.
 STEPS = [
-    ("stores (kernel_meta, writable?)", "opbuild.build.stores", "Stores.select", None),
-    ("compiler identity", "opbuild.build.toolchain", "Toolchains.identity", None),
+    ("stores (kernel_meta, writable?)", "opbuild.builder.stores", "Stores.select", None),
+    ("compiler identity", "opbuild.builder.toolchain", "Toolchains.identity", None),
     ("find compiler (PATH, CC, CFLAGS)", "opbuild.targets.cpu", "find_compiler", "compiler identity"),
     ("version memo + BLAS identity", "opbuild.targets.cpu.compilers.gcc", "GccLike.identity", "compiler identity"),
     ("memo keys (one per graph node)", "opbuild.ops.registry", "KernelSpec.memo_key", None),
-    ("descriptors (.info bytes + name)", "opbuild.build.driver", "Builder.request", None),
+    ("descriptors (.info bytes + name)", "opbuild.builder.driver", "Builder.request", None),
     ("codegen hash (per op type)", "opbuild.ops.registry", "OpDef.codegen_hash", "descriptors (.info bytes + name)"),
     ("target identity (/proc/cpuinfo)", "opbuild.targets.cpu", "CpuTarget.identity",
      "descriptors (.info bytes + name)"),
@@ -55,7 +55,7 @@ STEPS = [
     ("graph manifest: read", "opbuild.cache.manifest", "read", None),
     ("check entry against the manifest", "opbuild.cache.local", "KernelStore.check", None),
     ("lookup: read+verify .json/.info/binary", "opbuild.cache.local", "KernelStore.lookup", None),
-    ("load: dlopen + dlsym", "opbuild.build.memory", "KernelMemory.load", None),
+    ("load: dlopen + dlsym", "opbuild.builder.memory", "KernelMemory.load", None),
     ("statistics (after_build)", "opbuild.cache.observe", "Observer.after_build", None),
 ]
 
@@ -100,7 +100,7 @@ def child(cfg: dict) -> dict:
 
 
 COLD_STEPS = [
-    ("batches (compile_batch: codegen, compile, publish)", "opbuild.build.compile", "BatchCompiler.compile_batch"),
+    ("batches (compile_batch: codegen, compile, publish)", "opbuild.builder.compile", "BatchCompiler.compile_batch"),
     ("compiler calls (gcc)", "opbuild.targets.cpu.compilers.gcc", "GccLike.compile"),
     ("publish entries (.info/.json writes, fsyncs, links)", "opbuild.cache.local", "KernelStore.publish"),
     ("stage batch binary (write + fsync)", "opbuild.cache.local", "KernelStore.stage_binary"),

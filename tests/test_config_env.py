@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from opbuild import config
-from opbuild.build import Builder
+from opbuild.builder import Builder
 from opbuild.errors import ConfigError
 from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import opbuild as ms
-from opbuild.build import Builder
+from opbuild.builder import Builder
 from opbuild.errors import CompileError, CompilerNotFoundError, OpbuildError
 from opbuild.ir import TensorType
 from opbuild.ops.registry import get

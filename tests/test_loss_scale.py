@@ -13,6 +13,8 @@ from opbuild import nn
 from opbuild.ops.optim import Assign
 from opbuild.train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(params=["graph", "pynative"])
 def mode(request):

@@ -14,6 +14,9 @@ from pathlib import Path
 
 from tests.cache import _net
 from tests.cache._util import committed, env_for, kernel_meta, popen_worker, verify_cache
+import pytest
+
+pytestmark = pytest.mark.slow
 
 BIG = _net.branches([3, 4, 5, 6, 7, 8])  # 30 kernels
 SMALL = _net.branches([17])  # 5 kernels

@@ -31,6 +31,8 @@ from tests.cache._util import (
     verify_cache,
 )
 
+pytestmark = pytest.mark.slow
+
 SMALL = _net.branches([13])  # 5 kernels
 # 60 kernels in batches of at most 8 (OPBUILD_BATCH_SIZE) on 2 build jobs: four rounds of two batches, so some
 # entries are committed long before the last (in one round, both batches commit within a few milliseconds).

@@ -25,6 +25,8 @@ import pytest
 from tests.cache import _net
 from tests.cache._util import committed, env_for, kernel_meta, run_worker, verify_cache
 
+pytestmark = pytest.mark.slow
+
 NET = _net.branches([3, 4])  # 10 kernels
 MORE = NET + _net.branches([21])  # 5 more
 

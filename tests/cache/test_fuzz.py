@@ -25,6 +25,8 @@ from tests.cache import _net
 from tests.cache._util import kernel_meta
 from tests.conftest import execution_mode
 
+pytestmark = pytest.mark.slow
+
 NET = _net.branches([3, 4])  # 10 distinct kernels: enough for a graph manifest
 DAMAGES = ("random bytes", "truncated", "deeply nested", "empty", "fifo", "symlink elsewhere", "directory")
 KINDS = (".info", ".json", ".so", "manifest", ".memo.json", ".stats.json", "lock")

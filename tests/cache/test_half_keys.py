@@ -7,6 +7,9 @@ import json
 
 from tests.cache import _net
 from tests.cache._util import committed, env_for, kernel_meta, run_worker, statuses, verify_cache
+import pytest
+
+pytestmark = pytest.mark.slow
 
 WIDTHS = [3, 4, 5]  # 5 kernels per branch, 15 per network
 NET32 = _net.branches(WIDTHS, "float32")

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from opbuild.build import Builder
+from opbuild.builder import Builder
 from opbuild.cache import manifest
 from opbuild.cache.admin.verify import verify
 from opbuild.ir import TensorType

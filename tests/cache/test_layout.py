@@ -14,6 +14,8 @@ from tests.cache import _net
 from tests.cache._util import env_for, kernel_meta, run_clean, run_worker, statuses
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow
+
 EXAMPLE = str(REPO / "examples" / "test_square.py")
 CACHE_VARS = ("OPBUILD_CACHE_PATH", "MS_COMPILER_CACHE_PATH", "RANK_ID", "OPBUILD_CACHE", "CC",
               "OPBUILD_CFLAGS")

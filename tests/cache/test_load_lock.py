@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from opbuild.build import Builder
+from opbuild.builder import Builder
 from opbuild.cache import pin
 from opbuild.cache.admin import evict
 from opbuild.cache.admin.scan import scan

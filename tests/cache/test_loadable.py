@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from opbuild import config
-from opbuild.build import Builder
+from opbuild.builder import Builder
 from opbuild.cache import elf, manifest
 from opbuild.cache.admin import verify
 from opbuild.errors import CompileError, CompileTimeoutError, ConfigError
@@ -25,6 +25,8 @@ from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY
 from tests.cache import _net
 from tests.cache._util import committed, env_for, kernel_meta, run_worker, statuses, verify_cache
+
+pytestmark = pytest.mark.slow
 
 REAL_CC = shutil.which("cc") or shutil.which("gcc")
 NET = _net.branches([3])  # 5 kernels: enough for a graph manifest

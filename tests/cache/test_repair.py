@@ -16,6 +16,8 @@ from opbuild.cache import fsio
 from tests.cache import _net
 from tests.cache._util import copy_cache, env_for, kernel_meta, run_worker, statuses, verify_cache
 
+pytestmark = pytest.mark.slow
+
 NET = _net.branches([3, 4])  # 10 kernels
 PARTS = (".json", ".info", ".so")
 
@@ -197,7 +199,7 @@ def test_warm_build_never_lists_the_whole_cache(golden, tmp_path, monkeypatch):
     """The sweep of stray temporaries lists kernel_meta/.tmp/ only, so a warm start costs the same with 10 or
     10,000 entries in the cache; temporaries that earlier versions left beside the entries are ignored by
     builds and cleared by ``cache verify --repair``."""
-    from opbuild.build import Builder
+    from opbuild.builder import Builder
     from opbuild.cache import local
 
     root, names = golden

@@ -18,6 +18,8 @@ from tests.cache import _net
 from tests.cache._util import committed, env_for, kernel_meta, run_worker, statuses, verify_cache
 from tests.conftest import REPO, run_python
 
+pytestmark = pytest.mark.slow
+
 NET = _net.branches([3, 4, 5, 6])  # 20 distinct kernels
 SUMMARY = re.compile(
     r"^opbuild: (\d+) kernels: (\d+) reused, (\d+) built(?:, (\d+) repaired)? \((\d+\.\d\d) s\)$")

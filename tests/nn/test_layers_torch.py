@@ -20,6 +20,8 @@ import pytest
 import opbuild as ms
 from opbuild import nn
 
+pytestmark = pytest.mark.slow
+
 torch = pytest.importorskip("torch")
 
 TOL = {"rtol": 1e-4, "atol": 1e-5}

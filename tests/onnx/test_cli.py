@@ -10,6 +10,9 @@ import onnx
 from onnx import TensorProto, helper
 
 from tests.cli.conftest import run_cli
+import pytest
+
+pytestmark = pytest.mark.slow
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "onnx"
 RESNET = FIXTURES / "resnet.onnx"

@@ -23,6 +23,8 @@ from onnx.backend.test import BackendTest
 from opbuild.frontends import onnx_conformance as conf
 from opbuild.frontends.onnx_ops import CONVERTERS
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 SELECTED = {c.name for c in conf.selected_tests()}
 

@@ -22,6 +22,8 @@ from opbuild.runtime.reference import run_reference
 from opbuild.trace import trace
 from tests.helpers import run_op
 
+pytestmark = pytest.mark.slow
+
 SETTINGS = settings(max_examples=25, deadline=None)
 MODES = [ms.PYNATIVE_MODE, ms.GRAPH_MODE]
 

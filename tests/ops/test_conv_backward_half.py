@@ -23,6 +23,8 @@ from opbuild.ops.conv import _conv_ref
 from opbuild.ops.primitive import apply
 from opbuild.ops.registry import get
 
+pytestmark = pytest.mark.slow
+
 # (x shape, weight shape, stride, padding (top, bottom, left, right), dilation); group = C.
 DEPTHWISE = [
     ((2, 6, 9, 10), (6, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),

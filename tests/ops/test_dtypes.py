@@ -28,6 +28,8 @@ from opbuild.ops.elementwise import BINARY, UNARY
 from opbuild.ops.primitive import apply
 from tests.helpers import FnCell
 
+pytestmark = pytest.mark.slow
+
 HALF_ULP = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
 NEW_INTS = ("int8", "int16", "uint8", "uint16", "uint32", "uint64")
 RNG = np.random.default_rng(16)
@@ -274,7 +276,7 @@ def test_same_op_in_two_dtypes_is_two_entries_and_reused_by_a_second_process(tmp
     from tests.cache._util import env_for
     from tests.conftest import run_python
 
-    code = ("from opbuild.build import Builder\nfrom opbuild.ir import TensorType\nfrom opbuild.ops import REGISTRY\n"
+    code = ("from opbuild.builder import Builder\nfrom opbuild.ir import TensorType\nfrom opbuild.ops import REGISTRY\n"
             "specs = [REGISTRY['Add'].spec({}, [TensorType((5,), d)] * 2) for d in ('float16', 'bfloat16')]\n"
             "_, report = Builder().build(specs)\nprint(report.built, report.reused)\n")
     env = env_for(tmp_path)

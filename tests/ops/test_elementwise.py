@@ -33,6 +33,8 @@ from opbuild.ops import elementwise
 
 from ..conftest import run_python
 
+pytestmark = pytest.mark.slow
+
 FLOAT = ("float32", "float64")
 INT = ("int32", "int64")
 NUM = FLOAT + INT

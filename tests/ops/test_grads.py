@@ -17,6 +17,8 @@ import opbuild.ops as ops
 from opbuild.ops.registry import NO_GRADIENT, REGISTRY
 from opbuild.passes import GradientError
 
+pytestmark = pytest.mark.slow
+
 EPS = 1e-6
 
 

@@ -17,6 +17,8 @@ import opbuild.nn as nn
 import opbuild.ops as ops
 from tests.nn.test_layers_torch import _torch_name, copy_weights
 
+pytestmark = pytest.mark.slow
+
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 

@@ -21,6 +21,8 @@ import opbuild.ops as ops
 from opbuild.targets.cpu.codegen import PARALLEL_MIN_ELEMENTS
 from tests.helpers import FnCell
 
+pytestmark = pytest.mark.slow
+
 SIZES = (7, 263, 3 * 256 + 13, PARALLEL_MIN_ELEMENTS + 5)
 
 

@@ -11,6 +11,8 @@ import opbuild.ops as ops
 from opbuild.ops.primitive import apply
 from opbuild.ops.registry import get as get_op
 
+pytestmark = pytest.mark.slow
+
 HALF = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)]
 ULP = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
 

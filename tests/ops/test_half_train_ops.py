@@ -19,6 +19,8 @@ from opbuild import Parameter, Tensor, nn, ops
 from opbuild.errors import ShapeError
 from opbuild.ops.primitive import apply
 
+pytestmark = pytest.mark.slow
+
 HALF = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)]
 ULP = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
 EPS32 = float(np.finfo(np.float32).eps)

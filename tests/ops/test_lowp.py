@@ -12,7 +12,7 @@ from opbuild import ops
 from opbuild.dtypes import LOWP, LOWP_FLOATS
 from opbuild.ops.elementwise import cast_reference
 
-pytestmark = pytest.mark.usefixtures("graph_mode")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("graph_mode")]
 
 _RNG = np.random.default_rng(0)
 # Every float16 value (ties and subnormals of every small format are among them), random float32 of several

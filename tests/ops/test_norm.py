@@ -28,6 +28,8 @@ from opbuild import nn, ops
 from opbuild.errors import ShapeError
 from opbuild.ops.registry import get
 
+pytestmark = pytest.mark.slow
+
 SETTINGS = settings(max_examples=20, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.function_scoped_fixture])

@@ -23,6 +23,8 @@ from opbuild.ops.primitive import apply
 from opbuild.ops.registry import get
 from tests.helpers import run_op
 
+pytestmark = pytest.mark.slow
+
 HALF = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
 ULP = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}  # one ulp, relative (docs/dtypes.md)
 MODES = [ms.PYNATIVE_MODE, ms.GRAPH_MODE]

@@ -23,6 +23,8 @@ from opbuild.tensor import Tensor
 from opbuild.trace import trace
 from tests.helpers import FnCell
 
+pytestmark = pytest.mark.slow
+
 DTYPES = ["float32", "float64", "int32", "int64", "bool"]
 SHAPES = [(), (5,), (2, 3), (3, 1, 4), (2, 3, 1, 2), (0, 3)]
 RANKED = [s for s in SHAPES if s]  # rank >= 1

@@ -26,6 +26,8 @@ from opbuild.tensor import Tensor
 from ..conftest import run_python
 from .test_fusion import fusion
 
+pytestmark = pytest.mark.slow
+
 WORKER = str(Path(__file__).with_name("_epilogue_worker.py"))
 
 

@@ -24,6 +24,8 @@ from opbuild.runtime.reference import run_reference
 from ..conftest import run_python
 from .test_fusion import _ops, _run, _trace, fusion
 
+pytestmark = pytest.mark.slow
+
 WORKER = str(Path(__file__).with_name("_reduce_fusion_worker.py"))
 ROW = "FusedRowReduce"
 

@@ -98,7 +98,7 @@ def kernel_names() -> set[str]:
     """The cache names of ChainNet's kernels, computed in this process (nothing is built)."""
     import opbuild as ms
     from opbuild import trace
-    from opbuild.build import Builder
+    from opbuild.builder import Builder
 
     from ._net import ChainNet, inputs
 

@@ -7,6 +7,9 @@ import time
 
 from ._job import Job, built, fetched
 from ._net import DISTINCT_KERNELS
+import pytest
+
+pytestmark = pytest.mark.slow
 
 UNAVAILABLE = "is unavailable"
 

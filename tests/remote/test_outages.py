@@ -10,6 +10,9 @@ from opbuild.cache.shared import open_backend
 from opbuild.cache.shared.backoff import Backoff
 from opbuild.cache.shared.tier import SharedTier
 from tests.remote._elf import shared_object
+import pytest
+
+pytestmark = pytest.mark.slow
 
 INFO = {f"k{i}": f'{{"kernel":{i}}}\n'.encode() for i in range(2)}
 WANTED = list(INFO.items())

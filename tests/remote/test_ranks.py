@@ -16,6 +16,9 @@ from opbuild.cache.shared.tier import describe
 from ..conftest import run_python
 from ._job import Job, assert_local_complete, built, entry_sha, fetched, kernel_names, names, sources
 from ._net import DISTINCT_KERNELS
+import pytest
+
+pytestmark = pytest.mark.slow
 
 RANKS = range(4)
 CLI = "import sys; from opbuild.cli import main; sys.exit(main())"  # `opbuild ...` in a fresh interpreter

@@ -20,6 +20,8 @@ from ._elf import shared_object
 from ._job import Job, built, fetched, names
 from ._net import DISTINCT_KERNELS
 
+pytestmark = pytest.mark.slow
+
 GOOD, WRONG = "the job's secret", "a typo"
 CLI = "import sys; from opbuild.cli import main; sys.exit(main())"  # `opbuild ...` in a fresh interpreter
 FIX = "Set the same OPBUILD_CACHE_SECRET on every rank"

@@ -12,7 +12,7 @@ import pytest
 
 import opbuild
 from opbuild import config, targets
-from opbuild.build import Builder
+from opbuild.builder import Builder
 from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY
 from opbuild.targets.base import Target

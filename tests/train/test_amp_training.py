@@ -14,6 +14,8 @@ from opbuild.train import Callback, Model
 from opbuild.train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager
 from tests.test_amp import MLP  # 64 -> 64 (BatchNorm, ReLU) -> 10, the amp tests' network
 
+pytestmark = pytest.mark.slow
+
 
 def _digits():
     from sklearn.datasets import load_digits

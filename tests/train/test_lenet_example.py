@@ -7,6 +7,9 @@ import os
 import re
 
 from tests.conftest import REPO, run_python
+import pytest
+
+pytestmark = pytest.mark.slow
 
 _REPORT = re.compile(r"build report \(3 graphs: train step, eval, predict\): (\d+) kernels: (\d+) reused, "
                      r"(\d+) built")

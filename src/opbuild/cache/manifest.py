@@ -59,7 +59,7 @@ _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 # compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
 # registry (ops/registry.py: codegen_files), the one definition the per-kernel key uses too.
 _DESCRIPTOR_MODULES = ("opbuild", "opbuild._version", "opbuild.config", "opbuild.cache.key",
-                       "opbuild.build.requests", "opbuild.build.toolchain")
+                       "opbuild.builder.requests", "opbuild.builder.toolchain")
 _DESCRIPTOR_PACKAGES = ("opbuild.targets.cpu",)
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this opbuild's source directory
 
@@ -203,7 +203,7 @@ def read(store_dir: Path | str, key: str) -> Manifest | None:
 def blas_problem(blas: str, known: Collection[str]) -> str | None:
     """Why a manifest's ``blas`` path is unacceptable (not in ``known``, the libraries of the BLAS providers
     found here, which the target lists: the cache imports no target), or None. A build never loads it anyway:
-    it preloads only the BLAS the toolchain resolves (build/manifests.py)."""
+    it preloads only the BLAS the toolchain resolves (builder/manifests.py)."""
     if blas in known:
         return None
     return f"names {blas[:200]!r} as its BLAS, which is no BLAS provider's library here"

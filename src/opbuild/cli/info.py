@@ -1,7 +1,7 @@
 """``opbuild info``, and this machine's toolchain identity as the other commands need it.
 
 :func:`compiler_identity` and :func:`machine_identity` are the one place the CLI learns the toolchain: through
-:func:`opbuild.build.toolchain_info`, which resolves (or recalls from the cache) what a build would name kernels
+:func:`opbuild.builder.toolchain_info`, which resolves (or recalls from the cache) what a build would name kernels
 with, and builds nothing.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 from .. import config
 from .. import ops as _ops  # noqa: F401 - registers every op family (codegen_hash looks ops up)
 from .._version import __version__
-from ..build import toolchain_info
+from ..builder import toolchain_info
 from ..cache.admin import scan as cache_entries
 from ..errors import OpbuildError
 from ..ops.registry import REGISTRY

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import trace
-from ..build import Builder
-from ..build.memory import scope
+from ..builder import Builder
+from ..builder.memory import scope
 from ..ir import Graph, KernelSpec
 from ..ops.registry import get
 from ..passes import DEFAULT_PIPELINE, Pipeline
@@ -54,7 +54,7 @@ class Session:
 
     def run_eager(self, spec: KernelSpec, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run one kernel now (PyNative). Builds it on first use; later uses skip the builder entirely."""
-        # The builder's memory tier, in the scope of no store (build/memory.py): the toolchain settings and
+        # The builder's memory tier, in the scope of no store (builder/memory.py): the toolchain settings and
         # the target are part of it, a kernel built with other CC/OPBUILD_CFLAGS is other code.
         builder = self.builder
         target = builder.target

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from opbuild.build.requests import Namer
+from opbuild.builder.requests import Namer
 from opbuild.ir import KernelSpec, TensorType
 from opbuild.ops.registry import get as get_op
 from opbuild.targets.cpu import CpuTarget, codegen

@@ -26,6 +26,8 @@ from opbuild.targets.cpu.f16_blocks import PRELUDE_F16_BLOCKS
 
 from .test_soft_half import ALL16, _float32_probes
 
+pytestmark = pytest.mark.slow
+
 HARNESS = r"""
 OB_EXPORT void h2f(const uint16_t *h, float *f, int64_t n) {
   for (int64_t i = 0; i < n; i++) f[i] = ob_f16_to_f32(ob_f16_from_bits(h[i]));

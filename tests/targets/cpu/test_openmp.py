@@ -18,6 +18,8 @@ from opbuild.ops.registry import get
 from opbuild.targets.cpu.codegen import PARALLEL_MIN_ELEMENTS
 from tests.conftest import run_python
 
+pytestmark = pytest.mark.slow
+
 BIG = PARALLEL_MIN_ELEMENTS * 2
 
 

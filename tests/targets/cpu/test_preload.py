@@ -13,9 +13,11 @@ import pytest
 
 from tests.conftest import run_python
 
+pytestmark = pytest.mark.slow
+
 CODE = r"""
 import json, numpy as np
-from opbuild.build import Builder
+from opbuild.builder import Builder
 from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY
 from opbuild.targets.cpu import loader

@@ -3,8 +3,8 @@ does not warm-start from the manifest of this one."""
 
 from __future__ import annotations
 
-from opbuild.build import Builder
-from opbuild.build.manifests import graph_key
+from opbuild.builder import Builder
+from opbuild.builder.manifests import graph_key
 from opbuild.cache.manifest import MANIFEST_DIR
 from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY

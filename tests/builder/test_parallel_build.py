@@ -16,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from opbuild.build import Builder
+from opbuild.builder import Builder
 from opbuild.errors import CompileError
 from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY
 from tests.cache._util import committed, kernel_meta, verify_cache
+
+pytestmark = pytest.mark.slow
 
 
 def _specs(n: int, offset: int = 0) -> list:
@@ -135,7 +137,7 @@ def test_compile_error_fails_with_that_kernel_and_keeps_the_others(cache, monkey
 
 
 PROGRESS_CODE = """
-from opbuild.build import Builder
+from opbuild.builder import Builder
 from opbuild.ir import TensorType
 from opbuild.ops import REGISTRY
 Builder().build([REGISTRY["Square"].spec({}, [TensorType((i + 1,), "float32")]) for i in range(6)])
@@ -207,7 +209,7 @@ def _claims(costs: list[float], blas: int = 0) -> tuple[list, dict]:
     ("", [5] * 20, 4, 10),
 ])
 def test_batches_balance_their_estimated_compile_cost(monkeypatch, batch, costs, jobs, most):
-    from opbuild.build.misses import batches_of
+    from opbuild.builder.misses import batches_of
 
     monkeypatch.setenv("OPBUILD_BATCH_SIZE", batch)
     monkeypatch.delenv("OPBUILD_BATCH_MIN", raising=False)
@@ -225,7 +227,7 @@ def test_batches_balance_their_estimated_compile_cost(monkeypatch, batch, costs,
 
 
 def test_without_costs_batches_are_dealt_round_robin_blas_first():
-    from opbuild.build.misses import batches_of
+    from opbuild.builder.misses import batches_of
 
     claims, _ = _claims([1] * 16, blas=2)
     batches = batches_of(list(claims), 2, False)
@@ -236,7 +238,7 @@ def test_without_costs_batches_are_dealt_round_robin_blas_first():
 def test_each_kernel_body_is_generated_once_per_build(cache, monkeypatch, wrapper):
     from types import SimpleNamespace
 
-    from opbuild.build import compile as compile_mod
+    from opbuild.builder import compile as compile_mod
 
     monkeypatch.setenv("OPBUILD_BUILD_JOBS", "2")
     emitted = []

@@ -1,4 +1,4 @@
-"""The build: kernel specs in, loaded kernels and a build report out (see :mod:`opbuild.build.driver`).
+"""The build: kernel specs in, loaded kernels and a build report out (see :mod:`opbuild.builder.driver`).
 
 Modules: ``requests`` (a kernel's cache identity), ``toolchain`` (the compiler, or the recorded toolchain
 identity when there is none), ``stores`` (which kernel_meta to read and write, the shared tier table),
