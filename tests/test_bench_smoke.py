@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
 import pytest
 
 pytestmark = pytest.mark.slow

@@ -12,9 +12,10 @@ import stat
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.cache import _net
 from tests.cache._util import committed, env_for, kernel_meta, popen_worker, verify_cache
-import pytest
 
 pytestmark = pytest.mark.slow
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.cache import _net
 from tests.cache._util import committed, env_for, kernel_meta, run_worker, statuses, verify_cache
-import pytest
 
 pytestmark = pytest.mark.slow
 

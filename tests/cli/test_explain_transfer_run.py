@@ -8,10 +8,11 @@ import json
 import tarfile
 from pathlib import Path
 
+import pytest
+
 from opbuild.cache.key import canonical_bytes, kernel_name, kernel_symbol
 
 from .conftest import NET, kernel_meta, names, run_cli, run_json, run_net
-import pytest
 
 pytestmark = pytest.mark.slow
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, helper
 
 from tests.cli.conftest import run_cli
-import pytest
 
 pytestmark = pytest.mark.slow
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from ._job import Job, built, fetched
 from ._net import DISTINCT_KERNELS
-import pytest
 
 pytestmark = pytest.mark.slow
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import logging
 import time
 
+import pytest
+
 from opbuild.cache.shared import open_backend
 from opbuild.cache.shared.backoff import Backoff
 from opbuild.cache.shared.tier import SharedTier
 from tests.remote._elf import shared_object
-import pytest
 
 pytestmark = pytest.mark.slow
 

@@ -9,6 +9,8 @@ import re
 import shutil
 import time
 
+import pytest
+
 from opbuild.cache.shared import entry as remote_entry
 from opbuild.cache.shared import open_backend
 from opbuild.cache.shared.tier import describe
@@ -16,7 +18,6 @@ from opbuild.cache.shared.tier import describe
 from ..conftest import run_python
 from ._job import Job, assert_local_complete, built, entry_sha, fetched, kernel_names, names, sources
 from ._net import DISTINCT_KERNELS
-import pytest
 
 pytestmark = pytest.mark.slow
 

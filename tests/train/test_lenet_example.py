@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import re
 
-from tests.conftest import REPO, run_python
 import pytest
+
+from tests.conftest import REPO, run_python
 
 pytestmark = pytest.mark.slow
 
