@@ -106,7 +106,7 @@ def _kernel_case(kind: str):
 
     import opbuild.nn as nn
     import opbuild.ops as ops
-    from opbuild.tensor import Tensor
+    from opbuild.core.tensor import Tensor
 
     rng = np.random.default_rng(0)
     if kind == "dense":
@@ -127,9 +127,9 @@ def _kernels(a) -> list[dict]:
     """Unfused, fused and producer-only steady times of each micro case, interleaved rounds, best medians."""
     import build_worker
 
-    from opbuild import trace
+    from opbuild.core import trace
+    from opbuild.core.tensor import Tensor
     from opbuild.runtime.session import session
-    from opbuild.tensor import Tensor
 
     results = []
     for title, kind in KERNEL_CASES.items():

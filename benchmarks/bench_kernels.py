@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 import opbuild
-from opbuild.ir import TensorType
+from opbuild.core.ir import TensorType
 from opbuild.ops.registry import get
 from opbuild.runtime.session import session
 

@@ -34,7 +34,7 @@ def measure(net_name: str, quick: bool, run: bool) -> dict[str, Any]:
     from build_worker import _opbuild_net
     from netspec import config
 
-    from opbuild import trace
+    from opbuild.core import trace
     from opbuild.passes import DEFAULT_PIPELINE, ConstantFolding, DeadCodeElimination, Pipeline
     from opbuild.runtime.session import session
 

@@ -89,7 +89,7 @@ def _rank(cfg: dict) -> None:
     import numpy as np
 
     import opbuild as ms
-    from opbuild import trace
+    from opbuild.core import trace
     from opbuild.runtime.reference import run_reference
     from opbuild.runtime.session import session
 

@@ -83,7 +83,7 @@ def child(cfg: dict) -> dict:
 
     from build_worker import _opbuild_net
 
-    from opbuild import trace
+    from opbuild.core import trace
     from opbuild.ops.registry import get
     from opbuild.runtime.session import session
 
@@ -133,7 +133,7 @@ def cold_child(cfg: dict) -> dict:
 
     from build_worker import _opbuild_net
 
-    from opbuild import trace
+    from opbuild.core import trace
     from opbuild.ops.registry import get
     from opbuild.runtime.session import session
 

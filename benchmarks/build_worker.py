@@ -83,7 +83,7 @@ def _opbuild_net(cfg: dict[str, Any]) -> tuple[Any, Any]:
 def run_opbuild(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     import opbuild as ms
-    from opbuild import config as ob_config
+    from opbuild.core import config as ob_config
     from opbuild.runtime.session import session
 
     import_s = time.perf_counter() - t0

@@ -69,7 +69,7 @@ def capture_child(cfg: dict[str, Any], keep: Path) -> dict[str, Any]:
     net(x).asnumpy()
     wall = time.perf_counter() - t0
     report = build_report()
-    from opbuild import config as ob_config
+    from opbuild.core import config as ob_config
 
     return {"distinct": len(report.kernels), "built": report.built, "build_s": report.seconds, "first_call_s": wall,
             "compiler_cpu_s": build_worker._children_cpu() - c0, "build_jobs": ob_config.build_jobs(),

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from opbuild.errors import OpbuildError  # noqa: E402
+from opbuild.core.errors import OpbuildError  # noqa: E402
 from opbuild.frontends import onnx_conformance as conf  # noqa: E402
 from opbuild.frontends.onnx_ops import CONVERTERS  # noqa: E402
 

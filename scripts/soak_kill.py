@@ -70,7 +70,7 @@ def _worker(cfg: dict) -> int:
         built += report.built
     result = {"repaired": repaired, "built": built}
     if cfg.get("verify"):
-        from opbuild import config
+        from opbuild.core import config
 
         found = verify.verify(config.cache_dir())
         result["problems"] = [f"{p.kind} {p.path}: {p.detail}" for p in found.problems]

@@ -14,7 +14,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import nn
-from opbuild.errors import ShapeError, UnsupportedTargetError
+from opbuild.core.errors import ShapeError, UnsupportedTargetError
 from tests.helpers import FnCell
 
 from .conftest import REPO, run_python

@@ -12,7 +12,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import nn, ops
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
 from opbuild.nn import Parameter
 from opbuild.runtime.reference import run_reference
 from opbuild.runtime.session import Session

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from opbuild import config
 from opbuild.builder import Builder
-from opbuild.errors import ConfigError
-from opbuild.ir import TensorType
+from opbuild.core import config
+from opbuild.core.errors import ConfigError
+from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 from tests.cache._util import committed, kernel_meta
 

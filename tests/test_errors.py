@@ -11,8 +11,8 @@ import pytest
 
 import opbuild as ms
 from opbuild.builder import Builder
-from opbuild.errors import CompileError, CompilerNotFoundError, OpbuildError
-from opbuild.ir import TensorType
+from opbuild.core.errors import CompileError, CompilerNotFoundError, OpbuildError
+from opbuild.core.ir import TensorType
 from opbuild.ops.registry import get
 
 from .conftest import REPO, run_python
@@ -33,11 +33,11 @@ def test_missing_compiler_gives_one_message_saying_how_to_set_cc(how, tmp_path):
                                                  {"CC": "", "PATH": ""})}
     proc = run_python(EXAMPLE, env=env, check=False, cwd=tmp_path)
     assert proc.returncode == 1 and proc.stdout == ""
-    messages = [line for line in proc.stderr.splitlines() if line.startswith("opbuild.errors.")]
+    messages = [line for line in proc.stderr.splitlines() if line.startswith("opbuild.core.errors.")]
     assert len(messages) == 1, proc.stderr  # one error, not one per kernel or a cascade
     assert proc.stderr.count("no C compiler found") == 1
     (msg,) = messages
-    assert msg.startswith("opbuild.errors.CompilerNotFoundError: no C compiler found")
+    assert msg.startswith("opbuild.core.errors.CompilerNotFoundError: no C compiler found")
     assert "set the CC environment variable" in msg and "export CC=" in msg
     assert ("'/nonexistent'" in msg) if how.startswith("CC") else ("tried: cc, gcc, clang" in msg)
     assert _kernel_files(tmp_path) == []
@@ -89,7 +89,7 @@ def test_compiler_failure_raises_compile_error_with_command_output_and_source(tm
     env = {"OPBUILD_CACHE_PATH": str(cache), "OPBUILD_CFLAGS": BAD_FLAG}
     proc = run_python(EXAMPLE, env=env, check=False)
     assert proc.returncode == 1
-    assert proc.stderr.count("opbuild.errors.CompileError: compiling kernel square_") == 1
+    assert proc.stderr.count("opbuild.core.errors.CompileError: compiling kernel square_") == 1
     proc = run_python(EXAMPLE, env={"OPBUILD_CACHE_PATH": str(cache), "OPBUILD_CFLAGS": ""})
     assert proc.stdout.splitlines()[-1] == "output:  [ 1. 16. 81.]"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from opbuild.ir import KernelSpec, TensorType
+from opbuild.core.ir import KernelSpec, TensorType
 from tests.conftest import run_python
 
 F32 = TensorType((2, 3), "float32")
@@ -47,7 +47,7 @@ def test_attrs_marshal_cannot_write_fall_back_to_repr():
 
 
 def test_keys_are_the_same_bytes_in_every_process():
-    code = ("from opbuild.ir import TensorType\nfrom opbuild.ir import KernelSpec\n"
+    code = ("from opbuild.core.ir import TensorType\nfrom opbuild.core.ir import KernelSpec\n"
             "t = TensorType((1, 64, 56, 56), 'float32')\n"
             "a = {'pad_mode': 'pad', 'pad': (1, 1, 1, 1), 'group': 1, 'w': [0.5, 'x']}\n"
             "s = KernelSpec('Conv2D', a, (t, t), (t,))\n"

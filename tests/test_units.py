@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from opbuild import config
-from opbuild.units import format_ago, format_duration, format_size, parse_age, parse_size
+from opbuild.core import config
+from opbuild.core.units import format_ago, format_duration, format_size, parse_age, parse_size
 
 
 @pytest.mark.parametrize("text,expected", [

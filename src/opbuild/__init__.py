@@ -6,14 +6,14 @@ Public API re-exports only.
 
 from __future__ import annotations
 
-from . import dtypes as _dtypes  # noqa: E402
 from ._version import __version__
-from .config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: E402
-from .errors import CompileError, CompilerNotFoundError, OpbuildError, ShapeError  # noqa: E402
-from .parameter import Parameter, ParameterTuple, initializer, set_seed  # noqa: E402
+from .core import dtypes as _dtypes  # noqa: E402
+from .core.config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: E402
+from .core.errors import CompileError, CompilerNotFoundError, OpbuildError, ShapeError  # noqa: E402
+from .core.parameter import Parameter, ParameterTuple, initializer, set_seed  # noqa: E402
+from .core.tensor import Tensor  # noqa: E402
 from .report import BuildReport  # noqa: E402
 from .runtime.session import build_report  # noqa: E402
-from .tensor import Tensor  # noqa: E402
 
 float16 = _dtypes.float16
 bfloat16 = _dtypes.bfloat16

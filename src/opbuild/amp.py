@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .dtypes import dtype_of
+from .core.dtypes import dtype_of
 from .loss_scale import (
     DynamicLossScaleManager,
     DynamicLossScaler,

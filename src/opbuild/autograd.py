@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from . import trace
-from .parameter import Parameter
+from .core import trace
+from .core.parameter import Parameter
+from .core.tensor import Tensor
 from .passes.autodiff import Autodiff
-from .tensor import Tensor
 
 
 def _weights_list(weights: Any) -> tuple[list[Parameter], bool]:

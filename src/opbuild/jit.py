@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from . import trace
-from .tensor import Tensor
+from .core import trace
+from .core.tensor import Tensor
 
 _OPTIONS = {"mode", "input_signature", "hash_args", "jit_config", "compile_once"}
 

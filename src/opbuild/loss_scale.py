@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from .core.parameter import Parameter
+from .core.tensor import Tensor
 from .nn import loss_scale as _cells
 from .ops import gradlib as G
 from .ops.optim import Assign
 from .ops.primitive import apply
-from .parameter import Parameter
-from .tensor import Tensor
 
 
 def _number(who: str, name: str, value: Any) -> float:

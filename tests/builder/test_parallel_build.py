@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from opbuild.builder import Builder
-from opbuild.errors import CompileError
-from opbuild.ir import TensorType
+from opbuild.core.errors import CompileError
+from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 from tests.cache._util import committed, kernel_meta, verify_cache
 
@@ -138,7 +138,7 @@ def test_compile_error_fails_with_that_kernel_and_keeps_the_others(cache, monkey
 
 PROGRESS_CODE = """
 from opbuild.builder import Builder
-from opbuild.ir import TensorType
+from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 Builder().build([REGISTRY["Square"].spec({}, [TensorType((i + 1,), "float32")]) for i in range(6)])
 print("done")
@@ -187,7 +187,7 @@ def test_progress_bar_on_a_terminal_only(tmp_path, wrapper):
 @pytest.mark.parametrize("var", ["OPBUILD_BATCH_SIZE", "OPBUILD_BATCH_MIN"])
 @pytest.mark.parametrize("raw, message", [("0", "must be >= 1"), ("many", "is not an integer")])
 def test_bad_batch_size_is_named(monkeypatch, var, raw, message):
-    from opbuild import config
+    from opbuild.core import config
 
     monkeypatch.setenv(var, raw)
     with pytest.raises(ValueError, match=f"{var}='{raw}' {message}"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from opbuild.builder import Builder
 from opbuild.builder.manifests import graph_key
 from opbuild.cache.manifest import MANIFEST_DIR
-from opbuild.ir import TensorType
+from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 from opbuild.passes import DEFAULT_PIPELINE
 from opbuild.targets import get as get_target

@@ -15,7 +15,7 @@ import pytest
 from opbuild.builder import Builder
 from opbuild.cache import manifest
 from opbuild.cache.admin.verify import verify
-from opbuild.ir import TensorType
+from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 from opbuild.targets import get as get_target
 from tests.cache._util import kernel_meta, verify_cache

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opbuild.cache import key
-from opbuild.ir import TensorType
+from opbuild.core.ir import TensorType
 
 shapes = st.lists(st.integers(0, 9), max_size=4).map(tuple)
 dtypes = st.sampled_from(["float32", "float64", "int32", "int64", "bool"])

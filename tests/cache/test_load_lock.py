@@ -21,7 +21,7 @@ from opbuild.cache.admin import evict
 from opbuild.cache.admin.scan import scan
 from opbuild.cache.layout import LOCK_DIR
 from opbuild.cache.local import KernelStore
-from opbuild.ir import TensorType
+from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 
 SPECS = [REGISTRY[op].spec({}, [TensorType((8,), "float32")] * k) for op, k in (("Square", 1), ("Add", 2))]

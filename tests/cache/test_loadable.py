@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from opbuild import config
 from opbuild.builder import Builder
 from opbuild.cache import elf, manifest
 from opbuild.cache.admin import verify
-from opbuild.errors import CompileError, CompileTimeoutError, ConfigError
-from opbuild.ir import TensorType
+from opbuild.core import config
+from opbuild.core.errors import CompileError, CompileTimeoutError, ConfigError
+from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 from tests.cache import _net
 from tests.cache._util import committed, env_for, kernel_meta, run_worker, statuses, verify_cache

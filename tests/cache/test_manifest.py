@@ -12,7 +12,7 @@ import pytest
 
 from opbuild.builder import Builder
 from opbuild.cache import manifest
-from opbuild.ir import TensorType
+from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 from opbuild.targets.cpu.compilers import gcc
 from tests.cache._util import kernel_meta, verify_cache
@@ -190,7 +190,7 @@ def test_manifest_serves_another_process(tmp_path):
     from tests.cache._util import env_for
     from tests.conftest import run_python
 
-    code = ("import sys\nfrom opbuild.builder import Builder\nfrom opbuild.ir import TensorType\n"
+    code = ("import sys\nfrom opbuild.builder import Builder\nfrom opbuild.core.ir import TensorType\n"
             "from opbuild.ops import REGISTRY\ncalls = []\nreal = Builder.request\n"
             "Builder.request = lambda b, *a, **k: (calls.append(1), real(b, *a, **k))[1]\n"
             "specs = [REGISTRY['Square'].spec({}, [TensorType((n,), 'float32')]) for n in (3, 5, 7, 9)]\n"
@@ -206,7 +206,8 @@ def test_manifest_path_preloads_the_blas(tmp_path):
     from tests.cache._util import env_for
     from tests.conftest import run_python
 
-    code = ("from opbuild.builder import Builder\nfrom opbuild.ir import TensorType\nfrom opbuild.ops import REGISTRY\n"
+    code = ("from opbuild.builder import Builder\nfrom opbuild.core.ir import TensorType\n"
+            "from opbuild.ops import REGISTRY\n"
             "from opbuild.targets.cpu import loader\ncalls = []\nreal = Builder.request\n"
             "Builder.request = lambda b, *a, **k: (calls.append(1), real(b, *a, **k))[1]\n"
             "t = TensorType((4, 4), 'float32')\n"

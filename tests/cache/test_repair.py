@@ -186,7 +186,7 @@ def test_damaged_batch_binary_repairs_every_entry_sharing_it(golden, tmp_path):
 
 def _specs_from_infos(km: Path) -> list:
     """The kernel specs of a cache's entries, read back from their descriptors."""
-    from opbuild.ir import KernelSpec, TensorType
+    from opbuild.core.ir import KernelSpec, TensorType
 
     def tensors(ts):
         return tuple(TensorType(tuple(t["shape"]), t["dtype"]) for t in ts)

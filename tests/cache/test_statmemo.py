@@ -100,7 +100,8 @@ def test_memoised_source_digest_is_the_digest(tmp_path):
 
 def test_build_memoises_compiler_version_and_generator_digests(tmp_path):
     """In a fresh process (codegen hashes are computed once per process), a build writes both kinds."""
-    code = ("from opbuild.builder import Builder\nfrom opbuild.ir import TensorType\nfrom opbuild.ops import REGISTRY\n"
+    code = ("from opbuild.builder import Builder\nfrom opbuild.core.ir import TensorType\n"
+            "from opbuild.ops import REGISTRY\n"
             "Builder().build([REGISTRY['Square'].spec({}, [TensorType((4,), 'float32')])])\n"
             "print(Builder().compiler().identity()['path'])\n")
     exe = run_python(code, env=env_for(tmp_path)).stdout.split()[-1]
@@ -126,7 +127,8 @@ def test_compiler_is_probed_once_and_again_after_an_upgrade(tmp_path):
     log = tmp_path / "probes"
     cc = _fake_cc(tmp_path, log)
     env = env_for(tmp_path / "root", CC=str(cc))
-    code = ("from opbuild.builder import Builder\nfrom opbuild.ir import TensorType\nfrom opbuild.ops import REGISTRY\n"
+    code = ("from opbuild.builder import Builder\nfrom opbuild.core.ir import TensorType\n"
+            "from opbuild.ops import REGISTRY\n"
             "Builder().build([REGISTRY['Square'].spec({}, [TensorType((4,), 'float32')])])\n")
     run_python(code, env=env)
     run_python(code, env=env)

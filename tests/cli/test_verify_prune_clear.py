@@ -291,7 +291,7 @@ def test_loading_while_another_process_evicts_never_fails(cache, tmp_path):
     load either finds a sound entry (pinned while it loads) or rebuilds; nothing crashes, no half-entry."""
     stop = tmp_path / "stop"
     loader_code = (
-        "import os, sys\nfrom opbuild.builder import Builder\nfrom opbuild.ir import TensorType\n"
+        "import os, sys\nfrom opbuild.builder import Builder\nfrom opbuild.core.ir import TensorType\n"
         "from opbuild.ops import REGISTRY\nimport opbuild.ops\n"
         "specs = [REGISTRY[op].spec({}, [TensorType((4,), 'float32')] * k) for op, k in (('Square', 1), "
         "('Add', 2))]\n"

@@ -8,7 +8,7 @@ import pytest
 
 import opbuild as ms
 import opbuild.dataset as ds
-from opbuild.tensor import Tensor
+from opbuild.core.tensor import Tensor
 
 
 @pytest.fixture(autouse=True)

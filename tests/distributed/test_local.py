@@ -99,8 +99,8 @@ def test_constant_inputs_are_not_folded(graph_mode):
         def construct(self, x):
             return ops.AllReduce()(self.c) + x
 
+    from opbuild.core.trace import trace
     from opbuild.passes import DEFAULT_PIPELINE
-    from opbuild.trace import trace
 
     graph, _ = trace(Net().construct, [ms.Tensor(np.zeros(3, np.float32))])
     graph = DEFAULT_PIPELINE.run(graph)

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import opbuild as ms
-from opbuild import models, trace
+from opbuild import models
+from opbuild.core import trace
 from opbuild.ops.fused_gemm import PRODUCER_OF
 from opbuild.runtime.reference import run_reference
 from tests import numpy_nn as ref

@@ -9,7 +9,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import nn
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
 from tests import numpy_nn as ref
 
 pytestmark = pytest.mark.usefixtures("graph_mode")

@@ -7,7 +7,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import nn
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
 
 RNG = np.random.default_rng(9)
 

@@ -8,7 +8,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import nn
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
 
 RNG = np.random.default_rng(5)
 TOL = {"rtol": 1e-4, "atol": 1e-5}

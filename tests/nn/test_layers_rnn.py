@@ -12,7 +12,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import nn
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
 from tests.conftest import run_python
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import nn
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
 
 RNG = np.random.default_rng(11)
 TOL = {"rtol": 2e-4, "atol": 2e-5}

@@ -14,7 +14,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import opbuild.onnx
-from opbuild.errors import OnnxModelError, OpbuildError
+from opbuild.core.errors import OnnxModelError, OpbuildError
 from opbuild.frontends import onnx_check
 from tests.cli.conftest import run_cli
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from opbuild.errors import ShapeError
-from opbuild.ir import TensorType
+from opbuild.core.errors import ShapeError
+from opbuild.core.ir import TensorType
 from opbuild.ops.registry import broadcast_shapes
 
 SHAPES = st.lists(st.lists(st.integers(0, 3), max_size=4).map(tuple), min_size=1, max_size=4)

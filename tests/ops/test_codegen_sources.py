@@ -12,9 +12,9 @@ import pytest
 
 import opbuild
 import opbuild.ops  # noqa: F401 - registers every op family
-from opbuild import dtypes
 from opbuild.cache import key, manifest
-from opbuild.ir import KernelSpec, TensorType
+from opbuild.core import dtypes
+from opbuild.core.ir import KernelSpec, TensorType
 from opbuild.ops import registry
 from opbuild.ops.registry import REGISTRY, OpDef, broadcast_shapes, codegen_digest
 from opbuild.ops.sources import emitter_file

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 import opbuild as ms
 from opbuild import Tensor, nn, ops
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
+from opbuild.core.trace import trace
 from opbuild.runtime.reference import run_reference
-from opbuild.trace import trace
 from tests.helpers import run_op
 
 pytestmark = pytest.mark.slow
@@ -376,7 +376,7 @@ def test_small_cnn_graph_matches_reference_interpreter(graph_mode):
 # ---- algorithm choice (ops/conv_kernels.py) -----------------------------------------------------------
 
 def conv_spec(x_shape, w_shape, **attrs):
-    from opbuild.ir import TensorType
+    from opbuild.core.ir import TensorType
     from opbuild.ops.registry import get
 
     return get("Conv2D").spec({"out_channel": w_shape[0], "kernel_size": list(w_shape[2:]), **attrs},
@@ -442,7 +442,7 @@ def test_conv2d_every_algorithm_matches_the_direct_reference(x_shape, w_shape, a
 @pytest.mark.parametrize("x_shape,w_shape,attrs,algo", _cases(["gemm", "direct", "im2col"]))
 @pytest.mark.parametrize("op", ["Conv2DBackpropInput", "Conv2DBackpropFilter"])
 def test_conv_backprop_algorithms_match_the_exact_vjp(x_shape, w_shape, attrs, algo, op):
-    from opbuild.ir import TensorType
+    from opbuild.core.ir import TensorType
     from opbuild.ops.primitive import apply
     from opbuild.ops.registry import get
 

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 
 import opbuild as ms
 from opbuild import Tensor, nn
-from opbuild.ir import TensorType
+from opbuild.core.ir import TensorType
 from opbuild.ops.conv import _conv_ref
 from opbuild.ops.primitive import apply
 from opbuild.ops.registry import get

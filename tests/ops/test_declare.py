@@ -15,7 +15,7 @@ import pytest
 
 import opbuild
 import opbuild.ops as ops
-from opbuild.ir import KernelSpec, TensorType
+from opbuild.core.ir import KernelSpec, TensorType
 from opbuild.ops.primitive import Primitive, declare, defop
 from opbuild.ops.registry import REGISTRY, OpDef, broadcast_shapes
 from opbuild.ops.sources import emitter_file as _emitter_file

@@ -22,8 +22,8 @@ import pytest
 
 import opbuild as ms
 import opbuild.ops as ops
-from opbuild.dtypes import ANY, BY_NAME, HALFS
-from opbuild.errors import ShapeError
+from opbuild.core.dtypes import ANY, BY_NAME, HALFS
+from opbuild.core.errors import ShapeError
 from opbuild.ops.elementwise import BINARY, UNARY
 from opbuild.ops.primitive import apply
 from tests.helpers import FnCell
@@ -276,7 +276,8 @@ def test_same_op_in_two_dtypes_is_two_entries_and_reused_by_a_second_process(tmp
     from tests.cache._util import env_for
     from tests.conftest import run_python
 
-    code = ("from opbuild.builder import Builder\nfrom opbuild.ir import TensorType\nfrom opbuild.ops import REGISTRY\n"
+    code = ("from opbuild.builder import Builder\nfrom opbuild.core.ir import TensorType\n"
+            "from opbuild.ops import REGISTRY\n"
             "specs = [REGISTRY['Add'].spec({}, [TensorType((5,), d)] * 2) for d in ('float16', 'bfloat16')]\n"
             "_, report = Builder().build(specs)\nprint(report.built, report.reused)\n")
     env = env_for(tmp_path)

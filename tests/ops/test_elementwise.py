@@ -28,7 +28,7 @@ from hypothesis.extra import numpy as hnp
 
 import opbuild as ms
 from opbuild import nn, ops
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
 from opbuild.ops import elementwise
 
 from ..conftest import run_python

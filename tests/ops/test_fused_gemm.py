@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import torch
 
-from opbuild.errors import ShapeError
-from opbuild.ir import TensorType
+from opbuild.core.errors import ShapeError
+from opbuild.core.ir import TensorType
+from opbuild.core.tensor import Tensor
 from opbuild.ops import apply
 from opbuild.ops.registry import get
-from opbuild.tensor import Tensor
 
 
 def _m(op, *args):

@@ -16,7 +16,7 @@ import torch
 
 import opbuild as ms
 from opbuild import Parameter, Tensor, nn, ops
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
 from opbuild.ops.primitive import apply
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import ops
-from opbuild.dtypes import LOWP, LOWP_FLOATS
+from opbuild.core.dtypes import LOWP, LOWP_FLOATS
 from opbuild.ops.elementwise import cast_reference
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("graph_mode")]

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 import opbuild as ms
 from opbuild import Tensor, ops
-from opbuild.errors import ShapeError
-from opbuild.ir import TensorType
+from opbuild.core.errors import ShapeError
+from opbuild.core.ir import TensorType
 from opbuild.ops.registry import get
 from tests.helpers import run_op
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import opbuild as ms
 from opbuild import nn, ops
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
 from opbuild.ops.registry import get
 
 pytestmark = pytest.mark.slow
@@ -217,7 +217,7 @@ def test_layernorm_returns_a_tuple_like_mindspore(pynative_mode):
 
 
 def test_norm_kernels_agree_with_reference_interpreter(graph_mode):
-    from opbuild import trace
+    from opbuild.core import trace
     from opbuild.runtime.reference import run_reference
 
     class Net(nn.Cell):

@@ -9,7 +9,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import Parameter, Tensor, nn, ops
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
 
 RNG = np.random.default_rng(7)
 SHAPE = (3, 5)

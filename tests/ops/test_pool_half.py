@@ -17,8 +17,8 @@ import torch.nn.functional as F
 
 import opbuild as ms
 from opbuild import Tensor, nn, ops
-from opbuild.errors import ShapeError
-from opbuild.ir import TensorType
+from opbuild.core.errors import ShapeError
+from opbuild.core.ir import TensorType
 from opbuild.ops.primitive import apply
 from opbuild.ops.registry import get
 from tests.helpers import run_op

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import opbuild as ms
 from opbuild import nn, ops
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
 from opbuild.ops.registry import get
 
 pytestmark = pytest.mark.slow
@@ -266,7 +266,7 @@ def test_reducing_size_one_and_empty_axes(mode):
 
 def test_reference_interpreter_agrees_with_kernels(graph_mode):
     """The reference interpreter (NumPy) and the compiled graph give the same reductions."""
-    from opbuild import trace
+    from opbuild.core import trace
     from opbuild.runtime.reference import run_reference
 
     class Net(nn.Cell):

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 
 import opbuild as ms
 from opbuild import ops
-from opbuild.errors import ShapeError
-from opbuild.ir import TensorType
+from opbuild.core.errors import ShapeError
+from opbuild.core.ir import TensorType
+from opbuild.core.tensor import Tensor
+from opbuild.core.trace import trace
 from opbuild.ops.registry import REGISTRY
 from opbuild.runtime.reference import run_reference
-from opbuild.tensor import Tensor
-from opbuild.trace import trace
 from tests.helpers import FnCell
 
 pytestmark = pytest.mark.slow

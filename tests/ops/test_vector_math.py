@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from opbuild import Tensor, ops
-from opbuild.ir import TensorType
+from opbuild.core.ir import TensorType
 from opbuild.ops.registry import get
 from opbuild.runtime.session import session
 

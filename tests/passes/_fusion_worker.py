@@ -18,7 +18,7 @@ import numpy as np
 import opbuild as ms
 import opbuild.nn as nn
 import opbuild.ops as ops
-from opbuild import config
+from opbuild.core import config
 
 ms.set_context(mode=ms.GRAPH_MODE)
 

@@ -17,8 +17,8 @@ import pytest
 import opbuild as ms
 import opbuild.nn as nn
 import opbuild.ops as ops
+from opbuild.core.trace import trace
 from opbuild.passes import Autodiff
-from opbuild.trace import trace
 
 REPO = Path(__file__).resolve().parents[2]
 

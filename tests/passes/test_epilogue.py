@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 import opbuild as ms
 import opbuild.nn as nn
 import opbuild.ops as ops
-from opbuild import trace
+from opbuild.core import trace
+from opbuild.core.tensor import Tensor
 from opbuild.ops import apply
 from opbuild.ops.conv_kernels import ALGOS
 from opbuild.passes import DEFAULT_PIPELINE, EpilogueFusion, Fusion, plan_memory
 from opbuild.runtime.session import session
-from opbuild.tensor import Tensor
 
 from ..conftest import run_python
 from .test_fusion import fusion

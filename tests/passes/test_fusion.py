@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 
 import opbuild as ms
 import opbuild.ops as ops
-from opbuild import trace
-from opbuild.errors import ConfigError, ShapeError
+from opbuild.core import trace
+from opbuild.core.errors import ConfigError, ShapeError
+from opbuild.core.tensor import Tensor
 from opbuild.passes import DEFAULT_PIPELINE, Fusion
 from opbuild.runtime.reference import run_reference
 from opbuild.runtime.session import session
-from opbuild.tensor import Tensor
 
 from ..conftest import run_python
 

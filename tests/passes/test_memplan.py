@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 import opbuild as ms
 import opbuild.nn as nn
 import opbuild.ops as ops
-from opbuild import trace
+from opbuild.core import trace
+from opbuild.core.tensor import Tensor
 from opbuild.passes import ConstantFolding, DeadCodeElimination, MemoryPlanning, Pipeline, plan_memory
 from opbuild.passes.memplan import Location, PlanError
 from opbuild.runtime.session import session
-from opbuild.tensor import Tensor
 
 UNPLANNED = Pipeline([ConstantFolding(), DeadCodeElimination()])
 PLANNED = Pipeline([ConstantFolding(), DeadCodeElimination(), MemoryPlanning()])

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 import opbuild.ops as ops
-from opbuild import trace
-from opbuild.ir import TensorType
+from opbuild.core import trace
+from opbuild.core.ir import TensorType
+from opbuild.core.tensor import Tensor
 from opbuild.ops.registry import get
 from opbuild.passes import ConstantFolding, DeadCodeElimination, MemoryPlanning, Pipeline
 from opbuild.passes.memplan import PlanError
 from opbuild.runtime.session import session
 from opbuild.targets.cpu.codegen import ABI_VERSION, kernel_function
-from opbuild.tensor import Tensor
 
 PLANNED = Pipeline([ConstantFolding(), DeadCodeElimination(), MemoryPlanning()])
 RNG = np.random.default_rng(21)

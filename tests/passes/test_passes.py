@@ -9,9 +9,9 @@ import pytest
 import opbuild as ms
 import opbuild.nn as nn
 import opbuild.ops as ops
-from opbuild import trace
+from opbuild.core import trace
+from opbuild.core.tensor import Tensor
 from opbuild.passes import DEFAULT_PIPELINE, ConstantFolding, DeadCodeElimination, GraphPass, Pipeline, evaluate
-from opbuild.tensor import Tensor
 
 
 def _trace(fn, *args):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import opbuild as ms
 import opbuild.ops as ops
-from opbuild.errors import ShapeError
+from opbuild.core.errors import ShapeError
 from opbuild.ops.registry import get
 from opbuild.passes import DEFAULT_PIPELINE, ReduceFusion
 from opbuild.runtime.reference import run_reference

@@ -97,8 +97,8 @@ class Job:
 def kernel_names() -> set[str]:
     """The cache names of ChainNet's kernels, computed in this process (nothing is built)."""
     import opbuild as ms
-    from opbuild import trace
     from opbuild.builder import Builder
+    from opbuild.core import trace
 
     from ._net import ChainNet, inputs
 

@@ -21,8 +21,8 @@ logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelnam
 import numpy as np  # noqa: E402
 
 import opbuild as ms  # noqa: E402
-from opbuild import config, trace  # noqa: E402
 from opbuild.cache.shared.stats import read_stats  # noqa: E402
+from opbuild.core import config, trace  # noqa: E402
 from opbuild.runtime.reference import run_reference  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from opbuild import config
 from opbuild.cache.shared import RemoteError, open_backend
-from opbuild.errors import ConfigError
+from opbuild.core import config
+from opbuild.core.errors import ConfigError
 
 
 def test_get_put_replace(shared):

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 import opbuild
-from opbuild import config, targets
+from opbuild import targets
 from opbuild.builder import Builder
-from opbuild.ir import TensorType
+from opbuild.core import config
+from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 from opbuild.targets.base import Target
 from opbuild.targets.cpu import CpuTarget

@@ -14,10 +14,10 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .. import config
 from .._version import __version__
 from ..cache.local import KernelStore
-from ..errors import CompileError, CompilerNotFoundError, CompileTimeoutError
+from ..core import config
+from ..core.errors import CompileError, CompilerNotFoundError, CompileTimeoutError
 from ..ops.registry import get as get_op
 from ..targets.base import Target
 from .requests import KernelRequest

@@ -13,11 +13,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .. import config
 from ..cache import manifest, pin
 from ..cache.local import KernelStore, Lookup
 from ..cache.observe import Observer
-from ..ir import KernelSpec
+from ..core import config
+from ..core.ir import KernelSpec
 from ..report import BuildReport, KernelRecord
 from ..targets import get as get_target
 from ..targets.base import Kernel, Target, Toolchain
@@ -81,7 +81,7 @@ class Builder:
         collective inside it pairs up across ranks) with the names of the kernels this build will compile or
         fetch, before it does: ``[]`` when everything came from memory, a manifest or the local cache.
 
-        Raises :class:`~opbuild.errors.ConfigError` for any invalid OPBUILD_* variable before anything else,
+        Raises :class:`~opbuild.core.errors.ConfigError` for any invalid OPBUILD_* variable before anything else,
         whether or not this build would have read it."""
         t0 = time.perf_counter()
         config.validate_environment()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import config
 from ..cache.statmemo import StatMemo
-from ..errors import CompilerNotFoundError
+from ..core import config
+from ..core.errors import CompilerNotFoundError
 from ..targets import get as get_target
 from .toolchain import Toolchains
 

@@ -17,7 +17,7 @@ from .._version import __version__
 from ..cache import fsio, manifest, pin
 from ..cache import key as cache_key
 from ..cache.local import KernelStore
-from ..ir import KernelSpec
+from ..core.ir import KernelSpec
 from ..ops.registry import get as get_op
 from ..report import BuildReport, KernelRecord
 from ..targets.base import Kernel, Target

@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .. import config
 from ..cache.local import Lookup
+from ..core import config
 from ..targets.base import Kernel, Target
 from .requests import KernelRequest
 

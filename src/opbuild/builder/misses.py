@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 import filelock
 
-from .. import config
 from ..cache import pin
 from ..cache.local import KernelStore, Lookup
 from ..cache.shared.tier import SharedTier
-from ..errors import CompileError, CompilerNotFoundError, CompileTimeoutError
+from ..core import config
+from ..core.errors import CompileError, CompilerNotFoundError, CompileTimeoutError
 from ..targets.base import Kernel
 from .progress import Progress
 from .requests import KernelRequest

@@ -6,7 +6,7 @@ import shutil
 import sys
 import threading
 
-from .. import config
+from ..core import config
 
 
 class Progress:

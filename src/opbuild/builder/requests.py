@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .._version import __version__
 from ..cache import key as cache_key
-from ..ir import KernelSpec
+from ..core.ir import KernelSpec
 from ..ops.registry import get as get_op
 
 

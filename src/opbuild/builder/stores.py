@@ -15,12 +15,12 @@ import tempfile
 import threading
 from pathlib import Path
 
-from .. import config
 from ..cache.fsio import pid_alive
 from ..cache.layout import CPU_BINARY_SUFFIX
 from ..cache.local import KernelStore
 from ..cache.shared.tier import SharedTier
 from ..cache.statmemo import StatMemo
+from ..core import config
 from .requests import KernelRequest
 
 log = logging.getLogger("opbuild")

@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import threading
 
-from .. import config
 from ..cache.statmemo import StatMemo
-from ..errors import CompilerNotFoundError
+from ..core import config
+from ..core.errors import CompilerNotFoundError
 from ..targets.base import Target, Toolchain
 
 RECORD_PREFIX = "toolchain|"

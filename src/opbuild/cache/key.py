@@ -14,7 +14,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from ..ir import TensorType
+from ..core.ir import TensorType
 from .layout import HASH_CHARS
 
 log = logging.getLogger("opbuild.cache")

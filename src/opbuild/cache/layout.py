@@ -1,6 +1,6 @@
 """Every file and folder name of a ``kernel_meta`` directory, in one place.
 
-A kernel_meta directory (``<root>/rank_<RANK_ID>/kernel_meta``, see :func:`opbuild.config.kernel_meta`) holds:
+A kernel_meta directory (``<root>/rank_<RANK_ID>/kernel_meta``, see :func:`opbuild.core.config.kernel_meta`) holds:
 
   * entries: ``<name>.info`` (the canonical descriptor, the whole key), ``<name>.json`` (the build result,
     written last: the commit marker) and ``<name><binary suffix>`` (the kernel, ``.so`` for the CPU target),

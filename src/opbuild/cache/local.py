@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import config
+from ..core import config
 from . import elf, fsio
 from .key import kernel_symbol
 from .layout import (

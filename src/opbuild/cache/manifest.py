@@ -46,7 +46,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import NamedTuple
 
-from .. import config
+from ..core import config
 from ..ops import registry
 from . import aside, fsio
 from .fsio import CorruptFile
@@ -58,7 +58,7 @@ _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 # Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
 # compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
 # registry (ops/registry.py: codegen_files), the one definition the per-kernel key uses too.
-_DESCRIPTOR_MODULES = ("opbuild", "opbuild._version", "opbuild.config", "opbuild.cache.key",
+_DESCRIPTOR_MODULES = ("opbuild", "opbuild._version", "opbuild.core.config", "opbuild.cache.key",
                        "opbuild.builder.requests", "opbuild.builder.toolchain")
 _DESCRIPTOR_PACKAGES = ("opbuild.targets.cpu",)
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this opbuild's source directory

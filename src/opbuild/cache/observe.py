@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import config
+from ..core import config
+from ..core.units import format_size
 from ..report import BuildReport
-from ..units import format_size
 from . import fsio, stats
 from .admin import evict
 from .admin.explain import explain

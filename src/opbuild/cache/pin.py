@@ -31,7 +31,7 @@ from pathlib import Path
 
 import filelock
 
-from .. import config
+from ..core import config
 from . import aside
 from .layout import LOADING_LOCK, LOCK_DIR, LOCK_SUFFIX
 from .local import KernelStore

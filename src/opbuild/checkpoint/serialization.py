@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from ..errors import OpbuildError
+from ..core.errors import OpbuildError
+from ..core.parameter import Parameter
+from ..core.tensor import Tensor
 from ..nn.cell import Cell
-from ..parameter import Parameter
-from ..tensor import Tensor
 from .proto import Checkpoint
 
 log = logging.getLogger("opbuild.checkpoint")

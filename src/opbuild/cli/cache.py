@@ -11,17 +11,17 @@ from typing import Any
 
 import filelock
 
-from .. import config
 from ..cache import fsio, layout, stats
 from ..cache.admin import evict, explain, verify
 from ..cache.admin import scan as cache_entries
 from ..cache.key import kernel_name
 from ..cache.shared.stats import COUNTERS
 from ..cache.shared.tier import backend_stats
+from ..core import config
+from ..core.units import format_ago, format_size, format_time
 from ..ops import operations as _families  # noqa: F401  (registers every op, so scenario_of knows them)
 from ..ops.registry import SCENARIOS, scenario_of
 from ..targets import get as get_target
-from ..units import format_ago, format_size, format_time
 from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, all_rank_dirs, cache_directory, cache_root
 from .format import entries, err, fields, plural, print_json, table
 

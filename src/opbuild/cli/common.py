@@ -7,7 +7,7 @@ import argparse
 import re
 from pathlib import Path
 
-from .. import config
+from ..core import config
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 

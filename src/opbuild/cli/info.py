@@ -13,15 +13,15 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from .. import config
 from .. import ops as _ops  # noqa: F401 - registers every op family (codegen_hash looks ops up)
 from .._version import __version__
 from ..builder import toolchain_info
 from ..cache.admin import scan as cache_entries
-from ..errors import OpbuildError
+from ..core import config
+from ..core.errors import OpbuildError
+from ..core.units import format_size
 from ..ops.registry import REGISTRY
 from ..targets import get as get_target
-from ..units import format_size
 from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, cache_directory, cache_root, rank
 from .format import entries, fields, plural, print_json
 

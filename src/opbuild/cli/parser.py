@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._version import __version__
-from ..units import parse_age, parse_size
+from ..core.units import parse_age, parse_size
 from . import cache as cache_cmds
 from . import info as info_cmd
 from . import run as run_cmd

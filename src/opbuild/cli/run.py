@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import config
 from .. import onnx as opbuild_onnx  # imports the onnx package only when a model is loaded
-from ..errors import ConfigError, OpbuildError
+from ..core import config
+from ..core.errors import ConfigError, OpbuildError
 from ..runtime.session import session
 from .common import EXIT_OK, UsageError
 from .format import err, fields, plural, seconds, table

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cache.admin import transfer
-from ..units import format_size, format_time
+from ..core.units import format_size, format_time
 from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, cache_directory, cache_root, rank
 from .format import entries, err, print_json
 from .info import TOOLCHAIN_ERRORS, codegen_hash, compiler_identity, machine_identity

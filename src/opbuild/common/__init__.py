@@ -4,15 +4,15 @@ Parameter), so that ``from mindspore.common.initializer import Normal`` and
 
 from __future__ import annotations
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import dtype, initializer
 
 
 def __getattr__(name: str):
-    """Parameter and ParameterTuple, imported on first use: opbuild.parameter imports this package's
+    """Parameter and ParameterTuple, imported on first use: opbuild.core.parameter imports this package's
     initializer module, so importing it here at module level would be a cycle."""
     if name in ("Parameter", "ParameterTuple"):
-        from .. import parameter
+        from ..core import parameter
 
         return getattr(parameter, name)
     raise AttributeError(f"module 'opbuild.common' has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """``opbuild.common.dtype`` (``import opbuild.common.dtype as mstype``): MindSpore's dtype module.
 
-The objects are the very ones of :mod:`opbuild.dtypes` (``mstype.float32 is opbuild.float32``), so equality,
+The objects are the very ones of :mod:`opbuild.core.dtypes` (``mstype.float32 is opbuild.float32``), so equality,
 hashing and ``Tensor.dtype`` comparisons hold across both spellings. Only the dtypes opbuild's kernels
 support are defined (float16, bfloat16, float32, float64, int8..int64, uint8..uint64, bool; see
 docs/dtypes.md); MindSpore's others (complex64, ...) are absent rather than silently mapped to a different
@@ -13,7 +13,7 @@ import builtins
 
 import numpy as np
 
-from ..dtypes import (
+from ..core.dtypes import (
     ALL,
     DType,
     bfloat16,

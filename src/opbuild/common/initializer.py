@@ -17,9 +17,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import config
-from ..dtypes import DType, dtype_of, float32
-from ..tensor import Tensor
+from ..core import config
+from ..core.dtypes import DType, dtype_of, float32
+from ..core.tensor import Tensor
 
 
 class _InitCounter:

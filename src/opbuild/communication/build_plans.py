@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 
-from .. import config
+from ..core import config
 from .management import group, is_initialized
 
 log = logging.getLogger("opbuild")

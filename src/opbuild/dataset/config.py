@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from .. import config as _context
+from ..core import config as _context
 
 _lock = threading.Lock()
 _override: list[int | None] = [None]  # a one-slot box: read and written under _lock

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import config
 
 Row = tuple[np.ndarray, ...]

@@ -30,12 +30,12 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from .. import trace
-from ..dtypes import ALL_FLOATS
-from ..errors import OnnxDefect, OnnxModelError, OpbuildError, ShapeError
+from ..core import trace
+from ..core.dtypes import ALL_FLOATS
+from ..core.errors import OnnxDefect, OnnxModelError, OpbuildError, ShapeError
+from ..core.parameter import Parameter
+from ..core.tensor import Tensor
 from ..nn.cell import Cell
-from ..parameter import Parameter
-from ..tensor import Tensor
 from . import onnx_check
 from .onnx_ops import CONVERTERS, Converter, Ctx, StaticValueError, is_const, onnx_dtype
 from .onnx_ops.elementwise import supported_onnx_types
@@ -100,7 +100,7 @@ class InputSpec:
 def load(model: str | os.PathLike | onnx.ModelProto) -> OnnxModel:
     """Load an ONNX model (a path or a ``ModelProto``) as a callable :class:`OnnxModel` Cell.
 
-    Raises :class:`~opbuild.errors.OnnxModelError` for a file or model that is not a valid ONNX model (empty,
+    Raises :class:`~opbuild.core.errors.OnnxModelError` for a file or model that is not a valid ONNX model (empty,
     truncated, a cycle, an undefined or twice-written tensor, an unknown opset, anything ``onnx.checker``
     rejects: :mod:`.onnx_check`), and :class:`UnsupportedOnnxError` listing every unsupported operator,
     attribute or dtype of a valid one, both before anything is built.

@@ -1,7 +1,7 @@
 """Validation of ONNX models at load, before anything is converted or built.
 
 ``read(path)`` decodes a file and ``check(proto, source)`` validates a model; both raise
-:class:`~opbuild.errors.OnnxModelError` naming the file and, for each problem, the node (name and op_type) and
+:class:`~opbuild.core.errors.OnnxModelError` naming the file and, for each problem, the node (name and op_type) and
 the tensor. opbuild's own checks run first, because ``onnx.checker`` accepts some invalid models (an unknown
 opset such as 99, a graph without outputs) and names neither the file nor, always, the node; the checker then
 runs for everything else (attribute types, initializer sizes, ...), its message wrapped with the file's name.
@@ -24,7 +24,7 @@ from pathlib import Path
 import onnx
 from google.protobuf.message import DecodeError
 
-from ..errors import OnnxDefect, OnnxModelError
+from ..core.errors import OnnxDefect, OnnxModelError
 
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 TESTED_OPSETS = (13, 22)  # the range README and docs/onnx.md promise; others load when their ops are unchanged

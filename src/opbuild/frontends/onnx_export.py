@@ -22,12 +22,12 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from .. import trace
 from ..cache.fsio import atomic_write
-from ..errors import OpbuildError
-from ..ir import Graph, Node, Value
-from ..parameter import Parameter
-from ..tensor import Tensor
+from ..core import trace
+from ..core.errors import OpbuildError
+from ..core.ir import Graph, Node, Value
+from ..core.parameter import Parameter
+from ..core.tensor import Tensor
 
 #: The ONNX opset written: 17 has LayerNormalization, and ReduceSum (only) takes its axes as an input.
 OPSET = 17

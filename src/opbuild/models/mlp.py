@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import nn
-from ..parameter import set_seed
-from ..tensor import Tensor
+from ..core.parameter import set_seed
+from ..core.tensor import Tensor
 
 
 class MLP(nn.Cell):

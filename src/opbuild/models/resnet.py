@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import nn, ops
-from ..parameter import set_seed
-from ..tensor import Tensor
+from ..core.parameter import set_seed
+from ..core.tensor import Tensor
 
 
 def _conv(cin: int, cout: int, k: int, stride: int = 1) -> nn.Conv2d:

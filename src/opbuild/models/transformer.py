@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import nn, ops
-from ..errors import ShapeError
-from ..parameter import set_seed
-from ..tensor import Tensor
+from ..core.errors import ShapeError
+from ..core.parameter import set_seed
+from ..core.tensor import Tensor
 
 
 @dataclass(frozen=True)

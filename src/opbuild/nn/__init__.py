@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..parameter import Parameter
+from ..core.parameter import Parameter
 from ..train.metrics import Accuracy, Loss, Metric
 from .cell import Cell
 from .container import SequentialCell

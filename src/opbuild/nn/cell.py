@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import config, trace
-from ..dtypes import dtype_of
+from ..core import config, trace
+from ..core.dtypes import dtype_of
+from ..core.parameter import Parameter
+from ..core.tensor import Tensor
 from ..ops.primitive import apply, compute_dtype
-from ..parameter import Parameter
-from ..tensor import Tensor
 
 
 def outputs_to_float32(out: Any) -> Any:

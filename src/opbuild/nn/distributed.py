@@ -16,9 +16,9 @@ import numpy as np
 from ..communication import auto_parallel
 from ..communication.collective import broadcast_arrays
 from ..communication.management import get_group_size, is_initialized
+from ..core.parameter import Parameter
+from ..core.tensor import Tensor
 from ..ops.primitive import apply
-from ..parameter import Parameter
-from ..tensor import Tensor
 from .cell import Cell
 
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..core.errors import ShapeError
+from ..core.tensor import Tensor, as_tensor
 from ..ops.primitive import apply
-from ..tensor import Tensor, as_tensor
 from .cell import Cell
 
 _REDUCTIONS = ("mean", "sum", "none")

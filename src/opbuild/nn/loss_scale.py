@@ -26,12 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import autograd, trace
+from .. import autograd
+from ..core import trace
+from ..core.parameter import Parameter
+from ..core.tensor import Tensor
 from ..ops import gradlib as G
 from ..ops.optim import Assign
 from ..ops.primitive import apply
-from ..parameter import Parameter
-from ..tensor import Tensor
 from .cell import Cell
 from .wrap import TrainOneStepCell
 

@@ -14,7 +14,7 @@ import numpy as np
 from .. import autograd
 from ..communication import auto_parallel
 from ..communication.management import is_initialized
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .cell import Cell, outputs_to_float32
 from .distributed import DistributedGradReducer, broadcast_parameters
 

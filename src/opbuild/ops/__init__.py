@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace as _SimpleNamespace
 
-from ..tensor import bind_functional as _bind_tensor_methods
+from ..core.tensor import bind_functional as _bind_tensor_methods
 from . import functional, operations
 from .api.indexing import getitem as _getitem
 from .functional import *  # noqa: F403

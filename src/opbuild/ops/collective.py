@@ -20,8 +20,8 @@ import numpy as np
 
 from ..communication import collective as mpi
 from ..communication.management import get_group_size, is_initialized
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
 from .primitive import Primitive, apply, declare
 from .registry import HostFn, OpDef, grad_rule, no_grad, same_dtype
 

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..dtypes import ALL_FLOATS, FLOATS, HALFS
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.dtypes import ALL_FLOATS, FLOATS, HALFS
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import c_literal, compute_ctype, ctype, is_half, load, store
 from . import conv_kernels as K
 from .primitive import Primitive, defop

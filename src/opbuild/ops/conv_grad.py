@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import FLOATS, HALFS
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.dtypes import FLOATS, HALFS
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import compute_ctype, ctype, is_half, load, store
 from . import conv_backward_kernels as BK
 from . import conv_kernels as K

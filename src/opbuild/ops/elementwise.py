@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import ALL_FLOATS, ALL_NUMERIC, ANY, BY_NAME, LOWP, dtype_of
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.dtypes import ALL_FLOATS, ALL_NUMERIC, ANY, BY_NAME, LOWP, dtype_of
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
+from ..core.tensor import as_tensor
 from ..targets.cpu.blocked import broadcast_map, flat_map
 from ..targets.cpu.codegen import (
     broadcast_loop,
@@ -31,7 +32,6 @@ from ..targets.cpu.codegen import (
     nan_min,
     store,
 )
-from ..tensor import as_tensor
 from . import lowp
 from .primitive import Primitive, apply, declare, primitive_class
 from .registry import OpDef, broadcast_shapes, same_dtype

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
 from ..targets.cpu.blocked import BLOCK, broadcast_map, flat_map
 from ..targets.cpu.codegen import broadcast_loop, compute_ctype, load, round_trip, store
 from .elementwise import FUSIBLE, cast_src_ctype, member_expr

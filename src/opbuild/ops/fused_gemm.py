@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, parallel_for, store
 from .conv import _conv_emit
 from .fused import _reference as recipe_reference

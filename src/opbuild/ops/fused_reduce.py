@@ -38,9 +38,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import ALL_FLOATS, BY_NAME
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.dtypes import ALL_FLOATS, BY_NAME
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
 from ..targets.cpu.blocked import load_vec
 from ..targets.cpu.codegen import (
     broadcast_strides,

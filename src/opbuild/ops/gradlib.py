@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import ALL_FLOATS
-from ..tensor import Tensor, as_tensor
+from ..core.dtypes import ALL_FLOATS
+from ..core.tensor import Tensor, as_tensor
 from .primitive import apply
 
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import ANY, INTS
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.dtypes import ANY, INTS
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
+from ..core.tensor import Tensor
 from ..targets.cpu.codegen import ctype
-from ..tensor import Tensor
 from .primitive import Primitive, apply, defop
 from .registry import norm_axis, same_dtype
 from .shape_args import static_int

@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import ANY
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.dtypes import ANY
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
+from ..core.tensor import Tensor
 from ..targets.cpu.codegen import strided_copy, strides
-from ..tensor import Tensor
 from .primitive import Primitive, apply, defop
 from .registry import norm_axis, same_dtype
 from .shape_args import attr_shape_infer, static_int, static_ints

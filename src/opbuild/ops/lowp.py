@@ -27,8 +27,8 @@ from functools import cache
 
 import numpy as np
 
-from ..dtypes import BY_NAME, LOWP, LOWP_FLOATS
-from ..ir import KernelSpec
+from ..core.dtypes import BY_NAME, LOWP, LOWP_FLOATS
+from ..core.ir import KernelSpec
 from ..targets.cpu.codegen import compute_ctype, load, parallel_for
 
 

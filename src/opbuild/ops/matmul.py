@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import FLOATS, HALFS, NUMERIC
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.dtypes import FLOATS, HALFS, NUMERIC
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
+from ..core.tensor import as_tensor
 from ..targets.cpu.blocked import broadcast_map, convert_in, convert_out
 from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, gemm_symbols, is_half, load, store
-from ..tensor import as_tensor
 from .primitive import Primitive, apply, defop
 from .registry import same_dtype
 

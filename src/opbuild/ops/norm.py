@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..dtypes import ALL_FLOATS
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
-from ..parameter import Parameter
+from ..core.dtypes import ALL_FLOATS
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
+from ..core.parameter import Parameter
 from ..targets.cpu.blocked import ROW_MAX, row_buffer
 from ..targets.cpu.codegen import (
     c_literal,

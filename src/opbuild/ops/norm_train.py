@@ -28,9 +28,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..dtypes import ALL_FLOATS
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.dtypes import ALL_FLOATS
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import is_half, load, store
 from .norm import _bn_channel_axis, _bn_infer, _bn_normalize, _float_attr
 from .primitive import Primitive, apply, defop

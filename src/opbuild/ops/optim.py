@@ -28,9 +28,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..dtypes import ALL_FLOATS, ALL_NUMERIC, HALFS
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.dtypes import ALL_FLOATS, ALL_NUMERIC, HALFS
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import c_literal, compute_ctype, ctype, is_half, load, parallel_for, store
 from .primitive import Primitive, apply, defop
 from .registry import no_grad

@@ -15,9 +15,9 @@ import contextvars
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from .. import trace
-from ..parameter import Parameter
-from ..tensor import Tensor, as_tensor
+from ..core import trace
+from ..core.parameter import Parameter
+from ..core.tensor import Tensor, as_tensor
 from .registry import EmitFn, InferFn, NormalizeFn, OpDef, RefFn, WorkspaceFn, get, register
 
 # The compute dtype of the innermost Cell on the call stack that has one (``Cell.to_float``), MindSpore's

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..dtypes import FLOATS
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.dtypes import FLOATS
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import c_literal, ctype
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, no_grad, same_dtype

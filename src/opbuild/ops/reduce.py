@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import ALL_FLOATS, ALL_NUMERIC, BY_NAME, dtype_of, int32
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.dtypes import ALL_FLOATS, ALL_NUMERIC, BY_NAME, dtype_of, int32
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
 from ..targets.cpu.blocked import convert_in, convert_out, lane_reduce_f16, load_vec, row_buffer
 from ..targets.cpu.codegen import (
     c_literal,

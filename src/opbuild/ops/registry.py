@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
-from ..ir import KernelSpec, TensorType
+from ..core.errors import ShapeError
+from ..core.ir import KernelSpec, TensorType
 from .sources import generator_files
 
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import ANY
-from ..errors import ShapeError
-from ..ir import TensorType
-from ..tensor import Tensor
+from ..core.dtypes import ANY
+from ..core.errors import ShapeError
+from ..core.ir import TensorType
+from ..core.tensor import Tensor
 from .registry import InferFn, same_dtype
 
 

@@ -27,13 +27,13 @@ import types
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import dtypes
+from ..core import dtypes
 from ..targets.cpu import blas_threads as c_blas_threads
 from ..targets.cpu import codegen as c_codegen
 from ..targets.cpu import f16_blocks
 from ..targets.cpu import prelude as c_prelude
 
-_PACKAGE = str(Path(dtypes.__file__).parent) + os.sep  # opbuild's own source directory
+_PACKAGE = str(Path(dtypes.__file__).parent.parent) + os.sep  # opbuild's own source directory
 
 
 def _module_file(name: str) -> str | None:

@@ -30,14 +30,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import trace
-from ..dtypes import ALL_FLOATS
-from ..errors import OpbuildError
-from ..ir import Graph, Node, Value
+from ..core import trace
+from ..core.dtypes import ALL_FLOATS
+from ..core.errors import OpbuildError
+from ..core.ir import Graph, Node, Value
+from ..core.tensor import Tensor
 from ..ops import gradlib as G
 from ..ops.primitive import apply
 from ..ops.registry import get as get_op
-from ..tensor import Tensor
 from .base import GraphPass
 
 _FLOATS = ALL_FLOATS  # float16, bfloat16, float32, float64: the dtypes a cotangent flows through

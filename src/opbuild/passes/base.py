@@ -1,4 +1,4 @@
-"""The graph-pass interface: a pass rewrites a traced :class:`~opbuild.ir.Graph` before it is lowered to kernels.
+"""The graph-pass interface: a pass rewrites a traced :class:`~opbuild.core.ir.Graph` before it is lowered to kernels.
 
 A pass is deterministic (the same graph gives the same result in every process: kernels, and therefore cache
 keys, depend on it) and names itself with a ``name`` and a ``version``. The :class:`Pipeline` that runs the
@@ -12,8 +12,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
-from .. import config
-from ..ir import Graph, Node, Value
+from ..core import config
+from ..core.ir import Graph, Node, Value
 
 
 class GraphPass(ABC):

@@ -7,7 +7,7 @@ without effect: a kernel to build and a call per run. Captures no remaining node
 
 from __future__ import annotations
 
-from ..ir import Graph
+from ..core.ir import Graph
 from .base import GraphPass, live_values
 
 

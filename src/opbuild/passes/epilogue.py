@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import config
-from ..ir import Graph, Node, TensorType, Value
+from ..core import config
+from ..core.ir import Graph, Node, TensorType, Value
+from ..core.parameter import Parameter
+from ..core.tensor import Tensor
 from ..ops.elementwise import FUSIBLE
 from ..ops.fused import OP as FUSED_ELEMENTWISE
 from ..ops.fused_gemm import FUSED_OF
 from ..ops.registry import get as get_op
-from ..parameter import Parameter
-from ..tensor import Tensor
 from .base import FusionPass, consumers
 
 

@@ -1,6 +1,6 @@
 """Constant folding: evaluate, at build time, every node whose inputs are all constants.
 
-A constant is a captured :class:`~opbuild.tensor.Tensor` that is not a :class:`~opbuild.parameter.Parameter`
+A constant is a captured :class:`~opbuild.core.tensor.Tensor` that is not a :class:`~opbuild.core.parameter.Parameter`
 (parameters change between calls through ``set_data`` and optimizers; a plain Tensor's data is fixed once it
 is created). A folded node's outputs become new constant captures, computed with the op's NumPy reference, so
 the node needs no kernel and no call. :func:`evaluate` is also what the ONNX frontend uses to fold shape
@@ -17,10 +17,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..ir import Graph, TensorType, Value
+from ..core.ir import Graph, TensorType, Value
+from ..core.parameter import Parameter
+from ..core.tensor import Tensor
 from ..ops.registry import get as get_op
-from ..parameter import Parameter
-from ..tensor import Tensor
 from .base import GraphPass
 
 DEFAULT_MAX_ELEMENTS = 1 << 16

@@ -22,8 +22,8 @@ manifests of fused and unfused builds never mix.
 
 from __future__ import annotations
 
-from ..dtypes import LOWP
-from ..ir import Graph, Node, Value
+from ..core.dtypes import LOWP
+from ..core.ir import Graph, Node, Value
 from ..ops.elementwise import FUSIBLE
 from ..ops.fused import OP as FUSED_OP
 from ..ops.registry import get as get_op

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ir import Graph, Node, Value
+from ..core.ir import Graph, Node, Value
 from ..ops.registry import get
 from .base import GraphPass
 

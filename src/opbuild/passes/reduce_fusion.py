@@ -36,9 +36,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..dtypes import ALL_FLOATS
-from ..errors import ShapeError
-from ..ir import Graph, Node, TensorType, Value
+from ..core.dtypes import ALL_FLOATS
+from ..core.errors import ShapeError
+from ..core.ir import Graph, Node, TensorType, Value
 from ..ops.elementwise import FUSIBLE
 from ..ops.fused_reduce import OP as FUSED_OP
 from ..ops.fused_reduce import ROW_REDUCTIONS

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..ir import Graph, Node, Value
+from ..core.ir import Graph, Node, Value
 from ..ops.registry import HostFn, get
 from ..passes.memplan import ALIGN, Location, MemoryPlan, nbytes, plan_memory
 from ..targets.base import Kernel

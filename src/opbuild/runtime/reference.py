@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..ir import Graph
+from ..core.ir import Graph
 from ..ops.registry import get
 
 

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import trace
 from ..builder import Builder
 from ..builder.memory import scope
-from ..ir import Graph, KernelSpec
+from ..core import trace
+from ..core.ir import Graph, KernelSpec
 from ..ops.registry import get
 from ..passes import DEFAULT_PIPELINE, Pipeline
 from ..passes.memplan import plan_memory

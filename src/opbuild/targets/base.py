@@ -18,7 +18,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from ..cache.statmemo import StatMemo
-    from ..ir import KernelSpec
+    from ..core.ir import KernelSpec
 
 
 class Kernel(Protocol):

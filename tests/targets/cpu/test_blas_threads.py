@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from opbuild import config
-from opbuild.errors import ConfigError
+from opbuild.core import config
+from opbuild.core.errors import ConfigError
 from opbuild.targets.cpu import codegen
 from tests.conftest import run_python
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from opbuild.builder.requests import Namer
-from opbuild.ir import KernelSpec, TensorType
+from opbuild.core.ir import KernelSpec, TensorType
 from opbuild.ops.registry import get as get_op
 from opbuild.targets.cpu import CpuTarget, codegen
 from opbuild.targets.cpu.compilers.gcc import GccLike

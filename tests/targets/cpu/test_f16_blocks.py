@@ -159,7 +159,7 @@ def test_prelude_section_only_where_named_and_hashed_into_every_key():
 def test_float16_kernels_are_generated_blocked():
     """The float16 forms of a map, a broadcast map, a reduction and Softmax convert by blocks; float32 and
     bfloat16 kernels keep their plain loops (bfloat16's shifts vectorise as they are)."""
-    from opbuild.ir import TensorType
+    from opbuild.core.ir import TensorType
     from opbuild.ops.registry import get
 
     def body(op: str, shapes, dt: str, attrs=None) -> str:

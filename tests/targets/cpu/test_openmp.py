@@ -13,7 +13,7 @@ import pytest
 
 import opbuild as ms
 import opbuild.ops as ops
-from opbuild.ir import TensorType
+from opbuild.core.ir import TensorType
 from opbuild.ops.registry import get
 from opbuild.targets.cpu.codegen import PARALLEL_MIN_ELEMENTS
 from tests.conftest import run_python

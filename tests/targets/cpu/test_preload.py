@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 CODE = r"""
 import json, numpy as np
 from opbuild.builder import Builder
-from opbuild.ir import TensorType
+from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 from opbuild.targets.cpu import loader
 

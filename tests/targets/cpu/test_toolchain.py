@@ -11,7 +11,7 @@ import types
 import numpy
 import pytest
 
-from opbuild.errors import CompilerNotFoundError
+from opbuild.core.errors import CompilerNotFoundError
 from opbuild.targets.cpu.compilers import blas
 
 

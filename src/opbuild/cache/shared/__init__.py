@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from ... import config
+from ...core import config
 from .backend import UNSIGNED, RemoteBackend, RemoteError, check_namespace
 from .directory import DirectoryBackend
 from .redis import RedisBackend

@@ -15,7 +15,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 
-from ...errors import OpbuildError
+from ...core.errors import OpbuildError
 
 UNSIGNED = "unsigned"  # the key id of entries written without OPBUILD_CACHE_SECRET (see entry.key_id)
 NAMESPACE = re.compile(r"[0-9a-f]{16}|unsigned")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import wraps
 
-from ...config import redact_url as redact
+from ...core.config import redact_url as redact
 from .backend import UNSIGNED, RemoteBackend, RemoteError, check_namespace
 
 PREFIX = "opbuild:2:"

@@ -36,8 +36,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ... import config
-from ...config import redact_url as redact
+from ...core import config
+from ...core.config import redact_url as redact
 from ..fsio import pid_alive
 from . import entry as remote_entry
 from . import open_backend

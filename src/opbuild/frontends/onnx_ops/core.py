@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import OpbuildError
+from ...core.errors import OpbuildError
+from ...core.tensor import Tensor
 from ...ops.primitive import apply
 from ...ops.registry import get as get_op
 from ...passes.fold import evaluate
-from ...tensor import Tensor
 
 Value = Any  # np.ndarray (a trace-time constant) or Tensor
 

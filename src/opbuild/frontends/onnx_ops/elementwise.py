@@ -10,8 +10,8 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
-from ...dtypes import ALL_FLOATS
-from ...tensor import Tensor
+from ...core.dtypes import ALL_FLOATS
+from ...core.tensor import Tensor
 from .core import (
     Ctx,
     StaticValueError,

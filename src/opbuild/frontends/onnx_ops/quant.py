@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dtypes import BY_NAME, LOWP_FLOATS
-from ...errors import ShapeError
+from ...core.dtypes import BY_NAME, LOWP_FLOATS
+from ...core.errors import ShapeError
 from .core import CONVERTERS, Ctx, Value, cast, const, converter, dtype, prim, reshape, shape
 from .elementwise import FLOAT8, onnx_dtype, saturating_cast
 

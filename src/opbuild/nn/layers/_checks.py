@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...errors import ShapeError
-from ...tensor import Tensor
+from ...core.errors import ShapeError
+from ...core.tensor import Tensor
 
 
 def positive_int(layer: str, name: str, value: object) -> int:

@@ -9,9 +9,9 @@ import math
 import numpy as np
 
 from ... import ops
-from ...errors import ShapeError
-from ...parameter import Parameter
-from ...tensor import Tensor
+from ...core.errors import ShapeError
+from ...core.parameter import Parameter
+from ...core.tensor import Tensor
 from ..cell import Cell
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)

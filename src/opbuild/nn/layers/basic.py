@@ -8,9 +8,9 @@ import numpy as np
 
 from ... import ops
 from ...common.initializer import HeUniform, Uniform, init_array, op_seed
-from ...errors import ShapeError
-from ...parameter import Parameter
-from ...tensor import Tensor
+from ...core.errors import ShapeError
+from ...core.parameter import Parameter
+from ...core.tensor import Tensor
 from ..cell import Cell
 from ._checks import check_input, positive_int
 from .activation import get_activation

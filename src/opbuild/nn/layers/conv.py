@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from ... import ops
 from ...common.initializer import HeUniform, Uniform, init_array
+from ...core.parameter import Parameter
+from ...core.tensor import Tensor
 from ...ops.primitive import apply
-from ...parameter import Parameter
-from ...tensor import Tensor
 from ..cell import Cell
 from ._checks import check_input, check_pad_mode, int_pair, padding4, positive_int
 

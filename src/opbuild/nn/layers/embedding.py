@@ -8,10 +8,10 @@ import numpy as np
 
 from ... import ops
 from ...common.initializer import init_array
-from ...dtypes import INTS, DType, dtype_of, int32
-from ...errors import ShapeError
-from ...parameter import Parameter
-from ...tensor import Tensor
+from ...core.dtypes import INTS, DType, dtype_of, int32
+from ...core.errors import ShapeError
+from ...core.parameter import Parameter
+from ...core.tensor import Tensor
 from ..cell import Cell
 from ._checks import positive_int
 

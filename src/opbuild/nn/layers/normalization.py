@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 from ... import ops
 from ...common.initializer import init_array
-from ...errors import ShapeError
-from ...parameter import Parameter
-from ...tensor import Tensor
+from ...core.errors import ShapeError
+from ...core.parameter import Parameter
+from ...core.tensor import Tensor
 from ..cell import Cell
 from ._checks import check_input, positive_int
 

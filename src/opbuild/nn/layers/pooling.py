@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ... import ops
-from ...tensor import Tensor
+from ...core.tensor import Tensor
 from ..cell import Cell
 from ._checks import check_input, check_pad_mode, int_pair, padding4
 

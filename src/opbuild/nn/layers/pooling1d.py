@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ... import ops
-from ...errors import ShapeError
-from ...tensor import Tensor
+from ...core.errors import ShapeError
+from ...core.tensor import Tensor
 from ..cell import Cell
 from ._checks import check_pad_mode, positive_int
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ... import ops
-from ...errors import ShapeError
-from ...tensor import Tensor
+from ...core.errors import ShapeError
+from ...core.tensor import Tensor
 from ..cell import Cell
 from ._checks import positive_int
 

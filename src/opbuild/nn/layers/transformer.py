@@ -16,10 +16,10 @@ import numpy as np
 
 from ... import ops
 from ...common.initializer import XavierUniform, init_array
-from ...dtypes import float32
-from ...errors import ShapeError
-from ...parameter import Parameter
-from ...tensor import Tensor
+from ...core.dtypes import float32
+from ...core.errors import ShapeError
+from ...core.parameter import Parameter
+from ...core.tensor import Tensor
 from ..cell import Cell
 from ._checks import positive_int
 from .basic import Dense, Dropout

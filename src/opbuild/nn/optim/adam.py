@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from ...core.parameter import Parameter
+from ...core.tensor import Tensor
 from ...ops.optim import Adam as AdamOp
 from ...ops.optim import AdamWeightDecay as AdamWeightDecayOp
 from ...ops.optim import Assign
-from ...parameter import Parameter
-from ...tensor import Tensor
 from .optimizer import Optimizer, check_float
 
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from ...core.parameter import Parameter
+from ...core.tensor import Tensor
 from ...ops.optim import SGD as SGDOp
 from ...ops.optim import ApplyMomentum
-from ...parameter import Parameter
-from ...tensor import Tensor
 from .optimizer import Optimizer, check_float
 
 

@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from ... import config, trace
+from ...core import config, trace
+from ...core.parameter import Parameter, ParameterTuple
+from ...core.tensor import Tensor
 from ...ops import functional as F
 from ...ops.optim import AssignAdd
-from ...parameter import Parameter, ParameterTuple
-from ...tensor import Tensor
 from ..cell import Cell
 from .schedule import LearningRateSchedule
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ...core.tensor import Tensor
 from ...ops import functional as F
-from ...tensor import Tensor
 from ..cell import Cell
 
 

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...dtypes import DType, dtype_of
-from ...tensor import Tensor, as_tensor
+from ...core.dtypes import DType, dtype_of
+from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 
 Shape = int | Sequence[int]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...tensor import Tensor, as_tensor
+from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...tensor import Tensor
+from ...core.tensor import Tensor
 from ..primitive import apply
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType, dtype_of
-from ...tensor import Tensor, as_tensor
+from ...core.dtypes import DType, dtype_of
+from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 from .base import binary, true_divide, unary
 

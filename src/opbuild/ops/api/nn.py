@@ -10,9 +10,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...common.initializer import op_seed
-from ...dtypes import DType
-from ...parameter import Parameter
-from ...tensor import Tensor, as_tensor
+from ...core.dtypes import DType
+from ...core.parameter import Parameter
+from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 from . import array as A
 from . import math as M

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...cache import elf
-from ...errors import CompilerNotFoundError
-from ...ir import KernelSpec
+from ...core.errors import CompilerNotFoundError
+from ...core.ir import KernelSpec
 from ..base import Target
 from . import codegen, loader
 from .compilers import Compiler, CompileResult, find_compiler

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ...dtypes import BY_NAME
-from ...ir import TensorType
+from ...core.dtypes import BY_NAME
+from ...core.ir import TensorType
 from .prelude import (  # noqa: F401 - re-exported: emitters and tests name them through codegen
     BLAS_DECLS,
     PRELUDE,

@@ -9,7 +9,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ... import config
+from ...core import config
 
 # What ctypes.CDLL calls: dlopen(path, mode | RTLD_NOW) -> handle, OSError with dlerror()'s message.
 _dlopen = _ctypes.dlopen

@@ -21,8 +21,8 @@ import importlib.util
 import os
 import sys
 
-from .... import config
-from ....errors import CompilerNotFoundError
+from ....core import config
+from ....core.errors import CompilerNotFoundError
 
 # (file name prefix in numpy.libs, symbol prefix, symbol suffix) of NumPy wheels' ILP64 OpenBLAS, newest first.
 _NUMPY_FLAVOURS = (("libscipy_openblas64_", "scipy_", "64_"), ("libopenblas64_", "", "64_"))

@@ -11,9 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from .... import config
 from ....cache.statmemo import StatMemo
-from ....errors import CompileError, CompilerNotFoundError, CompileTimeoutError
+from ....core import config
+from ....core.errors import CompileError, CompilerNotFoundError, CompileTimeoutError
 from ..codegen import CLASS_OPT
 from . import blas as blas_provider
 from .base import Compiler, CompileResult

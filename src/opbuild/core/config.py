@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..targets import names as _target_names
 from .errors import ConfigError, UnsupportedTargetError
-from .targets import names as _target_names
 from .units import parse_size
 
 GRAPH_MODE = 0

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 import numpy as np
 
 # The initialisers live in common/initializer.py (MindSpore's module path); re-exported here because
-# ``from opbuild.parameter import initializer`` predates that module.
-from .common.initializer import init_array, initializer, set_seed
+# ``from opbuild.core.parameter import initializer`` predates that module.
+from ..common.initializer import init_array, initializer, set_seed
 from .tensor import Tensor
 
 

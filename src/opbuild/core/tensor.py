@@ -27,7 +27,7 @@ def _ops() -> Any:
 
 
 class Tensor:
-    """An n-dimensional array of a supported dtype (see :mod:`opbuild.dtypes`).
+    """An n-dimensional array of a supported dtype (see :mod:`opbuild.core.dtypes`).
 
     ``Tensor(data, dtype=None)`` accepts anything NumPy can turn into an array. Python floats default to
     float32 (as in MindSpore); NumPy arrays keep their dtype. Python operators map to primitives, so they work
