@@ -17,7 +17,7 @@ from opbuild.cache import manifest
 from opbuild.cache.admin.verify import verify
 from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
-from opbuild.targets import get as get_target
+from opbuild.targets import create as create_target
 from tests.cache._util import kernel_meta, verify_cache
 
 SPECS = [REGISTRY["Square"].spec({}, [TensorType((n,), "float32")]) for n in (3, 5, 7)] + [
@@ -75,7 +75,7 @@ def test_manifest_blas_outside_the_cache_is_never_loaded(root, tmp_path):
     path, data = _manifest(root)
     data["blas"] = str(evil)  # a warm start from this manifest used to dlopen it ahead of the GEMM kernel
     path.write_text(json.dumps(data))
-    assert manifest.blas_problem(str(evil), get_target("CPU").known_linked_libraries()) is not None
+    assert manifest.blas_problem(str(evil), create_target("CPU").known_linked_libraries()) is not None
     _verify_flags(km, path)
     path.write_text(json.dumps(data))  # again, for the build
 

@@ -19,7 +19,7 @@ from ..cache.observe import Observer
 from ..core import config
 from ..core.ir import KernelSpec
 from ..report import BuildReport, KernelRecord
-from ..targets import get as get_target
+from ..targets import create as create_target
 from ..targets.base import Kernel, Target, Toolchain
 from . import manifests
 from .compile import BatchCompiler
@@ -42,11 +42,16 @@ class Builder:
         self.namer = Namer()
         self.observer = Observer()  # statistics, miss explanations, size bound (cache/observe.py)
         self._digest = self.stores.memo(None).file_digest  # source digests: the store's memo once a build names it
+        self._targets: dict[str, Target] = {}  # one instance per target name, made on first use
 
     @property
     def target(self) -> Target:
         """The target builds compile for: ``set_context(device_target=...)``."""
-        return get_target(config.device_target())
+        name = config.device_target()
+        target = self._targets.get(name)
+        if target is None:
+            target = self._targets.setdefault(name, create_target(name))
+        return target
 
     @property
     def compiler_of_batches(self) -> BatchCompiler:
@@ -126,7 +131,8 @@ class Builder:
         repairs: list[tuple[str, str]] = []  # (kernel, reason) of entries quarantined by this build
         try:
             if misses:
-                for done in MissPipeline(self, read_store, write_store, swept, misses, repairs).run():
+                for done in MissPipeline(self.stores, self.memory, target, self.compiler_of_batches, read_store,
+                                             write_store, swept, misses, repairs).run():
                     kernels[(where, done.key)] = by_memo[done.key] = done.kernel
                     report.kernels.append(KernelRecord(done.req.name, done.req.spec.op, done.status, done.seconds,
                                                        done.source))

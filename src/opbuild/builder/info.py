@@ -7,7 +7,7 @@ from pathlib import Path
 from ..cache.statmemo import StatMemo
 from ..core import config
 from ..core.errors import CompilerNotFoundError
-from ..targets import get as get_target
+from ..targets import create as create_target
 from .toolchain import Toolchains
 
 
@@ -16,7 +16,7 @@ def toolchain_info(store_dir: Path | None = None) -> dict:
     ``{"target": name, "target_identity": {...}, "compiler": identity or None, "matched": "compiler" |
     "recorded" | "none", "missing": why no compiler was found, or None}``. ``store_dir``: the kernel_meta
     whose recorded identity counts (default: the one builds use here). Builds nothing, writes no memo."""
-    target = get_target(config.device_target())
+    target = create_target(config.device_target())
     memo = StatMemo(store_dir if store_dir is not None else config.cache_dir())
     toolchains = Toolchains()
     try:

@@ -21,7 +21,7 @@ from ..core import config
 from ..core.units import format_ago, format_size, format_time
 from ..ops import operations as _families  # noqa: F401  (registers every op, so scenario_of knows them)
 from ..ops.registry import SCENARIOS, scenario_of
-from ..targets import get as get_target
+from ..targets import create as create_target
 from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, all_rank_dirs, cache_directory, cache_root
 from .format import entries, err, fields, plural, print_json, table
 
@@ -180,7 +180,7 @@ def _shared_tier_rows(shared: dict | None, c: dict) -> list[tuple[str, Any]]:
 def cmd_verify(args: argparse.Namespace) -> int:
     """`opbuild cache verify [--repair]`: every problem, one row each."""
     directory = cache_directory(args)
-    target = get_target(config.device_target())
+    target = create_target(config.device_target())
     report = verify.verify(directory, repair=args.repair, binary_suffix=target.binary_suffix,
                            known_blas=target.known_linked_libraries())
     bad = report.unrepaired if args.repair else report.problems

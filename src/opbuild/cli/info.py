@@ -21,7 +21,7 @@ from ..core import config
 from ..core.errors import OpbuildError
 from ..core.units import format_size
 from ..ops.registry import REGISTRY
-from ..targets import get as get_target
+from ..targets import create as create_target
 from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, cache_directory, cache_root, rank
 from .format import entries, fields, plural, print_json
 
@@ -42,7 +42,7 @@ def compiler_identity() -> dict:
 def machine_identity() -> dict:
     """This machine's values of the machine-dependent descriptor components (``cache import`` compares
     an archive's entries with them)."""
-    target = get_target(config.device_target())
+    target = create_target(config.device_target())
     return {"compiler": compiler_identity(), "target": target.identity(),
             "opbuild_version": __version__, "abi": target.abi_version}
 
@@ -68,7 +68,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     if toolchain["missing"]:  # no compiler is a finding to show, not a crash
         compiler_error = toolchain["missing"]
         code = EXIT_PROBLEMS
-    target = toolchain["target_identity"] or get_target(config.device_target()).identity()
+    target = toolchain["target_identity"] or create_target(config.device_target()).identity()
     listing = cache_entries.scan(directory)
     try:
         max_size = config.cache_max_size()

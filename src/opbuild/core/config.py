@@ -14,13 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..targets import names as _target_names
 from .errors import ConfigError, UnsupportedTargetError
 from .units import parse_size
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
-SUPPORTED_TARGETS = _target_names()  # the targets registry (targets/__init__.py), imported lazily there
+#: The targets: name (as ``set_context(device_target=...)`` spells it, upper case) -> ``"module:Class"``. Kept
+#: here, as data, so that set_context validates a name without importing any target (core imports nothing
+#: above it); ``targets.create`` imports the class on first use. Adding a target adds one line here.
+TARGETS: dict[str, str] = {"CPU": "opbuild.targets.cpu:CpuTarget"}
+SUPPORTED_TARGETS = tuple(TARGETS)
 
 _MODES = {GRAPH_MODE: "GRAPH_MODE", PYNATIVE_MODE: "PYNATIVE_MODE"}
 # The context is process state by contract (MindSpore's set_context is global); it is the only one.

@@ -8,22 +8,13 @@ import numpy as np
 
 from .dtypes import DType, dtype_of
 from .ir import TensorType, Value
-
-# Tensor methods dispatch to the functional API through this slot, filled by ``opbuild.ops`` when it is imported
-# (as MindSpore's ``tensor_operator_registry``): ops imports this module, so importing ops here would be a cycle.
-_functional: Any = None
-
-
-def bind_functional(namespace: Any) -> None:
-    """Install the functional API the Tensor methods call (``opbuild.ops`` does this when it is imported)."""
-    global _functional
-    _functional = namespace
+from .providers import tensor_methods
 
 
 def _ops() -> Any:
-    if _functional is None:  # only if opbuild.ops was never imported, which ``import opbuild`` always does
-        raise RuntimeError("Tensor operators need opbuild.ops: import opbuild (or opbuild.ops) first")
-    return _functional
+    """The functional API Tensor's methods call (core/providers.py: ops imports this module, so the methods
+    reach ops through that one documented lookup rather than an import)."""
+    return tensor_methods()
 
 
 class Tensor:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import importlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 
+from . import providers
 from .ir import Graph, KernelSpec, Value
 from .tensor import Tensor
 
@@ -156,22 +156,10 @@ class Engine(Protocol):
     def compile_graph(self, graph: Graph) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]: ...
 
 
-_engine: Callable[[], Engine] | None = None  # installed by runtime/session.py when it is imported
-
-
-def install_engine(get: Callable[[], Engine]) -> None:
-    """Install the function returning the process's engine. The runtime installs its session here, so ops
-    (ops/primitive.py) and cells (nn/cell.py) run kernels without importing the runtime that imports them."""
-    global _engine
-    _engine = get
-
-
 def engine() -> Engine:
-    """The process's engine. ``import opbuild`` imports the runtime, which installs it; a process that imports
-    only submodules gets it installed here on first use."""
-    if _engine is None:
-        importlib.import_module("opbuild.runtime.session")
-    return _engine()
+    """The process's engine: the runtime session, looked up through core/providers.py (the one place core
+    names a layer above it), so ops and cells run kernels without importing the runtime that imports them."""
+    return providers.engine()
 
 
 def arg_signature(args: Sequence[Any], who: str) -> tuple:

@@ -10,7 +10,6 @@ import numpy as np
 
 from ..builder import Builder
 from ..builder.memory import scope
-from ..core import trace
 from ..core.ir import Graph, KernelSpec
 from ..ops.registry import get
 from ..passes import DEFAULT_PIPELINE, Pipeline
@@ -113,8 +112,6 @@ def session() -> Session:
                 _session = Session()
     return _session
 
-
-trace.install_engine(session)
 
 
 def build_report() -> BuildReport:
