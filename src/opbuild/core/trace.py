@@ -155,6 +155,8 @@ class Engine(Protocol):
 
     def compile_graph(self, graph: Graph) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]: ...
 
+    def state(self, owner: str) -> dict: ...
+
 
 def engine() -> Engine:
     """The process's engine: the runtime session, looked up through core/providers.py (the one place core

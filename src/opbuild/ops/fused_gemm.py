@@ -68,6 +68,8 @@ def _canonical(typed: list, members: list) -> list[dict]:
     return [{"op": op, "attrs": a, "args": list(m["args"])} for (op, a, _, _), m in zip(typed, members, strict=True)]
 
 
+# A bounded memo of a pure function (the pieces follow from op, attrs and types alone): its answers are the
+# same with or without it, so it is not process state (docs/architecture.md, "Process state").
 _PARTS_MEMO: dict[tuple, _Parts] = {}
 _PARTS_MEMO_MAX = 1024
 

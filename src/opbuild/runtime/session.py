@@ -19,10 +19,12 @@ from .executor import CompiledGraph
 
 
 class Session:
-    """Owns the Builder (memory tier, toolchain identity) and the most recent build report."""
+    """Owns the Builder (memory tier, toolchain identity, target instances), the most recent build report and
+    the state operators keep between calls (:meth:`state`)."""
 
     def __init__(self) -> None:
         self.builder = Builder()
+        self._states: dict[str, dict] = {}
         self._last: BuildReport | None = None
         self._pynative: BuildReport | None = None
         self._lock = threading.Lock()
@@ -86,6 +88,12 @@ class Session:
         ptrs = (ctypes.c_void_p * len(addresses))(*addresses)
         kernel.fn(ptrs)
         return outs
+
+    def state(self, owner: str) -> dict:
+        """The dict where ``owner`` (e.g. ``"dropout"``: ops.dropout's generator states by seed) keeps what it
+        needs between calls; the session holds it, so the state lives and dies with the session."""
+        with self._lock:
+            return self._states.setdefault(owner, {})
 
     def build_report(self) -> BuildReport:
         """The most recent graph build's report, or the PyNative builds since the last call."""
