@@ -16,7 +16,6 @@ from pathlib import Path
 
 from .._version import __version__
 from ..cache.local import KernelStore
-from ..core import config
 from ..core.errors import CompileError, CompilerNotFoundError, CompileTimeoutError
 from ..ops.registry import get as get_op
 from ..targets.base import Target
@@ -74,9 +73,6 @@ class BatchCompiler:
             raise CompilerNotFoundError(e.tried, [req.name for req in reqs]) from None
         source, needs_blas = self._source(reqs, bodies or {})
         build_dir = Path(tempfile.mkdtemp(prefix=label + ".", dir=self.stores.workdir()))
-        delay = config.testing_compile_delay()  # test hook (tests/remote): a build that can be killed mid-compile
-        if delay:
-            time.sleep(delay)
         out = build_dir / (label + self.target.binary_suffix)
         try:
             result = self.target.compile(compiler, source, out, build_dir, needs_blas, label)

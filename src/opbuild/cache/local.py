@@ -54,18 +54,6 @@ class Lookup:
     ident: tuple | None = None  # (device, inode, size, mtime_ns) of the verified binary
 
 
-def _commit_hook(stage: str, name: str) -> None:
-    """Test hook OPBUILD_TEST_COMMIT_HOOK (config.testing_commit_hook): announce that this process is inside
-    the commit window of ``name`` (after writing its ``stage``) and pause there, so a test can kill it."""
-    hook = config.testing_commit_hook()
-    if hook is None:
-        return
-    pause, path = hook
-    with open(path, "a") as f:
-        f.write(f"{os.getpid()} {stage} {name}\n")
-    time.sleep(pause)
-
-
 class KernelStore:
     """One kernel_meta directory. Creating it may raise OSError (caller degrades to a private store).
 
@@ -233,10 +221,8 @@ class KernelStore:
             if link_from is None or not self._link(link_from, target):
                 fsio.atomic_write(target, binary, fsync=sync, tmp_dir=self.tmp_dir)
             written.append(target)
-            _commit_hook("binary", name)
             fsio.atomic_write(self.info_path(name), info, fsync=sync, tmp_dir=self.tmp_dir)
             written.append(self.info_path(name))
-            _commit_hook("info", name)
             fsio.atomic_write(self.json_path(name), (json.dumps(result, indent=1, sort_keys=True) + "\n").encode(),
                               fsync=sync, tmp_dir=self.tmp_dir)
         except OSError:

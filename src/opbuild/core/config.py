@@ -205,7 +205,6 @@ COMPILE_TIMEOUT = EnvNumber("OPBUILD_COMPILE_TIMEOUT", 600.0)
 REMOTE_TIMEOUT = EnvNumber("OPBUILD_REMOTE_TIMEOUT", 2.0)
 REMOTE_TTL = EnvNumber("OPBUILD_REMOTE_TTL", 0.0, allow_minimum=True)
 REMOTE_LEASE_TTL = EnvNumber("OPBUILD_REMOTE_LEASE_TTL", 20.0)
-TEST_COMPILE_DELAY = EnvNumber("OPBUILD_TEST_COMPILE_DELAY", 0.0, allow_minimum=True)
 
 
 def rank_id() -> int:
@@ -469,31 +468,6 @@ def cache_secret() -> bytes | None:
     return raw.encode() if raw else None
 
 
-def testing_compile_delay() -> float:
-    """OPBUILD_TEST_COMPILE_DELAY: TEST HOOK ONLY, seconds of sleep added to every batch compile so that tests
-    can kill a process deterministically while it holds build leases. Never set it in production."""
-    return float(TEST_COMPILE_DELAY.get())
-
-
-def testing_commit_hook() -> tuple[float, str] | None:
-    """OPBUILD_TEST_COMMIT_HOOK=<seconds>:<file>: TEST HOOK ONLY (scripts/soak_kill.py, tests/cache). Inside
-    the commit window of every entry it publishes (after the binary, and again after the ``.info``, before
-    the ``.json``), the process appends ``<pid> <stage> <entry>`` to ``<file>`` and sleeps ``<seconds>``, so
-    that a test can SIGKILL it exactly there. None when unset; never set it in production."""
-    raw = _env("OPBUILD_TEST_COMMIT_HOOK")
-    if not raw:
-        return None
-    seconds, sep, path = raw.partition(":")
-    try:
-        pause = float(seconds)
-    except ValueError:
-        pause = -1.0
-    if not sep or not path or not math.isfinite(pause) or pause < 0:
-        raise ConfigError("OPBUILD_TEST_COMMIT_HOOK", raw, "is not a test hook setting",
-                          "<seconds>:<file> (a test hook: leave it unset)")
-    return pause, path
-
-
 def rank_size() -> int:
     """RANK_SIZE (the number of ranks of the job, as MindSpore's launchers set it); unset, empty or invalid
     means unknown (0). Only used to spread ranks over a cold build, so a bad value is ignored, not an error."""
@@ -526,8 +500,6 @@ _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("OPBUILD_REMOTE_TIMEOUT", remote_timeout),
     ("OPBUILD_REMOTE_TTL", remote_ttl),
     ("OPBUILD_REMOTE_LEASE_TTL", remote_lease_ttl),
-    ("OPBUILD_TEST_COMPILE_DELAY", testing_compile_delay),
-    ("OPBUILD_TEST_COMMIT_HOOK", testing_commit_hook),
 )
 _CHECKED_NAMES = tuple(name for name, _ in _CHECKS)
 # os.environ.get goes through MutableMapping.get and re-encodes the key on every call, which made reading the

@@ -21,8 +21,8 @@ import numpy as np
 import onnx
 from onnx.backend.base import Backend, BackendRep
 
-from .onnx import OnnxModel
-from .onnx_ops import CONVERTERS
+from opbuild.frontends.onnx import OnnxModel
+from opbuild.frontends.onnx_ops import CONVERTERS
 
 
 class OpbuildRep(BackendRep):
