@@ -25,7 +25,7 @@ class BuildReport:
     kernels: list[KernelRecord] = field(default_factory=list)
     seconds: float = 0.0
     # The graph's memory plan (passes/memplan.py MemoryPlan.summary): arena_bytes against intermediate_bytes
-    # (the sum of all intermediates), views, inplace. None for PyNative builds.
+    # (the sum of all intermediates), views, reused_inputs. None for PyNative builds.
     memory: dict | None = None
 
     def _count(self, status: str) -> int:
