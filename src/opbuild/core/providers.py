@@ -11,35 +11,35 @@
 Each is named here by import path and resolved on first use: no higher module fills a slot of core when it is
 imported, the dependency is written down once (:data:`PROVIDERS`), and a process that imports only
 ``opbuild.core`` still gets both when it first needs them. Resolving a name is an import and an attribute
-lookup; the resolved function is remembered (as ``sys.modules`` remembers the module), which changes no
+lookup; the resolved object is remembered (as ``sys.modules`` remembers the module), which changes no
 answer.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .trace import Engine
 
-#: service -> ``"module:function"``; the function, called with no argument, returns the service.
+#: service -> ``"module:attribute"``: the engine is the function returning the session, the tensor methods a
+#: namespace.
 PROVIDERS: dict[str, str] = {
     "engine": "opbuild.runtime.session:session",
-    "tensor_methods": "opbuild.ops.functional:tensor_methods",
+    "tensor_methods": "opbuild.ops.functional:TENSOR_METHODS",
 }
 
-_resolved: dict[str, Callable[[], Any]] = {}
+_resolved: dict[str, Any] = {}
 
 
-def provider(service: str) -> Callable[[], Any]:
-    """The function providing ``service`` (a key of :data:`PROVIDERS`), imported on first use."""
-    get = _resolved.get(service)
-    if get is None:
+def provider(service: str) -> Any:
+    """The object providing ``service`` (a key of :data:`PROVIDERS`), imported on first use."""
+    found = _resolved.get(service)
+    if found is None:
         module, attr = PROVIDERS[service].split(":")
-        get = _resolved[service] = getattr(importlib.import_module(module), attr)
-    return get
+        found = _resolved[service] = getattr(importlib.import_module(module), attr)
+    return found
 
 
 def engine() -> Engine:
@@ -49,7 +49,7 @@ def engine() -> Engine:
 
 def tensor_methods() -> Any:
     """The namespace Tensor's methods call: the functional API plus ``getitem`` (``ops.functional``)."""
-    return provider("tensor_methods")()
+    return provider("tensor_methods")
 
 
 __all__ = ["PROVIDERS", "engine", "provider", "tensor_methods"]

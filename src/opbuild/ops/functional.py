@@ -4,8 +4,6 @@ lower-case ``mindspore.ops`` functions, plus the helpers Tensor's operators use 
 
 from __future__ import annotations
 
-import functools
-import sys
 from types import SimpleNamespace
 
 from .api import array as _array
@@ -21,13 +19,8 @@ API: tuple[str, ...] = (*_math.__all__, *_array.__all__, *_nn.__all__)
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 
-@functools.cache
-def tensor_methods() -> SimpleNamespace:
-    """The namespace Tensor's methods call (core/providers.py names this function): every function of this
-    module plus ``getitem``."""
-    module = sys.modules[__name__]
-    return SimpleNamespace(**{n: getattr(module, n) for n in dir(module) if not n.startswith("__")},
-                           getitem=_getitem)
-
+# What Tensor's methods call (core/providers.py names it): every function of this module plus ``getitem``.
+TENSOR_METHODS = SimpleNamespace(**{n: v for n, v in globals().items() if not n.startswith("__")},
+                                 getitem=_getitem)
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]
