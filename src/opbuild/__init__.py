@@ -40,8 +40,8 @@ from .context import ParallelMode  # noqa: E402
 from .jit import jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
 
-# Imported on first use: protobuf (checkpoints) costs tens of milliseconds, which every inference-only process
-# (whose warm start is measured in milliseconds) would otherwise pay at import.
+# Imported on first use: protobuf (checkpoints) is costly to import next to an inference-only process's warm
+# start (docs/benchmarks.md), which would otherwise pay for it at import.
 _LAZY = {"dataset": ("opbuild.dataset", None), "save_checkpoint": ("opbuild.checkpoint", "save_checkpoint"),
          "load_checkpoint": ("opbuild.checkpoint", "load_checkpoint"),
          "load_param_into_net": ("opbuild.checkpoint", "load_param_into_net"),

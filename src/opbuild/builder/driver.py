@@ -1,8 +1,8 @@
 """The build driver: kernel specs in, loaded kernels and a build report out.
 
-Tiers, in order: this process's memory (build/memory.py) -> the graph manifest (build/manifests.py) -> the
+Tiers, in order: this process's memory (builder/memory.py) -> the graph manifest (builder/manifests.py) -> the
 local kernel_meta store -> the shared tier named by OPBUILD_REMOTE_CACHE (a hit is verified and copied into the
-local store) -> compile (build/misses.py, build/compile.py). Misses are compiled in parallel threads (the
+local store) -> compile (builder/misses.py, builder/compile.py). Misses are compiled in parallel threads (the
 compiler is a subprocess: the GIL is not held while it works) and published to both stores.
 """
 
@@ -73,7 +73,7 @@ class Builder:
 
     def identity(self, store: KernelStore) -> dict:
         """The toolchain identity kernels of ``store`` are named with (a recorded one when no compiler is
-        found: build/toolchain.py); CompilerNotFoundError when there is neither."""
+        found: builder/toolchain.py); CompilerNotFoundError when there is neither."""
         memo = self.stores.memo(store.path)
         return self.toolchains.identity(self.target, memo, memo)
 

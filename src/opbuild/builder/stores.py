@@ -63,7 +63,7 @@ class Stores:
 
     def memo(self, directory: Path | None) -> StatMemo:
         """The file-derived values memoised in ``directory`` (compiler version, generator source digests,
-        the last toolchain identity: build/toolchain.py)."""
+        the last toolchain identity: builder/toolchain.py)."""
         with self._lock:
             memo = self._memos.get(directory)
             if memo is None:

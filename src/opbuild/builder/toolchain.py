@@ -2,7 +2,7 @@
 identity last recorded in the cache for the same settings (a warm start needs no compiler).
 
 Recorded identity: every identity resolved from a real compiler is remembered in the store's memo
-(``kernel_meta/.memo.json``, build/stores.py: ``Stores.memo``) under :func:`record_key`: the target and the
+(``kernel_meta/.memo.json``, builder/stores.py: ``Stores.memo``) under :func:`record_key`: the target and the
 toolchain settings that do not locate the compiler (``OPBUILD_CFLAGS``, ``OPBUILD_BLAS``, ``OPBUILD_OPENMP``).
 ``CC`` and ``PATH`` are left out on purpose: they say where to find a compiler, and a process without one (a
 deployment image) has them pointing nowhere. Such a process names kernels with the recorded identity, so every

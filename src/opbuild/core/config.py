@@ -319,11 +319,10 @@ def batch_size() -> int:
 
 def batch_min() -> int:
     """OPBUILD_BATCH_MIN: the fewest kernels worth a compiler call of their own (default 8). A cold build of
-    fewer than twice this many kernels is one batch on one job: a compiler call costs ~45 ms before its first
-    kernel (start-up, headers, link; docs/benchmarks.md, "Cold builds"), as much as optimising 3-5 kernels, so
-    a second parallel call for a handful of kernels spends more CPU than it saves in wall time (measured: the
-    8-kernel MLP is faster as one call even on an idle machine, the 16-kernel quick BERT as two). 1 spreads
-    every build over all jobs."""
+    fewer than twice this many kernels is one batch on one job: a compiler call has a fixed cost before its
+    first kernel (start-up, headers, link) worth several kernels, so a second parallel call for a handful of
+    kernels spends more CPU than it saves in wall time (docs/benchmarks.md, "Cold builds", has the figures
+    behind the default). 1 spreads every build over all jobs."""
     return int(BATCH_MIN.get())
 
 

@@ -94,8 +94,8 @@ def _parts(op: str, attrs: dict, ins: Sequence[TensorType]) -> _Parts:
     """The pieces of a fused op (see :class:`_Parts`); ShapeError naming ``op`` when anything does not fit.
 
     Memoised by value: normalize, infer and workspace each ask for the same node's pieces, and each answer
-    normalises the producer again (a convolution's algorithm choice), which made the epilogue pass the
-    largest part of a warm first call. The pieces are never mutated by their users."""
+    would normalise the producer again (a convolution's algorithm choice). The pieces are never mutated by
+    their users."""
     key = _memo_key(op, attrs, ins)
     found = _PARTS_MEMO.get(key) if key is not None else None
     if found is None:

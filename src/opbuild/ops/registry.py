@@ -161,8 +161,8 @@ class OpDef:
             floats = all(t.dtype in ("float32", "float64") for t in (*spec.inputs, *spec.outputs))
             attrs = spec.attrs if isinstance(spec.attrs, dict) else {}
             # A GEMM with a fused epilogue (ops/fused_gemm.py) takes its producer's class: -O3 makes the im2col
-            # copies slower (measured 27 -> 40 us on a 16-channel 3x3 convolution); the epilogue loop carries
-            # `#pragma omp simd`, which vectorises it at -O1 too.
+            # copies slower (docs/benchmarks.md has the figures); the epilogue loop carries `#pragma omp simd`,
+            # which vectorises it at -O1 too.
             producer = attrs.get("producer")
             algo = (producer if isinstance(producer, dict) else attrs).get("algo")
             glue = algo is None or (algo in ("gemm", "im2col") and self.scenario == "forward")
@@ -261,7 +261,7 @@ def no_grad(*names: str) -> None:
 def broadcast_shapes(op: str, types: Sequence[TensorType]) -> tuple[int, ...]:
     """NumPy broadcasting of the input shapes, or ShapeError naming the op and the shapes.
 
-    Written out instead of ``np.broadcast_shapes`` (which builds a zero-strided array per call, ~5x slower):
+    Written out instead of ``np.broadcast_shapes`` (which builds a zero-strided array per call):
     every elementwise node's type inference runs it, many times per fused node while the fusion passes try
     chains, on every first call of a graph."""
     rank = max((len(t.shape) for t in types), default=0)
