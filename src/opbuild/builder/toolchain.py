@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 
 from ..cache.statmemo import StatMemo
 from ..core import config
 from ..core.errors import CompilerNotFoundError
+from ..targets import create as create_target
 from ..targets.base import Target, Toolchain
 
 RECORD_PREFIX = "toolchain|"
@@ -100,4 +102,24 @@ def _recalled(memo: StatMemo, key: str) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-__all__ = ["RECORD_PREFIX", "Toolchains", "record_key"]
+# ---- what `opbuild info` reports --------------------------------------------------------------------------
+def toolchain_info(store_dir: Path | None = None) -> dict:
+    """The target and the toolchain identity a build would name kernels with here, and how it was matched:
+    ``{"target": name, "target_identity": {...}, "compiler": identity or None, "matched": "compiler" |
+    "recorded" | "none", "missing": why no compiler was found, or None}``. ``store_dir``: the kernel_meta
+    whose recorded identity counts (default: the one builds use here). Builds nothing, writes no memo."""
+    target = create_target(config.device_target())
+    memo = StatMemo(store_dir if store_dir is not None else config.cache_dir())
+    toolchains = Toolchains()
+    try:
+        identity = toolchains.identity(target, memo, memo, write=False)
+    except CompilerNotFoundError as e:
+        return {"target": target.name, "target_identity": target.identity(), "compiler": None, "matched": "none",
+                "missing": str(e)}
+    missing = toolchains.missing
+    return {"target": target.name, "target_identity": target.identity(), "compiler": identity,
+            "matched": "recorded" if missing is not None else "compiler",
+            "missing": str(missing) if missing is not None else None}
+
+
+__all__ = ["RECORD_PREFIX", "Toolchains", "record_key", "toolchain_info"]
