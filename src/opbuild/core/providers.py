@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 #: namespace.
 PROVIDERS: dict[str, str] = {
     "engine": "opbuild.runtime.session:session",
-    "tensor_methods": "opbuild.ops.functional:TENSOR_METHODS",
+    "tensor_methods": "opbuild.ops:TENSOR_METHODS",
 }
 
 _resolved: dict[str, Any] = {}
@@ -48,7 +48,7 @@ def engine() -> Engine:
 
 
 def tensor_methods() -> Any:
-    """The namespace Tensor's methods call: the functional API plus ``getitem`` (``ops.functional``)."""
+    """The namespace Tensor's methods call: the functional API plus ``getitem`` (``ops.TENSOR_METHODS``)."""
     return provider("tensor_methods")
 
 

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...common.initializer import op_seed
 from ...core.dtypes import DType
+from ...core.initializer import op_seed
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
 from ...core.trace import engine
