@@ -5,7 +5,7 @@ import path, so ``config`` validates ``set_context(device_target=...)`` without 
 :func:`create` imports one and makes an instance. Instances belong to their owner (the session's Builder keeps
 one per target name), not to this module.
 
-Recipe: adding a second target (CUDA through nvcc, for instance) is one new folder plus its tests:
+Recipe: adding a second target (CUDA through nvcc, for instance) is one new folder, one line and its tests:
 
 1. ``src/opbuild/targets/cuda/__init__.py``: ``class CudaTarget(Target)`` with ``name = "GPU"``,
    ``binary_suffix = ".cubin"`` (or ``.so`` for a host-side wrapper), ``identity()`` (the GPU's compute
@@ -15,7 +15,8 @@ Recipe: adding a second target (CUDA through nvcc, for instance) is one new fold
    ``__global__`` wrappers around op bodies), ``validate()`` (structural check of the binary before it is
    committed), ``load()`` (cuModuleLoad + cuModuleGetFunction into an object with ``name`` and ``fn``) and
    ``allocate()`` (device buffers).
-2. ``src/opbuild/targets/cuda/codegen.py``: the helpers the op emitters call for this target.
+2. ``src/opbuild/targets/cuda/kernels/``: the target's emitters, registered by op name as the CPU's are in
+   ``targets/cpu/kernels/``, and ``codegen.py``, the helpers they call. Operators (``ops/``) do not change.
 3. One line in ``core.config.TARGETS``: ``"GPU": "opbuild.targets.cuda:CudaTarget"``.
 4. ``tests/targets/cuda/``: the target's own tests (skipped where no GPU or nvcc is found).
 
