@@ -21,6 +21,7 @@ import logging
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -170,12 +171,15 @@ class KernelStore:
             return Lookup("corrupt", f"binary does not export the kernel symbol {symbol}")
         return Lookup("hit", binary=binary, ident=ident)
 
-    def check(self, name: str, info_sha256: str, json_sha256: str, binary_sha256: str, size: int) -> Lookup:
+    def check(self, name: str, info_sha256: str, json_sha256: str, binary_sha256: str, size: int,
+              describes: Callable[[bytes], str | None] | None = None) -> Lookup:
         """Verify entry ``name`` against what a graph manifest recorded (cache/manifest.py): the ``.info``
         bytes hash to ``info_sha256`` (whose prefix is the name's hash), the ``.json`` bytes to
-        ``json_sha256``, the binary is a regular file of ``size`` bytes hashing to ``binary_sha256``. As
+        ``json_sha256``, the binary is a regular file of ``size`` bytes hashing to ``binary_sha256``, and
+        ``describes`` (cache/rows.py), given the ``.info`` bytes, finds no reason why the entry is not the
+        kernel of the manifest's row. As
         strict as :meth:`lookup` (the recorded ``.json`` was parsed and checked when the manifest was
-        written) without parsing anything."""
+        written)."""
         if NAME_RE.match(name) is None:  # manifests are hostile input too: never a path out of kernel_meta
             return Lookup("corrupt", f"{name!r} is not a kernel name")
         base = self._prefix + name
@@ -188,6 +192,8 @@ class KernelStore:
             return Lookup("corrupt", ".info differs from the manifest")
         if hashlib.sha256(raw).hexdigest() != json_sha256:
             return Lookup("corrupt", ".json differs from the manifest")
+        if describes is not None and (why := describes(on_disk)):
+            return Lookup("corrupt", why)
         return self._verify_binary(base + self.binary_suffix, size, binary_sha256, "the graph manifest",
                                    kernel_symbol(name))
 
