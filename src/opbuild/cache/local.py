@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import config
-from . import elf, fsio
+from . import elf, fsio, hashio
 from .key import kernel_symbol
 from .layout import (
     CPU_BINARY_SUFFIX,
@@ -157,6 +157,8 @@ class KernelStore:
             return Lookup("corrupt", "binary is not a regular file in the cache")
         if st.st_size != size:
             return Lookup("corrupt", f"binary size {st.st_size} != {size} recorded in {source}")
+        if why := hashio.too_large(size):
+            return Lookup("corrupt", f"binary of {why}")
         ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         try:
             digest = self.digest_of(binary, ident)
@@ -204,14 +206,15 @@ class KernelStore:
         why it cannot be loaded, are remembered for :meth:`_verify_binary`."""
         known = self._digests.get(ident)
         if known is None:
-            # O_NONBLOCK: a FIFO swapped in after the caller's lstat must not block us (it reads as empty).
-            with open(os.open(binary, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as f:
-                data = f.read()
+            # Streamed and bounded (cache/hashio.py): the size from fstat must still be the caller's and within
+            # MAX_BINARY_BYTES before a byte is read; a FIFO swapped in after the lstat never blocks.
+            data, digest = hashio.read_hashed(binary, ident[2])
             try:
                 exported: frozenset[str] | str = elf.exported_symbols(data)
             except elf.ElfError as e:
                 exported = str(e)
-            known = self._digests[ident] = (hashlib.sha256(data).hexdigest(), exported)
+            del data
+            known = self._digests[ident] = (digest, exported)
         return known[0]
 
     # ---- writes -----------------------------------------------------------------------------------

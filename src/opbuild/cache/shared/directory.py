@@ -28,7 +28,7 @@ from functools import wraps
 from pathlib import Path
 
 from .. import fsio
-from .backend import NAMESPACE, UNSIGNED, RemoteBackend, RemoteError, check_namespace
+from .backend import MAX_BLOB_BYTES, NAMESPACE, UNSIGNED, RemoteBackend, RemoteError, check_namespace
 
 log = logging.getLogger("opbuild.cache")
 ENTRY_SUFFIX = ".entry"
@@ -36,7 +36,7 @@ LEASE_SUFFIX = ".lease"
 BREAK_SUFFIX = ".break"
 BREAK_STALE = 10.0  # seconds: a removal guard this old was left by a process that died while removing
 LAYOUT = "v2"
-MAX_ENTRY_BYTES = 1 << 30  # a batched binary is a few MB; anything near this is damage or an attack
+MAX_ENTRY_BYTES = MAX_BLOB_BYTES  # compared with fstat's size before a byte is read (fsio.read_small)
 MAX_LEASE_BYTES = 4096
 
 

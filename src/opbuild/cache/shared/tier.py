@@ -159,6 +159,7 @@ class SharedTier:
         worker.join(self.timeout)
         if worker.is_alive():
             error: Exception = RemoteError(f"no answer within {self.timeout:g} s (OPBUILD_REMOTE_TIMEOUT)")
+            self.backend.cancel()  # the abandoned call must not download on in the background
         elif "error" in box:
             error = box["error"]
             if not isinstance(error, RemoteError):
