@@ -21,7 +21,7 @@ PID_PATTERN = r"[1-9][0-9]{0,6}"
 HOST_PATTERN = r"[A-Za-z0-9_-]{1,64}"
 _PID_RE = re.compile(PID_PATTERN)
 _TMP_RE = re.compile(rf"\.tmp\.({HOST_PATTERN})\.({PID_PATTERN})\.([0-9a-f]{{8}})\.(.{{1,255}})", re.DOTALL)
-_LEASE_RE = re.compile(rf"(.{{1,300}}):({PID_PATTERN}):([0-9a-f]{{1,64}})", re.DOTALL)
+_LEASE_RE = re.compile(rf"(.{{1,300}}):({PID_PATTERN}):([A-Za-z0-9_-]{{1,64}})", re.DOTALL)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -73,7 +73,7 @@ def parse_tmp_name(name: str) -> tuple[str, int, str] | None:
 
 
 def parse_lease_owner(owner: object) -> tuple[str, int, str] | None:
-    """(host, pid, token) of a shared-tier lease owner ``<host>:<pid>:<hex token>`` (cache/shared/tier.py), or
+    """(host, pid, token) of a shared-tier lease owner ``<host>:<pid>:<token>`` (cache/shared/tier.py), or
     None for anything else: lease values are written by whoever can write the tier, and are not signed."""
     if not isinstance(owner, str):
         return None
