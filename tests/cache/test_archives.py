@@ -203,3 +203,16 @@ def test_three_1gib_members_in_a_small_archive_never_fill_memory(tmp_path):
     out = json.loads(run_python(code).stdout.strip().splitlines()[-1])
     assert "over the" in out["error"] and "bound" in out["error"], out
     assert out["peak_kb"] < 300 << 10, out
+
+
+def test_import_holds_one_entry_at_a_time(exported, tmp_path):
+    """An entry's members must be consecutive (export writes them so): interleaved ones are incomplete entries,
+    not a pile of binaries held until their partners arrive."""
+    _, _, unsigned = exported
+    members = [(m.name, data) for m, data in _members(unsigned)][:-1]  # no index: on trust
+    entries = [members[i:i + 3] for i in range(1, len(members), 3)]
+    interleaved = [members[0]] + [e[k] for k in range(3) for e in entries[:2]] + entries[2]
+    _write(tmp_path / "mixed.tar.gz", interleaved)
+    result = _import(tmp_path / "mixed.tar.gz", tmp_path / "km", trust=True)
+    assert len(result.imported) == 1  # the third entry, whose members are together
+    assert sorted(c for _, c, _ in result.skipped) == ["incomplete"] * 6
