@@ -109,6 +109,29 @@ def test_a_download_past_its_timeout_is_cancelled(redis_server, monkeypatch):
         while any(t.name == "opbuild-remote" and t.is_alive() for t in threading.enumerate()):
             assert time.monotonic() < deadline, "the abandoned download kept running after its timeout"
             time.sleep(0.05)
-        assert proxy.downstream_done and proxy.downstream_done[0] - t0 < 5
+        while not proxy.downstream_done and time.monotonic() < deadline + 5:
+            time.sleep(0.05)  # the proxy notices the closed client at its next send
+        assert proxy.downstream_done and proxy.downstream_done[0] - t0 < 8  # the transfer stopped: 40 s otherwise
     finally:
         proxy.close()
+
+
+def test_a_directory_fetch_past_its_timeout_stops_before_its_next_file(tmp_path, monkeypatch):
+    """Each file is bounded; a fetch of many abandoned at its timeout reads no further file."""
+    monkeypatch.delenv("OPBUILD_CACHE_SECRET", raising=False)
+    monkeypatch.setenv("OPBUILD_REMOTE_TIMEOUT", "0.5")
+    tier = SharedTier.open((tmp_path / "shared").as_uri())
+    backend = tier.backend
+    names = [f"relu_{i:032x}" for i in range(20)]
+    backend.put_many((n, b"blob") for n in names)
+    reads, real_get = [], backend.get
+
+    def slow_get(name):
+        reads.append(name)
+        time.sleep(0.2)  # a slow filesystem: 4 s for the 20 files
+        return real_get(name)
+
+    monkeypatch.setattr(backend, "get", slow_get)
+    assert tier.fetch([(n, b"{}") for n in names]) == {}
+    time.sleep(0.6)
+    assert len(reads) <= 5, reads  # stopped at the cancellation, not after all 20
