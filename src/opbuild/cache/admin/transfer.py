@@ -29,7 +29,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..._version import __version__
 from .. import fsio, hashio
@@ -221,7 +221,7 @@ def import_archive(archive: Path, directory: Path, here: dict[str, Any],
     return result
 
 
-def _import_members(f, store: KernelStore, members: dict[str, tuple[int, str]] | None, here: dict,
+def _import_members(f: BinaryIO, store: KernelStore, members: dict[str, tuple[int, str]] | None, here: dict,
                     codegen: CodegenFn | None, result: ImportResult) -> None:
     """Pass two: each member read bounded and checked against the verified index (``members``; None on
     trust without one); only the entry being read is held (its members are consecutive)."""
