@@ -179,9 +179,8 @@ class KernelStore:
         bytes hash to ``info_sha256`` (whose prefix is the name's hash), the ``.json`` bytes to
         ``json_sha256``, the binary is a regular file of ``size`` bytes hashing to ``binary_sha256``, and
         ``describes`` (cache/rows.py), given the ``.info`` bytes, finds no reason why the entry is not the
-        kernel of the manifest's row. As
-        strict as :meth:`lookup` (the recorded ``.json`` was parsed and checked when the manifest was
-        written)."""
+        kernel of the manifest's row. As strict as :meth:`lookup` (the recorded ``.json`` was parsed and
+        checked when the manifest was written)."""
         if NAME_RE.match(name) is None:  # manifests are hostile input too: never a path out of kernel_meta
             return Lookup("corrupt", f"{name!r} is not a kernel name")
         base = self._prefix + name
