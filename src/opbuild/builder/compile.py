@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .._version import __version__
+from ..cache import hashio
 from ..cache.local import KernelStore
 from ..core.errors import CompileError, CompilerNotFoundError, CompileTimeoutError
 from ..ops.registry import get as get_op
@@ -76,7 +77,11 @@ class BatchCompiler:
         out = build_dir / (label + self.target.binary_suffix)
         try:
             result = self.target.compile(compiler, source, out, build_dir, needs_blas, label)
-            binary = result.binary.read_bytes()
+            try:  # bounded (cache/hashio.py): an output over MAX_BINARY_BYTES is refused, never read or committed
+                binary = bytes(hashio.read_hashed(str(result.binary))[0])
+            except OSError as e:
+                raise CompileError(result.cmd, f"the compiler exited 0, but its output {result.binary.name} cannot be "
+                                   f"used: {e.strerror or e}", str(build_dir / (label + ".c")), label) from None
             try:  # committed only once proven loadable
                 self.target.validate(binary, [req.symbol for req in reqs])
             except ValueError as e:

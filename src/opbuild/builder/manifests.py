@@ -8,13 +8,14 @@ other kernels from the same network) and the distinct kernels' memo keys in orde
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
 from collections.abc import Sequence
 
 from .._version import __version__
-from ..cache import fsio, manifest, pin
+from ..cache import fsio, manifest, pin, rows
 from ..cache import key as cache_key
 from ..cache.local import KernelStore
 from ..core.ir import KernelSpec
@@ -55,8 +56,10 @@ def from_manifest(store: KernelStore, graph: str, todo: dict[bytes, KernelSpec],
         target.preload(blas)
     check, hits = store.check, []
     with pin.loading(store):
-        for item in found.items:
-            hit = check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size)
+        for item, spec in zip(found.items, todo.values()):
+            # Rows are paired with the graph's kernels by position: each entry must describe its kernel.
+            hit = check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size,
+                        functools.partial(rows.info_problem, spec=spec))
             if hit.status != "hit":
                 log.debug("opbuild: graph manifest %s not used: %s: %s", graph, item.name, hit.reason)
                 return None
@@ -100,7 +103,7 @@ def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], su
         if digest != result.get("sha256") or st.st_size != result.get("size"):
             return
         items.append(manifest.Item(req.name, hashlib.sha256(req.info).hexdigest(), hashlib.sha256(raw).hexdigest(),
-                                   digest, st.st_size))
+                                   digest, st.st_size, rows.spec_digest(req.spec)))
     sources = manifest.source_files(sorted({req.spec.op for req in reqs}))
     manifest.write(store.path, graph, items, toolchain_files, blas, sources)
 

@@ -21,11 +21,12 @@ import logging
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import config
-from . import elf, fsio
+from . import elf, fsio, hashio
 from .key import kernel_symbol
 from .layout import (
     CPU_BINARY_SUFFIX,
@@ -144,6 +145,8 @@ class KernelStore:
             return Lookup("corrupt", "binary is not a regular file in the cache")
         if st.st_size != size:
             return Lookup("corrupt", f"binary size {st.st_size} != {size} recorded in {source}")
+        if why := hashio.too_large(size):
+            return Lookup("corrupt", f"binary of {why}")
         ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         try:
             digest = self.digest_of(binary, ident)
@@ -158,12 +161,14 @@ class KernelStore:
             return Lookup("corrupt", f"binary does not export the kernel symbol {symbol}")
         return Lookup("hit", binary=binary, ident=ident)
 
-    def check(self, name: str, info_sha256: str, json_sha256: str, binary_sha256: str, size: int) -> Lookup:
+    def check(self, name: str, info_sha256: str, json_sha256: str, binary_sha256: str, size: int,
+              describes: Callable[[bytes], str | None] | None = None) -> Lookup:
         """Verify entry ``name`` against what a graph manifest recorded (cache/manifest.py): the ``.info``
         bytes hash to ``info_sha256`` (whose prefix is the name's hash), the ``.json`` bytes to
-        ``json_sha256``, the binary is a regular file of ``size`` bytes hashing to ``binary_sha256``. As
-        strict as :meth:`lookup` (the recorded ``.json`` was parsed and checked when the manifest was
-        written) without parsing anything."""
+        ``json_sha256``, the binary is a regular file of ``size`` bytes hashing to ``binary_sha256``, and
+        ``describes`` (cache/rows.py), given the ``.info`` bytes, finds no reason why the entry is not the
+        kernel of the manifest's row. As strict as :meth:`lookup` (the recorded ``.json`` was parsed and
+        checked when the manifest was written)."""
         if NAME_RE.match(name) is None:  # manifests are hostile input too: never a path out of kernel_meta
             return Lookup("corrupt", f"{name!r} is not a kernel name")
         base = self._prefix + name
@@ -176,6 +181,8 @@ class KernelStore:
             return Lookup("corrupt", ".info differs from the manifest")
         if hashlib.sha256(raw).hexdigest() != json_sha256:
             return Lookup("corrupt", ".json differs from the manifest")
+        if describes is not None and (why := describes(on_disk)):
+            return Lookup("corrupt", why)
         return self._verify_binary(base + self.binary_suffix, size, binary_sha256, "the graph manifest",
                                    kernel_symbol(name))
 
@@ -186,14 +193,15 @@ class KernelStore:
         why it cannot be loaded, are remembered for :meth:`_verify_binary`."""
         known = self._digests.get(ident)
         if known is None:
-            # O_NONBLOCK: a FIFO swapped in after the caller's lstat must not block us (it reads as empty).
-            with open(os.open(binary, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as f:
-                data = f.read()
+            # Streamed and bounded (cache/hashio.py): the size from fstat must still be the caller's and within
+            # MAX_BINARY_BYTES before a byte is read; a FIFO swapped in after the lstat never blocks.
+            data, digest = hashio.read_hashed(binary, ident[2])
             try:
                 exported: frozenset[str] | str = elf.exported_symbols(data)
             except elf.ElfError as e:
                 exported = str(e)
-            known = self._digests[ident] = (hashlib.sha256(data).hexdigest(), exported)
+            del data
+            known = self._digests[ident] = (digest, exported)
         return known[0]
 
     # ---- writes -----------------------------------------------------------------------------------

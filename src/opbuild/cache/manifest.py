@@ -26,15 +26,17 @@ C can only do so through an edit to a listed one (the emitter that now calls it)
 
 A warm build with a matching manifest verifies every entry against it as strictly as a lookup does (the
 ``.info`` and ``.json`` bytes hash to the recorded sha256s, the binary is a regular file of the recorded size
-and sha256) and loads it; anything that does not match sends the whole build down the
-ordinary path, which writes a fresh manifest. A manifest is only ever an index of verified entries: a
-damaged one is ignored, and deleting ``.graphs/`` costs one ordinary warm start per graph.
+and sha256), and every row against the graph's kernel at its position (cache/rows.py: the row's number, op
+and kernel digest, and the kernel the entry's ``.info`` describes), and loads it; anything that does not
+match sends the whole build down the ordinary path, which writes a fresh manifest. A manifest is only ever an
+index of verified entries: a damaged one is ignored, and deleting ``.graphs/`` costs one ordinary warm start per graph.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import json
 import marshal
@@ -48,12 +50,12 @@ from typing import NamedTuple
 
 from ..core import config
 from ..ops import registry
-from . import aside, fsio
+from . import aside, fsio, rows
 from .fsio import CorruptFile
 from .layout import HASH_CHARS, JSON_SUFFIX, MANIFEST_DIR, NAME_RE, TMP_DIR
 from .local import KernelStore
 
-FORMAT = 3  # 3: source files recorded with their stats instead of hashed into the key
+FORMAT = 4  # 4: rows numbered and bound to their kernel (cache/rows.py); 3: source files recorded with stats
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 # Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
 # compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
@@ -90,6 +92,7 @@ class Item(NamedTuple):
     json_sha256: str
     binary_sha256: str
     size: int
+    kernel: str  # the kernel digest of the row's kernel (cache/rows.py)
 
 
 @dataclass(frozen=True)
@@ -138,12 +141,13 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _item(row: object) -> Item:
-    """One ``kernels`` row, checked as strictly as a lookup checks a name: a manifest is hostile input."""
-    if not isinstance(row, list) or len(row) != 5:
-        raise CorruptFile(errno.EINVAL, "a kernels row is not [name, info_sha256, json_sha256, binary_sha256, "
-                          "size]")
-    name, info_sha, json_sha, bin_sha, size = row
+def _item(row: object, position: int) -> Item:
+    """The ``kernels`` row at ``position``, checked as strictly as a lookup checks a name: a manifest is
+    hostile input."""
+    if not isinstance(row, list) or len(row) != 7:
+        raise CorruptFile(errno.EINVAL, "a kernels row is not [position, name, info_sha256, json_sha256, "
+                          "binary_sha256, size, kernel digest]")
+    pos, name, info_sha, json_sha, bin_sha, size, kernel = row
     if not isinstance(name, str) or NAME_RE.match(name) is None:
         # Every path is derived from the name: ``../../x/conv2d_<hash>`` would load a binary from anywhere.
         raise CorruptFile(errno.EINVAL, f"names {str(name)[:80]!r}, which is not a kernel name (<op>_<hex>)")
@@ -155,7 +159,9 @@ def _item(row: object) -> Item:
         raise CorruptFile(errno.EINVAL, f"the .info sha256 of {name} does not match its name")
     if not _is_int(size) or size < 0:
         raise CorruptFile(errno.EINVAL, f"the binary size of {name} is not a non-negative integer")
-    return Item(name, info_sha, json_sha, bin_sha, size)
+    if why := rows.row_problem(pos, position, name, kernel):
+        raise rows.corrupt(why)
+    return Item(name, info_sha, json_sha, bin_sha, size, kernel)
 
 
 def _file_row(row: object) -> tuple[str, tuple[int, int, int, int] | None]:
@@ -186,8 +192,9 @@ def load(path: str, key: str) -> Manifest:
         # Never empty: every graph has code generators, and an empty list would check nothing.
         raise CorruptFile(errno.EINVAL, "sources missing, empty or of the wrong type", path)
     try:
-        return Manifest(tuple(_item(row) for row in kernels), tuple(_file_row(row) for row in toolchain),
-                        tuple(_file_row(row) for row in sources), blas or None)
+        return Manifest(tuple(_item(row, i) for i, row in enumerate(kernels)),
+                        tuple(_file_row(row) for row in toolchain), tuple(_file_row(row) for row in sources),
+                        blas or None)
     except CorruptFile as e:
         raise CorruptFile(e.errno, e.strerror, path) from None
 
@@ -211,8 +218,9 @@ def blas_problem(blas: str, known: Collection[str]) -> str | None:
 
 def problems(store: KernelStore, path: str, known_blas: Collection[str] = ()) -> str | None:
     """Why the manifest file at ``path`` in ``store``'s ``.graphs/`` is no sound index, or None: it must load
-    (:func:`load`) and every entry it names must be present and match the recorded sha256 values and size
-    (``opbuild cache verify``), and its BLAS, if it names one, must be in ``known_blas``."""
+    (:func:`load`: rows numbered in order) and every entry it names must be present, match the recorded sha256
+    values and size and describe the kernel its row records (``opbuild cache verify``), and its BLAS, if it
+    names one, must be in ``known_blas``."""
     key = os.path.basename(path)
     if not key.endswith(JSON_SUFFIX):
         return "not a manifest (<key>.json)"
@@ -223,7 +231,8 @@ def problems(store: KernelStore, path: str, known_blas: Collection[str] = ()) ->
     if found.blas is not None and (why := blas_problem(found.blas, known_blas)):
         return why
     for item in found.items:
-        hit = store.check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size)
+        hit = store.check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size,
+                          functools.partial(rows.describes, digest=item.kernel))
         if hit.status != "hit":
             return f"entry {item.name}: {hit.reason}"
     return None
@@ -265,7 +274,8 @@ def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_file
         "format": FORMAT, "key": key,
         "toolchain": [[p, _sig(p)] for p in toolchain_files if p], "blas": blas,
         "sources": [[p, _sig(p)] for p in sources],
-        "kernels": [[i.name, i.info_sha256, i.json_sha256, i.binary_sha256, i.size] for i in items],
+        "kernels": [[n, i.name, i.info_sha256, i.json_sha256, i.binary_sha256, i.size, i.kernel]
+                    for n, i in enumerate(items)],
     }
     store_dir = Path(store_dir)
     path = Path(path_of(store_dir, key))

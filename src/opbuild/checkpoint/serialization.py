@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from ..core import owners
 from ..core.errors import OpbuildError
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
@@ -120,27 +121,18 @@ def _encode_value(name: str, data: np.ndarray | str) -> Iterator[bytes]:
 
 
 def _temp_pattern(final: str) -> re.Pattern:
-    return re.compile(re.escape(f".{os.path.basename(final)}.") + r"[A-Za-z0-9_]+\.(\d+)\.tmp")
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's live process
-        return True
-    return True
+    return re.compile(re.escape(f".{os.path.basename(final)}.") + r"[A-Za-z0-9_]+\.(" + owners.PID_PATTERN + r")\.tmp")
 
 
 def _sweep_stale_temporaries(final: str) -> None:
-    """Remove temporaries of earlier saves of ``final`` whose process no longer runs (a killed save)."""
+    """Remove temporaries of earlier saves of ``final`` whose process no longer runs (a killed save). The pid
+    in a name is parsed as data (core/owners.py): a name with a malformed pid is not ours and stays."""
     directory = os.path.dirname(final)
     pattern = _temp_pattern(final)
     with contextlib.suppress(OSError):
         for entry in os.listdir(directory):
             m = pattern.fullmatch(entry)
-            if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
+            if m and owners.dead_here(owners.parse_pid(m.group(1))):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(os.path.join(directory, entry))
                     log.info("removed %s, left behind by a save that did not finish", entry)

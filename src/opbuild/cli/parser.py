@@ -129,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = csub.add_parser("import", parents=[common], help="add the entries of a .tar.gz that fit this machine")
     p.add_argument("archive", metavar="FILE.tar.gz")
+    p.add_argument("--trust", action="store_true",
+                   help="import an archive whose signature cannot be checked here (not signed, or "
+                        "OPBUILD_CACHE_SECRET unset): its binaries will run in every later build")
     p.set_defaults(func=transfer_cmds.cmd_import)
     return parser
 

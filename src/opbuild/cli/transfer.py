@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cache.admin import transfer
+from ..core import config
 from ..core.units import format_size, format_time
 from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, cache_directory, cache_root, rank
 from .format import entries, err, print_json
@@ -28,7 +29,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         origin["compiler"] = f"unknown ({e})"
     archive = Path(args.archive).expanduser()
     try:
-        result = transfer.export(directory, archive, origin)
+        result = transfer.export(directory, archive, origin, secret=config.cache_secret())
     except OSError as e:
         err(f"cannot write {archive}: {e.strerror or e}")
         return EXIT_PROBLEMS
@@ -42,6 +43,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"left out broken entry {name}: {reason}")
     if result.uncommitted:
         print(f"left out {entries(result.uncommitted, 'uncommitted')}")
+    print("signed with OPBUILD_CACHE_SECRET" if result.signed else
+          "not signed (OPBUILD_CACHE_SECRET is unset): importing it will need --trust")
     return code
 
 
@@ -70,7 +73,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         err(f"cannot import: this machine's compiler identity is unknown ({e})")
         return EXIT_PROBLEMS
     try:
-        result = transfer.import_archive(archive, directory, here, codegen_hash)
+        result = transfer.import_archive(archive, directory, here, codegen_hash, secret=config.cache_secret(),
+                                         trust=args.trust)
     except OSError as e:
         err(f"cannot import {archive} into {directory}: {e.strerror or e}")
         return EXIT_PROBLEMS
@@ -78,10 +82,15 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.json:
         print_json({**result.as_dict(), "ok": result.ok})
         return code
+    if result.refused:
+        err(result.error)
+        return code
     if result.manifest:
         m = result.manifest
         print(f"archive {archive}: from {m.get('host', '?')} (rank {m.get('rank', '?')}, opbuild "
               f"{m.get('opbuild_version', '?')}, {format_time(m.get('created'))})")
+    print("signature checked with OPBUILD_CACHE_SECRET" if result.signed else "signature not checked: imported on "
+          "--trust")
     print(f"imported {entries(len(result.imported) + len(result.replaced))} into {directory}"
           + (f" ({len(result.replaced)} replacing broken local entries)" if result.replaced else "")
           + (f"; {len(result.present)} already present" if result.present else ""))

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import filelock
 
-from .. import aside, elf, fsio, manifest, statmemo, stats
+from .. import aside, elf, fsio, hashio, manifest, statmemo, stats
 from ..key import kernel_symbol
 from ..layout import (
     CPU_BINARY_SUFFIX,
@@ -127,8 +127,9 @@ def _shown(value: object) -> str:
     return repr(value[:100]) if isinstance(value, str) else type(value).__name__
 
 
-#: No kernel binary comes near this; a larger file in an entry's place is not read into memory.
-MAX_BINARY_BYTES = 1 << 30
+#: No kernel binary comes near this; a larger file in an entry's place is not read into memory (its size is
+#: compared from fstat first): the one bound on binaries, cache/hashio.py.
+MAX_BINARY_BYTES = hashio.MAX_BINARY_BYTES
 
 
 def check_entry(store: KernelStore, entry: Entry) -> str | None:

@@ -36,9 +36,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...core import config
+from ...core import config, owners
 from ...core.config import redact_url as redact
-from ..fsio import pid_alive
 from . import entry as remote_entry
 from . import open_backend
 from .backend import UNSIGNED, RemoteBackend, RemoteError
@@ -160,6 +159,7 @@ class SharedTier:
         worker.join(self.timeout)
         if worker.is_alive():
             error: Exception = RemoteError(f"no answer within {self.timeout:g} s (OPBUILD_REMOTE_TIMEOUT)")
+            self.backend.cancel()  # the abandoned call must not download on in the background
         elif "error" in box:
             error = box["error"]
             if not isinstance(error, RemoteError):
@@ -341,11 +341,8 @@ class SharedTier:
 def _dead_here(owner: str) -> bool:
     """Whether a lease owner (``host:pid:token``) is a process of this host (and PID namespace) that no
     longer exists."""
-    parts = owner.rsplit(":", 2)
-    if len(parts) != 3 or parts[0] != _HOST or not parts[1].isdigit():
-        return False
-    pid = int(parts[1])
-    return pid != os.getpid() and not pid_alive(pid)
+    parsed = owners.parse_lease_owner(owner)  # lease values are not signed: parsed as data, never trusted
+    return parsed is not None and parsed[0] == _HOST and owners.dead_here(parsed[1])
 
 
 def _release_all(backend: RemoteBackend, holders: dict[str, str]) -> None:
