@@ -71,7 +71,7 @@ class BatchCompiler:
         try:
             compiler = self.toolchains.compiler(self.target)
         except CompilerNotFoundError as e:
-            raise CompilerNotFoundError(e.tried, [req.name for req in reqs]) from None
+            raise e.for_kernels([req.name for req in reqs]) from None
         source, needs_blas = self._source(reqs, bodies or {})
         build_dir = Path(tempfile.mkdtemp(prefix=label + ".", dir=self.stores.workdir()))
         delay = config.testing_compile_delay()  # test hook (tests/remote): a build that can be killed mid-compile
