@@ -102,6 +102,17 @@ class CompileTimeoutError(CompileError):
                          self.kernels[0] if len(self.kernels) == 1 else f"batch of {len(self.kernels)}")
 
 
+class MissingPackageError(OpbuildError, ModuleNotFoundError):
+    """An optional feature whose package is not installed. Attributes: ``feature`` (what needs it), ``name``
+    (the package, as ModuleNotFoundError has it) and ``extra`` (the opbuild extra that installs it)."""
+
+    def __init__(self, feature: str, package: str, extra: str):
+        self.feature = feature
+        self.extra = extra
+        super().__init__(f"{feature} needs the '{package}' package, which is not installed: "
+                         f"pip install 'opbuild[{extra}]'", name=package)
+
+
 class UnsupportedTargetError(OpbuildError, ValueError):
     """A device target this build does not support was requested."""
 
