@@ -387,6 +387,15 @@ def _value_info(name: str, v: Value) -> onnx.ValueInfoProto:
     return helper.make_tensor_value_info(name, _onnx_dtype(v.type.dtype), list(v.type.shape))
 
 
+def _live_values(graph: Graph) -> set[int]:
+    """Ids of the values the graph's outputs depend on (walking the nodes backwards)."""
+    live = {id(v) for v in graph.outputs}
+    for node in reversed(graph.nodes):
+        if any(id(o) in live for o in node.outputs):
+            live.update(id(v) for v in node.inputs)
+    return live
+
+
 def graph_to_onnx(graph: Graph, name: str = "opbuild") -> onnx.ModelProto:
     """Translate a traced ``graph`` into an ONNX model; raises :class:`UnsupportedExportError` listing every
     primitive (and attribute) without an ONNX translation."""
@@ -398,9 +407,11 @@ def graph_to_onnx(graph: Graph, name: str = "opbuild") -> onnx.ModelProto:
         hint = obj.name if isinstance(obj, Parameter) and obj.name else "const"
         names[id(v)] = ctx.claim(hint) if hint != "const" else ctx.fresh("const")
         ctx.initializers.append(numpy_helper.from_array(np.ascontiguousarray(obj.asnumpy()), names[id(v)]))
-    used = {id(v) for n in graph.nodes for v in n.inputs} | {id(v) for v in graph.outputs}
+    used = _live_values(graph)
     problems: dict[str, list[str]] = {}
     for node in graph.nodes:
+        if not any(id(o) in used for o in node.outputs):
+            continue  # dead code (an unrolled LSTM's last cell state nobody reads): ONNX has no empty outputs
         for o in node.outputs:
             names[id(o)] = ctx.fresh(node.op.lower()) if id(o) in used else ""
         convert = CONVERTERS.get(node.op)
