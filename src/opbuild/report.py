@@ -57,7 +57,8 @@ class BuildReport:
                  f"{self.built} built"]
         if self.repaired:
             parts.append(f"{self.repaired} repaired")
-        return f"{len(self.kernels)} kernels: {', '.join(parts)} ({self.seconds:.2f} s)"
+        n = len(self.kernels)
+        return f"{n} kernel{'' if n == 1 else 's'}: {', '.join(parts)} ({self.seconds:.2f} s)"
 
     def as_dict(self, sources: bool = False) -> dict:
         """JSON-able form: totals plus the kernel records. With ``sources``, also ``fetched`` and each kernel's

@@ -155,6 +155,8 @@ class Engine(Protocol):
 
     def compile_graph(self, graph: Graph) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]: ...
 
+    def graph_reused(self, compiled: Callable[[Sequence[np.ndarray]], list[np.ndarray]]) -> None: ...
+
 
 _engine: Callable[[], Engine] | None = None  # installed by runtime/session.py when it is imported
 
@@ -198,6 +200,8 @@ def run_compiled(graphs: dict, key: Any, fn: Callable[..., Any], args: Sequence[
     if entry is None:
         graph, rebuild = trace(fn, args)
         entry = graphs[key] = (engine().compile_graph(graph), rebuild)
+    else:
+        engine().graph_reused(entry[0])  # build_report() then describes this graph, not the last one built
     compiled, rebuild = entry
     return rebuild([Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])])
 
