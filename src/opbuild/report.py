@@ -27,6 +27,9 @@ class BuildReport:
     # The graph's memory plan (passes/memplan.py MemoryPlan.summary): arena_bytes against intermediate_bytes
     # (the sum of all intermediates), views, inplace. None for PyNative builds.
     memory: dict | None = None
+    # True for the report of a compiled graph that ran again without any build (every kernel "reused" from
+    # memory, 0 s): build_report() then describes the graph that ran, not the last graph that was built.
+    rerun: bool = False
 
     def _count(self, status: str) -> int:
         return sum(1 for k in self.kernels if k.status == status)

@@ -53,7 +53,7 @@ class Session:
         compiled = CompiledGraph(graph, kernels, self.builder.target.allocate)
         # What build_report() says when this graph runs again without a build: every kernel reused from memory.
         compiled.reuse_report = BuildReport([KernelRecord(k.name, k.op, "reused", 0.0, "memory")
-                                             for k in report.kernels], 0.0, report.memory)
+                                             for k in report.kernels], 0.0, report.memory, rerun=True)
         return compiled
 
     def graph_reused(self, compiled: CompiledGraph) -> None:
