@@ -94,3 +94,12 @@ def test_a_file_in_place_of_the_failed_sources_folder_hides_no_compile_error(tmp
     assert "brokencc: internal error" in str(info.value)
     kept = Path(info.value.source_path)
     assert kept.is_file() and kept.parent.name.startswith(f"opbuild-failed-{os.getuid()}-")
+
+
+@pytest.mark.parametrize("value, why", [("~nouser-opbuild-test/x", "home directory is unknown"),
+                                        ("/tmp/" + "c" * 300, "has a component of 300 bytes")])
+def test_a_bad_cache_path_is_a_one_line_usage_error(tmp_path, value, why) -> None:
+    proc = run_cli("cache", "ls", env={"OPBUILD_CACHE_PATH": value})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "OPBUILD_CACHE_PATH=" in lines[0] and why in lines[0], proc.stderr
