@@ -13,7 +13,7 @@ from ....core.errors import CompileError, CompilerHangError, CompilerNotFoundErr
 from ..codegen import CLASS_OPT
 from . import blas as blas_provider
 from .base import Compiler, CompileResult
-from .process import ProcessTimeout, run_capped
+from .process import Finished, ProcessTimeout, Stream, run_capped
 
 # The most of a ``--version`` line kept in the identity (hence in every ``.info``): a longer one (a wrapper
 # printing megabytes) is kept as its start and the sha256 of the whole output, which still tells any two
@@ -112,7 +112,7 @@ class GccLike(Compiler):
 
         return self._memoised(memo, "version", probe)
 
-    def _probe(self, argv: list[str]):
+    def _probe(self, argv: list[str]) -> Finished:
         """Run a probe of the compiler, bounded by OPBUILD_COMPILE_TIMEOUT: CompilerHangError past it (the
         compiler is there but unusable: not "no compiler found"), OSError if it cannot be started."""
         timeout = config.compile_timeout()
@@ -170,14 +170,13 @@ def run_bounded(cmd: list[str], timeout: float, src: Path, label: str) -> tuple[
     return done.returncode, done.stderr.text() + done.stdout.text()
 
 
-def version_line(stream, first_line: bool = True) -> str:
+def version_line(stream: Stream, first_line: bool = True) -> str:
     """What the identity keeps of a ``--version`` output: its first line (``first_line``; else the whole text,
     stripped) when it is at most VERSION_LINE_MAX characters, else its start and the sha256 and size of all of
     it (so a 27 MB version text still gives a distinct, small identity)."""
     text = stream.head.decode("utf-8", errors="replace")
-    line = text.splitlines()[0].strip() if first_line and text.strip() else text.strip()
-    whole = len(line) == len(text.strip()) and not stream.truncated  # nothing beyond the line was dropped
-    if len(line) <= VERSION_LINE_MAX and (first_line or whole):
+    line = (text.splitlines() or [""])[0].strip() if first_line else text.strip()
+    if len(line) <= VERSION_LINE_MAX and (first_line or not stream.truncated):
         return line
     return f"{line[:VERSION_LINE_MAX // 2]} [... {stream.size} bytes, sha256 {stream.sha256}]"
 
