@@ -103,3 +103,10 @@ def test_a_bad_cache_path_is_a_one_line_usage_error(tmp_path, value, why) -> Non
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "OPBUILD_CACHE_PATH=" in lines[0] and why in lines[0], proc.stderr
+
+
+def test_a_bad_path_option_is_a_one_line_usage_error(tmp_path) -> None:
+    proc = run_cli("cache", "ls", "--path", "~nouser-opbuild-test/x", root=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--path='~nouser-opbuild-test/x'" in lines[0], proc.stderr
