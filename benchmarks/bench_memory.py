@@ -10,7 +10,7 @@ needs no kernel; ``--run`` also builds the graph with and without the plan, runs
 and checks that the outputs are equal, and times one call of each (median of 5; cold builds of the full-size
 networks take minutes).
 
-Prints a table and writes ``<out>/memory.json``. Target (issue #15): arena <= 40% of the intermediates.
+Prints a table and writes ``<out>/memory.json``. Target: arena <= 40% of the intermediates.
 """
 
 from __future__ import annotations

@@ -11,6 +11,11 @@ import opbuild as ms
 import opbuild.nn as nn
 from opbuild import Tensor
 
+# Why torch-based tests skip where torch is absent (it is the reference of some tests, never a dependency of
+# opbuild; .ci/run installs it, the README says how on other machines).
+TORCH_MISSING = ("torch (the reference of this test) is not installed: pip install torch==2.13.0 "
+                 "--index-url https://download.pytorch.org/whl/cpu")
+
 
 class FnCell(nn.Cell):
     """A network whose construct is ``fn(*inputs)`` (static arguments live in ``fn``'s closure), so

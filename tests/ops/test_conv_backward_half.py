@@ -13,8 +13,6 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-import torch
-import torch.nn.functional as F
 
 import opbuild as ms
 from opbuild import Tensor, nn
@@ -22,6 +20,10 @@ from opbuild.core.ir import TensorType
 from opbuild.ops.conv import _conv_ref
 from opbuild.ops.primitive import apply
 from opbuild.ops.registry import get
+from tests.helpers import TORCH_MISSING
+
+torch = pytest.importorskip("torch", reason=TORCH_MISSING)
+F = torch.nn.functional
 
 pytestmark = pytest.mark.slow
 

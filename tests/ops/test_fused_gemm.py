@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 from opbuild.core.errors import ShapeError
 from opbuild.core.ir import TensorType
 from opbuild.core.tensor import Tensor
 from opbuild.ops import apply
 from opbuild.ops.registry import get
+from tests.helpers import TORCH_MISSING
+
+torch = pytest.importorskip("torch", reason=TORCH_MISSING)
 
 
 def _m(op, *args):

@@ -17,6 +17,7 @@ from opbuild.passes import ConstantFolding, DeadCodeElimination, MemoryPlanning,
 from opbuild.passes.memplan import PlanError
 from opbuild.runtime.session import session
 from opbuild.targets.cpu.codegen import ABI_VERSION, kernel_function
+from tests.helpers import TORCH_MISSING
 
 PLANNED = Pipeline([ConstantFolding(), DeadCodeElimination(), MemoryPlanning()])
 RNG = np.random.default_rng(21)
@@ -43,9 +44,8 @@ def _net(x):
 
 def _ref(x):
     def conv(a, w, group=1, pad=1):
-        import torch
-        import torch.nn.functional as F
-        return F.conv2d(torch.tensor(a), torch.tensor(w), padding=pad, groups=group).numpy()
+        torch = pytest.importorskip("torch", reason=TORCH_MISSING)
+        return torch.nn.functional.conv2d(torch.tensor(a), torch.tensor(w), padding=pad, groups=group).numpy()
 
     y = np.maximum(conv(x, W1), 0)
     y = np.maximum(conv(y, W2), 0) + y
@@ -129,8 +129,7 @@ def test_backward_ops_plan_their_workspaces_too():
     compiled.plan.verify(compiled.graph)
     ops_with = {n.op for n in compiled.plan.workspaces}
     assert "Conv2DBackpropInput" in ops_with
-    import torch
-    import torch.nn.functional as F
+    torch = pytest.importorskip("torch", reason=TORCH_MISSING)
     xt = torch.tensor(x, requires_grad=True)
-    (F.conv2d(xt, torch.tensor(W1), padding=1) ** 2).sum().backward()
+    (torch.nn.functional.conv2d(xt, torch.tensor(W1), padding=1) ** 2).sum().backward()
     np.testing.assert_allclose(compiled([x])[0], xt.grad.numpy(), rtol=1e-4, atol=1e-2)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -28,13 +29,30 @@ from .toolchain import Toolchains
 def keep_failed_source(source_path: str) -> Path:
     """Copy a failed translation unit where the user can read it after this process is gone: a per-user folder,
     a unique file per failure (concurrent failures never overwrite each other)."""
-    kept = Path(tempfile.gettempdir()) / f"opbuild-failed-{os.getuid()}"
-    kept.mkdir(mode=0o700, exist_ok=True)
+    kept = _failed_sources_dir()
     fd, dest_name = tempfile.mkstemp(prefix=Path(source_path).stem + ".", suffix=".c", dir=kept)
     os.close(fd)
     dest = Path(dest_name)
     shutil.copyfile(source_path, dest)
     return dest
+
+
+def _failed_sources_dir() -> Path:
+    """``$TMPDIR/opbuild-failed-<uid>``, when it is a directory of ours that nobody else can write to; else (a
+    regular file, a symbolic link or a directory another user planted there in a shared /tmp) a fresh private
+    directory beside it, so that a compile error is never hidden behind a FileExistsError."""
+    kept = Path(tempfile.gettempdir()) / f"opbuild-failed-{os.getuid()}"
+    try:
+        kept.mkdir(mode=0o700, exist_ok=True)
+    except OSError:  # FileExistsError for a file in the way, or an unwritable TMPDIR (mkdtemp will tell)
+        pass
+    try:
+        st = os.lstat(kept)
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022:
+            return kept
+    except OSError:
+        pass
+    return Path(tempfile.mkdtemp(prefix=f"{kept.name}-"))
 
 
 class BatchCompiler:
@@ -71,7 +89,7 @@ class BatchCompiler:
         try:
             compiler = self.toolchains.compiler(self.target)
         except CompilerNotFoundError as e:
-            raise CompilerNotFoundError(e.tried, [req.name for req in reqs]) from None
+            raise e.for_kernels([req.name for req in reqs]) from None
         source, needs_blas = self._source(reqs, bodies or {})
         build_dir = Path(tempfile.mkdtemp(prefix=label + ".", dir=self.stores.workdir()))
         out = build_dir / (label + self.target.binary_suffix)

@@ -31,17 +31,44 @@ def is_regular(path: str | Path) -> bool | None:
         return False
 
 
+def _stamped(name: str) -> str:
+    # A random part: two processes may move aside the same name in the same second.
+    return f"{name}.{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}.{secrets.token_hex(2)}"
+
+
+def quarantine_dir(kernel_meta: str | Path) -> tuple[Path, Path | None]:
+    """The quarantine folder of ``kernel_meta``, created if needed: (its path, where a foreign file that stood in
+    its place went, or None). Whatever is found under that name that is not a directory (a regular file, a
+    symbolic link, a FIFO) is first renamed aside, then moved into the new folder: quarantining must not fail
+    with "File exists" until someone deletes it by hand. OSError if the folder cannot be made."""
+    qdir = Path(kernel_meta) / QUARANTINE_DIR
+    try:
+        if stat.S_ISDIR(os.lstat(qdir).st_mode):
+            return qdir, None
+    except FileNotFoundError:
+        qdir.mkdir(exist_ok=True)
+        return qdir, None
+    displaced = qdir.with_name(_stamped(QUARANTINE_DIR))
+    os.replace(qdir, displaced)
+    qdir.mkdir(exist_ok=True)
+    dest = qdir / displaced.name
+    os.replace(displaced, dest)
+    log.warning("opbuild: %s was not a directory; moved it to %s", qdir, dest)
+    return qdir, dest
+
+
 def move_aside(kernel_meta: str | Path, path: str | Path, reason: str) -> Path | None:
     """Move ``path`` (a file, directory, FIFO or symbolic link inside ``kernel_meta``) into its quarantine
     folder; returns where it went, or None if it was already gone or cannot be moved (logged at debug level:
     the caller carries on without the file, as it would with an unreadable one)."""
     path = Path(path)
-    qdir = Path(kernel_meta) / QUARANTINE_DIR
-    # A random part: two processes may move aside the same name in the same second.
-    dest = qdir / f"{path.name}.{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}.{secrets.token_hex(2)}"
     try:
-        qdir.mkdir(exist_ok=True)
-        os.replace(path, dest)
+        qdir, displaced = quarantine_dir(kernel_meta)
+        if displaced is not None and path == qdir:  # ``path`` was the file in the folder's place: moved already
+            path, dest = displaced, displaced
+        else:
+            dest = qdir / _stamped(path.name)
+            os.replace(path, dest)
     except FileNotFoundError:
         return None
     except OSError as e:
@@ -54,4 +81,4 @@ def move_aside(kernel_meta: str | Path, path: str | Path, reason: str) -> Path |
     return dest
 
 
-__all__ = ["is_regular", "move_aside"]
+__all__ = ["is_regular", "move_aside", "quarantine_dir"]

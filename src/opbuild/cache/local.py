@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import config
-from . import elf, fsio, hashio
+from . import aside, elf, fsio, hashio
 from .key import kernel_symbol
 from .layout import (
     CPU_BINARY_SUFFIX,
@@ -36,7 +36,6 @@ from .layout import (
     LOCK_DIR,
     LOCK_SUFFIX,
     NAME_RE,
-    QUARANTINE_DIR,
     TMP_DIR,
 )
 
@@ -277,13 +276,12 @@ class KernelStore:
         Never raises: renames need no free space, and the ``.reason`` note is best effort (the disk may be
         full). A part that cannot be moved stays where it is; the rebuild then replaces it atomically.
         """
-        qdir = self.path / QUARANTINE_DIR
         stamp = f"{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}"
         moved = []
         try:
-            qdir.mkdir(exist_ok=True)
+            qdir, _ = aside.quarantine_dir(self.path)
         except OSError as e:
-            log.debug("cannot create %s: %s", qdir, e)
+            log.debug("cannot create the quarantine folder of %s: %s", self.path, e)
             return moved
         for p in (self.json_path(name), self.info_path(name), self.binary_path(name)):
             dest = qdir / f"{p.name}.{stamp}"
@@ -321,8 +319,7 @@ class KernelStore:
             parsed = fsio.parse_tmp(entry.name)
             final = parsed[2] if parsed else entry.name
             try:
-                qdir = self.path / QUARANTINE_DIR
-                qdir.mkdir(exist_ok=True)
+                qdir, _ = aside.quarantine_dir(self.path)
                 os.replace(entry.path, qdir / entry.name)
             except OSError:
                 continue

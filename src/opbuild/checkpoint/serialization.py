@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import re
 import tempfile
@@ -220,6 +221,11 @@ def _decode_tensor(path: str, tag: str, dims: Sequence[int], ttype: str, content
     if ttype == "str":
         if len(content) % 4:
             raise CheckpointError(path, f"entry {tag!r} of type str has {len(content)} bytes, not UCS-4 text")
+        points = np.frombuffer(content, "<u4")
+        bad = (points > 0x10FFFF) | ((points >= 0xD800) & (points <= 0xDFFF))
+        if bad.any():
+            raise CheckpointError(path, f"entry {tag!r} of type str holds {hex(int(points[bad][0]))}, which is not a "
+                                        "Unicode character (corrupt or foreign file)")
         return str(np.frombuffer(content, f"<U{max(len(content) // 4, 1)}")[0]) if content else ""
     dtype = TENSOR_TYPES.get(ttype)
     if dtype is None:
@@ -234,7 +240,7 @@ def _decode_tensor(path: str, tag: str, dims: Sequence[int], ttype: str, content
     # MindSpore 1.x wrote a 0-d tensor as dims [0] holding one element; a real empty (0,) tensor has no bytes.
     if shape == (0,) and len(content) == dtype.itemsize:
         shape = ()
-    expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    expected = math.prod(shape) * dtype.itemsize  # Python ints: dims whose product overflows int64 stay wrong
     if len(content) != expected:
         raise CheckpointError(path, f"entry {tag!r} ({ttype}, dims {list(shape)}) should hold {expected} bytes but "
                                     f"holds {len(content)} (truncated or corrupt file)")
@@ -396,6 +402,13 @@ def load_param_into_net(net: Cell, parameter_dict: dict[str, Any],
         elif isinstance(value, Tensor):
             _update_param(param, value, strict_load)
             ckpt_not_load.remove(param.name)
+        else:  # a string entry under a parameter's name: never a silent skip that leaves a random weight
+            if strict_load:
+                raise TypeError(f"load_param_into_net: parameter_dict holds a {type(value).__name__} under the name "
+                                f"of the net's parameter {param.name!r}, not a Parameter")
+            log.warning("load_param_into_net: parameter_dict holds a %s under the name of the net's parameter %r, "
+                        "not a Parameter; it keeps its value", type(value).__name__, param.name)
+            param_not_load.append(param.name)
     if param_not_load and not strict_load:
         _load_under_prefix(params, entries, param_not_load, ckpt_not_load)
     if param_not_load:

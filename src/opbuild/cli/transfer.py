@@ -85,6 +85,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     if result.refused:
         err(result.error)
         return code
+    if result.error and not (result.imported or result.replaced or result.present or result.skipped):
+        # Nothing could be read: the reason alone (on one line), no "imported 0 entries" before it.
+        err(" ".join(line.strip(" -") for line in result.error.splitlines()))
+        return code
     if result.manifest:
         m = result.manifest
         print(f"archive {archive}: from {m.get('host', '?')} (rank {m.get('rank', '?')}, opbuild "

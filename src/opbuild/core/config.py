@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from .envvalues import cache_path as _cache_path
+from .envvalues import check_cflags, split_cc
 from .errors import ConfigError, UnsupportedTargetError
 from .units import parse_size
 
@@ -213,9 +215,10 @@ def rank_id() -> int:
 
 
 def cache_root() -> Path:
-    """Root of the cache: OPBUILD_CACHE_PATH, else MS_COMPILER_CACHE_PATH (MindSpore's name), else the cwd."""
-    raw = _env("OPBUILD_CACHE_PATH") or _env("MS_COMPILER_CACHE_PATH")
-    return Path(raw).expanduser() if raw else Path.cwd()
+    """Root of the cache: OPBUILD_CACHE_PATH, else MS_COMPILER_CACHE_PATH (MindSpore's name), else the cwd.
+    ConfigError naming the variable for a path that cannot be one (see :func:`_cache_path`)."""
+    name = cache_root_source()
+    return _cache_path(name, _env(name)) if name else Path.cwd()
 
 
 def cache_root_source() -> str | None:
@@ -291,10 +294,12 @@ def _split_cflags(raw: str) -> tuple[str, ...]:
     import shlex
 
     try:
-        return tuple(shlex.split(raw))
+        flags = tuple(shlex.split(raw))
     except ValueError as e:  # shlex alone says only "No closing quotation", not which variable
         raise ConfigError("OPBUILD_CFLAGS", raw, f"cannot be split into compiler flags ({e})",
                           "flags separated by spaces, quoted as in a shell") from None
+    check_cflags("OPBUILD_CFLAGS", raw, flags)
+    return flags
 
 
 def toolchain_env() -> tuple[str, ...]:
@@ -308,6 +313,13 @@ def toolchain_env() -> tuple[str, ...]:
 def compiler_env() -> str:
     """The CC environment variable (empty when unset)."""
     return _env("CC")
+
+
+def compiler_argv() -> list[str]:
+    """CC split like a shell would (empty when unset); ConfigError naming CC when it cannot be split, names no
+    program, or asks for a sanitizer that cannot be loaded (see :func:`check_cflags`)."""
+    raw = _env("CC")
+    return list(split_cc(raw)) if raw else []
 
 
 def batch_size() -> int:
@@ -467,11 +479,14 @@ def cache_secret() -> bytes | None:
     return raw.encode() if raw else None
 
 
+RANK_SIZE = EnvNumber("RANK_SIZE", 0, integer=True, minimum=0, allow_minimum=True, maximum=1e6, unit="ranks")
+
+
 def rank_size() -> int:
-    """RANK_SIZE (the number of ranks of the job, as MindSpore's launchers set it); unset, empty or invalid
-    means unknown (0). Only used to spread ranks over a cold build, so a bad value is ignored, not an error."""
-    raw = _env("RANK_SIZE")
-    return int(raw) if raw.isdigit() else 0
+    """RANK_SIZE (the number of ranks of the job, as MindSpore's launchers set it); unset or empty means
+    unknown (0). Used to spread ranks over a cold build; a value that is not a whole number is a ConfigError
+    (a launcher's bug is reported, not guessed around)."""
+    return int(RANK_SIZE.get())
 
 
 # ---- up-front validation ------------------------------------------------------------------------------------
@@ -480,6 +495,10 @@ def rank_size() -> int:
 # A new variable adds its row here.
 _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("RANK_ID", rank_id),
+    ("RANK_SIZE", rank_size),
+    ("OPBUILD_CACHE_PATH", cache_root),
+    ("MS_COMPILER_CACHE_PATH", cache_root),
+    ("CC", compiler_argv),
     ("OPBUILD_CACHE", cache_enabled),
     ("OPBUILD_CACHE_FSYNC", cache_fsync),
     ("OPBUILD_PRELOAD", preload_enabled),

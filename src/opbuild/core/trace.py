@@ -157,6 +157,8 @@ class Engine(Protocol):
 
     def state(self, owner: str) -> dict: ...
 
+    def graph_reused(self, compiled: Callable[[Sequence[np.ndarray]], list[np.ndarray]]) -> None: ...
+
 
 def engine() -> Engine:
     """The process's engine: the runtime session, looked up through core/providers.py (the one place core
@@ -188,6 +190,8 @@ def run_compiled(graphs: dict, key: Any, fn: Callable[..., Any], args: Sequence[
     if entry is None:
         graph, rebuild = trace(fn, args)
         entry = graphs[key] = (engine().compile_graph(graph), rebuild)
+    else:
+        engine().graph_reused(entry[0])  # build_report() then describes this graph, not the last one built
     compiled, rebuild = entry
     return rebuild([Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])])
 

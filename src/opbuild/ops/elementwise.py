@@ -134,10 +134,11 @@ def _pow_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     Float exponents are copied out to full arrays first: given a scalar (or stride-0 broadcast) exponent of
     0.5, 2 or -1, NumPy switches to sqrt, square or reciprocal, and sqrt(-inf) is NaN where C's (and NumPy's
-    own elementwise) pow(-inf, 0.5) is +inf. The kernel computes pow for every element."""
+    own elementwise) pow(-inf, 0.5) is +inf. The kernel computes pow for every element. 0-d operands are made
+    1-d for the call: NumPy takes the same scalar shortcut when both are 0-d."""
     a, b = np.broadcast_arrays(a, b)
     if a.dtype.kind != "i":
-        return np.power(a, np.array(b))
+        return np.power(np.atleast_1d(a), np.atleast_1d(np.array(b))).reshape(a.shape)
     out = np.power(a, np.maximum(b, 0))
     neg = b < 0
     neg_result = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 1, -1, 1), 0))

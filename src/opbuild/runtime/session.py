@@ -14,7 +14,7 @@ from ..core.ir import Graph, KernelSpec
 from ..ops.registry import get
 from ..passes import DEFAULT_PIPELINE, Pipeline
 from ..passes.memplan import plan_memory
-from ..report import BuildReport
+from ..report import BuildReport, KernelRecord
 from .executor import CompiledGraph
 
 
@@ -51,7 +51,20 @@ class Session:
         with self._lock:
             self._last = report
             self._pynative = None
-        return CompiledGraph(graph, kernels, self.builder.target.allocate)
+        compiled = CompiledGraph(graph, kernels, self.builder.target.allocate)
+        # What build_report() says when this graph runs again without a build: every kernel reused from memory.
+        compiled.reuse_report = BuildReport([KernelRecord(k.name, k.op, "reused", 0.0, "memory")
+                                             for k in report.kernels], 0.0, report.memory, rerun=True)
+        return compiled
+
+    def graph_reused(self, compiled: CompiledGraph) -> None:
+        """A compiled graph kept by its Cell (or jit function) runs again: build_report() reports it, not
+        whichever graph was built last."""
+        reuse = getattr(compiled, "reuse_report", None)
+        if reuse is not None and self._last is not reuse:
+            with self._lock:
+                self._last = reuse
+                self._pynative = None
 
     def run_eager(self, spec: KernelSpec, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run one kernel now (PyNative). Builds it on first use; later uses skip the builder entirely."""

@@ -33,7 +33,6 @@ from ..layout import (
     LOCK_DIR,
     MEMO_FILE,
     NAME_RE,
-    QUARANTINE_DIR,
 )
 from ..local import KernelStore
 from ..pin import bad_lock_file, try_exclusive
@@ -152,9 +151,10 @@ def check_entry(store: KernelStore, entry: Entry) -> str | None:
 
 
 def _quarantine_orphan(directory: Path, path: Path) -> str:
-    qdir = directory / QUARANTINE_DIR
     try:
-        qdir.mkdir(exist_ok=True)
+        qdir, _ = aside.quarantine_dir(directory)
+        if path == qdir:  # a file in the quarantine folder's place: moved into the new folder, or by a repair above
+            return "quarantined"
         os.replace(path, qdir / f"{path.name}.orphan.{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}")
     except OSError as e:
         return f"failed: {e.strerror or e}"

@@ -1,6 +1,6 @@
 """The C prelude section of float16 block conversions (a self-contained helper block of codegen's prelude).
 
-Why it exists (issue #16): gcc 12 cannot vectorise any loop that holds a ``_Float16`` value on x86-64
+Why it exists: gcc 12 cannot vectorise any loop that holds a ``_Float16`` value on x86-64
 without AVX512-FP16 (``-fopt-info-vec-missed``: "not vectorized: unsupported data-type float" at
 ``(ob_f16)f``), so a float16 kernel that converts on every load and store ran element by element, with one
 scalar F16C conversion per element and scalar libm calls (GeLU: 26x float32's time). Kernels built with
