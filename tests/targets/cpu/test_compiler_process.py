@@ -31,12 +31,20 @@ def _script(path: Path, body: str) -> str:
     return str(path)
 
 
-def _dead(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return True
-    return "\nState:\tZ" in state  # a zombie awaiting its new parent: killed
+def _dead(pid: int, within: float = 10.0) -> bool:
+    """Whether ``pid`` is gone (or a zombie awaiting its new parent: killed) within ``within`` seconds: SIGKILL
+    is delivered asynchronously, and on a loaded machine the kernel may take a moment to tear a process down."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return True
+        if "\nState:\tZ" in state:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 @pytest.fixture(autouse=True)
