@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 
 from .._version import __version__
-from ..cache import fsio, manifest, pin
+from ..cache import fsio, locks, manifest
 from ..cache import key as cache_key
 from ..cache.local import KernelStore
 from ..core.ir import KernelSpec
@@ -54,7 +54,7 @@ def from_manifest(store: KernelStore, graph: str, todo: dict[bytes, KernelSpec],
             return None
         target.preload(blas)
     check, hits = store.check, []
-    with pin.loading(store):
+    with locks.loading(store):
         for item in found.items:
             hit = check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size)
             if hit.status != "hit":

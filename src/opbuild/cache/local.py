@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import config
-from . import elf, fsio
+from . import elf, fsio, quarantine
 from .key import kernel_symbol
 from .layout import (
     CPU_BINARY_SUFFIX,
@@ -35,7 +35,6 @@ from .layout import (
     LOCK_DIR,
     LOCK_SUFFIX,
     NAME_RE,
-    QUARANTINE_DIR,
     TMP_DIR,
 )
 
@@ -277,35 +276,12 @@ class KernelStore:
         return path
 
     def quarantine(self, name: str, reason: str) -> list[Path]:
-        """Move every file of entry ``name`` into ``quarantine/`` (same filesystem, so each move is atomic).
-
-        The ``.json`` goes first so that the entry stops being committed before its other files move.
-        Never raises: renames need no free space, and the ``.reason`` note is best effort (the disk may be
-        full). A part that cannot be moved stays where it is; the rebuild then replaces it atomically.
+        """Move every file of entry ``name`` into ``quarantine/`` (cache/quarantine.py: same filesystem, so each
+        move is atomic). The ``.json`` goes first so that the entry stops being committed before its other files
+        move. Never raises; a part that cannot be moved stays where it is and the rebuild replaces it atomically.
         """
-        qdir = self.path / QUARANTINE_DIR
-        stamp = f"{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}"
-        moved = []
-        try:
-            qdir.mkdir(exist_ok=True)
-        except OSError as e:
-            log.debug("cannot create %s: %s", qdir, e)
-            return moved
-        for p in (self.json_path(name), self.info_path(name), self.binary_path(name)):
-            dest = qdir / f"{p.name}.{stamp}"
-            try:
-                os.replace(p, dest)
-                moved.append(dest)
-            except FileNotFoundError:
-                continue
-            except OSError as e:
-                log.debug("cannot move %s to quarantine: %s", p, e)
-        if moved:
-            try:
-                (qdir / f"{name}.{stamp}.reason").write_text(reason + "\n")
-            except OSError as e:
-                log.debug("cannot write the quarantine note of %s: %s", name, e)
-        return moved
+        return quarantine.move_all(self.path, [self.json_path(name), self.info_path(name), self.binary_path(name)],
+                                   reason, label=name)
 
     def sweep_temporaries(self) -> list[str]:
         """Move stale temporaries (of dead processes) into quarantine; return the kernel names they belonged
@@ -326,11 +302,7 @@ class KernelStore:
                 continue
             parsed = fsio.parse_tmp(entry.name)
             final = parsed[2] if parsed else entry.name
-            try:
-                qdir = self.path / QUARANTINE_DIR
-                qdir.mkdir(exist_ok=True)
-                os.replace(entry.path, qdir / entry.name)
-            except OSError:
+            if quarantine.move(self.path, entry.path, f"temporary of {final} left by a process that is gone") is None:
                 continue
             names.append(final.rsplit(".", 1)[0])
         return names

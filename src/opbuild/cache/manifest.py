@@ -48,7 +48,7 @@ from typing import NamedTuple
 
 from ..core import config
 from ..ops import registry
-from . import aside, fsio
+from . import fsio, quarantine
 from .fsio import CorruptFile
 from .layout import HASH_CHARS, JSON_SUFFIX, MANIFEST_DIR, NAME_RE, TMP_DIR
 from .local import KernelStore
@@ -276,7 +276,7 @@ def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_file
     except OSError:
         # A rename cannot replace a directory planted in the manifest's place: move it aside and try again
         # once, or this graph would never get its fast path back. Otherwise (read-only or full disk) give up.
-        if aside.is_regular(path) is False and aside.move_aside(store_dir, path, "not a regular file"):
+        if quarantine.is_regular(path) is False and quarantine.move(store_dir, path, "not a regular file"):
             with contextlib.suppress(OSError):
                 fsio.atomic_write(path, data, fsync=False, tmp_dir=store_dir / TMP_DIR)
 

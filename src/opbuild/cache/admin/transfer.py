@@ -31,7 +31,7 @@ from .. import fsio
 from ..key import diff
 from ..layout import CPU_BINARY_SUFFIX, INFO_SUFFIX, JSON_SUFFIX, entry_suffixes, split_entry_file
 from ..local import KernelStore
-from ..pin import try_exclusive
+from ..locks import try_exclusive
 from .explain import describe_change
 from .scan import scan
 from .verify import check_entry_bytes

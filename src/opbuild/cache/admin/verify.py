@@ -23,7 +23,7 @@ from pathlib import Path
 
 import filelock
 
-from .. import aside, elf, fsio, manifest, statmemo, stats
+from .. import elf, fsio, manifest, quarantine, statmemo, stats
 from ..key import kernel_symbol
 from ..layout import (
     CPU_BINARY_SUFFIX,
@@ -33,10 +33,9 @@ from ..layout import (
     LOCK_DIR,
     MEMO_FILE,
     NAME_RE,
-    QUARANTINE_DIR,
 )
 from ..local import KernelStore
-from ..pin import bad_lock_file, try_exclusive
+from ..locks import bad_lock_file, try_exclusive
 from .scan import Entry, scan
 
 
@@ -150,16 +149,6 @@ def check_entry(store: KernelStore, entry: Entry) -> str | None:
     return check_entry_bytes(entry.name, *parts, binary_suffix=entry.binary_suffix)
 
 
-def _quarantine_orphan(directory: Path, path: Path) -> str:
-    qdir = directory / QUARANTINE_DIR
-    try:
-        qdir.mkdir(exist_ok=True)
-        os.replace(path, qdir / f"{path.name}.orphan.{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}")
-    except OSError as e:
-        return f"failed: {e.strerror or e}"
-    return "quarantined"
-
-
 def verify(directory: Path, repair: bool = False, binary_suffix: str = CPU_BINARY_SUFFIX,
            known_blas: Collection[str] = ()) -> Report:
     """Check every file of one kernel_meta directory; with ``repair``, fix what is broken (see module doc).
@@ -221,7 +210,7 @@ def verify(directory: Path, repair: bool = False, binary_suffix: str = CPU_BINAR
             "symlink" if orphan.is_symlink() else "file")
         problem = Problem("orphan", orphan.name, f"{kind} that is not part of any cache entry")
         if repair:
-            problem.action = _quarantine_orphan(directory, orphan)
+            problem.action = _aside(directory, orphan, problem.detail)
         report.problems.append(problem)
 
     _check_side_files(directory, repair, report)
@@ -231,7 +220,8 @@ def verify(directory: Path, repair: bool = False, binary_suffix: str = CPU_BINAR
 
 
 def _aside(directory: Path, path: Path, why: str) -> str:
-    return "quarantined" if aside.move_aside(directory, path, why) else "failed: cannot move it"
+    """Move ``path`` into quarantine (cache/quarantine.py); the action a Problem reports."""
+    return "quarantined" if quarantine.move(directory, path, why) else "failed: cannot move it"
 
 
 def _check_side_files(directory: Path, repair: bool, report: Report) -> None:
@@ -276,7 +266,7 @@ def _check_manifests(store: KernelStore, repair: bool, report: Report, known_bla
             continue
         problem = Problem("manifest", where, why)
         if repair:
-            if aside.is_regular(d.path):
+            if quarantine.is_regular(d.path):
                 try:
                     os.unlink(d.path)
                     problem.action = "removed"
@@ -290,7 +280,7 @@ def _check_manifests(store: KernelStore, repair: bool, report: Report, known_bla
 
 
 def _check_locks(store: KernelStore, repair: bool, report: Report) -> None:
-    """Lock files are never deleted (see :mod:`..pin`), but a directory or symbolic link in a lock file's place
+    """Lock files are never deleted (see :mod:`..locks`), but a directory or symbolic link in a lock file's place
     cannot be locked at all: reported, and moved to quarantine by repair."""
     ldir = store.path / LOCK_DIR
     if ldir.is_symlink() or not ldir.is_dir():
