@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..core import config
 from . import elf, fsio, quarantine
-from .key import kernel_symbol
+from .identity import kernel_symbol
 from .layout import (
     CPU_BINARY_SUFFIX,
     HASH_CHARS,

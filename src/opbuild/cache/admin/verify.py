@@ -24,7 +24,7 @@ from pathlib import Path
 import filelock
 
 from .. import elf, fsio, manifest, quarantine, statmemo, stats
-from ..key import kernel_symbol
+from ..identity import kernel_symbol
 from ..layout import (
     CPU_BINARY_SUFFIX,
     HASH_CHARS,

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from .. import elf
 from ..fsio import CorruptFile, parse_json
-from ..key import kernel_symbol
+from ..identity import kernel_symbol
 from .backend import UNSIGNED
 
 FORMAT = 2
