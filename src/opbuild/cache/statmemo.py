@@ -92,6 +92,12 @@ class StatMemo:
         with self._lock:
             return self._load().get(key)
 
+    def recall_prefixed(self, prefix: str) -> dict[str, str]:
+        """Every value remembered under a key starting with ``prefix`` (``cache export``: the toolchain
+        records, cache/identity.py)."""
+        with self._lock:
+            return {k: v for k, v in self._load().items() if k.startswith(prefix)}
+
     def remember(self, key: str, value: str) -> None:
         """Keep ``value`` under ``key`` (written only when it changes)."""
         with self._lock:
