@@ -26,7 +26,8 @@ recorded digests (:class:`Recorded`), or nothing but itself (``verify``, archive
    describing the op the name says;
 4. ``.json``: hashing to the recorded digest, or else parsing (bounded) with an integer ``size``, a string
    ``sha256``, ``binary`` naming ``<name><suffix>`` and ``kernel``/``op`` (when present) naming this entry;
-5. the binary's size, known before a byte of it is read (a stored binary: its ``lstat``; a regular file only);
+5. the binary's size, known before a byte of it is read (a stored binary: its ``lstat``; a regular file only),
+   bounded by :data:`MAX_BINARY_BYTES` and equal to the recorded size;
 6. the binary's sha256 (a stored binary is read once per inode; a streamed, bounded read slots in there:
    :class:`Binary` is the seam);
 7. the binary is a loadable shared object exporting the kernel's symbol (cache/elf.py, on the same bytes).
@@ -48,6 +49,8 @@ from .layout import HASH_CHARS, INFO_SUFFIX, JSON_SUFFIX, NAME_RE
 
 #: Directory of an entry's members in an export archive.
 ARCHIVE_DIR = "kernel_meta"
+#: No kernel binary comes near this; a larger file in an entry's place is not read into memory.
+MAX_BINARY_BYTES = 1 << 30
 #: Fields of the build result derived from the binary (filled in at publication, never copied).
 DERIVED_FIELDS = ("binary", "suffix", "sha256", "size")
 
@@ -203,7 +206,7 @@ def verify(name: str, info: bytes, result: bytes | dict, binary: Binary, *, bina
     if requested is not None:
         if info != requested:
             if hashlib.sha256(info).hexdigest()[:HASH_CHARS] != name_hash:
-                return Verdict(".info does not hash to the entry's name")
+                return Verdict(".info differs from the requested descriptor (and does not hash to the entry's name)")
             return Verdict(".info differs from the requested descriptor")
     elif recorded is not None:
         if recorded.info_sha256[:HASH_CHARS] != name_hash or hashlib.sha256(info).hexdigest() != recorded.info_sha256:
@@ -263,6 +266,8 @@ def _result(result: bytes | dict, name: str, name_op: str, binary_suffix: str) -
 def _binary_problem(binary: Binary, size: int, sha256: str, symbol: str, source: str) -> str | None:
     try:
         found = binary.size()
+        if found > MAX_BINARY_BYTES:
+            return f"binary is too large ({found} bytes)"
         if found != size:  # before a byte is read: a hostile size never costs a read
             return f"binary size {found} != {size} recorded in {source}"
         digest, exported = binary.contents()
@@ -273,7 +278,7 @@ def _binary_problem(binary: Binary, size: int, sha256: str, symbol: str, source:
     if isinstance(exported, str):
         return f"binary is not a loadable shared object: {exported}"
     if symbol not in exported:
-        return f"binary does not export the kernel symbol {symbol}"
+        return f"binary is not a loadable shared object: it does not export the kernel symbol {symbol}"
     return None
 
 
@@ -287,6 +292,6 @@ def _shown(value: object) -> str:
     return type(value).__name__
 
 
-__all__ = ["ARCHIVE_DIR", "DERIVED_FIELDS", "Binary", "BinaryBytes", "BlobParts", "Recorded", "Unsound",
-           "Verdict", "archive_members", "blob_body", "encode_result", "file_names", "from_blob", "meta_of",
+__all__ = ["ARCHIVE_DIR", "DERIVED_FIELDS", "MAX_BINARY_BYTES", "Binary", "BinaryBytes", "BlobParts", "Recorded",
+           "Unsound", "Verdict", "archive_members", "blob_body", "encode_result", "file_names", "from_blob", "meta_of",
            "name_problem", "result_record", "verify"]

@@ -2,8 +2,9 @@
 
 An archive is a gzip'ed tar holding ``opbuild-cache.json`` (a manifest: format, opbuild version, origin, and
 ``toolchains``: the toolchain identities recorded in the cache's ``.memo.json``, cache/identity.py) and
-``kernel_meta/<name>.{info,so,json}`` for every sound entry. Export reads each entry once into memory,
-checks it (:func:`.verify.check_entry_bytes`) and writes those same bytes, so an entry that changes while
+``kernel_meta/<name>.{info,so,json}`` for every sound entry (cache/entry.py: ``archive_members``). Export
+reads each entry once into memory, checks it with the one verifier (cache/entry.py ``verify``) and writes
+those same bytes, so an entry that changes while
 the export runs cannot produce an inconsistent archive; the archive itself is written atomically.
 
 Import never extracts paths: it reads regular-file members into memory (symlinks, links, devices, absolute
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._version import __version__
+from .. import entry as entry_format
 from .. import fsio, identity
 from ..key import diff
 from ..layout import CPU_BINARY_SUFFIX, INFO_SUFFIX, JSON_SUFFIX, entry_suffixes, split_entry_file
@@ -42,12 +44,11 @@ from ..locks import try_exclusive
 from ..statmemo import StatMemo
 from .explain import describe_change
 from .scan import scan
-from .verify import check_entry_bytes
 
 MANIFEST = "opbuild-cache.json"
-ARCHIVE_DIR = "kernel_meta"
+ARCHIVE_DIR = entry_format.ARCHIVE_DIR
 FORMAT = 1
-MAX_MEMBER_BYTES = 1 << 30  # no kernel binary comes near this; a bigger member is not ours
+MAX_MEMBER_BYTES = entry_format.MAX_BINARY_BYTES  # a bigger member is not ours
 MACHINE_COMPONENTS = identity.MACHINE_COMPONENTS
 
 
@@ -102,13 +103,12 @@ def export(directory: Path, archive: Path, origin: dict | None = None,
                 except OSError as e:  # CorruptFile included
                     result.skipped.append((entry.name, f"cannot read: {e.strerror or e}"))
                     continue
-                reason = check_entry_bytes(entry.name, parts[INFO_SUFFIX], parts[JSON_SUFFIX], parts[binary_suffix],
-                                           binary_suffix)
+                reason = _problem(entry.name, parts, binary_suffix)
                 if reason:
                     result.skipped.append((entry.name, reason))
                     continue
-                for suffix in (INFO_SUFFIX, binary_suffix, JSON_SUFFIX):  # .json last, as in the store
-                    _add(tar, f"{ARCHIVE_DIR}/{entry.name}{suffix}", parts[suffix], entry.last_used)
+                for member, suffix in entry_format.archive_members(entry.name, binary_suffix):
+                    _add(tar, member, parts[suffix], entry.last_used)
                 result.entries.append(entry.name)
                 result.bytes += sum(len(b) for b in parts.values())
         os.replace(tmp, archive)
@@ -116,6 +116,12 @@ def export(directory: Path, archive: Path, origin: dict | None = None,
         tmp.unlink(missing_ok=True)
         raise
     return result
+
+
+def _problem(name: str, parts: dict[str, bytes], binary_suffix: str) -> str | None:
+    """Why the parts of entry ``name`` (by suffix, read into memory) are no sound entry (the one verifier)."""
+    return entry_format.verify(name, parts[INFO_SUFFIX], parts[JSON_SUFFIX],
+                               entry_format.BinaryBytes(parts[binary_suffix]), binary_suffix=binary_suffix).reason
 
 
 def _toolchain_records(directory: Path) -> dict[str, dict]:
@@ -301,7 +307,7 @@ def _import_entry(store: KernelStore, name: str, parts: dict[str, bytes], here: 
                   codegen: CodegenFn | None, result: ImportResult) -> str | None:
     """Import one entry; returns the canonical JSON of its compiler identity when it is now in the store."""
     info, meta_raw, binary = parts[INFO_SUFFIX], parts[JSON_SUFFIX], parts[store.binary_suffix]
-    reason = check_entry_bytes(name, info, meta_raw, binary, store.binary_suffix)
+    reason = _problem(name, parts, store.binary_suffix)
     if reason:
         result.skipped.append((name, "damaged", reason))
         return None
@@ -324,8 +330,7 @@ def _import_entry(store: KernelStore, name: str, parts: dict[str, bytes], here: 
             return compiler
         if found.status == "corrupt":
             store.quarantine(name, f"replaced by cache import from {result.archive}: {found.reason}")
-        derived = ("binary", "suffix", "sha256", "size")  # publish recomputes these from the bytes
-        meta = {k: v for k, v in fsio.parse_json(meta_raw, JSON_SUFFIX).items() if k not in derived}
+        meta = entry_format.meta_of(fsio.parse_json(meta_raw, JSON_SUFFIX))  # publish derives the rest again
         try:
             store.publish(name, info, binary, meta)
         except OSError as e:  # e.g. disk full: publish leaves no committed half-entry behind
