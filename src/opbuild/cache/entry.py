@@ -21,7 +21,8 @@ is only what the entry is compared with: the requested descriptor (a lookup, a f
 recorded digests (:class:`Recorded`), or nothing but itself (``verify``, archives). Its stages, in order:
 
 1. ``authenticate`` (optional): a signature over the raw parts, checked before anything is parsed;
-2. the name matches the entry-name pattern (every path is derived from it);
+2. the name matches the entry-name pattern (every path is derived from it), unless the caller derived it from
+   the requested descriptor itself (a lookup, a fetch);
 3. ``.info``: equal to the requested bytes, or hashing to the recorded digest, or else hashing to the name and
    describing the op the name says;
 4. ``.json``: hashing to the recorded digest, or else parsing (bounded) with an integer ``size``, a string
@@ -199,10 +200,9 @@ def verify(name: str, info: bytes, result: bytes | dict, binary: Binary, *, bina
     reasons (default ``.json``, or the graph manifest)."""
     if authenticate is not None and (why := authenticate()) is not None:
         return Verdict(why)
-    m = NAME_RE.match(name)
-    if m is None:
+    if requested is None and NAME_RE.match(name) is None:  # a name read from a manifest, archive or listing
         return Verdict(name_problem(name))
-    name_op, name_hash = m.group(1), m.group(2)
+    name_op, _, name_hash = name.rpartition("_")
     if requested is not None:
         if info != requested:
             if hashlib.sha256(info).hexdigest()[:HASH_CHARS] != name_hash:
