@@ -200,9 +200,10 @@ def verify(name: str, info: bytes, result: bytes | dict, binary: Binary, *, bina
     reasons (default ``.json``, or the graph manifest)."""
     if authenticate is not None and (why := authenticate()) is not None:
         return Verdict(why)
-    if requested is None and NAME_RE.match(name) is None:  # a name read from a manifest, archive or listing
+    m = NAME_RE.match(name)
+    if m is None and requested is None:  # a name read from a manifest, archive or listing
         return Verdict(name_problem(name))
-    name_op, _, name_hash = name.rpartition("_")
+    name_op, name_hash = m.groups() if m is not None else (None, name.rpartition("_")[2])
     if requested is not None:
         if info != requested:
             if hashlib.sha256(info).hexdigest()[:HASH_CHARS] != name_hash:
@@ -211,7 +212,7 @@ def verify(name: str, info: bytes, result: bytes | dict, binary: Binary, *, bina
     elif recorded is not None:
         if recorded.info_sha256[:HASH_CHARS] != name_hash or hashlib.sha256(info).hexdigest() != recorded.info_sha256:
             return Verdict(".info differs from the manifest")
-    elif (why := _info_problem(info, name_op, name_hash)) is not None:
+    elif (why := _info_problem(info, str(name_op), name_hash)) is not None:
         return Verdict(why)
     parsed: dict | None = None
     if recorded is not None:
@@ -241,7 +242,7 @@ def _info_problem(info: bytes, name_op: str, name_hash: str) -> str | None:
     return None
 
 
-def _result(result: bytes | dict, name: str, name_op: str, binary_suffix: str) -> tuple[dict, int, str] | str:
+def _result(result: bytes | dict, name: str, name_op: str | None, binary_suffix: str) -> tuple[dict, int, str] | str:
     """The build result parsed and checked: ``(result, binary size, binary sha256)``, or why it is unsound."""
     if isinstance(result, dict):
         meta = result
@@ -258,7 +259,7 @@ def _result(result: bytes | dict, name: str, name_op: str, binary_suffix: str) -
     if meta.get("kernel") not in (None, name):
         return f".json names kernel {_shown(meta.get('kernel'))}"
     op = meta.get("op")
-    if op is not None and (not isinstance(op, str) or op.lower() != name_op):
+    if op is not None and name_op is not None and (not isinstance(op, str) or op.lower() != name_op):
         return f".json names op {_shown(op)}, the entry's name says {name_op!r}"
     return meta, size, sha
 
