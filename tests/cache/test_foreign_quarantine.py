@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from opbuild.builder import Builder
-from opbuild.cache import aside
+from opbuild.cache import quarantine
 from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 from tests.cache._util import committed, kernel_meta
@@ -23,12 +23,12 @@ def _plant(km, kind: str, outside) -> None:
 
 
 @pytest.mark.parametrize("kind", ["file", "symlink"])
-def test_move_aside_displaces_a_foreign_quarantine(tmp_path, kind) -> None:
+def test_a_move_displaces_a_foreign_quarantine(tmp_path, kind) -> None:
     km = tmp_path / "kernel_meta"
     km.mkdir()
     _plant(km, kind, tmp_path / "outside")
     (km / "stray").write_text("stray\n")
-    dest = aside.move_aside(km, km / "stray", "test")
+    dest = quarantine.move(km, km / "stray", "test")
     q = km / "quarantine"
     assert dest is not None and dest.parent == q and q.is_dir() and not q.is_symlink()
     assert sorted(p.name.split(".")[0] for p in q.iterdir()) == ["quarantine", "stray", "stray"]  # + .reason

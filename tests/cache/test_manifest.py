@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from opbuild.builder import Builder
+from opbuild.builder.manifests import source_files
 from opbuild.cache import manifest
 from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
@@ -163,7 +164,7 @@ def test_edited_source_is_noticed_and_the_manifest_rewritten(root, monkeypatch):
     data = json.loads(m.read_text())
     recorded = [p for p, _ in data["sources"]]
     assert REGISTRY["MatMul"].codegen_files()[0] in recorded
-    assert set(manifest.source_files(sorted({s.op for s in SPECS}))) == set(recorded)
+    assert set(source_files(sorted({s.op for s in SPECS}))) == set(recorded)
     data["sources"][0][1][3] += 1  # as if the file's mtime had changed since
     m.write_text(json.dumps(data))
     spy = _Spy(monkeypatch)

@@ -12,7 +12,8 @@ import pytest
 
 import opbuild
 import opbuild.ops  # noqa: F401 - registers every op family
-from opbuild.cache import key, manifest
+from opbuild.builder.manifests import source_files
+from opbuild.cache import identity, key, manifest
 from opbuild.core import dtypes
 from opbuild.core.ir import KernelSpec, TensorType
 from opbuild.ops import registry
@@ -67,7 +68,7 @@ def test_editing_any_contributing_file_invalidates_the_graph_manifest(name, tmp_
     """A manifest records the files of its ops with their stats (cache/manifest.py): a change to any of them
     makes the warm start ignore it; a change to a file that shapes nothing does not."""
     files = REGISTRY[name].codegen_files()
-    sources = manifest.source_files([name])
+    sources = source_files([name])
     assert set(files) <= set(sources)
     manifest.write(tmp_path, "k" * 32, [], [], None, sources)
     recorded = manifest.load(manifest.path_of(tmp_path, "k" * 32), "k" * 32)
@@ -83,10 +84,10 @@ def test_editing_any_contributing_file_invalidates_the_graph_manifest(name, tmp_
 def test_the_fingerprint_names_this_source_tree(monkeypatch):
     """Two opbuild trees of one version sharing a cache never read each other's manifests (their sources
     differ in path, so each would only find the other's stale and rewrite it)."""
-    assert Path(manifest._PACKAGE) == _PACKAGE
+    assert Path(identity._PACKAGE) == _PACKAGE
     before = manifest.fingerprint("0", 1)
     assert manifest.fingerprint("0", 1) == before
-    monkeypatch.setattr(manifest, "_PACKAGE", "/elsewhere/opbuild")
+    monkeypatch.setattr(identity, "_PACKAGE", "/elsewhere/opbuild")
     assert manifest.fingerprint("0", 1) != before
 
 

@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..cache import manifest, pin
+from ..cache import locks, manifest
 from ..cache.local import KernelStore, Lookup
-from ..cache.observe import Observer
+from ..cache.usage import UsageRecorder
 from ..core import config
 from ..core.ir import KernelSpec
 from ..report import BuildReport, KernelRecord
@@ -40,7 +40,7 @@ class Builder:
         self.stores = Stores()
         self.toolchains = Toolchains()
         self.namer = Namer()
-        self.observer = Observer()  # statistics, miss explanations, size bound (cache/observe.py)
+        self.observer = UsageRecorder()  # statistics, miss explanations, size bound (cache/usage.py)
         self._digest = self.stores.memo(None).file_digest  # source digests: the store's memo once a build names it
         self._targets: dict[str, Target] = {}  # one instance per target name, made on first use
 
@@ -165,7 +165,7 @@ class Builder:
         misses: list[Miss] = []
         if pending and read_store is not None:
             memory, lookup = self.memory, read_store.lookup
-            with pin.loading(read_store):  # eviction deletes no entry while this build verifies and loads it
+            with locks.loading(read_store):  # eviction deletes no entry while this build verifies and loads it
                 for mk, req in pending.items():
                     t1 = time.perf_counter()
                     found = lookup(req.name, req.info)

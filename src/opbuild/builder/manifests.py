@@ -12,13 +12,15 @@ import functools
 import hashlib
 import logging
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterable, Sequence
+from types import ModuleType
 
 from .._version import __version__
-from ..cache import fsio, manifest, pin, rows
-from ..cache import key as cache_key
+from ..cache import fsio, identity, locks, manifest, rows
 from ..cache.local import KernelStore
 from ..core.ir import KernelSpec
+from ..ops import registry
 from ..ops.registry import get as get_op
 from ..report import BuildReport, KernelRecord
 from ..targets.base import Kernel, Target
@@ -28,13 +30,36 @@ from .requests import KernelRequest
 log = logging.getLogger("opbuild")
 
 MANIFEST_MIN_KERNELS = 4  # smaller builds (PyNative ops one by one) gain nothing from a graph manifest
+# Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
+# compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
+# registry (ops/registry.py: codegen_files), the one definition the per-kernel key uses too.
+_DESCRIPTOR_MODULES = ("opbuild", "opbuild._version", "opbuild.core.config", "opbuild.cache.key",
+                       "opbuild.cache.identity", "opbuild.builder.requests", "opbuild.builder.toolchain")
+_DESCRIPTOR_PACKAGES = ("opbuild.targets.cpu",)
+
+
+def source_files(ops: Iterable[str] | None = None) -> list[str]:
+    """The sources a manifest of a graph of ``ops`` records (op names; default every registered op), as loaded
+    in this process: every file that shapes their generated C, then the descriptor modules and the packages'
+    submodules (a package holds each imported submodule as an attribute; cheaper than scanning
+    ``sys.modules``)."""
+    files = registry.codegen_files(ops)
+    for name in _DESCRIPTOR_MODULES:
+        files.append(getattr(sys.modules.get(name), "__file__", None) or name)
+    for name in _DESCRIPTOR_PACKAGES:
+        pkg = sys.modules.get(name)
+        files.append(getattr(pkg, "__file__", None) or name)
+        subs = [m.__file__ for m in vars(pkg).values() if isinstance(m, ModuleType)
+                and m.__name__.startswith(name + ".") and getattr(m, "__file__", None)] if pkg else []
+        files.extend(sorted(set(subs)))
+    return files
 
 
 def graph_key(target: Target, pipeline: str, kernels: Sequence[bytes]) -> str:
     """The manifest name of a graph built for ``target`` after the pass pipeline of identity ``pipeline`` (the
     files that shape its kernels are recorded in the manifest and checked when it is read)."""
     fp = manifest.fingerprint(__version__, target.abi_version)
-    return manifest.graph_key(f"{fp}|{target.name}|{pipeline}", kernels)
+    return identity.manifest_key(fingerprint=fp, target=target.name, pipeline=pipeline, kernels=kernels)
 
 
 def from_manifest(store: KernelStore, graph: str, todo: dict[bytes, KernelSpec], target: Target,
@@ -55,7 +80,7 @@ def from_manifest(store: KernelStore, graph: str, todo: dict[bytes, KernelSpec],
             return None
         target.preload(blas)
     check, hits = store.check, []
-    with pin.loading(store):
+    with locks.loading(store):
         for item, spec in zip(found.items, todo.values()):
             # Rows are paired with the graph's kernels by position: each entry must describe its kernel.
             hit = check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size,
@@ -64,7 +89,7 @@ def from_manifest(store: KernelStore, graph: str, todo: dict[bytes, KernelSpec],
                 log.debug("opbuild: graph manifest %s not used: %s: %s", graph, item.name, hit.reason)
                 return None
             hits.append(hit)
-        libs, loaded, symbol, load = memory.libs, [], cache_key.kernel_symbol, target.load
+        libs, loaded, symbol, load = memory.libs, [], identity.kernel_symbol, target.load
         for item, hit in zip(found.items, hits):
             try:
                 loaded.append(load(hit.binary, item.name, symbol(item.name), libs, hit.ident))
@@ -104,8 +129,9 @@ def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], su
             return
         items.append(manifest.Item(req.name, hashlib.sha256(req.info).hexdigest(), hashlib.sha256(raw).hexdigest(),
                                    digest, st.st_size, rows.spec_digest(req.spec)))
-    sources = manifest.source_files(sorted({req.spec.op for req in reqs}))
+    sources = source_files(sorted({req.spec.op for req in reqs}))
     manifest.write(store.path, graph, items, toolchain_files, blas, sources)
 
 
-__all__ = ["MANIFEST_MIN_KERNELS", "from_manifest", "graph_key", "record_manifest_hits", "write_manifest"]
+__all__ = ["MANIFEST_MIN_KERNELS", "from_manifest", "graph_key", "record_manifest_hits", "source_files",
+           "write_manifest"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import filelock
 
-from ..cache import pin
+from ..cache import locks
 from ..cache.local import KernelStore, Lookup
 from ..cache.shared.tier import SharedTier
 from ..core import config
@@ -124,7 +124,7 @@ class MissPipeline:
     def _lock(self, req: KernelRequest) -> filelock.BaseFileLock | None:
         if not self.shared:
             return None
-        path = pin.usable_lock_path(self.write, req.name)  # a directory or symlink planted there: quarantined
+        path = locks.usable_lock_path(self.write, req.name)  # a directory or symlink planted there: quarantined
         try:
             path.parent.mkdir(exist_ok=True)
         except OSError as e:  # locks only avoid duplicate work: without them the build is still correct

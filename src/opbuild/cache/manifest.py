@@ -8,7 +8,8 @@ for each distinct kernel of the graph in order, its entry name, the sha256 of it
 of its ``.json``, and its binary's size and sha256, plus the files of the toolchain with their stat.
 
 The key hashes the graph's kernels (op, attributes, input and output types) with a *fingerprint* of the
-settings a descriptor is derived from, observed without touching a file of the graph: opbuild's version and
+settings a descriptor is derived from (cache/identity.py: ``manifest_fingerprint`` and ``manifest_key``),
+observed without touching a file of the graph: opbuild's version and
 source directory, ``CC``, ``OPBUILD_CFLAGS``, ``OPBUILD_BLAS``, ``OPBUILD_OPENMP``, ``PATH`` and every
 directory on it (a compiler installed earlier on the PATH changes a directory's mtime), ``sys.path`` (where
 NumPy and the BLAS packages are found; its entries are not stat-ed: the script's own directory is among them
@@ -16,8 +17,9 @@ and may change all the time) and the boot id (the CPU's feature flags cannot cha
 
 The files are checked after the manifest is read, like a ccache manifest's include files: the manifest records
 the toolchain's files (the compiler as found on PATH, followed through its symlinks, and the BLAS) and the
-sources the graph's descriptors are derived from (ops/registry.py ``codegen_files`` of the graph's ops, the
-definition the per-kernel key uses, and the modules deciding the rest of a descriptor), each with its inode,
+sources the graph's descriptors are derived from (which the builder lists and passes in, builder/manifests.py:
+ops/registry.py ``codegen_files`` of the graph's ops, the definition the per-kernel key uses, and the modules
+deciding the rest of a descriptor; the cache imports none of them), each with its inode,
 size and mtime, and every one must still match. Deriving the source list walks every emitter's code
 (ops/sources.py); the ordinary path, which writes the manifest, does that walk anyway to name the kernels,
 while the warm start only stats the list it reads. An edit to a source changes its stat and sends the build
@@ -37,50 +39,19 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
-import hashlib
 import json
-import marshal
 import os
-import sys
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import NamedTuple
 
-from ..core import config
-from ..ops import registry
-from . import aside, fsio, rows
+from . import fsio, identity, quarantine, rows
 from .fsio import CorruptFile
 from .layout import HASH_CHARS, JSON_SUFFIX, MANIFEST_DIR, NAME_RE, TMP_DIR
 from .local import KernelStore
 
 FORMAT = 4  # 4: rows numbered and bound to their kernel (cache/rows.py); 3: source files recorded with stats
-_BOOT_ID = "/proc/sys/kernel/random/boot_id"
-# Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
-# compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
-# registry (ops/registry.py: codegen_files), the one definition the per-kernel key uses too.
-_DESCRIPTOR_MODULES = ("opbuild", "opbuild._version", "opbuild.core.config", "opbuild.cache.key",
-                       "opbuild.builder.requests", "opbuild.builder.toolchain")
-_DESCRIPTOR_PACKAGES = ("opbuild.targets.cpu",)
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this opbuild's source directory
-
-
-def source_files(ops: Iterable[str] | None = None) -> list[str]:
-    """The sources a manifest of a graph of ``ops`` records (op names; default every registered op), as loaded
-    in this process: every file that shapes their generated C, then the descriptor modules and the packages'
-    submodules (a package holds each imported submodule as an attribute; cheaper than scanning
-    ``sys.modules``)."""
-    files = registry.codegen_files(ops)
-    for name in _DESCRIPTOR_MODULES:
-        files.append(getattr(sys.modules.get(name), "__file__", None) or name)
-    for name in _DESCRIPTOR_PACKAGES:
-        pkg = sys.modules.get(name)
-        files.append(getattr(pkg, "__file__", None) or name)
-        subs = [m.__file__ for m in vars(pkg).values() if isinstance(m, ModuleType)
-                and m.__name__.startswith(name + ".") and getattr(m, "__file__", None)] if pkg else []
-        files.extend(sorted(set(subs)))
-    return files
 
 
 class Item(NamedTuple):
@@ -114,23 +85,9 @@ def _sig(path: str) -> tuple[int, int, int, int] | None:
 
 
 def fingerprint(version: str, abi: int) -> str:
-    """A hash of the settings the descriptors of a graph are derived from, observed cheaply (environment, the
-    PATH's directories, the boot id); the files are checked against the manifest instead (see the module)."""
-    parts = [f"{FORMAT}|{version}|{abi}|{_PACKAGE}", *config.toolchain_env(),
-             os.environ.get("PATH", ""), repr(sys.path)]
-    for d in os.environ.get("PATH", "").split(os.pathsep):
-        parts.append(repr(_sig(d or ".")))
-    try:
-        parts.append(fsio.read_small(_BOOT_ID).decode().strip())
-    except OSError:
-        parts.append(str(os.getpid()))  # no boot id: manifests only serve this process
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
-
-
-def graph_key(fp: str, kernels: Sequence[bytes]) -> str:
-    """The manifest name of a graph: its fingerprint and its distinct kernels' memo keys (marshalled bytes,
-    ops/registry.py: KernelSpec.memo_key), in order; marshal length-prefixes each."""
-    return hashlib.sha256(fp.encode() + marshal.dumps(list(kernels), 0)).hexdigest()[:32]
+    """The fingerprint of this manifest format (:func:`.identity.manifest_fingerprint`: the settings the
+    descriptors of a graph are derived from, observed cheaply); the files are checked against the manifest."""
+    return identity.manifest_fingerprint(version, abi, FORMAT)
 
 
 def path_of(store_dir: Path | str, key: str) -> str:
@@ -268,7 +225,8 @@ def files_unchanged(manifest: Manifest) -> bool:
 
 def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_files: Sequence[str],
           blas: str | None, sources: Sequence[str]) -> None:
-    """Write manifest ``key`` atomically, recording ``sources`` (:func:`source_files` of the graph's ops) with
+    """Write manifest ``key`` atomically, recording ``sources`` (the files the graph's descriptors derive from,
+    which the builder lists: builder/manifests.py ``source_files``) with
     their stats; a failure (read-only or full disk) only costs the fast path."""
     payload = {
         "format": FORMAT, "key": key,
@@ -286,10 +244,10 @@ def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_file
     except OSError:
         # A rename cannot replace a directory planted in the manifest's place: move it aside and try again
         # once, or this graph would never get its fast path back. Otherwise (read-only or full disk) give up.
-        if aside.is_regular(path) is False and aside.move_aside(store_dir, path, "not a regular file"):
+        if quarantine.is_regular(path) is False and quarantine.move(store_dir, path, "not a regular file"):
             with contextlib.suppress(OSError):
                 fsio.atomic_write(path, data, fsync=False, tmp_dir=store_dir / TMP_DIR)
 
 
 __all__ = ["MANIFEST_DIR", "Item", "Manifest", "blas_problem", "drop_naming", "files_unchanged", "fingerprint",
-           "graph_key", "load", "problems", "read", "source_files", "write"]
+           "load", "problems", "read", "write"]

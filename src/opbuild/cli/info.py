@@ -39,11 +39,16 @@ def compiler_identity() -> dict:
     return found["compiler"]
 
 
-def machine_identity() -> dict:
-    """This machine's values of the machine-dependent descriptor components (``cache import`` compares
-    an archive's entries with them)."""
+def machine_identity(store_dir: Path | None = None, require_compiler: bool = True) -> dict:
+    """This machine's values of the machine-dependent descriptor components (cache/identity.py:
+    ``MACHINE_COMPONENTS``; ``cache import`` compares an archive's entries with them). The compiler is the one
+    found here, else the one recorded in ``store_dir`` (default: the builds' kernel_meta); with neither, one
+    of :data:`TOOLCHAIN_ERRORS`, or None when ``require_compiler`` is False."""
     target = create_target(config.device_target())
-    return {"compiler": compiler_identity(), "target": target.identity(),
+    found = toolchain_info(store_dir)
+    if found["compiler"] is None and require_compiler:
+        raise OpbuildError(found["missing"] or "no C compiler found")
+    return {"compiler": found["compiler"], "target": target.identity(),
             "opbuild_version": __version__, "abi": target.abi_version}
 
 

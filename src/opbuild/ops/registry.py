@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cache.identity import codegen_hash
 from ..core.errors import ShapeError
 from ..core.ir import KernelSpec, TensorType
 from .sources import generator_files
@@ -193,11 +194,7 @@ REGISTRY: dict[str, OpDef] = {}
 def codegen_digest(opdef: OpDef, file_digest: Callable[[str], str]) -> str:
     """The code generator hash of ``opdef`` with ``file_digest`` reading each file (not memoised: see
     :meth:`OpDef.codegen_hash`). Files are hashed in sorted order, each by its digest alone."""
-    h = hashlib.sha256()
-    for mod_file in opdef.codegen_files():
-        h.update(bytes.fromhex(file_digest(str(mod_file))))
-    h.update(opdef.name.encode())
-    return h.hexdigest()
+    return codegen_hash(opdef.name, (file_digest(str(f)) for f in opdef.codegen_files()))
 
 
 def codegen_files(ops: Iterable[str] | None = None) -> list[str]:

@@ -1,7 +1,7 @@
 """Build-time observability: the hooks the build driver calls (kept out of build.py on purpose).
 
-* :meth:`Observer.on_miss`: with ``OPBUILD_EXPLAIN_MISSES=1``, log at WARNING why a kernel missed.
-* :meth:`Observer.after_build`: once per build, add the build's hits/misses/builds/repairs and compile
+* :meth:`UsageRecorder.on_miss`: with ``OPBUILD_EXPLAIN_MISSES=1``, log at WARNING why a kernel missed.
+* :meth:`UsageRecorder.after_build`: once per build, add the build's hits/misses/builds/repairs and compile
   seconds spent/saved to the persistent statistics, refresh the "last used" time of the entries the build
   loaded (a ``stat`` each; a write at most once per :data:`USE_RESOLUTION`), and, when the build
   compiled something and ``OPBUILD_CACHE_MAX_SIZE`` is set, evict least recently used entries to honour the
@@ -78,7 +78,7 @@ def note_use(json_path: str | Path, now: float) -> float:
     return float(seconds) if ok else 0.0
 
 
-class Observer:
+class UsageRecorder:
     """The build hooks of one Builder. ``totals`` accumulates every build report of the process
     (``opbuild run`` prints it at exit)."""
 

@@ -32,7 +32,7 @@ from pathlib import Path
 import filelock
 
 from ..core import config
-from . import aside
+from . import quarantine
 from .layout import LOADING_LOCK, LOCK_DIR, LOCK_SUFFIX
 from .local import KernelStore
 
@@ -73,7 +73,7 @@ def usable_lock_path(store: KernelStore, name: str) -> Path:
     path = store.lock_path(name)
     why = bad_lock_file(path)
     if why is not None:
-        aside.move_aside(store.path, path, why)
+        quarantine.move(store.path, path, why)
     return path
 
 
@@ -85,7 +85,7 @@ def _open_lock_file(store: KernelStore, name: str) -> int | None:
     except OSError as e:  # EISDIR/ELOOP: a directory or symbolic link in its place
         if e.errno not in (errno.EISDIR, errno.ELOOP) or bad_lock_file(path) is None:
             return _open_lock_file_slow(path, e)
-        aside.move_aside(store.path, path, bad_lock_file(path) or "not a lock file")
+        quarantine.move(store.path, path, bad_lock_file(path) or "not a lock file")
         try:
             return os.open(path, _FLAGS, 0o644)
         except OSError:
