@@ -65,7 +65,7 @@ def test_every_reader_accepts_a_sound_entry(store, tmp_path):
     assert store.lookup(NAME, INFO).status == "hit"
     assert store.check(NAME, *_row(store)).status == "hit"
     assert _verify_reason(store) is None and _export_reason(store, tmp_path) is None
-    imported = transfer.import_archive(tmp_path / "out.tar.gz", tmp_path / "other", HERE)
+    imported = transfer.import_archive(tmp_path / "out.tar.gz", tmp_path / "other", HERE, trust=True)
     assert imported.imported == [NAME] and imported.ok
     meta = json.loads(store.json_path(NAME).read_bytes())
     fetched = blob.unpack(blob.pack(NAME, INFO, shared_object(NAME), entry.meta_of(meta)), NAME, INFO)
@@ -153,7 +153,7 @@ def test_archives_carry_only_the_toolchain_records_of_their_entries(store, tmp_p
         manifest = json.loads(tar.extractfile(transfer.MANIFEST).read())
     assert manifest["toolchains"] == {ours: COMPILER, other: {"path": "/evil/cc"}}
     dest = tmp_path / "dest"
-    result = transfer.import_archive(archive, dest, {**HERE, "compiler": None}, record_key=ours)
+    result = transfer.import_archive(archive, dest, {**HERE, "compiler": None}, record_key=ours, trust=True)
     assert result.imported == [NAME] and result.compiler_from_archive and result.toolchains == [ours]
     assert StatMemo(dest).recall(ours) == json.dumps(COMPILER, sort_keys=True)
     assert StatMemo(dest).recall(other) is None  # no entry of that identity: a record of it is not written

@@ -30,6 +30,7 @@ from ..layout import (
     JSON_SUFFIX,
     LOCK_DIR,
     MEMO_FILE,
+    QUARANTINE_DIR,
 )
 from ..local import KernelStore, StoredBinary
 from ..locks import bad_lock_file, try_exclusive
@@ -168,7 +169,10 @@ def verify(directory: Path, repair: bool = False, binary_suffix: str = CPU_BINAR
 
 
 def _aside(directory: Path, path: Path, why: str) -> str:
-    """Move ``path`` into quarantine (cache/quarantine.py); the action a Problem reports."""
+    """Move ``path`` into quarantine (cache/quarantine.py); the action a Problem reports. A foreign file that
+    stood in the quarantine folder's place was moved into the new folder by the first move of this repair."""
+    if path == directory / QUARANTINE_DIR and path.is_dir() and not path.is_symlink():
+        return "quarantined"
     return "quarantined" if quarantine.move(directory, path, why) else "failed: cannot move it"
 
 
