@@ -18,7 +18,6 @@ from ..cache import fsio, manifest, pin
 from ..cache import key as cache_key
 from ..cache.local import KernelStore
 from ..core.ir import KernelSpec
-from ..ops.registry import get as get_op
 from ..report import BuildReport, KernelRecord
 from ..targets.base import Kernel, Target
 from .memory import KernelMemory
@@ -44,7 +43,7 @@ def from_manifest(store: KernelStore, graph: str, todo: dict[bytes, KernelSpec],
     found = manifest.read(store.path, graph)
     if found is None or len(found.items) != len(todo) or not manifest.files_unchanged(found):
         return None
-    if found.blas and any(get_op(spec.op).needs_blas for spec in todo.values()):
+    if found.blas and any(target.needs_blas(spec.op) for spec in todo.values()):
         # The manifest is hostile input: its ``blas`` is only compared with the library the toolchain resolves
         # itself (what the compiler identity records), never loaded from the manifest's say-so.
         blas = target.linked_library(None)
@@ -81,7 +80,7 @@ def record_manifest_hits(report: BuildReport, loaded: list[tuple[bytes, KernelSp
                                     "local"))
 
 
-def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], suffix: str,
+def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], target: Target,
                    toolchain_files: list[str], blas: str | None) -> None:
     """Record the graph's verified entries (after an ordinary build) for the next process's warm start, with
     the toolchain files and the sources of the graph's ops; nothing when any entry is not in ``store`` (a
@@ -92,7 +91,7 @@ def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], su
         try:
             raw = fsio.read_small(base + ".json")
             result = fsio.parse_json(raw, ".json")
-            binary = base + suffix
+            binary = base + target.binary_suffix
             st = os.lstat(binary)
             digest = store.digest_of(binary, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
         except (OSError, ValueError):
@@ -101,7 +100,7 @@ def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], su
             return
         items.append(manifest.Item(req.name, hashlib.sha256(req.info).hexdigest(), hashlib.sha256(raw).hexdigest(),
                                    digest, st.st_size))
-    sources = manifest.source_files(sorted({req.spec.op for req in reqs}))
+    sources = manifest.source_files(target.codegen_files(sorted({req.spec.op for req in reqs})))
     manifest.write(store.path, graph, items, toolchain_files, blas, sources)
 
 

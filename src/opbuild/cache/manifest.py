@@ -16,10 +16,10 @@ and may change all the time) and the boot id (the CPU's feature flags cannot cha
 
 The files are checked after the manifest is read, like a ccache manifest's include files: the manifest records
 the toolchain's files (the compiler as found on PATH, followed through its symlinks, and the BLAS) and the
-sources the graph's descriptors are derived from (ops/registry.py ``codegen_files`` of the graph's ops, the
+sources the graph's descriptors are derived from (the target's ``codegen_files`` of the graph's ops, the
 definition the per-kernel key uses, and the modules deciding the rest of a descriptor), each with its inode,
 size and mtime, and every one must still match. Deriving the source list walks every emitter's code
-(ops/sources.py); the ordinary path, which writes the manifest, does that walk anyway to name the kernels,
+(targets/cpu/sources.py); the ordinary path, which writes the manifest, does that walk anyway to name the kernels,
 while the warm start only stats the list it reads. An edit to a source changes its stat and sends the build
 down the ordinary path, which rewrites the manifest under the same key; a new module that starts shaping the
 C can only do so through an edit to a listed one (the emitter that now calls it).
@@ -47,7 +47,6 @@ from types import ModuleType
 from typing import NamedTuple
 
 from ..core import config
-from ..ops import registry
 from . import aside, fsio
 from .fsio import CorruptFile
 from .layout import HASH_CHARS, JSON_SUFFIX, MANIFEST_DIR, NAME_RE, TMP_DIR
@@ -57,19 +56,19 @@ FORMAT = 3  # 3: source files recorded with their stats instead of hashed into t
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 # Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
 # compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
-# registry (ops/registry.py: codegen_files), the one definition the per-kernel key uses too.
+# target (Target.codegen_files, passed in by the builder), the one definition the per-kernel key uses too.
 _DESCRIPTOR_MODULES = ("opbuild", "opbuild._version", "opbuild.core.config", "opbuild.cache.key",
                        "opbuild.builder.requests", "opbuild.builder.toolchain")
 _DESCRIPTOR_PACKAGES = ("opbuild.targets.cpu",)
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this opbuild's source directory
 
 
-def source_files(ops: Iterable[str] | None = None) -> list[str]:
-    """The sources a manifest of a graph of ``ops`` records (op names; default every registered op), as loaded
-    in this process: every file that shapes their generated C, then the descriptor modules and the packages'
-    submodules (a package holds each imported submodule as an attribute; cheaper than scanning
-    ``sys.modules``)."""
-    files = registry.codegen_files(ops)
+def source_files(codegen_files: Iterable[str]) -> list[str]:
+    """The sources a manifest records, as loaded in this process: ``codegen_files`` (every file that shapes the
+    generated code of the graph's ops, as the target lists them: ``Target.codegen_files``), then the descriptor
+    modules and the packages' submodules (a package holds each imported submodule as an attribute; cheaper
+    than scanning ``sys.modules``)."""
+    files = list(codegen_files)
     for name in _DESCRIPTOR_MODULES:
         files.append(getattr(sys.modules.get(name), "__file__", None) or name)
     for name in _DESCRIPTOR_PACKAGES:

@@ -293,7 +293,7 @@ def _unary_def(name: str, u: Unary) -> OpDef:
         with np.errstate(all="ignore"):
             return ref(x)
 
-    return OpDef(name, infer, emit, reference, n_inputs=1, reuse_input=True)
+    return OpDef(name, infer, reference, n_inputs=1, reuse_input=True, emit=emit)
 
 
 # ---- n-ary broadcasting maps ----------------------------------------------------------------------
@@ -337,7 +337,7 @@ def _binary_def(name: str, b: Binary) -> OpDef:
         with np.errstate(all="ignore"):
             return ref(x, y)
 
-    return OpDef(name, infer, _nary_emit(expr, ("a", "b")), reference, n_inputs=2, reuse_input=True)
+    return OpDef(name, infer, reference, n_inputs=2, reuse_input=True, emit=_nary_emit(expr, ("a", "b")))
 
 
 def _select_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -413,8 +413,7 @@ PRIMITIVES: dict[str, type[Primitive]] = {name: declare(_unary_def(name, u)) for
 PRIMITIVES.update({name: declare(_binary_def(name, b), call=_binary_call) for name, b in BINARY.items()})
 PRIMITIVES["Div"] = primitive_class("RealDiv", "Division (alias of RealDiv).", call=_binary_call)
 PRIMITIVES["Select"] = declare(
-    OpDef("Select", _select_infer, _nary_emit(lambda k: "c ? a : b", ("c", "a", "b")),
-          lambda attrs, c, a, b: np.where(c, a, b), n_inputs=3, reuse_input=True),
+    OpDef("Select", _select_infer, lambda attrs, c, a, b: np.where(c, a, b), n_inputs=3, reuse_input=True, emit=_nary_emit(lambda k: "c ? a : b", ("c", "a", "b"))),
     "Select(cond, x, y): x where cond else y (np.where).", call=_select_call)
 # min(max(x, lo), hi) with NaN-propagating max/min, exactly the reference: lo > hi gives hi (as np.clip does)
 # and a NaN in any operand gives NaN. Written with codegen's nan_max/nan_min: gcc 12 vectorises that form,
@@ -422,14 +421,12 @@ PRIMITIVES["Select"] = declare(
 _CLIP = f"({{ const TYPE m_ = {nan_max('lo', 'x')}; {nan_min('m_', 'hi')}; }})"
 # Not exported: MindSpore has no ops.ClipByValue primitive; users call ops.clip_by_value (functional.py).
 declare(OpDef("ClipByValue", _clip_infer,
-              _nary_emit(lambda k: _CLIP.replace("TYPE", compute_ctype(k.inputs[0].dtype)), ("x", "lo", "hi")),
               lambda attrs, x, lo, hi: half_ref(lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi))(x, lo, hi),
-              n_inputs=3, reuse_input=True),
+              n_inputs=3, reuse_input=True, emit=_nary_emit(lambda k: _CLIP.replace("TYPE", compute_ctype(k.inputs[0].dtype)), ("x", "lo", "hi"))),
         "ClipByValue(x, lo, hi): x clamped to [lo, hi] (ops.clip_by_value).")
 PRIMITIVES["Cast"] = declare(
-    OpDef("Cast", lambda attrs, ins: [TensorType(ins[0].shape, attrs["dtype"])], _cast_emit,
-          lambda attrs, x: cast_reference(x, attrs["dtype"]), normalize=_cast_normalize, n_inputs=1,
-          reuse_input=True),
+    OpDef("Cast", lambda attrs, ins: [TensorType(ins[0].shape, attrs["dtype"])], lambda attrs, x: cast_reference(x, attrs["dtype"]), normalize=_cast_normalize, n_inputs=1,
+          reuse_input=True, emit=_cast_emit),
     "Cast(x, dtype).", call=_cast_call)
 
 

@@ -164,7 +164,7 @@ def _reference(attrs: dict, *arrays: np.ndarray) -> np.ndarray:
 
 # reuse_input: every input element at ``o`` is loaded before ``out0[o]`` is stored, so the memory planner may
 # run a fused kernel in place over a same-size input nothing reads afterwards, like a single elementwise op.
-declare(OpDef(OP, _infer, _emit, _reference, normalize=_normalize, reuse_input=True),
+declare(OpDef(OP, _infer, _reference, normalize=_normalize, reuse_input=True, emit=_emit),
         "FusedElementwise: elementwise ops fused into one kernel by the fusion pass (internal).")
 # Autodiff differentiates the unfused graph; a fused node only ever appears after it (passes/fusion.py).
 no_grad(OP)

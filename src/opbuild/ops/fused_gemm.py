@@ -259,8 +259,8 @@ def _workspace_for(op: str):
 _EMITTERS = (("FusedMatMul", _emit_matmul), ("FusedBatchMatMul", _emit_batch_matmul), ("FusedConv2D", _emit_conv))
 for _op, _emit in _EMITTERS:
     _prod = PRODUCER_OF[_op]
-    declare(OpDef(_op, _infer_for(_op), _emit, _reference_for(_op), normalize=_normalize_for(_op), needs_blas=True,
-                  workspace=_workspace_for(_op)),
+    declare(OpDef(_op, _infer_for(_op), _reference_for(_op), normalize=_normalize_for(_op), needs_blas=True,
+                  workspace=_workspace_for(_op), emit=_emit),
             f"{_op}: {_prod} with an elementwise epilogue, fused by the epilogue pass (internal).")
     # Autodiff differentiates the unfused graph; a fused node only ever appears after it (passes/epilogue.py).
     no_grad(_op)

@@ -353,7 +353,7 @@ def _reference(attrs: dict, *arrays: np.ndarray) -> np.ndarray:
     return results[-1]
 
 
-declare(OpDef(OP, _infer, _emit, _reference, normalize=_normalize),
+declare(OpDef(OP, _infer, _reference, normalize=_normalize, emit=_emit),
         "FusedRowReduce: a row reduction with its elementwise prologue and epilogue, fused into one kernel by the "
         "reduction-fusion pass (internal).")
 # Autodiff differentiates the unfused graph; a fused node only ever appears after it (passes/reduce_fusion.py).

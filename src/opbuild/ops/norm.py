@@ -211,12 +211,12 @@ def _softmax_init(self, axis: int = -1) -> None:
 
 
 Softmax = declare(
-    OpDef("Softmax", _softmax_infer("Softmax"), _softmax_emit(False), _softmax_ref,
-          normalize=_softmax_normalize("Softmax"), n_inputs=1),
+    OpDef("Softmax", _softmax_infer("Softmax"), _softmax_ref,
+          normalize=_softmax_normalize("Softmax"), n_inputs=1, emit=_softmax_emit(False)),
     "Softmax(axis=-1)(x): exp(x - max) / sum(exp(x - max)) along ``axis`` (floats).", init=_softmax_init)
 LogSoftmax = declare(
-    OpDef("LogSoftmax", _softmax_infer("LogSoftmax"), _softmax_emit(True), _log_softmax_ref,
-          normalize=_softmax_normalize("LogSoftmax"), n_inputs=1),
+    OpDef("LogSoftmax", _softmax_infer("LogSoftmax"), _log_softmax_ref,
+          normalize=_softmax_normalize("LogSoftmax"), n_inputs=1, emit=_softmax_emit(True)),
     "LogSoftmax(axis=-1)(x): (x - max) - log(sum(exp(x - max))) along ``axis`` (floats).", init=_softmax_init)
 
 
@@ -355,7 +355,7 @@ def _bn_call(self, x, scale, bias, mean, variance):
 
 
 BatchNorm = declare(
-    OpDef("BatchNorm", _bn_infer, _bn_emit, _bn_ref, normalize=_bn_normalize, n_inputs=5, keep_dtype=(1, 2, 3, 4)),
+    OpDef("BatchNorm", _bn_infer, _bn_ref, normalize=_bn_normalize, n_inputs=5, keep_dtype=(1, 2, 3, 4), emit=_bn_emit),
     "BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format='NCHW')(x, scale, bias, mean, "
     "variance): y = (x - mean) / sqrt(variance + epsilon) * scale + bias per channel, x of rank 2 (N, C) or "
     "4 (NCHW or NHWC). Inference (is_training=False) returns y alone, where MindSpore returns a 5-tuple whose "
@@ -467,7 +467,7 @@ def _ln_init(self, begin_norm_axis: int = 1, begin_params_axis: int = 1, epsilon
 
 
 LayerNorm = declare(
-    OpDef("LayerNorm", _ln_infer, _ln_emit, _ln_ref, normalize=_ln_normalize, n_inputs=3, multi_output=True),
+    OpDef("LayerNorm", _ln_infer, _ln_ref, normalize=_ln_normalize, n_inputs=3, multi_output=True, emit=_ln_emit),
     "LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(x, gamma, beta) -> (y, mean, variance): "
     "normalises x over axes [begin_norm_axis, rank); gamma and beta have shape x.shape[begin_params_axis:]. "
     "mean and variance (biased) keep the normalised axes with size 1, as in MindSpore <= 2.2 (later versions "

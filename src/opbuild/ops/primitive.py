@@ -136,7 +136,7 @@ def _bind(opdef: OpDef, cls: P) -> P:
     return cls
 
 
-def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: NormalizeFn | None = None,
+def defop(*, infer: InferFn, reference: RefFn, emit: EmitFn | None = None, normalize: NormalizeFn | None = None,
           n_inputs: int | None = None, needs_blas: bool = False, multi_output: bool = False,
           name: str | None = None, inplace: tuple[tuple[int, int], ...] = (),
           scenario: str = "forward", view: bool = False, reuse_input: bool = False,
@@ -155,10 +155,10 @@ def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: Normaliz
     """
 
     def attach(cls: P) -> P:
-        opdef = OpDef(name or cls.__name__, infer, emit, reference, normalize=normalize, n_inputs=n_inputs,
+        opdef = OpDef(name or cls.__name__, infer, reference, normalize=normalize, n_inputs=n_inputs,
                       needs_blas=needs_blas, multi_output=multi_output, inplace=tuple(inplace),
                       scenario=scenario, view=view, reuse_input=reuse_input, workspace=workspace,
-                      keep_dtype=tuple(keep_dtype))
+                      keep_dtype=tuple(keep_dtype), emit=emit)
         return _bind(opdef, cls)
 
     return attach

@@ -352,7 +352,7 @@ def _reduce_call(self, x, axis=()):
 
 PRIMITIVES: dict[str, type[Primitive]] = {
     name: declare(
-        OpDef(name, _reduce_infer(name, r), _reduce_emit(r), r.ref, normalize=_reduce_normalize(name), n_inputs=1),
+        OpDef(name, _reduce_infer(name, r), r.ref, normalize=_reduce_normalize(name), n_inputs=1, emit=_reduce_emit(r)),
         f"{name}(keep_dims=False)(x, axis=()): the {r.what} of x over ``axis`` (an int or a tuple of ints, "
         "negative allowed; () means every axis). keep_dims keeps reduced axes with size 1.",
         call=_reduce_call, init=_reduce_init)
@@ -482,8 +482,8 @@ def _arg_init(self, axis: int = -1, output_type=int32) -> None:
 
 for _name, _is_max, _what, _fn in (("ArgMax", True, "largest", np.argmax), ("ArgMin", False, "smallest", np.argmin)):
     PRIMITIVES[_name] = declare(
-        OpDef(_name, _arg_infer(_name), _arg_emit(_is_max), _arg_ref(_fn), normalize=_arg_normalize(_name),
-              n_inputs=1),
+        OpDef(_name, _arg_infer(_name), _arg_ref(_fn), normalize=_arg_normalize(_name),
+              n_inputs=1, emit=_arg_emit(_is_max)),
         f"{_name}(axis=-1, output_type=int32)(x): index of the {_what} element along ``axis`` (the first "
         "one on ties; the first NaN if any, like NumPy). output_type is int32 or int64.", init=_arg_init)
 # MindSpore spells the primitives ops.Argmax / ops.Argmin.

@@ -1,17 +1,17 @@
 """Which source files shape an op's generated C: the one definition of "what determines the generated code".
 
 An op's C comes from:
-  * its emitter and every function and class of opbuild the emitter reaches, transitively: the globals its code
-    (and nested code) names (for a module of ours used as a namespace, its file and the attributes the code
-    names), its closure cells, the classes' members, and the callables held by opbuild objects
-    among them (an op declared as a table row carries its C expression builders);
+  * its emitter (registered by op name in targets/cpu/kernels/, where every walk starts) and every function
+    and class of opbuild the emitter reaches, transitively: the globals its code (and nested code) names
+    (for a module of ours used as a namespace, its file and the attributes the code names), its closure
+    cells, the classes' members, and the callables held by opbuild objects among them (an op declared as a table row carries its C expression builders);
   * the C code generator module (targets/cpu/codegen.py: the kernel ABI, loops, shared helpers), the C
     prelude every translation unit starts with (targets/cpu/prelude.py), the BLAS
     thread bridge every BLAS translation unit carries (targets/cpu/blas_threads.py) and the prelude section it
     takes from targets/cpu/f16_blocks.py (C text, which the walk cannot attribute);
   * dtypes.py, whose table gives the C type names: data, which the walk cannot attribute to a file.
 
-:func:`generator_files` returns those files. Both the per-kernel key (``OpDef.codegen_hash``, recorded in every
+:func:`generator_files` returns those files. Both the per-kernel key (``kernels.codegen_hash``, recorded in every
 ``.info``) and the graph-manifest fingerprint (cache/manifest.py) hash exactly these files, so an edit to any
 of them changes every key it can affect, and an edit elsewhere changes none.
 
@@ -27,11 +27,11 @@ import types
 from collections.abc import Callable
 from pathlib import Path
 
-from ..core import dtypes
-from ..targets.cpu import blas_threads as c_blas_threads
-from ..targets.cpu import codegen as c_codegen
-from ..targets.cpu import f16_blocks
-from ..targets.cpu import prelude as c_prelude
+from ...core import dtypes
+from . import blas_threads as c_blas_threads
+from . import codegen as c_codegen
+from . import f16_blocks
+from . import prelude as c_prelude
 
 _PACKAGE = str(Path(dtypes.__file__).parent.parent) + os.sep  # opbuild's own source directory
 
