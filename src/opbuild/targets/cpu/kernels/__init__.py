@@ -173,3 +173,7 @@ def needs_kernel(op: str) -> bool:
 
 __all__ = ["EMITTERS", "Emitter", "codegen_digest", "codegen_files", "codegen_hash", "emit", "emits", "emitter",
            "needs_blas", "needs_kernel", "opt_class", "register"]
+
+
+# The families register their emitters on import (after the registry above exists).
+from . import indexing, layout, slicing  # noqa: E402,F401
