@@ -15,20 +15,20 @@ from . import (
     fused_reduce,
     indexing,
     layout,
-    loss,
+    losses,
     matmul,
     norm,
     norm_train,
     optim,
-    random,
+    random_ops,
     reduce,
     slicing,
 )
 from .collective import ReduceOp
 from .primitive import Primitive
 
-FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
-            random, optim, fused, fused_gemm, fused_reduce, collective)
+FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, losses,
+            random_ops, optim, fused, fused_gemm, fused_reduce, collective)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():
