@@ -53,7 +53,8 @@ from ..targets.cpu.codegen import (
     store,
     strides,
 )
-from .elementwise import FUSIBLE, cast_src_ctype, member_expr
+from ..targets.cpu.kernels.elementwise import cast_src_ctype, member_expr
+from .elementwise import FUSIBLE
 from .primitive import declare
 from .reduce import REDUCTIONS
 from .registry import OpDef, get, no_grad
