@@ -4,7 +4,8 @@ An op's C comes from:
   * its emitter (registered by op name in targets/cpu/kernels/, where every walk starts) and every function
     and class of opbuild the emitter reaches, transitively: the globals its code (and nested code) names
     (for a module of ours used as a namespace, its file and the attributes the code names), its closure
-    cells, the classes' members, and the callables held by opbuild objects among them (an op declared as a table row carries its C expression builders);
+    cells, the classes' members, and the callables held by opbuild objects among them (a table row of
+    ops/ reached from an emitter, with its reference, puts its family file in the hash);
   * the C code generator module (targets/cpu/codegen.py: the kernel ABI, loops, shared helpers), the C
     prelude every translation unit starts with (targets/cpu/prelude.py), the BLAS
     thread bridge every BLAS translation unit carries (targets/cpu/blas_threads.py) and the prelude section it
