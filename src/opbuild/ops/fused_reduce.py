@@ -54,9 +54,10 @@ from ..targets.cpu.codegen import (
     strides,
 )
 from ..targets.cpu.kernels.elementwise import cast_src_ctype, member_expr
+from ..targets.cpu.kernels.reduction import COMBINE
 from .elementwise import FUSIBLE
 from .primitive import declare
-from .reduce import REDUCTIONS
+from .reduction import REDUCTIONS
 from .registry import OpDef, get, no_grad
 
 OP = "FusedRowReduce"
@@ -288,7 +289,7 @@ def _emit(k: KernelSpec) -> str:
         for j, m in enumerate(ms):
             if m.op in ROW_REDUCTIONS and m.level == level:
                 v = operand(m, m.args[0], m.ins[0], level)
-                comb = REDUCTIONS[m.op].combine
+                comb = COMBINE[m.op].combine
                 target = acc.replace("#", str(j))
                 lines.append(f"{{ const {compute_ctype(m.ins[0].dtype)} e_ = {v}, a_ = {target}; "
                              f"{target} = {comb('a_', 'e_')}; }}")
@@ -317,14 +318,14 @@ def _emit(k: KernelSpec) -> str:
         lanes = simd_lanes("float64" if ct == "double" else "float32")
         main = plan.n - plan.n % lanes if plan.n >= 2 * lanes else 0
         for j in reds:
-            ident = REDUCTIONS[ms[j].op].identity("float64" if ct == "double" else "float32")
+            ident = COMBINE[ms[j].op].identity("float64" if ct == "double" else "float32")
             lines.append(f"{ct} acc{j}[{lanes}]; for (int l = 0; l < {lanes}; l++) acc{j}[l] = {ident};")
         if main:
             lines += [f"for (int64_t j0 = 0; j0 < {main}; j0 += {lanes})",
                       f"for (int l = 0; l < {lanes}; l++) {{ const int64_t j = j0 + l;",
                       *body(level, "acc#[l]"), "}"]
             for j in reds:  # the lanes combined pairwise, as lane_reduce does
-                comb = REDUCTIONS[ms[j].op].combine
+                comb = COMBINE[ms[j].op].combine
                 lines.append(f"for (int w = {lanes // 2}; w > 0; w >>= 1) for (int l = 0; l < w; l++) "
                              f"{{ const {ct} a_ = acc{j}[l], e_ = acc{j}[l + w]; acc{j}[l] = {comb('a_', 'e_')}; }}")
         lines += [f"for (int64_t j = {main}; j < {plan.n}; j++) {{", *body(level, "acc#[0]"), "}"]

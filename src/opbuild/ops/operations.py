@@ -21,13 +21,13 @@ from . import (
     norm_train,
     optim,
     random_ops,
-    reduce,
+    reduction,
     slicing,
 )
 from .collective import ReduceOp
 from .primitive import Primitive
 
-FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, losses,
+FAMILIES = (elementwise, reduction, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, losses,
             random_ops, optim, fused, fused_gemm, fused_reduce, collective)
 
 for _family in FAMILIES:

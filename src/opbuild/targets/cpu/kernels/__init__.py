@@ -176,4 +176,4 @@ __all__ = ["EMITTERS", "Emitter", "codegen_digest", "codegen_files", "codegen_ha
 
 
 # The families register their emitters on import (after the registry above exists).
-from . import elementwise, fill, fused, indexing, layout, losses, random_ops, slicing  # noqa: E402,F401
+from . import elementwise, fill, fused, indexing, layout, losses, random_ops, reduction, slicing  # noqa: E402,F401
