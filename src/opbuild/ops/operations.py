@@ -17,8 +17,8 @@ from . import (
     layout,
     losses,
     matmul,
-    norm,
     norm_train,
+    normalization,
     optim,
     random_ops,
     reduction,
@@ -27,8 +27,8 @@ from . import (
 from .collective import ReduceOp
 from .primitive import Primitive
 
-FAMILIES = (elementwise, reduction, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, losses,
-            random_ops, optim, fused, fused_gemm, fused_reduce, collective)
+FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, fill, matmul, conv,
+            conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

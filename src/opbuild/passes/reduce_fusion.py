@@ -10,7 +10,7 @@ enter the fused kernel as their decompositions, with the arithmetic of their own
     LogSoftmax(x)  = (x - max) - log(sum(exp(x - max)))
     LayerNorm(x)   = (x - mean) * rsqrt(mean((x - mean)^2) + epsilon) * gamma + beta
 
-(epsilon is added to the biased variance inside the square root, as ops/norm.py and MindSpore/ONNX place it;
+(epsilon is added to the biased variance inside the square root, as ops/normalization.py and MindSpore/ONNX place it;
 a decomposed chain that adds it elsewhere, e.g. ``(x - mean) / (sqrt(var) + eps)``, is fused as written, never
 mistaken for LayerNorm.) So an exported ``Add -> LayerNorm`` (the residual) or ``Add(mask) -> Softmax -> IsNan ->
 Select`` is one kernel, and a decomposed LayerNorm or Softmax chain (ReduceMean/Sub/Pow/...) is one kernel too.
