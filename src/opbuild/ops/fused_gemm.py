@@ -42,10 +42,10 @@ from ..core.errors import ShapeError
 from ..core.ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, parallel_for, store
 from ..targets.cpu.kernels.fused import member_statements
+from ..targets.cpu.kernels.matmul import _batch_emit, _matmul_emit
 from .conv import _conv_emit
 from .fused import _reference as recipe_reference
 from .fused import member_types
-from .matmul import _batch_emit, _matmul_emit
 from .primitive import declare
 from .registry import OpDef, get, no_grad
 

@@ -176,19 +176,17 @@ __all__ = ["EMITTERS", "Emitter", "codegen_digest", "codegen_files", "codegen_ha
 
 
 # The families register their emitters on import (after the registry above exists).
-from . import (  # noqa: E402
+from . import (  # noqa: E402, F401
     elementwise,
     fill,
     fused,
     indexing,
     layout,
     losses,
+    matmul,
     norm_train,
     normalization,
     random_ops,
     reduction,
     slicing,
 )
-
-FAMILIES = (elementwise, fill, fused, indexing, layout, losses, norm_train, normalization, random_ops, reduction,
-            slicing)
