@@ -146,4 +146,4 @@ def test_each_fused_op_hashes_only_its_producers_code():
              for name in ("FusedMatMul", "FusedConv2D")}
     assert {"matmul.py", "fused_gemm.py", "fused.py"} <= files["FusedMatMul"]
     assert "conv_kernels.py" not in files["FusedMatMul"]
-    assert {"conv.py", "conv_kernels.py", "fused_gemm.py"} <= files["FusedConv2D"]
+    assert {"convolution.py", "conv_kernels.py", "fused_gemm.py"} <= files["FusedConv2D"]

@@ -41,9 +41,9 @@ import numpy as np
 from ..core.errors import ShapeError
 from ..core.ir import KernelSpec, TensorType
 from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, parallel_for, store
+from ..targets.cpu.kernels.convolution import _conv_emit
 from ..targets.cpu.kernels.fused import member_statements
 from ..targets.cpu.kernels.matmul import _batch_emit, _matmul_emit
-from .conv import _conv_emit
 from .fused import _reference as recipe_reference
 from .fused import member_types
 from .primitive import declare
@@ -170,7 +170,7 @@ def pre_loops(parts: _Parts, recipes: Sequence[dict]) -> str:
         stmt = "\n".join([*member_statements(typed, r["members"], views, elements),
                           f"ob_pre{j}[o] = {store(res.dtype, f't{len(typed) - 1}', compute_ctype(res.dtype))};"])
         # Thread-local (two threads may run this kernel at once), read through a plain pointer like the
-        # convolution workspace (ops/conv_kernels.py), so the TLS address is looked up once, not per access.
+        # convolution workspace (conv_kernels.py), so the TLS address is looked up once, not per access.
         t = ctype(res.dtype)
         code.append(f"static __thread {t} ob_pre{j}_tls[{max(res.size, 1)}] __attribute__((aligned(64)));\n"
                     f"{t} *restrict ob_pre{j} = ob_pre{j}_tls;")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from . import (
     collective,
-    conv,
     conv_grad,
+    convolution,
     elementwise,
     fill,
     fused,
@@ -27,7 +27,7 @@ from . import (
 from .collective import ReduceOp
 from .primitive import Primitive
 
-FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, fill, matmul, conv,
+FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, fill, matmul, convolution,
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective)
 
 for _family in FAMILIES:

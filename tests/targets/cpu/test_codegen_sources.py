@@ -108,7 +108,7 @@ def test_a_helper_in_another_module_contributes_its_file(monkeypatch):
 def test_a_module_used_as_a_namespace_contributes_its_file():
     """Conv2D's emitter calls ``K.forward`` (``from . import conv_kernels as K``): that module's file shapes its
     C, so an edit of the convolution kernels must rekey Conv2D and its backward ops (it once did not)."""
-    from opbuild.ops import conv_kernels
+    from opbuild.targets.cpu.kernels import conv_kernels
 
     for name in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "FusedConv2D"):
         files = {Path(f).resolve() for f in kernels.emitter(name).files()}

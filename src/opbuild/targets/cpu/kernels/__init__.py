@@ -177,6 +177,8 @@ __all__ = ["EMITTERS", "Emitter", "codegen_digest", "codegen_files", "codegen_ha
 
 # The families register their emitters on import (after the registry above exists).
 from . import (  # noqa: E402, F401
+    conv_grad,
+    convolution,
     elementwise,
     fill,
     fused,
