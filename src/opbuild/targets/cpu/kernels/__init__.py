@@ -188,6 +188,7 @@ from . import (  # noqa: E402, F401
     matmul,
     norm_train,
     normalization,
+    optim,
     random_ops,
     reduction,
     slicing,
