@@ -182,6 +182,7 @@ from . import (  # noqa: E402, F401
     elementwise,
     fill,
     fused,
+    fused_gemm,
     indexing,
     layout,
     losses,
