@@ -183,6 +183,7 @@ from . import (  # noqa: E402, F401
     fill,
     fused,
     fused_gemm,
+    fused_reduce,
     indexing,
     layout,
     losses,
