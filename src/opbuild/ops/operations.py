@@ -9,7 +9,7 @@ from . import (
     conv_grad,
     convolution,
     elementwise,
-    fill,
+    filling,
     fused,
     fused_gemm,
     fused_reduce,
@@ -27,7 +27,7 @@ from . import (
 from .collective import ReduceOp
 from .primitive import Primitive
 
-FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, fill, matmul, convolution,
+FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective)
 
 for _family in FAMILIES:

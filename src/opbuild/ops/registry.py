@@ -28,7 +28,6 @@ from ..core.errors import ShapeError
 from ..core.ir import KernelSpec, TensorType
 
 InferFn = Callable[[dict, Sequence[TensorType]], list[TensorType]]
-EmitFn = Callable[[KernelSpec], str]
 RefFn = Callable[..., Any]
 NormalizeFn = Callable[[dict, Sequence[TensorType]], dict]
 # A gradient rule (a VJP): (attrs, inputs, outputs, output cotangents) -> one cotangent per input, or None
@@ -57,7 +56,7 @@ SCENARIOS = ("forward", "backward", "update")
 
 @dataclass
 class OpDef:
-    """One registered primitive. ``n_inputs`` None means variadic. ``needs_blas`` links OpenBLAS.
+    """One registered primitive. ``n_inputs`` None means variadic.
     ``multi_output`` makes the op return a tuple even when it has one output (Split). ``primitive`` is the
     user-facing class declared with it (ops/primitive.py: ``defop``/``declare``), set when it is registered.
     ``grad`` is its gradient rule (:data:`GradFn`; :data:`NO_GRADIENT` for ops that have none), attached by
@@ -94,7 +93,6 @@ class OpDef:
     reference: RefFn
     normalize: NormalizeFn | None = None
     n_inputs: int | None = None
-    needs_blas: bool = False
     multi_output: bool = False
     scenario: str = "forward"
     view: bool = False
@@ -105,7 +103,6 @@ class OpDef:
     host: HostFn | None = field(default=None, repr=False, compare=False)
     workspace: WorkspaceFn | None = field(default=None, repr=False, compare=False)
     keep_dtype: tuple[int, ...] = ()
-    emit: EmitFn | None = field(default=None, repr=False, compare=False)  # transitional: see targets/cpu/kernels
 
     def __post_init__(self) -> None:
         if self.scenario not in SCENARIOS:

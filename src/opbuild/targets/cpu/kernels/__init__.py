@@ -73,21 +73,8 @@ def emits(*ops: str, blas: bool = False, copy: bool = False) -> Callable[[EmitFn
     return attach
 
 
-# Transitional: families not yet moved here still carry their emitter on the OpDef (removed once all moved).
-_LEGACY: dict[str, Emitter] = {}
-_COPY_FAMILIES = frozenset({"opbuild.ops.layout", "opbuild.ops.slicing", "opbuild.ops.indexing"})
-
-
 def emitter(op: str) -> Emitter:
     """The CPU emitter of op ``op``; KeyError naming the op when the CPU has none."""
-    found = EMITTERS.get(op) or _LEGACY.get(op)
-    if found is not None:
-        return found
-    opdef = REGISTRY.get(op)
-    if opdef is not None and opdef.emit is not None:
-        found = _LEGACY[op] = Emitter(op, opdef.emit, blas=opdef.needs_blas,
-                                      copy=getattr(opdef.emit, "__module__", "") in _COPY_FAMILIES)
-        return found
     try:
         return EMITTERS[op]
     except KeyError:
@@ -102,10 +89,8 @@ def emit(spec: KernelSpec) -> str:
 
 def needs_blas(op: str) -> bool:
     """Whether kernels of ``op`` call the BLAS (False for an op the CPU cannot build)."""
-    try:
-        return emitter(op).blas
-    except KeyError:
-        return False
+    found = EMITTERS.get(op)
+    return found is not None and found.blas
 
 
 def opt_class(spec: KernelSpec) -> str:
@@ -161,8 +146,9 @@ def codegen_files(ops: Iterable[str] | None = None) -> list[str]:
     names = REGISTRY if ops is None else ops
     files: set[str] = set()
     for name in names:
-        if name in EMITTERS or (name in REGISTRY and REGISTRY[name].emit is not None):
-            files.update(emitter(name).files())
+        em = EMITTERS.get(name)
+        if em is not None:
+            files.update(em.files())
     return sorted(files)
 
 
@@ -180,7 +166,7 @@ from . import (  # noqa: E402, F401
     conv_grad,
     convolution,
     elementwise,
-    fill,
+    filling,
     fused,
     fused_gemm,
     fused_reduce,

@@ -1,4 +1,4 @@
-"""CPU kernels of the fill family (ops/fill.py): Tile, BroadcastTo, Pad, OnesLike, ZerosLike and Fill."""
+"""CPU kernels of the fill family (ops/filling.py): Tile, BroadcastTo, Pad, OnesLike, ZerosLike and Fill."""
 
 from __future__ import annotations
 
