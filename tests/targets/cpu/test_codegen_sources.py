@@ -114,3 +114,20 @@ def test_a_module_used_as_a_namespace_contributes_its_file():
         files = {Path(f).resolve() for f in kernels.emitter(name).files()}
         assert Path(conv_kernels.__file__).resolve() in files, name
         assert codegen_digest(name, _edited(conv_kernels.__file__)) != codegen_digest(name, _digest), name
+
+
+@pytest.mark.parametrize("table, names", [
+    ("ops/elementwise.py", ["Square", "Add", "Cast", "Select", "ReluGrad", "FusedElementwise", "FusedRowReduce",
+                            "FusedMatMul", "FusedBatchMatMul", "FusedConv2D"]),
+    ("ops/reduction.py", ["ReduceSum", "ReduceMax", "ArgMax", "FusedRowReduce"]),
+    ("ops/random_ops.py", ["Dropout", "DropoutGrad"]),
+])
+def test_editing_an_ops_table_rekeys_every_kernel_whose_c_reads_it(table, names):
+    """The C of these kernels reads data of an ops/ module (a row's C expression, a reduction's mean flag,
+    the generator's constants) from emitters that live in targets/cpu/kernels/: the op's declaring file and
+    the modules the emitters use as namespaces are hashed, so editing the table never reuses a stale binary
+    (the emitters once read the rows through a dict, which no code walk follows)."""
+    path = str(_PACKAGE / table)
+    for name in names:
+        assert path in kernels.emitter(name).files(), name
+        assert codegen_digest(name, _edited(path)) != codegen_digest(name, _digest), name

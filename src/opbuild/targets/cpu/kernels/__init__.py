@@ -23,7 +23,7 @@ from pathlib import Path
 from ....core.ir import KernelSpec
 from ....ops.registry import REGISTRY
 from ....ops.registry import get as get_op
-from ..sources import generator_files
+from ..sources import emitter_file, generator_files
 
 EmitFn = Callable[[KernelSpec], str]
 
@@ -43,7 +43,9 @@ class Emitter:
     def files(self) -> tuple[str, ...]:
         """The source files whose code shapes this op's generated C (``sources.py``), derived once."""
         if self._files is None:
-            self._files = generator_files(self.fn)
+            opdef = REGISTRY.get(self.op)
+            declared = (emitter_file(opdef.infer),) if opdef is not None else ()
+            self._files = generator_files(self.fn, declared_in=declared)
         return self._files
 
 

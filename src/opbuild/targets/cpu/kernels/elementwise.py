@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 
 from ....core.dtypes import BY_NAME, LOWP
 from ....core.ir import KernelSpec, TensorType
-from ....ops.elementwise import BINARY, GRAD_BINARY, UNARY, Binary, Unary
+from ....ops import elementwise as E
+from ....ops.elementwise import Binary, Unary
 from ..blocked import broadcast_map, flat_map
 from ..codegen import broadcast_loop, compute_ctype, load, nan_max, nan_min, store
 from . import lowp, register
@@ -33,7 +34,7 @@ _UINT_EXPRS: dict[str, str] = {
 
 
 def _row_name(row: Unary | Binary) -> str:
-    return next((n for table in (UNARY, BINARY, GRAD_BINARY) for n, r in table.items() if r is row), "")
+    return next((n for table in (E.UNARY, E.BINARY, E.GRAD_BINARY) for n, r in table.items() if r is row), "")
 
 
 def _unary_expr(u: Unary, dt: str) -> str:
@@ -89,10 +90,10 @@ def member_expr(op: str, ins: Sequence[TensorType], out: TensorType) -> tuple[tu
     The expression is the one the op's own kernel evaluates, so a fused kernel (ops/fused.py) computes
     exactly what the unfused ops compute. KeyError for an op that is not elementwise (:data:`FUSIBLE`)."""
     dt = ins[0].dtype
-    if op in UNARY:
-        return ("x",), _unary_expr(UNARY[op], dt)
-    if op in BINARY or op in GRAD_BINARY:
-        return ("a", "b"), _binary_expr(BINARY.get(op) or GRAD_BINARY[op], dt)
+    if op in E.UNARY:
+        return ("x",), _unary_expr(E.UNARY[op], dt)
+    if op in E.BINARY or op in E.GRAD_BINARY:
+        return ("a", "b"), _binary_expr(E.BINARY.get(op) or E.GRAD_BINARY[op], dt)
     if op == "Select":
         return ("c", "a", "b"), "c ? a : b"
     if op == "ClipByValue":
@@ -168,9 +169,9 @@ def _binary_emit(b: Binary) -> Callable[[KernelSpec], str]:
     return _nary_emit(lambda k: _binary_expr(b, k.inputs[0].dtype), ("a", "b"))
 
 
-for _name, _u in UNARY.items():
+for _name, _u in E.UNARY.items():
     register(_name, _unary_emit(_u))
-for _name, _b in {**BINARY, **GRAD_BINARY}.items():
+for _name, _b in {**E.BINARY, **E.GRAD_BINARY}.items():
     register(_name, _binary_emit(_b))
 register("Select", _nary_emit(lambda k: "c ? a : b", ("c", "a", "b")))
 register("ClipByValue",

@@ -14,8 +14,8 @@ import math
 from collections.abc import Sequence
 
 from ....core.ir import KernelSpec, TensorType
+from ....ops import reduction as R
 from ....ops.fused_reduce import OP, ROW_REDUCTIONS, SCRATCH_LIMIT, Member, Plan, analyse
-from ....ops.reduction import REDUCTIONS
 from ..blocked import load_vec
 from ..codegen import (
     broadcast_strides,
@@ -160,7 +160,7 @@ def _emit(k: KernelSpec) -> str:
         for j in reds:
             m = ms[j]
             fin = f"acc{j}[0] / {c_literal(plan.n, 'float64' if ct == 'double' else 'float32')}" \
-                if REDUCTIONS[m.op].mean else f"acc{j}[0]"
+                if R.REDUCTIONS[m.op].mean else f"acc{j}[0]"
             lines.append(f"t{j} = {round_trip(m.out.dtype, fin, ct)};")
     lines += row_members(plan.loops)
     if root_row:
