@@ -18,6 +18,7 @@ from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 from opbuild.targets.base import Target
 from opbuild.targets.cpu import CpuTarget
+from opbuild.targets.cpu.kernels import emit
 
 
 def test_supported_targets_come_from_the_registry() -> None:
@@ -42,7 +43,7 @@ def test_device_target_selects_the_builders_target() -> None:
 def test_cpu_target_round_trip(tmp_path) -> None:
     target: Target = targets.create("CPU")
     spec = REGISTRY["Square"].spec({}, [TensorType((4,), "float32")])
-    source = target.translation_unit([("ob_sq", spec, REGISTRY["Square"].emit(spec))], False)
+    source = target.translation_unit([("ob_sq", spec, emit(spec))], False)
     compiler = target.find_compiler()
     result = target.compile(compiler, source, tmp_path / ("sq" + target.binary_suffix), tmp_path, False, "sq")
     binary = result.binary.read_bytes()

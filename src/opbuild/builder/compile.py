@@ -19,7 +19,6 @@ from .._version import __version__
 from ..cache import hashio
 from ..cache.local import KernelStore
 from ..core.errors import CompileError, CompilerNotFoundError, CompileTimeoutError
-from ..ops.registry import get as get_op
 from ..targets.base import Target
 from .requests import KernelRequest
 from .stores import Stores
@@ -63,20 +62,19 @@ class BatchCompiler:
         self.toolchains = toolchains
         self.stores = stores
 
-    @staticmethod
-    def bodies(reqs: Sequence[KernelRequest]) -> dict[str, str]:
-        """The C body of each request (``OpDef.emit``) by entry name, leaving out any that fails to generate
-        (``compile_batch`` generates those again and raises there)."""
+    def bodies(self, reqs: Sequence[KernelRequest]) -> dict[str, str]:
+        """The C body of each request (the target's emitter of its op) by entry name, leaving out any that fails
+        to generate (``compile_batch`` generates those again and raises there)."""
         out = {}
         for req in reqs:
             try:
-                out[req.name] = get_op(req.spec.op).emit(req.spec)
+                out[req.name] = self.target.emit(req.spec)
             except Exception:  # noqa: BLE001 (an estimate only: the error surfaces in compile_batch)
                 continue
         return out
 
     def _source(self, reqs: Sequence[KernelRequest], bodies: Mapping[str, str]) -> tuple[str, bool]:
-        kernels = [(req.symbol, req.spec, bodies.get(req.name) or get_op(req.spec.op).emit(req.spec)) for req in reqs]
+        kernels = [(req.symbol, req.spec, bodies.get(req.name) or self.target.emit(req.spec)) for req in reqs]
         needs_blas = any(r.needs_blas for r in reqs)
         return self.target.translation_unit(kernels, needs_blas), needs_blas
 

@@ -69,7 +69,7 @@ class Builder:
         target = self.target
         if compiler is None:
             compiler = self.compiler().identity()
-        return self.namer.request(spec, compiler, target.identity(), target.abi_version, self._digest)
+        return self.namer.request(spec, compiler, target, self._digest)
 
     def identity(self, store: KernelStore) -> dict:
         """The toolchain identity kernels of ``store`` are named with (a recorded one when no compiler is
@@ -190,7 +190,7 @@ class Builder:
         compiler = self.toolchains.compiler_if_found(self.target) if self.toolchains.missing is None else None
         if compiler is None:
             return
-        manifests.write_manifest(store, graph, reqs, self.target.binary_suffix, compiler.toolchain_files(),
+        manifests.write_manifest(store, graph, reqs, self.target, compiler.toolchain_files(),
                                  compiler.blas_library())
 
     def _done(self, t0: float, report: BuildReport, read_store: KernelStore | None, write_store: KernelStore,

@@ -20,8 +20,6 @@ from .._version import __version__
 from ..cache import fsio, identity, locks, manifest, rows
 from ..cache.local import KernelStore
 from ..core.ir import KernelSpec
-from ..ops import registry
-from ..ops.registry import get as get_op
 from ..report import BuildReport, KernelRecord
 from ..targets.base import Kernel, Target
 from .memory import KernelMemory
@@ -32,18 +30,18 @@ log = logging.getLogger("opbuild")
 MANIFEST_MIN_KERNELS = 4  # smaller builds (PyNative ops one by one) gain nothing from a graph manifest
 # Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
 # compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
-# registry (ops/registry.py: codegen_files), the one definition the per-kernel key uses too.
+# target (Target.codegen_files), the one definition the per-kernel key uses too.
 _DESCRIPTOR_MODULES = ("opbuild", "opbuild._version", "opbuild.core.config", "opbuild.cache.key",
                        "opbuild.cache.identity", "opbuild.builder.requests", "opbuild.builder.toolchain")
 _DESCRIPTOR_PACKAGES = ("opbuild.targets.cpu",)
 
 
-def source_files(ops: Iterable[str] | None = None) -> list[str]:
-    """The sources a manifest of a graph of ``ops`` records (op names; default every registered op), as loaded
-    in this process: every file that shapes their generated C, then the descriptor modules and the packages'
-    submodules (a package holds each imported submodule as an attribute; cheaper than scanning
-    ``sys.modules``)."""
-    files = registry.codegen_files(ops)
+def source_files(codegen_files: Iterable[str]) -> list[str]:
+    """The sources a manifest records, as loaded in this process: ``codegen_files`` (every file that shapes the
+    generated code of the graph's ops, as the target lists them: ``Target.codegen_files``), then the descriptor
+    modules and the packages' submodules (a package holds each imported submodule as an attribute; cheaper
+    than scanning ``sys.modules``)."""
+    files = list(codegen_files)
     for name in _DESCRIPTOR_MODULES:
         files.append(getattr(sys.modules.get(name), "__file__", None) or name)
     for name in _DESCRIPTOR_PACKAGES:
@@ -70,7 +68,7 @@ def from_manifest(store: KernelStore, graph: str, todo: dict[bytes, KernelSpec],
     found = manifest.read(store.path, graph)
     if found is None or len(found.items) != len(todo) or not manifest.files_unchanged(found):
         return None
-    if found.blas and any(get_op(spec.op).needs_blas for spec in todo.values()):
+    if found.blas and any(target.needs_blas(spec.op) for spec in todo.values()):
         # The manifest is hostile input: its ``blas`` is only compared with the library the toolchain resolves
         # itself (what the compiler identity records), never loaded from the manifest's say-so.
         blas = target.linked_library(None)
@@ -109,7 +107,7 @@ def record_manifest_hits(report: BuildReport, loaded: list[tuple[bytes, KernelSp
                                     "local"))
 
 
-def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], suffix: str,
+def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], target: Target,
                    toolchain_files: list[str], blas: str | None) -> None:
     """Record the graph's verified entries (after an ordinary build) for the next process's warm start, with
     the toolchain files and the sources of the graph's ops; nothing when any entry is not in ``store`` (a
@@ -120,7 +118,7 @@ def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], su
         try:
             raw = fsio.read_small(base + ".json")
             result = fsio.parse_json(raw, ".json")
-            binary = base + suffix
+            binary = base + target.binary_suffix
             st = os.lstat(binary)
             digest = store.digest_of(binary, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
         except (OSError, ValueError):
@@ -129,7 +127,7 @@ def write_manifest(store: KernelStore, graph: str, reqs: list[KernelRequest], su
             return
         items.append(manifest.Item(req.name, hashlib.sha256(req.info).hexdigest(), hashlib.sha256(raw).hexdigest(),
                                    digest, st.st_size, rows.spec_digest(req.spec)))
-    sources = source_files(sorted({req.spec.op for req in reqs}))
+    sources = source_files(target.codegen_files(sorted({req.spec.op for req in reqs})))
     manifest.write(store.path, graph, items, toolchain_files, blas, sources)
 
 

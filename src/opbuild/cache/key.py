@@ -32,8 +32,8 @@ def descriptor(op: str, attrs: dict, inputs: Sequence[TensorType], outputs: Sequ
                opt_class: str = "compute") -> dict:
     """The complete operator descriptor. Nothing that does not change the code belongs here (no node names,
     graph ids, rank or device id), so one entry serves every graph and network that needs the kernel.
-    ``opt_class`` is the kernel's optimisation class (ops/registry.py ``OpDef.opt_class``); the flags of each
-    class are in the compiler identity (``class_opt``)."""
+    ``opt_class`` is the kernel's optimisation class (the target's ``opt_class``: targets/cpu/kernels); the
+    flags of each class are in the compiler identity (``class_opt``)."""
     desc = {
         "op": op,
         "attrs": attrs,

@@ -18,10 +18,10 @@ and may change all the time) and the boot id (the CPU's feature flags cannot cha
 The files are checked after the manifest is read, like a ccache manifest's include files: the manifest records
 the toolchain's files (the compiler as found on PATH, followed through its symlinks, and the BLAS) and the
 sources the graph's descriptors are derived from (which the builder lists and passes in, builder/manifests.py:
-ops/registry.py ``codegen_files`` of the graph's ops, the definition the per-kernel key uses, and the modules
+the target's ``codegen_files`` of the graph's ops, the definition the per-kernel key uses, and the modules
 deciding the rest of a descriptor; the cache imports none of them), each with its inode,
 size and mtime, and every one must still match. Deriving the source list walks every emitter's code
-(ops/sources.py); the ordinary path, which writes the manifest, does that walk anyway to name the kernels,
+(targets/cpu/sources.py); the ordinary path, which writes the manifest, does that walk anyway to name the kernels,
 while the warm start only stats the list it reads. An edit to a source changes its stat and sends the build
 down the ordinary path, which rewrites the manifest under the same key; a new module that starts shaping the
 C can only do so through an edit to a listed one (the emitter that now calls it).

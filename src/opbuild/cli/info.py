@@ -53,9 +53,14 @@ def machine_identity(store_dir: Path | None = None, require_compiler: bool = Tru
 
 
 def codegen_hash(op: str) -> str | None:
-    """This opbuild's code generator hash of ``op`` (ops/registry.py), or None for an op it does not know."""
-    opdef = REGISTRY.get(op)
-    return opdef.codegen_hash() if opdef is not None else None
+    """This opbuild's code generator hash of ``op`` for the current target, or None for an op it cannot
+    build (unknown here, or without a kernel on this target)."""
+    if op not in REGISTRY:
+        return None
+    try:
+        return create_target(config.device_target()).codegen_hash(op)
+    except KeyError:
+        return None
 
 
 def cmd_info(args: argparse.Namespace) -> int:

@@ -6,29 +6,29 @@ from __future__ import annotations
 
 from . import (
     collective,
-    conv,
     conv_grad,
+    convolution,
     elementwise,
-    fill,
+    filling,
     fused,
     fused_gemm,
     fused_reduce,
     indexing,
     layout,
-    loss,
+    losses,
     matmul,
-    norm,
     norm_train,
+    normalization,
     optim,
-    random,
-    reduce,
+    random_ops,
+    reduction,
     slicing,
 )
 from .collective import ReduceOp
 from .primitive import Primitive
 
-FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
-            random, optim, fused, fused_gemm, fused_reduce, collective)
+FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
+            conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

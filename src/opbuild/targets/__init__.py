@@ -14,9 +14,11 @@ Recipe: adding a second target (CUDA through nvcc, for instance) is one new fold
    ``identity()``, ``compile()`` bounded by ``config.compile_timeout()``), ``translation_unit()`` (the
    ``__global__`` wrappers around op bodies), ``validate()`` (structural check of the binary before it is
    committed), ``load()`` (cuModuleLoad + cuModuleGetFunction into an object with ``name`` and ``fn``) and
-   ``allocate()`` (device buffers).
-2. ``src/opbuild/targets/cuda/kernels/``: the target's emitters, registered by op name as the CPU's are in
-   ``targets/cpu/kernels/``, and ``codegen.py``, the helpers they call. Operators (``ops/``) do not change.
+   ``allocate()`` (device buffers), and the emitter side of the interface: ``emit(spec)``,
+   ``needs_blas(op)``, ``opt_class(spec)``, ``codegen_hash(op)``, ``codegen_files(ops)``.
+2. ``src/opbuild/targets/cuda/kernels/``: this target's emitters, registered by op name as the CPU's are
+   (``targets/cpu/kernels/__init__.py``: ``@emits("Conv2D")``), reading the operators' descriptions in
+   ``ops/`` (which never import a target), with ``targets/cuda/codegen.py`` for their shared helpers.
 3. One line in ``core.config.TARGETS``: ``"GPU": "opbuild.targets.cuda:CudaTarget"``.
 4. ``tests/targets/cuda/``: the target's own tests (skipped where no GPU or nvcc is found).
 

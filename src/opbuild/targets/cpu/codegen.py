@@ -84,7 +84,7 @@ def round_trip(dtype: str, expr: str, src_ctype: str = "float") -> str:
     return load(dtype, store(dtype, expr, src_ctype)) if is_half(dtype) else f"({ctype(dtype)})({expr})"
 
 
-# Optimisation level per kernel class (ops/registry.py OpDef.opt_class), applied per function (OB_OPT); None
+# Optimisation level per kernel class (kernels/__init__.py opt_class), applied per function (OB_OPT); None
 # keeps the command line's -O3. The mapping is part of the compiler identity, the class part of the
 # descriptor: both are in every key. glue (loops around one GEMM call) and copy (data movement) gain nothing
 # measurable from -O3's unrolling and loop versioning, which cost most of their compile time; -O2 keeps

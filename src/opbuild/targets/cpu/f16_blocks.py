@@ -20,7 +20,7 @@ vectorises: ``ob_f16_ld`` (one element to float from its bits) and ``ob_f16_roun
 arithmetic); both give the scalar conversions' bits.
 
 codegen.prelude_for appends :data:`PRELUDE_F16_BLOCKS` after the half section when a kernel names one of
-these helpers; ops/sources.py hashes this file into every kernel key.
+these helpers; sources.py hashes this file into every kernel key.
 """
 
 from __future__ import annotations

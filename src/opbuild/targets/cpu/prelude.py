@@ -2,7 +2,7 @@
 
 C text lives here (the helpers every kernel may call: export and optimisation macros, integer floor division,
 half-type conversions, vectorisable exp/tanh, the BLAS declarations). Like codegen.py, this file is hashed
-into every kernel's key (ops/sources.py): its text shapes the generated C, which no code walk can attribute.
+into every kernel's key (sources.py): its text shapes the generated C, which no code walk can attribute.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ PRELUDE_CORE = r"""
 #include <stdbool.h>
 #include <string.h>
 #define OB_EXPORT __attribute__((visibility("default")))
-/* Per-kernel optimisation level (OpDef.opt_class -> the compiler identity's class_opt, both in the key):
+/* Per-kernel optimisation level (kernels.opt_class -> the compiler identity's class_opt, both in the key):
    gcc's optimize attribute; other compilers build every function at the command line's level. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define OB_OPT(level) __attribute__((optimize(level)))

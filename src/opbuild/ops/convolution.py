@@ -8,8 +8,9 @@ normalizing twice is a no-op (graph nodes store the normalized attrs).
 Conv2D's kernel is chosen by shape when the attrs are normalized and recorded as ``algo`` (so it is in the
 key and the ``.info``): ``gemm`` (1x1 stride 1, no im2col), ``depthwise`` and ``direct`` (direct loops
 vectorised over the output width), ``im2col`` (im2col of row blocks into the kernel's workspace, planned in
-the arena, then BLAS); the kernels live in ``ops/conv_kernels.py``. float16/bfloat16 convolutions compute
-in float32 and round once on store (``half_conv: "f32_scratch"`` in the descriptor).
+the arena, then BLAS); the plan is ops/conv_plan.py's, the CPU's kernels are in targets/cpu/kernels/.
+float16/bfloat16 convolutions compute in float32 and round once on store (``half_conv: "f32_scratch"`` in the
+descriptor).
 
 Pooling is a direct loop with window bounds clipped to the input; padding never contributes to a max, and
 contributes zeros to an average only when ``count_include_pad`` (PyTorch's rule for the divisor, including
@@ -26,9 +27,8 @@ import numpy as np
 
 from ..core.dtypes import ALL_FLOATS, FLOATS, HALFS
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import c_literal, compute_ctype, ctype, is_half, load, store
-from . import conv_kernels as K
+from ..core.ir import TensorType
+from .conv_plan import HALF_CONV, choose, conv_workspace, nothing_to_compute
 from .primitive import Primitive, defop
 from .registry import same_dtype
 
@@ -159,11 +159,11 @@ def _conv_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     pads = _resolve_pads(op, attrs, ins, x.shape[2:], kernel, stride, dilation)
     out = {"out_channel": int(out_channel), "kernel_size": kernel, "mode": 1, "pad_mode": "pad", "pad": pads,
            "stride": stride, "dilation": dilation, "group": int(group), "data_format": "NCHW"}
-    # The kernel's algorithm, chosen by shape here so it is part of the key (ops/conv_kernels.py); an
+    # The kernel's algorithm, chosen by shape here so it is part of the key (ops/conv_plan.py); an
     # explicit valid ``algo`` is kept (tests and benchmarks force each path).
-    out["algo"] = K.choose(x.shape, w.shape, _conv_geometry(out, ins), {**out, "algo": attrs.get("algo")})
-    if x.dtype in HALFS:  # float32 scratch + float32 kernel, rounded once (ops/conv_kernels.py half_wrap)
-        out["half_conv"] = K.HALF_CONV
+    out["algo"] = choose(x.shape, w.shape, _conv_geometry(out, ins), {**out, "algo": attrs.get("algo")})
+    if x.dtype in HALFS:  # float32 scratch + float32 kernel, rounded once (the CPU's conv_kernels.py half_wrap)
+        out["half_conv"] = HALF_CONV
     return out
 
 
@@ -192,31 +192,11 @@ def _conv_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType((x.shape[0], w.shape[0], oh, ow), dt)]
 
 
-def _conv_trivial(ins: Sequence[TensorType], out: TensorType, attrs: dict) -> str | None:
-    """The body of a convolution with nothing to compute (empty output, or empty sums: zeros), else None."""
-    x = ins[0]
-    if out.size == 0:
-        return ""
-    kh, kw = attrs["kernel_size"]
-    if x.shape[1] // attrs["group"] == 0 or x.shape[1] * kh * kw == 0:
-        return f"memset(out0, 0, sizeof(out0[0]) * {out.size});"
-    return None
-
-
-def _conv_kernel(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType], emit) -> tuple[int, str]:
-    x, w = ins
-    trivial = _conv_trivial(ins, outs[0], attrs)
-    if trivial is not None:
-        return 0, trivial
-    return K.kernel(attrs, (x.shape, w.shape, outs[0].shape), x.dtype, (x.size, w.size, outs[0].size), emit)
-
-
-def _conv_emit(k: KernelSpec) -> str:
-    return _conv_kernel(k.attrs, k.inputs, k.outputs, K.forward)[1]
-
-
 def _conv_workspace(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> int:
-    return _conv_kernel(attrs, ins, outs, None)[0]
+    x, w = ins
+    if nothing_to_compute(x.shape, outs[0].size, attrs):
+        return 0
+    return conv_workspace(attrs, (x.shape, w.shape, outs[0].shape), x.dtype, (x.size, w.size, outs[0].size))
 
 
 def _windows(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int], dil: Sequence[int]) -> np.ndarray:
@@ -238,8 +218,7 @@ def _conv_ref(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.concatenate(outs, axis=1)
 
 
-@defop(infer=_conv_infer, emit=_conv_emit, reference=_conv_ref, normalize=_conv_normalize, n_inputs=2,
-       needs_blas=True, workspace=_conv_workspace)
+@defop(infer=_conv_infer, reference=_conv_ref, normalize=_conv_normalize, n_inputs=2, workspace=_conv_workspace)
 class Conv2D(Primitive):
     """``Conv2D(out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1, dilation=1, group=1,
     data_format="NCHW")(x, weight)``: 2-D cross-correlation of ``x`` (N, C, H, W) with ``weight``
@@ -273,12 +252,6 @@ def pool_half_attr(attrs: dict, x: TensorType) -> dict:
         out["half_pool"] = HALF_POOL
     return out
 
-
-def _max_init(dtype: str) -> str:
-    """C initial value of a max over ``dtype`` elements (computed in :func:`compute_ctype`)."""
-    if dtype in ALL_FLOATS:
-        return "-INFINITY"
-    return c_literal(int(np.iinfo(np.dtype(dtype)).min), dtype)
 
 def _pool_normalize(op: str, avg: bool):
     def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
@@ -326,32 +299,6 @@ def _pool_infer(op: str, allowed: Sequence[str]):
     return infer
 
 
-def _pool_emit(avg: bool):
-    def emit(k: KernelSpec) -> str:
-        x, out = k.inputs[0], k.outputs[0]
-        if out.size == 0:
-            return ""
-        h, w = x.shape[2:]
-        oh, ow = out.shape[2:]
-        t, c = ctype(x.dtype), compute_ctype(x.dtype)
-        if avg:
-            init, update = f"{c} s = 0;", "s += v;"
-            result = f"s / ({c})({K.avg_divisor(x.shape, k.attrs)})"
-        else:
-            # NaN-propagating max, like NumPy's max: once s is NaN it stays NaN.
-            init, update = f"{c} s = {_max_init(x.dtype)};", "if (v > s || v != v) s = v;"
-            result = "s"
-        store_expr = store(x.dtype, result) if is_half(x.dtype) else result  # half: rounded once here
-        planes = (f"const {t} *restrict img = in0 + p * {h * w};\n"
-                  f"{t} *restrict dst = out0 + p * {oh * ow};")
-        body = (f"{init}\nfor (int64_t i = hs; i < h1; i++)\n"
-                f"  for (int64_t j = ws; j < w1; j++) {{ const {c} v = {load(x.dtype, f'img[i * {w} + j]')}; "
-                f"{update} }}\ndst[r * {ow} + q] = {store_expr};")
-        return K.pool_windows(x.shape, (oh, ow), k.attrs, planes, body)
-
-    return emit
-
-
 def _pool_ref(avg: bool):
     def reference(attrs: dict, x: np.ndarray) -> np.ndarray:
         if x.dtype.name in HALFS:  # computed in float32; run_reference rounds once to the half type
@@ -389,7 +336,7 @@ class _Pool(Primitive):
                          data_format=data_format, pad=_jsonable(pad), ceil_mode=ceil_mode, **extra)
 
 
-@defop(infer=_pool_infer("MaxPool", MAX_POOL_DTYPES), emit=_pool_emit(False), reference=_pool_ref(False),
+@defop(infer=_pool_infer("MaxPool", MAX_POOL_DTYPES), reference=_pool_ref(False),
        normalize=_pool_normalize("MaxPool", False), n_inputs=1)
 class MaxPool(_Pool):
     """``MaxPool(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0, ceil_mode=False)(x)``:
@@ -401,7 +348,7 @@ class MaxPool(_Pool):
     """
 
 
-@defop(infer=_pool_infer("AvgPool", AVG_POOL_DTYPES), emit=_pool_emit(True), reference=_pool_ref(True),
+@defop(infer=_pool_infer("AvgPool", AVG_POOL_DTYPES), reference=_pool_ref(True),
        normalize=_pool_normalize("AvgPool", True), n_inputs=1)
 class AvgPool(_Pool):
     """``AvgPool(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0, ceil_mode=False,
@@ -433,27 +380,11 @@ def _gap_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     return pool_half_attr(attrs, ins[0]) if len(ins) == 1 else attrs
 
 
-def _gap_emit(k: KernelSpec) -> str:
-    x = k.inputs[0]
-    n, c, h, w = x.shape
-    t = ctype(x.dtype)
-    # Accumulate in double: float32 sums over large images would otherwise lose digits. A half type loads
-    # each element into float and rounds the double mean once.
-    mean = f"s * {c_literal(1.0 / (h * w), 'float64')}"
-    result = store(x.dtype, mean, "double") if is_half(x.dtype) else f"({t})({mean})"
-    return (f"for (int64_t p = 0; p < {n * c}; p++) {{\n"
-            f"  const {t} *restrict img = in0 + p * {h * w};\n"
-            f"  double s = 0;\n"
-            f"  for (int64_t i = 0; i < {h * w}; i++) s += {load(x.dtype, 'img[i]')};\n"
-            f"  out0[p] = {result};\n"
-            f"}}")
-
-
 def _gap_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
     return x.astype(np.float64).mean(axis=(2, 3), keepdims=True)
 
 
-@defop(infer=_gap_infer, emit=_gap_emit, n_inputs=1, normalize=_gap_normalize, reference=_gap_ref)
+@defop(infer=_gap_infer, n_inputs=1, normalize=_gap_normalize, reference=_gap_ref)
 class GlobalAvgPool(Primitive):
     """``GlobalAvgPool()(x)``: mean of ``x`` (N, C, H, W) over H and W, keeping them: (N, C, 1, 1);
     float16/bfloat16/float32/float64 (summed in double, each result rounded once)."""

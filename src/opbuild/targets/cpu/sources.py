@@ -1,17 +1,20 @@
 """Which source files shape an op's generated C: the one definition of "what determines the generated code".
 
 An op's C comes from:
-  * its emitter and every function and class of opbuild the emitter reaches, transitively: the globals its code
-    (and nested code) names (for a module of ours used as a namespace, its file and the attributes the code
-    names), its closure cells, the classes' members, and the callables held by opbuild objects
-    among them (an op declared as a table row carries its C expression builders);
+  * its emitter (registered by op name in targets/cpu/kernels/, where every walk starts) and every function
+    and class of opbuild the emitter reaches, transitively: the globals its code (and nested code) names
+    (for a module of ours used as a namespace, its file and the attributes the code names), its closure
+    cells, the classes' members, and the callables held by opbuild objects among them (a table row of
+    ops/ reached from an emitter, with its reference, puts its family file in the hash);
   * the C code generator module (targets/cpu/codegen.py: the kernel ABI, loops, shared helpers), the C
     prelude every translation unit starts with (targets/cpu/prelude.py), the BLAS
     thread bridge every BLAS translation unit carries (targets/cpu/blas_threads.py) and the prelude section it
     takes from targets/cpu/f16_blocks.py (C text, which the walk cannot attribute);
-  * dtypes.py, whose table gives the C type names: data, which the walk cannot attribute to a file.
+  * dtypes.py, whose table gives the C type names: data, which the walk cannot attribute to a file;
+  * the file declaring the op in ops/ (its ``infer``'s): the op's table row or constants there may shape the
+    C as data (a row's C expression), which the walk cannot attribute either.
 
-:func:`generator_files` returns those files. Both the per-kernel key (``OpDef.codegen_hash``, recorded in every
+:func:`generator_files` returns those files. Both the per-kernel key (``kernels.codegen_hash``, recorded in every
 ``.info``) and the graph-manifest fingerprint (cache/manifest.py) hash exactly these files, so an edit to any
 of them changes every key it can affect, and an edit elsewhere changes none.
 
@@ -24,14 +27,14 @@ from __future__ import annotations
 import os
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..core import dtypes
-from ..targets.cpu import blas_threads as c_blas_threads
-from ..targets.cpu import codegen as c_codegen
-from ..targets.cpu import f16_blocks
-from ..targets.cpu import prelude as c_prelude
+from ...core import dtypes
+from . import blas_threads as c_blas_threads
+from . import codegen as c_codegen
+from . import f16_blocks
+from . import prelude as c_prelude
 
 _PACKAGE = str(Path(dtypes.__file__).parent.parent) + os.sep  # opbuild's own source directory
 
@@ -85,8 +88,12 @@ def reached_files(*fns: Callable) -> set[str]:
                 if (f := _module_file(v.__module__)) is not None:
                     found.add(f)
                 todo.extend(v.__dict__.values())
+                todo.extend(v.__mro__[1:])  # inherited methods (a Geometry's ConvShape) shape it too
         elif type(v).__module__.startswith("opbuild") and hasattr(v, "__dict__"):
-            todo.extend(vars(v).values())  # a table row (Reduction, Unary): its callables shape the C
+            # A table row (Reduction, Unary) of an op family: its data (a C expression) and its callables
+            # shape the C, so its class's file (where the table is written) is hashed as well.
+            todo.append(type(v))
+            todo.extend(vars(v).values())
         elif isinstance(v, (tuple, list)):
             todo.extend(v)
     return found
@@ -97,10 +104,12 @@ def emitter_file(fn: Callable) -> str:
     return _module_file(getattr(fn, "__module__", None) or "") or fn.__code__.co_filename
 
 
-def generator_files(*emitters: Callable) -> tuple[str, ...]:
-    """Every source file whose code shapes the C that ``emitters`` generate (see the module), sorted."""
+def generator_files(*emitters: Callable, declared_in: Sequence[str] = ()) -> tuple[str, ...]:
+    """Every source file whose code shapes the C that ``emitters`` generate (see the module), sorted.
+    ``declared_in``: the files declaring the ops (ops/<family>.py), hashed too: an op's table row or constants
+    there may shape its C as data, which no walk of code can attribute."""
     fixed = {c_codegen.__file__, c_prelude.__file__, c_blas_threads.__file__, f16_blocks.__file__, dtypes.__file__}
-    files = reached_files(*emitters) | {emitter_file(e) for e in emitters} | fixed
+    files = reached_files(*emitters) | {emitter_file(e) for e in emitters} | fixed | set(declared_in)
     return tuple(sorted(files))
 
 

@@ -16,13 +16,13 @@ import numpy as np
 
 from ..core.dtypes import FLOATS
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import c_literal, ctype
+from ..core.ir import TensorType
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, no_grad, same_dtype
 
-_GOLDEN = 0x9E3779B97F4A7C15
-_M1, _M2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+# The generator's constants (splitmix64), shared by the reference and the kernels of every target.
+GOLDEN = 0x9E3779B97F4A7C15
+M1, M2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 _MASK64 = (1 << 64) - 1
 
 
@@ -46,34 +46,14 @@ def _dropout_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(x.shape, x.dtype), TensorType(x.shape, x.dtype)]
 
 
-def _dropout_emit(k: KernelSpec) -> str:
-    x = k.inputs[0]
-    ct = ctype(x.dtype)
-    kp = k.attrs["keep_prob"]
-    if x.size == 0:
-        return "/* empty */"
-    scale = c_literal(1.0 / kp, x.dtype)
-    return "\n".join([
-        f"const uint64_t key = (uint64_t)in1[0] * {_GOLDEN:#x}ull ^ (uint64_t)in1[1] * {_M1:#x}ull;",
-        f"for (int64_t i = 0; i < {x.size}; i++) {{",
-        f"uint64_t z = key + (uint64_t)(i + 1) * {_GOLDEN:#x}ull;",
-        f"z = (z ^ (z >> 30)) * {_M1:#x}ull;",
-        f"z = (z ^ (z >> 27)) * {_M2:#x}ull;",
-        "z ^= z >> 31;",
-        f"const int keep = (double)(z >> 11) * 0x1.0p-53 < {kp!r};",
-        f"out1[i] = keep ? ({ct})1 : ({ct})0;",
-        f"out0[i] = keep ? in0[i] * {scale} : ({ct})0;",
-        "}"])
-
-
 def _uniform(state: np.ndarray, n: int) -> np.ndarray:
     """The generator of the kernel in NumPy (uint64 arithmetic wraps as C's does)."""
     with np.errstate(over="ignore"):
         seed, counter = (np.uint64(int(v) & _MASK64) for v in state)
-        key = (seed * np.uint64(_GOLDEN)) ^ (counter * np.uint64(_M1))
-        z = key + (np.arange(1, n + 1, dtype=np.uint64) * np.uint64(_GOLDEN))
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(_M1)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(_M2)
+        key = (seed * np.uint64(GOLDEN)) ^ (counter * np.uint64(M1))
+        z = key + (np.arange(1, n + 1, dtype=np.uint64) * np.uint64(GOLDEN))
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(M1)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(M2)
         z ^= z >> np.uint64(31)
     return (z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
 
@@ -88,7 +68,7 @@ def _dropout_init(self, keep_prob: float = 0.5, Seed0: int = 0, Seed1: int = 0) 
     Primitive.__init__(self, keep_prob=keep_prob)
 
 
-@defop(infer=_dropout_infer, emit=_dropout_emit, reference=_dropout_ref,
+@defop(infer=_dropout_infer, reference=_dropout_ref,
        normalize=lambda attrs, ins: _keep_prob("Dropout", attrs, ins), n_inputs=2, multi_output=True)
 class Dropout(Primitive):
     """``Dropout(keep_prob=0.5)(x, state) -> (y, mask)``: ``mask`` is 1 where an element is kept (probability
@@ -106,13 +86,7 @@ def _dropout_grad_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorTy
     return [TensorType(ins[0].shape, dt)]
 
 
-def _dropout_grad_emit(k: KernelSpec) -> str:
-    dy = k.inputs[0]
-    scale = c_literal(1.0 / k.attrs["keep_prob"], dy.dtype)
-    return f"for (int64_t i = 0; i < {dy.size}; i++) out0[i] = in0[i] * in1[i] * {scale};"
-
-
-@defop(infer=_dropout_grad_infer, emit=_dropout_grad_emit,
+@defop(infer=_dropout_grad_infer,
        reference=lambda attrs, dy, mask: dy * mask * dy.dtype.type(1.0 / attrs["keep_prob"]),
        normalize=lambda attrs, ins: _keep_prob("DropoutGrad", attrs, ins), n_inputs=2, scenario="backward")
 class DropoutGrad(Primitive):

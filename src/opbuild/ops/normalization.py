@@ -1,11 +1,7 @@
 """Normalisations: Softmax, LogSoftmax, BatchNorm (inference form) and LayerNorm.
 
-Kernels see the input as ``(outer, n, inner)`` around the normalised axis (or axes). When ``inner == 1`` each
-row is contiguous and reduced with :func:`lane_reduce` (vectorised without -ffast-math); otherwise the
-statistics of a block of ``inner`` columns are kept in small stack arrays and whole rows are combined into
-them, so the hot loops are unit-stride and never recompute multi-dimensional indices.
-Float32 statistics accumulate in float: lane_reduce's independent partial sums keep the error near
-``(n / lanes) * eps * sum|x|``, well inside the tolerances the tests state.
+Statistics of half-type inputs are computed in float32 (as the kernels do: targets/cpu/kernels/
+normalization.py) and the references follow the same rule.
 """
 
 from __future__ import annotations
@@ -14,34 +10,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..core.dtypes import ALL_FLOATS
+from ..core.dtypes import ALL_FLOATS, BY_NAME
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
+from ..core.ir import TensorType
 from ..core.parameter import Parameter
-from ..targets.cpu.blocked import ROW_MAX, row_buffer
-from ..targets.cpu.codegen import (
-    c_literal,
-    compute_ctype,
-    ctype,
-    is_half,
-    lane_reduce,
-    load,
-    nan_max,
-    simd_lanes,
-    store,
-)
 from .primitive import Primitive, apply, declare
 from .registry import OpDef, norm_axis, same_dtype
-
-_BLOCK = 256  # columns whose statistics live in stack arrays at once (strided axis)
-
-
-def _add(a: str, b: str) -> str:
-    return f"{a} + {b}"
-
-
-def _prod(shape: Sequence[int]) -> int:
-    return int(np.prod(shape, dtype=np.int64))
 
 
 def _check_attrs(op: str, attrs: dict, allowed: set[str], ins: Sequence[TensorType]) -> None:
@@ -83,107 +57,6 @@ def _softmax_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[Tenso
     return infer
 
 
-def _softmax_f16_rows(log: bool, outer: int, n: int, rowbuf: str, exp: str, zero: str, ninf: str) -> str:
-    """Softmax/LogSoftmax over contiguous float16 rows that fit a float buffer: the half branch of
-    :func:`_softmax_emit` (same lane order, same float32 expressions, so the same bits) reading the row from
-    the buffer ``xf``; each result overwrites its own element of ``xf``, which one block conversion rounds
-    into the output (Softmax keeps the exponentials there instead of computing them twice). Every loop
-    vectorises, where a _Float16 load or store keeps a loop scalar with gcc 12."""
-    lanes = simd_lanes("float32")
-    lines = [f"for (int64_t o = 0; o < {outer}; o++) {{",
-             f"const ob_f16 *restrict xr = in0 + o * {n};",
-             rowbuf,
-             lane_reduce("mx", "float", n, lambda j: f"xf[{j}]", nan_max, ninf, lanes)]
-    if log:
-        lines += [lane_reduce("s", "float", n, lambda j: f"{exp}(xf[{j}] - mx)", _add, zero, lanes),
-                  "const float ls = log(s);", f"for (int64_t j = 0; j < {n}; j++) xf[j] = (xf[j] - mx) - ls;"]
-    else:  # the exponentials kept in xf: the very values the half branch recomputes, summed in the same order
-        lines += [f"for (int64_t j = 0; j < {n}; j++) xf[j] = {exp}(xf[j] - mx);",
-                  lane_reduce("s", "float", n, lambda j: f"xf[{j}]", _add, zero, lanes),
-                  f"for (int64_t j = 0; j < {n}; j++) xf[j] = xf[j] / s;"]
-    lines += [f"ob_f16_store_block(out0 + o * {n}, xf, {n});", "}"]
-    return "\n".join(lines)
-
-
-def _softmax_emit(log: bool) -> Callable[[KernelSpec], str]:
-    def emit(k: KernelSpec) -> str:
-        x = k.inputs[0]
-        dt, axis = x.dtype, k.attrs["axis"]
-        st, ct = ctype(dt), compute_ctype(dt)  # storage type, compute type (float for the half types)
-        half = is_half(dt)
-        n = x.shape[axis]
-        outer, inner = _prod(x.shape[:axis]), _prod(x.shape[axis + 1:])
-        if x.size == 0:
-            return "/* empty input: nothing to compute */"
-        zero, ninf = c_literal(0, "float64" if ct == "double" else "float32"), "(-INFINITY)"
-        exp = "ob_expf" if ct == "float" else "exp"  # ob_expf vectorises (targets/cpu/codegen.py)
-
-        def ld(ref: str) -> str:
-            return load(dt, ref)
-
-        def sto(expr: str) -> str:
-            return store(dt, expr, ct)
-
-        rowbuf = row_buffer(dt, "xf", "xr", n) if inner == 1 else None
-        if rowbuf:  # float16: the row converted once into xf (targets/cpu/blocked.py); results go back to xf
-            return _softmax_f16_rows(log, outer, n, rowbuf, exp, zero, ninf)
-        if inner == 1:
-            lanes = simd_lanes("float32" if half else dt)
-            lines = [f"for (int64_t o = 0; o < {outer}; o++) {{",
-                     f"const {st} *restrict xr = in0 + o * {n};",
-                     f"{st} *restrict yr = out0 + o * {n};",
-                     lane_reduce("mx", ct, n, lambda j: ld(f"xr[{j}]"), nan_max, ninf, lanes)]
-            if log:  # y = (x - max) - log(sum(exp(x - max)))
-                lines += [lane_reduce("s", ct, n, lambda j: exp + '(' + ld(f'xr[{j}]') + ' - mx)', _add, zero, lanes),
-                          f"const {ct} ls = log(s);",
-                          f"for (int64_t j = 0; j < {n}; j++) yr[j] = {sto('(' + ld('xr[j]') + ' - mx) - ls')};"]
-            elif half:  # the exponentials are recomputed rather than stored: the output rounds once
-                lines += [lane_reduce("s", ct, n, lambda j: exp + '(' + ld(f'xr[{j}]') + ' - mx)', _add, zero, lanes),
-                          f"for (int64_t j = 0; j < {n}; j++) yr[j] = {sto(exp + '(' + ld('xr[j]') + ' - mx) / s')};"]
-            else:  # y = exp(x - max) / sum(exp(x - max))
-                lines += [f"for (int64_t j = 0; j < {n}; j++) yr[j] = {exp}(xr[j] - mx);",
-                          lane_reduce("s", ct, n, lambda j: f"yr[{j}]", _add, zero, lanes),
-                          f"for (int64_t j = 0; j < {n}; j++) yr[j] = yr[j] / s;"]
-            return "\n".join(lines + ["}"])
-        # Strided axis: per-column max and sum for a block of columns, rows combined whole.
-        blk = min(inner, _BLOCK)
-        col = "for (int64_t c = 0; c < w; c++)"
-        row = f"for (int64_t r = 0; r < {n}; r++)"
-        xrow = f"const {st} *restrict xr = xb + r * {inner};"
-        yrow = f"{st} *restrict yr = yb + r * {inner};"
-        lines = [
-            f"for (int64_t o = 0; o < {outer}; o++)",
-            f"for (int64_t c0 = 0; c0 < {inner}; c0 += {blk}) {{",
-            f"const int64_t w = {inner} - c0 < {blk} ? {inner} - c0 : {blk};",
-            f"const {st} *restrict xb = in0 + o * {n * inner} + c0;",
-            f"{st} *restrict yb = out0 + o * {n * inner} + c0;",
-            f"{ct} mx[{blk}], s[{blk}];",
-            f"{col} {{ mx[c] = {ninf}; s[c] = {zero}; }}",
-            f"{row} {{ {xrow} "
-            f"{col} {{ const {ct} v = {ld('xr[c]')}, a = mx[c]; mx[c] = {nan_max('a', 'v')}; }} }}",
-        ]
-        if log:
-            lines += [
-                f"{row} {{ {xrow} {col} s[c] += {exp}({ld('xr[c]')} - mx[c]); }}",
-                f"{col} s[c] = log(s[c]);",
-                f"{row} {{ {xrow} {yrow} {col} yr[c] = {sto('(' + ld('xr[c]') + ' - mx[c]) - s[c]')}; }}",
-            ]
-        elif half:
-            lines += [
-                f"{row} {{ {xrow} {col} s[c] += {exp}({ld('xr[c]')} - mx[c]); }}",
-                f"{row} {{ {xrow} {yrow} {col} yr[c] = {sto(exp + '(' + ld('xr[c]') + ' - mx[c]) / s[c]')}; }}",
-            ]
-        else:
-            lines += [
-                f"{row} {{ {xrow} {yrow} "
-                f"{col} {{ const {ct} e = {exp}(xr[c] - mx[c]); yr[c] = e; s[c] += e; }} }}",
-                f"{row} {{ {yrow} {col} yr[c] = yr[c] / s[c]; }}",
-            ]
-        return "\n".join(lines + ["}"])
-
-    return emit
-
-
 def _in_float32(ref: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """The reference of a half type: the float32 result rounded once, as the kernels compute it."""
     def wrapped(attrs: dict, x: np.ndarray) -> np.ndarray:
@@ -211,11 +84,11 @@ def _softmax_init(self, axis: int = -1) -> None:
 
 
 Softmax = declare(
-    OpDef("Softmax", _softmax_infer("Softmax"), _softmax_emit(False), _softmax_ref,
+    OpDef("Softmax", _softmax_infer("Softmax"), _softmax_ref,
           normalize=_softmax_normalize("Softmax"), n_inputs=1),
     "Softmax(axis=-1)(x): exp(x - max) / sum(exp(x - max)) along ``axis`` (floats).", init=_softmax_init)
 LogSoftmax = declare(
-    OpDef("LogSoftmax", _softmax_infer("LogSoftmax"), _softmax_emit(True), _log_softmax_ref,
+    OpDef("LogSoftmax", _softmax_infer("LogSoftmax"), _log_softmax_ref,
           normalize=_softmax_normalize("LogSoftmax"), n_inputs=1),
     "LogSoftmax(axis=-1)(x): (x - max) - log(sum(exp(x - max))) along ``axis`` (floats).", init=_softmax_init)
 
@@ -250,7 +123,7 @@ def _bn_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     # x in any float type; scale, bias, mean and variance in x's type or, for a half x, float32 (MindSpore's
     # float16 BatchNorm takes float32 parameters, which mixed precision keeps in float32).
     dt = same_dtype("BatchNorm", ins[:1], ALL_FLOATS)
-    allowed = (dt, "float32") if is_half(dt) else (dt,)
+    allowed = (dt, "float32") if BY_NAME[dt].is_half else (dt,)
     for name, t in zip(_BN_INPUTS[1:], ins[1:]):
         if t.dtype not in allowed:
             raise ShapeError("BatchNorm", f"{name} must be {' or '.join(allowed)} for x of {dt}, got {t.dtype}",
@@ -264,58 +137,6 @@ def _bn_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
             raise ShapeError("BatchNorm", f"{name} must have shape ({c},) (the channels of x), got {list(t.shape)}",
                              list(ins))
     return [TensorType(x.shape, dt)]
-
-
-def _bn_emit(k: KernelSpec) -> str:
-    x = k.inputs[0]
-    dt = x.dtype
-    st, ct = ctype(dt), compute_ctype(dt)
-    eps = c_literal(k.attrs["epsilon"], "float64" if ct == "double" else "float32")
-    axis = _bn_channel_axis(k.attrs, x.rank)
-    c = x.shape[axis]
-    outer, inner = _prod(x.shape[:axis]), _prod(x.shape[axis + 1:])
-    if x.size == 0:
-        return "/* empty input: nothing to compute */"
-
-    def p(i: int, ref: str) -> str:  # a per-channel parameter, loaded into the compute type
-        return load(k.inputs[i].dtype, ref)
-
-    # in1..in4 = scale, bias, mean, variance; y = (x - mean) * (scale / sqrt(variance + eps)) + bias,
-    # computed in the compute type (float for a half x) and rounded once on store.
-    if inner > 1:  # NCHW: one channel's plane is contiguous; its coefficients are scalars
-        y = store(dt, f"({load(dt, 'xr[j]')} - mu) * a + b", ct)
-        return "\n".join([
-            f"for (int64_t o = 0; o < {outer}; o++)",
-            f"for (int64_t ch = 0; ch < {c}; ch++) {{",
-            f"const {ct} a = {p(1, 'in1[ch]')} / sqrt({p(4, 'in4[ch]')} + {eps}), mu = {p(3, 'in3[ch]')}, "
-            f"b = {p(2, 'in2[ch]')};",
-            f"const {st} *restrict xr = in0 + (o * {c} + ch) * {inner};",
-            f"{st} *restrict yr = out0 + (o * {c} + ch) * {inner};",
-            # A plane of 8-16 pixels (one or two AVX vectors; 16 is gcc's limit for complete unrolling) is not
-            # unrolled: gcc -O3 would unroll it completely, then vectorise the channel loop across channels
-            # with permutes, for up to twice the compile time (~40 ms more for one kernel) and a kernel 1.4-2.5x
-            # slower than the plain vector loop kept here (docs/benchmarks.md, "Cold builds"). Shorter planes
-            # gain from that cross-channel form, longer ones are not unrolled anyway.
-            *(["#pragma GCC unroll 1"] if 8 <= inner <= 16 else []),
-            f"for (int64_t j = 0; j < {inner}; j++) yr[j] = {y};",
-            "}",
-        ])
-    # Channels last: the per-channel factors of a block of channels are computed once into stack arrays.
-    blk = min(c, _BLOCK)
-    y = store(dt, f"({load(dt, 'xr[j]')} - mu[j]) * a[j] + b[j]", ct)
-    return "\n".join([
-        f"for (int64_t c0 = 0; c0 < {c}; c0 += {blk}) {{",
-        f"const int64_t w = {c} - c0 < {blk} ? {c} - c0 : {blk};",
-        f"{ct} a[{blk}], mu[{blk}], b[{blk}];",
-        f"for (int64_t j = 0; j < w; j++) {{ a[j] = {p(1, 'in1[c0 + j]')} / sqrt({p(4, 'in4[c0 + j]')} + {eps}); "
-        f"mu[j] = {p(3, 'in3[c0 + j]')}; b[j] = {p(2, 'in2[c0 + j]')}; }}",
-        f"for (int64_t o = 0; o < {outer}; o++) {{",
-        f"const {st} *restrict xr = in0 + o * {c} + c0;",
-        f"{st} *restrict yr = out0 + o * {c} + c0;",
-        f"for (int64_t j = 0; j < w; j++) yr[j] = {y};",
-        "}",
-        "}",
-    ])
 
 
 def _bn_ref(attrs: dict, x, scale, bias, mean, variance) -> np.ndarray:
@@ -355,7 +176,7 @@ def _bn_call(self, x, scale, bias, mean, variance):
 
 
 BatchNorm = declare(
-    OpDef("BatchNorm", _bn_infer, _bn_emit, _bn_ref, normalize=_bn_normalize, n_inputs=5, keep_dtype=(1, 2, 3, 4)),
+    OpDef("BatchNorm", _bn_infer, _bn_ref, normalize=_bn_normalize, n_inputs=5, keep_dtype=(1, 2, 3, 4)),
     "BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format='NCHW')(x, scale, bias, mean, "
     "variance): y = (x - mean) / sqrt(variance + epsilon) * scale + bias per channel, x of rank 2 (N, C) or "
     "4 (NCHW or NHWC). Inference (is_training=False) returns y alone, where MindSpore returns a 5-tuple whose "
@@ -390,66 +211,6 @@ def _ln_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(x.shape, dt), stats, stats]
 
 
-def _ln_emit(k: KernelSpec) -> str:
-    x = k.inputs[0]
-    dt = x.dtype
-    st, ct = ctype(dt), compute_ctype(dt)  # half types: statistics and arithmetic in float, one rounding
-    cdt = "float64" if ct == "double" else "float32"
-    bna, bpa = k.attrs["begin_norm_axis"], k.attrs["begin_params_axis"]
-    rows, n, p = _prod(x.shape[:bna]), _prod(x.shape[bna:]), _prod(x.shape[bpa:])
-    eps, zero = c_literal(k.attrs["epsilon"], cdt), c_literal(0, cdt)
-    if x.size == 0:
-        if rows == 0:
-            return "/* empty input: nothing to compute */"
-        nan = store(dt, "NAN", ct)
-        return f"for (int64_t o = 0; o < {rows}; o++) {{ out1[o] = {nan}; out2[o] = {nan}; }}"  # stats of nothing
-    lanes = simd_lanes(cdt)
-
-    def ld(ref: str) -> str:
-        return load(dt, ref)
-
-    # float16 rows that fit float buffers (three rows of at most 32 KiB): x, gamma and beta converted by blocks
-    # into xf, gf, bf and y rounded from xf (targets/cpu/blocked.py); the same float expressions in the same
-    # order, so the same bits, and every loop vectorises.
-    rowbuf = row_buffer(dt, "xf", "xr", n, ROW_MAX // 2) if p >= n else None
-    if rowbuf:
-        def ld(ref: str) -> str:  # x, gamma, beta elements from their float rows
-            name, index = ref.split("[", 1)
-            return {"xr": "xf", "g": "gf", "b": "bf"}[name] + "[" + index
-
-    # gamma/beta cover the last p elements of x's flat index: a row of n elements reads them at offset
-    # (o % (p / n)) * n when they span several rows, or repeats them n / p times when they are shorter.
-    if p >= n:
-        g_off = f"(o % {p // n}) * {n}" if p > n else "0"
-        expr = f"({ld('xr[j]')} - mean) * rstd * {ld('g[j]')} + {ld('b[j]')}"
-        affine = [f"const {st} *restrict g = in1 + {g_off}, *restrict b = in2 + {g_off};",
-                  *([f"float gf[{n}], bf[{n}]; ob_f16_load_block(gf, g, {n}); ob_f16_load_block(bf, b, {n});"]
-                    if rowbuf else []),
-                  f"for (int64_t j = 0; j < {n}; j++) xf[j] = {expr};" if rowbuf else
-                  f"for (int64_t j = 0; j < {n}; j++) yr[j] = {store(dt, expr, ct)};",
-                  *([f"ob_f16_store_block(yr, xf, {n});"] if rowbuf else [])]
-    else:
-        y = store(dt, f"({ld(f'xr[q * {p} + j]')} - mean) * rstd * {ld('in1[j]')} + {ld('in2[j]')}", ct)
-        affine = [f"for (int64_t q = 0; q < {n // p}; q++)",
-                  f"for (int64_t j = 0; j < {p}; j++) yr[q * {p} + j] = {y};"]
-    return "\n".join([
-        f"for (int64_t o = 0; o < {rows}; o++) {{",
-        f"const {st} *restrict xr = in0 + o * {n};",
-        f"{st} *restrict yr = out0 + o * {n};",
-        *([rowbuf] if rowbuf else []),
-        lane_reduce("s", ct, n, lambda j: ld(f"xr[{j}]"), _add, zero, lanes),
-        f"const {ct} mean = s / {c_literal(n, cdt)};",
-        # Two passes (mean, then squared deviations): no cancellation, unlike E[x^2] - E[x]^2.
-        lane_reduce("ss", ct, n, lambda j: f"({ld(f'xr[{j}]')} - mean) * ({ld(f'xr[{j}]')} - mean)", _add, zero,
-                    lanes),
-        f"const {ct} var = ss / {c_literal(n, cdt)};",
-        f"const {ct} rstd = 1 / sqrt(var + {eps});",
-        *affine,
-        f"out1[o] = {store(dt, 'mean', ct)}; out2[o] = {store(dt, 'var', ct)};",
-        "}",
-    ])
-
-
 def _ln_ref(attrs: dict, x, gamma, beta) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     axes = tuple(range(attrs["begin_norm_axis"], x.ndim))
     if x.dtype.itemsize == 2:  # half types: the float32 results rounded once
@@ -467,7 +228,7 @@ def _ln_init(self, begin_norm_axis: int = 1, begin_params_axis: int = 1, epsilon
 
 
 LayerNorm = declare(
-    OpDef("LayerNorm", _ln_infer, _ln_emit, _ln_ref, normalize=_ln_normalize, n_inputs=3, multi_output=True),
+    OpDef("LayerNorm", _ln_infer, _ln_ref, normalize=_ln_normalize, n_inputs=3, multi_output=True),
     "LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(x, gamma, beta) -> (y, mean, variance): "
     "normalises x over axes [begin_norm_axis, rank); gamma and beta have shape x.shape[begin_params_axis:]. "
     "mean and variance (biased) keep the normalised axes with size 1, as in MindSpore <= 2.2 (later versions "

@@ -1,7 +1,7 @@
 """C kernels of Conv2D and its backward ops (NCHW), chosen by shape at build time.
 
-The choice is an attribute (``algo``) of the normalized descriptor, so it is part of every kernel's key and
-visible in its ``.info``:
+The choice is an attribute (``algo``) of the normalized descriptor (ops/conv_plan.py ``choose``), so it is
+part of every kernel's key and visible in its ``.info``:
 
 ``gemm``
     1x1, stride 1, unpadded: the image (Cg x H*W) already is the column matrix, one GEMM per (image, group):
@@ -17,7 +17,7 @@ visible in its ``.info``:
     block (the column block stays in cache for the GEMM that reads it).
 
 The column block is the kernel's *workspace*: the op declares its size (``OpDef.workspace``:
-:func:`workspace_bytes`) and the kernel takes its address as one more pointer after the outputs (kernel ABI
+ops/conv_plan.py ``workspace_bytes``) and the kernel takes its address as one more pointer after the outputs (kernel ABI
 2, targets/cpu/codegen.py). In a graph the executor hands it a region of the arena live during that node
 only (passes/memplan.py), so every convolution of a network shares the memory the other intermediates leave
 free at its step, instead of each kernel keeping its own buffer for the life of the process; PyNative
@@ -27,7 +27,7 @@ arrays, one per OpenMP thread: the arena would need one per thread, and the numb
 run-time decision (OMP_NUM_THREADS lists, ``omp_set_num_threads``, thread limits), not something a plan made
 at trace time can size safely; they are small (the planes of one group).
 
-The backward kernels (``ops/conv_backward_kernels.py``) reuse this module's pieces: :class:`Geometry`,
+The backward kernels (``conv_backward_kernels.py``) reuse this module's pieces: :class:`Geometry`,
 its zero-bordered plane copy (:meth:`Geometry.pad_planes`), its im2col/col2im and the row-block loop
 (:meth:`Geometry.row_blocks`).
 
@@ -45,45 +45,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import numpy as np
-
-from ..targets.cpu.codegen import ctype, gemm_symbols, is_half, load, parallel_for, store
-
-ALGOS = ("gemm", "depthwise", "direct", "im2col")
-# How a float16/bfloat16 convolution computes (the descriptor's ``half_conv`` attribute): float32 copies of the
-# inputs, the float32 kernel, one rounding per result on store.
-HALF_CONV = "f32_scratch"
-WORKSPACE_ALIGN = 64  # bytes: each region of a workspace starts on a cache line
-
-# im2col works on blocks of output rows: ~256 KB of column matrix (stays in L2 for the gemm that reads it),
-# but at least 512 gemm columns (narrower gemms lose more to BLAS overhead than the cache saves); measured in
-# docs/benchmarks.md, "Measurements behind the code".
-COL_BLOCK_BYTES = 256 * 1024
-MIN_GEMM_N = 512
-# One input channel per group and fewer outputs per group than this: the depthwise kernel.
-DEPTHWISE_MAX_OUT = 4
-# A per-(image, group) GEMM with fewer multiply-adds than this runs as direct loops (docs/benchmarks.md).
-DIRECT_MAX_MACS = 1 << 14
-
-
-def choose(x_shape: Sequence[int], w_shape: Sequence[int], out_hw: Sequence[int], attrs: dict) -> str:
-    """The algorithm for a convolution of these shapes and normalized ``attrs`` (``kernel_size``, ``pad``,
-    ``stride``, ``group``); a valid ``attrs["algo"]`` given by the caller wins (tests force every path)."""
-    c, o = x_shape[1], w_shape[0]
-    g = attrs["group"]
-    cg, og = c // g, o // g
-    kh, kw = attrs["kernel_size"]
-    one_by_one = kh == kw == 1 and list(attrs["stride"]) == [1, 1] and not any(attrs["pad"])
-    forced = attrs.get("algo")
-    if forced in ALGOS and (forced != "gemm" or one_by_one):
-        return forced
-    if one_by_one:
-        return "gemm"
-    if cg == 1 and og < DEPTHWISE_MAX_OUT:
-        return "depthwise"
-    if og * cg * kh * kw * out_hw[0] * out_hw[1] < DIRECT_MAX_MACS:
-        return "direct"
-    return "im2col"
+from ....ops.conv_plan import ConvShape, aligned, col_bytes, workspace_bytes
+from ..codegen import ctype, gemm_symbols, is_half, load, parallel_for, store
 
 
 def col_range(w: int, ow: int, pl: int, sw: int, dw: int) -> str:
@@ -95,28 +58,14 @@ def col_range(w: int, ow: int, pl: int, sw: int, dw: int) -> str:
             f"if (lo > hi) lo = hi;")
 
 
-class Geometry:
-    """The shapes of one convolution (forward view: x (N, C, H, W), w (O, Cg, KH, KW), y (N, O, OH, OW))."""
+class Geometry(ConvShape):
+    """A convolution's shapes (:class:`ConvShape`) and the C pieces its kernels are built from; ``t`` is the
+    element's C type."""
 
     def __init__(self, attrs: dict, x_shape: Sequence[int], w_shape: Sequence[int], y_shape: Sequence[int],
                  dtype: str):
-        self.n, self.c, self.h, self.w = x_shape
-        self.o, self.cg, self.kh, self.kw = w_shape
-        self.oh, self.ow = y_shape[2], y_shape[3]
-        self.g = attrs["group"]
-        self.og = self.o // self.g
-        self.pt, _, self.pl, _ = attrs["pad"]
-        (self.sh, self.sw), (self.dh, self.dw) = attrs["stride"], attrs["dilation"]
-        self.kdim = self.cg * self.kh * self.kw
+        super().__init__(attrs, x_shape, w_shape, y_shape, dtype)
         self.t = ctype(dtype)
-        self.dtype = dtype
-
-    def pad_dims(self) -> tuple[int, int]:
-        """(rows, cols) of a zero-bordered input plane: every tap of every output pixel, ``r*sh + ki*dh`` and
-        ``q*sw + kj*dw``, lands inside it, and so does every input pixel (at ``pt + i``, ``pl + j``)."""
-        ph = (self.oh - 1) * self.sh + (self.kh - 1) * self.dh + 1
-        pw = (self.ow - 1) * self.sw + (self.kw - 1) * self.dw + 1
-        return max(ph, self.h + self.pt), max(pw, self.w + self.pl)
 
     def pad_planes(self, src: str, b: str, gi: str) -> str:
         """C declaring ``pad``: this thread's zero-bordered copy of the ``Cg`` input planes of image ``b``,
@@ -138,11 +87,6 @@ for (int64_t r0 = 0; r0 < {self.oh}; r0 += {rows}) {{
   const int64_t nr = {self.oh} - r0 < {rows} ? {self.oh} - r0 : {rows};
   {body.strip()}
 }}"""
-
-    def block_rows(self) -> int:
-        """Output rows per im2col block (see COL_BLOCK_BYTES / MIN_GEMM_N)."""
-        rows = COL_BLOCK_BYTES // max(1, self.kdim * self.ow * np.dtype(self.dtype).itemsize)
-        return max(1, min(self.oh, max(rows, -(-MIN_GEMM_N // self.ow))))
 
     def workspace(self, rows: int) -> str:
         """C declaring ``col``: the column block (KDIM x rows*OW) at the start of the kernel's workspace
@@ -245,40 +189,19 @@ const {g.t} *restrict img = in0 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
 
 # ---- half types -----------------------------------------------------------------------------------
 
-def _aligned(n: int) -> int:
-    return -(-n // WORKSPACE_ALIGN) * WORKSPACE_ALIGN
-
-
-def col_bytes(algo: str, g: Geometry) -> int:
-    """Bytes of the column block of an ``im2col`` kernel, forward or backward (0 for the other algorithms)."""
-    return g.kdim * g.block_rows() * g.ow * np.dtype(g.dtype).itemsize if algo == "im2col" else 0
-
-
-def workspace_bytes(algo: str, g: Geometry, half_sizes: Sequence[int] | None) -> int:
-    """A convolution kernel's workspace: the column block, then (half types) the float32 copies of both
-    operands and the float32 result (``half_sizes``: their element counts), each 64-byte aligned."""
-    total = _aligned(col_bytes(algo, g))
-    if half_sizes is not None:
-        total += sum(_aligned(4 * max(int(n), 1)) for n in half_sizes)
-    return total
-
-
-
 
 def kernel(attrs: dict, shapes: Sequence[Sequence[int]], dtype: str, sizes: Sequence[int],
-           emit: Callable[[str, Geometry], str] | None) -> tuple[int, str]:
+           emit: Callable[[str, Geometry], str]) -> tuple[int, str]:
     """(workspace bytes, C body) of a convolution kernel (forward or backward: 2 inputs, 1 output) whose
     forward geometry is ``shapes`` = (x, w, y) shapes: ``emit(algo, geometry)`` writes the float kernel, which
-    half types run in float32 (:func:`half_wrap`; ``sizes`` = the elements of in0, in1, out0). ``emit`` None
-    gives the size alone (OpDef.workspace), from the same code the body's layout comes from. The body reads
+    half types run in float32 (:func:`half_wrap`; ``sizes`` = the elements of in0, in1, out0). The size is
+    ops/conv_plan.py's (``OpDef.workspace``), which the body's layout follows. The body reads
     its workspace through ``ob_ws``, the kernel function's parameter (codegen.kernel_function), wherever the
     ABI puts the pointer (after the outputs: an epilogue input shifts it)."""
     half = is_half(dtype)
     g = Geometry(attrs, shapes[0], shapes[1], shapes[2], "float32" if half else dtype)
     algo = attrs["algo"]
     nbytes = workspace_bytes(algo, g, sizes if half else None)
-    if emit is None:
-        return nbytes, ""
     body = emit(algo, g)
     if half:
         body = half_wrap(dtype, sizes, body, g, algo)
@@ -291,9 +214,9 @@ def half_wrap(dtype: str, sizes: Sequence[int], body: str, g: Geometry, algo: st
     shadowed here by float32 buffers) and round the ``sizes[2]`` results once into the real output. The
     scratch buffers follow the column block in the workspace (:func:`workspace_bytes`)."""
     na, nb, nc = (int(v) for v in sizes)
-    a = _aligned(col_bytes(algo, g))
-    b = a + _aligned(4 * max(na, 1))
-    c = b + _aligned(4 * max(nb, 1))
+    a = aligned(col_bytes(algo, g))
+    b = a + aligned(4 * max(na, 1))
+    c = b + aligned(4 * max(nb, 1))
     return f"""{{
 float *restrict ob_a = (float *)(ob_ws + {a}), *restrict ob_b = (float *)(ob_ws + {b});
 float *restrict ob_c = (float *)(ob_ws + {c});
@@ -315,7 +238,7 @@ def pool_windows(x_shape: Sequence[int], out_hw: Sequence[int], attrs: dict, pla
     """C looping over every pooling window of every (image, channel) plane ``p`` of an NCHW input
     ``x_shape``: ``planes`` declares the plane's pointers (from ``p``), ``body`` runs per window with its output
     position (``r``, ``q``), its unclipped start (``h0``, ``w0``) and its rows [hs, h1) and columns [ws, w1)
-    clipped to the input. MaxPool, AvgPool and both their gradients share it (ops/conv.py, ops/conv_grad.py)."""
+    clipped to the input. MaxPool, AvgPool and both their gradients share it (convolution.py, conv_grad.py)."""
     n, c, h, w = x_shape
     oh, ow = out_hw
     (kh, kw), (sh, sw), (pt, _, pl, _) = attrs["kernel_size"], attrs["strides"], attrs["pad"]

@@ -7,7 +7,6 @@ interior rows with :func:`~opbuild.targets.cpu.codegen.strided_copy`; the fills 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,35 +14,11 @@ import numpy as np
 
 from ..core.dtypes import ANY, INTS, dtype_of
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
+from ..core.ir import TensorType
 from ..core.tensor import Tensor
-from ..targets.cpu.codegen import c_literal, strided_copy, strides
 from .primitive import Primitive, apply, defop
 from .registry import InferFn, same_dtype
 from .shape_args import attr_shape_infer, is_int, static_ints
-
-
-def _replicate(in_shape: Sequence[int], mult: Sequence[int]) -> str:
-    """Body writing ``np.tile(in0, mult)`` into ``out0`` (``in_shape`` has the rank of ``mult``).
-
-    The input is copied once into the first tile; then, innermost dim first, the block already written
-    along each dim (contiguous, since every inner dim is complete) is replicated with memcpy. Every byte is
-    written once and every copy is a contiguous run.
-    """
-    out_shape = [s * m for s, m in zip(in_shape, mult, strict=True)]
-    if math.prod(out_shape) == 0:
-        return "/* empty */"
-    ost = strides(out_shape)
-    parts = [strided_copy(in_shape, "out0", ost, "in0", strides(in_shape))]
-    for d in range(len(in_shape) - 1, -1, -1):
-        if mult[d] == 1:
-            continue
-        block = in_shape[d] * ost[d]
-        counts = list(in_shape[:d]) + [mult[d] - 1, block]
-        parts.append(strided_copy(counts, "out0", ost[:d] + [block, 1], "out0", ost[:d] + [0, 1],
-                                  dst_base=block, var=f"t{d}_"))
-    return "\n".join(parts)
-
 
 # ---- Tile ---------------------------------------------------------------------------------------------
 
@@ -61,12 +36,7 @@ def _tile_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(tuple(s * m for s, m in zip(shape, mult, strict=True)), same_dtype("Tile", ins, ANY))]
 
 
-def _tile_emit(k: KernelSpec) -> str:
-    mult = k.attrs["multiples"]
-    return _replicate((1,) * (len(mult) - k.inputs[0].rank) + k.inputs[0].shape, mult)
-
-
-@defop(infer=_tile_infer, emit=_tile_emit, normalize=_tile_normalize, n_inputs=1,
+@defop(infer=_tile_infer, normalize=_tile_normalize, n_inputs=1,
        reference=lambda attrs, x: np.tile(x, attrs["multiples"]))
 class Tile(Primitive):
     """``Tile()(x, multiples)``: repeat ``x`` ``multiples[i]`` times along axis ``i`` (as ``np.tile``)."""
@@ -95,13 +65,7 @@ def _broadcast_to_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     return {"shape": out}
 
 
-def _broadcast_to_emit(k: KernelSpec) -> str:
-    out = k.attrs["shape"]
-    shape = [1] * (len(out) - k.inputs[0].rank) + list(k.inputs[0].shape)
-    return _replicate(shape, [t if s == 1 else 1 for s, t in zip(shape, out, strict=True)])
-
-
-@defop(infer=attr_shape_infer("BroadcastTo"), emit=_broadcast_to_emit, normalize=_broadcast_to_normalize,
+@defop(infer=attr_shape_infer("BroadcastTo"), normalize=_broadcast_to_normalize,
        n_inputs=1, reference=lambda attrs, x: np.broadcast_to(x, attrs["shape"]).copy())
 class BroadcastTo(Primitive):
     """``BroadcastTo(shape)(x)``: NumPy broadcasting to ``shape``; a ``-1`` keeps the input's dim."""
@@ -130,20 +94,7 @@ def _pad_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(shape, same_dtype("Pad", ins, ANY))]
 
 
-def _pad_emit(k: KernelSpec) -> str:
-    x, out = k.inputs[0], k.outputs[0]
-    if out.size == 0:
-        return "/* empty */"
-    ost = strides(out.shape)
-    base = sum(a * s for (a, _), s in zip(k.attrs["paddings"], ost, strict=True))
-    interior = strided_copy(x.shape, "out0", ost, "in0", strides(x.shape), dst_base=base)
-    if out.size == x.size:
-        return interior
-    # All-zero bytes are 0 for every supported dtype; memset then the interior rows is two streaming passes.
-    return f"memset(out0, 0, {out.size} * sizeof(*out0));\n{interior}"
-
-
-@defop(infer=_pad_infer, emit=_pad_emit, normalize=_pad_normalize, n_inputs=1,
+@defop(infer=_pad_infer, normalize=_pad_normalize, n_inputs=1,
        reference=lambda attrs, x: np.pad(x, attrs["paddings"]) if x.ndim else x)
 class Pad(Primitive):
     """``Pad(paddings)(x)``: zero padding, ``paddings`` = one ``(before, after)`` pair per axis."""
@@ -154,10 +105,6 @@ class Pad(Primitive):
 
 # ---- OnesLike / ZerosLike / Fill ----------------------------------------------------------------------
 
-def _fill_body(n: int, literal: str) -> str:
-    """Fill ``out0`` with a constant (a plain loop gcc vectorises; zero-size outputs emit nothing)."""
-    return f"for (int64_t o = 0; o < {n}; o++) out0[o] = {literal};" if n else "/* empty */"
-
 
 def _like_infer(op: str) -> InferFn:
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -166,21 +113,12 @@ def _like_infer(op: str) -> InferFn:
     return infer
 
 
-def _ones_like_emit(k: KernelSpec) -> str:
-    return _fill_body(k.outputs[0].size, c_literal(1, k.outputs[0].dtype))
-
-
-@defop(infer=_like_infer("OnesLike"), emit=_ones_like_emit, reference=lambda attrs, x: np.ones_like(x), n_inputs=1)
+@defop(infer=_like_infer("OnesLike"), reference=lambda attrs, x: np.ones_like(x), n_inputs=1)
 class OnesLike(Primitive):
     """``OnesLike()(x)``: ones of x's shape and dtype."""
 
 
-def _zeros_like_emit(k: KernelSpec) -> str:
-    n = k.outputs[0].size
-    return f"memset(out0, 0, {n} * sizeof(*out0));" if n else "/* empty */"
-
-
-@defop(infer=_like_infer("ZerosLike"), emit=_zeros_like_emit, reference=lambda attrs, x: np.zeros_like(x),
+@defop(infer=_like_infer("ZerosLike"), reference=lambda attrs, x: np.zeros_like(x),
        n_inputs=1)
 class ZerosLike(Primitive):
     """``ZerosLike()(x)``: zeros of x's shape and dtype."""
@@ -207,16 +145,11 @@ def _fill_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     return {"dtype": dt, "shape": shape, "value": np.asarray(value).astype(dt).item()}
 
 
-def _fill_emit(k: KernelSpec) -> str:
-    dt = k.attrs["dtype"]
-    return _fill_body(k.outputs[0].size, c_literal(k.attrs["value"], dt))
-
-
 def _fill_reference(attrs: dict) -> np.ndarray:
     return np.full(attrs["shape"], attrs["value"], dtype=attrs["dtype"])
 
 
-@defop(infer=lambda attrs, ins: [TensorType(tuple(attrs["shape"]), attrs["dtype"])], emit=_fill_emit,
+@defop(infer=lambda attrs, ins: [TensorType(tuple(attrs["shape"]), attrs["dtype"])],
        reference=_fill_reference, normalize=_fill_normalize, n_inputs=0)
 class Fill(Primitive):
     """``Fill()(type, shape, value)``: a new tensor of dtype ``type`` and ``shape`` filled with ``value``

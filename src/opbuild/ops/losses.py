@@ -19,8 +19,7 @@ import numpy as np
 
 from ..core.dtypes import FLOATS
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import ctype
+from ..core.ir import TensorType
 from . import gradlib as G
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, no_grad, same_dtype
@@ -46,15 +45,6 @@ def _logits(op: str, ins: Sequence[TensorType]) -> tuple[int, int]:
     return x.shape
 
 
-def _row_stats(ct: str, c: int) -> list[str]:
-    """C lines: for row ``xr`` of ``c`` logits, ``mx`` (its max) and ``ls`` (log of sum(exp(x - mx)))."""
-    return [f"{ct} mx = xr[0];",
-            f"for (int64_t j = 1; j < {c}; j++) if (xr[j] > mx || xr[j] != xr[j]) mx = xr[j];",
-            "double s = 0;",
-            f"for (int64_t j = 0; j < {c}; j++) s += exp((double)(xr[j] - mx));",
-            "const double ls = log(s);"]
-
-
 # ---- SoftmaxCrossEntropyWithLogits (dense labels) ----------------------------------------------------
 
 def _sce_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -63,26 +53,6 @@ def _sce_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     if ins[1].shape != ins[0].shape:
         raise ShapeError("SoftmaxCrossEntropyWithLogits", "labels must have the shape of logits", list(ins))
     return [TensorType((n,), dt), TensorType((n, c), dt)]
-
-
-def _sce_emit(k: KernelSpec) -> str:
-    n, c = k.inputs[0].shape
-    ct = ctype(k.inputs[0].dtype)
-    if n * c == 0:
-        return f"for (int64_t r = 0; r < {n}; r++) out0[r] = 0;"
-    return "\n".join([
-        f"for (int64_t r = 0; r < {n}; r++) {{",
-        f"const {ct} *restrict xr = in0 + r * {c}, *restrict lr = in1 + r * {c};",
-        f"{ct} *restrict br = out1 + r * {c};",
-        *_row_stats(ct, c),
-        "double loss = 0;",
-        f"for (int64_t j = 0; j < {c}; j++) {{",
-        "const double lp = (double)(xr[j] - mx) - ls;",
-        "loss -= (double)lr[j] * lp;",
-        f"br[j] = ({ct})(exp(lp) - (double)lr[j]);",
-        "}",
-        f"out0[r] = ({ct})loss;",
-        "}"])
 
 
 def _log_softmax(x: np.ndarray) -> np.ndarray:
@@ -95,7 +65,7 @@ def _sce_ref(attrs: dict, logits: np.ndarray, labels: np.ndarray):
     return -(labels * lp).sum(-1), np.exp(lp) - labels
 
 
-@defop(infer=_sce_infer, emit=_sce_emit, reference=_sce_ref, normalize=_no_attrs("SoftmaxCrossEntropyWithLogits"),
+@defop(infer=_sce_infer, reference=_sce_ref, normalize=_no_attrs("SoftmaxCrossEntropyWithLogits"),
        n_inputs=2, multi_output=True)
 class SoftmaxCrossEntropyWithLogits(Primitive):
     """``SoftmaxCrossEntropyWithLogits()(logits, labels) -> (loss, backprop)``: logits and labels (a
@@ -129,29 +99,6 @@ def _sparse_infer(grad: bool):
     return infer
 
 
-def _sparse_emit(grad: bool):
-    def emit(k: KernelSpec) -> str:
-        n, c = k.inputs[0].shape
-        ct = ctype(k.inputs[0].dtype)
-        if n * c == 0:
-            return "/* empty */" if grad else "out0[0] = NAN;  /* mean of no samples */"
-        head = [f"for (int64_t r = 0; r < {n}; r++) {{",
-                f"const {ct} *restrict xr = in0 + r * {c};",
-                "const int64_t lab = (int64_t)in1[r];",
-                *_row_stats(ct, c),
-                f"const int bad = lab < 0 || lab >= {c};"]
-        if grad:  # (softmax - onehot) / N
-            return "\n".join([*head,
-                              f"for (int64_t j = 0; j < {c}; j++) out0[r * {c} + j] = bad ? ({ct})NAN : "
-                              f"({ct})((exp((double)(xr[j] - mx) - ls) - (j == lab)) / {n}.0);",
-                              "}"])
-        return "\n".join(["double total = 0;", *head,
-                          "total += bad ? NAN : ls - (double)(xr[lab] - mx);", "}",
-                          f"out0[0] = ({ct})(total / {n}.0);"])
-
-    return emit
-
-
 def _sparse_ref(grad: bool):
     def ref(attrs: dict, logits: np.ndarray, labels: np.ndarray):
         n, c = logits.shape
@@ -162,7 +109,7 @@ def _sparse_ref(grad: bool):
     return ref
 
 
-@defop(infer=_sparse_infer(True), emit=_sparse_emit(True), reference=_sparse_ref(True),
+@defop(infer=_sparse_infer(True), reference=_sparse_ref(True),
        normalize=_no_attrs("SparseSoftmaxCrossEntropyWithLogitsGrad"), n_inputs=2, scenario="backward")
 class SparseSoftmaxCrossEntropyWithLogitsGrad(Primitive):
     """Internal backward op: ``(softmax(logits) - onehot(labels)) / N``, the gradient of the mean sparse
@@ -180,7 +127,7 @@ def _sparse_call(self, logits, labels):
     return apply(op, {}, [logits, labels])
 
 
-@defop(infer=_sparse_infer(False), emit=_sparse_emit(False), reference=_sparse_ref(False),
+@defop(infer=_sparse_infer(False), reference=_sparse_ref(False),
        normalize=_no_attrs("SparseSoftmaxCrossEntropyWithLogits"), n_inputs=2)
 class SparseSoftmaxCrossEntropyWithLogits(Primitive):
     """``SparseSoftmaxCrossEntropyWithLogits(is_grad=False)(logits, labels)``: logits (N, C), labels (N,) int32

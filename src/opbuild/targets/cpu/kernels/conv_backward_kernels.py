@@ -5,7 +5,7 @@
 the filter gradient ``dW_g += dy_g @ im2col(x)^T``; ``gemm`` skips the column matrix.
 
 ``direct`` (depthwise convolutions, and shapes too small for a BLAS call to pay) runs vectorised loops that
-write every result once, the transposes of the forward's direct kernel (ops/conv_kernels.py):
+write every result once, the transposes of the forward's direct kernel (conv_kernels.py):
 
 * input gradient, one input plane at a time (OpenMP over the N*C planes), one input row at a time: each input
   row gathers the dy rows that reach it (every output channel of the group, every kernel row that lands on it),
@@ -19,7 +19,7 @@ write every result once, the transposes of the forward's direct kernel (ops/conv
 
 from __future__ import annotations
 
-from ..targets.cpu.codegen import gemm_symbols, parallel_for
+from ..codegen import gemm_symbols, parallel_for
 from .conv_kernels import Geometry
 
 
