@@ -176,6 +176,7 @@ from . import (  # noqa: E402, F401
     norm_train,
     normalization,
     optim,
+    pooling,
     random_ops,
     reduction,
     slicing,

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from ....core.ir import KernelSpec, TensorType
 from ....ops.conv_grad import _filter_shapes, _input_shapes
-from ..codegen import compute_ctype, ctype, is_half, load, store
+from ..codegen import compute_ctype, ctype, is_half, load, parallel_for, store
 from . import conv_backward_kernels as BK
 from . import conv_kernels as K
 from . import register
@@ -64,7 +64,9 @@ def _pool_grad_emit(avg: bool):
         # half: the float32 image rounds once into the output
         head = "float *restrict ob_acc = (float *)ob_ws;\n" if half else ""
         tail = f"\nfor (int64_t i = 0; i < {x.size}; i++) out0[i] = {store(x.dtype, 'ob_acc[i]')};" if half else ""
-        return (f"{head}memset({acc}, 0, {x.size} * sizeof(*{acc}));"
+        # Planes are independent (each window writes only its own plane): split them over the threads.
+        return (f"{head}memset({acc}, 0, {x.size} * sizeof(*{acc}));\n"
+                + parallel_for(dy.size * k.attrs["kernel_size"][0] * k.attrs["kernel_size"][1]).rstrip("\n")
                 + K.pool_windows(x.shape, (oh, ow), k.attrs, planes, body) + tail)
 
     return emit

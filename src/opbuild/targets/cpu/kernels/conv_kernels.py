@@ -238,7 +238,8 @@ def pool_windows(x_shape: Sequence[int], out_hw: Sequence[int], attrs: dict, pla
     """C looping over every pooling window of every (image, channel) plane ``p`` of an NCHW input
     ``x_shape``: ``planes`` declares the plane's pointers (from ``p``), ``body`` runs per window with its output
     position (``r``, ``q``), its unclipped start (``h0``, ``w0``) and its rows [hs, h1) and columns [ws, w1)
-    clipped to the input. MaxPool, AvgPool and both their gradients share it (convolution.py, conv_grad.py)."""
+    clipped to the input: the MaxPoolGrad and AvgPoolGrad kernels (conv_grad.py; the forward pools vectorise
+    over output columns instead, pooling.py)."""
     n, c, h, w = x_shape
     oh, ow = out_hw
     (kh, kw), (sh, sw), (pt, _, pl, _) = attrs["kernel_size"], attrs["strides"], attrs["pad"]
