@@ -43,6 +43,13 @@ def gemm_symbols(dtype: str) -> tuple[str, str, str]:
     return "OB_BLAS_DGEMM", "1.0", "0.0"
 
 
+def gemv_symbols(dtype: str) -> tuple[str, str, str]:
+    """(cblas gemv function of :data:`BLAS_DECLS`, C literal 1, C literal 0) for float32 or float64."""
+    if dtype == "float32":
+        return "OB_BLAS_SGEMV", "1.0f", "0.0f"
+    return "OB_BLAS_DGEMV", "1.0", "0.0"
+
+
 def ctype(dtype: str) -> str:
     """The C storage type of a buffer element of a dtype name (``ob_f16``/``ob_bf16`` for the half types)."""
     return BY_NAME[dtype].c_type

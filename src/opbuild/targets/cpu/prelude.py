@@ -212,7 +212,7 @@ OB_SIMD_FN(asin) OB_SIMD_FN(acos) OB_SIMD_FN(atanh) OB_SIMD_FN(asinh) OB_SIMD_FN
 #endif
 """
 
-# The gemm functions and their integer type differ between BLAS builds (NumPy's ILP64 OpenBLAS names them
+# The gemm/gemv functions and their integer type differ between BLAS builds (NumPy's ILP64 OpenBLAS names them
 # scipy_cblas_sgemm64_ with 64-bit sizes): the compile command defines the macros (targets/cpu/compilers/blas.py).
 BLAS_DECLS = r"""
 #if !defined(OB_BLAS_SGEMM) || !defined(OB_BLAS_DGEMM) || !defined(OB_BLAS_INT)
@@ -223,6 +223,12 @@ extern void OB_BLAS_SGEMM(int order, int ta, int tb, OB_BLAS_INT m, OB_BLAS_INT 
     const float *a, OB_BLAS_INT lda, const float *b, OB_BLAS_INT ldb, float beta, float *c, OB_BLAS_INT ldc);
 extern void OB_BLAS_DGEMM(int order, int ta, int tb, OB_BLAS_INT m, OB_BLAS_INT n, OB_BLAS_INT k, double alpha,
     const double *a, OB_BLAS_INT lda, const double *b, OB_BLAS_INT ldb, double beta, double *c, OB_BLAS_INT ldc);
+#ifdef OB_BLAS_SGEMV
+extern void OB_BLAS_SGEMV(int order, int ta, OB_BLAS_INT m, OB_BLAS_INT n, float alpha, const float *a,
+    OB_BLAS_INT lda, const float *x, OB_BLAS_INT incx, float beta, float *y, OB_BLAS_INT incy);
+extern void OB_BLAS_DGEMV(int order, int ta, OB_BLAS_INT m, OB_BLAS_INT n, double alpha, const double *a,
+    OB_BLAS_INT lda, const double *x, OB_BLAS_INT incx, double beta, double *y, OB_BLAS_INT incy);
+#endif
 """
 
 
@@ -233,7 +239,8 @@ extern void OB_BLAS_DGEMM(int order, int ta, int tb, OB_BLAS_INT m, OB_BLAS_INT 
 _NON_MATH_CALLS = frozenset({
     "if", "for", "while", "switch", "return", "sizeof", "_Alignof", "__builtin_expect", "__builtin_memcpy",
     "__builtin_memset", "__builtin_assume_aligned", "__builtin_prefetch", "OB_OPT", "ob_floordiv_i64",
-    "ob_mod_i64", "memcpy", "memset", "memmove", "memcmp", "OB_BLAS_SGEMM", "OB_BLAS_DGEMM", "OB_BLAS_INT",
+    "ob_mod_i64", "memcpy", "memset", "memmove", "memcmp", "OB_BLAS_SGEMM", "OB_BLAS_DGEMM", "OB_BLAS_SGEMV",
+    "OB_BLAS_DGEMV", "OB_BLAS_INT",
     "malloc", "free", "calloc", "aligned_alloc", "posix_memalign", "abs", "labs", "llabs", "_Pragma",
 })
 _STDLIB_CALLS = frozenset({"malloc", "free", "calloc", "aligned_alloc", "posix_memalign", "abs", "labs", "llabs"})

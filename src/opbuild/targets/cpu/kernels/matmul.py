@@ -1,7 +1,8 @@
 """CPU kernels of the matrix family (ops/matmul.py): MatMul, BatchMatMul, BiasAdd and BiasAddGrad.
 
 Float kernels call the BLAS's cblas gemm (``OB_BLAS_SGEMM``/``DGEMM``, declared in codegen.py, named and linked
-by compilers/blas.py for the emitters registered with ``blas=True``); integer kernels use a plain C loop
+by compilers/blas.py for the emitters registered with ``blas=True``), or its gemv (``OB_BLAS_SGEMV``/``DGEMV``)
+for a product with one row or one column (a batch-1 classifier head); integer kernels use a plain C loop
 (correct, not fast) with unsigned accumulation, so overflow wraps as it does in NumPy instead of being
 undefined behaviour in C. float16/bfloat16 products convert their inputs to float32, call the float32 gemm and
 round the result once on store.
@@ -20,7 +21,7 @@ from ....core.dtypes import FLOATS
 from ....core.ir import KernelSpec
 from ....ops.matmul import _as_matrices, _bias_axis
 from ..blocked import broadcast_map, convert_in, convert_out
-from ..codegen import broadcast_loop, compute_ctype, ctype, gemm_symbols, is_half, load, store
+from ..codegen import broadcast_loop, compute_ctype, ctype, gemm_symbols, gemv_symbols, is_half, load, store
 from . import register
 
 _UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
@@ -50,9 +51,31 @@ class _Gemm:
         return _Gemm(m, n, k, ta, tb, a_mat[1], b_mat[1])
 
 
+def _gemv_call(g: _Gemm, dtype: str, a: str, b: str, c: str, m: int) -> str | None:
+    """A cblas gemv statement computing ``c = op(a) @ op(b)`` when the product has one row or one column
+    (the vector operand and ``c`` are then contiguous whatever the transposes), else None. GEMM with one
+    row or column still packs its matrix operand into panels: gemv streams it once."""
+    fn, one, zero = gemv_symbols(dtype)
+    if m == 1:  # c[N] = op(b)^T-as-stored @ a[K]: row-major b is K x N (or N x K when transposed)
+        rows, cols = (g.n, g.k) if g.tb else (g.k, g.n)
+        trans = "ObNoTrans" if g.tb else "ObTrans"
+        return (f"{fn}(ObRowMajor, {trans}, {rows}, {cols}, {one}, {b}, {max(g.b_cols, 1)}, {a}, 1, {zero}, "
+                f"{c}, 1);")
+    if g.n == 1:  # c[M] = op(a) @ b[K]: row-major a is M x K (or K x M when transposed)
+        rows, cols = (g.k, m) if g.ta else (m, g.k)
+        trans = "ObTrans" if g.ta else "ObNoTrans"
+        return (f"{fn}(ObRowMajor, {trans}, {rows}, {cols}, {one}, {a}, {max(g.a_cols, 1)}, {b}, 1, {zero}, "
+                f"{c}, 1);")
+    return None
+
+
 def _gemm_call(g: _Gemm, dtype: str, a: str, b: str, c: str, m: int | None = None) -> str:
-    """A cblas gemm statement computing ``c = op(a) @ op(b)`` (``m`` overrides the row count)."""
+    """A cblas gemm statement computing ``c = op(a) @ op(b)`` (``m`` overrides the row count); a product
+    with one row or one column calls gemv instead (:func:`_gemv_call`)."""
     m = g.m if m is None else m
+    gemv = _gemv_call(g, dtype, a, b, c, m)
+    if gemv is not None:
+        return gemv
     fn, one, zero = gemm_symbols(dtype)
     ta = "ObTrans" if g.ta else "ObNoTrans"
     tb = "ObTrans" if g.tb else "ObNoTrans"
