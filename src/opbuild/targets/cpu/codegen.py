@@ -198,6 +198,20 @@ def _collapse(shape: Sequence[int], operand_strides: Sequence[Sequence[int]]) ->
 PARALLEL_MIN_ELEMENTS = 1 << 17
 
 
+# A BLAS call computing fewer multiply-adds than this runs on the calling thread alone (the BLAS's own pool
+# is told one thread for the call: prelude.py ob_blas_serial_begin). Waking the BLAS's workers costs tens of
+# microseconds on an idle machine and, on a busy one, can stall the call for a scheduler period while a
+# worker waits for a core; below this size one thread finishes first (docs/threads.md).
+BLAS_PARALLEL_MIN_MACS = 1 << 22
+
+
+def blas_serial(call: str, macs: int) -> str:
+    """``call`` (a BLAS statement of ``macs`` multiply-adds) kept on the calling thread when it is small."""
+    if macs >= BLAS_PARALLEL_MIN_MACS:
+        return call
+    return f"{{ const int ob_bt = ob_blas_serial_begin(); {call} ob_blas_serial_end(ob_bt); }}"
+
+
 def parallel_for(n: int) -> str:
     """The pragma (with its newline) that splits the next ``for`` loop, covering ``n`` elements in all, over
     OpenMP's threads in equal static chunks; empty for small loops."""

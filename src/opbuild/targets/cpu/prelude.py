@@ -229,6 +229,24 @@ extern void OB_BLAS_SGEMV(int order, int ta, OB_BLAS_INT m, OB_BLAS_INT n, float
 extern void OB_BLAS_DGEMV(int order, int ta, OB_BLAS_INT m, OB_BLAS_INT n, double alpha, const double *a,
     OB_BLAS_INT lda, const double *x, OB_BLAS_INT incx, double beta, double *y, OB_BLAS_INT incy);
 #endif
+/* A BLAS call too small to gain from the BLAS's threads runs on the calling thread alone (codegen.py
+   BLAS_PARALLEL_MIN_MACS, docs/threads.md): waking the BLAS's workers on a busy machine can stall for
+   a scheduler period. The count is restored only by the call that lowered it, so concurrent kernels
+   leave it as they found it. Weak: a BLAS without the setters keeps its own policy. */
+#if defined(OB_BLAS_SET_THREADS) && defined(OB_BLAS_GET_THREADS)
+extern void OB_BLAS_SET_THREADS(int) __attribute__((weak));
+extern int OB_BLAS_GET_THREADS(void) __attribute__((weak));
+static inline int ob_blas_serial_begin(void) {
+  if (!OB_BLAS_SET_THREADS || !OB_BLAS_GET_THREADS) return 0;
+  const int n = OB_BLAS_GET_THREADS();
+  if (n > 1) OB_BLAS_SET_THREADS(1);
+  return n;
+}
+static inline void ob_blas_serial_end(int n) { if (n > 1) OB_BLAS_SET_THREADS(n); }
+#else
+static inline int ob_blas_serial_begin(void) { return 0; }
+static inline void ob_blas_serial_end(int n) { (void)n; }
+#endif
 """
 
 
@@ -240,7 +258,7 @@ _NON_MATH_CALLS = frozenset({
     "if", "for", "while", "switch", "return", "sizeof", "_Alignof", "__builtin_expect", "__builtin_memcpy",
     "__builtin_memset", "__builtin_assume_aligned", "__builtin_prefetch", "OB_OPT", "ob_floordiv_i64",
     "ob_mod_i64", "memcpy", "memset", "memmove", "memcmp", "OB_BLAS_SGEMM", "OB_BLAS_DGEMM", "OB_BLAS_SGEMV",
-    "OB_BLAS_DGEMV", "OB_BLAS_INT",
+    "OB_BLAS_DGEMV", "OB_BLAS_INT", "ob_blas_serial_begin", "ob_blas_serial_end",
     "malloc", "free", "calloc", "aligned_alloc", "posix_memalign", "abs", "labs", "llabs", "_Pragma",
 })
 _STDLIB_CALLS = frozenset({"malloc", "free", "calloc", "aligned_alloc", "posix_memalign", "abs", "labs", "llabs"})

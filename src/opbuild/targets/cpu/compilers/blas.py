@@ -131,6 +131,11 @@ def defines(blas: dict) -> list[str]:
     flags += [f"-DOB_BLAS_SGEMV={gemv_name(blas['sgemm'])}", f"-DOB_BLAS_DGEMV={gemv_name(blas['dgemm'])}"]
     if blas.get("threads_callback"):  # identities recorded before the bridge existed have none
         flags.append(f"-DOB_BLAS_THREADS_CALLBACK={blas['threads_callback']}")
+        # The thread-count getter and setter share the callback setter's prefix and suffix (small calls
+        # run on the calling thread alone: prelude.py ob_blas_serial_begin).
+        for verb in ("set", "get"):
+            name = blas["threads_callback"].replace("set_threads_callback_function", f"{verb}_num_threads")
+            flags.append(f"-DOB_BLAS_{verb.upper()}_THREADS={name}")
     return flags
 
 

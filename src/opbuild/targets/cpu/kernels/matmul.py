@@ -21,7 +21,17 @@ from ....core.dtypes import FLOATS
 from ....core.ir import KernelSpec
 from ....ops.matmul import _as_matrices, _bias_axis
 from ..blocked import broadcast_map, convert_in, convert_out
-from ..codegen import broadcast_loop, compute_ctype, ctype, gemm_symbols, gemv_symbols, is_half, load, store
+from ..codegen import (
+    blas_serial,
+    broadcast_loop,
+    compute_ctype,
+    ctype,
+    gemm_symbols,
+    gemv_symbols,
+    is_half,
+    load,
+    store,
+)
 from . import register
 
 _UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
@@ -75,13 +85,13 @@ def _gemm_call(g: _Gemm, dtype: str, a: str, b: str, c: str, m: int | None = Non
     m = g.m if m is None else m
     gemv = _gemv_call(g, dtype, a, b, c, m)
     if gemv is not None:
-        return gemv
+        return blas_serial(gemv, m * g.n * g.k)
     fn, one, zero = gemm_symbols(dtype)
     ta = "ObTrans" if g.ta else "ObNoTrans"
     tb = "ObTrans" if g.tb else "ObNoTrans"
     # Leading dimensions must be >= 1 even for empty matrices (cblas rejects 0 and prints an error).
-    return (f"{fn}(ObRowMajor, {ta}, {tb}, {m}, {g.n}, {g.k}, {one}, {a}, {max(g.a_cols, 1)}, {b}, "
-            f"{max(g.b_cols, 1)}, {zero}, {c}, {max(g.n, 1)});")
+    return blas_serial(f"{fn}(ObRowMajor, {ta}, {tb}, {m}, {g.n}, {g.k}, {one}, {a}, {max(g.a_cols, 1)}, {b}, "
+                       f"{max(g.b_cols, 1)}, {zero}, {c}, {max(g.n, 1)});", m * g.n * g.k)
 
 
 def _int_matmul(g: _Gemm, dtype: str, a: str, b: str, c: str) -> str:
