@@ -1,12 +1,13 @@
 """CPU kernels of MaxPool, AvgPool and GlobalAvgPool (ops/convolution.py), written for gcc's vectoriser.
 
-A pooling kernel walks one output row at a time into a row of accumulators (one per output column). Each
-input row of the windows adds its elements to every column's accumulator with the column index innermost, so
-the accumulators are independent and gcc turns the update into vector compares and blends (max) or adds
-(average). Only the interior columns -- windows fully inside the input's width -- take that loop; the few
-columns whose windows meet the left or right padding (or run past the input under ``ceil_mode``) take a
-clipped scalar loop. Rows are clipped once per output row. The elements of each window are visited in the
-same row-major order as the plain loop, so averages are bit-for-bit what the window-by-window loop gives.
+A pooling kernel computes one output row at a time in two passes, both with unit-stride or constant-stride
+inner loops that gcc vectorises: first it folds the window's input rows (clipped to the input once per
+output row) into one row ``col`` (a max or a sum per input column), then it folds ``col``'s window columns
+into a row of independent accumulators, one per output column. Only the interior columns -- windows fully
+inside the input's width -- take the clip-free loop; the few columns whose windows meet the left or right
+padding (or run past the input under ``ceil_mode``) take a clipped scalar loop. Folding the rows first
+keeps the first pass contiguous whatever the stride; a sum then adds the window's elements column by
+column, so an average may differ from a row-major sum of the same window in its last bit.
 
 Max propagates NaN as NumPy's max does: the update takes ``v`` when ``v > s`` or when ``v`` is NaN, and a
 NaN accumulator never compares below anything, so it stays NaN; written branch-free (``|`` of the two
@@ -24,7 +25,6 @@ import numpy as np
 from ....core.dtypes import ALL_FLOATS
 from ....core.ir import KernelSpec
 from ..codegen import c_literal, compute_ctype, ctype, is_half, load, parallel_for, store
-from . import conv_kernels as K
 from . import register
 
 # GlobalAvgPool's independent partial sums per plane (a multiple of every vector width in doubles).
@@ -54,16 +54,14 @@ def _update(avg: bool, acc: str) -> str:
     return f"{acc} = ((v > {acc}) | (v != v)) ? v : {acc};"
 
 
-def _edge_loop(lo: int, hi: int, w: int, kw: int, sw: int, pl: int, dtype: str, avg: bool) -> str:
-    """C: the clipped windows of output columns [lo, hi) of the current input row ``src``."""
+def _edge_loop(lo: int, hi: int, w: int, kw: int, sw: int, pl: int, avg: bool) -> str:
+    """C: the clipped windows of output columns [lo, hi) over the folded row ``col``."""
     if lo >= hi:
         return ""
-    c = compute_ctype(dtype)
     return (f"for (int64_t q = {lo}; q < {hi}; q++) {{\n"
             f"  const int64_t w0 = q * {sw} - {pl};\n"
             f"  const int64_t ws = w0 > 0 ? w0 : 0, w1 = w0 + {kw} < {w} ? w0 + {kw} : {w};\n"
-            f"  for (int64_t j = ws; j < w1; j++) {{ const {c} v = {load(dtype, 'src[j]')}; "
-            f"{_update(avg, 'acc[q]')} }}\n"
+            f"  for (int64_t j = ws; j < w1; j++) {{ const __typeof__(col[0]) v = col[j]; {_update(avg, 'acc[q]')} }}\n"
             f"}}\n")
 
 
@@ -82,39 +80,56 @@ def _pool_emit(avg: bool):
         if qa < qb:
             interior = (f"for (int64_t j = 0; j < {kw}; j++)\n"
                         f"  for (int64_t q = {qa}; q < {qb}; q++) {{\n"
-                        f"    const {c} v = {load(x.dtype, f'src[q * {sw} + j - {pl}]')};\n"
+                        f"    const {c} v = col[q * {sw} + j - {pl}];\n"
                         f"    {_update(avg, 'acc[q]')}\n"
                         f"  }}\n")
-        edges = (_edge_loop(0, qa, w, kw, sw, pl, x.dtype, avg)
-                 + _edge_loop(qb, ow, w, kw, sw, pl, x.dtype, avg))
-        if avg:
-            result = f"acc[q] / ({c})({K.avg_divisor(x.shape, k.attrs)})"
-            window = (f"  const int64_t w0 = q * {sw} - {pl};\n"
-                      f"  const int64_t ws = w0 > 0 ? w0 : 0, w1 = w0 + {kw} < {w} ? w0 + {kw} : {w};\n"
-                      "  (void)ws; (void)w1;\n")
+        edges = _edge_loop(0, qa, w, kw, sw, pl, avg) + _edge_loop(qb, ow, w, kw, sw, pl, avg)
+        if avg:  # the divisor is (rows counted) * (columns counted): the columns' factors computed once
+            rows, cols = _avg_factors(x.shape, k.attrs)
+            result = "acc[q] / (rowf * colf[q])"
+            factors = (f"{c} colf[{ow}];\n"
+                       f"for (int64_t q = 0; q < {ow}; q++) {{\n"
+                       f"  const int64_t w0 = q * {sw} - {pl};\n"
+                       f"  const int64_t ws = w0 > 0 ? w0 : 0, w1 = w0 + {kw} < {w} ? w0 + {kw} : {w};\n"
+                       f"  (void)ws; (void)w1;\n"
+                       f"  colf[q] = ({c})({cols});\n"
+                       f"}}\n")
+            row_factor = f"const {c} rowf = ({c})({rows});\n"
         else:
-            result, window = "acc[q]", ""
+            result, factors, row_factor = "acc[q]", "", ""
         store_expr = store(x.dtype, result) if is_half(x.dtype) else result  # half: rounded once here
         return f"""
 {parallel_for(out.size * kh * kw)}for (int64_t p = 0; p < {n * ch}; p++) {{
   const {t} *restrict img = in0 + p * {h * w};
   {t} *restrict dst = out0 + p * {oh * ow};
-  {c} acc[{ow}];
-  for (int64_t r = 0; r < {oh}; r++) {{
+  {c} col[{w}], acc[{ow}];
+{_indent(factors, 2)}  for (int64_t r = 0; r < {oh}; r++) {{
     const int64_t h0 = r * {sh} - {pt};
     const int64_t hs = h0 > 0 ? h0 : 0, h1 = h0 + {kh} < {h} ? h0 + {kh} : {h};
     (void)hs; (void)h1;
-    for (int64_t q = 0; q < {ow}; q++) acc[q] = {init};
+{_indent(row_factor, 4)}    for (int64_t j = 0; j < {w}; j++) col[j] = {init};
     for (int64_t i = hs; i < h1; i++) {{
       const {t} *restrict src = img + i * {w};
-{_indent(interior + edges, 6)}    }}
-    for (int64_t q = 0; q < {ow}; q++) {{
-{_indent(window, 2)}      dst[r * {ow} + q] = {store_expr};
+      for (int64_t j = 0; j < {w}; j++) {{ const {c} v = {load(x.dtype, 'src[j]')}; {_update(avg, 'col[j]')} }}
     }}
+    for (int64_t q = 0; q < {ow}; q++) acc[q] = {init};
+{_indent(interior + edges, 4)}    for (int64_t q = 0; q < {ow}; q++) dst[r * {ow} + q] = {store_expr};
   }}
 }}"""
 
     return emit
+
+
+def _avg_factors(x_shape, attrs: dict) -> tuple[str, str]:
+    """C expressions of AvgPool's divisor as (rows counted, columns counted), whose product is
+    ``conv_kernels.avg_divisor``: with ``count_include_pad`` the window clipped to the padded input (PyTorch's
+    rule), else the real pixels only."""
+    h, w = x_shape[2:]
+    (kh, kw), (_, pb, _, pr) = attrs["kernel_size"], attrs["pad"]
+    if attrs["count_include_pad"]:
+        return (f"(h0 + {kh} < {h + pb} ? h0 + {kh} : {h + pb}) - h0",
+                f"(w0 + {kw} < {w + pr} ? w0 + {kw} : {w + pr}) - w0")
+    return "h1 - hs", "w1 - ws"
 
 
 def _indent(code: str, n: int) -> str:
