@@ -52,3 +52,14 @@ def test_a_small_kernel_leaves_the_thread_count_as_it_found_it():
         assert getter() == 2
     finally:
         setter(before)
+
+
+def test_small_convolution_gemms_run_serial():
+    def conv_source(x, w, **attrs):
+        return emit(get("Conv2D").spec({"out_channel": w[0], "kernel_size": list(w[2:]), **attrs},
+                                       [TensorType(x, "float32"), TensorType(w, "float32")]))
+
+    # a 64-channel 3x3 convolution on an 8x8 map (im2col) and a 1x1 one (gemm): a few M multiply-adds each
+    assert "ob_blas_serial_begin" in conv_source((1, 64, 8, 8), (64, 64, 3, 3), pad_mode="same")
+    assert "ob_blas_serial_begin" in conv_source((1, 128, 6, 6), (256, 128, 1, 1))
+    assert "ob_blas_serial_begin" not in conv_source((1, 256, 56, 56), (256, 256, 3, 3), pad_mode="same")

@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ....ops.conv_plan import ConvShape, aligned, col_bytes, workspace_bytes
-from ..codegen import ctype, gemm_symbols, is_half, load, parallel_for, store
+from ..codegen import blas_serial, ctype, gemm_symbols, is_half, load, parallel_for, store
 
 
 def col_range(w: int, ow: int, pl: int, sw: int, dw: int) -> str:
@@ -143,10 +143,12 @@ def forward(algo: str, geo: Geometry) -> str:
 def _forward_gemm(g: Geometry) -> str:
     fn, one, zero = gemm_symbols(g.dtype)
     hw = g.h * g.w
-    return (f"for (int64_t b = 0; b < {g.n}; b++)\nfor (int64_t gi = 0; gi < {g.g}; gi++)\n"
-            f"  {fn}(ObRowMajor, ObNoTrans, ObNoTrans, {g.og}, {hw}, {g.cg}, {one}, in1 + gi * {g.og * g.cg}, "
+    call = (f"{fn}(ObRowMajor, ObNoTrans, ObNoTrans, {g.og}, {hw}, {g.cg}, {one}, in1 + gi * {g.og * g.cg}, "
             f"{g.cg}, in0 + (b * {g.c} + gi * {g.cg}) * {hw}, {hw}, {zero}, "
             f"out0 + (b * {g.o} + gi * {g.og}) * {hw}, {hw});")
+    # A small product keeps to the calling thread (codegen.blas_serial, docs/threads.md).
+    return (f"for (int64_t b = 0; b < {g.n}; b++)\nfor (int64_t gi = 0; gi < {g.g}; gi++)\n"
+            f"  {blas_serial(call, g.og * hw * g.cg)}")
 
 
 def _forward_direct(g: Geometry) -> str:
@@ -178,12 +180,13 @@ def _forward_direct(g: Geometry) -> str:
 def _forward_im2col(g: Geometry) -> str:
     fn, one, zero = gemm_symbols(g.dtype)
     rows = g.block_rows()
+    call = (f"{fn}(ObRowMajor, ObNoTrans, ObNoTrans, {g.og}, (int)(nr * {g.ow}), {g.kdim}, {one}, "
+            f"in1 + gi * {g.og * g.kdim}, {g.kdim}, col, (int)(nr * {g.ow}), {zero}, "
+            f"out0 + (b * {g.o} + gi * {g.og}) * {g.oh * g.ow} + r0 * {g.ow}, {g.oh * g.ow});")
     block = f"""
 const {g.t} *restrict img = in0 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
 {g.im2col().strip()}
-{fn}(ObRowMajor, ObNoTrans, ObNoTrans, {g.og}, (int)(nr * {g.ow}), {g.kdim}, {one}, in1 + gi * {g.og * g.kdim},
-     {g.kdim}, col, (int)(nr * {g.ow}), {zero}, out0 + (b * {g.o} + gi * {g.og}) * {g.oh * g.ow} + r0 * {g.ow},
-     {g.oh * g.ow});"""
+{blas_serial(call, g.og * rows * g.ow * g.kdim)}"""
     return f"{g.workspace(rows)}\n{g.row_blocks(rows, block)}"
 
 
