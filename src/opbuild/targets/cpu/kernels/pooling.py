@@ -12,7 +12,8 @@ column, so an average may differ from a row-major sum of the same window in its 
 Max propagates NaN as NumPy's max does: the update takes ``v`` when ``v > s`` or when ``v`` is NaN, and a
 NaN accumulator never compares below anything, so it stays NaN; written branch-free (``|`` of the two
 compares) it vectorises. Padding never contributes to a max, and contributes zeros to an average only when
-``count_include_pad``. float16/bfloat16 load each element into float and round each result once on store.
+``count_include_pad``. float16/bfloat16 compute in float and round each result once on store (float16 rows
+convert by blocks, targets/cpu/blocked.py).
 
 GlobalAvgPool sums each plane in double (float32 sums over large images would otherwise lose digits) with
 eight independent partial sums, which gcc vectorises, then rounds the mean once.
@@ -24,6 +25,7 @@ import numpy as np
 
 from ....core.dtypes import ALL_FLOATS
 from ....core.ir import KernelSpec
+from ..blocked import convert_in, convert_out
 from ..codegen import c_literal, compute_ctype, ctype, is_half, load, parallel_for, store
 from . import register
 
@@ -97,7 +99,14 @@ def _pool_emit(avg: bool):
             row_factor = f"const {c} rowf = ({c})({rows});\n"
         else:
             result, factors, row_factor = "acc[q]", "", ""
-        store_expr = store(x.dtype, result) if is_half(x.dtype) else result  # half: rounded once here
+        if x.dtype == "float16":  # rows converted by blocks (targets/cpu/blocked.py), rounded once on store
+            row_load, row_elem = f"float rowv[{w}]; {convert_in(x.dtype, 'rowv', 'src', w)}\n", "rowv[j]"
+            row_store = (f"float res[{ow}];\nfor (int64_t q = 0; q < {ow}; q++) res[q] = {result};\n"
+                         f"{convert_out(x.dtype, f'dst + r * {ow}', 'res', ow)}\n")
+        else:  # bfloat16 converts per element (a shift), rounded once on store
+            row_load, row_elem = "", load(x.dtype, "src[j]")
+            store_expr = store(x.dtype, result) if is_half(x.dtype) else result
+            row_store = f"for (int64_t q = 0; q < {ow}; q++) dst[r * {ow} + q] = {store_expr};\n"
         return f"""
 {parallel_for(out.size * kh * kw)}for (int64_t p = 0; p < {n * ch}; p++) {{
   const {t} *restrict img = in0 + p * {h * w};
@@ -110,11 +119,10 @@ def _pool_emit(avg: bool):
 {_indent(row_factor, 4)}    for (int64_t j = 0; j < {w}; j++) col[j] = {init};
     for (int64_t i = hs; i < h1; i++) {{
       const {t} *restrict src = img + i * {w};
-      for (int64_t j = 0; j < {w}; j++) {{ const {c} v = {load(x.dtype, 'src[j]')}; {_update(avg, 'col[j]')} }}
+{_indent(row_load, 6)}      for (int64_t j = 0; j < {w}; j++) {{ const {c} v = {row_elem}; {_update(avg, 'col[j]')} }}
     }}
     for (int64_t q = 0; q < {ow}; q++) acc[q] = {init};
-{_indent(interior + edges, 4)}    for (int64_t q = 0; q < {ow}; q++) dst[r * {ow} + q] = {store_expr};
-  }}
+{_indent(interior + edges, 4)}{_indent(row_store, 4)}  }}
 }}"""
 
     return emit
