@@ -27,6 +27,9 @@ class BuildReport:
     # The graph's memory plan (passes/memplan.py MemoryPlan.summary): arena_bytes against intermediate_bytes
     # (the sum of all intermediates), views, inplace. None for PyNative builds.
     memory: dict | None = None
+    # Where control flow over tensor values broke the graph on the call that built (core/graph_breaks.py):
+    # one line per break, "file:line (function): code: reason -> value".
+    graph_breaks: list[str] = field(default_factory=list)
 
     def _count(self, status: str) -> int:
         return sum(1 for k in self.kernels if k.status == status)
@@ -72,6 +75,8 @@ class BuildReport:
             out["fetched"] = self.fetched
         if self.memory is not None:
             out["memory"] = dict(self.memory)
+        if self.graph_breaks:
+            out["graph_breaks"] = list(self.graph_breaks)
         return out
 
     def __repr__(self) -> str:

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from . import tensor as tensor_module
 from .ir import Graph, KernelSpec, Value
 from .tensor import Tensor
 
@@ -74,6 +75,14 @@ class Tracer:
                     self.rebind(new.alias_of, new)
         return [Tensor._symbolic(env[id(v)]) for v in graph.outputs]
 
+    def concretize(self, t: Tensor, kind: str) -> Any:
+        """The Python value ``kind`` (bool, int, float, item) of traced ``t``. This tracer records one graph
+        without breaks (a differentiated function): refused. Graph-mode calls use graph_breaks.BreakTracer."""
+        raise RuntimeError(
+            f"{kind}() of a tensor being traced: its value exists only when the graph runs. Control flow over "
+            "tensor values is supported in GRAPH_MODE construct and @jit functions, not inside a function being "
+            "differentiated (grad/value_and_grad); compute the condition outside it, or use ops.select/where.")
+
     @classmethod
     def extending(cls, graph: Graph) -> Tracer:
         """A tracer that appends to an existing ``graph`` (autodiff adds the backward nodes this way): every
@@ -101,6 +110,16 @@ def tracing(tracer: Tracer) -> Iterator[Tracer]:
         yield tracer
     finally:
         _tracer.reset(token)
+
+
+def _concretize(t: Tensor, kind: str) -> Any:
+    tracer = current()
+    if tracer is None:  # a tensor of a finished trace
+        return tensor_module.PYTHON_VALUE[kind](t.asnumpy())
+    return tracer.concretize(t, kind)
+
+
+tensor_module.install_concretizer(_concretize)
 
 
 def current() -> Tracer | None:
@@ -189,15 +208,3 @@ def arg_signature(args: Sequence[Any], who: str) -> tuple:
                                 f"{type(a).__name__}") from None
             sig.append(("C", a))
     return tuple(sig)
-
-
-def run_compiled(graphs: dict, key: Any, fn: Callable[..., Any], args: Sequence[Any]) -> Any:
-    """Run ``fn(*args)`` as a compiled graph: traced and compiled through the engine once per ``key`` (the
-    entry is kept in ``graphs``), then called on the Tensor arguments' data; returns ``fn``'s output structure."""
-    entry = graphs.get(key)
-    if entry is None:
-        graph, rebuild = trace(fn, args)
-        entry = graphs[key] = (engine().compile_graph(graph), rebuild)
-    compiled, rebuild = entry
-    return rebuild([Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])])
-

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import config, trace
+from ..core import config, graph_breaks, trace
 from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
@@ -133,7 +133,7 @@ class Cell:
             raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
         args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
         key = (self._state_signature(), trace.arg_signature(args, f"{type(self).__name__} (a Cell)"))
-        return trace.run_compiled(self._graphs, key, self._construct_in_precision, args)
+        return graph_breaks.run_compiled(self._graphs, key, self._construct_in_precision, args)
 
     def _construct_in_precision(self, *args: Any, **kwargs: Any) -> Any:
         """``construct`` with this cell's ``to_float`` dtype (if any) as the compute dtype of its ops."""
@@ -166,5 +166,6 @@ class Cell:
                      for _, c in self.cells_and_names())
 
     def compile_info(self) -> list:
-        """The compiled graphs of this cell, one per input signature seen."""
-        return [entry[0] for entry in self._graphs.values()]
+        """The compiled graphs of this cell, one per input signature seen (several per signature where
+        control flow over tensor values broke the graph: one per piece, see core/graph_breaks.py)."""
+        return [piece.compiled for program in self._graphs.values() for piece in program.pieces()]
