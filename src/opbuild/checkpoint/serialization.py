@@ -20,6 +20,7 @@ import os
 import re
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -407,8 +408,13 @@ def load_param_into_net(net: Cell, parameter_dict: dict[str, Any],
     if param_not_load and not strict_load:
         _load_under_prefix(params, entries, param_not_load, ckpt_not_load)
     if param_not_load:
-        log.warning("load_param_into_net: %d parameters of the net are not in parameter_dict and keep their "
-                    "values: %s", len(param_not_load), param_not_load)
+        # A partial load changes results without an error: say so where users look, not only in the log.
+        message = (f"load_param_into_net: {len(param_not_load)} parameters of the net are not in parameter_dict "
+                   f"and keep their values: {param_not_load}"
+                   + (f"; entries of parameter_dict that matched no parameter: {ckpt_not_load}"
+                      if ckpt_not_load else ""))
+        log.warning("%s", message)
+        warnings.warn(message, stacklevel=2)
     return param_not_load, ckpt_not_load
 
 
