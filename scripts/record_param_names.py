@@ -17,9 +17,7 @@ sys.path.insert(0, str(REPO))
 
 import mindspore as ms  # noqa: E402
 import numpy as np  # noqa: E402
-
 from tests.checkpoint import param_name_programs as programs  # noqa: E402
-
 
 FIXTURES = REPO / "tests" / "fixtures" / "mindspore"
 
