@@ -144,9 +144,11 @@ def flatten_outputs(out: Any, op_name: str = "construct") -> tuple[list[Tensor],
     raise TypeError(f"{op_name} must return a Tensor or a tuple/list of Tensors, got {type(out).__name__}")
 
 
-def trace(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Graph, Callable[[list], Any]]:
-    """Trace ``fn(*args)``: Tensor arguments become graph inputs, other arguments are constants."""
-    tracer = Tracer()
+def trace(fn: Callable[..., Any], args: Sequence[Any],
+          tracer: Tracer | None = None) -> tuple[Graph, Callable[[list], Any]]:
+    """Trace ``fn(*args)``: Tensor arguments become graph inputs, other arguments are constants. ``tracer``:
+    a fresh Tracer (subclass) to record with (default: a plain Tracer)."""
+    tracer = tracer if tracer is not None else Tracer()
     sym_args = []
     for a in args:
         if isinstance(a, Tensor):
