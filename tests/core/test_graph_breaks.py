@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import opbuild as ms
+from opbuild import nn
 from opbuild.core import trace
 from opbuild.ops.primitive import apply
 from tests.conftest import execution_mode, run_python
@@ -174,3 +175,49 @@ def test_a_second_process_reuses_every_piece(tmp_path):
     assert first["built"] > 0 and first["breaks"] >= 2
     assert second["built"] == 0 and second["reused"] == first["built"] + first["reused"]
     assert second["breaks"] == first["breaks"] and second["y"] == first["y"]
+
+
+def test_control_flow_in_a_sub_cell_breaks_the_parent_graph(graph_mode, compiles):
+    class Gate(nn.Cell):
+        def construct(self, x):
+            if x.max() > 1.0:
+                return x / x.max()
+            return x
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.gate = Gate()
+            self.dense = nn.Dense(3, 2, weight_init="ones", bias_init="zeros")
+
+        def construct(self, x):
+            return self.dense(self.gate(x * 2.0))
+
+    net = Net()
+    big, small = np.array([[1.0, 2.0, 3.0]], np.float32), np.array([[0.1, 0.2, 0.1]], np.float32)
+    np.testing.assert_allclose(net(ms.Tensor(big)).asnumpy(), [[2.0, 2.0]], rtol=1e-6)
+    np.testing.assert_allclose(net(ms.Tensor(small)).asnumpy(), [[0.8, 0.8]], rtol=1e-6)
+    assert compiles["n"] == 3
+    report = ms.explain(net, ms.Tensor(big))
+    assert report.break_count == 1 and "if x.max() > 1.0:" in report.breaks[0].location
+
+
+def test_a_traced_tensor_kept_on_self_is_still_refused(graph_mode):
+    class Leaky(nn.Cell):
+        def construct(self, x):
+            if x.sum() > 0:
+                self.kept = x * 2.0
+            return x + 1.0
+
+    class User(nn.Cell):
+        def __init__(self, leaky):
+            super().__init__()
+            self.leaky = leaky
+
+        def construct(self, x):
+            return x + self.leaky.kept
+
+    leaky = Leaky()
+    leaky(ms.Tensor(np.ones(2, np.float32)))
+    with pytest.raises(RuntimeError, match="from another graph"):
+        User(leaky)(ms.Tensor(np.ones(2, np.float32)))
