@@ -3,7 +3,6 @@ reuse every piece on later calls with the same branch decisions, and are explain
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +12,7 @@ import opbuild as ms
 from opbuild import nn
 from opbuild.core import trace
 from opbuild.ops.primitive import apply
-from tests.conftest import execution_mode, run_python
+from tests.conftest import execution_mode
 from tests.core import control_flow_programs as programs
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "control_flow.npz"
@@ -152,29 +151,6 @@ def test_condition_inside_a_differentiated_function_is_refused_clearly():
 
     with pytest.raises(RuntimeError, match="not inside a function being differentiated"):
         ms.grad(loss)(ms.Tensor(np.ones(2, np.float32)))
-
-
-def test_a_second_process_reuses_every_piece(tmp_path):
-    code = textwrap.dedent("""
-        import json, sys
-        import numpy as np
-        import opbuild as ms
-        from tests.core import control_flow_programs as programs
-        ms.set_context(mode=ms.GRAPH_MODE)
-        net = programs.build(ms)["nested_while_if"]
-        y, m = net(ms.Tensor(programs.inputs()["mixed"][0]))
-        r = ms.build_report()
-        print(json.dumps({"built": r.built, "reused": r.reused, "breaks": len(r.graph_breaks),
-                          "y": y.asnumpy().tolist()}))
-    """)
-    env = {"OPBUILD_CACHE_PATH": str(tmp_path), "OPBUILD_FUSION": "0"}
-    import json
-    repo = Path(__file__).resolve().parents[2]
-    first = json.loads(run_python(code, env=env, cwd=repo).stdout.splitlines()[-1])
-    second = json.loads(run_python(code, env=env, cwd=repo).stdout.splitlines()[-1])
-    assert first["built"] > 0 and first["breaks"] >= 2
-    assert second["built"] == 0 and second["reused"] == first["built"] + first["reused"]
-    assert second["breaks"] == first["breaks"] and second["y"] == first["y"]
 
 
 def test_control_flow_in_a_sub_cell_breaks_the_parent_graph(graph_mode, compiles):
