@@ -34,6 +34,7 @@ def main() -> None:
                 "param_names": [p.name for _, p in net.parameters_and_names()],
                 "shapes": [list(p.shape) for _, p in net.parameters_and_names()],
                 "checkpoint": list(ms.load_checkpoint(path)),
+                "cells": [n for n, _ in net.cells_and_names()],
             }
         # Two MindSpore-written checkpoints with the outputs of their networks on a fixed input: the tests
         # load them into opbuild's networks, which must take every parameter and give the same outputs.
