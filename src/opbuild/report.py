@@ -30,6 +30,9 @@ class BuildReport:
     # True for the report of a compiled graph that ran again without any build (every kernel "reused" from
     # memory, 0 s): build_report() then describes the graph that ran, not the last graph that was built.
     rerun: bool = False
+    # Where control flow over tensor values broke the graph on the call that built (core/graph_breaks.py):
+    # one line per break, "file:line (function): code: reason -> value".
+    graph_breaks: list[str] = field(default_factory=list)
 
     def _count(self, status: str) -> int:
         return sum(1 for k in self.kernels if k.status == status)
@@ -76,6 +79,8 @@ class BuildReport:
             out["fetched"] = self.fetched
         if self.memory is not None:
             out["memory"] = dict(self.memory)
+        if self.graph_breaks:
+            out["graph_breaks"] = list(self.graph_breaks)
         return out
 
     def __repr__(self) -> str:

@@ -3,7 +3,7 @@
 ``core`` imports nothing of opbuild above it, yet two of its objects need higher layers at run time:
 
 * the **engine** (:class:`opbuild.core.trace.Engine`): what runs an eager kernel or compiles a traced graph.
-  The runtime session implements it; ops (``ops/primitive.py``), autograd and ``trace.run_compiled`` call it.
+  The runtime session implements it; ops (``ops/primitive.py``), autograd and ``graph_breaks.run_compiled`` call it.
 * the **tensor methods**: ``Tensor.__add__``, ``Tensor.sum`` and the other methods call the functional API
   of ``ops`` (as MindSpore's ``tensor_operator_registry`` does); ``ops`` imports ``core.tensor``, so
   ``core.tensor`` importing ``ops`` would be a cycle.

@@ -108,6 +108,12 @@ class Session:
         with self._lock:
             return self._states.setdefault(owner, {})
 
+    def adopt_report(self, report: BuildReport) -> None:
+        """Make ``report`` the most recent build's (a call that compiled several graph pieces sums theirs)."""
+        with self._lock:
+            self._last = report
+            self._pynative = None
+
     def build_report(self) -> BuildReport:
         """The most recent graph build's report, or the PyNative builds since the last call."""
         with self._lock:
