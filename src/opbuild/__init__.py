@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from ._version import __version__
 from .core import dtypes as _dtypes  # noqa: E402
-from .core.config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: E402
+from .core.config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device  # noqa: E402
 from .core.errors import CompileError, CompilerNotFoundError, OpbuildError, ShapeError  # noqa: E402
 from .core.parameter import Parameter, ParameterTuple, initializer, set_seed  # noqa: E402
-from .core.tensor import Tensor  # noqa: E402
+from .core.tensor import Tensor, tensor  # noqa: E402
 from .report import BuildReport  # noqa: E402
 from .runtime.session import build_report  # noqa: E402
 
@@ -28,9 +28,16 @@ uint16 = _dtypes.uint16
 uint32 = _dtypes.uint32
 uint64 = _dtypes.uint64
 bool_ = _dtypes.bool_
+bool = _dtypes.bool_  # noqa: A001 - MindSpore 2.x spells it mindspore.bool as well
+complex64 = _dtypes.complex64  # named so programs import; data of it raises a TypeError saying why
+complex128 = _dtypes.complex128
 
 from . import amp, common, communication, context, nn, ops  # noqa: E402
+from .alias import alias_mindspore  # noqa: E402
+from .alias import install_from_env as _install_alias_from_env  # noqa: E402
 from .autograd import grad, value_and_grad  # noqa: E402
+from .common import dtype  # noqa: E402 - ``from mindspore import dtype as mstype``
+from .common.dtype import dtype_to_nptype, pytype_to_dtype  # noqa: E402
 from .communication import (  # noqa: E402
     get_auto_parallel_context,
     reset_auto_parallel_context,
@@ -39,6 +46,8 @@ from .communication import (  # noqa: E402
 from .context import ParallelMode  # noqa: E402
 from .jit import jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
+
+_install_alias_from_env()  # OPBUILD_AS_MINDSPORE=1: `import mindspore` resolves to opbuild from here on
 
 # Imported on first use: protobuf (checkpoints) costs tens of milliseconds, which every inference-only process
 # (whose warm start is measured in milliseconds) would otherwise pay at import.
@@ -68,7 +77,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "Tensor", "Parameter",
+    "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "set_device", "Tensor", "tensor",
+    "dtype", "bool", "complex64", "complex128", "dtype_to_nptype", "pytype_to_dtype", "alias_mindspore", "Parameter",
     "ParameterTuple", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
     "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad", "jit",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",

@@ -18,9 +18,12 @@ import numpy as np
 from .core import trace
 from .core.tensor import Tensor
 
-_OPTIONS = {"mode", "input_signature", "hash_args", "jit_config", "compile_once"}
-
-
+# Backend options MindSpore 2.10 passes through ``**options`` (device-specific there), and the keywords of its
+# older signatures (mode, input_signature, hash_args, jit_config, compile_once) that model zoos still pass.
+_OPTIONS = {"mode", "input_signature", "hash_args", "jit_config", "compile_once", "disable_format_transform",
+            "exec_order", "infer_boost", "auto_offload", "ge_options", "ge_config"}
+_CHOICES = {"capture_mode": ("ast", "bytecode", "trace"), "jit_level": ("O0", "O1", "O2"), "dynamic": (0, 1),
+            "backend": ("", "ms_backend", "GE")}
 
 
 class _JitFunction:
@@ -40,14 +43,28 @@ class _JitFunction:
         return trace.run_compiled(self._graphs, trace.arg_signature(args, "@jit"), self.fn, args)
 
 
-def jit(function: Callable[..., Any] | None = None, **options: Any) -> Any:
-    """``@jit`` or ``@jit(...)``: see the module docstring. MindSpore's options (``mode``,
-    ``input_signature``, ``hash_args``, ``jit_config``, ``compile_once``) are accepted; they choose between
-    MindSpore's compilers and change nothing here (one graph per signature is what they all give). Other
-    keywords are refused."""
+def jit(function: Callable[..., Any] | None = None, *, capture_mode: str = "ast", jit_level: str = "O0",
+        dynamic: int = 0, fullgraph: bool = False, backend: str = "", **options: Any) -> Any:
+    """``@jit`` or ``@jit(...)`` with MindSpore 2.10's signature: see the module docstring.
+
+    ``capture_mode`` ("ast", "bytecode", "trace"), ``jit_level`` ("O0", "O1", "O2"), ``dynamic`` (0, 1),
+    ``fullgraph`` and ``backend`` ("", "ms_backend", "GE") are validated as MindSpore validates them; they
+    choose among MindSpore's graph compilers and change nothing here: opbuild traces the function and builds
+    one graph per input signature (fusion follows OPBUILD_FUSION, not jit_level; a new shape is a new
+    signature, so ``dynamic=1`` compiles once per shape seen). The backend ``**options`` MindSpore documents
+    and its older keywords (``mode``, ``input_signature``, ``hash_args``, ``jit_config``, ``compile_once``)
+    are accepted; any other keyword is refused, naming it.
+    """
+    for name, value in (("capture_mode", capture_mode), ("jit_level", jit_level), ("dynamic", dynamic),
+                        ("backend", backend)):
+        if value not in _CHOICES[name] or isinstance(value, bool):
+            raise ValueError(f"jit: {name} must be one of {_CHOICES[name]}, got {value!r}")
+    if not isinstance(fullgraph, bool):
+        raise TypeError(f"jit: fullgraph must be a bool, got {type(fullgraph).__name__}")
     unknown = set(options) - _OPTIONS
     if unknown:
-        raise TypeError(f"jit() got unexpected keyword arguments {sorted(unknown)}")
+        raise TypeError(f"jit() got unexpected keyword arguments {sorted(unknown)}; MindSpore's are capture_mode, "
+                        f"jit_level, dynamic, fullgraph, backend and the backend options {sorted(_OPTIONS)}")
     if function is None:
         return lambda fn: _JitFunction(fn)
     return _JitFunction(function)

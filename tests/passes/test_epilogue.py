@@ -55,7 +55,7 @@ F32 = np.float32
 
 def test_dense_bias_activation_fuses_into_one_matmul_kernel():
     x, w, b = np.ones((3, 4), F32), np.ones((5, 4), F32), np.ones(5, F32)
-    graph = _passes(_trace(lambda x, w, b: ops.GeLU()(ops.BiasAdd()(ops.MatMul(transpose_b=True)(x, w), b)),
+    graph = _passes(_trace(lambda x, w, b: ops.gelu(ops.BiasAdd()(ops.MatMul(transpose_b=True)(x, w), b)),
                            x, w, b))
     assert _ops(graph) == ["FusedMatMul"]
     node = graph.nodes[0]
@@ -262,7 +262,7 @@ def _build(kind, dtype, prod, steps, expose, out_shape, rng):
             elif s == "relu6":
                 y = ops.ReLU6()(y * Tensor(np.array(4.0, dt)))
             elif s == "gelu":
-                y = ops.GeLU()(y)
+                y = ops.gelu(y)
             elif s == "sigmoid":
                 y = ops.Sigmoid()(y)
             elif s == "tanh":
@@ -317,7 +317,7 @@ class _Mlp(nn.Cell):
         self.fc2 = nn.Dense(8, 3, weight_init="normal")
 
     def construct(self, x):
-        return self.fc2(ops.GeLU()(self.fc1(x)))
+        return self.fc2(ops.gelu(self.fc1(x)))
 
 
 def test_training_step_fuses_only_what_the_backward_does_not_read(monkeypatch):

@@ -18,6 +18,8 @@ from ..core.dtypes import (
     DType,
     bfloat16,
     bool_,
+    complex64,
+    complex128,
     dtype_of,
     float16,
     float32,
@@ -65,5 +67,6 @@ def pytype_to_dtype(obj) -> DType:
 
 
 __all__ = ["DType", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-           "uint16", "uint32", "uint64", "bool_", "bool", "float_", "double", "half", "single", "int_", "uint",
+           "uint16", "uint32", "uint64", "bool_", "bool",
+           "complex64", "complex128", "float_", "double", "half", "single", "int_", "uint",
            "number_type", "float_type", "int_type", "uint_type", "dtype_to_nptype", "pytype_to_dtype"]

@@ -30,6 +30,11 @@ class Parameter(Tensor):
         self._data = arr
         return self
 
+    def value(self) -> Tensor:
+        """The parameter's value (MindSpore's ``Parameter.value()``): the parameter itself, a Tensor, so that in a
+        traced graph the read is of the live parameter and in PyNative mode its current data."""
+        return self
+
     def __repr__(self) -> str:
         return f"Parameter(name={self.name!r}, shape={list(self.shape)}, dtype={self.dtype})"
 

@@ -8,25 +8,22 @@ import numpy as np
 
 from .dtypes import DType, dtype_of
 from .ir import TensorType, Value
-
-# Tensor methods dispatch to the functional API through this slot, filled by ``opbuild.ops`` when it is imported
-# (as MindSpore's ``tensor_operator_registry``): ops imports this module, so importing ops here would be a cycle.
-_functional: Any = None
+from .tensor_methods import TensorMethods, _ops, bind_functional  # noqa: F401 - bind_functional re-exported
 
 
-def bind_functional(namespace: Any) -> None:
-    """Install the functional API the Tensor methods call (``opbuild.ops`` does this when it is imported)."""
-    global _functional
-    _functional = namespace
+def _initial_values(shape, dtype, init) -> np.ndarray:
+    """The values of ``Tensor(shape=..., dtype=..., init=...)``: ``init`` an Initializer, its name or a number
+    (default: zeros, as an uninitialised MindSpore tensor reads once initialised)."""
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(d is None or (isinstance(d, int) and d < 0) for d in dims):
+        raise ValueError(f"Tensor(shape={list(dims)}): dynamic dimensions (None or -1) declare inputs for "
+                         "Cell.set_inputs, which opbuild does not support; give every dimension")
+    from ..common.initializer import init_array  # function level: the initializers import this module
+
+    return init_array(0 if init is None else init, dims, dtype if dtype is not None else "float32")
 
 
-def _ops() -> Any:
-    if _functional is None:  # only if opbuild.ops was never imported, which ``import opbuild`` always does
-        raise RuntimeError("Tensor operators need opbuild.ops: import opbuild (or opbuild.ops) first")
-    return _functional
-
-
-class Tensor:
+class Tensor(TensorMethods):
     """An n-dimensional array of a supported dtype (see :mod:`opbuild.core.dtypes`).
 
     ``Tensor(data, dtype=None)`` accepts anything NumPy can turn into an array. Python floats default to
@@ -37,11 +34,19 @@ class Tensor:
     __slots__ = ("_data", "_value", "__weakref__")
     __array_priority__ = 100  # make ndarray <op> Tensor defer to Tensor's reflected operators
 
-    def __init__(self, input_data=None, dtype=None):
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg: bool = False,
+                 device=None, internal: bool = False):
+        # MindSpore's signature. const_arg, device and internal change how MindSpore's compiler treats the
+        # tensor (constant folding, placement); one CPU target has nothing to choose, so they are accepted.
         if isinstance(input_data, Tensor):
             input_data = input_data.asnumpy()
         if input_data is None:
-            raise ValueError("Tensor needs input_data (an array, list or scalar)")
+            if shape is None:
+                raise ValueError("Tensor needs input_data (an array, list or scalar), or shape and dtype (with "
+                                 "init) as Tensor(shape=(2, 3), dtype=mstype.float32, init=One())")
+            input_data = _initial_values(shape, dtype, init)
+        elif shape is not None or init is not None:
+            raise ValueError("Tensor: give either input_data, or shape/dtype/init, not both")
         arr = np.asarray(input_data)
         if dtype is not None:
             arr = arr.astype(dtype_of(dtype).np_dtype, copy=False)
@@ -51,6 +56,18 @@ class Tensor:
         # np.ascontiguousarray turns a 0-d array into shape (1,): keep scalars (full reductions) 0-d.
         self._data: np.ndarray | None = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
         self._value: Value | None = None
+
+    @staticmethod
+    def from_numpy(array: np.ndarray) -> Tensor:
+        """A Tensor of a NumPy array's values and dtype (``Tensor.from_numpy``; the array is not copied)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"Tensor.from_numpy needs a numpy.ndarray, got {type(array).__name__}")
+        return Tensor(array)
+
+    def init_data(self) -> Tensor:
+        """MindSpore initialises ``Tensor(shape=..., init=...)`` lazily; opbuild's values exist from
+        construction, so this returns the tensor itself."""
+        return self
 
     @classmethod
     def _symbolic(cls, value: Value) -> Tensor:
@@ -117,6 +134,35 @@ class Tensor:
         return int(self.asnumpy())
 
     __hash__ = object.__hash__
+
+    def item(self) -> bool | int | float:
+        """The value of a one-element tensor as a Python scalar."""
+        arr = self.asnumpy()
+        if arr.size != 1:
+            raise ValueError(f"Tensor.item(): only a one-element tensor converts to a Python scalar, this one has "
+                             f"{arr.size} elements")
+        return arr.reshape(()).item() if arr.dtype.name != "bfloat16" else float(arr.reshape(()))
+
+    def tolist(self) -> Any:
+        """The values as (nested) Python lists of Python scalars (a scalar for a 0-d tensor)."""
+        arr = self.asnumpy()
+        return arr.astype(np.float32).tolist() if arr.dtype.name == "bfloat16" else arr.tolist()
+
+    def assign_value(self, value) -> Tensor:
+        """Replace this tensor's values by ``value``'s (a Tensor or an array of the same shape), in place."""
+        if self._data is None:
+            raise RuntimeError("assign_value() on a tensor being traced in GRAPH_MODE; use ops.assign on a "
+                               "Parameter there")
+        arr = np.asarray(value.asnumpy() if isinstance(value, Tensor) else value, dtype=self._data.dtype)
+        if arr.shape != self._data.shape:
+            raise ValueError(f"assign_value: shape {arr.shape} differs from the tensor's {self._data.shape}")
+        self._data = np.require(arr, requirements="C").copy()
+        return self
+
+    def __setitem__(self, index, value) -> None:
+        """``t[index] = value``: in place in PyNative mode; a select/scatter node in a traced graph (see
+        ops/api/setitem.py)."""
+        _ops().setitem(self, index, value)
 
     # ---- operators (mapped to primitives) --------------------------------------------------------
     def _bin(self, op: str, other, reflected: bool = False) -> Tensor:
@@ -329,3 +375,9 @@ def as_tensor(x, like: Tensor | None = None) -> Tensor:
             return Tensor(x)
         return Tensor(np.asarray(x, dtype=dt))
     return Tensor(x)
+
+
+def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg: bool = False, device=None) -> Tensor:
+    """MindSpore 2.x's lower-case constructor ``mindspore.tensor(...)``: the same arguments and result as
+    ``Tensor(...)`` (in graph mode too: a tensor created inside ``construct`` is a constant of the trace)."""
+    return Tensor(input_data, dtype, shape=shape, init=init, const_arg=const_arg, device=device)
