@@ -8,6 +8,8 @@ Run with the interpreter of a real MindSpore 2.10 install (its own virtualenv, n
 The programs are tests/compat/ms_surface_programs.py (each a function of the framework module); each runs in a
 fresh process, so one program's context changes (``set_context``) cannot leak into the next. opbuild's tests
 (tests/compat/test_ms_surface.py) run the same programs on opbuild and compare with what is written here.
+The scripts of tests/compat/zoo/ are whole programs in MindSpore's style; tests/compat/test_alias.py runs them
+with ``opbuild run --as-mindspore`` and compares.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PROGRAMS = REPO / "tests" / "compat" / "ms_surface_programs.py"
 OUT = REPO / "tests" / "fixtures" / "mindspore" / "surface.json"
+# Whole programs written for MindSpore (run unmodified by opbuild through the import alias); each prints one
+# JSON line of results, recorded under "script:<file name>".
+SCRIPTS = sorted((REPO / "tests" / "compat" / "zoo").glob("*.py"))
 
 
 def _load_programs():
@@ -45,12 +50,13 @@ def main(argv: list[str]) -> int:
         return 0
     import mindspore  # noqa: F401 - fail early, with MindSpore's own message, when run by the wrong interpreter
 
-    names = argv or list(_load_programs().PROGRAMS)
+    names = argv or [*_load_programs().PROGRAMS, *(f"script:{s.name}" for s in SCRIPTS)]
     data = json.loads(OUT.read_text()) if OUT.exists() else {}
     data["_meta"] = {"mindspore": mindspore.__version__, "programs": str(PROGRAMS.relative_to(REPO))}
     for name in names:
-        proc = subprocess.run([sys.executable, __file__, "--child", name], capture_output=True, text=True,
-                              timeout=600, check=False)
+        command = ([sys.executable, str(REPO / "tests" / "compat" / "zoo" / name[len("script:"):])]
+                   if name.startswith("script:") else [sys.executable, __file__, "--child", name])
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
         lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
         if proc.returncode != 0 or not lines:
             print(f"{name}: failed (exit {proc.returncode})\n{proc.stderr[-2000:]}", file=sys.stderr)

@@ -71,13 +71,25 @@ class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 f"No module named {fullname!r}: opbuild (standing in for mindspore) has no {name!r}. "
                 "See docs/mindspore-compat.md for what opbuild provides.", name=fullname)
         return importlib.machinery.ModuleSpec(fullname, self, is_package=found.submodule_search_locations
-                                              is not None)
+                                              is not None or _has_renamed_children(fullname))
 
     def create_module(self, spec) -> ModuleType:
-        return importlib.import_module(counterpart(spec.name))
+        module = importlib.import_module(counterpart(spec.name))
+        if hasattr(module, "__path__") or not _has_renamed_children(spec.name):
+            return module
+        # MindSpore's package (mindspore.ops.operations holds nn_ops, math_ops, ...) is a plain module in
+        # opbuild: a package module carrying the same objects, so its submodule paths can be imported.
+        package = ModuleType(spec.name, module.__doc__)
+        package.__dict__.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
+        package.__path__ = []
+        return package
 
     def exec_module(self, module: ModuleType) -> None:
         """Nothing to run: the opbuild module was executed when it was imported."""
+
+
+def _has_renamed_children(fullname: str) -> bool:
+    return any(name.startswith(fullname + ".") for name in RENAMED)
 
 
 def alias_mindspore() -> None:

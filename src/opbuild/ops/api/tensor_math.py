@@ -245,6 +245,7 @@ def repeat_elements(x, rep: int, axis: int = 0) -> Tensor:
     return apply("Gather", {"axis": ax}, [t, Tensor(np.repeat(np.arange(t.shape[ax]), rep))])
 
 
-__all__ = ["roll", "repeat_elements", "sign", "logsumexp", "log1p", "expm1", "lerp", "remainder", "fmod", "floor_divide", "tril", "triu",
+__all__ = ["roll", "repeat_elements",
+           "sign", "logsumexp", "log1p", "expm1", "lerp", "remainder", "fmod", "floor_divide", "tril", "triu",
            "diag", "trace", "flip", "narrow", "masked_fill", "swapaxes", "unstack", "unbind", "chunk", "addmm",
            "norm", "cumsum"]
