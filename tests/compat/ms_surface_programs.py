@@ -126,6 +126,9 @@ def type_promotion(ms):
         "compare_mixed": lambda: i32 < f32,
         "maximum_mixed": lambda: ms.ops.maximum(i32, f32),
         "i32_pow_float": lambda: i32 ** 2.0,
+        "where_scalar": lambda: ms.ops.where(b, i32, 1.5),
+        "where_tensors": lambda: ms.ops.where(b, i32, f32),
+        "where_int_scalar": lambda: ms.ops.where(b, f16, 2),
     }
 
 

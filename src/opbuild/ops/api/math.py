@@ -15,7 +15,7 @@ import numpy as np
 from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
-from .base import binary, true_divide, unary
+from .base import binary, promote, true_divide, unary
 
 Axis = int | Sequence[int] | None
 
@@ -206,12 +206,12 @@ def logical_xor(input, other) -> Tensor:
 
 
 def where(condition, input, other) -> Tensor:
-    """``ops.where(condition, input, other)``: input where condition else other (broadcasting; a scalar
-    takes the other operand's dtype, two scalars give float32)."""
+    """``ops.where(condition, input, other)``: input where condition else other (broadcasting; the two
+    values meet at MindSpore's implicit promotion, as a binary operator's operands; two scalars give
+    float32 for a float, int64 for ints)."""
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = Tensor(input)
-    x = as_tensor(input, other if isinstance(other, Tensor) else None)
-    y = as_tensor(other, x)
+    x, y = promote(input, other)
     return apply("Select", {}, [_as_bool(condition), x, y])
 
 
