@@ -335,6 +335,20 @@ def tensor_methods(ms):
         "mean_all": lambda: x.mean(),
         "clip": lambda: x.clip(-1.0, 1.0),
         "permute": lambda: x.permute(1, 0),
+        "log2": lambda: ms.tensor([1.0, 8.0]).log2(),
+        "log10": lambda: ms.tensor([1.0, 100.0]).log10(),
+        "exp2": lambda: ms.ops.exp2(ms.tensor([0.0, 3.0])),
+        "tan": lambda: ms.tensor([0.0, 0.5]).tan(),
+        "sinh": lambda: ms.tensor([0.0, 1.0]).sinh(),
+        "cosh": lambda: ms.tensor([0.0, 1.0]).cosh(),
+        "isclose": lambda: ms.tensor([1.0, 2.0]).isclose(ms.tensor([1.0, 2.1])),
+        "count_nonzero": lambda: ms.tensor([0, 1, 2], ms.int32).count_nonzero(),
+        "addcmul": lambda: ms.tensor([1.0, 1.0]).addcmul(ms.tensor([2.0, 3.0]), ms.tensor([4.0, 5.0]), 0.5),
+        "addcdiv": lambda: ms.tensor([1.0, 1.0]).addcdiv(ms.tensor([2.0, 3.0]), ms.tensor([4.0, 5.0]), value=2),
+        "index_select": lambda: x.index_select(1, ms.tensor([2, 0], ms.int32)),
+        "expand": lambda: ms.tensor([[1.0], [2.0]]).expand((2, 3)),
+        "numpy": lambda: x.numpy().dtype.name,
+        "absolute": lambda: x.absolute(),
         # MindSpore's CPU backend reports a missing Roll kernel asynchronously (at the next item): keep it last.
         "roll": lambda: i.roll(1, 0),
     }
@@ -454,6 +468,9 @@ def evaluate(ms, name: str) -> dict:
             try:
                 value = value()
                 encode(value)  # MindSpore runs ops asynchronously: reading the values surfaces their errors
+                sync = getattr(getattr(ms, "runtime", None), "synchronize", None)
+                if sync is not None:  # MindSpore's: wait for every launched kernel, so errors stay with their item
+                    sync()
             except Exception as e:  # noqa: BLE001 - recorded as the item's result
                 value = _Error(e)
         results[key] = value

@@ -185,6 +185,41 @@ class TensorMethods:
     relu = _unary("relu", "max(self, 0).")
     logical_not = _unary("logical_not", "Elementwise NOT of the truth values.")
 
+    log2 = _unary("log2", "Base-2 logarithm.")
+    log10 = _unary("log10", "Base-10 logarithm.")
+    tan = _unary("tan", "Elementwise tangent.")
+    sinh = _unary("sinh", "Hyperbolic sine.")
+    cosh = _unary("cosh", "Hyperbolic cosine.")
+    absolute = _unary("abs", "Elementwise absolute value.")
+
+    def isclose(self, x2, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+        """|self - x2| <= atol + rtol * |x2| elementwise."""
+        return _ops().isclose(self, x2, rtol, atol, equal_nan)
+
+    def count_nonzero(self, axis=(), keep_dims: bool = False, dtype=None):
+        """How many elements are non-zero over ``axis``."""
+        return _ops().count_nonzero(self, axis, keep_dims, dtype)
+
+    def addcmul(self, tensor1, tensor2, value=1):
+        """self + value * tensor1 * tensor2."""
+        return _ops().addcmul(self, tensor1, tensor2, value)
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        """self + value * tensor1 / tensor2."""
+        return _ops().addcdiv(self, tensor1, tensor2, value)
+
+    def index_select(self, axis: int, index):
+        """The slices along ``axis`` at ``index``."""
+        return _ops().index_select(self, axis, index)
+
+    def expand(self, size):
+        """Broadcast to ``size`` (-1 keeps a dim)."""
+        return _ops().broadcast_to(self, tuple(size))
+
+    def numpy(self):
+        """The values as a NumPy array (``asnumpy``)."""
+        return self.asnumpy()
+
     def round(self, decimals: int = 0):
         """Round half to even (``ops.round``)."""
         return _ops().round(self, decimals=decimals)

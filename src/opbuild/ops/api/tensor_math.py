@@ -221,6 +221,77 @@ def cumsum(x, axis: int, dtype=None) -> Tensor:
     return back if back.dtype == out_dtype else M.cast(back, out_dtype)
 
 
+_LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
+
+
+def log2(input) -> Tensor:
+    """``ops.log2(input)``: log(x) / log(2)."""
+    return M.div(M.log(M._float(as_tensor(input))), _LN2)
+
+
+def log10(input) -> Tensor:
+    """``ops.log10(input)``: log(x) / log(10)."""
+    return M.div(M.log(M._float(as_tensor(input))), _LN10)
+
+
+def exp2(input) -> Tensor:
+    """``ops.exp2(input)``: 2 ** x."""
+    x = M._float(as_tensor(input))
+    return M.exp(M.mul(x, _LN2))
+
+
+def tan(input) -> Tensor:
+    """``ops.tan(input)``: sin(x) / cos(x)."""
+    x = as_tensor(input)
+    return M.div(M.sin(x), M.cos(x))
+
+
+def sinh(input) -> Tensor:
+    """``ops.sinh(input)``: (exp(x) - exp(-x)) / 2."""
+    x = M._float(as_tensor(input))
+    return M.mul(M.sub(M.exp(x), M.exp(M.neg(x))), 0.5)
+
+
+def cosh(input) -> Tensor:
+    """``ops.cosh(input)``: (exp(x) + exp(-x)) / 2."""
+    x = M._float(as_tensor(input))
+    return M.mul(M.add(M.exp(x), M.exp(M.neg(x))), 0.5)
+
+
+def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """``ops.isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False)``: |input - other| <= atol + rtol *
+    |other| elementwise (NaNs equal when ``equal_nan``)."""
+    a, b = as_tensor(input), as_tensor(other)
+    close = M.le(M.abs(M.sub(a, b)), M.add(M.mul(M.abs(M._float(b)), rtol), atol))
+    close = M.logical_or(close, M.equal(a, b))  # equal infinities
+    if equal_nan and (a.dtype.is_float or b.dtype.is_float):
+        close = M.logical_or(close, M.logical_and(M.isnan(M._float(a)), M.isnan(M._float(b))))
+    return close
+
+
+def count_nonzero(x, axis=(), keep_dims: bool = False, dtype=None) -> Tensor:
+    """``ops.count_nonzero(x, axis=(), keep_dims=False, dtype=mstype.int32)``: how many elements are non-zero
+    over ``axis`` (() or None: all)."""
+    t = as_tensor(x)
+    counts = M.sum(M.ne(t, 0), None if axis in ((), None) else axis, keep_dims)
+    return M.cast(counts, dtype if dtype is not None else "int32")
+
+
+def addcmul(input, tensor1, tensor2, value=1) -> Tensor:
+    """``ops.addcmul(input, tensor1, tensor2, value=1)``: input + value * tensor1 * tensor2."""
+    return M.add(input, M.mul(M.mul(tensor1, tensor2), value))
+
+
+def addcdiv(input, tensor1, tensor2, value=1) -> Tensor:
+    """``ops.addcdiv(input, tensor1, tensor2, value=1)``: input + value * tensor1 / tensor2."""
+    return M.add(input, M.mul(M.div(tensor1, tensor2), value))
+
+
+def index_select(input, axis: int, index) -> Tensor:
+    """``ops.index_select(input, axis, index)``: the slices along ``axis`` at the 1-D ``index``."""
+    return A.gather(input, index, axis)
+
+
 def roll(input, shifts, dims=None) -> Tensor:
     """``ops.roll(input, shifts, dims=None)``: elements shifted along ``dims`` (None: of the flattened input),
     wrapping around; one Gather per axis with constant indices."""
@@ -245,7 +316,8 @@ def repeat_elements(x, rep: int, axis: int = 0) -> Tensor:
     return apply("Gather", {"axis": ax}, [t, Tensor(np.repeat(np.arange(t.shape[ax]), rep))])
 
 
-__all__ = ["roll", "repeat_elements",
+__all__ = ["log2", "log10", "exp2", "tan", "sinh", "cosh", "isclose", "count_nonzero", "addcmul", "addcdiv",
+           "index_select", "roll", "repeat_elements",
            "sign", "logsumexp", "log1p", "expm1", "lerp", "remainder", "fmod", "floor_divide", "tril", "triu",
            "diag", "trace", "flip", "narrow", "masked_fill", "swapaxes", "unstack", "unbind", "chunk", "addmm",
            "norm", "cumsum"]
