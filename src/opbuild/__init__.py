@@ -37,7 +37,34 @@ from .alias import alias_mindspore  # noqa: E402
 from .alias import install_from_env as _install_alias_from_env  # noqa: E402
 from .autograd import grad, value_and_grad  # noqa: E402
 from .common import dtype  # noqa: E402 - ``from mindspore import dtype as mstype``
-from .common.dtype import dtype_to_nptype, pytype_to_dtype  # noqa: E402
+from .common.dtype import (  # noqa: E402 - every name of mindspore.dtype is also top level, as in MindSpore
+    Type,
+    byte,
+    cdouble,
+    cfloat,
+    double,
+    dtype_to_nptype,
+    dtype_to_pytype,
+    float8_e4m3fn,
+    float8_e5m2,
+    float_,
+    get_py_obj_dtype,
+    half,
+    hifloat8,
+    int_,
+    intc,
+    intp,
+    long,
+    pytype_to_dtype,
+    qint4x2,
+    short,
+    single,
+    ubyte,
+    uint,
+    uintc,
+    uintp,
+    ushort,
+)
 from .communication import (  # noqa: E402
     get_auto_parallel_context,
     reset_auto_parallel_context,
@@ -78,7 +105,10 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "set_device", "Tensor", "tensor",
-    "dtype", "bool", "complex64", "complex128", "dtype_to_nptype", "pytype_to_dtype", "alias_mindspore", "Parameter",
+    "dtype", "bool", "complex64", "complex128", "dtype_to_nptype", "pytype_to_dtype", "dtype_to_pytype",
+    "get_py_obj_dtype", "Type", "byte", "short", "intc", "long", "intp", "ubyte", "ushort", "uintc", "uintp", "cfloat",
+    "cdouble", "float8_e4m3fn", "float8_e5m2", "hifloat8", "qint4x2", "half", "single", "double", "float_", "int_",
+    "uint", "alias_mindspore", "Parameter",
     "ParameterTuple", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
     "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad", "jit",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
