@@ -3,6 +3,7 @@ others naming the key; set_device; jit's MindSpore 2.10 keywords; PYNATIVE_MODE 
 
 from __future__ import annotations
 
+import json
 import logging
 
 import numpy as np
@@ -14,9 +15,26 @@ from opbuild.core import context_keys
 from .conftest import run_python
 
 
-def test_default_mode_is_pynative_as_mindspore_2():
-    out = run_python("import opbuild as ms; print(ms.get_context('mode') == ms.PYNATIVE_MODE)")
-    assert out.stdout.strip() == "True"
+DEFAULT_MODE_CELL = """
+import json, numpy as np, opbuild as ms
+from opbuild import nn, ops
+class Net(nn.Cell):
+    def construct(self, x):
+        return ops.exp(x) * 2.0
+mode = ms.get_context("mode")
+out = Net()(ms.tensor(np.linspace(-1, 1, 5).astype(np.float32)))
+rep = ms.build_report().as_dict()
+print(json.dumps([mode, rep["built"], rep["reused"], float(out.asnumpy()[0])]))
+"""
+
+
+def test_default_mode_is_pynative_and_its_kernels_are_cached(tmp_path):
+    env = {"OPBUILD_CACHE_PATH": str(tmp_path), "RANK_ID": "", "OPBUILD_CACHE": ""}
+    first = json.loads(run_python(DEFAULT_MODE_CELL, env=env).stdout.strip().splitlines()[-1])
+    second = json.loads(run_python(DEFAULT_MODE_CELL, env=env).stdout.strip().splitlines()[-1])
+    assert first[0] == ms.PYNATIVE_MODE  # MindSpore 2.x's default
+    assert first[1:3] == [2, 0] and second[1:3] == [0, 2]  # Exp and Mul, op by op: built once, then reused
+    assert first[3] == pytest.approx(2 * np.exp(-1.0), rel=1e-6)
 
 
 @pytest.mark.parametrize("key,value", [
