@@ -14,7 +14,6 @@ from opbuild.core import context_keys
 
 from .conftest import run_python
 
-
 DEFAULT_MODE_CELL = """
 import json, numpy as np, opbuild as ms
 from opbuild import nn, ops
