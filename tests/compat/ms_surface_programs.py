@@ -398,7 +398,31 @@ def cell_methods(ms):
         "n_params": len(list(net.get_parameters())),
         "cells": len(net.cells()),
         "insert_child": _insert_child(ms),
+        "cls_name": net.cls_name,
+        "apply": _apply_count(ms),
+        "update_names": _update_names(ms),
+        "recompute": lambda: type(ms.nn.Dense(2, 2).recompute()).__name__,
+        "untrainable": lambda: [p.name for p in _frozen(ms).untrainable_params()],
+        "parameters_dict_values": lambda: [tuple(p.shape) for p in net.parameters_dict().values()],
     }
+
+
+def _apply_count(ms):
+    seen = []
+    ms.nn.SequentialCell([ms.nn.Dense(2, 2), ms.nn.ReLU()]).apply(lambda c: seen.append(type(c).__name__))
+    return seen
+
+
+def _update_names(ms):
+    net = ms.nn.Dense(2, 2)
+    net.update_parameters_name("head.")
+    return [p.name for p in net.get_parameters()]
+
+
+def _frozen(ms):
+    net = ms.nn.Dense(2, 2)
+    net.bias.requires_grad = False
+    return net
 
 
 def _insert_child(ms):

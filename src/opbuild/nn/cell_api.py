@@ -107,6 +107,30 @@ class CellApi:
         object.__setattr__(self, "requires_grad", bool(requires_grad))
         return self
 
+    @property
+    def cls_name(self) -> str:
+        """The class name of the cell."""
+        return type(self).__name__
+
+    def apply(self, fn: Callable) -> CellApi:
+        """Call ``fn(cell)`` on every sub-cell, children before their parent, then on this cell; returns it."""
+        for cell in self.cells():
+            cell.apply(fn)
+        fn(self)
+        return self
+
+    def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
+        """Prefix the names of the parameters (this cell's and, with ``recurse``, its sub-cells')."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"update_parameters_name: prefix must be a str, got {type(prefix).__name__}")
+        for p in self.get_parameters(expand=recurse):
+            p.name = prefix + p.name
+
+    def recompute(self, **kwargs: Any) -> None:
+        """Accepted: MindSpore recomputes this cell's activations in the backward pass to save device memory;
+        opbuild's memory plan keeps what the backward pass reads, with the same results."""
+        return None
+
     # ---- hooks ---------------------------------------------------------------------------------------
     def _hooks(self, kind: str) -> OrderedDict:
         return self.__dict__.setdefault(kind, OrderedDict())
