@@ -56,8 +56,8 @@ def _cast_to(dtype: str, name: str):
     return method
 
 
-class TensorMethods:
-    """Mixin of Tensor's documented methods (see the module docstring). ``self`` is always a Tensor."""
+class _TensorArrayMethods:
+    """Metadata, conversion, shape, data movement and creation methods (``self`` is always a Tensor)."""
 
     __slots__ = ()
 
@@ -130,6 +130,117 @@ class TensorMethods:
         if self._data is not None:
             return _new_like(self, self._data.copy())
         return _ops().reshape(self, self.shape)
+
+    # ---- shape and data movement ---------------------------------------------------------------------
+    def ravel(self):
+        """The elements as a 1-D tensor."""
+        return self.reshape(-1)
+
+    def swapaxes(self, axis0: int, axis1: int):
+        """Exchange two axes."""
+        return _ops().swapaxes(self, axis0, axis1)
+
+    def tile(self, reps):
+        """Repeat the tensor along each axis (``ops.tile``)."""
+        return _ops().tile(self, tuple(reps))
+
+    def broadcast_to(self, shape):
+        """Broadcast to ``shape``."""
+        return _ops().broadcast_to(self, tuple(shape))
+
+    def expand_as(self, other):
+        """Broadcast to ``other``'s shape."""
+        return _ops().broadcast_to(self, tuple(other.shape))
+
+    def gather(self, input_indices, axis: int, batch_dims: int = 0):
+        """Slices along ``axis`` picked by ``input_indices`` (``ops.gather``)."""
+        return _ops().gather(self, input_indices, axis, batch_dims)
+
+    def flip(self, dims):
+        """Reverse along ``dims``."""
+        return _ops().flip(self, dims)
+
+    def narrow(self, axis: int, start: int, length: int):
+        """``length`` elements along ``axis`` from ``start``."""
+        return _ops().narrow(self, axis, start, length)
+
+    def select(self, dim: int, index: int):
+        """The slice at ``index`` along ``dim``, that dim removed."""
+        return self[(slice(None),) * (dim % self.ndim) + (index,)]
+
+    def tril(self, diagonal: int = 0):
+        """Lower triangle of the last two dims."""
+        return _ops().tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0):
+        """Upper triangle of the last two dims."""
+        return _ops().triu(self, diagonal)
+
+    def diag(self):
+        """A 1-D tensor as the diagonal of a square matrix."""
+        return _ops().diag(self)
+
+    def roll(self, shifts, dims=None):
+        """Elements shifted along ``dims``, wrapping around (``ops.roll``)."""
+        return _ops().roll(self, shifts, dims)
+
+    def repeat(self, repeats: int, axis=None):
+        """Each element repeated ``repeats`` times along ``axis`` (None: of the flattened tensor), as
+        ``numpy.repeat`` with an int count."""
+        if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 0:
+            raise TypeError(f"Tensor.repeat: repeats must be a non-negative int, got {repeats!r}")
+        x = self.reshape(-1) if axis is None else self
+        return _ops().repeat_elements(x, repeats, 0 if axis is None else axis)
+
+    def split(self, split_size_or_sections, axis: int = 0):
+        """Pieces along ``axis`` (``ops.split``)."""
+        return _ops().split(self, split_size_or_sections, axis)
+
+    def chunk(self, chunks: int, axis: int = 0):
+        """``chunks`` pieces along ``axis``."""
+        return _ops().chunk(self, chunks, axis)
+
+    def unbind(self, dim: int = 0):
+        """The slices along ``dim``."""
+        return _ops().unstack(self, dim)
+
+    def softmax(self, axis: int = -1):
+        """Softmax along ``axis``."""
+        return _ops().softmax(self, axis)
+
+    def log_softmax(self, axis: int = -1):
+        """Log-softmax along ``axis``."""
+        return _ops().log_softmax(self, axis)
+
+    # ---- creation like this one and in-place fills -----------------------------------------------------
+    def new_zeros(self, size, dtype=None):
+        """Zeros of ``size`` in this tensor's dtype (or ``dtype``)."""
+        return _ops().zeros(tuple(size) if not isinstance(size, int) else (size,), dtype or self.dtype)
+
+    def new_ones(self, size, dtype=None):
+        """Ones of ``size`` in this tensor's dtype (or ``dtype``)."""
+        return _ops().ones(tuple(size) if not isinstance(size, int) else (size,), dtype or self.dtype)
+
+    def fill(self, value):
+        """A new tensor of this shape and dtype holding ``value`` everywhere."""
+        return _ops().full(self.shape, value, dtype=self.dtype)
+
+    def fill_(self, value):
+        """Set every element to ``value``, in place; returns the tensor."""
+        self[...] = value
+        return self
+
+    def zero_(self):
+        """Set every element to 0, in place; returns the tensor."""
+        return self.fill_(0)
+
+
+
+class TensorMethods(_TensorArrayMethods):
+    """Mixin of Tensor's documented methods (see the module docstring): the array methods above, plus
+    arithmetic, comparison and reductions. ``self`` is always a Tensor."""
+
+    __slots__ = ()
 
     # ---- arithmetic and comparison (functional-API calls) ----------------------------------------------
     add = _binary("add", "self + other (``ops.add``).")
@@ -273,110 +384,6 @@ class TensorMethods:
     def trace(self):
         """Sum of the main diagonal."""
         return _ops().trace(self)
-
-    # ---- shape and data movement ---------------------------------------------------------------------
-    def ravel(self):
-        """The elements as a 1-D tensor."""
-        return self.reshape(-1)
-
-    def swapaxes(self, axis0: int, axis1: int):
-        """Exchange two axes."""
-        return _ops().swapaxes(self, axis0, axis1)
-
-    def tile(self, reps):
-        """Repeat the tensor along each axis (``ops.tile``)."""
-        return _ops().tile(self, tuple(reps))
-
-    def broadcast_to(self, shape):
-        """Broadcast to ``shape``."""
-        return _ops().broadcast_to(self, tuple(shape))
-
-    def expand_as(self, other):
-        """Broadcast to ``other``'s shape."""
-        return _ops().broadcast_to(self, tuple(other.shape))
-
-    def gather(self, input_indices, axis: int, batch_dims: int = 0):
-        """Slices along ``axis`` picked by ``input_indices`` (``ops.gather``)."""
-        return _ops().gather(self, input_indices, axis, batch_dims)
-
-    def flip(self, dims):
-        """Reverse along ``dims``."""
-        return _ops().flip(self, dims)
-
-    def narrow(self, axis: int, start: int, length: int):
-        """``length`` elements along ``axis`` from ``start``."""
-        return _ops().narrow(self, axis, start, length)
-
-    def select(self, dim: int, index: int):
-        """The slice at ``index`` along ``dim``, that dim removed."""
-        return self[(slice(None),) * (dim % self.ndim) + (index,)]
-
-    def tril(self, diagonal: int = 0):
-        """Lower triangle of the last two dims."""
-        return _ops().tril(self, diagonal)
-
-    def triu(self, diagonal: int = 0):
-        """Upper triangle of the last two dims."""
-        return _ops().triu(self, diagonal)
-
-    def diag(self):
-        """A 1-D tensor as the diagonal of a square matrix."""
-        return _ops().diag(self)
-
-    def roll(self, shifts, dims=None):
-        """Elements shifted along ``dims``, wrapping around (``ops.roll``)."""
-        return _ops().roll(self, shifts, dims)
-
-    def repeat(self, repeats: int, axis=None):
-        """Each element repeated ``repeats`` times along ``axis`` (None: of the flattened tensor), as
-        ``numpy.repeat`` with an int count."""
-        if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 0:
-            raise TypeError(f"Tensor.repeat: repeats must be a non-negative int, got {repeats!r}")
-        x = self.reshape(-1) if axis is None else self
-        return _ops().repeat_elements(x, repeats, 0 if axis is None else axis)
-
-    def split(self, split_size_or_sections, axis: int = 0):
-        """Pieces along ``axis`` (``ops.split``)."""
-        return _ops().split(self, split_size_or_sections, axis)
-
-    def chunk(self, chunks: int, axis: int = 0):
-        """``chunks`` pieces along ``axis``."""
-        return _ops().chunk(self, chunks, axis)
-
-    def unbind(self, dim: int = 0):
-        """The slices along ``dim``."""
-        return _ops().unstack(self, dim)
-
-    def softmax(self, axis: int = -1):
-        """Softmax along ``axis``."""
-        return _ops().softmax(self, axis)
-
-    def log_softmax(self, axis: int = -1):
-        """Log-softmax along ``axis``."""
-        return _ops().log_softmax(self, axis)
-
-    # ---- creation like this one and in-place fills -----------------------------------------------------
-    def new_zeros(self, size, dtype=None):
-        """Zeros of ``size`` in this tensor's dtype (or ``dtype``)."""
-        return _ops().zeros(tuple(size) if not isinstance(size, int) else (size,), dtype or self.dtype)
-
-    def new_ones(self, size, dtype=None):
-        """Ones of ``size`` in this tensor's dtype (or ``dtype``)."""
-        return _ops().ones(tuple(size) if not isinstance(size, int) else (size,), dtype or self.dtype)
-
-    def fill(self, value):
-        """A new tensor of this shape and dtype holding ``value`` everywhere."""
-        return _ops().full(self.shape, value, dtype=self.dtype)
-
-    def fill_(self, value):
-        """Set every element to ``value``, in place; returns the tensor."""
-        self[...] = value
-        return self
-
-    def zero_(self):
-        """Set every element to 0, in place; returns the tensor."""
-        return self.fill_(0)
-
 
 def _new_like(t: Any, data: np.ndarray) -> Any:
     """A plain Tensor (never a Parameter) of ``data``."""
