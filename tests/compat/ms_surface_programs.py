@@ -358,6 +358,78 @@ def tensor_methods(ms):
     }
 
 
+def tensor_methods_more(ms):
+    x = ms.tensor([[1.5, -2.7, 3.0], [-4.0, 5.5, -6.0]], ms.float32)
+    n = ms.tensor([1.0, float("nan"), float("inf"), -float("inf")], ms.float32)
+    v = ms.tensor([1.0, 2.0, 3.0], ms.float32)
+    m = ms.tensor(np.arange(9, dtype=np.float32).reshape(3, 3))
+    return {
+        "trunc": lambda: x.trunc(),
+        "frac": lambda: x.frac(),
+        "isinf": lambda: n.isinf(),
+        "isposinf": lambda: n.isposinf(),
+        "isneginf": lambda: n.isneginf(),
+        "nan_to_num": lambda: n.nan_to_num(0.0, 9.0, -9.0),
+        "nansum": lambda: n[:2].nansum(),
+        "nanmean": lambda: ms.ops.nanmean(ms.tensor([1.0, float("nan"), 3.0])),
+        "hypot": lambda: v.hypot(v),
+        "logaddexp": lambda: v.logaddexp(v),
+        "logaddexp2": lambda: v.logaddexp2(v),
+        "xlogy": lambda: ms.tensor([0.0, 2.0]).xlogy(ms.tensor([0.5, 3.0])),
+        "xdivy": lambda: ms.tensor([0.0, 2.0]).xdivy(ms.tensor([0.5, 4.0])),
+        "float_power": lambda: v.float_power(2),
+        "fmax": lambda: ms.tensor([1.0, float("nan")]).fmax(ms.tensor([float("nan"), 2.0])),
+        "fmin": lambda: ms.tensor([1.0, float("nan")]).fmin(ms.tensor([float("nan"), 2.0])),
+        "heaviside": lambda: ms.tensor([-1.0, 0.0, 2.0]).heaviside(ms.tensor([0.5])),
+        "deg2rad": lambda: ms.tensor([180.0]).deg2rad(),
+        "rad2deg": lambda: ms.tensor([3.0]).rad2deg(),
+        "erfc": lambda: ms.tensor([0.0, 0.5]).erfc(),
+        "logit": lambda: ms.tensor([0.25, 0.5]).logit(),
+        "outer": lambda: v.outer(v),
+        "ger": lambda: v.ger(v),
+        "inner": lambda: v.inner(v),
+        "dot": lambda: v.dot(v),
+        "mm": lambda: m.mm(m),
+        "bmm": lambda: m.reshape(1, 3, 3).bmm(m.reshape(1, 3, 3)),
+        "addmv": lambda: v.addmv(m, v),
+        "addr": lambda: m.addr(v, v),
+        "baddbmm": lambda: m.reshape(1, 3, 3).baddbmm(m.reshape(1, 3, 3), m.reshape(1, 3, 3)),
+        "diff": lambda: x.diff(),
+        "diagonal": lambda: m.diagonal(),
+        "diagonal_offset": lambda: m.diagonal(1),
+        "rot90": lambda: x.rot90(1, (0, 1)),
+        "moveaxis": lambda: m.reshape(1, 3, 3).moveaxis(0, 2),
+        "movedim": lambda: m.reshape(1, 3, 3).movedim(0, 2),
+        "gather_elements": lambda: m.gather_elements(1, ms.tensor([[0, 0], [1, 0], [2, 2]], ms.int32)),
+        "aminmax": lambda: x.aminmax(axis=1),
+        "ptp": lambda: x.ptp(),
+        "take": lambda: x.take(ms.tensor([0, 4], ms.int32)),
+        "eq": lambda: v.eq(ms.tensor([1.0, 0.0, 3.0])),
+        "swapdims": lambda: x.swapdims(0, 1),
+        "mT": lambda: x.mT,
+        "t": lambda: x.t(),
+        "fliplr": lambda: x.fliplr(),
+        "flipud": lambda: x.flipud(),
+        "reshape_as": lambda: v.reshape_as(ms.tensor(np.zeros((3, 1), np.float32))),
+        "view_as": lambda: v.view_as(ms.tensor(np.zeros((1, 3), np.float32))),
+        "type_as": lambda: v.type_as(ms.tensor([1], ms.int32)),
+        "ndimension": lambda: x.ndimension(),
+        "new_full": lambda: x.new_full((2,), 7.0),
+        "positive": lambda: x.positive(),
+        "sgn": lambda: x.sgn(),
+        "repeat_interleave": lambda: v.repeat_interleave(2),
+        "is_signed": lambda: x.is_signed(),
+        "is_complex": lambda: x.is_complex(),
+        "argmax_with_value": lambda: x.argmax_with_value(1),
+        "argmin_with_value": lambda: x.argmin_with_value(1),
+        "add_": lambda: ms.tensor([1.0, 2.0]).add_(ms.tensor([1.0, 1.0])),
+        "mul_": lambda: ms.tensor([1.0, 2.0]).mul_(3.0),
+        "clamp_": lambda: ms.tensor([-1.0, 2.0]).clamp_(0.0, 1.0),
+        "masked_fill_": lambda: ms.tensor([1.0, 2.0]).masked_fill_(ms.tensor([True, False]), 0.0),
+        "copy_": lambda: ms.tensor([1.0, 2.0]).copy_(ms.tensor([5.0, 6.0])),
+    }
+
+
 def cell_methods(ms):
     nn = ms.nn
 
@@ -464,7 +536,8 @@ def jit_options(ms):
 PROGRAMS = {fn.__name__: fn for fn in (tensor_constructors, dtype_namespace, tensor_values, tensor_setitem,
                                        tensor_assign_value, type_promotion, primitive_outputs, integer_math,
                                        integer_cos, nn_details,
-                                       reductions_keywords, tensor_methods, cell_methods, context_api,
+                                       reductions_keywords, tensor_methods, tensor_methods_more, cell_methods,
+                                       context_api,
                                        jit_options)}
 """Every program by name: the recorder records each, the test compares each."""
 

@@ -40,3 +40,19 @@ def test_in_place_fills(pynative_mode):
     t = ms.tensor(X)
     assert t.fill_(2.5) is t and t.asnumpy().tolist() == [[2.5] * 3] * 2
     assert t.zero_() is t and not t.asnumpy().any()
+
+
+def test_fmin_fmax_ignore_nan(mode):
+    a = np.array([1.0, np.nan, np.nan, 4.0], np.float32)
+    b = np.array([np.nan, 2.0, np.nan, 3.0], np.float32)
+    lo, hi = run(mode, lambda x, y: (x.fmin(y), x.fmax(y)), a, b)
+    np.testing.assert_array_equal(lo, np.fmin(a, b))
+    np.testing.assert_array_equal(hi, np.fmax(a, b))
+
+
+def test_in_place_variants(pynative_mode):
+    t = ms.tensor([-1.0, 2.0, 0.5])
+    assert t.clamp_(0.0, 1.0) is t and t.tolist() == [0.0, 1.0, 0.5]
+    assert t.masked_fill_(ms.tensor([True, False, False]), 9.0) is t and t.tolist() == [9.0, 1.0, 0.5]
+    assert t.copy_(ms.tensor([4, 5, 6], ms.int32)) is t and t.tolist() == [4.0, 5.0, 6.0] and t.dtype == ms.float32
+    assert t.new_full((2,), 7.0).tolist() == [7.0, 7.0]

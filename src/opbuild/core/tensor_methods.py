@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import dtype_of
+from .tensor_more import TensorMoreMethods
 
 _functional: Any = None
 
@@ -236,7 +237,7 @@ class _TensorArrayMethods:
 
 
 
-class TensorMethods(_TensorArrayMethods):
+class TensorMethods(_TensorArrayMethods, TensorMoreMethods):
     """Mixin of Tensor's documented methods (see the module docstring): the array methods above, plus
     arithmetic, comparison and reductions. ``self`` is always a Tensor."""
 
