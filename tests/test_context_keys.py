@@ -3,6 +3,7 @@ others naming the key; set_device; jit's MindSpore 2.10 keywords; PYNATIVE_MODE 
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 
@@ -105,3 +106,28 @@ def test_jit_accepts_mindspore_2_10_keywords(graph_mode):
 def test_jit_refuses_bad_options(kwargs, error, match):
     with pytest.raises(error, match=match):
         ms.jit(lambda x: x, **kwargs)
+
+
+def test_jit_on_a_cell_method_compiles_once_per_signature_and_follows_the_structure(pynative_mode):
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.scale = ms.Parameter(ms.tensor([2.0]), name="scale")
+
+        @ms.jit
+        def construct(self, a):
+            return a * self.scale
+
+    net, other = Net(), Net()
+    other.scale.set_data(np.array([3.0], np.float32))
+    assert net(ms.tensor([1.0, 2.0])).tolist() == [2.0, 4.0]
+    assert other(ms.tensor([1.0, 2.0])).tolist() == [3.0, 6.0]  # its own graph, its own parameter
+    net.scale.set_data(np.array([5.0], np.float32))
+    assert net(ms.tensor([1.0, 1.0])).tolist() == [5.0, 5.0]  # parameters are read live
+    assert [len(g) for g in Net.construct._bound.values()] == [1, 1]
+    net.set_train(True)  # a new training flag: a new graph
+    net(ms.tensor([1.0, 1.0]))
+    assert sorted(len(g) for g in Net.construct._bound.values()) == [1, 2]
+    del other
+    gc.collect()
+    assert len(Net.construct._bound) == 1  # a dead instance's graphs go with it

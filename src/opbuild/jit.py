@@ -10,6 +10,7 @@ as in a Cell's graph; other Python state is frozen at trace time, as in MindSpor
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +35,7 @@ class _JitFunction:
             raise TypeError(f"@jit needs a function, got {type(fn).__name__}")
         self.fn = fn
         self._graphs: dict[tuple, tuple[Any, Callable]] = {}
+        self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # method use: instance -> graphs
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: Any) -> Any:
@@ -41,6 +43,24 @@ class _JitFunction:
             return self.fn(*args)
         args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
         return trace.run_compiled(self._graphs, trace.arg_signature(args, "@jit"), self.fn, args)
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        """``@jit`` on a method (``construct`` of a Cell, as MindSpore's tutorials write it): bound to the
+        instance, one graph per (instance, its structure and training flags, input signature)."""
+        if instance is None:
+            return self
+        return functools.partial(self._call_bound, instance)
+
+    def _call_bound(self, instance: Any, *args: Any) -> Any:
+        if trace.current() is not None:
+            return self.fn(instance, *args)
+        args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+        state = instance._state_signature() if hasattr(instance, "_state_signature") else ()
+        # Per instance, weakly: a graph captures its instance's Parameters, so it must die with the instance
+        # (an id() key could be reused by a new object and run the old one's graph).
+        graphs = self._bound.setdefault(instance, {})
+        key = (state, trace.arg_signature(args, "@jit"))
+        return trace.run_compiled(graphs, key, functools.partial(self.fn, instance), args)
 
 
 def jit(function: Callable[..., Any] | None = None, *, capture_mode: str = "ast", jit_level: str = "O0",

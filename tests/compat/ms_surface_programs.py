@@ -529,8 +529,19 @@ def jit_options(ms):
     def g(a):
         return ms.ops.relu(a)
 
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = ms.nn.Dense(2, 2, weight_init="ones", bias_init="zeros")
+
+        @ms.jit
+        def construct(self, a):
+            return self.dense(a) * 2.0
+
     x = ms.tensor([1.0, -2.0])
-    return {"jit_kw": f(x, x), "jit_plain": g(x)}
+    net = Net()
+    return {"jit_kw": f(x, x), "jit_plain": g(x), "jit_method": net(ms.tensor([[1.0, 2.0]])),
+            "jit_method_again": net(ms.tensor([[3.0, 2.0]])), "jit_cell": ms.jit(net)(ms.tensor([[1.0, 1.0]]))}
 
 
 PROGRAMS = {fn.__name__: fn for fn in (tensor_constructors, dtype_namespace, tensor_values, tensor_setitem,
