@@ -128,3 +128,20 @@ def test_tensor_constructor_refusals():
         ms.tensor([1, 2]).item()
     assert ms.Tensor(shape=(2,), dtype=ms.int32, init="ones").tolist() == [1, 1]
     assert ops.full((2,), 1.5, dtype=ms.float32).tolist() == [1.5, 1.5]
+
+
+def test_cell_compile_builds_without_running_and_set_inputs_records(graph_mode):
+    class Net(nn.Cell):
+        def construct(self, x):
+            return ops.exp(x) + 1.0
+
+    net = Net()
+    x = ms.tensor(np.zeros((2, 3), np.float32))
+    net.set_inputs(ms.Tensor(shape=(2, 3), dtype=ms.float32))
+    assert net.get_inputs()[0].shape == (2, 3)
+    net.compile(x)
+    (compiled,) = net.compile_info()
+    assert ms.build_report().built == 1  # built by compile, before any call
+    np.testing.assert_allclose(net(x).asnumpy(), np.full((2, 3), 2.0))
+    (after,) = net.compile_info()
+    assert after is compiled  # the call ran the graph compile built: no second trace

@@ -13,6 +13,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
+
+from ..core import trace
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 
@@ -130,6 +133,29 @@ class CellApi:
         """Accepted: MindSpore recomputes this cell's activations in the backward pass to save device memory;
         opbuild's memory plan keeps what the backward pass reads, with the same results."""
         return None
+
+    # ---- compilation ---------------------------------------------------------------------------------
+    def set_inputs(self, *inputs: Tensor) -> None:
+        """Declare the inputs' shapes and dtypes (MindSpore uses this for dynamic shapes). opbuild compiles one
+        graph per input signature, so static declarations are recorded and returned by :meth:`get_inputs`;
+        a dynamic dimension cannot be declared (``Tensor(shape=[None, ...])`` raises, saying so)."""
+        for t in inputs:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"set_inputs: inputs must be Tensors, got {type(t).__name__}")
+        self.__dict__["_declared_inputs"] = tuple(inputs)
+
+    def get_inputs(self) -> tuple[Tensor, ...] | None:
+        """The inputs given to :meth:`set_inputs` (None before)."""
+        return self.__dict__.get("_declared_inputs")
+
+    def compile(self, *args: Any) -> None:
+        """Trace ``construct`` on ``args``' signature and build every kernel of its graph, without running it
+        (the next call with that signature runs the compiled graph at once)."""
+        args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+        key = (self._state_signature(), trace.arg_signature(args, f"{type(self).__name__} (a Cell)"))
+        if key not in self._graphs:
+            graph, rebuild = trace.trace(self._construct_in_precision, args)
+            self._graphs[key] = (trace.engine().compile_graph(graph), rebuild)
 
     # ---- hooks ---------------------------------------------------------------------------------------
     def _hooks(self, kind: str) -> OrderedDict:
