@@ -56,7 +56,9 @@ def test_mindspore_keys_are_accepted_and_read_back(key, value, caplog, monkeypat
     assert len(notes) == 1 and "changes nothing on opbuild" in notes[0]  # once per process, saying why
 
 
-def test_unset_mindspore_keys_read_their_defaults():
+def test_unset_mindspore_keys_read_their_defaults(monkeypatch):
+    fresh = {k: v for k, v in ms.core.config._context.items() if k not in context_keys.KEYS}
+    monkeypatch.setattr(ms.core.config, "_context", fresh)
     assert ms.get_context("max_call_depth") == 1000
     assert ms.get_context("save_graphs") == 0
 

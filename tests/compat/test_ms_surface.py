@@ -49,12 +49,17 @@ CASES = [pytest.param(p, item, id=f"{p}-{item}",
 def results():
     """Each program run once on opbuild, in MindSpore's default mode (PyNative), from a fresh context."""
     out = {}
-    for name in programs.PROGRAMS:
-        with execution_mode("pynative"):
-            try:
-                out[name] = programs.evaluate(ms, name)
-            except Exception as e:  # noqa: BLE001 - reported per item below
-                out[name] = e
+    saved = dict(ms.core.config._context)  # context_api sets keys: the process context is restored after
+    try:
+        for name in programs.PROGRAMS:
+            with execution_mode("pynative"):
+                try:
+                    out[name] = programs.evaluate(ms, name)
+                except Exception as e:  # noqa: BLE001 - reported per item below
+                    out[name] = e
+    finally:
+        ms.core.config._context.clear()
+        ms.core.config._context.update(saved)
     return out
 
 
