@@ -133,3 +133,16 @@ def test_jit_on_a_cell_method_compiles_once_per_signature_and_follows_the_struct
     del other
     gc.collect()
     assert len(Net.construct._bound) == 1  # a dead instance's graphs go with it
+
+
+def test_device_helpers(monkeypatch):
+    monkeypatch.setattr(ms.core.config, "_context", dict(ms.core.config._context))
+    ms.set_device("CPU", 0)
+    info = ms.get_current_device()
+    assert tuple(info) == ("CPU", 0) and info.device_target == "CPU" and info.device_id == 0
+    ms.set_deterministic(True)
+    assert ms.get_context("deterministic") == "ON"
+    ms.set_recursion_limit(50)
+    assert ms.get_context("max_call_depth") == 50
+    with pytest.raises(TypeError, match="deterministic must be a bool"):
+        ms.set_deterministic("yes")

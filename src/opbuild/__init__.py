@@ -9,6 +9,7 @@ from __future__ import annotations
 from ._version import __version__
 from .core import dtypes as _dtypes  # noqa: E402
 from .core.config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device  # noqa: E402
+from .core.context_keys import get_current_device, set_deterministic, set_recursion_limit  # noqa: E402
 from .core.errors import CompileError, CompilerNotFoundError, OpbuildError, ShapeError  # noqa: E402
 from .core.parameter import Parameter, ParameterTuple, initializer, set_seed  # noqa: E402
 from .core.tensor import Tensor, tensor  # noqa: E402
@@ -104,7 +105,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "set_device", "Tensor", "tensor",
+    "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "set_device", "get_current_device",
+    "set_deterministic", "set_recursion_limit", "Tensor", "tensor",
     "dtype", "bool", "complex64", "complex128", "dtype_to_nptype", "pytype_to_dtype", "dtype_to_pytype",
     "get_py_obj_dtype", "Type", "byte", "short", "intc", "long", "intp", "ubyte", "ushort", "uintc", "uintp", "cfloat",
     "cdouble", "float8_e4m3fn", "float8_e5m2", "hifloat8", "qint4x2", "half", "single", "double", "float_", "int_",
