@@ -2,8 +2,7 @@
 API (so they trace and cache like ``ops.*``), gathered in a mixin that :class:`~opbuild.core.tensor.Tensor`
 inherits.
 
-The functional API is reached through one slot filled by ``opbuild.ops`` when it is imported (MindSpore's
-``tensor_operator_registry``): ops imports the tensor modules, so importing ops here would be a cycle.
+The functional API is reached through the slot of functional_slot.py, filled by ``opbuild.ops``.
 """
 
 from __future__ import annotations
@@ -13,21 +12,8 @@ from typing import Any
 import numpy as np
 
 from .dtypes import dtype_of
+from .functional_slot import _ops, bind_functional  # noqa: F401 - re-exported for tensor.py
 from .tensor_more import TensorMoreMethods
-
-_functional: Any = None
-
-
-def bind_functional(namespace: Any) -> None:
-    """Install the functional API the Tensor methods call (``opbuild.ops`` does this when it is imported)."""
-    global _functional
-    _functional = namespace
-
-
-def _ops() -> Any:
-    if _functional is None:  # only if opbuild.ops was never imported, which ``import opbuild`` always does
-        raise RuntimeError("Tensor operators need opbuild.ops: import opbuild (or opbuild.ops) first")
-    return _functional
 
 
 def _binary(name: str, doc: str):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .functional_slot import _ops
+
 
 def _F() -> Any:  # noqa: N802 - the functional namespace, as ``F`` is in MindSpore's code
-    from .tensor_methods import _ops  # function level: tensor_methods imports this module
-
     return _ops()
 
 
