@@ -430,6 +430,30 @@ def tensor_methods_more(ms):
     }
 
 
+def sparse_tensors(ms):
+    indices = ms.tensor([[0, 1], [1, 2], [0, 1]], ms.int64)
+    values = ms.tensor([1.0, 2.0, 3.0], ms.float32)
+    coo = ms.COOTensor(indices, values, (2, 4))
+    csr = ms.CSRTensor(ms.tensor([0, 1, 2], ms.int32), ms.tensor([1, 2], ms.int32), ms.tensor([2.0, -5.0]), (2, 3))
+    dense = ms.tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+    return {
+        "coo_dense": lambda: coo.to_dense(),
+        "coo_props": lambda: (coo.shape, str(coo.dtype), coo.size, coo.ndim, coo.itemsize),
+        "coo_abs": lambda: ms.COOTensor(indices, -values, (2, 4)).abs().to_dense(),
+        "coo_astype": lambda: coo.astype(ms.float64).to_dense(),
+        "csr_dense": lambda: csr.to_dense(),
+        "csr_props": lambda: (csr.shape, str(csr.dtype), csr.size, csr.ndim),
+        "csr_to_coo": lambda: csr.to_coo().indices,
+        "csr_mv_1d": lambda: csr.mv(ms.tensor([1.0, 2.0, 3.0])),
+        "csr_mv": lambda: csr.mv(ms.tensor([[1.0], [2.0], [3.0]])),
+        "csr_mm": lambda: csr.mm(dense[:, :2]),
+        "csr_sum": lambda: csr.sum(1),
+        "csr_abs": lambda: csr.abs().values,
+        "csr_tuple_len": lambda: len(csr.to_tuple()),
+        "coo_tuple_len": lambda: len(coo.to_tuple()),
+    }
+
+
 def cell_methods(ms):
     nn = ms.nn
 
@@ -547,7 +571,8 @@ def jit_options(ms):
 PROGRAMS = {fn.__name__: fn for fn in (tensor_constructors, dtype_namespace, tensor_values, tensor_setitem,
                                        tensor_assign_value, type_promotion, primitive_outputs, integer_math,
                                        integer_cos, nn_details,
-                                       reductions_keywords, tensor_methods, tensor_methods_more, cell_methods,
+                                       reductions_keywords, tensor_methods, tensor_methods_more, sparse_tensors,
+                                       cell_methods,
                                        context_api,
                                        jit_options)}
 """Every program by name: the recorder records each, the test compares each."""

@@ -23,10 +23,12 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "surf
 RECORDED = json.loads(FIXTURE.read_text())
 
 # (program, item): MindSpore 2.10's CPU backend raises (no kernel registered); opbuild computes the documented
-# result, checked against NumPy in tests/compat/test_tensor_methods.py.
+# result, checked against NumPy in tests/compat/test_tensor_methods.py and test_sparse.py.
 OPBUILD_EXTENDS = {("tensor_methods", n) for n in ("clone", "fill_", "zero_", "repeat", "roll", "floor_divide",
                                                     "addcdiv", "log_softmax")} | {
-    ("tensor_methods_more", n) for n in ("fmin", "new_full", "clamp_", "masked_fill_", "copy_")}
+    ("tensor_methods_more", n) for n in ("fmin", "new_full", "clamp_", "masked_fill_", "copy_")} | {
+    # MindSpore's CPU build fails these with errors of its kernel-compiler service ("Get response before Open()")
+    ("sparse_tensors", n) for n in ("csr_to_coo", "csr_mv", "csr_mm", "csr_sum")}
 
 # (program, item): MindSpore gives a result that opbuild does not have yet, each listed in
 # docs/mindspore-compat.md. Strict: the day one starts to match, the mark must go.
