@@ -146,3 +146,13 @@ def test_device_helpers(monkeypatch):
     assert ms.get_context("max_call_depth") == 50
     with pytest.raises(TypeError, match="deterministic must be a bool"):
         ms.set_deterministic("yes")
+
+
+def test_jit_config_object(pynative_mode):
+    net = ms.nn.Dense(2, 2)
+    net.set_jit_config(ms.JitConfig(jit_level="O1"))
+    assert net.get_jit_config()["jit_level"] == "O1"
+    with pytest.raises(ValueError, match="jit_level must be"):
+        ms.JitConfig(jit_level="O7")
+    with pytest.raises(TypeError, match="expected a JitConfig"):
+        net.set_jit_config({"jit_level": "O1"})

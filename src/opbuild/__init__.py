@@ -72,7 +72,7 @@ from .communication import (  # noqa: E402
     set_auto_parallel_context,
 )
 from .context import ParallelMode  # noqa: E402
-from .jit import jit  # noqa: E402
+from .jit import JitConfig, jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
 from .sparse import COOTensor, CSRTensor  # noqa: E402
 
@@ -107,7 +107,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "set_device", "get_current_device",
-    "set_deterministic", "set_recursion_limit", "Tensor", "tensor", "COOTensor", "CSRTensor",
+    "set_deterministic", "set_recursion_limit", "Tensor", "tensor", "COOTensor", "CSRTensor", "JitConfig",
     "dtype", "bool", "complex64", "complex128", "dtype_to_nptype", "pytype_to_dtype", "dtype_to_pytype",
     "get_py_obj_dtype", "Type", "byte", "short", "intc", "long", "intp", "ubyte", "ushort", "uintc", "uintp", "cfloat",
     "cdouble", "float8_e4m3fn", "float8_e5m2", "hifloat8", "qint4x2", "half", "single", "double", "float_", "int_",

@@ -44,13 +44,23 @@ RENAMED: dict[str, str] = {
     "mindspore.nn.wrap.loss_scale": "opbuild.nn.loss_scale",
     "mindspore.nn.optim.optimizer": "opbuild.nn.optim.optimizer",
     "mindspore.train.serialization": "opbuild.train.serialization",
+    "mindspore.nn.loss.loss": "opbuild.nn.loss",
+    "mindspore.nn.optim.sgd": "opbuild.nn.optim.momentum",
+    "mindspore.common.sparse_tensor": "opbuild.sparse",
+    "mindspore.common.jit_config": "opbuild.jit",
+    "mindspore.train.metrics": "opbuild.train.metrics",
 }
 
 
 def counterpart(fullname: str) -> str:
-    """The opbuild module name for the MindSpore module name ``fullname``."""
-    if fullname in RENAMED:
-        return RENAMED[fullname]
+    """The opbuild module name for the MindSpore module name ``fullname``: the longest :data:`RENAMED` prefix
+    rewritten (``mindspore.nn.layer.activation`` is ``opbuild.nn.layers.activation``), else the same path
+    under ``opbuild``."""
+    parts = fullname.split(".")
+    for n in range(len(parts), 1, -1):
+        prefix = ".".join(parts[:n])
+        if prefix in RENAMED:
+            return ".".join([RENAMED[prefix], *parts[n:]])
     return "opbuild" + fullname[len("mindspore"):]
 
 

@@ -88,3 +88,20 @@ def jit(function: Callable[..., Any] | None = None, *, capture_mode: str = "ast"
     if function is None:
         return lambda fn: _JitFunction(fn)
     return _JitFunction(function)
+
+
+class JitConfig:
+    """MindSpore's ``JitConfig(jit_level='', exc_mode='auto', jit_syntax_level='', debug_level='RELEASE',
+    infer_boost='off', **kwargs)``, for ``Cell.set_jit_config``: the values are checked and kept in
+    ``jit_config_dict``; like ``jit``'s options they choose among MindSpore's compilers and change nothing here."""
+
+    def __init__(self, jit_level: str = "", exc_mode: str = "auto", jit_syntax_level: str = "",
+                 debug_level: str = "RELEASE", infer_boost: str = "off", **kwargs: Any):
+        if jit_level not in ("", "O0", "O1", "O2"):
+            raise ValueError(f"JitConfig: jit_level must be '', 'O0', 'O1' or 'O2', got {jit_level!r}")
+        if exc_mode not in ("auto", "sink", "no_sink"):
+            raise ValueError(f"JitConfig: exc_mode must be 'auto', 'sink' or 'no_sink', got {exc_mode!r}")
+        if infer_boost not in ("on", "off"):
+            raise ValueError(f"JitConfig: infer_boost must be 'on' or 'off', got {infer_boost!r}")
+        self.jit_config_dict = {"jit_level": jit_level, "exc_mode": exc_mode, "jit_syntax_level": jit_syntax_level,
+                                "debug_level": debug_level, "infer_boost": infer_boost, **kwargs}

@@ -148,6 +148,17 @@ class CellApi:
         """The inputs given to :meth:`set_inputs` (None before)."""
         return self.__dict__.get("_declared_inputs")
 
+    def set_jit_config(self, jit_config: Any) -> None:
+        """Record a ``JitConfig`` (MindSpore chooses its graph compiler by it; opbuild has one)."""
+        if not hasattr(jit_config, "jit_config_dict"):
+            raise TypeError(f"set_jit_config: expected a JitConfig, got {type(jit_config).__name__}")
+        self.__dict__["_jit_config"] = jit_config
+
+    def get_jit_config(self) -> dict:
+        """The ``jit_config_dict`` of the JitConfig set (empty before)."""
+        config = self.__dict__.get("_jit_config")
+        return dict(config.jit_config_dict) if config is not None else {}
+
     def compile(self, *args: Any) -> None:
         """Trace ``construct`` on ``args``' signature and build every kernel of its graph, without running it
         (the next call with that signature runs the compiled graph at once)."""
