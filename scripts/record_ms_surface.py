@@ -18,6 +18,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -29,7 +30,7 @@ SCRIPTS = sorted((REPO / "tests" / "compat" / "zoo").glob("*.py"))
 
 
 def _load_programs():
-    spec = importlib.util.spec_from_file_location("ms_surface_programs", PROGRAMS)
+    spec = importlib.util.spec_from_file_location("ms_surface_programs", str(PROGRAMS))
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -56,7 +57,9 @@ def main(argv: list[str]) -> int:
     for name in names:
         command = ([sys.executable, str(REPO / "tests" / "compat" / "zoo" / name[len("script:"):])]
                    if name.startswith("script:") else [sys.executable, __file__, "--child", name])
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+        # In a scratch directory: MindSpore writes its kernel caches (akg_kernel_meta/, rank_0/) into the cwd.
+        with tempfile.TemporaryDirectory(prefix="ms-record-") as scratch:
+            proc = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False, cwd=scratch)
         lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
         if proc.returncode != 0 or not lines:
             print(f"{name}: failed (exit {proc.returncode})\n{proc.stderr[-2000:]}", file=sys.stderr)
