@@ -33,9 +33,6 @@ OPBUILD_EXTENDS = {("tensor_methods", n) for n in ("clone", "fill_", "zero_", "r
 # (program, item): MindSpore gives a result that opbuild does not have yet, each listed in
 # docs/mindspore-compat.md. Strict: the day one starts to match, the mark must go.
 MISSING = {
-    ("tensor_methods", "sort"): "no Sort primitive (sort/argsort/topk need a sorting kernel)",
-    ("tensor_methods", "argsort"): "no Sort primitive",
-    ("tensor_methods", "topk"): "no TopK primitive",
     ("tensor_methods", "nonzero"): "nonzero's shape depends on the values; no such primitive",
     ("tensor_methods", "bitwise_and"): "no bitwise primitives",
     ("tensor_methods", "cumprod"): "no CumProd primitive",

@@ -56,3 +56,22 @@ def test_in_place_variants(pynative_mode):
     assert t.masked_fill_(ms.tensor([True, False, False]), 9.0) is t and t.tolist() == [9.0, 1.0, 0.5]
     assert t.copy_(ms.tensor([4, 5, 6], ms.int32)) is t and t.tolist() == [4.0, 5.0, 6.0] and t.dtype == ms.float32
     assert t.new_full((2,), 7.0).tolist() == [7.0, 7.0]
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_topk_match_numpy_in_both_modes(mode, descending):
+    x = np.random.default_rng(5).permutation(24).reshape(4, 6).astype(np.float32)  # distinct values
+    values, indices = run(mode, lambda t: t.sort(axis=1, descending=descending), x)
+    order = np.argsort(-x if descending else x, axis=1, kind="stable")
+    np.testing.assert_array_equal(indices, order)
+    np.testing.assert_array_equal(values, np.take_along_axis(x, order, 1))
+    top, idx = run(mode, lambda t: t.topk(3, dim=0, largest=not descending), x)
+    want = np.argsort(x if descending else -x, axis=0, kind="stable")[:3]
+    np.testing.assert_array_equal(idx, want)
+    np.testing.assert_array_equal(top, np.take_along_axis(x, want, 0))
+    assert indices.dtype == np.int32 and idx.dtype == np.int32
+
+
+def test_sort_keeps_ties_in_order(pynative_mode):
+    values, indices = ms.tensor([2, 1, 2, 1], ms.int32).sort()
+    assert values.tolist() == [1, 1, 2, 2] and indices.tolist() == [1, 3, 0, 2]

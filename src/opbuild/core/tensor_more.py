@@ -75,6 +75,15 @@ class TensorMoreMethods:
     aminmax = _call("aminmax", "(min, max) over an axis.")
     ptp = _call("ptp", "max - min over an axis.")
     take = _call("take", "Elements of the flattened tensor at ``indices``.")
+    topk = _call("topk", "The k largest (smallest) values along a dim and their indices (ops.topk).")
+
+    def sort(self, axis: int = -1, descending: bool = False):
+        """(values, indices) sorted along ``axis``."""
+        return _F().sort(self, axis, descending)
+
+    def argsort(self, axis: int = -1, descending: bool = False):
+        """The indices that sort the tensor along ``axis``."""
+        return _F().argsort(self, axis, descending)
 
     def eq(self, other):
         """self == other."""

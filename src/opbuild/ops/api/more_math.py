@@ -263,7 +263,57 @@ def aminmax(input, *, axis: int = 0, keepdims: bool = False) -> tuple[Tensor, Te
     return M.amin(input, axis, keepdims), M.amax(input, axis, keepdims)
 
 
-__all__ = ["trunc", "frac", "isinf", "isposinf", "isneginf", "nan_to_num", "nansum", "nanmean", "hypot",
+def _extreme_value(dtype, largest: bool):
+    """The value that never wins: -inf (or the lowest integer) when taking maxima, +inf (highest) for minima."""
+    if dtype.is_float:
+        return float("-inf") if largest else float("inf")
+    info = np.iinfo(dtype.np_dtype) if dtype.name != "bool" else None
+    if info is None:
+        raise TypeError("topk/sort: bool tensors are not supported; cast to an integer dtype first")
+    return int(info.min) if largest else int(info.max)
+
+
+def topk(input, k: int, dim=None, largest: bool = True, sorted: bool = True) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """``ops.topk(input, k, dim=None, largest=True, sorted=True)``: the ``k`` largest (smallest) values along
+    ``dim`` (None: the last) and their indices (int32, as MindSpore 2.10 gives them), best first; ties go to
+    the lower index.
+
+    Composed of k ArgMax/ArgMin steps (each masking out the element it chose), so it suits the small ``k`` and
+    axes of model code; NaNs are not ordered."""
+    x = as_tensor(input)
+    ax = (x.ndim - 1 if dim is None else dim) % max(x.ndim, 1)
+    n = x.shape[ax]
+    if not 0 <= k <= n:
+        raise ValueError(f"topk: k must be in [0, {n}] for a dim of size {n}, got {k}")
+    op = "ArgMax" if largest else "ArgMin"
+    never = T._scalar_like(_extreme_value(x.dtype, largest), x)
+    positions = Tensor(np.arange(n, dtype=np.int32).reshape([n if d == ax else 1 for d in range(x.ndim)]))
+    work, values, indices = x, [], []
+    for _ in range(k):
+        idx = apply("ExpandDims", {"axis": ax}, [apply(op, {"axis": ax, "output_type": "int32"}, [work])])
+        values.append(apply("GatherD", {"dim": ax}, [x, idx]))
+        indices.append(idx)
+        work = M.where(M.equal(positions, idx), never, work)
+    if k == 0:
+        shape = tuple(0 if d == ax else s for d, s in enumerate(x.shape))
+        return Tensor(np.zeros(shape, x.dtype.np_dtype)), Tensor(np.zeros(shape, np.int32))
+    return A.cat(values, ax), A.cat(indices, ax)
+
+
+def sort(input_x, axis: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:
+    """``ops.sort(input_x, axis=-1, descending=False)``: the values sorted along ``axis`` and their (int32)
+    indices (ties keep their order), as :func:`topk` over the whole axis."""
+    x = as_tensor(input_x)
+    return topk(x, x.shape[axis], axis, largest=descending)
+
+
+def argsort(input, axis: int = -1, descending: bool = False) -> Tensor:
+    """``ops.argsort(input, axis=-1, descending=False)``: the indices that sort ``input`` along ``axis``."""
+    return sort(input, axis, descending)[1]
+
+
+__all__ = ["topk", "sort", "argsort",
+           "trunc", "frac", "isinf", "isposinf", "isneginf", "nan_to_num", "nansum", "nanmean", "hypot",
            "logaddexp", "logaddexp2", "xlogy", "xdivy", "float_power", "fmax", "fmin", "heaviside", "deg2rad",
            "rad2deg", "erfc", "logit", "outer", "inner", "mm", "addmv", "addr", "baddbmm", "diff", "diagonal",
            "rot90", "moveaxis", "gather_elements", "aminmax"]
