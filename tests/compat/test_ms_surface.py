@@ -35,7 +35,6 @@ OPBUILD_EXTENDS = {("tensor_methods", n) for n in ("clone", "fill_", "zero_", "r
 MISSING = {
     ("tensor_methods", "nonzero"): "nonzero's shape depends on the values; no such primitive",
     ("tensor_methods", "bitwise_and"): "no bitwise primitives",
-    ("tensor_methods", "cumprod"): "no CumProd primitive",
 }
 
 CASES = [pytest.param(p, item, id=f"{p}-{item}",

@@ -75,3 +75,10 @@ def test_sort_topk_match_numpy_in_both_modes(mode, descending):
 def test_sort_keeps_ties_in_order(pynative_mode):
     values, indices = ms.tensor([2, 1, 2, 1], ms.int32).sort()
     assert values.tolist() == [1, 1, 2, 2] and indices.tolist() == [1, 3, 0, 2]
+
+
+def test_cumprod_is_exact_with_zeros_and_negatives(mode):
+    x = np.array([[2, -3, 0, 4, -1, 5, 2], [1, 1, -2, 3, 3, 1, -1]], np.int32)
+    np.testing.assert_array_equal(run(mode, lambda t: t.cumprod(1), x), np.cumprod(x, 1))
+    f = np.array([1.5, -2.0, 0.5], np.float32)
+    np.testing.assert_allclose(run(mode, lambda t: t.cumprod(0), f), np.cumprod(f))

@@ -75,6 +75,10 @@ class TensorMoreMethods:
     aminmax = _call("aminmax", "(min, max) over an axis.")
     ptp = _call("ptp", "max - min over an axis.")
     take = _call("take", "Elements of the flattened tensor at ``indices``.")
+    def cumprod(self, dim: int, dtype=None):
+        """Running products along ``dim``."""
+        return _F().cumprod(self, dim, dtype)
+
     topk = _call("topk", "The k largest (smallest) values along a dim and their indices (ops.topk).")
 
     def sort(self, axis: int = -1, descending: bool = False):

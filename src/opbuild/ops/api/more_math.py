@@ -312,7 +312,22 @@ def argsort(input, axis: int = -1, descending: bool = False) -> Tensor:
     return sort(input, axis, descending)[1]
 
 
-__all__ = ["topk", "sort", "argsort",
+def cumprod(input, dim: int, dtype=None) -> Tensor:
+    """``ops.cumprod(input, dim, dtype=None)``: running products along ``dim``, by a log-step scan (each step
+    multiplies by the tensor shifted 2**i places, ones shifted in), exact in the input's dtype."""
+    x = as_tensor(input) if dtype is None else M.cast(input, dtype)
+    ax = dim % x.ndim
+    n = x.shape[ax]
+    shift = 1
+    while shift < n:
+        ones = Tensor(np.ones([shift if d == ax else s for d, s in enumerate(x.shape)], x.dtype.np_dtype))
+        head = x[(slice(None),) * ax + (slice(0, n - shift),)]
+        x = M.mul(x, A.cat([ones, head], ax))
+        shift *= 2
+    return x
+
+
+__all__ = ["cumprod", "topk", "sort", "argsort",
            "trunc", "frac", "isinf", "isposinf", "isneginf", "nan_to_num", "nansum", "nanmean", "hypot",
            "logaddexp", "logaddexp2", "xlogy", "xdivy", "float_power", "fmax", "fmin", "heaviside", "deg2rad",
            "rad2deg", "erfc", "logit", "outer", "inner", "mm", "addmv", "addr", "baddbmm", "diff", "diagonal",
