@@ -64,6 +64,8 @@ def tensor_values(ms):
         "nbytes": lambda: x.nbytes,
         "itemsize": lambda: x.itemsize,
         "strides": lambda: x.strides,
+        "iterate": lambda: [row.tolist() for row in i],
+        "as_index": lambda: [10, 20, 30][ms.tensor(2, ms.int32)],
     }
 
 

@@ -124,6 +124,18 @@ class Tensor(TensorMethods):
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
+    def __iter__(self):
+        """The slices along the first axis (traced as slices in a graph; the shape is static)."""
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __index__(self) -> int:
+        """A one-element integer tensor as a Python index (``range(n)[t]``, ``list[t]``)."""
+        if self.dtype.is_float or self.size != 1:
+            raise TypeError("only a one-element integer tensor can be used as an index")
+        return int(self.asnumpy().reshape(()))
+
     def __bool__(self) -> bool:
         return bool(self.asnumpy())
 
