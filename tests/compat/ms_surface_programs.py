@@ -218,6 +218,10 @@ def reductions_keywords(ms):
         "tensor_max": lambda: x.max(axis=1),
         "tensor_std": lambda: x.std(),
         "tensor_var": lambda: x.var(axis=1),
+        "ops_var_ddof": lambda: ms.ops.var(x, 1, ddof=1, keepdims=True),
+        "ops_std": lambda: ms.ops.std(x),
+        "ops_std_mean": lambda: ms.ops.std_mean(x, 0),
+        "ops_var_mean": lambda: ms.ops.var_mean(x, 1),
     }
 
 

@@ -341,11 +341,11 @@ class TensorMethods(_TensorArrayMethods, TensorMoreMethods):
     # ---- reductions -----------------------------------------------------------------------------------
     def var(self, axis=None, ddof: int = 0, keepdims: bool = False):
         """Variance over ``axis`` with divisor N - ddof."""
-        return _ops()._var(self, axis, ddof, keepdims)
+        return _ops().var(self, axis, ddof, keepdims)
 
     def std(self, axis=None, ddof: int = 0, keepdims: bool = False):
         """Standard deviation over ``axis`` with divisor N - ddof."""
-        return _ops()._std(self, axis, ddof, keepdims)
+        return _ops().std(self, axis, ddof, keepdims)
 
     def amax(self, axis=None, keepdims: bool = False):
         """Maximum over ``axis`` (values only)."""

@@ -16,8 +16,6 @@ from .api.more_math import *  # noqa: F403
 from .api.more_math import ptp, take  # noqa: F401 - Tensor.ptp/take (MindSpore has no ops of those names)
 from .api.nn import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
-from .api.tensor_math import std as _std  # noqa: F401 - Tensor.std (ops.std has another signature)
-from .api.tensor_math import var as _var  # noqa: F401 - Tensor.var (ops.var has another signature)
 
 API: tuple[str, ...] = (*_math.__all__, *_array.__all__, *_nn.__all__, *_tensor_math.__all__, *_more_math.__all__)
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""

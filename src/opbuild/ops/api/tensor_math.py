@@ -42,7 +42,7 @@ def _count(x: Tensor, axis) -> int:
 
 
 def var(input, axis=None, ddof: int = 0, keepdims: bool = False) -> Tensor:
-    """``Tensor.var(axis=None, ddof=0, keepdims=False)``: mean squared deviation over ``axis``, divided by
+    """``ops.var(input, axis=None, ddof=0, keepdims=False)``: mean squared deviation over ``axis``, divided by
     N - ddof (integer input computes in float32)."""
     x = M._float(as_tensor(input))
     centred = M.sub(x, M.mean(x, axis, True))
@@ -52,8 +52,20 @@ def var(input, axis=None, ddof: int = 0, keepdims: bool = False) -> Tensor:
 
 
 def std(input, axis=None, ddof: int = 0, keepdims: bool = False) -> Tensor:
-    """``Tensor.std(axis=None, ddof=0, keepdims=False)``: the square root of :func:`var`."""
+    """``ops.std(input, axis=None, ddof=0, keepdims=False)``: the square root of :func:`var`."""
     return M.sqrt(var(input, axis, ddof, keepdims))
+
+
+def var_mean(input, axis=None, ddof: int = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """``ops.var_mean(input, axis=None, ddof=0, keepdims=False)``: (variance, mean) over ``axis``."""
+    x = M._float(as_tensor(input))
+    return var(x, axis, ddof, keepdims), M.mean(x, axis, keepdims)
+
+
+def std_mean(input, axis=None, ddof: int = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """``ops.std_mean(input, axis=None, ddof=0, keepdims=False)``: (standard deviation, mean) over ``axis``."""
+    x = M._float(as_tensor(input))
+    return std(x, axis, ddof, keepdims), M.mean(x, axis, keepdims)
 
 
 def logsumexp(input, axis, keep_dims: bool = False) -> Tensor:
@@ -318,6 +330,7 @@ def repeat_elements(x, rep: int, axis: int = 0) -> Tensor:
 
 __all__ = ["log2", "log10", "exp2", "tan", "sinh", "cosh", "isclose", "count_nonzero", "addcmul", "addcdiv",
            "index_select", "roll", "repeat_elements",
+           "var", "std", "var_mean", "std_mean",
            "sign", "logsumexp", "log1p", "expm1", "lerp", "remainder", "fmod", "floor_divide", "tril", "triu",
            "diag", "trace", "flip", "narrow", "masked_fill", "swapaxes", "unstack", "unbind", "chunk", "addmm",
            "norm", "cumsum"]
