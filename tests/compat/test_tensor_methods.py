@@ -82,3 +82,10 @@ def test_cumprod_is_exact_with_zeros_and_negatives(mode):
     np.testing.assert_array_equal(run(mode, lambda t: t.cumprod(1), x), np.cumprod(x, 1))
     f = np.array([1.5, -2.0, 0.5], np.float32)
     np.testing.assert_allclose(run(mode, lambda t: t.cumprod(0), f), np.cumprod(f))
+
+
+def test_bitwise_on_bool_and_a_clear_refusal_on_integers(pynative_mode):
+    a, b = ms.tensor([True, True, False]), ms.tensor([True, False, False])
+    assert a.bitwise_and(b).tolist() == [True, False, False] and a.bitwise_xor(b).tolist() == [False, True, False]
+    with pytest.raises(NotImplementedError, match="bitwise_and: opbuild has no bitwise kernel for Int32"):
+        ms.tensor([5, 3], ms.int32).bitwise_and(ms.tensor([3, 1], ms.int32))

@@ -89,6 +89,24 @@ class TensorMoreMethods:
         """The indices that sort the tensor along ``axis``."""
         return _F().argsort(self, axis, descending)
 
+    def _bitwise(self, other, logical: str):
+        if self.dtype.name == "bool" and (not hasattr(other, "dtype") or other.dtype.name == "bool"):
+            return getattr(_F(), logical)(self, other)
+        raise NotImplementedError(f"{logical.replace('logical', 'bitwise')}: opbuild has no bitwise kernel for "
+                                  f"{self.dtype} (bool tensors are supported: the logical operation)")
+
+    def bitwise_and(self, other):
+        """AND of bool tensors (integer bitwise AND has no kernel: NotImplementedError)."""
+        return self._bitwise(other, "logical_and")
+
+    def bitwise_or(self, other):
+        """OR of bool tensors (integer bitwise OR has no kernel: NotImplementedError)."""
+        return self._bitwise(other, "logical_or")
+
+    def bitwise_xor(self, other):
+        """XOR of bool tensors (integer bitwise XOR has no kernel: NotImplementedError)."""
+        return self._bitwise(other, "logical_xor")
+
     def eq(self, other):
         """self == other."""
         return _F().equal(self, other)
