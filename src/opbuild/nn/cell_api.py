@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import trace
+from ..core import graph_breaks, trace
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 
@@ -161,12 +161,12 @@ class CellApi:
 
     def compile(self, *args: Any) -> None:
         """Trace ``construct`` on ``args``' signature and build every kernel of its graph, without running it
-        (the next call with that signature runs the compiled graph at once)."""
+        (the next call with that signature runs the compiled graph at once). Where control flow over tensor
+        values breaks the graph, the pieces up to the first break are built (the condition needs a call's
+        values; core/graph_breaks.py)."""
         args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
         key = (self._state_signature(), trace.arg_signature(args, f"{type(self).__name__} (a Cell)"))
-        if key not in self._graphs:
-            graph, rebuild = trace.trace(self._construct_in_precision, args)
-            self._graphs[key] = (trace.engine().compile_graph(graph), rebuild)
+        graph_breaks.compile_only(self._graphs, key, self._construct_in_precision, args)
 
     # ---- hooks ---------------------------------------------------------------------------------------
     def _hooks(self, kind: str) -> OrderedDict:
