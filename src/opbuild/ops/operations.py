@@ -22,13 +22,14 @@ from . import (
     optim,
     random,
     reduce,
+    scan,
     slicing,
 )
 from .collective import ReduceOp
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
-            random, optim, fused, fused_gemm, fused_reduce, collective)
+            random, optim, fused, fused_gemm, fused_reduce, collective, scan)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():
