@@ -16,11 +16,13 @@ computed; tap indices outside the input are clamped to its edge (edge padding), 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from .composing import Apply, apply_values
 
 COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
                     "tf_crop_and_resize")
@@ -136,18 +138,8 @@ def axis_taps(in_size: int, out_size: int, scale: float, mode: str = "linear", c
 
 # ---- the composition ----------------------------------------------------------------------------------
 
-Apply = Callable[..., Any]  # (op name, attrs, *values) -> value: ops.primitive.apply or the ONNX importer's prim
-
-
-def _apply(op: str, attrs: dict, *values: Any) -> Any:
-    from ..core.tensor import Tensor
-    from .primitive import apply
-
-    return apply(op, attrs, [v if isinstance(v, Tensor) else Tensor(v) for v in values])
-
-
 def resize_axis(x: Any, shape: Sequence[int], dtype: str, axis: int, taps: AxisTaps,
-                extrapolation_value: float = 0.0, op: Apply = _apply) -> Any:
+                extrapolation_value: float = 0.0, op: Apply = apply_values) -> Any:
     """Resize axis ``axis`` of ``x`` (static ``shape`` and ``dtype``) by ``taps``."""
     out, n = taps.index.shape
     rank = len(shape)
@@ -167,7 +159,7 @@ def resize_axis(x: Any, shape: Sequence[int], dtype: str, axis: int, taps: AxisT
 
 
 def resize(x: Any, shape: Sequence[int], dtype: str, taps: Mapping[int, AxisTaps],
-           extrapolation_value: float = 0.0, op: Apply = _apply) -> Any:
+           extrapolation_value: float = 0.0, op: Apply = apply_values) -> Any:
     """Resize every axis of ``taps`` in turn (the result does not depend on the order: the maps are
     separable). An axis whose taps copy it unchanged costs nothing."""
     shape = list(shape)

@@ -1,0 +1,78 @@
+"""ONNX reductions and normalisations that are compositions (ops/norm_compose.py): ReduceL1, ReduceL2,
+ReduceSumSquare, ReduceLogSum, ReduceLogSumExp, InstanceNormalization, LpNormalization."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ...ops import norm_compose as N
+from .core import Ctx, Value, converter, dtype, prim, shape
+
+_REDUCE_ATTRS = ("axes", "keepdims", "noop_with_empty_axes")
+# The value of each reduction over an empty set (ONNX's definition).
+_EMPTY: dict[str, float] = {"ReduceL1": 0.0, "ReduceL2": 0.0, "ReduceSumSquare": 0.0,
+                            "ReduceLogSum": -np.inf, "ReduceLogSumExp": -np.inf}
+
+
+def _compose(name: str, x: Value, axes: list[int], keep: bool, dt: str) -> Value:
+    if name == "ReduceL1":
+        return N.lp_reduce(x, 1, axes, keep, dt, prim)
+    if name == "ReduceL2":
+        return N.lp_reduce(x, 2, axes, keep, dt, prim)
+    if name == "ReduceSumSquare":
+        return N.sum_square(x, axes, keep, prim)
+    if name == "ReduceLogSum":
+        return prim("Log", {}, prim("ReduceSum", {"axis": axes, "keep_dims": keep}, x))
+    return N.logsumexp(x, axes, keep, dt, prim)
+
+
+def _reduce(name: str) -> Callable[..., Value]:
+    def fn(ctx: Ctx, x: Value, axes: Value = None) -> Value:
+        rank, dims, dt = len(shape(x)), shape(x), dtype(x)
+        if ctx.version < 18:
+            axes = ctx.attr("axes")
+        elif axes is not None:
+            axes = ctx.static(axes, "axes").reshape(-1).tolist()
+        if not axes:
+            if ctx.attr("noop_with_empty_axes", 0):
+                return x
+            axes = list(range(rank))
+        axes = sorted({ctx.axis(a, rank, "axes") for a in axes})
+        keep = bool(ctx.attr("keepdims", 1))
+        if any(dims[a] == 0 for a in axes):
+            out = [1 if d in axes else n for d, n in enumerate(dims) if keep or d not in axes]
+            return np.full(out, _EMPTY[name], dtype=dt)
+        if rank == 0:
+            return _scalar(name, x, dt)
+        return _compose(name, x, axes, keep, dt)
+
+    return fn
+
+
+def _scalar(name: str, x: Value, dt: str) -> Value:
+    """A rank-0 input: the reduction of one element."""
+    return _compose(name, prim("Reshape", {"shape": [1]}, x), [0], False, dt)
+
+
+for _name, _versions in (("ReduceL1", (11, 13, 18)), ("ReduceL2", (11, 13, 18)),
+                         ("ReduceSumSquare", (11, 13, 18)), ("ReduceLogSum", (11, 13, 18, 28)),
+                         ("ReduceLogSumExp", (11, 13, 18, 28))):
+    converter(_name, _versions, attrs=_REDUCE_ATTRS, static=(1,))(_reduce(_name))
+
+
+@converter("InstanceNormalization", (6, 22), attrs=("epsilon",))
+def _instance_norm(ctx: Ctx, x: Value, scale: Value, bias: Value) -> Value:
+    dims, dt = shape(x), dtype(x)
+    return N.instance_norm(x, scale, bias, float(ctx.attr("epsilon", 1e-5)), dims, dt, prim)
+
+
+@converter("LpNormalization", (1, 22), attrs=("axis", "p"))
+def _lp_normalization(ctx: Ctx, x: Value) -> Value:
+    dims, dt = shape(x), dtype(x)
+    axis = ctx.axis(ctx.attr("axis", -1), len(dims))
+    norm = N.lp_reduce(x, float(ctx.attr("p", 2)), [axis], True, dt, prim)
+    # A zero norm leaves its (zero) slice as it is instead of dividing 0 by 0.
+    zero = prim("Equal", {}, norm, np.zeros((), dt))
+    return prim("Select", {}, prim("BroadcastTo", {"shape": list(dims)}, zero), x, prim("RealDiv", {}, x, norm))
