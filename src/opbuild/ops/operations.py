@@ -23,13 +23,15 @@ from . import (
     random,
     reduce,
     scan,
+    scatter,
     slicing,
 )
 from .collective import ReduceOp
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
-            random, optim, fused, fused_gemm, fused_reduce, collective, scan)
+            random, optim, fused, fused_gemm, fused_reduce, collective, scan,
+            scatter)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

@@ -1,10 +1,10 @@
-"""ONNX scans and scatters: CumSum, ScatterND, ScatterElements, TopK, NonZero."""
+"""ONNX scans and scatters: CumSum, CumProd, ScatterND, ScatterElements (and the older Scatter)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .core import Ctx, Value, converter, prim, shape
+from .core import Ctx, Value, converter, one_of, prim, shape
 
 
 def _scan(op: str) -> Callable[..., Value]:
@@ -18,3 +18,23 @@ def _scan(op: str) -> Callable[..., Value]:
 
 converter("CumSum", (11, 14), attrs=("exclusive", "reverse"), static=(1,))(_scan("CumSum"))
 converter("CumProd", (26,), attrs=("exclusive", "reverse"), static=(1,))(_scan("CumProd"))
+
+
+_ND = {"none": "TensorScatterUpdate", "add": "TensorScatterAdd", "mul": "TensorScatterMul",
+       "max": "TensorScatterMax", "min": "TensorScatterMin"}
+
+
+@converter("ScatterND", (11, 13, 16, 18), attrs=("reduction",), check=one_of("reduction", tuple(_ND), "none"))
+def _scatter_nd(ctx: Ctx, data: Value, indices: Value, updates: Value) -> Value:
+    return prim(_ND[ctx.attr("reduction", "none")], {}, data, indices, updates)
+
+
+def _scatter_elements(ctx: Ctx, data: Value, indices: Value, updates: Value) -> Value:
+    axis = ctx.axis(ctx.attr("axis", 0), len(shape(data)))
+    return prim("TensorScatterElements", {"axis": axis, "reduction": ctx.attr("reduction", "none")},
+                data, indices, updates)
+
+
+converter("ScatterElements", (11, 13, 16, 18), attrs=("axis", "reduction"),
+          check=one_of("reduction", ("none", "add", "mul", "max", "min"), "none"))(_scatter_elements)
+converter("Scatter", (9, 11), attrs=("axis",))(_scatter_elements)
