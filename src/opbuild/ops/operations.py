@@ -25,13 +25,14 @@ from . import (
     scan,
     scatter,
     slicing,
+    sort,
 )
 from .collective import ReduceOp
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
             random, optim, fused, fused_gemm, fused_reduce, collective, scan,
-            scatter)
+            scatter, sort)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

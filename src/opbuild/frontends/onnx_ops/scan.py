@@ -1,4 +1,4 @@
-"""ONNX scans and scatters: CumSum, CumProd, ScatterND, ScatterElements (and the older Scatter)."""
+"""ONNX scans, scatters and sorting: CumSum, CumProd, ScatterND, ScatterElements (and the older Scatter), TopK."""
 
 from __future__ import annotations
 
@@ -38,3 +38,11 @@ def _scatter_elements(ctx: Ctx, data: Value, indices: Value, updates: Value) -> 
 converter("ScatterElements", (11, 13, 16, 18), attrs=("axis", "reduction"),
           check=one_of("reduction", ("none", "add", "mul", "max", "min"), "none"))(_scatter_elements)
 converter("Scatter", (9, 11), attrs=("axis",))(_scatter_elements)
+
+
+@converter("TopK", (10, 11, 24), attrs=("axis", "largest", "sorted"), outputs=2, static=(1,))
+def _top_k(ctx: Ctx, x: Value, k: Value) -> Value:
+    axis = ctx.axis(ctx.attr("axis", -1), len(shape(x)))
+    kk = int(ctx.static(k, "K").reshape(-1)[0])
+    return prim("TopK", {"k": kk, "axis": axis, "largest": bool(ctx.attr("largest", 1)),
+                         "sorted": bool(ctx.attr("sorted", 1)), "index_dtype": "int64"}, x)

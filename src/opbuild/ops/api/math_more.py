@@ -12,6 +12,7 @@ from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
 from .. import norm_compose as N
 from ..primitive import apply
+from ..sort import Sort
 
 Axis = int | Sequence[int] | None
 
@@ -88,6 +89,32 @@ def norm(A, ord=None, dim: Axis = None, keepdim: bool = False, *, dtype=None) ->
     return vector_norm(t, ord, dim, keepdim)
 
 
+# ---- sorting --------------------------------------------------------------------------------------------
+
+def topk(input, k: int, dim: int | None = None, largest: bool = True, sorted: bool = True):  # noqa: A002
+    """``ops.topk(input, k, dim=None, largest=True, sorted=True)``: the ``k`` largest (``largest=False``:
+    smallest) elements along ``dim`` (None: the last axis) and their int32 indices; equal elements give the
+    smaller index first. The result is always sorted (``sorted=False`` allows any order)."""
+    for name, v in (("largest", largest), ("sorted", sorted)):
+        if not isinstance(v, bool):
+            raise TypeError(f"topk: {name} must be bool, got {v!r}")
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"topk: k must be an int, got {k!r}")
+    return apply("TopK", {"k": k, "axis": -1 if dim is None else dim, "largest": largest, "sorted": sorted,
+                          "index_dtype": "int32"}, [as_tensor(input)])
+
+
+def sort(input_x, axis: int = -1, descending: bool = False):
+    """``ops.sort(input_x, axis=-1, descending=False)``: (sorted values, int32 indices), a stable sort with
+    NaN ordered after every number."""
+    return Sort(axis, descending)(as_tensor(input_x))
+
+
+def argsort(input, axis: int = -1, descending: bool = False) -> Tensor:  # noqa: A002
+    """``ops.argsort(input, axis=-1, descending=False)``: the int32 indices that sort ``input`` along ``axis``."""
+    return sort(input, axis, descending)[1]
+
+
 # ---- scatters -------------------------------------------------------------------------------------------
 
 def _scatter(op: str):
@@ -132,5 +159,5 @@ def scatter(input, axis: int, index, src) -> Tensor:
     return tensor_scatter_elements(input, index, src, axis)
 
 
-__all__ = ["cumsum", "cumprod", "logsumexp", "vector_norm", "norm", *_SNAKE.values(), "scatter_nd",
-           "tensor_scatter_elements", "scatter"]
+__all__ = ["cumsum", "cumprod", "logsumexp", "vector_norm", "norm", "topk", "sort", "argsort", *_SNAKE.values(),
+           "scatter_nd", "tensor_scatter_elements", "scatter"]
