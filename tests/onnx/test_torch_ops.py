@@ -113,3 +113,28 @@ def test_norms_and_logsumexp() -> None:
     check(Fn(lambda x: torch.linalg.vector_norm(x, ord=1, dim=(1, 2), keepdim=True)), (rand(3, 5, 2),), "ReduceL1")
     check(Fn(lambda x: torch.logsumexp(x * 30, dim=-1)), (rand(4, 6),), "ReduceLogSumExp")
     check(Fn(lambda x: F.normalize(x, dim=1)), (rand(4, 6),), "ReduceL2")
+
+
+@pytest.mark.parametrize(("module", "shape"), [
+    (torch.nn.MaxPool3d(2, stride=2), (1, 2, 4, 6, 5)),
+    (torch.nn.AvgPool3d(3, stride=2, padding=1, count_include_pad=False), (1, 2, 5, 6, 5)),
+    (torch.nn.MaxPool2d(3, stride=1, dilation=2, padding=1), (2, 3, 9, 8)),
+    (torch.nn.MaxPool2d(3, stride=2, ceil_mode=True), (1, 2, 8, 9)),
+])
+def test_pooling_3d_dilated_and_ceil(module, shape) -> None:
+    check(module, (rand(*shape),), "MaxPool" if "Max" in type(module).__name__ else "AveragePool")
+
+
+def test_max_pool_indices() -> None:
+    """torch's return_indices exports MaxPool's second output (flat indices per image)."""
+    check(Fn(lambda x: F.max_pool2d(x, 2, 2, return_indices=True)[1]), (rand(2, 3, 6, 4),), "MaxPool")
+
+
+@pytest.mark.parametrize(("module", "shape"), [
+    (torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1), (2, 4, 5, 6)),
+    (torch.nn.ConvTranspose2d(4, 6, (2, 3), stride=(2, 1), groups=2, dilation=(1, 2)), (1, 4, 3, 5)),
+    (torch.nn.ConvTranspose1d(3, 2, 4, stride=3, padding=2), (2, 3, 7)),
+])
+def test_conv_transpose(module, shape) -> None:
+    torch.manual_seed(0)
+    check(module, (rand(*shape),), "ConvTranspose")
