@@ -138,3 +138,21 @@ def test_max_pool_indices() -> None:
 def test_conv_transpose(module, shape) -> None:
     torch.manual_seed(0)
     check(module, (rand(*shape),), "ConvTranspose")
+
+
+def test_batch_norm_training_mode() -> None:
+    """Exported in training mode, the batch's own statistics normalise (the running-statistics outputs are
+    checked by ONNX's node tests)."""
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(torch.nn.BatchNorm2d(3, momentum=0.3), (rand(4, 3, 5, 2),), buf, dynamo=False,
+                          opset_version=17, training=torch.onnx.TrainingMode.TRAINING)
+    model = onnx.load_from_string(buf.getvalue())
+    node = next(n for n in model.graph.node if n.op_type == "BatchNormalization")
+    assert any(a.name == "training_mode" and a.i == 1 for a in node.attribute)
+    x = rand(4, 3, 5, 2).numpy() * 3 + 1
+    got = opbuild.onnx.load(model).run({model.graph.input[0].name: x})
+    mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+    want = (x - mean[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-5)
+    np.testing.assert_allclose(got[0], want, rtol=1e-4, atol=1e-5)

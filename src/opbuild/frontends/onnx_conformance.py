@@ -73,8 +73,6 @@ EXCEPTIONS: list[tuple[str, str, str]] = [
      r"Not equal to tolerance"),
     (r"test_convtranspose_3d", "3-D transposed convolution: opbuild's convolution primitives are 2-D (1-D runs "
                                "as 2-D)", r"only 1-D and 2-D transposed convolutions"),
-    (r"test_batchnorm_.*_training_mode", "BatchNormalization in training mode (batch statistics, running-mean "
-                                         "outputs): the importer supports inference only", r"training_mode"),
     (r"test_training_dropout.*", "Dropout in training mode draws random numbers: inference only",
      r"training_mode"),
     (r"test_identity_(sequence|opt)", "sequence and optional values: opbuild has tensors only",

@@ -1,4 +1,5 @@
-"""ONNX network operators: MatMul and Gemm, Conv, pooling, normalisations, Softmax and the reductions."""
+"""ONNX network operators: MatMul and Gemm, Conv, LayerNormalization, Softmax and the reductions (pooling is in
+pool.py, BatchNormalization and the composed reductions in norms.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from .core import (
     limits,
     one_of,
     prim,
-    prod,
     reshape,
     shape,
 )
@@ -120,16 +120,6 @@ def _global_max_pool(ctx: Ctx, x: Value) -> Value:
 
 
 # ---- normalisation --------------------------------------------------------------------------------------
-
-@converter("BatchNormalization", (9, 14, 15), attrs=("epsilon", "momentum", "training_mode"),
-           check=one_of("training_mode", (0,), 0))
-def _batch_norm(ctx: Ctx, x: Value, scale: Value, bias: Value, mean: Value, var: Value) -> Value:
-    dims, dt = shape(x), dtype(x)
-    x4 = x if len(dims) in (2, 4) else reshape(x, [dims[0], dims[1], prod(dims[2:]), 1])
-    params = [cast(p, dt) for p in (scale, bias, mean, var)]
-    y = prim("BatchNorm", {"epsilon": float(ctx.attr("epsilon", 1e-5))}, x4, *params)
-    return reshape(y, dims)
-
 
 @converter("LayerNormalization", (17,), attrs=("axis", "epsilon", "stash_type"), outputs=3)
 def _layer_norm(ctx: Ctx, x: Value, scale: Value, bias: Value = None) -> Value:

@@ -1,5 +1,6 @@
 """ONNX reductions and normalisations that are compositions (ops/norm_compose.py): ReduceL1, ReduceL2,
-ReduceSumSquare, ReduceLogSum, ReduceLogSumExp, InstanceNormalization, LpNormalization."""
+ReduceSumSquare, ReduceLogSum, ReduceLogSumExp, InstanceNormalization, LpNormalization; BatchNormalization
+(inference with the BatchNorm primitive, training mode as a composition)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...ops import norm_compose as N
-from .core import Ctx, Value, converter, dtype, prim, shape
+from .core import Ctx, Value, cast, const, converter, dtype, prim, prod, reshape, shape
 
 _REDUCE_ATTRS = ("axes", "keepdims", "noop_with_empty_axes")
 # The value of each reduction over an empty set (ONNX's definition).
@@ -76,3 +77,32 @@ def _lp_normalization(ctx: Ctx, x: Value) -> Value:
     # A zero norm leaves its (zero) slice as it is instead of dividing 0 by 0.
     zero = prim("Equal", {}, norm, np.zeros((), dt))
     return prim("Select", {}, prim("BroadcastTo", {"shape": list(dims)}, zero), x, prim("RealDiv", {}, x, norm))
+
+
+@converter("BatchNormalization", (9, 14, 15), attrs=("epsilon", "momentum", "training_mode"), outputs=3)
+def _batch_norm(ctx: Ctx, x: Value, scale: Value, bias: Value, mean: Value, var: Value) -> Value:
+    """Inference: the BatchNorm primitive with the given statistics. ``training_mode=1``: normalised with the
+    batch's own mean and (biased) variance, and the running statistics updated with ``momentum`` as the
+    second and third outputs (ONNX's definition)."""
+    dims, dt = shape(x), dtype(x)
+    eps = float(ctx.attr("epsilon", 1e-5))
+    if not ctx.attr("training_mode", 0):
+        x4 = x if len(dims) in (2, 4) else reshape(x, [dims[0], dims[1], prod(dims[2:]), 1])
+        params = [cast(p, dt) for p in (scale, bias, mean, var)]
+        return reshape(prim("BatchNorm", {"epsilon": eps}, x4, *params), dims)
+    axes = [0, *range(2, len(dims))]
+    per_channel = [1, dims[1], *([1] * (len(dims) - 2))]
+    batch_mean = prim("ReduceMean", {"axis": axes, "keep_dims": True}, x)
+    centred = prim("Sub", {}, x, batch_mean)
+    batch_var = prim("ReduceMean", {"axis": axes, "keep_dims": True}, prim("Square", {}, centred))
+    y = prim("Mul", {}, centred, prim("Rsqrt", {}, prim("Add", {}, batch_var, const(eps, dt))))
+    y = prim("Add", {}, prim("Mul", {}, y, reshape(cast(scale, dt), per_channel)), reshape(cast(bias, dt), per_channel))
+    momentum = float(ctx.attr("momentum", 0.9))
+    outs = [y]
+    for running, batch in ((mean, batch_mean), (var, batch_var)):
+        sdt = dtype(running)
+        new = prim("Add", {}, prim("Mul", {}, running, const(momentum, sdt)),
+                   prim("Mul", {}, cast(reshape(batch, [dims[1]]), sdt), const(1 - momentum, sdt)))
+        outs.append(new)
+    n_out = 3 if ctx.wants(2) else 2 if ctx.wants(1) else 1
+    return outs[0] if n_out == 1 else tuple(outs[:n_out])
