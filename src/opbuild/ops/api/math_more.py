@@ -10,6 +10,7 @@ import numpy as np
 
 from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
+from .. import einsum as E
 from .. import norm_compose as N
 from ..primitive import apply
 from ..sort import Sort
@@ -89,6 +90,16 @@ def norm(A, ord=None, dim: Axis = None, keepdim: bool = False, *, dtype=None) ->
     return vector_norm(t, ord, dim, keepdim)
 
 
+def einsum(equation: str, *operands) -> Tensor:
+    """``ops.einsum(equation, *operands)``: Einstein summation (``...`` broadcasting, repeated letters take
+    diagonals, an implicit output lists the letters used once, alphabetically), as Transpose, ReduceSum and
+    BatchMatMul nodes (ops/einsum.py)."""
+    ts = [as_tensor(t) for t in operands]
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum: equation must be a str, got {type(equation).__name__}")
+    return E.einsum(equation, ts, [t.shape for t in ts], ts[0].dtype.name if ts else "float32")
+
+
 # ---- sorting --------------------------------------------------------------------------------------------
 
 def topk(input, k: int, dim: int | None = None, largest: bool = True, sorted: bool = True):  # noqa: A002
@@ -159,5 +170,5 @@ def scatter(input, axis: int, index, src) -> Tensor:
     return tensor_scatter_elements(input, index, src, axis)
 
 
-__all__ = ["cumsum", "cumprod", "logsumexp", "vector_norm", "norm", "topk", "sort", "argsort", *_SNAKE.values(),
-           "scatter_nd", "tensor_scatter_elements", "scatter"]
+__all__ = ["cumsum", "cumprod", "logsumexp", "vector_norm", "norm", "einsum", "topk", "sort", "argsort",
+           *_SNAKE.values(), "scatter_nd", "tensor_scatter_elements", "scatter"]
