@@ -22,6 +22,7 @@ from . import (
     optim,
     random,
     reduce,
+    resize,
     scan,
     scatter,
     slicing,
@@ -32,7 +33,7 @@ from .primitive import Primitive
 
 FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
             random, optim, fused, fused_gemm, fused_reduce, collective, scan,
-            scatter, sort)
+            scatter, sort, resize)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from ..core.tensor import Tensor, as_tensor
 from .composing import Apply, apply_values
+from .primitive import Primitive
 
 COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
                     "tf_crop_and_resize")
@@ -180,5 +182,66 @@ def output_size(in_size: int, scale: float) -> int:
     return int(math.floor(in_size * scale))
 
 
-__all__ = ["AxisTaps", "COORDINATE_MODES", "MODES", "NEAREST_MODES", "axis_taps", "output_size", "resize",
-           "resize_axis", "source_coords"]
+# ---- MindSpore's resizing primitives (compositions, not registered ops) ---------------------------------
+
+class ResizeBilinearV2(Primitive):
+    """``ResizeBilinearV2(align_corners=False, half_pixel_centers=False)(x, size)``: bilinear resizing of an
+    (N, C, H, W) float tensor to ``size`` (H', W'). Coordinates: ``align_corners`` ``i * (in-1)/(out-1)``;
+    ``half_pixel_centers`` ``(i + 0.5) * in/out - 0.5``; neither: ``i * in / out``."""
+
+    def __init__(self, align_corners: bool = False, half_pixel_centers: bool = False):
+        if align_corners and half_pixel_centers:
+            raise ValueError("ResizeBilinearV2: align_corners and half_pixel_centers cannot both be True")
+        super().__init__(align_corners=bool(align_corners), half_pixel_centers=bool(half_pixel_centers))
+
+    def __call__(self, x: Any, size: Sequence[int]) -> Tensor:
+        t = as_tensor(x)
+        if t.ndim != 4:
+            raise ValueError(f"ResizeBilinearV2: x must be 4-D (N, C, H, W), got rank {t.ndim}")
+        size = [int(s) for s in (size.asnumpy().tolist() if isinstance(size, Tensor) else size)]
+        coord = ("align_corners" if self.attrs["align_corners"] else
+                 "half_pixel" if self.attrs["half_pixel_centers"] else "asymmetric")
+        taps = {a + 2: axis_taps(i, o, o / i, "linear", coord) for a, (i, o) in
+                enumerate(zip(t.shape[2:], size, strict=True))}
+        return resize(t, t.shape, t.dtype.name, taps)
+
+
+class ResizeNearestNeighbor(Primitive):
+    """``ResizeNearestNeighbor(size, align_corners=False)(input_x)``: nearest-neighbour resizing of the last
+    two axes to ``size``: source ``floor(i * in / out)``, or with ``align_corners`` ``round(i * (in-1)/(out-1))``."""
+
+    def __init__(self, size: Sequence[int], align_corners: bool = False):
+        super().__init__(size=[int(s) for s in size], align_corners=bool(align_corners))
+
+    def __call__(self, input_x: Any) -> Tensor:
+        t = as_tensor(input_x)
+        if t.ndim != 4:
+            raise ValueError(f"ResizeNearestNeighbor: input_x must be 4-D, got rank {t.ndim}")
+        ac = self.attrs["align_corners"]
+        taps = {a + 2: axis_taps(i, o, o / i, "nearest", "align_corners" if ac else "asymmetric",
+                                   "round_prefer_ceil" if ac else "floor")
+                for a, (i, o) in enumerate(zip(t.shape[2:], self.attrs["size"], strict=True))}
+        return resize(t, t.shape, t.dtype.name, taps)
+
+
+PRIMITIVES: dict[str, type[Primitive]] = {"ResizeBilinearV2": ResizeBilinearV2,
+                                          "ResizeNearestNeighbor": ResizeNearestNeighbor}
+
+
+
+
+def area_taps(in_size: int, out_size: int) -> AxisTaps:
+    """Adaptive average pooling along one axis (``interpolate`` mode ``area``): output ``j`` averages the
+    inputs ``[floor(j * in / out), ceil((j + 1) * in / out))``."""
+    j = np.arange(out_size)
+    start = (j * in_size) // out_size
+    stop = -((-(j + 1) * in_size) // out_size)
+    width = int((stop - start).max())
+    index = start[:, None] + np.arange(width)[None, :]
+    valid = index < stop[:, None]
+    weight = np.where(valid, 1.0 / (stop - start)[:, None], 0.0)
+    return AxisTaps(np.clip(index, 0, in_size - 1), weight)
+
+
+__all__ = ["AxisTaps", "COORDINATE_MODES", "MODES", "NEAREST_MODES", "PRIMITIVES", "ResizeBilinearV2",
+           "ResizeNearestNeighbor", "area_taps", "axis_taps", "output_size", "resize", "resize_axis", "source_coords"]

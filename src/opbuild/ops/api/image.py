@@ -1,0 +1,74 @@
+"""Image functions of the functional API: ``ops.interpolate``, over the resizing composition of ops/resize.py."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ...core.tensor import Tensor, as_tensor
+from .. import resize as R
+
+_RANKS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+
+
+def _per_axis(value: Any, n: int, what: str) -> list:
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ValueError(f"interpolate: {what} has {len(value)} values for {n} spatial axes")
+        return list(value)
+    return [value] * n
+
+
+def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,  # noqa: A002
+                recompute_scale_factor=None) -> Tensor:
+    """``ops.interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
+    recompute_scale_factor=None)``: resize the spatial axes of an (N, C, [D, [H,]] W) float tensor.
+
+    Coordinates: ``align_corners=True`` maps ``i -> i * (in - 1) / (out - 1)``; otherwise
+    ``(i + 0.5) * in / out - 0.5`` (``0`` for an output of length 1). ``nearest`` takes ``floor(i * in /
+    out)``, ``nearest-exact`` ``floor((i + 0.5) * in / out)``, ``area`` averages each output's input range.
+    With ``scale_factor`` (and ``recompute_scale_factor`` not True) the ratio is ``1 / scale_factor``."""
+    x = as_tensor(input)
+    if mode not in MODES:
+        raise ValueError(f"interpolate: mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if x.ndim not in (3, 4, 5):
+        raise ValueError(f"interpolate: input must be 3-D, 4-D or 5-D (N, C, [D, [H,]] W), got rank {x.ndim}")
+    if mode in _RANKS and x.ndim != _RANKS[mode]:
+        raise ValueError(f"interpolate: mode {mode!r} needs a {_RANKS[mode]}-D input, got {x.ndim}-D")
+    if align_corners and mode not in ("linear", "bilinear", "bicubic", "trilinear"):
+        raise ValueError(f"interpolate: align_corners applies to the linear and cubic modes only, not {mode!r}")
+    if not x.dtype.is_float:
+        raise TypeError(f"interpolate: input must be a float tensor, got {x.dtype}")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: give exactly one of size and scale_factor")
+    spatial = list(x.shape[2:])
+    n = len(spatial)
+    if size is not None:
+        out = [int(s) for s in _per_axis(size, n, "size")]
+        scales = [o / i for o, i in zip(out, spatial, strict=True)]
+    else:
+        factors = [float(f) for f in _per_axis(scale_factor, n, "scale_factor")]
+        out = [int(math.floor(i * f)) for i, f in zip(spatial, factors, strict=True)]
+        scales = [o / i for o, i in zip(out, spatial, strict=True)] if recompute_scale_factor else factors
+    if any(o <= 0 for o in out):
+        raise ValueError(f"interpolate: the output size {out} must be positive")
+    taps = {}
+    for a, (i, o, s) in enumerate(zip(spatial, out, scales, strict=True)):
+        if mode == "area":
+            taps[a + 2] = R.area_taps(i, o)
+        elif mode == "nearest":
+            taps[a + 2] = R.axis_taps(i, o, s, "nearest", "asymmetric", "floor")
+        elif mode == "nearest-exact":
+            taps[a + 2] = R.axis_taps(i, o, s, "nearest", "half_pixel", "round_prefer_ceil")
+        else:
+            coord = "align_corners" if align_corners else "pytorch_half_pixel"
+            kind = "cubic" if mode == "bicubic" else "linear"
+            if not align_corners and o == 1:  # MindSpore maps a single output to input 0
+                coord = "asymmetric"
+                s = float("inf")
+            taps[a + 2] = R.axis_taps(i, o, s, kind, coord, cubic_a=-0.75)
+    return R.resize(x, x.shape, x.dtype.name, taps)
+
+
+__all__ = ["interpolate"]
