@@ -13,6 +13,7 @@ from . import (
     fused,
     fused_gemm,
     fused_reduce,
+    grid_sample,
     indexing,
     layout,
     loss,
@@ -33,7 +34,7 @@ from .primitive import Primitive
 
 FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
             random, optim, fused, fused_gemm, fused_reduce, collective, scan,
-            scatter, sort, resize)
+            scatter, sort, resize, grid_sample)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

@@ -1,4 +1,4 @@
-"""ONNX Resize (and the older Upsample) through the resizing composition of ops/resize.py.
+"""ONNX Resize through the resizing composition of ops/resize.py, and GridSample (a primitive of its own).
 
 Scales, sizes and the region of interest must be constants (they fix the output shape); every mode, nearest
 rounding and coordinate transformation of Resize-11 to -19 is supported, with ``antialias``, ``axes``,
@@ -92,3 +92,21 @@ def _resize(ctx: Ctx, x: Value, roi: Value = None, scales: Value = None, sizes: 
                               float(ctx.attr("cubic_coeff_a", -0.75)), bool(ctx.attr("exclude_outside", 0)),
                               bool(ctx.attr("antialias", 0)), pairs[a])
     return R.resize(x, dims, dt, taps, float(ctx.attr("extrapolation_value", 0.0)), prim)
+
+
+_GRID_MODES = {"bilinear": "bilinear", "linear": "bilinear", "nearest": "nearest", "bicubic": "bicubic",
+               "cubic": "bicubic"}
+
+
+def _check_grid(ctx: Ctx) -> list[str]:
+    names = ("bilinear", "nearest", "bicubic") if ctx.version < 20 else ("linear", "nearest", "cubic")
+    problems = one_of("mode", names, names[0])(ctx)
+    return problems + one_of("padding_mode", ("zeros", "border", "reflection"), "zeros")(ctx)
+
+
+@converter("GridSample", (16, 20, 22), attrs=("align_corners", "mode", "padding_mode"), check=_check_grid)
+def _grid_sample(ctx: Ctx, x: Value, grid: Value) -> Value:
+    default = "bilinear" if ctx.version < 20 else "linear"
+    return prim("GridSample", {"mode": _GRID_MODES[ctx.attr("mode", default)],
+                               "padding_mode": ctx.attr("padding_mode", "zeros"),
+                               "align_corners": bool(ctx.attr("align_corners", 0)), "clamp_cubic": True}, x, grid)

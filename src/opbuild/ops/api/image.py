@@ -1,4 +1,5 @@
-"""Image functions of the functional API: ``ops.interpolate``, over the resizing composition of ops/resize.py."""
+"""Image functions of the functional API: ``ops.interpolate`` (over the resizing composition of ops/resize.py)
+and ``ops.grid_sample``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from ...core.tensor import Tensor, as_tensor
 from .. import resize as R
+from ..primitive import apply
 
 _RANKS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
@@ -71,4 +73,20 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
     return R.resize(x, x.shape, x.dtype.name, taps)
 
 
-__all__ = ["interpolate"]
+
+
+def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros",  # noqa: A002
+                align_corners: bool = False) -> Tensor:
+    """``ops.grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=False)``: sample a
+    4-D (N, C, H, W) or 5-D input at the normalised (x, y[, z]) coordinates of ``grid`` (ops/grid_sample.py);
+    mode 'bilinear', 'nearest' or 'bicubic' (4-D only)."""
+    x = as_tensor(input)
+    if x.ndim not in (4, 5):
+        raise ValueError(f"grid_sample: input must be 4-D or 5-D, got rank {x.ndim}")
+    if mode == "bicubic" and x.ndim != 4:
+        raise ValueError("grid_sample: mode 'bicubic' needs a 4-D input")
+    return apply("GridSample", {"mode": mode, "padding_mode": padding_mode, "align_corners": bool(align_corners)},
+                 [x, as_tensor(grid)])
+
+
+__all__ = ["grid_sample", "interpolate"]
