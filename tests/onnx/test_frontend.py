@@ -251,13 +251,13 @@ def test_clip_with_one_bound_and_integer_types() -> None:
 
 
 def test_repeated_problems_are_grouped_by_operator() -> None:
-    nodes = [helper.make_node("Sign", ["x" if i == 0 else f"s{i - 1}"], [f"s{i}"], name=f"sign{i}") for i in range(8)]
+    nodes = [helper.make_node("Unique", ["x" if i == 0 else f"s{i - 1}"], [f"s{i}"], name=f"sign{i}") for i in range(8)]
     proto = model(nodes, [("x", F, [3])], [("s7", F, [3])])
     with pytest.raises(UnsupportedOnnxError) as info:
         opbuild.onnx.load(proto)
     assert len(info.value.problems) == 8
     lines = [ln for ln in str(info.value).splitlines() if ln.startswith("  - ")]
-    assert lines == ["  - Sign (nodes 'sign0', 'sign1', 'sign2', 'sign3', 'sign4' and 3 more, opset 20): operator "
+    assert lines == ["  - Unique (nodes 'sign0', 'sign1', 'sign2', 'sign3', 'sign4' and 3 more, opset 20): operator "
                      "not supported"]
 
 

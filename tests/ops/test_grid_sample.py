@@ -10,7 +10,7 @@ import pytest
 import opbuild as ms
 from opbuild import ops
 from opbuild.core.errors import ShapeError
-from opbuild.ops.grid_sample import grid_sample_reference
+from opbuild.ops.grid_sampling import grid_sample_reference
 from opbuild.ops.primitive import apply
 from tests.helpers import run_op
 

@@ -13,7 +13,7 @@ from . import (
     fused,
     fused_gemm,
     fused_reduce,
-    grid_sample,
+    grid_sampling,
     indexing,
     layout,
     loss,
@@ -25,16 +25,16 @@ from . import (
     reduce,
     resize,
     scan,
-    scatter,
+    scatters,
     slicing,
-    sort,
+    sorting,
 )
 from .collective import ReduceOp
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
             random, optim, fused, fused_gemm, fused_reduce, collective, scan,
-            scatter, sort, resize, grid_sample)
+            scatters, sorting, resize, grid_sampling)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

@@ -1,8 +1,8 @@
-"""ONNX Einsum through the composition of ops/einsum.py."""
+"""ONNX Einsum through the composition of ops/einsum_compose.py."""
 
 from __future__ import annotations
 
-from ...ops import einsum as E
+from ...ops import einsum_compose as E
 from .core import Ctx, StaticValueError, Value, converter, dtype, prim, shape
 
 

@@ -78,7 +78,7 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
 def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros",  # noqa: A002
                 align_corners: bool = False) -> Tensor:
     """``ops.grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=False)``: sample a
-    4-D (N, C, H, W) or 5-D input at the normalised (x, y[, z]) coordinates of ``grid`` (ops/grid_sample.py);
+    4-D (N, C, H, W) or 5-D input at the normalised (x, y[, z]) coordinates of ``grid`` (ops/grid_sampling.py);
     mode 'bilinear', 'nearest' or 'bicubic' (4-D only)."""
     x = as_tensor(input)
     if x.ndim not in (4, 5):

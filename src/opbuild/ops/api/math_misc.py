@@ -13,7 +13,7 @@ import numpy as np
 
 from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
-from .. import einsum as E
+from .. import einsum_compose as E
 from ..primitive import apply
 from .base import binary, unary
 

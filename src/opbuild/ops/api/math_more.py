@@ -10,10 +10,10 @@ import numpy as np
 
 from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
-from .. import einsum as E
+from .. import einsum_compose as E
 from .. import norm_compose as N
 from ..primitive import apply
-from ..sort import Sort
+from ..sorting import Sort
 
 Axis = int | Sequence[int] | None
 
@@ -93,7 +93,7 @@ def norm(A, ord=None, dim: Axis = None, keepdim: bool = False, *, dtype=None) ->
 def einsum(equation: str, *operands) -> Tensor:
     """``ops.einsum(equation, *operands)``: Einstein summation (``...`` broadcasting, repeated letters take
     diagonals, an implicit output lists the letters used once, alphabetically), as Transpose, ReduceSum and
-    BatchMatMul nodes (ops/einsum.py)."""
+    BatchMatMul nodes (ops/einsum_compose.py)."""
     ts = [as_tensor(t) for t in operands]
     if not isinstance(equation, str):
         raise TypeError(f"einsum: equation must be a str, got {type(equation).__name__}")

@@ -1,4 +1,4 @@
-"""Gradient rules of the scatters (ops/scatter.py), written with existing primitives.
+"""Gradient rules of the scatters (ops/scatters.py), written with existing primitives.
 
 An update that was skipped (its index out of range) gets a zero cotangent: the gathers below send such rows
 to index -1, which Gather answers with zeros. ``Mul``/``Div`` follow MindSpore's rules (the update's

@@ -219,7 +219,7 @@ class TensorScatterElements(Primitive):
 
 PRIMITIVES["TensorScatterElements"] = TensorScatterElements
 
-from . import scatter_grad  # noqa: E402,F401  (attaches the gradient rules)
+from . import scatters_grad  # noqa: E402,F401  (attaches the gradient rules)
 
 __all__ = ["COMBINE", "ELEMENT_REDUCTIONS", "ND_OPS", "PRIMITIVES", "TensorScatterElements", "elements_emit",
            "elements_reference", "nd_emit", "nd_reference"]
