@@ -110,8 +110,10 @@ def _weights(ratio: np.ndarray, scale: float, mode: str, nearest_mode: str, cubi
 
 def axis_taps(in_size: int, out_size: int, scale: float, mode: str = "linear", coord: str = "half_pixel",
               nearest_mode: str = "round_prefer_floor", cubic_a: float = -0.75, exclude_outside: bool = False,
-              antialias: bool = False, roi: tuple[float, float] = (0.0, 1.0)) -> AxisTaps:
-    """The taps of one resized axis (see :class:`AxisTaps`), ONNX Resize's definition."""
+              antialias: bool = False, roi: tuple[float, float] = (0.0, 1.0), table: int = 0) -> AxisTaps:
+    """The taps of one resized axis (see :class:`AxisTaps`), ONNX Resize's definition. ``table`` > 0 rounds
+    each fractional offset to a multiple of ``1 / table`` before the weights are computed: the coefficient
+    table of TensorFlow's bicubic resize, which MindSpore's ``interpolate`` reproduces."""
     if mode not in MODES:
         raise ValueError(f"resize mode {mode!r} is not one of {', '.join(MODES)}")
     if nearest_mode not in NEAREST_MODES:
@@ -119,6 +121,8 @@ def axis_taps(in_size: int, out_size: int, scale: float, mode: str = "linear", c
     x, outside = source_coords(out_size, in_size, scale, coord, roi)
     left = np.floor(x)
     ratio = np.where(x == left, 1.0, x - left)  # an exact hit counts as the right end of its left interval
+    if table:
+        ratio = np.where(ratio == 1.0, 1.0, np.round(ratio * table) / table)
     w = _weights(ratio, scale, mode, nearest_mode, cubic_a, antialias)
     n = w.shape[1]
     # The n taps nearest x (ties to the smaller index), as indices of the unpadded input.

@@ -30,7 +30,11 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
     Coordinates: ``align_corners=True`` maps ``i -> i * (in - 1) / (out - 1)``; otherwise
     ``(i + 0.5) * in / out - 0.5`` (``0`` for an output of length 1). ``nearest`` takes ``floor(i * in /
     out)``, ``nearest-exact`` ``floor((i + 0.5) * in / out)``, ``area`` averages each output's input range.
-    With ``scale_factor`` (and ``recompute_scale_factor`` not True) the ratio is ``1 / scale_factor``."""
+    With ``scale_factor`` (and ``recompute_scale_factor`` not True) the ratio is ``1 / scale_factor``.
+    ``bicubic`` is TensorFlow's bicubic resize, as MindSpore 2.10's CPU kernel computes it (checked against
+    its outputs): Keys' kernel with a = -0.5, taps outside the input dropped and the rest renormalised
+    (``align_corners``: a = -0.75, edge taps clamped), offsets rounded to 1/1024 (its coefficient table); torch
+    differs (a = -0.75, clamped taps, exact offsets)."""
     x = as_tensor(input)
     if mode not in MODES:
         raise ValueError(f"interpolate: mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -63,13 +67,17 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
             taps[a + 2] = R.axis_taps(i, o, s, "nearest", "asymmetric", "floor")
         elif mode == "nearest-exact":
             taps[a + 2] = R.axis_taps(i, o, s, "nearest", "half_pixel", "round_prefer_ceil")
+        elif mode == "bicubic":  # TensorFlow's bicubic resize, as MindSpore's CPU kernel computes it
+            taps[a + 2] = (R.axis_taps(i, o, s, "cubic", "align_corners", cubic_a=-0.75, table=1024)
+                           if align_corners else
+                           R.axis_taps(i, o, s, "cubic", "half_pixel", cubic_a=-0.5, exclude_outside=True,
+                                       table=1024))
         else:
             coord = "align_corners" if align_corners else "pytorch_half_pixel"
-            kind = "cubic" if mode == "bicubic" else "linear"
             if not align_corners and o == 1:  # MindSpore maps a single output to input 0
                 coord = "asymmetric"
                 s = float("inf")
-            taps[a + 2] = R.axis_taps(i, o, s, kind, coord, cubic_a=-0.75)
+            taps[a + 2] = R.axis_taps(i, o, s, "linear", coord)
     return R.resize(x, x.shape, x.dtype.name, taps)
 
 
