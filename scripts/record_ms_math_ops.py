@@ -15,9 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 import mindspore as ms
+import numpy as np
 from mindspore import ops
 
 REPO = Path(__file__).resolve().parents[1]

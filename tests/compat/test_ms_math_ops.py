@@ -37,7 +37,10 @@ def test_matches_mindspore(name, mode) -> None:
     inputs = [FIXTURE[f"{name}:in{i}"] for i in range(len(CASES[name][1]))]
     want = [FIXTURE[k] for k in sorted((k for k in FIXTURE.files if k.startswith(f"{name}:out")),
                                        key=lambda k: int(k.rsplit("out", 1)[1]))]
-    call = (lambda *ts: fn(ms, ops, *ts))
+
+    def call(*ts):
+        return fn(ms, ops, *ts)
+
     old = ms.get_context("mode")
     try:
         ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" and inputs else ms.PYNATIVE_MODE)
