@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import (
     collective,
+    composed_primitives,
     conv,
     conv_grad,
     elementwise,
@@ -34,7 +35,7 @@ from .primitive import Primitive
 
 FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
             random, optim, fused, fused_gemm, fused_reduce, collective, scan,
-            scatters, sorting, resize, grid_sampling)
+            scatters, sorting, resize, grid_sampling, composed_primitives)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():
