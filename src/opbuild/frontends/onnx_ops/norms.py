@@ -1,6 +1,7 @@
-"""ONNX reductions and normalisations that are compositions (ops/norm_compose.py): ReduceL1, ReduceL2,
+"""ONNX reductions and normalisations that are compositions (ops/norm_compose.py and here): ReduceL1, ReduceL2,
 ReduceSumSquare, ReduceLogSum, ReduceLogSumExp, InstanceNormalization, LpNormalization; BatchNormalization
-(inference with the BatchNorm primitive, training mode as a composition)."""
+(inference with the BatchNorm primitive, training mode as a composition), RMSNormalization, GroupNormalization,
+MeanVarianceNormalization and LRN."""
 
 from __future__ import annotations
 
@@ -106,3 +107,73 @@ def _batch_norm(ctx: Ctx, x: Value, scale: Value, bias: Value, mean: Value, var:
         outs.append(new)
     n_out = 3 if ctx.wants(2) else 2 if ctx.wants(1) else 1
     return outs[0] if n_out == 1 else tuple(outs[:n_out])
+
+
+def _stash(ctx: Ctx, x: Value) -> tuple[Value, str]:
+    """x in the precision ``stash_type`` asks for (1: float32 for half inputs), and the dtype to return."""
+    dt = dtype(x)
+    if ctx.attr("stash_type", 1) == 1 and dt in ("float16", "bfloat16"):
+        return cast(x, "float32"), dt
+    return x, dt
+
+
+@converter("RMSNormalization", (23,), attrs=("axis", "epsilon", "stash_type"))
+def _rms_norm(ctx: Ctx, x: Value, scale: Value) -> Value:
+    dims = shape(x)
+    axis = ctx.axis(ctx.attr("axis", -1), len(dims))
+    xs, dt = _stash(ctx, x)
+    sdt = dtype(xs)
+    ms = prim("ReduceMean", {"axis": list(range(axis, len(dims))), "keep_dims": True}, prim("Square", {}, xs))
+    y = prim("Mul", {}, xs, prim("Rsqrt", {}, prim("Add", {}, ms, const(float(ctx.attr("epsilon", 1e-5)), sdt))))
+    return prim("Mul", {}, cast(y, dt), scale)
+
+
+@converter("GroupNormalization", (18, 21), attrs=("epsilon", "num_groups", "stash_type"))
+def _group_norm(ctx: Ctx, x: Value, scale: Value, bias: Value) -> Value:
+    """Normalised per (sample, group of channels); ``scale``/``bias`` per group (version 18) or per channel."""
+    dims = shape(x)
+    n, c, g = dims[0], dims[1], int(ctx.attr("num_groups"))
+    xs, dt = _stash(ctx, x)
+    sdt = dtype(xs)
+    grouped = reshape(xs, [n, g, (c // g) * prod(dims[2:])])
+    mean = prim("ReduceMean", {"axis": [2], "keep_dims": True}, grouped)
+    centred = prim("Sub", {}, grouped, mean)
+    var = prim("ReduceMean", {"axis": [2], "keep_dims": True}, prim("Square", {}, centred))
+    y = prim("Mul", {}, centred, prim("Rsqrt", {}, prim("Add", {}, var, const(float(ctx.attr("epsilon", 1e-5)), sdt))))
+    if ctx.version < 21:  # per group, applied before the channels are unfolded
+        y = prim("Mul", {}, y, reshape(cast(scale, sdt), [1, g, 1]))
+        y = prim("Add", {}, y, reshape(cast(bias, sdt), [1, g, 1]))
+        return cast(reshape(y, list(dims)), dt)
+    y = cast(reshape(y, list(dims)), dt)
+    per_channel = [1, c, *([1] * (len(dims) - 2))]
+    return prim("Add", {}, prim("Mul", {}, y, reshape(scale, per_channel)), reshape(bias, per_channel))
+
+
+@converter("MeanVarianceNormalization", (13,), attrs=("axes",))
+def _mvn(ctx: Ctx, x: Value) -> Value:
+    """ONNX's function body: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9)."""
+    dims, dt = shape(x), dtype(x)
+    axes = sorted({ctx.axis(a, len(dims), "axes") for a in ctx.attr("axes", [0, 2, 3])})
+    mean = prim("ReduceMean", {"axis": axes, "keep_dims": True}, x)
+    ex2 = prim("ReduceMean", {"axis": axes, "keep_dims": True}, prim("Square", {}, x))
+    std = prim("Sqrt", {}, prim("Sub", {}, ex2, prim("Square", {}, mean)))
+    return prim("RealDiv", {}, prim("Sub", {}, x, mean), prim("Add", {}, std, const(1e-9, dt)))
+
+
+@converter("LRN", (13,), attrs=("alpha", "beta", "bias", "size"))
+def _lrn(ctx: Ctx, x: Value) -> Value:
+    """Across channels: the squares summed over a window of ``size`` channels (a padded channel axis, one
+    slice per window position)."""
+    dims, dt = shape(x), dtype(x)
+    size = int(ctx.attr("size"))
+    before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
+    sq = prim("Pad", {"paddings": [[0, 0], [before, after]] + [[0, 0]] * (len(dims) - 2)}, prim("Square", {}, x))
+    total = None
+    for k in range(size):
+        begin = [0, k] + [0] * (len(dims) - 2)
+        end = [dims[0], k + dims[1], *dims[2:]]
+        part = prim("StridedSlice", {"begin": begin, "end": end, "strides": [1] * len(dims)}, sq)
+        total = part if total is None else prim("Add", {}, total, part)
+    alpha, beta, bias = float(ctx.attr("alpha", 1e-4)), float(ctx.attr("beta", 0.75)), float(ctx.attr("bias", 1.0))
+    denom = prim("Add", {}, prim("Mul", {}, total, const(alpha / size, dt)), const(bias, dt))
+    return prim("RealDiv", {}, x, prim("Pow", {}, denom, const(beta, dt)))
