@@ -156,3 +156,11 @@ def test_batch_norm_training_mode() -> None:
     mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
     want = (x - mean[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-5)
     np.testing.assert_allclose(got[0], want, rtol=1e-4, atol=1e-5)
+
+
+def test_cross_entropy_and_nll_losses() -> None:
+    target = torch.tensor([[1, 0, 3], [2, 2, -100]])
+    weight = torch.tensor([0.5, 1.0, 2.0, 1.5])
+    check(Fn(lambda x: F.cross_entropy(x, target, weight=weight)), (rand(2, 4, 3),), "SoftmaxCrossEntropyLoss")
+    check(Fn(lambda x: F.nll_loss(x, target, reduction="none")), (rand(2, 4, 3),),
+          "NegativeLogLikelihoodLoss")

@@ -24,7 +24,20 @@ operators (``elementwise.py``, ``shapes.py``, ``nn.py``); this package re-export
 from __future__ import annotations
 
 # Importing the family modules registers their converters.
-from . import conv_transpose, einsum, elementwise, math_ops, nn, norms, pool, quant, resize, scan, shapes  # noqa: F401,E501
+from . import (  # noqa: F401
+    conv_transpose,
+    einsum,
+    elementwise,
+    losses,
+    math_ops,
+    nn,
+    norms,
+    pool,
+    quant,
+    resize,
+    scan,
+    shapes,
+)
 from .core import (
     CONVERTERS,
     Check,
