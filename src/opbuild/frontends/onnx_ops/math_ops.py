@@ -1,6 +1,6 @@
 """ONNX math and activation operators: the elementwise math rows (Sign, Tan, Asin, ..., IsInf, the bitwise
 ops) and compositions of primitives (Elu, Celu, Selu, Softsign, ThresholdedRelu, Shrink, Mish, PRelu,
-Hardmax, Trilu, OneHot, EyeLike, SpaceToDepth, DepthToSpace, NonZero of a constant)."""
+Hardmax, Trilu, OneHot, EyeLike, SpaceToDepth, DepthToSpace, NonZero of a constant, BitShift)."""
 
 from __future__ import annotations
 
@@ -173,3 +173,21 @@ def _non_zero(ctx: Ctx, x: Value) -> Value:
                                f"which opbuild needs when the model is traced; only a NonZero of a constant (an "
                                f"initializer or a value computed from one) is supported")
     return np.asarray(np.nonzero(x), dtype=np.int64).reshape(x.ndim, -1)
+
+
+@converter("BitShift", (11, 28), attrs=("direction",), check=one_of("direction", ("LEFT", "RIGHT"), None))
+def _bit_shift(ctx: Ctx, x: Value, y: Value) -> Value:
+    """Shifts as arithmetic: ``x * 2**y`` (wrapping) or ``floor(x / 2**y)`` (a sign-extending right shift).
+    A shift by a negative amount or by the width or more gives 0 (-1 for a right shift of a negative x), as
+    BitShift-28 defines."""
+    dt = dtype(x)
+    bits = np.iinfo(dt).bits
+    power = prim("Pow", {}, np.asarray(2, dt), y)
+    right = ctx.attr("direction") == "RIGHT"
+    shifted = prim("FloorDiv" if right else "Mul", {}, x, power)
+    valid = prim("LogicalAnd", {}, prim("GreaterEqual", {}, y, np.zeros((), dt)),
+                 prim("Less", {}, y, np.asarray(bits, dt)))
+    fill = np.zeros((), dt)
+    if right and np.iinfo(dt).min < 0:
+        fill = prim("Select", {}, prim("Less", {}, x, np.zeros((), dt)), np.asarray(-1, dt), np.zeros((), dt))
+    return prim("Select", {}, valid, shifted, fill)
