@@ -34,6 +34,7 @@ from . import (  # noqa: F401
     norms,
     pool,
     quant,
+    rearrange,
     resize,
     scan,
     shapes,
