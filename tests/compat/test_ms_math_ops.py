@@ -16,6 +16,8 @@ from opbuild import Tensor, ops
 from ..helpers import FnCell
 from .ms_math_cases import CASES, outputs
 
+pytestmark = pytest.mark.slow  # a few hundred kernels built in both modes
+
 FIXTURE = np.load(Path(__file__).resolve().parents[1] / "fixtures" / "ms_math_ops.npz")
 META = json.loads(bytes(FIXTURE["__meta__"]).decode())
 # MindSpore 2.10's CPU backend has no Einsum kernel, and its grid_sample has no bicubic mode: opbuild

@@ -13,6 +13,8 @@ from tests.helpers import run_op
 from tests.ops.test_grads import check as grad_check
 from tests.ops.test_grads import rand
 
+pytestmark = pytest.mark.slow  # a few hundred kernels built in both modes
+
 CASES = [
     ("ij->ji", [(3, 4)]),
     ("ij", [(3, 4)]),

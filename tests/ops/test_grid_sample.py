@@ -14,6 +14,8 @@ from opbuild.ops.grid_sampling import grid_sample_reference
 from opbuild.ops.primitive import apply
 from tests.helpers import run_op
 
+pytestmark = pytest.mark.slow  # a few hundred kernels built in both modes
+
 torch = pytest.importorskip("torch")
 
 RNG = np.random.default_rng(0)

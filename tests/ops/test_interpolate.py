@@ -14,6 +14,8 @@ from tests.helpers import run_op
 from tests.ops.test_grads import check as grad_check
 from tests.ops.test_grads import rand
 
+pytestmark = pytest.mark.slow  # a few hundred kernels built in both modes
+
 torch = pytest.importorskip("torch")
 
 
