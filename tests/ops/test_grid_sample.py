@@ -60,3 +60,12 @@ def test_grid_sample_errors_and_gradient() -> None:
         ops.grid_sample(ms.Tensor(X[:, :, None]), ms.Tensor(GRID[:, None].repeat(3, -1)[..., :3]), "bicubic")
     with pytest.raises(NotImplementedError, match="GridSample: its gradient is not implemented"):
         ms.grad(lambda x: ops.grid_sample(x, ms.Tensor(GRID)).sum())(ms.Tensor(X))
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize(("theta_shape", "size"), [((2, 2, 3), (2, 3, 4, 5)), ((1, 3, 4), (1, 2, 3, 4, 2))])
+def test_affine_grid_matches_torch(align, theta_shape, size) -> None:
+    theta = RNG.standard_normal(theta_shape).astype(np.float32)
+    got = ops.affine_grid(ms.Tensor(theta), size, align).asnumpy()
+    want = torch.nn.functional.affine_grid(torch.from_numpy(theta), size, align).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

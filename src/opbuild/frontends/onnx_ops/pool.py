@@ -1,4 +1,4 @@
-"""ONNX MaxPool and AveragePool.
+"""ONNX MaxPool, AveragePool and LpPool.
 
 2-D (and 1-D, run as 2-D) pooling without dilations maps onto the MaxPool/AvgPool primitives. 3-D pooling,
 dilated windows and MaxPool's second output (the flat indices of the maxima) are a composition instead: each
@@ -73,6 +73,11 @@ def _max_pool(ctx: Ctx, x: Value) -> Value:
     return tap_pool(ctx, x, "max") if _needs_taps(ctx, x) else _pool("MaxPool", ctx, x)
 
 
+@converter("LpPool", (11, 18, 22), attrs=(*_POOL_ATTRS, "p"), check=_check_pool)
+def _lp_pool(ctx: Ctx, x: Value) -> Value:
+    return tap_pool(ctx, x, "lp")
+
+
 @converter("AveragePool", (10, 11, 19, 22), attrs=(*_POOL_ATTRS, "count_include_pad"), check=_check_pool)
 def _average_pool(ctx: Ctx, x: Value) -> Value:
     return tap_pool(ctx, x, "avg") if _needs_taps(ctx, x) else _pool("AvgPool", ctx, x)
@@ -106,6 +111,8 @@ def tap_pool(ctx: Ctx, x: Value, kind: str) -> Value | tuple[Value, Value]:
     after = [max(nd - b - sz, 0) for nd, b, sz in zip(need, begin, spatial, strict=True)]
     widths = [[0, 0], [0, 0], *([b, a] for b, a in zip(begin, after, strict=True))]
     low = limits(dt)[0] if kind == "max" else 0
+    if kind == "lp":  # sum |x|^p over each window of the zero-padded input, then the p-th root
+        x = prim("Pow", {}, prim("Abs", {}, x), const(float(ctx.attr("p", 2)), dt))
     padded = prim("Pad", {"paddings": widths}, x)
     if kind == "max" and any(b or a for b, a in zip(begin, after, strict=True)):
         padded = prim("Select", {}, border(dims, widths), const(low, dt), padded)
@@ -119,11 +126,13 @@ def tap_pool(ctx: Ctx, x: Value, kind: str) -> Value | tuple[Value, Value]:
                                                           zip(starts, out, strides, strict=True))],
                                      "strides": [1, 1, *strides]}, v)
 
-    if kind == "avg":
+    if kind in ("avg", "lp"):
         total = None
         for tap in taps:
             w = window(padded, tap)
             total = w if total is None else prim("Add", {}, total, w)
+        if kind == "lp":
+            return prim("Pow", {}, total, const(1.0 / float(ctx.attr("p", 2)), dt))
         # The divisor: real elements in each window, or (count_include_pad) those of the explicitly padded input.
         inside = np.zeros([1, 1, *full[2:]], dt)
         region = tuple(slice(0, sz + b + e) if ctx.attr("count_include_pad", 0) else slice(b, b + sz)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ops import resize as R
-from .core import Ctx, StaticValueError, Value, converter, dtype, one_of, prim, shape
+from .core import Ctx, StaticValueError, Value, converter, dtype, one_of, prim, reshape, shape
 
 
 def _check(ctx: Ctx) -> list[str]:
@@ -110,3 +110,34 @@ def _grid_sample(ctx: Ctx, x: Value, grid: Value) -> Value:
     return prim("GridSample", {"mode": _GRID_MODES[ctx.attr("mode", default)],
                                "padding_mode": ctx.attr("padding_mode", "zeros"),
                                "align_corners": bool(ctx.attr("align_corners", 0)), "clamp_cubic": True}, x, grid)
+
+
+@converter("Upsample", (7, 9), attrs=("mode", "scales"), check=one_of("mode", ("nearest", "linear"), "nearest"),
+           static=(1,))
+def _upsample(ctx: Ctx, x: Value, scales: Value = None) -> Value:
+    """The deprecated Upsample: output length ``floor(n * scale)``, asymmetric coordinates (nearest: floor)."""
+    dims, dt = shape(x), dtype(x)
+    values = ctx.attr("scales") if ctx.version < 9 else ctx.static(scales, "scales").reshape(-1).tolist()
+    if len(values) != len(dims):
+        raise _fail(ctx, f"scales has {len(values)} values for a rank-{len(dims)} input")
+    mode = ctx.attr("mode", "nearest")
+    taps = {a: R.axis_taps(n, R.output_size(n, float(s)), float(s), mode, "asymmetric", "floor")
+            for a, (n, s) in enumerate(zip(dims, values, strict=True)) if float(s) != 1.0}
+    return R.resize(x, dims, dt, taps, 0.0, prim)
+
+
+@converter("AffineGrid", (20,), attrs=("align_corners",), static=(1,))
+def _affine_grid(ctx: Ctx, theta: Value, size: Value) -> Value:
+    """The sampling grid of affine matrices: the constant homogeneous base grid times theta^T."""
+    dims = [int(v) for v in ctx.static(size, "size").reshape(-1)]
+    spatial = dims[2:]
+    r = len(spatial)
+    axes = [np.linspace(-1, 1, n) if ctx.attr("align_corners", 0) else (2 * np.arange(n) + 1) / n - 1
+            for n in spatial]
+    mesh = np.meshgrid(*axes, indexing="ij")  # one array per spatial axis, in (D,) H, W order
+    base = np.stack([*(m.reshape(-1) for m in reversed(mesh)), np.ones(int(np.prod(spatial)))], axis=1)
+    n = dims[0]
+    dt = dtype(theta)
+    base = prim("BroadcastTo", {"shape": [n, *base.shape]}, base.astype(dt))
+    out = prim("BatchMatMul", {}, base, prim("Transpose", {"perm": [0, 2, 1]}, theta))
+    return reshape(out, [n, *spatial, r])

@@ -1,10 +1,12 @@
-"""Image functions of the functional API: ``ops.interpolate`` (over the resizing composition of ops/resize.py)
-and ``ops.grid_sample``."""
+"""Image functions of the functional API: ``ops.interpolate`` (over the resizing composition of ops/resize.py),
+``ops.grid_sample`` and ``ops.affine_grid``."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+import numpy as np
 
 from ...core.tensor import Tensor, as_tensor
 from .. import resize as R
@@ -97,4 +99,22 @@ def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros"
                  [x, as_tensor(grid)])
 
 
-__all__ = ["grid_sample", "interpolate"]
+def affine_grid(theta, size, align_corners: bool = False) -> Tensor:
+    """``ops.affine_grid(theta, size, align_corners=False)``: the (N, H, W, 2) (or (N, D, H, W, 3)) sampling
+    grid of the affine matrices ``theta`` (N, 2, 3) (or (N, 3, 4)) for an output of ``size`` (N, C, H, W) (or
+    (N, C, D, H, W)), in grid_sample's normalised coordinates."""
+    t = as_tensor(theta)
+    dims = [int(d) for d in size]
+    spatial = dims[2:]
+    r = len(spatial)
+    if r not in (2, 3) or t.shape != (dims[0], r, r + 1):
+        raise ValueError(f"affine_grid: theta must be (N, {r}, {r + 1}) for size {dims} (4-D or 5-D)")
+    axes = [np.linspace(-1, 1, n) if align_corners else (2 * np.arange(n) + 1) / n - 1 for n in spatial]
+    mesh = np.meshgrid(*axes, indexing="ij")
+    base = np.stack([*(m.reshape(-1) for m in reversed(mesh)), np.ones(math.prod(spatial))], axis=1)
+    base = Tensor(np.broadcast_to(base, (dims[0], *base.shape)).astype(t.dtype.np_dtype))
+    out = apply("BatchMatMul", {}, [base, apply("Transpose", {"perm": [0, 2, 1]}, [t])])
+    return apply("Reshape", {"shape": [dims[0], *spatial, r]}, [out])
+
+
+__all__ = ["affine_grid", "grid_sample", "interpolate"]
