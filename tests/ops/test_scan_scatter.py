@@ -135,3 +135,27 @@ def test_scatter_elements_gradients(graph_mode, reduction) -> None:
     idx = ms.Tensor(np.array([[1, 0], [3, 3]], np.int32))
     x, upd = rand(2, 4, low=0.5, high=1.5, seed=5), rand(2, 2, low=0.5, high=1.5, seed=6)
     grad_check(lambda a, u: ops.TensorScatterElements(1, reduction)(a, idx, u), x, upd)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "uint8"])
+def test_cummax_cummin_match_the_reference(mode, dtype) -> None:
+    """Ties take the later index and a NaN sticks (MindSpore's rules; the values are checked against
+    MindSpore itself in tests/compat/test_ms_math_ops.py)."""
+    from opbuild.ops.scan import extremum_reference
+
+    x = np.random.default_rng(3).integers(0, 4, (3, 7, 2)).astype(dtype)
+    if dtype.startswith("float"):
+        x[1, 3, 0] = np.nan
+    for op, fn in (("Cummax", ops.cummax), ("Cummin", ops.cummin)):
+        vals, idx = (run_op(lambda t, i=i, fn=fn: fn(t, 1)[i], x, mode=mode) for i in (0, 1))
+        want_v, want_i = extremum_reference(op, {"axis": 1}, x)
+        np.testing.assert_array_equal(vals, want_v)
+        np.testing.assert_array_equal(idx, want_i)
+        assert idx.dtype == (np.int64 if op == "Cummax" else np.int32)
+
+
+def test_cummax_cummin_gradients(graph_mode) -> None:
+    x = rand(3, 5, seed=9)
+    grad_check(lambda a: ops.cummax(a, 1)[0], x)
+    grad_check(lambda a: ops.cummin(a, 0)[0], x)

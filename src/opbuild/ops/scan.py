@@ -1,4 +1,5 @@
-"""Scans: CumSum and CumProd (MindSpore's ``ops.CumSum``/``ops.CumProd`` primitives, ONNX ``CumSum``).
+"""Scans: CumSum and CumProd (MindSpore's ``ops.CumSum``/``ops.CumProd`` primitives, ONNX ``CumSum``), and
+the running extrema with indices Cummax/Cummin.
 
 One table row per scan gives its C combine, its identity (the first element of an exclusive scan) and its
 NumPy reference. ``exclusive`` shifts the running value by one (the first output is the identity);
@@ -22,7 +23,7 @@ from ..core.dtypes import ALL_NUMERIC
 from ..core.errors import ShapeError
 from ..core.ir import KernelSpec, TensorType
 from ..core.tensor import Tensor
-from ..targets.cpu.codegen import c_literal, load, store
+from ..targets.cpu.codegen import c_literal, compute_ctype, load, store
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, norm_axis, same_dtype
 from .shape_args import static_int
@@ -158,4 +159,109 @@ def _cumprod_grad(attrs, ins, outs, douts):
     return [apply("RealDiv", {}, [summed, x])]
 
 
-__all__ = ["CumProd", "CumSum", "PRIMITIVES", "SCANS", "scan_emit", "scan_reference"]
+
+
+# ---- Cummax / Cummin: running extrema with their indices ---------------------------------------------------
+# MindSpore's rules (checked against its outputs): an element equal to the running extremum takes over its
+# index (the latest of equal elements wins); a NaN becomes the running value for good and keeps its index.
+# Cummax's indices are int64, Cummin's int32.
+
+_EXTREMA = {"Cummax": (">=", "int64"), "Cummin": ("<=", "int32")}
+
+
+def _extremum_normalize(op: str) -> Callable[[dict, Sequence[TensorType]], dict]:
+    def normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+        x = ins[0]
+        if x.rank == 0:
+            raise ShapeError(op, "input must have rank >= 1", list(ins))
+        axis = static_int(op, "axis", attrs.get("axis"), ins)
+        if not -x.rank <= axis < x.rank:
+            raise ShapeError(op, f"axis {axis} is out of range for rank {x.rank}", list(ins))
+        return {"axis": axis % x.rank}
+
+    return normalize
+
+
+def _extremum_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[TensorType]]:
+    def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+        same_dtype(op, ins, ALL_NUMERIC)
+        return [TensorType(ins[0].shape, ins[0].dtype), TensorType(ins[0].shape, _EXTREMA[op][1])]
+
+    return infer
+
+
+def extremum_reference(op: str, attrs: dict, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """NumPy running maximum/minimum and index along ``attrs['axis']`` (MindSpore's tie and NaN rules)."""
+    axis = attrs["axis"]
+    moved = np.moveaxis(x, axis, -1)
+    vals = np.empty_like(moved)
+    idx = np.empty(moved.shape, np.int64)
+    floats = moved.dtype.kind == "f" or moved.dtype.name in ("float16", "bfloat16")
+    for pos in np.ndindex(*moved.shape[:-1]):
+        row = moved[pos]
+        v, k = row[0], 0
+        for j, e in enumerate(row):
+            if j and not (floats and np.isnan(float(v))):
+                take = (floats and np.isnan(float(e))) or (e >= v if op == "Cummax" else e <= v)
+                if take:
+                    v, k = e, j
+            vals[pos + (j,)], idx[pos + (j,)] = v, k
+    return np.moveaxis(vals, -1, axis), np.moveaxis(idx, -1, axis).astype(_EXTREMA[op][1])
+
+
+def extremum_emit(k: KernelSpec) -> str:
+    """C body: per lane, one pass along the axis keeping the running value and its index."""
+    x = k.inputs[0]
+    dt = x.dtype
+    cmp = _EXTREMA[k.op][0]
+    axis = k.attrs["axis"]
+    outer, n, inner = math.prod(x.shape[:axis]), x.shape[axis], math.prod(x.shape[axis + 1:])
+    if x.size == 0:
+        return "/* empty */"
+    floats = dt.startswith(("float", "bfloat"))
+    e, v = load(dt, "in0[q]"), "best"
+    take = (f"({v} == {v}) && (e != e || e {cmp} {v})" if floats else f"e {cmp} {v}")
+    return (f"for (int64_t o = 0; o < {outer}; o++)\n"
+            f"for (int64_t r = 0; r < {inner}; r++) {{\n"
+            f"{compute_ctype(dt)} best = {load(dt, f'in0[o * {n * inner} + r]')}; int64_t at = 0;\n"
+            f"for (int64_t j = 0; j < {n}; j++) {{\n"
+            f"const int64_t q = (o * {n} + j) * {inner} + r;\n"
+            f"const {compute_ctype(dt)} e = {e};\n"
+            f"if (j > 0 && ({take})) {{ best = e; at = j; }}\n"
+            f"out0[q] = in0[o * {n * inner} + at * {inner} + r];\n"
+            f"out1[q] = at;\n}}}}")
+
+
+@defop(infer=_extremum_infer("Cummax"), emit=extremum_emit, normalize=_extremum_normalize("Cummax"), n_inputs=1,
+       reference=lambda attrs, x: extremum_reference("Cummax", attrs, x))
+class Cummax(Primitive):
+    """``Cummax(axis)(input)``: the running maximum along ``axis`` and the (int64) index it came from."""
+
+    def __init__(self, axis: int):
+        super().__init__(axis=axis)
+
+
+@defop(infer=_extremum_infer("Cummin"), emit=extremum_emit, normalize=_extremum_normalize("Cummin"), n_inputs=1,
+       reference=lambda attrs, x: extremum_reference("Cummin", attrs, x))
+class Cummin(Primitive):
+    """``Cummin(axis)(input)``: the running minimum along ``axis`` and the (int32) index it came from."""
+
+    def __init__(self, axis: int):
+        super().__init__(axis=axis)
+
+
+PRIMITIVES.update({"Cummax": Cummax, "Cummin": Cummin})
+
+
+@grad_rule("Cummax", "Cummin")
+def _extremum_grad(attrs, ins, outs, douts):
+    """Each output is a copy of the input element its index names: the cotangents add up there."""
+    x, dv = ins[0], douts[0]
+    if dv is None:
+        return [None]
+    zeros = Tensor(np.zeros(x.shape, x._type.dtype))
+    return [apply("TensorScatterElements", {"axis": attrs["axis"], "reduction": "add"}, [zeros, outs[1], dv])]
+
+
+__all__ = ["CumProd", "CumSum", "Cummax", "Cummin", "PRIMITIVES", "SCANS", "extremum_emit", "extremum_reference",
+           "scan_emit", "scan_reference"]

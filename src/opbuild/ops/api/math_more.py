@@ -53,6 +53,17 @@ def cumprod(input, dim: int, dtype: DType | str | None = None) -> Tensor:
                  [_cast(as_tensor(input), dtype)])
 
 
+def cummax(input, axis: int):  # noqa: A002
+    """``ops.cummax(input, axis)``: (running maximum, its int64 index) along ``axis``; an element equal to the
+    running maximum takes over its index, and a NaN stays once met."""
+    return apply("Cummax", {"axis": axis}, [as_tensor(input)])
+
+
+def cummin(input, axis: int):  # noqa: A002
+    """``ops.cummin(input, axis)``: (running minimum, its int32 index) along ``axis`` (ties and NaN as cummax)."""
+    return apply("Cummin", {"axis": axis}, [as_tensor(input)])
+
+
 # ---- composed reductions --------------------------------------------------------------------------------
 
 def logsumexp(input, axis: Axis, keep_dims: bool = False) -> Tensor:
@@ -170,5 +181,5 @@ def scatter(input, axis: int, index, src) -> Tensor:
     return tensor_scatter_elements(input, index, src, axis)
 
 
-__all__ = ["cumsum", "cumprod", "logsumexp", "vector_norm", "norm", "einsum", "topk", "sort", "argsort",
-           *_SNAKE.values(), "scatter_nd", "tensor_scatter_elements", "scatter"]
+__all__ = ["cumsum", "cumprod", "cummax", "cummin", "logsumexp", "vector_norm", "norm", "einsum", "topk", "sort",
+           "argsort", *_SNAKE.values(), "scatter_nd", "tensor_scatter_elements", "scatter"]
