@@ -254,7 +254,8 @@ def test_non_differentiable_ops_are_declared():
         assert REGISTRY[name].grad is NO_GRADIENT, name
     # Backward ops themselves have no rule (no second-order derivatives yet).
     backward = {"ReluGrad", "ReLU6Grad", "SigmoidGrad", "TanhGrad", "GeLUGrad", "BiasAddGrad", "StridedSliceGrad",
-                "UnsortedSegmentSum", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad"}
+                "UnsortedSegmentSum", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad",
+                "GridSampleGrad"}
     missing = sorted(n for n, d in REGISTRY.items() if d.grad is None and n not in backward)
     assert missing == [], missing
 

@@ -1,6 +1,6 @@
 """GridSample (ops.grid_sample, GridSampler2D/3D) against torch.nn.functional.grid_sample, whose rules
 MindSpore documents, for every mode, padding and align_corners, in both modes; the C kernel against its
-NumPy reference (including ONNX's clamped-bicubic variant); errors; the refused gradient."""
+NumPy reference (including ONNX's clamped-bicubic variant); errors; gradients against torch's autograd."""
 
 from __future__ import annotations
 
@@ -53,13 +53,30 @@ def test_kernel_matches_reference_with_onnx_clamped_bicubic(dtype) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-3 if dtype == "float16" else 1e-6, atol=1e-3)
 
 
-def test_grid_sample_errors_and_gradient() -> None:
+def test_grid_sample_errors() -> None:
     with pytest.raises(ShapeError, match="padding_mode must be one of"):
         ops.grid_sample(ms.Tensor(X), ms.Tensor(GRID), padding_mode="wrap")
     with pytest.raises(ValueError, match="'bicubic' needs a 4-D input"):
         ops.grid_sample(ms.Tensor(X[:, :, None]), ms.Tensor(GRID[:, None].repeat(3, -1)[..., :3]), "bicubic")
-    with pytest.raises(NotImplementedError, match="GridSample: its gradient is not implemented"):
-        ms.grad(lambda x: ops.grid_sample(x, ms.Tensor(GRID)).sum())(ms.Tensor(X))
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_grid_sample_gradients_match_torch(graph_mode, mode, padding) -> None:
+    """d input and d grid of sum(grid_sample(x, g) * w) against torch's autograd (grid points kept away from
+    tap boundaries, where the function has kinks)."""
+    x = RNG.standard_normal((1, 2, 4, 5))
+    g = RNG.uniform(-1.3, 1.3, (1, 3, 2, 2))
+    w = RNG.standard_normal((1, 2, 3, 2))
+
+    def loss(a, b):
+        return (ops.grid_sample(a, b, mode, padding, False) * ms.Tensor(w)).sum()
+
+    gx, gg = ms.grad(loss, (0, 1))(ms.Tensor(x), ms.Tensor(g))
+    tx, tg = torch.from_numpy(x).requires_grad_(), torch.from_numpy(g).requires_grad_()
+    (torch.nn.functional.grid_sample(tx, tg, mode, padding, False) * torch.from_numpy(w)).sum().backward()
+    np.testing.assert_allclose(gx.asnumpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gg.asnumpy(), tg.grad.numpy(), rtol=1e-3, atol=1e-4)
 
 
 @pytest.mark.parametrize("align", [False, True])
@@ -69,3 +86,18 @@ def test_affine_grid_matches_torch(align, theta_shape, size) -> None:
     got = ops.affine_grid(ms.Tensor(theta), size, align).asnumpy()
     want = torch.nn.functional.affine_grid(torch.from_numpy(theta), size, align).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_grid_sample_3d_gradients_match_torch(graph_mode) -> None:
+    x = RNG.standard_normal((1, 2, 3, 4, 3))
+    g = RNG.uniform(-1.2, 1.2, (1, 2, 2, 2, 3))
+    w = RNG.standard_normal((1, 2, 2, 2, 2))
+
+    def loss(a, b):
+        return (ops.grid_sample(a, b, "bilinear", "border", True) * ms.Tensor(w)).sum()
+
+    gx, gg = ms.grad(loss, (0, 1))(ms.Tensor(x), ms.Tensor(g))
+    tx, tg = torch.from_numpy(x).requires_grad_(), torch.from_numpy(g).requires_grad_()
+    (torch.nn.functional.grid_sample(tx, tg, "bilinear", "border", True) * torch.from_numpy(w)).sum().backward()
+    np.testing.assert_allclose(gx.asnumpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gg.asnumpy(), tg.grad.numpy(), rtol=1e-3, atol=1e-4)
