@@ -317,7 +317,7 @@ def bench_convgrad(args, rng) -> list[Row]:
 
 
 def bench_conv_half(args, rng) -> list[Row]:
-    """float16/bfloat16 Conv2D (float32 scratch + float32 kernel, ops/conv_kernels.py half_wrap) against the
+    """float16/bfloat16 Conv2D (float32 scratch + float32 kernel, conv_kernels.py half_wrap) against the
     float32 kernel of the same shape: the cost of the conversions."""
     import ml_dtypes
 

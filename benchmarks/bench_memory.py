@@ -10,7 +10,7 @@ needs no kernel; ``--run`` also builds the graph with and without the plan, runs
 and checks that the outputs are equal, and times one call of each (median of 5; cold builds of the full-size
 networks take minutes).
 
-Prints a table and writes ``<out>/memory.json``. Target (issue #15): arena <= 40% of the intermediates.
+Prints a table and writes ``<out>/memory.json``. Target: arena <= 40% of the intermediates.
 """
 
 from __future__ import annotations
@@ -75,10 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     rows = [measure(n, args.quick, args.run) for n in args.nets.split(",")]
     mib = 1 << 20
-    print(f"{'net':<10}{'nodes':>7}{'kernels':>9}{'views':>7}{'inplace':>9}{'buffers':>9}"
+    print(f"{'net':<10}{'nodes':>7}{'kernels':>9}{'views':>7}{'reused':>9}{'buffers':>9}"
           f"{'intermediates MiB':>19}{'arena MiB':>11}{'ratio':>8}")
     for r in rows:
-        print(f"{r['net']:<10}{r['nodes']:>7}{r['kernels']:>9}{r['views']:>7}{r['inplace']:>9}{r['buffers']:>9}"
+        print(f"{r['net']:<10}{r['nodes']:>7}{r['kernels']:>9}{r['views']:>7}{r['reused_inputs']:>9}{r['buffers']:>9}"
               f"{r['intermediate_bytes'] / mib:>19.2f}{r['arena_bytes'] / mib:>11.2f}{r['ratio']:>8.1%}"
               + ("" if "outputs_equal" not in r else f"  outputs equal: {r['outputs_equal']}, call "
                  f"{r['planned_call_s'] * 1e3:.1f} ms planned / {r['unplanned_call_s'] * 1e3:.1f} ms unplanned"))

@@ -1,4 +1,4 @@
-"""Train-step benchmark (issue #14): per network, the train step's distinct kernels, its cold and warm build
+"""Train-step benchmark: per network, the train step's distinct kernels, its cold and warm build
 (fresh processes) and steady step time, next to torch eager, torch.compile (cold and warm) and jax.jit of the
 same train step (forward, softmax cross-entropy, grad, SGD momentum 0.9 update), one intra-op thread each.
 

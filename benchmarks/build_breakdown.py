@@ -11,7 +11,7 @@ floor (read + sha256 + dlopen of the same binaries). Prints medians per step, in
 the entry writes (publish: atomic writes + fsyncs) and the batches timed (wall clock, summed over the build
 threads), plus the compilers' CPU time.
 
-This instruments private functions of opbuild (build.driver.Builder, cache.local.KernelStore, cache.pin, ...): it
+This instruments private functions of opbuild (build.driver.Builder, cache.local.KernelStore, cache.locks, ...): it
 is a profiling aid that follows the code, not a stable benchmark. The wrappers cost ~1 us per call, which
 shows up mostly as "rest of Builder.build".
 """
@@ -43,20 +43,21 @@ STEPS = [
     ("version memo + BLAS identity", "opbuild.targets.cpu.compilers.gcc", "GccLike.identity", "compiler identity"),
     ("memo keys (one per graph node)", "opbuild.ops.registry", "KernelSpec.memo_key", None),
     ("descriptors (.info bytes + name)", "opbuild.builder.driver", "Builder.request", None),
-    ("codegen hash (per op type)", "opbuild.ops.registry", "OpDef.codegen_hash", "descriptors (.info bytes + name)"),
+    ("codegen hash (per op type)", "opbuild.targets.cpu.kernels", "codegen_hash",
+     "descriptors (.info bytes + name)"),
     ("target identity (/proc/cpuinfo)", "opbuild.targets.cpu", "CpuTarget.identity",
      "descriptors (.info bytes + name)"),
     ("encode descriptor", "opbuild.cache.key", "InfoEncoder.encode", "descriptors (.info bytes + name)"),
     ("sha256 name", "opbuild.cache.key", "kernel_name", "descriptors (.info bytes + name)"),
     ("sweep stray temporaries (scandir)", "opbuild.cache.local", "KernelStore.sweep_temporaries", None),
-    ("load lock (one shared flock per build)", "opbuild.cache.pin", "loading.__enter__", None),
+    ("load lock (one shared flock per build)", "opbuild.cache.locks", "loading.__enter__", None),
     ("preload BLAS (lazily bound dlopen)", "opbuild.targets.cpu.loader", "preload", None),
     ("graph manifest: fingerprint (stats)", "opbuild.cache.manifest", "fingerprint", None),
     ("graph manifest: read", "opbuild.cache.manifest", "read", None),
     ("check entry against the manifest", "opbuild.cache.local", "KernelStore.check", None),
     ("lookup: read+verify .json/.info/binary", "opbuild.cache.local", "KernelStore.lookup", None),
     ("load: dlopen + dlsym", "opbuild.builder.memory", "KernelMemory.load", None),
-    ("statistics (after_build)", "opbuild.cache.observe", "Observer.after_build", None),
+    ("statistics (after_build)", "opbuild.cache.usage", "UsageRecorder.after_build", None),
 ]
 
 

@@ -82,7 +82,8 @@ class BuildLog:
 
     def record(self) -> None:
         report = ms.build_report()
-        if report.kernels and not any(report is seen for seen in self.reports):
+        # ``rerun``: a graph compiled earlier ran again (nothing traced or built), already recorded
+        if report.kernels and not report.rerun and not any(report is seen for seen in self.reports):
             self.reports.append(report)
 
     def total(self) -> ms.BuildReport:

@@ -21,10 +21,12 @@ import traceback
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "src"), str(REPO)]  # the harness is a test helper: tests/onnx/conformance.py
+
+from tests.onnx import conformance as conf  # noqa: E402
 
 from opbuild.core.errors import OpbuildError  # noqa: E402
-from opbuild.frontends import onnx_conformance as conf  # noqa: E402
 from opbuild.frontends.onnx_ops import CONVERTERS  # noqa: E402
 
 
@@ -82,7 +84,7 @@ def markdown(results: list[dict], rows: list[tuple[str, int, int, int]]) -> str:
         "",
         "opbuild's ONNX importer (`opbuild.onnx.load`, optional extra `onnx`) is tested with ONNX's own node tests",
         f"(`onnx.backend.test`, onnx {onnx.__version__}): every node test whose graph uses only supported operators",
-        "runs through `OpbuildBackend` (src/opbuild/frontends/onnx_conformance.py) in tests/onnx/test_conformance.py,",
+        "runs through `OpbuildBackend` (tests/onnx/conformance.py) in tests/onnx/test_conformance.py,",
         "including the `*_expanded` tests of ONNX functions that decompose into supported operators. Each test",
         "passes, or is listed below with the reason it cannot; the test suite checks both (an excepted test that",
         "starts passing fails the suite, so this list stays exact).",

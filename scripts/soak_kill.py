@@ -5,8 +5,9 @@ elementwise network of random widths (so most of its kernels are new and get com
 
   * ``random`` trials: each worker is killed after a random delay (0 to 1.2x a typical run); a kill counts
     only if the worker was still running;
-  * ``commit`` trials: the workers run with the test hook ``OPBUILD_TEST_COMMIT_HOOK`` (config.py), which
-    makes every publish announce itself and pause after writing an entry's binary and after its ``.info``,
+  * ``commit`` trials: the workers run with the test hook ``OPBUILD_TEST_COMMIT_HOOK``
+    (tests/hooks/opbuild_test_hooks.py, patched in from outside the package), which makes every publish
+    announce itself and pause after writing an entry's binary and after its ``.info``,
     before the ``.json`` commits it; each worker is killed at a random announcement, inside that window.
 
 After every trial a clean worker runs all of the trial's networks (its outputs must match NumPy; entries the
@@ -82,7 +83,9 @@ def _worker(cfg: dict) -> int:
 # ---- driver ------------------------------------------------------------------------------------------------
 def _env(root: Path, hook: Path | None) -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    # tests/hooks first: its sitecustomize installs the commit hook (the package reads no test hook itself).
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests" / "hooks"), str(ROOT / "src"),
+                                         *filter(None, [env.get("PYTHONPATH")])])
     env.update(OPBUILD_CACHE_PATH=str(root), RANK_ID="", OPBUILD_BUILD_JOBS="2", OPBUILD_PROGRESS="0")
     env.pop("OPBUILD_TEST_COMMIT_HOOK", None)
     if hook is not None:

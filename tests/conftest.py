@@ -10,8 +10,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Property tests are reproducible: every run draws the same examples (derandomize: the seed comes from the test's
+# name) and nothing is read from or written to an example database, so the README's test command passes or fails
+# the same way on every machine. HYPOTHESIS_PROFILE=explore draws fresh examples when hunting for new cases.
+settings.register_profile("opbuild", derandomize=True, database=None, deadline=None)
+settings.register_profile("explore", derandomize=False, database=None, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "opbuild"))
 
 # Test files that spawn processes, kill them, run many ranks, walk ONNX's whole node-test suite or soak the
 # cache mark themselves slow with a module-level ``pytestmark`` (``pytest.mark.slow`` alone or in a list), so

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 
 import opbuild as ms
 import opbuild.nn as nn
 from opbuild import Tensor
+
+# Why torch-based tests skip where torch is absent (it is the reference of some tests, never a dependency of
+# opbuild; .ci/run installs it, the README says how on other machines).
+TORCH_MISSING = ("torch (the reference of this test) is not installed: pip install torch==2.13.0 "
+                 "--index-url https://download.pytorch.org/whl/cpu")
 
 
 class FnCell(nn.Cell):
@@ -19,6 +27,19 @@ class FnCell(nn.Cell):
 
     def construct(self, *xs):
         return self.fn(*xs)
+
+
+HOOKS_DIR = Path(__file__).resolve().parent / "hooks"
+
+
+def with_test_hooks(env: dict[str, str], **hooks: object) -> dict[str, str]:
+    """``env`` for a subprocess that installs opbuild's test hooks (tests/hooks/opbuild_test_hooks.py): the hooks'
+    folder first on PYTHONPATH (its ``sitecustomize`` patches them in at start-up) and ``hooks`` as variables,
+    e.g. ``OPBUILD_TEST_COMPILE_DELAY=1``. The package reads no test hook itself."""
+    out = dict(env)
+    out["PYTHONPATH"] = os.pathsep.join([str(HOOKS_DIR), *filter(None, [out.get("PYTHONPATH")])])
+    out.update({k: str(v) for k, v in hooks.items()})
+    return out
 
 
 def run_op(fn, *arrays, mode=ms.PYNATIVE_MODE) -> np.ndarray:

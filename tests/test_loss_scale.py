@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 import opbuild as ms
 from opbuild import nn
 from opbuild.ops.optim import Assign
 from opbuild.train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager
+from tests.helpers import TORCH_MISSING
+
+torch = pytest.importorskip("torch", reason=TORCH_MISSING)
 
 pytestmark = pytest.mark.slow
 

@@ -37,11 +37,11 @@ from .communication import (  # noqa: E402
     set_auto_parallel_context,
 )
 from .context import ParallelMode  # noqa: E402
-from .jit import jit  # noqa: E402
+from .jit import explain, jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
 
-# Imported on first use: protobuf (checkpoints) costs tens of milliseconds, which every inference-only process
-# (whose warm start is measured in milliseconds) would otherwise pay at import.
+# Imported on first use: protobuf (checkpoints) is costly to import next to an inference-only process's warm
+# start (docs/benchmarks.md), which would otherwise pay for it at import.
 _LAZY = {"dataset": ("opbuild.dataset", None), "save_checkpoint": ("opbuild.checkpoint", "save_checkpoint"),
          "load_checkpoint": ("opbuild.checkpoint", "load_checkpoint"),
          "load_param_into_net": ("opbuild.checkpoint", "load_param_into_net"),
@@ -71,6 +71,7 @@ __all__ = [
     "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "Tensor", "Parameter",
     "ParameterTuple", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
     "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad", "jit",
+    "explain",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
     "OpbuildError", "ShapeError", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",
     "int64", "uint8", "uint16", "uint32", "uint64", "bool_", "amp", "nn", "ops", "dataset",

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .core import trace
+from .core import graph_breaks, trace
 from .core.tensor import Tensor
 
 _OPTIONS = {"mode", "input_signature", "hash_args", "jit_config", "compile_once"}
@@ -37,7 +38,7 @@ class _JitFunction:
         if trace.current() is not None:  # called from another traced function: inline
             return self.fn(*args)
         args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
-        return trace.run_compiled(self._graphs, trace.arg_signature(args, "@jit"), self.fn, args)
+        return graph_breaks.run_compiled(self._graphs, trace.arg_signature(args, "@jit"), self.fn, args)
 
 
 def jit(function: Callable[..., Any] | None = None, **options: Any) -> Any:
@@ -51,3 +52,40 @@ def jit(function: Callable[..., Any] | None = None, **options: Any) -> Any:
     if function is None:
         return lambda fn: _JitFunction(fn)
     return _JitFunction(function)
+
+
+@dataclass
+class Explanation:
+    """What :func:`explain` found: the graph pieces the call ran (``graph_count``) and the graph breaks
+    between them (``breaks``: where, why, and the value the condition took)."""
+
+    graph_count: int
+    breaks: list[graph_breaks.GraphBreak] = field(default_factory=list)
+
+    @property
+    def break_count(self) -> int:
+        return len(self.breaks)
+
+    def __str__(self) -> str:
+        lines = [f"{self.graph_count} graph(s), {self.break_count} graph break(s)"]
+        lines += [f"  break {i + 1}: {b}" for i, b in enumerate(self.breaks)]
+        return "\n".join(lines)
+
+
+def explain(fn: Any, *args: Any) -> Explanation:
+    """Run ``fn(*args)`` as GRAPH_MODE runs it (``fn``: a Cell, a ``@jit`` function or a plain function of
+    Tensors) on fresh graphs and say where control flow over tensor values broke the graph and why. The call
+    runs for real (its in-place updates happen): the conditions need this call's values."""
+    args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+    if hasattr(fn, "_construct_in_precision") and hasattr(fn, "_state_signature"):  # a Cell
+        body, who = fn._construct_in_precision, f"{type(fn).__name__} (a Cell)"
+    else:
+        body, who = getattr(fn, "fn", fn) if isinstance(fn, _JitFunction) else fn, "explain"
+        if not callable(body):
+            raise TypeError(f"explain needs a Cell or a function, got {type(fn).__name__}")
+    graphs: dict = {}
+    key = trace.arg_signature(args, who)
+    # Inside the trace, nested Cells and @jit functions are inlined whatever the mode: one trace, its pieces.
+    graph_breaks.run_compiled(graphs, key, body, args)
+    program = graphs[key]
+    return Explanation(len(program.last_breaks) + 1, list(program.last_breaks))

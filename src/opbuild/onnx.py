@@ -12,8 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-_MISSING = ("opbuild.onnx needs the 'onnx' package, which is not installed. Install the optional extra: "
-            "pip install 'opbuild[onnx]'")
+from .core.errors import MissingPackageError
 
 
 def _frontend():
@@ -22,7 +21,7 @@ def _frontend():
     except ModuleNotFoundError as e:
         if e.name != "onnx":
             raise
-        raise ModuleNotFoundError(_MISSING, name="onnx") from None
+        raise MissingPackageError("opbuild.onnx", "onnx", "onnx") from None
     from .frontends import onnx as frontend
 
     return frontend

@@ -25,8 +25,14 @@ class BuildReport:
     kernels: list[KernelRecord] = field(default_factory=list)
     seconds: float = 0.0
     # The graph's memory plan (passes/memplan.py MemoryPlan.summary): arena_bytes against intermediate_bytes
-    # (the sum of all intermediates), views, inplace. None for PyNative builds.
+    # (the sum of all intermediates), views, reused_inputs. None for PyNative builds.
     memory: dict | None = None
+    # True for the report of a compiled graph that ran again without any build (every kernel "reused" from
+    # memory, 0 s): build_report() then describes the graph that ran, not the last graph that was built.
+    rerun: bool = False
+    # Where control flow over tensor values broke the graph on the call that built (core/graph_breaks.py):
+    # one line per break, "file:line (function): code: reason -> value".
+    graph_breaks: list[str] = field(default_factory=list)
 
     def _count(self, status: str) -> int:
         return sum(1 for k in self.kernels if k.status == status)
@@ -57,7 +63,8 @@ class BuildReport:
                  f"{self.built} built"]
         if self.repaired:
             parts.append(f"{self.repaired} repaired")
-        return f"{len(self.kernels)} kernels: {', '.join(parts)} ({self.seconds:.2f} s)"
+        n = len(self.kernels)
+        return f"{n} kernel{'' if n == 1 else 's'}: {', '.join(parts)} ({self.seconds:.2f} s)"
 
     def as_dict(self, sources: bool = False) -> dict:
         """JSON-able form: totals plus the kernel records. With ``sources``, also ``fetched`` and each kernel's
@@ -72,6 +79,8 @@ class BuildReport:
             out["fetched"] = self.fetched
         if self.memory is not None:
             out["memory"] = dict(self.memory)
+        if self.graph_breaks:
+            out["graph_breaks"] = list(self.graph_breaks)
         return out
 
     def __repr__(self) -> str:

@@ -1,5 +1,5 @@
 """A warm start needs no compiler: a process that finds none names kernels with the toolchain identity the
-cache recorded (build/toolchain.py), runs every cached network, and fails a miss with a clear error."""
+cache recorded (builder/toolchain.py), runs every cached network, and fails a miss with a clear error."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ from opbuild.builder import Builder
 from opbuild.core.errors import CompileError
 from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
+from opbuild.targets.cpu import CpuTarget
 from tests.cache._util import committed, kernel_meta, verify_cache
 
 pytestmark = pytest.mark.slow
@@ -140,6 +141,7 @@ PROGRESS_CODE = """
 from opbuild.builder import Builder
 from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
+from opbuild.targets.cpu import CpuTarget
 Builder().build([REGISTRY["Square"].spec({}, [TensorType((i + 1,), "float32")]) for i in range(6)])
 print("done")
 """
@@ -236,19 +238,16 @@ def test_without_costs_batches_are_dealt_round_robin_blas_first():
 
 
 def test_each_kernel_body_is_generated_once_per_build(cache, monkeypatch, wrapper):
-    from types import SimpleNamespace
-
-    from opbuild.builder import compile as compile_mod
 
     monkeypatch.setenv("OPBUILD_BUILD_JOBS", "2")
     emitted = []
-    real = compile_mod.get_op
+    real = CpuTarget.emit
 
-    def counting(op):
-        opdef = real(op)
-        return SimpleNamespace(emit=lambda spec: emitted.append(spec) or opdef.emit(spec))
+    def counting(self, spec):
+        emitted.append(spec)
+        return real(self, spec)
 
-    monkeypatch.setattr(compile_mod, "get_op", counting)
+    monkeypatch.setattr(CpuTarget, "emit", counting)
     _, report = Builder().build(_specs(20))
     assert report.built == 20 and len(_compiles(wrapper[1])) == 2
     assert len(emitted) == 20  # for the cost estimate, then reused by the compile

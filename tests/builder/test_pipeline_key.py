@@ -9,7 +9,7 @@ from opbuild.cache.manifest import MANIFEST_DIR
 from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 from opbuild.passes import DEFAULT_PIPELINE
-from opbuild.targets import get as get_target
+from opbuild.targets import create as create_target
 
 OPS = ("Square", "Exp", "Neg", "Abs")
 SPECS = [REGISTRY[op].spec({}, [TensorType((i + 3,), "float32")]) for i, op in enumerate(OPS)]
@@ -17,7 +17,7 @@ SPECS = [REGISTRY[op].spec({}, [TensorType((i + 3,), "float32")]) for i, op in e
 
 def test_graph_key_depends_on_the_pipeline() -> None:
     keys = [s.memo_key() for s in SPECS]
-    cpu = get_target("CPU")
+    cpu = create_target("CPU")
     assert graph_key(cpu, DEFAULT_PIPELINE.identity, keys) == graph_key(cpu, DEFAULT_PIPELINE.identity, keys)
     assert graph_key(cpu, DEFAULT_PIPELINE.identity, keys) != graph_key(cpu, "other@1", keys)
 

@@ -45,9 +45,9 @@ class _Records(logging.Handler):
 
 def _install_kill(spec: dict) -> None:
     """Give the chosen cache module an ``os`` whose ``func`` SIGKILLs the process at its N-th call."""
-    from opbuild.cache import fsio, local
+    from opbuild.cache import fsio, local, quarantine
 
-    module = {"fsio": fsio, "local": local}[spec["module"]]
+    module = {"fsio": fsio, "local": local, "quarantine": quarantine}[spec["module"]]
     real = getattr(os, spec["func"])
     calls = [0]
 

@@ -3,7 +3,8 @@ manual step, with correct outputs, and that verifies clean (every committed entr
 
 Two kinds of kills, both real SIGKILLs of real build processes:
   * deterministic: the worker SIGKILLs itself at the N-th ``os.write/fsync/replace`` call made by the cache's
-    write layer (``fsio``) or by the store (``local``: quarantine, sweep), before or after the call;
+    write layer (``fsio``), by the store (``local``: hard links) or by ``quarantine`` (quarantine, sweep),
+    before or after the call;
   * timed: a process building a 60-kernel network is killed after delays spanning its whole build.
 """
 
@@ -101,7 +102,7 @@ def test_kill_while_quarantining(small_cache, tmp_path, nth, when):
     data = bytearray((km / f"{victim}.so").read_bytes())
     data[100] ^= 1
     (km / f"{victim}.so").write_bytes(bytes(data))
-    kill = {"module": "local", "func": "replace", "nth": nth, "when": when}
+    kill = {"module": "quarantine", "func": "replace", "nth": nth, "when": when}  # cache/quarantine.py moves it
     proc = popen_worker({"net": SMALL, "kill": kill}, env_for(tmp_path / "root"))
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == -signal.SIGKILL, f"kill point not reached ({proc.returncode}):\n{out}\n{err}"

@@ -17,7 +17,7 @@ from opbuild.cache import manifest
 from opbuild.cache.admin.verify import verify
 from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
-from opbuild.targets import get as get_target
+from opbuild.targets import create as create_target
 from tests.cache._util import kernel_meta, verify_cache
 
 SPECS = [REGISTRY["Square"].spec({}, [TensorType((n,), "float32")]) for n in (3, 5, 7)] + [
@@ -75,7 +75,7 @@ def test_manifest_blas_outside_the_cache_is_never_loaded(root, tmp_path):
     path, data = _manifest(root)
     data["blas"] = str(evil)  # a warm start from this manifest used to dlopen it ahead of the GEMM kernel
     path.write_text(json.dumps(data))
-    assert manifest.blas_problem(str(evil), get_target("CPU").known_linked_libraries()) is not None
+    assert manifest.blas_problem(str(evil), create_target("CPU").known_linked_libraries()) is not None
     _verify_flags(km, path)
     path.write_text(json.dumps(data))  # again, for the build
 
@@ -92,7 +92,7 @@ def test_manifest_kernel_name_escaping_the_cache_is_never_loaded(root, tmp_path)
     km = kernel_meta(root)
     path, data = _manifest(root)
     row = data["kernels"][2]  # the Square of 7 elements
-    name = row[0]
+    name = row[1]
     outside = tmp_path / "x"
     outside.mkdir()
     marker = tmp_path / "kernel-was-loaded"
@@ -105,7 +105,7 @@ def test_manifest_kernel_name_escaping_the_cache_is_never_loaded(root, tmp_path)
     escaping = "../../../x/" + name
     assert (km / (escaping + ".so")).resolve() == (outside / (name + ".so")).resolve()
     binary = evil.read_bytes()
-    data["kernels"][2] = [escaping, row[1], row[2], hashlib.sha256(binary).hexdigest(), len(binary)]
+    data["kernels"][2] = [2, escaping, row[2], row[3], hashlib.sha256(binary).hexdigest(), len(binary), row[6]]
     path.write_text(json.dumps(data))
     assert manifest.read(km, path.stem) is None  # refused by name: no entry is even looked at
     _verify_flags(km, path)
@@ -116,7 +116,7 @@ def test_manifest_kernel_name_escaping_the_cache_is_never_loaded(root, tmp_path)
     assert report.reused == len(SPECS) and report.built == 0
     assert kernels[2].name == name
     np.testing.assert_allclose(_square(kernels[2], 7), np.arange(1, 8, dtype=np.float32) ** 2)  # not 42
-    assert _manifest(root)[1]["kernels"][2][0] == name
+    assert _manifest(root)[1]["kernels"][2][1] == name
     assert verify_cache(km) == []
 
 
@@ -124,8 +124,8 @@ def test_manifest_kernel_name_escaping_the_cache_is_never_loaded(root, tmp_path)
 def test_manifest_names_are_checked_as_strictly_as_entry_names(root, bad):
     km = kernel_meta(root)
     path, data = _manifest(root)
-    name = data["kernels"][0][0]
-    data["kernels"][0][0] = {"newline": name + "\n", "dot": name.replace("_", ".", 1), "slash": "a/" + name,
+    name = data["kernels"][0][1]
+    data["kernels"][0][1] = {"newline": name + "\n", "dot": name.replace("_", ".", 1), "slash": "a/" + name,
                              "absolute": "/" + name, "not-a-string": [name],
                              "sha-mismatch": name[:-1] + ("0" if name[-1] != "0" else "1")}[bad]
     path.write_text(json.dumps(data))

@@ -1,4 +1,4 @@
-"""The store-wide load lock (cache/pin.py): a warm build holds ONE shared lock while it verifies and loads its
+"""The store-wide load lock (cache/locks.py): a warm build holds ONE shared lock while it verifies and loads its
 entries, and anything that deletes an entry takes it exclusively for the moment of the deletion.
 
 flock locks belong to open file descriptions, so two descriptors of one process exclude each other exactly as
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from opbuild.builder import Builder
-from opbuild.cache import pin
+from opbuild.cache import locks
 from opbuild.cache.admin import evict
 from opbuild.cache.admin.scan import scan
 from opbuild.cache.layout import LOCK_DIR
@@ -39,7 +39,7 @@ def store(tmp_path, monkeypatch) -> KernelStore:
 
 def _load_lock_free(store: KernelStore) -> bool:
     """Whether the load lock could be taken exclusively right now (from another open file description)."""
-    fd = os.open(os.path.join(store.path, LOCK_DIR, pin.LOADING + ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(os.path.join(store.path, LOCK_DIR, locks.LOADING + ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return True
@@ -52,7 +52,7 @@ def _load_lock_free(store: KernelStore) -> bool:
 
 def _hold_loading(store: KernelStore, seconds: float, started: threading.Event) -> threading.Thread:
     def run() -> None:
-        with pin.loading(store):
+        with locks.loading(store):
             started.set()
             time.sleep(seconds)
 
@@ -76,7 +76,7 @@ def test_warm_build_verifies_and_loads_under_the_load_lock(store, monkeypatch):
 
 
 def test_loaders_share_the_lock(store):
-    with pin.loading(store), pin.loading(store):  # a second loader does not wait for the first
+    with locks.loading(store), locks.loading(store):  # a second loader does not wait for the first
         assert not _load_lock_free(store)
 
 
@@ -93,9 +93,9 @@ def test_deleter_waits_for_the_loads_in_flight(store):
 
 
 def test_deleter_gives_up_on_loads_that_go_on(store, monkeypatch):
-    monkeypatch.setattr(pin, "DRAIN_TIMEOUT", 0.2)
+    monkeypatch.setattr(locks, "DRAIN_TIMEOUT", 0.2)
     entry = scan(store.path).entries[0]
-    with pin.loading(store):
+    with locks.loading(store):
         assert evict.remove_entry(store, entry) == "in use"
     assert (store.path / f"{entry.name}.json").exists()
     assert evict.remove_entry(store, entry) == "removed"
@@ -107,7 +107,7 @@ def test_loader_waits_while_an_entry_is_being_deleted(store):
     release = threading.Event()
 
     def deleter() -> None:
-        with pin.try_exclusive(store, entry.name) as ok:
+        with locks.try_exclusive(store, entry.name) as ok:
             assert ok
             held.set()
             release.wait(10)
@@ -117,7 +117,7 @@ def test_loader_waits_while_an_entry_is_being_deleted(store):
     held.wait(10)
     threading.Timer(0.3, release.set).start()
     t0 = time.monotonic()
-    with pin.loading(store):
+    with locks.loading(store):
         waited = time.monotonic() - t0
     t.join()
     assert waited >= 0.2

@@ -154,8 +154,8 @@ def _plant(km: Path, name: str, binary: bytes, in_manifest: bool) -> None:
         (path,) = (km / manifest.MANIFEST_DIR).glob("*.json")
         data = json.loads(path.read_text())
         for item in data["kernels"]:
-            if item[0] == name:
-                item[2:5] = [hashlib.sha256(raw).hexdigest(), meta["sha256"], meta["size"]]
+            if item[1] == name:  # [position, name, info, json, binary sha256, size, kernel digest]
+                item[3:6] = [hashlib.sha256(raw).hexdigest(), meta["sha256"], meta["size"]]
         path.write_text(json.dumps(data))
 
 

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from opbuild.builder import Builder
+from opbuild.builder.manifests import source_files
 from opbuild.cache import manifest
 from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
+from opbuild.targets.cpu import kernels
 from opbuild.targets.cpu.compilers import gcc
 from tests.cache._util import kernel_meta, verify_cache
 
@@ -59,12 +61,12 @@ class _Spy:
 def test_warm_build_from_the_manifest_names_nothing(root, monkeypatch):
     (m,) = _manifests(root)
     data = json.loads(m.read_text())
-    assert [k[0] for k in data["kernels"]] == [Builder().request(s).name for s in SPECS]
+    assert [k[1] for k in data["kernels"]] == [Builder().request(s).name for s in SPECS]
     spy = _Spy(monkeypatch)
     kernels, report = Builder().build(SPECS + SPECS[:2])  # repeated nodes map to the same kernels
     assert (report.reused, report.built) == (len(SPECS), 0)
     assert (spy.requests, spy.compilers) == (0, 0)
-    assert [k.name for k in kernels] == [k[0] for k in data["kernels"]] + [k[0] for k in data["kernels"][:2]]
+    assert [k.name for k in kernels] == [k[1] for k in data["kernels"]] + [k[1] for k in data["kernels"][:2]]
     assert _manifests(root) == [m]
 
 
@@ -91,7 +93,7 @@ def test_small_builds_write_no_manifest(tmp_path, monkeypatch):
 def test_anything_that_differs_takes_the_ordinary_path_and_is_repaired(root, monkeypatch, damage):
     km = kernel_meta(root)
     (m,) = _manifests(root)
-    victim = json.loads(m.read_text())["kernels"][1][0]
+    victim = json.loads(m.read_text())["kernels"][1][1]
     if damage == "info":
         (km / f"{victim}.info").write_bytes((km / f"{victim}.info").read_bytes().replace(b'"op"', b'"oq"'))
     elif damage == "json":
@@ -106,7 +108,7 @@ def test_anything_that_differs_takes_the_ordinary_path_and_is_repaired(root, mon
             (km / f"{victim}{suffix}").unlink()
     elif damage == "manifest":
         data = json.loads(m.read_text())
-        data["kernels"][1][3] = "0" * 64  # a wrong binary digest: the entry does not match, ordinary path
+        data["kernels"][1][4] = "0" * 64  # a wrong binary digest: the entry does not match, ordinary path
         m.write_text(json.dumps(data))
     else:
         m.write_bytes(b"\x00garbage")
@@ -162,8 +164,8 @@ def test_edited_source_is_noticed_and_the_manifest_rewritten(root, monkeypatch):
     (m,) = _manifests(root)
     data = json.loads(m.read_text())
     recorded = [p for p, _ in data["sources"]]
-    assert REGISTRY["MatMul"].codegen_files()[0] in recorded
-    assert set(manifest.source_files(sorted({s.op for s in SPECS}))) == set(recorded)
+    assert kernels.emitter("MatMul").files()[0] in recorded
+    assert set(source_files(kernels.codegen_files(sorted({s.op for s in SPECS})))) == set(recorded)
     data["sources"][0][1][3] += 1  # as if the file's mtime had changed since
     m.write_text(json.dumps(data))
     spy = _Spy(monkeypatch)

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 
 NET = _net.branches([3, 4, 5, 6])  # 20 distinct kernels
 SUMMARY = re.compile(
-    r"^opbuild: (\d+) kernels: (\d+) reused, (\d+) built(?:, (\d+) repaired)? \((\d+\.\d\d) s\)$")
+    r"^opbuild: (\d+) kernels?: (\d+) reused, (\d+) built(?:, (\d+) repaired)? \((\d+\.\d\d) s\)$")
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import pytest
 
 from opbuild.cache.layout import MEMO_FILE
 from opbuild.cache.statmemo import StatMemo
-from opbuild.ops import REGISTRY
-from opbuild.ops.registry import _source_digest
+from opbuild.targets.cpu import kernels
+from opbuild.targets.cpu.kernels import _source_digest
 from tests.cache._util import env_for, kernel_meta
 from tests.conftest import run_python
 
@@ -93,7 +93,7 @@ def test_missing_file_raises(tmp_path):
 
 
 def test_memoised_source_digest_is_the_digest(tmp_path):
-    path = REGISTRY["Conv2D"].emit.__code__.co_filename
+    path = kernels.emitter("Conv2D").fn.__code__.co_filename
     assert StatMemo(tmp_path).file_digest(path) == _source_digest(path)
     assert StatMemo(tmp_path).file_digest(path) == _source_digest(path)  # now from the memo file
 
@@ -109,7 +109,7 @@ def test_build_memoises_compiler_version_and_generator_digests(tmp_path):
     kinds = {k.split("|", 2)[0]: k.split("|", 2)[1] for k in memo}
     assert kinds["version"] == exe
     files = {k.split("|")[1] for k in memo if k.startswith("sha256|")}
-    assert REGISTRY["Square"].emit.__code__.co_filename in files
+    assert kernels.emitter("Square").fn.__code__.co_filename in files
     assert any(f.endswith(os.path.join("targets", "cpu", "codegen.py")) for f in files)
     assert all(len(memo[k]) == 64 for k in memo if k.startswith("sha256|"))
 

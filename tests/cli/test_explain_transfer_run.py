@@ -15,6 +15,7 @@ from opbuild.cache.key import canonical_bytes, kernel_name, kernel_symbol
 from .conftest import NET, kernel_meta, names, run_cli, run_json, run_net
 
 pytestmark = pytest.mark.slow
+SECRET = {"OPBUILD_CACHE_SECRET": "team secret"}  # archives are signed with it and checked against it
 
 
 def _info(root: Path, name: str) -> dict:
@@ -101,17 +102,17 @@ def test_explain_misses_logs_a_warning_per_miss(cache):
 
 def test_export_import_moves_a_warm_cache(warm_root, tmp_path):
     archive = tmp_path / "warm.tar.gz"
-    out = run_json("cache", "export", str(archive), root=warm_root)
-    assert out["entries"] == 9 and out["skipped"] == []
+    out = run_json("cache", "export", str(archive), root=warm_root, env=SECRET)
+    assert out["entries"] == 9 and out["skipped"] == [] and out["signed"] is True
     with tarfile.open(archive) as tar:
         members = tar.getnames()
-    assert members[0] == "opbuild-cache.json" and len(members) == 1 + 27
-    assert all(m.startswith("kernel_meta/") for m in members[1:])
+    assert members[0] == "opbuild-cache.json" and len(members) == 1 + 27 + 1
+    assert all(m.startswith("kernel_meta/") for m in members[1:-1]) and members[-1] == "opbuild-cache.sig"
 
     fresh = tmp_path / "fresh"
-    imported = run_cli("cache", "import", str(archive), root=fresh)
+    imported = run_cli("cache", "import", str(archive), root=fresh, env=SECRET)
     assert imported.returncode == 0, imported.stdout + imported.stderr
-    assert "imported 9 entries" in imported.stdout
+    assert "imported 9 entries" in imported.stdout and "signature checked" in imported.stdout
     assert names(fresh) == names(warm_root)
     for n in names(fresh):
         for s in (".info", ".so"):
@@ -122,8 +123,8 @@ def test_export_import_moves_a_warm_cache(warm_root, tmp_path):
     run = run_cli("run", str(NET), "4", root=fresh)
     assert run.returncode == 0, run.stderr
     assert "3 kernels: 3 reused, 0 built" in run.stderr
-    again = run_json("cache", "import", str(archive), root=fresh)
-    assert len(again["present"]) == 9 and again["imported"] == []
+    again = run_json("cache", "import", str(archive), root=fresh, env=SECRET)
+    assert len(again["present"]) == 9 and again["imported"] == [] and again["signed"] is True
 
 
 def _entry_bytes(root: Path, name: str) -> dict[str, bytes]:
@@ -178,7 +179,10 @@ def test_import_skips_foreign_and_damaged_entries_and_refuses_unsafe_members(cac
     archive = tmp_path / "mixed.tar.gz"
     _tar(archive, members, links=[(f"kernel_meta/{exp4}.so", "/etc/passwd")])
 
-    proc = run_cli("cache", "import", str(archive), root=cache)
+    refused = run_cli("cache", "import", str(archive), root=cache)  # no index, no signature
+    assert refused.returncode == 1 and "has no index opbuild-cache.sig" in refused.stderr
+    assert "--trust" in refused.stderr and refused.stdout == ""
+    proc = run_cli("cache", "import", "--trust", str(archive), root=cache)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert ("skipped 1 entry built by a different compiler: archive -> here: "
             "compiler.version gcc (GCC) 13.1.0 ->") in proc.stdout
@@ -194,19 +198,19 @@ def test_import_skips_foreign_and_damaged_entries_and_refuses_unsafe_members(cac
     assert not (tmp_path / "escape.so").exists() and not (kernel_meta(cache).parent / "escape.so").exists()
     assert run_cli("cache", "verify", root=cache).returncode == 0
 
-    data = run_json("cache", "import", str(archive), root=cache, expect=1)
+    data = run_json("cache", "import", "--trust", str(archive), root=cache, expect=1)
     cats = sorted(c["category"] for c in data["skipped"])
     assert cats == ["compiler", "damaged", "target"]
 
 
 def test_import_replaces_a_broken_local_entry_with_a_good_one(cache, tmp_path):
     archive = tmp_path / "good.tar.gz"
-    run_json("cache", "export", str(archive), root=cache)
+    run_json("cache", "export", str(archive), root=cache, env=SECRET)
     sq4 = _find(cache, "Square", 4)
     so = kernel_meta(cache) / f"{sq4}.so"
     good = so.read_bytes()
     so.write_bytes(b"\0" * len(good))
-    data = run_json("cache", "import", str(archive), root=cache)
+    data = run_json("cache", "import", str(archive), root=cache, env=SECRET)
     assert data["replaced"] == [sq4] and len(data["present"]) == 8
     assert so.read_bytes() == good
     assert any(p.name.startswith(f"{sq4}.so.") for p in (kernel_meta(cache) / "quarantine").iterdir())
@@ -214,11 +218,14 @@ def test_import_replaces_a_broken_local_entry_with_a_good_one(cache, tmp_path):
 
 def test_import_of_a_truncated_archive_keeps_what_was_sound(warm_root, tmp_path):
     archive = tmp_path / "warm.tar.gz"
-    run_json("cache", "export", str(archive), root=warm_root)
+    run_json("cache", "export", str(archive), root=warm_root, env=SECRET)
     cut = tmp_path / "cut.tar.gz"
     cut.write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])
     dest = tmp_path / "dest"
-    proc = run_cli("cache", "import", str(cut), root=dest)
+    proc = run_cli("cache", "import", str(cut), root=dest, env=SECRET)  # verified first: nothing written
+    assert proc.returncode == 1 and "damaged" in proc.stderr and proc.stdout == ""
+    assert names(dest) == set()
+    proc = run_cli("cache", "import", "--trust", str(cut), root=dest)  # on trust: the sound entries before the cut
     assert proc.returncode == 1 and "damaged" in proc.stderr + proc.stdout
     assert run_cli("cache", "verify", root=dest).returncode == 0  # whatever was imported is whole
     assert names(dest) < names(warm_root)
@@ -232,7 +239,7 @@ def test_export_leaves_out_broken_entries(cache, tmp_path):
     assert proc.returncode == 1 and f"left out broken entry {exp3}" in proc.stdout
     with tarfile.open(archive) as tar:
         assert not [m for m in tar.getnames() if exp3 in m]
-        assert len(tar.getnames()) == 1 + 8 * 3
+        assert len(tar.getnames()) == 1 + 8 * 3 + 1
     assert run_cli("cache", "export", str(tmp_path / "y.tar.gz"), root=tmp_path / "none").returncode == 2
 
 
@@ -273,6 +280,6 @@ def test_json_outputs_are_valid_for_every_command(cache, tmp_path):
     for args in (["cache", "ls"], ["cache", "stats"], ["cache", "verify"],
                  ["cache", "prune", "--older-than", "1w"],
                  ["cache", "explain", _find(cache, "Add", 3)], ["cache", "export", str(archive)],
-                 ["cache", "import", str(archive)], ["info"], ["cache", "clear", "--yes"]):
+                 ["cache", "import", "--trust", str(archive)], ["info"], ["cache", "clear", "--yes"]):
         data = run_json(*args, root=cache)
         assert isinstance(data, dict) and data, args

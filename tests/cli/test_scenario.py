@@ -29,7 +29,7 @@ def test_declarations_set_the_scenario():
     assert set(SCENARIOS) == {"forward", "backward", "update"}
     assert {d.scenario for d in REGISTRY.values()} <= set(SCENARIOS)
     with pytest.raises(ValueError, match="scenario"):
-        OpDef("Bogus", lambda a, i: [], lambda k: "", lambda a: None, scenario="inference")
+        OpDef("Bogus", lambda a, i: [], lambda a: None, scenario="inference")
 
 
 def test_ls_and_stats_show_the_scenario_of_each_entry(tmp_path):

@@ -17,7 +17,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import models
-from opbuild.core import trace
+from opbuild.core import graph_breaks, trace
 from opbuild.ops.fused_gemm import PRODUCER_OF
 from opbuild.runtime.reference import run_reference
 from tests import numpy_nn as ref
@@ -203,13 +203,13 @@ def test_seed_makes_models_reproducible(mlp_net):
 
 def test_second_call_reuses_graph_and_new_shape_builds_new_one(monkeypatch):
     traces = []
-    real_trace = trace.trace
+    real_trace = graph_breaks.BreakTracer.trace
 
-    def counting_trace(fn, args):
-        traces.append(tuple(a.shape for a in args))
-        return real_trace(fn, args)
+    def counting_trace(tracer):
+        traces.append(tuple(a.shape for a in tracer.args))
+        return real_trace(tracer)
 
-    monkeypatch.setattr(trace, "trace", counting_trace)
+    monkeypatch.setattr(graph_breaks.BreakTracer, "trace", counting_trace)
     net = models.mlp(**MLP_CFG, seed=11)
     x4, x2 = models.mlp_input(4, MLP_CFG["in_features"]), models.mlp_input(2, MLP_CFG["in_features"])
     np.testing.assert_array_equal(x2.asnumpy(), x4.asnumpy()[:2])  # same generator stream

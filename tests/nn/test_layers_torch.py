@@ -19,10 +19,12 @@ import pytest
 
 import opbuild as ms
 from opbuild import nn
+from tests.helpers import TORCH_MISSING
+
+torch = pytest.importorskip("torch", reason=TORCH_MISSING)
 
 pytestmark = pytest.mark.slow
 
-torch = pytest.importorskip("torch")
 
 TOL = {"rtol": 1e-4, "atol": 1e-5}
 DEEP = {"rtol": 1e-4, "atol": 1e-4}

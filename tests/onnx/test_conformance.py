@@ -1,7 +1,7 @@
 """ONNX's own node tests (onnx.backend.test.BackendTest) through opbuild's backend.
 
 Every node test whose graph uses only operators the importer supports runs (src/opbuild/frontends/
-onnx_conformance.py selects them; onnx >= 1.16 builds them in memory). Each must pass, or match a documented
+conformance.py selects them; onnx >= 1.16 builds them in memory). Each must pass, or match a documented
 exception (EXCEPTIONS there, listed test by test in docs/onnx-conformance.md): an excepted test must fail,
 and for its documented reason (its error must match the rule's pattern); it is then reported as xfail. An
 excepted test that passes, or fails for another reason, fails the suite. The other node tests (operators
@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 from onnx.backend.test import BackendTest
 
-from opbuild.frontends import onnx_conformance as conf
 from opbuild.frontends.onnx_ops import CONVERTERS
+
+from . import conformance as conf
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +42,7 @@ def _documented(fn: Callable, name: str, reason: str, pattern: str) -> Callable:
                 pytest.xfail(f"documented: {reason}")
             raise AssertionError(f"{name} is documented to fail ({reason}) but failed otherwise: {e}") from e
         raise AssertionError(f"{name} passes but is listed as an exception ({reason}): remove it from "
-                             f"EXCEPTIONS in onnx_conformance.py and regenerate docs/onnx-conformance.md")
+                             f"EXCEPTIONS in tests/onnx/conformance.py and regenerate docs/onnx-conformance.md")
 
     return test
 

@@ -173,7 +173,7 @@ def test_conv2d_paths(c, o, group, k, stride, pad_mode, mode):
 @pytest.mark.parametrize("hw,stride,dilation", [(58, 1, 1), (60, 2, 2)])
 def test_conv2d_large_image_im2col_in_row_blocks(hw, stride, dilation):
     # C*KH*KW = 576 rows of OW floats per output row: the column matrix is built a block of output rows at
-    # a time (ops/conv.py _COL_BLOCK_BYTES, _MIN_GEMM_N): blocks of 9 or 18 rows, the last one partial.
+    # a time (ops/conv_plan.py COL_BLOCK_BYTES, MIN_GEMM_N): blocks of 9 or 18 rows, the last one partial.
     rng = np.random.default_rng(10)
     x, w = rand(rng, (2, 64, hw, hw), "float32"), rand(rng, (8, 64, 3, 3), "float32")
     out = run(ops.Conv2D(8, 3, pad_mode="pad", pad=1, stride=stride, dilation=dilation), x, w)
@@ -373,7 +373,7 @@ def test_small_cnn_graph_matches_reference_interpreter(graph_mode):
     close(out, y, 27)
 
 
-# ---- algorithm choice (ops/conv_kernels.py) -----------------------------------------------------------
+# ---- algorithm choice (ops/conv_plan.py) ---------------------------------------------------------------
 
 def conv_spec(x_shape, w_shape, **attrs):
     from opbuild.core.ir import TensorType

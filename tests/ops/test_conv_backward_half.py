@@ -1,7 +1,8 @@
 """Convolution backward kernels against torch's gradients, and float16/bfloat16 convolutions.
 
 * The depthwise (``groups = C``) backward runs the vectorised ``direct`` kernels of
-  ops/conv_backward_kernels.py; checked against ``torch.nn.functional.conv2d``'s autograd for strides, pads,
+  targets/cpu/kernels/conv_backward_kernels.py;
+  checked against ``torch.nn.functional.conv2d``'s autograd for strides, pads,
   dilations, channel multipliers and asymmetric padding, as single ops and through ``ms.grad`` of a graph.
 * Half types: Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter for every algorithm, against NumPy's
   float32 result rounded once to the half type (docs/dtypes.md), the strategy recorded in the descriptor; the
@@ -13,15 +14,17 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-import torch
-import torch.nn.functional as F
 
 import opbuild as ms
 from opbuild import Tensor, nn
 from opbuild.core.ir import TensorType
-from opbuild.ops.conv import _conv_ref
+from opbuild.ops.convolution import _conv_ref
 from opbuild.ops.primitive import apply
 from opbuild.ops.registry import get
+from tests.helpers import TORCH_MISSING
+
+torch = pytest.importorskip("torch", reason=TORCH_MISSING)
+F = torch.nn.functional
 
 pytestmark = pytest.mark.slow
 
@@ -164,7 +167,7 @@ def test_half_and_float32_convolutions_are_different_cache_entries():
 
 def test_half_conv_rejects_mixed_dtypes_clearly():
     x = np.ones((1, 1, 4, 4), np.float16)
-    with pytest.raises(ms.errors.ShapeError, match="Conv2D"):
+    with pytest.raises(ms.ShapeError, match="Conv2D"):
         ms.ops.Conv2D(out_channel=1, kernel_size=3)(Tensor(x), Tensor(np.ones((1, 1, 3, 3), np.float32)))
 
 

@@ -15,12 +15,14 @@ import pytest
 import opbuild as ms
 import opbuild.nn as nn
 import opbuild.ops as ops
+from tests.helpers import TORCH_MISSING
 from tests.nn.test_layers_torch import _torch_name, copy_weights
+
+torch = pytest.importorskip("torch", reason=TORCH_MISSING)
+F = torch.nn.functional
 
 pytestmark = pytest.mark.slow
 
-torch = pytest.importorskip("torch")
-F = torch.nn.functional
 
 TOL = {"rtol": 1e-4, "atol": 1e-5}
 ACC = {"rtol": 1e-4, "atol": 1e-4}

@@ -237,7 +237,7 @@ def test_fused_float16_row_reductions_equal_unfused(n):
 
 def _mixed(x32, h):
     """float32 in and out with float16 members in between (a staged kernel with no float16 operand), and a
-    chain longer than fused.MAX_STAGED (float16 members rounded element by element)."""
+    chain longer than MAX_STAGED (targets/cpu/kernels/fused.py) (float16 members rounded element by element)."""
     t = ops.Cast()(ops.Mul()(ops.Cast()(x32, ms.float16), h), ms.float32)
     u = h
     for i in range(20):

@@ -12,12 +12,14 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-import torch
 
 import opbuild as ms
 from opbuild import Parameter, Tensor, nn, ops
 from opbuild.core.errors import ShapeError
 from opbuild.ops.primitive import apply
+from tests.helpers import TORCH_MISSING
+
+torch = pytest.importorskip("torch", reason=TORCH_MISSING)
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-import torch
-import torch.nn.functional as F
 
 import opbuild as ms
 from opbuild import Tensor, nn, ops
@@ -21,7 +19,10 @@ from opbuild.core.errors import ShapeError
 from opbuild.core.ir import TensorType
 from opbuild.ops.primitive import apply
 from opbuild.ops.registry import get
-from tests.helpers import run_op
+from tests.helpers import TORCH_MISSING, run_op
+
+torch = pytest.importorskip("torch", reason=TORCH_MISSING)
+F = torch.nn.functional
 
 pytestmark = pytest.mark.slow
 

@@ -19,7 +19,7 @@ import opbuild.ops as ops
 from opbuild.core import trace
 from opbuild.core.tensor import Tensor
 from opbuild.ops import apply
-from opbuild.ops.conv_kernels import ALGOS
+from opbuild.ops.conv_plan import ALGOS
 from opbuild.passes import DEFAULT_PIPELINE, EpilogueFusion, Fusion, plan_memory
 from opbuild.runtime.session import session
 

@@ -104,7 +104,7 @@ def test_chain_shares_buffers_and_runs_in_place():
     plan.verify(compiled.graph)
     # Mul reads the input (never written), so it gets a buffer; every later map runs in place over it
     # except Sigmoid, whose input ``a`` is read again by the Add.
-    assert plan.inplace == 6 and len(plan.buffers) == 2
+    assert plan.reused_inputs == 6 and len(plan.buffers) == 2
     assert plan.arena_bytes == 2 * 128 and plan.intermediate_bytes == 8 * 96
     t = np.tanh(x * 2)
     want = -np.exp(np.maximum(1 / (1 + np.exp(-t)) + t - 1, 0))
@@ -188,7 +188,7 @@ def test_inputs_and_parameters_are_never_written():
     compiled = net.compile_info()[0]
     compiled.plan.verify(compiled.graph)
     # Neg reads the input and Tanh the parameter: neither runs in place; ReLU and Add do, over Neg's buffer.
-    assert compiled.plan.inplace == 2
+    assert compiled.plan.reused_inputs == 2
 
 
 def test_gradients_through_planned_graphs():

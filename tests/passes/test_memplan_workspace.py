@@ -17,6 +17,8 @@ from opbuild.passes import ConstantFolding, DeadCodeElimination, MemoryPlanning,
 from opbuild.passes.memplan import PlanError
 from opbuild.runtime.session import session
 from opbuild.targets.cpu.codegen import ABI_VERSION, kernel_function
+from opbuild.targets.cpu.kernels import emit
+from tests.helpers import TORCH_MISSING
 
 PLANNED = Pipeline([ConstantFolding(), DeadCodeElimination(), MemoryPlanning()])
 RNG = np.random.default_rng(21)
@@ -43,9 +45,8 @@ def _net(x):
 
 def _ref(x):
     def conv(a, w, group=1, pad=1):
-        import torch
-        import torch.nn.functional as F
-        return F.conv2d(torch.tensor(a), torch.tensor(w), padding=pad, groups=group).numpy()
+        torch = pytest.importorskip("torch", reason=TORCH_MISSING)
+        return torch.nn.functional.conv2d(torch.tensor(a), torch.tensor(w), padding=pad, groups=group).numpy()
 
     y = np.maximum(conv(x, W1), 0)
     y = np.maximum(conv(y, W2), 0) + y
@@ -96,7 +97,7 @@ def test_the_kernel_reads_its_workspace_after_its_outputs():
     opdef = get("Conv2D")
     im2col = opdef.spec({"out_channel": 8, "kernel_size": 3, "pad_mode": "pad", "pad": 1},
                         [TensorType((2, 4, 16, 16), "float32"), TensorType((8, 4, 3, 3), "float32")])
-    body = opdef.emit(im2col)
+    body = emit(im2col)
     assert "ob_ws" in body and "ob_col" not in body
     # The ABI wrapper hands the body the pointer after the inputs and outputs (codegen.kernel_function).
     fn = kernel_function("k", im2col.inputs, im2col.outputs, body, workspace=True)
@@ -104,12 +105,12 @@ def test_the_kernel_reads_its_workspace_after_its_outputs():
     gemm = opdef.spec({"out_channel": 6, "kernel_size": 1},
                       [TensorType((2, 8, 16, 16), "float32"), TensorType((6, 8, 1, 1), "float32")])
     assert opdef.workspace_bytes(gemm.attrs, gemm.inputs, gemm.outputs) == 0
-    assert "ob_ws" not in opdef.emit(gemm)
-    assert "args[3]" not in kernel_function("k", gemm.inputs, gemm.outputs, opdef.emit(gemm))
+    assert "ob_ws" not in emit(gemm)
+    assert "args[3]" not in kernel_function("k", gemm.inputs, gemm.outputs, emit(gemm))
     half = opdef.spec(gemm.attrs, [TensorType((2, 8, 16, 16), "float16"), TensorType((6, 8, 1, 1), "float16")])
     # float32 copies of x (4096), w (48) and y (3072), each 64-byte aligned: the malloc-free half path
     assert opdef.workspace_bytes(half.attrs, half.inputs, half.outputs) == 4 * 4096 + 192 + 4 * 3072
-    assert "malloc" not in opdef.emit(half)
+    assert "malloc" not in emit(half)
 
 
 def test_backward_ops_plan_their_workspaces_too():
@@ -129,8 +130,7 @@ def test_backward_ops_plan_their_workspaces_too():
     compiled.plan.verify(compiled.graph)
     ops_with = {n.op for n in compiled.plan.workspaces}
     assert "Conv2DBackpropInput" in ops_with
-    import torch
-    import torch.nn.functional as F
+    torch = pytest.importorskip("torch", reason=TORCH_MISSING)
     xt = torch.tensor(x, requires_grad=True)
-    (F.conv2d(xt, torch.tensor(W1), padding=1) ** 2).sum().backward()
+    (torch.nn.functional.conv2d(xt, torch.tensor(W1), padding=1) ** 2).sum().backward()
     np.testing.assert_allclose(compiled([x])[0], xt.grad.numpy(), rtol=1e-4, atol=1e-2)

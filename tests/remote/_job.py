@@ -13,6 +13,8 @@ from pathlib import Path
 
 from opbuild.cache.local import KernelStore
 
+from ..helpers import with_test_hooks
+
 REPO = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).with_name("_rank.py")
 
@@ -32,7 +34,7 @@ class Rank:
                      "OPBUILD_FUSION": "0"})
         if barrier is not None:
             full["RANK_BARRIER"] = str(barrier)
-        full.update({k: str(v) for k, v in env.items()})
+        full = with_test_hooks(full, **env)  # OPBUILD_TEST_COMPILE_DELAY is a test hook, patched in from tests/
         with open(self.err_path, "w") as err:  # the child keeps its own descriptor
             self.proc = subprocess.Popen([sys.executable, str(WORKER), str(self.out)], env=full,
                                          stdout=subprocess.DEVNULL, stderr=err)

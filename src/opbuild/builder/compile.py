@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .._version import __version__
+from ..cache import hashio
 from ..cache.local import KernelStore
-from ..core import config
 from ..core.errors import CompileError, CompilerNotFoundError, CompileTimeoutError
-from ..ops.registry import get as get_op
 from ..targets.base import Target
 from .requests import KernelRequest
 from .stores import Stores
@@ -28,13 +28,30 @@ from .toolchain import Toolchains
 def keep_failed_source(source_path: str) -> Path:
     """Copy a failed translation unit where the user can read it after this process is gone: a per-user folder,
     a unique file per failure (concurrent failures never overwrite each other)."""
-    kept = Path(tempfile.gettempdir()) / f"opbuild-failed-{os.getuid()}"
-    kept.mkdir(mode=0o700, exist_ok=True)
+    kept = _failed_sources_dir()
     fd, dest_name = tempfile.mkstemp(prefix=Path(source_path).stem + ".", suffix=".c", dir=kept)
     os.close(fd)
     dest = Path(dest_name)
     shutil.copyfile(source_path, dest)
     return dest
+
+
+def _failed_sources_dir() -> Path:
+    """``$TMPDIR/opbuild-failed-<uid>``, when it is a directory of ours that nobody else can write to; else (a
+    regular file, a symbolic link or a directory another user planted there in a shared /tmp) a fresh private
+    directory beside it, so that a compile error is never hidden behind a FileExistsError."""
+    kept = Path(tempfile.gettempdir()) / f"opbuild-failed-{os.getuid()}"
+    try:
+        kept.mkdir(mode=0o700, exist_ok=True)
+    except OSError:  # FileExistsError for a file in the way, or an unwritable TMPDIR (mkdtemp will tell)
+        pass
+    try:
+        st = os.lstat(kept)
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022:
+            return kept
+    except OSError:
+        pass
+    return Path(tempfile.mkdtemp(prefix=f"{kept.name}-"))
 
 
 class BatchCompiler:
@@ -45,20 +62,19 @@ class BatchCompiler:
         self.toolchains = toolchains
         self.stores = stores
 
-    @staticmethod
-    def bodies(reqs: Sequence[KernelRequest]) -> dict[str, str]:
-        """The C body of each request (``OpDef.emit``) by entry name, leaving out any that fails to generate
-        (``compile_batch`` generates those again and raises there)."""
+    def bodies(self, reqs: Sequence[KernelRequest]) -> dict[str, str]:
+        """The C body of each request (the target's emitter of its op) by entry name, leaving out any that fails
+        to generate (``compile_batch`` generates those again and raises there)."""
         out = {}
         for req in reqs:
             try:
-                out[req.name] = get_op(req.spec.op).emit(req.spec)
+                out[req.name] = self.target.emit(req.spec)
             except Exception:  # noqa: BLE001 (an estimate only: the error surfaces in compile_batch)
                 continue
         return out
 
     def _source(self, reqs: Sequence[KernelRequest], bodies: Mapping[str, str]) -> tuple[str, bool]:
-        kernels = [(req.symbol, req.spec, bodies.get(req.name) or get_op(req.spec.op).emit(req.spec)) for req in reqs]
+        kernels = [(req.symbol, req.spec, bodies.get(req.name) or self.target.emit(req.spec)) for req in reqs]
         needs_blas = any(r.needs_blas for r in reqs)
         return self.target.translation_unit(kernels, needs_blas), needs_blas
 
@@ -71,16 +87,17 @@ class BatchCompiler:
         try:
             compiler = self.toolchains.compiler(self.target)
         except CompilerNotFoundError as e:
-            raise CompilerNotFoundError(e.tried, [req.name for req in reqs]) from None
+            raise e.for_kernels([req.name for req in reqs]) from None
         source, needs_blas = self._source(reqs, bodies or {})
         build_dir = Path(tempfile.mkdtemp(prefix=label + ".", dir=self.stores.workdir()))
-        delay = config.testing_compile_delay()  # test hook (tests/remote): a build that can be killed mid-compile
-        if delay:
-            time.sleep(delay)
         out = build_dir / (label + self.target.binary_suffix)
         try:
             result = self.target.compile(compiler, source, out, build_dir, needs_blas, label)
-            binary = result.binary.read_bytes()
+            try:  # bounded (cache/hashio.py): an output over MAX_BINARY_BYTES is refused, never read or committed
+                binary = bytes(hashio.read_hashed(str(result.binary))[0])
+            except OSError as e:
+                raise CompileError(result.cmd, f"the compiler exited 0, but its output {result.binary.name} cannot be "
+                                   f"used: {e.strerror or e}", str(build_dir / (label + ".c")), label) from None
             try:  # committed only once proven loadable
                 self.target.validate(binary, [req.symbol for req in reqs])
             except ValueError as e:

@@ -1,8 +1,8 @@
 """The build driver: kernel specs in, loaded kernels and a build report out.
 
-Tiers, in order: this process's memory (build/memory.py) -> the graph manifest (build/manifests.py) -> the
+Tiers, in order: this process's memory (builder/memory.py) -> the graph manifest (builder/manifests.py) -> the
 local kernel_meta store -> the shared tier named by OPBUILD_REMOTE_CACHE (a hit is verified and copied into the
-local store) -> compile (build/misses.py, build/compile.py). Misses are compiled in parallel threads (the
+local store) -> compile (builder/misses.py, builder/compile.py). Misses are compiled in parallel threads (the
 compiler is a subprocess: the GIL is not held while it works) and published to both stores.
 """
 
@@ -13,13 +13,13 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..cache import manifest, pin
+from ..cache import locks, manifest
 from ..cache.local import KernelStore, Lookup
-from ..cache.observe import Observer
+from ..cache.usage import UsageRecorder
 from ..core import config
 from ..core.ir import KernelSpec
 from ..report import BuildReport, KernelRecord
-from ..targets import get as get_target
+from ..targets import create as create_target
 from ..targets.base import Kernel, Target, Toolchain
 from . import manifests
 from .compile import BatchCompiler
@@ -40,13 +40,18 @@ class Builder:
         self.stores = Stores()
         self.toolchains = Toolchains()
         self.namer = Namer()
-        self.observer = Observer()  # statistics, miss explanations, size bound (cache/observe.py)
+        self.observer = UsageRecorder()  # statistics, miss explanations, size bound (cache/usage.py)
         self._digest = self.stores.memo(None).file_digest  # source digests: the store's memo once a build names it
+        self._targets: dict[str, Target] = {}  # one instance per target name, made on first use
 
     @property
     def target(self) -> Target:
         """The target builds compile for: ``set_context(device_target=...)``."""
-        return get_target(config.device_target())
+        name = config.device_target()
+        target = self._targets.get(name)
+        if target is None:
+            target = self._targets.setdefault(name, create_target(name))
+        return target
 
     @property
     def compiler_of_batches(self) -> BatchCompiler:
@@ -64,11 +69,11 @@ class Builder:
         target = self.target
         if compiler is None:
             compiler = self.compiler().identity()
-        return self.namer.request(spec, compiler, target.identity(), target.abi_version, self._digest)
+        return self.namer.request(spec, compiler, target, self._digest)
 
     def identity(self, store: KernelStore) -> dict:
         """The toolchain identity kernels of ``store`` are named with (a recorded one when no compiler is
-        found: build/toolchain.py); CompilerNotFoundError when there is neither."""
+        found: builder/toolchain.py); CompilerNotFoundError when there is neither."""
         memo = self.stores.memo(store.path)
         return self.toolchains.identity(self.target, memo, memo)
 
@@ -126,7 +131,8 @@ class Builder:
         repairs: list[tuple[str, str]] = []  # (kernel, reason) of entries quarantined by this build
         try:
             if misses:
-                for done in MissPipeline(self, read_store, write_store, swept, misses, repairs).run():
+                for done in MissPipeline(self.stores, self.memory, target, self.compiler_of_batches, read_store,
+                                             write_store, swept, misses, repairs).run():
                     kernels[(where, done.key)] = by_memo[done.key] = done.kernel
                     report.kernels.append(KernelRecord(done.req.name, done.req.spec.op, done.status, done.seconds,
                                                        done.source))
@@ -159,7 +165,7 @@ class Builder:
         misses: list[Miss] = []
         if pending and read_store is not None:
             memory, lookup = self.memory, read_store.lookup
-            with pin.loading(read_store):  # eviction deletes no entry while this build verifies and loads it
+            with locks.loading(read_store):  # eviction deletes no entry while this build verifies and loads it
                 for mk, req in pending.items():
                     t1 = time.perf_counter()
                     found = lookup(req.name, req.info)
@@ -184,7 +190,7 @@ class Builder:
         compiler = self.toolchains.compiler_if_found(self.target) if self.toolchains.missing is None else None
         if compiler is None:
             return
-        manifests.write_manifest(store, graph, reqs, self.target.binary_suffix, compiler.toolchain_files(),
+        manifests.write_manifest(store, graph, reqs, self.target, compiler.toolchain_files(),
                                  compiler.blas_library())
 
     def _done(self, t0: float, report: BuildReport, read_store: KernelStore | None, write_store: KernelStore,

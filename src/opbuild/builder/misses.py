@@ -12,21 +12,20 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import filelock
 
-from ..cache import pin
+from ..cache import locks
 from ..cache.local import KernelStore, Lookup
 from ..cache.shared.tier import SharedTier
 from ..core import config
 from ..core.errors import CompileError, CompilerNotFoundError, CompileTimeoutError
-from ..targets.base import Kernel
+from ..targets.base import Kernel, Target
+from .compile import BatchCompiler
+from .memory import KernelMemory
 from .progress import Progress
 from .requests import KernelRequest
-
-if TYPE_CHECKING:
-    from .driver import Builder
+from .stores import Stores
 
 
 @dataclass
@@ -39,7 +38,7 @@ class Miss:
 
 
 @dataclass
-class Claim:
+class Owned:
     """A miss this process builds (or fetches): ``lock`` is its held kernel lock (None: none was had);
     ``repaired`` says a broken entry of it was quarantined first."""
 
@@ -61,8 +60,8 @@ class Done:
     source: str  # "local", "remote" or "compiled"
 
 
-def batches_of(todo: list[Claim], jobs: int, sharing: bool,
-               cost: Callable[[Claim], float] | None = None) -> list[list[Claim]]:
+def batches_of(todo: list[Owned], jobs: int, sharing: bool,
+               cost: Callable[[Owned], float] | None = None) -> list[list[Owned]]:
     """Deal ``todo`` into batches: whole rounds of one batch per job, as few rounds as OPBUILD_BATCH_SIZE
     allows (24 kernels on 2 jobs are 2 batches of 12, not 3 of 8 with an idle job in the second round), and no
     batch smaller than OPBUILD_BATCH_MIN in a build of one round (15 kernels on 2 jobs are one batch: a
@@ -86,7 +85,7 @@ def batches_of(todo: list[Claim], jobs: int, sharing: bool,
     if cost is None or n_batches == 1:
         return [todo[i::n_batches] for i in range(n_batches) if todo[i::n_batches]]
     cap = max(config.batch_size(), -(-len(todo) // n_batches))
-    batches: list[list[Claim]] = [[] for _ in range(n_batches)]
+    batches: list[list[Owned]] = [[] for _ in range(n_batches)]
     totals = [0.0] * n_batches
     for claim in sorted(todo, key=lambda c: -cost(c)):  # stable: equal costs keep the BLAS-first order
         i = min((i for i in range(n_batches) if len(batches[i]) < cap), key=lambda i: (totals[i], len(batches[i])))
@@ -96,11 +95,19 @@ def batches_of(todo: list[Claim], jobs: int, sharing: bool,
 
 
 class MissPipeline:
-    """Resolves one build's misses into :class:`Done` records (see the module docstring)."""
+    """Resolves one build's misses into :class:`Done` records (see the module docstring).
 
-    def __init__(self, builder: Builder, read_store: KernelStore | None, write_store: KernelStore,
-                 swept: set[str], misses: list[Miss], repairs: list[tuple[str, str]]):
-        self.b = builder
+    Its collaborators are passed in, each for what it does here: ``stores`` (one-time warnings, the shared
+    tier), ``memory`` (loads a kernel into the process's memory tier), ``target`` (what kernels are loaded
+    for) and ``compiler`` (generates, compiles and publishes batches)."""
+
+    def __init__(self, stores: Stores, memory: KernelMemory, target: Target, compiler: BatchCompiler,
+                 read_store: KernelStore | None, write_store: KernelStore, swept: set[str], misses: list[Miss],
+                 repairs: list[tuple[str, str]]):
+        self.stores = stores
+        self.memory = memory
+        self.target = target
+        self.compiler = compiler
         self.read = read_store
         self.write = write_store
         self.shared = read_store is not None and read_store is write_store
@@ -110,18 +117,18 @@ class MissPipeline:
         self.done: list[Done] = []
         self.errors: list[CompileError | CompilerNotFoundError] = []
         self.progress = Progress(len(misses))
-        self.tier = builder.stores.shared()
-        self.deferred: list[Claim] = []  # leased by others in the shared tier: waited for
+        self.tier = stores.shared()
+        self.deferred: list[Owned] = []  # leased by others in the shared tier: waited for
         self.bodies: dict[str, str] = {}  # C body by entry name, generated once (_compile_batches)
 
     def _lock(self, req: KernelRequest) -> filelock.BaseFileLock | None:
         if not self.shared:
             return None
-        path = pin.usable_lock_path(self.write, req.name)  # a directory or symlink planted there: quarantined
+        path = locks.usable_lock_path(self.write, req.name)  # a directory or symlink planted there: quarantined
         try:
             path.parent.mkdir(exist_ok=True)
         except OSError as e:  # locks only avoid duplicate work: without them the build is still correct
-            self.b.stores.warn_once(f"lockdir:{path.parent}", f"opbuild: building without kernel locks ({e})")
+            self.stores.warn_once(f"lockdir:{path.parent}", f"opbuild: building without kernel locks ({e})")
             return None
         # Not thread-local: a lock claimed here (main thread) is released by the pool thread that compiled its
         # batch. filelock's default per-thread state makes that release a silent no-op: the lock stays held
@@ -141,7 +148,7 @@ class MissPipeline:
             except filelock.Timeout:
                 theirs.append(miss)  # another process is building it: wait for it later
             except OSError as e:
-                self.b.stores.warn_once(f"lock:{miss.req.name}",
+                self.stores.warn_once(f"lock:{miss.req.name}",
                                         f"opbuild: building {miss.req.name} without its lock ({e})")
                 mine.append((miss, None))
         try:
@@ -165,7 +172,7 @@ class MissPipeline:
         if locked:
             found = self.read.lookup(req.name, req.info)
         if found.status == "hit":
-            kernel, found = self.b.memory.load_found(self.b.target, found, req)
+            kernel, found = self.memory.load_found(self.target, found, req)
         if found.status == "hit":
             self.progress.step(req.name)
             return Done(miss.key, req, kernel, "repaired" if repaired else "reused", 0.0, "local"), repaired
@@ -176,7 +183,7 @@ class MissPipeline:
         return None, repaired
 
     def _build_claimed(self, mine: list[tuple[Miss, filelock.BaseFileLock | None]]) -> None:
-        todo: list[Claim] = []
+        todo: list[Owned] = []
         for miss, lock in mine:
             done, repaired = self._recheck(miss, lock is not None)
             if done is not None:
@@ -184,10 +191,10 @@ class MissPipeline:
                 if lock is not None:
                     lock.release()
             else:
-                todo.append(Claim(miss.key, miss.req, repaired, lock))
+                todo.append(Owned(miss.key, miss.req, repaired, lock))
         self._build_missing(todo)
 
-    def _build_missing(self, todo: list[Claim]) -> None:
+    def _build_missing(self, todo: list[Owned]) -> None:
         """Kernels missing locally: take what the shared tier has, compile the rest, and keep waiting for those
         another process or machine holds the build lease of until they are published, or their lease frees
         up (the holder died) and they are built here. After OPBUILD_LOCK_TIMEOUT they are built here anyway."""
@@ -197,7 +204,7 @@ class MissPipeline:
             self._compile_batches(tier, todo)
             todo, self.deferred = self.deferred, []
             if todo and time.monotonic() > deadline:
-                self.b.stores.warn_once("lease-timeout", (
+                self.stores.warn_once("lease-timeout", (
                     f"opbuild: waited {config.lock_timeout():g} s (OPBUILD_LOCK_TIMEOUT) for {len(todo)} kernel(s) "
                     f"that other processes hold the build leases of in {tier.url}; building them here"))
                 tier = None
@@ -205,20 +212,20 @@ class MissPipeline:
                 time.sleep(pause)
                 pause = min(0.1, pause * 2)  # a published kernel is noticed within 0.1 s
 
-    def _compile_batches(self, tier: SharedTier | None, todo: list[Claim]) -> None:
+    def _compile_batches(self, tier: SharedTier | None, todo: list[Owned]) -> None:
         if not todo:
             return
         jobs = min(config.build_jobs(), len(todo))
         # Each kernel's C body, generated once here: its length estimates its compile time (what balances the
         # parallel batches), and compile_batch reuses it. A body that cannot be generated gets no estimate;
         # compile_batch generates it again and reports the error where it always has.
-        self.bodies.update(self.b.compiler_of_batches.bodies([claim.req for claim in todo]))
+        self.bodies.update(self.compiler.bodies([claim.req for claim in todo]))
         batches = batches_of(todo, jobs, tier is not None, lambda c: len(self.bodies.get(c.req.name, "")))
         if tier is not None:
             batches = tier.order(batches)  # ranks start at different batches: a cold build is shared out
 
-        def work(batch: list[Claim]) -> None:
-            claimed: list[Claim] = []
+        def work(batch: list[Owned]) -> None:
+            claimed: list[Owned] = []
             try:
                 claimed = self._lease_shared(tier, batch) if tier is not None else batch
                 if claimed:
@@ -237,12 +244,12 @@ class MissPipeline:
             with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="opbuild-build") as pool:
                 list(pool.map(work, batches))
 
-    def _compile(self, batch: list[Claim]) -> None:
+    def _compile(self, batch: list[Owned]) -> None:
         """Compile a batch; if it fails, compile its kernels one by one so only the broken one fails and
         the others are still cached."""
         self.progress.compiling(batch[0].req.name, len(batch))
         try:
-            built = self.b.compiler_of_batches.compile_batch(self.write, [claim.req for claim in batch], self.bodies)
+            built = self.compiler.compile_batch(self.write, [claim.req for claim in batch], self.bodies)
         except (CompileError, CompilerNotFoundError) as e:
             # One by one, only the broken kernel fails; but a compiler that hangs would hang once per kernel,
             # and a missing compiler is missing for every kernel.
@@ -256,7 +263,7 @@ class MissPipeline:
         for claim, (_, path, seconds) in zip(batch, built):
             req = claim.req
             try:
-                kernel = self.b.memory.load(self.b.target, path, req)
+                kernel = self.memory.load(self.target, path, req)
             except OSError as e:  # structurally sound, yet dlopen refuses it (a library it links is missing...)
                 self.write.quarantine(req.name, f"freshly built binary cannot be loaded ({e})")
                 self.errors.append(CompileError([], f"the built kernel cannot be loaded: {e}", "", req.name))
@@ -267,7 +274,7 @@ class MissPipeline:
             self.progress.step(req.name)
 
     # ---- shared tier ----------------------------------------------------------------------------
-    def _fetch_shared(self, tier: SharedTier | None, todo: list[Claim]) -> list[Claim]:
+    def _fetch_shared(self, tier: SharedTier | None, todo: list[Owned]) -> list[Owned]:
         """Adopt the kernels of ``todo`` the shared tier has (releasing their local locks); return the rest."""
         if tier is None or not todo:
             return todo
@@ -278,31 +285,31 @@ class MissPipeline:
                 claim.lock.release()
         return [claim for claim in todo if claim.req.name not in found]
 
-    def _lease_shared(self, tier: SharedTier, batch: list[Claim]) -> list[Claim]:
+    def _lease_shared(self, tier: SharedTier, batch: list[Owned]) -> list[Owned]:
         """Take the shared build leases of a batch; return the kernels now ours to compile. Kernels published
         meanwhile are adopted; kernels another process or machine holds are deferred (waited for)."""
         claim = tier.claim([(c.req.name, c.req.info) for c in batch])
         self._adopt([c for c in batch if c.req.name in claim.found], claim.found)
         busy, leased = set(claim.busy), set(claim.leased)
         # Deferred kernels are waited for without their local lock (released by the caller with the batch).
-        self.deferred.extend(Claim(c.key, c.req, c.repaired, None) for c in batch if c.req.name in busy)
+        self.deferred.extend(Owned(c.key, c.req, c.repaired, None) for c in batch if c.req.name in busy)
         return [c for c in batch if c.req.name in leased]
 
-    def _adopt(self, claims: list[Claim], entries: dict) -> None:
+    def _adopt(self, claims: list[Owned], entries: dict) -> None:
         """Copy verified shared-tier entries into the local store and load them. Entries of one batched
         compile hold the same binary: they are published as links of one copy, as compile_batch does."""
-        groups: dict[str, list[Claim]] = {}
+        groups: dict[str, list[Owned]] = {}
         for claim in claims:
             groups.setdefault(entries[claim.req.name].sha256, []).append(claim)
         for group in groups.values():
             t1 = time.perf_counter()
             binary = entries[group[0].req.name].binary
             pairs = [(c.req, entries[c.req.name].meta) for c in group]
-            paths = self.b.compiler_of_batches.publish_entries(self.write, binary, pairs,
+            paths = self.compiler.publish_entries(self.write, binary, pairs,
                                                                "fetched_" + group[0].req.name)
             seconds = (time.perf_counter() - t1) / len(group)
             for c, path in zip(group, paths):
-                kernel = self.b.memory.load(self.b.target, path, c.req)
+                kernel = self.memory.load(self.target, path, c.req)
                 self.done.append(Done(c.key, c.req, kernel, "repaired" if c.repaired else "reused", seconds,
                                       "remote"))
                 self.progress.step(c.req.name)
@@ -315,7 +322,7 @@ class MissPipeline:
                 lock.acquire(timeout=config.lock_timeout())
         except (filelock.Timeout, OSError) as e:
             # Correctness rests on atomic publication, not on the lock: build it ourselves.
-            self.b.stores.warn_once(f"lock:{miss.req.name}",
+            self.stores.warn_once(f"lock:{miss.req.name}",
                                     f"opbuild: building {miss.req.name} without its lock ({e})")
             lock = None
         try:
@@ -324,10 +331,10 @@ class MissPipeline:
                 done.seconds = time.perf_counter() - t1  # the wait for the other builder is this kernel's time
                 self.done.append(done)
                 return
-            self._build_missing([Claim(miss.key, miss.req, repaired, None)])
+            self._build_missing([Owned(miss.key, miss.req, repaired, None)])
         finally:
             if lock is not None:
                 lock.release()
 
 
-__all__ = ["Claim", "Done", "Miss", "MissPipeline", "batches_of"]
+__all__ = ["Owned", "Done", "Miss", "MissPipeline", "batches_of"]

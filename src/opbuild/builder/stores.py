@@ -15,12 +15,11 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ..cache.fsio import pid_alive
 from ..cache.layout import CPU_BINARY_SUFFIX
 from ..cache.local import KernelStore
 from ..cache.shared.tier import SharedTier
 from ..cache.statmemo import StatMemo
-from ..core import config
+from ..core import config, owners
 from .requests import KernelRequest
 
 log = logging.getLogger("opbuild")
@@ -31,11 +30,8 @@ def sweep_private_dirs() -> None:
     """Remove private build directories of processes that died without cleaning up (SIGKILL)."""
     tmp = Path(tempfile.gettempdir())
     for d in tmp.glob(PRIVATE_PREFIX + "*"):
-        try:
-            pid = int(d.name[len(PRIVATE_PREFIX):].split("-", 1)[0])
-        except ValueError:
-            continue
-        if pid != os.getpid() and not pid_alive(pid):
+        # Any local user can create such a name in a shared /tmp: a malformed pid is someone else's, left alone.
+        if owners.dead_here(owners.parse_private_dir(d.name, PRIVATE_PREFIX)) and not d.is_symlink():
             shutil.rmtree(d, ignore_errors=True)
 
 
@@ -63,7 +59,7 @@ class Stores:
 
     def memo(self, directory: Path | None) -> StatMemo:
         """The file-derived values memoised in ``directory`` (compiler version, generator source digests,
-        the last toolchain identity: build/toolchain.py)."""
+        the last toolchain identity: builder/toolchain.py)."""
         with self._lock:
             memo = self._memos.get(directory)
             if memo is None:

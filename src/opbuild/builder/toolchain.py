@@ -2,8 +2,10 @@
 identity last recorded in the cache for the same settings (a warm start needs no compiler).
 
 Recorded identity: every identity resolved from a real compiler is remembered in the store's memo
-(``kernel_meta/.memo.json``, build/stores.py: ``Stores.memo``) under :func:`record_key`: the target and the
-toolchain settings that do not locate the compiler (``OPBUILD_CFLAGS``, ``OPBUILD_BLAS``, ``OPBUILD_OPENMP``).
+(``kernel_meta/.memo.json``, builder/stores.py: ``Stores.memo``) under :func:`record_key`
+(cache/identity.py: ``toolchain_record_key``): the target and the toolchain settings that do not locate the
+compiler (``OPBUILD_CFLAGS``, ``OPBUILD_BLAS``, ``OPBUILD_OPENMP``). ``cache export`` carries these records and
+``cache import`` writes them, so an imported cache serves a process without a compiler as a copied one does.
 ``CC`` and ``PATH`` are left out on purpose: they say where to find a compiler, and a process without one (a
 deployment image) has them pointing nowhere. Such a process names kernels with the recorded identity, so every
 kernel built by that toolchain is found; a kernel that is not in the cache then fails with
@@ -14,19 +16,21 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 
+from ..cache import identity as cache_identity
 from ..cache.statmemo import StatMemo
 from ..core import config
 from ..core.errors import CompilerNotFoundError
+from ..targets import create as create_target
 from ..targets.base import Target, Toolchain
 
-RECORD_PREFIX = "toolchain|"
+RECORD_PREFIX = cache_identity.TOOLCHAIN_RECORD_PREFIX
 
 
 def record_key(target: Target) -> str:
     """The memo key of the identity recorded for the current settings (see the module docstring)."""
-    _cc, cflags, blas, openmp, blas_threads = config.toolchain_env()
-    return f"{RECORD_PREFIX}{target.name}|{cflags}|{blas}|{openmp}|{blas_threads}"
+    return cache_identity.toolchain_record_key(target.name)
 
 
 class Toolchains:
@@ -100,4 +104,24 @@ def _recalled(memo: StatMemo, key: str) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-__all__ = ["RECORD_PREFIX", "Toolchains", "record_key"]
+# ---- what `opbuild info` reports --------------------------------------------------------------------------
+def toolchain_info(store_dir: Path | None = None) -> dict:
+    """The target and the toolchain identity a build would name kernels with here, and how it was matched:
+    ``{"target": name, "target_identity": {...}, "compiler": identity or None, "matched": "compiler" |
+    "recorded" | "none", "missing": why no compiler was found, or None}``. ``store_dir``: the kernel_meta
+    whose recorded identity counts (default: the one builds use here). Builds nothing, writes no memo."""
+    target = create_target(config.device_target())
+    memo = StatMemo(store_dir if store_dir is not None else config.cache_dir())
+    toolchains = Toolchains()
+    try:
+        identity = toolchains.identity(target, memo, memo, write=False)
+    except CompilerNotFoundError as e:
+        return {"target": target.name, "target_identity": target.identity(), "compiler": None, "matched": "none",
+                "missing": str(e)}
+    missing = toolchains.missing
+    return {"target": target.name, "target_identity": target.identity(), "compiler": identity,
+            "matched": "recorded" if missing is not None else "compiler",
+            "missing": str(missing) if missing is not None else None}
+
+
+__all__ = ["RECORD_PREFIX", "Toolchains", "record_key", "toolchain_info"]

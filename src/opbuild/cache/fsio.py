@@ -15,9 +15,12 @@ import stat
 import time
 from pathlib import Path
 
+from ..core import owners
+
 TMP_PREFIX = ".tmp."
 FOREIGN_TMP_MAX_AGE = 3600.0
-_HOST = os.uname().nodename.replace(".", "_") or "host"  # gethostname(), without importing socket
+# gethostname() without importing socket, in the strict form that parse_tmp accepts back
+_HOST = owners.name_host(os.uname().nodename)
 
 
 def tmp_name(final_name: str) -> str:
@@ -158,36 +161,24 @@ def read_json(path: str, limit: int = MAX_METADATA_BYTES) -> dict:
 
 
 def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid exists on this host."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    """Whether a process with this pid exists on this host (core/owners.py: a pid out of range is none)."""
+    return owners.pid_alive(pid)
 
 
 def parse_tmp(name: str) -> tuple[str, int, str] | None:
-    """(host, pid, final name) of a temporary's file name, or None if it is not one of ours."""
-    if not name.startswith(TMP_PREFIX):
-        return None
-    parts = name[len(TMP_PREFIX):].split(".", 3)
-    if len(parts) != 4 or not parts[1].isdigit():
-        return None
-    return parts[0], int(parts[1]), parts[3]
+    """(host, pid, final name) of a temporary's file name, or None if it is not one of ours: the name is
+    parsed as data (core/owners.py), so a pid of 20 digits is foreign debris, never an OverflowError."""
+    return owners.parse_tmp_name(name)
 
 
 def is_stale_tmp(entry: os.DirEntry | Path, now: float | None = None) -> bool:
-    """A temporary whose owner is dead (same host) or that is older than an hour (other host)."""
-    parsed = parse_tmp(entry.name)
-    if parsed is None:
+    """A temporary whose owner is dead (same host) or that is older than an hour (another host's, or one whose
+    name does not parse: foreign debris, whose owner nobody can ask)."""
+    if not entry.name.startswith(TMP_PREFIX):
         return False
-    host, pid, _ = parsed
-    if host == _HOST:
-        return pid != os.getpid() and not pid_alive(pid)
+    parsed = parse_tmp(entry.name)
+    if parsed is not None and parsed[0] == _HOST:
+        return owners.dead_here(parsed[1])
     try:
         age = (now or time.time()) - entry.stat().st_mtime
     except OSError:

@@ -2,19 +2,20 @@
 
 Like JAX's cache_key.py, the key is a set of named components; :func:`flatten` turns a descriptor into
 ``path -> value`` pairs so that :func:`diff` can explain a miss field by field
-(``input[0].shape [3] -> [4]``). The name of an entry is ``<op lower>_<first 32 hex of sha256(.info)>``.
+(``input[0].shape [3] -> [4]``). The name of an entry is ``<op lower>_<first 32 hex of sha256(.info)>``
+(:func:`.identity.kernel_name`, re-exported here; cache/identity.py lists every identity).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import logging
 from collections.abc import Sequence
 from typing import Any
 
 from ..core.ir import TensorType
+from .identity import kernel_name, kernel_symbol
 from .layout import HASH_CHARS
 
 log = logging.getLogger("opbuild.cache")
@@ -31,8 +32,8 @@ def descriptor(op: str, attrs: dict, inputs: Sequence[TensorType], outputs: Sequ
                opt_class: str = "compute") -> dict:
     """The complete operator descriptor. Nothing that does not change the code belongs here (no node names,
     graph ids, rank or device id), so one entry serves every graph and network that needs the kernel.
-    ``opt_class`` is the kernel's optimisation class (ops/registry.py ``OpDef.opt_class``); the flags of each
-    class are in the compiler identity (``class_opt``)."""
+    ``opt_class`` is the kernel's optimisation class (the target's ``opt_class``: targets/cpu/kernels); the
+    flags of each class are in the compiler identity (``class_opt``)."""
     desc = {
         "op": op,
         "attrs": attrs,
@@ -92,17 +93,6 @@ def canonical_bytes(desc: dict) -> bytes:
     return (_dump(desc) + "\n").encode()
 
 
-def kernel_name(op: str, info: bytes) -> str:
-    """``<op lower>_<hash>``; the hash is the first HASH_CHARS hex digits of sha256(info)."""
-    return f"{op.lower()}_{hashlib.sha256(info).hexdigest()[:HASH_CHARS]}"
-
-
-def kernel_symbol(name: str) -> str:
-    """The exported C symbol of kernel ``name``: ``ob_<hash>`` (unique per descriptor, so the kernels of one
-    batched shared object never clash). Derived from the name, like every path, never read from a file."""
-    return "ob_" + name[name.rfind("_") + 1:]
-
-
 def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
     """``{"inputs":[{"shape":[3]}]}`` -> ``{"input[0].shape": [3]}``: lists of dicts are indexed, scalar
     lists stay values (a shape is one field)."""
@@ -123,3 +113,7 @@ def diff(old: dict, new: dict) -> list[tuple[str, Any, Any]]:
     """Fields that differ between two descriptors as (field, old value, new value); missing is None."""
     a, b = flatten(old), flatten(new)
     return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+__all__ = ["FORMAT", "HASH_CHARS", "InfoEncoder", "canonical_bytes", "descriptor", "diff", "flatten", "kernel_name",
+           "kernel_symbol", "tensor_desc"]

@@ -6,9 +6,9 @@ A kernel_meta directory (``<root>/rank_<RANK_ID>/kernel_meta``, see :func:`opbui
     written last: the commit marker) and ``<name><binary suffix>`` (the kernel, ``.so`` for the CPU target),
     where ``<name>`` matches :data:`NAME_RE` (``<op lower>_<HASH_CHARS hex>``);
   * :data:`TMP_DIR`: every temporary written into kernel_meta, renamed into place or swept;
-  * :data:`LOCK_DIR`: ``<name>.lock`` per kernel (single-flight builds) and the load lock (cache/pin.py);
+  * :data:`LOCK_DIR`: ``<name>.lock`` per kernel (single-flight builds) and the load lock (cache/locks.py);
   * :data:`MANIFEST_DIR`: graph manifests ``<key>.json`` (cache/manifest.py);
-  * :data:`QUARANTINE_DIR`: damaged files moved aside (cache/aside.py), never loaded again;
+  * :data:`QUARANTINE_DIR`: damaged files moved aside (cache/quarantine.py), never loaded again;
   * side files: :data:`STATS_FILE` (counters, cache/stats.py) and :data:`MEMO_FILE` (file-derived values,
     cache/statmemo.py).
 
@@ -33,7 +33,7 @@ NAME_RE = re.compile(rf"([a-z0-9_]+)_([0-9a-f]{{{HASH_CHARS}}})\Z")
 INFO_SUFFIX = ".info"  # the canonical descriptor
 JSON_SUFFIX = ".json"  # the build result; written last, it commits the entry (also: a manifest's suffix)
 LOCK_SUFFIX = ".lock"
-LOADING_LOCK = "loading"  # .locks/loading.lock (cache/pin.py): not a kernel name, those are <op>_<hash>
+LOADING_LOCK = "loading"  # .locks/loading.lock (cache/locks.py): not a kernel name, those are <op>_<hash>
 STATS_LOCK = "stats"  # .locks/stats.lock (cache/stats.py)
 #: The CPU target's binary suffix (a shared object). The target owns it; this is its one definition for now.
 CPU_BINARY_SUFFIX = ".so"

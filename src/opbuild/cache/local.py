@@ -2,9 +2,10 @@
 
 Contract (see docs/cache.md):
   * ``.json`` is written last and commits an entry; every file is written atomically.
-  * :meth:`KernelStore.lookup` verifies an entry completely (``.info`` bytes equal the request and hash to the
-    name, ``.json`` parses and names the expected binary, the binary's size and sha256 match) before it is
-    reported as a hit. The binary's path is derived from the kernel name, never taken from ``.json``.
+  * :meth:`KernelStore.lookup` verifies an entry completely with the one verifier (cache/entry.py: ``.info``
+    bytes equal the request, ``.json`` parses and names the expected binary, the binary's size and sha256
+    match) before it is reported as a hit; :meth:`KernelStore.check` does the same against a graph manifest.
+    The binary's path is derived from the kernel name, never taken from ``.json``.
   * The binary must also be a shared object this process can load, exporting the kernel's symbol
     (cache/elf.py): checked on the bytes already read for the sha256, so a truncated object (SIGBUS when
     mapped), garbage or an object without the symbol is never ``dlopen``ed.
@@ -16,26 +17,23 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import logging
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..core import config
-from . import elf, fsio
-from .key import kernel_symbol
+from . import elf, entry, fsio, hashio, quarantine
 from .layout import (
     CPU_BINARY_SUFFIX,
-    HASH_CHARS,
     INFO_SUFFIX,
     JSON_SUFFIX,
     LOCK_DIR,
     LOCK_SUFFIX,
-    NAME_RE,
-    QUARANTINE_DIR,
     TMP_DIR,
 )
 
@@ -54,16 +52,45 @@ class Lookup:
     ident: tuple | None = None  # (device, inode, size, mtime_ns) of the verified binary
 
 
-def _commit_hook(stage: str, name: str) -> None:
-    """Test hook OPBUILD_TEST_COMMIT_HOOK (config.testing_commit_hook): announce that this process is inside
-    the commit window of ``name`` (after writing its ``stage``) and pause there, so a test can kill it."""
-    hook = config.testing_commit_hook()
-    if hook is None:
-        return
-    pause, path = hook
-    with open(path, "a") as f:
-        f.write(f"{os.getpid()} {stage} {name}\n")
-    time.sleep(pause)
+class _Row(NamedTuple):
+    """A graph manifest's record of an entry (:class:`.entry.Recorded`)."""
+
+    info_sha256: str
+    json_sha256: str
+    binary_sha256: str
+    size: int
+
+
+class StoredBinary(entry.Binary):
+    """An entry's binary in a store, as :func:`.entry.verify` reads it: ``lstat`` first (a regular file only,
+    never a symbolic link, which could point out of the cache and is what dlopen would load), then its sha256
+    and exported symbols once per inode (:meth:`KernelStore.contents_of`). ``ident`` is the verified file's
+    (device, inode, size, mtime_ns)."""
+
+    __slots__ = ("store", "path", "ident")
+
+    def __init__(self, store: KernelStore, path: str):
+        self.store, self.path = store, path
+        self.ident: tuple[int, int, int, int] | None = None
+
+    def size(self) -> int:
+        try:
+            st = os.lstat(self.path)
+        except FileNotFoundError:
+            raise entry.Unsound("binary is missing") from None
+        except OSError as e:
+            raise entry.Unsound(f"cannot stat binary: {e}") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise entry.Unsound("binary is not a regular file in the cache")
+        self.ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        return st.st_size
+
+    def contents(self) -> tuple[str, frozenset[str] | str]:
+        assert self.ident is not None, "size() first: verification stats before it reads"
+        try:
+            return self.store.contents_of(self.path, self.ident)
+        except OSError as e:
+            raise entry.Unsound(f"cannot read binary: {e}") from None
 
 
 class KernelStore:
@@ -101,7 +128,8 @@ class KernelStore:
 
     # ---- reads ------------------------------------------------------------------------------------
     def lookup(self, name: str, info: bytes) -> Lookup:
-        """Verify the entry ``name`` against the requested canonical descriptor bytes ``info``.
+        """Verify the entry ``name`` against the requested canonical descriptor bytes ``info``
+        (:func:`.entry.verify`, the one verifier).
 
         This is the warm-start hot path (once per kernel per process), hence plain string paths and
         ``open`` rather than pathlib.
@@ -116,97 +144,65 @@ class KernelStore:
         except OSError as e:
             return Lookup("corrupt", f"cannot read .json: {e}")
         try:
-            result = fsio.parse_json(raw, JSON_SUFFIX)  # CorruptFile (an OSError), never RecursionError
-            expected_size = int(result["size"])
-            expected_sha = str(result["sha256"])
-            if result.get("binary") != name + self.binary_suffix:
-                return Lookup("corrupt", f".json names binary {result.get('binary')!r}, "
-                                         f"expected {name}{self.binary_suffix}")
-        except (OSError, ValueError, KeyError, TypeError, OverflowError) as e:
-            return Lookup("corrupt", f"unparsable .json ({e})")
-        try:
             on_disk = fsio.read_small(base + INFO_SUFFIX)
         except FileNotFoundError:
             return Lookup("corrupt", "entry has no .info")
         except OSError as e:
             return Lookup("corrupt", f"cannot read .info: {e}")
-        if on_disk != info:
-            if hashlib.sha256(on_disk).hexdigest()[:HASH_CHARS] != name.rsplit("_", 1)[-1]:
-                return Lookup("corrupt", ".info does not hash to the entry's name")
-            return Lookup("corrupt", ".info differs from the requested descriptor")
-        # on_disk == info, and the caller derived ``name`` from sha256(info): the .info matches its name.
-        found = self._verify_binary(base + self.binary_suffix, expected_size, expected_sha, JSON_SUFFIX,
-                                    kernel_symbol(name))
-        if found.status == "hit":
-            found.result = result
-        return found
+        binary = StoredBinary(self, base + self.binary_suffix)
+        verdict = entry.verify(name, on_disk, raw, binary, binary_suffix=self.binary_suffix, requested=info)
+        if verdict.reason is not None:
+            return Lookup("corrupt", verdict.reason)
+        return Lookup("hit", binary=binary.path, result=verdict.result, ident=binary.ident)
 
-    def _verify_binary(self, binary: str, size: int, sha256: str, source: str, symbol: str) -> Lookup:
-        """A hit if ``binary`` is a regular file (never a symbolic link) of ``size`` bytes hashing to
-        ``sha256``, as recorded in ``source`` (.json or the graph manifest), and a loadable shared object
-        exporting ``symbol``."""
-        try:
-            st = os.lstat(binary)
-        except FileNotFoundError:
-            return Lookup("corrupt", "binary is missing")
-        except OSError as e:
-            return Lookup("corrupt", f"cannot stat binary: {e}")
-        if not stat.S_ISREG(st.st_mode):
-            # A symbolic link could point out of the cache (and is what dlopen would load): never follow one.
-            return Lookup("corrupt", "binary is not a regular file in the cache")
-        if st.st_size != size:
-            return Lookup("corrupt", f"binary size {st.st_size} != {size} recorded in {source}")
-        ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        try:
-            digest = self.digest_of(binary, ident)
-        except OSError as e:
-            return Lookup("corrupt", f"cannot read binary: {e}")
-        if digest != sha256:
-            return Lookup("corrupt", f"binary sha256 does not match {source}")
-        exported = self._digests[ident][1]
-        if isinstance(exported, str):
-            return Lookup("corrupt", f"binary is not a loadable shared object: {exported}")
-        if symbol not in exported:
-            return Lookup("corrupt", f"binary does not export the kernel symbol {symbol}")
-        return Lookup("hit", binary=binary, ident=ident)
-
-    def check(self, name: str, info_sha256: str, json_sha256: str, binary_sha256: str, size: int) -> Lookup:
+    def check(self, name: str, info_sha256: str, json_sha256: str, binary_sha256: str, size: int,
+              describes: Callable[[bytes], str | None] | None = None) -> Lookup:
         """Verify entry ``name`` against what a graph manifest recorded (cache/manifest.py): the ``.info``
         bytes hash to ``info_sha256`` (whose prefix is the name's hash), the ``.json`` bytes to
-        ``json_sha256``, the binary is a regular file of ``size`` bytes hashing to ``binary_sha256``. As
-        strict as :meth:`lookup` (the recorded ``.json`` was parsed and checked when the manifest was
-        written) without parsing anything."""
-        if NAME_RE.match(name) is None:  # manifests are hostile input too: never a path out of kernel_meta
-            return Lookup("corrupt", f"{name!r} is not a kernel name")
+        ``json_sha256``, the binary is a regular file of ``size`` bytes hashing to ``binary_sha256``: the one
+        verifier (:func:`.entry.verify`) against the recorded row, parsing nothing (the recorded ``.json`` was
+        parsed and checked when the manifest was written), then ``describes`` (cache/rows.py), given the ``.info``
+        bytes, finds no reason why the entry is not the kernel of the manifest's row."""
+        why = entry.name_problem(name)  # manifests are hostile input too: never a path out of kernel_meta
+        if why is not None:
+            return Lookup("corrupt", why)
         base = self._prefix + name
         try:
             raw = fsio.read_small(base + JSON_SUFFIX)
             on_disk = fsio.read_small(base + INFO_SUFFIX)
         except OSError as e:
             return Lookup("corrupt", f"cannot read the entry: {e}")
-        if info_sha256[:HASH_CHARS] != name.rsplit("_", 1)[-1] or hashlib.sha256(on_disk).hexdigest() != info_sha256:
-            return Lookup("corrupt", ".info differs from the manifest")
-        if hashlib.sha256(raw).hexdigest() != json_sha256:
-            return Lookup("corrupt", ".json differs from the manifest")
-        return self._verify_binary(base + self.binary_suffix, size, binary_sha256, "the graph manifest",
-                                   kernel_symbol(name))
+        binary = StoredBinary(self, base + self.binary_suffix)
+        verdict = entry.verify(name, on_disk, raw, binary, binary_suffix=self.binary_suffix,
+                               recorded=_Row(info_sha256, json_sha256, binary_sha256, size))
+        if verdict.reason is not None:
+            return Lookup("corrupt", verdict.reason)
+        if describes is not None and (why := describes(on_disk)):
+            return Lookup("corrupt", why)
+        return Lookup("hit", binary=binary.path, ident=binary.ident)
 
     def digest_of(self, binary: str, ident: tuple[int, int, int, int]) -> str:
-        """sha256 of a binary (never following a symbolic link), once per process and inode: the entries of
-        one batched compile share an inode, and any rewrite changes the inode, size or mtime in ``ident``.
-        The ELF check (cache/elf.py) runs on the same bytes, also once per inode: the symbols it exports, or
-        why it cannot be loaded, are remembered for :meth:`_verify_binary`."""
+        """sha256 of a binary (never following a symbolic link), once per process and inode (see
+        :meth:`contents_of`)."""
+        return self.contents_of(binary, ident)[0]
+
+    def contents_of(self, binary: str, ident: tuple[int, int, int, int]) -> tuple[str, frozenset[str] | str]:
+        """``(sha256, exported symbols or why the object is not loadable)`` of a binary (never following a
+        symbolic link), once per process and inode: the entries of one batched compile share an inode, and any
+        rewrite changes the inode, size or mtime in ``ident``. The ELF check (cache/elf.py) runs on the bytes
+        read for the sha256."""
         known = self._digests.get(ident)
         if known is None:
-            # O_NONBLOCK: a FIFO swapped in after the caller's lstat must not block us (it reads as empty).
-            with open(os.open(binary, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as f:
-                data = f.read()
+            # Streamed and bounded (cache/hashio.py): the size from fstat must still be the caller's and within
+            # MAX_BINARY_BYTES before a byte is read; a FIFO swapped in after the lstat never blocks.
+            data, digest = hashio.read_hashed(binary, ident[2])
             try:
                 exported: frozenset[str] | str = elf.exported_symbols(data)
             except elf.ElfError as e:
                 exported = str(e)
-            known = self._digests[ident] = (hashlib.sha256(data).hexdigest(), exported)
-        return known[0]
+            del data
+            known = self._digests[ident] = (digest, exported)
+        return known
 
     # ---- writes -----------------------------------------------------------------------------------
     def publish(self, name: str, info: bytes, binary: bytes, result: dict, link_from: Path | None = None) -> Path:
@@ -219,8 +215,8 @@ class KernelStore:
         this call already wrote are removed again unless the entry got committed anyway (by another process
         publishing it too). Only a SIGKILL can leave an uncommitted entry, which lookup reports as corrupt.
         """
-        result = dict(result, binary=name + self.binary_suffix, suffix=self.binary_suffix,
-                      sha256=hashlib.sha256(binary).hexdigest(), size=len(binary))
+        result = entry.result_record(name, self.binary_suffix, result, hashlib.sha256(binary).hexdigest(),
+                                     len(binary))
         target = self.binary_path(name)
         written: list[Path] = []
         # No fsync by default: atomic renames already make every entry complete-or-absent for any process
@@ -233,12 +229,9 @@ class KernelStore:
             if link_from is None or not self._link(link_from, target):
                 fsio.atomic_write(target, binary, fsync=sync, tmp_dir=self.tmp_dir)
             written.append(target)
-            _commit_hook("binary", name)
             fsio.atomic_write(self.info_path(name), info, fsync=sync, tmp_dir=self.tmp_dir)
             written.append(self.info_path(name))
-            _commit_hook("info", name)
-            fsio.atomic_write(self.json_path(name), (json.dumps(result, indent=1, sort_keys=True) + "\n").encode(),
-                              fsync=sync, tmp_dir=self.tmp_dir)
+            fsio.atomic_write(self.json_path(name), entry.encode_result(result), fsync=sync, tmp_dir=self.tmp_dir)
         except OSError:
             if not self.json_path(name).exists():
                 for path in written:
@@ -277,35 +270,12 @@ class KernelStore:
         return path
 
     def quarantine(self, name: str, reason: str) -> list[Path]:
-        """Move every file of entry ``name`` into ``quarantine/`` (same filesystem, so each move is atomic).
-
-        The ``.json`` goes first so that the entry stops being committed before its other files move.
-        Never raises: renames need no free space, and the ``.reason`` note is best effort (the disk may be
-        full). A part that cannot be moved stays where it is; the rebuild then replaces it atomically.
+        """Move every file of entry ``name`` into ``quarantine/`` (cache/quarantine.py: same filesystem, so each
+        move is atomic). The ``.json`` goes first so that the entry stops being committed before its other files
+        move. Never raises; a part that cannot be moved stays where it is and the rebuild replaces it atomically.
         """
-        qdir = self.path / QUARANTINE_DIR
-        stamp = f"{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}"
-        moved = []
-        try:
-            qdir.mkdir(exist_ok=True)
-        except OSError as e:
-            log.debug("cannot create %s: %s", qdir, e)
-            return moved
-        for p in (self.json_path(name), self.info_path(name), self.binary_path(name)):
-            dest = qdir / f"{p.name}.{stamp}"
-            try:
-                os.replace(p, dest)
-                moved.append(dest)
-            except FileNotFoundError:
-                continue
-            except OSError as e:
-                log.debug("cannot move %s to quarantine: %s", p, e)
-        if moved:
-            try:
-                (qdir / f"{name}.{stamp}.reason").write_text(reason + "\n")
-            except OSError as e:
-                log.debug("cannot write the quarantine note of %s: %s", name, e)
-        return moved
+        return quarantine.move_all(self.path, [self.json_path(name), self.info_path(name), self.binary_path(name)],
+                                   reason, label=name)
 
     def sweep_temporaries(self) -> list[str]:
         """Move stale temporaries (of dead processes) into quarantine; return the kernel names they belonged
@@ -321,16 +291,12 @@ class KernelStore:
         except OSError:  # no .tmp folder yet: nothing was ever interrupted here
             return names
         now = time.time()
-        for entry in entries:
-            if not entry.name.startswith(fsio.TMP_PREFIX) or not fsio.is_stale_tmp(entry, now):
+        for tmp in entries:
+            if not tmp.name.startswith(fsio.TMP_PREFIX) or not fsio.is_stale_tmp(tmp, now):
                 continue
-            parsed = fsio.parse_tmp(entry.name)
-            final = parsed[2] if parsed else entry.name
-            try:
-                qdir = self.path / QUARANTINE_DIR
-                qdir.mkdir(exist_ok=True)
-                os.replace(entry.path, qdir / entry.name)
-            except OSError:
+            parsed = fsio.parse_tmp(tmp.name)
+            final = parsed[2] if parsed else tmp.name
+            if quarantine.move(self.path, tmp.path, f"temporary of {final} left by a process that is gone") is None:
                 continue
             names.append(final.rsplit(".", 1)[0])
         return names

@@ -8,7 +8,8 @@ for each distinct kernel of the graph in order, its entry name, the sha256 of it
 of its ``.json``, and its binary's size and sha256, plus the files of the toolchain with their stat.
 
 The key hashes the graph's kernels (op, attributes, input and output types) with a *fingerprint* of the
-settings a descriptor is derived from, observed without touching a file of the graph: opbuild's version and
+settings a descriptor is derived from (cache/identity.py: ``manifest_fingerprint`` and ``manifest_key``),
+observed without touching a file of the graph: opbuild's version and
 source directory, ``CC``, ``OPBUILD_CFLAGS``, ``OPBUILD_BLAS``, ``OPBUILD_OPENMP``, ``PATH`` and every
 directory on it (a compiler installed earlier on the PATH changes a directory's mtime), ``sys.path`` (where
 NumPy and the BLAS packages are found; its entries are not stat-ed: the script's own directory is among them
@@ -16,69 +17,41 @@ and may change all the time) and the boot id (the CPU's feature flags cannot cha
 
 The files are checked after the manifest is read, like a ccache manifest's include files: the manifest records
 the toolchain's files (the compiler as found on PATH, followed through its symlinks, and the BLAS) and the
-sources the graph's descriptors are derived from (ops/registry.py ``codegen_files`` of the graph's ops, the
-definition the per-kernel key uses, and the modules deciding the rest of a descriptor), each with its inode,
+sources the graph's descriptors are derived from (which the builder lists and passes in, builder/manifests.py:
+the target's ``codegen_files`` of the graph's ops, the definition the per-kernel key uses, and the modules
+deciding the rest of a descriptor; the cache imports none of them), each with its inode,
 size and mtime, and every one must still match. Deriving the source list walks every emitter's code
-(ops/sources.py); the ordinary path, which writes the manifest, does that walk anyway to name the kernels,
+(targets/cpu/sources.py); the ordinary path, which writes the manifest, does that walk anyway to name the kernels,
 while the warm start only stats the list it reads. An edit to a source changes its stat and sends the build
 down the ordinary path, which rewrites the manifest under the same key; a new module that starts shaping the
 C can only do so through an edit to a listed one (the emitter that now calls it).
 
 A warm build with a matching manifest verifies every entry against it as strictly as a lookup does (the
 ``.info`` and ``.json`` bytes hash to the recorded sha256s, the binary is a regular file of the recorded size
-and sha256) and loads it; anything that does not match sends the whole build down the
-ordinary path, which writes a fresh manifest. A manifest is only ever an index of verified entries: a
-damaged one is ignored, and deleting ``.graphs/`` costs one ordinary warm start per graph.
+and sha256), and every row against the graph's kernel at its position (cache/rows.py: the row's number, op
+and kernel digest, and the kernel the entry's ``.info`` describes), and loads it; anything that does not
+match sends the whole build down the ordinary path, which writes a fresh manifest. A manifest is only ever an
+index of verified entries: a damaged one is ignored, and deleting ``.graphs/`` costs one ordinary warm start per graph.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
+import functools
 import json
-import marshal
 import os
-import sys
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import NamedTuple
 
-from ..core import config
-from ..ops import registry
-from . import aside, fsio
+from . import fsio, identity, quarantine, rows
 from .fsio import CorruptFile
 from .layout import HASH_CHARS, JSON_SUFFIX, MANIFEST_DIR, NAME_RE, TMP_DIR
 from .local import KernelStore
 
-FORMAT = 3  # 3: source files recorded with their stats instead of hashed into the key
-_BOOT_ID = "/proc/sys/kernel/random/boot_id"
-# Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
-# compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
-# registry (ops/registry.py: codegen_files), the one definition the per-kernel key uses too.
-_DESCRIPTOR_MODULES = ("opbuild", "opbuild._version", "opbuild.core.config", "opbuild.cache.key",
-                       "opbuild.builder.requests", "opbuild.builder.toolchain")
-_DESCRIPTOR_PACKAGES = ("opbuild.targets.cpu",)
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this opbuild's source directory
-
-
-def source_files(ops: Iterable[str] | None = None) -> list[str]:
-    """The sources a manifest of a graph of ``ops`` records (op names; default every registered op), as loaded
-    in this process: every file that shapes their generated C, then the descriptor modules and the packages'
-    submodules (a package holds each imported submodule as an attribute; cheaper than scanning
-    ``sys.modules``)."""
-    files = registry.codegen_files(ops)
-    for name in _DESCRIPTOR_MODULES:
-        files.append(getattr(sys.modules.get(name), "__file__", None) or name)
-    for name in _DESCRIPTOR_PACKAGES:
-        pkg = sys.modules.get(name)
-        files.append(getattr(pkg, "__file__", None) or name)
-        subs = [m.__file__ for m in vars(pkg).values() if isinstance(m, ModuleType)
-                and m.__name__.startswith(name + ".") and getattr(m, "__file__", None)] if pkg else []
-        files.extend(sorted(set(subs)))
-    return files
+FORMAT = 4  # 4: rows numbered and bound to their kernel (cache/rows.py); 3: source files recorded with stats
 
 
 class Item(NamedTuple):
@@ -90,6 +63,7 @@ class Item(NamedTuple):
     json_sha256: str
     binary_sha256: str
     size: int
+    kernel: str  # the kernel digest of the row's kernel (cache/rows.py)
 
 
 @dataclass(frozen=True)
@@ -111,23 +85,9 @@ def _sig(path: str) -> tuple[int, int, int, int] | None:
 
 
 def fingerprint(version: str, abi: int) -> str:
-    """A hash of the settings the descriptors of a graph are derived from, observed cheaply (environment, the
-    PATH's directories, the boot id); the files are checked against the manifest instead (see the module)."""
-    parts = [f"{FORMAT}|{version}|{abi}|{_PACKAGE}", *config.toolchain_env(),
-             os.environ.get("PATH", ""), repr(sys.path)]
-    for d in os.environ.get("PATH", "").split(os.pathsep):
-        parts.append(repr(_sig(d or ".")))
-    try:
-        parts.append(fsio.read_small(_BOOT_ID).decode().strip())
-    except OSError:
-        parts.append(str(os.getpid()))  # no boot id: manifests only serve this process
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
-
-
-def graph_key(fp: str, kernels: Sequence[bytes]) -> str:
-    """The manifest name of a graph: its fingerprint and its distinct kernels' memo keys (marshalled bytes,
-    ops/registry.py: KernelSpec.memo_key), in order; marshal length-prefixes each."""
-    return hashlib.sha256(fp.encode() + marshal.dumps(list(kernels), 0)).hexdigest()[:32]
+    """The fingerprint of this manifest format (:func:`.identity.manifest_fingerprint`: the settings the
+    descriptors of a graph are derived from, observed cheaply); the files are checked against the manifest."""
+    return identity.manifest_fingerprint(version, abi, FORMAT)
 
 
 def path_of(store_dir: Path | str, key: str) -> str:
@@ -138,12 +98,13 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _item(row: object) -> Item:
-    """One ``kernels`` row, checked as strictly as a lookup checks a name: a manifest is hostile input."""
-    if not isinstance(row, list) or len(row) != 5:
-        raise CorruptFile(errno.EINVAL, "a kernels row is not [name, info_sha256, json_sha256, binary_sha256, "
-                          "size]")
-    name, info_sha, json_sha, bin_sha, size = row
+def _item(row: object, position: int) -> Item:
+    """The ``kernels`` row at ``position``, checked as strictly as a lookup checks a name: a manifest is
+    hostile input."""
+    if not isinstance(row, list) or len(row) != 7:
+        raise CorruptFile(errno.EINVAL, "a kernels row is not [position, name, info_sha256, json_sha256, "
+                          "binary_sha256, size, kernel digest]")
+    pos, name, info_sha, json_sha, bin_sha, size, kernel = row
     if not isinstance(name, str) or NAME_RE.match(name) is None:
         # Every path is derived from the name: ``../../x/conv2d_<hash>`` would load a binary from anywhere.
         raise CorruptFile(errno.EINVAL, f"names {str(name)[:80]!r}, which is not a kernel name (<op>_<hex>)")
@@ -155,7 +116,9 @@ def _item(row: object) -> Item:
         raise CorruptFile(errno.EINVAL, f"the .info sha256 of {name} does not match its name")
     if not _is_int(size) or size < 0:
         raise CorruptFile(errno.EINVAL, f"the binary size of {name} is not a non-negative integer")
-    return Item(name, info_sha, json_sha, bin_sha, size)
+    if why := rows.row_problem(pos, position, name, kernel):
+        raise rows.corrupt(why)
+    return Item(name, info_sha, json_sha, bin_sha, size, kernel)
 
 
 def _file_row(row: object) -> tuple[str, tuple[int, int, int, int] | None]:
@@ -186,8 +149,9 @@ def load(path: str, key: str) -> Manifest:
         # Never empty: every graph has code generators, and an empty list would check nothing.
         raise CorruptFile(errno.EINVAL, "sources missing, empty or of the wrong type", path)
     try:
-        return Manifest(tuple(_item(row) for row in kernels), tuple(_file_row(row) for row in toolchain),
-                        tuple(_file_row(row) for row in sources), blas or None)
+        return Manifest(tuple(_item(row, i) for i, row in enumerate(kernels)),
+                        tuple(_file_row(row) for row in toolchain), tuple(_file_row(row) for row in sources),
+                        blas or None)
     except CorruptFile as e:
         raise CorruptFile(e.errno, e.strerror, path) from None
 
@@ -211,8 +175,9 @@ def blas_problem(blas: str, known: Collection[str]) -> str | None:
 
 def problems(store: KernelStore, path: str, known_blas: Collection[str] = ()) -> str | None:
     """Why the manifest file at ``path`` in ``store``'s ``.graphs/`` is no sound index, or None: it must load
-    (:func:`load`) and every entry it names must be present and match the recorded sha256 values and size
-    (``opbuild cache verify``), and its BLAS, if it names one, must be in ``known_blas``."""
+    (:func:`load`: rows numbered in order) and every entry it names must be present, match the recorded sha256
+    values and size and describe the kernel its row records (``opbuild cache verify``), and its BLAS, if it
+    names one, must be in ``known_blas``."""
     key = os.path.basename(path)
     if not key.endswith(JSON_SUFFIX):
         return "not a manifest (<key>.json)"
@@ -223,7 +188,8 @@ def problems(store: KernelStore, path: str, known_blas: Collection[str] = ()) ->
     if found.blas is not None and (why := blas_problem(found.blas, known_blas)):
         return why
     for item in found.items:
-        hit = store.check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size)
+        hit = store.check(item.name, item.info_sha256, item.json_sha256, item.binary_sha256, item.size,
+                          functools.partial(rows.describes, digest=item.kernel))
         if hit.status != "hit":
             return f"entry {item.name}: {hit.reason}"
     return None
@@ -259,13 +225,15 @@ def files_unchanged(manifest: Manifest) -> bool:
 
 def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_files: Sequence[str],
           blas: str | None, sources: Sequence[str]) -> None:
-    """Write manifest ``key`` atomically, recording ``sources`` (:func:`source_files` of the graph's ops) with
+    """Write manifest ``key`` atomically, recording ``sources`` (the files the graph's descriptors derive from,
+    which the builder lists: builder/manifests.py ``source_files``) with
     their stats; a failure (read-only or full disk) only costs the fast path."""
     payload = {
         "format": FORMAT, "key": key,
         "toolchain": [[p, _sig(p)] for p in toolchain_files if p], "blas": blas,
         "sources": [[p, _sig(p)] for p in sources],
-        "kernels": [[i.name, i.info_sha256, i.json_sha256, i.binary_sha256, i.size] for i in items],
+        "kernels": [[n, i.name, i.info_sha256, i.json_sha256, i.binary_sha256, i.size, i.kernel]
+                    for n, i in enumerate(items)],
     }
     store_dir = Path(store_dir)
     path = Path(path_of(store_dir, key))
@@ -276,10 +244,10 @@ def write(store_dir: Path | str, key: str, items: Sequence[Item], toolchain_file
     except OSError:
         # A rename cannot replace a directory planted in the manifest's place: move it aside and try again
         # once, or this graph would never get its fast path back. Otherwise (read-only or full disk) give up.
-        if aside.is_regular(path) is False and aside.move_aside(store_dir, path, "not a regular file"):
+        if quarantine.is_regular(path) is False and quarantine.move(store_dir, path, "not a regular file"):
             with contextlib.suppress(OSError):
                 fsio.atomic_write(path, data, fsync=False, tmp_dir=store_dir / TMP_DIR)
 
 
 __all__ = ["MANIFEST_DIR", "Item", "Manifest", "blas_problem", "drop_naming", "files_unchanged", "fingerprint",
-           "graph_key", "load", "problems", "read", "source_files", "write"]
+           "load", "problems", "read", "write"]

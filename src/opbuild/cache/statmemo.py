@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from . import aside
+from . import quarantine
 from .fsio import CorruptFile, atomic_write, read_json
 from .layout import MEMO_FILE, TMP_DIR
 
@@ -92,6 +92,12 @@ class StatMemo:
         with self._lock:
             return self._load().get(key)
 
+    def recall_prefixed(self, prefix: str) -> dict[str, str]:
+        """Every value remembered under a key starting with ``prefix`` (``cache export``: the toolchain
+        records, cache/identity.py)."""
+        with self._lock:
+            return {k: v for k, v in self._load().items() if k.startswith(prefix)}
+
     def remember(self, key: str, value: str) -> None:
         """Keep ``value`` under ``key`` (written only when it changes)."""
         with self._lock:
@@ -107,10 +113,10 @@ class StatMemo:
     def _save(self, values: dict[str, str]) -> None:
         if self.path is None:
             return
-        if self._damaged and aside.is_regular(self.path) is False:
+        if self._damaged and quarantine.is_regular(self.path) is False:
             # A directory (or FIFO, symlink) in the memo's place: a rename cannot replace a directory, and a
             # symlink must not be written through. Move it aside so the memo works again from now on.
-            aside.move_aside(self.path.parent, self.path, "memo of file-derived values: not a regular file")
+            quarantine.move(self.path.parent, self.path, "memo of file-derived values: not a regular file")
         self._damaged = False
         try:
             atomic_write(self.path, json.dumps(values, indent=1).encode(), fsync=False,

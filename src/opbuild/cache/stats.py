@@ -18,7 +18,7 @@ from pathlib import Path
 
 import filelock
 
-from . import aside, fsio, pin
+from . import fsio, locks, quarantine
 from .layout import LOCK_DIR, LOCK_SUFFIX, STATS_FILE, STATS_LOCK, TMP_DIR
 
 log = logging.getLogger("opbuild.cache")
@@ -53,8 +53,8 @@ def stats_path(directory: Path) -> Path:
 
 def _lock(directory: Path) -> filelock.FileLock:
     path = Path(directory) / LOCK_DIR / (STATS_LOCK + LOCK_SUFFIX)
-    if pin.bad_lock_file(path):  # a directory or symlink there would stop every update for good
-        aside.move_aside(directory, path, pin.bad_lock_file(path) or "not a lock file")
+    if locks.bad_lock_file(path):  # a directory or symlink there would stop every update for good
+        quarantine.move(directory, path, locks.bad_lock_file(path) or "not a lock file")
     return filelock.FileLock(str(path))
 
 
@@ -126,8 +126,8 @@ def _fresh(directory: Path, now: float, why: str) -> dict:
     through it (a symbolic link)."""
     log.warning("opbuild: statistics file %s was unreadable (%s); counting starts again", stats_path(directory),
                 why)
-    if aside.is_regular(stats_path(directory)) is False:
-        aside.move_aside(directory, stats_path(directory), f"unreadable statistics file: {why}")
+    if quarantine.is_regular(stats_path(directory)) is False:
+        quarantine.move(directory, stats_path(directory), f"unreadable statistics file: {why}")
     return _empty(now)
 
 
@@ -171,6 +171,6 @@ def zero(directory: Path) -> None:
     (directory / LOCK_DIR).mkdir(parents=True, exist_ok=True)
     with _lock(directory).acquire(timeout=UPDATE_TIMEOUT):
         data = _empty(time.time())
-        if aside.is_regular(stats_path(directory)) is False:  # a rename cannot replace a directory
-            aside.move_aside(directory, stats_path(directory), "not a regular file (statistics reset)")
+        if quarantine.is_regular(stats_path(directory)) is False:  # a rename cannot replace a directory
+            quarantine.move(directory, stats_path(directory), "not a regular file (statistics reset)")
         fsio.atomic_write(stats_path(directory), _dump(data), fsync=False, tmp_dir=Path(directory) / TMP_DIR)

@@ -16,16 +16,20 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import re
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from ..core import owners
 from ..core.errors import OpbuildError
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
@@ -34,14 +38,18 @@ from .proto import Checkpoint
 
 log = logging.getLogger("opbuild.checkpoint")
 
-# tensor_type spellings, as MindSpore writes str(dtype), for the dtypes an opbuild Tensor holds.
+# tensor_type spellings, as MindSpore writes str(dtype), for every dtype a MindSpore checkpoint holds
+# (tests/fixtures/mindspore/ckpt_dtypes/ holds one MindSpore-written file of each). The elements are stored
+# little-endian, bfloat16 as its 16 bits (ml_dtypes' layout is the same).
 TENSOR_TYPES: dict[str, np.dtype] = {
-    "Float32": np.dtype("<f4"), "Float64": np.dtype("<f8"), "Int32": np.dtype("<i4"), "Int64": np.dtype("<i8"),
-    "Bool": np.dtype("?"),
+    "Float16": np.dtype("<f2"), "BFloat16": np.dtype(ml_dtypes.bfloat16), "Float32": np.dtype("<f4"),
+    "Float64": np.dtype("<f8"), "Int8": np.dtype("i1"), "UInt8": np.dtype("u1"), "Int16": np.dtype("<i2"),
+    "UInt16": np.dtype("<u2"), "Int32": np.dtype("<i4"), "UInt32": np.dtype("<u4"), "Int64": np.dtype("<i8"),
+    "UInt64": np.dtype("<u8"), "Bool": np.dtype("?"),
 }
 _TYPE_OF: dict[str, str] = {dt.name: name for name, dt in TENSOR_TYPES.items()}
 # MindSpore types a checkpoint may hold that opbuild has no Tensor dtype for: named in the error.
-MINDSPORE_ONLY_TYPES = ("Int8", "UInt8", "Int16", "UInt16", "UInt32", "UInt64", "Float16", "BFloat16")
+MINDSPORE_ONLY_TYPES = ("Complex64", "Complex128", "Int4", "Float8E4M3FN", "Float8E5M2", "HiFloat8")
 # MindSpore's split size for one value's tensor_content (its SLICE_SIZE, 512 MiB): protobuf messages cannot
 # exceed 2 GiB, and a MindSpore reader joins consecutive values of the same tag.
 CHUNK_BYTES = 512 * 1024 * 1024
@@ -108,7 +116,7 @@ def _encode_value(name: str, data: np.ndarray | str) -> Iterator[bytes]:
         dims, ttype, content = [0], "str", np.array(data, dtype=f"<U{max(len(data), 1)}").tobytes()
     else:
         dims, ttype = list(data.shape), _TYPE_OF[data.dtype.name]
-        content = data.astype(data.dtype.newbyteorder("<"), copy=False).tobytes()
+        content = data.astype(_little(data.dtype), copy=False).tobytes()
     for start in range(0, max(len(content), 1), CHUNK_BYTES):
         msg = Checkpoint()
         value = msg.value.add()
@@ -119,28 +127,29 @@ def _encode_value(name: str, data: np.ndarray | str) -> Iterator[bytes]:
         yield msg.SerializeToString()
 
 
+def _little(dtype: np.dtype) -> np.dtype:
+    """``dtype`` stored little-endian (bfloat16, a NumPy extension type, has only its native order, which is
+    little-endian on every platform opbuild builds kernels for)."""
+    return dtype if dtype.itemsize == 1 or dtype == TENSOR_TYPES["BFloat16"] else dtype.newbyteorder("<")
+
+
+def _native(dtype: np.dtype) -> np.dtype:
+    return dtype if dtype.itemsize == 1 or dtype == TENSOR_TYPES["BFloat16"] else dtype.newbyteorder("=")
+
+
 def _temp_pattern(final: str) -> re.Pattern:
-    return re.compile(re.escape(f".{os.path.basename(final)}.") + r"[A-Za-z0-9_]+\.(\d+)\.tmp")
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's live process
-        return True
-    return True
+    return re.compile(re.escape(f".{os.path.basename(final)}.") + r"[A-Za-z0-9_]+\.(" + owners.PID_PATTERN + r")\.tmp")
 
 
 def _sweep_stale_temporaries(final: str) -> None:
-    """Remove temporaries of earlier saves of ``final`` whose process no longer runs (a killed save)."""
+    """Remove temporaries of earlier saves of ``final`` whose process no longer runs (a killed save). The pid
+    in a name is parsed as data (core/owners.py): a name with a malformed pid is not ours and stays."""
     directory = os.path.dirname(final)
     pattern = _temp_pattern(final)
     with contextlib.suppress(OSError):
         for entry in os.listdir(directory):
             m = pattern.fullmatch(entry)
-            if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
+            if m and owners.dead_here(owners.parse_pid(m.group(1))):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(os.path.join(directory, entry))
                     log.info("removed %s, left behind by a save that did not finish", entry)
@@ -228,6 +237,11 @@ def _decode_tensor(path: str, tag: str, dims: Sequence[int], ttype: str, content
     if ttype == "str":
         if len(content) % 4:
             raise CheckpointError(path, f"entry {tag!r} of type str has {len(content)} bytes, not UCS-4 text")
+        points = np.frombuffer(content, "<u4")
+        bad = (points > 0x10FFFF) | ((points >= 0xD800) & (points <= 0xDFFF))
+        if bad.any():
+            raise CheckpointError(path, f"entry {tag!r} of type str holds {hex(int(points[bad][0]))}, which is not a "
+                                        "Unicode character (corrupt or foreign file)")
         return str(np.frombuffer(content, f"<U{max(len(content) // 4, 1)}")[0]) if content else ""
     dtype = TENSOR_TYPES.get(ttype)
     if dtype is None:
@@ -242,11 +256,11 @@ def _decode_tensor(path: str, tag: str, dims: Sequence[int], ttype: str, content
     # MindSpore 1.x wrote a 0-d tensor as dims [0] holding one element; a real empty (0,) tensor has no bytes.
     if shape == (0,) and len(content) == dtype.itemsize:
         shape = ()
-    expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    expected = math.prod(shape) * dtype.itemsize  # Python ints: dims whose product overflows int64 stay wrong
     if len(content) != expected:
         raise CheckpointError(path, f"entry {tag!r} ({ttype}, dims {list(shape)}) should hold {expected} bytes but "
                                     f"holds {len(content)} (truncated or corrupt file)")
-    return np.frombuffer(content, dtype).reshape(shape).astype(dtype.newbyteorder("="))
+    return np.frombuffer(content, dtype).reshape(shape).astype(_native(dtype))
 
 
 def _read_checkpoint(path: str) -> Any:
@@ -345,8 +359,8 @@ def load_checkpoint(ckpt_file_name: str, net: Cell | None = None, strict_load: b
 
 
 # ---- loading into a network -----------------------------------------------------------------------
-_FLOATS = ("float32", "float64")
-_INTS = ("int32", "int64")
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
+_INTS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
 
 
 def _update_param(param: Parameter, new: Tensor, strict_load: bool) -> None:
@@ -404,11 +418,23 @@ def load_param_into_net(net: Cell, parameter_dict: dict[str, Any],
         elif isinstance(value, Tensor):
             _update_param(param, value, strict_load)
             ckpt_not_load.remove(param.name)
+        else:  # a string entry under a parameter's name: never a silent skip that leaves a random weight
+            if strict_load:
+                raise TypeError(f"load_param_into_net: parameter_dict holds a {type(value).__name__} under the name "
+                                f"of the net's parameter {param.name!r}, not a Parameter")
+            log.warning("load_param_into_net: parameter_dict holds a %s under the name of the net's parameter %r, "
+                        "not a Parameter; it keeps its value", type(value).__name__, param.name)
+            param_not_load.append(param.name)
     if param_not_load and not strict_load:
         _load_under_prefix(params, entries, param_not_load, ckpt_not_load)
     if param_not_load:
-        log.warning("load_param_into_net: %d parameters of the net are not in parameter_dict and keep their "
-                    "values: %s", len(param_not_load), param_not_load)
+        # A partial load changes results without an error: say so where users look, not only in the log.
+        message = (f"load_param_into_net: {len(param_not_load)} parameters of the net are not in parameter_dict "
+                   f"and keep their values: {param_not_load}"
+                   + (f"; entries of parameter_dict that matched no parameter: {ckpt_not_load}"
+                      if ckpt_not_load else ""))
+        log.warning("%s", message)
+        warnings.warn(message, stacklevel=2)
     return param_not_load, ckpt_not_load
 
 

@@ -21,9 +21,9 @@ from ..core import config
 from ..core.units import format_ago, format_size, format_time
 from ..ops import operations as _families  # noqa: F401  (registers every op, so scenario_of knows them)
 from ..ops.registry import SCENARIOS, scenario_of
-from ..targets import get as get_target
+from ..targets import create as create_target
 from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, all_rank_dirs, cache_directory, cache_root
-from .format import entries, err, fields, plural, print_json, table
+from .format import entries, err, fields, plural, print_json, short_signature, table
 
 SORTS: dict[str, tuple[Callable[[cache_entries.Entry], Any], bool]] = {
     "name": (lambda e: e.name, False),
@@ -60,7 +60,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
         return EXIT_OK
     if rows:
         print(table(["NAME", "OP", "SCENARIO", "SHAPES", "SIZE", "BUILT", "LAST USED"],
-                    [(e.name, e.op, scenario_of(e.op), cache_entries.signature(e.info()), format_size(e.size),
+                    [(e.name, e.op, scenario_of(e.op), short_signature(e.info(), cache_entries.signature),
+                      format_size(e.size),
                       format_time(e.built_at), format_ago(e.last_used)) for e in rows], right=(4,)))
     what = f" of op {args.op}" if args.op else ""
     shared = f" ({format_size(on_disk)} on disk: batched builds share binaries)" if on_disk < logical else ""
@@ -164,7 +165,7 @@ def _shared_tier_rows(shared: dict | None, c: dict) -> list[tuple[str, Any]]:
     elif "error" in shared:
         where = f"{shared['url']} (unreachable: {shared['error']})"
     else:
-        where = f"{shared['url']}: {shared['entries']} entries, {format_size(shared['bytes'])}"
+        where = f"{shared['url']}: {plural(shared['entries'], 'entry', 'entries')}, {format_size(shared['bytes'])}"
         key, others = shared.get("key_id"), [k for k in shared.get("key_ids", []) if k != shared.get("key_id")]
         if key:  # entries are kept apart per OPBUILD_CACHE_SECRET: say whose these are, and whether others exist
             where += f" (key id {key}" + (f"; entries under other key ids too: {', '.join(others)})" if others
@@ -180,7 +181,7 @@ def _shared_tier_rows(shared: dict | None, c: dict) -> list[tuple[str, Any]]:
 def cmd_verify(args: argparse.Namespace) -> int:
     """`opbuild cache verify [--repair]`: every problem, one row each."""
     directory = cache_directory(args)
-    target = get_target(config.device_target())
+    target = create_target(config.device_target())
     report = verify.verify(directory, repair=args.repair, binary_suffix=target.binary_suffix,
                            known_blas=target.known_linked_libraries())
     bad = report.unrepaired if args.repair else report.problems

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from ..core import config
+from ..core.envvalues import cache_path
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
@@ -18,7 +19,12 @@ class UsageError(Exception):
 
 def cache_root(args: argparse.Namespace) -> Path:
     """The cache root: ``--path``, else config's (OPBUILD_CACHE_PATH, MS_COMPILER_CACHE_PATH, the cwd)."""
-    return Path(args.path).expanduser() if args.path else config.cache_root()
+    if not args.path:
+        return config.cache_root()
+    try:
+        return cache_path("--path", args.path)  # ~user expanded; a path that cannot be one is a usage error
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def rank(args: argparse.Namespace) -> int:

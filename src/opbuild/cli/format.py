@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -55,3 +55,17 @@ def seconds(s: float) -> str:
 
 
 __all__ = ["entries", "err", "fields", "plural", "print_json", "seconds", "table"]
+
+
+def short_signature(info: dict, signature: Callable[[dict], str], width: int = 100) -> str:
+    """A ``cache ls`` row's SHAPES cell: ``signature(info)``, except that a fused kernel's ``members`` attribute
+    (a list of hundreds of characters) is shown as its member ops, and the cell is cut to ``width`` characters
+    ("..." at the end). ``--json`` keeps the full signature."""
+    attrs = info.get("attrs") if isinstance(info, dict) else None
+    members = attrs.get("members") if isinstance(attrs, dict) else None
+    if isinstance(members, list) and members:
+        ops = ",".join(str(m.get("op", "?")) if isinstance(m, dict) else "?" for m in members)
+        text = signature({**info, "attrs": {**attrs, "members": f"{len(members)} ops: {ops}"}})
+    else:
+        text = signature(info)
+    return text if len(text) <= width else text[:width - 3] + "..."

@@ -21,7 +21,7 @@ from ..core import config
 from ..core.errors import OpbuildError
 from ..core.units import format_size
 from ..ops.registry import REGISTRY
-from ..targets import get as get_target
+from ..targets import create as create_target
 from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, cache_directory, cache_root, rank
 from .format import entries, fields, plural, print_json
 
@@ -39,18 +39,28 @@ def compiler_identity() -> dict:
     return found["compiler"]
 
 
-def machine_identity() -> dict:
-    """This machine's values of the machine-dependent descriptor components (``cache import`` compares
-    an archive's entries with them)."""
-    target = get_target(config.device_target())
-    return {"compiler": compiler_identity(), "target": target.identity(),
+def machine_identity(store_dir: Path | None = None, require_compiler: bool = True) -> dict:
+    """This machine's values of the machine-dependent descriptor components (cache/identity.py:
+    ``MACHINE_COMPONENTS``; ``cache import`` compares an archive's entries with them). The compiler is the one
+    found here, else the one recorded in ``store_dir`` (default: the builds' kernel_meta); with neither, one
+    of :data:`TOOLCHAIN_ERRORS`, or None when ``require_compiler`` is False."""
+    target = create_target(config.device_target())
+    found = toolchain_info(store_dir)
+    if found["compiler"] is None and require_compiler:
+        raise OpbuildError(found["missing"] or "no C compiler found")
+    return {"compiler": found["compiler"], "target": target.identity(),
             "opbuild_version": __version__, "abi": target.abi_version}
 
 
 def codegen_hash(op: str) -> str | None:
-    """This opbuild's code generator hash of ``op`` (ops/registry.py), or None for an op it does not know."""
-    opdef = REGISTRY.get(op)
-    return opdef.codegen_hash() if opdef is not None else None
+    """This opbuild's code generator hash of ``op`` for the current target, or None for an op it cannot
+    build (unknown here, or without a kernel on this target)."""
+    if op not in REGISTRY:
+        return None
+    try:
+        return create_target(config.device_target()).codegen_hash(op)
+    except KeyError:
+        return None
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -68,7 +78,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     if toolchain["missing"]:  # no compiler is a finding to show, not a crash
         compiler_error = toolchain["missing"]
         code = EXIT_PROBLEMS
-    target = toolchain["target_identity"] or get_target(config.device_target()).identity()
+    target = toolchain["target_identity"] or create_target(config.device_target()).identity()
     listing = cache_entries.scan(directory)
     try:
         max_size = config.cache_max_size()

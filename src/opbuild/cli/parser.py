@@ -10,12 +10,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._version import __version__
+from ..core.errors import ConfigError, OpbuildError
 from ..core.units import parse_age, parse_size
 from . import cache as cache_cmds
 from . import info as info_cmd
 from . import run as run_cmd
 from . import transfer as transfer_cmds
-from .common import EXIT_OK, EXIT_USAGE, UsageError
+from .common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, UsageError
 
 
 def _arg_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
@@ -129,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = csub.add_parser("import", parents=[common], help="add the entries of a .tar.gz that fit this machine")
     p.add_argument("archive", metavar="FILE.tar.gz")
+    p.add_argument("--trust", action="store_true",
+                   help="import an archive whose signature cannot be checked here (not signed, or "
+                        "OPBUILD_CACHE_SECRET unset): its binaries will run in every later build")
     p.set_defaults(func=transfer_cmds.cmd_import)
     return parser
 
@@ -140,14 +144,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     try:
         return args.func(args)
-    except UsageError as e:
+    except (UsageError, ConfigError) as e:  # ConfigError: a bad OPBUILD_* value (or CC, RANK_ID...) named
         parser.exit(EXIT_USAGE, f"opbuild: error: {e}\n")
     except BrokenPipeError:  # `opbuild cache ls | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as e:  # a path the command cannot use: a symbolic link loop, no permission, a file for a folder
+        parser.exit(EXIT_PROBLEMS, f"opbuild: error: {os_problem(e)}\n")
+    except OpbuildError as e:  # the library's own errors carry their whole message
+        parser.exit(EXIT_PROBLEMS, f"opbuild: error: {e}\n")
     except KeyboardInterrupt:
         return 130
     return EXIT_OK
 
 
-__all__ = ["build_parser", "main"]
+def os_problem(e: OSError) -> str:
+    """One line saying which path could not be used, why, and what to do."""
+    where = f"{e.filename}: " if e.filename else ""
+    hint = {40: " (a symbolic link loop: fix or remove the link)",
+            13: " (no permission: run as the cache's owner or fix its permissions)"}.get(e.errno or 0, "")
+    return f"cannot use {where}{e.strerror or e}{hint}"
+
+
+__all__ = ["build_parser", "main", "os_problem"]

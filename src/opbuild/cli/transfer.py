@@ -9,7 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from ..cache.admin import transfer
+from ..cache.identity import toolchain_record_key
+from ..core import config
 from ..core.units import format_size, format_time
+from ..targets import create as create_target
 from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, cache_directory, cache_root, rank
 from .format import entries, err, print_json
 from .info import TOOLCHAIN_ERRORS, codegen_hash, compiler_identity, machine_identity
@@ -28,7 +31,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         origin["compiler"] = f"unknown ({e})"
     archive = Path(args.archive).expanduser()
     try:
-        result = transfer.export(directory, archive, origin)
+        result = transfer.export(directory, archive, origin, secret=config.cache_secret())
     except OSError as e:
         err(f"cannot write {archive}: {e.strerror or e}")
         return EXIT_PROBLEMS
@@ -42,6 +45,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"left out broken entry {name}: {reason}")
     if result.uncommitted:
         print(f"left out {entries(result.uncommitted, 'uncommitted')}")
+    print("signed with OPBUILD_CACHE_SECRET" if result.signed else
+          "not signed (OPBUILD_CACHE_SECRET is unset): importing it will need --trust")
     return code
 
 
@@ -64,13 +69,15 @@ def cmd_import(args: argparse.Namespace) -> int:
     archive = Path(args.archive).expanduser()
     if not archive.is_file():
         raise UsageError(f"no such archive: {archive}")
-    try:
-        here = machine_identity()
+    try:  # no compiler here: the archive's toolchain record for these settings stands in (a deployment image)
+        here = machine_identity(directory, require_compiler=False)
     except TOOLCHAIN_ERRORS as e:
-        err(f"cannot import: this machine's compiler identity is unknown ({e})")
+        err(f"cannot import: this machine's identity is unknown ({e})")
         return EXIT_PROBLEMS
     try:
-        result = transfer.import_archive(archive, directory, here, codegen_hash)
+        result = transfer.import_archive(archive, directory, here, codegen_hash, secret=config.cache_secret(),
+                                         trust=args.trust,
+                                         record_key=toolchain_record_key(create_target(config.device_target()).name))
     except OSError as e:
         err(f"cannot import {archive} into {directory}: {e.strerror or e}")
         return EXIT_PROBLEMS
@@ -78,10 +85,21 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.json:
         print_json({**result.as_dict(), "ok": result.ok})
         return code
+    if result.refused:
+        err(result.error)
+        return code
+    if result.error and not (result.imported or result.replaced or result.present or result.skipped):
+        # Nothing could be read: the reason alone (on one line), no "imported 0 entries" before it.
+        err(" ".join(line.strip(" -") for line in result.error.splitlines()))
+        return code
     if result.manifest:
         m = result.manifest
         print(f"archive {archive}: from {m.get('host', '?')} (rank {m.get('rank', '?')}, opbuild "
               f"{m.get('opbuild_version', '?')}, {format_time(m.get('created'))})")
+    print("signature checked with OPBUILD_CACHE_SECRET" if result.signed else "signature not checked: imported on "
+          "--trust")
+    if result.compiler_from_archive:
+        print("no compiler here: matched the entries against the toolchain the archive records for these settings")
     print(f"imported {entries(len(result.imported) + len(result.replaced))} into {directory}"
           + (f" ({len(result.replaced)} replacing broken local entries)" if result.replaced else "")
           + (f"; {len(result.present)} already present" if result.present else ""))

@@ -4,17 +4,8 @@ Parameter), so that ``from mindspore.common.initializer import Normal`` and
 
 from __future__ import annotations
 
+from ..core.parameter import Parameter, ParameterTuple
 from ..core.tensor import Tensor
 from . import dtype, initializer
-
-
-def __getattr__(name: str):
-    """Parameter and ParameterTuple, imported on first use: opbuild.core.parameter imports this package's
-    initializer module, so importing it here at module level would be a cycle."""
-    if name in ("Parameter", "ParameterTuple"):
-        from ..core import parameter
-
-        return getattr(parameter, name)
-    raise AttributeError(f"module 'opbuild.common' has no attribute {name!r}")
 
 __all__ = ["dtype", "initializer", "Tensor", "Parameter", "ParameterTuple"]

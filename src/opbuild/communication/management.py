@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from ..core.errors import MissingPackageError
+
 # MindSpore's backend names: on the CPU every one of them is the same transport, MPI, so programs written for
 # a device (init("nccl")) run unchanged.
 BACKENDS = (None, "mpi", "hccl", "nccl", "mccl")
@@ -47,8 +49,8 @@ def _mpi() -> Any:
     """mpi4py's MPI module, initialising MPI if nobody has (an MPI the program initialised itself is reused)."""
     try:
         from mpi4py import MPI
-    except ImportError as e:  # pragma: no cover - depends on the installation
-        raise RuntimeError("opbuild.communication needs mpi4py and an MPI: pip install 'opbuild[distributed]'") from e
+    except ImportError:  # pragma: no cover - depends on the installation
+        raise MissingPackageError("opbuild.communication", "mpi4py", "distributed") from None
     if not MPI.Is_initialized():  # mpi4py.rc.initialize = False: the program left initialisation to us
         MPI.Init_thread(MPI.THREAD_MULTIPLE)
     if MPI.Is_finalized():

@@ -14,13 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..targets import names as _target_names
+from .envvalues import cache_path as _cache_path
+from .envvalues import check_cflags, split_cc
 from .errors import ConfigError, UnsupportedTargetError
 from .units import parse_size
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
-SUPPORTED_TARGETS = _target_names()  # the targets registry (targets/__init__.py), imported lazily there
+#: The targets: name (as ``set_context(device_target=...)`` spells it, upper case) -> ``"module:Class"``. Kept
+#: here, as data, so that set_context validates a name without importing any target (core imports nothing
+#: above it); ``targets.create`` imports the class on first use. Adding a target adds one line here.
+TARGETS: dict[str, str] = {"CPU": "opbuild.targets.cpu:CpuTarget"}
+SUPPORTED_TARGETS = tuple(TARGETS)
 
 _MODES = {GRAPH_MODE: "GRAPH_MODE", PYNATIVE_MODE: "PYNATIVE_MODE"}
 # The context is process state by contract (MindSpore's set_context is global); it is the only one.
@@ -202,7 +207,6 @@ COMPILE_TIMEOUT = EnvNumber("OPBUILD_COMPILE_TIMEOUT", 600.0)
 REMOTE_TIMEOUT = EnvNumber("OPBUILD_REMOTE_TIMEOUT", 2.0)
 REMOTE_TTL = EnvNumber("OPBUILD_REMOTE_TTL", 0.0, allow_minimum=True)
 REMOTE_LEASE_TTL = EnvNumber("OPBUILD_REMOTE_LEASE_TTL", 20.0)
-TEST_COMPILE_DELAY = EnvNumber("OPBUILD_TEST_COMPILE_DELAY", 0.0, allow_minimum=True)
 
 
 def rank_id() -> int:
@@ -211,9 +215,10 @@ def rank_id() -> int:
 
 
 def cache_root() -> Path:
-    """Root of the cache: OPBUILD_CACHE_PATH, else MS_COMPILER_CACHE_PATH (MindSpore's name), else the cwd."""
-    raw = _env("OPBUILD_CACHE_PATH") or _env("MS_COMPILER_CACHE_PATH")
-    return Path(raw).expanduser() if raw else Path.cwd()
+    """Root of the cache: OPBUILD_CACHE_PATH, else MS_COMPILER_CACHE_PATH (MindSpore's name), else the cwd.
+    ConfigError naming the variable for a path that cannot be one (see :func:`_cache_path`)."""
+    name = cache_root_source()
+    return _cache_path(name, _env(name)) if name else Path.cwd()
 
 
 def cache_root_source() -> str | None:
@@ -289,10 +294,12 @@ def _split_cflags(raw: str) -> tuple[str, ...]:
     import shlex
 
     try:
-        return tuple(shlex.split(raw))
+        flags = tuple(shlex.split(raw))
     except ValueError as e:  # shlex alone says only "No closing quotation", not which variable
         raise ConfigError("OPBUILD_CFLAGS", raw, f"cannot be split into compiler flags ({e})",
                           "flags separated by spaces, quoted as in a shell") from None
+    check_cflags("OPBUILD_CFLAGS", raw, flags)
+    return flags
 
 
 def toolchain_env() -> tuple[str, ...]:
@@ -308,6 +315,13 @@ def compiler_env() -> str:
     return _env("CC")
 
 
+def compiler_argv() -> list[str]:
+    """CC split like a shell would (empty when unset); ConfigError naming CC when it cannot be split, names no
+    program, or asks for a sanitizer that cannot be loaded (see :func:`check_cflags`)."""
+    raw = _env("CC")
+    return list(split_cc(raw)) if raw else []
+
+
 def batch_size() -> int:
     """OPBUILD_BATCH_SIZE: the most kernels one compiler call builds (default 32). Bigger batches spend less on
     compiler start-up and make fewer shared objects to open on a warm start; smaller ones spread a cold build
@@ -317,11 +331,10 @@ def batch_size() -> int:
 
 def batch_min() -> int:
     """OPBUILD_BATCH_MIN: the fewest kernels worth a compiler call of their own (default 8). A cold build of
-    fewer than twice this many kernels is one batch on one job: a compiler call costs ~45 ms before its first
-    kernel (start-up, headers, link; docs/benchmarks.md, "Cold builds"), as much as optimising 3-5 kernels, so
-    a second parallel call for a handful of kernels spends more CPU than it saves in wall time (measured: the
-    8-kernel MLP is faster as one call even on an idle machine, the 16-kernel quick BERT as two). 1 spreads
-    every build over all jobs."""
+    fewer than twice this many kernels is one batch on one job: a compiler call has a fixed cost before its
+    first kernel (start-up, headers, link) worth several kernels, so a second parallel call for a handful of
+    kernels spends more CPU than it saves in wall time (docs/benchmarks.md, "Cold builds", has the figures
+    behind the default). 1 spreads every build over all jobs."""
     return int(BATCH_MIN.get())
 
 
@@ -466,36 +479,14 @@ def cache_secret() -> bytes | None:
     return raw.encode() if raw else None
 
 
-def testing_compile_delay() -> float:
-    """OPBUILD_TEST_COMPILE_DELAY: TEST HOOK ONLY, seconds of sleep added to every batch compile so that tests
-    can kill a process deterministically while it holds build leases. Never set it in production."""
-    return float(TEST_COMPILE_DELAY.get())
-
-
-def testing_commit_hook() -> tuple[float, str] | None:
-    """OPBUILD_TEST_COMMIT_HOOK=<seconds>:<file>: TEST HOOK ONLY (scripts/soak_kill.py, tests/cache). Inside
-    the commit window of every entry it publishes (after the binary, and again after the ``.info``, before
-    the ``.json``), the process appends ``<pid> <stage> <entry>`` to ``<file>`` and sleeps ``<seconds>``, so
-    that a test can SIGKILL it exactly there. None when unset; never set it in production."""
-    raw = _env("OPBUILD_TEST_COMMIT_HOOK")
-    if not raw:
-        return None
-    seconds, sep, path = raw.partition(":")
-    try:
-        pause = float(seconds)
-    except ValueError:
-        pause = -1.0
-    if not sep or not path or not math.isfinite(pause) or pause < 0:
-        raise ConfigError("OPBUILD_TEST_COMMIT_HOOK", raw, "is not a test hook setting",
-                          "<seconds>:<file> (a test hook: leave it unset)")
-    return pause, path
+RANK_SIZE = EnvNumber("RANK_SIZE", 0, integer=True, minimum=0, allow_minimum=True, maximum=1e6, unit="ranks")
 
 
 def rank_size() -> int:
-    """RANK_SIZE (the number of ranks of the job, as MindSpore's launchers set it); unset, empty or invalid
-    means unknown (0). Only used to spread ranks over a cold build, so a bad value is ignored, not an error."""
-    raw = _env("RANK_SIZE")
-    return int(raw) if raw.isdigit() else 0
+    """RANK_SIZE (the number of ranks of the job, as MindSpore's launchers set it); unset or empty means
+    unknown (0). Used to spread ranks over a cold build; a value that is not a whole number is a ConfigError
+    (a launcher's bug is reported, not guessed around)."""
+    return int(RANK_SIZE.get())
 
 
 # ---- up-front validation ------------------------------------------------------------------------------------
@@ -504,6 +495,10 @@ def rank_size() -> int:
 # A new variable adds its row here.
 _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("RANK_ID", rank_id),
+    ("RANK_SIZE", rank_size),
+    ("OPBUILD_CACHE_PATH", cache_root),
+    ("MS_COMPILER_CACHE_PATH", cache_root),
+    ("CC", compiler_argv),
     ("OPBUILD_CACHE", cache_enabled),
     ("OPBUILD_CACHE_FSYNC", cache_fsync),
     ("OPBUILD_PRELOAD", preload_enabled),
@@ -523,8 +518,6 @@ _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("OPBUILD_REMOTE_TIMEOUT", remote_timeout),
     ("OPBUILD_REMOTE_TTL", remote_ttl),
     ("OPBUILD_REMOTE_LEASE_TTL", remote_lease_ttl),
-    ("OPBUILD_TEST_COMPILE_DELAY", testing_compile_delay),
-    ("OPBUILD_TEST_COMMIT_HOOK", testing_commit_hook),
 )
 _CHECKED_NAMES = tuple(name for name, _ in _CHECKS)
 # os.environ.get goes through MutableMapping.get and re-encodes the key on every call, which made reading the

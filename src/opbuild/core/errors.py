@@ -29,15 +29,42 @@ class CompilerNotFoundError(OpbuildError, RuntimeError):
     def __init__(self, tried: list[str], kernels: list[str] | None = None):
         self.tried = tried
         self.kernels = list(kernels or [])  # the kernels that had to be built (not in the cache), if any
-        need = ""
-        if self.kernels:
-            more = len(self.kernels) - 5
-            shown = ", ".join(self.kernels[:5]) + (f" and {more} more" if more > 0 else "")
-            need = f"cannot build kernel{'s' if len(self.kernels) > 1 else ''} {shown} (not in the cache): "
         super().__init__(
-            need + "no C compiler found (tried: " + ", ".join(tried) + "). Install gcc or clang, or set the CC "
-            "environment variable to the compiler to use, e.g. `export CC=/usr/bin/gcc`."
+            self._need(self.kernels) + "no C compiler found (tried: " + ", ".join(tried) + "). Install gcc or "
+            "clang, or set the CC environment variable to the compiler to use, e.g. `export CC=/usr/bin/gcc`."
         )
+
+    def for_kernels(self, kernels: list[str]) -> CompilerNotFoundError:
+        """The same error, naming the kernels that had to be built."""
+        return CompilerNotFoundError(self.tried, kernels)
+
+    @staticmethod
+    def _need(kernels: list[str]) -> str:
+        if not kernels:
+            return ""
+        more = len(kernels) - 5
+        shown = ", ".join(kernels[:5]) + (f" and {more} more" if more > 0 else "")
+        return f"cannot build kernel{'s' if len(kernels) > 1 else ''} {shown} (not in the cache): "
+
+
+class CompilerHangError(CompilerNotFoundError):
+    """The compiler did not answer a probe (``--version``, ``-print-file-name``) within OPBUILD_COMPILE_TIMEOUT
+    and was killed with its children: there is a compiler, but no usable one. Attributes: ``exe``, ``argv``
+    (the probe), ``timeout`` (the setting, in seconds), ``kernels`` (those that had to be built, if any)."""
+
+    def __init__(self, exe: str, argv: list[str], timeout: float, kernels: list[str] | None = None):
+        self.exe = exe
+        self.argv = list(argv)
+        self.timeout = timeout
+        self.tried = [exe]
+        self.kernels = list(kernels or [])
+        OpbuildError.__init__(
+            self, self._need(self.kernels) + f"the C compiler {exe} hangs: `{' '.join(self.argv)}` did not finish "
+            f"within OPBUILD_COMPILE_TIMEOUT={timeout:g} s and was killed with its children. Fix or replace it "
+            "(set CC to another compiler), or raise OPBUILD_COMPILE_TIMEOUT if it is only slow.")
+
+    def for_kernels(self, kernels: list[str]) -> CompilerHangError:
+        return CompilerHangError(self.exe, self.argv, self.timeout, kernels)
 
 
 class CompileError(OpbuildError, RuntimeError):
@@ -73,6 +100,17 @@ class CompileTimeoutError(CompileError):
                          f"with its children (kernels of this call: {shown}). Raise OPBUILD_COMPILE_TIMEOUT if the "
                          "compiler is only slow, or find out why it hangs.", source_path,
                          self.kernels[0] if len(self.kernels) == 1 else f"batch of {len(self.kernels)}")
+
+
+class MissingPackageError(OpbuildError, ModuleNotFoundError):
+    """An optional feature whose package is not installed. Attributes: ``feature`` (what needs it), ``name``
+    (the package, as ModuleNotFoundError has it) and ``extra`` (the opbuild extra that installs it)."""
+
+    def __init__(self, feature: str, package: str, extra: str):
+        self.feature = feature
+        self.extra = extra
+        super().__init__(f"{feature} needs the '{package}' package, which is not installed: "
+                         f"pip install 'opbuild[{extra}]'", name=package)
 
 
 class UnsupportedTargetError(OpbuildError, ValueError):

@@ -6,9 +6,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-# The initialisers live in common/initializer.py (MindSpore's module path); re-exported here because
-# ``from opbuild.core.parameter import initializer`` predates that module.
-from ..common.initializer import init_array, initializer, set_seed
+# Re-exported here because ``from opbuild.core.parameter import initializer`` predates core/initializer.py
+# (users reach it as opbuild.common.initializer, MindSpore's path).
+from .initializer import init_array, initializer, set_seed
 from .tensor import Tensor
 
 

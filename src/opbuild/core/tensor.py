@@ -8,22 +8,34 @@ import numpy as np
 
 from .dtypes import DType, dtype_of
 from .ir import TensorType, Value
+from .providers import tensor_methods
 
-# Tensor methods dispatch to the functional API through this slot, filled by ``opbuild.ops`` when it is imported
-# (as MindSpore's ``tensor_operator_registry``): ops imports this module, so importing ops here would be a cycle.
-_functional: Any = None
+# What a conversion of a traced tensor to a Python value does (``bool(t)`` in ``if t.sum() > 0:``), installed by
+# trace.py (it imports this module): the active tracer breaks the graph there (core/graph_breaks.py).
+_concretizer: Any = None
+
+# The Python value each conversion gives from the data.
+PYTHON_VALUE: dict[str, Any] = {"bool": bool, "int": int, "float": float, "item": lambda a: a.item()}
 
 
-def bind_functional(namespace: Any) -> None:
-    """Install the functional API the Tensor methods call (``opbuild.ops`` does this when it is imported)."""
-    global _functional
-    _functional = namespace
+def install_concretizer(fn: Any) -> None:
+    """Install ``fn(tensor, kind)``, called for a conversion (``kind``: a key of PYTHON_VALUE) of a traced
+    tensor."""
+    global _concretizer
+    _concretizer = fn
+
+
+def python_value(t: Tensor, kind: str) -> Any:
+    """``bool``/``int``/``float``/``item`` of ``t``: from its data, or for a traced tensor from the tracer."""
+    if t._data is None and _concretizer is not None:
+        return _concretizer(t, kind)
+    return PYTHON_VALUE[kind](t.asnumpy())
 
 
 def _ops() -> Any:
-    if _functional is None:  # only if opbuild.ops was never imported, which ``import opbuild`` always does
-        raise RuntimeError("Tensor operators need opbuild.ops: import opbuild (or opbuild.ops) first")
-    return _functional
+    """The functional API Tensor's methods call (core/providers.py: ops imports this module, so the methods
+    reach ops through that one documented lookup rather than an import)."""
+    return tensor_methods()
 
 
 class Tensor:
@@ -107,14 +119,15 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
+    # In GRAPH_MODE these break the traced graph (core/graph_breaks.py): ``if x.sum() > 0:`` works there.
     def __bool__(self) -> bool:
-        return bool(self.asnumpy())
+        return python_value(self, "bool")
 
     def __float__(self) -> float:
-        return float(self.asnumpy())
+        return python_value(self, "float")
 
     def __int__(self) -> int:
-        return int(self.asnumpy())
+        return python_value(self, "int")
 
     __hash__ = object.__hash__
 

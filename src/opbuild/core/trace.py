@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import importlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 
+from . import providers
+from . import tensor as tensor_module
 from .ir import Graph, KernelSpec, Value
 from .tensor import Tensor
 
@@ -74,6 +75,14 @@ class Tracer:
                     self.rebind(new.alias_of, new)
         return [Tensor._symbolic(env[id(v)]) for v in graph.outputs]
 
+    def concretize(self, t: Tensor, kind: str) -> Any:
+        """The Python value ``kind`` (bool, int, float, item) of traced ``t``. This tracer records one graph
+        without breaks (a differentiated function): refused. Graph-mode calls use graph_breaks.BreakTracer."""
+        raise RuntimeError(
+            f"{kind}() of a tensor being traced: its value exists only when the graph runs. Control flow over "
+            "tensor values is supported in GRAPH_MODE construct and @jit functions, not inside a function being "
+            "differentiated (grad/value_and_grad); compute the condition outside it, or use ops.select/where.")
+
     @classmethod
     def extending(cls, graph: Graph) -> Tracer:
         """A tracer that appends to an existing ``graph`` (autodiff adds the backward nodes this way): every
@@ -103,6 +112,16 @@ def tracing(tracer: Tracer) -> Iterator[Tracer]:
         _tracer.reset(token)
 
 
+def _concretize(t: Tensor, kind: str) -> Any:
+    tracer = current()
+    if tracer is None:  # a tensor of a finished trace
+        return tensor_module.PYTHON_VALUE[kind](t.asnumpy())
+    return tracer.concretize(t, kind)
+
+
+tensor_module.install_concretizer(_concretize)
+
+
 def current() -> Tracer | None:
     """The active tracer, or None outside a trace."""
     return _tracer.get()
@@ -125,9 +144,11 @@ def flatten_outputs(out: Any, op_name: str = "construct") -> tuple[list[Tensor],
     raise TypeError(f"{op_name} must return a Tensor or a tuple/list of Tensors, got {type(out).__name__}")
 
 
-def trace(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Graph, Callable[[list], Any]]:
-    """Trace ``fn(*args)``: Tensor arguments become graph inputs, other arguments are constants."""
-    tracer = Tracer()
+def trace(fn: Callable[..., Any], args: Sequence[Any],
+          tracer: Tracer | None = None) -> tuple[Graph, Callable[[list], Any]]:
+    """Trace ``fn(*args)``: Tensor arguments become graph inputs, other arguments are constants. ``tracer``:
+    a fresh Tracer (subclass) to record with (default: a plain Tracer)."""
+    tracer = tracer if tracer is not None else Tracer()
     sym_args = []
     for a in args:
         if isinstance(a, Tensor):
@@ -155,23 +176,15 @@ class Engine(Protocol):
 
     def compile_graph(self, graph: Graph) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]: ...
 
+    def state(self, owner: str) -> dict: ...
 
-_engine: Callable[[], Engine] | None = None  # installed by runtime/session.py when it is imported
-
-
-def install_engine(get: Callable[[], Engine]) -> None:
-    """Install the function returning the process's engine. The runtime installs its session here, so ops
-    (ops/primitive.py) and cells (nn/cell.py) run kernels without importing the runtime that imports them."""
-    global _engine
-    _engine = get
+    def graph_reused(self, compiled: Callable[[Sequence[np.ndarray]], list[np.ndarray]]) -> None: ...
 
 
 def engine() -> Engine:
-    """The process's engine. ``import opbuild`` imports the runtime, which installs it; a process that imports
-    only submodules gets it installed here on first use."""
-    if _engine is None:
-        importlib.import_module("opbuild.runtime.session")
-    return _engine()
+    """The process's engine: the runtime session, looked up through core/providers.py (the one place core
+    names a layer above it), so ops and cells run kernels without importing the runtime that imports them."""
+    return providers.engine()
 
 
 def arg_signature(args: Sequence[Any], who: str) -> tuple:
@@ -189,15 +202,3 @@ def arg_signature(args: Sequence[Any], who: str) -> tuple:
                                 f"{type(a).__name__}") from None
             sig.append(("C", a))
     return tuple(sig)
-
-
-def run_compiled(graphs: dict, key: Any, fn: Callable[..., Any], args: Sequence[Any]) -> Any:
-    """Run ``fn(*args)`` as a compiled graph: traced and compiled through the engine once per ``key`` (the
-    entry is kept in ``graphs``), then called on the Tensor arguments' data; returns ``fn``'s output structure."""
-    entry = graphs.get(key)
-    if entry is None:
-        graph, rebuild = trace(fn, args)
-        entry = graphs[key] = (engine().compile_graph(graph), rebuild)
-    compiled, rebuild = entry
-    return rebuild([Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])])
-

@@ -1,13 +1,26 @@
 """Datasets for training and evaluation, with MindSpore's API (``mindspore.dataset``): sources
-(``NumpySlicesDataset``, ``GeneratorDataset``), pipeline operations (``batch``, ``shuffle``, ``map``) and
-epoch iterators yielding opbuild Tensors. ``config.set_seed`` seeds every shuffle (default: the seed of
-``opbuild.set_seed``)."""
+(``NumpySlicesDataset``, ``GeneratorDataset``, and the file readers ``MnistDataset``, ``Cifar10Dataset``,
+``ImageFolderDataset``), samplers, pipeline operations (``batch``, ``shuffle``, ``map``, ``repeat``, ``take``,
+``skip``, ``zip``, ``concat``, ``filter``, ``split``, ``rename``, ``project``), the ``vision`` and
+``transforms`` modules, and epoch iterators yielding opbuild Tensors. ``config.set_seed`` seeds every shuffle
+(default: the seed of ``opbuild.set_seed``)."""
 
 from __future__ import annotations
 
-from . import config
+from . import config, transforms, vision
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
+from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
+from .samplers import (
+    DistributedSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    SubsetSampler,
+)
 from .sources import GeneratorDataset, NumpySlicesDataset, sample_indices
 
 __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", "TupleIterator", "DictIterator",
-           "NumpySlicesDataset", "GeneratorDataset", "sample_indices"]
+           "NumpySlicesDataset", "GeneratorDataset", "sample_indices", "MnistDataset", "Cifar10Dataset",
+           "ImageFolderDataset", "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
+           "SubsetSampler", "SubsetRandomSampler", "vision", "transforms"]

@@ -101,6 +101,48 @@ class Dataset:
             raise TypeError(f"map: unsupported arguments {sorted(kwargs)}")
         return MapDataset(self, operations, input_columns, output_columns)
 
+    def repeat(self, count: int | None = None) -> Dataset:
+        """The rows ``count`` times (None or -1: without end), each repetition reshuffled."""
+        return combine.RepeatDataset(self, count)
+
+    def take(self, count: int = -1) -> Dataset:
+        """The first ``count`` rows (-1: all)."""
+        return combine.take(self, count)
+
+    def skip(self, count: int) -> Dataset:
+        """The rows after the first ``count``."""
+        return combine.skip(self, count)
+
+    def zip(self, datasets: Dataset | Sequence[Dataset]) -> Dataset:
+        """This dataset's columns and those of ``datasets`` side by side (as many rows as the shortest)."""
+        others = [datasets] if isinstance(datasets, Dataset) else list(datasets)
+        return combine.ZipDataset([self, *others])
+
+    def concat(self, datasets: Dataset | Sequence[Dataset]) -> Dataset:
+        """This dataset's rows, then those of ``datasets`` (same columns); also ``ds1 + ds2``."""
+        others = [datasets] if isinstance(datasets, Dataset) else list(datasets)
+        return combine.ConcatDataset([self, *others])
+
+    def __add__(self, other: Dataset) -> Dataset:
+        return self.concat(other)
+
+    def filter(self, predicate: Callable[..., Any], input_columns: str | Sequence[str] | None = None,
+               num_parallel_workers: int | None = None) -> Dataset:
+        """The rows for which ``predicate(*input_columns)`` (default: every column) is true."""
+        return combine.FilterDataset(self, predicate, input_columns)
+
+    def split(self, sizes: Sequence[Any], randomize: bool = True) -> list[Dataset]:
+        """Split into datasets of ``sizes`` rows (ints summing to the size, or fractions summing to 1)."""
+        return combine.split(self, sizes, randomize)
+
+    def rename(self, input_columns: str | Sequence[str], output_columns: str | Sequence[str]) -> Dataset:
+        """Rename columns ``input_columns`` to ``output_columns``."""
+        return combine.RenameDataset(self, input_columns, output_columns)
+
+    def project(self, columns: str | Sequence[str]) -> Dataset:
+        """Keep only ``columns``, in that order."""
+        return combine.ProjectDataset(self, columns)
+
     # ---- information ----------------------------------------------------------------------------
     def get_col_names(self) -> list[str]:
         """The names of the columns of every row this dataset yields, in order."""
@@ -343,3 +385,7 @@ class DictIterator(_EpochIterator):
     def __next__(self) -> dict[str, Any]:
         row = self._next_row()
         return {c: _to_output(row[i], self._output_numpy, c) for i, c in zip(self._idx, self._columns)}
+
+
+# The operations that combine datasets subclass Dataset, so they are imported once it is defined.
+from . import combine  # noqa: E402

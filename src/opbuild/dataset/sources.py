@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .core import Dataset, Row, _check_int, _column_list
+from .samplers import Sampler
 
 
 def _check_shard_options(shuffle: bool | None, num_shards: int | None, shard_id: int | None,
@@ -57,12 +58,26 @@ def _sampled_size(num_rows: int, num_shards: int | None, num_samples: int | None
 
 
 class _RandomAccessSource(Dataset):
-    """A source whose rows are read by index, so it can be shuffled and sharded."""
+    """A source whose rows are read by index, so it can be shuffled and sharded, or read through a sampler
+    (dataset/samplers.py; exclusive with ``shuffle`` and sharding, as in MindSpore)."""
 
     def __init__(self, shuffle: bool | None, num_shards: int | None, shard_id: int | None,
-                 num_samples: int | None) -> None:
+                 num_samples: int | None, sampler: Any = None) -> None:
         super().__init__()
         _check_shard_options(shuffle, num_shards, shard_id, num_samples)
+        if sampler is not None:
+            if not isinstance(sampler, Sampler):
+                raise TypeError(f"sampler must be a dataset sampler (SequentialSampler, RandomSampler, ...), got "
+                                f"{type(sampler).__name__}")
+            if shuffle is not None:
+                raise RuntimeError("sampler and shuffle cannot be specified at the same time")
+            if num_shards is not None:
+                raise RuntimeError("sampler and sharding (num_shards/shard_id) cannot be specified at the same "
+                                   "time; use a DistributedSampler")
+            if num_samples is not None:
+                raise RuntimeError("sampler and num_samples cannot be specified at the same time; give the "
+                                   "sampler num_samples")
+        self._sampler = sampler
         # MindSpore's table: shuffle=None on a random-accessible source means shuffled.
         self._shuffle = True if shuffle is None else shuffle
         self._num_shards = num_shards
@@ -76,11 +91,16 @@ class _RandomAccessSource(Dataset):
         raise NotImplementedError
 
     def _size(self) -> int:
+        if self._sampler is not None:
+            return self._sampler.size(self._num_rows())
         return _sampled_size(self._num_rows(), self._num_shards, self._num_samples)
 
     def _rows(self, epoch: int, seed: int) -> Iterator[Row]:
-        indices = sample_indices(self._num_rows(), self._shuffle, self._num_shards, self._shard_id,
-                                 self._num_samples, self._rng(epoch, seed))
+        if self._sampler is not None:
+            indices = self._sampler.indices(self._num_rows(), self._rng(epoch, seed))
+        else:
+            indices = sample_indices(self._num_rows(), self._shuffle, self._num_shards, self._shard_id,
+                                     self._num_samples, self._rng(epoch, seed))
         for i in indices:
             yield self._row(int(i))
 
@@ -94,16 +114,14 @@ class NumpySlicesDataset(_RandomAccessSource):
 
     ``shuffle`` defaults to True, as in MindSpore (None means shuffled for this source); the order follows the
     dataset seed (:mod:`opbuild.dataset.config`) and changes every epoch. ``num_shards``/``shard_id`` select
-    one shard (see :func:`sample_indices`); ``num_samples`` caps the rows per epoch. ``sampler`` is not
-    supported; ``num_parallel_workers`` is accepted and ignored.
+    one shard (see :func:`sample_indices`); ``num_samples`` caps the rows per epoch; ``sampler`` (a
+    dataset sampler) replaces those three; ``num_parallel_workers`` is accepted and ignored.
     """
 
     def __init__(self, data: Any, column_names: str | Sequence[str] | None = None, num_samples: int | None = None,
                  num_parallel_workers: int = 1, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None) -> None:
-        if sampler is not None:
-            raise NotImplementedError("NumpySlicesDataset: sampler is not supported; use shuffle/num_shards")
-        super().__init__(shuffle, num_shards, shard_id, num_samples)
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
         names, columns = self._columns_of(data)
         given = _column_list("column_names", column_names)
         if given is not None:
@@ -173,7 +191,8 @@ class GeneratorDataset(_RandomAccessSource):
     MindSpore. Each row is a tuple with one value per column (a single non-tuple value is one column).
 
     ``column_names`` is required (MindSpore requires it or a schema); ``column_types`` casts each column.
-    ``schema``/``sampler`` are not supported; workers and multiprocessing are accepted and ignored.
+    ``sampler`` (random-accessible sources) is a dataset sampler; ``schema`` is not supported; workers and
+    multiprocessing are accepted and ignored.
     """
 
     def __init__(self, source: Any, column_names: str | Sequence[str] | None = None,
@@ -181,9 +200,9 @@ class GeneratorDataset(_RandomAccessSource):
                  num_parallel_workers: int = 1, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None, python_multiprocessing: bool = True,
                  max_rowsize: int | None = None) -> None:
-        if schema is not None or sampler is not None:
-            raise NotImplementedError("GeneratorDataset: schema and sampler are not supported; pass column_names "
-                                      "(and column_types), shuffle, num_shards/shard_id")
+        if schema is not None:
+            raise NotImplementedError("GeneratorDataset: schema is not supported; pass column_names (and "
+                                      "column_types)")
         names = _column_list("column_names", column_names)
         if not names:
             raise ValueError("GeneratorDataset: column_names is required (one name per value of a row)")
@@ -192,14 +211,14 @@ class GeneratorDataset(_RandomAccessSource):
             if not callable(source) and not isinstance(source, Iterable):
                 raise TypeError(f"GeneratorDataset: source must be random-accessible (__getitem__ and __len__), "
                                 f"a callable returning an iterator, or an iterable; got {type(source).__name__}")
-            for arg, val in (("shuffle", shuffle), ("num_shards", num_shards)):
+            for arg, val in (("shuffle", shuffle), ("num_shards", num_shards), ("sampler", sampler)):
                 if val:
                     raise ValueError(f"GeneratorDataset: {arg} needs a random-accessible source (with __getitem__ "
                                      f"and __len__); {type(source).__name__} is read in order")
         elif not hasattr(source, "__len__"):
             raise TypeError(f"GeneratorDataset: the random-accessible source {type(source).__name__} needs "
                             "__len__ too")
-        super().__init__(shuffle, num_shards, shard_id, num_samples)
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
         if not self._random_access:
             self._shuffle = False
         self._types = None

@@ -44,6 +44,8 @@ def read(path: Path) -> onnx.ModelProto:
             f"(protobuf: {e})")]) from None
     except (OSError, onnx.checker.ValidationError) as e:  # unreadable, or external data missing
         raise OnnxModelError(source, [OnnxDefect(f"cannot be read: {e}")]) from None
+    except (ValueError, OverflowError) as e:  # external data whose offset or length lies outside its file
+        raise OnnxModelError(source, [OnnxDefect(f"its external data cannot be read: {e}")]) from None
 
 
 def supported_opsets() -> tuple[int, int]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import config, trace
+from ..core import config, graph_breaks, trace
 from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
@@ -59,10 +59,11 @@ class Cell:
         elif isinstance(value, Cell):
             self._params.pop(name, None)
             self._cells[name] = value
-            # As MindSpore's auto_prefix: a sub-cell's parameters are named by their path from here down.
+            # As MindSpore's auto_prefix: a sub-cell's parameters are renamed to their path from here down
+            # (their path inside ``value`` now, whatever names they had: a cell shared with another container
+            # takes the name of its latest assignment).
             if self._auto_prefix:
-                for _, p in value.parameters_and_names():
-                    p.name = f"{name}.{p.name}"
+                value.update_parameters_name(f"{name}.")
         else:
             self._params.pop(name, None)
             self._cells.pop(name, None)
@@ -86,10 +87,27 @@ class Cell:
 
     # ---- structure ------------------------------------------------------------------------------
     def cells_and_names(self, prefix: str = "") -> Iterator[tuple[str, Cell]]:
-        """Yield (path, cell) for this cell and every sub-cell, depth first."""
-        yield prefix, self
-        for name, cell in self._cells.items():
-            yield from cell.cells_and_names(f"{prefix}.{name}" if prefix else name)
+        """Yield (path, cell) for this cell and every sub-cell, depth first; a cell held twice (a shared
+        cell) is yielded once, at its first path, as in MindSpore."""
+        seen: set[int] = set()
+
+        def walk(path: str, cell: Cell) -> Iterator[tuple[str, Cell]]:
+            if id(cell) in seen:
+                return
+            seen.add(id(cell))
+            yield path, cell
+            for name, sub in cell._cells.items():
+                yield from walk(f"{path}.{name}" if path else name, sub)
+
+        yield from walk(prefix, self)
+
+    def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
+        """MindSpore's ``Cell.update_parameters_name``: name every parameter ``prefix`` + its path in this
+        cell (``parameters_and_names(expand=recurse)``), replacing the names it had."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"update_parameters_name: prefix must be a str, got {type(prefix).__name__}")
+        for path, p in self.parameters_and_names(expand=recurse):
+            p.name = prefix + path
 
     def name_cells(self) -> dict[str, Cell]:
         return dict(self._cells)
@@ -133,7 +151,7 @@ class Cell:
             raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
         args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
         key = (self._state_signature(), trace.arg_signature(args, f"{type(self).__name__} (a Cell)"))
-        return trace.run_compiled(self._graphs, key, self._construct_in_precision, args)
+        return graph_breaks.run_compiled(self._graphs, key, self._construct_in_precision, args)
 
     def _construct_in_precision(self, *args: Any, **kwargs: Any) -> Any:
         """``construct`` with this cell's ``to_float`` dtype (if any) as the compute dtype of its ops."""
@@ -166,5 +184,6 @@ class Cell:
                      for _, c in self.cells_and_names())
 
     def compile_info(self) -> list:
-        """The compiled graphs of this cell, one per input signature seen."""
-        return [entry[0] for entry in self._graphs.values()]
+        """The compiled graphs of this cell, one per input signature seen (several per signature where
+        control flow over tensor values broke the graph: one per piece, see core/graph_breaks.py)."""
+        return [piece.compiled for program in self._graphs.values() for piece in program.pieces()]

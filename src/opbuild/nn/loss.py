@@ -3,7 +3,7 @@ CrossEntropyLoss, MSELoss, L1Loss, BCEWithLogitsLoss.
 
 Each is composed of registered primitives, so it runs as compiled kernels in graph mode and is differentiable
 through ``ms.grad`` by the gradient rules of those primitives (SoftmaxCrossEntropyWithLogits' backward is its
-own kernel, as in MindSpore: ops/loss.py).
+own kernel, as in MindSpore: ops/losses.py).
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace as _SimpleNamespace
 
-from ..core.tensor import bind_functional as _bind_tensor_methods
 from . import functional, operations
 from .api.indexing import getitem as _getitem
 from .functional import *  # noqa: F403
@@ -25,10 +24,10 @@ from .registry import REGISTRY
 
 matmul = functional.matmul  # rebinds the attribute the `matmul` submodule import set (see the docstring)
 
-# Tensor methods (tensor.py) call the functional API through one slot filled here: tensor.py importing ops
-# would be an import cycle (ops imports tensor).
-_bind_tensor_methods(_SimpleNamespace(**{n: getattr(functional, n) for n in dir(functional) if not n.startswith("__")},
-                                      getitem=_getitem))
+# What Tensor's methods call: core/providers.py names this namespace and looks it up on first use (core/tensor.py
+# importing ops would be an import cycle: ops imports tensor). Nothing is installed into core from here.
+TENSOR_METHODS = _SimpleNamespace(**{n: getattr(functional, n) for n in dir(functional) if not n.startswith("__")},
+                                  getitem=_getitem)
 
 # After the families: the autodiff pass it uses reads their gradient rules.
 from ..autograd import GradOperation  # noqa: E402

@@ -21,7 +21,7 @@ import numpy as np
 from ..communication import collective as mpi
 from ..communication.management import get_group_size, is_initialized
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
+from ..core.ir import TensorType
 from .primitive import Primitive, apply, declare
 from .registry import HostFn, OpDef, grad_rule, no_grad, same_dtype
 
@@ -35,10 +35,6 @@ class ReduceOp:
     MAX = "max"
     MIN = "min"
     PROD = "prod"
-
-
-def _no_kernel(k: KernelSpec) -> str:
-    raise RuntimeError(f"{k.op} is a collective: the runtime runs it through MPI, it has no kernel to emit")
 
 
 def _reference(host: HostFn) -> Any:
@@ -86,9 +82,8 @@ def _allreduce_call(self: Primitive, x: Any) -> Any:
     return apply("AllReduce", {"op": self.attrs["op"], "scale": 1.0}, [x])
 
 
-AllReduce = declare(OpDef("AllReduce", lambda a, ins: _same_types("AllReduce", ins), _no_kernel,
-                          _reference(_allreduce_host), normalize=_allreduce_normalize, host=_allreduce_host,
-                          reuse_input=True),
+AllReduce = declare(OpDef("AllReduce", lambda a, ins: _same_types("AllReduce", ins), _reference(_allreduce_host),
+                          normalize=_allreduce_normalize, host=_allreduce_host, reuse_input=True),
                     "``AllReduce(op=ReduceOp.SUM)(x)``: the reduction of ``x`` over every rank of the job, on "
                     "every rank (sum, max, min, prod).", call=_allreduce_call, init=_allreduce_init)
 
@@ -125,7 +120,7 @@ def _allgather_init(self: Primitive, group: str = "world_group") -> None:
     Primitive.__init__(self, rank_size=get_group_size() if is_initialized() else 1)
 
 
-AllGather = declare(OpDef("AllGather", _allgather_infer, _no_kernel, _reference(_allgather_host), n_inputs=1,
+AllGather = declare(OpDef("AllGather", _allgather_infer, _reference(_allgather_host), n_inputs=1,
                           host=_allgather_host),
                     "``AllGather()(x)``: every rank's ``x`` concatenated along axis 0 in rank order.",
                     init=_allgather_init)
@@ -154,9 +149,8 @@ def _broadcast_call(self: Primitive, inputs: Any) -> Any:
     return apply("Broadcast", self.attrs, tensors)
 
 
-Broadcast = declare(OpDef("Broadcast", lambda a, ins: _same_types("Broadcast", ins), _no_kernel,
-                          _reference(_broadcast_host), normalize=_broadcast_normalize, host=_broadcast_host,
-                          multi_output=True),
+Broadcast = declare(OpDef("Broadcast", lambda a, ins: _same_types("Broadcast", ins), _reference(_broadcast_host),
+                          normalize=_broadcast_normalize, host=_broadcast_host, multi_output=True),
                     "``Broadcast(root_rank)((x, ...))``: rank ``root_rank``'s tensors, on every rank.",
                     call=_broadcast_call, init=_broadcast_init)
 

@@ -1,5 +1,5 @@
 """Backward operators of convolution and pooling, and the gradient rules of Conv2D, MaxPool, AvgPool and
-GlobalAvgPool (kept here rather than in ops/conv.py, which is at its size budget; the forward ops' attributes
+GlobalAvgPool (kept here rather than in ops/convolution.py, which is at its size budget; the forward ops' attributes
 are reused as they are, already normalized).
 
 As in MindSpore, the backward computations are operators of their own with C kernels:
@@ -8,11 +8,9 @@ weight's), ``MaxPoolGrad(x, y, dout)`` and ``AvgPoolGrad(x, y, dout)``. Their at
 normalized attributes plus the shape being produced (``input_size`` / ``filter_size``), so a backward kernel
 is keyed exactly like its forward one.
 
-The convolution backward kernels (``ops/conv_backward_kernels.py``) go through BLAS: the input gradient is
-``W_g^T @ dy`` then col2im, the filter gradient ``dy @ im2col(x)^T``; 1x1 stride-1 convolutions skip the
-column matrix. Their ``algo`` attribute is chosen by shape like the forward one's; ``direct`` (depthwise, and
-tiny shapes where a BLAS call costs more than the arithmetic) runs vectorised row loops that write each
-result once. float16/bfloat16 compute in float32 (``half_conv`` in the descriptor, as Conv2D's).
+The convolution backward ops' ``algo`` attribute is chosen by shape like the forward one's (ops/conv_plan.py;
+the CPU's kernels: targets/cpu/kernels/conv_grad.py). float16/bfloat16 compute in float32 (``half_conv`` in
+the descriptor, as Conv2D's).
 
 MaxPoolGrad and AvgPoolGrad take float16/bfloat16 too (``half_pool`` in the descriptor, as the forward ops):
 x and dout load into float, the gradient accumulates in a float32 image in the kernel's workspace (windows
@@ -28,12 +26,10 @@ import numpy as np
 
 from ..core.dtypes import FLOATS, HALFS
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import compute_ctype, ctype, is_half, load, store
-from . import conv_backward_kernels as BK
-from . import conv_kernels as K
+from ..core.ir import TensorType
 from . import gradlib as G
-from .conv import AVG_POOL_DTYPES, _conv_ref, _pool_ref, _windows, pool_half_attr
+from .conv_plan import HALF_CONV, choose, conv_workspace
+from .convolution import AVG_POOL_DTYPES, _conv_ref, _pool_ref, _windows, pool_half_attr
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, same_dtype
 
@@ -43,14 +39,14 @@ _POOL_KEYS = ("kernel_size", "strides", "pad_mode", "pad", "ceil_mode", "data_fo
 
 
 def _pool_grad_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
-    """The forward's normalized attributes; ``half_pool`` follows x's dtype (ops/conv.py pool_half_attr)."""
+    """The forward's normalized attributes; ``half_pool`` follows x's dtype (ops/convolution.py pool_half_attr)."""
     kept = _keep(_POOL_KEYS, None)(attrs, ins)
     return pool_half_attr(kept, ins[0]) if ins else kept
 
 
 def _pool_grad_workspace(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> int:
     """A half gradient's float32 image (x's size); none for float32/float64."""
-    return 4 * ins[0].size if ins and is_half(ins[0].dtype) else 0
+    return 4 * ins[0].size if ins and ins[0].dtype in HALFS else 0
 
 
 def _keep(keys: Sequence[str], extra: str | None):
@@ -68,7 +64,7 @@ def _keep(keys: Sequence[str], extra: str | None):
 
 def _conv_backward_normalize(extra: str):
     """normalize of Conv2DBackpropInput/Filter: the forward's attributes, the produced shape, and the
-    kernel's ``algo`` chosen from the forward geometry (ops/conv_kernels.py ``choose``); the forward's own
+    kernel's ``algo`` chosen from the forward geometry (ops/conv_plan.py ``choose``); the forward's own
     choice is not inherited (the backward GEMMs have other shapes)."""
     keep = _keep(_CONV_KEYS, extra)
 
@@ -80,11 +76,11 @@ def _conv_backward_normalize(extra: str):
         x_shape, w_shape = _forward_shapes(out, ins)
         if len(x_shape) != 4 or len(w_shape) != 4:
             return out
-        algo = K.choose(x_shape, w_shape, dy.shape[2:], {**out, "algo": attrs.get("algo")})
+        algo = choose(x_shape, w_shape, dy.shape[2:], {**out, "algo": attrs.get("algo")})
         # Depthwise backward: per-group GEMMs with K or M of 1-3 rows; the direct loops do better.
         out["algo"] = "direct" if algo == "depthwise" else algo
         if dy.dtype in HALFS:
-            out["half_conv"] = K.HALF_CONV
+            out["half_conv"] = HALF_CONV
         return out
 
     return normalize
@@ -105,33 +101,29 @@ def _sized_infer(op: str, key: str):
     return infer
 
 
-def _backprop(kernels, shapes):
-    """(emit, workspace) of a convolution backward op: ``kernels(algo, geometry)`` (ops/conv_backward_kernels.py)
-    on the forward geometry ``shapes(attrs, ins)`` = (x shape, w shape); half types run it in float32."""
+def _input_shapes(attrs: dict, ins: Sequence[TensorType]) -> tuple[Sequence[int], Sequence[int]]:
+    """(x shape, w shape) of the forward convolution of a Conv2DBackpropInput."""
+    return attrs["input_size"], ins[1].shape
 
-    def kernel(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType], emit) -> tuple[int, str]:
-        dy, other = ins
-        out = outs[0]
-        if out.size == 0:
-            return 0, "/* empty */"
-        if dy.size == 0 or other.size == 0:  # a sum over nothing
-            return 0, f"memset(out0, 0, {out.size} * sizeof(*out0));"
-        x_shape, w_shape = shapes(attrs, ins)
-        return K.kernel(attrs, (x_shape, w_shape, dy.shape), dy.dtype, (dy.size, other.size, out.size), emit)
 
-    def emit(k: KernelSpec) -> str:
-        return kernel(k.attrs, k.inputs, k.outputs, kernels)[1]
+def _filter_shapes(attrs: dict, ins: Sequence[TensorType]) -> tuple[Sequence[int], Sequence[int]]:
+    """(x shape, w shape) of the forward convolution of a Conv2DBackpropFilter."""
+    return ins[1].shape, attrs["filter_size"]
+
+
+def _backprop_workspace(shapes):
+    """The workspace of a convolution backward op on the forward geometry ``shapes(attrs, ins)`` (none when
+    there is nothing to compute; ops/conv_plan.py otherwise)."""
 
     def workspace(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> int:
-        return kernel(attrs, ins, outs, None)[0]
+        dy, other = ins
+        out = outs[0]
+        if out.size == 0 or dy.size == 0 or other.size == 0:
+            return 0
+        x_shape, w_shape = shapes(attrs, ins)
+        return conv_workspace(attrs, (x_shape, w_shape, dy.shape), dy.dtype, (dy.size, other.size, out.size))
 
-    return emit, workspace
-
-
-_backprop_input_emit, _backprop_input_ws = _backprop(BK.backprop_input,
-                                                     lambda attrs, ins: (attrs["input_size"], ins[1].shape))
-_backprop_filter_emit, _backprop_filter_ws = _backprop(BK.backprop_filter,
-                                                       lambda attrs, ins: (ins[1].shape, attrs["filter_size"]))
+    return workspace
 
 
 def _vjp_reference(fn, argnum: int, shape: Sequence[int], *args) -> np.ndarray:
@@ -152,9 +144,9 @@ def _conv_attrs(attrs: dict) -> dict:
     return {k: attrs[k] for k in _CONV_KEYS if k in attrs}
 
 
-@defop(infer=_sized_infer("Conv2DBackpropInput", "input_size"), emit=_backprop_input_emit,
-       normalize=_conv_backward_normalize("input_size"), n_inputs=2, scenario="backward", needs_blas=True,
-       workspace=_backprop_input_ws,
+@defop(infer=_sized_infer("Conv2DBackpropInput", "input_size"),
+       normalize=_conv_backward_normalize("input_size"), n_inputs=2, scenario="backward",
+       workspace=_backprop_workspace(_input_shapes),
        reference=lambda attrs, dy, w: _vjp_reference(lambda x, w_: _conv_ref(_conv_attrs(attrs), x, w_), 0,
                                                      attrs["input_size"], w, dy))
 class Conv2DBackpropInput(Primitive):
@@ -162,49 +154,14 @@ class Conv2DBackpropInput(Primitive):
     convolution). Attributes: the Conv2D's (normalized) plus ``input_size`` (N, C, H, W)."""
 
 
-@defop(infer=_sized_infer("Conv2DBackpropFilter", "filter_size"), emit=_backprop_filter_emit,
-       normalize=_conv_backward_normalize("filter_size"), n_inputs=2, scenario="backward", needs_blas=True,
-       workspace=_backprop_filter_ws,
+@defop(infer=_sized_infer("Conv2DBackpropFilter", "filter_size"),
+       normalize=_conv_backward_normalize("filter_size"), n_inputs=2, scenario="backward",
+       workspace=_backprop_workspace(_filter_shapes),
        reference=lambda attrs, dy, x: _vjp_reference(lambda w_, x_: _conv_ref(_conv_attrs(attrs), x_, w_), 0,
                                                      attrs["filter_size"], x, dy))
 class Conv2DBackpropFilter(Primitive):
     """``Conv2DBackpropFilter(...)(dout, x)``: the cotangent of Conv2D's weight. Attributes: the Conv2D's
     (normalized) plus ``filter_size`` (O, C / group, KH, KW)."""
-
-
-def _pool_grad_emit(avg: bool):
-    def emit(k: KernelSpec) -> str:
-        x, _, dy = k.inputs
-        if dy.size == 0 or x.size == 0:
-            return f"memset(out0, 0, {x.size} * sizeof(*out0));" if x.size else "/* empty */"
-        h, w = x.shape[2:]
-        oh, ow = dy.shape[2:]
-        t, c = ctype(x.dtype), compute_ctype(x.dtype)
-        half = is_half(x.dtype)
-        acc = "ob_acc" if half else "out0"  # half: the float32 image in the workspace
-        if avg:
-            body = (f"const {c} share = g / ({c})({K.avg_divisor(x.shape, k.attrs)});\n"
-                    "for (int64_t i = hs; i < h1; i++) for (int64_t j = ws; j < w1; j++) "
-                    f"dst[i * {w} + j] += share;")
-        else:
-            # The first maximum of the window takes the whole gradient (ties: first in row-major order).
-            body = (f"{c} s = -INFINITY; int64_t best = -1;\n"
-                    "for (int64_t i = hs; i < h1; i++) for (int64_t j = ws; j < w1; j++) {\n"
-                    f"  const {c} v = {load(x.dtype, f'img[i * {w} + j]')};\n"
-                    "  if (best < 0 || v > s || (v != v && s == s)) { s = v; best = i * " + str(w) + " + j; }\n"
-                    "}\n"
-                    "if (best >= 0) dst[best] += g;")
-        planes = (f"const {t} *restrict img = in0 + p * {h * w};\n"
-                  f"const {t} *restrict gr = in2 + p * {oh * ow};\n"
-                  f"{c} *restrict dst = {acc} + p * {h * w};")
-        body = f"const {c} g = {load(x.dtype, f'gr[r * {ow} + q]')};\n{body}"
-        # half: the float32 image rounds once into the output
-        head = "float *restrict ob_acc = (float *)ob_ws;\n" if half else ""
-        tail = f"\nfor (int64_t i = 0; i < {x.size}; i++) out0[i] = {store(x.dtype, 'ob_acc[i]')};" if half else ""
-        return (f"{head}memset({acc}, 0, {x.size} * sizeof(*{acc}));"
-                + K.pool_windows(x.shape, (oh, ow), k.attrs, planes, body) + tail)
-
-    return emit
 
 
 def _pool_grad_reference(avg: bool):
@@ -238,21 +195,21 @@ def _pool_grad_infer(op: str):
     return infer
 
 
-@defop(infer=_pool_grad_infer("MaxPoolGrad"), emit=_pool_grad_emit(False), reference=_pool_grad_reference(False),
+@defop(infer=_pool_grad_infer("MaxPoolGrad"), reference=_pool_grad_reference(False),
        normalize=_pool_grad_normalize, n_inputs=3, scenario="backward", workspace=_pool_grad_workspace)
 class MaxPoolGrad(Primitive):
     """``MaxPoolGrad(...)(x, y, dout)``: MaxPool's input cotangent; each window's gradient goes to its first
     maximum (row-major). ``y`` (the forward output) is taken for MindSpore's signature."""
 
 
-@defop(infer=_pool_grad_infer("AvgPoolGrad"), emit=_pool_grad_emit(True), reference=_pool_grad_reference(True),
+@defop(infer=_pool_grad_infer("AvgPoolGrad"), reference=_pool_grad_reference(True),
        normalize=_pool_grad_normalize, n_inputs=3, scenario="backward", workspace=_pool_grad_workspace)
 class AvgPoolGrad(Primitive):
     """``AvgPoolGrad(...)(x, y, dout)``: AvgPool's input cotangent, each window's gradient shared by the
     pixels it averaged (the forward's divisor)."""
 
 
-# ---- gradient rules of the forward ops (declared in ops/conv.py) ---------------------------------------
+# ---- gradient rules of the forward ops (declared in ops/convolution.py) --------------------------------
 
 @grad_rule("Conv2D")
 def _conv_grad(attrs: dict, ins: Sequence[Any], outs: Sequence[Any], douts: Sequence[Any]) -> list:

@@ -1,14 +1,11 @@
 """Elementwise operators: unary maps, broadcasting binary maps, Select, Cast and clip_by_value.
 
-Each op is one row of a table: its C expression (``x``, or ``a`` and ``b``), the dtypes it accepts, its
-output dtype rule and its NumPy reference. ``<tgmath.h>`` makes ``exp(x)`` pick expf for float32, so one
-expression serves both float dtypes.
+Each op is one row of a table: its scalar expression in C syntax (``x``, or ``a`` and ``b``: target-neutral
+data, which the CPU's kernels, targets/cpu/kernels/elementwise.py, wrap in loops), the dtypes it accepts, its
+output dtype rule and its NumPy reference.
 
-Narrow types (docs/dtypes.md): float16 and bfloat16 operands are loaded into float, the float32 expression
-is evaluated and the result rounds once on store; the reference does the same in NumPy (float32, then a
-cast). Integer expressions are evaluated with C's promotions and stored with a conversion to the element type,
-and the compile flags include -fwrapv, so every integer width wraps as NumPy's does. Unsigned division,
-modulo and power have their own expressions (a signed ``b == -1`` test means ``b == MAX`` there).
+Narrow types (docs/dtypes.md): float16 and bfloat16 operands are computed in float32 and the result rounds
+once; the reference does the same in NumPy (float32, then a cast). Integer expressions wrap as NumPy's do.
 """
 
 from __future__ import annotations
@@ -21,17 +18,8 @@ import numpy as np
 
 from ..core.dtypes import ALL_FLOATS, ALL_INTS, ALL_NUMERIC, ANY, BY_NAME, LOWP, dtype_of
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
+from ..core.ir import TensorType
 from ..core.tensor import as_tensor
-from ..targets.cpu.blocked import broadcast_map, flat_map
-from ..targets.cpu.codegen import (
-    broadcast_loop,
-    compute_ctype,
-    load,
-    nan_max,
-    nan_min,
-    store,
-)
 from . import lowp
 from .primitive import Primitive, apply, declare, primitive_class
 from .registry import OpDef, broadcast_shapes, same_dtype
@@ -145,10 +133,11 @@ def _pow_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     Float exponents are copied out to full arrays first: given a scalar (or stride-0 broadcast) exponent of
     0.5, 2 or -1, NumPy switches to sqrt, square or reciprocal, and sqrt(-inf) is NaN where C's (and NumPy's
-    own elementwise) pow(-inf, 0.5) is +inf. The kernel computes pow for every element."""
+    own elementwise) pow(-inf, 0.5) is +inf. The kernel computes pow for every element. 0-d operands are made
+    1-d for the call: NumPy takes the same scalar shortcut when both are 0-d."""
     a, b = np.broadcast_arrays(a, b)
     if a.dtype.kind != "i":
-        return np.power(a, np.array(b))
+        return np.power(np.atleast_1d(a), np.atleast_1d(np.array(b))).reshape(a.shape)
     out = np.power(a, np.maximum(b, 0))
     neg = b < 0
     neg_result = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 1, -1, 1), 0))
@@ -157,16 +146,6 @@ def _pow_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 _INT_MOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)(a % b))"
 _INT_FLOORMOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)ob_mod_i64(a, b))"
-# Unsigned operands: truncation is floor, nothing is negative, x / 0 and x % 0 give 0 (as NumPy); the power
-# keeps the exponent unsigned (a uint64 exponent above 2**63 must not turn negative).
-_UINT_EXPRS: dict[str, str] = {
-    "FloorDiv": "(b == 0 ? (TYPE)0 : (TYPE)(a / b))",
-    "Mod": "(b == 0 ? (TYPE)0 : (TYPE)(a % b))",
-    "FloorMod": "(b == 0 ? (TYPE)0 : (TYPE)(a % b))",
-    "Pow": ("({ uint64_t r_ = 1, x_ = (uint64_t)a, e_ = (uint64_t)b; "
-            "while (e_ > 0) { if (e_ & 1) r_ *= x_; x_ *= x_; e_ >>= 1; } (TYPE)r_; })"),
-    "Abs": "x",
-}
 
 BINARY: dict[str, Binary] = {
     "Add": Binary("a + b", ALL_NUMERIC, np.add),
@@ -198,81 +177,8 @@ BINARY: dict[str, Binary] = {
 
 # ---- C expressions: one per op and input dtype, shared by the op's own kernel and by fused kernels -------
 
-def _row_name(row: Unary | Binary) -> str:
-    return next((n for table in (UNARY, BINARY, GRAD_BINARY) for n, r in table.items() if r is row), "")
-
-
-def _unary_expr(u: Unary, dt: str) -> str:
-    """The C expression of unary row ``u`` in ``x`` (of :func:`compute_ctype`) for input dtype ``dt``."""
-    d = BY_NAME[dt]
-    expr = u.expr
-    if d.is_unsigned and _row_name(u) in _UINT_EXPRS:
-        expr = _UINT_EXPRS[_row_name(u)]
-    elif u.int_expr and d.is_int:
-        expr = u.int_expr
-    elif u.f32_expr and d.compute_c == "float":  # float32, and the half types (computed in float)
-        expr = u.f32_expr
-    return expr.replace("TYPE", compute_ctype(dt))
-
-
-def _binary_expr(b: Binary, dt: str) -> str:
-    """The C expression of binary row ``b`` in ``a`` and ``b`` (of :func:`compute_ctype`) for dtype ``dt``."""
-    d = BY_NAME[dt]
-    if d.is_unsigned and _row_name(b) in _UINT_EXPRS:
-        e = _UINT_EXPRS[_row_name(b)]
-    else:
-        e = b.int_expr if (b.int_expr and d.is_int) else b.expr
-    return e.replace("TYPE", compute_ctype(dt))
-
-
-def _cast_expr(in_dt: str, out_dt: str) -> str:
-    """C expression: ``x`` (the loaded input, of ``compute_ctype(in_dt)``) converted to ``out_dt``'s compute
-    type. Float -> integer is defined for every input (C leaves NaN and out-of-range undefined): NaN gives 0,
-    values beyond the type's range (infinities included) saturate to its minimum or maximum, and the rest
-    truncate toward zero as NumPy does (docs/dtypes.md). The bounds are powers of two, exact in every float
-    type, so the comparisons are exact."""
-    src, dst = BY_NAME[in_dt], BY_NAME[out_dt]
-    if out_dt == "bool":
-        return "(x != 0)"
-    if dst.is_int and src.is_float:
-        t = dst.c_type
-        lo = "0" if dst.is_unsigned else f"-0x1p{dst.bits - 1}"
-        hi = f"0x1p{dst.bits if dst.is_unsigned else dst.bits - 1}"
-        prefix = "UINT" if dst.is_unsigned else "INT"
-        lo_val = "0" if dst.is_unsigned else f"{prefix}{dst.bits}_MIN"
-        return (f"(x != x ? ({t})0 : x < {lo} ? ({t}){lo_val} : x >= {hi} ? ({t}){prefix}{dst.bits}_MAX "
-                f": ({t})x)")
-    if dst.is_half and src.c_type == "double":
-        return "x"  # store() rounds double -> half once
-    return f"({dst.compute_c})x"
-
-
-def member_expr(op: str, ins: Sequence[TensorType], out: TensorType) -> tuple[tuple[str, ...], str]:
-    """``(operand names, C expression)`` computing one element of elementwise op ``op`` from its operands
-    (loaded into C variables of those names, in input order, as their compute types) for input types ``ins``
-    and output type ``out``; the result is of ``out``'s compute type (for Cast from float64 to a half type:
-    double, see :func:`cast_src_ctype`).
-    The expression is the one the op's own kernel evaluates, so a fused kernel (ops/fused.py) computes
-    exactly what the unfused ops compute. KeyError for an op that is not elementwise (:data:`FUSIBLE`)."""
-    dt = ins[0].dtype
-    if op in UNARY:
-        return ("x",), _unary_expr(UNARY[op], dt)
-    if op in BINARY or op in GRAD_BINARY:
-        return ("a", "b"), _binary_expr(BINARY.get(op) or GRAD_BINARY[op], dt)
-    if op == "Select":
-        return ("c", "a", "b"), "c ? a : b"
-    if op == "ClipByValue":
-        return ("x", "lo", "hi"), _CLIP.replace("TYPE", compute_ctype(dt))
-    if op == "Cast":
-        return ("x",), _cast_expr(dt, out.dtype)
-    raise KeyError(f"{op} is not an elementwise op")
-
 
 # ---- unary ----------------------------------------------------------------------------------------
-
-def cast_src_ctype(in_dt: str, out_dt: str) -> str:
-    """The C type of :func:`_cast_expr`'s result, as :func:`store` needs it."""
-    return "double" if BY_NAME[out_dt].is_half and BY_NAME[in_dt].c_type == "double" else compute_ctype(out_dt)
 
 
 def half_ref(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -296,46 +202,16 @@ def _unary_def(name: str, u: Unary) -> OpDef:
         dt = same_dtype(name, ins, u.dtypes)
         return [TensorType(ins[0].shape, u.out or dt)]
 
-    def emit(k: KernelSpec) -> str:
-        dt, out_dt = k.inputs[0].dtype, k.outputs[0].dtype
-        ct = compute_ctype(dt)
-        return flat_map(k.inputs[0].size, [dt], out_dt,
-                        lambda e: (f"const {ct} x = {e[0]};", _unary_expr(u, dt), ct))
-
     ref = half_ref(u.ref)
 
     def reference(attrs: dict, x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             return ref(x)
 
-    return OpDef(name, infer, emit, reference, n_inputs=1, reuse_input=True)
+    return OpDef(name, infer, reference, n_inputs=1, reuse_input=True)
 
 
 # ---- n-ary broadcasting maps ----------------------------------------------------------------------
-
-def _nary_emit(expr_for: Callable[[KernelSpec], str], names: Sequence[str]) -> Callable[[KernelSpec], str]:
-    """Emitter of a broadcasting map: inputs are loaded into ``names`` and ``expr_for(k)`` is stored."""
-
-    def emit(k: KernelSpec) -> str:
-        out = k.outputs[0]
-        ct = compute_ctype(k.inputs[-1].dtype)
-
-        def compute(elems: Sequence[str]) -> tuple[str, str, str]:
-            loads = " ".join(f"const {compute_ctype(t.dtype)} {n} = {e};"
-                             for n, t, e in zip(names, k.inputs, elems, strict=True))
-            return loads, expr_for(k), ct
-
-        dts = [t.dtype for t in k.inputs]
-        if all(t.shape == out.shape for t in k.inputs):  # no broadcasting: one flat loop
-            return flat_map(out.size, dts, out.dtype, compute)
-        blocked = broadcast_map(out.shape, [t.shape for t in k.inputs], dts, out.dtype, compute)
-        if blocked:  # float16: rows in blocks (targets/cpu/blocked.py)
-            return blocked
-        loads, expr, _ = compute([load(t.dtype, f"in{i}[p{i}]") for i, t in enumerate(k.inputs)])
-        stmt = f"{loads} out0[o] = {store(out.dtype, expr, ct)};"
-        return broadcast_loop(out.shape, [t.shape for t in k.inputs], stmt, parallel=True)
-
-    return emit
 
 
 def _binary_def(name: str, b: Binary) -> OpDef:
@@ -343,16 +219,13 @@ def _binary_def(name: str, b: Binary) -> OpDef:
         dt = same_dtype(name, ins, b.dtypes)
         return [TensorType(broadcast_shapes(name, ins), b.out or dt)]
 
-    def expr(k: KernelSpec) -> str:
-        return _binary_expr(b, k.inputs[0].dtype)
-
     ref = half_ref(b.ref)
 
     def reference(attrs: dict, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             return ref(x, y)
 
-    return OpDef(name, infer, _nary_emit(expr, ("a", "b")), reference, n_inputs=2, reuse_input=True)
+    return OpDef(name, infer, reference, n_inputs=2, reuse_input=True)
 
 
 def _select_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -372,19 +245,6 @@ def _cast_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
         return {"dtype": dtype_of(attrs.get("dtype")).name}
     except TypeError as e:
         raise ShapeError("Cast", str(e), list(ins)) from None
-
-
-def _plain_cast(src: str, dst: str) -> str:
-    return store(dst, _cast_expr(src, dst), cast_src_ctype(src, dst))
-
-
-def _cast_emit(k: KernelSpec) -> str:
-    src, dst = k.inputs[0].dtype, k.outputs[0].dtype
-    if src in LOWP or dst in LOWP:
-        return lowp.cast_emit(k, _plain_cast)
-    return flat_map(k.inputs[0].size, [src], dst,
-                    lambda e: (f"const {compute_ctype(src)} x = {e[0]};", _cast_expr(src, dst),
-                               cast_src_ctype(src, dst)))
 
 
 def cast_reference(x: np.ndarray, dtype: str) -> np.ndarray:
@@ -428,21 +288,15 @@ PRIMITIVES: dict[str, type[Primitive]] = {name: declare(_unary_def(name, u)) for
 PRIMITIVES.update({name: declare(_binary_def(name, b), call=_binary_call) for name, b in BINARY.items()})
 PRIMITIVES["Div"] = primitive_class("RealDiv", "Division (alias of RealDiv).", call=_binary_call)
 PRIMITIVES["Select"] = declare(
-    OpDef("Select", _select_infer, _nary_emit(lambda k: "c ? a : b", ("c", "a", "b")),
-          lambda attrs, c, a, b: np.where(c, a, b), n_inputs=3, reuse_input=True),
+    OpDef("Select", _select_infer, lambda attrs, c, a, b: np.where(c, a, b), n_inputs=3, reuse_input=True),
     "Select(cond, x, y): x where cond else y (np.where).", call=_select_call)
-# min(max(x, lo), hi) with NaN-propagating max/min, exactly the reference: lo > hi gives hi (as np.clip does)
-# and a NaN in any operand gives NaN. Written with codegen's nan_max/nan_min: gcc 12 vectorises that form,
-# but not ((m < hi || m != m) ? m : hi) after a max, which made every Clip (ReLU6) a scalar loop.
-_CLIP = f"({{ const TYPE m_ = {nan_max('lo', 'x')}; {nan_min('m_', 'hi')}; }})"
 # Not exported: MindSpore has no ops.ClipByValue primitive; users call ops.clip_by_value (functional.py).
 declare(OpDef("ClipByValue", _clip_infer,
-              _nary_emit(lambda k: _CLIP.replace("TYPE", compute_ctype(k.inputs[0].dtype)), ("x", "lo", "hi")),
               lambda attrs, x, lo, hi: half_ref(lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi))(x, lo, hi),
               n_inputs=3, reuse_input=True),
         "ClipByValue(x, lo, hi): x clamped to [lo, hi] (ops.clip_by_value).")
 PRIMITIVES["Cast"] = declare(
-    OpDef("Cast", lambda attrs, ins: [TensorType(ins[0].shape, attrs["dtype"])], _cast_emit,
+    OpDef("Cast", lambda attrs, ins: [TensorType(ins[0].shape, attrs["dtype"])],
           lambda attrs, x: cast_reference(x, attrs["dtype"]), normalize=_cast_normalize, n_inputs=1,
           reuse_input=True),
     "Cast(x, dtype).", call=_cast_call)
@@ -473,7 +327,8 @@ for _name, _b in GRAD_BINARY.items():
     _def.scenario = "backward"  # `opbuild cache ls` shows these kernels as the backward of a train step
     declare(_def, f"{_name}: a backward map (internal, as in MindSpore's _grad_ops).")
 
-# The ops a fusion pass may merge into one kernel (passes/fusion.py): every op :func:`member_expr` knows.
+# The ops a fusion pass may merge into one kernel (passes/fusion.py): every op a target can evaluate as one
+# member expression of a fused loop (the CPU's: targets/cpu/kernels/elementwise.py member_expr).
 FUSIBLE: frozenset[str] = frozenset({*UNARY, *BINARY, *GRAD_BINARY, "Select", "ClipByValue", "Cast"})
 
 from . import gradlib as G  # noqa: E402  (gradlib applies the primitives declared above)

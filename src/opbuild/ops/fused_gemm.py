@@ -21,11 +21,9 @@ inputs ``k`` (0-based, as viewed): the kernel computes each once per call into a
 folded BatchNorm's ``scale / sqrt(variance + eps)`` when its statistics are Parameters), and the members read
 result J as ``i(E + 1 + J)``, after the E epilogue inputs.
 
-The kernel runs the producer's own code (the same BLAS calls, convolution loops and half-type rounding as the
-unfused kernel) into the output buffer, then one pass over that buffer evaluating the members per element with
-the expressions of the members' own kernels (``fused.member_statements``), in place. The intermediate
-producer result never gets a buffer of its own. Members round to their dtypes as the unfused ops store them,
-so only gcc's contraction of ``a * b + c`` into one FMA across former kernel boundaries can change a last bit.
+A kernel runs the producer's own code, then evaluates the members in place over its output with the members'
+own expressions (the CPU's: targets/cpu/kernels/fused_gemm.py), so the intermediate producer result never gets
+a buffer of its own and fused and unfused graphs compute the same values.
 
 The ops are internal (as FusedElementwise) and have no gradient rule: autodiff differentiates unfused graphs.
 """
@@ -40,11 +38,8 @@ import numpy as np
 
 from ..core.errors import ShapeError
 from ..core.ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, parallel_for, store
-from .conv import _conv_emit
 from .fused import _reference as recipe_reference
-from .fused import member_statements, member_types
-from .matmul import _batch_emit, _matmul_emit
+from .fused import member_types
 from .primitive import declare
 from .registry import OpDef, get, no_grad
 
@@ -68,6 +63,8 @@ def _canonical(typed: list, members: list) -> list[dict]:
     return [{"op": op, "attrs": a, "args": list(m["args"])} for (op, a, _, _), m in zip(typed, members, strict=True)]
 
 
+# A bounded memo of a pure function (the pieces follow from op, attrs and types alone): its answers are the
+# same with or without it, so it is not process state (docs/architecture.md, "Process state").
 _PARTS_MEMO: dict[tuple, _Parts] = {}
 _PARTS_MEMO_MAX = 1024
 
@@ -92,8 +89,8 @@ def _parts(op: str, attrs: dict, ins: Sequence[TensorType]) -> _Parts:
     """The pieces of a fused op (see :class:`_Parts`); ShapeError naming ``op`` when anything does not fit.
 
     Memoised by value: normalize, infer and workspace each ask for the same node's pieces, and each answer
-    normalises the producer again (a convolution's algorithm choice), which made the epilogue pass the
-    largest part of a warm first call. The pieces are never mutated by their users."""
+    would normalise the producer again (a convolution's algorithm choice). The pieces are never mutated by
+    their users."""
     key = _memo_key(op, attrs, ins)
     found = _PARTS_MEMO.get(key) if key is not None else None
     if found is None:
@@ -158,79 +155,6 @@ def _infer_for(op: str):
     return infer
 
 
-def pre_loops(parts: _Parts, recipes: Sequence[dict]) -> str:
-    """C computing each per-channel recipe once into its thread's array ``ob_preJ`` (sized at build time,
-    stored in the result's dtype), before the epilogue reads it under broadcasting."""
-    code = []
-    for j, ((idx, typed, res), r) in enumerate(zip(parts.pre, recipes, strict=True)):
-        views = [parts.views[k] for k in idx]
-        flat = all(v.shape == res.shape for v in views)
-        elements = [f"in{k + 2}[{'o' if flat else f'p{i}'}]" for i, k in enumerate(idx)]
-        stmt = "\n".join([*member_statements(typed, r["members"], views, elements),
-                          f"ob_pre{j}[o] = {store(res.dtype, f't{len(typed) - 1}', compute_ctype(res.dtype))};"])
-        # Thread-local (two threads may run this kernel at once), read through a plain pointer like the
-        # convolution workspace (ops/conv_kernels.py), so the TLS address is looked up once, not per access.
-        t = ctype(res.dtype)
-        code.append(f"static __thread {t} ob_pre{j}_tls[{max(res.size, 1)}] __attribute__((aligned(64)));\n"
-                    f"{t} *restrict ob_pre{j} = ob_pre{j}_tls;")
-        code.append(f"for (int64_t o = 0; o < {res.size}; o++) {{\n{stmt}\n}}" if flat
-                    else broadcast_loop(res.shape, [v.shape for v in views], stmt))
-    return "\n".join(code)
-
-
-def epilogue_loop(parts: _Parts, members: Sequence[dict]) -> str:
-    """C of one pass over ``out0`` replacing each element by the recipe's result; the epilogue inputs (kernel
-    inputs 2, 3, ...) and the per-channel arrays ``ob_preJ`` are read under broadcasting with their shapes."""
-    out = parts.producer.outputs[0]
-    operands = [*parts.views, *(t for _, _, t in parts.pre)]
-    names = [*(f"in{k + 2}" for k in range(len(parts.views))), *(f"ob_pre{j}" for j in range(len(parts.pre)))]
-    flat = all(v.shape == out.shape for v in operands)
-    elements = ["out0[o]", *[f"{n}[{'o' if flat else f'p{k}'}]" for k, n in enumerate(names)]]
-    stmt = "\n".join([*member_statements(parts.members, members, [out, *operands], elements),
-                      f"out0[o] = {store(out.dtype, f't{len(parts.members) - 1}', compute_ctype(out.dtype))};"])
-    # `omp simd` on the innermost loop (every element is independent, read then written at the same o): the
-    # kernel may build at -O1 (its producer's class, ops/registry.py opt_class), where gcc vectorises only
-    # loops marked so (with -fopenmp; without it the pragma is ignored and the loop stays correct).
-    if flat:
-        par = parallel_for(out.size)
-        pragma = "#pragma omp parallel for simd schedule(static)\n" if par else "#pragma omp simd\n"
-        return f"{pragma}for (int64_t o = 0; o < {out.size}; o++) {{\n{stmt}\n}}"
-    lines = broadcast_loop(out.shape, [v.shape for v in operands], stmt, parallel=True).split("\n")
-    loops = [i for i, line in enumerate(lines) if line.startswith("for (int64_t i")]
-    if not loops:  # a single element: no loop
-        return "\n".join(lines)
-    inner = loops[-1]
-    if inner > 0 and lines[inner - 1].startswith("#pragma omp parallel for"):  # one loop, split over threads
-        lines[inner - 1] = lines[inner - 1].replace("parallel for", "parallel for simd")
-        return "\n".join(lines)
-    return "\n".join([*lines[:inner], "#pragma omp simd", *lines[inner:]])
-
-
-def _fused(k: KernelSpec, producer_emit) -> str:
-    """The producer's body (``producer_emit``, it writes ``out0``), the per-channel recipes, then the epilogue
-    over ``out0`` in place."""
-    parts = _parts(k.op, k.attrs, k.inputs)
-    if parts.producer.outputs[0].size == 0:
-        return ""
-    body = producer_emit(parts.producer)
-    return "\n".join([f"{{\n{body}\n}}", pre_loops(parts, k.attrs.get("pre", [])),
-                      epilogue_loop(parts, k.attrs["members"])])
-
-
-# One emitter per op, each naming only its producer's emitter: ops/sources.py then hashes only the files that
-# shape that op's C (an edit of the convolution kernels does not rekey FusedMatMul).
-def _emit_matmul(k: KernelSpec) -> str:
-    return _fused(k, _matmul_emit)
-
-
-def _emit_batch_matmul(k: KernelSpec) -> str:
-    return _fused(k, _batch_emit)
-
-
-def _emit_conv(k: KernelSpec) -> str:
-    return _fused(k, _conv_emit)
-
-
 def _reference_for(op: str):
     def reference(attrs: dict, a: np.ndarray, b: np.ndarray, *ext: np.ndarray) -> np.ndarray:
         """The producer's NumPy reference, the per-channel recipes, then the members' own references (what the
@@ -256,10 +180,9 @@ def _workspace_for(op: str):
     return workspace
 
 
-_EMITTERS = (("FusedMatMul", _emit_matmul), ("FusedBatchMatMul", _emit_batch_matmul), ("FusedConv2D", _emit_conv))
-for _op, _emit in _EMITTERS:
+for _op in PRODUCER_OF:
     _prod = PRODUCER_OF[_op]
-    declare(OpDef(_op, _infer_for(_op), _emit, _reference_for(_op), normalize=_normalize_for(_op), needs_blas=True,
+    declare(OpDef(_op, _infer_for(_op), _reference_for(_op), normalize=_normalize_for(_op),
                   workspace=_workspace_for(_op)),
             f"{_op}: {_prod} with an elementwise epilogue, fused by the epilogue pass (internal).")
     # Autodiff differentiates the unfused graph; a fused node only ever appears after it (passes/epilogue.py).

@@ -17,9 +17,8 @@ import numpy as np
 
 from ..core.dtypes import ANY, INTS
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
+from ..core.ir import TensorType
 from ..core.tensor import Tensor
-from ..targets.cpu.codegen import ctype
 from .primitive import Primitive, apply, defop
 from .registry import norm_axis, same_dtype
 from .shape_args import static_int
@@ -42,25 +41,6 @@ def _gather_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(params.shape[:a] + indices.shape + params.shape[a + 1:], params.dtype)]
 
 
-def _gather_emit(k: KernelSpec) -> str:
-    params, indices = k.inputs
-    a = k.attrs["axis"]
-    outer, n, inner, m = math.prod(params.shape[:a]), params.shape[a], math.prod(params.shape[a + 1:]), indices.size
-    if k.outputs[0].size == 0:
-        return "/* empty */"
-    # Indices are read once per (outer, j); each gathered slice is one memcpy (or a store if inner == 1).
-    copy = (f"out0[dst] = ok ? in0[src] : ({ctype(params.dtype)})0;" if inner == 1 else
-            f"if (ok) memcpy(out0 + dst, in0 + src, {inner} * sizeof(*out0)); "
-            f"else memset(out0 + dst, 0, {inner} * sizeof(*out0));")
-    return (f"for (int64_t o = 0; o < {outer}; o++) {{\n"
-            f"for (int64_t j = 0; j < {m}; j++) {{\n"
-            f"const int64_t i = (int64_t)in1[j];\n"
-            f"const int ok = i >= 0 && i < {n};\n"
-            f"const int64_t dst = (o * {m} + j) * {inner};\n"
-            f"const int64_t src = ok ? (o * {n} + i) * {inner} : 0;\n"
-            f"{copy}\n}}}}")
-
-
 def _gather_reference(attrs: dict, params: np.ndarray, indices: np.ndarray) -> np.ndarray:
     a = attrs["axis"]
     n = params.shape[a]
@@ -74,7 +54,7 @@ def _gather_reference(attrs: dict, params: np.ndarray, indices: np.ndarray) -> n
     return np.where(mask, out, np.zeros((), params.dtype))
 
 
-@defop(infer=_gather_infer, emit=_gather_emit, reference=_gather_reference, normalize=_gather_normalize,
+@defop(infer=_gather_infer, reference=_gather_reference, normalize=_gather_normalize,
        n_inputs=2)
 class Gather(Primitive):
     """``Gather()(input_params, input_indices, axis)``: slices of ``input_params`` along ``axis`` picked by
@@ -107,22 +87,6 @@ def _gatherd_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(index.shape, x.dtype)]
 
 
-def _gatherd_emit(k: KernelSpec) -> str:
-    x, index = k.inputs
-    dim = k.attrs["dim"]
-    outer, n, m, inner = math.prod(x.shape[:dim]), x.shape[dim], index.shape[dim], math.prod(x.shape[dim + 1:])
-    if index.size == 0:
-        return "/* empty */"
-    return (f"for (int64_t o = 0; o < {outer}; o++) {{\n"
-            f"for (int64_t j = 0; j < {m}; j++) {{\n"
-            f"for (int64_t r = 0; r < {inner}; r++) {{\n"
-            f"const int64_t q = (o * {m} + j) * {inner} + r;\n"
-            f"int64_t i = (int64_t)in1[q];\n"
-            f"if (i < 0) i += {n};\n"
-            f"out0[q] = (i >= 0 && i < {n}) ? in0[(o * {n} + i) * {inner} + r] : ({ctype(x.dtype)})0;\n"
-            f"}}}}}}")
-
-
 def _gatherd_reference(attrs: dict, x: np.ndarray, index: np.ndarray) -> np.ndarray:
     dim = attrs["dim"]
     n = x.shape[dim]
@@ -134,7 +98,7 @@ def _gatherd_reference(attrs: dict, x: np.ndarray, index: np.ndarray) -> np.ndar
     return np.where(valid, np.take_along_axis(x, np.where(valid, idx, 0), axis=dim), np.zeros((), x.dtype))
 
 
-@defop(infer=_gatherd_infer, emit=_gatherd_emit, reference=_gatherd_reference, normalize=_gatherd_normalize,
+@defop(infer=_gatherd_infer, reference=_gatherd_reference, normalize=_gatherd_normalize,
        n_inputs=2)
 class GatherD(Primitive):
     """``GatherD()(x, dim, index)``: ``np.take_along_axis(x, index, dim)``; ``index`` has x's shape except
@@ -166,21 +130,6 @@ def _segment_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType((attrs["num_segments"],) + x.shape[ids.rank:], x.dtype)]
 
 
-def _segment_emit(k: KernelSpec) -> str:
-    x, ids = k.inputs
-    n, m = k.attrs["num_segments"], ids.size
-    inner = math.prod(x.shape[ids.rank:])
-    size = k.outputs[0].size
-    # Rows of x are added into the row their id names; ids outside [0, num_segments) are dropped (MindSpore).
-    return (f"{'memset(out0, 0, ' + str(size) + ' * sizeof(*out0));' if size else ''}\n"
-            f"for (int64_t j = 0; j < {m}; j++) {{\n"
-            f"const int64_t i = (int64_t)in1[j];\n"
-            f"if (i < 0 || i >= {n}) continue;\n"
-            f"{ctype(x.dtype)} *restrict dst = out0 + i * {inner};\n"
-            f"const {ctype(x.dtype)} *restrict src = in0 + j * {inner};\n"
-            f"for (int64_t q = 0; q < {inner}; q++) dst[q] += src[q];\n}}")
-
-
 def _segment_reference(attrs: dict, x: np.ndarray, ids: np.ndarray) -> np.ndarray:
     n = attrs["num_segments"]
     rows = x.reshape((ids.size, -1))
@@ -191,7 +140,7 @@ def _segment_reference(attrs: dict, x: np.ndarray, ids: np.ndarray) -> np.ndarra
     return out.reshape((n,) + x.shape[ids.ndim:])
 
 
-@defop(infer=_segment_infer, emit=_segment_emit, reference=_segment_reference, normalize=_segment_normalize,
+@defop(infer=_segment_infer, reference=_segment_reference, normalize=_segment_normalize,
        n_inputs=2)
 class UnsortedSegmentSum(Primitive):
     """``UnsortedSegmentSum()(input_x, segment_ids, num_segments)``: ``out[segment_ids[j], ...] +=

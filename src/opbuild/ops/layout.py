@@ -1,8 +1,7 @@
 """Layout operators: Reshape, Transpose, ExpandDims, Squeeze and Flatten.
 
 Call arguments become canonical attributes in ``normalize`` (ops/shape_args.py). Every op but Transpose keeps
-the input's bytes and only changes the shape: its kernel is one ``memcpy``. Transpose moves data with
-:func:`~opbuild.targets.cpu.codegen.strided_copy`, which blocks it into cache tiles.
+the input's bytes and only changes the shape (a view); the CPU's kernels are in targets/cpu/kernels/layout.py.
 """
 
 from __future__ import annotations
@@ -15,19 +14,11 @@ import numpy as np
 
 from ..core.dtypes import ANY
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
+from ..core.ir import TensorType
 from ..core.tensor import Tensor
-from ..targets.cpu.codegen import strided_copy, strides
 from .primitive import Primitive, apply, defop
 from .registry import norm_axis, same_dtype
 from .shape_args import attr_shape_infer, static_int, static_ints
-
-
-def _copy_all(k: KernelSpec) -> str:
-    """Body of an op whose output is its input's bytes in a new shape (Reshape, Squeeze, ...)."""
-    n = k.outputs[0].size
-    return f"memcpy(out0, in0, {n} * sizeof(*out0));" if n else "/* empty */"
-
 
 # ---- Reshape ------------------------------------------------------------------------------------------
 
@@ -49,7 +40,7 @@ def _reshape_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     return {"shape": shape}
 
 
-@defop(infer=attr_shape_infer("Reshape"), emit=_copy_all, view=True, normalize=_reshape_normalize, n_inputs=1,
+@defop(infer=attr_shape_infer("Reshape"), view=True, normalize=_reshape_normalize, n_inputs=1,
        reference=lambda attrs, x: x.reshape(attrs["shape"]))
 class Reshape(Primitive):
     """``Reshape()(x, shape)``: the same elements in a new shape; one ``-1`` in ``shape`` is inferred."""
@@ -75,13 +66,7 @@ def _transpose_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]
     return [TensorType(tuple(ins[0].shape[p] for p in attrs["perm"]), dt)]
 
 
-def _transpose_emit(k: KernelSpec) -> str:
-    x, out = k.inputs[0], k.outputs[0]
-    st = strides(x.shape)
-    return strided_copy(out.shape, "out0", strides(out.shape), "in0", [st[p] for p in k.attrs["perm"]])
-
-
-@defop(infer=_transpose_infer, emit=_transpose_emit, normalize=_transpose_normalize, n_inputs=1,
+@defop(infer=_transpose_infer, normalize=_transpose_normalize, n_inputs=1,
        reference=lambda attrs, x: np.transpose(x, attrs["perm"]))
 class Transpose(Primitive):
     """``Transpose()(x, perm)``: output axis ``i`` is input axis ``perm[i]`` (as ``np.transpose``)."""
@@ -107,7 +92,7 @@ def _expand_dims_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorTyp
     return [TensorType(tuple(shape), same_dtype("ExpandDims", ins, ANY))]
 
 
-@defop(infer=_expand_dims_infer, emit=_copy_all, view=True, normalize=_expand_dims_normalize, n_inputs=1,
+@defop(infer=_expand_dims_infer, view=True, normalize=_expand_dims_normalize, n_inputs=1,
        reference=lambda attrs, x: np.expand_dims(x, attrs["axis"]))
 class ExpandDims(Primitive):
     """``ExpandDims()(x, axis)``: insert a size-1 axis at ``axis`` (in ``[-rank-1, rank]``)."""
@@ -140,7 +125,7 @@ def _squeeze_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(shape, same_dtype("Squeeze", ins, ANY))]
 
 
-@defop(infer=_squeeze_infer, emit=_copy_all, view=True, normalize=_squeeze_normalize, n_inputs=1,
+@defop(infer=_squeeze_infer, view=True, normalize=_squeeze_normalize, n_inputs=1,
        reference=lambda attrs, x: np.squeeze(x, tuple(attrs["axis"])))
 class Squeeze(Primitive):
     """``Squeeze(axis=())(x)``: remove the given size-1 axes (an int or a tuple); ``()`` removes them all."""
@@ -158,7 +143,7 @@ def _flatten_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType((x.shape[0], math.prod(x.shape[1:])), same_dtype("Flatten", ins, ANY))]
 
 
-@defop(infer=_flatten_infer, emit=_copy_all, view=True, n_inputs=1,
+@defop(infer=_flatten_infer, view=True, n_inputs=1,
        reference=lambda attrs, x: x.reshape(x.shape[0], math.prod(x.shape[1:])))
 class Flatten(Primitive):
     """``Flatten()(x)``: shape ``(N, ...)`` -> ``(N, prod(...))``."""

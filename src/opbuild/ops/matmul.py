@@ -1,32 +1,23 @@
 """Matrix products and bias: MatMul, BatchMatMul (NumPy-style batch broadcasting) and BiasAdd.
 
-Float kernels call the BLAS's cblas gemm (``OB_BLAS_SGEMM``/``DGEMM``, declared in targets/cpu/codegen.py,
-named and linked by its compilers/blas.py when the OpDef has ``needs_blas=True``); integer kernels use a plain C
-loop (correct, not fast) with unsigned accumulation, so overflow wraps as it does in NumPy instead of being
-undefined behaviour in C.
-
-Batches are walked with :func:`targets.cpu.codegen.broadcast_loop` over the output's batch dims, so each GEMM's operand
-offsets are affine expressions with constant strides (broadcast batch dims have stride 0). When ``b`` has no
-real batch dims and ``a`` is not transposed, all batches fold into one GEMM with ``M * batch`` rows.
+Integer products wrap on overflow as NumPy's do; float16/bfloat16 products are computed in float32 and
+rounded once (the ``half_gemm`` attribute names that strategy). The CPU's kernels (BLAS gemm for floats) are in
+targets/cpu/kernels/matmul.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.dtypes import FLOATS, HALFS, NUMERIC
+from ..core.dtypes import HALFS, NUMERIC
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
+from ..core.ir import TensorType
 from ..core.tensor import as_tensor
-from ..targets.cpu.blocked import broadcast_map, convert_in, convert_out
-from ..targets.cpu.codegen import broadcast_loop, compute_ctype, ctype, gemm_symbols, is_half, load, store
 from .primitive import Primitive, apply, defop
 from .registry import same_dtype
 
-_UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
 # float16/bfloat16 products: inputs converted to float32, float32 BLAS gemm, the result rounded once on store.
 # The strategy is the ``half_gemm`` attribute of the descriptor (normalize), so a later native float16/bfloat16
 # kernel (AVX512-FP16/BF16) is a different cache entry rather than a silent change of an existing one.
@@ -52,91 +43,6 @@ def _transpose_normalize(op: str):
     return normalize
 
 
-@dataclass(frozen=True)
-class _Gemm:
-    """One (batched) product ``out[M, N] = op(a)[M, K] @ op(b)[K, N]`` on row-major stored matrices.
-
-    ``a_rows x a_cols`` and ``b_rows x b_cols`` are the stored (untransposed) matrix shapes, so the leading
-    dimensions are ``a_cols`` and ``b_cols``.
-    """
-
-    m: int
-    n: int
-    k: int
-    ta: bool
-    tb: bool
-    a_cols: int
-    b_cols: int
-
-    @staticmethod
-    def of(a_mat: tuple[int, int], b_mat: tuple[int, int], ta: bool, tb: bool) -> _Gemm:
-        m, k = (a_mat[1], a_mat[0]) if ta else a_mat
-        kb, n = (b_mat[1], b_mat[0]) if tb else b_mat
-        assert k == kb
-        return _Gemm(m, n, k, ta, tb, a_mat[1], b_mat[1])
-
-
-def _gemm_call(g: _Gemm, dtype: str, a: str, b: str, c: str, m: int | None = None) -> str:
-    """A cblas gemm statement computing ``c = op(a) @ op(b)`` (``m`` overrides the row count)."""
-    m = g.m if m is None else m
-    fn, one, zero = gemm_symbols(dtype)
-    ta = "ObTrans" if g.ta else "ObNoTrans"
-    tb = "ObTrans" if g.tb else "ObNoTrans"
-    # Leading dimensions must be >= 1 even for empty matrices (cblas rejects 0 and prints an error).
-    return (f"{fn}(ObRowMajor, {ta}, {tb}, {m}, {g.n}, {g.k}, {one}, {a}, {max(g.a_cols, 1)}, {b}, "
-            f"{max(g.b_cols, 1)}, {zero}, {c}, {max(g.n, 1)});")
-
-
-def _int_matmul(g: _Gemm, dtype: str, a: str, b: str, c: str) -> str:
-    """A plain loop computing ``c = op(a) @ op(b)`` for integers (i-k-j order, so the inner loop is
-    unit-stride in ``c`` and, untransposed, in ``b``). Accumulates unsigned: wrap-around, not UB."""
-    u = _UNSIGNED[dtype]
-    a_at = f"{a}[kk * {g.a_cols} + i]" if g.ta else f"{a}[i * {g.a_cols} + kk]"
-    b_at = f"{b}[j * {g.b_cols} + kk]" if g.tb else f"{b}[kk * {g.b_cols} + j]"
-    return (
-        f"{{ {u} *restrict acc = ({u} *){c};\n"
-        f"  for (int64_t i = 0; i < {g.m * g.n}; i++) acc[i] = 0;\n"
-        f"  for (int64_t i = 0; i < {g.m}; i++)\n"
-        f"    for (int64_t kk = 0; kk < {g.k}; kk++) {{\n"
-        f"      const {u} av = ({u}){a_at};\n"
-        f"      for (int64_t j = 0; j < {g.n}; j++) acc[i * {g.n} + j] += av * ({u}){b_at};\n"
-        f"    }}\n}}"
-    )
-
-
-def _half_wrap(dtype: str, sizes: tuple[int, int, int], body: str) -> str:
-    """For a half ``dtype``: convert in0/in1 (``sizes[0]``/``sizes[1]`` elements) into float32 scratch
-    buffers, run the float32 ``body`` on them (it reads ``in0``/``in1`` and writes ``out0``, shadowed here by
-    the scratch buffers) and round the ``sizes[2]`` float32 results once into the output."""
-    na, nb, nc = sizes
-    return "\n".join([
-        "{",
-        f"float *ob_a = (float *)malloc(sizeof(float) * {max(na, 1)}), *ob_b = (float *)malloc(sizeof(float) * "
-        f"{max(nb, 1)}), *ob_c = (float *)malloc(sizeof(float) * {max(nc, 1)});",
-        "if (!ob_a || !ob_b || !ob_c) abort();  /* out of memory: no way to report it through the ABI */",
-        convert_in(dtype, "ob_a", "in0", na),  # float16: a block conversion (targets/cpu/blocked.py)
-        convert_in(dtype, "ob_b", "in1", nb),
-        f"{ctype(dtype)} *restrict ob_out = out0;",
-        "{",
-        "const float *restrict in0 = ob_a, *restrict in1 = ob_b; float *restrict out0 = ob_c;",
-        body,
-        "}",
-        convert_out(dtype, "ob_out", "ob_c", nc),
-        "free(ob_a); free(ob_b); free(ob_c);",
-        "}",
-    ])
-
-
-def _product(g: _Gemm, dtype: str, a: str, b: str, c: str) -> str:
-    if g.m * g.n == 0:
-        return ""  # empty output: nothing to write
-    if g.k == 0:  # sum over an empty axis: zeros (not a gemm call with k = 0, which some BLAS skip)
-        return f"memset({c}, 0, sizeof({ctype(dtype)}) * {g.m * g.n});"
-    if dtype in FLOATS:
-        return _gemm_call(g, dtype, a, b, c)
-    return _int_matmul(g, dtype, a, b, c)
-
-
 # ---- MatMul ---------------------------------------------------------------------------------------
 
 def _matmul_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -160,16 +66,6 @@ def _checked_dims(op: str, attrs: dict, a_mat: Sequence[int], b_mat: Sequence[in
     return m, k, n
 
 
-def _matmul_emit(k: KernelSpec) -> str:
-    a, b = k.inputs
-    g = _Gemm.of(a.shape, b.shape, k.attrs["transpose_a"], k.attrs["transpose_b"])
-    if is_half(a.dtype):
-        if g.m * g.n == 0:
-            return ""
-        return _half_wrap(a.dtype, (a.size, b.size, g.m * g.n), _product(g, "float32", "in0", "in1", "out0"))
-    return _product(g, a.dtype, "in0", "in1", "out0")
-
-
 def _half_in_float32(ref):
     """The reference of a half-type product: NumPy's float32 result rounded once, as the kernels compute it."""
     def wrapped(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -187,8 +83,8 @@ def _matmul_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a, b)
 
 
-@defop(infer=_matmul_infer, emit=_matmul_emit, reference=_matmul_ref, normalize=_transpose_normalize("MatMul"),
-       n_inputs=2, needs_blas=True)
+@defop(infer=_matmul_infer, reference=_matmul_ref, normalize=_transpose_normalize("MatMul"),
+       n_inputs=2)
 class MatMul(Primitive):
     """``MatMul(transpose_a=False, transpose_b=False)(a, b)``: the product of two 2-D tensors, optionally
     transposing either first. float32/float64 use OpenBLAS gemm; int32/int64 a plain loop."""
@@ -226,31 +122,6 @@ def _batch_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(batch + mat, dt)]
 
 
-def _batch_emit(k: KernelSpec) -> str:
-    a_batch, b_batch, a_mat, b_mat = _as_matrices(k.op, k.attrs, k.inputs)
-    g = _Gemm.of(a_mat, b_mat, k.attrs["transpose_a"], k.attrs["transpose_b"])
-    dt = k.inputs[0].dtype
-    batch = np.broadcast_shapes(a_batch, b_batch)
-    n_batch = int(np.prod(batch, dtype=np.int64))
-    if n_batch == 0:
-        return ""
-    if is_half(dt):
-        body = _batch_body(g, "float32", a_batch, b_batch, a_mat, b_mat, batch, n_batch)
-        if not body:
-            return ""
-        return _half_wrap(dt, (k.inputs[0].size, k.inputs[1].size, k.outputs[0].size), body)
-    return _batch_body(g, dt, a_batch, b_batch, a_mat, b_mat, batch, n_batch)
-
-
-def _batch_body(g: _Gemm, dt: str, a_batch, b_batch, a_mat, b_mat, batch, n_batch: int) -> str:
-    if int(np.prod(b_batch, dtype=np.int64)) == 1 and not g.ta and dt in FLOATS and g.m * g.n * g.k > 0:
-        # b is shared by every batch and a's batches are stacked rows: one tall GEMM does them all.
-        return _gemm_call(g, dt, "in0", "in1", "out0", m=g.m * n_batch)
-    a_size, b_size, c_size = a_mat[0] * a_mat[1], b_mat[0] * b_mat[1], g.m * g.n
-    stmt = _product(g, dt, f"(in0 + p0 * {a_size})", f"(in1 + p1 * {b_size})", f"(out0 + o * {c_size})")
-    return broadcast_loop(batch, [a_batch, b_batch], stmt) if stmt else ""
-
-
 @_half_in_float32
 def _batch_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a = np.swapaxes(a, -1, -2) if attrs["transpose_a"] else a
@@ -258,8 +129,8 @@ def _batch_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a, b)
 
 
-@defop(infer=_batch_infer, emit=_batch_emit, reference=_batch_ref, normalize=_transpose_normalize("BatchMatMul"),
-       n_inputs=2, needs_blas=True)
+@defop(infer=_batch_infer, reference=_batch_ref, normalize=_transpose_normalize("BatchMatMul"),
+       n_inputs=2)
 class BatchMatMul(Primitive):
     """``BatchMatMul(transpose_a=False, transpose_b=False)(a, b)``: batched matrix product over the last two
     dims with NumPy broadcasting of the leading (batch) dims; 1-D operands follow ``np.matmul``. This is
@@ -299,28 +170,6 @@ def _bias_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(x.shape, dt)]
 
 
-def _bias_emit(k: KernelSpec) -> str:
-    x = k.inputs[0]
-    axis = _bias_axis(k.attrs, x)
-    c = x.shape[axis]
-    outer = int(np.prod(x.shape[:axis], dtype=np.int64))
-    inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
-    if outer * c * inner == 0:
-        return ""
-    t, dt = compute_ctype(x.dtype), x.dtype  # half types: added in float, rounded once on store
-    bias_shape = (c,) + (1,) * (x.rank - axis - 1)  # the bias as NumPy broadcasts it against x
-    blocked = broadcast_map(x.shape, [x.shape, bias_shape], [dt, dt], dt, lambda e: ("", f"{e[0]} + {e[1]}", t))
-    if blocked:  # float16: rows converted by blocks (targets/cpu/blocked.py)
-        return blocked
-    y = store(dt, load(dt, "in0[base + j]") + " + bv", t)
-    return (f"for (int64_t i = 0; i < {outer}; i++)\n"
-            f"  for (int64_t ch = 0; ch < {c}; ch++) {{\n"
-            f"    const {t} bv = {load(dt, 'in1[ch]')};\n"
-            f"    const int64_t base = (i * {c} + ch) * {inner};\n"
-            f"    for (int64_t j = 0; j < {inner}; j++) out0[base + j] = {y};\n"
-            f"  }}")
-
-
 @_half_in_float32
 def _bias_ref(attrs: dict, x: np.ndarray, bias: np.ndarray) -> np.ndarray:
     axis = _bias_axis(attrs, TensorType(x.shape, x.dtype.name))
@@ -329,7 +178,7 @@ def _bias_ref(attrs: dict, x: np.ndarray, bias: np.ndarray) -> np.ndarray:
     return x + bias.reshape(shape)
 
 
-@defop(infer=_bias_infer, emit=_bias_emit, reference=_bias_ref, normalize=_bias_normalize, n_inputs=2)
+@defop(infer=_bias_infer, reference=_bias_ref, normalize=_bias_normalize, n_inputs=2)
 class BiasAdd(Primitive):
     """``BiasAdd(data_format="NCHW")(x, bias)``: add a 1-D ``bias`` along the channel axis of ``x`` (axis 1,
     or the last axis for ``"NHWC"``); ``x`` has rank >= 2."""
@@ -354,25 +203,6 @@ def _bias_grad_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]
     return [TensorType((ins[0].shape[_bias_axis(attrs, ins[0])],), dt)]
 
 
-def _bias_grad_emit(k: KernelSpec) -> str:
-    # The sum of dout over every axis but the channel axis, accumulated in double per channel.
-    x = k.inputs[0]
-    axis = _bias_axis(k.attrs, x)
-    c = x.shape[axis]
-    outer = int(np.prod(x.shape[:axis], dtype=np.int64))
-    inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
-    t = ctype(x.dtype)
-    acc = "double" if x.dtype in FLOATS or is_half(x.dtype) else t
-    return (f"for (int64_t ch = 0; ch < {c}; ch++) {{\n"
-            f"  {acc} s = 0;\n"
-            f"  for (int64_t i = 0; i < {outer}; i++) {{\n"
-            f"    const {t} *restrict row = in0 + (i * {c} + ch) * {inner};\n"
-            f"    for (int64_t j = 0; j < {inner}; j++) s += {load(x.dtype, 'row[j]')};\n"
-            f"  }}\n"
-            f"  out0[ch] = {store(x.dtype, 's', acc)};\n"
-            f"}}")
-
-
 def _bias_grad_ref(attrs: dict, dy: np.ndarray) -> np.ndarray:
     axis = _bias_axis(attrs, TensorType(dy.shape, dy.dtype.name))
     if dy.dtype.name in HALFS:  # accumulated wide, rounded once
@@ -380,7 +210,7 @@ def _bias_grad_ref(attrs: dict, dy: np.ndarray) -> np.ndarray:
     return dy.sum(axis=tuple(d for d in range(dy.ndim) if d != axis))
 
 
-@defop(infer=_bias_grad_infer, emit=_bias_grad_emit, reference=_bias_grad_ref, normalize=_bias_normalize,
+@defop(infer=_bias_grad_infer, reference=_bias_grad_ref, normalize=_bias_normalize,
        n_inputs=1, scenario="backward")
 class BiasAddGrad(Primitive):
     """Internal backward op (as MindSpore's ``BiasAddGrad(data_format)``): the bias cotangent of a BiasAdd,

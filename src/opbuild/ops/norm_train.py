@@ -1,7 +1,7 @@
 """BatchNorm in training mode and its backward, as operators with kernels of their own.
 
 ``BatchNormTraining(epsilon, momentum, data_format)(x, scale, bias, mean, variance)`` is what
-``ops.BatchNorm(is_training=True)`` applies (ops/norm.py): it normalises with the batch's statistics and also
+``ops.BatchNorm(is_training=True)`` applies (ops/normalization.py): it normalises with the batch's statistics and also
 computes the moving statistics' update with the primitive's convention,
 ``new = (1 - momentum) * old + momentum * batch`` (nn.BatchNorm2d passes ``1 - its momentum``, MindSpore's
 ``moving = moving * momentum + batch * (1 - momentum)``); the moving variance takes the batch's unbiased
@@ -12,8 +12,7 @@ differs from the inference BatchNorm in its op and descriptor, so the two scenar
 mistake, and forward kernels equal in both (convolutions, activations) stay one entry.
 
 ``BatchNormGrad(data_format)(dy, x, scale, save_mean, save_rstd) -> (dx, dscale, dbias)`` is the backward.
-Statistics accumulate in double per channel; the layout is seen as ``(outer, C, inner)`` (NCHW: inner =
-H * W; NHWC and (N, C): inner = 1), so one loop nest serves every layout.
+Statistics accumulate in double per channel (the CPU's kernels: targets/cpu/kernels/norm_train.py).
 
 Half types (docs/dtypes.md): x (and dy) may be float16 or bfloat16 with scale, bias, mean and variance either
 in x's type or all in float32 (MindSpore's float16 BatchNorm; mixed precision keeps them in float32). Every
@@ -28,11 +27,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..core.dtypes import ALL_FLOATS
+from ..core.dtypes import ALL_FLOATS, BY_NAME
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import is_half, load, store
-from .norm import _bn_channel_axis, _bn_infer, _bn_normalize, _float_attr
+from ..core.ir import TensorType
+from .normalization import _bn_channel_axis, _bn_infer, _bn_normalize, _float_attr
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, no_grad, same_dtype
 
@@ -48,7 +46,7 @@ def _train_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 def _param_dtype(op: str, x: str, params: Sequence[TensorType], ins: Sequence[TensorType]) -> str:
     """The one dtype of the per-channel inputs: x's, or float32 for a half x (ShapeError otherwise)."""
-    allowed = (x, "float32") if is_half(x) else (x,)
+    allowed = (x, "float32") if BY_NAME[x].is_half else (x,)
     kinds = {t.dtype for t in params}
     if len(kinds) != 1 or not kinds <= set(allowed):
         raise ShapeError(op, f"the per-channel inputs must all be {' or all '.join(allowed)} for x of {x}, got "
@@ -60,51 +58,6 @@ def _train_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     (y,) = _bn_infer(attrs, ins)
     c = TensorType(ins[1].shape, _param_dtype("BatchNormTraining", y.dtype, ins[1:], ins))
     return [y, c, c, c, c, c, c]
-
-
-def _layout(k: KernelSpec) -> tuple[int, int, int]:
-    """(outer, C, inner) of the input; kept in this module (not norm.py's helpers) because the emitters'
-    helpers must live in their own file for the code-generator hash (ops/sources.py) to stay per family."""
-    x = k.inputs[1] if k.op == "BatchNormGrad" else k.inputs[0]
-    axis = 3 if (x.rank == 4 and k.attrs["data_format"] == "NHWC") else 1
-    return int(np.prod(x.shape[:axis])), x.shape[axis], int(np.prod(x.shape[axis + 1:]))
-
-
-def _loop(outer: int, c: int, inner: int, body: str) -> str:
-    """``body`` for every element of channel ``ch`` (index ``i``)."""
-    return (f"for (int64_t o = 0; o < {outer}; o++) for (int64_t j = 0; j < {inner}; j++) {{ "
-            f"const int64_t i = (o * {c} + ch) * {inner} + j; {body} }}")
-
-
-def _train_emit(k: KernelSpec) -> str:
-    outer, c, inner = _layout(k)
-    xt, pt = k.inputs[0].dtype, k.inputs[1].dtype
-    m = outer * inner
-    mom, eps = k.attrs["momentum"], k.attrs["epsilon"]
-    unbias = m / (m - 1) if m > 1 else 1.0
-    x = load(xt, "in0[i]")
-    new_mean = f"(1.0 - {mom!r}) * {load(pt, 'in3[ch]')} + {mom!r} * mean"
-    new_var = f"(1.0 - {mom!r}) * {load(pt, 'in4[ch]')} + {mom!r} * var * {unbias!r}"
-
-    def p(ref: str) -> str:  # a per-channel input
-        return load(pt, ref)
-
-    def ps(expr: str) -> str:  # a per-channel result, rounded once into the parameters' type
-        return store(pt, expr, "double")
-
-    return "\n".join([
-        f"for (int64_t ch = 0; ch < {c}; ch++) {{",
-        "double s = 0, ss = 0;",
-        _loop(outer, c, inner, f"s += {x};"),
-        f"const double mean = s / {m}.0;" if m else "const double mean = NAN;",
-        _loop(outer, c, inner, f"const double d = {x} - mean; ss += d * d;"),
-        f"const double var = ss / {m}.0;" if m else "const double var = NAN;",
-        f"const double rstd = 1.0 / sqrt(var + {eps!r});",
-        f"const double a = {p('in1[ch]')} * rstd, b = {p('in2[ch]')} - mean * a;",
-        _loop(outer, c, inner, f"out0[i] = {store(xt, f'{x} * a + b', 'double')};"),
-        f"out1[ch] = {ps('mean')}; out2[ch] = {ps('var')}; out3[ch] = {ps('mean')}; out4[ch] = {ps('rstd')};",
-        f"out5[ch] = {ps(new_mean)}; out6[ch] = {ps(new_var)};",
-        "}"])
 
 
 def _per_channel(attrs: dict, x: np.ndarray) -> tuple[tuple[int, ...], list[int]]:
@@ -130,7 +83,7 @@ def _train_ref(attrs: dict, x, scale, bias, mean, variance):
     return (y.astype(x.dtype), *(v.astype(scale.dtype) for v in stats))
 
 
-@defop(infer=_train_infer, emit=_train_emit, reference=_train_ref, normalize=_train_normalize, n_inputs=5,
+@defop(infer=_train_infer, reference=_train_ref, normalize=_train_normalize, n_inputs=5,
        multi_output=True, keep_dtype=(1, 2, 3, 4))
 class BatchNormTraining(Primitive):
     """Internal op behind ``ops.BatchNorm(is_training=True)``: ``(x, scale, bias, mean, variance) -> (y,
@@ -156,27 +109,6 @@ def _grad_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(x.shape, dt), TensorType((c,), pt), TensorType((c,), pt)]
 
 
-def _grad_emit(k: KernelSpec) -> str:
-    outer, c, inner = _layout(k)
-    xt, pt = k.inputs[0].dtype, k.inputs[2].dtype
-    m = outer * inner
-    zero = store(pt, "0.0", "double")
-    if m == 0:
-        return f"for (int64_t ch = 0; ch < {c}; ch++) {{ out1[ch] = {zero}; out2[ch] = {zero}; }}"
-    # in0 = dy, in1 = x, in2 = scale, in3 = save_mean, in4 = save_rstd
-    dy, x = load(xt, "in0[i]"), load(xt, "in1[i]")
-    dx = store(xt, f"k * ({m}.0 * dy - sdy - (xv - mu) * rstd * sdyx)", "double")
-    return "\n".join([
-        f"for (int64_t ch = 0; ch < {c}; ch++) {{",
-        f"const double mu = {load(pt, 'in3[ch]')}, rstd = {load(pt, 'in4[ch]')};",
-        "double sdy = 0, sdyx = 0;",
-        _loop(outer, c, inner, f"const double dy = {dy}, xv = {x}; sdy += dy; sdyx += dy * (xv - mu) * rstd;"),
-        f"const double k = {load(pt, 'in2[ch]')} * rstd / {m}.0;",
-        _loop(outer, c, inner, f"const double dy = {dy}, xv = {x}; out0[i] = {dx};"),
-        f"out1[ch] = {store(pt, 'sdyx', 'double')}; out2[ch] = {store(pt, 'sdy', 'double')};",
-        "}"])
-
-
 def _grad_ref(attrs: dict, dy, x, scale, save_mean, save_rstd):
     axes, shape = _per_channel(attrs, x)
     m = x.size // max(scale.size, 1)
@@ -189,7 +121,7 @@ def _grad_ref(attrs: dict, dy, x, scale, save_mean, save_rstd):
     return dx.astype(x.dtype), sdyx.astype(scale.dtype), sdy.astype(scale.dtype)
 
 
-@defop(infer=_grad_infer, emit=_grad_emit, reference=_grad_ref, normalize=_grad_normalize, n_inputs=5,
+@defop(infer=_grad_infer, reference=_grad_ref, normalize=_grad_normalize, n_inputs=5,
        multi_output=True, scenario="backward", keep_dtype=(2, 3, 4))
 class BatchNormGrad(Primitive):
     """Internal backward op (MindSpore's BatchNormGrad): ``(dy, x, scale, save_mean, save_rstd) -> (dx,

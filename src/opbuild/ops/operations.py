@@ -7,23 +7,23 @@ from __future__ import annotations
 from . import (
     collective,
     composed_primitives,
-    conv,
     conv_grad,
+    convolution,
     elementwise,
-    fill,
+    filling,
     fused,
     fused_gemm,
     fused_reduce,
     grid_sampling,
     indexing,
     layout,
-    loss,
+    losses,
     matmul,
-    norm,
     norm_train,
+    normalization,
     optim,
-    random,
-    reduce,
+    random_ops,
+    reduction,
     resize,
     scan,
     scatters,
@@ -33,9 +33,9 @@ from . import (
 from .collective import ReduceOp
 from .primitive import Primitive
 
-FAMILIES = (elementwise, reduce, norm, norm_train, layout, slicing, indexing, fill, matmul, conv, conv_grad, loss,
-            random, optim, fused, fused_gemm, fused_reduce, collective, scan,
-            scatters, sorting, resize, grid_sampling, composed_primitives)
+FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
+            conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
+            sorting, resize, grid_sampling, composed_primitives)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

@@ -10,10 +10,9 @@ to know each write), and the primitive's ``__call__`` returns the first one, as 
 Scalar inputs (learning rate, momentum, betas, epsilon, decay) are tensors with one element (shape ``()`` or
 ``(1,)``) of the variable's dtype: a learning-rate schedule changes their value, never the kernel.
 
-Kernel bodies: an in-place output and its input hold the same address when the graph runs (the executor
-binds them); in PyNative the session passes the input array as the output too. The body copies the input
-into the output only when the addresses differ, then reads and writes the output alone, so the ``restrict``
-views of the kernel ABI never alias in an access.
+Kernels (the CPU's: targets/cpu/kernels/optim.py) are called with an in-place output and its input at the
+same address when the graph runs (the executor binds them); in PyNative the session passes the input array
+as the output too.
 
 Half types (float16, bfloat16; MindSpore's optimizers take float16 parameters): per element every state
 buffer and the gradient are loaded into float, the update is computed in float32 and each buffer is rounded
@@ -30,8 +29,7 @@ import numpy as np
 
 from ..core.dtypes import ALL_FLOATS, ALL_NUMERIC, HALFS
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
-from ..targets.cpu.codegen import c_literal, compute_ctype, ctype, is_half, load, parallel_for, store
+from ..core.ir import TensorType
 from .primitive import Primitive, apply, defop
 from .registry import no_grad
 
@@ -79,31 +77,6 @@ def _update_infer(op: str, tensors: Sequence[int], scalars: Sequence[int], state
     return infer
 
 
-def _update_body(k: KernelSpec, pairs: Sequence[tuple[int, int]], scalars: dict[str, int],
-                 consts: dict[str, float], stmt: str, state: dict[str, int] | None = None,
-                 reads: dict[str, int] | None = None, setup: str = "") -> str:
-    """C body of an in-place update: copy-in where the buffers differ, read the scalar inputs, then per
-    element ``j``: load the outputs named in ``state`` (local name -> output index) and the inputs named in
-    ``reads`` (local name -> input index) into locals of the compute type, run ``stmt`` on the locals and the
-    scalars and consts, and store each state local back once (the one rounding of a half type). ``setup``
-    (C statements) runs once after the scalars are read, before the element loop."""
-    dt = k.inputs[0].dtype
-    st, ct, n = ctype(dt), compute_ctype(dt), k.inputs[0].size
-    state, reads = state or {}, reads or {}
-    lines = [f"if ((const void *)out{o} != (const void *)in{i}) memcpy(out{o}, in{i}, {n} * sizeof({st}));"
-             for o, i in pairs]
-    lines += [f"const {ct} {name} = {load(k.inputs[i].dtype, f'in{i}[0]')};" for name, i in scalars.items()]
-    lit = "float32" if is_half(dt) else dt  # consts in the compute type
-    lines += [f"const {ct} {name} = {c_literal(v, lit)};" for name, v in consts.items()]
-    if setup:
-        lines.append(setup)
-    loads = " ".join([f"{ct} {name} = {load(dt, f'out{o}[j]')};" for name, o in state.items()]
-                     + [f"const {ct} {name} = {load(dt, f'in{i}[j]')};" for name, i in reads.items()])
-    stores = " ".join(f"out{o}[j] = {store(dt, name, ct)};" for name, o in state.items())
-    lines.append(f"{parallel_for(n)}for (int64_t j = 0; j < {n}; j++) {{ {loads} {stmt} {stores} }}")
-    return "\n".join(lines)
-
-
 def _scalar(a: np.ndarray) -> np.ndarray:
     return np.asarray(a).reshape(())
 
@@ -143,15 +116,7 @@ def _assign_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[Tensor
     return infer
 
 
-def _assign_emit(k: KernelSpec) -> str:
-    return _update_body(k, [(0, 0)], {}, {}, "out0[j] = in1[j];")  # a copy of the stored bits, any dtype
-
-
-def _assign_add_emit(k: KernelSpec) -> str:
-    return _update_body(k, [(0, 0)], {}, {}, "v = v + x;", state={"v": 0}, reads={"x": 1})
-
-
-@defop(infer=_assign_infer("Assign"), emit=_assign_emit, normalize=_assign_normalize("Assign"), n_inputs=2,
+@defop(infer=_assign_infer("Assign"), normalize=_assign_normalize("Assign"), n_inputs=2,
        reference=lambda attrs, var, value: value.copy(), inplace=((0, 0),), scenario="update")
 class Assign(Primitive):
     """``Assign()(variable, value)``: writes ``value`` into the Parameter ``variable``; returns it."""
@@ -160,7 +125,7 @@ class Assign(Primitive):
         super().__init__()
 
 
-@defop(infer=_assign_infer("AssignAdd"), emit=_assign_add_emit, normalize=_assign_normalize("AssignAdd"),
+@defop(infer=_assign_infer("AssignAdd"), normalize=_assign_normalize("AssignAdd"),
        n_inputs=2, reference=lambda attrs, var, value: var + value, inplace=((0, 0),), scenario="update")
 class AssignAdd(Primitive):
     """``AssignAdd()(variable, value)``: ``variable += value`` in place (a Parameter); returns it."""
@@ -180,13 +145,6 @@ def _momentum_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     return {"use_nesterov": a["use_nesterov"], "gradient_scale": a["gradient_scale"]}
 
 
-def _momentum_emit(k: KernelSpec) -> str:
-    step = "v -= lr * (g + a * mom);" if k.attrs["use_nesterov"] else "v -= lr * a;"
-    return _update_body(k, [(0, 0), (1, 1)], {"lr": 2, "mom": 4}, {"gs": k.attrs["gradient_scale"]},
-                        f"const {compute_ctype(k.inputs[0].dtype)} g = gin * gs; a = a * mom + g; {step}",
-                        state={"v": 0, "a": 1}, reads={"gin": 3})
-
-
 def _momentum_ref(attrs: dict, var, accum, lr, grad, momentum):
     lr, momentum = _scalar(lr), _scalar(momentum)
     g = grad * attrs["gradient_scale"]
@@ -195,7 +153,7 @@ def _momentum_ref(attrs: dict, var, accum, lr, grad, momentum):
     return var, accum
 
 
-@defop(infer=_update_infer("ApplyMomentum", tensors=(1, 3), scalars=(2, 4), state=(0, 1)), emit=_momentum_emit,
+@defop(infer=_update_infer("ApplyMomentum", tensors=(1, 3), scalars=(2, 4), state=(0, 1)),
        normalize=_momentum_normalize, n_inputs=5, reference=_half_in_float32(_momentum_ref),
        inplace=((0, 0), (1, 1)), scenario="update")
 class ApplyMomentum(Primitive):
@@ -223,18 +181,6 @@ def _sgd_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     return a
 
 
-def _sgd_emit(k: KernelSpec) -> str:
-    ct = compute_ctype(k.inputs[0].dtype)
-    nesterov = "g = g + mom * acc;" if k.attrs["nesterov"] else "g = acc;"
-    stmt = (f"{ct} g = gin + wd * p; "
-            f"if (mom > 0) {{ if (stat > 0) {{ acc = g; stat = 0; }} "
-            f"else acc = acc * mom + (1 - damp) * g; {nesterov} }} "
-            f"p -= lr * g;")
-    return _update_body(k, [(0, 0), (1, 3), (2, 5)], {"lr": 2, "mom": 4},
-                        {"wd": k.attrs["weight_decay"], "damp": k.attrs["dampening"]}, stmt,
-                        state={"p": 0, "acc": 1, "stat": 2}, reads={"gin": 1})
-
-
 def _sgd_ref(attrs: dict, param, grad, lr, accum, momentum, stat):
     lr, momentum = _scalar(lr), _scalar(momentum)
     g = grad + attrs["weight_decay"] * param
@@ -247,7 +193,7 @@ def _sgd_ref(attrs: dict, param, grad, lr, accum, momentum, stat):
     return param - lr * g, accum, stat
 
 
-@defop(infer=_update_infer("SGD", tensors=(1, 3, 5), scalars=(2, 4), state=(0, 3, 5)), emit=_sgd_emit,
+@defop(infer=_update_infer("SGD", tensors=(1, 3, 5), scalars=(2, 4), state=(0, 3, 5)),
        normalize=_sgd_normalize, n_inputs=6, reference=_half_in_float32(_sgd_ref),
        inplace=((0, 0), (1, 3), (2, 5)), scenario="update")
 class SGD(Primitive):
@@ -273,18 +219,6 @@ def _adam_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     return {"use_nesterov": a["use_nesterov"]}
 
 
-def _adam_emit(k: KernelSpec) -> str:
-    num = "(m * b1 + (1 - b1) * g)" if k.attrs["use_nesterov"] else "m"
-    ct = compute_ctype(k.inputs[0].dtype)
-    stmt = ("m += (g - m) * (1 - b1); "
-            "v += (g * g - v) * (1 - b2); w -= lr_t * " + num + " / (eps + sqrt(v));")
-    body = _update_body(k, [(0, 0), (1, 1), (2, 2)],
-                        {"b1p": 3, "b2p": 4, "lr": 5, "b1": 6, "b2": 7, "eps": 8}, {}, stmt,
-                        state={"w": 0, "m": 1, "v": 2}, reads={"g": 9},
-                        setup=f"const {ct} lr_t = lr * sqrt(1 - b2p) / (1 - b1p);")  # once per call
-    return body
-
-
 def _adam_ref(attrs: dict, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
     b1p, b2p, lr, b1, b2, eps = (_scalar(x) for x in (beta1_power, beta2_power, lr, beta1, beta2, epsilon))
     lr_t = lr * np.sqrt(1 - b2p) / (1 - b1p)
@@ -295,7 +229,7 @@ def _adam_ref(attrs: dict, var, m, v, beta1_power, beta2_power, lr, beta1, beta2
 
 
 @defop(infer=_update_infer("Adam", tensors=(1, 2, 9), scalars=(3, 4, 5, 6, 7, 8), state=(0, 1, 2)),
-       emit=_adam_emit, normalize=_adam_normalize, n_inputs=10, reference=_half_in_float32(_adam_ref),
+       normalize=_adam_normalize, n_inputs=10, reference=_half_in_float32(_adam_ref),
        inplace=((0, 0), (1, 1), (2, 2)), scenario="update")
 class Adam(Primitive):
     """``Adam(use_locking=False, use_nesterov=False)(var, m, v, beta1_power, beta2_power, lr, beta1, beta2,
@@ -319,15 +253,6 @@ def _adamw_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     return {}
 
 
-def _adamw_emit(k: KernelSpec) -> str:
-    stmt = ("m = b1 * m + (1 - b1) * g; "
-            "v = b2 * v + (1 - b2) * g * g; "
-            "w -= lr * (m / (sqrt(v) + eps) + decay * w);")
-    return _update_body(k, [(0, 0), (1, 1), (2, 2)],
-                        {"lr": 3, "b1": 4, "b2": 5, "eps": 6, "decay": 7}, {}, stmt,
-                        state={"w": 0, "m": 1, "v": 2}, reads={"g": 8})
-
-
 def _adamw_ref(attrs: dict, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
     lr, b1, b2, eps, decay = (_scalar(x) for x in (lr, beta1, beta2, epsilon, decay))
     m = b1 * m + (1 - b1) * grad
@@ -336,7 +261,7 @@ def _adamw_ref(attrs: dict, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
 
 
 @defop(infer=_update_infer("AdamWeightDecay", tensors=(1, 2, 8), scalars=(3, 4, 5, 6, 7), state=(0, 1, 2)),
-       emit=_adamw_emit, normalize=_adamw_normalize, n_inputs=9, reference=_half_in_float32(_adamw_ref),
+       normalize=_adamw_normalize, n_inputs=9, reference=_half_in_float32(_adamw_ref),
        inplace=((0, 0), (1, 1), (2, 2)), scenario="update")
 class AdamWeightDecay(Primitive):
     """``AdamWeightDecay(use_locking=False)(var, m, v, lr, beta1, beta2, epsilon, decay, gradient)``: Adam

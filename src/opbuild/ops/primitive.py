@@ -3,7 +3,7 @@ place where an op application is either recorded into a trace or executed eagerl
 declared in one block (:func:`defop` for a hand-written primitive class, :func:`declare` for a table row).
 
 One declaration gives both halves of an operator: its :class:`~opbuild.ops.registry.OpDef` (normalize, infer,
-emit, reference) is registered, and its MindSpore-style primitive class is tied to it (``op_name`` set from
+reference, metadata) is registered, and its MindSpore-style primitive class is tied to it (``op_name`` set from
 the OpDef, ``OpDef.primitive`` pointing back at the class), so neither can be added, renamed or dropped
 without the other.
 """
@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from ..core import trace
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor, as_tensor
-from .registry import EmitFn, InferFn, NormalizeFn, OpDef, RefFn, WorkspaceFn, get, register
+from .registry import InferFn, NormalizeFn, OpDef, RefFn, WorkspaceFn, get, register
 
 # The compute dtype of the innermost Cell on the call stack that has one (``Cell.to_float``), MindSpore's
 # mixed_precision_type: every op applied inside such a cell takes its float inputs and Parameters cast to that
@@ -136,8 +136,8 @@ def _bind(opdef: OpDef, cls: P) -> P:
     return cls
 
 
-def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: NormalizeFn | None = None,
-          n_inputs: int | None = None, needs_blas: bool = False, multi_output: bool = False,
+def defop(*, infer: InferFn, reference: RefFn, normalize: NormalizeFn | None = None,
+          n_inputs: int | None = None, multi_output: bool = False,
           name: str | None = None, inplace: tuple[tuple[int, int], ...] = (),
           scenario: str = "forward", view: bool = False, reuse_input: bool = False,
           workspace: WorkspaceFn | None = None, keep_dtype: tuple[int, ...] = ()) -> Callable[[P], P]:
@@ -147,7 +147,7 @@ def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: Normaliz
 
     ::
 
-        @defop(infer=_transpose_infer, emit=_transpose_emit, normalize=_transpose_normalize, n_inputs=1,
+        @defop(infer=_transpose_infer, normalize=_transpose_normalize, n_inputs=1,
                reference=lambda attrs, x: np.transpose(x, attrs["perm"]))
         class Transpose(Primitive):
             def __call__(self, x, perm):
@@ -155,8 +155,8 @@ def defop(*, infer: InferFn, emit: EmitFn, reference: RefFn, normalize: Normaliz
     """
 
     def attach(cls: P) -> P:
-        opdef = OpDef(name or cls.__name__, infer, emit, reference, normalize=normalize, n_inputs=n_inputs,
-                      needs_blas=needs_blas, multi_output=multi_output, inplace=tuple(inplace),
+        opdef = OpDef(name or cls.__name__, infer, reference, normalize=normalize, n_inputs=n_inputs,
+                      multi_output=multi_output, inplace=tuple(inplace),
                       scenario=scenario, view=view, reuse_input=reuse_input, workspace=workspace,
                       keep_dtype=tuple(keep_dtype))
         return _bind(opdef, cls)

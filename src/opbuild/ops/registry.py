@@ -2,45 +2,32 @@
 
 An :class:`OpDef` bundles, for one primitive:
   * ``infer``: attrs + input types -> output types (raises ShapeError naming the op and inputs),
-  * ``emit``: a :class:`KernelSpec` -> the body of a C kernel (see targets/cpu/codegen.py for the ABI),
   * ``reference``: the NumPy implementation tests compare against,
   * ``normalize`` (optional): canonicalise attrs (negative axes, defaults) so equal kernels share one key.
 
-Adding an operator touches one file of this package (its family) and its test: the op is declared in one
-block there (ops/primitive.py: ``defop`` decorates its primitive class, ``declare`` derives one from a table row),
-which registers its OpDef here.
+Operators describe, targets emit: an OpDef says what an operator is (and its gradient rule, its view,
+in-place and workspace metadata); how a target computes it is the target's business (the CPU's C emitters are
+registered by op name in targets/cpu/kernels/, which also hashes them into each kernel's key). This package
+imports no target.
 
-:meth:`OpDef.codegen_hash` hashes the files that shape the op's generated C (ops/sources.py: the emitter's
-module, every helper of ours it reaches, targets/cpu/codegen.py and dtypes.py); :func:`codegen_files` lists them for the
-graph manifests (cache/manifest.py), so the per-kernel key and the manifest fingerprint share one definition.
-Helpers of ``normalize`` and ``infer`` may live anywhere: their effect is in the descriptor's attributes and
-types.
+Adding an operator touches one file of this package (its family), its emitter in targets/cpu/kernels/ (none
+for a composition of other ops) and its tests: the op is declared in one block in its family file
+(ops/primitive.py: ``defop`` decorates its primitive class, ``declare`` derives one from a table row), which
+registers its OpDef here.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..core.errors import ShapeError
 from ..core.ir import KernelSpec, TensorType
-from .sources import generator_files
-
-
-@functools.cache
-def _source_digest(path: str) -> str:
-    """sha256 (hex) of a generator source file, read once per process (every op of a family shares it)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
 
 InferFn = Callable[[dict, Sequence[TensorType]], list[TensorType]]
-EmitFn = Callable[[KernelSpec], str]
 RefFn = Callable[..., Any]
 NormalizeFn = Callable[[dict, Sequence[TensorType]], dict]
 # A gradient rule (a VJP): (attrs, inputs, outputs, output cotangents) -> one cotangent per input, or None
@@ -67,13 +54,9 @@ NO_GRADIENT: GradFn = _no_gradient
 SCENARIOS = ("forward", "backward", "update")
 
 
-# Op families whose kernels only move data (OpDef.opt_class "copy").
-COPY_FAMILIES = frozenset({"opbuild.ops.layout", "opbuild.ops.slicing", "opbuild.ops.indexing"})
-
-
 @dataclass
 class OpDef:
-    """One registered primitive. ``n_inputs`` None means variadic. ``needs_blas`` links OpenBLAS.
+    """One registered primitive. ``n_inputs`` None means variadic.
     ``multi_output`` makes the op return a tuple even when it has one output (Split). ``primitive`` is the
     user-facing class declared with it (ops/primitive.py: ``defop``/``declare``), set when it is registered.
     ``grad`` is its gradient rule (:data:`GradFn`; :data:`NO_GRADIENT` for ops that have none), attached by
@@ -107,11 +90,9 @@ class OpDef:
 
     name: str
     infer: InferFn
-    emit: EmitFn
     reference: RefFn
     normalize: NormalizeFn | None = None
     n_inputs: int | None = None
-    needs_blas: bool = False
     multi_output: bool = False
     scenario: str = "forward"
     view: bool = False
@@ -122,8 +103,6 @@ class OpDef:
     host: HostFn | None = field(default=None, repr=False, compare=False)
     workspace: WorkspaceFn | None = field(default=None, repr=False, compare=False)
     keep_dtype: tuple[int, ...] = ()
-    _codegen_hash: str | None = field(default=None, repr=False)
-    _codegen_files: tuple[str, ...] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.scenario not in SCENARIOS:
@@ -133,41 +112,6 @@ class OpDef:
         """Scratch bytes a kernel of this op needs for these normalized attrs and types (0: no workspace
         pointer is passed)."""
         return int(self.workspace(attrs, ins, outs)) if self.workspace is not None else 0
-
-    def codegen_files(self) -> tuple[str, ...]:
-        """The source files whose code shapes this op's generated C (ops/sources.py); derived once per op."""
-        if self._codegen_files is None:
-            self._codegen_files = generator_files(self.emit)
-        return self._codegen_files
-
-    def codegen_hash(self, file_digest: Callable[[str], str] | None = None) -> str:
-        """sha256 of the code that generates this op's C: every file of :meth:`codegen_files`, and the op's name.
-
-        Hashing whole source files is deliberately conservative: any edit to a file that shapes an op's C
-        yields new keys for the ops it shapes, so a stale binary is never reused. ``file_digest`` (hex sha256
-        of a file) may serve memoised digests (cache/statmemo.py); computed once per process and op.
-        """
-        if self._codegen_hash is None:
-            self._codegen_hash = codegen_digest(self, file_digest or _source_digest)
-        return self._codegen_hash
-
-    def opt_class(self, spec: KernelSpec) -> str:
-        """The kernel's optimisation class, part of its descriptor (cache/key.py); the target maps each class
-        to flags recorded in the compiler identity (targets/cpu/codegen.py ``CLASS_OPT``). ``glue``: a float
-        GEMM kernel whose own loops only arrange the operands of and copy around one BLAS call (MatMul,
-        BatchMatMul, and forward convolutions whose ``algo`` is ``gemm`` or ``im2col``); ``copy``: data movement with no
-        arithmetic (the layout, slicing and indexing families); ``compute``: everything else."""
-        if self.needs_blas:
-            floats = all(t.dtype in ("float32", "float64") for t in (*spec.inputs, *spec.outputs))
-            attrs = spec.attrs if isinstance(spec.attrs, dict) else {}
-            # A GEMM with a fused epilogue (ops/fused_gemm.py) takes its producer's class: -O3 makes the im2col
-            # copies slower (measured 27 -> 40 us on a 16-channel 3x3 convolution); the epilogue loop carries
-            # `#pragma omp simd`, which vectorises it at -O1 too.
-            producer = attrs.get("producer")
-            algo = (producer if isinstance(producer, dict) else attrs).get("algo")
-            glue = algo is None or (algo in ("gemm", "im2col") and self.scenario == "forward")
-            return "glue" if floats and glue else "compute"
-        return "copy" if getattr(self.emit, "__module__", "") in COPY_FAMILIES else "compute"
 
     def check_arity(self, in_types: Sequence[TensorType]) -> None:
         if self.n_inputs is not None and len(in_types) != self.n_inputs:
@@ -188,28 +132,6 @@ class OpDef:
 
 
 REGISTRY: dict[str, OpDef] = {}
-
-
-def codegen_digest(opdef: OpDef, file_digest: Callable[[str], str]) -> str:
-    """The code generator hash of ``opdef`` with ``file_digest`` reading each file (not memoised: see
-    :meth:`OpDef.codegen_hash`). Files are hashed in sorted order, each by its digest alone."""
-    h = hashlib.sha256()
-    for mod_file in opdef.codegen_files():
-        h.update(bytes.fromhex(file_digest(str(mod_file))))
-    h.update(opdef.name.encode())
-    return h.hexdigest()
-
-
-def codegen_files(ops: Iterable[str] | None = None) -> list[str]:
-    """The union of :meth:`OpDef.codegen_files` over ``ops`` (names; default every registered op), sorted:
-    what the graph manifests' fingerprint stats. An unknown name contributes nothing (its build fails anyway)."""
-    names = REGISTRY if ops is None else ops
-    files: set[str] = set()
-    for name in names:
-        opdef = REGISTRY.get(name)
-        if opdef is not None:
-            files.update(opdef.codegen_files())  # derived once per op and process
-    return sorted(files)
 
 
 def register(opdef: OpDef) -> OpDef:
@@ -261,7 +183,7 @@ def no_grad(*names: str) -> None:
 def broadcast_shapes(op: str, types: Sequence[TensorType]) -> tuple[int, ...]:
     """NumPy broadcasting of the input shapes, or ShapeError naming the op and the shapes.
 
-    Written out instead of ``np.broadcast_shapes`` (which builds a zero-strided array per call, ~5x slower):
+    Written out instead of ``np.broadcast_shapes`` (which builds a zero-strided array per call):
     every elementwise node's type inference runs it, many times per fused node while the fusion passes try
     chains, on every first call of a graph."""
     rank = max((len(t.shape) for t in types), default=0)

@@ -1,7 +1,7 @@
 """Scans: CumSum and CumProd (MindSpore's ``ops.CumSum``/``ops.CumProd`` primitives, ONNX ``CumSum``), and
 the running extrema with indices Cummax/Cummin.
 
-One table row per scan gives its C combine, its identity (the first element of an exclusive scan) and its
+One table row per scan gives its identity (the first element of an exclusive scan) and its
 NumPy reference. ``exclusive`` shifts the running value by one (the first output is the identity);
 ``reverse`` scans from the last element. The axis is a call argument made canonical in ``normalize``.
 
@@ -12,7 +12,6 @@ the reference and the kernel agree bit for bit. Integer scans wrap around as Num
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,9 +20,8 @@ import numpy as np
 
 from ..core.dtypes import ALL_NUMERIC
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
+from ..core.ir import TensorType
 from ..core.tensor import Tensor
-from ..targets.cpu.codegen import c_literal, compute_ctype, load, store
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, norm_axis, same_dtype
 from .shape_args import static_int
@@ -31,17 +29,17 @@ from .shape_args import static_int
 
 @dataclass(frozen=True)
 class Scan:
-    """One scan: ``combine(a, b)`` as C, the identity element, the NumPy accumulate ufunc."""
+    """One scan: its name, the identity element (the first output of an exclusive scan), the NumPy
+    accumulate ufunc. The C combine is the target's (targets/cpu/kernels/scan.py)."""
 
     name: str
-    combine: Callable[[str, str], str]
     identity: int
     ufunc: Any
 
 
 SCANS: dict[str, Scan] = {
-    "CumSum": Scan("CumSum", lambda a, b: f"({a}) + ({b})", 0, np.add),
-    "CumProd": Scan("CumProd", lambda a, b: f"({a}) * ({b})", 1, np.multiply),
+    "CumSum": Scan("CumSum", 0, np.add),
+    "CumProd": Scan("CumProd", 1, np.multiply),
 }
 
 
@@ -83,36 +81,6 @@ def scan_reference(op: str, attrs: dict, x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(out).reshape(x.shape)
 
 
-# ---- the C emitter (one for both scans) -------------------------------------------------------------------
-
-def scan_emit(k: KernelSpec) -> str:
-    """C body: per (outer, inner) lane, a sequential scan along the axis (vectorised across the inner lanes)."""
-    x = k.inputs[0]
-    dt = x.dtype
-    if x.size == 0:
-        return "/* empty */"
-    scan = SCANS[k.op]
-    shape = x.shape or (1,)
-    axis, excl, rev = k.attrs["axis"], k.attrs["exclusive"], k.attrs["reverse"]
-    outer, n, inner = math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:])
-    # Positions along the axis in scan order: t -> i; the previous position is i - step.
-    step = -1 if rev else 1
-    first = n - 1 if rev else 0
-    at = f"(o * {n} + (i)) * {inner} + r"
-    prev = at.replace("(i)", f"(i - ({step}))")
-    src = prev if excl else at
-    head = c_literal(scan.identity, dt) if excl else f"in0[{at}]"
-    combined = store(dt, scan.combine(load(dt, f"out0[{prev}]"), load(dt, f"in0[{src}]")))
-    pos = f"{n - 1} - t" if rev else "t"
-    return (f"for (int64_t o = 0; o < {outer}; o++) {{\n"
-            f"{{ const int64_t i = {first};\n"
-            f"for (int64_t r = 0; r < {inner}; r++) out0[{at}] = {head}; }}\n"
-            f"for (int64_t t = 1; t < {n}; t++) {{\n"
-            f"const int64_t i = {pos};\n"
-            f"for (int64_t r = 0; r < {inner}; r++) out0[{at}] = {combined};\n"
-            f"}}}}")
-
-
 # ---- the primitives -----------------------------------------------------------------------------------
 
 class _ScanPrimitive(Primitive):
@@ -126,14 +94,14 @@ class _ScanPrimitive(Primitive):
         return apply(self.op_name, {**self.attrs, "axis": axis}, [x])
 
 
-@defop(infer=_infer("CumSum"), emit=scan_emit, reference=lambda attrs, x: scan_reference("CumSum", attrs, x),
+@defop(infer=_infer("CumSum"), reference=lambda attrs, x: scan_reference("CumSum", attrs, x),
        normalize=_normalize("CumSum"), n_inputs=1)
 class CumSum(_ScanPrimitive):
     """``CumSum(exclusive=False, reverse=False)(input, axis)``: the running sum of ``input`` along ``axis``
     (``exclusive``: each output leaves out its own element; ``reverse``: summed from the end)."""
 
 
-@defop(infer=_infer("CumProd"), emit=scan_emit, reference=lambda attrs, x: scan_reference("CumProd", attrs, x),
+@defop(infer=_infer("CumProd"), reference=lambda attrs, x: scan_reference("CumProd", attrs, x),
        normalize=_normalize("CumProd"), n_inputs=1)
 class CumProd(_ScanPrimitive):
     """``CumProd(exclusive=False, reverse=False)(x, axis)``: the running product of ``x`` along ``axis``."""
@@ -166,7 +134,7 @@ def _cumprod_grad(attrs, ins, outs, douts):
 # index (the latest of equal elements wins); a NaN becomes the running value for good and keeps its index.
 # Cummax's indices are int64, Cummin's int32.
 
-_EXTREMA = {"Cummax": (">=", "int64"), "Cummin": ("<=", "int32")}
+_INDEX_DTYPE = {"Cummax": "int64", "Cummin": "int32"}
 
 
 def _extremum_normalize(op: str) -> Callable[[dict, Sequence[TensorType]], dict]:
@@ -185,7 +153,7 @@ def _extremum_normalize(op: str) -> Callable[[dict, Sequence[TensorType]], dict]
 def _extremum_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[TensorType]]:
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
         same_dtype(op, ins, ALL_NUMERIC)
-        return [TensorType(ins[0].shape, ins[0].dtype), TensorType(ins[0].shape, _EXTREMA[op][1])]
+        return [TensorType(ins[0].shape, ins[0].dtype), TensorType(ins[0].shape, _INDEX_DTYPE[op])]
 
     return infer
 
@@ -206,33 +174,10 @@ def extremum_reference(op: str, attrs: dict, x: np.ndarray) -> tuple[np.ndarray,
                 if take:
                     v, k = e, j
             vals[pos + (j,)], idx[pos + (j,)] = v, k
-    return np.moveaxis(vals, -1, axis), np.moveaxis(idx, -1, axis).astype(_EXTREMA[op][1])
+    return np.moveaxis(vals, -1, axis), np.moveaxis(idx, -1, axis).astype(_INDEX_DTYPE[op])
 
 
-def extremum_emit(k: KernelSpec) -> str:
-    """C body: per lane, one pass along the axis keeping the running value and its index."""
-    x = k.inputs[0]
-    dt = x.dtype
-    cmp = _EXTREMA[k.op][0]
-    axis = k.attrs["axis"]
-    outer, n, inner = math.prod(x.shape[:axis]), x.shape[axis], math.prod(x.shape[axis + 1:])
-    if x.size == 0:
-        return "/* empty */"
-    floats = dt.startswith(("float", "bfloat"))
-    e, v = load(dt, "in0[q]"), "best"
-    take = (f"({v} == {v}) && (e != e || e {cmp} {v})" if floats else f"e {cmp} {v}")
-    return (f"for (int64_t o = 0; o < {outer}; o++)\n"
-            f"for (int64_t r = 0; r < {inner}; r++) {{\n"
-            f"{compute_ctype(dt)} best = {load(dt, f'in0[o * {n * inner} + r]')}; int64_t at = 0;\n"
-            f"for (int64_t j = 0; j < {n}; j++) {{\n"
-            f"const int64_t q = (o * {n} + j) * {inner} + r;\n"
-            f"const {compute_ctype(dt)} e = {e};\n"
-            f"if (j > 0 && ({take})) {{ best = e; at = j; }}\n"
-            f"out0[q] = in0[o * {n * inner} + at * {inner} + r];\n"
-            f"out1[q] = at;\n}}}}")
-
-
-@defop(infer=_extremum_infer("Cummax"), emit=extremum_emit, normalize=_extremum_normalize("Cummax"), n_inputs=1,
+@defop(infer=_extremum_infer("Cummax"), normalize=_extremum_normalize("Cummax"), n_inputs=1,
        reference=lambda attrs, x: extremum_reference("Cummax", attrs, x))
 class Cummax(Primitive):
     """``Cummax(axis)(input)``: the running maximum along ``axis`` and the (int64) index it came from."""
@@ -241,7 +186,7 @@ class Cummax(Primitive):
         super().__init__(axis=axis)
 
 
-@defop(infer=_extremum_infer("Cummin"), emit=extremum_emit, normalize=_extremum_normalize("Cummin"), n_inputs=1,
+@defop(infer=_extremum_infer("Cummin"), normalize=_extremum_normalize("Cummin"), n_inputs=1,
        reference=lambda attrs, x: extremum_reference("Cummin", attrs, x))
 class Cummin(Primitive):
     """``Cummin(axis)(input)``: the running minimum along ``axis`` and the (int32) index it came from."""
@@ -263,5 +208,4 @@ def _extremum_grad(attrs, ins, outs, douts):
     return [apply("TensorScatterElements", {"axis": attrs["axis"], "reduction": "add"}, [zeros, outs[1], dv])]
 
 
-__all__ = ["CumProd", "CumSum", "Cummax", "Cummin", "PRIMITIVES", "SCANS", "extremum_emit", "extremum_reference",
-           "scan_emit", "scan_reference"]
+__all__ = ["CumProd", "CumSum", "Cummax", "Cummin", "PRIMITIVES", "SCANS", "extremum_reference", "scan_reference"]

@@ -1,13 +1,12 @@
 """Slicing and joining operators: Concat, Split, Slice and StridedSlice.
 
 Call arguments become canonical attributes in ``normalize`` (ops/shape_args.py): StridedSlice's masks are
-expanded to per-dim start/step/count, so equal requests share one kernel. Kernels move data with
-:func:`~opbuild.targets.cpu.codegen.strided_copy`, which copies contiguous runs (whole rows) with ``memcpy``.
+expanded to per-dim start/step/count, so equal requests share one kernel. The CPU's kernels (pure data
+movement) are in targets/cpu/kernels/slicing.py.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,9 +14,8 @@ import numpy as np
 
 from ..core.dtypes import ANY
 from ..core.errors import ShapeError
-from ..core.ir import KernelSpec, TensorType
+from ..core.ir import TensorType
 from ..core.tensor import Tensor
-from ..targets.cpu.codegen import strided_copy, strides
 from .primitive import Primitive, apply, defop
 from .registry import norm_axis, same_dtype
 from .shape_args import attr_shape_infer, static_int, static_ints
@@ -45,19 +43,7 @@ def _concat_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(tuple(out), dt)]
 
 
-def _concat_emit(k: KernelSpec) -> str:
-    axis, out = k.attrs["axis"], k.outputs[0]
-    outer, out_inner = math.prod(out.shape[:axis]), math.prod(out.shape[axis:])
-    parts, offset = [], 0
-    for i, t in enumerate(k.inputs):
-        inner = math.prod(t.shape[axis:])
-        parts.append(strided_copy([outer, inner], "out0", [out_inner, 1], f"in{i}", [inner, 1],
-                                  dst_base=offset))
-        offset += inner
-    return "\n".join(parts)
-
-
-@defop(infer=_concat_infer, emit=_concat_emit, normalize=_concat_normalize,
+@defop(infer=_concat_infer, normalize=_concat_normalize,
        reference=lambda attrs, *xs: np.concatenate(xs, axis=attrs["axis"]))
 class Concat(Primitive):
     """``Concat(axis=0)((x1, x2, ...))``: join tensors of equal shapes (except along ``axis``)."""
@@ -94,16 +80,7 @@ def _split_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(tuple(shape), dt)] * attrs["output_num"]
 
 
-def _split_emit(k: KernelSpec) -> str:
-    axis, x = k.attrs["axis"], k.inputs[0]
-    outer, in_inner = math.prod(x.shape[:axis]), math.prod(x.shape[axis:])
-    inner = in_inner // k.attrs["output_num"]
-    return "\n".join(
-        strided_copy([outer, inner], f"out{j}", [inner, 1], "in0", [in_inner, 1], src_base=j * inner)
-        for j in range(k.attrs["output_num"]))
-
-
-@defop(infer=_split_infer, emit=_split_emit, normalize=_split_normalize, n_inputs=1, multi_output=True,
+@defop(infer=_split_infer, normalize=_split_normalize, n_inputs=1, multi_output=True,
        reference=lambda attrs, x: np.split(x, attrs["output_num"], axis=attrs["axis"]))
 class Split(Primitive):
     """``Split(axis=0, output_num=1)(x)``: a tuple of ``output_num`` equal parts along ``axis``."""
@@ -134,14 +111,7 @@ def _slice_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(tuple(attrs["size"]), same_dtype("Slice", ins, ANY))]
 
 
-def _slice_emit(k: KernelSpec) -> str:
-    x, size = k.inputs[0], k.attrs["size"]
-    st = strides(x.shape)
-    base = sum(b * s for b, s in zip(k.attrs["begin"], st, strict=True))
-    return strided_copy(size, "out0", strides(size), "in0", st, src_base=base)
-
-
-@defop(infer=_slice_infer, emit=_slice_emit, normalize=_slice_normalize, n_inputs=1,
+@defop(infer=_slice_infer, normalize=_slice_normalize, n_inputs=1,
        reference=lambda attrs, x: x[tuple(slice(b, b + s)
                                           for b, s in zip(attrs["begin"], attrs["size"], strict=True))])
 class Slice(Primitive):
@@ -226,21 +196,13 @@ def _strided_slice_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     return {"start": start, "step": step, "count": count, "shape": shape}
 
 
-def _strided_slice_emit(k: KernelSpec) -> str:
-    st = strides(k.inputs[0].shape)
-    start, step, count = k.attrs["start"], k.attrs["step"], k.attrs["count"]
-    base = sum(b * s for b, s in zip(start, st, strict=True))
-    src = [s * t for s, t in zip(step, st, strict=True)]
-    return strided_copy(count, "out0", strides(count), "in0", src, src_base=base)
-
-
 def _strided_slice_reference(attrs: dict, x: np.ndarray) -> np.ndarray:
     dims = zip(attrs["start"], attrs["step"], attrs["count"], strict=True)
     idx = [b + s * np.arange(c) for b, s, c in dims]
     return x[np.ix_(*idx)].reshape(attrs["shape"]) if idx else x.reshape(attrs["shape"])
 
 
-@defop(infer=attr_shape_infer("StridedSlice"), emit=_strided_slice_emit, reference=_strided_slice_reference,
+@defop(infer=attr_shape_infer("StridedSlice"), reference=_strided_slice_reference,
        normalize=_strided_slice_normalize, n_inputs=1)
 class StridedSlice(Primitive):
     """``StridedSlice(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0)
@@ -265,18 +227,6 @@ def _ss_grad_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(tuple(attrs["xshape"]), same_dtype("StridedSliceGrad", ins, ANY))]
 
 
-def _ss_grad_emit(k: KernelSpec) -> str:
-    # Zeros everywhere, then the cotangent written back to the positions the slice read (distinct positions:
-    # a nonzero step never visits one twice, so a copy, not an accumulation).
-    st = strides(k.attrs["xshape"])
-    start, step, count = k.attrs["start"], k.attrs["step"], k.attrs["count"]
-    base = sum(b * s for b, s in zip(start, st, strict=True))
-    dst = [s * t for s, t in zip(step, st, strict=True)]
-    n = k.outputs[0].size
-    zero = f"memset(out0, 0, {n} * sizeof(*out0));" if n else ""
-    return zero + "\n" + strided_copy(count, "out0", dst, "in0", strides(count), dst_base=base)
-
-
 def _ss_grad_reference(attrs: dict, dy: np.ndarray) -> np.ndarray:
     out = np.zeros(attrs["xshape"], dy.dtype)
     idx = [b + s * np.arange(c) for b, s, c in zip(attrs["start"], attrs["step"], attrs["count"], strict=True)]
@@ -287,7 +237,7 @@ def _ss_grad_reference(attrs: dict, dy: np.ndarray) -> np.ndarray:
     return out
 
 
-@defop(infer=_ss_grad_infer, emit=_ss_grad_emit, reference=_ss_grad_reference, n_inputs=1, scenario="backward")
+@defop(infer=_ss_grad_infer, reference=_ss_grad_reference, n_inputs=1, scenario="backward")
 class StridedSliceGrad(Primitive):
     """Internal backward op (MindSpore's StridedSliceGrad): the cotangent ``dy`` of a StridedSlice written
     into zeros of the input's shape, at the canonical ``start``/``step``/``count`` the slice read."""

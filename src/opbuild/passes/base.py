@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
+from ..cache.identity import pipeline_identity
 from ..core import config
 from ..core.ir import Graph, Node, Value
 
@@ -92,7 +93,7 @@ class Pipeline:
     def identity(self) -> str:
         """The passes' identities, comma-separated. Read at every build: a pass whose behaviour follows an
         environment setting (fusion: OPBUILD_FUSION) names that setting in its identity."""
-        return ",".join(p.identity for p in self.passes)
+        return pipeline_identity(p.identity for p in self.passes)
 
     def run(self, graph: Graph) -> Graph:
         """Run every pass in order."""

@@ -5,7 +5,7 @@ The plan is data the executor follows (runtime/executor.py), not code in the ker
 * **Views.** A node whose op is declared ``view`` (Reshape, Flatten, Squeeze, ExpandDims: the output is the
   input's bytes in a new shape) runs no kernel: its output aliases its input's location, which may be a graph
   input or a capture (read-only) or an arena buffer.
-* **In place.** A single-output node whose op is declared ``reuse_input`` (an elementwise map: ``out0[o]`` is
+* **Reused inputs.** A single-output node whose op is declared ``reuse_input`` (an elementwise map: ``out0[o]`` is
   computed from the inputs' elements at ``o`` alone, each read before ``out0[o]`` is stored) writes into the
   buffer of an input of the same dtype and size when nothing reads that buffer afterwards. Same size under
   broadcasting means the input's index map is the identity, so element ``o`` is read and then overwritten by
@@ -24,7 +24,7 @@ The plan is data the executor follows (runtime/executor.py), not code in the ker
   executor passes its address after the node's outputs (``MemoryPlan.workspaces``).
 
 Graph inputs and captures (parameters, constants) are never written by planning: they are never a buffer, so
-neither in-place reuse nor sharing can reach them. The one writer of a capture is an op that declares it
+neither input reuse nor sharing can reach them. The one writer of a capture is an op that declares it
 (``OpDef.inplace``: optimizer updates, Assign), whose outputs the trace marked ``alias_of`` the Parameter they
 update: they take its location, and nothing else does. :meth:`MemoryPlan.verify` checks these invariants.
 """
@@ -88,7 +88,7 @@ class MemoryPlan:
     arena_bytes: int
     intermediate_bytes: int
     views: int = 0
-    inplace: int = 0
+    reused_inputs: int = 0  # outputs written over a dead input's buffer (``reuse_input``, not ``OpDef.inplace``)
     workspaces: dict[Node, tuple[int, int]] = field(default_factory=dict)  # node -> (arena offset, bytes)
 
     def summary(self) -> dict:
@@ -96,7 +96,7 @@ class MemoryPlan:
         ratio = self.arena_bytes / self.intermediate_bytes if self.intermediate_bytes else 0.0
         return {"arena_bytes": self.arena_bytes, "intermediate_bytes": self.intermediate_bytes,
                 "ratio": round(ratio, 4), "buffers": len(self.buffers), "views": self.views,
-                "inplace": self.inplace, "kernels": len(self.kernel_nodes),
+                "reused_inputs": self.reused_inputs, "kernels": len(self.kernel_nodes),
                 "workspaces": len(self.workspaces),
                 "workspace_bytes": sum(size for _, size in self.workspaces.values())}
 
@@ -106,7 +106,8 @@ class MemoryPlan:
         Every value a kernel reads or writes, and every graph output, has a location inside the arena or an
         input/capture slot; kernels write only arena locations; a kernel's write never overlaps the bytes of
         another value that is live across it (defined before and read after, or a graph output), unless the
-        writer is an ``inplace`` op and that value is one of its same-size inputs that nothing reads later."""
+        writer's op is declared ``reuse_input`` and that value is one of its same-size inputs that nothing reads
+        later."""
         steps = {id(n): i for i, n in enumerate(graph.nodes)}
         last = last_reads(graph)
         placed: list[tuple[Value, int, int, int, int]] = []  # value, first byte, end byte, defined, last read
@@ -171,7 +172,7 @@ def plan_memory(graph: Graph, share: bool = True) -> MemoryPlan:
     buffer_of: dict[Value, Buffer] = {}
     buffers: list[Buffer] = []
     kernel_nodes: list[Node] = []
-    views = inplace = 0
+    views = reused_inputs = 0
     scratch: dict[Node, Buffer] = {}
 
     def join(b: Buffer, y: Value, i: int) -> None:
@@ -219,7 +220,7 @@ def plan_memory(graph: Graph, share: bool = True) -> MemoryPlan:
                            and nbytes(x) == nbytes(y) and x.type.dtype == y.type.dtype), None)
             if target is not None:
                 join(target, y, i)
-                inplace += 1
+                reused_inputs += 1
                 continue
         for y in n.outputs:
             b = Buffer(_aligned(nbytes(y)), i, i)
@@ -231,7 +232,7 @@ def plan_memory(graph: Graph, share: bool = True) -> MemoryPlan:
             locations[v] = Location("arena", b.offset)
     total = sum(nbytes(y) for n in graph.nodes for y in n.outputs)
     workspaces = {n: (b.offset, b.nbytes) for n, b in scratch.items()}
-    return MemoryPlan(locations, kernel_nodes, buffers, arena, total, views, inplace, workspaces)
+    return MemoryPlan(locations, kernel_nodes, buffers, arena, total, views, reused_inputs, workspaces)
 
 
 def _place(buffers: list[Buffer], share: bool) -> int:

@@ -4,13 +4,14 @@ node (ops/fused_reduce.py), hence one kernel that reads each row once or a few t
 Seeds are the nodes that reduce the innermost axes of a float value of shape F over rows of n >= 2 elements:
 ReduceSum/Mean/Max/Min (any dtype of ALL_FLOATS), and the single-op Softmax and LogSoftmax over the last axis
 and LayerNorm (float32/float64; LayerNorm only when its mean and variance outputs are unused). The single ops
-enter the fused kernel as their decompositions, with the arithmetic of their own kernels:
+enter the fused kernel as their decompositions (ops/compose/normalization.py, written once), with the arithmetic
+of their own kernels:
 
     Softmax(x)     = exp(x - max) / sum(exp(x - max))
     LogSoftmax(x)  = (x - max) - log(sum(exp(x - max)))
     LayerNorm(x)   = (x - mean) * rsqrt(mean((x - mean)^2) + epsilon) * gamma + beta
 
-(epsilon is added to the biased variance inside the square root, as ops/norm.py and MindSpore/ONNX place it;
+(epsilon is added to the biased variance inside the square root, as ops/normalization.py and MindSpore/ONNX place it;
 a decomposed chain that adds it elsewhere, e.g. ``(x - mean) / (sqrt(var) + eps)``, is fused as written, never
 mistaken for LayerNorm.) So an exported ``Add -> LayerNorm`` (the residual) or ``Add(mask) -> Softmax -> IsNan ->
 Select`` is one kernel, and a decomposed LayerNorm or Softmax chain (ReduceMean/Sub/Pow/...) is one kernel too.
@@ -34,11 +35,12 @@ says ``off``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..core.dtypes import ALL_FLOATS
 from ..core.errors import ShapeError
 from ..core.ir import Graph, Node, TensorType, Value
+from ..ops import compose
 from ..ops.elementwise import FUSIBLE
 from ..ops.fused_reduce import OP as FUSED_OP
 from ..ops.fused_reduce import ROW_REDUCTIONS
@@ -217,6 +219,20 @@ class _GraphView:
         return True
 
 
+class _RecipeBuilder:
+    """The compositions' builder (ops/compose) of a recipe: an application is one more member (``add`` returns
+    its reference ``tJ``), a constant a scalar literal of the recipe."""
+
+    def __init__(self, add: Callable[[str, dict, list], str]):
+        self._add = add
+
+    def op(self, name: str, attrs: dict, *args: object) -> str:
+        return self._add(name, attrs, list(args))
+
+    def const(self, value: float, like: object) -> float:
+        return float(value)
+
+
 def recipe(group: list[Node]) -> tuple[dict, list[Value]]:
     """``(attrs, external inputs)`` of the FusedRowReduce computing ``group``'s last output (each external
     input once, in order of first use); ShapeError when the recipe is not valid."""
@@ -234,25 +250,17 @@ def recipe(group: list[Node]) -> tuple[dict, list[Value]]:
         members.append({"op": op, "attrs": attrs, "args": args})
         return f"t{len(members) - 1}"
 
+    members_of = _RecipeBuilder(add)
     for n in group:
         if n.op in _ROW_OPS:
-            x = n.inputs[0]
             full, begin = row_of(n)  # type: ignore[misc]
-            ax = {"axis": list(range(begin, len(full))), "keep_dims": True}
-            xi = ref(x)
+            axes = range(begin, len(full))
+            xi = ref(n.inputs[0])
             if n.op == "LayerNorm":
                 gi, bi = ref(n.inputs[1]), ref(n.inputs[2])
-                mean = add("ReduceMean", ax, [xi])
-                d = add("Sub", {}, [xi, mean])
-                var = add("ReduceMean", ax, [add("Square", {}, [d])])
-                rstd = add("Rsqrt", {}, [add("Add", {}, [var, float(_attrs(n)["epsilon"])])])
-                y = add("Add", {}, [add("Mul", {}, [add("Mul", {}, [d, rstd]), gi]), bi])
+                y = compose.layer_norm(members_of, xi, gi, bi, axes, _attrs(n)["epsilon"])
             else:
-                z = add("Sub", {}, [xi, add("ReduceMax", ax, [xi])])
-                e = add("Exp", {}, [z])
-                s = add("ReduceSum", ax, [e])
-                y = (add("RealDiv", {}, [e, s]) if n.op == "Softmax"
-                     else add("Sub", {}, [z, add("Log", {}, [s])]))
+                y = (compose.softmax if n.op == "Softmax" else compose.log_softmax)(members_of, xi, axes)
             refs[id(n.outputs[0])] = y
             continue
         args = [refs[id(v)] if id(v) in refs else ref(v) for v in n.inputs]

@@ -10,20 +10,21 @@ import numpy as np
 
 from ..builder import Builder
 from ..builder.memory import scope
-from ..core import trace
 from ..core.ir import Graph, KernelSpec
 from ..ops.registry import get
 from ..passes import DEFAULT_PIPELINE, Pipeline
 from ..passes.memplan import plan_memory
-from ..report import BuildReport
+from ..report import BuildReport, KernelRecord
 from .executor import CompiledGraph
 
 
 class Session:
-    """Owns the Builder (memory tier, toolchain identity) and the most recent build report."""
+    """Owns the Builder (memory tier, toolchain identity, target instances), the most recent build report and
+    the state operators keep between calls (:meth:`state`)."""
 
     def __init__(self) -> None:
         self.builder = Builder()
+        self._states: dict[str, dict] = {}
         self._last: BuildReport | None = None
         self._pynative: BuildReport | None = None
         self._lock = threading.Lock()
@@ -50,7 +51,20 @@ class Session:
         with self._lock:
             self._last = report
             self._pynative = None
-        return CompiledGraph(graph, kernels, self.builder.target.allocate)
+        compiled = CompiledGraph(graph, kernels, self.builder.target.allocate)
+        # What build_report() says when this graph runs again without a build: every kernel reused from memory.
+        compiled.reuse_report = BuildReport([KernelRecord(k.name, k.op, "reused", 0.0, "memory")
+                                             for k in report.kernels], 0.0, report.memory, rerun=True)
+        return compiled
+
+    def graph_reused(self, compiled: CompiledGraph) -> None:
+        """A compiled graph kept by its Cell (or jit function) runs again: build_report() reports it, not
+        whichever graph was built last."""
+        reuse = getattr(compiled, "reuse_report", None)
+        if reuse is not None and self._last is not reuse:
+            with self._lock:
+                self._last = reuse
+                self._pynative = None
 
     def run_eager(self, spec: KernelSpec, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run one kernel now (PyNative). Builds it on first use; later uses skip the builder entirely."""
@@ -88,6 +102,18 @@ class Session:
         kernel.fn(ptrs)
         return outs
 
+    def state(self, owner: str) -> dict:
+        """The dict where ``owner`` (e.g. ``"dropout"``: ops.dropout's generator states by seed) keeps what it
+        needs between calls; the session holds it, so the state lives and dies with the session."""
+        with self._lock:
+            return self._states.setdefault(owner, {})
+
+    def adopt_report(self, report: BuildReport) -> None:
+        """Make ``report`` the most recent build's (a call that compiled several graph pieces sums theirs)."""
+        with self._lock:
+            self._last = report
+            self._pynative = None
+
     def build_report(self) -> BuildReport:
         """The most recent graph build's report, or the PyNative builds since the last call."""
         with self._lock:
@@ -113,8 +139,6 @@ def session() -> Session:
                 _session = Session()
     return _session
 
-
-trace.install_engine(session)
 
 
 def build_report() -> BuildReport:

@@ -1,9 +1,11 @@
 """Targets: where kernels run. One folder per target behind the :class:`~opbuild.targets.base.Target` interface.
 
-The registry below names each target's class by import path, so ``config`` can list the targets
-(``SUPPORTED_TARGETS``) without importing any of them; :func:`get` imports and instantiates one on first use.
+The registry (``core.config.TARGETS``, re-exported here as :data:`REGISTRY`) names each target's class by
+import path, so ``config`` validates ``set_context(device_target=...)`` without importing any target;
+:func:`create` imports one and makes an instance. Instances belong to their owner (the session's Builder keeps
+one per target name), not to this module.
 
-Recipe: adding a second target (CUDA through nvcc, for instance) is one new folder plus its tests:
+Recipe: adding a second target (CUDA through nvcc, for instance) is one new folder, one line and its tests:
 
 1. ``src/opbuild/targets/cuda/__init__.py``: ``class CudaTarget(Target)`` with ``name = "GPU"``,
    ``binary_suffix = ".cubin"`` (or ``.so`` for a host-side wrapper), ``identity()`` (the GPU's compute
@@ -12,9 +14,12 @@ Recipe: adding a second target (CUDA through nvcc, for instance) is one new fold
    ``identity()``, ``compile()`` bounded by ``config.compile_timeout()``), ``translation_unit()`` (the
    ``__global__`` wrappers around op bodies), ``validate()`` (structural check of the binary before it is
    committed), ``load()`` (cuModuleLoad + cuModuleGetFunction into an object with ``name`` and ``fn``) and
-   ``allocate()`` (device buffers).
-2. ``src/opbuild/targets/cuda/codegen.py``: the helpers the op emitters call for this target.
-3. One line in :data:`REGISTRY` below: ``"GPU": "opbuild.targets.cuda:CudaTarget"``.
+   ``allocate()`` (device buffers), and the emitter side of the interface: ``emit(spec)``,
+   ``needs_blas(op)``, ``opt_class(spec)``, ``codegen_hash(op)``, ``codegen_files(ops)``.
+2. ``src/opbuild/targets/cuda/kernels/``: this target's emitters, registered by op name as the CPU's are
+   (``targets/cpu/kernels/__init__.py``: ``@emits("Conv2D")``), reading the operators' descriptions in
+   ``ops/`` (which never import a target), with ``targets/cuda/codegen.py`` for their shared helpers.
+3. One line in ``core.config.TARGETS``: ``"GPU": "opbuild.targets.cuda:CudaTarget"``.
 4. ``tests/targets/cuda/``: the target's own tests (skipped where no GPU or nvcc is found).
 
 The cache does not change: it stores opaque binaries under ``<op>_<hash>`` and never imports a target; the
@@ -24,17 +29,12 @@ target's name and identity are part of every descriptor, so the kernels of two t
 from __future__ import annotations
 
 import importlib
-import threading
 from typing import TYPE_CHECKING
+
+from ..core.config import TARGETS as REGISTRY
 
 if TYPE_CHECKING:
     from .base import Target
-
-#: Target name (as ``set_context(device_target=...)`` spells it, upper case) -> "module:Class".
-REGISTRY: dict[str, str] = {"CPU": "opbuild.targets.cpu:CpuTarget"}
-
-_instances: dict[str, Target] = {}
-_lock = threading.Lock()
 
 
 def names() -> tuple[str, ...]:
@@ -42,18 +42,11 @@ def names() -> tuple[str, ...]:
     return tuple(REGISTRY)
 
 
-def get(name: str) -> Target:
-    """The process's instance of target ``name`` (case-insensitive), imported on first use. KeyError if no such
-    target is registered (``set_context`` validates names before they get here)."""
-    key = name.upper()
-    target = _instances.get(key)
-    if target is None:
-        with _lock:
-            target = _instances.get(key)
-            if target is None:
-                module, cls = REGISTRY[key].split(":")
-                target = _instances[key] = getattr(importlib.import_module(module), cls)()
-    return target
+def create(name: str) -> Target:
+    """A new instance of target ``name`` (case-insensitive), its module imported on first use. KeyError if no
+    such target is registered (``set_context`` validates names before they get here)."""
+    module, cls = REGISTRY[name.upper()].split(":")
+    return getattr(importlib.import_module(module), cls)()
 
 
-__all__ = ["REGISTRY", "get", "names"]
+__all__ = ["REGISTRY", "create", "names"]

@@ -1,6 +1,8 @@
 """The target interface: everything the build and the executor need to know about where kernels run.
 
-A target turns op bodies into one translation unit, compiles it (bounded by ``OPBUILD_COMPILE_TIMEOUT``),
+A target emits each kernel's body from its own registry of emitters (operators describe, targets emit: the
+CPU's are in ``targets/cpu/kernels/``), hashes the code that generates them into every kernel's key, turns the
+bodies into one translation unit, compiles it (bounded by ``OPBUILD_COMPILE_TIMEOUT``),
 validates the binary before the cache commits it, loads kernels from it, and allocates the buffers kernels
 read and write. Its ``identity()`` is part of every kernel's descriptor (the cache key), its ``name`` selects it
 (``set_context(device_target=...)``). The cache never imports a target: it is handed the binary suffix and the
@@ -10,7 +12,7 @@ validator.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -55,6 +57,29 @@ class Target(abc.ABC):
     @abc.abstractmethod
     def find_compiler(self) -> Toolchain:
         """The compiler the current settings name; CompilerNotFoundError when there is none."""
+
+    @abc.abstractmethod
+    def emit(self, spec: KernelSpec) -> str:
+        """The body of the kernel ``spec`` in this target's source language (its op's registered emitter);
+        KeyError naming the op when this target has no emitter for it."""
+
+    @abc.abstractmethod
+    def needs_blas(self, op: str) -> bool:
+        """Whether kernels of ``op`` call the BLAS (their translation unit links it)."""
+
+    @abc.abstractmethod
+    def opt_class(self, spec: KernelSpec) -> str:
+        """The optimisation class of the kernel ``spec`` (part of its descriptor)."""
+
+    @abc.abstractmethod
+    def codegen_hash(self, op: str, file_digest: Callable[[str], str] | None = None) -> str:
+        """sha256 of the code that generates ``op``'s kernels on this target (part of every descriptor);
+        ``file_digest`` (hex sha256 of a source file) may serve memoised digests."""
+
+    @abc.abstractmethod
+    def codegen_files(self, ops: Iterable[str] | None = None) -> list[str]:
+        """The source files whose code shapes the kernels of ``ops`` (default: every op), sorted: what a graph
+        manifest records and checks."""
 
     @abc.abstractmethod
     def translation_unit(self, kernels: Sequence[tuple[str, KernelSpec, str]], needs_blas: bool) -> str:

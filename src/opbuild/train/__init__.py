@@ -2,16 +2,36 @@
 
 from __future__ import annotations
 
+from ._classification import (
+    F1,
+    ConfusionMatrix,
+    Fbeta,
+    Precision,
+    Recall,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy,
+)
+from ._regression import MAE, MSE
+from ._roc import ROC, auc
 from .callback import (
     Callback,
     CheckpointConfig,
+    EarlyStopping,
+    History,
+    LambdaCallback,
     LossMonitor,
     ModelCheckpoint,
+    ReduceLROnPlateau,
     RunContext,
+    SummaryCollector,
     TimeMonitor,
 )
-from .metrics import Accuracy, Loss, Metric
+from .metrics import Accuracy, Loss, Metric, rearrange_inputs
 from .model import Model
 
 __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "LossMonitor", "TimeMonitor",
-           "ModelCheckpoint", "CheckpointConfig"]
+           "ModelCheckpoint", "CheckpointConfig", "EarlyStopping", "ReduceLROnPlateau", "History", "LambdaCallback",
+           "SummaryCollector", "Precision", "Recall", "Fbeta", "F1", "TopKCategoricalAccuracy",
+           "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "ROC", "auc",
+           "rearrange_inputs"]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -12,11 +14,48 @@ def _numpy(x: Any) -> np.ndarray:
     return np.asarray(x.asnumpy() if hasattr(x, "asnumpy") else x)
 
 
+def rearrange_inputs(func: Callable[..., Any]) -> Callable[..., Any]:
+    """MindSpore's decorator for ``Metric.update``: the inputs are picked and reordered by the metric's
+    ``indexes`` (set with :meth:`Metric.set_indexes`) before ``func`` sees them."""
+    @functools.wraps(func)
+    def update(self: Metric, *inputs: Any) -> Any:
+        indexes = getattr(self, "_indexes", None)
+        if indexes is not None:
+            inputs = tuple(inputs[i] for i in indexes)
+        return func(self, *inputs)
+
+    return update
+
+
 class Metric:
     """Base class: subclasses implement ``clear``, ``update`` and ``eval``."""
 
     def __init__(self) -> None:
+        self._indexes: list[int] | None = None
         self.clear()
+
+    @property
+    def indexes(self) -> list[int] | None:
+        """The positions of the ``update`` inputs this metric takes (None: all, in order)."""
+        return self._indexes
+
+    def set_indexes(self, indexes: list[int]) -> Metric:
+        """Take the inputs at ``indexes`` of ``update`` (in that order); returns the metric. As MindSpore, it
+        acts on metrics whose ``update`` is decorated with :func:`rearrange_inputs` (all of opbuild's)."""
+        if not isinstance(indexes, list) or not all(isinstance(i, int) and not isinstance(i, bool)
+                                                    for i in indexes):
+            raise ValueError(f"set_indexes: indexes must be a list of ints, got {indexes!r}")
+        self._indexes = indexes
+        return self
+
+    @staticmethod
+    def _convert_data(data: Any) -> np.ndarray:
+        """A Tensor, list or array as a NumPy array (MindSpore's ``Metric._convert_data``)."""
+        if hasattr(data, "asnumpy"):
+            return data.asnumpy()
+        if isinstance(data, (list, np.ndarray)):
+            return np.asarray(data)
+        raise TypeError(f"a metric takes Tensors, lists or NumPy arrays, got {type(data).__name__}")
 
     def clear(self) -> None:
         """Reset the accumulated state."""
@@ -47,6 +86,7 @@ class Accuracy(Metric):
         self._correct_num = 0
         self._total_num = 0
 
+    @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         if len(inputs) != 2:
             raise ValueError(f"Accuracy.update needs 2 inputs (y_pred, y), got {len(inputs)}")
@@ -79,6 +119,7 @@ class Loss(Metric):
         self._sum_loss = 0.0
         self._total_num = 0
 
+    @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         if len(inputs) != 1:
             raise ValueError(f"Loss.update needs 1 input (the loss), got {len(inputs)}")
@@ -94,4 +135,4 @@ class Loss(Metric):
         return self._sum_loss / self._total_num
 
 
-__all__ = ["Metric", "Accuracy", "Loss"]
+__all__ = ["Metric", "Accuracy", "Loss", "rearrange_inputs"]

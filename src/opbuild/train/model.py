@@ -15,12 +15,20 @@ from typing import Any
 
 from .. import amp, nn
 from ..communication import auto_parallel
+from ..core import config
+from . import _classification, _regression, _roc, callback
 from . import metrics as _metrics
+from ._build import precompile
 from .callback._callback import Callback, CallbackManager, CallbackParam, RunContext
 
 # MindSpore's metric names (mindspore.train.get_metric_by_name) that opbuild has metrics for.
-_METRIC_NAMES: dict[str, type[_metrics.Metric]] = {"accuracy": _metrics.Accuracy, "acc": _metrics.Accuracy,
-                                                   "loss": _metrics.Loss}
+_METRIC_NAMES: dict[str, type[_metrics.Metric]] = {
+    "accuracy": _metrics.Accuracy, "acc": _metrics.Accuracy, "loss": _metrics.Loss,
+    "precision": _classification.Precision, "recall": _classification.Recall, "F1": _classification.F1,
+    "roc": _roc.ROC, "topk": _classification.TopKCategoricalAccuracy,
+    "top_1_accuracy": _classification.Top1CategoricalAccuracy,
+    "top_5_accuracy": _classification.Top5CategoricalAccuracy, "mae": _regression.MAE, "mse": _regression.MSE,
+}
 
 
 def _positive_int(method: str, name: str, value: Any) -> int:
@@ -48,6 +56,11 @@ def get_metrics(metrics: Any) -> dict[str, _metrics.Metric]:
             out[name] = _METRIC_NAMES[name]()
         return out
     raise TypeError(f"Model: metrics must be a dict or a set of names, got {type(metrics).__name__}")
+
+
+def _should_eval(epoch: int, frequency: int | list) -> bool:
+    """Whether ``fit`` validates after ``epoch``: every ``frequency``-th epoch, or the epochs listed."""
+    return epoch % frequency == 0 if isinstance(frequency, int) else epoch in frequency
 
 
 @contextlib.contextmanager
@@ -184,19 +197,76 @@ class Model:
         on_train_epoch_begin, per step on_train_step_begin / on_train_step_end, on_train_epoch_end, and last
         on_train_end. A callback's ``run_context.request_stop()`` ends training after the current step.
         ``dataset_sink_mode=True`` runs step by step with a warning, as MindSpore does on CPU."""
-        epoch = _positive_int("train", "epoch", epoch)
+        self._run_training("train", epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch,
+                           None)
+
+    def fit(self, epoch: int, train_dataset: Any, valid_dataset: Any = None, valid_frequency: int | list = 1,
+            callbacks: Callback | Iterable[Callback] | None = None, dataset_sink_mode: bool = False,
+            valid_dataset_sink_mode: bool = False, sink_size: int = -1, initial_epoch: int = 0) -> None:
+        """``train``, with an evaluation over ``valid_dataset`` after every ``valid_frequency``-th epoch (an
+        int), or after the epochs listed (a list). The evaluation runs before ``on_train_epoch_end``, which
+        sees ``cb_params.metrics`` and ``cb_params.eval_results`` (the metrics plus ``"eval_loss"``), so
+        EarlyStopping and ReduceLROnPlateau can monitor them; user callbacks get the eval hooks too (the
+        built-in ones other than TimeMonitor do not, as in MindSpore)."""
+        if isinstance(valid_frequency, bool) or not isinstance(valid_frequency, (int, list)):
+            raise TypeError("Model.fit: valid_frequency must be an int or a list, got "
+                            f"{type(valid_frequency).__name__}")
+        if isinstance(valid_frequency, int) and valid_frequency <= 0:
+            raise ValueError(f"Model.fit: valid_frequency must be positive, got {valid_frequency}")
+        if not isinstance(valid_dataset_sink_mode, bool):
+            raise TypeError(f"Model.fit: valid_dataset_sink_mode must be a bool, got {valid_dataset_sink_mode!r}")
+        valid = None
+        if valid_dataset is not None:
+            if not self._metric_fns or self._eval_network is None:
+                raise ValueError("Model.fit: a valid_dataset needs metrics; pass metrics (e.g. {'accuracy'}) to "
+                                 "Model, or leave valid_dataset out")
+            self._dataset_size("fit", valid_dataset)
+            valid = (valid_dataset, valid_frequency)
+        self._run_training("fit", epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch,
+                           valid)
+
+    def build(self, train_dataset: Any = None, valid_dataset: Any = None, sink_size: int = -1,
+              epoch: int = 1) -> None:
+        """Compile ahead of time (``Model.build``): in GRAPH_MODE every kernel of the train network (on the
+        first batch's signature of ``train_dataset``) and of the evaluation network (``valid_dataset``) is
+        built into the cache, so the first steps only trace and reuse them. Nothing runs: no parameter
+        changes. A network with control flow over tensor values compiles its pieces at its first call
+        instead (their conditions need data). In PYNATIVE_MODE there is nothing to compile ahead."""
+        if train_dataset is None and valid_dataset is None:
+            raise ValueError("Model.build: pass train_dataset and/or valid_dataset")
+        if config.get_context("mode") == config.PYNATIVE_MODE:
+            return
+        if train_dataset is not None:
+            self._dataset_size("build", train_dataset)
+            network = self._current_train_network()
+            precompile(network, self._first_batch(train_dataset), training=True)
+        if valid_dataset is not None:
+            if self._eval_network is None:
+                raise ValueError("Model.build: a valid_dataset needs metrics (an evaluation network)")
+            self._dataset_size("build", valid_dataset)
+            precompile(self._eval_network, self._first_batch(valid_dataset), training=False)
+
+    @staticmethod
+    def _first_batch(dataset: Any) -> tuple:
+        for batch in dataset.create_tuple_iterator(num_epochs=1):
+            return tuple(batch)
+        raise ValueError("Model.build: the dataset is empty")
+
+    def _run_training(self, method: str, epoch: int, train_dataset: Any, callbacks: Any, dataset_sink_mode: bool,
+                      sink_size: int, initial_epoch: int, valid: tuple | None) -> None:
+        epoch = _positive_int(method, "epoch", epoch)
         if isinstance(initial_epoch, bool) or not isinstance(initial_epoch, int) or initial_epoch < 0:
-            raise ValueError(f"Model.train: initial_epoch must be an int >= 0, got {initial_epoch!r}")
+            raise ValueError(f"Model.{method}: initial_epoch must be an int >= 0, got {initial_epoch!r}")
         if initial_epoch >= epoch:
-            raise ValueError(f"Model.train: epoch ({epoch}) must be larger than initial_epoch ({initial_epoch})")
+            raise ValueError(f"Model.{method}: epoch ({epoch}) must be larger than initial_epoch ({initial_epoch})")
         if isinstance(sink_size, bool) or not isinstance(sink_size, int) or sink_size == 0 or sink_size < -1:
-            raise ValueError(f"Model.train: sink_size must be -1 or a positive int, got {sink_size!r}")
+            raise ValueError(f"Model.{method}: sink_size must be -1 or a positive int, got {sink_size!r}")
         if not isinstance(dataset_sink_mode, bool):
-            raise TypeError(f"Model.train: dataset_sink_mode must be a bool, got {dataset_sink_mode!r}")
+            raise TypeError(f"Model.{method}: dataset_sink_mode must be a bool, got {dataset_sink_mode!r}")
         if dataset_sink_mode:
-            warnings.warn("Model.train: the CPU target has no dataset sink mode; training runs step by step "
-                          "(dataset_sink_mode=False), as MindSpore does on CPU", stacklevel=2)
-        batch_num = self._dataset_size("train", train_dataset)
+            warnings.warn(f"Model.{method}: the CPU target has no dataset sink mode; training runs step by step "
+                          "(dataset_sink_mode=False), as MindSpore does on CPU", stacklevel=3)
+        batch_num = self._dataset_size(method, train_dataset)
         self._current_train_network()
         parallel_mode = auto_parallel.get_auto_parallel_context("parallel_mode")
         cb_params = CallbackParam(
@@ -208,10 +278,10 @@ class Model:
         with CallbackManager(callbacks) as cbs:
             cb_params.list_callback = list(cbs)
             run_context = RunContext(cb_params)
-            self._train_process(epoch - initial_epoch, train_dataset, cbs, cb_params, run_context)
+            self._train_process(epoch - initial_epoch, train_dataset, cbs, cb_params, run_context, valid)
 
     def _train_process(self, epochs: int, dataset: Any, cbs: CallbackManager, cb_params: CallbackParam,
-                       run_context: RunContext) -> None:
+                       run_context: RunContext, valid: tuple | None = None) -> None:
         self._train_network.set_train(True)
         iterator = dataset.create_tuple_iterator(num_epochs=epochs)
         cbs.on_train_begin(run_context)
@@ -226,10 +296,31 @@ class Model:
                 cbs.on_train_step_end(run_context)
                 if run_context.get_stop_requested():
                     break
+            if valid is not None and _should_eval(cb_params.cur_epoch_num, valid[1]):
+                self._eval_during_fit(valid[0], cbs, cb_params)
             cbs.on_train_epoch_end(run_context)
+            cb_params.pop("metrics", None)
+            cb_params.pop("eval_results", None)
             if run_context.get_stop_requested():
                 break
         cbs.on_train_end(run_context)
+
+    def _eval_during_fit(self, valid_dataset: Any, cbs: CallbackManager, cb_params: CallbackParam) -> None:
+        """One evaluation pass inside ``fit``: the train fields of ``cb_params`` are restored afterwards."""
+        saved = {k: cb_params.get(k) for k in ("cur_step_num", "batch_num", "net_outputs", "mode")}
+        built_in = set(callback.__all__) - {"TimeMonitor"}
+        eval_cbs = [cb for cb in cbs if type(cb).__name__ not in built_in]
+        cb_params.eval_network = self._eval_network
+        cb_params.valid_dataset = valid_dataset
+        cb_params.batch_num = valid_dataset.get_dataset_size()
+        cb_params.mode = "eval"
+        cb_params.cur_step_num = 0
+        with CallbackManager(eval_cbs) as eval_manager:
+            metrics, eval_loss = self._eval_process(valid_dataset, eval_manager, cb_params)
+        cb_params.eval_results = dict(metrics)
+        if eval_loss is not None:
+            cb_params.eval_results["eval_loss"] = eval_loss
+        cb_params.update(saved)
 
     # -- evaluation and prediction ----------------------------------------------------------------------
     def eval(self, valid_dataset: Any, callbacks: Callback | Iterable[Callback] | None = None,
@@ -241,12 +332,22 @@ class Model:
         if not self._metric_fns or self._eval_network is None:
             raise ValueError("Model.eval: the model has no metrics; pass metrics (e.g. {'accuracy'}) to Model")
         batch_num = self._dataset_size("eval", valid_dataset)
-        for metric in self._metric_fns.values():
-            metric.clear()
         cb_params = CallbackParam(eval_network=self._eval_network, valid_dataset=valid_dataset,
                                   batch_num=batch_num, cur_epoch_num=1, cur_step_num=0, net_outputs=None,
                                   mode="eval", dataset_sink_mode=False)
-        with _inference_mode(self._eval_network), CallbackManager(callbacks) as cbs:
+        with CallbackManager(callbacks) as cbs:
+            metrics, _ = self._eval_process(valid_dataset, cbs, cb_params)
+        return metrics
+
+    def _eval_process(self, valid_dataset: Any, cbs: CallbackManager,
+                      cb_params: CallbackParam) -> tuple[dict[str, Any], float | None]:
+        """One pass of the evaluation network with the eval hooks; sets ``cb_params.metrics``. Returns the
+        metrics and ``eval_loss`` (None when the evaluation network's loss position is unknown): as in
+        MindSpore 2.10, the loss of the last batch (MindSpore starts a new Loss metric at every step)."""
+        for metric in self._metric_fns.values():
+            metric.clear()
+        eval_loss = None
+        with _inference_mode(self._eval_network):
             cb_params.list_callback = list(cbs)
             run_context = RunContext(cb_params)
             cbs.on_eval_begin(run_context)
@@ -257,13 +358,16 @@ class Model:
                 outputs = self._eval_network(*batch)
                 cb_params.net_outputs = outputs
                 self._update_metrics(outputs)
+                if self._eval_indexes is not None:
+                    eval_loss = _metrics.Loss()
+                    eval_loss.update(outputs[self._eval_indexes[0]])
                 cbs.on_eval_step_end(run_context)
                 if run_context.get_stop_requested():
                     break
             cb_params.metrics = {name: metric.eval() for name, metric in self._metric_fns.items()}
             cbs.on_eval_epoch_end(run_context)
             cbs.on_eval_end(run_context)
-        return cb_params.metrics
+        return cb_params.metrics, (eval_loss.eval() if eval_loss is not None else None)
 
     def _update_metrics(self, outputs: Any) -> None:
         if not isinstance(outputs, tuple):

@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import MissingPackageError
+
 _FORMATS = ("ONNX", "MINDIR", "AIR")
 
 
@@ -44,8 +46,7 @@ def export(net: Any, *inputs: Any, file_name: str | os.PathLike, file_format: st
     except ModuleNotFoundError as e:
         if e.name != "onnx":
             raise
-        raise ModuleNotFoundError("export(file_format='ONNX') needs the 'onnx' package, which is not installed: "
-                                  "pip install 'opbuild[onnx]'", name="onnx") from None
+        raise MissingPackageError("export(file_format='ONNX')", "onnx", "onnx") from None
     return onnx_export.export_onnx(net, inputs, Path(path))
 
 

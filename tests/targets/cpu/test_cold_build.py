@@ -16,7 +16,7 @@ from opbuild.targets.cpu.compilers.gcc import GccLike
 
 
 def _file_digest(path: str) -> str:
-    """The real digest of a source file: OpDef.codegen_hash memoises the first value it computes per process,
+    """The real digest of a source file: kernels.codegen_hash memoises the first value it computes per process,
     so a fake digest here would leak into every later test's keys (test_codegen_sources checks the memo)."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -26,7 +26,7 @@ def _spec(op: str, attrs: dict, ins: list[TensorType]) -> KernelSpec:
 
 
 def _info(spec: KernelSpec, compiler: dict) -> dict:
-    req = Namer().request(spec, compiler, {"arch": "x86_64"}, 1, _file_digest)
+    req = Namer().request(spec, compiler, CpuTarget(), _file_digest)
     return json.loads(req.info)
 
 
@@ -41,22 +41,23 @@ COMPILER = {"path": "/usr/bin/gcc", "version": "gcc 12", "flags": ["-O3"], "clas
 ])
 def test_opt_class_is_in_the_descriptor(op, attrs, ins, expected):
     spec = _spec(op, attrs, ins)
-    assert get_op(op).opt_class(spec) == expected
+    assert CpuTarget().opt_class(spec) == expected
     assert _info(spec, COMPILER)["opt_class"] == expected
 
 
 def test_class_flags_are_in_the_key():
     spec = _spec("MatMul", {}, [TensorType((4, 5), "float32"), TensorType((5, 3), "float32")])
     other = {**COMPILER, "class_opt": {**codegen.CLASS_OPT, "glue": "O3"}}
-    a = Namer().request(spec, COMPILER, {"arch": "x86_64"}, 1, _file_digest)
-    b = Namer().request(spec, other, {"arch": "x86_64"}, 1, _file_digest)
+    a = Namer().request(spec, COMPILER, CpuTarget(), _file_digest)
+    b = Namer().request(spec, other, CpuTarget(), _file_digest)
     assert a.name != b.name
     assert GccLike("/usr/bin/cc").identity()["class_opt"] == codegen.CLASS_OPT
 
 
 def _tu(op: str, attrs: dict, ins: list[TensorType]) -> str:
     spec = _spec(op, attrs, ins)
-    return CpuTarget().translation_unit([("ob_k", spec, get_op(op).emit(spec))], get_op(op).needs_blas)
+    target = CpuTarget()
+    return target.translation_unit([("ob_k", spec, target.emit(spec))], target.needs_blas(op))
 
 
 def test_copy_kernels_parse_no_math_headers_and_run_at_their_class_level():

@@ -143,17 +143,15 @@ def test_round_trip_equals_conversions(lib):
 
 def test_prelude_section_only_where_named_and_hashed_into_every_key():
     """The block helpers join a translation unit only when a kernel names one (float32 kernels parse none of
-    it), and their file is part of every kernel's code-generator hash (ops/sources.py), so editing the C text
-    changes every key instead of reusing old binaries."""
-    from opbuild.ops.registry import get
-    from opbuild.ops.sources import generator_files
-    from opbuild.targets.cpu import f16_blocks
+    it), and their file is part of every kernel's code-generator hash (targets/cpu/sources.py), so editing the C
+    text changes every key instead of reusing old binaries."""
+    from opbuild.targets.cpu import f16_blocks, kernels
 
     assert PRELUDE_F16_BLOCKS not in codegen.prelude_for(["void f(void){ out0[0] = ob_f16_from_f32(1.0f); }"])
     assert PRELUDE_F16_BLOCKS in codegen.prelude_for(["void f(void){ ob_f16_load_block(b, in0, 8); }"])
     assert PRELUDE_F16_BLOCKS in codegen.prelude_for(["void f(void){ x = ob_f16_round(y); }"])
-    assert f16_blocks.__file__ in generator_files(get("Add").emit)
-    assert f16_blocks.__file__ in generator_files(get("Reshape").emit)
+    assert f16_blocks.__file__ in kernels.emitter("Add").files()
+    assert f16_blocks.__file__ in kernels.emitter("Reshape").files()
 
 
 def test_float16_kernels_are_generated_blocked():
@@ -161,10 +159,11 @@ def test_float16_kernels_are_generated_blocked():
     bfloat16 kernels keep their plain loops (bfloat16's shifts vectorise as they are)."""
     from opbuild.core.ir import TensorType
     from opbuild.ops.registry import get
+    from opbuild.targets.cpu.kernels import emit
 
     def body(op: str, shapes, dt: str, attrs=None) -> str:
         d = get(op)
-        return d.emit(d.spec(attrs or {}, [TensorType(s, dt) for s in shapes]))
+        return emit(d.spec(attrs or {}, [TensorType(s, dt) for s in shapes]))
 
     for dt, blocked in (("float16", True), ("float32", False), ("bfloat16", False)):
         texts = [body("Add", [(1000,), (1000,)], dt), body("Mul", [(4, 300), (300,)], dt),

@@ -16,6 +16,7 @@ import opbuild.ops as ops
 from opbuild.core.ir import TensorType
 from opbuild.ops.registry import get
 from opbuild.targets.cpu.codegen import PARALLEL_MIN_ELEMENTS
+from opbuild.targets.cpu.kernels import emit
 from tests.conftest import run_python
 
 pytestmark = pytest.mark.slow
@@ -25,7 +26,7 @@ BIG = PARALLEL_MIN_ELEMENTS * 2
 
 def _emit(op: str, *types: TensorType) -> str:
     opdef = get(op)
-    return opdef.emit(opdef.spec({}, list(types)))
+    return emit(opdef.spec({}, list(types)))
 
 
 def test_only_large_loops_get_the_pragma():

@@ -3,7 +3,7 @@
 Least recently used entries go first ("last used" is the ``.json`` mtime, see :mod:`.scan`), after the
 garbage that no build will ever load (quarantined files, temporaries of dead processes, uncommitted entries
 nobody is building). Each entry is removed while holding its lock exclusively, taken without waiting, so an
-entry that another process is building or loading is skipped (see :mod:`..pin`). The ``.json`` commit marker
+entry that another process is building or loading is skipped (see :mod:`..locks`). The ``.json`` commit marker
 is deleted first: from that instant a reader sees the entry as absent or uncommitted, never as a committed
 entry with a missing binary. If a prune is killed half-way through an entry, what is left is an uncommitted
 entry that lookups treat as a miss and the next prune or ``verify --repair`` removes. Graph manifests that
@@ -23,7 +23,7 @@ from pathlib import Path
 from .. import fsio, manifest, stats
 from ..layout import CPU_BINARY_SUFFIX, JSON_SUFFIX, entry_suffixes
 from ..local import KernelStore
-from ..pin import try_exclusive
+from ..locks import try_exclusive
 from .scan import Entry, Listing, scan
 
 log = logging.getLogger("opbuild.cache")

@@ -3,7 +3,7 @@
 An entry is the files ``<name>.info``, ``<name>.json`` and ``<name>.so`` sharing one kernel name
 ``<op lower>_<32 hex>``; it is *committed* once its ``.json`` exists. "Last used" is the ``.json``'s
 modification time, which a process that loaded the entry refreshes (at most once per
-:data:`..observe.USE_RESOLUTION`), so listing and eviction need one ``stat`` per file and no index
+:data:`..usage.USE_RESOLUTION`), so listing and eviction need one ``stat`` per file and no index
 that could drift.
 """
 

@@ -1,9 +1,9 @@
 """``opbuild cache verify``: check every file of a kernel_meta directory; with ``repair``, fix what is broken.
 
-Checks, per committed entry: the ``.info`` hashes to the entry's name and parses as a descriptor of the
-op the name says, the ``.json`` parses and names the entry's binary, the binary's size and sha256 match
-the ``.json``, and the binary is a loadable shared object exporting the kernel's symbol (cache/elf.py): the
-same verification a build does before loading, :meth:`KernelStore.lookup`. Besides
+Checks, per committed entry, with the one verifier (cache/entry.py ``verify``, which a build's lookup uses
+too): the ``.info`` hashes to the entry's name and parses as a descriptor of the op the name says, the
+``.json`` parses and names the entry's binary, the binary's size and sha256 match the ``.json``, and the
+binary is a loadable shared object exporting the kernel's symbol (cache/elf.py). Besides
 entries: uncommitted entries nobody is building, temporaries of dead processes, files and folders that do
 not belong (orphans) and an unreadable statistics file.
 
@@ -14,7 +14,6 @@ temporary is deleted, an unreadable statistics file is reset.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Collection
@@ -23,20 +22,18 @@ from pathlib import Path
 
 import filelock
 
-from .. import aside, elf, fsio, manifest, statmemo, stats
-from ..key import kernel_symbol
+from .. import entry as entry_format
+from .. import fsio, hashio, manifest, quarantine, statmemo, stats
 from ..layout import (
     CPU_BINARY_SUFFIX,
-    HASH_CHARS,
     INFO_SUFFIX,
     JSON_SUFFIX,
     LOCK_DIR,
     MEMO_FILE,
-    NAME_RE,
     QUARANTINE_DIR,
 )
-from ..local import KernelStore
-from ..pin import bad_lock_file, try_exclusive
+from ..local import KernelStore, StoredBinary
+from ..locks import bad_lock_file, try_exclusive
 from .scan import Entry, scan
 
 
@@ -77,87 +74,28 @@ class Report:
                 "problems": [asdict(p) for p in self.problems], "in_progress": self.in_progress}
 
 
-def check_entry_bytes(name: str, info: bytes, meta_raw: bytes, binary: bytes,
-                      binary_suffix: str = CPU_BINARY_SUFFIX) -> str | None:
-    """Why the three files of entry ``name`` (given as bytes) do not form a sound entry, or None.
-
-    The same rules as a build's lookup (:meth:`KernelStore.lookup`), without a requested descriptor to
-    compare with; used on disk (``verify``) and on archive members (``cache import``/``export``).
-    """
-    m = NAME_RE.match(name)
-    if m is None:
-        return f"{name!r} is not a kernel name (<op>_<{HASH_CHARS} hex digits>)"
-    if hashlib.sha256(info).hexdigest()[:HASH_CHARS] != m.group(2):
-        return ".info does not hash to the entry's name"
-    try:
-        desc = fsio.parse_json(info, INFO_SUFFIX)
-    except fsio.CorruptFile as e:
-        return e.strerror
-    op = desc.get("op")
-    if not isinstance(op, str) or op.lower() != m.group(1):
-        shown = op if isinstance(op, str) else type(op).__name__  # repr of a nested value may recurse
-        return f".info describes op {shown!r}, but the entry's name says {m.group(1)!r}"
-    try:
-        meta = fsio.parse_json(meta_raw, JSON_SUFFIX)
-    except fsio.CorruptFile as e:
-        return f"unparsable .json ({e.strerror})"
-    size, sha = meta.get("size"), meta.get("sha256")
-    if not isinstance(size, int) or isinstance(size, bool) or not isinstance(sha, str):
-        return "unparsable .json (size or sha256 missing or of the wrong type)"
-    if meta.get("binary") != name + binary_suffix:
-        return f".json names binary {_shown(meta.get('binary'))}, expected {name}{binary_suffix}"
-    if meta.get("kernel") not in (None, name):
-        return f".json names kernel {_shown(meta.get('kernel'))}"
-    if meta.get("op") not in (None, op):
-        return f".json names op {_shown(meta.get('op'))}, .info says {op!r}"
-    if len(binary) != size:
-        return f"binary size {len(binary)} != {size} recorded in .json"
-    if hashlib.sha256(binary).hexdigest() != sha:
-        return "binary sha256 does not match .json"
-    try:  # what a build checks before loading it: a checksum alone proves nothing about a broken compiler's output
-        elf.check(binary, [kernel_symbol(name)])
-    except elf.ElfError as e:
-        return f"binary is not a loadable shared object: {e}"
-    return None
-
-
-def _shown(value: object) -> str:
-    """A field's value for a message: strings quoted, anything else by type (repr of a deeply nested value may
-    recurse)."""
-    return repr(value[:100]) if isinstance(value, str) else type(value).__name__
-
-
-#: No kernel binary comes near this; a larger file in an entry's place is not read into memory.
-MAX_BINARY_BYTES = 1 << 30
+#: No kernel binary comes near this; a larger file in an entry's place is not read into memory (its size is
+#: compared from fstat first): the one bound on binaries, cache/hashio.py.
+MAX_BINARY_BYTES = hashio.MAX_BINARY_BYTES
 
 
 def check_entry(store: KernelStore, entry: Entry) -> str | None:
-    """Why committed entry ``entry`` of ``store`` is broken, or None if it is sound. Every part is read with
-    :func:`..fsio.read_small`: a FIFO, directory or symbolic link in a part's place is damage, never followed
-    and never waited on."""
+    """Why committed entry ``entry`` of ``store`` is broken, or None if it is sound: the one verifier
+    (:func:`..entry.verify`), the entry checked against itself, its binary read as a build reads it
+    (:class:`..local.StoredBinary`). ``.info`` and ``.json`` are read with :func:`..fsio.read_small`: a FIFO,
+    directory or symbolic link in a part's place is damage, never followed and never waited on."""
     parts = []
-    for suffix, what, limit in ((INFO_SUFFIX, INFO_SUFFIX, fsio.MAX_METADATA_BYTES),
-                                (JSON_SUFFIX, JSON_SUFFIX, fsio.MAX_METADATA_BYTES),
-                                (entry.binary_suffix, "binary", MAX_BINARY_BYTES)):
+    for suffix in (INFO_SUFFIX, JSON_SUFFIX):
         try:
-            parts.append(fsio.read_small(str(entry.path(suffix)), limit))
+            parts.append(fsio.read_small(str(entry.path(suffix)), fsio.MAX_METADATA_BYTES))
         except FileNotFoundError:
-            return f"entry has no {what}" if what != "binary" else "binary is missing"
+            return f"entry has no {suffix}"
         except fsio.CorruptFile as e:
-            return f"{what} is {e.strerror}"
+            return f"{suffix} is {e.strerror}"
         except OSError as e:
-            return f"cannot read {what}: {e.strerror or e}"
-    return check_entry_bytes(entry.name, *parts, binary_suffix=entry.binary_suffix)
-
-
-def _quarantine_orphan(directory: Path, path: Path) -> str:
-    qdir = directory / QUARANTINE_DIR
-    try:
-        qdir.mkdir(exist_ok=True)
-        os.replace(path, qdir / f"{path.name}.orphan.{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}")
-    except OSError as e:
-        return f"failed: {e.strerror or e}"
-    return "quarantined"
+            return f"cannot read {suffix}: {e.strerror or e}"
+    binary = StoredBinary(store, str(entry.path(entry.binary_suffix)))
+    return entry_format.verify(entry.name, *parts, binary, binary_suffix=entry.binary_suffix).reason
 
 
 def verify(directory: Path, repair: bool = False, binary_suffix: str = CPU_BINARY_SUFFIX,
@@ -221,7 +159,7 @@ def verify(directory: Path, repair: bool = False, binary_suffix: str = CPU_BINAR
             "symlink" if orphan.is_symlink() else "file")
         problem = Problem("orphan", orphan.name, f"{kind} that is not part of any cache entry")
         if repair:
-            problem.action = _quarantine_orphan(directory, orphan)
+            problem.action = _aside(directory, orphan, problem.detail)
         report.problems.append(problem)
 
     _check_side_files(directory, repair, report)
@@ -231,7 +169,11 @@ def verify(directory: Path, repair: bool = False, binary_suffix: str = CPU_BINAR
 
 
 def _aside(directory: Path, path: Path, why: str) -> str:
-    return "quarantined" if aside.move_aside(directory, path, why) else "failed: cannot move it"
+    """Move ``path`` into quarantine (cache/quarantine.py); the action a Problem reports. A foreign file that
+    stood in the quarantine folder's place was moved into the new folder by the first move of this repair."""
+    if path == directory / QUARANTINE_DIR and path.is_dir() and not path.is_symlink():
+        return "quarantined"
+    return "quarantined" if quarantine.move(directory, path, why) else "failed: cannot move it"
 
 
 def _check_side_files(directory: Path, repair: bool, report: Report) -> None:
@@ -276,7 +218,7 @@ def _check_manifests(store: KernelStore, repair: bool, report: Report, known_bla
             continue
         problem = Problem("manifest", where, why)
         if repair:
-            if aside.is_regular(d.path):
+            if quarantine.is_regular(d.path):
                 try:
                     os.unlink(d.path)
                     problem.action = "removed"
@@ -290,7 +232,7 @@ def _check_manifests(store: KernelStore, repair: bool, report: Report, known_bla
 
 
 def _check_locks(store: KernelStore, repair: bool, report: Report) -> None:
-    """Lock files are never deleted (see :mod:`..pin`), but a directory or symbolic link in a lock file's place
+    """Lock files are never deleted (see :mod:`..locks`), but a directory or symbolic link in a lock file's place
     cannot be locked at all: reported, and moved to quarantine by repair."""
     ldir = store.path / LOCK_DIR
     if ldir.is_symlink() or not ldir.is_dir():

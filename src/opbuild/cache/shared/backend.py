@@ -16,7 +16,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 
 from ...core.errors import OpbuildError
+from ..hashio import MAX_BINARY_BYTES
 
+#: The largest blob a backend returns (a binary of at most MAX_BINARY_BYTES, cache/hashio.py, plus its .info,
+#: .json and header); a larger one is absent to the reader, never downloaded or read into memory.
+MAX_BLOB_BYTES = MAX_BINARY_BYTES + (16 << 20)
 UNSIGNED = "unsigned"  # the key id of entries written without OPBUILD_CACHE_SECRET (see entry.key_id)
 NAMESPACE = re.compile(r"[0-9a-f]{16}|unsigned")
 
@@ -109,6 +113,11 @@ class RemoteBackend(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook, most backends hold nothing to close
         """Release connections (optional)."""
+
+    def cancel(self) -> None:  # noqa: B027 - optional hook
+        """Abort the calls in flight from other threads (the tier calls it when one ran past its timeout, so
+        that an abandoned download stops instead of running on); they raise :class:`RemoteError`. Optional:
+        a backend whose reads are bounded otherwise may do nothing."""
 
 
 def check_namespace(namespace: str) -> str:

@@ -28,7 +28,7 @@ from functools import wraps
 from pathlib import Path
 
 from .. import fsio
-from .backend import NAMESPACE, UNSIGNED, RemoteBackend, RemoteError, check_namespace
+from .backend import MAX_BLOB_BYTES, NAMESPACE, UNSIGNED, RemoteBackend, RemoteError, check_namespace
 
 log = logging.getLogger("opbuild.cache")
 ENTRY_SUFFIX = ".entry"
@@ -36,7 +36,7 @@ LEASE_SUFFIX = ".lease"
 BREAK_SUFFIX = ".break"
 BREAK_STALE = 10.0  # seconds: a removal guard this old was left by a process that died while removing
 LAYOUT = "v2"
-MAX_ENTRY_BYTES = 1 << 30  # a batched binary is a few MB; anything near this is damage or an attack
+MAX_ENTRY_BYTES = MAX_BLOB_BYTES  # compared with fstat's size before a byte is read (fsio.read_small)
 MAX_LEASE_BYTES = 4096
 
 
@@ -74,6 +74,22 @@ class DirectoryBackend(RemoteBackend):
         self.entries = self.spaces / namespace / "entries"
         self.leases = self.spaces / namespace / "leases"
         self._ready = False
+        self._cancels = 0  # bumped by cancel(): a get_many in flight stops before its next file
+
+    def cancel(self) -> None:
+        """Stop the ``get_many`` calls in flight before their next file (each file is bounded by
+        MAX_ENTRY_BYTES; a read already inside the filesystem cannot be interrupted)."""
+        self._cancels += 1
+
+    def get_many(self, names: Sequence[str]) -> dict[str, bytes]:
+        seen, out = self._cancels, {}
+        for name in names:
+            if self._cancels != seen:
+                raise RemoteError(f"{self.url}: cancelled after OPBUILD_REMOTE_TIMEOUT")
+            blob = self.get(name)
+            if blob is not None:
+                out[name] = blob
+        return out
 
     def _setup(self) -> None:
         """Create the layout and sweep temporaries of dead writers, once (lazily, so that opening the backend

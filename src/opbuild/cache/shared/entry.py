@@ -1,4 +1,4 @@
-"""The blob of one shared-tier entry: what a kernel_meta entry holds, packed with its digests and signature.
+"""The blob of one shared-tier entry: an entry's blob body (cache/entry.py) in a signed envelope.
 
 Format 2 (no pickle, nothing executed while reading)::
 
@@ -17,8 +17,10 @@ The key id names the secret without revealing it (:func:`key_id`: the first 8 by
 HMAC(secret, "opbuild key id"), or ``unsigned``). Backends store entries in one namespace per key id, so
 ranks with different secrets never overwrite each other's entries (:mod:`.tier` warns about them).
 
-The header holds ``name``, ``info_size``, ``binary_size``, ``sha256`` (of the binary) and ``meta`` (the
-kernel_meta ``.json`` build result). Format 1 blobs (header parsed before its signature) are rejected as
+The header and the bytes after it are the entry's blob body, defined with the entry's other forms in
+cache/entry.py: ``name``, ``info_size``, ``binary_size``, ``sha256`` (of the binary) and ``meta`` (the build
+result without the fields derived from the binary); the parts are checked by the one verifier there.
+Format 1 blobs (header parsed before its signature) are rejected as
 another format; they also live under other keys (see the backends' layouts), so they are never even read.
 """
 
@@ -26,12 +28,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 from dataclasses import dataclass
 
-from .. import elf
+from .. import entry as entry_format
 from ..fsio import CorruptFile, parse_json
-from ..key import kernel_symbol
+from ..layout import CPU_BINARY_SUFFIX
 from .backend import UNSIGNED
 
 FORMAT = 2
@@ -74,10 +75,6 @@ def key_id(secret: bytes | None) -> str:
     return hmac.new(secret, b"opbuild key id", hashlib.sha256).hexdigest()[:16]
 
 
-def _canonical(obj: dict) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
-
-
 def _tag(secret: bytes | None, key: str, rest: bytes | memoryview) -> str:
     """The tag of a blob: HMAC-SHA256 with a secret, SHA-256 without; over the key id and the rest."""
     h = hmac.new(secret, digestmod=hashlib.sha256) if secret else hashlib.sha256()
@@ -87,26 +84,19 @@ def _tag(secret: bytes | None, key: str, rest: bytes | memoryview) -> str:
 
 
 def pack(name: str, info: bytes, binary: bytes, meta: dict, secret: bytes | None = None) -> bytes:
-    """The blob of one entry, signed when ``secret`` is given."""
-    header = {"name": name, "info_size": len(info), "binary_size": len(binary),
-              "sha256": hashlib.sha256(binary).hexdigest(), "meta": meta}
-    rest = _canonical(header) + b"\n" + info + binary
+    """The blob of one entry (the body is :func:`..entry.blob_body`), signed when ``secret`` is given."""
+    rest = entry_format.blob_body(name, info, binary, meta)
     key = key_id(secret)
     return MAGIC + key.encode() + b" " + _tag(secret, key, rest).encode() + b"\n" + rest
 
 
-def _size(header: dict, field: str) -> int:
-    value = header.get(field)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise EntryRejected(f"header field {field} is {value!r}, not a size")
-    return value
-
-
-def unpack(blob: bytes, name: str, info: bytes, secret: bytes | None = None) -> RemoteEntry:
+def unpack(blob: bytes, name: str, info: bytes, secret: bytes | None = None,
+           binary_suffix: str = CPU_BINARY_SUFFIX) -> RemoteEntry:
     """Verify ``blob`` as the entry of kernel ``name`` with descriptor ``info``; raise EntryRejected if not.
 
-    Order: magic and format, key id, tag over the raw bytes, and only then the header, the sizes, the
-    descriptor and the binary's checksum. EntryRejected is the only exception this raises."""
+    Order: magic and format, key id, tag over the raw bytes, and only then the header, the sizes
+    (:func:`..entry.from_blob`) and the one verifier (:func:`..entry.verify`: the descriptor, the binary's
+    size, checksum and ELF check). EntryRejected is the only exception this raises."""
     if not blob.startswith(MAGIC):
         if blob.startswith(PREFIX):
             raise EntryRejected("an entry of another format version (written by another opbuild release)")
@@ -138,22 +128,14 @@ def unpack(blob: bytes, name: str, info: bytes, secret: bytes | None = None) -> 
         header = parse_json(blob[end + 1:hend], "entry header")
     except CorruptFile as e:
         raise EntryRejected(f"unparsable header ({e.strerror})") from None
-    if header.get("name") != name:
-        raise EntryRejected(f"entry names kernel {str(header.get('name'))[:80]!r}, expected {name}")
-    info_size, binary_size = _size(header, "info_size"), _size(header, "binary_size")
-    meta, sha = header.get("meta"), header.get("sha256")
-    if not isinstance(meta, dict) or not isinstance(sha, str):
-        raise EntryRejected("header lacks meta or sha256")
-    body = memoryview(blob)[hend + 1:]
-    if len(body) != info_size + binary_size:
-        raise EntryRejected(f"size {len(body)} != info_size + binary_size recorded in the header")
-    got_info, binary = bytes(body[:info_size]), bytes(body[info_size:])
-    if got_info != info:
-        raise EntryRejected(".info differs from the requested descriptor")
-    if hashlib.sha256(binary).hexdigest() != sha:
-        raise EntryRejected("binary sha256 does not match the header")
-    try:  # as for a local entry: never adopted (nor loaded) unless it is a loadable object with the kernel
-        elf.check(binary, [kernel_symbol(name)])
-    except elf.ElfError as e:
-        raise EntryRejected(f"binary is not a loadable shared object: {e}") from None
-    return RemoteEntry(name, got_info, binary, meta, sha)
+    parts = entry_format.from_blob(name, header, memoryview(blob)[hend + 1:])
+    if isinstance(parts, str):
+        raise EntryRejected(parts)
+    # The one verifier, as for a local entry: never adopted (nor loaded) unless it is the requested kernel, its
+    # binary matches the header and is a loadable object exporting the kernel's symbol.
+    result = entry_format.result_record(name, binary_suffix, parts.meta, parts.sha256, parts.size)
+    verdict = entry_format.verify(name, parts.info, result, entry_format.BinaryBytes(parts.binary),
+                                  binary_suffix=binary_suffix, requested=info, source="the header")
+    if verdict.reason is not None:
+        raise EntryRejected(verdict.reason)
+    return RemoteEntry(name, parts.info, parts.binary, parts.meta, parts.sha256)

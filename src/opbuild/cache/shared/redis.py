@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from functools import wraps
 
 from ...core.config import redact_url as redact
-from .backend import UNSIGNED, RemoteBackend, RemoteError, check_namespace
+from .backend import MAX_BLOB_BYTES, UNSIGNED, RemoteBackend, RemoteError, check_namespace
 
 PREFIX = "opbuild:2:"
 KEYIDS = PREFIX + "keyids"
@@ -39,6 +39,26 @@ if redis.call('get', KEYS[1]) == ARGV[1] then
   return redis.call('pexpire', KEYS[1], ARGV[2])
 end
 return 0
+"""
+# The blobs of KEYS whose size is at most ARGV[1], as long as this reply stays within ARGV[2] bytes: each key
+# gets false (absent, or not a string), its size (not sent: too large, or over this reply's budget) or its
+# blob. Sizes are checked on the server, so a planted 400 MiB blob is never sent; the client asks again for
+# the blobs left over the budget, so no reply holds much more than one blob's bound.
+_GET_BOUNDED = """
+local limit, budget, sent, out = tonumber(ARGV[1]), tonumber(ARGV[2]), 0, {}
+for i, key in ipairs(KEYS) do
+  local n = -1
+  if redis.call('type', key)['ok'] == 'string' then n = redis.call('strlen', key) end
+  if n < 0 then
+    out[i] = false
+  elseif n > limit or (sent > 0 and sent + n > budget) then
+    out[i] = n
+  else
+    out[i] = redis.call('get', key)
+    sent = sent + n
+  end
+end
+return out
 """
 _RELEASE = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -79,16 +99,38 @@ class RedisBackend(RemoteBackend):
         self._r = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self._renew = self._r.register_script(_RENEW)
         self._release = self._r.register_script(_RELEASE)
+        self._get_bounded = self._r.register_script(_GET_BOUNDED)
+        self.max_blob = MAX_BLOB_BYTES
 
-    @_remote_errors
+    def cancel(self) -> None:
+        """Close every connection, in use or idle: a call still reading a reply fails at once (ConnectionError,
+        raised as RemoteError in its thread) instead of downloading on after its timeout."""
+        try:
+            self._r.connection_pool.disconnect(inuse_connections=True)
+        except (self._redis.RedisError, OSError):
+            pass  # already closed
+
     def get(self, name: str) -> bytes | None:
-        return self._r.get(self._entry + name)
+        return self.get_many([name]).get(name)
 
     @_remote_errors
     def get_many(self, names: Sequence[str]) -> dict[str, bytes]:
-        if not names:
-            return {}
-        return {n: b for n, b in zip(names, self._r.mget([self._entry + n for n in names])) if b is not None}
+        """The blobs of ``names`` of at most :data:`.backend.MAX_BLOB_BYTES` each (larger ones are absent:
+        never sent), fetched in replies of about that size at most."""
+        out: dict[str, bytes] = {}
+        todo = list(names)
+        while todo:
+            replies = self._get_bounded(keys=[self._entry + n for n in todo], args=[self.max_blob, self.max_blob])
+            later = []
+            for name, value in zip(todo, replies):
+                if isinstance(value, bytes):
+                    out[name] = value
+                elif isinstance(value, int) and value <= self.max_blob:
+                    later.append(name)  # over this reply's budget: in the next one
+            if len(later) == len(todo):  # cannot happen (a reply always carries its first blob); never loop
+                break
+            todo = later
+        return out
 
     def put(self, name: str, blob: bytes) -> None:
         self.put_many([(name, blob)])

@@ -3,7 +3,7 @@
 Counters (each counts distinct kernels per process; :mod:`..stats` accumulates them across processes):
 
 * ``remote_hits``: kernels fetched from the shared tier (verified, copied into the local tier, loaded); such
-  a fetch counts in neither the local ``hits`` nor ``misses`` (:mod:`..observe`);
+  a fetch counts in neither the local ``hits`` nor ``misses`` (:mod:`..usage`);
 * ``remote_misses``: kernels the shared tier did not have when first looked up (a kernel another process
   was building counts as a miss and, once fetched, as a hit);
 * ``lease_waits``: kernels whose build lease another process or machine held, so this one waited for them;

@@ -36,9 +36,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...core import config
+from ...core import config, owners
 from ...core.config import redact_url as redact
-from ..fsio import pid_alive
 from . import entry as remote_entry
 from . import open_backend
 from .backend import UNSIGNED, RemoteBackend, RemoteError
@@ -67,7 +66,7 @@ class _Off(Exception):
 
 
 @dataclass
-class Claim:
+class Leases:
     """Outcome of :meth:`SharedTier.claim` for a group of kernel names."""
 
     leased: list[str] = field(default_factory=list)  # ours to build (lease held; or the tier is skipped)
@@ -160,6 +159,7 @@ class SharedTier:
         worker.join(self.timeout)
         if worker.is_alive():
             error: Exception = RemoteError(f"no answer within {self.timeout:g} s (OPBUILD_REMOTE_TIMEOUT)")
+            self.backend.cancel()  # the abandoned call must not download on in the background
         elif "error" in box:
             error = box["error"]
             if not isinstance(error, RemoteError):
@@ -236,7 +236,7 @@ class SharedTier:
                     "its own. Set the same OPBUILD_CACHE_SECRET on every rank", self.url, what, mine)
 
     # ---- leases -----------------------------------------------------------------------------------
-    def claim(self, wanted: Sequence[tuple[str, bytes]]) -> Claim:
+    def claim(self, wanted: Sequence[tuple[str, bytes]]) -> Leases:
         """Take the build leases of ``(name, info)`` pairs before compiling them.
 
         Kernels whose entry was published since they were looked up come back in ``found`` (their lease is
@@ -245,7 +245,7 @@ class SharedTier:
         """
         names = [n for n, _ in wanted]
         if not self.ok:
-            return Claim(leased=names)
+            return Leases(leased=names)
         try:
             holders = self._call(self.backend.acquire_many, names, self.owner, self.lease_ttl)
             dead = {n: h for n, h in holders.items() if h != self.owner and _dead_here(h)}
@@ -253,21 +253,21 @@ class SharedTier:
                 self._call(_release_all, self.backend, dead)
                 holders.update(self._call(self.backend.acquire_many, list(dead), self.owner, self.lease_ttl))
         except _Off:
-            return Claim(leased=names)
+            return Leases(leased=names)
         mine = [n for n in names if holders.get(n) == self.owner]
         self._hold(mine)
-        claim = Claim(busy=[n for n in names if holders.get(n) != self.owner])
-        for name in claim.busy:
+        leases = Leases(busy=[n for n in names if holders.get(n) != self.owner])
+        for name in leases.busy:
             self.counters.count("lease_waits", name)
         # Whoever built it may have published and released it between our lookup and our lease.
         ours = set(mine)
-        claim.found = self.fetch([(n, i) for n, i in wanted if n in ours])
-        if claim.found:
-            self.release(list(claim.found))
-        claim.leased = [n for n in mine if n not in claim.found]
+        leases.found = self.fetch([(n, i) for n, i in wanted if n in ours])
+        if leases.found:
+            self.release(list(leases.found))
+        leases.leased = [n for n in mine if n not in leases.found]
         if not self.ok:  # the re-check itself failed: build everything here, wait for nobody
-            claim.leased, claim.busy = names, []
-        return claim
+            leases.leased, leases.busy = names, []
+        return leases
 
     def release(self, names: Sequence[str]) -> None:
         """Give back our leases of ``names`` (a no-op for names we do not hold)."""
@@ -341,11 +341,8 @@ class SharedTier:
 def _dead_here(owner: str) -> bool:
     """Whether a lease owner (``host:pid:token``) is a process of this host (and PID namespace) that no
     longer exists."""
-    parts = owner.rsplit(":", 2)
-    if len(parts) != 3 or parts[0] != _HOST or not parts[1].isdigit():
-        return False
-    pid = int(parts[1])
-    return pid != os.getpid() and not pid_alive(pid)
+    parsed = owners.parse_lease_owner(owner)  # lease values are not signed: parsed as data, never trusted
+    return parsed is not None and parsed[0] == _HOST and owners.dead_here(parsed[1])
 
 
 def _release_all(backend: RemoteBackend, holders: dict[str, str]) -> None:

@@ -4,7 +4,6 @@ short composition of primitives (integer Div, HardSigmoid, tanh Gelu, LeakyRelu,
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import ml_dtypes
@@ -12,6 +11,7 @@ import numpy as np
 
 from ...core.dtypes import ALL_FLOATS
 from ...core.tensor import Tensor
+from ...ops.compose import gelu_tanh
 from .core import (
     Ctx,
     StaticValueError,
@@ -157,13 +157,20 @@ def _hardswish(ctx: Ctx, x: Value) -> Value:
 def _gelu(ctx: Ctx, x: Value) -> Value:
     if ctx.attr("approximate", "none") == "none":
         return prim("GeLU", {}, x)
-    # 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
-    dt = dtype(x)
-    cube = prim("Mul", {}, prim("Mul", {}, x, x), x)
-    inner = prim("Mul", {}, prim("Add", {}, x, prim("Mul", {}, cube, const(0.044715, dt))),
-                 const(math.sqrt(2 / math.pi), dt))
-    return prim("Mul", {}, prim("Mul", {}, x, const(0.5, dt)), prim("Add", {}, prim("Tanh", {}, inner),
-                                                                      const(1, dt)))
+    return gelu_tanh(GRAPH, x)  # the composition MindSpore's ops.gelu(approximate='tanh') uses too
+
+
+class _GraphBuilder:
+    """Builds compositions (ops/compose) as nodes of the imported graph; constants of the operand's dtype."""
+
+    def op(self, name: str, attrs: dict, *args: Value) -> Value:
+        return prim(name, attrs, *args)
+
+    def const(self, value: float, like: Value) -> Value:
+        return const(value, dtype(like))
+
+
+GRAPH = _GraphBuilder()
 
 
 @converter("LeakyRelu", (6, 16), attrs=("alpha",))

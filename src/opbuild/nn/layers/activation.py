@@ -4,17 +4,14 @@ cached kernel of its own."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ... import ops
 from ...core.errors import ShapeError
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
+from ...ops import compose
 from ..cell import Cell
-
-_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
 class ReLU(Cell):
@@ -65,7 +62,7 @@ class GELU(Cell):
     """Gaussian error linear unit.
 
     ``approximate=True`` (MindSpore's default) is the tanh form
-    ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``, composed from elementwise ops;
+    ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``, composed from elementwise ops (ops/compose);
     ``approximate=False`` is the exact ``0.5 x (1 + erf(x / sqrt(2)))``, the GeLU primitive.
     """
 
@@ -78,8 +75,7 @@ class GELU(Cell):
     def construct(self, x: Tensor) -> Tensor:
         if not self.approximate:
             return self.gelu(x)
-        inner = (x + x * x * x * 0.044715) * _SQRT_2_OVER_PI
-        return x * 0.5 * (self.tanh(inner) + 1.0)
+        return compose.gelu_tanh(compose.TENSORS, x)
 
 
 class Softmax(Cell):

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..cell import Cell
+from ..container import list_prefix
 
 
 def _check_cell(owner: str, where: object, cell: object) -> Cell:
@@ -74,41 +75,73 @@ class CellList(_CellContainer):
             return CellList(cells[i])
         return cells[self._index(i)]
 
+    # Parameter names follow MindSpore's CellList (container.list_prefix): a cell added after construction is
+    # named <prefix><index>.<path>, and cells that move (insert, delete) have their index part renamed.
+    def _register(self, cells: list[Cell]) -> None:
+        for key in list(self._cells):
+            object.__delattr__(self, key)
+        self._cells.clear()
+        for k, cell in enumerate(cells):
+            self._cells[str(k)] = cell
+            object.__setattr__(self, str(k), cell)
+        self._structure_changed()
+
+    def _move(self, cell: Cell, prefix: str, position: int, index: int) -> None:
+        """Rename ``cell``'s parameters for its new ``index``: the part at ``position`` is the old index."""
+        if self._auto_prefix:
+            for _, p in cell.parameters_and_names():
+                p.name = f"{prefix}{index}." + ".".join(p.name.split(".")[position + 1:])
+
     def __setitem__(self, i: int, cell: Cell) -> None:
         i = self._index(i)
         _check_cell("CellList", i, cell)
+        if self._auto_prefix:
+            prefix, _ = list_prefix(self._cells)
+            cell.update_parameters_name(f"{prefix}{i}.")
         cells = list(self._cells.values())
         cells[i] = cell
-        self._reset((str(k), c) for k, c in enumerate(cells))
+        self._register(cells)
 
     def __delitem__(self, i: int | slice) -> None:
-        cells = list(self._cells.values())
-        if isinstance(i, slice):
-            del cells[i]
-        else:
-            del cells[self._index(i)]
-        self._reset((str(k), c) for k, c in enumerate(cells))
+        keep = dict(self._cells)
+        for key in list(keep)[i] if isinstance(i, slice) else [list(keep)[self._index(i)]]:
+            del keep[key]
+        prefix, position = list_prefix(keep)
+        for k, cell in enumerate(keep.values()):
+            self._move(cell, prefix, position, k)
+        self._register(list(keep.values()))
 
     def __iter__(self) -> Iterator[Cell]:
         return iter(list(self._cells.values()))
 
     def append(self, cell: Cell) -> CellList:
         """Add ``cell`` at the end."""
-        setattr(self, str(len(self)), _check_cell("CellList", len(self), cell))
-        return self
+        return self.extend([cell])
 
     def extend(self, cells: Iterable[Cell]) -> CellList:
         """Append every cell of ``cells``."""
+        prefix, _ = list_prefix(self._cells)
+        current = list(self._cells.values())
         for cell in cells:
-            self.append(cell)
+            _check_cell("CellList", len(current), cell)
+            if self._auto_prefix:
+                cell.update_parameters_name(f"{prefix}{len(current)}.")
+            current.append(cell)
+        self._register(current)
         return self
 
     def insert(self, index: int, cell: Cell) -> None:
         """Insert ``cell`` before ``index`` (list semantics: any int is clamped into range)."""
         _check_cell("CellList", index, cell)
         cells = list(self._cells.values())
-        cells.insert(index, cell)
-        self._reset((str(k), c) for k, c in enumerate(cells))
+        at = max(0, min(len(cells), index + len(cells) if index < 0 else index))
+        prefix, position = list_prefix(self._cells)
+        for k in range(len(cells) - 1, at - 1, -1):
+            self._move(cells[k], prefix, position, k + 1)
+        if self._auto_prefix:
+            cell.update_parameters_name(f"{prefix}{at}.")
+        cells.insert(at, cell)
+        self._register(cells)
 
     def construct(self, *inputs: Any) -> Any:
         raise TypeError("CellList is a container and cannot be called: iterate over it in construct()")

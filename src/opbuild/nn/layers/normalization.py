@@ -39,11 +39,12 @@ class BatchNorm2d(Cell):
         self.momentum = float(momentum)
         self.affine = bool(affine)
         c = (num_features,)
-        self.gamma = Parameter(init_array(gamma_init, c), name="gamma", requires_grad=self.affine)
-        self.beta = Parameter(init_array(beta_init, c), name="beta", requires_grad=self.affine)
+        # MindSpore's order (parameters_and_names, checkpoints): the moving statistics first.
         self.moving_mean = Parameter(init_array(moving_mean_init, c), name="moving_mean", requires_grad=False)
         self.moving_variance = Parameter(init_array(moving_var_init, c), name="moving_variance",
                                        requires_grad=False)
+        self.gamma = Parameter(init_array(gamma_init, c), name="gamma", requires_grad=self.affine)
+        self.beta = Parameter(init_array(beta_init, c), name="beta", requires_grad=self.affine)
         self.batch_norm = ops.BatchNorm(epsilon=self.eps)
         # The primitive's momentum weighs the batch: 1 - the layer's (MindSpore's nn does the same).
         self.batch_norm_train = ops.BatchNorm(is_training=True, epsilon=self.eps, momentum=1.0 - self.momentum)

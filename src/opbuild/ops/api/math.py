@@ -6,7 +6,6 @@ Python scalars are weakly typed: ``ops.add(x, 1)`` takes x's dtype (see ``base.b
 
 from __future__ import annotations
 
-import math as _math
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +13,7 @@ import numpy as np
 
 from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
+from .. import compose
 from ..primitive import apply
 from .base import binary, true_divide, unary
 
@@ -91,8 +91,7 @@ def gelu(input_x, approximate: str = "none") -> Tensor:
         return unary("GeLU", x)
     if approximate != "tanh":
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    inner = mul(add(x, mul(mul(mul(x, x), x), 0.044715)), _math.sqrt(2.0 / _math.pi))
-    return mul(mul(x, 0.5), add(unary("Tanh", inner), 1.0))
+    return compose.gelu_tanh(compose.TENSORS, x)
 
 
 def silu(input) -> Tensor:

@@ -9,10 +9,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...common.initializer import op_seed
 from ...core.dtypes import DType
+from ...core.initializer import op_seed
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
+from ...core.trace import engine
 from ..primitive import apply
 from . import array as A
 from . import math as M
@@ -113,25 +114,24 @@ def layer_norm(input, normalized_shape: Sequence[int], weight=None, bias=None, e
     return y
 
 
-# Generator states of functional dropout calls, one per explicit ``seed`` (None: one per process, seeded from
-# ``set_seed`` at first use), as MindSpore's stateful random ops keep theirs: a Parameter the compiled graph
-# advances in place (Assign) at every call, so each call of a graph draws a fresh mask without retracing.
-_DROPOUT_STATES: dict[int | None, Parameter] = {}
-
-
 def _dropout_state(seed: int | None) -> Parameter:
-    state = _DROPOUT_STATES.get(seed)
+    """The generator state of functional dropout calls with this ``seed`` (None: one per session, seeded from
+    ``set_seed`` at first use), as MindSpore's stateful random ops keep theirs: a Parameter the compiled graph
+    advances in place (Assign) at every call, so each call of a graph draws a fresh mask without retracing.
+    The states belong to the session (``Engine.state``), the one holder of process state."""
+    states = engine().state("dropout")
+    state = states.get(seed)
     if state is None:
         start = op_seed() if seed is None else int(seed)
-        state = _DROPOUT_STATES[seed] = Parameter(np.array([start, 0], np.int64), name="dropout_state",
-                                                  requires_grad=False)
+        state = states.setdefault(seed, Parameter(np.array([start, 0], np.int64), name="dropout_state",
+                                                  requires_grad=False))
     return state
 
 
 def dropout(input, p: float = 0.5, training: bool = True, seed: int | None = None) -> Tensor:
     """``ops.dropout(input, p=0.5, training=True, seed=None)``: zeroes elements with probability ``p`` and
     scales the others by ``1 / (1 - p)`` when ``training``; the identity otherwise. The mask comes from the
-    Dropout primitive's kernel and a generator state per ``seed`` (see ``_DROPOUT_STATES``): repeatable under
+    Dropout primitive's kernel and a generator state per ``seed`` (see ``_dropout_state``): repeatable under
     ``set_seed`` or a given ``seed``, different at every call."""
     if not isinstance(p, numbers.Real) or isinstance(p, bool) or not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be in [0, 1], got {p!r}")

@@ -1,17 +1,19 @@
-"""The CPU target: C generated per op (``codegen.py``), compiled by gcc/clang/cc (``compilers/``) into shared
-objects, checked structurally (``cache/elf.py``'s ELF check), dlopen-ed (``loader.py``), host buffers."""
+"""The CPU target: C generated per op by the emitters of ``kernels/`` (with the helpers of ``codegen.py``),
+compiled by gcc/clang/cc (``compilers/``) into shared objects, checked structurally (``cache/elf.py``'s ELF
+check), dlopen-ed (``loader.py``), host buffers."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from ...cache import elf
 from ...core.errors import CompilerNotFoundError
 from ...core.ir import KernelSpec
+from ...ops.registry import get as get_op
 from ..base import Target
-from . import codegen, loader
+from . import codegen, kernels, loader
 from .compilers import Compiler, CompileResult, find_compiler
 from .compilers import blas as blas_provider
 
@@ -55,15 +57,33 @@ class CpuTarget(Target):
         """CC, else cc, gcc, clang on PATH (``compilers/gcc.py``)."""
         return find_compiler()
 
-    def translation_unit(self, kernels: Sequence[tuple[str, KernelSpec, str]], needs_blas: bool) -> str:
-        """The C file of one batch: the prelude, the BLAS declarations if needed, one function per kernel."""
-        from ...ops.registry import get as get_op  # ops import this package's codegen: resolved at call time
+    def emit(self, spec: KernelSpec) -> str:
+        """The C body of ``spec`` from its op's emitter (``kernels/``)."""
+        return kernels.emit(spec)
 
+    def needs_blas(self, op: str) -> bool:
+        """Whether ``op``'s emitter is registered as calling the BLAS."""
+        return kernels.needs_blas(op)
+
+    def opt_class(self, spec: KernelSpec) -> str:
+        """``glue``, ``copy`` or ``compute`` (``kernels.opt_class``)."""
+        return kernels.opt_class(spec)
+
+    def codegen_hash(self, op: str, file_digest: Callable[[str], str] | None = None) -> str:
+        """The digest of every file ``op``'s emitter reaches (``kernels.codegen_hash``)."""
+        return kernels.codegen_hash(op, file_digest)
+
+    def codegen_files(self, ops: Iterable[str] | None = None) -> list[str]:
+        """The files the emitters of ``ops`` reach (``kernels.codegen_files``)."""
+        return kernels.codegen_files(ops)
+
+    def translation_unit(self, kernels_: Sequence[tuple[str, KernelSpec, str]], needs_blas: bool) -> str:
+        """The C file of one batch: the prelude, the BLAS declarations if needed, one function per kernel."""
         functions = []
-        for symbol, spec, body in kernels:
+        for symbol, spec, body in kernels_:
             op = get_op(spec.op)
             functions.append(codegen.kernel_function(
-                symbol, spec.inputs, spec.outputs, body, codegen.CLASS_OPT[op.opt_class(spec)],
+                symbol, spec.inputs, spec.outputs, body, codegen.CLASS_OPT[kernels.opt_class(spec)],
                 workspace=op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs) > 0))
         return codegen.translation_unit(functions, needs_blas)
 

@@ -11,8 +11,8 @@ thread. The callback is process-wide: NumPy's matmul then runs on the same pool 
 results). A BLAS without the setter (older than 0.3.27: a weak symbol, left unresolved) keeps its own pool.
 
 It is not the default: with libgomp's idle threads sleeping (the loader sets OMP_WAIT_POLICY=PASSIVE), the
-two pools no longer fight, and on the 2-core machine the bridge measured the same as OpenBLAS's own pool, in
-alternating runs of BLAS and OpenMP kernels and on whole networks (docs/benchmarks.md, "Threads").
+two pools no longer fight, and the bridge gains nothing over OpenBLAS's own pool (docs/benchmarks.md,
+"Threads", has the measurements).
 
 The bridge is compiled in only when ``OPBUILD_BLAS_THREADS=openmp`` at build time (``-DOB_BLAS_THREADS_BRIDGE``;
 the setting is in the compiler identity, hence in every key): its OpenMP loop would otherwise make every BLAS

@@ -43,6 +43,13 @@ def gemm_symbols(dtype: str) -> tuple[str, str, str]:
     return "OB_BLAS_DGEMM", "1.0", "0.0"
 
 
+def gemv_symbols(dtype: str) -> tuple[str, str, str]:
+    """(cblas gemv function of :data:`BLAS_DECLS`, C literal 1, C literal 0) for float32 or float64."""
+    if dtype == "float32":
+        return "OB_BLAS_SGEMV", "1.0f", "0.0f"
+    return "OB_BLAS_DGEMV", "1.0", "0.0"
+
+
 def ctype(dtype: str) -> str:
     """The C storage type of a buffer element of a dtype name (``ob_f16``/``ob_bf16`` for the half types)."""
     return BY_NAME[dtype].c_type
@@ -84,7 +91,7 @@ def round_trip(dtype: str, expr: str, src_ctype: str = "float") -> str:
     return load(dtype, store(dtype, expr, src_ctype)) if is_half(dtype) else f"({ctype(dtype)})({expr})"
 
 
-# Optimisation level per kernel class (ops/registry.py OpDef.opt_class), applied per function (OB_OPT); None
+# Optimisation level per kernel class (kernels/__init__.py opt_class), applied per function (OB_OPT); None
 # keeps the command line's -O3. The mapping is part of the compiler identity, the class part of the
 # descriptor: both are in every key. glue (loops around one GEMM call) and copy (data movement) gain nothing
 # measurable from -O3's unrolling and loop versioning, which cost most of their compile time; -O2 keeps
@@ -189,6 +196,20 @@ def _collapse(shape: Sequence[int], operand_strides: Sequence[Sequence[int]]) ->
 # at its memory bandwidth (NumPy's speed); waking a second thread costs about as much as mapping 100k
 # elements, so below that a split gains nothing (docs/benchmarks.md).
 PARALLEL_MIN_ELEMENTS = 1 << 17
+
+
+# A BLAS call computing fewer multiply-adds than this runs on the calling thread alone (the BLAS's own pool
+# is told one thread for the call: prelude.py ob_blas_serial_begin). Waking the BLAS's workers costs tens of
+# microseconds on an idle machine and, on a busy one, can stall the call for a scheduler period while a
+# worker waits for a core; below this size one thread finishes first (docs/threads.md).
+BLAS_PARALLEL_MIN_MACS = 1 << 22
+
+
+def blas_serial(call: str, macs: int) -> str:
+    """``call`` (a BLAS statement of ``macs`` multiply-adds) kept on the calling thread when it is small."""
+    if macs >= BLAS_PARALLEL_MIN_MACS:
+        return call
+    return f"{{ const int ob_bt = ob_blas_serial_begin(); {call} ob_blas_serial_end(ob_bt); }}"
 
 
 def parallel_for(n: int) -> str:

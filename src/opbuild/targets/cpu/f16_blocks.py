@@ -1,6 +1,6 @@
 """The C prelude section of float16 block conversions (a self-contained helper block of codegen's prelude).
 
-Why it exists (issue #16): gcc 12 cannot vectorise any loop that holds a ``_Float16`` value on x86-64
+Why it exists: gcc 12 cannot vectorise any loop that holds a ``_Float16`` value on x86-64
 without AVX512-FP16 (``-fopt-info-vec-missed``: "not vectorized: unsupported data-type float" at
 ``(ob_f16)f``), so a float16 kernel that converts on every load and store ran element by element, with one
 scalar F16C conversion per element and scalar libm calls (GeLU: 26x float32's time). Kernels built with
@@ -20,7 +20,7 @@ vectorises: ``ob_f16_ld`` (one element to float from its bits) and ``ob_f16_roun
 arithmetic); both give the scalar conversions' bits.
 
 codegen.prelude_for appends :data:`PRELUDE_F16_BLOCKS` after the half section when a kernel names one of
-these helpers; ops/sources.py hashes this file into every kernel key.
+these helpers; sources.py hashes this file into every kernel key.
 """
 
 from __future__ import annotations

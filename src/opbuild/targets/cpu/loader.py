@@ -23,9 +23,9 @@ def _dlopen_passive(path: str | None, mode: int) -> int:
 
     libgomp reads its wait policy from the environment once, when it is loaded. Its default spins idle
     threads for a while after each parallel loop, and with NumPy's OpenBLAS threads spinning after each GEMM
-    the two pools fight over the cores (a ResNet-50 call took about three times as long on 2 cores;
-    docs/benchmarks.md). Passive threads cost a little more per parallel loop. The variable is set only
-    around the dlopen, not left in the process's environment (other libraries keep their own defaults).
+    the two pools fight over the cores (docs/benchmarks.md has the figures). Passive threads cost a little
+    more per parallel loop. The variable is set only around the dlopen, not left in the process's environment
+    (other libraries keep their own defaults).
     """
     if "OMP_WAIT_POLICY" in os.environ:
         return _dlopen(path, mode)
@@ -117,11 +117,16 @@ def _openmp_single_threaded_in_child() -> None:
     gomp.function("omp_set_num_threads", ctypes.CFUNCTYPE(None, ctypes.c_int))(1)
 
 
+# Process state by nature, and one of the documented exceptions to "the session holds it"
+# (docs/architecture.md, "Process state"): fork() and libgomp's thread pool belong to the process, not to a
+# session, and a child forked before any session existed needs the hook as much as one forked after.
 os.register_at_fork(after_in_child=_openmp_single_threaded_in_child)
 
 
 # ---- preloading the libraries kernels link --------------------------------------------------------------
-_preloaded: dict[str, int] = {}  # path -> dlopen handle (0: failed); preloaded libraries stay loaded
+# path -> dlopen handle (0: failed). Process state by nature (docs/architecture.md, "Process state"): a library
+# dlopen-ed stays loaded in the process whatever session asked for it.
+_preloaded: dict[str, int] = {}
 _preload_lock = threading.Lock()
 
 
@@ -139,11 +144,11 @@ def preload(path: str) -> bool:
     per process; returns whether it is loaded. Errors are not raised: the kernel's own ``dlopen`` reports them.
 
     A kernel's ``dlopen`` binds every symbol of the libraries it pulls in at once (ctypes opens with
-    RTLD_NOW), and OpenBLAS exports thousands: most of a warm start's floor. Loaded first with lazy
-    binding it costs about half, each BLAS function being resolved at its first call, and the kernels then find
+    RTLD_NOW), and OpenBLAS exports thousands. Loaded first with lazy binding it costs less, each BLAS
+    function being resolved at its first call (docs/benchmarks.md has the figures), and the kernels then find
     it loaded (the dynamic loader matches it by soname). The library is the one the kernels were linked
     against, so lazy binding leaves nothing unresolved. (A background thread would overlap the load with
-    the build, but measured no faster: it contends with the building thread for the GIL and the cores.)
+    the build, but it contends with the building thread for the GIL and the cores.)
     """
     with _preload_lock:
         if path not in _preloaded:

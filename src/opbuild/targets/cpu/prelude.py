@@ -2,7 +2,7 @@
 
 C text lives here (the helpers every kernel may call: export and optimisation macros, integer floor division,
 half-type conversions, vectorisable exp/tanh, the BLAS declarations). Like codegen.py, this file is hashed
-into every kernel's key (ops/sources.py): its text shapes the generated C, which no code walk can attribute.
+into every kernel's key (sources.py): its text shapes the generated C, which no code walk can attribute.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ PRELUDE_CORE = r"""
 #include <stdbool.h>
 #include <string.h>
 #define OB_EXPORT __attribute__((visibility("default")))
-/* Per-kernel optimisation level (OpDef.opt_class -> the compiler identity's class_opt, both in the key):
+/* Per-kernel optimisation level (kernels.opt_class -> the compiler identity's class_opt, both in the key):
    gcc's optimize attribute; other compilers build every function at the command line's level. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define OB_OPT(level) __attribute__((optimize(level)))
@@ -212,7 +212,7 @@ OB_SIMD_FN(asin) OB_SIMD_FN(acos) OB_SIMD_FN(atanh) OB_SIMD_FN(asinh) OB_SIMD_FN
 #endif
 """
 
-# The gemm functions and their integer type differ between BLAS builds (NumPy's ILP64 OpenBLAS names them
+# The gemm/gemv functions and their integer type differ between BLAS builds (NumPy's ILP64 OpenBLAS names them
 # scipy_cblas_sgemm64_ with 64-bit sizes): the compile command defines the macros (targets/cpu/compilers/blas.py).
 BLAS_DECLS = r"""
 #if !defined(OB_BLAS_SGEMM) || !defined(OB_BLAS_DGEMM) || !defined(OB_BLAS_INT)
@@ -223,6 +223,30 @@ extern void OB_BLAS_SGEMM(int order, int ta, int tb, OB_BLAS_INT m, OB_BLAS_INT 
     const float *a, OB_BLAS_INT lda, const float *b, OB_BLAS_INT ldb, float beta, float *c, OB_BLAS_INT ldc);
 extern void OB_BLAS_DGEMM(int order, int ta, int tb, OB_BLAS_INT m, OB_BLAS_INT n, OB_BLAS_INT k, double alpha,
     const double *a, OB_BLAS_INT lda, const double *b, OB_BLAS_INT ldb, double beta, double *c, OB_BLAS_INT ldc);
+#ifdef OB_BLAS_SGEMV
+extern void OB_BLAS_SGEMV(int order, int ta, OB_BLAS_INT m, OB_BLAS_INT n, float alpha, const float *a,
+    OB_BLAS_INT lda, const float *x, OB_BLAS_INT incx, float beta, float *y, OB_BLAS_INT incy);
+extern void OB_BLAS_DGEMV(int order, int ta, OB_BLAS_INT m, OB_BLAS_INT n, double alpha, const double *a,
+    OB_BLAS_INT lda, const double *x, OB_BLAS_INT incx, double beta, double *y, OB_BLAS_INT incy);
+#endif
+/* A BLAS call too small to gain from the BLAS's threads runs on the calling thread alone (codegen.py
+   BLAS_PARALLEL_MIN_MACS, docs/threads.md): waking the BLAS's workers on a busy machine can stall for
+   a scheduler period. The count is restored only by the call that lowered it, so concurrent kernels
+   leave it as they found it. Weak: a BLAS without the setters keeps its own policy. */
+#if defined(OB_BLAS_SET_THREADS) && defined(OB_BLAS_GET_THREADS)
+extern void OB_BLAS_SET_THREADS(int) __attribute__((weak));
+extern int OB_BLAS_GET_THREADS(void) __attribute__((weak));
+static inline int ob_blas_serial_begin(void) {
+  if (!OB_BLAS_SET_THREADS || !OB_BLAS_GET_THREADS) return 0;
+  const int n = OB_BLAS_GET_THREADS();
+  if (n > 1) OB_BLAS_SET_THREADS(1);
+  return n;
+}
+static inline void ob_blas_serial_end(int n) { if (n > 1) OB_BLAS_SET_THREADS(n); }
+#else
+static inline int ob_blas_serial_begin(void) { return 0; }
+static inline void ob_blas_serial_end(int n) { (void)n; }
+#endif
 """
 
 
@@ -233,7 +257,8 @@ extern void OB_BLAS_DGEMM(int order, int ta, int tb, OB_BLAS_INT m, OB_BLAS_INT 
 _NON_MATH_CALLS = frozenset({
     "if", "for", "while", "switch", "return", "sizeof", "_Alignof", "__builtin_expect", "__builtin_memcpy",
     "__builtin_memset", "__builtin_assume_aligned", "__builtin_prefetch", "OB_OPT", "ob_floordiv_i64",
-    "ob_mod_i64", "memcpy", "memset", "memmove", "memcmp", "OB_BLAS_SGEMM", "OB_BLAS_DGEMM", "OB_BLAS_INT",
+    "ob_mod_i64", "memcpy", "memset", "memmove", "memcmp", "OB_BLAS_SGEMM", "OB_BLAS_DGEMM", "OB_BLAS_SGEMV",
+    "OB_BLAS_DGEMV", "OB_BLAS_INT", "ob_blas_serial_begin", "ob_blas_serial_end",
     "malloc", "free", "calloc", "aligned_alloc", "posix_memalign", "abs", "labs", "llabs", "_Pragma",
 })
 _STDLIB_CALLS = frozenset({"malloc", "free", "calloc", "aligned_alloc", "posix_memalign", "abs", "labs", "llabs"})

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ._callback import Callback, CallbackParam, RunContext
 from ._checkpoint import CheckpointConfig, ModelCheckpoint
+from ._epoch import EarlyStopping, History, LambdaCallback, ReduceLROnPlateau, SummaryCollector
 from ._monitors import LossMonitor, TimeMonitor
 
 __all__ = ["Callback", "CallbackParam", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
-           "CheckpointConfig"]
+           "CheckpointConfig", "EarlyStopping", "ReduceLROnPlateau", "History", "LambdaCallback", "SummaryCollector"]

@@ -117,11 +117,25 @@ def library_path(blas: dict) -> str:
     return os.path.join(blas["lib_dir"], blas["lib"])
 
 
+def gemv_name(gemm: str) -> str:
+    """The provider's cblas gemv symbol beside its gemm symbol ``gemm`` (``scipy_cblas_sgemm64_`` ->
+    ``scipy_cblas_sgemv64_``)."""
+    return gemm.replace("cblas_sgemm", "cblas_sgemv").replace("cblas_dgemm", "cblas_dgemv")
+
+
 def defines(blas: dict) -> list[str]:
-    """Compiler flags naming the provider's gemm functions and integer type for the kernels' C code."""
+    """Compiler flags naming the provider's gemm and gemv functions and integer type for the kernels' C code."""
     flags = [f"-DOB_BLAS_SGEMM={blas['sgemm']}", f"-DOB_BLAS_DGEMM={blas['dgemm']}", f"-DOB_BLAS_INT={blas['int']}"]
+    # gemv (single-row and single-column products) shares gemm's prefix and suffix in every provider's naming,
+    # so the identity's gemm names determine it.
+    flags += [f"-DOB_BLAS_SGEMV={gemv_name(blas['sgemm'])}", f"-DOB_BLAS_DGEMV={gemv_name(blas['dgemm'])}"]
     if blas.get("threads_callback"):  # identities recorded before the bridge existed have none
         flags.append(f"-DOB_BLAS_THREADS_CALLBACK={blas['threads_callback']}")
+        # The thread-count getter and setter share the callback setter's prefix and suffix (small calls
+        # run on the calling thread alone: prelude.py ob_blas_serial_begin).
+        for verb in ("set", "get"):
+            name = blas["threads_callback"].replace("set_threads_callback_function", f"{verb}_num_threads")
+            flags.append(f"-DOB_BLAS_{verb.upper()}_THREADS={name}")
     return flags
 
 

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 from ....cache.statmemo import StatMemo
 from ....core import config
-from ....core.errors import CompileError, CompilerNotFoundError, CompileTimeoutError
+from ....core.errors import CompileError, CompilerHangError, CompilerNotFoundError, CompileTimeoutError
 from ..codegen import CLASS_OPT
 from . import blas as blas_provider
 from .base import Compiler, CompileResult
+from .process import Finished, ProcessTimeout, Stream, run_capped
+
+# The most of a ``--version`` line kept in the identity (hence in every ``.info``): a longer one (a wrapper
+# printing megabytes) is kept as its start and the sha256 of the whole output, which still tells any two
+# versions apart while every ``.info`` stays far below the reader's bound.
+VERSION_LINE_MAX = 512
+_PROBE_KEEP = 64 << 10  # of a probe's output, enough for any real compiler's version text
 
 # -fno-math-errno and -fno-trapping-math are the two parts of -ffast-math that change no value: kernels never
 # read errno or the floating-point exception flags. They let gcc vectorise loops that call math functions
@@ -84,10 +87,10 @@ class GccLike(Compiler):
 
         def probe() -> str:
             try:
-                out = subprocess.run([self.exe, f"-print-file-name={runtime}"], capture_output=True, text=True,
-                                     timeout=60).stdout.strip()
-            except (OSError, subprocess.SubprocessError):
+                done = self._probe([self.exe, f"-print-file-name={runtime}"])
+            except OSError:
                 return "0"
+            out = done.stdout.head.decode("utf-8", errors="replace").strip()
             return "1" if os.path.isabs(out) and os.path.exists(out) else "0"
 
         return self._memoised(memo, "openmp", probe) == "1"
@@ -102,12 +105,21 @@ class GccLike(Compiler):
     def _version(self, memo: StatMemo) -> str:
         def probe() -> str:
             try:
-                out = subprocess.run([self.exe, "--version"], capture_output=True, text=True, timeout=60)
-            except (OSError, subprocess.SubprocessError) as e:
+                done = self._probe([self.exe, "--version"])
+            except OSError as e:
                 raise CompilerNotFoundError([f"{self.exe} ({e})"]) from e
-            return out.stdout.splitlines()[0].strip() if out.stdout else out.stderr.strip()
+            return version_line(done.stdout if done.stdout.size else done.stderr, first_line=bool(done.stdout.size))
 
         return self._memoised(memo, "version", probe)
+
+    def _probe(self, argv: list[str]) -> Finished:
+        """Run a probe of the compiler, bounded by OPBUILD_COMPILE_TIMEOUT: CompilerHangError past it (the
+        compiler is there but unusable: not "no compiler found"), OSError if it cannot be started."""
+        timeout = config.compile_timeout()
+        try:
+            return run_capped(argv, timeout, keep=_PROBE_KEEP)
+        except ProcessTimeout:
+            raise CompilerHangError(self.exe, argv, timeout) from None
 
     def toolchain_files(self) -> list[str]:
         """The files whose replacement changes this toolchain: the compiler as found on PATH (stat follows its
@@ -138,31 +150,35 @@ class GccLike(Compiler):
             out_path.unlink(missing_ok=True)
             # Keep the source next to the build for the user to inspect; the caller decides where.
             raise CompileError(cmd, output, str(src), label)
+        if not out_path.is_file():  # CC=true: exit 0 and nothing written
+            why = (f"the compiler exited 0 but wrote no {out_path.name}: {self.found_as} is not a C compiler "
+                   "opbuild can use (set CC to gcc or clang)")
+            raise CompileError(cmd, why + (f"\n{output}" if output else ""), str(src), label)
         return CompileResult(out_path, cmd, time.perf_counter() - t0)
 
 
 def run_bounded(cmd: list[str], timeout: float, src: Path, label: str) -> tuple[int, str]:
-    """Run a compiler command; (exit status, stderr + stdout). The compiler runs in a process group of its
-    own, so that past ``timeout`` seconds the whole group (the driver and the cc1/as/ld it started) is killed,
-    not just the driver, whose children would otherwise keep running and hold its output pipes open. Raises
-    CompileTimeoutError then (the caller names the kernels), CompileError if it cannot be started."""
+    """Run a compiler command; (exit status, stderr + stdout, bounded: process.KEEP_BYTES of each). Past
+    ``timeout`` seconds the compiler's whole process group is killed and CompileTimeoutError raised (the
+    caller names the kernels); CompileError if it cannot be started."""
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+        done = run_capped(cmd, timeout)
+    except ProcessTimeout:
+        raise CompileTimeoutError(cmd, str(src), [label], timeout) from None
     except OSError as e:
         raise CompileError(cmd, str(e), str(src), label) from e
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except BaseException:  # the timeout, or KeyboardInterrupt: leave no compiler behind either way
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):  # a grandchild that left the group keeps the pipes
-            proc.communicate(timeout=5)
-        if sys.exc_info()[0] is subprocess.TimeoutExpired:
-            raise CompileTimeoutError(cmd, str(src), [label], timeout) from None
-        raise
-    return proc.returncode, err + out
+    return done.returncode, done.stderr.text() + done.stdout.text()
+
+
+def version_line(stream: Stream, first_line: bool = True) -> str:
+    """What the identity keeps of a ``--version`` output: its first line (``first_line``; else the whole text,
+    stripped) when it is at most VERSION_LINE_MAX characters, else its start and the sha256 and size of all of
+    it (so a 27 MB version text still gives a distinct, small identity)."""
+    text = stream.head.decode("utf-8", errors="replace")
+    line = (text.splitlines() or [""])[0].strip() if first_line else text.strip()
+    if len(line) <= VERSION_LINE_MAX and (first_line or not stream.truncated):
+        return line
+    return f"{line[:VERSION_LINE_MAX // 2]} [... {stream.size} bytes, sha256 {stream.sha256}]"
 
 
 def find_compiler() -> GccLike:
@@ -170,9 +186,7 @@ def find_compiler() -> GccLike:
     cflags = config.extra_cflags()
     cc = config.compiler_env()
     if cc:
-        import shlex
-
-        parts = shlex.split(cc)
+        parts = config.compiler_argv()
         exe = shutil.which(parts[0])
         if exe is None:
             raise CompilerNotFoundError([f"CC={cc!r} (not found or not executable)"])

@@ -1,0 +1,78 @@
+"""Validators of the environment values that name programs, flags and paths (CC, OPBUILD_CFLAGS,
+OPBUILD_CACHE_PATH): each turns a value the system would choke on later (a traceback from shlex, pathlib or
+dlopen) into a ConfigError that names the variable, the value and the fix. Used by :mod:`.config`.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shlex
+from pathlib import Path
+
+from .errors import ConfigError
+
+# Sanitizers whose runtime must be the first library of the process (ASan) or needs static TLS that a library
+# loaded late cannot get (TSan, LSan, MSan): a kernel built with one kills the process inside dlopen.
+# UBSan's runtime loads late, so -fsanitize=undefined is accepted.
+_UNLOADABLE_SANITIZERS = frozenset({"address", "kernel-address", "hwaddress", "kernel-hwaddress", "thread",
+                                    "leak", "memory", "memtag"})
+
+
+def check_cflags(variable: str, raw: str, flags) -> None:
+    """ConfigError naming ``variable`` when ``flags`` ask for a sanitizer whose kernels could not be loaded
+    into a running Python (the process would die inside dlopen)."""
+    for flag in flags:
+        if flag.startswith("-fsanitize="):
+            bad = sorted(set(flag.partition("=")[2].split(",")) & _UNLOADABLE_SANITIZERS)
+            if bad:
+                raise ConfigError(
+                    variable, raw, f"asks for the {', '.join(bad)} sanitizer ({flag}), whose runtime cannot be "
+                    "loaded after Python has started: every kernel would kill the process in dlopen",
+                    "flags without it (-fsanitize=undefined loads; for ASan, run Python itself under it: "
+                    "LD_PRELOAD=$(gcc -print-file-name=libasan.so) with the flag)")
+
+
+NAME_MAX = 255  # bytes of one path component on Linux file systems
+# The longest name opbuild puts under the root (rank_<n>/kernel_meta/<entry>.<suffix>, temporaries) stays far
+# below PATH_MAX minus this.
+_ROOT_PATH_MAX = 4096 - 512
+
+
+@functools.lru_cache(maxsize=16)
+def cache_path(variable: str, raw: str) -> Path:
+    """The cache root ``raw`` names, ``~`` expanded; ConfigError naming ``variable`` and the fix when ``~user``
+    names no user, or a component or the whole path is longer than the file system allows."""
+    expect = "a directory path whose components are at most 255 bytes (the cache goes under it)"
+    if "\0" in raw:
+        raise ConfigError(variable, raw, "contains a NUL byte", expect)
+    try:
+        path = Path(raw).expanduser()
+    except RuntimeError:  # pathlib: "Could not determine home directory."
+        raise ConfigError(variable, raw, f"starts with {raw.split('/')[0]}, whose home directory is unknown",
+                          "an absolute path, or ~/... for your own home directory") from None
+    for part in path.parts:
+        if len(os.fsencode(part)) > NAME_MAX:
+            raise ConfigError(variable, raw, f"has a component of {len(os.fsencode(part))} bytes "
+                              f"({part[:24]}...), longer than the file system allows", expect)
+    if len(os.fsencode(str(path))) > _ROOT_PATH_MAX:
+        raise ConfigError(variable, raw, "is too long to hold the cache's files below it",
+                          f"a path of at most {_ROOT_PATH_MAX} bytes")
+    return path
+
+
+@functools.lru_cache(maxsize=16)
+def split_cc(raw: str) -> tuple[str, ...]:
+    """CC split like a shell would; ConfigError naming CC when it cannot be split, names no program, or asks
+    for a sanitizer that cannot be loaded."""
+    default = "cc, gcc or clang on PATH"
+    try:
+        parts = tuple(shlex.split(raw))
+    except ValueError as e:
+        raise ConfigError("CC", raw, f"cannot be split into a command ({e})",
+                          "a compiler and its flags, quoted as in a shell (e.g. CC=gcc or CC='ccache gcc')",
+                          default) from None
+    if not parts or not parts[0]:
+        raise ConfigError("CC", raw, "names no program", "a compiler such as gcc or /usr/bin/clang", default)
+    check_cflags("CC", raw, parts[1:])
+    return parts

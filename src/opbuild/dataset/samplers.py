@@ -1,0 +1,116 @@
+"""Samplers (``mindspore.dataset``'s ``SequentialSampler``, ``RandomSampler``, ``DistributedSampler``,
+``SubsetRandomSampler``, ``SubsetSampler``): which rows of a random-access source one epoch reads, in which
+order. A source given a sampler takes neither ``shuffle`` nor ``num_shards``/``shard_id`` (MindSpore's rule)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .core import _check_int
+
+
+class Sampler:
+    """Base class: ``indices(num_rows, rng)`` gives one epoch's row indices, ``size(num_rows)`` their count."""
+
+    def __init__(self, num_samples: int | None = None) -> None:
+        self.num_samples = None if num_samples is None else _check_int("num_samples", num_samples, 0)
+
+    def _all(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+    def indices(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
+        """The row indices of one epoch."""
+        order = self._all(num_rows, rng)
+        return order[:self.num_samples] if self.num_samples else order
+
+    def size(self, num_rows: int) -> int:
+        """The number of rows one epoch reads."""
+        n = len(self._all(num_rows, np.random.default_rng(0)))
+        return min(n, self.num_samples) if self.num_samples else n
+
+    def get_num_samples(self) -> int | None:
+        """``num_samples`` as given (None: every row)."""
+        return self.num_samples
+
+
+class SequentialSampler(Sampler):
+    """``SequentialSampler(start_index=None, num_samples=None)``: rows in order from ``start_index``."""
+
+    def __init__(self, start_index: int | None = None, num_samples: int | None = None) -> None:
+        super().__init__(num_samples)
+        self.start_index = 0 if start_index is None else _check_int("start_index", start_index, 0)
+
+    def _all(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
+        if num_rows and self.start_index >= num_rows:
+            raise ValueError(f"SequentialSampler: start_index {self.start_index} is not below the number of rows "
+                             f"{num_rows}")
+        return np.arange(self.start_index, num_rows)
+
+
+class RandomSampler(Sampler):
+    """``RandomSampler(replacement=False, num_samples=None)``: a new permutation every epoch (with
+    ``replacement``, ``num_samples`` (default: the number of rows) independent draws)."""
+
+    def __init__(self, replacement: bool = False, num_samples: int | None = None) -> None:
+        super().__init__(num_samples)
+        if not isinstance(replacement, bool):
+            raise TypeError(f"RandomSampler: replacement must be a bool, got {replacement!r}")
+        self.replacement = replacement
+
+    def _all(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
+        if self.replacement:
+            return rng.integers(0, num_rows, self.num_samples or num_rows)
+        return rng.permutation(num_rows)
+
+
+class DistributedSampler(Sampler):
+    """``DistributedSampler(num_shards, shard_id, shuffle=True, num_samples=None, offset=-1)``: shard
+    ``shard_id`` of ``num_shards`` (each takes ``ceil(rows / num_shards)`` rows, wrapping around), from a
+    permutation shared by every shard when ``shuffle``. ``offset`` other than -1 is not supported."""
+
+    def __init__(self, num_shards: int, shard_id: int, shuffle: bool = True, num_samples: int | None = None,
+                 offset: int = -1) -> None:
+        super().__init__(num_samples)
+        self.num_shards = _check_int("num_shards", num_shards, 1)
+        self.shard_id = _check_int("shard_id", shard_id, 0, self.num_shards - 1)
+        if not isinstance(shuffle, bool):
+            raise TypeError(f"DistributedSampler: shuffle must be a bool, got {shuffle!r}")
+        if offset != -1:
+            raise NotImplementedError("DistributedSampler: offset is not supported; leave it at -1")
+        self.shuffle = shuffle
+
+    def _all(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
+        from .sources import sample_indices  # the shard rule sources use without a sampler, shared
+
+        return sample_indices(num_rows, self.shuffle, self.num_shards, self.shard_id, None, rng)
+
+
+class SubsetSampler(Sampler):
+    """``SubsetSampler(indices, num_samples=None)``: the rows at ``indices``, in that order."""
+
+    def __init__(self, indices: Sequence[int], num_samples: int | None = None) -> None:
+        super().__init__(num_samples)
+        arr = np.asarray(list(indices) if not isinstance(indices, np.ndarray) else indices)
+        if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+            raise TypeError(f"{type(self).__name__}: indices must be a list of ints, got {indices!r}")
+        self.subset = arr.astype(np.int64)
+
+    def _all(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
+        bad = self.subset[(self.subset < 0) | (self.subset >= num_rows)]
+        if bad.size:
+            raise ValueError(f"{type(self).__name__}: indices {bad.tolist()} are out of range for {num_rows} rows")
+        return self.subset
+
+
+class SubsetRandomSampler(SubsetSampler):
+    """``SubsetRandomSampler(indices, num_samples=None)``: the rows at ``indices``, in a new random order
+    every epoch."""
+
+    def _all(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.permutation(super()._all(num_rows, rng))
+
+
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler", "SubsetSampler",
+           "SubsetRandomSampler"]

@@ -1,0 +1,113 @@
+"""The plan of a convolution kernel, decided when its attributes are normalized: the algorithm (``algo``, an
+attribute of the descriptor, so it is in every kernel's key and visible in its ``.info``) and the size of the
+workspace the kernel takes (``OpDef.workspace``, planned in the graph's arena by passes/memplan.py).
+
+``gemm``: 1x1, stride 1, unpadded (the image already is the column matrix); ``depthwise``: one input channel
+per group and few outputs per group; ``direct``: a per-(image, group) GEMM too small for the BLAS call and the
+im2col copy to pay; ``im2col``: everything else, an im2col of a block of output rows into the workspace, then
+one GEMM per block. The kernels themselves are the target's (targets/cpu/kernels/conv_kernels.py); this module
+is plain arithmetic on shapes, shared by the forward and backward ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+ALGOS = ("gemm", "depthwise", "direct", "im2col")
+# How a float16/bfloat16 convolution computes (the descriptor's ``half_conv`` attribute): float32 copies of the
+# inputs, the float32 kernel, one rounding per result on store.
+HALF_CONV = "f32_scratch"
+WORKSPACE_ALIGN = 64  # bytes: each region of a workspace starts on a cache line
+
+# im2col works on blocks of output rows: ~256 KB of column matrix (stays in L2 for the gemm that reads it),
+# but at least 512 gemm columns (narrower gemms lose more to BLAS overhead than the cache saves); measured in
+# docs/benchmarks.md, "Measurements behind the code".
+COL_BLOCK_BYTES = 256 * 1024
+MIN_GEMM_N = 512
+# One input channel per group and fewer outputs per group than this: the depthwise kernel.
+DEPTHWISE_MAX_OUT = 4
+# A per-(image, group) GEMM with fewer multiply-adds than this runs as direct loops (docs/benchmarks.md).
+DIRECT_MAX_MACS = 1 << 14
+
+
+class ConvShape:
+    """The shapes of one convolution (forward view: x (N, C, H, W), w (O, Cg, KH, KW), y (N, O, OH, OW))."""
+
+    def __init__(self, attrs: dict, x_shape: Sequence[int], w_shape: Sequence[int], y_shape: Sequence[int],
+                 dtype: str):
+        self.n, self.c, self.h, self.w = x_shape
+        self.o, self.cg, self.kh, self.kw = w_shape
+        self.oh, self.ow = y_shape[2], y_shape[3]
+        self.g = attrs["group"]
+        self.og = self.o // self.g
+        self.pt, _, self.pl, _ = attrs["pad"]
+        (self.sh, self.sw), (self.dh, self.dw) = attrs["stride"], attrs["dilation"]
+        self.kdim = self.cg * self.kh * self.kw
+        self.dtype = dtype
+
+    def pad_dims(self) -> tuple[int, int]:
+        """(rows, cols) of a zero-bordered input plane: every tap of every output pixel, ``r*sh + ki*dh`` and
+        ``q*sw + kj*dw``, lands inside it, and so does every input pixel (at ``pt + i``, ``pl + j``)."""
+        ph = (self.oh - 1) * self.sh + (self.kh - 1) * self.dh + 1
+        pw = (self.ow - 1) * self.sw + (self.kw - 1) * self.dw + 1
+        return max(ph, self.h + self.pt), max(pw, self.w + self.pl)
+
+    def block_rows(self) -> int:
+        """Output rows per im2col block (see COL_BLOCK_BYTES / MIN_GEMM_N)."""
+        rows = COL_BLOCK_BYTES // max(1, self.kdim * self.ow * np.dtype(self.dtype).itemsize)
+        return max(1, min(self.oh, max(rows, -(-MIN_GEMM_N // self.ow))))
+
+
+def choose(x_shape: Sequence[int], w_shape: Sequence[int], out_hw: Sequence[int], attrs: dict) -> str:
+    """The algorithm for a convolution of these shapes and normalized ``attrs`` (``kernel_size``, ``pad``,
+    ``stride``, ``group``); a valid ``attrs["algo"]`` given by the caller wins (tests force every path)."""
+    c, o = x_shape[1], w_shape[0]
+    g = attrs["group"]
+    cg, og = c // g, o // g
+    kh, kw = attrs["kernel_size"]
+    one_by_one = kh == kw == 1 and list(attrs["stride"]) == [1, 1] and not any(attrs["pad"])
+    forced = attrs.get("algo")
+    if forced in ALGOS and (forced != "gemm" or one_by_one):
+        return forced
+    if one_by_one:
+        return "gemm"
+    if cg == 1 and og < DEPTHWISE_MAX_OUT:
+        return "depthwise"
+    if og * cg * kh * kw * out_hw[0] * out_hw[1] < DIRECT_MAX_MACS:
+        return "direct"
+    return "im2col"
+
+
+def aligned(n: int) -> int:
+    return -(-n // WORKSPACE_ALIGN) * WORKSPACE_ALIGN
+
+
+def col_bytes(algo: str, g: ConvShape) -> int:
+    """Bytes of the column block of an ``im2col`` kernel, forward or backward (0 for the other algorithms)."""
+    return g.kdim * g.block_rows() * g.ow * np.dtype(g.dtype).itemsize if algo == "im2col" else 0
+
+
+def workspace_bytes(algo: str, g: ConvShape, half_sizes: Sequence[int] | None) -> int:
+    """A convolution kernel's workspace: the column block, then (half types) the float32 copies of both
+    operands and the float32 result (``half_sizes``: their element counts), each 64-byte aligned."""
+    total = aligned(col_bytes(algo, g))
+    if half_sizes is not None:
+        total += sum(aligned(4 * max(int(n), 1)) for n in half_sizes)
+    return total
+
+
+def nothing_to_compute(x_shape: Sequence[int], out_size: int, attrs: dict) -> bool:
+    """Whether a convolution has nothing to compute: an empty output, or empty sums (its output is zeros)."""
+    kh, kw = attrs["kernel_size"]
+    return out_size == 0 or x_shape[1] // attrs["group"] == 0 or x_shape[1] * kh * kw == 0
+
+
+def conv_workspace(attrs: dict, shapes: Sequence[Sequence[int]], dtype: str, sizes: Sequence[int]) -> int:
+    """Workspace bytes of a convolution kernel (forward or backward: 2 inputs, 1 output) whose forward geometry
+    is ``shapes`` = (x, w, y) shapes; half types (computed in float32) add float32 copies of ``sizes`` = the
+    elements of in0, in1, out0."""
+    half = dtype in ("float16", "bfloat16")
+    g = ConvShape(attrs, shapes[0], shapes[1], shapes[2], "float32" if half else dtype)
+    return workspace_bytes(attrs["algo"], g, sizes if half else None)

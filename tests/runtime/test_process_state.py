@@ -1,0 +1,35 @@
+"""Process state lives in the session: operators keep what they need between calls in ``Session.state``, core
+reaches the runtime and ops through core/providers.py alone, and no module of opbuild fills a slot of another
+when it is imported."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import opbuild as ms
+from opbuild.core import providers, tensor, trace
+from opbuild.ops import functional as F
+from opbuild.runtime.session import Session, session
+
+
+def test_dropout_generator_states_belong_to_the_session() -> None:
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        x = ms.Tensor(np.ones((64,), np.float32))
+        F.dropout(x, p=0.5, seed=1234)
+        state = session().state("dropout")[1234]
+        assert state.asnumpy()[1] == 1  # the call advanced its generator counter in the session's Parameter
+        F.dropout(x, p=0.5, seed=1234)
+        assert session().state("dropout")[1234] is state and state.asnumpy()[1] == 2
+        assert 1234 not in Session().state("dropout")  # another session starts with no state
+    finally:
+        ms.set_context(mode=ms.GRAPH_MODE)
+
+
+def test_core_names_higher_layers_only_in_providers() -> None:
+    # No slot of core is filled at import time: the engine and the tensor methods are looked up on use.
+    assert not hasattr(trace, "install_engine") and not hasattr(trace, "_engine")
+    assert not hasattr(tensor, "bind_functional") and not hasattr(tensor, "_functional")
+    assert trace.engine() is session()
+    assert providers.tensor_methods().getitem is not None
+    assert set(providers.PROVIDERS) == {"engine", "tensor_methods"}
