@@ -1,4 +1,4 @@
-"""ops.einsum (the composition of ops/einsum_compose.py, shared with ONNX Einsum) against numpy.einsum in both modes,
+"""ops.einsum (the composition of ops/compose/einsum.py, shared with ONNX Einsum) against numpy.einsum in both modes,
 its errors, and its gradient."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import ops
-from opbuild.ops.einsum_compose import EinsumError
+from opbuild.ops.compose.einsum import EinsumError
 from tests.helpers import run_op
 from tests.ops.test_grads import check as grad_check
 from tests.ops.test_grads import rand

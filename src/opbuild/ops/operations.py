@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from . import (
     collective,
-    composed_primitives,
     conv_grad,
     convolution,
     elementwise,
@@ -24,13 +23,14 @@ from . import (
     optim,
     random_ops,
     reduction,
-    resize,
     scan,
     scatters,
     slicing,
     sorting,
 )
 from .collective import ReduceOp
+from .compose import primitives as composed_primitives
+from .compose import resize
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,

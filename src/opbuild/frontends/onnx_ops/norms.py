@@ -1,4 +1,4 @@
-"""ONNX reductions and normalisations that are compositions (ops/norm_compose.py and here): ReduceL1, ReduceL2,
+"""ONNX reductions and normalisations that are compositions (ops/compose/reductions.py and here): ReduceL1, ReduceL2,
 ReduceSumSquare, ReduceLogSum, ReduceLogSumExp, InstanceNormalization, LpNormalization; BatchNormalization
 (inference with the BatchNorm primitive, training mode as a composition), RMSNormalization, GroupNormalization,
 MeanVarianceNormalization and LRN."""
@@ -9,8 +9,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...ops import norm_compose as N
+from ...ops.compose import reductions as N
 from .core import Ctx, Value, cast, const, converter, dtype, prim, prod, reshape, shape
+from .elementwise import GRAPH
 
 _REDUCE_ATTRS = ("axes", "keepdims", "noop_with_empty_axes")
 # The value of each reduction over an empty set (ONNX's definition).
@@ -20,14 +21,14 @@ _EMPTY: dict[str, float] = {"ReduceL1": 0.0, "ReduceL2": 0.0, "ReduceSumSquare":
 
 def _compose(name: str, x: Value, axes: list[int], keep: bool, dt: str) -> Value:
     if name == "ReduceL1":
-        return N.lp_reduce(x, 1, axes, keep, dt, prim)
+        return N.lp_reduce(GRAPH, x, 1, axes, keep, dt)
     if name == "ReduceL2":
-        return N.lp_reduce(x, 2, axes, keep, dt, prim)
+        return N.lp_reduce(GRAPH, x, 2, axes, keep, dt)
     if name == "ReduceSumSquare":
-        return N.sum_square(x, axes, keep, prim)
+        return N.sum_square(GRAPH, x, axes, keep)
     if name == "ReduceLogSum":
         return prim("Log", {}, prim("ReduceSum", {"axis": axes, "keep_dims": keep}, x))
-    return N.logsumexp(x, axes, keep, dt, prim)
+    return N.logsumexp(GRAPH, x, axes, keep, dt)
 
 
 def _reduce(name: str) -> Callable[..., Value]:
@@ -67,14 +68,14 @@ for _name, _versions in (("ReduceL1", (11, 13, 18)), ("ReduceL2", (11, 13, 18)),
 @converter("InstanceNormalization", (6, 22), attrs=("epsilon",))
 def _instance_norm(ctx: Ctx, x: Value, scale: Value, bias: Value) -> Value:
     dims, dt = shape(x), dtype(x)
-    return N.instance_norm(x, scale, bias, float(ctx.attr("epsilon", 1e-5)), dims, dt, prim)
+    return N.instance_norm(GRAPH, x, scale, bias, float(ctx.attr("epsilon", 1e-5)), dims, dt)
 
 
 @converter("LpNormalization", (1, 22), attrs=("axis", "p"))
 def _lp_normalization(ctx: Ctx, x: Value) -> Value:
     dims, dt = shape(x), dtype(x)
     axis = ctx.axis(ctx.attr("axis", -1), len(dims))
-    norm = N.lp_reduce(x, float(ctx.attr("p", 2)), [axis], True, dt, prim)
+    norm = N.lp_reduce(GRAPH, x, float(ctx.attr("p", 2)), [axis], True, dt)
     # A zero norm leaves its (zero) slice as it is instead of dividing 0 by 0.
     zero = prim("Equal", {}, norm, np.zeros((), dt))
     return prim("Select", {}, prim("BroadcastTo", {"shape": list(dims)}, zero), x, prim("RealDiv", {}, x, norm))

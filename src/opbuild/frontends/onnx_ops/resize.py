@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops import resize as R
+from ...ops.compose import resize as R
 from .core import Ctx, StaticValueError, Value, converter, dtype, one_of, prim, reshape, shape
+from .elementwise import GRAPH
 
 
 def _check(ctx: Ctx) -> list[str]:
@@ -91,7 +92,7 @@ def _resize(ctx: Ctx, x: Value, roi: Value = None, scales: Value = None, sizes: 
         taps[a] = R.axis_taps(n, out[a], scale[a], mode, coord, ctx.attr("nearest_mode", "round_prefer_floor"),
                               float(ctx.attr("cubic_coeff_a", -0.75)), bool(ctx.attr("exclude_outside", 0)),
                               bool(ctx.attr("antialias", 0)), pairs[a])
-    return R.resize(x, dims, dt, taps, float(ctx.attr("extrapolation_value", 0.0)), prim)
+    return R.resize(GRAPH, x, dims, dt, taps, float(ctx.attr("extrapolation_value", 0.0)))
 
 
 _GRID_MODES = {"bilinear": "bilinear", "linear": "bilinear", "nearest": "nearest", "bicubic": "bicubic",
@@ -123,7 +124,7 @@ def _upsample(ctx: Ctx, x: Value, scales: Value = None) -> Value:
     mode = ctx.attr("mode", "nearest")
     taps = {a: R.axis_taps(n, R.output_size(n, float(s)), float(s), mode, "asymmetric", "floor")
             for a, (n, s) in enumerate(zip(dims, values, strict=True)) if float(s) != 1.0}
-    return R.resize(x, dims, dt, taps, 0.0, prim)
+    return R.resize(GRAPH, x, dims, dt, taps, 0.0)
 
 
 @converter("AffineGrid", (20,), attrs=("align_corners",), static=(1,))

@@ -1,4 +1,4 @@
-"""Image functions of the functional API: ``ops.interpolate`` (over the resizing composition of ops/resize.py),
+"""Image functions of the functional API: ``ops.interpolate`` (over the resizing composition of ops/compose/resize.py),
 ``ops.grid_sample`` and ``ops.affine_grid``."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from ...core.tensor import Tensor, as_tensor
-from .. import resize as R
+from ..compose import TENSORS
+from ..compose import resize as R
 from ..primitive import apply
 
 _RANKS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
@@ -80,7 +81,7 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
                 coord = "asymmetric"
                 s = float("inf")
             taps[a + 2] = R.axis_taps(i, o, s, "linear", coord)
-    return R.resize(x, x.shape, x.dtype.name, taps)
+    return R.resize(TENSORS, x, x.shape, x.dtype.name, taps)
 
 
 

@@ -13,7 +13,8 @@ import numpy as np
 
 from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
-from .. import einsum_compose as E
+from ..compose import TENSORS
+from ..compose import einsum as E
 from ..primitive import apply
 from .base import binary, unary
 
@@ -124,7 +125,7 @@ def tensor_dot(x1, x2, axes) -> Tensor:
         tb[j] = ta[i]
     out = [c for i, c in enumerate(ta) if i not in ax_a] + [c for j, c in enumerate(tb) if j not in ax_b]
     eq = f"{''.join(ta)},{''.join(tb)}->{''.join(out)}"
-    return E.einsum(eq, [a, b], [a.shape, b.shape], a.dtype.name)
+    return E.einsum(TENSORS, eq, [a, b], [a.shape, b.shape], a.dtype.name)
 
 
 def count_nonzero(x, axis=(), keep_dims: bool = False, dtype: DType | str = "int32") -> Tensor:

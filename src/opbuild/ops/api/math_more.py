@@ -10,8 +10,9 @@ import numpy as np
 
 from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
-from .. import einsum_compose as E
-from .. import norm_compose as N
+from ..compose import TENSORS
+from ..compose import einsum as E
+from ..compose import reductions as N
 from ..primitive import apply
 from ..sorting import Sort
 
@@ -70,7 +71,7 @@ def logsumexp(input, axis: Axis, keep_dims: bool = False) -> Tensor:
     """``ops.logsumexp(input, axis, keep_dims=False)``: ``log(sum(exp(input)))`` over ``axis``, computed
     with the maximum subtracted first (no overflow for large inputs)."""
     x = _float(as_tensor(input))
-    return N.logsumexp(x, _axes(axis, x.ndim), bool(keep_dims), x.dtype.name)
+    return N.logsumexp(TENSORS, x, _axes(axis, x.ndim), bool(keep_dims), x.dtype.name)
 
 
 def vector_norm(x, ord=2, axis: Axis = None, keepdims: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
@@ -82,7 +83,7 @@ def vector_norm(x, ord=2, axis: Axis = None, keepdims: bool = False, *, dtype=No
         raise TypeError(f"vector_norm: x must be a float tensor, got {t.dtype} (pass dtype=ms.float32)")
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"vector_norm: ord must be a number, got {ord!r}")
-    return N.lp_reduce(t, float(ord), _axes(axis, t.ndim), bool(keepdims), t.dtype.name)
+    return N.lp_reduce(TENSORS, t, float(ord), _axes(axis, t.ndim), bool(keepdims), t.dtype.name)
 
 
 def norm(A, ord=None, dim: Axis = None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
@@ -104,11 +105,11 @@ def norm(A, ord=None, dim: Axis = None, keepdim: bool = False, *, dtype=None) ->
 def einsum(equation: str, *operands) -> Tensor:
     """``ops.einsum(equation, *operands)``: Einstein summation (``...`` broadcasting, repeated letters take
     diagonals, an implicit output lists the letters used once, alphabetically), as Transpose, ReduceSum and
-    BatchMatMul nodes (ops/einsum_compose.py)."""
+    BatchMatMul nodes (ops/compose/einsum.py)."""
     ts = [as_tensor(t) for t in operands]
     if not isinstance(equation, str):
         raise TypeError(f"einsum: equation must be a str, got {type(equation).__name__}")
-    return E.einsum(equation, ts, [t.shape for t in ts], ts[0].dtype.name if ts else "float32")
+    return E.einsum(TENSORS, equation, ts, [t.shape for t in ts], ts[0].dtype.name if ts else "float32")
 
 
 # ---- sorting --------------------------------------------------------------------------------------------

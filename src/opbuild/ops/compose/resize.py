@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core.tensor import Tensor, as_tensor
-from .composing import Apply, apply_values
-from .primitive import Primitive
+from ...core.tensor import Tensor, as_tensor
+from ..primitive import Primitive
+from . import TENSORS
 
 COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
                     "tf_crop_and_resize")
@@ -144,28 +144,28 @@ def axis_taps(in_size: int, out_size: int, scale: float, mode: str = "linear", c
 
 # ---- the composition ----------------------------------------------------------------------------------
 
-def resize_axis(x: Any, shape: Sequence[int], dtype: str, axis: int, taps: AxisTaps,
-                extrapolation_value: float = 0.0, op: Apply = apply_values) -> Any:
+def resize_axis(b, x: Any, shape: Sequence[int], dtype: str, axis: int, taps: AxisTaps,
+                extrapolation_value: float = 0.0) -> Any:
     """Resize axis ``axis`` of ``x`` (static ``shape`` and ``dtype``) by ``taps``."""
     out, n = taps.index.shape
     rank = len(shape)
     if taps.one_hot:
         picks = taps.index[np.arange(out), np.argmax(taps.weight, axis=1)]
-        y = op("Gather", {"axis": axis}, x, picks.astype(np.int64))
+        y = b.op("Gather", {"axis": axis}, x, picks.astype(np.int64))
     else:
-        gathered = op("Gather", {"axis": axis}, x, taps.index.reshape(-1).astype(np.int64))
+        gathered = b.op("Gather", {"axis": axis}, x, taps.index.reshape(-1).astype(np.int64))
         split = [*shape[:axis], out, n, *shape[axis + 1:]]
-        gathered = op("Reshape", {"shape": split}, gathered)
+        gathered = b.op("Reshape", {"shape": split}, gathered)
         w = taps.weight.astype(dtype).reshape((out, n) + (1,) * (rank - axis - 1))
-        y = op("ReduceSum", {"axis": [axis + 1], "keep_dims": False}, op("Mul", {}, gathered, w))
+        y = b.op("ReduceSum", {"axis": [axis + 1], "keep_dims": False}, b.op("Mul", {}, gathered, w))
     if taps.outside is not None:
         mask = taps.outside.reshape((out,) + (1,) * (rank - axis - 1))
-        y = op("Select", {}, mask, np.asarray(extrapolation_value, dtype), y)
+        y = b.op("Select", {}, mask, np.asarray(extrapolation_value, dtype), y)
     return y
 
 
-def resize(x: Any, shape: Sequence[int], dtype: str, taps: Mapping[int, AxisTaps],
-           extrapolation_value: float = 0.0, op: Apply = apply_values) -> Any:
+def resize(b, x: Any, shape: Sequence[int], dtype: str, taps: Mapping[int, AxisTaps],
+           extrapolation_value: float = 0.0) -> Any:
     """Resize every axis of ``taps`` in turn (the result does not depend on the order: the maps are
     separable). An axis whose taps copy it unchanged costs nothing."""
     shape = list(shape)
@@ -176,7 +176,7 @@ def resize(x: Any, shape: Sequence[int], dtype: str, taps: Mapping[int, AxisTaps
                                        np.arange(shape[axis])))
         if identity:
             continue
-        x = resize_axis(x, shape, dtype, axis, t, extrapolation_value, op)
+        x = resize_axis(b, x, shape, dtype, axis, t, extrapolation_value)
         shape[axis] = t.index.shape[0]
     return x
 
@@ -207,7 +207,7 @@ class ResizeBilinearV2(Primitive):
                  "half_pixel" if self.attrs["half_pixel_centers"] else "asymmetric")
         taps = {a + 2: axis_taps(i, o, o / i, "linear", coord) for a, (i, o) in
                 enumerate(zip(t.shape[2:], size, strict=True))}
-        return resize(t, t.shape, t.dtype.name, taps)
+        return resize(TENSORS, t, t.shape, t.dtype.name, taps)
 
 
 class ResizeNearestNeighbor(Primitive):
@@ -225,7 +225,7 @@ class ResizeNearestNeighbor(Primitive):
         taps = {a + 2: axis_taps(i, o, o / i, "nearest", "align_corners" if ac else "asymmetric",
                                    "round_prefer_ceil" if ac else "floor")
                 for a, (i, o) in enumerate(zip(t.shape[2:], self.attrs["size"], strict=True))}
-        return resize(t, t.shape, t.dtype.name, taps)
+        return resize(TENSORS, t, t.shape, t.dtype.name, taps)
 
 
 PRIMITIVES: dict[str, type[Primitive]] = {"ResizeBilinearV2": ResizeBilinearV2,

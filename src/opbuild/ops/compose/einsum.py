@@ -1,4 +1,5 @@
-"""Einstein summation as a composition of primitives, written once for ``ops.einsum`` and ONNX Einsum.
+"""Einstein summation as a composition of primitives, written once for ``ops.einsum``, the ``Einsum``
+primitive class and ONNX Einsum; ``b`` is the builder (ops/compose/__init__.py).
 
 The equation is parsed against the operands' static shapes (``...`` expands to the broadcast axes), then:
   * a letter repeated within one operand takes its diagonal (a constant flat-index Gather);
@@ -16,8 +17,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
-from .composing import Apply, apply_values
 
 
 class EinsumError(ValueError):
@@ -55,7 +54,7 @@ def parse(equation: str, shapes: Sequence[Sequence[int]]) -> tuple[list[str], st
     return out_terms, out
 
 
-def _diagonal(x: Any, term: str, shape: list[int], op: Apply) -> tuple[Any, str, list[int]]:
+def _diagonal(b, x: Any, term: str, shape: list[int]) -> tuple[Any, str, list[int]]:
     """Take the diagonal of every repeated letter of ``term``."""
     while len(set(term)) != len(term):
         c = next(c for c in term if term.count(c) > 1)
@@ -72,28 +71,27 @@ def _diagonal(x: Any, term: str, shape: list[int], op: Apply) -> tuple[Any, str,
         for k, i in enumerate(keep):
             step = sum(strides[j] for j in where) if i == where[0] else strides[i]
             flat += grids[k] * step
-        x = op("Reshape", {"shape": new_shape},
-               op("Gather", {"axis": 0}, op("Reshape", {"shape": [math.prod(shape)]}, x), flat))
+        x = b.op("Reshape", {"shape": new_shape},
+               b.op("Gather", {"axis": 0}, b.op("Reshape", {"shape": [math.prod(shape)]}, x), flat))
         term, shape = "".join(term[i] for i in keep), new_shape
     return x, term, shape
 
 
-def _sum_out(x: Any, term: str, shape: list[int], drop: set[str], op: Apply) -> tuple[Any, str, list[int]]:
+def _sum_out(b, x: Any, term: str, shape: list[int], drop: set[str]) -> tuple[Any, str, list[int]]:
     axes = [i for i, c in enumerate(term) if c in drop]
     if not axes:
         return x, term, shape
-    x = op("ReduceSum", {"axis": axes, "keep_dims": False}, x)
+    x = b.op("ReduceSum", {"axis": axes, "keep_dims": False}, x)
     keep = [i for i in range(len(term)) if i not in axes]
     return x, "".join(term[i] for i in keep), [shape[i] for i in keep]
 
 
-def _transpose(x: Any, term: str, order: str, op: Apply) -> Any:
+def _transpose(b, x: Any, term: str, order: str) -> Any:
     perm = [term.index(c) for c in order]
-    return x if perm == sorted(perm) else op("Transpose", {"perm": perm}, x)
+    return x if perm == sorted(perm) else b.op("Transpose", {"perm": perm}, x)
 
 
-def einsum(equation: str, operands: Sequence[Any], shapes: Sequence[Sequence[int]], dtype: str,
-           op: Apply = apply_values) -> Any:
+def einsum(b, equation: str, operands: Sequence[Any], shapes: Sequence[Sequence[int]], dtype: str) -> Any:
     """``einsum(equation, *operands)`` with the operands' static ``shapes`` (see the module)."""
     terms, out = parse(equation, shapes)
     sizes: dict[str, int] = {}
@@ -104,26 +102,26 @@ def einsum(equation: str, operands: Sequence[Any], shapes: Sequence[Sequence[int
             sizes[c] = max(sizes.get(c, 1), int(n))
     items = []
     for i, (x, t, s) in enumerate(zip(operands, terms, shapes, strict=True)):
-        x, t, s = _diagonal(x, t, list(s), op)
+        x, t, s = _diagonal(b, x, t, list(s))
         later = set(out) | {c for j, u in enumerate(terms) if j != i for c in u}
-        x, t, s = _sum_out(x, t, s, set(t) - later, op)
+        x, t, s = _sum_out(b, x, t, s, set(t) - later)
         items.append((x, t, s))
     x, t, s = items[0]
     for k in range(1, len(items)):
         y, u, r = items[k]
         needed = set(out) | {c for _, v, _ in items[k + 1:] for c in v}
-        x, t, s = _contract(x, t, s, y, u, r, needed, sizes, op)
+        x, t, s = _contract(b, x, t, s, y, u, r, needed, sizes)
     # Size-1 axes of an operand that the output has at full size (broadcast ellipsis axes).
-    x, t, s = _sum_out(x, t, s, set(t) - set(out), op)
-    x = _transpose(x, t, out, op)
+    x, t, s = _sum_out(b, x, t, s, set(t) - set(out))
+    x = _transpose(b, x, t, out)
     full = [sizes[c] for c in out]
     if [s[t.index(c)] for c in out] != full:
-        x = op("BroadcastTo", {"shape": full}, x)
+        x = b.op("BroadcastTo", {"shape": full}, x)
     return x
 
 
-def _contract(x: Any, t: str, s: list[int], y: Any, u: str, r: list[int], needed: set[str],
-              sizes: dict[str, int], op: Apply) -> tuple[Any, str, list[int]]:
+def _contract(b, x: Any, t: str, s: list[int], y: Any, u: str, r: list[int], needed: set[str],
+              sizes: dict[str, int]) -> tuple[Any, str, list[int]]:
     """One pairwise contraction as a BatchMatMul: (batch, left, k) @ (batch, k, right)."""
     batch = [c for c in t if c in u and c in needed]
     summed = [c for c in t if c in u and c not in needed]
@@ -135,19 +133,19 @@ def _contract(x: Any, t: str, s: list[int], y: Any, u: str, r: list[int], needed
     for c in batch + summed:
         if size[c] != rsize[c]:
             if size[c] == 1:
-                x = op("BroadcastTo", {"shape": [rsize[c] if ch == c else size[ch] for ch in t]}, x)
+                x = b.op("BroadcastTo", {"shape": [rsize[c] if ch == c else size[ch] for ch in t]}, x)
                 size[c] = rsize[c]
             else:
-                y = op("BroadcastTo", {"shape": [size[c] if ch == c else rsize[ch] for ch in u]}, y)
+                y = b.op("BroadcastTo", {"shape": [size[c] if ch == c else rsize[ch] for ch in u]}, y)
                 rsize[c] = size[c]
     nb, nl, nk, nr = (math.prod(size[c] for c in batch), math.prod(size[c] for c in left),
                       math.prod(size[c] for c in summed), math.prod(rsize[c] for c in right))
-    a = op("Reshape", {"shape": [nb, nl, nk]}, _transpose(x, t, "".join(batch + left + summed), op))
-    b = op("Reshape", {"shape": [nb, nk, nr]}, _transpose(y, u, "".join(batch + summed + right), op))
-    z = op("BatchMatMul", {}, a, b)
+    lhs = b.op("Reshape", {"shape": [nb, nl, nk]}, _transpose(b, x, t, "".join(batch + left + summed)))
+    rhs = b.op("Reshape", {"shape": [nb, nk, nr]}, _transpose(b, y, u, "".join(batch + summed + right)))
+    z = b.op("BatchMatMul", {}, lhs, rhs)
     term = "".join(batch + left + right)
     shape = [size[c] for c in batch + left] + [rsize[c] for c in right]
-    return op("Reshape", {"shape": shape}, z), term, shape
+    return b.op("Reshape", {"shape": shape}, z), term, shape
 
 
 __all__ = ["EinsumError", "einsum", "parse"]

@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core.tensor import Tensor, as_tensor
-from . import einsum_compose as E
-from . import norm_compose as N
-from .primitive import Primitive, apply
+from ...core.tensor import Tensor, as_tensor
+from ..primitive import Primitive, apply
+from . import TENSORS
+from . import einsum as E
+from . import reductions as N
 
 
 class AddN(Primitive):
@@ -41,7 +42,7 @@ class ScatterNd(Primitive):
 
 
 class Einsum(Primitive):
-    """``Einsum(equation)(x)``: Einstein summation of the tuple of tensors ``x`` (ops/einsum_compose.py)."""
+    """``Einsum(equation)(x)``: Einstein summation of the tuple of tensors ``x`` (ops/compose/einsum.py)."""
 
     def __init__(self, equation: str):
         if not isinstance(equation, str):
@@ -50,7 +51,7 @@ class Einsum(Primitive):
 
     def __call__(self, x: Sequence[Any]) -> Tensor:
         ts = [as_tensor(t) for t in x]
-        return E.einsum(self.attrs["equation"], ts, [t.shape for t in ts], ts[0].dtype.name)
+        return E.einsum(TENSORS, self.attrs["equation"], ts, [t.shape for t in ts], ts[0].dtype.name)
 
 
 class LpNorm(Primitive):
@@ -64,7 +65,7 @@ class LpNorm(Primitive):
         x = as_tensor(input)
         axis = self.attrs["axis"]
         axes = sorted({a % max(x.ndim, 1) for a in ([axis] if isinstance(axis, int) else axis)})
-        norm = N.lp_reduce(x, float(self.attrs["p"]), axes, bool(self.attrs["keep_dims"]), x.dtype.name)
+        norm = N.lp_reduce(TENSORS, x, float(self.attrs["p"]), axes, bool(self.attrs["keep_dims"]), x.dtype.name)
         return apply("Maximum", {}, [norm, Tensor(np.asarray(self.attrs["epsilon"], x.dtype.np_dtype))])
 
 
