@@ -1,4 +1,4 @@
-"""ONNX Resize through the resizing composition of ops/resize.py, and GridSample (a primitive of its own).
+"""ONNX Resize through the resizing composition of ops/compose/resize.py, and GridSample (a primitive of its own).
 
 Scales, sizes and the region of interest must be constants (they fix the output shape); every mode, nearest
 rounding and coordinate transformation of Resize-11 to -19 is supported, with ``antialias``, ``axes``,
