@@ -67,8 +67,10 @@ def test_every_op_has_its_primitive_class_exported_under_its_name():
         assert exported in (opdef.primitive, None) or exported is ms_primitives.PRIMITIVES.get(name), name
         if exported is None:
             unexported.add(name)
-    # MindSpore has only the functional ops.clip_by_value, and keeps backward ops in its internal _grad_ops.
-    assert unexported == {"ClipByValue", "ReluGrad", "ReLU6Grad", "SigmoidGrad", "TanhGrad", "GeLUGrad",
+    # MindSpore has only the functional ops.clip_by_value, and keeps backward ops in its internal _grad_ops;
+    # GridSample's MindSpore classes are GridSampler2D/GridSampler3D (ops/grid_sampling.py).
+    assert unexported == {"ClipByValue", "GridSample", "GridSampleGrad", "ReluGrad", "ReLU6Grad", "SigmoidGrad",
+                          "TanhGrad", "GeLUGrad",
                           "BiasAddGrad", "StridedSliceGrad", "MaxPoolGrad", "AvgPoolGrad", "BatchNormTraining",
                           "BatchNormGrad", "DropoutGrad", "SparseSoftmaxCrossEntropyWithLogitsGrad",
                           "FusedElementwise", "FusedRowReduce", "FusedMatMul", "FusedBatchMatMul", "FusedConv2D"}

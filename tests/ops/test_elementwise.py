@@ -108,6 +108,14 @@ UNARY = {
     "IsNan": Case(np.isnan, FLOAT),
     "IsFinite": Case(np.isfinite, FLOAT),
     "LogicalNot": Case(np.logical_not, ("bool",)),
+    "Sign": Case(np.sign, NUM),
+    **{name: Case(_wide(ref), FLOAT, exact=False) for name, ref in (
+        ("Tan", np.tan), ("Asin", np.arcsin), ("ACos", np.arccos), ("Atan", np.arctan), ("Sinh", np.sinh),
+        ("Cosh", np.cosh), ("Asinh", np.arcsinh), ("Acosh", np.arccosh), ("Atanh", np.arctanh),
+        ("Expm1", np.expm1), ("Log1p", np.log1p))},
+    "Trunc": Case(np.trunc, FLOAT),
+    "IsInf": Case(np.isinf, FLOAT),
+    "Invert": Case(np.invert, INT),
 }
 
 
@@ -135,6 +143,10 @@ BINARY = {
     "GreaterEqual": Case(np.greater_equal, NUM),
     "LogicalAnd": Case(np.logical_and, ("bool",)),
     "LogicalOr": Case(np.logical_or, ("bool",)),
+    "Atan2": Case(_wide(np.arctan2), FLOAT, exact=False),
+    "BitwiseAnd": Case(np.bitwise_and, INT),
+    "BitwiseOr": Case(np.bitwise_or, INT),
+    "BitwiseXor": Case(np.bitwise_xor, INT),
 }
 
 

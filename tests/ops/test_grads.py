@@ -84,6 +84,10 @@ UNARY_CASES = {
     "Tanh": rand(2, 3), "Sigmoid": rand(2, 3), "ReLU": away_from_zero(2, 3),
     "ReLU6": np.array([[-1.0, 0.5, 3.0], [5.5, 7.0, 2.0]]), "GeLU": rand(2, 3), "Erf": rand(2, 3),
     "Softplus": rand(2, 3),
+    "Tan": rand(2, 3, low=-1.2, high=1.2), "Asin": rand(2, 3, low=-0.9, high=0.9),
+    "ACos": rand(2, 3, low=-0.9, high=0.9), "Atan": rand(2, 3), "Sinh": rand(2, 3), "Cosh": away_from_zero(2, 3),
+    "Asinh": rand(2, 3), "Acosh": rand(2, 3, low=1.2, high=3.0), "Atanh": rand(2, 3, low=-0.9, high=0.9),
+    "Expm1": rand(2, 3), "Log1p": POS,
 }
 
 
@@ -94,7 +98,7 @@ def test_unary(graph_mode, op):
 
 
 BROADCAST = [((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((4, 2, 3), (2, 1)), ((), (2, 3))]
-BINARY = ["Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Pow", "FloorMod"]
+BINARY = ["Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Pow", "FloorMod", "Atan2"]
 
 
 @pytest.mark.parametrize("shapes", BROADCAST, ids=str)
@@ -250,7 +254,8 @@ def test_non_differentiable_ops_are_declared():
         assert REGISTRY[name].grad is NO_GRADIENT, name
     # Backward ops themselves have no rule (no second-order derivatives yet).
     backward = {"ReluGrad", "ReLU6Grad", "SigmoidGrad", "TanhGrad", "GeLUGrad", "BiasAddGrad", "StridedSliceGrad",
-                "UnsortedSegmentSum", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad"}
+                "UnsortedSegmentSum", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad",
+                "GridSampleGrad"}
     missing = sorted(n for n, d in REGISTRY.items() if d.grad is None and n not in backward)
     assert missing == [], missing
 

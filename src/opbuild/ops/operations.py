@@ -13,6 +13,7 @@ from . import (
     fused,
     fused_gemm,
     fused_reduce,
+    grid_sampling,
     indexing,
     layout,
     losses,
@@ -23,13 +24,19 @@ from . import (
     optim,
     random_ops,
     reduction,
+    scan,
+    scatters,
     slicing,
+    sorting,
 )
 from .collective import ReduceOp
+from .compose import primitives as composed_primitives
+from .compose import resize
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
-            conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective,
+            conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
+            sorting, resize, grid_sampling, composed_primitives,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

@@ -16,27 +16,12 @@ from . import array as A
 from . import math as M
 from . import tensor_math as T
 from .base import promote
-
-
-def trunc(input) -> Tensor:
-    """``ops.trunc(input)``: round toward zero."""
-    x = as_tensor(input)
-    if not x.dtype.is_float:
-        return x
-    return M.where(M.lt(x, 0), M.ceil(x), M.floor(x))
+from .math_misc import isinf, trunc
 
 
 def frac(input) -> Tensor:
     """``ops.frac(input)``: x - trunc(x)."""
     return M.sub(input, trunc(input))
-
-
-def isinf(input) -> Tensor:
-    """``ops.isinf(input)``: True where the element is +inf or -inf."""
-    x = as_tensor(input)
-    if not x.dtype.is_float:
-        return M.ne(x, x)
-    return M.logical_and(M.logical_not(M.isfinite(x)), M.logical_not(M.isnan(x)))
 
 
 def isposinf(input) -> Tensor:
@@ -177,11 +162,6 @@ def inner(input, other) -> Tensor:
     return A.matmul(a, T.swapaxes(b, -1, -2) if b.ndim > 1 else b)
 
 
-def mm(input, mat2) -> Tensor:
-    """``ops.mm(input, mat2)``: the product of two 2-D matrices."""
-    return A.matmul(input, mat2)
-
-
 def addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
     """``ops.addmv(input, mat, vec, *, beta=1, alpha=1)``: beta * input + alpha * (mat @ vec)."""
     return T.addmm(input, mat, vec, beta=beta, alpha=alpha)
@@ -273,62 +253,7 @@ def _extreme_value(dtype, largest: bool):
     return int(info.min) if largest else int(info.max)
 
 
-def topk(input, k: int, dim=None, largest: bool = True, sorted: bool = True) -> tuple[Tensor, Tensor]:  # noqa: A002
-    """``ops.topk(input, k, dim=None, largest=True, sorted=True)``: the ``k`` largest (smallest) values along
-    ``dim`` (None: the last) and their indices (int32, as MindSpore 2.10 gives them), best first; ties go to
-    the lower index.
-
-    Composed of k ArgMax/ArgMin steps (each masking out the element it chose), so it suits the small ``k`` and
-    axes of model code; NaNs are not ordered."""
-    x = as_tensor(input)
-    ax = (x.ndim - 1 if dim is None else dim) % max(x.ndim, 1)
-    n = x.shape[ax]
-    if not 0 <= k <= n:
-        raise ValueError(f"topk: k must be in [0, {n}] for a dim of size {n}, got {k}")
-    op = "ArgMax" if largest else "ArgMin"
-    never = T._scalar_like(_extreme_value(x.dtype, largest), x)
-    positions = Tensor(np.arange(n, dtype=np.int32).reshape([n if d == ax else 1 for d in range(x.ndim)]))
-    work, values, indices = x, [], []
-    for _ in range(k):
-        idx = apply("ExpandDims", {"axis": ax}, [apply(op, {"axis": ax, "output_type": "int32"}, [work])])
-        values.append(apply("GatherD", {"dim": ax}, [x, idx]))
-        indices.append(idx)
-        work = M.where(M.equal(positions, idx), never, work)
-    if k == 0:
-        shape = tuple(0 if d == ax else s for d, s in enumerate(x.shape))
-        return Tensor(np.zeros(shape, x.dtype.np_dtype)), Tensor(np.zeros(shape, np.int32))
-    return A.cat(values, ax), A.cat(indices, ax)
-
-
-def sort(input_x, axis: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:
-    """``ops.sort(input_x, axis=-1, descending=False)``: the values sorted along ``axis`` and their (int32)
-    indices (ties keep their order), as :func:`topk` over the whole axis."""
-    x = as_tensor(input_x)
-    return topk(x, x.shape[axis], axis, largest=descending)
-
-
-def argsort(input, axis: int = -1, descending: bool = False) -> Tensor:
-    """``ops.argsort(input, axis=-1, descending=False)``: the indices that sort ``input`` along ``axis``."""
-    return sort(input, axis, descending)[1]
-
-
-def cumprod(input, dim: int, dtype=None) -> Tensor:
-    """``ops.cumprod(input, dim, dtype=None)``: running products along ``dim``, by a log-step scan (each step
-    multiplies by the tensor shifted 2**i places, ones shifted in), exact in the input's dtype."""
-    x = as_tensor(input) if dtype is None else M.cast(input, dtype)
-    ax = dim % x.ndim
-    n = x.shape[ax]
-    shift = 1
-    while shift < n:
-        ones = Tensor(np.ones([shift if d == ax else s for d, s in enumerate(x.shape)], x.dtype.np_dtype))
-        head = x[(slice(None),) * ax + (slice(0, n - shift),)]
-        x = M.mul(x, A.cat([ones, head], ax))
-        shift *= 2
-    return x
-
-
-__all__ = ["cumprod", "topk", "sort", "argsort",
-           "trunc", "frac", "isinf", "isposinf", "isneginf", "nan_to_num", "nansum", "nanmean", "hypot",
+__all__ = ["frac", "isposinf", "isneginf", "nan_to_num", "nansum", "nanmean", "hypot",
            "logaddexp", "logaddexp2", "xlogy", "xdivy", "float_power", "fmax", "fmin", "heaviside", "deg2rad",
-           "rad2deg", "erfc", "logit", "outer", "inner", "mm", "addmv", "addr", "baddbmm", "diff", "diagonal",
+           "rad2deg", "erfc", "logit", "outer", "inner", "addmv", "addr", "baddbmm", "diff", "diagonal",
            "rot90", "moveaxis", "gather_elements", "aminmax"]

@@ -24,16 +24,6 @@ def _scalar_like(value, x: Tensor) -> Tensor:
     return Tensor(np.asarray(value, dtype=x.dtype.np_dtype))
 
 
-def sign(input) -> Tensor:
-    """``ops.sign(input)``: -1, 0 or 1 by the sign of each element (NaN stays NaN), in input's dtype."""
-    x = as_tensor(input)
-    one, zero = _scalar_like(1, x), _scalar_like(0, x)
-    neg = apply("Neg", {}, [one]) if x.dtype.name != "bool" and not x.dtype.is_unsigned else zero
-    return M.where(binary("Greater", x, zero), one, M.where(binary("Less", x, zero), neg,
-                                                             M.where(M.isnan(x), x, zero) if x.dtype.is_float
-                                                             else zero))
-
-
 def _count(x: Tensor, axis) -> int:
     if axis is None or axis == ():
         return x.size
@@ -66,25 +56,6 @@ def std_mean(input, axis=None, ddof: int = 0, keepdims: bool = False) -> tuple[T
     """``ops.std_mean(input, axis=None, ddof=0, keepdims=False)``: (standard deviation, mean) over ``axis``."""
     x = M._float(as_tensor(input))
     return std(x, axis, ddof, keepdims), M.mean(x, axis, keepdims)
-
-
-def logsumexp(input, axis, keep_dims: bool = False) -> Tensor:
-    """``ops.logsumexp(input, axis, keep_dims=False)``: log(sum(exp(x))) over ``axis``, shifted by the
-    maximum so large values do not overflow."""
-    x = M._float(as_tensor(input))
-    peak = M.amax(x, axis, True)
-    out = M.add(M.log(M.sum(M.exp(M.sub(x, peak)), axis, True)), peak)
-    return out if keep_dims else A.squeeze(out, axis)
-
-
-def log1p(input) -> Tensor:
-    """``ops.log1p(input)``: log(1 + x) (see the module docstring on precision)."""
-    return M.log(M.add(M._float(as_tensor(input)), 1.0))
-
-
-def expm1(input) -> Tensor:
-    """``ops.expm1(input)``: exp(x) - 1 (see the module docstring on precision)."""
-    return M.sub(M.exp(M._float(as_tensor(input))), 1.0)
 
 
 def lerp(input, end, weight) -> Tensor:
@@ -198,41 +169,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     return M.add(M.mul(input, beta) if beta != 1 else input, M.mul(prod, alpha) if alpha != 1 else prod)
 
 
-def norm(A_, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
-    """``ops.norm(A, ord=None, dim=None, keepdim=False, *, dtype=None)``: the 2-norm of the elements (ord None
-    or 'fro'), or the 1-norm / inf-norm of a vector (ord 1, inf, -inf) over ``dim``."""
-    x = as_tensor(A_)
-    if dtype is not None:
-        x = M.cast(x, dtype)
-    x = M._float(x)
-    if ord in (None, "fro", 2) and (ord != 2 or dim is None or isinstance(dim, numbers.Integral)):
-        return M.sqrt(M.sum(M.square(x), dim, keepdim))
-    if ord == 1:
-        return M.sum(M.abs(x), dim, keepdim)
-    if ord == float("inf"):
-        return M.amax(M.abs(x), dim, keepdim)
-    if ord == float("-inf"):
-        return M.amin(M.abs(x), dim, keepdim)
-    raise ValueError(f"norm: ord={ord!r} is not supported by opbuild (None, 'fro', 1, 2, inf, -inf are)")
-
-
-def cumsum(x, axis: int, dtype=None) -> Tensor:
-    """``ops.cumsum(x, axis, dtype=None)``: running sums along ``axis``, as a product with an upper-triangular
-    matrix of ones (integers are summed in float64, exact below 2**53, and cast back)."""
-    t = as_tensor(x)
-    if dtype is not None:
-        t = M.cast(t, dtype)
-    out_dtype = t.dtype
-    work = t if t.dtype.name in ("float32", "float64") else M.cast(t, "float64")
-    ax = axis % t.ndim
-    moved = swapaxes(work, ax, -1) if ax != t.ndim - 1 else work
-    n = t.shape[ax]
-    ones = Tensor(np.triu(np.ones((n, n), dtype=work.dtype.np_dtype)))
-    summed = A.matmul(moved, ones)
-    back = swapaxes(summed, ax, -1) if ax != t.ndim - 1 else summed
-    return back if back.dtype == out_dtype else M.cast(back, out_dtype)
-
-
 _LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
 
 
@@ -252,24 +188,6 @@ def exp2(input) -> Tensor:
     return M.exp(M.mul(x, _LN2))
 
 
-def tan(input) -> Tensor:
-    """``ops.tan(input)``: sin(x) / cos(x)."""
-    x = as_tensor(input)
-    return M.div(M.sin(x), M.cos(x))
-
-
-def sinh(input) -> Tensor:
-    """``ops.sinh(input)``: (exp(x) - exp(-x)) / 2."""
-    x = M._float(as_tensor(input))
-    return M.mul(M.sub(M.exp(x), M.exp(M.neg(x))), 0.5)
-
-
-def cosh(input) -> Tensor:
-    """``ops.cosh(input)``: (exp(x) + exp(-x)) / 2."""
-    x = M._float(as_tensor(input))
-    return M.mul(M.add(M.exp(x), M.exp(M.neg(x))), 0.5)
-
-
 def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """``ops.isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False)``: |input - other| <= atol + rtol *
     |other| elementwise (NaNs equal when ``equal_nan``)."""
@@ -279,24 +197,6 @@ def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: b
     if equal_nan and (a.dtype.is_float or b.dtype.is_float):
         close = M.logical_or(close, M.logical_and(M.isnan(M._float(a)), M.isnan(M._float(b))))
     return close
-
-
-def count_nonzero(x, axis=(), keep_dims: bool = False, dtype=None) -> Tensor:
-    """``ops.count_nonzero(x, axis=(), keep_dims=False, dtype=mstype.int32)``: how many elements are non-zero
-    over ``axis`` (() or None: all)."""
-    t = as_tensor(x)
-    counts = M.sum(M.ne(t, 0), None if axis in ((), None) else axis, keep_dims)
-    return M.cast(counts, dtype if dtype is not None else "int32")
-
-
-def addcmul(input, tensor1, tensor2, value=1) -> Tensor:
-    """``ops.addcmul(input, tensor1, tensor2, value=1)``: input + value * tensor1 * tensor2."""
-    return M.add(input, M.mul(M.mul(tensor1, tensor2), value))
-
-
-def addcdiv(input, tensor1, tensor2, value=1) -> Tensor:
-    """``ops.addcdiv(input, tensor1, tensor2, value=1)``: input + value * tensor1 / tensor2."""
-    return M.add(input, M.mul(M.div(tensor1, tensor2), value))
 
 
 def index_select(input, axis: int, index) -> Tensor:
@@ -328,9 +228,7 @@ def repeat_elements(x, rep: int, axis: int = 0) -> Tensor:
     return apply("Gather", {"axis": ax}, [t, Tensor(np.repeat(np.arange(t.shape[ax]), rep))])
 
 
-__all__ = ["log2", "log10", "exp2", "tan", "sinh", "cosh", "isclose", "count_nonzero", "addcmul", "addcdiv",
-           "index_select", "roll", "repeat_elements",
+__all__ = ["log2", "log10", "exp2", "isclose", "index_select", "roll", "repeat_elements",
            "var", "std", "var_mean", "std_mean",
-           "sign", "logsumexp", "log1p", "expm1", "lerp", "remainder", "fmod", "floor_divide", "tril", "triu",
-           "diag", "trace", "flip", "narrow", "masked_fill", "swapaxes", "unstack", "unbind", "chunk", "addmm",
-           "norm", "cumsum"]
+           "lerp", "remainder", "fmod", "floor_divide", "tril", "triu",
+           "diag", "trace", "flip", "narrow", "masked_fill", "swapaxes", "unstack", "unbind", "chunk", "addmm"]
