@@ -61,7 +61,10 @@ class _JitFunction:
         # (an id() key could be reused by a new object and run the old one's graph).
         graphs = self._bound.setdefault(instance, {})
         key = (state, trace.arg_signature(args, "@jit"))
-        return graph_breaks.run_compiled(graphs, key, functools.partial(self.fn, instance), args)
+        # The graph pieces keep the function they trace: bound through a weak reference, so the graphs (values of
+        # the weak dict) never keep their own instance alive.
+        ref, fn = weakref.ref(instance), self.fn
+        return graph_breaks.run_compiled(graphs, key, lambda *a: fn(ref(), *a), args)
 
 
 def jit(function: Callable[..., Any] | None = None, *, capture_mode: str = "ast", jit_level: str = "O0",

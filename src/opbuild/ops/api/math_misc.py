@@ -135,7 +135,7 @@ def count_nonzero(x, axis=(), keep_dims: bool = False, dtype: DType | str = "int
     nz = apply("Cast", {"dtype": "int64"}, [apply("NotEqual", {}, [t, as_tensor(0, t) if t.dtype.name != "bool"
                                                                    else Tensor(np.zeros((), bool))])])
     out = apply("ReduceSum", {"axis": axis, "keep_dims": bool(keep_dims)}, [nz])
-    name = dtype_of(dtype).name
+    name = "int32" if dtype is None else dtype_of(dtype).name  # Tensor.count_nonzero passes None: the default
     return out if name == "int64" else apply("Cast", {"dtype": name}, [out])
 
 
