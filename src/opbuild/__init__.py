@@ -9,7 +9,7 @@ from __future__ import annotations
 from ._version import __version__
 from .core import dtypes as _dtypes  # noqa: E402
 from .core.config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device  # noqa: E402
-from .core.context_keys import get_current_device, set_deterministic, set_recursion_limit  # noqa: E402
+from .core.device import get_current_device, set_deterministic, set_recursion_limit  # noqa: E402
 from .core.errors import CompileError, CompilerNotFoundError, OpbuildError, ShapeError  # noqa: E402
 from .core.parameter import Parameter, ParameterTuple, initializer, set_seed  # noqa: E402
 from .core.tensor import Tensor, tensor  # noqa: E402

@@ -10,7 +10,6 @@ accept is refused with a ValueError naming it, as MindSpore refuses it.
 from __future__ import annotations
 
 import logging
-from typing import NamedTuple
 
 _log = logging.getLogger("opbuild.context")
 
@@ -100,34 +99,3 @@ def note(key: str) -> None:
 def default(key: str) -> object:
     """What ``get_context(key)`` returns before the key is set."""
     return KEYS[key][1]
-
-
-class DeviceInfo(NamedTuple):
-    """What :func:`get_current_device` returns: ``(device_target, device_id)`` with those attribute names."""
-
-    device_target: str
-    device_id: int
-
-
-def get_current_device() -> DeviceInfo:
-    """MindSpore 2.x's ``get_current_device()``: the target and device id builds use."""
-    from . import config  # function level: config imports this module
-
-    return DeviceInfo(config.get_context("device_target"), config.get_context("device_id"))
-
-
-def set_deterministic(deterministic: bool) -> None:
-    """MindSpore 2.x's ``set_deterministic(bool)``: recorded as ``get_context('deterministic')`` ("ON"/"OFF");
-    opbuild's CPU kernels are deterministic already."""
-    from . import config
-
-    if not isinstance(deterministic, bool):
-        raise TypeError(f"set_deterministic: deterministic must be a bool, got {type(deterministic).__name__}")
-    config.set_context(deterministic="ON" if deterministic else "OFF")
-
-
-def set_recursion_limit(recursion_limit: int = 1000) -> None:
-    """MindSpore 2.x's ``set_recursion_limit``: ``set_context(max_call_depth=recursion_limit)``."""
-    from . import config
-
-    config.set_context(max_call_depth=recursion_limit)

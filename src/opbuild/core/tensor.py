@@ -9,6 +9,7 @@ import numpy as np
 from .dtypes import DType, dtype_of
 from .ir import TensorType, Value
 from .tensor_methods import TensorMethods, _ops
+from .tensor_reductions import TensorReductions
 
 # What a conversion of a traced tensor to a Python value does (``bool(t)`` in ``if t.sum() > 0:``), installed by
 # trace.py (it imports this module): the active tracer breaks the graph there (core/graph_breaks.py).
@@ -46,7 +47,7 @@ def _initial_values(shape, dtype, init) -> np.ndarray:
     return init_array(0 if init is None else init, dims, dtype if dtype is not None else "float32")
 
 
-class Tensor(TensorMethods):
+class Tensor(TensorReductions, TensorMethods):
     """An n-dimensional array of a supported dtype (see :mod:`opbuild.core.dtypes`).
 
     ``Tensor(data, dtype=None)`` accepts anything NumPy can turn into an array. Python floats default to
@@ -255,63 +256,6 @@ class Tensor(TensorMethods):
         (traced as StridedSlice / Gather; see ops/api/indexing.py for the graph-mode rule on masks)."""
         getitem = _ops().getitem
         return getitem(self, index)
-
-    def sum(self, axis=None, dtype=None, keepdims: bool = False, initial=None) -> Tensor:
-        """Sum over ``axis`` (None: all), optionally cast to ``dtype`` first, plus ``initial``."""
-        F = _ops()
-        out = F.sum(self, axis, keepdims, dtype=dtype)
-        return out if initial is None else F.add(out, initial)
-
-    def mean(self, axis=None, keep_dims: bool = False) -> Tensor:
-        """Mean over ``axis`` (None: all)."""
-        F = _ops()
-        return F.mean(self, axis, keep_dims)
-
-    def prod(self, axis=None, keep_dims: bool = False) -> Tensor:
-        """Product over ``axis`` (None: all)."""
-        F = _ops()
-        return F.prod(self, axis, keep_dims)
-
-    def max(self, axis=None, keepdims: bool = False, *, initial=None, where=None, return_indices: bool = False):
-        """Maximum over ``axis`` (None: all; an int or a tuple); with ``return_indices`` (int ``axis`` only)
-        also the indices, as ``ops.max``. ``where`` masks elements out in favour of ``initial``."""
-        F = _ops()
-        if return_indices:
-            return F.max(self, axis, keepdims, initial=initial, where=where)
-        x = self if where is None else F.where(where, self, initial)
-        out = F.amax(x, axis, keepdims)
-        return out if initial is None else F.maximum(out, initial)
-
-    def min(self, axis=None, keepdims: bool = False, *, initial=None, where=None, return_indices: bool = False):
-        """Minimum over ``axis``; as :meth:`max`."""
-        F = _ops()
-        if return_indices:
-            return F.min(self, axis, keepdims, initial=initial, where=where)
-        x = self if where is None else F.where(where, self, initial)
-        out = F.amin(x, axis, keepdims)
-        return out if initial is None else F.minimum(out, initial)
-
-    def argmax(self, axis=None, keepdims: bool = False) -> Tensor:
-        """Index (int32) of the first maximum along ``axis`` (None: of the flattened tensor)."""
-        F = _ops()
-        return F.argmax(self, axis, keepdims)
-
-    def argmin(self, axis=None, keepdims: bool = False) -> Tensor:
-        """Index (int32) of the first minimum along ``axis`` (None: of the flattened tensor)."""
-        F = _ops()
-        return F.argmin(self, axis, keepdims)
-
-    def all(self, axis=(), keep_dims: bool = False) -> Tensor:
-        """True where every element over ``axis`` (default all) is true."""
-        F = _ops()
-        t = F.ne(self, 0) if self.dtype.name != "bool" else self
-        return F.equal(F.amin(F.cast(t, "int32"), None if axis == () else axis, keep_dims), 1)
-
-    def any(self, axis=(), keep_dims: bool = False) -> Tensor:
-        """True where some element over ``axis`` (default all) is true."""
-        F = _ops()
-        t = F.ne(self, 0) if self.dtype.name != "bool" else self
-        return F.equal(F.amax(F.cast(t, "int32"), None if axis == () else axis, keep_dims), 1)
 
     @staticmethod
     def _shape_args(shape: tuple) -> tuple:

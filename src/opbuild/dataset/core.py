@@ -44,6 +44,14 @@ def _column_list(name: str, value: str | Sequence[str] | None) -> list[str] | No
     return names
 
 
+
+def _combine():
+    """dataset/combine.py, whose datasets subclass :class:`Dataset`: imported when a combining method is first
+    called (a module-level import either way would be a cycle)."""
+    from . import combine
+
+    return combine
+
 class Dataset:
     """Base class of every dataset node (sources and operations), with MindSpore's pipeline methods.
 
@@ -103,25 +111,25 @@ class Dataset:
 
     def repeat(self, count: int | None = None) -> Dataset:
         """The rows ``count`` times (None or -1: without end), each repetition reshuffled."""
-        return combine.RepeatDataset(self, count)
+        return _combine().RepeatDataset(self, count)
 
     def take(self, count: int = -1) -> Dataset:
         """The first ``count`` rows (-1: all)."""
-        return combine.take(self, count)
+        return _combine().take(self, count)
 
     def skip(self, count: int) -> Dataset:
         """The rows after the first ``count``."""
-        return combine.skip(self, count)
+        return _combine().skip(self, count)
 
     def zip(self, datasets: Dataset | Sequence[Dataset]) -> Dataset:
         """This dataset's columns and those of ``datasets`` side by side (as many rows as the shortest)."""
         others = [datasets] if isinstance(datasets, Dataset) else list(datasets)
-        return combine.ZipDataset([self, *others])
+        return _combine().ZipDataset([self, *others])
 
     def concat(self, datasets: Dataset | Sequence[Dataset]) -> Dataset:
         """This dataset's rows, then those of ``datasets`` (same columns); also ``ds1 + ds2``."""
         others = [datasets] if isinstance(datasets, Dataset) else list(datasets)
-        return combine.ConcatDataset([self, *others])
+        return _combine().ConcatDataset([self, *others])
 
     def __add__(self, other: Dataset) -> Dataset:
         return self.concat(other)
@@ -129,19 +137,19 @@ class Dataset:
     def filter(self, predicate: Callable[..., Any], input_columns: str | Sequence[str] | None = None,
                num_parallel_workers: int | None = None) -> Dataset:
         """The rows for which ``predicate(*input_columns)`` (default: every column) is true."""
-        return combine.FilterDataset(self, predicate, input_columns)
+        return _combine().FilterDataset(self, predicate, input_columns)
 
     def split(self, sizes: Sequence[Any], randomize: bool = True) -> list[Dataset]:
         """Split into datasets of ``sizes`` rows (ints summing to the size, or fractions summing to 1)."""
-        return combine.split(self, sizes, randomize)
+        return _combine().split(self, sizes, randomize)
 
     def rename(self, input_columns: str | Sequence[str], output_columns: str | Sequence[str]) -> Dataset:
         """Rename columns ``input_columns`` to ``output_columns``."""
-        return combine.RenameDataset(self, input_columns, output_columns)
+        return _combine().RenameDataset(self, input_columns, output_columns)
 
     def project(self, columns: str | Sequence[str]) -> Dataset:
         """Keep only ``columns``, in that order."""
-        return combine.ProjectDataset(self, columns)
+        return _combine().ProjectDataset(self, columns)
 
     # ---- information ----------------------------------------------------------------------------
     def get_col_names(self) -> list[str]:
@@ -387,5 +395,3 @@ class DictIterator(_EpochIterator):
         return {c: _to_output(row[i], self._output_numpy, c) for i, c in zip(self._idx, self._columns)}
 
 
-# The operations that combine datasets subclass Dataset, so they are imported once it is defined.
-from . import combine  # noqa: E402

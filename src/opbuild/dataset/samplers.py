@@ -11,6 +11,29 @@ import numpy as np
 from .core import _check_int
 
 
+def sample_indices(num_rows: int, shuffle: bool, num_shards: int | None, shard_id: int | None,
+                   num_samples: int | None, rng: np.random.Generator) -> np.ndarray:
+    """The row indices one epoch reads, as MindSpore's RandomSampler / SequentialSampler /
+    DistributedSampler choose them.
+
+    With shards, every shard takes ``ceil(num_rows / num_shards)`` rows, shard ``i`` reading positions
+    ``i, i + n, i + 2n, ...`` of the (permuted, if ``shuffle``) order, wrapping around to its start when
+    ``num_rows`` does not divide evenly: a few rows are read twice per epoch so that every rank runs the same
+    number of steps (MindSpore's even distribution). The permutation depends only on ``rng``, so shards built
+    from the same seed are disjoint up to that wrap-around. ``num_samples`` caps the rows of one epoch (of
+    one shard).
+    """
+    order = rng.permutation(num_rows) if shuffle else np.arange(num_rows)
+    if num_shards is not None:
+        if num_rows == 0:
+            raise ValueError("cannot shard an empty dataset")
+        per_shard = -(-num_rows // num_shards)
+        order = order[(np.arange(per_shard) * num_shards + shard_id) % num_rows]
+    if num_samples:  # MindSpore: 0 or None means every row
+        order = order[:num_samples]
+    return order
+
+
 class Sampler:
     """Base class: ``indices(num_rows, rng)`` gives one epoch's row indices, ``size(num_rows)`` their count."""
 
@@ -82,8 +105,6 @@ class DistributedSampler(Sampler):
         self.shuffle = shuffle
 
     def _all(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
-        from .sources import sample_indices  # the shard rule sources use without a sampler, shared
-
         return sample_indices(num_rows, self.shuffle, self.num_shards, self.shard_id, None, rng)
 
 

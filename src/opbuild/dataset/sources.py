@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .core import Dataset, Row, _check_int, _column_list
-from .samplers import Sampler
+from .samplers import Sampler, sample_indices
 
 
 def _check_shard_options(shuffle: bool | None, num_shards: int | None, shard_id: int | None,
@@ -27,29 +27,6 @@ def _check_shard_options(shuffle: bool | None, num_shards: int | None, shard_id:
         _check_int("shard_id", shard_id, 0, num_shards - 1)
     elif shard_id is not None:
         raise RuntimeError("shard_id is given but num_shards is not: pass both")
-
-
-def sample_indices(num_rows: int, shuffle: bool, num_shards: int | None, shard_id: int | None,
-                   num_samples: int | None, rng: np.random.Generator) -> np.ndarray:
-    """The row indices one epoch reads, as MindSpore's RandomSampler / SequentialSampler /
-    DistributedSampler choose them.
-
-    With shards, every shard takes ``ceil(num_rows / num_shards)`` rows, shard ``i`` reading positions
-    ``i, i + n, i + 2n, ...`` of the (permuted, if ``shuffle``) order, wrapping around to its start when
-    ``num_rows`` does not divide evenly: a few rows are read twice per epoch so that every rank runs the same
-    number of steps (MindSpore's even distribution). The permutation depends only on ``rng``, so shards built
-    from the same seed are disjoint up to that wrap-around. ``num_samples`` caps the rows of one epoch (of
-    one shard).
-    """
-    order = rng.permutation(num_rows) if shuffle else np.arange(num_rows)
-    if num_shards is not None:
-        if num_rows == 0:
-            raise ValueError("cannot shard an empty dataset")
-        per_shard = -(-num_rows // num_shards)
-        order = order[(np.arange(per_shard) * num_shards + shard_id) % num_rows]
-    if num_samples:  # MindSpore: 0 or None means every row
-        order = order[:num_samples]
-    return order
 
 
 def _sampled_size(num_rows: int, num_shards: int | None, num_samples: int | None) -> int:

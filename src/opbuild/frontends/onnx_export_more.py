@@ -1,11 +1,11 @@
 """ONNX export of the math, scan, scatter, sort and sampling primitives (registered into the exporter's table,
-src/opbuild/frontends/onnx_export.py, which imports this module). Written at the exporter's opset 17: ops
+frontends/onnx_export_ops.py; frontends/onnx_export.py imports this module). Written at the exporter's opset 17: ops
 ONNX only has later (CumProd-26, the bitwise ops-18, ScatterND max/min-18) are refused clearly."""
 
 from __future__ import annotations
 
 from ..core.ir import Node
-from .onnx_export import CONVERTERS, Ctx, _Reject, _rename, _scalar, converts
+from .onnx_export_ops import CONVERTERS, Ctx, _Reject, _rename, _scalar, converts
 
 for _op, _onnx_op in {"Sign": "Sign", "Tan": "Tan", "Asin": "Asin", "ACos": "Acos", "Atan": "Atan",
                       "Sinh": "Sinh", "Cosh": "Cosh", "Asinh": "Asinh", "Acosh": "Acosh", "Atanh": "Atanh",

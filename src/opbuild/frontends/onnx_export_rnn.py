@@ -26,7 +26,7 @@ from ..core.tensor import Tensor
 from ..nn.layers.rnns import _RNNBase
 
 if TYPE_CHECKING:
-    from .onnx_export import Ctx
+    from .onnx_export_ops import Ctx
 
 # Row blocks of MindSpore's stacked gate weights in ONNX's order: LSTM (i, f, g, o) -> (i, o, f, c),
 # GRU (r, z, n) -> (z, r, h), RNN one gate.

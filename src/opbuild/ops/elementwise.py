@@ -450,4 +450,3 @@ def _cast_grad(attrs, ins, outs, douts):
         return [None]
     return [G.cast(douts[0], x._type.dtype)]
 
-from . import elementwise_math_grads  # noqa: E402,F401  (the math rows' gradient rules)

@@ -9,6 +9,7 @@ from . import (
     conv_grad,
     convolution,
     elementwise,
+    elementwise_math_grads,  # noqa: F401 - the gradient rules of the elementwise math rows
     filling,
     fused,
     fused_gemm,

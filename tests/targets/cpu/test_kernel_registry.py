@@ -9,10 +9,11 @@ import opbuild.ops  # noqa: F401 - registers every op family
 from opbuild.core.ir import TensorType
 from opbuild.ops.registry import get as get_op
 from opbuild.targets.cpu import CpuTarget, kernels
+from opbuild.targets.cpu.kernels import registry
 
 
 def test_emits_registers_one_function_for_several_ops_and_refuses_a_second(monkeypatch):
-    monkeypatch.setattr(kernels, "EMITTERS", {})
+    monkeypatch.setattr(registry, "EMITTERS", {})  # the registry the decorators write
 
     @kernels.emits("ZzA", "ZzB", copy=True)
     def body(k):

@@ -12,7 +12,7 @@ from ....ops.conv_grad import _filter_shapes, _input_shapes
 from ..codegen import compute_ctype, ctype, is_half, load, parallel_for, store
 from . import conv_backward_kernels as BK
 from . import conv_kernels as K
-from . import register
+from .registry import register
 
 
 def _backprop(kernels, shapes):

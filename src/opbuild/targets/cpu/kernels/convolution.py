@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from ....core.ir import KernelSpec, TensorType
 from ....ops.conv_plan import nothing_to_compute
 from . import conv_kernels as K
-from . import register
+from .registry import register
 
 
 def _conv_trivial(ins: Sequence[TensorType], out: TensorType, attrs: dict) -> str | None:

@@ -19,7 +19,8 @@ from ....ops import elementwise as E
 from ....ops.elementwise import Binary, Unary
 from ..blocked import broadcast_map, flat_map
 from ..codegen import broadcast_loop, compute_ctype, load, nan_max, nan_min, store
-from . import lowp, register
+from . import lowp
+from .registry import register
 
 # Unsigned operands: truncation is floor, nothing is negative, x / 0 and x % 0 give 0 (as NumPy); the power
 # keeps the exponent unsigned (a uint64 exponent above 2**63 must not turn negative).

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from ....core.ir import KernelSpec
 from ..codegen import c_literal, strided_copy, strides
-from . import register
+from .registry import register
 
 
 def _replicate(in_shape: Sequence[int], mult: Sequence[int]) -> str:

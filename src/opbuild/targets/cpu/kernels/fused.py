@@ -10,8 +10,8 @@ from ....core.ir import KernelSpec, TensorType
 from ....ops.fused import OP, member_types
 from ..blocked import BLOCK, broadcast_map, flat_map
 from ..codegen import broadcast_loop, compute_ctype, load, round_trip, store
-from . import register
 from .elementwise import cast_src_ctype, member_expr
+from .registry import register
 
 # The most members a fused kernel with float16 members evaluates a member per loop (a block buffer of up to
 # 2 KiB each on the stack); longer recipes round each float16 member per element (ob_f16_round).

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from ....core.ir import KernelSpec
 from ....ops.fused_gemm import _Parts, _parts
 from ..codegen import broadcast_loop, compute_ctype, ctype, parallel_for, store
-from . import register
 from .convolution import _conv_emit
 from .fused import member_statements
 from .matmul import _batch_emit, _matmul_emit
+from .registry import register
 
 
 def pre_loops(parts: _Parts, recipes: Sequence[dict]) -> str:

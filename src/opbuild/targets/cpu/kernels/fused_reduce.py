@@ -28,9 +28,9 @@ from ..codegen import (
     store,
     strides,
 )
-from . import register
 from .elementwise import cast_src_ctype, member_expr
 from .reduction import COMBINE
+from .registry import register
 
 
 def _coord_terms(shape: Sequence[int], st: Sequence[int], idx: str) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from ....core.ir import KernelSpec, TensorType
 from ....ops.grid_sampling import CUBIC_A, TAPS
 from ..codegen import ctype, load, store
-from . import emits
+from .registry import emits
 
 
 def _reflect_c(v: str, lo: str, hi: str) -> str:

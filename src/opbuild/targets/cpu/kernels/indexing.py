@@ -6,7 +6,7 @@ import math
 
 from ....core.ir import KernelSpec
 from ..codegen import ctype
-from . import register
+from .registry import register
 
 
 def _gather_emit(k: KernelSpec) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ....core.ir import KernelSpec
 from ..codegen import strided_copy, strides
-from . import register
+from .registry import register
 
 
 def _copy_all(k: KernelSpec) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ....core.ir import KernelSpec
 from ..codegen import ctype
-from . import register
+from .registry import register
 
 
 def _row_stats(ct: str, c: int) -> list[str]:

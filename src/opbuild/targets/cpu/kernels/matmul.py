@@ -32,7 +32,7 @@ from ..codegen import (
     load,
     store,
 )
-from . import register
+from .registry import register
 
 _UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ....core.ir import KernelSpec
 from ..codegen import load, store
-from . import register
+from .registry import register
 
 
 def _layout(k: KernelSpec) -> tuple[int, int, int]:

@@ -17,7 +17,7 @@ from ....core.ir import KernelSpec
 from ....ops.normalization import _bn_channel_axis
 from ..blocked import ROW_MAX, row_buffer
 from ..codegen import c_literal, compute_ctype, ctype, is_half, lane_reduce, load, nan_max, simd_lanes, store
-from . import register
+from .registry import register
 
 _BLOCK = 256  # columns whose statistics live in stack arrays at once (strided axis)
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ....core.ir import KernelSpec
 from ..codegen import c_literal, compute_ctype, ctype, is_half, load, parallel_for, store
-from . import register
+from .registry import register
 
 
 def _update_body(k: KernelSpec, pairs: Sequence[tuple[int, int]], scalars: dict[str, int],

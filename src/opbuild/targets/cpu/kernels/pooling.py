@@ -27,7 +27,7 @@ from ....core.dtypes import ALL_FLOATS
 from ....core.ir import KernelSpec
 from ..blocked import convert_in, convert_out
 from ..codegen import c_literal, compute_ctype, ctype, is_half, load, parallel_for, store
-from . import register
+from .registry import register
 
 # GlobalAvgPool's independent partial sums per plane (a multiple of every vector width in doubles).
 GAP_LANES = 8

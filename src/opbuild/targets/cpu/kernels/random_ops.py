@@ -6,7 +6,7 @@ from __future__ import annotations
 from ....core.ir import KernelSpec
 from ....ops import random_ops as R
 from ..codegen import c_literal, ctype
-from . import register
+from .registry import register
 
 
 def _dropout_emit(k: KernelSpec) -> str:

@@ -36,7 +36,7 @@ from ..codegen import (
     store,
     strides,
 )
-from . import register
+from .registry import register
 
 
 @dataclass(frozen=True)

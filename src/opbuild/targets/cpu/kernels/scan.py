@@ -8,7 +8,7 @@ from collections.abc import Callable
 from ....core.ir import KernelSpec
 from ....ops.scan import SCANS
 from ..codegen import c_literal, compute_ctype, load, store
-from . import emits
+from .registry import emits
 
 # Each scan's combine of the running value a and the next element b, in C.
 _COMBINE: dict[str, Callable[[str, str], str]] = {

@@ -9,7 +9,7 @@ from ....core.errors import ShapeError
 from ....core.ir import KernelSpec
 from ....ops.scatters import ND_OPS
 from ..codegen import ctype, load, store
-from . import emits, register
+from .registry import emits, register
 
 # reduction -> C combine of the current value a and the update b (max/min keep a NaN already there)
 _C_COMBINE: dict[str, Callable[[str, str], str]] = {

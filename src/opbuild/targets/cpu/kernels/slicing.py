@@ -7,7 +7,7 @@ import math
 
 from ....core.ir import KernelSpec
 from ..codegen import strided_copy, strides
-from . import register
+from .registry import register
 
 
 def _concat_emit(k: KernelSpec) -> str:

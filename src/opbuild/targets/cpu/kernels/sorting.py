@@ -6,7 +6,7 @@ import math
 
 from ....core.ir import KernelSpec
 from ..codegen import ctype, load
-from . import emits
+from .registry import emits
 
 
 @emits("TopK")
