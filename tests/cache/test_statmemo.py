@@ -11,7 +11,7 @@ import pytest
 from opbuild.cache.layout import MEMO_FILE
 from opbuild.cache.statmemo import StatMemo
 from opbuild.targets.cpu import kernels
-from opbuild.targets.cpu.kernels import _source_digest
+from opbuild.targets.cpu.kernels.registry import _source_digest
 from tests.cache._util import env_for, kernel_meta
 from tests.conftest import run_python
 
