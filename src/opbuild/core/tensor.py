@@ -38,6 +38,23 @@ def _ops() -> Any:
     return tensor_methods()
 
 
+def _placeholder_value(shape, dtype) -> Value:
+    """The type of an input declaration ``Tensor(shape=..., dtype=...)`` (None or -1: a free dimension)."""
+    dims = tuple(shape) if isinstance(shape, (list, tuple)) else None
+    if dims is None or dtype is None or not all(d is None or (isinstance(d, int) and d >= -1) for d in dims):
+        raise ValueError(f"Tensor(shape={shape!r}, dtype={dtype!r}): an input declaration needs a list of dims "
+                         "(ints, or None for a dynamic one) and a dtype")
+    return Value(TensorType(tuple(-1 if d is None else int(d) for d in dims), dtype_of(dtype).name),
+                 name="declared_input")
+
+
+def is_placeholder(t: Any) -> bool:
+    """``t`` is an input declaration (``Tensor(shape=[None, ...], dtype=...)``) rather than data or a traced
+    value."""
+    return isinstance(t, Tensor) and t._data is None and t._value is not None \
+        and t._value.name == "declared_input" and t._value.producer is None
+
+
 class Tensor:
     """An n-dimensional array of a supported dtype (see :mod:`opbuild.core.dtypes`).
 
@@ -49,11 +66,19 @@ class Tensor:
     __slots__ = ("_data", "_value", "__weakref__")
     __array_priority__ = 100  # make ndarray <op> Tensor defer to Tensor's reflected operators
 
-    def __init__(self, input_data=None, dtype=None):
+    def __init__(self, input_data=None, dtype=None, shape=None):
         if isinstance(input_data, Tensor):
             input_data = input_data.asnumpy()
+        if input_data is None and shape is not None:
+            # MindSpore's declaration of a dynamic shape for Cell.set_inputs: Tensor(shape=[None, 3], dtype=...)
+            # holds no data; its shape shows a free dimension as -1, as MindSpore's does.
+            self._data, self._value = None, _placeholder_value(shape, dtype)
+            return
         if input_data is None:
-            raise ValueError("Tensor needs input_data (an array, list or scalar)")
+            raise ValueError("Tensor needs input_data (an array, list or scalar), or shape and dtype for an "
+                             "input declaration: Tensor(shape=[None, 3], dtype=mstype.float32)")
+        if shape is not None:
+            raise ValueError("Tensor: give either input_data or shape, not both")
         arr = np.asarray(input_data)
         if dtype is not None:
             arr = arr.astype(dtype_of(dtype).np_dtype, copy=False)

@@ -13,8 +13,9 @@ import numpy as np
 from ..core import config, graph_breaks, trace
 from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, is_placeholder
 from ..ops.primitive import apply, compute_dtype
+from . import dynamic_batch
 
 
 def outputs_to_float32(out: Any) -> Any:
@@ -150,8 +151,50 @@ class Cell:
         if kwargs:
             raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
         args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
-        key = (self._state_signature(), trace.arg_signature(args, f"{type(self).__name__} (a Cell)"))
+        who = f"{type(self).__name__} (a Cell)"
+        dynamic = self._dynamic_batch(args)
+        if dynamic is not None:
+            return dynamic_batch.run(self._graphs, self._state_signature(), self._construct_in_precision, args,
+                                     dynamic, who)
+        key = (self._state_signature(), trace.arg_signature(args, who))
         return graph_breaks.run_compiled(self._graphs, key, self._construct_in_precision, args)
+
+    def set_inputs(self, *inputs: Tensor) -> None:
+        """MindSpore's ``Cell.set_inputs``: declare the inputs' shapes and dtypes, a dynamic dimension as None
+        (``Tensor(shape=[None, 3, 32, 32], dtype=mstype.float32)``). A dynamic dim 0 is a dynamic batch: every
+        batch size then runs on the kernels built once (nn/dynamic_batch.py); other dynamic dims accept any
+        size, built per size. Calls are checked against the declaration."""
+        for t in inputs:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"set_inputs: inputs must be Tensors, got {type(t).__name__}")
+        object.__setattr__(self, "_declared_inputs", tuple(inputs))
+
+    def get_inputs(self) -> tuple[Tensor, ...] | None:
+        """The inputs given to :meth:`set_inputs` (None before)."""
+        return self.__dict__.get("_declared_inputs")
+
+    def _dynamic_batch(self, args: tuple) -> tuple[bool, ...] | None:
+        """Which arguments have a dynamic batch dimension (from :meth:`set_inputs`), None when none has;
+        raises when ``args`` do not match the declaration."""
+        declared = self.__dict__.get("_declared_inputs")
+        if not declared:
+            return None
+        name = type(self).__name__
+        if len(args) != len(declared):
+            raise ValueError(f"{name}: set_inputs declared {len(declared)} input(s), the call gives {len(args)}")
+        flags = []
+        for i, (d, a) in enumerate(zip(declared, args)):
+            if not isinstance(a, Tensor):
+                raise TypeError(f"{name}: input {i} must be a Tensor as declared by set_inputs, got "
+                                f"{type(a).__name__}")
+            want = tuple(d.shape)
+            ok = d._type.dtype == a._type.dtype and len(want) == len(a.shape) and all(
+                w == -1 or w == g for w, g in zip(want, a.shape))
+            if not ok:
+                raise ValueError(f"{name}: input {i} is {a._type.dtype}{list(a.shape)}, but set_inputs declared "
+                                 f"{d._type.dtype}{[None if w == -1 else w for w in want]}")
+            flags.append(is_placeholder(d) and len(want) > 0 and want[0] == -1)
+        return tuple(flags) if any(flags) else None
 
     def _construct_in_precision(self, *args: Any, **kwargs: Any) -> Any:
         """``construct`` with this cell's ``to_float`` dtype (if any) as the compute dtype of its ops."""
@@ -186,4 +229,5 @@ class Cell:
     def compile_info(self) -> list:
         """The compiled graphs of this cell, one per input signature seen (several per signature where
         control flow over tensor values broke the graph: one per piece, see core/graph_breaks.py)."""
-        return [piece.compiled for program in self._graphs.values() for piece in program.pieces()]
+        return [piece.compiled for program in self._graphs.values() if isinstance(program, graph_breaks.Program)
+                for piece in program.pieces()]

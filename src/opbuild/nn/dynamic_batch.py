@@ -1,0 +1,293 @@
+"""A dynamic batch dimension: a graph declared with a free leading dimension (``Cell.set_inputs`` with
+``Tensor(shape=[None, ...])``, an ONNX input whose first dim is a ``dim_param``) runs every batch size on the
+kernels built once, so a new batch size builds nothing.
+
+How: the graph is compiled at batch 1 and run once per row of the batch (the rows' results concatenated).
+That is exact only for a *row-wise* graph, where row i of every batched output depends on row i of the
+batched inputs alone. Whether it is, is decided once per input signature, without building anything, by
+tracing the function at batch 1, 2 and 3 and checking:
+
+- the three traces have the same nodes, wiring, attributes (Reshape's target shape excepted) and captures;
+- every value either has the same shape in all three (not batched), or the shape ``(b, *rest)`` at batch b
+  (batched), and only values computed from a batched input are batched;
+- every node reading a batched value is of an op family known to treat dim 0 as independent rows
+  (:data:`ROW_OPS`: elementwise maps, Conv2D, pooling, BatchNorm's inference form, BiasAdd, MatMul with the
+  batch as its M dimension, Softmax/LogSoftmax/reductions/Concat/LayerNorm over other axes, Reshape/Flatten
+  keeping dim 0, Transpose keeping dim 0 first, ...), writes batched outputs only, and updates nothing in place.
+
+A graph that fails a check (a loss averaged over the batch, BatchNorm in training, control flow over tensor
+values, an op not in the table) keeps today's static specialisation: each new batch size traces and builds
+its own kernels (correct, just not free); :func:`verdict` says why. See docs/dynamic-batch.md for the cost
+per call of the row loop against a static build.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..core import graph_breaks, trace
+from ..core.ir import Graph, Node, Value
+from ..core.tensor import Tensor
+from ..ops.elementwise import FUSIBLE
+
+# The batch sizes the row-wise check traces at (one of them, 1, is the compiled one).
+TRACE_BATCHES = (1, 2, 3)
+# Captured tensors up to this many elements created afresh by each trace (Python scalars, ONNX constants)
+# are compared by value across the traces; larger ones must be the same object.
+_CONST_BY_VALUE = 1 << 16
+
+_AXIS_ATTRS = ("axis", "axes", "begin_norm_axis")
+
+
+def _axes_avoid_batch(node: Node, rank: int) -> str | None:
+    for key in _AXIS_ATTRS:
+        if key not in node.attrs:
+            continue
+        val = node.attrs[key]
+        vals = list(val) if isinstance(val, (list, tuple)) else [val]
+        if any(int(a) % max(rank, 1) == 0 for a in vals if a is not None):
+            return f"{node.op} works along dim 0 ({key}={val!r})"
+    return None
+
+
+def _first_only(node: Node, batched: Sequence[bool], rank: int) -> str | None:
+    if any(batched[1:]):
+        return f"{node.op} reads a batched value as a non-data operand"
+    return _axes_avoid_batch(node, rank)
+
+
+def _any_operand(node: Node, batched: Sequence[bool], rank: int) -> str | None:
+    return _axes_avoid_batch(node, rank)
+
+
+def _matmul(node: Node, batched: Sequence[bool], rank: int) -> str | None:
+    if any(batched[1:]) or node.attrs.get("transpose_a"):
+        return "MatMul with the batch outside its M dimension"
+    return None
+
+
+def _batch_matmul(node: Node, batched: Sequence[bool], rank: int) -> str | None:
+    # Rank 3 and more: dim 0 is one of the product's batch dims; rank 2 is a plain MatMul.
+    ranks = [len(v.type.shape) for v in node.inputs]
+    if all(r >= 3 for r, b in zip(ranks, batched) if b):
+        return None
+    return _matmul(node, batched, rank)
+
+
+def _transpose(node: Node, batched: Sequence[bool], rank: int) -> str | None:
+    perm = list(node.attrs.get("perm", ()))
+    return None if perm and perm[0] == 0 else f"Transpose moves dim 0 (perm={perm})"
+
+
+def _gather(node: Node, batched: Sequence[bool], rank: int) -> str | None:
+    if batched[0] and (len(batched) > 1 and batched[1] or int(node.attrs.get("axis", 0)) % max(rank, 1) == 0):
+        return "Gather along the batch dimension"
+    return None
+
+
+RowCheck = Callable[[Node, Sequence[bool], int], "str | None"]
+# Ops that treat dim 0 of their batched operands as independent rows, given the check (None: no reason to
+# refuse). The shape rule of the module docstring catches the rest (a Reshape or Concat mixing rows changes
+# dim 0 other than as the batch does).
+ROW_OPS: dict[str, RowCheck] = {
+    **{op: _any_operand for op in FUSIBLE},
+    **{op: _first_only for op in ("Conv2D", "MaxPool", "AvgPool", "GlobalAvgPool", "BatchNorm", "BiasAdd",
+                                  "LayerNorm", "Reshape", "Flatten", "ExpandDims", "Squeeze", "Pad")},
+    **{op: _any_operand for op in ("Softmax", "LogSoftmax", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
+                                   "ReduceProd", "ArgMax", "ArgMin", "Concat", "Split", "OnesLike", "ZerosLike",
+                                   "Tile")},
+    "MatMul": _matmul,
+    "BatchMatMul": _batch_matmul,
+    "Transpose": _transpose,
+    "Gather": _gather,
+}
+# Attributes that may differ between the traces because they hold the batch size itself.
+_BATCH_ATTRS = {"Reshape": ("shape",)}
+
+
+@dataclass
+class Verdict:
+    """Whether a function's graph is row-wise in its dynamic inputs (see the module docstring): ``rowwise``,
+    the ``reason`` it is not, and for each output whether it is batched (rows concatenated) or not."""
+
+    rowwise: bool
+    reason: str = ""
+    batched_outputs: list[bool] = field(default_factory=list)
+    warned: bool = False
+
+
+def _row_args(args: Sequence[Any], dynamic: Sequence[bool], batch: int) -> list[Any]:
+    out = []
+    for a, d in zip(args, dynamic):
+        if d:
+            out.append(Tensor(np.zeros((batch, *a.shape[1:]), dtype=a.asnumpy().dtype)))
+        else:
+            out.append(a)
+    return out
+
+
+def _numbering(graph: Graph) -> tuple[list[Value], dict[int, int]]:
+    values = [*graph.inputs, *(v for v, _ in graph.captures), *(o for n in graph.nodes for o in n.outputs)]
+    return values, {id(v): i for i, v in enumerate(values)}
+
+
+def _same_capture(a: Tensor, b: Tensor) -> bool:
+    if a is b:
+        return True
+    if a._data is None or b._data is None or type(a) is not Tensor or type(b) is not Tensor:
+        return False
+    x, y = a.asnumpy(), b.asnumpy()
+    return x.size <= _CONST_BY_VALUE and x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+
+
+def _batched_flags(graphs: Sequence[Graph]) -> list[bool] | str:
+    """Per value of the first graph (in :func:`_numbering` order): batched or not; or why the traces differ."""
+    numbered = [_numbering(g)[0] for g in graphs]
+    if len({len(v) for v in numbered}) != 1:
+        return "the function traces different graphs at different batch sizes"
+    flags = []
+    for vals in zip(*numbered):
+        shapes = [v.type.shape for v in vals]
+        if len({v.type.dtype for v in vals}) != 1:
+            return "a value's dtype depends on the batch size"
+        if len(set(shapes)) == 1:
+            flags.append(False)
+        elif all(s and s[0] == b and s[1:] == shapes[0][1:] for s, b in zip(shapes, TRACE_BATCHES)):
+            flags.append(True)
+        else:
+            return f"a value's shape {shapes[-1]} depends on the batch size other than in dim 0"
+    return flags
+
+
+def _check_structure(graphs: Sequence[Graph]) -> str | None:
+    first = graphs[0]
+    index = [_numbering(g)[1] for g in graphs]
+    for g in graphs[1:]:
+        if len(g.inputs) != len(first.inputs) or len(g.captures) != len(first.captures) \
+                or len(g.nodes) != len(first.nodes) or len(g.outputs) != len(first.outputs):
+            return "the function traces different graphs at different batch sizes"
+        if not all(_same_capture(a, b) for (_, a), (_, b) in zip(first.captures, g.captures)):
+            return "a captured constant depends on the batch size"
+    for k, nodes in enumerate(zip(*(g.nodes for g in graphs))):
+        n0 = nodes[0]
+        skip = _BATCH_ATTRS.get(n0.op, ())
+        attrs0 = {a: v for a, v in n0.attrs.items() if a not in skip}
+        for n, idx in zip(nodes, index):
+            if n.op != n0.op or {a: v for a, v in n.attrs.items() if a not in skip} != attrs0:
+                return f"node {k} ({n0.op}) has attributes that depend on the batch size"
+            if [idx[id(v)] for v in n.inputs] != [index[0][id(v)] for v in n0.inputs]:
+                return "the function traces different graphs at different batch sizes"
+    for g, idx in zip(graphs, index):
+        if [idx[id(v)] for v in g.outputs] != [index[0][id(v)] for v in first.outputs]:
+            return "the function returns different values at different batch sizes"
+    return None
+
+
+def _check_rows(graph: Graph, flags: list[bool], dynamic_inputs: Sequence[bool]) -> str | None:
+    _, idx = _numbering(graph)
+    for v, d in zip(graph.inputs, dynamic_inputs):
+        if flags[idx[id(v)]] != d:
+            return "an input's batching differs from its declaration"
+    for n in graph.nodes:
+        ins = [flags[idx[id(v)]] for v in n.inputs]
+        outs = [flags[idx[id(o)]] for o in n.outputs]
+        if not any(ins):
+            if any(outs):
+                return f"{n.op} makes a value of the batch size's shape from no batched input"
+            continue
+        check = ROW_OPS.get(n.op)
+        if check is None:
+            return f"{n.op} is not known to treat the batch rows independently"
+        rank = len(next(v for v, b in zip(n.inputs, ins) if b).type.shape)
+        reason = check(n, ins, rank)
+        if reason:
+            return reason
+        if not all(outs) or any(o.alias_of is not None for o in n.outputs):
+            return f"{n.op} combines the batch rows (an output without the batch dimension)"
+    return None
+
+
+def analyse(fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool]) -> Verdict:
+    """Decide (by tracing only, building nothing) whether ``fn`` is row-wise in the ``dynamic`` arguments."""
+    graphs = []
+    for b in TRACE_BATCHES:
+        try:
+            g, _ = trace.trace(fn, _row_args(args, dynamic, b))
+        except Exception as e:  # the static path runs the function again and raises it to the caller
+            return Verdict(False, f"tracing at batch {b} failed ({type(e).__name__}: {str(e).splitlines()[0]})")
+        graphs.append(g)
+    reason = _check_structure(graphs)
+    if reason:
+        return Verdict(False, reason)
+    flags = _batched_flags(graphs)
+    if isinstance(flags, str):
+        return Verdict(False, flags)
+    reason = _check_rows(graphs[0], flags, dynamic)
+    if reason:
+        return Verdict(False, reason)
+    _, idx = _numbering(graphs[0])
+    return Verdict(True, batched_outputs=[flags[idx[id(v)]] for v in graphs[0].outputs])
+
+
+def _batch_size(args: Sequence[Any], dynamic: Sequence[bool], who: str) -> int:
+    sizes = {a.shape[0] for a, d in zip(args, dynamic) if d}
+    if len(sizes) != 1:
+        raise ValueError(f"{who}: inputs declared with a dynamic batch dimension must share their batch size, "
+                         f"got {sorted(sizes)}")
+    return sizes.pop()
+
+
+def dynamic_key(args: Sequence[Any], dynamic: Sequence[bool], who: str) -> tuple:
+    """The input signature with each dynamic input's dim 0 as -1: the same for every batch size."""
+    sig = list(trace.arg_signature(args, who))
+    for i, d in enumerate(dynamic):
+        if d:
+            sig[i] = ("T", (-1, *sig[i][1][1:]), sig[i][2])
+    return ("dynamic-batch", tuple(sig))
+
+
+def run(graphs: dict, state: Any, fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool],
+        who: str) -> Any:
+    """Run ``fn(*args)`` with a dynamic batch dimension on the ``dynamic`` Tensor arguments: row by row on
+    the batch-1 graph when the graph is row-wise, else as a static graph for this batch size. ``graphs`` is
+    the caller's graph table (``Cell._graphs``), ``state`` its state signature."""
+    n = _batch_size(args, dynamic, who)
+    key = (state, dynamic_key(args, dynamic, who))
+    verdict = graphs.get(key)
+    if verdict is None:
+        verdict = graphs[key] = analyse(fn, args, dynamic)
+    if not verdict.rowwise or n == 0:
+        if not verdict.rowwise and not verdict.warned:
+            verdict.warned = True
+            warnings.warn(f"{who}: the dynamic batch dimension falls back to one build per batch size: "
+                          f"{verdict.reason}", stacklevel=3)
+        return graph_breaks.run_compiled(graphs, (state, trace.arg_signature(args, who)), fn, args)
+    arrays = [a.asnumpy() if d else None for a, d in zip(args, dynamic)]
+    row_key = (state, trace.arg_signature(_row_args(args, dynamic, 1), who))
+    eng = trace.engine()
+    first_report = None
+    rows: list[list[np.ndarray]] = []
+    rebuild = None
+    for i in range(n):
+        row = [Tensor(arr[i:i + 1]) if arr is not None else a for a, arr in zip(args, arrays)]
+        out = graph_breaks.run_compiled(graphs, row_key, fn, row)
+        leaves, rebuild = trace.flatten_outputs(out)
+        rows.append([t.asnumpy() for t in leaves])
+        if i == 0:
+            first_report = getattr(eng, "build_report", lambda: None)()
+    adopt = getattr(eng, "adopt_report", None)
+    if adopt is not None and first_report is not None:
+        adopt(first_report)  # the call's builds were the first row's; the others reused its graph
+    outs = [np.concatenate([r[k] for r in rows]) if b else rows[0][k]
+            for k, b in enumerate(verdict.batched_outputs)]
+    return rebuild([Tensor(o) for o in outs])
+
+
+def verdict(graphs: dict) -> list[Verdict]:
+    """The row-wise verdicts recorded in a graph table (``Cell._graphs``), one per dynamic input signature."""
+    return [v for v in graphs.values() if isinstance(v, Verdict)]

@@ -1,0 +1,165 @@
+"""A dynamic batch dimension (nn/dynamic_batch.py): a Cell declared with ``set_inputs(Tensor(shape=[None, ...]))``
+or an ONNX model with a ``dim_param`` batch runs every batch size on the kernels built once (build reports show
+nothing built for a new size), with the results of a static run; graphs that mix the rows fall back to one build
+per size, still correct, and say why."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import opbuild as ms
+import opbuild.onnx
+from opbuild import nn
+from opbuild.nn import dynamic_batch
+
+pytestmark = pytest.mark.usefixtures("graph_mode")
+
+
+class SmallCNN(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(2, 2)
+        self.flat = nn.Flatten()
+        self.fc = nn.Dense(4 * 4 * 4, 5)
+        self.sm = nn.Softmax()
+
+    def construct(self, x):
+        return self.sm(self.fc(self.flat(self.pool(self.relu(self.bn(self.conv(x)))))))
+
+
+class MLP(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(6, 8)
+        self.fc2 = nn.Dense(8, 3)
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+def _twin(cls):
+    """A cell and a static twin with the same parameter values."""
+    a, b = cls(), cls()
+    for p, q in zip(a.get_parameters(), b.get_parameters()):
+        q.set_data(ms.Tensor(p.asnumpy().copy()))
+    a.set_train(False)
+    b.set_train(False)
+    return a, b
+
+
+def test_placeholder_tensor_declares_a_free_dimension() -> None:
+    t = ms.Tensor(shape=[None, 3, 32, 32], dtype=ms.float32)
+    assert t.shape == (-1, 3, 32, 32) and t.dtype == ms.float32
+    with pytest.raises(ValueError, match="dtype"):
+        ms.Tensor(shape=[None, 3])
+    with pytest.raises(ValueError, match="not both"):
+        ms.Tensor([1.0], shape=[1])
+
+
+def test_cnn_runs_new_batch_sizes_without_building() -> None:
+    net, static = _twin(SmallCNN)
+    net.set_inputs(ms.Tensor(shape=[None, 3, 8, 8], dtype=ms.float32))
+    rng = np.random.default_rng(0)
+    for i, b in enumerate((1, 3, 8)):
+        x = rng.standard_normal((b, 3, 8, 8)).astype(np.float32)
+        y = net(ms.Tensor(x)).asnumpy()
+        report = ms.build_report()
+        if i:  # every size after the first builds nothing and reuses the batch-1 kernels
+            assert report.built == 0 and report.reused > 0, report.as_dict()
+        want = static(ms.Tensor(x)).asnumpy()
+        assert y.shape == (b, 5)
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+    assert len(net.compile_info()) == 1  # one compiled graph (batch 1) for every size
+    assert dynamic_batch.verdict(net._graphs)[0].rowwise
+
+
+def test_mlp_matches_numpy_for_each_batch_size() -> None:
+    net = MLP()
+    net.set_inputs(ms.Tensor(shape=[None, 6], dtype=ms.float32))
+    w1, b1, w2, b2 = (p.asnumpy() for p in net.get_parameters())
+    rng = np.random.default_rng(1)
+    for b in (1, 3, 8, 2):
+        x = rng.standard_normal((b, 6)).astype(np.float32)
+        y = net(ms.Tensor(x)).asnumpy()
+        want = np.maximum(x @ w1.T + b1, 0) @ w2.T + b2
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+        if b != 1:
+            assert ms.build_report().built == 0
+
+
+class SoftmaxOverBatch(nn.Cell):
+    """Every op is row-shaped, but Softmax along axis 0 mixes the rows: must not run row by row."""
+
+    def construct(self, x):
+        return ms.ops.softmax(x * 2.0, axis=0)
+
+
+class MeanOverBatch(nn.Cell):
+    def construct(self, x):
+        return (x * x).mean()
+
+
+@pytest.mark.parametrize("cls", [SoftmaxOverBatch, MeanOverBatch])
+def test_graphs_mixing_rows_fall_back_to_static_builds(cls) -> None:
+    net = cls()
+    net.set_inputs(ms.Tensor(shape=[None, 4], dtype=ms.float32))
+    rng = np.random.default_rng(2)
+    with pytest.warns(UserWarning, match="falls back to one build per batch size"):
+        for b in (2, 5):
+            x = rng.standard_normal((b, 4)).astype(np.float32)
+            y = net(ms.Tensor(x)).asnumpy()
+            if cls is SoftmaxOverBatch:
+                e = np.exp(2 * x - (2 * x).max(0))
+                np.testing.assert_allclose(y, e / e.sum(0), rtol=1e-5)
+            else:
+                np.testing.assert_allclose(y, (x * x).mean(), rtol=1e-5)
+    verdict = dynamic_batch.verdict(net._graphs)[0]
+    assert not verdict.rowwise and ("dim 0" in verdict.reason or "combines" in verdict.reason)
+    assert len(net.compile_info()) == 2  # one static graph per size
+
+
+def test_calls_are_checked_against_the_declaration() -> None:
+    net = MLP()
+    net.set_inputs(ms.Tensor(shape=[None, 6], dtype=ms.float32))
+    with pytest.raises(ValueError, match=r"declared float32\[None, 6\]"):
+        net(ms.Tensor(np.zeros((2, 5), np.float32)))
+    with pytest.raises(ValueError, match="declared 1 input"):
+        net(ms.Tensor(np.zeros((2, 6), np.float32)), ms.Tensor(np.zeros((2, 6), np.float32)))
+
+
+def _onnx_mlp(rng) -> tuple[onnx.ModelProto, list[np.ndarray]]:
+    w1 = rng.standard_normal((6, 8)).astype(np.float32)
+    b1 = rng.standard_normal(8).astype(np.float32)
+    w2 = rng.standard_normal((8, 3)).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]), helper.make_node("Add", ["h", "b1"], ["a"]),
+             helper.make_node("Relu", ["a"], ["r"]), helper.make_node("MatMul", ["r", "w2"], ["z"]),
+             helper.make_node("Softmax", ["z"], ["y"], axis=-1)]
+    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3])],
+                              initializer=[numpy_helper.from_array(v, k) for k, v in
+                                           (("w1", w1), ("b1", b1), ("w2", w2))])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    proto.ir_version = 10
+    return proto, [w1, b1, w2]
+
+
+def test_onnx_dim_param_batch_builds_once() -> None:
+    rng = np.random.default_rng(3)
+    proto, (w1, b1, w2) = _onnx_mlp(rng)
+    m = opbuild.onnx.load(proto)
+    for b in (1, 3, 8):
+        x = rng.standard_normal((b, 6)).astype(np.float32)
+        (y,) = m.run([x])
+        if b != 1:
+            assert ms.build_report().built == 0
+        z = np.maximum(x @ w1 + b1, 0) @ w2
+        e = np.exp(z - z.max(-1, keepdims=True))
+        np.testing.assert_allclose(y, e / e.sum(-1, keepdims=True), rtol=1e-5, atol=1e-6)
+    assert dynamic_batch.verdict(m._graphs)[0].rowwise
