@@ -2,10 +2,11 @@
 ``Tensor(shape=[None, ...])``, an ONNX input whose first dim is a ``dim_param``) runs every batch size on the
 kernels built once, so a new batch size builds nothing.
 
-How: the graph is compiled at batch 1 and run once per row of the batch (the rows' results concatenated).
-That is exact only for a *row-wise* graph, where row i of every batched output depends on row i of the
-batched inputs alone. Whether it is, is decided once per input signature, without building anything, by
-tracing the function at batch 1, 2 and 3 and checking:
+How: the graph is compiled at a few fixed batch sizes (the chunks, :func:`chunk_sizes`: 16, 4 and 1 by default)
+on the first call, and a batch of any size runs as consecutive slices of those sizes (their results written
+into the rows of the outputs). That is exact only for a *row-wise* graph, where row i of every batched output
+depends on row i of the batched inputs alone. Whether it is, is decided once per input signature, without
+building anything, by tracing the function at batch 1, 2 and 3 and checking:
 
 - the three traces have the same nodes, wiring, attributes (Reshape's target shape excepted) and captures;
 - every value either has the same shape in all three (not batched), or the shape ``(b, *rest)`` at batch b
@@ -18,11 +19,13 @@ tracing the function at batch 1, 2 and 3 and checking:
 A graph that fails a check (a loss averaged over the batch, BatchNorm in training, control flow over tensor
 values, an op not in the table) keeps today's static specialisation: each new batch size traces and builds
 its own kernels (correct, just not free); :func:`verdict` says why. See docs/dynamic-batch.md for the cost
-per call of the row loop against a static build.
+per call of the chunked run against a static build per size.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,12 +34,18 @@ from typing import Any
 import numpy as np
 
 from ..core import graph_breaks, trace
+from ..core.errors import ConfigError
 from ..core.ir import Graph, Node, Value
 from ..core.tensor import Tensor
 from ..ops.elementwise import FUSIBLE
 
-# The batch sizes the row-wise check traces at (one of them, 1, is the compiled one).
+# The batch sizes the row-wise check traces at.
 TRACE_BATCHES = (1, 2, 3)
+# The batch sizes a row-wise graph is compiled at: a batch of n runs as n // 16 calls of the batch-16 graph,
+# then batch-4 calls, then batch-1 calls for the rest (docs/dynamic-batch.md: the per-call cost against a
+# static build per size, and why these sizes).
+DEFAULT_CHUNKS = (16, 4, 1)
+CHUNKS_VARIABLE = "OPBUILD_DYNAMIC_BATCH_CHUNKS"
 # Captured tensors up to this many elements created afresh by each trace (Python scalars, ONNX constants)
 # are compared by value across the traces; larger ones must be the same object.
 _CONST_BY_VALUE = 1 << 16
@@ -119,6 +128,7 @@ class Verdict:
     reason: str = ""
     batched_outputs: list[bool] = field(default_factory=list)
     warned: bool = False
+    chunks: list = field(default_factory=list)  # the compiled chunk graphs, largest first (row-wise only)
 
 
 def _row_args(args: Sequence[Any], dynamic: Sequence[bool], batch: int) -> list[Any]:
@@ -251,11 +261,58 @@ def dynamic_key(args: Sequence[Any], dynamic: Sequence[bool], who: str) -> tuple
     return ("dynamic-batch", tuple(sig))
 
 
+def chunk_sizes() -> tuple[int, ...]:
+    """The batch sizes a row-wise graph is compiled at, largest first (``OPBUILD_DYNAMIC_BATCH_CHUNKS``, a
+    comma-separated list; 1 is always included so that every batch size decomposes)."""
+    raw = os.environ.get(CHUNKS_VARIABLE, "")
+    if not raw.strip():
+        return DEFAULT_CHUNKS
+    try:
+        sizes = {int(p) for p in raw.split(",") if p.strip()}
+    except ValueError:
+        sizes = {0}
+    if not sizes or min(sizes) < 1 or max(sizes) > 4096:
+        raise ConfigError(CHUNKS_VARIABLE, raw, "is not a list of batch sizes",
+                          "comma-separated batch sizes from 1 to 4096, such as 1,4,16",
+                          default=",".join(map(str, DEFAULT_CHUNKS)))
+    return tuple(sorted(sizes | {1}, reverse=True))
+
+
+@dataclass
+class _Chunk:
+    size: int
+    compiled: Any  # the CompiledGraph of the function at batch ``size``
+    sources: list[tuple]  # graph input j <- ("arg", i)
+    rebuild: Callable[[list], Any]
+
+
+def _compile_chunks(graphs: dict, state: Any, fn: Callable[..., Any], args: Sequence[Any],
+                    dynamic: Sequence[bool], who: str) -> tuple[list[_Chunk], Any]:
+    """Compile (or find) the function at every chunk size, running each once on zeros; returns the chunks
+    and the sum of their build reports (what this first call built)."""
+    eng = trace.engine()
+    chunks, reports = [], []
+    for c in chunk_sizes():
+        row = _row_args(args, dynamic, c)
+        key = (state, trace.arg_signature(row, who))
+        graph_breaks.run_compiled(graphs, key, fn, row)
+        report = getattr(eng, "build_report", lambda: None)()
+        if report is not None:
+            reports.append(dataclasses.replace(report, kernels=list(report.kernels)))
+        piece = graphs[key].root
+        chunks.append(_Chunk(c, piece.compiled, list(piece.sources), piece.rebuild))
+    total = reports[0] if reports else None
+    for r in reports[1:]:
+        total.extend(r)
+    return chunks, total
+
+
 def run(graphs: dict, state: Any, fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool],
         who: str) -> Any:
-    """Run ``fn(*args)`` with a dynamic batch dimension on the ``dynamic`` Tensor arguments: row by row on
-    the batch-1 graph when the graph is row-wise, else as a static graph for this batch size. ``graphs`` is
-    the caller's graph table (``Cell._graphs``), ``state`` its state signature."""
+    """Run ``fn(*args)`` with a dynamic batch dimension on the ``dynamic`` Tensor arguments: on the graphs
+    compiled at the chunk sizes (:func:`chunk_sizes`) when the graph is row-wise, else as a static graph for
+    this batch size. ``graphs`` is the caller's graph table (``Cell._graphs``), ``state`` its state
+    signature."""
     n = _batch_size(args, dynamic, who)
     key = (state, dynamic_key(args, dynamic, who))
     verdict = graphs.get(key)
@@ -267,25 +324,33 @@ def run(graphs: dict, state: Any, fn: Callable[..., Any], args: Sequence[Any], d
             warnings.warn(f"{who}: the dynamic batch dimension falls back to one build per batch size: "
                           f"{verdict.reason}", stacklevel=3)
         return graph_breaks.run_compiled(graphs, (state, trace.arg_signature(args, who)), fn, args)
-    arrays = [a.asnumpy() if d else None for a, d in zip(args, dynamic)]
-    row_key = (state, trace.arg_signature(_row_args(args, dynamic, 1), who))
     eng = trace.engine()
     first_report = None
-    rows: list[list[np.ndarray]] = []
-    rebuild = None
-    for i in range(n):
-        row = [Tensor(arr[i:i + 1]) if arr is not None else a for a, arr in zip(args, arrays)]
-        out = graph_breaks.run_compiled(graphs, row_key, fn, row)
-        leaves, rebuild = trace.flatten_outputs(out)
-        rows.append([t.asnumpy() for t in leaves])
-        if i == 0:
-            first_report = getattr(eng, "build_report", lambda: None)()
-    adopt = getattr(eng, "adopt_report", None)
-    if adopt is not None and first_report is not None:
-        adopt(first_report)  # the call's builds were the first row's; the others reused its graph
-    outs = [np.concatenate([r[k] for r in rows]) if b else rows[0][k]
-            for k, b in enumerate(verdict.batched_outputs)]
-    return rebuild([Tensor(o) for o in outs])
+    if not verdict.chunks:
+        verdict.chunks, first_report = _compile_chunks(graphs, state, fn, args, dynamic, who)
+    arrays = [a.asnumpy() if isinstance(a, Tensor) else None for a in args]
+    outs: list[np.ndarray] | None = None
+    start, used = 0, None
+    for chunk in verdict.chunks:
+        while n - start >= chunk.size:
+            stop = start + chunk.size
+            got = chunk.compiled([arrays[s[1]][start:stop] if dynamic[s[1]] else arrays[s[1]]
+                                  for s in chunk.sources])
+            if outs is None:
+                if stop == n:  # one chunk is the whole batch: its outputs (copies) are the results
+                    outs, start, used = got, stop, chunk
+                    break
+                outs = [np.empty((n, *o.shape[1:]), o.dtype) if b else o
+                        for o, b in zip(got, verdict.batched_outputs)]
+            for o, g, b in zip(outs, got, verdict.batched_outputs):
+                if b:
+                    o[start:stop] = g
+            start, used = stop, used or chunk
+    if first_report is not None:
+        getattr(eng, "adopt_report", lambda r: None)(first_report)
+    else:
+        eng.graph_reused(used.compiled)
+    return used.rebuild([Tensor(o) for o in outs])
 
 
 def verdict(graphs: dict) -> list[Verdict]:

@@ -1,0 +1,75 @@
+"""A dynamic batch across processes: the chunk graphs one process built are reused from kernel_meta by the
+next, which runs batch sizes never seen before with nothing built (Cell.set_inputs and an ONNX dim_param)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import run_python
+
+pytestmark = pytest.mark.slow
+
+SCRIPT = r"""
+import json, sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+import opbuild as ms
+import opbuild.onnx
+from opbuild import nn
+
+ms.set_context(mode=ms.GRAPH_MODE)
+
+
+class CNN(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, weight_init="ones")
+        self.relu = nn.ReLU()
+        self.pool = nn.AvgPool2d(2, 2)
+        self.flat = nn.Flatten()
+        self.fc = nn.Dense(4 * 4 * 4, 3, weight_init="ones")
+
+    def construct(self, x):
+        return self.fc(self.flat(self.pool(self.relu(self.conv(x)))))
+
+
+w = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Tanh", ["h"], ["y"])],
+                          "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])],
+                          initializer=[numpy_helper.from_array(w, "w")])
+proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+proto.ir_version = 10
+net = CNN()
+net.set_inputs(ms.Tensor(shape=[None, 3, 8, 8], dtype=ms.float32))
+model = opbuild.onnx.load(proto)
+out = []
+for b in map(int, sys.argv[1:]):
+    x = np.random.default_rng(b).standard_normal((b, 3, 8, 8)).astype(np.float32)
+    y = net(ms.Tensor(x)).asnumpy()
+    cnn_built = ms.build_report().built
+    static = CNN()
+    for p, q in zip(net.get_parameters(), static.get_parameters()):
+        q.set_data(ms.Tensor(p.asnumpy().copy()))
+    want = static(ms.Tensor(x)).asnumpy()
+    xo = x.reshape(b, -1)[:, :4].copy()
+    (yo,) = model.run([xo])
+    out.append({"batch": b, "cnn_built": cnn_built, "onnx_built": ms.build_report().built,
+                "cnn_ok": bool(np.allclose(y, want, rtol=1e-5)),
+                "onnx_ok": bool(np.allclose(yo, np.tanh(xo @ w), rtol=1e-5, atol=1e-6))})
+print(json.dumps(out))
+"""
+
+
+def test_second_process_runs_new_batch_sizes_with_nothing_built(tmp_path) -> None:
+    env = {"OPBUILD_CACHE_PATH": str(tmp_path)}
+    first = json.loads(run_python(SCRIPT, "2", env=env).stdout.strip().splitlines()[-1])
+    assert first[0]["cnn_built"] > 0 and first[0]["onnx_built"] > 0, first
+    assert first[0]["cnn_ok"] and first[0]["onnx_ok"], first
+    second = json.loads(run_python(SCRIPT, "5", "13", env=env).stdout.strip().splitlines()[-1])
+    for row in second:  # new sizes in a new process: the chunk graphs come from kernel_meta
+        assert row["cnn_built"] == 0 and row["onnx_built"] == 0, row
+        assert row["cnn_ok"] and row["onnx_ok"], row
