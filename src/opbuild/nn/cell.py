@@ -168,6 +168,10 @@ class Cell:
             if not isinstance(t, Tensor):
                 raise TypeError(f"set_inputs: inputs must be Tensors, got {type(t).__name__}")
         object.__setattr__(self, "_declared_inputs", tuple(inputs))
+        # What each call is checked against, resolved once: (NumPy dtype, dims with -1 free, dynamic batch).
+        object.__setattr__(self, "_declared_spec", tuple(
+            (dtype_of(t._type.dtype).np_dtype, tuple(t.shape), is_placeholder(t) and t.ndim > 0 and t.shape[0] == -1)
+            for t in inputs))
 
     def get_inputs(self) -> tuple[Tensor, ...] | None:
         """The inputs given to :meth:`set_inputs` (None before)."""
@@ -176,24 +180,23 @@ class Cell:
     def _dynamic_batch(self, args: tuple) -> tuple[bool, ...] | None:
         """Which arguments have a dynamic batch dimension (from :meth:`set_inputs`), None when none has;
         raises when ``args`` do not match the declaration."""
-        declared = self.__dict__.get("_declared_inputs")
+        declared = self.__dict__.get("_declared_spec")
         if not declared:
             return None
         name = type(self).__name__
         if len(args) != len(declared):
             raise ValueError(f"{name}: set_inputs declared {len(declared)} input(s), the call gives {len(args)}")
         flags = []
-        for i, (d, a) in enumerate(zip(declared, args)):
+        for i, ((np_dtype, want, dynamic), a) in enumerate(zip(declared, args)):
             if not isinstance(a, Tensor):
                 raise TypeError(f"{name}: input {i} must be a Tensor as declared by set_inputs, got "
                                 f"{type(a).__name__}")
-            want = tuple(d.shape)
-            ok = d._type.dtype == a._type.dtype and len(want) == len(a.shape) and all(
-                w == -1 or w == g for w, g in zip(want, a.shape))
-            if not ok:
-                raise ValueError(f"{name}: input {i} is {a._type.dtype}{list(a.shape)}, but set_inputs declared "
-                                 f"{d._type.dtype}{[None if w == -1 else w for w in want]}")
-            flags.append(is_placeholder(d) and len(want) > 0 and want[0] == -1)
+            got = a.shape
+            if a.asnumpy().dtype != np_dtype or len(want) != len(got) or any(
+                    w != g and w != -1 for w, g in zip(want, got)):
+                raise ValueError(f"{name}: input {i} is {a._type.dtype}{list(got)}, but set_inputs declared "
+                                 f"{dtype_of(np_dtype).name}{[None if w == -1 else w for w in want]}")
+            flags.append(dynamic)
         return tuple(flags) if any(flags) else None
 
     def _construct_in_precision(self, *args: Any, **kwargs: Any) -> Any:

@@ -254,10 +254,13 @@ def _batch_size(args: Sequence[Any], dynamic: Sequence[bool], who: str) -> int:
 
 def dynamic_key(args: Sequence[Any], dynamic: Sequence[bool], who: str) -> tuple:
     """The input signature with each dynamic input's dim 0 as -1: the same for every batch size."""
-    sig = list(trace.arg_signature(args, who))
-    for i, d in enumerate(dynamic):
-        if d:
-            sig[i] = ("T", (-1, *sig[i][1][1:]), sig[i][2])
+    sig = []
+    for a, d in zip(args, dynamic):
+        if isinstance(a, Tensor) and a._data is not None:  # read from the array: this runs at every call
+            shape = a._data.shape
+            sig.append(("T", (-1, *shape[1:]) if d else shape, a._data.dtype))
+        else:
+            sig.append(trace.arg_signature([a], who)[0])
     return ("dynamic-batch", tuple(sig))
 
 
