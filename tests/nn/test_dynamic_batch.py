@@ -183,3 +183,36 @@ def test_chunk_sizes_setting(monkeypatch) -> None:
         dynamic_batch.chunk_sizes()
     monkeypatch.delenv(dynamic_batch.CHUNKS_VARIABLE)
     assert dynamic_batch.chunk_sizes() == dynamic_batch.DEFAULT_CHUNKS
+
+
+class CountingCell(nn.Cell):
+    """Row-wise, but it updates a Parameter once per call: run per chunk it would count several times."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = ms.Parameter(ms.Tensor(np.zeros(1, np.float32)), name="calls", requires_grad=False)
+
+    def construct(self, x):
+        ms.ops.AssignAdd()(self.calls, ms.Tensor(np.ones(1, np.float32)))
+        return x * 2.0
+
+
+def test_in_place_updates_run_once_per_call() -> None:
+    net = CountingCell()
+    net.set_inputs(ms.Tensor(shape=[None, 2], dtype=ms.float32))
+    with pytest.warns(UserWarning, match="updates a Parameter in place"):
+        for b in (5, 7):
+            np.testing.assert_allclose(net(ms.Tensor(np.ones((b, 2), np.float32))).asnumpy(), 2.0)
+    assert net.calls.asnumpy()[0] == 2.0
+
+
+def test_inputs_with_different_free_sizes_run_static() -> None:
+    class Outer(nn.Cell):
+        def construct(self, a, b):
+            return a.sum(1, keepdims=True) * b.sum(1)
+
+    net = Outer()
+    net.set_inputs(ms.Tensor(shape=[None, 3], dtype=ms.float32), ms.Tensor(shape=[None, 2], dtype=ms.float32))
+    a, b = np.ones((4, 3), np.float32), np.ones((5, 2), np.float32)
+    y = net(ms.Tensor(a), ms.Tensor(b)).asnumpy()
+    np.testing.assert_allclose(y, a.sum(1, keepdims=True) * b.sum(1))

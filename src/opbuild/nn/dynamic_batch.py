@@ -38,6 +38,7 @@ from ..core.errors import ConfigError
 from ..core.ir import Graph, Node, Value
 from ..core.tensor import Tensor
 from ..ops.elementwise import FUSIBLE
+from ..ops.registry import get
 
 # The batch sizes the row-wise check traces at.
 TRACE_BATCHES = (1, 2, 3)
@@ -206,6 +207,12 @@ def _check_rows(graph: Graph, flags: list[bool], dynamic_inputs: Sequence[bool])
     for n in graph.nodes:
         ins = [flags[idx[id(v)]] for v in n.inputs]
         outs = [flags[idx[id(o)]] for o in n.outputs]
+        # Run once per chunk, an in-place update (a step counter, Dropout's state) or a collective would
+        # happen several times per call.
+        if any(o.alias_of is not None for o in n.outputs):
+            return f"{n.op} updates a Parameter in place"
+        if get(n.op).host is not None:
+            return f"{n.op} is a collective"
         if not any(ins):
             if any(outs):
                 return f"{n.op} makes a value of the batch size's shape from no batched input"
@@ -217,7 +224,7 @@ def _check_rows(graph: Graph, flags: list[bool], dynamic_inputs: Sequence[bool])
         reason = check(n, ins, rank)
         if reason:
             return reason
-        if not all(outs) or any(o.alias_of is not None for o in n.outputs):
+        if not all(outs):
             return f"{n.op} combines the batch rows (an output without the batch dimension)"
     return None
 
@@ -244,12 +251,10 @@ def analyse(fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool]
     return Verdict(True, batched_outputs=[flags[idx[id(v)]] for v in graphs[0].outputs])
 
 
-def _batch_size(args: Sequence[Any], dynamic: Sequence[bool], who: str) -> int:
+def _batch_size(args: Sequence[Any], dynamic: Sequence[bool]) -> int | None:
+    """The batch size the dynamic inputs share, None when they differ (free dims of different meaning)."""
     sizes = {a.shape[0] for a, d in zip(args, dynamic) if d}
-    if len(sizes) != 1:
-        raise ValueError(f"{who}: inputs declared with a dynamic batch dimension must share their batch size, "
-                         f"got {sorted(sizes)}")
-    return sizes.pop()
+    return sizes.pop() if len(sizes) == 1 else None
 
 
 def dynamic_key(args: Sequence[Any], dynamic: Sequence[bool], who: str) -> tuple:
@@ -316,7 +321,9 @@ def run(graphs: dict, state: Any, fn: Callable[..., Any], args: Sequence[Any], d
     compiled at the chunk sizes (:func:`chunk_sizes`) when the graph is row-wise, else as a static graph for
     this batch size. ``graphs`` is the caller's graph table (``Cell._graphs``), ``state`` its state
     signature."""
-    n = _batch_size(args, dynamic, who)
+    n = _batch_size(args, dynamic)
+    if n is None:  # not one batch: a static graph for these sizes
+        return graph_breaks.run_compiled(graphs, (state, trace.arg_signature(args, who)), fn, args)
     key = (state, dynamic_key(args, dynamic, who))
     verdict = graphs.get(key)
     if verdict is None:
