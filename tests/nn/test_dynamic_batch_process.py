@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import onnx
 import pytest
 
-from tests.conftest import run_python
+import opbuild as ms
+import opbuild.onnx
+from opbuild.nn import dynamic_batch
+from tests.conftest import REPO, execution_mode, run_python
 
 pytestmark = pytest.mark.slow
 
@@ -73,3 +78,27 @@ def test_second_process_runs_new_batch_sizes_with_nothing_built(tmp_path) -> Non
     for row in second:  # new sizes in a new process: the chunk graphs come from kernel_meta
         assert row["cnn_built"] == 0 and row["onnx_built"] == 0, row
         assert row["cnn_ok"] and row["onnx_ok"], row
+
+
+def test_resnet_fixture_with_a_symbolic_batch_runs_new_sizes_unbuilt() -> None:
+    """The committed ResNet fixture (convolutions, BatchNorm, residual adds, pooling) with its batch dim made a
+    dim_param: row-wise, and batches of 3 and 5 copies of the recorded input give the recorded outputs with
+    nothing built."""
+    proto = onnx.load(REPO / "tests/fixtures/onnx/resnet.onnx")
+    for vi in [*proto.graph.input, *proto.graph.output]:
+        vi.type.tensor_type.shape.dim[0].dim_param = "batch"
+    del proto.graph.value_info[:]
+    data = np.load(REPO / "tests/fixtures/onnx/resnet.npz")
+    x = data["input:pixel_values"]
+    want = [data["output:last_hidden_state"], data["output:pooler_output"]]
+    with execution_mode("graph"):
+        model = opbuild.onnx.load(proto)
+        got = model.run([x])
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+        assert dynamic_batch.verdict(model._graphs)[0].rowwise
+        for copies in (3, 5):
+            outs = model.run([np.concatenate([x] * copies)])
+            assert ms.build_report().built == 0
+            for g, w in zip(outs, got):
+                np.testing.assert_allclose(g, np.concatenate([w] * copies), rtol=1e-5, atol=1e-6)
