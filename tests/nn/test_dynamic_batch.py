@@ -114,7 +114,14 @@ class ReverseRows(nn.Cell):
         return x[::-1] + 1.0
 
 
-@pytest.mark.parametrize("cls", [SoftmaxOverBatch, MeanOverBatch, ReverseRows])
+class BranchOnBatchSize(nn.Cell):
+    """Python code reading the batch size: the chunk graphs (16, 4, 1) would compute other functions."""
+
+    def construct(self, x):
+        return x * 2.0 if x.shape[0] > 4 else x * 3.0
+
+
+@pytest.mark.parametrize("cls", [SoftmaxOverBatch, MeanOverBatch, ReverseRows, BranchOnBatchSize])
 def test_graphs_mixing_rows_fall_back_to_static_builds(cls) -> None:
     net = cls()
     net.set_inputs(ms.Tensor(shape=[None, 4], dtype=ms.float32))
@@ -128,6 +135,8 @@ def test_graphs_mixing_rows_fall_back_to_static_builds(cls) -> None:
                 np.testing.assert_allclose(y, e / e.sum(0), rtol=1e-5)
             elif cls is ReverseRows:
                 np.testing.assert_allclose(y, x[::-1] + 1.0, rtol=1e-6)
+            elif cls is BranchOnBatchSize:
+                np.testing.assert_allclose(y, x * (2.0 if b > 4 else 3.0), rtol=1e-6)
             else:
                 np.testing.assert_allclose(y, (x * x).mean(), rtol=1e-5)
     verdict = dynamic_batch.verdict(net._graphs)[0]

@@ -6,10 +6,10 @@ How: the graph is compiled at a few fixed batch sizes (the chunks, :func:`chunk_
 on the first call, and a batch of any size runs as consecutive slices of those sizes (their results written
 into the rows of the outputs). That is exact only for a *row-wise* graph, where row i of every batched output
 depends on row i of the batched inputs alone. Whether it is, is decided once per input signature, without
-building anything, by tracing the function at batch 1, 2 and 3 and checking:
+building anything, by tracing the function at batch 1, 2, 3 and at the chunk sizes, and checking:
 
-- the three traces have the same nodes, wiring, attributes (Reshape's target shape excepted) and captures;
-- every value either has the same shape in all three (not batched), or the shape ``(b, *rest)`` at batch b
+- the traces have the same nodes, wiring, attributes (Reshape's target shape excepted) and captures;
+- every value either has the same shape in every trace (not batched), or the shape ``(b, *rest)`` at batch b
   (batched), and only values computed from a batched input are batched;
 - every node reading a batched value is of an op family known to treat dim 0 as independent rows
   (:data:`ROW_OPS`: elementwise maps, Conv2D, pooling, BatchNorm's inference form, BiasAdd, MatMul with the
@@ -40,7 +40,8 @@ from ..core.tensor import Tensor
 from ..ops.elementwise import FUSIBLE
 from ..ops.registry import get
 
-# The batch sizes the row-wise check traces at.
+# The batch sizes the row-wise check traces at, besides the chunk sizes (the graphs that will run must be the
+# graph that was checked).
 TRACE_BATCHES = (1, 2, 3)
 # The batch sizes a row-wise graph is compiled at: a batch of n runs as n // 16 calls of the batch-16 graph,
 # then batch-4 calls, then batch-1 calls for the rest (docs/dynamic-batch.md: the per-call cost against a
@@ -156,7 +157,7 @@ def _same_capture(a: Tensor, b: Tensor) -> bool:
     return x.size <= _CONST_BY_VALUE and x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
 
 
-def _batched_flags(graphs: Sequence[Graph]) -> list[bool] | str:
+def _batched_flags(graphs: Sequence[Graph], batches: Sequence[int]) -> list[bool] | str:
     """Per value of the first graph (in :func:`_numbering` order): batched or not; or why the traces differ."""
     numbered = [_numbering(g)[0] for g in graphs]
     if len({len(v) for v in numbered}) != 1:
@@ -168,7 +169,7 @@ def _batched_flags(graphs: Sequence[Graph]) -> list[bool] | str:
             return "a value's dtype depends on the batch size"
         if len(set(shapes)) == 1:
             flags.append(False)
-        elif all(s and s[0] == b and s[1:] == shapes[0][1:] for s, b in zip(shapes, TRACE_BATCHES)):
+        elif all(s and s[0] == b and s[1:] == shapes[0][1:] for s, b in zip(shapes, batches)):
             flags.append(True)
         else:
             return f"a value's shape {shapes[-1]} depends on the batch size other than in dim 0"
@@ -232,7 +233,8 @@ def _check_rows(graph: Graph, flags: list[bool], dynamic_inputs: Sequence[bool])
 def analyse(fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool]) -> Verdict:
     """Decide (by tracing only, building nothing) whether ``fn`` is row-wise in the ``dynamic`` arguments."""
     graphs = []
-    for b in TRACE_BATCHES:
+    batches = sorted({*TRACE_BATCHES, *chunk_sizes()})
+    for b in batches:
         try:
             g, _ = trace.trace(fn, _row_args(args, dynamic, b))
         except Exception as e:  # the static path runs the function again and raises it to the caller
@@ -241,7 +243,7 @@ def analyse(fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool]
     reason = _check_structure(graphs)
     if reason:
         return Verdict(False, reason)
-    flags = _batched_flags(graphs)
+    flags = _batched_flags(graphs, batches)
     if isinstance(flags, str):
         return Verdict(False, flags)
     reason = _check_rows(graphs[0], flags, dynamic)
