@@ -14,7 +14,7 @@ import opbuild as ms
 import opbuild.onnx
 from opbuild import nn
 from opbuild.core.errors import ConfigError
-from opbuild.nn import dynamic_batch
+from opbuild.nn import batch_chunks, dynamic_batch
 
 pytestmark = pytest.mark.usefixtures("graph_mode")
 
@@ -77,7 +77,7 @@ def test_cnn_runs_new_batch_sizes_without_building() -> None:
         want = static(ms.Tensor(x)).asnumpy()
         assert y.shape == (b, 5)
         np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
-    assert len(net.compile_info()) == len(dynamic_batch.chunk_sizes())  # the chunk graphs serve every size
+    assert len(net.compile_info()) == len(batch_chunks.chunk_sizes())  # the chunk graphs serve every size
     assert dynamic_batch.verdict(net._graphs)[0].rowwise
 
 
@@ -185,13 +185,13 @@ def test_onnx_dim_param_batch_builds_once() -> None:
 
 
 def test_chunk_sizes_setting(monkeypatch) -> None:
-    monkeypatch.setenv(dynamic_batch.CHUNKS_VARIABLE, "8, 2")
-    assert dynamic_batch.chunk_sizes() == (8, 2, 1)
-    monkeypatch.setenv(dynamic_batch.CHUNKS_VARIABLE, "0,4")
+    monkeypatch.setenv(batch_chunks.CHUNKS_VARIABLE, "8, 2")
+    assert batch_chunks.chunk_sizes() == (8, 2, 1)
+    monkeypatch.setenv(batch_chunks.CHUNKS_VARIABLE, "0,4")
     with pytest.raises(ConfigError, match="OPBUILD_DYNAMIC_BATCH_CHUNKS='0,4'"):
-        dynamic_batch.chunk_sizes()
-    monkeypatch.delenv(dynamic_batch.CHUNKS_VARIABLE)
-    assert dynamic_batch.chunk_sizes() == dynamic_batch.DEFAULT_CHUNKS
+        batch_chunks.chunk_sizes()
+    monkeypatch.delenv(batch_chunks.CHUNKS_VARIABLE)
+    assert batch_chunks.chunk_sizes() == batch_chunks.DEFAULT_CHUNKS
 
 
 class CountingCell(nn.Cell):
@@ -225,3 +225,34 @@ def test_inputs_with_different_free_sizes_run_static() -> None:
     a, b = np.ones((4, 3), np.float32), np.ones((5, 2), np.float32)
     y = net(ms.Tensor(a), ms.Tensor(b)).asnumpy()
     np.testing.assert_allclose(y, a.sum(1, keepdims=True) * b.sum(1))
+
+
+def test_cover_weighs_calls_against_padded_rows() -> None:
+    def chunks(cost):
+        return [batch_chunks.Chunk(s, None, [], lambda x: x, cost(s)) for s in (16, 4, 1)]
+
+    overhead_bound = chunks(lambda s: 1.0 + 0.01 * s)  # a call costs the same at every size: pad
+    assert [c.size for c in batch_chunks.cover(13, overhead_bound)] == [16]
+    row_bound = chunks(lambda s: 0.01 + 1.0 * s)  # every row costs: no padding
+    assert sorted(c.size for c in batch_chunks.cover(13, row_bound)) == [1, 4, 4, 4]
+    assert batch_chunks.cover(0, row_bound) == []
+
+
+@pytest.mark.parametrize("pad", [True, False])
+def test_padded_and_exact_covers_give_the_same_rows(pad) -> None:
+    net = MLP()
+    net.set_inputs(ms.Tensor(shape=[None, 6], dtype=ms.float32))
+    w1, b1, w2, b2 = (p.asnumpy() for p in net.get_parameters())
+    rng = np.random.default_rng(5)
+    net(ms.Tensor(rng.standard_normal((1, 6)).astype(np.float32)))
+    verdict = dynamic_batch.verdict(net._graphs)[0]
+    for c in verdict.chunks:  # pretend the calls cost the same at every size (pad) or per row (exact)
+        c.seconds = 1.0 if pad else float(c.size)
+    verdict.plans.clear()
+    for b in (13, 35, 2):
+        x = rng.standard_normal((b, 6)).astype(np.float32)
+        y = net(ms.Tensor(x)).asnumpy()
+        assert ms.build_report().built == 0
+        np.testing.assert_allclose(y, np.maximum(x @ w1.T + b1, 0) @ w2.T + b2, rtol=1e-5, atol=1e-5)
+    sizes = {rest: [c.size for c in plan] for rest, plan in verdict.plans.items()}
+    assert sizes[13] == ([16] if pad else [4, 4, 4, 1])

@@ -15,7 +15,7 @@ from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor, is_placeholder
 from ..ops.primitive import apply, compute_dtype
-from . import dynamic_batch
+from . import batch_chunks
 
 
 def outputs_to_float32(out: Any) -> Any:
@@ -154,7 +154,7 @@ class Cell:
         who = f"{type(self).__name__} (a Cell)"
         dynamic = self._dynamic_batch(args)
         if dynamic is not None:
-            return dynamic_batch.run(self._graphs, self._state_signature(), self._construct_in_precision, args,
+            return batch_chunks.run(self._graphs, self._state_signature(), self._construct_in_precision, args,
                                      dynamic, who)
         key = (self._state_signature(), trace.arg_signature(args, who))
         return graph_breaks.run_compiled(self._graphs, key, self._construct_in_precision, args)

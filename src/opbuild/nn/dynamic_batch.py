@@ -24,17 +24,13 @@ per call of the chunked run against a static build per size.
 
 from __future__ import annotations
 
-import dataclasses
-import os
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..core import graph_breaks, trace
-from ..core.errors import ConfigError
+from ..core import trace
 from ..core.ir import Graph, Node, Value
 from ..core.tensor import Tensor
 from ..ops.elementwise import FUSIBLE
@@ -43,11 +39,6 @@ from ..ops.registry import get
 # The batch sizes the row-wise check traces at, besides the chunk sizes (the graphs that will run must be the
 # graph that was checked).
 TRACE_BATCHES = (1, 2, 3)
-# The batch sizes a row-wise graph is compiled at: a batch of n runs as n // 16 calls of the batch-16 graph,
-# then batch-4 calls, then batch-1 calls for the rest (docs/dynamic-batch.md: the per-call cost against a
-# static build per size, and why these sizes).
-DEFAULT_CHUNKS = (16, 4, 1)
-CHUNKS_VARIABLE = "OPBUILD_DYNAMIC_BATCH_CHUNKS"
 # Captured tensors up to this many elements created afresh by each trace (Python scalars, ONNX constants)
 # are compared by value across the traces; larger ones must be the same object.
 _CONST_BY_VALUE = 1 << 16
@@ -130,10 +121,12 @@ class Verdict:
     reason: str = ""
     batched_outputs: list[bool] = field(default_factory=list)
     warned: bool = False
-    chunks: list = field(default_factory=list)  # the compiled chunk graphs, largest first (row-wise only)
+    chunks: list = field(default_factory=list)  # batch_chunks.py: the compiled chunk graphs, largest first
+    plans: dict = field(default_factory=dict)  # batch_chunks.py: remainder rows -> the chunk calls that cover them
 
 
-def _row_args(args: Sequence[Any], dynamic: Sequence[bool], batch: int) -> list[Any]:
+def row_args(args: Sequence[Any], dynamic: Sequence[bool], batch: int) -> list[Any]:
+    """``args`` with each dynamic Tensor replaced by zeros of batch ``batch`` (same trailing dims and dtype)."""
     out = []
     for a, d in zip(args, dynamic):
         if d:
@@ -230,13 +223,15 @@ def _check_rows(graph: Graph, flags: list[bool], dynamic_inputs: Sequence[bool])
     return None
 
 
-def analyse(fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool]) -> Verdict:
-    """Decide (by tracing only, building nothing) whether ``fn`` is row-wise in the ``dynamic`` arguments."""
+def analyse(fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool],
+            chunks: Sequence[int] = ()) -> Verdict:
+    """Decide (by tracing only, building nothing) whether ``fn`` is row-wise in the ``dynamic`` arguments, at
+    batch 1, 2, 3 and the ``chunks`` sizes the graph will be compiled at."""
     graphs = []
-    batches = sorted({*TRACE_BATCHES, *chunk_sizes()})
+    batches = sorted({*TRACE_BATCHES, *chunks})
     for b in batches:
         try:
-            g, _ = trace.trace(fn, _row_args(args, dynamic, b))
+            g, _ = trace.trace(fn, row_args(args, dynamic, b))
         except Exception as e:  # the static path runs the function again and raises it to the caller
             return Verdict(False, f"tracing at batch {b} failed ({type(e).__name__}: {str(e).splitlines()[0]})")
         graphs.append(g)
@@ -251,118 +246,6 @@ def analyse(fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool]
         return Verdict(False, reason)
     _, idx = _numbering(graphs[0])
     return Verdict(True, batched_outputs=[flags[idx[id(v)]] for v in graphs[0].outputs])
-
-
-def _batch_size(args: Sequence[Any], dynamic: Sequence[bool]) -> int | None:
-    """The batch size the dynamic inputs share, None when they differ (free dims of different meaning)."""
-    sizes = {a.shape[0] for a, d in zip(args, dynamic) if d}
-    return sizes.pop() if len(sizes) == 1 else None
-
-
-def dynamic_key(args: Sequence[Any], dynamic: Sequence[bool], who: str) -> tuple:
-    """The input signature with each dynamic input's dim 0 as -1: the same for every batch size."""
-    sig = []
-    for a, d in zip(args, dynamic):
-        if isinstance(a, Tensor) and a._data is not None:  # read from the array: this runs at every call
-            shape = a._data.shape
-            sig.append(("T", (-1, *shape[1:]) if d else shape, a._data.dtype))
-        else:
-            sig.append(trace.arg_signature([a], who)[0])
-    return ("dynamic-batch", tuple(sig))
-
-
-def chunk_sizes() -> tuple[int, ...]:
-    """The batch sizes a row-wise graph is compiled at, largest first (``OPBUILD_DYNAMIC_BATCH_CHUNKS``, a
-    comma-separated list; 1 is always included so that every batch size decomposes)."""
-    raw = os.environ.get(CHUNKS_VARIABLE, "")
-    if not raw.strip():
-        return DEFAULT_CHUNKS
-    try:
-        sizes = {int(p) for p in raw.split(",") if p.strip()}
-    except ValueError:
-        sizes = {0}
-    if not sizes or min(sizes) < 1 or max(sizes) > 4096:
-        raise ConfigError(CHUNKS_VARIABLE, raw, "is not a list of batch sizes",
-                          "comma-separated batch sizes from 1 to 4096, such as 1,4,16",
-                          default=",".join(map(str, DEFAULT_CHUNKS)))
-    return tuple(sorted(sizes | {1}, reverse=True))
-
-
-@dataclass
-class _Chunk:
-    size: int
-    compiled: Any  # the CompiledGraph of the function at batch ``size``
-    sources: list[tuple]  # graph input j <- ("arg", i)
-    rebuild: Callable[[list], Any]
-
-
-def _compile_chunks(graphs: dict, state: Any, fn: Callable[..., Any], args: Sequence[Any],
-                    dynamic: Sequence[bool], who: str) -> tuple[list[_Chunk], Any]:
-    """Compile (or find) the function at every chunk size, running each once on zeros; returns the chunks
-    and the sum of their build reports (what this first call built)."""
-    eng = trace.engine()
-    chunks, reports = [], []
-    for c in chunk_sizes():
-        row = _row_args(args, dynamic, c)
-        key = (state, trace.arg_signature(row, who))
-        graph_breaks.run_compiled(graphs, key, fn, row)
-        report = getattr(eng, "build_report", lambda: None)()
-        if report is not None:
-            reports.append(dataclasses.replace(report, kernels=list(report.kernels)))
-        piece = graphs[key].root
-        chunks.append(_Chunk(c, piece.compiled, list(piece.sources), piece.rebuild))
-    total = reports[0] if reports else None
-    for r in reports[1:]:
-        total.extend(r)
-    return chunks, total
-
-
-def run(graphs: dict, state: Any, fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool],
-        who: str) -> Any:
-    """Run ``fn(*args)`` with a dynamic batch dimension on the ``dynamic`` Tensor arguments: on the graphs
-    compiled at the chunk sizes (:func:`chunk_sizes`) when the graph is row-wise, else as a static graph for
-    this batch size. ``graphs`` is the caller's graph table (``Cell._graphs``), ``state`` its state
-    signature."""
-    n = _batch_size(args, dynamic)
-    if n is None:  # not one batch: a static graph for these sizes
-        return graph_breaks.run_compiled(graphs, (state, trace.arg_signature(args, who)), fn, args)
-    key = (state, dynamic_key(args, dynamic, who))
-    verdict = graphs.get(key)
-    if verdict is None:
-        verdict = graphs[key] = analyse(fn, args, dynamic)
-    if not verdict.rowwise or n == 0:
-        if not verdict.rowwise and not verdict.warned:
-            verdict.warned = True
-            warnings.warn(f"{who}: the dynamic batch dimension falls back to one build per batch size: "
-                          f"{verdict.reason}", stacklevel=3)
-        return graph_breaks.run_compiled(graphs, (state, trace.arg_signature(args, who)), fn, args)
-    eng = trace.engine()
-    first_report = None
-    if not verdict.chunks:
-        verdict.chunks, first_report = _compile_chunks(graphs, state, fn, args, dynamic, who)
-    arrays = [a.asnumpy() if isinstance(a, Tensor) else None for a in args]
-    outs: list[np.ndarray] | None = None
-    start, used = 0, None
-    for chunk in verdict.chunks:
-        while n - start >= chunk.size:
-            stop = start + chunk.size
-            got = chunk.compiled([arrays[s[1]][start:stop] if dynamic[s[1]] else arrays[s[1]]
-                                  for s in chunk.sources])
-            if outs is None:
-                if stop == n:  # one chunk is the whole batch: its outputs (copies) are the results
-                    outs, start, used = got, stop, chunk
-                    break
-                outs = [np.empty((n, *o.shape[1:]), o.dtype) if b else o
-                        for o, b in zip(got, verdict.batched_outputs)]
-            for o, g, b in zip(outs, got, verdict.batched_outputs):
-                if b:
-                    o[start:stop] = g
-            start, used = stop, used or chunk
-    if first_report is not None:
-        getattr(eng, "adopt_report", lambda r: None)(first_report)
-    else:
-        eng.graph_reused(used.compiled)
-    return used.rebuild([Tensor(o) for o in outs])
 
 
 def verdict(graphs: dict) -> list[Verdict]:
