@@ -287,7 +287,7 @@ class OnnxModel(Cell):
 
     def _dynamic_batch(self, args: tuple) -> tuple[bool, ...] | None:
         """Inputs whose first dim is symbolic (a ``dim_param``, or unnamed) have a dynamic batch dimension:
-        every batch size runs on the kernels built once where the graph is row-wise (nn/dynamic_batch.py)."""
+        every batch size runs on the kernels built once where the graph is row-wise (nn/batch_chunks.py)."""
         flags = tuple(isinstance(a, Tensor) and bool(s.shape) and not isinstance(s.shape[0], int)
                       for s, a in zip(self.inputs, args))
         return flags if any(flags) else None

@@ -162,7 +162,7 @@ class Cell:
     def set_inputs(self, *inputs: Tensor) -> None:
         """MindSpore's ``Cell.set_inputs``: declare the inputs' shapes and dtypes, a dynamic dimension as None
         (``Tensor(shape=[None, 3, 32, 32], dtype=mstype.float32)``). A dynamic dim 0 is a dynamic batch: every
-        batch size then runs on the kernels built once (nn/dynamic_batch.py); other dynamic dims accept any
+        batch size then runs on the kernels built once (nn/batch_chunks.py); other dynamic dims accept any
         size, built per size. Calls are checked against the declaration."""
         for t in inputs:
             if not isinstance(t, Tensor):

@@ -2,11 +2,12 @@
 ``Tensor(shape=[None, ...])``, an ONNX input whose first dim is a ``dim_param``) runs every batch size on the
 kernels built once, so a new batch size builds nothing.
 
-How: the graph is compiled at a few fixed batch sizes (the chunks, :func:`chunk_sizes`: 16, 4 and 1 by default)
-on the first call, and a batch of any size runs as consecutive slices of those sizes (their results written
-into the rows of the outputs). That is exact only for a *row-wise* graph, where row i of every batched output
-depends on row i of the batched inputs alone. Whether it is, is decided once per input signature, without
-building anything, by tracing the function at batch 1, 2, 3 and at the chunk sizes, and checking:
+How (nn/batch_chunks.py runs it): the graph is compiled at a few fixed batch sizes (the chunks: 16, 4 and 1 by
+default) on the first call, and a batch of any size runs as consecutive slices of those sizes (their results
+written into the rows of the outputs). This module decides whether that is exact: it is only for a *row-wise*
+graph, where row i of every batched output depends on row i of the batched inputs alone. That is decided once
+per input signature, without building anything, by tracing the function at batch 1, 2, 3 and at the chunk
+sizes, and checking:
 
 - the traces have the same nodes, wiring, attributes (Reshape's target shape excepted) and captures;
 - every value either has the same shape in every trace (not batched), or the shape ``(b, *rest)`` at batch b
@@ -18,8 +19,8 @@ building anything, by tracing the function at batch 1, 2, 3 and at the chunk siz
 
 A graph that fails a check (a loss averaged over the batch, BatchNorm in training, control flow over tensor
 values, an op not in the table) keeps today's static specialisation: each new batch size traces and builds
-its own kernels (correct, just not free); :func:`verdict` says why. See docs/dynamic-batch.md for the cost
-per call of the chunked run against a static build per size.
+its own kernels (correct, just not free); :func:`verdict` says why. docs/dynamic-batch.md has the cost per
+call of the chunked run against a static build per size.
 """
 
 from __future__ import annotations
