@@ -95,6 +95,26 @@ def test_mlp_matches_numpy_for_each_batch_size() -> None:
             assert ms.build_report().built == 0
 
 
+class TokenSlices(nn.Cell):
+    """Slices that keep every row (a transformer's class token, a window of features): row-wise."""
+
+    def construct(self, x):
+        return x[:, 0] + x[:, 1:3].sum(1) + ms.ops.Slice()(x, (0, 3, 0), (x.shape[0], 1, 4)).squeeze(1)
+
+
+def test_slices_keeping_every_row_are_row_wise() -> None:
+    net = TokenSlices()
+    net.set_inputs(ms.Tensor(shape=[None, 5, 4], dtype=ms.float32))
+    rng = np.random.default_rng(6)
+    for b in (1, 6, 17):
+        x = rng.standard_normal((b, 5, 4)).astype(np.float32)
+        y = net(ms.Tensor(x)).asnumpy()
+        if b != 1:
+            assert ms.build_report().built == 0
+        np.testing.assert_allclose(y, x[:, 0] + x[:, 1:3].sum(1) + x[:, 3], rtol=1e-5, atol=1e-6)
+    assert dynamic_batch.verdict(net._graphs)[0].rowwise
+
+
 class SoftmaxOverBatch(nn.Cell):
     """Every op is row-shaped, but Softmax along axis 0 mixes the rows: must not run row by row."""
 
@@ -114,6 +134,16 @@ class ReverseRows(nn.Cell):
         return x[::-1] + 1.0
 
 
+class DropFirstRow(nn.Cell):
+    def construct(self, x):
+        return x[1:] * 2.0
+
+
+class FirstRowOnly(nn.Cell):
+    def construct(self, x):
+        return x[0:1] * 2.0
+
+
 class BranchOnBatchSize(nn.Cell):
     """Python code reading the batch size: the chunk graphs (16, 4, 1) would compute other functions."""
 
@@ -121,7 +151,8 @@ class BranchOnBatchSize(nn.Cell):
         return x * 2.0 if x.shape[0] > 4 else x * 3.0
 
 
-@pytest.mark.parametrize("cls", [SoftmaxOverBatch, MeanOverBatch, ReverseRows, BranchOnBatchSize])
+@pytest.mark.parametrize("cls", [SoftmaxOverBatch, MeanOverBatch, ReverseRows, BranchOnBatchSize, DropFirstRow,
+                                 FirstRowOnly])
 def test_graphs_mixing_rows_fall_back_to_static_builds(cls) -> None:
     net = cls()
     net.set_inputs(ms.Tensor(shape=[None, 4], dtype=ms.float32))
@@ -135,6 +166,10 @@ def test_graphs_mixing_rows_fall_back_to_static_builds(cls) -> None:
                 np.testing.assert_allclose(y, e / e.sum(0), rtol=1e-5)
             elif cls is ReverseRows:
                 np.testing.assert_allclose(y, x[::-1] + 1.0, rtol=1e-6)
+            elif cls is DropFirstRow:
+                np.testing.assert_allclose(y, x[1:] * 2.0, rtol=1e-6)
+            elif cls is FirstRowOnly:
+                np.testing.assert_allclose(y, x[0:1] * 2.0, rtol=1e-6)
             elif cls is BranchOnBatchSize:
                 np.testing.assert_allclose(y, x * (2.0 if b > 4 else 3.0), rtol=1e-6)
             else:

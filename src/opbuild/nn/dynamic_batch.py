@@ -9,13 +9,15 @@ graph, where row i of every batched output depends on row i of the batched input
 per input signature, without building anything, by tracing the function at batch 1, 2, 3 and at the chunk
 sizes, and checking:
 
-- the traces have the same nodes, wiring, attributes (Reshape's target shape excepted) and captures;
+- the traces have the same nodes, wiring, attributes (but those holding the batch size: a Reshape's target
+  shape, a slice's extent in dim 0 taking every row) and captures;
 - every value either has the same shape in every trace (not batched), or the shape ``(b, *rest)`` at batch b
   (batched), and only values computed from a batched input are batched;
 - every node reading a batched value is of an op family known to treat dim 0 as independent rows
   (:data:`ROW_OPS`: elementwise maps, Conv2D, pooling, BatchNorm's inference form, BiasAdd, MatMul with the
-  batch as its M dimension, Softmax/LogSoftmax/reductions/Concat/LayerNorm over other axes, Reshape/Flatten
-  keeping dim 0, Transpose keeping dim 0 first, ...), writes batched outputs only, and updates nothing in place.
+  batch as its M dimension, Softmax/LogSoftmax/reductions/Concat/LayerNorm over other axes, slices taking
+  every row, Reshape/Flatten keeping dim 0, Transpose keeping dim 0 first, ...), writes batched outputs only,
+  and updates nothing in place.
 
 A graph that fails a check (a loss averaged over the batch, BatchNorm in training, control flow over tensor
 values, an op not in the table) keeps today's static specialisation: each new batch size traces and builds
@@ -109,8 +111,31 @@ ROW_OPS: dict[str, RowCheck] = {
     "Transpose": _transpose,
     "Gather": _gather,
 }
-# Attributes that may differ between the traces because they hold the batch size itself.
-_BATCH_ATTRS = {"Reshape": ("shape",)}
+def _slice_rows(node: Node, batched: Sequence[bool], rank: int) -> str | None:
+    if any(batched[1:]):
+        return f"{node.op} reads a batched value as a non-data operand"
+    start = node.attrs.get("start", node.attrs.get("begin"))
+    step = node.attrs.get("step", [1])
+    if not start or start[0] != 0 or step[0] != 1:
+        return f"{node.op} slices the batch dimension"
+    return None
+
+
+ROW_OPS.update({"StridedSlice": _slice_rows, "Slice": _slice_rows})
+
+
+def _marked_attrs(node: Node, batch: int) -> dict:
+    """``node``'s attributes (its data operand batched) with the entries that hold the batch size itself
+    replaced by a marker, so that the traces at different batch sizes compare equal: a Reshape's target shape
+    (the shape rule checks it keeps dim 0), a slice's dim-0 extent when it takes every row."""
+    attrs = dict(node.attrs)
+    if node.op == "Reshape":
+        attrs.pop("shape", None)
+    for key in ("count", "size", "shape") if node.op in ("StridedSlice", "Slice") else ():
+        val = attrs.get(key)
+        if isinstance(val, (list, tuple)) and val and val[0] == batch:
+            attrs[key] = ["batch", *val[1:]]
+    return attrs
 
 
 @dataclass
@@ -179,18 +204,30 @@ def _check_structure(graphs: Sequence[Graph]) -> str | None:
             return "the function traces different graphs at different batch sizes"
         if not all(_same_capture(a, b) for (_, a), (_, b) in zip(first.captures, g.captures)):
             return "a captured constant depends on the batch size"
-    for k, nodes in enumerate(zip(*(g.nodes for g in graphs))):
+    for nodes in zip(*(g.nodes for g in graphs)):
         n0 = nodes[0]
-        skip = _BATCH_ATTRS.get(n0.op, ())
-        attrs0 = {a: v for a, v in n0.attrs.items() if a not in skip}
         for n, idx in zip(nodes, index):
-            if n.op != n0.op or {a: v for a, v in n.attrs.items() if a not in skip} != attrs0:
-                return f"node {k} ({n0.op}) has attributes that depend on the batch size"
-            if [idx[id(v)] for v in n.inputs] != [index[0][id(v)] for v in n0.inputs]:
+            if n.op != n0.op or len(n.outputs) != len(n0.outputs) \
+                    or [idx[id(v)] for v in n.inputs] != [index[0][id(v)] for v in n0.inputs]:
                 return "the function traces different graphs at different batch sizes"
     for g, idx in zip(graphs, index):
         if [idx[id(v)] for v in g.outputs] != [index[0][id(v)] for v in first.outputs]:
             return "the function returns different values at different batch sizes"
+    return None
+
+
+def _check_attrs(graphs: Sequence[Graph], batches: Sequence[int], flags: list[bool]) -> str | None:
+    """Equal attributes in every trace, but for those holding the batch size of a node reading a batched
+    value (:func:`_marked_attrs`)."""
+    _, idx = _numbering(graphs[0])
+    for k, nodes in enumerate(zip(*(g.nodes for g in graphs))):
+        n0 = nodes[0]
+        if n0.inputs and flags[idx[id(n0.inputs[0])]]:
+            marked = [_marked_attrs(n, b) for n, b in zip(nodes, batches)]
+        else:
+            marked = [n.attrs for n in nodes]
+        if any(m != marked[0] for m in marked[1:]):
+            return f"node {k} ({n0.op}) has attributes that depend on the batch size"
     return None
 
 
@@ -242,7 +279,7 @@ def analyse(fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool]
     flags = _batched_flags(graphs, batches)
     if isinstance(flags, str):
         return Verdict(False, flags)
-    reason = _check_rows(graphs[0], flags, dynamic)
+    reason = _check_attrs(graphs, batches, flags) or _check_rows(graphs[0], flags, dynamic)
     if reason:
         return Verdict(False, reason)
     _, idx = _numbering(graphs[0])
