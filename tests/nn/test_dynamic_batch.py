@@ -115,6 +115,30 @@ def test_slices_keeping_every_row_are_row_wise() -> None:
     assert dynamic_batch.verdict(net._graphs)[0].rowwise
 
 
+class RowConstants(nn.Cell):
+    """Values of the batch's shape made from no batched input, every row the same (position ids expanded to
+    the batch, a fill): row-wise."""
+
+    def __init__(self):
+        super().__init__()
+        self.pos = ms.Parameter(ms.Tensor(np.arange(4, dtype=np.float32).reshape(1, 4)), name="pos")
+
+    def construct(self, x):
+        n = x.shape[0]
+        return x + ms.ops.broadcast_to(self.pos, (n, 4)) + ms.ops.Fill()(ms.float32, (n, 4), 2.0)
+
+
+def test_row_constants_are_row_wise() -> None:
+    net = RowConstants()
+    net.set_inputs(ms.Tensor(shape=[None, 4], dtype=ms.float32))
+    rng = np.random.default_rng(7)
+    for b in (1, 7):
+        x = rng.standard_normal((b, 4)).astype(np.float32)
+        np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), x + np.arange(4) + 2.0, rtol=1e-6)
+    assert ms.build_report().built == 0
+    assert dynamic_batch.verdict(net._graphs)[0].rowwise
+
+
 class SoftmaxOverBatch(nn.Cell):
     """Every op is row-shaped, but Softmax along axis 0 mixes the rows: must not run row by row."""
 
@@ -144,6 +168,13 @@ class FirstRowOnly(nn.Cell):
         return x[0:1] * 2.0
 
 
+class RowIndexes(nn.Cell):
+    """A value of the batch's shape whose rows differ (each row's index): must not run in chunks."""
+
+    def construct(self, x):
+        return x + ms.Tensor(np.arange(x.shape[0], dtype=np.float32).reshape(-1, 1))
+
+
 class BranchOnBatchSize(nn.Cell):
     """Python code reading the batch size: the chunk graphs (16, 4, 1) would compute other functions."""
 
@@ -152,7 +183,7 @@ class BranchOnBatchSize(nn.Cell):
 
 
 @pytest.mark.parametrize("cls", [SoftmaxOverBatch, MeanOverBatch, ReverseRows, BranchOnBatchSize, DropFirstRow,
-                                 FirstRowOnly])
+                                 FirstRowOnly, RowIndexes])
 def test_graphs_mixing_rows_fall_back_to_static_builds(cls) -> None:
     net = cls()
     net.set_inputs(ms.Tensor(shape=[None, 4], dtype=ms.float32))
@@ -168,6 +199,8 @@ def test_graphs_mixing_rows_fall_back_to_static_builds(cls) -> None:
                 np.testing.assert_allclose(y, x[::-1] + 1.0, rtol=1e-6)
             elif cls is DropFirstRow:
                 np.testing.assert_allclose(y, x[1:] * 2.0, rtol=1e-6)
+            elif cls is RowIndexes:
+                np.testing.assert_allclose(y, x + np.arange(b).reshape(-1, 1), rtol=1e-6)
             elif cls is FirstRowOnly:
                 np.testing.assert_allclose(y, x[0:1] * 2.0, rtol=1e-6)
             elif cls is BranchOnBatchSize:

@@ -121,17 +121,29 @@ def _slice_rows(node: Node, batched: Sequence[bool], rank: int) -> str | None:
     return None
 
 
-ROW_OPS.update({"StridedSlice": _slice_rows, "Slice": _slice_rows})
+ROW_OPS.update({"StridedSlice": _slice_rows, "Slice": _slice_rows, "BroadcastTo": _first_only})
+
+
+def _same_rows(node: Node) -> bool:
+    """A node of no batched input whose batched output has every row equal (a broadcast of one row, a fill),
+    so any chunk of it is the same."""
+    if node.op == "Fill":
+        return True
+    if node.op == "BroadcastTo" and node.inputs:
+        shape = node.inputs[0].type.shape
+        return len(shape) < len(node.outputs[0].type.shape) or shape[0] == 1
+    return False
 
 
 def _marked_attrs(node: Node, batch: int) -> dict:
-    """``node``'s attributes (its data operand batched) with the entries that hold the batch size itself
-    replaced by a marker, so that the traces at different batch sizes compare equal: a Reshape's target shape
-    (the shape rule checks it keeps dim 0), a slice's dim-0 extent when it takes every row."""
+    """``node``'s attributes (its data operand or its output batched) with the entries that hold the batch size
+    itself replaced by a marker, so that the traces at different batch sizes compare equal: a Reshape's target
+    shape (the shape rule checks it keeps dim 0), a slice's dim-0 extent when it takes every row, the batch
+    dim of a BroadcastTo's or a Fill's shape."""
     attrs = dict(node.attrs)
     if node.op == "Reshape":
         attrs.pop("shape", None)
-    for key in ("count", "size", "shape") if node.op in ("StridedSlice", "Slice") else ():
+    for key in ("count", "size", "shape") if node.op in ("StridedSlice", "Slice", "BroadcastTo", "Fill") else ():
         val = attrs.get(key)
         if isinstance(val, (list, tuple)) and val and val[0] == batch:
             attrs[key] = ["batch", *val[1:]]
@@ -222,7 +234,7 @@ def _check_attrs(graphs: Sequence[Graph], batches: Sequence[int], flags: list[bo
     _, idx = _numbering(graphs[0])
     for k, nodes in enumerate(zip(*(g.nodes for g in graphs))):
         n0 = nodes[0]
-        if n0.inputs and flags[idx[id(n0.inputs[0])]]:
+        if (n0.inputs and flags[idx[id(n0.inputs[0])]]) or (n0.outputs and flags[idx[id(n0.outputs[0])]]):
             marked = [_marked_attrs(n, b) for n, b in zip(nodes, batches)]
         else:
             marked = [n.attrs for n in nodes]
@@ -246,7 +258,7 @@ def _check_rows(graph: Graph, flags: list[bool], dynamic_inputs: Sequence[bool])
         if get(n.op).host is not None:
             return f"{n.op} is a collective"
         if not any(ins):
-            if any(outs):
+            if any(outs) and not _same_rows(n):
                 return f"{n.op} makes a value of the batch size's shape from no batched input"
             continue
         check = ROW_OPS.get(n.op)
