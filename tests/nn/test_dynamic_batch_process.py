@@ -102,3 +102,45 @@ def test_resnet_fixture_with_a_symbolic_batch_runs_new_sizes_unbuilt() -> None:
             assert ms.build_report().built == 0
             for g, w in zip(outs, got):
                 np.testing.assert_allclose(g, np.concatenate([w] * copies), rtol=1e-5, atol=1e-6)
+
+
+def test_exported_transformer_with_a_dynamic_batch_axis() -> None:
+    """A small transformer exported by torch with ``dynamic_axes`` on the batch (embedding lookup, a position
+    slice, multi-head attention with the batch kept first, LayerNorm, the class token): row-wise, new batch
+    sizes build nothing and match torch."""
+    import io
+
+    import torch
+
+    class Tiny(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.Embedding(50, 32)
+            self.pos = torch.nn.Parameter(torch.randn(1, 16, 32))
+            self.qkv, self.o = torch.nn.Linear(32, 96), torch.nn.Linear(32, 32)
+            self.ln, self.fc = torch.nn.LayerNorm(32), torch.nn.Linear(32, 8)
+
+        def forward(self, ids):
+            x = self.emb(ids) + self.pos[:, :ids.shape[1]]
+            b, s, _ = x.shape
+            q, k, v = [t.reshape(b, s, 4, 8).permute(0, 2, 1, 3) for t in self.qkv(x).split(32, dim=-1)]
+            att = torch.softmax(q @ k.transpose(-1, -2) / 8 ** 0.5, dim=-1)
+            x = self.ln(x + self.o((att @ v).transpose(1, 2).reshape(b, s, 32)))
+            return self.fc(x[:, 0])
+
+    torch.manual_seed(0)
+    net = Tiny().eval()
+    buf = io.BytesIO()
+    torch.onnx.export(net, (torch.zeros(2, 16, dtype=torch.int64),), buf, input_names=["ids"], output_names=["y"],
+                      dynamic_axes={"ids": {0: "batch"}, "y": {0: "batch"}}, opset_version=17, dynamo=False)
+    with execution_mode("graph"):
+        model = opbuild.onnx.load(onnx.load_from_string(buf.getvalue()))
+        for b in (2, 5, 9):
+            ids = np.random.default_rng(b).integers(0, 50, (b, 16)).astype(np.int64)
+            (y,) = model.run([ids])
+            if b != 2:
+                assert ms.build_report().built == 0
+            with torch.no_grad():
+                want = net(torch.from_numpy(ids)).numpy()
+            np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
+        assert dynamic_batch.verdict(model._graphs)[0].rowwise
