@@ -62,6 +62,17 @@ def test_placeholder_tensor_declares_a_free_dimension() -> None:
         ms.Tensor(shape=[None, 3])
     with pytest.raises(ValueError, match="not both"):
         ms.Tensor([1.0], shape=[1])
+    static = ms.Tensor(shape=[2, 3], dtype=ms.int32)  # every dim given: data (zeros)
+    assert static.asnumpy().dtype == np.int32 and not static.asnumpy().any() and static.shape == (2, 3)
+
+
+def test_static_declarations_check_calls_and_run_static() -> None:
+    net = MLP()
+    net.set_inputs(ms.Tensor(shape=[2, 6], dtype=ms.float32))
+    assert net(ms.Tensor(np.ones((2, 6), np.float32))).shape == (2, 3)
+    with pytest.raises(ValueError, match=r"declared float32\[2, 6\]"):
+        net(ms.Tensor(np.ones((3, 6), np.float32)))
+    assert dynamic_batch.verdict(net._graphs) == []
 
 
 def test_cnn_runs_new_batch_sizes_without_building() -> None:

@@ -70,10 +70,13 @@ class Tensor:
         if isinstance(input_data, Tensor):
             input_data = input_data.asnumpy()
         if input_data is None and shape is not None:
-            # MindSpore's declaration of a dynamic shape for Cell.set_inputs: Tensor(shape=[None, 3], dtype=...)
-            # holds no data; its shape shows a free dimension as -1, as MindSpore's does.
-            self._data, self._value = None, _placeholder_value(shape, dtype)
-            return
+            value = _placeholder_value(shape, dtype)
+            if -1 in value.type.shape:
+                # MindSpore's declaration of a dynamic shape for Cell.set_inputs: Tensor(shape=[None, 3], ...)
+                # holds no data; its shape shows a free dimension as -1, as MindSpore's does.
+                self._data, self._value = None, value
+                return
+            input_data, shape = np.zeros(value.type.shape, dtype_of(dtype).np_dtype), None  # static: zeros
         if input_data is None:
             raise ValueError("Tensor needs input_data (an array, list or scalar), or shape and dtype for an "
                              "input declaration: Tensor(shape=[None, 3], dtype=mstype.float32)")
