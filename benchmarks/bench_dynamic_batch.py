@@ -13,7 +13,8 @@ instance's very first call (batch 1, building the chunk graphs) is reported on i
 two are compared (max abs difference). The ONNX model's static baseline is the same model with the dynamic
 batch turned off on the instance (what every dim_param model did before).
 
-Usage: ``python benchmarks/bench_dynamic_batch.py [--calls N] [--sizes 3,5,8,13,24,40] [--json PATH]``
+Usage: ``python benchmarks/bench_dynamic_batch.py [--calls N] [--sizes 3,5,8,13,24,40] [--json PATH]`` (JSON
+by default to ``benchmarks/results/dynamic_batch.json``).
 """
 
 from __future__ import annotations
@@ -123,7 +124,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--calls", type=int, default=30)
     ap.add_argument("--sizes", default="3,5,8,13,24,40")
-    ap.add_argument("--json")
+    ap.add_argument("--json", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
+                                                   "dynamic_batch.json"))
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     ms.set_context(mode=ms.GRAPH_MODE)
@@ -146,6 +148,7 @@ def main() -> None:
               f"{_fmt(r, 'dynamic_new_ms', 9)} {_fmt(r, 'dynamic_built', 5)} {_fmt(r, 'static_steady_ms', 13, 3)} "
               f"{_fmt(r, 'dynamic_steady_ms', 10, 3)} {_fmt(r, 'max_abs_diff', 8, 1, 'e')}")
     if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)
     sys.stdout.flush()
