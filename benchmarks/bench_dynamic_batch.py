@@ -20,8 +20,10 @@ by default to ``benchmarks/results/dynamic_batch.json``).
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -29,7 +31,8 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ["OPBUILD_CACHE_PATH"] = tempfile.mkdtemp(prefix="bench-dynbatch-")
+os.environ["OPBUILD_CACHE_PATH"] = tempfile.mkdtemp(prefix="bench-dynbatch-")  # an empty cache: real builds
+atexit.register(shutil.rmtree, os.environ["OPBUILD_CACHE_PATH"], True)
 
 import numpy as np  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402

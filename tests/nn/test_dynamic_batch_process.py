@@ -144,3 +144,19 @@ def test_exported_transformer_with_a_dynamic_batch_axis() -> None:
                 want = net(torch.from_numpy(ids)).numpy()
             np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
         assert dynamic_batch.verdict(model._graphs)[0].rowwise
+
+
+def test_bench_dynamic_batch_smoke(tmp_path) -> None:
+    """benchmarks/bench_dynamic_batch.py measures what it says: the static instance builds at a new size,
+    the dynamic one does not, and both give the same results (never how fast anything is)."""
+    out = tmp_path / "dyn.json"
+    run_python(str(REPO / "benchmarks" / "bench_dynamic_batch.py"), "--sizes", "3", "--calls", "2", "--json",
+               str(out), env={"PYTHONPATH": str(REPO / "src")})
+    rows = json.loads(out.read_text())
+    firsts = [r for r in rows if not isinstance(r["batch"], int)]
+    sizes = [r for r in rows if isinstance(r["batch"], int)]
+    assert len(firsts) == 3 and all(r["dynamic_built"] > 0 for r in firsts)
+    assert len(sizes) == 3
+    for r in sizes:
+        assert r["static_built"] > 0 and r["dynamic_built"] == 0, r
+        assert r["max_abs_diff"] < 1e-5 and r["static_steady_ms"] > 0 and r["dynamic_steady_ms"] > 0
