@@ -150,6 +150,28 @@ def test_row_constants_are_row_wise() -> None:
     assert dynamic_batch.verdict(net._graphs)[0].rowwise
 
 
+class BatchInside(nn.Cell):
+    """The batch moved to dim 1 inside the graph (as timm's attention does) and back: still row-wise."""
+
+    def construct(self, x):
+        t = ms.ops.transpose(x, (1, 0, 2))  # (3, N, 4)
+        return ms.ops.softmax(t, axis=2).sum(0) + ms.ops.transpose(t, (1, 0, 2))[:, 0]
+
+
+def test_batch_moved_inside_the_graph_is_row_wise() -> None:
+    net = BatchInside()
+    net.set_inputs(ms.Tensor(shape=[None, 3, 4], dtype=ms.float32))
+    rng = np.random.default_rng(8)
+    for b in (1, 6, 21):
+        x = rng.standard_normal((b, 3, 4)).astype(np.float32)
+        e = np.exp(x - x.max(2, keepdims=True))
+        want = (e / e.sum(2, keepdims=True)).sum(1) + x[:, 0]
+        np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+        if b != 1:
+            assert ms.build_report().built == 0
+    assert dynamic_batch.verdict(net._graphs)[0].rowwise
+
+
 class SoftmaxOverBatch(nn.Cell):
     """Every op is row-shaped, but Softmax along axis 0 mixes the rows: must not run row by row."""
 
@@ -179,6 +201,13 @@ class FirstRowOnly(nn.Cell):
         return x[0:1] * 2.0
 
 
+class ScrambleRows(nn.Cell):
+    """The batch moved to dim 1, then a Reshape that reads it row-major as if it were first: mixes rows."""
+
+    def construct(self, x):
+        return ms.ops.transpose(x, (1, 0)).reshape(x.shape[0], 8) * 1.0
+
+
 class RowIndexes(nn.Cell):
     """A value of the batch's shape whose rows differ (each row's index): must not run in chunks."""
 
@@ -194,16 +223,18 @@ class BranchOnBatchSize(nn.Cell):
 
 
 @pytest.mark.parametrize("cls", [SoftmaxOverBatch, MeanOverBatch, ReverseRows, BranchOnBatchSize, DropFirstRow,
-                                 FirstRowOnly, RowIndexes])
+                                 FirstRowOnly, RowIndexes, ScrambleRows])
 def test_graphs_mixing_rows_fall_back_to_static_builds(cls) -> None:
     net = cls()
-    net.set_inputs(ms.Tensor(shape=[None, 4], dtype=ms.float32))
+    net.set_inputs(ms.Tensor(shape=[None, 8 if cls is ScrambleRows else 4], dtype=ms.float32))
     rng = np.random.default_rng(2)
     with pytest.warns(UserWarning, match="falls back to one build per batch size"):
         for b in (2, 5):
-            x = rng.standard_normal((b, 4)).astype(np.float32)
+            x = rng.standard_normal((b, 8 if cls is ScrambleRows else 4)).astype(np.float32)
             y = net(ms.Tensor(x)).asnumpy()
-            if cls is SoftmaxOverBatch:
+            if cls is ScrambleRows:
+                np.testing.assert_allclose(y, x.T.reshape(b, 8), rtol=1e-6)
+            elif cls is SoftmaxOverBatch:
                 e = np.exp(2 * x - (2 * x).max(0))
                 np.testing.assert_allclose(y, e / e.sum(0), rtol=1e-5)
             elif cls is ReverseRows:

@@ -104,10 +104,12 @@ def test_resnet_fixture_with_a_symbolic_batch_runs_new_sizes_unbuilt() -> None:
                 np.testing.assert_allclose(g, np.concatenate([w] * copies), rtol=1e-5, atol=1e-6)
 
 
-def test_exported_transformer_with_a_dynamic_batch_axis() -> None:
+@pytest.mark.parametrize("layout", ["batch_first", "timm"])
+def test_exported_transformer_with_a_dynamic_batch_axis(layout) -> None:
     """A small transformer exported by torch with ``dynamic_axes`` on the batch (embedding lookup, a position
-    slice, multi-head attention with the batch kept first, LayerNorm, the class token): row-wise, new batch
-    sizes build nothing and match torch."""
+    slice, multi-head attention, LayerNorm, the class token): row-wise, new batch sizes build nothing and match
+    torch. ``batch_first`` splits the heads as Hugging Face's BERT does (the batch stays dim 0), ``timm`` as
+    timm's attention does (``permute(2, 0, 3, 1, 4)``: the batch is dim 1 until the q/k/v split)."""
     import io
 
     import torch
@@ -123,7 +125,10 @@ def test_exported_transformer_with_a_dynamic_batch_axis() -> None:
         def forward(self, ids):
             x = self.emb(ids) + self.pos[:, :ids.shape[1]]
             b, s, _ = x.shape
-            q, k, v = [t.reshape(b, s, 4, 8).permute(0, 2, 1, 3) for t in self.qkv(x).split(32, dim=-1)]
+            if layout == "timm":
+                q, k, v = self.qkv(x).reshape(b, s, 3, 4, 8).permute(2, 0, 3, 1, 4)
+            else:
+                q, k, v = [t.reshape(b, s, 4, 8).permute(0, 2, 1, 3) for t in self.qkv(x).split(32, dim=-1)]
             att = torch.softmax(q @ k.transpose(-1, -2) / 8 ** 0.5, dim=-1)
             x = self.ln(x + self.o((att @ v).transpose(1, 2).reshape(b, s, 32)))
             return self.fc(x[:, 0])

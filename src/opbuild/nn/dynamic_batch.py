@@ -10,14 +10,15 @@ per input signature, without building anything, by tracing the function at batch
 sizes, and checking:
 
 - the traces have the same nodes, wiring, attributes (but those holding the batch size: a Reshape's target
-  shape, a slice's extent in dim 0 taking every row) and captures;
-- every value either has the same shape in every trace (not batched), or the shape ``(b, *rest)`` at batch b
-  (batched), and only values computed from a batched input are batched;
-- every node reading a batched value is of an op family known to treat dim 0 as independent rows
-  (:data:`ROW_OPS`: elementwise maps, Conv2D, pooling, BatchNorm's inference form, BiasAdd, MatMul with the
+  shape, a slice's extent along the batch taking every row, a broadcast's or fill's batch dim) and captures;
+- every value either has the same shape in every trace (not batched), or differs in one dimension only, whose
+  size is the batch size (its batch dimension: dim 0 for inputs and outputs, anywhere inside the graph), and
+  only values computed from a batched input are batched (or whose rows are all equal: a broadcast row, a fill);
+- every node reading a batched value is of an op family known to keep the rows apart (:data:`ROW_OPS`, each
+  with its check: elementwise maps, Conv2D, pooling, BatchNorm's inference form, BiasAdd, MatMul with the
   batch as its M dimension, Softmax/LogSoftmax/reductions/Concat/LayerNorm over other axes, slices taking
-  every row, Reshape/Flatten keeping dim 0, Transpose keeping dim 0 first, ...), writes batched outputs only,
-  and updates nothing in place.
+  every row, reshapes keeping each row whole, Transpose, ...), writes batched outputs only, and updates
+  nothing in place.
 
 A graph that fails a check (a loss averaged over the batch, BatchNorm in training, control flow over tensor
 values, an op not in the table) keeps today's static specialisation: each new batch size traces and builds
@@ -27,6 +28,7 @@ call of the chunked run against a static build per size.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,107 +48,179 @@ TRACE_BATCHES = (1, 2, 3)
 # are compared by value across the traces; larger ones must be the same object.
 _CONST_BY_VALUE = 1 << 16
 
-_AXIS_ATTRS = ("axis", "axes", "begin_norm_axis")
+_AXIS_ATTRS = ("axis", "axes")
+
+Axis = "int | None"  # where a value's batch dimension is (None: not batched)
 
 
-def _axes_avoid_batch(node: Node, rank: int) -> str | None:
+@dataclass(frozen=True)
+class Site:
+    """What a row check sees of a node reading a batched value: the batch axis of each input and output
+    (None: not batched) and their ranks."""
+
+    node: Node
+    ins: list
+    outs: list
+    in_ranks: list
+    out_ranks: list
+
+    @property
+    def first(self) -> tuple[int, int]:
+        """(batch axis, rank) of the first batched input."""
+        return next((a, r) for a, r in zip(self.ins, self.in_ranks) if a is not None)
+
+
+def _axes_avoid_batch(site: Site) -> str | None:
+    axis, rank = site.first
     for key in _AXIS_ATTRS:
-        if key not in node.attrs:
+        if key not in site.node.attrs:
             continue
-        val = node.attrs[key]
+        val = site.node.attrs[key]
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
-        if any(int(a) % max(rank, 1) == 0 for a in vals if a is not None):
-            return f"{node.op} works along dim 0 ({key}={val!r})"
+        if any(int(a) % max(rank, 1) == axis for a in vals if a is not None):
+            return f"{site.node.op} works along the batch dimension ({key}={val!r})"
     return None
 
 
-def _first_only(node: Node, batched: Sequence[bool], rank: int) -> str | None:
-    if any(batched[1:]):
-        return f"{node.op} reads a batched value as a non-data operand"
-    return _axes_avoid_batch(node, rank)
+def _aligned(site: Site) -> str | None:
+    """Every batched input has its batch where the output has it, under NumPy broadcasting."""
+    out = site.outs[0]
+    for a, r in zip(site.ins, site.in_ranks):
+        if a is not None and a + site.out_ranks[0] - r != out:
+            return f"{site.node.op} pairs rows of different batch dimensions"
+    return None
 
 
-def _any_operand(node: Node, batched: Sequence[bool], rank: int) -> str | None:
-    return _axes_avoid_batch(node, rank)
+def _first_only(site: Site) -> str | None:
+    if any(a is not None for a in site.ins[1:]):
+        return f"{site.node.op} reads a batched value as a non-data operand"
+    return _axes_avoid_batch(site)
 
 
-def _matmul(node: Node, batched: Sequence[bool], rank: int) -> str | None:
-    if any(batched[1:]) or node.attrs.get("transpose_a"):
+def _batch_first(site: Site) -> str | None:
+    """Layers whose dim 0 is their batch by definition (convolutions, pooling, BatchNorm, BiasAdd, Pad)."""
+    if site.ins[0] != 0 or site.outs[0] != 0:
+        return f"{site.node.op} with the batch outside dim 0"
+    return _first_only(site)
+
+
+def _elementwise(site: Site) -> str | None:
+    return _aligned(site)
+
+
+def _along_other_axes(site: Site) -> str | None:
+    """Reductions, Softmax, Concat, Split: fine along any axis but the batch's."""
+    if len({a for a in site.ins if a is not None}) != 1:
+        return f"{site.node.op} reads values batched along different dimensions"
+    return _axes_avoid_batch(site)
+
+
+def _layer_norm(site: Site) -> str | None:
+    axis, rank = site.first
+    begin = int(site.node.attrs.get("begin_norm_axis", 1)) % max(rank, 1)
+    if begin <= axis:
+        return f"LayerNorm normalises across the batch dimension (begin_norm_axis={begin})"
+    return _first_only(site)
+
+
+def _view(site: Site) -> str | None:
+    """Reshape, Flatten, ExpandDims, Squeeze: the rows stay rows when the elements before and after the batch
+    dimension are the same number in the input and the output (row-major order)."""
+    if any(a is not None for a in site.ins[1:]):
+        return f"{site.node.op} reads a batched value as a non-data operand"
+    shape_in, shape_out = site.node.inputs[0].type.shape, site.node.outputs[0].type.shape
+    a, b = site.ins[0], site.outs[0]
+    if math.prod(shape_in[:a]) != math.prod(shape_out[:b]) or math.prod(shape_in[a + 1:]) != math.prod(
+            shape_out[b + 1:]):
+        return f"{site.node.op} mixes the batch rows with other dimensions"
+    return None
+
+
+def _matmul(site: Site) -> str | None:
+    if site.ins[0] != 0 or any(a is not None for a in site.ins[1:]) or site.node.attrs.get("transpose_a"):
         return "MatMul with the batch outside its M dimension"
     return None
 
 
-def _batch_matmul(node: Node, batched: Sequence[bool], rank: int) -> str | None:
-    # Rank 3 and more: dim 0 is one of the product's batch dims; rank 2 is a plain MatMul.
-    ranks = [len(v.type.shape) for v in node.inputs]
-    if all(r >= 3 for r, b in zip(ranks, batched) if b):
-        return None
-    return _matmul(node, batched, rank)
+def _batch_matmul(site: Site) -> str | None:
+    # Rank 3 and more: a batch dimension of the product (not one of the last two) is independent rows.
+    if all(a is None or (r >= 3 and a < r - 2) for a, r in zip(site.ins, site.in_ranks)):
+        return _aligned(site)
+    return _matmul(site)
 
 
-def _transpose(node: Node, batched: Sequence[bool], rank: int) -> str | None:
-    perm = list(node.attrs.get("perm", ()))
-    return None if perm and perm[0] == 0 else f"Transpose moves dim 0 (perm={perm})"
+def _transpose(site: Site) -> str | None:
+    return None  # a permutation of coordinates: the batch index stays one coordinate (the shapes tell where)
 
 
-def _gather(node: Node, batched: Sequence[bool], rank: int) -> str | None:
-    if batched[0] and (len(batched) > 1 and batched[1] or int(node.attrs.get("axis", 0)) % max(rank, 1) == 0):
+def _gather(site: Site) -> str | None:
+    table = site.ins[0]
+    if table is not None and (any(a is not None for a in site.ins[1:])
+                              or int(site.node.attrs.get("axis", 0)) % max(site.in_ranks[0], 1) == table):
         return "Gather along the batch dimension"
     return None
 
 
-RowCheck = Callable[[Node, Sequence[bool], int], "str | None"]
-# Ops that treat dim 0 of their batched operands as independent rows, given the check (None: no reason to
-# refuse). The shape rule of the module docstring catches the rest (a Reshape or Concat mixing rows changes
-# dim 0 other than as the batch does).
+def _slice_rows(site: Site) -> str | None:
+    if any(a is not None for a in site.ins[1:]):
+        return f"{site.node.op} reads a batched value as a non-data operand"
+    axis = site.ins[0]
+    start = site.node.attrs.get("start", site.node.attrs.get("begin"))
+    step = site.node.attrs.get("step", [1] * (axis + 1))
+    if not start or len(start) <= axis or start[axis] != 0 or step[axis] != 1:
+        return f"{site.node.op} slices the batch dimension"
+    return None
+
+
+RowCheck = Callable[[Site], "str | None"]
+# Ops that keep the rows of their batched operands apart, given the check (None: no reason to refuse). The
+# shape rule of the module docstring catches the rest (a Concat mixing rows changes the batch dimension other
+# than as the batch does).
 ROW_OPS: dict[str, RowCheck] = {
-    **{op: _any_operand for op in FUSIBLE},
-    **{op: _first_only for op in ("Conv2D", "MaxPool", "AvgPool", "GlobalAvgPool", "BatchNorm", "BiasAdd",
-                                  "LayerNorm", "Reshape", "Flatten", "ExpandDims", "Squeeze", "Pad")},
-    **{op: _any_operand for op in ("Softmax", "LogSoftmax", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
-                                   "ReduceProd", "ArgMax", "ArgMin", "Concat", "Split", "OnesLike", "ZerosLike",
-                                   "Tile")},
+    **{op: _elementwise for op in FUSIBLE},
+    **{op: _batch_first for op in ("Conv2D", "MaxPool", "AvgPool", "GlobalAvgPool", "BatchNorm", "BiasAdd",
+                                   "Pad")},
+    **{op: _view for op in ("Reshape", "Flatten", "ExpandDims", "Squeeze")},
+    **{op: _along_other_axes for op in ("Softmax", "LogSoftmax", "ReduceSum", "ReduceMean", "ReduceMax",
+                                        "ReduceMin", "ReduceProd", "ArgMax", "ArgMin", "Concat", "Split")},
+    **{op: _first_only for op in ("OnesLike", "ZerosLike", "Tile", "BroadcastTo")},
+    "LayerNorm": _layer_norm,
     "MatMul": _matmul,
     "BatchMatMul": _batch_matmul,
     "Transpose": _transpose,
     "Gather": _gather,
+    "StridedSlice": _slice_rows,
+    "Slice": _slice_rows,
 }
-def _slice_rows(node: Node, batched: Sequence[bool], rank: int) -> str | None:
-    if any(batched[1:]):
-        return f"{node.op} reads a batched value as a non-data operand"
-    start = node.attrs.get("start", node.attrs.get("begin"))
-    step = node.attrs.get("step", [1])
-    if not start or start[0] != 0 or step[0] != 1:
-        return f"{node.op} slices the batch dimension"
-    return None
 
 
-ROW_OPS.update({"StridedSlice": _slice_rows, "Slice": _slice_rows, "BroadcastTo": _first_only})
-
-
-def _same_rows(node: Node) -> bool:
-    """A node of no batched input whose batched output has every row equal (a broadcast of one row, a fill),
-    so any chunk of it is the same."""
+def _same_rows(node: Node, axis: int) -> bool:
+    """A node of no batched input whose output, batched along ``axis``, has every row equal (a broadcast of
+    one row, a fill), so any chunk of it is the same."""
     if node.op == "Fill":
         return True
     if node.op == "BroadcastTo" and node.inputs:
         shape = node.inputs[0].type.shape
-        return len(shape) < len(node.outputs[0].type.shape) or shape[0] == 1
+        at = axis - (len(node.outputs[0].type.shape) - len(shape))
+        return at < 0 or shape[at] == 1
     return False
 
 
-def _marked_attrs(node: Node, batch: int) -> dict:
-    """``node``'s attributes (its data operand or its output batched) with the entries that hold the batch size
-    itself replaced by a marker, so that the traces at different batch sizes compare equal: a Reshape's target
-    shape (the shape rule checks it keeps dim 0), a slice's dim-0 extent when it takes every row, the batch
-    dim of a BroadcastTo's or a Fill's shape."""
+def _marked_attrs(node: Node, batch: int, in_axis: int | None, out_axis: int | None) -> dict:
+    """``node``'s attributes (its data operand batched along ``in_axis`` or its output along ``out_axis``) with
+    the entries that hold the batch size itself replaced by a marker, so that the traces at different batch
+    sizes compare equal: a Reshape's target shape (:func:`_view` checks it keeps the rows), a slice's extent
+    along the batch when it takes every row, the batch dim of a slice's, a BroadcastTo's or a Fill's output
+    shape."""
     attrs = dict(node.attrs)
     if node.op == "Reshape":
         attrs.pop("shape", None)
-    for key in ("count", "size", "shape") if node.op in ("StridedSlice", "Slice", "BroadcastTo", "Fill") else ():
+    if node.op not in ("StridedSlice", "Slice", "BroadcastTo", "Fill"):
+        return attrs
+    for key, axis in (("count", in_axis), ("size", in_axis), ("shape", out_axis)):
         val = attrs.get(key)
-        if isinstance(val, (list, tuple)) and val and val[0] == batch:
-            attrs[key] = ["batch", *val[1:]]
+        if axis is not None and isinstance(val, (list, tuple)) and len(val) > axis and val[axis] == batch:
+            attrs[key] = [*val[:axis], "batch", *val[axis + 1:]]
     return attrs
 
 
@@ -188,23 +262,27 @@ def _same_capture(a: Tensor, b: Tensor) -> bool:
     return x.size <= _CONST_BY_VALUE and x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
 
 
-def _batched_flags(graphs: Sequence[Graph], batches: Sequence[int]) -> list[bool] | str:
-    """Per value of the first graph (in :func:`_numbering` order): batched or not; or why the traces differ."""
+def _batch_axes(graphs: Sequence[Graph], batches: Sequence[int]) -> list[int | None] | str:
+    """Per value of the first graph (in :func:`_numbering` order): the dimension that holds the batch (None:
+    the value is the same shape at every batch size); or why the traces differ."""
     numbered = [_numbering(g)[0] for g in graphs]
     if len({len(v) for v in numbered}) != 1:
         return "the function traces different graphs at different batch sizes"
-    flags = []
+    axes: list[int | None] = []
     for vals in zip(*numbered):
         shapes = [v.type.shape for v in vals]
         if len({v.type.dtype for v in vals}) != 1:
             return "a value's dtype depends on the batch size"
         if len(set(shapes)) == 1:
-            flags.append(False)
-        elif all(s and s[0] == b and s[1:] == shapes[0][1:] for s, b in zip(shapes, batches)):
-            flags.append(True)
-        else:
-            return f"a value's shape {shapes[-1]} depends on the batch size other than in dim 0"
-    return flags
+            axes.append(None)
+            continue
+        if len({len(sh) for sh in shapes}) != 1:
+            return f"a value's rank depends on the batch size ({shapes[-1]})"
+        varying = [d for d in range(len(shapes[0])) if len({sh[d] for sh in shapes}) != 1]
+        if len(varying) != 1 or any(sh[varying[0]] != b for sh, b in zip(shapes, batches)):
+            return f"a value's shape {shapes[-1]} depends on the batch size other than in one dimension"
+        axes.append(varying[0])
+    return axes
 
 
 def _check_structure(graphs: Sequence[Graph]) -> str | None:
@@ -228,14 +306,16 @@ def _check_structure(graphs: Sequence[Graph]) -> str | None:
     return None
 
 
-def _check_attrs(graphs: Sequence[Graph], batches: Sequence[int], flags: list[bool]) -> str | None:
-    """Equal attributes in every trace, but for those holding the batch size of a node reading a batched
-    value (:func:`_marked_attrs`)."""
+def _check_attrs(graphs: Sequence[Graph], batches: Sequence[int], axes: list[int | None]) -> str | None:
+    """Equal attributes in every trace, but for those holding the batch size of a node reading or making a
+    batched value (:func:`_marked_attrs`)."""
     _, idx = _numbering(graphs[0])
     for k, nodes in enumerate(zip(*(g.nodes for g in graphs))):
         n0 = nodes[0]
-        if (n0.inputs and flags[idx[id(n0.inputs[0])]]) or (n0.outputs and flags[idx[id(n0.outputs[0])]]):
-            marked = [_marked_attrs(n, b) for n, b in zip(nodes, batches)]
+        in_axis = axes[idx[id(n0.inputs[0])]] if n0.inputs else None
+        out_axis = axes[idx[id(n0.outputs[0])]] if n0.outputs else None
+        if in_axis is not None or out_axis is not None:
+            marked = [_marked_attrs(n, b, in_axis, out_axis) for n, b in zip(nodes, batches)]
         else:
             marked = [n.attrs for n in nodes]
         if any(m != marked[0] for m in marked[1:]):
@@ -243,33 +323,36 @@ def _check_attrs(graphs: Sequence[Graph], batches: Sequence[int], flags: list[bo
     return None
 
 
-def _check_rows(graph: Graph, flags: list[bool], dynamic_inputs: Sequence[bool]) -> str | None:
+def _check_rows(graph: Graph, axes: list[int | None], dynamic_inputs: Sequence[bool]) -> str | None:
     _, idx = _numbering(graph)
     for v, d in zip(graph.inputs, dynamic_inputs):
-        if flags[idx[id(v)]] != d:
+        if (axes[idx[id(v)]] == 0) != d:
             return "an input's batching differs from its declaration"
+    for v in graph.outputs:
+        if axes[idx[id(v)]] not in (None, 0):
+            return "an output has its batch outside dim 0"
     for n in graph.nodes:
-        ins = [flags[idx[id(v)]] for v in n.inputs]
-        outs = [flags[idx[id(o)]] for o in n.outputs]
+        ins = [axes[idx[id(v)]] for v in n.inputs]
+        outs = [axes[idx[id(o)]] for o in n.outputs]
         # Run once per chunk, an in-place update (a step counter, Dropout's state) or a collective would
         # happen several times per call.
         if any(o.alias_of is not None for o in n.outputs):
             return f"{n.op} updates a Parameter in place"
         if get(n.op).host is not None:
             return f"{n.op} is a collective"
-        if not any(ins):
-            if any(outs) and not _same_rows(n):
+        if all(a is None for a in ins):
+            if any(a is not None and not _same_rows(n, a) for a in outs):
                 return f"{n.op} makes a value of the batch size's shape from no batched input"
             continue
+        if any(a is None for a in outs):
+            return f"{n.op} combines the batch rows (an output without the batch dimension)"
         check = ROW_OPS.get(n.op)
         if check is None:
             return f"{n.op} is not known to treat the batch rows independently"
-        rank = len(next(v for v, b in zip(n.inputs, ins) if b).type.shape)
-        reason = check(n, ins, rank)
+        site = Site(n, ins, outs, [len(v.type.shape) for v in n.inputs], [len(o.type.shape) for o in n.outputs])
+        reason = check(site)
         if reason:
             return reason
-        if not all(outs):
-            return f"{n.op} combines the batch rows (an output without the batch dimension)"
     return None
 
 
@@ -288,14 +371,14 @@ def analyse(fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool]
     reason = _check_structure(graphs)
     if reason:
         return Verdict(False, reason)
-    flags = _batched_flags(graphs, batches)
-    if isinstance(flags, str):
-        return Verdict(False, flags)
-    reason = _check_attrs(graphs, batches, flags) or _check_rows(graphs[0], flags, dynamic)
+    axes = _batch_axes(graphs, batches)
+    if isinstance(axes, str):
+        return Verdict(False, axes)
+    reason = _check_attrs(graphs, batches, axes) or _check_rows(graphs[0], axes, dynamic)
     if reason:
         return Verdict(False, reason)
     _, idx = _numbering(graphs[0])
-    return Verdict(True, batched_outputs=[flags[idx[id(v)]] for v in graphs[0].outputs])
+    return Verdict(True, batched_outputs=[axes[idx[id(v)]] == 0 for v in graphs[0].outputs])
 
 
 def verdict(graphs: dict) -> list[Verdict]:
