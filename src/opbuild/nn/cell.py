@@ -13,9 +13,10 @@ import numpy as np
 from ..core import config, graph_breaks, trace
 from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
-from ..core.tensor import Tensor, is_placeholder
+from ..core.tensor import Tensor
 from ..ops.primitive import apply, compute_dtype
 from . import batch_chunks
+from .cell_api import CellApi
 
 
 def outputs_to_float32(out: Any) -> Any:
@@ -29,7 +30,7 @@ def outputs_to_float32(out: Any) -> Any:
     return tuple(to32(o) for o in out) if isinstance(out, tuple) else to32(out)
 
 
-class Cell:
+class Cell(CellApi):
     """Base class of all networks and layers. Subclasses define ``construct``.
 
     Attributes that are Parameters or Cells are registered (``parameters_and_names``, ``cells_and_names``);
@@ -146,6 +147,11 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.__dict__.get("_forward_pre_hooks") or self.__dict__.get("_forward_hooks"):
+            return self._call_with_hooks(self._call, args, kwargs)
+        return self._call(*args, **kwargs)
+
+    def _call(self, *args: Any, **kwargs: Any) -> Any:
         if trace.current() is not None or config.get_context("mode") == config.PYNATIVE_MODE:
             return self._construct_in_precision(*args, **kwargs)
         if kwargs:
@@ -159,30 +165,12 @@ class Cell:
         key = (self._state_signature(), trace.arg_signature(args, who))
         return graph_breaks.run_compiled(self._graphs, key, self._construct_in_precision, args)
 
-    def set_inputs(self, *inputs: Tensor) -> None:
-        """MindSpore's ``Cell.set_inputs``: declare the inputs' shapes and dtypes, a dynamic dimension as None
-        (``Tensor(shape=[None, 3, 32, 32], dtype=mstype.float32)``). A dynamic dim 0 is a dynamic batch: every
-        batch size then runs on the kernels built once (nn/batch_chunks.py); other dynamic dims accept any
-        size, built per size. Calls are checked against the declaration."""
-        for t in inputs:
-            if not isinstance(t, Tensor):
-                raise TypeError(f"set_inputs: inputs must be Tensors, got {type(t).__name__}")
-        object.__setattr__(self, "_declared_inputs", tuple(inputs))
-        # What each call is checked against, resolved once: (NumPy dtype, dims with -1 free, dynamic batch).
-        object.__setattr__(self, "_declared_spec", tuple(
-            (dtype_of(t._type.dtype).np_dtype, tuple(t.shape), is_placeholder(t) and t.ndim > 0 and t.shape[0] == -1)
-            for t in inputs))
-
-    def get_inputs(self) -> tuple[Tensor, ...] | None:
-        """The inputs given to :meth:`set_inputs` (None before)."""
-        return self.__dict__.get("_declared_inputs")
-
     def _dynamic_batch(self, args: tuple) -> tuple[bool, ...] | None:
         """Which arguments have a dynamic batch dimension (from :meth:`set_inputs`), None when none has;
         raises when ``args`` do not match the declaration."""
         declared = self.__dict__.get("_declared_spec")
         if not declared:
-            return None
+            return None  # no declaration (set_inputs, nn/cell_api.py)
         name = type(self).__name__
         if len(args) != len(declared):
             raise ValueError(f"{name}: set_inputs declared {len(declared)} input(s), the call gives {len(args)}")

@@ -169,6 +169,7 @@ from . import (  # noqa: E402, F401
     fused,
     fused_gemm,
     fused_reduce,
+    grid_sampling,
     indexing,
     layout,
     losses,
@@ -179,5 +180,8 @@ from . import (  # noqa: E402, F401
     pooling,
     random_ops,
     reduction,
+    scan,
+    scatters,
     slicing,
+    sorting,
 )
