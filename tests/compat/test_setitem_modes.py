@@ -120,8 +120,9 @@ def test_forward_hooks_and_buffers_in_graph_mode(graph_mode):
 
 
 def test_tensor_constructor_refusals():
-    with pytest.raises(ValueError, match="dynamic dimensions"):
-        ms.Tensor(shape=[None, 3], dtype=ms.float32)
+    with pytest.raises(ValueError, match="dynamic dimensions"):  # a declaration (below) takes no init
+        ms.Tensor(shape=[None, 3], dtype=ms.float32, init="ones")
+    assert ms.Tensor(shape=[None, 3], dtype=ms.float32).shape == (-1, 3)  # set_inputs' declaration
     with pytest.raises(ValueError, match="either input_data, or shape"):
         ms.Tensor([1.0], shape=(1,))
     with pytest.raises(ValueError, match="only a one-element tensor"):

@@ -41,10 +41,32 @@ def _initial_values(shape, dtype, init) -> np.ndarray:
     dims = (shape,) if isinstance(shape, int) else tuple(shape)
     if any(d is None or (isinstance(d, int) and d < 0) for d in dims):
         raise ValueError(f"Tensor(shape={list(dims)}): dynamic dimensions (None or -1) declare inputs for "
-                         "Cell.set_inputs, which opbuild does not support; give every dimension")
+                         "Cell.set_inputs and take no init; give every dimension to initialise a tensor")
     from .initializer import init_array  # function level: the initializers import this module
 
     return init_array(0 if init is None else init, dims, dtype if dtype is not None else "float32")
+
+
+def _placeholder_value(shape, dtype) -> Value:
+    """The type of an input declaration ``Tensor(shape=..., dtype=...)`` (None or -1: a free dimension)."""
+    dims = tuple(shape) if isinstance(shape, (list, tuple)) else None
+    if dims is None or dtype is None or not all(d is None or (isinstance(d, int) and d >= -1) for d in dims):
+        raise ValueError(f"Tensor(shape={shape!r}, dtype={dtype!r}): an input declaration needs a list of dims "
+                         "(ints, or None for a dynamic one) and a dtype")
+    return Value(TensorType(tuple(-1 if d is None else int(d) for d in dims), dtype_of(dtype).name),
+                 name="declared_input")
+
+
+def _is_declaration(shape) -> bool:
+    """``shape`` has a free dimension (None or -1): ``Tensor(shape=..., dtype=...)`` declares an input."""
+    return isinstance(shape, (list, tuple)) and any(d is None or (isinstance(d, int) and d == -1) for d in shape)
+
+
+def is_placeholder(t: Any) -> bool:
+    """``t`` is an input declaration (``Tensor(shape=[None, ...], dtype=...)``) rather than data or a traced
+    value."""
+    return isinstance(t, Tensor) and t._data is None and t._value is not None \
+        and t._value.name == "declared_input" and t._value.producer is None
 
 
 class Tensor(TensorReductions, TensorMethods):
@@ -64,6 +86,11 @@ class Tensor(TensorReductions, TensorMethods):
         # tensor (constant folding, placement); one CPU target has nothing to choose, so they are accepted.
         if isinstance(input_data, Tensor):
             input_data = input_data.asnumpy()
+        if input_data is None and init is None and _is_declaration(shape):
+            # MindSpore's declaration of a dynamic shape for Cell.set_inputs: Tensor(shape=[None, 3], ...) holds
+            # no data; its shape shows a free dimension as -1, as MindSpore's does.
+            self._data, self._value = None, _placeholder_value(shape, dtype)
+            return
         if input_data is None:
             if shape is None:
                 raise ValueError("Tensor needs input_data (an array, list or scalar), or shape and dtype (with "

@@ -285,6 +285,13 @@ class OnnxModel(Cell):
                          for s, a in zip(self.inputs, args, strict=True))
         return super().__call__(*args)
 
+    def _dynamic_batch(self, args: tuple) -> tuple[bool, ...] | None:
+        """Inputs whose first dim is symbolic (a ``dim_param``, or unnamed) have a dynamic batch dimension:
+        every batch size runs on the kernels built once where the graph is row-wise (nn/batch_chunks.py)."""
+        flags = tuple(isinstance(a, Tensor) and bool(s.shape) and not isinstance(s.shape[0], int)
+                      for s, a in zip(self.inputs, args))
+        return flags if any(flags) else None
+
     def run(self, inputs: Sequence[Any] | Mapping[str, Any]) -> list[np.ndarray]:
         """Run the model on NumPy arrays (a sequence in input order, or a dict by input name); returns the
         outputs as NumPy arrays, in the order of ``output_names``."""

@@ -15,6 +15,7 @@ from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..ops.primitive import apply, compute_dtype
+from . import batch_chunks
 from .cell_api import CellApi
 
 
@@ -156,8 +157,35 @@ class Cell(CellApi):
         if kwargs:
             raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
         args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
-        key = (self._state_signature(), trace.arg_signature(args, f"{type(self).__name__} (a Cell)"))
+        who = f"{type(self).__name__} (a Cell)"
+        dynamic = self._dynamic_batch(args)
+        if dynamic is not None:
+            return batch_chunks.run(self._graphs, self._state_signature(), self._construct_in_precision, args,
+                                     dynamic, who)
+        key = (self._state_signature(), trace.arg_signature(args, who))
         return graph_breaks.run_compiled(self._graphs, key, self._construct_in_precision, args)
+
+    def _dynamic_batch(self, args: tuple) -> tuple[bool, ...] | None:
+        """Which arguments have a dynamic batch dimension (from :meth:`set_inputs`), None when none has;
+        raises when ``args`` do not match the declaration."""
+        declared = self.__dict__.get("_declared_spec")
+        if not declared:
+            return None  # no declaration (set_inputs, nn/cell_api.py)
+        name = type(self).__name__
+        if len(args) != len(declared):
+            raise ValueError(f"{name}: set_inputs declared {len(declared)} input(s), the call gives {len(args)}")
+        flags = []
+        for i, ((np_dtype, want, dynamic), a) in enumerate(zip(declared, args)):
+            if not isinstance(a, Tensor):
+                raise TypeError(f"{name}: input {i} must be a Tensor as declared by set_inputs, got "
+                                f"{type(a).__name__}")
+            got = a.shape
+            if a.asnumpy().dtype != np_dtype or len(want) != len(got) or any(
+                    w != g and w != -1 for w, g in zip(want, got)):
+                raise ValueError(f"{name}: input {i} is {a._type.dtype}{list(got)}, but set_inputs declared "
+                                 f"{dtype_of(np_dtype).name}{[None if w == -1 else w for w in want]}")
+            flags.append(dynamic)
+        return tuple(flags) if any(flags) else None
 
     def _construct_in_precision(self, *args: Any, **kwargs: Any) -> Any:
         """``construct`` with this cell's ``to_float`` dtype (if any) as the compute dtype of its ops."""
@@ -192,4 +220,5 @@ class Cell(CellApi):
     def compile_info(self) -> list:
         """The compiled graphs of this cell, one per input signature seen (several per signature where
         control flow over tensor values broke the graph: one per piece, see core/graph_breaks.py)."""
-        return [piece.compiled for program in self._graphs.values() for piece in program.pieces()]
+        return [piece.compiled for program in self._graphs.values() if isinstance(program, graph_breaks.Program)
+                for piece in program.pieces()]

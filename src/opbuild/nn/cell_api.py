@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from ..core import graph_breaks, trace
+from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, is_placeholder
 
 
 class HookHandle:
@@ -136,13 +137,18 @@ class CellApi:
 
     # ---- compilation ---------------------------------------------------------------------------------
     def set_inputs(self, *inputs: Tensor) -> None:
-        """Declare the inputs' shapes and dtypes (MindSpore uses this for dynamic shapes). opbuild compiles one
-        graph per input signature, so static declarations are recorded and returned by :meth:`get_inputs`;
-        a dynamic dimension cannot be declared (``Tensor(shape=[None, ...])`` raises, saying so)."""
+        """MindSpore's ``Cell.set_inputs``: declare the inputs' shapes and dtypes, a dynamic dimension as None
+        (``Tensor(shape=[None, 3, 32, 32], dtype=mstype.float32)``). A dynamic dim 0 is a dynamic batch: every
+        batch size then runs on the kernels built once (nn/batch_chunks.py); other dynamic dims accept any
+        size, built per size. Later calls are checked against the declaration; :meth:`get_inputs` returns it."""
         for t in inputs:
             if not isinstance(t, Tensor):
                 raise TypeError(f"set_inputs: inputs must be Tensors, got {type(t).__name__}")
         self.__dict__["_declared_inputs"] = tuple(inputs)
+        # What each call is checked against, resolved once: (NumPy dtype, dims with -1 free, dynamic batch).
+        self.__dict__["_declared_spec"] = tuple(
+            (dtype_of(t._type.dtype).np_dtype, tuple(t.shape), is_placeholder(t) and t.ndim > 0 and t.shape[0] == -1)
+            for t in inputs)
 
     def get_inputs(self) -> tuple[Tensor, ...] | None:
         """The inputs given to :meth:`set_inputs` (None before)."""
