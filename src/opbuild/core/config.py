@@ -24,7 +24,7 @@ PYNATIVE_MODE = 1
 #: The targets: name (as ``set_context(device_target=...)`` spells it, upper case) -> ``"module:Class"``. Kept
 #: here, as data, so that set_context validates a name without importing any target (core imports nothing
 #: above it); ``targets.create`` imports the class on first use. Adding a target adds one line here.
-TARGETS: dict[str, str] = {"CPU": "opbuild.targets.cpu:CpuTarget"}
+TARGETS: dict[str, str] = {"CPU": "opbuild.targets.cpu:CpuTarget", "GPU": "opbuild.targets.cuda:CudaTarget"}
 SUPPORTED_TARGETS = tuple(TARGETS)
 
 _MODES = {GRAPH_MODE: "GRAPH_MODE", PYNATIVE_MODE: "PYNATIVE_MODE"}

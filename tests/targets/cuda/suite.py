@@ -1,0 +1,100 @@
+"""The GPU op suite: one kernel spec per covered op, dtype and layout (flat, broadcast, reduced axes), with
+deterministic inputs. A test helper, shared by tests/targets/cuda/ (NVRTC compiles every one) and
+scripts/gpu_check.py (each run on a GPU against the CPU target's result)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from opbuild.core.ir import KernelSpec, TensorType
+from opbuild.ops import elementwise as E
+from opbuild.ops.registry import get as get_op
+from opbuild.targets.cuda.codegen import SUPPORTED_DTYPES
+
+# One float, one signed and one unsigned int per row, where the row accepts them (every dtype would multiply
+# the compile time without covering another code path of the emitters).
+_PICK = ("float32", "float64", "int32", "uint8", "int64", "bool")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One kernel of the suite: its spec and the seed of its inputs."""
+
+    spec: KernelSpec
+    seed: int
+
+    @property
+    def label(self) -> str:
+        shapes = ", ".join(f"{t.dtype}{list(t.shape)}" for t in self.spec.inputs)
+        return f"{self.spec.op}({shapes})"
+
+    def inputs(self) -> list[np.ndarray]:
+        """Deterministic inputs: normal floats, small integers, random booleans."""
+        rng = np.random.default_rng(self.seed)
+        out = []
+        for t in self.spec.inputs:
+            if t.dtype == "bool":
+                out.append(rng.random(t.shape) < 0.5)
+            elif np.dtype(t.dtype).kind in "iu":
+                lo = 0 if np.dtype(t.dtype).kind == "u" else -9
+                out.append(rng.integers(lo, 10, size=t.shape).astype(t.dtype))
+            else:
+                out.append(rng.standard_normal(t.shape).astype(t.dtype))
+        return out
+
+
+def _spec(op: str, attrs: dict, *types: tuple[tuple[int, ...], str]) -> KernelSpec:
+    return get_op(op).spec(attrs, [TensorType(s, d) for s, d in types])
+
+
+def _dtypes(accepted: tuple[str, ...]) -> list[str]:
+    return [d for d in _PICK if d in accepted and d in SUPPORTED_DTYPES]
+
+
+def elementwise_specs() -> list[KernelSpec]:
+    """Every elementwise row for its picked dtypes: unary flat, binary flat and broadcast; Select, ClipByValue,
+    Cast and BroadcastTo."""
+    specs = []
+    for op, row in E.UNARY.items():
+        specs += [_spec(op, {}, ((4, 33), d)) for d in _dtypes(row.dtypes)]
+    for op, row in {**E.BINARY, **E.GRAD_BINARY}.items():
+        for d in _dtypes(row.dtypes):
+            specs.append(_spec(op, {}, ((4, 33), d), ((4, 33), d)))
+            specs.append(_spec(op, {}, ((3, 1, 5), d), ((4, 1), d)))
+    specs.append(_spec("Select", {}, ((4, 6), "bool"), ((4, 6), "float32"), ((4, 6), "float32")))
+    specs.append(_spec("ClipByValue", {}, ((4, 6), "float32"), ((), "float32"), ((), "float32")))
+    for src, dst in (("float32", "int32"), ("float64", "uint8"), ("int32", "float32"), ("float32", "bool"),
+                     ("float32", "float64"), ("int64", "int8")):
+        specs.append(_spec("Cast", {"dtype": dst}, ((5, 7), src)))
+    specs.append(_spec("BroadcastTo", {"shape": (3, 4, 5)}, ((1, 5), "float32")))
+    return specs
+
+
+def reduction_specs() -> list[KernelSpec]:
+    """Row reductions over the last, the first and middle axes, kept dims or not; Softmax and LogSoftmax."""
+    specs = []
+    for op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"):
+        for d in ("float32", "int32"):
+            if op == "ReduceMean" and d == "int32":
+                continue
+            specs.append(_spec(op, {"axis": (1,), "keep_dims": False}, ((6, 300), d)))
+            specs.append(_spec(op, {"axis": (0,), "keep_dims": True}, ((7, 5, 3), d)))
+            specs.append(_spec(op, {"axis": (1, 2), "keep_dims": False}, ((2, 3, 4, 5), d)))
+    specs.append(_spec("ReduceSum", {"axis": (), "keep_dims": False}, ((1000,), "float64")))
+    for op in ("Softmax", "LogSoftmax"):
+        specs.append(_spec(op, {"axis": -1}, ((8, 130), "float32")))
+        specs.append(_spec(op, {"axis": 0}, ((9, 4), "float64")))
+    return specs
+
+
+def cases() -> list[Case]:
+    """The whole suite, each spec once."""
+    seen: dict = {}
+    for spec in elementwise_specs() + reduction_specs():
+        seen.setdefault(spec.memo_key(), spec)
+    return [Case(spec, i) for i, spec in enumerate(seen.values())]
+
+
+__all__ = ["Case", "cases", "elementwise_specs", "reduction_specs"]
