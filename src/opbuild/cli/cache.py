@@ -22,7 +22,16 @@ from ..core.units import format_ago, format_size, format_time
 from ..ops import operations as _families  # noqa: F401  (registers every op, so scenario_of knows them)
 from ..ops.registry import SCENARIOS, scenario_of
 from ..targets import create as create_target
-from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, all_rank_dirs, cache_directory, cache_root
+from .common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    UsageError,
+    all_rank_dirs,
+    binary_suffix,
+    cache_directory,
+    cache_root,
+    target_name,
+)
 from .format import entries, err, fields, plural, print_json, short_signature, table
 
 SORTS: dict[str, tuple[Callable[[cache_entries.Entry], Any], bool]] = {
@@ -36,7 +45,7 @@ SORTS: dict[str, tuple[Callable[[cache_entries.Entry], Any], bool]] = {
 def cmd_ls(args: argparse.Namespace) -> int:
     """`opbuild cache ls`: one row per committed kernel."""
     directory = cache_directory(args)
-    listing = cache_entries.scan(directory)  # the CPU target's binaries (layout.CPU_BINARY_SUFFIX)
+    listing = cache_entries.scan(directory, binary_suffix(args))  # the --target's binaries
     rows = listing.committed
     if args.op:
         rows = [e for e in rows if e.op.lower() == args.op.lower()]
@@ -88,7 +97,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         else:
             print(f"statistics zeroed for {directory}")
         return EXIT_OK
-    listing = cache_entries.scan(directory)
+    listing = cache_entries.scan(directory, binary_suffix(args))
     code = EXIT_OK
     try:
         data = stats.read(directory)
@@ -181,7 +190,7 @@ def _shared_tier_rows(shared: dict | None, c: dict) -> list[tuple[str, Any]]:
 def cmd_verify(args: argparse.Namespace) -> int:
     """`opbuild cache verify [--repair]`: every problem, one row each."""
     directory = cache_directory(args)
-    target = create_target(config.device_target())
+    target = create_target(target_name(args))
     report = verify.verify(directory, repair=args.repair, binary_suffix=target.binary_suffix,
                            known_blas=target.known_linked_libraries())
     bad = report.unrepaired if args.repair else report.problems
@@ -343,7 +352,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     except fsio.CorruptFile as e:
         raise UsageError(f"{e.strerror}: not a kernel descriptor; `opbuild cache verify --repair` quarantines "
                          "a broken entry") from None
-    result = explain.explain(directory, desc, name)
+    listing = cache_entries.scan(directory, binary_suffix(args))
+    result = explain.explain(directory, desc, name, listing)
     if args.json:
         print_json({**result.as_dict(), "directory": str(directory),
                      "signature": cache_entries.signature(desc)})
@@ -353,7 +363,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"no other entry of op {result.op} in {directory} to compare with: this is the first kernel of "
               f"its op (or the cache was cleared)")
         return EXIT_OK
-    closest = next(e for e in cache_entries.scan(directory).committed if e.name == result.closest)
+    closest = next(e for e in listing.committed if e.name == result.closest)
     print(f"closest  {closest.name} ({closest.op})  {cache_entries.signature(closest.info())}, "
           f"last used {format_ago(closest.last_used)}  [{plural(result.candidates, 'candidate')}]")
     if result.identical:
