@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ._version import __version__
 from .core import dtypes as _dtypes  # noqa: E402
-from .core.config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: E402
+from .core.config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device  # noqa: E402
 from .core.errors import CompileError, CompilerNotFoundError, OpbuildError, ShapeError  # noqa: E402
 from .core.parameter import Parameter, ParameterTuple, initializer, set_seed  # noqa: E402
 from .core.tensor import Tensor  # noqa: E402
@@ -68,7 +68,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "Tensor", "Parameter",
+    "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "set_device", "Tensor", "Parameter",
     "ParameterTuple", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
     "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad", "jit",
     "explain",

@@ -305,11 +305,11 @@ def cmd_clear(args: argparse.Namespace) -> int:
 
 # ---- cache explain --------------------------------------------------------------------------------------
 
-def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
+def _resolve_kernel(arg: str, directory: Path, suffix: str) -> tuple[bytes, str]:
     """(.info bytes, kernel name) of KERNEL_OR_INFO_FILE: a path to an entry file, or a (prefix of a) name."""
     path = Path(arg).expanduser()
     if path.is_file():
-        parts = layout.split_entry_file(path.name)
+        parts = layout.split_entry_file(path.name, suffix)
         info_path = (path if path.suffix == layout.INFO_SUFFIX or parts is None
                      else path.with_name(parts[0] + layout.INFO_SUFFIX))
         try:
@@ -325,9 +325,9 @@ def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
             raise UsageError(f"{info_path} is not a kernel descriptor (.info): its \"op\" is not a string")
         return info, parts[0] if parts else kernel_name(op, info)
     name = Path(arg).name
-    for suffix in layout.entry_suffixes():
-        name = name.removesuffix(suffix)
-    names = [e.name for e in cache_entries.scan(directory).entries
+    for part in layout.entry_suffixes(suffix):
+        name = name.removesuffix(part)
+    names = [e.name for e in cache_entries.scan(directory, suffix).entries
              if e.name.startswith(name) and layout.INFO_SUFFIX in e.sizes]
     if name in names:
         names = [name]
@@ -346,7 +346,7 @@ def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
 def cmd_explain(args: argparse.Namespace) -> int:
     """`opbuild cache explain`: closest entry of the same op and the differing fields."""
     directory = cache_directory(args)
-    info, name = _resolve_kernel(args.kernel, directory)
+    info, name = _resolve_kernel(args.kernel, directory, binary_suffix(args))
     try:
         desc = fsio.parse_json(info, f"the .info of {name}")
     except fsio.CorruptFile as e:

@@ -45,6 +45,15 @@ def set_context(**kwargs) -> None:
     _context.update(updates)
 
 
+def set_device(device_target: str, device_id: int | None = None) -> None:
+    """MindSpore 2.x's ``set_device``: select the target every later build compiles for ("CPU", or "GPU" with
+    the ``cuda`` extra) and, optionally, the device id; validated as :func:`set_context` validates them."""
+    options: dict[str, object] = {"device_target": device_target}
+    if device_id is not None:
+        options["device_id"] = device_id
+    set_context(**options)
+
+
 def _check_option(key: str, value: object) -> object:
     """The validated (canonical) value of one context option; ValueError naming what is accepted."""
     if key not in _context:
