@@ -69,6 +69,11 @@ def elementwise_specs() -> list[KernelSpec]:
                      ("float32", "float64"), ("int64", "int8")):
         specs.append(_spec("Cast", {"dtype": dst}, ((5, 7), src)))
     specs.append(_spec("BroadcastTo", {"shape": (3, 4, 5)}, ((1, 5), "float32")))
+    members = [{"op": "Mul", "attrs": {}, "args": ["i0", "i1"]}, {"op": "ReLU", "attrs": {}, "args": ["t0"]},
+               {"op": "Add", "attrs": {}, "args": ["t1", "i2"]}, {"op": "Cast", "attrs": {"dtype": "float64"},
+                                                                  "args": ["t2"]}]
+    specs.append(_spec("FusedElementwise", {"members": members}, ((4, 33), "float32"), ((4, 33), "float32"),
+                       ((33,), "float32")))
     return specs
 
 
@@ -89,12 +94,36 @@ def reduction_specs() -> list[KernelSpec]:
     return specs
 
 
+def _keep(op: str, arg: str, axis: list[int], keep: bool = True) -> dict:
+    return {"op": op, "attrs": {"axis": axis, "keep_dims": keep}, "args": [arg]}
+
+
+def fused_reduce_specs() -> list[KernelSpec]:
+    """FusedRowReduce recipes as the reduction-fusion pass writes them: Softmax, a variance (a reduction
+    without keep_dims last), and a LayerNorm with a literal epsilon and broadcast gamma/beta (a full value used
+    two loops later)."""
+    softmax = [_keep("ReduceMax", "i0", [1]), {"op": "Sub", "attrs": {}, "args": ["i0", "t0"]},
+               {"op": "Exp", "attrs": {}, "args": ["t1"]}, _keep("ReduceSum", "t2", [1]),
+               {"op": "RealDiv", "attrs": {}, "args": ["t2", "t3"]}]
+    variance = [_keep("ReduceMean", "i0", [2]), {"op": "Sub", "attrs": {}, "args": ["i0", "t0"]},
+                {"op": "Mul", "attrs": {}, "args": ["t1", "t1"]}, _keep("ReduceMean", "t2", [2], keep=False)]
+    layernorm = [_keep("ReduceMean", "i0", [1]), {"op": "Sub", "attrs": {}, "args": ["i0", "t0"]},
+                 {"op": "Square", "attrs": {}, "args": ["t1"]}, _keep("ReduceMean", "t2", [1]),
+                 {"op": "Add", "attrs": {}, "args": ["t3", 1e-5]}, {"op": "Rsqrt", "attrs": {}, "args": ["t4"]},
+                 {"op": "Mul", "attrs": {}, "args": ["t1", "t5"]}, {"op": "Mul", "attrs": {}, "args": ["t6", "i1"]},
+                 {"op": "Add", "attrs": {}, "args": ["t7", "i2"]}]
+    return [_spec("FusedRowReduce", {"members": softmax}, ((8, 130), "float32")),
+            _spec("FusedRowReduce", {"members": variance}, ((3, 4, 300), "float64")),
+            _spec("FusedRowReduce", {"members": layernorm}, ((6, 520), "float32"), ((520,), "float32"),
+                  ((520,), "float32"))]
+
+
 def cases() -> list[Case]:
     """The whole suite, each spec once."""
     seen: dict = {}
-    for spec in elementwise_specs() + reduction_specs():
+    for spec in elementwise_specs() + reduction_specs() + fused_reduce_specs():
         seen.setdefault(spec.memo_key(), spec)
     return [Case(spec, i) for i, spec in enumerate(seen.values())]
 
 
-__all__ = ["Case", "cases", "elementwise_specs", "reduction_specs"]
+__all__ = ["Case", "cases", "elementwise_specs", "fused_reduce_specs", "reduction_specs"]

@@ -118,3 +118,46 @@ def test_running_without_a_gpu_is_one_line_naming_what_is_missing(tmp_path):
                            "kernels: no usable CUDA device"), out.stderr
     assert "device_target='CPU'" in last
     assert any(p.suffix == ".cubin" for p in (tmp_path / "rank_0" / "kernel_meta").iterdir())  # built anyway
+
+
+GRAPH_NET = """
+import json, numpy as np, opbuild as ms
+from opbuild import nn, ops
+from opbuild.targets.cuda.errors import CudaUnavailableError
+
+class Net(nn.Cell):
+    def construct(self, x, b):
+        y = ops.relu(x * 2.0 + b)
+        return ops.softmax(y, axis=-1) * 3.0, ops.softmax(x, axis=0)
+
+ms.set_device("GPU")
+ms.set_context(mode=ms.GRAPH_MODE)
+try:
+    Net()(ms.Tensor(np.ones((4, 33), np.float32)), ms.Tensor(np.ones((33,), np.float32)))
+    ran = True
+except CudaUnavailableError:
+    ran = False
+report = ms.build_report()
+print(json.dumps({"ran": ran, "built": report.built, "reused": report.reused,
+                  "ops": sorted(k.op for k in report.kernels)}))
+"""
+
+
+def test_a_graph_mode_network_builds_its_gpu_kernels_fused(tmp_path):
+    """GRAPH_MODE with fusion on: the traced network's kernels (a FusedRowReduce among them) are GPU
+    entries; a second process builds none; without a GPU the call then stops at the run."""
+    script = tmp_path / "graph_net.py"
+    script.write_text(GRAPH_NET)
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, str(script)], env=_env(tmp_path), capture_output=True, text=True,
+                             timeout=300)
+        assert out.returncode == 0, out.stderr
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    cold, warm = runs
+    assert cold["ran"] is (not NO_GPU)
+    assert cold["built"] >= 2 and cold["reused"] == 0
+    assert "FusedRowReduce" in cold["ops"], cold  # the prologue and epilogue fused around the softmax
+    assert (warm["built"], warm["reused"], warm["ops"]) == (0, cold["built"], cold["ops"])
+    meta = tmp_path / "rank_0" / "kernel_meta"
+    assert len(list(meta.glob("*.cubin"))) == cold["built"]
