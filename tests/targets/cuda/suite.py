@@ -118,12 +118,30 @@ def fused_reduce_specs() -> list[KernelSpec]:
                   ((520,), "float32"))]
 
 
+def layout_specs() -> list[KernelSpec]:
+    """Data movement: shape-only copies, Transpose, Concat, Split, Slice, StridedSlice (negative steps too),
+    Gather (an int32 and an int64 index tensor)."""
+    f32 = "float32"
+    return [_spec("Reshape", {"shape": (6, 20)}, ((4, 30), f32)),
+            _spec("ExpandDims", {"axis": 1}, ((4, 5), "int64")),
+            _spec("Squeeze", {"axis": (1,)}, ((4, 1, 5), f32)),
+            _spec("Flatten", {}, ((2, 3, 4), "float64")),
+            _spec("Transpose", {"perm": (2, 0, 1)}, ((3, 4, 5), f32)),
+            _spec("Transpose", {"perm": (1, 0)}, ((33, 65), "int32")),
+            _spec("Concat", {"axis": 1}, ((2, 3, 4), f32), ((2, 5, 4), f32), ((2, 1, 4), f32)),
+            _spec("Split", {"axis": 1, "output_num": 3}, ((2, 6, 5), f32)),
+            _spec("Slice", {"begin": (1, 2), "size": (3, 4)}, ((5, 7), f32)),
+            _spec("StridedSlice", {"begin": (0, 6), "end": (5, 0), "strides": (2, -2)}, ((5, 7), f32)),
+            _spec("Gather", {"axis": 0}, ((10, 6), f32), ((7,), "int32")),
+            _spec("Gather", {"axis": 1}, ((3, 10, 4), "float64"), ((2, 3), "int64"))]
+
+
 def cases() -> list[Case]:
     """The whole suite, each spec once."""
     seen: dict = {}
-    for spec in elementwise_specs() + reduction_specs() + fused_reduce_specs():
+    for spec in elementwise_specs() + reduction_specs() + fused_reduce_specs() + layout_specs():
         seen.setdefault(spec.memo_key(), spec)
     return [Case(spec, i) for i, spec in enumerate(seen.values())]
 
 
-__all__ = ["Case", "cases", "elementwise_specs", "fused_reduce_specs", "reduction_specs"]
+__all__ = ["Case", "cases", "elementwise_specs", "fused_reduce_specs", "layout_specs", "reduction_specs"]

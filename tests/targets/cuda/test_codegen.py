@@ -154,3 +154,34 @@ def test_the_cpu_path_imports_nothing_of_cuda():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "CUDA MODULES: []" in out.stdout, out.stdout
+
+
+def test_copy_kernels_move_the_elements_numpy_does():
+    """The index arithmetic of every data-movement kernel, evaluated in Python over its loops (C's integer
+    division and remainder agree with Python's on these non-negative operands), against the op's reference."""
+    import re
+
+    import numpy as np
+
+    from .suite import Case, layout_specs
+
+    loop = re.compile(r"e < (\d+)LL; [^{]*\{ (out\d)\[(.*?)\] = (in\d)\[(.*?)\]; \}")
+    checked = 0
+    for spec in layout_specs():
+        if spec.op == "Gather":
+            continue
+        body = CudaTarget().emit(spec)
+        arrays = Case(spec, 1).inputs()
+        flat_in = {f"in{i}": a.ravel() for i, a in enumerate(arrays)}
+        outs = {f"out{i}": np.zeros(t.size, t.dtype) for i, t in enumerate(spec.outputs)}
+        loops = loop.findall(body)
+        assert loops, body
+        for n, dst, dst_off, src, src_off in loops:
+            d_py, s_py = (c.replace("LL", "").replace("/", "//") for c in (dst_off, src_off))
+            for e in range(int(n)):
+                outs[dst][eval(d_py, {"e": e})] = flat_in[src][eval(s_py, {"e": e})]
+        want = get_op(spec.op).run_reference(spec, arrays)
+        for i, w in enumerate(want):
+            assert np.array_equal(outs[f"out{i}"].reshape(w.shape), w), spec.op
+        checked += 1
+    assert checked >= 10
