@@ -153,6 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    if getattr(args, "target", None):  # every command then names, lists and checks that target's kernels
+        config.set_context(device_target=args.target)
     try:
         return args.func(args)
     except (UsageError, ConfigError) as e:  # ConfigError: a bad OPBUILD_* value (or CC, RANK_ID...) named

@@ -86,6 +86,17 @@ def test_entries_are_written_validated_reused_and_listed(tmp_path):
     assert all((meta / (n + ".cubin")).is_file() for n in cold["names"])
     explained = _cli(tmp_path, "cache", "explain", "--target", "GPU", cold["names"][0])
     assert explained.returncode == 0 and cold["names"][0] in explained.stdout, explained.stdout + explained.stderr
+    info = _cli(tmp_path, "info", "--target", "GPU", "--json")
+    shown = json.loads(info.stdout)
+    assert (shown["target"]["arch"], shown["entries"], shown["compiler"]["compiler"]) == ("sm_90", 4, "nvrtc")
+
+    archive = tmp_path / "gpu.tar.gz"  # export and import carry GPU entries like CPU ones
+    exported = _cli(tmp_path, "cache", "export", "--target", "GPU", str(archive))
+    assert exported.returncode == 0 and "exported 4 entries" in exported.stdout, exported.stdout + exported.stderr
+    other = tmp_path / "other"
+    imported = _cli(tmp_path, "--path", str(other), "cache", "import", "--target", "GPU", "--trust", str(archive))
+    assert imported.returncode == 0 and "imported 4 entries" in imported.stdout, imported.stdout + imported.stderr
+    assert sorted(p.stem for p in (other / "rank_0" / "kernel_meta").glob("*.cubin")) == cold["names"]
 
 
 def test_a_damaged_cubin_is_quarantined_and_rebuilt(tmp_path):
