@@ -28,6 +28,7 @@ except NvrtcNotFoundError as e:  # only when the cuda extra is not installed
 
 WORKER = Path(__file__).with_name("_build_worker.py")
 NO_GPU = not device.probe().ok
+ARCH = device.probe().arch or "sm_90"  # the device's when there is one, else OPBUILD_CUDA_ARCH (set below)
 
 
 def _env(root: Path) -> dict[str, str]:
@@ -68,7 +69,7 @@ def test_entries_are_written_validated_reused_and_listed(tmp_path):
         for suffix in (".cubin", ".info", ".json"):
             assert (meta / (name + suffix)).is_file(), name + suffix
         info = json.loads((meta / (name + ".info")).read_text())
-        assert info["target"]["arch"] == "sm_90" and info["compiler"]["compiler"] == "nvrtc"
+        assert info["target"]["arch"] == ARCH and info["compiler"]["compiler"] == "nvrtc"
         assert json.loads((meta / (name + ".json")).read_text())["suffix"] == ".cubin"
 
     second = _build(tmp_path)  # a new process: everything from kernel_meta
@@ -88,7 +89,7 @@ def test_entries_are_written_validated_reused_and_listed(tmp_path):
     assert explained.returncode == 0 and cold["names"][0] in explained.stdout, explained.stdout + explained.stderr
     info = _cli(tmp_path, "info", "--target", "GPU", "--json")
     shown = json.loads(info.stdout)
-    assert (shown["target"]["arch"], shown["entries"], shown["compiler"]["compiler"]) == ("sm_90", 4, "nvrtc")
+    assert (shown["target"]["arch"], shown["entries"], shown["compiler"]["compiler"]) == (ARCH, 4, "nvrtc")
 
     archive = tmp_path / "gpu.tar.gz"  # export and import carry GPU entries like CPU ones
     exported = _cli(tmp_path, "cache", "export", "--target", "GPU", str(archive))
@@ -156,7 +157,8 @@ print(json.dumps({"ran": ran, "built": report.built, "reused": report.reused,
 
 def test_a_graph_mode_network_builds_its_gpu_kernels_fused(tmp_path):
     """GRAPH_MODE with fusion on: the traced network's kernels (a FusedRowReduce among them) are GPU
-    entries; a second process builds none; without a GPU the call then stops at the run."""
+    entries; a second process builds none; the call then stops at the run (without a GPU, or with one: the
+    GPU executor is not built yet, docs/cuda.md)."""
     script = tmp_path / "graph_net.py"
     script.write_text(GRAPH_NET)
     runs = []
@@ -166,7 +168,7 @@ def test_a_graph_mode_network_builds_its_gpu_kernels_fused(tmp_path):
         assert out.returncode == 0, out.stderr
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
     cold, warm = runs
-    assert cold["ran"] is (not NO_GPU)
+    assert cold["ran"] is False
     assert cold["built"] >= 2 and cold["reused"] == 0
     assert "FusedRowReduce" in cold["ops"], cold  # the prologue and epilogue fused around the softmax
     assert (warm["built"], warm["reused"], warm["ops"]) == (0, cold["built"], cold["ops"])
