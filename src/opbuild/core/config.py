@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -498,6 +499,21 @@ def rank_size() -> int:
     return int(RANK_SIZE.get())
 
 
+_CUDA_ARCH_RE = re.compile(r"sm_[1-9][0-9]{1,2}[af]?")
+
+
+def cuda_arch() -> str | None:
+    """OPBUILD_CUDA_ARCH: the compute capability GPU kernels are built for where no GPU is usable (``sm_90``,
+    ``sm_80``, ``sm_90a``), None when unset or empty; ConfigError naming the variable otherwise."""
+    raw = _env("OPBUILD_CUDA_ARCH")
+    if not raw:
+        return None
+    if _CUDA_ARCH_RE.fullmatch(raw) is None:
+        raise ConfigError("OPBUILD_CUDA_ARCH", raw, "is not a CUDA compute capability",
+                          "sm_<major><minor> such as sm_80 or sm_90 (sm_90a for arch-specific features)")
+    return raw
+
+
 # ---- up-front validation ------------------------------------------------------------------------------------
 # Every variable a build may read, with the accessor that validates it. A build checks them all before it does
 # anything, so a bad value fails the same way on a warm build (which might never read it) as on a cold one.
@@ -527,6 +543,7 @@ _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("OPBUILD_REMOTE_TIMEOUT", remote_timeout),
     ("OPBUILD_REMOTE_TTL", remote_ttl),
     ("OPBUILD_REMOTE_LEASE_TTL", remote_lease_ttl),
+    ("OPBUILD_CUDA_ARCH", cuda_arch),
 )
 _CHECKED_NAMES = tuple(name for name, _ in _CHECKS)
 # os.environ.get goes through MutableMapping.get and re-encodes the key on every call, which made reading the

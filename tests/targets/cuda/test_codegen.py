@@ -12,6 +12,7 @@ import pytest
 
 from opbuild.cache import cubin, elf
 from opbuild.cache.admin.scan import scan
+from opbuild.core import config
 from opbuild.core.errors import ConfigError
 from opbuild.core.ir import TensorType
 from opbuild.ops.registry import get as get_op
@@ -128,6 +129,8 @@ def test_arch_comes_from_the_environment_without_a_gpu(monkeypatch):
     monkeypatch.setenv("OPBUILD_CUDA_ARCH", "volta")
     with pytest.raises(ConfigError, match="OPBUILD_CUDA_ARCH='volta'"):
         device.arch()
+    with pytest.raises(ConfigError, match="OPBUILD_CUDA_ARCH='volta'"):  # every build checks it up front
+        config.validate_environment()
     monkeypatch.delenv("OPBUILD_CUDA_ARCH")
     with pytest.raises(device.CudaUnavailableError, match="set OPBUILD_CUDA_ARCH"):
         device.arch()

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import os
-import re
 import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ...core.errors import ConfigError
+from ...core import config
 from .codegen import BLOCK
 from .errors import CudaUnavailableError
 
-ARCH_RE = re.compile(r"sm_[1-9][0-9]{1,2}[af]?")
 ARCH_ENV = "OPBUILD_CUDA_ARCH"
 _NO_GPU_HINT = ("run on a machine with an NVIDIA GPU and driver, or use device_target='CPU' (building GPU kernels "
                 "into kernel_meta works without a GPU)")
@@ -71,14 +68,9 @@ def probe() -> Device:
 
 
 def env_arch() -> str | None:
-    """``OPBUILD_CUDA_ARCH`` validated (e.g. ``sm_90``), None when unset or empty; ConfigError otherwise."""
-    raw = os.environ.get(ARCH_ENV, "")
-    if not raw:
-        return None
-    if ARCH_RE.fullmatch(raw) is None:
-        raise ConfigError(ARCH_ENV, raw, "is not a CUDA compute capability",
-                          "sm_<major><minor> such as sm_80 or sm_90 (sm_90a for arch-specific features)")
-    return raw
+    """``OPBUILD_CUDA_ARCH`` validated (e.g. ``sm_90``), None when unset or empty; ConfigError otherwise
+    (``core/config.py`` ``cuda_arch``, which every build validates up front)."""
+    return config.cuda_arch()
 
 
 def arch() -> tuple[str, str]:
