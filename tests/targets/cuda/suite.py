@@ -136,12 +136,31 @@ def layout_specs() -> list[KernelSpec]:
             _spec("Gather", {"axis": 1}, ((3, 10, 4), "float64"), ((2, 3), "int64"))]
 
 
+def matmul_specs() -> list[KernelSpec]:
+    """MatMul with every transpose, integer MatMul, BatchMatMul with broadcast batches and 1-D operands."""
+    specs = []
+    for ta in (False, True):
+        for tb in (False, True):
+            a = (17, 33) if ta else (33, 17)
+            b = (20, 17) if tb else (17, 20)
+            specs.append(_spec("MatMul", {"transpose_a": ta, "transpose_b": tb}, (a, "float32"), (b, "float32")))
+    specs.append(_spec("MatMul", {}, ((5, 7), "int32"), ((7, 3), "int32")))
+    specs.append(_spec("MatMul", {}, ((6, 9), "float64"), ((9, 4), "float64")))
+    specs.append(_spec("BatchMatMul", {}, ((2, 1, 3, 4), "float32"), ((5, 4, 6), "float32")))
+    specs.append(_spec("BatchMatMul", {"transpose_b": True}, ((4, 3, 8), "float32"), ((4, 5, 8), "float32")))
+    specs.append(_spec("BatchMatMul", {}, ((8,), "float32"), ((3, 8, 2), "float32")))
+    specs.append(_spec("BatchMatMul", {}, ((3, 2, 8), "float32"), ((8,), "float32")))
+    return specs
+
+
 def cases() -> list[Case]:
     """The whole suite, each spec once."""
     seen: dict = {}
-    for spec in elementwise_specs() + reduction_specs() + fused_reduce_specs() + layout_specs():
+    for spec in (elementwise_specs() + reduction_specs() + fused_reduce_specs() + layout_specs()
+                 + matmul_specs()):
         seen.setdefault(spec.memo_key(), spec)
     return [Case(spec, i) for i, spec in enumerate(seen.values())]
 
 
-__all__ = ["Case", "cases", "elementwise_specs", "fused_reduce_specs", "layout_specs", "reduction_specs"]
+__all__ = ["Case", "cases", "elementwise_specs", "fused_reduce_specs", "layout_specs", "matmul_specs",
+           "reduction_specs"]
