@@ -10,8 +10,8 @@ the CPU target's results, a warm second process that builds nothing, and timings
    CPU target's kernel on the same inputs: exact for integers and booleans, rtol 1e-5 / atol 1e-6 for
    float32, 1e-12 for float64 (NaN where the CPU has NaN).
 3. Warm start: this script again in a new process over the same cache, which must build 0 kernels.
-4. Timings: large elementwise, broadcast, reduction and softmax kernels, GPU (CUDA events) against the CPU
-   kernel of the same spec.
+4. Timings: large elementwise, broadcast, reduction, softmax and MatMul kernels, GPU (CUDA events) against
+   the CPU kernel of the same spec.
 Prints one line per failure and a JSON summary (also written to ``--out``); exit code 1 on any failure.
 """
 
@@ -126,7 +126,8 @@ def timings(drv) -> list[dict]:
              ("GeLU 4M", get_op("GeLU").spec({}, [TensorType((4096, 1024), f32)])),
              ("ReduceSum rows 4096x1024", get_op("ReduceSum").spec({"axis": (1,), "keep_dims": False},
                                                                     [TensorType((4096, 1024), f32)])),
-             ("Softmax 4096x1024", get_op("Softmax").spec({"axis": -1}, [TensorType((4096, 1024), f32)]))]
+             ("Softmax 4096x1024", get_op("Softmax").spec({"axis": -1}, [TensorType((4096, 1024), f32)])),
+             ("MatMul 1024^3 (generated)", get_op("MatMul").spec({}, [TensorType((1024, 1024), f32)] * 2))]
     kernels, _ = session().builder.build([s for _, s in specs])
     rows = []
     for (label, spec), kernel in zip(specs, kernels, strict=True):
