@@ -120,7 +120,7 @@ def fused_reduce_specs() -> list[KernelSpec]:
 
 def layout_specs() -> list[KernelSpec]:
     """Data movement: shape-only copies, Transpose, Concat, Split, Slice, StridedSlice (negative steps too),
-    Gather (an int32 and an int64 index tensor)."""
+    Gather (an int32 and an int64 index tensor); the fill family (Tile, Pad, OnesLike, ZerosLike, Fill)."""
     f32 = "float32"
     return [_spec("Reshape", {"shape": (6, 20)}, ((4, 30), f32)),
             _spec("ExpandDims", {"axis": 1}, ((4, 5), "int64")),
@@ -133,7 +133,14 @@ def layout_specs() -> list[KernelSpec]:
             _spec("Slice", {"begin": (1, 2), "size": (3, 4)}, ((5, 7), f32)),
             _spec("StridedSlice", {"begin": (0, 6), "end": (5, 0), "strides": (2, -2)}, ((5, 7), f32)),
             _spec("Gather", {"axis": 0}, ((10, 6), f32), ((7,), "int32")),
-            _spec("Gather", {"axis": 1}, ((3, 10, 4), "float64"), ((2, 3), "int64"))]
+            _spec("Gather", {"axis": 1}, ((3, 10, 4), "float64"), ((2, 3), "int64")),
+            _spec("Tile", {"multiples": (2, 1, 3)}, ((4, 5), f32)),
+            _spec("Pad", {"paddings": ((1, 2), (0, 3))}, ((4, 5), "int32")),
+            _spec("OnesLike", {}, ((3, 4), "uint8")),
+            _spec("ZerosLike", {}, ((3, 4), "float64")),
+            _spec("Fill", {"dtype": "float32", "shape": (2, 3), "value": -1.5}),
+            _spec("Fill", {"dtype": "int64", "shape": (5,), "value": -(2 ** 40)}),
+            _spec("Fill", {"dtype": "bool", "shape": (4,), "value": True})]
 
 
 def matmul_specs() -> list[KernelSpec]:

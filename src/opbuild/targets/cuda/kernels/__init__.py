@@ -109,4 +109,4 @@ def codegen_files(ops: Iterable[str] | None = None) -> list[str]:
 __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emits", "emitter", "register"]
 
 # The families register their emitters on import (after the registry above exists).
-from . import elementwise, fused, fused_reduce, layout, matmul, reduction  # noqa: E402, F401
+from . import elementwise, filling, fused, fused_reduce, layout, matmul, reduction  # noqa: E402, F401
