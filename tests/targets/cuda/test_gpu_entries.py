@@ -118,7 +118,8 @@ def test_a_damaged_cubin_is_quarantined_and_rebuilt(tmp_path):
 @pytest.mark.skipif(not NO_GPU, reason="a GPU is present: kernels run")
 def test_running_without_a_gpu_is_one_line_naming_what_is_missing(tmp_path):
     """The kernel is built into kernel_meta; asking to run it raises CudaUnavailableError, whose message is one
-    line saying what is missing and what to do (the last line Python prints)."""
+    line saying what is missing and what to do (the last line Python prints; ``opbuild run`` prints that line
+    alone, without a traceback)."""
     script = tmp_path / "net.py"
     script.write_text("import numpy as np, opbuild as ms\nms.set_device('GPU')\n"
                       "ms.set_context(mode=ms.PYNATIVE_MODE)\nms.ops.exp(ms.Tensor(np.ones((4, 33), np.float32)))\n")
@@ -130,6 +131,10 @@ def test_running_without_a_gpu_is_one_line_naming_what_is_missing(tmp_path):
                            "kernels: no usable CUDA device"), out.stderr
     assert "device_target='CPU'" in last
     assert any(p.suffix == ".cubin" for p in (tmp_path / "rank_0" / "kernel_meta").iterdir())  # built anyway
+    run = _cli(tmp_path, "run", str(script))  # opbuild run: the line alone, no traceback
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert any(ln.startswith("opbuild: device_target 'GPU': cannot run GPU kernels: no usable CUDA device")
+               for ln in run.stderr.splitlines()), run.stderr
 
 
 GRAPH_NET = """

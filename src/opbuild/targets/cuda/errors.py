@@ -9,6 +9,9 @@ class CudaUnavailableError(OpbuildError, RuntimeError):
     """A GPU kernel was asked to run (or the compute capability to build for was needed) where no CUDA device
     is usable. ``reason`` says what is missing (no driver library, no device, ...)."""
 
+    #: About the machine, not the script: ``opbuild run`` prints the one line without a traceback.
+    environment = True
+
     def __init__(self, action: str, reason: str, hint: str):
         self.action = action
         self.reason = reason
