@@ -297,7 +297,7 @@ def test_failed_set_context_changes_nothing(graph_mode):
         ms.set_context(mode=ms.PYNATIVE_MODE, no_such_option=1)
     assert ms.get_context("mode") == ms.GRAPH_MODE
     with pytest.raises(ValueError):
-        ms.set_context(mode=ms.PYNATIVE_MODE, device_target="GPU")
+        ms.set_context(mode=ms.PYNATIVE_MODE, device_target="Ascend")
     assert ms.get_context("mode") == ms.GRAPH_MODE
 
 
