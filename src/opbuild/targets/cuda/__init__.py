@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -111,10 +110,4 @@ def supported_ops() -> tuple[str, ...]:
     return tuple(sorted(kernels.EMITTERS))
 
 
-def describe() -> dict[str, Any]:
-    """What ``opbuild info`` could show of the GPU: the device probe and the architecture source."""
-    dev = device.probe()
-    return {"device": dev.arch if dev.ok else None, "reason": dev.reason or None, "env_arch": device.env_arch()}
-
-
-__all__ = ["CudaTarget", "CudaUnavailableError", "NvrtcNotFoundError", "describe", "supported_ops"]
+__all__ = ["CudaTarget", "CudaUnavailableError", "NvrtcNotFoundError", "supported_ops"]

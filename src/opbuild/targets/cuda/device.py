@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,7 +30,6 @@ class Device:
                  sms: int = 0):
         self.ok, self.arch, self.reason = ok, arch, reason
         self.driver, self.ctx, self.sms = driver, ctx, sms
-        self.lock = threading.Lock()
 
 
 def _check(driver: Any, result: Any, what: str) -> Any:

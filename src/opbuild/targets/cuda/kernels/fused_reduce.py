@@ -16,9 +16,9 @@ from ....ops.fused_reduce import OP, ROW_REDUCTIONS, Member, Plan, analyse
 from ..codegen import broadcast_offsets, check_dtypes, ctype
 from . import register
 from .elementwise import expr_of
-from .reduction import _NAN_MAX, _NAN_MIN, block_reduce
+from .reduction import NAN_MAX, NAN_MIN, block_reduce
 
-_COMBINE = {"ReduceSum": "(a + b)", "ReduceMean": "(a + b)", "ReduceMax": _NAN_MAX, "ReduceMin": _NAN_MIN}
+_COMBINE = {"ReduceSum": "(a + b)", "ReduceMean": "(a + b)", "ReduceMax": NAN_MAX, "ReduceMin": NAN_MIN}
 
 
 def _neutral(op: str, t: str) -> str:

@@ -19,8 +19,9 @@ from ....ops.reduction import REDUCTIONS
 from ..codegen import Unsupported, ctype
 from . import register
 
-_NAN_MAX = "((a > b || a != a) ? a : b)"
-_NAN_MIN = "((a < b || a != a) ? a : b)"
+# NaN-propagating max and min of a and b, as np.max / np.min reduce.
+NAN_MAX = "((a > b || a != a) ? a : b)"
+NAN_MIN = "((a < b || a != a) ? a : b)"
 
 
 def row_layout(op: str, shape: Sequence[int], axes: Sequence[int]) -> tuple[int, int, int]:
@@ -61,7 +62,7 @@ def _combine(op: str, dt: str) -> tuple[str, str, str]:
         return acc, ("false" if op == "ReduceMax" else "true"), ("(a || b)" if op == "ReduceMax" else "(a && b)")
     if d.is_float:
         inf = "(1.0 / 0.0)" if dt == "float64" else "(1.0f / 0.0f)"
-        return acc, (f"-{inf}" if op == "ReduceMax" else inf), (_NAN_MAX if op == "ReduceMax" else _NAN_MIN)
+        return acc, (f"-{inf}" if op == "ReduceMax" else inf), (NAN_MAX if op == "ReduceMax" else NAN_MIN)
     lo, hi = ("0", f"UINT{d.bits}_MAX") if d.is_unsigned else (f"INT{d.bits}_MIN", f"INT{d.bits}_MAX")
     return acc, (lo if op == "ReduceMax" else hi), ("(a > b ? a : b)" if op == "ReduceMax" else "(a < b ? a : b)")
 
@@ -107,8 +108,8 @@ def _emit_softmax(k: KernelSpec) -> str:
     inf = "(1.0 / 0.0)" if x.dtype == "float64" else "(1.0f / 0.0f)"
     loop = "    for (int64_t j = threadIdx.x; j < RLEN; j += OB_BLOCK) "
     body = (f"    {t} m_ = -{inf};\n"
-            f"{loop}{{ const {t} a = m_, b = in0[base + j * step]; m_ = {_NAN_MAX}; }}\n"
-            + block_reduce(t, _NAN_MAX, "m_", "mx")
+            f"{loop}{{ const {t} a = m_, b = in0[base + j * step]; m_ = {NAN_MAX}; }}\n"
+            + block_reduce(t, NAN_MAX, "m_", "mx")
             + f"    {t} s_ = 0;\n{loop}s_ += exp(in0[base + j * step] - mx);\n"
             + block_reduce(t, "(a + b)", "s_", "sum"))
     if k.op == "Softmax":
@@ -126,4 +127,4 @@ register("LogSoftmax", _emit_softmax)
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Softmax", "LogSoftmax")
 
-__all__ = ["OPS", "block_reduce", "row_layout"]
+__all__ = ["NAN_MAX", "NAN_MIN", "OPS", "block_reduce", "row_layout"]
