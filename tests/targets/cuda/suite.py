@@ -88,6 +88,9 @@ def reduction_specs() -> list[KernelSpec]:
             specs.append(_spec(op, {"axis": (0,), "keep_dims": True}, ((7, 5, 3), d)))
             specs.append(_spec(op, {"axis": (1, 2), "keep_dims": False}, ((2, 3, 4, 5), d)))
     specs.append(_spec("ReduceSum", {"axis": (), "keep_dims": False}, ((1000,), "float64")))
+    for op in ("ArgMax", "ArgMin"):
+        specs.append(_spec(op, {"axis": 1}, ((6, 300), "float32")))
+        specs.append(_spec(op, {"axis": 0, "output_type": "int64"}, ((7, 5, 3), "int32")))
     for op in ("Softmax", "LogSoftmax"):
         specs.append(_spec(op, {"axis": -1}, ((8, 130), "float32")))
         specs.append(_spec(op, {"axis": 0}, ((9, 4), "float64")))

@@ -1,5 +1,5 @@
-"""GPU kernels of the row reductions: ReduceSum/Mean/Max/Min/Prod (ops/reduction.py) and Softmax/LogSoftmax
-(ops/normalization.py).
+"""GPU kernels of the row reductions: ReduceSum/Mean/Max/Min/Prod and ArgMax/ArgMin (ops/reduction.py), and
+Softmax/LogSoftmax (ops/normalization.py).
 
 Layout. The input is viewed as ``(outer, R, inner)``: ``R`` the product of the reduced axes, which must be
 adjacent once size-1 axes are set aside (any other set awaits a transpose: :class:`~..codegen.Unsupported`
@@ -119,12 +119,39 @@ def _emit_softmax(k: KernelSpec) -> str:
     return f"#define RLEN {r}LL\n" + _rows(outer, inner, body) + "\n#undef RLEN"
 
 
+def _emit_arg(k: KernelSpec) -> str:
+    """ArgMax/ArgMin along one axis: each thread keeps its best (value, index), then a tree in shared memory
+    keeps the better pair; the first NaN wins, then the larger (smaller) value, then the smaller index: NumPy's
+    first occurrence."""
+    x, out = k.inputs[0], k.outputs[0]
+    outer, r, inner = row_layout(k.op, x.shape, (k.attrs["axis"],))
+    t = ctype(x.dtype)
+    better = ">" if k.op == "ArgMax" else "<"
+    # pair b replaces pair a when it comes first among NaNs, or beats a's value, or ties it at a smaller index
+    wins = (f"((bv != bv) ? (av == av || bi < ai) : (av == av && (bv {better} av || (bv == av && bi < ai))))")
+    body = (f"    {t} av = in0[base]; int64_t ai = 0;\n"
+            f"    for (int64_t j = threadIdx.x; j < RLEN; j += OB_BLOCK) {{ const {t} bv = in0[base + j * step]; "
+            f"const int64_t bi = j; if ({wins}) {{ av = bv; ai = bi; }} }}\n"
+            f"    __shared__ {t} shv_[OB_BLOCK]; __shared__ int64_t shi_[OB_BLOCK];\n"
+            f"    shv_[threadIdx.x] = av; shi_[threadIdx.x] = ai; __syncthreads();\n"
+            f"    for (int w_ = OB_BLOCK / 2; w_ > 0; w_ >>= 1) {{\n"
+            f"      if (threadIdx.x < w_) {{ const {t} av = shv_[threadIdx.x], bv = shv_[threadIdx.x + w_]; "
+            f"const int64_t ai = shi_[threadIdx.x], bi = shi_[threadIdx.x + w_]; "
+            f"if ({wins}) {{ shv_[threadIdx.x] = bv; shi_[threadIdx.x] = bi; }} }}\n"
+            f"      __syncthreads();\n    }}\n"
+            f"    if (threadIdx.x == 0) out0[row] = ({ctype(out.dtype)})shi_[0];\n    __syncthreads();\n")
+    return f"#define RLEN {r}LL\n" + _rows(outer, inner, body) + "\n#undef RLEN"
+
+
 for _op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"):
     register(_op, _emit_reduce)
 register("Softmax", _emit_softmax)
 register("LogSoftmax", _emit_softmax)
+register("ArgMax", _emit_arg)
+register("ArgMin", _emit_arg)
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
-OPS: tuple[str, ...] = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Softmax", "LogSoftmax")
+OPS: tuple[str, ...] = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Softmax", "LogSoftmax",
+                        "ArgMax", "ArgMin")
 
 __all__ = ["NAN_MAX", "NAN_MIN", "OPS", "block_reduce", "row_layout"]
