@@ -261,14 +261,25 @@ def test_set_and_get_context(graph_mode):
     assert ms.GRAPH_MODE != ms.PYNATIVE_MODE
 
 
-@pytest.mark.parametrize("target", ["Ascend", "GPU", "gpu"])
+@pytest.mark.parametrize("target", ["Ascend", "NPU", "tpu"])
 def test_unsupported_device_target_says_what_is_supported(target, graph_mode):
     with pytest.raises(ValueError) as info:
         ms.set_context(device_target=target)
     assert isinstance(info.value, UnsupportedTargetError)
     msg = str(info.value)
-    assert repr(target) in msg and "not supported" in msg and "supported targets: CPU" in msg
+    assert repr(target) in msg and "not supported" in msg and "supported targets: CPU, GPU" in msg
     assert ms.get_context("device_target") == "CPU"
+
+
+def test_set_device_selects_the_target_as_set_context_does(graph_mode):
+    try:
+        ms.set_device("gpu", 0)
+        assert ms.get_context("device_target") == "GPU"
+        with pytest.raises(UnsupportedTargetError):
+            ms.set_device("Ascend")
+        assert ms.get_context("device_target") == "GPU"
+    finally:
+        ms.set_device("CPU")
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
@@ -291,7 +302,7 @@ def test_failed_set_context_changes_nothing(graph_mode):
         ms.set_context(mode=ms.PYNATIVE_MODE, no_such_option=1)
     assert ms.get_context("mode") == ms.GRAPH_MODE
     with pytest.raises(ValueError):
-        ms.set_context(mode=ms.PYNATIVE_MODE, device_target="GPU")
+        ms.set_context(mode=ms.PYNATIVE_MODE, device_target="Ascend")
     assert ms.get_context("mode") == ms.GRAPH_MODE
 
 

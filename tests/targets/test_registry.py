@@ -22,9 +22,10 @@ from opbuild.targets.cpu.kernels import emit
 
 
 def test_supported_targets_come_from_the_registry() -> None:
-    assert config.SUPPORTED_TARGETS == targets.names() == ("CPU",)
+    assert config.SUPPORTED_TARGETS == targets.names() == ("CPU", "GPU")
     assert config.TARGETS is targets.REGISTRY  # one table, in core: config imports no target to check a name
     assert isinstance(targets.create("cpu"), CpuTarget)
+    assert type(targets.create("gpu")).__name__ == "CudaTarget"  # one folder, one line (tests/targets/cuda)
     # Instances belong to their owner (the session's Builder), not to the targets package.
     assert targets.create("CPU") is not targets.create("CPU")
 

@@ -150,17 +150,19 @@ class Binary(ABC):
 
 
 class BinaryBytes(Binary):
-    """A binary held in memory (an archive member, a shared-tier blob, an entry read for ``verify``)."""
+    """A binary held in memory (an archive member, a shared-tier blob, an entry read for ``verify``);
+    ``binary_suffix`` says whose binary it is (a shared object, or a cubin: cache/elf.py ``symbols_for``)."""
 
-    def __init__(self, data: bytes):
+    def __init__(self, data: bytes, binary_suffix: str = ".so"):
         self.data = data
+        self.binary_suffix = binary_suffix
 
     def size(self) -> int:
         return len(self.data)
 
     def contents(self) -> tuple[str, frozenset[str] | str]:
         try:
-            exported: frozenset[str] | str = elf.exported_symbols(self.data)
+            exported: frozenset[str] | str = elf.symbols_for(self.data, self.binary_suffix)
         except elf.ElfError as e:
             exported = str(e)
         return hashlib.sha256(self.data).hexdigest(), exported

@@ -37,6 +37,9 @@ LOADING_LOCK = "loading"  # .locks/loading.lock (cache/locks.py): not a kernel n
 STATS_LOCK = "stats"  # .locks/stats.lock (cache/stats.py)
 #: The CPU target's binary suffix (a shared object). The target owns it; this is its one definition for now.
 CPU_BINARY_SUFFIX = ".so"
+#: The binary suffixes of every target (CPU shared objects, GPU cubins): one kernel_meta holds the entries of
+#: both, and a scan for one target leaves the other's entries alone (admin/scan.py), never calling them orphans.
+BINARY_SUFFIXES = (CPU_BINARY_SUFFIX, ".cubin")
 
 TMP_DIR = ".tmp"
 LOCK_DIR = ".locks"
@@ -64,6 +67,7 @@ def split_entry_file(file_name: str, binary_suffix: str = CPU_BINARY_SUFFIX) -> 
     return None
 
 
-__all__ = ["CPU_BINARY_SUFFIX", "HASH_CHARS", "INFO_SUFFIX", "JSON_SUFFIX", "LOADING_LOCK", "LOCK_DIR", "LOCK_SUFFIX",
+__all__ = ["BINARY_SUFFIXES", "CPU_BINARY_SUFFIX", "HASH_CHARS", "INFO_SUFFIX", "JSON_SUFFIX", "LOADING_LOCK",
+           "LOCK_DIR", "LOCK_SUFFIX",
            "MANIFEST_DIR", "MEMO_FILE", "NAME_RE", "QUARANTINE_DIR", "SIDE_FILES", "STATS_FILE", "STATS_LOCK",
            "TMP_DIR", "entry_suffixes", "split_entry_file"]

@@ -197,7 +197,7 @@ class KernelStore:
             # MAX_BINARY_BYTES before a byte is read; a FIFO swapped in after the lstat never blocks.
             data, digest = hashio.read_hashed(binary, ident[2])
             try:
-                exported: frozenset[str] | str = elf.exported_symbols(data)
+                exported: frozenset[str] | str = elf.symbols_for(data, self.binary_suffix)
             except elf.ElfError as e:
                 exported = str(e)
             del data

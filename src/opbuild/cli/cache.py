@@ -22,7 +22,16 @@ from ..core.units import format_ago, format_size, format_time
 from ..ops import operations as _families  # noqa: F401  (registers every op, so scenario_of knows them)
 from ..ops.registry import SCENARIOS, scenario_of
 from ..targets import create as create_target
-from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, all_rank_dirs, cache_directory, cache_root
+from .common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    UsageError,
+    all_rank_dirs,
+    binary_suffix,
+    cache_directory,
+    cache_root,
+    target_name,
+)
 from .format import entries, err, fields, plural, print_json, short_signature, table
 
 SORTS: dict[str, tuple[Callable[[cache_entries.Entry], Any], bool]] = {
@@ -36,7 +45,7 @@ SORTS: dict[str, tuple[Callable[[cache_entries.Entry], Any], bool]] = {
 def cmd_ls(args: argparse.Namespace) -> int:
     """`opbuild cache ls`: one row per committed kernel."""
     directory = cache_directory(args)
-    listing = cache_entries.scan(directory)  # the CPU target's binaries (layout.CPU_BINARY_SUFFIX)
+    listing = cache_entries.scan(directory, binary_suffix(args))  # the --target's binaries
     rows = listing.committed
     if args.op:
         rows = [e for e in rows if e.op.lower() == args.op.lower()]
@@ -88,7 +97,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         else:
             print(f"statistics zeroed for {directory}")
         return EXIT_OK
-    listing = cache_entries.scan(directory)
+    listing = cache_entries.scan(directory, binary_suffix(args))
     code = EXIT_OK
     try:
         data = stats.read(directory)
@@ -181,7 +190,7 @@ def _shared_tier_rows(shared: dict | None, c: dict) -> list[tuple[str, Any]]:
 def cmd_verify(args: argparse.Namespace) -> int:
     """`opbuild cache verify [--repair]`: every problem, one row each."""
     directory = cache_directory(args)
-    target = create_target(config.device_target())
+    target = create_target(target_name(args))
     report = verify.verify(directory, repair=args.repair, binary_suffix=target.binary_suffix,
                            known_blas=target.known_linked_libraries())
     bad = report.unrepaired if args.repair else report.problems
@@ -296,11 +305,11 @@ def cmd_clear(args: argparse.Namespace) -> int:
 
 # ---- cache explain --------------------------------------------------------------------------------------
 
-def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
+def _resolve_kernel(arg: str, directory: Path, suffix: str) -> tuple[bytes, str]:
     """(.info bytes, kernel name) of KERNEL_OR_INFO_FILE: a path to an entry file, or a (prefix of a) name."""
     path = Path(arg).expanduser()
     if path.is_file():
-        parts = layout.split_entry_file(path.name)
+        parts = layout.split_entry_file(path.name, suffix)
         info_path = (path if path.suffix == layout.INFO_SUFFIX or parts is None
                      else path.with_name(parts[0] + layout.INFO_SUFFIX))
         try:
@@ -316,9 +325,9 @@ def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
             raise UsageError(f"{info_path} is not a kernel descriptor (.info): its \"op\" is not a string")
         return info, parts[0] if parts else kernel_name(op, info)
     name = Path(arg).name
-    for suffix in layout.entry_suffixes():
-        name = name.removesuffix(suffix)
-    names = [e.name for e in cache_entries.scan(directory).entries
+    for part in layout.entry_suffixes(suffix):
+        name = name.removesuffix(part)
+    names = [e.name for e in cache_entries.scan(directory, suffix).entries
              if e.name.startswith(name) and layout.INFO_SUFFIX in e.sizes]
     if name in names:
         names = [name]
@@ -337,13 +346,14 @@ def _resolve_kernel(arg: str, directory: Path) -> tuple[bytes, str]:
 def cmd_explain(args: argparse.Namespace) -> int:
     """`opbuild cache explain`: closest entry of the same op and the differing fields."""
     directory = cache_directory(args)
-    info, name = _resolve_kernel(args.kernel, directory)
+    info, name = _resolve_kernel(args.kernel, directory, binary_suffix(args))
     try:
         desc = fsio.parse_json(info, f"the .info of {name}")
     except fsio.CorruptFile as e:
         raise UsageError(f"{e.strerror}: not a kernel descriptor; `opbuild cache verify --repair` quarantines "
                          "a broken entry") from None
-    result = explain.explain(directory, desc, name)
+    listing = cache_entries.scan(directory, binary_suffix(args))
+    result = explain.explain(directory, desc, name, listing)
     if args.json:
         print_json({**result.as_dict(), "directory": str(directory),
                      "signature": cache_entries.signature(desc)})
@@ -353,7 +363,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"no other entry of op {result.op} in {directory} to compare with: this is the first kernel of "
               f"its op (or the cache was cleared)")
         return EXIT_OK
-    closest = next(e for e in cache_entries.scan(directory).committed if e.name == result.closest)
+    closest = next(e for e in listing.committed if e.name == result.closest)
     print(f"closest  {closest.name} ({closest.op})  {cache_entries.signature(closest.info())}, "
           f"last used {format_ago(closest.last_used)}  [{plural(result.candidates, 'candidate')}]")
     if result.identical:

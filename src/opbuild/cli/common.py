@@ -46,6 +46,18 @@ def cache_directory(args: argparse.Namespace) -> Path:
     return config.cache_dir(rank(args), root=root)
 
 
+def target_name(args: argparse.Namespace) -> str:
+    """The target whose entries the command works on: ``--target``, else ``set_context``'s (CPU)."""
+    return getattr(args, "target", None) or config.device_target()
+
+
+def binary_suffix(args: argparse.Namespace) -> str:
+    """The binary suffix of :func:`target_name`'s entries (``.so``, ``.cubin``); imports no toolkit."""
+    from ..targets import create as create_target
+
+    return create_target(target_name(args)).binary_suffix
+
+
 def all_rank_dirs(root: Path) -> list[Path]:
     """Every ``rank_N/kernel_meta`` under ``root`` in rank order (``root`` itself if it is a kernel_meta)."""
     if root.name == "kernel_meta":
@@ -54,5 +66,5 @@ def all_rank_dirs(root: Path) -> list[Path]:
                   key=lambda p: int(p.parent.name[5:]))
 
 
-__all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "UsageError", "all_rank_dirs", "cache_directory",
-           "cache_root", "rank"]
+__all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "UsageError", "all_rank_dirs", "binary_suffix",
+           "cache_directory", "cache_root", "rank", "target_name"]

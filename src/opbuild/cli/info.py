@@ -22,7 +22,7 @@ from ..core.errors import OpbuildError
 from ..core.units import format_size
 from ..ops.registry import REGISTRY
 from ..targets import create as create_target
-from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, cache_directory, cache_root, rank
+from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, binary_suffix, cache_directory, cache_root, rank
 from .format import entries, fields, plural, print_json
 
 #: What asking for this machine's compiler identity can raise (no compiler, broken BLAS package, ...).
@@ -79,7 +79,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         compiler_error = toolchain["missing"]
         code = EXIT_PROBLEMS
     target = toolchain["target_identity"] or create_target(config.device_target()).identity()
-    listing = cache_entries.scan(directory)
+    listing = cache_entries.scan(directory, binary_suffix(args))
     try:
         max_size = config.cache_max_size()
         explain_on = config.explain_misses()
@@ -104,7 +104,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     isa = target.get("isa") or []
     pairs = [
         ("opbuild", f"{__version__} (python {info['python']}, {info['package']})"),
-        ("compiler", compiler.get("path", f"not found: {compiler_error}")),
+        ("compiler", compiler.get("path") or compiler.get("library") or f"not found: {compiler_error}"),
         ("toolchain", {"compiler": "the compiler found here",
                        "recorded": "recorded in the cache (no compiler here: cached kernels run, new ones fail)",
                        "none": "none (no compiler, none recorded in the cache)"}[toolchain["matched"]]),
@@ -118,7 +118,7 @@ def cmd_info(args: argparse.Namespace) -> int:
                      f"{blas['int']} sizes)" if "provider" in blas else "?"),
         ]
     pairs += [
-        ("target", f"{target.get('arch', '?')}, {plural(len(isa), 'ISA feature')}"
+        ("target", f"{target.get('arch', '?')}" + (f", {plural(len(isa), 'ISA feature')}" if "isa" in target else "")
                    + (f" ({', '.join(isa[:8])}{', ...' if len(isa) > 8 else ''})" if isa else "")),
         ("cache", "on" if enabled else "off (OPBUILD_CACHE=0)"),
         ("cache root", f"{root} ({source})"),

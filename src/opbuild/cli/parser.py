@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._version import __version__
+from ..core import config
 from ..core.errors import ConfigError, OpbuildError
 from ..core.units import parse_age, parse_size
 from . import cache as cache_cmds
@@ -42,6 +43,14 @@ def _rank_arg(text: str) -> int:
     return rank
 
 
+def _target_arg(text: str) -> str:
+    """argparse type of ``--target``: a registered target name (config.TARGETS), any case."""
+    if text.upper() not in config.SUPPORTED_TARGETS:
+        raise argparse.ArgumentTypeError(f"target must be one of {', '.join(config.SUPPORTED_TARGETS)}, "
+                                         f"got {text!r}")
+    return text.upper()
+
+
 def _common(top: bool) -> argparse.ArgumentParser:
     """--path/--rank/--json/--verbose, accepted before or after the command (``SUPPRESS`` on subcommands
     keeps a value given before the command)."""
@@ -54,6 +63,8 @@ def _common(top: bool) -> argparse.ArgumentParser:
                    help="rank (default: $RANK_ID, else 0)")
     p.add_argument("--json", action="store_true", default=d(False), help="machine-readable output on stdout")
     p.add_argument("-v", "--verbose", action="store_true", default=d(False), help="more detail and INFO logs")
+    p.add_argument("--target", type=_target_arg, default=d(None), metavar="NAME",
+                   help="the device target whose entries to work on: CPU (.so, the default) or GPU (.cubin)")
     return p
 
 
@@ -145,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    if getattr(args, "target", None):  # every command then names, lists and checks that target's kernels
+        config.set_context(device_target=args.target)
     try:
         return args.func(args)
     except (UsageError, ConfigError) as e:  # ConfigError: a bad OPBUILD_* value (or CC, RANK_ID...) named

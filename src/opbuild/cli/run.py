@@ -62,7 +62,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except UsageError:
         raise
     except OpbuildError as e:
-        if script.suffix != ".onnx":
+        if script.suffix != ".onnx" and not getattr(e, "environment", False):
             traceback.print_exc()
         else:  # an unsupported model or bad input: the message says it all
             err(str(e))

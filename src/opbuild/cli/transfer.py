@@ -13,7 +13,7 @@ from ..cache.identity import toolchain_record_key
 from ..core import config
 from ..core.units import format_size, format_time
 from ..targets import create as create_target
-from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, cache_directory, cache_root, rank
+from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, binary_suffix, cache_directory, cache_root, rank
 from .format import entries, err, print_json
 from .info import TOOLCHAIN_ERRORS, codegen_hash, compiler_identity, machine_identity
 
@@ -31,7 +31,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         origin["compiler"] = f"unknown ({e})"
     archive = Path(args.archive).expanduser()
     try:
-        result = transfer.export(directory, archive, origin, secret=config.cache_secret())
+        result = transfer.export(directory, archive, origin, binary_suffix=binary_suffix(args),
+                                 secret=config.cache_secret())
     except OSError as e:
         err(f"cannot write {archive}: {e.strerror or e}")
         return EXIT_PROBLEMS
@@ -76,7 +77,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS
     try:
         result = transfer.import_archive(archive, directory, here, codegen_hash, secret=config.cache_secret(),
-                                         trust=args.trust,
+                                         trust=args.trust, binary_suffix=binary_suffix(args),
                                          record_key=toolchain_record_key(create_target(config.device_target()).name))
     except OSError as e:
         err(f"cannot import {archive} into {directory}: {e.strerror or e}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ PYNATIVE_MODE = 1
 #: The targets: name (as ``set_context(device_target=...)`` spells it, upper case) -> ``"module:Class"``. Kept
 #: here, as data, so that set_context validates a name without importing any target (core imports nothing
 #: above it); ``targets.create`` imports the class on first use. Adding a target adds one line here.
-TARGETS: dict[str, str] = {"CPU": "opbuild.targets.cpu:CpuTarget"}
+TARGETS: dict[str, str] = {"CPU": "opbuild.targets.cpu:CpuTarget", "GPU": "opbuild.targets.cuda:CudaTarget"}
 SUPPORTED_TARGETS = tuple(TARGETS)
 
 _MODES = {GRAPH_MODE: "GRAPH_MODE", PYNATIVE_MODE: "PYNATIVE_MODE"}
@@ -45,6 +46,15 @@ def set_context(**kwargs) -> None:
     """
     updates = {key: _check_option(key, value) for key, value in kwargs.items()}
     _context.update(updates)
+
+
+def set_device(device_target: str, device_id: int | None = None) -> None:
+    """MindSpore 2.x's ``set_device``: select the target every later build compiles for ("CPU", or "GPU" with
+    the ``cuda`` extra) and, optionally, the device id; validated as :func:`set_context` validates them."""
+    options: dict[str, object] = {"device_target": device_target}
+    if device_id is not None:
+        options["device_id"] = device_id
+    set_context(**options)
 
 
 def _check_option(key: str, value: object) -> object:
@@ -82,12 +92,6 @@ def get_context(key: str):
         return _context_keys.default(key)
     raise ValueError(f"get_context: unknown key {key!r}; valid keys are "
                      f"{', '.join(sorted({*_context, *_context_keys.KEYS}))}")
-
-
-def set_device(device_target: str, device_id: int | None = None) -> None:
-    """MindSpore 2.x's ``set_device(device_target, device_id=None)``: ``set_context(device_target=...,
-    device_id=...)`` in one call."""
-    set_context(device_target=device_target, **({} if device_id is None else {"device_id": device_id}))
 
 
 def device_target() -> str:
@@ -503,6 +507,21 @@ def rank_size() -> int:
     return int(RANK_SIZE.get())
 
 
+_CUDA_ARCH_RE = re.compile(r"sm_[1-9][0-9]{1,2}[af]?")
+
+
+def cuda_arch() -> str | None:
+    """OPBUILD_CUDA_ARCH: the compute capability GPU kernels are built for where no GPU is usable (``sm_90``,
+    ``sm_80``, ``sm_90a``), None when unset or empty; ConfigError naming the variable otherwise."""
+    raw = _env("OPBUILD_CUDA_ARCH")
+    if not raw:
+        return None
+    if _CUDA_ARCH_RE.fullmatch(raw) is None:
+        raise ConfigError("OPBUILD_CUDA_ARCH", raw, "is not a CUDA compute capability",
+                          "sm_<major><minor> such as sm_80 or sm_90 (sm_90a for arch-specific features)")
+    return raw
+
+
 # ---- up-front validation ------------------------------------------------------------------------------------
 # Every variable a build may read, with the accessor that validates it. A build checks them all before it does
 # anything, so a bad value fails the same way on a warm build (which might never read it) as on a cold one.
@@ -532,6 +551,7 @@ _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("OPBUILD_REMOTE_TIMEOUT", remote_timeout),
     ("OPBUILD_REMOTE_TTL", remote_ttl),
     ("OPBUILD_REMOTE_LEASE_TTL", remote_lease_ttl),
+    ("OPBUILD_CUDA_ARCH", cuda_arch),
 )
 _CHECKED_NAMES = tuple(name for name, _ in _CHECKS)
 # os.environ.get goes through MutableMapping.get and re-encodes the key on every call, which made reading the

@@ -5,7 +5,8 @@ import path, so ``config`` validates ``set_context(device_target=...)`` without 
 :func:`create` imports one and makes an instance. Instances belong to their owner (the session's Builder keeps
 one per target name), not to this module.
 
-Recipe: adding a second target (CUDA through nvcc, for instance) is one new folder, one line and its tests:
+Recipe: adding a second target is one new folder, one line and its tests (``targets/cuda/`` is one: CUDA C
+compiled in process by NVRTC; docs/cuda.md):
 
 1. ``src/opbuild/targets/cuda/__init__.py``: ``class CudaTarget(Target)`` with ``name = "GPU"``,
    ``binary_suffix = ".cubin"`` (or ``.so`` for a host-side wrapper), ``identity()`` (the GPU's compute
@@ -20,7 +21,8 @@ Recipe: adding a second target (CUDA through nvcc, for instance) is one new fold
    (``targets/cpu/kernels/__init__.py``: ``@emits("Conv2D")``), reading the operators' descriptions in
    ``ops/`` (which never import a target), with ``targets/cuda/codegen.py`` for their shared helpers.
 3. One line in ``core.config.TARGETS``: ``"GPU": "opbuild.targets.cuda:CudaTarget"``.
-4. ``tests/targets/cuda/``: the target's own tests (skipped where no GPU or nvcc is found).
+4. ``tests/targets/cuda/``: the target's own tests (those needing NVRTC skipped, saying so, where the ``cuda``
+   extra is not installed).
 
 The cache does not change: it stores opaque binaries under ``<op>_<hash>`` and never imports a target; the
 target's name and identity are part of every descriptor, so the kernels of two targets never share a key.

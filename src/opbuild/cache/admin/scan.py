@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import fsio
 from ..layout import (
+    BINARY_SUFFIXES,
     CPU_BINARY_SUFFIX,
     INFO_SUFFIX,
     JSON_SUFFIX,
@@ -184,6 +185,7 @@ def scan(path: Path, binary_suffix: str = CPU_BINARY_SUFFIX) -> Listing:
         return Listing(path, exists=False, binary_suffix=binary_suffix)
     listing = Listing(path, exists=True, binary_suffix=binary_suffix)
     by_name: dict[str, Entry] = {}
+    foreign: set[str] = set()
     for d in dirents:
         try:
             st = d.stat(follow_symlinks=False)
@@ -213,15 +215,34 @@ def scan(path: Path, binary_suffix: str = CPU_BINARY_SUFFIX) -> Listing:
             continue
         parts = split_entry_file(d.name, binary_suffix) if d.is_file(follow_symlinks=False) else None
         if parts is None:
-            listing.orphans.append(Path(d.path))
+            other = _other_target_binary(d.name, binary_suffix) if d.is_file(follow_symlinks=False) else None
+            if other is not None:
+                foreign.add(other)  # another target's binary: its entry is that target's to list
+            else:
+                listing.orphans.append(Path(d.path))
             continue
         name, suffix = parts
         entry = by_name.setdefault(name, Entry(name, path, binary_suffix=binary_suffix))
         entry.sizes[suffix] = st.st_size
         entry.mtimes[suffix] = st.st_mtime
         listing.files[Path(d.path)] = FileStat.of(st)
+    for name in foreign:  # an entry of another target (its binary is there, this target's is not): not ours
+        entry = by_name.get(name)
+        if entry is not None and binary_suffix not in entry.sizes:
+            del by_name[name]
+            for suffix in entry.sizes:
+                listing.files.pop(path / (name + suffix), None)
     listing.entries = sorted(by_name.values(), key=lambda e: e.name)
     return listing
+
+
+def _other_target_binary(file_name: str, binary_suffix: str) -> str | None:
+    """The entry name of ``file_name`` when it is the binary of another target's entry (layout.BINARY_SUFFIXES),
+    else None."""
+    for suffix in BINARY_SUFFIXES:
+        if suffix != binary_suffix and file_name.endswith(suffix) and NAME_RE.match(file_name[:-len(suffix)]):
+            return file_name[:-len(suffix)]
+    return None
 
 
 def _files_under(root: Path) -> list[tuple[Path, os.stat_result]]:

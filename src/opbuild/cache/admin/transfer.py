@@ -133,7 +133,8 @@ def export(directory: Path, archive: Path, origin: dict | None = None,
 def _problem(name: str, parts: dict[str, bytes], binary_suffix: str) -> str | None:
     """Why the parts of entry ``name`` (by suffix, read into memory) are no sound entry (the one verifier)."""
     return entry_format.verify(name, parts[INFO_SUFFIX], parts[JSON_SUFFIX],
-                               entry_format.BinaryBytes(parts[binary_suffix]), binary_suffix=binary_suffix).reason
+                               entry_format.BinaryBytes(parts[binary_suffix], binary_suffix),
+                               binary_suffix=binary_suffix).reason
 
 
 def _toolchain_records(directory: Path) -> dict[str, dict]:

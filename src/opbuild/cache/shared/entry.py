@@ -134,7 +134,7 @@ def unpack(blob: bytes, name: str, info: bytes, secret: bytes | None = None,
     # The one verifier, as for a local entry: never adopted (nor loaded) unless it is the requested kernel, its
     # binary matches the header and is a loadable object exporting the kernel's symbol.
     result = entry_format.result_record(name, binary_suffix, parts.meta, parts.sha256, parts.size)
-    verdict = entry_format.verify(name, parts.info, result, entry_format.BinaryBytes(parts.binary),
+    verdict = entry_format.verify(name, parts.info, result, entry_format.BinaryBytes(parts.binary, binary_suffix),
                                   binary_suffix=binary_suffix, requested=info, source="the header")
     if verdict.reason is not None:
         raise EntryRejected(verdict.reason)

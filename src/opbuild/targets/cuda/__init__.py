@@ -1,0 +1,113 @@
+"""The GPU target: CUDA C generated per op by the emitters of ``kernels/`` (helpers and ABI in ``codegen.py``),
+compiled in process by NVRTC (``nvrtc.py``) into cubins for the device's compute capability (or
+``OPBUILD_CUDA_ARCH`` where there is no GPU), checked structurally (``cache/cubin.py``: EM_CUDA, the kernel
+symbols), loaded and launched through the driver API (``device.py``).
+
+Nothing of ``cuda-bindings`` is imported until a GPU build or run asks for it: the CPU path never imports this
+package (``core/config.py`` names it by path). Building works without a GPU; running a kernel, or allocating
+its buffers, without one raises :class:`~.errors.CudaUnavailableError` naming what is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ...cache import cubin
+from ...core.ir import KernelSpec
+from ..base import Target
+from . import codegen, device, kernels
+from .errors import CudaUnavailableError, NvrtcNotFoundError
+from .nvrtc import CompileResult, Nvrtc
+
+
+class CudaTarget(Target):
+    """Kernels as ``extern "C" __global__`` functions in cubins, run on an NVIDIA GPU."""
+
+    name = "GPU"
+    binary_suffix = cubin.CUBIN_SUFFIX
+    abi_version = codegen.ABI_VERSION
+
+    def __init__(self) -> None:
+        self._compilers: dict[str, Nvrtc] = {}
+
+    def identity(self) -> dict:
+        """The compute capability kernels are built for (the device's, else ``OPBUILD_CUDA_ARCH``)."""
+        arch, _source = device.arch()
+        return {"arch": arch, "kind": "cuda"}
+
+    def find_compiler(self) -> Nvrtc:
+        """NVRTC for the current architecture; NvrtcNotFoundError when it is not installed (a build then serves
+        what the cache holds), CudaUnavailableError when there is neither a GPU nor ``OPBUILD_CUDA_ARCH``."""
+        arch, _ = device.arch()
+        found = self._compilers.get(arch)
+        if found is None:
+            found = self._compilers.setdefault(arch, Nvrtc(arch))
+        return found
+
+    def emit(self, spec: KernelSpec) -> str:
+        """The CUDA C body of ``spec`` (``kernels/``); codegen.Unsupported naming the op or dtype otherwise."""
+        return kernels.emit(spec)
+
+    def needs_blas(self, op: str) -> bool:
+        """GPU kernels call no BLAS."""
+        return False
+
+    def opt_class(self, spec: KernelSpec) -> str:
+        """One class: NVRTC compiles every kernel with the same flags."""
+        return "compute"
+
+    def codegen_hash(self, op: str, file_digest: Callable[[str], str] | None = None) -> str:
+        """The digest of the files shaping ``op``'s CUDA C (``kernels.codegen_hash``); an op without a GPU
+        emitter gets a digest of its name only (its build then fails naming it)."""
+        try:
+            return kernels.codegen_hash(op, file_digest)
+        except codegen.Unsupported:
+            from ...cache import identity as cache_identity
+
+            return cache_identity.codegen_hash(op, ())
+
+    def codegen_files(self, ops: Iterable[str] | None = None) -> list[str]:
+        """The files the GPU emitters of ``ops`` reach."""
+        return kernels.codegen_files(ops)
+
+    def translation_unit(self, kernels_: Sequence[tuple[str, KernelSpec, str]], needs_blas: bool) -> str:
+        """One NVRTC program: the prelude and one ``__global__`` function per kernel."""
+        return codegen.translation_unit([codegen.kernel_function(symbol, spec.inputs, spec.outputs, body)
+                                         for symbol, spec, body in kernels_])
+
+    def compile(self, compiler: Nvrtc, source: str, out_path: Path, workdir: Path, needs_blas: bool,
+                label: str) -> CompileResult:
+        """One NVRTC call (bounded by OPBUILD_COMPILE_TIMEOUT, ``nvrtc.py``)."""
+        return compiler.compile(source, out_path, workdir, label)
+
+    def validate(self, binary: bytes, symbols: Sequence[str]) -> None:
+        """The cubin check: an EM_CUDA ELF defining every kernel symbol (ValueError otherwise)."""
+        cubin.check(binary, list(symbols))
+
+    def load(self, path: Path | str, name: str, symbol: str, libs: dict | None = None,
+             ident: tuple | None = None) -> device.LoadedCudaKernel:
+        """The kernel, its module loaded on first use (a build without a GPU still completes); with a GPU it is
+        loaded now, so a cubin the driver rejects is an OSError here (a corrupt entry, rebuilt)."""
+        kernel = device.LoadedCudaKernel(str(path), name, symbol)
+        if device.probe().ok:
+            kernel.load()
+        return kernel
+
+    def allocate(self, shape: Sequence[int], dtype: str) -> np.ndarray:
+        """Device buffers are planned by the GPU executor, which awaits a GPU to be proven: without a GPU this
+        is the one-line CudaUnavailableError of a run; with one, it says the executor is not there yet."""
+        device.require("run GPU kernels")
+        raise CudaUnavailableError("run GPU kernels", "the GPU executor (device buffers per memory plan) is not "
+                                   "built yet", "build with device_target='GPU', run with device_target='CPU'; "
+                                   "scripts/gpu_check.py launches GPU kernels directly")
+
+
+def supported_ops() -> tuple[str, ...]:
+    """The ops the GPU target has emitters for."""
+    return tuple(sorted(kernels.EMITTERS))
+
+
+__all__ = ["CudaTarget", "CudaUnavailableError", "NvrtcNotFoundError", "supported_ops"]

@@ -1,0 +1,112 @@
+"""GPU kernels of the elementwise family (ops/elementwise.py) and of BroadcastTo: one grid-stride loop per op
+around the scalar expression of its table row, the same row the CPU's kernels evaluate.
+
+The rows' expressions are C; as CUDA C++ they mean the same, with two adjustments made here: GNU statement
+expressions become immediately called lambdas (``codegen.cxx_expr``), and the overloads of C++'s math
+functions pick the float version for float32 operands (``exp(x)`` is ``expf`` there, as ``<tgmath.h>`` makes
+it on the CPU). Integers are computed with C's promotions and stored with a conversion to the element type;
+the unsigned rows that differ from the signed ones (division, modulo, power, Abs) have their own expressions,
+as on the CPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ....core.dtypes import BY_NAME
+from ....core.ir import KernelSpec, TensorType
+from ....ops import elementwise as E
+from ....ops.elementwise import Binary, Unary
+from ..codegen import broadcast_offsets, ctype, cxx_expr, grid_loop
+from . import register
+
+# Unsigned operands: nothing is negative, x / 0 and x % 0 give 0 (as NumPy); the power keeps the exponent
+# unsigned (a uint64 exponent above 2**63 must not turn negative).
+_UINT_EXPRS: dict[str, str] = {
+    "FloorDiv": "(b == 0 ? (TYPE)0 : (TYPE)(a / b))",
+    "Mod": "(b == 0 ? (TYPE)0 : (TYPE)(a % b))",
+    "FloorMod": "(b == 0 ? (TYPE)0 : (TYPE)(a % b))",
+    "Pow": ("({ uint64_t r_ = 1, x_ = (uint64_t)a, e_ = (uint64_t)b; "
+            "while (e_ > 0) { if (e_ & 1) r_ *= x_; x_ *= x_; e_ >>= 1; } (TYPE)r_; })"),
+    "Abs": "x",
+}
+# min(max(x, lo), hi), NaN-propagating in every operand as np.clip (lo > hi gives hi).
+_CLIP = "({ const TYPE m_ = (lo > x || lo != lo) ? lo : x; (m_ < hi || m_ != m_) ? m_ : hi; })"
+
+
+def _row_expr(name: str, row: Unary | Binary, dt: str) -> str:
+    """The CUDA C expression of row ``row`` (op ``name``) for operands of dtype ``dt``."""
+    d = BY_NAME[dt]
+    if d.is_unsigned and name in _UINT_EXPRS:
+        expr = _UINT_EXPRS[name]
+    elif row.int_expr and d.is_int:
+        expr = row.int_expr
+    elif isinstance(row, Unary) and row.f32_expr and dt == "float32":
+        expr = row.f32_expr
+    else:
+        expr = row.expr
+    return cxx_expr(expr.replace("TYPE", ctype(dt)))
+
+
+def _cast_expr(src: str, dst: str) -> str:
+    """``x`` (of ``src``'s type) converted to ``dst``: float -> integer defined for every input as on the CPU
+    (NaN gives 0, out-of-range values saturate, the rest truncate toward zero); bool is ``x != 0``."""
+    s, d = BY_NAME[src], BY_NAME[dst]
+    if dst == "bool":
+        return "(x != 0)"
+    if d.is_int and s.is_float:
+        t = d.c_type
+        lo = "0" if d.is_unsigned else f"-0x1p{d.bits - 1}"
+        hi = f"0x1p{d.bits if d.is_unsigned else d.bits - 1}"
+        prefix = "UINT" if d.is_unsigned else "INT"
+        lo_val = "0" if d.is_unsigned else f"{prefix}{d.bits}_MIN"
+        return f"(x != x ? ({t})0 : x < {lo} ? ({t}){lo_val} : x >= {hi} ? ({t}){prefix}{d.bits}_MAX : ({t})x)"
+    return f"({d.c_type})x"
+
+
+def expr_of(op: str, ins: Sequence[TensorType], out: TensorType) -> tuple[tuple[str, ...], str]:
+    """``(operand names, CUDA C expression)`` of one element of elementwise op ``op``; KeyError otherwise."""
+    dt = ins[0].dtype
+    if op in E.UNARY:
+        return ("x",), _row_expr(op, E.UNARY[op], dt)
+    if op in E.BINARY or op in E.GRAD_BINARY:
+        return ("a", "b"), _row_expr(op, E.BINARY.get(op) or E.GRAD_BINARY[op], dt)
+    if op == "Select":
+        return ("c", "a", "b"), "(c ? a : b)"
+    if op == "ClipByValue":
+        return ("x", "lo", "hi"), cxx_expr(_CLIP.replace("TYPE", ctype(dt)))
+    if op == "Cast":
+        return ("x",), _cast_expr(dt, out.dtype)
+    raise KeyError(f"{op} is not an elementwise op")
+
+
+def map_body(names: Sequence[str], inputs: Sequence[TensorType], out: TensorType, expr: str) -> str:
+    """A grid-stride loop storing ``expr`` (in the operands ``names``, each loaded from its input with NumPy
+    broadcasting into ``out``'s shape) into ``out0``."""
+    offsets = broadcast_offsets(out.shape, [t.shape for t in inputs])
+    loads = " ".join(f"const {ctype(t.dtype)} {n} = in{i}[{off}];"
+                     for i, (n, t, off) in enumerate(zip(names, inputs, offsets, strict=True)))
+    return grid_loop(out.size, "o", f"{loads} out0[o] = ({ctype(out.dtype)})({expr});")
+
+
+def _emit_map(k: KernelSpec) -> str:
+    names, expr = expr_of(k.op, k.inputs, k.outputs[0])
+    return map_body(names, k.inputs, k.outputs[0], expr)
+
+
+def _emit_broadcast_to(k: KernelSpec) -> str:
+    return map_body(("x",), k.inputs[:1], k.outputs[0], "x")
+
+
+def _all_ops() -> list[str]:
+    return [*E.UNARY, *E.BINARY, *E.GRAD_BINARY, "Select", "ClipByValue", "Cast"]
+
+
+for _op in _all_ops():
+    register(_op, _emit_map)
+register("BroadcastTo", _emit_broadcast_to)
+
+#: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
+OPS: tuple[str, ...] = (*_all_ops(), "BroadcastTo")
+
+__all__ = ["OPS", "expr_of", "map_body"]

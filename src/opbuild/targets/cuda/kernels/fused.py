@@ -1,0 +1,37 @@
+"""GPU kernels of FusedElementwise (ops/fused.py): one grid-stride loop over the output; per element each input
+is loaded once and the members are evaluated in order, each with the expression its own GPU kernel uses
+(``elementwise.expr_of``) and stored in its dtype as the unfused op would store it, so fused and unfused GPU
+kernels compute the same values."""
+
+from __future__ import annotations
+
+from ....core.ir import KernelSpec
+from ....ops.fused import OP, member_types
+from ..codegen import broadcast_offsets, check_dtypes, ctype, grid_loop
+from . import register
+from .elementwise import expr_of
+
+
+def _emit(k: KernelSpec) -> str:
+    typed = member_types(k.attrs, k.inputs)
+    out = k.outputs[0]
+    for op, _, m_ins, res in typed:
+        check_dtypes(op, [*m_ins, res])
+    offsets = broadcast_offsets(out.shape, [t.shape for t in k.inputs])
+    stmts = [f"const {ctype(t.dtype)} v{i} = in{i}[{off}];" for i, (t, off) in enumerate(zip(k.inputs, offsets,
+                                                                                            strict=True))]
+    for j, ((op, _, m_ins, res), m) in enumerate(zip(typed, k.attrs["members"], strict=True)):
+        names, expr = expr_of(op, m_ins, res)
+        loads = " ".join(f"const {ctype(t.dtype)} {n} = {'v' if r[0] == 'i' else 't'}{r[1:]};"
+                         for n, t, r in zip(names, m_ins, m["args"], strict=True))
+        stmts.append(f"{ctype(res.dtype)} t{j}; {{ {loads} t{j} = ({ctype(res.dtype)})({expr}); }}")
+    stmts.append(f"out0[o] = ({ctype(out.dtype)})t{len(typed) - 1};")
+    return grid_loop(out.size, "o", " ".join(stmts))
+
+
+register(OP, _emit)
+
+#: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
+OPS: tuple[str, ...] = (OP,)
+
+__all__ = ["OPS"]
