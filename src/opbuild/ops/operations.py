@@ -15,12 +15,14 @@ from . import (
     fused_reduce,
     indexing,
     layout,
+    linalg,
     losses,
     matmul,
     norm_train,
     normalization,
     optim,
     random_ops,
+    random_sample,
     reduction,
     slicing,
 )
@@ -28,7 +30,8 @@ from .collective import ReduceOp
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
-            conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective)
+            conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective,
+            linalg, random_sample)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

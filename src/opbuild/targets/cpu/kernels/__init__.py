@@ -171,6 +171,7 @@ from . import (  # noqa: E402, F401
     fused_reduce,
     indexing,
     layout,
+    linalg,
     losses,
     matmul,
     norm_train,
@@ -178,6 +179,7 @@ from . import (  # noqa: E402, F401
     optim,
     pooling,
     random_ops,
+    random_sample,
     reduction,
     slicing,
 )
