@@ -1,0 +1,158 @@
+"""The linear-algebra family (ops/linalg.py, LAPACK kernels) against NumPy, in PyNative and in a compiled graph:
+values, shapes, batches, dtypes, the failure convention (NaN), the gradients of inverse and det, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import opbuild as ms
+from opbuild import Tensor, nn, ops
+from opbuild.core.errors import ShapeError
+
+RNG = np.random.default_rng(11)
+
+
+class _Fn(nn.Cell):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def construct(self, *xs):
+        return self.fn(*xs)
+
+
+def run(fn, *arrays, mode="pynative"):
+    """``fn`` on Tensors of ``arrays``: eagerly, or compiled as a Cell's graph in GRAPH_MODE."""
+    ts = [Tensor(a) for a in arrays]
+    out = _Fn(fn)(*ts) if mode == "graph" else fn(*ts)
+    return [o.asnumpy() for o in out] if isinstance(out, (tuple, list)) else out.asnumpy()
+
+
+def _spd(shape, dtype):
+    a = RNG.standard_normal(shape)
+    return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+TOL = {"float32": 2e-4, "float64": 1e-10}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (2, 1, 5, 5)])
+def test_inverse_det_match_numpy(shape, dtype, mode):
+    a = (RNG.standard_normal(shape) + 2 * np.eye(shape[-1])).astype(dtype)
+    inv = run(ops.inverse, a, mode=mode)
+    assert inv.dtype == dtype and inv.shape == shape
+    np.testing.assert_allclose(inv, np.linalg.inv(a.astype(np.float64)), rtol=TOL[dtype], atol=TOL[dtype])
+    det = run(ops.det, a, mode=mode)
+    assert det.shape == shape[:-2]
+    np.testing.assert_allclose(det, np.linalg.det(a.astype(np.float64)), rtol=TOL[dtype])
+    np.testing.assert_allclose(run(ops.matrix_determinant, a, mode=mode), det)
+
+
+def test_matrix_inverse_adjoint_and_singular():
+    a = RNG.standard_normal((3, 3)).astype(np.float32)
+    np.testing.assert_allclose(ops.MatrixInverse(adjoint=True)(Tensor(a)).asnumpy(), np.linalg.inv(a.T), rtol=1e-4,
+                               atol=1e-4)
+    singular = np.stack([np.ones((2, 2)), np.eye(2)]).astype(np.float64)
+    inv = ops.inverse(Tensor(singular)).asnumpy()
+    assert np.isnan(inv[0]).all() and np.allclose(inv[1], np.eye(2))
+    assert ops.det(Tensor(singular)).asnumpy().tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_and_solve(upper, mode):
+    a = _spd((2, 4, 4), np.float64)
+    c = run(lambda x: ops.cholesky(x, upper=upper), a, mode=mode)
+    low = np.linalg.cholesky(a)
+    np.testing.assert_allclose(c, np.swapaxes(low, -1, -2) if upper else low, rtol=1e-10, atol=1e-12)
+    b = RNG.standard_normal((2, 4, 3))
+    y = run(lambda r, f: ops.cholesky_solve(r, f, upper=upper), b, c, mode=mode)
+    np.testing.assert_allclose(y, np.linalg.solve(a, b), rtol=1e-9, atol=1e-10)
+
+
+def test_cholesky_not_positive_definite_gives_nan():
+    a = np.stack([-np.eye(3), 2 * np.eye(3)]).astype(np.float32)
+    c = ops.cholesky(Tensor(a)).asnumpy()
+    assert np.isnan(c[0]).all()
+    np.testing.assert_allclose(c[1], np.sqrt(2) * np.eye(3), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
+@pytest.mark.parametrize("mode_", ["reduced", "complete"])
+def test_qr_matches_numpy(shape, mode_, mode):
+    a = RNG.standard_normal(shape).astype(np.float32)
+    q, r = run(lambda x: ops.qr(x, mode=mode_), a, mode=mode)
+    q_ref, r_ref = np.linalg.qr(a.astype(np.float64), mode=mode_)
+    assert q.shape == q_ref.shape and r.shape == r_ref.shape
+    # The same LAPACK routines (geqrf + orgqr) as NumPy's: the same signs.
+    np.testing.assert_allclose(q, q_ref, atol=1e-5)
+    np.testing.assert_allclose(r, r_ref, atol=1e-5)
+    np.testing.assert_allclose(q @ r, a, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
+@pytest.mark.parametrize("full", [False, True])
+def test_svd_reconstructs_and_matches_singular_values(shape, full, mode):
+    a = RNG.standard_normal(shape)
+    s, u, v = run(lambda x: ops.svd(x, full_matrices=full), a, mode=mode)
+    u_ref, s_ref, vt_ref = np.linalg.svd(a, full_matrices=full)
+    assert (s.shape, u.shape, v.shape) == (s_ref.shape, u_ref.shape, np.swapaxes(vt_ref, -1, -2).shape)
+    np.testing.assert_allclose(s, s_ref, rtol=1e-12)
+    k = s.shape[-1]
+    rebuilt = (u[..., :, :k] * s[..., None, :]) @ np.swapaxes(v[..., :, :k], -1, -2)
+    np.testing.assert_allclose(rebuilt, a, atol=1e-12)
+    assert np.allclose(np.swapaxes(u, -1, -2) @ u, np.eye(u.shape[-1]), atol=1e-12)
+    only_s = ops.svd(Tensor(a), compute_uv=False)
+    np.testing.assert_allclose(only_s.asnumpy(), s_ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("lower,adjoint", [(True, False), (False, False), (True, True)])
+def test_matrix_triangular_solve(lower, adjoint):
+    a = RNG.standard_normal((2, 4, 4)) + 4 * np.eye(4)
+    b = RNG.standard_normal((2, 4, 3))
+    y = ops.MatrixTriangularSolve(lower=lower, adjoint=adjoint)(Tensor(a), Tensor(b)).asnumpy()
+    t = np.tril(a) if lower else np.triu(a)
+    np.testing.assert_allclose((np.swapaxes(t, -1, -2) if adjoint else t) @ y, b, atol=1e-10)
+
+
+def test_gradients_of_inverse_and_det_match_finite_differences():
+    a = (RNG.standard_normal((2, 3, 3)) + 3 * np.eye(3)).astype(np.float64)
+    w = RNG.standard_normal((2, 3, 3))
+
+    def numeric(f):
+        g = np.zeros_like(a)
+        for idx in np.ndindex(*a.shape):
+            d = np.zeros_like(a)
+            d[idx] = 1e-6
+            g[idx] = (f(a + d) - f(a - d)) / 2e-6
+        return g
+
+    g_inv = ms.grad(lambda x: (ops.inverse(x) * Tensor(w)).sum())(Tensor(a)).asnumpy()
+    np.testing.assert_allclose(g_inv, numeric(lambda x: (np.linalg.inv(x) * w).sum()), rtol=1e-5, atol=1e-7)
+    g_det = ms.grad(lambda x: ops.det(x).sum())(Tensor(a)).asnumpy()
+    np.testing.assert_allclose(g_det, numeric(lambda x: np.linalg.det(x).sum()), rtol=1e-5, atol=1e-7)
+
+
+def test_fftshift_matches_numpy(mode):
+    x = np.arange(42).reshape(6, 7).astype(np.float32)
+    np.testing.assert_array_equal(run(ops.fftshift, x, mode=mode), np.fft.fftshift(x))
+    np.testing.assert_array_equal(run(ops.ifftshift, x, mode=mode), np.fft.ifftshift(x))
+    np.testing.assert_array_equal(run(lambda t: ops.fftshift(t, dim=-1), x, mode=mode), np.fft.fftshift(x, axes=-1))
+    np.testing.assert_array_equal(run(lambda t: ops.ifftshift(t, dim=(0,)), x, mode=mode),
+                                  np.fft.ifftshift(x, axes=0))
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(ShapeError, match="square"):
+        ops.inverse(Tensor(np.ones((2, 3), np.float32)))
+    with pytest.raises(ShapeError, match="rank >= 2"):
+        ops.det(Tensor(np.ones(3, np.float32)))
+    with pytest.raises(TypeError, match="float32 or float64"):
+        ops.cholesky(Tensor(np.eye(2, dtype=np.int32)))
+    with pytest.raises(ValueError, match="mode"):
+        ops.qr(Tensor(np.eye(2, dtype=np.float32)), mode="r")
+    with pytest.raises(ShapeError, match="right-hand side"):
+        ops.cholesky_solve(Tensor(np.ones((3, 1), np.float32)), Tensor(np.eye(2, dtype=np.float32)))
+    with pytest.raises(ValueError, match="out of range"):
+        ops.fftshift(Tensor(np.ones(3, np.float32)), dim=2)
