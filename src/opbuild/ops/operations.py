@@ -21,6 +21,7 @@ from . import (
     norm_train,
     normalization,
     optim,
+    random_discrete,
     random_ops,
     random_sample,
     reduction,
@@ -31,7 +32,7 @@ from .primitive import Primitive
 
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective,
-            linalg, random_sample)
+            linalg, random_sample, random_discrete)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

@@ -162,4 +162,31 @@ def randint(low: int, high: int, size: Sequence[int], seed: int | None = None, *
     return _cast(r, dt)
 
 
-__all__ = ["standard_normal", "normal", "laplace", "uniform", "randn", "rand", "randint"]
+def multinomial(input, num_samples: int, replacement: bool = True, seed: int | None = None) -> Tensor:
+    """``ops.multinomial(input, num_samples, replacement=True, seed=None)``: int32 category indices drawn from
+    each row of ``input`` (1-D or 2-D non-negative weights); without ``replacement`` a category is drawn at
+    most once per row."""
+    x = as_tensor(input)
+    return draw("Multinomial", {"num_samples": num_samples, "replacement": bool(replacement), "dtype": "int32"},
+                _state("multinomial", seed), (x,))
+
+
+def shuffle(x, seed: int | None = None) -> Tensor:
+    """``ops.shuffle(x, seed=None)``: ``x`` with its first axis randomly permuted."""
+    return draw("RandomShuffle", {}, _state("shuffle", seed), (as_tensor(x),))
+
+
+def randperm(n, seed: int = 0, offset: int = 0, dtype: DType | str = "int64") -> Tensor:
+    """``ops.randperm(n, seed=0, offset=0, dtype=int64)``: a random permutation of ``range(n)``, a pure
+    function of ``(seed, offset)`` as in MindSpore (not of ``set_seed``)."""
+    if isinstance(n, Tensor):
+        n = int(n.asnumpy())
+    for name, v in (("seed", seed), ("offset", offset)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+            raise ValueError(f"randperm: {name} must be a non-negative int, got {v!r}")
+    return apply("RandpermV2", {"n": n, "dtype": dtype_of(dtype).name},
+                 [Tensor(np.array([seed, offset], np.int64))])
+
+
+__all__ = ["standard_normal", "normal", "laplace", "uniform", "randn", "rand", "randint", "multinomial", "shuffle",
+           "randperm"]

@@ -178,6 +178,7 @@ from . import (  # noqa: E402, F401
     normalization,
     optim,
     pooling,
+    random_discrete,
     random_ops,
     random_sample,
     reduction,
