@@ -45,6 +45,8 @@ def main() -> None:
     out["svd_full_u_shape"], out["svd_full_v_shape"] = np.array(u.shape), np.array(v.shape)
     chol = ops.cholesky(Tensor(x["spd"]))
     out["cholesky_solve"] = ops.cholesky_solve(Tensor(x["rhs"]), chol).asnumpy()
+    out["matrix_solve"] = ops.matrix_solve(Tensor(x["square"]), Tensor(x["rhs"])).asnumpy()
+    out["matrix_solve_adjoint"] = ops.matrix_solve(Tensor(x["square"]), Tensor(x["rhs"]), adjoint=True).asnumpy()
     out["fftshift"] = ops.fftshift(Tensor(np.arange(30).reshape(5, 6))).asnumpy()
     out["ifftshift_dim1"] = ops.ifftshift(Tensor(np.arange(30).reshape(5, 6)), dim=1).asnumpy()
     # det's gradient (MindSpore's rule) on the float32 batch.
@@ -66,6 +68,16 @@ def main() -> None:
         out[f"rand_{name}_dtype"] = np.array(str(arr.dtype))
         out[f"rand_{name}_moments"] = np.array([arr.astype(np.float64).mean(), arr.astype(np.float64).std(),
                                                 arr.min(), arr.max()])
+    probs = Tensor(np.array([[0.1, 0.2, 0.7], [0.5, 0.0, 0.5]], np.float32))
+    draws = ops.multinomial(probs, 20000).asnumpy()
+    out["multinomial_dtype"] = np.array(str(draws.dtype))
+    out["multinomial_freq"] = np.stack([np.bincount(row, minlength=3) / row.size for row in draws])
+    out["multinomial_norepl"] = ops.multinomial(probs, 2, replacement=False).asnumpy()
+    shuffled = ops.shuffle(Tensor(np.arange(12).reshape(4, 3).astype(np.float32))).asnumpy()
+    out["shuffle_dtype"], out["shuffle_shape"] = np.array(str(shuffled.dtype)), np.array(shuffled.shape)
+    perm = ops.randperm(7, seed=3)
+    out["randperm_dtype"], out["randperm_sorted"] = np.array(str(perm.asnumpy().dtype)), np.sort(perm.asnumpy())
+    out["randperm_f32_dtype"] = np.array(str(ops.randperm(4, dtype=ms.float32).asnumpy().dtype))
     np.savez(OUT, **out)
     print(f"wrote {len(out)} arrays to {OUT}")
 

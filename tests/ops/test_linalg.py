@@ -156,3 +156,14 @@ def test_errors_name_the_problem():
         ops.cholesky_solve(Tensor(np.ones((3, 1), np.float32)), Tensor(np.eye(2, dtype=np.float32)))
     with pytest.raises(ValueError, match="out of range"):
         ops.fftshift(Tensor(np.ones(3, np.float32)), dim=2)
+
+
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_matrix_solve_matches_numpy(adjoint, mode):
+    a = RNG.standard_normal((2, 4, 4)).astype(np.float32) + 2 * np.eye(4, dtype=np.float32)
+    b = RNG.standard_normal((2, 4, 3)).astype(np.float32)
+    y = run(lambda m, r: ops.matrix_solve(m, r, adjoint=adjoint), a, b, mode=mode)
+    a64 = np.swapaxes(a, -1, -2) if adjoint else a
+    np.testing.assert_allclose(y, np.linalg.solve(a64.astype(np.float64), b), rtol=2e-4, atol=2e-4)
+    singular = ops.matrix_solve(Tensor(np.ones((2, 2))), Tensor(np.ones((2, 1)))).asnumpy()
+    assert np.isnan(singular).all()

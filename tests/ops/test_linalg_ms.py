@@ -82,3 +82,8 @@ def test_fftshift_matches_mindspore(ref):
     t = Tensor(np.arange(30).reshape(5, 6))
     assert np.array_equal(ops.fftshift(t).asnumpy(), ref["fftshift"])
     assert np.array_equal(ops.ifftshift(t, dim=1).asnumpy(), ref["ifftshift_dim1"])
+
+
+def test_matrix_solve_matches_mindspore(ref, x):
+    _close(ops.matrix_solve(Tensor(x["square"]), Tensor(x["rhs"])), ref["matrix_solve"], 2e-4)
+    _close(ops.matrix_solve(Tensor(x["square"]), Tensor(x["rhs"]), adjoint=True), ref["matrix_solve_adjoint"], 2e-4)

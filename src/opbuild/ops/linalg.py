@@ -1,5 +1,5 @@
 """Linear algebra operators (MindSpore's primitives): ``MatrixInverse``, ``MatrixDeterminant``, ``Cholesky``,
-``Qr``, ``Svd``, ``CholeskySolve``, ``MatrixTriangularSolve``.
+``Qr``, ``Svd``, ``CholeskySolve``, ``MatrixTriangularSolve``, ``MatrixSolve``.
 
 Every op works on the last two axes of a float32 or float64 tensor, batched over the leading ones. The CPU
 kernels call LAPACK (the LAPACKE functions of the OpenBLAS the GEMM kernels link, so the provider is in the
@@ -215,6 +215,23 @@ class MatrixTriangularSolve(Primitive):
         super().__init__(lower=lower, adjoint=adjoint)
 
 
+def _matrix_solve_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a64 = a.astype(np.float64)
+    if attrs["adjoint"]:
+        a64 = np.swapaxes(a64, -1, -2)
+    return _nan_on_error(np.linalg.solve, a64, b.astype(np.float64)).astype(b.dtype)
+
+
+@defop(infer=_solve_infer("MatrixSolve"), reference=_matrix_solve_ref,
+       normalize=_normalizer("MatrixSolve", adjoint=False), n_inputs=2)
+class MatrixSolve(Primitive):
+    """``MatrixSolve(adjoint=False)(matrix, rhs)``: solves ``matrix @ y = rhs`` (``matrix.T @ y = rhs`` when
+    ``adjoint``) by LU with partial pivoting; a singular matrix gives NaN."""
+
+    def __init__(self, adjoint: bool = False):
+        super().__init__(adjoint=adjoint)
+
+
 def _mm(a, b, ta: bool = False, tb: bool = False):
     op = "MatMul" if len(a.shape) == 2 else "BatchMatMul"
     return apply(op, {"transpose_a": ta, "transpose_b": tb}, [a, b])
@@ -240,4 +257,5 @@ def _det_grad(attrs, ins, outs, douts):
 
 PRIMITIVES: dict[str, type[Primitive]] = {
     "MatrixInverse": MatrixInverse, "MatrixDeterminant": MatrixDeterminant, "Cholesky": Cholesky, "Qr": Qr,
-    "Svd": Svd, "CholeskySolve": CholeskySolve, "MatrixTriangularSolve": MatrixTriangularSolve}
+    "Svd": Svd, "CholeskySolve": CholeskySolve, "MatrixTriangularSolve": MatrixTriangularSolve,
+    "MatrixSolve": MatrixSolve}

@@ -1,5 +1,5 @@
 """The functional API of the linear-algebra family (MindSpore's ``ops.inverse``, ``ops.det``, ``ops.cholesky``,
-``ops.qr``, ``ops.svd``, ``ops.cholesky_solve``) over the primitives of ops/linalg.py, and
+``ops.qr``, ``ops.svd``, ``ops.cholesky_solve``, ``ops.matrix_solve``) over the primitives of ops/linalg.py, and
 ``fftshift``/``ifftshift`` as compositions (two slices and a concat per axis)."""
 
 from __future__ import annotations
@@ -59,6 +59,13 @@ def cholesky_solve(input, input2, upper: bool = False) -> Tensor:
                                                      _float("cholesky_solve", as_tensor(input2))])
 
 
+def matrix_solve(matrix, rhs, adjoint: bool = False) -> Tensor:
+    """``ops.matrix_solve(matrix, rhs, adjoint=False)``: solves ``matrix @ y = rhs`` (the transpose when
+    ``adjoint``) for each square matrix of the batch; a singular matrix gives NaN."""
+    return apply("MatrixSolve", {"adjoint": adjoint}, [_float("matrix_solve", as_tensor(matrix)),
+                                                       _float("matrix_solve", as_tensor(rhs))])
+
+
 def _dims(x: Tensor, dim) -> list[int]:
     if dim is None:
         return list(range(x.ndim))
@@ -101,5 +108,6 @@ def ifftshift(input, dim: int | Sequence[int] | None = None) -> Tensor:
     return _roll(x, [-(x.shape[d] // 2) for d in dims], dims)
 
 
-__all__ = ["inverse", "matrix_determinant", "det", "cholesky", "qr", "svd", "cholesky_solve", "fftshift",
+__all__ = ["inverse", "matrix_determinant", "det", "cholesky", "qr", "svd", "cholesky_solve", "matrix_solve",
+           "fftshift",
            "ifftshift"]

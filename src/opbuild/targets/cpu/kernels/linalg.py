@@ -29,6 +29,7 @@ def _decl(p: str, ct: str, name: str) -> str:
         "orgqr": f"int, {I}, {I}, {I}, {A}, {I}, const {A}",
         "gesdd": f"int, char, {I}, {I}, {A}, {I}, {A}, {A}, {I}, {A}, {I}",
         "trtrs": f"int, char, char, char, {I}, {I}, const {A}, {I}, {A}, {I}",
+        "gesv": f"int, {I}, {I}, {A}, {I}, {I} *, {A}, {I}",
     }[name]
     return f"extern {I} OB_LAPACKE({p}{name})({sig});"
 
@@ -220,3 +221,28 @@ def _triangular_solve(k: KernelSpec) -> str:
         f"if (OB_LAPACKE({p}trtrs)({_ROW_MAJOR}, {uplo}, {trans}, 'N', n, c, in0 + t * n * n, n, y, c) != 0) {{ "
         + _nan_fill("y", "n * c", ct) + " }",
         "}"])
+
+
+@emits("MatrixSolve", blas=True)
+def _matrix_solve(k: KernelSpec) -> str:
+    mat, rhs = k.inputs
+    n, cols = rhs.shape[-2:]
+    b = _batch(rhs.shape)
+    if rhs.size == 0:
+        return "/* empty */"
+    ct, p = _t(rhs.dtype)
+    copy = ("for (int64_t i = 0; i < n; i++) for (int64_t j = 0; j < n; j++) a[i * n + j] = src[j * n + i];"
+            if k.attrs["adjoint"] else "memcpy(a, src, n * n * sizeof(*a));")
+    return "\n".join([
+        _decl(p, ct, "gesv"),
+        f"const int64_t n = {n}, c = {cols};",
+        f"{ct} *a = ({ct} *)malloc(n * n * sizeof({ct}));",
+        "OB_BLAS_INT *ipiv = (OB_BLAS_INT *)malloc(n * sizeof(OB_BLAS_INT));",
+        f"for (int64_t t = 0; t < {b}; t++) {{",
+        f"const {ct} *src = in0 + t * n * n; {ct} *y = out0 + t * n * c;",
+        copy,
+        "memcpy(y, in1 + t * n * c, n * c * sizeof(*y));",
+        f"if (!a || !ipiv || OB_LAPACKE({p}gesv)({_ROW_MAJOR}, n, c, a, n, ipiv, y, c) != 0) {{ "
+        + _nan_fill("y", "n * c", ct) + " }",
+        "}",
+        "free(a); free(ipiv);"])
