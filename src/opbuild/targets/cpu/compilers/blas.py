@@ -132,7 +132,7 @@ def defines(blas: dict) -> list[str]:
     # LAPACKE shares the cblas functions' prefix and suffix too (scipy_LAPACKE_dgetrf64_): the linear-algebra
     # kernels name a routine as OB_LAPACKE(dgetrf) (targets/cpu/kernels/linalg.py).
     prefix, _, suffix = blas["sgemm"].partition("cblas_sgemm")
-    flags.append(f"-DOB_LAPACKE(f)={prefix}LAPACKE_##f##{suffix}")
+    flags.append(f"-DOB_LAPACKE(f)={prefix}LAPACKE_##f" + (f"##{suffix}" if suffix else ""))  # no trailing ##
     if blas.get("threads_callback"):  # identities recorded before the bridge existed have none
         flags.append(f"-DOB_BLAS_THREADS_CALLBACK={blas['threads_callback']}")
         # The thread-count getter and setter share the callback setter's prefix and suffix (small calls
