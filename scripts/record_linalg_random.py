@@ -52,6 +52,10 @@ def main() -> None:
     # det's gradient (MindSpore's rule) on the float32 batch.
     out["det_grad"] = ms.grad(lambda t: ops.det(t).sum())(Tensor(x["square"])).asnumpy()
     out["inverse_grad"] = ms.grad(lambda t: ops.inverse(t).sum())(Tensor(x["square"])).asnumpy()
+    # (MindSpore 2.10 has no CPU kernel for CholeskyGrad: tests compare that gradient with torch's.)
+    grads = ms.grad(lambda m, r: ops.matrix_solve(m, r).sum(), grad_position=(0, 1))(Tensor(x["square"]),
+                                                                                     Tensor(x["rhs"]))
+    out["matrix_solve_grad_matrix"], out["matrix_solve_grad_rhs"] = (g.asnumpy() for g in grads)
     # Random ops: the values differ by design (other generator); shapes, dtypes and moments are recorded.
     ms.set_seed(7)
     samples = {

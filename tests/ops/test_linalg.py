@@ -116,22 +116,24 @@ def test_matrix_triangular_solve(lower, adjoint):
     np.testing.assert_allclose((np.swapaxes(t, -1, -2) if adjoint else t) @ y, b, atol=1e-10)
 
 
+def numeric(f, a):
+    """Central finite differences of the scalar ``f`` at ``a``."""
+    g = np.zeros_like(a)
+    for idx in np.ndindex(*a.shape):
+        d = np.zeros_like(a)
+        d[idx] = 1e-6
+        g[idx] = (f(a + d) - f(a - d)) / 2e-6
+    return g
+
+
 def test_gradients_of_inverse_and_det_match_finite_differences():
     a = (RNG.standard_normal((2, 3, 3)) + 3 * np.eye(3)).astype(np.float64)
     w = RNG.standard_normal((2, 3, 3))
 
-    def numeric(f):
-        g = np.zeros_like(a)
-        for idx in np.ndindex(*a.shape):
-            d = np.zeros_like(a)
-            d[idx] = 1e-6
-            g[idx] = (f(a + d) - f(a - d)) / 2e-6
-        return g
-
     g_inv = ms.grad(lambda x: (ops.inverse(x) * Tensor(w)).sum())(Tensor(a)).asnumpy()
-    np.testing.assert_allclose(g_inv, numeric(lambda x: (np.linalg.inv(x) * w).sum()), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g_inv, numeric(lambda x: (np.linalg.inv(x) * w).sum(), a), rtol=1e-5, atol=1e-7)
     g_det = ms.grad(lambda x: ops.det(x).sum())(Tensor(a)).asnumpy()
-    np.testing.assert_allclose(g_det, numeric(lambda x: np.linalg.det(x).sum()), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g_det, numeric(lambda x: np.linalg.det(x).sum(), a), rtol=1e-5, atol=1e-7)
 
 
 def test_fftshift_matches_numpy(mode):
@@ -167,3 +169,65 @@ def test_matrix_solve_matches_numpy(adjoint, mode):
     np.testing.assert_allclose(y, np.linalg.solve(a64.astype(np.float64), b), rtol=2e-4, atol=2e-4)
     singular = ops.matrix_solve(Tensor(np.ones((2, 2))), Tensor(np.ones((2, 1)))).asnumpy()
     assert np.isnan(singular).all()
+
+
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_solver_gradients_match_finite_differences(adjoint):
+    a = RNG.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    b, w = RNG.standard_normal((2, 3, 2)), RNG.standard_normal((2, 3, 2))
+    at = (lambda m: np.swapaxes(m, -1, -2)) if adjoint else (lambda m: m)
+    ga, gb = ms.grad(lambda m, r: (ops.matrix_solve(m, r, adjoint=adjoint) * Tensor(w)).sum(), grad_position=(0, 1))(
+        Tensor(a), Tensor(b))
+    np.testing.assert_allclose(ga.asnumpy(), numeric(lambda m: (np.linalg.solve(at(m), b) * w).sum(), a), atol=1e-6)
+    np.testing.assert_allclose(gb.asnumpy(), numeric(lambda r: (np.linalg.solve(at(a), r) * w).sum(), b), atol=1e-6)
+    for lower in (True, False):
+        _check_triangular_grads(lower, adjoint, a, b, w, at)
+
+
+def _check_triangular_grads(lower, adjoint, a, b, w, at):
+    solve = ops.MatrixTriangularSolve(lower=lower, adjoint=adjoint)
+    tri = np.tril if lower else np.triu
+    ga, gb = ms.grad(lambda m, r: (solve(m, r) * Tensor(w)).sum(), grad_position=(0, 1))(Tensor(a), Tensor(b))
+    np.testing.assert_allclose(ga.asnumpy(), numeric(lambda m: (np.linalg.solve(at(tri(m)), b) * w).sum(), a),
+                               atol=1e-6)
+    np.testing.assert_allclose(gb.asnumpy(), numeric(lambda r: (np.linalg.solve(at(tri(a)), r) * w).sum(), b),
+                               atol=1e-6)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_gradients_match_finite_differences(upper):
+    spd = _spd((2, 3, 3), np.float64)
+    w = RNG.standard_normal((2, 3, 3))
+    fac = (lambda m: np.swapaxes(np.linalg.cholesky(m), -1, -2)) if upper else np.linalg.cholesky
+
+    def sym_chol(m):  # Cholesky reads one triangle: differentiate through the symmetric matrix it stands for
+        t = np.triu(m) if upper else np.tril(m)
+        return fac(t + np.swapaxes(t, -1, -2) - t * np.eye(3))
+
+    g = ms.grad(lambda m: (ops.cholesky(m, upper=upper) * Tensor(w)).sum())(Tensor(spd)).asnumpy()
+    want = numeric(lambda m: (sym_chol(m) * w).sum(), spd)
+    # The rule returns the symmetric gradient: an off-diagonal pair shares the one-triangle derivative.
+    sym_want = np.where(np.eye(3, dtype=bool), want, 0.5 * (want + np.swapaxes(want, -1, -2)))
+    np.testing.assert_allclose(g, sym_want, atol=1e-6)
+    c = np.swapaxes(np.linalg.cholesky(spd), -1, -2) if upper else np.linalg.cholesky(spd)
+    b = RNG.standard_normal((2, 3, 2))
+    wb = RNG.standard_normal((2, 3, 2))
+    tri = np.triu if upper else np.tril
+
+    def solve(r, f):
+        f = tri(f)
+        low = np.swapaxes(f, -1, -2) if upper else f
+        return np.linalg.solve(low @ np.swapaxes(low, -1, -2), r)
+
+    gb, gc = ms.grad(lambda r, f: (ops.cholesky_solve(r, f, upper=upper) * Tensor(wb)).sum(), grad_position=(0, 1))(
+        Tensor(b), Tensor(c))
+    np.testing.assert_allclose(gb.asnumpy(), numeric(lambda r: (solve(r, c) * wb).sum(), b), atol=1e-6)
+    np.testing.assert_allclose(gc.asnumpy(), numeric(lambda f: (solve(b, f) * wb).sum(), c), atol=1e-6)
+
+
+def test_qr_svd_gradients_are_refused():
+    x = Tensor(RNG.standard_normal((3, 3)))
+    with pytest.raises(NotImplementedError, match="gradients of Qr and Svd"):
+        ms.grad(lambda t: ops.qr(t)[1].sum())(x)
+    with pytest.raises(NotImplementedError, match="gradients of Qr and Svd"):
+        ms.grad(lambda t: ops.svd(t, compute_uv=False).sum())(x)

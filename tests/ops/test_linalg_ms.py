@@ -87,3 +87,21 @@ def test_fftshift_matches_mindspore(ref):
 def test_matrix_solve_matches_mindspore(ref, x):
     _close(ops.matrix_solve(Tensor(x["square"]), Tensor(x["rhs"])), ref["matrix_solve"], 2e-4)
     _close(ops.matrix_solve(Tensor(x["square"]), Tensor(x["rhs"]), adjoint=True), ref["matrix_solve_adjoint"], 2e-4)
+
+
+def test_matrix_solve_gradients_match_mindspore(ref, x):
+    ga, gb = ms.grad(lambda m, r: ops.matrix_solve(m, r).sum(), grad_position=(0, 1))(Tensor(x["square"]),
+                                                                                      Tensor(x["rhs"]))
+    _close(ga, ref["matrix_solve_grad_matrix"], 5e-4)
+    _close(gb, ref["matrix_solve_grad_rhs"], 5e-4)
+
+
+def test_cholesky_gradient_matches_torch(x):
+    # MindSpore 2.10 has no CPU kernel for CholeskyGrad; torch's rule returns the same symmetric gradient.
+    torch = pytest.importorskip("torch")
+    w = np.random.default_rng(5).standard_normal((2, 4, 4)).astype(np.float32)
+    spd = x["spd"].astype(np.float64)
+    t = torch.tensor(spd, requires_grad=True)
+    (torch.linalg.cholesky(t) * torch.tensor(w, dtype=torch.float64)).sum().backward()
+    got = ms.grad(lambda a: (ops.cholesky(a) * Tensor(w.astype(np.float64))).sum())(Tensor(spd)).asnumpy()
+    np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-8, atol=1e-10)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
+from ..core.tensor import Tensor
 from . import gradlib as G
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, same_dtype
@@ -252,8 +253,68 @@ def _det_grad(attrs, ins, outs, douts):
     return [G.mul(scale, apply("MatrixInverse", {"adjoint": True}, [x]))]  # d det = det * inv(x).T
 
 
-# Cholesky, Qr, Svd and the solvers are differentiable in MindSpore but have no rule here yet: autodiff
-# refuses a graph that differentiates through them (passes/autodiff.py) rather than giving a wrong gradient.
+def _mT(x):  # noqa: N802
+    nd = len(x.shape)
+    return G.transpose(x, [*range(nd - 2), nd - 1, nd - 2])
+
+
+def _tri_mask(x, lower: bool, diag: float = 1.0):
+    """A constant of ``x``'s dtype: ones on the lower (upper) triangle, ``diag`` on the diagonal."""
+    n = x.shape[-1]
+    m = np.tril(np.ones((n, n))) if lower else np.triu(np.ones((n, n)))
+    m[np.diag_indices(n)] = diag
+    return Tensor(m.astype(x.dtype.np_dtype))
+
+
+def _tri_solve(a, b, lower: bool, adjoint: bool):
+    return apply("MatrixTriangularSolve", {"lower": lower, "adjoint": adjoint}, [a, b])
+
+
+@grad_rule("MatrixSolve")
+def _matrix_solve_grad(attrs, ins, outs, douts):
+    a, y, dy = ins[0], outs[0], douts[0]
+    db = apply("MatrixSolve", {"adjoint": not attrs["adjoint"]}, [a, dy])
+    da = _mm(y, db, tb=True) if attrs["adjoint"] else _mm(db, y, tb=True)  # A.T y = b: dA = -(db y.T).T
+    return [G.neg(da), db]
+
+
+@grad_rule("MatrixTriangularSolve")
+def _triangular_solve_grad(attrs, ins, outs, douts):
+    a, y, dy = ins[0], outs[0], douts[0]
+    lower, adjoint = attrs["lower"], attrs["adjoint"]
+    db = _tri_solve(a, dy, lower, not adjoint)
+    da = _mm(y, db, tb=True) if adjoint else _mm(db, y, tb=True)
+    return [G.mul(G.neg(da), _tri_mask(a, lower)), db]  # only the triangle read is an input
+
+
+@grad_rule("CholeskySolve")
+def _cholesky_solve_grad(attrs, ins, outs, douts):
+    c, y, dy = ins[1], outs[0], douts[0]
+    db = apply("CholeskySolve", {"upper": attrs["upper"]}, [dy, c])  # A is symmetric
+    da = G.neg(_mm(db, y, tb=True))
+    sym = G.add(da, _mT(da))
+    # A = L L.T: dL = (dA + dA.T) L; A = U.T U: dU = U (dA + dA.T); the factor's other triangle is unread.
+    dc = _mm(c, sym) if attrs["upper"] else _mm(sym, c)
+    return [db, G.mul(dc, _tri_mask(c, not attrs["upper"]))]
+
+
+@grad_rule("Cholesky")
+def _cholesky_grad(attrs, ins, outs, douts):
+    low, dlow = outs[0], douts[0]
+    if attrs["upper"]:
+        low, dlow = _mT(low), _mT(dlow)
+    # dA = L^-T Phi(L^T dL) L^-1, symmetrised (Phi: the lower triangle with the diagonal halved).
+    phi = G.mul(_mm(low, dlow, ta=True), _tri_mask(low, True, 0.5))
+    x = _tri_solve(low, phi, True, True)
+    da = _mT(_tri_solve(low, _mT(x), True, True))
+    return [G.mul(G.add(da, _mT(da)), G.const(0.5, da))]
+
+
+@grad_rule("Qr", "Svd")
+def _decomposition_grad(attrs, ins, outs, douts):
+    # Differentiable in MindSpore; refused here rather than answered wrongly (no rule written yet).
+    raise NotImplementedError("the gradients of Qr and Svd are not implemented in opbuild; stop the gradient "
+                              "before them (ops.stop_gradient) or differentiate another formulation")
 
 PRIMITIVES: dict[str, type[Primitive]] = {
     "MatrixInverse": MatrixInverse, "MatrixDeterminant": MatrixDeterminant, "Cholesky": Cholesky, "Qr": Qr,
