@@ -16,6 +16,7 @@ from . import (
     indexing,
     layout,
     linalg,
+    linalg_factors,
     losses,
     matmul,
     norm_train,
@@ -32,7 +33,7 @@ from .primitive import Primitive
 
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective,
-            linalg, random_sample, random_discrete)
+            linalg, linalg_factors, random_sample, random_discrete)
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():

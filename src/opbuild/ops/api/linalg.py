@@ -1,11 +1,14 @@
 """The functional API of the linear-algebra family (MindSpore's ``ops.inverse``, ``ops.det``, ``ops.cholesky``,
-``ops.qr``, ``ops.svd``, ``ops.cholesky_solve``, ``ops.matrix_solve``) over the primitives of ops/linalg.py, and
+``ops.qr``, ``ops.svd``, ``ops.cholesky_solve``, ``ops.matrix_solve``, ``ops.slogdet``, ``ops.logdet``,
+``ops.geqrf``, ``ops.orgqr``, ``ops.cholesky_inverse``, ``ops.matrix_power``) over the primitives of ops/linalg.py, and
 ``fftshift``/``ifftshift`` as compositions (two slices and a concat per axis)."""
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+
+import numpy as np
 
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
@@ -66,6 +69,62 @@ def matrix_solve(matrix, rhs, adjoint: bool = False) -> Tensor:
                                                        _float("matrix_solve", as_tensor(rhs))])
 
 
+def slogdet(input) -> tuple[Tensor, Tensor]:
+    """``ops.slogdet(input)``: ``(sign, log_abs_det)`` of each square matrix (sign 0 and -inf when singular)."""
+    return apply("LogMatrixDeterminant", {}, [_float("slogdet", as_tensor(input))])
+
+
+def logdet(input) -> Tensor:
+    """``ops.logdet(input)``: ``log(det(input))``: NaN for a negative determinant, -inf for a singular
+    matrix (the log of the sign added to ``slogdet``'s log-magnitude)."""
+    sign, logabs = slogdet(input)
+    return logabs + apply("Log", {}, [sign])
+
+
+def geqrf(input) -> tuple[Tensor, Tensor]:
+    """``ops.geqrf(input)``: LAPACK's compact QR ``(y, tau)`` (see ``Geqrf``)."""
+    return apply("Geqrf", {}, [_float("geqrf", as_tensor(input))])
+
+
+def orgqr(input, input2) -> Tensor:
+    """``ops.orgqr(input, input2)``: the explicit ``q`` (first n columns) from :func:`geqrf`'s ``(y, tau)``."""
+    return apply("Orgqr", {}, [_float("orgqr", as_tensor(input)), _float("orgqr", as_tensor(input2))])
+
+
+def cholesky_inverse(input_x, upper: bool = False) -> Tensor:
+    """``ops.cholesky_inverse(input_x, upper=False)``: the inverse of ``A`` from its Cholesky factor."""
+    return apply("CholeskyInverse", {"upper": upper}, [_float("cholesky_inverse", as_tensor(input_x))])
+
+
+def _product(a: Tensor, b: Tensor) -> Tensor:
+    op = "MatMul" if a.ndim == 2 else "BatchMatMul"
+    return apply(op, {"transpose_a": False, "transpose_b": False}, [a, b])
+
+
+def matrix_power(input, n: int) -> Tensor:
+    """``ops.matrix_power(input, n)``: ``input`` multiplied by itself ``n`` times (square matrices in the last
+    two axes) by repeated squaring; ``n`` = 0 gives identities, a negative ``n`` powers the inverse (float
+    inputs only)."""
+    x = as_tensor(input)
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"matrix_power: n must be an int, got {n!r}")
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"matrix_power: input must hold square matrices in its last two axes, got {x.shape}")
+    if n == 0:
+        eye = np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype.np_dtype), x.shape)
+        return Tensor(np.ascontiguousarray(eye))
+    if n < 0:
+        x, n = inverse(x), -n
+    result, base = None, x
+    while n:
+        if n & 1:
+            result = base if result is None else _product(result, base)
+        n >>= 1
+        if n:
+            base = _product(base, base)
+    return result
+
+
 def _dims(x: Tensor, dim) -> list[int]:
     if dim is None:
         return list(range(x.ndim))
@@ -109,5 +168,5 @@ def ifftshift(input, dim: int | Sequence[int] | None = None) -> Tensor:
 
 
 __all__ = ["inverse", "matrix_determinant", "det", "cholesky", "qr", "svd", "cholesky_solve", "matrix_solve",
-           "fftshift",
+           "slogdet", "logdet", "geqrf", "orgqr", "cholesky_inverse", "matrix_power", "fftshift",
            "ifftshift"]

@@ -172,6 +172,7 @@ from . import (  # noqa: E402, F401
     indexing,
     layout,
     linalg,
+    linalg_factors,
     losses,
     matmul,
     norm_train,
