@@ -47,6 +47,22 @@ def main() -> None:
     out["cholesky_solve"] = ops.cholesky_solve(Tensor(x["rhs"]), chol).asnumpy()
     out["matrix_solve"] = ops.matrix_solve(Tensor(x["square"]), Tensor(x["rhs"])).asnumpy()
     out["matrix_solve_adjoint"] = ops.matrix_solve(Tensor(x["square"]), Tensor(x["rhs"]), adjoint=True).asnumpy()
+    signs = np.array([[[2.0, 1.0], [1.0, 3.0]], [[0.0, 1.0], [1.0, 0.0]], [[1.0, 2.0], [2.0, 4.0]]], np.float32)
+    sign, logabs = ops.slogdet(Tensor(x["square"]))
+    out["slogdet_sign"], out["slogdet_logabs"] = sign.asnumpy(), logabs.asnumpy()
+    sign, logabs = ops.slogdet(Tensor(signs))
+    out["slogdet_signs_sign"], out["slogdet_signs_logabs"] = sign.asnumpy(), logabs.asnumpy()
+    out["logdet_signs"] = ops.logdet(Tensor(signs)).asnumpy()
+    y, tau = ops.geqrf(Tensor(x["tall"]))
+    out["geqrf_y"], out["geqrf_tau"] = y.asnumpy(), tau.asnumpy()
+    out["orgqr"] = ops.orgqr(y, tau).asnumpy()
+    # MindSpore's CholeskyInverse takes one 2-D matrix (a batch gives unspecified values there).
+    out["cholesky_inverse"] = ops.cholesky_inverse(ops.cholesky(Tensor(x["spd"][0]))).asnumpy()
+    out["cholesky_inverse_upper"] = ops.cholesky_inverse(ops.cholesky(Tensor(x["spd"][0]), upper=True),
+                                                         upper=True).asnumpy()
+    out["matrix_power_3"] = ops.matrix_power(Tensor(x["square"]), 3).asnumpy()
+    out["matrix_power_m2"] = ops.matrix_power(Tensor(x["square"]), -2).asnumpy()
+    out["matrix_power_int"] = ops.matrix_power(Tensor(np.array([[2, 1], [1, 3]], np.int32)), 3).asnumpy()
     out["fftshift"] = ops.fftshift(Tensor(np.arange(30).reshape(5, 6))).asnumpy()
     out["ifftshift_dim1"] = ops.ifftshift(Tensor(np.arange(30).reshape(5, 6)), dim=1).asnumpy()
     # det's gradient (MindSpore's rule) on the float32 batch.

@@ -3,6 +3,8 @@ values, shapes, batches, dtypes, the failure convention (NaN), the gradients of 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -231,3 +233,46 @@ def test_qr_svd_gradients_are_refused():
         ms.grad(lambda t: ops.qr(t)[1].sum())(x)
     with pytest.raises(NotImplementedError, match="gradients of Qr and Svd"):
         ms.grad(lambda t: ops.svd(t, compute_uv=False).sum())(x)
+
+
+def test_factor_ops_match_numpy(mode):
+    a = RNG.standard_normal((2, 5, 3))
+    y, tau = run(ops.geqrf, a, mode=mode)
+    q = run(ops.orgqr, y, tau, mode=mode)
+    q_ref, r_ref = np.linalg.qr(a)
+    np.testing.assert_allclose(q, q_ref, atol=1e-12)  # LAPACK's reflectors, NumPy's QR: the same signs
+    np.testing.assert_allclose(np.triu(y[..., :3, :]), r_ref, atol=1e-12)
+    from opbuild.ops.linalg_factors import _geqrf_ref, _orgqr_ref
+    y_ref, tau_ref = _geqrf_ref({}, a)
+    np.testing.assert_allclose(y, y_ref, atol=1e-12)
+    np.testing.assert_allclose(tau, tau_ref, atol=1e-12)
+    np.testing.assert_allclose(_orgqr_ref({}, y, tau), q_ref, atol=1e-12)
+    spd = _spd((2, 3, 3), np.float64)
+    for upper in (False, True):
+        low = np.linalg.cholesky(spd)
+        c = np.swapaxes(low, -1, -2) if upper else low
+        np.testing.assert_allclose(run(functools.partial(ops.cholesky_inverse, upper=upper), c, mode=mode),
+                                   np.linalg.inv(spd), rtol=1e-10)
+    sign, logabs = run(ops.slogdet, a[:, :3, :], mode=mode)
+    ref_sign, ref_log = np.linalg.slogdet(a[:, :3, :])
+    np.testing.assert_array_equal(sign, ref_sign)
+    np.testing.assert_allclose(logabs, ref_log, rtol=1e-12)
+    m = RNG.standard_normal((2, 3, 3)) + 2 * np.eye(3)
+    for n in (0, 1, 2, 5, -1, -3):
+        np.testing.assert_allclose(run(functools.partial(ops.matrix_power, n=n), m, mode=mode),
+                                   np.linalg.matrix_power(m, n), rtol=1e-9, atol=1e-12)
+
+
+def test_slogdet_and_cholesky_inverse_gradients():
+    a = RNG.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    g = ms.grad(lambda t: ops.slogdet(t)[1].sum())(Tensor(a)).asnumpy()
+    np.testing.assert_allclose(g, numeric(lambda t: np.linalg.slogdet(t)[1].sum(), a), atol=1e-6)
+    g = ms.grad(lambda t: ops.logdet(t).sum())(Tensor(a)).asnumpy()
+    np.testing.assert_allclose(g, numeric(lambda t: np.log(np.linalg.det(t)).sum(), a), atol=1e-6)
+    c = np.linalg.cholesky(_spd((2, 3, 3), np.float64))
+    w = RNG.standard_normal((2, 3, 3))
+    g = ms.grad(lambda t: (ops.cholesky_inverse(t) * Tensor(w)).sum())(Tensor(c)).asnumpy()
+    want = numeric(lambda f: (np.linalg.inv(np.tril(f) @ np.swapaxes(np.tril(f), -1, -2)) * w).sum(), c)
+    np.testing.assert_allclose(g, want, atol=1e-6)
+    with pytest.raises(NotImplementedError, match="Geqrf and Orgqr"):
+        ms.grad(lambda t: ops.geqrf(t)[0].sum())(Tensor(a))

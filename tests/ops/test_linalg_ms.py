@@ -105,3 +105,35 @@ def test_cholesky_gradient_matches_torch(x):
     (torch.linalg.cholesky(t) * torch.tensor(w, dtype=torch.float64)).sum().backward()
     got = ms.grad(lambda a: (ops.cholesky(a) * Tensor(w.astype(np.float64))).sum())(Tensor(spd)).asnumpy()
     np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-8, atol=1e-10)
+
+
+SIGNS = np.array([[[2.0, 1.0], [1.0, 3.0]], [[0.0, 1.0], [1.0, 0.0]], [[1.0, 2.0], [2.0, 4.0]]], np.float32)
+
+
+def test_slogdet_logdet_match_mindspore(ref, x):
+    sign, logabs = ops.slogdet(Tensor(x["square"]))
+    _close(sign, ref["slogdet_sign"])
+    _close(logabs, ref["slogdet_logabs"])
+    sign, logabs = ops.slogdet(Tensor(SIGNS))  # positive, negative and zero determinants
+    _close(sign, ref["slogdet_signs_sign"])
+    np.testing.assert_array_equal(np.isinf(logabs.asnumpy()), np.isinf(ref["slogdet_signs_logabs"]))
+    got = ops.logdet(Tensor(SIGNS)).asnumpy()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref["logdet_signs"]))
+    np.testing.assert_allclose(got, ref["logdet_signs"], rtol=1e-5)  # nan and -inf compare equal to themselves
+
+
+def test_geqrf_orgqr_cholesky_inverse_match_mindspore(ref, x):
+    y, tau = ops.geqrf(Tensor(x["tall"]))
+    _close(y, ref["geqrf_y"])
+    _close(tau, ref["geqrf_tau"])
+    _close(ops.orgqr(y, tau), ref["orgqr"])
+    _close(ops.cholesky_inverse(ops.cholesky(Tensor(x["spd"][0]))), ref["cholesky_inverse"])
+    _close(ops.cholesky_inverse(ops.cholesky(Tensor(x["spd"][0]), upper=True), upper=True),
+           ref["cholesky_inverse_upper"])
+
+
+def test_matrix_power_matches_mindspore(ref, x):
+    _close(ops.matrix_power(Tensor(x["square"]), 3), ref["matrix_power_3"], 5e-4)
+    _close(ops.matrix_power(Tensor(x["square"]), -2), ref["matrix_power_m2"], 5e-3)
+    got = ops.matrix_power(Tensor(np.array([[2, 1], [1, 3]], np.int32)), 3).asnumpy()
+    assert got.dtype == ref["matrix_power_int"].dtype and np.array_equal(got, ref["matrix_power_int"])
