@@ -30,9 +30,12 @@ def _state(name: str, seed) -> Parameter:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
         raise ValueError(f"{name}: seed must be None or a non-negative int, got {seed!r}")
     states = engine().state("random")
-    key = (name, seed, seed_epoch())
+    epoch = seed_epoch()
+    key = (name, seed, epoch)
     state = states.get(key)
     if state is None:
+        for stale in [k for k in states if k[2] != epoch]:  # set_seed restarted every sequence
+            states.pop(stale, None)
         state = states.setdefault(key, new_state(state_seed(int(seed or 0))))
     return state
 

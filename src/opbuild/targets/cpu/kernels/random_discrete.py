@@ -1,5 +1,5 @@
 """CPU kernels of the discrete random family (ops/random_discrete.py): categorical draws by running sums and
-Fisher-Yates permutations, on the stream of the sampling kernels (``random_sample._STREAM``), as the NumPy
+Fisher-Yates permutations, on the stream of the sampling kernels (``random_sample.stream``), as the NumPy
 references compute them."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from ....core.ir import KernelSpec
 from ..codegen import ctype
 from . import register
-from .random_sample import _STREAM
+from .random_sample import stream
 
 
 def _multinomial(k: KernelSpec) -> str:
@@ -19,7 +19,7 @@ def _multinomial(k: KernelSpec) -> str:
     ks = k.attrs["num_samples"]
     repl = k.attrs["replacement"]
     return "\n".join([
-        _STREAM,
+        stream(),
         f"double *w = (double *)malloc({max(cats, 1)} * sizeof(double));",
         f"for (int64_t r = 0; r < {rows}; r++) {{",
         f"for (int64_t i = 0; i < {cats}; i++) {{ double v = (double)in1[r * {cats} + i]; w[i] = v > 0 ? v : 0.0; }}",
@@ -36,7 +36,7 @@ def _multinomial(k: KernelSpec) -> str:
 def _permutation(n: int) -> list[str]:
     """C computing ``perm`` (int64_t[n], malloc'd) by Fisher-Yates on the stream."""
     return [
-        _STREAM,
+        stream(),
         f"int64_t *perm = (int64_t *)malloc({max(n, 1)} * sizeof(int64_t));",
         f"for (int64_t i = 0; i < {n}; i++) perm[i] = i;",
         f"for (int64_t i = {n} - 1; i > 0; i--) {{",

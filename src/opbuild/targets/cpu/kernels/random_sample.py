@@ -9,12 +9,16 @@ from ....ops import random_ops as R
 from ....ops import random_sample as S
 from . import register
 
-# u(j): draw j of the stream in (0, 1); the key comes from the state input [seed, counter].
-_STREAM = "\n".join([
-    f"const uint64_t key = (uint64_t)in0[0] * {R.GOLDEN:#x}ull ^ (uint64_t)in0[1] * {R.M1:#x}ull;",
-    "#define OB_U(j) ({ uint64_t z_ = key + (uint64_t)((j) + 1) * " + f"{R.GOLDEN:#x}ull; "
-    f"z_ = (z_ ^ (z_ >> 30)) * {R.M1:#x}ull; z_ = (z_ ^ (z_ >> 27)) * {R.M2:#x}ull; z_ ^= z_ >> 31; "
-    "((double)(z_ >> 11) + 0.5) * 0x1.0p-53; })"])
+
+def stream() -> str:
+    """C defining ``OB_U(j)``, draw ``j`` of the stream in (0, 1), keyed by the state input ``in0`` = [seed,
+    counter]. A function rather than a constant, so that the key's source walk reaches the constants' module."""
+    return "\n".join([
+        f"const uint64_t key = (uint64_t)in0[0] * {R.GOLDEN:#x}ull ^ (uint64_t)in0[1] * {R.M1:#x}ull;",
+        "#define OB_U(j) ({ uint64_t z_ = key + (uint64_t)((j) + 1) * " + f"{R.GOLDEN:#x}ull; "
+        f"z_ = (z_ ^ (z_ >> 30)) * {R.M1:#x}ull; z_ = (z_ ^ (z_ >> 27)) * {R.M2:#x}ull; z_ ^= z_ >> 31; "
+        "((double)(z_ >> 11) + 0.5) * 0x1.0p-53; })"])
+
 
 _SAMPLE = {
     "StandardNormal": f"(float)(sqrt(-2.0 * log(OB_U(2 * i))) * cos({S.TWO_PI!r} * OB_U(2 * i + 1)))",
@@ -29,7 +33,7 @@ def _emit(k: KernelSpec) -> str:
     n = k.outputs[0].size
     if n == 0:
         return "/* empty */"
-    lines = [_STREAM]
+    lines = [stream()]
     if k.op == "UniformInt":
         lines.append("const int64_t lo = in1[0]; const double span = (double)((int64_t)in2[0] - lo);")
     lines += [f"for (int64_t i = 0; i < {n}; i++) out0[i] = {_SAMPLE[k.op]};", "#undef OB_U"]
