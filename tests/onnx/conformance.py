@@ -83,6 +83,10 @@ EXCEPTIONS: list[tuple[str, str, str]] = [
      r"training_mode"),
     (r"test_identity_(sequence|opt)", "sequence and optional values: opbuild has tensors only",
      r"only tensor inputs are supported"),
+    (r"test_bernoulli(_double|_seed)?_expanded", "Bernoulli's expansion draws from RandomUniformLike: opbuild's "
+                                                 "generator gives other numbers than the reference's (the same "
+                                                 "distribution: tests/onnx/test_generators_onnx.py)",
+     r"Mismatched elements"),
 ]
 
 

@@ -24,7 +24,7 @@ operators (``elementwise.py``, ``shapes.py``, ``nn.py``); this package re-export
 from __future__ import annotations
 
 # Importing the family modules registers their converters.
-from . import elementwise, linalg, nn, quant, shapes  # noqa: F401
+from . import elementwise, generators, linalg, nn, quant, shapes  # noqa: F401
 from .core import (
     CONVERTERS,
     Check,
