@@ -52,3 +52,22 @@ def test_seed_attribute_repeats_across_loads():
     assert np.array_equal(first[0], first[1])
     other = np.asarray(opbuild.onnx.load(_model("RandomNormal", shape=[N], seed=4.0)).run([x])[0])
     assert not np.array_equal(first[0], other)
+
+
+def test_multinomial_draws_by_the_softmax_of_its_logits():
+    probs = np.array([[0.1, 0.2, 0.7], [0.5, 0.05, 0.45]], np.float32)
+    node = helper.make_node("Multinomial", ["x"], ["y"], sample_size=N, dtype=TensorProto.INT64, seed=5.0)
+    graph = helper.make_graph([node], "m", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT64, [2, N])])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    logits = np.log(probs) + 3.0  # unnormalised log-probabilities
+    net = opbuild.onnx.load(proto)
+    a, b = (np.asarray(net.run([logits])[0]) for _ in range(2))
+    assert a.dtype == np.int64 and a.shape == (2, N) and not np.array_equal(a, b)
+    want = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+        None, {"x": logits})[0]
+    for row in range(2):
+        p = probs[row].astype(np.float64)
+        assert stats.chisquare(np.bincount(a[row], minlength=3), p / p.sum() * N).pvalue > 1e-3
+        np.testing.assert_allclose(np.bincount(a[row], minlength=3) / N, np.bincount(want[row], minlength=3) / N,
+                                   atol=0.04)

@@ -1,8 +1,9 @@
-"""ONNX random generators: ``RandomNormal``, ``RandomUniform`` and their ``*Like`` forms, as the sampling
-primitives of ops/random_sample.py with a generator state the model keeps and advances at every run (so each
-run draws new values, as onnxruntime's do). A ``seed`` attribute seeds the state (the same seed gives the same
-sequence of runs in every process); without one the state takes the next op seed of ``set_seed``'s sequence.
-The values differ from onnxruntime's (another generator); the distributions agree."""
+"""ONNX random generators: ``RandomNormal``, ``RandomUniform``, their ``*Like`` forms and ``Multinomial``, as
+the sampling primitives of ops/random_sample.py and ops/random_discrete.py with a generator state the model
+keeps and advances at every run (so each run draws new values, as onnxruntime's do). A ``seed`` attribute
+seeds the state (the same seed gives the same sequence of runs in every process); without one the state takes
+the next op seed of ``set_seed``'s sequence. The values differ from onnxruntime's (another generator); the
+distributions agree."""
 
 from __future__ import annotations
 
@@ -63,3 +64,19 @@ def _random_uniform(ctx: Ctx) -> Value:
 def _random_uniform_like(ctx: Ctx, x: Value) -> Value:
     low, high = ctx.attr("low", 0.0), ctx.attr("high", 1.0)
     return _sample(ctx, "UniformReal", shape(x), _out_dtype(ctx, x), low, high - low)
+
+
+@converter("Multinomial", (7, 22), attrs=("dtype", "sample_size", "seed"))
+def _multinomial(ctx: Ctx, x: Value) -> Value:
+    # ONNX gives unnormalised log-probabilities: the weights are their exponentials (shifted by the row max).
+    code = ctx.attr("dtype")
+    dt = "int32" if code is None else onnx_dtype(code)
+    if dt not in ("int32", "int64"):
+        raise StaticValueError(f"Multinomial (ONNX node {ctx.name!r}): dtype must be int32 or int64, got {dt}")
+    if len(shape(x)) != 2 or dtype(x) not in ("float32", "float64"):
+        raise StaticValueError(f"Multinomial (ONNX node {ctx.name!r}): input must be a 2-D float32/float64 "
+                               f"tensor (batch, classes)")
+    top = prim("ReduceMax", {"axis": [1], "keep_dims": True}, x)
+    weights = prim("Exp", {}, prim("Sub", {}, x, top))
+    return draw("Multinomial", {"num_samples": int(ctx.attr("sample_size", 1)), "replacement": True, "dtype": dt},
+                _state(ctx), (weights,))
