@@ -35,6 +35,7 @@ def worker(out: str, steps: int, warmup: int) -> None:
     from opbuild import nn
 
     comm.init()
+    ms.set_context(mode=ms.GRAPH_MODE)  # measured on compiled graphs; PYNATIVE_MODE is the default
     rank, size = comm.get_rank(), comm.get_group_size()
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
     net = nn.SequentialCell([nn.Dense(FEATURES, HIDDEN), nn.ReLU(), nn.Dense(HIDDEN, HIDDEN), nn.ReLU(),

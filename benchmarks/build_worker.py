@@ -57,7 +57,10 @@ def steady(call: Callable[[], Any], min_time: float) -> dict[str, float]:
 # ---- opbuild ----------------------------------------------------------------------------------------------
 
 def _opbuild_net(cfg: dict[str, Any]) -> tuple[Any, Any]:
+    import opbuild as ms
     from opbuild import models
+
+    ms.set_context(mode=ms.GRAPH_MODE)  # measured on compiled graphs; PYNATIVE_MODE is the default
 
     if cfg["kind"] == "mlp":
         return (models.mlp(cfg["in_features"], cfg["hidden"], cfg["classes"]),

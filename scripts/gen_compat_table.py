@@ -15,9 +15,11 @@ from pathlib import Path
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "mindspore-compat.md"
 BEGIN, END = "<!-- BEGIN GENERATED TABLES (scripts/gen_compat_table.py) -->", "<!-- END GENERATED TABLES -->"
-TENSOR_METHODS = ("__getitem__", "sum", "mean", "prod", "max", "min", "argmax", "argmin", "all", "any",
-                  "reshape", "view", "transpose", "T", "permute", "flatten", "squeeze", "expand_dims",
-                  "unsqueeze", "astype", "abs", "exp", "log", "sqrt", "pow", "clip", "clamp")
+
+
+def _tensor_methods(tensor_cls) -> list[str]:
+    """Every public Tensor method and property (core/tensor.py and core/tensor_methods.py), plus indexing."""
+    return ["__getitem__", "__setitem__", *sorted(n for n in dir(tensor_cls) if not n.startswith("_"))]
 
 
 def _sig(fn) -> str:
@@ -41,9 +43,9 @@ def tables() -> str:
     lines += ["", "### Primitive classes (`opbuild.ops`, `opbuild.ops.operations`)", "",
               ", ".join(f"`{n}`" for n in sorted(operations.__all__) if n != "Primitive"), "",
               "### Tensor methods and properties", "", "| method | signature |", "|---|---|"]
-    for name in TENSOR_METHODS:
-        attr = getattr(Tensor, name)
-        sig = "(property)" if isinstance(attr, property) else f"`{name}{_sig(attr)}`"
+    for name in _tensor_methods(Tensor):
+        attr = inspect.getattr_static(Tensor, name)
+        sig = "(property)" if isinstance(attr, property) else f"`{name}{_sig(getattr(Tensor, name))}`"
         lines.append(f"| `{name}` | {sig} |")
     lines += ["", "### Layers (`opbuild.nn`)", "", "| layer | constructor | construct |", "|---|---|---|"]
     for name in sorted(set(nn.__all__)):

@@ -52,3 +52,14 @@ def run_op(fn, *arrays, mode=ms.PYNATIVE_MODE) -> np.ndarray:
     finally:
         ms.set_context(mode=old)
     return out.asnumpy()
+
+
+#: Source of ``peak_rss_kb()`` for the code of a child process (which may not be able to import tests/): the
+#: process's peak resident set size in KiB since it exec'd (``VmHWM``). Not ``getrusage``'s ``ru_maxrss``: Linux
+#: carries that across ``execve`` from the parent, so a child of a large pytest process reports the parent's peak.
+PEAK_RSS_SRC = """
+def peak_rss_kb():
+    with open("/proc/self/status") as f:
+        return int(next(line.split()[1] for line in f if line.startswith("VmHWM:")))
+"""
+

@@ -48,7 +48,7 @@ def test_to_float_casts_inputs_and_parameters_and_grads_stay_float32():
     ("O2", "float16", "float32", "float32"),
     ("O3", "float16", "float16", "float32"),
 ])
-def test_amp_levels(level, fc, bn, out, monkeypatch):
+def test_amp_levels(level, fc, bn, out, monkeypatch, graph_mode):
     monkeypatch.setenv("OPBUILD_FUSION", "0")  # the ops as traced (fusion would merge MatMul into FusedMatMul)
     ms.set_seed(0)
     net = ms.amp.auto_mixed_precision(MLP(), level)

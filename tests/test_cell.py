@@ -414,7 +414,7 @@ def test_set_train_propagates_and_selects_the_graph(graph_mode):
     assert len(net.compile_info()) == 3  # train, eval, mixed: the train graph was reused at the end
 
 
-def test_traced_tensor_from_an_earlier_trace_is_a_clear_error():
+def test_traced_tensor_from_an_earlier_trace_is_a_clear_error(graph_mode):
     class Leaky(nn.Cell):
         def __init__(self):
             super().__init__()

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from ._version import __version__
 from .core import dtypes as _dtypes  # noqa: E402
-from .core.config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: E402
+from .core.config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device  # noqa: E402
+from .core.context_keys import get_current_device, set_deterministic, set_recursion_limit  # noqa: E402
 from .core.errors import CompileError, CompilerNotFoundError, OpbuildError, ShapeError  # noqa: E402
 from .core.parameter import Parameter, ParameterTuple, initializer, set_seed  # noqa: E402
-from .core.tensor import Tensor  # noqa: E402
+from .core.tensor import Tensor, tensor  # noqa: E402
 from .report import BuildReport  # noqa: E402
 from .runtime.session import build_report  # noqa: E402
 
@@ -28,17 +29,54 @@ uint16 = _dtypes.uint16
 uint32 = _dtypes.uint32
 uint64 = _dtypes.uint64
 bool_ = _dtypes.bool_
+bool = _dtypes.bool_  # noqa: A001 - MindSpore 2.x spells it mindspore.bool as well
+complex64 = _dtypes.complex64  # named so programs import; data of it raises a TypeError saying why
+complex128 = _dtypes.complex128
 
 from . import amp, common, communication, context, nn, ops  # noqa: E402
+from .alias import alias_mindspore  # noqa: E402
+from .alias import install_from_env as _install_alias_from_env  # noqa: E402
 from .autograd import grad, value_and_grad  # noqa: E402
+from .common import dtype  # noqa: E402 - ``from mindspore import dtype as mstype``
+from .common.dtype import (  # noqa: E402 - every name of mindspore.dtype is also top level, as in MindSpore
+    Type,
+    byte,
+    cdouble,
+    cfloat,
+    double,
+    dtype_to_nptype,
+    dtype_to_pytype,
+    float8_e4m3fn,
+    float8_e5m2,
+    float_,
+    get_py_obj_dtype,
+    half,
+    hifloat8,
+    int_,
+    intc,
+    intp,
+    long,
+    pytype_to_dtype,
+    qint4x2,
+    short,
+    single,
+    ubyte,
+    uint,
+    uintc,
+    uintp,
+    ushort,
+)
 from .communication import (  # noqa: E402
     get_auto_parallel_context,
     reset_auto_parallel_context,
     set_auto_parallel_context,
 )
 from .context import ParallelMode  # noqa: E402
-from .jit import explain, jit  # noqa: E402
+from .jit import JitConfig, explain, jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
+from .sparse import COOTensor, CSRTensor  # noqa: E402
+
+_install_alias_from_env()  # OPBUILD_AS_MINDSPORE=1: `import mindspore` resolves to opbuild from here on
 
 # Imported on first use: protobuf (checkpoints) is costly to import next to an inference-only process's warm
 # start (docs/benchmarks.md), which would otherwise pay for it at import.
@@ -68,7 +106,12 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "Tensor", "Parameter",
+    "__version__", "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "set_device", "get_current_device",
+    "set_deterministic", "set_recursion_limit", "Tensor", "tensor", "COOTensor", "CSRTensor", "JitConfig",
+    "dtype", "bool", "complex64", "complex128", "dtype_to_nptype", "pytype_to_dtype", "dtype_to_pytype",
+    "get_py_obj_dtype", "Type", "byte", "short", "intc", "long", "intp", "ubyte", "ushort", "uintc", "uintp", "cfloat",
+    "cdouble", "float8_e4m3fn", "float8_e5m2", "hifloat8", "qint4x2", "half", "single", "double", "float_", "int_",
+    "uint", "alias_mindspore", "Parameter",
     "ParameterTuple", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
     "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad", "jit",
     "explain",

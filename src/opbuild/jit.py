@@ -10,6 +10,7 @@ as in a Cell's graph; other Python state is frozen at trace time, as in MindSpor
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,9 +20,12 @@ import numpy as np
 from .core import graph_breaks, trace
 from .core.tensor import Tensor
 
-_OPTIONS = {"mode", "input_signature", "hash_args", "jit_config", "compile_once"}
-
-
+# Backend options MindSpore 2.10 passes through ``**options`` (device-specific there), and the keywords of its
+# older signatures (mode, input_signature, hash_args, jit_config, compile_once) that model zoos still pass.
+_OPTIONS = {"mode", "input_signature", "hash_args", "jit_config", "compile_once", "disable_format_transform",
+            "exec_order", "infer_boost", "auto_offload", "ge_options", "ge_config"}
+_CHOICES = {"capture_mode": ("ast", "bytecode", "trace"), "jit_level": ("O0", "O1", "O2"), "dynamic": (0, 1),
+            "backend": ("", "ms_backend", "GE")}
 
 
 class _JitFunction:
@@ -32,6 +36,7 @@ class _JitFunction:
             raise TypeError(f"@jit needs a function, got {type(fn).__name__}")
         self.fn = fn
         self._graphs: dict[tuple, tuple[Any, Callable]] = {}
+        self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # method use: instance -> graphs
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: Any) -> Any:
@@ -40,15 +45,50 @@ class _JitFunction:
         args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
         return graph_breaks.run_compiled(self._graphs, trace.arg_signature(args, "@jit"), self.fn, args)
 
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        """``@jit`` on a method (``construct`` of a Cell, as MindSpore's tutorials write it): bound to the
+        instance, one graph per (instance, its structure and training flags, input signature)."""
+        if instance is None:
+            return self
+        return functools.partial(self._call_bound, instance)
 
-def jit(function: Callable[..., Any] | None = None, **options: Any) -> Any:
-    """``@jit`` or ``@jit(...)``: see the module docstring. MindSpore's options (``mode``,
-    ``input_signature``, ``hash_args``, ``jit_config``, ``compile_once``) are accepted; they choose between
-    MindSpore's compilers and change nothing here (one graph per signature is what they all give). Other
-    keywords are refused."""
+    def _call_bound(self, instance: Any, *args: Any) -> Any:
+        if trace.current() is not None:
+            return self.fn(instance, *args)
+        args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+        state = instance._state_signature() if hasattr(instance, "_state_signature") else ()
+        # Per instance, weakly: a graph captures its instance's Parameters, so it must die with the instance
+        # (an id() key could be reused by a new object and run the old one's graph).
+        graphs = self._bound.setdefault(instance, {})
+        key = (state, trace.arg_signature(args, "@jit"))
+        # The graph pieces keep the function they trace: bound through a weak reference, so the graphs (values of
+        # the weak dict) never keep their own instance alive.
+        ref, fn = weakref.ref(instance), self.fn
+        return graph_breaks.run_compiled(graphs, key, lambda *a: fn(ref(), *a), args)
+
+
+def jit(function: Callable[..., Any] | None = None, *, capture_mode: str = "ast", jit_level: str = "O0",
+        dynamic: int = 0, fullgraph: bool = False, backend: str = "", **options: Any) -> Any:
+    """``@jit`` or ``@jit(...)`` with MindSpore 2.10's signature: see the module docstring.
+
+    ``capture_mode`` ("ast", "bytecode", "trace"), ``jit_level`` ("O0", "O1", "O2"), ``dynamic`` (0, 1),
+    ``fullgraph`` and ``backend`` ("", "ms_backend", "GE") are validated as MindSpore validates them; they
+    choose among MindSpore's graph compilers and change nothing here: opbuild traces the function and builds
+    one graph per input signature (fusion follows OPBUILD_FUSION, not jit_level; a new shape is a new
+    signature, so ``dynamic=1`` compiles once per shape seen). The backend ``**options`` MindSpore documents
+    and its older keywords (``mode``, ``input_signature``, ``hash_args``, ``jit_config``, ``compile_once``)
+    are accepted; any other keyword is refused, naming it.
+    """
+    for name, value in (("capture_mode", capture_mode), ("jit_level", jit_level), ("dynamic", dynamic),
+                        ("backend", backend)):
+        if value not in _CHOICES[name] or isinstance(value, bool):
+            raise ValueError(f"jit: {name} must be one of {_CHOICES[name]}, got {value!r}")
+    if not isinstance(fullgraph, bool):
+        raise TypeError(f"jit: fullgraph must be a bool, got {type(fullgraph).__name__}")
     unknown = set(options) - _OPTIONS
     if unknown:
-        raise TypeError(f"jit() got unexpected keyword arguments {sorted(unknown)}")
+        raise TypeError(f"jit() got unexpected keyword arguments {sorted(unknown)}; MindSpore's are capture_mode, "
+                        f"jit_level, dynamic, fullgraph, backend and the backend options {sorted(_OPTIONS)}")
     if function is None:
         return lambda fn: _JitFunction(fn)
     return _JitFunction(function)
@@ -89,3 +129,20 @@ def explain(fn: Any, *args: Any) -> Explanation:
     graph_breaks.run_compiled(graphs, key, body, args)
     program = graphs[key]
     return Explanation(len(program.last_breaks) + 1, list(program.last_breaks))
+
+
+class JitConfig:
+    """MindSpore's ``JitConfig(jit_level='', exc_mode='auto', jit_syntax_level='', debug_level='RELEASE',
+    infer_boost='off', **kwargs)``, for ``Cell.set_jit_config``: the values are checked and kept in
+    ``jit_config_dict``; like ``jit``'s options they choose among MindSpore's compilers and change nothing here."""
+
+    def __init__(self, jit_level: str = "", exc_mode: str = "auto", jit_syntax_level: str = "",
+                 debug_level: str = "RELEASE", infer_boost: str = "off", **kwargs: Any):
+        if jit_level not in ("", "O0", "O1", "O2"):
+            raise ValueError(f"JitConfig: jit_level must be '', 'O0', 'O1' or 'O2', got {jit_level!r}")
+        if exc_mode not in ("auto", "sink", "no_sink"):
+            raise ValueError(f"JitConfig: exc_mode must be 'auto', 'sink' or 'no_sink', got {exc_mode!r}")
+        if infer_boost not in ("on", "off"):
+            raise ValueError(f"JitConfig: infer_boost must be 'on' or 'off', got {infer_boost!r}")
+        self.jit_config_dict = {"jit_level": jit_level, "exc_mode": exc_mode, "jit_syntax_level": jit_syntax_level,
+                                "debug_level": debug_level, "infer_boost": infer_boost, **kwargs}

@@ -23,6 +23,7 @@ from opbuild.ops import REGISTRY
 from tests.cache._util import kernel_meta, verify_cache
 from tests.cache.test_hostile_manifest import _evil_library
 from tests.conftest import run_python
+from tests.helpers import PEAK_RSS_SRC
 
 SECRET = b"team secret"
 SPECS = [REGISTRY["Square"].spec({}, [TensorType((n,), "float32")]) for n in (3, 5, 7)]
@@ -194,11 +195,11 @@ def test_three_1gib_members_in_a_small_archive_never_fill_memory(tmp_path):
                 tar.addfile(ti, Zeros(1 << 30))
     """), timeout=600)
     assert archive.stat().st_size < 32 << 20
-    code = textwrap.dedent(f"""
-        import json, resource
+    code = PEAK_RSS_SRC + textwrap.dedent(f"""
+        import json
         from opbuild.cache.admin import transfer
         r = transfer.import_archive({str(archive)!r}, {str(tmp_path / "km")!r}, {{}}, None, trust=True)
-        print(json.dumps({{"error": r.error, "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}}))
+        print(json.dumps({{"error": r.error, "peak_kb": peak_rss_kb()}}))
     """)
     out = json.loads(run_python(code).stdout.strip().splitlines()[-1])
     assert "over the" in out["error"] and "bound" in out["error"], out

@@ -16,13 +16,14 @@ import pytest
 from opbuild.cache import fsio, hashio
 from tests.cache._util import kernel_meta
 from tests.conftest import run_python
+from tests.helpers import PEAK_RSS_SRC
 
 pytestmark = pytest.mark.slow
 GiB = 1 << 30
 PEAK_LIMIT_KB = 400 << 10  # a build of two small kernels stays far below this; reading 2 GiB would not
 
-CHILD = textwrap.dedent("""
-    import json, resource, sys
+CHILD = PEAK_RSS_SRC + textwrap.dedent("""
+    import json, sys
     from opbuild.builder import Builder
     from opbuild.cache.admin.verify import verify
     from opbuild.core.errors import CompileError
@@ -37,7 +38,7 @@ CHILD = textwrap.dedent("""
         out["error"] = str(e)
     if len(sys.argv) > 1:
         out["verify"] = [p.detail for p in verify(sys.argv[1]).problems]
-    out["peak_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out["peak_kb"] = peak_rss_kb()
     print(json.dumps(out))
 """)
 
@@ -73,9 +74,9 @@ def test_verify_refuses_a_2gib_sparse_binary_without_reading_it(tmp_path):
     with open(km / meta["binary"], "wb") as f:
         f.truncate(2 * GiB)
     victim.write_text(json.dumps(dict(meta, size=2 * GiB)))
-    code = ("import json, resource, sys\nfrom opbuild.cache.admin.verify import verify\n"
+    code = (PEAK_RSS_SRC + "import json, sys\nfrom opbuild.cache.admin.verify import verify\n"
             "r = verify(sys.argv[1])\nprint(json.dumps({'p': [p.detail for p in r.problems], "
-            "'peak_kb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))")
+            "'peak_kb': peak_rss_kb()}))")
     out = json.loads(run_python(code, str(km)).stdout.strip().splitlines()[-1])
     assert len(out["p"]) == 1 and "bound" in out["p"][0], out
     assert out["peak_kb"] < PEAK_LIMIT_KB

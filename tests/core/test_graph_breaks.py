@@ -197,3 +197,18 @@ def test_a_traced_tensor_kept_on_self_is_still_refused(graph_mode):
     leaky(ms.Tensor(np.ones(2, np.float32)))
     with pytest.raises(RuntimeError, match="from another graph"):
         User(leaky)(ms.Tensor(np.ones(2, np.float32)))
+
+
+def test_cell_compile_builds_up_to_the_first_break_without_running(graph_mode, compiles):
+    """Cell.compile of a network with a condition builds the piece that computes it and nothing after (the
+    condition needs a call's values); the first call then reuses that piece and builds only its branch."""
+    net = programs.build(ms)["if_else"]
+    pos = ms.Tensor(programs.inputs()["pos"][0])
+    net.compile(pos)
+    assert compiles["n"] == 1 and len(net.compile_info()) == 1
+    net.compile(pos)
+    assert compiles["n"] == 1  # compiled already: nothing traced again
+    out = net(pos)
+    assert compiles["n"] == 2  # the condition's piece reused, the branch taken built
+    np.testing.assert_allclose(out.asnumpy(), net(pos).asnumpy())
+    assert compiles["n"] == 2

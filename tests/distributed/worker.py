@@ -44,6 +44,7 @@ def main() -> None:
     parser.add_argument("--model", action="store_true")
     args = parser.parse_args()
     comm.init()
+    ms.set_context(mode=ms.GRAPH_MODE)  # a training step is one compiled graph (PYNATIVE_MODE is the default)
     rank, size = comm.get_rank(), comm.get_group_size()
     handler = logging.FileHandler(os.path.join(args.out, f"rank{rank}.log"))
     logging.getLogger("opbuild").addHandler(handler)

@@ -57,12 +57,12 @@ def test_bad_inputs_are_usage_errors(tmp_path) -> None:
 
 
 def test_an_unsupported_model_lists_its_problems_and_exits_1(tmp_path) -> None:
-    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Sign", ["a"], ["y"], name="s")]
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Unique", ["a"], ["y"], name="s")]
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
     path = tmp_path / "sign.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)]), str(path))
     proc = run_cli("run", str(path), root=tmp_path)
     assert proc.returncode == 1
-    assert "Sign (node 's', opset 20): operator not supported" in proc.stderr
+    assert "Unique (node 's', opset 20): operator not supported" in proc.stderr
     assert "Traceback" not in proc.stderr

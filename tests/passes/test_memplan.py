@@ -18,6 +18,9 @@ from opbuild.passes import ConstantFolding, DeadCodeElimination, MemoryPlanning,
 from opbuild.passes.memplan import Location, PlanError
 from opbuild.runtime.session import session
 
+# The memory plan is a compiled graph's (PYNATIVE_MODE, the default, runs op by op).
+pytestmark = pytest.mark.usefixtures("graph_mode")
+
 UNPLANNED = Pipeline([ConstantFolding(), DeadCodeElimination()])
 PLANNED = Pipeline([ConstantFolding(), DeadCodeElimination(), MemoryPlanning()])
 SHAPE = (2, 3, 4)

@@ -30,6 +30,7 @@ from _net import ChainNet, inputs  # noqa: E402
 
 
 def main(out: Path) -> None:
+    ms.set_context(mode=ms.GRAPH_MODE)  # one graph, its kernels built in one batch (PYNATIVE_MODE is the default)
     net = ChainNet()
     xs = inputs()
     barrier = os.environ.get("RANK_BARRIER")

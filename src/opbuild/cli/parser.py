@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "the build report of all the kernels built or reused on stderr. Options "
                                    "of run go before SCRIPT.")
     p.add_argument("--report", metavar="FILE", help="also write the report as JSON to FILE")
+    p.add_argument("--as-mindspore", action="store_true",
+                   help="run a script written for MindSpore unmodified: `import mindspore` (and its submodules) "
+                        "resolve to opbuild, in the script and in the processes it starts")
     p.add_argument("script", metavar="SCRIPT.py|MODEL.onnx")
     p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
     p.set_defaults(func=run_cmd.cmd_run)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import runpy
 import sys
 import time
@@ -14,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import alias
 from .. import onnx as opbuild_onnx  # imports the onnx package only when a model is loaded
 from ..core import config
 from ..core.errors import ConfigError, OpbuildError
@@ -54,6 +56,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if script.suffix == ".onnx":
             code = _run_onnx(script, onnx_args, given, model_info)
         else:
+            if getattr(args, "as_mindspore", False):
+                _as_mindspore()
             _run_script(script, args.args)
     except UsageError:
         raise
@@ -95,6 +99,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                         for op, r in sorted(summary["ops"].items())]
                 print(table(["OP", "BUILT", "REUSED", "REPAIRED"], rows, right=(1, 2, 3)), file=sys.stderr)
     return code
+
+
+def _as_mindspore() -> None:
+    """``--as-mindspore``: the import alias here, and (through the environment) in the script's children."""
+    os.environ[alias.ENV] = "1"
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (alias.sitecustomize_dir(),
+                                                           os.environ.get("PYTHONPATH", "")) if p)
+    alias.alias_mindspore()
 
 
 def _run_script(script: Path, argv: list[str]) -> None:

@@ -13,11 +13,15 @@ import builtins
 
 import numpy as np
 
+from ..core import dtypes as _dtypes
 from ..core.dtypes import (
     ALL,
     DType,
+    UnsupportedDType,
     bfloat16,
     bool_,
+    complex64,
+    complex128,
     dtype_of,
     float16,
     float32,
@@ -40,6 +44,14 @@ single = float32
 int_ = int32
 uint = uint32
 bool = bool_  # noqa: A001 - MindSpore names it mstype.bool (and mstype.bool_)
+# NumPy-style spellings MindSpore 2.x defines for the same types.
+byte, short, intc, long, intp = int8, int16, int32, int64, int64
+ubyte, ushort, uintc, uintp = uint8, uint16, uint32, uint64
+cfloat, cdouble = complex64, complex128
+float8_e4m3fn, float8_e5m2 = _dtypes.float8_e4m3fn, _dtypes.float8_e5m2  # storage-only here (Cast, ONNX)
+hifloat8 = UnsupportedDType("hifloat8", "an Ascend-only 8-bit float format; no CPU kernel computes it")
+qint4x2 = UnsupportedDType("qint4x2", "an Ascend-only packed quantisation format; no CPU kernel computes it")
+Type = DType  # isinstance(x, mstype.Type) holds for every dtype object
 
 number_type = tuple(d for d in ALL if d.is_float or d.is_int)
 float_type = (float16, bfloat16, float32, float64)
@@ -64,6 +76,22 @@ def pytype_to_dtype(obj) -> DType:
     return dtype_of(np.dtype(obj) if not isinstance(obj, DType) else obj)
 
 
+def dtype_to_pytype(type_: DType) -> type:
+    """The Python type of a dtype's values: bool, int or float."""
+    dt = dtype_of(type_)
+    return builtins.bool if dt.name == "bool" else int if dt.is_int else float
+
+
+def get_py_obj_dtype(obj) -> DType:
+    """The dtype of a Python object: a Tensor's dtype, a Python scalar's as :func:`pytype_to_dtype`, a type's."""
+    if hasattr(obj, "dtype") and isinstance(obj.dtype, DType):
+        return obj.dtype
+    return pytype_to_dtype(obj if isinstance(obj, type) else type(obj))
+
+
 __all__ = ["DType", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-           "uint16", "uint32", "uint64", "bool_", "bool", "float_", "double", "half", "single", "int_", "uint",
-           "number_type", "float_type", "int_type", "uint_type", "dtype_to_nptype", "pytype_to_dtype"]
+           "uint16", "uint32", "uint64", "bool_", "bool",
+           "complex64", "complex128", "float_", "double", "half", "single", "int_", "uint",
+           "number_type", "float_type", "int_type", "uint_type", "dtype_to_nptype", "pytype_to_dtype",
+           "dtype_to_pytype", "get_py_obj_dtype", "byte", "short", "intc", "long", "intp", "ubyte", "ushort", "uintc",
+           "uintp", "cfloat", "cdouble", "float8_e4m3fn", "float8_e5m2", "hifloat8", "qint4x2", "Type"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from . import context_keys as _context_keys
 from .envvalues import cache_path as _cache_path
 from .envvalues import check_cflags, split_cc
 from .errors import ConfigError, UnsupportedTargetError
@@ -29,7 +30,8 @@ SUPPORTED_TARGETS = tuple(TARGETS)
 
 _MODES = {GRAPH_MODE: "GRAPH_MODE", PYNATIVE_MODE: "PYNATIVE_MODE"}
 # The context is process state by contract (MindSpore's set_context is global); it is the only one.
-_context: dict[str, object] = {"mode": GRAPH_MODE, "device_target": "CPU", "device_id": 0, "seed": 0}
+# MindSpore 2.x's default mode is PYNATIVE_MODE; GRAPH_MODE is chosen with set_context(mode=GRAPH_MODE).
+_context: dict[str, object] = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0, "seed": 0}
 
 
 def set_context(**kwargs) -> None:
@@ -47,8 +49,11 @@ def set_context(**kwargs) -> None:
 
 def _check_option(key: str, value: object) -> object:
     """The validated (canonical) value of one context option; ValueError naming what is accepted."""
+    if key in _context_keys.KEYS:
+        return _context_keys.check(key, value)
     if key not in _context:
-        raise ValueError(f"set_context: unknown key {key!r}; valid keys are {', '.join(sorted(_context))}")
+        raise ValueError(f"set_context: unknown key {key!r}; MindSpore's keys are "
+                         f"{', '.join(sorted({*_context, *_context_keys.KEYS}))}")
     # bool is an int subclass (True == PYNATIVE_MODE): reject it rather than accept it by accident.
     if key == "mode" and (isinstance(value, bool) or value not in _MODES):
         raise ValueError(
@@ -71,9 +76,18 @@ def _check_option(key: str, value: object) -> object:
 
 def get_context(key: str):
     """Return the value of one context option (see :func:`set_context`). Raises ValueError if unknown."""
-    if key not in _context:
-        raise ValueError(f"get_context: unknown key {key!r}; valid keys are {', '.join(sorted(_context))}")
-    return _context[key]
+    if key in _context:
+        return _context[key]
+    if key in _context_keys.KEYS:
+        return _context_keys.default(key)
+    raise ValueError(f"get_context: unknown key {key!r}; valid keys are "
+                     f"{', '.join(sorted({*_context, *_context_keys.KEYS}))}")
+
+
+def set_device(device_target: str, device_id: int | None = None) -> None:
+    """MindSpore 2.x's ``set_device(device_target, device_id=None)``: ``set_context(device_target=...,
+    device_id=...)`` in one call."""
+    set_context(device_target=device_target, **({} if device_id is None else {"device_id": device_id}))
 
 
 def device_target() -> str:

@@ -119,6 +119,69 @@ ALL_NUMERIC = ALL_FLOATS + ALL_INTS
 ANY = ALL_NUMERIC + ("bool",)  # every dtype but the storage-only LOWP ones
 
 
+class UnsupportedDType:
+    """A MindSpore dtype opbuild names but has no kernels for (complex64, complex128): ``ms.complex64`` exists,
+    compares and prints as MindSpore's, and every use that would create data of it raises a TypeError naming
+    what is missing, instead of silently computing in another type."""
+
+    def __init__(self, name: str, why: str):
+        self.name = name
+        self.why = why
+
+    def __repr__(self) -> str:
+        return f"opbuild.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name.capitalize()
+
+    def error(self) -> TypeError:
+        """The error every attempt to hold data of this dtype raises."""
+        return TypeError(f"dtype {self} is not supported by opbuild: {self.why}")
+
+
+_COMPLEX_WHY = ("no kernel computes complex numbers (elementwise, reduction, matmul and FFT kernels are real-only); "
+                "hold the real and imaginary parts as two float tensors")
+complex64 = UnsupportedDType("complex64", _COMPLEX_WHY)
+complex128 = UnsupportedDType("complex128", _COMPLEX_WHY)
+UNSUPPORTED: dict[str, UnsupportedDType] = {"complex64": complex64, "complex128": complex128}
+
+# MindSpore 2.x's implicit promotion between tensor dtypes (the tensor-tensor rule of its binary operators):
+# the wider of two floats, a float over any integer or bool (the float's own width, so int64 * float16 is
+# float16), the wider of two integers (uint8 with int8 widens to int16, as NumPy), and bool under everything.
+_FLOAT_RANK = {"float16": 1, "bfloat16": 1, "float32": 2, "float64": 3}
+
+
+def promote_types(a: DType, b: DType) -> DType:
+    """The dtype MindSpore computes ``a <op> b`` in for two tensors of dtypes ``a`` and ``b``."""
+    if a == b:
+        return a
+    if a.is_float and b.is_float:
+        ra, rb = _FLOAT_RANK[a.name], _FLOAT_RANK[b.name]
+        if ra == rb:  # float16 with bfloat16: neither holds the other
+            return float32
+        return a if ra > rb else b
+    if a.is_float or b.is_float:
+        return a if a.is_float else b
+    if a.name == "bool" or b.name == "bool":
+        return b if a.name == "bool" else a
+    if a.is_int and b.is_int:
+        return dtype_of(np.promote_types(a.np_dtype, b.np_dtype).name) if {a.name, b.name} != {"int64", "uint64"} \
+            else int64
+    raise TypeError(f"no implicit promotion between {a} and {b}; cast one operand with ops.cast")
+
+
+def scalar_result_dtype(t: DType, scalar: object) -> DType:
+    """The dtype of ``tensor <op> python_scalar`` in MindSpore: the tensor's, except that a float scalar with an
+    integer or bool tensor gives float32, and an int scalar with a bool tensor gives int64."""
+    if isinstance(scalar, bool):
+        return t
+    if isinstance(scalar, float) and not t.is_float:
+        return float32
+    if isinstance(scalar, int) and t.name == "bool":
+        return int64
+    return t
+
+
 def dtype_of(x) -> DType:
     """Return the opbuild DType for a DType, a dtype name, a NumPy dtype or a NumPy scalar type.
 
@@ -126,6 +189,8 @@ def dtype_of(x) -> DType:
     """
     if isinstance(x, DType):
         return x
+    if isinstance(x, UnsupportedDType):
+        raise x.error()
     if isinstance(x, str) and x in BY_NAME:
         return BY_NAME[x]
     try:
@@ -134,4 +199,6 @@ def dtype_of(x) -> DType:
         name = None
     if name in BY_NAME:
         return BY_NAME[name]
+    if name in UNSUPPORTED:
+        raise UNSUPPORTED[name].error()
     raise TypeError(f"unsupported dtype {x!r}; opbuild supports {', '.join(BY_NAME)}")

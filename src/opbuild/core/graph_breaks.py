@@ -223,6 +223,7 @@ class BreakTracer(Tracer):
         self.earlier: set[int] = set()  # ids of every value of the earlier pieces
         self.kept: list[Graph] = []  # earlier pieces' graphs (their values' ids must stay unique)
         self.breaks: list[GraphBreak] = []
+        self.compile_only = False  # build the pieces up to the first break, run nothing (:func:`compile_only`)
         self._new_piece()
 
     def _new_piece(self) -> None:
@@ -271,6 +272,9 @@ class BreakTracer(Tracer):
         else:
             outputs = [cond, *self._live_values(exclude=cond)]
             piece = self._add_piece(outputs, kind, where)
+            if self.compile_only:  # the condition needs this piece's values: what follows waits for a call
+                self.breaks.append(where)
+                raise _StopAtBreak
             outs = piece.compiled(self._inputs(piece))
             self.env.append(outs)
             value = _CONVERT[kind](outs[0])
@@ -354,9 +358,36 @@ class BreakTracer(Tracer):
             raise RuntimeError("graph break: the function returned before a condition it evaluated on an earlier "
                                "call with the same values; graph mode needs Python state that does not change")
         piece = self._add_piece(outputs, None, None, rebuild)
+        if self.compile_only:
+            return None
         outs = piece.compiled(self._inputs(piece))
         self.program.last_breaks = list(self.breaks)
         return rebuild([Tensor(o) for o in outs])
+
+
+class _StopAtBreak(Exception):
+    """Raised inside a compile-only trace at its first graph break."""
+
+
+def compile_only(graphs: dict, key: Any, fn: Callable[..., Any], args: Sequence[Any]) -> list[GraphBreak]:
+    """Trace ``fn(*args)`` under ``key`` and build its kernels without running anything (``Cell.compile``): the
+    whole graph, or, where control flow over tensor values breaks it, the pieces up to the first break (the
+    condition needs this call's values; the rest is traced and built on the first call). Returns that break,
+    if any. A key already traced builds nothing."""
+    program = graphs.get(key)
+    if program is None:
+        program = graphs[key] = Program(fn)
+    if program.root is not None:
+        return []
+    tracer = BreakTracer(program, args, [], [], [])
+    tracer.compile_only = True
+    try:
+        tracer.trace()
+    except _StopAtBreak:
+        pass
+    finally:
+        _publish_report(program)
+    return list(tracer.breaks)
 
 
 def run_compiled(graphs: dict, key: Any, fn: Callable[..., Any], args: Sequence[Any]) -> Any:

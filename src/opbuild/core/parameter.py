@@ -17,7 +17,11 @@ class Parameter(Tensor):
 
     __slots__ = ("name", "requires_grad")
 
-    def __init__(self, default_input, name: str | None = None, requires_grad: bool = True):
+    def __init__(self, default_input, name: str | None = None, requires_grad: bool = True,
+                 layerwise_parallel: bool = False, parallel_optimizer: bool = True, storage_format: str = "",
+                 device=None):
+        # MindSpore's signature: the parallel and storage options choose device placement and sharding, which
+        # one CPU process has no use for; they are accepted so model-zoo code constructs its parameters.
         super().__init__(default_input)
         self.name = name or ""
         self.requires_grad = requires_grad
@@ -28,6 +32,11 @@ class Parameter(Tensor):
         if arr.shape != self._data.shape:
             raise ValueError(f"Parameter {self.name}: set_data shape {arr.shape} != {self._data.shape}")
         self._data = arr
+        return self
+
+    def value(self) -> Tensor:
+        """The parameter's value (MindSpore's ``Parameter.value()``): the parameter itself, a Tensor, so that in a
+        traced graph the read is of the live parameter and in PyNative mode its current data."""
         return self
 
     def __repr__(self) -> str:

@@ -8,14 +8,16 @@ import numpy as np
 
 from .dtypes import DType, dtype_of
 from .ir import TensorType, Value
-from .providers import tensor_methods
+from .tensor_methods import TensorMethods, _ops
 
 # What a conversion of a traced tensor to a Python value does (``bool(t)`` in ``if t.sum() > 0:``), installed by
 # trace.py (it imports this module): the active tracer breaks the graph there (core/graph_breaks.py).
 _concretizer: Any = None
 
 # The Python value each conversion gives from the data.
-PYTHON_VALUE: dict[str, Any] = {"bool": bool, "int": int, "float": float, "item": lambda a: a.item()}
+PYTHON_VALUE: dict[str, Any] = {"bool": bool, "int": int, "float": float,
+                                 "item": lambda a: a.reshape(()).item() if a.dtype.name != "bfloat16"
+                                 else float(a.reshape(()))}
 
 
 def install_concretizer(fn: Any) -> None:
@@ -32,13 +34,19 @@ def python_value(t: Tensor, kind: str) -> Any:
     return PYTHON_VALUE[kind](t.asnumpy())
 
 
-def _ops() -> Any:
-    """The functional API Tensor's methods call (core/providers.py: ops imports this module, so the methods
-    reach ops through that one documented lookup rather than an import)."""
-    return tensor_methods()
+def _initial_values(shape, dtype, init) -> np.ndarray:
+    """The values of ``Tensor(shape=..., dtype=..., init=...)``: ``init`` an Initializer, its name or a number
+    (default: zeros, as an uninitialised MindSpore tensor reads once initialised)."""
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(d is None or (isinstance(d, int) and d < 0) for d in dims):
+        raise ValueError(f"Tensor(shape={list(dims)}): dynamic dimensions (None or -1) declare inputs for "
+                         "Cell.set_inputs, which opbuild does not support; give every dimension")
+    from .initializer import init_array  # function level: the initializers import this module
+
+    return init_array(0 if init is None else init, dims, dtype if dtype is not None else "float32")
 
 
-class Tensor:
+class Tensor(TensorMethods):
     """An n-dimensional array of a supported dtype (see :mod:`opbuild.core.dtypes`).
 
     ``Tensor(data, dtype=None)`` accepts anything NumPy can turn into an array. Python floats default to
@@ -49,11 +57,19 @@ class Tensor:
     __slots__ = ("_data", "_value", "__weakref__")
     __array_priority__ = 100  # make ndarray <op> Tensor defer to Tensor's reflected operators
 
-    def __init__(self, input_data=None, dtype=None):
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg: bool = False,
+                 device=None, internal: bool = False):
+        # MindSpore's signature. const_arg, device and internal change how MindSpore's compiler treats the
+        # tensor (constant folding, placement); one CPU target has nothing to choose, so they are accepted.
         if isinstance(input_data, Tensor):
             input_data = input_data.asnumpy()
         if input_data is None:
-            raise ValueError("Tensor needs input_data (an array, list or scalar)")
+            if shape is None:
+                raise ValueError("Tensor needs input_data (an array, list or scalar), or shape and dtype (with "
+                                 "init) as Tensor(shape=(2, 3), dtype=mstype.float32, init=One())")
+            input_data = _initial_values(shape, dtype, init)
+        elif shape is not None or init is not None:
+            raise ValueError("Tensor: give either input_data, or shape/dtype/init, not both")
         arr = np.asarray(input_data)
         if dtype is not None:
             arr = arr.astype(dtype_of(dtype).np_dtype, copy=False)
@@ -63,6 +79,18 @@ class Tensor:
         # np.ascontiguousarray turns a 0-d array into shape (1,): keep scalars (full reductions) 0-d.
         self._data: np.ndarray | None = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
         self._value: Value | None = None
+
+    @staticmethod
+    def from_numpy(array: np.ndarray) -> Tensor:
+        """A Tensor of a NumPy array's values and dtype (``Tensor.from_numpy``; the array is not copied)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"Tensor.from_numpy needs a numpy.ndarray, got {type(array).__name__}")
+        return Tensor(array)
+
+    def init_data(self) -> Tensor:
+        """MindSpore initialises ``Tensor(shape=..., init=...)`` lazily; opbuild's values exist from
+        construction, so this returns the tensor itself."""
+        return self
 
     @classmethod
     def _symbolic(cls, value: Value) -> Tensor:
@@ -119,6 +147,18 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
+    def __iter__(self):
+        """The slices along the first axis (traced as slices in a graph; the shape is static)."""
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __index__(self) -> int:
+        """A one-element integer tensor as a Python index (``range(n)[t]``, ``list[t]``)."""
+        if self.dtype.is_float or self.size != 1:
+            raise TypeError("only a one-element integer tensor can be used as an index")
+        return python_value(self, "int")
+
     # In GRAPH_MODE these break the traced graph (core/graph_breaks.py): ``if x.sum() > 0:`` works there.
     def __bool__(self) -> bool:
         return python_value(self, "bool")
@@ -130,6 +170,34 @@ class Tensor:
         return python_value(self, "int")
 
     __hash__ = object.__hash__
+
+    def item(self) -> bool | int | float:
+        """The value of a one-element tensor as a Python scalar (in GRAPH_MODE a graph break, as ``bool(t)``)."""
+        if self.size != 1:
+            raise ValueError(f"Tensor.item(): only a one-element tensor converts to a Python scalar, this one has "
+                             f"{self.size} elements")
+        return python_value(self, "item")
+
+    def tolist(self) -> Any:
+        """The values as (nested) Python lists of Python scalars (a scalar for a 0-d tensor)."""
+        arr = self.asnumpy()
+        return arr.astype(np.float32).tolist() if arr.dtype.name == "bfloat16" else arr.tolist()
+
+    def assign_value(self, value) -> Tensor:
+        """Replace this tensor's values by ``value``'s (a Tensor or an array of the same shape), in place."""
+        if self._data is None:
+            raise RuntimeError("assign_value() on a tensor being traced in GRAPH_MODE; use ops.assign on a "
+                               "Parameter there")
+        arr = np.asarray(value.asnumpy() if isinstance(value, Tensor) else value, dtype=self._data.dtype)
+        if arr.shape != self._data.shape:
+            raise ValueError(f"assign_value: shape {arr.shape} differs from the tensor's {self._data.shape}")
+        self._data = np.require(arr, requirements="C").copy()
+        return self
+
+    def __setitem__(self, index, value) -> None:
+        """``t[index] = value``: in place in PyNative mode; a select/scatter node in a traced graph (see
+        ops/api/setitem.py)."""
+        _ops().setitem(self, index, value)
 
     # ---- operators (mapped to primitives) --------------------------------------------------------
     def _bin(self, op: str, other, reflected: bool = False) -> Tensor:
@@ -342,3 +410,9 @@ def as_tensor(x, like: Tensor | None = None) -> Tensor:
             return Tensor(x)
         return Tensor(np.asarray(x, dtype=dt))
     return Tensor(x)
+
+
+def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg: bool = False, device=None) -> Tensor:
+    """MindSpore 2.x's lower-case constructor ``mindspore.tensor(...)``: the same arguments and result as
+    ``Tensor(...)`` (in graph mode too: a tensor created inside ``construct`` is a constant of the trace)."""
+    return Tensor(input_data, dtype, shape=shape, init=init, const_arg=const_arg, device=device)

@@ -490,4 +490,6 @@ def export_onnx(net: Any, inputs: Sequence[Any], path: str | os.PathLike) -> Pat
     return path
 
 
+from . import onnx_export_more  # noqa: E402,F401  (registers the converters of the newer op families)
+
 __all__ = ["OPSET", "CONVERTERS", "UnsupportedExportError", "graph_to_onnx", "trace_for_export", "export_onnx"]

@@ -15,6 +15,7 @@ from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..ops.primitive import apply, compute_dtype
+from .cell_api import CellApi
 
 
 def outputs_to_float32(out: Any) -> Any:
@@ -28,7 +29,7 @@ def outputs_to_float32(out: Any) -> Any:
     return tuple(to32(o) for o in out) if isinstance(out, tuple) else to32(out)
 
 
-class Cell:
+class Cell(CellApi):
     """Base class of all networks and layers. Subclasses define ``construct``.
 
     Attributes that are Parameters or Cells are registered (``parameters_and_names``, ``cells_and_names``);
@@ -145,6 +146,11 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.__dict__.get("_forward_pre_hooks") or self.__dict__.get("_forward_hooks"):
+            return self._call_with_hooks(self._call, args, kwargs)
+        return self._call(*args, **kwargs)
+
+    def _call(self, *args: Any, **kwargs: Any) -> Any:
         if trace.current() is not None or config.get_context("mode") == config.PYNATIVE_MODE:
             return self._construct_in_precision(*args, **kwargs)
         if kwargs:

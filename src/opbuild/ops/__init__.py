@@ -13,6 +13,7 @@ from types import SimpleNamespace as _SimpleNamespace
 
 from . import functional, operations
 from .api.indexing import getitem as _getitem
+from .api.setitem import setitem as _setitem
 from .functional import *  # noqa: F403
 from .functional import API as _API
 from .functional import clip_by_value
@@ -27,10 +28,10 @@ matmul = functional.matmul  # rebinds the attribute the `matmul` submodule impor
 # What Tensor's methods call: core/providers.py names this namespace and looks it up on first use (core/tensor.py
 # importing ops would be an import cycle: ops imports tensor). Nothing is installed into core from here.
 TENSOR_METHODS = _SimpleNamespace(**{n: getattr(functional, n) for n in dir(functional) if not n.startswith("__")},
-                                  getitem=_getitem)
+                                  getitem=_getitem, setitem=_setitem)
 
 # After the families: the autodiff pass it uses reads their gradient rules.
 from ..autograd import GradOperation  # noqa: E402
 
 __all__ = ["Primitive", "ReduceOp", "apply", "clip_by_value", "REGISTRY", "functional", "operations", "GradOperation",
-           *[n for f in _FAMILIES for n in f.PRIMITIVES], *_API]
+           *dict.fromkeys(n for f in _FAMILIES for n in f.PRIMITIVES), *_API]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.dtypes import ALL_FLOATS, ALL_NUMERIC, ANY, BY_NAME, LOWP, dtype_of
+from ..core.dtypes import ALL_FLOATS, ALL_INTS, ALL_NUMERIC, ANY, BY_NAME, LOWP, dtype_of
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import as_tensor
@@ -77,6 +77,17 @@ UNARY: dict[str, Unary] = {
     # Neither inf nor NaN: the overflow check of loss-scaled training (nn/loss_scale.py, amp.all_finite).
     "IsFinite": Unary("isfinite(x)", ALL_FLOATS, np.isfinite, out="bool"),
     "LogicalNot": Unary("!x", ("bool",), np.logical_not),
+    # MindSpore's math primitives (and ONNX's Sign, Tan, Asin, ..., IsInf).
+    "Sign": Unary("(x > 0 ? (TYPE)1 : (x < 0 ? (TYPE)-1 : (x == 0 ? (TYPE)0 : x)))", ALL_NUMERIC, np.sign,
+                  int_expr="(TYPE)((x > 0) - (x < 0))"),
+    **{name: Unary(f"{fn}(x)", ALL_FLOATS, ref) for name, fn, ref in (
+        ("Tan", "tan", np.tan), ("Asin", "asin", np.arcsin), ("ACos", "acos", np.arccos), ("Atan", "atan", np.arctan),
+        ("Sinh", "sinh", np.sinh), ("Cosh", "cosh", np.cosh), ("Asinh", "asinh", np.arcsinh),
+        ("Acosh", "acosh", np.arccosh), ("Atanh", "atanh", np.arctanh), ("Expm1", "expm1", np.expm1),
+        ("Log1p", "log1p", np.log1p))},
+    "Trunc": Unary("trunc(x)", ALL_FLOATS, np.trunc),
+    "IsInf": Unary("isinf(x)", ALL_FLOATS, np.isinf, out="bool"),
+    "Invert": Unary("~x", ALL_INTS, np.invert),
 }
 
 
@@ -157,6 +168,10 @@ BINARY: dict[str, Binary] = {
     "GreaterEqual": Binary("a >= b", ALL_NUMERIC, np.greater_equal, out="bool"),
     "LogicalAnd": Binary("a && b", ("bool",), np.logical_and),
     "LogicalOr": Binary("a || b", ("bool",), np.logical_or),
+    "Atan2": Binary("atan2(a, b)", ALL_FLOATS, np.arctan2),
+    "BitwiseAnd": Binary("a & b", ALL_INTS, np.bitwise_and),
+    "BitwiseOr": Binary("a | b", ALL_INTS, np.bitwise_or),
+    "BitwiseXor": Binary("a ^ b", ALL_INTS, np.bitwise_xor),
 }
 
 
@@ -434,3 +449,5 @@ def _cast_grad(attrs, ins, outs, douts):
     if not G.is_float(x) or not G.is_float(outs[0]):
         return [None]
     return [G.cast(douts[0], x._type.dtype)]
+
+from . import elementwise_math_grads  # noqa: E402,F401  (the math rows' gradient rules)

@@ -14,6 +14,7 @@ from ..core.dtypes import ALL_FLOATS, BY_NAME
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.parameter import Parameter
+from ..core.tensor import Tensor, as_tensor
 from .primitive import Primitive, apply, declare
 from .registry import OpDef, norm_axis, same_dtype
 
@@ -163,7 +164,11 @@ def _bn_init(self, is_training: bool = False, epsilon: float = 1e-5, momentum: f
 
 def _bn_call(self, x, scale, bias, mean, variance):
     if not self.attrs.get("is_training", False):
-        return apply("BatchNorm", self.attrs, [x, scale, bias, mean, variance])
+        # MindSpore's primitive returns five outputs in inference too; its CPU kernel gives zeros of the
+        # channel count for the four statistics (no batch statistics are computed), and so does this.
+        y = apply("BatchNorm", self.attrs, [x, scale, bias, mean, variance])
+        zeros = Tensor(np.zeros(as_tensor(mean).shape, np.float32))
+        return y, zeros, zeros, zeros, zeros
     # Training: ops/norm_train.py's kernel normalises with the batch statistics and computes the moving
     # statistics' update, which is written into ``mean``/``variance`` in place when they are Parameters, as
     # MindSpore does (an Assign node in a graph, ops/optim.py: the executor binds its output to the Parameter).
@@ -179,8 +184,8 @@ BatchNorm = declare(
     OpDef("BatchNorm", _bn_infer, _bn_ref, normalize=_bn_normalize, n_inputs=5, keep_dtype=(1, 2, 3, 4)),
     "BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format='NCHW')(x, scale, bias, mean, "
     "variance): y = (x - mean) / sqrt(variance + epsilon) * scale + bias per channel, x of rank 2 (N, C) or "
-    "4 (NCHW or NHWC). Inference (is_training=False) returns y alone, where MindSpore returns a 5-tuple whose "
-    "other members only carry training-time statistics. is_training=True normalises with the batch's "
+    "4 (NCHW or NHWC). Inference (is_training=False) returns (y, zeros, zeros, zeros, zeros), MindSpore's five "
+    "outputs (its CPU kernel computes no statistics in inference). is_training=True normalises with the batch's "
     "statistics and returns (y, batch_mean, batch_variance, save_mean, save_rstd), and updates mean and "
     "variance (Parameters) to (1 - momentum) * old + momentum * batch statistics, as MindSpore does.",
     init=_bn_init, call=_bn_call)

@@ -13,12 +13,14 @@ from . import (
     fused,
     fused_gemm,
     fused_reduce,
+    grid_sampling,
     indexing,
     layout,
     linalg,
     linalg_factors,
     losses,
     matmul,
+    ms_primitives,
     norm_train,
     normalization,
     optim,
@@ -26,17 +28,24 @@ from . import (
     random_ops,
     random_sample,
     reduction,
+    scan,
+    scatters,
     slicing,
+    sorting,
 )
 from .collective import ReduceOp
+from .compose import primitives as composed_primitives
+from .compose import resize
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
-            conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective,
-            linalg, linalg_factors, random_sample, random_discrete)
+            conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
+            sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
+            random_discrete,
+            ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():
         globals()[_name] = _cls
 
-__all__ = ["Primitive", "ReduceOp", *[n for f in FAMILIES for n in f.PRIMITIVES]]
+__all__ = ["Primitive", "ReduceOp", *dict.fromkeys(n for f in FAMILIES for n in f.PRIMITIVES)]

@@ -183,7 +183,7 @@ def _kernels(x16: np.ndarray, w16: np.ndarray) -> dict[str, np.ndarray]:
     probe = np.array([1 + 2.0 ** -11 + 2.0 ** -40, 0.1, 65519.0, 1e-7])
     return {
         "add": ops.Add()(t, t),
-        "gelu": ops.GeLU()(t),
+        "gelu": ops.gelu(t),
         "sum": ops.ReduceSum()(t, 1),
         "softmax": ops.Softmax()(t),
         "matmul": ops.MatMul()(t, w),

@@ -24,7 +24,23 @@ operators (``elementwise.py``, ``shapes.py``, ``nn.py``); this package re-export
 from __future__ import annotations
 
 # Importing the family modules registers their converters.
-from . import elementwise, generators, linalg, nn, quant, shapes  # noqa: F401
+from . import (  # noqa: F401
+    conv_transpose,
+    einsum,
+    elementwise,
+    generators,
+    linalg,
+    losses,
+    math_ops,
+    nn,
+    norms,
+    pool,
+    quant,
+    rearrange,
+    resize,
+    scan,
+    shapes,
+)
 from .core import (
     CONVERTERS,
     Check,

@@ -80,7 +80,7 @@ def numel(v: Value) -> int:
 
 def limits(dt: str) -> tuple[Any, Any]:
     """The lowest and highest values of dtype ``dt`` (infinities for floats)."""
-    if dt.startswith("float"):
+    if dt.startswith(("float", "bfloat")):
         return -np.inf, np.inf
     info = np.iinfo(dt)
     return info.min, info.max

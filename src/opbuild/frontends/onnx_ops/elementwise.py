@@ -62,7 +62,7 @@ for _onnx, (_op, _versions) in _BINARY.items():
 
 @converter("Div", (7, 13, 14))
 def _div(ctx: Ctx, a: Value, b: Value) -> Value:
-    if dtype(a).startswith("float"):
+    if dtype(a).startswith(("float", "bfloat")):  # bfloat16 divides as a float, not with the integer rule
         return prim("RealDiv", {}, a, b)
     # Integer division truncates toward zero in ONNX (C's rule): a - a % b is an exact multiple of b
     # (Mod is C's remainder, the sign of the dividend), so flooring it divides exactly.

@@ -1,4 +1,5 @@
-"""ONNX network operators: MatMul and Gemm, Conv, pooling, normalisations, Softmax and the reductions."""
+"""ONNX network operators: MatMul and Gemm, Conv, LayerNormalization, Softmax and the reductions (pooling is in
+pool.py, BatchNormalization and the composed reductions in norms.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from .core import (
     Ctx,
     StaticValueError,
     Value,
-    border,
     cast,
     const,
     converter,
@@ -19,7 +19,6 @@ from .core import (
     limits,
     one_of,
     prim,
-    prod,
     reshape,
     shape,
 )
@@ -108,57 +107,6 @@ def _conv(ctx: Ctx, x: Value, w: Value, bias: Value = None) -> Value:
     return reshape(y, [*shape(y)[:2], shape(y)[3]]) if one_d else y
 
 
-def _pool(op: str, ctx: Ctx, x: Value) -> Value:
-    x4, one_d = _as_2d(x, "the input", ctx)
-    kernel = list(ctx.attr("kernel_shape"))
-    n = len(kernel)
-    strides = list(ctx.attr("strides", [1] * n))
-    begin, end = _spatial_pads(ctx, shape(x)[2:], kernel, strides, [1] * n)
-    if one_d:
-        kernel, strides, begin, end = [1, *kernel], [1, *strides], [0, *begin], [0, *end]
-    pads = [begin[0], end[0], begin[1], end[1]]
-    attrs = {"kernel_size": kernel, "strides": strides, "pad_mode": "pad", "pad": pads,
-             "ceil_mode": bool(ctx.attr("ceil_mode", 0))}
-    include = bool(ctx.attr("count_include_pad", 0))
-    if op == "AvgPool":
-        attrs["count_include_pad"] = include
-    if all(p <= k // 2 for p, k in zip(pads, (kernel[0], kernel[0], kernel[1], kernel[1]), strict=True)):
-        y = prim(op, attrs, x4)
-    else:  # padding wider than half the kernel (the primitive's limit): pad explicitly, pool unpadded
-        widths = [[0, 0], [0, 0], pads[0:2], pads[2:4]]
-        attrs["pad"] = [0, 0, 0, 0]
-        if op == "MaxPool":  # padding never wins a max
-            padded = prim("Select", {}, border(shape(x4), widths), const(-np.inf, dtype(x4)),
-                          prim("Pad", {"paddings": widths}, x4))
-            y = prim(op, attrs, padded)
-        else:
-            y = prim(op, attrs, prim("Pad", {"paddings": widths}, x4))
-            if not include:  # divide by the real pixels of each window: the pooled mask of the input
-                real = np.pad(np.ones((1, 1, *shape(x4)[2:]), dtype(x4)), widths)
-                y = prim("RealDiv", {}, y, prim(op, attrs, real))
-    return reshape(y, [*shape(y)[:2], shape(y)[3]]) if one_d else y
-
-
-_POOL_ATTRS = ("auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides")
-
-
-def _check_pool(ctx: Ctx) -> list[str]:
-    problems = _check_spatial(ctx, dilations=False)
-    if ctx.attr("kernel_shape") is None:
-        problems.append("attribute kernel_shape is required")
-    return problems
-
-
-@converter("MaxPool", (10, 11, 12, 22), attrs=(*_POOL_ATTRS, "storage_order"), check=_check_pool)
-def _max_pool(ctx: Ctx, x: Value) -> Value:
-    return _pool("MaxPool", ctx, x)
-
-
-@converter("AveragePool", (10, 11, 19, 22), attrs=(*_POOL_ATTRS, "count_include_pad"), check=_check_pool)
-def _average_pool(ctx: Ctx, x: Value) -> Value:
-    return _pool("AvgPool", ctx, x)
-
-
 @converter("GlobalAveragePool", (1, 22))
 def _global_average_pool(ctx: Ctx, x: Value) -> Value:
     if len(shape(x)) == 4:
@@ -172,16 +120,6 @@ def _global_max_pool(ctx: Ctx, x: Value) -> Value:
 
 
 # ---- normalisation --------------------------------------------------------------------------------------
-
-@converter("BatchNormalization", (9, 14, 15), attrs=("epsilon", "momentum", "training_mode"),
-           check=one_of("training_mode", (0,), 0))
-def _batch_norm(ctx: Ctx, x: Value, scale: Value, bias: Value, mean: Value, var: Value) -> Value:
-    dims, dt = shape(x), dtype(x)
-    x4 = x if len(dims) in (2, 4) else reshape(x, [dims[0], dims[1], prod(dims[2:]), 1])
-    params = [cast(p, dt) for p in (scale, bias, mean, var)]
-    y = prim("BatchNorm", {"epsilon": float(ctx.attr("epsilon", 1e-5))}, x4, *params)
-    return reshape(y, dims)
-
 
 @converter("LayerNormalization", (17,), attrs=("axis", "epsilon", "stash_type"), outputs=3)
 def _layer_norm(ctx: Ctx, x: Value, scale: Value, bias: Value = None) -> Value:

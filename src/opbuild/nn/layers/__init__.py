@@ -24,6 +24,7 @@ from .conv import Conv1d, Conv2d, Conv2dTranspose
 from .embedding import Embedding
 from .instance_norm import GroupNorm, InstanceNorm2d
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .padding import Pad
 from .pooling import AvgPool2d, MaxPool2d
 from .pooling1d import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, MaxPool1d
 from .resize import PixelShuffle, Upsample
@@ -41,4 +42,4 @@ __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "B
            "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
            "GroupNorm", "InstanceNorm2d", "BatchNorm1d", "PixelShuffle", "Conv1d",
            "Conv2dTranspose", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "MaxPool1d", "Upsample",
-           "ReLU6"]
+           "ReLU6", "Pad"]

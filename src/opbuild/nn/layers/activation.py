@@ -70,11 +70,11 @@ class GELU(Cell):
         super().__init__()
         self.approximate = bool(approximate)
         self.tanh = ops.Tanh()
-        self.gelu = ops.GeLU()
+
 
     def construct(self, x: Tensor) -> Tensor:
-        if not self.approximate:
-            return self.gelu(x)
+        if not self.approximate:  # ops.GeLU() is MindSpore's tanh form; the exact one is ops.gelu's 'none'
+            return ops.gelu(x, approximate="none")
         return compose.gelu_tanh(compose.TENSORS, x)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ... import ops
 from ...common.initializer import HeUniform, Uniform, init_array, op_seed
+from ...core.dtypes import dtype_of
 from ...core.errors import ShapeError
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
@@ -41,6 +42,8 @@ class Dense(Cell):
             if bias_init is None:
                 bias_init = Uniform(1 / math.sqrt(in_channels))
             self.bias = Parameter(init_array(bias_init, (out_channels,)), name="bias")
+        else:
+            self.bias = None  # MindSpore's: model zoos test `cell.bias is not None` in their initialisers
         self.matmul = ops.MatMul(transpose_b=True)
         self.bias_add = ops.BiasAdd()
         self.reshape = ops.Reshape()
@@ -91,8 +94,10 @@ class Dropout(Cell):
     writing the state Parameter in place), so every call draws a fresh mask without retracing.
     """
 
-    def __init__(self, keep_prob: float = 0.5, p: float | None = None) -> None:
+    def __init__(self, keep_prob: float = 0.5, p: float | None = None, dtype=None) -> None:
         super().__init__()
+        if dtype is not None:  # MindSpore's (deprecated) input dtype argument: checked, not needed here
+            dtype_of(dtype)
         if p is not None:
             if not isinstance(p, (int, float)) or isinstance(p, bool) or not 0.0 <= p < 1.0:
                 raise ValueError(f"Dropout: p must be a float in [0, 1), got {p!r}")

@@ -51,6 +51,8 @@ class Conv2d(Cell):
             init_array(weight_init, (out_channels, in_channels // group, *self.kernel_size)), name="weight")
         if self.has_bias:
             self.bias = Parameter(init_array(bias_init, (out_channels,)), name="bias")
+        else:
+            self.bias = None  # MindSpore's: model zoos test `cell.bias is not None` in their initialisers
         self.conv2d = ops.Conv2D(out_channel=out_channels, kernel_size=self.kernel_size, mode=1,
                                  pad_mode=self.pad_mode, pad=self.padding, stride=self.stride,
                                  dilation=self.dilation, group=group)
@@ -94,6 +96,8 @@ class Conv1d(Cell):
         if self.has_bias:
             self.bias = Parameter(init_array(Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init,
                                              (out_channels,)), name="bias")
+        else:
+            self.bias = None
         self.conv2d = ops.Conv2D(out_channel=out_channels, kernel_size=(1, kernel_size), mode=1,
                                  pad_mode=self.pad_mode, pad=(0, 0, *pads), stride=(1, self.stride),
                                  dilation=(1, self.dilation), group=group)
@@ -167,6 +171,8 @@ class Conv2dTranspose(Cell):
         if self.has_bias:
             self.bias = Parameter(init_array(Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init,
                                              (out_channels,)), name="bias")
+        else:
+            self.bias = None
         self.bias_add = ops.BiasAdd()
 
     def _attrs(self, n: int, h: int, w: int) -> dict:

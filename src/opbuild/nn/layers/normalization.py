@@ -52,7 +52,7 @@ class BatchNorm2d(Cell):
     def construct(self, x: Tensor) -> Tensor:
         check_input("BatchNorm2d", x, rank=4, dim=(1, self.num_features))
         if not self.training:
-            return self.batch_norm(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)
+            return self.batch_norm(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)[0]
         y, _, _, _, _ = self.batch_norm_train(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)
         return y
 

@@ -162,12 +162,19 @@ def _fill(shape: tuple[int, ...], value, dtype: DType | str) -> Tensor:
 
 
 def full(size: Shape, fill_value, *, dtype: DType | str | None = None) -> Tensor:
-    """``ops.full(size, fill_value, *, dtype=None)``: a tensor of ``fill_value``; dtype None takes it
-    from the value (bool -> bool, int -> int64, float -> float32)."""
+    """``ops.full(size, fill_value, *, dtype=None)``: a tensor of ``fill_value``. dtype None: bool for a
+    bool value, else int64 when ``size`` is a tuple of Python ints (MindSpore 2.10 takes the dtype from the
+    size there, so ``ops.full((2, 3), 1.2)`` is int64 ones, truncated as MindSpore's), float32 otherwise."""
     if dtype is None:
         dtype = ("bool" if isinstance(fill_value, bool) else
-                 "int64" if isinstance(fill_value, numbers.Integral) else "float32")
+                 "int64" if isinstance(fill_value, numbers.Integral) or _int_tuple(size) else "float32")
+        if dtype == "int64" and isinstance(fill_value, float):
+            fill_value = int(fill_value)
     return _fill(_shape(size), fill_value, dtype)
+
+
+def _int_tuple(size) -> bool:
+    return isinstance(size, (tuple, list)) and all(isinstance(d, int) and not isinstance(d, bool) for d in size)
 
 
 def ones(shape: Shape, dtype: DType | str | None = None) -> Tensor:
@@ -201,7 +208,8 @@ def one_hot(indices, depth: int, on_value=1, off_value=0, axis: int = -1) -> Ten
     """``ops.one_hot(indices, depth, on_value=1, off_value=0, axis=-1)``: ``on_value`` where the new axis'
     position equals the index, else ``off_value``; indices outside [0, depth) give an all-``off_value`` row.
 
-    The output dtype is on_value's when it is a Tensor, else float32 (the dtype losses consume).
+    The output dtype is on_value's when it is a Tensor, else MindSpore's for the Python scalar: int64 for
+    ints, float32 for floats.
     """
     ids = as_tensor(indices)
     if ids.dtype.name not in ("int32", "int64"):
@@ -211,7 +219,8 @@ def one_hot(indices, depth: int, on_value=1, off_value=0, axis: int = -1) -> Ten
     positions = np.arange(depth, dtype=ids.dtype.np_dtype).reshape(
         [depth if d == ax else 1 for d in range(out_rank)])
     hit = apply("Equal", {}, [apply("ExpandDims", {"axis": ax}, [ids]), Tensor(positions)])
-    on = on_value if isinstance(on_value, Tensor) else Tensor(np.asarray(on_value, np.float32))
+    scalar_dtype = np.int64 if isinstance(on_value, int) and not isinstance(on_value, bool) else np.float32
+    on = on_value if isinstance(on_value, Tensor) else Tensor(np.asarray(on_value, scalar_dtype))
     off = as_tensor(off_value, on)
     return apply("Select", {}, [hit, on, off])
 

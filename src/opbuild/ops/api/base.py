@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ...core.dtypes import DType, promote_types, scalar_result_dtype
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 
@@ -11,12 +14,35 @@ def unary(op: str, x) -> Tensor:
     return apply(op, {}, [x])
 
 
+def _is_scalar(x) -> bool:
+    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
+
+
+def promote(a, b) -> tuple[Tensor, Tensor]:
+    """Both operands as Tensors of one dtype, by MindSpore's implicit promotion: two tensors meet at
+    :func:`~opbuild.core.dtypes.promote_types`; a Python scalar takes the tensor's dtype unless it is a float
+    with an integer/bool tensor (float32) or an int with a bool tensor (int64). A Cast node is added only for
+    an operand whose dtype changes."""
+    if isinstance(a, Tensor) and _is_scalar(b):
+        target = scalar_result_dtype(a.dtype, b)
+        return _to(a, target), Tensor(np.asarray(b, dtype=target.np_dtype))
+    if isinstance(b, Tensor) and _is_scalar(a):
+        target = scalar_result_dtype(b.dtype, a)
+        return Tensor(np.asarray(a, dtype=target.np_dtype)), _to(b, target)
+    a, b = as_tensor(a), as_tensor(b)
+    if a.dtype == b.dtype or a.dtype.storage_only or b.dtype.storage_only:
+        return a, b
+    target = promote_types(a.dtype, b.dtype)
+    return _to(a, target), _to(b, target)
+
+
+def _to(t: Tensor, dtype: DType) -> Tensor:
+    return t if t.dtype == dtype else apply("Cast", {"dtype": dtype.name}, [t])
+
+
 def binary(op: str, a, b) -> Tensor:
-    """Apply a broadcasting binary primitive; a Python scalar operand takes the tensor operand's dtype."""
-    if isinstance(a, Tensor) and not isinstance(b, Tensor):
-        b = as_tensor(b, a)
-    elif isinstance(b, Tensor) and not isinstance(a, Tensor):
-        a = as_tensor(a, b)
+    """Apply a broadcasting binary primitive after MindSpore's implicit type promotion (:func:`promote`)."""
+    a, b = promote(a, b)
     return apply(op, {}, [a, b])
 
 

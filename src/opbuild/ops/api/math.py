@@ -15,7 +15,7 @@ from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
 from .. import compose
 from ..primitive import apply
-from .base import binary, true_divide, unary
+from .base import binary, promote, true_divide, unary
 
 Axis = int | Sequence[int] | None
 
@@ -205,12 +205,12 @@ def logical_xor(input, other) -> Tensor:
 
 
 def where(condition, input, other) -> Tensor:
-    """``ops.where(condition, input, other)``: input where condition else other (broadcasting; a scalar
-    takes the other operand's dtype, two scalars give float32)."""
+    """``ops.where(condition, input, other)``: input where condition else other (broadcasting; the two
+    values meet at MindSpore's implicit promotion, as a binary operator's operands; two scalars give
+    float32 for a float, int64 for ints)."""
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = Tensor(input)
-    x = as_tensor(input, other if isinstance(other, Tensor) else None)
-    y = as_tensor(other, x)
+    x, y = promote(input, other)
     return apply("Select", {}, [_as_bool(condition), x, y])
 
 
@@ -239,23 +239,41 @@ def _axis(axis: Axis) -> Any:
 
 def sum(input, dim: Axis = None, keepdim: bool = False, *, dtype: DType | str | None = None) -> Tensor:  # noqa: A001
     """``ops.sum(input, dim=None, keepdim=False, *, dtype=None)``: sum over ``dim`` (None: every axis);
-    ``dtype`` casts the input first. Bool input sums as int64."""
+    ``dtype`` casts the input first. Bool and integer input sums as int64 (MindSpore's rule: integer sums
+    do not overflow their input's width)."""
     x = as_tensor(input)
     if dtype is not None:
         x = _cast(x, dtype)
-    elif x.dtype.name == "bool":
+    elif x.dtype.name == "bool" or x.dtype.is_int:
         x = _cast(x, "int64")
     return apply("ReduceSum", {"keep_dims": bool(keepdim), "axis": _axis(dim)}, [x])
 
 
-def mean(input, axis: Axis = None, keep_dims: bool = False) -> Tensor:
-    """``ops.mean(input, axis=None, keep_dims=False)``: mean over ``axis`` (None: every axis); integer
-    input is averaged as float32."""
-    return apply("ReduceMean", {"keep_dims": bool(keep_dims), "axis": _axis(axis)}, [_float(as_tensor(input))])
+def mean(input, axis: Axis = None, keep_dims: bool = False, *, dim: Axis = None, keepdim: bool | None = None,
+         dtype: DType | str | None = None) -> Tensor:
+    """``ops.mean(input, axis=None, keep_dims=False)`` (also ``dim=``/``keepdim=``, and ``dtype``): mean over
+    ``axis`` (None: every axis). Integer input keeps its dtype, the mean truncated toward zero, as
+    MindSpore's CPU kernel gives it (``ops.mean`` of int32 [1, 2, 4] is 2)."""
+    axis = dim if dim is not None else axis
+    keep_dims = keepdim if keepdim is not None else keep_dims
+    x = as_tensor(input)
+    if dtype is not None:
+        x = _cast(x, dtype)
+    if x.dtype.is_float:
+        return apply("ReduceMean", {"keep_dims": bool(keep_dims), "axis": _axis(axis)}, [x])
+    total = apply("ReduceSum", {"keep_dims": bool(keep_dims), "axis": _axis(axis)}, [_cast(x, "int64")])
+    count = x.size if axis is None or axis == () else int(np.prod(
+        [x.shape[a] for a in ((axis,) if isinstance(axis, int) else axis)]))
+    q = div(total, Tensor(np.asarray(count, np.int64)), rounding_mode="trunc")
+    return _cast(q, x.dtype)
 
 
-def prod(input, axis: Axis = None, keep_dims: bool = False) -> Tensor:
-    """``ops.prod(input, axis=None, keep_dims=False)``: product over ``axis`` (None: every axis)."""
+def prod(input, axis: Axis = None, keep_dims: bool = False, *, dim: Axis = None,
+         keepdim: bool | None = None) -> Tensor:
+    """``ops.prod(input, axis=None, keep_dims=False)`` (also ``dim=``/``keepdim=``): product over ``axis``
+    (None: every axis)."""
+    axis = dim if dim is not None else axis
+    keep_dims = keepdim if keepdim is not None else keep_dims
     return apply("ReduceProd", {"keep_dims": bool(keep_dims), "axis": _axis(axis)}, [as_tensor(input)])
 
 
@@ -269,10 +287,10 @@ def _extreme(is_max: bool, input, axis, keepdims, initial, where_):
     if axis is None:
         # MindSpore: every element, keepdims ignored, and the index is always 0.
         values = apply(red, {"keep_dims": False, "axis": ()}, [x])
-        index = Tensor(np.array(0, dtype=np.int32))
+        index = Tensor(np.array(0, dtype=np.int64))
     else:
         values = apply(red, {"keep_dims": bool(keepdims), "axis": axis}, [x])
-        index = apply(arg, {"axis": axis, "output_type": "int32"}, [x])
+        index = apply(arg, {"axis": axis, "output_type": "int64"}, [x])
         if keepdims:
             index = apply("ExpandDims", {"axis": axis % x.ndim}, [index])
     if initial is not None:
@@ -282,7 +300,7 @@ def _extreme(is_max: bool, input, axis, keepdims, initial, where_):
 
 def max(input, axis: int | None = None, keepdims: bool = False, *, initial=None, where=None):  # noqa: A001
     """``ops.max(input, axis=None, keepdims=False, *, initial=None, where=None)`` -> (values, indices):
-    the maximum along ``axis`` and its first index (int32). ``axis`` None: the maximum of every element and
+    the maximum along ``axis`` and its first index (int64). ``axis`` None: the maximum of every element and
     index 0 (MindSpore's rule). ``where`` (with ``initial``) replaces masked-out elements by ``initial``."""
     return _extreme(True, input, axis, keepdims, initial, where)
 
@@ -293,35 +311,43 @@ def min(input, axis: int | None = None, keepdims: bool = False, *, initial=None,
     return _extreme(False, input, axis, keepdims, initial, where)
 
 
-def amax(input, axis: Axis = None, keepdims: bool = False) -> Tensor:
-    """``ops.amax(input, axis=None, keepdims=False)``: the maximum over ``axis`` (values only)."""
+def amax(input, axis: Axis = None, keepdims: bool = False, *, dim: Axis = None, keepdim: bool | None = None
+         ) -> Tensor:
+    """``ops.amax(input, axis=None, keepdims=False)`` (also ``dim=``/``keepdim=``): the maximum over ``axis``
+    (values only)."""
+    axis = dim if dim is not None else axis
+    keepdims = keepdim if keepdim is not None else keepdims
     return apply("ReduceMax", {"keep_dims": bool(keepdims), "axis": _axis(axis)}, [as_tensor(input)])
 
 
-def amin(input, axis: Axis = None, keepdims: bool = False) -> Tensor:
-    """``ops.amin(input, axis=None, keepdims=False)``: the minimum over ``axis`` (values only)."""
+def amin(input, axis: Axis = None, keepdims: bool = False, *, dim: Axis = None, keepdim: bool | None = None
+         ) -> Tensor:
+    """``ops.amin(input, axis=None, keepdims=False)`` (also ``dim=``/``keepdim=``): the minimum over ``axis``
+    (values only)."""
+    axis = dim if dim is not None else axis
+    keepdims = keepdim if keepdim is not None else keepdims
     return apply("ReduceMin", {"keep_dims": bool(keepdims), "axis": _axis(axis)}, [as_tensor(input)])
 
 
-def _arg(op: str, input, axis, keep) -> Tensor:
+def _arg(op: str, input, axis, keep, out_type: str = "int64") -> Tensor:
     x = as_tensor(input)
     if axis is None:  # over the flattened input; keepdims then keeps every axis with size 1
-        out = apply(op, {"axis": 0, "output_type": "int32"}, [apply("Reshape", {"shape": (-1,)}, [x])])
+        out = apply(op, {"axis": 0, "output_type": out_type}, [apply("Reshape", {"shape": (-1,)}, [x])])
         return apply("Reshape", {"shape": (1,) * x.ndim}, [out]) if keep else out
-    out = apply(op, {"axis": axis, "output_type": "int32"}, [x])
+    out = apply(op, {"axis": axis, "output_type": out_type}, [x])
     return apply("ExpandDims", {"axis": axis % x.ndim}, [out]) if keep else out
 
 
 def argmax(input, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    """``ops.argmax(input, dim=None, keepdim=False)``: index (int32) of the first maximum along ``dim``
-    (None: of the flattened input)."""
+    """``ops.argmax(input, dim=None, keepdim=False)``: index (int64, as MindSpore) of the first maximum along
+    ``dim`` (None: of the flattened input)."""
     return _arg("ArgMax", input, dim, keepdim)
 
 
 def argmin(input, axis: int | None = None, keepdims: bool = False) -> Tensor:
-    """``ops.argmin(input, axis=None, keepdims=False)``: index (int32) of the first minimum along ``axis``
-    (None: of the flattened input)."""
-    return _arg("ArgMin", input, axis, keepdims)
+    """``ops.argmin(input, axis=None, keepdims=False)``: index of the first minimum along ``axis`` (None: of
+    the flattened input); int32, as MindSpore 2.10's ``ops.argmin`` gives it (``argmax`` is int64)."""
+    return _arg("ArgMin", input, axis, keepdims, "int32")
 
 
 __all__ = [

@@ -11,6 +11,16 @@ A composition is a function of a *builder* and its operands. The builder decides
 
 So the math of each composition exists once; an operator that also has a hand-written kernel (Softmax,
 LayerNorm: faster as one kernel of their own) is checked against its decomposition (tests/ops/test_compose.py).
+
+Besides operands from the builder, a composition may pass NumPy arrays as operands: constant tables (resizing
+taps, Gather indices, masks) and scalars of an explicit dtype. The Tensor and ONNX builders take them (the
+ONNX builder folds what is all-constant); the fusion pass's builder serves only compositions without them.
+
+The modules: ``activations`` (tanh GeLU), ``normalization`` (Softmax, LogSoftmax, LayerNorm), ``reductions``
+(log-sum-exp, p-norms, sum of squares, instance normalisation), ``einsum`` (Einstein summation as pairwise
+BatchMatMuls), ``resize`` (separable resizing by constant tap tables, and MindSpore's resizing primitive
+classes), ``primitives`` (MindSpore primitive classes that apply a composition: AddN, ScatterNd, Einsum,
+LpNorm, Addcdiv, Addcmul).
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ class TensorBuilder:
     taking the other operand's dtype, as the functional API's weak typing does."""
 
     def op(self, name: str, attrs: dict, *args: Any) -> Tensor:
+        # NumPy operands (constant tables) become captured Tensors of their own dtype in apply.
         return apply(name, attrs, list(args))
 
     def const(self, value: float, like: Tensor) -> Tensor:

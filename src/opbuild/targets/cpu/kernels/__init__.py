@@ -169,6 +169,7 @@ from . import (  # noqa: E402, F401
     fused,
     fused_gemm,
     fused_reduce,
+    grid_sampling,
     indexing,
     layout,
     linalg,
@@ -183,5 +184,8 @@ from . import (  # noqa: E402, F401
     random_ops,
     random_sample,
     reduction,
+    scan,
+    scatters,
     slicing,
+    sorting,
 )

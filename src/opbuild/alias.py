@@ -1,0 +1,129 @@
+"""Run code written for MindSpore unmodified: an import hook (a ``sys.meta_path`` finder) under which
+``import mindspore`` and every ``mindspore.<sub.module>`` path resolve to opbuild's modules.
+
+Three ways to install it:
+
+* ``opbuild.alias_mindspore()`` in a program (before its ``import mindspore``);
+* ``OPBUILD_AS_MINDSPORE=1`` in the environment of a process that imports opbuild;
+* ``opbuild run --as-mindspore script.py``, which also sets that variable and puts a ``sitecustomize`` on
+  ``PYTHONPATH`` for the processes the script starts, so they get the hook without importing opbuild first.
+
+``mindspore.X.Y`` is ``opbuild.X.Y`` where opbuild has that module, else the counterpart of :data:`RENAMED`
+(MindSpore's internal module paths that model zoos import from, such as ``mindspore.ops.operations.nn_ops``).
+A path with neither raises ModuleNotFoundError naming both, and never falls through to a real MindSpore
+install: with the hook in place, every ``mindspore`` module is opbuild's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from types import ModuleType
+
+ENV = "OPBUILD_AS_MINDSPORE"
+
+# MindSpore module paths whose opbuild counterpart has another path.
+RENAMED: dict[str, str] = {
+    "mindspore.common.tensor": "opbuild.core.tensor",
+    "mindspore.common.parameter": "opbuild.core.parameter",
+    "mindspore.common.api": "opbuild.jit",
+    "mindspore.common.dtype": "opbuild.common.dtype",
+    "mindspore.common.initializer": "opbuild.common.initializer",
+    "mindspore.ops.operations.nn_ops": "opbuild.ops.operations",
+    "mindspore.ops.operations.math_ops": "opbuild.ops.operations",
+    "mindspore.ops.operations.array_ops": "opbuild.ops.operations",
+    "mindspore.ops.operations.comm_ops": "opbuild.ops.operations",
+    "mindspore.ops.function": "opbuild.ops.functional",
+    "mindspore.nn.layer": "opbuild.nn.layers",
+    "mindspore.nn.cell": "opbuild.nn.cell",
+    "mindspore.nn.wrap.cell_wrapper": "opbuild.nn.wrap",
+    "mindspore.nn.wrap.loss_scale": "opbuild.nn.loss_scale",
+    "mindspore.nn.optim.optimizer": "opbuild.nn.optim.optimizer",
+    "mindspore.train.serialization": "opbuild.train.serialization",
+    "mindspore.nn.loss.loss": "opbuild.nn.loss",
+    "mindspore.nn.optim.sgd": "opbuild.nn.optim.momentum",
+    "mindspore.common.sparse_tensor": "opbuild.sparse",
+    "mindspore.common.jit_config": "opbuild.jit",
+    "mindspore.train.metrics": "opbuild.train.metrics",
+}
+
+
+def counterpart(fullname: str) -> str:
+    """The opbuild module name for the MindSpore module name ``fullname``: the longest :data:`RENAMED` prefix
+    rewritten (``mindspore.nn.layer.activation`` is ``opbuild.nn.layers.activation``), else the same path
+    under ``opbuild``."""
+    parts = fullname.split(".")
+    for n in range(len(parts), 1, -1):
+        prefix = ".".join(parts[:n])
+        if prefix in RENAMED:
+            return ".".join([RENAMED[prefix], *parts[n:]])
+    return "opbuild" + fullname[len("mindspore"):]
+
+
+class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """The finder and loader: ``mindspore[.X]`` is loaded as the already imported ``opbuild[.X]`` module
+    object itself, so ``mindspore.nn.Cell is opbuild.nn.Cell`` and isinstance checks hold across names."""
+
+    def find_spec(self, fullname: str, path=None, target=None):
+        if fullname != "mindspore" and not fullname.startswith("mindspore."):
+            return None
+        name = counterpart(fullname)
+        try:
+            found = importlib.util.find_spec(name)
+        except ModuleNotFoundError:
+            found = None
+        if found is None:
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: opbuild (standing in for mindspore) has no {name!r}. "
+                "See docs/mindspore-compat.md for what opbuild provides.", name=fullname)
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=found.submodule_search_locations
+                                              is not None or _has_renamed_children(fullname))
+
+    def create_module(self, spec) -> ModuleType:
+        module = importlib.import_module(counterpart(spec.name))
+        if hasattr(module, "__path__") or not _has_renamed_children(spec.name):
+            return module
+        # MindSpore's package (mindspore.ops.operations holds nn_ops, math_ops, ...) is a plain module in
+        # opbuild: a package module carrying the same objects, so its submodule paths can be imported.
+        package = ModuleType(spec.name, module.__doc__)
+        package.__dict__.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
+        package.__path__ = []
+        return package
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Nothing to run: the opbuild module was executed when it was imported."""
+
+
+def _has_renamed_children(fullname: str) -> bool:
+    return any(name.startswith(fullname + ".") for name in RENAMED)
+
+
+def alias_mindspore() -> None:
+    """Install the hook (idempotent): from now on ``import mindspore`` in this process gives opbuild. A
+    ``mindspore`` module imported before the call (a real MindSpore) is left alone; a ValueError says so."""
+    if any(isinstance(f, MindSporeAlias) for f in sys.meta_path):
+        return
+    real = sys.modules.get("mindspore")
+    if real is not None and not getattr(real, "__name__", "").startswith("opbuild"):
+        raise ValueError("alias_mindspore(): a real 'mindspore' package is already imported in this process; "
+                         "install the alias before anything imports mindspore")
+    sys.meta_path.insert(0, MindSporeAlias())
+
+
+def install_from_env() -> None:
+    """Install the hook when ``OPBUILD_AS_MINDSPORE`` is 1/true/yes/on (opbuild's import calls this)."""
+    raw = os.environ.get(ENV, "").strip().lower()
+    if raw in ("1", "true", "yes", "on"):
+        alias_mindspore()
+    elif raw not in ("", "0", "false", "no", "off"):
+        raise ValueError(f"{ENV}={raw!r}: expected 1 (install the mindspore import alias) or 0")
+
+
+def sitecustomize_dir() -> str:
+    """The folder holding the ``sitecustomize`` that installs the hook in child processes (``opbuild run
+    --as-mindspore`` puts it on PYTHONPATH)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "_as_mindspore")

@@ -1,0 +1,234 @@
+"""More functional-API math (``ops.sign``, ``ops.var``, ``ops.logsumexp``, ``ops.tril``, ...), written as
+compositions of the registered primitives, so they trace and cache like the rest; the Tensor methods of the
+same names (core/tensor_methods.py) call these.
+
+Where a composition is not exact it says so (``log1p``/``expm1`` are computed as log(1 + x) / exp(x) - 1 and
+lose relative precision for |x| below about 1e-4 in float32).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...core.tensor import Tensor, as_tensor
+from ..primitive import apply
+from . import array as A
+from . import math as M
+from .base import binary
+
+
+def _scalar_like(value, x: Tensor) -> Tensor:
+    return Tensor(np.asarray(value, dtype=x.dtype.np_dtype))
+
+
+def _count(x: Tensor, axis) -> int:
+    if axis is None or axis == ():
+        return x.size
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    return int(np.prod([x.shape[a] for a in axes]))
+
+
+def var(input, axis=None, ddof: int = 0, keepdims: bool = False) -> Tensor:
+    """``ops.var(input, axis=None, ddof=0, keepdims=False)``: mean squared deviation over ``axis``, divided by
+    N - ddof (integer input computes in float32)."""
+    x = M._float(as_tensor(input))
+    centred = M.sub(x, M.mean(x, axis, True))
+    n = _count(x, axis)
+    total = M.sum(M.square(centred), axis, keepdims)
+    return M.div(total, float(n - ddof))
+
+
+def std(input, axis=None, ddof: int = 0, keepdims: bool = False) -> Tensor:
+    """``ops.std(input, axis=None, ddof=0, keepdims=False)``: the square root of :func:`var`."""
+    return M.sqrt(var(input, axis, ddof, keepdims))
+
+
+def var_mean(input, axis=None, ddof: int = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """``ops.var_mean(input, axis=None, ddof=0, keepdims=False)``: (variance, mean) over ``axis``."""
+    x = M._float(as_tensor(input))
+    return var(x, axis, ddof, keepdims), M.mean(x, axis, keepdims)
+
+
+def std_mean(input, axis=None, ddof: int = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """``ops.std_mean(input, axis=None, ddof=0, keepdims=False)``: (standard deviation, mean) over ``axis``."""
+    x = M._float(as_tensor(input))
+    return std(x, axis, ddof, keepdims), M.mean(x, axis, keepdims)
+
+
+def lerp(input, end, weight) -> Tensor:
+    """``ops.lerp(input, end, weight)``: input + weight * (end - input)."""
+    return M.add(input, M.mul(weight, M.sub(end, input)))
+
+
+def remainder(input, other) -> Tensor:
+    """``ops.remainder(input, other)``: the remainder with the sign of the divisor (Python's %)."""
+    return binary("FloorMod", input, other)
+
+
+def fmod(input, other) -> Tensor:
+    """``ops.fmod(input, other)``: the remainder with the sign of the dividend (C's fmod)."""
+    return binary("Mod", input, other)
+
+
+def floor_divide(input, other) -> Tensor:
+    """``ops.floor_divide(input, other)``: division rounded toward minus infinity."""
+    return binary("FloorDiv", input, other)
+
+
+def _band(x: Tensor, diagonal: int, lower: bool) -> Tensor:
+    if x.ndim < 2:
+        raise ValueError(f"{'tril' if lower else 'triu'}: input must have at least 2 dims, got {x.ndim}")
+    rows, cols = x.shape[-2:]
+    keep = np.tri(rows, cols, diagonal, dtype=bool) if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
+    return M.where(Tensor(keep), x, _scalar_like(0, x))
+
+
+def tril(input, diagonal: int = 0) -> Tensor:
+    """``ops.tril(input, diagonal=0)``: the lower triangle of the last two dims, zeros above ``diagonal``."""
+    return _band(as_tensor(input), diagonal, True)
+
+
+def triu(input, diagonal: int = 0) -> Tensor:
+    """``ops.triu(input, diagonal=0)``: the upper triangle of the last two dims, zeros below ``diagonal``."""
+    return _band(as_tensor(input), diagonal, False)
+
+
+def diag(input) -> Tensor:
+    """``ops.diag(input)``: a 1-D input as the diagonal of a square matrix."""
+    x = as_tensor(input)
+    if x.ndim != 1:
+        raise ValueError(f"diag: input must be 1-D, got {x.ndim} dims")
+    n = x.shape[0]
+    return M.where(Tensor(np.eye(n, dtype=bool)), A.broadcast_to(x, (n, n)), _scalar_like(0, x))
+
+
+def trace(input) -> Tensor:
+    """``ops.trace(input)``: the sum of a 2-D input's main diagonal."""
+    x = as_tensor(input)
+    if x.ndim != 2:
+        raise ValueError(f"trace: input must be 2-D, got {x.ndim} dims")
+    return M.sum(M.where(Tensor(np.eye(*x.shape, dtype=bool)), x, _scalar_like(0, x)))
+
+
+def flip(input, dims: Sequence[int]) -> Tensor:
+    """``ops.flip(input, dims)``: reverse the order of elements along ``dims``."""
+    x = as_tensor(input)
+    key = [slice(None)] * x.ndim
+    for d in (dims,) if isinstance(dims, numbers.Integral) else dims:
+        key[d] = slice(None, None, -1)
+    return x[tuple(key)]
+
+
+def narrow(input, axis: int, start: int, length: int) -> Tensor:
+    """``ops.narrow(input, axis, start, length)``: ``length`` elements along ``axis`` from ``start``."""
+    x = as_tensor(input)
+    key = [slice(None)] * x.ndim
+    key[axis] = slice(start, start + length)
+    return x[tuple(key)]
+
+
+def masked_fill(input_x, mask, value) -> Tensor:
+    """``ops.masked_fill(input_x, mask, value)``: ``value`` where ``mask`` is True, else input."""
+    x = as_tensor(input_x)
+    v = value if isinstance(value, Tensor) else _scalar_like(value, x)
+    return M.where(mask, v, x)
+
+
+def swapaxes(input, axis0: int, axis1: int) -> Tensor:
+    """``ops.swapaxes(input, axis0, axis1)``: exchange two axes."""
+    x = as_tensor(input)
+    perm = list(range(x.ndim))
+    perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
+    return A.transpose(x, tuple(perm))
+
+
+def unstack(input_x, axis: int = 0) -> tuple[Tensor, ...]:
+    """``ops.unstack(input_x, axis=0)``: the slices along ``axis``, that axis removed."""
+    x = as_tensor(input_x)
+    ax = axis % x.ndim
+    return tuple(x[(slice(None),) * ax + (i,)] for i in range(x.shape[ax]))
+
+
+unbind = unstack
+
+
+def chunk(input, chunks: int, axis: int = 0) -> tuple[Tensor, ...]:
+    """``ops.chunk(input, chunks, axis=0)``: ``chunks`` pieces of ceil(n / chunks) along ``axis``."""
+    x = as_tensor(input)
+    n = x.shape[axis]
+    size = -(-n // chunks)
+    return A.split(x, size, axis)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
+    """``ops.addmm(input, mat1, mat2, *, beta=1, alpha=1)``: beta * input + alpha * (mat1 @ mat2)."""
+    prod = A.matmul(mat1, mat2)
+    return M.add(M.mul(input, beta) if beta != 1 else input, M.mul(prod, alpha) if alpha != 1 else prod)
+
+
+_LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
+
+
+def log2(input) -> Tensor:
+    """``ops.log2(input)``: log(x) / log(2)."""
+    return M.div(M.log(M._float(as_tensor(input))), _LN2)
+
+
+def log10(input) -> Tensor:
+    """``ops.log10(input)``: log(x) / log(10)."""
+    return M.div(M.log(M._float(as_tensor(input))), _LN10)
+
+
+def exp2(input) -> Tensor:
+    """``ops.exp2(input)``: 2 ** x."""
+    x = M._float(as_tensor(input))
+    return M.exp(M.mul(x, _LN2))
+
+
+def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """``ops.isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False)``: |input - other| <= atol + rtol *
+    |other| elementwise (NaNs equal when ``equal_nan``)."""
+    a, b = as_tensor(input), as_tensor(other)
+    close = M.le(M.abs(M.sub(a, b)), M.add(M.mul(M.abs(M._float(b)), rtol), atol))
+    close = M.logical_or(close, M.equal(a, b))  # equal infinities
+    if equal_nan and (a.dtype.is_float or b.dtype.is_float):
+        close = M.logical_or(close, M.logical_and(M.isnan(M._float(a)), M.isnan(M._float(b))))
+    return close
+
+
+def index_select(input, axis: int, index) -> Tensor:
+    """``ops.index_select(input, axis, index)``: the slices along ``axis`` at the 1-D ``index``."""
+    return A.gather(input, index, axis)
+
+
+def roll(input, shifts, dims=None) -> Tensor:
+    """``ops.roll(input, shifts, dims=None)``: elements shifted along ``dims`` (None: of the flattened input),
+    wrapping around; one Gather per axis with constant indices."""
+    x = as_tensor(input)
+    if dims is None:
+        flat = A.reshape(x, (-1,))
+        return A.reshape(roll(flat, shifts, 0), x.shape)
+    shifts = (shifts,) if isinstance(shifts, numbers.Integral) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise ValueError(f"roll: shifts {shifts} and dims {dims} must have the same length")
+    for s, d in zip(shifts, dims):
+        n = x.shape[d]
+        x = apply("Gather", {"axis": d % x.ndim}, [x, Tensor((np.arange(n) - s) % n)])
+    return x
+
+
+def repeat_elements(x, rep: int, axis: int = 0) -> Tensor:
+    """``ops.repeat_elements(x, rep, axis=0)``: each element repeated ``rep`` times along ``axis``."""
+    t = as_tensor(x)
+    ax = axis % t.ndim
+    return apply("Gather", {"axis": ax}, [t, Tensor(np.repeat(np.arange(t.shape[ax]), rep))])
+
+
+__all__ = ["log2", "log10", "exp2", "isclose", "index_select", "roll", "repeat_elements",
+           "var", "std", "var_mean", "std_mean",
+           "lerp", "remainder", "fmod", "floor_divide", "tril", "triu",
+           "diag", "trace", "flip", "narrow", "masked_fill", "swapaxes", "unstack", "unbind", "chunk", "addmm"]
