@@ -25,10 +25,15 @@ def _out_dtype(ctx: Ctx, like: Value | None) -> str:
 
 
 def _state(ctx: Ctx):
-    seed = ctx.attr("seed")
-    # ONNX's seed is a float: its bits are not a portable integer, so it is hashed through its value.
-    start = state_seed() if seed is None else state_seed(abs(int(seed * 1_000_003)) + 1)
-    return new_state(start)
+    """The node's generator state, created at its first call and kept with the loaded model (``ctx.memo``),
+    so that every run (traced once, or replayed in PyNative) continues the same sequence."""
+    state = ctx.memo.get("rng_state")
+    if state is None:
+        seed = ctx.attr("seed")
+        # ONNX's seed is a float: its bits are not a portable integer, so it is hashed through its value.
+        start = state_seed() if seed is None else state_seed(abs(int(seed * 1_000_003)) + 1)
+        state = ctx.memo.setdefault("rng_state", new_state(start))
+    return state
 
 
 def _sample(ctx: Ctx, op: str, dims, dt: str, a: float, b: float) -> Value:
