@@ -41,6 +41,7 @@ class _InitCounter:
 
 
 _counter = _InitCounter()
+_seed_epoch = _InitCounter()
 _op_counter = _InitCounter()  # random operators (Dropout): their own sequence, so weights do not shift
 
 
@@ -57,6 +58,13 @@ def set_seed(seed: int) -> None:
     config.set_context(seed=seed)
     _counter.reset()
     _op_counter.reset()
+    _seed_epoch.next()
+
+
+def seed_epoch() -> int:
+    """How many times ``set_seed`` has run in this process: functional random ops restart their generator
+    states when it changes, as MindSpore's do after ``set_seed``."""
+    return _seed_epoch.n
 
 
 def _fans(shape: tuple[int, ...]) -> tuple[int, int]:

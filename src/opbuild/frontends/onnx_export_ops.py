@@ -103,7 +103,7 @@ def converts(*ops: str) -> Callable[[ConverterFn], ConverterFn]:
 _SAME_NAME = {"Abs": "Abs", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt", "Neg": "Neg", "Tanh": "Tanh",
               "Sigmoid": "Sigmoid", "ReLU": "Relu", "Erf": "Erf", "Floor": "Floor", "Ceil": "Ceil",
               "Reciprocal": "Reciprocal", "Sin": "Sin", "Cos": "Cos", "Round": "Round", "IsNan": "IsNaN",
-              "LogicalNot": "Not", "Softplus": "Softplus"}
+              "LogicalNot": "Not", "Softplus": "Softplus", "MatrixDeterminant": "Det"}
 _BINARY = {"Add": "Add", "Sub": "Sub", "Mul": "Mul", "RealDiv": "Div", "Maximum": "Max", "Minimum": "Min",
            "Pow": "Pow", "Equal": "Equal", "Greater": "Greater", "Less": "Less", "GreaterEqual": "GreaterOrEqual",
            "LessEqual": "LessOrEqual", "LogicalAnd": "And", "LogicalOr": "Or", "Select": "Where"}

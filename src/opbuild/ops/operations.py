@@ -17,13 +17,17 @@ from . import (
     grid_sampling,
     indexing,
     layout,
+    linalg,
+    linalg_factors,
     losses,
     matmul,
     ms_primitives,
     norm_train,
     normalization,
     optim,
+    random_discrete,
     random_ops,
+    random_sample,
     reduction,
     scan,
     scatters,
@@ -37,7 +41,8 @@ from .primitive import Primitive
 
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
-            sorting, resize, grid_sampling, composed_primitives,
+            sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
+            random_discrete,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

@@ -28,6 +28,8 @@ from . import (  # noqa: F401
     conv_transpose,
     einsum,
     elementwise,
+    generators,
+    linalg,
     losses,
     math_ops,
     nn,

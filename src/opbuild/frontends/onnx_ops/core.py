@@ -97,7 +97,8 @@ def border(dims: Sequence[int], widths: Sequence[Sequence[int]]) -> np.ndarray:
 class Ctx:
     """What a converter knows about its node: ``op_type``, ``name``, parsed attributes, the model's
     ``opset``, the resolved schema ``version``, and the output names ("" for an omitted optional output).
-    ``static`` reads a constant input; ``read_param`` is called with every Parameter read that way."""
+    ``static`` reads a constant input; ``read_param`` is called with every Parameter read that way; ``memo`` keeps
+    a converter's per-node values across calls."""
 
     op_type: str
     name: str
@@ -106,6 +107,9 @@ class Ctx:
     version: int
     outputs: list[str]
     read_param: Callable[[Tensor], None] = field(default=lambda p: None, repr=False)
+    # What a converter keeps for its node across calls of the loaded model (a random generator's state):
+    # the model may replay its converters at every call (PyNative), and the node must not start afresh.
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def attr(self, key: str, default: Any = None) -> Any:
         """Attribute ``key`` of the node, or ``default`` if the node does not set it."""

@@ -129,6 +129,10 @@ def defines(blas: dict) -> list[str]:
     # gemv (single-row and single-column products) shares gemm's prefix and suffix in every provider's naming,
     # so the identity's gemm names determine it.
     flags += [f"-DOB_BLAS_SGEMV={gemv_name(blas['sgemm'])}", f"-DOB_BLAS_DGEMV={gemv_name(blas['dgemm'])}"]
+    # LAPACKE shares the cblas functions' prefix and suffix too (scipy_LAPACKE_dgetrf64_): the linear-algebra
+    # kernels name a routine as OB_LAPACKE(dgetrf) (targets/cpu/kernels/linalg.py).
+    prefix, _, suffix = blas["sgemm"].partition("cblas_sgemm")
+    flags.append(f"-DOB_LAPACKE(f)={prefix}LAPACKE_##f" + (f"##{suffix}" if suffix else ""))  # no trailing ##
     if blas.get("threads_callback"):  # identities recorded before the bridge existed have none
         flags.append(f"-DOB_BLAS_THREADS_CALLBACK={blas['threads_callback']}")
         # The thread-count getter and setter share the callback setter's prefix and suffix (small calls

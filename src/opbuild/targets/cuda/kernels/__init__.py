@@ -2,111 +2,25 @@
 ``targets/cpu/kernels/__init__.py``). Operators (``ops/``) describe; these modules say how a GPU computes them.
 
 The code-generator hash of an op (part of its key) is the digest of the files that shape its CUDA C: the
-emitter's module, this package's ``__init__``, ``codegen.py`` (prelude and ABI), and the file declaring the op
+emitter's module, the registry (``registry.py``), ``codegen.py`` (prelude and ABI), and the file declaring the op
 (its table row or constants: ``ops/elementwise.py`` for the elementwise family). Hashing whole files is
 deliberately conservative: an edit there yields new keys, so a stale cubin is never reused.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import sys
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from pathlib import Path
-
-from ....cache import identity as cache_identity
-from ....core.ir import KernelSpec
-from ....ops.registry import REGISTRY
-from .. import codegen
-
-EmitFn = Callable[[KernelSpec], str]
-
-
-@dataclass
-class Emitter:
-    """The GPU's way to compute one op: ``fn`` (spec -> CUDA C body); ``files``: what shapes its code."""
-
-    op: str
-    fn: EmitFn
-    _hash: str | None = None
-
-    def files(self) -> tuple[str, ...]:
-        """The files whose code shapes this op's CUDA C (module docstring), sorted."""
-        found = {sys.modules[self.fn.__module__].__file__, __file__, codegen.__file__}
-        opdef = REGISTRY.get(self.op)
-        if opdef is not None:
-            module = sys.modules.get(getattr(opdef.infer, "__module__", "") or "")
-            if module is not None and getattr(module, "__file__", None):
-                found.add(module.__file__)
-        return tuple(sorted(str(f) for f in found if f))
-
-
-EMITTERS: dict[str, Emitter] = {}
-
-
-def register(op: str, fn: EmitFn) -> EmitFn:
-    """Register ``fn`` as the GPU emitter of ``op``; registering an op twice is a programming error."""
-    if op in EMITTERS:
-        raise RuntimeError(f"operator {op} has two GPU emitters")
-    EMITTERS[op] = Emitter(op, fn)
-    return fn
-
-
-def emits(*ops: str) -> Callable[[EmitFn], EmitFn]:
-    """Decorator registering the decorated function as the GPU emitter of ``ops``."""
-
-    def attach(fn: EmitFn) -> EmitFn:
-        for op in ops:
-            register(op, fn)
-        return fn
-
-    return attach
-
-
-def emitter(op: str) -> Emitter:
-    """The GPU emitter of ``op``; :class:`codegen.Unsupported` naming the op when there is none."""
-    try:
-        return EMITTERS[op]
-    except KeyError:
-        raise codegen.Unsupported(f"the GPU target has no kernel for operator {op!r} yet (GPU emitters: "
-                                  "opbuild/targets/cuda/kernels/; use device_target='CPU' for this network)") from None
-
-
-def emit(spec: KernelSpec) -> str:
-    """The CUDA C body of ``spec`` (its op's registered emitter), after the dtype check."""
-    em = emitter(spec.op)
-    codegen.check_dtypes(spec.op, [*spec.inputs, *spec.outputs])
-    return em.fn(spec)
-
-
-@functools.cache
-def _source_digest(path: str) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def codegen_hash(op: str, file_digest: Callable[[str], str] | None = None) -> str:
-    """sha256 of the code that generates ``op``'s CUDA C (module docstring); once per process and op."""
-    em = emitter(op)
-    if em._hash is None:
-        digest = file_digest or _source_digest
-        em._hash = cache_identity.codegen_hash(op, (digest(path) for path in em.files()))
-    return em._hash
-
-
-def codegen_files(ops: Iterable[str] | None = None) -> list[str]:
-    """The union of the files shaping the CUDA C of ``ops`` (default every op with a GPU emitter), sorted."""
-    names = EMITTERS if ops is None else ops
-    files: set[str] = set()
-    for name in names:
-        em = EMITTERS.get(name)
-        if em is not None:
-            files.update(em.files())
-    return sorted(files)
-
+from .registry import (  # noqa: F401 - the package's public names
+    EMITTERS,
+    Emitter,
+    codegen_files,
+    codegen_hash,
+    emit,
+    emits,
+    emitter,
+    register,
+)
 
 __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emits", "emitter", "register"]
 
-# The families register their emitters on import (after the registry above exists).
+# The families register their emitters on import (registry.py holds the registry).
 from . import elementwise, filling, fused, fused_reduce, layout, matmul, reduction  # noqa: E402, F401

@@ -18,7 +18,7 @@ from ....core.ir import KernelSpec, TensorType
 from ....ops import elementwise as E
 from ....ops.elementwise import Binary, Unary
 from ..codegen import broadcast_offsets, ctype, cxx_expr, grid_loop
-from . import register
+from .registry import register
 
 # Unsigned operands: nothing is negative, x / 0 and x % 0 give 0 (as NumPy); the power keeps the exponent
 # unsigned (a uint64 exponent above 2**63 must not turn negative).

@@ -8,8 +8,8 @@ import math
 
 from ....core.ir import KernelSpec
 from ..codegen import ctype, grid_loop
-from . import register
 from .layout import strides
+from .registry import register
 
 
 def literal(value: object, dtype: str) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from ....core.ir import KernelSpec
 from ....ops.fused import OP, member_types
 from ..codegen import broadcast_offsets, check_dtypes, ctype, grid_loop
-from . import register
 from .elementwise import expr_of
+from .registry import register
 
 
 def _emit(k: KernelSpec) -> str:

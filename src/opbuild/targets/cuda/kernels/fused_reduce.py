@@ -14,9 +14,9 @@ from __future__ import annotations
 from ....core.ir import KernelSpec
 from ....ops.fused_reduce import OP, ROW_REDUCTIONS, Member, Plan, analyse
 from ..codegen import broadcast_offsets, check_dtypes, ctype
-from . import register
 from .elementwise import expr_of
 from .reduction import NAN_MAX, NAN_MIN, block_reduce
+from .registry import register
 
 _COMBINE = {"ReduceSum": "(a + b)", "ReduceMean": "(a + b)", "ReduceMax": NAN_MAX, "ReduceMin": NAN_MIN}
 

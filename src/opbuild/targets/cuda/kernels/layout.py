@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ....core.ir import KernelSpec
 from ..codegen import ctype, grid_loop
-from . import register
+from .registry import register
 
 
 def strides(shape: Sequence[int]) -> list[int]:

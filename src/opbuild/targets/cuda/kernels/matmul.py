@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ....core.ir import KernelSpec
 from ..codegen import broadcast_offsets, ctype, grid_loop
-from . import register
+from .registry import register
 
 
 def _mats(k: KernelSpec) -> tuple[tuple, tuple, tuple[int, int], tuple[int, int]]:

@@ -17,7 +17,7 @@ from ....core.dtypes import BY_NAME
 from ....core.ir import KernelSpec
 from ....ops.reduction import REDUCTIONS
 from ..codegen import Unsupported, ctype
-from . import register
+from .registry import register
 
 # NaN-propagating max and min of a and b, as np.max / np.min reduce.
 NAN_MAX = "((a > b || a != a) ? a : b)"

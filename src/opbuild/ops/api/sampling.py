@@ -1,0 +1,195 @@
+"""The functional API of the random family (MindSpore's ``ops.standard_normal``, ``normal``, ``uniform``,
+``randn``, ``rand``, ``randint``, ``laplace``) over the sampling primitives of ops/random_sample.py.
+
+Each (function, ``seed``) pair owns one generator state in the session (as ``ops.dropout``'s), created at
+first use from ``set_seed`` and ``seed`` and advanced by every call, so successive calls draw new values and
+a program draws the same sequence in every run; ``set_seed`` restarts the sequences, as in MindSpore. The
+values differ from MindSpore's for the same seeds (other generator): only the distributions agree.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...core.dtypes import DType, dtype_of
+from ...core.initializer import seed_epoch
+from ...core.parameter import Parameter
+from ...core.tensor import Tensor, as_tensor
+from ...core.trace import engine
+from ..primitive import apply
+from ..random_sample import draw, new_state, state_seed
+from ..registry import broadcast_shapes
+
+_FLOATS = ("float16", "float32", "float64")
+
+
+def _state(name: str, seed) -> Parameter:
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
+        raise ValueError(f"{name}: seed must be None or a non-negative int, got {seed!r}")
+    states = engine().state("random")
+    epoch = seed_epoch()
+    key = (name, seed, epoch)
+    state = states.get(key)
+    if state is None:
+        for stale in [k for k in states if k[2] != epoch]:  # set_seed restarted every sequence
+            states.pop(stale, None)
+        state = states.setdefault(key, new_state(state_seed(int(seed or 0))))
+    return state
+
+
+def _shape(name: str, shape) -> tuple[int, ...]:
+    if isinstance(shape, Tensor):
+        shape = shape.asnumpy().tolist()
+    if isinstance(shape, numbers.Integral):
+        shape = (shape,)
+    try:
+        out = tuple(int(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"{name}: shape must be a tuple of ints, got {shape!r}") from None
+    if any(d < 0 for d in out):
+        raise ValueError(f"{name}: shape must hold non-negative ints, got {out}")
+    return out
+
+
+def _size(name: str, size: tuple) -> tuple[int, ...]:
+    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+        return _shape(name, size[0])
+    return _shape(name, size)
+
+
+def _float_dtype(name: str, dtype) -> str:
+    dt = "float32" if dtype is None else dtype_of(dtype).name
+    if dt not in _FLOATS:
+        raise TypeError(f"{name}: dtype must be a float type, got {dt}")
+    return dt
+
+
+def _cast(x: Tensor, dt: str) -> Tensor:
+    return x if x.dtype.name == dt else apply("Cast", {"dtype": dt}, [x])
+
+
+def _param(value, name: str) -> Tensor:
+    t = as_tensor(value) if isinstance(value, Tensor) else Tensor(np.asarray(value, np.float32))
+    return _cast(t, "float32") if t.dtype.name not in _FLOATS else t
+
+
+def _out_shape(name: str, shape: tuple[int, ...], *params: Tensor) -> tuple[int, ...]:
+    return broadcast_shapes(name, [_TypeOf(t.shape) for t in params] + [_TypeOf(shape)])
+
+
+class _TypeOf:
+    """A shape-only stand-in for broadcast_shapes (it reads ``.shape``)."""
+
+    def __init__(self, shape: tuple[int, ...]):
+        self.shape = shape
+
+
+def standard_normal(shape, seed: int | None = None) -> Tensor:
+    """``ops.standard_normal(shape, seed=None)``: float32 samples of N(0, 1)."""
+    return draw("StandardNormal", {"shape": _shape("standard_normal", shape)}, _state("standard_normal", seed))
+
+
+def normal(shape, mean, stddev, seed: int | None = None) -> Tensor:
+    """``ops.normal(shape, mean, stddev, seed=None)``: samples of N(mean, stddev**2), of ``shape``
+    broadcast with the shapes of ``mean`` and ``stddev``."""
+    m, s = _param(mean, "mean"), _param(stddev, "stddev")
+    out = _out_shape("normal", _shape("normal", shape), m, s)
+    z = draw("StandardNormal", {"shape": out}, _state("normal", seed))
+    return _cast(z, s.dtype.name) * s + _cast(m, s.dtype.name)
+
+
+def laplace(shape, mean, lambda_param, seed: int | None = None) -> Tensor:
+    """``ops.laplace(shape, mean, lambda_param, seed=None)``: samples of Laplace(mean, lambda_param)."""
+    m, b = _param(mean, "mean"), _param(lambda_param, "lambda_param")
+    out = _out_shape("laplace", _shape("laplace", shape), m, b)
+    z = draw("StandardLaplace", {"shape": out}, _state("laplace", seed))
+    return _cast(z, b.dtype.name) * b + _cast(m, b.dtype.name)
+
+
+def uniform(shape, minval, maxval, seed: int | None = None, dtype: DType | str = "float32") -> Tensor:
+    """``ops.uniform(shape, minval, maxval, seed=None, dtype=float32)``: samples uniform on [minval, maxval);
+    ``dtype`` int32 draws integers (scalar bounds), float32 reals (bounds broadcast with ``shape``)."""
+    dt = dtype_of(dtype).name
+    shp = _shape("uniform", shape)
+    if dt == "int32":
+        lo, hi = (_cast(as_tensor(v) if isinstance(v, Tensor) else Tensor(np.asarray(v, np.int32)), "int32")
+                  for v in (minval, maxval))
+        if lo.size != 1 or hi.size != 1:
+            raise ValueError("uniform: with dtype int32, minval and maxval must be scalars")
+        return _draw_int("uniform", shp, lo, hi, seed)
+    if dt != "float32":
+        raise TypeError(f"uniform: dtype must be float32 or int32 (MindSpore's), got {dt}")
+    lo, hi = _param(minval, "minval"), _param(maxval, "maxval")
+    out = _out_shape("uniform", shp, lo, hi)
+    u = draw("UniformReal", {"shape": out}, _state("uniform", seed))
+    return u * (hi - lo) + lo
+
+
+def _draw_int(name: str, shape: tuple[int, ...], lo: Tensor, hi: Tensor, seed) -> Tensor:
+    if lo._data is not None and hi._data is not None and int(lo.asnumpy().reshape(-1)[0]) >= int(
+            hi.asnumpy().reshape(-1)[0]):
+        raise ValueError(f"{name}: the low bound must be less than the high bound, got {lo.asnumpy()} and "
+                         f"{hi.asnumpy()}")
+    return draw("UniformInt", {"shape": shape}, _state(name, seed),
+                (apply("Reshape", {"shape": ()}, [lo]), apply("Reshape", {"shape": ()}, [hi])))
+
+
+def randn(*size, dtype: DType | str | None = None, seed: int | None = None) -> Tensor:
+    """``ops.randn(*size, dtype=None, seed=None)``: samples of N(0, 1) (dtype None: float32)."""
+    z = draw("StandardNormal", {"shape": _size("randn", size)}, _state("randn", seed))
+    return _cast(z, _float_dtype("randn", dtype))
+
+
+def rand(*size, dtype: DType | str | None = None, seed: int | None = None) -> Tensor:
+    """``ops.rand(*size, dtype=None, seed=None)``: samples uniform on [0, 1) (dtype None: float32)."""
+    u = draw("UniformReal", {"shape": _size("rand", size)}, _state("rand", seed))
+    return _cast(u, _float_dtype("rand", dtype))
+
+
+def randint(low: int, high: int, size: Sequence[int], seed: int | None = None, *,
+            dtype: DType | str | None = None) -> Tensor:
+    """``ops.randint(low, high, size, seed=None, *, dtype=None)``: integers uniform on [low, high) (dtype
+    None: int64). The bounds must fit int32 (the UniformInt kernel's)."""
+    for v in (low, high):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not -2 ** 31 <= v < 2 ** 31:
+            raise ValueError(f"randint: low and high must be ints within int32's range, got {v!r}")
+    dt = "int64" if dtype is None else dtype_of(dtype).name
+    if dt not in ("int8", "int16", "int32", "int64", "uint8"):
+        raise TypeError(f"randint: dtype must be an integer type, got {dt}")
+    shape = size if not isinstance(size, numbers.Integral) else (size,)
+    r = _draw_int("randint", _shape("randint", shape), Tensor(np.asarray(low, np.int32)),
+                  Tensor(np.asarray(high, np.int32)), seed)
+    return _cast(r, dt)
+
+
+def multinomial(input, num_samples: int, replacement: bool = True, seed: int | None = None) -> Tensor:
+    """``ops.multinomial(input, num_samples, replacement=True, seed=None)``: int32 category indices drawn from
+    each row of ``input`` (1-D or 2-D non-negative weights); without ``replacement`` a category is drawn at
+    most once per row."""
+    x = as_tensor(input)
+    return draw("Multinomial", {"num_samples": num_samples, "replacement": bool(replacement), "dtype": "int32"},
+                _state("multinomial", seed), (x,))
+
+
+def shuffle(x, seed: int | None = None) -> Tensor:
+    """``ops.shuffle(x, seed=None)``: ``x`` with its first axis randomly permuted."""
+    return draw("RandomShuffle", {}, _state("shuffle", seed), (as_tensor(x),))
+
+
+def randperm(n, seed: int = 0, offset: int = 0, dtype: DType | str = "int64") -> Tensor:
+    """``ops.randperm(n, seed=0, offset=0, dtype=int64)``: a random permutation of ``range(n)``, a pure
+    function of ``(seed, offset)`` as in MindSpore (not of ``set_seed``)."""
+    if isinstance(n, Tensor):
+        n = int(n.asnumpy())
+    for name, v in (("seed", seed), ("offset", offset)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+            raise ValueError(f"randperm: {name} must be a non-negative int, got {v!r}")
+    return apply("RandpermV2", {"n": n, "dtype": dtype_of(dtype).name},
+                 [Tensor(np.array([seed, offset], np.int64))])
+
+
+__all__ = ["standard_normal", "normal", "laplace", "uniform", "randn", "rand", "randint", "multinomial", "shuffle",
+           "randperm"]
