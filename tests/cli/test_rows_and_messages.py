@@ -16,6 +16,7 @@ pytestmark = pytest.mark.slow
 
 FUSED_NET = """
 import numpy as np, opbuild as ms, opbuild.ops as ops
+ms.set_context(mode=ms.GRAPH_MODE)  # fusion works on graphs; PyNative (the default) runs op by op
 class N(ms.nn.Cell):
     def construct(self, x):
         y = ops.exp(x) * x + ops.sin(x) - ops.cos(x) * ops.tanh(x) + ops.sqrt(ops.abs(x))

@@ -295,3 +295,19 @@ def test_opset_11_attribute_forms() -> None:
     u = x[None, :, :, None]
     np.testing.assert_array_equal(s, u[:, :, :1].squeeze((0, 3)))
     np.testing.assert_allclose(y, np.maximum(u[:, :, 1:].sum(axis=2), 0.5), rtol=1e-6)
+
+
+def test_a_model_runs_as_one_compiled_graph_in_pynative_mode_too() -> None:
+    """An ONNX model is a graph by nature: in PYNATIVE_MODE (MindSpore 2.x's default) it is still traced and
+    compiled once (its elementwise chain fused into one kernel), not run node by node."""
+    from tests.conftest import execution_mode
+
+    nodes = [helper.make_node("Add", ["x", "y"], ["s"]), helper.make_node("Relu", ["s"], ["r"]),
+             helper.make_node("Mul", ["r", "x"], ["z"])]
+    net = opbuild.onnx.load(model(nodes, [("x", F, [2, 3]), ("y", F, [2, 3])], [("z", F, [2, 3])]))
+    x, y = np.arange(6, dtype=np.float32).reshape(2, 3) - 2, np.ones((2, 3), np.float32)
+    with execution_mode("pynative"):
+        out = net(x, y)
+        report = ms.build_report()
+    np.testing.assert_array_equal(out.asnumpy(), np.maximum(x + y, 0) * x)
+    assert [k.op for k in report.kernels] == ["FusedElementwise"]

@@ -210,7 +210,10 @@ def _check_node(node: onnx.NodeProto, ctx: Ctx, types: dict[str, int]) -> list[s
 class OnnxModel(Cell):
     """An ONNX model as a Cell: call it with one array (or Tensor) per graph input, positionally, in the
     order of ``input_names``; it returns a Tensor, or a tuple of Tensors for several outputs. ``run`` takes
-    and returns NumPy arrays (a dict of inputs by name is accepted too)."""
+    and returns NumPy arrays (a dict of inputs by name is accepted too). It runs as a compiled graph in either
+    mode (``Cell._always_graph``)."""
+
+    _always_graph = True
 
     def __init__(self, proto: onnx.ModelProto, source: str = "model"):
         super().__init__()

@@ -37,6 +37,10 @@ class Cell(CellApi):
     their names are the attribute paths (``layer1.conv.weight``).
     """
 
+    # True for cells that are graphs by nature (an imported ONNX model): they compile and run as one graph in
+    # PYNATIVE_MODE too, since running their nodes one by one would only be slower.
+    _always_graph = False
+
     def __init__(self, auto_prefix: bool = True):
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "_cells", OrderedDict())
@@ -152,7 +156,8 @@ class Cell(CellApi):
         return self._call(*args, **kwargs)
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
-        if trace.current() is not None or config.get_context("mode") == config.PYNATIVE_MODE:
+        if trace.current() is not None or (config.get_context("mode") == config.PYNATIVE_MODE
+                                           and not self._always_graph):
             return self._construct_in_precision(*args, **kwargs)
         if kwargs:
             raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
