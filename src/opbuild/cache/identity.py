@@ -85,6 +85,7 @@ def pipeline_identity(passes: Iterable[str]) -> str:
 
 
 def _sig(path: str) -> tuple[int, int, int, int] | None:
+    """A file's stat signature (device, inode, size, mtime), or None if it cannot be stat'ed."""
     try:
         st = os.stat(path)
     except OSError:

@@ -76,12 +76,7 @@ class Manifest:
     blas: str | None  # the BLAS library the kernels link, to preload before opening them
 
 
-def _sig(path: str) -> tuple[int, int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+_sig = identity._sig  # a file's stat signature, as the fingerprint observes files
 
 
 def fingerprint(version: str, abi: int) -> str:
