@@ -181,46 +181,37 @@ def _svd(k: KernelSpec) -> str:
         "free(a); free(vt);"])
 
 
-@emits("CholeskySolve", blas=True)
-def _cholesky_solve(k: KernelSpec) -> str:
-    rhs, fac = k.inputs
+def _solve_in_place(k: KernelSpec, rhs_in: int, routine: str, args: str) -> str:
+    """C for a LAPACK solver that overwrites the right-hand side: per batch item, ``in<rhs_in>`` copied into the
+    output, then ``routine(args)`` on it (``args``: the call's arguments between the layout and ``y, c``); a
+    failure (info != 0) fills that item with NaN."""
+    rhs = k.inputs[rhs_in]
     n, cols = rhs.shape[-2:]
-    b = _batch(rhs.shape)
     if rhs.size == 0:
         return "/* empty */"
     ct, p = _t(rhs.dtype)
-    uplo = "'U'" if k.attrs["upper"] else "'L'"
     return "\n".join([
-        _decl(p, ct, "potrs"),
+        _decl(p, ct, routine),
         f"const int64_t n = {n}, c = {cols};",
-        f"for (int64_t t = 0; t < {b}; t++) {{",
+        f"for (int64_t t = 0; t < {_batch(rhs.shape)}; t++) {{",
         f"{ct} *y = out0 + t * n * c;",
-        "memcpy(y, in0 + t * n * c, n * c * sizeof(*y));",
-        f"if (OB_LAPACKE({p}potrs)({_ROW_MAJOR}, {uplo}, n, c, in1 + t * n * n, n, y, c) != 0) {{ "
-        + _nan_fill("y", "n * c", ct) + " }",
+        f"memcpy(y, in{rhs_in} + t * n * c, n * c * sizeof(*y));",
+        f"if (OB_LAPACKE({p}{routine})({_ROW_MAJOR}, {args}, y, c) != 0) {{ " + _nan_fill("y", "n * c", ct) + " }",
         "}"])
+
+
+@emits("CholeskySolve", blas=True)
+def _cholesky_solve(k: KernelSpec) -> str:
+    uplo = "'U'" if k.attrs["upper"] else "'L'"
+    return _solve_in_place(k, 0, "potrs", f"{uplo}, n, c, in1 + t * n * n, n")
 
 
 @emits("MatrixTriangularSolve", blas=True)
 def _triangular_solve(k: KernelSpec) -> str:
-    mat, rhs = k.inputs
-    n, cols = rhs.shape[-2:]
-    b = _batch(rhs.shape)
-    if rhs.size == 0:
-        return "/* empty */"
-    ct, p = _t(rhs.dtype)
     uplo = "'L'" if k.attrs["lower"] else "'U'"
     trans = "'T'" if k.attrs["adjoint"] else "'N'"
-    return "\n".join([
-        _decl(p, ct, "trtrs"),
-        f"const int64_t n = {n}, c = {cols};",
-        f"for (int64_t t = 0; t < {b}; t++) {{",
-        f"{ct} *y = out0 + t * n * c;",
-        "memcpy(y, in1 + t * n * c, n * c * sizeof(*y));",
-        # info > 0: a zero on the diagonal (a singular triangle).
-        f"if (OB_LAPACKE({p}trtrs)({_ROW_MAJOR}, {uplo}, {trans}, 'N', n, c, in0 + t * n * n, n, y, c) != 0) {{ "
-        + _nan_fill("y", "n * c", ct) + " }",
-        "}"])
+    # info > 0: a zero on the diagonal (a singular triangle).
+    return _solve_in_place(k, 1, "trtrs", f"{uplo}, {trans}, 'N', n, c, in0 + t * n * n, n")
 
 
 @emits("MatrixSolve", blas=True)
