@@ -109,13 +109,21 @@ def test_eval_hooks_and_metrics_in_cb_params(graph_mode):
     got = {}
 
     class Metrics(Callback):
+        def on_eval_step_end(self, rc):
+            got.setdefault("elements", []).append(len(rc.original_args().eval_dataset_element))
+
+        def on_eval_epoch_end(self, rc):
+            # MindSpore sets cb_params.metrics after this hook: it must not see this pass's results yet
+            got["at_epoch_end"] = getattr(rc.original_args(), "metrics", None)
+
         def on_eval_end(self, rc):
-            got.update(rc.original_args().metrics)
+            got["at_end"] = dict(rc.original_args().metrics)
 
     result = model.eval(_dataset(), callbacks=[rec, Metrics()])
     assert [c[0] for c in rec.calls] == ["on_eval_begin", "on_eval_epoch_begin"] + \
         ["on_eval_step_begin", "on_eval_step_end"] * 3 + ["on_eval_epoch_end", "on_eval_end"]
-    assert got == result and set(result) == {"accuracy"}
+    assert got["at_end"] == result and set(result) == {"accuracy"}
+    assert got["at_epoch_end"] is None and got["elements"] == [2, 2, 2]
 
 
 def test_request_stop_ends_training_after_the_step(graph_mode):

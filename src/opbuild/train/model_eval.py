@@ -55,8 +55,8 @@ class ModelEvaluation:
              dataset_sink_mode: bool = False) -> dict[str, float]:
         """Run the evaluation network over ``valid_dataset`` (one pass) and return ``{name: value}`` of the
         metrics (``{"accuracy": 0.97}``). Hooks: on_eval_begin, on_eval_epoch_begin, per step
-        on_eval_step_begin / on_eval_step_end, on_eval_epoch_end, on_eval_end (``cb_params.metrics`` is set
-        before on_eval_epoch_end)."""
+        on_eval_step_begin / on_eval_step_end, on_eval_epoch_end, on_eval_end; as in MindSpore 2.10,
+        ``cb_params.metrics`` is set after on_eval_epoch_end, so on_eval_end is the hook that reads it."""
         if not self._metric_fns or self._eval_network is None:
             raise ValueError("Model.eval: the model has no metrics; pass metrics (e.g. {'accuracy'}) to Model")
         batch_num = self._dataset_size("eval", valid_dataset)
@@ -84,16 +84,19 @@ class ModelEvaluation:
                 cb_params.cur_step_num += 1
                 cbs.on_eval_step_begin(run_context)
                 outputs = self._eval_network(*batch)
+                cb_params.eval_dataset_element = batch
                 cb_params.net_outputs = outputs
+                # MindSpore's order: the step-end hook sees the metrics before this step's update, and the
+                # epoch-end hook runs before cb_params.metrics is set; only on_eval_end sees the results.
+                cbs.on_eval_step_end(run_context)
                 self._update_metrics(outputs)
                 if self._eval_indexes is not None:
                     eval_loss = _metrics.Loss()
                     eval_loss.update(outputs[self._eval_indexes[0]])
-                cbs.on_eval_step_end(run_context)
                 if run_context.get_stop_requested():
                     break
-            cb_params.metrics = {name: metric.eval() for name, metric in self._metric_fns.items()}
             cbs.on_eval_epoch_end(run_context)
+            cb_params.metrics = {name: metric.eval() for name, metric in self._metric_fns.items()}
             cbs.on_eval_end(run_context)
         return cb_params.metrics, (eval_loss.eval() if eval_loss is not None else None)
 
