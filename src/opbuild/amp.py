@@ -33,6 +33,9 @@ from .loss_scale import (
     init_status,
 )
 from .nn.cell import Cell, outputs_to_float32
+from .nn.layers.basic import Dense
+from .nn.layers.conv import Conv1d, Conv2d, Conv2dTranspose
+from .nn.layers.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .nn.loss_scale import TrainOneStepWithLossScaleCell
 from .nn.wrap import TrainOneStepCell, WithLossCell
 
@@ -41,16 +44,11 @@ AMP_LEVELS = ("O0", "O1", "O2", "O3")
 
 def get_white_list() -> list[type]:
     """The cells O1 runs in low precision."""
-    from .nn.layers.basic import Dense
-    from .nn.layers.conv import Conv1d, Conv2d, Conv2dTranspose
-
     return [Dense, Conv1d, Conv2d, Conv2dTranspose]
 
 
 def get_black_list() -> list[type]:
     """The cells O2 keeps in float32."""
-    from .nn.layers.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-
     return [BatchNorm1d, BatchNorm2d, LayerNorm]
 
 

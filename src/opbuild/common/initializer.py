@@ -1,6 +1,6 @@
 """``opbuild.common.initializer``: MindSpore's module path of the initializers (``Normal``, ``HeUniform``, ...,
-:func:`initializer`, :func:`init_array`); they live in :mod:`opbuild.core.initializer`, since Parameter (core)
-uses them."""
+:func:`initializer`, :func:`init_array`); they live in :mod:`opbuild.core.initializer` and core/init_values.py,
+since Parameter (core) uses them."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import DType, dtype_of
+from .init_values import init_array
 from .ir import TensorType, Value
 from .tensor_methods import TensorMethods, _ops
 from .tensor_reductions import TensorReductions
@@ -42,8 +43,6 @@ def _initial_values(shape, dtype, init) -> np.ndarray:
     if any(d is None or (isinstance(d, int) and d < 0) for d in dims):
         raise ValueError(f"Tensor(shape={list(dims)}): dynamic dimensions (None or -1) declare inputs for "
                          "Cell.set_inputs and take no init; give every dimension to initialise a tensor")
-    from .initializer import init_array  # function level: the initializers import this module
-
     return init_array(0 if init is None else init, dims, dtype if dtype is not None else "float32")
 
 

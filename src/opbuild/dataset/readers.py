@@ -12,6 +12,7 @@ import numpy as np
 
 from .core import Row
 from .sources import _RandomAccessSource
+from .vision import decode_image
 
 _MNIST_FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
                 "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")}
@@ -181,9 +182,7 @@ class ImageFolderDataset(_RandomAccessSource):
         path, label = self._files[index]
         data = np.fromfile(path, np.uint8)
         if self._decode:
-            from .vision import decode_image  # Pillow is needed only when images are decoded
-
-            data = decode_image(data)
+            data = decode_image(data)  # imports Pillow on first use
         return data, np.asarray(label, np.int32)
 
 

@@ -10,7 +10,7 @@ CDF (Laplace), ``minval + floor(u * (maxval - minval))`` (integers). The bit str
 (Philox there): the same seeds give other values; only the distributions agree (docs/mindspore-compat.md).
 
 Seeds (MindSpore's rules, ``set_seed`` and the op's ``seed``/``seed2``): both op seeds 0 takes the next op seed
-of the global sequence (``core/initializer.op_seed``: the global seed mixed with the op's creation number);
+of the global sequence (``core/init_values.op_seed``: the global seed mixed with the op's creation number);
 otherwise the state's seed mixes the global seed with the two op seeds. Unlike MindSpore, a program that never
 calls ``set_seed`` is repeatable too (the global seed is then 0).
 """
@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core import config
 from ..core.errors import ShapeError
-from ..core.initializer import op_seed
+from ..core.init_values import op_seed
 from ..core.ir import TensorType
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.dtypes import DType
-from ...core.initializer import op_seed
+from ...core.init_values import op_seed
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
 from ...core.trace import engine

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.dtypes import DType, dtype_of
-from ...core.initializer import seed_epoch
+from ...core.init_values import seed_epoch
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
 from ...core.trace import engine

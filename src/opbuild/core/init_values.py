@@ -1,0 +1,303 @@
+"""MindSpore's initializers (``Normal``, ``HeUniform``, ...) and :func:`init_array`, what layers use to create
+their parameters' values, as NumPy arrays. :func:`initializer` (the Tensor-returning function) is in
+core/initializer.py, above core/tensor.py: this module imports no Tensor, so the Tensor constructor can use it.
+Users reach both as ``opbuild.common.initializer`` (MindSpore's module path); they live in core because
+Parameter uses them.
+
+Random initializers draw from a NumPy generator seeded by (context seed, creation index): the same program
+gets the same weights in every process (``set_seed`` restarts the sequence), which keeps compiled graphs and
+their test values reproducible. The distributions and fan rules follow MindSpore's documentation (fans as
+``shape[1] * receptive field`` / ``shape[0] * receptive field``; gains as ``calculate_gain``); the random
+streams themselves differ from MindSpore's, as they must (different generators).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import config
+from .dtypes import DType, dtype_of, float32
+
+
+class _InitCounter:
+    """Numbers initialisations so a program's weights depend only on the seed and creation order."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.lock = threading.Lock()
+
+    def next(self) -> int:
+        with self.lock:
+            self.n += 1
+            return self.n
+
+    def reset(self) -> None:
+        with self.lock:
+            self.n = 0
+
+
+_counter = _InitCounter()
+_seed_epoch = _InitCounter()
+_op_counter = _InitCounter()  # random operators (Dropout): their own sequence, so weights do not shift
+
+
+def op_seed() -> int:
+    """A seed for the next random operator created: the global seed (``set_seed``; 0 when never set) mixed
+    with the operator's creation number since the last ``set_seed``, so two Dropouts draw different masks
+    and a program that sets the seed draws the same ones every run (MindSpore's op seeds)."""
+    seed = int(config.get_context("seed"))
+    return (seed * 1_000_003 + _op_counter.next()) & 0x7FFFFFFFFFFFFFFF
+
+
+def set_seed(seed: int) -> None:
+    """Set the initialisation seed and restart the initialisation sequence (like ``mindspore.set_seed``)."""
+    config.set_context(seed=seed)
+    _counter.reset()
+    _op_counter.reset()
+    _seed_epoch.next()
+
+
+def seed_epoch() -> int:
+    """How many times ``set_seed`` has run in this process: functional random ops restart their generator
+    states when it changes, as MindSpore's do after ``set_seed``."""
+    return _seed_epoch.n
+
+
+def _fans(shape: tuple[int, ...]) -> tuple[int, int]:
+    """(fan_in, fan_out) of a weight: ``shape[1]`` / ``shape[0]`` times the receptive field (the product of
+    the remaining dims), MindSpore's (and PyTorch's) rule. Fewer than 2 dims has no fan: ValueError."""
+    if len(shape) < 2:
+        raise ValueError(f"fan in and fan out cannot be computed for a shape with fewer than 2 dimensions: "
+                         f"{shape}")
+    receptive = math.prod(shape[2:])
+    return shape[1] * receptive, shape[0] * receptive
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The recommended gain of a nonlinearity: 1 for linear/conv/sigmoid, 5/3 for tanh, sqrt(2) for relu,
+    sqrt(2 / (1 + slope^2)) for leaky_relu (``param`` is the slope, default 0.01), 3/4 for selu."""
+    if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                        "conv_transpose3d", "sigmoid"):
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        if isinstance(slope, bool) or not isinstance(slope, numbers.Number):
+            raise ValueError(f"negative_slope {slope!r} is not a valid number")
+        return math.sqrt(2.0 / (1 + float(slope) ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"unsupported nonlinearity {nonlinearity!r}")
+
+
+class Initializer:
+    """Base class of initializers: ``sample(shape, rng)`` returns float64 (or exact) values of ``shape``.
+
+    Subclasses that draw nothing set ``random = False`` so they take no index of the seeded sequence.
+    """
+
+    random = True
+
+    def __init__(self, **kwargs) -> None:
+        self._kwargs = kwargs
+
+    def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+    def __call__(self, arr: np.ndarray) -> None:
+        """Fill ``arr`` in place (MindSpore's Initializer protocol)."""
+        arr[...] = init_array(self, arr.shape, arr.dtype)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        return f"{type(self).__name__}({args})"
+
+
+class Zero(Initializer):
+    """All zeros (name ``'zeros'``)."""
+
+    random = False
+
+    def sample(self, shape, rng):
+        return np.zeros(shape)
+
+
+class One(Initializer):
+    """All ones (name ``'ones'``)."""
+
+    random = False
+
+    def sample(self, shape, rng):
+        return np.ones(shape)
+
+
+class Constant(Initializer):
+    """Every element ``value`` (a number, or an array broadcastable to the shape)."""
+
+    random = False
+
+    def __init__(self, value) -> None:
+        super().__init__(value=value)
+        self.value = value
+
+    def sample(self, shape, rng):
+        return np.broadcast_to(np.asarray(self.value), shape).copy()
+
+
+class Normal(Initializer):
+    """N(mean, sigma^2) (name ``'normal'``)."""
+
+    def __init__(self, sigma: float = 0.01, mean: float = 0.0) -> None:
+        super().__init__(sigma=sigma, mean=mean)
+        self.sigma, self.mean = float(sigma), float(mean)
+
+    def sample(self, shape, rng):
+        return rng.normal(self.mean, self.sigma, shape)
+
+
+class Uniform(Initializer):
+    """U(-scale, scale) (name ``'uniform'``)."""
+
+    def __init__(self, scale: float = 0.07) -> None:
+        super().__init__(scale=scale)
+        self.scale = float(scale)
+
+    def sample(self, shape, rng):
+        return rng.uniform(-self.scale, self.scale, shape)
+
+
+class TruncatedNormal(Initializer):
+    """N(mean, sigma^2) restricted to [a, b] (name ``'truncatednormal'``); out-of-range draws are redrawn."""
+
+    def __init__(self, sigma: float = 0.01, mean: float = 0.0, a: float = -2.0, b: float = 2.0) -> None:
+        super().__init__(sigma=sigma, mean=mean, a=a, b=b)
+        if not a < b:
+            raise ValueError(f"TruncatedNormal: a ({a}) must be less than b ({b})")
+        self.sigma, self.mean, self.a, self.b = float(sigma), float(mean), float(a), float(b)
+
+    def sample(self, shape, rng):
+        out = rng.normal(self.mean, self.sigma, shape)
+        bad = (out < self.a) | (out > self.b)
+        # Rejection sampling; gives up (clips) after many rounds only for bounds far out in a tail.
+        for _ in range(1000):
+            if not bad.any():
+                break
+            out[bad] = rng.normal(self.mean, self.sigma, int(bad.sum()))
+            bad = (out < self.a) | (out > self.b)
+        return np.clip(out, self.a, self.b)
+
+
+class XavierUniform(Initializer):
+    """U(-bound, bound), bound = gain * sqrt(6 / (fan_in + fan_out)) (name ``'xavier_uniform'``)."""
+
+    def __init__(self, gain: float = 1) -> None:
+        super().__init__(gain=gain)
+        self.gain = float(gain)
+
+    def sample(self, shape, rng):
+        fan_in, fan_out = _fans(shape)
+        bound = self.gain * math.sqrt(6.0 / max(1, fan_in + fan_out))
+        return rng.uniform(-bound, bound, shape)
+
+
+class XavierNormal(Initializer):
+    """N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out)) (name ``'xavier_normal'``)."""
+
+    def __init__(self, gain: float = 1) -> None:
+        super().__init__(gain=gain)
+        self.gain = float(gain)
+
+    def sample(self, shape, rng):
+        fan_in, fan_out = _fans(shape)
+        return rng.normal(0.0, self.gain * math.sqrt(2.0 / max(1, fan_in + fan_out)), shape)
+
+
+class _He(Initializer):
+    """Kaiming initialisation: std = gain(nonlinearity, negative_slope) / sqrt(fan of ``mode``)."""
+
+    def __init__(self, negative_slope: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu") -> None:
+        super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
+        if mode not in ("fan_in", "fan_out"):
+            raise ValueError(f"{type(self).__name__}: mode must be 'fan_in' or 'fan_out', got {mode!r}")
+        self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
+        calculate_gain(nonlinearity, negative_slope)  # validate now, not at the first sample
+
+    def _std(self, shape) -> float:
+        fan_in, fan_out = _fans(shape)
+        fan = fan_in if self.mode == "fan_in" else fan_out
+        return calculate_gain(self.nonlinearity, self.negative_slope) / math.sqrt(max(1, fan))
+
+
+class HeUniform(_He):
+    """U(-bound, bound), bound = sqrt(3) * gain / sqrt(fan) (name ``'he_uniform'``)."""
+
+    def sample(self, shape, rng):
+        bound = math.sqrt(3.0) * self._std(shape)
+        return rng.uniform(-bound, bound, shape)
+
+
+class HeNormal(_He):
+    """N(0, std^2), std = gain / sqrt(fan) (name ``'he_normal'``)."""
+
+    def sample(self, shape, rng):
+        return rng.normal(0.0, self._std(shape), shape)
+
+
+# Names MindSpore accepts for ``init`` strings (matched case-insensitively): each class's lower-case name and
+# the snake_case aliases its documentation uses.
+_NAMES: dict[str, type[Initializer]] = {
+    "zeros": Zero, "zero": Zero, "ones": One, "one": One, "normal": Normal, "uniform": Uniform,
+    "truncatednormal": TruncatedNormal, "truncated_normal": TruncatedNormal,
+    "xavieruniform": XavierUniform, "xavier_uniform": XavierUniform,
+    "xaviernormal": XavierNormal, "xavier_normal": XavierNormal,
+    "heuniform": HeUniform, "he_uniform": HeUniform, "henormal": HeNormal, "he_normal": HeNormal,
+}
+
+
+def _shape(shape) -> tuple[int, ...]:
+    if isinstance(shape, numbers.Integral):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def is_array_like(init: object) -> bool:
+    """An array or a Tensor (anything with ``asnumpy``): the inits taken as values rather than drawn."""
+    return isinstance(init, np.ndarray) or callable(getattr(init, "asnumpy", None))
+
+
+def init_array(init, shape: int | Sequence[int], dtype: DType | str = float32) -> np.ndarray:
+    """Initial values as a NumPy array: ``init`` is an :class:`Initializer`, a name of one (``'normal'``,
+    ``'he_uniform'``, ...), a number, or an array/Tensor of exactly ``shape``."""
+    shape = _shape(shape)
+    dt = dtype_of(dtype).np_dtype
+    if is_array_like(init):
+        arr = np.asarray(init, dtype=dt)
+        if arr.shape != shape:
+            raise ValueError(f"initializer array has shape {arr.shape}, expected {shape}")
+        return arr.copy()
+    if isinstance(init, numbers.Number) and not isinstance(init, bool):
+        return np.full(shape, init, dtype=dt)
+    if isinstance(init, str):
+        cls = _NAMES.get(init.lower())
+        if cls is None:
+            raise ValueError(f"unknown initializer {init!r}; known names: {', '.join(sorted(_NAMES))}")
+        init = cls()
+    if not isinstance(init, Initializer):
+        raise TypeError(f"init must be an Initializer, a name, a number, an array or a Tensor, got "
+                        f"{type(init).__name__}")
+    # Every named or Initializer init takes the next index (random or not), so inserting a zeros-initialised
+    # bias does not shift the stream of the weights created after it differently from before this module.
+    rng = np.random.default_rng([int(config.get_context("seed")), _counter.next()])
+    return np.asarray(init.sample(shape, rng)).astype(dt)
+
+
+__all__ = ["Initializer", "init_array", "is_array_like", "set_seed", "calculate_gain", "Zero", "One", "Constant",
+           "Normal", "Uniform", "TruncatedNormal", "XavierUniform", "XavierNormal", "HeUniform", "HeNormal"]
