@@ -28,6 +28,7 @@ from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
 from tests.cache._util import kernel_meta, verify_cache
 from tests.cache.test_hostile_manifest import _evil_library, _square
+from tests.conftest import run_python
 
 SECRET = "the signed-entry tests' secret"
 OTHER = "another team's secret, 32 bytes"
@@ -293,3 +294,52 @@ def test_import_re_signs_under_this_machines_secret(signed_root, monkeypatch, tm
     assert verify(kernel_meta(dest), secret=OTHER.encode()).problems == []
     _, report = _build(monkeypatch, dest, OTHER)
     assert report.reused == len(SPECS) and report.built == 0
+
+
+# ---- the shared tier ---------------------------------------------------------------------------------------
+def test_entries_fetched_from_the_shared_tier_are_re_signed_locally(monkeypatch, tmp_path):
+    monkeypatch.setenv("OPBUILD_REMOTE_CACHE", (tmp_path / "tier").as_uri())
+    monkeypatch.setenv("OPBUILD_CACHE_SECRET", SECRET)
+    monkeypatch.delenv("RANK_ID", raising=False)
+    monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path / "first"))
+    _, report = Builder().build(SPECS)
+    assert report.built == len(SPECS)
+    monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path / "second"))  # an empty local tier: all fetched
+    _, report = Builder().build(SPECS)
+    assert report.built == 0 and report.fetched == len(SPECS)
+    km = kernel_meta(tmp_path / "second")
+    key = signing.key_id(SECRET.encode())
+    assert all(signing.signed_key((km / f"{n}.json").read_bytes()) == key for n in _names(km))
+    assert all("fetched_from" in json.loads((km / f"{n}.json").read_bytes()) for n in _names(km))
+    assert verify(km, secret=SECRET.encode()).problems == []
+    monkeypatch.delenv("OPBUILD_REMOTE_CACHE")
+    _, report = Builder().build(SPECS)  # and the local tier serves them from now on
+    assert report.reused == len(SPECS) and report.fetched == 0
+
+
+# ---- what the commands say ---------------------------------------------------------------------------------
+CLI = "import sys; from opbuild.cli import main; sys.exit(main())"  # `opbuild ...` in a fresh interpreter
+
+
+def test_verify_and_explain_say_why_an_entry_is_refused(signed_root, monkeypatch, tmp_path):
+    root, km = _copy(signed_root, tmp_path)
+    victim = _victim(km)
+    _plant(km, victim, tmp_path / "planted-library-ran", tmp_path, keep_mac=True)
+    env = {"OPBUILD_CACHE_PATH": str(root), "RANK_ID": "0", "OPBUILD_CACHE_SECRET": SECRET}
+
+    proc = run_python(CLI, "cache", "verify", env=env, check=False)
+    assert proc.returncode == 1 and victim in proc.stdout and "bad MAC" in proc.stdout, proc.stdout
+    assert f"entries must be signed with OPBUILD_CACHE_SECRET (key id {signing.key_id(SECRET.encode())})" \
+        in proc.stdout
+    text = run_python(CLI, "cache", "explain", victim, env=env).stdout
+    assert "entry    refused: bad MAC" in text and "a build quarantines it and rebuilds" in text, text
+    sound = next(n for n in _names(km) if n != victim)
+    text = run_python(CLI, "cache", "explain", sound, env=env).stdout
+    assert "entry    sound: a build loads it (signed with this OPBUILD_CACHE_SECRET (key id " in text, text
+
+    _build(monkeypatch, root, SECRET)  # quarantines and rebuilds the victim
+    data = json.loads(run_python(CLI, "cache", "explain", victim, "--json", env=env).stdout)
+    assert data["entry"]["state"] == "sound" and data["entry"]["quarantined"][0]["reason"].startswith("bad MAC")
+    text = run_python(CLI, "cache", "explain", victim, env={**env, "OPBUILD_CACHE_SECRET": ""}, check=False)
+    assert text.returncode != 0 and "OPBUILD_CACHE_SECRET='***' is set but empty" in text.stderr
+    assert "Traceback" not in text.stderr
