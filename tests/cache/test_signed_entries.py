@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import shutil
 from pathlib import Path
 
@@ -216,7 +217,8 @@ def test_swapping_files_between_entries_or_renaming_an_entry_is_refused(signed_r
     assert problems.keys() == {b} and problems[b].startswith("bad MAC")
 
 
-def test_unsigned_entries_written_before_the_secret_are_quarantined_and_rebuilt_signed(monkeypatch, tmp_path):
+def test_unsigned_entries_written_before_the_secret_are_quarantined_and_rebuilt_signed(monkeypatch, tmp_path,
+                                                                                      caplog):
     root = tmp_path / "cache"
     km = kernel_meta(root)
     _build(monkeypatch, root, None)
@@ -224,8 +226,12 @@ def test_unsigned_entries_written_before_the_secret_are_quarantined_and_rebuilt_
     problems = [p for p in verify(km, secret=SECRET.encode()).problems if p.kind == "entry"]
     assert len(problems) == len(SPECS) and all(p.detail.startswith("unsigned") for p in problems)
 
-    _, report = _build(monkeypatch, root, SECRET)
+    with caplog.at_level(logging.WARNING, logger="opbuild"):
+        _, report = _build(monkeypatch, root, SECRET)
     assert report.repaired == len(SPECS) and report.reused == 0
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert f"{len(SPECS)} broken entries moved to quarantine and rebuilt: " in warning
+    assert warning.count("unsigned: ") == 1 and all(n in warning for n in _names(km))  # one reason, said once
     assert all(_quarantine_notes(km, n)[0].startswith("unsigned") for n in _names(km))
     key = signing.key_id(SECRET.encode())
     assert all(signing.signed_key((km / f"{n}.json").read_bytes()) == key for n in _names(km))

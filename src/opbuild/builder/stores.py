@@ -156,8 +156,14 @@ def warn_repairs(store: KernelStore, swept: set[str], repairs: list[tuple[str, s
     batch binary, are one incident for the user)."""
     parts = []
     if repairs:
-        shown = "; ".join(f"{name} ({reason})" for name, reason in repairs[:5])
-        more = f"; and {len(repairs) - 5} more" if len(repairs) > 5 else ""
+        # Entries broken for one reason are named together: the first build under a new OPBUILD_CACHE_SECRET
+        # refuses every unsigned entry it needs, and one reason said once reads better than fifty times.
+        by_reason: dict[str, list[str]] = {}
+        for name, reason in repairs:
+            by_reason.setdefault(reason, []).append(name)
+        shown = "; ".join(f"{', '.join(names[:5])}{f' and {len(names) - 5} more' if len(names) > 5 else ''} "
+                          f"({reason})" for reason, names in list(by_reason.items())[:5])
+        more = f"; and {len(by_reason) - 5} more reasons" if len(by_reason) > 5 else ""
         parts.append(f"{len(repairs)} broken entr{'y' if len(repairs) == 1 else 'ies'} moved to quarantine and "
                      f"rebuilt: {shown}{more}")
     if swept:
