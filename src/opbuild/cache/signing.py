@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 
 #: The key id of anything written without a secret.
 UNSIGNED = "unsigned"
@@ -35,6 +36,7 @@ _KEY_HEX = 16
 _TAG_HEX = 64
 #: Bytes of the MAC's field at the start of a signed ``.json``: ``{"mac":"<key id>:<tag>",``.
 FIELD_BYTES = len(_OPEN) + _KEY_HEX + 1 + _TAG_HEX + 2
+_FIELD = re.compile(re.escape(_OPEN) + rb"([0-9a-f]{%d}):[0-9a-f]{%d}\"," % (_KEY_HEX, _TAG_HEX))
 
 
 def key_id(secret: bytes | None) -> str:
@@ -94,17 +96,8 @@ class EntrySigner:
 
 def signed_key(raw_json: bytes) -> str | None:
     """The key id a ``.json``'s MAC field names, or None when it has no well-formed one (unsigned)."""
-    if len(raw_json) < FIELD_BYTES or not raw_json.startswith(_OPEN) or raw_json[FIELD_BYTES - 2:FIELD_BYTES] != b'",':
-        return None
-    key = raw_json[len(_OPEN):len(_OPEN) + _KEY_HEX]
-    if raw_json[len(_OPEN) + _KEY_HEX:len(_OPEN) + _KEY_HEX + 1] != b":" or not _is_hex(key) \
-            or not _is_hex(raw_json[FIELD_BYTES - 2 - _TAG_HEX:FIELD_BYTES - 2]):
-        return None
-    return key.decode()
-
-
-def _is_hex(raw: bytes) -> bool:
-    return all(c in b"0123456789abcdef" for c in raw)
+    found = _FIELD.match(raw_json)
+    return None if found is None else found.group(1).decode()
 
 
 def signer(secret: bytes | None) -> EntrySigner | None:
