@@ -18,8 +18,8 @@ compares the machine-dependent parts of its descriptor (compiler, target, opbuil
 generator) with this machine's, and publishes it with the store's atomic, commit-last protocol, signed under
 this machine's ``OPBUILD_CACHE_SECRET`` (cache/signing.py): the archive's signature vouched for the entry, so
 whatever MAC its ``.json`` carried is dropped and the store signs it afresh. Export under a secret leaves out
-every entry not signed with it (an entry planted in kernel_meta is never laundered into a signed archive). A sound local
-entry is never replaced; a broken one is quarantined first, under the entry's lock.
+every entry not signed with it (an entry planted in kernel_meta is never laundered into a signed archive). A
+sound local entry is never replaced; a broken one is quarantined first, under the entry's lock.
 
 The toolchain records travel too, so that an imported cache serves a process without a compiler as a copied
 folder does: a record is written into the destination's memo when some entry imported (or already present)
