@@ -25,7 +25,7 @@ from tests.cache.test_hostile_manifest import _evil_library
 from tests.conftest import run_python
 from tests.helpers import PEAK_RSS_SRC
 
-SECRET = b"team secret"
+SECRET = b"the team's secret"
 SPECS = [REGISTRY["Square"].spec({}, [TensorType((n,), "float32")]) for n in (3, 5, 7)]
 
 
@@ -36,6 +36,7 @@ def exported(tmp_path_factory) -> tuple[Path, Path, Path]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("OPBUILD_CACHE_PATH", str(root / "cache"))
         mp.delenv("RANK_ID", raising=False)
+        mp.setenv("OPBUILD_CACHE_SECRET", SECRET.decode())  # export under a secret takes only entries it signed
         _, report = Builder().build(SPECS)
     assert report.built == 3
     km = kernel_meta(root / "cache")

@@ -35,6 +35,10 @@ def child_env(root: Path | None = None, **extra: str) -> dict[str, str]:
     return env
 
 
+#: The OPBUILD_CACHE_SECRET the warm cache is signed with, and archives are signed with and checked against.
+SECRET = {"OPBUILD_CACHE_SECRET": "the CLI tests' team secret"}
+
+
 def run_cli(*args: str, root: Path | None = None, input: str | None = None, env: dict | None = None,
             module: str = "opbuild", timeout: float = 120) -> subprocess.CompletedProcess:
     """``python -m opbuild ARGS`` (the console script's code) with the cache root ``root``."""
@@ -71,15 +75,16 @@ def names(root: Path, rank: int = 0) -> set[str]:
 
 @pytest.fixture(scope="session")
 def warm_root(tmp_path_factory) -> Path:
-    """A cache root with 9 kernels: Square/Add/Exp for float32 (3,), float32 (4,) and float64 (5,).
-    Read-only for tests: copy it (``cache``) before changing anything."""
+    """A cache root with 9 kernels: Square/Add/Exp for float32 (3,), float32 (4,) and float64 (5,), signed
+    under :data:`SECRET` (what an export under it requires; processes without the secret read them by
+    checksum). Read-only for tests: copy it (``cache``) before changing anything."""
     root = tmp_path_factory.mktemp("warm-cache")
     # Session scope: built before the module-scoped OPBUILD_FUSION=0 of tests/conftest.py applies, so unfused
     # here too (the CLI tests count these nine kernels one by one).
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("OPBUILD_FUSION", "0")
         for n, dtype in ((3, "float32"), (4, "float32"), (5, "float64")):
-            run_net(root, n, dtype)
+            run_net(root, n, dtype, env=SECRET)
     assert len(names(root)) == 9
     return root
 

@@ -12,10 +12,9 @@ import pytest
 
 from opbuild.cache.key import canonical_bytes, kernel_name, kernel_symbol
 
-from .conftest import NET, kernel_meta, names, run_cli, run_json, run_net
+from .conftest import NET, SECRET, kernel_meta, names, run_cli, run_json, run_net
 
 pytestmark = pytest.mark.slow
-SECRET = {"OPBUILD_CACHE_SECRET": "team secret"}  # archives are signed with it and checked against it
 
 
 def _info(root: Path, name: str) -> dict:

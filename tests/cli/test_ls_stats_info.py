@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import child_env, kernel_meta, names, run_cli, run_json, run_net
+from opbuild.cache.signing import key_id
+
+from .conftest import SECRET, child_env, kernel_meta, names, run_cli, run_json, run_net
 
 pytestmark = pytest.mark.slow
 
@@ -137,7 +139,11 @@ def test_info_shows_version_compiler_target_and_cache(warm_root):
     assert data["target"]["arch"] == platform.machine()
     assert data["cache_directory"] == str(kernel_meta(warm_root))
     assert data["cache_root_source"] == "OPBUILD_CACHE_PATH"
-    assert data["entries"] == 9
+    assert data["entries"] == 9 and data["cache_key_id"] == "unsigned"
+    signed = run_json("info", root=warm_root, env=SECRET)["cache_key_id"]
+    assert signed == key_id(SECRET["OPBUILD_CACHE_SECRET"].encode())
+    assert f"cache signing     entries signed and checked (key id {signed})" in run_cli(
+        "info", root=warm_root, env=SECRET).stdout
     human = run_cli("info", root=warm_root)
     assert human.returncode == 0
     for text in (opbuild.__version__, data["compiler"]["version"], platform.machine(),

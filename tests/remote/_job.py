@@ -34,7 +34,9 @@ class Rank:
                      "OPBUILD_FUSION": "0"})
         if barrier is not None:
             full["RANK_BARRIER"] = str(barrier)
-        full = with_test_hooks(full, **env)  # OPBUILD_TEST_COMPILE_DELAY is a test hook, patched in from tests/
+        # OPBUILD_TEST_COMPILE_DELAY is a test hook, patched in from tests/; a variable given as None is unset
+        full = with_test_hooks(full, **{k: v for k, v in env.items() if v is not None})
+        full = {k: v for k, v in full.items() if env.get(k, "") is not None}
         with open(self.err_path, "w") as err:  # the child keeps its own descriptor
             self.proc = subprocess.Popen([sys.executable, str(WORKER), str(self.out)], env=full,
                                          stdout=subprocess.DEVNULL, stderr=err)

@@ -15,6 +15,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from ..cache import signing
 from ..cache.layout import CPU_BINARY_SUFFIX
 from ..cache.local import KernelStore
 from ..cache.shared.tier import SharedTier
@@ -39,7 +40,9 @@ class Stores:
     """The stores of one process: opened once per directory, read-only ones remembered, one private store."""
 
     def __init__(self) -> None:
-        self._stores: dict[tuple[Path, str], KernelStore] = {}  # (kernel_meta path, binary suffix) -> store
+        # (kernel_meta path, binary suffix, OPBUILD_CACHE_SECRET) -> store: a store signs and checks with the
+        # secret it was opened under, so a process that changes the variable gets a store of the new one
+        self._stores: dict[tuple[Path, str, bytes | None], KernelStore] = {}
         self._suffix = CPU_BINARY_SUFFIX  # of the last select(): the private store follows it
         self._readonly: set[Path] = set()
         self._private: KernelStore | None = None
@@ -77,8 +80,10 @@ class Stores:
     def private_store(self) -> KernelStore:
         """The store in this process's scratch directory (kernels not cached across processes), for the binary
         suffix of the last :meth:`select`."""
-        if self._private is None or self._private.binary_suffix != self._suffix:
-            self._private = KernelStore(self.workdir() / "kernel_meta", binary_suffix=self._suffix)
+        secret = config.cache_secret()
+        if (self._private is None or self._private.binary_suffix != self._suffix
+                or self._private.key_id != signing.key_id(secret)):
+            self._private = KernelStore(self.workdir() / "kernel_meta", binary_suffix=self._suffix, secret=secret)
         return self._private
 
     def select(self, binary_suffix: str = CPU_BINARY_SUFFIX) -> tuple[KernelStore | None, KernelStore]:
@@ -87,13 +92,13 @@ class Stores:
         self._suffix = binary_suffix
         if not config.cache_enabled():
             return None, self.private_store()
-        path = config.cache_dir()
-        store = self._stores.get((path, binary_suffix))
+        path, secret = config.cache_dir(), config.cache_secret()
+        store = self._stores.get((path, binary_suffix, secret))
         if store is None:
-            store = self._open(path)
+            store = self._open(path, secret)
             if store is None:
                 return None, self.private_store()
-            self._stores[(path, binary_suffix)] = store
+            self._stores[(path, binary_suffix, secret)] = store
         if path in self._readonly or not store.writable():
             self._readonly.add(path)
             # Same key as the disk-full warning: a store marked read-only after a failed write was already
@@ -104,14 +109,14 @@ class Stores:
             return store, self.private_store()
         return store, store
 
-    def _open(self, path: Path) -> KernelStore | None:
-        """The store at ``path``, created if need be; read-only if it exists but cannot be written; None (after a
-        warning) when it can neither be created nor read."""
+    def _open(self, path: Path, secret: bytes | None) -> KernelStore | None:
+        """The store at ``path`` under ``secret``, created if need be; read-only if it exists but cannot be
+        written; None (after a warning) when it can neither be created nor read."""
         try:
-            return KernelStore(path, binary_suffix=self._suffix)
+            return KernelStore(path, binary_suffix=self._suffix, secret=secret)
         except OSError as e:
             if path.is_dir():
-                return KernelStore(path, create=False, binary_suffix=self._suffix)
+                return KernelStore(path, create=False, binary_suffix=self._suffix, secret=secret)
             self.warn_once(f"create:{path}", (
                 f"opbuild: kernel cache is off: cannot create {path} ({e.strerror or e}). Kernels are built "
                 f"in a private temporary directory and rebuilt next run; set OPBUILD_CACHE_PATH to a "
@@ -151,8 +156,14 @@ def warn_repairs(store: KernelStore, swept: set[str], repairs: list[tuple[str, s
     batch binary, are one incident for the user)."""
     parts = []
     if repairs:
-        shown = "; ".join(f"{name} ({reason})" for name, reason in repairs[:5])
-        more = f"; and {len(repairs) - 5} more" if len(repairs) > 5 else ""
+        # Entries broken for one reason are named together: the first build under a new OPBUILD_CACHE_SECRET
+        # refuses every unsigned entry it needs, and one reason said once reads better than fifty times.
+        by_reason: dict[str, list[str]] = {}
+        for name, reason in repairs:
+            by_reason.setdefault(reason, []).append(name)
+        shown = "; ".join(f"{', '.join(names[:5])}{f' and {len(names) - 5} more' if len(names) > 5 else ''} "
+                          f"({reason})" for reason, names in list(by_reason.items())[:5])
+        more = f"; and {len(by_reason) - 5} more reasons" if len(by_reason) > 5 else ""
         parts.append(f"{len(repairs)} broken entr{'y' if len(repairs) == 1 else 'ies'} moved to quarantine and "
                      f"rebuilt: {shown}{more}")
     if swept:

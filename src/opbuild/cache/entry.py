@@ -23,6 +23,10 @@ recorded digests (:class:`Recorded`), or nothing but itself (``verify``, archive
 1. ``authenticate`` (optional): a signature over the raw parts, checked before anything is parsed;
 2. the name matches the entry-name pattern (every path is derived from it), unless the caller derived it from
    the requested descriptor itself (a lookup, a fetch);
+2b. ``signer`` (the files of a store under ``OPBUILD_CACHE_SECRET``): the entry's MAC (cache/signing.py) over
+   its name, ``.info`` and ``.json`` bytes (which record the binary's sha256), checked on the raw bytes before
+   anything is parsed; missing (unsigned), under another secret or wrong, the entry is refused with that
+   reason;
 3. ``.info``: equal to the requested bytes, or hashing to the recorded digest, or else hashing to the name and
    describing the op the name says;
 4. ``.json``: hashing to the recorded digest, or else parsing (bounded) with an integer ``size``, a string
@@ -47,6 +51,7 @@ from typing import NamedTuple, Protocol
 from . import elf, fsio, hashio
 from .identity import kernel_symbol
 from .layout import HASH_CHARS, INFO_SUFFIX, JSON_SUFFIX, NAME_RE
+from .signing import EntrySigner
 
 #: Directory of an entry's members in an export archive.
 ARCHIVE_DIR = "kernel_meta"
@@ -55,6 +60,8 @@ ARCHIVE_DIR = "kernel_meta"
 MAX_BINARY_BYTES = hashio.MAX_BINARY_BYTES
 #: Fields of the build result derived from the binary (filled in at publication, never copied).
 DERIVED_FIELDS = ("binary", "suffix", "sha256", "size")
+#: The field of a signed ``.json`` holding its MAC (cache/signing.py): never copied into another entry.
+MAC_FIELD = "mac"
 
 
 # ---- the forms of an entry ------------------------------------------------------------------------
@@ -72,17 +79,22 @@ def archive_members(name: str, binary_suffix: str) -> list[tuple[str, str]]:
 def result_record(name: str, binary_suffix: str, meta: dict, sha256: str, size: int) -> dict:
     """The build result (``.json``) of entry ``name``: ``meta`` (kernel, op, symbol, build seconds, command,
     ...) plus the fields derived from the binary (:data:`DERIVED_FIELDS`)."""
-    return dict(meta, binary=name + binary_suffix, suffix=binary_suffix, sha256=sha256, size=size)
+    record = dict(meta, binary=name + binary_suffix, suffix=binary_suffix, sha256=sha256, size=size)
+    record.pop(MAC_FIELD, None)  # a MAC signs one entry's files: the publisher signs its own
+    return record
 
 
-def encode_result(result: dict) -> bytes:
-    """The bytes of a ``.json`` build result."""
-    return (json.dumps(result, indent=1, sort_keys=True) + "\n").encode()
+def encode_result(result: dict, signer: EntrySigner | None = None, name: str = "", info: bytes = b"") -> bytes:
+    """The bytes of a ``.json`` build result; with ``signer``, signed as entry ``name`` with ``.info`` bytes
+    ``info`` (cache/signing.py: the MAC's field first)."""
+    raw = (json.dumps(result, indent=1, sort_keys=True) + "\n").encode()
+    return raw if signer is None else signer.sign(name, info, raw)
 
 
 def meta_of(result: dict) -> dict:
-    """A build result without the fields derived from the binary (what a copy of the entry publishes again)."""
-    return {k: v for k, v in result.items() if k not in DERIVED_FIELDS}
+    """A build result without the fields derived from the binary and without its MAC (what a copy of the entry
+    publishes again, signed by whoever publishes it)."""
+    return {k: v for k, v in result.items() if k not in DERIVED_FIELDS and k != MAC_FIELD}
 
 
 def _canonical(obj: dict) -> bytes:
@@ -195,16 +207,23 @@ def name_problem(name: str) -> str | None:
 
 def verify(name: str, info: bytes, result: bytes | dict, binary: Binary, *, binary_suffix: str,
            requested: bytes | None = None, recorded: Recorded | None = None,
-           authenticate: Callable[[], str | None] | None = None, source: str | None = None) -> Verdict:
+           authenticate: Callable[[], str | None] | None = None, source: str | None = None,
+           signer: EntrySigner | None = None) -> Verdict:
     """Verify entry ``name`` from its ``.info`` bytes, its build result (``.json`` bytes, or the dict a blob
     carries) and its binary, in the stages of the module docstring. ``requested``: the descriptor a build asks
     for; ``recorded``: a graph manifest's row (then ``result`` must be the ``.json`` bytes); neither: the entry
     is checked against itself. ``source`` names where the binary's size and sha256 were recorded, for the
-    reasons (default ``.json``, or the graph manifest)."""
+    reasons (default ``.json``, or the graph manifest). ``signer``: the entry's files must carry a valid MAC
+    under its secret (then ``result`` must be the ``.json`` bytes)."""
     if authenticate is not None and (why := authenticate()) is not None:
         return Verdict(why)
     if requested is None and NAME_RE.match(name) is None:  # a name read from a manifest, archive or listing
         return Verdict(name_problem(name))
+    if signer is not None:
+        if not isinstance(result, bytes):
+            return Verdict("unsigned: a signed entry's .json must be checked as bytes")
+        if (why := signer.problem(name, info, result)) is not None:
+            return Verdict(why)
     op_part, _, name_hash = name.rpartition("_")
     name_op = op_part or None  # None: a bare name a caller derived itself (the shared tier's tests use them)
     if requested is not None:
@@ -296,6 +315,7 @@ def _shown(value: object) -> str:
     return type(value).__name__
 
 
-__all__ = ["ARCHIVE_DIR", "DERIVED_FIELDS", "MAX_BINARY_BYTES", "Binary", "BinaryBytes", "BlobParts", "Recorded",
+__all__ = ["ARCHIVE_DIR", "DERIVED_FIELDS", "MAC_FIELD", "MAX_BINARY_BYTES",
+           "Binary", "BinaryBytes", "BlobParts", "Recorded",
            "Unsound", "Verdict", "archive_members", "blob_body", "encode_result", "file_names", "from_blob", "meta_of",
            "name_problem", "result_record", "verify"]

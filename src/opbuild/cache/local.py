@@ -11,6 +11,8 @@ Contract (see docs/cache.md):
     mapped), garbage or an object without the symbol is never ``dlopen``ed.
   * Anything wrong is reported as ``corrupt`` with a reason; callers quarantine it while holding the kernel's
     lock, since an entry without its ``.json`` may simply be in the middle of being published.
+  * Under ``OPBUILD_CACHE_SECRET`` every entry is published signed (cache/signing.py) and every read refuses an
+    entry whose MAC is missing, of another secret or wrong: a reason like any other corruption.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..core import config
-from . import elf, entry, fsio, hashio, quarantine
+from . import elf, entry, fsio, hashio, quarantine, signing
 from .layout import (
     CPU_BINARY_SUFFIX,
     INFO_SUFFIX,
@@ -93,14 +95,25 @@ class StoredBinary(entry.Binary):
             raise entry.Unsound(f"cannot read binary: {e}") from None
 
 
+#: ``KernelStore(secret=FROM_ENV)``: the secret is ``OPBUILD_CACHE_SECRET`` (validated: a ConfigError if bad).
+FROM_ENV = "env"
+
+
 class KernelStore:
     """One kernel_meta directory. Creating it may raise OSError (caller degrades to a private store).
 
-    ``binary_suffix`` is the suffix of the target's binaries (the target owns it, cache/layout.py)."""
+    ``binary_suffix`` is the suffix of the target's binaries (the target owns it, cache/layout.py); ``secret``
+    signs every entry published and is required of every entry read (None: entries are unsigned and read by
+    checksum alone; default: ``OPBUILD_CACHE_SECRET``)."""
 
-    def __init__(self, path: Path, create: bool = True, binary_suffix: str = CPU_BINARY_SUFFIX):
+    def __init__(self, path: Path, create: bool = True, binary_suffix: str = CPU_BINARY_SUFFIX,
+                 secret: bytes | None | str = FROM_ENV):
         self.path = Path(path)
         self.binary_suffix = binary_suffix
+        key = config.cache_secret() if secret == FROM_ENV else secret
+        assert key is None or isinstance(key, bytes)
+        self.signer = signing.signer(key)
+        self.key_id = signing.key_id(key)  # names the secret entries are signed with here ("unsigned": none)
         if create and not os.path.isdir(self.path):  # a stat, not a mkdir: EEXIST is slow on overlayfs
             self.path.mkdir(parents=True, exist_ok=True)
         self._prefix = os.path.join(str(self.path), "")
@@ -150,7 +163,8 @@ class KernelStore:
         except OSError as e:
             return Lookup("corrupt", f"cannot read .info: {e}")
         binary = StoredBinary(self, base + self.binary_suffix)
-        verdict = entry.verify(name, on_disk, raw, binary, binary_suffix=self.binary_suffix, requested=info)
+        verdict = entry.verify(name, on_disk, raw, binary, binary_suffix=self.binary_suffix, requested=info,
+                               signer=self.signer)
         if verdict.reason is not None:
             return Lookup("corrupt", verdict.reason)
         return Lookup("hit", binary=binary.path, result=verdict.result, ident=binary.ident)
@@ -174,7 +188,7 @@ class KernelStore:
             return Lookup("corrupt", f"cannot read the entry: {e}")
         binary = StoredBinary(self, base + self.binary_suffix)
         verdict = entry.verify(name, on_disk, raw, binary, binary_suffix=self.binary_suffix,
-                               recorded=_Row(info_sha256, json_sha256, binary_sha256, size))
+                               recorded=_Row(info_sha256, json_sha256, binary_sha256, size), signer=self.signer)
         if verdict.reason is not None:
             return Lookup("corrupt", verdict.reason)
         if describes is not None and (why := describes(on_disk)):
@@ -208,7 +222,9 @@ class KernelStore:
     def publish(self, name: str, info: bytes, binary: bytes, result: dict, link_from: Path | None = None) -> Path:
         """Write a complete entry: binary, then .info, then .json (the commit marker). Returns the binary path.
 
-        ``result`` gets ``binary``, ``suffix``, ``sha256`` and ``size`` filled in. With ``link_from`` (a file
+        ``result`` gets ``binary``, ``suffix``, ``sha256`` and ``size`` filled in, and the ``.json`` is signed
+        when the store has a secret (whatever MAC ``result`` carried is dropped: an entry copied from the shared
+        tier or an archive is re-signed here, after its own signature was checked). With ``link_from`` (a file
         in this directory holding exactly ``binary``), the binary is hard-linked instead of copied, so the
         entries of one batched compile share one inode: one copy on disk, one ``dlopen`` for all of them.
         Raises OSError (e.g. ENOSPC) with nothing half-written left behind: each file is atomic, and the parts
@@ -231,7 +247,8 @@ class KernelStore:
             written.append(target)
             fsio.atomic_write(self.info_path(name), info, fsync=sync, tmp_dir=self.tmp_dir)
             written.append(self.info_path(name))
-            fsio.atomic_write(self.json_path(name), entry.encode_result(result), fsync=sync, tmp_dir=self.tmp_dir)
+            fsio.atomic_write(self.json_path(name), entry.encode_result(result, self.signer, name, info), fsync=sync,
+                              tmp_dir=self.tmp_dir)
         except OSError:
             if not self.json_path(name).exists():
                 for path in written:

@@ -11,8 +11,8 @@ from typing import Any
 
 import filelock
 
-from ..cache import fsio, layout, stats
-from ..cache.admin import evict, explain, verify
+from ..cache import fsio, layout, signing, stats
+from ..cache.admin import evict, explain, standing, verify
 from ..cache.admin import scan as cache_entries
 from ..cache.key import kernel_name
 from ..cache.shared.stats import COUNTERS
@@ -202,6 +202,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"no kernel cache at {directory}: nothing to verify")
         return EXIT_OK
     print(f"checked {entries(report.checked)} in {directory}")
+    if report.key_id != signing.UNSIGNED:
+        print(f"entries must be signed with OPBUILD_CACHE_SECRET (key id {report.key_id})")
     if report.problems:
         headers = ["PROBLEM", "WHERE", "DETAIL"] + (["ACTION"] if args.repair else [])
         print(table(headers, [[p.kind, p.path, p.detail] + ([p.action] if args.repair else [])
@@ -354,11 +356,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
                          "a broken entry") from None
     listing = cache_entries.scan(directory, binary_suffix(args))
     result = explain.explain(directory, desc, name, listing)
+    stands = standing.standing(directory, name, listing, binary_suffix(args))
     if args.json:
         print_json({**result.as_dict(), "directory": str(directory),
-                     "signature": cache_entries.signature(desc)})
+                     "signature": cache_entries.signature(desc), "entry": stands.as_dict()})
         return EXIT_OK
     print(f"kernel   {name} ({result.op})  {cache_entries.signature(desc)}")
+    for line in stands.lines():
+        print(line)
     if result.closest is None:
         print(f"no other entry of op {result.op} in {directory} to compare with: this is the first kernel of "
               f"its op (or the cache was cleared)")

@@ -16,6 +16,7 @@ from typing import Any
 from .. import ops as _ops  # noqa: F401 - registers every op family (codegen_hash looks ops up)
 from .._version import __version__
 from ..builder import toolchain_info
+from ..cache import signing
 from ..cache.admin import scan as cache_entries
 from ..core import config
 from ..core.errors import OpbuildError
@@ -85,6 +86,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         explain_on = config.explain_misses()
         jobs = config.build_jobs()
         enabled = config.cache_enabled()
+        key = signing.key_id(config.cache_secret())
     except ValueError as e:
         raise UsageError(str(e)) from None
     source = "--path" if args.path else (config.cache_root_source() or "current directory")
@@ -95,7 +97,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "toolchain_matched": toolchain["matched"],
         "cache_enabled": enabled, "cache_root": str(root), "cache_root_source": source,
         "rank": None if root.name == "kernel_meta" else rank(args), "cache_directory": str(directory),
-        "entries": len(listing.committed), "bytes": listing.entry_bytes, "max_size": max_size,
+        "entries": len(listing.committed), "bytes": listing.entry_bytes, "max_size": max_size, "cache_key_id": key,
         "explain_misses": explain_on, "build_jobs": jobs, "loop_threads": _loop_threads(compiler),
     }
     if args.json:
@@ -125,6 +127,8 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("cache directory", f"{directory}" + ("" if listing.exists else " (does not exist yet)")),
         ("cache size", f"{entries(len(listing.committed))}, {format_size(listing.entry_bytes)}"),
         ("cache max size", f"{format_size(max_size)}" if max_size else "off"),
+        ("cache signing", "off (OPBUILD_CACHE_SECRET unset: write access to the cache is code execution)"
+                          if key == signing.UNSIGNED else f"entries signed and checked (key id {key})"),
         ("explain misses", "on" if explain_on else "off"),
         ("build jobs", jobs),
         ("loop threads", info["loop_threads"]),

@@ -491,10 +491,26 @@ def remote_lease_ttl() -> float:
     return float(REMOTE_LEASE_TTL.get())
 
 
+#: The shortest OPBUILD_CACHE_SECRET accepted, in bytes: a key that short is guessed, and signs nothing.
+MIN_SECRET_BYTES = 16
+_SECRET_HINT = (f"at least {MIN_SECRET_BYTES} bytes, the same on every process sharing the cache (e.g. the "
+                "output of `python -c 'import secrets; print(secrets.token_hex(32))'`); unset the variable to run "
+                "without signing")
+
+
 def cache_secret() -> bytes | None:
-    """OPBUILD_CACHE_SECRET: key signing shared-tier entries (HMAC-SHA256); None when unset."""
-    raw = os.environ.get("OPBUILD_CACHE_SECRET", "")
-    return raw.encode() if raw else None
+    """OPBUILD_CACHE_SECRET: the key signing local entries, shared-tier entries and archives (HMAC-SHA256);
+    None when unset. Set but empty (``$SECRET`` of an unset variable) or shorter than
+    :data:`MIN_SECRET_BYTES` is a ConfigError: signing silently turned off, or done with a guessable key,
+    would look like protection it is not. The message never shows the value."""
+    raw = os.environ.get("OPBUILD_CACHE_SECRET")
+    if raw is None:
+        return None
+    secret = os.fsencode(raw)
+    if len(secret) < MIN_SECRET_BYTES:
+        problem = "is set but empty" if not secret else f"is {len(secret)} bytes long, too short for a signing key"
+        raise ConfigError("OPBUILD_CACHE_SECRET", "***", problem, _SECRET_HINT)
+    return secret
 
 
 RANK_SIZE = EnvNumber("RANK_SIZE", 0, integer=True, minimum=0, allow_minimum=True, maximum=1e6, unit="ranks")
@@ -552,6 +568,7 @@ _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("OPBUILD_REMOTE_TTL", remote_ttl),
     ("OPBUILD_REMOTE_LEASE_TTL", remote_lease_ttl),
     ("OPBUILD_CUDA_ARCH", cuda_arch),
+    ("OPBUILD_CACHE_SECRET", cache_secret),
 )
 _CHECKED_NAMES = tuple(name for name, _ in _CHECKS)
 # os.environ.get goes through MutableMapping.get and re-encodes the key on every call, which made reading the

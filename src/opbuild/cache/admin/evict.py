@@ -178,7 +178,7 @@ def prune(directory: Path, max_size: int | None = None, older_than: float | None
     result = Removal(Path(directory), bytes_before=listing.total_bytes, dry_run=dry_run)
     if not listing.exists:
         return result
-    store = KernelStore(Path(directory), create=False, binary_suffix=binary_suffix)
+    store = KernelStore(Path(directory), create=False, binary_suffix=binary_suffix, secret=None)  # reads no entry
     ledger = _Ledger(listing)
 
     def over() -> bool:
@@ -236,7 +236,7 @@ def clear(directory: Path, dry_run: bool = False, binary_suffix: str = CPU_BINAR
     result = Removal(Path(directory), bytes_before=listing.total_bytes, dry_run=dry_run)
     if not listing.exists:
         return result
-    store = KernelStore(Path(directory), create=False, binary_suffix=binary_suffix)
+    store = KernelStore(Path(directory), create=False, binary_suffix=binary_suffix, secret=None)  # reads no entry
     ledger = _Ledger(listing)
     now = time.time()
     for item in [*listing.entries, *listing.quarantine, *listing.manifests,

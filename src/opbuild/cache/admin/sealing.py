@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from .. import fsio, hashio
-from ..shared.entry import key_id
+from ..signing import key_id
 
 INDEX = "opbuild-cache.sig"
 FORMAT = 1

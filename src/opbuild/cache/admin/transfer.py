@@ -15,8 +15,11 @@ It never extracts paths: it reads regular-file members (symlinks, links, devices
 are refused), each bounded and checked against the verified index, keeps only the entry being read (an
 entry's three members are consecutive, as export writes them), and for each complete entry checks it,
 compares the machine-dependent parts of its descriptor (compiler, target, opbuild version, ABI, code
-generator) with this machine's, and publishes it with the store's atomic, commit-last protocol. A sound local
-entry is never replaced; a broken one is quarantined first, under the entry's lock.
+generator) with this machine's, and publishes it with the store's atomic, commit-last protocol, signed under
+this machine's ``OPBUILD_CACHE_SECRET`` (cache/signing.py): the archive's signature vouched for the entry, so
+whatever MAC its ``.json`` carried is dropped and the store signs it afresh. Export under a secret leaves out
+every entry not signed with it (an entry planted in kernel_meta is never laundered into a signed archive). A
+sound local entry is never replaced; a broken one is quarantined first, under the entry's lock.
 
 The toolchain records travel too, so that an imported cache serves a process without a compiler as a copied
 folder does: a record is written into the destination's memo when some entry imported (or already present)
@@ -41,7 +44,7 @@ from typing import Any, BinaryIO
 
 from ..._version import __version__
 from .. import entry as entry_format
-from .. import fsio, hashio, identity
+from .. import fsio, hashio, identity, signing
 from ..key import diff
 from ..layout import CPU_BINARY_SUFFIX, INFO_SUFFIX, JSON_SUFFIX, entry_suffixes, split_entry_file
 from ..local import KernelStore
@@ -96,6 +99,9 @@ def export(directory: Path, archive: Path, origin: dict | None = None,
     reader's information; ``binary_suffix`` is the target's (cache/layout.py)."""
     directory, archive = Path(directory), Path(archive)
     result = ExportResult(archive, directory, signed=secret is not None)
+    # Under a secret, only entries signed with it are exported: the archive's signature must not launder an
+    # entry planted in kernel_meta into one every importer trusts.
+    signer = signing.signer(secret)
     index = IndexWriter()
     listing = scan(directory, binary_suffix)
     tmp = archive.with_name(fsio.tmp_name(archive.name))
@@ -114,7 +120,7 @@ def export(directory: Path, archive: Path, origin: dict | None = None,
                 except OSError as e:  # CorruptFile included
                     result.skipped.append((entry.name, f"cannot read: {e.strerror or e}"))
                     continue
-                reason = _problem(entry.name, parts, binary_suffix)
+                reason = _problem(entry.name, parts, binary_suffix, signer)
                 if reason:
                     result.skipped.append((entry.name, reason))
                     continue
@@ -130,11 +136,13 @@ def export(directory: Path, archive: Path, origin: dict | None = None,
     return result
 
 
-def _problem(name: str, parts: dict[str, bytes], binary_suffix: str) -> str | None:
-    """Why the parts of entry ``name`` (by suffix, read into memory) are no sound entry (the one verifier)."""
+def _problem(name: str, parts: dict[str, bytes], binary_suffix: str,
+             signer: signing.EntrySigner | None = None) -> str | None:
+    """Why the parts of entry ``name`` (by suffix, read into memory) are no sound entry (the one verifier; with
+    ``signer``, its MAC too)."""
     return entry_format.verify(name, parts[INFO_SUFFIX], parts[JSON_SUFFIX],
                                entry_format.BinaryBytes(parts[binary_suffix], binary_suffix),
-                               binary_suffix=binary_suffix).reason
+                               binary_suffix=binary_suffix, signer=signer).reason
 
 
 def _toolchain_records(directory: Path) -> dict[str, dict]:
@@ -248,7 +256,7 @@ def import_archive(archive: Path, directory: Path, here: dict[str, Any],
             result.error, result.refused = f"refused {archive}: {e.reason}", True
             return result
         result.signed = verified.signed
-        store = KernelStore(directory, binary_suffix=binary_suffix)
+        store = KernelStore(directory, binary_suffix=binary_suffix, secret=secret)  # re-signs what it imports
         f.seek(0)
         compilers: set[str] = set()  # canonical JSON of the compiler identities of the entries now in the store
         try:

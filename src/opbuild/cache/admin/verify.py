@@ -1,11 +1,13 @@
 """``opbuild cache verify``: check every file of a kernel_meta directory; with ``repair``, fix what is broken.
 
 Checks, per committed entry, with the one verifier (cache/entry.py ``verify``, which a build's lookup uses
-too): the ``.info`` hashes to the entry's name and parses as a descriptor of the op the name says, the
-``.json`` parses and names the entry's binary, the binary's size and sha256 match the ``.json``, and the
-binary is a loadable shared object exporting the kernel's symbol (cache/elf.py). Besides
-entries: uncommitted entries nobody is building, temporaries of dead processes, files and folders that do
-not belong (orphans) and an unreadable statistics file.
+too): under ``OPBUILD_CACHE_SECRET``, the entry's MAC (cache/signing.py: an unsigned entry, one of another
+secret or one with a bad MAC is a problem, quarantined by repair as a build would), the ``.info`` hashes to
+the entry's name and parses as a descriptor of the op the name says, the ``.json`` parses and names the
+entry's binary, the binary's size and sha256 match the ``.json``, and the binary is a loadable shared object
+exporting the kernel's symbol (cache/elf.py). Besides entries: uncommitted entries nobody is building,
+temporaries of dead processes, files and folders that do not belong (orphans) and an unreadable statistics
+file.
 
 Repairs: a broken or uncommitted entry is moved to ``quarantine/`` (holding its lock, so never while another
 process builds or loads it), an orphan is moved there too (it may be someone's file), a dead process's
@@ -32,7 +34,7 @@ from ..layout import (
     MEMO_FILE,
     QUARANTINE_DIR,
 )
-from ..local import KernelStore, StoredBinary
+from ..local import FROM_ENV, KernelStore, StoredBinary
 from ..locks import bad_lock_file, try_exclusive
 from .scan import Entry, scan
 
@@ -62,6 +64,7 @@ class Report:
     checked: int = 0
     problems: list[Problem] = field(default_factory=list)
     in_progress: list[str] = field(default_factory=list)  # entries being built right now (not problems)
+    key_id: str = "unsigned"  # of the secret entries were required to be signed with ("unsigned": none)
 
     @property
     def unrepaired(self) -> list[Problem]:
@@ -71,6 +74,7 @@ class Report:
     def as_dict(self) -> dict:
         """JSON-able form."""
         return {"directory": str(self.directory), "exists": self.exists, "checked": self.checked,
+                "key_id": self.key_id,
                 "problems": [asdict(p) for p in self.problems], "in_progress": self.in_progress}
 
 
@@ -95,20 +99,23 @@ def check_entry(store: KernelStore, entry: Entry) -> str | None:
         except OSError as e:
             return f"cannot read {suffix}: {e.strerror or e}"
     binary = StoredBinary(store, str(entry.path(entry.binary_suffix)))
-    return entry_format.verify(entry.name, *parts, binary, binary_suffix=entry.binary_suffix).reason
+    return entry_format.verify(entry.name, *parts, binary, binary_suffix=entry.binary_suffix,
+                               signer=store.signer).reason
 
 
 def verify(directory: Path, repair: bool = False, binary_suffix: str = CPU_BINARY_SUFFIX,
-           known_blas: Collection[str] = ()) -> Report:
+           known_blas: Collection[str] = (), secret: bytes | None | str = FROM_ENV) -> Report:
     """Check every file of one kernel_meta directory; with ``repair``, fix what is broken (see module doc).
     ``binary_suffix`` is the target's (cache/layout.py); ``known_blas`` the libraries a graph manifest may name
-    as its BLAS (the target's ``known_linked_libraries``: the cache imports no target)."""
+    as its BLAS (the target's ``known_linked_libraries``: the cache imports no target); ``secret`` the key every
+    entry must be signed with (default ``OPBUILD_CACHE_SECRET``; None: checksums only)."""
     directory = Path(directory)
     listing = scan(directory, binary_suffix)
     report = Report(directory, listing.exists)
     if not listing.exists:
         return report
-    store = KernelStore(directory, create=False, binary_suffix=binary_suffix)
+    store = KernelStore(directory, create=False, binary_suffix=binary_suffix, secret=secret)
+    report.key_id = store.key_id
     now = time.time()
     for entry in listing.entries:
         report.checked += 1

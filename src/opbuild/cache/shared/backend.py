@@ -16,12 +16,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 
 from ...core.errors import OpbuildError
+from .. import signing
 from ..hashio import MAX_BINARY_BYTES
 
 #: The largest blob a backend returns (a binary of at most MAX_BINARY_BYTES, cache/hashio.py, plus its .info,
 #: .json and header); a larger one is absent to the reader, never downloaded or read into memory.
 MAX_BLOB_BYTES = MAX_BINARY_BYTES + (16 << 20)
-UNSIGNED = "unsigned"  # the key id of entries written without OPBUILD_CACHE_SECRET (see entry.key_id)
+UNSIGNED = signing.UNSIGNED  # the key id of entries written without OPBUILD_CACHE_SECRET (signing.key_id)
 NAMESPACE = re.compile(r"[0-9a-f]{16}|unsigned")
 
 

@@ -13,9 +13,10 @@ newline, and everything after the first line. :func:`unpack` checks the key id a
 unless it was signed with this rank's secret; the header is then parsed with :func:`.fsio.parse_json`
 (bounded, only ever "corrupt").
 
-The key id names the secret without revealing it (:func:`key_id`: the first 8 bytes of
-HMAC(secret, "opbuild key id"), or ``unsigned``). Backends store entries in one namespace per key id, so
-ranks with different secrets never overwrite each other's entries (:mod:`.tier` warns about them).
+The key id names the secret without revealing it (:func:`..signing.key_id`: the first 8 bytes of
+HMAC(secret, "opbuild key id"), or ``unsigned``; local entries and archives name their secret alike).
+Backends store entries in one namespace per key id, so ranks with different secrets never overwrite each
+other's entries (:mod:`.tier` warns about them).
 
 The header and the bytes after it are the entry's blob body, defined with the entry's other forms in
 cache/entry.py: ``name``, ``info_size``, ``binary_size``, ``sha256`` (of the binary) and ``meta`` (the build
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from .. import entry as entry_format
 from ..fsio import CorruptFile, parse_json
 from ..layout import CPU_BINARY_SUFFIX
+from ..signing import key_id
 from .backend import UNSIGNED
 
 FORMAT = 2
@@ -65,14 +67,6 @@ class RemoteEntry:
     binary: bytes
     meta: dict
     sha256: str  # of the binary
-
-
-def key_id(secret: bytes | None) -> str:
-    """The namespace of entries signed with ``secret``: 16 hex digits derived from it (it cannot be turned
-    back into the secret), or ``"unsigned"`` without one."""
-    if not secret:
-        return UNSIGNED
-    return hmac.new(secret, b"opbuild key id", hashlib.sha256).hexdigest()[:16]
 
 
 def _tag(secret: bytes | None, key: str, rest: bytes | memoryview) -> str:
