@@ -14,6 +14,18 @@ from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
 
+# The suite is hermetic: opbuild settings exported in the developer's shell (a cache secret, a shared tier, a
+# rank, a compiler) would change what the cache tests see (e.g. entries refused as unsigned). They are removed
+# before opbuild is imported; tests set what they need themselves. The report header names what was removed.
+_CLEARED_ENV = {k: os.environ.pop(k) for k in [k for k in os.environ
+                                               if k.startswith("OPBUILD_") or k in ("RANK_ID", "RANK_SIZE")]}
+
+
+def pytest_report_header(config):
+    if _CLEARED_ENV:
+        return f"opbuild settings from the environment, cleared for the tests: {', '.join(sorted(_CLEARED_ENV))}"
+    return None
+
 # Property tests are reproducible: every run draws the same examples (derandomize: the seed comes from the test's
 # name) and nothing is read from or written to an example database, so the README's test command passes or fails
 # the same way on every machine. HYPOTHESIS_PROFILE=explore draws fresh examples when hunting for new cases.
