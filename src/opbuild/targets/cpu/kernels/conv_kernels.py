@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 
 from ....ops.conv_plan import ConvShape, aligned, col_bytes, workspace_bytes
 from ..codegen import blas_serial, ctype, gemm_symbols, is_half, load, parallel_for, store
+from .conv_tiled import forward_tiled
 
 
 def col_range(w: int, ow: int, pl: int, sw: int, dw: int) -> str:
@@ -137,6 +138,8 @@ def forward(algo: str, geo: Geometry) -> str:
         return _forward_gemm(geo)
     if algo in ("depthwise", "direct"):
         return _forward_direct(geo)
+    if algo == "tiled":
+        return forward_tiled(geo)
     return _forward_im2col(geo)
 
 

@@ -1,0 +1,187 @@
+"""The ``tiled`` Conv2D kernel (NCHW in and out): register-tiled direct convolution over a padded pixel domain.
+
+Why not im2col + GEMM: at the small maps of CNN inference (6x6 to 48x48) the column copy and the BLAS call's
+packing of both operands cost as much as the arithmetic, and its GEMM has one short dimension; onnxruntime's
+direct kernels run the same convolutions 2-3x faster (docs/benchmarks.md, "Convolutions: the tiled kernel").
+
+The layout trick ("padded domain"): the group's input planes are copied once per call into zero-bordered
+*phase planes* (one per (row phase, column phase) of the stride: ``plane[a][b][i][j] = xpad[i*sh + a][j*sw +
+b]``), each ``QW`` columns wide with ``QW = OW + ((KW - 1) * DW) // SW``. An output pixel ``(r, q)`` is the
+domain index ``p = r * QW + q``, and every tap ``(ki, kj)`` reads its phase plane at ``p`` plus a constant
+``((ki * DH) // SH) * QW + (kj * DW) // SW``: a unit-stride vector load for any stride and dilation. The
+``QW - OW`` columns of each domain row past the output are computed and dropped; in exchange the domain is one
+flat run of ``OH * QW`` pixels, so vectors stay full on 6x6 maps as on 48x48 ones.
+
+The micro-kernel holds ``OCB`` output channels x ``PV`` vectors of pixels in registers (a 64-byte GCC vector:
+one AVX-512 register, two AVX2 ones) and, for every input channel and tap, loads ``PV`` input vectors, broadcasts
+``OCB`` weights (read in place from the OIHW weight: no per-call repacking) and issues ``OCB * PV``
+multiply-adds. Finished tiles go through a small local buffer into the output rows they cover. Work items
+(channel block x pixel tile) are split over OpenMP threads when the convolution is large.
+
+The phase planes live in the kernel's workspace (``ob_ws``; ops/conv_plan.py ``tiled_plane``), sized at plan
+time. Sums run in the order (input channel, kernel row, kernel column), the order of the ``direct`` kernel.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ....ops.conv_plan import TILED_VECTOR_BYTES, tiled_in_place, tiled_plane
+from ..codegen import parallel_for
+
+if TYPE_CHECKING:  # conv_kernels.forward dispatches here
+    from .conv_kernels import Geometry
+
+# (output channels, pixel vectors) per register tile, by the number of 64-byte vector registers: the
+# accumulators plus the PV loaded input vectors plus one broadcast must fit (32 zmm on AVX-512; 16 ymm = 8
+# 64-byte vectors on AVX2). Wider pixel tiles first: each input vector load is shared by OCB channels.
+_TILES_AVX512 = {4: 6, 3: 8, 2: 12, 1: 24}
+_TILES_AVX2 = {2: 2, 1: 4}
+
+
+def _tile(nv: int, table: dict[int, int]) -> tuple[int, int]:
+    """(OCB, PV) for a domain of ``nv`` pixel vectors."""
+    pv = max(p for p in table if p <= max(1, nv))
+    return table[pv], pv
+
+
+def _micro(g: Geometry, no: int, nv: int, lanes: int, direct: bool) -> str:
+    """C of one tile: ``no`` output channels from ``o0`` x ``nv`` vectors from domain pixel ``p0``, accumulated
+    in registers, then stored into ``tmp`` (``no`` rows of ``nv * lanes``), or straight into the output planes
+    where the domain is the output (``direct``: no dropped columns, whole vectors only)."""
+    kk = g.kh * g.kw
+    acc = [[f"a{o}_{v}" for v in range(nv)] for o in range(no)]
+    decl = "\n".join(f"ob_vec {', '.join(f'{a} = ob_zero' for a in row)};" for row in acc)
+    loads = " ".join(f"const ob_vec x{v} = *(const ob_vecu *)(s + {v * lanes});" for v in range(nv))
+    fmas = []
+    for o in range(no):
+        fmas.append(f"{{ const ob_vec bw = ob_zero + wt[{o * g.kdim}];")
+        fmas.append(" ".join(f"{acc[o][v]} += bw * x{v};" for v in range(nv)) + " }")
+    dst = f"out0 + (b * {g.o} + gi * {g.og} + o0 + {{o}}) * {g.oh * g.ow} + p0 + {{v}}" if direct else \
+        f"tmp + {{o}} * {nv * lanes} + {{v}}"
+    stores = "\n".join(f"*(ob_vecu *)({dst.format(o=o, v=v * lanes)}) = {acc[o][v]};"
+                       for o in range(no) for v in range(nv))
+    return f"""{{
+{decl}
+for (int64_t ci = 0; ci < {g.cg}; ci++) {{
+  const {g.t} *restrict pc = planes + ci * ob_plane_ci + p0;
+  const {g.t} *restrict wc = wb + ci * {kk};
+  for (int64_t t = 0; t < {kk}; t++) {{
+    const {g.t} *restrict s = pc + ob_toff[t];
+    const {g.t} *restrict wt = wc + t;
+    {loads}
+    {chr(10).join(fmas)}
+  }}
+}}
+{stores}
+}}"""
+
+
+def _dispatch(g: Geometry, nvec: int, table: dict[int, int], lanes: int, direct: bool) -> str:
+    """C computing work item ``item`` (an output channel block x a pixel tile) for one tile table."""
+    ocb, pv = _tile(nvec, table)
+    n_tiles = -(-nvec // pv)
+    oc_tail, pv_tail = g.og % ocb, nvec % pv
+    branches = []
+    for no in ([ocb] + ([oc_tail] if oc_tail else [])):
+        for nv in ([pv] + ([pv_tail] if pv_tail else [])):
+            branches.append(f"if (no == {no} && nv == {nv}) {_micro(g, no, nv, lanes, direct)}")
+    return f"""
+const int64_t n_tiles = {n_tiles}, n_items = {-(-g.og // ocb)} * n_tiles;
+{parallel_for(g.og * g.oh * g.ow * g.kdim)}for (int64_t item = 0; item < n_items; item++) {{
+  const int64_t o0 = item / n_tiles * {ocb}, p0 = item % n_tiles * {pv * lanes};
+  const int64_t no = {g.og} - o0 < {ocb} ? {g.og} - o0 : {ocb};
+  const int64_t nv = {nvec} - p0 / {lanes} < {pv} ? {nvec} - p0 / {lanes} : {pv};
+  const {g.t} *restrict wb = in1 + (gi * {g.og} + o0) * {g.kdim};
+  {"" if direct else f"{g.t} tmp[{ocb * pv * lanes}] __attribute__((aligned(64)));"}
+  {" else ".join(branches)}
+  {"" if direct else _scatter(g)}
+}}"""
+
+
+def _scatter(g: Geometry) -> str:
+    """C copying the tile in ``tmp`` (domain pixels [p0, p0 + nv * lanes) of ``no`` channels) into the output
+    rows it covers (the domain columns past OW dropped)."""
+    qw = g.tiled_qw()
+    return f"""const int64_t pe = p0 + nv * (int64_t)(sizeof(ob_vec) / sizeof({g.t}));
+for (int64_t r = p0 / {qw}; r < {g.oh} && r * {qw} < pe; r++) {{
+  const int64_t qa = r * {qw} < p0 ? p0 - r * {qw} : 0;
+  const int64_t qb = pe - r * {qw} < {g.ow} ? pe - r * {qw} : {g.ow};
+  if (qa >= qb) continue;
+  for (int64_t o = 0; o < no; o++)
+    memcpy(out0 + ((b * {g.o} + gi * {g.og} + o0 + o) * {g.oh} + r) * {g.ow} + qa,
+           tmp + o * nv * (int64_t)(sizeof(ob_vec) / sizeof({g.t})) + r * {qw} + qa - p0,
+           sizeof({g.t}) * (size_t)(qb - qa));
+}}"""
+
+
+def _fill_planes(g: Geometry) -> str:
+    """C filling ``planes`` (the workspace) with the phase planes of image ``b``, group ``gi`` (zeros where
+    padded)."""
+    qh, qw, stride = tiled_plane(g)[:3]
+    return f"""memset(planes, 0, sizeof({g.t}) * {g.cg * g.sh * g.sw * stride});
+for (int64_t ci = 0; ci < {g.cg}; ci++)
+for (int64_t a = 0; a < {g.sh}; a++)
+for (int64_t bb = 0; bb < {g.sw}; bb++) {{
+  {g.t} *restrict dst = planes + ci * ob_plane_ci + (a * {g.sw} + bb) * {stride};
+  const {g.t} *restrict src = in0 + (b * {g.c} + gi * {g.cg} + ci) * {g.h * g.w};
+  int64_t jlo = {g.pl} - bb; jlo = jlo > 0 ? (jlo + {g.sw} - 1) / {g.sw} : 0;
+  int64_t jhi = {g.w} + {g.pl} - bb; jhi = jhi > 0 ? (jhi + {g.sw} - 1) / {g.sw} : 0;
+  if (jhi > {qw}) jhi = {qw};
+  for (int64_t i = 0; i < {qh}; i++) {{
+    const int64_t y = i * {g.sh} + a - {g.pt};
+    if (y < 0 || y >= {g.h}) continue;
+    const {g.t} *restrict srow = src + y * {g.w} - {g.pl} + bb;
+    for (int64_t j = jlo; j < jhi; j++) dst[i * {qw} + j] = srow[j * {g.sw}];
+  }}
+}}"""
+
+
+def _tail(g: Geometry, start: int) -> str:
+    """C of the pixels [start, H*W) of an in-place (1x1) kernel that do not fill a whole vector: scalar sums."""
+    hw = g.h * g.w
+    if start >= hw:
+        return ""
+    return f"""for (int64_t o = 0; o < {g.og}; o++)
+for (int64_t p = {start}; p < {hw}; p++) {{
+  {g.t} acc = 0;
+  for (int64_t ci = 0; ci < {g.cg}; ci++) acc += in1[(gi * {g.og} + o) * {g.cg} + ci] * planes[ci * {hw} + p];
+  out0[(b * {g.o} + gi * {g.og} + o) * {hw} + p] = acc;
+}}"""
+
+
+def forward_tiled(g: Geometry) -> str:
+    """The body of a ``tiled`` Conv2D kernel (in0 = x, in1 = w, out0 = y; any stride, dilation, padding and
+    group count). A 1x1 stride-1 unpadded convolution (``tiled_in_place``) reads the input planes in place and
+    writes whole vectors straight into the output; its last pixels short of a vector are summed one by one."""
+    lanes = TILED_VECTOR_BYTES // g.itemsize()
+    if tiled_in_place(g):
+        hw = g.h * g.w
+        stride, nvec, offsets = hw, hw // lanes, "0"
+        fill = f"const {g.t} *restrict planes = in0 + (b * {g.c} + gi * {g.cg}) * {hw};"
+        tail = _tail(g, nvec * lanes)
+    else:
+        _, qw, stride, nvec = tiled_plane(g)
+        offsets = ", ".join(str(((ki * g.dh) % g.sh * g.sw + (kj * g.dw) % g.sw) * stride
+                                + (ki * g.dh) // g.sh * qw + (kj * g.dw) // g.sw)
+                            for ki in range(g.kh) for kj in range(g.kw))
+        fill = f"{g.t} *restrict planes = ({g.t} *)ob_ws;\n{_fill_planes(g)}"
+        tail = ""
+    direct = tiled_in_place(g)
+    work = (f"""#if defined(__AVX512F__)
+  {_dispatch(g, nvec, _TILES_AVX512, lanes, direct)}
+#else
+  {_dispatch(g, nvec, _TILES_AVX2, lanes, direct)}
+#endif""" if nvec else "")
+    return f"""typedef {g.t} ob_vec __attribute__((vector_size({TILED_VECTOR_BYTES})));
+typedef {g.t} ob_vecu __attribute__((vector_size({TILED_VECTOR_BYTES}), aligned(sizeof({g.t}))));
+const ob_vec ob_zero = {{0}};
+static const int64_t ob_toff[{g.kh * g.kw}] = {{{offsets}}};
+const int64_t ob_plane_ci = {g.sh * g.sw * stride};
+(void)ob_zero; (void)ob_toff;
+for (int64_t b = 0; b < {g.n}; b++)
+for (int64_t gi = 0; gi < {g.g}; gi++) {{
+  {fill}
+{work}
+  {tail}
+}}"""
