@@ -32,17 +32,38 @@ from ..codegen import parallel_for
 if TYPE_CHECKING:  # conv_kernels.forward dispatches here
     from .conv_kernels import Geometry
 
-# (output channels, pixel vectors) per register tile, by the number of 64-byte vector registers: the
-# accumulators plus the PV loaded input vectors plus one broadcast must fit (32 zmm on AVX-512; 16 ymm = 8
-# 64-byte vectors on AVX2). Wider pixel tiles first: each input vector load is shared by OCB channels.
-_TILES_AVX512 = {4: 6, 3: 8, 2: 12, 1: 24}
-_TILES_AVX2 = {2: 2, 1: 4}
+# Register budgets in 64-byte vectors: the most output channels per tile, by pixel vectors per tile. AVX-512
+# has 32 zmm registers (24 accumulators, the loaded input vectors, broadcasts); AVX2's 16 ymm hold 8 such
+# vectors. Wider tiles (5 or 6 pixel vectors) measured up to 2x slower: gcc then spills accumulators.
+_BUDGET_AVX512 = {1: 24, 2: 12, 3: 8, 4: 6}
+_BUDGET_AVX2 = {1: 4, 2: 2}
+# Pixel tiles per chunk of work items: a chunk's input (every input channel's planes under its pixels) is
+# kept near L2_CHUNK_BYTES, so the channel blocks that sweep it find it in cache.
+L2_CHUNK_BYTES = 256 * 1024
 
 
-def _tile(nv: int, table: dict[int, int]) -> tuple[int, int]:
-    """(OCB, PV) for a domain of ``nv`` pixel vectors."""
-    pv = max(p for p in table if p <= max(1, nv))
-    return table[pv], pv
+def _cycles(no: int, nv: int) -> float:
+    """Estimated cycles of one (input channel, tap) step of a ``no`` x ``nv`` tile: two FMA pipes, a 4-cycle
+    FMA latency per accumulator chain, two loads (``nv`` inputs + ``no`` broadcasts) per cycle, and a loop
+    step's overhead."""
+    return max(no * nv / 2, 4.0, (no + nv) / 2) + 0.5
+
+
+def _tile(og: int, nvec: int, budget: dict[int, int]) -> tuple[int, int]:
+    """(OCB, PV): the register tile that minimises the estimated cycles of the whole (``og`` channels x
+    ``nvec`` pixel vectors) domain, its partial tiles at the channel and pixel ends included."""
+    best: tuple[float, int, int] | None = None
+    for pv in range(1, min(max(budget), max(nvec, 1)) + 1):
+        for ocb in range(1, min(og, budget[pv]) + 1):
+            cost = 0.0
+            for no, n_no in ((ocb, og // ocb), (og % ocb, 1)):
+                for nv, n_nv in ((pv, nvec // pv), (nvec % pv, 1)):
+                    if no and nv:
+                        cost += n_no * n_nv * _cycles(no, nv)
+            if best is None or cost < best[0] - 1e-9:
+                best = (cost, ocb, pv)
+    assert best is not None
+    return best[1], best[2]
 
 
 def _micro(g: Geometry, no: int, nv: int, lanes: int, direct: bool) -> str:
@@ -77,19 +98,22 @@ for (int64_t ci = 0; ci < {g.cg}; ci++) {{
 }}"""
 
 
-def _dispatch(g: Geometry, nvec: int, table: dict[int, int], lanes: int, direct: bool) -> str:
-    """C computing work item ``item`` (an output channel block x a pixel tile) for one tile table."""
-    ocb, pv = _tile(nvec, table)
-    n_tiles = -(-nvec // pv)
+def _dispatch(g: Geometry, nvec: int, budget: dict[int, int], lanes: int, direct: bool) -> str:
+    """C computing every work item (an output channel block x a pixel tile) for one register budget. Items
+    go chunk by chunk (a run of pixel tiles whose input stays in L2), channel block by block within a chunk."""
+    ocb, pv = _tile(g.og, nvec, budget)
+    n_tiles, n_blocks = -(-nvec // pv), -(-g.og // ocb)
+    chunk = max(1, L2_CHUNK_BYTES // max(1, g.cg * g.sh * g.sw * pv * lanes * g.itemsize()))
     oc_tail, pv_tail = g.og % ocb, nvec % pv
     branches = []
     for no in ([ocb] + ([oc_tail] if oc_tail else [])):
         for nv in ([pv] + ([pv_tail] if pv_tail else [])):
             branches.append(f"if (no == {no} && nv == {nv}) {_micro(g, no, nv, lanes, direct)}")
     return f"""
-const int64_t n_tiles = {n_tiles}, n_items = {-(-g.og // ocb)} * n_tiles;
-{parallel_for(g.og * g.oh * g.ow * g.kdim)}for (int64_t item = 0; item < n_items; item++) {{
-  const int64_t o0 = item / n_tiles * {ocb}, p0 = item % n_tiles * {pv * lanes};
+{parallel_for(g.og * g.oh * g.ow * g.kdim)}for (int64_t item = 0; item < {n_blocks * n_tiles}; item++) {{
+  const int64_t c0 = item / {n_blocks * chunk} * {chunk}, rest = item - c0 * {n_blocks};
+  const int64_t tc = {n_tiles} - c0 < {chunk} ? {n_tiles} - c0 : {chunk};
+  const int64_t o0 = rest / tc * {ocb}, p0 = (c0 + rest % tc) * {pv * lanes};
   const int64_t no = {g.og} - o0 < {ocb} ? {g.og} - o0 : {ocb};
   const int64_t nv = {nvec} - p0 / {lanes} < {pv} ? {nvec} - p0 / {lanes} : {pv};
   const {g.t} *restrict wb = in1 + (gi * {g.og} + o0) * {g.kdim};
@@ -116,24 +140,35 @@ for (int64_t r = p0 / {qw}; r < {g.oh} && r * {qw} < pe; r++) {{
 
 
 def _fill_planes(g: Geometry) -> str:
-    """C filling ``planes`` (the workspace) with the phase planes of image ``b``, group ``gi`` (zeros where
-    padded)."""
+    """C filling ``planes`` (the workspace) with the phase planes of image ``b``, group ``gi``: every element
+    written once (zeros where padded, and past the rows the taps reach), each column phase's copy a loop of
+    constant bounds (a memcpy at stride 1)."""
     qh, qw, stride = tiled_plane(g)[:3]
-    return f"""memset(planes, 0, sizeof({g.t}) * {g.cg * g.sh * g.sw * stride});
-for (int64_t ci = 0; ci < {g.cg}; ci++)
-for (int64_t a = 0; a < {g.sh}; a++)
-for (int64_t bb = 0; bb < {g.sw}; bb++) {{
-  {g.t} *restrict dst = planes + ci * ob_plane_ci + (a * {g.sw} + bb) * {stride};
+    phases = []
+    for bb in range(g.sw):
+        jlo = max(0, -(-(g.pl - bb) // g.sw))
+        jhi = min(qw, max(0, -(-(g.w + g.pl - bb) // g.sw)))
+        jlo = min(jlo, jhi)
+        if g.sw == 1:
+            copy = f"memcpy(d + {jlo}, srow + {jlo}, sizeof(*d) * {jhi - jlo});" if jhi > jlo else ""
+        else:
+            copy = f"for (int64_t j = {jlo}; j < {jhi}; j++) d[j] = srow[j * {g.sw}];"
+        zero = "".join(f"memset(d + {lo}, 0, sizeof(*d) * {hi - lo});" for lo, hi in ((0, jlo), (jhi, qw)) if hi > lo)
+        phases.append(f"""{{
+    {g.t} *restrict d = dst + {bb} * {stride} + i * {qw};
+    if (y < 0 || y >= {g.h}) {{ memset(d, 0, sizeof(*d) * {qw}); }}
+    else {{ const {g.t} *restrict srow = src + y * {g.w} - {g.pl} + {bb}; {zero} {copy} }}
+  }}""")
+    return f"""for (int64_t ci = 0; ci < {g.cg}; ci++)
+for (int64_t a = 0; a < {g.sh}; a++) {{
+  {g.t} *restrict dst = planes + ci * ob_plane_ci + a * {g.sw * stride};
   const {g.t} *restrict src = in0 + (b * {g.c} + gi * {g.cg} + ci) * {g.h * g.w};
-  int64_t jlo = {g.pl} - bb; jlo = jlo > 0 ? (jlo + {g.sw} - 1) / {g.sw} : 0;
-  int64_t jhi = {g.w} + {g.pl} - bb; jhi = jhi > 0 ? (jhi + {g.sw} - 1) / {g.sw} : 0;
-  if (jhi > {qw}) jhi = {qw};
   for (int64_t i = 0; i < {qh}; i++) {{
     const int64_t y = i * {g.sh} + a - {g.pt};
-    if (y < 0 || y >= {g.h}) continue;
-    const {g.t} *restrict srow = src + y * {g.w} - {g.pl} + bb;
-    for (int64_t j = jlo; j < jhi; j++) dst[i * {qw} + j] = srow[j * {g.sw}];
+    {chr(10).join(phases)}
   }}
+  for (int64_t bb = 0; bb < {g.sw}; bb++)
+    memset(dst + bb * {stride} + {qh * qw}, 0, sizeof(*dst) * {stride - qh * qw});
 }}"""
 
 
@@ -169,9 +204,9 @@ def forward_tiled(g: Geometry) -> str:
         tail = ""
     direct = tiled_in_place(g)
     work = (f"""#if defined(__AVX512F__)
-  {_dispatch(g, nvec, _TILES_AVX512, lanes, direct)}
+  {_dispatch(g, nvec, _BUDGET_AVX512, lanes, direct)}
 #else
-  {_dispatch(g, nvec, _TILES_AVX2, lanes, direct)}
+  {_dispatch(g, nvec, _BUDGET_AVX2, lanes, direct)}
 #endif""" if nvec else "")
     return f"""typedef {g.t} ob_vec __attribute__((vector_size({TILED_VECTOR_BYTES})));
 typedef {g.t} ob_vecu __attribute__((vector_size({TILED_VECTOR_BYTES}), aligned(sizeof({g.t}))));
