@@ -390,7 +390,8 @@ def conv_spec(x_shape, w_shape, **attrs):
     ((1, 3, 8, 8), (4, 3, 3, 3), {}, "tiled"),
     ((1, 64, 56, 56), (64, 64, 3, 3), dict(pad_mode="same"), "tiled"),
     ((1, 64, 56, 56), (64, 64, 1, 1), dict(stride=2), "tiled"),
-    ((1, 16, 8, 8), (32, 1, 3, 3), dict(group=16), "depthwise"),  # channel multiplier 2
+    ((1, 16, 8, 8), (32, 1, 3, 3), dict(group=16), "tiled"),  # depthwise on a small map, multiplier 2
+    ((1, 16, 48, 48), (32, 1, 3, 3), dict(group=16, pad_mode="same"), "depthwise"),  # a large map
     ((1, 8, 28, 28), (64, 1, 3, 3), dict(group=8), "tiled"),
 ])
 def test_conv2d_algorithm_is_chosen_by_shape_and_keyed(x_shape, w_shape, attrs, algo):

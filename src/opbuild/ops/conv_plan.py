@@ -29,6 +29,8 @@ COL_BLOCK_BYTES = 256 * 1024
 MIN_GEMM_N = 512
 # One input channel per group and fewer outputs per group than this: the depthwise kernel.
 DEPTHWISE_MAX_OUT = 4
+# A stride-1 depthwise convolution with at least this many output pixels per plane: the direct kernel.
+DEPTHWISE_DIRECT_MIN_PIXELS = 2048
 # A per-(image, group) GEMM with fewer multiply-adds than this runs as direct loops (docs/benchmarks.md).
 DIRECT_MAX_MACS = 1 << 14
 
@@ -85,9 +87,10 @@ def choose(x_shape: Sequence[int], w_shape: Sequence[int], out_hw: Sequence[int]
     depthwise = cg == 1 and og < DEPTHWISE_MAX_OUT
     if forward:
         # The tiled kernel measured faster than every other algorithm on every shape tried (1x1 included)
-        # except a stride-1 depthwise convolution, whose one channel per group fills one row of registers
-        # (docs/benchmarks.md, "Convolutions: the tiled kernel").
-        return "depthwise" if depthwise and list(attrs["stride"]) == [1, 1] else "tiled"
+        # except stride-1 depthwise convolutions on large maps, where the direct loops' whole-row vectors
+        # need no pixel-domain copy-out (docs/benchmarks.md, "Convolutions: the tiled kernel").
+        large = out_hw[0] * out_hw[1] >= DEPTHWISE_DIRECT_MIN_PIXELS
+        return "depthwise" if depthwise and large and list(attrs["stride"]) == [1, 1] else "tiled"
     if one_by_one:
         return "gemm"
     if depthwise:
@@ -101,6 +104,12 @@ def tiled_in_place(g: ConvShape) -> bool:
     """Whether a ``tiled`` kernel reads the input planes in place: 1x1, stride 1, unpadded (a plane then is
     the input plane itself, with no border and no phases)."""
     return g.kh == g.kw == 1 and g.sh == g.sw == 1 and g.pt == g.pl == 0 and g.oh == g.h and g.ow == g.w
+
+
+def tiled_per_thread(g: ConvShape) -> bool:
+    """Whether a ``tiled`` kernel is depthwise-like (one input channel and few outputs per group): threads
+    then split the groups and each keeps its phase planes in thread-local memory, not the workspace."""
+    return g.cg == 1 and g.og < DEPTHWISE_MAX_OUT and not tiled_in_place(g)
 
 
 def tiled_plane(g: ConvShape) -> tuple[int, int, int, int]:
@@ -124,7 +133,7 @@ def col_bytes(algo: str, g: ConvShape) -> int:
     """Bytes of the column block of an ``im2col`` kernel, forward or backward, or of the phase planes of a
     ``tiled`` one (0 for the other algorithms)."""
     if algo == "tiled":
-        return 0 if tiled_in_place(g) else g.cg * g.sh * g.sw * tiled_plane(g)[2] * g.itemsize()
+        return 0 if tiled_in_place(g) or tiled_per_thread(g) else g.cg * g.sh * g.sw * tiled_plane(g)[2] * g.itemsize()
     return g.kdim * g.block_rows() * g.ow * g.itemsize() if algo == "im2col" else 0
 
 

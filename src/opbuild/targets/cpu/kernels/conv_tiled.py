@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ....ops.conv_plan import TILED_VECTOR_BYTES, tiled_in_place, tiled_plane
+from ....ops.conv_plan import TILED_VECTOR_BYTES, tiled_in_place, tiled_per_thread, tiled_plane
 from ..codegen import parallel_for
 
 if TYPE_CHECKING:  # conv_kernels.forward dispatches here
@@ -37,6 +37,10 @@ if TYPE_CHECKING:  # conv_kernels.forward dispatches here
 # vectors. Wider tiles (5 or 6 pixel vectors) measured up to 2x slower: gcc then spills accumulators.
 _BUDGET_AVX512 = {1: 24, 2: 12, 3: 8, 4: 6}
 _BUDGET_AVX2 = {1: 4, 2: 2}
+# A depthwise tile has one to three channels: up to 8 pixel vectors, enough independent accumulators to
+# cover the multiply-add latency, and no spills.
+_BUDGET_DW_AVX512 = {pv: 24 // pv for pv in range(1, 9)}
+_BUDGET_DW_AVX2 = {1: 4, 2: 2, 3: 1}
 # Pixel tiles per chunk of work items: a chunk's input (every input channel's planes under its pixels) is
 # kept near L2_CHUNK_BYTES, so the channel blocks that sweep it find it in cache.
 L2_CHUNK_BYTES = 256 * 1024
@@ -98,9 +102,11 @@ for (int64_t ci = 0; ci < {g.cg}; ci++) {{
 }}"""
 
 
-def _dispatch(g: Geometry, nvec: int, budget: dict[int, int], lanes: int, direct: bool) -> str:
+def _dispatch(g: Geometry, nvec: int, budget: dict[int, int], lanes: int, direct: bool,
+              parallel: bool = True) -> str:
     """C computing every work item (an output channel block x a pixel tile) for one register budget. Items
-    go chunk by chunk (a run of pixel tiles whose input stays in L2), channel block by block within a chunk."""
+    go chunk by chunk (a run of pixel tiles whose input stays in L2), channel block by block within a chunk.
+    ``parallel``: split the items over OpenMP's threads (when the convolution is large enough)."""
     ocb, pv = _tile(g.og, nvec, budget)
     n_tiles, n_blocks = -(-nvec // pv), -(-g.og // ocb)
     chunk = max(1, L2_CHUNK_BYTES // max(1, g.cg * g.sh * g.sw * pv * lanes * g.itemsize()))
@@ -110,7 +116,8 @@ def _dispatch(g: Geometry, nvec: int, budget: dict[int, int], lanes: int, direct
         for nv in ([pv] + ([pv_tail] if pv_tail else [])):
             branches.append(f"if (no == {no} && nv == {nv}) {_micro(g, no, nv, lanes, direct)}")
     return f"""
-{parallel_for(g.og * g.oh * g.ow * g.kdim)}for (int64_t item = 0; item < {n_blocks * n_tiles}; item++) {{
+{parallel_for(g.og * g.oh * g.ow * g.kdim) if parallel else ""}\
+for (int64_t item = 0; item < {n_blocks * n_tiles}; item++) {{
   const int64_t c0 = item / {n_blocks * chunk} * {chunk}, rest = item - c0 * {n_blocks};
   const int64_t tc = {n_tiles} - c0 < {chunk} ? {n_tiles} - c0 : {chunk};
   const int64_t o0 = rest / tc * {ocb}, p0 = (c0 + rest % tc) * {pv * lanes};
@@ -203,20 +210,45 @@ def forward_tiled(g: Geometry) -> str:
         fill = f"{g.t} *restrict planes = ({g.t} *)ob_ws;\n{_fill_planes(g)}"
         tail = ""
     direct = tiled_in_place(g)
+    if tiled_per_thread(g):
+        return _depthwise(g, nvec, stride, offsets, lanes)
     work = (f"""#if defined(__AVX512F__)
   {_dispatch(g, nvec, _BUDGET_AVX512, lanes, direct)}
 #else
   {_dispatch(g, nvec, _BUDGET_AVX2, lanes, direct)}
 #endif""" if nvec else "")
-    return f"""typedef {g.t} ob_vec __attribute__((vector_size({TILED_VECTOR_BYTES})));
-typedef {g.t} ob_vecu __attribute__((vector_size({TILED_VECTOR_BYTES}), aligned(sizeof({g.t}))));
-const ob_vec ob_zero = {{0}};
-static const int64_t ob_toff[{g.kh * g.kw}] = {{{offsets}}};
-const int64_t ob_plane_ci = {g.sh * g.sw * stride};
-(void)ob_zero; (void)ob_toff;
+    return f"""{_prologue(g, stride, offsets)}
 for (int64_t b = 0; b < {g.n}; b++)
 for (int64_t gi = 0; gi < {g.g}; gi++) {{
   {fill}
 {work}
   {tail}
+}}"""
+
+
+def _prologue(g: Geometry, stride: int, offsets: str) -> str:
+    return f"""typedef {g.t} ob_vec __attribute__((vector_size({TILED_VECTOR_BYTES})));
+typedef {g.t} ob_vecu __attribute__((vector_size({TILED_VECTOR_BYTES}), aligned(sizeof({g.t}))));
+const ob_vec ob_zero = {{0}};
+static const int64_t ob_toff[{g.kh * g.kw}] = {{{offsets}}};
+const int64_t ob_plane_ci = {g.sh * g.sw * stride};
+(void)ob_zero; (void)ob_toff;"""
+
+
+def _depthwise(g: Geometry, nvec: int, stride: int, offsets: str, lanes: int) -> str:
+    """A depthwise-like kernel (one input channel per group, ``tiled_per_thread``): OpenMP over the (image,
+    group) pairs, each thread filling its own phase planes (a function-scope ``static __thread`` array, as
+    the ``direct`` kernel's padded planes: the number of threads is OpenMP's run-time decision) and running
+    the group's tiles itself."""
+    return f"""{_prologue(g, stride, offsets)}
+{parallel_for(g.n * g.o * g.oh * g.ow * g.kdim)}for (int64_t bg = 0; bg < {g.n * g.g}; bg++) {{
+  const int64_t b = bg / {g.g}, gi = bg % {g.g};
+  static __thread {g.t} ob_planes[{g.cg * g.sh * g.sw * stride}] __attribute__((aligned(64)));
+  {g.t} *restrict planes = ob_planes;
+  {_fill_planes(g)}
+#if defined(__AVX512F__)
+  {_dispatch(g, nvec, _BUDGET_DW_AVX512, lanes, False, parallel=False)}
+#else
+  {_dispatch(g, nvec, _BUDGET_DW_AVX2, lanes, False, parallel=False)}
+#endif
 }}"""
