@@ -102,8 +102,10 @@ def choose(x_shape: Sequence[int], w_shape: Sequence[int], out_hw: Sequence[int]
 
 def tiled_in_place(g: ConvShape) -> bool:
     """Whether a ``tiled`` kernel reads the input planes in place: 1x1, stride 1, unpadded (a plane then is
-    the input plane itself, with no border and no phases)."""
-    return g.kh == g.kw == 1 and g.sh == g.sw == 1 and g.pt == g.pl == 0 and g.oh == g.h and g.ow == g.w
+    the input plane itself, with no border and no phases), on planes of whole vectors (a partial last vector
+    would read past the plane: such planes are copied into zero-padded ones like any other)."""
+    return (g.kh == g.kw == 1 and g.sh == g.sw == 1 and g.pt == g.pl == 0 and g.oh == g.h and g.ow == g.w
+            and g.h * g.w % (TILED_VECTOR_BYTES // g.itemsize()) == 0)
 
 
 def tiled_per_thread(g: ConvShape) -> bool:

@@ -14,6 +14,7 @@ new values, nodes before it the old ones (the trace recorded them in that order:
 from __future__ import annotations
 
 import ctypes
+import operator
 import threading
 from collections.abc import Callable, Sequence
 
@@ -100,12 +101,12 @@ class CompiledGraph:
                 self._patch(slots, arr.ctypes.data)
             # Parameters may have had their array replaced since the last call (set_data): re-read pointers.
             # Captured tensors keep their data alive, so the addresses stay valid during the call.
-            patched = self._patched
-            for j, (t, slots) in enumerate(self._captures):
-                data = t.asnumpy()
-                if data is not patched[j]:
-                    self._patch(slots, data.ctypes.data)
-                    patched[j] = data
+            current = [t.asnumpy() for t, _ in self._captures]
+            if any(map(operator.is_not, current, self._patched)):  # one C-level pass when none changed
+                for (_, slots), data, last in zip(self._captures, current, self._patched):
+                    if data is not last:
+                        self._patch(slots, data.ctypes.data)
+                self._patched = current
             for fn, ptrs in self._calls:
                 fn(ptrs)
             return [self._output(v, loc, arrays) for v, loc in self._outputs]

@@ -179,36 +179,21 @@ for (int64_t a = 0; a < {g.sh}; a++) {{
 }}"""
 
 
-def _tail(g: Geometry, start: int) -> str:
-    """C of the pixels [start, H*W) of an in-place (1x1) kernel that do not fill a whole vector: scalar sums."""
-    hw = g.h * g.w
-    if start >= hw:
-        return ""
-    return f"""for (int64_t o = 0; o < {g.og}; o++)
-for (int64_t p = {start}; p < {hw}; p++) {{
-  {g.t} acc = 0;
-  for (int64_t ci = 0; ci < {g.cg}; ci++) acc += in1[(gi * {g.og} + o) * {g.cg} + ci] * planes[ci * {hw} + p];
-  out0[(b * {g.o} + gi * {g.og} + o) * {hw} + p] = acc;
-}}"""
-
-
 def forward_tiled(g: Geometry) -> str:
     """The body of a ``tiled`` Conv2D kernel (in0 = x, in1 = w, out0 = y; any stride, dilation, padding and
-    group count). A 1x1 stride-1 unpadded convolution (``tiled_in_place``) reads the input planes in place and
-    writes whole vectors straight into the output; its last pixels short of a vector are summed one by one."""
+    group count). A 1x1 stride-1 unpadded convolution on planes of whole vectors (``tiled_in_place``) reads
+    the input planes in place and writes its vectors straight into the output."""
     lanes = TILED_VECTOR_BYTES // g.itemsize()
     if tiled_in_place(g):
         hw = g.h * g.w
         stride, nvec, offsets = hw, hw // lanes, "0"
         fill = f"const {g.t} *restrict planes = in0 + (b * {g.c} + gi * {g.cg}) * {hw};"
-        tail = _tail(g, nvec * lanes)
     else:
         _, qw, stride, nvec = tiled_plane(g)
         offsets = ", ".join(str(((ki * g.dh) % g.sh * g.sw + (kj * g.dw) % g.sw) * stride
                                 + (ki * g.dh) // g.sh * qw + (kj * g.dw) // g.sw)
                             for ki in range(g.kh) for kj in range(g.kw))
         fill = f"{g.t} *restrict planes = ({g.t} *)ob_ws;\n{_fill_planes(g)}"
-        tail = ""
     direct = tiled_in_place(g)
     if tiled_per_thread(g):
         return _depthwise(g, nvec, stride, offsets, lanes)
@@ -222,7 +207,6 @@ for (int64_t b = 0; b < {g.n}; b++)
 for (int64_t gi = 0; gi < {g.g}; gi++) {{
   {fill}
 {work}
-  {tail}
 }}"""
 
 
