@@ -44,6 +44,8 @@ _BUDGET_DW_AVX2 = {1: 4, 2: 2, 3: 1}
 # Pixel tiles per chunk of work items: a chunk's input (every input channel's planes under its pixels) is
 # kept near L2_CHUNK_BYTES, so the channel blocks that sweep it find it in cache.
 L2_CHUNK_BYTES = 256 * 1024
+# Weight blocks up to this size are prefetched whole ahead of their tiles (_prefetch_next_block).
+PREFETCH_MAX_BYTES = 32 * 1024
 
 
 def _cycles(no: int, nv: int) -> float:
@@ -124,10 +126,25 @@ for (int64_t item = 0; item < {n_blocks * n_tiles}; item++) {{
   const int64_t no = {g.og} - o0 < {ocb} ? {g.og} - o0 : {ocb};
   const int64_t nv = {nvec} - p0 / {lanes} < {pv} ? {nvec} - p0 / {lanes} : {pv};
   const {g.t} *restrict wb = in1 + (gi * {g.og} + o0) * {g.kdim};
+  {_prefetch_next_block(g, ocb)}
   {"" if direct else f"{g.t} tmp[{ocb * pv * lanes}] __attribute__((aligned(64)));"}
   {" else ".join(branches)}
   {"" if direct else _scatter(g)}
 }}"""
+
+
+def _prefetch_next_block(g: Geometry, ocb: int) -> str:
+    """C prefetching the next channel block's weights (``ocb`` OIHW rows: one contiguous run) when this item
+    starts a block. A tile reads its weights as ``ocb`` short broadcast streams, one element per step, which
+    the hardware prefetchers follow poorly: a 96->576 1x1 convolution on a 6x6 map took 4x its in-cache time
+    with its weights out of cache, twice what OpenBLAS's sequential packing lost. Large blocks (long rows) are
+    left to the hardware."""
+    nbytes = ocb * g.kdim * g.itemsize()
+    if nbytes > PREFETCH_MAX_BYTES:
+        return ""
+    return f"""if (rest % tc == 0 && o0 + {ocb} < {g.og})
+    for (int64_t ob_pf = 0; ob_pf < {nbytes}; ob_pf += 64)
+      __builtin_prefetch((const char *)(wb + {ocb * g.kdim}) + ob_pf);"""
 
 
 def _scatter(g: Geometry) -> str:
