@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ....ops.conv_plan import TILED_VECTOR_BYTES, tiled_in_place, tiled_per_thread, tiled_plane
-from ..codegen import parallel_for
+from ..codegen import BLAS_PARALLEL_MIN_MACS
 
 if TYPE_CHECKING:  # conv_kernels.forward dispatches here
     from .conv_kernels import Geometry
@@ -46,6 +46,13 @@ _BUDGET_DW_AVX2 = {1: 4, 2: 2, 3: 1}
 L2_CHUNK_BYTES = 256 * 1024
 # Weight blocks up to this size are prefetched whole ahead of their tiles (_prefetch_next_block).
 PREFETCH_MAX_BYTES = 32 * 1024
+
+
+def _parallel(macs: int) -> str:
+    """The pragma splitting the next loop over OpenMP's threads for a convolution of ``macs`` multiply-adds:
+    from the size where the GEMMs it replaces went to the BLAS's threads (docs/threads.md: a smaller kernel
+    stays on the calling thread, so a busy machine never stalls it waiting for a second core)."""
+    return "#pragma omp parallel for schedule(static)\n" if macs >= BLAS_PARALLEL_MIN_MACS else ""
 
 
 def _cycles(no: int, nv: int) -> float:
@@ -118,7 +125,7 @@ def _dispatch(g: Geometry, nvec: int, budget: dict[int, int], lanes: int, direct
         for nv in ([pv] + ([pv_tail] if pv_tail else [])):
             branches.append(f"if (no == {no} && nv == {nv}) {_micro(g, no, nv, lanes, direct)}")
     return f"""
-{parallel_for(g.og * g.oh * g.ow * g.kdim) if parallel else ""}\
+{_parallel(g.og * g.oh * g.ow * g.kdim) if parallel else ""}\
 for (int64_t item = 0; item < {n_blocks * n_tiles}; item++) {{
   const int64_t c0 = item / {n_blocks * chunk} * {chunk}, rest = item - c0 * {n_blocks};
   const int64_t tc = {n_tiles} - c0 < {chunk} ? {n_tiles} - c0 : {chunk};
@@ -242,7 +249,7 @@ def _depthwise(g: Geometry, nvec: int, stride: int, offsets: str, lanes: int) ->
     the ``direct`` kernel's padded planes: the number of threads is OpenMP's run-time decision) and running
     the group's tiles itself."""
     return f"""{_prologue(g, stride, offsets)}
-{parallel_for(g.n * g.o * g.oh * g.ow * g.kdim)}for (int64_t bg = 0; bg < {g.n * g.g}; bg++) {{
+{_parallel(g.n * g.o * g.oh * g.ow * g.kdim)}for (int64_t bg = 0; bg < {g.n * g.g}; bg++) {{
   const int64_t b = bg / {g.g}, gi = bg % {g.g};
   static __thread {g.t} ob_planes[{g.cg * g.sh * g.sw * stride}] __attribute__((aligned(64)));
   {g.t} *restrict planes = ob_planes;
