@@ -2,11 +2,16 @@
 attribute of the descriptor, so it is in every kernel's key and visible in its ``.info``) and the size of the
 workspace the kernel takes (``OpDef.workspace``, planned in the graph's arena by passes/memplan.py).
 
-``gemm``: 1x1, stride 1, unpadded (the image already is the column matrix); ``depthwise``: one input channel
-per group and few outputs per group; ``direct``: a per-(image, group) GEMM too small for the BLAS call and the
-im2col copy to pay; ``im2col``: everything else, an im2col of a block of output rows into the workspace, then
-one GEMM per block. The kernels themselves are the target's (targets/cpu/kernels/conv_kernels.py); this module
-is plain arithmetic on shapes, shared by the forward and backward ops.
+Conv2D itself (``choose(..., forward=True)``): ``tiled``, a register-tiled direct kernel over stride-phase
+planes (the workspace; none for 1x1 convolutions read in place, thread-local for depthwise ones), for every
+shape but stride-1 depthwise convolutions on large maps, which keep ``depthwise``. The backward ops, and any
+caller forcing an algorithm: ``gemm``: 1x1, stride 1, unpadded (the image already is the column matrix);
+``depthwise``: one input channel per group and few outputs per group; ``direct``: a per-(image, group) GEMM
+too small for the BLAS call and the im2col copy to pay; ``im2col``: everything else, an im2col of a block of
+output rows into the workspace, then one GEMM per block. The kernels themselves are the target's
+(targets/cpu/kernels/conv_kernels.py, conv_tiled.py); this module is plain arithmetic on shapes, shared by the
+forward and backward ops; the measurements behind the choice are in docs/benchmarks.md ("Convolutions: the
+tiled kernel").
 """
 
 from __future__ import annotations

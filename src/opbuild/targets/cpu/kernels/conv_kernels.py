@@ -15,6 +15,9 @@ part of every kernel's key and visible in its ``.info``:
 ``im2col``
     im2col of a block of output rows into the kernel's workspace (below), then one GEMM per
     block (the column block stays in cache for the GEMM that reads it).
+``tiled``
+    Conv2D's default (conv_tiled.py): register tiles of output channels x pixel vectors over zero-bordered
+    stride-phase planes, no BLAS. The others remain for the backward ops and for callers that force them.
 
 The column block is the kernel's *workspace*: the op declares its size (``OpDef.workspace``:
 ops/conv_plan.py ``workspace_bytes``) and the kernel takes its address as one more pointer after the outputs (kernel ABI
