@@ -78,6 +78,14 @@ def test_threads_only_from_the_blas_threshold():
     small = emit(_spec((1, 32, 12, 12), (32, 32, 3, 3), pad_mode="pad", pad=1))  # 1.3M multiply-adds
     large = emit(_spec((1, 64, 56, 56), (64, 64, 3, 3), pad_mode="pad", pad=1))  # 116M
     assert "omp parallel" not in small and "#pragma omp parallel for" in large
+    torch = pytest.importorskip("torch", reason=TORCH_MISSING)
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((1, 64, 56, 56)).astype(np.float32)
+    w = rng.standard_normal((64, 64, 3, 3)).astype(np.float32)
+    spec = _spec(x.shape, w.shape, pad_mode="pad", pad=1)
+    out = apply("Conv2D", spec.attrs, [Tensor(x), Tensor(w)]).asnumpy()  # on every OpenMP thread there is
+    ref = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), padding=1).numpy()
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-3)
 
 
 def test_tile_choice_covers_the_domain_with_few_partial_tiles():
