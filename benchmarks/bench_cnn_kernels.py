@@ -2,7 +2,8 @@
 
 Cases: MaxPool 3x3 stride 2 pad 1 on 1x64x48x48 (ResNet's stem pool), AvgPool with the same window (padding
 counted, as PyTorch's default), GlobalAvgPool on 1x1280x7x7 (MobileNetV2's head), the 1x1280 by 1280x1000
-MatMul of a batch-1 classifier head, and a whole small CNN (torchvision's mobilenet_v2 when torchvision
+MatMul of a batch-1 classifier head, six convolutions of small CNNs at batch 1 (7x7/2 stem, 3x3 at 24x24,
+6x6 and 3x3 maps, 3x3/2, a 1x1 projection), and a whole small CNN (torchvision's mobilenet_v2 when torchvision
 imports, else a hand-built ResNet-style CNN) exported through ``torch.onnx.export`` at 96x96.
 
 What is timed
@@ -22,7 +23,9 @@ BLAS and OpenMP through OPENBLAS_NUM_THREADS/OMP_NUM_THREADS, onnxruntime's intr
 ``torch.set_num_threads``). The machine may be shared: read ratios, not absolute times.
 
 Usage: ``python benchmarks/bench_cnn_kernels.py [--baseline-src DIR] [--threads N] [--repeat R]
-[--min-time S] [--json PATH]``; results go to ``benchmarks/results/cnn_kernels.json``.
+[--min-time S] [--clock wall|thread] [--json PATH]``; results go to ``benchmarks/results/cnn_kernels.json``.
+``--clock thread`` (one thread only) times with the calling thread's CPU time, which a shared machine's other
+jobs inflate far less than the wall clock.
 """
 
 from __future__ import annotations
@@ -57,6 +60,25 @@ KERNELS: dict[str, tuple] = {
     "GlobalAvgPool 1x1280x7x7": ("GlobalAveragePool", "GlobalAvgPool", [(1, 1280, 7, 7)], {}, {}),
     "MatMul 1x1280 @ 1280x1000": ("MatMul", "MatMul", [(1, 1280), (1280, 1000)], {}, {}),
 }
+
+
+def _conv(x_shape, w_shape, pad: int, stride: int) -> tuple:
+    return ("Conv", "Conv2D", [x_shape, w_shape],
+            {"kernel_shape": list(w_shape[2:]), "pads": [pad] * 4, "strides": [stride] * 2},
+            {"out_channel": w_shape[0], "kernel_size": list(w_shape[2:]), "pad_mode": "pad", "pad": pad,
+             "stride": stride})
+
+
+# Convolutions of small CNNs at batch 1 (the weight is an initializer of the one-node ONNX model, as in a real
+# one, so onnxruntime may prepack it; opbuild reads it in place as it reads a graph's parameters).
+KERNELS |= {
+    "Conv 7x7/2 3->32 1x3x96x96": _conv((1, 3, 96, 96), (32, 3, 7, 7), 3, 2),
+    "Conv 3x3 32->32 1x32x24x24": _conv((1, 32, 24, 24), (32, 32, 3, 3), 1, 1),
+    "Conv 3x3/2 32->64 1x32x24x24": _conv((1, 32, 24, 24), (64, 32, 3, 3), 1, 2),
+    "Conv 3x3 128->128 1x128x6x6": _conv((1, 128, 6, 6), (128, 128, 3, 3), 1, 1),
+    "Conv 3x3 512->512 1x512x3x3": _conv((1, 512, 3, 3), (512, 512, 3, 3), 1, 1),
+    "Conv 1x1 96->24 1x96x56x56": _conv((1, 96, 56, 56), (24, 96, 1, 1), 0, 1),
+}
 CNN = "CNN 1x3x96x96"
 
 
@@ -65,14 +87,20 @@ def _inputs(shapes, seed: int = 0) -> list[np.ndarray]:
     return [rng.standard_normal(s).astype(np.float32) for s in shapes]
 
 
+# The clock of every measurement: wall time, or (``--clock thread``, one thread only) the calling thread's CPU
+# time, which leaves out the time other jobs of a shared machine hold the core (their cache traffic stays in).
+CLOCK = {"wall": time.perf_counter, "thread": time.thread_time}
+_clock = CLOCK["wall"]
+
+
 def _per_call(fn: Callable[[], object], min_time: float) -> float:
     fn()
     n = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = _clock()
         for _ in range(n):
             fn()
-        t = time.perf_counter() - t0
+        t = _clock() - t0
         if t >= min_time:
             return t / n
         n = max(n * 2, int(n * min_time / max(t, 1e-9)) + 1)
@@ -82,13 +110,15 @@ def _per_call(fn: Callable[[], object], min_time: float) -> float:
 
 def _one_node_model(onnx_op: str, shapes, attrs: dict, path: Path) -> None:
     import onnx
-    from onnx import TensorProto, helper
+    from onnx import TensorProto, helper, numpy_helper
 
     names = [f"x{i}" for i in range(len(shapes))]
     node = helper.make_node(onnx_op, names, ["y"], **attrs)
+    n_fed = 1 if onnx_op == "Conv" else len(shapes)  # a convolution's weight is an initializer
+    inits = [numpy_helper.from_array(a, n) for n, a in zip(names[n_fed:], _inputs(shapes)[n_fed:], strict=True)]
     graph = helper.make_graph([node], onnx_op, [helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
-                                                for n, s in zip(names, shapes, strict=True)],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+                                                for n, s in zip(names[:n_fed], shapes, strict=False)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.save(model, str(path))
@@ -148,7 +178,8 @@ def child(models: Path, min_time: float, out: Path) -> None:
 
 def _spawn(src: Path, models: Path, min_time: float, cache: Path, threads: int) -> dict:
     env = dict(os.environ, PYTHONPATH=str(src), OPBUILD_CACHE_PATH=str(cache),
-               OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+               OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+               BENCH_CNN_CLOCK=next(k for k, v in CLOCK.items() if v is _clock))
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = Path(f.name)
     try:
@@ -168,9 +199,9 @@ def _ort_calls(models: Path, threads: int) -> dict[str, Callable[[], object]]:
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     calls = {}
-    for i, (name, (_, _, shapes, _, _)) in enumerate(KERNELS.items()):
+    for i, (name, (onnx_op, _, shapes, _, _)) in enumerate(KERNELS.items()):
         sess = ort.InferenceSession(str(models / f"k{i}.onnx"), opts, providers=["CPUExecutionProvider"])
-        feeds = {f"x{j}": a for j, a in enumerate(_inputs(shapes))}
+        feeds = {f"x{j}": a for j, a in enumerate(_inputs(shapes)[:1 if onnx_op == "Conv" else None])}
         calls[name] = lambda sess=sess, feeds=feeds: sess.run(None, feeds)
     sess = ort.InferenceSession(str(models / "cnn.onnx"), opts, providers=["CPUExecutionProvider"])
     feeds = {"x0": _inputs([(1, 3, 96, 96)])[0]}
@@ -193,13 +224,18 @@ def _torch_calls(net, threads: int) -> dict[str, Callable[[], object]]:
         return call
 
     x_cnn = torch.from_numpy(_inputs([(1, 3, 96, 96)])[0])
-    return {
+    calls = {
         names[0]: inference(lambda: F.max_pool2d(t[names[0]][0], 3, 2, 1)),
         names[1]: inference(lambda: F.avg_pool2d(t[names[1]][0], 3, 2, 1)),
         names[2]: inference(lambda: F.adaptive_avg_pool2d(t[names[2]][0], 1)),
         names[3]: inference(lambda: t[names[3]][0] @ t[names[3]][1]),
-        CNN: inference(lambda: net(x_cnn)),
     }
+    for name, (onnx_op, _, _, attrs, _) in KERNELS.items():
+        if onnx_op == "Conv":
+            x, w = t[name]
+            calls[name] = inference(lambda x=x, w=w, a=attrs: F.conv2d(x, w, stride=a["strides"][0],
+                                                                       padding=a["pads"][0]))
+    return {**calls, CNN: inference(lambda: net(x_cnn))}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -211,9 +247,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--min-time", type=float, default=0.2)
     p.add_argument("--json", type=Path, default=RESULTS)
+    p.add_argument("--clock", choices=sorted(CLOCK), default=os.environ.get("BENCH_CNN_CLOCK", "wall"),
+                   help="wall time, or the thread's CPU time (one thread only; steadier on a shared machine)")
     p.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument("--child-out", type=Path, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.clock == "thread" and args.threads != 1:
+        p.error("--clock thread measures the calling thread only: use it with --threads 1")
+    global _clock
+    _clock = CLOCK[args.clock]
     if args.child is not None:
         child(args.child, args.min_time, args.child_out)
         return 0
@@ -239,14 +281,15 @@ def main(argv: list[str] | None = None) -> int:
 
     runtimes = list(best)
     cases = [*KERNELS, CNN]
-    head = f"{'case':<28}" + "".join(f"{r:>16}" for r in runtimes) + f"{'vs ort':>8}"
-    print(f"{cnn_label}; {args.threads} thread(s); best of {args.repeat} rounds; ms per call")
+    head = f"{'case':<32}" + "".join(f"{r:>16}" for r in runtimes) + f"{'vs ort':>8}"
+    print(f"{cnn_label}; {args.threads} thread(s); best of {args.repeat} rounds; ms per call ({args.clock} clock)")
     print(head)
     print("-" * len(head))
     for case in cases:
         ratio = best["opbuild"][case] / best["onnxruntime"][case]
-        print(f"{case:<28}" + "".join(f"{best[r][case] * 1e3:16.4f}" for r in runtimes) + f"{ratio:8.2f}")
+        print(f"{case:<32}" + "".join(f"{best[r][case] * 1e3:16.4f}" for r in runtimes) + f"{ratio:8.2f}")
     result = {"cnn": cnn_label, "threads": args.threads, "repeat": args.repeat, "min_time": args.min_time,
+              "clock": args.clock,
               "cpu_count": os.cpu_count(), "load_avg": os.getloadavg(), "machine": platform.machine(),
               "baseline_src": str(args.baseline_src) if args.baseline_src else None,
               "seconds_per_call": best}

@@ -384,14 +384,15 @@ def conv_spec(x_shape, w_shape, **attrs):
 
 
 @pytest.mark.parametrize("x_shape,w_shape,attrs,algo", [
-    ((1, 96, 56, 56), (24, 96, 1, 1), {}, "gemm"),  # MobileNetV2 projection
+    ((1, 96, 56, 56), (24, 96, 1, 1), {}, "tiled"),  # MobileNetV2 projection: tiled beats the plain GEMM
     ((1, 96, 56, 56), (96, 1, 3, 3), dict(group=96, pad_mode="same"), "depthwise"),
-    ((1, 96, 56, 56), (96, 1, 3, 3), dict(group=96, pad_mode="same", stride=2), "depthwise"),
-    ((1, 3, 8, 8), (4, 3, 3, 3), {}, "direct"),  # 4*27*36 multiply-adds: a BLAS call costs more
-    ((1, 64, 56, 56), (64, 64, 3, 3), dict(pad_mode="same"), "im2col"),
-    ((1, 64, 56, 56), (64, 64, 1, 1), dict(stride=2), "im2col"),  # strided 1x1: subsampling copy
-    ((1, 16, 8, 8), (32, 1, 3, 3), dict(group=16), "depthwise"),  # channel multiplier 2
-    ((1, 8, 28, 28), (64, 1, 3, 3), dict(group=8), "im2col"),  # 8 outputs per group: a real GEMM
+    ((1, 96, 56, 56), (96, 1, 3, 3), dict(group=96, pad_mode="same", stride=2), "tiled"),
+    ((1, 3, 8, 8), (4, 3, 3, 3), {}, "tiled"),
+    ((1, 64, 56, 56), (64, 64, 3, 3), dict(pad_mode="same"), "tiled"),
+    ((1, 64, 56, 56), (64, 64, 1, 1), dict(stride=2), "tiled"),
+    ((1, 16, 8, 8), (32, 1, 3, 3), dict(group=16), "tiled"),  # depthwise on a small map, multiplier 2
+    ((1, 16, 48, 48), (32, 1, 3, 3), dict(group=16, pad_mode="same"), "depthwise"),  # a large map
+    ((1, 8, 28, 28), (64, 1, 3, 3), dict(group=8), "tiled"),
 ])
 def test_conv2d_algorithm_is_chosen_by_shape_and_keyed(x_shape, w_shape, attrs, algo):
     spec = conv_spec(x_shape, w_shape, **attrs)
@@ -404,6 +405,28 @@ def test_conv2d_forced_gemm_is_refused_where_it_would_be_wrong():
     spec = conv_spec((1, 4, 6, 6), (4, 4, 3, 3), algo="gemm")
     assert spec.attrs["algo"] != "gemm"
     assert conv_spec((1, 4, 6, 6), (4, 4, 3, 3), algo="im2col").attrs["algo"] == "im2col"
+
+
+@pytest.mark.parametrize("x_shape,w_shape,attrs,algo", [
+    ((1, 96, 56, 56), (24, 96, 1, 1), {}, "gemm"),
+    ((1, 3, 8, 8), (4, 3, 3, 3), {}, "direct"),  # 4*27*36 multiply-adds: a BLAS call costs more
+    ((1, 64, 56, 56), (64, 64, 3, 3), dict(pad_mode="same"), "im2col"),
+    ((1, 64, 56, 56), (64, 64, 1, 1), dict(stride=2), "im2col"),  # strided 1x1: subsampling copy
+    ((1, 8, 28, 28), (64, 1, 3, 3), dict(group=8), "im2col"),  # 8 outputs per group: a real GEMM
+])
+@pytest.mark.parametrize("forced", [None, "tiled"])
+def test_conv_backward_algorithm_is_chosen_without_the_forward_only_tiled_kernel(x_shape, w_shape, attrs, algo,
+                                                                                 forced):
+    from opbuild.core.ir import TensorType
+    from opbuild.ops.registry import get
+
+    forward = conv_spec(x_shape, w_shape, **attrs)
+    assert forward.attrs["algo"] == "tiled"
+    fwd = {k: v for k, v in forward.attrs.items() if k != "algo"}
+    y_shape = forward.outputs[0].shape
+    spec = get("Conv2DBackpropInput").spec({**fwd, "input_size": list(x_shape), "algo": forced},
+                                           [TensorType(y_shape, "float32"), TensorType(w_shape, "float32")])
+    assert spec.attrs["algo"] == algo
 
 
 FORCED = [
@@ -423,7 +446,7 @@ def _cases(algos):
             if algo != "gemm" or (w[2:] == (1, 1) and a.get("stride", 1) == 1 and not a.get("pad"))]
 
 
-@pytest.mark.parametrize("x_shape,w_shape,attrs,algo", _cases(["gemm", "depthwise", "direct", "im2col"]))
+@pytest.mark.parametrize("x_shape,w_shape,attrs,algo", _cases(["gemm", "depthwise", "direct", "im2col", "tiled"]))
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_conv2d_every_algorithm_matches_the_direct_reference(x_shape, w_shape, attrs, algo, dtype):
     from opbuild.ops.primitive import apply

@@ -1,7 +1,7 @@
 """Kernel workspaces planned in the arena (passes/memplan.py, runtime/executor.py, OpDef.workspace): a
-convolution's im2col column block and a half convolution's float32 copies live in the graph's arena during
-their node only, never overlap a live value, share bytes across nodes, are passed after the outputs (kernel
-ABI 2) and give the same results as PyNative (which allocates them per call)."""
+convolution's im2col column block or tiled phase planes and a half convolution's float32 copies live in the
+graph's arena during their node only, never overlap a live value, share bytes across nodes, are passed after
+the outputs (kernel ABI 2) and give the same results as PyNative (which allocates them per call)."""
 
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ from tests.helpers import TORCH_MISSING
 
 PLANNED = Pipeline([ConstantFolding(), DeadCodeElimination(), MemoryPlanning()])
 RNG = np.random.default_rng(21)
-W1 = RNG.standard_normal((8, 4, 3, 3)).astype(np.float32)  # im2col (3x3, 4 -> 8 channels, 16x16)
-W2 = RNG.standard_normal((8, 8, 3, 3)).astype(np.float32)  # im2col
-WD = RNG.standard_normal((8, 1, 3, 3)).astype(np.float32)  # depthwise: no workspace
-W3 = RNG.standard_normal((6, 8, 1, 1)).astype(np.float32)  # 1x1 gemm: no workspace
+W1 = RNG.standard_normal((8, 4, 3, 3)).astype(np.float32)  # tiled (3x3, 4 -> 8 channels, 16x16)
+W2 = RNG.standard_normal((8, 8, 3, 3)).astype(np.float32)  # tiled
+WD = RNG.standard_normal((8, 1, 3, 3)).astype(np.float32)  # depthwise (tiled, thread-local planes): none
+W3 = RNG.standard_normal((6, 8, 1, 1)).astype(np.float32)  # 1x1 tiled, reading its input in place: none
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +53,7 @@ def _ref(x):
     return conv(conv(y, WD, group=8), W3, pad=0)
 
 
-def test_im2col_convolutions_get_planned_workspaces_that_share_the_arena():
+def test_padded_convolutions_get_planned_workspaces_that_share_the_arena():
     x = RNG.standard_normal((2, 4, 16, 16)).astype(np.float32)
     graph, _ = trace.trace(_net, [Tensor(x)])
     compiled = session().compile_graph(graph, PLANNED)
@@ -61,8 +61,8 @@ def test_im2col_convolutions_get_planned_workspaces_that_share_the_arena():
     plan.verify(compiled.graph)
     convs = [n for n in plan.kernel_nodes if n.op == "Conv2D"]
     algos = [n.attrs["algo"] for n in convs]
-    assert algos == ["im2col", "im2col", "depthwise", "gemm"]
-    assert set(plan.workspaces) == set(convs[:2])  # only the im2col kernels need one
+    assert algos == ["tiled", "tiled", "tiled", "tiled"]
+    assert set(plan.workspaces) == set(convs[:2])  # only the padded tiled kernels need one
     for n in convs[:2]:
         offset, size = plan.workspaces[n]
         assert offset % 64 == 0 and size >= get("Conv2D").workspace_bytes(n.attrs, [v.type for v in n.inputs],
@@ -102,10 +102,13 @@ def test_the_kernel_reads_its_workspace_after_its_outputs():
     # The ABI wrapper hands the body the pointer after the inputs and outputs (codegen.kernel_function).
     fn = kernel_function("k", im2col.inputs, im2col.outputs, body, workspace=True)
     assert "char *restrict ob_ws" in fn and "(char *)args[3]" in fn
-    gemm = opdef.spec({"out_channel": 6, "kernel_size": 1},
+    gemm = opdef.spec({"out_channel": 6, "kernel_size": 1, "algo": "gemm"},
                       [TensorType((2, 8, 16, 16), "float32"), TensorType((6, 8, 1, 1), "float32")])
     assert opdef.workspace_bytes(gemm.attrs, gemm.inputs, gemm.outputs) == 0
     assert "ob_ws" not in emit(gemm)
+    in_place = opdef.spec({"out_channel": 6, "kernel_size": 1}, gemm.inputs)  # tiled, reading x in place
+    assert in_place.attrs["algo"] == "tiled" and "ob_ws" not in emit(in_place)
+    assert opdef.workspace_bytes(in_place.attrs, in_place.inputs, in_place.outputs) == 0
     assert "args[3]" not in kernel_function("k", gemm.inputs, gemm.outputs, emit(gemm))
     half = opdef.spec(gemm.attrs, [TensorType((2, 8, 16, 16), "float16"), TensorType((6, 8, 1, 1), "float16")])
     # float32 copies of x (4096), w (48) and y (3072), each 64-byte aligned: the malloc-free half path

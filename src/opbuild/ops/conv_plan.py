@@ -2,11 +2,16 @@
 attribute of the descriptor, so it is in every kernel's key and visible in its ``.info``) and the size of the
 workspace the kernel takes (``OpDef.workspace``, planned in the graph's arena by passes/memplan.py).
 
-``gemm``: 1x1, stride 1, unpadded (the image already is the column matrix); ``depthwise``: one input channel
-per group and few outputs per group; ``direct``: a per-(image, group) GEMM too small for the BLAS call and the
-im2col copy to pay; ``im2col``: everything else, an im2col of a block of output rows into the workspace, then
-one GEMM per block. The kernels themselves are the target's (targets/cpu/kernels/conv_kernels.py); this module
-is plain arithmetic on shapes, shared by the forward and backward ops.
+Conv2D itself (``choose(..., forward=True)``): ``tiled``, a register-tiled direct kernel over stride-phase
+planes (the workspace; none for 1x1 convolutions read in place, thread-local for depthwise ones), for every
+shape but stride-1 depthwise convolutions on large maps, which keep ``depthwise``. The backward ops, and any
+caller forcing an algorithm: ``gemm``: 1x1, stride 1, unpadded (the image already is the column matrix);
+``depthwise``: one input channel per group and few outputs per group; ``direct``: a per-(image, group) GEMM
+too small for the BLAS call and the im2col copy to pay; ``im2col``: everything else, an im2col of a block of
+output rows into the workspace, then one GEMM per block. The kernels themselves are the target's
+(targets/cpu/kernels/conv_kernels.py, conv_tiled.py); this module is plain arithmetic on shapes, shared by the
+forward and backward ops; the measurements behind the choice are in docs/benchmarks.md ("Convolutions: the
+tiled kernel").
 """
 
 from __future__ import annotations
@@ -15,11 +20,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-ALGOS = ("gemm", "depthwise", "direct", "im2col")
+ALGOS = ("gemm", "depthwise", "direct", "im2col", "tiled")
 # How a float16/bfloat16 convolution computes (the descriptor's ``half_conv`` attribute): float32 copies of the
 # inputs, the float32 kernel, one rounding per result on store.
 HALF_CONV = "f32_scratch"
 WORKSPACE_ALIGN = 64  # bytes: each region of a workspace starts on a cache line
+TILED_VECTOR_BYTES = 64  # the ``tiled`` kernel's vector: one AVX-512 register (two AVX2 ones)
 
 # im2col works on blocks of output rows: ~256 KB of column matrix (stays in L2 for the gemm that reads it),
 # but at least 512 gemm columns (narrower gemms lose more to BLAS overhead than the cache saves); measured in
@@ -28,6 +34,8 @@ COL_BLOCK_BYTES = 256 * 1024
 MIN_GEMM_N = 512
 # One input channel per group and fewer outputs per group than this: the depthwise kernel.
 DEPTHWISE_MAX_OUT = 4
+# A stride-1 depthwise convolution with at least this many output pixels per plane: the direct kernel.
+DEPTHWISE_DIRECT_MIN_PIXELS = 2048
 # A per-(image, group) GEMM with fewer multiply-adds than this runs as direct loops (docs/benchmarks.md).
 DIRECT_MAX_MACS = 1 << 14
 
@@ -59,25 +67,69 @@ class ConvShape:
         rows = COL_BLOCK_BYTES // max(1, self.kdim * self.ow * np.dtype(self.dtype).itemsize)
         return max(1, min(self.oh, max(rows, -(-MIN_GEMM_N // self.ow))))
 
+    def itemsize(self) -> int:
+        return int(np.dtype(self.dtype).itemsize)
 
-def choose(x_shape: Sequence[int], w_shape: Sequence[int], out_hw: Sequence[int], attrs: dict) -> str:
+    def tiled_qw(self) -> int:
+        """Columns of a ``tiled`` kernel's phase plane: the output width plus the widest tap's column offset."""
+        return self.ow + (self.kw - 1) * self.dw // self.sw
+
+
+def choose(x_shape: Sequence[int], w_shape: Sequence[int], out_hw: Sequence[int], attrs: dict,
+           forward: bool = False) -> str:
     """The algorithm for a convolution of these shapes and normalized ``attrs`` (``kernel_size``, ``pad``,
-    ``stride``, ``group``); a valid ``attrs["algo"]`` given by the caller wins (tests force every path)."""
+    ``stride``, ``group``); a valid ``attrs["algo"]`` given by the caller wins (tests force every path).
+    ``forward``: for Conv2D itself, which has the ``tiled`` kernel (the backward ops have not: they choose
+    among the others)."""
     c, o = x_shape[1], w_shape[0]
     g = attrs["group"]
     cg, og = c // g, o // g
     kh, kw = attrs["kernel_size"]
     one_by_one = kh == kw == 1 and list(attrs["stride"]) == [1, 1] and not any(attrs["pad"])
     forced = attrs.get("algo")
-    if forced in ALGOS and (forced != "gemm" or one_by_one):
+    if forced in ALGOS and (forced != "gemm" or one_by_one) and (forced != "tiled" or forward):
         return forced
+    depthwise = cg == 1 and og < DEPTHWISE_MAX_OUT
+    if forward:
+        # The tiled kernel measured faster than every other algorithm on every shape tried (1x1 included)
+        # except stride-1 depthwise convolutions on large maps, where the direct loops' whole-row vectors
+        # need no pixel-domain copy-out (docs/benchmarks.md, "Convolutions: the tiled kernel").
+        large = out_hw[0] * out_hw[1] >= DEPTHWISE_DIRECT_MIN_PIXELS
+        return "depthwise" if depthwise and large and list(attrs["stride"]) == [1, 1] else "tiled"
     if one_by_one:
         return "gemm"
-    if cg == 1 and og < DEPTHWISE_MAX_OUT:
+    if depthwise:
         return "depthwise"
     if og * cg * kh * kw * out_hw[0] * out_hw[1] < DIRECT_MAX_MACS:
         return "direct"
     return "im2col"
+
+
+def tiled_in_place(g: ConvShape) -> bool:
+    """Whether a ``tiled`` kernel reads the input planes in place: 1x1, stride 1, unpadded (a plane then is
+    the input plane itself, with no border and no phases), on planes of whole vectors (a partial last vector
+    would read past the plane: such planes are copied into zero-padded ones like any other)."""
+    return (g.kh == g.kw == 1 and g.sh == g.sw == 1 and g.pt == g.pl == 0 and g.oh == g.h and g.ow == g.w
+            and g.h * g.w % (TILED_VECTOR_BYTES // g.itemsize()) == 0)
+
+
+def tiled_per_thread(g: ConvShape) -> bool:
+    """Whether a ``tiled`` kernel is depthwise-like (one input channel and few outputs per group): threads
+    then split the groups and each keeps its phase planes in thread-local memory, not the workspace."""
+    return g.cg == 1 and g.og < DEPTHWISE_MAX_OUT and not tiled_in_place(g)
+
+
+def tiled_plane(g: ConvShape) -> tuple[int, int, int, int]:
+    """(rows, columns, elements, pixel vectors) of one phase plane of a ``tiled`` kernel
+    (targets/cpu/kernels/conv_tiled.py): rows and columns hold every tap of every output pixel, the elements
+    (a whole number of vectors) also the over-reach of the last, partly used vectors; the pixel domain is
+    ``OH * columns`` pixels, ``pixel vectors`` vectors of TILED_VECTOR_BYTES."""
+    lanes = TILED_VECTOR_BYTES // g.itemsize()
+    qw = g.tiled_qw()
+    oi, oj = (g.kh - 1) * g.dh // g.sh, (g.kw - 1) * g.dw // g.sw
+    nvec = -(-g.oh * qw // lanes)
+    elements = -(-(nvec * lanes + oi * qw + oj) // lanes) * lanes
+    return g.oh + oi, qw, elements, nvec
 
 
 def aligned(n: int) -> int:
@@ -85,8 +137,11 @@ def aligned(n: int) -> int:
 
 
 def col_bytes(algo: str, g: ConvShape) -> int:
-    """Bytes of the column block of an ``im2col`` kernel, forward or backward (0 for the other algorithms)."""
-    return g.kdim * g.block_rows() * g.ow * np.dtype(g.dtype).itemsize if algo == "im2col" else 0
+    """Bytes of the column block of an ``im2col`` kernel, forward or backward, or of the phase planes of a
+    ``tiled`` one (0 for the other algorithms)."""
+    if algo == "tiled":
+        return 0 if tiled_in_place(g) or tiled_per_thread(g) else g.cg * g.sh * g.sw * tiled_plane(g)[2] * g.itemsize()
+    return g.kdim * g.block_rows() * g.ow * g.itemsize() if algo == "im2col" else 0
 
 
 def workspace_bytes(algo: str, g: ConvShape, half_sizes: Sequence[int] | None) -> int:

@@ -161,7 +161,8 @@ def _conv_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
            "stride": stride, "dilation": dilation, "group": int(group), "data_format": "NCHW"}
     # The kernel's algorithm, chosen by shape here so it is part of the key (ops/conv_plan.py); an
     # explicit valid ``algo`` is kept (tests and benchmarks force each path).
-    out["algo"] = choose(x.shape, w.shape, _conv_geometry(out, ins), {**out, "algo": attrs.get("algo")})
+    out["algo"] = choose(x.shape, w.shape, _conv_geometry(out, ins), {**out, "algo": attrs.get("algo")},
+                         forward=True)
     if x.dtype in HALFS:  # float32 scratch + float32 kernel, rounded once (the CPU's conv_kernels.py half_wrap)
         out["half_conv"] = HALF_CONV
     return out

@@ -14,6 +14,7 @@ new values, nodes before it the old ones (the trace recorded them in that order:
 from __future__ import annotations
 
 import ctypes
+import operator
 import threading
 from collections.abc import Callable, Sequence
 
@@ -70,6 +71,10 @@ class CompiledGraph:
             self._calls.append((next(compiled).fn if host is None else _host_call(node, host), ptrs))
         self._input_slots = [slots.get(("input", j), []) for j in range(len(graph.inputs))]
         self._captures = [(t, slots.get(("capture", j), [])) for j, (_, t) in enumerate(graph.captures)]
+        # The array each capture's slots were last patched with: an unchanged array (the same object, whose
+        # data pointer cannot move while this list holds it) needs no new pointer, and reading an array's
+        # address (``ndarray.ctypes``) costs about a microsecond, a visible share of a small graph's call.
+        self._patched: list[np.ndarray | None] = [None] * len(self._captures)
         self._outputs = [(v, locations[v]) for v in graph.outputs]
 
     @staticmethod
@@ -96,9 +101,12 @@ class CompiledGraph:
                 self._patch(slots, arr.ctypes.data)
             # Parameters may have had their array replaced since the last call (set_data): re-read pointers.
             # Captured tensors keep their data alive, so the addresses stay valid during the call.
-            keep = [t.asnumpy() for t, _ in self._captures]
-            for (_, slots), data in zip(self._captures, keep):
-                self._patch(slots, data.ctypes.data)
+            current = [t.asnumpy() for t, _ in self._captures]
+            if any(map(operator.is_not, current, self._patched)):  # one C-level pass when none changed
+                for (_, slots), data, last in zip(self._captures, current, self._patched):
+                    if data is not last:
+                        self._patch(slots, data.ctypes.data)
+                self._patched = current
             for fn, ptrs in self._calls:
                 fn(ptrs)
             return [self._output(v, loc, arrays) for v, loc in self._outputs]

@@ -15,6 +15,9 @@ part of every kernel's key and visible in its ``.info``:
 ``im2col``
     im2col of a block of output rows into the kernel's workspace (below), then one GEMM per
     block (the column block stays in cache for the GEMM that reads it).
+``tiled``
+    Conv2D's default (conv_tiled.py): register tiles of output channels x pixel vectors over zero-bordered
+    stride-phase planes, no BLAS. The others remain for the backward ops and for callers that force them.
 
 The column block is the kernel's *workspace*: the op declares its size (``OpDef.workspace``:
 ops/conv_plan.py ``workspace_bytes``) and the kernel takes its address as one more pointer after the outputs (kernel ABI
@@ -47,6 +50,7 @@ from collections.abc import Callable, Sequence
 
 from ....ops.conv_plan import ConvShape, aligned, col_bytes, workspace_bytes
 from ..codegen import blas_serial, ctype, gemm_symbols, is_half, load, parallel_for, store
+from .conv_tiled import forward_tiled
 
 
 def col_range(w: int, ow: int, pl: int, sw: int, dw: int) -> str:
@@ -137,6 +141,8 @@ def forward(algo: str, geo: Geometry) -> str:
         return _forward_gemm(geo)
     if algo in ("depthwise", "direct"):
         return _forward_direct(geo)
+    if algo == "tiled":
+        return forward_tiled(geo)
     return _forward_im2col(geo)
 
 
