@@ -25,6 +25,7 @@ from . import (
     norm_train,
     normalization,
     optim,
+    optim_apply,
     random_discrete,
     random_ops,
     random_sample,
@@ -42,7 +43,7 @@ from .primitive import Primitive
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
-            random_discrete,
+            random_discrete, optim_apply,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

@@ -51,6 +51,7 @@ from . import (  # noqa: E402, F401
     norm_train,
     normalization,
     optim,
+    optim_apply,
     pooling,
     random_discrete,
     random_ops,
