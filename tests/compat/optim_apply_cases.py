@@ -78,6 +78,28 @@ CASES: dict[str, tuple[Callable, list[Any], tuple[int, ...]]] = {
                                 GRAD], (0, 1, 2, 3)),
 }
 
+# The sparse primitives update the rows ``indices`` names. SparseApplyAdagradV2 has no case with a repeated
+# index: MindSpore 2.10's CPU kernel applies a row's updates in an order that varies between calls.
+IDX = np.array([2, 0], np.int32)
+DUP = np.array([0, 2, 0], np.int32)
+SG, SG3 = RNG.uniform(-1, 1, (2, 4)).astype(np.float32), RNG.uniform(-1, 1, (3, 4)).astype(np.float32)
+CASES.update({
+    "SparseApplyAdagrad": (lambda ops: ops.SparseApplyAdagrad(lr=0.1), [VAR, POS, SG, IDX], (0, 1)),
+    "SparseApplyAdagrad_dup": (lambda ops: ops.SparseApplyAdagrad(lr=0.1), [VAR, POS, SG3, DUP], (0, 1)),
+    "SparseApplyAdagrad_no_slots": (lambda ops: ops.SparseApplyAdagrad(lr=0.1, update_slots=False),
+                                    [VAR, POS, SG, IDX], (0, 1)),
+    "SparseApplyAdagradV2": (lambda ops: ops.SparseApplyAdagradV2(lr=0.1, epsilon=1e-3), [VAR, POS, SG, IDX],
+                             (0, 1)),
+    "SparseApplyFtrl": (lambda ops: ops.SparseApplyFtrl(lr=0.1, l1=0.01, l2=0.02, lr_power=-0.5),
+                        [VAR, POS, _t(), SG, IDX], (0, 1, 2)),
+    "SparseApplyFtrl_dup": (lambda ops: ops.SparseApplyFtrl(lr=0.1, l1=0.01, l2=0.02, lr_power=-0.5),
+                            [VAR, POS, _t(), SG3, DUP.astype(np.int64)], (0, 1, 2)),
+    "SparseApplyRMSProp": (lambda ops: ops.SparseApplyRMSProp(rho=0.9, momentum=0.2, epsilon=1e-4),
+                           [VAR, POS, _t(), _s(0.01), SG3, np.array([2, 0, 1], np.int32)], (0, 1, 2)),
+    "SparseApplyRMSProp_dup": (lambda ops: ops.SparseApplyRMSProp(rho=0.9, momentum=0.2, epsilon=1e-4),
+                               [VAR, POS, _t(), _s(0.01), SG3, DUP], (0, 1, 2)),
+})
+
 
 def run(ms: Any, ops: Any, name: str, inputs: Sequence[Any] | None = None) -> list[np.ndarray]:
     """Run case ``name`` twice on ``ms``/``ops`` (PyNative) and return the flattened results: each call's

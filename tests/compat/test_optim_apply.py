@@ -134,3 +134,31 @@ def test_refuses_a_non_scalar_learning_rate_and_a_missing_attribute() -> None:
         ops.ApplyAdagradV2()(var, acc, 0.1, Tensor(np.ones((2, 2), np.float32)))
     with pytest.raises(TypeError, match="takes 4 inputs"):
         ops.ApplyAdagrad()(var, acc, 0.1)
+
+
+def test_sparse_refuses_an_index_out_of_range_and_a_gradient_of_the_wrong_rows() -> None:
+    var = Parameter(Tensor(np.ones((3, 2), np.float32)), name="v")
+    acc = Parameter(Tensor(np.ones((3, 2), np.float32)), name="a")
+    with pytest.raises(ValueError, match=r"indices must be in \[0, 3\)"):
+        ops.SparseApplyAdagrad(lr=0.1)(var, acc, Tensor(np.ones((2, 2), np.float32)), Tensor(np.array([0, 3])))
+    with pytest.raises(ShapeError, match=r"grad must be float32 of shape \(2, 2\)"):
+        ops.SparseApplyAdagrad(lr=0.1)(var, acc, Tensor(np.ones((3, 2), np.float32)), Tensor(np.array([0, 1])))
+    np.testing.assert_array_equal(var.asnumpy(), 1.0)  # nothing written by a refused call
+
+
+def test_sparse_kernel_skips_an_index_out_of_range_inside_a_graph() -> None:
+    var0, acc0 = np.arange(6, dtype=np.float32).reshape(3, 2), np.full((3, 2), 0.5, np.float32)
+    grad = np.array([[1, 2], [3, 4], [5, 6]], np.float32)
+    net = _Step(ops.SparseApplyFtrl(lr=0.1, l1=0.01, l2=0.0, lr_power=-0.5),
+                [var0, acc0, np.zeros_like(var0), grad, None], (0, 1, 2))
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net(Tensor(grad), Tensor(np.array([2, 7, -1], np.int64)))
+    finally:
+        ms.set_context(mode=old)
+    ref = get("SparseApplyFtrl").reference
+    attrs = {"lr": 0.1, "l1": 0.01, "l2": 0.0, "lr_power": -0.5}
+    want = ref(attrs, var0, acc0, np.zeros_like(var0), grad[:1], np.array([2]))
+    np.testing.assert_allclose(net.p0.asnumpy(), want[0], rtol=2e-6)
+    np.testing.assert_array_equal(net.p0.asnumpy()[:2], var0[:2])  # rows no valid index names are untouched

@@ -26,6 +26,7 @@ from . import (
     normalization,
     optim,
     optim_apply,
+    optim_sparse,
     random_discrete,
     random_ops,
     random_sample,
@@ -43,7 +44,7 @@ from .primitive import Primitive
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
-            random_discrete, optim_apply,
+            random_discrete, optim_apply, optim_sparse,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

@@ -70,6 +70,7 @@ class ApplyRow:
     returns: int = 1
     int_scalars: tuple[str, ...] = ()
     doc: str = ""
+    duplicates: str = "sum"  # sparse rows: a repeated index is one update with the summed slices, or "sequential"
 
     @property
     def scalars(self) -> tuple[str, ...]:
