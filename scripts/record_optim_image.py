@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Record MindSpore 2.10's outputs for the optimizer-primitive cases of tests/compat/optim_apply_cases.py into
-tests/fixtures/optim_image.npz (PyNative mode, CPU). Run with a Python that has MindSpore (a separate
-virtualenv with ``mindspore==2.10.0`` and ``numpy<2``); opbuild's tests only read the fixture.
+"""Record MindSpore 2.10's outputs for the cases of tests/compat/optim_apply_cases.py (optimizer primitives),
+nn_optim_cases.py (nn optimizers) and image_cases.py (image ops) into tests/fixtures/optim_image.npz (PyNative
+mode, CPU). Run with a Python that has MindSpore (a separate virtualenv with ``mindspore==2.10.0`` and
+``numpy<2``); opbuild's tests only read the fixture.
 
     /path/to/ms-venv/bin/python scripts/record_optim_image.py
 
@@ -17,11 +18,11 @@ from pathlib import Path
 
 import mindspore as ms
 import numpy as np
-from mindspore import ops
+from mindspore import nn, ops
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "tests" / "fixtures" / "optim_image.npz"
-CASE_FILES = ("optim_apply_cases",)
+CASE_FILES = {"optim_apply_cases": ops, "nn_optim_cases": nn}
 
 
 def _load(name: str):
@@ -35,20 +36,24 @@ def main() -> int:
     ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
     arrays: dict[str, np.ndarray] = {}
     errors: dict[str, str] = {}
+    names: dict[str, list[str]] = {}
     count = 0
-    for file in CASE_FILES:
+    for file, namespace in CASE_FILES.items():
         cases = _load(file)
         for name in cases.CASES:
             count += 1
             try:
-                outs = cases.run(ms, ops, name)
+                outs = cases.run(ms, namespace, name)
             except Exception as e:  # recorded: opbuild must refuse the case too
                 errors[name] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
                 print(f"{name}: MindSpore raised {errors[name]}")
                 continue
             for i, o in enumerate(outs):
                 arrays[f"{name}:out{i}"] = o
-    arrays["__meta__"] = np.frombuffer(json.dumps({"mindspore": ms.__version__, "errors": errors}).encode(),
+            if hasattr(cases, "state_names"):
+                names[name] = cases.state_names(ms, namespace, name)
+    arrays["__meta__"] = np.frombuffer(json.dumps({"mindspore": ms.__version__, "errors": errors,
+                                                    "state_names": names}).encode(),
                                        dtype=np.uint8)
     np.savez_compressed(OUT, **arrays)
     print(f"{count} cases, {len(errors)} rejected by MindSpore -> {OUT.relative_to(REPO)}")

@@ -36,14 +36,22 @@ from .loss import (
 )
 from .loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from .optim import (
+    ASGD,
+    FTRL,
     SGD,
+    Adadelta,
+    Adagrad,
     Adam,
+    AdaMax,
     AdamWeightDecay,
     CosineDecayLR,
     ExponentialDecayLR,
     LearningRateSchedule,
     Momentum,
     Optimizer,
+    ProximalAdagrad,
+    RMSProp,
+    Rprop,
 )
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
@@ -56,3 +64,4 @@ __all__ = ["Cell", "DistributedGradReducer",
            "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "Metric",
            "Accuracy", "Loss"]
 __all__ += [n for n in _LAYERS if n not in __all__]
+__all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad", "Rprop", "ASGD"]
