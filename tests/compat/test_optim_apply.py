@@ -53,7 +53,7 @@ def _compare(name: str, got: list[np.ndarray]) -> None:
 
 def test_fixture_covers_every_case_and_records_mindspore_2_10() -> None:
     assert META["mindspore"] == "2.10.0"
-    assert set(META["errors"]) == NOT_ON_MINDSPORE_CPU
+    assert {n for n in META["errors"] if n in CASES} == NOT_ON_MINDSPORE_CPU
     for name in set(CASES) - NOT_ON_MINDSPORE_CPU:
         assert f"{name}:out0" in FIXTURE, name
 

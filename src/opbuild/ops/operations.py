@@ -15,6 +15,7 @@ from . import (
     fused_gemm,
     fused_reduce,
     grid_sampling,
+    image_ops,
     indexing,
     layout,
     linalg,
@@ -38,13 +39,13 @@ from . import (
 )
 from .collective import ReduceOp
 from .compose import primitives as composed_primitives
-from .compose import resize
+from .compose import resize, resize_prims
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
-            random_discrete, optim_apply, optim_sparse,
+            random_discrete, optim_apply, optim_sparse, image_ops, resize_prims,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

@@ -12,6 +12,7 @@ from ...core.tensor import Tensor, as_tensor
 from ..compose import TENSORS
 from ..compose import resize as R
 from ..primitive import apply
+from .crop import crop_and_resize
 
 _RANKS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
@@ -118,4 +119,10 @@ def affine_grid(theta, size, align_corners: bool = False) -> Tensor:
     return apply("Reshape", {"shape": [dims[0], *spatial, r]}, [out])
 
 
-__all__ = ["affine_grid", "grid_sample", "interpolate"]
+def upsample(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,  # noqa: A002
+             recompute_scale_factor=None) -> Tensor:
+    """``ops.upsample(...)``: MindSpore's other name of :func:`interpolate`, same arguments and results."""
+    return interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
+
+
+__all__ = ["affine_grid", "crop_and_resize", "grid_sample", "interpolate", "upsample"]
