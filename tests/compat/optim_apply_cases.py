@@ -1,4 +1,5 @@
-"""Cases of MindSpore's ``Apply*`` optimizer primitives, written once against a MindSpore-shaped namespace:
+"""Cases of MindSpore's in-place primitives (the ``Apply*``/``SparseApply*`` optimizer primitives, the
+``Scatter*``/``ScatterNd*`` scatters), written once against a MindSpore-shaped namespace:
 scripts/record_optim_image.py runs them on real MindSpore 2.10 and stores the results in
 tests/fixtures/optim_image.npz; tests/compat/test_optim_apply.py runs them on opbuild and compares.
 
@@ -98,6 +99,28 @@ CASES.update({
                            [VAR, POS, _t(), _s(0.01), SG3, np.array([2, 0, 1], np.int32)], (0, 1, 2)),
     "SparseApplyRMSProp_dup": (lambda ops: ops.SparseApplyRMSProp(rho=0.9, momentum=0.2, epsilon=1e-4),
                                [VAR, POS, _t(), _s(0.01), SG3, DUP], (0, 1, 2)),
+})
+
+
+# In-place scatters: a repeated index combines in turn (Update: the last wins).
+XI = RNG.uniform(-2, 2, (4, 3)).astype(np.float32)
+SI = np.array([[2, 0], [2, 3]], np.int32)
+SU = RNG.uniform(0.5, 2, (2, 2, 3)).astype(np.float32)
+NDI = np.array([[1, 2], [3, 0], [1, 2]], np.int64)
+NDU = RNG.uniform(0.5, 2, (3,)).astype(np.float32)
+for _k in ("Add", "Sub", "Mul", "Div", "Max", "Min", "Update"):
+    CASES[f"Scatter{_k}"] = ((lambda k: lambda ops: getattr(ops, f"Scatter{k}")())(_k), [XI, SI, SU], (0,))
+    CASES[f"ScatterNd{_k}"] = ((lambda k: lambda ops: getattr(ops, f"ScatterNd{k}")())(_k), [XI, NDI, NDU], (0,))
+CASES.update({
+    "ScatterAdd_int32": (lambda ops: ops.ScatterAdd(), [np.arange(12, dtype=np.int32).reshape(4, 3), SI,
+                                                        np.ones((2, 2, 3), np.int32)], (0,)),
+    "ScatterNdAdd_slices": (lambda ops: ops.ScatterNdAdd(), [XI, np.array([[3], [0]], np.int32),
+                                                             np.ones((2, 3), np.float32)], (0,)),
+    "scatter_add": (lambda ops: ops.scatter_add, [XI, SI, SU], (0,)),
+    "scatter_max": (lambda ops: ops.scatter_max, [XI, SI, SU], (0,)),
+    "scatter_update": (lambda ops: ops.scatter_update, [XI, SI, SU], (0,)),
+    "scatter_nd_sub": (lambda ops: ops.scatter_nd_sub, [XI, NDI, NDU], (0,)),
+    "scatter_nd_update": (lambda ops: ops.scatter_nd_update, [XI, NDI, NDU], (0,)),
 })
 
 

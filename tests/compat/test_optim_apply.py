@@ -162,3 +162,15 @@ def test_sparse_kernel_skips_an_index_out_of_range_inside_a_graph() -> None:
     want = ref(attrs, var0, acc0, np.zeros_like(var0), grad[:1], np.array([2]))
     np.testing.assert_allclose(net.p0.asnumpy(), want[0], rtol=2e-6)
     np.testing.assert_array_equal(net.p0.asnumpy()[:2], var0[:2])  # rows no valid index names are untouched
+
+
+def test_scatter_refuses_an_index_out_of_range_eagerly() -> None:
+    x = Parameter(Tensor(np.zeros((3, 2), np.float32)), name="x")
+    with pytest.raises(ValueError, match=r"indices \[3\] are out of range for input_x of shape \[3, 2\]"):
+        ops.ScatterAdd()(x, Tensor(np.array([0, 3], np.int32)), Tensor(np.ones((2, 2), np.float32)))
+    with pytest.raises(ShapeError, match="updates must have shape"):
+        ops.ScatterNdUpdate()(x, Tensor(np.array([[0, 1]], np.int32)), Tensor(np.ones((2,), np.float32)))
+    with pytest.raises(TypeError, match="must be a Parameter"):
+        ops.scatter_add(Tensor(np.zeros((3, 2), np.float32)), Tensor(np.array([0], np.int32)),
+                        Tensor(np.ones((1, 2), np.float32)))
+    np.testing.assert_array_equal(x.asnumpy(), 0.0)
