@@ -37,6 +37,7 @@ from . import (
     scatters_inplace,
     slicing,
     sorting,
+    special,
 )
 from .collective import ReduceOp
 from .compose import primitives as composed_primitives
@@ -46,7 +47,7 @@ from .primitive import Primitive
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
-            random_discrete, optim_apply, optim_sparse, image_ops, resize_prims, scatters_inplace,
+            random_discrete, optim_apply, optim_sparse, image_ops, resize_prims, scatters_inplace, special,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

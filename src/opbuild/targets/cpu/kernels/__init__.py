@@ -61,4 +61,5 @@ from . import (  # noqa: E402, F401
     scatters,
     slicing,
     sorting,
+    special,
 )
