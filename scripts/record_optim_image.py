@@ -23,7 +23,7 @@ from mindspore import nn, ops
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "tests" / "fixtures" / "optim_image.npz"
 CASE_FILES = {"optim_apply_cases": ops, "nn_optim_cases": nn, "image_cases": ops,
-              "special_cases": ops}
+              "special_cases": ops, "gather_cases": ops}
 
 
 def _load(name: str):

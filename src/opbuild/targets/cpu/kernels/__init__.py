@@ -34,6 +34,7 @@ __all__ = ["EMITTERS", "Emitter", "codegen_digest", "codegen_files", "codegen_ha
 
 # The families register their emitters on import (registry.py holds the registry).
 from . import (  # noqa: E402, F401
+    bitshift,
     conv_grad,
     convolution,
     elementwise,
