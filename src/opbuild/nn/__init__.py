@@ -43,9 +43,11 @@ from .optim import (
     Adagrad,
     Adam,
     AdaMax,
+    AdamOffload,
     AdamWeightDecay,
     CosineDecayLR,
     ExponentialDecayLR,
+    LazyAdam,
     LearningRateSchedule,
     Momentum,
     Optimizer,
@@ -64,4 +66,5 @@ __all__ = ["Cell", "DistributedGradReducer",
            "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "Metric",
            "Accuracy", "Loss"]
 __all__ += [n for n in _LAYERS if n not in __all__]
-__all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad", "Rprop", "ASGD"]
+__all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad", "Rprop", "ASGD", "LazyAdam",
+            "AdamOffload"]

@@ -3,7 +3,7 @@ kernels (ops/optim.py) that write the parameters' own buffers."""
 
 from __future__ import annotations
 
-from .adam import Adam, AdamWeightDecay
+from .adam import Adam, AdamOffload, AdamWeightDecay, LazyAdam
 from .adaptive import Adadelta, Adagrad, AdaMax, RMSProp
 from .momentum import SGD, Momentum
 from .optimizer import Optimizer
@@ -13,4 +13,4 @@ from .schedule import CosineDecayLR, ExponentialDecayLR, LearningRateSchedule
 
 __all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "LearningRateSchedule", "CosineDecayLR",
            "ExponentialDecayLR", "Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad",
-           "Rprop", "ASGD"]
+           "Rprop", "ASGD", "LazyAdam", "AdamOffload"]
