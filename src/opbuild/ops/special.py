@@ -1,5 +1,6 @@
-"""Special functions: MindSpore's ``lgamma``, ``digamma``, ``polygamma``, ``erfinv``, ``sinc`` and the Bessel
-functions ``bessel_j0``/``j1``/``y0``/``y1`` and ``bessel_i0``/``i0e``/``i1``/``i1e`` (``i0``), as rows of the
+"""Special functions: MindSpore's ``lgamma``, ``digamma``, ``polygamma``, ``erfinv``, ``sinc``, ``zeta`` (Hurwitz)
+and the Bessel functions ``bessel_j0``/``j1``/``y0``/``y1``, ``bessel_i0``/``i0e``/``i1``/``i1e`` (``i0``) and
+``bessel_k0``/``k0e``/``k1``/``k1e``, as rows of the
 elementwise family's shape (ops/elementwise.py's :class:`Unary`: a C expression, the float dtypes, a NumPy
 reference), with their gradient rules.
 
@@ -15,7 +16,9 @@ otherwise a short algorithm written here:
   bits up to |x| -> 1, where MindSpore 2.10's CPU kernel is not: it gives erfinv(0.9999) = 2.4168, whose erf
   is 0.99931; opbuild gives 2.7510, tests/compat/test_special.py);
 * I0, I1 (and the scaled forms ``exp(-|x|) I``): the power series up to |x| = 30, the asymptotic series
-  beyond (no cancellation in either: every term is positive there).
+  beyond (no cancellation in either: every term is positive there);
+* K0, K1 (and ``exp(x) K``): the trapezoid rule on the integral ``int_0^inf exp(-x cosh t) cosh(nu t) dt``;
+* zeta(s, q): the first terms summed up to ``q + k >= 20``, then Euler-Maclaurin (to B14).
 
 At the poles MindSpore's values: ``lgamma`` and ``digamma`` give inf / -inf at 0, NaN for the other
 non-positive integers of digamma; ``polygamma(n, 0)`` is inf. Checked against MindSpore 2.10's outputs and
@@ -35,7 +38,7 @@ from ..core.dtypes import ALL_FLOATS
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from . import gradlib as G
-from .elementwise import Unary, _unary_def, half_ref
+from .elementwise import Binary, Unary, _binary_def, _unary_def, half_ref
 from .primitive import Primitive, apply, declare
 from .registry import OpDef, grad_rule, same_dtype
 
@@ -90,6 +93,34 @@ def _bessel_i_c(order: int, scaled: bool) -> str:
         f"for (int k_ = 1; k_ < 20; k_++) {{ c_ *= {asym_factor} / (8.0 * k_ * a_); s_ += c_; }} "
         f"r_ = s_ / sqrt(2 * M_PI * a_){'' if scaled else ' * exp(a_)'}; }} "
         f"{sign}")
+
+
+def _bessel_k_c(order: int, scaled: bool) -> str:
+    """K0 / K1 (``order``), times ``exp(x)`` when ``scaled``: the trapezoid rule on ``exp(-x (cosh t - 1))
+    cosh(order t)`` over t >= 0 (spectrally accurate: the integrand is analytic in a strip), with a step small
+    enough for the integrand's width at large x; +inf for x <= 0."""
+    weight = "1.0" if order == 0 else "cosh(t_)"
+    return _d(
+        "if (!(x_ > 0)) r_ = INFINITY; else { "
+        "const double h_ = fmin(0.1, 0.28 / sqrt(x_)); double s_ = 0.5, t_ = 0; "
+        f"for (int k_ = 1; k_ < 100000; k_++) {{ t_ = k_ * h_; const double f_ = exp(-x_ * (cosh(t_) - 1)) * {weight}; "
+        "s_ += f_; if (f_ < 1e-18 * s_) break; } "
+        f"r_ = h_ * s_{'' if scaled else ' * exp(-x_)'}; }} ")
+
+
+def _bessel_k_scalar(order: int, scaled: bool, x: float) -> float:
+    if not x > 0:
+        return math.inf
+    h = min(0.1, 0.28 / math.sqrt(x))
+    s, k = 0.5, 1
+    while True:
+        t = k * h
+        f = math.exp(-x * (math.cosh(t) - 1)) * (math.cosh(t) if order else 1.0)
+        s += f
+        k += 1
+        if f < 1e-18 * s or k > 100000:
+            break
+    return h * s if scaled else h * s * math.exp(-x)
 
 
 # ---- NumPy references (float64, the same algorithms where libm has no function) ------------------------
@@ -168,6 +199,9 @@ SPECIAL: dict[str, Unary] = {
     "BesselI0e": Unary(_bessel_i_c(0, True), ALL_FLOATS, _vec(lambda v: _bessel_i_scalar(0, True, v))),
     "BesselI1": Unary(_bessel_i_c(1, False), ALL_FLOATS, _vec(lambda v: _bessel_i_scalar(1, False, v))),
     "BesselI1e": Unary(_bessel_i_c(1, True), ALL_FLOATS, _vec(lambda v: _bessel_i_scalar(1, True, v))),
+    **{f"BesselK{o}{'e' if sc else ''}": Unary(_bessel_k_c(o, sc), ALL_FLOATS,
+                                                _vec(lambda v, o=o, sc=sc: _bessel_k_scalar(o, sc, v)))
+       for o in (0, 1) for sc in (False, True)},
 }
 
 PRIMITIVES: dict[str, type[Primitive]] = {name: declare(_unary_def(name, u)) for name, u in SPECIAL.items()}
@@ -214,6 +248,49 @@ Polygamma = declare(OpDef("Polygamma", _poly_infer, _poly_ref, normalize=_poly_n
 PRIMITIVES["Polygamma"] = Polygamma
 
 
+# ---- Zeta (Hurwitz): a broadcasting binary row ------------------------------------------------------------
+
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+ZETA_C = (
+    "({ double s_ = (double)a, q_ = (double)b, r_; "
+    "if (s_ == 1) r_ = INFINITY; else if (s_ < 1) r_ = NAN; "
+    "else if (q_ <= 0 && floor(q_) == q_) r_ = INFINITY; "
+    "else if (q_ < 0 && floor(s_) != s_) r_ = NAN; "
+    "else { r_ = 0; while (q_ < 20) { r_ += pow(q_, -s_); q_ += 1; } "
+    "r_ += pow(q_, 1 - s_) / (s_ - 1) + 0.5 * pow(q_, -s_); "
+    "double fact_ = 2, rise_ = s_, p_ = pow(q_, -s_ - 1); "
+    f"static const double bern_[] = {{{', '.join(repr(b) for b in _BERNOULLI)}}}; "
+    "for (int j_ = 1; j_ <= 7; j_++) { r_ += bern_[j_ - 1] / fact_ * rise_ * p_; "
+    "rise_ *= (s_ + 2 * j_ - 1) * (s_ + 2 * j_); fact_ *= (2.0 * j_ + 1) * (2.0 * j_ + 2); p_ /= q_ * q_; } } "
+    "(TYPE)r_; })")
+
+
+def _zeta_scalar(s: float, q: float) -> float:
+    if s == 1:
+        return math.inf
+    if s < 1:
+        return math.nan
+    if q <= 0 and math.floor(q) == q:
+        return math.inf
+    if q < 0 and math.floor(s) != s:
+        return math.nan
+    r = 0.0
+    while q < 20:
+        r, q = r + q ** -s, q + 1
+    r += q ** (1 - s) / (s - 1) + 0.5 * q ** -s
+    fact, rise, p = 2.0, s, q ** (-s - 1)
+    for j, b in enumerate(_BERNOULLI, start=1):
+        r += b / fact * rise * p
+        rise *= (s + 2 * j - 1) * (s + 2 * j)
+        fact *= (2 * j + 1) * (2 * j + 2)
+        p /= q * q
+    return r
+
+
+ZETA = Binary(ZETA_C, ALL_FLOATS, np.vectorize(_zeta_scalar, otypes=[np.float64]))
+PRIMITIVES["Zeta"] = declare(_binary_def("Zeta", ZETA), "``Zeta()(x, q)``: the Hurwitz zeta function.")
+
+
 # ---- gradient rules ---------------------------------------------------------------------------------------
 
 def _unary(name: str):
@@ -252,6 +329,12 @@ _unary("BesselI1")(lambda x, y, dy: G.mul(dy, _zero_safe(
 _unary("BesselI1e")(lambda x, y, dy: G.mul(dy, _zero_safe(
     x, 0.5, lambda s: G.sub(G.unary("BesselI0e", s),
                             G.mul(G.unary("BesselI1e", s), G.add(_sign(s), G.div(G.add(G.zeros_like(s), 1.0), s)))))))
+
+
+_unary("BesselK0")(lambda x, y, dy: G.neg(G.mul(dy, G.unary("BesselK1", x))))
+_unary("BesselK1")(lambda x, y, dy: G.neg(G.mul(dy, G.add(G.unary("BesselK0", x), G.div(y, x)))))
+_unary("BesselK0e")(lambda x, y, dy: G.mul(dy, G.sub(y, G.unary("BesselK1e", x))))
+_unary("BesselK1e")(lambda x, y, dy: G.mul(dy, G.sub(G.sub(y, G.unary("BesselK0e", x)), G.div(y, x))))
 
 
 @grad_rule("Polygamma")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from ....core.ir import KernelSpec
 from ....ops.elementwise import Unary
 from ....ops.special import _DIGAMMA_C as DIGAMMA_C
-from ....ops.special import SPECIAL, polygamma_c
-from .elementwise import _unary_emit
+from ....ops.special import SPECIAL, ZETA, polygamma_c
+from .elementwise import _binary_emit, _unary_emit
 from .registry import register
 
 
@@ -20,3 +20,4 @@ def _polygamma_emit(k: KernelSpec) -> str:
 for _name, _u in SPECIAL.items():
     register(_name, _unary_emit(_u))
 register("Polygamma", _polygamma_emit)
+register("Zeta", _binary_emit(ZETA))
