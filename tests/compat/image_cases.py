@@ -79,6 +79,10 @@ CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
     "UpsampleTrilinear3D_align": (lambda ms, ops, x: ops.UpsampleTrilinear3D(align_corners=True)(x, [5, 3, 4]),
                                   [VOL]),
     "UpsampleTrilinear3D_scales": (lambda ms, ops, x: ops.UpsampleTrilinear3D()(x, None, [2.0, 1.5, 2.0]), [VOL]),
+    "UpsampleTrilinear3D_scales_frac": (lambda ms, ops, x: ops.UpsampleTrilinear3D()(x, None, [2.0, 1.5, 1.3]),
+                                        [VOL]),
+    "UpsampleNearest3D_scales_frac": (lambda ms, ops, x: ops.UpsampleNearest3D()(x, None, [1.5, 1.7, 1.3]),
+                                      [VOL]),
     "upsample_bilinear": (lambda ms, ops, x: ops.upsample(x, size=(7, 6), mode="bilinear"), [NCHW]),
     "upsample_trilinear_scale": (lambda ms, ops, x: ops.upsample(x, scale_factor=(1.5, 2.0, 1.0), mode="trilinear"),
                                  [VOL]),
@@ -87,6 +91,44 @@ CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
 }
 
 
+
+# ops.interpolate, every mode with its options (MindSpore refuses scale_factor without
+# recompute_scale_factor=True except for nearest 5-D, area and trilinear, and align_corners where a mode has none).
+L3 = _u(2, 3, 7, low=-1.0)
+_INTERP: dict[str, tuple[np.ndarray, dict]] = {
+    "nearest_3d_size": (L3, {"size": 4}),
+    "nearest_3d_scale_recompute": (L3, {"scale_factor": 1.8, "recompute_scale_factor": True}),
+    "nearest_4d_size": (NCHW, {"size": (7, 3)}),
+    "nearest_4d_scale": (NCHW, {"scale_factor": 2.0}),
+    "nearest_5d_scale": (VOL, {"scale_factor": (1.5, 2.0, 1.0)}),
+    "nearest_5d_scale_frac": (VOL, {"scale_factor": (1.5, 1.7, 1.3)}),
+    "nearest_5d_size": (VOL, {"size": (2, 7, 5)}),
+    "nearest_align": (NCHW, {"size": (7, 3), "align_corners": False}),
+    "linear_size": (L3, {"size": 12, "mode": "linear"}),
+    "linear_align": (L3, {"size": 12, "mode": "linear", "align_corners": True}),
+    "linear_down": (L3, {"size": 3, "mode": "linear"}),
+    "linear_scale": (L3, {"scale_factor": 1.7, "mode": "linear"}),
+    "linear_scale_recompute": (L3, {"scale_factor": 1.7, "mode": "linear", "recompute_scale_factor": True}),
+    "bilinear_align": (NCHW, {"size": (8, 9), "mode": "bilinear", "align_corners": True}),
+    "bilinear_down": (NCHW, {"size": (2, 3), "mode": "bilinear"}),
+    "bilinear_scale": (NCHW, {"scale_factor": (1.5, 0.5), "mode": "bilinear"}),
+    "bicubic_size": (NCHW, {"size": (9, 7), "mode": "bicubic"}),
+    "bicubic_scale_recompute": (NCHW, {"scale_factor": (1.4, 2.2), "mode": "bicubic",
+                                       "recompute_scale_factor": True}),
+    "trilinear_scale": (VOL, {"scale_factor": (2.0, 1.5, 1.3), "mode": "trilinear"}),
+    "trilinear_align": (VOL, {"size": (4, 5, 3), "mode": "trilinear", "align_corners": True}),
+    "trilinear_scale_recompute": (VOL, {"scale_factor": (2.0, 1.5, 1.3), "mode": "trilinear",
+                                        "recompute_scale_factor": True}),
+    "area_3d": (L3, {"size": 3, "mode": "area"}),
+    "area_4d_scale": (NCHW, {"scale_factor": (0.6, 0.5), "mode": "area"}),
+    "area_5d_up": (VOL, {"size": (4, 5, 3), "mode": "area"}),
+    "nearest_exact_3d": (L3, {"size": 5, "mode": "nearest-exact"}),
+    "nearest_exact_4d": (NCHW, {"size": (9, 3), "mode": "nearest-exact"}),
+    "nearest_exact_scale": (NCHW, {"scale_factor": 1.5, "mode": "nearest-exact"}),
+    "area_align": (NCHW, {"size": (2, 2), "mode": "area", "align_corners": True}),
+}
+for _name, (_x, _kw) in _INTERP.items():
+    CASES[f"interpolate_{_name}"] = ((lambda kw: lambda ms, ops, x: ops.interpolate(x, **kw))(_kw), [_x])
 
 
 def _grad(op: Callable) -> Callable:

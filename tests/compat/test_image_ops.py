@@ -21,7 +21,10 @@ pytestmark = pytest.mark.slow  # about a hundred kernels built in both modes
 
 FIXTURE = np.load(Path(__file__).resolve().parents[1] / "fixtures" / "optim_image.npz")
 META = json.loads(bytes(FIXTURE["__meta__"]).decode())
-REFUSED_BY_BOTH = {"ResizeLinear1D_asym"}  # MindSpore's CPU has no 'asymmetric' ResizeLinear1D: nor has opbuild
+# MindSpore refuses these (ResizeLinear1D's 'asymmetric' mode; interpolate's option rules): so does opbuild.
+REFUSED_BY_BOTH = {"ResizeLinear1D_asym", "interpolate_nearest_4d_scale", "interpolate_nearest_align",
+                   "interpolate_linear_scale", "interpolate_bilinear_scale", "interpolate_area_3d",
+                   "interpolate_nearest_exact_scale", "interpolate_area_align"}
 # MindSpore defines no gradient of AdjustHue/AdjustSaturation; opbuild's (through the composition) is checked
 # against central differences below.
 NO_MINDSPORE_GRADIENT = {"grad_AdjustHue", "grad_AdjustSaturation"}
@@ -55,9 +58,11 @@ def test_matches_mindspore(name: str, mode: str) -> None:
     np.testing.assert_allclose(got, want, rtol=tol[0], atol=tol[1])
 
 
-def test_resize_linear_1d_refuses_what_mindspore_refuses() -> None:
-    with pytest.raises(ValueError, match="'align_corners' or 'half_pixel'"):
-        ops.ResizeLinear1D("asymmetric")
+@pytest.mark.parametrize("name", sorted(REFUSED_BY_BOTH))
+def test_refuses_what_mindspore_refuses(name: str) -> None:
+    fn, inputs = CASES[name]
+    with pytest.raises(ValueError):
+        fn(ms, ops, *[Tensor(a) for a in inputs])
 
 
 @pytest.mark.parametrize("prim", [lambda: ops.AdjustHue(), lambda: ops.AdjustSaturation()])

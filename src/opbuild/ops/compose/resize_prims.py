@@ -7,7 +7,7 @@ for nearest). Every piece has a gradient rule, so all of them are differentiable
 The coordinate maps are those of MindSpore 2.10's CPU kernels, checked against its outputs
 (tests/compat/test_image_ops.py): TensorFlow's for the ``Resize*`` primitives (``scale = in / out``, or
 ``(in - 1) / (out - 1)`` with ``align_corners``; half-pixel centres ``(i + 0.5) * scale``), PyTorch's for the
-``Upsample*3D`` ones (``scales`` given: the ratio is ``1 / scale``).
+``Upsample*3D`` ones (``scales`` given: the ratio is ``1 / scale``, an axis of unchanged size copied).
 """
 
 from __future__ import annotations
@@ -163,8 +163,9 @@ class ResizeLinear1D(Primitive):
 
 
 def _upsample_sizes(op: str, shape: Sequence[int], output_size: Any, scales: Any) -> tuple[list[int], list[float]]:
-    """Output sizes and input-per-output ratios of the 3 spatial axes (PyTorch's rule: with ``scales`` the
-    ratio is ``1 / scale`` and the size ``floor(in * scale)``)."""
+    """Output sizes and input-per-output ratios of the 3 spatial axes: with ``scales`` the size is ``floor(in
+    * scale)`` and the ratio ``1 / scale`` (PyTorch's rule), except that an axis whose size is unchanged is
+    copied (MindSpore's kernels, checked against their outputs)."""
     if (output_size is None) == (scales is None):
         raise ValueError(f"{op}: give exactly one of output_size and scales")
     spatial = list(shape[2:])
@@ -176,12 +177,15 @@ def _upsample_sizes(op: str, shape: Sequence[int], output_size: Any, scales: Any
     sc = [float(v) for v in scales]
     if len(sc) != 3 or min(sc) <= 0:
         raise ValueError(f"{op}: scales must hold 3 positive floats, got {list(scales)}")
-    return [int(math.floor(i * s)) for i, s in zip(spatial, sc, strict=True)], [1 / s for s in sc]
+    out = [int(math.floor(i * s)) for i, s in zip(spatial, sc, strict=True)]
+    # MindSpore's kernels copy an axis whose size does not change, whatever its scale
+    return out, [1.0 if o == i else 1 / s for i, o, s in zip(spatial, out, sc, strict=True)]
 
 
 class UpsampleNearest3D(Primitive):
     """``UpsampleNearest3D()(x, output_size=None, scales=None)``: nearest upsampling of the three spatial axes
-    of an (N, C, D, H, W) tensor: source ``min(floor(i * ratio), in - 1)``."""
+    of an (N, C, D, H, W) tensor: source ``min(floor(i * ratio), in - 1)``, ``ratio`` ``in / out``, or ``1 /
+    scale`` with ``scales`` (an axis whose size is unchanged is copied even then: MindSpore's kernel)."""
 
     def __call__(self, x: Any, output_size: Any = None, scales: Any = None) -> Tensor:
         t = _tensor("UpsampleNearest3D", x, 5)
@@ -196,7 +200,7 @@ class UpsampleNearest3D(Primitive):
 class UpsampleTrilinear3D(Primitive):
     """``UpsampleTrilinear3D(align_corners=False)(x, output_size=None, scales=None)``: trilinear upsampling of
     an (N, C, D, H, W) tensor: source ``i * (in - 1) / (out - 1)`` with align_corners, else ``(i + 0.5) * ratio
-    - 0.5`` clamped at 0."""
+    - 0.5`` clamped at 0 (``ratio``: as for UpsampleNearest3D)."""
 
     def __init__(self, align_corners: bool = False):
         if not isinstance(align_corners, bool):
