@@ -65,3 +65,9 @@ def test_gradients_at_zero_are_the_limits() -> None:
     x = Tensor(np.zeros((2,), np.float32))
     for fn, want in ((ops.sinc, 0.0), (ops.bessel_j1, 0.5), (ops.bessel_i1, 0.5), (ops.bessel_i1e, 0.5)):
         np.testing.assert_allclose(ms.grad(lambda t, f=fn: f(t).sum())(x).asnumpy(), [want, want], atol=1e-7)
+
+
+def test_polygamma_primitive_takes_mindspores_inputs() -> None:
+    x = Tensor(np.array([0.5, 3.0], np.float32))
+    a = Tensor(np.array(1, np.int64))
+    np.testing.assert_allclose(ops.Polygamma()(a, x).asnumpy(), ops.polygamma(1, x).asnumpy())

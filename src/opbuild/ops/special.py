@@ -31,12 +31,14 @@ import ctypes
 import ctypes.util
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..core.dtypes import ALL_FLOATS
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
+from ..core.tensor import Tensor, as_tensor
 from . import gradlib as G
 from .elementwise import Binary, Unary, _binary_def, _unary_def, half_ref
 from .primitive import Primitive, apply, declare
@@ -242,9 +244,25 @@ def _poly_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
         return np.asarray(fn(x)).astype(x.dtype)
 
 
+def polygamma_order(n: Any) -> int:
+    """The order of ``polygamma`` from an int or a one-element int32/int64 Tensor whose value is known (it
+    selects the kernel)."""
+    if isinstance(n, Tensor):
+        if n._type.dtype not in ("int32", "int64") or n._type.size != 1:
+            raise TypeError(f"polygamma: n must be a one-element int32 or int64 Tensor, got {n._type}")
+        try:
+            return int(np.asarray(n.asnumpy()).reshape(()))
+        except Exception as e:  # a symbolic Tensor inside a trace has no value yet
+            raise TypeError("polygamma: n must be a constant (its value selects the kernel), not a value "
+                            "computed inside the graph") from e
+    return n
+
+
 Polygamma = declare(OpDef("Polygamma", _poly_infer, _poly_ref, normalize=_poly_normalize, n_inputs=1,
                           reuse_input=True),
-                    "``Polygamma`` (n >= 1 an attribute; ops.polygamma reads it from its Tensor).")
+                    "``Polygamma()(a, x)``: the a-th derivative of digamma at x (``a`` a 0-D int Tensor whose "
+                    "value is known; it is the kernel's attribute ``n``).",
+                    call=lambda self, a, x: apply("Polygamma", {"n": polygamma_order(a)}, [as_tensor(x)]))
 PRIMITIVES["Polygamma"] = Polygamma
 
 
@@ -342,4 +360,4 @@ def _polygamma_grad(attrs, ins, outs, douts):
     return [G.mul(douts[0], apply("Polygamma", {"n": attrs["n"] + 1}, [ins[0]]))]
 
 
-__all__ = ["PRIMITIVES", "SPECIAL", "polygamma_c"]
+__all__ = ["PRIMITIVES", "SPECIAL", "polygamma_c", "polygamma_order"]

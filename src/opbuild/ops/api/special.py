@@ -11,6 +11,7 @@ import numpy as np
 from ...core import trace
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
+from ..special import polygamma_order
 
 
 def _unary(op: str, name: str, arg: str):
@@ -68,15 +69,7 @@ def mvlgamma(input: Any, p: int) -> Tensor:  # noqa: A002 - MindSpore's name
 def polygamma(n: Any, input: Any) -> Tensor:  # noqa: A002 - MindSpore's name
     """``ops.polygamma(n, input)``: the n-th derivative of digamma (n an integer >= 0, a Tensor or an int, whose
     value must be known when the call is traced: it selects the kernel)."""
-    if isinstance(n, Tensor):
-        if n._type.dtype not in ("int32", "int64") or n._type.size != 1:
-            raise TypeError(f"polygamma: n must be a one-element int32 or int64 Tensor, got {n._type}")
-        try:
-            n = int(np.asarray(n.asnumpy()).reshape(()))
-        except Exception as e:  # a symbolic Tensor inside a trace has no value yet
-            raise TypeError("polygamma: n must be a constant (its value selects the kernel), not a value "
-                            "computed inside the graph") from e
-    return apply("Polygamma", {"n": n}, [as_tensor(input)])
+    return apply("Polygamma", {"n": polygamma_order(n)}, [as_tensor(input)])
 
 
 __all__ = ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e",
