@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Record MindSpore 2.10's outputs for the cases of tests/compat/optim_apply_cases.py (optimizer primitives),
-nn_optim_cases.py (nn optimizers) and image_cases.py (image ops) into tests/fixtures/optim_image.npz (PyNative
+nn_optim_cases.py (nn optimizers), image_cases.py (image ops), special_cases.py, gather_cases.py and
+vision_adjust_cases.py (dataset colour transforms) into tests/fixtures/optim_image.npz (PyNative
 mode, CPU). Run with a Python that has MindSpore (a separate virtualenv with ``mindspore==2.10.0`` and
 ``numpy<2``); opbuild's tests only read the fixture.
 
@@ -19,11 +20,12 @@ from pathlib import Path
 import mindspore as ms
 import numpy as np
 from mindspore import nn, ops
+from mindspore.dataset import vision
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "tests" / "fixtures" / "optim_image.npz"
 CASE_FILES = {"optim_apply_cases": ops, "nn_optim_cases": nn, "image_cases": ops,
-              "special_cases": ops, "gather_cases": ops}
+              "special_cases": ops, "gather_cases": ops, "vision_adjust_cases": vision}
 
 
 def _load(name: str):
