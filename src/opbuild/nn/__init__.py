@@ -40,6 +40,7 @@ from .optim import (
     FTRL,
     SGD,
     Adadelta,
+    AdaFactor,
     Adagrad,
     Adam,
     AdaMax,
@@ -67,4 +68,4 @@ __all__ = ["Cell", "DistributedGradReducer",
            "Accuracy", "Loss"]
 __all__ += [n for n in _LAYERS if n not in __all__]
 __all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad", "Rprop", "ASGD", "LazyAdam",
-            "AdamOffload"]
+            "AdamOffload", "AdaFactor"]

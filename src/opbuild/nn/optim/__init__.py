@@ -3,6 +3,7 @@ kernels (ops/optim.py) that write the parameters' own buffers."""
 
 from __future__ import annotations
 
+from .adafactor import AdaFactor
 from .adam import Adam, AdamOffload, AdamWeightDecay, LazyAdam
 from .adaptive import Adadelta, Adagrad, AdaMax, RMSProp
 from .momentum import SGD, Momentum
@@ -13,4 +14,5 @@ from .schedule import CosineDecayLR, ExponentialDecayLR, LearningRateSchedule
 
 __all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "LearningRateSchedule", "CosineDecayLR",
            "ExponentialDecayLR", "Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad",
-           "Rprop", "ASGD", "LazyAdam", "AdamOffload"]
+           "Rprop", "ASGD", "LazyAdam", "AdamOffload",
+           "AdaFactor"]
