@@ -121,6 +121,10 @@ CASES.update({
     "scatter_update": (lambda ops: ops.scatter_update, [XI, SI, SU], (0,)),
     "scatter_nd_sub": (lambda ops: ops.scatter_nd_sub, [XI, NDI, NDU], (0,)),
     "scatter_nd_update": (lambda ops: ops.scatter_nd_update, [XI, NDI, NDU], (0,)),
+    "index_add_axis1": (lambda ops: lambda x, i, y: ops.index_add(x, i, y, 1),
+                        [XI, np.array([2, 0, 2], np.int32), RNG.uniform(-1, 1, (4, 3)).astype(np.float32)], (0,)),
+    "IndexAdd_axis0": (lambda ops: ops.IndexAdd(0), [XI, np.array([3, 1], np.int32),
+                                                     RNG.uniform(-1, 1, (2, 3)).astype(np.float32)], (0,)),
 })
 
 

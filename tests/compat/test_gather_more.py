@@ -1,7 +1,8 @@
-"""gather_d, gather_nd / GatherNd, index_fill, searchsorted, bucketize, unsorted_segment_max/min/prod and the bit
-shifts (ops/api/gather_more.py, ops/bitshift.py) against real MindSpore 2.10 (tests/fixtures/optim_image.npz,
-recorded by scripts/record_optim_image.py from tests/compat/gather_cases.py), in both modes; where MindSpore's
-CPU fails (``out_int32=True``, ``bucketize``: its SearchSorted kernel rejects an int32 output), against NumPy."""
+"""gather_d, gather_nd / GatherNd, index_fill, searchsorted, bucketize, unsorted_segment_max/min/prod, the
+inplace_add/sub/update row updates and the bit shifts (ops/api/gather_more.py, rows_update.py, ops/bitshift.py)
+against real MindSpore 2.10 (tests/fixtures/optim_image.npz, recorded by scripts/record_optim_image.py from
+tests/compat/gather_cases.py), in both modes; where MindSpore's CPU fails (``out_int32=True``, ``bucketize``: its
+SearchSorted kernel rejects an int32 output), against NumPy."""
 
 from __future__ import annotations
 
@@ -78,5 +79,9 @@ def test_bad_inputs_are_refused_clearly() -> None:
         ops.searchsorted(x, x, sorter=Tensor(np.zeros((3, 2), np.int64)))
     with pytest.raises(TypeError, match="integer tensor"):
         ops.bitwise_left_shift(x, x)
+    with pytest.raises(TypeError, match="indices must be an int or a tuple of ints, got a Tensor"):
+        ops.inplace_sub(x, Tensor(np.ones((1, 2), np.float32)), Tensor(np.array([0], np.int32)))
+    with pytest.raises(ValueError, match=r"indices \[5\] are out of range"):
+        ops.inplace_add(x, Tensor(np.ones((1, 2), np.float32)), 5)
     with pytest.raises(ValueError, match="prefix of x's"):
         ops.unsorted_segment_min(x, Tensor(np.zeros((2,), np.int32)), 2)

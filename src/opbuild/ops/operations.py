@@ -40,7 +40,7 @@ from . import (
     sorting,
     special,
 )
-from .api import gather_more
+from .api import gather_more, rows_update
 from .collective import ReduceOp
 from .compose import primitives as composed_primitives
 from .compose import resize, resize_prims
@@ -50,7 +50,7 @@ FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, 
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
             random_discrete, optim_apply, optim_sparse, image_ops, resize_prims, scatters_inplace, special,
-            gather_more, bitshift,
+            gather_more, bitshift, rows_update,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:
