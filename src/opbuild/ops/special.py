@@ -355,6 +355,15 @@ _unary("BesselK0e")(lambda x, y, dy: G.mul(dy, G.sub(y, G.unary("BesselK1e", x))
 _unary("BesselK1e")(lambda x, y, dy: G.mul(dy, G.sub(G.sub(y, G.unary("BesselK0e", x)), G.div(y, x))))
 
 
+@grad_rule("Zeta")
+def _zeta_grad(attrs, ins, outs, douts):
+    """MindSpore's rule: nothing for x (its derivative in x is not defined there), ``-x * zeta(x + 1, q)`` for
+    q."""
+    x, q = ins
+    dq = G.mul(douts[0], G.neg(G.mul(x, apply("Zeta", {}, [G.add(x, 1.0), q]))))
+    return [G.unbroadcast(G.mul(douts[0], 0.0), x._type.shape), G.unbroadcast(dq, q._type.shape)]
+
+
 @grad_rule("Polygamma")
 def _polygamma_grad(attrs, ins, outs, douts):
     return [G.mul(douts[0], apply("Polygamma", {"n": attrs["n"] + 1}, [ins[0]]))]
