@@ -9,6 +9,7 @@ from opbuild.core.ir import TensorType
 from opbuild.ops import ms_primitives
 from opbuild.ops.primitive import Primitive, declare, defop
 from opbuild.ops.registry import REGISTRY, OpDef
+from opbuild.ops.scatters_inplace import INPLACE_OPS
 
 
 def _infer(attrs: dict, ins: list[TensorType]) -> list[TensorType]:
@@ -73,4 +74,6 @@ def test_every_op_has_its_primitive_class_exported_under_its_name():
                           "TanhGrad", "GeLUGrad",
                           "BiasAddGrad", "StridedSliceGrad", "MaxPoolGrad", "AvgPoolGrad", "BatchNormTraining",
                           "BatchNormGrad", "DropoutGrad", "SparseSoftmaxCrossEntropyWithLogitsGrad",
-                          "FusedElementwise", "FusedRowReduce", "FusedMatMul", "FusedBatchMatMul", "FusedConv2D"}
+                          "FusedElementwise", "FusedRowReduce", "FusedMatMul", "FusedBatchMatMul", "FusedConv2D",
+                          # the in-place ND scatters behind ScatterAdd/ScatterNdAdd/... (ops/scatters_inplace.py)
+                          *INPLACE_OPS}

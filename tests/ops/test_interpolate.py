@@ -22,15 +22,15 @@ torch = pytest.importorskip("torch")
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
 @pytest.mark.parametrize(("shape", "kw"), [
     ((2, 3, 5, 7), {"mode": "nearest", "size": (9, 4)}),
-    ((2, 3, 5, 7), {"mode": "nearest", "scale_factor": 2.5}),
+    ((2, 3, 5, 7), {"mode": "nearest", "scale_factor": 2.5, "recompute_scale_factor": True}),
     ((2, 3, 6, 7), {"mode": "nearest-exact", "size": (4, 11)}),
     ((2, 3, 5, 7), {"mode": "bilinear", "size": (8, 3), "align_corners": False}),
     ((2, 3, 5, 7), {"mode": "bilinear", "size": (8, 3), "align_corners": True}),
-    ((1, 2, 5, 6), {"mode": "bilinear", "scale_factor": (1.5, 0.5)}),
+    ((1, 2, 5, 6), {"mode": "bilinear", "scale_factor": (1.5, 0.5), "recompute_scale_factor": True}),
     ((2, 3, 7), {"mode": "linear", "size": 12}),
     ((1, 2, 3, 4, 5), {"mode": "trilinear", "size": (5, 2, 7)}),
     ((2, 3, 7, 9), {"mode": "area", "size": (3, 4)}),
-    ((2, 3, 8), {"mode": "area", "size": 5}),
+    ((2, 3, 8), {"mode": "area", "size": 4}),
 ])
 def test_interpolate_matches_torch(mode, shape, kw) -> None:
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
@@ -77,8 +77,16 @@ def test_interpolate_errors() -> None:
         ops.interpolate(x)
     with pytest.raises(ValueError, match="'linear' needs a 3-D input"):
         ops.interpolate(x, size=3, mode="linear")
-    with pytest.raises(ValueError, match="align_corners applies to the linear and cubic modes"):
+    with pytest.raises(ValueError, match="align_corners cannot be set with mode 'nearest'"):
         ops.interpolate(x, size=3, align_corners=True)
+    with pytest.raises(ValueError, match="align_corners cannot be set with mode 'nearest'"):
+        ops.interpolate(x, size=3, align_corners=False)  # MindSpore refuses any value there
+    with pytest.raises(ValueError, match="unless recompute_scale_factor=True"):
+        ops.interpolate(x, scale_factor=2.0, mode="bilinear")
+    with pytest.raises(ValueError, match="needs scale_factor, not size"):
+        ops.interpolate(x, size=3, recompute_scale_factor=True)
+    with pytest.raises(ValueError, match="multiple of the output size"):
+        ops.interpolate(ms.Tensor(np.zeros((1, 1, 7), np.float32)), size=3, mode="area")
     with pytest.raises(ValueError, match="mode must be one of"):
         ops.interpolate(x, size=3, mode="lanczos")
 

@@ -36,14 +36,25 @@ from .loss import (
 )
 from .loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from .optim import (
+    ASGD,
+    FTRL,
     SGD,
+    Adadelta,
+    AdaFactor,
+    Adagrad,
     Adam,
+    AdaMax,
+    AdamOffload,
     AdamWeightDecay,
     CosineDecayLR,
     ExponentialDecayLR,
+    LazyAdam,
     LearningRateSchedule,
     Momentum,
     Optimizer,
+    ProximalAdagrad,
+    RMSProp,
+    Rprop,
 )
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
@@ -56,3 +67,5 @@ __all__ = ["Cell", "DistributedGradReducer",
            "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "Metric",
            "Accuracy", "Loss"]
 __all__ += [n for n in _LAYERS if n not in __all__]
+__all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad", "Rprop", "ASGD", "LazyAdam",
+            "AdamOffload", "AdaFactor"]

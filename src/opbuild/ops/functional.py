@@ -5,6 +5,7 @@ lower-case ``mindspore.ops`` functions, plus the helpers Tensor's operators use 
 from __future__ import annotations
 
 from .api import array as _array
+from .api import gather_more as _gather_more
 from .api import image as _image
 from .api import linalg as _linalg
 from .api import math as _math
@@ -12,10 +13,14 @@ from .api import math_misc as _math_misc
 from .api import math_more as _math_more
 from .api import more_math as _more_math
 from .api import nn as _nn
+from .api import rows_update as _rows_update
 from .api import sampling as _sampling
+from .api import scatter_inplace as _scatter_inplace
+from .api import special as _special
 from .api import tensor_math as _tensor_math
 from .api.array import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
+from .api.gather_more import *  # noqa: F403
 from .api.image import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
 from .api.math import *  # noqa: F403
@@ -24,12 +29,17 @@ from .api.math_more import *  # noqa: F403
 from .api.more_math import *  # noqa: F403
 from .api.more_math import ptp, take  # noqa: F401 - Tensor.ptp/take (MindSpore has no ops of those names)
 from .api.nn import *  # noqa: F403
+from .api.rows_update import *  # noqa: F403
 from .api.sampling import *  # noqa: F403
+from .api.scatter_inplace import *  # noqa: F403
+from .api.special import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
 
 API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_nn.__all__, *_tensor_math.__all__,
                                           *_more_math.__all__, *_math_more.__all__, *_image.__all__,
-                                          *_math_misc.__all__, *_linalg.__all__, *_sampling.__all__)))
+                                          *_math_misc.__all__, *_linalg.__all__, *_sampling.__all__,
+                                          *_scatter_inplace.__all__, *_special.__all__,
+                                          *_gather_more.__all__, *_rows_update.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -5,6 +5,7 @@ importing this module registers every family."""
 from __future__ import annotations
 
 from . import (
+    bitshift,
     collective,
     conv_grad,
     convolution,
@@ -15,6 +16,7 @@ from . import (
     fused_gemm,
     fused_reduce,
     grid_sampling,
+    image_ops,
     indexing,
     layout,
     linalg,
@@ -25,24 +27,30 @@ from . import (
     norm_train,
     normalization,
     optim,
+    optim_apply,
+    optim_sparse,
     random_discrete,
     random_ops,
     random_sample,
     reduction,
     scan,
     scatters,
+    scatters_inplace,
     slicing,
     sorting,
+    special,
 )
+from .api import gather_more, rows_update
 from .collective import ReduceOp
 from .compose import primitives as composed_primitives
-from .compose import resize
+from .compose import resize, resize_prims
 from .primitive import Primitive
 
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
-            random_discrete,
+            random_discrete, optim_apply, optim_sparse, image_ops, resize_prims, scatters_inplace, special,
+            gather_more, bitshift, rows_update,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

@@ -13,6 +13,7 @@ from ...core.tensor import Tensor
 from ...ops.optim import Adam as AdamOp
 from ...ops.optim import AdamWeightDecay as AdamWeightDecayOp
 from ...ops.optim import Assign
+from ...ops.optim_apply import PRIMITIVES as P
 from .optimizer import Optimizer, check_float
 
 
@@ -26,7 +27,10 @@ def _check_betas(beta1: float, beta2: float, eps: float) -> tuple[float, float, 
 class Adam(Optimizer):
     """``Adam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
     use_nesterov=False, weight_decay=0.0, loss_scale=1.0, use_amsgrad=False, **kwargs)``: Adam with bias
-    correction; weight decay is L2 in the gradient. ``beta1_power``/``beta2_power`` are Parameters multiplied
+    correction; weight decay is L2 in the gradient. ``use_amsgrad`` keeps the running maximum ``vhat.<name>``
+    of the second moment (ApplyAdamWithAmsgradV2); ``use_lazy`` / ``use_offload`` compute what plain Adam does
+    for dense gradients (MindSpore's differ only for sparse gradients or in where they run).
+    ``beta1_power``/``beta2_power`` are Parameters multiplied
     by the betas at every step (before the update, so step ``t`` uses ``beta ** t``). State:
     ``moment1.<name>``, ``moment2.<name>``."""
 
@@ -37,9 +41,14 @@ class Adam(Optimizer):
         unknown = set(kwargs) - {"use_lazy", "use_offload"}
         if unknown:
             raise TypeError(f"Adam got unexpected keyword arguments {sorted(unknown)}")
-        if use_amsgrad or any(kwargs.values()):
-            raise ValueError("Adam: use_amsgrad, use_lazy and use_offload are not supported by opbuild's CPU "
-                             "target (they change the update rule or where it runs)")
+        for name, flag in (("use_amsgrad", use_amsgrad), *kwargs.items()):
+            if not isinstance(flag, bool):
+                raise TypeError(f"Adam: {name} must be a bool, got {type(flag).__name__}")
+        if use_amsgrad and any(kwargs.values()):
+            raise ValueError("Adam: use_amsgrad cannot be combined with use_lazy or use_offload (as in MindSpore)")
+        # use_lazy and use_offload change where MindSpore runs the update (sparse rows, the host), not its
+        # values for the dense gradients opbuild computes: the same kernel serves them.
+        self.use_amsgrad = use_amsgrad
         self.beta1_value, self.beta2_value, self.eps_value = _check_betas(beta1, beta2, eps)
         self.beta1 = Tensor(np.array(self.beta1_value, np.float32))
         self.beta2 = Tensor(np.array(self.beta2_value, np.float32))
@@ -48,8 +57,11 @@ class Adam(Optimizer):
         self.beta2_power = Parameter(np.ones((1,), np.float32), name="beta2_power", requires_grad=False)
         self.moment1 = self.clone_state("moment1", "zeros")
         self.moment2 = self.clone_state("moment2", "zeros")
+        if use_amsgrad:
+            self.vhat = self.clone_state("vhat", "zeros")
         self.use_nesterov = bool(use_nesterov)
-        self.opt = AdamOp(use_locking=use_locking, use_nesterov=self.use_nesterov)
+        self.opt = (P["ApplyAdamWithAmsgradV2"](use_locking=use_locking) if use_amsgrad
+                    else AdamOp(use_locking=use_locking, use_nesterov=self.use_nesterov))
         self._assign = Assign()
 
     def construct(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
@@ -63,6 +75,10 @@ class Adam(Optimizer):
         out = []
         for i, (p, m, v, g) in enumerate(zip(self._parameters, self.moment1, self.moment2, grads)):
             s = self.scalar_like
+            if self.use_amsgrad:
+                out.append(self.opt(p, m, v, self.vhat[i], s(b1p, p), s(b2p, p), self.lr_of(lr, i),
+                                    s(self.beta1, p), s(self.beta2, p), s(self.eps, p), g)[0])
+                continue
             out.append(self.opt(p, m, v, s(b1p, p), s(b2p, p), self.lr_of(lr, i), s(self.beta1, p),
                                 s(self.beta2, p), s(self.eps, p), g))
         return tuple(out)
@@ -94,3 +110,27 @@ class AdamWeightDecay(Optimizer):
             self.opt(p, m, v, self.lr_of(lr, i), s(self.beta1, p), s(self.beta2, p), s(self.eps, p),
                      s(self.group_weight_decay[i], p), g)
             for i, (p, m, v, g) in enumerate(zip(self._parameters, self.moments1, self.moments2, grads)))
+
+
+class LazyAdam(Adam):
+    """``LazyAdam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
+    use_nesterov=False, weight_decay=0.0, loss_scale=1.0)``: MindSpore's lazy Adam updates only the rows a
+    sparse gradient names; opbuild's gradients are dense, for which the update is Adam's."""
+
+    def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9, beta2: float = 0.999,
+                 eps: float = 1e-8, use_locking: bool = False, use_nesterov: bool = False, weight_decay: float = 0.0,
+                 loss_scale: float = 1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov, weight_decay,
+                         loss_scale)
+
+
+class AdamOffload(Adam):
+    """``AdamOffload(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
+    use_nesterov=False, weight_decay=0.0, loss_scale=1.0)``: MindSpore runs this Adam on the host to save
+    device memory; on opbuild's CPU target it is Adam."""
+
+    def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9, beta2: float = 0.999,
+                 eps: float = 1e-8, use_locking: bool = False, use_nesterov: bool = False, weight_decay: float = 0.0,
+                 loss_scale: float = 1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov, weight_decay,
+                         loss_scale)

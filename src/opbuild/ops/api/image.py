@@ -12,9 +12,21 @@ from ...core.tensor import Tensor, as_tensor
 from ..compose import TENSORS
 from ..compose import resize as R
 from ..primitive import apply
+from .crop import crop_and_resize
 
 _RANKS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+# mode -> input rank -> the options MindSpore 2.10 accepts there (besides size): its interpolate refuses
+# scale_factor (unless recompute_scale_factor=True) and any align_corners (even False) elsewhere.
+_OPTIONS: dict[str, dict[int, tuple[str, ...]]] = {
+    "nearest": {3: (), 4: (), 5: ("scale_factor",)},
+    "linear": {3: ("align_corners",)},
+    "bilinear": {4: ("align_corners",)},
+    "bicubic": {4: ("align_corners",)},
+    "trilinear": {5: ("align_corners", "scale_factor")},
+    "area": {3: ("scale_factor",), 4: ("scale_factor",), 5: ("scale_factor",)},
+    "nearest-exact": {3: (), 4: ()},
+}
 
 
 def _per_axis(value: Any, n: int, what: str) -> list:
@@ -33,7 +45,11 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
     Coordinates: ``align_corners=True`` maps ``i -> i * (in - 1) / (out - 1)``; otherwise
     ``(i + 0.5) * in / out - 0.5`` (``0`` for an output of length 1). ``nearest`` takes ``floor(i * in /
     out)``, ``nearest-exact`` ``floor((i + 0.5) * in / out)``, ``area`` averages each output's input range.
-    With ``scale_factor`` (and ``recompute_scale_factor`` not True) the ratio is ``1 / scale_factor``.
+    With ``scale_factor`` (and ``recompute_scale_factor`` not True) the ratio is ``1 / scale_factor``, except on
+    an axis whose size does not change (copied, as MindSpore's kernels do). MindSpore's option rules are
+    enforced: scale_factor only for nearest 5-D, trilinear and area unless ``recompute_scale_factor=True``;
+    align_corners (even False) only for linear, bilinear, bicubic and trilinear; area on a 3-D input needs a
+    length divisible by the size.
     ``bicubic`` is TensorFlow's bicubic resize, as MindSpore 2.10's CPU kernel computes it (checked against
     its outputs): Keys' kernel with a = -0.5, taps outside the input dropped and the rest renormalised
     (``align_corners``: a = -0.75, edge taps clamped), offsets rounded to 1/1024 (its coefficient table); torch
@@ -45,12 +61,23 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
         raise ValueError(f"interpolate: input must be 3-D, 4-D or 5-D (N, C, [D, [H,]] W), got rank {x.ndim}")
     if mode in _RANKS and x.ndim != _RANKS[mode]:
         raise ValueError(f"interpolate: mode {mode!r} needs a {_RANKS[mode]}-D input, got {x.ndim}-D")
-    if align_corners and mode not in ("linear", "bilinear", "bicubic", "trilinear"):
-        raise ValueError(f"interpolate: align_corners applies to the linear and cubic modes only, not {mode!r}")
+    if x.ndim not in _OPTIONS[mode]:
+        raise ValueError(f"interpolate: mode {mode!r} takes a {' or '.join(f'{r}-D' for r in _OPTIONS[mode])} "
+                         f"input, got {x.ndim}-D")
+    if align_corners is not None and "align_corners" not in _OPTIONS[mode][x.ndim]:
+        raise ValueError(f"interpolate: align_corners cannot be set with mode {mode!r} on a {x.ndim}-D input "
+                         "(MindSpore's rule; leave it None)")
     if not x.dtype.is_float:
         raise TypeError(f"interpolate: input must be a float tensor, got {x.dtype}")
     if (size is None) == (scale_factor is None):
         raise ValueError("interpolate: give exactly one of size and scale_factor")
+    if mode == "area" and size is None:
+        recompute_scale_factor = True  # area always resizes to an explicit size
+    if recompute_scale_factor and size is not None:
+        raise ValueError("interpolate: recompute_scale_factor=True needs scale_factor, not size")
+    if scale_factor is not None and not recompute_scale_factor and "scale_factor" not in _OPTIONS[mode][x.ndim]:
+        raise ValueError(f"interpolate: scale_factor cannot be used with mode {mode!r} on a {x.ndim}-D input unless "
+                         "recompute_scale_factor=True (MindSpore's rule); or give size")
     spatial = list(x.shape[2:])
     n = len(spatial)
     if size is not None:
@@ -59,9 +86,14 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
     else:
         factors = [float(f) for f in _per_axis(scale_factor, n, "scale_factor")]
         out = [int(math.floor(i * f)) for i, f in zip(spatial, factors, strict=True)]
-        scales = [o / i for o, i in zip(out, spatial, strict=True)] if recompute_scale_factor else factors
+        # MindSpore's kernels copy an axis whose size the factor leaves unchanged.
+        scales = [o / i for o, i in zip(out, spatial, strict=True)] if recompute_scale_factor else \
+            [1.0 if o == i else f for o, i, f in zip(out, spatial, factors, strict=True)]
     if any(o <= 0 for o in out):
         raise ValueError(f"interpolate: the output size {out} must be positive")
+    if mode == "area" and x.ndim == 3 and spatial[0] % out[0]:
+        raise ValueError(f"interpolate: mode 'area' on a 3-D input needs the length {spatial[0]} to be a multiple "
+                         f"of the output size {out[0]} (MindSpore's adaptive_avg_pool1d rule)")
     taps = {}
     for a, (i, o, s) in enumerate(zip(spatial, out, scales, strict=True)):
         if mode == "area":
@@ -118,4 +150,10 @@ def affine_grid(theta, size, align_corners: bool = False) -> Tensor:
     return apply("Reshape", {"shape": [dims[0], *spatial, r]}, [out])
 
 
-__all__ = ["affine_grid", "grid_sample", "interpolate"]
+def upsample(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,  # noqa: A002
+             recompute_scale_factor=None) -> Tensor:
+    """``ops.upsample(...)``: MindSpore's other name of :func:`interpolate`, same arguments and results."""
+    return interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
+
+
+__all__ = ["affine_grid", "crop_and_resize", "grid_sample", "interpolate", "upsample"]

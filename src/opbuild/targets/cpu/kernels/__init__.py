@@ -34,6 +34,7 @@ __all__ = ["EMITTERS", "Emitter", "codegen_digest", "codegen_files", "codegen_ha
 
 # The families register their emitters on import (registry.py holds the registry).
 from . import (  # noqa: E402, F401
+    bitshift,
     conv_grad,
     convolution,
     elementwise,
@@ -51,6 +52,7 @@ from . import (  # noqa: E402, F401
     norm_train,
     normalization,
     optim,
+    optim_apply,
     pooling,
     random_discrete,
     random_ops,
@@ -60,4 +62,5 @@ from . import (  # noqa: E402, F401
     scatters,
     slicing,
     sorting,
+    special,
 )

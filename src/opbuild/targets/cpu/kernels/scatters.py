@@ -1,4 +1,5 @@
-"""CPU kernels of the scatters (ops/scatters.py): TensorScatter* (ScatterND) and TensorScatterElements."""
+"""CPU kernels of the scatters (ops/scatters.py): TensorScatter* (ScatterND) and TensorScatterElements, and the
+in-place Scatter*/ScatterNd* of ops/scatters_inplace.py."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable
 from ....core.errors import ShapeError
 from ....core.ir import KernelSpec
 from ....ops.scatters import ND_OPS
+from ....ops.scatters_inplace import INPLACE_OPS
 from ..codegen import ctype, load, store
 from .registry import emits, register
 
@@ -32,6 +34,19 @@ def _combine(dt: str, reduction: str, a: str, b: str) -> str:
 
 def nd_emit(k: KernelSpec) -> str:
     """C body: copy input_x, then combine each update slice into the slice its index row names."""
+    return nd_body(k, ND_OPS[k.op])
+
+
+def nd_inplace_emit(k: KernelSpec) -> str:
+    """The in-place scatters (ops/scatters_inplace.py): the same body, copying in only where the output is not
+    the input's own buffer (PyNative passes the Parameter's array as both)."""
+    body = nd_body(k, INPLACE_OPS[k.op])
+    copy = f"memcpy(out0, in0, {k.inputs[0].size} * sizeof(*out0));"
+    return body.replace(copy, f"if ((const void *)out0 != (const void *)in0) {copy}", 1)
+
+
+def nd_body(k: KernelSpec, reduction: str) -> str:
+    """C body of an ND scatter with ``reduction`` over inputs (input_x, indices, updates)."""
     x, indices, _ = k.inputs
     kk = indices.shape[-1]
     inner = math.prod(x.shape[kk:])
@@ -40,7 +55,7 @@ def nd_emit(k: KernelSpec) -> str:
     copy = f"memcpy(out0, in0, {x.size} * sizeof(*out0));" if x.size else ""
     if rows == 0 or inner == 0:
         return copy or "/* empty */"
-    body = _combine(x.dtype, ND_OPS[k.op], "dst[q]", "src[q]")
+    body = _combine(x.dtype, reduction, "dst[q]", "src[q]")
     return (f"{copy}\nstatic const int64_t dims[] = {{{dims}}};\n"
             f"for (int64_t j = 0; j < {rows}; j++) {{\n"
             f"int64_t off = 0; int ok = 1;\n"
@@ -57,6 +72,8 @@ def nd_emit(k: KernelSpec) -> str:
 
 for _op in ND_OPS:
     register(_op, nd_emit)
+for _op in INPLACE_OPS:
+    register(_op, nd_inplace_emit)
 
 
 @emits("TensorScatterElements")
