@@ -198,7 +198,7 @@ class Program:
             if piece.kind is None:
                 self.last_breaks = [p.where for p in path[:-1]]
                 _report_rerun(path, self.last_breaks)
-                return piece.rebuild([Tensor(o) for o in outs])
+                return piece.rebuild([Tensor._of(o) for o in outs])
             value = _CONVERT[piece.kind](outs[0])
             decisions.append(value)
             piece = piece.children.get(decision_key(piece.kind, value))
@@ -362,7 +362,7 @@ class BreakTracer(Tracer):
             return None
         outs = piece.compiled(self._inputs(piece))
         self.program.last_breaks = list(self.breaks)
-        return rebuild([Tensor(o) for o in outs])
+        return rebuild([Tensor._of(o) for o in outs])
 
 
 class _StopAtBreak(Exception):

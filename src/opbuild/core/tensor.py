@@ -83,6 +83,9 @@ class Tensor(TensorReductions, TensorMethods):
                  device=None, internal: bool = False):
         # MindSpore's signature. const_arg, device and internal change how MindSpore's compiler treats the
         # tensor (constant folding, placement); one CPU target has nothing to choose, so they are accepted.
+        # MindSpore copies a NumPy array given to Tensor() (Tensor.from_numpy shares it) but shares the data of a
+        # Tensor given to Tensor(): a later in-place write to the caller's array must not reach this tensor.
+        copy_array = isinstance(input_data, np.ndarray)
         if isinstance(input_data, Tensor):
             input_data = input_data.asnumpy()
         if input_data is None and init is None and _is_declaration(shape):
@@ -103,16 +106,31 @@ class Tensor(TensorReductions, TensorMethods):
         elif not isinstance(input_data, (np.ndarray, np.generic)) and arr.dtype == np.float64:
             arr = arr.astype(np.float32)
         dtype_of(arr.dtype)  # raises TypeError for unsupported dtypes
+        if copy_array and np.may_share_memory(arr, input_data):
+            arr = arr.copy()
         # np.ascontiguousarray turns a 0-d array into shape (1,): keep scalars (full reductions) 0-d.
         self._data: np.ndarray | None = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
         self._value: Value | None = None
+
+    @classmethod
+    def _of(cls, arr: np.ndarray) -> Tensor:
+        """A Tensor holding ``arr`` itself (no copy, no conversion): for arrays opbuild just produced (kernel
+        outputs) and for :meth:`from_numpy`. ``arr`` must be a C-contiguous array of a supported dtype."""
+        t = cls.__new__(cls)
+        t._data = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
+        t._value = None
+        return t
 
     @staticmethod
     def from_numpy(array: np.ndarray) -> Tensor:
         """A Tensor of a NumPy array's values and dtype (``Tensor.from_numpy``; the array is not copied)."""
         if not isinstance(array, np.ndarray):
             raise TypeError(f"Tensor.from_numpy needs a numpy.ndarray, got {type(array).__name__}")
-        return Tensor(array)
+        dtype_of(array.dtype)  # raises TypeError for unsupported dtypes
+        if not array.flags.c_contiguous:
+            raise ValueError("Tensor.from_numpy shares the array's memory, so it must be C-contiguous; pass "
+                             "np.ascontiguousarray(array) (a copy) instead")
+        return Tensor._of(array)
 
     def init_data(self) -> Tensor:
         """MindSpore initialises ``Tensor(shape=..., init=...)`` lazily; opbuild's values exist from

@@ -71,7 +71,7 @@ def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
             tracer.rebind(values[i], node.outputs[o])
         outs = [Tensor._symbolic(v) for v in node.outputs]
     else:
-        outs = [Tensor(a) for a in trace.engine().run_eager(spec, [t.asnumpy() for t in tensors])]
+        outs = [Tensor._of(a) for a in trace.engine().run_eager(spec, [t.asnumpy() for t in tensors])]
     return outs[0] if len(outs) == 1 and not opdef.multi_output else tuple(outs)
 
 
