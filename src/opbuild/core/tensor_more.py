@@ -179,8 +179,8 @@ class TensorMoreMethods:
         return self.dtype.is_float or (self.dtype.is_int and not self.dtype.is_unsigned)
 
     def is_complex(self) -> bool:
-        """Always False: opbuild has no complex tensors."""
-        return False
+        """Whether the dtype is complex64 or complex128."""
+        return self.dtype.is_complex
 
     def argmax_with_value(self, axis: int = 0, keep_dims: bool = False):
         """(value, index) of the maximum along ``axis`` (MindSpore 2.10's order)."""

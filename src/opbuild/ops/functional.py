@@ -13,6 +13,7 @@ from .api import math_more as _math_more
 from .api import more_math as _more_math
 from .api import nn as _nn
 from .api import sampling as _sampling
+from .api import spectral as _spectral
 from .api import tensor_math as _tensor_math
 from .api.array import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
@@ -25,11 +26,13 @@ from .api.more_math import *  # noqa: F403
 from .api.more_math import ptp, take  # noqa: F401 - Tensor.ptp/take (MindSpore has no ops of those names)
 from .api.nn import *  # noqa: F403
 from .api.sampling import *  # noqa: F403
+from .api.spectral import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
 
 API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_nn.__all__, *_tensor_math.__all__,
                                           *_more_math.__all__, *_math_more.__all__, *_image.__all__,
-                                          *_math_misc.__all__, *_linalg.__all__, *_sampling.__all__)))
+                                          *_math_misc.__all__, *_linalg.__all__, *_sampling.__all__,
+                                          *_spectral.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -33,6 +33,7 @@ from . import (
     scatters,
     slicing,
     sorting,
+    spectral,
 )
 from .collective import ReduceOp
 from .compose import primitives as composed_primitives
@@ -42,7 +43,7 @@ from .primitive import Primitive
 FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, indexing, filling, matmul, convolution,
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
-            random_discrete,
+            random_discrete, spectral,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

@@ -60,4 +60,5 @@ from . import (  # noqa: E402, F401
     scatters,
     slicing,
     sorting,
+    spectral,
 )
