@@ -6,8 +6,9 @@ function traces in graph mode and runs eagerly in PyNative, its kernel cached li
 MindSpore's rules (recorded by scripts/record_complex_fft.py): ``n``/``s`` cut or zero-pad the input along
 ``dim``; ``norm`` is ``"backward"`` (None), ``"forward"`` or ``"ortho"``; a real or integer input gives
 complex64 (float64: complex128); ``irfft``/``hfft`` default to ``n = 2 * (m - 1)`` output points for ``m``
-input points. ``rfft`` of a complex input keeps the first half of its full transform and ``ihfft`` of one
-the first half of its inverse transform, as MindSpore computes them.
+input points. ``rfft`` of a 1-D complex input keeps the first half of its full transform and ``ihfft`` of one
+the first half of its inverse transform, as MindSpore computes them; a complex input of rank > 1 to those is
+refused (MindSpore's rows come out wrong, docs/fft.md).
 """
 
 from __future__ import annotations
@@ -73,6 +74,15 @@ def _dims(name: str, x: Tensor, s, dim, default: tuple[int, ...] | None) -> tupl
     return tuple(dims), (None if s is None else [_length(name, "every entry of s", n) for n in s])
 
 
+def _real_only(name: str, x: Tensor) -> None:
+    """Refuse what MindSpore 2.10 computes wrongly: a real-to-complex transform of a complex input of rank > 1
+    (its rows come out as the full transform's buffer cut short, recorded in tests/fixtures)."""
+    if x.dtype.is_complex and len(x.shape) > 1:
+        raise TypeError(f"ops.{name}: a complex input of rank > 1 is not supported (MindSpore 2.10 lays the rows "
+                        "of its result out wrongly); pass ops.real(input), or use the full transform "
+                        "(ops.fft/ops.ifft) and slice it")
+
+
 def _apply(x: Tensor, dims, s, kind: str, forward: bool, norm: str) -> Tensor:
     return apply(_FFTN, {"dims": tuple(dims), "s": tuple(s), "kind": kind, "forward": forward, "norm": norm}, [x])
 
@@ -86,6 +96,8 @@ def _half_input(n: int | None, m: int) -> int:
 
 def _one(name: str, input, n, dim, norm, kind: str, forward: bool) -> Tensor:
     x = _tensor(name, input)
+    if kind == "r2c":
+        _real_only(name, x)
     (d,), _ = _dims(name, x, None, dim, None)
     m = x.shape[d]
     if kind == "c2r":
@@ -133,6 +145,8 @@ def ihfft(input, n=None, dim=-1, norm=None) -> Tensor:
 
 def _many(name: str, input, s, dim, norm, kind: str, forward: bool, default=None) -> Tensor:
     x = _tensor(name, input)
+    if kind == "r2c":
+        _real_only(name, x)
     dims, sizes = _dims(name, x, s, dim, default)
     if sizes is None:
         sizes = [x.shape[d] for d in dims]
