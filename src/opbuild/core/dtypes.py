@@ -196,9 +196,9 @@ def promote_types(a: DType, b: DType) -> DType:
 def scalar_result_dtype(t: DType, scalar: object) -> DType:
     """The dtype of ``tensor <op> python_scalar`` in MindSpore: the tensor's, except that a float scalar with an
     integer or bool tensor gives float32, and an int scalar with a bool tensor gives int64."""
-    if isinstance(scalar, bool):
+    if isinstance(scalar, bool) or t.is_complex:
         return t
-    if isinstance(scalar, complex) and not t.is_complex:
+    if isinstance(scalar, complex):
         raise TypeError(f"a complex Python scalar with a {t} tensor: MindSpore refuses it too; make the tensor "
                         "complex first (ops.cast(x, mindspore.complex64))")
     if isinstance(scalar, float) and not t.is_float:
