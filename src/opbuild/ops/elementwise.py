@@ -494,8 +494,17 @@ def _clip_grad(attrs, ins, outs, douts):
 def _cast_grad(attrs, ins, outs, douts):
     # Only a float input has a cotangent: cast back to its dtype. Casting to an integer or bool is a step
     # function (gradient zero).
-    x = ins[0]
-    if not G.is_float(x) or not G.is_float(outs[0]):
+    x, dy = ins[0], douts[0]
+    src, dst = x._type.dtype, outs[0]._type.dtype
+    if src in COMPLEX and dst not in COMPLEX:
+        # the real part was kept: its transpose puts the cotangent back as a real part (ops/complex_grads.py)
+        if not G.is_float(outs[0]):
+            return [None]
+        dy = G.cast(dy, real_of(src))
+        return [apply("Complex", {}, [dy, G.zeros_like(dy)])]
+    if dst in COMPLEX and src not in COMPLEX:
+        return [G.cast(apply("Real", {}, [dy]), src) if G.is_float(x) else None]
+    if not (G.is_float(x) or src in COMPLEX) or not (G.is_float(outs[0]) or dst in COMPLEX):
         return [None]
-    return [G.cast(douts[0], x._type.dtype)]
+    return [G.cast(dy, src)]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import (
     collective,
+    complex_grads,  # noqa: F401 - the gradient rules of the complex ops and FFTN
     conv_grad,
     convolution,
     elementwise,
