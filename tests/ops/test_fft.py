@@ -204,7 +204,8 @@ _RNG = np.random.default_rng(0)
 _W1, _W2 = _RNG.standard_normal((3, 8)), _RNG.standard_normal((3, 8))
 GRAD_CASES = {
     # real input -> complex spectrum (cut/padded) -> real loss through ops.real/ops.imag
-    "fft_n": (lambda t: ops.sum(ops.real(ops.fft(t, n=8)) * ms.Tensor(_W1) + ops.imag(ops.fft(t, n=8)) * ms.Tensor(_W2)),
+    "fft_n": (lambda t: ops.sum(ops.real(ops.fft(t, n=8)) * ms.Tensor(_W1)
+                                + ops.imag(ops.fft(t, n=8)) * ms.Tensor(_W2)),
               lambda a: (np.fft.fft(a, 8).real * _W1 + np.fft.fft(a, 8).imag * _W2).sum()),
     "rfft_ortho": (lambda t: ops.sum(ops.real(ops.rfft(t, norm="ortho")) * ms.Tensor(_W1[:, :4])
                                      + ops.imag(ops.rfft(t, norm="ortho")) * ms.Tensor(_W2[:, :4])),
