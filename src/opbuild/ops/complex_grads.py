@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.tensor import Tensor
+from . import elementwise  # noqa: F401 - declares Real, Imag, Conj and Complex before their rules attach
 from . import gradlib as G
 from .primitive import apply
 from .registry import grad_rule
