@@ -73,4 +73,5 @@ def test_every_op_has_its_primitive_class_exported_under_its_name():
                           "TanhGrad", "GeLUGrad",
                           "BiasAddGrad", "StridedSliceGrad", "MaxPoolGrad", "AvgPoolGrad", "BatchNormTraining",
                           "BatchNormGrad", "DropoutGrad", "SparseSoftmaxCrossEntropyWithLogitsGrad",
-                          "FusedElementwise", "FusedRowReduce", "FusedMatMul", "FusedBatchMatMul", "FusedConv2D"}
+                          "FusedElementwise", "FusedRowReduce", "FusedMatMul", "FusedBatchMatMul", "FusedConv2D",
+                          "FFTN"}  # the FFT functions' one primitive (ops/spectral.py); MindSpore's are internal

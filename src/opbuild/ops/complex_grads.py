@@ -61,6 +61,31 @@ def _complex_grad(attrs, ins, outs, douts):
     return [G.unbroadcast(re, ins[0].shape), G.unbroadcast(im, ins[1].shape)]
 
 
+def _magnitude_cotangent(z: Tensor, scale: Tensor) -> Tensor:
+    """``scale * conj(z)`` with ``scale`` real (the common shape of the |z| and arg(z) cotangents)."""
+    return G.mul(apply("Conj", {}, [z]), scale)
+
+
+def _safe(t: Tensor) -> Tensor:
+    """``t`` with its zeros replaced by ones (a divisor at z = 0, where conj(z) makes the cotangent 0)."""
+    return G.select(apply("Equal", {}, [t, G.const(0, t)]), G.add(G.zeros_like(t), 1.0), t)
+
+
+@grad_rule("ComplexAbs")
+def _complex_abs_grad(attrs, ins, outs, douts):
+    # d|z|: dL/da - i dL/db = dy (a - ib) / |z| = dy conj(z) / |z|
+    (z,), y, dy = ins, outs[0], douts[0]
+    return [_magnitude_cotangent(z, _complex(G.div(dy, _safe(y)), G.zeros_like(dy)))]
+
+
+@grad_rule("Angle")
+def _angle_grad(attrs, ins, outs, douts):
+    # d atan2(b, a): (-b da + a db) / |z|^2, so dL/da - i dL/db = -i dy conj(z) / |z|^2
+    (z,), dy = ins, douts[0]
+    r2 = apply("Real", {}, [G.mul(z, apply("Conj", {}, [z]))])
+    return [_magnitude_cotangent(z, _complex(G.zeros_like(dy), G.neg(G.div(dy, _safe(r2)))))]
+
+
 def _fit(t: Tensor, axis: int, n: int) -> Tensor:
     """``t`` cut or zero-padded to length ``n`` along ``axis`` (the transpose of cutting is padding)."""
     have = t.shape[axis]

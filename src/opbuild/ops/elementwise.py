@@ -418,6 +418,12 @@ _unary_rule("Erf")(lambda x, y, dy: G.mul(dy, G.mul(G.unary("Exp", G.neg(G.mul(x
 
 @_unary_rule("Abs")
 def _abs_grad(x, y, dy):
+    if x._type.dtype in COMPLEX:
+        # y = |z| + 0j: the real part of the cotangent times conj(z) / |z| (ops/complex_grads.py's convention)
+        mag = apply("Real", {}, [y])
+        safe = G.select(apply("Equal", {}, [mag, G.const(0, mag)]), G.add(G.zeros_like(mag), 1.0), mag)
+        scale = apply("Complex", {}, [G.div(apply("Real", {}, [dy]), safe), G.zeros_like(mag)])
+        return G.mul(apply("Conj", {}, [x]), scale)
     # sign(x) (0 at 0, as MindSpore's AbsGrad): (x > 0) - (x < 0)
     zero = G.const(0, x)
     return G.mul(dy, G.sub(G.mask(apply("Greater", {}, [x, zero]), x), G.mask(apply("Less", {}, [x, zero]), x)))
