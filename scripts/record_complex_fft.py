@@ -34,7 +34,7 @@ def inputs() -> dict[str, np.ndarray]:
 
 
 ONE_D = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
-N_D = ("fft2", "ifft2", "fftn", "ifftn", "rfft2", "irfft2", "rfftn", "irfftn")
+N_D = ("fft2", "ifft2", "fftn", "ifftn", "rfft2", "irfft2", "rfftn", "irfftn", "hfft2", "ihfft2", "hfftn", "ihfftn")
 
 
 def cases() -> dict[str, tuple]:
