@@ -144,3 +144,12 @@ def test_gradients_through_complex_values(case):
     f, ref = GRADS[case]
     x = np.random.default_rng(4).standard_normal((2, 4))
     np.testing.assert_allclose(ms.grad(f)(ms.Tensor(x)).asnumpy(), _numeric_grad(ref, x), rtol=1e-6, atol=1e-7)
+
+
+def test_tensor_methods_of_the_complex_parts():
+    z = INPUTS["c64"]
+    t = ms.Tensor(z)
+    np.testing.assert_array_equal(t.real().asnumpy(), z.real)
+    np.testing.assert_array_equal(t.imag().asnumpy(), z.imag)
+    np.testing.assert_array_equal(t.conj().asnumpy(), np.conj(z))
+    np.testing.assert_allclose(t.angle().asnumpy(), np.angle(z), rtol=1e-6, atol=1e-7)

@@ -37,6 +37,10 @@ class TensorMoreMethods:
     __slots__ = ()
 
     trunc = _call("trunc", "Round toward zero.")
+    real = _call("real", "The real part (a real tensor itself); ops.real.")
+    imag = _call("imag", "The imaginary part (zeros for a real tensor); ops.imag.")
+    conj = _call("conj", "The complex conjugate (a real tensor itself); ops.conj.")
+    angle = _call("angle", "The argument of each complex element, in radians; ops.angle.")
     fix = trunc
     frac = _call("frac", "self - trunc(self).")
     isinf = _call("isinf", "True where +inf or -inf.")
