@@ -153,3 +153,16 @@ def test_tensor_methods_of_the_complex_parts():
     np.testing.assert_array_equal(t.imag().asnumpy(), z.imag)
     np.testing.assert_array_equal(t.conj().asnumpy(), np.conj(z))
     np.testing.assert_allclose(t.angle().asnumpy(), np.angle(z), rtol=1e-6, atol=1e-7)
+
+
+def test_creation_of_complex_tensors():
+    z = ms.Tensor(INPUTS["c64"][:, :1])
+    assert ops.ones((2,), ms.complex64).asnumpy().tolist() == [1 + 0j, 1 + 0j]
+    assert ops.zeros((2,), ms.complex128).asnumpy().dtype == np.complex128
+    assert ops.full((2,), 1 - 2j, dtype=ms.complex64).asnumpy().tolist() == [1 - 2j, 1 - 2j]
+    np.testing.assert_array_equal(ops.ones_like(z).asnumpy(), np.ones_like(INPUTS["c64"][:, :1]))
+    np.testing.assert_array_equal(ops.zeros_like(z).asnumpy(), np.zeros((3, 1), np.complex64))
+    np.testing.assert_array_equal(ops.broadcast_to(z, (3, 4)).asnumpy(),
+                                  np.broadcast_to(INPUTS["c64"][:, :1], (3, 4)))
+    inf = ops.Fill()(ms.complex64, (1,), float("inf")).asnumpy()
+    assert inf[0].real == np.inf and inf[0].imag == 0
