@@ -15,6 +15,8 @@ import numpy as np
 from mindspore import Tensor, ops
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "mindspore" / "complex_fft.npz"
+# MindSpore-written checkpoints of complex Parameters (``c`` of inputs()["c64"] / ["c128"], and a 0-d one).
+CKPT_DIR = OUT.parent / "ckpt_complex"
 
 
 def inputs() -> dict[str, np.ndarray]:
@@ -111,9 +113,24 @@ def complex_cases() -> dict:
     }
 
 
+def save_checkpoints(x: dict[str, np.ndarray]) -> None:
+    """One checkpoint per complex dtype, as MindSpore writes it (its own load_checkpoint fails on these files in
+    2.10; the bytes are what a MindSpore user has)."""
+    CKPT_DIR.mkdir(parents=True, exist_ok=True)
+    for name in ("c64", "c128"):
+        params = [ms.Parameter(Tensor(x[name]), name="c"),
+                  ms.Parameter(Tensor(np.array(1.5 - 2j, x[name].dtype)), name="scalar")]
+        path = CKPT_DIR / f"{name}.ckpt"
+        if path.exists():
+            path.unlink()
+        ms.save_checkpoint(params, str(path))
+        path.chmod(0o644)
+
+
 def main() -> None:
     ms.set_context(mode=ms.PYNATIVE_MODE, pynative_synchronize=True)
     x = inputs()
+    save_checkpoints(x)
     out: dict[str, np.ndarray] = {}
     calls = {name: (lambda fn=fn, a=a, kw=kw: getattr(ops, fn)(Tensor(x[a]), **kw))
              for name, (fn, a, kw) in cases().items()}
