@@ -25,7 +25,7 @@ def _strides(shape: Sequence[int]) -> list[int]:
     return out[::-1]
 
 
-def _offsets(count: str, shape: Sequence[int], strides: Sequence[Sequence[int]], names: Sequence[str]) -> str:
+def _offsets(shape: Sequence[int], strides: Sequence[Sequence[int]], names: Sequence[str]) -> str:
     """C statements decomposing the flat index ``i`` over ``shape`` into offsets ``names`` (one per stride
     list)."""
     lines = ["int64_t r_ = i; " + " ".join(f"int64_t {n} = 0;" for n in names)]
@@ -34,7 +34,6 @@ def _offsets(count: str, shape: Sequence[int], strides: Sequence[Sequence[int]],
             continue
         parts = " ".join(f"{n} += c_ * {st[d]};" for n, st in zip(names, strides, strict=True) if st[d])
         lines.append(f"{{ const int64_t c_ = r_ % {shape[d]}; r_ /= {shape[d]}; {parts} }}")
-    del count
     return " ".join(lines)
 
 
@@ -77,7 +76,7 @@ def _fftn(k: KernelSpec) -> str:
         f"const int64_t shape[{rank}] = {{{', '.join(map(str, work))}}};",
         f"double *w = (double *)calloc({2 * total}, sizeof(double));",
         f"if (!w) {{ for (int64_t o = 0; o < {out.size}; o++) out0[o] = ({octype})NAN; return; }}",
-        f"for (int64_t i = 0; i < {ncopy}; i++) {{ {_offsets('i', copy, [ist, wst], ['src', 'dst'])} "
+        f"for (int64_t i = 0; i < {ncopy}; i++) {{ {_offsets(copy, [ist, wst], ['src', 'dst'])} "
         f"w[2 * dst] = {re}; w[2 * dst + 1] = {im}; }}",
         "int bad = 0;",
     ]
@@ -99,7 +98,7 @@ def _fftn(k: KernelSpec) -> str:
                          f"out0[o] = bad ? ({octype})NAN : {value}; }}")
         else:  # r2c: the output's last axis is the work's first n // 2 + 1 entries
             lines.append(f"for (int64_t i = 0; i < {out.size}; i++) {{ "
-                         f"{_offsets('i', out.shape, [ost, wst], ['o', 'src'])} "
+                         f"{_offsets(out.shape, [ost, wst], ['o', 'src'])} "
                          f"out0[o] = bad ? ({octype})NAN : {value}; }}")
     lines.append("free(w);")
     return "\n".join(lines)
