@@ -118,8 +118,8 @@ def test_save_forms_suffix_append_dict_and_selection(tmp_path):
         ms.save_checkpoint([{"name": "a", "data": ms.Tensor(1.0)}] * 2, str(tmp_path / "dup.ckpt"))
     with pytest.raises(TypeError, match="save_obj must be a Cell, list or dict"):
         ms.save_checkpoint(ms.Tensor(1.0), str(tmp_path / "bad.ckpt"))
-    with pytest.raises(TypeError, match="dtype complex64"):
-        ms.save_checkpoint([{"name": "c", "data": np.zeros(2, np.complex64)}], str(tmp_path / "c.ckpt"))
+    with pytest.raises(TypeError, match="dtype"):
+        ms.save_checkpoint([{"name": "c", "data": np.zeros(2, np.longdouble)}], str(tmp_path / "c.ckpt"))
 
 
 # ---- bad files ------------------------------------------------------------------------------------
@@ -127,7 +127,7 @@ def test_save_forms_suffix_append_dict_and_selection(tmp_path):
     (value_bytes("w", [2], "Float32", np.zeros(2, "<f4").tobytes())[:-3], "not a valid MindSpore checkpoint"),
     (b"", "no parameters"),
     (b"\xff\xff\xff\xff\xff", "not a valid MindSpore checkpoint"),
-    (value_bytes("w", [2], "Complex64", b"\0" * 16), "'Complex64', a MindSpore type opbuild has no"),
+    (value_bytes("w", [2], "Int4", b"\0" * 2), "'Int4', a MindSpore type opbuild has no"),
     (value_bytes("w", [2], "Float17", b"\0" * 4), "unknown tensor_type 'Float17'"),
     (value_bytes("w", [3], "Float32", b"\0" * 8), "should hold 12 bytes but holds 8"),
     (field_len(1, field_len(1, b"w")), "entry 'w' has no tensor"),

@@ -24,7 +24,7 @@ import opbuild as ms
 import opbuild.ops as ops
 from opbuild.core.dtypes import ANY, BY_NAME, HALFS
 from opbuild.core.errors import ShapeError
-from opbuild.ops.elementwise import BINARY, UNARY
+from opbuild.ops.elementwise import BINARY, UNARY, out_dtype
 from opbuild.ops.primitive import apply
 from opbuild.ops.registry import get  # the table's op itself (ops.GeLU is MindSpore's tanh composition)
 from tests.helpers import FnCell
@@ -83,7 +83,7 @@ def test_unary_ops_half_types_round_once_from_float32(dt):
     outs = _run_graph(lambda *ts: tuple(get(n).primitive()(t)
                                         for n, t in zip(names, ts)), *xs)
     for n, x, got in zip(names, xs, outs):
-        want = _ref32(UNARY[n].ref, x, out_dt=UNARY[n].out or dt)
+        want = _ref32(UNARY[n].ref, x, out_dt=out_dtype(UNARY[n].out, dt))
         if want.dtype == np.bool_:
             np.testing.assert_array_equal(got, want, err_msg=n)
         else:
@@ -98,7 +98,7 @@ def test_binary_ops_half_types_round_once_from_float32(dt):
     b[b == 0] = 1
     outs = _run_graph(lambda x, y: tuple(apply(n, {}, [x, y]) for n in names), a, b)
     for n, got in zip(names, outs):
-        want = _ref32(BINARY[n].ref, a, b, out_dt=BINARY[n].out or dt)
+        want = _ref32(BINARY[n].ref, a, b, out_dt=out_dtype(BINARY[n].out, dt))
         if want.dtype == np.bool_:
             np.testing.assert_array_equal(got, want, err_msg=n)
         else:
@@ -145,7 +145,7 @@ def test_integer_ops_wrap_exactly_as_numpy(dt):
                                             + [apply(n, {}, [a, b]) for n in binary]
                                             + [apply("Pow", {}, [a, c])]), x, y, e)
     with np.errstate(all="ignore"):
-        wants = ([np.asarray(UNARY[n].ref(x)).astype(_np(UNARY[n].out or dt)) for n in unary]
+        wants = ([np.asarray(UNARY[n].ref(x)).astype(_np(out_dtype(UNARY[n].out, dt))) for n in unary]
                  + [np.asarray(BINARY[n].ref(x, y)) for n in binary] + [np.power(x, e)])
     for n, got, want in zip(unary + binary + ["Pow"], outs, wants):
         assert got.dtype == want.dtype, n

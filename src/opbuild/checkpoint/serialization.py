@@ -46,10 +46,12 @@ TENSOR_TYPES: dict[str, np.dtype] = {
     "Float64": np.dtype("<f8"), "Int8": np.dtype("i1"), "UInt8": np.dtype("u1"), "Int16": np.dtype("<i2"),
     "UInt16": np.dtype("<u2"), "Int32": np.dtype("<i4"), "UInt32": np.dtype("<u4"), "Int64": np.dtype("<i8"),
     "UInt64": np.dtype("<u8"), "Bool": np.dtype("?"),
+    # real part then imaginary part, each little-endian (tests/fixtures/mindspore/ckpt_complex/)
+    "Complex64": np.dtype("<c8"), "Complex128": np.dtype("<c16"),
 }
 _TYPE_OF: dict[str, str] = {dt.name: name for name, dt in TENSOR_TYPES.items()}
 # MindSpore types a checkpoint may hold that opbuild has no Tensor dtype for: named in the error.
-MINDSPORE_ONLY_TYPES = ("Complex64", "Complex128", "Int4", "Float8E4M3FN", "Float8E5M2", "HiFloat8")
+MINDSPORE_ONLY_TYPES = ("Int4", "Float8E4M3FN", "Float8E5M2", "HiFloat8")
 # MindSpore's split size for one value's tensor_content (its SLICE_SIZE, 512 MiB): protobuf messages cannot
 # exceed 2 GiB, and a MindSpore reader joins consecutive values of the same tag.
 CHUNK_BYTES = 512 * 1024 * 1024

@@ -2,9 +2,9 @@
 
 The objects are the very ones of :mod:`opbuild.core.dtypes` (``mstype.float32 is opbuild.float32``), so equality,
 hashing and ``Tensor.dtype`` comparisons hold across both spellings. Only the dtypes opbuild's kernels
-support are defined (float16, bfloat16, float32, float64, int8..int64, uint8..uint64, bool; see
-docs/dtypes.md); MindSpore's others (complex64, ...) are absent rather than silently mapped to a different
-width.
+support are defined (float16, bfloat16, float32, float64, int8..int64, uint8..uint64, bool, complex64,
+complex128; see docs/dtypes.md and docs/fft.md); MindSpore's Ascend-only formats (hifloat8, qint4x2) are named
+but refuse data rather than being silently mapped to a different width.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ hifloat8 = UnsupportedDType("hifloat8", "an Ascend-only 8-bit float format; no C
 qint4x2 = UnsupportedDType("qint4x2", "an Ascend-only packed quantisation format; no CPU kernel computes it")
 Type = DType  # isinstance(x, mstype.Type) holds for every dtype object
 
-number_type = tuple(d for d in ALL if d.is_float or d.is_int)
+number_type = tuple(d for d in ALL if d.is_float or d.is_int or d.is_complex)  # MindSpore's includes complex
 float_type = (float16, bfloat16, float32, float64)
 int_type = (int8, int16, int32, int64)
 uint_type = (uint8, uint16, uint32, uint64)

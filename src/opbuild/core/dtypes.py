@@ -34,6 +34,7 @@ class DType:
     compute_c: str = ""
     is_unsigned: bool = False
     storage_only: bool = False
+    is_complex: bool = False
 
     def __post_init__(self) -> None:
         if not self.compute_c:
@@ -78,6 +79,8 @@ uint16 = DType("uint16", np.dtype(np.uint16), "uint16_t", False, True, is_unsign
 uint32 = DType("uint32", np.dtype(np.uint32), "uint32_t", False, True, is_unsigned=True)
 uint64 = DType("uint64", np.dtype(np.uint64), "uint64_t", False, True, is_unsigned=True)
 bool_ = DType("bool", np.dtype(np.bool_), "bool", False, False)
+complex64 = DType("complex64", np.dtype(np.complex64), "float _Complex", False, False, is_complex=True)
+complex128 = DType("complex128", np.dtype(np.complex128), "double _Complex", False, False, is_complex=True)
 
 # Storage-only formats (ONNX's FLOAT8*, FLOAT4E2M1, INT4/UINT4, INT2/UINT2), as ml_dtypes arrays of one byte
 # per element: a float's code, or an integer's two's complement bits, in the low bits (ml_dtypes' layout).
@@ -100,7 +103,7 @@ LOWP = LOWP_FLOATS + LOWP_INTS
 
 ALL: tuple[DType, ...] = (float16, bfloat16, float32, float64, int8, int16, int32, int64,
                           uint8, uint16, uint32, uint64, bool_, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
-                          float8_e5m2fnuz, float4_e2m1fn, int4, uint4, int2, uint2)
+                          float8_e5m2fnuz, float4_e2m1fn, int4, uint4, int2, uint2, complex64, complex128)
 BY_NAME: dict[str, DType] = {d.name: d for d in ALL}
 # The original wide types. Ops whose kernels have not been written for the narrow types (GEMM, conv, the
 # optimizers, ...) keep accepting only these, so a float16 MatMul is a clear "dtype not supported" error
@@ -116,11 +119,30 @@ SIGNED_INTS = ("int8", "int16", "int32", "int64")
 UNSIGNED_INTS = ("uint8", "uint16", "uint32", "uint64")
 ALL_INTS = SIGNED_INTS + UNSIGNED_INTS
 ALL_NUMERIC = ALL_FLOATS + ALL_INTS
-ANY = ALL_NUMERIC + ("bool",)  # every dtype but the storage-only LOWP ones
+ANY = ALL_NUMERIC + ("bool",)  # every dtype but the storage-only LOWP ones and the complex ones
+# The complex types: only the ops that list them accept them (ops/registry.py refuses them elsewhere).
+COMPLEX = ("complex64", "complex128")
+# What an op written for real numbers and for complex ones (Add, Mul, Neg, ...) accepts.
+NUMERIC_C = ALL_NUMERIC + COMPLEX
+# Data movement (reshape, transpose, concat, slicing): any dtype, complex included.
+ANY_C = ANY + COMPLEX
+
+
+def real_of(dt: str) -> str:
+    """The real dtype of a complex one's parts (complex64 -> float32); a real dtype is its own."""
+    return {"complex64": "float32", "complex128": "float64"}.get(dt, dt)
+
+
+def complex_of(dt: str) -> str:
+    """The complex dtype whose parts are ``dt`` (float64 -> complex128, any other real -> complex64, as
+    MindSpore's FFTs and ops.Complex give); a complex dtype is its own."""
+    if dt in COMPLEX:
+        return dt
+    return "complex128" if dt == "float64" else "complex64"
 
 
 class UnsupportedDType:
-    """A MindSpore dtype opbuild names but has no kernels for (complex64, complex128): ``ms.complex64`` exists,
+    """A MindSpore dtype opbuild names but has no kernels for (hifloat8, qint4x2): the name exists,
     compares and prints as MindSpore's, and every use that would create data of it raises a TypeError naming
     what is missing, instead of silently computing in another type."""
 
@@ -139,11 +161,8 @@ class UnsupportedDType:
         return TypeError(f"dtype {self} is not supported by opbuild: {self.why}")
 
 
-_COMPLEX_WHY = ("no kernel computes complex numbers (elementwise, reduction, matmul and FFT kernels are real-only); "
-                "hold the real and imaginary parts as two float tensors")
-complex64 = UnsupportedDType("complex64", _COMPLEX_WHY)
-complex128 = UnsupportedDType("complex128", _COMPLEX_WHY)
-UNSUPPORTED: dict[str, UnsupportedDType] = {"complex64": complex64, "complex128": complex128}
+# MindSpore's names without kernels here are UnsupportedDType objects (common/dtype.py: hifloat8, qint4x2).
+UNSUPPORTED: dict[str, UnsupportedDType] = {}
 
 # MindSpore 2.x's implicit promotion between tensor dtypes (the tensor-tensor rule of its binary operators):
 # the wider of two floats, a float over any integer or bool (the float's own width, so int64 * float16 is
@@ -155,6 +174,10 @@ def promote_types(a: DType, b: DType) -> DType:
     """The dtype MindSpore computes ``a <op> b`` in for two tensors of dtypes ``a`` and ``b``."""
     if a == b:
         return a
+    if a.is_complex or b.is_complex:
+        # complex128 over everything; complex64 over every real type but float64 (which widens it to complex128)
+        wide = {a.name, b.name} & {"complex128", "float64"}
+        return complex128 if wide else complex64
     if a.is_float and b.is_float:
         ra, rb = _FLOAT_RANK[a.name], _FLOAT_RANK[b.name]
         if ra == rb:  # float16 with bfloat16: neither holds the other
@@ -173,8 +196,11 @@ def promote_types(a: DType, b: DType) -> DType:
 def scalar_result_dtype(t: DType, scalar: object) -> DType:
     """The dtype of ``tensor <op> python_scalar`` in MindSpore: the tensor's, except that a float scalar with an
     integer or bool tensor gives float32, and an int scalar with a bool tensor gives int64."""
-    if isinstance(scalar, bool):
+    if isinstance(scalar, bool) or t.is_complex:
         return t
+    if isinstance(scalar, complex):
+        raise TypeError(f"a complex Python scalar with a {t} tensor: MindSpore refuses it too; make the tensor "
+                        "complex first (ops.cast(x, mindspore.complex64))")
     if isinstance(scalar, float) and not t.is_float:
         return float32
     if isinstance(scalar, int) and t.name == "bool":

@@ -37,6 +37,10 @@ class TensorMoreMethods:
     __slots__ = ()
 
     trunc = _call("trunc", "Round toward zero.")
+    real = _call("real", "The real part (a real tensor itself); ops.real.")
+    imag = _call("imag", "The imaginary part (zeros for a real tensor); ops.imag.")
+    conj = _call("conj", "The complex conjugate (a real tensor itself); ops.conj.")
+    angle = _call("angle", "The argument of each complex element, in radians; ops.angle.")
     fix = trunc
     frac = _call("frac", "self - trunc(self).")
     isinf = _call("isinf", "True where +inf or -inf.")
@@ -179,8 +183,8 @@ class TensorMoreMethods:
         return self.dtype.is_float or (self.dtype.is_int and not self.dtype.is_unsigned)
 
     def is_complex(self) -> bool:
-        """Always False: opbuild has no complex tensors."""
-        return False
+        """Whether the dtype is complex64 or complex128."""
+        return self.dtype.is_complex
 
     def argmax_with_value(self, axis: int = 0, keep_dims: bool = False):
         """(value, index) of the maximum along ``axis`` (MindSpore 2.10's order)."""

@@ -16,14 +16,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.dtypes import ALL_FLOATS, ALL_INTS, ALL_NUMERIC, ANY, BY_NAME, LOWP, dtype_of
+from ..core.dtypes import (
+    ALL_FLOATS,
+    ALL_INTS,
+    ALL_NUMERIC,
+    ANY,
+    BY_NAME,
+    COMPLEX,
+    LOWP,
+    NUMERIC_C,
+    complex_of,
+    dtype_of,
+    real_of,
+)
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import as_tensor
 from . import lowp
 from .primitive import Primitive, apply, declare, primitive_class
-from .registry import OpDef, broadcast_shapes, same_dtype
+from .registry import OpDef, allow_complex, broadcast_shapes, same_dtype
 
+_FC = ALL_FLOATS + COMPLEX  # the float rows that also compute complex numbers
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
@@ -38,8 +51,9 @@ class Unary:
     dtypes: tuple[str, ...]
     ref: Callable[[np.ndarray], np.ndarray]
     int_expr: str | None = None
-    out: str | None = None  # fixed output dtype (e.g. "bool"); None = same as input
+    out: str | None = None  # fixed output dtype (e.g. "bool"), "real"/"complex" (real_of/complex_of); None: the input's
     f32_expr: str | None = None
+    c_expr: str | None = None  # for complex64/complex128 (defaults to ``expr``; <tgmath.h> picks cexp, ...)
 
 
 def _gelu(x):
@@ -48,19 +62,20 @@ def _gelu(x):
 
 
 UNARY: dict[str, Unary] = {
-    "Square": Unary("x * x", ALL_NUMERIC, np.square),
-    "Sqrt": Unary("sqrt(x)", ALL_FLOATS, np.sqrt),
+    "Square": Unary("x * x", NUMERIC_C, np.square),
+    "Sqrt": Unary("sqrt(x)", _FC, np.sqrt),
     "Rsqrt": Unary("1 / sqrt(x)", ALL_FLOATS, lambda x: 1 / np.sqrt(x)),
-    "Exp": Unary("exp(x)", ALL_FLOATS, np.exp),
-    "Log": Unary("log(x)", ALL_FLOATS, np.log),
-    "Abs": Unary("fabs(x)", ALL_NUMERIC, np.abs, int_expr="(x < 0 ? -x : x)"),
-    "Neg": Unary("-x", ALL_NUMERIC, np.negative),
-    "Reciprocal": Unary("1 / x", ALL_FLOATS, np.reciprocal),
-    "Sin": Unary("sin(x)", ALL_FLOATS, np.sin),
-    "Cos": Unary("cos(x)", ALL_FLOATS, np.cos),
+    "Exp": Unary("exp(x)", _FC, np.exp),
+    "Log": Unary("log(x)", _FC, np.log),
+    # A complex input keeps its dtype (|z| + 0j), as MindSpore's ops.abs gives; ops.ComplexAbs is real.
+    "Abs": Unary("fabs(x)", NUMERIC_C, np.abs, int_expr="(x < 0 ? -x : x)"),
+    "Neg": Unary("-x", NUMERIC_C, np.negative),
+    "Reciprocal": Unary("1 / x", _FC, np.reciprocal),
+    "Sin": Unary("sin(x)", _FC, np.sin),
+    "Cos": Unary("cos(x)", _FC, np.cos),
     # codegen's ob_tanhf / ob_tanh (within 5.7 / 2.6 ulp): vectorised, and faster than libmvec's and NumPy's.
-    "Tanh": Unary("ob_tanh(x)", ALL_FLOATS, np.tanh, f32_expr="ob_tanhf(x)"),
-    "Sigmoid": Unary("1 / (1 + exp(-x))", ALL_FLOATS, lambda x: 1 / (1 + np.exp(-x))),
+    "Tanh": Unary("ob_tanh(x)", _FC, np.tanh, f32_expr="ob_tanhf(x)", c_expr="tanh(x)"),
+    "Sigmoid": Unary("1 / (1 + exp(-x))", _FC, lambda x: 1 / (1 + np.exp(-x))),
     # Written so that NaN fails every comparison and passes through, as np.maximum/np.minimum propagate it.
     "ReLU": Unary("(x < 0 ? 0 : x)", ALL_NUMERIC, lambda x: np.maximum(x, 0)),
     "ReLU6": Unary("(x < 0 ? 0 : (x > 6 ? 6 : x))", ALL_NUMERIC, lambda x: np.minimum(np.maximum(x, 0), 6)),
@@ -78,8 +93,8 @@ UNARY: dict[str, Unary] = {
     "IsFinite": Unary("isfinite(x)", ALL_FLOATS, np.isfinite, out="bool"),
     "LogicalNot": Unary("!x", ("bool",), np.logical_not),
     # MindSpore's math primitives (and ONNX's Sign, Tan, Asin, ..., IsInf).
-    "Sign": Unary("(x > 0 ? (TYPE)1 : (x < 0 ? (TYPE)-1 : (x == 0 ? (TYPE)0 : x)))", ALL_NUMERIC, np.sign,
-                  int_expr="(TYPE)((x > 0) - (x < 0))"),
+    "Sign": Unary("(x > 0 ? (TYPE)1 : (x < 0 ? (TYPE)-1 : (x == 0 ? (TYPE)0 : x)))", NUMERIC_C, np.sign,
+                  int_expr="(TYPE)((x > 0) - (x < 0))", c_expr="(x == 0 ? x : x / fabs(x))"),
     **{name: Unary(f"{fn}(x)", ALL_FLOATS, ref) for name, fn, ref in (
         ("Tan", "tan", np.tan), ("Asin", "asin", np.arcsin), ("ACos", "acos", np.arccos), ("Atan", "atan", np.arctan),
         ("Sinh", "sinh", np.sinh), ("Cosh", "cosh", np.cosh), ("Asinh", "asinh", np.arcsinh),
@@ -88,6 +103,13 @@ UNARY: dict[str, Unary] = {
     "Trunc": Unary("trunc(x)", ALL_FLOATS, np.trunc),
     "IsInf": Unary("isinf(x)", ALL_FLOATS, np.isinf, out="bool"),
     "Invert": Unary("~x", ALL_INTS, np.invert),
+    # The complex family (docs/fft.md); on a real input Real and Conj are the identity and Imag is zero, as in
+    # MindSpore. <tgmath.h>'s creal/cimag/conj/carg accept both.
+    "Real": Unary("creal(x)", _FC, np.real, out="real"),
+    "Imag": Unary("cimag(x)", _FC, np.imag, out="real"),
+    "Conj": Unary("conj(x)", _FC, np.conj),
+    "Angle": Unary("carg(x)", COMPLEX, np.angle, out="real"),
+    "ComplexAbs": Unary("cabs(x)", COMPLEX, np.abs, out="real"),
 }
 
 
@@ -100,6 +122,23 @@ class Binary:
     ref: Callable[[np.ndarray, np.ndarray], np.ndarray]
     int_expr: str | None = None
     out: str | None = None
+
+
+def out_dtype(out: str | None, dt: str) -> str:
+    """The output dtype of a table row whose rule is ``out`` for input dtype ``dt``."""
+    if out == "real":
+        return real_of(dt)
+    if out == "complex":
+        return complex_of(dt)
+    return out or dt
+
+
+def _complex_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # Parts assigned, not a + 1j * b: an infinite imaginary part would make the real part NaN (inf * 0).
+    a, b = np.broadcast_arrays(a, b)
+    out = np.empty(a.shape, np.complex128 if a.dtype == np.float64 else np.complex64)
+    out.real, out.imag = a, b
+    return out
 
 
 _NAN_MAX = "((a > b || a != a) ? a : b)"  # NaN-propagating, like np.maximum
@@ -148,11 +187,11 @@ _INT_MOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)(a % b))"
 _INT_FLOORMOD = "((b == 0 || b == -1) ? (TYPE)0 : (TYPE)ob_mod_i64(a, b))"
 
 BINARY: dict[str, Binary] = {
-    "Add": Binary("a + b", ALL_NUMERIC, np.add),
-    "Sub": Binary("a - b", ALL_NUMERIC, np.subtract),
-    "Mul": Binary("a * b", ALL_NUMERIC, np.multiply),
-    "RealDiv": Binary("a / b", ALL_FLOATS, np.true_divide),
-    "Pow": Binary("pow(a, b)", ALL_NUMERIC, _pow_ref, int_expr=_INT_POW),
+    "Add": Binary("a + b", NUMERIC_C, np.add),
+    "Sub": Binary("a - b", NUMERIC_C, np.subtract),
+    "Mul": Binary("a * b", NUMERIC_C, np.multiply),
+    "RealDiv": Binary("a / b", _FC, np.true_divide),
+    "Pow": Binary("pow(a, b)", NUMERIC_C, _pow_ref, int_expr=_INT_POW),
     "Maximum": Binary(_NAN_MAX, ALL_NUMERIC, np.maximum, int_expr="(a > b ? a : b)"),
     "Minimum": Binary(_NAN_MIN, ALL_NUMERIC, np.minimum, int_expr="(a < b ? a : b)"),
     "FloorDiv": Binary(_FLOAT_FLOORDIV, ALL_NUMERIC, np.floor_divide, int_expr=_INT_FLOORDIV),
@@ -160,8 +199,8 @@ BINARY: dict[str, Binary] = {
     "Mod": Binary("fmod(a, b)", ALL_NUMERIC, np.fmod, int_expr=_INT_MOD),
     "FloorMod": Binary("(fmod(a, b) != 0 && ((fmod(a, b) < 0) != (b < 0)) ? fmod(a, b) + b : fmod(a, b))",
                        ALL_NUMERIC, np.mod, int_expr=_INT_FLOORMOD),
-    "Equal": Binary("a == b", _CMP, np.equal, out="bool"),
-    "NotEqual": Binary("a != b", _CMP, np.not_equal, out="bool"),
+    "Equal": Binary("a == b", _CMP + COMPLEX, np.equal, out="bool"),
+    "NotEqual": Binary("a != b", _CMP + COMPLEX, np.not_equal, out="bool"),
     "Less": Binary("a < b", ALL_NUMERIC, np.less, out="bool"),
     "LessEqual": Binary("a <= b", ALL_NUMERIC, np.less_equal, out="bool"),
     "Greater": Binary("a > b", ALL_NUMERIC, np.greater, out="bool"),
@@ -172,6 +211,9 @@ BINARY: dict[str, Binary] = {
     "BitwiseAnd": Binary("a & b", ALL_INTS, np.bitwise_and),
     "BitwiseOr": Binary("a | b", ALL_INTS, np.bitwise_or),
     "BitwiseXor": Binary("a ^ b", ALL_INTS, np.bitwise_xor),
+    # ops.Complex(real, imag): gcc's __builtin_complex builds it from the parts (x + y * I would give a NaN real
+    # part for an infinite y).
+    "Complex": Binary("__builtin_complex((TYPE)a, (TYPE)b)", ("float32", "float64"), _complex_ref, out="complex"),
 }
 
 
@@ -200,7 +242,7 @@ def half_ref(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
 def _unary_def(name: str, u: Unary) -> OpDef:
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
         dt = same_dtype(name, ins, u.dtypes)
-        return [TensorType(ins[0].shape, u.out or dt)]
+        return [TensorType(ins[0].shape, out_dtype(u.out, dt))]
 
     ref = half_ref(u.ref)
 
@@ -217,7 +259,7 @@ def _unary_def(name: str, u: Unary) -> OpDef:
 def _binary_def(name: str, b: Binary) -> OpDef:
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
         dt = same_dtype(name, ins, b.dtypes)
-        return [TensorType(broadcast_shapes(name, ins), b.out or dt)]
+        return [TensorType(broadcast_shapes(name, ins), out_dtype(b.out, dt))]
 
     ref = half_ref(b.ref)
 
@@ -242,15 +284,20 @@ def _clip_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
 
 def _cast_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     try:
-        return {"dtype": dtype_of(attrs.get("dtype")).name}
+        dst = dtype_of(attrs.get("dtype")).name
     except TypeError as e:
         raise ShapeError("Cast", str(e), list(ins)) from None
+    if (dst in COMPLEX and ins[0].dtype in LOWP) or (ins[0].dtype in COMPLEX and dst in LOWP):
+        raise ShapeError("Cast", f"no cast between {ins[0].dtype} and {dst}; cast through float32", list(ins))
+    return {"dtype": dst}
 
 
 def cast_reference(x: np.ndarray, dtype: str) -> np.ndarray:
     """NumPy's astype with the kernel's defined float -> integer rule: NaN -> 0, out of range (and +-inf)
     saturating to the integer type's limits, the rest truncated toward zero (NumPy leaves those undefined)."""
     dst = dtype_of(dtype)
+    if x.dtype.kind == "c" and not dst.is_complex:
+        x = np.real(x)  # the kernel's rule: the real part, then the real type's conversion
     if dst.storage_only or x.dtype.name in LOWP:
         return lowp.cast_reference(x, dst.name, cast_reference)
     if not (dst.is_int and x.dtype.kind in "fV"):
@@ -327,6 +374,8 @@ for _name, _b in GRAD_BINARY.items():
     _def.scenario = "backward"  # `opbuild cache ls` shows these kernels as the backward of a train step
     declare(_def, f"{_name}: a backward map (internal, as in MindSpore's _grad_ops).")
 
+allow_complex(*(n for n, r in {**UNARY, **BINARY}.items() if set(r.dtypes) & set(COMPLEX)), "Complex", "Cast")
+
 # The ops a fusion pass may merge into one kernel (passes/fusion.py): every op a target can evaluate as one
 # member expression of a fused loop (the CPU's: targets/cpu/kernels/elementwise.py member_expr).
 FUSIBLE: frozenset[str] = frozenset({*UNARY, *BINARY, *GRAD_BINARY, "Select", "ClipByValue", "Cast"})
@@ -369,6 +418,12 @@ _unary_rule("Erf")(lambda x, y, dy: G.mul(dy, G.mul(G.unary("Exp", G.neg(G.mul(x
 
 @_unary_rule("Abs")
 def _abs_grad(x, y, dy):
+    if x._type.dtype in COMPLEX:
+        # y = |z| + 0j: the real part of the cotangent times conj(z) / |z| (ops/complex_grads.py's convention)
+        mag = apply("Real", {}, [y])
+        safe = G.select(apply("Equal", {}, [mag, G.const(0, mag)]), G.add(G.zeros_like(mag), 1.0), mag)
+        scale = apply("Complex", {}, [G.div(apply("Real", {}, [dy]), safe), G.zeros_like(mag)])
+        return G.mul(apply("Conj", {}, [x]), scale)
     # sign(x) (0 at 0, as MindSpore's AbsGrad): (x > 0) - (x < 0)
     zero = G.const(0, x)
     return G.mul(dy, G.sub(G.mask(apply("Greater", {}, [x, zero]), x), G.mask(apply("Less", {}, [x, zero]), x)))
@@ -445,8 +500,17 @@ def _clip_grad(attrs, ins, outs, douts):
 def _cast_grad(attrs, ins, outs, douts):
     # Only a float input has a cotangent: cast back to its dtype. Casting to an integer or bool is a step
     # function (gradient zero).
-    x = ins[0]
-    if not G.is_float(x) or not G.is_float(outs[0]):
+    x, dy = ins[0], douts[0]
+    src, dst = x._type.dtype, outs[0]._type.dtype
+    if src in COMPLEX and dst not in COMPLEX:
+        # the real part was kept: its transpose puts the cotangent back as a real part (ops/complex_grads.py)
+        if not G.is_float(outs[0]):
+            return [None]
+        dy = G.cast(dy, real_of(src))
+        return [apply("Complex", {}, [dy, G.zeros_like(dy)])]
+    if dst in COMPLEX and src not in COMPLEX:
+        return [G.cast(apply("Real", {}, [dy]), src) if G.is_float(x) else None]
+    if not (G.is_float(x) or src in COMPLEX) or not (G.is_float(outs[0]) or dst in COMPLEX):
         return [None]
-    return [G.cast(douts[0], x._type.dtype)]
+    return [G.cast(dy, src)]
 

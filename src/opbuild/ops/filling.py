@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core.dtypes import ANY, INTS, dtype_of
+from ..core.dtypes import ANY, ANY_C, COMPLEX, INTS, dtype_of
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import Tensor
 from .primitive import Primitive, apply, defop
-from .registry import InferFn, same_dtype
+from .registry import InferFn, allow_complex, same_dtype
 from .shape_args import attr_shape_infer, is_int, static_ints
 
 # ---- Tile ---------------------------------------------------------------------------------------------
@@ -108,7 +108,7 @@ class Pad(Primitive):
 
 def _like_infer(op: str) -> InferFn:
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-        return [TensorType(ins[0].shape, same_dtype(op, ins, ANY))]
+        return [TensorType(ins[0].shape, same_dtype(op, ins, ANY_C))]
 
     return infer
 
@@ -137,6 +137,10 @@ def _fill_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
         value = value.asnumpy().item()
     if isinstance(value, np.generic):
         value = value.item()
+    if dt in COMPLEX and isinstance(value, (bool, int, float, complex)):
+        # [real, imaginary] floats: the attribute stays plain JSON in the kernel's descriptor
+        v = complex(np.asarray(value).astype(dt).item())
+        return {"dtype": dt, "shape": shape, "value": [v.real, v.imag]}
     if not isinstance(value, (bool, int, float)):
         raise ShapeError("Fill", f"value must be a Python scalar (bool, int or float), got {value!r}")
     if dt in INTS and not (np.isfinite(value) and np.iinfo(dt).min <= value <= np.iinfo(dt).max):
@@ -146,7 +150,8 @@ def _fill_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 
 def _fill_reference(attrs: dict) -> np.ndarray:
-    return np.full(attrs["shape"], attrs["value"], dtype=attrs["dtype"])
+    value = attrs["value"]
+    return np.full(attrs["shape"], complex(*value) if isinstance(value, list) else value, dtype=attrs["dtype"])
 
 
 @defop(infer=lambda attrs, ins: [TensorType(tuple(attrs["shape"]), attrs["dtype"])],
@@ -193,3 +198,6 @@ def _pad_grad(attrs, ins, outs, douts):
         return [douts[0]]
     begin = [a for a, _ in attrs["paddings"]]
     return [apply("Slice", {"begin": begin, "size": list(x.shape)}, [douts[0]])]
+
+# Complex elements fill and replicate like any other (docs/fft.md).
+allow_complex("OnesLike", "ZerosLike", "Fill", "BroadcastTo")

@@ -17,6 +17,7 @@ from .api import rows_update as _rows_update
 from .api import sampling as _sampling
 from .api import scatter_inplace as _scatter_inplace
 from .api import special as _special
+from .api import spectral as _spectral
 from .api import tensor_math as _tensor_math
 from .api.array import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
@@ -33,13 +34,15 @@ from .api.rows_update import *  # noqa: F403
 from .api.sampling import *  # noqa: F403
 from .api.scatter_inplace import *  # noqa: F403
 from .api.special import *  # noqa: F403
+from .api.spectral import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
 
 API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_nn.__all__, *_tensor_math.__all__,
                                           *_more_math.__all__, *_math_more.__all__, *_image.__all__,
                                           *_math_misc.__all__, *_linalg.__all__, *_sampling.__all__,
                                           *_scatter_inplace.__all__, *_special.__all__,
-                                          *_gather_more.__all__, *_rows_update.__all__)))
+                                          *_gather_more.__all__, *_rows_update.__all__,
+                                          *_spectral.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

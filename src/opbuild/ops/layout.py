@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core.dtypes import ANY
+from ..core.dtypes import ANY_C
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import Tensor
 from .primitive import Primitive, apply, defop
-from .registry import norm_axis, same_dtype
+from .registry import allow_complex, norm_axis, same_dtype
 from .shape_args import attr_shape_infer, static_int, static_ints
 
 # ---- Reshape ------------------------------------------------------------------------------------------
@@ -62,7 +62,7 @@ def _transpose_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 
 def _transpose_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-    dt = same_dtype("Transpose", ins, ANY)
+    dt = same_dtype("Transpose", ins, ANY_C)
     return [TensorType(tuple(ins[0].shape[p] for p in attrs["perm"]), dt)]
 
 
@@ -89,7 +89,7 @@ def _expand_dims_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 def _expand_dims_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     shape = list(ins[0].shape)
     shape.insert(attrs["axis"], 1)
-    return [TensorType(tuple(shape), same_dtype("ExpandDims", ins, ANY))]
+    return [TensorType(tuple(shape), same_dtype("ExpandDims", ins, ANY_C))]
 
 
 @defop(infer=_expand_dims_infer, view=True, normalize=_expand_dims_normalize, n_inputs=1,
@@ -122,7 +122,7 @@ def _squeeze_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 def _squeeze_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     drop = set(attrs["axis"])
     shape = tuple(n for d, n in enumerate(ins[0].shape) if d not in drop)
-    return [TensorType(shape, same_dtype("Squeeze", ins, ANY))]
+    return [TensorType(shape, same_dtype("Squeeze", ins, ANY_C))]
 
 
 @defop(infer=_squeeze_infer, view=True, normalize=_squeeze_normalize, n_inputs=1,
@@ -140,7 +140,7 @@ def _flatten_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     x = ins[0]
     if x.rank == 0:
         raise ShapeError("Flatten", "input must have rank >= 1 (shape (N, ...))", [x])
-    return [TensorType((x.shape[0], math.prod(x.shape[1:])), same_dtype("Flatten", ins, ANY))]
+    return [TensorType((x.shape[0], math.prod(x.shape[1:])), same_dtype("Flatten", ins, ANY_C))]
 
 
 @defop(infer=_flatten_infer, view=True, n_inputs=1,
@@ -167,3 +167,6 @@ def _reshape_grad(attrs, ins, outs, douts):
 @grad_rule("Transpose")
 def _transpose_grad(attrs, ins, outs, douts):
     return [G.transpose(douts[0], G.inverse_perm(attrs["perm"]))]
+
+# Pure data movement: complex elements move like any other (docs/fft.md).
+allow_complex("Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from . import (
     bitshift,
     collective,
+    complex_grads,  # noqa: F401 - the gradient rules of the complex ops and FFTN
     conv_grad,
     convolution,
     elementwise,
@@ -39,6 +40,7 @@ from . import (
     slicing,
     sorting,
     special,
+    spectral,
 )
 from .api import gather_more, rows_update
 from .collective import ReduceOp
@@ -50,7 +52,7 @@ FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, 
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
             random_discrete, optim_apply, optim_sparse, image_ops, resize_prims, scatters_inplace, special,
-            gather_more, bitshift, rows_update,
+            gather_more, bitshift, rows_update, spectral,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

@@ -120,8 +120,10 @@ class OpDef:
     def spec(self, attrs: dict, in_types: Sequence[TensorType]) -> KernelSpec:
         """Validate inputs and build the kernel spec (canonical attrs + inferred outputs)."""
         self.check_arity(in_types)
+        _refuse_complex(self.name, in_types)
         attrs = self.normalize(dict(attrs), in_types) if self.normalize else dict(attrs)
         outs = self.infer(attrs, in_types)
+        _refuse_complex(self.name, outs, in_types)
         return KernelSpec(self.name, attrs, tuple(in_types), tuple(outs))
 
     def run_reference(self, spec: KernelSpec, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -132,6 +134,28 @@ class OpDef:
 
 
 REGISTRY: dict[str, OpDef] = {}
+
+# The ops whose kernels compute complex64/complex128 (their family files call :func:`allow_complex`). Every
+# other op refuses a complex input or output here, naming itself and the dtype, whatever its own dtype check
+# says: a kernel written for real numbers would read a complex buffer's parts as separate values.
+COMPLEX_OPS: set[str] = set()
+_COMPLEX_NAMES = ("complex64", "complex128")
+
+
+def allow_complex(*names: str) -> None:
+    """Declare that the registered ops ``names`` accept complex tensors (their kernels handle them)."""
+    for name in names:
+        get(name)
+    COMPLEX_OPS.update(names)
+
+
+def _refuse_complex(op: str, types: Sequence[TensorType], ins: Sequence[TensorType] | None = None) -> None:
+    if op in COMPLEX_OPS:
+        return
+    for t in types:
+        if t.dtype in _COMPLEX_NAMES:
+            raise ShapeError(op, f"dtype {t.dtype} is not supported by {op} (complex tensors are accepted by the "
+                             "ops docs/fft.md lists; take ops.real/ops.imag first)", list(ins or types))
 
 
 def register(opdef: OpDef) -> OpDef:

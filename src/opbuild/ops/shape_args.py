@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.dtypes import ANY
+from ..core.dtypes import ANY_C
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import Tensor
@@ -63,7 +63,7 @@ def attr_shape_infer(op: str) -> InferFn:
     """Infer for ops whose canonical attrs hold the output shape (Reshape, StridedSlice, BroadcastTo)."""
 
     def infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-        return [TensorType(tuple(attrs["shape"]), same_dtype(op, ins, ANY))]
+        return [TensorType(tuple(attrs["shape"]), same_dtype(op, ins, ANY_C))]
 
     return infer
 

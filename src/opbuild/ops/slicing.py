@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core.dtypes import ANY
+from ..core.dtypes import ANY, ANY_C
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import Tensor
 from .primitive import Primitive, apply, defop
-from .registry import norm_axis, same_dtype
+from .registry import allow_complex, norm_axis, same_dtype
 from .shape_args import attr_shape_infer, static_int, static_ints
 
 # ---- Concat -------------------------------------------------------------------------------------------
@@ -32,7 +32,7 @@ def _concat_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 
 def _concat_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-    dt = same_dtype("Concat", ins, ANY)
+    dt = same_dtype("Concat", ins, ANY_C)
     axis = attrs["axis"]
     first = ins[0].shape
     for t in ins[1:]:
@@ -108,7 +108,7 @@ def _slice_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 
 def _slice_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-    return [TensorType(tuple(attrs["size"]), same_dtype("Slice", ins, ANY))]
+    return [TensorType(tuple(attrs["size"]), same_dtype("Slice", ins, ANY_C))]
 
 
 @defop(infer=_slice_infer, normalize=_slice_normalize, n_inputs=1,
@@ -275,3 +275,6 @@ def _slice_grad(attrs, ins, outs, douts):
 def _strided_slice_grad(attrs, ins, outs, douts):
     canon = {k: list(attrs[k]) for k in ("start", "step", "count")}
     return [apply("StridedSliceGrad", {**canon, "xshape": list(ins[0].shape)}, [douts[0]])]
+
+# Pure data movement: complex elements move like any other (docs/fft.md).
+allow_complex("Concat", "Slice", "StridedSlice")

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core import trace
-from ..core.dtypes import ALL_FLOATS
+from ..core.dtypes import ALL_FLOATS, COMPLEX
 from ..core.errors import OpbuildError
 from ..core.ir import Graph, Node, Value
 from ..core.tensor import Tensor
@@ -40,7 +40,9 @@ from ..ops.primitive import apply
 from ..ops.registry import get as get_op
 from .base import GraphPass
 
-_FLOATS = ALL_FLOATS  # float16, bfloat16, float32, float64: the dtypes a cotangent flows through
+# float16, bfloat16, float32, float64 and the complex types: the dtypes a cotangent flows through (complex
+# cotangents follow the transpose convention of ops/complex_grads.py).
+_FLOATS = ALL_FLOATS + COMPLEX
 
 
 class GradientError(OpbuildError):

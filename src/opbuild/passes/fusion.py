@@ -22,7 +22,7 @@ manifests of fused and unfused builds never mix.
 
 from __future__ import annotations
 
-from ..core.dtypes import LOWP
+from ..core.dtypes import COMPLEX, LOWP
 from ..core.ir import Graph, Node, Value
 from ..ops.elementwise import FUSIBLE
 from ..ops.fused import OP as FUSED_OP
@@ -31,9 +31,10 @@ from .base import FusionPass, consumers
 
 
 def _fusible(node: Node) -> bool:
-    # A Cast to or from a storage-only format (ops/lowp.py) has table-driven code, not a member expression.
+    # A Cast to or from a storage-only format (ops/lowp.py) has table-driven code, not a member expression;
+    # complex maps run as their own kernels (the fused kernels are written for real numbers).
     return (node.op in FUSIBLE and len(node.outputs) == 1 and node.outputs[0].type.size > 0
-            and not any(v.type.dtype in LOWP for v in (*node.inputs, *node.outputs)))
+            and not any(v.type.dtype in LOWP or v.type.dtype in COMPLEX for v in (*node.inputs, *node.outputs)))
 
 
 class Fusion(FusionPass):

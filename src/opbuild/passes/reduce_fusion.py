@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..core.dtypes import ALL_FLOATS
+from ..core.dtypes import ALL_FLOATS, COMPLEX
 from ..core.errors import ShapeError
 from ..core.ir import Graph, Node, TensorType, Value
 from ..ops import compose
@@ -85,7 +85,8 @@ def row_of(n: Node) -> tuple[tuple[int, ...], int] | None:
 
 
 def _elementwise(n: Node) -> bool:
-    return n.op in FUSIBLE and len(n.outputs) == 1 and n.outputs[0].type.size > 0
+    return (n.op in FUSIBLE and len(n.outputs) == 1 and n.outputs[0].type.size > 0
+            and not any(v.type.dtype in COMPLEX for v in (*n.inputs, *n.outputs)))
 
 
 class ReduceFusion(FusionPass):

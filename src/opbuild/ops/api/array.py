@@ -34,11 +34,24 @@ def matmul(input, other) -> Tensor:
         a = reshape(a, (1, a.shape[0]))
     if vb:
         b = reshape(b, (b.shape[0], 1))
-    out = apply("MatMul" if a.ndim == b.ndim == 2 else "BatchMatMul", {}, [a, b])
+    op = "MatMul" if a.ndim == b.ndim == 2 else "BatchMatMul"
+    out = _complex_matmul(op, a, b) if a.dtype.is_complex or b.dtype.is_complex else apply(op, {}, [a, b])
     if va or vb:
         shape = out.shape[:-2] + (() if va else out.shape[-2:-1]) + (() if vb else out.shape[-1:])
         out = reshape(out, shape)
     return out
+
+
+def _complex_matmul(op: str, a: Tensor, b: Tensor) -> Tensor:
+    """A complex product from four real ones on the GEMM kernels: (ar + i ai)(br + i bi) = (ar br - ai bi)
+    + i (ar bi + ai br). Both operands must be of one complex dtype, as MindSpore requires."""
+    if a.dtype != b.dtype:
+        raise TypeError(f"matmul: both operands must have the same dtype, got {a.dtype} and {b.dtype} "
+                        "(cast the real one with ops.cast(x, mindspore.complex64))")
+    ar, ai, br, bi = (apply(part, {}, [t]) for t in (a, b) for part in ("Real", "Imag"))
+    real = apply("Sub", {}, [apply(op, {}, [ar, br]), apply(op, {}, [ai, bi])])
+    imag = apply("Add", {}, [apply(op, {}, [ar, bi]), apply(op, {}, [ai, br])])
+    return apply("Complex", {}, [real, imag])
 
 
 def bmm(input_x, mat2) -> Tensor:

@@ -49,11 +49,14 @@ def binary(op: str, a, b) -> Tensor:
 def true_divide(a, b) -> Tensor:
     """``a / b`` as Python's ``/`` means it: integer (or bool) operands are divided as float32 (NumPy gives
     float64, MindSpore float32). The RealDiv primitive itself stays float-only."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and not a.dtype.is_float and not b.dtype.is_float:
+    def real(t: Tensor) -> bool:  # an integer or bool tensor (complex ones divide as they are)
+        return not t.dtype.is_float and not t.dtype.is_complex
+
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and real(a) and real(b):
         a, b = apply("Cast", {"dtype": "float32"}, [a]), apply("Cast", {"dtype": "float32"}, [b])
-    elif isinstance(a, Tensor) and not isinstance(b, Tensor) and not a.dtype.is_float:
+    elif isinstance(a, Tensor) and not isinstance(b, Tensor) and real(a):
         a = apply("Cast", {"dtype": "float32"}, [a])
-    elif isinstance(b, Tensor) and not isinstance(a, Tensor) and not b.dtype.is_float:
+    elif isinstance(b, Tensor) and not isinstance(a, Tensor) and real(b):
         b = apply("Cast", {"dtype": "float32"}, [b])
     return binary("RealDiv", a, b)
 

@@ -32,8 +32,8 @@ def cast(input, dtype: DType | str) -> Tensor:
 
 
 def _float(x: Tensor) -> Tensor:
-    """x itself if floating, else x cast to float32 (MindSpore's promotion for float-only math)."""
-    return x if x.dtype.is_float else _cast(x, "float32")
+    """x itself if floating (or complex), else x cast to float32 (MindSpore's promotion for float-only math)."""
+    return x if x.dtype.is_float or x.dtype.is_complex else _cast(x, "float32")
 
 
 def _unary_fn(op: str, pyname: str, arg: str = "input"):
@@ -246,7 +246,16 @@ def sum(input, dim: Axis = None, keepdim: bool = False, *, dtype: DType | str | 
         x = _cast(x, dtype)
     elif x.dtype.name == "bool" or x.dtype.is_int:
         x = _cast(x, "int64")
+    if x.dtype.is_complex:
+        return _complex_reduce("ReduceSum", x, {"keep_dims": bool(keepdim), "axis": _axis(dim)})
     return apply("ReduceSum", {"keep_dims": bool(keepdim), "axis": _axis(dim)}, [x])
+
+
+def _complex_reduce(op: str, x: Tensor, attrs: dict) -> Tensor:
+    """A sum or mean of a complex tensor: the real and imaginary parts reduced apart (the real reductions'
+    kernels), put back together with ops.Complex."""
+    parts = [apply(op, attrs, [apply(part, {}, [x])]) for part in ("Real", "Imag")]
+    return apply("Complex", {}, parts)
 
 
 def mean(input, axis: Axis = None, keep_dims: bool = False, *, dim: Axis = None, keepdim: bool | None = None,
@@ -261,6 +270,8 @@ def mean(input, axis: Axis = None, keep_dims: bool = False, *, dim: Axis = None,
         x = _cast(x, dtype)
     if x.dtype.is_float:
         return apply("ReduceMean", {"keep_dims": bool(keep_dims), "axis": _axis(axis)}, [x])
+    if x.dtype.is_complex:
+        return _complex_reduce("ReduceMean", x, {"keep_dims": bool(keep_dims), "axis": _axis(axis)})
     total = apply("ReduceSum", {"keep_dims": bool(keep_dims), "axis": _axis(axis)}, [_cast(x, "int64")])
     count = x.size if axis is None or axis == () else int(np.prod(
         [x.shape[a] for a in ((axis,) if isinstance(axis, int) else axis)]))

@@ -27,7 +27,7 @@ def _cast(x: Tensor, dtype: DType | str | None) -> Tensor:
 
 
 def _float(x: Tensor) -> Tensor:
-    return x if x.dtype.is_float else apply("Cast", {"dtype": "float32"}, [x])
+    return x if x.dtype.is_float or x.dtype.is_complex else apply("Cast", {"dtype": "float32"}, [x])
 
 
 def _axes(axis: Axis, rank: int) -> list[int]:

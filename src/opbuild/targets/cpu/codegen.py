@@ -168,6 +168,10 @@ def c_literal(value, dtype: str) -> str:
         return s + ("f" if dtype == "float32" else "")
     if dtype == "bool":
         return "1" if value else "0"
+    if BY_NAME[dtype].is_complex:  # the parts as literals of the part type (gcc's __builtin_complex)
+        part = "float32" if dtype == "complex64" else "float64"
+        v = complex(*value) if isinstance(value, (list, tuple)) else complex(value)
+        return f"__builtin_complex({c_literal(v.real, part)}, {c_literal(v.imag, part)})"
     if BY_NAME[dtype].is_unsigned:
         return f"{int(value)}ULL" if dtype == "uint64" else f"{int(value)}U"
     suffix = "LL" if dtype == "int64" else ""

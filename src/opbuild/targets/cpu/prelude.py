@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from .blas_threads import BRIDGE
 from .f16_blocks import PRELUDE_F16_BLOCKS, USES_F16_BLOCKS
+from .fft_prelude import PRELUDE_FFT, USES_FFT
 
 # The prelude comes in sections, and a translation unit includes only those its kernels use
 # (:func:`prelude_for`): parsing <math.h> + <tgmath.h> + <stdlib.h> is most of what one compiler call costs
@@ -293,6 +294,8 @@ def prelude_for(functions: Sequence[str]) -> str:
         parts.append(PRELUDE_F16_BLOCKS)
     if math:
         parts.append(PRELUDE_MATH)
+    if USES_FFT.search(text):  # pocketfft and its driver (fft_prelude.py)
+        parts.append(PRELUDE_FFT)
     return "".join(parts)
 
 

@@ -7,7 +7,8 @@ An op's C comes from:
     cells, the classes' members, and the callables held by opbuild objects among them (a table row of
     ops/ reached from an emitter, with its reference, puts its family file in the hash);
   * the C code generator module (targets/cpu/codegen.py: the kernel ABI, loops, shared helpers), the C
-    prelude every translation unit starts with (targets/cpu/prelude.py), the BLAS
+    prelude every translation unit starts with (targets/cpu/prelude.py) and its FFT section (fft_prelude.py,
+    which pins the sha256 of the vendored pocketfft it carries), the BLAS
     thread bridge every BLAS translation unit carries (targets/cpu/blas_threads.py) and the prelude section it
     takes from targets/cpu/f16_blocks.py (C text, which the walk cannot attribute);
   * dtypes.py, whose table gives the C type names: data, which the walk cannot attribute to a file;
@@ -33,7 +34,7 @@ from pathlib import Path
 from ...core import dtypes
 from . import blas_threads as c_blas_threads
 from . import codegen as c_codegen
-from . import f16_blocks
+from . import f16_blocks, fft_prelude
 from . import prelude as c_prelude
 
 _PACKAGE = str(Path(dtypes.__file__).parent.parent) + os.sep  # opbuild's own source directory
@@ -108,7 +109,8 @@ def generator_files(*emitters: Callable, declared_in: Sequence[str] = ()) -> tup
     """Every source file whose code shapes the C that ``emitters`` generate (see the module), sorted.
     ``declared_in``: the files declaring the ops (ops/<family>.py), hashed too: an op's table row or constants
     there may shape its C as data, which no walk of code can attribute."""
-    fixed = {c_codegen.__file__, c_prelude.__file__, c_blas_threads.__file__, f16_blocks.__file__, dtypes.__file__}
+    fixed = {c_codegen.__file__, c_prelude.__file__, c_blas_threads.__file__, f16_blocks.__file__, dtypes.__file__,
+             fft_prelude.__file__}
     files = reached_files(*emitters) | {emitter_file(e) for e in emitters} | fixed | set(declared_in)
     return tuple(sorted(files))
 

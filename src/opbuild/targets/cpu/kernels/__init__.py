@@ -63,4 +63,5 @@ from . import (  # noqa: E402, F401
     slicing,
     sorting,
     special,
+    spectral,
 )

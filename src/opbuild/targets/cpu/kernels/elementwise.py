@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ....core.dtypes import BY_NAME, LOWP
+from ....core.dtypes import BY_NAME, LOWP, real_of
 from ....core.ir import KernelSpec, TensorType
 from ....ops import elementwise as E
 from ....ops.elementwise import Binary, Unary
@@ -46,6 +46,8 @@ def _unary_expr(u: Unary, dt: str) -> str:
         expr = _UINT_EXPRS[_row_name(u)]
     elif u.int_expr and d.is_int:
         expr = u.int_expr
+    elif d.is_complex:
+        expr = u.c_expr or u.expr
     elif u.f32_expr and d.compute_c == "float":  # float32, and the half types (computed in float)
         expr = u.f32_expr
     return expr.replace("TYPE", compute_ctype(dt))
@@ -70,6 +72,12 @@ def _cast_expr(in_dt: str, out_dt: str) -> str:
     src, dst = BY_NAME[in_dt], BY_NAME[out_dt]
     if out_dt == "bool":
         return "(x != 0)"
+    if src.is_complex and not dst.is_complex:
+        # The real part, then the real type's rule (NumPy's astype drops the imaginary part the same way);
+        # the inner ``x`` shadows the complex one.
+        part = real_of(in_dt)
+        ct = BY_NAME[part].c_type
+        return f"({{ const {ct} x_re_ = creal(x); ({{ const {ct} x = x_re_; {_cast_expr(part, out_dt)}; }}); }})"
     if dst.is_int and src.is_float:
         t = dst.c_type
         lo = "0" if dst.is_unsigned else f"-0x1p{dst.bits - 1}"

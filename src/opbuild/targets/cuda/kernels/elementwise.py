@@ -34,10 +34,17 @@ _UINT_EXPRS: dict[str, str] = {
 _CLIP = "({ const TYPE m_ = (lo > x || lo != lo) ? lo : x; (m_ < hi || m_ != m_) ? m_ : hi; })"
 
 
+# The complex family on real operands (the GPU target has no complex dtype: codegen.SUPPORTED_DTYPES refuses a
+# complex input or output by name): the real part is the value, the imaginary part zero, the conjugate itself.
+_REAL_OPERAND_EXPRS: dict[str, str] = {"Real": "x", "Imag": "(TYPE)0", "Conj": "x"}
+
+
 def _row_expr(name: str, row: Unary | Binary, dt: str) -> str:
     """The CUDA C expression of row ``row`` (op ``name``) for operands of dtype ``dt``."""
     d = BY_NAME[dt]
-    if d.is_unsigned and name in _UINT_EXPRS:
+    if name in _REAL_OPERAND_EXPRS:
+        expr = _REAL_OPERAND_EXPRS[name]
+    elif d.is_unsigned and name in _UINT_EXPRS:
         expr = _UINT_EXPRS[name]
     elif row.int_expr and d.is_int:
         expr = row.int_expr
