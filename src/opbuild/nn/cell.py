@@ -5,7 +5,7 @@ op."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,25 @@ def outputs_to_float32(out: Any) -> Any:
 
     return tuple(to32(o) for o in out) if isinstance(out, tuple) else to32(out)
 
+
+
+# Cell._state_signature is part of every graph-mode call's key; walking the cell tree per call costs time in
+# proportion to the network. The walk's result is kept per cell together with this epoch, which every change
+# that the signature reads (a training flag, a structure change, a compute dtype, any attribute assignment)
+# advances, so a call after no change reuses it.
+_state_epoch = [0]
+
+
+def state_changed() -> None:
+    """Invalidate every cell's kept state signature (call after changing cell state behind Cell's back)."""
+    _state_epoch[0] += 1
+
+
+def restore_training(flags: Iterable[tuple[Cell, bool]]) -> None:
+    """Set each cell's training flag as saved in ``flags`` (pairs of cell and flag), without walking sub-cells."""
+    for cell, flag in flags:
+        object.__setattr__(cell, "training", bool(flag))
+    state_changed()
 
 class Cell(CellApi):
     """Base class of all networks and layers. Subclasses define ``construct``.
@@ -74,6 +93,7 @@ class Cell(CellApi):
             self._params.pop(name, None)
             self._cells.pop(name, None)
         object.__setattr__(self, name, value)
+        _state_epoch[0] += 1
         if replaced or isinstance(value, (Parameter, Cell)):
             self._structure_changed()
 
@@ -82,6 +102,7 @@ class Cell(CellApi):
         self._params.pop(name, None)
         self._cells.pop(name, None)
         object.__delattr__(self, name)
+        _state_epoch[0] += 1
         if replaced:
             self._structure_changed()
 
@@ -90,6 +111,7 @@ class Cell(CellApi):
         are dropped here, and the version (part of every ancestor's graph key) makes ancestors re-trace."""
         object.__setattr__(self, "_version", self._version + 1)
         self._graphs.clear()
+        _state_epoch[0] += 1
 
     # ---- structure ------------------------------------------------------------------------------
     def cells_and_names(self, prefix: str = "") -> Iterator[tuple[str, Cell]]:
@@ -144,6 +166,7 @@ class Cell(CellApi):
         """Set training mode on this cell and every sub-cell (Dropout and BatchNorm depend on it)."""
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "training", bool(mode))
+        _state_epoch[0] += 1
         return self
 
     # ---- execution ------------------------------------------------------------------------------
@@ -214,13 +237,30 @@ class Cell(CellApi):
                              f"got {name}")
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "_mixed_precision", name)
+        _state_epoch[0] += 1
         return self
 
     def _state_signature(self) -> tuple:
         """What a traced graph depends on besides its inputs: every cell's training flag, structure and
         compute dtype (``to_float``)."""
-        return tuple((c.training, c._version, c.__dict__.get("_mixed_precision"))
-                     for _, c in self.cells_and_names())
+        epoch = _state_epoch[0]
+        kept = self.__dict__.get("_kept_signature")
+        if kept is not None and kept[0] == epoch:
+            return kept[1]
+        # An explicit stack in cells_and_names()'s order (depth first, a shared cell once), without its
+        # generators and path strings.
+        out, seen, stack = [], set(), [self]
+        while stack:
+            c = stack.pop()
+            if id(c) in seen:
+                continue
+            seen.add(id(c))
+            d = c.__dict__
+            out.append((d["training"], d["_version"], d.get("_mixed_precision")))
+            stack.extend(reversed(d["_cells"].values()))
+        signature = tuple(out)
+        object.__setattr__(self, "_kept_signature", (epoch, signature))
+        return signature
 
     def compile_info(self) -> list:
         """The compiled graphs of this cell, one per input signature seen (several per signature where

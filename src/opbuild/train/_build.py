@@ -8,7 +8,7 @@ from typing import Any
 
 from ..core import trace
 from ..core.tensor import Tensor
-from ..nn.cell import Cell
+from ..nn.cell import Cell, restore_training
 
 log = logging.getLogger("opbuild.train")
 
@@ -39,5 +39,4 @@ def precompile(network: Cell, batch: tuple, training: bool) -> bool:
         trace.engine().compile_graph(graph)
         return True
     finally:
-        for cell, flag in flags:
-            object.__setattr__(cell, "training", flag)
+        restore_training(flags)

@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..nn.cell import restore_training
 from . import callback
 from . import metrics as _metrics
 from .callback._callback import Callback, CallbackManager, CallbackParam, RunContext
@@ -26,8 +27,7 @@ def _inference_mode(network: nn.Cell) -> Iterator[None]:
     try:
         yield
     finally:
-        for cell, training in flags:
-            object.__setattr__(cell, "training", training)
+        restore_training(flags)
 
 
 class ModelEvaluation:
