@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from . import audio, config, transforms, vision
+from . import audio, config, text, transforms, vision
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (
@@ -23,4 +23,4 @@ from .sources import GeneratorDataset, NumpySlicesDataset, sample_indices
 __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", "TupleIterator", "DictIterator",
            "NumpySlicesDataset", "GeneratorDataset", "sample_indices", "MnistDataset", "Cifar10Dataset",
            "ImageFolderDataset", "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
-           "SubsetSampler", "SubsetRandomSampler", "vision", "transforms", "audio"]
+           "SubsetSampler", "SubsetRandomSampler", "vision", "transforms", "audio", "text"]
