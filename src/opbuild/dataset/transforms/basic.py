@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.dtypes import dtype_of
+from ...core.dtypes import dtype_of
 
 
 class Compose:

@@ -1,0 +1,82 @@
+"""``mindspore.dataset.vision``: image transforms on NumPy arrays (in ``Dataset.map`` or eagerly), with
+MindSpore's names, defaults and output dtypes: decoding and resizing (basic), geometry (flips, crops, padding,
+rotation), colour and tone, tensor/batch operations and augmentation policies. Random transforms draw from
+the stream ``ds.config.set_seed`` seeds (not MindSpore's stream: random results match in distribution, shape
+and dtype). PIL-image paths (``Decode(to_pil=True)``, ``ToPIL``) are not supported."""
+
+from __future__ import annotations
+
+from ._common import Border
+from .augment import RandomSelectSubpolicy, UniformAugment
+from .basic import HWC2CHW, Decode, Inter, Normalize, Rescale, Resize, decode_image
+from .color import (
+    AdjustBrightness,
+    AdjustContrast,
+    AdjustGamma,
+    AdjustHue,
+    AdjustSaturation,
+    AdjustSharpness,
+    AutoContrast,
+    ConvertColor,
+    ConvertMode,
+    Equalize,
+    HsvToRgb,
+    Invert,
+    Posterize,
+    RandomAdjustSharpness,
+    RandomAutoContrast,
+    RandomColor,
+    RandomColorAdjust,
+    RandomEqualize,
+    RandomInvert,
+    RandomPosterize,
+    RandomSharpness,
+    RandomSolarize,
+    RgbToHsv,
+    Solarize,
+)
+from .geometry import (
+    CenterCrop,
+    Crop,
+    HorizontalFlip,
+    Pad,
+    PadToSize,
+    RandomCrop,
+    RandomHorizontalFlip,
+    RandomResize,
+    RandomResizedCrop,
+    RandomRotation,
+    RandomVerticalFlip,
+    ResizedCrop,
+    Rotate,
+    VerticalFlip,
+)
+from .tensor_ops import (
+    CutMixBatch,
+    CutOut,
+    Erase,
+    GaussianBlur,
+    ImageBatchFormat,
+    LinearTransformation,
+    MixUpBatch,
+    NormalizePad,
+    RandomErasing,
+    SliceMode,
+    SlicePatches,
+    ToNumpy,
+    ToTensor,
+    ToType,
+)
+
+__all__ = ["Inter", "Border", "ConvertMode", "ImageBatchFormat", "SliceMode", "Decode", "Resize", "Rescale",
+           "Normalize", "HWC2CHW", "decode_image",
+           "AdjustBrightness", "AdjustContrast", "AdjustGamma", "AdjustHue", "AdjustSaturation", "AdjustSharpness",
+           "AutoContrast", "ConvertColor", "Equalize", "HsvToRgb", "Invert", "Posterize", "RandomAdjustSharpness",
+           "RandomAutoContrast", "RandomColor", "RandomColorAdjust", "RandomEqualize", "RandomInvert",
+           "RandomPosterize", "RandomSharpness", "RandomSolarize", "RgbToHsv", "Solarize",
+           "CenterCrop", "Crop", "HorizontalFlip", "Pad", "PadToSize", "RandomCrop", "RandomHorizontalFlip",
+           "RandomResize", "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip", "ResizedCrop", "Rotate",
+           "VerticalFlip",
+           "CutMixBatch", "CutOut", "Erase", "GaussianBlur", "LinearTransformation", "MixUpBatch", "NormalizePad",
+           "RandomErasing", "SlicePatches", "ToNumpy", "ToTensor", "ToType",
+           "RandomSelectSubpolicy", "UniformAugment"]
