@@ -68,8 +68,9 @@ class Slice:
     ``Ellipsis``), one per leading axis."""
 
     def __init__(self, *slices: Any) -> None:
-        self.index = tuple(slice(None) if s is None else (list(s) if isinstance(s, (list, tuple)) else s)
-                           for s in slices)
+        # An int selects that index but keeps the axis (as a one-element list), as MindSpore does.
+        self.index = tuple(slice(None) if s is None else (list(s) if isinstance(s, (list, tuple))
+                                                          else [s] if isinstance(s, int) else s) for s in slices)
 
     def __call__(self, data: Any) -> np.ndarray:
         arr = np.asarray(data)
@@ -94,7 +95,9 @@ class PadEnd:
                              f"{arr.ndim}")
         shape = tuple(n if p is None else int(p) for n, p in zip(arr.shape, self.pad_shape, strict=True))
         value = self.pad_value if self.pad_value is not None else ("" if arr.dtype.kind == "U" else 0)
-        out = np.full(shape, value, dtype=arr.dtype if arr.dtype.kind != "U" else np.result_type(arr, str(value)))
+        width = max(arr.dtype.itemsize // 4, len(str(value)), 1)
+        dtype = arr.dtype if arr.dtype.kind != "U" else np.dtype(f"<U{width}")
+        out = np.full(shape, value, dtype=dtype)
         region = tuple(slice(0, min(a, b)) for a, b in zip(arr.shape, shape, strict=True))
         out[region] = arr[region]
         return out

@@ -40,7 +40,7 @@ class AdjustContrast:
 
     def __call__(self, img: Any) -> np.ndarray:
         arr = _rgb("AdjustContrast", img)
-        mean = gray(arr).mean()
+        mean = np.rint(gray(arr).mean())  # MindSpore blends with the rounded mean grey level
         return like(arr.astype(np.float64) * self.factor + mean * (1 - self.factor), arr.dtype)
 
 
@@ -241,8 +241,10 @@ class AutoContrast:
         if nz.size == 0 or nz[-1] <= nz[0]:
             return ch.copy()
         lo, hi = nz[0], nz[-1]
-        scale = 255.0 / (hi - lo)
-        lut = np.clip((np.arange(256) * scale - lo * scale).astype(np.int64), 0, 255).astype(np.uint8)
+        # float32 arithmetic truncated toward zero, as MindSpore computes the table
+        scale = np.float32(255.0 / (hi - lo))
+        table = np.arange(256, dtype=np.float32) * scale + np.float32(-lo * (255.0 / (hi - lo)))
+        lut = np.clip(table.astype(np.int64), 0, 255).astype(np.uint8)
         return lut[ch]
 
     def __call__(self, img: Any) -> np.ndarray:

@@ -82,9 +82,9 @@ class CenterCrop:
         arr = image("CenterCrop", img)
         ph, pw = max(self.h - arr.shape[0], 0), max(self.w - arr.shape[1], 0)
         if ph or pw:
-            arr = pad(arr, pw // 2, ph // 2, pw - pw // 2, ph - ph // 2)
-        top = int(round((arr.shape[0] - self.h) / 2.0))
-        left = int(round((arr.shape[1] - self.w) / 2.0))
+            arr = pad(arr, pw - pw // 2, ph - ph // 2, pw // 2, ph // 2)
+        top = (arr.shape[0] - self.h) // 2
+        left = (arr.shape[1] - self.w) // 2
         return _crop(arr, top, left, self.h, self.w)
 
 

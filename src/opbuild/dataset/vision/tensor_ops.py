@@ -98,7 +98,14 @@ class LinearTransformation:
         return ((arr.reshape(1, -1) - self.mean) @ self.matrix).reshape(arr.shape)
 
 
+# OpenCV's fixed kernels for small sizes when no sigma is given (MindSpore blurs with OpenCV).
+_SMALL_KERNELS = {1: [1.0], 3: [0.25, 0.5, 0.25], 5: [0.0625, 0.25, 0.375, 0.25, 0.0625],
+                  7: [0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125]}
+
+
 def _gaussian_kernel(size: int, sigma: float) -> np.ndarray:
+    if sigma <= 0 and size in _SMALL_KERNELS:
+        return np.asarray(_SMALL_KERNELS[size])
     if sigma <= 0:
         sigma = 0.3 * ((size - 1) * 0.5 - 1) + 0.8
     x = np.arange(size) - (size - 1) / 2.0
@@ -107,8 +114,10 @@ def _gaussian_kernel(size: int, sigma: float) -> np.ndarray:
 
 
 class GaussianBlur:
-    """``GaussianBlur(kernel_size, sigma=None)``: a separable Gaussian blur (odd kernel sizes; sigma from
-    the size when None; borders reflected as OpenCV's BORDER_REFLECT_101)."""
+    """``GaussianBlur(kernel_size, sigma=None)``: a separable Gaussian blur (odd kernel sizes; borders
+    reflected as OpenCV's BORDER_REFLECT_101). With ``sigma`` given the result is MindSpore's within one
+    level; with ``sigma=None`` the kernel (OpenCV's small-size tables) differs from MindSpore's for
+    non-square sizes."""
 
     def __init__(self, kernel_size: int | Sequence[int], sigma: float | Sequence[float] | None = None) -> None:
         ks = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
