@@ -1,6 +1,6 @@
 """Record MindSpore's results of the dataset-operation programs (tests/dataset/audio_programs.py,
-text_programs.py, ops_programs.py) into tests/fixtures/mindspore/dataset_ops.npz: one array per case output
-(``<program>/<case>`` or ``<program>/<case>/<i>`` for several outputs), or a 0-d string array
+text_programs.py, ops_programs.py, pipeline_programs.py) into tests/fixtures/mindspore/dataset_ops.npz: one
+array per case output (``<program>/<case>`` or ``<program>/<case>/<i>`` for several outputs), or a 0-d string array
 ``error:<ExceptionType>`` where MindSpore refused.
 
 Run with real MindSpore 2.10 (its own virtualenv): ``/tmp/ms/bin/python scripts/record_dataset_ops.py``.
@@ -17,6 +17,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import mindspore as ms  # noqa: E402
 import mindspore.dataset as ds  # noqa: E402
 import mindspore.dataset.audio as audio  # noqa: E402
 import mindspore.dataset.text as text  # noqa: E402
@@ -24,7 +25,7 @@ import mindspore.dataset.transforms as transforms  # noqa: E402
 import mindspore.dataset.vision as vision  # noqa: E402
 
 PROGRAMS = {"audio": lambda m: m.run(audio), "text": lambda m: m.run(text, ds),
-            "ops": lambda m: m.run(vision, transforms, ds)}
+            "ops": lambda m: m.run(vision, transforms, ds), "pipeline": lambda m: m.run(ds, ms)}
 
 
 def flatten(prefix: str, results: dict) -> dict[str, np.ndarray]:
