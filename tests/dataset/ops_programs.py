@@ -17,6 +17,8 @@ def _inputs() -> dict[str, np.ndarray]:
 def cases(vision, transforms, ds) -> dict:
     x = _inputs()
     img, low, flt = x["img"], x["low"], x["float"]
+    # MindSpore's bounding-box operations write into the box array they are given: each case gets a copy.
+    fimg, boxes = img.astype(np.float32), np.array([[1, 2, 4, 3], [6, 5, 5, 4]], np.float32)
     R = transforms.Relational
     return {
         "hflip": lambda: vision.HorizontalFlip()(img),
@@ -74,6 +76,13 @@ def cases(vision, transforms, ds) -> dict:
         "slice_patches": lambda: list(vision.SlicePatches(2, 3)(img[:8])),
         "slice_patches_pad": lambda: list(vision.SlicePatches(2, 5, vision.SliceMode.PAD, 9)(img)),
         "slice_patches_drop": lambda: list(vision.SlicePatches(2, 5, vision.SliceMode.DROP)(img)),
+        "resize_bbox": lambda: list(vision.ResizeWithBBox((6, 8), vision.Inter.NEAREST)(fimg, boxes.copy())),
+        "hflip_bbox": lambda: list(vision.RandomHorizontalFlipWithBBox(1.0)(fimg, boxes.copy())),
+        "vflip_bbox": lambda: list(vision.RandomVerticalFlipWithBBox(1.0)(fimg, boxes.copy())),
+        "crop_bbox_full": lambda: list(vision.RandomCropWithBBox((9, 12))(fimg, boxes[:1].copy())),
+        "crop_bbox_pad": lambda: list(vision.RandomCropWithBBox((13, 16), [2, 2, 2, 2])(fimg, boxes[:1].copy())),
+        "png_roundtrip": lambda: vision.Decode()(vision.encode_png(img)),
+        "jpeg_decoded_shape": lambda: np.array(vision.Decode()(vision.encode_jpeg(img, 90)).shape),
         "mask": lambda: transforms.Mask(R.GE, 2)(np.array([1, 2, 3])),
         "mask_ne_int": lambda: transforms.Mask(R.NE, 2, _ms("int32"))(np.array([1, 2, 3])),
         "mask_str": lambda: transforms.Mask(R.EQ, "b")(np.array(["a", "b"])),

@@ -49,6 +49,7 @@ RANDOM_OPS = {
     "RandomPosterize": (lambda: vision.RandomPosterize((2, 6)), (20, 24, 3)),
     "RandomSolarize": (lambda: vision.RandomSolarize((10, 100)), (20, 24, 3)),
     "CutOut": (lambda: vision.CutOut(6, 3), (20, 24, 3)),
+    "RandomLighting": (lambda: vision.RandomLighting(0.1), (20, 24, 3)),
     "UniformAugment": (lambda: vision.UniformAugment([vision.Invert(), vision.HorizontalFlip(),
                                                       vision.Posterize(2)], 2), (20, 24, 3)),
     "RandomSelectSubpolicy": (lambda: vision.RandomSelectSubpolicy([[(vision.Invert(), 0.5)],
@@ -111,3 +112,28 @@ def test_batch_mixing_keeps_shapes_and_mixes_labels():
 def test_bad_arguments_get_one_line_errors(make, match):
     with pytest.raises((ValueError, TypeError), match=match):
         make()
+
+
+def test_random_bbox_ops_keep_boxes_inside_the_output():
+    boxes = np.array([[2, 3, 10, 8], [15, 10, 6, 9]], np.float32)
+    ds.config.set_seed(4)
+    try:
+        for _ in range(20):
+            out, b = vision.RandomResizedCropWithBBox((10, 12), (0.3, 1.0))(IMG, boxes.copy())
+            assert out.shape == (10, 12, 3) and b.dtype == np.float32
+            assert np.all(b[:, 0] >= 0) and np.all(b[:, 0] + b[:, 2] <= 12 + 1e-4)
+            assert np.all(b[:, 1] >= 0) and np.all(b[:, 1] + b[:, 3] <= 10 + 1e-4)
+            out, b = vision.RandomCropWithBBox(16)(IMG, boxes.copy())
+            assert out.shape == (16, 16, 3) and np.all(b[:, 2:4] > 0)
+    finally:
+        ds.config.reset_seed()
+
+
+def test_mixup_mixes_images_and_labels_with_one_weight():
+    imgs = np.stack([np.zeros((4, 4, 3)), np.ones((4, 4, 3))]).astype(np.uint8) * 100
+    labels = np.eye(2)
+    out, lab = vision.MixUp(2, 0.5)(imgs, labels)
+    assert out.shape == imgs.shape and lab.shape == (2, 2)
+    np.testing.assert_allclose(lab.sum(axis=1), 1.0)
+    # each mixed image's level is 100 times its label weight on the second class
+    np.testing.assert_allclose(out[:, 0, 0, 0], 100 * lab[:, 1], atol=1e-9)

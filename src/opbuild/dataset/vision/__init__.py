@@ -9,6 +9,14 @@ from __future__ import annotations
 from ._common import Border
 from .augment import RandomSelectSubpolicy, UniformAugment
 from .basic import HWC2CHW, Decode, Inter, Normalize, Rescale, Resize, decode_image
+from .bbox import (
+    RandomCropWithBBox,
+    RandomHorizontalFlipWithBBox,
+    RandomResizedCropWithBBox,
+    RandomResizeWithBBox,
+    RandomVerticalFlipWithBBox,
+    ResizeWithBBox,
+)
 from .color import (
     AdjustBrightness,
     AdjustContrast,
@@ -35,6 +43,7 @@ from .color import (
     RgbToHsv,
     Solarize,
 )
+from .extras import MixUp, RandomLighting, encode_jpeg, encode_png
 from .geometry import (
     CenterCrop,
     Crop,
@@ -79,4 +88,6 @@ __all__ = ["Inter", "Border", "ConvertMode", "ImageBatchFormat", "SliceMode", "D
            "VerticalFlip",
            "CutMixBatch", "CutOut", "Erase", "GaussianBlur", "LinearTransformation", "MixUpBatch", "NormalizePad",
            "RandomErasing", "SlicePatches", "ToNumpy", "ToTensor", "ToType",
-           "RandomSelectSubpolicy", "UniformAugment"]
+           "RandomSelectSubpolicy", "UniformAugment", "RandomCropWithBBox", "RandomHorizontalFlipWithBBox",
+           "RandomResizedCropWithBBox", "RandomResizeWithBBox", "RandomVerticalFlipWithBBox", "ResizeWithBBox",
+           "MixUp", "RandomLighting", "encode_jpeg", "encode_png"]
