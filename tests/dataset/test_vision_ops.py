@@ -49,6 +49,7 @@ RANDOM_OPS = {
     "RandomPosterize": (lambda: vision.RandomPosterize((2, 6)), (20, 24, 3)),
     "RandomSolarize": (lambda: vision.RandomSolarize((10, 100)), (20, 24, 3)),
     "CutOut": (lambda: vision.CutOut(6, 3), (20, 24, 3)),
+    "RandomAffine": (lambda: vision.RandomAffine(15, (-0.1, 0.1, 0, 0.1), (0.9, 1.1), 5), (20, 24, 3)),
     "RandomLighting": (lambda: vision.RandomLighting(0.1), (20, 24, 3)),
     "UniformAugment": (lambda: vision.UniformAugment([vision.Invert(), vision.HorizontalFlip(),
                                                       vision.Posterize(2)], 2), (20, 24, 3)),

@@ -7,6 +7,7 @@ and dtype). PIL-image paths (``Decode(to_pil=True)``, ``ToPIL``) are not support
 from __future__ import annotations
 
 from ._common import Border
+from .affine import Affine, RandomAffine
 from .augment import RandomSelectSubpolicy, UniformAugment
 from .basic import HWC2CHW, Decode, Inter, Normalize, Rescale, Resize, decode_image
 from .bbox import (
@@ -90,4 +91,4 @@ __all__ = ["Inter", "Border", "ConvertMode", "ImageBatchFormat", "SliceMode", "D
            "RandomErasing", "SlicePatches", "ToNumpy", "ToTensor", "ToType",
            "RandomSelectSubpolicy", "UniformAugment", "RandomCropWithBBox", "RandomHorizontalFlipWithBBox",
            "RandomResizedCropWithBBox", "RandomResizeWithBBox", "RandomVerticalFlipWithBBox", "ResizeWithBBox",
-           "MixUp", "RandomLighting", "encode_jpeg", "encode_png"]
+           "MixUp", "RandomLighting", "encode_jpeg", "encode_png", "Affine", "RandomAffine"]

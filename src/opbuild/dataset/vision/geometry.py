@@ -214,6 +214,35 @@ class RandomResize:
         return self.ops[int(rng().integers(0, len(self.ops)))](img)
 
 
+def warp(arr: np.ndarray, inverse: np.ndarray, out_hw: tuple[int, int], resample: Inter, fill: Any) -> np.ndarray:
+    """Sample ``arr`` at ``inverse @ (x, y, 1)`` for every output pixel (nearest or bilinear; ``fill`` outside)."""
+    h, w = arr.shape[:2]
+    yy, xx = np.mgrid[0:out_hw[0], 0:out_hw[1]].astype(np.float64)
+    sx = inverse[0, 0] * xx + inverse[0, 1] * yy + inverse[0, 2]
+    sy = inverse[1, 0] * xx + inverse[1, 1] * yy + inverse[1, 2]
+    fills = np.broadcast_to(np.asarray(fill, np.float64), arr.shape[2:])
+    src = arr.astype(np.float64)
+    tail = (...,) + (None,) * (arr.ndim - 2)
+    if Inter(resample) == Inter.NEAREST:
+        ix, iy = np.rint(sx).astype(np.int64), np.rint(sy).astype(np.int64)
+        inside = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
+        out = np.where(inside[tail], src[iy.clip(0, h - 1), ix.clip(0, w - 1)], fills)
+    else:
+        x0, y0 = np.floor(sx).astype(np.int64), np.floor(sy).astype(np.int64)
+        fx, fy = (sx - x0)[tail], (sy - y0)[tail]
+
+        def at(yi: np.ndarray, xi: np.ndarray) -> np.ndarray:
+            ok = ((xi >= 0) & (xi < w) & (yi >= 0) & (yi < h))[tail]
+            return np.where(ok, src[yi.clip(0, h - 1), xi.clip(0, w - 1)], fills)
+
+        out = ((at(y0, x0) * (1 - fx) + at(y0, x0 + 1) * fx) * (1 - fy)
+               + (at(y0 + 1, x0) * (1 - fx) + at(y0 + 1, x0 + 1) * fx) * fy)
+    if np.issubdtype(arr.dtype, np.integer):
+        info = np.iinfo(arr.dtype)
+        return np.clip(np.rint(out), info.min, info.max).astype(arr.dtype)
+    return out.astype(arr.dtype)
+
+
 def rotate(arr: np.ndarray, degrees: float, resample: Inter, expand: bool, center: Sequence[float] | None,
            fill: Any) -> np.ndarray:
     """Counter-clockwise rotation about ``center`` (x, y; the image centre by default) by inverse mapping."""
@@ -228,30 +257,8 @@ def rotate(arr: np.ndarray, degrees: float, resample: Inter, expand: bool, cente
         ys = -corners[:, 0] * sin + corners[:, 1] * cos
         ow, oh = int(math.ceil(xs.max() - xs.min() + 1 - 1e-9)), int(math.ceil(ys.max() - ys.min() + 1 - 1e-9))
         ocx, ocy = (ow - 1) / 2.0, (oh - 1) / 2.0
-    yy, xx = np.mgrid[0:oh, 0:ow].astype(np.float64)
-    dx, dy = xx - ocx, yy - ocy
-    sx = dx * cos - dy * sin + cx
-    sy = dx * sin + dy * cos + cy
-    fills = np.broadcast_to(np.asarray(fill, np.float64), arr.shape[2:])
-    src = arr.astype(np.float64)
-    if Inter(resample) == Inter.NEAREST:
-        ix, iy = np.rint(sx).astype(np.int64), np.rint(sy).astype(np.int64)
-        inside = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
-        out = np.where(inside[(...,) + (None,) * (arr.ndim - 2)], src[iy.clip(0, h - 1), ix.clip(0, w - 1)], fills)
-    else:
-        x0, y0 = np.floor(sx).astype(np.int64), np.floor(sy).astype(np.int64)
-        fx, fy = (sx - x0)[(...,) + (None,) * (arr.ndim - 2)], (sy - y0)[(...,) + (None,) * (arr.ndim - 2)]
-
-        def at(yi: np.ndarray, xi: np.ndarray) -> np.ndarray:
-            ok = ((xi >= 0) & (xi < w) & (yi >= 0) & (yi < h))[(...,) + (None,) * (arr.ndim - 2)]
-            return np.where(ok, src[yi.clip(0, h - 1), xi.clip(0, w - 1)], fills)
-
-        out = ((at(y0, x0) * (1 - fx) + at(y0, x0 + 1) * fx) * (1 - fy)
-               + (at(y0 + 1, x0) * (1 - fx) + at(y0 + 1, x0 + 1) * fx) * fy)
-    if np.issubdtype(arr.dtype, np.integer):
-        info = np.iinfo(arr.dtype)
-        return np.clip(np.rint(out), info.min, info.max).astype(arr.dtype)
-    return out.astype(arr.dtype)
+    inverse = np.array([[cos, -sin, cx - cos * ocx + sin * ocy], [sin, cos, cy - sin * ocx - cos * ocy]])
+    return warp(arr, inverse, (oh, ow), resample, fill)
 
 
 class Rotate:
@@ -288,4 +295,4 @@ class RandomRotation:
 
 __all__ = ["HorizontalFlip", "VerticalFlip", "RandomHorizontalFlip", "RandomVerticalFlip", "Crop", "CenterCrop",
            "Pad", "PadToSize", "RandomCrop", "ResizedCrop", "RandomResizedCrop", "RandomResize", "Rotate",
-           "RandomRotation", "rotate"]
+           "RandomRotation", "rotate", "warp"]
