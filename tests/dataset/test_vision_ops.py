@@ -138,3 +138,14 @@ def test_mixup_mixes_images_and_labels_with_one_weight():
     np.testing.assert_allclose(lab.sum(axis=1), 1.0)
     # each mixed image's level is 100 times its label weight on the second class
     np.testing.assert_allclose(out[:, 0, 0, 0], 100 * lab[:, 1], atol=1e-9)
+
+
+def test_mixup_across_calls_starts_from_the_input_then_mixes_with_the_previous_result():
+    op = vision.MixUp(batch_size=2, alpha=0.2, is_single=False)
+    first = np.full((4, 4, 3), 10, np.uint8)
+    img, lab = op(first, np.array([[0, 1]]))
+    assert img.shape == (2, 4, 4, 3) and img.dtype == np.float64 and lab.shape == (2, 2)
+    np.testing.assert_array_equal(img, 10.0)  # the first call keeps its input (weight 1)
+    img2, lab2 = op(np.full((4, 4, 3), 20, np.uint8), np.array([[1, 0]]))
+    assert np.all((img2 >= 10) & (img2 <= 20))
+    np.testing.assert_allclose(lab2.sum(axis=1), 1.0)

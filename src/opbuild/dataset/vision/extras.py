@@ -31,25 +31,38 @@ class RandomLighting:
 
 
 class MixUp:
-    """``MixUp(batch_size, alpha, is_single=True)``: mix a batch of images (N, H, W, C) and one-hot labels
-    with a shuffled copy of itself, weight ``lam ~ Beta(alpha, alpha)``; labels become float."""
+    """``MixUp(batch_size, alpha, is_single=True)``: mix images and one-hot labels with per-sample weights
+    ``lam ~ Beta(alpha, alpha)`` (``batch_size`` of them), as float64. ``is_single``: mix a batch (N, H, W, C)
+    with itself shifted by one sample; otherwise mix the input with the previous call's result (the first
+    call keeps the input: weight 1), broadcasting a single image to ``batch_size`` samples."""
 
     def __init__(self, batch_size: int, alpha: float, is_single: bool = True) -> None:
         if batch_size <= 0 or alpha <= 0:
             raise ValueError(f"MixUp: batch_size and alpha must be positive, got {batch_size!r}, {alpha!r}")
         self.batch_size, self.alpha, self.is_single = int(batch_size), float(alpha), bool(is_single)
+        self._previous: tuple[np.ndarray, np.ndarray] | None = None
 
     def __call__(self, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
-        imgs, lab = np.asarray(images), np.asarray(labels)
-        if imgs.ndim != 4 or lab.shape[0] != imgs.shape[0]:
-            raise ValueError(f"MixUp: expected a batch of images (N, H, W, C) and N labels, got {imgs.shape} and "
-                             f"{lab.shape}; batch the dataset first")
-        gen = rng()
-        lam = gen.beta(self.alpha, self.alpha)
-        perm = gen.permutation(imgs.shape[0])
-        mixed = lam * imgs.astype(np.float64) + (1 - lam) * imgs[perm].astype(np.float64)
-        out = mixed if self.is_single or imgs.dtype.kind == "f" else like(mixed, imgs.dtype)
-        return out, lam * lab.astype(np.float64) + (1 - lam) * lab[perm].astype(np.float64)
+        imgs, lab = np.asarray(images, np.float64), np.asarray(labels, np.float64)
+        lam = rng().beta(self.alpha, self.alpha, self.batch_size)
+        if self.is_single:
+            if imgs.ndim != 4 or imgs.shape[0] != self.batch_size or lab.shape[0] != self.batch_size:
+                raise ValueError(f"MixUp: expected a batch of {self.batch_size} images (N, H, W, C) and labels, got "
+                                 f"{imgs.shape} and {lab.shape}; batch the dataset first")
+            shift = list(range(1, self.batch_size)) + [0]
+            li = lam.reshape((-1,) + (1,) * (imgs.ndim - 1))
+            ll = lam.reshape((-1,) + (1,) * (lab.ndim - 1))
+            return imgs * li + imgs[shift] * (1 - li), lab * ll + lab[shift] * (1 - ll)
+        if self._previous is None:
+            lam = np.ones(self.batch_size)
+            prev_img, prev_lab = np.zeros(1), np.zeros(1)
+        else:
+            prev_img, prev_lab = self._previous
+        li = lam.reshape((-1,) + (1,) * min(imgs.ndim, 3))
+        ll = lam.reshape(-1, 1)
+        out = (imgs * li + prev_img * (1 - li), lab * ll + prev_lab * (1 - ll))
+        self._previous = out
+        return out
 
 
 def _encode(who: str, img: Any, fmt: str, **options: Any) -> np.ndarray:
