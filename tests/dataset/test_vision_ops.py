@@ -51,6 +51,9 @@ RANDOM_OPS = {
     "CutOut": (lambda: vision.CutOut(6, 3), (20, 24, 3)),
     "RandomAffine": (lambda: vision.RandomAffine(15, (-0.1, 0.1, 0, 0.1), (0.9, 1.1), 5), (20, 24, 3)),
     "RandomLighting": (lambda: vision.RandomLighting(0.1), (20, 24, 3)),
+    "AutoAugment": (lambda: vision.AutoAugment(), (20, 24, 3)),
+    "RandAugment": (lambda: vision.RandAugment(fill_value=255), (20, 24, 3)),
+    "TrivialAugmentWide": (lambda: vision.TrivialAugmentWide(num_magnitude_bins=31), (20, 24, 3)),
     "UniformAugment": (lambda: vision.UniformAugment([vision.Invert(), vision.HorizontalFlip(),
                                                       vision.Posterize(2)], 2), (20, 24, 3)),
     "RandomSelectSubpolicy": (lambda: vision.RandomSelectSubpolicy([[(vision.Invert(), 0.5)],
@@ -109,6 +112,8 @@ def test_batch_mixing_keeps_shapes_and_mixes_labels():
     (lambda: transforms.RandomApply([], 0.5), "non-empty"),
     (lambda: transforms.PadEnd([2, 2])(np.arange(3)), "axes"),
     (lambda: vision.MixUpBatch()(IMG, np.eye(3)), "batch the dataset"),
+    (lambda: vision.RandAugment(magnitude=40), "magnitude must be in"),
+    (lambda: vision.AutoAugment()(IMG.astype(np.float32)), "must be uint8"),
 ])
 def test_bad_arguments_get_one_line_errors(make, match):
     with pytest.raises((ValueError, TypeError), match=match):

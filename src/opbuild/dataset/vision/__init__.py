@@ -9,6 +9,7 @@ from __future__ import annotations
 from ._common import Border
 from .affine import Affine, RandomAffine
 from .augment import RandomSelectSubpolicy, UniformAugment
+from .autoaugment import AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
 from .basic import HWC2CHW, Decode, Inter, Normalize, Rescale, Resize, decode_image
 from .bbox import (
     RandomCropWithBBox,
@@ -91,4 +92,5 @@ __all__ = ["Inter", "Border", "ConvertMode", "ImageBatchFormat", "SliceMode", "D
            "RandomErasing", "SlicePatches", "ToNumpy", "ToTensor", "ToType",
            "RandomSelectSubpolicy", "UniformAugment", "RandomCropWithBBox", "RandomHorizontalFlipWithBBox",
            "RandomResizedCropWithBBox", "RandomResizeWithBBox", "RandomVerticalFlipWithBBox", "ResizeWithBBox",
-           "MixUp", "RandomLighting", "encode_jpeg", "encode_png", "Affine", "RandomAffine"]
+           "MixUp", "RandomLighting", "encode_jpeg", "encode_png", "Affine", "RandomAffine",
+           "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide"]
