@@ -43,6 +43,8 @@ RANDOM_OPS = {
     "RandomHorizontalFlip": (lambda: vision.RandomHorizontalFlip(0.5), (20, 24, 3)),
     "RandomCrop": (lambda: vision.RandomCrop(8, [2, 2, 2, 2], padding_mode=vision.Border.EDGE), (8, 8, 3)),
     "RandomResizedCrop": (lambda: vision.RandomResizedCrop((10, 12), (0.2, 0.6)), (10, 12, 3)),
+    "RandomCropDecodeResize": (lambda: (lambda img: vision.RandomCropDecodeResize((10, 12), (0.2, 0.6))(
+        vision.encode_png(img))), (10, 12, 3)),
     "RandomRotation": (lambda: vision.RandomRotation(30), (20, 24, 3)),
     "RandomColorAdjust": (lambda: vision.RandomColorAdjust(0.4, 0.4, 0.4, 0.1), (20, 24, 3)),
     "RandomSharpness": (lambda: vision.RandomSharpness(), (20, 24, 3)),
@@ -154,3 +156,22 @@ def test_mixup_across_calls_starts_from_the_input_then_mixes_with_the_previous_r
     img2, lab2 = op(np.full((4, 4, 3), 20, np.uint8), np.array([[1, 0]]))
     assert np.all((img2 >= 10) & (img2 <= 20))
     np.testing.assert_allclose(lab2.sum(axis=1), 1.0)
+
+
+def test_random_perspective_warps_pil_images_with_the_seed():
+    from PIL import Image
+
+    pil = Image.fromarray(IMG)
+    ds.config.set_seed(2)
+    try:
+        a = np.asarray(vision.RandomPerspective(0.6, 1.0)(pil))
+        ds.config.set_seed(2)
+        b = np.asarray(vision.RandomPerspective(0.6, 1.0)(pil))
+    finally:
+        ds.config.reset_seed()
+    assert a.shape == IMG.shape and a.dtype == np.uint8
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, IMG)
+    assert vision.RandomPerspective(0.6, 0.0)(pil) is pil
+    with pytest.raises(ValueError, match="exceeds the image"):
+        vision.FiveCrop(30)(IMG)

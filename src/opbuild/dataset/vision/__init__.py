@@ -2,7 +2,7 @@
 MindSpore's names, defaults and output dtypes: decoding and resizing (basic), geometry (flips, crops, padding,
 rotation), colour and tone, tensor/batch operations and augmentation policies. Random transforms draw from
 the stream ``ds.config.set_seed`` seeds (not MindSpore's stream: random results match in distribution, shape
-and dtype). PIL-image paths (``Decode(to_pil=True)``, ``ToPIL``) are not supported."""
+and dtype). PIL-image operations (``Decode(to_pil=True)``, ``ToPIL``, ``FiveCrop``, ...) use Pillow."""
 
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ from .geometry import (
     Pad,
     PadToSize,
     RandomCrop,
+    RandomCropDecodeResize,
     RandomHorizontalFlip,
     RandomResize,
     RandomResizedCrop,
@@ -62,6 +63,7 @@ from .geometry import (
     Rotate,
     VerticalFlip,
 )
+from .pil_ops import FiveCrop, Grayscale, RandomGrayscale, RandomPerspective, TenCrop, ToPIL
 from .tensor_ops import (
     CutMixBatch,
     CutOut,
@@ -93,4 +95,5 @@ __all__ = ["Inter", "Border", "ConvertMode", "ImageBatchFormat", "SliceMode", "D
            "RandomSelectSubpolicy", "UniformAugment", "RandomCropWithBBox", "RandomHorizontalFlipWithBBox",
            "RandomResizedCropWithBBox", "RandomResizeWithBBox", "RandomVerticalFlipWithBBox", "ResizeWithBBox",
            "MixUp", "RandomLighting", "encode_jpeg", "encode_png", "Affine", "RandomAffine",
-           "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide"]
+           "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide", "FiveCrop", "Grayscale",
+           "RandomGrayscale", "RandomPerspective", "TenCrop", "ToPIL", "RandomCropDecodeResize"]

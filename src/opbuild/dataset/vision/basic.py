@@ -44,14 +44,18 @@ def decode_image(data: np.ndarray) -> np.ndarray:
 
 
 class Decode:
-    """``Decode(to_pil=False)``: image file bytes -> RGB (H, W, 3) uint8."""
+    """``Decode(to_pil=False)``: image file bytes -> RGB (H, W, 3) uint8, or with ``to_pil`` a PIL RGB image."""
 
     def __init__(self, to_pil: bool = False) -> None:
-        if to_pil:
-            raise NotImplementedError("Decode(to_pil=True): PIL images are not supported; use to_pil=False")
+        self.to_pil = bool(to_pil)
 
-    def __call__(self, img: Any) -> np.ndarray:
-        return decode_image(img)
+    def __call__(self, img: Any) -> Any:
+        arr = decode_image(img)
+        if not self.to_pil:
+            return arr
+        from PIL import Image  # present: decode_image needed it
+
+        return Image.fromarray(arr)
 
 
 def _image(who: str, img: Any) -> np.ndarray:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ._common import Border, image, pad, padding4, probability, rng, size_pair
-from .basic import Inter, Resize
+from .basic import Inter, Resize, decode_image
 
 
 class HorizontalFlip:
@@ -203,6 +203,14 @@ class RandomResizedCrop:
         return self.resize(_crop(arr, top, left, ch, cw))
 
 
+class RandomCropDecodeResize(RandomResizedCrop):
+    """``RandomCropDecodeResize(size, scale=(0.08, 1.0), ratio=(3/4, 4/3), interpolation=Inter.BILINEAR,
+    max_attempts=10)``: ``Decode`` then ``RandomResizedCrop`` of the encoded image bytes."""
+
+    def __call__(self, img: Any) -> np.ndarray:
+        return super().__call__(decode_image(img))
+
+
 class RandomResize:
     """``RandomResize(size)``: ``Resize(size)`` with a randomly chosen interpolation (LINEAR or NEAREST
     here)."""
@@ -294,5 +302,5 @@ class RandomRotation:
 
 
 __all__ = ["HorizontalFlip", "VerticalFlip", "RandomHorizontalFlip", "RandomVerticalFlip", "Crop", "CenterCrop",
-           "Pad", "PadToSize", "RandomCrop", "ResizedCrop", "RandomResizedCrop", "RandomResize", "Rotate",
-           "RandomRotation", "rotate", "warp"]
+           "Pad", "PadToSize", "RandomCrop", "ResizedCrop", "RandomResizedCrop", "RandomCropDecodeResize",
+           "RandomResize", "Rotate", "RandomRotation", "rotate", "warp"]
