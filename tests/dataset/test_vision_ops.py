@@ -175,3 +175,12 @@ def test_random_perspective_warps_pil_images_with_the_seed():
     assert vision.RandomPerspective(0.6, 0.0)(pil) is pil
     with pytest.raises(ValueError, match="exceeds the image"):
         vision.FiveCrop(30)(IMG)
+
+
+def test_mixup_with_a_smaller_batch_size_broadcasts_its_weights():
+    imgs = np.random.RandomState(1).randint(0, 255, (4, 6, 6, 3)).astype(np.uint8)
+    labels = np.eye(4)[:, None, :].repeat(3, axis=1)
+    out, lab = vision.MixUp(batch_size=1, alpha=0.2)(imgs, labels)
+    assert out.shape == (4, 6, 6, 3) and out.dtype == np.float64 and lab.shape == (4, 3, 4)
+    with pytest.raises(ValueError, match="exceeds the batch"):
+        vision.MixUp(batch_size=6, alpha=0.2)(imgs, np.eye(4))

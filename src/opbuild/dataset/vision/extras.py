@@ -46,10 +46,14 @@ class MixUp:
         imgs, lab = np.asarray(images, np.float64), np.asarray(labels, np.float64)
         lam = rng().beta(self.alpha, self.alpha, self.batch_size)
         if self.is_single:
-            if imgs.ndim != 4 or imgs.shape[0] != self.batch_size or lab.shape[0] != self.batch_size:
-                raise ValueError(f"MixUp: expected a batch of {self.batch_size} images (N, H, W, C) and labels, got "
-                                 f"{imgs.shape} and {lab.shape}; batch the dataset first")
+            # MindSpore's index: each of the first batch_size samples mixes with the next one (cyclically);
+            # the weights broadcast over the batch.
+            if imgs.ndim != 4 or lab.shape[0] != imgs.shape[0]:
+                raise ValueError(f"MixUp: expected a batch of images (N, H, W, C) and N labels, got {imgs.shape} "
+                                 f"and {lab.shape}; batch the dataset first")
             shift = list(range(1, self.batch_size)) + [0]
+            if max(shift) >= imgs.shape[0]:
+                raise ValueError(f"MixUp: batch_size {self.batch_size} exceeds the batch of {imgs.shape[0]} images")
             li = lam.reshape((-1,) + (1,) * (imgs.ndim - 1))
             ll = lam.reshape((-1,) + (1,) * (lab.ndim - 1))
             return imgs * li + imgs[shift] * (1 - li), lab * ll + lab[shift] * (1 - ll)
