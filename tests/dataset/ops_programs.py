@@ -18,6 +18,7 @@ def cases(vision, transforms, ds) -> dict:
     x = _inputs()
     img, low, flt = x["img"], x["low"], x["float"]
     # MindSpore's bounding-box operations write into the box array they are given: each case gets a copy.
+    corners = [[0, 0], [11, 0], [11, 8], [0, 8]]
     fimg, boxes = img.astype(np.float32), np.array([[1, 2, 4, 3], [6, 5, 5, 4]], np.float32)
     R = transforms.Relational
     return {
@@ -98,6 +99,10 @@ def cases(vision, transforms, ds) -> dict:
         "grayscale_3": lambda: np.asarray(vision.Grayscale(3)(vision.ToPIL()(img))),
         "random_grayscale_1": lambda: np.asarray(vision.RandomGrayscale(1.0)(vision.ToPIL()(img))),
         "decode_to_pil": lambda: np.asarray(vision.Decode(to_pil=True)(vision.encode_png(img))),
+        "perspective_nearest": lambda: vision.Perspective(corners, [[1, 0], [10, 1], [11, 8], [0, 7]],
+                                                          vision.Inter.NEAREST)(img),
+        "perspective_linear": lambda: vision.Perspective(corners, [[2, 1], [11, 0], [9, 8], [1, 6]],
+                                                         vision.Inter.BILINEAR)(img),
         "mask": lambda: transforms.Mask(R.GE, 2)(np.array([1, 2, 3])),
         "mask_ne_int": lambda: transforms.Mask(R.NE, 2, _ms("int32"))(np.array([1, 2, 3])),
         "mask_str": lambda: transforms.Mask(R.EQ, "b")(np.array(["a", "b"])),

@@ -63,6 +63,7 @@ from .geometry import (
     Rotate,
     VerticalFlip,
 )
+from .perspective import Perspective
 from .pil_ops import FiveCrop, Grayscale, RandomGrayscale, RandomPerspective, TenCrop, ToPIL
 from .tensor_ops import (
     CutMixBatch,
@@ -96,4 +97,5 @@ __all__ = ["Inter", "Border", "ConvertMode", "ImageBatchFormat", "SliceMode", "D
            "RandomResizedCropWithBBox", "RandomResizeWithBBox", "RandomVerticalFlipWithBBox", "ResizeWithBBox",
            "MixUp", "RandomLighting", "encode_jpeg", "encode_png", "Affine", "RandomAffine",
            "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide", "FiveCrop", "Grayscale",
-           "RandomGrayscale", "RandomPerspective", "TenCrop", "ToPIL", "RandomCropDecodeResize"]
+           "RandomGrayscale", "RandomPerspective", "TenCrop", "ToPIL", "RandomCropDecodeResize",
+           "Perspective"]

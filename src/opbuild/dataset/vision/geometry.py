@@ -223,11 +223,16 @@ class RandomResize:
 
 
 def warp(arr: np.ndarray, inverse: np.ndarray, out_hw: tuple[int, int], resample: Inter, fill: Any) -> np.ndarray:
-    """Sample ``arr`` at ``inverse @ (x, y, 1)`` for every output pixel (nearest or bilinear; ``fill`` outside)."""
+    """Sample ``arr`` at ``inverse @ (x, y, 1)`` for every output pixel (a 2x3 affine or 3x3 projective map,
+    nearest or bilinear; ``fill`` outside)."""
     h, w = arr.shape[:2]
     yy, xx = np.mgrid[0:out_hw[0], 0:out_hw[1]].astype(np.float64)
     sx = inverse[0, 0] * xx + inverse[0, 1] * yy + inverse[0, 2]
     sy = inverse[1, 0] * xx + inverse[1, 1] * yy + inverse[1, 2]
+    if inverse.shape[0] == 3:
+        z = inverse[2, 0] * xx + inverse[2, 1] * yy + inverse[2, 2]
+        z = np.where(np.abs(z) > 1e-12, z, 1e-12)
+        sx, sy = sx / z, sy / z
     fills = np.broadcast_to(np.asarray(fill, np.float64), arr.shape[2:])
     src = arr.astype(np.float64)
     tail = (...,) + (None,) * (arr.ndim - 2)
