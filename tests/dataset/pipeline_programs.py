@@ -50,7 +50,28 @@ def cases(ds, ms) -> dict:
         s.parse_columns({"image": {"shape": [3, 3], "type": "int8"}, "label": {"shape": [1], "type": "int8"}})
         return np.array([json.dumps(c, sort_keys=True) for c in json.loads(s.to_json())["columns"]])
 
+    def bucket():
+        def gen():
+            for i in range(8):
+                yield (np.array([i]), np.array(list(range(i + 1))))
+
+        d = ds.GeneratorDataset(gen, ["col1", "col2"], shuffle=False)
+        d = d.bucket_batch_by_length(["col1", "col2"], [5, 10], [2, 1, 1],
+                                     lambda a, b: max(len(a), len(b)), {"col2": ([None], -1)}, True)
+        return np.array([str(np.asarray(v).tolist()) for row in d.create_tuple_iterator(num_epochs=1,
+                                                                                        output_numpy=True)
+                         for v in row])
+
+    def bucket_plain():
+        d = ds.GeneratorDataset(lambda: ((np.arange(i % 4 + 1),) for i in range(9)), ["c"], shuffle=False)
+        d = d.bucket_batch_by_length(["c"], [2, 3], [3, 2, 2], pad_info={"c": (None, 0)})
+        return np.array([str(np.asarray(v).tolist()) for row in d.create_tuple_iterator(num_epochs=1,
+                                                                                        output_numpy=True)
+                         for v in row])
+
     return {
+        "bucket_batch": bucket,
+        "bucket_batch_default_length": bucket_plain,
         "batch_size": lambda: np.array(ds.GeneratorDataset(list(range(10)), "c").batch(2).get_batch_size()),
         "batch_size_none": lambda: np.array(ds.GeneratorDataset(list(range(10)), "c").get_batch_size()),
         "repeat_count": lambda: np.array(ds.GeneratorDataset(list(range(10)), "c").repeat(5).get_repeat_count()),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -118,11 +119,83 @@ class FakeImageDataset(_RandomAccessSource):
         return img, np.array(gen.integers(0, self.num_classes), np.uint32)
 
 
-def zip(datasets: Sequence[Dataset]) -> Dataset:  # noqa: A001  (MindSpore's name)
+def _pad_stack(values: list[np.ndarray], shape: Sequence[int | None] | None, value: Any) -> np.ndarray:
+    """Rows padded at the end of each axis to ``shape`` (None: the batch's largest) and stacked."""
+    ndim = values[0].ndim
+    target = [max(v.shape[i] for v in values) for i in range(ndim)]
+    if shape is not None:
+        target = [t if s is None else int(s) for t, s in builtins.zip(target, shape, strict=True)]
+    out = np.full((len(values), *target), 0 if value is None else value, dtype=values[0].dtype)
+    for i, v in enumerate(values):
+        region = tuple(slice(0, min(a, b)) for a, b in builtins.zip(v.shape, target, strict=True))
+        out[(i, *region)] = v[region]
+    return out
+
+
+class BucketBatchDataset(Dataset):
+    """Rows grouped into buckets by length, each bucket batched at its own size, padded per ``pad_info``
+    (see :meth:`PipelineExtras.bucket_batch_by_length`)."""
+
+    def __init__(self, child: Dataset, column_names: Sequence[str], bucket_boundaries: Sequence[int],
+                 bucket_batch_sizes: Sequence[int], element_length_function: Callable[..., int] | None,
+                 pad_info: Mapping[str, tuple[Any, Any]] | None, pad_to_bucket_boundary: bool,
+                 drop_remainder: bool) -> None:
+        super().__init__(child)
+        bounds = list(bucket_boundaries)
+        if not bounds or any(b <= 0 for b in bounds) or bounds != sorted(set(bounds)):
+            raise ValueError(f"bucket_batch_by_length: bucket_boundaries must be increasing positive ints, got "
+                             f"{bucket_boundaries!r}")
+        if len(bucket_batch_sizes) != len(bounds) + 1 or any(b <= 0 for b in bucket_batch_sizes):
+            raise ValueError(f"bucket_batch_by_length: bucket_batch_sizes needs {len(bounds) + 1} positive sizes "
+                             f"(one per bucket), got {bucket_batch_sizes!r}")
+        names = child._column_names()
+        self._in_idx = [names.index(c) for c in column_names]
+        self.bounds, self.sizes = bounds, list(bucket_batch_sizes)
+        self.length_fn, self.pad_info = element_length_function, dict(pad_info or {})
+        self.pad_to_boundary, self.drop_remainder = bool(pad_to_bucket_boundary), bool(drop_remainder)
+
+    def _column_names(self) -> list[str]:
+        return self._child._column_names()
+
+    def _size(self) -> int | None:
+        return None
+
+    def _batch(self, rows: list[Row], bucket: int) -> Row:
+        names = self._column_names()
+        out = []
+        for c, name in enumerate(names):
+            values = [np.asarray(r[c]) for r in rows]
+            if name in self.pad_info:
+                shape, value = self.pad_info[name]
+                if self.pad_to_boundary and bucket < len(self.bounds) and values[0].ndim:
+                    shape = [self.bounds[bucket] - 1] + list(shape or [None] * values[0].ndim)[1:]
+                out.append(_pad_stack(values, shape, value))
+            else:
+                out.append(np.stack(values))
+        return tuple(out)
+
+    def _rows(self, epoch: int, seed: int) -> Iterator[Row]:
+        pending: list[list[Row]] = [[] for _ in self.sizes]
+        for row in self._child._rows(epoch, seed):
+            args = [row[i] for i in self._in_idx]
+            length = int(self.length_fn(*args)) if self.length_fn else len(np.asarray(args[0]))
+            bucket = sum(1 for b in self.bounds if length >= b)
+            pending[bucket].append(row)
+            if len(pending[bucket]) == self.sizes[bucket]:
+                yield self._batch(pending[bucket], bucket)
+                pending[bucket] = []
+        if not self.drop_remainder:
+            for bucket, rows in enumerate(pending):
+                if rows:
+                    yield self._batch(rows, bucket)
+
+
+def zip(datasets: Sequence[Dataset]) -> Dataset:  # noqa: A001  (MindSpore's name; the module uses builtins.zip)
     """``ds.zip((ds1, ds2, ...))``: the datasets' columns side by side (as many rows as the shortest)."""
     if not isinstance(datasets, (list, tuple)) or len(datasets) < 2:
         raise TypeError("zip: pass a tuple of at least two datasets")
     return datasets[0].zip(list(datasets[1:]))
 
 
-__all__ = ["Sampler", "FlatMapDataset", "SyncWaitDataset", "PaddedDataset", "FakeImageDataset", "zip"]
+__all__ = ["Sampler", "BucketBatchDataset", "FlatMapDataset", "SyncWaitDataset", "PaddedDataset",
+           "FakeImageDataset", "zip"]

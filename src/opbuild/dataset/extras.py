@@ -1,7 +1,7 @@
 """Dataset methods beyond the core pipeline: ``apply``, ``flat_map``, ``get_batch_size``,
-``get_repeat_count``, ``output_shapes``/``output_types``, ``use_sampler``/``add_sampler`` and
-``sync_wait``/``sync_update``. ``Dataset`` inherits them from :class:`PipelineExtras`; the nodes they build
-live in dataset/extra_nodes.py."""
+``get_repeat_count``, ``output_shapes``/``output_types``, ``use_sampler``/``add_sampler``,
+``bucket_batch_by_length`` and ``sync_wait``/``sync_update``. ``Dataset`` inherits them from
+:class:`PipelineExtras`; the nodes they build live in dataset/extra_nodes.py."""
 
 from __future__ import annotations
 
@@ -94,6 +94,17 @@ class PipelineExtras:
         if src is not None and src._sampler is not None:
             new_sampler.add_child(src._sampler)
         self.use_sampler(new_sampler)
+
+    def bucket_batch_by_length(self, column_names: Any, bucket_boundaries: Any, bucket_batch_sizes: Any,
+                               element_length_function: Callable[..., int] | None = None, pad_info: Any = None,
+                               pad_to_bucket_boundary: bool = False, drop_remainder: bool = False) -> Any:
+        """Batch rows by length: bucket i holds lengths in [boundary[i-1], boundary[i]) and is batched at
+        ``bucket_batch_sizes[i]``; ``pad_info`` {column: (shape or None, value)} pads those columns (to the
+        bucket's boundary - 1 along the first axis with ``pad_to_bucket_boundary``)."""
+        names = [column_names] if isinstance(column_names, str) else list(column_names)
+        return _nodes().BucketBatchDataset(self, names, bucket_boundaries, bucket_batch_sizes,
+                                           element_length_function, pad_info, pad_to_bucket_boundary,
+                                           drop_remainder)
 
     def sync_wait(self, condition_name: str, num_batch: int = 1, callback: Callable[[Any], Any] | None = None) -> Any:
         """A barrier named ``condition_name``: ``sync_update`` on the pipeline calls ``callback`` with its data.
