@@ -1,5 +1,6 @@
 """Generate the tables of docs/mindspore-compat.md from the code (the functional API's names and
-signatures, the primitive classes, the Tensor methods, the nn layers), between the markers in that file.
+signatures, the primitive classes, the Tensor methods, the nn layers, the dataset operations), between the
+markers in that file.
 
     python scripts/gen_compat_table.py          # rewrite the tables in place
     python scripts/gen_compat_table.py --check  # exit 1 if the committed tables are stale
@@ -9,7 +10,9 @@ tests/compat/test_docs.py runs the check, so the document cannot drift from the 
 
 from __future__ import annotations
 
+import enum
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -54,7 +57,32 @@ def tables() -> str:
             continue
         init, call = _sig(cls.__init__).replace("(self, ", "(").replace("(self)", "()"), _sig(cls.construct)
         lines.append(f"| `{name}` | `{name}{init}` | `{call.replace('(self, ', '(').replace('(self)', '()')}` |")
+    lines += _dataset_tables()
     return "\n".join(lines) + "\n"
+
+
+def _dataset_tables() -> list[str]:
+    """The operations of ``opbuild.dataset.audio``, ``text``, ``vision`` and ``transforms`` with their
+    constructor signatures (functions with their own)."""
+    from opbuild.dataset import audio, text, transforms, vision
+
+    lines: list[str] = []
+    for label, mod in (("audio", audio), ("text", text), ("vision", vision), ("transforms", transforms)):
+        lines += ["", f"### Dataset {label} operations (`opbuild.dataset.{label}`)", "",
+                  "| name | signature |", "|---|---|"]
+        for name in sorted(mod.__all__):
+            obj = getattr(mod, name)
+            if isinstance(obj, type) and issubclass(obj, enum.Enum):
+                lines.append(f"| `{name}` | enum: {', '.join(m.name for m in obj)} |")
+                continue
+            target = obj.__init__ if isinstance(obj, type) else obj
+            try:
+                sig = _sig(target).replace("(self, ", "(").replace("(self)", "()")
+                sig = re.sub(r"<(\w+\.\w+): [^>]*>", r"\1", sig)  # enum defaults as MindSpore writes them
+            except (TypeError, ValueError):
+                sig = "()"
+            lines.append(f"| `{name}` | `{name}{sig}` |")
+    return lines
 
 
 def render(text: str) -> str:

@@ -7,8 +7,9 @@
 
 from __future__ import annotations
 
-from . import config, transforms, vision
+from . import audio, config, text, transforms, vision
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
+from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (
     DistributedSampler,
@@ -18,9 +19,11 @@ from .samplers import (
     SubsetRandomSampler,
     SubsetSampler,
 )
+from .schema import Schema
 from .sources import GeneratorDataset, NumpySlicesDataset, sample_indices
 
 __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", "TupleIterator", "DictIterator",
            "NumpySlicesDataset", "GeneratorDataset", "sample_indices", "MnistDataset", "Cifar10Dataset",
            "ImageFolderDataset", "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
-           "SubsetSampler", "SubsetRandomSampler", "vision", "transforms"]
+           "SubsetSampler", "SubsetRandomSampler", "vision", "transforms", "audio", "text",
+           "Schema", "PaddedDataset", "FakeImageDataset", "zip"]

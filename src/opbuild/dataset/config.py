@@ -13,6 +13,7 @@ from ..core import config as _context
 
 _lock = threading.Lock()
 _override: list[int | None] = [None]  # a one-slot box: read and written under _lock
+_generation = [0]  # counts set_seed calls, so random transforms restart their stream on each
 
 
 def set_seed(seed: int) -> None:
@@ -24,6 +25,13 @@ def set_seed(seed: int) -> None:
         raise ValueError(f"dataset seed must be an int in [0, 2**32 - 1], got {seed!r}")
     with _lock:
         _override[0] = seed
+        _generation[0] += 1
+
+
+def seed_generation() -> int:
+    """How many times :func:`set_seed` was called: random transforms restart their stream when it changes."""
+    with _lock:
+        return _generation[0]
 
 
 def get_seed() -> int:

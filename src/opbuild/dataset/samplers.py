@@ -44,14 +44,31 @@ class Sampler:
         raise NotImplementedError
 
     def indices(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
-        """The row indices of one epoch."""
-        order = self._all(num_rows, rng)
+        """The row indices of one epoch (with a child sampler: this sampler picks among the child's)."""
+        child = getattr(self, "_child_sampler", None)
+        if child is not None:
+            pool = child.indices(num_rows, rng)
+            order = pool[self._all(len(pool), rng)]
+        else:
+            order = self._all(num_rows, rng)
         return order[:self.num_samples] if self.num_samples else order
 
     def size(self, num_rows: int) -> int:
         """The number of rows one epoch reads."""
-        n = len(self._all(num_rows, np.random.default_rng(0)))
+        n = len(self.indices(num_rows, np.random.default_rng(0)))
         return min(n, self.num_samples) if self.num_samples else n
+
+    def add_child(self, sampler: Sampler) -> None:
+        """Chain ``sampler`` below this one: this sampler then samples from the indices the child gives."""
+        if not isinstance(sampler, Sampler):
+            raise TypeError(f"add_child: expected a dataset sampler, got {type(sampler).__name__}")
+        if getattr(self, "_child_sampler", None) is not None:
+            raise RuntimeError("add_child: this sampler already has a child sampler")
+        self._child_sampler: Sampler | None = sampler
+
+    def get_child(self) -> Sampler | None:
+        """The child sampler added by :meth:`add_child` (None when there is none)."""
+        return getattr(self, "_child_sampler", None)
 
     def get_num_samples(self) -> int | None:
         """``num_samples`` as given (None: every row)."""

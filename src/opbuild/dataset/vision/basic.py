@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from .cubic import resize_cubic
+
 
 class Inter(enum.IntEnum):
     """Interpolation modes of ``Resize`` (MindSpore's ``vision.Inter``)."""
@@ -42,14 +44,18 @@ def decode_image(data: np.ndarray) -> np.ndarray:
 
 
 class Decode:
-    """``Decode(to_pil=False)``: image file bytes -> RGB (H, W, 3) uint8."""
+    """``Decode(to_pil=False)``: image file bytes -> RGB (H, W, 3) uint8, or with ``to_pil`` a PIL RGB image."""
 
     def __init__(self, to_pil: bool = False) -> None:
-        if to_pil:
-            raise NotImplementedError("Decode(to_pil=True): PIL images are not supported; use to_pil=False")
+        self.to_pil = bool(to_pil)
 
-    def __call__(self, img: Any) -> np.ndarray:
-        return decode_image(img)
+    def __call__(self, img: Any) -> Any:
+        arr = decode_image(img)
+        if not self.to_pil:
+            return arr
+        from PIL import Image  # present: decode_image needed it
+
+        return Image.fromarray(arr)
 
 
 def _image(who: str, img: Any) -> np.ndarray:
@@ -121,7 +127,7 @@ def _resize_nearest(img: np.ndarray, h: int, w: int) -> np.ndarray:
 
 class Resize:
     """``Resize(size, interpolation=Inter.LINEAR)``: ``size`` (h, w), or an int for the shorter side (the
-    other keeps the aspect ratio). LINEAR and NEAREST are supported; the dtype is kept."""
+    other keeps the aspect ratio). LINEAR, NEAREST and CUBIC are supported; the dtype is kept."""
 
     def __init__(self, size: int | Sequence[int], interpolation: Inter = Inter.LINEAR) -> None:
         if isinstance(size, int) and not isinstance(size, bool):
@@ -132,9 +138,9 @@ class Resize:
             raise TypeError(f"Resize: size must be an int or a (height, width) pair, got {size!r}")
         if any(s <= 0 for s in sizes):
             raise ValueError(f"Resize: size must be positive, got {size!r}")
-        if Inter(interpolation) not in (Inter.LINEAR, Inter.NEAREST):
+        if Inter(interpolation) not in (Inter.LINEAR, Inter.NEAREST, Inter.CUBIC):
             raise NotImplementedError(f"Resize: interpolation {Inter(interpolation).name} is not supported; use "
-                                      "Inter.LINEAR or Inter.NEAREST")
+                                      "Inter.LINEAR, Inter.NEAREST or Inter.CUBIC")
         self.size, self.interpolation = sizes, Inter(interpolation)
 
     def __call__(self, img: Any) -> np.ndarray:
@@ -148,6 +154,8 @@ class Resize:
             nh, nw = int(h * self.size[0] / w), self.size[0]
         if self.interpolation == Inter.NEAREST:
             return _resize_nearest(arr, nh, nw)
+        if self.interpolation == Inter.CUBIC:
+            return resize_cubic(arr, nh, nw)
         if arr.dtype == np.uint8:
             return _resize_linear_u8(arr, nh, nw)
         return _resize_linear(arr, nh, nw)

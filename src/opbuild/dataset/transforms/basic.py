@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.dtypes import dtype_of
+from ...core.dtypes import dtype_of
 
 
 class Compose:
@@ -56,6 +56,8 @@ class OneHot:
 
     def __call__(self, label: Any) -> np.ndarray:
         arr = np.asarray(label)
+        if arr.ndim == 2 and arr.shape[1] == 1:  # a column of labels: MindSpore gives (N, num_classes)
+            arr = arr[:, 0]
         if not np.issubdtype(arr.dtype, np.integer):
             raise TypeError(f"OneHot: labels must be integers, got {arr.dtype}")
         if arr.size and (arr.min() < 0 or arr.max() >= self.num_classes):

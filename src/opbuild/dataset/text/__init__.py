@@ -1,0 +1,51 @@
+"""``mindspore.dataset.text``: tokenizers, vocabularies and string transforms on NumPy string arrays (in
+``Dataset.map`` or eagerly), with MindSpore's names, defaults and output types (``<U`` string arrays, uint32
+byte offsets, int32 ids). Tokenizers needing external segmenters or models (``JiebaTokenizer``,
+``SentencePieceTokenizer``) raise an error naming the library to use instead."""
+
+from __future__ import annotations
+
+import enum
+
+from ._common import NormalizeForm
+from .tokenizers import (
+    BasicTokenizer,
+    BertTokenizer,
+    JiebaTokenizer,
+    PythonTokenizer,
+    RegexTokenizer,
+    SentencePieceTokenizer,
+    UnicodeCharTokenizer,
+    UnicodeScriptTokenizer,
+    WhitespaceTokenizer,
+    WordpieceTokenizer,
+)
+from .transforms import (
+    AddToken,
+    CaseFold,
+    FilterWikipediaXML,
+    Ngram,
+    NormalizeUTF8,
+    RegexReplace,
+    SlidingWindow,
+    Truncate,
+    TruncateSequencePair,
+    to_bytes,
+    to_str,
+)
+from .vocab import Lookup, ToNumber, Vocab
+
+
+class JiebaMode(enum.IntEnum):
+    """Segmentation modes of JiebaTokenizer (which is not available)."""
+
+    MIX = 0
+    MP = 1
+    HMM = 2
+
+
+__all__ = ["NormalizeForm", "JiebaMode", "BasicTokenizer", "BertTokenizer", "JiebaTokenizer", "PythonTokenizer",
+           "RegexTokenizer", "SentencePieceTokenizer", "UnicodeCharTokenizer", "UnicodeScriptTokenizer",
+           "WhitespaceTokenizer", "WordpieceTokenizer", "AddToken", "CaseFold", "FilterWikipediaXML", "Ngram",
+           "NormalizeUTF8", "RegexReplace", "SlidingWindow", "Truncate", "TruncateSequencePair", "to_bytes",
+           "to_str", "Lookup", "ToNumber", "Vocab"]
