@@ -6,6 +6,8 @@ and dtype). PIL-image operations (``Decode(to_pil=True)``, ``ToPIL``, ``FiveCrop
 
 from __future__ import annotations
 
+# The five colour adjustments (dataset/vision_adjust.py) match MindSpore's uint8 results bit for bit.
+from ..vision_adjust import AdjustBrightness, AdjustContrast, AdjustGamma, AdjustSaturation, AdjustSharpness
 from ._common import Border
 from .affine import Affine, RandomAffine
 from .augment import RandomSelectSubpolicy, UniformAugment
@@ -20,12 +22,7 @@ from .bbox import (
     ResizeWithBBox,
 )
 from .color import (
-    AdjustBrightness,
-    AdjustContrast,
-    AdjustGamma,
     AdjustHue,
-    AdjustSaturation,
-    AdjustSharpness,
     AutoContrast,
     ConvertColor,
     ConvertMode,

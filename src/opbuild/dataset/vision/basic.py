@@ -206,14 +206,3 @@ class HWC2CHW:
 
 
 __all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "decode_image"]
-
-# MindSpore's colour transforms (dataset/vision_adjust.py), in this namespace as in MindSpore's.
-from .vision_adjust import (  # noqa: E402
-    AdjustBrightness,
-    AdjustContrast,
-    AdjustGamma,
-    AdjustSaturation,
-    AdjustSharpness,
-)
-
-__all__ += ["AdjustBrightness", "AdjustContrast", "AdjustGamma", "AdjustSaturation", "AdjustSharpness"]

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..vision_adjust import AdjustBrightness, AdjustContrast, AdjustGamma, AdjustSaturation, AdjustSharpness
 from ._common import gray, image, like, probability, rng
 
 
@@ -17,62 +18,12 @@ def _rgb(who: str, img: Any) -> np.ndarray:
     return image(who, img, (3,))
 
 
-class AdjustBrightness:
-    """``AdjustBrightness(brightness_factor)``: pixels scaled by ``brightness_factor`` (>= 0)."""
-
-    def __init__(self, brightness_factor: float) -> None:
-        if brightness_factor < 0:
-            raise ValueError(f"AdjustBrightness: brightness_factor must be non-negative, got {brightness_factor!r}")
-        self.factor = float(brightness_factor)
-
-    def __call__(self, img: Any) -> np.ndarray:
-        arr = _rgb("AdjustBrightness", img)
-        return like(arr.astype(np.float64) * self.factor, arr.dtype)
 
 
-class AdjustContrast:
-    """``AdjustContrast(contrast_factor)``: blend with the mean grey level: ``mean + f * (x - mean)``."""
-
-    def __init__(self, contrast_factor: float) -> None:
-        if contrast_factor < 0:
-            raise ValueError(f"AdjustContrast: contrast_factor must be non-negative, got {contrast_factor!r}")
-        self.factor = float(contrast_factor)
-
-    def __call__(self, img: Any) -> np.ndarray:
-        arr = _rgb("AdjustContrast", img)
-        mean = np.rint(gray(arr).mean())  # MindSpore blends with the rounded mean grey level
-        return like(arr.astype(np.float64) * self.factor + mean * (1 - self.factor), arr.dtype)
 
 
-class AdjustSaturation:
-    """``AdjustSaturation(saturation_factor)``: blend with the grey image: ``gray + f * (x - gray)``."""
-
-    def __init__(self, saturation_factor: float) -> None:
-        if saturation_factor < 0:
-            raise ValueError(f"AdjustSaturation: saturation_factor must be non-negative, got {saturation_factor!r}")
-        self.factor = float(saturation_factor)
-
-    def __call__(self, img: Any) -> np.ndarray:
-        arr = _rgb("AdjustSaturation", img)
-        g = gray(arr)[..., None]
-        return like(arr.astype(np.float64) * self.factor + g * (1 - self.factor), arr.dtype)
 
 
-class AdjustGamma:
-    """``AdjustGamma(gamma, gain=1.0)``: ``gain * x ** gamma`` on [0, 1]-scaled uint8 pixels (raw values
-    for float images)."""
-
-    def __init__(self, gamma: float, gain: float = 1.0) -> None:
-        if gamma < 0:
-            raise ValueError(f"AdjustGamma: gamma must be non-negative, got {gamma!r}")
-        self.gamma, self.gain = float(gamma), float(gain)
-
-    def __call__(self, img: Any) -> np.ndarray:
-        arr = image("AdjustGamma", img)
-        if arr.dtype == np.uint8:
-            lut = like(255.0 * self.gain * (np.arange(256) / 255.0) ** self.gamma, np.dtype(np.uint8))
-            return lut[arr]
-        return (self.gain * np.power(arr.astype(np.float64), self.gamma)).astype(arr.dtype)
 
 
 def rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
@@ -129,18 +80,6 @@ def _smooth(arr: np.ndarray) -> np.ndarray:
     return out
 
 
-class AdjustSharpness:
-    """``AdjustSharpness(sharpness_factor)``: blend with a smoothed image (0 blurs, 1 keeps, 2 sharpens)."""
-
-    def __init__(self, sharpness_factor: float) -> None:
-        if sharpness_factor < 0:
-            raise ValueError(f"AdjustSharpness: sharpness_factor must be non-negative, got {sharpness_factor!r}")
-        self.factor = float(sharpness_factor)
-
-    def __call__(self, img: Any) -> np.ndarray:
-        arr = image("AdjustSharpness", img)
-        degenerate = like(_smooth(arr), arr.dtype).astype(np.float64)
-        return like(degenerate * (1 - self.factor) + arr.astype(np.float64) * self.factor, arr.dtype)
 
 
 class Invert:
