@@ -1,0 +1,155 @@
+"""Cases of the ``nn`` layers and losses (and their ``ops`` functional forms), written once against a
+MindSpore-shaped namespace: scripts/record_nn_layers.py runs them on real MindSpore 2.10 (PyNative, CPU) and
+stores inputs, outputs and gradients in tests/fixtures/ms_nn_layers.npz; tests/nn/test_ms_nn_layers.py runs them
+on opbuild and compares.
+
+Each case is ``name -> (fn(ms, nn, ops, *tensors), inputs, grad)``; ``fn`` returns a Tensor or a tuple of them.
+With ``grad`` the recorder also stores the gradient of ``sum(fn(...))`` (the first output) with respect to every
+float input (``True``) or to the inputs at the given positions (a tuple), through ``ms.grad``. MindSpore's
+KLDivLoss, BCELoss, BCEWithLogitsLoss and MultiMarginLoss give zero gradients for their labels and weights
+(their backward treats them as constants); opbuild differentiates them, so those cases compare the logits'.
+This module imports neither MindSpore nor opbuild.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+RNG = np.random.default_rng(25)
+
+
+def _f32(*shape: int, low: float = -2.0, high: float = 2.0) -> np.ndarray:
+    return RNG.uniform(low, high, shape).astype(np.float32)
+
+
+def _i(values, dtype=np.int32) -> np.ndarray:
+    return np.asarray(values, dtype)
+
+
+X = _f32(4, 5)
+Y = _f32(4, 5)
+P = _f32(4, 5, low=0.05, high=0.95)
+T01 = (RNG.uniform(0, 1, (4, 5)) > 0.5).astype(np.float32)
+PM1 = np.where(RNG.uniform(0, 1, (4, 5)) > 0.5, 1.0, -1.0).astype(np.float32)
+CLS = _i([1, 0, 4, 2])
+CLS64 = _i([1, 0, 4, 2], np.int64)
+CLS_IGN = _i([1, -100, 4, 2])
+W5 = _f32(5, low=0.2, high=2.0)
+W45 = _f32(4, 5, low=0.2, high=2.0)
+LOGP = np.log(np.exp(X) / np.exp(X).sum(1, keepdims=True)).astype(np.float32)
+X3 = _f32(2, 3, 4)
+CLS3 = _i([[0, 2, 1, 1], [2, 2, 0, 1]])
+ML_T = _i([[3, 0, -1, 1, 2], [1, -1, 0, 0, 0], [4, 3, 2, 1, 0], [-1, 1, 1, 1, 1]])
+V8 = _f32(6, 8)
+PM1_6 = _f32(6, low=-1, high=1)
+PM1_6 = np.where(PM1_6 > 0, 1.0, -1.0).astype(np.float32)
+VAR = _f32(4, 5, low=0.01, high=2.0)
+RATE = _f32(4, 5, low=0.0, high=3.0).round()
+
+
+def _bind(make, reduction: str) -> Callable:
+    return lambda ms, nn, ops, *t: make(ms, nn, ops, reduction, *t)
+
+
+def _reductions(prefix: str, make, inputs, grad: bool | tuple[int, ...] = True,
+                reductions=("mean", "sum", "none")) -> dict:
+    """One case per reduction of ``make(ms, nn, ops, reduction, *tensors)``."""
+    return {f"{prefix}_{r}": (_bind(make, r), inputs, grad) for r in reductions}
+
+
+CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    **_reductions("l1_loss", lambda ms, nn, ops, r, x, y: ops.l1_loss(x, y, r), [X, Y]),
+    **_reductions("MAELoss", lambda ms, nn, ops, r, x, y: nn.MAELoss(r)(x, y), [X, Y]),
+    "MAELoss_broadcast": (lambda ms, nn, ops, x, y: nn.MAELoss()(x, y), [X, Y[:1]], True),
+    "RMSELoss": (lambda ms, nn, ops, x, y: nn.RMSELoss()(x, y), [X, Y], True),
+    **_reductions("MSELoss", lambda ms, nn, ops, r, x, y: nn.MSELoss(r)(x, y), [X, Y]),
+    **_reductions("smooth_l1_loss", lambda ms, nn, ops, r, x, y: ops.smooth_l1_loss(x, y, 0.7, r), [X, Y]),
+    "SmoothL1Loss_default": (lambda ms, nn, ops, x, y: nn.SmoothL1Loss()(x, y), [X, Y], True),
+    **_reductions("huber_loss", lambda ms, nn, ops, r, x, y: ops.huber_loss(x, y, r, 1.3), [X, Y]),
+    "HuberLoss_default": (lambda ms, nn, ops, x, y: nn.HuberLoss()(x, y), [X, Y], True),
+    **_reductions("kl_div", lambda ms, nn, ops, r, x, y: ops.kl_div(x, y, r), [LOGP, P], (0,),
+                  reductions=("mean", "sum", "none", "batchmean")),
+    "KLDivLoss_default": (lambda ms, nn, ops, x, y: nn.KLDivLoss()(x, y), [LOGP, P], (0,)),
+    "KLDivLoss_zero_labels": (lambda ms, nn, ops, x, y: nn.KLDivLoss("sum")(x, y), [LOGP, P * T01], (0,)),
+    **_reductions("nll_loss", lambda ms, nn, ops, r, x, t: ops.nll_loss(x, t, reduction=r), [LOGP, CLS]),
+    "nll_loss_weight_ignore": (lambda ms, nn, ops, x, t, w: ops.nll_loss(x, t, w, ignore_index=-100),
+                               [LOGP, CLS_IGN, W5], True),
+    "nll_loss_smoothing": (lambda ms, nn, ops, x, t: ops.nll_loss(x, t, label_smoothing=0.2), [LOGP, CLS], True),
+    "nll_loss_3d": (lambda ms, nn, ops, x, t: ops.nll_loss(x, t), [X3, CLS3], True),
+    "NLLLoss_weight_sum": (lambda ms, nn, ops, x, t, w: nn.NLLLoss(w, reduction="sum")(x, t),
+                           [LOGP, CLS, W5], True),
+    "NLLLoss_ignore_index": (lambda ms, nn, ops, x, t: nn.NLLLoss(ignore_index=4)(x, t), [LOGP, CLS], True),
+    "CrossEntropyLoss_options": (
+        lambda ms, nn, ops, x, t, w: nn.CrossEntropyLoss(w, ignore_index=2, label_smoothing=0.1)(x, t),
+        [X, CLS, W5], True),
+    "cross_entropy_3d": (lambda ms, nn, ops, x, t: ops.cross_entropy(x, t, label_smoothing=0.05), [X3, CLS3], True),
+    **_reductions("binary_cross_entropy", lambda ms, nn, ops, r, x, y: ops.binary_cross_entropy(x, y, None, r),
+                  [P, T01]),
+    "binary_cross_entropy_weight": (lambda ms, nn, ops, x, y, w: ops.binary_cross_entropy(x, y, w),
+                                    [P, T01, W45], (0, 1)),
+    "BCELoss_weight_sum": (lambda ms, nn, ops, x, y, w: nn.BCELoss(w, "sum")(x, y), [P, T01, W45], (0, 1)),
+    **_reductions("bce_with_logits", lambda ms, nn, ops, r, x, y: ops.binary_cross_entropy_with_logits(
+        x, y, reduction=r), [X, T01]),
+    "bce_with_logits_weights": (lambda ms, nn, ops, x, y, w, pw: ops.binary_cross_entropy_with_logits(x, y, w, pw),
+                                [X, T01, W5, W5[::-1].copy()], (0, 1)),
+    "BCEWithLogitsLoss_pos_weight": (
+        lambda ms, nn, ops, x, y, pw: nn.BCEWithLogitsLoss("sum", None, pw)(x, y), [X, P, W5], (0, 1)),
+    **_reductions("soft_margin_loss", lambda ms, nn, ops, r, x, y: ops.soft_margin_loss(x, y, r), [X, PM1]),
+    "SoftMarginLoss": (lambda ms, nn, ops, x, y: nn.SoftMarginLoss()(x, y), [X, PM1], True),
+    **_reductions("multi_margin_loss", lambda ms, nn, ops, r, x, t: ops.multi_margin_loss(x, t, reduction=r),
+                  [X, CLS64]),
+    "multi_margin_loss_p2_weight": (
+        lambda ms, nn, ops, x, t, w: ops.multi_margin_loss(x, t, p=2, margin=2, weight=w), [X, CLS64, W5], (0,)),
+    "MultiMarginLoss_construct_weight": (
+        lambda ms, nn, ops, x, t, w: nn.MultiMarginLoss(margin=1.5, reduction="sum")(x, t, w), [X, CLS64, W5], (0,)),
+    **_reductions("multilabel_soft_margin_loss", lambda ms, nn, ops, r, x, y: ops.multilabel_soft_margin_loss(
+        x, y, reduction=r), [X, T01]),
+    "MultiLabelSoftMarginLoss_weight": (
+        lambda ms, nn, ops, x, y, w: nn.MultiLabelSoftMarginLoss(w)(x, y), [X, T01, W5], True),
+    **_reductions("multilabel_margin_loss", lambda ms, nn, ops, r, x, t: ops.multilabel_margin_loss(x, t, r),
+                  [X, ML_T]),
+    "MultilabelMarginLoss": (lambda ms, nn, ops, x, t: nn.MultilabelMarginLoss()(x, t), [X, ML_T], True),
+    **_reductions("cosine_embedding_loss", lambda ms, nn, ops, r, a, b, y: ops.cosine_embedding_loss(
+        a, b, y, 0.2, r), [V8, _f32(6, 8), PM1_6]),
+    "CosineEmbeddingLoss": (lambda ms, nn, ops, a, b, y: nn.CosineEmbeddingLoss()(a, b, y),
+                            [V8, _f32(6, 8), PM1_6], True),
+    **_reductions("margin_ranking_loss", lambda ms, nn, ops, r, a, b, y: ops.margin_ranking_loss(a, b, y, 0.3, r),
+                  [X, Y, PM1]),
+    "MarginRankingLoss": (lambda ms, nn, ops, a, b, y: nn.MarginRankingLoss()(a, b, y), [X, Y, PM1], True),
+    **_reductions("triplet_margin_loss", lambda ms, nn, ops, r, a, p, n: ops.triplet_margin_loss(
+        a, p, n, reduction=r), [V8, _f32(6, 8), _f32(6, 8)]),
+    "triplet_margin_loss_p1_swap": (lambda ms, nn, ops, a, p, n: ops.triplet_margin_loss(
+        a, p, n, margin=2.0, p=1, swap=True), [V8, _f32(6, 8), _f32(6, 8)], True),
+    "TripletMarginLoss": (lambda ms, nn, ops, a, p, n: nn.TripletMarginLoss(margin=1.5)(a, p, n),
+                          [V8, _f32(6, 8), _f32(6, 8)], True),
+    **_reductions("gaussian_nll_loss", lambda ms, nn, ops, r, x, y, v: ops.gaussian_nll_loss(x, y, v, reduction=r),
+                  [X, Y, VAR]),
+    "GaussianNLLLoss_full": (lambda ms, nn, ops, x, y, v: nn.GaussianNLLLoss(full=True, eps=0.05)(x, y, v),
+                             [X, Y, VAR], True),
+    **_reductions("hinge_embedding_loss", lambda ms, nn, ops, r, x, y: ops.hinge_embedding_loss(x, y, 0.8, r),
+                  [X, PM1], (0,)),
+    "HingeEmbeddingLoss": (lambda ms, nn, ops, x, y: nn.HingeEmbeddingLoss()(x, y), [X, PM1], (0,)),
+    **_reductions("PoissonNLLLoss", lambda ms, nn, ops, r, x, y: nn.PoissonNLLLoss(reduction=r)(x, y), [X, RATE]),
+    "PoissonNLLLoss_rates_full": (lambda ms, nn, ops, x, y: nn.PoissonNLLLoss(log_input=False, full=True)(x, y),
+                                  [VAR, RATE], True),
+    "DiceLoss": (lambda ms, nn, ops, x, y: nn.DiceLoss()(x, y), [P, T01], True),
+    "FocalLoss": (lambda ms, nn, ops, x, t: nn.FocalLoss(gamma=2.0)(x, t),
+                  [X3, _i([[0, 2, 1, 1], [2, 2, 0, 1]]).reshape(2, 1, 4)], True),
+    "FocalLoss_weight_onehot": (lambda ms, nn, ops, x, y, w: nn.FocalLoss(w, 1.0, "sum")(x, y),
+                                [X, np.eye(5, dtype=np.float32)[CLS], W5], True),
+}
+
+
+def outputs(result) -> list[np.ndarray]:
+    """The case's result as a list of NumPy arrays (one per output)."""
+    items = result if isinstance(result, (tuple, list)) else (result,)
+    return [np.asarray(r.asnumpy()) for r in items]
+
+
+def grad_positions(inputs: list[np.ndarray], grad: bool | tuple[int, ...]) -> tuple[int, ...]:
+    """The positions of the inputs a gradient is taken for: the given ones, or every float input."""
+    if isinstance(grad, tuple):
+        return grad
+    return tuple(i for i, a in enumerate(inputs) if a.dtype.kind == "f") if grad else ()
