@@ -141,6 +141,86 @@ CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
                                 [X, np.eye(5, dtype=np.float32)[CLS], W5], True),
 }
 
+IMG = _f32(2, 3, 5, 6)
+VOL = _f32(1, 2, 4, 5, 6)
+SEQ = _f32(2, 3, 7)
+XA = _f32(3, 4, 6, low=-3.0, high=3.0)
+
+
+def _fn(name: str, *args, **kwargs) -> Callable:
+    return lambda ms, nn, ops, x: getattr(ops, name)(x, *args, **kwargs)
+
+
+def _layer(name: str, *args, **kwargs) -> Callable:
+    return lambda ms, nn, ops, x: getattr(nn, name)(*args, **kwargs)(x)
+
+
+LAYER_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    "elu": (_fn("elu"), [XA], True),
+    "celu": (_fn("celu", 1.5), [XA], True),
+    "CELU": (_layer("CELU"), [XA], True),
+    "selu": (_fn("selu"), [XA], False),  # MindSpore 2.10's SeLU gradient is wrong for x < 0
+    "SeLU": (_layer("SeLU"), [XA], False),
+    "leaky_relu": (_fn("leaky_relu", 0.1), [XA], True),
+    "prelu": (lambda ms, nn, ops, x, w: ops.prelu(x, w), [XA, _f32(4, low=0.1, high=0.5)], True),
+    "hardtanh": (_fn("hardtanh", -0.5, 1.2), [XA], True),
+    "Hardtanh": (_layer("Hardtanh"), [XA], True),
+    "hardsigmoid": (_fn("hardsigmoid"), [XA], True),
+    "hardswish": (_fn("hardswish"), [XA], True),
+    "hardshrink": (_fn("hardshrink", 0.8), [XA], True),
+    "HShrink": (_layer("HShrink"), [XA], True),
+    "softshrink": (_fn("softshrink", 0.8), [XA], True),
+    "soft_shrink": (_fn("soft_shrink"), [XA], True),
+    "SoftShrink": (_layer("SoftShrink", 0.3), [XA], True),
+    "tanhshrink": (_fn("tanhshrink"), [XA], True),
+    "Tanhshrink": (_layer("Tanhshrink"), [XA], True),
+    "threshold": (_fn("threshold", 0.5, -2.0), [XA], True),
+    "Threshold": (_layer("Threshold", 0.1, 20.0), [XA], True),
+    "softsign": (_fn("softsign"), [XA], True),
+    "Softsign": (_layer("Softsign"), [XA], True),
+    "logsigmoid": (_fn("logsigmoid"), [XA * 10], True),
+    "LogSigmoid": (_layer("LogSigmoid"), [XA], True),
+    "mish": (_fn("mish"), [XA], True),
+    "glu": (_fn("glu", 1), [XA], True),
+    "GLU": (_layer("GLU"), [XA], True),
+    "softmin": (_fn("softmin", 1), [XA], True),
+    "Softmin": (_layer("Softmin"), [XA], True),
+    "LogSoftmax": (_layer("LogSoftmax", 1), [XA], True),
+    "Softmax2d": (_layer("Softmax2d"), [IMG], True),
+    "pad_reflect": (_fn("pad", (2, 1, 1, 3), "reflect"), [IMG], True),
+    "pad_replicate": (_fn("pad", (2, 1, 1, 3), "replicate"), [IMG], True),
+    "pad_circular": (_fn("pad", (2, 1, 1, 3), "circular"), [IMG], True),
+    "pad_constant_negative": (_fn("pad", (-1, 2, 1, -2), "constant", 1.5), [IMG], True),
+    "ZeroPad2d": (_layer("ZeroPad2d", (1, 2, 0, 3)), [IMG], True),
+    "ConstantPad1d": (_layer("ConstantPad1d", 2, 0.5), [SEQ], True),
+    "ConstantPad2d": (_layer("ConstantPad2d", (1, 0, 2, 1), -1.0), [IMG], True),
+    "ConstantPad3d": (_layer("ConstantPad3d", 1, 2.0), [VOL], True),
+    "ReflectionPad1d": (_layer("ReflectionPad1d", (3, 1)), [SEQ], True),
+    "ReflectionPad2d": (_layer("ReflectionPad2d", (1, 2, 2, 1)), [IMG], True),
+    "ReflectionPad3d": (_layer("ReflectionPad3d", 1), [VOL], True),
+    "ReplicationPad1d": (_layer("ReplicationPad1d", (3, 1)), [SEQ], True),
+    "ReplicationPad2d": (_layer("ReplicationPad2d", (1, 2, 2, 1)), [IMG], True),
+    "ReplicationPad3d": (_layer("ReplicationPad3d", (1, 2, 0, 1, 2, 0)), [VOL], True),
+    "pixel_shuffle": (_fn("pixel_shuffle", 2), [_f32(1, 8, 3, 2)], True),
+    "pixel_unshuffle": (_fn("pixel_unshuffle", 2), [_f32(1, 2, 4, 6)], True),
+    "PixelUnshuffle": (_layer("PixelUnshuffle", 3), [_f32(2, 1, 6, 3)], True),
+    "Unflatten": (_layer("Unflatten", 1, (2, 3)), [_f32(2, 6, 4)], True),
+    "Flatten_dims": (_layer("Flatten", 1, 2), [VOL], True),
+    "adaptive_avg_pool1d": (_fn("adaptive_avg_pool1d", 4), [_f32(2, 3, 8)], True),
+    "adaptive_max_pool1d": (_fn("adaptive_max_pool1d", 3), [_f32(2, 3, 9)], True),
+    "AdaptiveAvgPool1d": (_layer("AdaptiveAvgPool1d", 7), [SEQ], True),
+    "AdaptiveMaxPool1d": (_layer("AdaptiveMaxPool1d", 2), [_f32(2, 3, 8)], True),
+    "adaptive_avg_pool2d": (_fn("adaptive_avg_pool2d", (3, 4)), [IMG], True),
+    "adaptive_max_pool2d": (_fn("adaptive_max_pool2d", (2, 4)), [IMG], True),
+    "adaptive_avg_pool3d": (_fn("adaptive_avg_pool3d", (3, 2, 4)), [VOL], True),
+    "adaptive_max_pool3d": (_fn("adaptive_max_pool3d", (2, 3, 4)), [VOL], True),
+    "AdaptiveAvgPool3d": (_layer("AdaptiveAvgPool3d", (None, 3, 2)), [VOL], True),
+    "AdaptiveMaxPool3d": (_layer("AdaptiveMaxPool3d", 2), [VOL], True),
+    "dropout2d_inference": (_fn("dropout2d", 0.5, False), [IMG], True),
+    "Dropout3d_inference": (_layer("Dropout3d", 0.4), [VOL], True),
+}
+CASES.update(LAYER_CASES)
+
 
 def outputs(result) -> list[np.ndarray]:
     """The case's result as a list of NumPy arrays (one per output)."""

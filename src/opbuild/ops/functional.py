@@ -4,6 +4,7 @@ lower-case ``mindspore.ops`` functions, plus the helpers Tensor's operators use 
 
 from __future__ import annotations
 
+from .api import activations as _activations
 from .api import array as _array
 from .api import image as _image
 from .api import linalg as _linalg
@@ -13,8 +14,11 @@ from .api import math_more as _math_more
 from .api import more_math as _more_math
 from .api import nn as _nn
 from .api import nn_losses as _nn_losses
+from .api import nn_misc as _nn_misc
+from .api import pooling_adaptive as _pooling_adaptive
 from .api import sampling as _sampling
 from .api import tensor_math as _tensor_math
+from .api.activations import *  # noqa: F403
 from .api.array import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
 from .api.image import *  # noqa: F403
@@ -26,13 +30,16 @@ from .api.more_math import *  # noqa: F403
 from .api.more_math import ptp, take  # noqa: F401 - Tensor.ptp/take (MindSpore has no ops of those names)
 from .api.nn import *  # noqa: F403
 from .api.nn_losses import *  # noqa: F403
+from .api.nn_misc import *  # noqa: F403
+from .api.pooling_adaptive import *  # noqa: F403
 from .api.sampling import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
 
 API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_nn.__all__, *_tensor_math.__all__,
                                           *_more_math.__all__, *_math_more.__all__, *_image.__all__,
                                           *_math_misc.__all__, *_linalg.__all__, *_sampling.__all__,
-                                          *_nn_losses.__all__)))
+                                          *_nn_losses.__all__, *_activations.__all__, *_nn_misc.__all__,
+                                          *_pooling_adaptive.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

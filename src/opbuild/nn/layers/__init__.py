@@ -18,6 +18,8 @@ from .activation import (
     Tanh,
     get_activation,
 )
+from .activation_more import *  # noqa: F403 - more activations, MindSpore's names
+from .activation_more import __all__ as _ACTIVATIONS_MORE
 from .basic import Dense, Dropout, Flatten, Identity
 from .containers import CellDict, CellList
 from .conv import Conv1d, Conv2d, Conv2dTranspose
@@ -25,8 +27,12 @@ from .embedding import Embedding
 from .instance_norm import GroupNorm, InstanceNorm2d
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .padding import Pad
+from .padding_more import *  # noqa: F403 - the padding layers, MindSpore's names
+from .padding_more import __all__ as _PADDINGS
 from .pooling import AvgPool2d, MaxPool2d
 from .pooling1d import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, MaxPool1d
+from .reshaping import *  # noqa: F403 - PixelUnshuffle, Unflatten, channel dropout, adaptive pools
+from .reshaping import __all__ as _RESHAPING
 from .resize import PixelShuffle, Upsample
 from .rnns import GRU, LSTM, RNN
 from .transformer import (
@@ -43,3 +49,4 @@ __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "B
            "GroupNorm", "InstanceNorm2d", "BatchNorm1d", "PixelShuffle", "Conv1d",
            "Conv2dTranspose", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "MaxPool1d", "Upsample",
            "ReLU6", "Pad"]
+__all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING]

@@ -1,0 +1,109 @@
+"""The activations, padding, channel-dropout and adaptive-pooling functions and layers where MindSpore 2.10
+gives no usable reference on the CPU (random draws, arguments its CPU kernels refuse, its wrong SeLU gradient):
+compared with PyTorch, checked by their statistics, and their argument errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import opbuild as ms
+from opbuild import Tensor, nn, ops
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+RNG = np.random.default_rng(11)
+X = RNG.uniform(-3, 3, (3, 4, 6)).astype(np.float32)
+
+
+def _value_and_grad(ours, theirs, x: np.ndarray) -> None:
+    got = ours(Tensor(x))
+    t = torch.tensor(x, requires_grad=True)
+    want = theirs(t)
+    np.testing.assert_allclose(got.asnumpy(), want.detach().numpy(), rtol=2e-5, atol=2e-6)
+    want.sum().backward()
+    g = ms.grad(lambda v: ours(v).sum())(Tensor(x))
+    np.testing.assert_allclose(g.asnumpy(), t.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_selu_gradient_matches_torch() -> None:
+    # MindSpore 2.10's CPU SeLU gradient is wrong for negative inputs (negative values); torch's is the
+    # derivative, scale * alpha * exp(x).
+    _value_and_grad(ops.selu, F.selu, X)
+    _value_and_grad(nn.SeLU(), F.selu, X)
+
+
+def test_elu_other_alpha_matches_torch() -> None:
+    # MindSpore's CPU Elu kernel accepts alpha=1.0 only; opbuild computes any alpha.
+    _value_and_grad(lambda v: ops.elu(v, 0.7), lambda v: F.elu(v, 0.7), X)
+
+
+@pytest.mark.parametrize("out", [3, 4, 5])
+def test_adaptive_pool1d_uneven_windows_match_torch(out) -> None:
+    # MindSpore's adaptive 1-D pools need the length divisible by the output size; the window rule is torch's.
+    x = RNG.uniform(-1, 1, (2, 3, 7)).astype(np.float32)
+    _value_and_grad(lambda v: ops.adaptive_avg_pool1d(v, out), lambda v: F.adaptive_avg_pool1d(v, out), x)
+    _value_and_grad(lambda v: ops.adaptive_max_pool1d(v, out), lambda v: F.adaptive_max_pool1d(v, out), x)
+
+
+def test_adaptive_pool3d_uneven_windows_match_torch() -> None:
+    x = RNG.uniform(-1, 1, (1, 2, 5, 7, 3)).astype(np.float32)
+    _value_and_grad(lambda v: nn.AdaptiveAvgPool3d((2, 3, None))(v),
+                    lambda v: F.adaptive_avg_pool3d(v, (2, 3, 3)), x)
+    _value_and_grad(lambda v: nn.AdaptiveMaxPool3d((3, 4, 2))(v), lambda v: F.adaptive_max_pool3d(v, (3, 4, 2)), x)
+
+
+def test_rrelu_draws_slopes_in_range_at_every_call() -> None:
+    x = -np.abs(RNG.uniform(0.5, 2, (64, 64))).astype(np.float32)
+    layer = nn.RReLU(0.1, 0.3)
+    a, b = layer(Tensor(x)).asnumpy() / x, layer(Tensor(x)).asnumpy() / x
+    assert a.min() >= 0.1 - 1e-6 and a.max() <= 0.3 + 1e-6
+    assert abs(a.mean() - 0.2) < 0.01 and not np.allclose(a, b)
+    pos = np.abs(x)
+    np.testing.assert_array_equal(ops.rrelu(Tensor(pos)).asnumpy(), pos)
+
+
+@pytest.mark.parametrize(("fn", "shape"), [(ops.dropout1d, (8, 16, 5)), (ops.dropout2d, (8, 16, 3, 4)),
+                                           (ops.dropout3d, (4, 16, 2, 3, 2))])
+def test_channel_dropout_zeroes_whole_channels(fn, shape) -> None:
+    x = np.ones(shape, np.float32)
+    y = fn(Tensor(x), 0.25).asnumpy().reshape(shape[0], shape[1], -1)
+    per_channel = y[:, :, 0]
+    assert np.all(y == per_channel[:, :, None])  # a channel is all kept or all zero
+    assert set(np.unique(per_channel)) <= {0.0, np.float32(1 / 0.75)}
+    assert 0.1 < (per_channel == 0).mean() < 0.4
+    np.testing.assert_array_equal(fn(Tensor(x), 0.25, training=False).asnumpy(), x)
+    layer = nn.Dropout2d(0.5)
+    z = np.ones((2, 3, 4, 4), np.float32)
+    np.testing.assert_array_equal(layer(Tensor(z)).asnumpy(), z)  # inference: the identity
+    layer.set_train()
+    assert set(np.unique(layer(Tensor(z)).asnumpy())) <= {0.0, 2.0}
+
+
+def test_bad_arguments_get_clear_errors() -> None:
+    x = Tensor(X)
+    with pytest.raises(ValueError, match="reflect padding of axis 2 must be at most 5"):
+        ops.pad(x, (6, 0), "reflect")
+    with pytest.raises(ValueError, match="mode must be one of"):
+        ops.pad(x, (1, 1), "mirror")
+    with pytest.raises(ValueError, match="value is only for mode 'constant'"):
+        ops.pad(x, (1, 1), "replicate", 2.0)
+    with pytest.raises(ValueError, match="must hold 2 to 4 ints"):
+        nn.ReflectionPad2d((1, 2, 3))
+    with pytest.raises(ValueError, match="rank 3 or 4"):
+        nn.ZeroPad2d(1)(Tensor(np.ones((2, 2), np.float32)))
+    with pytest.raises(ValueError, match="even size"):
+        ops.glu(Tensor(np.ones((3, 5), np.float32)))
+    with pytest.raises(ValueError, match="min_val .* must not exceed max_val"):
+        nn.Hardtanh(1.0, -1.0)
+    with pytest.raises(TypeError, match="float16/float32/float64"):
+        ops.softsign(Tensor(np.ones(3, np.int32)))
+    with pytest.raises(ValueError, match="divisible by 4"):
+        ops.pixel_shuffle(Tensor(np.ones((1, 6, 2, 2), np.float32)), 2)
+    with pytest.raises(ValueError, match="output_size must hold positive ints"):
+        ops.adaptive_avg_pool2d(Tensor(np.ones((1, 2, 4, 4), np.float32)), (0, 2))
+    with pytest.raises(NotImplementedError, match="return_indices"):
+        nn.AdaptiveMaxPool3d(2, return_indices=True)
+    with pytest.raises(ValueError, match="p must be a float in"):
+        nn.Dropout1d(1.5)
