@@ -222,6 +222,32 @@ LAYER_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
 CASES.update(LAYER_CASES)
 
 
+def _bn_train(ms, nn, ops, x, rm, rv, w, b):
+    mean, var = ms.Parameter(rm, name="rm"), ms.Parameter(rv, name="rv")
+    y = ops.batch_norm(x, mean, var, w, b, training=True, momentum=0.2, eps=1e-3)
+    return y, mean.value() if hasattr(mean, "value") else mean, var.value() if hasattr(var, "value") else var
+
+
+def _bn3d_train(ms, nn, ops, x):
+    layer = nn.BatchNorm3d(3, momentum=0.8, use_batch_statistics=True)
+    y = layer(x)
+    return y, layer.bn2d.moving_mean + 0, layer.bn2d.moving_variance + 0
+
+
+NORM_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    "BatchNorm3d_inference": (_layer("BatchNorm3d", 2), [VOL], True),
+    "BatchNorm3d_batch_statistics": (_bn3d_train, [_f32(2, 3, 2, 3, 4)], (0,)),
+    "batch_norm_inference": (lambda ms, nn, ops, x, rm, rv, w, b: ops.batch_norm(x, rm, rv, w, b),
+                             [IMG, _f32(3), _f32(3, low=0.5, high=2), _f32(3), _f32(3)], (0, 3, 4)),
+    # Builds its Parameters from the inputs: PyNative only (tests/nn/test_ms_nn_layers.py: PYNATIVE_ONLY).
+    "batch_norm_training": (_bn_train, [SEQ, _f32(3), _f32(3, low=0.5, high=2), _f32(3), _f32(3)], False),
+    "group_norm": (lambda ms, nn, ops, x, w, b: ops.group_norm(x, 3, w, b, 1e-3), [_f32(2, 6, 3, 2), _f32(6), _f32(6)],
+                   True),
+    "GroupNorm_5d": (lambda ms, nn, ops, x: nn.GroupNorm(2, 4)(x), [_f32(2, 4, 2, 3, 2)], True),
+}
+CASES.update(NORM_CASES)
+
+
 def outputs(result) -> list[np.ndarray]:
     """The case's result as a list of NumPy arrays (one per output)."""
     items = result if isinstance(result, (tuple, list)) else (result,)

@@ -107,3 +107,18 @@ def test_bad_arguments_get_clear_errors() -> None:
         nn.AdaptiveMaxPool3d(2, return_indices=True)
     with pytest.raises(ValueError, match="p must be a float in"):
         nn.Dropout1d(1.5)
+
+
+@pytest.mark.parametrize(("layer", "torch_layer", "shape"), [
+    (nn.InstanceNorm1d, torch.nn.InstanceNorm1d, (2, 3, 7)),
+    (nn.InstanceNorm3d, torch.nn.InstanceNorm3d, (2, 3, 2, 3, 4))])
+def test_instance_norm_matches_torch(layer, torch_layer, shape) -> None:
+    # MindSpore 2.10 has no InstanceNorm kernel on the CPU.
+    x = RNG.uniform(-2, 2, shape).astype(np.float32)
+    ours = layer(3, eps=1e-3, gamma_init=Tensor(np.array([0.5, 1.0, 2.0], np.float32)),
+                 beta_init=Tensor(np.array([0.1, -0.2, 0.3], np.float32)))
+    theirs = torch_layer(3, eps=1e-3, affine=True)
+    with torch.no_grad():
+        theirs.weight.copy_(torch.tensor([0.5, 1.0, 2.0]))
+        theirs.bias.copy_(torch.tensor([0.1, -0.2, 0.3]))
+    _value_and_grad(ours, theirs, x)

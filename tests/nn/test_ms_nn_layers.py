@@ -26,6 +26,8 @@ NOT_ON_MINDSPORE_CPU = {n for n in CASES if n.lower().startswith(("soft_margin",
                                                                   "multilabelmargin", "triplet"))}
 # MindSpore 2.10's own gradient of these fails (a Bool operand reaches its Add); only the input's is recorded.
 COMPARED = sorted(set(CASES) - NOT_ON_MINDSPORE_CPU)
+# Cases that make Parameters from their inputs inside the function: a graph cannot do that.
+PYNATIVE_ONLY = {"batch_norm_training"}
 
 
 def test_fixture_covers_every_case_and_records_mindspore_2_10() -> None:
@@ -47,8 +49,8 @@ def _check(got: np.ndarray, want: np.ndarray, what: str, rtol: float = 2e-5, ato
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=what)
 
 
-@pytest.mark.parametrize("mode", ["pynative", "graph"])
-@pytest.mark.parametrize("name", COMPARED)
+@pytest.mark.parametrize(("name", "mode"), [(n, m) for n in COMPARED for m in ("pynative", "graph")
+                                            if m == "pynative" or n not in PYNATIVE_ONLY])
 def test_forward_matches_mindspore(name, mode) -> None:
     fn = CASES[name][0]
     inputs = _inputs(name)

@@ -25,6 +25,7 @@ from .containers import CellDict, CellList
 from .conv import Conv1d, Conv2d, Conv2dTranspose
 from .embedding import Embedding
 from .instance_norm import GroupNorm, InstanceNorm2d
+from .norm_more import BatchNorm3d, InstanceNorm1d, InstanceNorm3d
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .padding import Pad
 from .padding_more import *  # noqa: F403 - the padding layers, MindSpore's names
@@ -49,4 +50,4 @@ __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "B
            "GroupNorm", "InstanceNorm2d", "BatchNorm1d", "PixelShuffle", "Conv1d",
            "Conv2dTranspose", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "MaxPool1d", "Upsample",
            "ReLU6", "Pad"]
-__all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING]
+__all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, "BatchNorm3d", "InstanceNorm1d", "InstanceNorm3d"]
