@@ -248,6 +248,35 @@ NORM_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
 CASES.update(NORM_CASES)
 
 
+def _cell(kind: str, gates: int, *args, i: int = 5, hid: int = 4, **kwargs) -> Callable:
+    """A recurrent cell with fixed weights (drawn here, set before the call) applied to the case's x and
+    hidden state(s)."""
+    g = gates * hid
+    weights = (_f32(g, i, low=-0.5, high=0.5), _f32(g, hid, low=-0.5, high=0.5), _f32(g, low=-0.5, high=0.5),
+               _f32(g, low=-0.5, high=0.5))
+
+    def run(ms, nn, ops, x, h, c=None):
+        cell = getattr(nn, kind)(i, hid, *args, **kwargs)
+        for p, v in zip((cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh), weights):
+            p.set_data(ms.Tensor(v))
+        return cell(x, (h, c)) if c is not None else cell(x, h)
+    return run
+
+
+def _cell_inputs(lstm: bool = False, batch: int = 3, i: int = 5, hid: int = 4) -> list[np.ndarray]:
+    ins = [_f32(batch, i), _f32(batch, hid, low=-1, high=1)]
+    return ins + [_f32(batch, hid, low=-1, high=1)] if lstm else ins
+
+
+CELL_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    "RNNCell_tanh": (_cell("RNNCell", 1), _cell_inputs(), True),
+    "RNNCell_relu": (_cell("RNNCell", 1, nonlinearity="relu"), _cell_inputs(), True),
+    "GRUCell": (_cell("GRUCell", 3), _cell_inputs(), True),
+    "LSTMCell": (_cell("LSTMCell", 4), _cell_inputs(True), True),
+}
+CASES.update(CELL_CASES)
+
+
 def outputs(result) -> list[np.ndarray]:
     """The case's result as a list of NumPy arrays (one per output)."""
     items = result if isinstance(result, (tuple, list)) else (result,)

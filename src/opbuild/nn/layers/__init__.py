@@ -35,6 +35,7 @@ from .pooling1d import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, MaxPool1
 from .reshaping import *  # noqa: F403 - PixelUnshuffle, Unflatten, channel dropout, adaptive pools
 from .reshaping import __all__ as _RESHAPING
 from .resize import PixelShuffle, Upsample
+from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .rnns import GRU, LSTM, RNN
 from .transformer import (
     MultiheadAttention,
@@ -50,4 +51,5 @@ __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "B
            "GroupNorm", "InstanceNorm2d", "BatchNorm1d", "PixelShuffle", "Conv1d",
            "Conv2dTranspose", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "MaxPool1d", "Upsample",
            "ReLU6", "Pad"]
-__all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, "BatchNorm3d", "InstanceNorm1d", "InstanceNorm3d"]
+__all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, "BatchNorm3d", "InstanceNorm1d", "InstanceNorm3d",
+            "RNNCell", "LSTMCell", "GRUCell"]
