@@ -277,6 +277,54 @@ CELL_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
 CASES.update(CELL_CASES)
 
 
+def _conv3d_layer(*args, **kwargs) -> Callable:
+    """nn.Conv3d(2, 4, ...) with fixed weights (drawn here) applied to the case's input."""
+    groups = kwargs.get("group", 1)
+    k = args[0] if isinstance(args[0], tuple) else (args[0],) * 3
+    weight = _f32(4, 2 // groups, *k, low=-0.5, high=0.5)
+    bias = _f32(4)
+
+    def run(ms, nn, ops, x):
+        layer = nn.Conv3d(2, 4, *args, has_bias=True, **kwargs)
+        layer.weight.set_data(ms.Tensor(weight))
+        layer.bias.set_data(ms.Tensor(bias))
+        return layer(x)
+    return run
+
+
+VOL2 = _f32(2, 2, 5, 6, 7)
+W3 = _f32(4, 2, 2, 3, 2, low=-0.5, high=0.5)
+VOLUME_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    "conv3d_valid": (lambda ms, nn, ops, x, w: ops.conv3d(x, w), [VOL2, W3], True),
+    "conv3d_pad_stride_dilation": (lambda ms, nn, ops, x, w, b: ops.conv3d(
+        x, w, b, stride=(2, 1, 2), pad_mode="pad", padding=(1, 2, 1), dilation=(2, 1, 2)), [VOL2, W3, _f32(4)], True),
+    "conv3d_same_groups": (lambda ms, nn, ops, x, w: ops.conv3d(x, w, pad_mode="same", stride=2, groups=2),
+                           [VOL2, _f32(4, 1, 3, 3, 3, low=-0.5, high=0.5)], True),
+    "Conv3d_same": (_conv3d_layer(3), [VOL2], True),
+    "Conv3d_pad_6": (_conv3d_layer((2, 3, 1), stride=(1, 2, 1), pad_mode="pad", padding=(1, 0, 1, 2, 0, 1)),
+                     [VOL2], True),
+    "max_pool3d": (lambda ms, nn, ops, x: ops.max_pool3d(x, 2), [VOL2], True),
+    "max_pool3d_pad_ceil": (lambda ms, nn, ops, x: ops.max_pool3d(x, 3, 2, 1, ceil_mode=True), [VOL2], True),
+    "max_pool3d_dilation": (lambda ms, nn, ops, x: ops.max_pool3d(x, (2, 2, 3), (1, 2, 1), (1, 0, 1), 2),
+                            [VOL2], True),
+    "MaxPool3d_same": (_layer("MaxPool3d", 3, 2, "same"), [VOL2], True),
+    "MaxPool3d_pad": (_layer("MaxPool3d", (3, 2, 2), 1, "pad", (1, 1, 0)), [VOL2], True),
+    "avg_pool3d": (lambda ms, nn, ops, x: ops.avg_pool3d(x, 2, 2), [VOL2], True),
+    "avg_pool3d_pad_exclude": (lambda ms, nn, ops, x: ops.avg_pool3d(x, 3, 2, 1, count_include_pad=False),
+                               [VOL2], True),
+    "avg_pool3d_pad_include_ceil": (lambda ms, nn, ops, x: ops.avg_pool3d(x, 3, 2, 1, ceil_mode=True), [VOL2], True),
+    "avg_pool3d_divisor": (lambda ms, nn, ops, x: ops.avg_pool3d(x, (2, 3, 2), 1, (1, 0, 1, 1, 0, 0), divisor_override=5),
+                           [VOL2], True),
+    "AvgPool3d_valid": (_layer("AvgPool3d", (2, 3, 3), (1, 2, 2)), [VOL2], True),
+    "AvgPool3d_same": (_layer("AvgPool3d", 3, 2, "same"), [VOL2], True),
+    "AvgPool3d_pad_ceil_exclude": (_layer("AvgPool3d", 2, 2, "pad", 1, True, False), [VOL2], True),
+    "conv1d": (lambda ms, nn, ops, x, w, b: ops.conv1d(x, w, b, 2, "pad", 1, 2), [SEQ, _f32(4, 3, 3), _f32(4)], True),
+    "conv1d_same_groups": (lambda ms, nn, ops, x, w: ops.conv1d(x, w, pad_mode="same", groups=3),
+                           [SEQ, _f32(6, 1, 2)], True),
+}
+CASES.update(VOLUME_CASES)
+
+
 def outputs(result) -> list[np.ndarray]:
     """The case's result as a list of NumPy arrays (one per output)."""
     items = result if isinstance(result, (tuple, list)) else (result,)

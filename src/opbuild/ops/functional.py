@@ -19,6 +19,7 @@ from .api import normalization_fn as _normalization_fn
 from .api import pooling_adaptive as _pooling_adaptive
 from .api import sampling as _sampling
 from .api import tensor_math as _tensor_math
+from .api import volumetric as _volumetric
 from .api.activations import *  # noqa: F403
 from .api.array import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
@@ -36,12 +37,14 @@ from .api.normalization_fn import *  # noqa: F403
 from .api.pooling_adaptive import *  # noqa: F403
 from .api.sampling import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
+from .api.volumetric import *  # noqa: F403
 
 API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_nn.__all__, *_tensor_math.__all__,
                                           *_more_math.__all__, *_math_more.__all__, *_image.__all__,
                                           *_math_misc.__all__, *_linalg.__all__, *_sampling.__all__,
                                           *_nn_losses.__all__, *_activations.__all__, *_nn_misc.__all__,
-                                          *_pooling_adaptive.__all__, *_normalization_fn.__all__)))
+                                          *_pooling_adaptive.__all__, *_normalization_fn.__all__,
+                                          *_volumetric.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

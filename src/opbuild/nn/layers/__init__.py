@@ -43,6 +43,7 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .volumetric import AvgPool3d, Conv3d, MaxPool3d
 
 __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm2d", "LayerNorm",
            "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding", "get_activation", "Identity", "CellList",
@@ -52,4 +53,5 @@ __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "B
            "Conv2dTranspose", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "MaxPool1d", "Upsample",
            "ReLU6", "Pad"]
 __all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, "BatchNorm3d", "InstanceNorm1d", "InstanceNorm3d",
-            "RNNCell", "LSTMCell", "GRUCell"]
+            "RNNCell", "LSTMCell", "GRUCell", "Conv3d",
+            "MaxPool3d", "AvgPool3d"]
