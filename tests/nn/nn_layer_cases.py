@@ -313,8 +313,8 @@ VOLUME_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
     "avg_pool3d_pad_exclude": (lambda ms, nn, ops, x: ops.avg_pool3d(x, 3, 2, 1, count_include_pad=False),
                                [VOL2], True),
     "avg_pool3d_pad_include_ceil": (lambda ms, nn, ops, x: ops.avg_pool3d(x, 3, 2, 1, ceil_mode=True), [VOL2], True),
-    "avg_pool3d_divisor": (lambda ms, nn, ops, x: ops.avg_pool3d(x, (2, 3, 2), 1, (1, 0, 1, 1, 0, 0), divisor_override=5),
-                           [VOL2], True),
+    "avg_pool3d_divisor": (lambda ms, nn, ops, x: ops.avg_pool3d(
+        x, (2, 3, 2), 1, (1, 0, 1, 1, 0, 0), divisor_override=5), [VOL2], True),
     "AvgPool3d_valid": (_layer("AvgPool3d", (2, 3, 3), (1, 2, 2)), [VOL2], True),
     "AvgPool3d_same": (_layer("AvgPool3d", 3, 2, "same"), [VOL2], True),
     "AvgPool3d_pad_ceil_exclude": (_layer("AvgPool3d", 2, 2, "pad", 1, True, False), [VOL2], True),
