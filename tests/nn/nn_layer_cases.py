@@ -325,6 +325,41 @@ VOLUME_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
 CASES.update(VOLUME_CASES)
 
 
+def _transposed_layer(kind: str, cin: int, cout: int, k, *args, **kwargs) -> Callable:
+    """nn.Conv3dTranspose / Conv1dTranspose with fixed weights (drawn here) applied to the case's input."""
+    groups = kwargs.get("group", 1)
+    kshape = (1, k) if kind == "Conv1dTranspose" else ((k,) * 3 if isinstance(k, int) else k)
+    weight = _f32(cin, cout // groups, *kshape, low=-0.5, high=0.5)
+    bias = _f32(cout)
+
+    def run(ms, nn, ops, x):
+        layer = getattr(nn, kind)(cin, cout, k, *args, has_bias=True, **kwargs)
+        layer.weight.set_data(ms.Tensor(weight))
+        layer.bias.set_data(ms.Tensor(bias))
+        return layer(x)
+    return run
+
+
+VOL3 = _f32(1, 2, 3, 4, 3)
+TRANSPOSED_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    "conv3d_transpose_valid": (lambda ms, nn, ops, x, w: ops.conv3d_transpose(x, w), [VOL3, _f32(2, 3, 2, 3, 2)],
+                               True),
+    "conv3d_transpose_pad_stride": (lambda ms, nn, ops, x, w: ops.conv3d_transpose(
+        x, w, "pad", (1, 0, 1, 1, 0, 1), (2, 1, 2), (1, 2, 1), output_padding=(1, 0, 1)),
+        [VOL3, _f32(2, 3, 3, 2, 3)], True),
+    "conv3d_transpose_same_group": (lambda ms, nn, ops, x, w: ops.conv3d_transpose(
+        x, w, "same", stride=2, group=2), [VOL3, _f32(2, 2, 3, 3, 3)], True),
+    "Conv3dTranspose_same": (_transposed_layer("Conv3dTranspose", 2, 4, 3, 2), [VOL3], True),
+    "Conv3dTranspose_pad": (_transposed_layer("Conv3dTranspose", 2, 4, (2, 3, 2), 2, "pad", 1, (1, 2, 2)),
+                            [VOL3], True),
+    "Conv1dTranspose_same": (_transposed_layer("Conv1dTranspose", 3, 4, 3, 2), [SEQ], True),
+    "Conv1dTranspose_pad_groups": (_transposed_layer("Conv1dTranspose", 3, 6, 4, 3, "pad", 1, 2, group=3),
+                                   [SEQ], True),
+    "Conv1dTranspose_valid": (_transposed_layer("Conv1dTranspose", 3, 2, 2, 1, "valid"), [SEQ], True),
+}
+CASES.update(TRANSPOSED_CASES)
+
+
 def outputs(result) -> list[np.ndarray]:
     """The case's result as a list of NumPy arrays (one per output)."""
     items = result if isinstance(result, (tuple, list)) else (result,)

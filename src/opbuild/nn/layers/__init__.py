@@ -22,6 +22,7 @@ from .activation_more import *  # noqa: F403 - more activations, MindSpore's nam
 from .activation_more import __all__ as _ACTIVATIONS_MORE
 from .basic import Dense, Dropout, Flatten, Identity
 from .containers import CellDict, CellList
+from .conv1d_transpose import Conv1dTranspose
 from .conv import Conv1d, Conv2d, Conv2dTranspose
 from .embedding import Embedding
 from .instance_norm import GroupNorm, InstanceNorm2d
@@ -43,7 +44,7 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
-from .volumetric import AvgPool3d, Conv3d, MaxPool3d
+from .volumetric import AvgPool3d, Conv3d, Conv3dTranspose, MaxPool3d
 
 __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm2d", "LayerNorm",
            "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding", "get_activation", "Identity", "CellList",
@@ -54,4 +55,4 @@ __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "B
            "ReLU6", "Pad"]
 __all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, "BatchNorm3d", "InstanceNorm1d", "InstanceNorm3d",
             "RNNCell", "LSTMCell", "GRUCell", "Conv3d",
-            "MaxPool3d", "AvgPool3d"]
+            "MaxPool3d", "AvgPool3d", "Conv3dTranspose", "Conv1dTranspose"]

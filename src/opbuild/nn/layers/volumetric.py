@@ -1,5 +1,5 @@
-"""3-D layers of ``mindspore.nn``: Conv3d, MaxPool3d and AvgPool3d over (N, C, D, H, W) inputs, calling the
-``ops`` compositions of ops/api/volumetric.py."""
+"""3-D layers of ``mindspore.nn``: Conv3d, Conv3dTranspose, MaxPool3d and AvgPool3d over (N, C, D, H, W)
+inputs, calling the ``ops`` compositions of ops/api/volumetric.py and ops/api/conv_transpose.py."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from ...common.initializer import HeUniform, Uniform, init_array
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
+from ...ops.api import array as A
+from ...ops.api import conv_transpose as T
 from ...ops.api import volumetric as V
 from ..cell import Cell
 from ._checks import check_input, positive_int
@@ -106,4 +108,47 @@ class AvgPool3d(Cell):
                             self.divisor_override or 0, pad_mode=self.pad_mode)
 
 
-__all__ = ["Conv3d", "MaxPool3d", "AvgPool3d"]
+
+
+class Conv3dTranspose(Cell):
+    """``Conv3dTranspose(in_channels, out_channels, kernel_size, stride=1, pad_mode='same', padding=0,
+    dilation=1, group=1, output_padding=0, has_bias=False, weight_init=None, bias_init=None,
+    data_format='NCDHW', dtype=float32)``: the transposed 3-D convolution (``ops.conv3d_transpose``);
+    ``weight`` (in, out / group, kd, kh, kw)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOr3, stride: IntOr3 = 1,
+                 pad_mode: str = "same", padding: IntOr3 = 0, dilation: IntOr3 = 1, group: int = 1,
+                 output_padding: IntOr3 = 0, has_bias: bool = False, weight_init=None, bias_init=None,
+                 data_format: str = "NCDHW", dtype=None) -> None:
+        super().__init__()
+        self.in_channels = positive_int("Conv3dTranspose", "in_channels", in_channels)
+        self.out_channels = positive_int("Conv3dTranspose", "out_channels", out_channels)
+        self.group = positive_int("Conv3dTranspose", "group", group)
+        if in_channels % group or out_channels % group:
+            raise ValueError(f"Conv3dTranspose: in_channels ({in_channels}) and out_channels ({out_channels}) "
+                             f"must be divisible by group ({group})")
+        if data_format != "NCDHW":
+            raise ValueError(f"Conv3dTranspose: data_format must be 'NCDHW', got {data_format!r}")
+        self.kernel_size = V.triple("Conv3dTranspose", "kernel_size", kernel_size)
+        self.stride = V.triple("Conv3dTranspose", "stride", stride)
+        self.dilation = V.triple("Conv3dTranspose", "dilation", dilation)
+        self.output_padding = V.triple("Conv3dTranspose", "output_padding", output_padding, 0)
+        self.pad_mode = _pad_mode("Conv3dTranspose", pad_mode, padding)
+        self.padding = V.pads6("Conv3dTranspose", padding)
+        self.has_bias = bool(has_bias)
+        fan_in = out_channels // group * math.prod(self.kernel_size)
+        self.weight = Parameter(init_array(HeUniform(math.sqrt(5)) if weight_init is None else weight_init,
+                                           (in_channels, out_channels // group, *self.kernel_size)), name="weight")
+        self.bias = Parameter(init_array(Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init,
+                                         (out_channels,)), name="bias") if self.has_bias else None
+
+    def construct(self, x: Tensor) -> Tensor:
+        check_input("Conv3dTranspose", x, rank=5, dim=(1, self.in_channels))
+        y = T.conv3d_transpose(x, self.weight, self.pad_mode, self.padding, self.stride, self.dilation, self.group,
+                               self.output_padding)
+        if self.bias is not None:
+            y = y + A.reshape(self.bias, (1, self.out_channels, 1, 1, 1))
+        return y
+
+
+__all__ = ["Conv3d", "Conv3dTranspose", "MaxPool3d", "AvgPool3d"]
