@@ -22,8 +22,8 @@ from .activation_more import *  # noqa: F403 - more activations, MindSpore's nam
 from .activation_more import __all__ as _ACTIVATIONS_MORE
 from .basic import Dense, Dropout, Flatten, Identity
 from .containers import CellDict, CellList
-from .conv1d_transpose import Conv1dTranspose
 from .conv import Conv1d, Conv2d, Conv2dTranspose
+from .conv1d_transpose import Conv1dTranspose
 from .embedding import Embedding
 from .instance_norm import GroupNorm, InstanceNorm2d
 from .norm_more import BatchNorm3d, InstanceNorm1d, InstanceNorm3d
