@@ -360,6 +360,34 @@ TRANSPOSED_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
 CASES.update(TRANSPOSED_CASES)
 
 
+# MindSpore's (and PyTorch's) CTC gradient with respect to log_probs adds exp(log_probs), a term that cancels
+# through the log_softmax that produces them; opbuild's is the plain derivative. The cases therefore start
+# from logits, so the gradients compared are the logits', where both agree.
+CTC_X = _f32(6, 3, 5)
+CTC_T = _i([[1, 2, 2], [3, 1, 0], [4, 4, 4]])
+
+
+def _ctc(make) -> Callable:
+    return lambda ms, nn, ops, x, t, il, tl: make(ms, nn, ops, ops.log_softmax(x, -1), t, il, tl)
+
+
+def _ctc_r(ms, nn, ops, r, x, t, il, tl):
+    return ops.ctc_loss(ops.log_softmax(x, -1), t, il, tl, reduction=r)
+
+
+CTC_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    **_reductions("ctc_loss", _ctc_r, [CTC_X, CTC_T, _i([6, 5, 6]), _i([3, 2, 1])]),
+    "ctc_loss_blank_last": (_ctc(lambda ms, nn, ops, lp, t, il, tl: ops.ctc_loss(lp, t, il, tl, blank=4)),
+                            [CTC_X, _i([[1, 2, 2], [3, 1, 0], [0, 0, 0]]), _i([6, 4, 2]), _i([3, 2, 0])], True),
+    "CTCLoss_impossible_zero_infinity": (_ctc(
+        lambda ms, nn, ops, lp, t, il, tl: nn.CTCLoss(reduction="none", zero_infinity=True)(lp, t, il, tl)),
+        [CTC_X, CTC_T, _i([6, 2, 6]), _i([3, 2, 3])], True),
+    "CTCLoss_int64": (_ctc(lambda ms, nn, ops, lp, t, il, tl: nn.CTCLoss(reduction="sum")(lp, t, il, tl)),
+                      [CTC_X, CTC_T.astype(np.int64), _i([6, 6, 6], np.int64), _i([3, 2, 2], np.int64)], True),
+}
+CASES.update(CTC_CASES)
+
+
 def outputs(result) -> list[np.ndarray]:
     """The case's result as a list of NumPy arrays (one per output)."""
     items = result if isinstance(result, (tuple, list)) else (result,)

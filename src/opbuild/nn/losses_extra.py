@@ -1,7 +1,7 @@
 """The loss cells of ``mindspore.nn`` beyond nn/loss.py: MAELoss, RMSELoss, SmoothL1Loss, HuberLoss, KLDivLoss,
 NLLLoss, BCELoss, SoftMarginLoss, MultiMarginLoss, MultiLabelSoftMarginLoss, MultilabelMarginLoss,
 CosineEmbeddingLoss, MarginRankingLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, HingeEmbeddingLoss,
-DiceLoss and FocalLoss, with MindSpore 2.10's constructor arguments and defaults.
+DiceLoss, FocalLoss and CTCLoss, with MindSpore 2.10's constructor arguments and defaults.
 
 Each cell checks its arguments when built and calls the functional form of ops/api/nn_losses.py (a composition
 of primitives, differentiable through their gradient rules).
@@ -15,6 +15,7 @@ from ..core.tensor import Tensor, as_tensor
 from ..ops.api import array as A
 from ..ops.api import math as M
 from ..ops.api import nn_losses as L
+from ..ops.api.ctc import ctc_loss
 from ..ops.api.nn import log_softmax
 from ..ops.primitive import apply
 from .loss import LossBase
@@ -303,7 +304,26 @@ class FocalLoss(LossBase):
         return self.get_loss(M.mean(M.mul(loss, M._cast(y, logits.dtype)), -1))
 
 
-__all__ = ["MAELoss", "RMSELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "NLLLoss", "BCELoss", "SoftMarginLoss",
+class CTCLoss(LossBase):
+    """``CTCLoss(blank=0, reduction='mean', zero_infinity=False)(log_probs, targets, input_lengths,
+    target_lengths)``: the CTC loss of (T, N, C) log-probabilities (see ``ops.ctc_loss``), without the
+    forward variables."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__(reduction)
+        if isinstance(blank, bool) or not isinstance(blank, int) or blank < 0:
+            raise ValueError(f"CTCLoss: blank must be an int >= 0, got {blank!r}")
+        if not isinstance(zero_infinity, bool):
+            raise TypeError(f"CTCLoss: zero_infinity must be a bool, got {zero_infinity!r}")
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def construct(self, log_probs: Tensor, targets: Tensor, input_lengths: Tensor, target_lengths: Tensor
+                  ) -> Tensor:
+        return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                        self.zero_infinity)[0]
+
+
+__all__ = ["CTCLoss", "MAELoss", "RMSELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "NLLLoss", "BCELoss", "SoftMarginLoss",
            "MultiMarginLoss", "MultiLabelSoftMarginLoss", "MultilabelMarginLoss", "CosineEmbeddingLoss",
            "MarginRankingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
            "DiceLoss", "FocalLoss"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from .api import activations as _activations
 from .api import array as _array
 from .api import conv_transpose as _conv_transpose
+from .api import ctc as _ctc
 from .api import image as _image
 from .api import linalg as _linalg
 from .api import math as _math
@@ -25,6 +26,7 @@ from .api.activations import *  # noqa: F403
 from .api.array import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
 from .api.conv_transpose import *  # noqa: F403
+from .api.ctc import *  # noqa: F403
 from .api.image import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
 from .api.math import *  # noqa: F403
@@ -46,7 +48,7 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_math_misc.__all__, *_linalg.__all__, *_sampling.__all__,
                                           *_nn_losses.__all__, *_activations.__all__, *_nn_misc.__all__,
                                           *_pooling_adaptive.__all__, *_normalization_fn.__all__,
-                                          *_volumetric.__all__, *_conv_transpose.__all__)))
+                                          *_volumetric.__all__, *_conv_transpose.__all__, *_ctc.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]
