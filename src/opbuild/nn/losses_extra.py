@@ -323,7 +323,8 @@ class CTCLoss(LossBase):
                         self.zero_infinity)[0]
 
 
-__all__ = ["CTCLoss", "MAELoss", "RMSELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "NLLLoss", "BCELoss", "SoftMarginLoss",
+__all__ = ["CTCLoss", "MAELoss", "RMSELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "NLLLoss", "BCELoss",
+           "SoftMarginLoss",
            "MultiMarginLoss", "MultiLabelSoftMarginLoss", "MultilabelMarginLoss", "CosineEmbeddingLoss",
            "MarginRankingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
            "DiceLoss", "FocalLoss"]
