@@ -388,6 +388,31 @@ CTC_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
 CASES.update(CTC_CASES)
 
 
+def _lookup(*args, **kwargs) -> Callable:
+    """nn.EmbeddingLookup(6, 4, ...) with a fixed table (drawn here) applied to the case's ids."""
+    table = _f32(6, 4)
+
+    def run(ms, nn, ops, ids):
+        layer = nn.EmbeddingLookup(6, 4, *args, **kwargs)
+        layer.embedding_table.set_data(ms.Tensor(table))
+        return layer(ids)
+    return run
+
+
+PATCH_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    "unfold": (lambda ms, nn, ops, x: ops.unfold(x, 2), [_f32(1, 2, 5, 4)], True),
+    "unfold_options": (lambda ms, nn, ops, x: ops.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
+                       [_f32(2, 3, 6, 7)], True),
+    "fold": (lambda ms, nn, ops, x: ops.fold(x, ms.Tensor([5, 4], ms.int32), 2), [_f32(1, 8, 12)], True),
+    "fold_options": (lambda ms, nn, ops, x: ops.fold(x, ms.Tensor([6, 7], ms.int32), (2, 3), (1, 2), 1, (2, 1)),
+                     [_f32(2, 18, 20)], True),
+    "lrn": (lambda ms, nn, ops, x: ops.lrn(x), [_f32(1, 6, 3, 3)], True),
+    "LRN_options": (_layer("LRN", 2, 2.0, 0.5, 0.75), [_f32(2, 7, 2, 3)], True),
+    "EmbeddingLookup": (_lookup(), [_i([[0, 5], [3, 3]])], False),
+}
+CASES.update(PATCH_CASES)
+
+
 def outputs(result) -> list[np.ndarray]:
     """The case's result as a list of NumPy arrays (one per output)."""
     items = result if isinstance(result, (tuple, list)) else (result,)

@@ -122,3 +122,44 @@ def test_instance_norm_matches_torch(layer, torch_layer, shape) -> None:
         theirs.weight.copy_(torch.tensor([0.5, 1.0, 2.0]))
         theirs.bias.copy_(torch.tensor([0.1, -0.2, 0.3]))
     _value_and_grad(ours, theirs, x)
+
+
+def test_embedding_matches_torch() -> None:
+    # MindSpore 2.10 has no CPU kernel for ops.embedding.
+    ids = np.array([[0, 5, 1], [3, 3, 2]], np.int32)
+    w = RNG.uniform(-1, 1, (6, 4)).astype(np.float32)
+    _value_and_grad(lambda t: ops.embedding(Tensor(ids), t), lambda t: F.embedding(torch.tensor(ids).long(), t), w)
+    got = ops.embedding(Tensor(ids), Tensor(w), max_norm=0.9).asnumpy()
+    want = F.embedding(torch.tensor(ids).long(), torch.tensor(w.copy()), max_norm=0.9).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(NotImplementedError, match="padding_idx"):
+        ops.embedding(Tensor(ids), Tensor(w), padding_idx=0)
+    with pytest.raises(NotImplementedError, match="max_norm"):
+        nn.EmbeddingLookup(6, 4, max_norm=1.0)
+
+
+def _patches_reference(x: np.ndarray, k, s, d, same: bool) -> np.ndarray:
+    """TensorFlow's extract_image_patches in NCHW: out[n, (i * kw + j) * C + c, oh, ow]."""
+    n, c, h, w = x.shape
+    pads = []
+    for size, kk, ss, dd in zip((h, w), k, s, d):
+        total = max((-(-size // ss) - 1) * ss + dd * (kk - 1) + 1 - size, 0) if same else 0
+        pads.append((total // 2, total - total // 2))
+    xp = np.pad(x, ((0, 0), (0, 0), *pads))
+    oh = (xp.shape[2] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (xp.shape[3] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    out = np.zeros((n, k[0] * k[1] * c, oh, ow), x.dtype)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            patch = xp[:, :, i * d[0]:i * d[0] + s[0] * (oh - 1) + 1:s[0], j * d[1]:j * d[1] + s[1] * (ow - 1) + 1:s[1]]
+            out[:, (i * k[1] + j) * c:(i * k[1] + j + 1) * c] = patch
+    return out
+
+
+@pytest.mark.parametrize(("k", "s", "d", "padding"), [((2, 2), (1, 1), (1, 1), "valid"),
+                                                      ((3, 2), (2, 1), (1, 2), "same")])
+def test_nn_unfold_matches_image_patches(k, s, d, padding) -> None:
+    # MindSpore 2.10 has no CPU ExtractImagePatches kernel: the reference is the layout its documentation gives.
+    x = RNG.uniform(-1, 1, (2, 3, 6, 5)).astype(np.float32)
+    layer = nn.Unfold([1, *k, 1], [1, *s, 1], [1, *d, 1], padding)
+    np.testing.assert_array_equal(layer(Tensor(x)).asnumpy(), _patches_reference(x, k, s, d, padding == "same"))
