@@ -413,6 +413,35 @@ PATCH_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
 CASES.update(PATCH_CASES)
 
 
+WRAPPER_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    "lp_pool1d": (lambda ms, nn, ops, x: ops.lp_pool1d(x, 2, 3, 2), [_f32(2, 3, 8)], True),
+    "lp_pool2d_p3": (lambda ms, nn, ops, x: ops.lp_pool2d(x, 3, (2, 3)), [_f32(1, 2, 6, 7, low=0.1, high=2.0)], True),
+    "LPPool1d_ceil": (_layer("LPPool1d", 2, 3, 2, True), [_f32(2, 3, 8)], True),
+    "LPPool2d": (_layer("LPPool2d", 1, 2, (1, 2)), [_f32(1, 2, 5, 6)], True),
+    "fast_gelu": (_fn("fast_gelu"), [XA], True),
+    "FastGelu": (_layer("FastGelu"), [XA], True),
+    "channel_shuffle": (_fn("channel_shuffle", 2), [_f32(1, 6, 2, 2)], False),  # no MindSpore gradient
+    "ChannelShuffle": (_layer("ChannelShuffle", 3), [_f32(2, 6, 3)], True),
+    "ReduceLogSumExp": (_layer("ReduceLogSumExp", 1, True), [XA], True),
+    "ClipByNorm": (lambda ms, nn, ops, x: nn.ClipByNorm()(x, ms.Tensor(2.0, ms.float32)), [XA], True),
+    "Tril": (lambda ms, nn, ops, x: nn.Tril()(x, 1), [XA], True),
+    "Triu": (lambda ms, nn, ops, x: nn.Triu()(x, -1), [XA], True),
+    "OneHot": (_layer("OneHot", depth=4), [_i([0, 3, 1, 5])], False),
+    "OneHot_axis0": (_layer("OneHot", 0, 3, 5.0, -1.0), [_i([[0, 2], [1, 1]])], False),
+    "Range_int": (lambda ms, nn, ops: nn.Range(1, 10, 3)(), [], False),
+    "Range_float": (lambda ms, nn, ops: nn.Range(0.5, 3.0, 0.75)(), [], False),
+    "Range_limit_only": (lambda ms, nn, ops: nn.Range(5)(), [], False),
+    "Norm": (_layer("Norm", 1), [XA], True),
+    "Norm_all_keep": (_layer("Norm", (), True), [XA], True),
+    "Moments": (_layer("Moments", 2), [XA], True),
+    "Moments_keep": (_layer("Moments", (0, 2), True), [XA], True),
+    "MatMul": (lambda ms, nn, ops, a, b: nn.MatMul()(a, b), [_f32(2, 3, 4), _f32(4, 5)], True),
+    "MatMul_transposed": (lambda ms, nn, ops, a, b: nn.MatMul(True, True)(a, b), [_f32(2, 4, 3), _f32(2, 5, 4)],
+                          True),
+}
+CASES.update(WRAPPER_CASES)
+
+
 def outputs(result) -> list[np.ndarray]:
     """The case's result as a list of NumPy arrays (one per output)."""
     items = result if isinstance(result, (tuple, list)) else (result,)

@@ -163,3 +163,11 @@ def test_nn_unfold_matches_image_patches(k, s, d, padding) -> None:
     x = RNG.uniform(-1, 1, (2, 3, 6, 5)).astype(np.float32)
     layer = nn.Unfold([1, *k, 1], [1, *s, 1], [1, *d, 1], padding)
     np.testing.assert_array_equal(layer(Tensor(x)).asnumpy(), _patches_reference(x, k, s, d, padding == "same"))
+
+
+def test_roll_layer_matches_numpy() -> None:
+    # MindSpore 2.10 has no CPU Roll kernel.
+    np.testing.assert_array_equal(nn.Roll(2, 1)(Tensor(X)).asnumpy(), np.roll(X, 2, 1))
+    np.testing.assert_array_equal(nn.Roll((1, -2), (0, 2))(Tensor(X)).asnumpy(), np.roll(X, (1, -2), (0, 2)))
+    with pytest.raises(NotImplementedError, match="axis=None"):
+        nn.ClipByNorm(1)

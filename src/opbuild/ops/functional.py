@@ -17,6 +17,7 @@ from .api import more_math as _more_math
 from .api import nn as _nn
 from .api import nn_losses as _nn_losses
 from .api import nn_misc as _nn_misc
+from .api import nn_more as _nn_more
 from .api import normalization_fn as _normalization_fn
 from .api import patches as _patches
 from .api import pooling_adaptive as _pooling_adaptive
@@ -38,6 +39,7 @@ from .api.more_math import ptp, take  # noqa: F401 - Tensor.ptp/take (MindSpore 
 from .api.nn import *  # noqa: F403
 from .api.nn_losses import *  # noqa: F403
 from .api.nn_misc import *  # noqa: F403
+from .api.nn_more import *  # noqa: F403
 from .api.normalization_fn import *  # noqa: F403
 from .api.patches import *  # noqa: F403
 from .api.pooling_adaptive import *  # noqa: F403
@@ -51,7 +53,7 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_nn_losses.__all__, *_activations.__all__, *_nn_misc.__all__,
                                           *_pooling_adaptive.__all__, *_normalization_fn.__all__,
                                           *_volumetric.__all__, *_conv_transpose.__all__, *_ctc.__all__,
-                                          *_patches.__all__)))
+                                          *_patches.__all__, *_nn_more.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

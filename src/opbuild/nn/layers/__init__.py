@@ -45,6 +45,8 @@ from .transformer import (
     TransformerEncoderLayer,
 )
 from .volumetric import AvgPool3d, Conv3d, Conv3dTranspose, MaxPool3d
+from .wrappers import *  # noqa: F403 - thin layers around one ops function
+from .wrappers import __all__ as _WRAPPERS
 
 __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm2d", "LayerNorm",
            "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "Embedding", "get_activation", "Identity", "CellList",
@@ -53,6 +55,6 @@ __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "B
            "GroupNorm", "InstanceNorm2d", "BatchNorm1d", "PixelShuffle", "Conv1d",
            "Conv2dTranspose", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "MaxPool1d", "Upsample",
            "ReLU6", "Pad"]
-__all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, "BatchNorm3d", "InstanceNorm1d", "InstanceNorm3d",
+__all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, *_WRAPPERS, "BatchNorm3d", "InstanceNorm1d", "InstanceNorm3d",
             "RNNCell", "LSTMCell", "GRUCell", "Conv3d",
             "MaxPool3d", "AvgPool3d", "Conv3dTranspose", "Conv1dTranspose"]

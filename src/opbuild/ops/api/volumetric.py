@@ -121,7 +121,7 @@ def _windows(k: int, s: int, d: int, out: int) -> np.ndarray:
     return np.arange(out)[:, None] * s + np.arange(k)[None, :] * d
 
 
-def _pool_axis(x: Tensor, axis: int, k: int, s: int, d: int, pb: int, pa: int, out: int, use_max: bool,
+def pool_axis(x: Tensor, axis: int, k: int, s: int, d: int, pb: int, pa: int, out: int, use_max: bool,
                fill: float) -> Tensor:
     idx = _windows(k, s, d, out)
     need = int(idx.max()) + 1 - (x.shape[axis] + pb)  # ceil_mode windows may read past the tail padding
@@ -164,7 +164,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bo
     t, k, s, d, p, outs = _pool_args("max_pool3d", x, kernel_size, stride, padding, dilation, ceil_mode, pad_mode)
     lowest = float(np.finfo(t.dtype.np_dtype).min)
     for i in range(3):
-        t = _pool_axis(t, 2 + i, k[i], s[i], d[i], p[2 * i], p[2 * i + 1], outs[i], True, lowest)
+        t = pool_axis(t, 2 + i, k[i], s[i], d[i], p[2 * i], p[2 * i + 1], outs[i], True, lowest)
     return t
 
 
@@ -187,7 +187,7 @@ def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode: bool = Fa
         raise ValueError(f"avg_pool3d: divisor_override must be an int >= 0, got {divisor_override!r}")
     size = t.shape[2:]
     for i in range(3):
-        t = _pool_axis(t, 2 + i, k[i], s[i], 1, p[2 * i], p[2 * i + 1], outs[i], False, 0.0)
+        t = pool_axis(t, 2 + i, k[i], s[i], 1, p[2 * i], p[2 * i + 1], outs[i], False, 0.0)
     if divisor_override:
         return M.div(t, float(divisor_override))
     c = [_counts(size[i], k[i], s[i], p[2 * i], p[2 * i + 1], outs[i], bool(count_include_pad)) for i in range(3)]

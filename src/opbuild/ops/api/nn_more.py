@@ -1,0 +1,84 @@
+"""More ``mindspore.ops`` functions of the nn family: ``lp_pool1d``/``lp_pool2d`` (power-average pooling over
+Gather windows), ``fast_gelu`` and ``channel_shuffle``, compositions of existing primitives."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ...core.tensor import Tensor, as_tensor
+from ..primitive import apply
+from . import array as A
+from . import math as M
+from .volumetric import pool_axis
+
+
+def _lp_pool(fn: str, x, norm_type, kernel_size, stride, ceil_mode: bool, dims: int) -> Tensor:
+    t = as_tensor(x)
+    if t.ndim not in (dims + 1, dims + 2) or not t.dtype.is_float:
+        raise ValueError(f"{fn}: x must be a float Tensor of rank {dims + 1} or {dims + 2}, got {t.dtype} {t.shape}")
+    if isinstance(norm_type, bool) or not isinstance(norm_type, numbers.Real) or norm_type == 0:
+        raise ValueError(f"{fn}: norm_type must be a non-zero number, got {norm_type!r}")
+    k = (kernel_size,) * dims if isinstance(kernel_size, int) else tuple(kernel_size)
+    s = k if stride is None else ((stride,) * dims if isinstance(stride, int) else tuple(stride))
+    if len(k) != dims or len(s) != dims or not all(isinstance(v, int) and v >= 1 for v in (*k, *s)):
+        raise ValueError(f"{fn}: kernel_size and stride must be positive ints or {dims} of them, got "
+                         f"{kernel_size!r}, {stride!r}")
+    p = float(norm_type)
+    y = M.pow(t, p)
+    for i in range(dims):
+        axis = t.ndim - dims + i
+        n = y.shape[axis]
+        span = n - k[i]
+        if span < 0:
+            raise ValueError(f"{fn}: kernel_size {k} exceeds the input's spatial shape {t.shape[-dims:]}")
+        out = (-(-span // s[i]) if ceil_mode else span // s[i]) + 1
+        if ceil_mode and (out - 1) * s[i] >= n:
+            out -= 1
+        y = pool_axis(y, axis, k[i], s[i], 1, 0, 0, out, False, 0.0)
+        # A window cut short by ceil_mode counts as a full one: its mean times the kernel size (MindSpore's).
+        count = np.minimum(np.arange(out) * s[i] + k[i], n) - np.arange(out) * s[i]
+        if (count < k[i]).any():
+            shape = [1] * y.ndim
+            shape[axis] = out
+            y = M.mul(y, Tensor((k[i] / count).astype(t.dtype.np_dtype).reshape(shape)))
+    # sign(s) * relu(|s|) is s where s >= 0 and 0 elsewhere (MindSpore's form), before the 1/p-th power.
+    return M.pow(M.mul(apply("Sign", {}, [y]), M.relu(M.abs(y))), 1.0 / p)
+
+
+def lp_pool1d(x, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """``ops.lp_pool1d(x, norm_type, kernel_size, stride=None, ceil_mode=False)``: ``(sum of x^p over each
+    window)^(1/p)`` along the last axis of (N, C, L) or (C, L) (stride None: the kernel size)."""
+    return _lp_pool("lp_pool1d", x, norm_type, kernel_size, stride, bool(ceil_mode), 1)
+
+
+def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """``ops.lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False)``: the 2-D form over the last
+    two axes of (N, C, H, W) or (C, H, W)."""
+    return _lp_pool("lp_pool2d", x, norm_type, kernel_size, stride, bool(ceil_mode), 2)
+
+
+def fast_gelu(x) -> Tensor:
+    """``ops.fast_gelu(x)``: ``x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|))``."""
+    t = as_tensor(x)
+    if not t.dtype.is_float:
+        raise TypeError(f"fast_gelu: x must be a float Tensor, got {t.dtype}")
+    a = M.abs(t)
+    return M.mul(M.div(t, M.add(M.exp(M.mul(a, -1.702)), 1.0)), M.exp(M.mul(M.sub(t, a), 0.851)))
+
+
+def channel_shuffle(x, groups: int) -> Tensor:
+    """``ops.channel_shuffle(x, groups)``: the channels (axis 1) of (N, C, ...) regrouped: split into
+    ``groups`` groups, then interleaved (a Reshape, a Transpose and a Reshape)."""
+    t = as_tensor(x)
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1 or t.ndim < 3 or t.shape[1] % groups:
+        raise ValueError(f"channel_shuffle: groups must be a positive int dividing the channels of an input of "
+                         f"rank >= 3, got groups={groups!r} for shape {t.shape}")
+    n, c, *rest = t.shape
+    y = A.reshape(t, (n, groups, c // groups, *rest))
+    perm = (0, 2, 1, *range(3, 3 + len(rest)))
+    return A.reshape(A.transpose(y, perm), t.shape)
+
+
+__all__ = ["lp_pool1d", "lp_pool2d", "fast_gelu", "channel_shuffle"]
