@@ -442,6 +442,24 @@ WRAPPER_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
 CASES.update(WRAPPER_CASES)
 
 
+DICE_X = _f32(2, 3, 4)
+DICE_Y = np.eye(3, dtype=np.float32)[RNG.integers(0, 3, (2, 4))].transpose(0, 2, 1).copy()
+MORE_LOSS_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    "MultiClassDiceLoss": (lambda ms, nn, ops, x, y: nn.MultiClassDiceLoss()(x, y), [DICE_X, DICE_Y], (0,)),
+    "MultiClassDiceLoss_weights_ignore": (
+        lambda ms, nn, ops, x, y, w: nn.MultiClassDiceLoss(w, 1, "sigmoid")(x, y),
+        [DICE_X, DICE_Y, _f32(3, 2, low=0.5, high=1.5)], (0,)),
+    "MultiClassDiceLoss_no_activation": (lambda ms, nn, ops, x, y: nn.MultiClassDiceLoss(activation=None)(x, y),
+                                         [DICE_X[:, :, :3].copy(), DICE_Y[:, :, :3].copy()], (0,)),
+    "TripletMarginWithDistanceLoss": (lambda ms, nn, ops, a, p, n: nn.TripletMarginWithDistanceLoss()(a, p, n),
+                                      [V8, _f32(6, 8), _f32(6, 8)], True),
+    "TripletMarginWithDistanceLoss_swap_sum": (
+        lambda ms, nn, ops, a, p, n: nn.TripletMarginWithDistanceLoss(swap=True, reduction="sum", margin=2.0)(a, p, n),
+        [V8, _f32(6, 8), _f32(6, 8)], True),
+}
+CASES.update(MORE_LOSS_CASES)
+
+
 def outputs(result) -> list[np.ndarray]:
     """The case's result as a list of NumPy arrays (one per output)."""
     items = result if isinstance(result, (tuple, list)) else (result,)

@@ -16,8 +16,9 @@ from ..ops.api import array as A
 from ..ops.api import math as M
 from ..ops.api import nn_losses as L
 from ..ops.api.ctc import ctc_loss
-from ..ops.api.nn import log_softmax
+from ..ops.api.nn import log_softmax, softmax
 from ..ops.primitive import apply
+from .cell import Cell
 from .loss import LossBase
 
 
@@ -247,8 +248,8 @@ class HingeEmbeddingLoss(LossBase):
 
 
 class DiceLoss(LossBase):
-    """``DiceLoss(smooth=1e-05)(logits, label)``: ``1 - (2 sum(x y) + smooth) / (sum(x^2) + sum(y^2) +
-    smooth)`` over every element."""
+    """``DiceLoss(smooth=1e-05)(logits, label)``: ``1 - 2 sum(x y) / (sum(x^2) + sum(y^2) + smooth)`` over every
+    element (MindSpore adds ``smooth`` to the denominator only)."""
 
     def __init__(self, smooth: float = 1e-05) -> None:
         super().__init__("mean")
@@ -261,7 +262,7 @@ class DiceLoss(LossBase):
             raise ValueError(f"DiceLoss: logits {logits.shape} and label {label.shape} must have the same shape")
         inter = M.sum(M.mul(logits, label))
         union = M.add(M.sum(M.mul(logits, logits)), M.sum(M.mul(label, label)))
-        return M.sub(1.0, M.div(M.add(M.mul(inter, 2.0), self.smooth), M.add(union, self.smooth)))
+        return M.sub(1.0, M.div(M.mul(inter, 2.0), M.add(union, self.smooth)))
 
 
 class FocalLoss(LossBase):
@@ -304,6 +305,96 @@ class FocalLoss(LossBase):
         return self.get_loss(M.mean(M.mul(loss, M._cast(y, logits.dtype)), -1))
 
 
+class MultiClassDiceLoss(LossBase):
+    """``MultiClassDiceLoss(weights=None, ignore_indiex=None, activation='softmax')(logits, label)``: the
+    activation (a name of a MindSpore nn activation with its defaults, a Cell, or None) applied to (N, C, ...)
+    logits, then the mean over the classes
+    (axis 1, ``ignore_indiex`` skipped, each times ``weights[i]`` when given) of DiceLoss on that class' slice."""
+
+    _ACTIVATIONS = ("softmax", "logsoftmax", "relu", "relu6", "tanh", "sigmoid")
+
+    def __init__(self, weights: Tensor | None = None, ignore_indiex: int | None = None,
+                 activation: str | Cell | None = "softmax") -> None:
+        super().__init__("mean")
+        if weights is not None and as_tensor(weights).ndim != 2:
+            raise ValueError(f"MultiClassDiceLoss: weights must be 2-D, got shape {as_tensor(weights).shape}")
+        if ignore_indiex is not None and (isinstance(ignore_indiex, bool) or not isinstance(ignore_indiex, int)):
+            raise TypeError(f"MultiClassDiceLoss: ignore_indiex must be None or an int, got {ignore_indiex!r}")
+        if isinstance(activation, str) and activation not in self._ACTIVATIONS:
+            raise ValueError(f"MultiClassDiceLoss: activation must be one of {self._ACTIVATIONS}, got {activation!r}")
+        if activation is not None and not isinstance(activation, (str, Cell)):
+            raise TypeError(f"MultiClassDiceLoss: activation must be a name, a Cell or None, got {activation!r}")
+        self.weights, self.ignore_indiex, self.activation = weights, ignore_indiex, activation
+        self.dice = DiceLoss(1e-5)
+
+    def _activate(self, x: Tensor) -> Tensor:
+        a = self.activation
+        if a is None:
+            return x
+        if isinstance(a, Cell):
+            return a(x)
+        # The named activations are MindSpore's nn cells with their defaults: (log-)softmax over the last axis.
+        if a == "softmax":
+            return softmax(x, -1)
+        if a == "logsoftmax":
+            return log_softmax(x, -1)
+        return {"relu": M.relu, "relu6": M.relu6, "tanh": M.tanh, "sigmoid": M.sigmoid}[a](x)
+
+    def construct(self, logits: Tensor, label: Tensor) -> Tensor:
+        if tuple(logits.shape) != tuple(label.shape) or logits.ndim < 2:
+            raise ValueError(f"MultiClassDiceLoss: logits and label must have one shape (N, C, ...), got "
+                             f"{logits.shape} and {label.shape}")
+        x = self._activate(logits)
+        c = label.shape[1]
+        total = None
+        for i in range(c):
+            if i == self.ignore_indiex:
+                continue
+            loss = self.dice(A.squeeze(apply("StridedSlice", _channel(i, x.ndim), [x]), 1),
+                             A.squeeze(apply("StridedSlice", _channel(i, label.ndim), [label]), 1))
+            if self.weights is not None:
+                loss = M.mul(loss, as_tensor(self.weights)[i])
+            total = loss if total is None else M.add(total, loss)
+        return M.div(total, float(c))
+
+
+def _channel(i: int, rank: int) -> dict:
+    """StridedSlice attributes of channel ``i`` (axis 1, kept as a size-1 axis)."""
+    begin, end = [0, i] + [0] * (rank - 2), [0, i + 1] + [0] * (rank - 2)
+    mask = (1 << rank) - 1 - 2
+    return {"begin": begin, "end": end, "strides": [1] * rank, "begin_mask": mask, "end_mask": mask,
+            "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": 0}
+
+
+class TripletMarginWithDistanceLoss(LossBase):
+    """``TripletMarginWithDistanceLoss(distance_function=None, swap=False, reduction='mean', margin=1.0)(x,
+    positive, negative)``: ``max(d(x, pos) - d(x, neg) + margin, 0)`` with ``d`` the given function or the
+    L2 norm of ``|a - b|`` along axis 1; ``swap`` uses ``min(d(x, neg), d(pos, neg))``."""
+
+    def __init__(self, distance_function=None, swap: bool = False, reduction: str = "mean", margin: float = 1.0
+                 ) -> None:
+        super().__init__(reduction)
+        if distance_function is not None and not callable(distance_function):
+            raise TypeError(f"TripletMarginWithDistanceLoss: distance_function must be callable, got "
+                            f"{distance_function!r}")
+        if not isinstance(swap, bool):
+            raise TypeError(f"TripletMarginWithDistanceLoss: swap must be a bool, got {swap!r}")
+        self.distance_function, self.swap = distance_function, swap
+        self.margin = _margin("TripletMarginWithDistanceLoss", margin)
+
+    def _distance(self, a: Tensor, b: Tensor) -> Tensor:
+        if self.distance_function is not None:
+            return self.distance_function(a, b)
+        d = M.abs(M.sub(a, b))
+        return M.sqrt(M.sum(M.mul(d, d), 1))
+
+    def construct(self, x: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        d1, d2 = self._distance(x, positive), self._distance(x, negative)
+        if self.swap:
+            d2 = M.minimum(d2, self._distance(positive, negative))
+        return self.get_loss(M.relu(M.add(M.sub(d1, d2), self.margin)))
+
+
 class CTCLoss(LossBase):
     """``CTCLoss(blank=0, reduction='mean', zero_infinity=False)(log_probs, targets, input_lengths,
     target_lengths)``: the CTC loss of (T, N, C) log-probabilities (see ``ops.ctc_loss``), without the
@@ -327,4 +418,4 @@ __all__ = ["CTCLoss", "MAELoss", "RMSELoss", "SmoothL1Loss", "HuberLoss", "KLDiv
            "SoftMarginLoss",
            "MultiMarginLoss", "MultiLabelSoftMarginLoss", "MultilabelMarginLoss", "CosineEmbeddingLoss",
            "MarginRankingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
-           "DiceLoss", "FocalLoss"]
+           "DiceLoss", "FocalLoss", "MultiClassDiceLoss", "TripletMarginWithDistanceLoss"]
