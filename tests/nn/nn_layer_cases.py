@@ -460,6 +460,34 @@ MORE_LOSS_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
 CASES.update(MORE_LOSS_CASES)
 
 
+def _bidense(*args, **kwargs) -> Callable:
+    weight, bias = _f32(3, 4, 5, low=-0.5, high=0.5), _f32(3)
+
+    def run(ms, nn, ops, a, b):
+        layer = nn.BiDense(4, 5, 3, *args, **kwargs)
+        layer.weight.set_data(ms.Tensor(weight))
+        if getattr(layer, "bias", None) is not None:  # MindSpore's BiDense has no bias attribute without one
+            layer.bias.set_data(ms.Tensor(bias))
+        return layer(a, b)
+    return run
+
+
+# Unpooling indices: distinct flat positions per plane (as max pooling yields).
+UNPOOL2_IDX = np.stack([RNG.permutation(6 * 8)[:12] for _ in range(6)]).reshape(2, 3, 3, 4).astype(np.int64)
+UNPOOL1_IDX = np.stack([RNG.permutation(9)[:4] for _ in range(6)]).reshape(2, 3, 4).astype(np.int64)
+UNPOOL3_IDX = np.stack([RNG.permutation(4 * 4 * 6)[:12] for _ in range(2)]).reshape(1, 2, 2, 2, 3).astype(np.int64)
+EXTRA_LAYER_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    "BiDense": (_bidense(), [_f32(6, 4), _f32(6, 5)], True),
+    "BiDense_batch_no_bias": (_bidense(has_bias=False), [_f32(2, 3, 4), _f32(2, 3, 5)], True),
+    "max_unpool2d": (lambda ms, nn, ops, x, i: ops.max_unpool2d(x, i, 2), [_f32(2, 3, 3, 4), UNPOOL2_IDX], (0,)),
+    "MaxUnpool1d": (lambda ms, nn, ops, x, i: nn.MaxUnpool1d(3, 2)(x, i), [_f32(2, 3, 4), UNPOOL1_IDX], (0,)),
+    "MaxUnpool3d_output_size": (lambda ms, nn, ops, x, i: nn.MaxUnpool3d(2)(x, i, (1, 2, 4, 4, 6)),
+                                [_f32(1, 2, 2, 2, 3), UNPOOL3_IDX], (0,)),
+    "Dropout2dExt_inference": (_layer("Dropout2dExt", 0.3), [IMG], True),
+}
+CASES.update(EXTRA_LAYER_CASES)
+
+
 def outputs(result) -> list[np.ndarray]:
     """The case's result as a list of NumPy arrays (one per output)."""
     items = result if isinstance(result, (tuple, list)) else (result,)

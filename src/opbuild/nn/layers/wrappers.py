@@ -1,18 +1,22 @@
 """Thin layers of ``mindspore.nn`` around one ``ops`` function: LPPool1d/2d, ChannelShuffle, FastGelu,
-ReduceLogSumExp, ClipByNorm, Tril, Triu, Roll, OneHot, Range, Norm, Moments and MatMul, with MindSpore 2.10's
-constructor arguments."""
+ReduceLogSumExp, ClipByNorm, Tril, Triu, Roll, OneHot, Range, Norm, Moments, MatMul, MaxUnpool1d/2d/3d, BiDense
+and Dropout2dExt, with MindSpore 2.10's constructor arguments."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
+from ...common.initializer import Uniform, init_array
 from ...core.dtypes import dtype_of
+from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
 from ...ops.api import array as A
 from ...ops.api import math as M
 from ...ops.api import math_misc, math_more, nn_more, tensor_math
+from ...ops.api.nn_misc import channel_dropout
 from ..cell import Cell
 
 
@@ -182,5 +186,89 @@ class MatMul(Cell):
         return A.matmul(x1, x2)
 
 
+
+
+class _MaxUnpool(Cell):
+    _dims = 1
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+
+    def construct(self, x: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        fn = (nn_more.max_unpool1d, nn_more.max_unpool2d, nn_more.max_unpool3d)[self._dims - 1]
+        return fn(x, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool1d(_MaxUnpool):
+    """``MaxUnpool1d(kernel_size, stride=None, padding=0)(x, indices, output_size=None)``: see
+    ``ops.max_unpool1d``."""
+
+
+class MaxUnpool2d(_MaxUnpool):
+    """``MaxUnpool2d(kernel_size, stride=None, padding=0)(x, indices, output_size=None)``: see
+    ``ops.max_unpool2d``."""
+
+    _dims = 2
+
+
+class MaxUnpool3d(_MaxUnpool):
+    """``MaxUnpool3d(kernel_size, stride=None, padding=0)(x, indices, output_size=None)``: see
+    ``ops.max_unpool3d``."""
+
+    _dims = 3
+
+
+class BiDense(Cell):
+    """``BiDense(in1_channels, in2_channels, out_channels, weight_init=None, bias_init=None, has_bias=True,
+    dtype=float32)(input1, input2)``: ``y_o = x1^T W_o x2 + b_o`` with ``weight`` (out, in1, in2) and ``bias``
+    (out,), both drawn from U(-1/sqrt(in1), 1/sqrt(in1)) by default; leading axes are batch axes."""
+
+    def __init__(self, in1_channels: int, in2_channels: int, out_channels: int, weight_init=None, bias_init=None,
+                 has_bias: bool = True, dtype=None) -> None:
+        super().__init__()
+        for name, v in (("in1_channels", in1_channels), ("in2_channels", in2_channels),
+                        ("out_channels", out_channels)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"BiDense: {name} must be a positive int, got {v!r}")
+        self.in1_channels, self.in2_channels, self.out_channels = in1_channels, in2_channels, out_channels
+        bound = 1 / math.sqrt(in1_channels)
+        self.has_bias = bool(has_bias)
+        self.weight = Parameter(init_array(Uniform(bound) if weight_init is None else weight_init,
+                                           (out_channels, in1_channels, in2_channels)), name="weight")
+        self.bias = Parameter(init_array(Uniform(bound) if bias_init is None else bias_init, (out_channels,)),
+                              name="bias") if self.has_bias else None
+
+    def construct(self, input1: Tensor, input2: Tensor) -> Tensor:
+        if input1.shape[-1] != self.in1_channels or input2.shape[-1] != self.in2_channels \
+                or tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
+            raise ValueError(f"BiDense: inputs (..., {self.in1_channels}) and (..., {self.in2_channels}) with the "
+                             f"same leading axes are needed, got {input1.shape} and {input2.shape}")
+        lead = input1.shape[:-1]
+        x1 = A.reshape(input1, (-1, self.in1_channels))
+        x2 = A.reshape(input2, (-1, 1, self.in2_channels))
+        w = A.reshape(A.transpose(self.weight, (1, 0, 2)), (self.in1_channels, -1))       # (in1, out * in2)
+        y = A.reshape(A.matmul(x1, w), (-1, self.out_channels, self.in2_channels))
+        y = M.sum(M.mul(y, x2), 2)
+        if self.bias is not None:
+            y = M.add(y, self.bias)
+        return A.reshape(y, (*lead, self.out_channels))
+
+
+class Dropout2dExt(Cell):
+    """``Dropout2dExt(p=0.5, inplace=False)``: :class:`Dropout2d` (whole channels of (N, C, H, W) zeroed in
+    training); ``inplace`` is accepted, the result is a new Tensor."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+            raise ValueError(f"Dropout2dExt: p must be a float in [0, 1], got {p!r}")
+        self.p, self.inplace = float(p), bool(inplace)
+
+    def construct(self, input: Tensor) -> Tensor:  # noqa: A002 - MindSpore's name
+        return channel_dropout("Dropout2dExt", input, self.p, self.training, 2)
+
+
 __all__ = ["LPPool1d", "LPPool2d", "ChannelShuffle", "FastGelu", "ReduceLogSumExp", "ClipByNorm", "Tril", "Triu",
-           "Roll", "OneHot", "Range", "Norm", "Moments", "MatMul"]
+           "Roll", "OneHot", "Range", "Norm", "Moments", "MatMul", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
+           "BiDense", "Dropout2dExt"]

@@ -82,3 +82,48 @@ def channel_shuffle(x, groups: int) -> Tensor:
 
 
 __all__ = ["lp_pool1d", "lp_pool2d", "fast_gelu", "channel_shuffle"]
+
+
+def _unpool(fn: str, x, indices, kernel_size, stride, padding, output_size, dims: int) -> Tensor:
+    t, idx = as_tensor(x), as_tensor(indices)
+    if t.ndim not in (dims + 1, dims + 2) or tuple(idx.shape) != tuple(t.shape):
+        raise ValueError(f"{fn}: x must have rank {dims + 1} or {dims + 2} and indices x's shape, got {t.shape} "
+                         f"and {idx.shape}")
+    if idx.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"{fn}: indices must be int32/int64, got {idx.dtype}")
+    k = (kernel_size,) * dims if isinstance(kernel_size, int) else tuple(kernel_size)
+    s = k if stride is None else ((stride,) * dims if isinstance(stride, int) else tuple(stride))
+    p = (padding,) * dims if isinstance(padding, int) else tuple(padding)
+    spatial = t.shape[t.ndim - dims:]
+    if output_size is None or len(output_size) == 0:
+        out = tuple((n - 1) * ss - 2 * pp + kk for n, kk, ss, pp in zip(spatial, k, s, p, strict=True))
+    else:
+        out = tuple(int(v) for v in output_size)[-dims:]
+    lead = t.shape[:t.ndim - dims]
+    rows, size, area = int(np.prod(lead)), int(np.prod(spatial)), int(np.prod(out))
+    # Each row's indices address its own output plane: offset row r by r * area, then one scatter-add.
+    offsets = Tensor((np.arange(rows, dtype=np.int64) * area).reshape(rows, 1))
+    flat_idx = A.reshape(M.add(A.reshape(M._cast(idx, "int64"), (rows, size)), offsets), (rows * size,))
+    y = apply("UnsortedSegmentSum", {"num_segments": rows * area}, [A.reshape(t, (rows * size,)), flat_idx])
+    return A.reshape(y, (*lead, *out))
+
+
+def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    """``ops.max_unpool1d(x, indices, kernel_size, stride=None, padding=0, output_size=None)``: the inverse of
+    max pooling: each value written at its flat position ``indices`` in a zero output of length
+    ``(L - 1) stride - 2 padding + kernel_size`` (or ``output_size``)."""
+    return _unpool("max_unpool1d", x, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    """``ops.max_unpool2d(x, indices, kernel_size, stride=None, padding=0, output_size=None)``: the 2-D form
+    (``indices`` flat positions in each H_out * W_out plane)."""
+    return _unpool("max_unpool2d", x, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    """``ops.max_unpool3d(x, indices, kernel_size, stride=None, padding=0, output_size=None)``: the 3-D form."""
+    return _unpool("max_unpool3d", x, indices, kernel_size, stride, padding, output_size, 3)
+
+
+__all__ += ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
