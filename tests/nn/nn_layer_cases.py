@@ -488,6 +488,19 @@ EXTRA_LAYER_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
 CASES.update(EXTRA_LAYER_CASES)
 
 
+FN_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    "avg_pool1d": (lambda ms, nn, ops, x: ops.avg_pool1d(x, 3, 2), [_f32(2, 3, 8)], True),
+    "avg_pool1d_pad_ceil": (lambda ms, nn, ops, x: ops.avg_pool1d(x, 3, 2, 1, True), [_f32(2, 3, 8)], True),
+    "avg_pool1d_exclude": (lambda ms, nn, ops, x: ops.avg_pool1d(x, 4, 3, 2, False, False), [_f32(2, 3, 9)], True),
+    "clip_by_norm": (lambda ms, nn, ops, x: ops.clip_by_norm(x, 2.0), [XA], True),
+    "clip_by_norm_tuple": (lambda ms, nn, ops, a, b: ops.clip_by_norm((a, b), 3.0), [XA, _f32(3, 2)], False),
+    "clip_by_global_norm": (lambda ms, nn, ops, a, b: ops.clip_by_global_norm((a, b), 1.5), [XA, _f32(3, 2)], False),
+    "renorm": (lambda ms, nn, ops, x: ops.renorm(x, 2, 1, 2.0), [XA], True),
+    "renorm_p1": (lambda ms, nn, ops, x: ops.renorm(x, 1, -1, 5.0), [XA], True),
+}
+CASES.update(FN_CASES)
+
+
 def outputs(result) -> list[np.ndarray]:
     """The case's result as a list of NumPy arrays (one per output)."""
     items = result if isinstance(result, (tuple, list)) else (result,)

@@ -171,3 +171,5 @@ def test_roll_layer_matches_numpy() -> None:
     np.testing.assert_array_equal(nn.Roll((1, -2), (0, 2))(Tensor(X)).asnumpy(), np.roll(X, (1, -2), (0, 2)))
     with pytest.raises(NotImplementedError, match="axis=None"):
         nn.ClipByNorm(1)
+    with pytest.raises(NotImplementedError, match="norm_type=2.0"):
+        ops.clip_by_norm(Tensor(X), 1.0, 1.0)

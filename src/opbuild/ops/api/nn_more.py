@@ -127,3 +127,91 @@ def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, output_size=No
 
 
 __all__ += ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
+
+
+def avg_pool1d(input_x, kernel_size: int = 1, stride: int = 1, padding: int = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """``ops.avg_pool1d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True)``:
+    average pooling of the last axis of (N, C, L); each window's sum divided by its element count inside the
+    padded axis (``count_include_pad``) or inside the input."""
+    fn = "avg_pool1d"
+    t = as_tensor(input_x)
+    if t.ndim != 3 or not t.dtype.is_float:
+        raise ValueError(f"{fn}: input_x must be a float (N, C, L) Tensor, got {t.dtype} {t.shape}")
+    k, s, p = (v if isinstance(v, int) else v[0] for v in (kernel_size, stride, padding))
+    if k < 1 or s < 1 or p < 0 or p > k // 2:
+        raise ValueError(f"{fn}: kernel_size and stride must be >= 1 and padding in [0, kernel_size / 2], got "
+                         f"{kernel_size!r}, {stride!r}, {padding!r}")
+    n = t.shape[2]
+    span = n + 2 * p - k
+    if span < 0:
+        raise ValueError(f"{fn}: kernel_size {k} exceeds the padded length {n + 2 * p}")
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    y = pool_axis(t, 2, k, s, 1, p, p, out, False, 0.0)
+    starts = np.arange(out) * s - p
+    lo, hi = (-p, n + p) if count_include_pad else (0, n)
+    count = np.minimum(starts + k, hi) - np.maximum(starts, lo)
+    return M.div(y, Tensor(np.maximum(count, 1).astype(t.dtype.np_dtype)))
+
+
+def _norm(x: Tensor, p: float) -> Tensor:
+    a = M.abs(x)
+    return M.sqrt(M.sum(M.mul(a, a))) if p == 2 else M.pow(M.sum(M.pow(a, p)), 1.0 / p)
+
+
+def clip_by_norm(x, max_norm, norm_type: float = 2.0, error_if_nonfinite: bool = False):
+    """``ops.clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False)``: a Tensor, or a list/tuple of
+    them, scaled by ``max_norm / (total_norm + 1e-6)`` when that is below 1, ``total_norm`` the L2 norm of
+    every element together. Other ``norm_type`` values are refused: MindSpore 2.10's CPU result for them is not
+    its documented clipping."""
+    if norm_type != 2:
+        raise NotImplementedError(f"clip_by_norm: only norm_type=2.0 is supported, got {norm_type!r}")
+    items = list(x) if isinstance(x, (tuple, list)) else [x]
+    ts = [as_tensor(t) for t in items]
+    p = float(norm_type)
+    norms = [_norm(t, p) for t in ts]
+    total = norms[0]
+    if len(norms) > 1:
+        total = M.pow(M.add(*[M.pow(nm, p) for nm in norms[:2]]) if len(norms) == 2 else
+                      _sum_all([M.pow(nm, p) for nm in norms]), 1.0 / p)
+    if error_if_nonfinite and total._data is not None and not np.isfinite(total.asnumpy()).all():
+        raise RuntimeError("clip_by_norm: the total norm is not finite (error_if_nonfinite=True)")
+    coef = M.minimum(M.div(float(max_norm), M.add(total, 1e-6)), 1.0)
+    out = [M.mul(t, M._cast(coef, t.dtype)) for t in ts]
+    return type(x)(out) if isinstance(x, (tuple, list)) else out[0]
+
+
+def _sum_all(ts: list) -> Tensor:
+    total = ts[0]
+    for t in ts[1:]:
+        total = M.add(total, t)
+    return total
+
+
+def clip_by_global_norm(x, clip_norm: float = 1.0, use_norm=None) -> tuple:
+    """``ops.clip_by_global_norm(x, clip_norm=1.0, use_norm=None)``: every Tensor of the tuple ``x`` scaled by
+    ``clip_norm / max(global_norm, clip_norm)``, the global norm the L2 norm of all their elements."""
+    if use_norm is not None:
+        raise NotImplementedError("clip_by_global_norm: use_norm must be None (as MindSpore requires)")
+    ts = [as_tensor(t) for t in (x if isinstance(x, (tuple, list)) else (x,))]
+    total = M.sqrt(_sum_all([M.sum(M.mul(t, t)) for t in ts]))
+    scale = M.div(float(clip_norm), M.maximum(total, float(clip_norm)))
+    return tuple(M.mul(t, M._cast(scale, t.dtype)) for t in ts)
+
+
+def renorm(input, p: int, axis: int, maxnorm: float) -> Tensor:  # noqa: A002
+    """``ops.renorm(input, p, axis, maxnorm)``: each sub-tensor along ``axis`` whose ``p``-norm exceeds
+    ``maxnorm`` scaled to norm ``maxnorm`` (by ``maxnorm / (norm + 1e-7)``)."""
+    t = as_tensor(input)
+    if isinstance(p, bool) or not isinstance(p, int) or p < 1:
+        raise ValueError(f"renorm: p must be a positive int, got {p!r}")
+    ax = axis % t.ndim
+    others = tuple(i for i in range(t.ndim) if i != ax)
+    norm = M.pow(M.sum(M.pow(M.abs(t), float(p)), others, keepdim=True), 1.0 / p)
+    scale = M.where(M.gt(norm, float(maxnorm)), M.div(float(maxnorm), M.add(norm, 1e-7)), 1.0)
+    return M.mul(t, scale)
+
+
+__all__ += ["avg_pool1d", "clip_by_norm", "clip_by_global_norm", "renorm"]
