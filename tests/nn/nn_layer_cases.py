@@ -501,6 +501,37 @@ FN_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
 CASES.update(FN_CASES)
 
 
+def _fill_by_name(ms, cell) -> None:
+    """Every parameter set to values derived from its name and shape only, so MindSpore's and opbuild's cells
+    with the same parameter names hold the same values."""
+    for name, p in cell.parameters_and_names():
+        seed = sum(ord(ch) * (i + 1) for i, ch in enumerate(name)) % 97
+        values = np.sin(np.arange(int(np.prod(p.shape))) * 0.37 + seed) * 0.3
+        p.set_data(ms.Tensor(values.reshape(p.shape).astype(np.float32)))
+
+
+def _filled(make) -> Callable:
+    def run(ms, nn, ops, *xs):
+        cell = make(nn)
+        _fill_by_name(ms, cell)
+        return cell(*xs)
+    return run
+
+
+STACK_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
+    "Linear": (_filled(lambda nn: nn.Linear(5, 3)), [_f32(2, 4, 5)], True),
+    "Linear_no_bias": (_filled(lambda nn: nn.Linear(5, 3, bias=False)), [_f32(4, 5)], True),
+    "TransformerDecoder": (_filled(lambda nn: nn.TransformerDecoder(
+        nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0), 2, nn.LayerNorm((8,)))), [_f32(5, 2, 8), _f32(4, 2, 8)],
+        True),
+    "Transformer": (_filled(lambda nn: nn.Transformer(8, 2, 1, 2, 16, dropout=0.0)), [_f32(4, 2, 8), _f32(3, 2, 8)],
+                    True),
+    "Transformer_batch_first_norm_first": (_filled(lambda nn: nn.Transformer(
+        8, 2, 2, 1, 12, dropout=0.0, batch_first=True, norm_first=True)), [_f32(2, 4, 8), _f32(2, 3, 8)], True),
+}
+CASES.update(STACK_CASES)
+
+
 def outputs(result) -> list[np.ndarray]:
     """The case's result as a list of NumPy arrays (one per output)."""
     items = result if isinstance(result, (tuple, list)) else (result,)

@@ -34,6 +34,8 @@ RENAME = {"gamma": "weight", "beta": "bias", "moving_mean": "running_mean", "mov
 
 
 def _torch_name(name: str) -> str:
+    # MindSpore's transformer layers name their feed-forward Dense cells dense1/dense2, torch's linear1/linear2.
+    name = name.replace("dense1.", "linear1.").replace("dense2.", "linear2.")
     head, _, last = name.rpartition(".")
     last = RENAME.get(last, last)
     return f"{head}.{last}" if head else last

@@ -44,6 +44,7 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .transformer_full import Transformer, TransformerDecoder
 from .volumetric import AvgPool3d, Conv3d, Conv3dTranspose, MaxPool3d
 from .wrappers import *  # noqa: F403 - thin layers around one ops function
 from .wrappers import __all__ as _WRAPPERS
@@ -57,4 +58,5 @@ __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "B
            "ReLU6", "Pad"]
 __all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, *_WRAPPERS, "BatchNorm3d", "InstanceNorm1d", "InstanceNorm3d",
             "RNNCell", "LSTMCell", "GRUCell", "Conv3d",
-            "MaxPool3d", "AvgPool3d", "Conv3dTranspose", "Conv1dTranspose"]
+            "MaxPool3d", "AvgPool3d", "Conv3dTranspose", "Conv1dTranspose",
+            "Transformer", "TransformerDecoder"]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...common.initializer import Uniform, init_array
+from ...common.initializer import HeUniform, Uniform, init_array
 from ...core.dtypes import dtype_of
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
@@ -272,3 +272,32 @@ class Dropout2dExt(Cell):
 __all__ = ["LPPool1d", "LPPool2d", "ChannelShuffle", "FastGelu", "ReduceLogSumExp", "ClipByNorm", "Tril", "Triu",
            "Roll", "OneHot", "Range", "Norm", "Moments", "MatMul", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
            "BiDense", "Dropout2dExt"]
+
+
+class Linear(Cell):
+    """``Linear(in_features, out_features, bias=True, weight_init=None, bias_init=None, dtype=None)``:
+    ``x W^T + b`` with ``weight`` (out, in) and ``bias`` (out,) (None without ``bias``); None initialisers are
+    MindSpore's HeUniform(sqrt(5)) and U(-1/sqrt(in), 1/sqrt(in))."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, weight_init=None, bias_init=None,
+                 dtype=None) -> None:
+        super().__init__()
+        for name, v in (("in_features", in_features), ("out_features", out_features)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"Linear: {name} must be a positive int, got {v!r}")
+        if not isinstance(bias, bool):
+            raise TypeError(f"Linear: bias must be a bool, got {bias!r}")
+        self.in_features, self.out_features, self.has_bias = in_features, out_features, bias
+        self.weight = Parameter(init_array(HeUniform(math.sqrt(5)) if weight_init is None else weight_init,
+                                           (out_features, in_features)), name="weight")
+        self.bias = Parameter(init_array(Uniform(1 / math.sqrt(in_features)) if bias_init is None else bias_init,
+                                         (out_features,)), name="bias") if bias else None
+
+    def construct(self, x: Tensor) -> Tensor:
+        if x.shape[-1] != self.in_features:
+            raise ValueError(f"Linear: the input's last axis must be {self.in_features}, got shape {x.shape}")
+        y = A.matmul(x, A.transpose(self.weight, (1, 0)))
+        return M.add(y, self.bias) if self.bias is not None else y
+
+
+__all__ += ["Linear"]
