@@ -92,7 +92,9 @@ def test_bad_arguments_get_clear_errors() -> None:
     with pytest.raises(ValueError, match="must hold 2 to 4 ints"):
         nn.ReflectionPad2d((1, 2, 3))
     with pytest.raises(ValueError, match="rank 3 or 4"):
-        nn.ZeroPad2d(1)(Tensor(np.ones((2, 2), np.float32)))
+        nn.ReflectionPad2d(1)(Tensor(np.ones((2, 2), np.float32)))
+    with pytest.raises(ValueError, match="at least 2 axes"):
+        nn.ZeroPad2d(1)(Tensor(np.ones(2, np.float32)))
     with pytest.raises(ValueError, match="even size"):
         ops.glu(Tensor(np.ones((3, 5), np.float32)))
     with pytest.raises(ValueError, match="min_val .* must not exceed max_val"):
@@ -173,3 +175,22 @@ def test_roll_layer_matches_numpy() -> None:
         nn.ClipByNorm(1)
     with pytest.raises(NotImplementedError, match="norm_type=2.0"):
         ops.clip_by_norm(Tensor(X), 1.0, 1.0)
+
+
+def test_documented_call_forms() -> None:
+    """Forms MindSpore's own examples use: constant pads of any rank, CTCLoss on one unbatched sequence,
+    FocalLoss with an integer weight, conv1d with a 1-tuple padding."""
+    x4 = RNG.uniform(-1, 1, (1, 2, 3, 4)).astype(np.float32)
+    np.testing.assert_array_equal(nn.ConstantPad1d((1, 2), 0.5)(Tensor(x4)).asnumpy(),
+                                  np.pad(x4, ((0, 0), (0, 0), (0, 0), (1, 2)), constant_values=0.5))
+    lp = np.log(np.full((5, 3), 1 / 3, np.float32))
+    t, il, tl = np.array([1, 2], np.int32), np.array([5], np.int32), np.array([2], np.int32)
+    single = nn.CTCLoss(reduction="none")(Tensor(lp), Tensor(t), Tensor(il), Tensor(tl)).asnumpy()
+    batched = nn.CTCLoss(reduction="none")(Tensor(lp[:, None]), Tensor(t[None]), Tensor(il), Tensor(tl)).asnumpy()
+    np.testing.assert_allclose(single, batched)
+    logits, labels = Tensor(RNG.uniform(-1, 1, (3, 2)).astype(np.float32)), Tensor(np.array([[0], [1], [1]], np.int32))
+    np.testing.assert_allclose(nn.FocalLoss(Tensor(np.array([1, 2])))(logits, labels).asnumpy(),
+                               nn.FocalLoss(Tensor(np.array([1.0, 2.0], np.float32)))(logits, labels).asnumpy())
+    x, w = Tensor(X[:, :, :5]), Tensor(RNG.uniform(-1, 1, (2, 4, 3)).astype(np.float32))
+    np.testing.assert_allclose(ops.conv1d(x, w, pad_mode="pad", padding=(1,)).asnumpy(),
+                               ops.conv1d(x, w, pad_mode="pad", padding=1).asnumpy())

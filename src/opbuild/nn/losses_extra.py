@@ -276,7 +276,9 @@ class FocalLoss(LossBase):
         super().__init__(reduction)
         if isinstance(gamma, bool) or not isinstance(gamma, float):
             raise TypeError(f"FocalLoss: gamma must be a float, got {gamma!r}")
-        self.weight, self.gamma = _weight("FocalLoss", weight), gamma
+        # MindSpore takes any numeric weight Tensor; an integer one is used as float.
+        self.weight = None if weight is None else M._cast(as_tensor(weight), "float32")
+        self.gamma = gamma
         if self.weight is not None and self.weight.ndim != 1:
             raise ValueError(f"FocalLoss: weight must be 1-D (one per class), got shape {self.weight.shape}")
 
@@ -410,7 +412,12 @@ class CTCLoss(LossBase):
 
     def construct(self, log_probs: Tensor, targets: Tensor, input_lengths: Tensor, target_lengths: Tensor
                   ) -> Tensor:
-        return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+        lp = as_tensor(log_probs)
+        if lp.ndim == 2:  # one unbatched sequence: (T, C) with (S,) targets, as MindSpore's layer accepts
+            loss = ctc_loss(A.expand_dims(lp, 1), A.reshape(targets, (1, -1)), A.reshape(input_lengths, (1,)),
+                            A.reshape(target_lengths, (1,)), self.blank, self.reduction, self.zero_infinity)[0]
+            return A.reshape(loss, ()) if loss.ndim else loss
+        return ctc_loss(lp, targets, input_lengths, target_lengths, self.blank, self.reduction,
                         self.zero_infinity)[0]
 
 

@@ -39,9 +39,14 @@ class _PadNd(Cell):
             raise TypeError(f"{name}: value must be a number, got {value!r}")
         self.value = value
 
+    # The constant pads take any rank with the padded axes (MindSpore's); the mirror pads a batch or not.
+    _any_rank = True
+
     def construct(self, x: Tensor) -> Tensor:
         name = type(self).__name__
-        if x.ndim not in (self._dims + 1, self._dims + 2):
+        if self._any_rank and x.ndim < self._dims:
+            raise ValueError(f"{name}: the input needs at least {self._dims} axes, got shape {x.shape}")
+        if not self._any_rank and x.ndim not in (self._dims + 1, self._dims + 2):
             raise ValueError(f"{name}: the input must have rank {self._dims + 1} or {self._dims + 2}, got shape "
                              f"{x.shape}")
         return pad_last(name, x, self.padding, self._mode, self.value)
@@ -76,6 +81,8 @@ class ZeroPad2d(_PadNd):
 
 
 class _MirrorPad(_PadNd):
+    _any_rank = False
+
     def __init__(self, padding: int | Sequence[int]) -> None:
         super().__init__(padding)
 

@@ -204,6 +204,8 @@ def conv1d(input, weight, bias=None, stride: int = 1, pad_mode: str = "valid", p
         raise ValueError(f"conv1d: input (N, C, L) and weight (O, C / groups, k) are needed, got {x.shape} and "
                          f"{w.shape}")
     pad = padding if isinstance(padding, int) else tuple(padding)
+    if isinstance(pad, tuple) and len(pad) == 1:
+        pad = pad[0]
     pads = (0, 0, pad, pad) if isinstance(pad, int) else (0, 0, *pad)
     st = stride if isinstance(stride, int) else stride[0]
     dl = dilation if isinstance(dilation, int) else dilation[0]
