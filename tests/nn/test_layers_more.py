@@ -194,3 +194,14 @@ def test_documented_call_forms() -> None:
     x, w = Tensor(X[:, :, :5]), Tensor(RNG.uniform(-1, 1, (2, 4, 3)).astype(np.float32))
     np.testing.assert_allclose(ops.conv1d(x, w, pad_mode="pad", padding=(1,)).asnumpy(),
                                ops.conv1d(x, w, pad_mode="pad", padding=1).asnumpy())
+
+
+def test_get_activation_knows_mindspores_names() -> None:
+    expected = {"relu6": nn.ReLU6, "softmin": nn.Softmin, "softmax2d": nn.Softmax2d, "logsoftmax": nn.LogSoftmax,
+                "rrelu": nn.RReLU, "tanhshrink": nn.Tanhshrink, "hardtanh": nn.Hardtanh, "fast_gelu": nn.FastGelu,
+                "softsign": nn.Softsign, "logsigmoid": nn.LogSigmoid, "softshrink": nn.SoftShrink,
+                "hshrink": nn.HShrink}
+    for name, cls in expected.items():
+        assert type(nn.get_activation(name)) is cls, name
+    x = Tensor(X)
+    np.testing.assert_allclose(nn.get_activation("logsoftmax")(x).asnumpy(), ops.log_softmax(x, -1).asnumpy())
