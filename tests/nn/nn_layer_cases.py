@@ -529,6 +529,25 @@ STACK_CASES: dict[str, tuple[Callable, list[np.ndarray], bool]] = {
     "Transformer_batch_first_norm_first": (_filled(lambda nn: nn.Transformer(
         8, 2, 2, 1, 12, dropout=0.0, batch_first=True, norm_first=True)), [_f32(2, 4, 8), _f32(2, 3, 8)], True),
 }
+
+
+def _time_distributed(*args) -> Callable:
+    """nn.TimeDistributed over a Dense(4, 3) with fixed weights."""
+    weight, bias = _f32(3, 4, low=-0.5, high=0.5), _f32(3)
+
+    def run(ms, nn, ops, x):
+        dense = nn.Dense(4, 3)
+        dense.weight.set_data(ms.Tensor(weight))
+        dense.bias.set_data(ms.Tensor(bias))
+        return nn.TimeDistributed(dense, *args)(x)
+    return run
+
+
+STACK_CASES.update({
+    "TimeDistributed_steps": (_time_distributed(1), [_f32(2, 5, 4)], True),
+    "TimeDistributed_reshape": (_time_distributed(1, 0), [_f32(2, 5, 4)], True),
+    "TimeDistributed_reshape_4d": (_time_distributed(2, 1), [_f32(3, 2, 6, 4)], True),
+})
 CASES.update(STACK_CASES)
 
 

@@ -38,6 +38,7 @@ from .reshaping import __all__ as _RESHAPING
 from .resize import PixelShuffle, Upsample
 from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .rnns import GRU, LSTM, RNN
+from .time_distributed import TimeDistributed
 from .transformer import (
     MultiheadAttention,
     TransformerDecoderLayer,
@@ -59,4 +60,4 @@ __all__ = ["Dense", "Flatten", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "B
 __all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, *_WRAPPERS, "BatchNorm3d", "InstanceNorm1d", "InstanceNorm3d",
             "RNNCell", "LSTMCell", "GRUCell", "Conv3d",
             "MaxPool3d", "AvgPool3d", "Conv3dTranspose", "Conv1dTranspose",
-            "Transformer", "TransformerDecoder"]
+            "Transformer", "TransformerDecoder", "TimeDistributed"]
