@@ -71,6 +71,8 @@ def copy_weights(cell, tmod, randomize: bool = True) -> None:
         if name.endswith("rng_state"):
             continue
         tname = _torch_name(name)
+        if isinstance(cell, nn.InstanceNorm2d) and name.startswith("moving_"):
+            continue  # MindSpore's InstanceNorm keeps running statistics its forward never reads; torch has none
         assert tname in sd, f"{name} -> {tname} not among torch's {sorted(sd)}"
         p.set_data(sd[tname].detach().numpy().copy())
         used.add(tname)
