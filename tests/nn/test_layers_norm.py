@@ -30,6 +30,8 @@ def test_group_norm(mode):
 
 def test_instance_norm2d(mode):
     layer = nn.InstanceNorm2d(3, eps=1e-3, gamma_init="normal", beta_init="normal")
+    # MindSpore's names and order (its forward never reads the moving statistics)
+    assert [n for n, _ in layer.parameters_and_names()] == ["moving_mean", "moving_variance", "gamma", "beta"]
     x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
     g, b = layer.gamma.asnumpy().reshape(1, 3, 1, 1), layer.beta.asnumpy().reshape(1, 3, 1, 1)
     np.testing.assert_allclose(layer(ms.Tensor(x)).asnumpy(), _norm(x, (2, 3), 1e-3) * g + b, **TOL)

@@ -34,6 +34,8 @@ RENAME = {"gamma": "weight", "beta": "bias", "moving_mean": "running_mean", "mov
 
 
 def _torch_name(name: str) -> str:
+    # MindSpore's transformer layers name their feed-forward Dense cells dense1/dense2, torch's linear1/linear2.
+    name = name.replace("dense1.", "linear1.").replace("dense2.", "linear2.")
     head, _, last = name.rpartition(".")
     last = RENAME.get(last, last)
     return f"{head}.{last}" if head else last
@@ -69,6 +71,8 @@ def copy_weights(cell, tmod, randomize: bool = True) -> None:
         if name.endswith("rng_state"):
             continue
         tname = _torch_name(name)
+        if isinstance(cell, nn.InstanceNorm2d) and name.startswith("moving_"):
+            continue  # MindSpore's InstanceNorm keeps running statistics its forward never reads; torch has none
         assert tname in sd, f"{name} -> {tname} not among torch's {sorted(sd)}"
         p.set_data(sd[tname].detach().numpy().copy())
         used.add(tname)

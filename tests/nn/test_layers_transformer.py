@@ -57,7 +57,7 @@ def _ln(x, g, b, eps=1e-5):
 
 
 def _ff(p, x):
-    return np.maximum(x @ p["linear1.weight"].T + p["linear1.bias"], 0) @ p["linear2.weight"].T + p["linear2.bias"]
+    return np.maximum(x @ p["dense1.weight"].T + p["dense1.bias"], 0) @ p["dense2.weight"].T + p["dense2.bias"]
 
 
 def encoder_ref(p, x, heads, norm_first=False, mask=None):
@@ -117,10 +117,10 @@ def test_transformer_encoder_stack_and_names(mode):
     names = [n for n, _ in enc.parameters_and_names()]
     assert names[:6] == ["layers.0.self_attn.in_proj_weight", "layers.0.self_attn.in_proj_bias",
                          "layers.0.self_attn.out_proj.weight", "layers.0.self_attn.out_proj.bias",
-                         "layers.0.linear1.weight", "layers.0.linear1.bias"]
+                         "layers.0.dense1.weight", "layers.0.dense1.bias"]
     assert "layers.1.norm2.gamma" in names and names[-2:] == ["norm.gamma", "norm.beta"]
-    assert enc.layers[0].linear1.weight is not enc.layers[1].linear1.weight
-    enc.layers[1].linear1.weight.set_data(RNG.standard_normal((16, 8)).astype(np.float32))
+    assert enc.layers[0].dense1.weight is not enc.layers[1].dense1.weight
+    enc.layers[1].dense1.weight.set_data(RNG.standard_normal((16, 8)).astype(np.float32))
     x = RNG.standard_normal((2, 4, 8)).astype(np.float32)
     mask = np.triu(np.full((4, 4), -1e9, np.float32), 1)
     y = np.transpose(x, (1, 0, 2)).astype(np.float64)

@@ -35,6 +35,8 @@ from .loss import (
     SoftmaxCrossEntropyWithLogits,
 )
 from .loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
+from .losses_extra import *  # noqa: F403 - the further losses, MindSpore's names
+from .losses_extra import __all__ as _LOSSES
 from .optim import (
     ASGD,
     FTRL,
@@ -69,3 +71,4 @@ __all__ = ["Cell", "DistributedGradReducer",
 __all__ += [n for n in _LAYERS if n not in __all__]
 __all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad", "Rprop", "ASGD", "LazyAdam",
             "AdamOffload", "AdaFactor"]
+__all__ += [n for n in _LOSSES if n not in __all__]

@@ -4,7 +4,10 @@ lower-case ``mindspore.ops`` functions, plus the helpers Tensor's operators use 
 
 from __future__ import annotations
 
+from .api import activations as _activations
 from .api import array as _array
+from .api import conv_transpose as _conv_transpose
+from .api import ctc as _ctc
 from .api import gather_more as _gather_more
 from .api import image as _image
 from .api import linalg as _linalg
@@ -13,14 +16,24 @@ from .api import math_misc as _math_misc
 from .api import math_more as _math_more
 from .api import more_math as _more_math
 from .api import nn as _nn
+from .api import nn_losses as _nn_losses
+from .api import nn_misc as _nn_misc
+from .api import nn_more as _nn_more
+from .api import normalization_fn as _normalization_fn
+from .api import patches as _patches
+from .api import pooling_adaptive as _pooling_adaptive
 from .api import rows_update as _rows_update
 from .api import sampling as _sampling
 from .api import scatter_inplace as _scatter_inplace
 from .api import special as _special
 from .api import spectral as _spectral
 from .api import tensor_math as _tensor_math
+from .api import volumetric as _volumetric
+from .api.activations import *  # noqa: F403
 from .api.array import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
+from .api.conv_transpose import *  # noqa: F403
+from .api.ctc import *  # noqa: F403
 from .api.gather_more import *  # noqa: F403
 from .api.image import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
@@ -30,19 +43,30 @@ from .api.math_more import *  # noqa: F403
 from .api.more_math import *  # noqa: F403
 from .api.more_math import ptp, take  # noqa: F401 - Tensor.ptp/take (MindSpore has no ops of those names)
 from .api.nn import *  # noqa: F403
+from .api.nn_losses import *  # noqa: F403
+from .api.nn_misc import *  # noqa: F403
+from .api.nn_more import *  # noqa: F403
+from .api.normalization_fn import *  # noqa: F403
+from .api.patches import *  # noqa: F403
+from .api.pooling_adaptive import *  # noqa: F403
 from .api.rows_update import *  # noqa: F403
 from .api.sampling import *  # noqa: F403
 from .api.scatter_inplace import *  # noqa: F403
 from .api.special import *  # noqa: F403
 from .api.spectral import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
+from .api.volumetric import *  # noqa: F403
 
 API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_nn.__all__, *_tensor_math.__all__,
                                           *_more_math.__all__, *_math_more.__all__, *_image.__all__,
                                           *_math_misc.__all__, *_linalg.__all__, *_sampling.__all__,
                                           *_scatter_inplace.__all__, *_special.__all__,
                                           *_gather_more.__all__, *_rows_update.__all__,
-                                          *_spectral.__all__)))
+                                          *_spectral.__all__,
+                                          *_nn_losses.__all__, *_activations.__all__, *_nn_misc.__all__,
+                                          *_pooling_adaptive.__all__, *_normalization_fn.__all__,
+                                          *_volumetric.__all__, *_conv_transpose.__all__, *_ctc.__all__,
+                                          *_patches.__all__, *_nn_more.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -170,6 +170,13 @@ def _gather_grad(attrs, ins, outs, douts):
     return [G.transpose(summed, back), None]
 
 
+@grad_rule("UnsortedSegmentSum")
+def _segment_sum_grad(attrs, ins, outs, douts):
+    """Each input row went to segment ``ids[j]``: its gradient is that segment's (a Gather of dy; ids outside
+    ``[0, num_segments)`` contributed nothing and read zeros)."""
+    return [apply("Gather", {"axis": 0}, [douts[0], ins[1]]), None]
+
+
 @grad_rule("GatherD")
 def _gatherd_grad(attrs, ins, outs, douts):
     """out[p] = x[p with p[dim] := index[p]]: dy is scatter-added into x's shape at those positions. The flat

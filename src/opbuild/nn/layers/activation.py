@@ -12,6 +12,19 @@ from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ...ops import compose
 from ..cell import Cell
+from .activation_more import (
+    Hardtanh,
+    HShrink,
+    LogSigmoid,
+    LogSoftmax,
+    RReLU,
+    Softmax2d,
+    Softmin,
+    SoftShrink,
+    Softsign,
+    Tanhshrink,
+)
+from .wrappers import FastGelu
 
 
 class ReLU(Cell):
@@ -187,13 +200,17 @@ class Mish(Cell):
 _ACTIVATIONS: dict[str, type[Cell]] = {
     "relu": ReLU, "gelu": GELU, "sigmoid": Sigmoid, "tanh": Tanh, "softmax": Softmax,
     "leakyrelu": LeakyReLU, "prelu": PReLU, "elu": ELU, "silu": SiLU, "hswish": HSwish, "hsigmoid": HSigmoid,
-    "mish": Mish,
+    "mish": Mish, "relu6": ReLU6, "softmin": Softmin, "softmax2d": Softmax2d, "logsoftmax": LogSoftmax,
+    "rrelu": RReLU, "tanhshrink": Tanhshrink, "hardtanh": Hardtanh, "fast_gelu": FastGelu, "softsign": Softsign,
+    "logsigmoid": LogSigmoid, "softshrink": SoftShrink, "hshrink": HShrink,
 }
 
 
 def get_activation(name: str | Cell | None) -> Cell | None:
     """An activation cell from its MindSpore name ('relu', 'gelu', 'sigmoid', 'tanh', 'softmax', 'leakyrelu',
-    'prelu', 'elu', 'silu', 'hswish', 'hsigmoid', 'mish'); a Cell or None is returned as is."""
+    'prelu', 'elu', 'silu', 'hswish', 'hsigmoid', 'mish', 'relu6', 'softmin', 'softmax2d', 'logsoftmax', 'rrelu',
+    'tanhshrink', 'hardtanh', 'fast_gelu', 'softsign', 'logsigmoid', 'softshrink', 'hshrink'), built with its
+    defaults; a Cell or None is returned as is."""
     if name is None or isinstance(name, Cell):
         return name
     cls = _ACTIVATIONS.get(str(name).lower()) if isinstance(name, str) else None

@@ -70,6 +70,10 @@ class InstanceNorm2d(Cell):
         self.momentum = float(momentum)
         self.affine = bool(affine)
         c = (num_features,)
+        # MindSpore's InstanceNorm layers hold running statistics that their forward never reads; kept (zeros,
+        # ones) so parameter lists and checkpoints have MindSpore's names and order.
+        self.moving_mean = Parameter(init_array("zeros", c), name="moving_mean", requires_grad=False)
+        self.moving_variance = Parameter(init_array("ones", c), name="moving_variance", requires_grad=False)
         self.gamma = Parameter(init_array(gamma_init, c), name="gamma", requires_grad=self.affine)
         self.beta = Parameter(init_array(beta_init, c), name="beta", requires_grad=self.affine)
 

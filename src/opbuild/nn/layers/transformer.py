@@ -3,7 +3,7 @@ MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer and Transfo
 
 Everything is composed from existing primitives (MatMul, BatchMatMul, Softmax, LayerNorm, elementwise ops),
 so every piece is an ordinary cached kernel. Parameter names match MindSpore 2.x: ``in_proj_weight``,
-``in_proj_bias``, ``out_proj.weight``, ``self_attn.out_proj.weight``, ``linear1.weight``, ``norm1.gamma``.
+``in_proj_bias``, ``out_proj.weight``, ``self_attn.out_proj.weight``, ``dense1.weight``, ``norm1.gamma``.
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ class _FeedForwardMixin:
     """The position-wise feed-forward block shared by the encoder and decoder layers."""
 
     def _ff(self, x: Tensor) -> Tensor:
-        return self.dropout_ff(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return self.dropout_ff(self.dense2(self.dropout(self.activation(self.dense1(x)))))
 
 
 class TransformerEncoderLayer(_FeedForwardMixin, Cell):
@@ -190,8 +190,8 @@ class TransformerEncoderLayer(_FeedForwardMixin, Cell):
 
     ``TransformerEncoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation='relu',
     layer_norm_eps=1e-5, batch_first=False, norm_first=False, dtype=mstype.float32)``;
-    ``construct(src, src_mask=None, src_key_padding_mask=None)``. Sub-cells: ``self_attn``, ``linear1``,
-    ``linear2``, ``norm1``, ``norm2`` (LayerNorm: ``gamma``/``beta``), ``dropout``, ``dropout1``, ``dropout2``.
+    ``construct(src, src_mask=None, src_key_padding_mask=None)``. Sub-cells: ``self_attn``, ``dense1``,
+    ``dense2``, ``norm1``, ``norm2`` (LayerNorm: ``gamma``/``beta``), ``dropout``, ``dropout1``, ``dropout2``.
     """
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
@@ -199,9 +199,9 @@ class TransformerEncoderLayer(_FeedForwardMixin, Cell):
                  norm_first: bool = False, dtype=float32) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, dtype=dtype)
-        self.linear1 = Dense(d_model, positive_int("TransformerEncoderLayer", "dim_feedforward", dim_feedforward))
+        self.dense1 = Dense(d_model, positive_int("TransformerEncoderLayer", "dim_feedforward", dim_feedforward))
         self.dropout = Dropout(p=dropout)
-        self.linear2 = Dense(dim_feedforward, d_model)
+        self.dense2 = Dense(dim_feedforward, d_model)
         self.norm_first = bool(norm_first)
         self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps)
         self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps)
@@ -233,7 +233,7 @@ class TransformerDecoderLayer(_FeedForwardMixin, Cell):
 
     Same arguments as :class:`TransformerEncoderLayer`; ``construct(tgt, memory, tgt_mask=None,
     memory_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None)``. Sub-cells: ``self_attn``,
-    ``multihead_attn``, ``linear1``, ``linear2``, ``norm1``..``norm3``, ``dropout``, ``dropout1``..``dropout3``.
+    ``multihead_attn``, ``dense1``, ``dense2``, ``norm1``..``norm3``, ``dropout``, ``dropout1``..``dropout3``.
     """
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
@@ -243,9 +243,9 @@ class TransformerDecoderLayer(_FeedForwardMixin, Cell):
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
                                                  dtype=dtype)
-        self.linear1 = Dense(d_model, positive_int("TransformerDecoderLayer", "dim_feedforward", dim_feedforward))
+        self.dense1 = Dense(d_model, positive_int("TransformerDecoderLayer", "dim_feedforward", dim_feedforward))
         self.dropout = Dropout(p=dropout)
-        self.linear2 = Dense(dim_feedforward, d_model)
+        self.dense2 = Dense(dim_feedforward, d_model)
         self.norm_first = bool(norm_first)
         self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps)
         self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps)

@@ -17,6 +17,7 @@ from ...core.trace import engine
 from ..primitive import apply
 from . import array as A
 from . import math as M
+from .padding import pad_last
 
 IntOrPair = int | Sequence[int]
 
@@ -148,24 +149,11 @@ def dropout(input, p: float = 0.5, training: bool = True, seed: int | None = Non
 
 def pad(input_x, padding: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
     """``ops.pad(input_x, padding, mode='constant', value=None)``: ``padding`` = (left, right) pairs for the
-    last axes, last axis first (PyTorch's order); the border is ``value`` (None: 0). Only 'constant' mode
-    and non-negative paddings are supported."""
-    if mode != "constant":
-        raise NotImplementedError(f"pad: mode {mode!r} is not supported (only 'constant')")
-    x = as_tensor(input_x)
-    pads = [int(v) for v in padding]
-    if len(pads) % 2 or len(pads) // 2 > x.ndim or any(v < 0 for v in pads):
-        raise ValueError(f"pad: padding must be non-negative (before, after) pairs for at most {x.ndim} axes, "
-                         f"got {tuple(padding)}")
-    pairs = [[0, 0] for _ in range(x.ndim)]
-    for i in range(len(pads) // 2):
-        pairs[x.ndim - 1 - i] = [pads[2 * i], pads[2 * i + 1]]
-    out = apply("Pad", {"paddings": pairs}, [x])
-    if value is None or value == 0:
-        return out
-    # Pad writes zeros; the border gets `value` through a padded mask of ones (1 inside, 0 on the border).
-    inside = apply("Pad", {"paddings": pairs}, [apply("OnesLike", {}, [x])])
-    return M.add(out, M.mul(M.sub(1, inside), value))
+    last axes, last axis first (PyTorch's order); ``mode`` 'constant' (the border is ``value``, None: 0),
+    'reflect', 'replicate' or 'circular'; negative padding crops (ops/api/padding.py)."""
+    if mode != "constant" and value is not None:
+        raise ValueError(f"pad: value is only for mode 'constant', got value={value!r} with mode {mode!r}")
+    return pad_last("pad", input_x, padding, mode, value)
 
 
 def _reduce_loss(loss: Tensor, reduction: str) -> Tensor:
