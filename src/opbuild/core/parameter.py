@@ -40,7 +40,11 @@ class Parameter(Tensor):
         return self
 
     def __repr__(self) -> str:
-        return f"Parameter(name={self.name!r}, shape={list(self.shape)}, dtype={self.dtype})"
+        # MindSpore's layout, for repr and print alike (documented examples print parameter lists).
+        return (f"Parameter (name={self.name}, shape={tuple(self.shape)}, dtype={self.dtype}, "
+                f"requires_grad={self.requires_grad})")
+
+    __str__ = __repr__
 
 
 class ParameterTuple(tuple):

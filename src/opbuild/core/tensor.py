@@ -8,6 +8,7 @@ import numpy as np
 
 from .dtypes import DType, dtype_of
 from .ir import TensorType, Value
+from .tensor_format import tensor_repr
 from .tensor_methods import TensorMethods, _ops
 from .tensor_reductions import TensorReductions
 
@@ -165,7 +166,7 @@ class Tensor(TensorReductions, TensorMethods):
     def __repr__(self) -> str:
         if self._data is None:
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, traced)"
-        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value={self._data!s})"
+        return tensor_repr(self._data, self.shape, self.dtype)
 
     def __str__(self) -> str:
         return str(self._data) if self._data is not None else repr(self)
