@@ -130,13 +130,13 @@ def summary(rows: dict) -> str:
             continue
         s = stat[g]
         n = sum(s.values()) - s["random"]
-        ran = n - s["skipped"] - s["not recorded"]
+        ran = n - s["skipped"] - s["not recorded"] - s["not run"]
         tot.update(s)
         pct = f"{100 * s['passes'] / ran:.0f}%" if ran else "-"
         lines.append(f"| {g} | {n} | {ran} | {s['passes']} | {pct} | {s['random']} | {s['value differs']} "
                      f"| {s['missing name']} | {s['error']} |")
     n = sum(tot.values()) - tot["random"]
-    ran = n - tot["skipped"] - tot["not recorded"]
+    ran = n - tot["skipped"] - tot["not recorded"] - tot["not run"]
     pct = f"{100 * tot['passes'] / ran:.0f}%" if ran else "-"
     lines.append(f"| **all** | {n} | {ran} | {tot['passes']} | {pct} | {tot['random']} | {tot['value differs']} | "
                  f"{tot['missing name']} | {tot['error']} |")
