@@ -133,6 +133,10 @@ class TensorOverloads:
         """Broadcast to the shape of ``other`` (or ``x=``)."""
         return super().expand_as(x if other is None else other)
 
+    def get_bytes(self) -> bytes:
+        """The raw bytes of the data, in C order (``Tensor.get_bytes``)."""
+        return self.asnumpy().tobytes()
+
     def gather(self, *args, **kw):
         """``gather(input_indices, axis, batch_dims=0)`` (``ops.gather``) or ``gather(dim, index)``
         (``ops.gather_elements``), told apart by an int first argument."""

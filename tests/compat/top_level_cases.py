@@ -1,0 +1,40 @@
+"""Small programs over MindSpore 2.x's top-level helpers (seeds and generators, buffers, parameter settings,
+contexts, legacy sparse containers) whose ``str(result)`` scripts/record_top_level_extras.py records from
+MindSpore 2.10 and tests/compat/test_top_level_extras.py compares with opbuild's. Each program runs with
+``ms`` (the framework) and ``np`` and sets ``result``; imports no framework itself."""
+
+P = "p = ms.Parameter(ms.Tensor(np.array([1, 2], np.float32)), name='p')\n"
+
+CASES = {
+    "get_seed": "ms.set_seed(1234)\nresult = ms.get_seed()",
+    "manual_seed": "g = ms.manual_seed(13)\nresult = (type(g).__name__, ms.initial_seed())",
+    "generator_state": ("g = ms.Generator()\ng.manual_seed(5)\nst = g.get_state()\ns = g.seed()\n"
+                        "g.set_state(st)\nresult = (g.initial_seed(), isinstance(s, int))"),
+    "rng_state": "st = ms.get_rng_state()\nms.set_rng_state(st)\nresult = len(st)",
+    "from_numpy": "result = ms.from_numpy(np.array([1, 2]))",
+    "frombuffer": "result = ms.frombuffer(bytearray([1, 2, 3, 4, 5, 6]), dtype=ms.uint8)",
+    "frombuffer_f32": "result = ms.frombuffer(np.arange(3, dtype=np.float32).tobytes(), dtype=ms.float32)",
+    "get_bytes": "result = ms.Tensor([1, 2, 3], ms.int16).get_bytes()",
+    "param_defaults": P + ("result = (p.layerwise_parallel, p.parallel_optimizer, p.comm_fusion, p.cache_enable, "
+                           "p.sliced, p.unique, p.inited_param, p.parallel_optimizer_comm_recompute)"),
+    "param_set": P + ("p.comm_fusion = 3\np.sliced = True\np.key = 2\np.cache_enable = True\n"
+                      "p.cache_shape = [1, 2]\nresult = (p.comm_fusion, p.sliced, p.key, p.cache_enable, "
+                      "p.cache_shape)"),
+    "param_value": P + "result = p.value()",
+    "merge_sliced": ("ps = [ms.Parameter(ms.Tensor(np.array([0.5, 1.5])), 'net.w'), "
+                     "ms.Parameter(ms.Tensor(np.array([2.5, 3.5])), 'net.w')]\n"
+                     "m = ms.merge_sliced_parameter(ps)\nresult = (m, m.asnumpy().tolist())"),
+    "algo_defaults": ("ms.reset_algo_parameters()\nresult = [ms.get_algo_parameters(k) for k in "
+                      "('fully_use_devices', 'elementwise_op_strategy_follow', 'enable_algo_approxi', "
+                      "'algo_approxi_epsilon', 'tensor_slice_align_enable', 'tensor_slice_align_size')]"),
+    "algo_set": ("ms.set_algo_parameters(fully_use_devices=False)\nresult = ms.get_algo_parameters("
+                 "'fully_use_devices')\nms.reset_algo_parameters()"),
+    "mutable": "result = ms.mutable((ms.Tensor([1.0]), ms.Tensor([2.0])))",
+    "row_tensor": ("x = ms.RowTensor(ms.Tensor([0]), ms.Tensor([[1, 2]], dtype=ms.float32), (3, 2))\n"
+                   "result = (x.values, x.indices, x.dense_shape)"),
+    "sparse_tensor": ("x = ms.SparseTensor(ms.Tensor([[0, 1], [1, 2]]), ms.Tensor([1, 2], dtype=ms.float32), "
+                      "(3, 4))\nresult = (x.values, x.indices, x.shape)"),
+    "recompute": "result = ms.recompute(ms.nn.ReLU(), ms.Tensor([-1.0, 2.0]))",
+    "recompute_function": "result = ms.recompute(lambda a: a * 2, ms.Tensor([1.0, 2.0]))",
+    "no_inline": "f = ms.no_inline(lambda a: a + 1)\nresult = f(ms.Tensor([1.0]))",
+}
