@@ -8,6 +8,7 @@ import numpy as np
 
 from .dtypes import DType, dtype_of
 from .ir import TensorType, Value
+from .tensor_extras import TensorExtras
 from .tensor_format import tensor_repr
 from .tensor_methods import TensorMethods, _ops
 from .tensor_overloads import TensorOverloads
@@ -71,7 +72,7 @@ def is_placeholder(t: Any) -> bool:
         and t._value.name == "declared_input" and t._value.producer is None
 
 
-class Tensor(TensorOverloads, TensorReductions, TensorMethods):
+class Tensor(TensorOverloads, TensorReductions, TensorMethods, TensorExtras):
     """An n-dimensional array of a supported dtype (see :mod:`opbuild.core.dtypes`).
 
     ``Tensor(data, dtype=None)`` accepts anything NumPy can turn into an array. Python floats default to
