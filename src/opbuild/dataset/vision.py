@@ -1,6 +1,6 @@
-"""``mindspore.dataset.vision`` basics: ``Decode``, ``Resize``, ``Rescale``, ``Normalize``, ``HWC2CHW`` and
-``Inter``. Each is a callable on NumPy arrays (in ``Dataset.map`` or eagerly), with MindSpore's defaults and
-output dtypes. Decoding uses Pillow (``pip install opbuild[vision]``)."""
+"""``mindspore.dataset.vision``: ``Decode``, ``Resize``, ``Rescale``, ``Normalize``, ``HWC2CHW``, ``Inter``, and the
+callable on NumPy arrays (in ``Dataset.map`` or eagerly), with MindSpore's defaults and output dtypes. Decoding
+uses Pillow (``pip install opbuild[vision]``)."""
 
 from __future__ import annotations
 
@@ -197,4 +197,58 @@ class HWC2CHW:
         return np.ascontiguousarray(arr.transpose(2, 0, 1))
 
 
-__all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "decode_image"]
+# The colour and geometric transforms live in their own modules; MindSpore's path is vision.<Name>.
+from .vision_color import (  # noqa: E402
+    AdjustBrightness,
+    AdjustContrast,
+    AdjustGamma,
+    AdjustHue,
+    AdjustSaturation,
+    AdjustSharpness,
+    AutoContrast,
+    CutOut,
+    Equalize,
+    Erase,
+    GaussianBlur,
+    Invert,
+    NormalizePad,
+    Posterize,
+    RandomAdjustSharpness,
+    RandomAutoContrast,
+    RandomColor,
+    RandomColorAdjust,
+    RandomEqualize,
+    RandomInvert,
+    RandomPosterize,
+    RandomSharpness,
+    RandomSolarize,
+    Solarize,
+    ToTensor,
+)
+from .vision_geometry import (  # noqa: E402
+    Border,
+    CenterCrop,
+    Crop,
+    HorizontalFlip,
+    Pad,
+    PadToSize,
+    RandomHorizontalFlip,
+    RandomHorizontalFlipWithBBox,
+    RandomResize,
+    RandomResizedCrop,
+    RandomVerticalFlip,
+    RandomVerticalFlipWithBBox,
+    ResizedCrop,
+    SliceMode,
+    SlicePatches,
+    VerticalFlip,
+)
+
+__all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "decode_image", "Invert", "Posterize",
+           "Solarize", "Equalize", "AutoContrast", "AdjustBrightness", "AdjustContrast", "AdjustSaturation",
+           "AdjustSharpness", "AdjustHue", "AdjustGamma", "RandomColorAdjust", "RandomColor", "RandomSharpness",
+           "RandomInvert", "RandomEqualize", "RandomAutoContrast", "RandomAdjustSharpness", "RandomPosterize",
+           "RandomSolarize", "GaussianBlur", "Erase", "CutOut", "ToTensor", "NormalizePad", "Border",
+           "HorizontalFlip", "VerticalFlip", "RandomHorizontalFlip", "RandomVerticalFlip",
+           "RandomHorizontalFlipWithBBox", "RandomVerticalFlipWithBBox", "Crop", "CenterCrop", "Pad", "PadToSize",
+           "ResizedCrop", "RandomResizedCrop", "RandomResize", "SliceMode", "SlicePatches"]

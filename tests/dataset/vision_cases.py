@@ -1,0 +1,33 @@
+"""Deterministic ``dataset.vision`` transforms applied to one fixed image; scripts/record_vision_transforms.py
+records MindSpore 2.10's outputs into tests/fixtures/mindspore/vision_transforms.npz and
+tests/dataset/test_vision_transforms.py compares opbuild's. ``build(V)`` takes the framework's vision module."""
+
+import numpy as np
+
+
+def image() -> np.ndarray:
+    """The input: a (7, 9, 3) uint8 image."""
+    return np.random.RandomState(0).randint(0, 255, size=(7, 9, 3)).astype(np.uint8)
+
+
+def build(V) -> dict:
+    """name -> transform."""
+    return {
+        "HorizontalFlip": V.HorizontalFlip(), "VerticalFlip": V.VerticalFlip(),
+        "RandomHorizontalFlip_1": V.RandomHorizontalFlip(1.0), "RandomVerticalFlip_0": V.RandomVerticalFlip(0.0),
+        "Crop": V.Crop((1, 2), (3, 4)), "CenterCrop": V.CenterCrop(4), "CenterCrop_big": V.CenterCrop((9, 12)),
+        "Pad": V.Pad([1, 2, 3, 4], fill_value=(10, 20, 30)), "Pad_edge": V.Pad(2, padding_mode=V.Border.EDGE),
+        "Pad_reflect": V.Pad(2, padding_mode=V.Border.REFLECT),
+        "Pad_symmetric": V.Pad(2, padding_mode=V.Border.SYMMETRIC), "PadToSize": V.PadToSize((10, 12)),
+        "PadToSize_offset": V.PadToSize((10, 12), offset=(1, 2), fill_value=5),
+        "Invert": V.Invert(), "Posterize": V.Posterize(3), "Solarize": V.Solarize(100),
+        "Solarize_range": V.Solarize((50, 150)), "Equalize": V.Equalize(), "AutoContrast": V.AutoContrast(),
+        "AutoContrast_cutoff": V.AutoContrast(cutoff=10.0), "AdjustBrightness": V.AdjustBrightness(1.5),
+        "AdjustContrast": V.AdjustContrast(0.5), "AdjustSaturation": V.AdjustSaturation(2.0),
+        "AdjustSharpness": V.AdjustSharpness(2.0), "AdjustGamma": V.AdjustGamma(0.5, 1.0),
+        "AdjustHue": V.AdjustHue(0.2), "GaussianBlur": V.GaussianBlur(3, 1.0), "GaussianBlur_5": V.GaussianBlur(5),
+        "Erase": V.Erase(1, 1, 2, 3, value=7), "ToTensor": V.ToTensor(),
+        "NormalizePad": V.NormalizePad([100.0, 110.0, 120.0], [50.0, 60.0, 70.0]),
+        "ResizedCrop": V.ResizedCrop(1, 1, 4, 5, (6, 6)), "SlicePatches": V.SlicePatches(2, 2),
+        "SlicePatches_drop": V.SlicePatches(2, 2, V.SliceMode.DROP),
+    }
