@@ -1,6 +1,6 @@
-"""Record MindSpore 2.10's outputs of the vision transforms of tests/dataset/vision_cases.py into
-tests/fixtures/mindspore/vision_transforms.npz (``<name>/<i>`` arrays; an ``error:<name>`` entry where
-MindSpore raises).
+"""Record MindSpore 2.10's outputs of the vision transforms of tests/dataset/vision_cases.py and the data
+transforms of tests/dataset/transforms_cases.py into tests/fixtures/mindspore/vision_transforms.npz and
+data_transforms.npz (``<name>/<i>`` arrays; an ``error:<name>`` entry where MindSpore raises).
 
     /tmp/ms/bin/python scripts/record_vision_transforms.py
 """
@@ -14,27 +14,38 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-CASES = REPO / "tests" / "dataset" / "vision_cases.py"
 OUT = REPO / "tests" / "fixtures" / "mindspore" / "vision_transforms.npz"
 
 
-def main() -> int:
-    import mindspore.dataset.vision as V
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, str(REPO / "tests" / "dataset" / f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    spec = importlib.util.spec_from_file_location("vision_cases", str(CASES))
-    cases = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(cases)
+
+def record(calls: dict, out_path: Path) -> None:
+    """Run each (transform, input) of ``calls`` and save the outputs."""
     arrays: dict[str, np.ndarray] = {}
-    for name, transform in cases.build(V).items():
+    for name, (transform, data) in calls.items():
         try:
-            out = transform(cases.image())
+            out = transform(data)
         except Exception as e:  # noqa: BLE001 - recorded: opbuild must raise too
             arrays[f"error:{name}"] = np.array(f"{type(e).__name__}: {e}"[:200])
             continue
         for i, a in enumerate(out if isinstance(out, tuple) else (out,)):
             arrays[f"{name}/{i}"] = np.asarray(a)
-    np.savez_compressed(OUT, **arrays)
-    print(f"{OUT}: {len(arrays)} arrays, errors: {[k for k in arrays if k.startswith('error:')]}")
+    np.savez_compressed(out_path, **arrays)
+    print(f"{out_path}: {len(arrays)} arrays, errors: {[k for k in arrays if k.startswith('error:')]}")
+
+
+def main() -> int:
+    import mindspore.dataset.transforms as T
+    import mindspore.dataset.vision as V
+
+    vision = _load("vision_cases")
+    record({k: (t, vision.image()) for k, t in vision.build(V).items()}, OUT)
+    record(_load("transforms_cases").build(T), OUT.with_name("data_transforms.npz"))
     return 0
 
 

@@ -1,6 +1,7 @@
-"""The colour and geometric ``dataset.vision`` transforms (vision_color.py, vision_geometry.py) give MindSpore
-2.10's outputs (fixtures recorded by scripts/record_vision_transforms.py): shapes and dtypes exactly, pixel
-values within one grey level (MindSpore's OpenCV kernels round some intermediate values differently)."""
+"""The colour and geometric ``dataset.vision`` transforms (vision_color.py, vision_geometry.py) and the data
+transforms (transforms_data.py) give MindSpore 2.10's outputs (fixtures recorded by
+scripts/record_vision_transforms.py): shapes and dtypes exactly, pixel values within one grey level
+(MindSpore's OpenCV kernels round some intermediate values differently), data transforms exactly."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from opbuild.dataset import transforms as T
 from opbuild.dataset import vision as V
+from tests.dataset.transforms_cases import build as build_data
 from tests.dataset.vision_cases import build, image
 
 FIXTURE = dict(np.load(Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "vision_transforms.npz"))
@@ -62,3 +65,31 @@ def test_bad_arguments_are_refused():
         V.GaussianBlur(4)
     with pytest.raises(TypeError, match="uint8"):
         V.Posterize(2)(image().astype(np.float32))
+
+
+DATA_FIXTURE = dict(np.load(Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "data_transforms.npz"))
+DATA_CALLS = build_data(T)
+
+
+@pytest.mark.parametrize("name", sorted(DATA_CALLS))
+def test_data_transform_matches_mindspore(name):
+    transform, data = DATA_CALLS[name]
+    out = transform(data)
+    outs = out if isinstance(out, tuple) else (out,)
+    n = len([k for k in DATA_FIXTURE if k.startswith(f"{name}/")])
+    assert len(outs) == n, name
+    for i, got in enumerate(outs):
+        exp = DATA_FIXTURE[f"{name}/{i}"]
+        assert got.shape == exp.shape and got.dtype == exp.dtype, name
+        np.testing.assert_array_equal(got, exp, err_msg=name)
+
+
+def test_random_data_transforms():
+    img = image()
+    flip = V.HorizontalFlip()
+    assert np.array_equal(T.RandomApply([flip], prob=1.0)(img), img[:, ::-1])
+    assert np.array_equal(T.RandomApply([flip], prob=0.0)(img), img)
+    assert np.array_equal(T.RandomChoice([flip])(img), img[:, ::-1])
+    assert np.array_equal(T.RandomOrder([flip, flip])(img), img)
+    with pytest.raises(ValueError, match="axis must be 0"):
+        T.Concatenate(1)

@@ -1,5 +1,5 @@
-"""``mindspore.dataset.transforms`` basics: ``Compose``, ``TypeCast`` and ``OneHot``, callables on NumPy
-arrays (in ``Dataset.map`` or eagerly)."""
+"""``mindspore.dataset.transforms``: ``Compose``, ``TypeCast`` and ``OneHot``, callables on NumPy arrays (in
+``Dataset.map`` or eagerly), and the data-manipulating transforms of transforms_data.py re-exported here."""
 
 from __future__ import annotations
 
@@ -67,4 +67,20 @@ class OneHot:
         return hot.astype(arr.dtype)
 
 
-__all__ = ["Compose", "TypeCast", "OneHot"]
+# The data-manipulating transforms live in transforms_data.py; MindSpore's path is transforms.<Name>.
+from .transforms_data import (  # noqa: E402
+    Concatenate,
+    Duplicate,
+    Fill,
+    Mask,
+    PadEnd,
+    RandomApply,
+    RandomChoice,
+    RandomOrder,
+    Relational,
+    Slice,
+    Unique,
+)
+
+__all__ = ["Compose", "TypeCast", "OneHot", "Concatenate", "Duplicate", "Fill", "Mask", "PadEnd", "RandomApply",
+           "RandomChoice", "RandomOrder", "Relational", "Slice", "Unique"]

@@ -181,8 +181,12 @@ class AutoContrast:
 
 
 def _adjuster(name: str, fn, rgb: bool, doc: str):
-    def __init__(self, factor: float) -> None:
-        self.factor = _factor(name, factor)
+    keyword = name[len("Adjust"):].lower() + "_factor"  # MindSpore's keyword: brightness_factor, ...
+
+    def __init__(self, *args: float, **kwargs: float) -> None:
+        if len(args) + len(kwargs) != 1 or (kwargs and keyword not in kwargs):
+            raise TypeError(f"{name}: expected one factor, {name}({keyword})")
+        self.factor = _factor(name, args[0] if args else kwargs[keyword])
 
     def __call__(self, img: Any) -> np.ndarray:
         return fn(_rgb(name, img) if rgb else image(name, img), self.factor)
