@@ -10,7 +10,8 @@ API group.
 
 Options: ``--groups "Tensor,top level"``, ``--match SUBSTRING`` (example ids), ``--timeout S`` (per example),
 ``--cache DIR`` (default ``.msdoc/`` in the repository, gitignored; also ``$OPBUILD_MSDOC_CACHE``),
-``--ms-python PATH`` (default ``/tmp/ms/bin/python``). The examples are extracted at run time from the
+``--ms-python PATH`` (default ``/tmp/ms/bin/python``), ``--src DIR`` (the opbuild tree to measure, default this
+repository's ``src``). The examples are extracted at run time from the
 installed MindSpore (scripts/msdoc/extract.py); nothing of its text is stored in the repository. Runs one
 framework process at a time, a batch of examples per process; an example that hangs or kills its process is
 recorded as ``timeout``/``crash`` and the batch goes on after it.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -58,9 +60,24 @@ def _append(path: Path, rec: dict) -> None:
         f.write(json.dumps(rec) + "\n")
 
 
+# Examples that start a distributed job (collective communication, parameter servers) wait for peers that a
+# single process never gets: recorded as needing a distributed launch without running them.
+_DISTRIBUTED = re.compile(r"\binit\(\s*\)|communication import|mpirun|msrun|get_rank\(|get_group_size\(")
+
+
+def needs_launch(example: dict) -> bool:
+    """True for an example that initialises collective communication."""
+    return any(_DISTRIBUTED.search(s["source"]) for s in example["stmts"])
+
+
 def run_examples(cmd: list[str], env: dict, examples_path: Path, ids: list[str], results: Path,
                  timeout: float, label: str) -> None:
     """Run ``ids`` through the runner (``cmd`` + runner arguments), a batch per process; writes ``results``."""
+    by_id = {e["id"]: e for e in json.loads(examples_path.read_text())}
+    done0 = _load_jsonl(results)
+    for i in ids:
+        if i not in done0 and needs_launch(by_id[i]):
+            _append(results, {"id": i, "stmts": [], "fail": "needs a distributed launch"})
     todo = [i for i in ids if i not in _load_jsonl(results)]
     total = len(todo)
     t_start = time.time()
@@ -176,10 +193,11 @@ def main(argv: list[str]) -> int:
     p.add_argument("action", choices=["record", "run", "recheck", "report", "all"])
     p.add_argument("--groups", default="")
     p.add_argument("--match", default="")
-    p.add_argument("--timeout", type=float, default=90.0)
+    p.add_argument("--timeout", type=float, default=60.0)
     p.add_argument("--cache", default=os.environ.get("OPBUILD_MSDOC_CACHE", str(REPO / ".msdoc")))
     p.add_argument("--ms-python", default="/tmp/ms/bin/python")
     p.add_argument("--fresh", action="store_true")
+    p.add_argument("--src", default=str(REPO / "src"), help="the opbuild source tree to measure")
     p.add_argument("--md", default="", help="write the summary and the causes to this Markdown file")
     args = p.parse_args(argv)
     cache = Path(args.cache)
@@ -202,7 +220,7 @@ def main(argv: list[str]) -> int:
         ms = _load_jsonl(ms_path)
         # Only what ran on MindSpore's CPU is worth running on opbuild.
         ok = [i for i in ids if i in ms and not ms[i].get("fail") and not any(s["exc"] for s in ms[i]["stmts"])]
-        env = dict(base_env, PYTHONPATH=str(REPO / "src"))
+        env = dict(base_env, PYTHONPATH=str(Path(args.src).resolve()))
         run_examples([sys.executable], env, ex_path, ok, ob_path, args.timeout, "opbuild")
     if args.action in ("recheck", "all"):
         rows = report(examples, _load_jsonl(ms_path), _load_jsonl(ob_path), ids)
