@@ -131,7 +131,8 @@ def classify(example: dict, ms: dict | None, ob: dict | None, ms2: dict | None =
     if ms is None:
         return {"status": "not recorded", "detail": ""}
     if ms.get("fail"):
-        return {"status": "skipped", "detail": f"MindSpore {ms['fail']}", "reason": f"MindSpore {ms['fail']}"}
+        reason = ms["fail"] if ms["fail"].startswith("needs") else f"MindSpore {ms['fail']}"
+        return {"status": "skipped", "detail": reason, "reason": reason}
     for i, st in enumerate(ms["stmts"]):
         if st["exc"]:
             return {"status": "skipped", "reason": _ms_skip_reason(st["exc"]),

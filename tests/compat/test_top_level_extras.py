@@ -42,3 +42,16 @@ def test_bad_input_is_refused_with_a_clear_message():
         ms.merge_sliced_parameter([p, ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="q")])
     with pytest.raises(TypeError, match="16-byte"):
         ms.Generator().set_state((1, 2))
+
+
+def test_more_initializers_refuse_bad_shapes_and_arguments():
+    from opbuild.common import initializer as init
+
+    with pytest.raises(ValueError, match="Identity: the shape must be 2-D"):
+        init.initializer(init.Identity(), [2, 3, 4])
+    with pytest.raises(ValueError, match="not divisible by groups"):
+        init.initializer(init.Dirac(groups=4), [6, 4, 3, 3])
+    with pytest.raises(ValueError, match="mode must be"):
+        init.VarianceScaling(mode="fan")
+    w = init.initializer(init.VarianceScaling(scale=2.0, mode="fan_in", distribution="uniform"), [64, 200])
+    assert np.abs(w.asnumpy()).max() <= np.sqrt(3 * 2.0 / 200) + 1e-6

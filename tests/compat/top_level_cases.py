@@ -37,4 +37,20 @@ CASES = {
     "recompute": "result = ms.recompute(ms.nn.ReLU(), ms.Tensor([-1.0, 2.0]))",
     "recompute_function": "result = ms.recompute(lambda a: a * 2, ms.Tensor([1.0, 2.0]))",
     "no_inline": "f = ms.no_inline(lambda a: a + 1)\nresult = f(ms.Tensor([1.0]))",
+    "init_identity": "I = ms.common.initializer\nresult = I.initializer(I.Identity(), [2, 3], ms.float32).asnumpy()",
+    "init_identity_name": "I = ms.common.initializer\nresult = I.initializer('identity', [3, 2]).asnumpy()",
+    "init_dirac": ("I = ms.common.initializer\nresult = I.initializer(I.Dirac(groups=2), [6, 4, 3, 3], "
+                   "ms.float32).asnumpy().reshape(6, -1).tolist()"),
+    "init_dirac_3d": ("I = ms.common.initializer\nresult = I.initializer('dirac', [2, 3, 3], ms.float32)"
+                      ".asnumpy().tolist()"),
+    "init_orthogonal_shape": ("I = ms.common.initializer\nw = I.initializer(I.Orthogonal(gain=2.), [2, 3, 4], "
+                              "ms.float32)\nm = w.asnumpy().reshape(2, -1)\n"
+                              "result = (w.shape, np.allclose(m @ m.T, 4 * np.eye(2), atol=1e-4))"),
+    "init_variance_scaling": ("I = ms.common.initializer\nw = I.initializer(I.VarianceScaling(scale=1.0, "
+                              "mode='fan_out', distribution='untruncated_normal'), [2, 3], ms.float32)\n"
+                              "result = (w.shape, w.dtype)"),
+    "init_variance_scaling_name": ("I = ms.common.initializer\nw = I.initializer('varianceScaling', [2, 3], "
+                                   "ms.float32)\nresult = (w.shape, w.dtype)"),
+    "init_sparse": ("I = ms.common.initializer\nw = I.initializer(I.Sparse(sparsity=0.5, sigma=0.01), [4, 8], "
+                    "ms.float32).asnumpy()\nresult = (w.shape, (w == 0).sum(axis=0).tolist())"),
 }
