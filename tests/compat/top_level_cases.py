@@ -53,4 +53,19 @@ CASES = {
                                    "ms.float32)\nresult = (w.shape, w.dtype)"),
     "init_sparse": ("I = ms.common.initializer\nw = I.initializer(I.Sparse(sparsity=0.5, sigma=0.01), [4, 8], "
                     "ms.float32).asnumpy()\nresult = (w.shape, (w == 0).sum(axis=0).tolist())"),
+    "metric_dice": ("m = ms.train.Dice(smooth=1e-5)\nm.clear()\nm.update(ms.Tensor(np.array([[0.2, 0.5], "
+                    "[0.3, 0.1], [0.9, 0.6]])), ms.Tensor(np.array([[0, 1], [1, 0], [0, 1]])))\n"
+                    "m.update(np.array([[0.7], [0.1]]), np.array([[1], [0]]))\nresult = m.eval()"),
+    "metric_cosine": ("m = ms.train.CosineSimilarity()\nm.update(np.array([[1, 3, 4, 7], [2, 4, 2, 5], "
+                      "[3, 1, 5, 8]]))\nresult = m.eval().round(6).tolist()"),
+    "metric_cosine_mean": ("m = ms.train.CosineSimilarity(similarity='dot', reduction='mean')\n"
+                           "m.update(np.array([[1.0, 2.0], [3.0, 4.0]]))\nresult = m.eval()"),
+    "metric_perplexity": ("m = ms.train.Perplexity(ignore_label=0)\nm.update(ms.Tensor(np.array([[0.2, 0.5], "
+                          "[0.3, 0.1], [0.9, 0.6]])), ms.Tensor(np.array([1, 0, 1])))\nresult = m.eval()"),
+    "metric_bleu": ("m = ms.train.BleuScore()\nm.update([['i', 'have', 'a', 'pen', 'on', 'my', 'desk']], "
+                    "[[['i', 'have', 'a', 'pen', 'in', 'my', 'desk'], ['there', 'is', 'a', 'pen', 'on', 'the', "
+                    "'desk']]])\nresult = m.eval()"),
+    "metric_bleu_smooth": ("m = ms.train.BleuScore(n_gram=3, smooth=True)\nm.update([['a', 'cat', 'sat']], "
+                           "[[['the', 'cat', 'sat', 'down']]])\nresult = m.eval()"),
+    "metric_by_name": "result = type(ms.train.get_metric_fn('precision', eval_type='classification')).__name__",
 }

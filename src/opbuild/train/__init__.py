@@ -28,10 +28,11 @@ from .callback import (
     TimeMonitor,
 )
 from .metrics import Accuracy, Loss, Metric, rearrange_inputs
+from ._text_metrics import BleuScore, CosineSimilarity, Dice, Perplexity, get_metric_fn
 from .model import Model
 
 __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "LossMonitor", "TimeMonitor",
            "ModelCheckpoint", "CheckpointConfig", "EarlyStopping", "ReduceLROnPlateau", "History", "LambdaCallback",
            "SummaryCollector", "Precision", "Recall", "Fbeta", "F1", "TopKCategoricalAccuracy",
            "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "ROC", "auc",
-           "rearrange_inputs"]
+           "rearrange_inputs", "Dice", "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn"]
