@@ -14,6 +14,7 @@ from ._classification import (
 )
 from ._regression import MAE, MSE
 from ._roc import ROC, auc
+from ._text_metrics import BleuScore, CosineSimilarity, Dice, Perplexity, get_metric_fn
 from .callback import (
     Callback,
     CheckpointConfig,
@@ -28,7 +29,6 @@ from .callback import (
     TimeMonitor,
 )
 from .metrics import Accuracy, Loss, Metric, rearrange_inputs
-from ._text_metrics import BleuScore, CosineSimilarity, Dice, Perplexity, get_metric_fn
 from .model import Model
 
 __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "LossMonitor", "TimeMonitor",
