@@ -113,6 +113,13 @@ _LAZY = {"dataset": ("opbuild.dataset", None), "save_checkpoint": ("opbuild.chec
          "load_param_into_net": ("opbuild.checkpoint", "load_param_into_net"),
          "export": ("opbuild.train.serialization", "export"),
          "train": ("opbuild.train", None), "Model": ("opbuild.train.model", "Model")}
+# MindSpore re-exports everything of mindspore.train at the top level (``from mindspore import LossMonitor``).
+_LAZY.update({name: ("opbuild.train", name) for name in (
+    "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "EarlyStopping",
+    "ReduceLROnPlateau", "History", "LambdaCallback", "SummaryCollector", "Metric", "Accuracy", "Loss",
+    "Precision", "Recall", "Fbeta", "F1", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
+    "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "ROC", "auc", "rearrange_inputs", "Dice",
+    "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn")})
 
 
 def __getattr__(name: str):

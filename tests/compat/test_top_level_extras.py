@@ -55,3 +55,10 @@ def test_more_initializers_refuse_bad_shapes_and_arguments():
         init.VarianceScaling(mode="fan")
     w = init.initializer(init.VarianceScaling(scale=2.0, mode="fan_in", distribution="uniform"), [64, 200])
     assert np.abs(w.asnumpy()).max() <= np.sqrt(3 * 2.0 / 200) + 1e-6
+
+
+def test_train_names_are_top_level_as_in_mindspore():
+    import opbuild.train as train
+
+    for name in ("LossMonitor", "ModelCheckpoint", "CheckpointConfig", "SummaryCollector", "Accuracy", "Dice"):
+        assert getattr(ms, name) is getattr(train, name)
