@@ -68,4 +68,15 @@ CASES = {
     "metric_bleu_smooth": ("m = ms.train.BleuScore(n_gram=3, smooth=True)\nm.update([['a', 'cat', 'sat']], "
                            "[[['the', 'cat', 'sat', 'down']]])\nresult = m.eval()"),
     "metric_by_name": "result = type(ms.train.get_metric_fn('precision', eval_type='classification')).__name__",
+    "ds_batch_size": ("d = ms.dataset.GeneratorDataset([i for i in range(10)], 'c').batch(2).repeat(3)\n"
+                      "result = (d.get_batch_size(), d.get_repeat_count())"),
+    "ds_defaults": "d = ms.dataset.GeneratorDataset([i for i in range(10)], 'c')\n"
+                   "result = (d.get_batch_size(), d.get_repeat_count())",
+    "ds_output_shapes_types": ("d = ms.dataset.NumpySlicesDataset({'a': np.ones((4, 2, 3), np.float32), "
+                               "'b': np.arange(4, dtype=np.int32)}, shuffle=False)\n"
+                               "result = (d.output_shapes(), d.output_types())"),
+    "ds_zip": ("d = ms.dataset.zip((ms.dataset.GeneratorDataset([1], 'c1'), ms.dataset.GeneratorDataset([2], "
+               "'c2')))\nresult = (d.get_col_names(), d.get_dataset_size())"),
+    "ds_apply": ("d = ms.dataset.GeneratorDataset([i for i in range(10)], 'c').apply(lambda x: x.batch(4))\n"
+                 "result = (d.get_dataset_size(), d.get_batch_size())"),
 }

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import config
+from .dataset_extras import DatasetExtras
 
 Row = tuple[np.ndarray, ...]
 
@@ -52,7 +53,7 @@ def _combine():
 
     return combine
 
-class Dataset:
+class Dataset(DatasetExtras):
     """Base class of every dataset node (sources and operations), with MindSpore's pipeline methods.
 
     Subclasses implement ``_column_names``, ``_rows(epoch, seed)`` and ``_size`` (None when the number of
