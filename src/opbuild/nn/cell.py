@@ -18,6 +18,7 @@ from ..ops.primitive import apply, compute_dtype
 from . import batch_chunks
 from .cell_api import CellApi
 from .cell_repr import cell_repr, extra_repr
+from .cell_state import CellState
 
 
 def outputs_to_float32(out: Any) -> Any:
@@ -31,7 +32,7 @@ def outputs_to_float32(out: Any) -> Any:
     return tuple(to32(o) for o in out) if isinstance(out, tuple) else to32(out)
 
 
-class Cell(CellApi):
+class Cell(CellState, CellApi):
     """Base class of all networks and layers. Subclasses define ``construct``.
 
     Attributes that are Parameters or Cells are registered (``parameters_and_names``, ``cells_and_names``);
