@@ -160,8 +160,9 @@ def summary(rows: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def causes(rows: dict, top: int = 60) -> str:
-    """Markdown: the missing names and error causes, most frequent first, with the examples they block."""
+def causes(rows: dict, top: int = 80) -> str:
+    """Markdown: every missing name and the ``top`` most frequent error causes, most frequent first, with the
+    examples they block."""
     out = []
     for status, title in (("missing name", "Missing names"), ("error", "Errors (type: first line)")):
         cnt: Counter = Counter()
@@ -172,7 +173,7 @@ def causes(rows: dict, top: int = 60) -> str:
                 who[r["cause"]].append(i)
         out.append(f"## {title} ({sum(cnt.values())} examples, {len(cnt)} distinct)\n")
         out.append("| examples | cause | groups | some examples |\n|---|---|---|---|")
-        for cause, k in cnt.most_common(top):
+        for cause, k in cnt.most_common(None if status == "missing name" else top):
             groups = Counter(rows[i]["group"] for i in who[cause])
             gtxt = ", ".join(f"{g} {n}" for g, n in groups.most_common())
             ex = ", ".join(i.split(":", 1)[1] for i in who[cause][:4])
