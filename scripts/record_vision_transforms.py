@@ -1,6 +1,7 @@
 """Record MindSpore 2.10's outputs of the vision transforms of tests/dataset/vision_cases.py, the data
 transforms of tests/dataset/transforms_cases.py and the audio transforms of tests/dataset/audio_cases.py into
-tests/fixtures/mindspore/vision_transforms.npz, data_transforms.npz and audio_transforms.npz (``<name>/<i>`` arrays; an ``error:<name>`` entry where MindSpore raises).
+tests/fixtures/mindspore/vision_transforms.npz, data_transforms.npz and audio_transforms.npz (``<name>/<i>``
+arrays; an ``error:<name>`` entry where MindSpore raises).
 
     /tmp/ms/bin/python scripts/record_vision_transforms.py
 """
