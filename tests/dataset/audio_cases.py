@@ -15,6 +15,15 @@ def build(A) -> dict:
     w = wave()
     spec = np.abs(np.random.RandomState(2).standard_normal((2, 201, 5))).astype(np.float32)
     cplx = np.random.RandomState(3).standard_normal((3, 4, 2)).astype(np.float32)
+    speck = {"n_fft": 16, "win_length": 16, "hop_length": 8, "pad": 0, "window": A.WindowType.HANN, "power": 2.0,
+             "normalized": False, "center": True, "pad_mode": A.BorderType.REFLECT, "onesided": True}
+
+    def mel(n_mels: int) -> dict:
+        kw = {k: v for k, v in speck.items()}
+        kw.update({"f_min": 0.0, "f_max": 2000.0, "n_mels": n_mels, "norm": A.NormType.NONE,
+                   "mel_scale": A.MelType.HTK})
+        return kw
+
     return {
         "AllpassBiquad": (A.AllpassBiquad(44100, 200.0), w),
         "BandBiquad": (A.BandBiquad(44100, 200.0), w), "BandBiquad_noise": (A.BandBiquad(44100, 200.0, 0.5, True), w),
@@ -56,4 +65,7 @@ def build(A) -> dict:
         "MelScale": (A.MelScale(n_mels=16, sample_rate=16000), spec),
         "MelSpectrogram": (A.MelSpectrogram(sample_rate=16000, n_fft=16, n_mels=4), w),
         "SpectralCentroid": (A.SpectralCentroid(44100, n_fft=16), w),
+        "MFCC": (A.MFCC(4000, n_mfcc=4, melkwargs=mel(6)), w),
+        "MFCC_log": (A.MFCC(4000, n_mfcc=3, log_mels=True, melkwargs=mel(5)), w),
+        "LFCC": (A.LFCC(4000, n_filter=6, n_lfcc=4, speckwargs=speck), w),
     }

@@ -30,4 +30,8 @@ def build(V) -> dict:
         "NormalizePad": V.NormalizePad([100.0, 110.0, 120.0], [50.0, 60.0, 70.0]),
         "ResizedCrop": V.ResizedCrop(1, 1, 4, 5, (6, 6)), "SlicePatches": V.SlicePatches(2, 2),
         "SlicePatches_drop": V.SlicePatches(2, 2, V.SliceMode.DROP),
+        "ToType": V.ToType(np.float32), "ToNumpy": V.ToNumpy(),
+        "RgbToHsv": lambda img: V.RgbToHsv(is_hwc=True)(img.astype(np.float32) / 255),
+        "HsvToRgb": lambda img: V.HsvToRgb(is_hwc=True)(img.astype(np.float32) / 255),
+        "RgbToHsv_chw": lambda img: V.RgbToHsv()(img.transpose(2, 0, 1).astype(np.float32) / 255),
     }

@@ -556,6 +556,8 @@ class Dither:
 
 # The spectral transforms and filter banks live in audio_spectral.py; MindSpore's path is audio.<Name>.
 from .audio_spectral import (  # noqa: E402
+    LFCC,
+    MFCC,
     MelScale,
     MelSpectrogram,
     MelType,
@@ -575,4 +577,4 @@ __all__ = ["ScaleType", "GainType", "FadeShape", "BorderType", "LFilter", "Filtf
            "ComplexNorm", "Magphase", "DCShift", "Gain", "Vol", "MuLawEncoding", "MuLawDecoding", "Contrast",
            "ComputeDeltas", "Fade", "MaskAlongAxis", "FrequencyMasking", "TimeMasking", "MaskAlongAxisIID",
            "Dither", "MelScale", "MelSpectrogram", "MelType", "NormMode", "NormType", "SpectralCentroid",
-           "Spectrogram", "WindowType", "create_dct", "linear_fbanks", "melscale_fbanks"]
+           "Spectrogram", "WindowType", "create_dct", "linear_fbanks", "melscale_fbanks", "MFCC", "LFCC"]

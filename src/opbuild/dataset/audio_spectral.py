@@ -216,5 +216,60 @@ class SpectralCentroid:
         return out.astype(arr.dtype if arr.dtype.kind == "f" else np.float32)
 
 
-__all__ = ["WindowType", "NormType", "NormMode", "MelType", "melscale_fbanks", "linear_fbanks", "create_dct",
-           "Spectrogram", "MelScale", "MelSpectrogram", "SpectralCentroid"]
+def _to_db(x: np.ndarray, top_db: float = 80.0) -> np.ndarray:
+    db = 10.0 * np.log10(np.maximum(x, 1e-10))
+    return np.maximum(db, db.max() - top_db)
+
+
+def _dct_apply(spec: np.ndarray, n_out: int, norm: NormMode) -> np.ndarray:
+    dct = create_dct(n_out, spec.shape[-2], norm).astype(np.float64)
+    return np.swapaxes(np.swapaxes(spec, -1, -2) @ dct, -1, -2)
+
+
+class MFCC:
+    """``MFCC(sample_rate=16000, n_mfcc=40, dct_type=2, norm=NormMode.ORTHO, log_mels=False,
+    melkwargs=None)``: the DCT of the (decibel, or log with ``log_mels``) mel spectrogram."""
+
+    def __init__(self, sample_rate: int = 16000, n_mfcc: int = 40, dct_type: int = 2,
+                 norm: NormMode = NormMode.ORTHO, log_mels: bool = False, melkwargs: dict | None = None) -> None:
+        if dct_type != 2:
+            raise ValueError(f"MFCC: only dct_type 2 is supported, got {dct_type}")
+        kwargs = {"n_fft": 400, "win_length": 400, "hop_length": 200, "n_mels": 128}
+        kwargs.update(melkwargs or {})
+        if n_mfcc > kwargs["n_mels"]:
+            raise ValueError(f"MFCC: n_mfcc {n_mfcc} must not exceed n_mels {kwargs['n_mels']}")
+        self.mel = MelSpectrogram(sample_rate=sample_rate, **kwargs)
+        self.n_mfcc, self.norm, self.log_mels = int(n_mfcc), NormMode(norm), bool(log_mels)
+
+    def __call__(self, waveform: Any) -> np.ndarray:
+        arr = np.asarray(waveform)
+        mel = self.mel(arr).astype(np.float64)
+        mel = np.log(mel + 1e-6) if self.log_mels else _to_db(mel)
+        return _dct_apply(mel, self.n_mfcc, self.norm).astype(arr.dtype if arr.dtype.kind == "f" else np.float32)
+
+
+class LFCC:
+    """``LFCC(sample_rate=16000, n_filter=128, n_lfcc=40, f_min=0.0, f_max=None, dct_type=2,
+    norm=NormMode.ORTHO, log_lf=False, speckwargs=None)``: the DCT of a linear-filter-bank spectrogram."""
+
+    def __init__(self, sample_rate: int = 16000, n_filter: int = 128, n_lfcc: int = 40, f_min: float = 0.0,
+                 f_max: float | None = None, dct_type: int = 2, norm: NormMode = NormMode.ORTHO,
+                 log_lf: bool = False, speckwargs: dict | None = None) -> None:
+        if dct_type != 2:
+            raise ValueError(f"LFCC: only dct_type 2 is supported, got {dct_type}")
+        kwargs = {"n_fft": 400, "win_length": 400, "hop_length": 200}
+        kwargs.update(speckwargs or {})
+        self.spec = Spectrogram(**kwargs)
+        f_max = float(sample_rate // 2) if f_max is None else f_max
+        self.fb = linear_fbanks(kwargs["n_fft"] // 2 + 1, f_min, f_max, n_filter, sample_rate).astype(np.float64)
+        self.n_lfcc, self.norm, self.log_lf = int(n_lfcc), NormMode(norm), bool(log_lf)
+
+    def __call__(self, waveform: Any) -> np.ndarray:
+        arr = np.asarray(waveform)
+        spec = np.swapaxes(np.swapaxes(self.spec(arr).astype(np.float64), -1, -2) @ self.fb, -1, -2)
+        spec = np.log(spec + 1e-6) if self.log_lf else _to_db(spec)
+        return _dct_apply(spec, self.n_lfcc, self.norm).astype(arr.dtype if arr.dtype.kind == "f" else np.float32)
+
+
+__all__ = ["MFCC", "LFCC", "WindowType", "NormType", "NormMode", "MelType", "melscale_fbanks", "linear_fbanks",
+           "create_dct", "Spectrogram", "MelScale", "MelSpectrogram", "SpectralCentroid"]

@@ -243,6 +243,15 @@ from .vision_geometry import (  # noqa: E402
     SlicePatches,
     VerticalFlip,
 )
+from .vision_more import (  # noqa: E402
+    HsvToRgb,
+    LinearTransformation,
+    RandomCrop,
+    RandomErasing,
+    RgbToHsv,
+    ToNumpy,
+    ToType,
+)
 
 __all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "decode_image", "Invert", "Posterize",
            "Solarize", "Equalize", "AutoContrast", "AdjustBrightness", "AdjustContrast", "AdjustSaturation",
@@ -251,4 +260,5 @@ __all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "deco
            "RandomSolarize", "GaussianBlur", "Erase", "CutOut", "ToTensor", "NormalizePad", "Border",
            "HorizontalFlip", "VerticalFlip", "RandomHorizontalFlip", "RandomVerticalFlip",
            "RandomHorizontalFlipWithBBox", "RandomVerticalFlipWithBBox", "Crop", "CenterCrop", "Pad", "PadToSize",
-           "ResizedCrop", "RandomResizedCrop", "RandomResize", "SliceMode", "SlicePatches"]
+           "ResizedCrop", "RandomResizedCrop", "RandomResize", "SliceMode", "SlicePatches",
+           "RandomCrop", "RandomErasing", "RgbToHsv", "HsvToRgb", "LinearTransformation", "ToNumpy", "ToType"]

@@ -286,9 +286,15 @@ class RandomSharpness:
         return adjust_sharpness(image("RandomSharpness", img), self._rng.uniform(*self.degrees))
 
 
-def _random(name: str, make, doc: str):
-    """A class applying the transform ``make(*args)`` with probability ``prob`` (the last argument)."""
-    def __init__(self, *args, prob: float = 0.5, **kwargs) -> None:
+def _random(name: str, make, nargs: int, doc: str):
+    """A class applying ``make(*args)`` with probability ``prob``: the first ``nargs`` positional arguments
+    go to ``make``, the next one (or the keyword) is ``prob``."""
+    def __init__(self, *args, prob: float | None = None, **kwargs) -> None:
+        if len(args) > nargs:
+            if prob is not None or len(args) > nargs + 1:
+                raise TypeError(f"{name}: too many arguments")
+            args, prob = args[:nargs], args[nargs]
+        prob = 0.5 if prob is None else prob
         if not 0 <= prob <= 1:
             raise ValueError(f"{name}: prob must be in [0, 1], got {prob!r}")
         self.prob, self.op, self._rng = float(prob), make(*args, **kwargs), rng()
@@ -300,11 +306,12 @@ def _random(name: str, make, doc: str):
     return type(name, (), {"__init__": __init__, "__call__": __call__, "__doc__": doc})
 
 
-RandomInvert = _random("RandomInvert", Invert, "``RandomInvert(prob=0.5)``: Invert with probability prob.")
-RandomEqualize = _random("RandomEqualize", Equalize, "``RandomEqualize(prob=0.5)``: Equalize with probability.")
-RandomAutoContrast = _random("RandomAutoContrast", AutoContrast,
+RandomInvert = _random("RandomInvert", Invert, 0, "``RandomInvert(prob=0.5)``: Invert with probability prob.")
+RandomEqualize = _random("RandomEqualize", Equalize, 0,
+                         "``RandomEqualize(prob=0.5)``: Equalize with probability prob.")
+RandomAutoContrast = _random("RandomAutoContrast", AutoContrast, 2,
                              "``RandomAutoContrast(cutoff=0.0, ignore=None, prob=0.5)``.")
-RandomAdjustSharpness = _random("RandomAdjustSharpness", AdjustSharpness,
+RandomAdjustSharpness = _random("RandomAdjustSharpness", AdjustSharpness, 1,
                                 "``RandomAdjustSharpness(degree, prob=0.5)``: AdjustSharpness(degree).")
 
 

@@ -1,0 +1,159 @@
+"""More ``mindspore.dataset.vision`` transforms (re-exported by vision.py): ``RandomCrop``, ``RandomErasing``,
+``RgbToHsv``/``HsvToRgb``, ``LinearTransformation``, ``ToNumpy`` and ``ToType``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .vision_geometry import Border, image, pad, rng
+
+
+class RandomCrop:
+    """``RandomCrop(size, padding=None, pad_if_needed=False, fill_value=0, padding_mode=Border.CONSTANT)``: a
+    region of ``size`` at a random place, after optional padding."""
+
+    def __init__(self, size: int | Sequence[int], padding: int | Sequence[int] | None = None,
+                 pad_if_needed: bool = False, fill_value=0, padding_mode: Border = Border.CONSTANT) -> None:
+        self.size = (size, size) if isinstance(size, int) else tuple(size)
+        if padding is None:
+            padding = (0, 0, 0, 0)
+        elif isinstance(padding, int):
+            padding = (padding,) * 4
+        elif len(padding) == 2:
+            padding = (padding[0], padding[1], padding[0], padding[1])
+        self.padding = tuple(int(p) for p in padding)  # left, top, right, bottom
+        self.pad_if_needed, self.fill, self.mode, self._rng = bool(pad_if_needed), fill_value, \
+            Border(padding_mode), rng()
+
+    def __call__(self, img: Any) -> np.ndarray:
+        arr = image("RandomCrop", img)
+        left, top, right, bottom = self.padding
+        arr = pad(arr, top, bottom, left, right, self.fill, self.mode)
+        h, w = self.size
+        if self.pad_if_needed and (arr.shape[0] < h or arr.shape[1] < w):
+            dh, dw = max(h - arr.shape[0], 0), max(w - arr.shape[1], 0)
+            arr = pad(arr, dh, dh, dw, dw, self.fill, self.mode)
+        if arr.shape[0] < h or arr.shape[1] < w:
+            raise ValueError(f"RandomCrop: size {self.size} exceeds the (padded) image {arr.shape[:2]}")
+        top = int(self._rng.integers(0, arr.shape[0] - h + 1))
+        left = int(self._rng.integers(0, arr.shape[1] - w + 1))
+        return np.ascontiguousarray(arr[top:top + h, left:left + w])
+
+
+class RandomErasing:
+    """``RandomErasing(prob=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False,
+    max_attempts=10)``: erase a random rectangle of a (C, H, W) image with probability ``prob``."""
+
+    def __init__(self, prob: float = 0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace: bool = False,
+                 max_attempts: int = 10) -> None:
+        if not 0 <= prob <= 1:
+            raise ValueError(f"RandomErasing: prob must be in [0, 1], got {prob!r}")
+        self.prob, self.scale, self.ratio, self.value = float(prob), tuple(scale), tuple(ratio), value
+        self.attempts, self._rng = int(max_attempts), rng()
+
+    def __call__(self, img: Any) -> np.ndarray:
+        arr = np.array(img, copy=True)
+        if arr.ndim != 3:
+            raise TypeError(f"RandomErasing: the input must be a (C, H, W) image, got {arr.shape}")
+        if self._rng.random() >= self.prob:
+            return arr
+        c, h, w = arr.shape
+        for _ in range(self.attempts):
+            area = h * w * self._rng.uniform(*self.scale)
+            aspect = math.exp(self._rng.uniform(math.log(self.ratio[0]), math.log(self.ratio[1])))
+            eh, ew = int(round(math.sqrt(area * aspect))), int(round(math.sqrt(area / aspect)))
+            if 0 < eh < h and 0 < ew < w:
+                top, left = int(self._rng.integers(0, h - eh + 1)), int(self._rng.integers(0, w - ew + 1))
+                if self.value == "random":
+                    arr[:, top:top + eh, left:left + ew] = self._rng.standard_normal((c, eh, ew))
+                else:
+                    vals = np.broadcast_to(np.asarray(self.value, np.float64), (c,))
+                    arr[:, top:top + eh, left:left + ew] = vals[:, None, None]
+                return arr
+        return arr
+
+
+def _hsv(arr: np.ndarray, to_hsv: bool, is_hwc: bool) -> np.ndarray:
+    x = arr.astype(np.float64)
+    if not is_hwc:
+        x = np.moveaxis(x, -3, -1)
+    a, b, c = x[..., 0], x[..., 1], x[..., 2]
+    if to_hsv:
+        mx, mn = np.max(x, -1), np.min(x, -1)
+        d = mx - mn
+        safe = np.where(d == 0, 1, d)
+        h = np.where(mx == a, (b - c) / safe % 6, np.where(mx == b, (c - a) / safe + 2, (a - b) / safe + 4))
+        out = np.stack([np.where(d == 0, 0, h / 6.0), np.where(mx == 0, 0, d / np.where(mx == 0, 1, mx)), mx], -1)
+    else:
+        i = np.floor(a * 6.0)
+        f = a * 6.0 - i
+        p, q, t = c * (1 - b), c * (1 - b * f), c * (1 - b * (1 - f))
+        i = i.astype(int) % 6
+        table = [(c, t, p), (q, c, p), (p, c, t), (p, q, c), (t, p, c), (c, p, q)]
+        out = np.stack([np.choose(i, [row[k] for row in table]) for k in range(3)], -1)
+    if not is_hwc:
+        out = np.moveaxis(out, -1, -3)
+    return out.astype(np.float64)  # MindSpore returns float64 whatever the input's float type
+
+
+class RgbToHsv:
+    """``RgbToHsv(is_hwc=False)``: RGB values in [0, 1] to HSV (hue in [0, 1))."""
+
+    def __init__(self, is_hwc: bool = False) -> None:
+        self.is_hwc = bool(is_hwc)
+
+    def __call__(self, img: Any) -> np.ndarray:
+        return _hsv(np.asarray(img), True, self.is_hwc)
+
+
+class HsvToRgb:
+    """``HsvToRgb(is_hwc=False)``: the inverse of RgbToHsv."""
+
+    def __init__(self, is_hwc: bool = False) -> None:
+        self.is_hwc = bool(is_hwc)
+
+    def __call__(self, img: Any) -> np.ndarray:
+        return _hsv(np.asarray(img), False, self.is_hwc)
+
+
+class LinearTransformation:
+    """``LinearTransformation(transformation_matrix, mean_vector)``: ``(flat(img) - mean) @ matrix``, reshaped
+    back to the image's shape."""
+
+    def __init__(self, transformation_matrix: Any, mean_vector: Any) -> None:
+        self.matrix, self.mean = np.asarray(transformation_matrix), np.asarray(mean_vector)
+        if self.matrix.ndim != 2 or self.matrix.shape[0] != self.matrix.shape[1] \
+                or self.mean.shape != (self.matrix.shape[0],):
+            raise ValueError("LinearTransformation: the matrix must be square (D, D) and the mean of length D")
+
+    def __call__(self, img: Any) -> np.ndarray:
+        arr = np.asarray(img)
+        flat = arr.reshape(1, -1)
+        if flat.shape[1] != self.matrix.shape[0]:
+            raise ValueError(f"LinearTransformation: the image has {flat.shape[1]} values, the matrix is "
+                             f"{self.matrix.shape}")
+        return ((flat - self.mean) @ self.matrix).reshape(arr.shape).astype(arr.dtype)
+
+
+class ToNumpy:
+    """``ToNumpy()``: the image as a NumPy array."""
+
+    def __call__(self, img: Any) -> np.ndarray:
+        return np.asarray(img)
+
+
+class ToType:
+    """``ToType(data_type)``: the array cast to ``data_type`` (a NumPy or MindSpore dtype)."""
+
+    def __init__(self, data_type: Any) -> None:
+        self.dtype = np.dtype(getattr(data_type, "np_dtype", data_type))
+
+    def __call__(self, img: Any) -> np.ndarray:
+        return np.asarray(img).astype(self.dtype)
+
+
+__all__ = ["RandomCrop", "RandomErasing", "RgbToHsv", "HsvToRgb", "LinearTransformation", "ToNumpy", "ToType"]
