@@ -1,6 +1,7 @@
 """Record MindSpore 2.10's outputs of the vision transforms of tests/dataset/vision_cases.py, the data
-transforms of tests/dataset/transforms_cases.py and the audio transforms of tests/dataset/audio_cases.py into
-tests/fixtures/mindspore/vision_transforms.npz, data_transforms.npz and audio_transforms.npz (``<name>/<i>``
+transforms of tests/dataset/transforms_cases.py, the audio transforms of tests/dataset/audio_cases.py and the
+text transforms of tests/dataset/text_cases.py into tests/fixtures/mindspore/vision_transforms.npz,
+data_transforms.npz, audio_transforms.npz and text_transforms.npz (``<name>/<i>``
 arrays; an ``error:<name>`` entry where MindSpore raises).
 
     /tmp/ms/bin/python scripts/record_vision_transforms.py
@@ -41,7 +42,9 @@ def record(calls: dict, out_path: Path) -> None:
 
 
 def main() -> int:
+    import mindspore
     import mindspore.dataset.audio as A
+    import mindspore.dataset.text as X
     import mindspore.dataset.transforms as T
     import mindspore.dataset.vision as V
 
@@ -49,6 +52,7 @@ def main() -> int:
     record({k: (t, vision.image()) for k, t in vision.build(V).items()}, OUT)
     record(_load("transforms_cases").build(T), OUT.with_name("data_transforms.npz"))
     record(_load("audio_cases").build(A), OUT.with_name("audio_transforms.npz"))
+    record(_load("text_cases").build(X, mindspore.int32), OUT.with_name("text_transforms.npz"))
     return 0
 
 
