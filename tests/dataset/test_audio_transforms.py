@@ -46,3 +46,10 @@ def test_bad_arguments_are_refused():
         A.DeemphBiquad(16000)
     with pytest.raises(TypeError, match="last axis of 2"):
         A.Angle()(np.zeros((3, 3), np.float32))
+
+
+def test_mfcc_is_float32_for_float64_input():
+    # MindSpore 2.10 gives float32 here too (its values for float64 input are not usable: a constant, so the
+    # recorded fixture keeps to float32 input).
+    fn, data = CALLS["MFCC"]
+    assert fn(data.astype(np.float64)).dtype == np.float32

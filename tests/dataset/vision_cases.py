@@ -31,6 +31,8 @@ def build(V) -> dict:
         "ResizedCrop": V.ResizedCrop(1, 1, 4, 5, (6, 6)), "SlicePatches": V.SlicePatches(2, 2),
         "SlicePatches_drop": V.SlicePatches(2, 2, V.SliceMode.DROP),
         "ToType": V.ToType(np.float32), "ToNumpy": V.ToNumpy(),
+        "LinearTransformation": lambda img: V.LinearTransformation(np.eye(12) * 0.5, np.full(12, 0.25))(
+            img[:2, :2].transpose(2, 0, 1).astype(np.float32) / 255),
         "RgbToHsv": lambda img: V.RgbToHsv(is_hwc=True)(img.astype(np.float32) / 255),
         "HsvToRgb": lambda img: V.HsvToRgb(is_hwc=True)(img.astype(np.float32) / 255),
         "RgbToHsv_chw": lambda img: V.RgbToHsv()(img.transpose(2, 0, 1).astype(np.float32) / 255),

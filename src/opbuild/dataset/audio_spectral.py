@@ -245,7 +245,7 @@ class MFCC:
         arr = np.asarray(waveform)
         mel = self.mel(arr).astype(np.float64)
         mel = np.log(mel + 1e-6) if self.log_mels else _to_db(mel)
-        return _dct_apply(mel, self.n_mfcc, self.norm).astype(arr.dtype if arr.dtype.kind == "f" else np.float32)
+        return _dct_apply(mel, self.n_mfcc, self.norm).astype(np.float32)  # float32 whatever the input, as MindSpore
 
 
 class LFCC:
@@ -268,7 +268,7 @@ class LFCC:
         arr = np.asarray(waveform)
         spec = np.swapaxes(np.swapaxes(self.spec(arr).astype(np.float64), -1, -2) @ self.fb, -1, -2)
         spec = np.log(spec + 1e-6) if self.log_lf else _to_db(spec)
-        return _dct_apply(spec, self.n_lfcc, self.norm).astype(arr.dtype if arr.dtype.kind == "f" else np.float32)
+        return _dct_apply(spec, self.n_lfcc, self.norm).astype(np.float32)  # float32 whatever the input
 
 
 __all__ = ["MFCC", "LFCC", "WindowType", "NormType", "NormMode", "MelType", "melscale_fbanks", "linear_fbanks",

@@ -136,7 +136,8 @@ class LinearTransformation:
         if flat.shape[1] != self.matrix.shape[0]:
             raise ValueError(f"LinearTransformation: the image has {flat.shape[1]} values, the matrix is "
                              f"{self.matrix.shape}")
-        return ((flat - self.mean) @ self.matrix).reshape(arr.shape).astype(arr.dtype)
+        # NumPy's promotion of the image with the matrix and mean, as MindSpore's result dtype.
+        return ((flat - self.mean) @ self.matrix).reshape(arr.shape)
 
 
 class ToNumpy:
