@@ -31,6 +31,12 @@ def build(V) -> dict:
         "ResizedCrop": V.ResizedCrop(1, 1, 4, 5, (6, 6)), "SlicePatches": V.SlicePatches(2, 2),
         "SlicePatches_drop": V.SlicePatches(2, 2, V.SliceMode.DROP),
         "ToType": V.ToType(np.float32), "ToNumpy": V.ToNumpy(),
+        "FiveCrop": lambda img: tuple(np.asarray(c) for c in V.FiveCrop((3, 4))(V.ToPIL()(img))),
+        "TenCrop": lambda img: tuple(np.asarray(c) for c in V.TenCrop(3)(V.ToPIL()(img))),
+        "TenCrop_vertical": lambda img: tuple(np.asarray(c) for c in V.TenCrop(3, True)(V.ToPIL()(img))),
+        "Grayscale": lambda img: np.asarray(V.Grayscale()(V.ToPIL()(img))),
+        "Grayscale_3": lambda img: np.asarray(V.Grayscale(3)(V.ToPIL()(img))),
+        "ToTensor_pil": lambda img: V.ToTensor()(V.ToPIL()(img)),
         "LinearTransformation": lambda img: V.LinearTransformation(np.eye(12) * 0.5, np.full(12, 0.25))(
             img[:2, :2].transpose(2, 0, 1).astype(np.float32) / 255),
         "RgbToHsv": lambda img: V.RgbToHsv(is_hwc=True)(img.astype(np.float32) / 255),

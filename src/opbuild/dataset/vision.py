@@ -42,13 +42,16 @@ def decode_image(data: np.ndarray) -> np.ndarray:
 
 
 class Decode:
-    """``Decode(to_pil=False)``: image file bytes -> RGB (H, W, 3) uint8."""
+    """``Decode(to_pil=False)``: image file bytes -> RGB (H, W, 3) uint8 (``to_pil``: an RGB PIL image)."""
 
     def __init__(self, to_pil: bool = False) -> None:
-        if to_pil:
-            raise NotImplementedError("Decode(to_pil=True): PIL images are not supported; use to_pil=False")
+        self.to_pil = bool(to_pil)
 
     def __call__(self, img: Any) -> np.ndarray:
+        if self.to_pil:
+            from .vision_pil import decode_pil  # function level: Pillow is imported on use only
+
+            return decode_pil(img)
         return decode_image(img)
 
 
@@ -252,6 +255,7 @@ from .vision_more import (  # noqa: E402
     ToNumpy,
     ToType,
 )
+from .vision_pil import FiveCrop, Grayscale, RandomGrayscale, TenCrop, ToPIL  # noqa: E402
 
 __all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "decode_image", "Invert", "Posterize",
            "Solarize", "Equalize", "AutoContrast", "AdjustBrightness", "AdjustContrast", "AdjustSaturation",
@@ -261,4 +265,5 @@ __all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "deco
            "HorizontalFlip", "VerticalFlip", "RandomHorizontalFlip", "RandomVerticalFlip",
            "RandomHorizontalFlipWithBBox", "RandomVerticalFlipWithBBox", "Crop", "CenterCrop", "Pad", "PadToSize",
            "ResizedCrop", "RandomResizedCrop", "RandomResize", "SliceMode", "SlicePatches",
-           "RandomCrop", "RandomErasing", "RgbToHsv", "HsvToRgb", "LinearTransformation", "ToNumpy", "ToType"]
+           "RandomCrop", "RandomErasing", "RgbToHsv", "HsvToRgb", "LinearTransformation", "ToNumpy", "ToType",
+           "ToPIL", "FiveCrop", "TenCrop", "Grayscale", "RandomGrayscale"]
