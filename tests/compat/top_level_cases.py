@@ -79,4 +79,8 @@ CASES = {
                "'c2')))\nresult = (d.get_col_names(), d.get_dataset_size())"),
     "ds_apply": ("d = ms.dataset.GeneratorDataset([i for i in range(10)], 'c').apply(lambda x: x.batch(4))\n"
                  "result = (d.get_dataset_size(), d.get_batch_size())"),
+    "ds_schema": ("s = ms.dataset.Schema()\ns.add_column('col_1d', de_type=ms.int64, shape=[2])\n"
+                  "s.add_column('b', de_type='float32')\nresult = s.to_json()"),
+    "ds_schema_parse": ("s = ms.dataset.Schema()\ns.parse_columns({'image': {'shape': [3, 3], 'type': 'int8'}, "
+                        "'label': {'type': 'int32'}})\nresult = str(s)"),
 }

@@ -19,9 +19,10 @@ from .samplers import (
     SubsetRandomSampler,
     SubsetSampler,
 )
+from .schema import Schema
 from .sources import GeneratorDataset, NumpySlicesDataset, sample_indices
 
 __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", "TupleIterator", "DictIterator",
            "NumpySlicesDataset", "GeneratorDataset", "sample_indices", "MnistDataset", "Cifar10Dataset",
            "ImageFolderDataset", "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
-           "SubsetSampler", "SubsetRandomSampler", "vision", "transforms", "audio", "text", "zip"]
+           "SubsetSampler", "SubsetRandomSampler", "vision", "transforms", "audio", "text", "zip", "Schema"]
