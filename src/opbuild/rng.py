@@ -52,13 +52,12 @@ class Generator:
         """The state as MindSpore stores it: 16 uint8 bytes, the seed and the offset as int64."""
         return Tensor(np.array([self._seed, self._offset], np.int64).view(np.uint8))
 
-    def set_state(self, state) -> Generator:
+    def set_state(self, state) -> None:
         """Restore a state ``get_state`` returned."""
         arr = np.asarray(state.asnumpy() if isinstance(state, Tensor) else state)
         if arr.dtype != np.uint8 or arr.shape != (16,):
             raise TypeError("Generator.set_state: state must be the 16-byte uint8 Tensor get_state returned")
         self._seed, self._offset = (int(v) for v in arr.view(np.int64))
-        return self
 
     def _step(self, n: int = 1) -> tuple[int, int]:
         """(seed, offset) for the next ``n`` numbers, advancing the offset."""

@@ -83,4 +83,14 @@ CASES = {
                   "s.add_column('b', de_type='float32')\nresult = s.to_json()"),
     "ds_schema_parse": ("s = ms.dataset.Schema()\ns.parse_columns({'image': {'shape': [3, 3], 'type': 'int8'}, "
                         "'label': {'type': 'int32'}})\nresult = str(s)"),
+    "generator_set_state_returns": "g = ms.Generator()\nresult = g.set_state(g.get_state())",
+    "dataset_strategy": "result = ms.get_auto_parallel_context('dataset_strategy')",
+    "set_data_parallel": "result = ms.nn.Dense(3, 4).set_data_parallel()",
+    "lr_scheduler": ("net = ms.nn.Dense(4, 2)\nopt = ms.nn.Momentum(net.trainable_params(), learning_rate=0.1, "
+                     "momentum=0.9)\nmodel = ms.train.Model(net, loss_fn=ms.nn.MSELoss(), optimizer=opt)\n"
+                     "data = {'x': np.ones((8, 4), np.float32), 'y': np.zeros((8, 2), np.float32)}\n"
+                     "dataset = ms.dataset.NumpySlicesDataset(data=data, shuffle=False).batch(2)\n"
+                     "model.train(1, dataset, callbacks=[ms.train.LearningRateScheduler(lambda lr, step: "
+                     "lr * 0.5 if step % 2 == 0 else lr)], dataset_sink_mode=False)\n"
+                     "result = round(float(opt.learning_rate.asnumpy()), 6)"),
 }

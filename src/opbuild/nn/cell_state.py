@@ -95,6 +95,11 @@ class CellState:
         """Each parameter mapped to itself (opbuild's parameters hold their data from creation)."""
         return {p: p for p in self.get_parameters()}
 
+    def set_data_parallel(self) -> None:
+        """Ask for data-parallel strategies for the cell's operators (MindSpore's auto-parallel hint). One
+        opbuild process runs every operator whole, which is what a data-parallel strategy does per rank, so
+        nothing changes."""
+
     def update_cell_prefix(self) -> None:
         """Set every sub-cell's ``param_prefix`` to its path from this cell."""
         for path, cell in self.cells_and_names():
