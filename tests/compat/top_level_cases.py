@@ -93,4 +93,15 @@ CASES = {
                      "model.train(1, dataset, callbacks=[ms.train.LearningRateScheduler(lambda lr, step: "
                      "lr * 0.5 if step % 2 == 0 else lr)], dataset_sink_mode=False)\n"
                      "result = round(float(opt.learning_rate.asnumpy()), 6)"),
+    "ds_flat_map": ("d = ms.dataset.NumpySlicesDataset(([[0, 1], [2, 3]], [[0, -1], [-2, -3]]), shuffle=False)\n"
+                    "d = d.flat_map(lambda a, b: ms.dataset.NumpySlicesDataset((a + 1, b - 1), shuffle=False))\n"
+                    "result = [[int(v) for v in row] for row in d.create_tuple_iterator(output_numpy=True)]"),
+    "ds_padded": ("d = ms.dataset.PaddedDataset([{'image': np.zeros(1, np.uint8)}, {'image': np.ones(2, np.uint8)}])\n"
+                  "result = [r['image'].tolist() for r in d.create_dict_iterator(output_numpy=True)]"),
+    "ds_use_sampler": ("d = ms.dataset.GeneratorDataset([i for i in range(10)], 'c')\n"
+                       "d.use_sampler(ms.dataset.DistributedSampler(2, 1, shuffle=False))\n"
+                       "result = [int(r[0]) for r in d.create_tuple_iterator(output_numpy=True)]"),
+    "ds_add_sampler": ("d = ms.dataset.GeneratorDataset([i for i in range(10)], 'c', shuffle=False)\n"
+                       "d.add_sampler(ms.dataset.SequentialSampler(start_index=2, num_samples=3))\n"
+                       "result = [int(r[0]) for r in d.create_tuple_iterator(output_numpy=True)]"),
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import audio, config, text, transforms, vision
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
 from .dataset_extras import zip  # noqa: A004 - MindSpore's ds.zip
+from .derived import PaddedDataset
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (
     DistributedSampler,
@@ -25,4 +26,5 @@ from .sources import GeneratorDataset, NumpySlicesDataset, sample_indices
 __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", "TupleIterator", "DictIterator",
            "NumpySlicesDataset", "GeneratorDataset", "sample_indices", "MnistDataset", "Cifar10Dataset",
            "ImageFolderDataset", "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
-           "SubsetSampler", "SubsetRandomSampler", "vision", "transforms", "audio", "text", "zip", "Schema"]
+           "SubsetSampler", "SubsetRandomSampler", "vision", "transforms", "audio", "text", "zip", "Schema",
+           "PaddedDataset"]

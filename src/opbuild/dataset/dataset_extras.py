@@ -54,6 +54,40 @@ class DatasetExtras:
         return 1 if count is None else int(count)
 
 
+    def _sampled_source(self, who: str):
+        node = self
+        while node is not None and "_sampler" not in vars(node):
+            node = getattr(node, "_child", None)
+        if node is None:
+            raise RuntimeError(f"{who}: the pipeline has no source that reads through a sampler (a Python "
+                               "generator function is read in order)")
+        return node
+
+    def use_sampler(self, new_sampler: Any) -> None:
+        """Read the pipeline's source through ``new_sampler`` (replacing its shuffle/shard choice)."""
+        from .samplers import Sampler  # function level: samplers imports the dataset core
+
+        if not isinstance(new_sampler, Sampler):
+            raise TypeError(f"use_sampler: expected a dataset sampler, got {type(new_sampler).__name__}")
+        self._sampled_source("use_sampler")._sampler = new_sampler
+
+    def add_sampler(self, new_sampler: Any) -> None:
+        """Read the source through ``new_sampler`` when it has no sampler yet (chains are not supported)."""
+        source = self._sampled_source("add_sampler")
+        if source._sampler is not None:
+            raise NotImplementedError("add_sampler: the source already has a sampler and opbuild does not "
+                                      "chain samplers; use use_sampler to replace it")
+        self.use_sampler(new_sampler)
+
+    def flat_map(self, func: Callable[..., Any]):
+        """A dataset of the rows of ``func(*row)`` for each row (``func`` returns a dataset)."""
+        from .derived import FlatMapDataset  # function level: derived.py imports the dataset core
+
+        if not callable(func):
+            raise TypeError("flat_map: func must be callable and return a dataset")
+        return FlatMapDataset(self, func)
+
+
 def zip(datasets: Sequence[Any]):  # noqa: A001 - MindSpore's name
     """The datasets' columns side by side (``ds.zip((a, b))``), as ``a.zip(b)``."""
     if not isinstance(datasets, (tuple, list)) or len(datasets) < 1:
