@@ -256,6 +256,7 @@ from .vision_more import (  # noqa: E402
     ToType,
 )
 from .vision_pil import FiveCrop, Grayscale, RandomGrayscale, TenCrop, ToPIL  # noqa: E402
+from .vision_warp import RandomRotation, Rotate  # noqa: E402
 
 __all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "decode_image", "Invert", "Posterize",
            "Solarize", "Equalize", "AutoContrast", "AdjustBrightness", "AdjustContrast", "AdjustSaturation",
@@ -266,4 +267,4 @@ __all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "deco
            "RandomHorizontalFlipWithBBox", "RandomVerticalFlipWithBBox", "Crop", "CenterCrop", "Pad", "PadToSize",
            "ResizedCrop", "RandomResizedCrop", "RandomResize", "SliceMode", "SlicePatches",
            "RandomCrop", "RandomErasing", "RgbToHsv", "HsvToRgb", "LinearTransformation", "ToNumpy", "ToType",
-           "ToPIL", "FiveCrop", "TenCrop", "Grayscale", "RandomGrayscale"]
+           "ToPIL", "FiveCrop", "TenCrop", "Grayscale", "RandomGrayscale", "Rotate", "RandomRotation"]
