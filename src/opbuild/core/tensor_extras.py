@@ -17,6 +17,7 @@ import numpy as np
 
 from .dtypes import dtype_of
 from .functional_slot import _ops
+from .providers import provider
 
 
 def _new(data: np.ndarray, like=None):
@@ -220,16 +221,14 @@ class TensorExtras:
 
     def to_coo(self):
         """The nonzero elements as a COOTensor (int32 indices, as MindSpore's)."""
-        from ..sparse import COOTensor  # function level: sparse.py imports the tensor module
-
+        COOTensor = provider("sparse_classes")["COOTensor"]  # noqa: N806 - a class
         data = self.asnumpy()
         nz = np.argwhere(data != 0)
         return COOTensor(_new(nz.astype(np.int32)), _new(data[tuple(nz.T)], self), tuple(data.shape))
 
     def to_csr(self):
         """The nonzero elements of a 2-D tensor as a CSRTensor (int32 index arrays, as MindSpore's)."""
-        from ..sparse import CSRTensor  # function level: sparse.py imports the tensor module
-
+        CSRTensor = provider("sparse_classes")["CSRTensor"]  # noqa: N806 - a class
         data = self.asnumpy()
         if data.ndim != 2:
             raise ValueError(f"Tensor.to_csr: expected a 2-D tensor, got {data.ndim}-D")
