@@ -25,4 +25,6 @@ CASES = [
     "a.gather(1, ms.Tensor(np.array([[0, 0, 2], [1, 1, 0]]), ms.int32))",
     "a.gather(ms.Tensor(np.array([1, 0]), ms.int32), 0)",
     "i.view(ms.int32)", "a.view((3, 2))", "a.view(3, 2)",
+    "a.select(0, 1)", "a.select(1, -1)",
+    "ms.Tensor([2, 3], ms.float32).select(ms.Tensor([True, False]), ms.Tensor([1, 2], ms.float32))",
 ]

@@ -133,6 +133,16 @@ class TensorOverloads:
         """Broadcast to the shape of ``other`` (or ``x=``)."""
         return super().expand_as(x if other is None else other)
 
+    def select(self, *args, **kw):
+        """``select(dim, index)``: the slice at ``index`` along ``dim``; ``select(condition, y)``: this
+        tensor where ``condition`` is true, ``y`` elsewhere."""
+        first = args[0] if args else kw.get("condition", kw.get("dim"))
+        if isinstance(first, int) and not isinstance(first, bool):
+            return super().select(*args, **kw)
+        condition = kw.pop("condition", args[0] if args else None)
+        y = kw.pop("y", args[1] if len(args) > 1 else None)
+        return _ops().where(condition, self, y)
+
     def get_bytes(self) -> bytes:
         """The raw bytes of the data, in C order (``Tensor.get_bytes``)."""
         return self.asnumpy().tobytes()
