@@ -33,5 +33,6 @@ CASES = [
     "ms.Tensor(np.ones((3, 3, 3, 3)), ms.float32).sum_to_size((1, 3, 1, 3))",
     "ms.Tensor(np.ones((2, 3, 4)), ms.float32).sum_to_size(3, 1)",
     "(s.to_coo().indices, s.to_coo().values, s.to_coo().shape)",
+    "ms.Tensor([1, 2, 3, 4]).assign_value(ms.Tensor(np.array([[1, 2], [3, 4]])))",
     "(s.to_csr().indptr, s.to_csr().indices, s.to_csr().values, s.to_csr().shape)",
 ]

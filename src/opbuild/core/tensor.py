@@ -215,13 +215,15 @@ class Tensor(TensorOverloads, TensorReductions, TensorMethods, TensorExtras):
         return arr.astype(np.float32).tolist() if arr.dtype.name == "bfloat16" else arr.tolist()
 
     def assign_value(self, value) -> Tensor:
-        """Replace this tensor's values by ``value``'s (a Tensor or an array of the same shape), in place."""
+        """Replace this tensor's values by ``value``'s (a Tensor or an array), in place. A tensor takes the new
+        shape, as MindSpore's; a Parameter keeps its shape (compiled graphs hold it)."""
         if self._data is None:
             raise RuntimeError("assign_value() on a tensor being traced in GRAPH_MODE; use ops.assign on a "
                                "Parameter there")
         arr = np.asarray(value.asnumpy() if isinstance(value, Tensor) else value, dtype=self._data.dtype)
-        if arr.shape != self._data.shape:
-            raise ValueError(f"assign_value: shape {arr.shape} differs from the tensor's {self._data.shape}")
+        if arr.shape != self._data.shape and hasattr(self, "requires_grad"):
+            raise ValueError(f"assign_value: shape {arr.shape} differs from the Parameter's {self._data.shape}; "
+                             "a Parameter keeps its shape (use a new Parameter)")
         self._data = np.require(arr, requirements="C").copy()
         return self
 
