@@ -104,4 +104,8 @@ CASES = {
     "ds_add_sampler": ("d = ms.dataset.GeneratorDataset([i for i in range(10)], 'c', shuffle=False)\n"
                        "d.add_sampler(ms.dataset.SequentialSampler(start_index=2, num_samples=3))\n"
                        "result = [int(r[0]) for r in d.create_tuple_iterator(output_numpy=True)]"),
+    "async_ckpt": "result = ms.async_ckpt_thread_status()",
+    "dataset_helper": ("d = ms.dataset.NumpySlicesDataset({'x': np.arange(12, dtype=np.float32).reshape(6, 2)}, "
+                       "shuffle=False).batch(4)\nh = ms.DatasetHelper(d, dataset_sink_mode=False)\n"
+                       "result = [(type(r).__name__, [t.shape for t in r]) for r in h]"),
 }

@@ -12,6 +12,7 @@ from ._classification import (
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
 )
+from ._helpers import DatasetHelper, async_ckpt_thread_status
 from ._regression import MAE, MSE
 from ._roc import ROC, auc
 from ._text_metrics import BleuScore, CosineSimilarity, Dice, Perplexity, get_metric_fn
@@ -37,4 +38,4 @@ __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "Los
            "SummaryCollector", "Precision", "Recall", "Fbeta", "F1", "TopKCategoricalAccuracy",
            "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "ROC", "auc",
            "rearrange_inputs", "Dice", "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn",
-           "LearningRateScheduler"]
+           "LearningRateScheduler", "DatasetHelper", "async_ckpt_thread_status"]
