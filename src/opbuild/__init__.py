@@ -120,7 +120,8 @@ _LAZY.update({name: ("opbuild.train", name) for name in (
     "Precision", "Recall", "Fbeta", "F1", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
     "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "ROC", "auc", "rearrange_inputs", "Dice",
     "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn", "LearningRateScheduler",
-    "DatasetHelper", "async_ckpt_thread_status")})
+    "DatasetHelper", "async_ckpt_thread_status", "HausdorffDistance", "MeanSurfaceDistance",
+    "RootMeanSquareDistance")})
 
 
 def __getattr__(name: str):

@@ -108,4 +108,16 @@ CASES = {
     "dataset_helper": ("d = ms.dataset.NumpySlicesDataset({'x': np.arange(12, dtype=np.float32).reshape(6, 2)}, "
                        "shuffle=False).batch(4)\nh = ms.DatasetHelper(d, dataset_sink_mode=False)\n"
                        "result = [(type(r).__name__, [t.shape for t in r]) for r in h]"),
+    "metric_surface": ("x = ms.Tensor(np.array([[3, 0, 1], [1, 3, 0], [1, 0, 2]]))\n"
+                       "y = ms.Tensor(np.array([[0, 2, 1], [1, 2, 1], [0, 0, 1]]))\nout = []\n"
+                       "for m in (ms.train.HausdorffDistance(), ms.train.HausdorffDistance(directed=True), "
+                       "ms.train.HausdorffDistance('chessboard', percentile=50.0), "
+                       "ms.train.MeanSurfaceDistance(), ms.train.MeanSurfaceDistance(True, 'taxicab'), "
+                       "ms.train.RootMeanSquareDistance(), ms.train.RootMeanSquareDistance(True)):\n"
+                       "    m.clear()\n    m.update(x, y, 0)\n    out.append(round(float(m.eval()), 6))\n"
+                       "result = out"),
+    "metric_surface_block": ("x = np.zeros((6, 6))\nx[1:5, 1:4] = 1\ny = np.zeros((6, 6))\ny[2:6, 2:6] = 1\n"
+                             "out = []\nfor m in (ms.train.HausdorffDistance(), ms.train.MeanSurfaceDistance(True),"
+                             " ms.train.RootMeanSquareDistance()):\n    m.clear()\n    m.update(x, y, 1)\n"
+                             "    out.append(round(float(m.eval()), 6))\nresult = out"),
 }

@@ -15,6 +15,7 @@ from ._classification import (
 from ._helpers import DatasetHelper, async_ckpt_thread_status
 from ._regression import MAE, MSE
 from ._roc import ROC, auc
+from ._surface_metrics import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
 from ._text_metrics import BleuScore, CosineSimilarity, Dice, Perplexity, get_metric_fn
 from .callback import (
     Callback,
@@ -38,4 +39,5 @@ __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "Los
            "SummaryCollector", "Precision", "Recall", "Fbeta", "F1", "TopKCategoricalAccuracy",
            "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "ROC", "auc",
            "rearrange_inputs", "Dice", "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn",
-           "LearningRateScheduler", "DatasetHelper", "async_ckpt_thread_status"]
+           "LearningRateScheduler", "DatasetHelper", "async_ckpt_thread_status",
+           "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]

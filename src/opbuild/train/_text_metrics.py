@@ -158,7 +158,7 @@ class BleuScore(Metric):
 def get_metric_fn(name: str, *args: Any, **kwargs: Any) -> Metric:
     """A new metric by MindSpore's name (``'accuracy'``, ``'precision'``, ``'dice'``, ...); the arguments go
     to its constructor."""
-    from . import _classification, _regression, metrics  # function level: the registry spans the modules
+    from . import _classification, _regression, _surface_metrics, metrics  # function level: spans the modules
 
     table = {"acc": metrics.Accuracy, "accuracy": metrics.Accuracy, "loss": metrics.Loss,
              "precision": _classification.Precision, "recall": _classification.Recall, "F1": _classification.F1,
@@ -166,7 +166,9 @@ def get_metric_fn(name: str, *args: Any, **kwargs: Any) -> Metric:
              "top_5_accuracy": _classification.Top5CategoricalAccuracy,
              "confusion_matrix": _classification.ConfusionMatrix, "mae": _regression.MAE, "mse": _regression.MSE,
              "dice": Dice, "cosine_similarity": CosineSimilarity, "perplexity": Perplexity,
-             "bleu_score": BleuScore}
+             "bleu_score": BleuScore, "hausdorff_distance": _surface_metrics.HausdorffDistance,
+             "mean_surface_distance": _surface_metrics.MeanSurfaceDistance,
+             "root_mean_square_distance": _surface_metrics.RootMeanSquareDistance}
     if name not in table:
         raise KeyError(f"get_metric_fn: unknown metric {name!r}; known: {', '.join(sorted(table))}")
     return table[name](*args, **kwargs)
