@@ -237,6 +237,35 @@ class TensorExtras:
         return CSRTensor(_new(indptr), _new(cols.astype(np.int32)), _new(data[rows, cols], self),
                          tuple(data.shape))
 
+    def _draw_rng(self, generator: Any) -> np.random.Generator:
+        if generator is None:
+            return np.random.default_rng()
+        seed, offset = generator._step(self.size)
+        return np.random.default_rng([seed, offset])
+
+    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None):
+        """Fill with values drawn uniformly from [from_, to), in place (``generator``: a mindspore.Generator
+        whose seed and offset make the draw repeatable)."""
+        if from_ > to:
+            raise ValueError(f"Tensor.uniform_: from_ ({from_}) must not exceed to ({to})")
+        data = self.asnumpy()
+        data[...] = self._draw_rng(generator).uniform(from_, to, data.shape).astype(data.dtype)
+        return self
+
+    def cauchy(self, median: float = 0.0, sigma: float = 1.0):
+        """Fill with values drawn from the Cauchy distribution (``median``, scale ``sigma``), in place."""
+        data = self.asnumpy()
+        data[...] = (median + sigma * np.random.default_rng().standard_cauchy(data.shape)).astype(data.dtype)
+        return self
+
+    def log_normal(self, mean: float = 1.0, std: float = 2.0):
+        """Fill with values whose logarithm is N(mean, std^2), in place."""
+        if std <= 0:
+            raise ValueError(f"Tensor.log_normal: std must be positive, got {std}")
+        data = self.asnumpy()
+        data[...] = np.random.default_rng().lognormal(mean, std, data.shape).astype(data.dtype)
+        return self
+
     def random_(self, from_: int = 0, to: int | None = None, *, generator: Any = None):
         """Fill with integers drawn uniformly from [from_, to) (to: the dtype's largest by default); in place."""
         data = self.asnumpy()
