@@ -44,4 +44,19 @@ def run(ms, tmpdir: str) -> list[str]:
     b.update_cell_prefix()
     out.append(f"{b.net_b.dense_c.param_prefix}|{b.param_prefix}")
     out.append(str(len(b.init_parameters_data())))
+
+    def add_extra(cell, prefix, keep_vars):
+        cell._params["extra_param"] = ms.Parameter(ms.tensor([4, 5, 6]), name="extra_param")
+
+    handle = b.register_state_dict_pre_hook(add_extra)
+    out.append(str("extra_param" in b.state_dict()))
+    handle.remove()
+
+    class Relu(ms.nn.Cell):
+        def construct(self, x):
+            return ms.ops.relu(x)
+
+    net = Relu()
+    net.set_inputs(x=ms.Tensor(shape=[3, None], dtype=ms.float32))
+    out.append(str(net(ms.Tensor([[-1.0, 2.0], [3.0, -4.0], [0.5, 0.0]], ms.float32))))
     return out

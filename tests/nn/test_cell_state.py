@@ -32,3 +32,9 @@ def test_bad_paths_and_mappings_are_refused():
     assert keys.missing_keys == ["0.weight", "0.bias"] and keys.unexpected_keys == []
     with pytest.raises(ValueError, match="shape"):
         net.load_state_dict({"0.weight": np.zeros((2, 2), np.float32), "0.bias": np.zeros(3, np.float32)})
+
+
+def test_set_inputs_by_name_refuses_unknown_names():
+    net = ms.nn.Dense(2, 3)
+    with pytest.raises(TypeError, match="not parameters of construct"):
+        net.set_inputs(y=ms.Tensor(shape=[None, 2], dtype=ms.float32))

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict, namedtuple
+from typing import Any
 
 import numpy as np
 
@@ -54,9 +55,20 @@ class CellState:
                                  f"(path {target!r})")
         return cell._params[name]
 
+    def register_state_dict_pre_hook(self, hook: Any):
+        """``hook(cell, prefix, keep_vars)`` runs before this cell's entries are collected by
+        :meth:`state_dict` (it may add parameters); returns a handle whose ``remove()`` unregisters it."""
+        return self._add_hook("_state_dict_pre_hooks", hook)
+
+    def register_state_dict_post_hook(self, hook: Any):
+        """``hook(cell, state_dict, prefix, local_metadata)`` runs after this cell's entries are collected."""
+        return self._add_hook("_state_dict_post_hooks", hook)
+
     def state_dict(self, destination: OrderedDict | None = None, prefix: str = "",
                    keep_vars: bool = False) -> OrderedDict:
         """Each cell's parameters, then its persistent buffers, then its sub-cells' (depth first), by path."""
+        for hook in list(self.__dict__.get("_state_dict_pre_hooks", {}).values()):
+            hook(self, prefix, keep_vars)
         out = OrderedDict() if destination is None else destination
         for name, param in self._params.items():
             if param is not None:
@@ -67,6 +79,8 @@ class CellState:
         for name, cell in self._cells.items():
             if cell is not None:
                 cell.state_dict(out, f"{prefix}{name}.")
+        for hook in list(self.__dict__.get("_state_dict_post_hooks", {}).values()):
+            hook(self, out, prefix, {})
         return out
 
     def load_state_dict(self, state_dict: dict, strict: bool = True) -> IncompatibleKeys:
