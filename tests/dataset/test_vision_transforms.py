@@ -93,3 +93,20 @@ def test_random_data_transforms():
     assert np.array_equal(T.RandomOrder([flip, flip])(img), img)
     with pytest.raises(ValueError, match="axis must be 0"):
         T.Concatenate(1)
+
+
+def test_augmentation_pickers_lighting_and_encoders():
+    img = image()
+    flip = V.HorizontalFlip()
+    assert np.array_equal(V.UniformAugment([flip], 1)(img), img[:, ::-1])
+    assert np.array_equal(V.RandomSelectSubpolicy([[(flip, 1.0), (flip, 1.0)]])(img), img)
+    assert np.array_equal(V.RandomSelectSubpolicy([[(flip, 0.0)]])(img), img)
+    lit = V.RandomLighting(0.0)(img)
+    assert np.array_equal(lit, img)  # alpha 0: no noise
+    assert V.RandomLighting(0.1)(img).shape == img.shape
+    png = V.encode_png(img)
+    assert png.dtype == np.uint8 and png.ndim == 1 and np.array_equal(V.decode_image(png), img)
+    jpg = V.encode_jpeg(img, quality=95)
+    assert jpg[:2].tolist() == [0xFF, 0xD8] and V.decode_image(jpg).shape == img.shape
+    with pytest.raises(ValueError, match="num_ops"):
+        V.UniformAugment([flip], 2)

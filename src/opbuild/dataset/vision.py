@@ -251,9 +251,14 @@ from .vision_more import (  # noqa: E402
     LinearTransformation,
     RandomCrop,
     RandomErasing,
+    RandomLighting,
+    RandomSelectSubpolicy,
     RgbToHsv,
     ToNumpy,
     ToType,
+    UniformAugment,
+    encode_jpeg,
+    encode_png,
 )
 from .vision_pil import FiveCrop, Grayscale, RandomGrayscale, TenCrop, ToPIL  # noqa: E402
 from .vision_warp import RandomRotation, Rotate  # noqa: E402
@@ -267,4 +272,5 @@ __all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "deco
            "RandomHorizontalFlipWithBBox", "RandomVerticalFlipWithBBox", "Crop", "CenterCrop", "Pad", "PadToSize",
            "ResizedCrop", "RandomResizedCrop", "RandomResize", "SliceMode", "SlicePatches",
            "RandomCrop", "RandomErasing", "RgbToHsv", "HsvToRgb", "LinearTransformation", "ToNumpy", "ToType",
-           "ToPIL", "FiveCrop", "TenCrop", "Grayscale", "RandomGrayscale", "Rotate", "RandomRotation"]
+           "ToPIL", "FiveCrop", "TenCrop", "Grayscale", "RandomGrayscale", "Rotate", "RandomRotation",
+           "UniformAugment", "RandomSelectSubpolicy", "RandomLighting", "encode_jpeg", "encode_png"]

@@ -1,5 +1,6 @@
 """More ``mindspore.dataset.vision`` transforms (re-exported by vision.py): ``RandomCrop``, ``RandomErasing``,
-``RgbToHsv``/``HsvToRgb``, ``LinearTransformation``, ``ToNumpy`` and ``ToType``."""
+``RgbToHsv``/``HsvToRgb``, ``LinearTransformation``, ``ToNumpy``, ``ToType``, the augmentation pickers
+``UniformAugment``/``RandomSelectSubpolicy``, ``RandomLighting`` and ``encode_jpeg``/``encode_png`` (Pillow)."""
 
 from __future__ import annotations
 
@@ -157,4 +158,83 @@ class ToType:
         return np.asarray(img).astype(self.dtype)
 
 
-__all__ = ["RandomCrop", "RandomErasing", "RgbToHsv", "HsvToRgb", "LinearTransformation", "ToNumpy", "ToType"]
+class UniformAugment:
+    """``UniformAugment(transforms, num_ops=2)``: ``num_ops`` of ``transforms``, chosen at random without
+    repetition, applied in turn."""
+
+    def __init__(self, transforms: Sequence[Any], num_ops: int = 2) -> None:
+        if not 0 < num_ops <= len(transforms):
+            raise ValueError(f"UniformAugment: num_ops must be in [1, {len(transforms)}], got {num_ops}")
+        self.transforms, self.num_ops, self._rng = list(transforms), int(num_ops), rng()
+
+    def __call__(self, img: Any) -> np.ndarray:
+        for i in self._rng.choice(len(self.transforms), self.num_ops, replace=False):
+            img = self.transforms[int(i)](img)
+        return img
+
+
+class RandomSelectSubpolicy:
+    """``RandomSelectSubpolicy(policy)``: one sub-policy (a list of ``(transform, prob)``) chosen at random,
+    each of its transforms applied with its probability."""
+
+    def __init__(self, policy: Sequence[Sequence[tuple[Any, float]]]) -> None:
+        if not policy or not all(policy):
+            raise ValueError("RandomSelectSubpolicy: policy must be a non-empty list of non-empty sub-policies")
+        self.policy, self._rng = [list(p) for p in policy], rng()
+
+    def __call__(self, img: Any) -> np.ndarray:
+        for transform, prob in self.policy[int(self._rng.integers(len(self.policy)))]:
+            if self._rng.random() < prob:
+                img = transform(img)
+        return img
+
+
+class RandomLighting:
+    """``RandomLighting(alpha=0.05)``: AlexNet's PCA lighting noise: add ``eigvec @ (a * eigval)`` to each pixel,
+    ``a`` drawn from N(0, alpha^2) per component."""
+
+    EIGVAL = np.array([55.46, 4.794, 1.148])
+    EIGVEC = np.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140], [-0.5836, -0.6948, 0.4203]])
+
+    def __init__(self, alpha: float = 0.05) -> None:
+        if alpha < 0:
+            raise ValueError(f"RandomLighting: alpha must be >= 0, got {alpha!r}")
+        self.alpha, self._rng = float(alpha), rng()
+
+    def __call__(self, img: Any) -> np.ndarray:
+        arr = image("RandomLighting", img)
+        if arr.ndim != 3 or arr.shape[2] != 3:
+            raise TypeError(f"RandomLighting: the input must be an RGB image (H, W, 3), got {arr.shape}")
+        rgb = self.EIGVEC @ (self._rng.normal(0, self.alpha, 3) * self.EIGVAL)
+        out = arr.astype(np.float64) + rgb
+        return np.clip(np.rint(out), 0, 255).astype(np.uint8) if arr.dtype == np.uint8 else out.astype(arr.dtype)
+
+
+def _encode(image_arr: Any, fmt: str, **params: Any) -> np.ndarray:
+    from .vision_pil import _as_pil  # function level: Pillow is imported on use only
+
+    pil = _as_pil(f"encode_{fmt.lower()}", np.asarray(image_arr.asnumpy() if hasattr(image_arr, "asnumpy")
+                                                      else image_arr))
+    import io
+
+    buf = io.BytesIO()
+    pil.save(buf, format=fmt, **params)
+    return np.frombuffer(buf.getvalue(), np.uint8).copy()
+
+
+def encode_jpeg(image: Any, quality: int = 75) -> np.ndarray:
+    """The JPEG file bytes (1-D uint8) of an (H, W[, 3]) uint8 image."""
+    if not 1 <= quality <= 100:
+        raise ValueError(f"encode_jpeg: quality must be in [1, 100], got {quality}")
+    return _encode(image, "JPEG", quality=quality)
+
+
+def encode_png(image: Any, compression_level: int = 6) -> np.ndarray:
+    """The PNG file bytes (1-D uint8) of an (H, W[, 3]) uint8 image."""
+    if not 0 <= compression_level <= 9:
+        raise ValueError(f"encode_png: compression_level must be in [0, 9], got {compression_level}")
+    return _encode(image, "PNG", compress_level=compression_level)
+
+
+__all__ = ["UniformAugment", "RandomSelectSubpolicy", "RandomLighting", "encode_jpeg", "encode_png", "RandomCrop",
+           "RandomErasing", "RgbToHsv", "HsvToRgb", "LinearTransformation", "ToNumpy", "ToType"]
