@@ -110,3 +110,15 @@ def test_augmentation_pickers_lighting_and_encoders():
     assert jpg[:2].tolist() == [0xFF, 0xD8] and V.decode_image(jpg).shape == img.shape
     with pytest.raises(ValueError, match="num_ops"):
         V.UniformAugment([flip], 2)
+
+
+def test_random_bbox_crops_keep_boxes_inside():
+    img = np.zeros((100, 100, 3), np.float32)
+    box = np.array([[0, 0, 100, 100]], np.float32)
+    out, b = V.RandomCropWithBBox([64, 64], [20, 20, 20, 20])(img, box)
+    assert out.shape == (64, 64, 3) and b.shape == (1, 4) and b.dtype == np.float32
+    assert (b[:, 0] >= 0).all() and (b[:, 0] + b[:, 2] <= 64).all() and (b[:, 1] + b[:, 3] <= 64).all()
+    out, b = V.RandomResizedCropWithBBox((32, 48))(img, box)
+    assert out.shape == (32, 48, 3) and np.allclose(b[0], [0, 0, 48, 32], atol=1e-3)
+    out, b = V.RandomResizeWithBBox(50)(img, box)
+    assert out.shape == (50, 50, 3) and np.allclose(b[0], [0, 0, 50, 50])

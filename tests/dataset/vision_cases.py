@@ -31,6 +31,10 @@ def build(V) -> dict:
         "ResizedCrop": V.ResizedCrop(1, 1, 4, 5, (6, 6)), "SlicePatches": V.SlicePatches(2, 2),
         "SlicePatches_drop": V.SlicePatches(2, 2, V.SliceMode.DROP),
         "ToType": V.ToType(np.float32), "ToNumpy": V.ToNumpy(),
+        "ResizeWithBBox": lambda img: V.ResizeWithBBox((5, 12), V.Inter.NEAREST)(
+            img, np.array([[1, 2, 4, 3]], np.float32)),
+        "ResizeWithBBox_short": lambda img: V.ResizeWithBBox(5)(img.astype(np.float32),
+                                                               np.array([[0, 0, 9, 7], [2, 1, 3, 3]], np.float32)),
         "Rotate_90": V.Rotate(90), "Rotate_30": V.Rotate(30), "Rotate_30_expand": V.Rotate(30, expand=True),
         "Rotate_45_bilinear": V.Rotate(45, V.Inter.BILINEAR, fill_value=(9, 9, 9)),
         "Rotate_center": V.Rotate(-20, center=(2, 3)),

@@ -201,6 +201,12 @@ class HWC2CHW:
 
 
 # The colour and geometric transforms live in their own modules; MindSpore's path is vision.<Name>.
+from .vision_bbox import (  # noqa: E402
+    RandomCropWithBBox,
+    RandomResizedCropWithBBox,
+    RandomResizeWithBBox,
+    ResizeWithBBox,
+)
 from .vision_color import (  # noqa: E402
     AdjustBrightness,
     AdjustContrast,
@@ -273,4 +279,5 @@ __all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "deco
            "ResizedCrop", "RandomResizedCrop", "RandomResize", "SliceMode", "SlicePatches",
            "RandomCrop", "RandomErasing", "RgbToHsv", "HsvToRgb", "LinearTransformation", "ToNumpy", "ToType",
            "ToPIL", "FiveCrop", "TenCrop", "Grayscale", "RandomGrayscale", "Rotate", "RandomRotation",
-           "UniformAugment", "RandomSelectSubpolicy", "RandomLighting", "encode_jpeg", "encode_png"]
+           "UniformAugment", "RandomSelectSubpolicy", "RandomLighting", "encode_jpeg", "encode_png",
+           "ResizeWithBBox", "RandomResizeWithBBox", "RandomCropWithBBox", "RandomResizedCropWithBBox"]
