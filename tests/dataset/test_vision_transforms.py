@@ -122,3 +122,11 @@ def test_random_bbox_crops_keep_boxes_inside():
     assert out.shape == (32, 48, 3) and np.allclose(b[0], [0, 0, 48, 32], atol=1e-3)
     out, b = V.RandomResizeWithBBox(50)(img, box)
     assert out.shape == (50, 50, 3) and np.allclose(b[0], [0, 0, 50, 50])
+
+
+def test_random_affine_keeps_the_shape_and_identity_ranges_change_nothing():
+    img = image()
+    assert V.RandomAffine(15, translate=(0.1, 0.1), scale=(0.9, 1.1), shear=5)(img).shape == img.shape
+    assert np.array_equal(V.RandomAffine(0)(img), img)
+    with pytest.raises(ValueError, match="translate"):
+        V.Affine(0, [2, 0], 1.0, 0)

@@ -267,7 +267,7 @@ from .vision_more import (  # noqa: E402
     encode_png,
 )
 from .vision_pil import FiveCrop, Grayscale, RandomGrayscale, TenCrop, ToPIL  # noqa: E402
-from .vision_warp import RandomRotation, Rotate  # noqa: E402
+from .vision_warp import Affine, RandomAffine, RandomRotation, Rotate  # noqa: E402
 
 __all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "decode_image", "Invert", "Posterize",
            "Solarize", "Equalize", "AutoContrast", "AdjustBrightness", "AdjustContrast", "AdjustSaturation",
@@ -280,4 +280,5 @@ __all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "deco
            "RandomCrop", "RandomErasing", "RgbToHsv", "HsvToRgb", "LinearTransformation", "ToNumpy", "ToType",
            "ToPIL", "FiveCrop", "TenCrop", "Grayscale", "RandomGrayscale", "Rotate", "RandomRotation",
            "UniformAugment", "RandomSelectSubpolicy", "RandomLighting", "encode_jpeg", "encode_png",
-           "ResizeWithBBox", "RandomResizeWithBBox", "RandomCropWithBBox", "RandomResizedCropWithBBox"]
+           "ResizeWithBBox", "RandomResizeWithBBox", "RandomCropWithBBox", "RandomResizedCropWithBBox",
+           "Affine", "RandomAffine"]

@@ -1,4 +1,5 @@
-"""Rotations of ``mindspore.dataset.vision`` (re-exported by vision.py): ``Rotate`` and ``RandomRotation``, as
+"""Rotations and affine maps of ``mindspore.dataset.vision`` (re-exported by vision.py): ``Rotate``,
+``RandomRotation``, ``Affine`` and ``RandomAffine``, as
 MindSpore computes them through OpenCV's warpAffine: counter-clockwise about ((w-1)/2, (h-1)/2) (or
 ``center``), nearest (round half up) or bilinear sampling (fractions in steps of 1/32), outside pixels
 ``fill_value``; ``expand`` grows the output to hold the whole rotated image."""
@@ -105,4 +106,81 @@ class RandomRotation:
         return warp_affine(arr, m, oh, ow, self.bilinear, self.fill)
 
 
-__all__ = ["Rotate", "RandomRotation"]
+def _affine_matrix(h: int, w: int, degrees: float, translate: Sequence[float], scale: float,
+                   shear: Sequence[float]) -> np.ndarray:
+    """The source-to-destination matrix of MindSpore's Affine: about ((w-1)/2, (h-1)/2), ``translate`` as
+    fractions of (width, height), shear angles in degrees along x then y."""
+    cx, cy = (w - 1) / 2.0, (h - 1) / 2.0
+    tx, ty = translate[0] * w, translate[1] * h
+    rot, sx, sy = math.radians(degrees), math.radians(shear[0]), math.radians(shear[1])
+    a = math.cos(rot - sy) / math.cos(sy)
+    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
+    c = math.sin(rot - sy) / math.cos(sy)
+    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
+    inv = np.array([[d, -b, 0.0], [-c, a, 0.0]]) / scale  # destination -> source, before the centring
+    inv[0, 2] = inv[0, 0] * (-cx - tx) + inv[0, 1] * (-cy - ty) + cx
+    inv[1, 2] = inv[1, 0] * (-cx - tx) + inv[1, 1] * (-cy - ty) + cy
+    return np.linalg.inv(np.vstack([inv, [0, 0, 1]]))[:2]
+
+
+def _shear2(shear: float | Sequence[float]) -> tuple[float, float]:
+    if isinstance(shear, (int, float)):
+        return float(shear), 0.0
+    return (float(shear[0]), float(shear[1]) if len(shear) > 1 else 0.0)
+
+
+class Affine:
+    """``Affine(degrees, translate, scale, shear, resample=Inter.NEAREST, fill_value=0)``: rotation by
+    ``degrees``, translation by ``translate`` (fractions of the width and height), scaling and shear
+    (degrees; one number shears along x), about the pixel-grid centre."""
+
+    def __init__(self, degrees: float, translate: Sequence[float], scale: float, shear: float | Sequence[float],
+                 resample: Any = 0, fill_value: Any = 0) -> None:
+        if len(translate) != 2 or not all(-1 <= t <= 1 for t in translate):
+            raise ValueError(f"Affine: translate must be two fractions in [-1, 1], got {translate!r}")
+        if scale <= 0:
+            raise ValueError(f"Affine: scale must be positive, got {scale!r}")
+        self.degrees, self.translate, self.scale = float(degrees), tuple(translate), float(scale)
+        self.shear, self.bilinear, self.fill = _shear2(shear), _bilinear(resample), fill_value
+
+    def __call__(self, img: Any) -> np.ndarray:
+        arr = image("Affine", img)
+        h, w = arr.shape[:2]
+        m = _affine_matrix(h, w, self.degrees, self.translate, self.scale, self.shear)
+        return warp_affine(arr, m, h, w, self.bilinear, self.fill)
+
+
+class RandomAffine:
+    """``RandomAffine(degrees, translate=None, scale=None, shear=None, resample=Inter.NEAREST, fill_value=0)``:
+    Affine with parameters drawn from the given ranges (``translate``: (max_x, max_y) or
+    (min_x, max_x, min_y, max_y) fractions; ``shear``: a number, (min_x, max_x) or four values)."""
+
+    def __init__(self, degrees: float | Sequence[float], translate: Sequence[float] | None = None,
+                 scale: Sequence[float] | None = None, shear: float | Sequence[float] | None = None,
+                 resample: Any = 0, fill_value: Any = 0) -> None:
+        self.degrees = (-abs(degrees), abs(degrees)) if isinstance(degrees, (int, float)) else tuple(degrees)
+        if translate is None:
+            self.translate = (0.0, 0.0, 0.0, 0.0)
+        elif len(translate) == 2:
+            self.translate = (-translate[0], translate[0], -translate[1], translate[1])
+        else:
+            self.translate = tuple(translate)
+        self.scale = (1.0, 1.0) if scale is None else tuple(scale)
+        if shear is None:
+            self.shear = (0.0, 0.0, 0.0, 0.0)
+        elif isinstance(shear, (int, float)):
+            self.shear = (-abs(shear), abs(shear), 0.0, 0.0)
+        else:
+            self.shear = tuple(shear) + (0.0, 0.0) if len(shear) == 2 else tuple(shear)
+        self.bilinear, self.fill, self._rng = _bilinear(resample), fill_value, rng()
+
+    def __call__(self, img: Any) -> np.ndarray:
+        arr = image("RandomAffine", img)
+        h, w = arr.shape[:2]
+        u = self._rng.uniform
+        m = _affine_matrix(h, w, u(*self.degrees), (u(*self.translate[:2]), u(*self.translate[2:])),
+                           u(*self.scale), (u(*self.shear[:2]), u(*self.shear[2:])))
+        return warp_affine(arr, m, h, w, self.bilinear, self.fill)
+
+
+__all__ = ["Rotate", "RandomRotation", "Affine", "RandomAffine"]
