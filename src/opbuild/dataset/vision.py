@@ -253,8 +253,11 @@ from .vision_geometry import (  # noqa: E402
     VerticalFlip,
 )
 from .vision_more import (  # noqa: E402
+    CutMixBatch,
     HsvToRgb,
+    ImageBatchFormat,
     LinearTransformation,
+    MixUpBatch,
     RandomCrop,
     RandomErasing,
     RandomLighting,
@@ -281,4 +284,4 @@ __all__ = ["Inter", "Decode", "Resize", "Rescale", "Normalize", "HWC2CHW", "deco
            "ToPIL", "FiveCrop", "TenCrop", "Grayscale", "RandomGrayscale", "Rotate", "RandomRotation",
            "UniformAugment", "RandomSelectSubpolicy", "RandomLighting", "encode_jpeg", "encode_png",
            "ResizeWithBBox", "RandomResizeWithBBox", "RandomCropWithBBox", "RandomResizedCropWithBBox",
-           "Affine", "RandomAffine"]
+           "Affine", "RandomAffine", "ImageBatchFormat", "MixUpBatch", "CutMixBatch"]

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -236,5 +237,69 @@ def encode_png(image: Any, compression_level: int = 6) -> np.ndarray:
     return _encode(image, "PNG", compress_level=compression_level)
 
 
-__all__ = ["UniformAugment", "RandomSelectSubpolicy", "RandomLighting", "encode_jpeg", "encode_png", "RandomCrop",
+class ImageBatchFormat(enum.IntEnum):
+    """The layout of an image batch (``CutMixBatch``)."""
+
+    NHWC = 0
+    NCHW = 1
+
+
+def _batch(who: str, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+    imgs, labs = np.asarray(images), np.asarray(labels)
+    if imgs.ndim != 4 or labs.ndim not in (2, 3) or labs.shape[0] != imgs.shape[0]:
+        raise TypeError(f"{who}: expected a batch of images (N, H, W, C) and one-hot labels (N, classes), got "
+                        f"{imgs.shape} and {labs.shape}")
+    return imgs, labs.astype(np.float32)
+
+
+class MixUpBatch:
+    """``MixUpBatch(alpha=1.0)``: each image and its one-hot label blended with another of the batch by a
+    weight drawn from Beta(alpha, alpha); labels become float32."""
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        if alpha <= 0:
+            raise ValueError(f"MixUpBatch: alpha must be positive, got {alpha!r}")
+        self.alpha, self._rng = float(alpha), rng()
+
+    def __call__(self, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+        imgs, labs = _batch("MixUpBatch", images, labels)
+        lam = self._rng.beta(self.alpha, self.alpha)
+        perm = self._rng.permutation(imgs.shape[0])
+        mixed = lam * imgs.astype(np.float64) + (1 - lam) * imgs[perm].astype(np.float64)
+        out = np.clip(np.rint(mixed), 0, 255).astype(imgs.dtype) if imgs.dtype == np.uint8 else \
+            mixed.astype(imgs.dtype)
+        return out, (lam * labs + (1 - lam) * labs[perm]).astype(np.float32)
+
+
+class CutMixBatch:
+    """``CutMixBatch(image_batch_format, alpha=1.0, prob=1.0)``: with probability ``prob`` per image, paste a
+    box of another image of the batch (area fraction 1 - lambda, lambda ~ Beta(alpha, alpha)) and mix the
+    labels by the pasted area."""
+
+    def __init__(self, image_batch_format: ImageBatchFormat, alpha: float = 1.0, prob: float = 1.0) -> None:
+        if alpha <= 0 or not 0 <= prob <= 1:
+            raise ValueError(f"CutMixBatch: alpha must be positive and prob in [0, 1], got {alpha!r}, {prob!r}")
+        self.nchw = ImageBatchFormat(image_batch_format) == ImageBatchFormat.NCHW
+        self.alpha, self.prob, self._rng = float(alpha), float(prob), rng()
+
+    def __call__(self, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+        imgs, labs = _batch("CutMixBatch", images, labels)
+        out, mixed = imgs.copy(), labs.copy()
+        view = np.moveaxis(out, 1, -1) if self.nchw else out
+        src = np.moveaxis(imgs, 1, -1) if self.nchw else imgs
+        n, h, w = view.shape[:3]
+        for i in range(n):
+            if self._rng.random() >= self.prob:
+                continue
+            j = int(self._rng.integers(n))
+            lam = self._rng.beta(self.alpha, self.alpha)
+            ch, cw = int(h * math.sqrt(1 - lam)), int(w * math.sqrt(1 - lam))
+            y, x = int(self._rng.integers(0, h - ch + 1)), int(self._rng.integers(0, w - cw + 1))
+            view[i, y:y + ch, x:x + cw] = src[j, y:y + ch, x:x + cw]
+            frac = ch * cw / float(h * w)
+            mixed[i] = (1 - frac) * labs[i] + frac * labs[j]
+        return out, mixed.astype(np.float32)
+
+
+__all__ = ["ImageBatchFormat", "MixUpBatch", "CutMixBatch", "UniformAugment", "RandomSelectSubpolicy", "RandomLighting", "encode_jpeg", "encode_png", "RandomCrop",
            "RandomErasing", "RgbToHsv", "HsvToRgb", "LinearTransformation", "ToNumpy", "ToType"]
