@@ -130,3 +130,16 @@ def test_random_affine_keeps_the_shape_and_identity_ranges_change_nothing():
     assert np.array_equal(V.RandomAffine(0)(img), img)
     with pytest.raises(ValueError, match="translate"):
         V.Affine(0, [2, 0], 1.0, 0)
+
+
+def test_batch_mixing_keeps_shapes_and_label_mass():
+    imgs = np.random.RandomState(0).randint(0, 255, (4, 6, 6, 3)).astype(np.uint8)
+    labels = np.eye(3, dtype=np.int64)[[0, 1, 2, 0]]
+    out, lab = V.MixUpBatch(0.9)(imgs, labels)
+    assert out.shape == imgs.shape and out.dtype == np.uint8 and lab.dtype == np.float32
+    np.testing.assert_allclose(lab.sum(axis=1), 1.0, rtol=1e-6)
+    out, lab = V.CutMixBatch(V.ImageBatchFormat.NHWC, 1.0, 1.0)(imgs, labels)
+    assert out.shape == imgs.shape and lab.shape == (4, 3)
+    np.testing.assert_allclose(lab.sum(axis=1), 1.0, rtol=1e-6)
+    out, _ = V.CutMixBatch(V.ImageBatchFormat.NCHW, prob=0.0)(imgs.transpose(0, 3, 1, 2), labels)
+    assert np.array_equal(out, imgs.transpose(0, 3, 1, 2))

@@ -301,5 +301,6 @@ class CutMixBatch:
         return out, mixed.astype(np.float32)
 
 
-__all__ = ["ImageBatchFormat", "MixUpBatch", "CutMixBatch", "UniformAugment", "RandomSelectSubpolicy", "RandomLighting", "encode_jpeg", "encode_png", "RandomCrop",
+__all__ = ["ImageBatchFormat", "MixUpBatch", "CutMixBatch", "UniformAugment", "RandomSelectSubpolicy",
+           "RandomLighting", "encode_jpeg", "encode_png", "RandomCrop",
            "RandomErasing", "RgbToHsv", "HsvToRgb", "LinearTransformation", "ToNumpy", "ToType"]
