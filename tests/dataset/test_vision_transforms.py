@@ -143,3 +143,10 @@ def test_batch_mixing_keeps_shapes_and_label_mass():
     np.testing.assert_allclose(lab.sum(axis=1), 1.0, rtol=1e-6)
     out, _ = V.CutMixBatch(V.ImageBatchFormat.NCHW, prob=0.0)(imgs.transpose(0, 3, 1, 2), labels)
     assert np.array_equal(out, imgs.transpose(0, 3, 1, 2))
+
+
+def test_batch_mixing_drops_size_one_label_axes():
+    imgs = np.zeros((5, 8, 8, 3), np.uint8)
+    labels = np.zeros((5, 3, 1, 10), np.float32)
+    assert V.MixUpBatch()(imgs, labels)[1].shape == (5, 3, 10)
+    assert V.CutMixBatch(V.ImageBatchFormat.NHWC)(imgs, labels)[1].shape == (5, 3, 10)

@@ -246,9 +246,11 @@ class ImageBatchFormat(enum.IntEnum):
 
 def _batch(who: str, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
     imgs, labs = np.asarray(images), np.asarray(labels)
-    if imgs.ndim != 4 or labs.ndim not in (2, 3) or labs.shape[0] != imgs.shape[0]:
-        raise TypeError(f"{who}: expected a batch of images (N, H, W, C) and one-hot labels (N, classes), got "
-                        f"{imgs.shape} and {labs.shape}")
+    if imgs.ndim != 4 or labs.ndim < 2 or labs.shape[0] != imgs.shape[0]:
+        raise TypeError(f"{who}: expected a batch of images (N, H, W, C) and one-hot labels (N, ..., classes), "
+                        f"got {imgs.shape} and {labs.shape}")
+    # Size-1 axes between the batch and the classes are dropped, as MindSpore does.
+    labs = np.squeeze(labs, axis=tuple(i for i in range(1, labs.ndim - 1) if labs.shape[i] == 1))
     return imgs, labs.astype(np.float32)
 
 
