@@ -24,7 +24,7 @@ def _matrix(h: int, w: int, degrees: float, center: Sequence[float] | None, expa
         bw, bh = w * abs(a) + h * abs(b), w * abs(b) + h * abs(a)
         m[0, 2] += bw / 2.0 - w / 2.0
         m[1, 2] += bh / 2.0 - h / 2.0
-        out_h, out_w = int(bh), int(bw)  # truncated, as OpenCV's float-to-int size
+        out_h, out_w = int(round(bh)), int(round(bw))
     return m, out_h, out_w
 
 
