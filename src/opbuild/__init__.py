@@ -112,7 +112,8 @@ _LAZY = {"dataset": ("opbuild.dataset", None), "save_checkpoint": ("opbuild.chec
          "load_checkpoint": ("opbuild.checkpoint", "load_checkpoint"),
          "load_param_into_net": ("opbuild.checkpoint", "load_param_into_net"),
          "export": ("opbuild.train.serialization", "export"),
-         "train": ("opbuild.train", None), "Model": ("opbuild.train.model", "Model")}
+         "train": ("opbuild.train", None), "Model": ("opbuild.train.model", "Model"),
+         "profiler": ("opbuild.profiler", None), "Profiler": ("opbuild.profiler", "Profiler")}
 # MindSpore re-exports everything of mindspore.train at the top level (``from mindspore import LossMonitor``).
 _LAZY.update({name: ("opbuild.train", name) for name in (
     "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "EarlyStopping",
