@@ -34,6 +34,8 @@ def test_steps_and_metadata_are_written(tmp_path):
     assert summary["settings"]["activities"] == ["CPU", "NPU"]
     with pytest.raises(TypeError, match="strings"):
         prof.add_metadata("x", 1)
+    with pytest.warns(UserWarning, match="no profiler data"):
+        assert Profiler.offline_analyse(str(tmp_path / "nothing")) is None
 
 
 def test_schedule_cycles_and_trace_handler(tmp_path):

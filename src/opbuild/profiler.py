@@ -15,6 +15,7 @@ import enum
 import json
 import os
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -165,8 +166,14 @@ class Profiler:
 
     @classmethod
     def offline_analyse(cls, path: str, pretty: bool = False, step_list: Any = None, data_simplification: bool = True):
-        """Read back a summary written by :meth:`analyse` under ``path``."""
-        with open(os.path.join(path, "profiler_summary.json"), encoding="utf-8") as f:
+        """Read back a summary written by :meth:`analyse` under ``path`` (None, with a warning, when there is
+        none: MindSpore's offline analysis also only warns about a path without data)."""
+        summary = os.path.join(path, "profiler_summary.json")
+        if not os.path.isfile(summary):
+            warnings.warn(f"Profiler.offline_analyse: no profiler data under {path!r} (expected "
+                          f"{summary}, written by Profiler.analyse)", stacklevel=2)
+            return None
+        with open(summary, encoding="utf-8") as f:
             return json.load(f)
 
 
