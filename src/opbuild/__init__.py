@@ -36,6 +36,23 @@ complex128 = _dtypes.complex128
 from . import amp, common, communication, context, nn, ops  # noqa: E402
 from .alias import alias_mindspore  # noqa: E402
 from .alias import install_from_env as _install_alias_from_env  # noqa: E402
+from .api_extras import (  # noqa: E402
+    from_numpy,
+    frombuffer,
+    get_algo_parameters,
+    get_level,
+    get_log_config,
+    get_ps_context,
+    jit_class,
+    merge_sliced_parameter,
+    ms_memory_recycle,
+    mutable,
+    no_inline,
+    recompute,
+    reset_algo_parameters,
+    set_algo_parameters,
+    set_ps_context,
+)
 from .autograd import grad, value_and_grad  # noqa: E402
 from .common import dtype  # noqa: E402 - ``from mindspore import dtype as mstype``
 from .common.dtype import (  # noqa: E402 - every name of mindspore.dtype is also top level, as in MindSpore
@@ -74,7 +91,18 @@ from .communication import (  # noqa: E402
 from .context import ParallelMode  # noqa: E402
 from .jit import JitConfig, explain, jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
+from .rng import (  # noqa: E402
+    Generator,
+    default_generator,
+    get_rng_state,
+    get_seed,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from .sparse import COOTensor, CSRTensor  # noqa: E402
+from .sparse_legacy import RowTensor, SparseTensor  # noqa: E402
 
 _install_alias_from_env()  # OPBUILD_AS_MINDSPORE=1: `import mindspore` resolves to opbuild from here on
 
@@ -84,7 +112,17 @@ _LAZY = {"dataset": ("opbuild.dataset", None), "save_checkpoint": ("opbuild.chec
          "load_checkpoint": ("opbuild.checkpoint", "load_checkpoint"),
          "load_param_into_net": ("opbuild.checkpoint", "load_param_into_net"),
          "export": ("opbuild.train.serialization", "export"),
-         "train": ("opbuild.train", None), "Model": ("opbuild.train.model", "Model")}
+         "train": ("opbuild.train", None), "Model": ("opbuild.train.model", "Model"),
+         "profiler": ("opbuild.profiler", None), "Profiler": ("opbuild.profiler", "Profiler")}
+# MindSpore re-exports everything of mindspore.train at the top level (``from mindspore import LossMonitor``).
+_LAZY.update({name: ("opbuild.train", name) for name in (
+    "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "EarlyStopping",
+    "ReduceLROnPlateau", "History", "LambdaCallback", "SummaryCollector", "Metric", "Accuracy", "Loss",
+    "Precision", "Recall", "Fbeta", "F1", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
+    "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "ROC", "auc", "rearrange_inputs", "Dice",
+    "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn", "LearningRateScheduler",
+    "DatasetHelper", "async_ckpt_thread_status", "HausdorffDistance", "MeanSurfaceDistance",
+    "RootMeanSquareDistance")})
 
 
 def __getattr__(name: str):
@@ -120,4 +158,8 @@ __all__ = [
     "int64", "uint8", "uint16", "uint32", "uint64", "bool_", "amp", "nn", "ops", "dataset",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "train", "Model",
     "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
+    "RowTensor", "SparseTensor", "Generator", "default_generator", "get_rng_state", "get_seed", "initial_seed",
+    "manual_seed", "seed", "set_rng_state", "from_numpy", "frombuffer", "get_algo_parameters", "get_level",
+    "get_log_config", "get_ps_context", "jit_class", "merge_sliced_parameter", "ms_memory_recycle", "mutable",
+    "no_inline", "recompute", "reset_algo_parameters", "set_algo_parameters", "set_ps_context",
 ]

@@ -197,3 +197,7 @@ class CSRTensor:
 
 
 __all__ = ["COOTensor", "CSRTensor"]
+
+
+# What core.providers resolves for Tensor.to_coo/to_csr (core cannot import this module).
+SPARSE_CLASSES = {"COOTensor": COOTensor, "CSRTensor": CSRTensor}

@@ -39,6 +39,7 @@ _DEFAULTS: dict[str, Any] = {
     "global_rank": None,  # None: this process's rank (0 before communication.init)
     "parameter_broadcast": True,  # a data-parallel step starts every rank from rank 0's weights
     "grad_bucket_bytes": 25 << 20,  # opbuild's: gradients reduced together per bucket (one MPI call each)
+    "dataset_strategy": "data_parallel",  # MindSpore's default: each rank reads its own shard of the data
 }
 _context: dict[str, Any] = dict(_DEFAULTS)
 _lock = threading.Lock()
@@ -54,6 +55,10 @@ def _check(key: str, value: Any) -> Any:
         if value not in SUPPORTED_MODES:
             raise ValueError(f"set_auto_parallel_context: parallel_mode {value!r} shards operators, which opbuild "
                              f"does not do; use {ParallelMode.DATA_PARALLEL!r}")
+    elif key == "dataset_strategy":
+        if value not in ("data_parallel", "full_batch"):
+            raise ValueError(f"set_auto_parallel_context: dataset_strategy must be 'data_parallel' or "
+                             f"'full_batch' (sharding strategies are not supported), got {value!r}")
     elif key in ("gradients_mean", "parameter_broadcast"):
         if not isinstance(value, bool):
             raise TypeError(f"set_auto_parallel_context: {key} must be a bool, got {type(value).__name__}")

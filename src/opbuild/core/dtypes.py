@@ -54,7 +54,8 @@ class DType:
         return self.np_dtype.itemsize * 8
 
     def __repr__(self) -> str:
-        return f"opbuild.{self.name}"
+        # MindSpore's spelling (``mindspore.float32``): programs print dtypes and compare the text.
+        return f"mindspore.{self.name}"
 
     def __str__(self) -> str:
         # MindSpore's spelling: Float32, BFloat16, UInt8, Bool.
@@ -151,7 +152,8 @@ class UnsupportedDType:
         self.why = why
 
     def __repr__(self) -> str:
-        return f"opbuild.{self.name}"
+        # MindSpore's spelling (``mindspore.float32``): programs print dtypes and compare the text.
+        return f"mindspore.{self.name}"
 
     def __str__(self) -> str:
         return self.name.capitalize()

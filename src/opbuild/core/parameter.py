@@ -8,14 +8,16 @@ import numpy as np
 
 # Re-exported here because ``from opbuild.core.parameter import initializer`` predates core/initializer.py
 # (users reach it as opbuild.common.initializer, MindSpore's path).
+from . import trace
 from .initializer import init_array, initializer, set_seed
+from .parameter_settings import ParameterSettings
 from .tensor import Tensor
 
 
-class Parameter(Tensor):
+class Parameter(ParameterSettings, Tensor):
     """A Tensor owned by a Cell, with a ``name`` (set from the attribute path) and ``requires_grad``."""
 
-    __slots__ = ("name", "requires_grad")
+    __slots__ = ("name", "requires_grad", "_settings")
 
     def __init__(self, default_input, name: str | None = None, requires_grad: bool = True,
                  layerwise_parallel: bool = False, parallel_optimizer: bool = True, storage_format: str = "",
@@ -25,6 +27,8 @@ class Parameter(Tensor):
         super().__init__(default_input)
         self.name = name or ""
         self.requires_grad = requires_grad
+        self._settings = {"layerwise_parallel": bool(layerwise_parallel),
+                          "parallel_optimizer": bool(parallel_optimizer)}
 
     def set_data(self, data) -> Parameter:
         """Replace the values (same shape and dtype); compiled graphs read the new data at their next call."""
@@ -35,12 +39,19 @@ class Parameter(Tensor):
         return self
 
     def value(self) -> Tensor:
-        """The parameter's value (MindSpore's ``Parameter.value()``): the parameter itself, a Tensor, so that in a
-        traced graph the read is of the live parameter and in PyNative mode its current data."""
-        return self
+        """The parameter's value (MindSpore's ``Parameter.value()``): while a graph is traced the parameter
+        itself, so that the read is of the live parameter; otherwise a Tensor of its current data (which prints
+        as values, as MindSpore's does)."""
+        if trace.current() is not None:
+            return self
+        return Tensor(self._data, dtype=self.dtype)
 
     def __repr__(self) -> str:
-        return f"Parameter(name={self.name!r}, shape={list(self.shape)}, dtype={self.dtype})"
+        # MindSpore's layout, for repr and print alike (documented examples print parameter lists).
+        return (f"Parameter (name={self.name}, shape={tuple(self.shape)}, dtype={self.dtype}, "
+                f"requires_grad={self.requires_grad})")
+
+    __str__ = __repr__
 
 
 class ParameterTuple(tuple):

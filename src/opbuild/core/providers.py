@@ -1,12 +1,14 @@
-"""The one place core reaches a layer above it: two services it uses but cannot import.
+"""The one place core reaches a layer above it: the services it uses but cannot import.
 
-``core`` imports nothing of opbuild above it, yet two of its objects need higher layers at run time:
+``core`` imports nothing of opbuild above it, yet some of its objects need higher layers at run time:
 
 * the **engine** (:class:`opbuild.core.trace.Engine`): what runs an eager kernel or compiles a traced graph.
   The runtime session implements it; ops (``ops/primitive.py``), autograd and ``graph_breaks.run_compiled`` call it.
 * the **tensor methods**: ``Tensor.__add__``, ``Tensor.sum`` and the other methods call the functional API
   of ``ops`` (as MindSpore's ``tensor_operator_registry`` does); ``ops`` imports ``core.tensor``, so
   ``core.tensor`` importing ``ops`` would be a cycle.
+* the **sparse classes**: ``Tensor.to_coo``/``to_csr`` build ``COOTensor``/``CSRTensor`` (``opbuild.sparse``,
+  which imports ``core.tensor``).
 
 Each is named here by import path and resolved on first use: no higher module fills a slot of core when it is
 imported, the dependency is written down once (:data:`PROVIDERS`), and a process that imports only
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 PROVIDERS: dict[str, str] = {
     "engine": "opbuild.runtime.session:session",
     "tensor_methods": "opbuild.ops:TENSOR_METHODS",
+    "sparse_classes": "opbuild.sparse:SPARSE_CLASSES",
 }
 
 _resolved: dict[str, Any] = {}

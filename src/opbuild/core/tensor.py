@@ -9,7 +9,10 @@ import numpy as np
 from .dtypes import DType, dtype_of
 from .init_values import init_array
 from .ir import TensorType, Value
+from .tensor_extras import TensorExtras
+from .tensor_format import tensor_repr
 from .tensor_methods import TensorMethods, _ops
+from .tensor_overloads import TensorOverloads
 from .tensor_reductions import TensorReductions
 
 # What a conversion of a traced tensor to a Python value does (``bool(t)`` in ``if t.sum() > 0:``), installed by
@@ -68,7 +71,7 @@ def is_placeholder(t: Any) -> bool:
         and t._value.name == "declared_input" and t._value.producer is None
 
 
-class Tensor(TensorReductions, TensorMethods):
+class Tensor(TensorOverloads, TensorReductions, TensorMethods, TensorExtras):
     """An n-dimensional array of a supported dtype (see :mod:`opbuild.core.dtypes`).
 
     ``Tensor(data, dtype=None)`` accepts anything NumPy can turn into an array. Python floats default to
@@ -182,7 +185,7 @@ class Tensor(TensorReductions, TensorMethods):
     def __repr__(self) -> str:
         if self._data is None:
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, traced)"
-        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value={self._data!s})"
+        return tensor_repr(self._data, self.shape, self.dtype)
 
     def __str__(self) -> str:
         return str(self._data) if self._data is not None else repr(self)
@@ -229,13 +232,15 @@ class Tensor(TensorReductions, TensorMethods):
         return arr.astype(np.float32).tolist() if arr.dtype.name == "bfloat16" else arr.tolist()
 
     def assign_value(self, value) -> Tensor:
-        """Replace this tensor's values by ``value``'s (a Tensor or an array of the same shape), in place."""
+        """Replace this tensor's values by ``value``'s (a Tensor or an array), in place. A tensor takes the new
+        shape, as MindSpore's; a Parameter keeps its shape (compiled graphs hold it)."""
         if self._data is None:
             raise RuntimeError("assign_value() on a tensor being traced in GRAPH_MODE; use ops.assign on a "
                                "Parameter there")
         arr = np.asarray(value.asnumpy() if isinstance(value, Tensor) else value, dtype=self._data.dtype)
-        if arr.shape != self._data.shape:
-            raise ValueError(f"assign_value: shape {arr.shape} differs from the tensor's {self._data.shape}")
+        if arr.shape != self._data.shape and hasattr(self, "requires_grad"):
+            raise ValueError(f"assign_value: shape {arr.shape} differs from the Parameter's {self._data.shape}; "
+                             "a Parameter keeps its shape (use a new Parameter)")
         self._data = np.require(arr, requirements="C").copy()
         return self
 
@@ -312,12 +317,18 @@ class Tensor(TensorReductions, TensorMethods):
         return F.reshape(self, self._shape_args(shape))
 
     def view(self, *shape) -> Tensor:
-        """:meth:`reshape` (tensors are contiguous, so a view and a reshape agree)."""
+        """:meth:`reshape` (tensors are contiguous, so a view and a reshape agree); ``view(dtype)`` reads the
+        same bytes as another dtype (the last axis scales by the ratio of the item sizes)."""
+        if len(shape) == 1 and isinstance(shape[0], DType):
+            return Tensor(self.asnumpy().view(shape[0].np_dtype), dtype=shape[0])
         return self.reshape(*shape)
 
     def transpose(self, *axes) -> Tensor:
-        """Permute the axes (no argument: reverse them)."""
+        """Permute the axes (no argument: reverse them); two ints swap those two axes (MindSpore 2.x's
+        ``transpose(dim0, dim1)``)."""
         F = _ops()
+        if len(axes) == 2 and all(isinstance(a, int) for a in axes):
+            return F.swapaxes(self, *axes)
         axes = self._shape_args(axes)
         return F.transpose(self, axes or tuple(range(self.ndim - 1, -1, -1)))
 
@@ -330,9 +341,12 @@ class Tensor(TensorReductions, TensorMethods):
         """Permute the axes (varargs or one tuple)."""
         return self.transpose(*axis)
 
-    def flatten(self, order: str = "C", *, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        """Merge axes start_dim..end_dim (default: every axis, so the result is 1-D)."""
+    def flatten(self, order: str = "C", *args, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Merge axes start_dim..end_dim (default: every axis, so the result is 1-D); also
+        ``flatten(start_dim, end_dim)`` positionally (MindSpore 2.x's second overload)."""
         F = _ops()
+        if isinstance(order, int):
+            order, start_dim, end_dim = "C", order, args[0] if args else end_dim
         return F.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
 
     def squeeze(self, axis=None) -> Tensor:

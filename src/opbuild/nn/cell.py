@@ -17,6 +17,8 @@ from ..core.tensor import Tensor
 from ..ops.primitive import apply, compute_dtype
 from . import batch_chunks
 from .cell_api import CellApi
+from .cell_repr import cell_repr, extra_repr
+from .cell_state import CellState
 
 
 def outputs_to_float32(out: Any) -> Any:
@@ -49,7 +51,8 @@ def restore_training(flags: Iterable[tuple[Cell, bool]]) -> None:
         object.__setattr__(cell, "training", bool(flag))
     state_changed()
 
-class Cell(CellApi):
+
+class Cell(CellState, CellApi):
     """Base class of all networks and layers. Subclasses define ``construct``.
 
     Attributes that are Parameters or Cells are registered (``parameters_and_names``, ``cells_and_names``);
@@ -137,11 +140,12 @@ class Cell(CellApi):
         for path, p in self.parameters_and_names(expand=recurse):
             p.name = prefix + path
 
-    def name_cells(self) -> dict[str, Cell]:
-        return dict(self._cells)
+    def name_cells(self) -> OrderedDict[str, Cell]:
+        return OrderedDict(self._cells)
 
-    def cells(self) -> list[Cell]:
-        return list(self._cells.values())
+    def cells(self):
+        """The direct child cells (an ``odict_values`` view, as MindSpore returns)."""
+        return self._cells.values()
 
     def parameters_and_names(self, name_prefix: str = "",
                              expand: bool = True) -> Iterator[tuple[str, Parameter]]:
@@ -161,6 +165,13 @@ class Cell(CellApi):
 
     def trainable_params(self) -> list[Parameter]:
         return [p for p in self.get_parameters() if p.requires_grad]
+
+    def extra_repr(self) -> str:
+        """The layer's settings shown inside ``repr(cell)`` (MindSpore's hook; override in a subclass)."""
+        return extra_repr(self)
+
+    def __repr__(self) -> str:
+        return cell_repr(self)
 
     def set_train(self, mode: bool = True) -> Cell:
         """Set training mode on this cell and every sub-cell (Dropout and BatchNorm depend on it)."""

@@ -9,6 +9,7 @@ value replaces the inputs; a forward hook returning a value replaces the output,
 
 from __future__ import annotations
 
+import inspect
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -136,11 +137,18 @@ class CellApi:
         return None
 
     # ---- compilation ---------------------------------------------------------------------------------
-    def set_inputs(self, *inputs: Tensor) -> None:
+    def set_inputs(self, *inputs: Tensor, **kwinputs: Tensor) -> None:
         """MindSpore's ``Cell.set_inputs``: declare the inputs' shapes and dtypes, a dynamic dimension as None
         (``Tensor(shape=[None, 3, 32, 32], dtype=mstype.float32)``). A dynamic dim 0 is a dynamic batch: every
         batch size then runs on the kernels built once (nn/batch_chunks.py); other dynamic dims accept any
-        size, built per size. Later calls are checked against the declaration; :meth:`get_inputs` returns it."""
+        size, built per size. Later calls are checked against the declaration; :meth:`get_inputs` returns it.
+        Inputs may also be given by ``construct``'s parameter names (``set_inputs(x=...)``)."""
+        if kwinputs:
+            names = [n for n in inspect.signature(self.construct).parameters if n not in ("self",)]
+            unknown = [k for k in kwinputs if k not in names]
+            if unknown:
+                raise TypeError(f"set_inputs: {unknown} are not parameters of construct{tuple(names)}")
+            inputs = inputs + tuple(kwinputs[n] for n in names[len(inputs):] if n in kwinputs)
         for t in inputs:
             if not isinstance(t, Tensor):
                 raise TypeError(f"set_inputs: inputs must be Tensors, got {type(t).__name__}")

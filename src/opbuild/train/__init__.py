@@ -12,14 +12,18 @@ from ._classification import (
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
 )
+from ._helpers import DatasetHelper, async_ckpt_thread_status
 from ._regression import MAE, MSE
 from ._roc import ROC, auc
+from ._surface_metrics import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
+from ._text_metrics import BleuScore, CosineSimilarity, Dice, Perplexity, get_metric_fn
 from .callback import (
     Callback,
     CheckpointConfig,
     EarlyStopping,
     History,
     LambdaCallback,
+    LearningRateScheduler,
     LossMonitor,
     ModelCheckpoint,
     ReduceLROnPlateau,
@@ -34,4 +38,6 @@ __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "Los
            "ModelCheckpoint", "CheckpointConfig", "EarlyStopping", "ReduceLROnPlateau", "History", "LambdaCallback",
            "SummaryCollector", "Precision", "Recall", "Fbeta", "F1", "TopKCategoricalAccuracy",
            "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "ROC", "auc",
-           "rearrange_inputs"]
+           "rearrange_inputs", "Dice", "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn",
+           "LearningRateScheduler", "DatasetHelper", "async_ckpt_thread_status",
+           "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]

@@ -225,6 +225,8 @@ class RandomResize:
 def warp(arr: np.ndarray, inverse: np.ndarray, out_hw: tuple[int, int], resample: Inter, fill: Any) -> np.ndarray:
     """Sample ``arr`` at ``inverse @ (x, y, 1)`` for every output pixel (a 2x3 affine or 3x3 projective map,
     nearest or bilinear; ``fill`` outside)."""
+    if inverse.shape[0] == 2 and Inter(resample) in (Inter.NEAREST, Inter.BILINEAR):
+        return _warp_affine_fixed(arr, inverse, out_hw, Inter(resample) == Inter.BILINEAR, fill)
     h, w = arr.shape[:2]
     yy, xx = np.mgrid[0:out_hw[0], 0:out_hw[1]].astype(np.float64)
     sx = inverse[0, 0] * xx + inverse[0, 1] * yy + inverse[0, 2]
@@ -256,21 +258,60 @@ def warp(arr: np.ndarray, inverse: np.ndarray, out_hw: tuple[int, int], resample
     return out.astype(arr.dtype)
 
 
+def _warp_affine_fixed(arr: np.ndarray, inverse: np.ndarray, out_hw: tuple[int, int], bilinear: bool,
+                       fill: Any) -> np.ndarray:
+    """An affine warp as MindSpore computes it through OpenCV's warpAffine: source coordinates in fixed point
+    (1/1024; bilinear fractions in steps of 1/32, uint8 weights summing to 32768 with OpenCV's rounding), so
+    that nearest picks and bilinear values are MindSpore's pixel for pixel."""
+    out_h, out_w = out_hw
+    ys, xs = np.mgrid[0:out_h, 0:out_w].astype(np.float64)
+    ab = 1024
+    delta = ab // 2 if not bilinear else ab // 32 // 2
+    fx_fixed = np.rint(inverse[0, 0] * xs * ab) + np.rint((inverse[0, 1] * ys + inverse[0, 2]) * ab) + delta
+    fy_fixed = np.rint(inverse[1, 0] * xs * ab) + np.rint((inverse[1, 1] * ys + inverse[1, 2]) * ab) + delta
+    h, w = arr.shape[:2]
+    src = arr.astype(np.float64)
+    tail = (...,) + (None,) * (arr.ndim - 2)
+    fills = np.broadcast_to(np.asarray(fill, np.float64), arr.shape[2:])
+
+    def take(yi: np.ndarray, xi: np.ndarray) -> np.ndarray:
+        ok = ((yi >= 0) & (yi < h) & (xi >= 0) & (xi < w))[tail]
+        return np.where(ok, src[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)], fills)
+
+    if not bilinear:
+        out = take(np.floor(fy_fixed / ab).astype(np.int64), np.floor(fx_fixed / ab).astype(np.int64))
+    else:
+        gx, gy = np.floor(fx_fixed / 32).astype(np.int64), np.floor(fy_fixed / 32).astype(np.int64)
+        x0, y0, fx, fy = gx >> 5, gy >> 5, (gx & 31) / 32.0, (gy & 31) / 32.0
+        weights = [(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy]
+        if arr.dtype == np.uint8:
+            weights = [np.rint(wgt * 32768) for wgt in weights]
+            weights[0] = 32768 - weights[1] - weights[2] - weights[3]
+        corners = [take(y0, x0), take(y0, x0 + 1), take(y0 + 1, x0), take(y0 + 1, x0 + 1)]
+        out = sum(c * wgt[tail] for c, wgt in zip(corners, weights))
+        if arr.dtype == np.uint8:
+            out = np.floor((out + 16384) / 32768)
+    if np.issubdtype(arr.dtype, np.integer):
+        info = np.iinfo(arr.dtype)
+        return np.clip(np.rint(out), info.min, info.max).astype(arr.dtype)
+    return out.astype(arr.dtype)
+
+
 def rotate(arr: np.ndarray, degrees: float, resample: Inter, expand: bool, center: Sequence[float] | None,
            fill: Any) -> np.ndarray:
-    """Counter-clockwise rotation about ``center`` (x, y; the image centre by default) by inverse mapping."""
+    """Counter-clockwise rotation about ``center`` (x, y; the image centre by default), as MindSpore builds it
+    (OpenCV's rotation matrix; ``expand`` grows the canvas to the rotated image's bounding box, rounded)."""
     h, w = arr.shape[:2]
     cx, cy = ((w - 1) / 2.0, (h - 1) / 2.0) if center is None else (float(center[0]), float(center[1]))
-    t = math.radians(degrees)
-    cos, sin = math.cos(t), math.sin(t)
-    oh, ow, ocx, ocy = h, w, cx, cy
+    a, b = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    forward = np.array([[a, b, (1 - a) * cx - b * cy], [-b, a, b * cx + (1 - a) * cy]])
+    oh, ow = h, w
     if expand:
-        corners = np.array([[0, 0], [w - 1, 0], [0, h - 1], [w - 1, h - 1]], np.float64) - [cx, cy]
-        xs = corners[:, 0] * cos + corners[:, 1] * sin
-        ys = -corners[:, 0] * sin + corners[:, 1] * cos
-        ow, oh = int(math.ceil(xs.max() - xs.min() + 1 - 1e-9)), int(math.ceil(ys.max() - ys.min() + 1 - 1e-9))
-        ocx, ocy = (ow - 1) / 2.0, (oh - 1) / 2.0
-    inverse = np.array([[cos, -sin, cx - cos * ocx + sin * ocy], [sin, cos, cy - sin * ocx - cos * ocy]])
+        bw, bh = w * abs(a) + h * abs(b), w * abs(b) + h * abs(a)
+        forward[0, 2] += bw / 2.0 - w / 2.0
+        forward[1, 2] += bh / 2.0 - h / 2.0
+        oh, ow = int(round(bh)), int(round(bw))
+    inverse = np.linalg.inv(np.vstack([forward, [0, 0, 1]]))[:2]
     return warp(arr, inverse, (oh, ow), resample, fill)
 
 

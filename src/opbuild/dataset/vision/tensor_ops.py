@@ -98,14 +98,9 @@ class LinearTransformation:
         return ((arr.reshape(1, -1) - self.mean) @ self.matrix).reshape(arr.shape)
 
 
-# OpenCV's fixed kernels for small sizes when no sigma is given (MindSpore blurs with OpenCV).
-_SMALL_KERNELS = {1: [1.0], 3: [0.25, 0.5, 0.25], 5: [0.0625, 0.25, 0.375, 0.25, 0.0625],
-                  7: [0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125]}
-
-
 def _gaussian_kernel(size: int, sigma: float) -> np.ndarray:
-    if sigma <= 0 and size in _SMALL_KERNELS:
-        return np.asarray(_SMALL_KERNELS[size])
+    """Normalised Gaussian taps; without a sigma, OpenCV's rule ``0.3 * ((size - 1) / 2 - 1) + 0.8`` (MindSpore's
+    results for sigma=None follow this rule, not OpenCV's fixed small-size tables)."""
     if sigma <= 0:
         sigma = 0.3 * ((size - 1) * 0.5 - 1) + 0.8
     x = np.arange(size) - (size - 1) / 2.0
@@ -115,9 +110,8 @@ def _gaussian_kernel(size: int, sigma: float) -> np.ndarray:
 
 class GaussianBlur:
     """``GaussianBlur(kernel_size, sigma=None)``: a separable Gaussian blur (odd kernel sizes; borders
-    reflected as OpenCV's BORDER_REFLECT_101). With ``sigma`` given the result is MindSpore's within one
-    level; with ``sigma=None`` the kernel (OpenCV's small-size tables) differs from MindSpore's for
-    non-square sizes."""
+    reflected as OpenCV's BORDER_REFLECT_101); MindSpore's result within one level, with or without
+    ``sigma``."""
 
     def __init__(self, kernel_size: int | Sequence[int], sigma: float | Sequence[float] | None = None) -> None:
         ks = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
@@ -228,6 +222,8 @@ class ImageBatchFormat(enum.IntEnum):
 
 def _batch_labels(who: str, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
     imgs, lab = np.asarray(images), np.asarray(labels)
+    if lab.ndim > 2:  # MindSpore drops the size-one label axes: (N, 3, 1, 10) mixes as (N, 3, 10)
+        lab = lab.reshape(lab.shape[:1] + tuple(d for d in lab.shape[1:] if d != 1))
     if imgs.ndim != 4 or lab.ndim not in (2, 3) or lab.shape[0] != imgs.shape[0]:
         raise ValueError(f"{who}: expected a (N, H, W, C) or (N, C, H, W) batch and (N, num_classes) one-hot "
                          f"labels, got {imgs.shape} and {lab.shape}; batch the dataset and one-hot the labels")
