@@ -47,7 +47,7 @@ class Schema:
             raise ValueError(f"Schema.add_column: name must be a non-empty string, got {name!r}")
         col: dict[str, Any] = {"name": name, "rank": 1, "type": _type_name(de_type)}
         if shape is not None:
-            if not all(isinstance(s, int) and (s > 0 or s == -1) for s in shape):
+            if not all(isinstance(d, int) and (d > 0 or d == -1) for d in shape):
                 raise ValueError(f"Schema.add_column: shape must be positive ints (or -1), got {shape!r}")
             col["rank"], col["shape"] = len(shape), list(shape)
         self.columns.append(col)
@@ -61,7 +61,9 @@ class Schema:
         for c in items:
             if "name" not in c or "type" not in c:
                 raise RuntimeError(f"Schema.parse_columns: every column needs 'name' and 'type', got {c!r}")
-            self.add_column(c["name"], c["type"], c.get("shape"))
+            # MindSpore: a parsed column without a shape is a scalar (rank 0, shape []), where add_column
+            # without a shape leaves rank 1 and no shape.
+            self.add_column(c["name"], c["type"], c.get("shape", []))
 
     def to_json(self) -> str:
         """The schema as MindSpore's JSON text."""
@@ -70,7 +72,7 @@ class Schema:
             out["numRows"] = self.num_rows
         if self.dataset_type:
             out["datasetType"] = self.dataset_type
-        return json.dumps(out, indent=2)
+        return json.dumps(out, indent=2, sort_keys=True)  # MindSpore writes the keys sorted
 
     def from_json(self, json_obj: Mapping[str, Any]) -> None:
         """Load columns (and ``numRows``/``datasetType``) from a parsed schema JSON object."""
