@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from . import context_keys as _context_keys
 from .envvalues import cache_path as _cache_path
-from .envvalues import check_cflags, split_cc
+from .envvalues import check_cflags, signing_key, split_cc
 from .errors import ConfigError, UnsupportedTargetError
 from .units import parse_size
 
@@ -491,26 +491,11 @@ def remote_lease_ttl() -> float:
     return float(REMOTE_LEASE_TTL.get())
 
 
-#: The shortest OPBUILD_CACHE_SECRET accepted, in bytes: a key that short is guessed, and signs nothing.
-MIN_SECRET_BYTES = 16
-_SECRET_HINT = (f"at least {MIN_SECRET_BYTES} bytes, the same on every process sharing the cache (e.g. the "
-                "output of `python -c 'import secrets; print(secrets.token_hex(32))'`); unset the variable to run "
-                "without signing")
-
-
 def cache_secret() -> bytes | None:
     """OPBUILD_CACHE_SECRET: the key signing local entries, shared-tier entries and archives (HMAC-SHA256);
-    None when unset. Set but empty (``$SECRET`` of an unset variable) or shorter than
-    :data:`MIN_SECRET_BYTES` is a ConfigError: signing silently turned off, or done with a guessable key,
-    would look like protection it is not. The message never shows the value."""
+    None when unset; a value set but empty or too short is a ConfigError (:func:`.envvalues.signing_key`)."""
     raw = os.environ.get("OPBUILD_CACHE_SECRET")
-    if raw is None:
-        return None
-    secret = os.fsencode(raw)
-    if len(secret) < MIN_SECRET_BYTES:
-        problem = "is set but empty" if not secret else f"is {len(secret)} bytes long, too short for a signing key"
-        raise ConfigError("OPBUILD_CACHE_SECRET", "***", problem, _SECRET_HINT)
-    return secret
+    return None if raw is None else signing_key("OPBUILD_CACHE_SECRET", raw)
 
 
 RANK_SIZE = EnvNumber("RANK_SIZE", 0, integer=True, minimum=0, allow_minimum=True, maximum=1e6, unit="ranks")

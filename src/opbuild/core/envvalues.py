@@ -76,3 +76,21 @@ def split_cc(raw: str) -> tuple[str, ...]:
         raise ConfigError("CC", raw, "names no program", "a compiler such as gcc or /usr/bin/clang", default)
     check_cflags("CC", raw, parts[1:])
     return parts
+
+
+#: The shortest OPBUILD_CACHE_SECRET accepted, in bytes: a key that short is guessed, and signs nothing.
+MIN_SECRET_BYTES = 16
+_SECRET_HINT = (f"at least {MIN_SECRET_BYTES} bytes, the same on every process sharing the cache (e.g. the "
+                "output of `python -c 'import secrets; print(secrets.token_hex(32))'`); unset the variable to run "
+                "without signing")
+
+
+def signing_key(name: str, raw: str) -> bytes:
+    """The bytes of a signing secret. Set but empty (``$SECRET`` of an unset variable) or shorter than
+    :data:`MIN_SECRET_BYTES` is a ConfigError: signing silently turned off, or done with a guessable key, would
+    look like protection it is not. The message never shows the value."""
+    secret = os.fsencode(raw)
+    if len(secret) < MIN_SECRET_BYTES:
+        problem = "is set but empty" if not secret else f"is {len(secret)} bytes long, too short for a signing key"
+        raise ConfigError(name, "***", problem, _SECRET_HINT)
+    return secret

@@ -12,6 +12,7 @@ from .ir import TensorType, Value
 from .tensor_extras import TensorExtras
 from .tensor_format import tensor_repr
 from .tensor_methods import TensorMethods, _ops
+from .tensor_operators import TensorOperators
 from .tensor_overloads import TensorOverloads
 from .tensor_reductions import TensorReductions
 
@@ -71,7 +72,7 @@ def is_placeholder(t: Any) -> bool:
         and t._value.name == "declared_input" and t._value.producer is None
 
 
-class Tensor(TensorOverloads, TensorReductions, TensorMethods, TensorExtras):
+class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, TensorExtras):
     """An n-dimensional array of a supported dtype (see :mod:`opbuild.core.dtypes`).
 
     ``Tensor(data, dtype=None)`` accepts anything NumPy can turn into an array. Python floats default to
@@ -248,56 +249,6 @@ class Tensor(TensorOverloads, TensorReductions, TensorMethods, TensorExtras):
         """``t[index] = value``: in place in PyNative mode; a select/scatter node in a traced graph (see
         ops/api/setitem.py)."""
         _ops().setitem(self, index, value)
-
-    # ---- operators (mapped to primitives) --------------------------------------------------------
-    def _bin(self, op: str, other, reflected: bool = False) -> Tensor:
-        binary = _ops().binary
-        return binary(op, other, self) if reflected else binary(op, self, other)
-
-    def __add__(self, o): return self._bin("Add", o)
-    def __radd__(self, o): return self._bin("Add", o, True)
-    def __sub__(self, o): return self._bin("Sub", o)
-    def __rsub__(self, o): return self._bin("Sub", o, True)
-    def __mul__(self, o): return self._bin("Mul", o)
-    def __rmul__(self, o): return self._bin("Mul", o, True)
-    def __truediv__(self, o):
-        true_divide = _ops().true_divide
-        return true_divide(self, o)
-
-    def __rtruediv__(self, o):
-        true_divide = _ops().true_divide
-        return true_divide(o, self)
-
-    def __floordiv__(self, o): return self._bin("FloorDiv", o)
-    def __rfloordiv__(self, o): return self._bin("FloorDiv", o, True)
-    def __mod__(self, o): return self._bin("FloorMod", o)
-    def __rmod__(self, o): return self._bin("FloorMod", o, True)
-    def __pow__(self, o): return self._bin("Pow", o)
-    def __rpow__(self, o): return self._bin("Pow", o, True)
-    def __matmul__(self, o): return self._bin("BatchMatMul", o)
-    def __rmatmul__(self, o): return self._bin("BatchMatMul", o, True)
-    def __eq__(self, o): return self._bin("Equal", o)  # type: ignore[override]
-    def __ne__(self, o): return self._bin("NotEqual", o)  # type: ignore[override]
-    def __lt__(self, o): return self._bin("Less", o)
-    def __le__(self, o): return self._bin("LessEqual", o)
-    def __gt__(self, o): return self._bin("Greater", o)
-    def __ge__(self, o): return self._bin("GreaterEqual", o)
-    def __and__(self, o): return self._bin("LogicalAnd", o)
-    def __rand__(self, o): return self._bin("LogicalAnd", o, True)
-    def __or__(self, o): return self._bin("LogicalOr", o)
-    def __ror__(self, o): return self._bin("LogicalOr", o, True)
-
-    def __neg__(self):
-        unary = _ops().unary
-        return unary("Neg", self)
-
-    def __invert__(self):
-        unary = _ops().unary
-        return unary("LogicalNot", self)
-
-    def __abs__(self):
-        unary = _ops().unary
-        return unary("Abs", self)
 
     # ---- methods (MindSpore 2.x Tensor API), each one functional-API call ----------------------------------
     def __getitem__(self, index):

@@ -33,6 +33,7 @@ from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import as_tensor
 from . import lowp
+from .api.base import binary  # MindSpore's implicit promotion for the binary primitive classes
 from .primitive import Primitive, apply, declare, primitive_class
 from .registry import OpDef, allow_complex, broadcast_shapes, same_dtype
 
@@ -317,8 +318,6 @@ def cast_reference(x: np.ndarray, dtype: str) -> np.ndarray:
 # ---- declarations: each table row, and each op below, is one OpDef plus its primitive class ----------------
 
 def _binary_call(self, x, y):
-    from .functional import binary
-
     return binary(self.op_name, x, y)
 
 
