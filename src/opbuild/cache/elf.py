@@ -153,14 +153,3 @@ def check(data: bytes, symbols: Iterable[str]) -> None:
     if lost:
         shown = ", ".join(lost[:5]) + (f" and {len(lost) - 5} more" if len(lost) > 5 else "")
         raise ElfError(f"the object does not export the kernel symbol{'s' if len(lost) > 1 else ''} {shown}")
-
-
-def symbols_for(data: bytes, binary_suffix: str) -> frozenset[str]:
-    """The kernel symbols of a binary of the target whose binaries end in ``binary_suffix``: a cubin's global
-    functions (cache/cubin.py) for ``.cubin``, else the shared object's exported symbols (:func:`exported_symbols`);
-    :class:`ElfError` when it is not such a binary."""
-    if binary_suffix == ".cubin":
-        from .cubin import kernel_symbols  # only a CUDA target's entries reach it
-
-        return kernel_symbols(data)
-    return exported_symbols(data)

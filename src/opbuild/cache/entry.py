@@ -48,7 +48,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
-from . import elf, fsio, hashio
+from . import binaries, elf, fsio, hashio
 from .identity import kernel_symbol
 from .layout import HASH_CHARS, INFO_SUFFIX, JSON_SUFFIX, NAME_RE
 from .signing import EntrySigner
@@ -163,7 +163,7 @@ class Binary(ABC):
 
 class BinaryBytes(Binary):
     """A binary held in memory (an archive member, a shared-tier blob, an entry read for ``verify``);
-    ``binary_suffix`` says whose binary it is (a shared object, or a cubin: cache/elf.py ``symbols_for``)."""
+    ``binary_suffix`` says whose binary it is (a shared object, or a cubin: cache/binaries.py)."""
 
     def __init__(self, data: bytes, binary_suffix: str = ".so"):
         self.data = data
@@ -174,7 +174,7 @@ class BinaryBytes(Binary):
 
     def contents(self) -> tuple[str, frozenset[str] | str]:
         try:
-            exported: frozenset[str] | str = elf.symbols_for(self.data, self.binary_suffix)
+            exported: frozenset[str] | str = binaries.symbols_for(self.data, self.binary_suffix)
         except elf.ElfError as e:
             exported = str(e)
         return hashlib.sha256(self.data).hexdigest(), exported

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..core import config
-from . import elf, entry, fsio, hashio, quarantine, signing
+from . import binaries, elf, entry, fsio, hashio, quarantine, signing
 from .layout import (
     CPU_BINARY_SUFFIX,
     INFO_SUFFIX,
@@ -211,7 +211,7 @@ class KernelStore:
             # MAX_BINARY_BYTES before a byte is read; a FIFO swapped in after the lstat never blocks.
             data, digest = hashio.read_hashed(binary, ident[2])
             try:
-                exported: frozenset[str] | str = elf.symbols_for(data, self.binary_suffix)
+                exported: frozenset[str] | str = binaries.symbols_for(data, self.binary_suffix)
             except elf.ElfError as e:
                 exported = str(e)
             del data

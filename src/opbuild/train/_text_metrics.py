@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _classification, _regression, _surface_metrics, metrics
 from .metrics import Metric, rearrange_inputs
 
 
@@ -158,8 +159,6 @@ class BleuScore(Metric):
 def get_metric_fn(name: str, *args: Any, **kwargs: Any) -> Metric:
     """A new metric by MindSpore's name (``'accuracy'``, ``'precision'``, ``'dice'``, ...); the arguments go
     to its constructor."""
-    from . import _classification, _regression, _surface_metrics, metrics  # function level: spans the modules
-
     table = {"acc": metrics.Accuracy, "accuracy": metrics.Accuracy, "loss": metrics.Loss,
              "precision": _classification.Precision, "recall": _classification.Recall, "F1": _classification.F1,
              "top_1_accuracy": _classification.Top1CategoricalAccuracy,

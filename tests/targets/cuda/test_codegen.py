@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from opbuild.cache import cubin, elf
+from opbuild.cache import binaries, cubin, elf
 from opbuild.cache.admin.scan import scan
 from opbuild.core import config
 from opbuild.core.errors import ConfigError
@@ -63,9 +63,9 @@ def test_cubin_check_rejects_what_the_driver_could_not_load(mutate, message):
 
 def test_the_verifier_picks_the_check_by_suffix():
     data = fake_cubin({"ob_aa": 0x12})
-    assert elf.symbols_for(data, ".cubin") == {"ob_aa"}
+    assert binaries.symbols_for(data, ".cubin") == {"ob_aa"}
     with pytest.raises(elf.ElfError):  # a cubin is no shared object of this machine
-        elf.symbols_for(data, ".so")
+        binaries.symbols_for(data, ".so")
 
 
 def test_statement_expressions_become_lambdas():

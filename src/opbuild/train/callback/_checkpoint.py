@@ -9,6 +9,7 @@ import re
 import time
 from typing import Any
 
+from ...communication import auto_parallel, management
 from ._callback import Callback, RunContext
 from ._monitors import step_in_epoch
 
@@ -222,8 +223,6 @@ class ModelCheckpoint(Callback):
         """Whether this rank leaves saving to rank 0: a data-parallel job of several ranks, not rank 0, and
         ``save_all_ranks`` not asked for (every rank's weights are the same bits: one copy is enough, and ranks
         sharing a directory would write the same files)."""
-        from ...communication import auto_parallel, management
-
         if self._config.save_all_ranks or not auto_parallel.data_parallel() or not management.is_initialized():
             return False
         return management.get_group_size() > 1 and management.get_rank() != 0
