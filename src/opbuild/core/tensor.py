@@ -126,6 +126,14 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
         return t
 
     @staticmethod
+    def _fresh(data: np.ndarray, dtype: DType | None = None) -> Tensor:
+        """A plain Tensor (never a Parameter) of ``data`` just computed, in ``dtype`` (default: its own): how the
+        method mixins, which this module imports, make their results without importing it."""
+        arr = np.ascontiguousarray(data if dtype is None else np.asarray(data).astype(dtype.np_dtype, copy=False))
+        dtype_of(arr.dtype)  # raises TypeError for unsupported dtypes
+        return Tensor._of(arr)
+
+    @staticmethod
     def from_numpy(array: np.ndarray) -> Tensor:
         """A Tensor of a NumPy array's values and dtype (``Tensor.from_numpy``; the array is not copied)."""
         if not isinstance(array, np.ndarray):

@@ -15,15 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import dtype_of
 from .functional_slot import _ops
 from .providers import provider
-
-
-def _new(data: np.ndarray, like=None):
-    from .tensor import Tensor  # function level: tensor.py imports this module
-
-    return Tensor(np.ascontiguousarray(data), dtype=like.dtype if like is not None else dtype_of(data.dtype))
 
 
 def _np(x) -> np.ndarray:
@@ -70,12 +63,12 @@ class TensorExtras:
         if mode not in ("clip", "wrap", "raise"):
             raise ValueError(f"Tensor.choose: mode must be 'clip', 'wrap' or 'raise', got {mode!r}")
         opts = [_np(c) for c in choices] if isinstance(choices, (list, tuple)) else _np(choices)
-        return _new(np.choose(_np(self), opts, mode=mode))
+        return self._fresh(np.choose(_np(self), opts, mode=mode))
 
-    @staticmethod
-    def convert_bytes_to_tensor(bytes_data: bytes, shape, dtype):
+    @classmethod
+    def convert_bytes_to_tensor(cls, bytes_data: bytes, shape, dtype):
         """A tensor of ``shape`` and ``dtype`` read from ``bytes_data`` (what ``get_bytes`` returned)."""
-        return _new(np.frombuffer(bytes_data, dtype=dtype.np_dtype).reshape(tuple(shape)).copy())
+        return cls._fresh(np.frombuffer(bytes_data, dtype=dtype.np_dtype).reshape(tuple(shape)).copy())
 
     def data_ptr(self) -> int:
         """The address of the first element."""
@@ -102,7 +95,7 @@ class TensorExtras:
         """A copy on device ``to``; opbuild's tensors live on the CPU only."""
         if str(to).upper() != "CPU":
             raise ValueError(f"Tensor.move_to: opbuild runs on the CPU only, got to={to!r}; use 'CPU'")
-        return _new(self.asnumpy().copy(), self)
+        return self._fresh(self.asnumpy().copy(), self.dtype)
 
     def set_const_arg(self, const_arg: bool = True):
         """Mark the tensor as a constant graph argument (kept as a flag; returns the tensor)."""
@@ -118,7 +111,7 @@ class TensorExtras:
         """A copy with the main diagonal set to ``fill_value`` (``wrap``: restart below tall matrices)."""
         out = self.asnumpy().copy()
         np.fill_diagonal(out, fill_value, wrap=wrap)
-        return _new(out, self)
+        return self._fresh(out, self.dtype)
 
     def itemset(self, *args):
         """A copy with one element set (``itemset(index, value)`` or ``itemset(value)`` for one element)."""
@@ -130,7 +123,7 @@ class TensorExtras:
             out[index] = args[1]
         else:
             raise TypeError("Tensor.itemset: expected (value) or (index, value)")
-        return _new(out, self)
+        return self._fresh(out, self.dtype)
 
     def resize(self, *new_shape):
         """A tensor of ``new_shape`` with the elements in C order, cut or padded with zeros."""
@@ -140,7 +133,7 @@ class TensorExtras:
         out = np.zeros(int(np.prod(shape)), flat.dtype)
         n = min(out.size, flat.size)
         out[:n] = flat[:n]
-        return _new(out.reshape(shape), self)
+        return self._fresh(out.reshape(shape), self.dtype)
 
     def index_add(self, indices, y, axis: int, use_lock: bool = True, check_index_bound: bool = True):
         """A copy with ``y`` added at ``indices`` along ``axis``."""
@@ -150,7 +143,7 @@ class TensorExtras:
             raise IndexError(f"Tensor.index_add: indices out of range for axis {axis} of size {out.shape[axis]}")
         moved = np.moveaxis(out, axis, 0)
         np.add.at(moved, idx, np.moveaxis(_np(y).astype(out.dtype), axis, 0))
-        return _new(out, self)
+        return self._fresh(out, self.dtype)
 
     def index_put(self, indices, values, accumulate: bool = False):
         """A copy with ``values`` written (``accumulate``: added) at the index tensors ``indices``."""
@@ -161,7 +154,7 @@ class TensorExtras:
             np.add.at(out, key, np.broadcast_to(vals, out[key].shape))
         else:
             out[key] = vals
-        return _new(out, self)
+        return self._fresh(out, self.dtype)
 
     def masked_scatter(self, mask, source):
         """A copy whose elements where ``mask`` is true are ``source``'s first elements, in order."""
@@ -171,7 +164,7 @@ class TensorExtras:
         if src.size < m.sum():
             raise ValueError(f"Tensor.masked_scatter: source has {src.size} elements, the mask selects {m.sum()}")
         out[m] = src[:m.sum()]
-        return _new(out, self)
+        return self._fresh(out, self.dtype)
 
     def scatter(self, axis: int | None = None, index=None, src=None, *, dim: int | None = None, value=None,
                 reduce: str | None = None):
@@ -193,7 +186,7 @@ class TensorExtras:
             (np.add if reduce == "add" else np.multiply).at(out, tuple(grid), vals)
         else:
             raise ValueError(f"Tensor.scatter: reduce must be None, 'add' or 'multiply', got {reduce!r}")
-        return _new(out, self)
+        return self._fresh(out, self.dtype)
 
     def median(self, axis: int = -1, keepdims: bool = False, *, dim: int | None = None,
                keepdim: bool | None = None):
@@ -207,7 +200,7 @@ class TensorExtras:
         vals = np.take_along_axis(data, idx, axis=axis)
         if not keepdims:
             idx, vals = np.squeeze(idx, axis), np.squeeze(vals, axis)
-        return _new(vals, self), _new(idx.astype(np.int64))
+        return self._fresh(vals, self.dtype), self._fresh(idx.astype(np.int64))
 
     def sum_to_size(self, *size):
         """Sum over the axes where ``size`` is 1 (or missing in front) so the result has shape ``size``."""
@@ -224,7 +217,8 @@ class TensorExtras:
         COOTensor = provider("sparse_classes")["COOTensor"]  # noqa: N806 - a class
         data = self.asnumpy()
         nz = np.argwhere(data != 0)
-        return COOTensor(_new(nz.astype(np.int32)), _new(data[tuple(nz.T)], self), tuple(data.shape))
+        return COOTensor(self._fresh(nz.astype(np.int32)), self._fresh(data[tuple(nz.T)], self.dtype),
+                         tuple(data.shape))
 
     def to_csr(self):
         """The nonzero elements of a 2-D tensor as a CSRTensor (int32 index arrays, as MindSpore's)."""
@@ -234,8 +228,8 @@ class TensorExtras:
             raise ValueError(f"Tensor.to_csr: expected a 2-D tensor, got {data.ndim}-D")
         rows, cols = np.nonzero(data)
         indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=data.shape[0]))]).astype(np.int32)
-        return CSRTensor(_new(indptr), _new(cols.astype(np.int32)), _new(data[rows, cols], self),
-                         tuple(data.shape))
+        return CSRTensor(self._fresh(indptr), self._fresh(cols.astype(np.int32)),
+                         self._fresh(data[rows, cols], self.dtype), tuple(data.shape))
 
     def _draw_rng(self, generator: Any) -> np.random.Generator:
         if generator is None:

@@ -7,11 +7,6 @@ The functional API is reached through the slot of functional_slot.py, filled by 
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-
-from .dtypes import dtype_of
 from .functional_slot import _ops  # noqa: F401 - re-exported for tensor.py
 from .tensor_more import TensorMoreMethods
 
@@ -115,7 +110,7 @@ class _TensorArrayMethods:
     def clone(self):
         """A new tensor with the same values (in a traced graph, a new value; updating one leaves the other)."""
         if self._data is not None:
-            return _new_like(self, self._data.copy())
+            return self._fresh(self._data.copy())
         return _ops().reshape(self, self.shape)
 
     # ---- shape and data movement ---------------------------------------------------------------------
@@ -371,9 +366,3 @@ class TensorMethods(_TensorArrayMethods, TensorMoreMethods):
     def trace(self):
         """Sum of the main diagonal."""
         return _ops().trace(self)
-
-def _new_like(t: Any, data: np.ndarray) -> Any:
-    """A plain Tensor (never a Parameter) of ``data``."""
-    from .tensor import Tensor  # function level: tensor.py imports this module
-
-    return Tensor(data, dtype=dtype_of(data.dtype))
