@@ -35,4 +35,5 @@ def test_core_names_higher_layers_only_in_providers() -> None:
     assert not hasattr(tensor, "bind_functional") and not hasattr(tensor, "_functional")
     assert trace.engine() is session()
     assert providers.tensor_methods().getitem is not None
-    assert set(providers.PROVIDERS) == {"engine", "tensor_methods"}
+    assert providers.provider("sparse_classes")["COOTensor"].__name__ == "COOTensor"
+    assert set(providers.PROVIDERS) == {"engine", "tensor_methods", "sparse_classes"}
