@@ -54,6 +54,7 @@ from .api_extras import (  # noqa: E402
     set_ps_context,
 )
 from .autograd import grad, value_and_grad  # noqa: E402
+from .install_check import run_check  # noqa: E402
 from .common import dtype  # noqa: E402 - ``from mindspore import dtype as mstype``
 from .common.dtype import (  # noqa: E402 - every name of mindspore.dtype is also top level, as in MindSpore
     Type,
@@ -162,4 +163,5 @@ __all__ = [
     "manual_seed", "seed", "set_rng_state", "from_numpy", "frombuffer", "get_algo_parameters", "get_level",
     "get_log_config", "get_ps_context", "jit_class", "merge_sliced_parameter", "ms_memory_recycle", "mutable",
     "no_inline", "recompute", "reset_algo_parameters", "set_algo_parameters", "set_ps_context",
+    "run_check",
 ]

@@ -1,0 +1,55 @@
+"""MindSpore 2.x framework names (opbuild.runtime.device_limits, run_check, Cell/amp/train helpers) give
+what MindSpore 2.10 gives: ``str(result)`` of each program of tests/compat/framework_cases.py against
+fixtures recorded by scripts/record_framework_extras.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opbuild as ms
+from tests.compat.framework_cases import CASES
+
+FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "framework_extras.json")
+                     .read_text())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_program_matches_mindspore(name, pynative_mode):
+    env = {"ms": ms, "np": np}
+    want = FIXTURE[name]
+    if "error" in want:
+        with pytest.raises(Exception) as info:  # noqa: B017 - MindSpore raises here; so must opbuild
+            exec(CASES[name], env)  # noqa: S102
+        assert type(info.value).__name__ == want["error"].split(":")[0]
+        return
+    exec(CASES[name], env)  # noqa: S102 - the repository's own programs
+    assert str(env["result"]) == want["str"]
+
+
+def test_runtime_limits_are_recorded_and_checked():
+    s = ms.runtime.Stream()
+    ms.runtime.set_stream_limit(s, 8, 4)
+    assert ms.runtime.get_stream_limit(s) == {"cube_core_num": 8, "vector_core_num": 4}
+    ms.runtime.reset_stream_limit(s)
+    assert ms.runtime.get_stream_limit(s) == ms.runtime.get_device_limit(0)
+    ms.runtime.set_device_limit(3, 2, None)
+    assert ms.runtime.get_device_limit(3)["cube_core_num"] == 2
+    ms.runtime.set_kernel_launch_capture(True, ["MatMul"])
+    assert ms.runtime.get_kernel_launch_capture() == {"enable": True, "op_capture_skip": ["matmul"]}
+    with pytest.raises(ValueError, match="cube_num must be a positive int"):
+        ms.runtime.set_stream_limit(s, 0, 4)
+    with pytest.raises(TypeError, match="stream must be a mindspore.runtime.Stream"):
+        ms.runtime.get_stream_limit(None)
+    with pytest.raises(TypeError, match="op_capture_skip must be a list"):
+        ms.runtime.set_kernel_launch_capture(True, "matmul")
+
+
+def test_runtime_package_still_executes_graphs():
+    from opbuild.runtime.session import build_report
+
+    assert callable(build_report)
+    assert (ms.Tensor(np.ones(2, np.float32)) + 1).asnumpy().tolist() == [2.0, 2.0]
