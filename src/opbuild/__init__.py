@@ -54,7 +54,6 @@ from .api_extras import (  # noqa: E402
     set_ps_context,
 )
 from .autograd import grad, value_and_grad  # noqa: E402
-from .install_check import run_check  # noqa: E402
 from .common import dtype  # noqa: E402 - ``from mindspore import dtype as mstype``
 from .common.dtype import (  # noqa: E402 - every name of mindspore.dtype is also top level, as in MindSpore
     Type,
@@ -90,6 +89,7 @@ from .communication import (  # noqa: E402
     set_auto_parallel_context,
 )
 from .context import ParallelMode  # noqa: E402
+from .install_check import run_check  # noqa: E402
 from .jit import JitConfig, explain, jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
 from .rng import (  # noqa: E402
