@@ -123,7 +123,7 @@ _LAZY.update({name: ("opbuild.train", name) for name in (
     "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "ROC", "auc", "rearrange_inputs", "Dice",
     "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn", "LearningRateScheduler",
     "DatasetHelper", "async_ckpt_thread_status", "HausdorffDistance", "MeanSurfaceDistance",
-    "RootMeanSquareDistance")})
+    "RootMeanSquareDistance", "ConfusionMatrixMetric", "OcclusionSensitivity")})
 
 
 def __getattr__(name: str):

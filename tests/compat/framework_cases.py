@@ -15,3 +15,34 @@ CASES = {
     "run_check": ("import io, contextlib\nbuf = io.StringIO()\nwith contextlib.redirect_stdout(buf):\n"
                   "    ms.run_check()\nresult = buf.getvalue().splitlines()[-1]"),
 }
+
+_CM = (
+    "x = np.array([[[0, 1, 1], [1, 0, 0], [1, 1, 0]], [[1, 0, 1], [0, 0, 1], [1, 0, 0]]])\n"
+    "y = np.array([[[0, 1, 0], [1, 0, 1], [1, 0, 0]], [[1, 1, 1], [0, 0, 0], [0, 0, 1]]])\n")
+for _name in ("tpr", "specificity", "precision", "npv", "miss_rate", "fall out", "fdr", "for", "pt", "ts",
+              "accuracy", "ba", "f1 score", "mcc", "fm", "bm", "mk"):
+    CASES[f"cmm_{_name}"] = _CM + (f"m = ms.train.ConfusionMatrixMetric(metric_name={_name!r})\n"
+                                   "m.update(ms.Tensor(x), ms.Tensor(y))\nresult = np.round(m.eval(), 6)")
+for _dec in ("mean", "sum"):  # MindSpore 2.10 fails on the other decrease modes
+    CASES[f"cmm_calc_{_dec}"] = _CM + (
+        f"m = ms.train.ConfusionMatrixMetric(skip_channel=False, metric_name='f1', calculation_method=True, "
+        f"decrease={_dec!r})\nm.update(x, y)\nm.update(y, y)\nresult = round(float(m.eval()), 6)")
+CASES["cmm_example"] = ("m = ms.train.ConfusionMatrixMetric(skip_channel=True, metric_name='tpr', "
+                        "calculation_method=False, decrease='mean')\nm.clear()\n"
+                        "m.update(ms.Tensor(np.array([[[0], [1]], [[1], [0]]])), "
+                        "ms.Tensor(np.array([[[0], [1]], [[0], [1]]])))\nresult = m.eval()")
+CASES["cmm_bad_name"] = _CM + ("m = ms.train.ConfusionMatrixMetric(metric_name='nope')\nm.update(x, y)\n"
+                               "result = m.eval()")
+_NET = ("class Net(ms.nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.w = ms.Parameter(ms.Tensor(np.arange(24, dtype=np.float32).reshape(12, 2) / 10))\n"
+        "    def construct(self, x):\n        return ms.ops.matmul(x.reshape(x.shape[0], -1), self.w)\n")
+CASES["occlusion_2d"] = _NET + ("m = ms.train.OcclusionSensitivity(margin=1, n_batch=5)\n"
+                                "m.update(Net(), np.arange(12, dtype=np.float32).reshape(1, 3, 4) / 7, np.array(1))\n"
+                                "result = np.round(m.eval(), 4)")
+CASES["occlusion_box"] = _NET + ("m = ms.train.OcclusionSensitivity(pad_val=0.5, margin=1, "
+                                 "b_box=[1, 2, 0, 2])\n"
+                                 "m.update(Net(), np.arange(12, dtype=np.float32).reshape(1, 3, 4) / 7, "
+                                 "np.array(0))\nresult = np.round(m.eval(), 4)")
+CASES["occlusion_batch2"] = _NET + ("m = ms.train.OcclusionSensitivity()\n"
+                                    "m.update(Net(), np.ones((2, 3, 4), np.float32), np.array(0))\nresult = m.eval()")
+CASES["train_names"] = "result = ms.train.names()"

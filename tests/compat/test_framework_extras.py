@@ -53,3 +53,17 @@ def test_runtime_package_still_executes_graphs():
 
     assert callable(build_report)
     assert (ms.Tensor(np.ones(2, np.float32)) + 1).asnumpy().tolist() == [2.0, 2.0]
+
+
+def test_metric_table_and_bad_metric_input():
+    from opbuild import train
+
+    assert isinstance(train.get_metric_fn("occlusion_sensitivity"), train.OcclusionSensitivity)
+    assert isinstance(train.get_metric_fn("confusion_matrix_metric", metric_name="f1"), train.ConfusionMatrixMetric)
+    m = train.ConfusionMatrixMetric()
+    with pytest.raises(ValueError, match="must be binarised"):
+        m.update(np.full((1, 2, 2), 0.5), np.ones((1, 2, 2)))
+    with pytest.raises(ValueError, match="decrease must be one of"):
+        train.ConfusionMatrixMetric(decrease="median")
+    with pytest.raises(RuntimeError, match="call update first"):
+        train.OcclusionSensitivity().eval()
