@@ -46,3 +46,23 @@ CASES["occlusion_box"] = _NET + ("m = ms.train.OcclusionSensitivity(pad_val=0.5,
 CASES["occlusion_batch2"] = _NET + ("m = ms.train.OcclusionSensitivity()\n"
                                     "m.update(Net(), np.ones((2, 3, 4), np.float32), np.array(0))\nresult = m.eval()")
 CASES["train_names"] = "result = ms.train.names()"
+CASES["conv2d_repr_normal"] = "result = repr(ms.nn.Conv2d(120, 240, 4, has_bias=False, weight_init='normal'))"
+CASES["conv2d_repr_default"] = ("result = repr(ms.nn.Conv2d(3, 8, (3, 5), stride=2, pad_mode='pad', padding=1, "
+                                "weight_init='ones'))")
+CASES["conv2d_repr_bias"] = ("result = repr(ms.nn.Conv2d(4, 4, 3, pad_mode='valid', dilation=2, group=2, "
+                             "has_bias=True, weight_init='uniform', bias_init='zeros'))")
+CASES["conv2d_repr_pad4"] = ("result = repr(ms.nn.Conv2d(2, 2, 1, pad_mode='pad', padding=(1, 2, 3, 4), "
+                             "weight_init='zeros'))")
+CASES["cell_to"] = ("net = ms.nn.Dense(4, 4)\nr = net.to(device='CPU', dtype=ms.float16)\n"
+                    "result = (r is net, repr(r), [str(p.dtype) for p in net.get_parameters()], "
+                    "str(net(ms.Tensor(np.ones((1, 4), np.float16))).dtype))")
+CASES["cell_to_none"] = ("net = ms.nn.Dense(2, 2)\nr = net.to()\n"
+                         "result = [str(p.dtype) for p in r.get_parameters()]")
+CASES["cell_to_int"] = "net = ms.nn.Dense(2, 2)\nresult = net.to(dtype=ms.int32)"
+CASES["cell_to_device"] = "net = ms.nn.Dense(2, 2)\nresult = net.to(device='GPU')"
+CASES["offload"] = "net = ms.nn.Dense(2, 2)\nresult = net.offload()"
+CASES["ckpt_name_kept"] = ("import os, tempfile\nd = tempfile.mkdtemp()\nn = os.path.join(d, 'model_ckpt')\n"
+                           "ms.save_checkpoint(ms.nn.Dense(2, 2), n)\n"
+                           "result = (sorted(os.listdir(d)), sorted(ms.load_checkpoint(n)))")
+CASES["ckpt_name_suffixed"] = ("import os, tempfile\nd = tempfile.mkdtemp()\nn = os.path.join(d, 'model')\n"
+                               "ms.save_checkpoint(ms.nn.Dense(2, 2), n)\nresult = sorted(os.listdir(d))")

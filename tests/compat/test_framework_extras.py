@@ -67,3 +67,47 @@ def test_metric_table_and_bad_metric_input():
         train.ConfusionMatrixMetric(decrease="median")
     with pytest.raises(RuntimeError, match="call update first"):
         train.OcclusionSensitivity().eval()
+
+
+def test_parameter_forward_hook_applies_in_graphs_with_gradients(pynative_mode):
+    # MindSpore's documented example (its recorded output: out 60.0, grad 20.0 under jit).
+    class SimpleCell(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.weight = ms.Parameter(ms.Tensor(2.0))
+
+        def construct(self, x):
+            return x * self.weight
+
+    net = SimpleCell()
+    net.register_parameter_forward_hook([{"params": [net.weight], "hook": lambda p: p * 10}])
+    out, grad = ms.jit(ms.value_and_grad(net))(ms.Tensor(3.0))
+    assert (float(out), float(grad)) == (60.0, 20.0)
+    _, (gw,) = ms.jit(ms.value_and_grad(net, None, net.trainable_params()))(ms.Tensor(3.0))
+    assert float(gw) == 30.0  # d(x * 10 w)/dw, through the hook
+    assert float(net(ms.Tensor(3.0))) == 6.0  # op by op, as MindSpore: not applied
+    assert float(net.weight.value()) == 2.0  # the parameter itself is untouched
+    with pytest.raises(ValueError, match="is not a parameter of"):
+        net.register_parameter_forward_hook([{"params": [ms.Parameter(ms.Tensor(1.0), name="x")], "hook": abs}])
+
+
+def test_parameter_forward_hook_on_a_sub_cell_in_graph_mode(graph_mode):
+    net = ms.nn.SequentialCell([ms.nn.Dense(2, 2, weight_init="ones", bias_init="zeros")])
+    x = ms.Tensor(np.array([[1.0, 2.0]], np.float32))
+    assert net(x).asnumpy().tolist() == [[3.0, 3.0]]
+    net.register_parameter_forward_hook([{"params": [net[0].weight], "hook": lambda p: p * 2}])
+    assert net(x).asnumpy().tolist() == [[6.0, 6.0]]  # the graph traced before the hook is not reused
+
+
+def test_cell_to_casts_parameters_and_refuses_other_devices(pynative_mode):
+    net = ms.nn.Dense(2, 2)
+    with pytest.raises(ValueError, match="device must be None or 'CPU'"):
+        net.to(device="GPU")
+    with pytest.raises(TypeError, match="only accepts floating point"):
+        net.to(dtype=ms.int32)
+    assert net.to(dtype=ms.float16) is net
+    assert {str(p.dtype) for p in net.get_parameters()} == {"Float16"}
+    with pytest.raises(NotImplementedError, match="register_backward_pre_hook is not supported"):
+        net.register_backward_pre_hook(print)
+    net.offload(backward_prefetch=2)
+    assert net.offload_info() == 2

@@ -17,6 +17,7 @@ from ..core.tensor import Tensor
 from ..ops.primitive import apply, compute_dtype
 from . import batch_chunks
 from .cell_api import CellApi
+from .cell_extras import CellExtras, hooked_parameters
 from .cell_repr import cell_repr, extra_repr
 from .cell_state import CellState
 
@@ -52,7 +53,7 @@ def restore_training(flags: Iterable[tuple[Cell, bool]]) -> None:
     state_changed()
 
 
-class Cell(CellState, CellApi):
+class Cell(CellState, CellApi, CellExtras):
     """Base class of all networks and layers. Subclasses define ``construct``.
 
     Attributes that are Parameters or Cells are registered (``parameters_and_names``, ``cells_and_names``);
@@ -228,6 +229,12 @@ class Cell(CellState, CellApi):
 
     def _construct_in_precision(self, *args: Any, **kwargs: Any) -> Any:
         """``construct`` with this cell's ``to_float`` dtype (if any) as the compute dtype of its ops."""
+        if self.__dict__.get("_param_forward_hooks"):
+            with hooked_parameters(self):
+                return self._construct_in_dtype(*args, **kwargs)
+        return self._construct_in_dtype(*args, **kwargs)
+
+    def _construct_in_dtype(self, *args: Any, **kwargs: Any) -> Any:
         dtype = self.__dict__.get("_mixed_precision")
         if dtype is None:
             return self.construct(*args, **kwargs)
