@@ -89,6 +89,7 @@ from .communication import (  # noqa: E402
     set_auto_parallel_context,
 )
 from .context import ParallelMode  # noqa: E402
+from .graph import lazy_inline  # noqa: E402
 from .install_check import run_check  # noqa: E402
 from .jit import JitConfig, explain, jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
@@ -163,5 +164,5 @@ __all__ = [
     "manual_seed", "seed", "set_rng_state", "from_numpy", "frombuffer", "get_algo_parameters", "get_level",
     "get_log_config", "get_ps_context", "jit_class", "merge_sliced_parameter", "ms_memory_recycle", "mutable",
     "no_inline", "recompute", "reset_algo_parameters", "set_algo_parameters", "set_ps_context",
-    "run_check",
+    "run_check", "lazy_inline",
 ]

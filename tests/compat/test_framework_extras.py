@@ -111,3 +111,23 @@ def test_cell_to_casts_parameters_and_refuses_other_devices(pynative_mode):
         net.register_backward_pre_hook(print)
     net.offload(backward_prefetch=2)
     assert net.offload_info() == 2
+
+
+def test_lazy_inline_marks_init_and_cells_still_build(pynative_mode):
+    from opbuild.graph.lazy_inline import lazy_inline
+
+    class Block(ms.nn.Cell):
+        @lazy_inline
+        def __init__(self):
+            super().__init__()
+            self.dense = ms.nn.Dense(2, 2, weight_init="ones", bias_init="zeros")
+
+        def construct(self, x):
+            return self.dense(x)
+
+    assert Block.__init__._lazy_inline and ms.lazy_inline is lazy_inline
+    b = Block()
+    b.offload()
+    assert b(ms.Tensor(np.ones((1, 2), np.float32))).asnumpy().tolist() == [[2.0, 2.0]]
+    with pytest.raises(ValueError, match="policy must be"):
+        lazy_inline(policy="middle")
