@@ -29,6 +29,8 @@ from .loss_scale import (
     LossScaleManager,
     LossScaler,
     StaticLossScaler,
+    _grad_scale_map,
+    _grad_unscale_map,
     all_finite,
     init_status,
 )

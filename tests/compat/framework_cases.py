@@ -10,7 +10,7 @@ CASES = {
     "stream_limit_reset": "s = ms.runtime.Stream()\nms.runtime.set_stream_limit(s, 8, 8)\n"
                           "ms.runtime.reset_stream_limit(s)\nresult = sorted(ms.runtime.get_stream_limit(s))",
     "device_limit_keys": "ms.runtime.set_device_limit(0, 8, 8)\nresult = sorted(ms.runtime.get_device_limit(0))",
-    "kernel_capture": "result = ms.runtime.set_kernel_launch_capture(True, ['matmul', 'addn'])",
+    "kernel_capture": "result = ms.runtime.set_kernel_launch_capture(False, ['matmul', 'addn'])",
     "stream_sync": "s = ms.runtime.Stream()\nresult = s.synchronize()",
     "run_check": ("import io, contextlib\nbuf = io.StringIO()\nwith contextlib.redirect_stdout(buf):\n"
                   "    ms.run_check()\nresult = buf.getvalue().splitlines()[-1]"),
@@ -66,3 +66,9 @@ CASES["ckpt_name_kept"] = ("import os, tempfile\nd = tempfile.mkdtemp()\nn = os.
                            "result = (sorted(os.listdir(d)), sorted(ms.load_checkpoint(n)))")
 CASES["ckpt_name_suffixed"] = ("import os, tempfile\nd = tempfile.mkdtemp()\nn = os.path.join(d, 'model')\n"
                                "ms.save_checkpoint(ms.nn.Dense(2, 2), n)\nresult = sorted(os.listdir(d))")
+CASES["grad_scale_map"] = (
+    "sv = ms.Parameter(ms.Tensor(1024, ms.float32), name='sv')\n"
+    "g = (ms.Tensor(np.array([1.0, 2.0], np.float32)), ms.Tensor(np.array([0.5], np.float16)))\n"
+    "s = ms.amp._grad_scale_map(sv, g)\nu = ms.amp._grad_unscale_map(sv, s)\n"
+    "result = (type(s).__name__, [x.asnumpy().tolist() for x in s], [str(x.dtype) for x in s], "
+    "[x.asnumpy().tolist() for x in u])")
