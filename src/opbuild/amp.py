@@ -29,8 +29,8 @@ from .loss_scale import (
     LossScaleManager,
     LossScaler,
     StaticLossScaler,
-    _grad_scale_map,
-    _grad_unscale_map,
+    _grad_scale_map,  # noqa: F401 - public in mindspore.amp (custom LossScaler subclasses import them)
+    _grad_unscale_map,  # noqa: F401
     all_finite,
     init_status,
 )
