@@ -72,3 +72,26 @@ CASES["grad_scale_map"] = (
     "s = ms.amp._grad_scale_map(sv, g)\nu = ms.amp._grad_unscale_map(sv, s)\n"
     "result = (type(s).__name__, [x.asnumpy().tolist() for x in s], [str(x.dtype) for x in s], "
     "[x.asnumpy().tolist() for x in u])")
+CASES["coo_add"] = (
+    "a = ms.COOTensor(ms.Tensor([[0, 1], [1, 2]], dtype=ms.int64), ms.Tensor([1, 2], dtype=ms.int32), (3, 4))\n"
+    "b = ms.COOTensor(ms.Tensor([[0, 0], [1, 1]], dtype=ms.int64), ms.Tensor([3, 4], dtype=ms.int32), (3, 4))\n"
+    "result = a.add(b, ms.Tensor(0, dtype=ms.int32))")
+CASES["coo_add_thresh"] = (
+    "a = ms.COOTensor(ms.Tensor([[0, 1], [2, 2]], dtype=ms.int64), ms.Tensor([1.5, -2.0], ms.float32), (3, 4))\n"
+    "b = ms.COOTensor(ms.Tensor([[0, 1], [1, 1], [2, 2]], dtype=ms.int64), "
+    "ms.Tensor([-1.0, 0.25, 1.0], ms.float32), (3, 4))\n"
+    "result = a.add(b, ms.Tensor(0.5, ms.float32))")
+CASES["coo_coalesce"] = (
+    "c = ms.COOTensor(ms.Tensor([[0, 0, 1], [1, 1, 2]], dtype=ms.int64).transpose(), "
+    "ms.Tensor([1, 5, 4], dtype=ms.float32), (3, 3))\nresult = c.coalesce()")
+CASES["csr_add"] = (
+    "ip = ms.Tensor([0, 1, 2], dtype=ms.int32)\nix = ms.Tensor([0, 1], dtype=ms.int32)\n"
+    "a = ms.CSRTensor(ip, ix, ms.Tensor([2, 1], dtype=ms.float32), (2, 4))\n"
+    "b = ms.CSRTensor(ip, ix, ms.Tensor([1, 2], dtype=ms.float32), (2, 4))\n"
+    "result = a.add(b, ms.Tensor(1, ms.float32), ms.Tensor(1, ms.float32))")
+CASES["csr_add_union"] = (
+    "a = ms.CSRTensor(ms.Tensor([0, 1, 2, 2], ms.int32), ms.Tensor([3, 0], ms.int32), "
+    "ms.Tensor([2.0, 1.0], ms.float32), (3, 4))\n"
+    "b = ms.CSRTensor(ms.Tensor([0, 2, 2, 3], ms.int32), ms.Tensor([1, 3, 2], ms.int32), "
+    "ms.Tensor([1.0, 2.0, 5.0], ms.float32), (3, 4))\n"
+    "result = a.add(b, ms.Tensor(2.0, ms.float32), ms.Tensor(-1.0, ms.float32))")
