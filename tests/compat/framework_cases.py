@@ -95,3 +95,5 @@ CASES["csr_add_union"] = (
     "b = ms.CSRTensor(ms.Tensor([0, 2, 2, 3], ms.int32), ms.Tensor([1, 3, 2], ms.int32), "
     "ms.Tensor([1.0, 2.0, 5.0], ms.float32), (3, 4))\n"
     "result = a.add(b, ms.Tensor(2.0, ms.float32), ms.Tensor(-1.0, ms.float32))")
+CASES["declared_input_repr"] = ("net = ms.nn.ReLU()\nnet.set_inputs(ms.Tensor(shape=[3, None], dtype=ms.float32))\n"
+                               "result = net.get_inputs()")

@@ -193,6 +193,8 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
 
     def __repr__(self) -> str:
         if self._data is None:
+            if is_placeholder(self):  # an input declaration has no values; MindSpore prints an empty value
+                return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n)"
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, traced)"
         return tensor_repr(self._data, self.shape, self.dtype)
 
