@@ -97,3 +97,8 @@ CASES["csr_add_union"] = (
     "result = a.add(b, ms.Tensor(2.0, ms.float32), ms.Tensor(-1.0, ms.float32))")
 CASES["declared_input_repr"] = ("net = ms.nn.ReLU()\nnet.set_inputs(ms.Tensor(shape=[3, None], dtype=ms.float32))\n"
                                "result = net.get_inputs()")
+CASES["symbol_min0"] = "result = ms.Symbol(min=0)"
+CASES["symbol_divisor0"] = "result = ms.Symbol(divisor=0)"
+CASES["symbol_float"] = "result = ms.Symbol(max=3.5)"
+CASES["symbol_declaration"] = ("t = ms.Tensor(shape=(None, ms.Symbol(divisor=8, remainder=1), ms.Symbol(max=32)), "
+                               "dtype=ms.float32)\nresult = t.shape")

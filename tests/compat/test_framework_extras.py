@@ -136,3 +136,14 @@ def test_lazy_inline_marks_init_and_cells_still_build(pynative_mode):
     assert b(ms.Tensor(np.ones((1, 2), np.float32))).asnumpy().tolist() == [[2.0, 2.0]]
     with pytest.raises(ValueError, match="policy must be"):
         lazy_inline(policy="middle")
+
+
+def test_symbol_dims_are_free_and_checked_in_graph_mode(graph_mode):
+    net = ms.nn.ReLU()
+    net.set_inputs(ms.Tensor(shape=(None, ms.Symbol(divisor=8, remainder=1), ms.Symbol(max=32)), dtype=ms.float32))
+    assert net(ms.Tensor(np.ones((2, 9, 32), np.float32))).shape == (2, 9, 32)
+    assert net(ms.Tensor(np.ones((1, 17, 5), np.float32))).shape == (1, 17, 5)
+    with pytest.raises(ValueError, match="dimension 1 of input 0 is 16, outside the declared Symbol"):
+        net(ms.Tensor(np.ones((1, 16, 5), np.float32)))
+    with pytest.raises(ValueError, match="dimension 2 of input 0 is 33"):
+        net(ms.Tensor(np.ones((1, 9, 33), np.float32)))

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import config, graph_breaks, trace
+from ..core import config, graph_breaks, symbol, trace
 from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
@@ -225,6 +225,7 @@ class Cell(CellState, CellApi, CellExtras):
                 raise ValueError(f"{name}: input {i} is {a._type.dtype}{list(got)}, but set_inputs declared "
                                  f"{dtype_of(np_dtype).name}{[None if w == -1 else w for w in want]}")
             flags.append(dynamic)
+        symbol.check_dims(name, self.__dict__["_declared_inputs"], args)
         return tuple(flags) if any(flags) else None
 
     def _construct_in_precision(self, *args: Any, **kwargs: Any) -> Any:
