@@ -201,13 +201,26 @@ class GradOperation:
 
         def grad_fn(*args: Any) -> Any:
             n_in = len(args) - (1 if self.sens_param else 0)
-            tensors = [i for i in range(n_in) if isinstance(args[i], (Tensor, np.ndarray))]
-            positions = tuple(tensors) if self.get_all else tuple(tensors[:1])
-            diff = cache.get((positions, n_in))
+            # A tuple/list of Tensors (``mutable((x, y))``) is differentiated member by member: it is passed
+            # flattened, and its members' gradients come back as a tuple in its place.
+            layout = tuple(len(a) if _is_tensor_seq(a) else None for a in args[:n_in])
+            flat_args = tuple(x for a, n in zip(args[:n_in], layout) for x in (a if n is not None else (a,)))
+            flat_args += tuple(args[n_in:])
+            n_flat = len(flat_args) - (len(args) - n_in)
+            tensors = [i for i in range(n_flat) if isinstance(flat_args[i], (Tensor, np.ndarray))]
+            if self.get_all:
+                positions = tuple(tensors)
+            else:
+                first = layout[0] if layout and layout[0] is not None else 1
+                positions = tuple(tensors[:first])
+            diff = cache.get((positions, n_in, layout))
             if diff is None:
-                diff = _Differentiated(fn, positions, params, has_aux=False, sens_param=self.sens_param)
-                cache[(positions, n_in)] = diff
-            _, in_grads, w_grads = diff(*args)
+                target = fn if not any(n is not None for n in layout) else _regrouped(fn, layout)
+                diff = _Differentiated(target, positions, params, has_aux=False, sens_param=self.sens_param)
+                cache[(positions, n_in, layout)] = diff
+            _, in_grads, w_grads = diff(*flat_args)
+            if any(n is not None for n in layout):
+                in_grads = _group_grads(in_grads, layout, self.get_all)
             if self.get_all and self.get_by_list:
                 return tuple(in_grads), tuple(w_grads)
             if self.get_by_list:
@@ -219,3 +232,29 @@ class GradOperation:
             return in_grads[0]
 
         return grad_fn
+
+
+def _is_tensor_seq(a: Any) -> bool:
+    return isinstance(a, (tuple, list)) and bool(a) and all(isinstance(x, (Tensor, np.ndarray)) for x in a)
+
+
+def _regrouped(fn: Callable[..., Any], layout: tuple) -> Callable[..., Any]:
+    """``fn`` taking its tuple arguments flattened (``layout``: per argument its length, or None)."""
+    def flat_fn(*xs: Any) -> Any:
+        it = iter(xs)
+        args = [next(it) if n is None else tuple(next(it) for _ in range(n)) for n in layout]
+        return fn(*args, *it)
+
+    state = getattr(fn, "_state_signature", None)
+    if state is not None:  # a Cell's training flag and structure stay part of the graph's key
+        flat_fn._state_signature = state  # type: ignore[attr-defined]
+    return flat_fn
+
+
+def _group_grads(grads: list, layout: tuple, get_all: bool) -> list:
+    """The flattened inputs' gradients regrouped: a tuple argument's members' gradients as one tuple."""
+    it = iter(grads)
+    out = []
+    for n in layout if get_all else layout[:1]:
+        out.append(next(it) if n is None else tuple(next(it) for _ in range(n)))
+    return out

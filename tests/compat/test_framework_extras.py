@@ -147,3 +147,27 @@ def test_symbol_dims_are_free_and_checked_in_graph_mode(graph_mode):
         net(ms.Tensor(np.ones((1, 16, 5), np.float32)))
     with pytest.raises(ValueError, match="dimension 2 of input 0 is 33"):
         net(ms.Tensor(np.ones((1, 9, 33), np.float32)))
+
+
+def test_grad_operation_differentiates_a_mutable_tuple_in_graph_mode(graph_mode):
+    # MindSpore's documented ``mutable`` example (GRAPH_MODE; its recorded output is checked here).
+    class Net(ms.nn.Cell):
+        def construct(self, z):
+            return ms.ops.matmul(z[0], z[1])
+
+    class GradNetWrtX(ms.nn.Cell):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+            self.grad_op = ms.ops.GradOperation()
+
+        def construct(self, z):
+            return self.grad_op(self.net)(z)
+
+    z = ms.mutable((ms.Tensor([[0.5, 0.6, 0.4], [1.2, 1.3, 1.1]], ms.float32),
+                    ms.Tensor([[0.01, 0.3, 1.1], [0.1, 0.2, 1.3], [2.1, 1.2, 3.3]], ms.float32)))
+    gx, gy = GradNetWrtX(Net())(z)
+    np.testing.assert_allclose(gx.asnumpy(), [[1.41, 1.6, 6.6]] * 2, rtol=1e-6)
+    np.testing.assert_allclose(gy.asnumpy(), [[1.7] * 3, [1.9] * 3, [1.5] * 3], rtol=1e-6)
+    (all_x, all_y), = ms.ops.GradOperation(get_all=True)(Net())(z)
+    np.testing.assert_allclose(all_y.asnumpy(), gy.asnumpy())
