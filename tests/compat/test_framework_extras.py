@@ -70,6 +70,8 @@ def test_metric_table_and_bad_metric_input():
         m.update(np.full((1, 2, 2), 0.5), np.ones((1, 2, 2)))
     with pytest.raises(ValueError, match="decrease must be one of"):
         train.ConfusionMatrixMetric(decrease="median")
+    with pytest.raises(ValueError, match="decrease must be 'mean' or 'sum'"):
+        train.ConfusionMatrixMetric(calculation_method=True, decrease="mean_batch")
     with pytest.raises(RuntimeError, match="call update first"):
         train.OcclusionSensitivity().eval()
 

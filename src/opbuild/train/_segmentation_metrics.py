@@ -129,6 +129,10 @@ class ConfusionMatrixMetric(Metric):
                 raise TypeError(f"ConfusionMatrixMetric: {what} must be a bool, got {type(flag).__name__}")
         if decrease not in _DECREASES:
             raise ValueError(f"ConfusionMatrixMetric: decrease must be one of {_DECREASES}, got {decrease!r}")
+        if calculation_method and decrease not in ("mean", "sum"):
+            # MindSpore 2.10 fails at update here: the per-batch score must reduce to one number to average.
+            raise ValueError(f"ConfusionMatrixMetric: with calculation_method=True, decrease must be 'mean' or "
+                             f"'sum' (one number per batch), got {decrease!r}")
         self.skip_channel = skip_channel
         self.metric_name = metric_name
         self._rate = _rate_name(metric_name)
