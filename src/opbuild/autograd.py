@@ -27,6 +27,7 @@ import numpy as np
 from .core import trace
 from .core.parameter import Parameter
 from .core.tensor import Tensor
+from .nn import deferred_hooks
 from .passes.autodiff import Autodiff
 
 
@@ -81,25 +82,48 @@ class _Differentiated:
         if outer is not None:
             # Called while tracing (a train step in TrainOneStepCell or @jit): the forward and backward
             # nodes join the enclosing graph, so forward, backward and update compile as one graph.
-            graph, rebuild, n_out = self._graph(args, n_args, n_sens)
+            graph, rebuild, n_out, _ = self._graph(args, n_args, n_sens)
             outs = outer.inline(graph, [a for a in args if isinstance(a, Tensor)])
             return rebuild(outs[:n_out]), outs[n_out:n_out + n_in], outs[n_out + n_in:]
         key = (self._state(), trace.arg_signature(args, "a differentiated function"),
-               tuple(id(w) for w in self.weights))
+               tuple(id(w) for w in self.weights), _hook_count(self.fn))
         entry = self._graphs.get(key)
         if entry is None:
-            graph, rebuild, n_out = self._graph(args, n_args, n_sens)
-            entry = (trace.engine().compile_graph(graph), rebuild, n_out)
+            with deferred_hooks.deferring() as calls:  # forward hooks see values once the graph has run
+                graph, rebuild, n_out, n_hook = self._graph(args, n_args, n_sens, calls)
+            entry = (trace.engine().compile_graph(graph), rebuild, n_out, n_hook)
             self._graphs[key] = entry
-        compiled, rebuild, n_out = entry
+        compiled, rebuild, n_out, (n_hook, templates) = entry
         outs = [Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])]
-        return rebuild(outs[:n_out]), outs[n_out:n_out + n_in], outs[n_out + n_in:]
+        if templates:
+            deferred_hooks.replay(templates, outs[n_out:n_out + n_hook])
+        n_all = n_out + n_hook
+        return rebuild(outs[:n_out]), outs[n_all:n_all + n_in], outs[n_all + n_in:]
 
-    def _graph(self, args: tuple, n_args: int, n_sens: int) -> tuple[Any, Callable, int]:
-        """Trace ``fn`` on ``args`` and append the gradients: (graph, output structure rebuild, n outputs)."""
+    def _graph(self, args: tuple, n_args: int, n_sens: int,
+               hook_calls: list | None = None) -> tuple[Any, Callable, int, tuple[int, list]]:
+        """Trace ``fn`` on ``args`` and append the gradients: (graph, output structure rebuild, n outputs,
+        (n hook tensors, hook templates)). The tensors of the forward-hook calls recorded into ``hook_calls``
+        follow the outputs (nn/deferred_hooks.py)."""
         fn = self.fn
-        graph, rebuild = trace.trace(lambda *a: fn(*a[:n_args]), args)
-        n_out = len(graph.outputs)
+        hooks: dict[str, Any] = {"n": 0, "templates": []}
+
+        def traced(*a: Any) -> Any:
+            out = fn(*a[:n_args])
+            if not hook_calls:
+                return out
+            leaves, hooks["templates"] = deferred_hooks.tensors_of(hook_calls)
+            hooks["n"] = len(leaves)
+            return (out, tuple(leaves))
+
+        graph, rebuild = trace.trace(traced, args)
+        if hooks["n"]:
+            # The outputs are (fn's outputs, hook tensors); only fn's are returned and differentiated.
+            whole = rebuild
+
+            def rebuild(leaves: list) -> Any:
+                return whole(list(leaves) + [None] * hooks["n"])[0]
+        n_out = len(graph.outputs) - hooks["n"]
         if self.has_aux and n_out < 2:
             raise ValueError("has_aux=True needs a function with more than one output (the first is "
                              "differentiated, the others are returned as they are)")
@@ -110,7 +134,15 @@ class _Differentiated:
         tensor_index = {i: k for k, i in enumerate(i for i, a in enumerate(args) if isinstance(a, Tensor))}
         positions = [tensor_index[p % n_args] for p in self.positions]
         graph = Autodiff(positions, self.weights, n_outputs=n_diff, sens_inputs=bool(n_sens)).run(graph)
-        return graph, rebuild, n_out
+        return graph, rebuild, n_out, (hooks["n"], hooks["templates"])
+
+
+def _hook_count(fn: Any) -> int:
+    """How many forward hooks ``fn``'s cells have (part of a gradient graph's key: a hook added later must
+    be recorded by a new trace)."""
+    cells = fn.cells_and_names() if hasattr(fn, "cells_and_names") else ()
+    return sum(len(c.__dict__.get("_forward_pre_hooks", {})) + len(c.__dict__.get("_forward_hooks", {}))
+               for _, c in cells)
 
 
 def _positions(grad_position: Any) -> tuple[tuple[int, ...], bool]:

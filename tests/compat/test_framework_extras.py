@@ -173,3 +173,28 @@ def test_grad_operation_differentiates_a_mutable_tuple_in_graph_mode(graph_mode)
     np.testing.assert_allclose(gy.asnumpy(), [[1.7] * 3, [1.9] * 3, [1.5] * 3], rtol=1e-6)
     (all_x, all_y), = ms.ops.GradOperation(get_all=True)(Net())(z)
     np.testing.assert_allclose(all_y.asnumpy(), gy.asnumpy())
+
+
+def test_forward_hooks_see_values_under_a_pynative_gradient(pynative_mode, capsys):
+    # MindSpore's documented register_forward_hook example: the hooks print values during grad(net).
+    seen = []
+
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.mul = ms.nn.MatMul()
+            self.mul.register_forward_pre_hook(lambda cell, inputs: seen.append(("pre", inputs)))
+            self.mul.register_forward_hook(lambda cell, inputs, out: seen.append(("post", inputs, out)))
+
+        def construct(self, x, y):
+            return self.mul(x + x, y)
+
+    grad = ms.ops.GradOperation(get_all=True)
+    net = Net()
+    for y in (1.0, 3.0):
+        seen.clear()
+        gx, gy = grad(net)(ms.Tensor(np.ones([1], np.float32)), ms.Tensor(np.full([1], y, np.float32)))
+        assert [s[0] for s in seen] == ["pre", "post"]  # each call, the cached graph included
+        assert [t.asnumpy().tolist() for t in seen[0][1]] == [[2.0], [y]]
+        assert float(seen[1][2]) == 2.0 * y
+        assert (gx.asnumpy().tolist(), gy.asnumpy().tolist()) == ([2.0 * y], [2.0])
