@@ -102,3 +102,5 @@ CASES["symbol_divisor0"] = "result = ms.Symbol(divisor=0)"
 CASES["symbol_float"] = "result = ms.Symbol(max=3.5)"
 CASES["symbol_declaration"] = ("t = ms.Tensor(shape=(None, ms.Symbol(divisor=8, remainder=1), ms.Symbol(max=32)), "
                                "dtype=ms.float32)\nresult = t.shape")
+CASES["amp_white_cells"] = "result = [c.__name__ for c in ms.amp.get_white_list() if issubclass(c, ms.nn.Cell)]"
+CASES["amp_black_cells"] = "result = [c.__name__ for c in ms.amp.get_black_list()]"

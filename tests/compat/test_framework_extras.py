@@ -198,3 +198,21 @@ def test_forward_hooks_see_values_under_a_pynative_gradient(pynative_mode, capsy
         assert [t.asnumpy().tolist() for t in seen[0][1]] == [[2.0], [y]]
         assert float(seen[1][2]) == 2.0 * y
         assert (gx.asnumpy().tolist(), gy.asnumpy().tolist()) == ([2.0 * y], [2.0])
+
+
+def test_amp_o1_covers_the_recurrent_and_3d_cells(pynative_mode):
+    class N(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.lstm = ms.nn.LSTMCell(4, 3)
+            self.bn = ms.nn.BatchNorm3d(2)
+
+        def construct(self, x, h):
+            return self.lstm(x, (h, h))[0]
+
+    o1 = N()
+    ms.amp.auto_mixed_precision(o1, "O1")
+    assert o1.lstm.__dict__.get("_mixed_precision") == "float16"
+    o2 = N()
+    ms.amp.auto_mixed_precision(o2, "O2")
+    assert o2.bn.__dict__.get("_mixed_precision") == "float32" and o2.lstm.__dict__["_mixed_precision"] == "float16"
