@@ -12,6 +12,7 @@ from .core.config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, se
 from .core.device import get_current_device, set_deterministic, set_recursion_limit  # noqa: E402
 from .core.errors import CompileError, CompilerNotFoundError, OpbuildError, ShapeError  # noqa: E402
 from .core.parameter import Parameter, ParameterTuple, initializer, set_seed  # noqa: E402
+from .core.symbol import Symbol  # noqa: E402
 from .core.tensor import Tensor, tensor  # noqa: E402
 from .report import BuildReport  # noqa: E402
 from .runtime.session import build_report  # noqa: E402
@@ -89,6 +90,8 @@ from .communication import (  # noqa: E402
     set_auto_parallel_context,
 )
 from .context import ParallelMode  # noqa: E402
+from .graph import lazy_inline  # noqa: E402
+from .install_check import run_check  # noqa: E402
 from .jit import JitConfig, explain, jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
 from .rng import (  # noqa: E402
@@ -122,7 +125,7 @@ _LAZY.update({name: ("opbuild.train", name) for name in (
     "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "ROC", "auc", "rearrange_inputs", "Dice",
     "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn", "LearningRateScheduler",
     "DatasetHelper", "async_ckpt_thread_status", "HausdorffDistance", "MeanSurfaceDistance",
-    "RootMeanSquareDistance")})
+    "RootMeanSquareDistance", "ConfusionMatrixMetric", "OcclusionSensitivity")})
 
 
 def __getattr__(name: str):
@@ -162,4 +165,5 @@ __all__ = [
     "manual_seed", "seed", "set_rng_state", "from_numpy", "frombuffer", "get_algo_parameters", "get_level",
     "get_log_config", "get_ps_context", "jit_class", "merge_sliced_parameter", "ms_memory_recycle", "mutable",
     "no_inline", "recompute", "reset_algo_parameters", "set_algo_parameters", "set_ps_context",
+    "run_check", "lazy_inline", "Symbol",
 ]

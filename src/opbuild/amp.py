@@ -5,8 +5,10 @@ Parameters are cast to it (ops/primitive.py); Parameters stay float32 master wei
 gradients through Cast's gradient. The levels, as MindSpore defines them:
 
 - ``O0``: unchanged.
-- ``O1``: the white list (Dense, Conv1d/2d, Conv2dTranspose cells) computes in ``dtype``.
-- ``O2``: everything computes in ``dtype`` except the black list (BatchNorm1d/2d, LayerNorm), kept in float32.
+- ``O1``: the white list (Conv1d/2d/3d and their transposes, Dense, the LSTM/RNN/GRU cells) computes in
+  ``dtype``.
+- ``O2``: everything computes in ``dtype`` except the black list (BatchNorm1d/2d/3d, LayerNorm), kept in
+  float32.
 - ``O3``: everything in ``dtype``.
 
 For O1-O3 the network's float outputs are cast back to float32, so a loss applied to them (``Model``,
@@ -29,13 +31,19 @@ from .loss_scale import (
     LossScaleManager,
     LossScaler,
     StaticLossScaler,
+    _grad_scale_map,  # noqa: F401 - public in mindspore.amp (custom LossScaler subclasses import them)
+    _grad_unscale_map,  # noqa: F401
     all_finite,
     init_status,
 )
 from .nn.cell import Cell, outputs_to_float32
 from .nn.layers.basic import Dense
 from .nn.layers.conv import Conv1d, Conv2d, Conv2dTranspose
+from .nn.layers.conv1d_transpose import Conv1dTranspose
+from .nn.layers.norm_more import BatchNorm3d
 from .nn.layers.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .nn.layers.rnn_cells import GRUCell, LSTMCell, RNNCell
+from .nn.layers.volumetric import Conv3d, Conv3dTranspose
 from .nn.loss_scale import TrainOneStepWithLossScaleCell
 from .nn.wrap import TrainOneStepCell, WithLossCell
 
@@ -43,13 +51,16 @@ AMP_LEVELS = ("O0", "O1", "O2", "O3")
 
 
 def get_white_list() -> list[type]:
-    """The cells O1 runs in low precision."""
-    return [Dense, Conv1d, Conv2d, Conv2dTranspose]
+    """The cells O1 runs in low precision, in MindSpore 2.10's order. MindSpore's list goes on with primitive
+    classes (Conv2D, MatMul, ReLU ...) that its O1 casts op by op; opbuild's O1 works on cells, so they are
+    not listed."""
+    return [Conv1d, Conv2d, Conv3d, Conv1dTranspose, Conv2dTranspose, Conv3dTranspose, Dense, LSTMCell, RNNCell,
+            GRUCell]
 
 
 def get_black_list() -> list[type]:
-    """The cells O2 keeps in float32."""
-    return [BatchNorm1d, BatchNorm2d, LayerNorm]
+    """The cells O2 keeps in float32 (MindSpore 2.10's list and order)."""
+    return [BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm]
 
 
 class _OutputTo32(Cell):

@@ -27,6 +27,7 @@ import numpy as np
 from .core import trace
 from .core.parameter import Parameter
 from .core.tensor import Tensor
+from .nn import deferred_hooks
 from .passes.autodiff import Autodiff
 
 
@@ -81,25 +82,48 @@ class _Differentiated:
         if outer is not None:
             # Called while tracing (a train step in TrainOneStepCell or @jit): the forward and backward
             # nodes join the enclosing graph, so forward, backward and update compile as one graph.
-            graph, rebuild, n_out = self._graph(args, n_args, n_sens)
+            graph, rebuild, n_out, _ = self._graph(args, n_args, n_sens)
             outs = outer.inline(graph, [a for a in args if isinstance(a, Tensor)])
             return rebuild(outs[:n_out]), outs[n_out:n_out + n_in], outs[n_out + n_in:]
         key = (self._state(), trace.arg_signature(args, "a differentiated function"),
-               tuple(id(w) for w in self.weights))
+               tuple(id(w) for w in self.weights), _hook_count(self.fn))
         entry = self._graphs.get(key)
         if entry is None:
-            graph, rebuild, n_out = self._graph(args, n_args, n_sens)
-            entry = (trace.engine().compile_graph(graph), rebuild, n_out)
+            with deferred_hooks.deferring() as calls:  # forward hooks see values once the graph has run
+                graph, rebuild, n_out, n_hook = self._graph(args, n_args, n_sens, calls)
+            entry = (trace.engine().compile_graph(graph), rebuild, n_out, n_hook)
             self._graphs[key] = entry
-        compiled, rebuild, n_out = entry
+        compiled, rebuild, n_out, (n_hook, templates) = entry
         outs = [Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])]
-        return rebuild(outs[:n_out]), outs[n_out:n_out + n_in], outs[n_out + n_in:]
+        if templates:
+            deferred_hooks.replay(templates, outs[n_out:n_out + n_hook])
+        n_all = n_out + n_hook
+        return rebuild(outs[:n_out]), outs[n_all:n_all + n_in], outs[n_all + n_in:]
 
-    def _graph(self, args: tuple, n_args: int, n_sens: int) -> tuple[Any, Callable, int]:
-        """Trace ``fn`` on ``args`` and append the gradients: (graph, output structure rebuild, n outputs)."""
+    def _graph(self, args: tuple, n_args: int, n_sens: int,
+               hook_calls: list | None = None) -> tuple[Any, Callable, int, tuple[int, list]]:
+        """Trace ``fn`` on ``args`` and append the gradients: (graph, output structure rebuild, n outputs,
+        (n hook tensors, hook templates)). The tensors of the forward-hook calls recorded into ``hook_calls``
+        follow the outputs (nn/deferred_hooks.py)."""
         fn = self.fn
-        graph, rebuild = trace.trace(lambda *a: fn(*a[:n_args]), args)
-        n_out = len(graph.outputs)
+        hooks: dict[str, Any] = {"n": 0, "templates": []}
+
+        def traced(*a: Any) -> Any:
+            out = fn(*a[:n_args])
+            if not hook_calls:
+                return out
+            leaves, hooks["templates"] = deferred_hooks.tensors_of(hook_calls)
+            hooks["n"] = len(leaves)
+            return (out, tuple(leaves))
+
+        graph, rebuild = trace.trace(traced, args)
+        if hooks["n"]:
+            # The outputs are (fn's outputs, hook tensors); only fn's are returned and differentiated.
+            whole = rebuild
+
+            def rebuild(leaves: list) -> Any:
+                return whole(list(leaves) + [None] * hooks["n"])[0]
+        n_out = len(graph.outputs) - hooks["n"]
         if self.has_aux and n_out < 2:
             raise ValueError("has_aux=True needs a function with more than one output (the first is "
                              "differentiated, the others are returned as they are)")
@@ -110,7 +134,15 @@ class _Differentiated:
         tensor_index = {i: k for k, i in enumerate(i for i, a in enumerate(args) if isinstance(a, Tensor))}
         positions = [tensor_index[p % n_args] for p in self.positions]
         graph = Autodiff(positions, self.weights, n_outputs=n_diff, sens_inputs=bool(n_sens)).run(graph)
-        return graph, rebuild, n_out
+        return graph, rebuild, n_out, (hooks["n"], hooks["templates"])
+
+
+def _hook_count(fn: Any) -> int:
+    """How many forward hooks ``fn``'s cells have (part of a gradient graph's key: a hook added later must
+    be recorded by a new trace)."""
+    cells = fn.cells_and_names() if hasattr(fn, "cells_and_names") else ()
+    return sum(len(c.__dict__.get("_forward_pre_hooks", {})) + len(c.__dict__.get("_forward_hooks", {}))
+               for _, c in cells)
 
 
 def _positions(grad_position: Any) -> tuple[tuple[int, ...], bool]:
@@ -201,13 +233,26 @@ class GradOperation:
 
         def grad_fn(*args: Any) -> Any:
             n_in = len(args) - (1 if self.sens_param else 0)
-            tensors = [i for i in range(n_in) if isinstance(args[i], (Tensor, np.ndarray))]
-            positions = tuple(tensors) if self.get_all else tuple(tensors[:1])
-            diff = cache.get((positions, n_in))
+            # A tuple/list of Tensors (``mutable((x, y))``) is differentiated member by member: it is passed
+            # flattened, and its members' gradients come back as a tuple in its place.
+            layout = tuple(len(a) if _is_tensor_seq(a) else None for a in args[:n_in])
+            flat_args = tuple(x for a, n in zip(args[:n_in], layout) for x in (a if n is not None else (a,)))
+            flat_args += tuple(args[n_in:])
+            n_flat = len(flat_args) - (len(args) - n_in)
+            tensors = [i for i in range(n_flat) if isinstance(flat_args[i], (Tensor, np.ndarray))]
+            if self.get_all:
+                positions = tuple(tensors)
+            else:
+                first = layout[0] if layout and layout[0] is not None else 1
+                positions = tuple(tensors[:first])
+            diff = cache.get((positions, n_in, layout))
             if diff is None:
-                diff = _Differentiated(fn, positions, params, has_aux=False, sens_param=self.sens_param)
-                cache[(positions, n_in)] = diff
-            _, in_grads, w_grads = diff(*args)
+                target = fn if not any(n is not None for n in layout) else _regrouped(fn, layout)
+                diff = _Differentiated(target, positions, params, has_aux=False, sens_param=self.sens_param)
+                cache[(positions, n_in, layout)] = diff
+            _, in_grads, w_grads = diff(*flat_args)
+            if any(n is not None for n in layout):
+                in_grads = _group_grads(in_grads, layout, self.get_all)
             if self.get_all and self.get_by_list:
                 return tuple(in_grads), tuple(w_grads)
             if self.get_by_list:
@@ -219,3 +264,29 @@ class GradOperation:
             return in_grads[0]
 
         return grad_fn
+
+
+def _is_tensor_seq(a: Any) -> bool:
+    return isinstance(a, (tuple, list)) and bool(a) and all(isinstance(x, (Tensor, np.ndarray)) for x in a)
+
+
+def _regrouped(fn: Callable[..., Any], layout: tuple) -> Callable[..., Any]:
+    """``fn`` taking its tuple arguments flattened (``layout``: per argument its length, or None)."""
+    def flat_fn(*xs: Any) -> Any:
+        it = iter(xs)
+        args = [next(it) if n is None else tuple(next(it) for _ in range(n)) for n in layout]
+        return fn(*args, *it)
+
+    state = getattr(fn, "_state_signature", None)
+    if state is not None:  # a Cell's training flag and structure stay part of the graph's key
+        flat_fn._state_signature = state  # type: ignore[attr-defined]
+    return flat_fn
+
+
+def _group_grads(grads: list, layout: tuple, get_all: bool) -> list:
+    """The flattened inputs' gradients regrouped: a tuple argument's members' gradients as one tuple."""
+    it = iter(grads)
+    out = []
+    for n in layout if get_all else layout[:1]:
+        out.append(next(it) if n is None else tuple(next(it) for _ in range(n)))
+    return out

@@ -163,6 +163,18 @@ def _map(fn: Any, inputs: Any) -> Any:
     raise TypeError(f"loss scaler: inputs must be a Tensor or a tuple of Tensors, got {type(inputs).__name__}")
 
 
+def _grad_scale_map(scale_value: Tensor, inputs: Any) -> Any:
+    """``inputs * scale_value`` over a Tensor or a tuple/list of Tensors, each in its own dtype (MindSpore's
+    ``amp._grad_scale_map``, which custom ``LossScaler`` subclasses call)."""
+    return _map(lambda x: G.mul(x, G.cast(scale_value, x._type.dtype)), inputs)
+
+
+def _grad_unscale_map(scale_value: Tensor, inputs: Any) -> Any:
+    """``inputs * (1 / scale_value)`` over a Tensor or a tuple/list of Tensors (``amp._grad_unscale_map``)."""
+    inv = apply("Reciprocal", {}, [scale_value])
+    return _map(lambda x: G.mul(x, G.cast(inv, x._type.dtype)), inputs)
+
+
 class LossScaler:
     """Base class of ``StaticLossScaler`` and ``DynamicLossScaler``: ``scale(inputs)``, ``unscale(inputs)``
     (a Tensor or a tuple of Tensors, multiplied by the scale or its reciprocal in their own dtype) and
@@ -175,12 +187,11 @@ class LossScaler:
 
     def scale(self, inputs: Any) -> Any:
         """``inputs * scale_value``."""
-        return _map(lambda x: G.mul(x, G.cast(self.scale_value, x._type.dtype)), inputs)
+        return _grad_scale_map(self.scale_value, inputs)
 
     def unscale(self, inputs: Any) -> Any:
         """``inputs * (1 / scale_value)``."""
-        inv = apply("Reciprocal", {}, [self.scale_value])
-        return _map(lambda x: G.mul(x, G.cast(inv, x._type.dtype)), inputs)
+        return _grad_unscale_map(self.scale_value, inputs)
 
     def adjust(self, grads_finite: Tensor) -> Any:
         """Update the scale from whether the gradients were finite."""

@@ -15,6 +15,7 @@ import numpy as np
 
 from .core.tensor import Tensor, as_tensor
 from .ops.primitive import apply
+from .sparse_ops import coo_add, coo_coalesce, csr_add
 
 
 def _shape(shape: Sequence[int]) -> tuple[int, ...]:
@@ -104,8 +105,20 @@ class COOTensor:
         """The values cast to ``dtype``."""
         return COOTensor(self.indices, self.values.astype(dtype), self.shape)
 
+    def coalesce(self) -> COOTensor:
+        """The same tensor with sorted, unique coordinates (repeated ones' values added)."""
+        coords, vals = coo_coalesce(self)
+        return COOTensor(Tensor(coords), Tensor(vals), self.shape)
+
+    def add(self, other: COOTensor, thresh: Tensor) -> COOTensor:
+        """``self + other``; sums whose magnitude is below the 0-D ``thresh`` are not stored."""
+        coords, vals = coo_add(self, other, thresh)
+        return COOTensor(Tensor(coords), Tensor(vals), self.shape)
+
     def __repr__(self) -> str:
-        return f"COOTensor(shape={list(self.shape)}, dtype={self.dtype}, nnz={self.size})"
+        return (f"COOTensor(shape={list(self.shape)}, dtype={self.dtype}, indices={self.indices!r}, "
+                f"values={self.values!r})")
+
 
 
 class CSRTensor:
@@ -192,8 +205,15 @@ class CSRTensor:
         """The values cast to ``dtype``."""
         return CSRTensor(self.indptr, self.indices, self.values.astype(dtype), self.shape)
 
+    def add(self, b: CSRTensor, alpha: Tensor, beta: Tensor) -> CSRTensor:
+        """``alpha * self + beta * b`` over the union of the stored positions."""
+        indptr, indices, values = csr_add(self, b, alpha, beta)
+        return CSRTensor(Tensor(indptr), Tensor(indices), Tensor(values), self.shape)
+
     def __repr__(self) -> str:
-        return f"CSRTensor(shape={list(self.shape)}, dtype={self.dtype}, nnz={self.size})"
+        return (f"CSRTensor(shape={list(self.shape)}, dtype={self.dtype}, indptr={self.indptr!r}, "
+                f"indices={self.indices!r}, values={self.values!r})")
+
 
 
 __all__ = ["COOTensor", "CSRTensor"]

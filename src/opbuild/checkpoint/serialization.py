@@ -189,7 +189,8 @@ def _checked_save_name(ckpt_file_name: Any) -> str:
     name = os.path.abspath(os.fspath(ckpt_file_name))
     if os.path.isdir(name):
         raise IsADirectoryError(f"save_checkpoint: {name} is a directory; ckpt_file_name must name a file")
-    return name if name.endswith(".ckpt") else name + ".ckpt"  # MindSpore appends the suffix too
+    # MindSpore 2.10 appends '.ckpt' unless the name already ends in 'ckpt' ('model_ckpt' is kept as is).
+    return name if name.endswith("ckpt") else name + ".ckpt"
 
 
 def save_checkpoint(save_obj: Cell | list | dict, ckpt_file_name: str, integrated_save: bool = True,
@@ -292,8 +293,9 @@ def _checked_load_name(ckpt_file_name: Any) -> str:
     if not isinstance(ckpt_file_name, (str, os.PathLike)):
         raise TypeError(f"load_checkpoint: ckpt_file_name must be a str, got {type(ckpt_file_name).__name__}")
     name = os.path.abspath(os.fspath(ckpt_file_name))
-    if not name.endswith(".ckpt"):
-        raise ValueError(f"load_checkpoint: the checkpoint file should end with '.ckpt', got {name}")
+    if not name.endswith("ckpt"):  # as MindSpore 2.10: any name ending in 'ckpt' ('model_ckpt' too)
+        raise ValueError(f"load_checkpoint: the checkpoint file should end with '.ckpt' (or another 'ckpt' "
+                         f"ending, as save_checkpoint keeps it), got {name}")
     if not os.path.isfile(name):
         raise ValueError(f"load_checkpoint: the checkpoint file {name} does not exist or is not a regular file")
     return name

@@ -6,9 +6,11 @@ from typing import Any
 
 import numpy as np
 
+from . import symbol
 from .dtypes import DType, dtype_of
 from .init_values import init_array
 from .ir import TensorType, Value
+from .symbol import Symbol
 from .tensor_extras import TensorExtras
 from .tensor_format import tensor_repr
 from .tensor_methods import TensorMethods, _ops
@@ -53,16 +55,19 @@ def _initial_values(shape, dtype, init) -> np.ndarray:
 def _placeholder_value(shape, dtype) -> Value:
     """The type of an input declaration ``Tensor(shape=..., dtype=...)`` (None or -1: a free dimension)."""
     dims = tuple(shape) if isinstance(shape, (list, tuple)) else None
-    if dims is None or dtype is None or not all(d is None or (isinstance(d, int) and d >= -1) for d in dims):
+    if dims is None or dtype is None or not all(d is None or isinstance(d, Symbol) or (isinstance(d, int) and d >= -1)
+                                                for d in dims):
         raise ValueError(f"Tensor(shape={shape!r}, dtype={dtype!r}): an input declaration needs a list of dims "
                          "(ints, or None for a dynamic one) and a dtype")
-    return Value(TensorType(tuple(-1 if d is None else int(d) for d in dims), dtype_of(dtype).name),
+    return Value(TensorType(tuple(-1 if d is None or isinstance(d, Symbol) else int(d) for d in dims),
+                            dtype_of(dtype).name),
                  name="declared_input")
 
 
 def _is_declaration(shape) -> bool:
     """``shape`` has a free dimension (None or -1): ``Tensor(shape=..., dtype=...)`` declares an input."""
-    return isinstance(shape, (list, tuple)) and any(d is None or (isinstance(d, int) and d == -1) for d in shape)
+    return isinstance(shape, (list, tuple)) and any(
+        d is None or isinstance(d, Symbol) or (isinstance(d, int) and d == -1) for d in shape)
 
 
 def is_placeholder(t: Any) -> bool:
@@ -96,6 +101,7 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
             # MindSpore's declaration of a dynamic shape for Cell.set_inputs: Tensor(shape=[None, 3], ...) holds
             # no data; its shape shows a free dimension as -1, as MindSpore's does.
             self._data, self._value = None, _placeholder_value(shape, dtype)
+            symbol.remember(self, shape)
             return
         if input_data is None:
             if shape is None:
@@ -193,6 +199,8 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
 
     def __repr__(self) -> str:
         if self._data is None:
+            if is_placeholder(self):  # an input declaration has no values; MindSpore prints an empty value
+                return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n)"
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, traced)"
         return tensor_repr(self._data, self.shape, self.dtype)
 

@@ -10,13 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from ..core import config, graph_breaks, trace
+from ..core import config, graph_breaks, symbol, trace
 from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..ops.primitive import apply, compute_dtype
 from . import batch_chunks
 from .cell_api import CellApi
+from .cell_extras import CellExtras, hooked_parameters
 from .cell_repr import cell_repr, extra_repr
 from .cell_state import CellState
 
@@ -52,7 +53,7 @@ def restore_training(flags: Iterable[tuple[Cell, bool]]) -> None:
     state_changed()
 
 
-class Cell(CellState, CellApi):
+class Cell(CellState, CellApi, CellExtras):
     """Base class of all networks and layers. Subclasses define ``construct``.
 
     Attributes that are Parameters or Cells are registered (``parameters_and_names``, ``cells_and_names``);
@@ -224,10 +225,17 @@ class Cell(CellState, CellApi):
                 raise ValueError(f"{name}: input {i} is {a._type.dtype}{list(got)}, but set_inputs declared "
                                  f"{dtype_of(np_dtype).name}{[None if w == -1 else w for w in want]}")
             flags.append(dynamic)
+        symbol.check_dims(name, self.__dict__["_declared_inputs"], args)
         return tuple(flags) if any(flags) else None
 
     def _construct_in_precision(self, *args: Any, **kwargs: Any) -> Any:
         """``construct`` with this cell's ``to_float`` dtype (if any) as the compute dtype of its ops."""
+        if self.__dict__.get("_param_forward_hooks"):
+            with hooked_parameters(self):
+                return self._construct_in_dtype(*args, **kwargs)
+        return self._construct_in_dtype(*args, **kwargs)
+
+    def _construct_in_dtype(self, *args: Any, **kwargs: Any) -> Any:
         dtype = self.__dict__.get("_mixed_precision")
         if dtype is None:
             return self.construct(*args, **kwargs)

@@ -20,6 +20,7 @@ from ..core import graph_breaks, trace
 from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor, is_placeholder
+from . import deferred_hooks
 
 
 class HookHandle:
@@ -209,7 +210,15 @@ class CellApi:
         return HookHandle(hooks, key)
 
     def _call_with_hooks(self, call: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
-        """``call(*args, **kwargs)`` between the forward pre-hooks and forward hooks, if any."""
+        """``call(*args, **kwargs)`` between the forward pre-hooks and forward hooks, if any (recorded for
+        after the graph has run while a PYNATIVE_MODE gradient traces: nn/deferred_hooks.py)."""
+        if trace.current() is not None and deferred_hooks.active():
+            for hook in list(self.__dict__.get("_forward_pre_hooks", {}).values()):
+                deferred_hooks.record(hook, (self, args))
+            out = call(*args, **kwargs)
+            for hook in list(self.__dict__.get("_forward_hooks", {}).values()):
+                deferred_hooks.record(hook, (self, args, out))
+            return out
         for hook in list(self.__dict__.get("_forward_pre_hooks", {}).values()):
             new = hook(self, args)
             if new is not None:

@@ -52,7 +52,16 @@ def _embedding(c) -> str:
             f"padding_idx={c.padding_idx}")
 
 
+def _conv2d(c) -> str:
+    pad = c.padding_arg
+    pad = tuple(pad) if isinstance(pad, list) else pad
+    return (f"input_channels={c.in_channels}, output_channels={c.out_channels}, kernel_size={c.kernel_size}, "
+            f"stride={c.stride}, pad_mode={c.pad_mode}, padding={pad}, dilation={c.dilation}, group={c.group}, "
+            f"has_bias={c.has_bias}, weight_init={c.weight_init}, bias_init={c.bias_init}, format=NCHW")
+
+
 EXTRA: dict[str, Callable[[Any], str]] = {
+    "Conv2d": _conv2d,
     "Dense": _dense,
     "MaxPool2d": _pool,
     "AvgPool2d": _pool,

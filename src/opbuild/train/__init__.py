@@ -15,8 +15,9 @@ from ._classification import (
 from ._helpers import DatasetHelper, async_ckpt_thread_status
 from ._regression import MAE, MSE
 from ._roc import ROC, auc
+from ._segmentation_metrics import ConfusionMatrixMetric, OcclusionSensitivity
 from ._surface_metrics import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
-from ._text_metrics import BleuScore, CosineSimilarity, Dice, Perplexity, get_metric_fn
+from ._text_metrics import BleuScore, CosineSimilarity, Dice, Perplexity, get_metric_fn, names
 from .callback import (
     Callback,
     CheckpointConfig,
@@ -40,4 +41,5 @@ __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "Los
            "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "ROC", "auc",
            "rearrange_inputs", "Dice", "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn",
            "LearningRateScheduler", "DatasetHelper", "async_ckpt_thread_status",
-           "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]
+           "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
+           "ConfusionMatrixMetric", "OcclusionSensitivity", "names"]

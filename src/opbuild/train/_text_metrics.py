@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _classification, _regression, _surface_metrics, metrics
+from . import _classification, _regression, _roc, _segmentation_metrics, _surface_metrics, metrics
 from .metrics import Metric, rearrange_inputs
 
 
@@ -156,21 +156,35 @@ class BleuScore(Metric):
         return bp * score
 
 
+def _metric_table() -> dict[str, Any]:
+    """MindSpore's metric names and their classes (``get_metric_fn``'s table)."""
+    return {"acc": metrics.Accuracy, "accuracy": metrics.Accuracy, "loss": metrics.Loss,
+            "precision": _classification.Precision, "recall": _classification.Recall, "F1": _classification.F1,
+            "top_1_accuracy": _classification.Top1CategoricalAccuracy,
+            "top_5_accuracy": _classification.Top5CategoricalAccuracy,
+            "topk": _classification.TopKCategoricalAccuracy,
+            "confusion_matrix": _classification.ConfusionMatrix, "mae": _regression.MAE, "mse": _regression.MSE,
+            "dice": Dice, "cosine_similarity": CosineSimilarity, "perplexity": Perplexity,
+            "bleu_score": BleuScore, "hausdorff_distance": _surface_metrics.HausdorffDistance,
+            "mean_surface_distance": _surface_metrics.MeanSurfaceDistance,
+            "root_mean_square_distance": _surface_metrics.RootMeanSquareDistance,
+            "auc": _roc.auc, "roc": _roc.ROC,
+            "confusion_matrix_metric": _segmentation_metrics.ConfusionMatrixMetric,
+            "occlusion_sensitivity": _segmentation_metrics.OcclusionSensitivity}
+
+
 def get_metric_fn(name: str, *args: Any, **kwargs: Any) -> Metric:
     """A new metric by MindSpore's name (``'accuracy'``, ``'precision'``, ``'dice'``, ...); the arguments go
     to its constructor."""
-    table = {"acc": metrics.Accuracy, "accuracy": metrics.Accuracy, "loss": metrics.Loss,
-             "precision": _classification.Precision, "recall": _classification.Recall, "F1": _classification.F1,
-             "top_1_accuracy": _classification.Top1CategoricalAccuracy,
-             "top_5_accuracy": _classification.Top5CategoricalAccuracy,
-             "confusion_matrix": _classification.ConfusionMatrix, "mae": _regression.MAE, "mse": _regression.MSE,
-             "dice": Dice, "cosine_similarity": CosineSimilarity, "perplexity": Perplexity,
-             "bleu_score": BleuScore, "hausdorff_distance": _surface_metrics.HausdorffDistance,
-             "mean_surface_distance": _surface_metrics.MeanSurfaceDistance,
-             "root_mean_square_distance": _surface_metrics.RootMeanSquareDistance}
+    table = _metric_table()
     if name not in table:
         raise KeyError(f"get_metric_fn: unknown metric {name!r}; known: {', '.join(sorted(table))}")
     return table[name](*args, **kwargs)
 
 
-__all__ = ["Dice", "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn"]
+def names() -> list[str]:
+    """The metric names :func:`get_metric_fn` knows, sorted (``mindspore.train.names``)."""
+    return sorted(_metric_table())
+
+
+__all__ = ["Dice", "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn", "names"]

@@ -43,10 +43,12 @@ class Conv2d(Cell):
         self.has_bias = bool(has_bias)
         # MindSpore 2.x's defaults (None): HeUniform(sqrt(5)) weights, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) biases.
         fan_in = in_channels // group * self.kernel_size[0] * self.kernel_size[1]
+        self.padding_arg = padding  # as given, for the repr (nn/cell_repr.py)
         if weight_init is None:
             weight_init = HeUniform(math.sqrt(5))
         if bias_init is None:
             bias_init = Uniform(1 / math.sqrt(fan_in))
+        self.weight_init, self.bias_init = weight_init, bias_init if has_bias else None
         self.weight = Parameter(
             init_array(weight_init, (out_channels, in_channels // group, *self.kernel_size)), name="weight")
         if self.has_bias:
