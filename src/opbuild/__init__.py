@@ -91,6 +91,7 @@ from .communication import (  # noqa: E402
 from .context import ParallelMode  # noqa: E402
 from .jit import JitConfig, explain, jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
+from .ops.primitive_api import constexpr  # noqa: E402
 from .rng import (  # noqa: E402
     Generator,
     default_generator,
@@ -162,4 +163,5 @@ __all__ = [
     "manual_seed", "seed", "set_rng_state", "from_numpy", "frombuffer", "get_algo_parameters", "get_level",
     "get_log_config", "get_ps_context", "jit_class", "merge_sliced_parameter", "ms_memory_recycle", "mutable",
     "no_inline", "recompute", "reset_algo_parameters", "set_algo_parameters", "set_ps_context",
+    "constexpr",
 ]
