@@ -24,6 +24,7 @@ from . import (
     linalg_factors,
     losses,
     matmul,
+    ms_prim_classes,
     ms_primitives,
     norm_train,
     normalization,
@@ -53,7 +54,7 @@ FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, 
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
             random_discrete, optim_apply, optim_sparse, image_ops, resize_prims, scatters_inplace, special,
-            gather_more, bitshift, rows_update, spectral, primitive_api,
+            gather_more, bitshift, rows_update, spectral, primitive_api, ms_prim_classes,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

@@ -1,0 +1,135 @@
+"""Cases of the thin primitive classes (ops/ms_prim_classes.py), written once against a MindSpore-shaped
+namespace: scripts/record_prim_classes.py runs them on real MindSpore 2.10 and stores inputs and outputs in
+tests/fixtures/prim_classes.npz; tests/compat/test_prim_classes.py runs them on opbuild and compares.
+
+Each case is ``name -> (fn(ms, ops, *tensors), inputs)``, returning a Tensor, a tuple of them, or Python
+numbers. This module imports neither MindSpore nor opbuild.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+RNG = np.random.default_rng(25)
+
+
+def _f32(*shape: int, low: float = -2.0, high: float = 2.0) -> np.ndarray:
+    return RNG.uniform(low, high, shape).astype(np.float32)
+
+
+X34 = _f32(3, 4)
+Y34 = _f32(3, 4)
+P34 = _f32(3, 4, low=0.05, high=0.95)
+T34 = (RNG.uniform(0, 1, (3, 4)) > 0.5).astype(np.float32)
+VOL = _f32(1, 2, 4, 4, 4)
+IMG = _f32(2, 8, 2, 3)
+ZEROS = np.array([1.0, 0.0, 2.0, 0.0], np.float32)
+NUM = np.array([3.0, np.inf, -4.0, np.nan], np.float32)
+LOGP = np.log(np.full((3, 4), 0.25, np.float32))
+LABELS = np.array([0, 3, 1], np.int32)
+W4 = np.array([1.0, 2.0, 0.5, 1.5], np.float32)
+
+CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
+    "argmax_with_value": (lambda ms, ops, x: ops.ArgMaxWithValue(axis=1)(x), [X34]),
+    "argmax_with_value_keep": (lambda ms, ops, x: ops.ArgMaxWithValue(0, True)(x), [X34]),
+    "argmin_with_value": (lambda ms, ops, x: ops.ArgMinWithValue(axis=1)(x), [X34]),
+    "avg_pool3d": (lambda ms, ops, x: ops.AvgPool3D(kernel_size=2, strides=1, pad_mode="valid")(x), [VOL]),
+    "avg_pool3d_same": (lambda ms, ops, x: ops.AvgPool3D(2, 2, "same")(x), [VOL]),
+    "adaptive_avg_pool3d": (lambda ms, ops, x: ops.AdaptiveAvgPool3D((2, 2, 2))(x), [VOL]),
+    "max_pool3d": (lambda ms, ops, x: ops.MaxPool3D(kernel_size=2, strides=1, pad_mode="VALID")(x), [VOL]),
+    "bce_with_logits": (lambda ms, ops, x, y, w, p: ops.BCEWithLogitsLoss()(x, y, w, p), [X34, T34, W4, W4]),
+    "bce_with_logits_none": (lambda ms, ops, x, y, w, p: ops.BCEWithLogitsLoss("none")(x, y, w, p),
+                             [X34, T34, W4, W4]),
+    "binary_cross_entropy": (lambda ms, ops, x, y, w: ops.BinaryCrossEntropy("sum")(x, y, w),
+                             [P34, T34, _f32(3, 4, low=0.5, high=2.0)]),
+    "sigmoid_ce_logits": (lambda ms, ops, x, y: ops.SigmoidCrossEntropyWithLogits()(x, y), [X34, T34]),
+    "channel_shuffle": (lambda ms, ops, x: ops.ChannelShuffle(group=2)(x), [IMG]),
+    "fmax": (lambda ms, ops, x, y: ops.Fmax()(x, y), [X34, Y34]),
+    "glu": (lambda ms, ops, x: ops.GLU(axis=-1)(x), [X34]),
+    "heaviside": (lambda ms, ops, x, v: ops.Heaviside()(x, v), [np.array([-1.0, 0.0, 2.0], np.float32),
+                                                              np.array([0.5, 0.5, 0.5], np.float32)]),
+    "hypot": (lambda ms, ops, x, y: ops.Hypot()(x, y), [X34, Y34]),
+    "isclose": (lambda ms, ops, x, y: ops.IsClose(rtol=0.1, atol=0.5)(x, y), [X34, Y34]),
+    "kl_div_loss": (lambda ms, ops, x, y: ops.KLDivLoss("sum")(x, y), [LOGP, P34]),
+    "logical_xor": (lambda ms, ops, x, y: ops.LogicalXor()(x > 0, y > 0), [X34, Y34]),
+    "logit": (lambda ms, ops, x: ops.Logit(eps=0.1)(x), [P34]),
+    "logit_default": (lambda ms, ops, x: ops.Logit()(x), [P34]),
+    "lrn": (lambda ms, ops, x: ops.LRN(depth_radius=2, bias=1.0, alpha=0.5, beta=0.75)(x), [IMG]),
+    "mish": (lambda ms, ops, x: ops.Mish()(x), [X34]),
+    "multi_margin_loss": (lambda ms, ops, x, t, w: ops.MultiMarginLoss()(x, t, w),
+                          [X34, LABELS.astype(np.int64), W4]),
+    "mvlgamma": (lambda ms, ops, x: ops.Mvlgamma(p=2)(x), [_f32(3, 4, low=1.5, high=4.0)]),
+    "nll_loss": (lambda ms, ops, x, t, w: ops.NLLLoss("mean")(x, t, w), [X34, LABELS, W4]),
+    "nll_loss_sum": (lambda ms, ops, x, t, w: ops.NLLLoss("sum", ignore_index=3)(x, t, w), [X34, LABELS, W4]),
+    "renorm": (lambda ms, ops, x: ops.Renorm(p=2, dim=0, maxnorm=1.5)(x), [X34]),
+    "selu": (lambda ms, ops, x: ops.SeLU()(x), [X34]),
+    "searchsorted": (lambda ms, ops, s, v: ops.SearchSorted()(s, v),
+                     [np.array([[0, 1, 3, 5, 7]], np.float32), np.array([[3.0, 6.0, 9.0]], np.float32)]),
+    "searchsorted_right": (lambda ms, ops, s, v: ops.SearchSorted(right=True)(s, v),
+                           [np.array([[0, 1, 3, 5, 7]], np.float32), np.array([[3.0, 6.0, 1.0]], np.float32)]),
+    "searchsorted_int32": (lambda ms, ops, s, v: ops.SearchSorted(dtype=ms.int32)(s, v),
+                                 [np.array([[0, 1, 3, 5, 7]], np.float32), np.array([[3.0, 6.0, 1.0]], np.float32)]),
+    "softsign": (lambda ms, ops, x: ops.Softsign()(x), [X34]),
+    "stack": (lambda ms, ops, x, y: ops.Stack(axis=1)((x, y)), [X34, Y34]),
+    "tril": (lambda ms, ops, x: ops.Tril(diagonal=1)(x), [X34]),
+    "xdivy": (lambda ms, ops, x, y: ops.Xdivy()(x, y), [ZEROS, np.array([2.0, 0.0, 4.0, 1.0], np.float32)]),
+    "xlogy": (lambda ms, ops, x, y: ops.Xlogy()(x, y), [ZEROS, np.array([2.0, 0.5, 4.0, 1.0], np.float32)]),
+    "reduce_std": (lambda ms, ops, x: ops.ReduceStd(axis=1)(x), [X34]),
+    "reduce_std_all_biased": (lambda ms, ops, x: ops.ReduceStd(unbiased=False, keep_dims=True)(x), [X34]),
+    "approximate_equal": (lambda ms, ops, x, y: ops.ApproximateEqual(tolerance=0.5)(x, y), [X34, Y34]),
+    "div_no_nan": (lambda ms, ops, x, y: ops.DivNoNan()(x, y), [NUM, ZEROS]),
+    "mul_no_nan": (lambda ms, ops, x, y: ops.MulNoNan()(x, y), [NUM, ZEROS]),
+    "truncate_div_int": (lambda ms, ops, x, y: ops.TruncateDiv()(x, y),
+                         [np.array([7, -7, 5, -9], np.int32), np.array([2, 2, -3, 4], np.int32)]),
+    "truncate_div_float": (lambda ms, ops, x, y: ops.TruncateDiv()(x, y), [X34, Y34]),
+    "truncate_mod": (lambda ms, ops, x, y: ops.TruncateMod()(x, y),
+                     [np.array([7.0, -7.0, 5.5, -9.0], np.float32), np.array([2.0, 2.0, -3.0, 4.0], np.float32)]),
+    "inv": (lambda ms, ops, x: ops.Inv()(x), [X34]),
+    "rint": (lambda ms, ops, x: ops.Rint()(x), [np.array([0.5, 1.5, 2.5, -0.5, -1.7, 2.2], np.float32)]),
+    "squared_difference": (lambda ms, ops, x, y: ops.SquaredDifference()(x, y), [X34, Y34]),
+    "square_sum_all": (lambda ms, ops, x, y: ops.SquareSumAll()(x, y), [X34, Y34]),
+    "l2_loss": (lambda ms, ops, x: ops.L2Loss()(x), [X34]),
+    "l2_normalize": (lambda ms, ops, x: ops.L2Normalize(axis=1, epsilon=1e-4)(x), [X34]),
+    "eps": (lambda ms, ops, x: ops.Eps()(x), [X34]),
+    "rank_shape_size": (lambda ms, ops, x: (ops.Rank()(x), ops.Shape()(x), ops.Size()(x)), [X34]),
+    "tensor_shape": (lambda ms, ops, x: ops.TensorShape()(x), [X34]),
+    "depend": (lambda ms, ops, x, y: ops.Depend()(x, y), [X34, Y34]),
+    "eye": (lambda ms, ops: ops.Eye()(3, 4, ms.int32), []),
+    "linspace": (lambda ms, ops, a, b: ops.LinSpace()(a, b, 5), [np.array(1.0, np.float32),
+                                                                np.array(10.0, np.float32)]),
+    "depth_to_space": (lambda ms, ops, x: ops.DepthToSpace(block_size=2)(x), [IMG]),
+    "space_to_depth": (lambda ms, ops, x: ops.SpaceToDepth(2)(x), [_f32(1, 2, 4, 6)]),
+    "matrix_band_part": (lambda ms, ops, x: ops.MatrixBandPart()(x, 1, 0), [_f32(2, 4, 4)]),
+    "matrix_band_part_all": (lambda ms, ops, x: ops.MatrixBandPart()(x, -1, 1), [_f32(4, 5)]),
+    "meshgrid_xy": (lambda ms, ops, a, b: ops.Meshgrid(indexing="xy")((a, b)),
+                    [np.array([1, 2, 3], np.int32), np.array([4, 5], np.int32)]),
+    "meshgrid_ij": (lambda ms, ops, a, b, c: ops.Meshgrid(indexing="ij")((a, b, c)),
+                    [np.array([1, 2, 3], np.int32), np.array([4, 5], np.int32), np.array([6, 7, 8, 9], np.int32)]),
+    "ger": (lambda ms, ops, a, b: ops.Ger()(a, b), [_f32(3), _f32(4)]),
+    "reduce_any": (lambda ms, ops, x: ops.ReduceAny(keep_dims=True)(x > 1.5, 1), [X34]),
+    "reduce_any_all": (lambda ms, ops, x: ops.ReduceAny()(x > 1.5), [X34]),
+    "scalar_to_tensor": (lambda ms, ops: ops.ScalarToTensor()(7, ms.int32), []),
+    "tuple_to_array": (lambda ms, ops: (ops.TupleToArray()((1, 2, 3)), ops.TupleToArray()((1.0, 2.5))), []),
+    "bartlett_window": (lambda ms, ops, n: ops.BartlettWindow(periodic=True)(n), [np.array(5, np.int32)]),
+    "bartlett_window_sym": (lambda ms, ops, n: ops.BartlettWindow(False, dtype=ms.float64)(n),
+                            [np.array(6, np.int64)]),
+    "blackman_window": (lambda ms, ops, n: ops.BlackmanWindow()(n), [np.array(6, np.int32)]),
+    "hamming_window": (lambda ms, ops, n: ops.HammingWindow(periodic=False)(n), [np.array([5], np.int64)]),
+    "index_fill": (lambda ms, ops, x, i: ops.IndexFill()(x, 1, i, ms.Tensor(-1.0, ms.float32)),
+                   [X34, np.array([0, 2], np.int32)]),
+}
+
+
+def outputs(result) -> list[np.ndarray]:
+    """A case's result as a list of NumPy arrays (Tensors through ``asnumpy``, Python numbers and tuples of
+    them as arrays)."""
+    items = result if isinstance(result, (tuple, list)) else (result,)
+    out = []
+    for r in items:
+        if hasattr(r, "asnumpy"):
+            out.append(r.asnumpy())
+        else:
+            out.append(np.asarray(r))
+    return out
