@@ -46,6 +46,11 @@ def main() -> int:
             continue
         for i, o in enumerate(outs):
             arrays[f"{name}:out{i}"] = o
+    for name, make in cases.LR_FUNCTIONS.items():
+        arrays[f"lr:{name}"] = np.asarray(make(ms.nn), np.float64)
+    for name, make in cases.LR_CELLS.items():
+        cell = make(ms.nn)
+        arrays[f"lrcell:{name}"] = np.array([cell(ms.Tensor(i, ms.int32)).asnumpy() for i in range(cases.STEPS)])
     arrays["__meta__"] = np.frombuffer(json.dumps({"mindspore": ms.__version__, "errors": errors}).encode(),
                                        dtype=np.uint8)
     np.savez_compressed(OUT, **arrays)

@@ -133,3 +133,29 @@ def outputs(result) -> list[np.ndarray]:
         else:
             out.append(np.asarray(r))
     return out
+
+
+# The learning-rate functions (each returns a list of floats) and schedule Cells (called on steps 0..STEPS-1).
+LR_FUNCTIONS: dict[str, Callable] = {
+    "cosine_decay_lr": lambda nn: nn.cosine_decay_lr(0.01, 0.1, 10, 2, 3),
+    "exponential_decay_lr": lambda nn: nn.exponential_decay_lr(0.1, 0.9, 10, 2, 3),
+    "exponential_decay_lr_stair": lambda nn: nn.exponential_decay_lr(0.1, 0.9, 10, 2, 3, True),
+    "inverse_decay_lr": lambda nn: nn.inverse_decay_lr(0.1, 0.5, 10, 2, 3),
+    "inverse_decay_lr_stair": lambda nn: nn.inverse_decay_lr(0.1, 0.5, 10, 2, 3, True),
+    "natural_exp_decay_lr": lambda nn: nn.natural_exp_decay_lr(0.1, 0.9, 10, 2, 3),
+    "natural_exp_decay_lr_stair": lambda nn: nn.natural_exp_decay_lr(0.1, 0.9, 10, 2, 3, True),
+    "piecewise_constant_lr": lambda nn: nn.piecewise_constant_lr([2, 5, 10], [0.1, 0.05, 0.01]),
+    "polynomial_decay_lr": lambda nn: nn.polynomial_decay_lr(0.1, 0.01, 10, 2, 3, 0.5),
+    "polynomial_decay_lr_update": lambda nn: nn.polynomial_decay_lr(0.1, 0.01, 14, 2, 2, 0.5, True),
+    "warmup_lr": lambda nn: nn.warmup_lr(0.1, 10, 2, 3),
+}
+STEPS = 10
+LR_CELLS: dict[str, Callable] = {
+    "InverseDecayLR": lambda nn: nn.InverseDecayLR(0.1, 0.5, 3),
+    "InverseDecayLR_stair": lambda nn: nn.InverseDecayLR(0.1, 0.5, 3, True),
+    "NaturalExpDecayLR": lambda nn: nn.NaturalExpDecayLR(0.1, 0.9, 3),
+    "NaturalExpDecayLR_stair": lambda nn: nn.NaturalExpDecayLR(0.1, 0.9, 3, True),
+    "PolynomialDecayLR": lambda nn: nn.PolynomialDecayLR(0.1, 0.01, 4, 0.5),
+    "PolynomialDecayLR_update": lambda nn: nn.PolynomialDecayLR(0.1, 0.01, 4, 0.5, True),
+    "WarmUpLR": lambda nn: nn.WarmUpLR(0.1, 3),
+}
