@@ -51,6 +51,17 @@ def main() -> int:
     for name, make in cases.LR_CELLS.items():
         cell = make(ms.nn)
         arrays[f"lrcell:{name}"] = np.array([cell(ms.Tensor(i, ms.int32)).asnumpy() for i in range(cases.STEPS)])
+    for name, (fn, inputs) in cases.NN_CASES.items():
+        for i, a in enumerate(inputs):
+            arrays[f"nn:{name}:in{i}"] = a
+        try:
+            outs = cases.outputs(fn(ms, ms.nn, ops, *[ms.Tensor(a) for a in inputs]))
+        except Exception as e:  # recorded: opbuild must refuse the case too
+            errors[f"nn:{name}"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            print(f"nn:{name}: MindSpore raised {errors[f'nn:{name}']}")
+            continue
+        for i, o in enumerate(outs):
+            arrays[f"nn:{name}:out{i}"] = o
     arrays["__meta__"] = np.frombuffer(json.dumps({"mindspore": ms.__version__, "errors": errors}).encode(),
                                        dtype=np.uint8)
     np.savez_compressed(OUT, **arrays)

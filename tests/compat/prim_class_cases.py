@@ -159,3 +159,56 @@ LR_CELLS: dict[str, Callable] = {
     "PolynomialDecayLR_update": lambda nn: nn.PolynomialDecayLR(0.1, 0.01, 4, 0.5, True),
     "WarmUpLR": lambda nn: nn.WarmUpLR(0.1, 3),
 }
+
+
+def _forward_value_and_grad(ms, nn, ops, x, labels):
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.weight = ms.Parameter(ms.Tensor(np.arange(4, dtype=np.float32).reshape(2, 2) / 4), name="weight")
+            self.matmul = ops.MatMul()
+
+        def construct(self, x):
+            return self.matmul(x, self.weight)
+
+    net = Net()
+    with_loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits())
+    fvg = nn.ForwardValueAndGrad(with_loss, weights=ms.ParameterTuple(net.trainable_params()), get_all=True,
+                                 get_by_list=True)
+    loss, (in_grads, w_grads) = fvg(x, labels)
+    return (loss, *in_grads, *w_grads)
+
+
+def _parameter_update(ms, nn, ops, w):
+    dense = nn.Dense(3, 4)
+    param = dense.parameters_dict()["weight"]
+    out = nn.ParameterUpdate(param)(w)
+    return out, ms.Tensor(param.asnumpy())
+
+
+# nn cells: name -> (fn(ms, nn, ops, *tensors), inputs), recorded in PyNative mode.
+NN_CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
+    "central_crop": (lambda ms, nn, ops, x: nn.CentralCrop(0.5)(x), [_f32(2, 3, 6, 5)]),
+    "central_crop_3d": (lambda ms, nn, ops, x: nn.CentralCrop(0.3)(x), [_f32(3, 7, 8)]),
+    "image_gradients": (lambda ms, nn, ops, x: nn.ImageGradients()(x), [_f32(2, 2, 3, 4)]),
+    "digamma": (lambda ms, nn, ops, x: nn.DiGamma()(x), [_f32(3, 4, low=0.5, high=6.0)]),
+    "lgamma": (lambda ms, nn, ops, x: nn.LGamma()(x), [_f32(3, 4, low=0.5, high=6.0)]),
+    "lbeta": (lambda ms, nn, ops, x, y: nn.LBeta()(x, y), [_f32(3, 4, low=0.5, high=10.0),
+                                                          _f32(3, 4, low=0.5, high=10.0)]),
+    "l1_regularizer": (lambda ms, nn, ops, w: nn.L1Regularizer(0.5)(w), [X34]),
+    "parameter_update": (_parameter_update, [_f32(4, 3)]),
+    "sparse_tensor_dense_matmul": (lambda ms, nn, ops, i, v, d: nn.SparseTensorDenseMatmul()(i, v, (3, 4), d),
+                                   [np.array([[0, 1], [1, 2], [2, 0]], np.int32), _f32(3), _f32(4, 2)]),
+    "sparse_tensor_dense_matmul_adjoint": (
+        lambda ms, nn, ops, i, v, d: nn.SparseTensorDenseMatmul(True, True)(i, v, (3, 4), d),
+        [np.array([[0, 1], [1, 2], [2, 0]], np.int32), _f32(3), _f32(2, 3)]),
+    "layer_norm_ext": (lambda ms, nn, ops, x: nn.LayerNormExt((3, 4))(x), [_f32(2, 3, 4)]),
+    "layer_norm_ext_no_affine": (lambda ms, nn, ops, x: nn.LayerNormExt(4, 1e-3, elementwise_affine=False)(x),
+                                 [_f32(2, 3, 4)]),
+    "prelu_ext": (lambda ms, nn, ops, x: nn.PReLUExt()(x), [_f32(2, 3, 4)]),
+    "prelu_ext_channels": (lambda ms, nn, ops, x: nn.PReLUExt(3, init=0.1)(x), [_f32(2, 3, 4)]),
+    "dense_bn_act_shape": (lambda ms, nn, ops, x: ms.Tensor(np.array(nn.DenseBnAct(3, 4, has_bn=True,
+                                                                                  activation="relu")(x).shape)),
+                           [_f32(2, 3)]),
+    "forward_value_and_grad": (_forward_value_and_grad, [_f32(3, 2), np.eye(2, dtype=np.float32)[[0, 1, 1]]]),
+}

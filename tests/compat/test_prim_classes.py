@@ -31,7 +31,7 @@ PYNATIVE_ONLY = {"bartlett_window", "bartlett_window_sym", "blackman_window", "h
 
 def test_fixture_covers_every_case_and_records_mindspore_2_10() -> None:
     assert META["mindspore"] == "2.10.0"
-    assert set(META["errors"]) == NOT_ON_MINDSPORE_CPU
+    assert {k for k in META["errors"] if not k.startswith("nn:")} == NOT_ON_MINDSPORE_CPU
     for name in CASES:
         assert name in NOT_ON_MINDSPORE_CPU or f"{name}:out0" in FIXTURE, name
 

@@ -7,6 +7,7 @@ from ..train.metrics import Accuracy, Loss, Metric
 from .cell import Cell
 from .container import SequentialCell
 from .distributed import DistributedGradReducer
+from .forward_grad import ForwardValueAndGrad
 from .layers import *  # noqa: F403 - every layer, as MindSpore's nn namespace has them
 from .layers import (
     GELU,
@@ -75,3 +76,4 @@ __all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad
             "AdamOffload", "AdaFactor"]
 __all__ += [n for n in _LOSSES if n not in __all__]
 __all__ += [n for n in _OPTIM if n not in __all__]
+__all__ += ["ForwardValueAndGrad"]
