@@ -212,3 +212,34 @@ NN_CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
                            [_f32(2, 3)]),
     "forward_value_and_grad": (_forward_value_and_grad, [_f32(3, 2), np.eye(2, dtype=np.float32)[[0, 1, 1]]]),
 }
+
+BOXES_A = np.array([[0, 0, 4, 3], [1, 1, 5, 5], [2, 0, 3, 6]], np.float32)
+BOXES_B = np.array([[1, 1, 3, 3], [0, 2, 6, 4]], np.float32)
+CASES.update({
+    "conv3d": (lambda ms, ops, x, w: ops.Conv3D(out_channel=4, kernel_size=(2, 3, 3))(x, w),
+               [_f32(1, 2, 4, 5, 5), _f32(4, 2, 2, 3, 3)]),
+    "conv3d_pad_stride": (lambda ms, ops, x, w: ops.Conv3D(4, 3, pad_mode="pad", pad=1, stride=(1, 2, 2))(x, w),
+                          [_f32(1, 2, 4, 5, 5), _f32(4, 2, 3, 3, 3)]),
+    "cross": (lambda ms, ops, x, y: ops.Cross(dim=1)(x, y), [_f32(2, 3), _f32(2, 3)]),
+    "cross_default_dim": (lambda ms, ops, x, y: ops.Cross()(x, y),
+                          [np.array([[1, 2, 3], [4, -5, 6]], np.int32), np.array([[3, 2, 1], [0, 7, -1]], np.int32)]),
+    "in_top_k": (lambda ms, ops, x, t: ops.InTopK(2)(x, t),
+                 [np.array([[1, 8, 5, 2, 7], [4, 9, 1, 3, 5], [3, 3, 3, 1, 0]], np.float32),
+                  np.array([1, 4, 2], np.int32)]),
+    "padding": (lambda ms, ops, x: ops.Padding(4)(x), [_f32(2, 3, 1)]),
+    "polar": (lambda ms, ops, r, t: ops.Polar()(r, t), [_f32(4, low=0.1, high=3.0), _f32(4, low=-3.0, high=3.0)]),
+    "lower_bound": (lambda ms, ops, s, v: ops.LowerBound()(s, v),
+                    [np.arange(12, dtype=np.float32).reshape(3, 4), np.array([[3.0, 0.5], [4.0, 9.0], [8.0, 20.0]],
+                                                                             np.float32)]),
+    "upper_bound": (lambda ms, ops, s, v: ops.UpperBound(out_type=ms.int64)(s, v),
+                    [np.arange(12, dtype=np.float32).reshape(3, 4), np.array([[3.0, 0.5], [6.0, 9.0], [9.0, 20.0]],
+                                                                             np.float32)]),
+    "iou": (lambda ms, ops, a, g: ops.IOU()(a, g), [BOXES_A, BOXES_B]),
+    "iof": (lambda ms, ops, a, g: ops.IOU(mode="iof")(a, g), [BOXES_A, BOXES_B]),
+    "check_valid": (lambda ms, ops, b, m: ops.CheckValid()(b, m),
+                    [np.array([[0, 0, 2, 5], [0, 0, 3, 6], [-1, 0, 1, 1], [0, 0, 2.9, 6.1], [0, 0, 2.5, 5.5]],
+                              np.float32),
+                     np.array([2, 1, 3], np.float32)]),
+    "python_valued": (lambda ms, ops: (ms.Tensor(np.array(ops.InvertPermutation()((3, 4, 0, 2, 1)))),
+                                       ms.Tensor(np.array(ops.ScalarCast()(255.9, ms.int64)))), []),
+})

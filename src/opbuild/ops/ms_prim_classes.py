@@ -297,7 +297,9 @@ TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
 }
 
 
-def _make(name: str, params: tuple[tuple[str, Any], ...], call: Callable, doc: str) -> type[Primitive]:
+def make_primitive(name: str, params: tuple[tuple[str, Any], ...], call: Callable, doc: str) -> type[Primitive]:
+    """A Primitive subclass ``name`` whose constructor takes ``params`` (names and defaults, REQUIRED for none)
+    into its attributes and whose call is ``call(attrs, *inputs)``."""
     names = [p for p, _ in params]
 
     def __init__(self: Primitive, *args: Any, **kwargs: Any) -> None:
@@ -325,4 +327,4 @@ def _make(name: str, params: tuple[tuple[str, Any], ...], call: Callable, doc: s
                                      "__doc__": f"``ops.{name}({sig})``: {doc}", "__module__": __name__})
 
 
-PRIMITIVES: dict[str, type[Primitive]] = {n: _make(n, *row) for n, row in TABLE.items()}
+PRIMITIVES: dict[str, type[Primitive]] = {n: make_primitive(n, *row) for n, row in TABLE.items()}

@@ -25,6 +25,7 @@ from . import (
     losses,
     matmul,
     ms_prim_classes,
+    ms_prim_classes_more,
     ms_primitives,
     norm_train,
     normalization,
@@ -54,7 +55,7 @@ FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, 
             conv_grad, losses, random_ops, optim, fused, fused_gemm, fused_reduce, collective, scan, scatters,
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
             random_discrete, optim_apply, optim_sparse, image_ops, resize_prims, scatters_inplace, special,
-            gather_more, bitshift, rows_update, spectral, primitive_api, ms_prim_classes,
+            gather_more, bitshift, rows_update, spectral, primitive_api, ms_prim_classes, ms_prim_classes_more,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

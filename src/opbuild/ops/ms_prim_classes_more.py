@@ -1,0 +1,134 @@
+"""More thin MindSpore primitive classes (the second table; see ms_prim_classes.py for the pattern):
+``Conv3D``, ``Cross``, ``InTopK``, ``InvertPermutation``, ``Padding``, ``Polar``, ``ScalarCast``,
+``LowerBound``, ``UpperBound``, ``IOU`` and ``CheckValid``, each over the functional API or a small
+composition of registered ops. Checked against MindSpore in tests/compat/test_prim_classes.py."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core.tensor import Tensor, as_tensor
+from . import functional as F
+from .ms_prim_classes import REQUIRED, make_primitive
+from .primitive import Primitive, apply
+
+
+def _conv3d(a: dict, x: Any, weight: Any, bias: Any = None) -> Tensor:
+    w = as_tensor(weight)
+    if w.shape[0] != a["out_channel"]:
+        raise ValueError(f"Conv3D: weight has {w.shape[0]} output channels, out_channel is {a['out_channel']}")
+    pad = a["pad"]
+    return F.conv3d(x, w, bias, a["stride"], a["pad_mode"].lower(), pad, a["dilation"], a["group"])
+
+
+def _cross(a: dict, x1: Any, x2: Any) -> Tensor:
+    x1, x2 = as_tensor(x1), as_tensor(x2)
+    dim = a["dim"]
+    if dim == -65530:  # MindSpore's "not given": the first axis of size 3
+        dims = [i for i, d in enumerate(x1.shape) if d == 3]
+        if not dims:
+            raise ValueError(f"Cross: no axis of size 3 in shape {x1.shape}; pass dim")
+        dim = dims[0]
+    if x1.shape[dim] != 3:
+        raise ValueError(f"Cross: axis {dim} must have size 3, got {x1.shape[dim]}")
+    nxt, prv = Tensor(np.array([1, 2, 0], np.int32)), Tensor(np.array([2, 0, 1], np.int32))
+    return (F.gather(x1, nxt, dim) * F.gather(x2, prv, dim)) - (F.gather(x1, prv, dim) * F.gather(x2, nxt, dim))
+
+
+def _in_top_k(a: dict, x1: Any, x2: Any) -> Tensor:
+    x1, x2 = as_tensor(x1), as_tensor(x2)
+    target = F.gather_elements(x1, 1, F.reshape(F.cast(x2, "int64"), (-1, 1)))
+    above = F.sum(F.cast(F.greater(x1, target), "int32"), 1)
+    return F.less(above, a["k"])
+
+
+def _invert_permutation(a: dict, x: Sequence[int]) -> tuple:
+    perm = [int(v) for v in x]
+    if sorted(perm) != list(range(len(perm))):
+        raise ValueError(f"InvertPermutation: input must be a permutation of 0..{len(perm) - 1}, got {perm}")
+    out = [0] * len(perm)
+    for i, p in enumerate(perm):
+        out[p] = i
+    return tuple(out)
+
+
+def _padding(a: dict, x: Any) -> Tensor:
+    x = as_tensor(x)
+    if x.shape[-1] != 1:
+        raise ValueError(f"Padding: the last axis of x must have size 1, got {x.shape}")
+    zeros = Tensor(np.zeros((*x.shape[:-1], a["pad_dim_size"] - 1), x.dtype.np_dtype))
+    return F.concat((x, zeros), -1)
+
+
+def _polar(a: dict, r: Any, theta: Any) -> Tensor:
+    return apply("Complex", {}, [r * F.cos(theta), r * F.sin(theta)])
+
+
+def _bound(right: bool) -> Callable:
+    def call(a: dict, sorted_x: Any, values: Any) -> Tensor:
+        out = F.searchsorted(sorted_x, values, right=right)
+        return F.cast(out, a["out_type"])
+    return call
+
+
+def _iou(a: dict, anchor_boxes: Any, gt_boxes: Any) -> Tensor:
+    if a["mode"] not in ("iou", "iof"):
+        raise ValueError(f"IOU: mode must be 'iou' or 'iof', got {a['mode']!r}")
+    anc, gt = as_tensor(anchor_boxes), as_tensor(gt_boxes)
+    one = Tensor(np.array(1.0, anc.dtype.np_dtype))
+    zero = Tensor(np.array(0.0, anc.dtype.np_dtype))
+
+    def col(t: Tensor, i: int) -> Tensor:
+        return t[:, i]
+
+    ax0, ay0, ax1, ay1 = (F.reshape(col(anc, i), (1, -1)) for i in range(4))
+    gx0, gy0, gx1, gy1 = (F.reshape(col(gt, i), (-1, 1)) for i in range(4))
+    iw = F.maximum(F.minimum(ax1, gx1) - F.maximum(ax0, gx0) + one, zero)
+    ih = F.maximum(F.minimum(ay1, gy1) - F.maximum(ay0, gy0) + one, zero)
+    inter = iw * ih
+    area_a = (ax1 - ax0 + one) * (ay1 - ay0 + one)
+    area_g = (gx1 - gx0 + one) * (gy1 - gy0 + one)
+    denom = area_a + area_g - inter if a["mode"] == "iou" else area_g + zero * area_a
+    return inter / denom
+
+
+def _check_valid(a: dict, bboxes: Any, img_metas: Any) -> Tensor:
+    b, m = as_tensor(bboxes), as_tensor(img_metas)
+    one = Tensor(np.array(1.0, b.dtype.np_dtype))
+    h = m[0] * m[2] - one
+    w = m[1] * m[2] - one
+    zero = Tensor(np.array(0.0, b.dtype.np_dtype))
+    ok = F.logical_and(F.greater_equal(b[:, 0], zero), F.greater_equal(b[:, 1], zero))
+    ok = F.logical_and(ok, F.less_equal(b[:, 2], w))
+    return F.logical_and(ok, F.less_equal(b[:, 3], h))
+
+
+TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
+    "Conv3D": ((("out_channel", REQUIRED), ("kernel_size", REQUIRED), ("mode", 1), ("pad_mode", "valid"), ("pad", 0),
+                ("stride", 1), ("dilation", 1), ("group", 1), ("data_format", "NCDHW")), _conv3d,
+               "3-D convolution of (N, C, D, H, W) ``x`` with ``weight`` (``ops.conv3d``)."),
+    "Cross": ((("dim", -65530),), _cross, "The cross product along ``dim`` (default: the first axis of size 3)."),
+    "InTopK": ((("k", REQUIRED),), _in_top_k,
+               "Whether each row's target class is among its ``k`` largest predictions (ties count in)."),
+    "InvertPermutation": ((), _invert_permutation, "The inverse of a permutation given as a tuple of ints."),
+    "Padding": ((("pad_dim_size", 8),), _padding,
+                "Extends the size-1 last axis of ``x`` to ``pad_dim_size`` with zeros."),
+    "Polar": ((), _polar, "The complex number abs * (cos(angle) + i sin(angle))."),
+    "ScalarCast": ((), lambda a, x, t: {"int": int, "flo": float, "boo": bool}[
+        str(t).lower().lstrip("u")[:3]](x) if not isinstance(t, type) else t(x),
+                   "A Python scalar converted to the scalar type ``t``."),
+    "LowerBound": ((("out_type", "int32"),), _bound(False),
+                   "Per row, the first position of ``sorted_x`` whose value is >= each value."),
+    "UpperBound": ((("out_type", "int32"),), _bound(True),
+                   "Per row, the first position of ``sorted_x`` whose value is > each value."),
+    "IOU": ((("mode", "iou"),), _iou,
+            "(M, N) intersection over union (or over the ground-truth area, ``iof``) of boxes (x0, y0, x1, y1)."),
+    "CheckValid": ((), _check_valid,
+                   "Whether each box (x0, y0, x1, y1) has x0, y0 >= 0, x1 <= width * ratio - 1 and y1 <= "
+                   "height * ratio - 1, ``img_metas`` being (height, width, ratio)."),
+}
+
+PRIMITIVES: dict[str, type[Primitive]] = {n: make_primitive(n, *row) for n, row in TABLE.items()}
