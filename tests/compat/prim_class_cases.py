@@ -243,3 +243,15 @@ CASES.update({
     "python_valued": (lambda ms, ops: (ms.Tensor(np.array(ops.InvertPermutation()((3, 4, 0, 2, 1)))),
                                        ms.Tensor(np.array(ops.ScalarCast()(255.9, ms.int64)))), []),
 })
+CASES.update({
+    "tril_indices": (lambda ms, ops: ops.TrilIndices(4, 3, -1, ms.int64)(), []),
+    "triu_indices": (lambda ms, ops: (ops.TriuIndices(5, 4, 2, ms.int64)(), ops.TriuIndices(3, 3)()), []),
+    "fill_v2": (lambda ms, ops, s, v: ops.FillV2()(s, v), [np.array([2, 3], np.int32), np.array(1.5, np.float32)]),
+    "equal_count": (lambda ms, ops, x, y: ops.EqualCount()(x, y),
+                    [np.array([1, 2, 3, 4], np.int32), np.array([1, 2, 4, 4], np.int32)]),
+    "conv3d_transpose": (lambda ms, ops, x, w: ops.Conv3DTranspose(2, 3, (2, 3, 2))(x, w),
+                         [_f32(1, 2, 3, 4, 4), _f32(2, 3, 2, 3, 2)]),
+    "conv3d_transpose_stride": (lambda ms, ops, x, w: ops.Conv3DTranspose(2, 3, 2, stride=2, pad_mode="pad",
+                                                                          pad=1)(x, w),
+                                [_f32(1, 2, 3, 4, 4), _f32(2, 3, 2, 2, 2)]),
+})

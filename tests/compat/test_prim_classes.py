@@ -24,9 +24,10 @@ META = json.loads(bytes(FIXTURE["__meta__"]).decode())
 # MindSpore 2.10's CPU SearchSorted kernel rejects dtype=int32 with an internal size error (the int64 default
 # works): the case is recorded as MindSpore's error, and opbuild's int32 result is checked below instead.
 NOT_ON_MINDSPORE_CPU = {"searchsorted_int32"}
-# Inputs read as Python values (a window's length) or results that are Python values (Rank, Shape): these
-# need concrete inputs, which a traced graph input is not.
-PYNATIVE_ONLY = {"bartlett_window", "bartlett_window_sym", "blackman_window", "hamming_window", "rank_shape_size"}
+# Inputs read as Python values (a window's length, FillV2's shape) or results that are Python values (Rank,
+# Shape): these need concrete inputs, which a traced graph input is not.
+PYNATIVE_ONLY = {"bartlett_window", "bartlett_window_sym", "blackman_window", "hamming_window", "rank_shape_size",
+                 "fill_v2"}
 
 
 def test_fixture_covers_every_case_and_records_mindspore_2_10() -> None:

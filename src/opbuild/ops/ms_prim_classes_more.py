@@ -1,6 +1,7 @@
 """More thin MindSpore primitive classes (the second table; see ms_prim_classes.py for the pattern):
 ``Conv3D``, ``Cross``, ``InTopK``, ``InvertPermutation``, ``Padding``, ``Polar``, ``ScalarCast``,
-``LowerBound``, ``UpperBound``, ``IOU`` and ``CheckValid``, each over the functional API or a small
+``LowerBound``, ``UpperBound``, ``IOU``, ``CheckValid``, ``TrilIndices``, ``TriuIndices``, ``FillV2``,
+``EqualCount`` and ``Conv3DTranspose``, each over the functional API or a small
 composition of registered ops. Checked against MindSpore in tests/compat/test_prim_classes.py."""
 
 from __future__ import annotations
@@ -106,6 +107,33 @@ def _check_valid(a: dict, bboxes: Any, img_metas: Any) -> Tensor:
     return F.logical_and(ok, F.less_equal(b[:, 3], h))
 
 
+def _tri_indices(lower: bool) -> Callable:
+    def call(a: dict) -> Tensor:
+        rows, cols = np.tril_indices(a["row"], a["offset"], a["col"]) if lower else \
+            np.triu_indices(a["row"], a["offset"], a["col"])
+        return F.cast(Tensor(np.stack([rows, cols]).astype(np.int64)), a["dtype"])
+    return call
+
+
+def _fill_v2(a: dict, shape: Any, value: Any) -> Tensor:
+    dims = [int(d) for d in np.asarray(shape.asnumpy() if isinstance(shape, Tensor) else shape).reshape(-1)]
+    if any(d < 0 for d in dims):
+        raise ValueError(f"FillV2: shape must be non-negative, got {dims}")
+    return F.broadcast_to(F.reshape(as_tensor(value), ()), tuple(dims))
+
+
+def _equal_count(a: dict, x: Any, y: Any) -> Tensor:
+    x = as_tensor(x)
+    return F.reshape(F.cast(F.sum(F.cast(F.equal(x, y), "int64")), x.dtype), (1,))
+
+
+def _conv3d_transpose(a: dict, dout: Any, weight: Any, bias: Any = None) -> Tensor:
+    if bias is not None:
+        raise ValueError("Conv3DTranspose: bias is not supported (MindSpore requires None)")
+    return F.conv3d_transpose(dout, weight, a["pad_mode"].lower(), a["pad"], a["stride"], a["dilation"], a["group"],
+                              a["output_padding"])
+
+
 TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
     "Conv3D": ((("out_channel", REQUIRED), ("kernel_size", REQUIRED), ("mode", 1), ("pad_mode", "valid"), ("pad", 0),
                 ("stride", 1), ("dilation", 1), ("group", 1), ("data_format", "NCDHW")), _conv3d,
@@ -126,6 +154,16 @@ TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
                    "Per row, the first position of ``sorted_x`` whose value is > each value."),
     "IOU": ((("mode", "iou"),), _iou,
             "(M, N) intersection over union (or over the ground-truth area, ``iof``) of boxes (x0, y0, x1, y1)."),
+    "TrilIndices": ((("row", REQUIRED), ("col", REQUIRED), ("offset", 0), ("dtype", "int32")), _tri_indices(True),
+                    "The (2, n) row and column indices of the lower triangle of a row x col matrix."),
+    "TriuIndices": ((("row", REQUIRED), ("col", REQUIRED), ("offset", 0), ("dtype", "int32")), _tri_indices(False),
+                    "The (2, n) row and column indices of the upper triangle of a row x col matrix."),
+    "FillV2": ((), _fill_v2, "A tensor of ``shape`` filled with the 0-D ``value`` (its dtype)."),
+    "EqualCount": ((), _equal_count, "The number of equal elements, a (1,) tensor of the inputs' dtype."),
+    "Conv3DTranspose": ((("in_channel", REQUIRED), ("out_channel", REQUIRED), ("kernel_size", REQUIRED), ("mode", 1),
+                         ("pad_mode", "valid"), ("pad", 0), ("stride", 1), ("dilation", 1), ("group", 1),
+                         ("output_padding", 0), ("data_format", "NCDHW")), _conv3d_transpose,
+                        "3-D transposed convolution (``ops.conv3d_transpose``)."),
     "CheckValid": ((), _check_valid,
                    "Whether each box (x0, y0, x1, y1) has x0, y0 >= 0, x1 <= width * ratio - 1 and y1 <= "
                    "height * ratio - 1, ``img_metas`` being (height, width, ratio)."),
