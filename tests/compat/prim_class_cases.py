@@ -255,3 +255,13 @@ CASES.update({
                                                                           pad=1)(x, w),
                                 [_f32(1, 2, 3, 4, 4), _f32(2, 3, 2, 2, 2)]),
 })
+CASES.update({
+    "bbox_encode": (lambda ms, ops, a, g: ops.BoundingBoxEncode(means=(0.1, 0.0, -0.1, 0.0),
+                                                                stds=(1.0, 2.0, 1.0, 0.5))(a, g),
+                    [np.array([[2, 2, 2, 3], [0, 0, 4, 5], [1, 1, 6, 3]], np.float32),
+                     np.array([[1, 2, 1, 4], [1, 0, 3, 6], [0, 2, 8, 4]], np.float32)]),
+    "bbox_decode": (lambda ms, ops, a, d: ops.BoundingBoxDecode((20, 30), stds=(1.0, 1.0, 0.5, 0.5),
+                                                                wh_ratio_clip=0.1)(a, d),
+                    [np.array([[4, 1, 2, 1], [2, 2, 2, 3], [5, 5, 15, 12]], np.float32),
+                     np.array([[3, 1, 2, 2], [1, 2, 1, 4], [0.1, -0.2, 0.3, -0.4]], np.float32)]),
+})

@@ -1,8 +1,9 @@
 """More thin MindSpore primitive classes (the second table; see ms_prim_classes.py for the pattern):
 ``Conv3D``, ``Cross``, ``InTopK``, ``InvertPermutation``, ``Padding``, ``Polar``, ``ScalarCast``,
 ``LowerBound``, ``UpperBound``, ``IOU``, ``CheckValid``, ``TrilIndices``, ``TriuIndices``, ``FillV2``,
-``EqualCount`` and ``Conv3DTranspose``, each over the functional API or a small
-composition of registered ops. Checked against MindSpore in tests/compat/test_prim_classes.py."""
+``EqualCount``, ``Conv3DTranspose``, ``BoundingBoxEncode`` and ``BoundingBoxDecode``, each over the
+functional API or a small composition of registered ops. Checked against MindSpore in
+tests/compat/test_prim_classes.py."""
 
 from __future__ import annotations
 
@@ -134,6 +135,45 @@ def _conv3d_transpose(a: dict, dout: Any, weight: Any, bias: Any = None) -> Tens
                               a["output_padding"])
 
 
+def _centres(boxes: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """(cx, cy, w, h) of (x0, y0, x1, y1) boxes, sizes counting both end pixels as MindSpore's box ops do."""
+    one = Tensor(np.array(1.0, boxes.dtype.np_dtype))
+    x0, y0, x1, y1 = (boxes[:, i] for i in range(4))
+    return (x0 + x1) * 0.5, (y0 + y1) * 0.5, x1 - x0 + one, y1 - y0 + one
+
+
+def _bbox_encode(a: dict, anchor_box: Any, groundtruth_box: Any) -> Tensor:
+    anc, gt = as_tensor(anchor_box), as_tensor(groundtruth_box)
+    px, py, pw, ph = _centres(anc)
+    gx, gy, gw, gh = _centres(gt)
+    deltas = F.stack(((gx - px) / pw, (gy - py) / ph, F.log(gw / pw), F.log(gh / ph)), 1)
+    means = Tensor(np.array(a["means"], anc.dtype.np_dtype))
+    stds = Tensor(np.array(a["stds"], anc.dtype.np_dtype))
+    return (deltas - means) / stds
+
+
+def _bbox_decode(a: dict, anchor_box: Any, deltas: Any) -> Tensor:
+    anc, d = as_tensor(anchor_box), as_tensor(deltas)
+    dt = anc.dtype.np_dtype
+    d = d * Tensor(np.array(a["stds"], dt)) + Tensor(np.array(a["means"], dt))
+    limit = abs(float(np.log(a["wh_ratio_clip"])))
+    lo, hi = Tensor(np.array(-limit, dt)), Tensor(np.array(limit, dt))
+    dx, dy = d[:, 0], d[:, 1]
+    dw = F.minimum(F.maximum(d[:, 2], lo), hi)
+    dh = F.minimum(F.maximum(d[:, 3], lo), hi)
+    px, py, pw, ph = _centres(anc)
+    gw, gh = pw * F.exp(dw), ph * F.exp(dh)
+    gx, gy = px + pw * dx, py + ph * dy
+    height, width = a["max_shape"][0], a["max_shape"][1]
+    zero = Tensor(np.array(0.0, dt))
+
+    def clip(v: Tensor, top: float) -> Tensor:
+        return F.minimum(F.maximum(v, zero), Tensor(np.array(top - 1, dt)))
+
+    return F.stack((clip(gx - gw * 0.5 + 0.5, width), clip(gy - gh * 0.5 + 0.5, height),
+                    clip(gx + gw * 0.5 - 0.5, width), clip(gy + gh * 0.5 - 0.5, height)), 1)
+
+
 TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
     "Conv3D": ((("out_channel", REQUIRED), ("kernel_size", REQUIRED), ("mode", 1), ("pad_mode", "valid"), ("pad", 0),
                 ("stride", 1), ("dilation", 1), ("group", 1), ("data_format", "NCDHW")), _conv3d,
@@ -164,6 +204,11 @@ TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
                          ("pad_mode", "valid"), ("pad", 0), ("stride", 1), ("dilation", 1), ("group", 1),
                          ("output_padding", 0), ("data_format", "NCDHW")), _conv3d_transpose,
                         "3-D transposed convolution (``ops.conv3d_transpose``)."),
+    "BoundingBoxEncode": ((("means", (0.0, 0.0, 0.0, 0.0)), ("stds", (1.0, 1.0, 1.0, 1.0))), _bbox_encode,
+                          "The (dx, dy, dw, dh) deltas from anchor boxes to ground-truth boxes, normalized."),
+    "BoundingBoxDecode": ((("max_shape", REQUIRED), ("means", (0.0, 0.0, 0.0, 0.0)), ("stds", (1.0, 1.0, 1.0, 1.0)),
+                           ("wh_ratio_clip", 0.016)), _bbox_decode,
+                          "Boxes from anchor boxes and deltas, clipped to ``max_shape`` (height, width)."),
     "CheckValid": ((), _check_valid,
                    "Whether each box (x0, y0, x1, y1) has x0, y0 >= 0, x1 <= width * ratio - 1 and y1 <= "
                    "height * ratio - 1, ``img_metas`` being (height, width, ratio)."),
