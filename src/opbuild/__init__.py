@@ -94,6 +94,7 @@ from .graph import lazy_inline  # noqa: E402
 from .install_check import run_check  # noqa: E402
 from .jit import JitConfig, explain, jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
+from .ops.primitive_api import constexpr  # noqa: E402
 from .rng import (  # noqa: E402
     Generator,
     default_generator,
@@ -166,4 +167,5 @@ __all__ = [
     "get_log_config", "get_ps_context", "jit_class", "merge_sliced_parameter", "ms_memory_recycle", "mutable",
     "no_inline", "recompute", "reset_algo_parameters", "set_algo_parameters", "set_ps_context",
     "run_check", "lazy_inline", "Symbol",
+    "constexpr",
 ]

@@ -24,10 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from .core import trace
+from .core import deferred_hooks, trace
 from .core.parameter import Parameter
 from .core.tensor import Tensor
-from .nn import deferred_hooks
 from .passes.autodiff import Autodiff
 
 
@@ -104,7 +103,7 @@ class _Differentiated:
                hook_calls: list | None = None) -> tuple[Any, Callable, int, tuple[int, list]]:
         """Trace ``fn`` on ``args`` and append the gradients: (graph, output structure rebuild, n outputs,
         (n hook tensors, hook templates)). The tensors of the forward-hook calls recorded into ``hook_calls``
-        follow the outputs (nn/deferred_hooks.py)."""
+        follow the outputs (core/deferred_hooks.py)."""
         fn = self.fn
         hooks: dict[str, Any] = {"n": 0, "templates": []}
 

@@ -242,7 +242,7 @@ def test_primitives_follow_mindspore_signatures(pynative_mode):
                                   x.mean(axis=(0, 2), keepdims=True))
     assert ops.Argmax is ops.ArgMax and ops.Argmin is ops.ArgMin
     np.testing.assert_array_equal(ops.Argmax(axis=1, output_type=ms.int64)(ms.Tensor(x)).asnumpy(), np.full((2, 4), 2))
-    assert repr(ops.ReduceMax(keep_dims=True)) == "ReduceMax(keep_dims=True)"
+    assert repr(ops.ReduceMax(keep_dims=True)) == "Prim[ReduceMax]<keep_dims=True>"
 
 
 def test_int32_sum_wraps_like_numpy(mode):

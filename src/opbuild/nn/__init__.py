@@ -7,6 +7,7 @@ from ..train.metrics import Accuracy, Loss, Metric
 from .cell import Cell
 from .container import SequentialCell
 from .distributed import DistributedGradReducer
+from .forward_grad import ForwardValueAndGrad
 from .layers import *  # noqa: F403 - every layer, as MindSpore's nn namespace has them
 from .layers import (
     GELU,
@@ -37,6 +38,7 @@ from .loss import (
 from .loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from .losses_extra import *  # noqa: F403 - the further losses, MindSpore's names
 from .losses_extra import __all__ as _LOSSES
+from .optim import *  # noqa: F403 - the LR functions and further schedules, MindSpore's names
 from .optim import (
     ASGD,
     FTRL,
@@ -58,6 +60,7 @@ from .optim import (
     RMSProp,
     Rprop,
 )
+from .optim import __all__ as _OPTIM
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = ["Cell", "DistributedGradReducer",
@@ -72,3 +75,5 @@ __all__ += [n for n in _LAYERS if n not in __all__]
 __all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad", "Rprop", "ASGD", "LazyAdam",
             "AdamOffload", "AdaFactor"]
 __all__ += [n for n in _LOSSES if n not in __all__]
+__all__ += [n for n in _OPTIM if n not in __all__]
+__all__ += ["ForwardValueAndGrad"]

@@ -16,11 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core import graph_breaks, trace
+from ..core import deferred_hooks, graph_breaks, trace
 from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor, is_placeholder
-from . import deferred_hooks
 
 
 class HookHandle:
@@ -211,7 +210,7 @@ class CellApi:
 
     def _call_with_hooks(self, call: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
         """``call(*args, **kwargs)`` between the forward pre-hooks and forward hooks, if any (recorded for
-        after the graph has run while a PYNATIVE_MODE gradient traces: nn/deferred_hooks.py)."""
+        after the graph has run while a PYNATIVE_MODE gradient traces: core/deferred_hooks.py)."""
         if trace.current() is not None and deferred_hooks.active():
             for hook in list(self.__dict__.get("_forward_pre_hooks", {}).values()):
                 deferred_hooks.record(hook, (self, args))

@@ -21,6 +21,7 @@ from .operations import *  # noqa: F403
 from .operations import FAMILIES as _FAMILIES
 from .operations import ReduceOp
 from .primitive import Primitive, apply
+from .primitive_api import constexpr, prim_attr_register
 from .registry import REGISTRY
 
 matmul = functional.matmul  # rebinds the attribute the `matmul` submodule import set (see the docstring)
@@ -34,4 +35,5 @@ TENSOR_METHODS = _SimpleNamespace(**{n: getattr(functional, n) for n in dir(func
 from ..autograd import GradOperation  # noqa: E402
 
 __all__ = ["Primitive", "ReduceOp", "apply", "clip_by_value", "REGISTRY", "functional", "operations", "GradOperation",
+           "constexpr", "prim_attr_register",
            *dict.fromkeys(n for f in _FAMILIES for n in f.PRIMITIVES), *_API]

@@ -96,16 +96,101 @@ class Primitive:
     ``__call__`` and move those into attributes."""
 
     op_name: str = ""
+    instance_name: str = ""
 
-    def __init__(self, **attrs: Any):
+    @property
+    def name(self) -> str:
+        """The primitive's name: the one given to the constructor, else the op's (MindSpore's ``Prim.name``)."""
+        return self.__dict__.get("_name") or self.op_name or type(self).__name__
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self.__dict__["_name"] = value
+
+    def __init__(self, name: str | None = None, **attrs: Any):
         self.attrs = attrs
+        if name is not None:
+            self.name = name
 
     def __call__(self, *inputs: Any) -> Any:
+        if not self.op_name:
+            raise RuntimeError(f"primitive {self.name!r} has no registered operator to run: subclass Primitive "
+                               "with an op_name, or declare the op with ops.primitive.defop")
         return apply(self.op_name, self.attrs, inputs)
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.attrs.items())
-        return f"{type(self).__name__}({args})"
+        """MindSpore's form: ``Prim[Name]`` and the attributes, ``Prim[ReduceMax]<keep_dims=True>`` (the
+        input/output names are left out, as there)."""
+        shown = {k: v for k, v in self.attrs.items() if k not in ("input_names", "output_names")}
+        args = ", ".join(f"{k}={v}" for k, v in shown.items())
+        return f"Prim[{self.name}]" + (f"<{args}>" if args else "")
+
+    # MindSpore's Primitive base API. Attributes that steer placement on a cluster
+    # (``place``, ``set_stage``, ``set_device``) or memory strategy (``recompute``) are recorded, not acted on:
+    # opbuild runs every op on the one CPU it builds for, and its autodiff always keeps forward values.
+
+    def add_prim_attr(self, name: str, value: Any) -> Primitive:
+        """Set attribute ``name`` to ``value``; returns the primitive."""
+        self.attrs[name] = value
+        return self
+
+    def del_prim_attr(self, name: str) -> Primitive:
+        """Remove attribute ``name`` (absent: nothing happens); returns the primitive."""
+        self.attrs.pop(name, None)
+        return self
+
+    def init_prim_io_names(self, inputs: Sequence[str], outputs: Sequence[str]) -> None:
+        """Record the names of the inputs and outputs (``input_names``/``output_names``)."""
+        self.input_names = list(inputs)
+        self.output_names = list(outputs)
+        self.attrs["input_names"] = list(inputs)
+        self.attrs["output_names"] = list(outputs)
+
+    def set_prim_instance_name(self, instance_name: str) -> Primitive:
+        """Name this instance (``instance_name``); returns the primitive."""
+        self.instance_name = instance_name
+        return self
+
+    def place(self, role: str, rank_id: int) -> None:
+        """Record the parameter-server role and rank (``ms_role``, ``rank_id``); recorded only."""
+        if role not in ("MS_WORKER", "MS_PSERVER", "MS_SCHED"):
+            raise ValueError(f"place: role must be 'MS_WORKER', 'MS_PSERVER' or 'MS_SCHED', got {role!r}")
+        if not isinstance(rank_id, int) or isinstance(rank_id, bool):
+            raise TypeError(f"place: rank_id must be an int, got {type(rank_id).__name__}")
+        self.attrs["ms_role"] = role
+        self.attrs["rank_id"] = rank_id
+
+    def recompute(self, mode: bool = True) -> Primitive:
+        """Record the ``recompute`` attribute; returns the primitive. Recorded only: opbuild's gradient
+        graphs keep the forward values instead of recomputing them, which gives the same results."""
+        if not isinstance(mode, bool):
+            raise TypeError(f"recompute: mode must be a bool, got {type(mode).__name__}")
+        self.attrs["recompute"] = mode
+        return self
+
+    def set_device(self, device_target: str) -> Primitive:
+        """Record the target device (``primitive_target``); returns the primitive. Recorded only."""
+        if device_target not in ("CPU", "GPU", "Ascend"):
+            raise ValueError(f"set_device: device_target must be 'CPU', 'GPU' or 'Ascend', got {device_target!r}")
+        self.attrs["primitive_target"] = device_target
+        return self
+
+    @property
+    def primitive_target(self) -> str:
+        """The device recorded by :meth:`set_device` (``"CPU"`` by default)."""
+        return self.attrs.get("primitive_target", "CPU")
+
+    def set_stage(self, stage: int) -> Primitive:
+        """Record the pipeline stage (``stage``); returns the primitive. Recorded only."""
+        if not isinstance(stage, int) or isinstance(stage, bool) or stage < 0:
+            raise ValueError(f"set_stage: stage must be a non-negative int, got {stage!r}")
+        self.attrs["stage"] = stage
+        return self
+
+    def check_elim(self, *args: Any) -> tuple[bool, Any]:
+        """Whether a call with ``args`` can be replaced by a value: ``(False, None)`` unless a subclass says
+        otherwise (MindSpore's hook for eliminating trivial applications)."""
+        return (False, None)
 
 
 def primitive_class(op_name: str, doc: str = "", call: Callable | None = None,

@@ -26,6 +26,8 @@ from .conv import Conv1d, Conv2d, Conv2dTranspose
 from .conv1d_transpose import Conv1dTranspose
 from .embedding import Embedding
 from .instance_norm import GroupNorm, InstanceNorm2d
+from .misc_cells import *  # noqa: F403 - small cells over existing ops, MindSpore's names
+from .misc_cells import __all__ as _MISC_CELLS
 from .norm_more import BatchNorm3d, InstanceNorm1d, InstanceNorm3d
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .padding import Pad
@@ -61,3 +63,4 @@ __all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, *_WRAPPERS, "BatchNorm3
             "RNNCell", "LSTMCell", "GRUCell", "Conv3d",
             "MaxPool3d", "AvgPool3d", "Conv3dTranspose", "Conv1dTranspose",
             "Transformer", "TransformerDecoder", "TimeDistributed"]
+__all__ += _MISC_CELLS

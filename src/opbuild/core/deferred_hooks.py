@@ -13,7 +13,7 @@ import contextvars
 from collections.abc import Iterator
 from typing import Any
 
-from ..core.tensor import Tensor
+from .tensor import Tensor
 
 _pending: contextvars.ContextVar[list | None] = contextvars.ContextVar("opbuild_deferred_hooks", default=None)
 
