@@ -25,6 +25,7 @@ from .api import pooling_adaptive as _pooling_adaptive
 from .api import rows_update as _rows_update
 from .api import sampling as _sampling
 from .api import scatter_inplace as _scatter_inplace
+from .api import sparse_fn as _sparse_fn
 from .api import special as _special
 from .api import spectral as _spectral
 from .api import tensor_math as _tensor_math
@@ -52,6 +53,7 @@ from .api.pooling_adaptive import *  # noqa: F403
 from .api.rows_update import *  # noqa: F403
 from .api.sampling import *  # noqa: F403
 from .api.scatter_inplace import *  # noqa: F403
+from .api.sparse_fn import *  # noqa: F403
 from .api.special import *  # noqa: F403
 from .api.spectral import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
@@ -66,7 +68,8 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_nn_losses.__all__, *_activations.__all__, *_nn_misc.__all__,
                                           *_pooling_adaptive.__all__, *_normalization_fn.__all__,
                                           *_volumetric.__all__, *_conv_transpose.__all__, *_ctc.__all__,
-                                          *_patches.__all__, *_nn_more.__all__)))
+                                          *_patches.__all__, *_nn_more.__all__,
+                                          *_sparse_fn.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -1,0 +1,97 @@
+"""Cases of the second-round ``mindspore.ops`` functions (sparse elementwise and conversions, windows, stacking
+and splitting, aliases, math), written once against a MindSpore-shaped namespace: scripts/record_ops_more.py
+runs them on real MindSpore 2.10 into tests/fixtures/ops_more.npz; tests/compat/test_ops_more.py runs them on
+opbuild and compares.
+
+Each case is ``name -> (fn(ms, ops, *tensors), inputs)``. Names in :data:`EAGER_ONLY` need concrete index
+arrays or have data-dependent output shapes, so they are compared in PyNative mode only. This module imports
+neither MindSpore nor opbuild.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+RNG = np.random.default_rng(77)
+
+COO_IDX = np.array([[0, 1], [1, 2], [2, 0]], np.int64)
+COO_VAL = np.array([0.3, -0.7, 0.9], np.float32)
+CSR_PTR = np.array([0, 1, 3, 3], np.int64)
+CSR_IDX = np.array([2, 0, 3], np.int64)
+CSR_VAL = np.array([0.4, -0.6, 0.8], np.float32)
+POS_VAL = np.array([1.3, 1.7, 2.9], np.float32)
+
+SPARSE_UNARY = ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "exp", "expm1",
+                "floor", "inv", "isfinite", "isinf", "isnan", "log", "log1p", "neg", "relu", "relu6", "round",
+                "sigmoid", "sin", "sinh", "softsign", "sqrt", "square", "tan", "tanh")
+
+
+def _coo(ms, i, v):
+    return ms.COOTensor(i, v, (3, 4))
+
+
+def _csr(ms, p, i, v):
+    return ms.CSRTensor(p, i, v, (3, 4))
+
+
+def _coo_case(s: str):
+    return lambda ms, ops, i, v: getattr(ops, f"coo_{s}")(_coo(ms, i, v))
+
+
+def _csr_case(s: str):
+    return lambda ms, ops, p, i, v: getattr(ops, f"csr_{s}")(_csr(ms, p, i, v))
+
+
+def _unary_cases() -> dict:
+    out = {}
+    for s in SPARSE_UNARY:
+        positive = s in ("acosh", "log", "sqrt")
+        out[f"coo_{s}"] = (_coo_case(s), [COO_IDX, POS_VAL if positive else COO_VAL])
+        out[f"csr_{s}"] = (_csr_case(s), [CSR_PTR, CSR_IDX, POS_VAL if positive else CSR_VAL])
+    return out
+
+
+DENSE = np.array([[0, 1.5, 0, 0], [-2, 0, 0, 3], [0, 0, 0, 0]], np.float32)
+
+CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
+    **_unary_cases(),
+    "coo_add": (lambda ms, ops, i, v: ops.coo_add(_coo(ms, i, v), ms.COOTensor(
+        ms.Tensor(np.array([[0, 1], [2, 3]], np.int64)), ms.Tensor(np.array([-0.25, 4.0], np.float32)), (3, 4)),
+        ms.Tensor(np.float32(0.1))), [COO_IDX, COO_VAL]),
+    "coo_concat": (lambda ms, ops, i, v: ops.coo_concat((_coo(ms, i, v), _coo(ms, i, v)), 1), [COO_IDX, COO_VAL]),
+    "csr_add": (lambda ms, ops, p, i, v: ops.csr_add(_csr(ms, p, i, v), ms.CSRTensor(
+        ms.Tensor(np.array([0, 1, 1, 2], np.int64)), ms.Tensor(np.array([2, 1], np.int64)),
+        ms.Tensor(np.array([1.0, 5.0], np.float32)), (3, 4)),
+        ms.Tensor(np.float32(2.0)), ms.Tensor(np.float32(-1.0))), [CSR_PTR, CSR_IDX, CSR_VAL]),
+    "csr_to_dense": (lambda ms, ops, p, i, v: ops.csr_to_dense(_csr(ms, p, i, v)), [CSR_PTR, CSR_IDX, CSR_VAL]),
+    "csr_softmax": (lambda ms, ops, p, i, v: ops.csr_softmax(_csr(ms, p, i, v), ms.float32),
+                    [CSR_PTR, CSR_IDX, CSR_VAL]),
+    "dense_to_sparse_coo": (lambda ms, ops, x: ops.dense_to_sparse_coo(x), [DENSE]),
+    "dense_to_sparse_csr": (lambda ms, ops, x: ops.dense_to_sparse_csr(x), [DENSE]),
+}
+
+EAGER_ONLY = {"coo_add", "coo_concat", "csr_add", "csr_softmax", "dense_to_sparse_coo", "dense_to_sparse_csr",
+              "csr_to_dense"}
+
+
+def outputs(result) -> list[np.ndarray]:
+    """A case's result (a Tensor, a sparse tensor, a number or a tuple of them) as NumPy arrays; a sparse
+    tensor gives its index arrays, values and dense shape."""
+    items = result if isinstance(result, (tuple, list)) else [result]
+    out: list[np.ndarray] = []
+    for t in items:
+        if hasattr(t, "indptr"):
+            out += [np.asarray(t.indptr.asnumpy()), np.asarray(t.indices.asnumpy()), np.asarray(t.values.asnumpy()),
+                    np.asarray(t.shape, np.int64)]
+        elif hasattr(t, "indices") and hasattr(t, "values"):
+            out += [np.asarray(t.indices.asnumpy()), np.asarray(t.values.asnumpy()), np.asarray(t.shape, np.int64)]
+        elif hasattr(t, "asnumpy"):
+            out.append(np.asarray(t.asnumpy()))
+        else:
+            out.append(np.asarray(t))
+    return out
+
+
+__all__ = ["CASES", "EAGER_ONLY", "outputs"]
