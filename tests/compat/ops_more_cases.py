@@ -72,6 +72,53 @@ CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
     "dense_to_sparse_csr": (lambda ms, ops, x: ops.dense_to_sparse_csr(x), [DENSE]),
 }
 
+X34 = RNG.uniform(-2, 2, (3, 4)).astype(np.float32)
+X234 = RNG.uniform(-2, 2, (2, 3, 4)).astype(np.float32)
+V3 = np.array([1.5, -2.0, 3.0], np.float32)
+V2 = np.array([4.0, 5.0], np.float32)
+M22 = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+
+CASES.update({
+    "bartlett_window": (lambda ms, ops: ops.bartlett_window(ms.Tensor(5, ms.int32)), []),
+    "bartlett_window_sym": (lambda ms, ops: ops.bartlett_window(ms.Tensor(6, ms.int32), periodic=False), []),
+    "blackman_window": (lambda ms, ops: ops.blackman_window(ms.Tensor(7, ms.int32), dtype=ms.float64), []),
+    "hamming_window": (lambda ms, ops: ops.hamming_window(6, alpha=0.5, beta=0.4), []),
+    "hann_window_sym": (lambda ms, ops: ops.hann_window(5, periodic=False), []),
+    "kaiser_window": (lambda ms, ops: ops.kaiser_window(6, beta=8.0), []),
+    "kaiser_window_sym": (lambda ms, ops: ops.kaiser_window(5, periodic=False), []),
+    "hstack": (lambda ms, ops, a, b: ops.hstack((a, b)), [X34, X34]),
+    "hstack_1d": (lambda ms, ops, a, b: ops.hstack([a, b]), [V3, V2]),
+    "vstack": (lambda ms, ops, a, b: ops.vstack((a, b)), [V3, V3]),
+    "dstack": (lambda ms, ops, a, b: ops.dstack((a, b)), [X34, X34]),
+    "column_stack": (lambda ms, ops, a, b: ops.column_stack((a, b)), [V3, V3]),
+    "tensor_split_int": (lambda ms, ops, x: ops.tensor_split(x, 3, axis=1), [X34]),
+    "tensor_split_idx": (lambda ms, ops, x: ops.tensor_split(x, (1, 3), axis=-1), [X34]),
+    "hsplit": (lambda ms, ops, x: ops.hsplit(x, 2), [X34]),
+    "vsplit": (lambda ms, ops, x: ops.vsplit(x, (1,)), [X34]),
+    "dsplit": (lambda ms, ops, x: ops.dsplit(x, 2), [X234]),
+    "atleast_1d": (lambda ms, ops, x: ops.atleast_1d(x), [np.array(2.0, np.float32)]),
+    "atleast_2d": (lambda ms, ops, x, y: ops.atleast_2d((x, y)), [V3, X34]),
+    "atleast_3d": (lambda ms, ops, x, y: ops.atleast_3d([x, y]), [V3, X34]),
+    "fliplr": (lambda ms, ops, x: ops.fliplr(x), [X234]),
+    "flipud": (lambda ms, ops, x: ops.flipud(x), [X34]),
+    "movedim": (lambda ms, ops, x: ops.movedim(x, 0, 2), [X234]),
+    "swapdims": (lambda ms, ops, x: ops.swapdims(x, 0, 2), [X234]),
+    "t": (lambda ms, ops, x: ops.t(x), [X34]),
+    "ravel": (lambda ms, ops, x: ops.ravel(x), [X234]),
+    "view_as": (lambda ms, ops, x, y: ops.view_as(x, y), [X34, np.zeros((6, 2), np.float32)]),
+    "block_diag": (lambda ms, ops, a, b, c: ops.block_diag(a, b, c), [M22, V3, np.array(7.0, np.float32)]),
+    "meshgrid_xy": (lambda ms, ops, a, b: ops.meshgrid(a, b), [V3, V2]),
+    "meshgrid_ij": (lambda ms, ops, a, b, c: ops.meshgrid(a, b, c, indexing="ij"), [V3, V2, V2]),
+    "meshgrid_xy3": (lambda ms, ops, a, b, c: ops.meshgrid(a, b, c, indexing="xy"), [V3, V2, V2]),
+    "cartesian_prod": (lambda ms, ops, a, b: ops.cartesian_prod(a, b), [V3, V2]),
+    "combinations": (lambda ms, ops, x: ops.combinations(x), [np.array([1, 2, 3, 4], np.int32)]),
+    "combinations_repl": (lambda ms, ops, x: ops.combinations(x, 3, True), [V3]),
+    "tril_indices": (lambda ms, ops: ops.tril_indices(4, 3, -1), []),
+    "triu_indices": (lambda ms, ops: ops.triu_indices(3, 4, 1, dtype=ms.int32), []),
+    "vander": (lambda ms, ops, x: ops.vander(x), [V3]),
+    "vander_n": (lambda ms, ops, x: ops.vander(x, N=5), [np.array([1, 2, 3], np.int32)]),
+})
+
 EAGER_ONLY = {"coo_add", "coo_concat", "csr_add", "csr_softmax", "dense_to_sparse_coo", "dense_to_sparse_csr",
               "csr_to_dense"}
 

@@ -28,8 +28,10 @@ from .api import scatter_inplace as _scatter_inplace
 from .api import sparse_fn as _sparse_fn
 from .api import special as _special
 from .api import spectral as _spectral
+from .api import stacking as _stacking
 from .api import tensor_math as _tensor_math
 from .api import volumetric as _volumetric
+from .api import windows as _windows
 from .api.activations import *  # noqa: F403
 from .api.array import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
@@ -56,8 +58,10 @@ from .api.scatter_inplace import *  # noqa: F403
 from .api.sparse_fn import *  # noqa: F403
 from .api.special import *  # noqa: F403
 from .api.spectral import *  # noqa: F403
+from .api.stacking import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
 from .api.volumetric import *  # noqa: F403
+from .api.windows import *  # noqa: F403
 
 API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_nn.__all__, *_tensor_math.__all__,
                                           *_more_math.__all__, *_math_more.__all__, *_image.__all__,
@@ -69,7 +73,7 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_pooling_adaptive.__all__, *_normalization_fn.__all__,
                                           *_volumetric.__all__, *_conv_transpose.__all__, *_ctc.__all__,
                                           *_patches.__all__, *_nn_more.__all__,
-                                          *_sparse_fn.__all__)))
+                                          *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]
