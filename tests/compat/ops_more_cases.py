@@ -119,8 +119,55 @@ CASES.update({
     "vander_n": (lambda ms, ops, x: ops.vander(x, N=5), [np.array([1, 2, 3], np.int32)]),
 })
 
-EAGER_ONLY = {"coo_add", "coo_concat", "csr_add", "csr_softmax", "dense_to_sparse_coo", "dense_to_sparse_csr",
-              "csr_to_dense"}
+I7 = np.array([-7, 7, -6, 5, 9], np.int32)
+D3 = np.array([2, -2, 4, -3, 2], np.int32)
+F5 = np.array([-7.5, 7.5, -0.0, 5.0, -1.25], np.float32)
+G5 = np.array([2.0, -2.0, 4.0, -3.0, 0.5], np.float32)
+B34 = np.array([[1, 0, 2, 0], [1, 1, 1, 1], [0, 0, 0, 0]], np.int32)
+
+CASES.update({
+    "eye": (lambda ms, ops: ops.eye(3, 4, ms.int32), []),
+    "eye_default": (lambda ms, ops: ops.eye(2), []),
+    "fill": (lambda ms, ops: ops.fill(ms.float32, (2, 3), 1.5), []),
+    "full_like": (lambda ms, ops, x: ops.full_like(x, 2), [X34]),
+    "full_like_dtype": (lambda ms, ops, x: ops.full_like(x, 3, dtype=ms.int32), [X34]),
+    "shape_queries": (lambda ms, ops, x: ms.Tensor(np.array([ops.numel(x), ops.rank(x), ops.size(x),
+                                                              *ops.shape(x)], np.int64)), [X234]),
+    "positive": (lambda ms, ops, x: ops.positive(x), [X34]),
+    "subtract": (lambda ms, ops, x, y: ops.subtract(x, y, alpha=2), [X34, X34[::-1].copy()]),
+    "eq": (lambda ms, ops, x, y: ops.eq(x, y), [I7, np.array([-7, 0, -6, 0, 9], np.int32)]),
+    "sgn": (lambda ms, ops, x: ops.sgn(x), [F5]),
+    "signbit": (lambda ms, ops, x: ops.signbit(x), [F5]),
+    "signbit_int": (lambda ms, ops, x: ops.signbit(x), [I7]),
+    "floor_mod": (lambda ms, ops, x, y: ops.floor_mod(x, y), [I7, D3]),
+    "truncate_div_int": (lambda ms, ops, x, y: ops.truncate_div(x, y), [I7, D3]),
+    "truncate_div_float": (lambda ms, ops, x, y: ops.truncate_div(x, y), [F5, G5]),
+    "truncate_mod_int": (lambda ms, ops, x, y: ops.truncate_mod(x, y), [I7, D3]),
+    "truncate_mod_float": (lambda ms, ops, x, y: ops.truncate_mod(x, y), [F5, G5]),
+    "dtype_predicates": (lambda ms, ops, x, y: ms.Tensor(np.array([ops.is_complex(x), ops.is_floating_point(x),
+                                                                   ops.is_floating_point(y), ops.is_nonzero(x[0, :1])],
+                                                                  np.bool_)), [X34, I7]),
+    "isreal": (lambda ms, ops, x: ops.isreal(x), [X34]),
+    "range_int": (lambda ms, ops: ops.range(1, 11, 3), []),
+    "range_float": (lambda ms, ops: ops.range(0.5, 3.0, 0.75), []),
+    "linspace": (lambda ms, ops: ops.linspace(-1.0, 2.0, 7), []),
+    "logspace": (lambda ms, ops: ops.logspace(0.0, 2.0, 5, base=2), []),
+    "scalar_to_tensor": (lambda ms, ops: ops.scalar_to_tensor(3, ms.int32), []),
+    "scalar_to_tensor_default": (lambda ms, ops: ops.scalar_to_tensor(2.5), []),
+    "tuple_to_array_int": (lambda ms, ops: ops.tuple_to_array((1, 2, 3)), []),
+    "tuple_to_array_float": (lambda ms, ops: ops.tuple_to_array((1.0, 2.5)), []),
+    "slice": (lambda ms, ops, x: ops.slice(x, (0, 1, 1), (2, -1, 2)), [X234]),
+    "strided_slice": (lambda ms, ops, x: ops.strided_slice(x, (0, 0, 3), (2, 3, 0), (1, 2, -1)), [X234]),
+    "strided_slice_masks": (lambda ms, ops, x: ops.strided_slice(x, (1, 0, 0), (2, 2, 4), (1, 1, 2),
+                                                                 begin_mask=2, shrink_axis_mask=1), [X234]),
+    "all": (lambda ms, ops, x: ops.all(x), [B34]),
+    "all_axis": (lambda ms, ops, x: ops.all(x, 1, keep_dims=True), [B34]),
+    "any_axis": (lambda ms, ops, x: ops.any(x > 0, (0,)), [B34]),
+    "any_bool": (lambda ms, ops, x: ops.any(x > 0, 1), [X34]),
+})
+
+EAGER_ONLY = {"dtype_predicates", "coo_add", "coo_concat", "csr_add", "csr_softmax", "dense_to_sparse_coo",
+              "dense_to_sparse_csr", "csr_to_dense"}
 
 
 def outputs(result) -> list[np.ndarray]:

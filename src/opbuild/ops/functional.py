@@ -5,6 +5,7 @@ lower-case ``mindspore.ops`` functions, plus the helpers Tensor's operators use 
 from __future__ import annotations
 
 from .api import activations as _activations
+from .api import aliases as _aliases
 from .api import array as _array
 from .api import conv_transpose as _conv_transpose
 from .api import ctc as _ctc
@@ -33,6 +34,7 @@ from .api import tensor_math as _tensor_math
 from .api import volumetric as _volumetric
 from .api import windows as _windows
 from .api.activations import *  # noqa: F403
+from .api.aliases import *  # noqa: F403
 from .api.array import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
 from .api.conv_transpose import *  # noqa: F403
@@ -73,7 +75,8 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_pooling_adaptive.__all__, *_normalization_fn.__all__,
                                           *_volumetric.__all__, *_conv_transpose.__all__, *_ctc.__all__,
                                           *_patches.__all__, *_nn_more.__all__,
-                                          *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__)))
+                                          *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
+                                          *_aliases.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]
