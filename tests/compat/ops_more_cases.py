@@ -166,8 +166,21 @@ CASES.update({
     "any_bool": (lambda ms, ops, x: ops.any(x > 0, 1), [X34]),
 })
 
-EAGER_ONLY = {"dtype_predicates", "coo_add", "coo_concat", "csr_add", "csr_softmax", "dense_to_sparse_coo",
-              "dense_to_sparse_csr", "csr_to_dense"}
+U8 = np.array([[3, 1, 3, 3], [2, 2, 1, 5]], np.int32)
+
+CASES.update({
+    "argwhere": (lambda ms, ops, x: ops.argwhere(x), [B34]),
+    "masked_select": (lambda ms, ops, x, m: ops.masked_select(x, m > 0), [X34, np.array([1, 0, 1, 1], np.int32)]),
+    "unique": (lambda ms, ops, x: ops.unique(x), [U8]),
+    "unique_consecutive": (lambda ms, ops, x: ops.unique_consecutive(x, True, True), [U8]),
+    "unique_consecutive_axis": (lambda ms, ops, x: ops.unique_consecutive(x, True, True, dim=0),
+                                [np.array([[1, 2], [1, 2], [3, 4], [1, 2]], np.float32)]),
+    "unique_consecutive_plain": (lambda ms, ops, x: ops.unique_consecutive(x), [U8]),
+})
+
+EAGER_ONLY = {"argwhere", "masked_select", "unique", "unique_consecutive", "unique_consecutive_axis",
+              "unique_consecutive_plain", "dtype_predicates", "coo_add", "coo_concat", "csr_add", "csr_softmax",
+              "dense_to_sparse_coo", "dense_to_sparse_csr", "csr_to_dense"}
 
 
 def outputs(result) -> list[np.ndarray]:

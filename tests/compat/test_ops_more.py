@@ -68,3 +68,29 @@ def test_matches_mindspore(name, mode) -> None:
             np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6)
         else:
             np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("name", ["argwhere", "unique", "masked_select", "unique_consecutive"])
+def test_data_dependent_functions_refuse_inside_a_graph(name) -> None:
+    x = Tensor(np.array([[1.0, 0.0], [2.0, 2.0]], np.float32))
+    calls = {"argwhere": lambda t: ops.argwhere(t), "unique": lambda t: ops.unique(t)[0],
+             "masked_select": lambda t: ops.masked_select(t, t > 0),
+             "unique_consecutive": lambda t: ops.unique_consecutive(t)}
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        with pytest.raises(RuntimeError, match=f"{name}: the output shape depends on the input's values"):
+            FnCell(calls[name])(x)
+    finally:
+        ms.set_context(mode=old)
+
+
+def test_sparse_values_and_stacking_differentiate() -> None:
+    x = Tensor(np.array([[1.0, -2.0], [3.0, 4.0]], np.float32))
+    # d/dt of sum(hstack(t, fliplr(t))) is 2, of sum(vander(ravel(t), 2)) = sum(t + 1) is 1
+    g = ms.grad(lambda t: ops.hstack((t, ops.fliplr(t))).sum() + ops.vander(ops.ravel(t), 2).sum())(x)
+    np.testing.assert_allclose(g.asnumpy(), np.full((2, 2), 3.0))
+    idx = Tensor(np.array([[0, 0], [1, 1]], np.int64))
+    gv = ms.grad(lambda v: ops.coo_square(ms.COOTensor(idx, v, (2, 2))).values.sum())(
+        Tensor(np.array([3.0, -1.0], np.float32)))
+    np.testing.assert_allclose(gv.asnumpy(), [6.0, -2.0])

@@ -9,6 +9,7 @@ from .api import aliases as _aliases
 from .api import array as _array
 from .api import conv_transpose as _conv_transpose
 from .api import ctc as _ctc
+from .api import data_dependent as _data_dependent
 from .api import gather_more as _gather_more
 from .api import image as _image
 from .api import linalg as _linalg
@@ -39,6 +40,7 @@ from .api.array import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
 from .api.conv_transpose import *  # noqa: F403
 from .api.ctc import *  # noqa: F403
+from .api.data_dependent import *  # noqa: F403
 from .api.gather_more import *  # noqa: F403
 from .api.image import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
@@ -76,7 +78,7 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_volumetric.__all__, *_conv_transpose.__all__, *_ctc.__all__,
                                           *_patches.__all__, *_nn_more.__all__,
                                           *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
-                                          *_aliases.__all__)))
+                                          *_aliases.__all__, *_data_dependent.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]
