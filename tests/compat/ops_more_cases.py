@@ -178,6 +178,57 @@ CASES.update({
     "unique_consecutive_plain": (lambda ms, ops, x: ops.unique_consecutive(x), [U8]),
 })
 
+A23 = RNG.uniform(-2, 2, (2, 3)).astype(np.float32)
+P43 = RNG.uniform(-2, 2, (4, 3)).astype(np.float32)
+GI = np.array([12, -18, 0, 7, 0, 48], np.int32)
+GJ = np.array([8, 27, 5, -21, 0, -36], np.int32)
+
+CASES.update({
+    "ldexp": (lambda ms, ops, x, e: ops.ldexp(x, e), [X34[0], np.array([1, -2, 3, 0], np.int32)]),
+    "copysign": (lambda ms, ops, x, y: ops.copysign(x, y), [F5, G5]),
+    "copysign_int": (lambda ms, ops, x, y: ops.copysign(x, y), [I7, F5]),
+    "kron": (lambda ms, ops, x, y: ops.kron(x, y), [M22, A23]),
+    "kron_1d": (lambda ms, ops, x, y: ops.kron(x, y), [V3, V2]),
+    "cross": (lambda ms, ops, x, y: ops.cross(x, y), [P43, P43[::-1].copy()]),
+    "cross_dim": (lambda ms, ops, x, y: ops.cross(x, y, dim=1), [P43, P43[::-1].copy()]),
+    "cdist": (lambda ms, ops, x, y: ops.cdist(x, y), [P43, A23]),
+    "cdist_p1": (lambda ms, ops, x, y: ops.cdist(x, y, p=1.0), [P43[None], A23[None]]),
+    "pdist": (lambda ms, ops, x: ops.pdist(x), [P43]),
+    "pdist_p3": (lambda ms, ops, x: ops.pdist(x, p=3.0), [P43]),
+    "dist": (lambda ms, ops, x, y: ops.dist(x, y), [X34, X34[::-1].copy()]),
+    "dist_p3": (lambda ms, ops, x, y: ops.dist(x, y, p=3), [X34, X34[::-1].copy()]),
+    "cov": (lambda ms, ops, x: ops.cov(x), [X34]),
+    "cov_weights": (lambda ms, ops, x, f, a: ops.cov(x, correction=0, fweights=f, aweights=a),
+                    [X34, np.array([1, 2, 1, 3], np.int32), np.array([0.5, 1.0, 2.0, 1.5], np.float32)]),
+    "mv": (lambda ms, ops, m, v: ops.mv(m, v), [X34, X34[0]]),
+    "ger": (lambda ms, ops, a, b: ops.ger(a, b), [V3, V2]),
+    "diag_embed": (lambda ms, ops, x: ops.diag_embed(x), [A23]),
+    "diag_embed_offset": (lambda ms, ops, x: ops.diag_embed(x, 1, 0, 2), [A23]),
+    "diagflat": (lambda ms, ops, x: ops.diagflat(x, -1), [M22]),
+    "matrix_band_part": (lambda ms, ops, x: ops.matrix_band_part(x, 1, 0), [X234]),
+    "matrix_band_part_neg": (lambda ms, ops, x: ops.matrix_band_part(x, -1, 1), [X34]),
+    "logcumsumexp": (lambda ms, ops, x: ops.logcumsumexp(x, 1), [X34]),
+    "polar": (lambda ms, ops, r, a: ops.polar(r, a), [np.abs(V3), V3]),
+    "inv": (lambda ms, ops, x: ops.inv(x), [F5[:2]]),
+    "msort": (lambda ms, ops, x: ops.msort(x), [X34]),
+    "median": (lambda ms, ops, x: ops.median(x, 1), [X34]),
+    "median_keep": (lambda ms, ops, x: ops.median(x, 0, keepdims=True), [X34]),
+    "trapz": (lambda ms, ops, y: ops.trapz(y), [X34]),
+    "trapz_x": (lambda ms, ops, y, x: ops.trapz(y, x, dim=0), [X34, np.array([0.0, 0.5, 2.0], np.float32)]),
+    "trapz_dx": (lambda ms, ops, y: ops.trapz(y, dx=0.25), [X34]),
+    "gcd": (lambda ms, ops, a, b: ops.gcd(a, b), [GI, GJ]),
+    "lcm": (lambda ms, ops, a, b: ops.lcm(a, b), [GI, GJ]),
+    "population_count": (lambda ms, ops, x: ops.population_count(x), [np.array([0, 7, -1, 255, -128], np.int16)]),
+    "population_count_i8": (lambda ms, ops, x: ops.population_count(x), [np.array([0, 7, -1, 127], np.int8)]),
+    "reverse_sequence": (lambda ms, ops, x, s: ops.reverse_sequence(x, s, seq_dim=1),
+                         [X34, np.array([1, 3, 4], np.int32)]),
+    "reverse_sequence_batch1": (lambda ms, ops, x, s: ops.reverse_sequence(x, s, seq_dim=0, batch_dim=1),
+                                [X34, np.array([2, 3, 1, 0], np.int32)]),
+    "slice_scatter": (lambda ms, ops, x, s: ops.slice_scatter(x, s, 1, 0, 4, 2), [X34, np.ones((3, 2), np.float32)]),
+    "select_scatter": (lambda ms, ops, x, s: ops.select_scatter(x, s, 0, 1), [X34, np.ones(4, np.float32)]),
+    "diagonal_scatter": (lambda ms, ops, x, s: ops.diagonal_scatter(x, s, 1), [X34, np.ones(3, np.float32)]),
+})
+
 EAGER_ONLY = {"argwhere", "masked_select", "unique", "unique_consecutive", "unique_consecutive_axis",
               "unique_consecutive_plain", "dtype_predicates", "coo_add", "coo_concat", "csr_add", "csr_softmax",
               "dense_to_sparse_coo", "dense_to_sparse_csr", "csr_to_dense"}

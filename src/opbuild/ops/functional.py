@@ -14,6 +14,7 @@ from .api import gather_more as _gather_more
 from .api import image as _image
 from .api import linalg as _linalg
 from .api import math as _math
+from .api import math_extra as _math_extra
 from .api import math_misc as _math_misc
 from .api import math_more as _math_more
 from .api import more_math as _more_math
@@ -45,6 +46,7 @@ from .api.gather_more import *  # noqa: F403
 from .api.image import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
 from .api.math import *  # noqa: F403
+from .api.math_extra import *  # noqa: F403
 from .api.math_misc import *  # noqa: F403
 from .api.math_more import *  # noqa: F403
 from .api.more_math import *  # noqa: F403
@@ -78,7 +80,7 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_volumetric.__all__, *_conv_transpose.__all__, *_ctc.__all__,
                                           *_patches.__all__, *_nn_more.__all__,
                                           *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
-                                          *_aliases.__all__, *_data_dependent.__all__)))
+                                          *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]
