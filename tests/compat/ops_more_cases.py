@@ -229,7 +229,22 @@ CASES.update({
     "diagonal_scatter": (lambda ms, ops, x, s: ops.diagonal_scatter(x, s, 1), [X34, np.ones(3, np.float32)]),
 })
 
-EAGER_ONLY = {"argwhere", "masked_select", "unique", "unique_consecutive", "unique_consecutive_axis",
+CASES.update({
+    "histc": (lambda ms, ops, x: ops.histc(x, bins=4, min=-1.0, max=1.5), [X34]),
+    "histc_auto": (lambda ms, ops, x: ops.histc(x, bins=5), [X34]),
+    "bincount": (lambda ms, ops, x: ops.bincount(x), [np.array([0, 3, 1, 3, 3], np.int32)]),
+    "bincount_weights": (lambda ms, ops, x, w: ops.bincount(x, w, minlength=7),
+                         [np.array([0, 3, 1, 3, 3], np.int32), V3.repeat(2)[:5].copy()]),
+    "matrix_diag": (lambda ms, ops, x: ops.matrix_diag(x), [A23]),
+    "matrix_diag_k": (lambda ms, ops, x: ops.matrix_diag(x, k=1, padding_value=9), [A23]),
+    "matrix_diag_part": (lambda ms, ops, x: ops.matrix_diag_part(x, ms.Tensor(1, ms.int32),
+                                                                 ms.Tensor(0.0, ms.float32)), [X234]),
+    "pinv": (lambda ms, ops, x: ops.pinv(x), [P43]),
+    "pinv_rank1": (lambda ms, ops, x: ops.pinv(x), [np.outer(V3, V2).astype(np.float32)]),
+})
+
+EAGER_ONLY = {"bincount", "bincount_weights",
+              "argwhere", "masked_select", "unique", "unique_consecutive", "unique_consecutive_axis",
               "unique_consecutive_plain", "dtype_predicates", "coo_add", "coo_concat", "csr_add", "csr_softmax",
               "dense_to_sparse_coo", "dense_to_sparse_csr", "csr_to_dense"}
 
