@@ -34,6 +34,12 @@ def _scatter(flat_index: Tensor, values: Tensor, shape: tuple[int, ...]) -> Tens
     return apply("Reshape", {"shape": shape}, [dense])
 
 
+def _part(t: Tensor) -> str:
+    """A component tensor as MindSpore's sparse reprs show it: the printed value, multi-line ones on a new line."""
+    body = str(t)
+    return f"Tensor(shape={list(t.shape)}, dtype={t.dtype}, value={chr(10) if t.ndim > 1 else ''}{body})"
+
+
 class COOTensor:
     """``COOTensor(indices, values, shape)``: ``values[i]`` at coordinate ``indices[i]`` (an int tensor of shape
     (N, ndim)); every other element is zero."""
@@ -105,7 +111,8 @@ class COOTensor:
         return COOTensor(self.indices, self.values.astype(dtype), self.shape)
 
     def __repr__(self) -> str:
-        return f"COOTensor(shape={list(self.shape)}, dtype={self.dtype}, nnz={self.size})"
+        return (f"COOTensor(shape={list(self.shape)}, dtype={self.dtype}, indices={_part(self.indices)}, "
+                f"values={_part(self.values)})")
 
 
 class CSRTensor:
@@ -193,7 +200,8 @@ class CSRTensor:
         return CSRTensor(self.indptr, self.indices, self.values.astype(dtype), self.shape)
 
     def __repr__(self) -> str:
-        return f"CSRTensor(shape={list(self.shape)}, dtype={self.dtype}, nnz={self.size})"
+        return (f"CSRTensor(shape={list(self.shape)}, dtype={self.dtype}, indptr={_part(self.indptr)}, "
+                f"indices={_part(self.indices)}, values={_part(self.values)})")
 
 
 __all__ = ["COOTensor", "CSRTensor"]

@@ -94,3 +94,22 @@ def test_sparse_values_and_stacking_differentiate() -> None:
     gv = ms.grad(lambda v: ops.coo_square(ms.COOTensor(idx, v, (2, 2))).values.sum())(
         Tensor(np.array([3.0, -1.0], np.float32)))
     np.testing.assert_allclose(gv.asnumpy(), [6.0, -2.0])
+
+
+def test_sparse_reprs_show_their_parts_as_mindspore_prints_them() -> None:
+    c = ms.COOTensor(Tensor(np.array([[0, 0], [0, 1]], np.int64)), Tensor(np.array([3, 1], np.int32)), (3, 4))
+    assert repr(c) == ("COOTensor(shape=[3, 4], dtype=Int32, indices=Tensor(shape=[2, 2], dtype=Int64, value=\n"
+                       "[[0 0]\n [0 1]]), values=Tensor(shape=[2], dtype=Int32, value=[3 1]))")
+    assert repr(c.to_csr()).startswith("CSRTensor(shape=[3, 4], dtype=Int32, indptr=Tensor(shape=[4], dtype=Int64, "
+                                       "value=[0 2 2 2]), indices=")
+
+
+def test_sgn_of_complex_and_clear_refusals() -> None:
+    got = ops.sgn(Tensor(np.array([3 + 4j, 0j, -2j], np.complex64))).asnumpy()
+    np.testing.assert_allclose(got, [0.6 + 0.8j, 0, -1j], atol=1e-6)
+    with pytest.raises(NotImplementedError, match="matrix_diag: only one diagonal"):
+        ops.matrix_diag(Tensor(np.ones((2, 3), np.float32)), k=Tensor(np.array([0, 1], np.int32)))
+    with pytest.raises(TypeError, match="coo_abs: x must be a COOTensor"):
+        ops.coo_abs(Tensor(np.ones(2, np.float32)))
+    with pytest.raises(ValueError, match="tensor_split: the number of sections must be positive"):
+        ops.tensor_split(Tensor(np.ones(4, np.float32)), 0)

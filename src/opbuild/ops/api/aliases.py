@@ -98,8 +98,10 @@ def sgn(input) -> Tensor:  # noqa: A002
     mag = apply("ComplexAbs", {}, [x])
     zero = apply("Equal", {}, [mag, Tensor(np.zeros((), mag.dtype.np_dtype))])
     safe = apply("Select", {}, [zero, apply("OnesLike", {}, [mag]), mag])
+    # Select has no complex kernel: the zeros are made by multiplying with a 0/1 complex mask instead
+    keep = apply("Cast", {"dtype": mag.dtype.name}, [apply("LogicalNot", {}, [zero])])
     unit = apply("RealDiv", {}, [x, apply("Complex", {}, [safe, apply("ZerosLike", {}, [safe])])])
-    return apply("Select", {}, [zero, apply("ZerosLike", {}, [x]), unit])
+    return apply("Mul", {}, [unit, apply("Complex", {}, [keep, apply("ZerosLike", {}, [keep])])])
 
 
 def signbit(input) -> Tensor:  # noqa: A002

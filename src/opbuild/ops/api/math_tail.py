@@ -80,7 +80,8 @@ def matrix_diag(x, k=0, num_rows: int = -1, num_cols: int = -1, padding_value=0,
     matrices with the last dimension of ``x`` on diagonal ``k`` and ``padding_value`` elsewhere. One diagonal
     (a scalar ``k``) and the default sizes are supported."""
     t = as_tensor(x)
-    k = int(k.asnumpy()) if isinstance(k, Tensor) else k
+    if isinstance(k, Tensor):
+        k = int(k.asnumpy()) if k.size == 1 else None
     if not isinstance(k, numbers.Integral) or num_rows not in (-1, t.shape[-1] + abs(k)) or \
             num_cols not in (-1, t.shape[-1] + abs(k)):
         raise NotImplementedError("matrix_diag: only one diagonal (a scalar k) with the default num_rows/num_cols "
