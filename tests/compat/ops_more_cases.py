@@ -243,7 +243,35 @@ CASES.update({
     "pinv_rank1": (lambda ms, ops, x: ops.pinv(x), [np.outer(V3, V2).astype(np.float32)]),
 })
 
-EAGER_ONLY = {"bincount", "bincount_weights",
+NAN34 = X34.copy()
+NAN34[0, 1] = np.nan
+NAN34[1, 1:] = np.nan
+NAN34[2, 3] = np.nan
+
+CASES.update({
+    "dot_2d": (lambda ms, ops, a, b: ops.dot(a, b), [X34, P43]),
+    "dot_3d": (lambda ms, ops, a, b: ops.dot(a, b), [X234, np.stack([P43, P43 * 2])]),
+    "vecdot": (lambda ms, ops, a, b: ops.vecdot(a, b, axis=0), [X34, X34[::-1].copy()]),
+    "adjoint": (lambda ms, ops, x: ops.adjoint(x), [X234]),
+    "approximate_equal": (lambda ms, ops, a, b: ops.approximate_equal(a, b, 0.5), [F5, G5]),
+    "bias_add": (lambda ms, ops, x, b: ops.bias_add(x, b), [X234.reshape(2, 3, 2, 2), V3]),
+    "dense": (lambda ms, ops, x, w, b: ops.dense(x, w, b), [X34, P43[:2, :].repeat(2, 1)[:, :4].copy(), V2]),
+    "bidense": (lambda ms, ops, a, b, w: ops.bidense(a, b, w), [X34, X34[:, :3].copy(), RNG.uniform(-1, 1, (5, 4, 3))
+                                                                  .astype(np.float32)]),
+    "cosine_similarity": (lambda ms, ops, a, b: ops.cosine_similarity(a, b), [X34, X34[::-1].copy()]),
+    "view_as_real": (lambda ms, ops, r, i: ops.view_as_real(ops.Complex()(r, i)), [V3, V3[::-1].copy()]),
+    "unsorted_segment_sum": (lambda ms, ops, x, s: ops.unsorted_segment_sum(x, s, 4),
+                             [X34, np.array([0, 3, 0], np.int32)]),
+    "nanmedian": (lambda ms, ops, x: ops.nanmedian(x, 1), [NAN34]),
+    "nanmedian_keep": (lambda ms, ops, x: ops.nanmedian(x, 0, keepdims=True), [NAN34]),
+    "eps": (lambda ms, ops, x: ops.eps(x), [X34]),
+    "deepcopy": (lambda ms, ops, x: ops.deepcopy(x), [X34]),
+    "like_shapes": (lambda ms, ops, x: ms.Tensor(np.array([*ops.rand_like(x).shape, *ops.randn_like(x).shape,
+                                                           *ops.randint_like(x, 0, 5, dtype=ms.int32).shape,
+                                                           int(ops.is_tensor(x))], np.int64)), [X34]),
+})
+
+EAGER_ONLY = {"like_shapes", "bincount", "bincount_weights",
               "argwhere", "masked_select", "unique", "unique_consecutive", "unique_consecutive_axis",
               "unique_consecutive_plain", "dtype_predicates", "coo_add", "coo_concat", "csr_add", "csr_softmax",
               "dense_to_sparse_coo", "dense_to_sparse_csr", "csr_to_dense"}
