@@ -271,7 +271,25 @@ CASES.update({
                                                            int(ops.is_tensor(x))], np.int64)), [X34]),
 })
 
-EAGER_ONLY = {"like_shapes", "bincount", "bincount_weights",
+def _assigns(ms, ops, x, y):
+    # Fresh copies: opbuild's Parameter shares its initial tensor's memory (MindSpore's copies it).
+    p = ms.Parameter(ms.Tensor(x.asnumpy().copy()), name="p")
+    ops.assign_sub(p, y)
+    ops.assign_add(p, y * 3)
+    q = ms.Parameter(ms.Tensor(x.asnumpy().copy()), name="q")
+    ops.assign(q, y)
+    return ms.Tensor(p.asnumpy()), ms.Tensor(q.asnumpy())
+
+
+CASES.update({
+    "assign_family": (_assigns, [X34, X34[::-1].copy()]),
+    "dyn_shape": (lambda ms, ops, x: ops.dyn_shape(x), [X234]),
+    "scalar_cast": (lambda ms, ops: ms.Tensor(np.array([ops.scalar_cast(255.7, ms.int64),
+                                                         ops.scalar_cast(-3, ms.float64),
+                                                         ops.scalar_cast(2, ms.bool_)], np.float64)), []),
+})
+
+EAGER_ONLY = {"assign_family", "dyn_shape", "like_shapes", "bincount", "bincount_weights",
               "argwhere", "masked_select", "unique", "unique_consecutive", "unique_consecutive_axis",
               "unique_consecutive_plain", "dtype_predicates", "coo_add", "coo_concat", "csr_add", "csr_softmax",
               "dense_to_sparse_coo", "dense_to_sparse_csr", "csr_to_dense"}

@@ -1,6 +1,7 @@
 """Further ``mindspore.ops`` names the documented examples use: products (``dot``, ``vecdot``, ``dense``,
 ``bidense``, ``bias_add``), comparisons and similarity (``approximate_equal``, ``cosine_similarity``),
-``adjoint``, ``view_as_real``, ``unsorted_segment_sum``, ``nanmedian``, ``eps``, ``deepcopy``, ``is_tensor``
+``adjoint``, ``view_as_real``, ``assign``/``assign_add``/``assign_sub``, ``dyn_shape``,
+``scalar_cast``, ``unsorted_segment_sum``, ``nanmedian``, ``eps``, ``deepcopy``, ``is_tensor``
 and the ``*_like`` samplers. Compositions of registered primitives and of the functions they name.
 """
 
@@ -177,6 +178,37 @@ def randint_like(input, low: int, high: int, seed: int | None = None, *,  # noqa
     return randint(low, high, tuple(x.shape), seed, dtype=dtype if dtype is not None else x.dtype)
 
 
-__all__ = ["dot", "vecdot", "adjoint", "approximate_equal", "bias_add", "dense", "bidense", "cosine_similarity",
+def assign(variable, value) -> Tensor:
+    """``ops.assign(variable, value)``: writes ``value`` into the Parameter ``variable`` and returns it."""
+    return apply("Assign", {}, [variable, as_tensor(value)])
+
+
+def assign_add(variable, value) -> Tensor:
+    """``ops.assign_add(variable, value)``: ``variable += value`` in place (a Parameter); returns it."""
+    return apply("AssignAdd", {}, [variable, as_tensor(value)])
+
+
+def assign_sub(variable, value) -> Tensor:
+    """``ops.assign_sub(variable, value)``: ``variable -= value`` in place, as AssignAdd of ``-value``."""
+    return apply("AssignAdd", {}, [variable, apply("Neg", {}, [as_tensor(value)])])
+
+
+def dyn_shape(input_x) -> Tensor:
+    """``ops.dyn_shape(input_x)``: the shape as a 1-D int64 tensor."""
+    return Tensor(np.asarray(as_tensor(input_x).shape, np.int64).reshape(-1))
+
+
+def scalar_cast(input_x, input_y):
+    """``ops.scalar_cast(input_x, input_y)``: a Python number converted to int64 (truncating), float64 or
+    bool, the types MindSpore 2.10 accepts."""
+    name = str(getattr(input_y, "name", input_y))
+    conv = {"int64": int, "float64": float, "bool": bool}.get(name)
+    if conv is None:
+        raise ValueError(f"scalar_cast: input_y must be int64, float64 or bool, got {input_y}")
+    return conv(input_x)
+
+
+__all__ = ["assign", "assign_add", "assign_sub", "dyn_shape", "scalar_cast",
+           "dot", "vecdot", "adjoint", "approximate_equal", "bias_add", "dense", "bidense", "cosine_similarity",
            "view_as_real", "unsorted_segment_sum", "nanmedian", "eps", "deepcopy", "is_tensor", "rand_like",
            "randn_like", "randint_like"]
