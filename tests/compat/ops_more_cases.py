@@ -289,6 +289,12 @@ CASES.update({
                                                          ops.scalar_cast(2, ms.bool_)], np.float64)), []),
 })
 
+CASES.update({
+    "diag_2d": (lambda ms, ops, x: ops.diag(x), [M22]),
+    "unbind_dim": (lambda ms, ops, x: ops.unbind(x, dim=1), [X34]),
+    "select_keywords": (lambda ms, ops, c, x, y: ops.select(condition=c > 0, input=x, other=y), [X34, X34, -X34]),
+})
+
 EAGER_ONLY = {"assign_family", "dyn_shape", "like_shapes", "bincount", "bincount_weights",
               "argwhere", "masked_select", "unique", "unique_consecutive", "unique_consecutive_axis",
               "unique_consecutive_plain", "dtype_predicates", "coo_add", "coo_concat", "csr_add", "csr_softmax",
