@@ -295,6 +295,14 @@ CASES.update({
     "select_keywords": (lambda ms, ops, c, x, y: ops.select(condition=c > 0, input=x, other=y), [X34, X34, -X34]),
 })
 
+CASES.update({
+    "diff_prepend_append": (lambda ms, ops, x, p, a: ops.diff(x, 1, 1, prepend=p, append=a),
+                            [X34, X34[:, :1].copy(), X34[:, :2].copy()]),
+    "amax_initial": (lambda ms, ops, x: ops.amax(x, 1, initial=0.5), [X34]),
+    "amin_initial_where": (lambda ms, ops, x, w: ops.amin(x, 0, True, initial=1.0, where=w > 0),
+                           [X34, np.array([1, 0, 1, 1], np.int32)]),
+})
+
 EAGER_ONLY = {"assign_family", "dyn_shape", "like_shapes", "bincount", "bincount_weights",
               "argwhere", "masked_select", "unique", "unique_consecutive", "unique_consecutive_axis",
               "unique_consecutive_plain", "dtype_predicates", "coo_add", "coo_concat", "csr_add", "csr_softmax",
