@@ -113,3 +113,10 @@ def test_sgn_of_complex_and_clear_refusals() -> None:
         ops.coo_abs(Tensor(np.ones(2, np.float32)))
     with pytest.raises(ValueError, match="tensor_split: the number of sections must be positive"):
         ops.tensor_split(Tensor(np.ones(4, np.float32)), 0)
+
+
+def test_assign_add_converts_the_value_to_the_parameters_dtype() -> None:
+    p = ms.Parameter(Tensor(np.array([1], np.int64)), name="p")
+    ops.assign_add(p, Tensor(np.array([2], np.int32)))
+    ops.assign_sub(p, Tensor(np.array([1], np.int32)))
+    assert p.asnumpy().tolist() == [2] and p.dtype == ms.int64

@@ -178,19 +178,25 @@ def randint_like(input, low: int, high: int, seed: int | None = None, *,  # noqa
     return randint(low, high, tuple(x.shape), seed, dtype=dtype if dtype is not None else x.dtype)
 
 
+def _like_var(variable, value) -> Tensor:
+    """``value`` in the variable's dtype (MindSpore converts it implicitly)."""
+    v = as_tensor(value)
+    return v if v.dtype == variable.dtype else apply("Cast", {"dtype": variable.dtype.name}, [v])
+
+
 def assign(variable, value) -> Tensor:
     """``ops.assign(variable, value)``: writes ``value`` into the Parameter ``variable`` and returns it."""
-    return apply("Assign", {}, [variable, as_tensor(value)])
+    return apply("Assign", {}, [variable, _like_var(variable, value)])
 
 
 def assign_add(variable, value) -> Tensor:
     """``ops.assign_add(variable, value)``: ``variable += value`` in place (a Parameter); returns it."""
-    return apply("AssignAdd", {}, [variable, as_tensor(value)])
+    return apply("AssignAdd", {}, [variable, _like_var(variable, value)])
 
 
 def assign_sub(variable, value) -> Tensor:
     """``ops.assign_sub(variable, value)``: ``variable -= value`` in place, as AssignAdd of ``-value``."""
-    return apply("AssignAdd", {}, [variable, apply("Neg", {}, [as_tensor(value)])])
+    return apply("AssignAdd", {}, [variable, apply("Neg", {}, [_like_var(variable, value)])])
 
 
 def dyn_shape(input_x) -> Tensor:
