@@ -35,6 +35,15 @@ def _scatter(flat_index: Tensor, values: Tensor, shape: tuple[int, ...]) -> Tens
     return apply("Reshape", {"shape": shape}, [dense])
 
 
+def _part(t: Tensor) -> str:
+    """A component tensor as MindSpore's sparse reprs show it: the printed value, multi-line ones on a new line."""
+    arr = t.asnumpy()
+    # MindSpore prints a sparse tensor's float parts in its C++ layout: every element as %.8e with a sign column
+    body = (np.array2string(arr, separator=" ", formatter={"float_kind": lambda x: f"{x: .8e}"})
+            if np.issubdtype(arr.dtype, np.floating) else str(t))
+    return f"Tensor(shape={list(t.shape)}, dtype={t.dtype}, value={chr(10) if t.ndim > 1 else ''}{body})"
+
+
 class COOTensor:
     """``COOTensor(indices, values, shape)``: ``values[i]`` at coordinate ``indices[i]`` (an int tensor of shape
     (N, ndim)); every other element is zero."""
@@ -116,8 +125,8 @@ class COOTensor:
         return COOTensor(Tensor(coords), Tensor(vals), self.shape)
 
     def __repr__(self) -> str:
-        return (f"COOTensor(shape={list(self.shape)}, dtype={self.dtype}, indices={self.indices!r}, "
-                f"values={self.values!r})")
+        return (f"COOTensor(shape={list(self.shape)}, dtype={self.dtype}, indices={_part(self.indices)}, "
+                f"values={_part(self.values)})")
 
 
 
@@ -211,8 +220,8 @@ class CSRTensor:
         return CSRTensor(Tensor(indptr), Tensor(indices), Tensor(values), self.shape)
 
     def __repr__(self) -> str:
-        return (f"CSRTensor(shape={list(self.shape)}, dtype={self.dtype}, indptr={self.indptr!r}, "
-                f"indices={self.indices!r}, values={self.values!r})")
+        return (f"CSRTensor(shape={list(self.shape)}, dtype={self.dtype}, indptr={_part(self.indptr)}, "
+                f"indices={_part(self.indices)}, values={_part(self.values)})")
 
 
 

@@ -5,15 +5,20 @@ lower-case ``mindspore.ops`` functions, plus the helpers Tensor's operators use 
 from __future__ import annotations
 
 from .api import activations as _activations
+from .api import aliases as _aliases
 from .api import array as _array
 from .api import conv_transpose as _conv_transpose
 from .api import ctc as _ctc
+from .api import data_dependent as _data_dependent
 from .api import gather_more as _gather_more
 from .api import image as _image
 from .api import linalg as _linalg
 from .api import math as _math
+from .api import math_extra as _math_extra
 from .api import math_misc as _math_misc
 from .api import math_more as _math_more
+from .api import math_tail as _math_tail
+from .api import misc_names as _misc_names
 from .api import more_math as _more_math
 from .api import nn as _nn
 from .api import nn_losses as _nn_losses
@@ -25,21 +30,29 @@ from .api import pooling_adaptive as _pooling_adaptive
 from .api import rows_update as _rows_update
 from .api import sampling as _sampling
 from .api import scatter_inplace as _scatter_inplace
+from .api import sparse_fn as _sparse_fn
 from .api import special as _special
 from .api import spectral as _spectral
+from .api import stacking as _stacking
 from .api import tensor_math as _tensor_math
 from .api import volumetric as _volumetric
+from .api import windows as _windows
 from .api.activations import *  # noqa: F403
+from .api.aliases import *  # noqa: F403
 from .api.array import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
 from .api.conv_transpose import *  # noqa: F403
 from .api.ctc import *  # noqa: F403
+from .api.data_dependent import *  # noqa: F403
 from .api.gather_more import *  # noqa: F403
 from .api.image import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
 from .api.math import *  # noqa: F403
+from .api.math_extra import *  # noqa: F403
 from .api.math_misc import *  # noqa: F403
 from .api.math_more import *  # noqa: F403
+from .api.math_tail import *  # noqa: F403
+from .api.misc_names import *  # noqa: F403
 from .api.more_math import *  # noqa: F403
 from .api.more_math import ptp, take  # noqa: F401 - Tensor.ptp/take (MindSpore has no ops of those names)
 from .api.nn import *  # noqa: F403
@@ -52,10 +65,13 @@ from .api.pooling_adaptive import *  # noqa: F403
 from .api.rows_update import *  # noqa: F403
 from .api.sampling import *  # noqa: F403
 from .api.scatter_inplace import *  # noqa: F403
+from .api.sparse_fn import *  # noqa: F403
 from .api.special import *  # noqa: F403
 from .api.spectral import *  # noqa: F403
+from .api.stacking import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
 from .api.volumetric import *  # noqa: F403
+from .api.windows import *  # noqa: F403
 
 API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_nn.__all__, *_tensor_math.__all__,
                                           *_more_math.__all__, *_math_more.__all__, *_image.__all__,
@@ -66,7 +82,10 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_nn_losses.__all__, *_activations.__all__, *_nn_misc.__all__,
                                           *_pooling_adaptive.__all__, *_normalization_fn.__all__,
                                           *_volumetric.__all__, *_conv_transpose.__all__, *_ctc.__all__,
-                                          *_patches.__all__, *_nn_more.__all__)))
+                                          *_patches.__all__, *_nn_more.__all__,
+                                          *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
+                                          *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__,
+                                          *_math_tail.__all__, *_misc_names.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -322,22 +322,39 @@ def min(input, axis: int | None = None, keepdims: bool = False, *, initial=None,
     return _extreme(False, input, axis, keepdims, initial, where)
 
 
-def amax(input, axis: Axis = None, keepdims: bool = False, *, dim: Axis = None, keepdim: bool | None = None
-         ) -> Tensor:
-    """``ops.amax(input, axis=None, keepdims=False)`` (also ``dim=``/``keepdim=``): the maximum over ``axis``
-    (values only)."""
-    axis = dim if dim is not None else axis
-    keepdims = keepdim if keepdim is not None else keepdims
-    return apply("ReduceMax", {"keep_dims": bool(keepdims), "axis": _axis(axis)}, [as_tensor(input)])
+def _reduce_initial(op: str, combine: str, x: Tensor, axis, keepdims, initial, where) -> Tensor:
+    """A max/min reduction with NumPy's ``initial`` (a value that joins every reduction) and ``where`` (elements
+    left out, which then need ``initial``)."""
+    if where is not None:
+        if initial is None:
+            raise ValueError(f"{op}: where needs initial (the value of a reduction with no element)")
+        fill = apply("Add", {}, [apply("ZerosLike", {}, [x]), Tensor(np.asarray(initial, x.dtype.np_dtype))])
+        w = as_tensor(where)
+        shape = tuple(np.broadcast_shapes(tuple(w.shape), tuple(x.shape)))
+        w = w if tuple(w.shape) == shape else apply("BroadcastTo", {"shape": shape}, [w])
+        x = apply("Select", {}, [w, x, fill])
+    out = apply(op, {"keep_dims": bool(keepdims), "axis": _axis(axis)}, [x])
+    if initial is not None:
+        out = apply(combine, {}, [out, Tensor(np.asarray(initial, x.dtype.np_dtype))])
+    return out
 
 
-def amin(input, axis: Axis = None, keepdims: bool = False, *, dim: Axis = None, keepdim: bool | None = None
-         ) -> Tensor:
-    """``ops.amin(input, axis=None, keepdims=False)`` (also ``dim=``/``keepdim=``): the minimum over ``axis``
-    (values only)."""
+def amax(input, axis: Axis = None, keepdims: bool = False, *, initial=None, where=None, dim: Axis = None,
+         keepdim: bool | None = None) -> Tensor:
+    """``ops.amax(input, axis=None, keepdims=False, *, initial=None, where=None)`` (also
+    ``dim=``/``keepdim=``): the maximum over ``axis`` (values only)."""
     axis = dim if dim is not None else axis
     keepdims = keepdim if keepdim is not None else keepdims
-    return apply("ReduceMin", {"keep_dims": bool(keepdims), "axis": _axis(axis)}, [as_tensor(input)])
+    return _reduce_initial("ReduceMax", "Maximum", as_tensor(input), axis, keepdims, initial, where)
+
+
+def amin(input, axis: Axis = None, keepdims: bool = False, *, initial=None, where=None, dim: Axis = None,
+         keepdim: bool | None = None) -> Tensor:
+    """``ops.amin(input, axis=None, keepdims=False, *, initial=None, where=None)`` (also
+    ``dim=``/``keepdim=``): the minimum over ``axis`` (values only)."""
+    axis = dim if dim is not None else axis
+    keepdims = keepdim if keepdim is not None else keepdims
+    return _reduce_initial("ReduceMin", "Minimum", as_tensor(input), axis, keepdims, initial, where)
 
 
 def _arg(op: str, input, axis, keep, out_type: str = "int64") -> Tensor:

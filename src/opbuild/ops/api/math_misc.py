@@ -165,8 +165,10 @@ def sequence_mask(lengths, maxlen: int | None = None) -> Tensor:
     return apply("Less", {}, [iota, apply("ExpandDims", {"axis": t.ndim}, [t])])
 
 
-def select(cond, x, y) -> Tensor:
-    """``ops.select(cond, x, y)``: ``x`` where ``cond`` else ``y`` (one of them may be a number)."""
+def select(condition, input, other) -> Tensor:  # noqa: A002 - MindSpore 2.10's argument names
+    """``ops.select(condition, input, other)``: ``input`` where ``condition`` else ``other`` (one of them may
+    be a number)."""
+    cond, x, y = condition, input, other
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
         raise TypeError("select: at least one of x and y must be a Tensor")
     a = as_tensor(x, y if isinstance(y, Tensor) else None)

@@ -179,10 +179,15 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     return M.add(M.mul(input, beta) if beta != 1 else input, M.mul(prod, alpha) if alpha != 1 else prod)
 
 
-def diff(x, n: int = 1, axis: int = -1) -> Tensor:
-    """``ops.diff(x, n=1, axis=-1)``: the n-th forward difference along ``axis``."""
+def diff(x, n: int = 1, axis: int = -1, prepend=None, append=None) -> Tensor:
+    """``ops.diff(x, n=1, axis=-1, prepend=None, append=None)``: the n-th forward difference along ``axis``,
+    ``prepend``/``append`` joined to ``x`` along ``axis`` first."""
     t = as_tensor(x)
     ax = axis % t.ndim
+    if prepend is not None or append is not None:
+        parts = [as_tensor(p, t) for p in (prepend, t, append) if p is not None]
+        t = apply("Concat", {"axis": ax}, [p if p.dtype == t.dtype else apply("Cast", {"dtype": t.dtype.name}, [p])
+                                           for p in parts])
     for _ in range(n):
         hi = t[(slice(None),) * ax + (slice(1, None),)]
         lo = t[(slice(None),) * ax + (slice(None, -1),)]

@@ -97,12 +97,16 @@ def triu(input, diagonal: int = 0) -> Tensor:
 
 
 def diag(input) -> Tensor:
-    """``ops.diag(input)``: a 1-D input as the diagonal of a square matrix."""
+    """``ops.diag(input)``: a 1-D input as the diagonal of a square matrix; a k-D input of shape ``S`` gives
+    the 2k-D tensor of shape ``S + S`` with ``input`` on its diagonal (zeros elsewhere)."""
     x = as_tensor(input)
-    if x.ndim != 1:
-        raise ValueError(f"diag: input must be 1-D, got {x.ndim} dims")
-    n = x.shape[0]
-    return M.where(Tensor(np.eye(n, dtype=bool)), A.broadcast_to(x, (n, n)), _scalar_like(0, x))
+    if x.ndim == 0:
+        raise ValueError("diag: input must be at least 1-D")
+    shape = tuple(x.shape)
+    n = int(np.prod(shape))
+    flat = A.reshape(x, (n,))
+    square = M.where(Tensor(np.eye(n, dtype=bool)), A.broadcast_to(flat, (n, n)), _scalar_like(0, x))
+    return square if x.ndim == 1 else A.reshape(square, shape + shape)
 
 
 def trace(input) -> Tensor:
@@ -152,7 +156,9 @@ def unstack(input_x, axis: int = 0) -> tuple[Tensor, ...]:
     return tuple(x[(slice(None),) * ax + (i,)] for i in range(x.shape[ax]))
 
 
-unbind = unstack
+def unbind(input, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002 - MindSpore's argument names
+    """``ops.unbind(input, dim=0)``: the slices along ``dim``, that axis removed (as :func:`unstack`)."""
+    return unstack(input, dim)
 
 
 def chunk(input, chunks: int, axis: int = 0) -> tuple[Tensor, ...]:

@@ -1,0 +1,130 @@
+"""The last ``mindspore.ops`` math names of the second round: ``histc``, ``bincount``, ``matrix_diag``,
+``matrix_diag_part`` and ``pinv``.
+
+``bincount``'s output length depends on the input's values, so it runs eagerly and refuses inside a GRAPH_MODE
+trace; the others compose registered primitives (UnsortedSegmentSum, Svd, masks of the static shapes).
+``histc``'s ``min``/``max`` arguments shadow the builtins, so the module calls those through ``builtins``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+
+import numpy as np
+
+from ...core.tensor import Tensor, as_tensor
+from ..primitive import apply
+from .data_dependent import _concrete
+from .linalg import svd
+from .math_extra import diag_embed
+from .more_math import diagonal
+
+
+def _c(value, like: Tensor) -> Tensor:
+    return Tensor(np.asarray(value, like.dtype.np_dtype))
+
+
+def histc(input, bins: int = 100, min: float = 0.0, max: float = 0.0) -> Tensor:  # noqa: A002 - MindSpore's names
+    """``ops.histc(input, bins=100, min=0., max=0.)``: counts of the elements in ``bins`` equal-width bins over
+    ``[min, max]`` (the data's own range when ``min == max``); elements outside are ignored."""
+    x = as_tensor(input)
+    if not isinstance(bins, numbers.Integral) or bins <= 0:
+        raise ValueError(f"histc: bins must be a positive int, got {bins!r}")
+    if min > max:
+        raise ValueError(f"histc: min ({min}) must not exceed max ({max})")
+    xf = apply("Reshape", {"shape": (-1,)}, [x if x.dtype.is_float else apply("Cast", {"dtype": "float32"}, [x])])
+    if min == max:
+        lo = apply("ReduceMin", {"axis": (0,), "keep_dims": False}, [xf])
+        hi = apply("ReduceMax", {"axis": (0,), "keep_dims": False}, [xf])
+        same = apply("Equal", {}, [lo, hi])  # a constant input: one unit-wide range around it, as torch does
+        lo = apply("Select", {}, [same, apply("Sub", {}, [lo, _c(1, lo)]), lo])
+        hi = apply("Select", {}, [same, apply("Add", {}, [hi, _c(1, hi)]), hi])
+    else:
+        lo, hi = _c(min, xf), _c(max, xf)
+    inside = apply("LogicalAnd", {}, [apply("GreaterEqual", {}, [xf, lo]), apply("LessEqual", {}, [xf, hi])])
+    scaled = apply("Mul", {}, [apply("RealDiv", {}, [apply("Sub", {}, [xf, lo]), apply("Sub", {}, [hi, lo])]),
+                               _c(bins, xf)])
+    idx = apply("Minimum", {}, [apply("Cast", {"dtype": "int64"}, [apply("Floor", {}, [scaled])]),
+                                Tensor(np.int64(bins - 1))])
+    idx = apply("Select", {}, [inside, idx, apply("Add", {}, [apply("ZerosLike", {}, [idx]), Tensor(np.int64(bins))])])
+    ones = apply("Cast", {"dtype": "float32"}, [inside])
+    counts = apply("UnsortedSegmentSum", {"num_segments": bins + 1}, [ones, idx])
+    out = counts[:bins]
+    return out if x.dtype.name == "float32" else apply("Cast", {"dtype": x.dtype.name}, [out])
+
+
+def bincount(input, weights=None, minlength: int = 0) -> Tensor:  # noqa: A002
+    """``ops.bincount(input, weights=None, minlength=0)``: occurrences (or summed ``weights``) of each value of a
+    1-D non-negative integer tensor, ``max(max(input) + 1, minlength)`` long, float32 as MindSpore 2.10 gives.
+    Eager only."""
+    x = as_tensor(input)
+    _concrete("bincount", x)
+    if x.ndim != 1 or x.dtype.is_float or x.dtype.is_complex or x.dtype.name == "bool":
+        raise ValueError(f"bincount: input must be a 1-D integer tensor, got {x.dtype}{list(x.shape)}")
+    a = x.asnumpy()
+    if a.size and a.min() < 0:
+        raise ValueError("bincount: input must be non-negative")
+    n = builtins.max(int(a.max()) + 1 if a.size else 0, int(minlength))
+    idx = Tensor(a.astype(np.int64))
+    if weights is None:
+        # MindSpore 2.10 counts in float32 even without weights
+        return apply("UnsortedSegmentSum", {"num_segments": n}, [Tensor(np.ones(a.size, np.float32)), idx])
+    w = as_tensor(weights)
+    w = w if w.dtype.name in ("float32", "float64") else apply("Cast", {"dtype": "float32"}, [w])
+    return apply("UnsortedSegmentSum", {"num_segments": n}, [w, idx])
+
+
+def matrix_diag(x, k=0, num_rows: int = -1, num_cols: int = -1, padding_value=0, align: str = "RIGHT_LEFT") -> Tensor:
+    """``ops.matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align='RIGHT_LEFT')``: square
+    matrices with the last dimension of ``x`` on diagonal ``k`` and ``padding_value`` elsewhere. One diagonal
+    (a scalar ``k``) and the default sizes are supported."""
+    t = as_tensor(x)
+    if isinstance(k, Tensor):
+        k = int(k.asnumpy()) if k.size == 1 else None
+    if not isinstance(k, numbers.Integral) or num_rows not in (-1, t.shape[-1] + abs(k)) or \
+            num_cols not in (-1, t.shape[-1] + abs(k)):
+        raise NotImplementedError("matrix_diag: only one diagonal (a scalar k) with the default num_rows/num_cols "
+                                  "is supported")
+    out = diag_embed(t, int(k))
+    pad = float(padding_value.asnumpy()) if isinstance(padding_value, Tensor) else padding_value
+    if pad == 0:
+        return out
+    n = t.shape[-1] + abs(int(k))
+    off = Tensor((1 - np.eye(n, k=int(k))).astype(t.dtype.np_dtype) * np.asarray(pad, t.dtype.np_dtype))
+    return apply("Add", {}, [out, off])
+
+
+def matrix_diag_part(x, k, padding_value, align: str = "RIGHT_LEFT") -> Tensor:
+    """``ops.matrix_diag_part(x, k, padding_value, align='RIGHT_LEFT')``: diagonal ``k`` of the last two
+    dimensions (one diagonal, a scalar ``k``, needs no padding)."""
+    kk = k.asnumpy().reshape(-1) if isinstance(k, Tensor) else np.asarray(k).reshape(-1)
+    if kk.size != 1 and not (kk.size == 2 and kk[0] == kk[1]):
+        raise NotImplementedError("matrix_diag_part: only one diagonal (a scalar k) is supported")
+    t = as_tensor(x)
+    return diagonal(t, int(kk[0]), -2, -1)
+
+
+def pinv(x, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    """``ops.pinv(x, *, atol=None, rtol=None, hermitian=False)``: the Moore-Penrose pseudo-inverse by SVD,
+    singular values below ``max(atol, rtol * s_max)`` dropped (``rtol`` defaults to ``eps * max(m, n)``)."""
+    t = as_tensor(x)
+    if t.ndim < 2:
+        raise ValueError(f"pinv: x must be at least 2-D, got {t.ndim}-D")
+    s, u, v = svd(t)
+    smax = apply("ReduceMax", {"axis": (-1,), "keep_dims": True}, [s])
+    eps = float(np.finfo(s.dtype.np_dtype).eps)
+    r = _c(eps * builtins.max(t.shape[-2], t.shape[-1]) if rtol is None else float(rtol), s)
+    tol = apply("Mul", {}, [smax, r])
+    if atol is not None:
+        tol = apply("Maximum", {}, [tol, _c(float(atol), s)])
+    keep = apply("Greater", {}, [s, tol])
+    safe = apply("Select", {}, [keep, s, apply("OnesLike", {}, [s])])
+    sinv = apply("Select", {}, [keep, apply("Reciprocal", {}, [safe]), apply("ZerosLike", {}, [s])])
+    vs = apply("Mul", {}, [v, apply("ExpandDims", {"axis": -2}, [sinv])])
+    nd = t.ndim
+    perm = (*range(nd - 2), nd - 1, nd - 2)
+    return apply("BatchMatMul" if nd > 2 else "MatMul", {}, [vs, apply("Transpose", {"perm": perm}, [u])])
+
+
+__all__ = ["histc", "bincount", "matrix_diag", "matrix_diag_part", "pinv"]
