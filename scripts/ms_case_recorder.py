@@ -1,0 +1,51 @@
+"""What the scripts/record_*.py that replay a cases module under MindSpore share: load the cases file of
+tests/compat/, run each case (a MindSpore error is recorded as the case's expected refusal), and save inputs,
+outputs and the errors into one .npz fixture. Runs under a Python that has MindSpore; opbuild never imports it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load_cases(name: str) -> ModuleType:
+    """The module tests/compat/<name>.py, loaded by path (tests/ is not a package MindSpore's Python sees)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "tests" / "compat" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def record(cases: dict[str, tuple[Callable, list]], call: Callable[[Callable, list], Any],
+           outputs: Callable[[Any], list], arrays: dict[str, np.ndarray], errors: dict[str, str],
+           prefix: str = "") -> None:
+    """Run every ``name: (fn, inputs)`` of ``cases`` through ``call(fn, inputs)``; store the inputs and the
+    ``outputs(result)`` arrays under ``<prefix><name>:in<i>``/``:out<i>``, or the error's first line."""
+    for name, (fn, inputs) in cases.items():
+        key = f"{prefix}{name}"
+        for i, a in enumerate(inputs):
+            arrays[f"{key}:in{i}"] = a
+        try:
+            outs = outputs(call(fn, inputs))
+        except Exception as e:  # recorded: opbuild must refuse the case too
+            errors[key] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            print(f"{key}: MindSpore raised {errors[key]}")
+            continue
+        for i, o in enumerate(outs):
+            arrays[f"{key}:out{i}"] = o
+
+
+def save(out: Path, arrays: dict[str, np.ndarray], errors: dict[str, str], version: str, n_cases: int) -> None:
+    """Write the fixture, with MindSpore's version and the refused cases in ``__meta__``."""
+    arrays["__meta__"] = np.frombuffer(json.dumps({"mindspore": version, "errors": errors}).encode(), dtype=np.uint8)
+    np.savez_compressed(out, **arrays)
+    shown = out.relative_to(REPO) if out.is_relative_to(REPO) else out
+    print(f"{n_cases} cases, {len(errors)} rejected by MindSpore -> {shown}")
