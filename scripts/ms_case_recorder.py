@@ -49,3 +49,21 @@ def save(out: Path, arrays: dict[str, np.ndarray], errors: dict[str, str], versi
     np.savez_compressed(out, **arrays)
     shown = out.relative_to(REPO) if out.is_relative_to(REPO) else out
     print(f"{n_cases} cases, {len(errors)} rejected by MindSpore -> {shown}")
+
+
+def record_programs(cases_name: str, out: Path) -> None:
+    """Run each program of tests/compat/<cases_name>.py's ``CASES`` (source text that sets ``result``) under
+    MindSpore and write ``{name: {"str": str(result)}}`` (or ``{"error": ...}``) as JSON to ``out``."""
+    import mindspore as ms
+
+    cases = load_cases(cases_name)
+    data: dict = {"_meta": {"mindspore": ms.__version__}}
+    for name, code in cases.CASES.items():
+        env = {"ms": ms, "np": np}
+        try:
+            exec(code, env)  # noqa: S102 - the repository's own programs
+            data[name] = {"str": str(env["result"])}
+        except Exception as e:  # noqa: BLE001 - recorded: opbuild must raise too
+            data[name] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"}
+    out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    print(f"{out}: {len(data) - 1} programs, errors: {[k for k, v in data.items() if 'error' in v]}")
