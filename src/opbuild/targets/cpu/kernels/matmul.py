@@ -201,8 +201,18 @@ def _bias_emit(k: KernelSpec) -> str:
             f"  }}")
 
 
+# Channels summed at a time when the channel axis is the last one (Dense's (N, C)): a block of double
+# accumulators small enough for the stack, walked with unit-stride loads of each row.
+BIAS_GRAD_BLOCK = 512
+# Independent double partial sums per channel when each channel's elements are contiguous runs (NCHW).
+BIAS_GRAD_LANES = 32
+
+
 def _bias_grad_emit(k: KernelSpec) -> str:
-    # The sum of dout over every axis but the channel axis, accumulated in double per channel.
+    # The sum of dout over every axis but the channel axis, accumulated in double per channel. A running
+    # double sum is one dependent add per element (no vector code without reassociation), so both forms keep
+    # independent partial sums that gcc maps onto vector registers: lanes along a channel's contiguous run,
+    # or one accumulator per channel of a block when the channel axis is innermost.
     x = k.inputs[0]
     axis = _bias_axis(k.attrs, x)
     c = x.shape[axis]
@@ -210,12 +220,31 @@ def _bias_grad_emit(k: KernelSpec) -> str:
     inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
     t = ctype(x.dtype)
     acc = "double" if x.dtype in FLOATS or is_half(x.dtype) else t
+    elem = load(x.dtype, "row[j]")
+    if inner == 1:
+        blk = min(BIAS_GRAD_BLOCK, max(c, 1))
+        return (f"for (int64_t c0 = 0; c0 < {c}; c0 += {blk}) {{\n"
+                f"  const int64_t cn = {c} - c0 < {blk} ? {c} - c0 : {blk};\n"
+                f"  {acc} s[{blk}];\n"
+                f"  for (int64_t j = 0; j < cn; j++) s[j] = 0;\n"
+                f"  for (int64_t i = 0; i < {outer}; i++) {{\n"
+                f"    const {t} *restrict row = in0 + i * {c} + c0;\n"
+                f"    for (int64_t j = 0; j < cn; j++) s[j] += {elem};\n"
+                f"  }}\n"
+                f"  for (int64_t j = 0; j < cn; j++) out0[c0 + j] = {store(x.dtype, 's[j]', acc)};\n"
+                f"}}")
+    lanes = BIAS_GRAD_LANES
+    main = inner - inner % lanes
     return (f"for (int64_t ch = 0; ch < {c}; ch++) {{\n"
+            f"  {acc} part[{lanes}] = {{0}};\n"
             f"  {acc} s = 0;\n"
             f"  for (int64_t i = 0; i < {outer}; i++) {{\n"
             f"    const {t} *restrict row = in0 + (i * {c} + ch) * {inner};\n"
-            f"    for (int64_t j = 0; j < {inner}; j++) s += {load(x.dtype, 'row[j]')};\n"
+            f"    for (int64_t j0 = 0; j0 < {main}; j0 += {lanes})\n"
+            f"      for (int64_t l = 0; l < {lanes}; l++) {{ const int64_t j = j0 + l; part[l] += {elem}; }}\n"
+            f"    for (int64_t j = {main}; j < {inner}; j++) s += {elem};\n"
             f"  }}\n"
+            f"  for (int64_t l = 0; l < {lanes}; l++) s += part[l];\n"
             f"  out0[ch] = {store(x.dtype, 's', acc)};\n"
             f"}}")
 
