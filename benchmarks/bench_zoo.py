@@ -18,7 +18,8 @@ then opbuild and onnxruntime alternate ``--repeat`` rounds of calls lasting ``--
 best mean per call of each is kept. The machine may be shared: read the ratios, within one run.
 
 Usage: ``python benchmarks/bench_zoo.py [--only a,b] [--threads 1,2] [--repeat R] [--min-time S] [--keep DIR]
-[--json PATH]``; results go to ``benchmarks/results/zoo.json``. Needs the ``bench`` extra (torch,
+[--clock wall|thread] [--src DIR] [--json PATH]``; results go to ``benchmarks/results/zoo.json``. Needs the
+``bench`` extra (torch,
 transformers, onnx, onnxruntime, onnxscript).
 """
 
@@ -190,26 +191,28 @@ def export(name: str, make: Callable, path: Path) -> dict:
             "params": int(sum(np.prod(i.dims) for i in proto.graph.initializer))}
 
 
-def _per_call(fn: Callable[[], object], min_time: float) -> float:
+CLOCKS = {"wall": time.perf_counter, "thread": time.thread_time}
+
+
+def _per_call(fn: Callable[[], object], min_time: float, clock: Callable[[], float] = time.perf_counter) -> float:
     fn()
     n = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(n):
             fn()
-        t = time.perf_counter() - t0
+        t = clock() - t0
         if t >= min_time:
             return t / n
         n = max(n * 2, int(n * min_time / max(t, 1e-9)) + 1)
 
 
-def child(models_dir: Path, threads: int, repeat: int, min_time: float, out: Path) -> None:
+def child(models_dir: Path, threads: int, repeat: int, min_time: float, out: Path, clock: str = "wall") -> None:
     """Run every exported model at ``threads`` threads (the environment already says so): check, time."""
     import numpy as np
     import onnxruntime as ort
 
-    sys.path.insert(0, str(SRC))
-    import opbuild.onnx
+    import opbuild.onnx  # the tree the parent put first on PYTHONPATH (--src)
 
     rows = []
     for meta_path in sorted(models_dir.glob("*.json")):
@@ -240,8 +243,8 @@ def child(models_dir: Path, threads: int, repeat: int, min_time: float, out: Pat
         t_ob, t_ort = [], []
         ours, theirs = (lambda m=model, f=feeds: m.run(f)), (lambda s=sess, f=feeds: s.run(None, f))
         for _ in range(repeat):
-            t_ob.append(_per_call(ours, min_time))
-            t_ort.append(_per_call(theirs, min_time))
+            t_ob.append(_per_call(ours, min_time, CLOCKS[clock]))
+            t_ort.append(_per_call(theirs, min_time, CLOCKS[clock]))
         row["opbuild_s"], row["ort_s"] = min(t_ob), min(t_ort)
         row["ratio"] = row["opbuild_s"] / row["ort_s"]
         rows.append(row)
@@ -262,12 +265,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--min-time", type=float, default=0.3)
     p.add_argument("--keep", type=Path, default=None, help="export into (and reuse) this folder")
+    p.add_argument("--src", type=Path, default=SRC,
+                   help="the opbuild source tree to time (default this checkout's src/; another checkout's src/ "
+                        "measures an older version on the same exported models)")
+    p.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                   help="wall clock, or the calling thread's CPU time (one thread only: both runtimes then run "
+                        "on the calling thread, and a shared machine's other jobs inflate it far less)")
     p.add_argument("--json", type=Path, default=RESULTS)
     p.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument("--child-out", type=Path, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child is not None:
-        child(args.child, int(os.environ["OMP_NUM_THREADS"]), args.repeat, args.min_time, args.child_out)
+        child(args.child, int(os.environ["OMP_NUM_THREADS"]), args.repeat, args.min_time, args.child_out,
+              args.clock)
         return 0
 
     import numpy as np
@@ -306,12 +316,17 @@ def main(argv: list[str] | None = None) -> int:
             stale.rename(stale.with_suffix(".skip"))
 
     rows: list[dict] = []
-    for threads in [int(t) for t in args.threads.split(",")]:
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+    thread_counts = [int(t) for t in args.threads.split(",")]
+    if args.clock == "thread" and thread_counts != [1]:
+        p.error("--clock thread measures one thread's CPU time: use it with --threads 1")
+    for threads in thread_counts:
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+                   PYTHONPATH=os.pathsep.join([str(args.src), *filter(None, [os.environ.get("PYTHONPATH")])]))
         out = Path(tmp.name) / f"rows{threads}.json"
         print(f"-- {threads} thread(s)", flush=True)
         subprocess.run([sys.executable, __file__, "--child", str(folder), "--child-out", str(out),
-                        "--repeat", str(args.repeat), "--min-time", str(args.min_time)], env=env, check=True)
+                        "--repeat", str(args.repeat), "--min-time", str(args.min_time), "--clock", args.clock],
+                       env=env, check=True)
         rows += json.loads(out.read_text())
     for skipped in folder.glob("*.skip"):
         skipped.rename(skipped.with_suffix(".json"))
@@ -334,9 +349,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{s['geomean_ratio']:.2f}x onnxruntime, worst {s['max_ratio']:.2f}x")
     for name, why in failed.items():
         print(f"not exported: {name}: {why}")
-    result = {"machine": platform.machine(), "cpu_count": os.cpu_count(), "load_avg": os.getloadavg(),
-              "repeat": args.repeat, "min_time": args.min_time, "exported": {n: exported[n] for n in exported},
-              "export_failed": failed, "rows": rows, "summary": summary}
+    result = {"src": str(args.src), "machine": platform.machine(), "cpu_count": os.cpu_count(),
+              "load_avg": os.getloadavg(), "clock": args.clock, "repeat": args.repeat, "min_time": args.min_time,
+              "exported": dict(exported), "export_failed": failed, "rows": rows, "summary": summary}
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2) + "\n")
     print(f"\nwrote {args.json}")
