@@ -235,6 +235,9 @@ class Verdict:
     warned: bool = False
     chunks: list = field(default_factory=list)  # batch_chunks.py: the compiled chunk graphs, largest first
     plans: dict = field(default_factory=dict)  # batch_chunks.py: remainder rows -> the chunk calls that cover them
+    # batch_runtime.py: the function built with run-time-batch kernels, or why the chunks run instead (None:
+    # not tried yet)
+    runtime: Any = None
 
 
 def row_args(args: Sequence[Any], dynamic: Sequence[bool], batch: int) -> list[Any]:
@@ -379,6 +382,17 @@ def analyse(fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool]
         return Verdict(False, reason)
     _, idx = _numbering(graphs[0])
     return Verdict(True, batched_outputs=[axes[idx[id(v)]] == 0 for v in graphs[0].outputs])
+
+
+def numbering(graph: Graph) -> tuple[list[Value], dict[int, int]]:
+    """The values of ``graph`` in a fixed order (inputs, captures, node outputs) and ``id -> position``."""
+    return _numbering(graph)
+
+
+def batch_axes_of(graphs: Sequence[Graph], batches: Sequence[int]) -> list[int | None] | str:
+    """Per value of ``graphs[0]`` (:func:`numbering` order), the dim that holds the batch (None: not batched),
+    from the same graph traced at each of ``batches``; or why the traces differ."""
+    return _batch_axes(graphs, batches)
 
 
 def verdict(graphs: dict) -> list[Verdict]:

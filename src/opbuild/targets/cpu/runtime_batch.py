@@ -1,0 +1,139 @@
+"""CPU kernels that take the batch size at run time (passes/row_plan.py makes their descriptors).
+
+ABI: a run-time-batch kernel is ``void <symbol>(void *const *args)`` like every kernel (codegen.py), whose
+``args`` hold its inputs, its outputs, its workspace when its op declares one, then the **batch count** ``n``
+as an integer in a pointer slot (``(intptr_t)args[k]``). A batched operand (its descriptor's shape has ``-1``
+at the batch dim, the outermost non-unit dim) holds ``n`` rows of its batch-1 bytes one after the other.
+
+Two ways to compute one:
+
+* ``rows``: the op's own emitter writes the batch-1 kernel (its descriptor without ``runtime_batch``, the
+  batch dim 1) as a static function, and the exported function calls it once per row with each batched
+  operand's pointer advanced by its bytes per row, the others as they are (a convolution, pooling,
+  BatchNorm, Softmax or an elementwise chain: an outer loop over the ``n`` images or rows). Correct for any
+  op of a row-wise graph: row i of its outputs depends on row i of its batched inputs only.
+* ``gemm``: a float MatMul (or a MatMul with a fused epilogue) whose left operand is batched and right one is
+  not makes one GEMM with ``M = n * rows`` (gemv at one row, as the static kernel does), then runs its
+  epilogue (``fused_gemm.py``'s loops, batch 1) once per row.
+
+The loop is serial over the rows; each row's body uses threads as its static kernel does.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+
+from ...core.dtypes import BY_NAME
+from ...core.ir import KernelSpec
+from ...ops.fused_gemm import _parts
+from ...ops.registry import get as get_op
+from ...passes.row_plan import batch_axes, is_runtime, row_spec
+from . import codegen, kernels
+from .kernels import fused_gemm as k_fused_gemm
+from .kernels import matmul as k_matmul
+from .kernels.fused_gemm import epilogue_loop, pre_loops
+from .kernels.matmul import _Gemm, _gemv_call
+
+_GEMM_OPS = ("MatMul", "FusedMatMul")
+_FLOATS = ("float32", "float64")
+
+
+@functools.cache
+def tag() -> str:
+    """The generator tag joined to every run-time-batch descriptor: sha256 of the files that write their
+    wrappers (this one, and the GEMM and epilogue helpers it calls); the op's own emitter is in the
+    descriptor's ``codegen`` field as for its static kernels."""
+    h = hashlib.sha256()
+    for mod in (__file__, k_fused_gemm.__file__, k_matmul.__file__, codegen.__file__):
+        h.update(Path(mod).read_bytes())
+    return h.hexdigest()[:32]
+
+
+def _gemm_producer(spec: KernelSpec) -> KernelSpec | None:
+    """The batch-1 MatMul whose M can take the batch (the ``gemm`` way), or None."""
+    if spec.op not in _GEMM_OPS:
+        return None
+    axes = batch_axes(spec)
+    inner = row_spec(spec)
+    producer = inner if spec.op == "MatMul" else _parts(inner.op, inner.attrs, inner.inputs).producer
+    a = producer.inputs[0]
+    if axes[0] != 0 or axes[1] is not None or a.rank != 2 or producer.attrs.get("transpose_a") \
+            or a.dtype not in _FLOATS or any(t.dtype != a.dtype for t in (*producer.inputs, *producer.outputs)):
+        return None
+    if any(x == 0 for t in (*producer.inputs, *producer.outputs) for x in t.shape):
+        return None
+    return producer
+
+
+def emit(spec: KernelSpec) -> str:
+    """The body of the batch-1 function of a run-time-batch kernel: the op's batch-1 body (``rows``), the
+    epilogue alone (``gemm`` with a fused epilogue) or nothing (a plain MatMul)."""
+    inner = row_spec(spec)
+    if _gemm_producer(spec) is None:
+        return kernels.emit(inner)
+    if spec.op == "MatMul":
+        return ""
+    parts = _parts(inner.op, inner.attrs, inner.inputs)
+    return "\n".join([pre_loops(parts, inner.attrs.get("pre", [])), epilogue_loop(parts, inner.attrs["members"])])
+
+
+def _gemm_statement(producer: KernelSpec, out: int) -> str:
+    """C running the producer's product on ``ob_n`` rows of its left operand into ``args[out]``."""
+    a, b = producer.inputs
+    g = _Gemm.of(a.shape, b.shape, False, bool(producer.attrs.get("transpose_b")))
+    t = codegen.ctype(a.dtype)
+    pa, pb, pc = f"((const {t} *)args[0])", f"((const {t} *)args[1])", f"(({t} *)args[{out}])"
+    gemv = _gemv_call(g, a.dtype, pa, pb, pc, 1)
+    fn, one, zero = codegen.gemm_symbols(a.dtype)
+    tb = "ObTrans" if g.tb else "ObNoTrans"
+    gemm = (f"{fn}(ObRowMajor, ObNoTrans, {tb}, ob_m, {g.n}, {g.k}, {one}, {pa}, {max(g.a_cols, 1)}, {pb}, "
+            f"{max(g.b_cols, 1)}, {zero}, {pc}, {max(g.n, 1)});")
+    # Small products stay on the calling thread (codegen.blas_serial), decided per call from the rows.
+    serial = codegen.blas_serial("ob_call", 0).replace("ob_call", "{call}")
+    one_row = codegen.blas_serial(gemv, g.n * g.k) if gemv else serial.replace("{call}", gemm)
+    return "\n".join([
+        f"const int64_t ob_m = ob_n * {g.m};",
+        f"if (ob_m == 1) {{ {one_row} }}",
+        f"else if (ob_m * {g.n * g.k} < {codegen.BLAS_PARALLEL_MIN_MACS}) {{ {serial.replace('{call}', gemm)} }}",
+        f"else {{ {gemm} }}",
+    ])
+
+
+def function(symbol: str, spec: KernelSpec, body: str) -> str:
+    """The C of run-time-batch kernel ``spec`` exported as ``symbol`` (``body``: :func:`emit`'s)."""
+    inner = row_spec(spec)
+    op = get_op(spec.op)
+    opt = codegen.CLASS_OPT[kernels.opt_class(inner)]
+    workspace = op.workspace_bytes(inner.attrs, inner.inputs, inner.outputs) > 0
+    axes = batch_axes(spec)
+    types = [*inner.inputs, *inner.outputs]
+    n_args = len(types) + workspace
+    producer = _gemm_producer(spec)
+    parts = [f"const int64_t ob_n = (int64_t)(intptr_t)args[{n_args}];"]
+    if producer is not None:
+        parts.append(_gemm_statement(producer, len(inner.inputs)))
+    if producer is None or spec.op != "MatMul":
+        row_fn = codegen.kernel_function(f"{symbol}_row", inner.inputs, inner.outputs, body, opt, workspace)
+        row_fn = row_fn[:row_fn.index("\nOB_EXPORT ")] + "\n"
+        call = []
+        for i, (t, axis) in enumerate(zip(types, axes)):
+            const = "const " if i < len(inner.inputs) else ""
+            c = codegen.ctype(t.dtype)
+            if axis is None:
+                call.append(f"({const}{c} *)args[{i}]")
+            else:
+                row = t.size * BY_NAME[t.dtype].np_dtype.itemsize  # t is the batch-1 type: one row
+                call.append(f"({const}{c} *)((const char *)args[{i}] + ob_i * {row})")
+        if workspace:
+            call.append(f"(char *)args[{len(types)}]")
+        parts.append(f"for (int64_t ob_i = 0; ob_i < ob_n; ob_i++)\n  {symbol}_row_body({', '.join(call)});")
+    else:
+        row_fn = ""
+    attr = f'OB_OPT("{opt}") ' if opt else ""
+    return (row_fn + f"OB_EXPORT {attr}void {symbol}(void *const *args) {{\n  "
+            + "\n".join(parts).replace("\n", "\n  ") + "\n}\n")
+
+
+__all__ = ["emit", "function", "is_runtime", "tag"]
