@@ -76,13 +76,13 @@ def test_static_declarations_check_calls_and_run_static() -> None:
 
 
 @pytest.fixture(params=["runtime", "chunks"])
-def mode(request, monkeypatch) -> str:
+def batch_mode(request, monkeypatch) -> str:
     """Both ways of running a dynamic batch: run-time-batch kernels (the default) and the chunk graphs."""
     monkeypatch.setenv(batch_runtime.MODE_VARIABLE, request.param)
     return request.param
 
 
-def test_cnn_runs_new_batch_sizes_without_building(mode) -> None:
+def test_cnn_runs_new_batch_sizes_without_building(batch_mode) -> None:
     net, static = _twin(SmallCNN)
     net.set_inputs(ms.Tensor(shape=[None, 3, 8, 8], dtype=ms.float32))
     rng = np.random.default_rng(0)
@@ -96,11 +96,11 @@ def test_cnn_runs_new_batch_sizes_without_building(mode) -> None:
         assert y.shape == (b, 5)
         np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
     # The chunk graphs serve every size, or one graph of run-time-batch kernels
-    assert len(net.compile_info()) == (len(batch_chunks.chunk_sizes()) if mode == "chunks" else 1)
+    assert len(net.compile_info()) == (len(batch_chunks.chunk_sizes()) if batch_mode == "chunks" else 1)
     assert dynamic_batch.verdict(net._graphs)[0].rowwise
 
 
-def test_mlp_matches_numpy_for_each_batch_size(mode) -> None:
+def test_mlp_matches_numpy_for_each_batch_size(batch_mode) -> None:
     net = MLP()
     net.set_inputs(ms.Tensor(shape=[None, 6], dtype=ms.float32))
     w1, b1, w2, b2 = (p.asnumpy() for p in net.get_parameters())

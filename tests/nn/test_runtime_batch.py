@@ -1,0 +1,194 @@
+"""Kernels that take the batch size at run time (nn/batch_runtime.py, runtime/batch_graph.py, passes/row_plan.py,
+targets/cpu/runtime_batch.py): a row-wise graph declared with a free batch dim is built once, every batch size
+runs it with one call per kernel and nothing built, with the results of static graphs; the run-time-batch
+kernels are other cache entries than the static ones; a graph with the batch inside other dims falls back to
+the chunk graphs and says which op."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opbuild as ms
+from opbuild import nn
+from opbuild.cache.key import diff
+from opbuild.core.errors import ConfigError
+from opbuild.nn import batch_runtime, dynamic_batch
+from opbuild.passes.row_plan import BATCH_DIM, RUNTIME_BATCH
+from opbuild.runtime.batch_graph import BatchGraph
+
+pytestmark = pytest.mark.usefixtures("graph_mode")
+
+SIZES = (1, 2, 5, 7, 16, 33, 3)  # 1, odd sizes, a size above every earlier one, then a smaller one again
+
+
+class ConvNet(nn.Cell):
+    """Conv2D (with its fused epilogue), BatchNorm in eval mode, Pad, MaxPool, AvgPool, a global mean, Dense,
+    LogSoftmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3, pad_mode="valid")
+        self.bn = nn.BatchNorm2d(6)
+        self.conv2 = nn.Conv2d(6, 8, 3, pad_mode="same", has_bias=True)
+        self.mpool = nn.MaxPool2d(2, 2)
+        self.apool = nn.AvgPool2d(2, 2)
+        self.fc = nn.Dense(8 + 8 * 2 * 2, 4)
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        x = self.relu(self.bn(self.conv(x)))                      # (n, 6, 8, 8)
+        x = ms.ops.pad(x, (1, 1, 1, 1))                           # (n, 6, 10, 10)
+        x = self.mpool(self.relu(self.conv2(x)))                  # (n, 8, 5, 5)
+        g = x.mean(axis=(2, 3))                                   # (n, 8)
+        a = self.apool(x[:, :, :4, :4]).reshape(x.shape[0], -1)   # (n, 32)
+        return ms.ops.log_softmax(self.fc(ms.ops.concat((g, a), 1)), -1)
+
+
+class Mixer(nn.Cell):
+    """Elementwise chains against constants, an embedding Gather, LayerNorm, Transpose keeping the batch first,
+    Split, reductions over other axes, a BatchMatMul of two batched values, Tanh."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.ln = nn.LayerNorm((8,))
+        self.proj = nn.Dense(4, 4)
+        self.scale = ms.Parameter(ms.Tensor(np.linspace(0.5, 1.5, 8, dtype=np.float32)), name="scale")
+
+    def construct(self, ids, x):
+        h = self.ln(self.emb(ids) + x * self.scale)               # (n, 6, 8)
+        a, b = ms.ops.split(h, 4, axis=2)                         # (n, 6, 4) twice
+        att = ms.ops.softmax(ms.ops.bmm(a, ms.ops.transpose(b, (0, 2, 1))), -1)  # (n, 6, 6)
+        y = ms.ops.tanh(ms.ops.bmm(att, a)).sum(1) - ms.ops.amax(h, 1)[:, :4]    # (n, 4)
+        return self.proj(y), h.mean(-1)
+
+
+def _twin(cls):
+    a, b = cls(), cls()
+    for p, q in zip(a.get_parameters(), b.get_parameters()):
+        q.set_data(ms.Tensor(p.asnumpy().copy()))
+    a.set_train(False)
+    b.set_train(False)
+    return a, b
+
+
+def _runtime(net) -> batch_runtime.RuntimeBatch:
+    (verdict,) = dynamic_batch.verdict(net._graphs)
+    assert isinstance(verdict.runtime, batch_runtime.RuntimeBatch), verdict.runtime
+    return verdict.runtime
+
+
+def test_convnet_runs_every_size_with_one_build() -> None:
+    net, static = _twin(ConvNet)
+    net.set_inputs(ms.Tensor(shape=[None, 3, 10, 10], dtype=ms.float32))
+    rng = np.random.default_rng(0)
+    kernels = None
+    for i, b in enumerate(SIZES):
+        x = rng.standard_normal((b, 3, 10, 10)).astype(np.float32)
+        y = net(ms.Tensor(x)).asnumpy()
+        report = ms.build_report()
+        if i == 0:
+            kernels = len(report.kernels)
+            assert kernels > 0
+        else:  # a new size: nothing built, every kernel of the one graph reused
+            assert report.built == 0 and report.reused == kernels, report.as_dict()
+        np.testing.assert_allclose(y, static(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-5)
+        assert y.shape == (b, 4)
+    compiled = _runtime(net).compiled
+    assert net.compile_info() == [compiled] and isinstance(compiled, BatchGraph)
+    # The rows arena is sized for the largest batch seen and kept for the smaller ones after it.
+    assert compiled._capacity == max(SIZES) and compiled._rows.nbytes == compiled.plan.row_bytes * max(SIZES)
+
+
+def test_mixer_with_two_inputs_and_two_outputs() -> None:
+    net, static = _twin(Mixer)
+    net.set_inputs(ms.Tensor(shape=[None, 6], dtype=ms.int32), ms.Tensor(shape=[None, 6, 8], dtype=ms.float32))
+    rng = np.random.default_rng(1)
+    for i, b in enumerate(SIZES):
+        ids = rng.integers(0, 20, (b, 6)).astype(np.int32)
+        x = rng.standard_normal((b, 6, 8)).astype(np.float32)
+        got = [t.asnumpy() for t in net(ms.Tensor(ids), ms.Tensor(x))]
+        if i:
+            assert ms.build_report().built == 0
+        want = [t.asnumpy() for t in static(ms.Tensor(ids), ms.Tensor(x))]
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+    _runtime(net)
+
+
+def _info(name: str) -> dict:
+    root = Path(os.environ["OPBUILD_CACHE_PATH"])
+    (path,) = root.glob(f"rank_*/kernel_meta/{name}.info")
+    return json.loads(path.read_text())
+
+
+def test_runtime_batch_kernels_are_other_cache_entries() -> None:
+    """The same MLP, static and with a run-time batch: MatMul kernels of different names whose .info differ
+    in the runtime_batch attribute and the batch dim (-1) of the batched operands."""
+
+    class MLP(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(7, 5)
+
+        def construct(self, x):
+            return ms.ops.sigmoid(self.fc(x))
+
+    net, static = _twin(MLP)
+    net.set_inputs(ms.Tensor(shape=[None, 7], dtype=ms.float32))
+    x = np.ones((1, 7), np.float32)
+    net(ms.Tensor(x))
+    dynamic_kernels = ms.build_report().kernels
+    static(ms.Tensor(x))
+    static_kernels = ms.build_report().kernels
+    assert {k.name for k in dynamic_kernels}.isdisjoint({k.name for k in static_kernels})
+    (dyn,) = [k for k in dynamic_kernels if "MatMul" in k.op]
+    (sta,) = [k for k in static_kernels if k.op == dyn.op]
+    d_info, s_info = _info(dyn.name), _info(sta.name)
+    assert set(d_info["attrs"][RUNTIME_BATCH]) == {"generator"}
+    assert d_info["inputs"][0]["shape"] == [BATCH_DIM, 7] and d_info["outputs"][0]["shape"] == [BATCH_DIM, 5]
+    assert d_info["inputs"][1]["shape"] == s_info["inputs"][1]["shape"]  # the weight is not batched
+    fields = {f for f, _, _ in diff(s_info, d_info)}
+    assert f"attrs.{RUNTIME_BATCH}.generator" in fields and "input[0].shape" in fields, fields
+
+
+class BatchInside(nn.Cell):
+    """The batch moved to dim 1 inside the graph: row-wise, but no kernel takes it there at run time."""
+
+    def construct(self, x):
+        t = ms.ops.transpose(x, (1, 0, 2))
+        return ms.ops.softmax(t, axis=2).sum(0)
+
+
+def test_batch_inside_other_dims_falls_back_to_chunks() -> None:
+    net = BatchInside()
+    net.set_inputs(ms.Tensor(shape=[None, 3, 4], dtype=ms.float32))
+    rng = np.random.default_rng(2)
+    for b in (1, 6, 21):
+        x = rng.standard_normal((b, 3, 4)).astype(np.float32)
+        e = np.exp(x - x.max(2, keepdims=True))
+        np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), (e / e.sum(2, keepdims=True)).sum(1), rtol=1e-5)
+        if b != 1:
+            assert ms.build_report().built == 0  # the chunk graphs serve it
+    (verdict,) = dynamic_batch.verdict(net._graphs)
+    assert verdict.rowwise and verdict.chunks
+    assert isinstance(verdict.runtime, str) and verdict.runtime.startswith("Transpose has the batch in dim 1")
+
+
+def test_chunks_mode_and_bad_mode(monkeypatch) -> None:
+    monkeypatch.setenv(batch_runtime.MODE_VARIABLE, "chunks")
+    assert batch_runtime.mode() == "chunks"
+    net = BatchInside()
+    net.set_inputs(ms.Tensor(shape=[None, 3, 4], dtype=ms.float32))
+    net(ms.Tensor(np.ones((2, 3, 4), np.float32)))
+    (verdict,) = dynamic_batch.verdict(net._graphs)
+    assert verdict.runtime == f"{batch_runtime.MODE_VARIABLE}=chunks" and verdict.chunks
+    monkeypatch.setenv(batch_runtime.MODE_VARIABLE, "sometimes")
+    with pytest.raises(ConfigError, match=batch_runtime.MODE_VARIABLE):
+        batch_runtime.mode()
