@@ -20,7 +20,7 @@ import numpy as np
 from ..core.ir import Graph, KernelSpec, Value
 from ..ops.registry import get
 from ..passes.memplan import ALIGN, nbytes
-from ..passes.row_plan import RowPlan, outer, plan_rows, runtime_spec
+from ..passes.row_plan import RowPlan, plan_rows, runtime_spec
 from ..targets.base import Kernel
 
 Allocate = Callable[[Sequence[int], str], np.ndarray]
@@ -40,10 +40,6 @@ def kernel_specs(graph: Graph, plan: RowPlan, axes: dict[int, int | None], tag: 
         if all(a is None for a in (*ins, *outs)):
             specs.append(spec)
             continue
-        for v, a in zip((*n.inputs, *n.outputs), (*ins, *outs)):
-            if not outer(v.type, a):
-                return (f"{n.op} has the batch in dim {a} of a {list(v.type.shape)} value, inside other dims "
-                        "(a kernel takes the batch at run time as its outermost dim only)")
         specs.append(runtime_spec(spec, ins, outs, tag))
     return specs
 

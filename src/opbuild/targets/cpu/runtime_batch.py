@@ -10,26 +10,30 @@ Two ways to compute one:
 * ``rows``: the op's own emitter writes the batch-1 kernel (its descriptor without ``runtime_batch``, the
   batch dim 1) as a static function, and the exported function calls it once per row with each batched
   operand's pointer advanced by its bytes per row, the others as they are (a convolution, pooling,
-  BatchNorm, Softmax or an elementwise chain: an outer loop over the ``n`` images or rows). Correct for any
-  op of a row-wise graph: row i of its outputs depends on row i of its batched inputs only.
+  BatchNorm, Softmax or an elementwise chain: an outer loop over the ``n`` images or rows). An operand whose
+  batch dim lies inside other dims (after a Transpose moving it) has its row copied into scratch memory
+  before the call, or from it after. Correct for any op of a row-wise graph: row i of its outputs depends on
+  row i of its batched inputs only.
 * ``gemm``: a float MatMul (or a MatMul with a fused epilogue) whose left operand is batched and right one is
   not makes one GEMM with ``M = n * rows`` (gemv at one row, as the static kernel does), then runs its
   epilogue (``fused_gemm.py``'s loops, batch 1) once per row.
 
-The loop is serial over the rows; each row's body uses threads as its static kernel does.
+Rows run on OpenMP's threads when their bodies are small and independent (:func:`_row_loop`); a larger
+body uses threads inside, as its static kernel does.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import math
 from pathlib import Path
 
 from ...core.dtypes import BY_NAME
 from ...core.ir import KernelSpec
 from ...ops.fused_gemm import _parts
 from ...ops.registry import get as get_op
-from ...passes.row_plan import batch_axes, is_runtime, row_spec
+from ...passes.row_plan import batch_axes, is_runtime, outer, row_spec
 from . import codegen, kernels
 from .kernels import fused_gemm as k_fused_gemm
 from .kernels import matmul as k_matmul
@@ -101,36 +105,62 @@ def _gemm_statement(producer: KernelSpec, out: int) -> str:
     ])
 
 
+def _row_loop(symbol: str, inner: KernelSpec, axes: list, workspace: bool, blas: bool) -> str:
+    """C calling ``<symbol>_row_body`` once per row ``ob_i``: batched operands whose rows are contiguous (the
+    batch dim outermost) at their row's offset; one whose batch dim lies inside other dims (``A`` blocks of
+    ``B`` bytes per row, the blocks ``n`` rows apart) copied into a scratch row before the call (inputs) and
+    back after it (outputs); the others as they are. Rows run on OpenMP's threads when the batch is large, the
+    row body small and nothing shares scratch memory between rows (no workspace, no copied rows, no BLAS)."""
+    types = [*inner.inputs, *inner.outputs]
+    n_in = len(inner.inputs)
+    call, before, after, alloc, free = [], [], [], [], []
+    widest = 0
+    for i, (t, axis) in enumerate(zip(types, axes)):
+        const = "const " if i < n_in else ""
+        c = codegen.ctype(t.dtype)
+        if axis is None:
+            call.append(f"({const}{c} *)args[{i}]")
+            continue
+        widest = max(widest, t.size)
+        row = t.size * BY_NAME[t.dtype].np_dtype.itemsize  # t is the batch-1 type: one row
+        if outer(t, axis):
+            call.append(f"({const}{c} *)((const char *)args[{i}] + ob_i * {row})")
+            continue
+        blocks = math.prod(t.shape[:axis])
+        block = row // blocks
+        alloc.append(f"char *ob_t{i} = (char *)malloc({max(row, 1)});\nif (!ob_t{i}) abort();")
+        free.append(f"free(ob_t{i});")
+        copy = (f"for (int64_t ob_b = 0; ob_b < {blocks}; ob_b++) memcpy({{dst}}, {{src}}, {block});")
+        strided = f"(char *)args[{i}] + (ob_b * ob_n + ob_i) * {block}"
+        if i < n_in:
+            before.append(copy.format(dst=f"ob_t{i} + ob_b * {block}", src=strided))
+        else:
+            after.append(copy.format(dst=strided, src=f"ob_t{i} + ob_b * {block}"))
+        call.append(f"({const}{c} *)ob_t{i}")
+    if workspace:
+        call.append(f"(char *)args[{len(types)}]")
+    parallel = not (workspace or alloc or blas) and widest < codegen.PARALLEL_MIN_ELEMENTS
+    pragma = (f"#pragma omp parallel for schedule(static) if(ob_n * {widest} >= {codegen.PARALLEL_MIN_ELEMENTS})\n"
+              if parallel else "")
+    loop = "\n  ".join([*before, f"{symbol}_row_body({', '.join(call)});", *after])
+    return "\n".join([*alloc, f"{pragma}for (int64_t ob_i = 0; ob_i < ob_n; ob_i++) {{\n  {loop}\n}}", *free])
+
+
 def function(symbol: str, spec: KernelSpec, body: str) -> str:
     """The C of run-time-batch kernel ``spec`` exported as ``symbol`` (``body``: :func:`emit`'s)."""
     inner = row_spec(spec)
     op = get_op(spec.op)
     opt = codegen.CLASS_OPT[kernels.opt_class(inner)]
     workspace = op.workspace_bytes(inner.attrs, inner.inputs, inner.outputs) > 0
-    axes = batch_axes(spec)
-    types = [*inner.inputs, *inner.outputs]
-    n_args = len(types) + workspace
     producer = _gemm_producer(spec)
-    parts = [f"const int64_t ob_n = (int64_t)(intptr_t)args[{n_args}];"]
+    parts = [f"const int64_t ob_n = (int64_t)(intptr_t)args[{len(inner.inputs) + len(inner.outputs) + workspace}];"]
     if producer is not None:
         parts.append(_gemm_statement(producer, len(inner.inputs)))
+    row_fn = ""
     if producer is None or spec.op != "MatMul":
         row_fn = codegen.kernel_function(f"{symbol}_row", inner.inputs, inner.outputs, body, opt, workspace)
         row_fn = row_fn[:row_fn.index("\nOB_EXPORT ")] + "\n"
-        call = []
-        for i, (t, axis) in enumerate(zip(types, axes)):
-            const = "const " if i < len(inner.inputs) else ""
-            c = codegen.ctype(t.dtype)
-            if axis is None:
-                call.append(f"({const}{c} *)args[{i}]")
-            else:
-                row = t.size * BY_NAME[t.dtype].np_dtype.itemsize  # t is the batch-1 type: one row
-                call.append(f"({const}{c} *)((const char *)args[{i}] + ob_i * {row})")
-        if workspace:
-            call.append(f"(char *)args[{len(types)}]")
-        parts.append(f"for (int64_t ob_i = 0; ob_i < ob_n; ob_i++)\n  {symbol}_row_body({', '.join(call)});")
-    else:
-        row_fn = ""
+        parts.append(_row_loop(symbol, inner, batch_axes(spec), workspace, kernels.needs_blas(spec.op)))
     attr = f'OB_OPT("{opt}") ' if opt else ""
     return (row_fn + f"OB_EXPORT {attr}void {symbol}(void *const *args) {{\n  "
             + "\n".join(parts).replace("\n", "\n  ") + "\n}\n")
