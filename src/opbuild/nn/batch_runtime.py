@@ -57,7 +57,7 @@ class RuntimeBatch:
             self.built = False
         else:
             trace.engine().graph_reused(self.compiled)
-        return self.rebuild([Tensor(o) for o in outs])
+        return self.rebuild([Tensor._of(o) for o in outs])
 
 
 def _same_graph(graphs: Sequence[Graph]) -> bool:

@@ -139,11 +139,14 @@ def _row_loop(symbol: str, inner: KernelSpec, axes: list, workspace: bool, blas:
         call.append(f"({const}{c} *)ob_t{i}")
     if workspace:
         call.append(f"(char *)args[{len(types)}]")
-    parallel = not (workspace or alloc or blas) and widest < codegen.PARALLEL_MIN_ELEMENTS
-    pragma = (f"#pragma omp parallel for schedule(static) if(ob_n * {widest} >= {codegen.PARALLEL_MIN_ELEMENTS})\n"
-              if parallel else "")
-    loop = "\n  ".join([*before, f"{symbol}_row_body({', '.join(call)});", *after])
-    return "\n".join([*alloc, f"{pragma}for (int64_t ob_i = 0; ob_i < ob_n; ob_i++) {{\n  {loop}\n}}", *free])
+    body = "\n  ".join([*before, f"{symbol}_row_body({', '.join(call)});", *after])
+    loop = f"for (int64_t ob_i = 0; ob_i < ob_n; ob_i++) {{\n  {body}\n}}"
+    if not (workspace or alloc or blas) and widest < codegen.PARALLEL_MIN_ELEMENTS:
+        # Two loops, not an `if` clause: entering a parallel region whose `if` is false still costs more than
+        # a small pooling or elementwise kernel's whole call (docs/dynamic-batch.md).
+        loop = (f"if (ob_n * {widest} >= {codegen.PARALLEL_MIN_ELEMENTS}) {{\n"
+                f"#pragma omp parallel for schedule(static)\n{loop}\n}} else {{\n{loop}\n}}")
+    return "\n".join([*alloc, loop, *free])
 
 
 def function(symbol: str, spec: KernelSpec, body: str) -> str:
