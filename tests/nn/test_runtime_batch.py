@@ -214,3 +214,63 @@ def test_chunks_mode_and_bad_mode(monkeypatch) -> None:
     monkeypatch.setenv(batch_runtime.MODE_VARIABLE, "sometimes")
     with pytest.raises(ConfigError, match=batch_runtime.MODE_VARIABLE):
         batch_runtime.mode()
+
+
+class Block(nn.Cell):
+    """An attention block on (n, s, d) inputs: nn.Dense on a 3-D value reshapes it to (n * s, d), folding the
+    batch with the sequence (s rows per batch row), and back."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv, self.o = nn.Dense(8, 24), nn.Dense(8, 8)
+        self.ln = nn.LayerNorm((8,))
+
+    def construct(self, x):
+        q, k, v = ms.ops.split(self.qkv(x), 8, axis=-1)
+        att = ms.ops.softmax(ms.ops.bmm(q, ms.ops.transpose(k, (0, 2, 1))) * 0.35, -1)
+        return self.ln(x + self.o(ms.ops.bmm(att, v)))
+
+
+def test_batch_folded_with_the_sequence_by_dense() -> None:
+    net, static = _twin(Block)
+    net.set_inputs(ms.Tensor(shape=[None, 5, 8], dtype=ms.float32))
+    rng = np.random.default_rng(4)
+    built = []
+    for i, b in enumerate((1, 4, 9, 2)):
+        x = rng.standard_normal((b, 5, 8)).astype(np.float32)
+        y = net(ms.Tensor(x)).asnumpy()
+        report = ms.build_report()
+        if i:
+            assert report.built == 0
+        else:
+            built = report.kernels
+        np.testing.assert_allclose(y, static(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-5)
+    _runtime(net)
+    # The folded values' descriptors say so: 5 rows per batch row, written -5.
+    shapes = [t["shape"] for k in built if "MatMul" in k.op for t in _info(k.name)["inputs"]]
+    assert [BATCH_DIM * 5, 8] in shapes, shapes
+
+
+class TileRows(nn.Cell):
+    """Tile along the batch repeats the rows: (n, d) -> (2n, d) is not n blocks of 2 rows."""
+
+    def construct(self, x):
+        return ms.ops.tile(x, (2, 1)).reshape(x.shape[0], -1) * 1.0
+
+
+def test_tile_along_the_batch_is_not_row_wise() -> None:
+    net = TileRows()
+    net.set_inputs(ms.Tensor(shape=[None, 3], dtype=ms.float32))
+    for b in (1, 4):
+        x = np.arange(b * 3, dtype=np.float32).reshape(b, 3)
+        with pytest.warns(UserWarning, match="falls back") if b == 1 else _no_warning():
+            y = net(ms.Tensor(x)).asnumpy()
+        np.testing.assert_array_equal(y, np.tile(x, (2, 1)).reshape(b, -1))
+    (verdict,) = dynamic_batch.verdict(net._graphs)
+    assert not verdict.rowwise and "Tile" in verdict.reason, verdict.reason
+
+
+def _no_warning():
+    import contextlib
+
+    return contextlib.nullcontext()

@@ -24,7 +24,7 @@ from ..core.errors import ConfigError
 from ..core.ir import Graph
 from ..core.tensor import Tensor
 from ..passes import DEFAULT_PIPELINE
-from .dynamic_batch import batch_axes_of, numbering, row_args
+from .dynamic_batch import batch_dims_of, numbering, row_args
 
 MODE_VARIABLE = "OPBUILD_DYNAMIC_BATCH"
 MODES = ("runtime", "chunks")
@@ -90,11 +90,11 @@ def compile(fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool]
         graphs.append(DEFAULT_PIPELINE.run(g))
     if not _same_graph(graphs):
         return "the graph passes give different graphs at batch 1, 2 and 3"
-    axes = batch_axes_of(graphs, _TRACED)
-    if isinstance(axes, str):
-        return f"after the graph passes, {axes}"
+    dims = batch_dims_of(graphs, _TRACED)
+    if isinstance(dims, str):
+        return f"after the graph passes, {dims}"
     g = graphs[0]
-    batched = {id(v): a for v, a in zip(numbering(g)[0], axes) if a is not None}
+    batched = {id(v): (a, k) for v, a, k in zip(numbering(g)[0], *dims) if a is not None}
     # A constant the passes folded at the batch's shape (a Fill, a broadcast row) has every row equal (the
     # row-wise check saw to it): its batch-1 row serves every row, read as an unbatched operand.
     folded = {id(v) for v, _ in g.captures if id(v) in batched}

@@ -5,7 +5,8 @@ dimension outermost: every dimension before it has size 1, so row i is one conti
 batch-1 bytes) or not, runs any batch size ``n`` with one call per kernel when:
 
 * a kernel node reading or writing a batched value gets a **run-time-batch descriptor**
-  (:func:`runtime_spec`): its batch-1 spec with the batch dimension of each batched operand written ``-1`` and
+  (:func:`runtime_spec`): its batch-1 spec with the batch dimension of each batched operand written ``-1``
+  (``-k`` for a value holding ``k`` rows per batch row: the batch folded with the dims after it) and
   the attribute ``runtime_batch`` (the target's generator tag), so it is another cache entry than any static
   kernel, and its ``.info`` says so. The kernel takes the batch count as one more argument (the target's ABI:
   targets/cpu/runtime_batch.py); nodes touching no batched value keep their static kernels;
@@ -26,7 +27,7 @@ from ..ops.registry import get
 from .memplan import Buffer, Location, _place, last_reads, nbytes
 
 RUNTIME_BATCH = "runtime_batch"  # the attribute of a run-time-batch descriptor
-BATCH_DIM = -1  # the batch dimension's entry in a run-time-batch descriptor's shapes
+BATCH_DIM = -1  # the batch dimension's entry in a run-time-batch descriptor's shapes (times its rows per batch row)
 # The plan's identity, joined to the pipeline's in the graph manifest key of a run-time-batch graph.
 IDENTITY = "rowplan@1"
 
@@ -37,18 +38,21 @@ def outer(t: TensorType, axis: int | None) -> bool:
     return axis is None or math.prod(t.shape[:axis]) == 1
 
 
-def _free(t: TensorType, axis: int | None) -> TensorType:
-    if axis is None:
+def _free(t: TensorType, dim: tuple[int, int] | None) -> TensorType:
+    if dim is None:
         return t
-    return TensorType((*t.shape[:axis], BATCH_DIM, *t.shape[axis + 1:]), t.dtype)
+    axis, rows = dim
+    return TensorType((*t.shape[:axis], BATCH_DIM * rows, *t.shape[axis + 1:]), t.dtype)
 
 
-def runtime_spec(spec: KernelSpec, in_axes: list, out_axes: list, tag: str) -> KernelSpec:
-    """The run-time-batch descriptor of the batch-1 kernel ``spec`` whose operands are batched along
-    ``in_axes``/``out_axes`` (None: not batched); ``tag`` is the target's run-time-batch generator tag."""
+def runtime_spec(spec: KernelSpec, in_dims: list, out_dims: list, tag: str) -> KernelSpec:
+    """The run-time-batch descriptor of the batch-1 kernel ``spec`` whose operands are batched as
+    ``in_dims``/``out_dims`` say ((batch dim, rows per batch row), None: not batched): the batch dim written
+    ``-rows`` (``-1`` for the batch itself, ``-s`` for ``s`` rows per batch row); ``tag`` is the target's
+    run-time-batch generator tag."""
     return KernelSpec(spec.op, {**spec.attrs, RUNTIME_BATCH: {"generator": tag}},
-                      tuple(_free(t, a) for t, a in zip(spec.inputs, in_axes)),
-                      tuple(_free(t, a) for t, a in zip(spec.outputs, out_axes)))
+                      tuple(_free(t, d) for t, d in zip(spec.inputs, in_dims)),
+                      tuple(_free(t, d) for t, d in zip(spec.outputs, out_dims)))
 
 
 def is_runtime(spec: KernelSpec) -> bool:
@@ -58,7 +62,7 @@ def is_runtime(spec: KernelSpec) -> bool:
 
 def batch_axes(spec: KernelSpec) -> list:
     """The batch dimension of each input then output of a run-time-batch descriptor (None: not batched)."""
-    return [t.shape.index(BATCH_DIM) if BATCH_DIM in t.shape else None for t in (*spec.inputs, *spec.outputs)]
+    return [next((i for i, d in enumerate(t.shape) if d < 0), None) for t in (*spec.inputs, *spec.outputs)]
 
 
 def row_spec(spec: KernelSpec) -> KernelSpec:
@@ -66,7 +70,7 @@ def row_spec(spec: KernelSpec) -> KernelSpec:
     attrs = {k: v for k, v in spec.attrs.items() if k != RUNTIME_BATCH}
 
     def one(t: TensorType) -> TensorType:
-        return TensorType(tuple(1 if d == BATCH_DIM else d for d in t.shape), t.dtype)
+        return TensorType(tuple(-d if d < 0 else d for d in t.shape), t.dtype)
 
     return KernelSpec(spec.op, attrs, tuple(map(one, spec.inputs)), tuple(map(one, spec.outputs)))
 

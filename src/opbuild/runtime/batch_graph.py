@@ -26,9 +26,10 @@ from ..targets.base import Kernel
 Allocate = Callable[[Sequence[int], str], np.ndarray]
 
 
-def kernel_specs(graph: Graph, plan: RowPlan, axes: dict[int, int | None], tag: str) -> list[KernelSpec] | str:
+def kernel_specs(graph: Graph, plan: RowPlan, axes: dict[int, tuple[int, int]], tag: str) -> list[KernelSpec] | str:
     """The spec of each kernel node of ``plan``: a run-time-batch descriptor for a node touching a batched
-    value, the static batch-1 spec for the others; or why a node cannot take the batch at run time."""
+    value (``axes``: its batch dim and rows per batch row, by id), the static batch-1 spec for the others; or
+    why a node cannot take the batch at run time."""
     specs = []
     for n in plan.kernel_nodes:
         op = get(n.op)
@@ -145,11 +146,12 @@ class BatchGraph:
             return [self._output(v, loc.kind, loc.where, b, n, arrays) for v, loc, b in self._outputs]
 
 
-def prepare(graph: Graph, axes: dict[int, int | None], tag: str) -> tuple[RowPlan, list[KernelSpec]] | str:
+def prepare(graph: Graph, axes: dict[int, tuple[int, int]], tag: str) -> tuple[RowPlan, list[KernelSpec]] | str:
     """The row plan and kernel specs of ``graph`` (traced at batch 1 and through the passes; ``axes``: the
-    batch dim of each batched value by id), or why it cannot run with a run-time batch."""
+    batch dim and rows per batch row of each batched value by id), or why it cannot run with a run-time
+    batch."""
     try:
-        plan = plan_rows(graph, {k for k, a in axes.items() if a is not None})
+        plan = plan_rows(graph, set(axes))
     except ValueError as e:
         return str(e)
     specs = kernel_specs(graph, plan, axes, tag)

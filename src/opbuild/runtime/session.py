@@ -60,11 +60,12 @@ class Session:
                                              for k in report.kernels], 0.0, report.memory, rerun=True)
         return compiled
 
-    def compile_batch_graph(self, graph: Graph, axes: dict[int, int | None],
+    def compile_batch_graph(self, graph: Graph, axes: dict[int, tuple[int, int]],
                             pipeline: Pipeline = DEFAULT_PIPELINE) -> BatchGraph | str:
-        """Build ``graph`` (traced at batch 1, already through ``pipeline``; ``axes``: the batch dim of each
-        batched value by id) with kernels that take the batch size at run time (runtime/batch_graph.py);
-        records the build report. Returns why not (a string) where the target or a node cannot."""
+        """Build ``graph`` (traced at batch 1, already through ``pipeline``; ``axes``: the batch dim and rows
+        per batch row of each batched value by id) with kernels that take the batch size at run time
+        (runtime/batch_graph.py); records the build report. Returns why not (a string) where the target or a
+        node cannot."""
         tag = getattr(self.builder.target, "runtime_batch_tag", None)
         if tag is None:
             return f"the {self.builder.target.name} target has no run-time-batch kernels"
