@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import nn
+from opbuild.cache.admin import explain
 from opbuild.cache.key import diff
 from opbuild.core.errors import ConfigError
 from opbuild.nn import batch_runtime, dynamic_batch
@@ -128,7 +130,7 @@ def _info(name: str) -> dict:
     return json.loads(path.read_text())
 
 
-def test_runtime_batch_kernels_are_other_cache_entries() -> None:
+def test_runtime_batch_kernels_are_other_cache_entries(tmp_path) -> None:
     """The same MLP, static and with a run-time batch: MatMul kernels of different names whose .info differ
     in the runtime_batch attribute and the batch dim (-1) of the batched operands."""
 
@@ -156,6 +158,16 @@ def test_runtime_batch_kernels_are_other_cache_entries() -> None:
     assert d_info["inputs"][1]["shape"] == s_info["inputs"][1]["shape"]  # the weight is not batched
     fields = {f for f, _, _ in diff(s_info, d_info)}
     assert f"attrs.{RUNTIME_BATCH}.generator" in fields and "input[0].shape" in fields, fields
+    # `opbuild cache explain` of the run-time kernel, next to the static one only, names the same fields.
+    meta = tmp_path / "kernel_meta"
+    meta.mkdir()
+    for name in (dyn.name, sta.name):
+        for f in Path(os.environ["OPBUILD_CACHE_PATH"]).glob(f"rank_*/kernel_meta/{name}.*"):
+            shutil.copy(f, meta / f.name)
+    why = explain.explain(meta, d_info, dyn.name)
+    assert why.closest == sta.name
+    assert f"input[0].shape [1,7] -> [{BATCH_DIM},7]" in why.lines(), why.lines()
+    assert any(line.startswith(f"attrs.{RUNTIME_BATCH}.generator (absent) -> ") for line in why.lines()), why.lines()
 
 
 class BatchInside(nn.Cell):
