@@ -67,6 +67,21 @@ class CNN(nn.Cell):
         return self.fc(self.flat(self.pool(self.relu(self.c2(x)))))
 
 
+class Block(nn.Cell):
+    """An attention block on (n, 16, 64): nn.Dense on 3-D values folds the batch with the sequence."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv, self.o, self.ff = nn.Dense(64, 192), nn.Dense(64, 64), nn.Dense(64, 64)
+        self.ln1, self.ln2 = nn.LayerNorm((64,)), nn.LayerNorm((64,))
+
+    def construct(self, x):
+        q, k, v = ms.ops.split(self.qkv(x), 64, axis=-1)
+        att = ms.ops.softmax(ms.ops.bmm(q, ms.ops.transpose(k, (0, 2, 1))) * 0.125, -1)
+        x = self.ln1(x + self.o(ms.ops.bmm(att, v)))
+        return self.ln2(x + self.ff(ms.ops.gelu(x)))
+
+
 def onnx_mlp(rng: np.random.Generator):
     dims = [784, 256, 128, 10]
     nodes, inits, prev = [], [], "x"
@@ -147,7 +162,8 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     ms.set_context(mode=ms.GRAPH_MODE)
     rows = []
-    for name, cls, shape in (("mlp 784-256-128-10", MLP, (784,)), ("cnn 2 conv 32x32", CNN, (3, 32, 32))):
+    for name, cls, shape in (("mlp 784-256-128-10", MLP, (784,)), ("cnn 2 conv 32x32", CNN, (3, 32, 32)),
+                             ("attention block 16x64", Block, (16, 64))):
         static, chunked, runtime = cls(), cls(), cls()
         for p, q, r in zip(static.get_parameters(), chunked.get_parameters(), runtime.get_parameters()):
             q.set_data(ms.Tensor(p.asnumpy().copy()))

@@ -286,3 +286,34 @@ def _no_warning():
     import contextlib
 
     return contextlib.nullcontext()
+
+
+class ReuseAcross(nn.Cell):
+    """An unbatched value computed in the graph, dead at an elementwise op with a batched output of its batch-1
+    size: at batch 1 the output could be written over it, at batch n it would overrun it (and be read as the
+    broadcast operand of later rows)."""
+
+    def __init__(self):
+        super().__init__()
+        self.p = ms.Parameter(ms.Tensor(np.linspace(-1, 1, 4, dtype=np.float32).reshape(1, 4)), name="p")
+
+    def construct(self, x):
+        t = ms.ops.exp(self.p)
+        s = t.sum()
+        return x * t, s
+
+
+def test_batched_values_never_reuse_unbatched_buffers() -> None:
+    net = ReuseAcross()
+    net.set_inputs(ms.Tensor(shape=[None, 4], dtype=ms.float32))
+    p = np.exp(np.linspace(-1, 1, 4, dtype=np.float32).reshape(1, 4))
+    for b in (1, 6, 3):
+        x = np.arange(b * 4, dtype=np.float32).reshape(b, 4) + 1.0
+        y, s = (t.asnumpy() for t in net(ms.Tensor(x)))
+        np.testing.assert_allclose(y, x * p, rtol=1e-6)
+        np.testing.assert_allclose(s, p.sum(), rtol=1e-6)
+    plan = _runtime(net).compiled.plan
+    kinds = {id(v): loc.kind for v, loc in plan.locations.items()}
+    for node in plan.kernel_nodes:
+        for v in (*node.inputs, *node.outputs):
+            assert (kinds[id(v)] == "rows") == (id(v) in plan.batched) or kinds[id(v)] in ("input", "capture")
