@@ -168,8 +168,8 @@ def test_bench_dynamic_batch_smoke(tmp_path) -> None:
     rows = json.loads(out.read_text())
     firsts = [r for r in rows if not isinstance(r["batch"], int)]
     sizes = [r for r in rows if isinstance(r["batch"], int)]
-    assert len(firsts) == 3 and all(r["dynamic_built"] > 0 and r["runtime_built"] > 0 for r in firsts)
-    assert len(sizes) == 3
+    assert len(firsts) == 4 and all(r["dynamic_built"] > 0 and r["runtime_built"] > 0 for r in firsts)
+    assert len(sizes) == 4
     for r in sizes:
         assert r["static_built"] > 0 and r["dynamic_built"] == 0 and r["runtime_built"] == 0, r
         assert r["max_abs_diff"] < 1e-5 and r["static_steady_ms"] > 0 and r["dynamic_steady_ms"] > 0
