@@ -317,3 +317,30 @@ def test_batched_values_never_reuse_unbatched_buffers() -> None:
     for node in plan.kernel_nodes:
         for v in (*node.inputs, *node.outputs):
             assert (kinds[id(v)] == "rows") == (id(v) in plan.batched) or kinds[id(v)] in ("input", "capture")
+
+
+class SharedWeight(nn.Cell):
+    """ops.matmul of (n, 5, 8) by a (8, 6) weight with a bias and ReLU: a FusedBatchMatMul whose run-time
+    kernel is one GEMM of 5n rows, then the epilogue per row."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.random.default_rng(0).standard_normal((8, 6)).astype(np.float32)),
+                              name="w")
+        self.b = ms.Parameter(ms.Tensor(np.linspace(-1, 1, 6, dtype=np.float32)), name="b")
+
+    def construct(self, x):
+        return ms.ops.relu(ms.ops.matmul(x, self.w) + self.b)
+
+
+def test_batched_product_with_a_shared_weight() -> None:
+    net = SharedWeight()
+    net.set_inputs(ms.Tensor(shape=[None, 5, 8], dtype=ms.float32))
+    w, b = net.w.asnumpy(), net.b.asnumpy()
+    for i, n in enumerate((1, 3, 7)):
+        x = np.random.default_rng(n).standard_normal((n, 5, 8)).astype(np.float32)
+        y = net(ms.Tensor(x)).asnumpy()
+        report = ms.build_report()
+        assert report.built == 0 if i else [k.op for k in report.kernels] == ["FusedBatchMatMul"]
+        np.testing.assert_allclose(y, np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-6)
+    _runtime(net)

@@ -14,9 +14,10 @@ Two ways to compute one:
   batch dim lies inside other dims (after a Transpose moving it) has its row copied into scratch memory
   before the call, or from it after. Correct for any op of a row-wise graph: row i of its outputs depends on
   row i of its batched inputs only.
-* ``gemm``: a float MatMul (or a MatMul with a fused epilogue) whose left operand is batched and right one is
-  not makes one GEMM with ``M = n * rows`` (gemv at one row, as the static kernel does), then runs its
-  epilogue (``fused_gemm.py``'s loops, batch 1) once per row.
+* ``gemm``: a float MatMul or BatchMatMul (or one with a fused epilogue) whose left operand is batched (not in
+  its K dim, not transposed) and right one is not (a BatchMatMul's ``b`` without batch dims) makes one GEMM
+  with ``M = n * rows`` (gemv at one row, as the static kernel does), then runs its epilogue
+  (``fused_gemm.py``'s loops, batch 1) once per row.
 
 Rows run on OpenMP's threads when their bodies are small and independent (:func:`_row_loop`); a larger
 body uses threads inside, as its static kernel does.
@@ -32,6 +33,7 @@ from pathlib import Path
 from ...core.dtypes import BY_NAME
 from ...core.ir import KernelSpec
 from ...ops.fused_gemm import _parts
+from ...ops.matmul import _as_matrices
 from ...ops.registry import get as get_op
 from ...passes.row_plan import batch_axes, is_runtime, outer, row_spec
 from . import codegen, kernels
@@ -40,35 +42,45 @@ from .kernels import matmul as k_matmul
 from .kernels.fused_gemm import epilogue_loop, pre_loops
 from .kernels.matmul import _Gemm, _gemv_call
 
-_GEMM_OPS = ("MatMul", "FusedMatMul")
+_GEMM_OPS = ("MatMul", "FusedMatMul", "BatchMatMul", "FusedBatchMatMul")
+_PLAIN = ("MatMul", "BatchMatMul")  # no epilogue: the GEMM is the whole kernel
 _FLOATS = ("float32", "float64")
 
 
 @functools.cache
 def tag() -> str:
     """The generator tag joined to every run-time-batch descriptor: sha256 of the files that write their
-    wrappers (this one, and the GEMM and epilogue helpers it calls); the op's own emitter is in the
-    descriptor's ``codegen`` field as for its static kernels."""
+    wrappers (this one, and the GEMM, epilogue and operand-shape helpers it calls); the op's own emitter is
+    in the descriptor's ``codegen`` field as for its static kernels."""
     h = hashlib.sha256()
-    for mod in (__file__, k_fused_gemm.__file__, k_matmul.__file__, codegen.__file__):
+    for mod in (__file__, k_fused_gemm.__file__, k_matmul.__file__, codegen.__file__,
+                _as_matrices.__code__.co_filename, _parts.__code__.co_filename):
         h.update(Path(mod).read_bytes())
     return h.hexdigest()[:32]
 
 
-def _gemm_producer(spec: KernelSpec) -> KernelSpec | None:
-    """The batch-1 MatMul whose M can take the batch (the ``gemm`` way), or None."""
+def _gemm_producer(spec: KernelSpec) -> tuple[KernelSpec, _Gemm] | None:
+    """The batch-1 product whose M can take the batch (the ``gemm`` way) and its GEMM for one batch row (``m``:
+    the rows of ``a`` per batch row, every batch dim of ``a`` stacked), or None."""
     if spec.op not in _GEMM_OPS:
         return None
     axes = batch_axes(spec)
     inner = row_spec(spec)
-    producer = inner if spec.op == "MatMul" else _parts(inner.op, inner.attrs, inner.inputs).producer
-    a = producer.inputs[0]
-    if axes[0] != 0 or axes[1] is not None or a.rank != 2 or producer.attrs.get("transpose_a") \
-            or a.dtype not in _FLOATS or any(t.dtype != a.dtype for t in (*producer.inputs, *producer.outputs)):
+    producer = inner if spec.op in _PLAIN else _parts(inner.op, inner.attrs, inner.inputs).producer
+    a, b = producer.inputs
+    if axes[0] is None or axes[1] is not None or a.rank < 2 or axes[0] >= a.rank - 1 or not outer(a, axes[0]) \
+            or producer.attrs.get("transpose_a") or a.dtype not in _FLOATS \
+            or any(t.dtype != a.dtype for t in (*producer.inputs, *producer.outputs)) \
+            or any(x == 0 for t in (*producer.inputs, *producer.outputs) for x in t.shape):
         return None
-    if any(x == 0 for t in (*producer.inputs, *producer.outputs) for x in t.shape):
-        return None
-    return producer
+    if producer.op == "MatMul":
+        a_mat, b_mat = a.shape, b.shape
+    else:
+        a_batch, b_batch, a_mat, b_mat = _as_matrices(producer.op, producer.attrs, producer.inputs)
+        if math.prod(b_batch) != 1:
+            return None
+        a_mat = (math.prod(a_batch) * a_mat[0], a_mat[1])  # b is shared: a's batches are stacked rows
+    return producer, _Gemm.of(a_mat, b_mat, False, bool(producer.attrs.get("transpose_b")))
 
 
 def emit(spec: KernelSpec) -> str:
@@ -77,16 +89,16 @@ def emit(spec: KernelSpec) -> str:
     inner = row_spec(spec)
     if _gemm_producer(spec) is None:
         return kernels.emit(inner)
-    if spec.op == "MatMul":
+    if spec.op in _PLAIN:
         return ""
     parts = _parts(inner.op, inner.attrs, inner.inputs)
     return "\n".join([pre_loops(parts, inner.attrs.get("pre", [])), epilogue_loop(parts, inner.attrs["members"])])
 
 
-def _gemm_statement(producer: KernelSpec, out: int) -> str:
-    """C running the producer's product on ``ob_n`` rows of its left operand into ``args[out]``."""
-    a, b = producer.inputs
-    g = _Gemm.of(a.shape, b.shape, False, bool(producer.attrs.get("transpose_b")))
+def _gemm_statement(producer: KernelSpec, g: _Gemm, out: int) -> str:
+    """C running the product ``g`` (one batch row's) on ``ob_n`` batch rows of its left operand into
+    ``args[out]``: one GEMM of ``ob_n * g.m`` rows."""
+    a = producer.inputs[0]
     t = codegen.ctype(a.dtype)
     pa, pb, pc = f"((const {t} *)args[0])", f"((const {t} *)args[1])", f"(({t} *)args[{out}])"
     gemv = _gemv_call(g, a.dtype, pa, pb, pc, 1)
@@ -155,12 +167,12 @@ def function(symbol: str, spec: KernelSpec, body: str) -> str:
     op = get_op(spec.op)
     opt = codegen.CLASS_OPT[kernels.opt_class(inner)]
     workspace = op.workspace_bytes(inner.attrs, inner.inputs, inner.outputs) > 0
-    producer = _gemm_producer(spec)
+    gemm = _gemm_producer(spec)
     parts = [f"const int64_t ob_n = (int64_t)(intptr_t)args[{len(inner.inputs) + len(inner.outputs) + workspace}];"]
-    if producer is not None:
-        parts.append(_gemm_statement(producer, len(inner.inputs)))
+    if gemm is not None:
+        parts.append(_gemm_statement(*gemm, len(inner.inputs)))
     row_fn = ""
-    if producer is None or spec.op != "MatMul":
+    if gemm is None or spec.op not in _PLAIN:
         row_fn = codegen.kernel_function(f"{symbol}_row", inner.inputs, inner.outputs, body, opt, workspace)
         row_fn = row_fn[:row_fn.index("\nOB_EXPORT ")] + "\n"
         parts.append(_row_loop(symbol, inner, batch_axes(spec), workspace, kernels.needs_blas(spec.op)))
