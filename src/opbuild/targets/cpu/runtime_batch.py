@@ -2,8 +2,10 @@
 
 ABI: a run-time-batch kernel is ``void <symbol>(void *const *args)`` like every kernel (codegen.py), whose
 ``args`` hold its inputs, its outputs, its workspace when its op declares one, then the **batch count** ``n``
-as an integer in a pointer slot (``(intptr_t)args[k]``). A batched operand (its descriptor's shape has ``-1``
-at the batch dim, the outermost non-unit dim) holds ``n`` rows of its batch-1 bytes one after the other.
+as an integer in a pointer slot (``(intptr_t)args[k]``). A batched operand (its descriptor's shape has ``-k``
+at its batch dim: ``k`` rows per batch row, ``-1`` for the batch itself) holds ``n`` batch rows of its batch-1
+bytes: one after the other when every dim before the batch dim has size 1, else interleaved as the dims
+before it say (``A`` blocks per batch row, each block of the ``n`` rows together).
 
 Two ways to compute one:
 
