@@ -105,6 +105,7 @@ def test_resnet_fixture_with_a_symbolic_batch_runs_new_sizes_unbuilt() -> None:
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
         assert dynamic_batch.verdict(model._graphs)[0].rowwise
+        assert isinstance(dynamic_batch.verdict(model._graphs)[0].runtime, batch_runtime.RuntimeBatch)
         for copies in (3, 5):
             outs = model.run([np.concatenate([x] * copies)])
             assert ms.build_report().built == 0
@@ -157,6 +158,8 @@ def test_exported_transformer_with_a_dynamic_batch_axis(layout) -> None:
                 want = net(torch.from_numpy(ids)).numpy()
             np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
         assert dynamic_batch.verdict(model._graphs)[0].rowwise
+        # One graph of run-time-batch kernels (timm's layout: rows copied where the batch is dim 1)
+        assert isinstance(dynamic_batch.verdict(model._graphs)[0].runtime, batch_runtime.RuntimeBatch)
 
 
 def test_bench_dynamic_batch_smoke(tmp_path) -> None:
