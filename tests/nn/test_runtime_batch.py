@@ -344,3 +344,21 @@ def test_batched_product_with_a_shared_weight() -> None:
         assert report.built == 0 if i else [k.op for k in report.kernels] == ["FusedBatchMatMul"]
         np.testing.assert_allclose(y, np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-6)
     _runtime(net)
+
+
+class Wide(nn.Cell):
+    def construct(self, x):
+        return ms.ops.exp(x * 0.01) * 0.5 + ms.ops.softmax(x, -1)
+
+
+def test_many_small_rows_run_on_threads() -> None:
+    """300 rows of 1000 elements: above the threading threshold, so the row loop of the elementwise kernel
+    is split over OpenMP's threads (each row's body is below it)."""
+    net = Wide()
+    net.set_inputs(ms.Tensor(shape=[None, 1000], dtype=ms.float32))
+    for n in (1, 300, 2):
+        x = np.random.default_rng(n).standard_normal((n, 1000)).astype(np.float32)
+        e = np.exp(x - x.max(-1, keepdims=True))
+        np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), np.exp(x * 0.01) * 0.5 + e / e.sum(-1, keepdims=True),
+                                   rtol=1e-5, atol=1e-6)
+    _runtime(net)
