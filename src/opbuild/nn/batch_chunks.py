@@ -1,6 +1,8 @@
-"""Running a dynamic batch on graphs compiled at fixed batch sizes (the chunks).
+"""Running a dynamic batch: :func:`run` is the entry point of every call with a free batch dimension.
 
-A function declared with a free batch dimension (nn/dynamic_batch.py decides whether its graph is row-wise)
+A row-wise function (nn/dynamic_batch.py decides) runs on one graph of run-time-batch kernels
+(nn/batch_runtime.py, the default); where that is not possible, or under ``OPBUILD_DYNAMIC_BATCH=chunks``, on
+graphs compiled at fixed batch sizes (the chunks), as follows. The function
 is compiled, on its first call, at each chunk size (:func:`chunk_sizes`: 16, 4 and 1 by default). A batch of
 n rows then runs as calls of those graphs on consecutive slices: ``n // 16`` calls of the largest, and for
 the remaining rows the cheapest cover by the chunks, where a chunk larger than the rows left runs on them
