@@ -362,3 +362,28 @@ def test_many_small_rows_run_on_threads() -> None:
         np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), np.exp(x * 0.01) * 0.5 + e / e.sum(-1, keepdims=True),
                                    rtol=1e-5, atol=1e-6)
     _runtime(net)
+
+
+class Half(nn.Cell):
+    """float16: a MatMul (the rows kind: the gemm kind is for float32/float64) and a row reduction."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.random.default_rng(0).standard_normal((8, 6)).astype(np.float16)),
+                              name="w")
+
+    def construct(self, x):
+        return ms.ops.relu(ms.ops.matmul(x, self.w)) * 0.5 + ms.ops.softmax(x, -1).sum(-1, keepdims=True)
+
+
+def test_float16_rows_equal_static_bits() -> None:
+    net, static = _twin(Half)
+    net.set_inputs(ms.Tensor(shape=[None, 8], dtype=ms.float16))
+    for i, n in enumerate((1, 3, 7)):
+        x = np.random.default_rng(n).standard_normal((n, 8)).astype(np.float16)
+        y = net(ms.Tensor(x)).asnumpy()
+        if i:
+            assert ms.build_report().built == 0
+        assert y.dtype == np.float16
+        np.testing.assert_array_equal(y, static(ms.Tensor(x)).asnumpy())
+    _runtime(net)
