@@ -53,6 +53,7 @@ class BatchGraph:
                  allocate: Allocate = np.empty):
         """``kernels`` and ``runtime`` (whether each takes the batch count) follow ``plan.kernel_nodes``."""
         self.graph, self.plan = graph, plan
+        self.kernels = list(kernels)
         self._allocate = allocate
         self._lock = threading.Lock()
         self._fixed = self._aligned(plan.fixed_bytes)
