@@ -283,6 +283,7 @@ class Cell(CellState, CellApi, CellExtras):
 
     def compile_info(self) -> list:
         """The compiled graphs of this cell, one per input signature seen (several per signature where
-        control flow over tensor values broke the graph: one per piece, see core/graph_breaks.py)."""
+        control flow over tensor values broke the graph: one per piece, see core/graph_breaks.py; a dynamic batch
+        built with run-time-batch kernels is one graph, nn/batch_runtime.py)."""
         return [piece.compiled for program in self._graphs.values() if isinstance(program, graph_breaks.Program)
-                for piece in program.pieces()]
+                for piece in program.pieces()] + batch_chunks.runtime_graphs(self._graphs)

@@ -140,7 +140,8 @@ class CellApi:
     def set_inputs(self, *inputs: Tensor, **kwinputs: Tensor) -> None:
         """MindSpore's ``Cell.set_inputs``: declare the inputs' shapes and dtypes, a dynamic dimension as None
         (``Tensor(shape=[None, 3, 32, 32], dtype=mstype.float32)``). A dynamic dim 0 is a dynamic batch: every
-        batch size then runs on the kernels built once (nn/batch_chunks.py); other dynamic dims accept any
+        batch size then runs on the kernels built once, which take the batch size at run time
+        (nn/batch_runtime.py; or the chunk graphs of nn/batch_chunks.py); other dynamic dims accept any
         size, built per size. Later calls are checked against the declaration; :meth:`get_inputs` returns it.
         Inputs may also be given by ``construct``'s parameter names (``set_inputs(x=...)``)."""
         if kwinputs:

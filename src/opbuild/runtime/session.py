@@ -14,7 +14,10 @@ from ..core.ir import Graph, KernelSpec
 from ..ops.registry import get
 from ..passes import DEFAULT_PIPELINE, Pipeline
 from ..passes.memplan import plan_memory
+from ..passes.row_plan import IDENTITY as ROW_PLAN
+from ..passes.row_plan import is_runtime
 from ..report import BuildReport, KernelRecord
+from .batch_graph import BatchGraph, prepare
 from .executor import CompiledGraph
 
 
@@ -57,7 +60,30 @@ class Session:
                                              for k in report.kernels], 0.0, report.memory, rerun=True)
         return compiled
 
-    def graph_reused(self, compiled: CompiledGraph) -> None:
+    def compile_batch_graph(self, graph: Graph, axes: dict[int, tuple[int, int]],
+                            pipeline: Pipeline = DEFAULT_PIPELINE) -> BatchGraph | str:
+        """Build ``graph`` (traced at batch 1, already through ``pipeline``; ``axes``: the batch dim and rows
+        per batch row of each batched value by id) with kernels that take the batch size at run time
+        (runtime/batch_graph.py); records the build report. Returns why not (a string) where the target or a
+        node cannot."""
+        tag = getattr(self.builder.target, "runtime_batch_tag", None)
+        if tag is None:
+            return f"the {self.builder.target.name} target has no run-time-batch kernels"
+        prepared = prepare(graph, axes, tag())
+        if isinstance(prepared, str):
+            return prepared
+        plan, specs = prepared
+        kernels, report = self.builder.build(specs, f"{pipeline.identity},{ROW_PLAN}")
+        report.memory = plan.summary()
+        with self._lock:
+            self._last = report
+            self._pynative = None
+        compiled = BatchGraph(graph, plan, kernels, [is_runtime(s) for s in specs], self.builder.target.allocate)
+        compiled.reuse_report = BuildReport([KernelRecord(k.name, k.op, "reused", 0.0, "memory")
+                                             for k in report.kernels], 0.0, report.memory, rerun=True)
+        return compiled
+
+    def graph_reused(self, compiled: CompiledGraph | BatchGraph) -> None:
         """A compiled graph kept by its Cell (or jit function) runs again: build_report() reports it, not
         whichever graph was built last."""
         reuse = getattr(compiled, "reuse_report", None)
