@@ -115,6 +115,7 @@ _SCATTER_IDX = np.array([[0], [2]])
 _SCATTER_IDX_REP = np.array([[1], [1]])
 _ELEM_IDX = np.array([[1, 0, 2], [0, 2, 1]])
 _DROP_STATE = np.array([1234, 7], np.int64)
+_MASK = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
 _GRID = np.random.default_rng(9).uniform(-0.9, 0.9, size=(1, 3, 2, 2))
 
 
@@ -202,6 +203,26 @@ CASES: dict[str, GradCase | tuple[GradCase, ...]] = {
     "BesselK0e": _bessel("BesselK0e", None, POS(2, 3)),
     "BesselK1": _bessel("BesselK1", None, POS(2, 3)),
     "BesselK1e": _bessel("BesselK1e", None, POS(2, 3)),
+    # backward maps (their rules give second derivatives, ops/backward_grads.py)
+    "ReluGrad": case(lambda dy, y: P("ReluGrad")()(dy, y), U(2, 3, seed=1), _away(2, 3, seed=2),
+                     torch=lambda dy, y: dy * (y > 0)),
+    "ReLU6Grad": case(lambda dy, x: P("ReLU6Grad")()(dy, x), U(2, 3, seed=1), np.array([[-1.0, 0.5, 3.0],
+                                                                                         [6.5, 7.0, 5.5]]),
+                      torch=lambda dy, x: dy * ((x > 0) & (x < 6))),
+    "DropoutGrad": case(lambda dy: P("DropoutGrad")(keep_prob=0.6)(dy, ms.Tensor(_MASK)), U(2, 3),
+                        torch=lambda dy: dy * _t(_MASK) / 0.6),
+    "SigmoidGrad": case(lambda y, dy: P("SigmoidGrad")()(y, dy), U(2, 3, seed=1, low=0.1, high=0.9), U(2, 3, seed=2),
+                        torch=lambda y, dy: dy * y * (1 - y)),
+    "TanhGrad": case(lambda y, dy: P("TanhGrad")()(y, dy), U(2, 3, seed=1, low=-0.9, high=0.9), U(2, 3, seed=2),
+                     torch=lambda y, dy: dy * (1 - y * y)),
+    "GeLUGrad": case(lambda dy, x: P("GeLUGrad")()(dy, x), U(2, 3, seed=1), U(2, 3, seed=2),
+                     torch=lambda dy, x: dy * (0.5 * (1 + torch.erf(x / np.sqrt(2))) + x * torch.exp(-x * x / 2)
+                                               / np.sqrt(2 * np.pi))),
+    "SparseSoftmaxCrossEntropyWithLogitsGrad": case(
+        lambda x: P("SparseSoftmaxCrossEntropyWithLogits")(is_grad=True)(x, _i32([1, 0, 3])), U(3, 4),
+        torch=lambda x: (torch.softmax(x, -1) - F.one_hot(_t(np.array([1, 0, 3])), 4)) / 3),
+    "AllGather": case(lambda x: P("AllGather")()(x), U(2, 3), torch=lambda x: x * 1,
+                      label="one process: the identity (the ReduceScatter of one rank)"),
     # layout, slicing, filling
     "Reshape": case(lambda x: P("Reshape")()(x, (3, 4)), U(2, 6), torch=lambda x: x.reshape(3, 4)),
     "ExpandDims": case(lambda x: P("ExpandDims")()(x, 1), U(2, 3), torch=lambda x: x.unsqueeze(1)),

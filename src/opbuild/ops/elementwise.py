@@ -383,7 +383,8 @@ from . import gradlib as G  # noqa: E402  (gradlib applies the primitives declar
 from .registry import grad_rule, no_grad  # noqa: E402
 
 no_grad("Floor", "Ceil", "Round", "IsNan", "IsFinite", "LogicalNot", "FloorDiv", "Equal", "NotEqual", "Less",
-        "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", *GRAD_BINARY)
+        "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr")
+# GRAD_BINARY's rules (second-order derivatives): ops/backward_grads.py.
 
 
 def _unary_rule(name: str):
