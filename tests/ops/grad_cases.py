@@ -138,6 +138,12 @@ def _ts(kind):
     return lambda x, u: prim(x, _i32(_SCATTER_IDX), u)
 
 
+def _pool_backward(x, dy):
+    """AvgPoolGrad as AvgPool's rule applies it (normalized attributes): the x-gradient of sum(AvgPool(x) * dy)."""
+    pool = P("AvgPool")(kernel_size=2, strides=1)
+    return ms.grad(lambda t, d: ops.ReduceSum()(pool(t) * d))(x, dy)
+
+
 def _bessel(name, tfn, x):
     return case(lambda t: P(name)()(t), x, torch=tfn)
 
@@ -221,6 +227,10 @@ CASES: dict[str, GradCase | tuple[GradCase, ...]] = {
     "SparseSoftmaxCrossEntropyWithLogitsGrad": case(
         lambda x: P("SparseSoftmaxCrossEntropyWithLogits")(is_grad=True)(x, _i32([1, 0, 3])), U(3, 4),
         torch=lambda x: (torch.softmax(x, -1) - F.one_hot(_t(np.array([1, 0, 3])), 4)) / 3),
+    "AvgPoolGrad": case(lambda x, dy: _pool_backward(x, dy), U(1, 2, 3, 4, seed=1), U(1, 2, 2, 3, seed=2),
+                        torch=lambda x, dy: torch.autograd.grad(F.avg_pool2d(x, 2, 1), x, dy, create_graph=True)[0],
+                        label="AvgPool's own rule applies it; nothing depends on x's values"),
+    "BiasAddGrad": case(lambda dy: P("BiasAddGrad")()(dy), U(2, 3, 2, 2), torch=lambda dy: dy.sum((0, 2, 3))),
     "AllGather": case(lambda x: P("AllGather")()(x), U(2, 3), torch=lambda x: x * 1,
                       label="one process: the identity (the ReduceScatter of one rank)"),
     # layout, slicing, filling

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..communication.management import get_rank, is_initialized
-from . import collective, elementwise, losses, random_ops  # noqa: F401 - the ops these rules attach to
+from . import collective, conv_grad, elementwise, losses, matmul, random_ops  # noqa: F401 - the ops of these rules
 from . import gradlib as G
 from .primitive import apply
 from .registry import grad_rule
@@ -91,3 +91,19 @@ def _all_gather_grad(attrs, ins, outs, douts):
     rank = get_rank() if is_initialized() else 0
     return [apply("Slice", {"begin": [rank * n, *([0] * (len(g.shape) - 1))], "size": list(ins[0].shape)},
                   [total])]
+
+
+@grad_rule("AvgPoolGrad")
+def _avg_pool_grad_grad(attrs, ins, outs, douts):
+    # AvgPoolGrad(x, y, dout) is linear in dout (the transpose of AvgPool): its own transpose is AvgPool.
+    g = douts[0]
+    return [None, None, None if g is None else apply("AvgPool", dict(attrs), [g])]
+
+
+@grad_rule("BiasAddGrad")
+def _bias_add_grad_grad(attrs, ins, outs, douts):
+    # BiasAddGrad sums dout over every axis but the channels': its transpose broadcasts g back along them.
+    g = douts[0]
+    if g is None:
+        return [None]
+    return [apply("BiasAdd", {"data_format": attrs["data_format"]}, [G.zeros_like(ins[0]), g])]
