@@ -161,13 +161,17 @@ CASES: dict[str, ExportCase | tuple[ExportCase, ...]] = {
 }
 
 
+_STATE = "an optimizer update, assignment or in-place scatter into a Parameter: ONNX graphs hold no mutable state"
+
+
 def _reason_table() -> dict[str, str]:
     opset18 = "ONNX has it from opset 18 on; the exporter writes opset 17 (the converter refuses it by name)"
     no_onnx = "ONNX (default domain) has no such operator, nor a short composition of its operators"
     complex_ = "complex tensors: onnxruntime's default domain computes no complex dtype"
     table = {
         **dict.fromkeys(("TensorScatterSub", "TensorScatterDiv", "TensorScatterMax", "TensorScatterMin"), opset18),
-        **dict.fromkeys(("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert"), opset18 + " (BitwiseAnd/Or/Xor/Not)"),
+        **dict.fromkeys(("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert"),
+                        "ONNX has BitwiseAnd/Or/Xor/Not from opset 18 on; the exporter writes opset 17"),
         "CumProd": "ONNX has CumProd from opset 26 on; the exporter writes opset 17",
         **dict.fromkeys(("LeftShift", "RightShift"), "ONNX's BitShift takes unsigned integers only; MindSpore's "
                         "shifts are of signed ones (arithmetic right shift)"),
@@ -186,7 +190,7 @@ def _reason_table() -> dict[str, str]:
         **dict.fromkeys(("AllReduce", "AllGather", "Broadcast"), "a collective across ranks: ONNX graphs run on "
                         "one device"),
         **dict.fromkeys(("Adam", "AdamWeightDecay", "SGD", "ApplyMomentum", "Assign", "AssignAdd"),
-                        "an optimizer update or assignment of a Parameter: ONNX graphs hold no mutable state"),
+                        _STATE),
         "BatchNormTraining": "export traces the network in inference mode, where BatchNorm uses its moving "
                              "statistics (the BatchNorm primitive, exported as BatchNormalization)",
         **dict.fromkeys(("FusedElementwise", "FusedMatMul", "FusedBatchMatMul", "FusedConv2D", "FusedRowReduce"),
@@ -194,8 +198,7 @@ def _reason_table() -> dict[str, str]:
     }
     for name, d in REGISTRY.items():  # families by declaration rather than by name
         if name.startswith(("Apply", "SparseApply")) or name.startswith("ScatterNd") and name.endswith("Inplace"):
-            table[name] = "an optimizer update or in-place scatter into a Parameter: ONNX graphs hold no " \
-                          "mutable state"
+            table[name] = _STATE
         elif (d.scenario == "backward" or name.endswith("Grad")) and name not in CASES:
             table[name] = "a backward op (only gradient rules apply it): export writes inference graphs"
     return table
