@@ -56,6 +56,14 @@ def test_topk_ties_pick_equal_values() -> None:
     assert not np.array_equal(indices, FIXTURE["topk_ties_forward:out1"])  # the known difference
 
 
+def test_qr_gradient_where_mindspore_has_none() -> None:
+    """MindSpore 2.10 has no bprop for Qr ("Qr's bprop not defined"); opbuild's rule (ops/linalg_grads.py) is
+    checked against torch in tests/ops/grad_cases.py."""
+    assert "Qr's bprop not defined" in REFUSED["qr_refused_by_mindspore"]
+    (g,) = _run("qr_refused_by_mindspore", "pynative")
+    assert np.isfinite(g).all()
+
+
 def test_cummax_gradient_where_mindspore_has_none() -> None:
     """MindSpore 2.10's CPU backend cannot differentiate cummax/cummin (RuntimeError); opbuild gives each
     running extreme's cotangent to the element it came from (checked against torch in test_grad_checks.py)."""
