@@ -144,6 +144,16 @@ def _pool_backward(x, dy):
     return ms.grad(lambda t, d: ops.ReduceSum()(pool(t) * d))(x, dy)
 
 
+def _conv_backward(x, w, dy, which):
+    """Conv2D's input (0) or filter (1) gradient of sum(conv(x, w) * dy), as its rule builds it."""
+    conv = P("Conv2D")(3, 3, pad_mode="pad", pad=1, stride=2)
+    return ms.grad(lambda a, b, d: ops.ReduceSum()(conv(a, b) * d), which)(x, w, dy)
+
+
+def _conv_backward_t(x, w, dy, which):
+    return torch.autograd.grad(F.conv2d(x, w, stride=2, padding=1), (x, w)[which], dy, create_graph=True)[0]
+
+
 def _bessel(name, tfn, x):
     return case(lambda t: P(name)()(t), x, torch=tfn)
 
@@ -230,6 +240,14 @@ CASES: dict[str, GradCase | tuple[GradCase, ...]] = {
     "AvgPoolGrad": case(lambda x, dy: _pool_backward(x, dy), U(1, 2, 3, 4, seed=1), U(1, 2, 2, 3, seed=2),
                         torch=lambda x, dy: torch.autograd.grad(F.avg_pool2d(x, 2, 1), x, dy, create_graph=True)[0],
                         label="AvgPool's own rule applies it; nothing depends on x's values"),
+    "Conv2DBackpropInput": case(lambda x, w, dy: _conv_backward(x, w, dy, 0), U(1, 2, 5, 4, seed=1),
+                                U(3, 2, 3, 3, seed=2), U(1, 3, 3, 2, seed=3), rtol=1e-5, atol=1e-7,
+                                torch=lambda x, w, dy: _conv_backward_t(x, w, dy, 0),
+                                label="Conv2D's rule applies it (stride 2, padding 1)"),
+    "Conv2DBackpropFilter": case(lambda x, w, dy: _conv_backward(x, w, dy, 1), U(1, 2, 5, 4, seed=1),
+                                 U(3, 2, 3, 3, seed=2), U(1, 3, 3, 2, seed=3), rtol=1e-5, atol=1e-7,
+                                 torch=lambda x, w, dy: _conv_backward_t(x, w, dy, 1),
+                                 label="Conv2D's rule applies it (stride 2, padding 1)"),
     "BiasAddGrad": case(lambda dy: P("BiasAddGrad")()(dy), U(2, 3, 2, 2), torch=lambda dy: dy.sum((0, 2, 3))),
     "AllGather": case(lambda x: P("AllGather")()(x), U(2, 3), torch=lambda x: x * 1,
                       label="one process: the identity (the ReduceScatter of one rank)"),

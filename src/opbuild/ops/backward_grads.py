@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..communication.management import get_rank, is_initialized
-from . import collective, conv_grad, elementwise, losses, matmul, random_ops  # noqa: F401 - the ops of these rules
+from . import collective, conv_grad, elementwise, losses, matmul, random_ops  # noqa: F401 - their ops
 from . import gradlib as G
 from .primitive import apply
 from .registry import grad_rule
@@ -107,3 +107,33 @@ def _bias_add_grad_grad(attrs, ins, outs, douts):
     if g is None:
         return [None]
     return [apply("BiasAdd", {"data_format": attrs["data_format"]}, [G.zeros_like(ins[0]), g])]
+
+
+def _conv_attrs(attrs: dict) -> dict:
+    """The forward Conv2D's attributes inside a backward op's (its output shape and algorithm left out)."""
+    return {k: v for k, v in attrs.items() if k not in ("input_size", "filter_size", "algo")}
+
+
+@grad_rule("Conv2DBackpropInput")
+def _conv_input_grad_grad(attrs, ins, outs, douts):
+    # dx = conv_transpose(dout, w) is bilinear: <g, dx> = <conv(g, w), dout>, so dout gets Conv2D(g, w) and w
+    # gets the filter gradient of a convolution of g giving dout.
+    dout, w = ins
+    g = douts[0]
+    if g is None:
+        return [None, None]
+    conv = _conv_attrs(attrs)
+    return [apply("Conv2D", conv, [g, w]),
+            apply("Conv2DBackpropFilter", {**conv, "filter_size": list(w.shape)}, [dout, g])]
+
+
+@grad_rule("Conv2DBackpropFilter")
+def _conv_filter_grad_grad(attrs, ins, outs, douts):
+    # dw = filter gradient of (dout, x), bilinear: <g, dw> = <conv(x, g), dout>.
+    dout, x = ins
+    g = douts[0]
+    if g is None:
+        return [None, None]
+    conv = _conv_attrs(attrs)
+    return [apply("Conv2D", conv, [x, g]),
+            apply("Conv2DBackpropInput", {**conv, "input_size": list(x.shape)}, [dout, g])]
