@@ -79,7 +79,7 @@ _SPECIAL = np.array([[np.inf, -1.0, np.nan], [0.5, -np.inf, 2.0]], np.float32)
 _GRID = np.random.default_rng(9).uniform(-0.9, 0.9, size=(1, 3, 2, 2)).astype(np.float32)
 _WELL = (np.random.default_rng(5).uniform(-1, 1, size=(2, 3, 3)) + 2.5 * np.eye(3)).astype(np.float32)
 _DECONV = nn.Conv2dTranspose(4, 2, 3, stride=2, pad_mode="valid")
-_TS = {kind: P(f"TensorScatter{kind}") for kind in ("Add", "Mul", "Update")}
+_TS = {kind: P(f"TensorScatter{kind}") for kind in ("Add", "Mul", "Update", "Sub", "Div")}
 
 
 CASES: dict[str, ExportCase | tuple[ExportCase, ...]] = {
@@ -93,6 +93,8 @@ CASES: dict[str, ExportCase | tuple[ExportCase, ...]] = {
     "ReLU6": _unary("ReLU6", np.array([[-1.0, 0.5, 3.0], [5.5, 7.0, 2.0]], np.float32)),
     **{op: _unary(op, _SPECIAL) for op in ("IsInf", "IsNan", "IsFinite")},
     "LogicalNot": _unary("LogicalNot", _BOOL_A),
+    "Invert": (_unary("Invert", _INT_A), _unary("Invert", np.array([0, 7, 255, 128], np.uint8)),
+               _unary("Invert", np.array([[-128, 127, 0, -1]], np.int8))),
     **{op: _binary(op) for op in ("Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum")},
     "Pow": _binary("Pow", POS(2, 3), U(3, seed=2)),
     **{op: _binary(op, _TIES, _TIES[0]) for op in ("Equal", "NotEqual", "Greater", "GreaterEqual", "Less",
@@ -169,9 +171,9 @@ def _reason_table() -> dict[str, str]:
     no_onnx = "ONNX (default domain) has no such operator, nor a short composition of its operators"
     complex_ = "complex tensors: onnxruntime's default domain computes no complex dtype"
     table = {
-        **dict.fromkeys(("TensorScatterSub", "TensorScatterDiv", "TensorScatterMax", "TensorScatterMin"), opset18),
-        **dict.fromkeys(("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert"),
-                        "ONNX has BitwiseAnd/Or/Xor/Not from opset 18 on; the exporter writes opset 17"),
+        **dict.fromkeys(("TensorScatterMax", "TensorScatterMin"), opset18),
+        **dict.fromkeys(("BitwiseAnd", "BitwiseOr", "BitwiseXor"),
+                        "ONNX has BitwiseAnd/Or/Xor from opset 18 on; the exporter writes opset 17"),
         "CumProd": "ONNX has CumProd from opset 26 on; the exporter writes opset 17",
         **dict.fromkeys(("LeftShift", "RightShift"), "ONNX's BitShift takes unsigned integers only; MindSpore's "
                         "shifts are of signed ones (arithmetic right shift)"),

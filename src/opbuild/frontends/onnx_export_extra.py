@@ -1,7 +1,7 @@
 """ONNX export of the primitives whose ONNX equivalent is a small composition at opset 17: the rounding and
 remainder family (FloorDiv, FloorMod, Mod, Trunc), Atan2, IsFinite, Sinc, the constant makers (OnesLike,
 ZerosLike, Fill), UnsortedSegmentSum (ScatterND with ``add``), the softmax cross-entropies and
-LogMatrixDeterminant (through Det). Registered into the exporter's table (frontends/onnx_export_ops.py);
+LogMatrixDeterminant (through Det) and Invert. Registered into the exporter's table (frontends/onnx_export_ops.py);
 frontends/onnx_export.py imports this module. tests/onnx/export_cases.py checks each against onnxruntime."""
 
 from __future__ import annotations
@@ -153,3 +153,15 @@ def _log_det(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str])
         ctx.add("Sign", [det], [outs[0]])
     if len(outs) > 1 and outs[1]:
         ctx.add("Log", [ctx.add("Abs", [det])], [outs[1]])
+
+
+@converts("Invert")
+def _invert(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str]) -> None:
+    # Bitwise not without opset 18's BitwiseNot: -x - 1 in two's complement, max - x for unsigned integers.
+    dt = np.dtype(node.inputs[0].type.dtype)
+    if dt.kind == "u":
+        ctx.add("Sub", [_scalar(ctx, np.iinfo(dt).max, node.inputs[0]), ins[0]], outs)
+    elif dt.kind == "i":
+        ctx.add("Sub", [ctx.add("Neg", ins), _scalar(ctx, 1, node.inputs[0])], outs)
+    else:
+        raise _Reject(f"dtype {dt} (bitwise not takes integers)")
