@@ -248,6 +248,10 @@ CASES: dict[str, GradCase | tuple[GradCase, ...]] = {
                                  U(3, 2, 3, 3, seed=2), U(1, 3, 3, 2, seed=3), rtol=1e-5, atol=1e-7,
                                  torch=lambda x, w, dy: _conv_backward_t(x, w, dy, 1),
                                  label="Conv2D's rule applies it (stride 2, padding 1)"),
+    "StridedSliceGrad": case(lambda x, dy: ms.grad(lambda t, d: ops.ReduceSum()(P("StridedSlice")(
+        shrink_axis_mask=1)(t, (1, 0), (2, 4), (1, 2)) * d))(x, dy), U(2, 4, seed=1), U(2, seed=2),
+        torch=lambda x, dy: torch.autograd.grad(x[1, 0:4:2], x, dy, create_graph=True)[0],
+        label="StridedSlice's rule applies it (a shrunk axis)"),
     "BiasAddGrad": case(lambda dy: P("BiasAddGrad")()(dy), U(2, 3, 2, 2), torch=lambda dy: dy.sum((0, 2, 3))),
     "AllGather": case(lambda x: P("AllGather")()(x), U(2, 3), torch=lambda x: x * 1,
                       label="one process: the identity (the ReduceScatter of one rank)"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..communication.management import get_rank, is_initialized
-from . import collective, conv_grad, elementwise, losses, matmul, random_ops  # noqa: F401 - their ops
+from . import collective, conv_grad, elementwise, losses, matmul, random_ops, slicing  # noqa: F401
 from . import gradlib as G
 from .primitive import apply
 from .registry import grad_rule
@@ -137,3 +137,13 @@ def _conv_filter_grad_grad(attrs, ins, outs, douts):
     conv = _conv_attrs(attrs)
     return [apply("Conv2D", conv, [x, g]),
             apply("Conv2DBackpropInput", {**conv, "input_size": list(x.shape)}, [dout, g])]
+
+
+@grad_rule("StridedSliceGrad")
+def _strided_slice_grad_grad(attrs, ins, outs, douts):
+    # StridedSliceGrad writes dy into zeros at the slice's positions: its transpose reads the slice back.
+    g = douts[0]
+    if g is None:
+        return [None]
+    canon = {k: list(attrs[k]) for k in ("start", "step", "count")}
+    return [apply("StridedSlice", {**canon, "shape": list(ins[0].shape)}, [g])]
