@@ -56,12 +56,11 @@ def test_topk_ties_pick_equal_values() -> None:
     assert not np.array_equal(indices, FIXTURE["topk_ties_forward:out1"])  # the known difference
 
 
-def test_qr_gradient_where_mindspore_has_none() -> None:
-    """MindSpore 2.10 has no bprop for Qr ("Qr's bprop not defined"); opbuild's rule (ops/linalg_grads.py) is
-    checked against torch in tests/ops/grad_cases.py."""
+def test_qr_gradient_refused_as_mindspore_does() -> None:
+    """MindSpore 2.10 has no bprop for Qr ("Qr's bprop not defined"); opbuild refuses it too, naming it."""
     assert "Qr's bprop not defined" in REFUSED["qr_refused_by_mindspore"]
-    (g,) = _run("qr_refused_by_mindspore", "pynative")
-    assert np.isfinite(g).all()
+    with pytest.raises(NotImplementedError, match="Qr"):
+        _run("qr_refused_by_mindspore", "pynative")
 
 
 def test_cummax_gradient_where_mindspore_has_none() -> None:

@@ -2,7 +2,8 @@
 as MindSpore's bprops of ReluGrad, SigmoidGrad, TanhGrad, GeLUGrad, ... give them; and AllGather's rule.
 
 These backward maps used to be marked as having no gradient, so differentiating twice through a Sigmoid, a
-Tanh, a GeLU or a softmax cross-entropy gave zero instead of the second derivative. BatchNormGrad has no rule
+Tanh, a GeLU or a softmax cross-entropy gave zero instead of the second derivative (through a max pooling it is
+refused: MaxPoolGrad has no rule). BatchNormGrad has no rule
 yet: autodiff refuses to differentiate through it, naming it, rather than answer zero.
 """
 
@@ -111,25 +112,13 @@ def _bias_add_grad_grad(attrs, ins, outs, douts):
 
 def _conv_attrs(attrs: dict) -> dict:
     """The forward Conv2D's attributes inside a backward op's (its output shape and algorithm left out)."""
-    return {k: v for k, v in attrs.items() if k not in ("input_size", "filter_size", "algo")}
-
-
-@grad_rule("Conv2DBackpropInput")
-def _conv_input_grad_grad(attrs, ins, outs, douts):
-    # dx = conv_transpose(dout, w) is bilinear: <g, dx> = <conv(g, w), dout>, so dout gets Conv2D(g, w) and w
-    # gets the filter gradient of a convolution of g giving dout.
-    dout, w = ins
-    g = douts[0]
-    if g is None:
-        return [None, None]
-    conv = _conv_attrs(attrs)
-    return [apply("Conv2D", conv, [g, w]),
-            apply("Conv2DBackpropFilter", {**conv, "filter_size": list(w.shape)}, [dout, g])]
+    return {k: v for k, v in attrs.items() if k not in ("input_size", "filter_size", "algo", "half_conv")}
 
 
 @grad_rule("Conv2DBackpropFilter")
 def _conv_filter_grad_grad(attrs, ins, outs, douts):
-    # dw = filter gradient of (dout, x), bilinear: <g, dw> = <conv(x, g), dout>.
+    # dw = filter gradient of (dout, x), bilinear: <g, dw> = <conv(x, g), dout>. (Conv2DBackpropInput's rule,
+    # Conv2D and this op, is the pools branch's, in ops/conv_grad.py.)
     dout, x = ins
     g = douts[0]
     if g is None:

@@ -23,7 +23,6 @@ from . import (
     layout,
     linalg,
     linalg_factors,
-    linalg_grads,  # noqa: F401 - the gradient rules of Qr and Svd
     losses,
     matmul,
     ms_prim_classes,
