@@ -396,19 +396,6 @@ ELSEWHERE: dict[str, str] = {
     "LayerNorm": "tests/ops/test_grads_torch.py::test_layer_norm",
 }
 
-# Cases for rules another branch brings (Conv2DBackpropInput's: the pools branch): each joins CASES by itself
-# once its op has a rule.
-AWAITING: dict[str, GradCase] = {
-    "Conv2DBackpropInput": case(lambda x, w, dy: _conv_backward(x, w, dy, 0), U(1, 2, 5, 4, seed=1),
-                                U(3, 2, 3, 3, seed=2), U(1, 3, 3, 2, seed=3), rtol=1e-5, atol=1e-7,
-                                torch=lambda x, w, dy: _conv_backward_t(x, w, dy, 0),
-                                label="Conv2D's rule applies it (stride 2, padding 1)"),
-}
-for _op, _case in AWAITING.items():
-    if REGISTRY[_op].grad is not None:
-        CASES.setdefault(_op, _case)
-
-
 # Ready for the Qr and Svd rules (Svd's comes with the linalg branch): once an op's rule is merged its
 # REFUSED entry fails (the op no longer refuses); then move it: ``CASES["Svd"] = SVD_CASES`` (and
 # ``CASES["Qr"] = QR_CASES``) and delete its REFUSED line.
@@ -446,3 +433,45 @@ EXEMPT: dict[str, str] = {
                  "multi-rank job (tests/distributed run data-parallel training through it); in one process "
                  "it is the identity",
 }
+
+
+# ---- entries for ops this round's other branches bring ----------------------------------------------------
+# Each joins its table by itself once its op is registered with a rule, so merging those branches needs no edit
+# here: Conv2DBackpropInput's rule (pools), the incomplete gamma/beta functions, NextAfter and Eig (linalg),
+# PyCall (functional).
+
+AWAITING: dict[str, GradCase] = {
+    "Conv2DBackpropInput": case(lambda x, w, dy: _conv_backward(x, w, dy, 0), U(1, 2, 5, 4, seed=1),
+                                U(3, 2, 3, 3, seed=2), U(1, 3, 3, 2, seed=3), rtol=1e-5, atol=1e-7,
+                                torch=lambda x, w, dy: _conv_backward_t(x, w, dy, 0),
+                                label="Conv2D's rule applies it (stride 2, padding 1)"),
+    "Igamma": case(lambda a, x: ops.igamma(a, x), POS(2, 3, seed=1) * 2, POS(2, 3, seed=2) * 2, rtol=1e-5,
+                   atol=1e-8, label="finite differences: torch has no gradient in a"),
+    "Igammac": case(lambda a, x: ops.igammac(a, x), POS(2, 3, seed=1) * 2, POS(2, 3, seed=2) * 2, rtol=1e-5,
+                    atol=1e-8, label="finite differences: torch has no gradient in a"),
+    "Betainc": case(lambda a, b, x: P("Betainc")()(a, b, x), POS(2, 3, seed=1), POS(2, 3, seed=2),
+                    U(2, 3, seed=3, low=0.1, high=0.9), wrt=(2,), rtol=1e-5, atol=1e-8,
+                    label="in x: MindSpore's rule gives a and b zeros, and so does opbuild's"),
+    "NextAfter": case(lambda x, y: ops.nextafter(x, y), U(2, 3, seed=1), U(2, 3, seed=2) + 5.0,
+                      label="the output follows x; y only picks the direction"),
+}
+AWAITING_REFUSED: dict[str, GradCase] = {
+    "Eig": case(lambda a: ops.Real()(ops.eig(a)[0]), WELL()),
+    "IgammaGradA": case(lambda a, x: ms.grad(lambda t, u: ops.ReduceSum()(ops.igamma(t, u)))(a, x),
+                        POS(2, 3, seed=1) * 2, POS(2, 3, seed=2) * 2),
+}
+AWAITING_EXEMPT: dict[str, str] = {
+    "PyCall": "runs a Python callback; its gradient is the callback's own (a backward hook's), passed through "
+              "as given: tests/compat/test_functional_programs.py compares hooked gradients with MindSpore's",
+}
+
+
+def _join() -> None:
+    for table, extra in ((CASES, AWAITING), (REFUSED, AWAITING_REFUSED), (EXEMPT, AWAITING_EXEMPT)):
+        for op, entry in extra.items():
+            opdef = REGISTRY.get(op)
+            if opdef is not None and opdef.grad is not None:
+                table.setdefault(op, entry)
+
+
+_join()

@@ -1,8 +1,9 @@
 """ONNX export of the primitives whose ONNX equivalent is a small composition at opset 17: the rounding and
 remainder family (FloorDiv, FloorMod, Mod, Trunc), Atan2, IsFinite, Sinc, the constant makers (OnesLike,
-ZerosLike, Fill), UnsortedSegmentSum (ScatterND with ``add``), the softmax cross-entropies and
-LogMatrixDeterminant (through Det) and Invert. Registered into the exporter's table (frontends/onnx_export_ops.py);
-frontends/onnx_export.py imports this module. tests/onnx/export_cases.py checks each against onnxruntime."""
+ZerosLike, Fill), UnsortedSegmentSum (ScatterND with ``add``), the softmax cross-entropies,
+LogMatrixDeterminant (through Det), Invert and StopGradient. Registered into the exporter's table
+(frontends/onnx_export_ops.py); frontends/onnx_export.py imports this module. tests/onnx/export_cases.py checks
+each against onnxruntime."""
 
 from __future__ import annotations
 
@@ -165,3 +166,9 @@ def _invert(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str]) 
         ctx.add("Sub", [ctx.add("Neg", ins), _scalar(ctx, 1, node.inputs[0])], outs)
     else:
         raise _Reject(f"dtype {dt} (bitwise not takes integers)")
+
+
+@converts("StopGradient")
+def _stop_gradient(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str]) -> None:
+    # Only gradients see it: in an inference graph it is the identity.
+    ctx.add("Identity", ins, outs)
