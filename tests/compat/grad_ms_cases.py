@@ -45,6 +45,24 @@ def _all(fn: Callable, n: int) -> Callable:
     return run
 
 
+def _scatter_into_parameter(op_name: str) -> Callable:
+    """(d/du, d/dp) of sum(2 * op(p, [[0], [2]], u)) for a Parameter p of ones (an in-place scatter)."""
+    def run(ms, ops, u):
+        class Net(ms.nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.p = ms.Parameter(ms.Tensor(np.ones((3, 2), F32)), name="p")
+                self.op = getattr(ops, op_name)()
+
+            def construct(self, x):
+                return self.op(self.p, ms.Tensor(np.array([[0], [2]], np.int32)), x) * 2.0
+
+        net = Net()
+        du, (dp,) = ms.grad(net, grad_position=0, weights=net.trainable_params())(u)
+        return du, dp
+    return run
+
+
 def _second(fn: Callable) -> Callable:
     """d/dx sum(W * d/dx sum(fn(x) * SMOOTH)): grad of a function that calls grad."""
     def run(ms, ops, x):
@@ -100,6 +118,8 @@ CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
         x, ms.Tensor(np.array([[0], [2]], np.int32)), u), 2), [ZEROS, np.array([[2.0, 1.0, 3.0, 0.0],
                                                                                 [1.0, 3.0, 0.5, 4.0]], F32)]),
     "qr_refused_by_mindspore": (_all(lambda ms, ops, x: ops.qr(x)[1], 1), [SMOOTH[:, :2]]),
+    "scatter_nd_update_parameter": (_scatter_into_parameter("ScatterNdUpdate"), [W[:, :2]]),
+    "scatter_nd_add_parameter": (_scatter_into_parameter("ScatterNdAdd"), [W[:, :2]]),
     "second_sigmoid": (_second(lambda ops, t: ops.sigmoid(t)), [SMOOTH]),
     "second_tanh": (_second(lambda ops, t: ops.tanh(t)), [SMOOTH]),
     "second_gelu": (_second(lambda ops, t: ops.gelu(t, approximate="none")), [SMOOTH]),

@@ -1,7 +1,8 @@
 """Gradients against real MindSpore 2.10 where the answer is a convention (ties, kinks, zeros, labels) and second
 derivatives (tests/fixtures/mindspore/grads.npz, recorded by scripts/record_grads.py from
-tests/compat/grad_ms_cases.py), in both modes. Smooth gradients are checked against torch in
-tests/ops/test_grad_checks.py."""
+tests/compat/grad_ms_cases.py), in both modes; also the in-place scatter into a Parameter
+(ScatterNdUpdateInplace, MindSpore's ScatterNdUpdate), whose rule is MindSpore's own. Smooth gradients are
+checked against torch in tests/ops/test_grad_checks.py."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import Tensor, ops
+from opbuild.passes import GradientError
 
 from ..helpers import FnCell
 from .grad_ms_cases import CASES, outputs
@@ -56,11 +58,18 @@ def test_topk_ties_pick_equal_values() -> None:
     assert not np.array_equal(indices, FIXTURE["topk_ties_forward:out1"])  # the known difference
 
 
-def test_qr_gradient_refused_as_mindspore_does() -> None:
-    """MindSpore 2.10 has no bprop for Qr ("Qr's bprop not defined"); opbuild refuses it too, naming it."""
-    assert "Qr's bprop not defined" in REFUSED["qr_refused_by_mindspore"]
-    with pytest.raises(NotImplementedError, match="Qr"):
-        _run("qr_refused_by_mindspore", "pynative")
+# Cases MindSpore 2.10 cannot differentiate that opbuild can (below); every other refusal is opbuild's too.
+FURTHER = {"cummax_ties", "cummin_ties"}
+
+
+@pytest.mark.parametrize("name", sorted(set(REFUSED) - FURTHER))
+def test_refused_as_mindspore_does(name: str) -> None:
+    """Where MindSpore has no bprop (Qr; ScatterNdAdd and the other in-place scatter reductions) opbuild refuses
+    too, naming the primitive, rather than answer zero (ScatterNdUpdate's rule is MindSpore's, compared above)."""
+    assert "bprop not defined" in REFUSED[name]
+    primitive = REFUSED[name].split("primitive ")[1].split("'")[0]
+    with pytest.raises((NotImplementedError, GradientError), match=primitive):
+        _run(name, "pynative")
 
 
 def test_cummax_gradient_where_mindspore_has_none() -> None:

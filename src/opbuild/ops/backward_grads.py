@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 
 from ..communication.management import get_rank, is_initialized
-from . import collective, conv_grad, elementwise, losses, matmul, random_ops, slicing  # noqa: F401
+from . import collective, conv_grad, elementwise, losses, matmul, random_ops, scatters_inplace, slicing  # noqa: F401
 from . import gradlib as G
 from .primitive import apply
 from .registry import grad_rule
+from .scatters_grad import gather_nd
 
 
 def _linear_in_first(op: str):
@@ -136,3 +137,13 @@ def _strided_slice_grad_grad(attrs, ins, outs, douts):
         return [None]
     canon = {k: list(attrs[k]) for k in ("start", "step", "count")}
     return [apply("StridedSlice", {**canon, "shape": list(ins[0].shape)}, [g])]
+
+
+@grad_rule("ScatterNdUpdateInplace")
+def _scatter_nd_update_grad(attrs, ins, outs, douts):
+    # MindSpore 2.10's bprop of ScatterNdUpdate: the Parameter gets the whole cotangent (overwritten rows
+    # included, as MindSpore gives it), each update the cotangent of the row it wrote.
+    g = douts[0]
+    if g is None:
+        return [None, None, None]
+    return [g, None, gather_nd(g, ins[1])]
