@@ -211,8 +211,21 @@ NO_EXPORT: dict[str, str] = _reason_table()
 
 # ---- entries for ops this round's other branches bring (join once their op is registered) ------------------
 
+class _WithBprop(nn.Cell):
+    """A Cell with its own bprop (traced as a CustomGradient junction where the functional branch is merged)."""
+
+    def construct(self, x):
+        return x * 2.0
+
+    def bprop(self, x, out, dout):
+        return (dout * 3.0,)
+
+
+_BPROP = _WithBprop()
+
 AWAITING_CASES: dict[str, ExportCase] = {
     "StopGradient": case(lambda x: ops.stop_gradient(x * 2.0) + x, U(2, 3)),
+    "CustomGradient": case(lambda x: _BPROP(x) + 1.0, U(2, 3)),
 }
 AWAITING_NO_EXPORT: dict[str, str] = {
     **dict.fromkeys(("Igamma", "Igammac", "IgammaGradA", "Betainc", "NextAfter", "Eig"),

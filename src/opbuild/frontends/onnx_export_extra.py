@@ -1,7 +1,7 @@
 """ONNX export of the primitives whose ONNX equivalent is a small composition at opset 17: the rounding and
 remainder family (FloorDiv, FloorMod, Mod, Trunc), Atan2, IsFinite, Sinc, the constant makers (OnesLike,
 ZerosLike, Fill), UnsortedSegmentSum (ScatterND with ``add``), the softmax cross-entropies,
-LogMatrixDeterminant (through Det), Invert and StopGradient. Registered into the exporter's table
+LogMatrixDeterminant (through Det), Invert, StopGradient and CustomGradient. Registered into the exporter's table
 (frontends/onnx_export_ops.py); frontends/onnx_export.py imports this module. tests/onnx/export_cases.py checks
 each against onnxruntime."""
 
@@ -172,3 +172,11 @@ def _invert(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str]) 
 def _stop_gradient(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str]) -> None:
     # Only gradients see it: in an inference graph it is the identity.
     ctx.add("Identity", ins, outs)
+
+
+@converts("CustomGradient")
+def _custom_gradient(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str]) -> None:
+    # The junction of a Cell's own bprop: its outputs are its last inputs; the bprop matters to gradients only.
+    for src, dst in zip(ins[attrs["n_in"]:], outs, strict=True):
+        if dst:
+            ctx.add("Identity", [src], [dst])
