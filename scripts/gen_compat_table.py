@@ -90,10 +90,12 @@ def _coverage_tables() -> list[str]:
              "ran; `tests/ops/test_grad_coverage.py` fails for a rule without an entry.", "",
              "| how | primitives | which |", "|---|---|---|",
              f"| against `torch.autograd` (float64) | {len(by_torch)} | {_names(by_torch)} |",
-             f"| against central finite differences (float64; torch has no gradient for them) | {len(by_fd)} | "
+             f"| against central finite differences (float64: torch has no gradient for them, or no op drawing "
+             f"the same random mask) | {len(by_fd)} | "
              f"{_names(by_fd)} |"]
     for test, ops in sorted(elsewhere.items()):
-        lines.append(f"| in `{test}` (torch, float32) | {len(ops)} | {_names(ops)} |")
+        how = "MindSpore 2.10's recorded gradients" if "grads_ms" in test else "torch, float32"
+        lines.append(f"| in `{test}` ({how}) | {len(ops)} | {_names(ops)} |")
     lines += [f"| rule refuses with NotImplementedError (checked) | {len(G.REFUSED)} | {_names(G.REFUSED)} |"]
     lines += [f"| exempt: {reason} | 1 | `{op}` |" for op, reason in sorted(G.EXEMPT.items())]
     nograd = [n for n, d in REGISTRY.items() if d.grad is NO_GRADIENT]
