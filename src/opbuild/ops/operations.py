@@ -5,6 +5,7 @@ importing this module registers every family."""
 from __future__ import annotations
 
 from . import (
+    backward_grads,  # noqa: F401 - the gradient rules of the backward ops (second order) and AllGather
     bitshift,
     collective,
     complex_grads,  # noqa: F401 - the gradient rules of the complex ops and FFTN
