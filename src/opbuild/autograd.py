@@ -173,12 +173,12 @@ def _arrange(positions: tuple[int, ...], single_pos: bool, weights: list[Paramet
 
 
 def _make(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_ids: bool,
-          with_value: bool) -> Callable[..., Any]:
+          with_value: bool, sens_param: bool = False) -> Callable[..., Any]:
     positions, single_pos = _positions(grad_position)
     params, single_w = _weights_list(weights)
     if not positions and weights is None:
         raise ValueError("grad_position and weights cannot both be None: there is nothing to differentiate")
-    diff = _Differentiated(fn, positions, params, has_aux, sens_param=False)
+    diff = _Differentiated(fn, positions, params, has_aux, sens_param=bool(sens_param))
 
     def grad_fn(*args: Any) -> Any:
         out, in_grads, w_grads = diff(*args)
@@ -194,17 +194,39 @@ def _make(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_
 
 
 def grad(fn: Callable[..., Any], grad_position: int | tuple[int, ...] | None = 0, weights: Any = None,
-         has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
+         has_aux: bool = False, return_ids: bool = False, sens_param: bool = False) -> Callable[..., Any]:
     """A function computing the gradients of ``fn`` (a Cell or a function of Tensors) with respect to the
     inputs at ``grad_position`` and/or the Parameters ``weights`` (see the module docstring for the
-    return conventions, MindSpore's)."""
-    return _make(fn, grad_position, weights, has_aux, return_ids, with_value=False)
+    return conventions, MindSpore's). ``sens_param=True``: the call's last argument is the sensitivity (the
+    cotangent of the outputs, a tuple of them for several) instead of ones."""
+    return _make(fn, grad_position, weights, has_aux, return_ids, with_value=False, sens_param=sens_param)
 
 
 def value_and_grad(fn: Callable[..., Any], grad_position: int | tuple[int, ...] | None = 0, weights: Any = None,
-                   has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
+                   has_aux: bool = False, return_ids: bool = False, sens_param: bool = False) -> Callable[..., Any]:
     """Like :func:`grad`, but the returned function gives ``(outputs of fn, gradients)``."""
-    return _make(fn, grad_position, weights, has_aux, return_ids, with_value=True)
+    return _make(fn, grad_position, weights, has_aux, return_ids, with_value=True, sens_param=sens_param)
+
+
+def get_grad(gradients: Any, identifier: int | str | Parameter) -> Tensor:
+    """The gradient of ``identifier`` (an input position, a Parameter or its name) in ``gradients``, the
+    result of a ``grad``/``value_and_grad`` made with ``return_ids=True``."""
+    if isinstance(identifier, Parameter):
+        identifier = identifier.name
+    if isinstance(identifier, bool) or not isinstance(identifier, (int, str)):
+        raise TypeError(f"get_grad: identifier must be an int position, a Parameter or its name, got "
+                        f"{type(identifier).__name__}")
+    stack = [gradients]
+    while stack:
+        g = stack.pop()
+        if isinstance(g, tuple) and len(g) == 2 and isinstance(g[1], Tensor) and isinstance(g[0], (int, str)) \
+                and not isinstance(g[0], bool):
+            if g[0] == identifier and type(g[0]) is type(identifier):
+                return g[1]
+        elif isinstance(g, (tuple, list)):
+            stack.extend(reversed(g))
+    raise ValueError(f"get_grad: no gradient with identifier {identifier!r} (make the gradient function with "
+                     "return_ids=True and differentiate that input or Parameter)")
 
 
 class GradOperation:
