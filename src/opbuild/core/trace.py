@@ -77,11 +77,14 @@ class Tracer:
 
     def concretize(self, t: Tensor, kind: str) -> Any:
         """The Python value ``kind`` (bool, int, float, item) of traced ``t``. This tracer records one graph
-        without breaks (a differentiated function): refused. Graph-mode calls use graph_breaks.BreakTracer."""
+        without values: refused. Graph-mode calls use graph_breaks.BreakTracer, gradients called from Python
+        concrete_trace.ConcreteTracer."""
         raise RuntimeError(
             f"{kind}() of a tensor being traced: its value exists only when the graph runs. Control flow over "
-            "tensor values is supported in GRAPH_MODE construct and @jit functions, not inside a function being "
-            "differentiated (grad/value_and_grad); compute the condition outside it, or use ops.select/where.")
+            "tensor values is supported in GRAPH_MODE construct and @jit functions and in a function "
+            "differentiated from Python (grad/value_and_grad), not in a function differentiated inside a "
+            "compiled graph (@jit, a TrainOneStepCell in GRAPH_MODE); compute the condition outside it, call "
+            "the gradient from Python, or use ops.select/where.")
 
     @classmethod
     def extending(cls, graph: Graph) -> Tracer:

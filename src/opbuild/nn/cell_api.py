@@ -195,10 +195,9 @@ class CellApi:
         return self._add_hook("_forward_hooks", hook_fn)
 
     def register_backward_hook(self, hook_fn: Callable) -> HookHandle:
-        """Not supported: gradients are computed by the autodiff pass inside a graph, with no per-cell call to
-        hook into. Raises NotImplementedError."""
-        raise NotImplementedError("Cell.register_backward_hook is not supported by opbuild: gradients are "
-                                  "computed inside one graph; inspect them with opbuild.grad instead")
+        """``hook_fn(cell, grad_input, grad_output)`` runs when a gradient flows back through this cell (tuples
+        of Tensors); a non-None result replaces ``grad_input`` (nn/backward_hooks.py)."""
+        return self._add_hook("_backward_hooks", hook_fn)
 
     def _add_hook(self, kind: str, hook_fn: Callable) -> HookHandle:
         if not callable(hook_fn):

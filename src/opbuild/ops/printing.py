@@ -1,8 +1,10 @@
 """``ops.Print`` / ``ops.print_`` and the summary primitives (``ScalarSummary``, ``TensorSummary``,
 ``HistogramSummary``, ``ImageSummary``).
 
-Print prints when its values exist: at once in PyNative, and at every run of the compiled graph in GRAPH_MODE
-(an effect ``PyCall`` node, ops/python_calls.py, kept though nothing reads it). The layouts are MindSpore
+Print prints when its values exist: at once in PyNative, at every run of the compiled graph in GRAPH_MODE
+(an effect ``PyCall`` node, ops/python_calls.py, kept though nothing reads it), and once the graph has run
+for a function differentiated from Python (deferred as forward hooks are, core/deferred_hooks.py: the path
+its conditions took is confirmed first). The layouts are MindSpore
 2.10's: PyNative prints each Tensor as its ``repr``; a graph prints a 0-d tensor as its bare value and others
 as ``Tensor(shape=[...], dtype=..., value=[...])`` in NumPy's layout without commas (recorded in
 tests/fixtures/mindspore/functional_programs.json). Strings and Python numbers print as they are, one argument
@@ -20,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import config, trace
+from ..core import config, deferred_hooks, trace
 from ..core.dtypes import dtype_of
 from ..core.tensor import Tensor
 from .python_calls import Callback, pycall
@@ -73,7 +75,12 @@ def print_(*input_x: Any) -> None:
         else:
             raise TypeError(f"print_: can print str, numbers and Tensors, got {type(x).__name__}")
     graph = trace.current() is not None and config.get_context("mode") == config.GRAPH_MODE
-    pycall(_printer(template, graph), tensors, [((), "int32")], effect=True)
+    printer = _printer(template, graph)
+    if trace.current() is not None and deferred_hooks.active():
+        # A gradient being traced from Python: print once the graph has run and its path is confirmed.
+        deferred_hooks.record(lambda *ts: printer.fn([t.asnumpy() for t in ts]), tuple(tensors))
+        return None
+    pycall(printer, tensors, [((), "int32")], effect=True)
     return None
 
 
