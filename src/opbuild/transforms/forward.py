@@ -61,17 +61,21 @@ def _jvp_values(fn: Callable[..., Any], args: tuple[Tensor, ...], tangents: tupl
     with respect to the cotangents ``u`` of ``sum_i <vjp(args, u)_i, v_i>``."""
     leaves = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
     diff = _Differentiated(fn, tuple(range(len(args))), [], has_aux=False, sens_param=True)
+    n = len(args)
 
-    def pairing(*us: Tensor) -> Tensor:
-        _, in_grads, _ = diff(*args, us if len(us) > 1 else us[0])
+    def pairing(*xs_vs_us: Tensor) -> Tensor:
+        # The point and the tangents are arguments too: under an enclosing trace (nested transforms) they
+        # are that trace's tensors, which this trace may read only as its own inputs.
+        xs, vs, us = xs_vs_us[:n], xs_vs_us[n:2 * n], xs_vs_us[2 * n:]
+        _, in_grads, _ = diff(*xs, us if len(us) > 1 else us[0])
         total = None
-        for g, v in zip(in_grads, tangents, strict=True):
+        for g, v in zip(in_grads, vs, strict=True):
             term = (g * v.astype(g.dtype)).sum()
             total = term if total is None else total + term
         return total
 
     zeros = tuple(Tensor(np.zeros(t.shape, np.dtype(t._type.dtype))) for t in leaves)
-    out = grad(pairing, grad_position=tuple(range(len(zeros))))(*zeros)
+    out = grad(pairing, grad_position=tuple(range(2 * n, 2 * n + len(zeros))))(*args, *tangents, *zeros)
     return tuple(out) if isinstance(outputs, (tuple, list)) else out[0]
 
 

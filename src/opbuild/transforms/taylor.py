@@ -25,10 +25,12 @@ def _derivatives(fn: Callable[..., Any], primals: tuple[Tensor, ...], series: tu
     def along(t: Tensor) -> Any:
         point = []
         for x0, s in zip(primals, series, strict=True):
-            x = x0
-            for k in range(order):
-                x = x + s[k] * (t ** (k + 1)) / float(math.factorial(k + 1))
-            point.append(x)
+            # Horner's form x0 + t (s1 + t (s2/2! + t (s3/3! ...))): products only, so every derivative at
+            # t = 0 is finite (a power's gradient rule divides by its base).
+            acc = s[order - 1] / float(math.factorial(order))
+            for k in range(order - 2, -1, -1):
+                acc = s[k] / float(math.factorial(k + 1)) + t * acc
+            point.append(x0 + t * acc)
         return fn(*point)
 
     def nth(k: int) -> Callable[[Tensor], Any]:
