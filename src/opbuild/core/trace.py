@@ -17,6 +17,12 @@ from .tensor import Tensor
 _tracer: contextvars.ContextVar[Tracer | None] = contextvars.ContextVar("opbuild_tracer", default=None)
 
 
+class ValueNeeded(RuntimeError):
+    """A plain trace (one graph without values, such as a gradient traced inside another graph) was asked for
+    the value of a traced tensor. core/graph_breaks.py catches it when nothing has run yet and runs the call
+    as Python instead."""
+
+
 class Tracer:
     """Records primitive applications into ``graph``. Concrete tensors met while tracing (parameters,
     constants) become captures: the executor reads their live data at every run, without copying."""
@@ -79,7 +85,7 @@ class Tracer:
         """The Python value ``kind`` (bool, int, float, item) of traced ``t``. This tracer records one graph
         without values: refused. Graph-mode calls use graph_breaks.BreakTracer, gradients called from Python
         concrete_trace.ConcreteTracer."""
-        raise RuntimeError(
+        raise ValueNeeded(
             f"{kind}() of a tensor being traced: its value exists only when the graph runs. Control flow over "
             "tensor values is supported in GRAPH_MODE construct and @jit functions and in a function "
             "differentiated from Python (grad/value_and_grad), not in a function differentiated inside a "
