@@ -106,6 +106,7 @@ from .rng import (  # noqa: E402
     seed,
     set_rng_state,
 )
+from .saved_hooks import register_saved_tensors_hooks, saved_tensors_hooks  # noqa: E402
 from .sparse import COOTensor, CSRTensor  # noqa: E402
 from .sparse_legacy import RowTensor, SparseTensor  # noqa: E402
 from .transforms import jacfwd, jacrev, jvp, vjp, vmap  # noqa: E402
@@ -158,7 +159,8 @@ __all__ = [
     "uint", "alias_mindspore", "Parameter",
     "ParameterTuple", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
     "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad",
-    "get_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "is_tensor", "jit",
+    "get_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "is_tensor", "saved_tensors_hooks",
+    "register_saved_tensors_hooks", "jit",
     "explain",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
     "OpbuildError", "ShapeError", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",

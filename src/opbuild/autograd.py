@@ -58,6 +58,7 @@ class _Entry:
     templates: list
     guards: list
     compiled: Any = None
+    volatile: bool = False
 
 
 class _Differentiated:
@@ -127,7 +128,8 @@ class _Differentiated:
             raise RuntimeError("a differentiated function's conditions over tensor values came out differently "
                                "when traced and when its compiled graph ran (a condition on random values?); "
                                "compute the condition outside the function")
-        paths["last"] = entry
+        if not entry.volatile:
+            paths["last"] = entry
         outs = [Tensor(o) for o in outs]
         if entry.templates:
             deferred_hooks.replay(entry.templates, outs[entry.n_out:entry.n_out + entry.n_hook])
@@ -137,8 +139,12 @@ class _Differentiated:
     def _entry(self, paths: dict, args: tuple, n_args: int, n_sens: int, arrays: list) -> _Entry:
         """Trace ``fn`` on this call's values and compile its gradient graph, unless the path its conditions
         took was compiled before (``paths``: the compiled graphs of one signature by their decisions)."""
+        tracer = ConcreteTracer(arrays)
         with deferred_hooks.deferring() as calls:  # forward hooks see values once the graph has run
-            e = self._graph(args, n_args, n_sens, calls, ConcreteTracer(arrays))
+            e = self._graph(args, n_args, n_sens, calls, tracer)
+        if tracer.volatile:  # the graph holds values of this call (saved-tensor hooks): used once
+            e.compiled, e.graph, e.volatile = trace.engine().compile_graph(e.graph), None, True
+            return e
         decisions = tuple(decision_key(kind, value) for kind, value in e.guards)
         known = paths.get(decisions)
         if known is not None:

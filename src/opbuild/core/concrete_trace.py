@@ -57,6 +57,8 @@ class ConcreteTracer(Tracer):
         self._env: dict[int, np.ndarray] = {}
         self._done = 0
         self.guards: list[tuple[Tensor, str, Any]] = []
+        # Set when the graph holds values of this call only (saved-tensor hooks' packed values): not reused.
+        self.volatile = False
 
     def concretize(self, t: Tensor, kind: str) -> Any:
         """The Python value ``kind`` of traced ``t``, computed now; recorded as a guard."""
@@ -66,7 +68,10 @@ class ConcreteTracer(Tracer):
 
     def array_of(self, t: Tensor) -> np.ndarray:
         """The value of traced (or captured) ``t`` on this call's inputs."""
-        v = self.value_of(t)
+        return self.array_of_value(self.value_of(t))
+
+    def array_of_value(self, v: Value) -> np.ndarray:
+        """The value of ``v`` (an input, capture or node output of this trace) on this call's inputs."""
         self._evaluate()
         return self._env[id(v)]
 

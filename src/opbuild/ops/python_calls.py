@@ -36,7 +36,9 @@ class Callback:
     grad: Callable[[list[np.ndarray], list[np.ndarray]], Sequence[Any]] | None = None
 
     def __repr__(self) -> str:
-        return f"Callback({self.name})"
+        # The identity is part of the text: graph signatures (core/graph_breaks.py) compare attrs by repr, and
+        # two callbacks of one name (two Print calls) are different computations.
+        return f"Callback({self.name}#{id(self):x})"
 
 
 def _pycall_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:

@@ -111,6 +111,9 @@ def differentiate(graph: Graph, outputs: Sequence[Value], wrt: Sequence[Value],
                     f"operator {node.op} ({node.name}) has no gradient rule, so this graph cannot be "
                     f"differentiated through it; differentiable ops register one with ops.registry.grad_rule")
             ins = [Tensor._symbolic(v) for v in node.inputs]
+            saved = getattr(node, "saved_inputs", None)  # saved-tensor hooks (saved_hooks.py)
+            if saved is not None:
+                ins = saved(ins)
             outs = [Tensor._symbolic(v) for v in node.outputs]
             grads = list(rule(node.attrs, ins, outs, douts))
             if len(grads) != len(node.inputs):
