@@ -269,13 +269,13 @@ def value_and_grad(fn: Callable[..., Any], grad_position: int | tuple[int, ...] 
 
 
 def get_grad(gradients: Any, identifier: int | str | Parameter) -> Tensor:
-    """The gradient of ``identifier`` (an input position, a Parameter or its name) in ``gradients``, the
-    result of a ``grad``/``value_and_grad`` made with ``return_ids=True``."""
+    """The gradient of ``identifier`` (an input position or a Parameter) in ``gradients``, the result of a
+    ``grad``/``value_and_grad`` made with ``return_ids=True``."""
     if isinstance(identifier, Parameter):
         identifier = identifier.name
-    if isinstance(identifier, bool) or not isinstance(identifier, (int, str)):
-        raise TypeError(f"get_grad: identifier must be an int position, a Parameter or its name, got "
-                        f"{type(identifier).__name__}")
+    elif isinstance(identifier, bool) or not isinstance(identifier, int):
+        raise TypeError(f"get_grad: identifier must be an int position or a Parameter, got "
+                        f"{type(identifier).__name__} {identifier!r}")
     stack = [gradients]
     while stack:
         g = stack.pop()
