@@ -41,6 +41,11 @@ def test_two_prints_of_one_layout_stay_apart_in_a_loop(graph_mode, capsys):
     assert capsys.readouterr().out == "a\nb\n"
 
 
+def test_print_pynative_keeps_a_0d_tensor_0d(pynative_mode, capsys):
+    ops.print_(Tensor(np.float32(3.0)))
+    assert capsys.readouterr().out == "Tensor(shape=[], dtype=Float32, value= 3)\n"
+
+
 def test_print_refuses_what_it_cannot_print():
     with pytest.raises(TypeError, match="print_: can print str, numbers and Tensors, got dict"):
         ops.print_({"a": 1})

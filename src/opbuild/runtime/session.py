@@ -74,7 +74,7 @@ class Session:
         target = builder.target
         host = get(spec.op).host
         if host is not None:  # a collective: MPI on the arrays themselves, nothing to build
-            ins = [np.ascontiguousarray(a) for a in arrays]
+            ins = [np.ascontiguousarray(a).reshape(np.shape(a)) for a in arrays]  # 0-d stays 0-d
             outs = [target.allocate(t.shape, t.dtype) for t in spec.outputs]
             host(spec.attrs, ins, outs)
             return outs
