@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..core import config, graph_breaks, symbol, trace
+from ..core import recompute as recompute_marks
 from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
@@ -191,7 +192,14 @@ class Cell(CellState, CellApi, CellExtras):
         return self._gated_call(*args, **kwargs)
 
     def _gated_call(self, *args: Any, **kwargs: Any) -> Any:
-        """The call, through the backward hooks' gates when the cell has backward hooks."""
+        """The call, through the backward hooks' gates when the cell has backward hooks, its nodes marked for
+        recomputation after :meth:`recompute`."""
+        if self.__dict__.get("_recompute") and trace.current() is not None:
+            with recompute_marks.block():
+                return self._gated_call_now(*args, **kwargs)
+        return self._gated_call_now(*args, **kwargs)
+
+    def _gated_call_now(self, *args: Any, **kwargs: Any) -> Any:
         if backward_hooks.has_hooks(self):
             return backward_hooks.call(self, self._call, args, kwargs)
         return self._call(*args, **kwargs)

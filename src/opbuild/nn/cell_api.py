@@ -132,9 +132,9 @@ class CellApi:
             p.name = prefix + p.name
 
     def recompute(self, **kwargs: Any) -> None:
-        """Accepted: MindSpore recomputes this cell's activations in the backward pass to save device memory;
-        opbuild's memory plan keeps what the backward pass reads, with the same results."""
-        return None
+        """Recompute this cell's activations in the backward pass of a gradient instead of keeping them (less
+        memory, the same values: core/recompute.py). MindSpore's keyword options are accepted."""
+        self.__dict__["_recompute"] = True
 
     # ---- compilation ---------------------------------------------------------------------------------
     def set_inputs(self, *inputs: Tensor, **kwinputs: Tensor) -> None:
