@@ -286,3 +286,35 @@ class Net(nn.Cell):
         return ms.recompute(self.block, x).sum()
 result = ms.grad(Net())(Tensor(np.array([[0.1, 0.2]], np.float32)))
 """
+
+CASES["morph_with_and_without_bprop"] = """
+ms.set_context(mode=ms.GRAPH_MODE)
+def times_three(x):
+    return x * 3
+def infer_shape(s):
+    return s
+def infer_dtype(d):
+    return d
+def bprop(x, out, dout):
+    return (dout * 100,)
+class Net(nn.Cell):
+    def __init__(self, op):
+        super().__init__()
+        self.op = op
+        self.w = ms.Parameter(Tensor(np.array([1.0, 2.0], np.float32)), name="w")
+    def construct(self, x):
+        return self.op(x * self.w) * self.w
+x = Tensor(np.array([3.0, 4.0], np.float32))
+plain = ops.GradOperation(get_all=True, get_by_list=True)
+n1 = Net(ops.Morph(times_three, infer_shape, infer_dtype))
+n2 = Net(ops.Morph(times_three, infer_shape, infer_dtype, bprop))
+result = (n1(x), plain(n1, n1.trainable_params())(x), n2(x), plain(n2, n2.trainable_params())(x))
+"""
+
+CASES["asnumpy_in_jit"] = """
+@ms.jit
+def f(x):
+    y = x * 2
+    return ms.tensor(np.cumsum(y.asnumpy()), dtype=ms.float32) + 1
+result = (f(Tensor(np.array([1.0, 2.0, 3.0], np.float32))), f(Tensor(np.array([0.5, 0.5, 0.5], np.float32))))
+"""

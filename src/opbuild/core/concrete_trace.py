@@ -110,6 +110,8 @@ class ConcreteTracer(Tracer):
 def guard_holds(kind: str, value: Any, array: np.ndarray) -> bool:
     """Whether ``array`` converts (``kind``) to the ``value`` a guard recorded."""
     got = PYTHON_VALUE[kind](np.asarray(array))
+    if isinstance(value, np.ndarray):
+        return got.dtype == value.dtype and np.array_equal(got, value, equal_nan=got.dtype.kind in "fc")
     if isinstance(value, float) and isinstance(got, float):
         return got == value or (np.isnan(got) and np.isnan(value))
     return bool(got == value) and type(got) is type(value)

@@ -76,6 +76,8 @@ def decision_key(kind: str, value: Any) -> Any:
     """The key of a condition value in a piece's children (float values by their exact bits)."""
     if isinstance(value, float):
         return (kind, value.hex())
+    if isinstance(value, np.ndarray):  # asnumpy(): the array's exact bytes
+        return (kind, value.dtype.str, value.shape, value.tobytes())
     return (kind, type(value).__name__, value)
 
 

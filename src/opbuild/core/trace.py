@@ -123,8 +123,10 @@ def tracing(tracer: Tracer) -> Iterator[Tracer]:
 
 def _concretize(t: Tensor, kind: str) -> Any:
     tracer = current()
-    if tracer is None:  # a tensor of a finished trace
-        return tensor_module.PYTHON_VALUE[kind](t.asnumpy())
+    if tracer is None:  # a tensor of a finished trace: it has no values
+        raise RuntimeError(
+            f"{kind}() was called on a tensor being traced in GRAPH_MODE; its values exist only when the graph "
+            "runs. Return it from construct, or use PYNATIVE_MODE to inspect intermediate values.")
     return tracer.concretize(t, kind)
 
 

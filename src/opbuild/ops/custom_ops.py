@@ -301,5 +301,33 @@ class Custom:
         return result[0] if len(outs) == 1 else tuple(result)
 
 
-PRIMITIVES: dict[str, type] = {"Custom": Custom, "CustomRegOp": CustomRegOp, "TBERegOp": TBERegOp,
+class Morph:
+    """``ops.Morph(fn, infer_shape, infer_dtype, bprop_fn=None)``: a primitive that is ``fn`` applied to its
+    inputs (traced like any function, so its gradient comes from its ops). With ``bprop_fn(*inputs, out,
+    dout)`` the gradient is that function's instead: ``fn`` then runs on concrete Tensors as a ``PyCall``
+    host node whose output types ``infer_shape``/``infer_dtype`` give."""
+
+    def __init__(self, fn: Callable[..., Any], infer_shape: Callable[..., Any], infer_dtype: Callable[..., Any],
+                 bprop_fn: Callable[..., Any] | None = None):
+        for name, f in (("fn", fn), ("infer_shape", infer_shape), ("infer_dtype", infer_dtype)):
+            if not callable(f):
+                raise TypeError(f"Morph: {name} must be callable, got {type(f).__name__}")
+        if bprop_fn is not None and not callable(bprop_fn):
+            raise TypeError(f"Morph: bprop_fn must be callable, got {type(bprop_fn).__name__}")
+        self.fn, self.infer_shape, self.infer_dtype, self.bprop_fn = fn, infer_shape, infer_dtype, bprop_fn
+
+    def __call__(self, *args: Any) -> Any:
+        if self.bprop_fn is None:
+            return self.fn(*args)
+        fn = self.fn
+
+        def on_arrays(*arrays: np.ndarray) -> Any:
+            out = fn(*(Tensor(a) for a in arrays))
+            return tuple(o.asnumpy() for o in out) if isinstance(out, (tuple, list)) else out.asnumpy()
+
+        op = Custom(on_arrays, self.infer_shape, self.infer_dtype, "pyfunc", bprop=self.bprop_fn)
+        return op(*args)
+
+
+PRIMITIVES: dict[str, type] = {"Morph": Morph, "Custom": Custom, "CustomRegOp": CustomRegOp, "TBERegOp": TBERegOp,
                                "AiCPURegOp": AiCPURegOp, "DataType": DataType}
