@@ -318,3 +318,18 @@ def f(x):
     return ms.tensor(np.cumsum(y.asnumpy()), dtype=ms.float32) + 1
 result = (f(Tensor(np.array([1.0, 2.0, 3.0], np.float32))), f(Tensor(np.array([0.5, 0.5, 0.5], np.float32))))
 """
+
+CASES["print_graph_mode_layouts"] = """
+ms.set_context(mode=ms.GRAPH_MODE)
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = ops.Print()
+    def construct(self, a, b, c, d, e, f, g):
+        self.p("layouts", a, b, c, d, e, f, g)
+        return d
+result = Net()(Tensor(np.array([1.5, -2.25, np.nan, -np.inf], np.float16)), Tensor(np.arange(2000, dtype=np.float32)),
+               Tensor(np.arange(24, dtype=np.int64).reshape(2, 3, 4) - 5), Tensor(np.float32(0.1)),
+               Tensor(np.array([1e-8, 12345.678], np.float64)), Tensor(np.arange(2000, dtype=np.int32).reshape(20, 100)),
+               Tensor(np.array([[True, False, True]])))
+"""

@@ -27,18 +27,53 @@ from ..core.dtypes import dtype_of
 from ..core.tensor import Tensor
 from .python_calls import Callback, pycall
 
+_EDGE, _THRESHOLD = 3, 1000
+
+
+def _element(v: Any, kind: str, half: bool) -> str:
+    if kind == "b":
+        return "True" if v else "False"
+    if kind == "f":
+        x = float(v)
+        if np.isnan(x) or np.isinf(x):
+            return "nan" if np.isnan(x) else ("inf" if x > 0 else "-inf")
+        return f"{x: .4e}" if half else f"{x: .8e}"
+    return str(v)
+
+
+def _rows(a: np.ndarray, cell: Any, depth: int, elide: bool) -> str:
+    """NumPy's nested layout without commas, on one line per innermost row and without blank lines between
+    blocks; with ``elide``, axes longer than 6 show their first and last 3 entries around ``...``."""
+    n = a.shape[0]
+    idx: list[int | None] = list(range(n))
+    if elide and n > 2 * _EDGE:
+        idx = [*range(_EDGE), None, *range(n - _EDGE, n)]
+    if a.ndim == 1:
+        return "[" + " ".join("..." if i is None else cell(a[i]) for i in idx) + "]"
+    sep = "\n" + " " * (depth + 1)
+    return "[" + sep.join("..." if i is None else _rows(a[i], cell, depth + 1, elide) for i in idx) + "]"
+
 
 def _graph_layout(a: np.ndarray, dtype_name: str) -> str:
+    """MindSpore's GRAPH_MODE layout of a printed tensor (recorded: tests/fixtures/mindspore/...)."""
     if a.ndim == 0:
         v = a.item()
         return str(v) if isinstance(v, (bool, int)) else f"{float(v):g}"
-    if a.dtype.kind == "f":
-        body = np.array2string(a, separator=" ", threshold=sys.maxsize,
-                               formatter={"float_kind": lambda v: f"{v: .8e}"})
-    else:
-        body = np.array2string(a, separator=" ", threshold=sys.maxsize)
+    kind, half = a.dtype.kind, a.dtype.itemsize == 2 and a.dtype.kind == "f"
+    elide = a.size > _THRESHOLD
+    shown = a
+    if elide:  # the width is that of the elements shown
+        for axis in range(a.ndim):
+            if a.shape[axis] > 2 * _EDGE:
+                keep = [*range(_EDGE), *range(a.shape[axis] - _EDGE, a.shape[axis])]
+                shown = np.take(shown, keep, axis=axis)
+    width = max((len(_element(v, kind, half)) for v in shown.reshape(-1)), default=0)
+
+    def cell(v: Any) -> str:
+        return _element(v, kind, half).rjust(width)
+
     head = f"Tensor(shape={list(a.shape)}, dtype={dtype_name}, value="
-    return head + ("\n" if a.ndim > 1 else "") + body + ")"
+    return head + ("\n" if a.ndim > 1 else "") + _rows(a, cell, 0, elide) + ")"
 
 
 def _printer(template: list[Any], graph: bool) -> Callback:
