@@ -166,3 +166,20 @@ def test_stop_gradient_is_a_view_in_graphs(graph_mode):
     np.testing.assert_array_equal(ms.grad(f)(_t(1.0, 3.0)).asnumpy(), [2.0, 6.0])
     report = ms.build_report().as_dict()
     assert not any(k["op"] == "StopGradient" for k in report["kernels"])
+
+
+def test_a_graph_of_python_calls_does_not_announce_its_build_to_other_ranks(graph_mode, monkeypatch, capsys):
+    from opbuild.communication import build_plans
+
+    def no_exchange(names):
+        raise AssertionError("a graph without collectives exchanged build plans (it would wait for every rank)")
+
+    monkeypatch.setattr(build_plans, "exchange", no_exchange)
+
+    @ms.jit
+    def f(x):
+        ops.print_("rank-local", x)
+        return ops.HookBackward(lambda g: None)(x * 3)
+
+    np.testing.assert_array_equal(f(_t(1.0)).asnumpy(), [3.0])
+    assert capsys.readouterr().out.startswith("rank-local")

@@ -41,7 +41,9 @@ class Session:
         specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in plan.kernel_nodes
                  if get(n.op).host is None]
         announce = None
-        if any(get(n.op).host is not None for n in plan.kernel_nodes):
+        # Python callbacks (PyCall: Print, hooks, Custom) are host nodes of this process alone: a graph of them
+        # may compile on one rank only (an evaluation on rank 0), which must not wait for the others.
+        if any(get(n.op).host is not None and n.op != "PyCall" for n in plan.kernel_nodes):
             # A graph with collectives compiles on every rank: the ranks tell each other who builds what.
             from ..communication import build_plans
 
