@@ -183,3 +183,10 @@ def test_a_graph_of_python_calls_does_not_announce_its_build_to_other_ranks(grap
 
     np.testing.assert_array_equal(f(_t(1.0)).asnumpy(), [3.0])
     assert capsys.readouterr().out.startswith("rank-local")
+
+
+def test_the_composite_module_path():
+    import opbuild.ops.composite as C
+
+    assert C.HyperMap is ops.HyperMap and C.MultitypeFuncGraph is ops.MultitypeFuncGraph and C.Map is ops.Map
+    assert C.GradOperation is ops.GradOperation and C.zeros_like is ops.zeros_like

@@ -100,7 +100,9 @@ def _type_name(x: Any) -> tuple[str, ...]:
         return ("Dictionary",)
     if x is None:
         return ("None",)
-    return (type(x).__name__,)
+    if callable(x):
+        return ("Function", type(x).__name__)
+    return (type(x).__name__,)  # COOTensor, CSRTensor, RowTensor, ... by their class names
 
 
 class MultitypeFuncGraph:
