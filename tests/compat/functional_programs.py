@@ -333,3 +333,26 @@ result = Net()(Tensor(np.array([1.5, -2.25, np.nan, -np.inf], np.float16)), Tens
                Tensor(np.array([1e-8, 12345.678], np.float64)), Tensor(np.arange(2000, dtype=np.int32).reshape(20, 100)),
                Tensor(np.array([[True, False, True]])))
 """
+
+CASES["cell_bprop_replaces_the_gradient"] = """
+class Inner(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.array([2.0, 3.0], np.float32)), name="w")
+    def construct(self, x, y):
+        return x * y * self.w
+    def bprop(self, x, y, out, dout):
+        return (dout * 10, dout * y)
+class Outer(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+    def construct(self, x, y):
+        return self.inner(x * 2, y).sum()
+x = Tensor(np.array([1.0, 2.0], np.float32)); y = Tensor(np.array([3.0, 4.0], np.float32))
+net = Outer()
+pyn = ops.GradOperation(get_all=True, get_by_list=True)(net, net.trainable_params())(x, y)
+ms.set_context(mode=ms.GRAPH_MODE)
+net = Outer()
+result = (pyn, ops.GradOperation(get_all=True, get_by_list=True)(net, net.trainable_params())(x, y), net(x, y))
+"""

@@ -19,7 +19,8 @@ import numpy as np
 
 from ..core import trace
 from ..core.tensor import Tensor
-from ..ops.grad_hooks import identity_with_grad
+from ..core.trace import flatten_outputs
+from ..ops.grad_hooks import custom_gradient, identity_with_grad
 
 PRE = "_backward_pre_hooks"
 POST = "_backward_hooks"
@@ -74,3 +75,31 @@ def call(cell: Any, call_fn: Callable[..., Any], args: tuple, kwargs: dict) -> A
     gated_args = _gate(tuple(args), after_input, f"{type(cell).__name__}.backward_hook")
     out = call_fn(*gated_args, **kwargs)
     return _gate(out, after_output, f"{type(cell).__name__}.backward_pre_hook")
+
+
+def has_bprop(cell: Any) -> bool:
+    """Whether ``cell``'s class defines MindSpore's custom gradient method ``bprop(*inputs, out, dout)``."""
+    return callable(getattr(type(cell), "bprop", None))
+
+
+def call_with_bprop(cell: Any, call_fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    """``call_fn(*args, **kwargs)`` whose gradient with respect to the Tensor arguments is ``cell.bprop(*args,
+    out, dout)`` (inside a trace; else a plain call). As in MindSpore, nothing flows back through
+    ``construct`` itself: the Parameters it reads get zero gradients."""
+    out = call_fn(*args, **kwargs)
+    if trace.current() is None:
+        return out
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    leaves, rebuild = flatten_outputs(out, f"{type(cell).__name__}.construct")
+
+    def bprop(tensors: list, out_value: Any, dout: Any) -> Any:
+        full = list(args)
+        for i, t in zip(positions, tensors):
+            full[i] = t
+        grads = cell.bprop(*full, out_value, dout)
+        grads = list(grads) if isinstance(grads, (tuple, list)) else [grads]
+        if len(grads) == len(args) and len(positions) != len(args):
+            grads = [grads[i] for i in positions]  # one per argument: keep the Tensors'
+        return grads
+
+    return rebuild(custom_gradient([args[i] for i in positions], leaves, bprop))

@@ -193,13 +193,18 @@ class Cell(CellState, CellApi, CellExtras):
 
     def _gated_call(self, *args: Any, **kwargs: Any) -> Any:
         """The call, through the backward hooks' gates when the cell has backward hooks, its nodes marked for
-        recomputation after :meth:`recompute`."""
+        recomputation after :meth:`recompute`, its gradient the cell's own ``bprop`` when it defines one."""
         if self.__dict__.get("_recompute") and trace.current() is not None:
             with recompute_marks.block():
                 return self._gated_call_now(*args, **kwargs)
         return self._gated_call_now(*args, **kwargs)
 
     def _gated_call_now(self, *args: Any, **kwargs: Any) -> Any:
+        if backward_hooks.has_bprop(self) and trace.current() is not None:
+            return backward_hooks.call_with_bprop(self, self._call_hooked, args, kwargs)
+        return self._call_hooked(*args, **kwargs)
+
+    def _call_hooked(self, *args: Any, **kwargs: Any) -> Any:
         if backward_hooks.has_hooks(self):
             return backward_hooks.call(self, self._call, args, kwargs)
         return self._call(*args, **kwargs)

@@ -1,5 +1,6 @@
 """Gradient hooks: ``ops.HookBackward`` and ``ops.InsertGradientOf``, and the identity they (and the Cell
-backward hooks of nn/backward_hooks.py) are made of.
+backward hooks of nn/backward_hooks.py) are made of; ``CustomGradient``, the junction behind a Cell's own
+``bprop``.
 
 Each is an identity in the forward pass whose gradient is a ``PyCall`` (ops/python_calls.py) that hands the
 concrete cotangents to the hook when the backward runs, and passes on what the hook returns (the cotangents
@@ -15,8 +16,11 @@ from typing import Any
 import numpy as np
 
 from ..core import trace
+from ..core.ir import TensorType
 from ..core.tensor import Tensor
+from .primitive import apply, declare
 from .python_calls import Callback, pycall
+from .registry import OpDef, grad_rule
 
 
 def _arrays(result: Any, like: Sequence[np.ndarray], who: str) -> list[np.ndarray]:
@@ -89,6 +93,49 @@ class InsertGradientOf:
             return self.f(Tensor(douts[0]))
 
         return identity_with_grad([t], on_grad, "InsertGradientOf")[0]
+
+
+# ---- a custom gradient (a Cell's ``bprop``) -------------------------------------------------------------------
+
+def _junction_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    return list(ins[attrs["n_in"]:])
+
+
+def _junction_host(attrs: dict, ins: Sequence[np.ndarray], outs: Sequence[np.ndarray]) -> None:
+    for dst, src in zip(outs, ins[attrs["n_in"]:]):
+        dst[...] = src
+
+
+declare(OpDef("CustomGradient", _junction_infer, lambda attrs, *xs: [np.array(x) for x in xs[attrs["n_in"]:]],
+              multi_output=True, host=_junction_host),
+        "``CustomGradient(inputs..., outputs...)``: the outputs, whose gradient with respect to the inputs is "
+        "``attrs['bprop']`` (a Cell's ``bprop``) and which pass nothing back to the computation that made them.")
+
+
+@grad_rule("CustomGradient")
+def _junction_grad(attrs: dict, inputs: Sequence[Any], outputs: Sequence[Any], douts: Sequence[Any]) -> list:
+    """The user's ``bprop(*args, out, dout)``, traced into the backward like any gradient rule."""
+    n_in = attrs["n_in"]
+    xs, outs = list(inputs[:n_in]), list(inputs[n_in:])
+    filled = [d if d is not None else apply("ZerosLike", {}, [o]) for d, o in zip(douts, outputs)]
+    out = outs[0] if len(outs) == 1 else tuple(outs)
+    dout = filled[0] if len(filled) == 1 else tuple(filled)
+    grads = attrs["bprop"](xs, out, dout)
+    grads = list(grads) if isinstance(grads, (tuple, list)) else [grads]
+    if len(grads) != n_in:
+        raise ValueError(f"bprop returned {len(grads)} gradient(s) for {n_in} Tensor input(s) (it returns one "
+                         "per input of construct, in order)")
+    return [*grads, *([None] * len(outs))]
+
+
+def custom_gradient(tensors: Sequence[Tensor], outputs: Sequence[Tensor],
+                    bprop: Callable[[list, Any, Any], Any]) -> list[Tensor]:
+    """``outputs`` unchanged, with ``bprop(tensors, out, dout)`` as their gradient with respect to ``tensors``
+    in place of the gradient of the computation that made them (inside a trace; else as they are)."""
+    if trace.current() is None:
+        return list(outputs)
+    out = apply("CustomGradient", {"n_in": len(tensors), "bprop": bprop}, [*tensors, *outputs])
+    return list(out)
 
 
 PRIMITIVES: dict[str, type] = {"HookBackward": HookBackward, "InsertGradientOf": InsertGradientOf}

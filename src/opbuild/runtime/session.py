@@ -18,6 +18,9 @@ from ..report import BuildReport, KernelRecord
 from .executor import CompiledGraph
 
 
+_LOCAL_HOST_OPS = frozenset({"PyCall", "CustomGradient"})
+
+
 class Session:
     """Owns the Builder (memory tier, toolchain identity, target instances), the most recent build report and
     the state operators keep between calls (:meth:`state`)."""
@@ -41,9 +44,10 @@ class Session:
         specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in plan.kernel_nodes
                  if get(n.op).host is None]
         announce = None
-        # Python callbacks (PyCall: Print, hooks, Custom) are host nodes of this process alone: a graph of them
-        # may compile on one rank only (an evaluation on rank 0), which must not wait for the others.
-        if any(get(n.op).host is not None and n.op != "PyCall" for n in plan.kernel_nodes):
+        # Python callbacks (PyCall: Print, hooks, Custom; CustomGradient: a Cell's bprop) are host nodes of this
+        # process alone: a graph of them may compile on one rank only (an evaluation on rank 0), which must not
+        # wait for the others.
+        if any(get(n.op).host is not None and n.op not in _LOCAL_HOST_OPS for n in plan.kernel_nodes):
             # A graph with collectives compiles on every rank: the ranks tell each other who builds what.
             from ..communication import build_plans
 
