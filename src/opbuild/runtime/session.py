@@ -17,7 +17,6 @@ from ..passes.memplan import plan_memory
 from ..report import BuildReport, KernelRecord
 from .executor import CompiledGraph
 
-
 _LOCAL_HOST_OPS = frozenset({"PyCall", "CustomGradient"})
 
 
