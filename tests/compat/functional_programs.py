@@ -328,9 +328,11 @@ class Net(nn.Cell):
     def construct(self, a, b, c, d, e, f, g):
         self.p("layouts", a, b, c, d, e, f, g)
         return d
-result = Net()(Tensor(np.array([1.5, -2.25, np.nan, -np.inf], np.float16)), Tensor(np.arange(2000, dtype=np.float32)),
+result = Net()(Tensor(np.array([1.5, -2.25, np.nan, -np.inf], np.float16)),
+               Tensor(np.arange(2000, dtype=np.float32)),
                Tensor(np.arange(24, dtype=np.int64).reshape(2, 3, 4) - 5), Tensor(np.float32(0.1)),
-               Tensor(np.array([1e-8, 12345.678], np.float64)), Tensor(np.arange(2000, dtype=np.int32).reshape(20, 100)),
+               Tensor(np.array([1e-8, 12345.678], np.float64)),
+               Tensor(np.arange(2000, dtype=np.int32).reshape(20, 100)),
                Tensor(np.array([[True, False, True]])))
 """
 
