@@ -29,7 +29,7 @@ from .core import deferred_hooks, trace
 from .core.concrete_trace import ConcreteTracer, guard_holds
 from .core.graph_breaks import decision_key
 from .core.parameter import Parameter
-from .core.tensor import Tensor
+from .core.tensor import PYTHON_VALUE, Tensor
 from .passes.autodiff import Autodiff
 
 
@@ -59,6 +59,7 @@ class _Entry:
     guards: list
     compiled: Any = None
     volatile: bool = False
+    decisions: tuple = ()  # the guards' decision keys (core/graph_breaks.py decision_key)
 
 
 class _Differentiated:
@@ -115,19 +116,22 @@ class _Differentiated:
                tuple(id(w) for w in self.weights), _hook_count(self.fn))
         arrays = [a.asnumpy() for a in tensors]
         paths = self._graphs.setdefault(key, {})
-        entry = paths.get("last")
-        for _ in range(2):
+        entry, tried, traced = paths.get("last"), set(), False
+        while True:
             if entry is None:
-                entry = self._entry(paths, args, n_args, n_sens, arrays)
+                if traced:
+                    raise RuntimeError("a differentiated function's conditions over tensor values came out "
+                                       "differently when traced and when its compiled graph ran (a condition on "
+                                       "random values?); compute the condition outside the function")
+                entry, traced = self._entry(paths, args, n_args, n_sens, arrays), True
             outs = entry.compiled(arrays)
-            first = entry.n_out + entry.n_hook
-            if all(guard_holds(kind, value, outs[first + k]) for k, (kind, value) in enumerate(entry.guards)):
+            k = _first_failed_guard(entry, outs)
+            if k is None:
                 break
-            entry = None  # this call's conditions took another path: trace it (or find it traced)
-        else:
-            raise RuntimeError("a differentiated function's conditions over tensor values came out differently "
-                               "when traced and when its compiled graph ran (a condition on random values?); "
-                               "compute the condition outside the function")
+            # This call took another path. The guards before k held, so the graph computed guard k as this
+            # call's Python would: a compiled path agreeing with those decisions is tried before tracing again.
+            tried.add(id(entry))
+            entry = None if traced else _agreeing_path(paths, entry, k, outs, tried)
         if not entry.volatile:
             paths["last"] = entry
         outs = [Tensor(o) for o in outs]
@@ -145,13 +149,13 @@ class _Differentiated:
         if tracer.volatile:  # the graph holds values of this call (saved-tensor hooks): used once
             e.compiled, e.graph, e.volatile = trace.engine().compile_graph(e.graph), None, True
             return e
-        decisions = tuple(decision_key(kind, value) for kind, value in e.guards)
-        known = paths.get(decisions)
+        e.decisions = tuple(decision_key(kind, value) for kind, value in e.guards)
+        known = paths.get(e.decisions)
         if known is not None:
             return known
         e.compiled = trace.engine().compile_graph(e.graph)
         e.graph = None
-        paths[decisions] = e
+        paths[e.decisions] = e
         return e
 
     def _graph(self, args: tuple, n_args: int, n_sens: int, hook_calls: list | None = None,
@@ -194,6 +198,27 @@ class _Differentiated:
         positions = [tensor_index[p % n_args] for p in self.positions]
         graph = Autodiff(positions, self.weights, n_outputs=n_diff, sens_inputs=bool(n_sens)).run(graph)
         return _Entry(graph, rebuild, n_out, hooks["n"], hooks["templates"], hooks["guards"])
+
+
+def _first_failed_guard(entry: _Entry, outs: list) -> int | None:
+    """The index of the first guard of ``entry`` that this run's outputs ``outs`` contradict, or None."""
+    first = entry.n_out + entry.n_hook
+    for k, (kind, value) in enumerate(entry.guards):
+        if not guard_holds(kind, value, outs[first + k]):
+            return k
+    return None
+
+
+def _agreeing_path(paths: dict, entry: _Entry, k: int, outs: list, tried: set) -> _Entry | None:
+    """A compiled path (not yet tried on this call) whose first k+1 decisions are those this call took: the
+    first k of ``entry`` and guard k's value in ``outs``; None when none is known."""
+    kind = entry.guards[k][0]
+    actual = PYTHON_VALUE[kind](np.asarray(outs[entry.n_out + entry.n_hook + k]))
+    prefix = (*entry.decisions[:k], decision_key(kind, actual))
+    for d, e in paths.items():
+        if d != "last" and id(e) not in tried and d[:k + 1] == prefix:
+            return e
+    return None
 
 
 def _hook_count(fn: Any) -> int:

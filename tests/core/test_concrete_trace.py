@@ -32,11 +32,30 @@ def test_each_path_is_traced_once_and_reused(pynative_mode):
     assert len(traces) == 2
     np.testing.assert_array_equal(g(_t(-5, 1)).asnumpy(), [-2, -2])
     assert len(traces) == 2
-    # Back to the first path: the guard fails on the last graph, the trace finds the path compiled before.
+    # Back to the first path: the guard fails on the last graph, whose run tells the decision this call takes;
+    # the path compiled before with that decision runs, without tracing.
     np.testing.assert_array_equal(g(_t(2, 2)).asnumpy(), [4, 4])
-    assert len(traces) == 3
+    np.testing.assert_array_equal(g(_t(-2, 1)).asnumpy(), [-2, -2])
     np.testing.assert_array_equal(g(_t(1, 1)).asnumpy(), [2, 2])
-    assert len(traces) == 3
+    assert len(traces) == 2
+
+
+def test_nested_conditions_find_their_compiled_path(pynative_mode):
+    traces = []
+
+    def f(x):
+        traces.append(1)
+        if x.sum() > 0:
+            if x.max() > 5:
+                return (x * 3).sum()
+            return (x * 2).sum()
+        return (-x).sum()
+
+    g = ms.grad(f)
+    expect = {(1.0, 1.0): 2, (9.0, 1.0): 3, (-1.0, -1.0): -1}
+    for point, slope in [*expect.items(), *expect.items(), *reversed(expect.items())]:
+        np.testing.assert_array_equal(g(_t(*point)).asnumpy(), [slope, slope])
+    assert len(traces) == 3  # one trace per path, whatever the order of the calls
 
 
 def test_loop_trip_count_is_a_path(pynative_mode):
