@@ -89,3 +89,21 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]
+
+
+# The function transforms of ``mindspore.ops.functional`` (``from mindspore.ops.functional import linearize``):
+# they sit above ops (autograd.py, transforms/), so they are looked up on first use rather than imported here.
+_TRANSFORM_NAMES = ("grad", "value_and_grad", "get_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "linearize",
+                    "derivative", "jet")
+
+
+def __getattr__(name: str):
+    if name in _TRANSFORM_NAMES:
+        import importlib
+
+        return getattr(importlib.import_module("opbuild.ops"), name)
+    if name == "stop_gradient":
+        from .python_calls import stop_gradient
+
+        return stop_gradient
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,14 +9,17 @@ from . import (
     bitshift,
     collective,
     complex_grads,  # noqa: F401 - the gradient rules of the complex ops and FFTN
+    control_prims,
     conv_grad,
     convolution,
+    custom_ops,
     elementwise,
     elementwise_math_grads,  # noqa: F401 - the gradient rules of the elementwise math rows
     filling,
     fused,
     fused_gemm,
     fused_reduce,
+    grad_hooks,
     grid_sampling,
     image_ops,
     indexing,
@@ -34,6 +37,8 @@ from . import (
     optim_apply,
     optim_sparse,
     primitive_api,
+    printing,
+    python_calls,
     random_discrete,
     random_ops,
     random_sample,
@@ -57,6 +62,7 @@ FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, 
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
             random_discrete, optim_apply, optim_sparse, image_ops, resize_prims, scatters_inplace, special,
             gather_more, bitshift, rows_update, spectral, primitive_api, ms_prim_classes, ms_prim_classes_more,
+            python_calls, grad_hooks, printing, control_prims, custom_ops,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

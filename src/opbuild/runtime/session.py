@@ -20,6 +20,8 @@ from ..report import BuildReport, KernelRecord
 from .batch_graph import BatchGraph, prepare
 from .executor import CompiledGraph
 
+_LOCAL_HOST_OPS = frozenset({"PyCall", "CustomGradient"})
+
 
 class Session:
     """Owns the Builder (memory tier, toolchain identity, target instances), the most recent build report and
@@ -44,7 +46,10 @@ class Session:
         specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in plan.kernel_nodes
                  if get(n.op).host is None]
         announce = None
-        if any(get(n.op).host is not None for n in plan.kernel_nodes):
+        # Python callbacks (PyCall: Print, hooks, Custom; CustomGradient: a Cell's bprop) are host nodes of this
+        # process alone: a graph of them may compile on one rank only (an evaluation on rank 0), which must not
+        # wait for the others.
+        if any(get(n.op).host is not None and n.op not in _LOCAL_HOST_OPS for n in plan.kernel_nodes):
             # A graph with collectives compiles on every rank: the ranks tell each other who builds what.
             from ..communication import build_plans
 
@@ -100,7 +105,7 @@ class Session:
         target = builder.target
         host = get(spec.op).host
         if host is not None:  # a collective: MPI on the arrays themselves, nothing to build
-            ins = [np.ascontiguousarray(a) for a in arrays]
+            ins = [np.ascontiguousarray(a).reshape(np.shape(a)) for a in arrays]  # 0-d stays 0-d
             outs = [target.allocate(t.shape, t.dtype) for t in spec.outputs]
             host(spec.attrs, ins, outs)
             return outs

@@ -42,6 +42,7 @@ from . import (  # noqa: E402, F401
     fused,
     fused_gemm,
     fused_reduce,
+    gradient_ops,
     grid_sampling,
     indexing,
     layout,
