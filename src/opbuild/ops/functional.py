@@ -7,6 +7,8 @@ from __future__ import annotations
 from .api import activations as _activations
 from .api import aliases as _aliases
 from .api import array as _array
+from .api import array_ext as _array_ext
+from .api import boxes as _boxes
 from .api import conv_transpose as _conv_transpose
 from .api import ctc as _ctc
 from .api import data_dependent as _data_dependent
@@ -40,7 +42,9 @@ from .api import windows as _windows
 from .api.activations import *  # noqa: F403
 from .api.aliases import *  # noqa: F403
 from .api.array import *  # noqa: F403
+from .api.array_ext import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
+from .api.boxes import *  # noqa: F403
 from .api.conv_transpose import *  # noqa: F403
 from .api.ctc import *  # noqa: F403
 from .api.data_dependent import *  # noqa: F403
@@ -85,7 +89,8 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_patches.__all__, *_nn_more.__all__,
                                           *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
                                           *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__,
-                                          *_math_tail.__all__, *_misc_names.__all__)))
+                                          *_math_tail.__all__, *_misc_names.__all__, *_array_ext.__all__,
+                                          *_boxes.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -167,10 +167,13 @@ def sequence_mask(lengths, maxlen: int | None = None) -> Tensor:
 
 def select(condition, input, other) -> Tensor:  # noqa: A002 - MindSpore 2.10's argument names
     """``ops.select(condition, input, other)``: ``input`` where ``condition`` else ``other`` (one of them may
-    be a number)."""
+    be a number, or both: then the output has the condition's shape and the numbers' dtype)."""
     cond, x, y = condition, input, other
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-        raise TypeError("select: at least one of x and y must be a Tensor")
+        c = as_tensor(cond)
+        both = Tensor(np.asarray([x, y]))
+        a = apply("BroadcastTo", {"shape": tuple(c.shape)}, [both[0]])
+        return apply("Select", {}, [c, a, as_tensor(both[1], a)])
     a = as_tensor(x, y if isinstance(y, Tensor) else None)
     b = as_tensor(y, a)
     return apply("Select", {}, [as_tensor(cond), a, b])
