@@ -177,6 +177,9 @@ def _sparse_dense_matmul(a: dict, indices: Any, values: Any, sparse_shape: Any, 
 
 
 def _ctc_loss_v2(a: dict, log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any) -> tuple:
+    if a["reduction"] != "none":
+        raise ValueError(f"CTCLossV2: reduction must be 'none' (MindSpore's only one; ops.ctc_loss reduces), got "
+                         f"{a['reduction']!r}")
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, a["blank"], a["reduction"],
                       a["zero_infinity"])
 

@@ -100,7 +100,8 @@ def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0
                         wh_ratio_clip: float = 0.016) -> Tensor:
     """``ops.bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0,) * 4, stds=(1.0,) * 4,
     wh_ratio_clip=0.016)``: boxes from anchor boxes and (dx, dy, dw, dh) deltas, the size deltas clipped to
-    ``|log(wh_ratio_clip)|`` and the boxes to ``max_shape`` (height, width)."""
+    ``|log(wh_ratio_clip)|`` and the coordinates to [0, width] and [0, height] (``max_shape`` = (height,
+    width))."""
     fn = "bounding_box_decode"
     anc, d = _boxes(fn, "anchor_box", anchor_box), _boxes(fn, "deltas", deltas)
     if len(tuple(max_shape)) != 2:
@@ -118,7 +119,7 @@ def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0
     zero = _const(0.0, anc)
 
     def clip(v: Tensor, top: float) -> Tensor:
-        return M.minimum(M.maximum(v, zero), _const(top - 1, anc))
+        return M.minimum(M.maximum(v, zero), _const(top, anc))
 
     half_w, half_h = M.mul(gw, 0.5), M.mul(gh, 0.5)
     return A.stack((clip(M.add(M.sub(gx, half_w), 0.5), width), clip(M.add(M.sub(gy, half_h), 0.5), height),

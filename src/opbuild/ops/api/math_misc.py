@@ -171,9 +171,12 @@ def select(condition, input, other) -> Tensor:  # noqa: A002 - MindSpore 2.10's 
     cond, x, y = condition, input, other
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
         c = as_tensor(cond)
-        both = Tensor(np.asarray([x, y]))
-        a = apply("BroadcastTo", {"shape": tuple(c.shape)}, [both[0]])
-        return apply("Select", {}, [c, a, as_tensor(both[1], a)])
+        a0 = as_tensor(x)
+        b0 = as_tensor(y)
+        if a0.dtype != b0.dtype:  # an int and a float: both float32, MindSpore's default float
+            a0, b0 = (apply("Cast", {"dtype": "float32"}, [t]) for t in (a0, b0))
+        a = apply("BroadcastTo", {"shape": tuple(c.shape)}, [a0])
+        return apply("Select", {}, [c, a, apply("BroadcastTo", {"shape": tuple(c.shape)}, [b0])])
     a = as_tensor(x, y if isinstance(y, Tensor) else None)
     b = as_tensor(y, a)
     return apply("Select", {}, [as_tensor(cond), a, b])
