@@ -29,6 +29,7 @@ from .api import nn_more as _nn_more
 from .api import normalization_fn as _normalization_fn
 from .api import patches as _patches
 from .api import pooling_adaptive as _pooling_adaptive
+from .api import random_ext as _random_ext
 from .api import rows_update as _rows_update
 from .api import sampling as _sampling
 from .api import scatter_inplace as _scatter_inplace
@@ -66,6 +67,7 @@ from .api.nn_more import *  # noqa: F403
 from .api.normalization_fn import *  # noqa: F403
 from .api.patches import *  # noqa: F403
 from .api.pooling_adaptive import *  # noqa: F403
+from .api.random_ext import *  # noqa: F403
 from .api.rows_update import *  # noqa: F403
 from .api.sampling import *  # noqa: F403
 from .api.scatter_inplace import *  # noqa: F403
@@ -90,7 +92,7 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
                                           *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__,
                                           *_math_tail.__all__, *_misc_names.__all__, *_array_ext.__all__,
-                                          *_boxes.__all__)))
+                                          *_boxes.__all__, *_random_ext.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]
