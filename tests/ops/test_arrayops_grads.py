@@ -1,5 +1,5 @@
 """Gradients of the differentiable array compositions of the arrayops branch (mirror_pad, space_to_batch_nd,
-batch_to_space_nd, col2im/Im2Col, gather with batch_dims, IndexPut, the box functions, CTCLossV2) against
+batch_to_space_nd, col2im/Im2Col, gather with batch_dims, IndexPut, the box functions, ROIAlign, CTCLossV2) against
 central finite differences in float64 (tests/ops/test_grads.py ``check``)."""
 
 from __future__ import annotations
@@ -46,6 +46,11 @@ def test_box_functions(graph_mode):
     anchors = np.array([[1.0, 2.0, 6.0, 9.0], [0.0, 0.0, 4.0, 4.0]])
     check(lambda a, g: ops.iou(a, g), anchors, anchors[::-1] + 0.5)
     check(lambda a, g: ops.bounding_box_encode(a, g), anchors, anchors + 0.25)
+
+
+def test_roi_align(graph_mode):
+    rois = ms.Tensor(np.array([[0, 0.4, 0.7, 2.6, 2.2], [0, 1.1, 0.2, 3.3, 3.9]]))
+    check(lambda f: ops.ROIAlign(2, 2, 0.8, 2)(f, rois), rand(1, 2, 4, 5))
 
 
 def test_ctc_loss_v2(graph_mode):

@@ -12,6 +12,7 @@ from .api import boxes as _boxes
 from .api import conv_transpose as _conv_transpose
 from .api import ctc as _ctc
 from .api import data_dependent as _data_dependent
+from .api import detection as _detection
 from .api import gather_more as _gather_more
 from .api import image as _image
 from .api import linalg as _linalg
@@ -49,6 +50,7 @@ from .api.boxes import *  # noqa: F403
 from .api.conv_transpose import *  # noqa: F403
 from .api.ctc import *  # noqa: F403
 from .api.data_dependent import *  # noqa: F403
+from .api.detection import *  # noqa: F403
 from .api.gather_more import *  # noqa: F403
 from .api.image import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
@@ -92,7 +94,7 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
                                           *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__,
                                           *_math_tail.__all__, *_misc_names.__all__, *_array_ext.__all__,
-                                          *_boxes.__all__, *_random_ext.__all__)))
+                                          *_boxes.__all__, *_random_ext.__all__, *_detection.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]
