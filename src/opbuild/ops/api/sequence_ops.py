@@ -90,6 +90,8 @@ def ctc_loss_with_grad(x, labels_indices, labels_values, sequence_length, prepro
     if np.any((lengths < 0) | (lengths > steps)) or np.any((pos[:, 0] < 0) | (pos[:, 0] >= batch)):
         raise ValueError(f"{fn}: sequence_length must be in [0, {steps}] and label batch indices in [0, {batch})")
     if np.any((vals < 0) | (vals >= classes - 1)):
+        # MindSpore 2.10 accepts the blank as a label (its documented example has one) and returns values no
+        # alignment model gives (posteriors that do not sum to one): refused here rather than guessed at.
         raise ValueError(f"{fn}: label values must be classes in [0, {classes - 1}) (class {classes - 1} is the "
                          f"blank), got {vals.tolist()}")
     labels: list[list[int]] = [[] for _ in range(batch)]
