@@ -90,3 +90,14 @@ def test_bad_arguments_are_refused_clearly() -> None:
         ops.gather(x, Tensor(np.zeros((2, 1), np.int32)), 0, 1)
     with pytest.raises(ValueError, match="first axis of size 1"):
         ops.ParallelConcat()((x, x))
+
+
+def test_nonzero_function_and_method() -> None:
+    # MindSpore 2.10's CPU backend has no NonZeroExt kernel (its ops.nonzero example fails there): checked
+    # against NumPy, and against the NonZero primitive MindSpore does run.
+    a = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]], np.float32)
+    x = Tensor(a)
+    np.testing.assert_array_equal(ops.nonzero(x).asnumpy(), np.argwhere(a))
+    np.testing.assert_array_equal(x.nonzero().asnumpy(), ops.NonZero()(x).asnumpy())
+    rows, cols = ops.nonzero(x, as_tuple=True)
+    assert rows.dtype == ms.int64 and rows.asnumpy().tolist() == [0, 1, 1] and cols.asnumpy().tolist() == [1, 0, 2]

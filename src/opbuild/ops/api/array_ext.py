@@ -142,6 +142,17 @@ def col2im(input_x, output_size, kernel_size, dilation, padding_value, stride) -
     return fold(A.reshape(x, (n, c * kk, length)), output_size, kernel_size, dilation, padding_value, stride)
 
 
+def nonzero(input, *, as_tuple: bool = False):  # noqa: A002 - MindSpore's argument name
+    """``ops.nonzero(input, *, as_tuple=False)``: the int64 (N, ndim) coordinates of the non-zero elements,
+    row-major, or with ``as_tuple`` one 1-D tensor of coordinates per axis."""
+    x = as_tensor(input)
+    _concrete("nonzero", x)
+    coords = np.argwhere(x.asnumpy()).astype(np.int64)
+    if not as_tuple:
+        return Tensor(coords)
+    return tuple(Tensor(np.ascontiguousarray(coords[:, i])) for i in range(coords.shape[1]))
+
+
 def unique_with_pad(x, pad_num) -> tuple[Tensor, Tensor]:
     """``ops.unique_with_pad(x, pad_num)``: the distinct elements of the 1-D ``x`` in order of first appearance,
     padded with ``pad_num`` to ``x``'s length, and for each element the index of its value among them."""
@@ -194,5 +205,5 @@ def sparse_segment_mean(x, indices, segment_ids) -> Tensor:
     return M.div(sums, Tensor(np.maximum(counts, 1).reshape(shape)))
 
 
-__all__ = ["mirror_pad", "space_to_batch_nd", "batch_to_space_nd", "col2im", "unique_with_pad", "inplace_index_add",
-           "diff_ext", "sparse_segment_mean"]
+__all__ = ["mirror_pad", "nonzero", "space_to_batch_nd", "batch_to_space_nd", "col2im", "unique_with_pad",
+           "inplace_index_add", "diff_ext", "sparse_segment_mean"]
