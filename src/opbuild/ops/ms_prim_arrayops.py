@@ -85,9 +85,11 @@ def _index_put(a: dict, x1: Any, x2: Any, indices: Any) -> Tensor:
     cols = [F.where(F.less(c, 0), F.add(c, x.shape[k]), c) for k, c in enumerate(cols)]
     nd = F.stack(cols, 1)
     rest = tuple(x.shape[len(idx):])
-    upd = F.broadcast_to(v, (count, *rest)) if rest or v.shape[0] in (1, count) else v
-    if not rest and v.shape[0] not in (1, count):
-        raise ValueError(f"{fn}: x2 must have 1 or {count} elements, got {v.shape[0]}")
+    # x2 broadcasts to every indexed slice: (count,) for elements, (count, *rest) for trailing slices.
+    want = rest[-1] if rest else count
+    if v.shape[0] not in (1, want):
+        raise ValueError(f"{fn}: x2 must have 1 or {want} elements, got {v.shape[0]}")
+    upd = F.broadcast_to(v, (count, *rest))
     return F.tensor_scatter_add(x, nd, upd) if a["accumulate"] else F.tensor_scatter_update(x, nd, upd)
 
 

@@ -1,10 +1,10 @@
 """Array functions of ``mindspore.ops`` over the registered primitives: ``mirror_pad``, ``space_to_batch_nd``,
-``batch_to_space_nd``, ``col2im``, ``unique_with_pad``, ``inplace_index_add``, ``diff_ext`` and
+``batch_to_space_nd``, ``col2im``, ``nonzero``, ``unique_with_pad``, ``inplace_index_add``, ``diff_ext`` and
 ``sparse_segment_mean``.
 
 Each is a composition (Gather with constant index tables, Reshape/Transpose, Pad/Slice, UnsortedSegmentSum), so
 it traces, caches and differentiates as its primitives do; the ones whose output shape depends on values
-(``unique_with_pad``'s indices, ``sparse_segment_mean``'s segment count) read them eagerly.
+(``nonzero``, ``unique_with_pad``, ``sparse_segment_mean``'s segment count) read them eagerly.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
 from ...core.trace import current
 from ..primitive import apply
-from ..random_sample import draw, state_seed
+from ..random_sample import draw
 from . import array as A
 from . import math as M
 from .nn import softmax
@@ -156,7 +156,7 @@ def multinomial_with_replacement(x, seed, offset, numsamples: int, replacement: 
         raise TypeError(f"{name}: x must be a float tensor, got {w.dtype}")
     if w.dtype.name == "float16":
         w = M._cast(w, "float32")
-    state = Tensor(np.array([state_seed(s, 1) if s else 0, o], np.int64))
+    state = Tensor(np.array([s, o], np.int64))  # the kernel's [seed, counter]: nothing global mixed in
     return apply("Multinomial", {"num_samples": _int_arg(name, "numsamples", numsamples),
                                  "replacement": bool(replacement), "dtype": "int64"}, [state, w])
 
