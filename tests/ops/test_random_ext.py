@@ -2,7 +2,8 @@
 (tests/fixtures/random_ext.npz, scripts/record_random_ext.py from tests/compat/random_ext_cases.py): the same
 shapes and dtypes, and (the bit streams differ) the same distributions: sample means and category frequencies
 close to MindSpore's and to the exact laws. Also the seeding rules, the host samplers' refusal of a GRAPH_MODE
-trace, the expected counts of the candidate samplers, and gumbel_softmax's straight-through gradient."""
+trace (gamma and Poisson are kernels and trace), the expected counts of the candidate samplers, and
+gumbel_softmax's straight-through gradient."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from opbuild import Tensor, ops
 
 from ..compat.random_ext_cases import CASES, LOGITS, N, outputs
 from ..helpers import FnCell
+
+pytestmark = pytest.mark.slow  # some fifty kernels (the rejection samplers' included), draws of 20000
 
 FIXTURE = np.load(Path(__file__).resolve().parents[1] / "fixtures" / "random_ext.npz")
 META = json.loads(bytes(FIXTURE["__meta__"]).decode())
@@ -169,13 +172,31 @@ def test_host_samplers_refuse_a_graph_trace_and_kernel_ones_trace():
     try:
         ms.set_context(mode=ms.GRAPH_MODE)
         with pytest.raises(RuntimeError, match="PYNATIVE_MODE"):
-            FnCell(lambda a: ops.random_gamma(Tensor(np.array([3], np.int64)), a, seed=1))(
-                Tensor(np.array([1.0], np.float32)))
+            FnCell(lambda m: ops.choice_with_mask(m, 2, seed=1))(Tensor(np.ones(3, bool)))
         out = FnCell(lambda x: ops.bernoulli(x, 0.5, seed=2) + ops.gumbel_softmax(x))(
             Tensor(np.zeros((4, 3), np.float32)))
         assert out.shape == (4, 3)
+        cell = FnCell(lambda a, r: (ops.random_gamma(Tensor(np.array([3000], np.int64)), a, seed=1),
+                                    ops.random_poisson(Tensor(np.array([3000], np.int64)), r, seed=1)))
+        alpha, rate = Tensor(np.array([0.7, 4.0], np.float32)), Tensor(np.array([3.0, 40.0], np.float32))
+        g1, p1 = (t.asnumpy() for t in cell(alpha, rate))
+        g2, _ = (t.asnumpy() for t in cell(alpha, rate))
     finally:
         ms.set_context(mode=old)
+    assert g1.shape == (3000, 2) and p1.shape == (3000, 2) and not np.array_equal(g1, g2)  # the state advances
+    for col, (a, r) in enumerate(((0.7, 3.0), (4.0, 40.0))):
+        assert stats.kstest(g1[:, col], stats.gamma(a).cdf).pvalue > 1e-3
+        assert abs(p1[:, col].mean() - r) < 4 * np.sqrt(r / 3000)
+
+
+@pytest.mark.parametrize("rate", [0.3, 9.9, 10.0, 55.0])
+def test_poisson_both_sides_of_the_sampler_switch(rate):
+    x = ops.random_poisson(Tensor(np.array([20000], np.int64)), Tensor(np.array([rate], np.float32)), seed=3,
+                           dtype=ms.int64).asnumpy().reshape(-1)
+    ks = np.arange(x.max() + 1)
+    observed, expected = np.bincount(x), stats.poisson(rate).pmf(ks) * x.size
+    keep = expected > 5
+    assert stats.chisquare(observed[keep], expected[keep] * observed[keep].sum() / expected[keep].sum()).pvalue > 1e-3
 
 
 def test_bad_arguments_are_refused_clearly():

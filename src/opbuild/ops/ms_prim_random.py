@@ -52,7 +52,7 @@ class Bernoulli(Primitive):
 
 class RandomGamma(_Seeded):
     """``ops.RandomGamma(seed=0, seed2=0)(shape, alpha)``: Gamma(alpha, 1) samples of ``shape + alpha.shape``
-    (host sampler, PyNative mode)."""
+    (a fixed-round rejection sampler over the sampling kernels)."""
 
     def __call__(self, shape, alpha):
         return R.gamma_draw("RandomGamma", shape, alpha, self._rng)
@@ -60,7 +60,7 @@ class RandomGamma(_Seeded):
 
 class RandomPoisson(_Seeded):
     """``ops.RandomPoisson(seed=0, seed2=0, dtype=int64)(shape, rate)``: Poisson(rate) samples of
-    ``shape + rate.shape`` (host sampler, PyNative mode)."""
+    ``shape + rate.shape`` (inversion and fixed-round rejection over the sampling kernels)."""
 
     def __init__(self, seed: int = 0, seed2: int = 0, dtype: Any = "int64"):
         dt = R._index_dtype("RandomPoisson", dtype, ("float16", "float32", "float64", "int32", "int64"))

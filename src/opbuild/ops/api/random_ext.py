@@ -1,13 +1,13 @@
 """More random functions of ``mindspore.ops``: ``bernoulli``, ``standard_laplace``, ``gumbel_softmax``,
-``random_categorical`` and ``multinomial_with_replacement`` (over the sampling kernels of
-ops/random_sample.py and ops/random_discrete.py, so they also trace into graphs), and ``random_gamma``,
-``random_poisson``, ``choice_with_mask``, ``log_uniform_candidate_sampler`` and
-``uniform_candidate_sampler`` (drawn on the host, see below).
+``random_categorical``, ``multinomial_with_replacement``, ``random_gamma`` and ``random_poisson`` (over the
+sampling kernels of ops/random_sample.py and ops/random_discrete.py, the last two through the fixed-round
+rejection samplers of random_rejection.py, so they all trace into graphs), and ``choice_with_mask``,
+``log_uniform_candidate_sampler`` and ``uniform_candidate_sampler`` (drawn on the host, see below).
 
 Seeds follow the family's rules (ops/api/sampling.py): each (function, ``seed``) pair owns a generator state
 ``[seed, counter]`` in the session, created from ``set_seed`` and ``seed`` and advanced by every call; a
-primitive instance (ops/ms_prim_random.py) owns its own. The host samplers (gamma and Poisson variates need
-rejection loops; the others have value-dependent outputs) draw from NumPy's Philox generator keyed by that
+primitive instance (ops/ms_prim_random.py) owns its own. The host samplers (their outputs depend on values:
+which elements are True, how many tries a unique draw took) draw from NumPy's Philox generator keyed by that
 ``[seed, counter]`` pair: the same seeds give the same values in every run and process, in PyNative mode
 (a GRAPH_MODE trace has no values to draw with, so they refuse it). The bit streams differ from MindSpore's
 (its own Philox streams): only shapes, dtypes and distributions agree (docs/mindspore-compat.md).
@@ -28,6 +28,7 @@ from ..random_sample import draw
 from . import array as A
 from . import math as M
 from .nn import softmax
+from .random_rejection import gamma_sample, poisson_sample
 from .sampling import _shape, _state
 
 _FLOATS = ("float16", "float32", "float64")
@@ -161,45 +162,35 @@ def multinomial_with_replacement(x, seed, offset, numsamples: int, replacement: 
                                  "replacement": bool(replacement), "dtype": "int64"}, [state, w])
 
 
-def _params(name: str, what: str, v, allowed: tuple[str, ...]) -> Tensor:
-    t = as_tensor(v)
-    _concrete(name, t)
-    if t.dtype.name not in allowed:
-        raise TypeError(f"{name}: {what} must be one of {', '.join(allowed)}, got {t.dtype}")
-    return t
-
-
 def gamma_draw(name: str, shape, alpha, rng_state: Parameter) -> Tensor:
-    """Gamma(alpha, 1) samples of ``shape + alpha.shape`` in alpha's dtype."""
-    a = _params(name, "alpha", alpha, _FLOATS)
-    shp = _shape(name, shape)
-    values = a.asnumpy().astype(np.float64)
-    if np.any(values <= 0):
-        raise ValueError(f"{name}: alpha must be positive, got {values}")
-    out = host_rng(name, rng_state).standard_gamma(np.broadcast_to(values, shp + values.shape))
-    return Tensor(out.astype(a.dtype.np_dtype), dtype=a.dtype)
+    """Gamma(alpha, 1) samples of ``shape + alpha.shape`` in alpha's dtype (ops/api/random_rejection.py)."""
+    a = as_tensor(alpha)
+    if a.dtype.name not in _FLOATS:
+        raise TypeError(f"{name}: alpha must be one of {', '.join(_FLOATS)}, got {a.dtype}")
+    if a._data is not None and np.any(a.asnumpy() <= 0):
+        raise ValueError(f"{name}: alpha must be positive, got {a.asnumpy()}")
+    return gamma_sample(_shape(name, shape), a, rng_state)
 
 
 def poisson_draw(name: str, shape, rate, rng_state: Parameter, dtype: str) -> Tensor:
-    """Poisson(rate) samples of ``shape + rate.shape`` in ``dtype``."""
-    r = _params(name, "rate", rate, (*_FLOATS, "int32", "int64"))
-    shp = _shape(name, shape)
-    values = r.asnumpy().astype(np.float64)
-    if np.any(values < 0):
-        raise ValueError(f"{name}: rate must be non-negative, got {values}")
-    out = host_rng(name, rng_state).poisson(np.broadcast_to(values, shp + values.shape))
-    return Tensor(out.astype(dtype_of(dtype).np_dtype), dtype=dtype)
+    """Poisson(rate) samples of ``shape + rate.shape`` in ``dtype`` (ops/api/random_rejection.py)."""
+    r = as_tensor(rate)
+    if r.dtype.name not in (*_FLOATS, "int32", "int64"):
+        raise TypeError(f"{name}: rate must be a float, int32 or int64 tensor, got {r.dtype}")
+    if r._data is not None and np.any(r.asnumpy() < 0):
+        raise ValueError(f"{name}: rate must be non-negative, got {r.asnumpy()}")
+    return poisson_sample(_shape(name, shape), r, rng_state, dtype_of(dtype).name)
 
 
 def random_gamma(shape, alpha, seed: int | None = None) -> Tensor:
     """``ops.random_gamma(shape, alpha, seed=None)``: Gamma(alpha, 1) samples of shape ``shape + alpha.shape``,
-    alpha's dtype (host sampler, PyNative mode)."""
+    alpha's dtype."""
     return gamma_draw("random_gamma", shape, alpha, _state("random_gamma", seed))
 
 
 def random_poisson(shape, rate, seed: int | None = None, dtype: DType | str = "float32") -> Tensor:
     """``ops.random_poisson(shape, rate, seed=None, dtype=float32)``: Poisson(rate) samples of shape
-    ``shape + rate.shape`` (host sampler, PyNative mode)."""
+    ``shape + rate.shape``."""
     dt = _index_dtype("random_poisson", dtype, (*_FLOATS, "int32", "int64"))
     return poisson_draw("random_poisson", shape, rate, _state("random_poisson", seed), dt)
 
