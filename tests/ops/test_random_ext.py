@@ -172,7 +172,10 @@ def test_host_samplers_refuse_a_graph_trace_and_kernel_ones_trace():
     try:
         ms.set_context(mode=ms.GRAPH_MODE)
         with pytest.raises(RuntimeError, match="PYNATIVE_MODE"):
-            FnCell(lambda m: ops.choice_with_mask(m, 2, seed=1))(Tensor(np.ones(3, bool)))
+            FnCell(lambda t: ops.log_uniform_candidate_sampler(t, 1, 2, True, 5))(Tensor(np.array([[1], [2]])))
+        index, mask = FnCell(lambda m: ops.choice_with_mask(m, 4, seed=1))(Tensor(np.array([True, False, True])))
+        assert sorted(index.asnumpy()[mask.asnumpy()].reshape(-1).tolist()) == [0, 2]
+        assert mask.asnumpy().tolist() == [True, True, False, False]
         out = FnCell(lambda x: ops.bernoulli(x, 0.5, seed=2) + ops.gumbel_softmax(x))(
             Tensor(np.zeros((4, 3), np.float32)))
         assert out.shape == (4, 3)

@@ -1,13 +1,13 @@
 """More random functions of ``mindspore.ops``: ``bernoulli``, ``standard_laplace``, ``gumbel_softmax``,
-``random_categorical``, ``multinomial_with_replacement``, ``random_gamma`` and ``random_poisson`` (over the
-sampling kernels of ops/random_sample.py and ops/random_discrete.py, the last two through the fixed-round
-rejection samplers of random_rejection.py, so they all trace into graphs), and ``choice_with_mask``,
+``random_categorical``, ``multinomial_with_replacement``, ``random_gamma``, ``random_poisson`` and
+``choice_with_mask`` (over the sampling kernels of ops/random_sample.py and ops/random_discrete.py, gamma and
+Poisson through the fixed-round rejection samplers of random_rejection.py, so they all trace into graphs), and
 ``log_uniform_candidate_sampler`` and ``uniform_candidate_sampler`` (drawn on the host, see below).
 
 Seeds follow the family's rules (ops/api/sampling.py): each (function, ``seed``) pair owns a generator state
 ``[seed, counter]`` in the session, created from ``set_seed`` and ``seed`` and advanced by every call; a
-primitive instance (ops/ms_prim_random.py) owns its own. The host samplers (their outputs depend on values:
-which elements are True, how many tries a unique draw took) draw from NumPy's Philox generator keyed by that
+primitive instance (ops/ms_prim_random.py) owns its own. The host samplers (their expected counts depend on
+how many tries a unique draw took) draw from NumPy's Philox generator keyed by that
 ``[seed, counter]`` pair: the same seeds give the same values in every run and process, in PyNative mode
 (a GRAPH_MODE trace has no values to draw with, so they refuse it). The bit streams differ from MindSpore's
 (its own Philox streams): only shapes, dtypes and distributions agree (docs/mindspore-compat.md).
@@ -27,6 +27,8 @@ from ..primitive import apply
 from ..random_sample import draw
 from . import array as A
 from . import math as M
+from .aliases import floor_mod
+from .math_more import sort
 from .nn import softmax
 from .random_rejection import gamma_sample, poisson_sample
 from .sampling import _shape, _state
@@ -196,18 +198,28 @@ def random_poisson(shape, rate, seed: int | None = None, dtype: DType | str = "f
 
 
 def choice_draw(name: str, input_x, count: int, rng_state: Parameter) -> tuple[Tensor, Tensor]:
-    """Up to ``count`` coordinates of True elements in random order, zero rows after them, and the mask."""
+    """Up to ``count`` coordinates of True elements in random order, zero rows after them, and the mask: every
+    element gets a uniform key (2 for the False ones) and the ``count`` smallest keys win (one stable Sort), so
+    it traces like the other kernels."""
     x = as_tensor(input_x)
     if x.dtype.name != "bool" or not 1 <= x.ndim <= 5:
         raise TypeError(f"{name}: input_x must be a bool Tensor of rank 1 to 5, got {x.dtype} {tuple(x.shape)}")
     if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
         raise ValueError(f"{name}: count must be a positive int, got {count!r}")
-    _concrete(name, x)
-    coords = np.argwhere(x.asnumpy())
-    picked = coords[host_rng(name, rng_state).permutation(len(coords))[:count]]
-    index = np.zeros((count, x.ndim), np.int32)
-    index[:len(picked)] = picked
-    return Tensor(index), Tensor(np.arange(count) < len(picked))
+    total = int(np.prod(x.shape))
+    u = draw("UniformReal", {"shape": (total,)}, rng_state)
+    keys = M.where(A.reshape(x, (total,)), u, 2.0)
+    if total < count:  # more rows than elements: the tail is padding, never chosen
+        keys = A.cat([keys, Tensor(np.full(count - total, 2.0, np.float32))], 0)
+    values, order = sort(keys)
+    chosen = M.lt(values[:count], 1.5)
+    flat = M._cast(order[:count], "int64")
+    coords = []
+    for d in reversed(x.shape):
+        coords.append(floor_mod(flat, d))
+        flat = M.div(flat, d, rounding_mode="floor")
+    index = M._cast(A.stack(coords[::-1], 1), "int32")
+    return M.where(A.expand_dims(chosen, 1), index, Tensor(np.array(0, np.int32))), chosen
 
 
 def choice_with_mask(input_x, count: int = 256, seed: int | None = None) -> tuple[Tensor, Tensor]:
