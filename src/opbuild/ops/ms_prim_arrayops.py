@@ -151,25 +151,25 @@ def _bincount(a: dict, array: Any, size: Any, weights: Any) -> Tensor:
     return F.unsorted_segment_sum(F.reshape(w, (-1,)), F.reshape(arr, (-1,)), n)
 
 
-def _shape_of(name: str, v: Any) -> tuple[int, ...]:
+def _shape_of(v: Any) -> tuple[int, ...]:
     shape = v.asnumpy().tolist() if isinstance(v, Tensor) else list(v)
     return tuple(int(d) for d in shape)
 
 
 def _sparse_to_dense(a: dict, indices: Any, values: Any, sparse_shape: Any) -> Tensor:
-    return F.scatter_nd(indices, values, _shape_of("sparse_shape", sparse_shape))
+    return F.scatter_nd(indices, values, _shape_of(sparse_shape))
 
 
 def _sparse_dense_add(a: dict, x1_indices: Any, x1_values: Any, x1_shape: Any, x2: Any) -> Tensor:
     dense = as_tensor(x2)
-    if _shape_of("x1_shape", x1_shape) != tuple(dense.shape):
-        raise ValueError(f"SparseTensorDenseAdd: x1_shape {_shape_of('x1_shape', x1_shape)} must equal x2's shape "
+    if _shape_of(x1_shape) != tuple(dense.shape):
+        raise ValueError(f"SparseTensorDenseAdd: x1_shape {_shape_of(x1_shape)} must equal x2's shape "
                          f"{tuple(dense.shape)}")
     return F.tensor_scatter_add(dense, x1_indices, x1_values)
 
 
 def _sparse_dense_matmul(a: dict, indices: Any, values: Any, sparse_shape: Any, dense: Any) -> Tensor:
-    sp = F.scatter_nd(indices, values, _shape_of("sparse_shape", sparse_shape))
+    sp = F.scatter_nd(indices, values, _shape_of(sparse_shape))
     d = as_tensor(dense)
     if a["adjoint_st"]:
         sp = F.transpose(sp, (1, 0))

@@ -63,7 +63,7 @@ class RandomPoisson(_Seeded):
     ``shape + rate.shape`` (inversion and fixed-round rejection over the sampling kernels)."""
 
     def __init__(self, seed: int = 0, seed2: int = 0, dtype: Any = "int64"):
-        dt = R._index_dtype("RandomPoisson", dtype, ("float16", "float32", "float64", "int32", "int64"))
+        dt = R.index_dtype("RandomPoisson", dtype, ("float16", "float32", "float64", "int32", "int64"))
         _Seeded.__init__(self, seed, seed2, dtype=dt)
 
     def __call__(self, shape, rate):
@@ -75,10 +75,10 @@ class RandomCategorical(Primitive):
     row of the 2-D ``logits``, drawn from their softmax."""
 
     def __init__(self, dtype: Any = "int64"):
-        Primitive.__init__(self, dtype=R._index_dtype("RandomCategorical", dtype))
+        Primitive.__init__(self, dtype=R.index_dtype("RandomCategorical", dtype))
 
     def __call__(self, logits, num_sample, seed=0):
-        s = R._int_arg("RandomCategorical", "seed", seed)
+        s = R.int_arg("RandomCategorical", "seed", seed)
         return R.categorical("RandomCategorical", logits, num_sample, _state("RandomCategorical", s or None),
                              self.attrs["dtype"])
 

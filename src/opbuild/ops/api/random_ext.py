@@ -111,7 +111,8 @@ def gumbel_softmax(logits, tau: float = 1.0, hard: bool = False, dim: int = -1) 
     return M.add(M.sub(y_hard, stopped), y)
 
 
-def _index_dtype(name: str, dtype, allowed=("int16", "int32", "int64")) -> str:
+def index_dtype(name: str, dtype, allowed=("int16", "int32", "int64")) -> str:
+    """The name of ``dtype``, one of ``allowed``, or TypeError naming ``name``."""
     dt = dtype_of(dtype).name
     if dt not in allowed:
         raise TypeError(f"{name}: dtype must be one of {', '.join(allowed)}, got {dt}")
@@ -134,11 +135,12 @@ def categorical(name: str, logits, num_sample: int, state: Parameter, dtype: str
 def random_categorical(logits, num_sample: int, seed: int = 0, dtype: DType | str = "int64") -> Tensor:
     """``ops.random_categorical(logits, num_sample, seed=0, dtype=int64)``: ``num_sample`` category indices per
     row of the (batch, classes) ``logits``, drawn from their softmax."""
-    dt = _index_dtype("random_categorical", dtype)
+    dt = index_dtype("random_categorical", dtype)
     return categorical("random_categorical", logits, num_sample, _state("random_categorical", seed or None), dt)
 
 
-def _int_arg(name: str, what: str, v) -> int:
+def int_arg(name: str, what: str, v) -> int:
+    """``v`` (an int or a one-element int tensor) as a Python int, or TypeError naming ``name``."""
     if isinstance(v, Tensor):
         v = v.asnumpy().reshape(-1)[0]
     if isinstance(v, bool) or not isinstance(v, (numbers.Integral, np.integer)):
@@ -151,7 +153,7 @@ def multinomial_with_replacement(x, seed, offset, numsamples: int, replacement: 
     int64 category indices per row of the 1-D or 2-D weights ``x``, a pure function of ``(seed, offset)``
     (as MindSpore's; not of ``set_seed``)."""
     name = "multinomial_with_replacement"
-    s, o = _int_arg(name, "seed", seed), _int_arg(name, "offset", offset)
+    s, o = int_arg(name, "seed", seed), int_arg(name, "offset", offset)
     if s < 0 or o < 0:
         raise ValueError(f"{name}: seed and offset must be non-negative, got {s} and {o}")
     w = as_tensor(x)
@@ -160,7 +162,7 @@ def multinomial_with_replacement(x, seed, offset, numsamples: int, replacement: 
     if w.dtype.name == "float16":
         w = M._cast(w, "float32")
     state = Tensor(np.array([s, o], np.int64))  # the kernel's [seed, counter]: nothing global mixed in
-    return apply("Multinomial", {"num_samples": _int_arg(name, "numsamples", numsamples),
+    return apply("Multinomial", {"num_samples": int_arg(name, "numsamples", numsamples),
                                  "replacement": bool(replacement), "dtype": "int64"}, [state, w])
 
 
@@ -193,7 +195,7 @@ def random_gamma(shape, alpha, seed: int | None = None) -> Tensor:
 def random_poisson(shape, rate, seed: int | None = None, dtype: DType | str = "float32") -> Tensor:
     """``ops.random_poisson(shape, rate, seed=None, dtype=float32)``: Poisson(rate) samples of shape
     ``shape + rate.shape``."""
-    dt = _index_dtype("random_poisson", dtype, (*_FLOATS, "int32", "int64"))
+    dt = index_dtype("random_poisson", dtype, (*_FLOATS, "int32", "int64"))
     return poisson_draw("random_poisson", shape, rate, _state("random_poisson", seed), dt)
 
 
