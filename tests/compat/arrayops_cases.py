@@ -63,6 +63,7 @@ CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
     "unique_with_pad_int64": (lambda ms, ops, x: ops.unique_with_pad(x, -1), [_i(5, 2, 5, 7, 2, 9)]),
     "unique_with_pad_int32": (lambda ms, ops, x: ops.unique_with_pad(x, 0), [_i(3, 3, 1, dtype=np.int32)]),
     "Unique_int64": (lambda ms, ops, x: ops.Unique()(x), [_i(4, 1, 4, 0, 1)]),
+    "Unique_2d": (lambda ms, ops, x: ops.Unique()(x), [_i([3, 1], [3, 2])]),
     "Unique_float": (lambda ms, ops, x: ops.Unique()(x), [np.array([2.5, -1.0, 2.5, 3.0], np.float32)]),
     "UniqueConsecutive_dim0": (lambda ms, ops, x: ops.UniqueConsecutive(True, True, 0)(x),
                                [_i([1, 2], [1, 2], [3, 4], [1, 2])]),

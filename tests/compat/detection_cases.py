@@ -64,12 +64,22 @@ CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
     "NoRepeatNGram_2_float16": (lambda ms, ops, s, p: ops.NoRepeatNGram(2)(s, p),
                                 [_i([[7, 1, 7, 2, 7]], dtype=np.int32),
                                  RNG.uniform(0, 1, (1, 1, 9)).astype(np.float16)]),
+    "ROIAlign_float16": (lambda ms, ops, f, r: ops.ROIAlign(2, 2, 0.5, 2)(f, r),
+                         [FEATURES[:1].astype(np.float16), ROIS[:2].astype(np.float16) * np.array(
+                             [0, 1, 1, 1, 1], np.float16)]),
+    "NMSWithMask_tie": (lambda ms, ops, b: ops.NMSWithMask(1.0 / 3.0)(b),
+                        [np.array([[0, 0, 2, 2, 0.9], [1, 0, 3, 2, 0.8], [5, 5, 6, 6, 0.7]], np.float32)]),
+    "EditDistance_empty_truth": (lambda ms, ops, hi, hv, ti, tv: ops.EditDistance(True)(
+        hi, hv, ms.Tensor(_i(3, 2)), ti, tv, ms.Tensor(_i(3, 2))),
+        [_i([0, 0], [0, 1], [2, 0]), np.array([1.0, 2.0, 3.0], np.float32), _i([0, 0], [1, 1]),
+         np.array([1.0, 5.0], np.float32)]),
 }
 
 # Inputs read eagerly: value-dependent output shapes (decoder, edit distance) and host computations.
 PYNATIVE_ONLY = {"NMSWithMask", "NMSWithMask_08", "NMSWithMask_float16", "ROIAlign_adaptive", "CTCGreedyDecoder",
                  "ctc_greedy_decoder_no_merge", "CTCLoss", "CTCLoss_collapse", "CTCLoss_no_merge",
-                 "CTCLoss_ignore_longer", "EditDistance", "EditDistance_raw"}
+                 "CTCLoss_ignore_longer", "EditDistance", "EditDistance_raw", "NMSWithMask_tie",
+                 "EditDistance_empty_truth"}
 
 
 def outputs(result) -> list[np.ndarray]:

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow  # some fifty cases built in both modes
 FIXTURE = np.load(Path(__file__).resolve().parents[1] / "fixtures" / "arrayops.npz")
 META = json.loads(bytes(FIXTURE["__meta__"]).decode())
 REFUSED = set(META["errors"])
-EXPECTED_REFUSALS = {"CTCLossV2_mean"}  # MindSpore's CTCLossV2 has only reduction='none'
+EXPECTED_REFUSALS = {"CTCLossV2_mean", "Unique_2d"}  # CTCLossV2 has only reduction='none'; Unique 1-D inputs
 
 
 def test_fixture_covers_every_case_and_records_mindspore_2_10() -> None:
@@ -57,7 +57,9 @@ def test_matches_mindspore(name, mode) -> None:
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6)
+        # float16 results: a few units in the last place (the order of float16 roundings differs).
+        tol = (2e-3, 1e-3) if g.dtype == np.float16 else (2e-5, 2e-6)
+        np.testing.assert_allclose(g, w, rtol=tol[0], atol=tol[1])
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

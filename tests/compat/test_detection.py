@@ -57,7 +57,9 @@ def test_matches_mindspore(name, mode) -> None:
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6)
+        # float16 results: a few units in the last place (the order of float16 roundings differs).
+        tol = (2e-3, 1e-3) if g.dtype == np.float16 else (2e-5, 2e-6)
+        np.testing.assert_allclose(g, w, rtol=tol[0], atol=tol[1])
 
 
 def test_host_operators_refuse_a_graph_trace_and_bad_input() -> None:

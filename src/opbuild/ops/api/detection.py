@@ -21,9 +21,10 @@ from .data_dependent import _concrete
 
 def nms_with_mask(bboxes, iou_threshold: float) -> tuple[Tensor, Tensor, Tensor]:
     """Greedy non-maximum suppression of (N, 5) boxes (x0, y0, x1, y1, score): the boxes sorted by score
-    (descending, stable), their positions 0..N-1 in that order (int32, as MindSpore's CPU kernel gives), and
-    the mask of the kept ones; a box is dropped when its IoU (areas without the +1) with a kept box of higher
-    score exceeds ``iou_threshold``."""
+    (descending, stable: MindSpore's own sort does not always keep equal scores in input order), their
+    positions 0..N-1 in that order (int32, as MindSpore's CPU kernel gives), and the mask of the kept ones; a
+    box is dropped when its IoU (areas without the +1) with a kept box of higher score exceeds
+    ``iou_threshold``."""
     fn = "NMSWithMask"
     b = as_tensor(bboxes)
     if b.ndim != 2 or b.shape[1] != 5 or b.dtype.name not in ("float16", "float32"):
