@@ -243,4 +243,3 @@ def one_hot(indices, depth: int, on_value=1, off_value=0, axis: int = -1) -> Ten
 __all__ = ["matmul", "bmm", "cat", "concat", "stack", "split", "reshape", "transpose", "permute", "squeeze",
            "expand_dims", "unsqueeze", "flatten", "gather", "tile", "broadcast_to", "full", "ones", "zeros",
            "ones_like", "zeros_like", "one_hot"]
-
