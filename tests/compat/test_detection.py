@@ -80,3 +80,18 @@ def test_host_operators_refuse_a_graph_trace_and_bad_input() -> None:
         ops.ctc_greedy_decoder(x, Tensor(np.array([2, 2], np.int32)))
     with pytest.raises(ValueError, match="roi_end_mode"):
         ops.ROIAlign(2, 2, 1.0, 2, 3)(Tensor(np.ones((1, 1, 4, 4), np.float32)), Tensor(np.ones((1, 5), np.float32)))
+
+
+def test_ctc_loss_gradient_output_is_the_loss_gradient_in_a_trace() -> None:
+    names = ("x", "labels_indices", "labels_values", "sequence_length")
+    x, idx, val, n = (Tensor(FIXTURE[f"CTCLoss:in{i}"]) for i in range(len(names)))
+    want_grad = FIXTURE["CTCLoss:out1"]
+    got = ms.grad(lambda t: ops.CTCLoss()(t, idx, val, n)[0].sum())(x).asnumpy()
+    np.testing.assert_allclose(got, want_grad, rtol=1e-4, atol=1e-5)
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        with pytest.raises(RuntimeError, match="default options"):
+            FnCell(lambda t: ops.CTCLoss(ctc_merge_repeated=False)(t, idx, val, n))(x)
+    finally:
+        ms.set_context(mode=old)

@@ -3,7 +3,8 @@
 
 ``ctc_loss_with_grad`` is TensorFlow's CTC loss (the blank is the last class, the inputs are unnormalised
 logits, labels a sparse tensor) with its gradient as a second output, computed on the host by the
-forward-backward recursions in float64 log space; ``edit_distance`` is the Levenshtein distance of sparse
+forward-backward recursions in float64 log space (inside a trace, by the composition of ctc_traced.py);
+``edit_distance`` is the Levenshtein distance of sparse
 sequences (host); ``no_repeat_ngram`` is a composition (it traces).
 """
 
@@ -16,6 +17,7 @@ from . import array as A
 from . import math as M
 from .aliases import all as all_
 from .aliases import any as any_
+from .ctc_traced import ctc_loss_traced
 from .data_dependent import _concrete
 
 _FLT_MIN = -3.4028234663852886e38  # -FLT_MAX, the log-probability NoRepeatNGram writes
@@ -84,7 +86,12 @@ def ctc_loss_with_grad(x, labels_indices, labels_values, sequence_length, prepro
     if idx.ndim != 2 or idx.shape[1] != 2 or val.shape != (idx.shape[0],) or n.shape != (batch,):
         raise ValueError(f"{fn}: labels_indices must be (n, 2), labels_values (n,) and sequence_length ({batch},), "
                          f"got {tuple(idx.shape)}, {tuple(val.shape)} and {tuple(n.shape)}")
-    _concrete(fn, t, idx, val, n)
+    if any(v._data is None for v in (t, idx, val, n)):  # inside a trace (GRAPH_MODE, grad): the composition
+        if preprocess_collapse_repeated or not ctc_merge_repeated:
+            raise RuntimeError(f"{fn}: in a GRAPH_MODE trace or under grad only the default options are supported "
+                               f"(ctc_merge_repeated=True, preprocess_collapse_repeated=False); call it in "
+                               f"PYNATIVE_MODE for the others")
+        return ctc_loss_traced(t, idx, val, n)
     a = t.asnumpy().astype(np.float64)
     lengths, pos, vals = n.asnumpy(), idx.asnumpy(), val.asnumpy()
     if np.any((lengths < 0) | (lengths > steps)) or np.any((pos[:, 0] < 0) | (pos[:, 0] >= batch)):
