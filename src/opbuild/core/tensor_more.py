@@ -37,6 +37,7 @@ class TensorMoreMethods:
     __slots__ = ()
 
     trunc = _call("trunc", "Round toward zero.")
+    nonzero = _call("nonzero", "The coordinates of the non-zero elements; ops.nonzero.")
     real = _call("real", "The real part (a real tensor itself); ops.real.")
     imag = _call("imag", "The imaginary part (zeros for a real tensor); ops.imag.")
     conj = _call("conj", "The complex conjugate (a real tensor itself); ops.conj.")

@@ -7,9 +7,12 @@ from __future__ import annotations
 from .api import activations as _activations
 from .api import aliases as _aliases
 from .api import array as _array
+from .api import array_ext as _array_ext
+from .api import boxes as _boxes
 from .api import conv_transpose as _conv_transpose
 from .api import ctc as _ctc
 from .api import data_dependent as _data_dependent
+from .api import detection as _detection
 from .api import gather_more as _gather_more
 from .api import image as _image
 from .api import linalg as _linalg
@@ -27,6 +30,7 @@ from .api import nn_more as _nn_more
 from .api import normalization_fn as _normalization_fn
 from .api import patches as _patches
 from .api import pooling_adaptive as _pooling_adaptive
+from .api import random_ext as _random_ext
 from .api import rows_update as _rows_update
 from .api import sampling as _sampling
 from .api import scatter_inplace as _scatter_inplace
@@ -40,10 +44,13 @@ from .api import windows as _windows
 from .api.activations import *  # noqa: F403
 from .api.aliases import *  # noqa: F403
 from .api.array import *  # noqa: F403
+from .api.array_ext import *  # noqa: F403
 from .api.base import binary, clip_by_value, true_divide, unary
+from .api.boxes import *  # noqa: F403
 from .api.conv_transpose import *  # noqa: F403
 from .api.ctc import *  # noqa: F403
 from .api.data_dependent import *  # noqa: F403
+from .api.detection import *  # noqa: F403
 from .api.gather_more import *  # noqa: F403
 from .api.image import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
@@ -62,6 +69,7 @@ from .api.nn_more import *  # noqa: F403
 from .api.normalization_fn import *  # noqa: F403
 from .api.patches import *  # noqa: F403
 from .api.pooling_adaptive import *  # noqa: F403
+from .api.random_ext import *  # noqa: F403
 from .api.rows_update import *  # noqa: F403
 from .api.sampling import *  # noqa: F403
 from .api.scatter_inplace import *  # noqa: F403
@@ -85,7 +93,8 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_patches.__all__, *_nn_more.__all__,
                                           *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
                                           *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__,
-                                          *_math_tail.__all__, *_misc_names.__all__)))
+                                          *_math_tail.__all__, *_misc_names.__all__, *_array_ext.__all__,
+                                          *_boxes.__all__, *_random_ext.__all__, *_detection.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -28,8 +28,11 @@ from . import (
     linalg_factors,
     losses,
     matmul,
+    ms_prim_arrayops,
     ms_prim_classes,
     ms_prim_classes_more,
+    ms_prim_detection,
+    ms_prim_random,
     ms_primitives,
     norm_train,
     normalization,
@@ -63,6 +66,7 @@ FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, 
             random_discrete, optim_apply, optim_sparse, image_ops, resize_prims, scatters_inplace, special,
             gather_more, bitshift, rows_update, spectral, primitive_api, ms_prim_classes, ms_prim_classes_more,
             python_calls, grad_hooks, printing, control_prims, custom_ops,
+            ms_prim_arrayops, ms_prim_random, ms_prim_detection,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

@@ -167,10 +167,16 @@ def sequence_mask(lengths, maxlen: int | None = None) -> Tensor:
 
 def select(condition, input, other) -> Tensor:  # noqa: A002 - MindSpore 2.10's argument names
     """``ops.select(condition, input, other)``: ``input`` where ``condition`` else ``other`` (one of them may
-    be a number)."""
+    be a number, or both: then the output has the condition's shape and the numbers' dtype)."""
     cond, x, y = condition, input, other
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-        raise TypeError("select: at least one of x and y must be a Tensor")
+        c = as_tensor(cond)
+        a0 = as_tensor(x)
+        b0 = as_tensor(y)
+        if a0.dtype != b0.dtype:  # an int and a float: both float32, MindSpore's default float
+            a0, b0 = (apply("Cast", {"dtype": "float32"}, [t]) for t in (a0, b0))
+        a = apply("BroadcastTo", {"shape": tuple(c.shape)}, [a0])
+        return apply("Select", {}, [c, a, apply("BroadcastTo", {"shape": tuple(c.shape)}, [b0])])
     a = as_tensor(x, y if isinstance(y, Tensor) else None)
     b = as_tensor(y, a)
     return apply("Select", {}, [as_tensor(cond), a, b])
