@@ -93,23 +93,17 @@ class TensorMoreMethods:
         """The indices that sort the tensor along ``axis``."""
         return _F().argsort(self, axis, descending)
 
-    def _bitwise(self, other, logical: str):
-        if self.dtype.name == "bool" and (not hasattr(other, "dtype") or other.dtype.name == "bool"):
-            return getattr(_F(), logical)(self, other)
-        raise NotImplementedError(f"{logical.replace('logical', 'bitwise')}: opbuild has no bitwise kernel for "
-                                  f"{self.dtype} (bool tensors are supported: the logical operation)")
-
     def bitwise_and(self, other):
-        """AND of bool tensors (integer bitwise AND has no kernel: NotImplementedError)."""
-        return self._bitwise(other, "logical_and")
+        """Elementwise bitwise AND (``ops.bitwise_and``; bool tensors: logical AND)."""
+        return _F().bitwise_and(self, other)
 
     def bitwise_or(self, other):
-        """OR of bool tensors (integer bitwise OR has no kernel: NotImplementedError)."""
-        return self._bitwise(other, "logical_or")
+        """Elementwise bitwise OR (``ops.bitwise_or``; bool tensors: logical OR)."""
+        return _F().bitwise_or(self, other)
 
     def bitwise_xor(self, other):
-        """XOR of bool tensors (integer bitwise XOR has no kernel: NotImplementedError)."""
-        return self._bitwise(other, "logical_xor")
+        """Elementwise bitwise XOR (``ops.bitwise_xor``; bool tensors: logical XOR)."""
+        return _F().bitwise_xor(self, other)
 
     def eq(self, other):
         """self == other."""
