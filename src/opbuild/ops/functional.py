@@ -32,6 +32,7 @@ from .api import sampling as _sampling
 from .api import scatter_inplace as _scatter_inplace
 from .api import sparse_fn as _sparse_fn
 from .api import special as _special
+from .api import special_incomplete as _special_incomplete
 from .api import spectral as _spectral
 from .api import stacking as _stacking
 from .api import tensor_math as _tensor_math
@@ -67,6 +68,7 @@ from .api.sampling import *  # noqa: F403
 from .api.scatter_inplace import *  # noqa: F403
 from .api.sparse_fn import *  # noqa: F403
 from .api.special import *  # noqa: F403
+from .api.special_incomplete import *  # noqa: F403
 from .api.spectral import *  # noqa: F403
 from .api.stacking import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
@@ -85,7 +87,8 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_patches.__all__, *_nn_more.__all__,
                                           *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
                                           *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__,
-                                          *_math_tail.__all__, *_misc_names.__all__)))
+                                          *_math_tail.__all__, *_misc_names.__all__,
+                                          *_special_incomplete.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -63,5 +63,6 @@ from . import (  # noqa: E402, F401
     slicing,
     sorting,
     special,
+    special_incomplete,
     spectral,
 )

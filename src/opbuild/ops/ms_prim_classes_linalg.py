@@ -1,0 +1,52 @@
+"""MindSpore primitive classes of the linear-algebra, integer and numeric operators that are thin objects over
+the functional API (the pattern of ms_prim_classes.py): ``Lcm``, ``Gcd``, ``PopulationCount``, ``Pdist``,
+``LogSpace``, ``LuUnpack``, ``Eig``, ``MatrixDiagV3``, ``MatrixDiagPartV3``, ``MatrixSetDiagV3``, ``STFT`` and
+``FFTWithSize``. Checked against MindSpore in tests/compat/test_linalg_special.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.dtypes import dtype_of
+from ..core.tensor import Tensor, as_tensor
+from . import functional as F
+from .ms_prim_classes import REQUIRED, make_primitive
+from .primitive import Primitive, apply
+
+
+def _log_space(a: dict, start: Any, end: Any) -> Tensor:
+    steps, base, dt = a["steps"], a["base"], dtype_of(a["dtype"])
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"LogSpace: steps must be an int >= 1, got {steps!r}")
+    if isinstance(base, bool) or not isinstance(base, int) or base < 0:
+        raise ValueError(f"LogSpace: base must be a non-negative int, got {base!r}")
+    if dt.name not in ("float16", "float32", "float64"):
+        raise TypeError(f"LogSpace: dtype must be float16, float32 or float64, got {dt}")
+    s, e = (apply("Cast", {"dtype": "float64"}, [as_tensor(t)]) for t in (start, end))
+    if s.ndim or e.ndim:
+        raise ValueError(f"LogSpace: start and end must be 0-D tensors, got shapes {s.shape} and {e.shape}")
+    frac = np.arange(steps, dtype=np.float64) / (steps - 1) if steps > 1 else np.zeros(1)
+    exps = apply("Add", {}, [s, apply("Mul", {}, [apply("Sub", {}, [e, s]), Tensor(frac)])])
+    out = apply("Pow", {}, [Tensor(np.full(steps, float(base))), exps])
+    return apply("Cast", {"dtype": dt.name}, [out])
+
+
+def _int_binary(fn: str):
+    return lambda a, x1, x2: getattr(F, fn)(x1, x2)
+
+
+TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Any, str]] = {
+    "Lcm": ((), _int_binary("lcm"), "The elementwise least common multiple of integer tensors (``ops.lcm``)."),
+    "Gcd": ((), _int_binary("gcd"), "The elementwise greatest common divisor of integer tensors (``ops.gcd``)."),
+    "PopulationCount": ((), lambda a, x: F.population_count(x),
+                        "The number of set bits of each element, uint8 (``ops.population_count``)."),
+    "Pdist": ((("p", 2.0),), lambda a, x: F.pdist(x, a["p"]),
+              "The p-norm distances between the rows of an (N, M) tensor, pairs i < j (``ops.pdist``)."),
+    "LogSpace": ((("steps", 10), ("base", 10), ("dtype", "float32")), _log_space,
+                 "``base ** linspace(start, end, steps)`` of 0-D ``start`` and ``end``, in ``dtype``."),
+}
+
+PRIMITIVES: dict[str, type[Primitive]] = {n: make_primitive(n, *row) for n, row in TABLE.items()}
+__all__ = ["PRIMITIVES", "REQUIRED", "TABLE"]
