@@ -223,6 +223,8 @@ NUMERIC: dict[str, tuple[Callable, list[np.ndarray]]] = {
     "aminmax_none_nan": (lambda ms, ops, x: ops.aminmax(x, axis=None), [NAN34]),
     "aminmax_none_keep": (lambda ms, ops, x: ops.aminmax(x, axis=None, keepdims=True), [NAN34]),
     "aminmax_axis0_nan": (lambda ms, ops, x: ops.aminmax(x, axis=0), [NAN34]),
+    "aminmax_nan_first": (lambda ms, ops, x: ops.aminmax(x, axis=0), [NAN34[::-1].copy()]),
+    "aminmax_none_nan_first": (lambda ms, ops, x: ops.aminmax(x, axis=None), [NAN34[::-1].copy()]),
     "aminmax_axis1": (lambda ms, ops, x: ops.aminmax(x, axis=1, keepdims=True), [INT34]),
     "isclose_inf_nan": (lambda ms, ops, a, b: ops.isclose(a, b),
                         [np.array([2e6, np.inf, -np.inf, np.inf, np.nan, 1.0, np.inf], np.float32),
