@@ -161,35 +161,44 @@ def _i32(v):
     return np.array(v, np.int32)
 
 
+def _k(ms, name):
+    return ms.Tensor(K[name])
+
+
+def _w(ms, shape):
+    return ms.Tensor(np.arange(np.prod(shape), dtype=np.float32).reshape(shape))
+
+
 DIAG: dict[str, tuple[Callable, list[np.ndarray]]] = {
-    **{f"matrix_diag_{al}": (lambda ms, ops, x, k, al=al: ops.matrix_diag(
-        x, k, ms.Tensor(_i32(3)), ms.Tensor(_i32(3)), ms.Tensor(np.float32(11.0)), align=al), [DIAG_X, K["m1_1"]])
+    **{f"matrix_diag_{al}": (lambda ms, ops, x, p, al=al: ops.matrix_diag(
+        x, _k(ms, "m1_1"), ms.Tensor(_i32(3)), ms.Tensor(_i32(3)), p, align=al), [DIAG_X, np.float32(11.0)])
        for al in ALIGNS},
     "matrix_diag_default": (lambda ms, ops, x: ops.matrix_diag(x), [DIAG_X]),
-    "matrix_diag_k1": (lambda ms, ops, x, k: ops.matrix_diag(x, k), [DIAG_X, _i32(1)]),
-    "matrix_diag_rect": (lambda ms, ops, x, k: ops.matrix_diag(x, k, ms.Tensor(_i32(3)), ms.Tensor(_i32(5)),
-                                                              ms.Tensor(np.float32(-1.0))),
-                         [DIAG_X[:2], np.array([0, 1], np.int32)]),
-    **{f"matrix_diag_part_{al}": (lambda ms, ops, x, k, al=al: ops.matrix_diag_part(
-        x, k, ms.Tensor(np.float32(9.0)), align=al), [PART_X, K["1_3"]]) for al in ALIGNS},
-    "matrix_diag_part_neg": (lambda ms, ops, x, k: ops.matrix_diag_part(x, k, ms.Tensor(np.float32(0.0))),
-                             [PART_X, np.array([-2, 0], np.int32)]),
-    "matrix_diag_part_batch": (lambda ms, ops, x, k: ops.matrix_diag_part(x, k, ms.Tensor(np.float32(0.0)),
-                                                                          align="LEFT_RIGHT"),
-                               [R334, np.array([-1, 1], np.int32)]),
-    **{f"matrix_set_diag_{al}": (lambda ms, ops, x, d, k, al=al: ops.matrix_set_diag(x, d, k, align=al),
-                                 [np.full((3, 4), 7.0, np.float32), SET_D, K["m1_2"]]) for al in ALIGNS},
+    "matrix_diag_k1": (lambda ms, ops, x: ops.matrix_diag(x, ms.Tensor(_i32(1))), [DIAG_X]),
+    "matrix_diag_rect": (lambda ms, ops, x: ops.matrix_diag(x, ms.Tensor(np.array([0, 1], np.int32)),
+                                                           ms.Tensor(_i32(3)), ms.Tensor(_i32(5)),
+                                                           ms.Tensor(np.float32(-1.0))), [DIAG_X[:2]]),
+    **{f"matrix_diag_part_{al}": (lambda ms, ops, x, al=al: ops.matrix_diag_part(
+        x, _k(ms, "1_3"), ms.Tensor(np.float32(9.0)), align=al), [PART_X]) for al in ALIGNS},
+    "matrix_diag_part_neg": (lambda ms, ops, x: ops.matrix_diag_part(
+        x, ms.Tensor(np.array([-2, 0], np.int32)), ms.Tensor(np.float32(0.0))), [PART_X]),
+    "matrix_diag_part_batch": (lambda ms, ops, x: ops.matrix_diag_part(
+        x, ms.Tensor(np.array([-1, 1], np.int32)), ms.Tensor(np.float32(0.0)), align="LEFT_RIGHT"), [R334]),
+    **{f"matrix_set_diag_{al}": (lambda ms, ops, x, d, al=al: ops.matrix_set_diag(x, d, _k(ms, "m1_2"), align=al),
+                                 [np.full((3, 4), 7.0, np.float32), SET_D]) for al in ALIGNS},
     "matrix_set_diag_k0": (lambda ms, ops, x, d: ops.matrix_set_diag(x, d),
                            [R334, np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)]),
-    "MatrixDiagV3": (lambda ms, ops, x, k: ops.MatrixDiagV3(align="LEFT_RIGHT")(
-        x, k, ms.Tensor(_i32(3)), ms.Tensor(_i32(3)), ms.Tensor(np.float32(11.0))), [DIAG_X, K["m1_1"]]),
-    "MatrixDiagPartV3": (lambda ms, ops, x, k: ops.MatrixDiagPartV3(align="RIGHT_LEFT")(
-        x, k, ms.Tensor(np.float32(9.0))), [PART_X, K["1_3"]]),
-    "MatrixSetDiagV3": (lambda ms, ops, x, d, k: ops.MatrixSetDiagV3(align="RIGHT_LEFT")(x, d, k),
-                        [np.full((3, 4), 7.0, np.float32), SET_D, K["m1_2"]]),
-    "matrix_diag_part_grad": (lambda ms, ops, x, k: ms.grad(lambda t: (ops.matrix_diag_part(
-        t, k, ms.Tensor(np.float32(0.0))) * ms.Tensor(np.arange(9, dtype=np.float32).reshape(3, 3))).sum())(x),
-                              [PART_X, K["1_3"]]),
+    "MatrixDiagV3": (lambda ms, ops, x: ops.MatrixDiagV3(align="LEFT_RIGHT")(
+        x, _k(ms, "m1_1"), ms.Tensor(_i32(3)), ms.Tensor(_i32(3)), ms.Tensor(np.float32(11.0))), [DIAG_X]),
+    "MatrixDiagPartV3": (lambda ms, ops, x: ops.MatrixDiagPartV3(align="RIGHT_LEFT")(
+        x, _k(ms, "1_3"), ms.Tensor(np.float32(9.0))), [PART_X]),
+    "MatrixSetDiagV3": (lambda ms, ops, x, d: ops.MatrixSetDiagV3(align="RIGHT_LEFT")(x, d, _k(ms, "m1_2")),
+                        [np.full((3, 4), 7.0, np.float32), SET_D]),
+    "matrix_diag_part_grad": (lambda ms, ops, x: ms.grad(lambda t: (ops.matrix_diag_part(
+        t, _k(ms, "1_3"), ms.Tensor(np.float32(0.0))) * _w(ms, (3, 3))).sum())(x), [PART_X]),
+    "matrix_set_diag_grad": (lambda ms, ops, x, d: ms.grad(lambda p, q: (ops.matrix_set_diag(
+        p, q, _k(ms, "m1_2")) * _w(ms, (3, 4))).sum(), grad_position=(0, 1))(x, d),
+                             [np.full((3, 4), 7.0, np.float32), SET_D]),
 }
 
 I8 = np.array([0, 1, -1, 7, -128, 127], np.int8)

@@ -18,6 +18,7 @@ from .api import math_extra as _math_extra
 from .api import math_misc as _math_misc
 from .api import math_more as _math_more
 from .api import math_tail as _math_tail
+from .api import matrix_diag as _matrix_diag
 from .api import misc_names as _misc_names
 from .api import more_math as _more_math
 from .api import nn as _nn
@@ -53,6 +54,7 @@ from .api.math_extra import *  # noqa: F403
 from .api.math_misc import *  # noqa: F403
 from .api.math_more import *  # noqa: F403
 from .api.math_tail import *  # noqa: F403
+from .api.matrix_diag import *  # noqa: F403
 from .api.misc_names import *  # noqa: F403
 from .api.more_math import *  # noqa: F403
 from .api.more_math import ptp, take  # noqa: F401 - Tensor.ptp/take (MindSpore has no ops of those names)
@@ -88,7 +90,7 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
                                           *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__,
                                           *_math_tail.__all__, *_misc_names.__all__,
-                                          *_special_incomplete.__all__)))
+                                          *_special_incomplete.__all__, *_matrix_diag.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -37,6 +37,10 @@ def _int_binary(fn: str):
     return lambda a, x1, x2: getattr(F, fn)(x1, x2)
 
 
+def _matrix_diag_v3(a: dict, x: Any, k: Any, num_rows: Any, num_cols: Any, padding_value: Any) -> Tensor:
+    return F.matrix_diag(x, k, num_rows, num_cols, padding_value, a["align"])
+
+
 TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Any, str]] = {
     "Lcm": ((), _int_binary("lcm"), "The elementwise least common multiple of integer tensors (``ops.lcm``)."),
     "Gcd": ((), _int_binary("gcd"), "The elementwise greatest common divisor of integer tensors (``ops.gcd``)."),
@@ -46,6 +50,14 @@ TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Any, str]] = {
               "The p-norm distances between the rows of an (N, M) tensor, pairs i < j (``ops.pdist``)."),
     "LogSpace": ((("steps", 10), ("base", 10), ("dtype", "float32")), _log_space,
                  "``base ** linspace(start, end, steps)`` of 0-D ``start`` and ``end``, in ``dtype``."),
+    "MatrixDiagV3": ((("align", "RIGHT_LEFT"),), _matrix_diag_v3,
+                     "Matrices with the diagonals ``k`` from ``x`` (``ops.matrix_diag``)."),
+    "MatrixDiagPartV3": ((("align", "RIGHT_LEFT"),),
+                         lambda a, x, k, padding_value: F.matrix_diag_part(x, k, padding_value, a["align"]),
+                         "The diagonals ``k`` of ``x``, padded (``ops.matrix_diag_part``)."),
+    "MatrixSetDiagV3": ((("align", "RIGHT_LEFT"),),
+                        lambda a, x, diagonal, k: F.matrix_set_diag(x, diagonal, k, a["align"]),
+                        "``x`` with its diagonals ``k`` replaced (``ops.matrix_set_diag``)."),
 }
 
 PRIMITIVES: dict[str, type[Primitive]] = {n: make_primitive(n, *row) for n, row in TABLE.items()}
