@@ -227,12 +227,19 @@ def test_cholesky_gradients_match_finite_differences(upper):
     np.testing.assert_allclose(gc.asnumpy(), numeric(lambda f: (solve(b, f) * wb).sum(), c), atol=1e-6)
 
 
-def test_qr_svd_gradients_are_refused():
+def test_qr_and_singular_vector_gradients_are_refused_singular_values_differentiate():
     x = Tensor(RNG.standard_normal((3, 3)))
     with pytest.raises(NotImplementedError, match="gradients of Qr and Svd"):
         ms.grad(lambda t: ops.qr(t)[1].sum())(x)
     with pytest.raises(NotImplementedError, match="gradients of Qr and Svd"):
-        ms.grad(lambda t: ops.svd(t, compute_uv=False).sum())(x)
+        ms.grad(lambda t: ops.svd(t)[1].sum())(x)
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal((2, 4, 3))
+    w = RNG.standard_normal((2, 3))
+    got = ms.grad(lambda t: (ops.svd(t, compute_uv=False) * Tensor(w)).sum())(Tensor(a)).asnumpy()
+    ta = torch.tensor(a, requires_grad=True)
+    (torch.linalg.svdvals(ta) * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(got, ta.grad.numpy(), atol=1e-10)
 
 
 def test_factor_ops_match_numpy(mode):

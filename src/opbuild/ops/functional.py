@@ -13,6 +13,7 @@ from .api import data_dependent as _data_dependent
 from .api import gather_more as _gather_more
 from .api import image as _image
 from .api import linalg as _linalg
+from .api import linalg_more as _linalg_more
 from .api import math as _math
 from .api import math_extra as _math_extra
 from .api import math_misc as _math_misc
@@ -49,6 +50,7 @@ from .api.data_dependent import *  # noqa: F403
 from .api.gather_more import *  # noqa: F403
 from .api.image import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
+from .api.linalg_more import *  # noqa: F403
 from .api.math import *  # noqa: F403
 from .api.math_extra import *  # noqa: F403
 from .api.math_misc import *  # noqa: F403
@@ -90,7 +92,8 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
                                           *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__,
                                           *_math_tail.__all__, *_misc_names.__all__,
-                                          *_special_incomplete.__all__, *_matrix_diag.__all__)))
+                                          *_special_incomplete.__all__, *_matrix_diag.__all__,
+                                          *_linalg_more.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -312,9 +312,22 @@ def _cholesky_grad(attrs, ins, outs, douts):
 
 @grad_rule("Qr", "Svd")
 def _decomposition_grad(attrs, ins, outs, douts):
+    if attrs.get("compute_uv") is not None and douts[1] is None and douts[2] is None and douts[0] is not None:
+        # Through the singular values only (nuclear and spectral norms): dA = U diag(ds) V^T, U and V reduced.
+        s, u, v = outs
+        k = s.shape[-1]
+
+        def first_cols(t):
+            shape = tuple(t.shape)
+            return t if shape[-1] == k else apply("Slice", {"begin": (0,) * len(shape), "size": (*shape[:-1], k)},
+                                                  [t])
+
+        ds = apply("ExpandDims", {"axis": len(s.shape) - 1}, [douts[0]])
+        return [_mm(G.mul(first_cols(u), ds), first_cols(v), tb=True)]
     # Differentiable in MindSpore; refused here rather than answered wrongly (no rule written yet).
-    raise NotImplementedError("the gradients of Qr and Svd are not implemented in opbuild; stop the gradient "
-                              "before them (ops.stop_gradient) or differentiate another formulation")
+    raise NotImplementedError("the gradients of Qr and Svd (through the singular vectors) are not implemented "
+                              "in opbuild; stop the gradient before them (ops.stop_gradient) or differentiate "
+                              "another formulation")
 
 PRIMITIVES: dict[str, type[Primitive]] = {
     "MatrixInverse": MatrixInverse, "MatrixDeterminant": MatrixDeterminant, "Cholesky": Cholesky, "Qr": Qr,
