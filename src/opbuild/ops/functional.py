@@ -37,6 +37,7 @@ from .api import special as _special
 from .api import special_incomplete as _special_incomplete
 from .api import spectral as _spectral
 from .api import stacking as _stacking
+from .api import stft as _stft
 from .api import tensor_math as _tensor_math
 from .api import volumetric as _volumetric
 from .api import windows as _windows
@@ -75,6 +76,7 @@ from .api.special import *  # noqa: F403
 from .api.special_incomplete import *  # noqa: F403
 from .api.spectral import *  # noqa: F403
 from .api.stacking import *  # noqa: F403
+from .api.stft import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
 from .api.volumetric import *  # noqa: F403
 from .api.windows import *  # noqa: F403
@@ -93,7 +95,7 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__,
                                           *_math_tail.__all__, *_misc_names.__all__,
                                           *_special_incomplete.__all__, *_matrix_diag.__all__,
-                                          *_linalg_more.__all__)))
+                                          *_linalg_more.__all__, *_stft.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -12,6 +12,7 @@ import numpy as np
 from ..core.dtypes import dtype_of
 from ..core.tensor import Tensor, as_tensor
 from . import functional as F
+from .api.stft import fft_with_size, stft_frames
 from .ms_prim_classes import REQUIRED, make_primitive
 from .primitive import Primitive, apply
 
@@ -53,6 +54,16 @@ TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Any, str]] = {
     "LuUnpack": ((("unpack_data", True), ("unpack_pivots", True)),
                  lambda a, lu, piv: F.lu_unpack(lu, piv, a["unpack_data"], a["unpack_pivots"]),
                  "``(P, L, U)`` of a packed LU factorisation (``ops.lu_unpack``)."),
+    "STFT": ((("n_fft", REQUIRED), ("hop_length", REQUIRED), ("win_length", REQUIRED), ("normalized", REQUIRED),
+              ("onesided", REQUIRED), ("return_complex", REQUIRED)),
+             lambda a, x, window: stft_frames(x, window, a["n_fft"], a["hop_length"], a["win_length"],
+                                              a["normalized"], a["onesided"], a["return_complex"]),
+             "The short-time Fourier transform of uncentred frames with ``window`` (``ops.stft``)."),
+    "FFTWithSize": ((("signal_ndim", REQUIRED), ("inverse", REQUIRED), ("real", REQUIRED), ("norm", "backward"),
+                     ("onesided", True), ("signal_sizes", ())),
+                    lambda a, x: fft_with_size(x, a["signal_ndim"], a["inverse"], a["real"], a["norm"],
+                                               a["onesided"], a["signal_sizes"]),
+                    "The FFT over the last ``signal_ndim`` axes: complex, real to one-sided, or back."),
     "MatrixDiagV3": ((("align", "RIGHT_LEFT"),), _matrix_diag_v3,
                      "Matrices with the diagonals ``k`` from ``x`` (``ops.matrix_diag``)."),
     "MatrixDiagPartV3": ((("align", "RIGHT_LEFT"),),
