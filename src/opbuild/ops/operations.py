@@ -21,6 +21,7 @@ from . import (
     indexing,
     layout,
     linalg,
+    linalg_eig,
     linalg_factors,
     losses,
     matmul,
@@ -58,7 +59,7 @@ FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, 
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
             random_discrete, optim_apply, optim_sparse, image_ops, resize_prims, scatters_inplace, special,
             gather_more, bitshift, rows_update, spectral, primitive_api, ms_prim_classes, ms_prim_classes_more,
-            special_incomplete, ms_prim_classes_linalg,
+            special_incomplete, linalg_eig, ms_prim_classes_linalg,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:

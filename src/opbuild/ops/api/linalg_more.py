@@ -214,4 +214,27 @@ def matrix_norm(A: Any, ord: Any = "fro", axis: Any = (-2, -1), keepdims: bool =
     return out
 
 
-__all__ = ["batch_dot", "lstsq", "lu_solve", "lu_unpack", "matrix_norm"]
+
+
+
+def _eig_input(name: str, A: Any) -> Tensor:  # noqa: N803
+    t = as_tensor(A)
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        raise ValueError(f"{name}: A must be square matrices (..., n, n), got shape {tuple(t.shape)}")
+    if t.dtype.name not in ("float32", "float64"):
+        raise TypeError(f"{name}: A must be float32 or float64 (opbuild's Eig takes real matrices), got {t.dtype}")
+    return t
+
+
+def eig(A: Any) -> tuple[Tensor, Tensor]:  # noqa: N803
+    """``ops.eig(A)`` -> ``(eigenvalues, eigenvectors)``: complex64 (complex128 for float64), the values by
+    increasing magnitude, unit eigenvectors in the columns (ops/linalg_eig.py says how they are normalised)."""
+    return apply("Eig", {"compute_v": True}, [_eig_input("eig", A)])
+
+
+def eigvals(A: Any) -> Tensor:  # noqa: N803
+    """``ops.eigvals(A)``: the complex eigenvalues of each square matrix, by increasing magnitude."""
+    return apply("Eig", {"compute_v": False}, [_eig_input("eigvals", A)])[0]
+
+
+__all__ = ["batch_dot", "eig", "eigvals", "lstsq", "lu_solve", "lu_unpack", "matrix_norm"]

@@ -46,6 +46,7 @@ from . import (  # noqa: E402, F401
     indexing,
     layout,
     linalg,
+    linalg_eig,
     linalg_factors,
     losses,
     matmul,

@@ -1,0 +1,87 @@
+"""Properties of the seventh round's linear-algebra and special functions beyond the recorded cases: eig's
+decomposition holds, LU round trips, gradients against torch autograd, clear refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import opbuild as ms
+from opbuild import Tensor, ops
+
+RNG = np.random.default_rng(31)
+
+
+def test_eig_decomposes_and_orders_by_magnitude():
+    a = RNG.standard_normal((2, 5, 5))
+    w, v = ops.eig(Tensor(a))
+    w, v = w.asnumpy(), v.asnumpy()
+    assert w.dtype == np.complex128 and v.shape == (2, 5, 5)
+    np.testing.assert_allclose(a @ v, v * w[:, None, :], atol=1e-10)
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, rtol=1e-12)
+    assert (np.diff(np.abs(w), axis=-1) >= -1e-12).all()
+    np.testing.assert_allclose(ops.eigvals(Tensor(a.astype(np.float32))).asnumpy(), w, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="eig: A must be square"):
+        ops.eig(Tensor(np.ones((2, 3), np.float32)))
+    with pytest.raises(NotImplementedError, match="gradient of Eig"):
+        ms.grad(lambda t: ops.real(ops.eigvals(t)).sum())(Tensor(a[0]))
+
+
+def test_lu_unpack_round_trips_and_lu_solve_solves():
+    sl = pytest.importorskip("scipy.linalg")
+    a = RNG.standard_normal((4, 4))
+    lu, piv = sl.lu_factor(a)
+    p, low, up = ops.lu_unpack(Tensor(lu), Tensor((piv + 1).astype(np.int32)))
+    np.testing.assert_allclose(p.asnumpy() @ low.asnumpy() @ up.asnumpy(), a, atol=1e-12)
+    b = RNG.standard_normal((4, 2))
+    x = ops.lu_solve(Tensor(b), Tensor(lu), Tensor((piv + 1).astype(np.int32))).asnumpy()
+    np.testing.assert_allclose(a @ x, b, atol=1e-12)
+    with pytest.raises(ValueError, match=r"LU_pivots must lie in \[1, 4\]"):
+        ops.lu_unpack(Tensor(lu), Tensor(np.array([0, 2, 3, 4], np.int32)))
+
+
+def test_gradients_match_torch():
+    torch = pytest.importorskip("torch")
+    a, b = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((2, 4, 5))
+    ga, gb = ms.grad(lambda p, q: (ops.batch_dot(p, q) ** 2).sum(), grad_position=(0, 1))(Tensor(a), Tensor(b))
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    (torch.bmm(ta, tb) ** 2).sum().backward()
+    np.testing.assert_allclose(ga.asnumpy(), ta.grad.numpy(), atol=1e-10)
+    np.testing.assert_allclose(gb.asnumpy(), tb.grad.numpy(), atol=1e-10)
+    m = RNG.standard_normal((3, 4))
+    got = ms.grad(lambda t: ops.matrix_norm(t, "nuc") + ops.matrix_norm(t, 2))(Tensor(m)).asnumpy()
+    tm = torch.tensor(m, requires_grad=True)
+    (torch.linalg.matrix_norm(tm, "nuc") + torch.linalg.matrix_norm(tm, 2)).backward()
+    np.testing.assert_allclose(got, tm.grad.numpy(), atol=1e-10)
+    x = np.array([0.3, 2.0, 4.0, 7.5])
+    aa = np.array([0.5, 1.5, 3.0, 6.0])
+    gx = ms.grad(lambda s, t: ops.igamma(s, t).sum(), grad_position=1)(Tensor(aa), Tensor(x)).asnumpy()
+    tx = torch.tensor(x, requires_grad=True)
+    torch.special.gammainc(torch.tensor(aa), tx).sum().backward()
+    np.testing.assert_allclose(gx, tx.grad.numpy(), rtol=1e-12)
+
+
+def test_igamma_betainc_match_scipy_and_grad_in_a_by_differences():
+    sp = pytest.importorskip("scipy.special")
+    a = np.array([0.05, 0.5, 1.0, 3.0, 20.0, 150.0])
+    x = np.array([0.01, 0.7, 3.0, 2.5, 25.0, 140.0])
+    np.testing.assert_allclose(ops.igamma(Tensor(a), Tensor(x)).asnumpy(), sp.gammainc(a, x), rtol=1e-12)
+    np.testing.assert_allclose(ops.igammac(Tensor(a), Tensor(x)).asnumpy(), sp.gammaincc(a, x), rtol=1e-11)
+    ga = ms.grad(lambda s, t: ops.igamma(s, t).sum())(Tensor(a), Tensor(x)).asnumpy()
+    h = 1e-6 * a
+    np.testing.assert_allclose(ga, (sp.gammainc(a + h, x) - sp.gammainc(a - h, x)) / (2 * h), rtol=1e-6)
+    b, y = np.array([0.3, 2.0, 7.0, 0.9]), np.array([0.01, 0.5, 0.93, 0.999])
+    np.testing.assert_allclose(ops.Betainc()(Tensor(a[:4]), Tensor(b), Tensor(y)).asnumpy(),
+                               sp.betainc(a[:4], b, y), rtol=1e-11)
+
+
+def test_refusals_name_the_argument():
+    f = Tensor(np.ones((2, 3), np.float32))
+    with pytest.raises(TypeError, match="igamma: input and other must have the same dtype"):
+        ops.igamma(f, Tensor(np.ones((2, 3))))
+    with pytest.raises(ValueError, match="batch_dot: the summed axes differ in size"):
+        ops.batch_dot(f, Tensor(np.ones((2, 2, 2), np.float32)))
+    with pytest.raises(ValueError, match="matrix_diag_part: align must be one of"):
+        ops.matrix_diag_part(f, 0, 0.0, align="UP")
+    with pytest.raises(ValueError, match="stft: pad_mode must be"):
+        ops.stft(Tensor(np.ones(100, np.float32)), 16, pad_mode="wrap")
