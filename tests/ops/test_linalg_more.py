@@ -85,3 +85,33 @@ def test_refusals_name_the_argument():
         ops.matrix_diag_part(f, 0, 0.0, align="UP")
     with pytest.raises(ValueError, match="stft: pad_mode must be"):
         ops.stft(Tensor(np.ones(100, np.float32)), 16, pad_mode="wrap")
+
+
+@pytest.mark.parametrize("shape", [(3, 2), (2, 5), (4, 4), (2, 7, 3), (15, 15), (20, 16)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_svd_kernel_follows_its_jacobi_reference(shape, dtype):
+    from opbuild.ops.svd_jacobi import svd_reference
+
+    x = RNG.standard_normal(shape).astype(dtype)
+    x[..., 0, :] *= 3.0
+    for full in (False, True):
+        s, u, v = ops.svd(Tensor(x), full_matrices=full)
+        ws, wu, wv = svd_reference(x, full)
+        tol = 2e-5 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(s.asnumpy(), ws, rtol=tol, atol=tol)
+        k = min(shape[-2:])
+        uk, vk = u.asnumpy()[..., :k], v.asnumpy()[..., :k]
+        np.testing.assert_allclose(uk * s.asnumpy()[..., None, :] @ np.swapaxes(vk, -1, -2), x, atol=50 * tol)
+        if shape[-1] < 16:  # the Jacobi path: the same vectors, signs included
+            np.testing.assert_allclose(u.asnumpy(), wu, atol=20 * tol)
+            np.testing.assert_allclose(v.asnumpy(), wv, atol=20 * tol)
+
+
+def test_svd_of_zero_rank_deficient_and_nan_matrices():
+    z = ops.svd(Tensor(np.zeros((3, 2), np.float32)))
+    assert (z[0].asnumpy() == 0).all()
+    a = np.outer([1.0, 2.0, 3.0], [1.0, -1.0, 0.5])
+    s = ops.svd(Tensor(a), compute_uv=False).asnumpy()
+    np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), atol=1e-12)
+    bad = ops.svd(Tensor(np.array([[1.0, np.nan], [0.0, 1.0]])))
+    assert np.isnan(bad[0].asnumpy()).all() and np.isnan(bad[1].asnumpy()).all()

@@ -20,6 +20,7 @@ from ..core.tensor import Tensor
 from . import gradlib as G
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, same_dtype
+from .svd_jacobi import svd_reference
 
 LAPACK_FLOATS = ("float32", "float64")
 
@@ -155,8 +156,7 @@ def _svd_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
 
 
 def _svd_ref(attrs: dict, x: np.ndarray):
-    u, s, vt = np.linalg.svd(x.astype(np.float64), full_matrices=attrs["full_matrices"])
-    return s.astype(x.dtype), u.astype(x.dtype), np.swapaxes(vt, -1, -2).astype(x.dtype)
+    return svd_reference(x, attrs["full_matrices"])
 
 
 @defop(infer=_svd_infer, reference=_svd_ref, normalize=_normalizer("Svd", full_matrices=False, compute_uv=True),
