@@ -81,6 +81,13 @@ R33 = RNG.uniform(-2, 2, (3, 3)).astype(np.float32)
 R52 = RNG.uniform(-2, 2, (5, 2)).astype(np.float32)
 SVD_X = np.array([[1, 2], [-4, -5], [2, 1]], np.float32)
 
+def _svd_loss(ms, ops, t):
+    s, u, v = ops.svd(t)
+    wu = ms.Tensor(np.linspace(-1, 1, int(np.prod(u.shape)), dtype=np.float32).reshape(u.shape))
+    wv = ms.Tensor(np.linspace(1, -2, int(np.prod(v.shape)), dtype=np.float32).reshape(v.shape))
+    return (u * wu).sum() + (v * wv).sum() + s.sum()
+
+
 LINALG: dict[str, tuple[Callable, list[np.ndarray]]] = {
     "lu_solve": (lambda ms, ops, b, lu, p: ops.lu_solve(b, lu, p),
                  [np.array([[1.0], [3.0], [3.0]], np.float32), LU, np.array([2, 2, 3], np.int32)]),
@@ -124,6 +131,7 @@ LINALG: dict[str, tuple[Callable, list[np.ndarray]]] = {
     "svd_values": (lambda ms, ops, a: ops.svd(a, compute_uv=False), [R334]),
     "svd_batch": (lambda ms, ops, a: ops.svd(a), [R334]),
     "svd_wide": (lambda ms, ops, a: ops.svd(a, full_matrices=True), [R334[0].T.copy().T[:2]]),
+    "svd_grad": (lambda ms, ops, a: ms.grad(lambda t: _svd_loss(ms, ops, t))(a), [R334]),
     "Svd_prim": (lambda ms, ops, a: ops.Svd(full_matrices=True, compute_uv=True)(a), [R33]),
     "batch_dot": (lambda ms, ops, a, b: ops.batch_dot(a, b, (-1, -2)),
                   [RNG.uniform(-1, 1, (2, 2, 3)).astype(np.float32), RNG.uniform(-1, 1, (2, 3, 2)).astype(np.float32)]),

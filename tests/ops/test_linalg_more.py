@@ -115,3 +115,55 @@ def test_svd_of_zero_rank_deficient_and_nan_matrices():
     np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), atol=1e-12)
     bad = ops.svd(Tensor(np.array([[1.0, np.nan], [0.0, 1.0]])))
     assert np.isnan(bad[0].asnumpy()).all() and np.isnan(bad[1].asnumpy()).all()
+
+
+def _torch_grad(torch, fn, *arrays):
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    fn(*ts).backward()
+    return [t.grad.numpy() for t in ts]
+
+
+def test_more_gradients_match_torch():
+    torch = pytest.importorskip("torch")
+    sl = pytest.importorskip("scipy.linalg")
+    a = RNG.standard_normal((4, 4))
+    lu, piv = sl.lu_factor(a)
+    piv1 = Tensor((piv + 1).astype(np.int32))
+    b = RNG.standard_normal((4, 3))
+    w = RNG.standard_normal((4, 3))
+    got = ms.grad(lambda p, q: (ops.lu_solve(p, q, piv1) * Tensor(w)).sum(), grad_position=(0, 1))(
+        Tensor(b), Tensor(lu))
+    want = _torch_grad(torch, lambda p, q: (torch.linalg.lu_solve(q, torch.tensor(piv + 1, dtype=torch.int32), p)
+                                            * torch.tensor(w)).sum(), b, lu)
+    for g, t in zip(got, want, strict=True):
+        np.testing.assert_allclose(g.asnumpy(), t, atol=1e-10)
+    x, y = RNG.standard_normal((6, 3)), RNG.standard_normal((6, 2))
+    got = ms.grad(lambda p, q: (ops.lstsq(p, q) ** 2).sum(), grad_position=(0, 1))(Tensor(x), Tensor(y))
+    want = _torch_grad(torch, lambda p, q: (torch.linalg.lstsq(p, q).solution ** 2).sum(), x, y)
+    for g, t in zip(got, want, strict=True):
+        np.testing.assert_allclose(g.asnumpy(), t, atol=1e-9)
+    m = RNG.standard_normal((2, 3, 4))
+    for o in ("fro", 1, -1, float("inf"), float("-inf")):
+        got = ms.grad(lambda t, o=o: ops.matrix_norm(t, o).sum())(Tensor(m)).asnumpy()
+        want = _torch_grad(torch, lambda t, o=o: torch.linalg.matrix_norm(t, o).sum(), m)[0]
+        np.testing.assert_allclose(got, want, atol=1e-10)
+    p = RNG.standard_normal((5, 3))
+    got = ms.grad(lambda t: (ops.pdist(t, 2.0) * Tensor(np.arange(10.0))).sum())(Tensor(p)).asnumpy()
+    want = _torch_grad(torch, lambda t: (torch.pdist(t, 2.0) * torch.arange(10.0, dtype=torch.float64)).sum(), p)[0]
+    np.testing.assert_allclose(got, want, atol=1e-10)
+
+
+def test_stft_matches_torch_values_and_gradient():
+    torch = pytest.importorskip("torch")
+    sig = RNG.standard_normal((2, 200))
+    win = RNG.uniform(0.5, 1.0, 40)
+    got = ops.stft(Tensor(sig), 64, 16, 40, Tensor(win), return_complex=True).asnumpy()
+    want = torch.stft(torch.tensor(sig), 64, 16, 40, torch.tensor(win), center=True, pad_mode="reflect",
+                      return_complex=True).numpy()
+    np.testing.assert_allclose(got, want, atol=1e-10)
+    wr = RNG.standard_normal(got.shape)
+    g = ms.grad(lambda t: (ops.real(ops.stft(t, 64, 16, 40, Tensor(win), return_complex=True)) * Tensor(wr)).sum())(
+        Tensor(sig)).asnumpy()
+    tw = _torch_grad(torch, lambda t: (torch.stft(t, 64, 16, 40, torch.tensor(win), return_complex=True).real
+                                       * torch.tensor(wr)).sum(), sig)[0]
+    np.testing.assert_allclose(g, tw, atol=1e-10)
