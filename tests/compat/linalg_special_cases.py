@@ -60,6 +60,8 @@ SPECIAL: dict[str, tuple[Callable, list[np.ndarray]]] = {
                       [np.array([1.0, 2.0, 0.0], np.float64), np.array([2.0, 1.0, -1.0], np.float64)]),
     "NextAfter": (lambda ms, ops, a, b: ops.NextAfter()(a, b),
                   [np.array([1.0, -3.5], np.float32), np.array([0.0, -3.0], np.float32)]),
+    "nextafter_grad": (lambda ms, ops, a, b: _grad(ms, lambda p, q: ops.nextafter(p, q).sum(), 2)(a, b),
+                       [np.array([1.0, 2.0], np.float64), np.array([2.0, 1.0], np.float64)]),
     "Lcm": (lambda ms, ops, a, b: ops.Lcm()(a, b),
             [np.array([7, 8, 9, -4, 0], np.int64), np.array([14, 6, 12, 6, 5], np.int64)]),
     "Lcm_int32": (lambda ms, ops, a, b: ops.Lcm()(a, b),

@@ -275,9 +275,17 @@ def _betainc_grad(attrs, ins, outs, douts):
             G.unbroadcast(dx, x._type.shape)]
 
 
-@grad_rule("IgammaGradA", "NextAfter")
-def _no_grad_here(attrs, ins, outs, douts):
-    return [G.unbroadcast(G.mul(douts[0], 0.0), t._type.shape) for t in ins]
+@grad_rule("NextAfter")
+def _nextafter_grad(attrs, ins, outs, douts):
+    """MindSpore's rule: the output follows x one for one, y does not move it."""
+    x, y = ins
+    return [G.unbroadcast(douts[0], x._type.shape), G.unbroadcast(G.mul(douts[0], 0.0), y._type.shape)]
+
+
+@grad_rule("IgammaGradA")
+def _igamma_grad_a_grad(attrs, ins, outs, douts):
+    raise NotImplementedError("second derivatives of igamma in a (the gradient of IgammaGradA) are not implemented "
+                              "in opbuild")
 
 
 __all__ = ["BETAINC_C", "IGAMMA", "IGAMMAC", "IGAMMA_GRAD_A", "NEXTAFTER", "PRIMITIVES", "ROWS"]
