@@ -84,6 +84,13 @@ class TensorMoreMethods:
         return _F().cumprod(self, dim, dtype)
 
     topk = _call("topk", "The k largest (smallest) values along a dim and their indices (ops.topk).")
+    igamma = _call("igamma", "The regularised lower incomplete gamma function P(self, other) (ops.igamma).")
+    igammac = _call("igammac", "The regularised upper incomplete gamma function Q(self, other) (ops.igammac).")
+    nextafter = _call("nextafter", "The next representable value towards other (ops.nextafter).")
+    lcm = _call("lcm", "The elementwise least common multiple with other (ops.lcm).")
+    gcd = _call("gcd", "The elementwise greatest common divisor with other (ops.gcd).")
+    svd = _call("svd", "(s, u, v) of the matrices in the last two axes (ops.svd).")
+    lu_solve = _call("lu_solve", "The solution of A x = self from A's packed LU factors (ops.lu_solve).")
 
     def sort(self, axis: int = -1, descending: bool = False):
         """(values, indices) sorted along ``axis``."""
