@@ -6,8 +6,9 @@ Order and scale as MindSpore's CPU kernel returns them: the eigenvalues sorted b
 (a selection sort that swaps, so equal magnitudes keep LAPACK's order: a conjugate pair with the positive
 imaginary part first), each eigenvector of unit 2-norm. **Difference**: an eigenvector is defined up to a
 complex phase; opbuild's is LAPACK's (its largest component real), which MindSpore's solver need not pick
-(docs/mindspore-compat.md). ``compute_v=False`` gives a 0-D zero as the second output, as MindSpore does. A
-matrix LAPACK cannot decompose (no convergence) gives NaN. The gradient is not implemented (refused).
+(docs/mindspore-compat.md). ``compute_v=False`` gives a 0-D zero as the second output, where MindSpore gives
+a 0-D tensor it leaves unset. A matrix LAPACK cannot decompose (no convergence) gives NaN. The gradient is not
+implemented (refused).
 """
 
 from __future__ import annotations
