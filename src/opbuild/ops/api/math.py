@@ -295,9 +295,10 @@ def _extreme(is_max: bool, input, axis, keepdims, initial, where_):
     if initial is not None and axis is not None:
         # MindSpore's order: every element meets ``initial`` first, then ``where`` selects, then the
         # reduction runs with its index (so an index points at ``initial``'s winner, the first one).
-        x = binary("Maximum" if is_max else "Minimum", x, initial)
+        init = Tensor(np.asarray(initial, x.dtype.np_dtype))  # as MindSpore fills it: in the input's dtype
+        x = apply("Maximum" if is_max else "Minimum", {}, [x, init])
         if where_ is not None:
-            x = where(where_, x, initial)
+            x = where(where_, x, init)
         initial = None
     elif where_ is not None:
         x = where(where_, x, initial)
