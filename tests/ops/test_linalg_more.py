@@ -167,3 +167,30 @@ def test_stft_matches_torch_values_and_gradient():
     tw = _torch_grad(torch, lambda t: (torch.stft(t, 64, 16, 40, torch.tensor(win), return_complex=True).real
                                        * torch.tensor(wr)).sum(), sig)[0]
     np.testing.assert_allclose(g, tw, atol=1e-10)
+
+
+def test_lu_unpack_gradient_matches_torch_and_diag_band_needs_known_k_in_a_graph():
+    torch = pytest.importorskip("torch")
+    lu = RNG.standard_normal((2, 4, 3))
+    piv = np.array([[2, 2, 3], [4, 3, 3]], np.int32)
+    wl, wu = RNG.standard_normal((2, 4, 3)), RNG.standard_normal((2, 3, 3))
+    got = ms.grad(lambda t: (ops.lu_unpack(t, Tensor(piv))[1] * Tensor(wl)).sum()
+                  + (ops.lu_unpack(t, Tensor(piv))[2] * Tensor(wu)).sum())(Tensor(lu)).asnumpy()
+    tl = torch.tensor(lu, requires_grad=True)
+    _, low, up = torch.lu_unpack(tl, torch.tensor(piv))
+    ((low * torch.tensor(wl)).sum() + (up * torch.tensor(wu)).sum()).backward()
+    np.testing.assert_allclose(got, tl.grad.numpy(), atol=1e-12)
+    p, _, _ = ops.lu_unpack(Tensor(lu), Tensor(piv))
+    np.testing.assert_allclose(p.asnumpy(), torch.lu_unpack(torch.tensor(lu), torch.tensor(piv))[0].numpy())
+
+    class Net(ms.nn.Cell):
+        def construct(self, x, k):
+            return ops.matrix_diag_part(x, k, 0.0)
+
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        with pytest.raises(ValueError, match="matrix_diag_part: k must have a known value"):
+            Net()(Tensor(np.ones((3, 3), np.float32)), Tensor(np.array([0, 1], np.int32)))
+    finally:
+        ms.set_context(mode=old)
