@@ -232,6 +232,8 @@ BITWISE: dict[str, tuple[Callable, list[np.ndarray]]] = {
     "tensor_and_or_xor": (lambda ms, ops, a, b: (a & b, a | b, a ^ b), _ints("int32")),
     "tensor_and_bool": (lambda ms, ops, a, b: (a & b, a | b, a ^ b),
                         [np.array([True, True, False]), np.array([True, False, False])]),
+    "tensor_invert": (lambda ms, ops, a, b: (~a, ~b), [I8.astype(np.int32), np.array([True, False])]),
+    "tensor_invert_uint8": (lambda ms, ops, a: ~a, [I8.astype(np.uint8)]),
     "tensor_bitwise_int16": (lambda ms, ops, a, b: (a.bitwise_and(b), a.bitwise_or(b), a.bitwise_xor(b)),
                              _ints("int16")),
 }

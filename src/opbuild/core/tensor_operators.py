@@ -58,9 +58,8 @@ class TensorOperators:
         unary = _ops().unary
         return unary("Neg", self)
 
-    def __invert__(self):
-        unary = _ops().unary
-        return unary("LogicalNot", self)
+    def __invert__(self):  # MindSpore 2.10: logical NOT for every dtype (an int tensor gives bool, recorded)
+        return _ops().logical_not(self)
 
     def __abs__(self):
         unary = _ops().unary
