@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....core.ir import KernelSpec
+from ..codegen import parallel_for
 
 
 def _qr(rr: int, cc: int, ct: str) -> list[str]:
@@ -70,12 +71,14 @@ def jacobi_svd_body(k: KernelSpec) -> str:
     rr, cc = max(m, n), min(m, n)
     lines = [
         f"const {ct} TINY = {tiny}, PREC = 2 * {eps}, DOWN = sqrt({eps});",
+        # Matrices are independent: the batch splits over OpenMP's threads, each item with its own buffers.
+        parallel_for(b * m * n * kk * 8).rstrip("\n"),
+        f"for (int64_t t = 0; t < {b}; t++) {{",
         f"{ct} *xs = ({ct} *)malloc({m * n} * sizeof({ct})), *w = ({ct} *)malloc({kk * kk + 1} * sizeof({ct}));",
         f"{ct} *uu = ({ct} *)malloc({m * m} * sizeof({ct})), *vv = ({ct} *)malloc({n * n} * sizeof({ct}));",
         f"{ct} *qa = ({ct} *)malloc({rr * cc + 1} * sizeof({ct})), *qq = ({ct} *)malloc({rr * rr} * sizeof({ct}));",
         f"{ct} dirn[{cc + 1}], updn[{cc + 1}], taus[{cc + 1}], sv[{kk + 1}]; int64_t pi[{cc + 1}];",
         "(void)dirn; (void)updn; (void)taus; (void)pi; (void)qq; (void)DOWN;",
-        f"for (int64_t t = 0; t < {b}; t++) {{",
         f"{ct} *s_out = out0 + t * {kk}, *u_out = out1 + t * {m * uc}, *v_out = out2 + t * {n * vc};",
         f"const {ct} *a = in0 + t * {m * n};",
         f"{ct} scale = 0; int bad = !(xs && w && uu && vv && qa && qq);",
@@ -83,7 +86,7 @@ def jacobi_svd_body(k: KernelSpec) -> str:
         "if (h > scale) scale = h; }",
         "if (bad) {",
         f"for (int64_t i = 0; i < {kk}; i++) s_out[i] = NAN; for (int64_t i = 0; i < {m * uc}; i++) u_out[i] = NAN;",
-        f"for (int64_t i = 0; i < {n * vc}; i++) v_out[i] = NAN; continue; }}",
+        f"for (int64_t i = 0; i < {n * vc}; i++) v_out[i] = NAN; }} else {{",
         "if (scale == 0) scale = 1;",
         f"for (int64_t i = 0; i < {m * n}; i++) xs[i] = a[i] / scale;",
         f"for (int64_t i = 0; i < {m * m}; i++) uu[i] = 0; for (int64_t i = 0; i < {n * n}; i++) vv[i] = 0;",
@@ -150,5 +153,6 @@ def jacobi_svd_body(k: KernelSpec) -> str:
         f"for (int64_t r = 0; r < {n}; r++) for (int64_t c = 0; c < {vc}; c++) v_out[r * {vc} + c] = vv[r * {n} + c];",
         "}",
         "free(xs); free(w); free(uu); free(vv); free(qa); free(qq);",
+        "}",
     ]
     return "\n".join(line for line in lines if line)
