@@ -98,6 +98,9 @@ def norm(A, ord=None, dim: Axis = None, keepdim: bool = False, *, dtype=None) ->
         return vector_norm(t, 2, dim, keepdim)
     if isinstance(ord, str) or (dim is not None and not isinstance(dim, int) and len(dim) == 2) or \
             (dim is None and t.ndim == 2):
+        if dim is None and t.ndim != 2:
+            raise ValueError(f"norm: with dim=None and ord={ord!r}, A must be 2-D (or 1-D for a vector ord), got "
+                             f"{t.ndim}-D; pass dim")
         axes = (-2, -1) if dim is None else dim
         if isinstance(axes, int) or len(axes) != 2:
             raise ValueError(f"norm: the matrix norm ord={ord!r} needs dim to name two axes, got {dim!r}")
