@@ -7,8 +7,8 @@ Order and scale as MindSpore's CPU kernel returns them: the eigenvalues sorted b
 imaginary part first), each eigenvector of unit 2-norm. **Difference**: an eigenvector is defined up to a
 complex phase; opbuild's is LAPACK's (its largest component real), which MindSpore's solver need not pick
 (docs/mindspore-compat.md). ``compute_v=False`` gives a 0-D zero as the second output, where MindSpore gives
-a 0-D tensor it leaves unset. A matrix LAPACK cannot decompose (no convergence) gives NaN. The gradient is not
-implemented (refused).
+a 0-D tensor it leaves unset. A matrix LAPACK cannot decompose (no convergence) gives NaN. Gradients flow
+through the eigenvalues (not the eigenvectors).
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import numpy as np
 
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
-from .linalg import LAPACK_FLOATS, _matrix, _normalizer
-from .primitive import Primitive, defop
+from . import gradlib as G
+from .linalg import LAPACK_FLOATS, _matrix, _mm, _mT, _normalizer
+from .primitive import Primitive, apply, defop
 from .registry import allow_complex, grad_rule, same_dtype
 
 _COMPLEX = {"float32": "complex64", "float64": "complex128"}
@@ -77,8 +78,33 @@ allow_complex("Eig")
 
 @grad_rule("Eig")
 def _eig_grad(attrs, ins, outs, douts):
-    raise NotImplementedError("the gradient of Eig (ops.eig, ops.eigvals) is not implemented in opbuild; stop the "
-                              "gradient before it (ops.stop_gradient)")
+    """Through the eigenvalues: dλ = diag(V^-1 dA V), whose transpose (JAX's convention for complex
+    cotangents, docs/fft.md) is dA = Re(V^-T diag(gλ) V^T) for a real A. V^-1 comes from the real block
+    matrix [[Vr, -Vi], [Vi, Vr]], whose inverse is [[Xr, -Xi], [Xi, Xr]]. Undefined for a defective matrix;
+    through the eigenvectors: refused."""
+    if attrs["compute_v"] and douts[1] is not None:
+        raise NotImplementedError("the gradient of Eig through the eigenvectors is not implemented in opbuild; "
+                                  "differentiate the eigenvalues only (ops.eigvals) or stop the gradient")
+    x, gw = ins[0], douts[0]
+    nd = len(x.shape)
+    vec = outs[1] if attrs["compute_v"] else apply("Eig", {"compute_v": True}, [x])[1]
+    vr, vi = apply("Real", {}, [vec]), apply("Imag", {}, [vec])
+    top = apply("Concat", {"axis": nd - 1}, [vr, G.neg(vi)])
+    bottom = apply("Concat", {"axis": nd - 1}, [vi, vr])
+    inv = apply("MatrixInverse", {"adjoint": False}, [apply("Concat", {"axis": nd - 2}, [top, bottom])])
+    n = x.shape[-1]
+
+    def block(row: int) -> object:
+        shape = tuple(inv.shape)
+        return apply("Slice", {"begin": (0,) * (nd - 2) + (row, 0), "size": (*shape[:-2], n, n)}, [inv])
+
+    xr, xi = block(0), block(n)
+    cr = apply("ExpandDims", {"axis": nd - 1}, [apply("Real", {}, [gw])])  # (..., n, 1): scales rows of V^T
+    ci = apply("ExpandDims", {"axis": nd - 1}, [apply("Imag", {}, [gw])])
+    vrt, vit = _mT(vr), _mT(vi)
+    br = G.sub(G.mul(cr, vrt), G.mul(ci, vit))
+    bi = G.add(G.mul(cr, vit), G.mul(ci, vrt))
+    return [G.sub(_mm(xr, br, ta=True), _mm(xi, bi, ta=True))]
 
 
 PRIMITIVES: dict[str, type[Primitive]] = {"Eig": Eig}
