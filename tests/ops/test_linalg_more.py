@@ -9,6 +9,8 @@ import pytest
 import opbuild as ms
 from opbuild import Tensor, ops
 
+pytestmark = pytest.mark.slow  # dozens of LAPACK and Jacobi kernels, torch and scipy comparisons
+
 RNG = np.random.default_rng(31)
 
 
