@@ -16,11 +16,13 @@ from .api import detection as _detection
 from .api import gather_more as _gather_more
 from .api import image as _image
 from .api import linalg as _linalg
+from .api import linalg_more as _linalg_more
 from .api import math as _math
 from .api import math_extra as _math_extra
 from .api import math_misc as _math_misc
 from .api import math_more as _math_more
 from .api import math_tail as _math_tail
+from .api import matrix_diag as _matrix_diag
 from .api import misc_names as _misc_names
 from .api import more_math as _more_math
 from .api import nn as _nn
@@ -36,8 +38,10 @@ from .api import sampling as _sampling
 from .api import scatter_inplace as _scatter_inplace
 from .api import sparse_fn as _sparse_fn
 from .api import special as _special
+from .api import special_incomplete as _special_incomplete
 from .api import spectral as _spectral
 from .api import stacking as _stacking
+from .api import stft as _stft
 from .api import tensor_math as _tensor_math
 from .api import volumetric as _volumetric
 from .api import windows as _windows
@@ -54,11 +58,13 @@ from .api.detection import *  # noqa: F403
 from .api.gather_more import *  # noqa: F403
 from .api.image import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
+from .api.linalg_more import *  # noqa: F403
 from .api.math import *  # noqa: F403
 from .api.math_extra import *  # noqa: F403
 from .api.math_misc import *  # noqa: F403
 from .api.math_more import *  # noqa: F403
 from .api.math_tail import *  # noqa: F403
+from .api.matrix_diag import *  # noqa: F403
 from .api.misc_names import *  # noqa: F403
 from .api.more_math import *  # noqa: F403
 from .api.more_math import ptp, take  # noqa: F401 - Tensor.ptp/take (MindSpore has no ops of those names)
@@ -75,8 +81,10 @@ from .api.sampling import *  # noqa: F403
 from .api.scatter_inplace import *  # noqa: F403
 from .api.sparse_fn import *  # noqa: F403
 from .api.special import *  # noqa: F403
+from .api.special_incomplete import *  # noqa: F403
 from .api.spectral import *  # noqa: F403
 from .api.stacking import *  # noqa: F403
+from .api.stft import *  # noqa: F403
 from .api.tensor_math import *  # noqa: F403
 from .api.volumetric import *  # noqa: F403
 from .api.windows import *  # noqa: F403
@@ -94,7 +102,9 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
                                           *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__,
                                           *_math_tail.__all__, *_misc_names.__all__, *_array_ext.__all__,
-                                          *_boxes.__all__, *_random_ext.__all__, *_detection.__all__)))
+                                          *_boxes.__all__, *_random_ext.__all__, *_detection.__all__,
+                                          *_special_incomplete.__all__, *_matrix_diag.__all__,
+                                          *_linalg_more.__all__, *_stft.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -47,6 +47,7 @@ from . import (  # noqa: E402, F401
     indexing,
     layout,
     linalg,
+    linalg_eig,
     linalg_factors,
     losses,
     matmul,
@@ -64,5 +65,6 @@ from . import (  # noqa: E402, F401
     slicing,
     sorting,
     special,
+    special_incomplete,
     spectral,
 )
