@@ -96,6 +96,7 @@ from .jit import JitConfig, explain, jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
 from .ops.api.misc_names import is_tensor  # noqa: E402
 from .ops.primitive_api import constexpr  # noqa: E402
+from .parallel import Layout  # noqa: E402 - also mindspore.parallel.Layout
 from .rng import (  # noqa: E402
     Generator,
     default_generator,
@@ -156,7 +157,7 @@ __all__ = [
     "dtype", "bool", "complex64", "complex128", "dtype_to_nptype", "pytype_to_dtype", "dtype_to_pytype",
     "get_py_obj_dtype", "Type", "byte", "short", "intc", "long", "intp", "ubyte", "ushort", "uintc", "uintp", "cfloat",
     "cdouble", "float8_e4m3fn", "float8_e5m2", "hifloat8", "qint4x2", "half", "single", "double", "float_", "int_",
-    "uint", "alias_mindspore", "Parameter",
+    "uint", "alias_mindspore", "Parameter", "Layout",
     "ParameterTuple", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
     "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad",
     "get_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "is_tensor", "saved_tensors_hooks",
