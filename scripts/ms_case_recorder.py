@@ -43,6 +43,29 @@ def record(cases: dict[str, tuple[Callable, list]], call: Callable[[Callable, li
             arrays[f"{key}:out{i}"] = o
 
 
+def record_op_cases(cases_name: str, out: Path, argv: list[str],
+                    extra: Callable[[ModuleType, Any, dict, dict], None] | None = None) -> int:
+    """The whole of a case recorder: run tests/compat/<cases_name>.py's ``CASES`` (each ``fn(ms, ops, *tensors)``)
+    under MindSpore in PyNative mode on the CPU, then ``extra(cases, ms, arrays, errors)`` if given, and write the
+    fixture to ``argv[0]`` or ``out``."""
+    import mindspore as ms
+    from mindspore import ops
+
+    ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
+    cases = load_cases(cases_name)
+    # A Cell defined inside a case has its construct's free names (ops, ms) resolved by MindSpore in the
+    # globals of the case module, where the case functions only receive them as arguments.
+    cases.ms, cases.ops = ms, ops
+    arrays: dict = {}
+    errors: dict[str, str] = {}
+    record(cases.CASES, lambda fn, inputs: fn(ms, ops, *[ms.Tensor(a) for a in inputs]), cases.outputs, arrays,
+           errors)
+    if extra is not None:
+        extra(cases, ms, arrays, errors)
+    save(Path(argv[0]) if argv else out, arrays, errors, ms.__version__, len(cases.CASES))
+    return 0
+
+
 def save(out: Path, arrays: dict[str, np.ndarray], errors: dict[str, str], version: str, n_cases: int) -> None:
     """Write the fixture, with MindSpore's version and the refused cases in ``__meta__``."""
     arrays["__meta__"] = np.frombuffer(json.dumps({"mindspore": version, "errors": errors}).encode(), dtype=np.uint8)

@@ -12,24 +12,14 @@ A case MindSpore rejects is recorded as such (its error message), and the test e
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-import mindspore as ms
-from mindspore import ops
-from ms_case_recorder import REPO, load_cases, record, save
+from ms_case_recorder import REPO, record_op_cases
 
 OUT = REPO / "tests" / "fixtures" / "ms_math_ops.npz"
 
 
 def main(argv: list[str]) -> int:
-    ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
-    cases = load_cases("ms_math_cases")
-    arrays: dict = {}
-    errors: dict[str, str] = {}
-    record(cases.CASES, lambda fn, inputs: fn(ms, ops, *[ms.Tensor(a) for a in inputs]), cases.outputs, arrays,
-           errors)
-    save(Path(argv[0]) if argv else OUT, arrays, errors, ms.__version__, len(cases.CASES))
-    return 0
+    return record_op_cases("ms_math_cases", OUT, argv)
 
 
 if __name__ == "__main__":

@@ -12,23 +12,16 @@ A case MindSpore rejects is recorded as such (its error message), and the test e
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-import mindspore as ms
 import numpy as np
-from mindspore import ops
-from ms_case_recorder import REPO, load_cases, record, save
+from ms_case_recorder import REPO, record, record_op_cases
 
 OUT = REPO / "tests" / "fixtures" / "prim_classes.npz"
 
 
-def main(argv: list[str]) -> int:
-    ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
-    cases = load_cases("prim_class_cases")
-    arrays: dict = {}
-    errors: dict[str, str] = {}
-    record(cases.CASES, lambda fn, inputs: fn(ms, ops, *[ms.Tensor(a) for a in inputs]), cases.outputs, arrays,
-           errors)
+def _lr_and_nn(cases, ms, arrays: dict, errors: dict) -> None:
+    """The learning-rate functions and cells, then the nn cases (``fn(ms, nn, ops, *tensors)``)."""
+    ops = cases.ops  # set by record_op_cases
     for name, make in cases.LR_FUNCTIONS.items():
         arrays[f"lr:{name}"] = np.asarray(make(ms.nn), np.float64)
     for name, make in cases.LR_CELLS.items():
@@ -36,8 +29,10 @@ def main(argv: list[str]) -> int:
         arrays[f"lrcell:{name}"] = np.array([cell(ms.Tensor(i, ms.int32)).asnumpy() for i in range(cases.STEPS)])
     record(cases.NN_CASES, lambda fn, inputs: fn(ms, ms.nn, ops, *[ms.Tensor(a) for a in inputs]), cases.outputs,
            arrays, errors, prefix="nn:")
-    save(Path(argv[0]) if argv else OUT, arrays, errors, ms.__version__, len(cases.CASES))
-    return 0
+
+
+def main(argv: list[str]) -> int:
+    return record_op_cases("prim_class_cases", OUT, argv, _lr_and_nn)
 
 
 if __name__ == "__main__":
