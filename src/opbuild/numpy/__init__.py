@@ -34,15 +34,12 @@ float16, float32, float64 = _dt.float16, _dt.float32, _dt.float64
 int_ = _dt.int32
 float_ = _dt.float32
 
-# NumPy's constants, which MindSpore's NumPy layer re-exports.
+# The constants MindSpore's NumPy layer has (not NumPy's e, euler_gamma or newaxis).
 pi = _np.pi
-e = _np.e
-euler_gamma = _np.euler_gamma
 inf = _np.inf
 nan = _np.nan
 PINF = _np.inf
 NINF = -_np.inf
-newaxis = None
 
 _DTYPES = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
            "float64", "int_", "float_"]

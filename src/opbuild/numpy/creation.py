@@ -133,7 +133,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     step = 1 if step is None else step
     start, stop, step = (_number(v, n) for v, n in ((start, "start"), (stop, "stop"), (step, "step")))
     if step == 0:
-        raise ValueError("arange: step must not be 0")
+        raise ZeroDivisionError("arange: step must not be 0")
     integral = all(isinstance(v, (int, np.integer)) for v in (start, stop, step))
     dt = check_dtype(dtype) or (_I32 if integral else _F32)
     values = np.arange(start, stop, step, dtype=np.int64 if integral else np.float64)
@@ -151,10 +151,11 @@ def _ramp(start: Any, stop: Any, num: int, endpoint: bool, axis: int) -> tuple[T
         vals = lo + np.arange(num, dtype=np.float64) * (step if div > 0 else 0.0)
         if endpoint and num > 1:
             vals[-1] = hi
-        return Tensor(vals.astype(np.float32)), step
+        return Tensor(vals.astype(np.float32)), Tensor(np.float32(step))
     lo, hi = as_float(to_tensor(start)), as_float(to_tensor(stop))
-    lo, hi = F.broadcast_to(lo, np.broadcast_shapes(lo.shape, hi.shape)), hi
-    hi = F.broadcast_to(hi, lo.shape)
+    shape = tuple(np.broadcast_shapes(lo.shape, hi.shape))
+    lo = lo if lo.shape == shape else F.broadcast_to(lo, shape)
+    hi = hi if hi.shape == shape else F.broadcast_to(hi, shape)
     idx = Tensor(np.arange(num, dtype=np.float32).reshape((num,) + (1,) * lo.ndim))
     delta = hi - lo
     step = delta / float(div) if div > 0 else delta * float("nan")
@@ -168,7 +169,7 @@ def _ramp(start: Any, stop: Any, num: int, endpoint: bool, axis: int) -> tuple[T
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype: Any = None,
              axis: int = 0):
     """``mindspore.numpy.linspace``: ``num`` evenly spaced float32 values from ``start`` to ``stop``
-    (``retstep=True`` also returns the step)."""
+    (``retstep=True`` also returns the step, a 0-d tensor)."""
     vals, step = _ramp(start, stop, num, endpoint, axis)
     dt = check_dtype(dtype)
     if dt is not None and vals.dtype != dt:

@@ -75,31 +75,31 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan:
     return out
 
 
-def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> bool:
-    """``mindspore.numpy.array_equal``: True when the two have one shape and equal elements (a Python bool in
-    PyNative mode, a bool tensor while traced)."""
+def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Tensor:
+    """``mindspore.numpy.array_equal``: whether the two have one shape and equal elements (a 0-d bool
+    tensor, as MindSpore's)."""
     x, y = binary(a1, a2)
     if x.shape != y.shape:
-        return False
+        return Tensor(np.bool_(False))
     same = F.equal(x, y)
     if equal_nan and is_float(x):
         same = F.logical_or(same, F.logical_and(F.isnan(x), F.isnan(y)))
     return _all(same)
 
 
-def array_equiv(a1: Any, a2: Any) -> bool:
-    """``mindspore.numpy.array_equiv``: True when the two broadcast to one shape with equal elements."""
+def array_equiv(a1: Any, a2: Any) -> Tensor:
+    """``mindspore.numpy.array_equiv``: whether the two broadcast to one shape with equal elements (a 0-d
+    bool tensor)."""
     x, y = binary(a1, a2)
     try:
         np.broadcast_shapes(x.shape, y.shape)
     except ValueError:
-        return False
+        return Tensor(np.bool_(False))
     return _all(F.equal(x, y))
 
 
-def _all(t: Tensor) -> bool:
-    # bool() of a traced tensor is a graph break: the condition is evaluated and the trace guarded on it.
-    return bool(F.all(t) if t.ndim else t)
+def _all(t: Tensor) -> Tensor:
+    return F.all(t) if t.ndim else t
 
 
 isnan = _named(lambda x, dtype=None: cast_out(F.isnan(to_tensor(x)), dtype), "isnan", "True where x is NaN.")

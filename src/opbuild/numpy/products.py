@@ -152,8 +152,22 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
         return out
     if axis is None:
         axis = tuple(range(t.ndim))
-    axes = norm_axes(axis, t.ndim)
+    axes = norm_axes(axis, t.ndim) if isinstance(axis, int) else tuple(norm_axis(a, t.ndim) for a in axis)
+    if len(axes) == 2 and ord in (1, -1, np.inf, -np.inf):
+        return _matrix_norm(t, ord, axes, keepdims)
     return F.norm(t, ord, axes if len(axes) > 1 else axes[0], keepdims)
+
+
+def _matrix_norm(t: Tensor, ord: Any, axes: tuple[int, int], keepdims: bool) -> Tensor:  # noqa: A002
+    """The induced 1-norm (largest column sum of |t|) and inf-norm (largest row sum), and their -1/-inf
+    (smallest) counterparts, over the matrix axes ``axes`` (rows, columns)."""
+    rows, cols = axes
+    summed, over = (rows, cols) if ord in (1, -1) else (cols, rows)
+    sums = F.sum(F.abs(t), summed, True)
+    out = F.amax(sums, over, True) if ord in (1, np.inf) else F.amin(sums, over, True)
+    if not keepdims:
+        out = F.reshape(out, tuple(s for i, s in enumerate(out.shape) if i not in axes))
+    return out
 
 
 def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None) -> Tensor:

@@ -1,8 +1,9 @@
 """``mindspore.numpy`` reductions and scans: sum/mean/std/var, amax/amin/ptp, average, the NaN-ignoring
 variants, cumulative sums and products, count_nonzero, argmax/argmin, diff/ediff1d/gradient.
 
-MindSpore's NumPy layer keeps an integer sum in the input's dtype (int32 stays int32), computes means and
-variances of integers in float32 and gives int32 indices. Compositions of opbuild's ops (traceable).
+MindSpore 2.10's dtype rules: an integer sum is int64; the mean of integers stays in their dtype (the quotient
+truncated towards zero); variances are float32; running sums of integers narrower than 32 bits are int32;
+argmax/argmin give int64 and count_nonzero int32. Compositions of opbuild's ops (traceable).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 
 from .. import ops as F
 from ..core.tensor import Tensor
-from ._utils import as_float, cast_out, check_dtype, norm_axes, norm_axis, promote, to_tensor
+from ._utils import as_float, cast_out, check_dtype, is_float, norm_axes, norm_axis, promote, to_tensor
 
 __all__ = ["sum", "mean", "std", "var", "amax", "amin", "max", "min", "ptp", "average", "nansum", "nanmean",
            "nanstd", "nanvar", "nanmax", "nanmin", "cumsum", "cumprod", "nancumsum", "count_nonzero", "argmax",
@@ -26,8 +27,8 @@ def _axes(t: Tensor, axis: Any) -> tuple[int, ...]:
 
 def sum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False,  # noqa: A001 - NumPy's name
         initial: Any = None) -> Tensor:
-    """``mindspore.numpy.sum``: the sum over ``axis`` (all axes for None) in the input's dtype (bool counts
-    as int32), plus ``initial``."""
+    """``mindspore.numpy.sum``: the sum over ``axis`` (all axes for None), plus ``initial``; integers sum to
+    int64, floats keep their dtype."""
     t = to_tensor(a)
     dt = check_dtype(dtype)
     if t.dtype.name == "bool":
@@ -35,25 +36,32 @@ def sum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False,  # 
     if dt is not None:
         t = cast_out(t, dt)
     out = F.sum(t, _axes(t, axis), keepdims) if t.ndim else t
-    out = cast_out(out, t.dtype)
     if initial is not None:
         out = F.add(*promote(out, to_tensor(initial)))
     return out
 
 
 def mean(a: Any, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> Tensor:
-    """``mindspore.numpy.mean``: the arithmetic mean over ``axis`` (float32 for integer input)."""
-    t = as_float(to_tensor(a))
-    out = F.mean(t, _axes(t, axis), keepdims) if t.ndim else t
-    return cast_out(out, dtype)
+    """``mindspore.numpy.mean``: the arithmetic mean over ``axis``; integer input gives its own dtype, the
+    quotient truncated towards zero, as MindSpore's does."""
+    t = to_tensor(a)
+    axes = _axes(t, axis)
+    if not t.ndim or not axes:
+        return cast_out(t, dtype)
+    if is_float(t):
+        return cast_out(F.mean(t, axes, keepdims), dtype)
+    n = float(np.prod([t.shape[i] for i in axes]))
+    total = F.cast(F.sum(t, axes, keepdims), "float64")
+    return cast_out(F.cast(F.trunc(total / n), t.dtype), dtype)
 
 
 def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
-    """``mindspore.numpy.var``: the variance ``sum((x - mean)**2) / (n - ddof)`` over ``axis``."""
-    t = as_float(to_tensor(x))
+    """``mindspore.numpy.var``: the variance ``sum((x - mean)**2) / (n - ddof)`` over ``axis``, float32 for
+    integers (whose mean is MindSpore's truncated integer :func:`mean`)."""
+    t = to_tensor(x)
     axes = _axes(t, axis)
     n = int(np.prod([t.shape[i] for i in axes])) if axes else 1
-    dev = t - F.mean(t, axes, True) if axes else t - t
+    dev = as_float(t - mean(t, axes, True)) if axes else as_float(t - t)
     out = F.sum(F.square(dev), axes, keepdims) if axes else F.square(dev)
     return out / float(n - ddof)
 
@@ -101,19 +109,24 @@ def ptp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
 def average(x: Any, axis: Any = None, weights: Any = None, returned: bool = False):
     """``mindspore.numpy.average``: the (weighted) mean over ``axis``; ``returned`` also gives the sum of the
     weights. 1-d weights weigh the elements along a single ``axis``."""
+    if weights is None:
+        # Unweighted it is the mean (integers stay integers, as MindSpore's); the weight sum is the count.
+        out = mean(x, axis)
+        if not returned:
+            return out
+        t = to_tensor(x)
+        n = int(np.prod([t.shape[i] for i in _axes(t, axis)]))
+        return out, F.full_like(out, n)
     t = as_float(to_tensor(x))
     axes = _axes(t, axis)
-    if weights is None:
-        w = F.ones_like(t)
-    else:
-        w = as_float(to_tensor(weights))
-        if w.shape != t.shape:
-            if w.ndim != 1 or len(axes) != 1 or w.shape[0] != t.shape[axes[0]]:
-                raise ValueError(f"average: weights of shape {w.shape} match neither x {t.shape} nor its axis")
-            shape = [1] * t.ndim
-            shape[axes[0]] = w.shape[0]
-            w = F.broadcast_to(F.reshape(w, tuple(shape)), t.shape)
-        t, w = promote(t, w)
+    w = as_float(to_tensor(weights))
+    if w.shape != t.shape:
+        if w.ndim != 1 or len(axes) != 1 or w.shape[0] != t.shape[axes[0]]:
+            raise ValueError(f"average: weights of shape {w.shape} match neither x {t.shape} nor its axis")
+        shape = [1] * t.ndim
+        shape[axes[0]] = w.shape[0]
+        w = F.broadcast_to(F.reshape(w, tuple(shape)), t.shape)
+    t, w = promote(t, w)
     wsum = F.sum(w, axes)
     out = F.sum(t * w, axes) / wsum
     return (out, wsum) if returned else out
@@ -173,7 +186,7 @@ def _scan(a: Any, axis: Any, dtype: Any, op) -> Tensor:
     t = to_tensor(a)
     if axis is None:
         t, axis = F.reshape(t, (-1,)), 0
-    if t.dtype.name == "bool":
+    if dtype is None and (t.dtype.name == "bool" or (t.dtype.is_int and t.dtype.np_dtype.itemsize < 4)):
         t = F.cast(t, "int32")
     t = cast_out(t, dtype)
     return op(t, norm_axis(axis, t.ndim))
@@ -199,24 +212,24 @@ def count_nonzero(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     """``mindspore.numpy.count_nonzero``: the number of non-zero elements over ``axis`` (int32)."""
     t = to_tensor(x)
     nz = F.cast(F.not_equal(t, F.zeros_like(t)), "int32")
-    return F.sum(nz, _axes(t, axis), keepdims) if t.ndim else nz
+    return F.cast(F.sum(nz, _axes(t, axis), keepdims), "int32") if t.ndim else nz
 
 
 def _arg(a: Any, axis: Any, op) -> Tensor:
     t = to_tensor(a)
     if axis is None:
         t, axis = F.reshape(t, (-1,)), 0
-    return F.cast(op(t, norm_axis(axis, t.ndim)), "int32")
+    return op(t, norm_axis(axis, t.ndim))
 
 
 def argmax(a: Any, axis: int | None = None) -> Tensor:
     """``mindspore.numpy.argmax``: the index of the largest element along ``axis`` (of the flattened input for
-    None), int32; ties give the first."""
+    None), int64; ties give the first."""
     return _arg(a, axis, F.argmax)
 
 
 def argmin(a: Any, axis: int | None = None) -> Tensor:
-    """``mindspore.numpy.argmin``: the index of the smallest element along ``axis``, int32."""
+    """``mindspore.numpy.argmin``: the index of the smallest element along ``axis``, int64."""
     return _arg(a, axis, F.argmin)
 
 

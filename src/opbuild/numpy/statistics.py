@@ -66,7 +66,7 @@ def _bin_index(v: Tensor, edges: Tensor) -> tuple[Tensor, Tensor]:
     n = e.shape[0] - 1
     inner = F.narrow(e, 0, 1, n - 1) if n > 1 else None
     vv = F.reshape(v, (-1, 1))
-    idx = F.sum(F.cast(F.greater_equal(vv, F.reshape(inner, (1, -1))), "int32"), 1) if inner is not None else \
+    idx = _count(F.greater_equal(vv, F.reshape(inner, (1, -1)))) if inner is not None else \
         F.zeros((v.shape[0],), "int32")
     inside = F.logical_and(F.greater_equal(v, e[0]), F.less_equal(v, e[n]))
     return idx, inside
@@ -157,7 +157,12 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Tens
         raise ValueError("searchsorted: a must be 1-d")
     xs = F.reshape(x, x.shape + (1,))
     cmp = F.less(s, xs) if side == "left" else F.less_equal(s, xs)
-    return F.sum(F.cast(cmp, "int32"), -1)
+    return _count(cmp)
+
+
+def _count(cmp: Tensor) -> Tensor:
+    """How many of the last axis hold, int32 (MindSpore's index dtype here)."""
+    return F.cast(F.sum(F.cast(cmp, "int32"), -1), "int32")
 
 
 def digitize(x: Any, bins: Any, right: bool = False) -> Tensor:
@@ -170,10 +175,8 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Tensor:
     values = concrete(b)  # decreasing bins are told apart by their values (traced bins: increasing)
     increasing = values is None or values.shape[0] < 2 or bool(values[-1] >= values[0])
     if increasing:
-        cmp = F.less(b, xs) if right else F.less_equal(b, xs)
-        return F.sum(F.cast(cmp, "int32"), -1)
-    cmp = F.greater_equal(b, xs) if right else F.greater(b, xs)
-    return F.sum(F.cast(cmp, "int32"), -1)
+        return _count(F.less(b, xs) if right else F.less_equal(b, xs))
+    return _count(F.greater_equal(b, xs) if right else F.greater(b, xs))
 
 
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None) -> Tensor:
@@ -200,28 +203,27 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None) -> Ten
 
 
 def unique(x: Any, return_inverse: bool = False):
-    """``mindspore.numpy.unique``: the sorted unique elements of the flattened ``x`` (with
-    ``return_inverse``, also the int32 index of each element's value in them)."""
+    """``mindspore.numpy.unique``: the unique elements of the flattened ``x`` in the order they first occur
+    (MindSpore's CPU result; sorted input gives them sorted), with ``return_inverse`` also each element's index
+    in them (int32)."""
     t = F.reshape(to_tensor(x), (-1,))
-    vals, _ = F.unique(t)
-    vals, _ = F.sort(vals)
-    if not return_inverse:
-        return vals
-    inv = searchsorted(vals, t)
-    return vals, F.cast(inv, "int32")
+    vals, inv = F.unique(t)
+    return (vals, F.cast(inv, "int32")) if return_inverse else vals
+
+
+def _sorted_unique(x: Any) -> Tensor:
+    return F.sort(unique(x))[0]
 
 
 def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False, return_indices: bool = False) -> Tensor:
     """``mindspore.numpy.intersect1d``: the sorted unique values found in both."""
     if return_indices:
         raise ValueError("intersect1d: return_indices=True is not supported; use searchsorted on the result")
-    u = unique(ar1)
-    a, b = binary(u, ar2)
+    a, b = binary(_sorted_unique(ar1), ar2)
     return F.masked_select(a, in1d(a, b))
 
 
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Tensor:
     """``mindspore.numpy.setdiff1d``: the sorted unique values of ``ar1`` not in ``ar2``."""
-    u = unique(ar1)
-    a, b = binary(u, ar2)
+    a, b = binary(_sorted_unique(ar1), ar2)
     return F.masked_select(a, in1d(a, b, invert=True))
