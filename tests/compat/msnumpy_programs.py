@@ -306,6 +306,98 @@ def apply_funcs(x):
         mnp.apply_over_axes(mnp.sum, x, (0, 1))
 
 
+# ---- second batch: the less common arguments -----------------------------------------------------------------
+def more_creation(x):
+    return (mnp.linspace(x, x * 3, 3), mnp.linspace(x, 5.0, 3, axis=1), mnp.logspace(1, 3, 3, base=2.0),
+            mnp.full((2, 4), x), mnp.eye(3, k=-1, dtype=mnp.int32), mnp.tri(3, 2, 1), mnp.vander(x[:, 0], 4),
+            mnp.arange(2, 9, 3), mnp.ones((2, 2), mnp.float16))
+
+
+def more_grids(x):
+    g = mnp.mgrid[0:2, 1:4]
+    o1, o2 = mnp.ogrid[0:3, 0:2]
+    r, c = mnp.triu_indices(4, -1, 3)
+    a, b = mnp.meshgrid(x, x[:2], sparse=True)
+    return g, o1, o2, r, c, a, b
+
+
+def grid_complex_step(x):
+    return mnp.mgrid[0:1:5j], mnp.ogrid[-1:1:3j]
+
+
+def more_shapes(x):
+    a, b = mnp.atleast_2d(x[0, 0], x)
+    return (a, b, mnp.atleast_1d(x[0, 0]), mnp.rollaxis(x, 0, 3), mnp.rollaxis(x, 2, 1), mnp.squeeze(x[:1], 0),
+            mnp.moveaxis(x, (0, 1), (2, 0)), mnp.reshape(x, 24), mnp.swapaxes(x, -1, -2))
+
+
+def more_reductions(x):
+    return (mnp.nanvar(x, 0, ddof=1), mnp.nanstd(x, 1, keepdims=True), mnp.nanmean(x, keepdims=True),
+            mnp.nansum(x, 1, keepdims=True), mnp.ptp(x, keepdims=True), mnp.std(x, (0, 1), 1, True),
+            mnp.gradient(x), mnp.diff(x, 1, 0, append=x[:1]), mnp.cumprod(x), mnp.nancumsum(x, 0))
+
+
+def more_average(x, w):
+    avg, total = mnp.average(x, 1, w, returned=True)
+    return avg, total, mnp.average(x, None, x * x), mnp.average(x, 0, returned=True)
+
+
+def more_indexing(x, i):
+    return (mnp.take(x, i, 0), mnp.take(x, i, 1, mode="wrap"), mnp.choose(i, (x[0], x[1], x[2]), mode="wrap"),
+            mnp.take_along_axis(x, mnp.array([[1, 0, 2, 1]]), 0), mnp.ravel_multi_index(mnp.array([[1, 9], [2, 5]]),
+            (3, 4), mode="wrap"), mnp.ravel_multi_index(mnp.array([[1, 2], [3, 0]]), (3, 4), order="F"))
+
+
+def more_products(x, y):
+    return (mnp.tensordot(x, y, 0), mnp.tensordot(x, x * 2, 2), mnp.inner(x[0], y[:, 0]),
+            mnp.outer(x, y[0]), mnp.kron(x[0], y[0]), mnp.cross(x, x * 2 - 1, axis=1), mnp.dot(x, y[:, 0]),
+            mnp.matmul(x[0], y), mnp.norm(y, -np.inf, 1), mnp.norm(y, -1), mnp.norm(y[0], 3), mnp.trace(y, 1, 1, 0))
+
+
+def more_signal(a, v):
+    return (mnp.convolve(v, a), mnp.convolve(v, a, "same"), mnp.correlate(v, a, "same"), mnp.correlate(a, v, "same"),
+            mnp.correlate(v, a, "full"), mnp.polyint(v, 2, 3.0), mnp.polyval(a, mnp.array([[0.5, -1.0]])),
+            mnp.trapz(mnp.stack((a, a * 2)), mnp.arange(a.shape[0]) * 0.5))
+
+
+def more_stats(x, w):
+    # MindSpore's cov takes integer weights only.
+    iw = mnp.array([1, 2, 1, 3])
+    return (mnp.cov(x, aweights=iw), mnp.cov(x, ddof=0), mnp.cov(x, bias=True, fweights=iw * 2),
+            mnp.corrcoef(x[0], x[1]), mnp.corrcoef(x, rowvar=False))
+
+
+def more_hist(x):
+    h, edges = mnp.histogramdd(x, bins=(2, 3, 2, 2), density=True)
+    h2, ex, ey = mnp.histogram2d(x[:, 0], x[:, 1], bins=3, range=((-1, 1), (-2, 2)), weights=x[:, 2] + 2)
+    hw, _ = mnp.histogram(x, 5, weights=x + 3)
+    return h, edges[0], edges[1], edges[2], edges[3], h2, ex, ey, hw
+
+
+def more_search(s, v):
+    shuffled = mnp.take(s, mnp.array([2, 0, 3, 1]))
+    return (mnp.searchsorted(shuffled, v, sorter=mnp.array([1, 3, 0, 2])), mnp.digitize(v, mnp.flip(s)),
+            mnp.interp(v, s, s * s), mnp.interp(s, s, s),
+            mnp.searchsorted(mnp.array([1.0, 1.0, 2.0]), mnp.array([1.0, 1.5]), "right"))
+
+
+def more_elementwise(x, y):
+    return (mnp.float_power(x, y), mnp.power(x, y), mnp.remainder(x, y), mnp.fmod(x, y), mnp.floor_divide(x, y),
+            mnp.copysign(y, x), mnp.heaviside(x - 0.5, mnp.array(0.5)), mnp.clip(x, y, 1.0), mnp.maximum(x, y),
+            mnp.positive(x), mnp.rint(x * 2.5))
+
+
+def more_logic(x):
+    z = mnp.zeros_like(x)
+    return (mnp.isclose(x, x * (1 + 1e-6), rtol=0), mnp.isclose(x, z, atol=0.5), mnp.logical_and(x, z),
+            mnp.logical_or(x, z), mnp.logical_not(x), mnp.sometrue(x, 0, keepdims=True), mnp.signbit(-x))
+
+
+def more_join(x):
+    return (*mnp.array_split(x, 2, 0), *mnp.split(x, [1, -1], 1), *mnp.dsplit(x[None], 2), mnp.repeat(x, [1, 2, 0], 0),
+            mnp.tile(x[0], (2, 2)), mnp.pad(x, ((0, 1), (1, 1)), mode="edge"), mnp.append(x, x))
+
+
 CASES = {
     "creation_consts": (creation_consts, [F4]),
     "creation_ranges": (creation_ranges, [F4]),
@@ -363,10 +455,25 @@ CASES = {
     "misc_windows": (misc_windows, [F4]),
     "misc_indices": (misc_indices, [F3x3]),
     "apply_funcs": (apply_funcs, [F2x3]),
+    "more_creation": (more_creation, [F4[:2].reshape(2, 1)]),
+    "more_grids": (more_grids, [F4]),
+    "grid_complex_step": (grid_complex_step, [F4]),
+    "more_shapes": (more_shapes, [F2x3x4]),
+    "more_reductions": (more_reductions, [F3x4]),
+    "more_average": (more_average, [F3x4, np.array([1.0, 2.0, 0.5, 0.25], np.float32)]),
+    "more_indexing": (more_indexing, [F3x4, np.array([0, 2, 1, 5], np.int32)]),
+    "more_products": (more_products, [F2x3, F3x4]),
+    "more_signal": (more_signal, [np.array([1.0, -2.0, 0.5], np.float32), F4 * 3]),
+    "more_stats": (more_stats, [F3x4, np.array([0.5, 1.0, 2.0, 1.0], np.float32)]),
+    "more_hist": (more_hist, [F3x4 + F3x4[::-1]]),
+    "more_search": (more_search, [np.array([-1.0, 0.0, 0.5, 2.0], np.float32), F3x4]),
+    "more_elementwise": (more_elementwise, [POS, F3x4]),
+    "more_logic": (more_logic, [F3x4]),
+    "more_join": (more_join, [F3x4]),
 }
 
 # Whose output length depends on the values (PyNative only, in both frameworks).
-PYNATIVE_ONLY = {"stat_bincount"}
+PYNATIVE_ONLY = {"stat_bincount", "grid_complex_step"}  # and a complex slice step MindSpore's graph refuses
 
 
 def outputs(result) -> list[np.ndarray]:

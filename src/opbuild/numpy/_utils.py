@@ -151,14 +151,6 @@ def shape_tuple(shape: Any) -> tuple[int, ...]:
     raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}")
 
 
-def concrete(t: Tensor) -> np.ndarray | None:
-    """The values of ``t``, or None while ``t`` is being traced (its values exist only when the graph runs)."""
-    try:
-        return t.asnumpy()
-    except RuntimeError:
-        return None
-
-
 def full_of(shape: tuple[int, ...], value: Any, dtype: DType) -> Tensor:
     """A constant tensor (a NumPy array made here: the values are Python data, never a traced tensor's)."""
     return Tensor(np.full(shape, value, dtype=dtype.np_dtype))

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import ops as F
 from ..core.tensor import Tensor
-from ._utils import as_float, binary, concrete, promote, to_tensor
+from ._utils import as_float, binary, promote, to_tensor
 from .logic import in1d
 
 __all__ = ["bincount", "histogram", "histogram_bin_edges", "histogram2d", "histogramdd", "digitize",
@@ -172,11 +172,13 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Tensor:
     if b.ndim != 1:
         raise ValueError("digitize: bins must be 1-d")
     xs = F.reshape(t, t.shape + (1,))
-    values = concrete(b)  # decreasing bins are told apart by their values (traced bins: increasing)
-    increasing = values is None or values.shape[0] < 2 or bool(values[-1] >= values[0])
-    if increasing:
-        return _count(F.less(b, xs) if right else F.less_equal(b, xs))
-    return _count(F.greater_equal(b, xs) if right else F.greater(b, xs))
+    rising = _count(F.less(b, xs) if right else F.less_equal(b, xs))
+    if b.shape[0] < 2:
+        return rising
+    falling = _count(F.greater_equal(b, xs) if right else F.greater(b, xs))
+    # Decreasing bins are told apart by their end values, in the graph (traced bins have no values yet).
+    decreasing = F.broadcast_to(F.less(b[b.shape[0] - 1], b[0]), rising.shape)
+    return F.select(decreasing, falling, rising)
 
 
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None) -> Tensor:
