@@ -40,8 +40,8 @@ def test_every_mindspore_name_exists_and_nothing_more():
 
 
 def test_import_alias_resolves_mindspore_numpy():
-    code = ("import opbuild\nimport mindspore\nimport mindspore.numpy as mnp\nfrom mindspore import numpy as np2\n"
-            "import opbuild.numpy\nassert mnp is np2 is opbuild.numpy\n"
+    code = ("import opbuild\nimport mindspore\nms_attr = mindspore.numpy\nimport mindspore.numpy as mnp\n"
+            "from mindspore import numpy as np2\nimport opbuild.numpy\nassert ms_attr is mnp is np2 is opbuild.numpy\n"
             "print(mnp.sum(mnp.arange(5)), mnp.ones((2,)).dtype)")
     out = run_python(code, env={"OPBUILD_AS_MINDSPORE": "1"})
     assert out.stdout.split() == ["10", "Float32"]
