@@ -58,6 +58,7 @@ def tables() -> str:
         init, call = _sig(cls.__init__).replace("(self, ", "(").replace("(self)", "()"), _sig(cls.construct)
         lines.append(f"| `{name}` | `{name}{init}` | `{call.replace('(self, ', '(').replace('(self)', '()')}` |")
     lines += _dataset_tables()
+    lines += _numpy_table()
     lines += _coverage_tables()
     return "\n".join(lines) + "\n"
 
@@ -136,6 +137,24 @@ def _dataset_tables() -> list[str]:
                 sig = "()"
             lines.append(f"| `{name}` | `{name}{sig}` |")
     return lines
+
+
+def _numpy_table() -> list[str]:
+    """``opbuild.numpy`` (``mindspore.numpy``): every function with its signature and the module that holds it,
+    then the dtype names."""
+    import opbuild.numpy as mnp
+
+    lines = ["", "### NumPy-style API (`opbuild.numpy`, `mindspore.numpy`; docs/numpy.md)", "",
+             "| function | signature | module |", "|---|---|---|"]
+    dtypes = []
+    for name in sorted(mnp.__all__):
+        obj = getattr(mnp, name)
+        if hasattr(obj, "np_dtype"):
+            dtypes.append(name)
+            continue
+        sig = f"`{name}{_sig(obj)}`" if inspect.isroutine(obj) else f"`{name}[start:stop:step, ...]` (index object)"
+        lines.append(f"| `{name}` | {sig} | {getattr(obj, '__module__', mnp.__name__).rsplit('.', 1)[-1]} |")
+    return lines + ["", "dtypes: " + ", ".join(f"`{n}`" for n in dtypes)]
 
 
 def render(text: str) -> str:

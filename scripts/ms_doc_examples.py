@@ -38,7 +38,7 @@ from msdoc.compare import classify  # noqa: E402
 RUNNER = REPO / "scripts" / "msdoc" / "runner.py"
 EXTRACT = REPO / "scripts" / "msdoc" / "extract.py"
 GROUP_ORDER = ["top level", "Tensor", "Cell", "dataset", "train", "amp", "initializer",
-               "ops functions", "ops primitives", "nn"]
+               "ops functions", "ops primitives", "nn", "numpy"]
 BATCH = 60
 
 

@@ -35,6 +35,7 @@ complex64 = _dtypes.complex64  # named so programs import; data of it raises a T
 complex128 = _dtypes.complex128
 
 from . import amp, common, communication, context, nn, ops  # noqa: E402
+from . import numpy as numpy  # noqa: E402 - mindspore.numpy, imported with the package as in MindSpore
 from .alias import alias_mindspore  # noqa: E402
 from .alias import install_from_env as _install_alias_from_env  # noqa: E402
 from .api_extras import (  # noqa: E402

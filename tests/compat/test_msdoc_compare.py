@@ -96,3 +96,13 @@ def test_opbuild_module_names_map_to_mindspore_names():
         == "train.Dice"
     assert missing_name({"type": "AttributeError", "msg": "module 'opbuild' has no attribute 'Generator'"}) \
         == "Generator"
+
+
+def test_every_extracted_group_is_reported_and_numpy_comes_last():
+    import ms_doc_examples
+    from msdoc.extract import GROUPS
+
+    names = [g for g, _ in GROUPS]
+    assert sorted(names) == sorted(ms_doc_examples.GROUP_ORDER)  # the summary table shows every group
+    # Extracted last, the numpy group claims no object an earlier group had: the other ids stay put.
+    assert names[-1] == "numpy" and GROUPS[-1][1] == ["mindspore.numpy"]

@@ -31,7 +31,8 @@ def evaluate(op: str, attrs: dict, arrays: Sequence[np.ndarray]) -> list[np.ndar
     and shapes its shape inference gives (so a folded value has exactly the type the kernel would produce)."""
     opdef = get_op(op)
     spec = opdef.spec(attrs, [TensorType(tuple(int(d) for d in a.shape), a.dtype.name) for a in arrays])
-    return opdef.run_reference(spec, [np.ascontiguousarray(a) for a in arrays])
+    # np.ascontiguousarray returns at least 1-d: a 0-d constant would reach the reference as shape (1,).
+    return opdef.run_reference(spec, [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays])
 
 
 def _is_constant(holder: object) -> bool:
