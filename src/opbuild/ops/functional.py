@@ -26,6 +26,7 @@ from .api import nn_misc as _nn_misc
 from .api import nn_more as _nn_more
 from .api import normalization_fn as _normalization_fn
 from .api import patches as _patches
+from .api import pool_fractional as _pool_fractional
 from .api import pooling_adaptive as _pooling_adaptive
 from .api import rows_update as _rows_update
 from .api import sampling as _sampling
@@ -61,6 +62,7 @@ from .api.nn_misc import *  # noqa: F403
 from .api.nn_more import *  # noqa: F403
 from .api.normalization_fn import *  # noqa: F403
 from .api.patches import *  # noqa: F403
+from .api.pool_fractional import *  # noqa: F403
 from .api.pooling_adaptive import *  # noqa: F403
 from .api.rows_update import *  # noqa: F403
 from .api.sampling import *  # noqa: F403
@@ -85,7 +87,8 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_patches.__all__, *_nn_more.__all__,
                                           *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
                                           *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__,
-                                          *_math_tail.__all__, *_misc_names.__all__)))
+                                          *_math_tail.__all__, *_misc_names.__all__,
+                                          *_pool_fractional.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

@@ -26,6 +26,7 @@ from . import (
     matmul,
     ms_prim_classes,
     ms_prim_classes_more,
+    ms_prim_pooling,
     ms_primitives,
     norm_train,
     normalization,
@@ -56,7 +57,7 @@ FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, 
             sorting, resize, grid_sampling, composed_primitives, linalg, linalg_factors, random_sample,
             random_discrete, optim_apply, optim_sparse, image_ops, resize_prims, scatters_inplace, special,
             gather_more, bitshift, rows_update, spectral, primitive_api, ms_prim_classes, ms_prim_classes_more,
-            ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
+            ms_prim_pooling, ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:
     for _name, _cls in _family.PRIMITIVES.items():
