@@ -69,11 +69,13 @@ def adaptive_pool(fn: str, input, output_size, dims: int, use_max: bool) -> Tens
 
 
 def adaptive_max_with_indices(fn: str, input, output_size, dims: int) -> tuple[Tensor, Tensor]:  # noqa: A002
-    """(values, int64 flat indices within each pooled plane or volume) of adaptive max pooling."""
+    """(values, flat indices within each pooled plane or volume) of adaptive max pooling; the indices are
+    int64 in 2-D and int32 in 3-D, MindSpore 2.10's dtypes."""
     x = as_tensor(input)
     if x.ndim not in (dims + 1, dims + 2):
         raise ValueError(f"{fn}: the input must have rank {dims + 1} or {dims + 2}, got shape {x.shape}")
-    return adaptive_max_nd(fn, x, dims, _sizes(fn, output_size, dims, x))
+    values, index = adaptive_max_nd(fn, x, dims, _sizes(fn, output_size, dims, x))
+    return values, (M._cast(index, "int32") if dims == 3 else index)
 
 
 def adaptive_avg_pool1d(input, output_size: int) -> Tensor:  # noqa: A002
