@@ -107,7 +107,8 @@ def _softmax_emit(log: bool) -> Callable[[KernelSpec], str]:
                 lines += [lane_reduce("s", ct, n, lambda j: _ms_f16_exp(exp, ld(f'xr[{j}]'), 'mx'), _add, zero,
                                       lanes),
                           f"const float sr = {round_trip('float16', 's')};",
-                          f"for (int64_t j = 0; j < {n}; j++) yr[j] = {sto(_ms_f16_exp(exp, ld('xr[j]'), 'mx') + ' / sr')};"]
+                          f"for (int64_t j = 0; j < {n}; j++) "
+                          f"yr[j] = {sto(_ms_f16_exp(exp, ld('xr[j]'), 'mx') + ' / sr')};"]
             elif half:  # the exponentials are recomputed rather than stored: the output rounds once
                 lines += [lane_reduce("s", ct, n, lambda j: exp + '(' + ld(f'xr[{j}]') + ' - mx)', _add, zero, lanes),
                           f"for (int64_t j = 0; j < {n}; j++) yr[j] = {sto(exp + '(' + ld('xr[j]') + ' - mx) / s')};"]
