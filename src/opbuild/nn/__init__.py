@@ -77,3 +77,5 @@ __all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad
 __all__ += [n for n in _LOSSES if n not in __all__]
 __all__ += [n for n in _OPTIM if n not in __all__]
 __all__ += ["ForwardValueAndGrad"]
+
+from . import layer  # noqa: E402,F401 - MindSpore's nn.layer.<module> paths, built from the names above

@@ -41,6 +41,7 @@ from .reshaping import __all__ as _RESHAPING
 from .resize import PixelShuffle, Upsample
 from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .rnns import GRU, LSTM, RNN
+from .thor import DenseThor, EmbeddingThor
 from .time_distributed import TimeDistributed
 from .transformer import (
     MultiheadAttention,
@@ -65,4 +66,4 @@ __all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, *_WRAPPERS, "BatchNorm3
             "MaxPool3d", "AvgPool3d", "Conv3dTranspose", "Conv1dTranspose",
             "Transformer", "TransformerDecoder", "TimeDistributed"]
 __all__ += _MISC_CELLS
-__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d", "DenseThor", "EmbeddingThor"]
