@@ -16,11 +16,10 @@ of the kernel (``SparseApplyAdagrad(lr=0.1)``); a change of value is a new kerne
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
-
-import warnings
 
 import numpy as np
 
