@@ -29,6 +29,12 @@ S3 = np.array([[[0.3, 0.6, 0.8]], [[0.1, 0.45, 0.95]]], np.float32)             
 XF2 = _f32(2, 2, 9, 11)
 XF3 = _f32(2, 1, 7, 8, 9)
 DOUT = _f32(2, 4, 5, 4)
+XD = RNG.standard_normal((2, 4, 7, 6)).astype(np.float32)
+WD = RNG.standard_normal((6, 4, 3, 2)).astype(np.float32) / 4
+WD2 = RNG.standard_normal((6, 2, 3, 2)).astype(np.float32) / 4
+# offsets (N, 3 * dg * kh * kw, Ho, Wo): x and y offsets in [-2, 2), then a mask in [0, 1)
+OFF1 = np.concatenate([RNG.uniform(-2, 2, (2, 12, 4, 5)), RNG.uniform(0, 1, (2, 6, 4, 5))], 1).astype(np.float32)
+OFF2 = np.concatenate([RNG.uniform(-2, 2, (2, 24, 5, 3)), RNG.uniform(0, 1, (2, 12, 5, 3))], 1).astype(np.float32)
 WT = _f32(4, 3, 3, 3)
 
 CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
@@ -80,12 +86,17 @@ CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
         dy, w, (2, 3, 9, 8)), [DOUT, WT]),
     "conv2d_transpose_same": (lambda ms, ops, nn, dy, w: ops.Conv2DTranspose(4, 3, pad_mode="same")(
         dy, w, (2, 3, 5, 4)), [DOUT, WT]),
+    "deformable_conv2d": (lambda ms, ops, nn, x, w, o: ops.deformable_conv2d(
+        x, w, o, (3, 2), (1, 1, 2, 1), (1, 1, 0, 1), dilations=(1, 1, 1, 2)), [XD, WD, OFF1]),
+    "deformable_conv2d_groups": (lambda ms, ops, nn, x, w, o: ops.deformable_conv2d(
+        x, w, o, (3, 2), (1, 1, 1, 2), (0, 0, 1, 0), groups=2, deformable_groups=2), [XD, WD2, OFF2]),
 }
 
 # The cases whose gradient (of sum(out0 * weight) with respect to the first input) is recorded too.
 GRAD = ("max_pool2d_indices", "max_pool2d_dilation", "max_pool3d_indices", "max_pool_with_argmax_v2",
         "adaptive_max_pool3d_indices", "nn_max_pool2d_indices", "fractional_max_pool2d", "fractional_max_pool3d",
-        "adaptive_avg_pool2d_prim_uneven", "nn_avg_pool2d_divisor", "conv2d_transpose_prim")
+        "adaptive_avg_pool2d_prim_uneven", "nn_avg_pool2d_divisor", "conv2d_transpose_prim", "deformable_conv2d",
+        "deformable_conv2d_groups")
 
 
 def first(result) -> object:

@@ -164,3 +164,27 @@ def test_conv2d_transpose_gradients_match_torch() -> None:
     (out * torch.tensor(cot)).sum().backward()
     np.testing.assert_allclose(gdy.asnumpy(), tdy.grad.numpy(), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(gw.asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_deformable_conv2d_offset_and_weight_gradients_by_finite_differences() -> None:
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((1, 2, 5, 5))
+    w = rng.standard_normal((3, 2, 2, 2))
+    off = np.concatenate([rng.uniform(-1.5, 1.5, (1, 8, 4, 4)), rng.uniform(0.2, 1, (1, 4, 4, 4))], 1)
+    cot = rng.standard_normal((1, 3, 4, 4))
+
+    def f(w_, o_):
+        y = ops.deformable_conv2d(Tensor(x), w_, o_, (2, 2), (1, 1, 1, 1), (0, 0, 0, 0))
+        return (y * Tensor(cot)).sum()
+
+    gw, go = ms.grad(f, grad_position=(0, 1))(Tensor(w), Tensor(off))
+    eps = 1e-6
+    for arr, got in ((w, gw.asnumpy()), (off, go.asnumpy())):
+        for idx in [tuple(rng.integers(0, s) for s in arr.shape) for _ in range(6)]:
+            hi, lo = arr.copy(), arr.copy()
+            hi[idx] += eps
+            lo[idx] -= eps
+            args = (hi, off) if arr is w else (w, hi)
+            args_lo = (lo, off) if arr is w else (w, lo)
+            num = (float(f(*map(Tensor, args)).asnumpy()) - float(f(*map(Tensor, args_lo)).asnumpy())) / (2 * eps)
+            assert abs(num - got[idx]) < 1e-5 * max(1.0, abs(num)), (idx, num, got[idx])

@@ -10,6 +10,7 @@ from .api import array as _array
 from .api import conv_transpose as _conv_transpose
 from .api import ctc as _ctc
 from .api import data_dependent as _data_dependent
+from .api import deformable as _deformable
 from .api import gather_more as _gather_more
 from .api import image as _image
 from .api import linalg as _linalg
@@ -45,6 +46,7 @@ from .api.base import binary, clip_by_value, true_divide, unary
 from .api.conv_transpose import *  # noqa: F403
 from .api.ctc import *  # noqa: F403
 from .api.data_dependent import *  # noqa: F403
+from .api.deformable import *  # noqa: F403
 from .api.gather_more import *  # noqa: F403
 from .api.image import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
@@ -88,7 +90,7 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_sparse_fn.__all__, *_windows.__all__, *_stacking.__all__,
                                           *_aliases.__all__, *_data_dependent.__all__, *_math_extra.__all__,
                                           *_math_tail.__all__, *_misc_names.__all__,
-                                          *_pool_fractional.__all__)))
+                                          *_pool_fractional.__all__, *_deformable.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]
