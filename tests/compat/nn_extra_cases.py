@@ -94,3 +94,23 @@ CASES["assign_tensor"] = (
     "x = ms.Tensor(np.zeros((2,), np.float32))\n"
     "out = ms.ops.Assign()(x, ms.Tensor(np.ones((2,), np.float32)))\n"
     "result = (out.asnumpy().tolist(), x.asnumpy().tolist())")
+_SSL = (
+    "w = ms.Tensor(np.sin(np.arange(70, dtype=np.float32)).reshape(7, 10))\n"
+    "b = ms.Tensor(np.cos(np.arange(7, dtype=np.float32)))\n"
+    "x = ms.Tensor(np.cos(np.arange(30, dtype=np.float32) * 0.7).reshape(3, 10))\n")
+CASES["sampled_softmax_given"] = _SSL + (
+    "sv = (ms.Tensor(np.array([4, 0, 6, 3], np.int32)), ms.Tensor(np.array([[0.5], [0.25], [0.75]], np.float32)),"
+    " ms.Tensor(np.array([0.6, 0.3, 0.2, 0.9], np.float32)))\n"
+    "loss = ms.nn.SampledSoftmaxLoss(num_sampled=4, num_classes=7, sampled_values=sv)\n"
+    "result = np.round(loss(w, b, ms.Tensor(np.array([0, 1, 2])), x).asnumpy(), 4).tolist()")
+CASES["sampled_softmax_given_num_true_2"] = _SSL + (
+    "sv = (ms.Tensor(np.array([4, 6, 5], np.int32)), ms.Tensor(np.full((3, 2), 0.4, np.float32)),"
+    " ms.Tensor(np.array([0.6, 0.3, 0.2], np.float32)))\n"
+    "loss = ms.nn.SampledSoftmaxLoss(num_sampled=3, num_classes=7, num_true=2, sampled_values=sv,"
+    " reduction='mean')\n"
+    "result = np.round(loss(w, b, ms.Tensor(np.array([[0, 1], [2, 3], [1, 3]])), x).asnumpy(), 4).tolist()")
+for _k, (_ns, _nc, _nt, _u) in {"a": (4, 7, 1, True), "b": (5, 20, 2, True), "c": (3, 9, 1, False)}.items():
+    CASES[f"uniform_candidate_counts_{_k}"] = (
+        f"s = ms.ops.UniformCandidateSampler({_nt}, {_ns}, {_u}, {_nc}, seed=3)\n"
+        f"out = s(ms.Tensor(np.arange({3 * _nt}).reshape(3, {_nt}) % {_nc}, ms.int64))\n"
+        "result = (out[0].shape, np.round(out[1].asnumpy(), 6).tolist(), np.round(out[2].asnumpy(), 6).tolist())")

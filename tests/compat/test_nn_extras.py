@@ -14,12 +14,16 @@ import pytest
 
 import opbuild as ms
 
+from ..helpers import FnCell
 from .nn_extra_cases import _GC, CASES
 
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "nn_extras.json").read_text())
 # Gradient centralization: MindSpore 2.10's CPU raises RuntimeError at the update; opbuild applies the rule its
 # documentation and source give (test_gradient_centralization_rule below).
 GC_ON_MINDSPORE_GPU_ONLY = {"gc_momentum", "gc_sgd", "gc_adam", "gc_adadelta", "gc_rmsprop"}
+# MindSpore's UniformCandidateSampler, recorded for the expected counts SampledSoftmaxLoss's own draw uses
+# (test_sampled_softmax_draw_matches_the_sampler_rule); opbuild has no such public primitive.
+SAMPLER_RECORDS = {"uniform_candidate_counts_a", "uniform_candidate_counts_b", "uniform_candidate_counts_c"}
 
 
 def test_fixture_records_mindspore_2_10() -> None:
@@ -27,7 +31,7 @@ def test_fixture_records_mindspore_2_10() -> None:
     assert {k for k, v in FIXTURE.items() if "error" in v} == GC_ON_MINDSPORE_GPU_ONLY | {"gc_bad_value"}
 
 
-@pytest.mark.parametrize("name", sorted(set(CASES) - GC_ON_MINDSPORE_GPU_ONLY))
+@pytest.mark.parametrize("name", sorted(set(CASES) - GC_ON_MINDSPORE_GPU_ONLY - SAMPLER_RECORDS))
 def test_program_matches_mindspore(name: str, pynative_mode) -> None:
     env = {"ms": ms, "np": np}
     want = FIXTURE[name]
@@ -64,3 +68,26 @@ def test_gradient_centralization_rule(make: str, pynative_mode) -> None:
             want = b - 0.1 * (_centralized(grad) + 0.01 * b)
         np.testing.assert_allclose(p.asnumpy(), want, rtol=1e-5, atol=1e-6)
     assert env["opt"].grad_centralization_flags == (True, True, False)
+
+
+@pytest.mark.parametrize("name,num_sampled,num_classes,num_true", [("a", 4, 7, 1), ("b", 5, 20, 2)])
+def test_sampled_softmax_draw_matches_the_sampler_rule(name, num_sampled, num_classes, num_true) -> None:
+    recorded = eval(FIXTURE[f"uniform_candidate_counts_{name}"]["str"])  # noqa: S307 - our own fixture
+    loss = ms.nn.SampledSoftmaxLoss(num_sampled, num_classes, num_true, seed=5)
+    labels = ms.Tensor(np.arange(3 * num_true).reshape(3, num_true) % num_classes, ms.int32)
+    sampled, true_count, sampled_count = loss._sample(labels)
+    assert sampled.shape == recorded[0]
+    np.testing.assert_allclose(np.round(true_count.asnumpy(), 6), recorded[1])
+    np.testing.assert_allclose(np.round(sampled_count.asnumpy(), 6), recorded[2])
+    ids = sampled.asnumpy()
+    assert len(set(ids.tolist())) == num_sampled and not set(ids.tolist()) & set(labels.asnumpy().ravel().tolist())
+    again = ms.nn.SampledSoftmaxLoss(num_sampled, num_classes, num_true, seed=5)._sample(labels)[0]
+    np.testing.assert_array_equal(again.asnumpy(), ids)   # a given seed repeats its draws
+
+
+def test_sampled_softmax_needs_sampled_values_in_a_graph(graph_mode) -> None:
+    loss = ms.nn.SampledSoftmaxLoss(2, 7)
+    w, b = ms.Tensor(np.ones((7, 3), np.float32)), ms.Tensor(np.zeros(7, np.float32))
+    with pytest.raises(ValueError, match="pass sampled_values"):
+        FnCell(lambda lab, x: loss(w, b, lab, x))(ms.Tensor(np.array([0, 1]), ms.int32),
+                                                  ms.Tensor(np.ones((2, 3), np.float32)))

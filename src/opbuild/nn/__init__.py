@@ -38,6 +38,7 @@ from .loss import (
 from .loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from .losses_extra import *  # noqa: F403 - the further losses, MindSpore's names
 from .losses_extra import __all__ as _LOSSES
+from .loss_sampled import SampledSoftmaxLoss
 from .optim import *  # noqa: F403 - the LR functions and further schedules, MindSpore's names
 from .optim import (
     ASGD,
@@ -76,6 +77,6 @@ __all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad
             "AdamOffload", "AdaFactor"]
 __all__ += [n for n in _LOSSES if n not in __all__]
 __all__ += [n for n in _OPTIM if n not in __all__]
-__all__ += ["ForwardValueAndGrad"]
+__all__ += ["ForwardValueAndGrad", "SampledSoftmaxLoss"]
 
 from . import layer  # noqa: E402,F401 - MindSpore's nn.layer.<module> paths, built from the names above
