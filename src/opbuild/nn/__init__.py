@@ -35,10 +35,10 @@ from .loss import (
     MSELoss,
     SoftmaxCrossEntropyWithLogits,
 )
+from .loss_sampled import SampledSoftmaxLoss
 from .loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from .losses_extra import *  # noqa: F403 - the further losses, MindSpore's names
 from .losses_extra import __all__ as _LOSSES
-from .loss_sampled import SampledSoftmaxLoss
 from .optim import *  # noqa: F403 - the LR functions and further schedules, MindSpore's names
 from .optim import (
     ASGD,
