@@ -91,3 +91,11 @@ def test_sampled_softmax_needs_sampled_values_in_a_graph(graph_mode) -> None:
     with pytest.raises(ValueError, match="pass sampled_values"):
         FnCell(lambda lab, x: loss(w, b, lab, x))(ms.Tensor(np.array([0, 1]), ms.int32),
                                                   ms.Tensor(np.ones((2, 3), np.float32)))
+
+
+def test_set_seed_seeds_numpy_as_mindspore_does() -> None:
+    # MindSpore's set_seed also calls numpy.random.seed: documented examples draw their data after it
+    ms.set_seed(1)
+    a = np.random.randint(0, 9, [7, 10])
+    np.random.seed(1)
+    np.testing.assert_array_equal(a, np.random.randint(0, 9, [7, 10]))
