@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.dtypes import DType, float32
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ...ops.api import array as A
@@ -45,7 +46,7 @@ class EmbeddingThor(Embedding):
     (gather mode), and ``matrix_g`` (embedding_size, embedding_size, zeros; see the module docstring)."""
 
     def __init__(self, vocab_size: int, embedding_size: int, use_one_hot: bool = False, embedding_table="normal",
-                 dtype="float32", padding_idx: int | None = None) -> None:
+                 dtype: DType = float32, padding_idx: int | None = None) -> None:
         super().__init__(vocab_size, embedding_size, use_one_hot, embedding_table, "int32", padding_idx)
         self.thor = True
         self.matrix_a = Parameter(np.zeros(vocab_size, np.float32), name="matrix_a", requires_grad=False)
