@@ -86,6 +86,9 @@ CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
         dy, w, (2, 3, 9, 8)), [DOUT, WT]),
     "conv2d_transpose_same": (lambda ms, ops, nn, dy, w: ops.Conv2DTranspose(4, 3, pad_mode="same")(
         dy, w, (2, 3, 5, 4)), [DOUT, WT]),
+    "adaptive_max_pool2d_prim": (lambda ms, ops, nn, x: ops.AdaptiveMaxPool2D((4, 3))(x), [X4]),
+    "adaptive_max_pool3d_prim": (lambda ms, ops, nn, x, s: ops.AdaptiveMaxPool3D()(x, s),
+                                 [X5, np.array([3, 4, 5], np.int32)]),
     "deformable_conv2d": (lambda ms, ops, nn, x, w, o: ops.deformable_conv2d(
         x, w, o, (3, 2), (1, 1, 2, 1), (1, 1, 0, 1), dilations=(1, 1, 1, 2)), [XD, WD, OFF1]),
     "deformable_conv2d_groups": (lambda ms, ops, nn, x, w, o: ops.deformable_conv2d(

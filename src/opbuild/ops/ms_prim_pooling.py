@@ -1,7 +1,7 @@
 """MindSpore primitive classes of the pooling, transposed-convolution and dropout family that are
 compositions (the pattern of ms_prim_classes.py): ``MaxPool3DWithArgmax``, ``MaxPoolWithArgmaxV2``,
-``FractionalMaxPoolWithFixedKsize``, ``FractionalMaxPool3DWithFixedKsize`` (the windowed argmax of
-ops/api/pool_argmax.py), ``AdaptiveAvgPool2D`` (any output size), ``Conv2DTranspose`` (MindSpore's
+``FractionalMaxPoolWithFixedKsize``, ``FractionalMaxPool3DWithFixedKsize``, ``AdaptiveMaxPool2D/3D`` (the
+windowed argmax of ops/api/pool_argmax.py), ``AdaptiveAvgPool2D`` (any output size), ``Conv2DTranspose`` (MindSpore's
 ``Conv2DBackpropInput`` with its ``input_size`` input), ``Dropout2D``/``Dropout3D`` (whole channels) and
 ``Dropout`` (MindSpore's one-input call). Checked against MindSpore in tests/compat/test_pool_argmax.py."""
 
@@ -18,7 +18,7 @@ from .api import math as M
 from .api.nn import _dropout_state, dropout
 from .api.pool_argmax import max_pool_nd
 from .api.pool_fractional import fractional_max_pool
-from .api.pooling_adaptive import adaptive_avg_pool2d
+from .api.pooling_adaptive import adaptive_avg_pool2d, adaptive_max_with_indices
 from .convolution import AdaptiveAvgPool2D as _GlobalPoolPrim
 from .ms_prim_classes import REQUIRED, make_primitive
 from .primitive import Primitive, apply
@@ -84,6 +84,19 @@ def _fractional(dims: int, fmt: str):
     return call
 
 
+def _adaptive_max_pool2d(a: dict, x: Any) -> tuple[Tensor, Tensor]:
+    return adaptive_max_with_indices("AdaptiveMaxPool2D", x, tuple(a["output_size"]), 2)
+
+
+def _adaptive_max_pool3d(a: dict, x: Any, output_size: Any) -> tuple[Tensor, Tensor]:
+    try:
+        size = output_size.asnumpy() if isinstance(output_size, Tensor) else output_size
+    except RuntimeError as exc:  # a graph input: the output shape must be known when the graph is built
+        raise ValueError("AdaptiveMaxPool3D: output_size must be a constant (a tuple, or a Tensor made outside "
+                         "the traced function)") from exc
+    return adaptive_max_with_indices("AdaptiveMaxPool3D", x, tuple(int(v) for v in np.ravel(size)), 3)
+
+
 def _conv2d_transpose(a: dict, dout: Any, weight: Any, input_size: Any) -> Tensor:
     size = [int(v) for v in (input_size.asnumpy() if isinstance(input_size, Tensor) else input_size)]
     if len(size) != 4:
@@ -136,6 +149,11 @@ TABLE = {
                                            ("data_format", "NCDHW")), _fractional(3, "NCDHW"),
                                           "Fractional max pooling of (N, C, D, H, W) with (N, C, 3) random "
                                           "samples: (y, argmax)."),
+    "AdaptiveMaxPool2D": ((("output_size", REQUIRED),), _adaptive_max_pool2d,
+                          "Adaptive max pooling of the last two axes to ``output_size`` (H, W): (y, int64 argmax)."),
+    "AdaptiveMaxPool3D": ((), _adaptive_max_pool3d,
+                          "Adaptive max pooling of the last three axes to the ``output_size`` input (a 3-int "
+                          "Tensor or tuple): (y, int32 argmax)."),
     "Conv2DTranspose": ((("out_channel", REQUIRED), ("kernel_size", REQUIRED), ("pad_mode", "valid"), ("pad", 0),
                          ("pad_list", None), ("mode", 1), ("stride", 1), ("dilation", 1), ("group", 1),
                          ("data_format", "NCHW")), _conv2d_transpose,
