@@ -58,6 +58,8 @@ CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
     "nn_max_pool1d_indices": (lambda ms, ops, nn, x: nn.MaxPool1d(3, 2, "pad", 1, 2, True, True)(x), [X3]),
     "nn_max_pool2d_indices": (lambda ms, ops, nn, x: nn.MaxPool2d(3, 2, "pad", 1, 1, True)(x), [X4]),
     "nn_max_pool2d_dilation": (lambda ms, ops, nn, x: nn.MaxPool2d(2, 1, "pad", (1, 0), 2)(x), [X4]),
+    "nn_max_pool2d_ceil": (lambda ms, ops, nn, x: nn.MaxPool2d(3, 2, "pad", 1, ceil_mode=True)(x), [X4]),
+    "nn_max_pool1d_ceil": (lambda ms, ops, nn, x: nn.MaxPool1d(4, 3, "pad", 2, ceil_mode=True)(x), [X3]),
     "nn_max_pool2d_chw": (lambda ms, ops, nn, x: nn.MaxPool2d(2, 2)(x[0]), [X4]),
     "nn_max_pool3d_indices": (lambda ms, ops, nn, x: nn.MaxPool3d(2, 1, "pad", 1, 2, True)(x), [X5]),
     "nn_adaptive_max_pool3d": (lambda ms, ops, nn, x: nn.AdaptiveMaxPool3d((3, 2, 4), True)(x), [X5]),
