@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from ... import ops
 from ...core.tensor import Tensor
 from ...ops.api.nn import avg_pool2d
-from ...ops.api.pool_argmax import max_pool_nd
+from ...ops.api.pool_argmax import max_pool_nd, max_pool_values
 from ..cell import Cell
 from ._checks import check_input, check_pad_mode, int_pair, padding4
 
@@ -66,9 +66,11 @@ class MaxPool2d(_Pool2d):
             return super().construct(x)
         check_input(self._layer, x, min_rank=3)
         p = self.padding
-        values, index = max_pool_nd(self._layer, x, 2, self.kernel_size, self.stride, self.dilation,
-                                    [(p[0], p[1]), (p[2], p[3])], self.ceil_mode)
-        return (values, index) if self.return_indices else values
+        pads = [(p[0], p[1]), (p[2], p[3])]
+        if not self.return_indices:  # dilated: the separable values
+            return max_pool_values(self._layer, x, 2, self.kernel_size, self.stride, self.dilation, pads,
+                                   self.ceil_mode)
+        return max_pool_nd(self._layer, x, 2, self.kernel_size, self.stride, self.dilation, pads, self.ceil_mode)
 
 
 class AvgPool2d(_Pool2d):

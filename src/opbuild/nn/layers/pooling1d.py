@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ... import ops
 from ...core.errors import ShapeError
 from ...core.tensor import Tensor
-from ...ops.api.pool_argmax import max_pool_nd
+from ...ops.api.pool_argmax import max_pool_nd, max_pool_values
 from ...ops.api.pooling_adaptive import adaptive_max_with_indices
 from ..cell import Cell
 from ._checks import check_pad_mode, positive_int
@@ -83,9 +83,8 @@ class MaxPool1d(_Pool1d):
             return super().construct(x)
         _as_3d(self._layer, x)
         p = self.padding
-        values, index = max_pool_nd(self._layer, x, 1, (self.kernel_size,), (self.stride,), (self.dilation,),
-                                    [(p, p)], self.ceil_mode)
-        return (values, index) if self.return_indices else values
+        args = (self._layer, x, 1, (self.kernel_size,), (self.stride,), (self.dilation,), [(p, p)], self.ceil_mode)
+        return max_pool_nd(*args) if self.return_indices else max_pool_values(*args)
 
 
 class AvgPool1d(_Pool1d):

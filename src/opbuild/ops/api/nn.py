@@ -18,7 +18,7 @@ from ..primitive import apply
 from . import array as A
 from . import math as M
 from .padding import pad_last
-from .pool_argmax import max_pool_nd
+from .pool_argmax import max_pool_nd, max_pool_values
 
 IntOrPair = int | Sequence[int]
 
@@ -84,8 +84,10 @@ def max_pool2d(x, kernel_size: IntOrPair, stride: IntOrPair | None = None, paddi
     attrs = _pool_attrs(kernel_size, stride, padding, ceil_mode)
     k, s, d = (_pair(v) for v in (attrs["kernel_size"], attrs["strides"], dilation))
     p = attrs["pad"]
-    values, index = max_pool_nd("max_pool2d", x, 2, k, s, d, [(p[0], p[1]), (p[2], p[3])], bool(ceil_mode))
-    return (values, index) if return_indices else values
+    pads = [(p[0], p[1]), (p[2], p[3])]
+    if not return_indices:
+        return max_pool_values("max_pool2d", x, 2, k, s, d, pads, bool(ceil_mode))
+    return max_pool_nd("max_pool2d", x, 2, k, s, d, pads, bool(ceil_mode))
 
 
 def _pair(v: IntOrPair) -> tuple[int, int]:

@@ -21,6 +21,8 @@ import numpy as np
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 from . import array as A
+from . import math as M
+from .padding import pad_pairs
 
 
 def out_len(fn: str, n: int, k: int, s: int, d: int, pb: int, pa: int, ceil_mode: bool) -> int:
@@ -123,6 +125,31 @@ def max_pool_nd(fn: str, x, dims: int, k: Sequence[int], s: Sequence[int], d: Se
     return max_by_table(fn, t, dims, window_table(sizes, axes), outs)
 
 
+def max_pool_values(fn: str, x, dims: int, k: Sequence[int], s: Sequence[int], d: Sequence[int],
+                    pads: Sequence[tuple[int, int]], ceil_mode: bool) -> Tensor:
+    """The values of :func:`max_pool_nd` without the indices: separable (one Gather of the windows and one
+    ReduceMax per axis, as ops/api/volumetric.py pools), which reads ``sum(k)`` rather than ``prod(k)``
+    elements per output."""
+    t = as_tensor(x)
+    if not t.dtype.is_float:
+        raise TypeError(f"{fn}: the input must be a float Tensor, got {t.dtype}")
+    sizes = t.shape[t.ndim - dims:]
+    lowest = float(np.finfo(t.dtype.np_dtype).min)
+    for a, (n, kk, ss, dd, (pb, pa)) in enumerate(zip(sizes, k, s, d, pads, strict=True)):
+        if max(pb, pa) > (dd * (kk - 1) + 1) // 2:
+            raise ValueError(f"{fn}: the padding {[list(p) for p in pads]} must be at most half the kernel "
+                             f"size {list(k)}")
+        out = out_len(fn, n, kk, ss, dd, pb, pa, ceil_mode)
+        axis = t.ndim - dims + a
+        idx = np.arange(out)[:, None] * ss + np.arange(kk)[None, :] * dd     # into the padded axis
+        pairs = [[0, 0] for _ in range(t.ndim)]
+        pairs[axis] = [pb, max(pa, int(idx.max()) + 1 - (n + pb), 0)]     # ceil_mode may read past the tail pad
+        if any(pairs[axis]):
+            t = pad_pairs(fn, t, pairs, "constant", lowest)
+        t = M.amax(apply("Gather", {"axis": axis}, [t, Tensor(idx.astype(np.int64))]), axis + 1)
+    return t
+
+
 def adaptive_max_nd(fn: str, x, dims: int, outs: Sequence[int]) -> tuple[Tensor, Tensor]:
     """Adaptive max pooling of the last ``dims`` axes to ``outs``: (values, int64 flat indices)."""
     t = as_tensor(x)
@@ -131,4 +158,4 @@ def adaptive_max_nd(fn: str, x, dims: int, outs: Sequence[int]) -> tuple[Tensor,
     return max_by_table(fn, t, dims, window_table(sizes, axes), outs)
 
 
-__all__ = ["adaptive_max_nd", "max_by_table", "max_pool_nd", "window_table"]
+__all__ = ["adaptive_max_nd", "max_by_table", "max_pool_nd", "max_pool_values", "window_table"]
