@@ -33,6 +33,7 @@ XD = RNG.standard_normal((2, 4, 7, 6)).astype(np.float32)
 WD = RNG.standard_normal((6, 4, 3, 2)).astype(np.float32) / 4
 WD2 = RNG.standard_normal((6, 2, 3, 2)).astype(np.float32) / 4
 # offsets (N, 3 * dg * kh * kw, Ho, Wo): x and y offsets in [-2, 2), then a mask in [0, 1)
+XTF = _f32(2, 8, 6, 3)
 OFF1 = np.concatenate([RNG.uniform(-2, 2, (2, 12, 4, 5)), RNG.uniform(0, 1, (2, 6, 4, 5))], 1).astype(np.float32)
 OFF2 = np.concatenate([RNG.uniform(-2, 2, (2, 24, 5, 3)), RNG.uniform(0, 1, (2, 12, 5, 3))], 1).astype(np.float32)
 WT = _f32(4, 3, 3, 3)
@@ -91,6 +92,16 @@ CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
     "adaptive_max_pool2d_prim": (lambda ms, ops, nn, x: ops.AdaptiveMaxPool2D((4, 3))(x), [X4]),
     "adaptive_max_pool3d_prim": (lambda ms, ops, nn, x, s: ops.AdaptiveMaxPool3D()(x, s),
                                  [X5, np.array([3, 4, 5], np.int32)]),
+    # TensorFlow-style fractional pools (NHWC); with ratios that divide the input the windows do not depend on
+    # the random draw (equal steps, shuffled or not), so MindSpore's values are exact references
+    "fractional_max_pool_tf": (lambda ms, ops, nn, x: ops.FractionalMaxPool([1.0, 2.0, 3.0, 1.0])(x), [XTF]),
+    "fractional_max_pool_tf_overlap": (lambda ms, ops, nn, x: ops.FractionalMaxPool(
+        [1.0, 2.0, 2.0, 1.0], True, True, seed=1)(x), [XTF]),
+    "fractional_avg_pool_tf": (lambda ms, ops, nn, x: ops.FractionalAvgPool([1.0, 4.0, 2.0, 1.0])(x), [XTF]),
+    "fractional_avg_pool_tf_overlap": (lambda ms, ops, nn, x: ops.FractionalAvgPool(
+        [1.0, 2.0, 3.0, 1.0], False, True, True)(x), [XTF]),
+    "fractional_max_pool_tf_int": (lambda ms, ops, nn, x: ops.FractionalMaxPool([1.0, 2.0, 2.0, 1.0])(x),
+                                   [(XTF * 7).astype(np.int32)]),
     "deformable_conv2d": (lambda ms, ops, nn, x, w, o: ops.deformable_conv2d(
         x, w, o, (3, 2), (1, 1, 2, 1), (1, 1, 0, 1), dilations=(1, 1, 1, 2)), [XD, WD, OFF1]),
     "deformable_conv2d_groups": (lambda ms, ops, nn, x, w, o: ops.deformable_conv2d(
@@ -101,7 +112,7 @@ CASES: dict[str, tuple[Callable, list[np.ndarray]]] = {
 GRAD = ("max_pool2d_indices", "max_pool2d_dilation", "max_pool3d_indices", "max_pool_with_argmax_v2",
         "adaptive_max_pool3d_indices", "nn_max_pool2d_indices", "fractional_max_pool2d", "fractional_max_pool3d",
         "adaptive_avg_pool2d_prim_uneven", "nn_avg_pool2d_divisor", "conv2d_transpose_prim", "deformable_conv2d",
-        "deformable_conv2d_groups")
+        "deformable_conv2d_groups", "fractional_max_pool_tf", "fractional_avg_pool_tf_overlap")
 
 
 def first(result) -> object:

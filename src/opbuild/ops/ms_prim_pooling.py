@@ -11,13 +11,14 @@ from typing import Any
 
 import numpy as np
 
+from ..core.init_values import op_seed
 from ..core.ir import TensorType
 from ..core.tensor import Tensor, as_tensor
 from .api import array as A
 from .api import math as M
 from .api.nn import _dropout_state, dropout
 from .api.pool_argmax import max_pool_nd
-from .api.pool_fractional import fractional_max_pool
+from .api.pool_fractional import fractional_max_pool, fractional_pool_nhwc
 from .api.pooling_adaptive import adaptive_avg_pool2d, adaptive_max_with_indices
 from .convolution import AdaptiveAvgPool2D as _GlobalPoolPrim
 from .ms_prim_classes import REQUIRED, make_primitive
@@ -182,6 +183,57 @@ class AdaptiveAvgPool2D(_GlobalPoolPrim):
         return adaptive_avg_pool2d(t, self.output_size)
 
 
+class _FractionalPoolTF(Primitive):
+    """MindSpore's ``FractionalMaxPool``/``FractionalAvgPool`` (TensorFlow's): see
+    ops/api/pool_fractional.py ``pooling_sequence``. The sequences come from NumPy's generator: seeded by
+    ``seed``/``seed2`` when either is non-zero (else by ``set_seed`` and the op's creation number), not
+    MindSpore's bit stream; ``deterministic=True`` keeps the first call's windows for every later call."""
+
+    _max = True
+
+    def __init__(self, pooling_ratio, pseudo_random: bool = False, overlapping: bool = False,
+                 deterministic: bool = False, seed: int = 0, seed2: int = 0) -> None:
+        name = type(self).__name__
+        if not isinstance(pooling_ratio, list) or not all(isinstance(v, float) for v in pooling_ratio):
+            raise TypeError(f"{name}: pooling_ratio must be a list of floats, got {pooling_ratio!r}")
+        for arg, v in (("pseudo_random", pseudo_random), ("overlapping", overlapping),
+                       ("deterministic", deterministic)):
+            if not isinstance(v, bool):
+                raise TypeError(f"{name}: {arg} must be a bool, got {v!r}")
+        if not deterministic and (seed != 0 or seed2 != 0):
+            raise ValueError(f"{name}: seed and seed2 must both be 0 unless deterministic is True (MindSpore's "
+                             f"rule), got seed={seed!r}, seed2={seed2!r}")
+        super().__init__(pooling_ratio=pooling_ratio, pseudo_random=pseudo_random, overlapping=overlapping,
+                         deterministic=deterministic, seed=seed, seed2=seed2)
+        start = op_seed() if seed == 0 and seed2 == 0 else (int(seed) << 32) ^ int(seed2)
+        self._rng = np.random.default_rng(start)
+        self._fixed: tuple | None = None
+
+    def __call__(self, x: Any) -> tuple[Tensor, Tensor, Tensor]:
+        a = self.attrs
+        rng = self._rng
+        if a["deterministic"]:  # one generator state, replayed at every call: the same windows
+            if self._fixed is None:
+                self._fixed = rng.bit_generator.state
+            rng = np.random.default_rng()
+            rng.bit_generator.state = self._fixed
+        return fractional_pool_nhwc(type(self).__name__, x, a["pooling_ratio"], a["pseudo_random"],
+                                    a["overlapping"], rng, self._max)
+
+
+class FractionalMaxPool(_FractionalPoolTF):
+    __doc__ = ("``FractionalMaxPool(pooling_ratio, pseudo_random=False, overlapping=False, deterministic=False, "
+               "seed=0, seed2=0)(x) -> (y, row_pooling_sequence, col_pooling_sequence)``: max pooling of an "
+               "NHWC ``x`` over windows of random sizes. " + (_FractionalPoolTF.__doc__ or ""))
+
+
+class FractionalAvgPool(_FractionalPoolTF):
+    __doc__ = ("``FractionalAvgPool(pooling_ratio, pseudo_random=False, overlapping=False, deterministic=False, "
+               "seed=0, seed2=0)(x) -> (y, row_pooling_sequence, col_pooling_sequence)``: average pooling of "
+               "an NHWC ``x`` over windows of random sizes. " + (_FractionalPoolTF.__doc__ or ""))
+    _max = False
+
+
 class Dropout(_DropoutOp):
     """``ops.Dropout(keep_prob=0.5, Seed0=0, Seed1=0)(x) -> (output, mask)``, MindSpore 2.10's one-input
     form: ``mask`` (x's dtype) is 1 where an element is kept and ``output = x * mask / keep_prob``. The
@@ -205,3 +257,5 @@ class Dropout(_DropoutOp):
 PRIMITIVES: dict[str, type[Primitive]] = {n: make_primitive(n, *row) for n, row in TABLE.items()}
 PRIMITIVES["Dropout"] = Dropout
 PRIMITIVES["AdaptiveAvgPool2D"] = AdaptiveAvgPool2D
+PRIMITIVES["FractionalMaxPool"] = FractionalMaxPool
+PRIMITIVES["FractionalAvgPool"] = FractionalAvgPool

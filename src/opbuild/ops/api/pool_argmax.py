@@ -81,12 +81,13 @@ def max_by_table(fn: str, x, dims: int, table: np.ndarray, out_shape: Sequence[i
     t = as_tensor(x)
     if t.ndim < dims:
         raise ValueError(f"{fn}: the input needs at least {dims} axes, got shape {t.shape}")
-    if not t.dtype.is_float:
-        raise TypeError(f"{fn}: the input must be a float Tensor, got {t.dtype}")
+    if t.dtype.name not in ("float16", "bfloat16", "float32", "float64", "int32", "int64"):
+        raise TypeError(f"{fn}: the input must be a float, int32 or int64 Tensor, got {t.dtype}")
     lead = tuple(t.shape[:t.ndim - dims])
     size = int(np.prod(t.shape[t.ndim - dims:]))
     flat = A.reshape(t, (*lead, size))
-    lowest = np.full((*lead, 1), np.finfo(t.dtype.np_dtype).min, t.dtype.np_dtype)
+    info = np.finfo(t.dtype.np_dtype) if t.dtype.is_float else np.iinfo(t.dtype.np_dtype)
+    lowest = np.full((*lead, 1), info.min, t.dtype.np_dtype)
     flat = A.cat([flat, Tensor(lowest)], len(lead))
     p, k = table.shape[-2:]
     if table.ndim == 2:  # one table for every plane
@@ -106,6 +107,19 @@ def max_by_table(fn: str, x, dims: int, table: np.ndarray, out_shape: Sequence[i
                                                        where])
     shape = (*lead, *out_shape)
     return A.reshape(values, shape), A.reshape(index, shape)
+
+
+def mean_by_table(fn: str, x, dims: int, table: np.ndarray, out_shape: Sequence[int]) -> Tensor:
+    """The means of ``x``'s last ``dims`` axes over the windows of a (P, K) ``table`` (entries ``S``, the
+    padding, count as nothing): a Gather of the windows from the input extended by one zero, a sum, and a
+    division by each window's constant element count."""
+    t = as_tensor(x)
+    lead = tuple(t.shape[:t.ndim - dims])
+    size = int(np.prod(t.shape[t.ndim - dims:]))
+    flat = A.cat([A.reshape(t, (*lead, size)), Tensor(np.zeros((*lead, 1), t.dtype.np_dtype))], len(lead))
+    g = apply("Gather", {"axis": len(lead)}, [flat, Tensor(table.astype(np.int64))])
+    counts = np.maximum((table < size).sum(axis=1), 1).astype(t.dtype.np_dtype)
+    return A.reshape(M.div(M.sum(g, -1), Tensor(counts)), (*lead, *out_shape))
 
 
 def max_pool_nd(fn: str, x, dims: int, k: Sequence[int], s: Sequence[int], d: Sequence[int],
@@ -158,4 +172,4 @@ def adaptive_max_nd(fn: str, x, dims: int, outs: Sequence[int]) -> tuple[Tensor,
     return max_by_table(fn, t, dims, window_table(sizes, axes), outs)
 
 
-__all__ = ["adaptive_max_nd", "max_by_table", "max_pool_nd", "max_pool_values", "window_table"]
+__all__ = ["adaptive_max_nd", "max_by_table", "max_pool_nd", "max_pool_values", "mean_by_table", "window_table"]

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.init_values import op_seed
-from ...core.tensor import as_tensor
+from ...core.tensor import Tensor, as_tensor
 from . import array as A
-from .pool_argmax import max_by_table, window_table
+from .pool_argmax import max_by_table, mean_by_table, window_table
 
 
 def _tuple(fn: str, name: str, v, dims: int, kind: type) -> tuple:
@@ -114,6 +114,56 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
     (N, C, D, H, W) or (C, D, H, W), ``_random_samples`` (N, C, 3)."""
     return fractional_max_pool("fractional_max_pool3d", input, 3, kernel_size, output_size, output_ratio,
                                return_indices, _random_samples)
+
+
+
+def pooling_sequence(n: int, m: int, pseudo_random: bool, rng: np.random.Generator) -> np.ndarray:
+    """The ``m + 1`` window boundaries of MindSpore's (TensorFlow's) ``FractionalMaxPool`` along an axis of
+    ``n``: random, ``m`` steps of ``n // m`` with ``n % m`` of them one longer, shuffled; pseudo-random,
+    ``ceil(a (i + u))`` for ``a = n / m`` and one ``u`` drawn below the bound that keeps every step within
+    ``n // m`` and ``n // m + 1`` (Graham's construction)."""
+    if pseudo_random:
+        alpha, k = n / m, n // m
+        u = rng.random() * min((k + 2) / alpha - 1, (n + 1 - k) / alpha - (m - 1))
+        cum = np.array([1] + [int(np.ceil(alpha * (i + u))) for i in range(1, m)] + [n + 1], np.int64)
+        diff = np.diff(cum)
+    else:
+        diff = np.full(m, n // m, np.int64)
+        diff[:n % m] += 1
+        rng.shuffle(diff)
+    return np.concatenate([[0], np.cumsum(diff)]).astype(np.int64)
+
+
+def sequence_windows(seq: np.ndarray, n: int, overlapping: bool) -> np.ndarray:
+    """(m, longest) positions of the windows ``[seq[i], seq[i + 1])`` (one more with ``overlapping``, never
+    past the axis), -1 filling the shorter ones."""
+    ends = [min(int(seq[i + 1]) + int(overlapping), n) for i in range(len(seq) - 1)]
+    width = max(e - int(b) for b, e in zip(seq[:-1], ends, strict=True))
+    pos = np.full((len(ends), width), -1, np.int64)
+    for i, (b, e) in enumerate(zip(seq[:-1], ends, strict=True)):
+        pos[i, :e - int(b)] = np.arange(int(b), e)
+    return pos
+
+
+def fractional_pool_nhwc(fn: str, x, ratio, pseudo_random: bool, overlapping: bool, rng: np.random.Generator,
+                         use_max: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """MindSpore's ``FractionalMaxPool``/``FractionalAvgPool`` of an NHWC input: (y, row boundaries, column
+    boundaries), the same windows for every image and channel."""
+    t = as_tensor(x)
+    r = [float(v) for v in ratio]
+    if t.ndim != 4:
+        raise ValueError(f"{fn}: x must be 4-D (N, H, W, C), got shape {t.shape}")
+    if len(r) != 4 or r[0] != 1.0 or r[3] != 1.0 or min(r[1:3]) < 1.0:
+        raise ValueError(f"{fn}: pooling_ratio must be [1.0, row >= 1.0, col >= 1.0, 1.0], got {ratio!r}")
+    _, h, w, _ = t.shape
+    outs = (int(h / r[1]), int(w / r[2]))
+    if min(outs) < 1:
+        raise ValueError(f"{fn}: pooling_ratio {ratio!r} leaves no output of the ({h}, {w}) input")
+    rows, cols = (pooling_sequence(n, m, pseudo_random, rng) for n, m in zip((h, w), outs, strict=True))
+    table = window_table((h, w), [sequence_windows(rows, h, overlapping), sequence_windows(cols, w, overlapping)])
+    planes = A.transpose(t, (0, 3, 1, 2))
+    y = max_by_table(fn, planes, 2, table, outs)[0] if use_max else mean_by_table(fn, planes, 2, table, outs)
+    return A.transpose(y, (0, 2, 3, 1)), Tensor(rows), Tensor(cols)
 
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool3d"]
