@@ -2,8 +2,9 @@
 compositions (the pattern of ms_prim_classes.py): ``MaxPool3DWithArgmax``, ``MaxPoolWithArgmaxV2``,
 ``FractionalMaxPoolWithFixedKsize``, ``FractionalMaxPool3DWithFixedKsize``, ``AdaptiveMaxPool2D/3D`` (the
 windowed argmax of ops/api/pool_argmax.py), ``AdaptiveAvgPool2D`` (any output size), ``Conv2DTranspose`` (MindSpore's
-``Conv2DBackpropInput`` with its ``input_size`` input), ``Dropout2D``/``Dropout3D`` (whole channels) and
-``Dropout`` (MindSpore's one-input call). Checked against MindSpore in tests/compat/test_pool_argmax.py."""
+``Conv2DBackpropInput`` with its ``input_size`` input), ``FractionalMaxPool``/``FractionalAvgPool``
+(TensorFlow-style, NHWC), ``Dropout2D``/``Dropout3D`` (whole channels) and ``Dropout`` (MindSpore's one-input
+call). Checked against MindSpore in tests/compat/test_pool_argmax.py."""
 
 from __future__ import annotations
 
