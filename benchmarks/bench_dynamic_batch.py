@@ -4,13 +4,16 @@ For each network, two instances with the same parameters run the same inputs in 
 kernel cache (a temporary directory), one thread:
 
 * ``static``: no declaration, as before: every new batch size traces and builds its kernels;
-* ``dynamic``: ``set_inputs(Tensor(shape=[None, ...]))`` (an ONNX ``dim_param`` batch for the ONNX model),
-  whose first call builds the chunk graphs (nn/dynamic_batch.py) and whose later new sizes build nothing.
+* ``chunks``: ``set_inputs(Tensor(shape=[None, ...]))`` (an ONNX ``dim_param`` batch for the ONNX model) under
+  ``OPBUILD_DYNAMIC_BATCH=chunks``: its first call builds the chunk graphs (nn/batch_chunks.py) and later new
+  sizes build nothing;
+* ``runtime`` (``rt``): the same declaration with the default ``OPBUILD_DYNAMIC_BATCH=runtime``: its first call
+  builds the graph once with kernels that take the batch size at run time (nn/batch_runtime.py).
 
 Reported per batch size: the first call at that size (``new size``: the build, for static) and the median of
 ``--calls`` later calls (``steady``), both in ms, and the kernels built by the first call. The dynamic
-instance's very first call (batch 1, building the chunk graphs) is reported on its own line. Results of the
-two are compared (max abs difference). The ONNX model's static baseline is the same model with the dynamic
+instances' very first calls (batch 1, building) are reported on their own line. Results are compared with
+the static run's (max abs difference of either). The ONNX model's static baseline is the same model with the dynamic
 batch turned off on the instance (what every dim_param model did before).
 
 Usage: ``python benchmarks/bench_dynamic_batch.py [--calls N] [--sizes 3,5,8,13,24,40] [--json PATH]`` (JSON
@@ -64,6 +67,21 @@ class CNN(nn.Cell):
         return self.fc(self.flat(self.pool(self.relu(self.c2(x)))))
 
 
+class Block(nn.Cell):
+    """An attention block on (n, 16, 64): nn.Dense on 3-D values folds the batch with the sequence."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv, self.o, self.ff = nn.Dense(64, 192), nn.Dense(64, 64), nn.Dense(64, 64)
+        self.ln1, self.ln2 = nn.LayerNorm((64,)), nn.LayerNorm((64,))
+
+    def construct(self, x):
+        q, k, v = ms.ops.split(self.qkv(x), 64, axis=-1)
+        att = ms.ops.softmax(ms.ops.bmm(q, ms.ops.transpose(k, (0, 2, 1))) * 0.125, -1)
+        x = self.ln1(x + self.o(ms.ops.bmm(att, v)))
+        return self.ln2(x + self.ff(ms.ops.gelu(x)))
+
+
 def onnx_mlp(rng: np.random.Generator):
     dims = [784, 256, 128, 10]
     nodes, inits, prev = [], [], "x"
@@ -98,21 +116,32 @@ def _steady(net, x, calls: int) -> float:
     return statistics.median(times)
 
 
-def bench(name: str, static, dynamic, shape: tuple[int, ...], sizes: list[int], calls: int) -> list[dict]:
+def _first(net, mode: str, shape: tuple[int, ...], rng: np.random.Generator) -> tuple[float, int]:
+    """The very first call of a dynamic instance under ``OPBUILD_DYNAMIC_BATCH=mode`` (read by that call)."""
+    os.environ["OPBUILD_DYNAMIC_BATCH"] = mode
+    _, ms_first, built = _call(net, rng.standard_normal((1, *shape)).astype(np.float32))
+    return ms_first, built
+
+
+def bench(name: str, static, chunked, runtime, shape: tuple[int, ...], sizes: list[int], calls: int) -> list[dict]:
     rng = np.random.default_rng(0)
     rows = []
-    _, ms_first, built = _call(dynamic, rng.standard_normal((1, *shape)).astype(np.float32))
-    rows.append({"net": name, "batch": "first call (chunk graphs)", "dynamic_new_ms": ms_first,
-                 "dynamic_built": built})
+    ms_c, built_c = _first(chunked, "chunks", shape, rng)
+    ms_r, built_r = _first(runtime, "runtime", shape, rng)
+    rows.append({"net": name, "batch": "first call", "dynamic_new_ms": ms_c, "dynamic_built": built_c,
+                 "runtime_new_ms": ms_r, "runtime_built": built_r})
     _call(static, rng.standard_normal((1, *shape)).astype(np.float32))
     for b in sizes:
         x = rng.standard_normal((b, *shape)).astype(np.float32)
         ys, ms_s, built_s = _call(static, x)
-        yd, ms_d, built_d = _call(dynamic, x)
+        yd, ms_d, built_d = _call(chunked, x)
+        yr, ms_r, built_r = _call(runtime, x)
         rows.append({"net": name, "batch": b, "static_new_ms": ms_s, "static_built": built_s,
-                     "dynamic_new_ms": ms_d, "dynamic_built": built_d,
-                     "static_steady_ms": _steady(static, x, calls), "dynamic_steady_ms": _steady(dynamic, x, calls),
-                     "max_abs_diff": float(np.abs(ys - yd).max())})
+                     "dynamic_new_ms": ms_d, "dynamic_built": built_d, "runtime_new_ms": ms_r,
+                     "runtime_built": built_r,
+                     "static_steady_ms": _steady(static, x, calls), "dynamic_steady_ms": _steady(chunked, x, calls),
+                     "runtime_steady_ms": _steady(runtime, x, calls),
+                     "max_abs_diff": max(float(np.abs(ys - yd).max()), float(np.abs(ys - yr).max()))})
     return rows
 
 
@@ -133,23 +162,28 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     ms.set_context(mode=ms.GRAPH_MODE)
     rows = []
-    for name, cls, shape in (("mlp 784-256-128-10", MLP, (784,)), ("cnn 2 conv 32x32", CNN, (3, 32, 32))):
-        static, dynamic = cls(), cls()
-        for p, q in zip(static.get_parameters(), dynamic.get_parameters()):
+    for name, cls, shape in (("mlp 784-256-128-10", MLP, (784,)), ("cnn 2 conv 32x32", CNN, (3, 32, 32)),
+                             ("attention block 16x64", Block, (16, 64))):
+        static, chunked, runtime = cls(), cls(), cls()
+        for p, q, r in zip(static.get_parameters(), chunked.get_parameters(), runtime.get_parameters()):
             q.set_data(ms.Tensor(p.asnumpy().copy()))
-        dynamic.set_inputs(ms.Tensor(shape=[None, *shape], dtype=ms.float32))
-        rows += bench(name, static, dynamic, shape, sizes, args.calls)
+            r.set_data(ms.Tensor(p.asnumpy().copy()))
+        for net in (chunked, runtime):
+            net.set_inputs(ms.Tensor(shape=[None, *shape], dtype=ms.float32))
+        rows += bench(name, static, chunked, runtime, shape, sizes, args.calls)
     proto = onnx_mlp(np.random.default_rng(1))
-    static, dynamic = opbuild.onnx.load(proto), opbuild.onnx.load(proto)
+    static, chunked, runtime = (opbuild.onnx.load(proto) for _ in range(3))
     object.__setattr__(static, "_dynamic_batch", lambda call_args: None)  # the behaviour before: per size
-    rows += bench("onnx mlp (dim_param N)", static, dynamic, (784,), sizes, args.calls)
+    rows += bench("onnx mlp (dim_param N)", static, chunked, runtime, (784,), sizes, args.calls)
 
-    print(f"{'net':24} {'batch':>26} {'static new':>11} {'built':>5} {'dyn new':>9} {'built':>5} "
-          f"{'static steady':>13} {'dyn steady':>10} {'diff':>8}")
+    print(f"{'net':24} {'batch':>10} {'static new':>10} {'built':>5} {'chunks new':>10} {'built':>5} "
+          f"{'rt new':>8} {'built':>5} {'static steady':>13} {'chunks steady':>13} {'rt steady':>9} {'diff':>8}")
     for r in rows:
-        print(f"{r['net']:24} {r['batch']!s:>26} {_fmt(r, 'static_new_ms', 11)} {_fmt(r, 'static_built', 5)} "
-              f"{_fmt(r, 'dynamic_new_ms', 9)} {_fmt(r, 'dynamic_built', 5)} {_fmt(r, 'static_steady_ms', 13, 3)} "
-              f"{_fmt(r, 'dynamic_steady_ms', 10, 3)} {_fmt(r, 'max_abs_diff', 8, 1, 'e')}")
+        print(f"{r['net']:24} {r['batch']!s:>10} {_fmt(r, 'static_new_ms', 10)} {_fmt(r, 'static_built', 5)} "
+              f"{_fmt(r, 'dynamic_new_ms', 10)} {_fmt(r, 'dynamic_built', 5)} {_fmt(r, 'runtime_new_ms', 8)} "
+              f"{_fmt(r, 'runtime_built', 5)} {_fmt(r, 'static_steady_ms', 13, 3)} "
+              f"{_fmt(r, 'dynamic_steady_ms', 13, 3)} {_fmt(r, 'runtime_steady_ms', 9, 3)} "
+              f"{_fmt(r, 'max_abs_diff', 8, 1, 'e')}")
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as fh:

@@ -58,7 +58,60 @@ def tables() -> str:
         init, call = _sig(cls.__init__).replace("(self, ", "(").replace("(self)", "()"), _sig(cls.construct)
         lines.append(f"| `{name}` | `{name}{init}` | `{call.replace('(self, ', '(').replace('(self)', '()')}` |")
     lines += _dataset_tables()
+    lines += _coverage_tables()
     return "\n".join(lines) + "\n"
+
+
+def _names(ops) -> str:
+    return ", ".join(f"`{n}`" for n in sorted(ops)) or "none"
+
+
+def _coverage_tables() -> list[str]:
+    """How many primitives have a gradient rule and how each is checked, and which export to ONNX: counted
+    from the registry and the test tables (tests/ops/grad_cases.py, tests/onnx/export_cases.py)."""
+    sys.path.insert(0, str(DOC.parent.parent))
+    try:
+        from tests.onnx import export_cases as E
+        from tests.ops import grad_cases as G
+
+        from opbuild.ops.registry import NO_GRADIENT, REGISTRY
+    finally:
+        sys.path.pop(0)
+    rules = sorted(n for n, d in REGISTRY.items() if d.grad is not None and d.grad is not NO_GRADIENT)
+    cases = {op: cs if isinstance(cs, tuple) else (cs,) for op, cs in G.CASES.items() if op in rules}
+    by_torch = [op for op, cs in cases.items() if all(c.torch is not None for c in cs)]
+    by_fd = [op for op in cases if op not in by_torch]
+    elsewhere: dict[str, list[str]] = {}
+    for op, test in G.ELSEWHERE.items():
+        elsewhere.setdefault(test, []).append(op)
+    lines = ["", "### Gradient coverage (`tests/ops/grad_cases.py`)", "",
+             f"{len(REGISTRY)} registered primitives; {len(rules)} have a gradient rule. Each rule is checked: "
+             "`tests/ops/test_grad_checks.py` runs one table entry per op in float64 and asserts the op's own rule "
+             "ran; `tests/ops/test_grad_coverage.py` fails for a rule without an entry.", "",
+             "| how | primitives | which |", "|---|---|---|",
+             f"| against `torch.autograd` (float64) | {len(by_torch)} | {_names(by_torch)} |",
+             f"| against central finite differences (float64: torch has no gradient for them, or no op drawing "
+             f"the same random mask) | {len(by_fd)} | "
+             f"{_names(by_fd)} |"]
+    for test, ops in sorted(elsewhere.items()):
+        how = "MindSpore 2.10's recorded gradients" if "grads_ms" in test else "torch, float32"
+        lines.append(f"| in `{test}` ({how}) | {len(ops)} | {_names(ops)} |")
+    lines += [f"| rule refuses with NotImplementedError (checked) | {len(G.REFUSED)} | {_names(G.REFUSED)} |"]
+    lines += [f"| exempt: {reason} | 1 | `{op}` |" for op, reason in sorted(G.EXEMPT.items())]
+    nograd = [n for n, d in REGISTRY.items() if d.grad is NO_GRADIENT]
+    norule = [n for n, d in REGISTRY.items() if d.grad is None]
+    lines += ["", f"Not differentiable (a zero gradient, as MindSpore's bprops give): {len(nograd)} primitives "
+              "(comparisons, rounding, integer and random outputs, optimizer updates). Without a rule (autodiff "
+              f"refuses to differentiate through them, naming them): {_names(norule)}.",
+              "", "### ONNX export coverage (`tests/onnx/export_cases.py`)", "",
+              f"{len(E.CASES)} of {len(REGISTRY)} primitives export (each checked against onnxruntime on a tiny "
+              "graph by `tests/onnx/test_export_checks.py`); the others, by reason:", "",
+              "| reason | primitives |", "|---|---|"]
+    reasons: dict[str, list[str]] = {}
+    for op, reason in E.NO_EXPORT.items():
+        reasons.setdefault(reason, []).append(op)
+    lines += [f"| {reason} | {_names(ops)} |" for reason, ops in sorted(reasons.items())]
+    return lines
 
 
 def _dataset_tables() -> list[str]:

@@ -14,6 +14,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import nn
+from opbuild.core import trace as core_trace
 from opbuild.core.errors import ShapeError, UnsupportedTargetError
 from tests.helpers import FnCell
 
@@ -112,15 +113,19 @@ def test_tensor_from_non_contiguous_array_is_read_correctly(pynative_mode):
     np.testing.assert_array_equal(ms.Tensor(a[:, ::2]).asnumpy(), a[:, ::2])
 
 
-def test_traced_tensor_has_no_values(graph_mode):
+def test_traced_tensor_values_break_the_graph(graph_mode):
     class Peek(nn.Cell):
         def construct(self, x):
             y = x * 2
             assert "traced" in repr(y) and y.shape == (2,) and y.dtype == ms.float32
-            return y.asnumpy()
+            return ms.Tensor(y.asnumpy() + 1)  # MindSpore's JIT fallback: Python on the values
 
-    with pytest.raises(RuntimeError, match="GRAPH_MODE"):
-        Peek()(ms.Tensor(np.ones(2, np.float32)))
+    np.testing.assert_array_equal(Peek()(ms.Tensor(np.ones(2, np.float32))).asnumpy(), [3.0, 3.0])
+    why = ms.explain(Peek(), ms.Tensor(np.ones(2, np.float32)))
+    assert why.break_count == 1 and "asnumpy() of a traced" in str(why.breaks[0])
+    graph, _ = core_trace.trace(lambda x: x * 2, [ms.Tensor(np.ones(2, np.float32))])
+    with pytest.raises(RuntimeError, match="GRAPH_MODE"):  # a tensor of a finished trace has no values
+        ms.Tensor._symbolic(graph.outputs[0]).asnumpy()
 
 
 # ---- Python operators ----------------------------------------------------------------------------------

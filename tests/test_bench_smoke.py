@@ -1,4 +1,5 @@
-"""Smoke test of benchmarks/bench_build.py: one quick opbuild-only run on the MLP, in a subprocess.
+"""Smoke tests of the benchmarks (bench_build.py, bench_train.py, bench_train_kernels.py, cold_breakdown.py):
+quick runs in subprocesses.
 
 A correctness check of what the benchmark measures and writes (fields, counts, relations between the
 builds), never of how fast anything is.
@@ -115,6 +116,28 @@ def test_bench_train_tiny_resnet(tmp_path: Path) -> None:
     assert 0 < ob["warm_build_s"] < ob["cold_build_s"] and ob["steady_s"] > 0
     assert [t["target"] for t in net["targets"]][:2] == ["warm build <= 0.1 ms per distinct kernel",
                                                           "cold build per kernel <= inference build's"]
+
+
+def test_bench_train_kernels_quick(tmp_path: Path) -> None:
+    """benchmarks/bench_train_kernels.py --quick: every case checked against torch, timed, written."""
+    pytest.importorskip("torch")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    out = tmp_path / "train_kernels.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_train_kernels.py"), "--quick", "--repeat", "1",
+         "--min-time", "0.01", "--json", str(out)],
+        env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    result = json.loads(out.read_text())
+    cases = [r["case"] for r in result["rows"]]
+    for name in ("MaxPoolGrad", "MaxPool + MaxPoolGrad", "AvgPoolGrad", "BatchNormTraining", "BatchNormGrad",
+                 "ReluGrad", "BiasAddGrad", "ApplyMomentum", "Adam"):
+        assert any(c.startswith(name) for c in cases), (name, cases)
+    for r in result["rows"]:
+        assert r["opbuild_s"] > 0 and r["torch_s"] > 0
+        assert r["ratio"] == pytest.approx(r["opbuild_s"] / r["torch_s"])
+    assert result["threads"] == 1
 
 
 def test_cold_breakdown_quick_mlp(tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ from .api_extras import (  # noqa: E402
     set_algo_parameters,
     set_ps_context,
 )
-from .autograd import grad, value_and_grad  # noqa: E402
+from .autograd import get_grad, grad, value_and_grad  # noqa: E402
 from .common import dtype  # noqa: E402 - ``from mindspore import dtype as mstype``
 from .common.dtype import (  # noqa: E402 - every name of mindspore.dtype is also top level, as in MindSpore
     Type,
@@ -94,6 +94,7 @@ from .graph import lazy_inline  # noqa: E402
 from .install_check import run_check  # noqa: E402
 from .jit import JitConfig, explain, jit  # noqa: E402
 from .loss_scale import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: E402
+from .ops.api.misc_names import is_tensor  # noqa: E402
 from .ops.primitive_api import constexpr  # noqa: E402
 from .rng import (  # noqa: E402
     Generator,
@@ -105,8 +106,10 @@ from .rng import (  # noqa: E402
     seed,
     set_rng_state,
 )
+from .saved_hooks import register_saved_tensors_hooks, saved_tensors_hooks  # noqa: E402
 from .sparse import COOTensor, CSRTensor  # noqa: E402
 from .sparse_legacy import RowTensor, SparseTensor  # noqa: E402
+from .transforms import jacfwd, jacrev, jvp, vjp, vmap  # noqa: E402
 
 _install_alias_from_env()  # OPBUILD_AS_MINDSPORE=1: `import mindspore` resolves to opbuild from here on
 
@@ -155,7 +158,9 @@ __all__ = [
     "cdouble", "float8_e4m3fn", "float8_e5m2", "hifloat8", "qint4x2", "half", "single", "double", "float_", "int_",
     "uint", "alias_mindspore", "Parameter",
     "ParameterTuple", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
-    "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad", "jit",
+    "reset_auto_parallel_context", "communication", "common", "context", "grad", "value_and_grad",
+    "get_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "is_tensor", "saved_tensors_hooks",
+    "register_saved_tensors_hooks", "jit",
     "explain",
     "initializer", "set_seed", "build_report", "BuildReport", "CompileError", "CompilerNotFoundError",
     "OpbuildError", "ShapeError", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",

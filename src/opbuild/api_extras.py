@@ -14,6 +14,7 @@ import numpy as np
 
 from .core.dtypes import DType
 from .core.parameter import Parameter
+from .core.recompute import block as recomputed_block
 from .core.tensor import Tensor
 from .nn.cell import Cell
 
@@ -54,12 +55,17 @@ def jit_class(cls):
     return cls
 
 
-def recompute(block, *args, use_reentrant: bool = True, **kwargs):
-    """Call the Cell ``block(*args, **kwargs)``; MindSpore recomputes its activations in the backward pass to
-    save memory, which changes no value."""
+def recompute(block, *args, use_reentrant: bool = True, output_recompute: bool = False, early_stop: bool = True,
+              context_fn: Any = None, **kwargs):
+    """Call the Cell ``block(*args, **kwargs)``; a gradient taken through the call recomputes the block's
+    activations in its backward pass instead of keeping them (core/recompute.py: less memory, the same
+    values). ``output_recompute``, ``early_stop`` and ``context_fn`` are accepted and have no effect."""
     if use_reentrant and not isinstance(block, Cell):
         raise TypeError(f"recompute: block must be a Cell when use_reentrant=True, got {type(block).__name__}")
-    return block(*args, **kwargs)
+    if not callable(block):
+        raise TypeError(f"recompute: block must be callable, got {type(block).__name__}")
+    with recomputed_block():
+        return block(*args, **kwargs)
 
 
 def ms_memory_recycle() -> None:

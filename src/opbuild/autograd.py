@@ -20,13 +20,16 @@ Return conventions (MindSpore 2.x ``mindspore.grad`` / ``value_and_grad``):
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .core import deferred_hooks, trace
+from .core.concrete_trace import ConcreteTracer, guard_holds
+from .core.graph_breaks import decision_key
 from .core.parameter import Parameter
-from .core.tensor import Tensor
+from .core.tensor import PYTHON_VALUE, Tensor
 from .passes.autodiff import Autodiff
 
 
@@ -42,6 +45,23 @@ def _weights_list(weights: Any) -> tuple[list[Parameter], bool]:
                     f"{type(weights).__name__}")
 
 
+@dataclass(eq=False)
+class _Entry:
+    """One traced gradient graph (compiled once it is kept): its output layout is fn's ``n_out`` outputs, the
+    ``n_hook`` tensors of deferred forward hooks (``templates`` replays them), one tensor per guard
+    (``guards``: (conversion, value) of each condition the trace answered), then the gradients."""
+
+    graph: Any
+    rebuild: Callable
+    n_out: int
+    n_hook: int
+    templates: list
+    guards: list
+    compiled: Any = None
+    volatile: bool = False
+    decisions: tuple = ()  # the guards' decision keys (core/graph_breaks.py decision_key)
+
+
 class _Differentiated:
     """The compiled forward+backward function behind every public form. Calls return
     ``(outputs structure, input grads list, weight grads list)``; the public wrappers arrange them."""
@@ -55,7 +75,7 @@ class _Differentiated:
         self.weights = weights
         self.has_aux = has_aux
         self.sens_param = sens_param
-        self._graphs: dict[tuple, tuple[Any, Callable, int, list]] = {}
+        self._graphs: dict[tuple, dict] = {}  # signature -> {decisions: _Entry, "last": the last used}
 
     def _state(self) -> tuple:
         state = getattr(self.fn, "_state_signature", None)
@@ -78,51 +98,95 @@ class _Differentiated:
                                  "arguments)")
         n_in = len(self.positions)
         outer = trace.current()
+        tensors = [a for a in args if isinstance(a, Tensor)]
         if outer is not None:
             # Called while tracing (a train step in TrainOneStepCell or @jit): the forward and backward
-            # nodes join the enclosing graph, so forward, backward and update compile as one graph.
-            graph, rebuild, n_out, _ = self._graph(args, n_args, n_sens)
-            outs = outer.inline(graph, [a for a in args if isinstance(a, Tensor)])
-            return rebuild(outs[:n_out]), outs[n_out:n_out + n_in], outs[n_out + n_in:]
+            # nodes join the enclosing graph, so forward, backward and update compile as one graph. Inside a
+            # trace that knows values (an outer gradient), conditions are answered and guarded there too.
+            inner = (ConcreteTracer([outer.array_of(t) for t in tensors]) if isinstance(outer, ConcreteTracer)
+                     else None)
+            e = self._graph(args, n_args, n_sens, tracer=inner)
+            outs = outer.inline(e.graph, tensors)
+            if isinstance(outer, ConcreteTracer):
+                first = e.n_out + e.n_hook
+                outer.guards.extend((outs[first + k], kind, value) for k, (kind, value) in enumerate(e.guards))
+            n_all = e.n_out + e.n_hook + len(e.guards)
+            return e.rebuild(outs[:e.n_out]), outs[n_all:n_all + n_in], outs[n_all + n_in:]
         key = (self._state(), trace.arg_signature(args, "a differentiated function"),
                tuple(id(w) for w in self.weights), _hook_count(self.fn))
-        entry = self._graphs.get(key)
-        if entry is None:
-            with deferred_hooks.deferring() as calls:  # forward hooks see values once the graph has run
-                graph, rebuild, n_out, n_hook = self._graph(args, n_args, n_sens, calls)
-            entry = (trace.engine().compile_graph(graph), rebuild, n_out, n_hook)
-            self._graphs[key] = entry
-        compiled, rebuild, n_out, (n_hook, templates) = entry
-        outs = [Tensor(o) for o in compiled([a.asnumpy() for a in args if isinstance(a, Tensor)])]
-        if templates:
-            deferred_hooks.replay(templates, outs[n_out:n_out + n_hook])
-        n_all = n_out + n_hook
-        return rebuild(outs[:n_out]), outs[n_all:n_all + n_in], outs[n_all + n_in:]
+        arrays = [a.asnumpy() for a in tensors]
+        paths = self._graphs.setdefault(key, {})
+        entry, tried, traced = paths.get("last"), set(), False
+        while True:
+            if entry is None:
+                if traced:
+                    raise RuntimeError("a differentiated function's conditions over tensor values came out "
+                                       "differently when traced and when its compiled graph ran (a condition on "
+                                       "random values?); compute the condition outside the function")
+                entry, traced = self._entry(paths, args, n_args, n_sens, arrays), True
+            outs = entry.compiled(arrays)
+            k = _first_failed_guard(entry, outs)
+            if k is None:
+                break
+            # This call took another path. The guards before k held, so the graph computed guard k as this
+            # call's Python would: a compiled path agreeing with those decisions is tried before tracing again.
+            tried.add(id(entry))
+            entry = None if traced else _agreeing_path(paths, entry, k, outs, tried)
+        if not entry.volatile:
+            paths["last"] = entry
+        outs = [Tensor(o) for o in outs]
+        if entry.templates:
+            deferred_hooks.replay(entry.templates, outs[entry.n_out:entry.n_out + entry.n_hook])
+        n_all = entry.n_out + entry.n_hook + len(entry.guards)
+        return entry.rebuild(outs[:entry.n_out]), outs[n_all:n_all + n_in], outs[n_all + n_in:]
 
-    def _graph(self, args: tuple, n_args: int, n_sens: int,
-               hook_calls: list | None = None) -> tuple[Any, Callable, int, tuple[int, list]]:
-        """Trace ``fn`` on ``args`` and append the gradients: (graph, output structure rebuild, n outputs,
-        (n hook tensors, hook templates)). The tensors of the forward-hook calls recorded into ``hook_calls``
-        follow the outputs (core/deferred_hooks.py)."""
+    def _entry(self, paths: dict, args: tuple, n_args: int, n_sens: int, arrays: list) -> _Entry:
+        """Trace ``fn`` on this call's values and compile its gradient graph, unless the path its conditions
+        took was compiled before (``paths``: the compiled graphs of one signature by their decisions)."""
+        tracer = ConcreteTracer(arrays)
+        with deferred_hooks.deferring() as calls:  # forward hooks see values once the graph has run
+            e = self._graph(args, n_args, n_sens, calls, tracer)
+        if tracer.volatile:  # the graph holds values of this call (saved-tensor hooks): used once
+            e.compiled, e.graph, e.volatile = trace.engine().compile_graph(e.graph), None, True
+            return e
+        e.decisions = tuple(decision_key(kind, value) for kind, value in e.guards)
+        known = paths.get(e.decisions)
+        if known is not None:
+            return known
+        e.compiled = trace.engine().compile_graph(e.graph)
+        e.graph = None
+        paths[e.decisions] = e
+        return e
+
+    def _graph(self, args: tuple, n_args: int, n_sens: int, hook_calls: list | None = None,
+               tracer: trace.Tracer | None = None) -> _Entry:
+        """Trace ``fn`` on ``args`` (with ``tracer``) and append the gradients. The graph's outputs are fn's,
+        then the tensors of the forward-hook calls recorded into ``hook_calls`` (core/deferred_hooks.py),
+        then the guards' tensors (core/concrete_trace.py), then the gradients."""
         fn = self.fn
-        hooks: dict[str, Any] = {"n": 0, "templates": []}
+        hooks: dict[str, Any] = {"n": 0, "templates": [], "guards": []}
 
         def traced(*a: Any) -> Any:
             out = fn(*a[:n_args])
-            if not hook_calls:
-                return out
-            leaves, hooks["templates"] = deferred_hooks.tensors_of(hook_calls)
+            leaves: list = []
+            if hook_calls:
+                leaves, hooks["templates"] = deferred_hooks.tensors_of(hook_calls)
             hooks["n"] = len(leaves)
-            return (out, tuple(leaves))
+            current = trace.current()
+            if isinstance(current, ConcreteTracer):
+                hooks["guards"] = [(kind, value) for _, kind, value in current.guards]
+                leaves = [*leaves, *(t for t, _, _ in current.guards)]
+            return (out, tuple(leaves)) if leaves else out
 
-        graph, rebuild = trace.trace(traced, args)
-        if hooks["n"]:
-            # The outputs are (fn's outputs, hook tensors); only fn's are returned and differentiated.
+        graph, rebuild = trace.trace(traced, args, tracer)
+        n_hidden = hooks["n"] + len(hooks["guards"])
+        if n_hidden:
+            # The outputs are (fn's outputs, hidden tensors); only fn's are returned and differentiated.
             whole = rebuild
 
             def rebuild(leaves: list) -> Any:
-                return whole(list(leaves) + [None] * hooks["n"])[0]
-        n_out = len(graph.outputs) - hooks["n"]
+                return whole(list(leaves) + [None] * n_hidden)[0]
+        n_out = len(graph.outputs) - n_hidden
         if self.has_aux and n_out < 2:
             raise ValueError("has_aux=True needs a function with more than one output (the first is "
                              "differentiated, the others are returned as they are)")
@@ -133,15 +197,36 @@ class _Differentiated:
         tensor_index = {i: k for k, i in enumerate(i for i, a in enumerate(args) if isinstance(a, Tensor))}
         positions = [tensor_index[p % n_args] for p in self.positions]
         graph = Autodiff(positions, self.weights, n_outputs=n_diff, sens_inputs=bool(n_sens)).run(graph)
-        return graph, rebuild, n_out, (hooks["n"], hooks["templates"])
+        return _Entry(graph, rebuild, n_out, hooks["n"], hooks["templates"], hooks["guards"])
+
+
+def _first_failed_guard(entry: _Entry, outs: list) -> int | None:
+    """The index of the first guard of ``entry`` that this run's outputs ``outs`` contradict, or None."""
+    first = entry.n_out + entry.n_hook
+    for k, (kind, value) in enumerate(entry.guards):
+        if not guard_holds(kind, value, outs[first + k]):
+            return k
+    return None
+
+
+def _agreeing_path(paths: dict, entry: _Entry, k: int, outs: list, tried: set) -> _Entry | None:
+    """A compiled path (not yet tried on this call) whose first k+1 decisions are those this call took: the
+    first k of ``entry`` and guard k's value in ``outs``; None when none is known."""
+    kind = entry.guards[k][0]
+    actual = PYTHON_VALUE[kind](np.asarray(outs[entry.n_out + entry.n_hook + k]))
+    prefix = (*entry.decisions[:k], decision_key(kind, actual))
+    for d, e in paths.items():
+        if d != "last" and id(e) not in tried and d[:k + 1] == prefix:
+            return e
+    return None
 
 
 def _hook_count(fn: Any) -> int:
-    """How many forward hooks ``fn``'s cells have (part of a gradient graph's key: a hook added later must
-    be recorded by a new trace)."""
+    """How many forward and backward hooks ``fn``'s cells have (part of a gradient graph's key: a hook added
+    later must be recorded by a new trace)."""
     cells = fn.cells_and_names() if hasattr(fn, "cells_and_names") else ()
-    return sum(len(c.__dict__.get("_forward_pre_hooks", {})) + len(c.__dict__.get("_forward_hooks", {}))
-               for _, c in cells)
+    kinds = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks")
+    return sum(len(c.__dict__.get(k, {})) for _, c in cells for k in kinds)
 
 
 def _positions(grad_position: Any) -> tuple[tuple[int, ...], bool]:
@@ -173,12 +258,12 @@ def _arrange(positions: tuple[int, ...], single_pos: bool, weights: list[Paramet
 
 
 def _make(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_ids: bool,
-          with_value: bool) -> Callable[..., Any]:
+          with_value: bool, sens_param: bool = False) -> Callable[..., Any]:
     positions, single_pos = _positions(grad_position)
     params, single_w = _weights_list(weights)
     if not positions and weights is None:
         raise ValueError("grad_position and weights cannot both be None: there is nothing to differentiate")
-    diff = _Differentiated(fn, positions, params, has_aux, sens_param=False)
+    diff = _Differentiated(fn, positions, params, has_aux, sens_param=bool(sens_param))
 
     def grad_fn(*args: Any) -> Any:
         out, in_grads, w_grads = diff(*args)
@@ -194,17 +279,39 @@ def _make(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_
 
 
 def grad(fn: Callable[..., Any], grad_position: int | tuple[int, ...] | None = 0, weights: Any = None,
-         has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
+         has_aux: bool = False, return_ids: bool = False, sens_param: bool = False) -> Callable[..., Any]:
     """A function computing the gradients of ``fn`` (a Cell or a function of Tensors) with respect to the
     inputs at ``grad_position`` and/or the Parameters ``weights`` (see the module docstring for the
-    return conventions, MindSpore's)."""
-    return _make(fn, grad_position, weights, has_aux, return_ids, with_value=False)
+    return conventions, MindSpore's). ``sens_param=True``: the call's last argument is the sensitivity (the
+    cotangent of the outputs, a tuple of them for several) instead of ones."""
+    return _make(fn, grad_position, weights, has_aux, return_ids, with_value=False, sens_param=sens_param)
 
 
 def value_and_grad(fn: Callable[..., Any], grad_position: int | tuple[int, ...] | None = 0, weights: Any = None,
-                   has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
+                   has_aux: bool = False, return_ids: bool = False, sens_param: bool = False) -> Callable[..., Any]:
     """Like :func:`grad`, but the returned function gives ``(outputs of fn, gradients)``."""
-    return _make(fn, grad_position, weights, has_aux, return_ids, with_value=True)
+    return _make(fn, grad_position, weights, has_aux, return_ids, with_value=True, sens_param=sens_param)
+
+
+def get_grad(gradients: Any, identifier: int | str | Parameter) -> Tensor:
+    """The gradient of ``identifier`` (an input position or a Parameter) in ``gradients``, the result of a
+    ``grad``/``value_and_grad`` made with ``return_ids=True``."""
+    if isinstance(identifier, Parameter):
+        identifier = identifier.name
+    elif isinstance(identifier, bool) or not isinstance(identifier, int):
+        raise TypeError(f"get_grad: identifier must be an int position or a Parameter, got "
+                        f"{type(identifier).__name__} {identifier!r}")
+    stack = [gradients]
+    while stack:
+        g = stack.pop()
+        if isinstance(g, tuple) and len(g) == 2 and isinstance(g[1], Tensor) and isinstance(g[0], (int, str)) \
+                and not isinstance(g[0], bool):
+            if g[0] == identifier and type(g[0]) is type(identifier):
+                return g[1]
+        elif isinstance(g, (tuple, list)):
+            stack.extend(reversed(g))
+    raise ValueError(f"get_grad: no gradient with identifier {identifier!r} (make the gradient function with "
+                     "return_ids=True and differentiate that input or Parameter)")
 
 
 class GradOperation:

@@ -22,9 +22,9 @@ pytestmark = pytest.mark.slow  # some sixty small kernels built in two modes
 
 FIXTURE = np.load(Path(__file__).resolve().parents[1] / "fixtures" / "ms_pools.npz")
 META = json.loads(bytes(FIXTURE["__meta__"]).decode())
-# The samples of fractional pooling place the windows when the call is built: as graph inputs they are not
-# known yet (opbuild refuses, see test_fractional_samples_must_be_constant), so these run in PyNative only.
-PYNATIVE_ONLY = {n for n in CASES if "fractional" in n} | {"adaptive_max_pool3d_prim"}  # output_size: idem
+# The samples of fractional pooling (and AdaptiveMaxPool3D's output_size) are read when the call is built: in
+# GRAPH_MODE that breaks the graph there (core/graph_breaks.py), so these run in both modes too.
+PYNATIVE_ONLY: set[str] = set()
 
 
 def _run(name: str, mode: str):
@@ -121,14 +121,14 @@ def test_fractional_samples_must_be_constant_and_valid() -> None:
         ops.fractional_max_pool2d(x, 2, (3, 3), _random_samples=Tensor(np.zeros((1, 1, 3), np.float32)))
     with pytest.raises(ValueError, match="exactly one of output_size and output_ratio"):
         ops.fractional_max_pool2d(x, 2)
+    s = Tensor(np.full((1, 1, 2), 0.5, np.float32))
     old = ms.get_context("mode")
     ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        with pytest.raises(ValueError, match="must be a constant"):
-            FnCell(lambda t, s: ops.fractional_max_pool2d(t, 2, (3, 3), _random_samples=s))(
-                x, Tensor(np.full((1, 1, 2), 0.5, np.float32)))
+    try:  # samples given as a graph input: read where the graph breaks, the same windows as in PyNative
+        got = FnCell(lambda t, s_: ops.fractional_max_pool2d(t, 2, (3, 3), _random_samples=s_))(x, s)
     finally:
         ms.set_context(mode=old)
+    np.testing.assert_array_equal(got.asnumpy(), ops.fractional_max_pool2d(x, 2, (3, 3), _random_samples=s).asnumpy())
 
 
 def test_nn_max_pool_refuses_pad_arguments_without_pad_mode() -> None:

@@ -84,8 +84,13 @@ def test_cumprod_is_exact_with_zeros_and_negatives(mode):
     np.testing.assert_allclose(run(mode, lambda t: t.cumprod(0), f), np.cumprod(f))
 
 
-def test_bitwise_on_bool_and_a_clear_refusal_on_integers(pynative_mode):
+def test_bitwise_on_bool_is_logical_and_on_integers_bitwise(pynative_mode):
     a, b = ms.tensor([True, True, False]), ms.tensor([True, False, False])
     assert a.bitwise_and(b).tolist() == [True, False, False] and a.bitwise_xor(b).tolist() == [False, True, False]
-    with pytest.raises(NotImplementedError, match="bitwise_and: opbuild has no bitwise kernel for Int32"):
-        ms.tensor([5, 3], ms.int32).bitwise_and(ms.tensor([3, 1], ms.int32))
+    assert (a & b).tolist() == [True, False, False] and (a ^ b).tolist() == [False, True, False]
+    x, y = ms.tensor([5, 3, -1], ms.int16), ms.tensor([3, 1, 6], ms.int16)
+    assert x.bitwise_and(y).tolist() == [1, 1, 6] and (x | y).tolist() == [7, 3, -1]
+    assert (x ^ y).tolist() == [6, 2, -7] and (x & y).dtype == ms.int16
+    assert (x ^ 1).tolist() == [4, 2, -2] and (3 & x).tolist() == [1, 3, 3]
+    with pytest.raises(TypeError, match="bitwise_and: input and other must be integer or bool"):
+        ms.tensor([1.5]).bitwise_and(ms.tensor([2.5]))

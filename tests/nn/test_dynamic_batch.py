@@ -14,7 +14,7 @@ import opbuild as ms
 import opbuild.onnx
 from opbuild import nn
 from opbuild.core.errors import ConfigError
-from opbuild.nn import batch_chunks, dynamic_batch
+from opbuild.nn import batch_chunks, batch_runtime, dynamic_batch
 
 pytestmark = pytest.mark.usefixtures("graph_mode")
 
@@ -75,7 +75,14 @@ def test_static_declarations_check_calls_and_run_static() -> None:
     assert dynamic_batch.verdict(net._graphs) == []
 
 
-def test_cnn_runs_new_batch_sizes_without_building() -> None:
+@pytest.fixture(params=["runtime", "chunks"])
+def batch_mode(request, monkeypatch) -> str:
+    """Both ways of running a dynamic batch: run-time-batch kernels (the default) and the chunk graphs."""
+    monkeypatch.setenv(batch_runtime.MODE_VARIABLE, request.param)
+    return request.param
+
+
+def test_cnn_runs_new_batch_sizes_without_building(batch_mode) -> None:
     net, static = _twin(SmallCNN)
     net.set_inputs(ms.Tensor(shape=[None, 3, 8, 8], dtype=ms.float32))
     rng = np.random.default_rng(0)
@@ -88,11 +95,12 @@ def test_cnn_runs_new_batch_sizes_without_building() -> None:
         want = static(ms.Tensor(x)).asnumpy()
         assert y.shape == (b, 5)
         np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
-    assert len(net.compile_info()) == len(batch_chunks.chunk_sizes())  # the chunk graphs serve every size
+    # The chunk graphs serve every size, or one graph of run-time-batch kernels
+    assert len(net.compile_info()) == (len(batch_chunks.chunk_sizes()) if batch_mode == "chunks" else 1)
     assert dynamic_batch.verdict(net._graphs)[0].rowwise
 
 
-def test_mlp_matches_numpy_for_each_batch_size() -> None:
+def test_mlp_matches_numpy_for_each_batch_size(batch_mode) -> None:
     net = MLP()
     net.set_inputs(ms.Tensor(shape=[None, 6], dtype=ms.float32))
     w1, b1, w2, b2 = (p.asnumpy() for p in net.get_parameters())
@@ -349,7 +357,8 @@ def test_cover_weighs_calls_against_padded_rows() -> None:
 
 
 @pytest.mark.parametrize("pad", [True, False])
-def test_padded_and_exact_covers_give_the_same_rows(pad) -> None:
+def test_padded_and_exact_covers_give_the_same_rows(pad, monkeypatch) -> None:
+    monkeypatch.setenv(batch_runtime.MODE_VARIABLE, "chunks")
     net = MLP()
     net.set_inputs(ms.Tensor(shape=[None, 6], dtype=ms.float32))
     w1, b1, w2, b2 = (p.asnumpy() for p in net.get_parameters())

@@ -1,5 +1,6 @@
-"""A dynamic batch across processes: the chunk graphs one process built are reused from kernel_meta by the
-next, which runs batch sizes never seen before with nothing built (Cell.set_inputs and an ONNX dim_param)."""
+"""A dynamic batch across processes: the run-time-batch kernels (or chunk graphs) one process built are reused
+from kernel_meta by the next, which runs batch sizes never seen before with nothing built (Cell.set_inputs and
+an ONNX dim_param)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 import opbuild as ms
 import opbuild.onnx
-from opbuild.nn import dynamic_batch
+from opbuild.nn import batch_runtime, dynamic_batch
 from tests.conftest import REPO, execution_mode, run_python
 
 pytestmark = pytest.mark.slow
@@ -24,6 +25,7 @@ from onnx import TensorProto, helper, numpy_helper
 import opbuild as ms
 import opbuild.onnx
 from opbuild import nn
+from opbuild.nn import batch_runtime, dynamic_batch
 
 ms.set_context(mode=ms.GRAPH_MODE)
 
@@ -62,22 +64,28 @@ for b in map(int, sys.argv[1:]):
     want = static(ms.Tensor(x)).asnumpy()
     xo = x.reshape(b, -1)[:, :4].copy()
     (yo,) = model.run([xo])
-    out.append({"batch": b, "cnn_built": cnn_built, "onnx_built": ms.build_report().built,
+    kinds = [type(dynamic_batch.verdict(g)[0].runtime).__name__ for g in (net._graphs, model._graphs)]
+    out.append({"batch": b, "cnn_built": cnn_built, "onnx_built": ms.build_report().built, "runtime": kinds,
                 "cnn_ok": bool(np.allclose(y, want, rtol=1e-5)),
                 "onnx_ok": bool(np.allclose(yo, np.tanh(xo @ w), rtol=1e-5, atol=1e-6))})
 print(json.dumps(out))
 """
 
 
-def test_second_process_runs_new_batch_sizes_with_nothing_built(tmp_path) -> None:
-    env = {"OPBUILD_CACHE_PATH": str(tmp_path)}
+@pytest.mark.parametrize("mode", ["runtime", "chunks"])
+def test_second_process_runs_new_batch_sizes_with_nothing_built(tmp_path, mode) -> None:
+    """Run-time-batch kernels (the default) or the chunk graphs, built by one process, serve new sizes in the
+    next from kernel_meta."""
+    env = {"OPBUILD_CACHE_PATH": str(tmp_path), batch_runtime.MODE_VARIABLE: mode}
     first = json.loads(run_python(SCRIPT, "2", env=env).stdout.strip().splitlines()[-1])
     assert first[0]["cnn_built"] > 0 and first[0]["onnx_built"] > 0, first
     assert first[0]["cnn_ok"] and first[0]["onnx_ok"], first
+    kind = "RuntimeBatch" if mode == "runtime" else "str"  # str: the reason the chunks run
+    assert first[0]["runtime"] == [kind, kind], first
     second = json.loads(run_python(SCRIPT, "5", "13", env=env).stdout.strip().splitlines()[-1])
-    for row in second:  # new sizes in a new process: the chunk graphs come from kernel_meta
+    for row in second:  # new sizes in a new process: every kernel comes from kernel_meta
         assert row["cnn_built"] == 0 and row["onnx_built"] == 0, row
-        assert row["cnn_ok"] and row["onnx_ok"], row
+        assert row["cnn_ok"] and row["onnx_ok"] and row["runtime"] == [kind, kind], row
 
 
 def test_resnet_fixture_with_a_symbolic_batch_runs_new_sizes_unbuilt() -> None:
@@ -97,6 +105,7 @@ def test_resnet_fixture_with_a_symbolic_batch_runs_new_sizes_unbuilt() -> None:
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
         assert dynamic_batch.verdict(model._graphs)[0].rowwise
+        assert isinstance(dynamic_batch.verdict(model._graphs)[0].runtime, batch_runtime.RuntimeBatch)
         for copies in (3, 5):
             outs = model.run([np.concatenate([x] * copies)])
             assert ms.build_report().built == 0
@@ -149,6 +158,8 @@ def test_exported_transformer_with_a_dynamic_batch_axis(layout) -> None:
                 want = net(torch.from_numpy(ids)).numpy()
             np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
         assert dynamic_batch.verdict(model._graphs)[0].rowwise
+        # One graph of run-time-batch kernels (timm's layout: rows copied where the batch is dim 1)
+        assert isinstance(dynamic_batch.verdict(model._graphs)[0].runtime, batch_runtime.RuntimeBatch)
 
 
 def test_bench_dynamic_batch_smoke(tmp_path) -> None:
@@ -160,8 +171,9 @@ def test_bench_dynamic_batch_smoke(tmp_path) -> None:
     rows = json.loads(out.read_text())
     firsts = [r for r in rows if not isinstance(r["batch"], int)]
     sizes = [r for r in rows if isinstance(r["batch"], int)]
-    assert len(firsts) == 3 and all(r["dynamic_built"] > 0 for r in firsts)
-    assert len(sizes) == 3
+    assert len(firsts) == 4 and all(r["dynamic_built"] > 0 and r["runtime_built"] > 0 for r in firsts)
+    assert len(sizes) == 4
     for r in sizes:
-        assert r["static_built"] > 0 and r["dynamic_built"] == 0, r
+        assert r["static_built"] > 0 and r["dynamic_built"] == 0 and r["runtime_built"] == 0, r
         assert r["max_abs_diff"] < 1e-5 and r["static_steady_ms"] > 0 and r["dynamic_steady_ms"] > 0
+        assert r["runtime_steady_ms"] > 0

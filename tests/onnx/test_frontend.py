@@ -15,7 +15,6 @@ import opbuild as ms
 import opbuild.onnx
 from opbuild.frontends.onnx import UnsupportedOnnxError
 from opbuild.frontends.onnx_ops import StaticValueError
-from opbuild.nn import batch_chunks
 from tests.conftest import run_python
 
 pytestmark = pytest.mark.usefixtures("graph_mode")
@@ -136,8 +135,9 @@ def test_symbolic_batch_dim_compiles_once_for_every_size() -> None:
     for n in (2, 3, 2):
         x = rng.standard_normal((n, 4)).astype(np.float32)
         np.testing.assert_allclose(m.run([x])[0], np.maximum(x + (np.arange(4) - 2), 0), rtol=1e-6)
-    # a symbolic dim 0 is a dynamic batch: the chunk graphs serve every size (nn/dynamic_batch.py)
-    assert len(m.compile_info()) == len(batch_chunks.chunk_sizes())
+    # a symbolic dim 0 is a dynamic batch: one graph of run-time-batch kernels serves every size
+    # (nn/batch_runtime.py)
+    assert len(m.compile_info()) == 1
 
 
 def test_shape_arithmetic_is_folded_away() -> None:

@@ -252,10 +252,10 @@ def test_non_differentiable_ops_are_declared():
     all have a rule (a new op without one fails here until its rule, or NO_GRADIENT, is written)."""
     for name in ("Equal", "Less", "ArgMax", "ArgMin", "Floor", "Ceil", "Round", "IsNan", "OnesLike", "Fill"):
         assert REGISTRY[name].grad is NO_GRADIENT, name
-    # Backward ops themselves have no rule (no second-order derivatives yet).
-    backward = {"ReluGrad", "ReLU6Grad", "SigmoidGrad", "TanhGrad", "GeLUGrad", "BiasAddGrad", "StridedSliceGrad",
-                "UnsortedSegmentSum", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad",
-                "GridSampleGrad"}
+    # Backward ops without a second-order rule yet (ops/backward_grads.py has the others): autodiff refuses them.
+    backward = {"MaxPoolGrad", "GridSampleGrad", "BatchNormGrad", "Conv2DBackpropInput",
+                # in-place scatters into Parameters: refused, as MindSpore 2.10 has no bprop for them
+                *(f"ScatterNd{k}Inplace" for k in ("Add", "Sub", "Mul", "Div", "Max", "Min"))}
     missing = sorted(n for n, d in REGISTRY.items() if d.grad is None and n not in backward)
     assert missing == [], missing
 

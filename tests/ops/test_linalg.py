@@ -227,12 +227,27 @@ def test_cholesky_gradients_match_finite_differences(upper):
     np.testing.assert_allclose(gc.asnumpy(), numeric(lambda f: (solve(b, f) * wb).sum(), c), atol=1e-6)
 
 
-def test_qr_svd_gradients_are_refused():
+def test_qr_gradient_is_refused_svd_gradients_match_torch():
     x = Tensor(RNG.standard_normal((3, 3)))
-    with pytest.raises(NotImplementedError, match="gradients of Qr and Svd"):
+    with pytest.raises(NotImplementedError, match="gradients of Qr"):
         ms.grad(lambda t: ops.qr(t)[1].sum())(x)
-    with pytest.raises(NotImplementedError, match="gradients of Qr and Svd"):
-        ms.grad(lambda t: ops.svd(t, compute_uv=False).sum())(x)
+    with pytest.raises(NotImplementedError, match="full_matrices=True and a non-square"):
+        ms.grad(lambda t: ops.svd(t, full_matrices=True)[1].sum())(Tensor(RNG.standard_normal((4, 3))))
+    torch = pytest.importorskip("torch")
+    for shape in ((2, 4, 3), (3, 5), (4, 4)):
+        a = RNG.standard_normal(shape)
+        k = min(shape[-2:])
+        w, mm = RNG.standard_normal(k), RNG.standard_normal(shape)
+
+        def loss_ms(t, w=w, mm=mm):  # invariant under the signs of each (u_i, v_i) pair
+            s, u, v = ops.svd(t)
+            return ((u * Tensor(w) @ ops.swapaxes(v, -1, -2)) * Tensor(mm)).sum() + (s * Tensor(w)).sum()
+
+        got = ms.grad(loss_ms)(Tensor(a)).asnumpy()
+        ta = torch.tensor(a, requires_grad=True)
+        tu, ts, tvh = torch.linalg.svd(ta, full_matrices=False)
+        (((tu * torch.tensor(w)) @ tvh) * torch.tensor(mm)).sum().add((ts * torch.tensor(w)).sum()).backward()
+        np.testing.assert_allclose(got, ta.grad.numpy(), atol=1e-9)
 
 
 def test_factor_ops_match_numpy(mode):

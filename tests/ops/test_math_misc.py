@@ -120,5 +120,8 @@ def test_logsumexp_and_norms() -> None:
                                    np.linalg.norm(x.astype(np.float64), p, axis=0), rtol=1e-5)
     np.testing.assert_allclose(ops.norm(ms.Tensor(x)).asnumpy(), np.linalg.norm(x), rtol=1e-5)
     np.testing.assert_allclose(ops.norm(ms.Tensor(x), "fro", dim=(0, 1)).asnumpy(), np.linalg.norm(x), rtol=1e-5)
-    with pytest.raises(NotImplementedError, match="matrix norm ord='nuc'"):
-        ops.norm(ms.Tensor(x), "nuc")
+    for o in ("nuc", 1, -1, 2, -2, float("inf"), float("-inf")):
+        np.testing.assert_allclose(ops.norm(ms.Tensor(x), o).asnumpy(), np.linalg.norm(x.astype(np.float64), o),
+                                   rtol=1e-5)
+    with pytest.raises(ValueError, match="matrix_norm: ord must be one of"):
+        ops.norm(ms.Tensor(x), 3)

@@ -33,7 +33,7 @@ import numpy as np
 
 from .ir import Graph, Node, Value
 from .tensor import PYTHON_VALUE, Tensor
-from .trace import Tracer, engine, flatten_outputs, tracing
+from .trace import Tracer, ValueNeeded, engine, flatten_outputs, tracing
 
 _CONVERT = PYTHON_VALUE
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -76,12 +76,15 @@ def decision_key(kind: str, value: Any) -> Any:
     """The key of a condition value in a piece's children (float values by their exact bits)."""
     if isinstance(value, float):
         return (kind, value.hex())
+    if isinstance(value, np.ndarray):  # asnumpy(): the array's exact bytes
+        return (kind, value.dtype.str, value.shape, value.tobytes())
     return (kind, type(value).__name__, value)
 
 
-def user_location() -> str:
-    """``file:line (function): code`` of the innermost frame outside opbuild: the user code that asked."""
-    for frame in reversed(traceback.extract_stack()):
+def user_location(frames: Sequence[traceback.FrameSummary] | None = None) -> str:
+    """``file:line (function): code`` of the innermost frame outside opbuild (of ``frames``, default the current
+    stack): the user code that asked."""
+    for frame in reversed(frames if frames is not None else traceback.extract_stack()):
         if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR + os.sep):
             return f"{frame.filename}:{frame.lineno} ({frame.name}): {(frame.line or '').strip()}"
     return "<opbuild>"
@@ -161,6 +164,9 @@ class Program:
         self.root: Piece | None = None
         self.last_breaks: list[GraphBreak] = []
         self._compiled: dict[tuple, Any] = {}  # signature -> compiled graph, shared by equal pieces
+        # Set when a gradient inside the function needs tensor values before any piece could run: every call
+        # then runs the function as Python (run_compiled), and this says why.
+        self.as_python: GraphBreak | None = None
         self.reports: list[Any] = []  # build reports of the pieces compiled by the last call
 
     def pieces(self) -> list[Piece]:
@@ -396,8 +402,21 @@ def run_compiled(graphs: dict, key: Any, fn: Callable[..., Any], args: Sequence[
     program = graphs.get(key)
     if program is None:
         program = graphs[key] = Program(fn)
+    if program.as_python is not None:
+        program.last_breaks = [program.as_python]
+        return fn(*args)
     try:
         return program.run(args)
+    except ValueNeeded as e:
+        if program.root is not None:  # pieces have run (and maybe updated Parameters): running again is wrong
+            raise
+        # A gradient inside the function asked for a tensor value before anything ran: the call runs as
+        # Python, as in PyNative (each gradient then traces from Python with values, compiled per path).
+        program.as_python = GraphBreak(f"the call runs as Python: {str(e).split(':')[0]} inside a function "
+                                       "differentiated within the graph",
+                                       user_location(traceback.extract_tb(e.__traceback__)))
+        program.last_breaks = [program.as_python]
+        return fn(*args)
     finally:
         _publish_report(program)
 

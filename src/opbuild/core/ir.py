@@ -93,7 +93,8 @@ class Value:
 
 @dataclass(eq=False)
 class Node:
-    """One primitive application. ``attrs`` holds only JSON-able data that shapes the kernel."""
+    """One primitive application. ``attrs`` holds only JSON-able data that shapes the kernel (a host node
+    that runs Python, ops/python_calls.py ``PyCall``, holds its callback there: it has no kernel)."""
 
     op: str
     attrs: dict[str, Any]

@@ -25,7 +25,9 @@ _concretizer: Any = None
 # The Python value each conversion gives from the data.
 PYTHON_VALUE: dict[str, Any] = {"bool": bool, "int": int, "float": float,
                                  "item": lambda a: a.reshape(()).item() if a.dtype.name != "bfloat16"
-                                 else float(a.reshape(()))}
+                                 else float(a.reshape(())),
+                                 # the whole array (MindSpore's JIT fallback runs such Python code on values)
+                                 "asnumpy": lambda a: np.array(a)}
 
 
 def install_concretizer(fn: Any) -> None:
@@ -186,8 +188,11 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
         return self._type.size
 
     def asnumpy(self) -> np.ndarray:
-        """The data as a NumPy array (shares memory). Not available for traced (symbolic) tensors."""
+        """The data as a NumPy array (shares memory). A traced tensor's values, where the trace can give them
+        (a GRAPH_MODE graph breaks there, a gradient traced from Python computes them), are a copy."""
         if self._data is None:
+            if _concretizer is not None and not is_placeholder(self):
+                return _concretizer(self, "asnumpy")
             raise RuntimeError(
                 "asnumpy() was called on a tensor being traced in GRAPH_MODE; its values exist only when the "
                 "graph runs. Return it from construct, or use PYNATIVE_MODE to inspect intermediate values.")

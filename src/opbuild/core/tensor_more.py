@@ -37,6 +37,7 @@ class TensorMoreMethods:
     __slots__ = ()
 
     trunc = _call("trunc", "Round toward zero.")
+    nonzero = _call("nonzero", "The coordinates of the non-zero elements; ops.nonzero.")
     real = _call("real", "The real part (a real tensor itself); ops.real.")
     imag = _call("imag", "The imaginary part (zeros for a real tensor); ops.imag.")
     conj = _call("conj", "The complex conjugate (a real tensor itself); ops.conj.")
@@ -84,6 +85,13 @@ class TensorMoreMethods:
         return _F().cumprod(self, dim, dtype)
 
     topk = _call("topk", "The k largest (smallest) values along a dim and their indices (ops.topk).")
+    igamma = _call("igamma", "The regularised lower incomplete gamma function P(self, other) (ops.igamma).")
+    igammac = _call("igammac", "The regularised upper incomplete gamma function Q(self, other) (ops.igammac).")
+    nextafter = _call("nextafter", "The next representable value towards other (ops.nextafter).")
+    lcm = _call("lcm", "The elementwise least common multiple with other (ops.lcm).")
+    gcd = _call("gcd", "The elementwise greatest common divisor with other (ops.gcd).")
+    svd = _call("svd", "(s, u, v) of the matrices in the last two axes (ops.svd).")
+    lu_solve = _call("lu_solve", "The solution of A x = self from A's packed LU factors (ops.lu_solve).")
 
     def sort(self, axis: int = -1, descending: bool = False):
         """(values, indices) sorted along ``axis``."""
@@ -93,23 +101,17 @@ class TensorMoreMethods:
         """The indices that sort the tensor along ``axis``."""
         return _F().argsort(self, axis, descending)
 
-    def _bitwise(self, other, logical: str):
-        if self.dtype.name == "bool" and (not hasattr(other, "dtype") or other.dtype.name == "bool"):
-            return getattr(_F(), logical)(self, other)
-        raise NotImplementedError(f"{logical.replace('logical', 'bitwise')}: opbuild has no bitwise kernel for "
-                                  f"{self.dtype} (bool tensors are supported: the logical operation)")
-
     def bitwise_and(self, other):
-        """AND of bool tensors (integer bitwise AND has no kernel: NotImplementedError)."""
-        return self._bitwise(other, "logical_and")
+        """Elementwise bitwise AND (``ops.bitwise_and``; bool tensors: logical AND)."""
+        return _F().bitwise_and(self, other)
 
     def bitwise_or(self, other):
-        """OR of bool tensors (integer bitwise OR has no kernel: NotImplementedError)."""
-        return self._bitwise(other, "logical_or")
+        """Elementwise bitwise OR (``ops.bitwise_or``; bool tensors: logical OR)."""
+        return _F().bitwise_or(self, other)
 
     def bitwise_xor(self, other):
-        """XOR of bool tensors (integer bitwise XOR has no kernel: NotImplementedError)."""
-        return self._bitwise(other, "logical_xor")
+        """Elementwise bitwise XOR (``ops.bitwise_xor``; bool tensors: logical XOR)."""
+        return _F().bitwise_xor(self, other)
 
     def eq(self, other):
         """self == other."""

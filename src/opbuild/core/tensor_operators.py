@@ -46,18 +46,20 @@ class TensorOperators:
     def __le__(self, o): return self._bin("LessEqual", o)
     def __gt__(self, o): return self._bin("Greater", o)
     def __ge__(self, o): return self._bin("GreaterEqual", o)
-    def __and__(self, o): return self._bin("LogicalAnd", o)
-    def __rand__(self, o): return self._bin("LogicalAnd", o, True)
-    def __or__(self, o): return self._bin("LogicalOr", o)
-    def __ror__(self, o): return self._bin("LogicalOr", o, True)
+    # ``&``, ``|``, ``^``: bitwise on integer tensors, logical on bool ones (ops.bitwise_*).
+    def __and__(self, o): return _ops().bitwise_and(self, o)
+    def __rand__(self, o): return _ops().bitwise_and(o, self)
+    def __or__(self, o): return _ops().bitwise_or(self, o)
+    def __ror__(self, o): return _ops().bitwise_or(o, self)
+    def __xor__(self, o): return _ops().bitwise_xor(self, o)
+    def __rxor__(self, o): return _ops().bitwise_xor(o, self)
 
     def __neg__(self):
         unary = _ops().unary
         return unary("Neg", self)
 
-    def __invert__(self):
-        unary = _ops().unary
-        return unary("LogicalNot", self)
+    def __invert__(self):  # MindSpore 2.10: logical NOT for every dtype (an int tensor gives bool, recorded)
+        return _ops().logical_not(self)
 
     def __abs__(self):
         unary = _ops().unary

@@ -17,6 +17,12 @@ from .tensor import Tensor
 _tracer: contextvars.ContextVar[Tracer | None] = contextvars.ContextVar("opbuild_tracer", default=None)
 
 
+class ValueNeeded(RuntimeError):
+    """A plain trace (one graph without values, such as a gradient traced inside another graph) was asked for
+    the value of a traced tensor. core/graph_breaks.py catches it when nothing has run yet and runs the call
+    as Python instead."""
+
+
 class Tracer:
     """Records primitive applications into ``graph``. Concrete tensors met while tracing (parameters,
     constants) become captures: the executor reads their live data at every run, without copying."""
@@ -77,11 +83,14 @@ class Tracer:
 
     def concretize(self, t: Tensor, kind: str) -> Any:
         """The Python value ``kind`` (bool, int, float, item) of traced ``t``. This tracer records one graph
-        without breaks (a differentiated function): refused. Graph-mode calls use graph_breaks.BreakTracer."""
-        raise RuntimeError(
+        without values: refused. Graph-mode calls use graph_breaks.BreakTracer, gradients called from Python
+        concrete_trace.ConcreteTracer."""
+        raise ValueNeeded(
             f"{kind}() of a tensor being traced: its value exists only when the graph runs. Control flow over "
-            "tensor values is supported in GRAPH_MODE construct and @jit functions, not inside a function being "
-            "differentiated (grad/value_and_grad); compute the condition outside it, or use ops.select/where.")
+            "tensor values is supported in GRAPH_MODE construct and @jit functions and in a function "
+            "differentiated from Python (grad/value_and_grad), not in a function differentiated inside a "
+            "compiled graph (@jit, a TrainOneStepCell in GRAPH_MODE); compute the condition outside it, call "
+            "the gradient from Python, or use ops.select/where.")
 
     @classmethod
     def extending(cls, graph: Graph) -> Tracer:
@@ -114,8 +123,10 @@ def tracing(tracer: Tracer) -> Iterator[Tracer]:
 
 def _concretize(t: Tensor, kind: str) -> Any:
     tracer = current()
-    if tracer is None:  # a tensor of a finished trace
-        return tensor_module.PYTHON_VALUE[kind](t.asnumpy())
+    if tracer is None:  # a tensor of a finished trace: it has no values
+        raise RuntimeError(
+            f"{kind}() was called on a tensor being traced in GRAPH_MODE; its values exist only when the graph "
+            "runs. Return it from construct, or use PYNATIVE_MODE to inspect intermediate values.")
     return tracer.concretize(t, kind)
 
 

@@ -31,7 +31,10 @@ from ..core import trace
 from ..core.ir import Graph, Node, Value
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
-from . import onnx_export_more  # noqa: F401 - registers the newer families' converters
+from . import (
+    onnx_export_extra,  # noqa: F401 - registers the composed converters
+    onnx_export_more,  # noqa: F401 - registers the newer families' converters
+)
 from . import onnx_export_rnn as rnn
 from .onnx_export_ops import CONVERTERS, OPSET, Ctx, UnsupportedExportError, _onnx_dtype, _Reject
 

@@ -4,6 +4,8 @@ ONNX only has later (CumProd-26, the bitwise ops-18, ScatterND max/min-18) are r
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.ir import Node
 from .onnx_export_ops import CONVERTERS, Ctx, _Reject, _rename, _scalar, converts
 
@@ -44,11 +46,18 @@ _ND = {"TensorScatterUpdate": "none", "TensorScatterAdd": "add", "TensorScatterM
 
 @converts(*_ND, "TensorScatterSub", "TensorScatterDiv", "TensorScatterMax", "TensorScatterMin")
 def _scatter_nd(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str]) -> None:
-    if node.op not in _ND:
-        raise _Reject(f"{node.op} has no ONNX ScatterND reduction at opset 17")
+    updates, reduction = ins[2], _ND.get(node.op)
+    if node.op == "TensorScatterSub":  # x - u as x + (-u)
+        updates, reduction = ctx.add("Neg", [updates]), "add"
+    elif node.op == "TensorScatterDiv" and np.dtype(node.inputs[2].type.dtype).kind == "f":
+        # x / u as x * (1 / u): equal up to one rounding of the reciprocal
+        updates, reduction = ctx.add("Reciprocal", [updates]), "mul"
+    if reduction is None:
+        raise _Reject(f"{node.op} has no ONNX ScatterND reduction at opset 17 (max/min and integer division "
+                      "come with opset 18)")
     # ONNX reads indices as int64 and has no negative-index or skip-out-of-range rule of its own.
     idx = ctx.add("Cast", [ins[1]], to=7)
-    ctx.add("ScatterND", [ins[0], idx, ins[2]], outs, reduction=_ND[node.op])
+    ctx.add("ScatterND", [ins[0], idx, updates], outs, reduction=reduction)
 
 
 @converts("TensorScatterElements")

@@ -353,7 +353,11 @@ def _gather_d(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str]
 
 @converts("Tile")
 def _tile(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str]) -> None:
-    ctx.add("Tile", [ins[0], ctx.const(list(attrs["multiples"]))], outs)
+    reps, shape = list(attrs["multiples"]), list(node.inputs[0].type.shape)
+    x = ins[0]
+    if len(reps) > len(shape):  # MindSpore prepends size-1 axes; ONNX's Tile wants one repeat per axis
+        x = ctx.add("Reshape", [x, ctx.const([1] * (len(reps) - len(shape)) + shape)])
+    ctx.add("Tile", [x, ctx.const(reps)], outs)
 
 
 @converts("BroadcastTo")

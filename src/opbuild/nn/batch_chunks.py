@@ -1,6 +1,8 @@
-"""Running a dynamic batch on graphs compiled at fixed batch sizes (the chunks).
+"""Running a dynamic batch: :func:`run` is the entry point of every call with a free batch dimension.
 
-A function declared with a free batch dimension (nn/dynamic_batch.py decides whether its graph is row-wise)
+A row-wise function (nn/dynamic_batch.py decides) runs on one graph of run-time-batch kernels
+(nn/batch_runtime.py, the default); where that is not possible, or under ``OPBUILD_DYNAMIC_BATCH=chunks``, on
+graphs compiled at fixed batch sizes (the chunks), as follows. The function
 is compiled, on its first call, at each chunk size (:func:`chunk_sizes`: 16, 4 and 1 by default). A batch of
 n rows then runs as calls of those graphs on consecutive slices: ``n // 16`` calls of the largest, and for
 the remaining rows the cheapest cover by the chunks, where a chunk larger than the rows left runs on them
@@ -25,6 +27,7 @@ import numpy as np
 from ..core import graph_breaks, trace
 from ..core.errors import ConfigError
 from ..core.tensor import Tensor
+from . import batch_runtime
 from .dynamic_batch import Verdict, analyse, row_args
 
 # The batch sizes a row-wise graph is compiled at (docs/dynamic-batch.md: the per-call cost against a static
@@ -149,6 +152,12 @@ def _calls(verdict: Verdict, n: int) -> list[tuple[Chunk, int]]:
     return out
 
 
+def runtime_graphs(graphs: dict) -> list[Any]:
+    """The graphs built with run-time-batch kernels in a graph table (``Cell._graphs``)."""
+    return [v.runtime.compiled for v in graphs.values()
+            if isinstance(v, Verdict) and isinstance(v.runtime, batch_runtime.RuntimeBatch)]
+
+
 def run(graphs: dict, state: Any, fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool],
         who: str) -> Any:
     """Run ``fn(*args)`` with a dynamic batch dimension on the ``dynamic`` Tensor arguments: on the chunk
@@ -167,6 +176,11 @@ def run(graphs: dict, state: Any, fn: Callable[..., Any], args: Sequence[Any], d
             warnings.warn(f"{who}: the dynamic batch dimension falls back to one build per batch size: "
                           f"{verdict.reason}", stacklevel=3)
         return graph_breaks.run_compiled(graphs, (state, trace.arg_signature(args, who)), fn, args)
+    if verdict.runtime is None and not verdict.chunks:
+        verdict.runtime = batch_runtime.compile(fn, args, dynamic) if batch_runtime.mode() == "runtime" \
+            else f"{batch_runtime.MODE_VARIABLE}=chunks"
+    if isinstance(verdict.runtime, batch_runtime.RuntimeBatch):
+        return verdict.runtime.run(args)
     eng = trace.engine()
     first_report = None
     if not verdict.chunks:

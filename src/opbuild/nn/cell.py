@@ -11,11 +11,12 @@ from typing import Any
 import numpy as np
 
 from ..core import config, graph_breaks, symbol, trace
+from ..core import recompute as recompute_marks
 from ..core.dtypes import dtype_of
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..ops.primitive import apply, compute_dtype
-from . import batch_chunks
+from . import backward_hooks, batch_chunks
 from .cell_api import CellApi
 from .cell_extras import CellExtras, hooked_parameters
 from .cell_repr import cell_repr, extra_repr
@@ -187,7 +188,25 @@ class Cell(CellState, CellApi, CellExtras):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.__dict__.get("_forward_pre_hooks") or self.__dict__.get("_forward_hooks"):
-            return self._call_with_hooks(self._call, args, kwargs)
+            return self._call_with_hooks(self._gated_call, args, kwargs)
+        return self._gated_call(*args, **kwargs)
+
+    def _gated_call(self, *args: Any, **kwargs: Any) -> Any:
+        """The call, through the backward hooks' gates when the cell has backward hooks, its nodes marked for
+        recomputation after :meth:`recompute`, its gradient the cell's own ``bprop`` when it defines one."""
+        if self.__dict__.get("_recompute") and trace.current() is not None:
+            with recompute_marks.block():
+                return self._gated_call_now(*args, **kwargs)
+        return self._gated_call_now(*args, **kwargs)
+
+    def _gated_call_now(self, *args: Any, **kwargs: Any) -> Any:
+        if backward_hooks.has_bprop(self) and trace.current() is not None:
+            return backward_hooks.call_with_bprop(self, self._call_hooked, args, kwargs)
+        return self._call_hooked(*args, **kwargs)
+
+    def _call_hooked(self, *args: Any, **kwargs: Any) -> Any:
+        if backward_hooks.has_hooks(self):
+            return backward_hooks.call(self, self._call, args, kwargs)
         return self._call(*args, **kwargs)
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
@@ -283,6 +302,7 @@ class Cell(CellState, CellApi, CellExtras):
 
     def compile_info(self) -> list:
         """The compiled graphs of this cell, one per input signature seen (several per signature where
-        control flow over tensor values broke the graph: one per piece, see core/graph_breaks.py)."""
+        control flow over tensor values broke the graph: one per piece, see core/graph_breaks.py; a dynamic batch
+        built with run-time-batch kernels is one graph, nn/batch_runtime.py)."""
         return [piece.compiled for program in self._graphs.values() if isinstance(program, graph_breaks.Program)
-                for piece in program.pieces()]
+                for piece in program.pieces()] + batch_chunks.runtime_graphs(self._graphs)

@@ -132,15 +132,16 @@ class CellApi:
             p.name = prefix + p.name
 
     def recompute(self, **kwargs: Any) -> None:
-        """Accepted: MindSpore recomputes this cell's activations in the backward pass to save device memory;
-        opbuild's memory plan keeps what the backward pass reads, with the same results."""
-        return None
+        """Recompute this cell's activations in the backward pass of a gradient instead of keeping them (less
+        memory, the same values: core/recompute.py). MindSpore's keyword options are accepted."""
+        self.__dict__["_recompute"] = True
 
     # ---- compilation ---------------------------------------------------------------------------------
     def set_inputs(self, *inputs: Tensor, **kwinputs: Tensor) -> None:
         """MindSpore's ``Cell.set_inputs``: declare the inputs' shapes and dtypes, a dynamic dimension as None
         (``Tensor(shape=[None, 3, 32, 32], dtype=mstype.float32)``). A dynamic dim 0 is a dynamic batch: every
-        batch size then runs on the kernels built once (nn/batch_chunks.py); other dynamic dims accept any
+        batch size then runs on the kernels built once, which take the batch size at run time
+        (nn/batch_runtime.py; or the chunk graphs of nn/batch_chunks.py); other dynamic dims accept any
         size, built per size. Later calls are checked against the declaration; :meth:`get_inputs` returns it.
         Inputs may also be given by ``construct``'s parameter names (``set_inputs(x=...)``)."""
         if kwinputs:
@@ -195,10 +196,9 @@ class CellApi:
         return self._add_hook("_forward_hooks", hook_fn)
 
     def register_backward_hook(self, hook_fn: Callable) -> HookHandle:
-        """Not supported: gradients are computed by the autodiff pass inside a graph, with no per-cell call to
-        hook into. Raises NotImplementedError."""
-        raise NotImplementedError("Cell.register_backward_hook is not supported by opbuild: gradients are "
-                                  "computed inside one graph; inspect them with opbuild.grad instead")
+        """``hook_fn(cell, grad_input, grad_output)`` runs when a gradient flows back through this cell (tuples
+        of Tensors); a non-None result replaces ``grad_input`` (nn/backward_hooks.py)."""
+        return self._add_hook("_backward_hooks", hook_fn)
 
     def _add_hook(self, kind: str, hook_fn: Callable) -> HookHandle:
         if not callable(hook_fn):

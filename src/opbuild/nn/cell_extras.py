@@ -62,10 +62,9 @@ class CellExtras:
         return self.__dict__.get("_offload")
 
     def register_backward_pre_hook(self, hook_fn: Callable) -> Any:
-        """Not supported: gradients are computed by the autodiff pass inside a graph, with no per-cell call to
-        hook into. Raises NotImplementedError."""
-        raise NotImplementedError("Cell.register_backward_pre_hook is not supported by opbuild: gradients are "
-                                  "computed inside one graph; inspect them with opbuild.grad instead")
+        """``hook_fn(cell, grad_output)`` runs when the gradient of this cell's outputs is known, before it
+        flows into the cell; a non-None result replaces ``grad_output`` (nn/backward_hooks.py)."""
+        return self._add_hook("_backward_pre_hooks", hook_fn)  # type: ignore[attr-defined] - CellApi's
 
     def register_parameter_forward_hook(self, params_hooks: list[dict]) -> None:
         """Apply ``hook(param)`` in place of each listed parameter wherever this cell's forward reads it

@@ -12,8 +12,10 @@ sizes, and checking:
 - the traces have the same nodes, wiring, attributes (but those holding the batch size: a Reshape's target
   shape, a slice's extent along the batch taking every row, a broadcast's or fill's batch dim) and captures;
 - every value either has the same shape in every trace (not batched), or differs in one dimension only, whose
-  size is the batch size (its batch dimension: dim 0 for inputs and outputs, anywhere inside the graph), and
-  only values computed from a batched input are batched (or whose rows are all equal: a broadcast row, a fill);
+  size is the batch size (its batch dimension: dim 0 for inputs and outputs, anywhere inside the graph) or
+  the same multiple ``k`` of it (``k`` rows per batch row, where a reshape folded the batch with the dims after
+  it; only views change ``k``), and only values computed from a batched input are batched (or whose rows are
+  all equal: a broadcast row, a fill);
 - every node reading a batched value is of an op family known to keep the rows apart (:data:`ROW_OPS`, each
   with its check: elementwise maps, Conv2D, pooling, BatchNorm's inference form, BiasAdd, MatMul with the
   batch as its M dimension, Softmax/LogSoftmax/reductions/Concat/LayerNorm over other axes, slices taking
@@ -63,6 +65,8 @@ class Site:
     outs: list
     in_ranks: list
     out_ranks: list
+    in_factors: list = field(default_factory=list)  # rows of the value per batch row (1: the batch itself)
+    out_factors: list = field(default_factory=list)
 
     @property
     def first(self) -> tuple[int, int]:
@@ -83,7 +87,8 @@ def _axes_avoid_batch(site: Site) -> str | None:
 
 
 def _aligned(site: Site) -> str | None:
-    """Every batched input has its batch where the output has it, under NumPy broadcasting."""
+    """Every batched input has its batch where the output has it, under NumPy broadcasting (and as many rows
+    per batch row)."""
     out = site.outs[0]
     for a, r in zip(site.ins, site.in_ranks):
         if a is not None and a + site.out_ranks[0] - r != out:
@@ -124,13 +129,17 @@ def _layer_norm(site: Site) -> str | None:
 
 
 def _view(site: Site) -> str | None:
-    """Reshape, Flatten, ExpandDims, Squeeze: the rows stay rows when the elements before and after the batch
-    dimension are the same number in the input and the output (row-major order)."""
+    """Reshape, Flatten, ExpandDims, Squeeze: the rows stay rows when the elements before the batch dimension
+    are the same number in the input and the output, and so are the elements of one batch row from the batch
+    dimension on (row-major order). A reshape may fold the batch with the dims after it (``(n, s, d)`` to
+    ``(n * s, d)``: ``s`` rows per batch row, as nn.Dense does on a 3-D input) or unfold it back."""
     if any(a is not None for a in site.ins[1:]):
         return f"{site.node.op} reads a batched value as a non-data operand"
     shape_in, shape_out = site.node.inputs[0].type.shape, site.node.outputs[0].type.shape
     a, b = site.ins[0], site.outs[0]
-    if math.prod(shape_in[:a]) != math.prod(shape_out[:b]) or math.prod(shape_in[a + 1:]) != math.prod(
+    k_in = site.in_factors[0] if site.in_factors else 1
+    k_out = site.out_factors[0] if site.out_factors else 1
+    if math.prod(shape_in[:a]) != math.prod(shape_out[:b]) or k_in * math.prod(shape_in[a + 1:]) != k_out * math.prod(
             shape_out[b + 1:]):
         return f"{site.node.op} mixes the batch rows with other dimensions"
     return None
@@ -173,6 +182,7 @@ def _slice_rows(site: Site) -> str | None:
 
 
 RowCheck = Callable[[Site], "str | None"]
+_VIEWS = ("Reshape", "Flatten", "ExpandDims", "Squeeze")
 # Ops that keep the rows of their batched operands apart, given the check (None: no reason to refuse). The
 # shape rule of the module docstring catches the rest (a Concat mixing rows changes the batch dimension other
 # than as the batch does).
@@ -180,7 +190,7 @@ ROW_OPS: dict[str, RowCheck] = {
     **{op: _elementwise for op in FUSIBLE},
     **{op: _batch_first for op in ("Conv2D", "MaxPool", "AvgPool", "GlobalAvgPool", "BatchNorm", "BiasAdd",
                                    "Pad")},
-    **{op: _view for op in ("Reshape", "Flatten", "ExpandDims", "Squeeze")},
+    **{op: _view for op in _VIEWS},
     **{op: _along_other_axes for op in ("Softmax", "LogSoftmax", "ReduceSum", "ReduceMean", "ReduceMax",
                                         "ReduceMin", "ReduceProd", "ArgMax", "ArgMin", "Concat", "Split")},
     **{op: _first_only for op in ("OnesLike", "ZerosLike", "Tile", "BroadcastTo")},
@@ -206,7 +216,8 @@ def _same_rows(node: Node, axis: int) -> bool:
     return False
 
 
-def _marked_attrs(node: Node, batch: int, in_axis: int | None, out_axis: int | None) -> dict:
+def _marked_attrs(node: Node, batch: int, in_axis: int | None, out_axis: int | None,
+                  factors: tuple[int, int] = (1, 1)) -> dict:
     """``node``'s attributes (its data operand batched along ``in_axis`` or its output along ``out_axis``) with
     the entries that hold the batch size itself replaced by a marker, so that the traces at different batch
     sizes compare equal: a Reshape's target shape (:func:`_view` checks it keeps the rows), a slice's extent
@@ -217,9 +228,10 @@ def _marked_attrs(node: Node, batch: int, in_axis: int | None, out_axis: int | N
         attrs.pop("shape", None)
     if node.op not in ("StridedSlice", "Slice", "BroadcastTo", "Fill"):
         return attrs
-    for key, axis in (("count", in_axis), ("size", in_axis), ("shape", out_axis)):
+    for key, axis, k in (("count", in_axis, factors[0]), ("size", in_axis, factors[0]),
+                         ("shape", out_axis, factors[1])):
         val = attrs.get(key)
-        if axis is not None and isinstance(val, (list, tuple)) and len(val) > axis and val[axis] == batch:
+        if axis is not None and isinstance(val, (list, tuple)) and len(val) > axis and val[axis] == batch * k:
             attrs[key] = [*val[:axis], "batch", *val[axis + 1:]]
     return attrs
 
@@ -235,6 +247,9 @@ class Verdict:
     warned: bool = False
     chunks: list = field(default_factory=list)  # batch_chunks.py: the compiled chunk graphs, largest first
     plans: dict = field(default_factory=dict)  # batch_chunks.py: remainder rows -> the chunk calls that cover them
+    # batch_runtime.py: the function built with run-time-batch kernels, or why the chunks run instead (None:
+    # not tried yet)
+    runtime: Any = None
 
 
 def row_args(args: Sequence[Any], dynamic: Sequence[bool], batch: int) -> list[Any]:
@@ -265,24 +280,37 @@ def _same_capture(a: Tensor, b: Tensor) -> bool:
 def _batch_axes(graphs: Sequence[Graph], batches: Sequence[int]) -> list[int | None] | str:
     """Per value of the first graph (in :func:`_numbering` order): the dimension that holds the batch (None:
     the value is the same shape at every batch size); or why the traces differ."""
+    dims = _batch_dims(graphs, batches)
+    return dims if isinstance(dims, str) else dims[0]
+
+
+def _batch_dims(graphs: Sequence[Graph], batches: Sequence[int]) -> tuple[list, list] | str:
+    """Per value of the first graph (in :func:`_numbering` order): the dimension that holds the batch (None:
+    the value is the same shape at every batch size) and its *factor*, the rows it holds per batch row (its
+    size is factor x batch: 1 for the batch itself, ``s`` where a reshape folded ``(n, s, d)`` into
+    ``(n * s, d)``); or why the traces differ."""
     numbered = [_numbering(g)[0] for g in graphs]
     if len({len(v) for v in numbered}) != 1:
         return "the function traces different graphs at different batch sizes"
     axes: list[int | None] = []
+    factors: list[int] = []
     for vals in zip(*numbered):
         shapes = [v.type.shape for v in vals]
         if len({v.type.dtype for v in vals}) != 1:
             return "a value's dtype depends on the batch size"
         if len(set(shapes)) == 1:
             axes.append(None)
+            factors.append(0)
             continue
         if len({len(sh) for sh in shapes}) != 1:
             return f"a value's rank depends on the batch size ({shapes[-1]})"
         varying = [d for d in range(len(shapes[0])) if len({sh[d] for sh in shapes}) != 1]
-        if len(varying) != 1 or any(sh[varying[0]] != b for sh, b in zip(shapes, batches)):
+        k = shapes[0][varying[0]] // batches[0] if len(varying) == 1 else 0
+        if k < 1 or any(sh[varying[0]] != k * b for sh, b in zip(shapes, batches)):
             return f"a value's shape {shapes[-1]} depends on the batch size other than in one dimension"
         axes.append(varying[0])
-    return axes
+        factors.append(k)
+    return axes, factors
 
 
 def _check_structure(graphs: Sequence[Graph]) -> str | None:
@@ -306,7 +334,8 @@ def _check_structure(graphs: Sequence[Graph]) -> str | None:
     return None
 
 
-def _check_attrs(graphs: Sequence[Graph], batches: Sequence[int], axes: list[int | None]) -> str | None:
+def _check_attrs(graphs: Sequence[Graph], batches: Sequence[int], axes: list[int | None],
+                 factors: list[int]) -> str | None:
     """Equal attributes in every trace, but for those holding the batch size of a node reading or making a
     batched value (:func:`_marked_attrs`)."""
     _, idx = _numbering(graphs[0])
@@ -314,8 +343,9 @@ def _check_attrs(graphs: Sequence[Graph], batches: Sequence[int], axes: list[int
         n0 = nodes[0]
         in_axis = axes[idx[id(n0.inputs[0])]] if n0.inputs else None
         out_axis = axes[idx[id(n0.outputs[0])]] if n0.outputs else None
+        ks = (factors[idx[id(n0.inputs[0])]] if n0.inputs else 1, factors[idx[id(n0.outputs[0])]] if n0.outputs else 1)
         if in_axis is not None or out_axis is not None:
-            marked = [_marked_attrs(n, b, in_axis, out_axis) for n, b in zip(nodes, batches)]
+            marked = [_marked_attrs(n, b, in_axis, out_axis, ks) for n, b in zip(nodes, batches)]
         else:
             marked = [n.attrs for n in nodes]
         if any(m != marked[0] for m in marked[1:]):
@@ -323,14 +353,18 @@ def _check_attrs(graphs: Sequence[Graph], batches: Sequence[int], axes: list[int
     return None
 
 
-def _check_rows(graph: Graph, axes: list[int | None], dynamic_inputs: Sequence[bool]) -> str | None:
+def _check_rows(graph: Graph, axes: list[int | None], dynamic_inputs: Sequence[bool],
+                factors: list[int] | None = None) -> str | None:
     _, idx = _numbering(graph)
+    factors = factors if factors is not None else [0 if a is None else 1 for a in axes]
     for v, d in zip(graph.inputs, dynamic_inputs):
         if (axes[idx[id(v)]] == 0) != d:
             return "an input's batching differs from its declaration"
     for v in graph.outputs:
         if axes[idx[id(v)]] not in (None, 0):
             return "an output has its batch outside dim 0"
+        if axes[idx[id(v)]] == 0 and factors[idx[id(v)]] != 1:
+            return "an output holds several rows per batch row (its dim 0 is a multiple of the batch)"
     for n in graph.nodes:
         ins = [axes[idx[id(v)]] for v in n.inputs]
         outs = [axes[idx[id(o)]] for o in n.outputs]
@@ -349,7 +383,14 @@ def _check_rows(graph: Graph, axes: list[int | None], dynamic_inputs: Sequence[b
         check = ROW_OPS.get(n.op)
         if check is None:
             return f"{n.op} is not known to treat the batch rows independently"
-        site = Site(n, ins, outs, [len(v.type.shape) for v in n.inputs], [len(o.type.shape) for o in n.outputs])
+        in_k = [factors[idx[id(v)]] for v in n.inputs]
+        out_k = [factors[idx[id(o)]] for o in n.outputs]
+        # Only a view may change how many rows a value holds per batch row (fold or unfold the batch); any
+        # other op doing so repeats rows (Tile along the batch) or joins values along it.
+        if n.op not in _VIEWS and len({k for k, a in zip((*in_k, *out_k), (*ins, *outs)) if a is not None}) > 1:
+            return f"{n.op} changes the rows per batch row of its values"
+        site = Site(n, ins, outs, [len(v.type.shape) for v in n.inputs], [len(o.type.shape) for o in n.outputs],
+                    in_k, out_k)
         reason = check(site)
         if reason:
             return reason
@@ -371,14 +412,27 @@ def analyse(fn: Callable[..., Any], args: Sequence[Any], dynamic: Sequence[bool]
     reason = _check_structure(graphs)
     if reason:
         return Verdict(False, reason)
-    axes = _batch_axes(graphs, batches)
-    if isinstance(axes, str):
-        return Verdict(False, axes)
-    reason = _check_attrs(graphs, batches, axes) or _check_rows(graphs[0], axes, dynamic)
+    dims = _batch_dims(graphs, batches)
+    if isinstance(dims, str):
+        return Verdict(False, dims)
+    axes, factors = dims
+    reason = _check_attrs(graphs, batches, axes, factors) or _check_rows(graphs[0], axes, dynamic, factors)
     if reason:
         return Verdict(False, reason)
     _, idx = _numbering(graphs[0])
     return Verdict(True, batched_outputs=[axes[idx[id(v)]] == 0 for v in graphs[0].outputs])
+
+
+def numbering(graph: Graph) -> tuple[list[Value], dict[int, int]]:
+    """The values of ``graph`` in a fixed order (inputs, captures, node outputs) and ``id -> position``."""
+    return _numbering(graph)
+
+
+def batch_dims_of(graphs: Sequence[Graph], batches: Sequence[int]) -> tuple[list, list] | str:
+    """Per value of ``graphs[0]`` (:func:`numbering` order), the dim that holds the batch (None: not batched)
+    and the rows per batch row in it, from the same graph traced at each of ``batches``; or why the traces
+    differ."""
+    return _batch_dims(graphs, batches)
 
 
 def verdict(graphs: dict) -> list[Verdict]:

@@ -9,8 +9,9 @@ MindSpore's ``UniformCandidateSampler(num_true, num_sampled, unique=True, range_
 remove_accidental_hits)`` draws them: ``num_sampled`` distinct classes, uniformly, leaving out the batch's true
 classes when ``remove_accidental_hits``, each with expected count ``num_sampled / num_classes`` (the value
 MindSpore's sampler reports, recorded in tests/fixtures/mindspore/nn_extras.json). The draw uses NumPy's
-generator seeded by ``seed`` (0: by ``set_seed`` and the call count), not MindSpore's bit stream, and needs the
-labels' values: inside a graph, pass ``sampled_values``."""
+generator seeded by ``seed`` (0: by ``set_seed`` and the call count), not MindSpore's bit stream, and reads the
+labels' values (in GRAPH_MODE the graph breaks there; inside a graph without values, such as a gradient traced
+in a compiled graph, pass ``sampled_values``)."""
 
 from __future__ import annotations
 
@@ -52,8 +53,8 @@ class SampledSoftmaxLoss(LossBase):
         try:
             ids = labels.asnumpy()
         except RuntimeError as exc:
-            raise ValueError("SampledSoftmaxLoss: drawing the candidates needs the labels' values; inside a "
-                             "graph, pass sampled_values") from exc
+            raise ValueError("SampledSoftmaxLoss: drawing the candidates needs the labels' values, which this "
+                             "graph does not have; pass sampled_values") from exc
         pool = np.arange(self.num_classes)
         if self.remove_accidental_hits:
             pool = np.setdiff1d(pool, ids.reshape(-1))

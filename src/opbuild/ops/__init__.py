@@ -32,8 +32,14 @@ TENSOR_METHODS = _SimpleNamespace(**{n: getattr(functional, n) for n in dir(func
                                   getitem=_getitem, setitem=_setitem)
 
 # After the families: the autodiff pass it uses reads their gradient rules.
-from ..autograd import GradOperation  # noqa: E402
+from ..autograd import GradOperation, get_grad, grad, value_and_grad  # noqa: E402
+from ..transforms import derivative, jacfwd, jacrev, jet, jvp, linearize, vjp, vmap  # noqa: E402
+from .custom_ops import custom_info_register, kernel, op_info_register  # noqa: E402
+from .printing import print_  # noqa: E402
+from .python_calls import stop_gradient  # noqa: E402
 
 __all__ = ["Primitive", "ReduceOp", "apply", "clip_by_value", "REGISTRY", "functional", "operations", "GradOperation",
-           "constexpr", "prim_attr_register",
+           "constexpr", "prim_attr_register", "grad", "value_and_grad", "get_grad", "jvp", "vjp", "vmap", "jacfwd",
+           "jacrev", "linearize", "derivative", "jet", "stop_gradient", "print_", "custom_info_register", "kernel",
+           "op_info_register",
            *dict.fromkeys(n for f in _FAMILIES for n in f.PRIMITIVES), *_API]

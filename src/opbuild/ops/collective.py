@@ -154,6 +154,6 @@ Broadcast = declare(OpDef("Broadcast", lambda a, ins: _same_types("Broadcast", i
                     "``Broadcast(root_rank)((x, ...))``: rank ``root_rank``'s tensors, on every rank.",
                     call=_broadcast_call, init=_broadcast_init)
 
-no_grad("AllGather", "Broadcast")
+no_grad("Broadcast")  # MindSpore's bprop gives Broadcast's input zeros; AllGather's rule: ops/backward_grads.py
 
 PRIMITIVES: dict[str, type[Primitive]] = {"AllReduce": AllReduce, "AllGather": AllGather, "Broadcast": Broadcast}

@@ -1,8 +1,25 @@
 """``opbuild.ops.composite`` (``import opbuild.ops.composite as C``): MindSpore's path of the composite
-operations; today ``GradOperation`` (autograd.py)."""
+operations: ``GradOperation`` (autograd.py), ``Map``, ``HyperMap`` and ``MultitypeFuncGraph``
+(ops/control_prims.py), and the composite functions opbuild has (``zeros_like``, ``ones_like``, the random
+samplers, ``matmul``, ...), which are the functional API's (a missing one raises AttributeError)."""
 
 from __future__ import annotations
 
-from ..autograd import GradOperation
+from typing import Any
 
-__all__ = ["GradOperation"]
+from ..autograd import GradOperation
+from . import functional as _functional
+from .control_prims import HyperMap, Map, MultitypeFuncGraph
+
+__all__ = ["GradOperation", "Map", "HyperMap", "MultitypeFuncGraph"]
+
+# MindSpore's composite functions that are also functional-API names (those opbuild has).
+_FUNCTIONS = ("zeros_like", "ones_like", "normal", "laplace", "uniform", "gamma", "poisson", "multinomial",
+              "cummin", "repeat_elements", "repeat_interleave", "sequence_mask", "matmul", "mm", "count_nonzero",
+              "tensor_dot", "vecdot", "dot", "batch_dot")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FUNCTIONS and hasattr(_functional, name):
+        return getattr(_functional, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -357,8 +357,9 @@ _INV_SQRT_2PI = "(TYPE)0.39894228040143267794"
 GRAD_BINARY: dict[str, Binary] = {
     # ReluGrad(dy, y): y is the forward output (y > 0 exactly where x > 0); NaN in y gives 0 as in MindSpore.
     "ReluGrad": Binary("(b > 0 ? a : (TYPE)0)", ALL_FLOATS, lambda dy, y: np.where(y > 0, dy, 0).astype(dy.dtype)),
-    "ReLU6Grad": Binary("((b > 0 && b < 6) ? a : (TYPE)0)", ALL_FLOATS,
-                        lambda dy, x: np.where((x > 0) & (x < 6), dy, 0).astype(dy.dtype)),
+    # ReLU6Grad(dy, x): dy on 0 < x <= 6 (MindSpore 2.10's CPU kernel passes the gradient at x == 6).
+    "ReLU6Grad": Binary("((b > 0 && b <= 6) ? a : (TYPE)0)", ALL_FLOATS,
+                        lambda dy, x: np.where((x > 0) & (x <= 6), dy, 0).astype(dy.dtype)),
     # SigmoidGrad(y, dy) = dy * y * (1 - y); TanhGrad(y, dy) = dy * (1 - y^2): MindSpore's operand order.
     "SigmoidGrad": Binary("b * a * ((TYPE)1 - a)", ALL_FLOATS, lambda y, dy: dy * y * (1 - y)),
     "TanhGrad": Binary("b * ((TYPE)1 - a * a)", ALL_FLOATS, lambda y, dy: dy * (1 - y * y)),
@@ -383,7 +384,8 @@ from . import gradlib as G  # noqa: E402  (gradlib applies the primitives declar
 from .registry import grad_rule, no_grad  # noqa: E402
 
 no_grad("Floor", "Ceil", "Round", "IsNan", "IsFinite", "LogicalNot", "FloorDiv", "Equal", "NotEqual", "Less",
-        "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", *GRAD_BINARY)
+        "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr")
+# GRAD_BINARY's rules (second-order derivatives): ops/backward_grads.py.
 
 
 def _unary_rule(name: str):
@@ -462,16 +464,24 @@ def _pow_grad(a, b, out, dy):
     return da, G.mul(dy, G.mul(out, G.unary("Log", safe)))
 
 
+def _share_of_a(a, b, dy, cmp: str):
+    """The share of the cotangent a gets from Maximum/Minimum(a, b): 1 where a wins, 0 where b does and
+    one half where they tie, as MindSpore 2.10's MaximumGrad/MinimumGrad split it (integers: all to a)."""
+    if not G.is_float(dy):
+        return G.broadcast_to(G.mask(apply(cmp + "Equal", {}, [a, b]), dy), dy.shape)
+    win, tie = G.mask(apply(cmp, {}, [a, b]), dy), G.mask(apply("Equal", {}, [a, b]), dy)
+    return G.broadcast_to(G.add(win, G.mul(tie, 0.5)), dy.shape)
+
+
 def _minmax_rule(name: str, cmp: str):
-    # The gradient goes to a where a wins or ties (a >= b for Maximum), else to b: MindSpore's MaximumGrad.
     @_binary_rule(name)
     def rule(a, b, out, dy):
-        win = G.broadcast_to(G.mask(apply(cmp, {}, [a, b]), dy), dy.shape)
-        return G.mul(dy, win), G.mul(dy, G.sub(G.const(1, dy), win))
+        share = _share_of_a(a, b, dy, cmp)
+        return G.mul(dy, share), G.mul(dy, G.sub(G.const(1, dy), share))
 
 
-_minmax_rule("Maximum", "GreaterEqual")
-_minmax_rule("Minimum", "LessEqual")
+_minmax_rule("Maximum", "Greater")
+_minmax_rule("Minimum", "Less")
 
 
 @grad_rule("Select")
@@ -484,15 +494,16 @@ def _select_grad(attrs, ins, outs, douts):
 
 @grad_rule("ClipByValue")
 def _clip_grad(attrs, ins, outs, douts):
+    # As the forward's min(max(x, lo), hi) with Maximum's and Minimum's rules: at a bound the gradient is
+    # shared between x and the bound (MindSpore 2.10); where lo > hi the result is hi, whose gradient it all is.
     x, lo, hi = ins
     dy = douts[0]
-    below = G.broadcast_to(G.mask(apply("Less", {}, [x, lo]), dy), dy.shape)
-    above = G.broadcast_to(G.mask(apply("Greater", {}, [x, hi]), dy), dy.shape)
-    # Where lo > hi the result is hi: the gradient goes to hi only (as the forward's min(max(x, lo), hi)).
-    not_above = G.sub(G.const(1, dy), above)
-    inside = G.mul(G.sub(G.const(1, dy), below), not_above)
-    return [G.unbroadcast(G.mul(dy, inside), x.shape), G.unbroadcast(G.mul(dy, G.mul(below, not_above)), lo.shape),
-            G.unbroadcast(G.mul(dy, above), hi.shape)]
+    one = G.const(1, dy)
+    to_x = _share_of_a(x, lo, dy, "Greater")
+    to_max = _share_of_a(apply("Maximum", {}, [x, lo]), hi, dy, "Less")
+    return [G.unbroadcast(G.mul(dy, G.mul(to_max, to_x)), x.shape),
+            G.unbroadcast(G.mul(dy, G.mul(to_max, G.sub(one, to_x))), lo.shape),
+            G.unbroadcast(G.mul(dy, G.sub(one, to_max)), hi.shape)]
 
 
 @grad_rule("Cast")

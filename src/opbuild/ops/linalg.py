@@ -20,6 +20,7 @@ from ..core.tensor import Tensor
 from . import gradlib as G
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, same_dtype
+from .svd_jacobi import svd_reference
 
 LAPACK_FLOATS = ("float32", "float64")
 
@@ -155,8 +156,7 @@ def _svd_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
 
 
 def _svd_ref(attrs: dict, x: np.ndarray):
-    u, s, vt = np.linalg.svd(x.astype(np.float64), full_matrices=attrs["full_matrices"])
-    return s.astype(x.dtype), u.astype(x.dtype), np.swapaxes(vt, -1, -2).astype(x.dtype)
+    return svd_reference(x, attrs["full_matrices"])
 
 
 @defop(infer=_svd_infer, reference=_svd_ref, normalize=_normalizer("Svd", full_matrices=False, compute_uv=True),
@@ -310,11 +310,74 @@ def _cholesky_grad(attrs, ins, outs, douts):
     return [G.mul(G.add(da, _mT(da)), G.const(0.5, da))]
 
 
-@grad_rule("Qr", "Svd")
-def _decomposition_grad(attrs, ins, outs, douts):
+@grad_rule("Qr")
+def _qr_grad(attrs, ins, outs, douts):
     # Differentiable in MindSpore; refused here rather than answered wrongly (no rule written yet).
-    raise NotImplementedError("the gradients of Qr and Svd are not implemented in opbuild; stop the gradient "
-                              "before them (ops.stop_gradient) or differentiate another formulation")
+    raise NotImplementedError("the gradients of Qr and Svd (full_matrices with non-square inputs) are not "
+                              "implemented in opbuild; stop the gradient before them (ops.stop_gradient) or "
+                              "differentiate another formulation")
+
+
+def _first_cols(t, k: int):
+    shape = tuple(t.shape)
+    return t if shape[-1] == k else apply("Slice", {"begin": (0,) * len(shape), "size": (*shape[:-1], k)}, [t])
+
+
+@grad_rule("Svd")
+def _svd_grad(attrs, ins, outs, douts):
+    """The real SVD's backward (reduced factors; torch's formula, with V rather than V^T): with E_jk =
+    s_k^2 - s_j^2 (1 on the diagonal) and skew(X) = X - X^T, dA = U [(skew(U^T dU) s + s skew(V^T dV)) / E +
+    diag(ds)] V^T + (I - U U^T) dU S^-1 V^T + U S^-1 dV^T (I - V V^T). Undefined where singular values repeat
+    or vanish (as in every framework); the vectors' signs cancel in it."""
+    x = ins[0]
+    s, u, v = outs
+    ds, du, dv = douts
+    m, n = x.shape[-2:]
+    k = s.shape[-1]
+    if attrs["full_matrices"] and m != n and (du is not None or dv is not None):
+        raise NotImplementedError("the gradient of Svd through u or v with full_matrices=True and a non-square "
+                                  "input is not implemented (the extra vectors are not unique); use "
+                                  "full_matrices=False")
+    u, v = _first_cols(u, k), _first_cols(v, k)
+    du = None if du is None else _first_cols(du, k)
+    dv = None if dv is None else _first_cols(dv, k)
+    srow = apply("ExpandDims", {"axis": len(s.shape) - 1}, [s])  # (..., 1, k)
+    scol = apply("ExpandDims", {"axis": len(s.shape)}, [s])  # (..., k, 1)
+    inner = None
+    if du is not None or dv is not None:
+        s2 = G.mul(s, s)
+        e = G.sub(apply("ExpandDims", {"axis": len(s.shape) - 1}, [s2]),
+                  apply("ExpandDims", {"axis": len(s.shape)}, [s2]))
+        e = G.add(e, Tensor(np.eye(k, dtype=_np(x))))
+        terms = []
+        if du is not None:
+            utdu = _mm(u, du, ta=True)
+            terms.append(G.mul(G.sub(utdu, _mT(utdu)), srow))
+        if dv is not None:
+            vtdv = _mm(v, dv, ta=True)
+            terms.append(G.mul(scol, G.sub(vtdv, _mT(vtdv))))
+        inner = G.div(terms[0] if len(terms) == 1 else G.add(terms[0], terms[1]), e)
+    if ds is not None:
+        dsm = G.mul(apply("ExpandDims", {"axis": len(s.shape) - 1}, [ds]), Tensor(np.eye(k, dtype=_np(x))))
+        inner = dsm if inner is None else G.add(inner, dsm)
+    grad = _mm(_mm(u, inner), v, tb=True) if inner is not None else None
+
+    def add(t):
+        nonlocal grad
+        grad = t if grad is None else G.add(grad, t)
+
+    if du is not None and m > k:
+        proj = G.sub(du, _mm(u, _mm(u, du, ta=True)))
+        add(_mm(G.div(proj, srow), v, tb=True))
+    if dv is not None and n > k:
+        proj = G.sub(dv, _mm(v, _mm(v, dv, ta=True)))
+        add(_mm(G.div(u, srow), proj, tb=True))
+    return [grad if grad is not None else G.zeros_like(x)]
+
+
+def _np(t):
+    return np.float32 if t._type.dtype == "float32" else np.float64
+
 
 PRIMITIVES: dict[str, type[Primitive]] = {
     "MatrixInverse": MatrixInverse, "MatrixDeterminant": MatrixDeterminant, "Cholesky": Cholesky, "Qr": Qr,

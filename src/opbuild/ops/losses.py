@@ -22,7 +22,7 @@ from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from . import gradlib as G
 from .primitive import Primitive, apply, defop
-from .registry import grad_rule, no_grad, same_dtype
+from .registry import grad_rule, same_dtype
 
 _INDEX = ("int32", "int64")
 
@@ -147,7 +147,7 @@ def _sparse_grad(attrs, ins, outs, douts):
     return [G.mul(g, douts[0]), None]
 
 
-no_grad("SparseSoftmaxCrossEntropyWithLogitsGrad")
+# SparseSoftmaxCrossEntropyWithLogitsGrad's rule (second-order derivatives): ops/backward_grads.py.
 
 PRIMITIVES: dict[str, type[Primitive]] = {
     "SoftmaxCrossEntropyWithLogits": SoftmaxCrossEntropyWithLogits,

@@ -40,13 +40,6 @@ def _cross(a: dict, x1: Any, x2: Any) -> Tensor:
     return (F.gather(x1, nxt, dim) * F.gather(x2, prv, dim)) - (F.gather(x1, prv, dim) * F.gather(x2, nxt, dim))
 
 
-def _in_top_k(a: dict, x1: Any, x2: Any) -> Tensor:
-    x1, x2 = as_tensor(x1), as_tensor(x2)
-    target = F.gather_elements(x1, 1, F.reshape(F.cast(x2, "int64"), (-1, 1)))
-    above = F.sum(F.cast(F.greater(x1, target), "int32"), 1)
-    return F.less(above, a["k"])
-
-
 def _invert_permutation(a: dict, x: Sequence[int]) -> tuple:
     perm = [int(v) for v in x]
     if sorted(perm) != list(range(len(perm))):
@@ -55,14 +48,6 @@ def _invert_permutation(a: dict, x: Sequence[int]) -> tuple:
     for i, p in enumerate(perm):
         out[p] = i
     return tuple(out)
-
-
-def _padding(a: dict, x: Any) -> Tensor:
-    x = as_tensor(x)
-    if x.shape[-1] != 1:
-        raise ValueError(f"Padding: the last axis of x must have size 1, got {x.shape}")
-    zeros = Tensor(np.zeros((*x.shape[:-1], a["pad_dim_size"] - 1), x.dtype.np_dtype))
-    return F.concat((x, zeros), -1)
 
 
 def _polar(a: dict, r: Any, theta: Any) -> Tensor:
@@ -74,38 +59,6 @@ def _bound(right: bool) -> Callable:
         out = F.searchsorted(sorted_x, values, right=right)
         return F.cast(out, a["out_type"])
     return call
-
-
-def _iou(a: dict, anchor_boxes: Any, gt_boxes: Any) -> Tensor:
-    if a["mode"] not in ("iou", "iof"):
-        raise ValueError(f"IOU: mode must be 'iou' or 'iof', got {a['mode']!r}")
-    anc, gt = as_tensor(anchor_boxes), as_tensor(gt_boxes)
-    one = Tensor(np.array(1.0, anc.dtype.np_dtype))
-    zero = Tensor(np.array(0.0, anc.dtype.np_dtype))
-
-    def col(t: Tensor, i: int) -> Tensor:
-        return t[:, i]
-
-    ax0, ay0, ax1, ay1 = (F.reshape(col(anc, i), (1, -1)) for i in range(4))
-    gx0, gy0, gx1, gy1 = (F.reshape(col(gt, i), (-1, 1)) for i in range(4))
-    iw = F.maximum(F.minimum(ax1, gx1) - F.maximum(ax0, gx0) + one, zero)
-    ih = F.maximum(F.minimum(ay1, gy1) - F.maximum(ay0, gy0) + one, zero)
-    inter = iw * ih
-    area_a = (ax1 - ax0 + one) * (ay1 - ay0 + one)
-    area_g = (gx1 - gx0 + one) * (gy1 - gy0 + one)
-    denom = area_a + area_g - inter if a["mode"] == "iou" else area_g + zero * area_a
-    return inter / denom
-
-
-def _check_valid(a: dict, bboxes: Any, img_metas: Any) -> Tensor:
-    b, m = as_tensor(bboxes), as_tensor(img_metas)
-    one = Tensor(np.array(1.0, b.dtype.np_dtype))
-    h = m[0] * m[2] - one
-    w = m[1] * m[2] - one
-    zero = Tensor(np.array(0.0, b.dtype.np_dtype))
-    ok = F.logical_and(F.greater_equal(b[:, 0], zero), F.greater_equal(b[:, 1], zero))
-    ok = F.logical_and(ok, F.less_equal(b[:, 2], w))
-    return F.logical_and(ok, F.less_equal(b[:, 3], h))
 
 
 def _tri_indices(lower: bool) -> Callable:
@@ -135,54 +88,15 @@ def _conv3d_transpose(a: dict, dout: Any, weight: Any, bias: Any = None) -> Tens
                               a["output_padding"])
 
 
-def _centres(boxes: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    """(cx, cy, w, h) of (x0, y0, x1, y1) boxes, sizes counting both end pixels as MindSpore's box ops do."""
-    one = Tensor(np.array(1.0, boxes.dtype.np_dtype))
-    x0, y0, x1, y1 = (boxes[:, i] for i in range(4))
-    return (x0 + x1) * 0.5, (y0 + y1) * 0.5, x1 - x0 + one, y1 - y0 + one
-
-
-def _bbox_encode(a: dict, anchor_box: Any, groundtruth_box: Any) -> Tensor:
-    anc, gt = as_tensor(anchor_box), as_tensor(groundtruth_box)
-    px, py, pw, ph = _centres(anc)
-    gx, gy, gw, gh = _centres(gt)
-    deltas = F.stack(((gx - px) / pw, (gy - py) / ph, F.log(gw / pw), F.log(gh / ph)), 1)
-    means = Tensor(np.array(a["means"], anc.dtype.np_dtype))
-    stds = Tensor(np.array(a["stds"], anc.dtype.np_dtype))
-    return (deltas - means) / stds
-
-
-def _bbox_decode(a: dict, anchor_box: Any, deltas: Any) -> Tensor:
-    anc, d = as_tensor(anchor_box), as_tensor(deltas)
-    dt = anc.dtype.np_dtype
-    d = d * Tensor(np.array(a["stds"], dt)) + Tensor(np.array(a["means"], dt))
-    limit = abs(float(np.log(a["wh_ratio_clip"])))
-    lo, hi = Tensor(np.array(-limit, dt)), Tensor(np.array(limit, dt))
-    dx, dy = d[:, 0], d[:, 1]
-    dw = F.minimum(F.maximum(d[:, 2], lo), hi)
-    dh = F.minimum(F.maximum(d[:, 3], lo), hi)
-    px, py, pw, ph = _centres(anc)
-    gw, gh = pw * F.exp(dw), ph * F.exp(dh)
-    gx, gy = px + pw * dx, py + ph * dy
-    height, width = a["max_shape"][0], a["max_shape"][1]
-    zero = Tensor(np.array(0.0, dt))
-
-    def clip(v: Tensor, top: float) -> Tensor:
-        return F.minimum(F.maximum(v, zero), Tensor(np.array(top - 1, dt)))
-
-    return F.stack((clip(gx - gw * 0.5 + 0.5, width), clip(gy - gh * 0.5 + 0.5, height),
-                    clip(gx + gw * 0.5 - 0.5, width), clip(gy + gh * 0.5 - 0.5, height)), 1)
-
-
 TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
     "Conv3D": ((("out_channel", REQUIRED), ("kernel_size", REQUIRED), ("mode", 1), ("pad_mode", "valid"), ("pad", 0),
                 ("stride", 1), ("dilation", 1), ("group", 1), ("data_format", "NCDHW")), _conv3d,
                "3-D convolution of (N, C, D, H, W) ``x`` with ``weight`` (``ops.conv3d``)."),
     "Cross": ((("dim", -65530),), _cross, "The cross product along ``dim`` (default: the first axis of size 3)."),
-    "InTopK": ((("k", REQUIRED),), _in_top_k,
+    "InTopK": ((("k", REQUIRED),), lambda a, x1, x2: F.intopk(x1, x2, a["k"]),
                "Whether each row's target class is among its ``k`` largest predictions (ties count in)."),
     "InvertPermutation": ((), _invert_permutation, "The inverse of a permutation given as a tuple of ints."),
-    "Padding": ((("pad_dim_size", 8),), _padding,
+    "Padding": ((("pad_dim_size", 8),), lambda a, x: F.padding(x, a["pad_dim_size"]),
                 "Extends the size-1 last axis of ``x`` to ``pad_dim_size`` with zeros."),
     "Polar": ((), _polar, "The complex number abs * (cos(angle) + i sin(angle))."),
     "ScalarCast": ((), lambda a, x, t: {"int": int, "flo": float, "boo": bool}[
@@ -192,7 +106,7 @@ TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
                    "Per row, the first position of ``sorted_x`` whose value is >= each value."),
     "UpperBound": ((("out_type", "int32"),), _bound(True),
                    "Per row, the first position of ``sorted_x`` whose value is > each value."),
-    "IOU": ((("mode", "iou"),), _iou,
+    "IOU": ((("mode", "iou"),), lambda a, anchor, gt: F.iou(anchor, gt, a["mode"]),
             "(M, N) intersection over union (or over the ground-truth area, ``iof``) of boxes (x0, y0, x1, y1)."),
     "TrilIndices": ((("row", REQUIRED), ("col", REQUIRED), ("offset", 0), ("dtype", "int32")), _tri_indices(True),
                     "The (2, n) row and column indices of the lower triangle of a row x col matrix."),
@@ -204,12 +118,15 @@ TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
                          ("pad_mode", "valid"), ("pad", 0), ("stride", 1), ("dilation", 1), ("group", 1),
                          ("output_padding", 0), ("data_format", "NCDHW")), _conv3d_transpose,
                         "3-D transposed convolution (``ops.conv3d_transpose``)."),
-    "BoundingBoxEncode": ((("means", (0.0, 0.0, 0.0, 0.0)), ("stds", (1.0, 1.0, 1.0, 1.0))), _bbox_encode,
+    "BoundingBoxEncode": ((("means", (0.0, 0.0, 0.0, 0.0)), ("stds", (1.0, 1.0, 1.0, 1.0))),
+                          lambda a, anchor, gt: F.bounding_box_encode(anchor, gt, a["means"], a["stds"]),
                           "The (dx, dy, dw, dh) deltas from anchor boxes to ground-truth boxes, normalized."),
     "BoundingBoxDecode": ((("max_shape", REQUIRED), ("means", (0.0, 0.0, 0.0, 0.0)), ("stds", (1.0, 1.0, 1.0, 1.0)),
-                           ("wh_ratio_clip", 0.016)), _bbox_decode,
+                           ("wh_ratio_clip", 0.016)),
+                          lambda a, anchor, d: F.bounding_box_decode(anchor, d, a["max_shape"], a["means"], a["stds"],
+                                                                     a["wh_ratio_clip"]),
                           "Boxes from anchor boxes and deltas, clipped to ``max_shape`` (height, width)."),
-    "CheckValid": ((), _check_valid,
+    "CheckValid": ((), lambda a, bboxes, metas: F.check_valid(bboxes, metas),
                    "Whether each box (x0, y0, x1, y1) has x0, y0 >= 0, x1 <= width * ratio - 1 and y1 <= "
                    "height * ratio - 1, ``img_metas`` being (height, width, ratio)."),
 }

@@ -32,7 +32,7 @@ from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from .normalization import _bn_channel_axis, _bn_infer, _bn_normalize, _float_attr
 from .primitive import Primitive, apply, defop
-from .registry import grad_rule, no_grad, same_dtype
+from .registry import grad_rule, same_dtype
 
 
 def _train_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
@@ -139,6 +139,6 @@ def _bn_train_grad(attrs, ins, outs, douts):
     return [dx, dscale, dbias, None, None]
 
 
-no_grad("BatchNormGrad")
+# BatchNormGrad has no rule: a second derivative through training-mode BatchNorm is refused, not zero.
 
 PRIMITIVES: dict[str, type[Primitive]] = {}  # internal ops: ops.BatchNorm(is_training=True) reaches them

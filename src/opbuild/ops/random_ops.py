@@ -18,7 +18,7 @@ from ..core.dtypes import FLOATS
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from .primitive import Primitive, apply, defop
-from .registry import grad_rule, no_grad, same_dtype
+from .registry import grad_rule, same_dtype
 
 # The generator's constants (splitmix64), shared by the reference and the kernels of every target.
 GOLDEN = 0x9E3779B97F4A7C15
@@ -99,7 +99,6 @@ def _dropout_grad(attrs, ins, outs, douts):
         return [None, None]
     return [apply("DropoutGrad", {"keep_prob": attrs["keep_prob"]}, [douts[0], outs[1]]), None]
 
-
-no_grad("DropoutGrad")
+# DropoutGrad's rule (second-order derivatives): ops/backward_grads.py.
 
 PRIMITIVES: dict[str, type[Primitive]] = {"Dropout": Dropout}

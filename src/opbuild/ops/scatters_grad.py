@@ -102,11 +102,14 @@ def _div_grad(attrs, ins, outs, douts):
 
 @grad_rule("TensorScatterMax", "TensorScatterMin")
 def _extreme_grad(attrs, ins, outs, douts):
+    # The cotangent of each output element is shared equally by the values that tie for it (x and the
+    # updates scattered there), as MindSpore 2.10's bprop splits it; a value that lost gets none.
     x, indices, updates = ins
     dy, out = douts[0], outs[0]
-    dx = G.mul(dy, _equal_mask(x, out))
-    du = G.mul(gather_nd(dy, indices), _equal_mask(updates, gather_nd(out, indices)))
-    return [dx, None, du]
+    in_x, in_u = _equal_mask(x, out), _equal_mask(updates, gather_nd(out, indices))
+    count = G.add(in_x, apply("TensorScatterAdd", {}, [G.zeros_like(x), indices, in_u]))
+    share = G.div(dy, apply("Maximum", {}, [count, G.const(1, count)]))
+    return [G.mul(share, in_x), None, G.mul(gather_nd(share, indices), in_u)]
 
 
 def _gather_elements(t: Tensor, axis: int, indices: Tensor) -> Tensor:

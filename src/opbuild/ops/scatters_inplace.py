@@ -27,7 +27,6 @@ from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import Tensor, as_tensor
 from .primitive import Primitive, apply, defop
-from .registry import no_grad
 from .scatters import ND_OPS, _nd_infer, nd_reference
 
 REDUCTIONS = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Max": "max", "Min": "min",
@@ -59,7 +58,8 @@ def _declare(op: str) -> None:
 
 for _op in INPLACE_OPS:
     _declare(_op)
-no_grad(*INPLACE_OPS)
+# No rule for the reductions: MindSpore 2.10 has no bprop for ScatterNdAdd/Sub/Mul/Div/Max/Min either, and autodiff
+# refuses rather than answer zero. ScatterNdUpdateInplace's rule (MindSpore's): ops/backward_grads.py.
 
 
 def _check_range(name: str, x: Tensor, idx: Tensor, k: int) -> None:

@@ -101,6 +101,7 @@ def differentiate(graph: Graph, outputs: Sequence[Value], wrt: Sequence[Value],
             o = Tensor._symbolic(out)
             accumulate(out, Tensor._symbolic(s) if s is not None else apply("OnesLike", {}, [o]))
 
+        again = _Recomputed(graph)
         for node in reversed(_path_nodes(graph, wrt, outputs)):
             douts = [cot.get(id(o)) for o in node.outputs]
             if all(d is None for d in douts):
@@ -110,8 +111,11 @@ def differentiate(graph: Graph, outputs: Sequence[Value], wrt: Sequence[Value],
                 raise GradientError(
                     f"operator {node.op} ({node.name}) has no gradient rule, so this graph cannot be "
                     f"differentiated through it; differentiable ops register one with ops.registry.grad_rule")
-            ins = [Tensor._symbolic(v) for v in node.inputs]
-            outs = [Tensor._symbolic(v) for v in node.outputs]
+            ins = [again.value(node, v) for v in node.inputs]
+            saved = getattr(node, "saved_inputs", None)  # saved-tensor hooks (saved_hooks.py)
+            if saved is not None:
+                ins = saved(ins)
+            outs = [again.value(node, v) for v in node.outputs]
             grads = list(rule(node.attrs, ins, outs, douts))
             if len(grads) != len(node.inputs):
                 raise GradientError(f"the gradient rule of {node.op} returned {len(grads)} cotangents for "
@@ -125,6 +129,41 @@ def differentiate(graph: Graph, outputs: Sequence[Value], wrt: Sequence[Value],
             g = cot.get(id(v))
             results.append(g if g is not None else G.zeros_like(Tensor._symbolic(v)))
         return [tracer.value_of(g) for g in results]
+
+
+class _Recomputed:
+    """The backward's view of forward values: a value made inside a recomputed block (core/recompute.py) is
+    read from a copy of the block's forward nodes, emitted when the backward first needs the block, so the
+    forward's own value can die after the forward pass. Nodes that update Parameters in place or run on the
+    host (Print, hooks) are not run twice: their forward values are read."""
+
+    def __init__(self, graph: Graph):
+        self.members: dict[object, list[Node]] = {}
+        for n in graph.nodes:
+            group = getattr(n, "recompute", None)
+            if group is not None:
+                self.members.setdefault(group, []).append(n)
+        self.copies: dict[int, Tensor] = {}
+        self.done: set[int] = set()
+
+    def value(self, node: Node, v: Value) -> Tensor:
+        """What the gradient rule of ``node`` reads for its input or output ``v``."""
+        group = getattr(node, "recompute", None)
+        if group is not None and id(group) not in self.done:
+            self.done.add(id(group))
+            self._emit(self.members[group])
+        copy = self.copies.get(id(v))
+        return copy if copy is not None else Tensor._symbolic(v)
+
+    def _emit(self, nodes: list[Node]) -> None:
+        for n in nodes:
+            opdef = get_op(n.op)
+            if opdef.host is not None or opdef.inplace or any(o.alias_of is not None for o in n.outputs):
+                continue
+            ins = [self.copies[id(v)] if id(v) in self.copies else Tensor._symbolic(v) for v in n.inputs]
+            out = apply(n.op, n.attrs, ins)
+            outs = list(out) if isinstance(out, tuple) else [out]
+            self.copies.update({id(o): t for o, t in zip(n.outputs, outs, strict=True)})
 
 
 class Autodiff(GraphPass):

@@ -116,10 +116,11 @@ def consumers(nodes: Sequence[Node]) -> dict[int, list[Node]]:
 
 def live_values(graph: Graph) -> set[int]:
     """ids of the values the graph's outputs depend on (walking producers backwards). In-place updates of
-    Parameters (``Value.alias_of``) are effects: they and what they read are live though no output reads them."""
+    Parameters (``Value.alias_of``) are effects: they and what they read are live though no output reads them,
+    and so are the nodes whose attrs set ``effect`` (a host call that prints, ops/python_calls.py)."""
     live: set[int] = set()
     stack: list[Value] = list(graph.outputs)
-    stack += [o for n in graph.nodes for o in n.outputs if o.alias_of is not None]
+    stack += [o for n in graph.nodes for o in n.outputs if o.alias_of is not None or n.attrs.get("effect")]
     while stack:
         v = stack.pop()
         if id(v) in live:

@@ -14,8 +14,13 @@ from ..core.ir import Graph, KernelSpec
 from ..ops.registry import get
 from ..passes import DEFAULT_PIPELINE, Pipeline
 from ..passes.memplan import plan_memory
+from ..passes.row_plan import IDENTITY as ROW_PLAN
+from ..passes.row_plan import is_runtime
 from ..report import BuildReport, KernelRecord
+from .batch_graph import BatchGraph, prepare
 from .executor import CompiledGraph
+
+_LOCAL_HOST_OPS = frozenset({"PyCall", "CustomGradient"})
 
 
 class Session:
@@ -41,7 +46,10 @@ class Session:
         specs = [n.spec or get(n.op).spec(n.attrs, [v.type for v in n.inputs]) for n in plan.kernel_nodes
                  if get(n.op).host is None]
         announce = None
-        if any(get(n.op).host is not None for n in plan.kernel_nodes):
+        # Python callbacks (PyCall: Print, hooks, Custom; CustomGradient: a Cell's bprop) are host nodes of this
+        # process alone: a graph of them may compile on one rank only (an evaluation on rank 0), which must not
+        # wait for the others.
+        if any(get(n.op).host is not None and n.op not in _LOCAL_HOST_OPS for n in plan.kernel_nodes):
             # A graph with collectives compiles on every rank: the ranks tell each other who builds what.
             from ..communication import build_plans
 
@@ -57,7 +65,30 @@ class Session:
                                              for k in report.kernels], 0.0, report.memory, rerun=True)
         return compiled
 
-    def graph_reused(self, compiled: CompiledGraph) -> None:
+    def compile_batch_graph(self, graph: Graph, axes: dict[int, tuple[int, int]],
+                            pipeline: Pipeline = DEFAULT_PIPELINE) -> BatchGraph | str:
+        """Build ``graph`` (traced at batch 1, already through ``pipeline``; ``axes``: the batch dim and rows
+        per batch row of each batched value by id) with kernels that take the batch size at run time
+        (runtime/batch_graph.py); records the build report. Returns why not (a string) where the target or a
+        node cannot."""
+        tag = getattr(self.builder.target, "runtime_batch_tag", None)
+        if tag is None:
+            return f"the {self.builder.target.name} target has no run-time-batch kernels"
+        prepared = prepare(graph, axes, tag())
+        if isinstance(prepared, str):
+            return prepared
+        plan, specs = prepared
+        kernels, report = self.builder.build(specs, f"{pipeline.identity},{ROW_PLAN}")
+        report.memory = plan.summary()
+        with self._lock:
+            self._last = report
+            self._pynative = None
+        compiled = BatchGraph(graph, plan, kernels, [is_runtime(s) for s in specs], self.builder.target.allocate)
+        compiled.reuse_report = BuildReport([KernelRecord(k.name, k.op, "reused", 0.0, "memory")
+                                             for k in report.kernels], 0.0, report.memory, rerun=True)
+        return compiled
+
+    def graph_reused(self, compiled: CompiledGraph | BatchGraph) -> None:
         """A compiled graph kept by its Cell (or jit function) runs again: build_report() reports it, not
         whichever graph was built last."""
         reuse = getattr(compiled, "reuse_report", None)
@@ -74,7 +105,7 @@ class Session:
         target = builder.target
         host = get(spec.op).host
         if host is not None:  # a collective: MPI on the arrays themselves, nothing to build
-            ins = [np.ascontiguousarray(a) for a in arrays]
+            ins = [np.ascontiguousarray(a).reshape(np.shape(a)) for a in arrays]  # 0-d stays 0-d
             outs = [target.allocate(t.shape, t.dtype) for t in spec.outputs]
             host(spec.attrs, ins, outs)
             return outs

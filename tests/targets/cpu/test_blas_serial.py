@@ -17,12 +17,16 @@ from opbuild.targets.cpu.kernels import emit
 from tests.helpers import run_op
 
 
-def _source(shapes) -> str:
-    return emit(get("MatMul").spec({}, [TensorType(s, "float32") for s in shapes]))
+def _source(shapes, **attrs) -> str:
+    return emit(get("MatMul").spec(attrs, [TensorType(s, "float32") for s in shapes]))
 
 
 def test_small_products_run_serial_and_large_ones_keep_the_pool():
-    assert "ob_blas_serial_begin" in _source([(8, 784), (784, 256)])  # an MLP layer at batch 8
+    # nn.Dense's layer at batch 8 (x @ W^T): a serial BLAS call
+    assert "ob_blas_serial_begin" in _source([(8, 784), (256, 784)], transpose_b=True)
+    # the same product with W stored (K, N) is the generated GEMM (gemm_tiled.py): no BLAS, no pool at all
+    plain = _source([(8, 784), (784, 256)])
+    assert "ob_blas_serial_begin" not in plain and "OB_BLAS" not in plain and "ob_gv" in plain
     assert "ob_blas_serial_begin" in _source([(1, 1280), (1280, 1000)])  # a classifier head (gemv)
     side = round(BLAS_PARALLEL_MIN_MACS ** (1 / 3)) + 1
     assert "ob_blas_serial_begin" not in _source([(side, side), (side, side)])

@@ -63,6 +63,13 @@ class DiGamma(Cell):
         return ops.digamma(x)
 
 
+class IGamma(Cell):
+    """``IGamma()(a, x)``: the regularised lower incomplete gamma function P(a, x) (``ops.igamma``)."""
+
+    def construct(self, a: Tensor, x: Tensor) -> Tensor:
+        return ops.igamma(a, x)
+
+
 class LGamma(Cell):
     """``LGamma()(x)``: log |Gamma(x)| elementwise (``ops.lgamma``)."""
 
@@ -206,5 +213,5 @@ class DenseBnAct(Cell):
         return x
 
 
-__all__ = ["CentralCrop", "ImageGradients", "DiGamma", "LGamma", "LBeta", "L1Regularizer", "ParameterUpdate",
+__all__ = ["CentralCrop", "ImageGradients", "DiGamma", "IGamma", "LGamma", "LBeta", "L1Regularizer", "ParameterUpdate",
            "SparseToDense", "SparseTensorDenseMatmul", "LayerNormExt", "PReLUExt", "DenseBnAct"]

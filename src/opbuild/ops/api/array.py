@@ -13,6 +13,7 @@ import numpy as np
 from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
+from .gather_batch import gather_batched as _gather_batched
 
 Shape = int | Sequence[int]
 
@@ -149,9 +150,10 @@ def flatten(input, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -
 
 def gather(input_params, input_indices, axis: int, batch_dims: int = 0) -> Tensor:
     """``ops.gather(input_params, input_indices, axis, batch_dims=0)``: slices along ``axis`` picked by
-    integer indices; indices out of range give zeros. Only ``batch_dims=0`` is supported."""
+    integer indices; indices out of range give zeros. With ``batch_dims`` the leading axes are shared batch
+    axes (ops/api/gather_batch.py)."""
     if batch_dims != 0:
-        raise NotImplementedError("gather: batch_dims != 0 is not supported")
+        return _gather_batched(input_params, input_indices, axis, batch_dims)
     return apply("Gather", {"axis": axis}, [as_tensor(input_params), as_tensor(input_indices)])
 
 

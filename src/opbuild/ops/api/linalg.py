@@ -50,7 +50,8 @@ def qr(input, mode: str = "reduced") -> tuple[Tensor, Tensor]:
 
 def svd(input, full_matrices: bool = False, compute_uv: bool = True):
     """``ops.svd(input, full_matrices=False, compute_uv=True)``: ``(s, u, v)`` with ``input = u @ diag(s) @
-    v.T``, or ``s`` alone when not ``compute_uv``. The signs of singular vectors are LAPACK's (gesdd)."""
+    v.T``, or ``s`` alone when not ``compute_uv``. Below 16 columns the vectors are MindSpore's, signs
+    included (Eigen's Jacobi path, ops/svd_jacobi.py); from 16 columns they are LAPACK gesdd's."""
     s, u, v = apply("Svd", {"full_matrices": full_matrices, "compute_uv": True}, [_float("svd", as_tensor(input))])
     return (s, u, v) if compute_uv else s
 

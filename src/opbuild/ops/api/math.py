@@ -290,9 +290,17 @@ def prod(input, axis: Axis = None, keep_dims: bool = False, *, dim: Axis = None,
 
 def _extreme(is_max: bool, input, axis, keepdims, initial, where_):
     x = as_tensor(input)
-    if where_ is not None:
-        if initial is None:
-            raise ValueError(f"{'max' if is_max else 'min'}: where needs initial")
+    if where_ is not None and initial is None:
+        raise ValueError(f"{'max' if is_max else 'min'}: where needs initial")
+    if initial is not None and axis is not None:
+        # MindSpore's order: every element meets ``initial`` first, then ``where`` selects, then the
+        # reduction runs with its index (so an index points at ``initial``'s winner, the first one).
+        init = Tensor(np.asarray(initial, x.dtype.np_dtype))  # as MindSpore fills it: in the input's dtype
+        x = apply("Maximum" if is_max else "Minimum", {}, [x, init])
+        if where_ is not None:
+            x = where(where_, x, init)
+        initial = None
+    elif where_ is not None:
         x = where(where_, x, initial)
     red, arg = ("ReduceMax", "ArgMax") if is_max else ("ReduceMin", "ArgMin")
     if axis is None:

@@ -16,7 +16,7 @@ from ...core.tensor import Tensor, as_tensor
 from ..compose import TENSORS
 from ..compose import einsum as E
 from ..primitive import apply
-from .base import binary, unary
+from .base import binary, promote, unary
 
 
 def _unary_fn(op: str, pyname: str):
@@ -53,9 +53,28 @@ trunc = _unary_fn("Trunc", "trunc")
 isinf = _unary_fn("IsInf", "isinf")
 invert = _unary_fn("Invert", "invert")
 atan2 = arctan2 = _binary_fn("Atan2", "atan2")
-bitwise_and = _binary_fn("BitwiseAnd", "bitwise_and")
-bitwise_or = _binary_fn("BitwiseOr", "bitwise_or")
-bitwise_xor = _binary_fn("BitwiseXor", "bitwise_xor")
+_LOGICAL = {"BitwiseAnd": "LogicalAnd", "BitwiseOr": "LogicalOr", "BitwiseXor": "NotEqual"}
+
+
+def _bitwise_fn(op: str, pyname: str):
+    def fn(input, other) -> Tensor:  # noqa: A002
+        a, b = promote(input, other)
+        if a.dtype.name == "bool" and b.dtype.name == "bool":  # bits of a bool are its truth value
+            return apply(_LOGICAL[op], {}, [a, b])
+        if a.dtype.is_float or a.dtype.is_complex:
+            raise TypeError(f"{pyname}: input and other must be integer or bool tensors, got {a.dtype}")
+        return apply(op, {}, [a, b])
+
+    fn.__name__ = fn.__qualname__ = pyname
+    fn.__doc__ = (f"``ops.{pyname}(input, other)``: elementwise bitwise {pyname[8:].upper()} of integer tensors "
+                  "(int8..int64, uint8..uint64; bool tensors give the logical operation), with broadcasting and "
+                  "MindSpore's implicit promotion.")
+    return fn
+
+
+bitwise_and = _bitwise_fn("BitwiseAnd", "bitwise_and")
+bitwise_or = _bitwise_fn("BitwiseOr", "bitwise_or")
+bitwise_xor = _bitwise_fn("BitwiseXor", "bitwise_xor")
 
 
 def arange(start=0, end=None, step=1, *, dtype: DType | str | None = None) -> Tensor:
@@ -167,10 +186,16 @@ def sequence_mask(lengths, maxlen: int | None = None) -> Tensor:
 
 def select(condition, input, other) -> Tensor:  # noqa: A002 - MindSpore 2.10's argument names
     """``ops.select(condition, input, other)``: ``input`` where ``condition`` else ``other`` (one of them may
-    be a number)."""
+    be a number, or both: then the output has the condition's shape and the numbers' dtype)."""
     cond, x, y = condition, input, other
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-        raise TypeError("select: at least one of x and y must be a Tensor")
+        c = as_tensor(cond)
+        a0 = as_tensor(x)
+        b0 = as_tensor(y)
+        if a0.dtype != b0.dtype:  # an int and a float: both float32, MindSpore's default float
+            a0, b0 = (apply("Cast", {"dtype": "float32"}, [t]) for t in (a0, b0))
+        a = apply("BroadcastTo", {"shape": tuple(c.shape)}, [a0])
+        return apply("Select", {}, [c, a, apply("BroadcastTo", {"shape": tuple(c.shape)}, [b0])])
     a = as_tensor(x, y if isinstance(y, Tensor) else None)
     b = as_tensor(y, a)
     return apply("Select", {}, [as_tensor(cond), a, b])

@@ -15,6 +15,7 @@ from ..compose import einsum as E
 from ..compose import reductions as N
 from ..primitive import apply
 from ..sorting import Sort
+from .linalg_more import matrix_norm
 
 Axis = int | Sequence[int] | None
 
@@ -88,8 +89,8 @@ def vector_norm(x, ord=2, axis: Axis = None, keepdims: bool = False, *, dtype=No
 
 def norm(A, ord=None, dim: Axis = None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """``ops.norm(A, ord=None, dim=None, keepdim=False, *, dtype=None)``: vector norms (``dim`` an int, or
-    None with ``ord`` None: the 2-norm of every element) and the Frobenius matrix norm (``ord='fro'``).
-    Matrix norms other than Frobenius (nuclear, 1, 2, inf over two axes) are not implemented and refused."""
+    None with ``ord`` None: the 2-norm of every element) and matrix norms (``dim`` two axes, or None for a
+    2-D ``A``, with ``ord`` 'fro', 'nuc', 1, -1, 2, -2, inf or -inf: :func:`matrix_norm`)."""
     t = _cast(as_tensor(A), dtype)
     if ord is None or ord == "fro":
         if ord == "fro" and dim is not None and (isinstance(dim, int) or len(dim) != 2):
@@ -97,8 +98,13 @@ def norm(A, ord=None, dim: Axis = None, keepdim: bool = False, *, dtype=None) ->
         return vector_norm(t, 2, dim, keepdim)
     if isinstance(ord, str) or (dim is not None and not isinstance(dim, int) and len(dim) == 2) or \
             (dim is None and t.ndim == 2):
-        raise NotImplementedError(f"norm: the matrix norm ord={ord!r} is not implemented (vector norms and "
-                                  f"'fro' are)")
+        if dim is None and t.ndim != 2:
+            raise ValueError(f"norm: with dim=None and ord={ord!r}, A must be 2-D (or 1-D for a vector ord), got "
+                             f"{t.ndim}-D; pass dim")
+        axes = (-2, -1) if dim is None else dim
+        if isinstance(axes, int) or len(axes) != 2:
+            raise ValueError(f"norm: the matrix norm ord={ord!r} needs dim to name two axes, got {dim!r}")
+        return matrix_norm(t, ord, tuple(axes), keepdim)
     return vector_norm(t, ord, dim, keepdim)
 
 

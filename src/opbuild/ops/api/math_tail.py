@@ -1,5 +1,5 @@
-"""The last ``mindspore.ops`` math names of the second round: ``histc``, ``bincount``, ``matrix_diag``,
-``matrix_diag_part`` and ``pinv``.
+"""The last ``mindspore.ops`` math names of the second round: ``histc``, ``bincount`` and ``pinv`` (the
+matrix-diagonal family is in matrix_diag.py).
 
 ``bincount``'s output length depends on the input's values, so it runs eagerly and refuses inside a GRAPH_MODE
 trace; the others compose registered primitives (UnsortedSegmentSum, Svd, masks of the static shapes).
@@ -17,8 +17,6 @@ from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 from .data_dependent import _concrete
 from .linalg import svd
-from .math_extra import diag_embed
-from .more_math import diagonal
 
 
 def _c(value, like: Tensor) -> Tensor:
@@ -75,36 +73,6 @@ def bincount(input, weights=None, minlength: int = 0) -> Tensor:  # noqa: A002
     return apply("UnsortedSegmentSum", {"num_segments": n}, [w, idx])
 
 
-def matrix_diag(x, k=0, num_rows: int = -1, num_cols: int = -1, padding_value=0, align: str = "RIGHT_LEFT") -> Tensor:
-    """``ops.matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align='RIGHT_LEFT')``: square
-    matrices with the last dimension of ``x`` on diagonal ``k`` and ``padding_value`` elsewhere. One diagonal
-    (a scalar ``k``) and the default sizes are supported."""
-    t = as_tensor(x)
-    if isinstance(k, Tensor):
-        k = int(k.asnumpy()) if k.size == 1 else None
-    if not isinstance(k, numbers.Integral) or num_rows not in (-1, t.shape[-1] + abs(k)) or \
-            num_cols not in (-1, t.shape[-1] + abs(k)):
-        raise NotImplementedError("matrix_diag: only one diagonal (a scalar k) with the default num_rows/num_cols "
-                                  "is supported")
-    out = diag_embed(t, int(k))
-    pad = float(padding_value.asnumpy()) if isinstance(padding_value, Tensor) else padding_value
-    if pad == 0:
-        return out
-    n = t.shape[-1] + abs(int(k))
-    off = Tensor((1 - np.eye(n, k=int(k))).astype(t.dtype.np_dtype) * np.asarray(pad, t.dtype.np_dtype))
-    return apply("Add", {}, [out, off])
-
-
-def matrix_diag_part(x, k, padding_value, align: str = "RIGHT_LEFT") -> Tensor:
-    """``ops.matrix_diag_part(x, k, padding_value, align='RIGHT_LEFT')``: diagonal ``k`` of the last two
-    dimensions (one diagonal, a scalar ``k``, needs no padding)."""
-    kk = k.asnumpy().reshape(-1) if isinstance(k, Tensor) else np.asarray(k).reshape(-1)
-    if kk.size != 1 and not (kk.size == 2 and kk[0] == kk[1]):
-        raise NotImplementedError("matrix_diag_part: only one diagonal (a scalar k) is supported")
-    t = as_tensor(x)
-    return diagonal(t, int(kk[0]), -2, -1)
-
-
 def pinv(x, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """``ops.pinv(x, *, atol=None, rtol=None, hermitian=False)``: the Moore-Penrose pseudo-inverse by SVD,
     singular values below ``max(atol, rtol * s_max)`` dropped (``rtol`` defaults to ``eps * max(m, n)``)."""
@@ -127,4 +95,4 @@ def pinv(x, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     return apply("BatchMatMul" if nd > 2 else "MatMul", {}, [vs, apply("Transpose", {"perm": perm}, [u])])
 
 
-__all__ = ["histc", "bincount", "matrix_diag", "matrix_diag_part", "pinv"]
+__all__ = ["histc", "bincount", "pinv"]

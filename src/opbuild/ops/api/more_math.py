@@ -243,9 +243,44 @@ def ptp(input, axis=None, keepdims: bool = False) -> Tensor:
     return M.sub(M.amax(input, axis, keepdims), M.amin(input, axis, keepdims))
 
 
-def aminmax(input, *, axis: int = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
-    """``ops.aminmax(input, *, axis=0, keepdims=False)``: (minimum, maximum) over ``axis``."""
-    return M.amin(input, axis, keepdims), M.amax(input, axis, keepdims)
+def _first_wins(x: Tensor, axis: int, keepdims: bool, largest: bool) -> Tensor:
+    """The extreme along ``axis`` as MindSpore's CPU kernel scans it: from the first element, taking each
+    strictly smaller (larger) one, so a NaN is kept when it comes first and skipped anywhere else."""
+    red = "ReduceMax" if largest else "ReduceMin"
+    if not x.dtype.is_float:
+        return apply(red, {"axis": (axis,), "keep_dims": keepdims}, [x])
+    nan = apply("IsNan", {}, [x])
+    fill = apply("Add", {}, [apply("ZerosLike", {}, [x]), Tensor(np.asarray(-np.inf if largest else np.inf,
+                                                                          x.dtype.np_dtype))])
+    out = apply(red, {"axis": (axis,), "keep_dims": True}, [apply("Select", {}, [nan, fill, x])])
+    begin = [0] * x.ndim
+    size = list(x.shape)
+    size[axis] = 1
+    first = apply("Slice", {"begin": tuple(begin), "size": tuple(size)}, [x])
+    out = apply("Select", {}, [apply("IsNan", {}, [first]), first, out])
+    return out if keepdims else apply("Squeeze", {"axis": (axis,)}, [out])
+
+
+def aminmax(input, *, axis: int | None = 0, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """``ops.aminmax(input, *, axis=0, keepdims=False)``: (minimum, maximum) over ``axis`` (None: every
+    element; ``keepdims`` then keeps every axis as 1). NaN as MindSpore's kernel: kept only when it is the
+    first element scanned (ops/api/more_math.py ``_first_wins``)."""
+    x = as_tensor(input)
+    if x.size == 0:
+        raise ValueError("aminmax: input must not be empty")
+    if axis is None:
+        flat = apply("Reshape", {"shape": (-1,)}, [x])
+        lo, hi = _first_wins(flat, 0, False, False), _first_wins(flat, 0, False, True)
+        if keepdims:
+            shape = (1,) * x.ndim
+            lo, hi = apply("Reshape", {"shape": shape}, [lo]), apply("Reshape", {"shape": shape}, [hi])
+        return lo, hi
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
+        raise ValueError(f"aminmax: axis must be None or an int in [-{x.ndim}, {x.ndim}), got {axis!r}")
+    if x.ndim == 0:
+        return x, x
+    axis %= x.ndim
+    return _first_wins(x, axis, keepdims, False), _first_wins(x, axis, keepdims, True)
 
 
 def _extreme_value(dtype, largest: bool):

@@ -8,7 +8,8 @@ sample drives which axis follows MindSpore's CPU kernels: in 2-D the first drive
 the height; in 3-D they go depth, height, width. The windows become a per-plane table of the windowed-argmax
 composition (pool_argmax), so the values' gradient reaches each window's maximum.
 
-The samples must be known when the call is built (given as a constant Tensor or NumPy array, or drawn here).
+The samples are read when the call is built (a Tensor, a NumPy array, or drawn here; in GRAPH_MODE the graph
+breaks there when they are a graph input).
 Drawn samples come from NumPy's generator seeded by ``set_seed`` and the op's creation number (op_seed):
 repeatable, but not MindSpore's bit stream (tests compare given samples exactly and drawn ones by property).
 """

@@ -167,9 +167,11 @@ def randint(low: int, high: int, size: Sequence[int], seed: int | None = None, *
 
 def multinomial(input, num_samples: int, replacement: bool = True, seed: int | None = None) -> Tensor:
     """``ops.multinomial(input, num_samples, replacement=True, seed=None)``: int32 category indices drawn from
-    each row of ``input`` (1-D or 2-D non-negative weights); without ``replacement`` a category is drawn at
-    most once per row."""
+    each row of ``input`` (1-D or 2-D non-negative weights, float or integer); without ``replacement`` a
+    category is drawn at most once per row."""
     x = as_tensor(input)
+    if not x.dtype.is_float:  # integer weights are counts: drawn from as float32, as MindSpore does
+        x = _cast(x, "float32")
     return draw("Multinomial", {"num_samples": num_samples, "replacement": bool(replacement), "dtype": "int32"},
                 _state("multinomial", seed), (x,))
 

@@ -199,6 +199,9 @@ def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: b
     |other| elementwise (NaNs equal when ``equal_nan``)."""
     a, b = as_tensor(input), as_tensor(other)
     close = M.le(M.abs(M.sub(a, b)), M.add(M.mul(M.abs(M._float(b)), rtol), atol))
+    if a.dtype.is_float or b.dtype.is_float:  # an infinity is close only to itself (inf - -inf <= inf otherwise)
+        finite = M.logical_and(M.isfinite(M._float(a)), M.isfinite(M._float(b)))
+        close = M.logical_and(close, finite)
     close = M.logical_or(close, M.equal(a, b))  # equal infinities
     if equal_nan and (a.dtype.is_float or b.dtype.is_float):
         close = M.logical_or(close, M.logical_and(M.isnan(M._float(a)), M.isnan(M._float(b))))

@@ -13,7 +13,7 @@ from ...core.errors import CompilerNotFoundError
 from ...core.ir import KernelSpec
 from ...ops.registry import get as get_op
 from ..base import Target
-from . import codegen, kernels, loader
+from . import codegen, kernels, loader, runtime_batch
 from .compilers import Compiler, CompileResult, find_compiler
 from .compilers import blas as blas_provider
 
@@ -58,8 +58,15 @@ class CpuTarget(Target):
         return find_compiler()
 
     def emit(self, spec: KernelSpec) -> str:
-        """The C body of ``spec`` from its op's emitter (``kernels/``)."""
+        """The C body of ``spec`` from its op's emitter (``kernels/``; a run-time-batch descriptor's batch-1 body:
+        ``runtime_batch.py``)."""
+        if runtime_batch.is_runtime(spec):
+            return runtime_batch.emit(spec)
         return kernels.emit(spec)
+
+    def runtime_batch_tag(self) -> str:
+        """The generator tag of run-time-batch descriptors (passes/row_plan.py; ``runtime_batch.py``)."""
+        return runtime_batch.tag()
 
     def needs_blas(self, op: str) -> bool:
         """Whether ``op``'s emitter is registered as calling the BLAS."""
@@ -81,6 +88,9 @@ class CpuTarget(Target):
         """The C file of one batch: the prelude, the BLAS declarations if needed, one function per kernel."""
         functions = []
         for symbol, spec, body in kernels_:
+            if runtime_batch.is_runtime(spec):
+                functions.append(runtime_batch.function(symbol, spec, body))
+                continue
             op = get_op(spec.op)
             functions.append(codegen.kernel_function(
                 symbol, spec.inputs, spec.outputs, body, codegen.CLASS_OPT[kernels.opt_class(spec)],

@@ -12,6 +12,7 @@ from ....ops.conv_grad import _filter_shapes, _input_shapes
 from ..codegen import compute_ctype, ctype, is_half, load, parallel_for, store
 from . import conv_backward_kernels as BK
 from . import conv_kernels as K
+from .pooling import interior_columns
 from .registry import register
 
 
@@ -35,11 +36,87 @@ def _backprop(kernels, shapes):
     return emit
 
 
+def _max_grad_rows(k: KernelSpec) -> str:
+    """MaxPoolGrad of float32/float64 written for gcc's vectoriser, one output row at a time: over the
+    interior output columns (windows inside the input's width, pooling.py's ``interior_columns``) a first
+    pass folds every window tap into ``best`` (the NaN-propagating max of pooling.py), a second walks the taps
+    in reverse row-major order and keeps in ``at`` the last tap -- so the first in row-major order -- equal to
+    it (or NaN where the max is NaN): both are branch-free selects over a row of columns. The edge columns
+    keep the scalar scan; then each window's gradient is added at its position, in output order."""
+    x, _, dy = k.inputs
+    n, ch, h, w = x.shape
+    oh, ow = dy.shape[2:]
+    (kh, kw), (sh, sw), (pt, _, pl, _) = k.attrs["kernel_size"], k.attrs["strides"], k.attrs["pad"]
+    t = ctype(x.dtype)
+    qa, qb = interior_columns(w, ow, kw, sw, pl)
+    idx = "int32_t" if x.dtype == "float32" and h * w < 2 ** 31 else "int64_t"  # lane width of the data's
+    edge = (f"for (int64_t q = 0; q < {ow}; q++) {{\n"
+            f"  if (q == {qa}) q = {qb};\n"
+            f"  if (q >= {ow}) break;\n"
+            f"  const int64_t w0 = q * {sw} - {pl};\n"
+            f"  const int64_t ws = w0 > 0 ? w0 : 0, w1 = w0 + {kw} < {w} ? w0 + {kw} : {w};\n"
+            f"  {t} s = -INFINITY; int64_t b = -1;\n"
+            f"  for (int64_t i = hs; i < h1; i++) for (int64_t j = ws; j < w1; j++) {{\n"
+            f"    const {t} v = img[i * {w} + j];\n"
+            f"    if (b < 0 || v > s || (v != v && s == s)) {{ s = v; b = i * {w} + j; }}\n"
+            f"  }}\n"
+            f"  at[q] = ({idx})b;\n"
+            f"}}\n")
+    interior = ""
+    if qa < qb:
+        interior = (f"for (int64_t q = {qa}; q < {qb}; q++) best[q] = -INFINITY;\n"
+                    f"for (int64_t i = hs; i < h1; i++) for (int64_t j = 0; j < {kw}; j++) {{\n"
+                    f"  const {t} *restrict src = img + i * {w} + j - {pl};\n"
+                    f"  for (int64_t q = {qa}; q < {qb}; q++) {{ const {t} v = src[q * {sw}]; "
+                    f"best[q] = ((v > best[q]) | (v != v)) ? v : best[q]; }}\n"
+                    f"}}\n"
+                    f"for (int64_t q = {qa}; q < {qb}; q++) at[q] = -1;\n"
+                    f"for (int64_t i = h1 - 1; i >= hs; i--) for (int64_t j = {kw - 1}; j >= 0; j--) {{\n"
+                    f"  const {t} *restrict src = img + i * {w} + j - {pl};\n"
+                    f"  const {idx} off = ({idx})(i * {w} + j - {pl});\n"
+                    f"  for (int64_t q = {qa}; q < {qb}; q++) {{ const {t} v = src[q * {sw}], m = best[q]; "
+                    f"at[q] = ((v == m) | ((v != v) & (m != m))) ? off + ({idx})(q * {sw}) : at[q]; }}\n"
+                    f"}}\n")
+    return f"""memset(out0, 0, {x.size} * sizeof(*out0));
+{parallel_for(dy.size * kh * kw).rstrip(chr(10))}
+for (int64_t p = 0; p < {n * ch}; p++) {{
+  const {t} *restrict img = in0 + p * {h * w};
+  const {t} *restrict gr = in2 + p * {oh * ow};
+  {t} *restrict dst = out0 + p * {h * w};
+  {t} best[{ow}];
+  {idx} at[{ow}];
+  for (int64_t r = 0; r < {oh}; r++) {{
+    const int64_t h0 = r * {sh} - {pt};
+    const int64_t hs = h0 > 0 ? h0 : 0, h1 = h0 + {kh} < {h} ? h0 + {kh} : {h};
+{_indent(interior + edge, 4)}    for (int64_t q = 0; q < {ow}; q++) if (at[q] >= 0) dst[at[q]] += gr[r * {ow} + q];
+  }}
+}}"""
+
+
+# The two-pass vector form of MaxPoolGrad pays from this many window taps and output columns on; below it
+# (2x2 windows, narrow maps) its extra pass and vector tails cost more than the scalar scan saves
+# (docs/benchmarks.md, "Training kernels").
+MAX_GRAD_VECTOR_MIN_TAPS = 6
+MAX_GRAD_VECTOR_MIN_COLUMNS = 8
+
+
+def _vector_rows_pay(k: KernelSpec) -> bool:
+    kh, kw = k.attrs["kernel_size"]
+    return kh * kw >= MAX_GRAD_VECTOR_MIN_TAPS and k.inputs[2].shape[3] >= MAX_GRAD_VECTOR_MIN_COLUMNS
+
+
+def _indent(code: str, n: int) -> str:
+    pad = " " * n
+    return "".join(pad + line + "\n" if line else "\n" for line in code.splitlines())
+
+
 def _pool_grad_emit(avg: bool):
     def emit(k: KernelSpec) -> str:
         x, _, dy = k.inputs
         if dy.size == 0 or x.size == 0:
             return f"memset(out0, 0, {x.size} * sizeof(*out0));" if x.size else "/* empty */"
+        if not avg and x.dtype in ("float32", "float64") and _vector_rows_pay(k):
+            return _max_grad_rows(k)
         h, w = x.shape[2:]
         oh, ow = dy.shape[2:]
         t, c = ctype(x.dtype), compute_ctype(x.dtype)

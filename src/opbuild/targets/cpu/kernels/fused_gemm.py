@@ -15,7 +15,7 @@ from ....ops.fused_gemm import _Parts, _parts
 from ..codegen import broadcast_loop, compute_ctype, ctype, parallel_for, store
 from .convolution import _conv_emit
 from .fused import member_statements
-from .matmul import _batch_emit, _matmul_emit
+from .matmul import _batch_emit, _matmul_emit, tiled_class
 from .registry import register
 
 
@@ -92,6 +92,10 @@ def _emit_conv(k: KernelSpec) -> str:
     return _fused(k, _conv_emit)
 
 
-register("FusedMatMul", _emit_matmul, blas=True)
-register("FusedBatchMatMul", _emit_batch_matmul, blas=True)
+def _producer_class(k: KernelSpec) -> str | None:
+    return tiled_class(_parts(k.op, k.attrs, k.inputs).producer)
+
+
+register("FusedMatMul", _emit_matmul, blas=True, klass=_producer_class)
+register("FusedBatchMatMul", _emit_batch_matmul, blas=True, klass=_producer_class)
 register("FusedConv2D", _emit_conv, blas=True)

@@ -7,7 +7,9 @@ The declarations sit inside each body (block-scope ``extern``), so the shared pr
 from __future__ import annotations
 
 from ....core.ir import KernelSpec
+from ....ops.svd_jacobi import JACOBI_MAX_COLS
 from .registry import emits
+from .svd_jacobi import jacobi_svd_body
 
 _ROW_MAJOR = 101
 
@@ -163,6 +165,8 @@ def _svd(k: KernelSpec) -> str:
             f"for (int64_t i = 0; i < {min(m, uc)}; i++) out1[t * {m * uc} + i * {uc} + i] = ({ct})1;",
             f"for (int64_t i = 0; i < {min(n, vc)}; i++) out2[t * {n * vc} + i * {vc} + i] = ({ct})1;",
             "}"])
+    if n < JACOBI_MAX_COLS:  # MindSpore's path, and its singular vectors' signs (ops/svd_jacobi.py)
+        return jacobi_svd_body(k)
     jobz = "'A'" if k.attrs["full_matrices"] else "'S'"
     return "\n".join([
         _decl(p, ct, "gesdd"),

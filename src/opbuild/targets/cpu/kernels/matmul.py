@@ -32,6 +32,7 @@ from ..codegen import (
     load,
     store,
 )
+from . import gemm_tiled
 from .registry import register
 
 _UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
@@ -86,6 +87,8 @@ def _gemm_call(g: _Gemm, dtype: str, a: str, b: str, c: str, m: int | None = Non
     gemv = _gemv_call(g, dtype, a, b, c, m)
     if gemv is not None:
         return blas_serial(gemv, m * g.n * g.k)
+    if gemm_tiled.pays(dtype, m, g.n, g.k, g.tb):
+        return gemm_tiled.gemm_tiled(dtype, m, g.n, g.k, g.ta, g.tb, g.a_cols, g.b_cols, a, b, c)
     fn, one, zero = gemm_symbols(dtype)
     ta = "ObTrans" if g.ta else "ObNoTrans"
     tb = "ObTrans" if g.tb else "ObNoTrans"
@@ -170,8 +173,30 @@ def _batch_emit(k: KernelSpec) -> str:
     return _batch_body(g, dt, a_batch, b_batch, a_mat, b_mat, batch, n_batch)
 
 
+def _tall(g: _Gemm, dt: str, b_batch) -> bool:
+    """Whether a batched product runs as one tall GEMM (``b`` shared by every batch, ``a`` untransposed)."""
+    return int(np.prod(b_batch, dtype=np.int64)) == 1 and not g.ta and dt in FLOATS and g.m * g.n * g.k > 0
+
+
+def tiled_class(k: KernelSpec) -> str | None:
+    """``compute`` for a MatMul/BatchMatMul whose product takes the generated GEMM (gemm_tiled.py: it needs
+    -O3's scheduling), else None (the default rule: glue around a BLAS call)."""
+    a, b = k.inputs[:2]
+    if is_half(a.dtype) or a.dtype not in FLOATS:
+        return None
+    if k.op == "MatMul":
+        g = _Gemm.of(a.shape, b.shape, k.attrs["transpose_a"], k.attrs["transpose_b"])
+        m = g.m
+    else:
+        a_batch, b_batch, a_mat, b_mat = _as_matrices(k.op, k.attrs, k.inputs[:2])
+        g = _Gemm.of(a_mat, b_mat, k.attrs["transpose_a"], k.attrs["transpose_b"])
+        batch = np.broadcast_shapes(a_batch, b_batch)
+        m = g.m * int(np.prod(batch, dtype=np.int64)) if _tall(g, a.dtype, b_batch) else g.m
+    return "compute" if gemm_tiled.pays(a.dtype, m, g.n, g.k, g.tb) else None
+
+
 def _batch_body(g: _Gemm, dt: str, a_batch, b_batch, a_mat, b_mat, batch, n_batch: int) -> str:
-    if int(np.prod(b_batch, dtype=np.int64)) == 1 and not g.ta and dt in FLOATS and g.m * g.n * g.k > 0:
+    if _tall(g, dt, b_batch):
         # b is shared by every batch and a's batches are stacked rows: one tall GEMM does them all.
         return _gemm_call(g, dt, "in0", "in1", "out0", m=g.m * n_batch)
     a_size, b_size, c_size = a_mat[0] * a_mat[1], b_mat[0] * b_mat[1], g.m * g.n
@@ -201,8 +226,18 @@ def _bias_emit(k: KernelSpec) -> str:
             f"  }}")
 
 
+# Channels summed at a time when the channel axis is the last one (Dense's (N, C)): a block of double
+# accumulators small enough for the stack, walked with unit-stride loads of each row.
+BIAS_GRAD_BLOCK = 512
+# Independent double partial sums per channel when each channel's elements are contiguous runs (NCHW).
+BIAS_GRAD_LANES = 32
+
+
 def _bias_grad_emit(k: KernelSpec) -> str:
-    # The sum of dout over every axis but the channel axis, accumulated in double per channel.
+    # The sum of dout over every axis but the channel axis, accumulated in double per channel. A running
+    # double sum is one dependent add per element (no vector code without reassociation), so both forms keep
+    # independent partial sums that gcc maps onto vector registers: lanes along a channel's contiguous run,
+    # or one accumulator per channel of a block when the channel axis is innermost.
     x = k.inputs[0]
     axis = _bias_axis(k.attrs, x)
     c = x.shape[axis]
@@ -210,17 +245,36 @@ def _bias_grad_emit(k: KernelSpec) -> str:
     inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
     t = ctype(x.dtype)
     acc = "double" if x.dtype in FLOATS or is_half(x.dtype) else t
+    elem = load(x.dtype, "row[j]")
+    if inner == 1:
+        blk = min(BIAS_GRAD_BLOCK, max(c, 1))
+        return (f"for (int64_t c0 = 0; c0 < {c}; c0 += {blk}) {{\n"
+                f"  const int64_t cn = {c} - c0 < {blk} ? {c} - c0 : {blk};\n"
+                f"  {acc} s[{blk}];\n"
+                f"  for (int64_t j = 0; j < cn; j++) s[j] = 0;\n"
+                f"  for (int64_t i = 0; i < {outer}; i++) {{\n"
+                f"    const {t} *restrict row = in0 + i * {c} + c0;\n"
+                f"    for (int64_t j = 0; j < cn; j++) s[j] += {elem};\n"
+                f"  }}\n"
+                f"  for (int64_t j = 0; j < cn; j++) out0[c0 + j] = {store(x.dtype, 's[j]', acc)};\n"
+                f"}}")
+    lanes = BIAS_GRAD_LANES
+    main = inner - inner % lanes
     return (f"for (int64_t ch = 0; ch < {c}; ch++) {{\n"
+            f"  {acc} part[{lanes}] = {{0}};\n"
             f"  {acc} s = 0;\n"
             f"  for (int64_t i = 0; i < {outer}; i++) {{\n"
             f"    const {t} *restrict row = in0 + (i * {c} + ch) * {inner};\n"
-            f"    for (int64_t j = 0; j < {inner}; j++) s += {load(x.dtype, 'row[j]')};\n"
+            f"    for (int64_t j0 = 0; j0 < {main}; j0 += {lanes})\n"
+            f"      for (int64_t l = 0; l < {lanes}; l++) {{ const int64_t j = j0 + l; part[l] += {elem}; }}\n"
+            f"    for (int64_t j = {main}; j < {inner}; j++) s += {elem};\n"
             f"  }}\n"
+            f"  for (int64_t l = 0; l < {lanes}; l++) s += part[l];\n"
             f"  out0[ch] = {store(x.dtype, 's', acc)};\n"
             f"}}")
 
 
-register("MatMul", _matmul_emit, blas=True)
-register("BatchMatMul", _batch_emit, blas=True)
+register("MatMul", _matmul_emit, blas=True, klass=tiled_class)
+register("BatchMatMul", _batch_emit, blas=True, klass=tiled_class)
 register("BiasAdd", _bias_emit)
 register("BiasAddGrad", _bias_grad_emit)

@@ -27,6 +27,9 @@ class Emitter:
     fn: EmitFn
     blas: bool = False
     copy: bool = False
+    # spec -> an optimisation class overriding the default rule (None keeps it): a BLAS op whose kernel for
+    # this shape is generated arithmetic, not glue around a BLAS call (matmul.py's tiled GEMM).
+    klass: Callable[[KernelSpec], str | None] | None = None
     _files: tuple[str, ...] | None = None
     _hash: str | None = None
 
@@ -42,11 +45,13 @@ class Emitter:
 EMITTERS: dict[str, Emitter] = {}
 
 
-def register(op: str, fn: EmitFn, *, blas: bool = False, copy: bool = False) -> EmitFn:
-    """Register ``fn`` as the emitter of op ``op``; registering an op twice is a programming error."""
+def register(op: str, fn: EmitFn, *, blas: bool = False, copy: bool = False,
+             klass: Callable[[KernelSpec], str | None] | None = None) -> EmitFn:
+    """Register ``fn`` as the emitter of op ``op`` (``klass``: see :class:`Emitter`); registering an op twice
+    is a programming error."""
     if op in EMITTERS:
         raise RuntimeError(f"operator {op} has two CPU emitters")
-    EMITTERS[op] = Emitter(op, fn, blas=blas, copy=copy)
+    EMITTERS[op] = Emitter(op, fn, blas=blas, copy=copy, klass=klass)
     return fn
 
 
@@ -92,6 +97,8 @@ def opt_class(spec: KernelSpec) -> str:
     convolutions whose ``algo`` is ``gemm`` or ``im2col``); ``copy``: data movement with no arithmetic (the
     layout, slicing and indexing families); ``compute``: everything else."""
     em = emitter(spec.op)
+    if em.klass is not None and (chosen := em.klass(spec)) is not None:
+        return chosen
     if em.blas:
         floats = all(t.dtype in ("float32", "float64") for t in (*spec.inputs, *spec.outputs))
         attrs = spec.attrs if isinstance(spec.attrs, dict) else {}

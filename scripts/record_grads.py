@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Record MindSpore 2.10's gradients for the cases of tests/compat/grad_ms_cases.py into
+tests/fixtures/mindspore/grads.npz (PyNative mode, CPU). Run with a Python that has MindSpore (e.g. a separate
+virtualenv with ``mindspore==2.10.0`` and ``numpy<2``); opbuild's tests only read the fixture. An optional
+argument writes elsewhere.
+
+    /path/to/ms-venv/bin/python scripts/record_grads.py
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import mindspore as ms
+from mindspore import ops
+from ms_case_recorder import REPO, load_cases, record, save
+
+OUT = REPO / "tests" / "fixtures" / "mindspore" / "grads.npz"
+
+
+def main(argv: list[str]) -> int:
+    ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
+    cases = load_cases("grad_ms_cases")
+    arrays: dict = {}
+    errors: dict[str, str] = {}
+    record(cases.CASES, lambda fn, inputs: fn(ms, ops, *[ms.Tensor(a) for a in inputs]), cases.outputs, arrays,
+           errors)
+    save(Path(argv[0]) if argv else OUT, arrays, errors, ms.__version__, len(cases.CASES))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
