@@ -142,7 +142,7 @@ def test_avg_pool2d_matches_numpy(kw):
 
 def test_pool_errors():
     with pytest.raises(ShapeError, match="MaxPool2d: expects a rank-4 input"):
-        nn.MaxPool2d(2, 2)(ms.Tensor(X4[0]))
+        nn.MaxPool2d(2, 2)(ms.Tensor(X4[0, 0]))
     with pytest.raises(ValueError, match="AvgPool2d: stride must be an int >= 1"):
         nn.AvgPool2d(2, 0)
 

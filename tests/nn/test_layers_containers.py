@@ -60,11 +60,16 @@ def test_celllist_editing_renumbers():
 
 def test_celldict_editing():
     d = nn.CellDict([("x", nn.ReLU())], y=nn.Identity())
-    assert d.keys() == ["x", "y"] and "x" in d and list(d) == ["x", "y"]
+    assert list(d.keys()) == ["x", "y"] and "x" in d and list(d) == ["x", "y"]
+    assert str(d.keys()) == "odict_keys(['x', 'y'])"  # MindSpore's OrderedDict view, as printed
+    cells = nn.CellList([nn.ReLU()])
+    assert cells.append(nn.Tanh()) is None and len(cells) == 2   # MindSpore's append returns None
+    seq = nn.SequentialCell([nn.ReLU()])
+    assert seq.append(nn.Tanh()) is None and len(seq) == 2
     d.update({"z": nn.Tanh()})
-    assert isinstance(d.pop("x"), nn.ReLU) and d.keys() == ["y", "z"]
+    assert isinstance(d.pop("x"), nn.ReLU) and list(d.keys()) == ["y", "z"]
     d["y"] = nn.Sigmoid()
-    assert isinstance(d["y"], nn.Sigmoid) and d.keys() == ["y", "z"]
+    assert isinstance(d["y"], nn.Sigmoid) and list(d.keys()) == ["y", "z"]
     d.clear()
     assert len(d) == 0
 

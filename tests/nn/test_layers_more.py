@@ -105,8 +105,6 @@ def test_bad_arguments_get_clear_errors() -> None:
         ops.pixel_shuffle(Tensor(np.ones((1, 6, 2, 2), np.float32)), 2)
     with pytest.raises(ValueError, match="output_size must hold positive ints"):
         ops.adaptive_avg_pool2d(Tensor(np.ones((1, 2, 4, 4), np.float32)), (0, 2))
-    with pytest.raises(NotImplementedError, match="return_indices"):
-        nn.AdaptiveMaxPool3d(2, return_indices=True)
     with pytest.raises(ValueError, match="p must be a float in"):
         nn.Dropout1d(1.5)
 

@@ -90,8 +90,11 @@ def test_adaptive_pool_3d_input_and_errors():
                                rtol=1e-5)
     with pytest.raises(ValueError, match="output_size"):
         nn.AdaptiveAvgPool2d(0)
-    with pytest.raises(ValueError, match="return_indices"):
-        nn.AdaptiveMaxPool2d(2, return_indices=True)
+    values, index = nn.AdaptiveMaxPool2d(2, return_indices=True)(ms.Tensor(x))
+    np.testing.assert_allclose(values.asnumpy(), _adaptive_ref(x, (2, 2), np.max), rtol=1e-6)
+    flat = x.reshape(3, -1)
+    np.testing.assert_array_equal(np.take_along_axis(flat, index.asnumpy().reshape(3, -1), 1),
+                                  values.asnumpy().reshape(3, -1))
 
 
 def _pool1d_ref(x, k, s, p, fn, count_include_pad=True):

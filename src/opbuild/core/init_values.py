@@ -55,8 +55,11 @@ def op_seed() -> int:
 
 
 def set_seed(seed: int) -> None:
-    """Set the initialisation seed and restart the initialisation sequence (like ``mindspore.set_seed``)."""
+    """Set the initialisation seed and restart the initialisation sequence (like ``mindspore.set_seed``).
+    As MindSpore's, it also seeds NumPy's global generator (``numpy.random.seed``), so a program that draws
+    its data with ``np.random`` after ``set_seed`` gets MindSpore's data."""
     config.set_context(seed=seed)
+    np.random.seed(seed)
     _counter.reset()
     _op_counter.reset()
     _seed_epoch.next()

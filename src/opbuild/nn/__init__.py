@@ -35,6 +35,7 @@ from .loss import (
     MSELoss,
     SoftmaxCrossEntropyWithLogits,
 )
+from .loss_sampled import SampledSoftmaxLoss
 from .loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from .losses_extra import *  # noqa: F403 - the further losses, MindSpore's names
 from .losses_extra import __all__ as _LOSSES
@@ -76,4 +77,6 @@ __all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad
             "AdamOffload", "AdaFactor"]
 __all__ += [n for n in _LOSSES if n not in __all__]
 __all__ += [n for n in _OPTIM if n not in __all__]
-__all__ += ["ForwardValueAndGrad"]
+__all__ += ["ForwardValueAndGrad", "SampledSoftmaxLoss"]
+
+from . import layer  # noqa: E402,F401 - MindSpore's nn.layer.<module> paths, built from the names above

@@ -58,8 +58,9 @@ class SequentialCell(Cell):
     def __getitem__(self, i: int) -> Cell:
         return list(self._cells.values())[i]
 
-    def append(self, cell: Cell) -> SequentialCell:
-        """Add ``cell`` at the end; its parameters are named as MindSpore names them (:func:`list_prefix`)."""
+    def append(self, cell: Cell) -> None:
+        """Add ``cell`` at the end; its parameters are named as MindSpore names them (:func:`list_prefix`).
+        Returns None, as MindSpore's does (so an interactive ``seq.append(cell)`` prints nothing)."""
         if not isinstance(cell, Cell):
             raise TypeError(f"SequentialCell.append: expected a Cell, got {type(cell).__name__}")
         key = str(len(self._cells))
@@ -68,7 +69,6 @@ class SequentialCell(Cell):
         self._cells[key] = cell
         object.__setattr__(self, key, cell)
         self._structure_changed()
-        return self
 
     def construct(self, x: Any) -> Any:
         for cell in self._cells.values():

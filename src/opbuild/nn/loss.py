@@ -71,6 +71,10 @@ class LossBase(Cell):
             x = apply("Mul", {}, [x, as_tensor(weights, x)])
         return _reduce(x, self.reduction)
 
+    def get_axis(self, x: Tensor) -> tuple[int, ...]:
+        """Every axis of ``x``, ``(0, 1, ..., x.ndim - 1)``: the axes ``get_loss`` reduces."""
+        return tuple(range(len(x.shape)))
+
 
 class SoftmaxCrossEntropyWithLogits(LossBase):
     """``SoftmaxCrossEntropyWithLogits(sparse=False, reduction='none')(logits, labels)``: the softmax cross

@@ -221,6 +221,18 @@ def _conv_grad(attrs: dict, ins: Sequence[Any], outs: Sequence[Any], douts: Sequ
     return [dx, dw]
 
 
+@grad_rule("Conv2DBackpropInput")
+def _conv_backprop_input_grad(attrs: dict, ins: Sequence[Any], outs: Sequence[Any], douts: Sequence[Any]) -> list:
+    # dx = Conv2D's input VJP of (dy, w), linear in each: its cotangent g goes back through Conv2D itself
+    # (for dy) and through Conv2D's weight VJP with g in the input's place (for w): the transposed conv's rule.
+    dy, w = ins
+    g = douts[0]
+    fwd = {k: v for k, v in attrs.items() if k not in ("algo", "input_size", "half_conv")}
+    ddy = apply("Conv2D", fwd, [g, w])
+    dw = apply("Conv2DBackpropFilter", {**fwd, "filter_size": list(w.shape)}, [dy, g])
+    return [ddy, dw]
+
+
 @grad_rule("MaxPool")
 def _max_pool_grad(attrs, ins, outs, douts):
     return [apply("MaxPoolGrad", attrs, [ins[0], outs[0], douts[0]])]

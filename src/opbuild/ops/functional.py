@@ -12,6 +12,7 @@ from .api import boxes as _boxes
 from .api import conv_transpose as _conv_transpose
 from .api import ctc as _ctc
 from .api import data_dependent as _data_dependent
+from .api import deformable as _deformable
 from .api import detection as _detection
 from .api import gather_more as _gather_more
 from .api import image as _image
@@ -31,6 +32,7 @@ from .api import nn_misc as _nn_misc
 from .api import nn_more as _nn_more
 from .api import normalization_fn as _normalization_fn
 from .api import patches as _patches
+from .api import pool_fractional as _pool_fractional
 from .api import pooling_adaptive as _pooling_adaptive
 from .api import random_ext as _random_ext
 from .api import rows_update as _rows_update
@@ -54,6 +56,7 @@ from .api.boxes import *  # noqa: F403
 from .api.conv_transpose import *  # noqa: F403
 from .api.ctc import *  # noqa: F403
 from .api.data_dependent import *  # noqa: F403
+from .api.deformable import *  # noqa: F403
 from .api.detection import *  # noqa: F403
 from .api.gather_more import *  # noqa: F403
 from .api.image import *  # noqa: F403
@@ -74,6 +77,7 @@ from .api.nn_misc import *  # noqa: F403
 from .api.nn_more import *  # noqa: F403
 from .api.normalization_fn import *  # noqa: F403
 from .api.patches import *  # noqa: F403
+from .api.pool_fractional import *  # noqa: F403
 from .api.pooling_adaptive import *  # noqa: F403
 from .api.random_ext import *  # noqa: F403
 from .api.rows_update import *  # noqa: F403
@@ -104,7 +108,8 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_math_tail.__all__, *_misc_names.__all__, *_array_ext.__all__,
                                           *_boxes.__all__, *_random_ext.__all__, *_detection.__all__,
                                           *_special_incomplete.__all__, *_matrix_diag.__all__,
-                                          *_linalg_more.__all__, *_stft.__all__)))
+                                          *_linalg_more.__all__, *_stft.__all__,
+                                          *_pool_fractional.__all__, *_deformable.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]

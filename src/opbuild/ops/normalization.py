@@ -69,9 +69,20 @@ def _in_float32(ref: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
 
 
 @_in_float32
-def _softmax_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
+def _softmax_f32_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
     e = np.exp(x - np.max(x, axis=attrs["axis"], keepdims=True))
     return e / np.sum(e, axis=attrs["axis"], keepdims=True)
+
+
+def _softmax_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
+    """float16 follows MindSpore's CPU kernel, every step a float16 result (x - max, its exponential, their
+    sum, the quotient); the other dtypes compute in float32 or float64 and round once."""
+    if x.dtype != np.float16:
+        return _softmax_f32_ref(attrs, x)
+    axis, h = attrs["axis"], np.float16
+    z = (x.astype(np.float32) - np.max(x, axis=axis, keepdims=True).astype(np.float32)).astype(h)
+    e = np.exp(z.astype(np.float32)).astype(h).astype(np.float32)
+    return (e / np.sum(e, axis=axis, keepdims=True).astype(h).astype(np.float32)).astype(h)
 
 
 @_in_float32

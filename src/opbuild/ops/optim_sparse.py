@@ -6,9 +6,9 @@ to the rows of the variable that ``indices`` names.
 place row by row. A row named several times is, as MindSpore 2.10's CPU kernels do it (checked against its
 outputs), updated once with the sum of its gradient slices (SparseApplyAdagrad) or once per index in the
 order of ``indices`` (the others; MindSpore's SparseApplyAdagradV2 applies them in an order that varies from
-call to call, opbuild in the order of ``indices``). Indices are int32 or int64 in ``[0, var.shape[0])``: an
-index out of range is refused when the call runs eagerly, and skipped by the kernel inside a graph (where the
-values are not known when the graph is built).
+call to call, opbuild in the order of ``indices``). Indices are int32 or int64 in ``[0, var.shape[0])``; an
+index out of range is skipped, as MindSpore 2.10's CPU kernels skip it (SparseApplyFtrl and SparseApplyAdagrad
+log an error and update the other rows), with a RuntimeWarning when the call runs eagerly.
 
 The learning rate and the other hyper-parameters MindSpore makes attributes of these primitives are constants
 of the kernel (``SparseApplyAdagrad(lr=0.1)``); a change of value is a new kernel, as in MindSpore.
@@ -16,6 +16,7 @@ of the kernel (``SparseApplyAdagrad(lr=0.1)``); a change of value is a new kerne
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -106,9 +107,9 @@ def _primitive(row: ApplyRow) -> type[Primitive]:
         if trace.current() is None and idx._type.dtype in INDEX_DTYPES and var._type.shape:
             values = idx.asnumpy()
             bad = values[(values < 0) | (values >= var._type.shape[0])]
-            if bad.size:
-                raise ValueError(f"{row.name}: indices must be in [0, {var._type.shape[0]}) (rows of var), got "
-                                 f"{bad.tolist()}")
+            if bad.size:  # skipped by the kernel, as MindSpore's CPU kernels skip them (logging an error)
+                warnings.warn(f"{row.name}: indices must be in [0, {var._type.shape[0]}) (rows of var); "
+                              f"{bad.tolist()} skipped", RuntimeWarning, stacklevel=2)
         return tuple(apply(row.name, self.attrs, inputs)[:row.returns])
 
     doc = f"``{row.name}({', '.join(params)})({', '.join(row.inputs)})``: {row.doc}"

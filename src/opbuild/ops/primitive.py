@@ -76,12 +76,15 @@ def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
 
 
 def _check_inplace(opdef: OpDef, tensors: Sequence[Tensor], tracer: trace.Tracer | None) -> None:
-    """An in-place op writes Parameters only (MindSpore's Ref inputs), each at most once per application:
-    writing a constant or a graph input would change data the caller still owns."""
+    """An in-place op writes Parameters (MindSpore's Ref inputs), each at most once per application. In
+    PyNative a concrete Tensor is written in place too, as MindSpore's PyNative does with a Tensor passed
+    for a Ref input (a Tensor owns a copy of the data it was made from); inside a trace, writing a constant
+    or a graph input would change data the caller still owns, so only Parameters are accepted there."""
     targets = [i for _, i in opdef.inplace]
     for i in targets:
         t = tensors[i]
-        ok = isinstance(t, Parameter) or (tracer is not None and tracer.updates_parameter(t))
+        ok = isinstance(t, Parameter) or (tracer.updates_parameter(t) if tracer is not None else
+                                          t._data is not None)
         if not ok:
             raise TypeError(f"{opdef.name}: input {i} is updated in place and must be a Parameter, got "
                             f"{type(t).__name__} (wrap the state in a Parameter, as MindSpore's Ref inputs)")

@@ -35,11 +35,13 @@ from .padding_more import *  # noqa: F403 - the padding layers, MindSpore's name
 from .padding_more import __all__ as _PADDINGS
 from .pooling import AvgPool2d, MaxPool2d
 from .pooling1d import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, MaxPool1d
+from .pooling_fractional import FractionalMaxPool2d, FractionalMaxPool3d
 from .reshaping import *  # noqa: F403 - PixelUnshuffle, Unflatten, channel dropout, adaptive pools
 from .reshaping import __all__ as _RESHAPING
 from .resize import PixelShuffle, Upsample
 from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .rnns import GRU, LSTM, RNN
+from .thor import DenseThor, EmbeddingThor
 from .time_distributed import TimeDistributed
 from .transformer import (
     MultiheadAttention,
@@ -64,3 +66,4 @@ __all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, *_WRAPPERS, "BatchNorm3
             "MaxPool3d", "AvgPool3d", "Conv3dTranspose", "Conv1dTranspose",
             "Transformer", "TransformerDecoder", "TimeDistributed"]
 __all__ += _MISC_CELLS
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d", "DenseThor", "EmbeddingThor"]

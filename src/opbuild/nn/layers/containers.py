@@ -5,7 +5,7 @@ found and named by their path (``layers.0.weight``, ``heads.cls.bias``)."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, ValuesView
 from typing import Any
 
 from ..cell import Cell
@@ -114,9 +114,9 @@ class CellList(_CellContainer):
     def __iter__(self) -> Iterator[Cell]:
         return iter(list(self._cells.values()))
 
-    def append(self, cell: Cell) -> CellList:
-        """Add ``cell`` at the end."""
-        return self.extend([cell])
+    def append(self, cell: Cell) -> None:
+        """Add ``cell`` at the end (returns None, as MindSpore's does; ``extend`` returns the list)."""
+        self.extend([cell])
 
     def extend(self, cells: Iterable[Cell]) -> CellList:
         """Append every cell of ``cells``."""
@@ -195,17 +195,19 @@ class CellDict(_CellContainer):
     def __iter__(self) -> Iterator[str]:
         return iter(list(self._cells))
 
-    def keys(self) -> list[str]:
-        """The keys, in insertion order."""
-        return list(self._cells)
+    # MindSpore returns the views of an OrderedDict (printed ``odict_keys([...])``); these are views of a
+    # snapshot, so changing the CellDict while iterating over them is safe.
+    def keys(self) -> KeysView[str]:
+        """The keys, in insertion order (an ``odict_keys`` view, as MindSpore's)."""
+        return OrderedDict(self._cells).keys()
 
-    def values(self) -> list[Cell]:
-        """The cells, in insertion order."""
-        return list(self._cells.values())
+    def values(self) -> ValuesView[Cell]:
+        """The cells, in insertion order (an ``odict_values`` view)."""
+        return OrderedDict(self._cells).values()
 
-    def items(self) -> list[tuple[str, Cell]]:
-        """(key, cell) pairs, in insertion order."""
-        return list(self._cells.items())
+    def items(self) -> ItemsView[str, Cell]:
+        """(key, cell) pairs, in insertion order (an ``odict_items`` view)."""
+        return OrderedDict(self._cells).items()
 
     def update(self, cells: Any) -> None:
         """Add or replace cells from a mapping or an iterable of (key, cell) pairs."""

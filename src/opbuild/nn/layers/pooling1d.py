@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from ... import ops
 from ...core.errors import ShapeError
 from ...core.tensor import Tensor
+from ...ops.api.pool_argmax import max_pool_nd, max_pool_values
+from ...ops.api.pooling_adaptive import adaptive_max_with_indices
 from ..cell import Cell
 from ._checks import check_pad_mode, positive_int
 
@@ -55,17 +57,34 @@ class _Pool1d(Cell):
 
 class MaxPool1d(_Pool1d):
     """``MaxPool1d(kernel_size=1, stride=1, pad_mode='valid', padding=0, dilation=1, return_indices=False,
-    ceil_mode=False)``: maximum over windows of an (N, C, L) or (C, L) input. ``dilation`` other than 1 and
-    ``return_indices`` are not supported (ValueError)."""
+    ceil_mode=False)``: maximum over windows of an (N, C, L) or (C, L) input. As in MindSpore, ``padding``,
+    ``dilation``, ``return_indices`` and ``ceil_mode`` need ``pad_mode='pad'``; ``return_indices`` also
+    returns the int64 index of each maximum along L."""
 
     _layer = "MaxPool1d"
 
     def __init__(self, kernel_size: int = 1, stride: int = 1, pad_mode: str = "valid", padding: int = 0,
                  dilation: int = 1, return_indices: bool = False, ceil_mode: bool = False) -> None:
+        if isinstance(padding, (tuple, list)) and len(padding) == 1:
+            padding = padding[0]
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
-        if dilation != 1 or return_indices:
-            raise ValueError("MaxPool1d: dilation != 1 and return_indices=True are not supported")
+        if isinstance(dilation, (tuple, list)) and len(dilation) == 1:
+            dilation = dilation[0]
+        self.dilation = positive_int(self._layer, "dilation", dilation)
+        self.return_indices = bool(return_indices)
+        if self.pad_mode != "pad" and (self.dilation != 1 or self.return_indices or self.ceil_mode):
+            raise ValueError("MaxPool1d: padding, dilation, return_indices and ceil_mode need pad_mode='pad', "
+                             f"got pad_mode={pad_mode!r}")
+        self._argmax = self.dilation != 1 or self.return_indices
         self.pool = ops.MaxPool(**self._attrs())
+
+    def construct(self, x: Tensor):
+        if not self._argmax:
+            return super().construct(x)
+        _as_3d(self._layer, x)
+        p = self.padding
+        args = (self._layer, x, 1, (self.kernel_size,), (self.stride,), (self.dilation,), [(p, p)], self.ceil_mode)
+        return max_pool_nd(*args) if self.return_indices else max_pool_values(*args)
 
 
 class AvgPool1d(_Pool1d):
@@ -134,12 +153,16 @@ class AdaptiveAvgPool2d(_AdaptivePool2d):
 
 class AdaptiveMaxPool2d(_AdaptivePool2d):
     """``AdaptiveMaxPool2d(output_size, return_indices=False)``: maximum over the same windows as
-    AdaptiveAvgPool2d. ``return_indices=True`` is not supported (ValueError)."""
+    AdaptiveAvgPool2d; ``return_indices=True`` also returns the int64 flat index of each maximum in its plane."""
 
     _layer = "AdaptiveMaxPool2d"
     _max = True
 
     def __init__(self, output_size: int | Sequence[int | None], return_indices: bool = False) -> None:
         super().__init__(output_size)
-        if return_indices:
-            raise ValueError("AdaptiveMaxPool2d: return_indices=True is not supported")
+        self.return_indices = bool(return_indices)
+
+    def construct(self, x: Tensor):
+        if not self.return_indices:
+            return super().construct(x)
+        return adaptive_max_with_indices(self._layer, x, self.output_size, 2)

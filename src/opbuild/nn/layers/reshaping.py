@@ -12,7 +12,7 @@ from ...core.tensor import Tensor
 from ...ops.api import array as A
 from ...ops.api import nn_misc, patches
 from ...ops.api.padding import pad_pairs
-from ...ops.api.pooling_adaptive import adaptive_pool
+from ...ops.api.pooling_adaptive import adaptive_max_with_indices, adaptive_pool
 from ..cell import Cell
 from ._checks import positive_int
 
@@ -118,16 +118,19 @@ class AdaptiveMaxPool1d(_AdaptivePool):
 
 class AdaptiveMaxPool3d(_AdaptivePool):
     """``AdaptiveMaxPool3d(output_size, return_indices=False)``: the last three axes max-pooled to
-    ``output_size`` (``return_indices=True`` is not supported)."""
+    ``output_size`` (``return_indices=True``: also the int64 flat index of each maximum in its volume)."""
 
     _dims = 3
     _max = True
 
     def __init__(self, output_size, return_indices: bool = False) -> None:
         super().__init__(output_size)
-        if return_indices:
-            raise NotImplementedError("AdaptiveMaxPool3d: return_indices=True is not supported")
-        self.return_indices = False
+        self.return_indices = bool(return_indices)
+
+    def construct(self, input: Tensor):  # noqa: A002
+        if self.return_indices:
+            return adaptive_max_with_indices("AdaptiveMaxPool3d", input, self.output_size, 3)
+        return super().construct(input)
 
 
 

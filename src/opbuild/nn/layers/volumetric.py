@@ -66,23 +66,29 @@ class Conv3d(Cell):
 
 class MaxPool3d(Cell):
     """``MaxPool3d(kernel_size=1, stride=1, pad_mode='valid', padding=0, dilation=1, return_indices=False,
-    ceil_mode=False)``: 3-D max pooling (``return_indices=True`` is not supported)."""
+    ceil_mode=False)``: 3-D max pooling of (N, C, D, H, W) or (C, D, H, W). As in MindSpore, ``dilation``
+    other than 1 and ``return_indices`` need ``pad_mode='pad'``; ``return_indices`` also returns the int64 flat
+    index of each maximum within its (D, H, W) volume."""
 
     def __init__(self, kernel_size: IntOr3 = 1, stride: IntOr3 = 1, pad_mode: str = "valid", padding: IntOr3 = 0,
                  dilation: IntOr3 = 1, return_indices: bool = False, ceil_mode: bool = False) -> None:
         super().__init__()
-        if return_indices:
-            raise NotImplementedError("MaxPool3d: return_indices=True is not supported (pooled values only)")
+        if (dilation != 1 or return_indices) and (not isinstance(pad_mode, str) or pad_mode.lower() != "pad"):
+            raise ValueError("MaxPool3d: dilation other than 1 and return_indices=True need pad_mode='pad', got "
+                             f"pad_mode={pad_mode!r}")
         self.kernel_size = V.triple("MaxPool3d", "kernel_size", kernel_size)
         self.stride = V.triple("MaxPool3d", "stride", stride)
         self.dilation = V.triple("MaxPool3d", "dilation", dilation)
         self.pad_mode = _pad_mode("MaxPool3d", pad_mode, padding)
         self.padding = V.pads6("MaxPool3d", padding)
-        self.return_indices, self.ceil_mode = False, bool(ceil_mode)
+        self.return_indices, self.ceil_mode = bool(return_indices), bool(ceil_mode)
 
-    def construct(self, x: Tensor) -> Tensor:
+    def construct(self, x: Tensor):
+        if x.ndim == 4:
+            out = self.construct(A.expand_dims(x, 0))
+            return tuple(A.squeeze(o, 0) for o in out) if self.return_indices else A.squeeze(out, 0)
         return V.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
-                            pad_mode=self.pad_mode)
+                            self.return_indices, pad_mode=self.pad_mode)
 
 
 class AvgPool3d(Cell):

@@ -66,7 +66,7 @@ class Adam(Optimizer):
 
     def construct(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
         """Apply one update; returns the updated parameters."""
-        grads = self.scale_grad(self.decay_weight(self._check_grads(gradients)))
+        grads = self.scale_grad(self.gradients_centralization(self.decay_weight(self._check_grads(gradients))))
         lr = self.get_lr()
         b1p = self.beta1_power * self.beta1
         b2p = self.beta2_power * self.beta2

@@ -36,7 +36,7 @@ class _Prepared(Optimizer):
     """The gradient pipeline MindSpore's optimizers share: decay, loss scale, the step's rate."""
 
     def prepare(self, gradients: Sequence[Tensor]) -> tuple[tuple[Tensor, ...], Any]:
-        grads = self.scale_grad(self.decay_weight(self._check_grads(gradients)))
+        grads = self.scale_grad(self.gradients_centralization(self.decay_weight(self._check_grads(gradients))))
         return grads, self.get_lr()
 
 

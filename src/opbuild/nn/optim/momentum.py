@@ -33,7 +33,7 @@ class Momentum(Optimizer):
 
     def construct(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
         """Apply one update; returns the updated parameters."""
-        grads = self.scale_grad(self.decay_weight(self._check_grads(gradients)))
+        grads = self.scale_grad(self.gradients_centralization(self.decay_weight(self._check_grads(gradients))))
         lr = self.get_lr()
         return tuple(self.opt(p, m, self.lr_of(lr, i), g, self.scalar_like(self.momentum, p))
                      for i, (p, m, g) in enumerate(zip(self._parameters, self.moments, grads)))
@@ -66,7 +66,7 @@ class SGD(Optimizer):
 
     def construct(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
         """Apply one update; returns the updated parameters."""
-        grads = self.scale_grad(self._check_grads(gradients))
+        grads = self.scale_grad(self.gradients_centralization(self._check_grads(gradients)))
         lr = self.get_lr()
         return tuple(self.opt[i](p, g, self.lr_of(lr, i), a, self.scalar_like(self.momentum, p), s)
                      for i, (p, g, a, s) in enumerate(zip(self._parameters, grads, self.accum, self.stat)))

@@ -26,7 +26,7 @@ from ...ops.optim import AssignAdd
 from ..cell import Cell
 from .schedule import LearningRateSchedule
 
-_GROUP_KEYS = {"params", "lr", "weight_decay"}
+_GROUP_KEYS = {"params", "lr", "weight_decay", "grad_centralization"}
 
 
 def _is_number(x: Any) -> bool:
@@ -95,6 +95,7 @@ class Optimizer(Cell):
             raise ValueError("Optimizer got an empty parameter list")
         self.loss_scale = check_float("loss_scale", loss_scale, 0.0, strict=True)
         weight_decay = check_float("weight_decay", weight_decay)
+        self._weight_decay = weight_decay
         self.is_group = isinstance(items[0], dict)
         groups = self._groups(items, learning_rate, weight_decay)
         params = [p for g in groups for p in g[0]]
@@ -123,6 +124,11 @@ class Optimizer(Cell):
             decay = [weight_decay if "beta" not in p.name and "gamma" not in p.name else 0.0
                      for p in self._parameters]
         self.group_weight_decay = tuple(decay)
+        # MindSpore's per-group 'grad_centralization' flag, one per parameter (False without groups)
+        flags = {id(p): bool(d.get("grad_centralization", False)) for d in items if isinstance(d, dict)
+                 and "params" in d for p in d["params"]}
+        self.grad_centralization_flags = tuple(flags.get(id(p), False) for p in self._parameters)
+        self._unique = True
         self.exec_weight_decay = any(d > 0 for d in decay)
         self._assign_add = AssignAdd()
         object.__setattr__(self, "_flat", None)
@@ -147,8 +153,11 @@ class Optimizer(Cell):
                 continue
             unknown = set(d) - _GROUP_KEYS
             if "params" not in d or unknown:
-                raise ValueError(f"Optimizer: a group needs 'params' and may have 'lr', 'weight_decay'; got keys "
-                                 f"{sorted(d)}")
+                raise ValueError(f"Optimizer: a group needs 'params' and may have 'lr', 'weight_decay', "
+                                 f"'grad_centralization'; got keys {sorted(d)}")
+            if not isinstance(d.get("grad_centralization", False), bool):
+                raise TypeError(f"Optimizer: a group's 'grad_centralization' must be a bool, got "
+                                f"{d['grad_centralization']!r}")
             ps = list(d["params"])
             if not ps or not all(isinstance(p, Parameter) for p in ps):
                 raise TypeError("Optimizer: a group's 'params' must be a non-empty list of Parameters")
@@ -205,6 +214,46 @@ class Optimizer(Cell):
             return tuple(gradients)
         return tuple(g + p * (wd * self.loss_scale) if wd > 0 else g
                      for g, p, wd in zip(gradients, self._parameters, self.group_weight_decay))
+
+    def gradients_centralization(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
+        """The gradients of the parameters whose group set ``grad_centralization`` minus their mean over every
+        axis but the first, when they have more than one axis and axis 1 is a multiple of 16 (MindSpore's
+        rule); the others unchanged. The built-in optimizers call it between :meth:`decay_weight` and
+        :meth:`scale_grad`, as MindSpore's do."""
+        out = []
+        for g, flag in zip(gradients, self.grad_centralization_flags):
+            if flag and g.ndim > 1 and g.shape[1] % 16 == 0:
+                g = g - F.mean(g, tuple(range(1, g.ndim)), True)
+            out.append(g)
+        return tuple(out)
+
+    def get_weight_decay(self) -> Tensor | tuple[Tensor, ...]:
+        """The weight decay of this step times ``loss_scale`` (MindSpore's stored form, which ``decay_weight``
+        applies before ``scale_grad``): a float32 Tensor, or with groups one per parameter."""
+        if self.is_group:
+            return tuple(Tensor(np.float32(d * self.loss_scale)) for d in self.group_weight_decay)
+        return Tensor(np.float32(self._weight_decay * self.loss_scale))
+
+    @property
+    def target(self) -> str:
+        """Where the parameters are updated: always ``'CPU'`` here (MindSpore's device target)."""
+        return "CPU"
+
+    @target.setter
+    def target(self, value: str) -> None:
+        if value != "CPU":
+            raise ValueError(f"Optimizer.target: opbuild updates parameters on the CPU only, got {value!r}")
+
+    @property
+    def unique(self) -> bool:
+        """Whether sparse gradients are made unique before the update (MindSpore's flag; default True)."""
+        return self._unique
+
+    @unique.setter
+    def unique(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"Optimizer.unique must be a bool, got {type(value).__name__}")
+        self._unique = value
 
     def scale_grad(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
         """The gradients divided by ``loss_scale`` (unchanged when it is 1)."""

@@ -18,6 +18,7 @@ from ..primitive import apply
 from . import array as A
 from . import math as M
 from .padding import pad_last
+from .pool_argmax import max_pool_nd, max_pool_values
 
 IntOrPair = int | Sequence[int]
 
@@ -75,11 +76,25 @@ def _pool_attrs(kernel_size, stride, padding, ceil_mode) -> dict:
 def max_pool2d(x, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0,
                dilation: IntOrPair = 1, return_indices: bool = False, ceil_mode: bool = False) -> Tensor:
     """``ops.max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-    ceil_mode=False)``: 2-D max pooling of an NCHW input (stride None: the kernel size). Dilation other
-    than 1 and ``return_indices`` are not supported (ValueError)."""
-    if dilation not in (1, (1, 1), [1, 1]) or return_indices:
-        raise ValueError("max_pool2d: dilation != 1 and return_indices=True are not supported")
-    return apply("MaxPool", _pool_attrs(kernel_size, stride, padding, ceil_mode), [as_tensor(x)])
+    ceil_mode=False)``: 2-D max pooling of an NCHW input (stride None: the kernel size; padding an int or
+    (h, w)). With ``dilation`` or ``return_indices`` it is the windowed-argmax composition of pool_argmax,
+    which also returns the int64 flat index of each maximum within its (H, W) plane."""
+    if dilation in (1, (1, 1), [1, 1]) and not return_indices:
+        return apply("MaxPool", _pool_attrs(kernel_size, stride, padding, ceil_mode), [as_tensor(x)])
+    attrs = _pool_attrs(kernel_size, stride, padding, ceil_mode)
+    k, s, d = (_pair(v) for v in (attrs["kernel_size"], attrs["strides"], dilation))
+    p = attrs["pad"]
+    pads = [(p[0], p[1]), (p[2], p[3])]
+    if not return_indices:
+        return max_pool_values("max_pool2d", x, 2, k, s, d, pads, bool(ceil_mode))
+    return max_pool_nd("max_pool2d", x, 2, k, s, d, pads, bool(ceil_mode))
+
+
+def _pair(v: IntOrPair) -> tuple[int, int]:
+    t = (v, v) if isinstance(v, numbers.Integral) else tuple(int(a) for a in v)
+    if len(t) != 2 or min(t) < 1:
+        raise ValueError(f"max_pool2d: kernel_size, stride and dilation must be positive ints or pairs, got {v!r}")
+    return t  # type: ignore[return-value]
 
 
 def avg_pool2d(input_x, kernel_size: IntOrPair = 1, stride: IntOrPair = 1, padding: IntOrPair = 0,

@@ -14,6 +14,7 @@ from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 from . import array as A
 from . import math as M
+from .pool_argmax import adaptive_max_nd
 
 
 def _sizes(fn: str, output_size, dims: int, x: Tensor) -> tuple[int, ...]:
@@ -67,9 +68,14 @@ def adaptive_pool(fn: str, input, output_size, dims: int, use_max: bool) -> Tens
     return x
 
 
-def _no_indices(fn: str, return_indices: bool) -> None:
-    if return_indices:
-        raise NotImplementedError(f"{fn}: return_indices=True is not supported (pooled values only)")
+def adaptive_max_with_indices(fn: str, input, output_size, dims: int) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """(values, flat indices within each pooled plane or volume) of adaptive max pooling; the indices are
+    int64 in 2-D and int32 in 3-D, MindSpore 2.10's dtypes."""
+    x = as_tensor(input)
+    if x.ndim not in (dims + 1, dims + 2):
+        raise ValueError(f"{fn}: the input must have rank {dims + 1} or {dims + 2}, got shape {x.shape}")
+    values, index = adaptive_max_nd(fn, x, dims, _sizes(fn, output_size, dims, x))
+    return values, (M._cast(index, "int32") if dims == 3 else index)
 
 
 def adaptive_avg_pool1d(input, output_size: int) -> Tensor:  # noqa: A002
@@ -98,15 +104,17 @@ def adaptive_max_pool1d(input, output_size: int) -> Tensor:  # noqa: A002
 
 def adaptive_max_pool2d(input, output_size, return_indices: bool = False) -> Tensor:  # noqa: A002
     """``ops.adaptive_max_pool2d(input, output_size, return_indices=False)``: the last two axes max-pooled
-    to ``output_size`` (``return_indices`` is not supported)."""
-    _no_indices("adaptive_max_pool2d", return_indices)
+    to ``output_size`` (``return_indices``: also the int64 flat index of each maximum)."""
+    if return_indices:
+        return adaptive_max_with_indices("adaptive_max_pool2d", input, output_size, 2)
     return adaptive_pool("adaptive_max_pool2d", input, output_size, 2, True)
 
 
 def adaptive_max_pool3d(input, output_size, return_indices: bool = False) -> Tensor:  # noqa: A002
     """``ops.adaptive_max_pool3d(input, output_size, return_indices=False)``: the last three axes max-pooled
-    to ``output_size`` (``return_indices`` is not supported)."""
-    _no_indices("adaptive_max_pool3d", return_indices)
+    to ``output_size`` (``return_indices``: also the int64 flat index of each maximum)."""
+    if return_indices:
+        return adaptive_max_with_indices("adaptive_max_pool3d", input, output_size, 3)
     return adaptive_pool("adaptive_max_pool3d", input, output_size, 3, True)
 
 

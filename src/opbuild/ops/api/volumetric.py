@@ -22,6 +22,7 @@ from . import array as A
 from . import math as M
 from .nn import conv2d
 from .padding import pad_pairs
+from .pool_argmax import max_pool_nd
 
 Triple = tuple[int, int, int]
 
@@ -158,10 +159,11 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bo
                return_indices: bool = False, *, pad_mode: str = "pad") -> Tensor:
     """``ops.max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
     return_indices=False)``: 3-D max pooling of (N, C, D, H, W) (stride None: the kernel size; padding an int,
-    3 or 6 ints, at most half the kernel). ``return_indices=True`` is not supported."""
-    if return_indices:
-        raise NotImplementedError("max_pool3d: return_indices=True is not supported (pooled values only)")
+    3 or 6 ints, at most half the kernel). ``return_indices=True`` also returns the int64 flat index of each
+    maximum within its (D, H, W) volume (the windowed-argmax composition of pool_argmax)."""
     t, k, s, d, p, outs = _pool_args("max_pool3d", x, kernel_size, stride, padding, dilation, ceil_mode, pad_mode)
+    if return_indices:
+        return max_pool_nd("max_pool3d", t, 3, k, s, d, list(zip(p[::2], p[1::2], strict=True)), bool(ceil_mode))
     lowest = float(np.finfo(t.dtype.np_dtype).min)
     for i in range(3):
         t = pool_axis(t, 2 + i, k[i], s[i], d[i], p[2 * i], p[2 * i + 1], outs[i], True, lowest)

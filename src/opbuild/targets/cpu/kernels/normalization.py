@@ -16,7 +16,18 @@ from collections.abc import Callable, Sequence
 from ....core.ir import KernelSpec
 from ....ops.normalization import _bn_channel_axis
 from ..blocked import ROW_MAX, row_buffer
-from ..codegen import c_literal, compute_ctype, ctype, is_half, lane_reduce, load, nan_max, simd_lanes, store
+from ..codegen import (
+    c_literal,
+    compute_ctype,
+    ctype,
+    is_half,
+    lane_reduce,
+    load,
+    nan_max,
+    round_trip,
+    simd_lanes,
+    store,
+)
 from .registry import register
 
 _BLOCK = 256  # columns whose statistics live in stack arrays at once (strided axis)
@@ -28,6 +39,13 @@ def _prod(shape: Sequence[int]) -> int:
 
 def _add(a: str, b: str) -> str:
     return f"{a} + {b}"
+
+
+def _ms_f16_exp(exp: str, x: str, mx: str) -> str:
+    """float16 Softmax's exponential as MindSpore's CPU kernel has it: ``x - max`` and its exponential each
+    rounded to float16 (the sum of these is rounded too before the division, so that every step is a float16
+    result, which tests/compat/test_softmax_half.py checks against MindSpore bit for bit)."""
+    return round_trip("float16", f"{exp}({round_trip('float16', f'{x} - {mx}')})")
 
 
 def _softmax_f16_rows(log: bool, outer: int, n: int, rowbuf: str, exp: str, zero: str, ninf: str) -> str:
@@ -45,9 +63,10 @@ def _softmax_f16_rows(log: bool, outer: int, n: int, rowbuf: str, exp: str, zero
         lines += [lane_reduce("s", "float", n, lambda j: f"{exp}(xf[{j}] - mx)", _add, zero, lanes),
                   "const float ls = log(s);", f"for (int64_t j = 0; j < {n}; j++) xf[j] = (xf[j] - mx) - ls;"]
     else:  # the exponentials kept in xf: the very values the half branch recomputes, summed in the same order
-        lines += [f"for (int64_t j = 0; j < {n}; j++) xf[j] = {exp}(xf[j] - mx);",
+        lines += [f"for (int64_t j = 0; j < {n}; j++) xf[j] = {_ms_f16_exp(exp, 'xf[j]', 'mx')};",
                   lane_reduce("s", "float", n, lambda j: f"xf[{j}]", _add, zero, lanes),
-                  f"for (int64_t j = 0; j < {n}; j++) xf[j] = xf[j] / s;"]
+                  f"const float sr = {round_trip('float16', 's')};",
+                  f"for (int64_t j = 0; j < {n}; j++) xf[j] = xf[j] / sr;"]
     lines += [f"ob_f16_store_block(out0 + o * {n}, xf, {n});", "}"]
     return "\n".join(lines)
 
@@ -84,6 +103,12 @@ def _softmax_emit(log: bool) -> Callable[[KernelSpec], str]:
                 lines += [lane_reduce("s", ct, n, lambda j: exp + '(' + ld(f'xr[{j}]') + ' - mx)', _add, zero, lanes),
                           f"const {ct} ls = log(s);",
                           f"for (int64_t j = 0; j < {n}; j++) yr[j] = {sto('(' + ld('xr[j]') + ' - mx) - ls')};"]
+            elif dt == "float16":  # MindSpore's float16 steps (_ms_f16_exp), the exponentials recomputed
+                lines += [lane_reduce("s", ct, n, lambda j: _ms_f16_exp(exp, ld(f'xr[{j}]'), 'mx'), _add, zero,
+                                      lanes),
+                          f"const float sr = {round_trip('float16', 's')};",
+                          f"for (int64_t j = 0; j < {n}; j++) "
+                          f"yr[j] = {sto(_ms_f16_exp(exp, ld('xr[j]'), 'mx') + ' / sr')};"]
             elif half:  # the exponentials are recomputed rather than stored: the output rounds once
                 lines += [lane_reduce("s", ct, n, lambda j: exp + '(' + ld(f'xr[{j}]') + ' - mx)', _add, zero, lanes),
                           f"for (int64_t j = 0; j < {n}; j++) yr[j] = {sto(exp + '(' + ld('xr[j]') + ' - mx) / s')};"]
@@ -114,6 +139,13 @@ def _softmax_emit(log: bool) -> Callable[[KernelSpec], str]:
                 f"{row} {{ {xrow} {col} s[c] += {exp}({ld('xr[c]')} - mx[c]); }}",
                 f"{col} s[c] = log(s[c]);",
                 f"{row} {{ {xrow} {yrow} {col} yr[c] = {sto('(' + ld('xr[c]') + ' - mx[c]) - s[c]')}; }}",
+            ]
+        elif dt == "float16":
+            e16 = _ms_f16_exp(exp, ld("xr[c]"), "mx[c]")
+            lines += [
+                f"{row} {{ {xrow} {col} s[c] += {e16}; }}",
+                f"{col} s[c] = {round_trip('float16', 's[c]')};",
+                f"{row} {{ {xrow} {yrow} {col} yr[c] = {sto(e16 + ' / s[c]')}; }}",
             ]
         elif half:
             lines += [
