@@ -39,6 +39,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # the sibling benchmark whose timing loop this one shares
+from bench_cnn_zoo import CLOCKS, _per_call  # noqa: E402
+
 SRC = HERE.parent / "src"
 RESULTS = HERE / "results" / "zoo.json"
 SEED = 0
@@ -189,22 +192,6 @@ def export(name: str, make: Callable, path: Path) -> dict:
     return {"feeds": {k: v.numpy() for k, v in inputs.items()},
             "ops": sorted({n.op_type for n in proto.graph.node}), "nodes": len(proto.graph.node),
             "params": int(sum(np.prod(i.dims) for i in proto.graph.initializer))}
-
-
-CLOCKS = {"wall": time.perf_counter, "thread": time.thread_time}
-
-
-def _per_call(fn: Callable[[], object], min_time: float, clock: Callable[[], float] = time.perf_counter) -> float:
-    fn()
-    n = 1
-    while True:
-        t0 = clock()
-        for _ in range(n):
-            fn()
-        t = clock() - t0
-        if t >= min_time:
-            return t / n
-        n = max(n * 2, int(n * min_time / max(t, 1e-9)) + 1)
 
 
 def child(models_dir: Path, threads: int, repeat: int, min_time: float, out: Path, clock: str = "wall") -> None:

@@ -31,10 +31,12 @@ def _lse(*xs: Tensor) -> Tensor:
 
 
 def _shift(x: Tensor, k: int) -> Tensor:
-    """x (N, W) moved k places to the right along the last axis, ``_NEG`` coming in."""
+    """x (N, W) moved k places along the last axis (right for k > 0, left for k < 0), ``_NEG`` coming in."""
     n, w = x.shape
-    kept = apply("Slice", {"begin": [0, 0], "size": [n, w - k]}, [x])
-    return A.cat([Tensor(np.full((n, k), _NEG, x.dtype.np_dtype)), kept], 1)
+    pad = Tensor(np.full((n, abs(k)), _NEG, x.dtype.np_dtype))
+    if k > 0:
+        return A.cat([pad, apply("Slice", {"begin": [0, 0], "size": [n, w - k]}, [x])], 1)
+    return A.cat([apply("Slice", {"begin": [0, -k], "size": [n, w + k]}, [x]), pad], 1)
 
 
 def _lengths(fn: str, name: str, v, n: int) -> Tensor:

@@ -15,30 +15,9 @@ from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 from . import array as A
 from . import math as M
+from .ctc import _IMPOSSIBLE, _NEG, _lse, _lse_rows, _shift
 from .math_more import scatter_nd
 from .nn import log_softmax, softmax
-
-_NEG = -1e30
-_IMPOSSIBLE = -1e29
-
-
-def _lse(*xs: Tensor) -> Tensor:
-    m = xs[0]
-    for x in xs[1:]:
-        m = M.maximum(m, x)
-    total = M.exp(M.sub(xs[0], m))
-    for x in xs[1:]:
-        total = M.add(total, M.exp(M.sub(x, m)))
-    return M.add(m, M.log(total))
-
-
-def _shift(x: Tensor, k: int) -> Tensor:
-    """(B, W) moved k places along the last axis (right for k > 0, left for k < 0), ``_NEG`` coming in."""
-    b, w = x.shape
-    pad = Tensor(np.full((b, abs(k)), _NEG, x.dtype.np_dtype))
-    if k > 0:
-        return A.cat([pad, apply("Slice", {"begin": [0, 0], "size": [b, w - k]}, [x])], 1)
-    return A.cat([apply("Slice", {"begin": [0, -k], "size": [b, w + k]}, [x]), pad], 1)
 
 
 def ctc_loss_traced(x, labels_indices, labels_values, sequence_length) -> tuple[Tensor, Tensor]:
@@ -102,8 +81,3 @@ def ctc_loss_traced(x, labels_indices, labels_values, sequence_length) -> tuple[
     grad = M.where(keep, M.sub(softmax(logits, -1), by_class), 0.0)
     loss = A.reshape(M.where(M.lt(ll, _IMPOSSIBLE), float("inf"), M.neg(ll)), (batch,))
     return M._cast(loss, t_in.dtype), M._cast(grad, t_in.dtype)
-
-
-def _lse_rows(x: Tensor) -> Tensor:
-    m = M.amax(x, -1, keepdims=True)
-    return M.add(m, M.log(M.sum(M.exp(M.sub(x, m)), -1, keepdim=True)))
