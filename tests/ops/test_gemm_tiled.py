@@ -52,16 +52,29 @@ def test_matmul_tiles_and_tails(m, k, n, ta, tb, dtype):
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(k))
 
 
-def test_large_panels_and_products_keep_the_blas():
+@pytest.mark.parametrize("tb", [False, True], ids=["b", "bT"])
+def test_large_products_split_over_threads(tb):
+    # 2^22+ multiply-adds: the row tiles of each column block go to OpenMP's threads; a transposed b this deep
+    # has its panel on the heap
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((70, 2100)).astype(np.float32)
+    b = rng.standard_normal((40, 2100) if tb else (2100, 40)).astype(np.float32)
+    attrs = {"transpose_a": False, "transpose_b": tb}
+    src = emit(_spec("MatMul", attrs, [a, b]))
+    assert "ob_gv" in src and "omp parallel for" in src
+    assert ("aligned_alloc" in src) == tb
+    got = apply("MatMul", attrs, [ms.Tensor(a), ms.Tensor(b)]).asnumpy()
+    want = a.astype(np.float64) @ (b.T if tb else b).astype(np.float64)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+def test_what_keeps_the_blas():
     b = np.ones((128, 128), np.float32)
-    deep_a, deep_b = np.ones((4, 4096), np.float32), np.ones((16, 4096), np.float32)  # a 1 MiB panel
-    assert not gemm_tiled.pays("float32", 4, 16, 4096, True) and gemm_tiled.pays("float32", 4, 16, 4096, False)
-    assert "ob_gv" not in emit(_spec("MatMul", {"transpose_a": False, "transpose_b": True}, [deep_a, deep_b]))
-    big = np.ones((256, 256), np.float32)  # 2^24 multiply-adds: the BLAS's threads
-    spec = _spec("MatMul", {"transpose_a": False, "transpose_b": False}, [big, big])
-    assert "ob_gv" not in emit(spec) and opt_class(spec) == "glue"
     row = np.ones((1, 128), np.float32)  # one row: gemv
     assert "ob_gv" not in emit(_spec("MatMul", {"transpose_a": False, "transpose_b": False}, [row, b]))
+    narrow = np.ones((128, 8), np.float32)  # fewer columns than a vector
+    assert "ob_gv" not in emit(_spec("MatMul", {"transpose_a": False, "transpose_b": False}, [b, narrow]))
+    assert not gemm_tiled.pays("int32", 64, 64, 64, False)
 
 
 @pytest.mark.parametrize("b_shape", [(48, 40), (3, 48, 40)], ids=["shared-b", "batched-b"])

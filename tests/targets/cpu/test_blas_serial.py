@@ -22,14 +22,16 @@ def _source(shapes, **attrs) -> str:
 
 
 def test_small_products_run_serial_and_large_ones_keep_the_pool():
-    # nn.Dense's layer at batch 8 (x @ W^T): a serial BLAS call
-    assert "ob_blas_serial_begin" in _source([(8, 784), (256, 784)], transpose_b=True)
-    # the same product with W stored (K, N) is the generated GEMM (gemm_tiled.py): no BLAS, no pool at all
-    plain = _source([(8, 784), (784, 256)])
-    assert "ob_blas_serial_begin" not in plain and "OB_BLAS" not in plain and "ob_gv" in plain
+    # Products of fewer columns than a vector still call the BLAS: serially when small
+    assert "ob_blas_serial_begin" in _source([(64, 784), (784, 8)])
     assert "ob_blas_serial_begin" in _source([(1, 1280), (1280, 1000)])  # a classifier head (gemv)
-    side = round(BLAS_PARALLEL_MIN_MACS ** (1 / 3)) + 1
-    assert "ob_blas_serial_begin" not in _source([(side, side), (side, side)])
+    side = round(BLAS_PARALLEL_MIN_MACS ** (1 / 2)) + 1
+    assert "ob_blas_serial_begin" not in _source([(side, side), (side, 8)])  # large: the BLAS's pool
+    # nn.Dense's layer at batch 8 (x @ W^T) and the same with W stored (K, N): the generated GEMM
+    # (gemm_tiled.py), no BLAS call at all
+    for shapes, tb in (([(8, 784), (256, 784)], True), ([(8, 784), (784, 256)], False)):
+        src = _source(shapes, transpose_b=tb)
+        assert "OB_BLAS" not in src and "ob_gv" in src and "omp parallel" not in src
 
 
 def _thread_functions():

@@ -15,7 +15,7 @@ from ....ops.fused_gemm import _Parts, _parts
 from ..codegen import broadcast_loop, compute_ctype, ctype, parallel_for, store
 from .convolution import _conv_emit
 from .fused import member_statements
-from .matmul import _batch_emit, _matmul_emit, tiled_class
+from .matmul import _batch_emit, _matmul_emit, batch_one, tiled_class
 from .registry import register
 
 
@@ -93,7 +93,7 @@ def _emit_conv(k: KernelSpec) -> str:
 
 
 def _producer_class(k: KernelSpec) -> str | None:
-    return tiled_class(_parts(k.op, k.attrs, k.inputs).producer)
+    return tiled_class(_parts(k.op, k.attrs, batch_one(k.inputs)).producer)
 
 
 register("FusedMatMul", _emit_matmul, blas=True, klass=_producer_class)

@@ -1,11 +1,13 @@
-"""A generated register-tiled GEMM for the small products of inference graphs (a transformer's projections at a
-few dozen tokens, an MLP at a small batch): ``c[M, N] = op(a)[M, K] @ b[K, N]``, row-major, float32/float64.
+"""A generated register-tiled GEMM for float products: ``c[M, N] = op(a)[M, K] @ op(b)[K, N]``, row-major,
+float32/float64, at every size from a few thousand multiply-adds on.
 
-Why not the BLAS here: below the size where a product goes to threads (``codegen.BLAS_PARALLEL_MIN_MACS``),
-OpenBLAS's call, its packing of both operands and its fixed blocking cost as much as the arithmetic: a 65x128 by
-128x128 product ran at 29 GMAC/s through NumPy's OpenBLAS, where onnxruntime's MLAS reaches 42 (including its
-session's per-call overhead; docs/benchmarks.md, "Small GEMMs"). The shapes are static, so the kernel is
-generated for them: no packing, no dispatch, every loop bound a constant.
+Why not the BLAS: NumPy's OpenBLAS runs at 63-68 GMAC/s of one core here at every size (it does not use this
+CPU's AVX-512), and below the size where a product goes to threads (``codegen.BLAS_PARALLEL_MIN_MACS``) its
+call and its packing of both operands cost as much as the arithmetic; onnxruntime's MLAS is about twice as
+fast. This kernel measures 105-131 GMAC/s from a 32x128x128 product to a 1024^3 one (docs/benchmarks.md,
+"Small GEMMs"). The shapes are static, so it is generated for them: no packing of ``a``, no dispatch, every
+loop bound a constant. From BLAS_PARALLEL_MIN_MACS on, each column block's row tiles are split over OpenMP's
+threads.
 
 The micro-kernel keeps ``MR`` rows x ``NV`` vectors of ``c`` in registers (64-byte GCC vectors, as the tiled
 convolution's: one AVX-512 register, two AVX2 ones) and, for every ``k``, loads ``NV`` vectors of ``b``'s row
@@ -29,21 +31,20 @@ _TILES_AVX2 = ((3, 2), (6, 1))
 MIN_MACS = 1 << 12
 _ITEMSIZE = {"float32": 4, "float64": 8}
 # A transposed b is copied, one column block at a time, into a K x (NV vectors) panel in row order, so the
-# micro-kernel reads it as it reads an untransposed b; the panel (on the stack) stays this small.
+# micro-kernel reads it as it reads an untransposed b; a panel up to this size is on the stack, a larger one
+# on the heap for the call.
 PANEL_MAX_BYTES = 128 * 1024
 _PANEL_VECTORS = max(nv for _, nv in (*_TILES_AVX512, *_TILES_AVX2))
 
 
 def pays(dtype: str, m: int, n: int, k: int, tb: bool) -> bool:
-    """Whether ``m x k`` by ``k x n`` runs through the generated kernel: a float product of at least two rows and
-    one whole vector of columns, below the size where the BLAS's threads take over; with ``b`` transposed (as
-    ``nn.Dense`` stores its weight), while a column block's panel fits :data:`PANEL_MAX_BYTES`."""
+    """Whether ``m x k`` by ``op(b)`` (``k x n``) runs through the generated kernel: a float product of at least
+    two rows and one whole vector of columns, of any size (``tb``, a transposed ``b`` as ``nn.Dense`` stores its
+    weight, included). Measured against the BLAS at every size (docs/benchmarks.md, "Small GEMMs")."""
     if dtype not in ("float32", "float64") or m < 2 or k < 1:
         return False
     lanes = VECTOR_BYTES // _ITEMSIZE[dtype]
-    if tb and k * _PANEL_VECTORS * VECTOR_BYTES > PANEL_MAX_BYTES:
-        return False
-    return n >= lanes and MIN_MACS <= m * n * k < BLAS_PARALLEL_MIN_MACS
+    return n >= lanes and m * n * k >= MIN_MACS
 
 
 def _tile_for(nvec: int, tiles: tuple[tuple[int, int], ...]) -> tuple[int, int]:
@@ -83,9 +84,10 @@ for (int64_t kk = 0; kk < ob_k; kk++) {{
 }}"""
 
 
-def _blocks(t: str, m: int, n: int, lanes: int, tiles: tuple[tuple[int, int], ...], a_at: str, tb: bool) -> str:
+def _blocks(t: str, m: int, n: int, lanes: int, tiles: tuple[tuple[int, int], ...], a_at: str, tb: bool,
+            par: bool) -> str:
     """C of every whole-vector column block for one register budget (``tb``: each block's columns of the
-    transposed ``b`` first copied into the panel)."""
+    transposed ``b`` first copied into the panel; ``par``: the main row tiles split over OpenMP's threads)."""
     nvec = n // lanes
     mr, nv = _tile_for(nvec, tiles)
     code = []
@@ -99,7 +101,8 @@ def _blocks(t: str, m: int, n: int, lanes: int, tiles: tuple[tuple[int, int], ..
                 lo = 0 if rr == mr else (m // mr) * mr
                 hi = lo + rr * cnt
                 b_row = f"ob_panel + kk * {vecs * lanes}" if tb else "ob_b + kk * ob_ldb + n0"
-                rows.append(f"#pragma GCC unroll 1\nfor (int64_t m0 = {lo}; m0 < {hi}; m0 += {rr}) "
+                pragma = "#pragma omp parallel for schedule(static)" if par and rr == mr else "#pragma GCC unroll 1"
+                rows.append(f"{pragma}\nfor (int64_t m0 = {lo}; m0 < {hi}; m0 += {rr}) "
                             f"{_micro(t, rr, vecs, lanes, a_at, b_row)}")
         step = vecs * lanes
         if tb:  # read b's rows (the block's columns) at unit stride, write the panel row by row
@@ -118,6 +121,9 @@ def gemm_tiled(dtype: str, m: int, n: int, k: int, ta: bool, tb: bool, a_cols: i
     with the generated kernel; :func:`pays` says when to."""
     t = ctype(dtype)
     lanes = VECTOR_BYTES // _ITEMSIZE[dtype]
+    # From the size where the BLAS went to its threads, each column block's row tiles are split over OpenMP's
+    # (docs/threads.md: smaller products stay on the calling thread).
+    par = m * n * k >= BLAS_PARALLEL_MIN_MACS
     # a's element (row m0 + r, column kk): stored M x K, or K x M when transposed.
     a_at = "ob_a[kk * ob_lda + m0 + {r}]" if ta else "ob_a[(m0 + {r}) * ob_lda + kk]"
     main = (n // lanes) * lanes
@@ -133,8 +139,16 @@ def gemm_tiled(dtype: str, m: int, n: int, k: int, ta: bool, tb: bool, a_cols: i
   }}
   for (int64_t j = 0; j < {n - main}; j++) ob_c[i * ob_ldc + {main} + j] = ob_row[j];
 }}"""
-    # The panel lives on the stack for the call (at most PANEL_MAX_BYTES): no memory held between calls.
-    panel = f"{t} ob_panel[{k * _PANEL_VECTORS * lanes}] __attribute__((aligned(64)));" if tb else ""
+    # The panel lives on the stack for the call while it is small (no memory held between calls), else on the
+    # heap for the call.
+    panel_elems = k * _PANEL_VECTORS * lanes
+    panel, free = "", ""
+    if tb and panel_elems * _ITEMSIZE[dtype] <= PANEL_MAX_BYTES:
+        panel = f"{t} ob_panel[{panel_elems}] __attribute__((aligned(64)));"
+    elif tb:
+        panel = (f"{t} *restrict ob_panel = ({t} *)aligned_alloc(64, {panel_elems * _ITEMSIZE[dtype]});\n"
+                 "if (!ob_panel) abort();  /* out of memory: no way to report it through the ABI */")
+        free = "free(ob_panel);"
     return f"""{{
 typedef {t} ob_gv __attribute__((vector_size({VECTOR_BYTES})));
 typedef {t} ob_gvu __attribute__((vector_size({VECTOR_BYTES}), aligned(sizeof({t}))));
@@ -146,9 +160,10 @@ const int64_t ob_k = {k}, ob_lda = {a_cols}, ob_ldb = {b_cols}, ob_ldc = {n};
 (void)ob_gz;
 {panel}
 #if defined(__AVX512F__)
-{_blocks(t, m, n, lanes, _TILES_AVX512, a_at, tb)}
+{_blocks(t, m, n, lanes, _TILES_AVX512, a_at, tb, par)}
 #else
-{_blocks(t, m, n, lanes, _TILES_AVX2, a_at, tb)}
+{_blocks(t, m, n, lanes, _TILES_AVX2, a_at, tb, par)}
 #endif
 {tail}
+{free}
 }}"""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....core.dtypes import FLOATS
-from ....core.ir import KernelSpec
+from ....core.ir import KernelSpec, TensorType
 from ....ops.matmul import _as_matrices, _bias_axis
 from ..blocked import broadcast_map, convert_in, convert_out
 from ..codegen import (
@@ -178,17 +178,23 @@ def _tall(g: _Gemm, dt: str, b_batch) -> bool:
     return int(np.prod(b_batch, dtype=np.int64)) == 1 and not g.ta and dt in FLOATS and g.m * g.n * g.k > 0
 
 
+def batch_one(types) -> list[TensorType]:
+    """The types with a run-time batch dim (``-k``: k rows per batch row, runtime_batch.py) at batch 1 (``k``),
+    the shapes the body of such a kernel is generated for."""
+    return [TensorType(tuple(abs(d) for d in t.shape), t.dtype) for t in types]
+
+
 def tiled_class(k: KernelSpec) -> str | None:
     """``compute`` for a MatMul/BatchMatMul whose product takes the generated GEMM (gemm_tiled.py: it needs
     -O3's scheduling), else None (the default rule: glue around a BLAS call)."""
-    a, b = k.inputs[:2]
+    a, b = batch_one(k.inputs[:2])
     if is_half(a.dtype) or a.dtype not in FLOATS:
         return None
     if k.op == "MatMul":
         g = _Gemm.of(a.shape, b.shape, k.attrs["transpose_a"], k.attrs["transpose_b"])
         m = g.m
     else:
-        a_batch, b_batch, a_mat, b_mat = _as_matrices(k.op, k.attrs, k.inputs[:2])
+        a_batch, b_batch, a_mat, b_mat = _as_matrices(k.op, k.attrs, [a, b])
         g = _Gemm.of(a_mat, b_mat, k.attrs["transpose_a"], k.attrs["transpose_b"])
         batch = np.broadcast_shapes(a_batch, b_batch)
         m = g.m * int(np.prod(batch, dtype=np.int64)) if _tall(g, a.dtype, b_batch) else g.m
