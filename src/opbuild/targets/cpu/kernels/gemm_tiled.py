@@ -5,9 +5,9 @@ Why not the BLAS: NumPy's OpenBLAS runs at 63-68 GMAC/s of one core here at ever
 CPU's AVX-512), and below the size where a product goes to threads (``codegen.BLAS_PARALLEL_MIN_MACS``) its
 call and its packing of both operands cost as much as the arithmetic; onnxruntime's MLAS is about twice as
 fast. This kernel measures 105-131 GMAC/s from a 32x128x128 product to a 1024^3 one (docs/benchmarks.md,
-"Small GEMMs"). The shapes are static, so it is generated for them: no packing of ``a``, no dispatch, every
-loop bound a constant. From BLAS_PARALLEL_MIN_MACS on, each column block's row tiles are split over OpenMP's
-threads.
+"GEMMs: a generated kernel"). The shapes are static, so it is generated for them: no packing of ``a``, no
+dispatch, every loop bound a constant. From BLAS_PARALLEL_MIN_MACS on, each column block's row tiles are split
+over OpenMP's threads.
 
 The micro-kernel keeps ``MR`` rows x ``NV`` vectors of ``c`` in registers (64-byte GCC vectors, as the tiled
 convolution's: one AVX-512 register, two AVX2 ones) and, for every ``k``, loads ``NV`` vectors of ``b``'s row
@@ -40,7 +40,7 @@ _PANEL_VECTORS = max(nv for _, nv in (*_TILES_AVX512, *_TILES_AVX2))
 def pays(dtype: str, m: int, n: int, k: int, tb: bool) -> bool:
     """Whether ``m x k`` by ``op(b)`` (``k x n``) runs through the generated kernel: a float product of at least
     two rows and one whole vector of columns, of any size (``tb``, a transposed ``b`` as ``nn.Dense`` stores its
-    weight, included). Measured against the BLAS at every size (docs/benchmarks.md, "Small GEMMs")."""
+    weight, included); measured against the BLAS at every size (docs/benchmarks.md)."""
     if dtype not in ("float32", "float64") or m < 2 or k < 1:
         return False
     lanes = VECTOR_BYTES // _ITEMSIZE[dtype]
