@@ -67,10 +67,6 @@ EXCEPTIONS: list[tuple[str, str, str]] = [
      r"which opbuild does not support"),
     (r"test_.*_string(_.*)?", "STRING tensors: opbuild has numeric and bool tensors only; the importer rejects the "
                               "model at load time", r"which opbuild does not support"),
-    (r"test_attention_4d_causal_fp16_expanded", "float16 attention: opbuild computes each op in float32 and rounds "
-                                               "its result once, the reference rounds differently; 2 of 192 "
-                                               "outputs differ by 2 float16 ulps, beyond the test's rtol 1e-3",
-     r"Not equal to tolerance"),
     (r"test_convtranspose_3d", "3-D transposed convolution: opbuild's convolution primitives are 2-D (1-D runs "
                                "as 2-D)", r"only 1-D and 2-D transposed convolutions"),
     (r"test_training_dropout.*", "Dropout in training mode draws random numbers: inference only",
