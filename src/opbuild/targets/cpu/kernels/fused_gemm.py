@@ -15,7 +15,7 @@ from ....ops.fused_gemm import _Parts, _parts
 from ..codegen import broadcast_loop, compute_ctype, ctype, parallel_for, store
 from .convolution import _conv_emit
 from .fused import member_statements
-from .matmul import _batch_emit, _matmul_emit, batch_one, tiled_class
+from .matmul import _batch_emit, _matmul_emit, product_class
 from .registry import register
 
 
@@ -92,8 +92,11 @@ def _emit_conv(k: KernelSpec) -> str:
     return _fused(k, _conv_emit)
 
 
+_PRODUCERS = {"FusedMatMul": "MatMul", "FusedBatchMatMul": "BatchMatMul"}
+
+
 def _producer_class(k: KernelSpec) -> str | None:
-    return tiled_class(_parts(k.op, k.attrs, batch_one(k.inputs)).producer)
+    return product_class(_PRODUCERS[k.op], k.attrs["producer"], k.inputs[:2])
 
 
 register("FusedMatMul", _emit_matmul, blas=True, klass=_producer_class)

@@ -187,15 +187,22 @@ def batch_one(types) -> list[TensorType]:
 def tiled_class(k: KernelSpec) -> str | None:
     """``compute`` for a MatMul/BatchMatMul whose product takes the generated GEMM (gemm_tiled.py: it needs
     -O3's scheduling), else None (the default rule: glue around a BLAS call)."""
-    a, b = batch_one(k.inputs[:2])
+    return product_class(k.op, k.attrs, k.inputs[:2])
+
+
+def product_class(op: str, attrs: dict, inputs) -> str | None:
+    """:func:`tiled_class` of a MatMul/BatchMatMul ``op`` with normalized ``attrs`` on ``inputs`` (a, b): also
+    a fused kernel's producer, read from the fused descriptor as it stands (this runs for every kernel
+    request, warm ones included, so it builds no spec)."""
+    a, b = batch_one(inputs)
     if is_half(a.dtype) or a.dtype not in FLOATS:
         return None
-    if k.op == "MatMul":
-        g = _Gemm.of(a.shape, b.shape, k.attrs["transpose_a"], k.attrs["transpose_b"])
+    if op == "MatMul":
+        g = _Gemm.of(a.shape, b.shape, attrs["transpose_a"], attrs["transpose_b"])
         m = g.m
     else:
-        a_batch, b_batch, a_mat, b_mat = _as_matrices(k.op, k.attrs, [a, b])
-        g = _Gemm.of(a_mat, b_mat, k.attrs["transpose_a"], k.attrs["transpose_b"])
+        a_batch, b_batch, a_mat, b_mat = _as_matrices(op, attrs, [a, b])
+        g = _Gemm.of(a_mat, b_mat, attrs["transpose_a"], attrs["transpose_b"])
         batch = np.broadcast_shapes(a_batch, b_batch)
         m = g.m * int(np.prod(batch, dtype=np.int64)) if _tall(g, a.dtype, b_batch) else g.m
     return "compute" if gemm_tiled.pays(a.dtype, m, g.n, g.k, g.tb) else None
