@@ -7,13 +7,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 from ...cache import elf
 from ...core.errors import CompilerNotFoundError
 from ...core.ir import KernelSpec
 from ...ops.registry import get as get_op
 from ..base import Target
-from . import codegen, kernels, loader, runtime_batch
+from . import loader
+from .abi import ABI_VERSION
 from .compilers import Compiler, CompileResult, find_compiler
 from .compilers import blas as blas_provider
 
@@ -37,12 +39,21 @@ def host_identity() -> dict:
     return {"arch": os.uname().machine, "isa": features}
 
 
+def _generators() -> tuple[ModuleType, ModuleType, ModuleType]:
+    """The code generators (``codegen``, ``kernels``, ``runtime_batch``), imported on first use: importing the
+    emitter modules is most of this target's import time, and a warm start that a graph manifest serves loads
+    its kernels without generating or hashing any (docs/benchmarks.md, "Warm builds")."""
+    from . import codegen, kernels, runtime_batch
+
+    return codegen, kernels, runtime_batch
+
+
 class CpuTarget(Target):
     """Kernels as C functions ``void k(void *const *args)`` in shared objects, run on the host."""
 
     name = "CPU"
     binary_suffix = ".so"
-    abi_version = codegen.ABI_VERSION
+    abi_version = ABI_VERSION
 
     def __init__(self) -> None:
         self._identity: dict | None = None  # the CPU cannot change under a running process
@@ -60,32 +71,34 @@ class CpuTarget(Target):
     def emit(self, spec: KernelSpec) -> str:
         """The C body of ``spec`` from its op's emitter (``kernels/``; a run-time-batch descriptor's batch-1 body:
         ``runtime_batch.py``)."""
+        codegen, kernels, runtime_batch = _generators()
         if runtime_batch.is_runtime(spec):
             return runtime_batch.emit(spec)
         return kernels.emit(spec)
 
     def runtime_batch_tag(self) -> str:
         """The generator tag of run-time-batch descriptors (passes/row_plan.py; ``runtime_batch.py``)."""
-        return runtime_batch.tag()
+        return _generators()[2].tag()
 
     def needs_blas(self, op: str) -> bool:
         """Whether ``op``'s emitter is registered as calling the BLAS."""
-        return kernels.needs_blas(op)
+        return _generators()[1].needs_blas(op)
 
     def opt_class(self, spec: KernelSpec) -> str:
         """``glue``, ``copy`` or ``compute`` (``kernels.opt_class``)."""
-        return kernels.opt_class(spec)
+        return _generators()[1].opt_class(spec)
 
     def codegen_hash(self, op: str, file_digest: Callable[[str], str] | None = None) -> str:
         """The digest of every file ``op``'s emitter reaches (``kernels.codegen_hash``)."""
-        return kernels.codegen_hash(op, file_digest)
+        return _generators()[1].codegen_hash(op, file_digest)
 
     def codegen_files(self, ops: Iterable[str] | None = None) -> list[str]:
         """The files the emitters of ``ops`` reach (``kernels.codegen_files``)."""
-        return kernels.codegen_files(ops)
+        return _generators()[1].codegen_files(ops)
 
     def translation_unit(self, kernels_: Sequence[tuple[str, KernelSpec, str]], needs_blas: bool) -> str:
         """The C file of one batch: the prelude, the BLAS declarations if needed, one function per kernel."""
+        codegen, kernels, runtime_batch = _generators()
         functions = []
         for symbol, spec, body in kernels_:
             if runtime_batch.is_runtime(spec):

@@ -22,6 +22,7 @@ import numpy as np
 
 from ...core.dtypes import BY_NAME
 from ...core.ir import TensorType
+from .abi import ABI_VERSION, CLASS_OPT  # noqa: F401 - re-exported: the C this module emits follows them
 from .prelude import (  # noqa: F401 - re-exported: emitters and tests name them through codegen
     BLAS_DECLS,
     PRELUDE,
@@ -34,7 +35,6 @@ from .prelude import (  # noqa: F401 - re-exported: emitters and tests name them
     translation_unit,
 )
 
-ABI_VERSION = 2  # 2: a workspace pointer after the outputs (kernels whose op declares one)
 
 def gemm_symbols(dtype: str) -> tuple[str, str, str]:
     """(cblas gemm function of :data:`BLAS_DECLS`, C literal 1, C literal 0) for float32 or float64."""
@@ -91,12 +91,6 @@ def round_trip(dtype: str, expr: str, src_ctype: str = "float") -> str:
     return load(dtype, store(dtype, expr, src_ctype)) if is_half(dtype) else f"({ctype(dtype)})({expr})"
 
 
-# Optimisation level per kernel class (kernels/__init__.py opt_class), applied per function (OB_OPT); None
-# keeps the command line's -O3. The mapping is part of the compiler identity, the class part of the
-# descriptor: both are in every key. glue (loops around one GEMM call) and copy (data movement) gain nothing
-# measurable from -O3's unrolling and loop versioning, which cost most of their compile time; -O2 keeps
-# gcc 12's cheap vectorisation of plain copies, -O1 the glue's straight loops.
-CLASS_OPT: dict[str, str | None] = {"compute": None, "copy": "O2", "glue": "O1"}
 
 
 def kernel_function(symbol: str, inputs: Sequence[TensorType], outputs: Sequence[TensorType], body: str,

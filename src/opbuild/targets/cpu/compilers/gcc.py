@@ -10,7 +10,7 @@ from pathlib import Path
 from ....cache.statmemo import StatMemo
 from ....core import config
 from ....core.errors import CompileError, CompilerHangError, CompilerNotFoundError, CompileTimeoutError
-from ..codegen import CLASS_OPT
+from ..abi import CLASS_OPT
 from . import blas as blas_provider
 from .base import Compiler, CompileResult
 from .process import Finished, ProcessTimeout, Stream, run_capped
