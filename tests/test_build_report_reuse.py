@@ -21,7 +21,7 @@ class SquareAddNeg(nn.Cell):
         return ops.Neg()(ops.Square()(x) + x)
 
 
-def test_a_reused_graph_is_what_build_report_describes() -> None:
+def test_a_reused_graph_is_what_build_report_describes(graph_mode) -> None:
     x = ms.Tensor(np.linspace(-1, 1, 6, dtype=np.float32))
     first, second = Exp(), SquareAddNeg()
     first(x)

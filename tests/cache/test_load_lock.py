@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from opbuild.builder import Builder
+from opbuild.builder import Builder, manifests
 from opbuild.cache import locks
 from opbuild.cache.admin import evict
 from opbuild.cache.admin.scan import scan
@@ -70,9 +70,24 @@ def test_warm_build_verifies_and_loads_under_the_load_lock(store, monkeypatch):
         return inner(self, name, info)
 
     monkeypatch.setattr(KernelStore, "lookup", lookup)
+    monkeypatch.setattr(manifests, "MANIFEST_MIN_KERNELS", len(SPECS) + 1)  # the ordinary path: one lookup each
     _, report = Builder().build(SPECS)
     assert report.reused == 2 and seen == [False, False]  # held (shared) during every lookup
     assert _load_lock_free(store)  # and released at the end of the phase
+
+
+def test_a_manifest_warm_start_verifies_and_loads_under_the_load_lock(store, monkeypatch):
+    seen: list[bool] = []
+    inner = KernelStore.check
+
+    def check(self, *args, **kwargs):
+        seen.append(_load_lock_free(self))
+        return inner(self, *args, **kwargs)
+
+    monkeypatch.setattr(KernelStore, "check", check)
+    _, report = Builder().build(SPECS)  # the store fixture's build wrote the graph manifest
+    assert report.reused == 2 and seen == [False, False]
+    assert _load_lock_free(store)
 
 
 def test_loaders_share_the_lock(store):

@@ -27,7 +27,9 @@ from .requests import KernelRequest
 
 log = logging.getLogger("opbuild")
 
-MANIFEST_MIN_KERNELS = 4  # smaller builds (PyNative ops one by one) gain nothing from a graph manifest
+# A build of one kernel (PyNative ops, one by one) gains nothing from a graph manifest; from two kernels on, one
+# manifest read replaces naming each kernel, which imports the target's code generators (targets/cpu/__init__.py).
+MANIFEST_MIN_KERNELS = 2
 # Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
 # compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
 # target (Target.codegen_files), the one definition the per-kernel key uses too.
@@ -67,6 +69,8 @@ def from_manifest(store: KernelStore, graph: str, todo: dict[bytes, KernelSpec],
     manifest or any entry does not match (the ordinary path then finds, repairs and re-indexes them)."""
     found = manifest.read(store.path, graph)
     if found is None or len(found.items) != len(todo) or not manifest.files_unchanged(found):
+        log.debug("opbuild: graph manifest %s not used: %s", graph, "none" if found is None else
+                  "another kernel count" if len(found.items) != len(todo) else "a recorded file changed")
         return None
     if found.blas and any(target.needs_blas(spec.op) for spec in todo.values()):
         # The manifest is hostile input: its ``blas`` is only compared with the library the toolchain resolves
