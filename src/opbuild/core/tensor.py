@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import symbol
+from . import host_writes, symbol
 from .dtypes import DType, dtype_of
 from .init_values import init_array
 from .ir import TensorType, Value
@@ -196,6 +196,8 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
             raise RuntimeError(
                 "asnumpy() was called on a tensor being traced in GRAPH_MODE; its values exist only when the "
                 "graph runs. Return it from construct, or use PYNATIVE_MODE to inspect intermediate values.")
+        if host_writes.watching():  # a device mirror holds a copy: the caller may write this array in place
+            host_writes.touched(self._data)
         return self._data
 
     def __array__(self, dtype=None, copy=None):

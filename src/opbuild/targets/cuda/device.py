@@ -32,12 +32,15 @@ class Device:
         self.driver, self.ctx, self.sms = driver, ctx, sms
 
 
-def _check(driver: Any, result: Any, what: str) -> Any:
+def check(driver: Any, result: Any, what: str) -> Any:
     """The values of a driver call's result tuple; RuntimeError naming the call and the CUresult otherwise."""
     err, *rest = result if isinstance(result, tuple) else (result,)
     if int(err) != 0:
         raise RuntimeError(f"{what} failed: {getattr(err, 'name', err)}")
     return rest[0] if len(rest) == 1 else rest
+
+
+_check = check
 
 
 @functools.cache
@@ -96,7 +99,8 @@ def require(action: str) -> Device:
 class LoadedCudaKernel:
     """Kernel ``symbol`` of a cubin: the module is loaded on the first call (so a build without a GPU can hand
     it out), then ``fn(pointers)`` launches it with one device pointer per input and output (the ABI of
-    ``codegen.py``) on the default stream. ``n`` sizes the grid (elements or rows); any grid is correct."""
+    ``codegen.py``) on ``stream`` (the runtime's: ``memory.py``; 0, the legacy default stream, for direct
+    use). ``n`` sizes the grid (elements or rows); any grid is correct."""
 
     def __init__(self, path: str, name: str, symbol: str, data: bytes | None = None):
         self.path, self.name, self.symbol = path, name, symbol
@@ -131,4 +135,4 @@ class LoadedCudaKernel:
     __call__ = fn
 
 
-__all__ = ["ARCH_ENV", "Device", "LoadedCudaKernel", "arch", "env_arch", "probe", "require"]
+__all__ = ["ARCH_ENV", "Device", "LoadedCudaKernel", "arch", "check", "env_arch", "probe", "require"]
