@@ -17,10 +17,32 @@ def assign_emitter(spec) -> str:
     return codegen.grid_loop(spec.outputs[0].size, "o", "out0[o] = in1[o];")
 
 
+def momentum_emitter(spec) -> str:
+    """``ApplyMomentum(var, accum, lr, grad, momentum)`` for float32: ``out0``/``out1`` are var's and accum's
+    own buffers (each element read, then written, by the same iteration)."""
+    if any(t.dtype != "float32" for t in spec.inputs):
+        raise codegen.Unsupported("the test emitter of ApplyMomentum is float32 only")
+    scale = float(spec.attrs["gradient_scale"])
+    step = "(g + a * in4[0])" if spec.attrs["use_nesterov"] else "a"
+    return codegen.grid_loop(spec.outputs[0].size, "o", f"float g = in3[o] * {scale!r}f; "
+                             f"float a = in1[o] * in4[0] + g; out1[o] = a; out0[o] = in0[o] - in2[0] * {step};")
+
+
+#: Test-only GPU emitters of the in-place ops the executor tests need (the real ones are another branch's).
+TEST_EMITTERS = {"Assign": assign_emitter, "ApplyMomentum": momentum_emitter}
+
+
+def ensure_emitters(setitem=None) -> None:
+    """Register :data:`TEST_EMITTERS` the GPU target lacks (a real emitter, once merged, wins); ``setitem``:
+    pytest's ``monkeypatch.setitem`` to undo it (default: for good, in a worker process)."""
+    for op, fn in TEST_EMITTERS.items():
+        if op not in EMITTERS:
+            (setitem or dict.__setitem__)(EMITTERS, op, Emitter(op, fn))
+
+
 def ensure_assign(monkeypatch) -> None:
-    """A GPU emitter for Assign for the test (the real one, once the kernels of optimizers have it, wins)."""
-    if "Assign" not in EMITTERS:
-        monkeypatch.setitem(EMITTERS, "Assign", Emitter("Assign", assign_emitter))
+    """:func:`ensure_emitters` for a test."""
+    ensure_emitters(monkeypatch.setitem)
 
 
 def weights(seed: int = 0) -> dict[str, np.ndarray]:
@@ -98,4 +120,14 @@ def data(seed: int = 1) -> tuple[ms.Tensor, ms.Tensor]:
             ms.Tensor(np.array([1, 5, 7, 19, 0, 3], np.int64)))
 
 
-__all__ = ["Grads", "Net", "Predict", "SGDStep", "assign_emitter", "data", "ensure_assign", "weights"]
+def train_momentum(steps: int) -> tuple[list[float], list[np.ndarray]]:
+    """``steps`` of TrainOneStepCell(Net, Momentum) (ApplyMomentum updates in place): losses, weights."""
+    net = Net(weights())
+    step = nn.TrainOneStepCell(net, nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    y, idx = data()
+    losses = [float(step(y, idx).asnumpy()) for _ in range(steps)]
+    return losses, [net.w1.asnumpy().copy(), net.w2.asnumpy().copy()]
+
+
+__all__ = ["TEST_EMITTERS", "Grads", "Net", "Predict", "SGDStep", "assign_emitter", "data", "ensure_assign",
+           "ensure_emitters", "momentum_emitter", "train_momentum", "weights"]
