@@ -115,6 +115,9 @@ class DeviceGraph:
             for v in node.outputs:
                 if locations[v].kind == "capture":  # an in-place update of a captured Parameter
                     written.add(locations[v].where)
+                elif locations[v].kind == "input":  # the trace updates captured Parameters only (ops/primitive.py)
+                    raise ValueError(f"{node.op}: an in-place update of graph input {locations[v].where} cannot "
+                                     "run on the device; capture the Parameter instead of passing it")
             if host is not None:
                 self._steps.append(_HostStep(node, host, [(address(locations[v]), v.type) for v in node.inputs],
                                              [(address(locations[v]), v.type) for v in node.outputs]))

@@ -11,6 +11,7 @@ its buffers, without one raises :class:`~.errors.CudaUnavailableError` naming wh
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from . import codegen, device, kernels
 from .errors import CudaUnavailableError, NvrtcNotFoundError
 from .memory import CudaMemory
 from .nvrtc import CompileResult, Nvrtc
+
+_MEMORY_LOCK = threading.Lock()
 
 
 class CudaTarget(Target):
@@ -111,7 +114,9 @@ class CudaTarget(Target):
         line naming what is missing, when there is no usable GPU."""
         if self._memory is None:
             dev = device.require("run GPU kernels")
-            self._memory = CudaMemory(dev)
+            with _MEMORY_LOCK:  # one stream per process, even when two threads ask first
+                if self._memory is None:
+                    self._memory = CudaMemory(dev)
         return self._memory
 
 
