@@ -138,6 +138,10 @@ class DeviceGraph:
             if data is last and host_writes.version(data) == versions[j]:
                 continue
             if data is not last:
+                value = self.graph.captures[j][0]
+                if data.nbytes != nbytes(value) or data.dtype.name != value.type.dtype:
+                    raise ValueError(f"captured tensor {j} is now {data.dtype.name}{list(data.shape)}, the graph "
+                                     f"was built for {value.type}; call the Cell again so that it is rebuilt")
                 if last is not None:
                     host_writes.unwatch(last)
                 versions[j] = host_writes.watch(data)

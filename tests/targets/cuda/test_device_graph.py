@@ -66,6 +66,19 @@ def test_pynative_in_place_op_updates_the_host_array(gpu, monkeypatch):
     assert p._data is held and np.all(p.asnumpy() == 2.5)
 
 
+def test_pynative_gradients_on_the_gpu_equal_the_cpu(gpu):
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x = ms.Tensor(np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6))
+
+    def grads():
+        return ms.grad(lambda t: ops.sum(ops.softmax(t * t, axis=-1) * ops.exp(t)))(x).asnumpy()
+
+    launches = gpu.launches
+    got = grads()
+    assert gpu.launches > launches
+    assert np.allclose(got, on("CPU", grads), rtol=1e-4, atol=1e-6)
+
+
 def _forward_and_grads():
     net = Net(weights())
     y, idx = data()
