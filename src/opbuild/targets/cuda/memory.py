@@ -83,8 +83,9 @@ class CudaMemory:
     def synchronize(self) -> None:
         """Wait for the stream; the arrays of the copies queued so far are released."""
         self._current()
+        queued = len(self._pending)  # another thread may queue more meanwhile: those are not done yet
         check(self.driver, self.driver.cuStreamSynchronize(self.stream), "cuStreamSynchronize")
-        self._pending.clear()
+        del self._pending[:queued]
 
     def close(self) -> None:
         """Wait for the stream and destroy it (allocations are the runtime's to free first)."""
