@@ -104,6 +104,15 @@ def test_graph_mode_forward_and_gradients_equal_the_cpu(gpu, monkeypatch):
         assert np.allclose(g, w, rtol=1e-4, atol=1e-6), np.abs(g - w).max()
 
 
+def test_a_cell_built_for_the_cpu_runs_on_the_gpu_after_set_device(gpu):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    predict, idx = Predict(Net(weights())), data()[1]
+    want = on("CPU", lambda: predict(idx).asnumpy())
+    launches = gpu.launches
+    assert np.allclose(predict(idx).asnumpy(), want, **F32)  # the device target is part of the graph's key
+    assert gpu.launches > launches
+
+
 def test_host_changes_to_parameters_are_seen_and_unchanged_ones_not_uploaded(gpu):
     ms.set_context(mode=ms.GRAPH_MODE)
     net = Net(weights())

@@ -4,6 +4,8 @@ would not do (a host pointer given to a kernel, a copy past an allocation, an un
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -61,7 +63,7 @@ def test_an_unknown_cubin_or_symbol_fails_loudly(gpu, tmp_path):
         gpu.cuModuleLoadData(b"\x7fELF not compiled while emulated")
     spec = get_op("Neg").spec({}, [TensorType((3,), "float32")])
     (kernel,), _ = session().builder.build([spec])
-    data = open(kernel.path, "rb").read()
+    data = Path(kernel.path).read_bytes()
     _, module = gpu.cuModuleLoadData(data)
     with pytest.raises(EmulationError, match="no kernel ob_missing"):
         gpu.cuModuleGetFunction(module, b"ob_missing")
