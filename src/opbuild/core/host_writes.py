@@ -5,7 +5,8 @@ captures (Parameters, constants) and uploads it again only when the host data ma
 data changes in two ways:
 
 * its array is replaced (``set_data``, ``assign_value``, ``t[i] = v``, a dtype cast of a Cell, a checkpoint
-  load through ``set_data``): the mirror sees another array object;
+  load through ``set_data``): the mirror sees another array object (``set_data`` given the array the
+  Parameter already holds, refilled by its caller, advances its version);
 * its array is written in place. Every way to reach a Tensor's array for writing goes through
   ``Tensor.asnumpy()`` (``__array__``, ``numpy()``, ``data_ptr()``, PyNative in-place ops such as optimizers
   and Assign, ``load_param_into_net``'s in-place copy, the in-place random fills, the CPU executor's in-place

@@ -132,6 +132,15 @@ def test_host_changes_to_parameters_are_seen_and_unchanged_ones_not_uploaded(gpu
     net.w1.set_data(w["w1"].copy())
     assert np.allclose(predict(idx).asnumpy(), cpu_logits(w), **F32)
 
+    buffer = w["w1"].copy()  # set_data with the caller's own array, refilled and set again
+    net.w1.set_data(buffer)
+    predict(idx)
+    buffer *= 0.5
+    net.w1.set_data(buffer)
+    assert net.w1._data is buffer
+    w["w1"] = buffer.copy()
+    assert np.allclose(predict(idx).asnumpy(), cpu_logits(w), **F32)
+
     net.w2.asnumpy()[0, :] = 3.0  # in place, through the array asnumpy hands out
     w["w2"][0, :] = 3.0
     assert np.allclose(predict(idx).asnumpy(), cpu_logits(w), **F32)
