@@ -28,8 +28,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-#: id(array) -> [watchers, version] for every host array some device mirror holds.
-_watched: dict[int, list[int]] = {}
+#: id(array) -> [watchers, version] for every host array some device mirror holds (never rebound: readers
+#: may keep a reference to test it for emptiness).
+WATCHED: dict[int, list[int]] = {}
+_watched = WATCHED
 _lock = threading.Lock()
 
 
@@ -71,4 +73,4 @@ def watching() -> bool:
     return bool(_watched)
 
 
-__all__ = ["touched", "unwatch", "version", "watch", "watching"]
+__all__ = ["WATCHED", "touched", "unwatch", "version", "watch", "watching"]

@@ -7,9 +7,20 @@ import pytest
 
 import opbuild as ms
 from opbuild.runtime.session import session
+from opbuild.targets.cuda.errors import NvrtcNotFoundError
+from opbuild.targets.cuda.nvrtc import Nvrtc
 
 from .emulated_device import EmulatedDriver, install
 from .host_emulation import gxx
+
+
+def nvrtc_missing() -> str | None:
+    """Why NVRTC cannot compile here (the cuda extra is not installed), or None."""
+    try:
+        Nvrtc("sm_90")
+    except NvrtcNotFoundError as e:
+        return f"NVRTC is not installed (pip install 'opbuild[cuda]'): {e}"
+    return None
 
 
 @pytest.fixture(scope="session")
@@ -32,6 +43,8 @@ def gpu(emulated_gpu_libdir, tmp_path, monkeypatch) -> EmulatedDriver:
     """The emulated device, installed; ``set_device("GPU")``; a private cache root (``tmp_path / "cache"``)."""
     if gxx() is None:
         pytest.skip("no host C++ compiler (g++) to emulate GPU kernels with")
+    if nvrtc_missing():
+        pytest.skip(nvrtc_missing())
     monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path / "cache"))
     monkeypatch.setenv("OPBUILD_PROGRESS", "0")
     _forget_gpu_kernels()

@@ -18,6 +18,7 @@ from opbuild.runtime.device_graph import DeviceGraph
 from opbuild.targets.cuda import device
 from opbuild.targets.cuda.errors import CudaUnavailableError
 
+from .conftest import nvrtc_missing
 from .gpu_nets import Grads, Net, Predict, SGDStep, data, ensure_assign, train_momentum, weights
 
 F32 = {"rtol": 1e-5, "atol": 1e-6}
@@ -255,6 +256,8 @@ def test_device_memory_is_freed_with_its_graph(gpu):
 def test_without_a_gpu_a_graph_run_is_one_line(monkeypatch, tmp_path):
     if device.probe().ok:
         pytest.skip("a GPU is present")
+    if nvrtc_missing():
+        pytest.skip(nvrtc_missing())
     monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path))
     monkeypatch.setenv("OPBUILD_CUDA_ARCH", "sm_90")
     ms.set_context(mode=ms.GRAPH_MODE)

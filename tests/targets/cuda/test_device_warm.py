@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import nvrtc_missing
 from .host_emulation import gxx
 
 pytestmark = pytest.mark.slow
@@ -20,6 +21,7 @@ WORKER = Path(__file__).with_name("_device_worker.py")
 
 
 @pytest.mark.skipif(gxx() is None, reason="no host C++ compiler (g++) to emulate GPU kernels with")
+@pytest.mark.skipif(nvrtc_missing() is not None, reason=str(nvrtc_missing()))
 def test_a_second_process_builds_nothing_and_runs_the_network(tmp_path):
     env = dict(os.environ, OPBUILD_CACHE_PATH=str(tmp_path / "cache"), OPBUILD_PROGRESS="0")
     env.pop("OPBUILD_CUDA_ARCH", None)  # the emulated device says sm_90
