@@ -16,7 +16,8 @@ the CPU target's results, a warm second process that builds nothing, and timings
    every weight, and two TrainOneStepCell(Momentum) steps, against the same networks on the CPU target:
    rtol 1e-3 / atol 1e-3 * max|CPU| (a network chains many accumulating kernels; each kernel alone meets the
    tolerances of 2). A network with an op the GPU has no emitter for yet reports "unsupported op X" for that
-   phase, which is not a failure (the summary lists them). One more network, "executor", is built from ops
+   phase, which is not a failure (the summary lists them, and every op of that phase's CPU kernels that
+   has no GPU emitter yet). One more network, "executor", is built from ops
    with GPU emitters today (tests/targets/cuda/gpu_nets.py); its train step's ApplyMomentum uses the tests'
    emitter until the optimizers' GPU kernels exist (a real emitter, once there, is used instead).
 4. Warm start: this script again in a new process over the same cache, which must build 0 kernels (the
@@ -56,6 +57,7 @@ from opbuild.core.ir import TensorType  # noqa: E402
 from opbuild.ops.registry import get as get_op  # noqa: E402
 from opbuild.runtime.session import session  # noqa: E402
 from opbuild.targets.cuda import codegen, device  # noqa: E402
+from opbuild.targets.cuda.kernels import EMITTERS  # noqa: E402
 
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
 # Kernels that accumulate (their order of additions differs from the CPU's): the CPU tests' rule for sums,
@@ -222,9 +224,11 @@ def _phases(make) -> dict:
                 step = nn.TrainOneStepCell(loss, nn.Momentum(loss.trainable_params(), 0.01, 0.9))
                 losses = [step(x).asnumpy()]
                 out[phase + "_built"] = ms.build_report().built  # the first step's (the second reuses it)
+                out[phase + "_ops"] = sorted({k.op for k in ms.build_report().kernels})
                 losses.append(step(x).asnumpy())
                 out[phase] = losses + [p.asnumpy().copy() for p in loss.trainable_params()]
             out.setdefault(phase + "_built", ms.build_report().built)
+            out.setdefault(phase + "_ops", sorted({k.op for k in ms.build_report().kernels}))
         except codegen.Unsupported as e:
             found = re.search(r"operator '([^']+)'", str(e))
             out[phase] = f"unsupported op {found.group(1)}" if found else f"unsupported: {e}"
@@ -257,6 +261,8 @@ def check_networks(summary: dict) -> None:
         for phase in ("forward", "backward", "train"):
             if isinstance(gpu[phase], str):
                 row[phase] = gpu[phase]
+                # Every op of the phase's kernels on the CPU (the same passes) without a GPU emitter yet.
+                row[phase + "_missing"] = [op for op in cpu.get(phase + "_ops", []) if op not in EMITTERS]
                 continue
             why = _close(gpu[phase], cpu[phase])
             row[phase] = why or "ok"
