@@ -142,37 +142,48 @@ class DeviceGraph:
                 if data.nbytes != nbytes(value) or data.dtype.name != value.type.dtype:
                     raise ValueError(f"captured tensor {j} is now {data.dtype.name}{list(data.shape)}, the graph "
                                      f"was built for {value.type}; call the Cell again so that it is rebuilt")
+                version = host_writes.watch(data)
                 if last is not None:
                     host_writes.unwatch(last)
-                versions[j] = host_writes.watch(data)
                 mirrored[j] = data
             else:
-                versions[j] = host_writes.version(data)
+                version = host_writes.version(data)
+            versions[j] = -1  # not current until its upload is queued
             dev.upload(address, np.ascontiguousarray(data))
+            versions[j] = version
 
     def __call__(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the graph on the device. ``arrays`` must match the traced input types."""
         dev = self.dev
         with self._lock:
+            if not self._finalizer.alive:
+                raise RuntimeError("this GPU graph's device memory was freed (DeviceGraph.free); compile it again")
             for (address, t), a in zip(self._inputs, arrays):
                 dev.upload(address, np.ascontiguousarray(a, dtype=t.dtype).reshape(t.shape))
             self._refresh()
-            for step in self._steps:
-                if isinstance(step, _HostStep):
-                    step.run(dev)
-                else:
-                    dev.launch(*step)
-            for j in self._written:  # the updated Parameters, back into their host arrays
-                dev.download(self._mirrored[j], self._captures[j][1])
-            outs: list[np.ndarray | None] = []
-            for v, loc, address in self._outputs:
-                if loc.kind == "arena":
-                    out = np.empty(v.type.shape, v.type.dtype)
-                    dev.download(out, address)
-                    outs.append(out)
-                else:
-                    outs.append(None)
-            dev.synchronize()
+            try:
+                for step in self._steps:
+                    if isinstance(step, _HostStep):
+                        step.run(dev)
+                    else:
+                        dev.launch(*step)
+                for j in self._written:  # the updated Parameters, back into their host arrays
+                    dev.download(self._mirrored[j], self._captures[j][1])
+                outs: list[np.ndarray | None] = []
+                for v, loc, address in self._outputs:
+                    if loc.kind == "arena":
+                        out = np.empty(v.type.shape, v.type.dtype)
+                        dev.download(out, address)
+                        outs.append(out)
+                    else:
+                        outs.append(None)
+                dev.synchronize()
+            except BaseException:
+                # A failed call (a host node's Python raised, a launch failed) may have updated some mirrors on
+                # the device and not their host arrays: upload them again at the next call.
+                for j in self._written:
+                    self._versions[j] = -1
+                raise
             for j in self._written:
                 data = self._mirrored[j]
                 host_writes.touched(data)  # other graphs' mirrors of it are stale now, this one's is not

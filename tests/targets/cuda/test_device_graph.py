@@ -13,8 +13,11 @@ import pytest
 import opbuild as ms
 from opbuild import ops
 from opbuild.core import host_writes
+from opbuild.core.ir import Graph, TensorType, Value
+from opbuild.ops.registry import get as get_op
 from opbuild.runtime import session as session_module
 from opbuild.runtime.device_graph import DeviceGraph
+from opbuild.runtime.session import session
 from opbuild.targets.cuda import device
 from opbuild.targets.cuda.errors import CudaUnavailableError
 
@@ -239,6 +242,51 @@ def test_a_print_in_a_graph_runs_on_the_host(gpu, capfd):
     assert "y:" in printed and "1.22140" in printed  # exp(0.2), downloaded for the host node
 
 
+def test_a_failed_call_leaves_no_stale_mirror(gpu, monkeypatch):
+    """A host node raising after an in-place update on the device: the host Parameter keeps its old value, and
+    the next call uploads it again (the device's half-done update is not reused)."""
+    ensure_assign(monkeypatch)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    fail = []
+
+    def check(a):
+        if fail:
+            raise RuntimeError("the host node failed")
+        return a
+
+    class Step(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.p = ms.Parameter(ms.Tensor(np.ones(4, np.float32)), name="p")
+            self.check = ops.Custom(check, out_shape=(4,), out_dtype=ms.float32, func_type="pyfunc")
+
+        def construct(self, x):
+            ops.assign(self.p, self.p + x)
+            return self.check(self.p)
+
+    step, x = Step(), ms.Tensor(np.full(4, 2.0, np.float32))
+    assert np.array_equal(step(x).asnumpy(), np.full(4, 3.0))
+    fail.append(True)
+    with pytest.raises(RuntimeError, match="the host node failed"):
+        step(x)
+    assert np.array_equal(step.p._data, np.full(4, 3.0))  # not written back (read without asnumpy, which
+    # would make the mirror stale by itself)
+    fail.clear()
+    assert np.array_equal(step(x).asnumpy(), np.full(4, 5.0))
+    assert np.array_equal(step.p.asnumpy(), np.full(4, 5.0))
+
+
+def _graph_and_kernels():
+    """exp(x) for x: float32[3], as a hand-made graph with its GPU kernel and the device's memory."""
+    x = Value(TensorType((3,), "float32"))
+    graph = Graph(inputs=[x])
+    node = graph.add_node("Exp", {}, [x], [TensorType((3,), "float32")])
+    graph.outputs = list(node.outputs)
+    target = session().builder.target
+    (kernel,), _ = session().builder.build([get_op("Exp").spec({}, [x.type])])
+    return graph, [kernel], target.device()
+
+
 def test_device_memory_is_freed_with_its_graph(gpu):
     ms.set_context(mode=ms.GRAPH_MODE)
     ops.exp(ms.Tensor(np.ones(3, np.float32)))  # the PyNative scratch buffer exists before the count
@@ -251,6 +299,12 @@ def test_device_memory_is_freed_with_its_graph(gpu):
     del predict
     gc.collect()
     assert gpu.live_bytes() == live and len(host_writes._watched) == watched
+
+    graph = DeviceGraph(*_graph_and_kernels())
+    graph.free()  # at once, on request
+    assert gpu.live_bytes() == live
+    with pytest.raises(RuntimeError, match="device memory was freed"):
+        graph([np.ones(3, np.float32)])
 
 
 def test_without_a_gpu_a_graph_run_is_one_line(monkeypatch, tmp_path):
