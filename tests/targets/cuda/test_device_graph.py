@@ -205,6 +205,20 @@ def test_train_one_step_cell_with_momentum_equals_the_cpu(gpu, monkeypatch):
         assert np.allclose(g, w, rtol=1e-4, atol=1e-6)
 
 
+def test_a_pynative_train_step_updates_the_parameters_as_on_the_cpu(gpu, monkeypatch):
+    """PYNATIVE_MODE: the forward op by op, the gradients as a compiled graph, ApplyMomentum run eagerly on the
+    device and downloaded into the Parameters' host arrays."""
+    ensure_assign(monkeypatch)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    launches = gpu.launches
+    losses, params = train_momentum(3)
+    assert gpu.launches - launches > 20
+    want_losses, want_params = on("CPU", lambda: train_momentum(3))
+    assert np.allclose(losses, want_losses, rtol=1e-5)
+    for g, w in zip(params, want_params, strict=True):
+        assert np.allclose(g, w, rtol=1e-4, atol=1e-6)
+
+
 def test_the_same_predict_graph_sees_updates_made_by_a_train_graph(gpu, monkeypatch):
     ensure_assign(monkeypatch)
     ms.set_context(mode=ms.GRAPH_MODE)
