@@ -202,6 +202,17 @@ class DeviceGraph:
         self._finalizer()
 
 
+class NoDevice:
+    """A graph built for a device target on a machine without that device (``Cell.compile``, a cache warmed
+    for later): its kernels are in kernel_meta; calling it raises the target's one-line error."""
+
+    def __init__(self, graph: Graph, error: Exception):
+        self.graph, self.error = graph, error
+
+    def __call__(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+        raise self.error.with_traceback(None)
+
+
 def _release(dev: DeviceMemory, base: int, mirrored: list[np.ndarray | None]) -> None:
     for data in mirrored:
         if data is not None:
@@ -210,4 +221,4 @@ def _release(dev: DeviceMemory, base: int, mirrored: list[np.ndarray | None]) ->
     dev.free(base)
 
 
-__all__ = ["DEVICE_ALIGN", "DeviceGraph", "device_aligned"]
+__all__ = ["DEVICE_ALIGN", "DeviceGraph", "NoDevice", "device_aligned"]

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..builder import Builder
 from ..builder.memory import scope
+from ..core.errors import OpbuildError
 from ..core.ir import Graph, KernelSpec
 from ..ops.registry import get
 from ..passes import DEFAULT_PIPELINE, Pipeline
@@ -19,7 +20,7 @@ from ..passes.row_plan import is_runtime
 from ..report import BuildReport, KernelRecord
 from .batch_graph import BatchGraph, prepare
 from .device_eager import run_on_device
-from .device_graph import DeviceGraph
+from .device_graph import DeviceGraph, NoDevice
 from .executor import CompiledGraph
 
 _LOCAL_HOST_OPS = frozenset({"PyCall", "CustomGradient"})
@@ -36,11 +37,13 @@ class Session:
         self._pynative: BuildReport | None = None
         self._lock = threading.Lock()
 
-    def compile_graph(self, graph: Graph, pipeline: Pipeline = DEFAULT_PIPELINE) -> CompiledGraph | DeviceGraph:
+    def compile_graph(self, graph: Graph,
+                      pipeline: Pipeline = DEFAULT_PIPELINE) -> CompiledGraph | DeviceGraph | NoDevice:
         """Run the graph passes over ``graph``, build every kernel of the result and return it ready to run;
         records the build report. The pipeline's identity is part of the graph manifest key. A target with
         device memory (``Target.device()``: the GPU) gets a :class:`DeviceGraph`, the CPU a
-        :class:`CompiledGraph`; both are called with host arrays and return host arrays."""
+        :class:`CompiledGraph`; both are called with host arrays and return host arrays. Without the device
+        (no GPU here) the kernels are built all the same and the graph's call raises the one-line error."""
         graph = pipeline.run(graph)
         if graph.memory_plan is None:  # a pipeline without memory planning: one buffer per node output
             graph.memory_plan = plan_memory(graph, share=False)
@@ -64,9 +67,17 @@ class Session:
             self._last = report
             self._pynative = None
         target = self.builder.target
-        dev = target.device()  # after the build: without a GPU, the kernels are in kernel_meta all the same
-        compiled = (CompiledGraph(graph, kernels, target.allocate) if dev is None
-                    else DeviceGraph(graph, kernels, dev))
+        try:
+            dev = target.device()
+        except OpbuildError as e:
+            if not getattr(e, "environment", False):
+                raise
+            # No such device here (a GPU build on a machine without one): the kernels are in kernel_meta; the
+            # graph raises the one-line error when called, so Cell.compile can warm a cache without a GPU.
+            compiled = NoDevice(graph, e)
+        else:
+            compiled = (CompiledGraph(graph, kernels, target.allocate) if dev is None
+                        else DeviceGraph(graph, kernels, dev))
         # What build_report() says when this graph runs again without a build: every kernel reused from memory.
         compiled.reuse_report = BuildReport([KernelRecord(k.name, k.op, "reused", 0.0, "memory")
                                              for k in report.kernels], 0.0, report.memory, rerun=True)
