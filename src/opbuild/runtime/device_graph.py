@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -108,7 +108,7 @@ class DeviceGraph:
             return base + (input_offsets if loc.kind == "input" else capture_offsets)[loc.where]
 
         locations = self.plan.locations
-        self._steps: list[tuple[Kernel, tuple[int, ...], int] | _HostStep] = []
+        self._steps: list[Callable[[], None] | _HostStep] = []
         compiled = iter(self.kernels)
         written: set[int] = set()
         for node, host in zip(self.plan.kernel_nodes, hosts):
@@ -125,7 +125,7 @@ class DeviceGraph:
             # GPU kernels take no workspace pointer (kernel ABI of targets/cuda/codegen.py).
             pointers = tuple(address(locations[v]) for v in (*node.inputs, *node.outputs))
             n = max((v.type.size for v in node.outputs), default=1)
-            self._steps.append((next(compiled), pointers, n))
+            self._steps.append(dev.launcher(next(compiled), pointers, n))
         self._written = sorted(written)
         self._outputs = [(v, locations[v], address(locations[v])) for v in graph.outputs]
 
@@ -166,7 +166,7 @@ class DeviceGraph:
                     if isinstance(step, _HostStep):
                         step.run(dev)
                     else:
-                        dev.launch(*step)
+                        step()
                 for j in self._written:  # the updated Parameters, back into their host arrays
                     dev.download(self._mirrored[j], self._captures[j][1])
                 outs: list[np.ndarray | None] = []

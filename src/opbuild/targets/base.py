@@ -65,6 +65,11 @@ class DeviceMemory(Protocol):
         output) sizes the grid, which never changes what a kernel computes."""
         ...
 
+    def launcher(self, kernel: Kernel, pointers: Sequence[int], n: int) -> Callable[[], None]:
+        """A call that queues :meth:`launch` ``(kernel, pointers, n)``, its arguments prepared once (for
+        pointer lists that never change: a compiled graph's)."""
+        ...
+
     def synchronize(self) -> None:
         """Wait until everything queued is done (downloaded arrays may then be read)."""
         ...

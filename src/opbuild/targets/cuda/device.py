@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...core import config
@@ -125,14 +125,24 @@ class LoadedCudaKernel:
 
     def fn(self, pointers: Sequence[int], n: int = 0, stream: Any = 0) -> None:
         """Launch on ``pointers`` (device addresses, inputs then outputs)."""
-        func = self.load()
-        dev = probe()
-        blocks = max(1, min((max(n, 1) + BLOCK - 1) // BLOCK, 32 * max(dev.sms, 1)))
-        args = (tuple(pointers), tuple(ctypes.c_void_p for _ in pointers))
-        _check(dev.driver, dev.driver.cuLaunchKernel(func, blocks, 1, 1, BLOCK, 1, 1, 0, stream, args, 0),
-               "cuLaunchKernel")
+        self.launcher(pointers, n, stream)()
 
     __call__ = fn
+
+    def launcher(self, pointers: Sequence[int], n: int = 0, stream: Any = 0) -> Callable[[], None]:
+        """A call launching this kernel on ``pointers`` with the grid for ``n`` elements on ``stream``, its
+        arguments prepared once (a compiled graph's pointers never change: runtime/device_graph.py)."""
+        func = self.load()
+        dev = probe()
+        driver = dev.driver
+        blocks = max(1, min((max(n, 1) + BLOCK - 1) // BLOCK, 32 * max(dev.sms, 1)))
+        args = (tuple(pointers), tuple(ctypes.c_void_p for _ in pointers))
+        launch = driver.cuLaunchKernel
+
+        def go() -> None:
+            _check(driver, launch(func, blocks, 1, 1, BLOCK, 1, 1, 0, stream, args, 0), "cuLaunchKernel")
+
+        return go
 
 
 __all__ = ["ARCH_ENV", "Device", "LoadedCudaKernel", "arch", "check", "env_arch", "probe", "require"]

@@ -11,7 +11,7 @@ stream; the arrays handed to a copy are still kept alive until the next synchron
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -79,6 +79,20 @@ class CudaMemory:
         """Queue ``kernel`` (a ``LoadedCudaKernel``) on ``pointers``, its grid sized by ``n`` elements."""
         self._current()
         kernel.fn(pointers, n=n, stream=self.stream)
+
+    def launcher(self, kernel: Kernel, pointers: Sequence[int], n: int) -> Callable[[], None]:
+        """:meth:`launch` prepared once: the kernel's function, grid and argument tuple are computed here."""
+        prepared = getattr(kernel, "launcher", None)
+        if prepared is None:
+            return lambda: self.launch(kernel, pointers, n)
+        self._current()
+        go = prepared(pointers, n, self.stream)
+
+        def launch() -> None:
+            self._current()
+            go()
+
+        return launch
 
     def synchronize(self) -> None:
         """Wait for the stream; the arrays of the copies queued so far are released."""
