@@ -3,7 +3,7 @@
 the CPU target's results, a warm second process that builds nothing, and timings.
 
     python scripts/gpu_check.py [--cache DIR] [--out FILE.json]
-    OPBUILD_CUDA_ARCH=sm_90 python scripts/gpu_check.py --host    # no GPU: the same checks on the host
+    python scripts/gpu_check.py --host    # no GPU: the same checks on the emulated device (no timings)
 
 1. Cold build: every kernel of the GPU op suite (tests/targets/cuda/suite.py) through the Builder with
    ``set_device("GPU")`` into a fresh kernel_meta (``--cache``, default a temporary folder): built, seconds.
@@ -11,10 +11,24 @@ the CPU target's results, a warm second process that builds nothing, and timings
    CPU target's kernel on the same inputs: exact for integers and booleans, rtol 1e-5 / atol 1e-6 for
    float32, 1e-12 for float64 (NaN where the CPU has NaN); kernels that accumulate (reductions, softmax,
    MatMul) by the CPU tests' rule for sums, rtol 1e-4 / atol 1e-4 * sqrt(terms) (float64: 1e-10).
-3. Warm start: this script again in a new process over the same cache, which must build 0 kernels.
-4. Timings: large elementwise, broadcast, reduction, softmax and MatMul kernels, GPU (CUDA events) against
+3. Networks on the GPU executor (runtime/device_graph.py): the examples' MLP, ResNet-style CNN and
+   transformer encoder (opbuild.models, small sizes), GRAPH_MODE forward, gradients of a loss with respect to
+   every weight, and two TrainOneStepCell(Momentum) steps, against the same networks on the CPU target:
+   rtol 1e-3 / atol 1e-3 * max|CPU| (a network chains many accumulating kernels; each kernel alone meets the
+   tolerances of 2). A network with an op the GPU has no emitter for yet reports "unsupported op X" for that
+   phase, which is not a failure (the summary lists them, and every op of that phase's CPU kernels that
+   has no GPU emitter yet). One more network, "executor", is built from ops
+   with GPU emitters today (tests/targets/cuda/gpu_nets.py); its train step's ApplyMomentum uses the tests'
+   emitter until the optimizers' GPU kernels exist (a real emitter, once there, is used instead).
+4. Warm start: this script again in a new process over the same cache, which must build 0 kernels (the
+   suite's, and the networks' that built).
+5. Timings: large elementwise, broadcast, reduction, softmax and MatMul kernels, GPU (CUDA events) against
    the CPU kernel of the same spec.
 Prints one line per failure and a JSON summary (also written to ``--out``); exit code 1 on any failure.
+
+``--host`` installs the emulated device of the tests (tests/targets/cuda/emulated_device.py: the driver on
+host memory, each cubin's kernels compiled by g++ for one thread and one block), so that every check above
+but the timings runs through the same code as on a GPU.
 """
 
 from __future__ import annotations
@@ -22,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -32,14 +47,17 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src"), str(REPO)]  # the suite is a test helper: tests/targets/cuda/suite.py
 
 import numpy as np  # noqa: E402
-from tests.targets.cuda.host_emulation import HostKernels  # noqa: E402
+from tests.targets.cuda import gpu_nets  # noqa: E402
+from tests.targets.cuda.emulated_device import install as install_emulation  # noqa: E402
 from tests.targets.cuda.suite import Case, cases  # noqa: E402
 
 import opbuild as ms  # noqa: E402
+from opbuild import models, nn, ops  # noqa: E402
 from opbuild.core.ir import TensorType  # noqa: E402
 from opbuild.ops.registry import get as get_op  # noqa: E402
 from opbuild.runtime.session import session  # noqa: E402
-from opbuild.targets.cuda import device  # noqa: E402
+from opbuild.targets.cuda import codegen, device  # noqa: E402
+from opbuild.targets.cuda.kernels import EMITTERS  # noqa: E402
 
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
 # Kernels that accumulate (their order of additions differs from the CPU's): the CPU tests' rule for sums,
@@ -99,12 +117,17 @@ def gpu_run(kernel, spec, arrays, drv) -> list[np.ndarray]:
         bufs.free()
 
 
-def cpu_run(spec, arrays) -> list[np.ndarray]:
+def on_cpu(fn):
+    """``fn()`` with device_target CPU (the GPU restored afterwards)."""
     ms.set_device("CPU")
     try:
-        return session().run_eager(spec, arrays)
+        return fn()
     finally:
         ms.set_device("GPU")
+
+
+def cpu_run(spec, arrays) -> list[np.ndarray]:
+    return on_cpu(lambda: session().run_eager(spec, arrays))
 
 
 def tolerance(case: Case, dtype: str) -> tuple[float, float]:
@@ -136,6 +159,128 @@ def build_suite(suite: list[Case]):
     kernels, report = session().builder.build([c.spec for c in suite])
     return kernels, report, time.perf_counter() - t0
 
+
+
+# ---- networks on the GPU executor ------------------------------------------------------------------------
+
+NET_TOL = 1e-3  # rtol, and atol relative to the largest CPU value (see the module docstring)
+
+
+class _ExecutorNet(nn.Cell):
+    """The executor tests' network (tests/targets/cuda/gpu_nets.py: Gather, MatMul, Softmax, Transpose, ops
+    with GPU emitters today), ending in a softmax (a MatMul's elementwise epilogue would be a FusedMatMul)."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = gpu_nets.Net(gpu_nets.weights())
+
+    def construct(self, idx):
+        return ops.softmax(self.net.logits(idx), axis=-1)
+
+
+def _networks() -> dict:
+    """name -> a function making (net, input) afresh (the same weights on every call: seeded)."""
+    tc = models.TransformerConfig(vocab_size=500, hidden=64, heads=4, layers=2, intermediate=128, seq_len=16,
+                                  batch=2)
+    return {"executor": lambda: (_ExecutorNet(), gpu_nets.data()[1]),
+            "mlp": lambda: (models.mlp(784, [256, 128], 10), models.mlp_input(8, 784)),
+            "resnet": lambda: (models.resnet_small(10, 8, [2, 2, 2]), models.resnet_input(2, 16)),
+            "transformer": lambda: (models.transformer_encoder(tc), models.transformer_input(tc))}
+
+
+class _Loss(nn.Cell):
+    """mean(net(x) ** 2): a scalar whose gradient reaches every weight."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def construct(self, x):
+        return ops.mean(self.net(x) ** 2)
+
+
+class _WeightGrads(nn.Cell):
+    def __init__(self, loss):
+        super().__init__()
+        self.grad = ms.grad(loss, grad_position=None, weights=loss.trainable_params())
+
+    def construct(self, x):
+        return self.grad(x)
+
+
+def _phases(make) -> dict:
+    """The results of each phase on the current target: forward, gradients, two train steps."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    out: dict = {}
+    for phase in ("forward", "backward", "train"):
+        net, x = make()
+        try:
+            if phase == "forward":
+                out[phase] = [net(x).asnumpy()]
+            elif phase == "backward":
+                out[phase] = [g.asnumpy() for g in _WeightGrads(_Loss(net))(x)]
+            else:
+                loss = _Loss(net)
+                step = nn.TrainOneStepCell(loss, nn.Momentum(loss.trainable_params(), 0.01, 0.9))
+                losses = [step(x).asnumpy()]
+                out[phase + "_built"] = ms.build_report().built  # the first step's (the second reuses it)
+                out[phase + "_ops"] = sorted({k.op for k in ms.build_report().kernels})
+                losses.append(step(x).asnumpy())
+                out[phase] = losses + [p.asnumpy().copy() for p in loss.trainable_params()]
+            out.setdefault(phase + "_built", ms.build_report().built)
+            out.setdefault(phase + "_ops", sorted({k.op for k in ms.build_report().kernels}))
+        except codegen.Unsupported as e:
+            found = re.search(r"operator '([^']+)'", str(e))
+            out[phase] = f"unsupported op {found.group(1)}" if found else f"unsupported: {e}"
+    return out
+
+
+def _close(got: list, want: list) -> str | None:
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        g, w = np.asarray(g), np.asarray(w)
+        scale = max(1.0, float(np.nanmax(np.abs(w)))) if w.size else 1.0
+        if g.shape != w.shape or not np.allclose(g, w, rtol=NET_TOL, atol=NET_TOL * scale, equal_nan=True):
+            diff = float(np.nanmax(np.abs(g - w))) if g.shape == w.shape and g.size else "shape"
+            return f"result {i} differs from the CPU's (max abs diff {diff})"
+    return None
+
+
+def check_networks(summary: dict) -> None:
+    """Every network's phases on the GPU against the CPU; fills ``summary["networks"]`` and its failures."""
+    summary["networks"] = {}
+    for name, make in _networks().items():
+        t0 = time.perf_counter()
+        try:
+            gpu = _phases(make)
+            cpu = on_cpu(lambda make=make: _phases(make))
+        except Exception as e:  # noqa: BLE001 (one line per failing network; the run goes on)
+            summary["failures"].append(f"network {name}: {type(e).__name__}: {str(e).splitlines()[0]}")
+            print(f"FAIL network {name}: {type(e).__name__}: {e}", flush=True)
+            continue
+        row = {}
+        for phase in ("forward", "backward", "train"):
+            if isinstance(gpu[phase], str):
+                row[phase] = gpu[phase]
+                # Every op of the phase's kernels on the CPU (the same passes) without a GPU emitter yet.
+                row[phase + "_missing"] = [op for op in cpu.get(phase + "_ops", []) if op not in EMITTERS]
+                continue
+            why = _close(gpu[phase], cpu[phase])
+            row[phase] = why or "ok"
+            row[phase + "_built"] = gpu[phase + "_built"]
+            if why:
+                summary["failures"].append(f"network {name} {phase}: {why}")
+                print(f"FAIL network {name} {phase}: {why}", flush=True)
+        row["seconds"] = round(time.perf_counter() - t0, 2)
+        summary["networks"][name] = row
+
+
+def warm_networks() -> dict:
+    """The second process's share: each network's phases again (nothing may be built), counts only."""
+    built = 0
+    for make in _networks().values():
+        phases = _phases(make)
+        built += sum(v for k, v in phases.items() if k.endswith("_built"))
+    return {"built": built}
 
 def timings(drv) -> list[dict]:
     f32 = "float32"
@@ -179,52 +324,59 @@ def main() -> int:
     p.add_argument("--out", help="also write the JSON summary here")
     p.add_argument("--warm-only", action="store_true", help=argparse.SUPPRESS)  # the second process
     p.add_argument("--host", action="store_true",
-                   help="no GPU: run the kernels on the host instead (tests/targets/cuda/host_emulation.py) to "
-                        "check this script and the kernels' arithmetic; no timings (needs OPBUILD_CUDA_ARCH)")
+                   help="no GPU: run everything but the timings on the emulated device of the tests "
+                        "(tests/targets/cuda/emulated_device.py: kernels compiled by g++ for the host)")
+    p.add_argument("--no-networks", action="store_true", help="skip the network checks (3)")
     args = p.parse_args()
     root = args.cache or tempfile.mkdtemp(prefix="gpu-check-")
     os.environ["OPBUILD_CACHE_PATH"] = root
     os.environ.setdefault("OPBUILD_PROGRESS", "0")
+    if args.host:  # the host builds of the cubins live beside the cache they stand for
+        install_emulation(Path(root) / "emulated-gpu")
+    gpu_nets.ensure_emitters()
     suite = cases()
     if args.warm_only:
         _, report, seconds = build_suite(suite)
-        print(json.dumps({"built": report.built, "reused": report.reused, "seconds": round(seconds, 3)}))
+        nets = {"built": 0} if args.no_networks else warm_networks()
+        print(json.dumps({"built": report.built, "reused": report.reused, "seconds": round(seconds, 3),
+                          "networks_built": nets["built"]}))
         return 0
     dev = device.probe()
     summary: dict = {"device": dev.arch, "sms": dev.sms, "reason": dev.reason or None, "cache": root,
                      "kernels": len(suite), "failures": []}
-    if not dev.ok and not args.host:
+    if not dev.ok:
         print(f"no usable GPU: {dev.reason}", file=sys.stderr)
         return 1
     kernels, report, seconds = build_suite(suite)
     summary["cold"] = {"built": report.built, "reused": report.reused, "seconds": round(seconds, 3)}
     drv = dev.driver
     if args.host:
-        summary["device"] = "host emulation (one thread, one block)"
-        host = HostKernels([c.spec for c in suite], Path(tempfile.mkdtemp(prefix="gpu-check-host-")))
-    for i, (case, kernel) in enumerate(zip(suite, kernels, strict=True)):
+        summary["device"] = "emulated (host memory; kernels compiled by g++, one thread, one block)"
+    for case, kernel in zip(suite, kernels, strict=True):
         try:
             arrays = case.inputs()
-            got = host.run(i, case.spec, arrays) if args.host else gpu_run(kernel, case.spec, arrays, drv)
-            why = compare(case, got, cpu_run(case.spec, arrays))
+            why = compare(case, gpu_run(kernel, case.spec, arrays, drv), cpu_run(case.spec, arrays))
         except Exception as e:  # noqa: BLE001 (one line per failing kernel; the run goes on)
             why = f"{type(e).__name__}: {e}"
         if why:
             summary["failures"].append(f"{case.label}: {why}")
             print(f"FAIL {case.label}: {why}", flush=True)
-    warm = subprocess.run([sys.executable, __file__, "--cache", root, "--warm-only"], capture_output=True,
-                          text=True, timeout=240)
+    if not args.no_networks:
+        check_networks(summary)
+    cmd = [sys.executable, __file__, "--cache", root, "--warm-only"] + ["--host"] * args.host
+    warm = subprocess.run(cmd + ["--no-networks"] * args.no_networks, capture_output=True, text=True, timeout=240)
     try:
         summary["warm_second_process"] = json.loads(warm.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         summary["warm_second_process"] = {"error": (warm.stderr or warm.stdout)[-2000:]}
-    if summary["warm_second_process"].get("built") != 0:
+    if summary["warm_second_process"].get("built") != 0 or summary["warm_second_process"].get("networks_built"):
         summary["failures"].append(f"warm second process built kernels: {summary['warm_second_process']}")
     try:
-        summary["timings"] = timings(drv) if not args.host else "none (host emulation)"
+        summary["timings"] = timings(drv) if not args.host else "none (emulated device)"
     except Exception as e:  # noqa: BLE001
         summary["failures"].append(f"timings: {type(e).__name__}: {e}")
-    summary["passed"] = len(suite) - sum(1 for f in summary["failures"] if not f.startswith(("warm", "timings")))
+    summary["passed"] = len(suite) - sum(1 for f in summary["failures"]
+                                         if not f.startswith(("warm", "timings", "network")))
     text = json.dumps(summary, indent=1)
     print(text)
     if args.out:

@@ -8,7 +8,7 @@ import numpy as np
 
 # Re-exported here because ``from opbuild.core.parameter import initializer`` predates core/initializer.py
 # (users reach it as opbuild.common.initializer, MindSpore's path).
-from . import trace
+from . import host_writes, trace
 from .initializer import init_array, initializer, set_seed
 from .parameter_settings import ParameterSettings
 from .tensor import Tensor
@@ -36,6 +36,7 @@ class Parameter(ParameterSettings, Tensor):
         if arr.shape != self._data.shape:
             raise ValueError(f"Parameter {self.name}: set_data shape {arr.shape} != {self._data.shape}")
         self._data = arr
+        host_writes.touched(arr)  # the same array again (refilled by the caller): device mirrors upload it
         return self
 
     def value(self) -> Tensor:

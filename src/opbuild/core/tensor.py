@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import symbol
+from . import host_writes, symbol
 from .dtypes import DType, dtype_of
 from .init_values import init_array
 from .ir import TensorType, Value
@@ -17,6 +17,9 @@ from .tensor_methods import TensorMethods, _ops
 from .tensor_operators import TensorOperators
 from .tensor_overloads import TensorOverloads
 from .tensor_reductions import TensorReductions
+
+# The arrays device mirrors watch (core/host_writes.py; the dict is never rebound): asnumpy's fast test.
+_MIRRORED = host_writes.WATCHED
 
 # What a conversion of a traced tensor to a Python value does (``bool(t)`` in ``if t.sum() > 0:``), installed by
 # trace.py (it imports this module): the active tracer breaks the graph there (core/graph_breaks.py).
@@ -196,6 +199,8 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
             raise RuntimeError(
                 "asnumpy() was called on a tensor being traced in GRAPH_MODE; its values exist only when the "
                 "graph runs. Return it from construct, or use PYNATIVE_MODE to inspect intermediate values.")
+        if _MIRRORED:  # a device mirror holds a copy: the caller may write this array in place
+            host_writes.touched(self._data)
         return self._data
 
     def __array__(self, dtype=None, copy=None):

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..builder import Builder
 from ..builder.memory import scope
+from ..core.errors import OpbuildError
 from ..core.ir import Graph, KernelSpec
 from ..ops.registry import get
 from ..passes import DEFAULT_PIPELINE, Pipeline
@@ -18,6 +19,8 @@ from ..passes.row_plan import IDENTITY as ROW_PLAN
 from ..passes.row_plan import is_runtime
 from ..report import BuildReport, KernelRecord
 from .batch_graph import BatchGraph, prepare
+from .device_eager import run_on_device
+from .device_graph import DeviceGraph, NoDevice
 from .executor import CompiledGraph
 
 _LOCAL_HOST_OPS = frozenset({"PyCall", "CustomGradient"})
@@ -34,9 +37,13 @@ class Session:
         self._pynative: BuildReport | None = None
         self._lock = threading.Lock()
 
-    def compile_graph(self, graph: Graph, pipeline: Pipeline = DEFAULT_PIPELINE) -> CompiledGraph:
+    def compile_graph(self, graph: Graph,
+                      pipeline: Pipeline = DEFAULT_PIPELINE) -> CompiledGraph | DeviceGraph | NoDevice:
         """Run the graph passes over ``graph``, build every kernel of the result and return it ready to run;
-        records the build report. The pipeline's identity is part of the graph manifest key."""
+        records the build report. The pipeline's identity is part of the graph manifest key. A target with
+        device memory (``Target.device()``: the GPU) gets a :class:`DeviceGraph`, the CPU a
+        :class:`CompiledGraph`; both are called with host arrays and return host arrays. Without the device
+        (no GPU here) the kernels are built all the same and the graph's call raises the one-line error."""
         graph = pipeline.run(graph)
         if graph.memory_plan is None:  # a pipeline without memory planning: one buffer per node output
             graph.memory_plan = plan_memory(graph, share=False)
@@ -59,7 +66,18 @@ class Session:
         with self._lock:
             self._last = report
             self._pynative = None
-        compiled = CompiledGraph(graph, kernels, self.builder.target.allocate)
+        target = self.builder.target
+        try:
+            dev = target.device()
+        except OpbuildError as e:
+            if not getattr(e, "environment", False):
+                raise
+            # No such device here (a GPU build on a machine without one): the kernels are in kernel_meta; the
+            # graph raises the one-line error when called, so Cell.compile can warm a cache without a GPU.
+            compiled = NoDevice(graph, e)
+        else:
+            compiled = (CompiledGraph(graph, kernels, target.allocate) if dev is None
+                        else DeviceGraph(graph, kernels, dev))
         # What build_report() says when this graph runs again without a build: every kernel reused from memory.
         compiled.reuse_report = BuildReport([KernelRecord(k.name, k.op, "reused", 0.0, "memory")
                                              for k in report.kernels], 0.0, report.memory, rerun=True)
@@ -98,7 +116,9 @@ class Session:
                 self._pynative = None
 
     def run_eager(self, spec: KernelSpec, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Run one kernel now (PyNative). Builds it on first use; later uses skip the builder entirely."""
+        """Run one kernel now (PyNative). Builds it on first use; later uses skip the builder entirely. On a
+        target with device memory (the GPU) the inputs are uploaded and the outputs downloaded
+        (``device_eager.py``); an in-place output is its input's own array, updated, on either."""
         # The builder's memory tier, in the scope of no store (builder/memory.py): the toolchain settings and
         # the target are part of it, a kernel built with other CC/OPBUILD_CFLAGS is other code.
         builder = self.builder
@@ -106,7 +126,7 @@ class Session:
         host = get(spec.op).host
         if host is not None:  # a collective: MPI on the arrays themselves, nothing to build
             ins = [np.ascontiguousarray(a).reshape(np.shape(a)) for a in arrays]  # 0-d stays 0-d
-            outs = [target.allocate(t.shape, t.dtype) for t in spec.outputs]
+            outs = [np.empty(t.shape, t.dtype) for t in spec.outputs]
             host(spec.attrs, ins, outs)
             return outs
         where, mk = scope(target.name, None), spec.memo_key()
@@ -120,11 +140,16 @@ class Session:
                     self._last = self._pynative
                 self._pynative.extend(report)
         args = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
-        outs = [target.allocate(t.shape, t.dtype) for t in spec.outputs]
-        for o, i in get(spec.op).inplace:
+        inplace = get(spec.op).inplace
+        for _, i in inplace:
             # An in-place output is the updated input's own array (a Parameter's data, C-contiguous).
             if args[i] is not arrays[i]:
                 raise ValueError(f"{spec.op}: input {i} is updated in place and must be C-contiguous")
+        dev = target.device()
+        if dev is not None:
+            return run_on_device(dev, kernel, spec, args, inplace)
+        outs = [target.allocate(t.shape, t.dtype) for t in spec.outputs]
+        for o, i in inplace:
             outs[o] = args[i]
         size = get(spec.op).workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
         scratch = [target.allocate((size + 64,), "uint8")] if size else []  # + 64: room to align it

@@ -4,7 +4,9 @@ A target emits each kernel's body from its own registry of emitters (operators d
 CPU's are in ``targets/cpu/kernels/``), hashes the code that generates them into every kernel's key, turns the
 bodies into one translation unit, compiles it (bounded by ``OPBUILD_COMPILE_TIMEOUT``),
 validates the binary before the cache commits it, loads kernels from it, and allocates the buffers kernels
-read and write. Its ``identity()`` is part of every kernel's descriptor (the cache key), its ``name`` selects it
+read and write: host memory for the CPU (``allocate``), device memory through :meth:`Target.device` for an
+accelerator (a :class:`DeviceMemory`: the runtime's executors move data across with it, ``runtime/``).
+Its ``identity()`` is part of every kernel's descriptor (the cache key), its ``name`` selects it
 (``set_context(device_target=...)``). The cache never imports a target: it is handed the binary suffix and the
 validator.
 """
@@ -28,6 +30,49 @@ class Kernel(Protocol):
 
     name: str
     fn: Any
+
+
+class DeviceMemory(Protocol):
+    """An accelerator's memory and its one queue of work (a CUDA stream), what the runtime's device executor
+    (``runtime/device_graph.py``) and PyNative runs need. Addresses are plain ints (device pointers).
+
+    Order: uploads, downloads, memsets and launches run in the order they are issued (one queue); each may
+    return before it is done. A host array given to :meth:`upload` must stay alive and unchanged, and one given
+    to :meth:`download` must not be read, until :meth:`synchronize` returns."""
+
+    def alloc(self, nbytes: int) -> int:
+        """``nbytes`` (at least 1) of device memory, aligned for any dtype: its address."""
+        ...
+
+    def free(self, address: int) -> None:
+        """Release what :meth:`alloc` returned (after the queued work that uses it: frees synchronize)."""
+        ...
+
+    def upload(self, address: int, array: np.ndarray) -> None:
+        """Queue the copy of ``array`` (C-contiguous) to ``address``."""
+        ...
+
+    def download(self, array: np.ndarray, address: int) -> None:
+        """Queue the copy of ``array.nbytes`` bytes at ``address`` into ``array`` (C-contiguous, writeable)."""
+        ...
+
+    def memset(self, address: int, nbytes: int, value: int = 0) -> None:
+        """Queue setting ``nbytes`` bytes at ``address`` to ``value``."""
+        ...
+
+    def launch(self, kernel: Kernel, pointers: Sequence[int], n: int) -> None:
+        """Queue ``kernel`` on ``pointers`` (device addresses, its ABI's order); ``n`` (elements of its largest
+        output) sizes the grid, which never changes what a kernel computes."""
+        ...
+
+    def launcher(self, kernel: Kernel, pointers: Sequence[int], n: int) -> Callable[[], None]:
+        """A call that queues :meth:`launch` ``(kernel, pointers, n)``, its arguments prepared once (for
+        pointer lists that never change: a compiled graph's)."""
+        ...
+
+    def synchronize(self) -> None:
+        """Wait until everything queued is done (downloaded arrays may then be read)."""
+        ...
 
 
 class Toolchain(Protocol):
@@ -116,8 +161,16 @@ class Target(abc.ABC):
         return False
 
     def allocate(self, shape: Sequence[int], dtype: str) -> np.ndarray:
-        """A buffer of ``shape`` and ``dtype`` that kernels of this target read and write (host memory)."""
+        """A buffer of ``shape`` and ``dtype`` that kernels of this target read and write (host memory; a
+        target with :meth:`device` memory refuses)."""
         return np.empty(shape, dtype=dtype)
 
+    def device(self) -> DeviceMemory | None:
+        """The memory kernels of this target read and write when it is not the host's: None (the default, the
+        CPU) means host memory (:meth:`allocate`, kernels called with host pointers). An accelerator returns
+        its :class:`DeviceMemory` (one per process, one queue), or raises the target's one-line error when
+        there is no usable device."""
+        return None
 
-__all__ = ["Kernel", "Target", "Toolchain"]
+
+__all__ = ["DeviceMemory", "Kernel", "Target", "Toolchain"]

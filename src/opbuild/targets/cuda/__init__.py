@@ -1,7 +1,8 @@
 """The GPU target: CUDA C generated per op by the emitters of ``kernels/`` (helpers and ABI in ``codegen.py``),
 compiled in process by NVRTC (``nvrtc.py``) into cubins for the device's compute capability (or
 ``OPBUILD_CUDA_ARCH`` where there is no GPU), checked structurally (``cache/cubin.py``: EM_CUDA, the kernel
-symbols), loaded and launched through the driver API (``device.py``).
+symbols), loaded and launched through the driver API (``device.py``) on device memory and one stream
+(``memory.py``: the target's :meth:`CudaTarget.device`, which the runtime's device executor uses).
 
 Nothing of ``cuda-bindings`` is imported until a GPU build or run asks for it: the CPU path never imports this
 package (``core/config.py`` names it by path). Building works without a GPU; running a kernel, or allocating
@@ -10,6 +11,7 @@ its buffers, without one raises :class:`~.errors.CudaUnavailableError` naming wh
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -20,7 +22,10 @@ from ...core.ir import KernelSpec
 from ..base import Target
 from . import codegen, device, kernels
 from .errors import CudaUnavailableError, NvrtcNotFoundError
+from .memory import CudaMemory
 from .nvrtc import CompileResult, Nvrtc
+
+_MEMORY_LOCK = threading.Lock()
 
 
 class CudaTarget(Target):
@@ -32,6 +37,7 @@ class CudaTarget(Target):
 
     def __init__(self) -> None:
         self._compilers: dict[str, Nvrtc] = {}
+        self._memory: CudaMemory | None = None
 
     def identity(self) -> dict:
         """The compute capability kernels are built for (the device's, else ``OPBUILD_CUDA_ARCH``)."""
@@ -97,12 +103,21 @@ class CudaTarget(Target):
         return kernel
 
     def allocate(self, shape: Sequence[int], dtype: str) -> np.ndarray:
-        """Device buffers are planned by the GPU executor, which awaits a GPU to be proven: without a GPU this
-        is the one-line CudaUnavailableError of a run; with one, it says the executor is not there yet."""
+        """GPU kernels read and write device memory (:meth:`device`), never a host buffer: without a GPU this
+        is the one-line CudaUnavailableError of a run; with one, a ValueError naming the seam to use."""
         device.require("run GPU kernels")
-        raise CudaUnavailableError("run GPU kernels", "the GPU executor (device buffers per memory plan) is not "
-                                   "built yet", "build with device_target='GPU', run with device_target='CPU'; "
-                                   "scripts/gpu_check.py launches GPU kernels directly")
+        raise ValueError("CudaTarget.allocate: GPU kernels take device memory; use CudaTarget.device() "
+                         "(runtime/device_graph.py runs graphs on it)")
+
+    def device(self) -> CudaMemory:
+        """The GPU's memory and the one stream of this process (made on first use); CudaUnavailableError, one
+        line naming what is missing, when there is no usable GPU."""
+        if self._memory is None:
+            dev = device.require("run GPU kernels")
+            with _MEMORY_LOCK:  # one stream per process, even when two threads ask first
+                if self._memory is None:
+                    self._memory = CudaMemory(dev)
+        return self._memory
 
 
 def supported_ops() -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...core import config
@@ -32,12 +32,15 @@ class Device:
         self.driver, self.ctx, self.sms = driver, ctx, sms
 
 
-def _check(driver: Any, result: Any, what: str) -> Any:
+def check(driver: Any, result: Any, what: str) -> Any:
     """The values of a driver call's result tuple; RuntimeError naming the call and the CUresult otherwise."""
     err, *rest = result if isinstance(result, tuple) else (result,)
     if int(err) != 0:
         raise RuntimeError(f"{what} failed: {getattr(err, 'name', err)}")
     return rest[0] if len(rest) == 1 else rest
+
+
+_check = check
 
 
 @functools.cache
@@ -96,7 +99,8 @@ def require(action: str) -> Device:
 class LoadedCudaKernel:
     """Kernel ``symbol`` of a cubin: the module is loaded on the first call (so a build without a GPU can hand
     it out), then ``fn(pointers)`` launches it with one device pointer per input and output (the ABI of
-    ``codegen.py``) on the default stream. ``n`` sizes the grid (elements or rows); any grid is correct."""
+    ``codegen.py``) on ``stream`` (the runtime's: ``memory.py``; 0, the legacy default stream, for direct
+    use). ``n`` sizes the grid (elements or rows); any grid is correct."""
 
     def __init__(self, path: str, name: str, symbol: str, data: bytes | None = None):
         self.path, self.name, self.symbol = path, name, symbol
@@ -121,14 +125,24 @@ class LoadedCudaKernel:
 
     def fn(self, pointers: Sequence[int], n: int = 0, stream: Any = 0) -> None:
         """Launch on ``pointers`` (device addresses, inputs then outputs)."""
-        func = self.load()
-        dev = probe()
-        blocks = max(1, min((max(n, 1) + BLOCK - 1) // BLOCK, 32 * max(dev.sms, 1)))
-        args = (tuple(pointers), tuple(ctypes.c_void_p for _ in pointers))
-        _check(dev.driver, dev.driver.cuLaunchKernel(func, blocks, 1, 1, BLOCK, 1, 1, 0, stream, args, 0),
-               "cuLaunchKernel")
+        self.launcher(pointers, n, stream)()
 
     __call__ = fn
 
+    def launcher(self, pointers: Sequence[int], n: int = 0, stream: Any = 0) -> Callable[[], None]:
+        """A call launching this kernel on ``pointers`` with the grid for ``n`` elements on ``stream``, its
+        arguments prepared once (a compiled graph's pointers never change: runtime/device_graph.py)."""
+        func = self.load()
+        dev = probe()
+        driver = dev.driver
+        blocks = max(1, min((max(n, 1) + BLOCK - 1) // BLOCK, 32 * max(dev.sms, 1)))
+        args = (tuple(pointers), tuple(ctypes.c_void_p for _ in pointers))
+        launch = driver.cuLaunchKernel
 
-__all__ = ["ARCH_ENV", "Device", "LoadedCudaKernel", "arch", "env_arch", "probe", "require"]
+        def go() -> None:
+            _check(driver, launch(func, blocks, 1, 1, BLOCK, 1, 1, 0, stream, args, 0), "cuLaunchKernel")
+
+        return go
+
+
+__all__ = ["ARCH_ENV", "Device", "LoadedCudaKernel", "arch", "check", "env_arch", "probe", "require"]
