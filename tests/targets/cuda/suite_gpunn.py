@@ -32,6 +32,21 @@ class NNCase(Case):
             arrays = [np.round(a * 2) / 2 if a.dtype.kind == "f" else a for a in arrays]
         return arrays
 
+    def tolerance(self, dtype: str) -> tuple[float, float]:
+        """(rtol, atol) of a float output against the CPU's kernel or the reference, the CPU tests' rules:
+        sums of products (convolutions) rtol 1e-4, atol 1e-4 * sqrt(taps) (float64 1e-10, 1e-12 * sqrt(taps));
+        normalisations and the other sums 1e-5 (float64 1e-12); the rest rtol 1e-5, atol 1e-6."""
+        spec = self.spec
+        if spec.op.startswith(("Conv2D", "FusedConv2D")):
+            w = spec.inputs[1]
+            taps = {"Conv2DBackpropFilter": spec.inputs[0].size / max(spec.inputs[0].shape[1], 1),
+                    "Conv2DBackpropInput": w.size / max(w.shape[1], 1)}.get(spec.op, w.size / max(w.shape[0], 1))
+            taps = max(taps, 1) ** 0.5
+            return (1e-4, 1e-4 * taps) if dtype == "float32" else (1e-10, 1e-12 * taps)
+        if spec.op.startswith(("BatchNorm", "LayerNorm", "BiasAddGrad", "GlobalAvgPool")):
+            return (1e-5, 1e-5) if dtype == "float32" else (1e-12, 1e-12)
+        return (1e-5, 1e-6) if dtype == "float32" else (1e-12, 1e-12)
+
 
 def _t(shape, dtype: str = "float32") -> TensorType:
     return TensorType(tuple(shape), dtype)

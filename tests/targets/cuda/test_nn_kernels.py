@@ -1,0 +1,169 @@
+"""The GPU target's neural-network kernels (targets/cuda/kernels/conv.py, pooling.py, norm.py), without a GPU:
+
+* host emulation (host_emulation.py: the CUDA C compiled by g++, one thread, one block) of every case of
+  suite_gpunn.py equals the op's NumPy reference within the CPU tests' tolerances (``NNCase.tolerance``);
+* the same kernels launched as several blocks one after another (each block its share of the grid- and
+  block-stride loops) give the one-block result exactly: every output is written, by its one owner;
+* pooling and its backward equal the CPU target's kernels bit for bit on inputs with tied maxima and a NaN
+  (MaxPoolGrad's rule for ties), and the training kernels equal the CPU's within tolerance;
+* NVRTC compiles every one of them for sm_90;
+* float16/bfloat16 are refused with codegen.Unsupported naming the op and the dtype.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+
+import numpy as np
+import pytest
+
+import opbuild as ms
+from opbuild.core.ir import TensorType
+from opbuild.ops.registry import get as get_op
+from opbuild.runtime.session import session
+from opbuild.targets.cuda import CudaTarget, codegen
+from opbuild.targets.cuda.errors import NvrtcNotFoundError
+from opbuild.targets.cuda.kernels import conv, norm, pooling
+
+from .host_emulation import HostKernels, gxx, host_source
+from .suite_gpunn import NNCase, cases
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(gxx() is None, reason="no host C++ compiler (g++) to run the GPU kernels on")]
+
+SUITE = cases()
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory) -> HostKernels:
+    return HostKernels([c.spec for c in SUITE], tmp_path_factory.mktemp("nn_host"))
+
+
+def _close(case: NNCase, got: list[np.ndarray], want: list[np.ndarray]) -> list[str]:
+    bad = []
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        w = np.asarray(w).reshape(g.shape).astype(g.dtype)
+        if g.dtype.kind == "f":
+            rtol, atol = case.tolerance(g.dtype.name)
+            if not np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True):
+                bad.append(f"output {k}: max diff {np.nanmax(np.abs(g - w)):.3g} (rtol {rtol}, atol {atol:.2g})")
+        elif not np.array_equal(g, w):
+            bad.append(f"output {k}: {int((g != w).sum())} differ")
+    return bad
+
+
+def test_the_suite_covers_every_op_of_the_family():
+    assert {c.spec.op for c in SUITE} == {*conv.OPS, *pooling.OPS, *norm.OPS}
+
+
+@pytest.mark.parametrize("index", range(len(SUITE)), ids=[c.label for c in SUITE])
+def test_host_emulation_equals_the_reference(host, index):
+    case = SUITE[index]
+    arrays = case.inputs()
+    got = host.run(index, case.spec, arrays)
+    assert all(g.size == 0 or np.any(g != 0) for g in got), "an output left all zeros"
+    assert not _close(case, got, get_op(case.spec.op).run_reference(case.spec, arrays))
+
+
+# ---- several blocks: the grid- and block-stride loops split the work, each output has one owner -----------
+
+_ONE_BLOCK = ("static const ob_dim3 blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0}, blockDim = {1, 1, 1}, "
+              "gridDim = {1, 1, 1};")
+_BLOCKS = ("static ob_dim3 blockIdx = {0, 0, 0}, gridDim = {1, 1, 1};\n"
+           "static const ob_dim3 threadIdx = {0, 0, 0}, blockDim = {1, 1, 1};\n"
+           'extern "C" void ob_launch_as(unsigned b, unsigned g) { blockIdx.x = b; gridDim.x = g; }')
+
+
+def test_several_blocks_compute_what_one_block_does(host, tmp_path):
+    target = CudaTarget()
+    source = host_source([(f"ob_k{i}", c.spec, target.emit(c.spec)) for i, c in enumerate(SUITE)])
+    assert _ONE_BLOCK in source
+    src, lib = tmp_path / "blocks.cpp", tmp_path / "blocks.so"
+    src.write_text(source.replace(_ONE_BLOCK, _BLOCKS))
+    subprocess.run([gxx(), "-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-w", "-o", str(lib), str(src)],
+                   check=True, timeout=600)
+    so = ctypes.CDLL(str(lib))
+    grid = 3
+    for i, case in enumerate(SUITE):
+        arrays = [np.ascontiguousarray(a) for a in case.inputs()]
+        outs = [np.full(t.shape, 7, dtype=t.dtype) for t in case.spec.outputs]  # unwritten elements stay 7
+        fn = getattr(so, f"ob_k{i}")
+        fn.restype = None
+        for b in range(grid):
+            so.ob_launch_as(b, grid)
+            fn(*[ctypes.c_void_p(a.ctypes.data) for a in (*arrays, *outs)])
+        want = host.run(i, case.spec, arrays)
+        for g, w in zip(outs, want, strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=case.label)
+
+
+# ---- the CPU target's kernels --------------------------------------------------------------------------
+
+def _cpu(spec, arrays):
+    ms.set_device("CPU")
+    return session().run_eager(spec, arrays)
+
+
+def _pool_cases() -> list[tuple[int, NNCase]]:
+    return [(i, c) for i, c in enumerate(SUITE) if c.spec.op in ("MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad")]
+
+
+def test_pooling_equals_the_cpu_kernels_bit_for_bit_with_ties_and_nan(host):
+    checked = 0
+    for i, case in _pool_cases():
+        arrays = case.inputs()
+        x = arrays[0]
+        if x.dtype.kind == "f":
+            x.reshape(-1)[5] = np.nan  # a NaN wins its windows' max and takes their gradient
+        flat = x.reshape(-1)
+        assert len(np.unique(flat)) < flat.size / 2  # ties in plenty (NNCase rounds to halves)
+        got = host.run(i, case.spec, arrays)
+        want = _cpu(case.spec, arrays)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=case.label)
+        checked += 1
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("op", ["BatchNormTraining", "BatchNormGrad", "BatchNorm", "LayerNorm", "BiasAddGrad",
+                                "GlobalAvgPool", "Conv2DBackpropFilter", "FusedConv2D"])
+def test_equals_the_cpu_kernels(host, op):
+    found = [(i, c) for i, c in enumerate(SUITE) if c.spec.op == op]
+    assert found
+    for i, case in found:
+        arrays = case.inputs()
+        assert not _close(case, host.run(i, case.spec, arrays), _cpu(case.spec, arrays)), case.label
+
+
+# ---- NVRTC and refusals ----------------------------------------------------------------------------------
+
+def test_nvrtc_compiles_every_nn_kernel(tmp_path, monkeypatch):
+    from opbuild.targets.cuda.nvrtc import Nvrtc
+
+    monkeypatch.setenv("OPBUILD_CUDA_ARCH", "sm_90")
+    try:
+        compiler = Nvrtc("sm_90")
+    except NvrtcNotFoundError as e:
+        pytest.skip(f"NVRTC is not installed (pip install 'opbuild[cuda]'): {e}")
+    target = CudaTarget()
+    items = [(f"ob_k{i}", c.spec, target.emit(c.spec)) for i, c in enumerate(SUITE)]
+    result = target.compile(compiler, target.translation_unit(items, False), tmp_path / "nn.cubin", tmp_path,
+                            False, "nn")
+    target.validate(result.binary.read_bytes(), [symbol for symbol, _, _ in items])
+
+
+def _t(shape, dtype):
+    return TensorType(tuple(shape), dtype)
+
+
+@pytest.mark.parametrize("op, attrs, types", [
+    ("Conv2D", {"out_channel": 4, "kernel_size": 3}, [((1, 3, 5, 5), "float16"), ((4, 3, 3, 3), "float16")]),
+    ("MaxPool", {"kernel_size": 2, "strides": 2}, [((1, 2, 4, 4), "bfloat16")]),
+    ("BatchNorm", {}, [((2, 3), "float16")] + [((3,), "float32")] * 4),
+    ("LayerNorm", {}, [((2, 3), "bfloat16"), ((3,), "bfloat16"), ((3,), "bfloat16")]),
+])
+def test_half_types_are_refused_naming_the_op_and_dtype(op, attrs, types):
+    spec = get_op(op).spec(attrs, [_t(s, d) for s, d in types])
+    with pytest.raises(codegen.Unsupported, match=f"{op} kernels for (float16|bfloat16)"):
+        CudaTarget().emit(spec)
