@@ -32,11 +32,16 @@ class NNCase(Case):
             arrays = [np.round(a * 2) / 2 if a.dtype.kind == "f" else a for a in arrays]
         return arrays
 
-    def tolerance(self, dtype: str) -> tuple[float, float]:
-        """(rtol, atol) of a float output against the CPU's kernel or the reference, the CPU tests' rules:
-        sums of products (convolutions) rtol 1e-4, atol 1e-4 * sqrt(taps) (float64 1e-10, 1e-12 * sqrt(taps));
-        normalisations and the other sums 1e-5 (float64 1e-12); the rest rtol 1e-5, atol 1e-6."""
+    def tolerance(self, dtype: str, reference: bool = False) -> tuple[float, float]:
+        """(rtol, atol) of a float output against the CPU's kernel (or, with ``reference``, the op's NumPy
+        reference), the CPU tests' rules: sums of products (convolutions) rtol 1e-4, atol 1e-4 * sqrt(taps)
+        (float64 1e-10, 1e-12 * sqrt(taps)); normalisations and the other sums 1e-5 (float64 1e-12); GridSample
+        1e-5 whatever the dtype (its coordinates and weights are float32); the rest rtol 1e-5, atol 1e-6.
+        GridSampleGrad's reference differentiates float32 coordinates by central differences (step 1e-4):
+        rtol 2e-2, atol 5e-2 against it (the CPU kernel is within 1e-5 of this one: test_nn_kernels.py)."""
         spec = self.spec
+        if spec.op.startswith("GridSample"):
+            return (2e-2, 5e-2) if reference and spec.op == "GridSampleGrad" else (1e-5, 1e-5)
         if spec.op.startswith(("Conv2D", "FusedConv2D")):
             w = spec.inputs[1]
             taps = {"Conv2DBackpropFilter": spec.inputs[0].size / max(spec.inputs[0].shape[1], 1),
@@ -145,9 +150,28 @@ def norm_specs() -> list[KernelSpec]:
     return specs
 
 
+# (x shape, grid shape, attrs, dtype): every mode and padding, 1 to 3 spatial axes, both alignments.
+GRIDS = [((2, 3, 5, 6), (2, 4, 3, 2), {"mode": "bilinear", "padding_mode": "zeros"}, "float32"),
+         ((1, 2, 5, 4), (1, 3, 3, 2), {"mode": "bicubic", "padding_mode": "border", "align_corners": True},
+          "float32"),
+         ((1, 2, 4, 5), (1, 2, 3, 2), {"mode": "bicubic", "padding_mode": "reflection"}, "float64"),
+         ((2, 2, 7), (2, 5, 1), {"mode": "nearest", "padding_mode": "reflection", "align_corners": True},
+          "float64"),
+         ((1, 2, 3, 4, 3), (1, 2, 2, 3, 3), {"mode": "bilinear", "padding_mode": "border"}, "float32")]
+
+
+def grid_specs() -> list[KernelSpec]:
+    """GridSample and GridSampleGrad on :data:`GRIDS`."""
+    specs = []
+    for xs, gs, attrs, dt in GRIDS:
+        fwd = _spec("GridSample", attrs, _t(xs, dt), _t(gs, dt))
+        specs += [fwd, _spec("GridSampleGrad", fwd.attrs, fwd.outputs[0], _t(xs, dt), _t(gs, dt))]
+    return specs
+
+
 def specs() -> list[KernelSpec]:
     """Every spec of this part of the suite."""
-    return conv_specs() + fused_conv_specs() + pool_specs() + norm_specs()
+    return conv_specs() + fused_conv_specs() + pool_specs() + norm_specs() + grid_specs()
 
 
 # Inputs made positive: BatchNorm's variance, BatchNormTraining's moving variance, BatchNormGrad's save_rstd.
@@ -160,5 +184,5 @@ def cases(first_seed: int = 0) -> list[NNCase]:
             for i, spec in enumerate(specs())]
 
 
-__all__ = ["CONVS", "NNCase", "POOLS", "cases", "conv_specs", "fused_conv_specs", "norm_specs", "pool_specs",
-           "specs"]
+__all__ = ["CONVS", "GRIDS", "NNCase", "POOLS", "cases", "conv_specs", "fused_conv_specs", "grid_specs", "norm_specs",
+           "pool_specs", "specs"]

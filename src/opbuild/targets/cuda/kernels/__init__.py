@@ -26,4 +26,4 @@ __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emit
 from . import elementwise, filling, fused, fused_reduce, layout, matmul, reduction  # noqa: E402, F401
 
 # isort: split
-from . import conv, norm, pooling  # noqa: E402, F401 - the neural-network family
+from . import conv, grid_sample, norm, pooling  # noqa: E402, F401 - the neural-network family
