@@ -6,7 +6,7 @@
   block-stride loops) give the one-block result exactly: every output is written, by its one owner;
 * pooling and its backward equal the CPU target's kernels bit for bit on inputs with tied maxima and a NaN
   (MaxPoolGrad's rule for ties), and the training kernels equal the CPU's within tolerance;
-* NVRTC compiles every one of them for sm_90;
+* edge shapes (empty batches and sums) equal the CPU's kernels; NVRTC compiles every kernel for sm_90;
 * float16/bfloat16 are refused with codegen.Unsupported naming the op and the dtype;
 * a GRAPH_MODE CNN builds its GPU kernels, inference (BatchNorm folded into FusedConv2D with a ``pre``
   recipe, as the epilogue pass writes it) and a training step (the backward kernels).
@@ -155,7 +155,8 @@ def test_nvrtc_compiles_every_nn_kernel(tmp_path, monkeypatch):
     except NvrtcNotFoundError as e:
         pytest.skip(f"NVRTC is not installed (pip install 'opbuild[cuda]'): {e}")
     target = CudaTarget()
-    items = [(f"ob_k{i}", c.spec, target.emit(c.spec)) for i, c in enumerate(SUITE)]
+    specs = [c.spec for c in SUITE] + _edge_specs()
+    items = [(f"ob_k{i}", spec, target.emit(spec)) for i, spec in enumerate(specs)]
     result = target.compile(compiler, target.translation_unit(items, False), tmp_path / "nn.cubin", tmp_path,
                             False, "nn")
     target.validate(result.binary.read_bytes(), [symbol for symbol, _, _ in items])
@@ -163,6 +164,46 @@ def test_nvrtc_compiles_every_nn_kernel(tmp_path, monkeypatch):
 
 def _t(shape, dtype):
     return TensorType(tuple(shape), dtype)
+
+
+_BACKPROP = {"out_channel": 4, "kernel_size": [3, 3], "pad_mode": "pad", "pad": [1, 1, 1, 1], "stride": [1, 1],
+             "dilation": [1, 1], "group": 1, "mode": 1, "data_format": "NCHW"}
+
+
+def _edge_specs():
+    """Empty batches, empty sums and one-element channels: what the CPU's kernels special-case."""
+    f = "float32"
+
+    def s(op, attrs, *types):
+        return get_op(op).spec(attrs, [_t(sh, d) for sh, d in types])
+
+    p3 = ((3,), f)
+    return [s("Conv2D", {"out_channel": 4, "kernel_size": 3, "pad_mode": "same"}, ((0, 3, 5, 5), f),
+              ((4, 3, 3, 3), f)),
+            s("Conv2D", {"out_channel": 4, "kernel_size": 3, "pad_mode": "same"}, ((2, 0, 5, 5), f),
+              ((4, 0, 3, 3), f)),
+            s("Conv2DBackpropFilter", {**_BACKPROP, "filter_size": [4, 3, 3, 3]}, ((0, 4, 5, 5), f),
+              ((0, 3, 5, 5), f)),
+            s("Conv2DBackpropInput", {**_BACKPROP, "input_size": [0, 3, 5, 5]}, ((0, 4, 5, 5), f),
+              ((4, 3, 3, 3), f)),
+            s("BatchNormTraining", {}, ((0, 3, 4, 4), f), p3, p3, p3, p3),
+            s("BatchNormTraining", {}, ((1, 3, 1, 1), f), p3, p3, p3, p3),
+            s("BatchNormGrad", {}, ((0, 3, 4, 4), f), ((0, 3, 4, 4), f), p3, p3, p3),
+            s("LayerNorm", {"begin_norm_axis": 1}, ((3, 0), f), ((0,), f), ((0,), f)),
+            s("BiasAddGrad", {}, ((0, 3, 2), f)),
+            s("GlobalAvgPool", {}, ((0, 3, 2, 2), f)),
+            s("MaxPool", {"kernel_size": 2, "strides": 2}, ((0, 3, 4, 4), f)),
+            s("GridSampleGrad", {}, ((1, 0, 2, 2), f), ((1, 0, 3, 3), f), ((1, 2, 2, 2), f))]
+
+
+def test_edge_shapes_compute_what_the_cpu_kernels_do(tmp_path):
+    specs = _edge_specs()
+    kernels = HostKernels(specs, tmp_path)
+    rng = np.random.default_rng(0)
+    for i, spec in enumerate(specs):
+        arrays = [np.abs(rng.standard_normal(t.shape)).astype(t.dtype) for t in spec.inputs]
+        for g, w in zip(kernels.run(i, spec, arrays), _cpu(spec, arrays), strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, equal_nan=True, err_msg=spec.op)
 
 
 @pytest.mark.parametrize("op, attrs, types", [
