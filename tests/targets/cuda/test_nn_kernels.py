@@ -105,6 +105,86 @@ def test_several_blocks_compute_what_one_block_does(host, tmp_path):
             np.testing.assert_array_equal(g, w, err_msg=case.label)
 
 
+# ---- one block of many threads: the shared-memory trees under ThreadSanitizer ----------------------------
+
+_THREADS = 8
+_THREADED = """#include <thread>
+#include <pthread.h>
+#include <cstdio>
+#include <cstdlib>
+static thread_local ob_dim3 threadIdx = {0, 0, 0};
+static ob_dim3 blockIdx = {0, 0, 0}, gridDim = {1, 1, 1};
+static const ob_dim3 blockDim = {OB_THREADS, 1, 1};
+static pthread_barrier_t ob_bar;
+static struct ob_bar_init_t { ob_bar_init_t() { pthread_barrier_init(&ob_bar, 0, OB_THREADS); } } ob_bar_init;
+static inline void __syncthreads() { pthread_barrier_wait(&ob_bar); }"""
+
+
+def _threaded_program(specs) -> str:
+    """A program running each kernel of ``specs`` as blocks of ``_THREADS`` concurrent threads (one block
+    after another, the barrier standing for ``__syncthreads``) on the inputs ``k<i>_<j>.bin`` of the folder
+    it is given, writing ``k<i>_out<j>.bin``."""
+    target = CudaTarget()
+    source = host_source([(f"ob_k{i}", s, target.emit(s)) for i, s in enumerate(specs)])
+    assert _ONE_BLOCK in source and "static inline void __syncthreads() {}" in source
+    source = (source.replace(_ONE_BLOCK, _THREADED.replace("OB_THREADS", str(_THREADS)))
+              .replace("static inline void __syncthreads() {}", "")
+              .replace("#define OB_BLOCK 1\n", f"#define OB_BLOCK {_THREADS}\n"))
+    main = ["static void *ob_read(const char *dir, const char *name, size_t bytes) {",
+            "  char path[4096]; snprintf(path, sizeof path, \"%s/%s\", dir, name);",
+            "  void *p = calloc(bytes ? bytes : 1, 1); FILE *f = fopen(path, \"rb\");",
+            "  if (bytes && fread(p, 1, bytes, f) != bytes) abort(); fclose(f); return p; }",
+            "static void ob_write(const char *dir, const char *name, const void *p, size_t bytes) {",
+            "  char path[4096]; snprintf(path, sizeof path, \"%s/%s\", dir, name);",
+            "  FILE *f = fopen(path, \"wb\"); fwrite(p, 1, bytes, f); fclose(f); }",
+            "int main(int argc, char **argv) {", "  const char *dir = argv[1]; const unsigned grid = atoi(argv[2]);"]
+    for i, spec in enumerate(specs):
+        ins = [f"(const {codegen.ctype(t.dtype)} *)ob_read(dir, \"k{i}_{j}.bin\", "
+               f"{t.size * np.dtype(t.dtype).itemsize})" for j, t in enumerate(spec.inputs)]
+        outs = [f"({codegen.ctype(t.dtype)} *)calloc({max(t.size, 1)}, {np.dtype(t.dtype).itemsize})"
+                for t in spec.outputs]
+        names = [f"i{j}" for j in range(len(ins))] + [f"r{j}" for j in range(len(outs))]
+        decl = " ".join(f"auto {n} = {e};" for n, e in zip(names, ins + outs, strict=True))
+        main += [f"  {{ {decl}",
+                 "    for (unsigned b = 0; b < grid; b++) { blockIdx.x = b; gridDim.x = grid; "
+                 f"std::thread th[{_THREADS}];",
+                 f"      for (unsigned t = 0; t < {_THREADS}; t++) th[t] = std::thread([=]() {{ threadIdx.x = t; "
+                 f"ob_k{i}({', '.join(names)}); }});",
+                 "      for (auto &x : th) x.join(); }"]
+        main += [f"    ob_write(dir, \"k{i}_out{j}.bin\", r{j}, {t.size * np.dtype(t.dtype).itemsize});"
+                 for j, t in enumerate(spec.outputs)]
+        main.append("  }")
+    main += ["  return 0;", "}"]
+    return source + "\n" + "\n".join(main) + "\n"
+
+
+def test_blocks_of_many_threads_race_free_under_thread_sanitizer(tmp_path):
+    """Each block's threads run concurrently (the shared-memory trees with 8 threads, three blocks): no data
+    race that ThreadSanitizer sees, and the results equal the one-thread ones within the tolerance of sums
+    (the tree adds in another order)."""
+    src, exe = tmp_path / "threads.cpp", tmp_path / "threads"
+    specs = [c.spec for c in SUITE]
+    src.write_text(_threaded_program(specs))
+    built = subprocess.run([gxx(), "-std=c++17", "-O1", "-g", "-fsanitize=thread", "-pthread", "-fwrapv", "-w",
+                            "-o", str(exe), str(src)], capture_output=True, text=True, timeout=600)
+    if built.returncode != 0 and "tsan" in built.stderr:
+        pytest.skip(f"no ThreadSanitizer runtime: {built.stderr[-300:]}")
+    assert built.returncode == 0, built.stderr[-3000:]
+    arrays = [c.inputs() for c in SUITE]
+    for i, ins in enumerate(arrays):
+        for j, a in enumerate(ins):
+            np.ascontiguousarray(a).tofile(tmp_path / f"k{i}_{j}.bin")
+    run = subprocess.run([str(exe), str(tmp_path), "3"], capture_output=True, text=True, timeout=600,
+                         env=dict(os.environ, TSAN_OPTIONS="halt_on_error=1 exitcode=66"))
+    assert run.returncode == 0 and "ThreadSanitizer" not in run.stderr, run.stderr[-4000:]
+    host = HostKernels(specs, tmp_path)
+    for i, case in enumerate(SUITE):
+        want = host.run(i, case.spec, arrays[i])
+        got = [np.fromfile(tmp_path / f"k{i}_out{j}.bin", dtype=t.dtype).reshape(t.shape)
+               for j, t in enumerate(case.spec.outputs)]
+        assert not _close(case, got, want), case.label
+
+
 # ---- the CPU target's kernels --------------------------------------------------------------------------
 
 def _cpu(spec, arrays):
