@@ -170,8 +170,11 @@ def grid_specs() -> list[KernelSpec]:
 
 
 def specs() -> list[KernelSpec]:
-    """Every spec of this part of the suite."""
-    return conv_specs() + fused_conv_specs() + pool_specs() + norm_specs() + grid_specs()
+    """Every spec of this part of the suite, each once (AvgPool "same" ignores count_include_pad)."""
+    seen: dict = {}
+    for spec in conv_specs() + fused_conv_specs() + pool_specs() + norm_specs() + grid_specs():
+        seen.setdefault(spec.memo_key(), spec)
+    return list(seen.values())
 
 
 # Inputs made positive: BatchNorm's variance, BatchNormTraining's moving variance, BatchNormGrad's save_rstd.
