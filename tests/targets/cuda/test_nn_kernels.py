@@ -6,6 +6,7 @@
   block-stride loops) give the one-block result exactly: every output is written, by its one owner;
 * pooling and its backward equal the CPU target's kernels bit for bit on inputs with tied maxima and a NaN
   (MaxPoolGrad's rule for ties), and the training kernels equal the CPU's within tolerance;
+* random small geometries (strides, dilations, groups, padding modes, ceil_mode) equal the references;
 * edge shapes (empty batches and sums) equal the CPU's kernels; NVRTC compiles every kernel for sm_90;
 * float16/bfloat16 are refused with codegen.Unsupported naming the op and the dtype;
 * a GRAPH_MODE CNN builds its GPU kernels, inference (BatchNorm folded into FusedConv2D with a ``pre``
@@ -103,6 +104,52 @@ def test_several_blocks_compute_what_one_block_does(host, tmp_path):
         want = host.run(i, case.spec, arrays)
         for g, w in zip(outs, want, strict=True):
             np.testing.assert_array_equal(g, w, err_msg=case.label)
+
+
+# ---- random geometries ------------------------------------------------------------------------------------
+
+def _random_specs(seed: int = 7, count: int = 10) -> list:
+    """Random small convolutions (every op of conv.py but the fused one) and poolings (with their backward
+    ops): strides, dilations, groups, explicit, "same" and "valid" padding, ceil_mode, count_include_pad."""
+    rng = np.random.default_rng(seed)
+    specs = []
+    for _ in range(count):
+        g = int(rng.choice([1, 2, 3]))
+        c, o = g * int(rng.integers(1, 3)), g * int(rng.integers(1, 3))
+        kh, kw = (int(v) for v in rng.integers(1, 4, 2))
+        attrs = {"out_channel": o, "kernel_size": [kh, kw], "stride": [int(v) for v in rng.integers(1, 3, 2)],
+                 "dilation": [int(v) for v in rng.integers(1, 3, 2)], "group": g}
+        mode = str(rng.choice(["pad", "same", "valid"]))
+        attrs["pad_mode"] = mode
+        if mode == "pad":
+            attrs["pad"] = [int(v) for v in rng.integers(0, 3, 4)]
+        x, w = _t((int(rng.integers(1, 3)), c, int(rng.integers(5, 9)), int(rng.integers(5, 9))), "float32"), \
+            _t((o, c // g, kh, kw), "float32")
+        fwd = get_op("Conv2D").spec(attrs, [x, w])
+        base = {k: v for k, v in fwd.attrs.items() if k != "algo"}
+        y = fwd.outputs[0]
+        specs += [fwd, get_op("Conv2DBackpropInput").spec({**base, "input_size": list(x.shape)}, [y, w]),
+                  get_op("Conv2DBackpropFilter").spec({**base, "filter_size": list(w.shape)}, [y, x])]
+        k = [int(v) for v in rng.integers(1, 4, 2)]
+        pool = {"kernel_size": k, "strides": [int(v) for v in rng.integers(1, 3, 2)], "pad_mode": "pad",
+                "pad": [int(rng.integers(0, k[0] // 2 + 1)), int(rng.integers(0, k[0] // 2 + 1)),
+                        int(rng.integers(0, k[1] // 2 + 1)), int(rng.integers(0, k[1] // 2 + 1))],
+                "ceil_mode": bool(rng.integers(0, 2))}
+        px = _t((1, 2, int(rng.integers(4, 9)), int(rng.integers(4, 9))), "float64")
+        for op, extra in (("MaxPool", {}), ("AvgPool", {"count_include_pad": bool(rng.integers(0, 2))})):
+            p = get_op(op).spec({**pool, **extra}, [px])
+            specs += [p, get_op(op + "Grad").spec(p.attrs, [px, p.outputs[0], p.outputs[0]])]
+    return specs
+
+
+def test_random_geometries_equal_the_reference(tmp_path):
+    specs = _random_specs()
+    kernels = HostKernels(specs, tmp_path)
+    for i, spec in enumerate(specs):
+        case = NNCase(spec, i, ties="Pool" in spec.op)
+        arrays = case.inputs()
+        want = get_op(spec.op).run_reference(spec, arrays)
+        assert not _close(case, kernels.run(i, spec, arrays), want, reference=True), (spec.op, spec.attrs)
 
 
 # ---- one block of many threads: the shared-memory trees under ThreadSanitizer ----------------------------
