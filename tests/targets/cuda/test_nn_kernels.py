@@ -1,9 +1,12 @@
-"""The GPU target's neural-network kernels (targets/cuda/kernels/conv.py, pooling.py, norm.py), without a GPU:
+"""The GPU target's neural-network kernels (targets/cuda/kernels/conv.py, pooling.py, norm.py, grid_sample.py),
+without a GPU:
 
 * host emulation (host_emulation.py: the CUDA C compiled by g++, one thread, one block) of every case of
   suite_gpunn.py equals the op's NumPy reference within the CPU tests' tolerances (``NNCase.tolerance``);
 * the same kernels launched as several blocks one after another (each block its share of the grid- and
   block-stride loops) give the one-block result exactly: every output is written, by its one owner;
+* blocks of 8 concurrent threads (a barrier for ``__syncthreads``) are race-free under ThreadSanitizer and
+  give the one-thread results within the tolerance of sums (the shared-memory trees add in another order);
 * pooling and its backward equal the CPU target's kernels bit for bit on inputs with tied maxima and a NaN
   (MaxPoolGrad's rule for ties), and the training kernels equal the CPU's within tolerance;
 * random small geometries (strides, dilations, groups, padding modes, ceil_mode) equal the references;
