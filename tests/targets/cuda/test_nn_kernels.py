@@ -49,12 +49,12 @@ def host(tmp_path_factory) -> HostKernels:
     return HostKernels([c.spec for c in SUITE], tmp_path_factory.mktemp("nn_host"))
 
 
-def _close(case: NNCase, got: list[np.ndarray], want: list[np.ndarray], reference: bool = False) -> list[str]:
+def _close(case: NNCase, got: list[np.ndarray], want: list[np.ndarray], against_cpu: bool = True) -> list[str]:
     bad = []
     for k, (g, w) in enumerate(zip(got, want, strict=True)):
         w = np.asarray(w).reshape(g.shape).astype(g.dtype)
         if g.dtype.kind == "f":
-            rtol, atol = case.tolerance(g.dtype.name, reference)
+            rtol, atol = case.tolerance(g.dtype.name, against_cpu)
             if not np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True):
                 bad.append(f"output {k}: max diff {np.nanmax(np.abs(g - w)):.3g} (rtol {rtol}, atol {atol:.2g})")
         elif not np.array_equal(g, w):
@@ -74,7 +74,7 @@ def test_host_emulation_equals_the_reference(host, index):
     want = get_op(case.spec.op).run_reference(case.spec, arrays)
     # an output left zero where the reference is not (nearest sampling's d grid is zero)
     assert all(np.any(g != 0) or not np.any(w) for g, w in zip(got, want, strict=True))
-    assert not _close(case, got, want, reference=True)
+    assert not _close(case, got, want, against_cpu=False)
 
 
 # ---- several blocks: the grid- and block-stride loops split the work, each output has one owner -----------
@@ -152,7 +152,7 @@ def test_random_geometries_equal_the_reference(tmp_path):
         case = NNCase(spec, i, ties="Pool" in spec.op)
         arrays = case.inputs()
         want = get_op(spec.op).run_reference(spec, arrays)
-        assert not _close(case, kernels.run(i, spec, arrays), want, reference=True), (spec.op, spec.attrs)
+        assert not _close(case, kernels.run(i, spec, arrays), want, against_cpu=False), (spec.op, spec.attrs)
 
 
 # ---- one block of many threads: the shared-memory trees under ThreadSanitizer ----------------------------
