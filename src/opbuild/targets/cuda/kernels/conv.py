@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ....core.ir import KernelSpec, TensorType
 from ....ops.fused_gemm import _parts
-from ..codegen import broadcast_offsets, check_dtypes, ctype, grid_loop
+from ..codegen import Unsupported, broadcast_offsets, check_dtypes, ctype, grid_loop
 from .elementwise import expr_of
 from .reduction import block_reduce
 from .registry import register
@@ -178,6 +178,13 @@ def _offset(out_shape: Sequence[int], shape: Sequence[int], var: str) -> str:
 
 
 def _emit_fused_conv(k: KernelSpec) -> str:
+    try:
+        return _fused_conv_body(k)
+    except Unsupported as e:  # a member the GPU cannot compute: say which fused kernel needed it
+        raise Unsupported(f"{k.op} epilogue: {e}") from None
+
+
+def _fused_conv_body(k: KernelSpec) -> str:
     parts = _parts(k.op, k.attrs, k.inputs)
     prod = parts.producer
     out = prod.outputs[0]
