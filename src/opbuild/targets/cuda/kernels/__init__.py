@@ -24,3 +24,6 @@ __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emit
 
 # The families register their emitters on import (registry.py holds the registry).
 from . import elementwise, filling, fused, fused_reduce, layout, matmul, reduction  # noqa: E402, F401
+
+# isort: split
+from . import conv, grid_sample, norm, pooling  # noqa: E402, F401 - the neural-network family
