@@ -44,7 +44,8 @@ from opbuild.targets.cuda import device  # noqa: E402
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
 # Kernels that accumulate (their order of additions differs from the CPU's): the CPU tests' rule for sums,
 # rtol 1e-4 and atol 1e-4 * sqrt(terms) for float32, 1e-10 for float64.
-ACCUMULATING = ("Reduce", "MatMul", "BatchMatMul", "Softmax", "LogSoftmax", "FusedRowReduce")
+ACCUMULATING = ("Reduce", "MatMul", "BatchMatMul", "Softmax", "LogSoftmax", "FusedRowReduce", "FusedMatMul",
+                "FusedBatchMatMul", "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits")
 ACC_TOL = {"float32": 1e-4, "float64": 1e-10}
 
 
@@ -112,7 +113,7 @@ def tolerance(case: Case, dtype: str) -> tuple[float, float]:
     spec = case.spec
     if spec.op.startswith(ACCUMULATING) and dtype in ACC_TOL:
         terms = max(t.size for t in spec.inputs) / max(spec.outputs[0].size, 1)
-        if spec.op in ("MatMul", "BatchMatMul"):
+        if spec.op in ("MatMul", "BatchMatMul", "FusedMatMul", "FusedBatchMatMul"):
             terms = spec.inputs[0].shape[-1] if spec.inputs[0].rank else 1
         return ACC_TOL[dtype], ACC_TOL[dtype] * max(terms, 1) ** 0.5
     return TOL.get(dtype, (1e-5, 1e-6))

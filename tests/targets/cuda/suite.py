@@ -171,7 +171,11 @@ def cases() -> list[Case]:
     for spec in (elementwise_specs() + reduction_specs() + fused_reduce_specs() + layout_specs()
                  + matmul_specs()):
         seen.setdefault(spec.memo_key(), spec)
-    return [Case(spec, i) for i, spec in enumerate(seen.values())]
+    out = [Case(spec, i) for i, spec in enumerate(seen.values())]
+    from .suite_gputrain import train_cases  # imports Case from here
+
+    out += train_cases()  # gputrain: optimizers, losses, fused GEMM, scatters, cumulative, TopK
+    return out
 
 
 __all__ = ["Case", "cases", "elementwise_specs", "fused_reduce_specs", "layout_specs", "matmul_specs",

@@ -23,4 +23,17 @@ from .registry import (  # noqa: F401 - the package's public names
 __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emits", "emitter", "register"]
 
 # The families register their emitters on import (registry.py holds the registry).
-from . import elementwise, filling, fused, fused_reduce, layout, matmul, reduction  # noqa: E402, F401
+# gputrain (the training family): fused_gemm, losses, optimizers, segments.
+from . import (  # noqa: E402, F401
+    elementwise,
+    filling,
+    fused,
+    fused_gemm,
+    fused_reduce,
+    layout,
+    losses,
+    matmul,
+    optimizers,
+    reduction,
+    segments,
+)

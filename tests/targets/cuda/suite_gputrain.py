@@ -1,0 +1,171 @@
+"""The training family's cases of the GPU op suite (suite.py appends them): optimizer updates, losses, the fused
+GEMM, segment sums, scatters, cumulative ops, TopK. A test helper, shared by test_train_kernels.py (host
+emulation against the CPU target) and scripts/gpu_check.py (on a GPU, through suite.py's ``cases()``).
+
+Their inputs are drawn per input name where the op needs a domain (class labels and indices in range, with one
+out of range where the op defines what that does; positive accumulators under a root; betas and decays in
+(0, 1)); the rest as suite.py draws them. Few cases per op: NVRTC's compile time grows with each one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from opbuild.core.ir import KernelSpec, TensorType
+from opbuild.ops import optim_apply, optim_sparse
+from opbuild.ops.registry import get as get_op
+
+from .suite import Case
+
+F32, F64 = "float32", "float64"
+
+# Input names of the update ops whose values must lie in a domain (the rest are standard normal).
+_POSITIVE = {"accum", "v", "vhat", "mean_square", "accum_update", "gradient_squared_accumulator", "lr",
+             "learning_rate", "alpha", "epsilon", "l1", "l2", "logbase", "sign_decay", "eps"}
+_UNIT = {"beta1", "beta2", "beta", "beta1_power", "beta2_power", "rho", "decay", "momentum", "b1", "b2", "b1p",
+         "b2p", "mom"}
+
+
+@dataclass(frozen=True)
+class TrainCase(Case):
+    """A case whose inputs are drawn per name (``names``, one per input; "" for suite.py's default draw)."""
+
+    names: tuple[str, ...] = ()
+    hi: int = 0  # the exclusive bound of "index"/"label" inputs (one more value, -1 or hi, is out of range)
+
+    def inputs(self) -> list[np.ndarray]:
+        arrays = super().inputs()
+        rng = np.random.default_rng(self.seed + 1000)
+        for i, (name, t) in enumerate(zip(self.names, self.spec.inputs, strict=False)):
+            if name in _POSITIVE:
+                arrays[i] = (np.abs(arrays[i]) * 0.1 + 0.05).astype(t.dtype)
+            elif name == "mean_gradient":  # centered RMSProp: mean_square - mean_gradient**2 stays positive
+                arrays[i] = (arrays[i] * 0.01).astype(t.dtype)
+            elif name in _UNIT:
+                arrays[i] = rng.uniform(0.5, 0.95, t.shape).astype(t.dtype)
+            elif name == "global_step":
+                arrays[i] = np.full(t.shape, 3, t.dtype)
+            elif name == "lr_power":
+                arrays[i] = np.full(t.shape, -0.5, t.dtype)
+            elif name == "stat":  # SGD: the first step on some elements, a later one on the others
+                arrays[i] = (rng.random(t.shape) < 0.5).astype(t.dtype)
+            elif name in ("index", "label", "bad_label"):  # in range and repeated; an index or bad_label has
+                a = rng.integers(0, self.hi, size=t.shape)       # one value out of range
+                if a.size > 2:
+                    a.flat[-1] = a.flat[0]
+                    if name != "label":
+                        a.flat[1] = -1 if name == "bad_label" else self.hi + 2
+                arrays[i] = a.astype(t.dtype)
+        return arrays
+
+
+def _spec(op: str, attrs: dict, *types: tuple[tuple[int, ...], str]) -> KernelSpec:
+    return get_op(op).spec(attrs, [TensorType(s, d) for s, d in types])
+
+
+def _update_case(op: str, attrs: dict, names: tuple[str, ...], shapes: dict[str, tuple], dt: str,
+                 hi: int = 0) -> tuple[KernelSpec, tuple[str, ...], int]:
+    """An update op's spec: each input of ``names`` with its shape from ``shapes`` (default the variable's),
+    scalars ``()``; index inputs int32."""
+    var = shapes.get("var", (5, 7))
+    types = []
+    for n in names:
+        if n == "indices":
+            types.append((shapes["indices"], "int32"))
+        elif n == "global_step":
+            types.append(((), "int64"))
+        else:
+            types.append((shapes.get(n, var), dt))
+    return _spec(op, attrs, *types), tuple("index" if n == "indices" else n for n in names), hi
+
+
+_SCALAR = ()
+
+
+def optimizer_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
+    """Every update op in float32 (and the common ones in float64); Assign/AssignAdd in integers too."""
+    out = []
+    for dt in (F32, F64):
+        out.append(_update_case("ApplyMomentum", {"use_nesterov": dt == F64, "gradient_scale": 0.5},
+                                ("var", "accum", "lr", "grad", "mom"), {"lr": _SCALAR, "mom": _SCALAR}, dt))
+        out.append(_update_case("SGD", {"dampening": 0.1 if dt == F32 else 0.0, "weight_decay": 0.01,
+                                        "nesterov": dt == F64},
+                                ("var", "grad", "lr", "acc", "mom", "stat"), {"lr": _SCALAR, "mom": _SCALAR}, dt))
+        out.append(_update_case("Adam", {"use_nesterov": dt == F64},
+                                ("var", "m", "v", "b1p", "b2p", "lr", "b1", "b2", "eps", "grad"),
+                                {n: _SCALAR for n in ("b1p", "b2p", "lr", "b1", "b2", "eps")}, dt))
+        out.append(_update_case("AdamWeightDecay", {}, ("var", "m", "v", "lr", "b1", "b2", "eps", "decay", "grad"),
+                                {n: _SCALAR for n in ("lr", "b1", "b2", "eps", "decay")}, dt))
+        out.append(_update_case("ApplyGradientDescent", {}, ("var", "alpha", "delta"), {"alpha": _SCALAR}, dt))
+    for dt in (F32, "int32", "uint8", F64):
+        out.append(_update_case("Assign", {}, ("var", "value"), {}, dt))
+        out.append(_update_case("AssignAdd", {}, ("var", "value"), {}, dt))
+    for row in optim_apply.ROWS:
+        if row.name == "ApplyGradientDescent":
+            continue
+        attrs = {n: 0.1 for n in row.required}
+        if "update_slots" in row.attrs:
+            attrs["update_slots"] = row.name != "ApplyAdagradV2"
+        if "use_nesterov" in row.attrs:
+            attrs["use_nesterov"] = True
+        out.append(_update_case(row.name, attrs, row.inputs, {n: _SCALAR for n in row.scalars}, F32))
+    for row in optim_sparse.ROWS:
+        attrs = {n: (-0.5 if n == "lr_power" else 0.1) for n in row.required}
+        shapes = {"var": (6, 4), "indices": (5,), "grad": (5, 4), **{n: _SCALAR for n in row.scalars}}
+        out.append(_update_case(row.name, attrs, row.inputs, shapes, F32, hi=6))
+    return out
+
+
+def loss_specs(label: str = "label") -> list[tuple[KernelSpec, tuple[str, ...], int]]:
+    """The softmax cross-entropies: wide rows (more columns than a block's threads) and narrow ones; ``label``
+    names how the sparse ones draw their labels (``"bad_label"``: one out of range, whose row is NaN on the
+    CPU; the ops' NumPy reference, which the GPU suite is also checked against, has no such rule)."""
+    out = []
+    for dt, (n, c) in ((F32, (6, 300)), (F64, (9, 10))):
+        out.append((_spec("SoftmaxCrossEntropyWithLogits", {}, ((n, c), dt), ((n, c), dt)), (), 0))
+        for op in ("SparseSoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogitsGrad"):
+            out.append((_spec(op, {}, ((n, c), dt), ((n,), "int32" if dt == F32 else "int64")), ("", label), c))
+    return out
+
+
+def _m(op: str, *args: str) -> dict:
+    return {"op": op, "attrs": {}, "args": list(args)}
+
+
+def gemm_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
+    """FusedMatMul with a bias and an activation (transposed weights, as a Dense layer), a per-channel ``pre``
+    recipe; FusedBatchMatMul with a scalar scale and a broadcast residual."""
+    bias_gelu = {"producer": {"transpose_b": True}, "views": [[9]], "members": [_m("Add", "i0", "i1"),
+                                                                              _m("GeLU", "t0")]}
+    pre = {"producer": {}, "views": [[6], [6]],
+           "pre": [{"inputs": [1], "members": [_m("Abs", "i0"), _m("Sqrt", "t0")]}],
+           "members": [_m("Add", "i0", "i1"), _m("Mul", "t0", "i3"), _m("ReLU", "t1")]}
+    scale_res = {"producer": {}, "views": [[], [1, 4, 5]], "members": [_m("Mul", "i0", "i1"),
+                                                                       _m("Add", "t0", "i2")]}
+    return [(_spec("FusedMatMul", bias_gelu, ((7, 5), F32), ((9, 5), F32), ((9,), F32)), (), 0),
+            (_spec("FusedMatMul", bias_gelu, ((7, 5), F64), ((9, 5), F64), ((9,), F64)), (), 0),
+            (_spec("FusedMatMul", pre, ((4, 3), F32), ((3, 6), F32), ((6,), F32), ((6,), F32)), (), 0),
+            (_spec("FusedBatchMatMul", scale_res, ((3, 4, 6), F32), ((3, 6, 5), F32), ((), F32), ((1, 4, 5), F32)),
+             (), 0)]
+
+
+def indexing_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
+    """UnsortedSegmentSum (ids over one and two axes, repeated and out of range), StopGradient."""
+    return [(_spec("UnsortedSegmentSum", {"num_segments": 4}, ((7, 3), F32), ((7,), "int32")), ("", "index"), 4),
+            (_spec("UnsortedSegmentSum", {"num_segments": 5}, ((2, 3, 4), F64), ((2, 3), "int64")), ("", "index"), 5),
+            (_spec("UnsortedSegmentSum", {"num_segments": 3}, ((6,), "int32"), ((6,), "int32")), ("", "index"), 3),
+            (_spec("StopGradient", {}, ((4, 5), F32)), (), 0)]
+
+
+def train_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
+    """Every (spec, input names, index bound) of this family."""
+    return optimizer_specs() + loss_specs() + gemm_specs() + indexing_specs()
+
+
+def train_cases(first_seed: int = 10_000) -> list[TrainCase]:
+    """The family's cases, seeds from ``first_seed`` (apart from suite.py's)."""
+    return [TrainCase(spec, first_seed + i, names, hi) for i, (spec, names, hi) in enumerate(train_specs())]
+
+
+__all__ = ["TrainCase", "train_cases", "train_specs"]

@@ -1,0 +1,175 @@
+"""The training family's GPU kernels (suite_gputrain.py: optimizer updates, losses, the fused GEMM, segment sums,
+scatters, cumulative ops, TopK): NVRTC compiles them; run on the host (host_emulation.py: one thread, one block)
+they compute what the CPU target's kernels compute on the same inputs, in-place updates both with the output at
+the input's address (as the executor runs them) and with separate buffers; the in-place pointers are not
+``__restrict__``; what the GPU target does not emit is refused naming the op and what is missing."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from opbuild.core.ir import KernelSpec, TensorType
+from opbuild.ops.registry import get as get_op
+from opbuild.runtime.session import session
+from opbuild.targets.cuda import CudaTarget, codegen, inplace_pairs
+from opbuild.targets.cuda.errors import NvrtcNotFoundError
+from opbuild.targets.cuda.nvrtc import Nvrtc
+
+from .host_emulation import HostKernels, gxx
+from .suite_gputrain import TrainCase, loss_specs, train_cases
+
+pytestmark = pytest.mark.slow
+
+TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
+# Kernels whose additions may run in another order than the CPU's (a block tree, a BLAS): the CPU tests' rule
+# for sums, rtol 1e-4 and atol 1e-4 * sqrt(terms) (float64 1e-10).
+ACCUMULATING = ("SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "FusedMatMul",
+                "FusedBatchMatMul")
+
+
+def _tolerance(spec: KernelSpec, dtype: str) -> tuple[float, float]:
+    if spec.op.startswith(ACCUMULATING):
+        acc = 1e-4 if dtype == "float32" else 1e-10
+        return acc, acc * max(spec.inputs[0].shape[-1], 1) ** 0.5
+    return TOL[dtype]
+
+
+def _cpu_results(specs: list[KernelSpec], inputs: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
+    """Each spec's CPU kernel (built in one batch) on copies of its inputs; an in-place output is its input's
+    array, as PyNative runs it."""
+    kernels, _ = session().builder.build(specs)
+    results = []
+    for kernel, spec, arrays in zip(kernels, specs, inputs, strict=True):
+        args = [np.ascontiguousarray(a).copy() for a in arrays]
+        outs = [np.zeros(t.shape, t.dtype) for t in spec.outputs]
+        for o, i in get_op(spec.op).inplace:
+            outs[o] = args[i]
+        size = get_op(spec.op).workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
+        scratch = [np.zeros(size + 64, np.uint8)] if size else []
+        addresses = [a.ctypes.data for a in (*args, *outs)] + [-(-s.ctypes.data // 64) * 64 for s in scratch]
+        kernel.fn((ctypes.c_void_p * len(addresses))(*addresses))
+        results.append([np.array(o) for o in outs])
+    return results
+
+
+def _host_run(host: HostKernels, index: int, spec: KernelSpec, arrays: list[np.ndarray],
+              aliased: bool) -> list[np.ndarray]:
+    """Kernel ``index`` on the host; ``aliased``: each in-place output is its input's buffer."""
+    args = [np.ascontiguousarray(a).copy() for a in arrays]
+    outs = [np.full(t.shape, 77, t.dtype) for t in spec.outputs]  # garbage: every element must be written
+    if aliased:
+        for o, i in inplace_pairs(spec.op):
+            outs[o] = args[i]
+    fn = getattr(host.lib, host.symbols[index])
+    fn.restype = None
+    fn(*[ctypes.c_void_p(a.ctypes.data) for a in (*args, *outs)])
+    return [np.array(o) for o in outs]
+
+
+def _differs(spec: KernelSpec, got: list[np.ndarray], want: list[np.ndarray]) -> str | None:
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        if g.dtype.kind == "f":
+            rtol, atol = _tolerance(spec, g.dtype.name)
+            if not np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True):
+                return f"output {k}: max abs diff {np.nanmax(np.abs(g - w)):.3g}"
+        elif not np.array_equal(g, w):
+            return f"output {k}: {int((g != w).sum())} of {g.size} differ"
+    return None
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    if gxx() is None:
+        pytest.skip("no host C++ compiler (g++) to run the GPU kernels on the host")
+    suite = train_cases()
+    suite += [TrainCase(spec, 20_000 + i, names, hi) for i, (spec, names, hi) in enumerate(loss_specs("bad_label"))
+              if spec.op.startswith("Sparse")]
+    return suite, HostKernels([c.spec for c in suite], tmp_path_factory.mktemp("host"))
+
+
+def test_host_emulation_equals_the_cpu_target(compiled):
+    suite, host = compiled
+    inputs = [c.inputs() for c in suite]
+    want = _cpu_results([c.spec for c in suite], inputs)
+    failures, inplace = [], 0
+    # The inputs lie in the ops' domains: NaN only where a label is out of range (so no comparison is vacuous).
+    nan = [c.label for c, w in zip(suite, want, strict=True)
+           if any(np.isnan(o).any() for o in w if o.dtype.kind == "f")]
+    assert nan == [c.label for c in suite if "bad_label" in c.names], nan
+    for i, (case, arrays, w) in enumerate(zip(suite, inputs, want, strict=True)):
+        why = _differs(case.spec, _host_run(host, i, case.spec, arrays, aliased=False), w)
+        if why:
+            failures.append(f"{case.label} (separate buffers): {why}")
+        if inplace_pairs(case.spec.op):
+            inplace += 1
+            why = _differs(case.spec, _host_run(host, i, case.spec, arrays, aliased=True), w)
+            if why:
+                failures.append(f"{case.label} (in place): {why}")
+    assert not failures, failures
+    assert inplace >= 30
+
+
+def test_the_cases_exercise_the_special_paths(compiled):
+    """Guards on the inputs themselves: a label out of range gives NaN, a repeated index is in the sparse
+    cases, the SGD case has first and later steps, so the comparisons above cover those paths."""
+    suite, _ = compiled
+    by_op = {}
+    for c in suite:
+        by_op.setdefault(c.spec.op, c)
+    bad = [c for c in suite if c.spec.op == "SparseSoftmaxCrossEntropyWithLogitsGrad" and "bad_label" in c.names]
+    labels = bad[0].inputs()[1]
+    assert (labels < 0).any() and (labels >= 0).sum() > 2
+    idx = by_op["SparseApplyAdagrad"].inputs()[3]
+    assert len(set(idx.tolist())) < idx.size and (idx >= 6).any()
+    stat = by_op["SGD"].inputs()[5]
+    assert 0 < stat.sum() < stat.size
+
+
+def test_nvrtc_compiles_every_train_kernel(tmp_path, monkeypatch):
+    try:
+        compiler = Nvrtc("sm_90")
+    except NvrtcNotFoundError as e:
+        pytest.skip(f"NVRTC is not installed (pip install 'opbuild[cuda]'): {e}")
+    monkeypatch.setenv("OPBUILD_CUDA_ARCH", "sm_90")
+    target = CudaTarget()
+    items = [(f"ob_t{i}", c.spec, target.emit(c.spec)) for i, c in enumerate(train_cases())]
+    result = target.compile(compiler, target.translation_unit(items, False), tmp_path / "train.cubin", tmp_path,
+                            False, "train")
+    target.validate(result.binary.read_bytes(), [symbol for symbol, _, _ in items])
+
+
+def _types(*types: tuple[tuple[int, ...], str]) -> list[TensorType]:
+    return [TensorType(s, d) for s, d in types]
+
+
+def test_in_place_pairs_lose_restrict_and_nothing_else():
+    spec = get_op("ApplyMomentum").spec({}, _types(((4,), "float32"), ((4,), "float32"), ((), "float32"),
+                                                   ((4,), "float32"), ((), "float32")))
+    source = CudaTarget().translation_unit([("ob_m", spec, CudaTarget().emit(spec))], False)
+    signature = source[source.index("ob_m("):].split(")")[0]
+    for name in ("in0", "in1", "out0", "out1"):
+        assert f"*{name}" in signature and f"__restrict__ {name}" not in signature
+    for name in ("in2", "in3", "in4"):
+        assert f"*__restrict__ {name}" in signature
+    add = get_op("Add").spec({}, _types(((4,), "float32"), ((4,), "float32")))
+    assert codegen.params(add.inputs, add.outputs).count("__restrict__") == 3
+
+
+@pytest.mark.parametrize("op,types,attrs,missing", [
+    ("ApplyMomentum", [((4,), "float16"), ((4,), "float16"), ((), "float16"), ((4,), "float16"), ((), "float16")],
+     {}, "float16"),
+    ("ApplyAdagrad", [((2, 3), "bfloat16"), ((2, 3), "bfloat16"), ((), "bfloat16"), ((2, 3), "bfloat16")], {},
+     "bfloat16"),
+    ("FusedMatMul", [((2, 3), "float32"), ((3, 4), "float32")],
+     {"producer": {}, "views": [], "members": [{"op": "Cast", "attrs": {"dtype": "float16"}, "args": ["i0"]},
+                                               {"op": "Cast", "attrs": {"dtype": "float32"}, "args": ["t0"]}]},
+     "FusedMatMul (epilogue member Cast) kernels for float16"),
+])
+def test_unsupported_combinations_are_refused_by_name(op, types, attrs, missing):
+    spec = get_op(op).spec(attrs, _types(*types))
+    with pytest.raises(codegen.Unsupported, match=op) as err:
+        CudaTarget().emit(spec)
+    assert missing in str(err.value)
