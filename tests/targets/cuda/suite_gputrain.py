@@ -50,6 +50,20 @@ class TrainCase(Case):
                 arrays[i] = np.full(t.shape, -0.5, t.dtype)
             elif name == "stat":  # SGD: the first step on some elements, a later one on the others
                 arrays[i] = (rng.random(t.shape) < 0.5).astype(t.dtype)
+            elif name == "signed_index":  # in [-hi, hi) (negative counts from the end), one out of range
+                a = rng.integers(-self.hi, self.hi, size=t.shape)
+                a.flat[0] = self.hi + 1
+                arrays[i] = a.astype(t.dtype)
+            elif name == "with_nan":  # ties and NaN: small integers as floats, two NaNs
+                a = rng.integers(-3, 4, size=t.shape).astype(t.dtype)
+                a.flat[1] = a.flat[-2] = np.nan
+                arrays[i] = a
+            elif name == "ties":
+                arrays[i] = rng.integers(-2, 3, size=t.shape).astype(t.dtype)
+            elif name == "mask":
+                arrays[i] = (rng.random(t.shape) < 0.6).astype(t.dtype)
+            elif name == "state":  # Dropout's [seed, counter]
+                arrays[i] = np.array([1234567, 42], t.dtype)
             elif name in ("index", "label", "bad_label"):  # in range and repeated; an index or bad_label has
                 a = rng.integers(0, self.hi, size=t.shape)       # one value out of range
                 if a.size > 2:
@@ -158,9 +172,69 @@ def indexing_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
             (_spec("StopGradient", {}, ((4, 5), F32)), (), 0)]
 
 
+def strided_slice_grad_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
+    """StridedSliceGrad of a slice with a negative step, and of a 3-D one."""
+    out = []
+    for attrs, shape, dt in (({"begin": (0, 6), "end": (5, 0), "strides": (2, -2)}, (5, 7), F32),
+                             ({"begin": (1, 0, 1), "end": (3, 4, 6), "strides": (1, 3, 2)}, (3, 4, 6), F64)):
+        fwd = _spec("StridedSlice", attrs, (shape, dt))
+        canon = {key: list(fwd.attrs[key]) for key in ("start", "step", "count")}
+        out.append((_spec("StridedSliceGrad", {**canon, "xshape": list(shape)}, (fwd.outputs[0].shape, dt)), (), 0))
+    return out
+
+
+def scatter_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
+    """Every TensorScatter* and ScatterNd*Inplace with repeated and out-of-range index rows; a two-axis index;
+    TensorScatterElements with negative indices; GatherD."""
+    from opbuild.ops.scatters import ND_OPS
+    from opbuild.ops.scatters_inplace import INPLACE_OPS
+
+    names = ("", "index", "")
+    out = []
+    for op in (*ND_OPS, *INPLACE_OPS):
+        out.append((_spec(op, {}, ((5, 4), F32), ((6, 1), "int32"), ((6, 4), F32)), names, 5))
+    out.append((_spec("TensorScatterAdd", {}, ((5, 4), "int32"), ((6, 1), "int64"), ((6, 4), "int32")), names, 5))
+    out.append((_spec("ScatterNdAddInplace", {}, ((5, 4), F64), ((6, 1), "int64"), ((6, 4), F64)), names, 5))
+    out.append((_spec("TensorScatterUpdate", {}, ((4, 3), "bool"), ((5, 2), "int32"), ((5,), "bool")), names, 3))
+    el = ("", "signed_index", "")
+    out.append((_spec("TensorScatterElements", {"axis": 1, "reduction": "add"}, ((3, 5), F32), ((3, 4), "int32"),
+                      ((3, 4), F32)), el, 5))
+    out.append((_spec("TensorScatterElements", {"axis": 0, "reduction": "none"}, ((4, 3), "int32"),
+                      ((3, 2), "int64"), ((3, 2), "int32")), el, 4))
+    out.append((_spec("TensorScatterElements", {"axis": 0, "reduction": "max"}, ((4, 3), F64), ((2, 3), "int32"),
+                      ((2, 3), F64)), el, 4))
+    out.append((_spec("GatherD", {"dim": 1}, ((3, 5), F32), ((3, 4), "int64")), el, 5))
+    out.append((_spec("GatherD", {"dim": 0}, ((4, 2, 3), "int32"), ((6, 2, 3), "int32")), el, 4))
+    return out
+
+
+def scan_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
+    """CumSum/CumProd inclusive, exclusive, reversed, in floats and integers; Cummax/Cummin with ties and NaN."""
+    return [(_spec("CumSum", {"axis": 1}, ((4, 6), F32)), (), 0),
+            (_spec("CumSum", {"axis": 0, "exclusive": True, "reverse": True}, ((5, 3), F64)), (), 0),
+            (_spec("CumSum", {"axis": -1, "reverse": True}, ((3, 7), "int32")), (), 0),
+            (_spec("CumProd", {"axis": 1}, ((3, 5), F32)), (), 0),
+            (_spec("CumProd", {"axis": 0, "exclusive": True}, ((4, 3), "uint8")), (), 0),
+            (_spec("Cummax", {"axis": 1}, ((4, 6), F32)), ("with_nan",), 0),
+            (_spec("Cummin", {"axis": 0}, ((5, 4), "int32")), ("ties",), 0),
+            (_spec("Cummin", {"axis": 1}, ((3, 5), F64)), ("with_nan",), 0)]
+
+
+def topk_dropout_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
+    """TopK largest and smallest, ties, NaN, every element (k = n); Dropout and DropoutGrad."""
+    return [(_spec("TopK", {"k": 3}, ((4, 9), F32)), (), 0),
+            (_spec("TopK", {"k": 10, "axis": 1, "largest": False}, ((3, 10), "int32")), ("ties",), 0),
+            (_spec("TopK", {"k": 2, "axis": 0, "index_dtype": "int64"}, ((7, 3), F64)), ("with_nan",), 0),
+            (_spec("TopK", {"k": 4, "axis": 1, "largest": False}, ((2, 6, 3), F32)), ("with_nan",), 0),
+            (_spec("Dropout", {"keep_prob": 0.7}, ((4, 33), F32), ((2,), "int64")), ("", "state"), 0),
+            (_spec("Dropout", {"keep_prob": 0.5}, ((50,), F64), ((2,), "int64")), ("", "state"), 0),
+            (_spec("DropoutGrad", {"keep_prob": 0.7}, ((4, 33), F32), ((4, 33), F32)), ("", "mask"), 0)]
+
+
 def train_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
     """Every (spec, input names, index bound) of this family."""
-    return optimizer_specs() + loss_specs() + gemm_specs() + indexing_specs()
+    return (optimizer_specs() + loss_specs() + gemm_specs() + indexing_specs() + strided_slice_grad_specs()
+            + scatter_specs() + scan_specs() + topk_dropout_specs())
 
 
 def train_cases(first_seed: int = 10_000) -> list[TrainCase]:

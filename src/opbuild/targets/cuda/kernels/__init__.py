@@ -23,8 +23,10 @@ from .registry import (  # noqa: F401 - the package's public names
 __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emits", "emitter", "register"]
 
 # The families register their emitters on import (registry.py holds the registry).
-# gputrain (the training family): fused_gemm, losses, optimizers, segments.
+# gputrain (the training family): cumulative, dropout, fused_gemm, losses, optimizers, scatter, segments, topk.
 from . import (  # noqa: E402, F401
+    cumulative,
+    dropout,
     elementwise,
     filling,
     fused,
@@ -35,5 +37,7 @@ from . import (  # noqa: E402, F401
     matmul,
     optimizers,
     reduction,
+    scatter,
     segments,
+    topk,
 )

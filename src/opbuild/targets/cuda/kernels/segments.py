@@ -1,10 +1,13 @@
-"""GPU kernels of UnsortedSegmentSum and GatherD (ops/indexing.py) and of StopGradient (ops/python_calls.py).
+"""GPU kernels of UnsortedSegmentSum and GatherD (ops/indexing.py), StridedSliceGrad (ops/slicing.py) and
+StopGradient (ops/python_calls.py).
 
 UnsortedSegmentSum in gather form: one thread per output element (segment ``s``, column ``c``) scans the ids in
 order and adds the rows naming ``s``, so no two threads write one element, no atomics are needed, and the sum
 is made in the CPU's order (targets/cpu/kernels/indexing.py: ids in turn, in the element type); ids outside
 ``[0, num_segments)`` name no segment and are dropped. GatherD: one thread per output element, an index in
-``[-n, n)`` (negative counts from the end), zero elsewhere, as the CPU. StopGradient copies its input.
+``[-n, n)`` (negative counts from the end), zero elsewhere, as the CPU. StridedSliceGrad: one thread per
+element of the input's shape, which holds the cotangent element the slice read there (a position the slice
+reads is ``start + step * q`` on every axis, ``q < count``) or zero. StopGradient copies its input.
 """
 
 from __future__ import annotations
@@ -40,15 +43,35 @@ def _gather_d(k: KernelSpec) -> str:
                                       f": ({ctype(x.dtype)})0;")
 
 
+def _strided_slice_grad(k: KernelSpec) -> str:
+    out = k.outputs[0]
+    if out.size == 0:
+        return "  /* empty */"
+    start, step, count = k.attrs["start"], k.attrs["step"], k.attrs["count"]
+    shape = tuple(k.attrs["xshape"])
+    if math.prod(count) == 0:
+        return grid_loop(out.size, "o", f"out0[o] = ({ctype(out.dtype)})0;")
+    terms, stride = [], 1
+    for d in range(len(shape) - 1, -1, -1):  # q_d of the cotangent, or a miss, per axis
+        terms.append(f"{{ const int64_t c = (o / {math.prod(shape[d + 1:])}LL) % {shape[d]}LL - {start[d]}LL; "
+                     f"if (c % {step[d]}LL != 0 || c / {step[d]}LL < 0 || c / {step[d]}LL >= {count[d]}LL) "
+                     "hit = false; "
+                     f"else src += (c / {step[d]}LL) * {stride}LL; }}")
+        stride *= count[d]
+    return grid_loop(out.size, "o", f"bool hit = true; int64_t src = 0; {' '.join(terms)} "
+                                    f"out0[o] = hit ? in0[src] : ({ctype(out.dtype)})0;")
+
+
 def _copy(k: KernelSpec) -> str:
     return grid_loop(k.outputs[0].size, "o", "out0[o] = in0[o];")
 
 
 register("UnsortedSegmentSum", _segment_sum)
 register("GatherD", _gather_d)
+register("StridedSliceGrad", _strided_slice_grad)
 register("StopGradient", _copy)
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
-OPS: tuple[str, ...] = ("UnsortedSegmentSum", "GatherD", "StopGradient")
+OPS: tuple[str, ...] = ("UnsortedSegmentSum", "GatherD", "StridedSliceGrad", "StopGradient")
 
 __all__ = ["OPS"]
