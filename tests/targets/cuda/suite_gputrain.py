@@ -54,9 +54,9 @@ class TrainCase(Case):
                 a = rng.integers(-self.hi, self.hi, size=t.shape)
                 a.flat[0] = self.hi + 1
                 arrays[i] = a.astype(t.dtype)
-            elif name == "with_nan":  # ties and NaN: small integers as floats, two NaNs
+            elif name == "with_nan":  # ties and NaN: small integers as floats, NaNs
                 a = rng.integers(-3, 4, size=t.shape).astype(t.dtype)
-                a.flat[1] = a.flat[-2] = np.nan
+                a.flat[1] = a.flat[2] = a.flat[4] = a.flat[-2] = np.nan  # some in one lane
                 arrays[i] = a
             elif name == "ties":
                 arrays[i] = rng.integers(-2, 3, size=t.shape).astype(t.dtype)
