@@ -8,7 +8,8 @@ the CPU target's results, a warm second process that builds nothing, and timings
 1. Cold build: every kernel of the GPU op suite (tests/targets/cuda/suite.py) through the Builder with
    ``set_device("GPU")`` into a fresh kernel_meta (``--cache``, default a temporary folder): built, seconds.
 2. Correctness: each kernel launched on device buffers (driver API) on the suite's inputs, compared with the
-   CPU target's kernel on the same inputs: exact for integers and booleans, rtol 1e-5 / atol 1e-6 for
+   CPU target's kernel on the same inputs (an in-place update twice: separate output buffers, then each
+   output at its input's address): exact for integers and booleans, rtol 1e-5 / atol 1e-6 for
    float32, 1e-12 for float64 (NaN where the CPU has NaN); kernels that accumulate (reductions, softmax,
    MatMul) by the CPU tests' rule for sums, rtol 1e-4 / atol 1e-4 * sqrt(terms) (float64: 1e-10).
 3. Warm start: this script again in a new process over the same cache, which must build 0 kernels.
@@ -88,11 +89,16 @@ class Buffers:
         self.ptrs = []
 
 
-def gpu_run(kernel, spec, arrays, drv) -> list[np.ndarray]:
+def gpu_run(kernel, spec, arrays, drv, aliased: bool = False) -> list[np.ndarray]:
+    """``kernel`` on device copies of ``arrays``; ``aliased``: an in-place op's outputs at their inputs' addresses
+    (``OpDef.inplace``), as the executor runs it."""
     bufs = Buffers(drv)
     try:
         ins = [bufs.put(a) for a in arrays]
         outs = [bufs.empty(t) for t in spec.outputs]
+        if aliased:
+            for o, i in get_op(spec.op).inplace:
+                outs[o] = ins[i]
         kernel.fn([*ins, *outs], n=max(t.size for t in spec.outputs))
         _ok(drv.cuCtxSynchronize(), "cuCtxSynchronize")
         return [bufs.get(p, t) for p, t in zip(outs, spec.outputs, strict=True)]
@@ -207,7 +213,11 @@ def main() -> int:
         try:
             arrays = case.inputs()
             got = host.run(i, case.spec, arrays) if args.host else gpu_run(kernel, case.spec, arrays, drv)
-            why = compare(case, got, cpu_run(case.spec, arrays))
+            want = cpu_run(case.spec, [np.array(a) for a in arrays])  # an in-place CPU run updates its input
+            why = compare(case, got, want)
+            if not why and get_op(case.spec.op).inplace and not args.host:  # and in place, as the executor runs it
+                why = compare(case, gpu_run(kernel, case.spec, arrays, drv, aliased=True), want)
+                why = why and f"in place: {why}"
         except Exception as e:  # noqa: BLE001 (one line per failing kernel; the run goes on)
             why = f"{type(e).__name__}: {e}"
         if why:

@@ -71,7 +71,8 @@ class TrainCase(Case):
                     if name != "label":
                         a.flat[1] = -1 if name == "bad_label" else self.hi + 2
                 arrays[i] = a.astype(t.dtype)
-        return arrays
+        # NumPy answers a 0-d array's arithmetic with a scalar: every input back to an array of its type.
+        return [np.asarray(a, dtype=t.dtype).reshape(t.shape) for a, t in zip(arrays, self.spec.inputs, strict=True)]
 
 
 def _spec(op: str, attrs: dict, *types: tuple[tuple[int, ...], str]) -> KernelSpec:
