@@ -175,3 +175,71 @@ def test_unsupported_combinations_are_refused_by_name(op, types, attrs, missing)
     with pytest.raises(codegen.Unsupported, match=op) as err:
         CudaTarget().emit(spec)
     assert missing in str(err.value)
+
+
+def _train_step_specs(monkeypatch) -> list[KernelSpec]:
+    """The kernels one GRAPH_MODE train step (sparse softmax cross-entropy, Momentum then Adam) of the example
+    MLP and transformer encoder asks the builder for (recorded as the CPU target builds them)."""
+    import opbuild as ms
+    from opbuild import models, nn, ops
+
+    recorded: list[KernelSpec] = []
+    builder = session().builder
+    build = builder.build
+
+    def record(specs, *args, **kwargs):
+        recorded.extend(specs)
+        return build(specs, *args, **kwargs)
+
+    monkeypatch.setattr(builder, "build", record)
+    ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
+    try:
+        tc = models.TransformerConfig(vocab_size=50, hidden=16, heads=2, layers=1, intermediate=32, seq_len=8,
+                                      batch=2)
+
+        class Pooled(nn.Cell):
+            def __init__(self, enc):
+                super().__init__()
+                self.enc, self.mean = enc, ops.ReduceMean()
+
+            def construct(self, ids):
+                return self.mean(self.enc(ids), 1)
+
+        for net, x, n in ((models.mlp(20, [16], 5), models.mlp_input(4, 20), 4),
+                          (Pooled(models.transformer_encoder(tc)), models.transformer_input(tc), 2)):
+            y = ms.Tensor((np.arange(n) % 5).astype(np.int32))
+            loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+            for opt in (nn.Momentum(net.trainable_params(), 0.01, 0.9), nn.Adam(net.trainable_params(), 1e-3)):
+                step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+                step.set_train()
+                assert np.isfinite(float(step(x, y).asnumpy()))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    return recorded
+
+
+def test_the_example_train_steps_kernels_of_this_family_run_on_the_gpu_target(monkeypatch, tmp_path):
+    """End to end: every kernel of the training family that the example networks' train steps build (their
+    fused GEMMs, loss, segment sums, optimizer updates) is emitted, and on the host equals the CPU target's."""
+    mine = {c.spec.op: c for c in train_cases()}
+    seen: dict = {}
+    for spec in _train_step_specs(monkeypatch):
+        if spec.op in mine:
+            seen.setdefault(spec.memo_key(), spec)
+    ops_seen = {s.op for s in seen.values()}
+    assert {"FusedMatMul", "SoftmaxCrossEntropyWithLogits", "UnsortedSegmentSum", "ApplyMomentum",
+            "Adam"} <= ops_seen, ops_seen
+    specs = list(seen.values())
+    # Inputs drawn as the suite's case of the same op draws them (indices in range, positive second moments).
+    suite = [TrainCase(s, 30_000 + i, mine[s.op].names,
+                       s.attrs.get("num_segments", mine[s.op].hi)) for i, s in enumerate(specs)]
+    host = HostKernels(specs, tmp_path)
+    inputs = [c.inputs() for c in suite]
+    want = _cpu_results(specs, inputs)
+    failures = []
+    for i, (case, arrays, w) in enumerate(zip(suite, inputs, want, strict=True)):
+        for aliased in (False, True):
+            why = _differs(case.spec, _host_run(host, i, case.spec, arrays, aliased=aliased), w)
+            if why:
+                failures.append(f"{case.label} (aliased={aliased}): {why}")
+    assert not failures, failures
