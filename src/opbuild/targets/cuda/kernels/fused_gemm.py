@@ -14,6 +14,7 @@ FusedConv2D awaits the GPU's convolution kernels (another family): it has no emi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ....core.ir import KernelSpec, TensorType
@@ -25,8 +26,8 @@ from . import elementwise, matmul
 from .elementwise import expr_of
 from .registry import register
 
-# The store of matmul.py's generated body that the epilogue replaces (its accumulator is ``acc``).
-_STORE = "out0[q] = acc;"
+# The store of matmul.py's generated body that the epilogue replaces: ``out0[q] = <value of acc>;``.
+_STORE = re.compile(r"out0\[q\] = ([^;]*\bacc\b[^;]*);")
 
 
 def member_code(fused_op: str, typed: Sequence, members: Sequence[dict], operands: Sequence[str],
@@ -46,13 +47,14 @@ def member_code(fused_op: str, typed: Sequence, members: Sequence[dict], operand
     return " ".join(stmts), f"{prefix}t{len(typed) - 1}"
 
 
-def _epilogue(k: KernelSpec) -> str:
-    """Statements replacing ``_STORE``: the epilogue of output element ``q`` on ``acc``, then the store."""
+def _epilogue(k: KernelSpec, value: str) -> str:
+    """Statements replacing ``_STORE``: the epilogue of output element ``q`` on the product's ``value`` (what
+    the unfused kernel stores), then the store."""
     parts = _parts(k.op, k.attrs, k.inputs)
     out: TensorType = parts.producer.outputs[0]
     offsets = broadcast_offsets(out.shape, [v.shape for v in parts.views], "q")
     views = [f"in{i + 2}[{off}]" for i, off in enumerate(offsets)]
-    code = [f"const {ctype(out.dtype)} ob_y = ({ctype(out.dtype)})acc;"]
+    code = [f"const {ctype(out.dtype)} ob_y = ({ctype(out.dtype)})({value});"]
     pre_values = []
     for j, ((idx, typed, _res), recipe) in enumerate(zip(parts.pre, k.attrs.get("pre", []), strict=True)):
         stmts, result = member_code(k.op, typed, recipe["members"], [views[i] for i in idx], f"ob_p{j}_")
@@ -69,9 +71,11 @@ def _emit(k: KernelSpec) -> str:
         return "  /* empty */"
     check_dtypes(parts.producer.op, [*parts.producer.inputs, *parts.producer.outputs])
     body = matmul._emit(parts.producer)
-    if body.count(_STORE) != 1:
-        raise RuntimeError(f"{k.op}: matmul.py's kernel no longer ends with {_STORE!r}; update fused_gemm.py")
-    return body.replace(_STORE, _epilogue(k))
+    stores = _STORE.findall(body)
+    if len(stores) != 1:
+        raise RuntimeError(f"{k.op}: matmul.py's kernel must store out0[q] from acc once (found {len(stores)}); "
+                           "update fused_gemm.py")
+    return _STORE.sub(lambda m: _epilogue(k, m.group(1)), body)
 
 
 # The code of matmul.py's GEMM, the elementwise expressions and the recipe's typing shape these kernels too.
