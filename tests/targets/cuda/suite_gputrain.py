@@ -62,8 +62,14 @@ class TrainCase(Case):
                 arrays[i] = rng.integers(-2, 3, size=t.shape).astype(t.dtype)
             elif name == "mask":
                 arrays[i] = (rng.random(t.shape) < 0.6).astype(t.dtype)
-            elif name == "state":  # Dropout's [seed, counter]
+            elif name == "state":  # the random ops' [seed, counter]
                 arrays[i] = np.array([1234567, 42], t.dtype)
+            elif name in ("lo", "hi"):  # UniformInt's bounds
+                arrays[i] = np.array(-5 if name == "lo" else 7, t.dtype)
+            elif name == "weights":  # Multinomial: positive weights, one zero and one negative (never drawn)
+                a = np.abs(arrays[i]) + 0.1
+                a.flat[1], a.flat[-1] = 0.0, -1.0
+                arrays[i] = a.astype(t.dtype)
             elif name in ("index", "label", "bad_label"):  # in range and repeated; an index or bad_label has
                 a = rng.integers(0, self.hi, size=t.shape)       # one value out of range
                 if a.size > 2:
@@ -232,10 +238,29 @@ def topk_dropout_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
             (_spec("DropoutGrad", {"keep_prob": 0.7}, ((4, 33), F32), ((4, 33), F32)), ("", "mask"), 0)]
 
 
+def random_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
+    """The samplers, Multinomial with and without replacement (a zero weight and a negative one, never drawn),
+    RandomShuffle of rows and of a vector, RandpermV2 in an integer and a float dtype."""
+    st = ((2,), "int64")
+    out = [(_spec(op, {"shape": (3, 7)}, st), ("state",), 0)
+           for op in ("StandardNormal", "UniformReal", "StandardLaplace")]
+    out.append((_spec("UniformInt", {"shape": (40,)}, st, ((), "int32"), ((), "int32")), ("state", "lo", "hi"), 0))
+    for repl, k in ((True, 6), (False, 4)):
+        out.append((_spec("Multinomial", {"num_samples": k, "replacement": repl}, st, ((3, 6), F32)),
+                    ("state", "weights"), 0))
+    out.append((_spec("Multinomial", {"num_samples": 3, "replacement": False, "dtype": "int64"}, st,
+                      ((5,), F64)), ("state", "weights"), 0))
+    out.append((_spec("RandomShuffle", {}, st, ((6, 3), F32)), ("state", ""), 0))
+    out.append((_spec("RandomShuffle", {}, st, ((9,), "int64")), ("state", ""), 0))
+    out.append((_spec("RandpermV2", {"n": 11, "dtype": "int8"}, st), ("state",), 0))
+    out.append((_spec("RandpermV2", {"n": 5, "dtype": F32}, st), ("state",), 0))
+    return out
+
+
 def train_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
     """Every (spec, input names, index bound) of this family."""
     return (optimizer_specs() + loss_specs() + gemm_specs() + indexing_specs() + strided_slice_grad_specs()
-            + scatter_specs() + scan_specs() + topk_dropout_specs())
+            + scatter_specs() + scan_specs() + topk_dropout_specs() + random_specs())
 
 
 def train_cases(first_seed: int = 10_000) -> list[TrainCase]:

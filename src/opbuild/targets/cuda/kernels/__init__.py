@@ -23,7 +23,8 @@ from .registry import (  # noqa: F401 - the package's public names
 __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emits", "emitter", "register"]
 
 # The families register their emitters on import (registry.py holds the registry).
-# gputrain (the training family): cumulative, dropout, fused_gemm, losses, optimizers, scatter, segments, topk.
+# gputrain (the training family): cumulative, dropout, fused_gemm, losses, optimizers, random_sample, scatter,
+# segments, topk.
 from . import (  # noqa: E402, F401
     cumulative,
     dropout,
@@ -36,6 +37,7 @@ from . import (  # noqa: E402, F401
     losses,
     matmul,
     optimizers,
+    random_sample,
     reduction,
     scatter,
     segments,
