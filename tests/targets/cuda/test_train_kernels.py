@@ -243,3 +243,19 @@ def test_the_example_train_steps_kernels_of_this_family_run_on_the_gpu_target(mo
             if why:
                 failures.append(f"{case.label} (aliased={aliased}): {why}")
     assert not failures, failures
+
+
+def test_the_modules_an_emitter_calls_are_in_its_key():
+    """FusedMatMul's CUDA C comes from matmul.py's GEMM and the elementwise expressions, the losses' from the
+    block reduction of reduction.py: an edit there must rekey those ops (Emitter.deps), and only those."""
+    from opbuild.targets.cuda import kernels
+
+    def files(op: str) -> set[str]:
+        return {f.replace("\\", "/").split("src/opbuild/")[-1] for f in kernels.emitter(op).files()}
+
+    assert {"targets/cuda/kernels/fused_gemm.py", "targets/cuda/kernels/matmul.py",
+            "targets/cuda/kernels/elementwise.py", "ops/elementwise.py", "ops/fused.py",
+            "ops/fused_gemm.py"} <= files("FusedMatMul")
+    assert "targets/cuda/kernels/reduction.py" in files("SparseSoftmaxCrossEntropyWithLogits")
+    assert "ops/optim_apply.py" in files("SparseApplyFtrl")
+    assert "targets/cuda/kernels/matmul.py" not in files("ApplyMomentum")
