@@ -52,11 +52,13 @@ class TrainCase(Case):
                 arrays[i] = (rng.random(t.shape) < 0.5).astype(t.dtype)
             elif name == "signed_index":  # in [-hi, hi) (negative counts from the end), one out of range
                 a = rng.integers(-self.hi, self.hi, size=t.shape)
-                a.flat[0] = self.hi + 1
+                if a.size:
+                    a.flat[0] = self.hi + 1
                 arrays[i] = a.astype(t.dtype)
             elif name == "with_nan":  # ties and NaN: small integers as floats, NaNs
                 a = rng.integers(-3, 4, size=t.shape).astype(t.dtype)
-                a.flat[1] = a.flat[2] = a.flat[4] = a.flat[-2] = np.nan  # some in one lane
+                if a.size > 4:
+                    a.flat[1] = a.flat[2] = a.flat[4] = a.flat[-2] = np.nan  # some in one lane
                 arrays[i] = a
             elif name == "ties":
                 arrays[i] = rng.integers(-2, 3, size=t.shape).astype(t.dtype)
@@ -68,7 +70,8 @@ class TrainCase(Case):
                 arrays[i] = np.array(-5 if name == "lo" else 7, t.dtype)
             elif name == "weights":  # Multinomial: positive weights, one zero and one negative (never drawn)
                 a = np.abs(arrays[i]) + 0.1
-                a.flat[1], a.flat[-1] = 0.0, -1.0
+                if a.size > 2:
+                    a.flat[1], a.flat[-1] = 0.0, -1.0
                 arrays[i] = a.astype(t.dtype)
             elif name in ("index", "label", "bad_label"):  # in range and repeated; an index or bad_label has
                 a = rng.integers(0, self.hi, size=t.shape)       # one value out of range

@@ -137,7 +137,7 @@ def test_nvrtc_compiles_every_train_kernel(tmp_path, monkeypatch):
         pytest.skip(f"NVRTC is not installed (pip install 'opbuild[cuda]'): {e}")
     monkeypatch.setenv("OPBUILD_CUDA_ARCH", "sm_90")
     target = CudaTarget()
-    items = [(f"ob_t{i}", c.spec, target.emit(c.spec)) for i, c in enumerate(train_cases())]
+    items = [(f"ob_t{i}", c.spec, target.emit(c.spec)) for i, c in enumerate(train_cases() + _edge_cases())]
     result = target.compile(compiler, target.translation_unit(items, False), tmp_path / "train.cubin", tmp_path,
                             False, "train")
     target.validate(result.binary.read_bytes(), [symbol for symbol, _, _ in items])
@@ -259,3 +259,50 @@ def test_the_modules_an_emitter_calls_are_in_its_key():
     assert "targets/cuda/kernels/reduction.py" in files("SparseSoftmaxCrossEntropyWithLogits")
     assert "ops/optim_apply.py" in files("SparseApplyFtrl")
     assert "targets/cuda/kernels/matmul.py" not in files("ApplyMomentum")
+
+
+def _edge_cases() -> list[TrainCase]:
+    """Empty tensors and degenerate shapes: no segments, no rows, no index rows, k = 0, an empty scan, no
+    sparse indices, a whole-tensor scatter (K = 0 index columns)."""
+    def spec(op, attrs, *types):
+        return get_op(op).spec(attrs, _types(*types))
+
+    f32 = "float32"
+    cases = [
+        (spec("UnsortedSegmentSum", {"num_segments": 0}, ((3, 2), f32), ((3,), "int32")), ("", "index"), 1),
+        (spec("UnsortedSegmentSum", {"num_segments": 3}, ((0, 2), f32), ((0,), "int32")), ("", "index"), 3),
+        (spec("SoftmaxCrossEntropyWithLogits", {}, ((0, 4), f32), ((0, 4), f32)), (), 0),
+        (spec("SoftmaxCrossEntropyWithLogits", {}, ((3, 0), f32), ((3, 0), f32)), (), 0),
+        (spec("SparseSoftmaxCrossEntropyWithLogitsGrad", {}, ((1, 1), f32), ((1,), "int32")), ("", "label"), 1),
+        (spec("TensorScatterAdd", {}, ((4, 3), f32), ((0, 1), "int32"), ((0, 3), f32)), ("", "index", ""), 4),
+        (spec("TensorScatterMax", {}, ((4, 3), f32), ((2, 0), "int32"), ((2, 4, 3), f32)), ("", "index", ""), 4),
+        (spec("ScatterNdUpdateInplace", {}, ((4, 3), f32), ((3, 2), "int64"), ((3,), f32)), ("", "index", ""), 3),
+        (spec("TopK", {"k": 0}, ((3, 5), f32)), (), 0),
+        (spec("TopK", {"k": 1}, ((1,), f32)), (), 0),
+        (spec("CumSum", {"axis": 0, "exclusive": True}, ((0, 3), f32)), (), 0),
+        (spec("CumProd", {"axis": 0}, ((), f32)), (), 0),
+        (spec("Cummax", {"axis": 0}, ((1, 4), "int64")), (), 0),
+        (spec("SparseApplyAdagrad", {"lr": 0.1}, ((4, 3), f32), ((4, 3), f32), ((0, 3), f32), ((0,), "int32")),
+         ("var", "accum", "", "index"), 4),
+        (spec("ApplyMomentum", {}, ((0,), f32), ((0,), f32), ((), f32), ((0,), f32), ((), f32)), (), 0),
+        (spec("Dropout", {"keep_prob": 1.0}, ((7,), f32), ((2,), "int64")), ("", "state"), 0),
+        (spec("GatherD", {"dim": 0}, ((3, 2), f32), ((0, 2), "int32")), ("", "signed_index"), 3),
+        (spec("StridedSliceGrad", {"start": [0], "step": [1], "count": [0], "xshape": [4]}, ((0,), f32)), (), 0),
+        (spec("Multinomial", {"num_samples": 2}, ((2,), "int64"), ((0, 3), f32)), ("state", "weights"), 0),
+        (spec("RandpermV2", {"n": 1, "dtype": "int32"}, ((2,), "int64")), ("state",), 0),
+    ]
+    return [TrainCase(s, 40_000 + i, names, hi) for i, (s, names, hi) in enumerate(cases)]
+
+
+def test_empty_and_degenerate_shapes(tmp_path):
+    suite = _edge_cases()
+    host = HostKernels([c.spec for c in suite], tmp_path)
+    inputs = [c.inputs() for c in suite]
+    want = _cpu_results([c.spec for c in suite], inputs)
+    failures = []
+    for i, (case, arrays, w) in enumerate(zip(suite, inputs, want, strict=True)):
+        for aliased in (False, True):
+            why = _differs(case.spec, _host_run(host, i, case.spec, arrays, aliased=aliased), w)
+            if why:
+                failures.append(f"{case.label} (aliased={aliased}): {why}")
+    assert not failures, failures
