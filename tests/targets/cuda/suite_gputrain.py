@@ -158,8 +158,9 @@ def _m(op: str, *args: str) -> dict:
 
 
 def gemm_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
-    """FusedMatMul with a bias and an activation (transposed weights, as a Dense layer), a per-channel ``pre``
-    recipe; FusedBatchMatMul with a scalar scale and a broadcast residual."""
+    """FusedMatMul with a bias and an activation (transposed weights, as a Dense layer), a transposed ``a`` and a
+    full-shape residual, a per-channel ``pre`` recipe; FusedBatchMatMul with broadcast batches and a bias, and
+    with a scalar scale and a broadcast residual."""
     bias_gelu = {"producer": {"transpose_b": True}, "views": [[9]], "members": [_m("Add", "i0", "i1"),
                                                                               _m("GeLU", "t0")]}
     pre = {"producer": {}, "views": [[6], [6]],
@@ -167,7 +168,12 @@ def gemm_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
            "members": [_m("Add", "i0", "i1"), _m("Mul", "t0", "i3"), _m("ReLU", "t1")]}
     scale_res = {"producer": {}, "views": [[], [1, 4, 5]], "members": [_m("Mul", "i0", "i1"),
                                                                        _m("Add", "t0", "i2")]}
+    res_relu6 = {"producer": {"transpose_a": True}, "views": [[6, 4]], "members": [_m("Add", "i0", "i1"),
+                                                                                 _m("ReLU6", "t0")]}
+    bcast_bias = {"producer": {}, "views": [[6]], "members": [_m("Add", "i0", "i1"), _m("Sigmoid", "t0")]}
     return [(_spec("FusedMatMul", bias_gelu, ((7, 5), F32), ((9, 5), F32), ((9,), F32)), (), 0),
+            (_spec("FusedMatMul", res_relu6, ((3, 6), F32), ((3, 4), F32), ((6, 4), F32)), (), 0),
+            (_spec("FusedBatchMatMul", bcast_bias, ((2, 1, 3, 4), F32), ((5, 4, 6), F32), ((6,), F32)), (), 0),
             (_spec("FusedMatMul", bias_gelu, ((7, 5), F64), ((9, 5), F64), ((9,), F64)), (), 0),
             (_spec("FusedMatMul", pre, ((4, 3), F32), ((3, 6), F32), ((6,), F32), ((6,), F32)), (), 0),
             (_spec("FusedBatchMatMul", scale_res, ((3, 4, 6), F32), ((3, 6, 5), F32), ((), F32), ((1, 4, 5), F32)),
