@@ -174,7 +174,7 @@ def cases() -> list[Case]:
     out = [Case(spec, i) for i, spec in enumerate(seen.values())]
     from .suite_gputrain import train_cases  # imports Case from here
 
-    out += train_cases()  # gputrain: optimizers, losses, fused GEMM, scatters, cumulative, TopK
+    out += train_cases()  # gputrain: optimizers, losses, fused GEMM, scatters, scans, TopK, random ops
     return out
 
 

@@ -98,8 +98,8 @@ def test_reduction_layout_and_its_refusal():
 def test_unsupported_ops_and_dtypes_are_named():
     target = CudaTarget()
     # An op no GPU emitter covers (GatherD was one until the training family gave it a kernel).
-    with pytest.raises(codegen.Unsupported, match="no kernel for operator 'LUUnpackNoSuchOp'"):
-        kernels.emitter("LUUnpackNoSuchOp")
+    with pytest.raises(codegen.Unsupported, match="no kernel for operator 'NoSuchGpuOp'"):
+        kernels.emitter("NoSuchGpuOp")
     half = get_op("Exp").spec({}, [TensorType((4,), "float16")])
     with pytest.raises(codegen.Unsupported, match="float16"):
         target.emit(half)

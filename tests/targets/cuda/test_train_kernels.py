@@ -306,3 +306,68 @@ def test_empty_and_degenerate_shapes(tmp_path):
             if why:
                 failures.append(f"{case.label} (aliased={aliased}): {why}")
     assert not failures, failures
+
+
+class _ManyThreads:
+    """The kernels compiled for the host with a launch of ``BLOCKS`` blocks of ``THREADS`` threads, each thread
+    run to completion one after another (``ob_at`` sets the coordinates). Kernels without ``__syncthreads``
+    (grid-stride bodies: no thread waits for another) compute the same as with any interleaving, so this checks
+    that their work is split over threads without gaps or overlaps; block-wide kernels need real threads."""
+
+    BLOCKS, THREADS = 3, 5
+
+    def __init__(self, specs: list[KernelSpec], workdir):
+        import subprocess
+
+        from .host_emulation import host_source
+
+        target = CudaTarget()
+        self.symbols = [f"ob_k{i}" for i in range(len(specs))]
+        source = host_source([(s, spec, target.emit(spec)) for s, spec in zip(self.symbols, specs, strict=True)])
+        single = "static const ob_dim3 blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0}, blockDim = {1, 1, 1}, " \
+                 "gridDim = {1, 1, 1};"
+        assert single in source and "#define OB_BLOCK 1\n" in source
+        source = source.replace(single, (
+            "static ob_dim3 blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0};\n"
+            f"static const ob_dim3 blockDim = {{{self.THREADS}, 1, 1}}, gridDim = {{{self.BLOCKS}, 1, 1}};\n"
+            'extern "C" void ob_at(unsigned b, unsigned t) { blockIdx.x = b; threadIdx.x = t; }'))
+        source = source.replace("#define OB_BLOCK 1\n", f"#define OB_BLOCK {self.THREADS}\n")
+        (workdir / "many.cpp").write_text(source)
+        out = subprocess.run([gxx(), "-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-w", "-o",
+                              str(workdir / "many.so"), str(workdir / "many.cpp")], capture_output=True, text=True,
+                             timeout=600)
+        assert out.returncode == 0, out.stderr[-3000:]
+        self.lib = ctypes.CDLL(str(workdir / "many.so"))
+
+    def run(self, index: int, spec: KernelSpec, arrays: list[np.ndarray], aliased: bool) -> list[np.ndarray]:
+        args = [np.ascontiguousarray(a).copy() for a in arrays]
+        outs = [np.full(t.shape, 77, t.dtype) for t in spec.outputs]
+        if aliased:
+            for o, i in inplace_pairs(spec.op):
+                outs[o] = args[i]
+        fn = getattr(self.lib, self.symbols[index])
+        fn.restype = None
+        ptrs = [ctypes.c_void_p(a.ctypes.data) for a in (*args, *outs)]
+        for b in range(self.BLOCKS):
+            for t in range(self.THREADS):
+                self.lib.ob_at(b, t)
+                fn(*ptrs)
+        return [np.array(o) for o in outs]
+
+
+def test_grid_stride_kernels_split_their_work_over_many_threads(tmp_path):
+    if gxx() is None:
+        pytest.skip("no host C++ compiler (g++) to run the GPU kernels on the host")
+    target = CudaTarget()
+    suite = [c for c in train_cases() + _edge_cases() if "__syncthreads" not in target.emit(c.spec)]
+    assert len(suite) > 80
+    many = _ManyThreads([c.spec for c in suite], tmp_path)
+    inputs = [c.inputs() for c in suite]
+    want = _cpu_results([c.spec for c in suite], inputs)
+    failures = []
+    for i, (case, arrays, w) in enumerate(zip(suite, inputs, want, strict=True)):
+        for aliased in (False, True) if inplace_pairs(case.spec.op) else (False,):
+            why = _differs(case.spec, many.run(i, case.spec, arrays, aliased), w)
+            if why:
+                failures.append(f"{case.label} (aliased={aliased}): {why}")
+    assert not failures, failures
