@@ -309,12 +309,14 @@ def test_empty_and_degenerate_shapes(tmp_path):
 
 
 class _ManyThreads:
-    """The kernels compiled for the host with a launch of ``BLOCKS`` blocks of ``THREADS`` threads, each thread
-    run to completion one after another (``ob_at`` sets the coordinates). Kernels without ``__syncthreads``
-    (grid-stride bodies: no thread waits for another) compute the same as with any interleaving, so this checks
-    that their work is split over threads without gaps or overlaps; block-wide kernels need real threads."""
+    """The kernels compiled for the host with a launch of ``BLOCKS`` blocks of ``THREADS`` threads (``ob_at``
+    sets a host thread's coordinates, thread-local; ``__syncthreads`` is a barrier of the block's threads;
+    ``__shared__`` variables are statics, shared by the block's threads as on a GPU, blocks running one after
+    another). :meth:`run` runs the threads either one after another (kernels without ``__syncthreads``: no
+    thread waits for another, so this is one of their valid interleavings and checks that the work is split
+    without gaps or overlaps) or concurrently, a block at a time (the block-wide reductions)."""
 
-    BLOCKS, THREADS = 3, 5
+    BLOCKS, THREADS = 3, 8  # THREADS: a power of two, as the shared-memory trees need (OB_BLOCK)
 
     def __init__(self, specs: list[KernelSpec], workdir):
         import subprocess
@@ -324,22 +326,29 @@ class _ManyThreads:
         target = CudaTarget()
         self.symbols = [f"ob_k{i}" for i in range(len(specs))]
         source = host_source([(s, spec, target.emit(spec)) for s, spec in zip(self.symbols, specs, strict=True)])
-        single = "static const ob_dim3 blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0}, blockDim = {1, 1, 1}, " \
-                 "gridDim = {1, 1, 1};"
+        single = ("static const ob_dim3 blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0}, blockDim = {1, 1, 1}, "
+                  "gridDim = {1, 1, 1};\nstatic inline void __syncthreads() {}")
         assert single in source and "#define OB_BLOCK 1\n" in source
-        source = source.replace(single, (
-            "static ob_dim3 blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0};\n"
+        source = "#include <pthread.h>\n" + source.replace(single, (
+            "static thread_local ob_dim3 blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0};\n"
             f"static const ob_dim3 blockDim = {{{self.THREADS}, 1, 1}}, gridDim = {{{self.BLOCKS}, 1, 1}};\n"
-            'extern "C" void ob_at(unsigned b, unsigned t) { blockIdx.x = b; threadIdx.x = t; }'))
+            "static pthread_barrier_t ob_bar;\n"
+            f'extern "C" void ob_init(void) {{ pthread_barrier_init(&ob_bar, 0, {self.THREADS}); }}\n'
+            'extern "C" void ob_at(unsigned b, unsigned t) { blockIdx.x = b; threadIdx.x = t; }\n'
+            "static inline void __syncthreads() { pthread_barrier_wait(&ob_bar); }"))
         source = source.replace("#define OB_BLOCK 1\n", f"#define OB_BLOCK {self.THREADS}\n")
         (workdir / "many.cpp").write_text(source)
-        out = subprocess.run([gxx(), "-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-w", "-o",
+        out = subprocess.run([gxx(), "-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-w", "-pthread", "-o",
                               str(workdir / "many.so"), str(workdir / "many.cpp")], capture_output=True, text=True,
                              timeout=600)
         assert out.returncode == 0, out.stderr[-3000:]
         self.lib = ctypes.CDLL(str(workdir / "many.so"))
+        self.lib.ob_init()
 
-    def run(self, index: int, spec: KernelSpec, arrays: list[np.ndarray], aliased: bool) -> list[np.ndarray]:
+    def run(self, index: int, spec: KernelSpec, arrays: list[np.ndarray], aliased: bool,
+            concurrent: bool = False) -> list[np.ndarray]:
+        import threading
+
         args = [np.ascontiguousarray(a).copy() for a in arrays]
         outs = [np.full(t.shape, 77, t.dtype) for t in spec.outputs]
         if aliased:
@@ -348,10 +357,22 @@ class _ManyThreads:
         fn = getattr(self.lib, self.symbols[index])
         fn.restype = None
         ptrs = [ctypes.c_void_p(a.ctypes.data) for a in (*args, *outs)]
+
+        def thread(b: int, t: int) -> None:
+            self.lib.ob_at(b, t)  # ctypes releases the GIL: the block's threads run at once
+            fn(*ptrs)
+
         for b in range(self.BLOCKS):
-            for t in range(self.THREADS):
-                self.lib.ob_at(b, t)
-                fn(*ptrs)
+            if not concurrent:
+                for t in range(self.THREADS):
+                    thread(b, t)
+                continue
+            workers = [threading.Thread(target=thread, args=(b, t), daemon=True) for t in range(self.THREADS)]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join(timeout=60)
+                assert not w.is_alive(), f"{spec.op}: a thread of block {b} never finished (a barrier not reached)"
         return [np.array(o) for o in outs]
 
 
@@ -370,4 +391,21 @@ def test_grid_stride_kernels_split_their_work_over_many_threads(tmp_path):
             why = _differs(case.spec, many.run(i, case.spec, arrays, aliased), w)
             if why:
                 failures.append(f"{case.label} (aliased={aliased}): {why}")
+    assert not failures, failures
+
+
+def test_block_wide_kernels_with_concurrent_threads(tmp_path):
+    """The kernels that reduce a row in one block (the losses' shared-memory trees, with __syncthreads) run by
+    8 real threads per block, 3 blocks, against the CPU target."""
+    if gxx() is None:
+        pytest.skip("no host C++ compiler (g++) to run the GPU kernels on the host")
+    target = CudaTarget()
+    suite = [c for c in train_cases() + _edge_cases() if "__syncthreads" in target.emit(c.spec)]
+    assert {c.spec.op for c in suite} >= {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
+                                          "SparseSoftmaxCrossEntropyWithLogitsGrad"}
+    many = _ManyThreads([c.spec for c in suite], tmp_path)
+    inputs = [c.inputs() for c in suite]
+    want = _cpu_results([c.spec for c in suite], inputs)
+    failures = [f"{case.label}: {why}" for i, (case, arrays, w) in enumerate(zip(suite, inputs, want, strict=True))
+                if (why := _differs(case.spec, many.run(i, case.spec, arrays, False, concurrent=True), w))]
     assert not failures, failures
