@@ -8,7 +8,8 @@ the CPU target's results, a warm second process that builds nothing, and timings
 1. Cold build: every kernel of the GPU op suite (tests/targets/cuda/suite.py) through the Builder with
    ``set_device("GPU")`` into a fresh kernel_meta (``--cache``, default a temporary folder): built, seconds.
 2. Correctness: each kernel launched on device buffers (driver API) on the suite's inputs, compared with the
-   CPU target's kernel on the same inputs: exact for integers and booleans, rtol 1e-5 / atol 1e-6 for
+   CPU target's kernel on the same inputs (an in-place update twice: separate output buffers, then each
+   output at its input's address): exact for integers and booleans, rtol 1e-5 / atol 1e-6 for
    float32, 1e-12 for float64 (NaN where the CPU has NaN); kernels that accumulate (reductions, softmax,
    MatMul) by the CPU tests' rule for sums, rtol 1e-4 / atol 1e-4 * sqrt(terms) (float64: 1e-10).
 3. Networks on the GPU executor (runtime/device_graph.py): the examples' MLP, ResNet-style CNN and
@@ -62,7 +63,8 @@ from opbuild.targets.cuda.kernels import EMITTERS  # noqa: E402
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
 # Kernels that accumulate (their order of additions differs from the CPU's): the CPU tests' rule for sums,
 # rtol 1e-4 and atol 1e-4 * sqrt(terms) for float32, 1e-10 for float64.
-ACCUMULATING = ("Reduce", "MatMul", "BatchMatMul", "Softmax", "LogSoftmax", "FusedRowReduce")
+ACCUMULATING = ("Reduce", "MatMul", "BatchMatMul", "Softmax", "LogSoftmax", "FusedRowReduce", "FusedMatMul",
+                "FusedBatchMatMul", "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits")
 ACC_TOL = {"float32": 1e-4, "float64": 1e-10}
 
 
@@ -105,11 +107,16 @@ class Buffers:
         self.ptrs = []
 
 
-def gpu_run(kernel, spec, arrays, drv) -> list[np.ndarray]:
+def gpu_run(kernel, spec, arrays, drv, aliased: bool = False) -> list[np.ndarray]:
+    """``kernel`` on device copies of ``arrays``; ``aliased``: an in-place op's outputs at their inputs' addresses
+    (``OpDef.inplace``), as the executor runs it."""
     bufs = Buffers(drv)
     try:
         ins = [bufs.put(a) for a in arrays]
         outs = [bufs.empty(t) for t in spec.outputs]
+        if aliased:
+            for o, i in get_op(spec.op).inplace:
+                outs[o] = ins[i]
         kernel.fn([*ins, *outs], n=max(t.size for t in spec.outputs))
         _ok(drv.cuCtxSynchronize(), "cuCtxSynchronize")
         return [bufs.get(p, t) for p, t in zip(outs, spec.outputs, strict=True)]
@@ -137,7 +144,7 @@ def tolerance(case: Case, dtype: str) -> tuple[float, float]:
         return case.tolerance(dtype)
     if spec.op.startswith(ACCUMULATING) and dtype in ACC_TOL:
         terms = max(t.size for t in spec.inputs) / max(spec.outputs[0].size, 1)
-        if spec.op in ("MatMul", "BatchMatMul"):
+        if spec.op in ("MatMul", "BatchMatMul", "FusedMatMul", "FusedBatchMatMul"):
             terms = spec.inputs[0].shape[-1] if spec.inputs[0].rank else 1
         return ACC_TOL[dtype], ACC_TOL[dtype] * max(terms, 1) ** 0.5
     return TOL.get(dtype, (1e-5, 1e-6))
@@ -292,7 +299,11 @@ def timings(drv) -> list[dict]:
              ("ReduceSum rows 4096x1024", get_op("ReduceSum").spec({"axis": (1,), "keep_dims": False},
                                                                     [TensorType((4096, 1024), f32)])),
              ("Softmax 4096x1024", get_op("Softmax").spec({"axis": -1}, [TensorType((4096, 1024), f32)])),
-             ("MatMul 1024^3 (generated)", get_op("MatMul").spec({}, [TensorType((1024, 1024), f32)] * 2))]
+             ("MatMul 1024^3 (generated)", get_op("MatMul").spec({}, [TensorType((1024, 1024), f32)] * 2)),
+             ("Adam update 4M", get_op("Adam").spec({}, [TensorType((4096, 1024), f32)] * 3
+                                                    + [TensorType((), f32)] * 6 + [TensorType((4096, 1024), f32)])),
+             ("SoftmaxCrossEntropyWithLogits 4096x1024", get_op("SoftmaxCrossEntropyWithLogits").spec(
+                 {}, [TensorType((4096, 1024), f32)] * 2))]
     kernels, _ = session().builder.build([s for _, s in specs])
     rows = []
     for (label, spec), kernel in zip(specs, kernels, strict=True):
@@ -357,7 +368,11 @@ def main() -> int:
     for case, kernel in zip(suite, kernels, strict=True):
         try:
             arrays = case.inputs()
-            why = compare(case, gpu_run(kernel, case.spec, arrays, drv), cpu_run(case.spec, arrays))
+            want = cpu_run(case.spec, [np.array(a) for a in arrays])  # an in-place CPU run updates its input
+            why = compare(case, gpu_run(kernel, case.spec, arrays, drv), want)
+            if not why and get_op(case.spec.op).inplace:  # and in place, as the executor runs it
+                why = compare(case, gpu_run(kernel, case.spec, arrays, drv, aliased=True), want)
+                why = why and f"in place: {why}"
         except Exception as e:  # noqa: BLE001 (one line per failing kernel; the run goes on)
             why = f"{type(e).__name__}: {e}"
         if why:

@@ -171,8 +171,13 @@ def cases() -> list[Case]:
     for spec in (elementwise_specs() + reduction_specs() + fused_reduce_specs() + layout_specs()
                  + matmul_specs()):
         seen.setdefault(spec.memo_key(), spec)
-    from .suite_gpunn import cases as gpunn_cases  # imported here: it imports Case from this module
-    return [Case(spec, i) for i, spec in enumerate(seen.values())] + gpunn_cases(len(seen))
+    out = [Case(spec, i) for i, spec in enumerate(seen.values())]
+    from .suite_gpunn import cases as gpunn_cases  # imported here: they import Case from this module
+    from .suite_gputrain import train_cases
+
+    out += gpunn_cases(len(seen))  # gpunn: convolutions, pooling, BatchNorm, LayerNorm, bias, GridSample
+    out += train_cases()  # gputrain: optimizers, losses, fused GEMM, scatters, scans, TopK, random ops
+    return out
 
 
 __all__ = ["Case", "cases", "elementwise_specs", "fused_reduce_specs", "layout_specs", "matmul_specs",

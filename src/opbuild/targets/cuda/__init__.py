@@ -19,6 +19,7 @@ import numpy as np
 
 from ...cache import cubin
 from ...core.ir import KernelSpec
+from ...ops.registry import REGISTRY
 from ..base import Target
 from . import codegen, device, kernels
 from .errors import CudaUnavailableError, NvrtcNotFoundError
@@ -80,8 +81,10 @@ class CudaTarget(Target):
         return kernels.codegen_files(ops)
 
     def translation_unit(self, kernels_: Sequence[tuple[str, KernelSpec, str]], needs_blas: bool) -> str:
-        """One NVRTC program: the prelude and one ``__global__`` function per kernel."""
-        return codegen.translation_unit([codegen.kernel_function(symbol, spec.inputs, spec.outputs, body)
+        """One NVRTC program: the prelude and one ``__global__`` function per kernel (the pointers of an in-place
+        op's aliased pairs without ``__restrict__``: ``codegen.params``)."""
+        return codegen.translation_unit([codegen.kernel_function(symbol, spec.inputs, spec.outputs, body,
+                                                                 inplace_pairs(spec.op))
                                          for symbol, spec, body in kernels_])
 
     def compile(self, compiler: Nvrtc, source: str, out_path: Path, workdir: Path, needs_blas: bool,
@@ -120,9 +123,15 @@ class CudaTarget(Target):
         return self._memory
 
 
+def inplace_pairs(op: str) -> tuple[tuple[int, int], ...]:
+    """The ``(output, input)`` pairs of ``op`` that share a buffer when it runs (``OpDef.inplace``)."""
+    opdef = REGISTRY.get(op)
+    return opdef.inplace if opdef is not None else ()
+
+
 def supported_ops() -> tuple[str, ...]:
     """The ops the GPU target has emitters for."""
     return tuple(sorted(kernels.EMITTERS))
 
 
-__all__ = ["CudaTarget", "CudaUnavailableError", "NvrtcNotFoundError", "supported_ops"]
+__all__ = ["CudaTarget", "CudaUnavailableError", "NvrtcNotFoundError", "inplace_pairs", "supported_ops"]

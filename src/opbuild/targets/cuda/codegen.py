@@ -6,6 +6,13 @@ typed pointer per input then per output, in the spec's order, launched with ``BL
 any number of blocks: every body is written as a grid-stride loop (elementwise) or a block-stride loop over
 rows (reductions, one block per row at a time), so the launch geometry never changes what is computed.
 
+Every pointer is ``__restrict__`` except both pointers of an in-place pair (``OpDef.inplace``: an optimizer
+update's variable and its state): the executor passes the same address for that output and that input, and
+restrict (which also lets NVRTC read a ``const`` input through the non-coherent read-only cache) would make
+that aliasing undefined. Those kernels read each element through the input pointer before the same thread
+writes it through the output pointer. The launch and the parameter types are unchanged, so ``ABI_VERSION``
+stays 1 (no kernel with an in-place pair existed before).
+
 NVRTC compiles C++ without the host's headers: the fixed-width integer types, the limits the expressions use
 and the helper functions the ops' rows name (``ob_tanh``, ``ob_floordiv_i64``, ...) are defined here. GNU
 statement expressions, which some rows use for the CPU's C, are not C++: :func:`cxx_expr` turns each into an
@@ -73,17 +80,23 @@ def ctype(dtype: str) -> str:
     return BY_NAME[dtype].c_type
 
 
-def params(inputs: Sequence[TensorType], outputs: Sequence[TensorType]) -> str:
-    """The kernel's parameter list (the ABI of the module docstring)."""
-    ins = [f"const {ctype(t.dtype)} *__restrict__ in{i}" for i, t in enumerate(inputs)]
-    outs = [f"{ctype(t.dtype)} *__restrict__ out{i}" for i, t in enumerate(outputs)]
+def params(inputs: Sequence[TensorType], outputs: Sequence[TensorType],
+           inplace: Sequence[tuple[int, int]] = ()) -> str:
+    """The kernel's parameter list (the ABI of the module docstring); ``inplace`` pairs ``(output index, input
+    index)`` that may share an address lose ``__restrict__`` on both pointers."""
+    aliased_in = {i for _, i in inplace}
+    aliased_out = {o for o, _ in inplace}
+    ins = [f"const {ctype(t.dtype)} *{'' if i in aliased_in else '__restrict__ '}in{i}"
+           for i, t in enumerate(inputs)]
+    outs = [f"{ctype(t.dtype)} *{'' if i in aliased_out else '__restrict__ '}out{i}" for i, t in enumerate(outputs)]
     return ", ".join(ins + outs)
 
 
-def kernel_function(symbol: str, inputs: Sequence[TensorType], outputs: Sequence[TensorType], body: str) -> str:
-    """The exported ``__global__`` function ``symbol`` around ``body``."""
-    return (f'extern "C" __global__ void __launch_bounds__(OB_BLOCK) {symbol}({params(inputs, outputs)}) {{\n'
-            f"{body}\n}}\n")
+def kernel_function(symbol: str, inputs: Sequence[TensorType], outputs: Sequence[TensorType], body: str,
+                    inplace: Sequence[tuple[int, int]] = ()) -> str:
+    """The exported ``__global__`` function ``symbol`` around ``body``; ``inplace`` as :func:`params`."""
+    return (f'extern "C" __global__ void __launch_bounds__(OB_BLOCK) {symbol}({params(inputs, outputs, inplace)}) '
+            f"{{\n{body}\n}}\n")
 
 
 def translation_unit(functions: Sequence[str]) -> str:

@@ -23,7 +23,26 @@ from .registry import (  # noqa: F401 - the package's public names
 __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emits", "emitter", "register"]
 
 # The families register their emitters on import (registry.py holds the registry).
-from . import elementwise, filling, fused, fused_reduce, layout, matmul, reduction  # noqa: E402, F401
+# gputrain (the training family): cumulative, dropout, fused_gemm, losses, optimizers, random_sample, scatter,
+# segments, topk.
+from . import (  # noqa: E402, F401
+    cumulative,
+    dropout,
+    elementwise,
+    filling,
+    fused,
+    fused_gemm,
+    fused_reduce,
+    layout,
+    losses,
+    matmul,
+    optimizers,
+    random_sample,
+    reduction,
+    scatter,
+    segments,
+    topk,
+)
 
 # isort: split
 from . import conv, grid_sample, norm, pooling  # noqa: E402, F401 - the neural-network family

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from ....cache import identity as cache_identity
 from ....core.ir import KernelSpec
@@ -25,10 +26,14 @@ class Emitter:
     op: str
     fn: EmitFn
     _hash: str | None = None
+    #: Other modules whose code the emitter calls (a shared GEMM, the elementwise expressions, a block
+    #: reduction): their files enter the op's code-generator hash too.
+    deps: tuple[ModuleType, ...] = ()
 
     def files(self) -> tuple[str, ...]:
         """The files whose code shapes this op's CUDA C (module docstring), sorted."""
         found = {sys.modules[self.fn.__module__].__file__, __file__, codegen.__file__}
+        found.update(getattr(m, "__file__", None) for m in self.deps)
         opdef = REGISTRY.get(self.op)
         if opdef is not None:
             module = sys.modules.get(getattr(opdef.infer, "__module__", "") or "")
@@ -40,11 +45,12 @@ class Emitter:
 EMITTERS: dict[str, Emitter] = {}
 
 
-def register(op: str, fn: EmitFn) -> EmitFn:
-    """Register ``fn`` as the GPU emitter of ``op``; registering an op twice is a programming error."""
+def register(op: str, fn: EmitFn, deps: tuple[ModuleType, ...] = ()) -> EmitFn:
+    """Register ``fn`` as the GPU emitter of ``op`` (``deps``: :attr:`Emitter.deps`); registering an op twice
+    is a programming error."""
     if op in EMITTERS:
         raise RuntimeError(f"operator {op} has two GPU emitters")
-    EMITTERS[op] = Emitter(op, fn)
+    EMITTERS[op] = Emitter(op, fn, deps=tuple(deps))
     return fn
 
 
