@@ -13,7 +13,7 @@ from pathlib import Path
 from ....cache import identity as cache_identity
 from ....core.ir import KernelSpec
 from ....ops.registry import REGISTRY
-from .. import codegen
+from .. import codegen, half
 
 EmitFn = Callable[[KernelSpec], str]
 
@@ -28,7 +28,7 @@ class Emitter:
 
     def files(self) -> tuple[str, ...]:
         """The files whose code shapes this op's CUDA C (module docstring), sorted."""
-        found = {sys.modules[self.fn.__module__].__file__, __file__, codegen.__file__}
+        found = {sys.modules[self.fn.__module__].__file__, __file__, codegen.__file__, half.__file__}
         opdef = REGISTRY.get(self.op)
         if opdef is not None:
             module = sys.modules.get(getattr(opdef.infer, "__module__", "") or "")
