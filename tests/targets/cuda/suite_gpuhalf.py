@@ -134,11 +134,27 @@ def matmul_specs() -> list[KernelSpec]:
     return specs
 
 
+def fused_gemm_specs() -> list[KernelSpec]:
+    """FusedMatMul (bias, activation, a scalar) and FusedBatchMatMul (a full-shape residual, a per-channel
+    ``pre`` recipe) in float32 and the half types, as the epilogue pass writes them."""
+    specs = []
+    for d in ("float32", *HALF):
+        bias = [_member("Add", "i0", "i1"), _member("ReLU", "t0"), _member("Mul", "t1", "i2")]
+        specs.append(_spec("FusedMatMul", {"producer": {"transpose_b": True}, "views": [[20], []], "members": bias},
+                           ((33, 17), d), ((20, 17), d), ((20,), d), ((), d)))
+        pre = [{"inputs": [1, 2], "members": [_member("Mul", "i0", "i1")]}]
+        resid = [_member("Add", "i0", "i1"), _member("Mul", "t0", "i3"), _member("GeLU", "t1")]
+        specs.append(_spec("FusedBatchMatMul", {"producer": {}, "views": [[3, 5, 6], [6], [6]], "members": resid,
+                                                "pre": pre},
+                           ((3, 5, 4), d), ((3, 4, 6), d), ((3, 5, 6), d), ((6,), d), ((6,), d)))
+    return specs
+
+
 def specs() -> list[KernelSpec]:
     """Every spec of this part of the suite."""
     return (elementwise_specs() + cast_specs() + reduction_specs() + fused_reduce_specs() + layout_specs()
-            + matmul_specs())
+            + matmul_specs() + fused_gemm_specs())
 
 
-__all__ = ["HALF", "cast_specs", "elementwise_specs", "fused_reduce_specs", "layout_specs", "matmul_specs",
+__all__ = ["HALF", "cast_specs", "elementwise_specs", "fused_gemm_specs", "fused_reduce_specs", "layout_specs", "matmul_specs",
            "reduction_specs", "specs"]

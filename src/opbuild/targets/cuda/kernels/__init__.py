@@ -24,3 +24,4 @@ __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emit
 
 # The families register their emitters on import (registry.py holds the registry).
 from . import elementwise, filling, fused, fused_reduce, layout, matmul, reduction  # noqa: E402, F401
+from . import fused_gemm  # noqa: E402, F401

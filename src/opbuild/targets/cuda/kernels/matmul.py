@@ -24,7 +24,9 @@ def _mats(k: KernelSpec) -> tuple[tuple, tuple, tuple[int, int], tuple[int, int]
     return tuple(a.shape[:-2]), tuple(b.shape[:-2]), a_mat, b_mat  # type: ignore[return-value]
 
 
-def _emit(k: KernelSpec) -> str:
+def product(k: KernelSpec) -> tuple[int, str]:
+    """``(number of output elements, C++ statements)`` of MatMul/BatchMatMul spec ``k``: the statements leave
+    output element ``q``'s dot product in ``acc`` (of the output's compute type, unrounded)."""
     ta, tb = k.attrs["transpose_a"], k.attrs["transpose_b"]
     a_batch, b_batch, a_mat, b_mat = _mats(k)
     m, kk = (a_mat[1], a_mat[0]) if ta else a_mat
@@ -32,8 +34,7 @@ def _emit(k: KernelSpec) -> str:
     batch = tuple(int(d) for d in k.outputs[0].shape[:len(k.outputs[0].shape) - (k.inputs[0].rank > 1)
                                                       - (k.inputs[1].rank > 1)])
     a_off, b_off = broadcast_offsets(batch, [a_batch, b_batch], "bq")
-    out_dt = k.outputs[0].dtype
-    t = half.compute_ctype(out_dt)
+    t = half.compute_ctype(k.outputs[0].dtype)
     a_at = half.load(k.inputs[0].dtype, f"in0[ab + p * {m}LL + i]" if ta else f"in0[ab + i * {kk}LL + p]")
     b_at = half.load(k.inputs[1].dtype, f"in1[bb + j * {kk}LL + p]" if tb else f"in1[bb + p * {n}LL + j]")
     total = m * n
@@ -42,9 +43,14 @@ def _emit(k: KernelSpec) -> str:
     stmt = (f"const int64_t j = q % {n}LL, i = (q / {n}LL) % {m}LL, bq = q / ({m * n}LL); "
             f"const int64_t ab = ({a_off}) * {a_mat[0] * a_mat[1]}LL, bb = ({b_off}) * {b_mat[0] * b_mat[1]}LL; "
             f"{t} acc = ({t})0; "
-            f"for (int64_t p = 0; p < {kk}LL; p++) acc += {a_at} * {b_at}; "
-            f"out0[q] = {half.store(out_dt, 'acc', t)};")
-    return grid_loop(total, "q", stmt)
+            f"for (int64_t p = 0; p < {kk}LL; p++) acc += {a_at} * {b_at};")
+    return total, stmt
+
+
+def _emit(k: KernelSpec) -> str:
+    total, stmt = product(k)
+    out_dt = k.outputs[0].dtype
+    return grid_loop(total, "q", f"{stmt} out0[q] = {half.store(out_dt, 'acc', half.compute_ctype(out_dt))};")
 
 
 register("MatMul", _emit)
@@ -54,4 +60,4 @@ half.allow("MatMul", "BatchMatMul")
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("MatMul", "BatchMatMul")
 
-__all__ = ["OPS"]
+__all__ = ["OPS", "product"]
