@@ -156,5 +156,5 @@ def specs() -> list[KernelSpec]:
             + matmul_specs() + fused_gemm_specs())
 
 
-__all__ = ["HALF", "cast_specs", "elementwise_specs", "fused_gemm_specs", "fused_reduce_specs", "layout_specs", "matmul_specs",
-           "reduction_specs", "specs"]
+__all__ = ["HALF", "cast_specs", "elementwise_specs", "fused_gemm_specs", "fused_reduce_specs", "layout_specs",
+           "matmul_specs", "reduction_specs", "specs"]
