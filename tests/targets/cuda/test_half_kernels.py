@@ -248,3 +248,22 @@ def test_cast_kernels_convert_every_pattern_as_the_cpu_target(tmp_path, monkeypa
             assert np.array_equal(nan, want_nan)
         else:
             assert np.array_equal(_bits(got), _bits(want)), (src, spec.outputs[0].dtype)
+
+
+@pytest.mark.parametrize("shape, axes", [((6, 5, 7), (0, 2)), ((6, 5, 7), (-1, 0)), ((3, 4, 5, 6), (1, 3)),
+                                         ((2, 3, 1, 5, 4), (0, 2, 3)), ((4, 5), (1,)), ((2, 3, 4), (0, 1, 2))])
+def test_gather_layout_visits_each_outputs_elements_in_numpys_order(shape, axes):
+    """Each row's base and element offsets, evaluated in Python, are the elements NumPy reduces into that
+    output element (kept axes in order, reduced axes in C order)."""
+    from opbuild.targets.cuda.kernels.reduction import gather_layout
+
+    rows = gather_layout(shape, axes)
+    flat = np.arange(int(np.prod(shape))).reshape(shape)
+    red = sorted(a % len(shape) for a in axes)
+    kept = [a for a in range(len(shape)) if a not in red]
+    want = flat.transpose(kept + red).reshape(rows.count, rows.length)
+    py = lambda c: c.replace("LL", "").replace("/", "//")  # noqa: E731 - C's / on non-negative operands
+    for row in range(rows.count):
+        base = eval(py(rows.base), {"row": row})
+        got = [eval(py(rows.at("j")), {"base": base, "j": j}) for j in range(rows.length)]
+        assert got == list(want[row]), (shape, axes, row)

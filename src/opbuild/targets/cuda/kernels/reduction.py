@@ -120,7 +120,8 @@ class Rows:
 def gather_layout(shape: Sequence[int], axes: Sequence[int]) -> Rows:
     """The rows of reducing ``axes`` of ``shape`` (any set): adjacent reduced axes as ``(outer, R, inner)``,
     any other set in gather form (module docstring)."""
-    real = sorted({a % len(shape) for a in axes if shape[a] != 1})
+    axes = sorted({a % len(shape) for a in axes}) if shape else []
+    real = [a for a in axes if shape[a] != 1]
     try:
         outer, r, inner = row_layout("", shape, axes)
     except Unsupported:
