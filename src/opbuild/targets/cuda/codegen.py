@@ -75,7 +75,7 @@ def check_dtypes(op: str, types: Sequence[TensorType]) -> None:
 
 
 def ctype(dtype: str) -> str:
-    """The CUDA C storage type of ``dtype`` (those of :data:`SUPPORTED_DTYPES`; the half types' structs)."""
+    """The CUDA C storage type of ``dtype`` (those of :data:`SUPPORTED_DTYPES`)."""
     return BY_NAME[dtype].c_type
 
 

@@ -50,7 +50,8 @@ def product(k: KernelSpec) -> tuple[int, str]:
 def _emit(k: KernelSpec) -> str:
     total, stmt = product(k)
     out_dt = k.outputs[0].dtype
-    return grid_loop(total, "q", f"{stmt} out0[q] = {half.store(out_dt, 'acc', half.compute_ctype(out_dt))};")
+    store = half.store(out_dt, "acc") if half.is_half(out_dt) else "acc"  # the accumulator is of the output's type
+    return grid_loop(total, "q", f"{stmt} out0[q] = {store};")
 
 
 register("MatMul", _emit)

@@ -28,12 +28,13 @@ class Emitter:
 
     def files(self) -> tuple[str, ...]:
         """The files whose code shapes this op's CUDA C (module docstring), sorted."""
-        found = {sys.modules[self.fn.__module__].__file__, __file__, codegen.__file__, half.__file__}
+        found = {sys.modules[self.fn.__module__].__file__, __file__, codegen.__file__}
         opdef = REGISTRY.get(self.op)
         if opdef is not None:
             module = sys.modules.get(getattr(opdef.infer, "__module__", "") or "")
             if module is not None and getattr(module, "__file__", None):
                 found.add(module.__file__)
+        found.add(half.__file__)  # the half types' prelude section and helpers shape every kernel
         return tuple(sorted(str(f) for f in found if f))
 
 
