@@ -148,7 +148,8 @@ def round_trip(dtype: str, expr: str, src_ctype: str = "float") -> str:
 def literal(value: object, dtype: str) -> str:
     """C++: the half value nearest ``value`` (rounded by NumPy / ml_dtypes, as the references round it) as its
     storage struct."""
-    bits = int(np.array([value], dtype=np.dtype(dtype)).view(np.uint16)[0])
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond the type's range: inf, as the reference
+        bits = int(np.array([value], dtype=np.float64).astype(np.dtype(dtype)).view(np.uint16)[0])
     return f"{_PREFIX[dtype]}_from_bits({bits:#06x})"
 
 
