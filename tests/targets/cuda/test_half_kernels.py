@@ -204,6 +204,8 @@ def test_half_types_reach_only_the_emitters_that_opted_in():
     with pytest.raises(codegen.Unsupported, match="does not emit NotOptedIn kernels for float16"):
         codegen.check_dtypes("NotOptedIn", [TensorType((3,), "float16")])
     codegen.check_dtypes("Add", [TensorType((3,), "float16"), TensorType((3,), "bfloat16")])  # no error
+    for op in ("Add", "MatMul", "Transpose"):  # half.py (prelude section, helpers) is in every op's key
+        assert any(f.endswith("targets/cuda/half.py") for f in kernels.emitter(op).files()), op
 
 
 def test_half_kernels_round_as_the_cpu_semantics_say():
