@@ -60,12 +60,14 @@ from opbuild.runtime.session import session  # noqa: E402
 from opbuild.targets.cuda import codegen, device  # noqa: E402
 from opbuild.targets.cuda.kernels import EMITTERS  # noqa: E402
 
-TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
+TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12),
+       # half types: one ulp of the result (the device's float32 math may straddle a rounding boundary)
+       "float16": (2.0 ** -10, 2.0 ** -24), "bfloat16": (2.0 ** -7, 2.0 ** -133)}
 # Kernels that accumulate (their order of additions differs from the CPU's): the CPU tests' rule for sums,
 # rtol 1e-4 and atol 1e-4 * sqrt(terms) for float32, 1e-10 for float64.
 ACCUMULATING = ("Reduce", "MatMul", "BatchMatMul", "Softmax", "LogSoftmax", "FusedRowReduce", "FusedMatMul",
                 "FusedBatchMatMul", "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits")
-ACC_TOL = {"float32": 1e-4, "float64": 1e-10}
+ACC_TOL = {"float32": 1e-4, "float64": 1e-10, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
 
 
 def _ok(result, what: str):
@@ -152,8 +154,9 @@ def tolerance(case: Case, dtype: str) -> tuple[float, float]:
 
 def compare(case: Case, got: list[np.ndarray], want: list[np.ndarray]) -> str | None:
     for g, w in zip(got, want, strict=True):
-        if g.dtype.kind in "f":
+        if g.dtype.kind in "f" or g.dtype.name in TOL:  # bfloat16 (ml_dtypes) is of kind "V"
             rtol, atol = tolerance(case, g.dtype.name)
+            g, w = g.astype(np.float64), np.asarray(w).astype(np.float64)
             if not np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True):
                 bad = ~np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
                 return f"{int(bad.sum())} of {g.size} differ, max abs diff {np.nanmax(np.abs(g - w)):.3g}"

@@ -13,6 +13,8 @@ from opbuild.ops import elementwise as E
 from opbuild.ops.registry import get as get_op
 from opbuild.targets.cuda.codegen import SUPPORTED_DTYPES
 
+from . import suite_gpuhalf
+
 # One float, one signed and one unsigned int per row, where the row accepts them (every dtype would multiply
 # the compile time without covering another code path of the emitters).
 _PICK = ("float32", "float64", "int32", "uint8", "int64", "bool")
@@ -171,6 +173,7 @@ def cases() -> list[Case]:
     for spec in (elementwise_specs() + reduction_specs() + fused_reduce_specs() + layout_specs()
                  + matmul_specs()):
         seen.setdefault(spec.memo_key(), spec)
+    seen.update((s.memo_key(), s) for s in suite_gpuhalf.specs() if s.memo_key() not in seen)  # gpuhalf's part
     out = [Case(spec, i) for i, spec in enumerate(seen.values())]
     from .suite_gpunn import cases as gpunn_cases  # imported here: they import Case from this module
     from .suite_gputrain import train_cases

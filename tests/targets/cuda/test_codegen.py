@@ -100,9 +100,12 @@ def test_unsupported_ops_and_dtypes_are_named():
     # An op no GPU emitter covers (GatherD was one until the training family gave it a kernel).
     with pytest.raises(codegen.Unsupported, match="no kernel for operator 'NoSuchGpuOp'"):
         kernels.emitter("NoSuchGpuOp")
-    half = get_op("Exp").spec({}, [TensorType((4,), "float16")])
-    with pytest.raises(codegen.Unsupported, match="float16"):
-        target.emit(half)
+    cplx = get_op("Exp").spec({}, [TensorType((4,), "complex64")])
+    with pytest.raises(codegen.Unsupported, match="Exp kernels for complex64"):
+        target.emit(cplx)
+    # the half types reach only the emitters that opted in (half.allow): any other op names op and dtype
+    with pytest.raises(codegen.Unsupported, match="Conv2DLike kernels for bfloat16"):
+        codegen.check_dtypes("Conv2DLike", [TensorType((4,), "float32"), TensorType((4,), "bfloat16")])
 
 
 def test_every_elementwise_row_and_reduction_has_a_gpu_emitter():

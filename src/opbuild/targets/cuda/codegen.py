@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from ...core.dtypes import BY_NAME
 from ...core.ir import TensorType
+from . import half
 
 ABI_VERSION = 1
 #: Threads per block of every launch (reductions size their shared memory by it).
@@ -56,9 +57,10 @@ __device__ __forceinline__ int64_t ob_mod_i64(int64_t a, int64_t b) {
 __device__ __forceinline__ float ob_tanhf(float x) { return tanhf(x); }
 __device__ __forceinline__ double ob_tanh(double x) { return tanh(x); }
 __device__ __forceinline__ float ob_tanh(float x) { return tanhf(x); }
-""".replace("@BLOCK@", str(BLOCK))
+""".replace("@BLOCK@", str(BLOCK)) + half.PRELUDE_HALF
 
-#: dtypes the GPU target emits kernels for; the half types (float16, bfloat16) await their conversions.
+#: dtypes every GPU emitter takes; the half types (float16, bfloat16) only the ops whose emitters opt in
+#: (``half.allow``, see half.py).
 SUPPORTED_DTYPES = frozenset({"float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                               "uint64", "bool"})
 
@@ -68,9 +70,13 @@ class Unsupported(ValueError):
 
 
 def check_dtypes(op: str, types: Sequence[TensorType]) -> None:
-    """Raise :class:`Unsupported` naming the first dtype of ``types`` the GPU target cannot emit."""
+    """Raise :class:`Unsupported` naming the first dtype of ``types`` the GPU target cannot emit for ``op``
+    (the half types: unless ``op``'s emitter opted in, half.py)."""
     for t in types:
-        if t.dtype not in SUPPORTED_DTYPES:
+        if half.is_half(t.dtype) and op not in half.HALF_OPS:
+            raise Unsupported(f"the GPU target does not emit {op} kernels for {t.dtype} yet (its GPU emitter does "
+                              "not handle the half types: opbuild/targets/cuda/half.py)")
+        if t.dtype not in SUPPORTED_DTYPES and not half.is_half(t.dtype):
             raise Unsupported(f"the GPU target does not emit {op} kernels for {t.dtype} yet (supported: "
                               f"{', '.join(sorted(SUPPORTED_DTYPES))})")
 

@@ -6,7 +6,8 @@ expressions become immediately called lambdas (``codegen.cxx_expr``), and the ov
 functions pick the float version for float32 operands (``exp(x)`` is ``expf`` there, as ``<tgmath.h>`` makes
 it on the CPU). Integers are computed with C's promotions and stored with a conversion to the element type;
 the unsigned rows that differ from the signed ones (division, modulo, power, Abs) have their own expressions,
-as on the CPU.
+as on the CPU. float16 and bfloat16 operands load into float, the float32 expression is evaluated and the
+result rounds once on store (half.py), as on the CPU.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from ....core.dtypes import BY_NAME
 from ....core.ir import KernelSpec, TensorType
 from ....ops import elementwise as E
 from ....ops.elementwise import Binary, Unary
-from ..codegen import broadcast_offsets, ctype, cxx_expr, grid_loop
+from .. import half
+from ..codegen import broadcast_offsets, cxx_expr, grid_loop
 from .registry import register
 
 # Unsigned operands: nothing is negative, x / 0 and x % 0 give 0 (as NumPy); the power keeps the exponent
@@ -48,16 +50,17 @@ def _row_expr(name: str, row: Unary | Binary, dt: str) -> str:
         expr = _UINT_EXPRS[name]
     elif row.int_expr and d.is_int:
         expr = row.int_expr
-    elif isinstance(row, Unary) and row.f32_expr and dt == "float32":
+    elif isinstance(row, Unary) and row.f32_expr and half.compute_ctype(dt) == "float":  # float32, half types
         expr = row.f32_expr
     else:
         expr = row.expr
-    return cxx_expr(expr.replace("TYPE", ctype(dt)))
+    return cxx_expr(expr.replace("TYPE", half.compute_ctype(dt)))
 
 
 def _cast_expr(src: str, dst: str) -> str:
-    """``x`` (of ``src``'s type) converted to ``dst``: float -> integer defined for every input as on the CPU
-    (NaN gives 0, out-of-range values saturate, the rest truncate toward zero); bool is ``x != 0``."""
+    """``x`` (of ``src``'s compute type) converted to ``dst``'s compute type (double for float64 -> half, which
+    the store rounds once, as the CPU): float -> integer defined for every input as on the CPU (NaN gives 0,
+    out-of-range values saturate, the rest truncate toward zero); bool is ``x != 0``."""
     s, d = BY_NAME[src], BY_NAME[dst]
     if dst == "bool":
         return "(x != 0)"
@@ -68,7 +71,16 @@ def _cast_expr(src: str, dst: str) -> str:
         prefix = "UINT" if d.is_unsigned else "INT"
         lo_val = "0" if d.is_unsigned else f"{prefix}{d.bits}_MIN"
         return f"(x != x ? ({t})0 : x < {lo} ? ({t}){lo_val} : x >= {hi} ? ({t}){prefix}{d.bits}_MAX : ({t})x)"
-    return f"({d.c_type})x"
+    if d.is_half and s.c_type == "double":
+        return "x"
+    return f"({half.compute_ctype(dst)})x"
+
+
+def src_ctype(op: str, ins: Sequence[TensorType], out: TensorType) -> str:
+    """The C++ type of :func:`expr_of`'s value (what :func:`half.store` rounds from)."""
+    if op == "Cast" and half.is_half(out.dtype) and ins[0].dtype == "float64":
+        return "double"
+    return half.compute_ctype(out.dtype)
 
 
 def expr_of(op: str, ins: Sequence[TensorType], out: TensorType) -> tuple[tuple[str, ...], str]:
@@ -81,28 +93,34 @@ def expr_of(op: str, ins: Sequence[TensorType], out: TensorType) -> tuple[tuple[
     if op == "Select":
         return ("c", "a", "b"), "(c ? a : b)"
     if op == "ClipByValue":
-        return ("x", "lo", "hi"), cxx_expr(_CLIP.replace("TYPE", ctype(dt)))
+        return ("x", "lo", "hi"), cxx_expr(_CLIP.replace("TYPE", half.compute_ctype(dt)))
     if op == "Cast":
         return ("x",), _cast_expr(dt, out.dtype)
     raise KeyError(f"{op} is not an elementwise op")
 
 
-def map_body(names: Sequence[str], inputs: Sequence[TensorType], out: TensorType, expr: str) -> str:
-    """A grid-stride loop storing ``expr`` (in the operands ``names``, each loaded from its input with NumPy
-    broadcasting into ``out``'s shape) into ``out0``."""
+def map_body(names: Sequence[str], inputs: Sequence[TensorType], out: TensorType, expr: str,
+             src: str | None = None) -> str:
+    """A grid-stride loop storing ``expr`` (in the operands ``names``, each loaded into its compute type from
+    its input with NumPy broadcasting into ``out``'s shape; ``expr`` of C++ type ``src``, default ``out``'s
+    compute type) into ``out0``."""
     offsets = broadcast_offsets(out.shape, [t.shape for t in inputs])
-    loads = " ".join(f"const {ctype(t.dtype)} {n} = in{i}[{off}];"
+    loads = " ".join(f"const {half.compute_ctype(t.dtype)} {n} = {half.load(t.dtype, f'in{i}[{off}]')};"
                      for i, (n, t, off) in enumerate(zip(names, inputs, offsets, strict=True)))
-    return grid_loop(out.size, "o", f"{loads} out0[o] = ({ctype(out.dtype)})({expr});")
+    stored = half.store(out.dtype, expr, src or half.compute_ctype(out.dtype))
+    return grid_loop(out.size, "o", f"{loads} out0[o] = {stored};")
 
 
 def _emit_map(k: KernelSpec) -> str:
     names, expr = expr_of(k.op, k.inputs, k.outputs[0])
-    return map_body(names, k.inputs, k.outputs[0], expr)
+    return map_body(names, k.inputs, k.outputs[0], expr, src_ctype(k.op, k.inputs, k.outputs[0]))
 
 
 def _emit_broadcast_to(k: KernelSpec) -> str:
-    return map_body(("x",), k.inputs[:1], k.outputs[0], "x")
+    """Elements copied as they are stored (a half element's bits unchanged, NaN payloads included)."""
+    out = k.outputs[0]
+    (off,) = broadcast_offsets(out.shape, [k.inputs[0].shape])
+    return grid_loop(out.size, "o", f"out0[o] = in0[{off}];")
 
 
 def _all_ops() -> list[str]:
@@ -112,8 +130,9 @@ def _all_ops() -> list[str]:
 for _op in _all_ops():
     register(_op, _emit_map)
 register("BroadcastTo", _emit_broadcast_to)
+half.allow(*_all_ops(), "BroadcastTo")
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = (*_all_ops(), "BroadcastTo")
 
-__all__ = ["OPS", "expr_of", "map_body"]
+__all__ = ["OPS", "expr_of", "map_body", "src_ctype"]

@@ -1,12 +1,14 @@
 """GPU kernels of the fill family (ops/filling.py) besides BroadcastTo (elementwise.py): Tile, Pad, OnesLike,
 ZerosLike and Fill; one grid-stride loop over the output each, an element's source found from its
-coordinates."""
+coordinates. Half elements are moved as they are stored; a half constant is the value rounded by NumPy /
+ml_dtypes (``half.literal``)."""
 
 from __future__ import annotations
 
 import math
 
 from ....core.ir import KernelSpec
+from .. import half
 from ..codegen import ctype, grid_loop
 from .layout import strides
 from .registry import register
@@ -15,6 +17,8 @@ from .registry import register
 def literal(value: object, dtype: str) -> str:
     """``value`` as a C++ literal of ``dtype`` (non-finite floats as expressions, as C has no literal for them)."""
     t = ctype(dtype)
+    if half.is_half(dtype):
+        return half.literal(value, dtype)
     if dtype == "bool":
         return "true" if value else "false"
     if isinstance(value, float):
@@ -58,7 +62,7 @@ def _pad(k: KernelSpec) -> str:
         inner *= out.shape[ax]
     inside = " && ".join(conds) or "true"
     src = " + ".join(terms) or "0"
-    return grid_loop(out.size, "o", f"out0[o] = ({inside}) ? in0[{src}] : ({ctype(x.dtype)})0;")
+    return grid_loop(out.size, "o", f"out0[o] = ({inside}) ? in0[{src}] : {literal(0, x.dtype)};")
 
 
 def _const(value_of):
@@ -74,6 +78,7 @@ register("Pad", _pad)
 register("OnesLike", _const(lambda k: 1))
 register("ZerosLike", _const(lambda k: 0))
 register("Fill", _const(lambda k: k.attrs["value"]))
+half.allow(*("Tile", "Pad", "OnesLike", "ZerosLike", "Fill"))
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("Tile", "Pad", "OnesLike", "ZerosLike", "Fill")

@@ -1,89 +1,61 @@
-"""GPU kernels of FusedMatMul and FusedBatchMatMul (ops/fused_gemm.py): the generated GEMM of ``matmul.py``
-with the epilogue the epilogue pass fused into it (bias, activations, residual adds, any elementwise recipe).
+"""GPU kernels of FusedMatMul and FusedBatchMatMul (ops/fused_gemm.py): the product and its elementwise epilogue
+(bias add, activations, residual adds, any recipe the epilogue pass built) in one grid-stride loop over the
+output.
 
-The thread that computes output element ``q`` of the product (``matmul.py``: one thread per output element)
-keeps the accumulated value as the producer's result ``i0`` and evaluates the members on it before its one
-store: each epilogue input is read at ``q`` under NumPy broadcasting of its view shape, each member computed
-with the expression of its own GPU kernel (``elementwise.expr_of``) and stored in its dtype, as the unfused
-kernels would. The per-channel recipes (``pre``: a folded BatchNorm's ``scale / sqrt(var + eps)``), which the
-CPU computes once per call into a scratch array, are evaluated per element from the same inputs here (the GPU
-ABI has no workspace); the same expressions on the same values give the same result.
+Gather form, one thread per output element: the thread computes the element's dot product as the unfused
+MatMul kernel does (``matmul.product``), rounds it to the product's dtype as that kernel stores it (the
+epilogue's ``i0``), then evaluates the members with their own GPU expressions (``fused.member_statements``),
+reading the epilogue inputs under broadcasting with their view shapes, and stores the last member once. No
+element is written twice and no thread reads another's result, so the kernel needs no synchronisation
+between the product and the epilogue (the CPU's kernel runs them as two passes over the output buffer).
 
-FusedConv2D awaits the GPU's convolution kernels (another family): it has no emitter here.
+Per-channel ``pre`` recipes (a folded BatchNorm's factors) are evaluated per output element from the viewed
+inputs at the element's position, rounded to their dtype as the CPU's kernel stores them in its per-thread
+array: the same expression on the same operands, so the same value. Half types as everywhere (half.py).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-
-from ....core.ir import KernelSpec, TensorType
-from ....ops import elementwise as elementwise_rows
-from ....ops import fused as fused_recipes
+from ....core.ir import KernelSpec
 from ....ops.fused_gemm import _parts
-from ..codegen import broadcast_offsets, check_dtypes, ctype
-from . import elementwise, matmul
-from .elementwise import expr_of
+from .. import half
+from ..codegen import broadcast_offsets, grid_loop
+from .fused import member_statements
+from .matmul import product
 from .registry import register
-
-# The store of matmul.py's generated body that the epilogue replaces: ``out0[q] = <value of acc>;``.
-_STORE = re.compile(r"out0\[q\] = ([^;]*\bacc\b[^;]*);")
-
-
-def member_code(fused_op: str, typed: Sequence, members: Sequence[dict], operands: Sequence[str],
-                prefix: str) -> tuple[str, str]:
-    """C statements evaluating a FusedElementwise recipe (``typed``: ``member_types``' answer for ``members``)
-    whose ``iK`` is the C value ``operands[K]``, and the name of the local holding its result; a member in a
-    dtype the GPU target does not emit is :class:`~..codegen.Unsupported` naming ``fused_op`` and the member."""
-    stmts = []
-    for j, ((op, _, m_ins, res), m) in enumerate(zip(typed, members, strict=True)):
-        check_dtypes(f"{fused_op} (epilogue member {op})", [*m_ins, res])
-        names, expr = expr_of(op, m_ins, res)
-        loads = " ".join(f"const {ctype(t.dtype)} {n} = "
-                         f"{operands[int(r[1:])] if r[0] == 'i' else f'{prefix}t{r[1:]}'};"
-                         for n, t, r in zip(names, m_ins, m["args"], strict=True))
-        rt = ctype(res.dtype)
-        stmts.append(f"{rt} {prefix}t{j}; {{ {loads} {prefix}t{j} = ({rt})({expr}); }}")
-    return " ".join(stmts), f"{prefix}t{len(typed) - 1}"
-
-
-def _epilogue(k: KernelSpec, value: str) -> str:
-    """Statements replacing ``_STORE``: the epilogue of output element ``q`` on the product's ``value`` (what
-    the unfused kernel stores), then the store."""
-    parts = _parts(k.op, k.attrs, k.inputs)
-    out: TensorType = parts.producer.outputs[0]
-    offsets = broadcast_offsets(out.shape, [v.shape for v in parts.views], "q")
-    views = [f"in{i + 2}[{off}]" for i, off in enumerate(offsets)]
-    code = [f"const {ctype(out.dtype)} ob_y = ({ctype(out.dtype)})({value});"]
-    pre_values = []
-    for j, ((idx, typed, _res), recipe) in enumerate(zip(parts.pre, k.attrs.get("pre", []), strict=True)):
-        stmts, result = member_code(k.op, typed, recipe["members"], [views[i] for i in idx], f"ob_p{j}_")
-        code.append(stmts)
-        pre_values.append(result)
-    stmts, result = member_code(k.op, parts.members, k.attrs["members"], ["ob_y", *views, *pre_values], "ob_e_")
-    code += [stmts, f"out0[q] = ({ctype(out.dtype)}){result};"]
-    return "{ " + " ".join(code) + " }"
 
 
 def _emit(k: KernelSpec) -> str:
     parts = _parts(k.op, k.attrs, k.inputs)
-    if parts.producer.outputs[0].size == 0:
-        return "  /* empty */"
-    check_dtypes(parts.producer.op, [*parts.producer.inputs, *parts.producer.outputs])
-    body = matmul._emit(parts.producer)
-    stores = _STORE.findall(body)
-    if len(stores) != 1:
-        raise RuntimeError(f"{k.op}: matmul.py's kernel must store out0[q] from acc once (found {len(stores)}); "
-                           "update fused_gemm.py")
-    return _STORE.sub(lambda m: _epilogue(k, m.group(1)), body)
+    out = parts.producer.outputs[0]
+    total, stmt = product(parts.producer)
+    ct = half.compute_ctype
+    lines = [stmt, f"const {ct(out.dtype)} e0 = {half.round_trip(out.dtype, 'acc', ct(out.dtype))};"]
+    offsets = broadcast_offsets(out.shape, [v.shape for v in parts.views], "q")
+    lines += [f"const {ct(v.dtype)} e{i + 1} = {half.load(v.dtype, f'in{i + 2}[{off}]')};"
+              for i, (v, off) in enumerate(zip(parts.views, offsets, strict=True))]
+    operands = [f"e{i}" for i in range(len(parts.views) + 1)]
+    for j, ((idx, typed, res), recipe) in enumerate(zip(parts.pre, k.attrs.get("pre", []), strict=True)):
+        (at,) = broadcast_offsets(out.shape, [res.shape], "q")
+        views = [parts.views[i] for i in idx]
+        inner = broadcast_offsets(res.shape, [v.shape for v in views], f"pq{j}")
+        loads = [f"const {ct(v.dtype)} x{m} = {half.load(v.dtype, f'in{i + 2}[{off}]')};"
+                 for m, (i, v, off) in enumerate(zip(idx, views, inner, strict=True))]
+        body = member_statements(typed, recipe["members"], [f"x{m}" for m in range(len(idx))])
+        value = half.round_trip(res.dtype, f"t{len(typed) - 1}", ct(res.dtype))
+        lines.append(f"{ct(res.dtype)} r{j}; {{ const int64_t pq{j} = {at}; {' '.join(loads)} {' '.join(body)} "
+                     f"r{j} = {value}; }}")
+        operands.append(f"r{j}")
+    lines += member_statements(parts.members, k.attrs["members"], operands)
+    lines.append(f"out0[q] = {half.store(out.dtype, f't{len(parts.members) - 1}', ct(out.dtype))};")
+    return grid_loop(total, "q", " ".join(lines))
 
 
-# The code of matmul.py's GEMM, the elementwise expressions and the recipe's typing shape these kernels too.
-_DEPS = (matmul, elementwise, elementwise_rows, fused_recipes)
-register("FusedMatMul", _emit, deps=_DEPS)
-register("FusedBatchMatMul", _emit, deps=_DEPS)
+register("FusedMatMul", _emit)
+register("FusedBatchMatMul", _emit)
+half.allow("FusedMatMul", "FusedBatchMatMul")
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("FusedMatMul", "FusedBatchMatMul")
 
-__all__ = ["OPS", "member_code"]
+__all__ = ["OPS"]

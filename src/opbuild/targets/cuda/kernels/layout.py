@@ -1,7 +1,8 @@
 """GPU kernels that only move data: the layout family (Reshape, ExpandDims, Squeeze, Flatten: the input's bytes
 in a new shape; Transpose), the slicing family (Concat, Split, Slice, StridedSlice) and Gather. Each is one or
 more grid-stride loops over the elements written, the source offset computed from the element's coordinates
-(:func:`strided_copy`); the loops of one kernel write disjoint elements, so they need no synchronisation."""
+(:func:`strided_copy`); the loops of one kernel write disjoint elements, so they need no synchronisation.
+Half elements (2-byte structs) are copied as they are."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import math
 from collections.abc import Sequence
 
 from ....core.ir import KernelSpec
+from .. import half
 from ..codegen import ctype, grid_loop
 from .registry import register
 
@@ -88,6 +90,11 @@ def _strided_slice(k: KernelSpec) -> str:
     return strided_copy(count, "out0", strides(count), "in0", src, src_base=base)
 
 
+def _zero(dtype: str) -> str:
+    """C++: a zero element of ``dtype``."""
+    return half.literal(0, dtype) if half.is_half(dtype) else f"({ctype(dtype)})0"
+
+
 def _gather(k: KernelSpec) -> str:
     """Out-of-range indices give zeros, as the CPU's kernel does."""
     params, indices = k.inputs
@@ -95,7 +102,7 @@ def _gather(k: KernelSpec) -> str:
     n, inner, m = params.shape[a], math.prod(params.shape[a + 1:]), indices.size
     stmt = (f"const int64_t r = q % {inner}LL, j = (q / {inner}LL) % {m}LL, o = q / ({inner}LL * {m}LL); "
             f"const int64_t i = (int64_t)in1[j]; "
-            f"out0[q] = (i >= 0 && i < {n}LL) ? in0[(o * {n}LL + i) * {inner}LL + r] : ({ctype(params.dtype)})0;")
+            f"out0[q] = (i >= 0 && i < {n}LL) ? in0[(o * {n}LL + i) * {inner}LL + r] : {_zero(params.dtype)};")
     return grid_loop(k.outputs[0].size, "q", stmt)
 
 
@@ -111,5 +118,7 @@ register("Gather", _gather)
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("Reshape", "ExpandDims", "Squeeze", "Flatten", "Transpose", "Concat", "Split", "Slice",
                         "StridedSlice", "Gather")
+
+half.allow(*OPS)
 
 __all__ = ["OPS", "strided_copy", "strides"]

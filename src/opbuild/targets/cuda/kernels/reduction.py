@@ -1,12 +1,18 @@
 """GPU kernels of the row reductions: ReduceSum/Mean/Max/Min/Prod and ArgMax/ArgMin (ops/reduction.py), and
 Softmax/LogSoftmax (ops/normalization.py).
 
-Layout. The input is viewed as ``(outer, R, inner)``: ``R`` the product of the reduced axes, which must be
-adjacent once size-1 axes are set aside (any other set awaits a transpose: :class:`~..codegen.Unsupported`
-says so). Each of the ``outer * inner`` rows is reduced by one block (a block-stride loop over rows, so any
-grid computes the same): every thread combines a strided part of the row, then a tree in shared memory combines
-the ``BLOCK`` partial results. Integer sums and products accumulate in the unsigned type of the same width and
-wrap as NumPy's ``np.sum(x, dtype=x.dtype)``; max and min propagate NaN as ``np.max`` does.
+Layout. Each output element reduces one *row*: the elements sharing its kept coordinates. Where the reduced
+axes are adjacent (size-1 axes set aside) the input is viewed as ``(outer, R, inner)`` and a row's elements
+are ``R`` elements ``inner`` apart; any other axis set is reduced in gather form (:func:`gather_layout`): the
+row's first element comes from the output index through the kept axes' strides, its ``j``-th from ``j``
+through the reduced axes' (a mixed-radix offset), so no transpose and no workspace are needed. Each row is
+reduced by one block (a block-stride loop over rows, so any grid computes the same): every thread combines a
+strided part of the row, then a tree in shared memory combines the ``BLOCK`` partial results; each output
+element is written once, by thread 0 of its block. Integer sums and products accumulate in the unsigned type
+of the same width and wrap as NumPy's ``np.sum(x, dtype=x.dtype)``; max and min propagate NaN as ``np.max``
+does. float16 and bfloat16 load into float, accumulate in float and round once on store, as the CPU; float16
+Softmax rounds each step as MindSpore's CPU kernel does (``x - max``, each exponential and their sum), the
+other half Softmax/LogSoftmax round once.
 """
 
 from __future__ import annotations
@@ -16,7 +22,9 @@ from collections.abc import Sequence
 from ....core.dtypes import BY_NAME
 from ....core.ir import KernelSpec
 from ....ops.reduction import REDUCTIONS
+from .. import half
 from ..codegen import Unsupported, ctype
+from .layout import strides
 from .registry import register
 
 # NaN-propagating max and min of a and b, as np.max / np.min reduce.
@@ -51,7 +59,7 @@ def row_layout(op: str, shape: Sequence[int], axes: Sequence[int]) -> tuple[int,
 def _combine(op: str, dt: str) -> tuple[str, str, str]:
     """``(accumulator C type, neutral element, combine expression in a and b)`` of reduction ``op``."""
     d = BY_NAME[dt]
-    acc = ctype(dt)
+    acc = half.compute_ctype(dt)
     if d.is_int and op in ("ReduceSum", "ReduceProd"):
         acc = f"uint{d.bits}_t" if not d.is_unsigned else acc
     if op in ("ReduceSum", "ReduceMean"):
@@ -80,57 +88,115 @@ def block_reduce(acc: str, combine: str, var: str, result: str) -> str:
             f"    const {acc} {result} = sh_{result}[0]; __syncthreads();\n")
 
 
-def _rows(outer: int, inner: int, body: str) -> str:
-    """``body`` once per row (``row``; ``base`` its first element, ``step`` the stride between its elements)."""
-    return (f"  for (int64_t row = blockIdx.x; row < {outer * inner}LL; row += gridDim.x) {{\n"
-            f"    const int64_t base = (row / {inner}LL) * {inner}LL * RLEN + row % {inner}LL;\n"
-            f"    const int64_t step = {inner}LL;\n{body}  }}")
+def _mixed_radix(shape: Sequence[int], st: Sequence[int], var: str) -> str:
+    """C: the offset ``sum(coord_d * st[d])`` of flat index ``var`` over the C-contiguous ``shape``."""
+    terms, inner, total = [], 1, 1
+    for d in shape:
+        total *= d
+    for d in range(len(shape) - 1, -1, -1):
+        if shape[d] > 1:
+            coord = var if inner == 1 else f"({var} / {inner}LL)"
+            if inner * shape[d] < total:
+                coord = f"({coord} % {shape[d]}LL)"
+            terms.append(coord if st[d] == 1 else f"{coord} * {st[d]}LL")
+        inner *= shape[d]
+    return " + ".join(terms) or "0"
+
+
+class Rows:
+    """Where the elements of each reduced row are: ``count`` rows of ``length`` elements; ``base`` (C, of
+    ``row``) the offset of a row's first element, :meth:`at` the offset of its ``j``-th: the reduced axes'
+    ``shape`` and element strides ``st``."""
+
+    def __init__(self, count: int, length: int, base: str, shape: Sequence[int], st: Sequence[int]):
+        self.count, self.length, self.base, self._shape, self._st = count, length, base, shape, st
+
+    def at(self, j: str) -> str:
+        """C: the offset of element ``j`` of the current row (``base`` is in scope)."""
+        elem = _mixed_radix(self._shape, self._st, j)
+        return "base" if elem == "0" else f"base + {elem}"
+
+
+def gather_layout(shape: Sequence[int], axes: Sequence[int]) -> Rows:
+    """The rows of reducing ``axes`` of ``shape`` (any set): adjacent reduced axes as ``(outer, R, inner)``,
+    any other set in gather form (module docstring)."""
+    axes = sorted({a % len(shape) for a in axes}) if shape else []
+    real = [a for a in axes if shape[a] != 1]
+    try:
+        outer, r, inner = row_layout("", shape, axes)
+    except Unsupported:
+        st = strides(shape)
+        kept = [a for a in range(len(shape)) if a not in real]
+        count = length = 1
+        for a in kept:
+            count *= shape[a]
+        for a in real:
+            length *= shape[a]
+        base = _mixed_radix([shape[a] for a in kept], [st[a] for a in kept], "row")
+        return Rows(count, length, base, [shape[a] for a in real], [st[a] for a in real])
+    base = f"(row / {inner}LL) * {inner * r}LL + row % {inner}LL" if inner > 1 else f"row * {r}LL"
+    return Rows(outer * inner, r, base, [r], [inner])
+
+
+def _rows(rows: Rows, body: str) -> str:
+    """``body`` once per row (``row``; ``base`` the offset of its first element)."""
+    return (f"  for (int64_t row = blockIdx.x; row < {rows.count}LL; row += gridDim.x) {{\n"
+            f"    const int64_t base = {rows.base};\n{body}  }}")
 
 
 def _emit_reduce(k: KernelSpec) -> str:
     x, out = k.inputs[0], k.outputs[0]
-    outer, r, inner = row_layout(k.op, x.shape, k.attrs["axis"] if k.attrs["axis"] else range(x.rank))
+    rows = gather_layout(x.shape, k.attrs["axis"] if k.attrs["axis"] else range(x.rank))
     acc, neutral, combine = _combine(k.op, x.dtype)
+    xj = half.load(x.dtype, f"in0[{rows.at('j')}]")
     partial = (f"    {acc} p_ = ({acc}){neutral};\n"
                f"    for (int64_t j = threadIdx.x; j < RLEN; j += OB_BLOCK) {{ const {acc} a = p_, "
-               f"b = ({acc})in0[base + j * step]; p_ = ({acc}){combine}; }}\n")
-    total = "(total / (" + ctype(out.dtype) + ")RLEN)" if REDUCTIONS[k.op].mean else "total"
+               f"b = ({acc}){xj}; p_ = ({acc}){combine}; }}\n")
+    total = f"(total / ({acc})RLEN)" if REDUCTIONS[k.op].mean else "total"
     body = (partial + block_reduce(acc, combine, "p_", "total")
-            + f"    if (threadIdx.x == 0) out0[row] = ({ctype(out.dtype)})({total});\n")
-    return f"#define RLEN {r}LL\n" + _rows(outer, inner, body) + "\n#undef RLEN"
+            + f"    if (threadIdx.x == 0) out0[row] = {half.store(out.dtype, total, acc)};\n")
+    return f"#define RLEN {rows.length}LL\n" + _rows(rows, body) + "\n#undef RLEN"
 
 
 def _emit_softmax(k: KernelSpec) -> str:
     x = k.inputs[0]
-    axis = k.attrs["axis"]
-    outer, r, inner = row_layout(k.op, x.shape, (axis,))
-    t = ctype(x.dtype)
-    inf = "(1.0 / 0.0)" if x.dtype == "float64" else "(1.0f / 0.0f)"
+    dt = x.dtype
+    rows = gather_layout(x.shape, (k.attrs["axis"] % max(x.rank, 1),))
+    t = half.compute_ctype(dt)
+    inf = "(1.0 / 0.0)" if dt == "float64" else "(1.0f / 0.0f)"
     loop = "    for (int64_t j = threadIdx.x; j < RLEN; j += OB_BLOCK) "
+    xj = half.load(dt, f"in0[{rows.at('j')}]")
+    yj = f"out0[{rows.at('j')}]"
+    f16 = dt == "float16" and k.op == "Softmax"
+    # float16 Softmax: x - max, its exponential and their sum each rounded to float16 (MindSpore's CPU kernel)
+    e = half.round_trip(dt, f"exp({half.round_trip(dt, f'{xj} - mx')})") if f16 else f"exp({xj} - mx)"
     body = (f"    {t} m_ = -{inf};\n"
-            f"{loop}{{ const {t} a = m_, b = in0[base + j * step]; m_ = {NAN_MAX}; }}\n"
+            f"{loop}{{ const {t} a = m_, b = {xj}; m_ = {NAN_MAX}; }}\n"
             + block_reduce(t, NAN_MAX, "m_", "mx")
-            + f"    {t} s_ = 0;\n{loop}s_ += exp(in0[base + j * step] - mx);\n"
+            + f"    {t} s_ = 0;\n{loop}s_ += {e};\n"
             + block_reduce(t, "(a + b)", "s_", "sum"))
     if k.op == "Softmax":
-        body += f"{loop}out0[base + j * step] = exp(in0[base + j * step] - mx) / sum;\n"
+        denom = half.round_trip(dt, "sum") if f16 else "sum"
+        body += f"{loop}{yj} = {half.store(dt, f'{e} / {denom}', t)};\n"
     else:
-        body += f"{loop}out0[base + j * step] = in0[base + j * step] - mx - log(sum);\n"
-    return f"#define RLEN {r}LL\n" + _rows(outer, inner, body) + "\n#undef RLEN"
+        body += f"{loop}{yj} = {half.store(dt, f'{xj} - mx - log(sum)', t)};\n"
+    return f"#define RLEN {rows.length}LL\n" + _rows(rows, body) + "\n#undef RLEN"
 
 
 def _emit_arg(k: KernelSpec) -> str:
     """ArgMax/ArgMin along one axis: each thread keeps its best (value, index), then a tree in shared memory
     keeps the better pair; the first NaN wins, then the larger (smaller) value, then the smaller index: NumPy's
-    first occurrence."""
+    first occurrence. A half x is compared in float (the conversion is exact and monotonic)."""
     x, out = k.inputs[0], k.outputs[0]
-    outer, r, inner = row_layout(k.op, x.shape, (k.attrs["axis"],))
-    t = ctype(x.dtype)
+    rows = gather_layout(x.shape, (k.attrs["axis"] % max(x.rank, 1),))
+    t = half.compute_ctype(x.dtype)
     better = ">" if k.op == "ArgMax" else "<"
     # pair b replaces pair a when it comes first among NaNs, or beats a's value, or ties it at a smaller index
     wins = (f"((bv != bv) ? (av == av || bi < ai) : (av == av && (bv {better} av || (bv == av && bi < ai))))")
-    body = (f"    {t} av = in0[base]; int64_t ai = 0;\n"
-            f"    for (int64_t j = threadIdx.x; j < RLEN; j += OB_BLOCK) {{ const {t} bv = in0[base + j * step]; "
+    xj = half.load(x.dtype, f"in0[{rows.at('j')}]")
+    body = (f"    {t} av = {half.load(x.dtype, 'in0[base]')}; int64_t ai = 0;\n"
+            f"    for (int64_t j = threadIdx.x; j < RLEN; j += OB_BLOCK) {{ "
+            f"const {t} bv = {xj}; "
             f"const int64_t bi = j; if ({wins}) {{ av = bv; ai = bi; }} }}\n"
             f"    __shared__ {t} shv_[OB_BLOCK]; __shared__ int64_t shi_[OB_BLOCK];\n"
             f"    shv_[threadIdx.x] = av; shi_[threadIdx.x] = ai; __syncthreads();\n"
@@ -140,7 +206,7 @@ def _emit_arg(k: KernelSpec) -> str:
             f"if ({wins}) {{ shv_[threadIdx.x] = bv; shi_[threadIdx.x] = bi; }} }}\n"
             f"      __syncthreads();\n    }}\n"
             f"    if (threadIdx.x == 0) out0[row] = ({ctype(out.dtype)})shi_[0];\n    __syncthreads();\n")
-    return f"#define RLEN {r}LL\n" + _rows(outer, inner, body) + "\n#undef RLEN"
+    return f"#define RLEN {rows.length}LL\n" + _rows(rows, body) + "\n#undef RLEN"
 
 
 for _op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"):
@@ -149,9 +215,11 @@ register("Softmax", _emit_softmax)
 register("LogSoftmax", _emit_softmax)
 register("ArgMax", _emit_arg)
 register("ArgMin", _emit_arg)
+half.allow("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Softmax", "LogSoftmax", "ArgMax",
+           "ArgMin")
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Softmax", "LogSoftmax",
                         "ArgMax", "ArgMin")
 
-__all__ = ["NAN_MAX", "NAN_MIN", "OPS", "block_reduce", "row_layout"]
+__all__ = ["NAN_MAX", "NAN_MIN", "OPS", "Rows", "block_reduce", "gather_layout", "row_layout"]

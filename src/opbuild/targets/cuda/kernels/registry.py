@@ -14,7 +14,7 @@ from types import ModuleType
 from ....cache import identity as cache_identity
 from ....core.ir import KernelSpec
 from ....ops.registry import REGISTRY
-from .. import codegen
+from .. import codegen, half
 
 EmitFn = Callable[[KernelSpec], str]
 
@@ -39,6 +39,7 @@ class Emitter:
             module = sys.modules.get(getattr(opdef.infer, "__module__", "") or "")
             if module is not None and getattr(module, "__file__", None):
                 found.add(module.__file__)
+        found.add(half.__file__)  # the half types' prelude section and helpers shape every kernel
         return tuple(sorted(str(f) for f in found if f))
 
 
