@@ -124,6 +124,19 @@ def test_codegen_hash_covers_the_op_table_and_the_emitter():
     assert CudaTarget().codegen_hash("Add") != CudaTarget().codegen_hash("Sub")
 
 
+@pytest.mark.parametrize("op, reached", [
+    ("FusedElementwise", "targets/cuda/kernels/elementwise.py"),  # the members' expressions
+    ("FusedMatMul", "targets/cuda/kernels/matmul.py"),  # the product
+    ("Conv2DBackpropFilter", "targets/cuda/kernels/reduction.py"),  # the block's shared-memory tree
+    ("SoftmaxCrossEntropyWithLogits", "targets/cuda/kernels/reduction.py"),
+])
+def test_codegen_hash_covers_the_modules_an_emitter_calls(op, reached):
+    # The walk of targets/code_reach.py (the CPU's keys use it too): an edit of a module an emitter calls
+    # changes that op's key, without the emitter having to list it.
+    files = [f.replace("\\", "/") for f in kernels.EMITTERS[op].files()]
+    assert any(f.endswith(reached) for f in files), files
+
+
 def test_arch_comes_from_the_environment_without_a_gpu(monkeypatch):
     if device.probe().ok:
         pytest.skip("a GPU is present: the architecture comes from it")

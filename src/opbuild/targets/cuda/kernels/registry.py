@@ -14,6 +14,7 @@ from types import ModuleType
 from ....cache import identity as cache_identity
 from ....core.ir import KernelSpec
 from ....ops.registry import REGISTRY
+from ...code_reach import reached_files
 from .. import codegen, half
 
 EmitFn = Callable[[KernelSpec], str]
@@ -26,13 +27,17 @@ class Emitter:
     op: str
     fn: EmitFn
     _hash: str | None = None
-    #: Other modules whose code the emitter calls (a shared GEMM, the elementwise expressions, a block
-    #: reduction): their files enter the op's code-generator hash too.
+    #: Modules that shape the emitter's code as data the walk of its code cannot attribute (C text kept in
+    #: another module, constants read by name): their files enter the op's code-generator hash too.
     deps: tuple[ModuleType, ...] = ()
 
     def files(self) -> tuple[str, ...]:
-        """The files whose code shapes this op's CUDA C (module docstring), sorted."""
+        """The files whose code shapes this op's CUDA C, sorted: the emitter's module and every file of opbuild
+        its code may reach (``targets/code_reach.py``, the walk the CPU's keys use: a shared GEMM, the
+        elementwise expressions, a block reduction), the registry, ``codegen.py`` (prelude, ABI), ``half.py``,
+        the declared ``deps`` and the file declaring the op (its table row may shape the code as data)."""
         found = {sys.modules[self.fn.__module__].__file__, __file__, codegen.__file__}
+        found.update(reached_files(self.fn))
         found.update(getattr(m, "__file__", None) for m in self.deps)
         opdef = REGISTRY.get(self.op)
         if opdef is not None:
