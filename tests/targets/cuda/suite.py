@@ -171,7 +171,9 @@ def cases() -> list[Case]:
     for spec in (elementwise_specs() + reduction_specs() + fused_reduce_specs() + layout_specs()
                  + matmul_specs()):
         seen.setdefault(spec.memo_key(), spec)
-    return [Case(spec, i) for i, spec in enumerate(seen.values())]
+    found = [Case(spec, i) for i, spec in enumerate(seen.values())]
+    from .suite_gpumath import cases as gpumath_cases  # it imports Case from here
+    return found + gpumath_cases(len(found))  # special functions, linear algebra, random sampling
 
 
 __all__ = ["Case", "cases", "elementwise_specs", "fused_reduce_specs", "layout_specs", "matmul_specs",

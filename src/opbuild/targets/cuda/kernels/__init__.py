@@ -23,4 +23,13 @@ from .registry import (  # noqa: F401 - the package's public names
 __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emits", "emitter", "register"]
 
 # The families register their emitters on import (registry.py holds the registry).
-from . import elementwise, filling, fused, fused_reduce, layout, matmul, reduction  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    elementwise,
+    filling,
+    fused,
+    fused_reduce,
+    layout,
+    matmul,
+    reduction,
+    special,
+)

@@ -20,15 +20,18 @@ EmitFn = Callable[[KernelSpec], str]
 
 @dataclass
 class Emitter:
-    """The GPU's way to compute one op: ``fn`` (spec -> CUDA C body); ``files``: what shapes its code."""
+    """The GPU's way to compute one op: ``fn`` (spec -> CUDA C body); ``files``: what shapes its code;
+    ``sources``: modules besides the emitter's and the op's whose text the body carries (table rows, constants)."""
 
     op: str
     fn: EmitFn
     _hash: str | None = None
+    sources: tuple[str, ...] = ()
 
     def files(self) -> tuple[str, ...]:
         """The files whose code shapes this op's CUDA C (module docstring), sorted."""
         found = {sys.modules[self.fn.__module__].__file__, __file__, codegen.__file__}
+        found.update(getattr(sys.modules[name], "__file__", None) for name in self.sources)
         opdef = REGISTRY.get(self.op)
         if opdef is not None:
             module = sys.modules.get(getattr(opdef.infer, "__module__", "") or "")
@@ -40,11 +43,12 @@ class Emitter:
 EMITTERS: dict[str, Emitter] = {}
 
 
-def register(op: str, fn: EmitFn) -> EmitFn:
-    """Register ``fn`` as the GPU emitter of ``op``; registering an op twice is a programming error."""
+def register(op: str, fn: EmitFn, sources: tuple[str, ...] = ()) -> EmitFn:
+    """Register ``fn`` as the GPU emitter of ``op`` (``sources``: the modules, by name, whose text its body
+    also carries, hashed into the key); registering an op twice is a programming error."""
     if op in EMITTERS:
         raise RuntimeError(f"operator {op} has two GPU emitters")
-    EMITTERS[op] = Emitter(op, fn)
+    EMITTERS[op] = Emitter(op, fn, sources=tuple(sources))
     return fn
 
 

@@ -1,0 +1,116 @@
+"""The GPU op suite's cases of the gpumath kernels (targets/cuda/kernels/special.py, linalg*.py, random*.py):
+special functions, bit shifts, small linear algebra and random sampling, each with inputs in its domain
+(positive arguments for zeta and the incomplete gamma, probabilities for Betainc, well-conditioned and positive
+definite matrices for the solvers, generator states for the random ops) and its tolerance against the CPU
+target's kernel. A test helper: suite.py appends these cases, so scripts/gpu_check.py runs them on a GPU."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from opbuild.core.ir import KernelSpec, TensorType
+from opbuild.ops.registry import get as get_op
+
+from .suite import Case
+
+F32, F64 = "float32", "float64"
+#: The CPU tests' elementwise tolerances, per float dtype.
+ELEMENTWISE = {F32: (1e-5, 1e-6), F64: (1e-12, 1e-12)}
+# IgammaGradA is a finite difference of P (ops/special_incomplete.py): its float64 rounding error is near
+# 1e-12 relative by design, so two compilers' roundings of P differ by that much.
+FINITE_DIFFERENCE = {F32: (1e-5, 1e-6), F64: (1e-9, 1e-11)}
+# Factorisations and solves: another order of the same operations (LAPACK's blocked loops against one
+# thread's unblocked ones) on matrices of condition number below about 30.
+LINALG = {F32: (1e-4, 1e-4), F64: (1e-10, 1e-10)}
+# The random transforms: the draws are bit-identical; CUDA's double log/cos are within 2 ulp of glibc's, which a
+# float32 result rounds away but for the rare value next to a rounding boundary (one float32 ulp).
+RANDOM = {F32: (2e-7, 1e-7), F64: (1e-12, 1e-12)}
+
+
+@dataclass(frozen=True)
+class MathCase(Case):
+    """A case whose inputs lie in its op's domain (``kind``) and whose float outputs are compared with the CPU
+    target's within ``tol`` (per dtype: (rtol, atol))."""
+
+    kind: str = "normal"
+    tol: tuple = tuple(ELEMENTWISE.items())
+
+    def tolerance(self, dtype: str) -> tuple[float, float]:
+        """(rtol, atol) of a float output of ``dtype``."""
+        return dict(self.tol).get(dtype, (1e-5, 1e-6))
+
+    def inputs(self) -> list[np.ndarray]:
+        rng = np.random.default_rng(self.seed)
+        types = self.spec.inputs
+        draw = _KINDS.get(self.kind)
+        if draw is None:
+            return super().inputs()
+        return [np.asarray(a).astype(t.dtype).reshape(t.shape) for a, t in zip(draw(rng, types), types,
+                                                                                 strict=True)]
+
+
+def _positive(rng, types):
+    return [rng.uniform(0.1, 6.0, t.shape) for t in types]
+
+
+def _betainc(rng, types):
+    a, b, x = types
+    return [rng.uniform(0.05, 4.0, a.shape), rng.uniform(0.05, 4.0, b.shape), rng.uniform(0.0, 1.0, x.shape)]
+
+
+def _shift(rng, types):
+    x, n = types
+    info = np.iinfo(x.dtype)
+    bits = info.bits
+    return [rng.integers(info.min, int(info.max) + 1, x.shape, dtype=x.dtype),
+            rng.integers(0 if info.min == 0 else -2, bits + 3, n.shape)]
+
+
+def _spread(rng, types):
+    """Special functions over a wide range, the poles and signs of each included."""
+    return [rng.standard_normal(t.shape) * 4.0 for t in types]
+
+
+def _unit(rng, types):
+    return [rng.uniform(-1.0, 1.0, t.shape) for t in types]
+
+
+_KINDS = {"unit": _unit, "positive": _positive, "betainc": _betainc, "shift": _shift, "spread": _spread}
+
+
+def _spec(op: str, attrs: dict, *types: tuple[tuple[int, ...], str]) -> KernelSpec:
+    return get_op(op).spec(attrs, [TensorType(s, d) for s, d in types])
+
+
+def special_cases() -> list[tuple[KernelSpec, str, dict]]:
+    """Every special function once per float dtype (a 2-D flat map), the binary ones broadcast, the shifts on
+    four integer types: (spec, input kind, tolerances)."""
+    from opbuild.ops import special
+
+    out = []
+    for d in (F32, F64):
+        for op in special.SPECIAL:
+            kind = "unit" if op == "Erfinv" else "positive" if op.startswith(("BesselY", "BesselK")) else "spread"
+            out.append((_spec(op, {}, ((5, 13), d)), kind, ELEMENTWISE))
+        out.append((_spec("Polygamma", {"n": 0}, ((5, 13), d)), "spread", ELEMENTWISE))
+        out.append((_spec("Polygamma", {"n": 3}, ((5, 13), d)), "spread", ELEMENTWISE))
+        for op in ("Zeta", "Igamma", "Igammac", "IgammaGradA"):
+            tol = FINITE_DIFFERENCE if op == "IgammaGradA" else ELEMENTWISE
+            out.append((_spec(op, {}, ((3, 1, 5), d), ((4, 1), d)), "positive", tol))
+        out.append((_spec("NextAfter", {}, ((4, 6), d), ((6,), d)), "normal", ELEMENTWISE))
+        out.append((_spec("Betainc", {}, ((3, 4), d), ((4,), d), ((3, 1), d)), "betainc", ELEMENTWISE))
+    for d in ("int8", "uint8", "int32", "int64"):
+        for op in ("LeftShift", "RightShift"):
+            out.append((_spec(op, {}, ((3, 7), d), ((7,), d)), "shift", ELEMENTWISE))
+    return out
+
+
+def cases(start: int = 0) -> list[MathCase]:
+    """The gpumath cases, seeded from ``start`` on."""
+    found = special_cases()
+    return [MathCase(spec, start + i, kind, tuple(tol.items())) for i, (spec, kind, tol) in enumerate(found)]
+
+
+__all__ = ["ELEMENTWISE", "LINALG", "MathCase", "RANDOM", "cases", "special_cases"]
