@@ -77,7 +77,21 @@ def _unit(rng, types):
     return [rng.uniform(-1.0, 1.0, t.shape) for t in types]
 
 
-_KINDS = {"unit": _unit, "positive": _positive, "betainc": _betainc, "shift": _shift, "spread": _spread}
+def _state(rng, types):
+    """A generator state [seed, counter] first; then the op's other inputs: UniformInt's bounds, Multinomial's
+    weights (some zero or negative: no weight), RandomShuffle's rows."""
+    state, *rest = types
+    out = [np.array([int(rng.integers(0, 2 ** 62)), int(rng.integers(0, 50))])]
+    if len(rest) == 2:  # UniformInt: minval, maxval
+        return [*out, np.array(-7), np.array(23)]
+    for t in rest:
+        out.append(np.maximum(rng.standard_normal(t.shape) + 0.6, 0.0) - (rng.random(t.shape) < 0.05)
+                   if t.dtype.startswith("float") and t.rank == 2 else rng.standard_normal(t.shape) * 10)
+    return out
+
+
+_KINDS = {"state": _state, "unit": _unit, "positive": _positive, "betainc": _betainc, "shift": _shift,
+          "spread": _spread}
 
 
 def _spec(op: str, attrs: dict, *types: tuple[tuple[int, ...], str]) -> KernelSpec:
@@ -107,10 +121,26 @@ def special_cases() -> list[tuple[KernelSpec, str, dict]]:
     return out
 
 
+def random_cases() -> list[tuple[KernelSpec, str, dict]]:
+    """The sampling ops on a generator state, Multinomial with and without replacement, both permutations."""
+    state = ((2,), "int64")
+    out = [(_spec(op, {"shape": (3, 37)}, state), "state", RANDOM)
+           for op in ("StandardNormal", "UniformReal", "StandardLaplace")]
+    out.append((_spec("UniformInt", {"shape": (5, 41)}, state, ((), "int32"), ((), "int32")), "state", RANDOM))
+    for repl, dt in ((True, "int32"), (False, "int64")):
+        out.append((_spec("Multinomial", {"num_samples": 6, "replacement": repl, "dtype": dt}, state,
+                          ((4, 9), F32 if repl else F64)), "state", RANDOM))
+    out.append((_spec("RandomShuffle", {}, state, ((11, 3), F32)), "state", RANDOM))
+    out.append((_spec("RandomShuffle", {}, state, ((50,), "int64")), "state", RANDOM))
+    out.append((_spec("RandpermV2", {"n": 97, "dtype": "int64"}, state), "state", RANDOM))
+    out.append((_spec("RandpermV2", {"n": 20, "dtype": F32}, state), "state", RANDOM))
+    return out
+
+
 def cases(start: int = 0) -> list[MathCase]:
     """The gpumath cases, seeded from ``start`` on."""
-    found = special_cases()
+    found = special_cases() + random_cases()
     return [MathCase(spec, start + i, kind, tuple(tol.items())) for i, (spec, kind, tol) in enumerate(found)]
 
 
-__all__ = ["ELEMENTWISE", "LINALG", "MathCase", "RANDOM", "cases", "special_cases"]
+__all__ = ["ELEMENTWISE", "LINALG", "MathCase", "RANDOM", "cases", "random_cases", "special_cases"]

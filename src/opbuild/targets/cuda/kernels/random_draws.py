@@ -1,0 +1,113 @@
+"""GPU kernels of the random sampling family (ops/random_sample.py, ops/random_discrete.py): the CPU's stream
+is counter-based (draw ``j`` is splitmix64 of a key mixed from the state ``[seed, counter]`` and ``j``:
+ops/random_ops.py's constants), so every output element is computed from its own draws, in any thread, and
+the GPU gives the CPU's values for the same state:
+
+* StandardNormal, UniformReal, StandardLaplace, UniformInt: element ``i`` from draws ``2i, 2i + 1`` (Box-Muller)
+  or ``i``, by the CPU's formulas in double (bit-identical draws; the float32 results equal the CPU's but where
+  CUDA's double ``log``/``cos``/``log1p``, within 2 ulp of glibc's, straddle a float32 rounding boundary);
+* Multinomial: one thread per row draws its samples in order, as the CPU's loop does. Without replacement the
+  CPU zeroes each picked weight in a scratch row; here a weight counts as zero when its category is among the
+  row's earlier picks (already in the output), which gives the same sums in the same order, with no workspace;
+* RandomShuffle, RandpermV2: the CPU's Fisher-Yates swaps position ``i`` with ``j_i = floor(u_i (i + 1))`` for
+  ``i = n - 1 .. 1``. The element that ends at position ``p`` is found by undoing the swaps from the last one
+  (``i = 1``) back to the first, following ``p``: O(n) per output row, each row independent, no workspace.
+"""
+
+from __future__ import annotations
+
+from ....core.ir import KernelSpec
+from ....ops import random_discrete, random_ops, random_sample
+from ..codegen import ctype, grid_loop
+from .registry import register
+
+
+def stream() -> str:
+    """C++ defining ``ob_u(j)``: draw ``j`` in (0, 1) of the stream keyed by the state ``in0`` = [seed, counter]
+    (the CPU's ``OB_U``, ``targets/cpu/kernels/random_sample.py``), as a device lambda."""
+    g, m1, m2 = random_ops.GOLDEN, random_ops.M1, random_ops.M2
+    return (f"  const uint64_t key = (uint64_t)in0[0] * {g:#x}ull ^ (uint64_t)in0[1] * {m1:#x}ull;\n"
+            f"  auto ob_u = [=](int64_t j) -> double {{ uint64_t z = key + (uint64_t)(j + 1) * {g:#x}ull; "
+            f"z = (z ^ (z >> 30)) * {m1:#x}ull; z = (z ^ (z >> 27)) * {m2:#x}ull; z ^= z >> 31; "
+            "return ((double)(z >> 11) + 0.5) * 0x1.0p-53; };\n")
+
+
+_SAMPLE = {
+    "StandardNormal": f"(float)(sqrt(-2.0 * log(ob_u(2 * i))) * cos({random_sample.TWO_PI!r} * ob_u(2 * i + 1)))",
+    "UniformReal": "(float)ob_u(i)",
+    "StandardLaplace": "(float)([&]() { const double u_ = ob_u(i) - 0.5; return (u_ > 0 ? -1.0 : u_ < 0 ? 1.0 "
+                       ": 0.0) * log1p(-2.0 * fabs(u_)); }())",
+    "UniformInt": "(int32_t)((int64_t)floor(ob_u(i) * span) + lo)",
+}
+
+
+def _sample(k: KernelSpec) -> str:
+    n = k.outputs[0].size
+    if n == 0:
+        return "  /* empty */"
+    bounds = ("  const int64_t lo = in1[0]; const double span = (double)((int64_t)in2[0] - lo);\n"
+              if k.op == "UniformInt" else "")
+    return stream() + bounds + grid_loop(n, "i", f"out0[i] = {_SAMPLE[k.op]};")
+
+
+def _multinomial(k: KernelSpec) -> str:
+    x, out = k.inputs[1], k.outputs[0]
+    if out.size == 0:
+        return "  /* empty */"
+    cats, ks = x.shape[-1], k.attrs["num_samples"]
+    rows = x.size // cats if cats else out.size // ks
+    # w(i): the weight of category i for draw s of row r (zero once picked, without replacement).
+    picked = ("" if k.attrs["replacement"] else
+              f" for (int64_t q = 0; q < s; q++) if ((int64_t)out0[r * {ks} + q] == i) return 0.0;")
+    body = "\n".join([
+        f"auto w = [&](int64_t r, int64_t s, int64_t i) -> double {{{picked} "
+        f"const double v = (double)in1[r * {cats} + i]; return v > 0 ? v : 0.0; }};",
+        f"for (int64_t s = 0; s < {ks}; s++) {{",
+        "double total = 0.0; int64_t last = 0;",
+        f"for (int64_t i = 0; i < {cats}; i++) {{ const double v = w(r, s, i); total += v; if (v > 0) last = i; }}",
+        f"const double target = ob_u(r * {ks} + s) * total; double acc = 0.0; int64_t pick = last;",
+        f"for (int64_t i = 0; i < {cats}; i++) {{ const double v = w(r, s, i); acc += v; "
+        "if (acc > target && v > 0) { pick = i; break; } }",
+        f"out0[r * {ks} + s] = ({ctype(out.dtype)})pick;",
+        "}"])
+    return stream() + grid_loop(rows, "r", body)
+
+
+def _source(n: int, p: str) -> str:
+    """C++ statements leaving in ``src`` the position whose element Fisher-Yates over ``n`` moves to ``p``."""
+    return (f"int64_t src = {p}; for (int64_t s = 1; s < {n}; s++) {{ "
+            "int64_t j = (int64_t)(ob_u(s) * (double)(s + 1)); if (j > s) j = s; "
+            "if (src == s) src = j; else if (src == j) src = s; }")
+
+
+def _shuffle(k: KernelSpec) -> str:
+    x = k.inputs[1]
+    if x.size == 0:
+        return "  /* empty */"
+    if not x.shape:
+        return grid_loop(1, "i", "out0[i] = in1[i];")
+    n = x.shape[0]
+    row = x.size // n
+    return stream() + grid_loop(n, "p", f"{_source(n, 'p')} for (int64_t e = 0; e < {row}; e++) "
+                                        f"out0[p * {row} + e] = in1[src * {row} + e];")
+
+
+def _randperm(k: KernelSpec) -> str:
+    n = k.attrs["n"]
+    if n == 0:
+        return "  /* empty */"
+    return stream() + grid_loop(n, "p", f"{_source(n, 'p')} out0[p] = ({ctype(k.outputs[0].dtype)})src;")
+
+
+# The stream's constants live in ops/random_ops.py: hashed into these kernels' keys with the ops' modules.
+_SOURCES = (random_ops.__name__, random_sample.__name__)
+for _op in _SAMPLE:
+    register(_op, _sample, _SOURCES)
+register("Multinomial", _multinomial, (*_SOURCES, random_discrete.__name__))
+register("RandomShuffle", _shuffle, (*_SOURCES, random_discrete.__name__))
+register("RandpermV2", _randperm, (*_SOURCES, random_discrete.__name__))
+
+#: The ops of this module (tests, the GPU suite).
+OPS: tuple[str, ...] = (*_SAMPLE, "Multinomial", "RandomShuffle", "RandpermV2")
+
+__all__ = ["OPS", "stream"]
