@@ -44,11 +44,15 @@ class MathCase(Case):
     def inputs(self) -> list[np.ndarray]:
         rng = np.random.default_rng(self.seed)
         types = self.spec.inputs
-        draw = _KINDS.get(self.kind)
+        draw = _draw(self.kind)
         if draw is None:
             return super().inputs()
         return [np.asarray(a).astype(t.dtype).reshape(t.shape) for a, t in zip(draw(rng, types), types,
                                                                                  strict=True)]
+
+
+def _draw(kind: str):
+    return _linalg(kind[4:]) if kind.startswith("mat:") else _KINDS.get(kind)
 
 
 def _positive(rng, types):
@@ -88,6 +92,34 @@ def _state(rng, types):
         out.append(np.maximum(rng.standard_normal(t.shape) + 0.6, 0.0) - (rng.random(t.shape) < 0.05)
                    if t.dtype.startswith("float") and t.rank == 2 else rng.standard_normal(t.shape) * 10)
     return out
+
+
+def _general(rng, shape):
+    """Matrices of condition number about 10 whose LU still swaps rows."""
+    n = shape[-1]
+    return rng.standard_normal(shape) + 2.0 * np.eye(n)
+
+
+def _spd(rng, shape):
+    n = shape[-1]
+    g = rng.standard_normal(shape)
+    return g @ np.swapaxes(g, -1, -2) / n + np.eye(n)
+
+
+def _factor(rng, shape):
+    """A Cholesky-like factor: a diagonal in [1, 2], small entries elsewhere (both triangles: the kernels must
+    read only theirs)."""
+    n = shape[-1]
+    eye = np.eye(n)
+    return 0.3 * rng.standard_normal(shape) * (1 - eye) + rng.uniform(1.0, 2.0, shape) * eye
+
+
+_MATRICES = {"g": _general, "s": _spd, "f": _factor, "n": lambda rng, shape: rng.standard_normal(shape)}
+
+
+def _linalg(kinds: str):
+    """Inputs drawn by ``kinds``, one letter per input (:data:`_MATRICES`)."""
+    return lambda rng, types: [_MATRICES[c](rng, t.shape) for c, t in zip(kinds, types, strict=True)]
 
 
 _KINDS = {"state": _state, "unit": _unit, "positive": _positive, "betainc": _betainc, "shift": _shift,
@@ -137,10 +169,28 @@ def random_cases() -> list[tuple[KernelSpec, str, dict]]:
     return out
 
 
+def linalg_cases() -> list[tuple[KernelSpec, str, dict]]:
+    """Each solver and factorisation in float32 and float64, batched, with its attributes both ways."""
+    out = []
+    for d in (F32, F64):
+        out += [(_spec("MatrixInverse", {"adjoint": False}, ((3, 6, 6), d)), "mat:g", LINALG),
+                (_spec("MatrixDeterminant", {}, ((2, 3, 5, 5), d)), "mat:g", LINALG),
+                (_spec("LogMatrixDeterminant", {}, ((4, 7, 7), d)), "mat:n", LINALG),
+                (_spec("MatrixSolve", {"adjoint": d == F64}, ((2, 6, 6), d), ((2, 6, 3), d)), "mat:gn", LINALG),
+                (_spec("Cholesky", {"upper": d == F64}, ((3, 7, 7), d)), "mat:s", LINALG),
+                (_spec("CholeskyInverse", {"upper": d == F32}, ((2, 5, 5), d)), "mat:f", LINALG),
+                (_spec("CholeskySolve", {"upper": d == F64}, ((2, 5, 4), d), ((2, 5, 5), d)), "mat:nf", LINALG)]
+        for lower, adjoint in ((True, False), (False, True)) if d == F32 else ((True, True), (False, False)):
+            out.append((_spec("MatrixTriangularSolve", {"lower": lower, "adjoint": adjoint}, ((3, 6, 6), d),
+                              ((3, 6, 2), d)), "mat:fn", LINALG))
+    out.append((_spec("MatrixInverse", {"adjoint": True}, ((40, 40), F64)), "mat:g", LINALG))
+    return out
+
+
 def cases(start: int = 0) -> list[MathCase]:
     """The gpumath cases, seeded from ``start`` on."""
-    found = special_cases() + random_cases()
+    found = special_cases() + random_cases() + linalg_cases()
     return [MathCase(spec, start + i, kind, tuple(tol.items())) for i, (spec, kind, tol) in enumerate(found)]
 
 
-__all__ = ["ELEMENTWISE", "LINALG", "MathCase", "RANDOM", "cases", "random_cases", "special_cases"]
+__all__ = ["ELEMENTWISE", "LINALG", "MathCase", "RANDOM", "cases", "linalg_cases", "random_cases", "special_cases"]

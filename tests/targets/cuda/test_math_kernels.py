@@ -15,6 +15,7 @@ from opbuild.ops.registry import get as get_op
 from opbuild.runtime.session import session
 from opbuild.targets.cuda import CudaTarget, codegen, kernels
 from opbuild.targets.cuda.errors import NvrtcNotFoundError
+from opbuild.targets.cuda.kernels.linalg import OPS as LINALG_OPS
 from opbuild.targets.cuda.kernels.random_draws import OPS as RANDOM_OPS
 from opbuild.targets.cuda.nvrtc import Nvrtc
 
@@ -74,7 +75,7 @@ def test_every_gpumath_kernel_computes_what_the_cpu_kernel_does(tmp_path):
                 failures.append(f"{case.label}: max diff {np.nanmax(np.abs(g.astype(float) - w)):.3g}")
         checked.add(case.spec.op)
     assert not failures, failures
-    assert {"BesselK1e", "Betainc", "LeftShift", "Polygamma", *RANDOM_OPS} <= checked
+    assert {"BesselK1e", "Betainc", "LeftShift", "Polygamma", *RANDOM_OPS, *LINALG_OPS} <= checked
 
 
 def test_the_special_rows_files_are_in_their_keys():

@@ -29,6 +29,7 @@ from . import (  # noqa: E402, F401
     fused,
     fused_reduce,
     layout,
+    linalg,
     matmul,
     random_draws,
     reduction,

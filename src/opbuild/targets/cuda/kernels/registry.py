@@ -52,12 +52,13 @@ def register(op: str, fn: EmitFn, sources: tuple[str, ...] = ()) -> EmitFn:
     return fn
 
 
-def emits(*ops: str) -> Callable[[EmitFn], EmitFn]:
-    """Decorator registering the decorated function as the GPU emitter of ``ops``."""
+def emits(*ops: str, sources: tuple[str, ...] = ()) -> Callable[[EmitFn], EmitFn]:
+    """Decorator registering the decorated function as the GPU emitter of ``ops`` (``sources``: as
+    :func:`register`'s)."""
 
     def attach(fn: EmitFn) -> EmitFn:
         for op in ops:
-            register(op, fn)
+            register(op, fn, sources)
         return fn
 
     return attach
