@@ -20,6 +20,7 @@ from opbuild.targets.cuda.kernels.random_draws import OPS as RANDOM_OPS
 from opbuild.targets.cuda.nvrtc import Nvrtc
 
 from .host_emulation import HostKernels, gxx
+from .host_threads import ThreadedHostKernels
 from .suite_gpumath import cases
 
 pytestmark = pytest.mark.slow
@@ -49,33 +50,47 @@ def test_nvrtc_compiles_every_gpumath_kernel(tmp_path, monkeypatch):
     target.validate(result.binary.read_bytes(), [symbol for symbol, _, _ in items])
 
 
+def _mismatch(case, got, want) -> str | None:
+    """Why ``got`` (a GPU kernel's outputs) is not the CPU kernel's ``want`` within ``case``'s rule, or None."""
+    for g, w in zip(got, want, strict=True):
+        w = np.asarray(w).reshape(g.shape)
+        assert g.dtype == w.dtype, case.label
+        if case.spec.op in RANDOM_OPS:  # the same stream and formulas, the same libm on the host: identical
+            ok = np.array_equal(g, w)
+        elif g.dtype.kind == "f":
+            rtol, atol = case.tolerance(g.dtype.name)
+            # A kernel that gives NaN everywhere would pass against a CPU that does: the cases' inputs are in
+            # the ops' domains, so most values must be finite.
+            ok = np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True) and np.isfinite(w).mean() > 0.5
+        else:
+            ok = np.array_equal(g, w)
+        if not ok:
+            with np.errstate(invalid="ignore"):
+                return f"{case.label}: max diff {np.nanmax(np.abs(g.astype(float) - w)):.3g}"
+    return None
+
+
 @pytest.mark.skipif(gxx() is None, reason="no host C++ compiler (g++) to run the GPU kernels on the host")
 def test_every_gpumath_kernel_computes_what_the_cpu_kernel_does(tmp_path):
     suite = cases()
     host = HostKernels([c.spec for c in suite], tmp_path)
-    failures, checked = [], set()
-    for i, case in enumerate(suite):
-        arrays = case.inputs()
-        got = host.run(i, case.spec, arrays)
-        want = cpu_run(case.spec, arrays)
-        for g, w in zip(got, want, strict=True):
-            w = np.asarray(w).reshape(g.shape)
-            assert g.dtype == w.dtype, case.label
-            if case.spec.op in RANDOM_OPS:  # the same stream and formulas, the same libm on the host: identical
-                ok = np.array_equal(g, w)
-            elif g.dtype.kind == "f":
-                rtol, atol = case.tolerance(g.dtype.name)
-                ok = np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
-                # A kernel that gives NaN everywhere would pass against a CPU that does: the cases' inputs are
-                # in the ops' domains, so most values must be finite.
-                ok = ok and np.isfinite(w).mean() > 0.5
-            else:
-                ok = np.array_equal(g, w)
-            if not ok:
-                failures.append(f"{case.label}: max diff {np.nanmax(np.abs(g.astype(float) - w)):.3g}")
-        checked.add(case.spec.op)
+    failures = [why for i, case in enumerate(suite)
+                if (why := _mismatch(case, host.run(i, case.spec, arrays := case.inputs()),
+                                     cpu_run(case.spec, arrays)))]
     assert not failures, failures
-    assert {"BesselK1e", "Betainc", "LeftShift", "Polygamma", *RANDOM_OPS, *LINALG_OPS} <= checked
+    assert {"BesselK1e", "Betainc", "LeftShift", "Polygamma", *RANDOM_OPS, *LINALG_OPS} <= {c.spec.op for c in suite}
+
+
+@pytest.mark.skipif(gxx() is None, reason="no host C++ compiler (g++) to run the GPU kernels on the host")
+def test_many_threads_and_blocks_compute_the_same(tmp_path):
+    """The block-cooperative kernels (linear algebra: shared memory, barriers) and the grid-stride ones with 4
+    threads in each of 3 blocks, against the CPU's kernels (host_threads.py)."""
+    suite = [c for c in cases() if c.spec.op in (*LINALG_OPS, *RANDOM_OPS, "Betainc", "Zeta", "LeftShift")]
+    host = ThreadedHostKernels([c.spec for c in suite], tmp_path, threads=4, blocks=3)
+    failures = [why for i, case in enumerate(suite)
+                if (why := _mismatch(case, host.run(i, case.spec, arrays := case.inputs()),
+                                     cpu_run(case.spec, arrays)))]
+    assert not failures, failures
 
 
 def test_the_special_rows_files_are_in_their_keys():
