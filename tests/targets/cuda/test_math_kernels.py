@@ -105,3 +105,57 @@ def test_half_special_functions_are_refused_by_name():
     spec = get_op("Lgamma").spec({}, [TensorType((4,), "float16")])
     with pytest.raises(codegen.Unsupported, match="Lgamma.*float16"):
         CudaTarget().emit(spec)
+
+
+def test_decompositions_without_a_gpu_library_are_refused_by_name():
+    target = CudaTarget()
+    svd = get_op("Svd").spec({"full_matrices": False, "compute_uv": True}, [TensorType((4, 3), "float32")])
+    with pytest.raises(codegen.Unsupported, match="Svd.*cuSOLVER is not wired"):
+        target.emit(svd)
+    # Eig and FFTN have complex outputs or inputs: the GPU target has no complex dtype, which is named first.
+    eig = get_op("Eig").spec({"compute_v": True}, [TensorType((3, 3), "float32")])
+    with pytest.raises(codegen.Unsupported, match="Eig kernels for complex64"):
+        target.emit(eig)
+    fft = get_op("FFTN").spec({"dims": (0,), "s": (8,), "kind": "r2c", "forward": True},
+                              [TensorType((8,), "float32")])
+    with pytest.raises(codegen.Unsupported, match="FFTN kernels for complex64"):
+        target.emit(fft)
+    assert "cuFFT" in str(pytest.raises(codegen.Unsupported, kernels.emitter("FFTN").fn, fft).value)
+
+
+def test_matrices_beyond_one_blocks_shared_memory_are_refused():
+    big = get_op("MatrixInverse").spec({"adjoint": False}, [TensorType((2, 100, 100), "float64")])
+    with pytest.raises(codegen.Unsupported, match=r"MatrixInverse: .*shared memory.*100x100 float64 matrices need"):
+        CudaTarget().emit(big)
+    CudaTarget().emit(get_op("MatrixInverse").spec({"adjoint": False}, [TensorType((2, 70, 70), "float32")]))
+
+
+def _singular_inputs():
+    """Matrices LAPACK reports as singular or not positive definite, with the CPU's answer NaN / 0 / -inf."""
+    sing = np.array([[[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 0.0, 0.0]], [[2.0, 0.0, 0.0], [0.0, 3.0, 0.0],
+                                                                           [0.0, 0.0, 4.0]]])
+    not_pd = np.array([[[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]], np.eye(3) * 2])
+    zero_diag = np.array([[[1.0, 0.0, 0.0], [5.0, 0.0, 0.0], [1.0, 2.0, 3.0]], np.eye(3) + np.tri(3, k=-1)])
+    rhs = np.arange(12.0).reshape(2, 3, 2)
+    f = "float64"
+    t3, r3 = ((2, 3, 3), f), ((2, 3, 2), f)
+    rows = [("MatrixInverse", {"adjoint": False}, [t3], [sing]),
+            ("MatrixDeterminant", {}, [t3], [sing]),
+            ("LogMatrixDeterminant", {}, [t3], [sing]),
+            ("MatrixSolve", {"adjoint": False}, [t3, r3], [sing, rhs]),
+            ("Cholesky", {"upper": False}, [t3], [not_pd]),
+            ("CholeskyInverse", {"upper": False}, [t3], [zero_diag]),
+            ("MatrixTriangularSolve", {"lower": True, "adjoint": False}, [t3, r3], [zero_diag, rhs])]
+    return [(get_op(op).spec(attrs, [TensorType(*t) for t in types]), arrays) for op, attrs, types, arrays in rows]
+
+
+@pytest.mark.skipif(gxx() is None, reason="no host C++ compiler (g++) to run the GPU kernels on the host")
+def test_singular_matrices_give_what_the_cpu_gives(tmp_path):
+    rows = _singular_inputs()
+    host = ThreadedHostKernels([spec for spec, _ in rows], tmp_path)
+    for i, (spec, arrays) in enumerate(rows):
+        got, want = host.run(i, spec, arrays), cpu_run(spec, arrays)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=spec.op)
+        assert not np.isfinite(got[-1][0]).all() or spec.op == "MatrixDeterminant", spec.op  # the failing one
+        assert np.isfinite(got[-1][1]).all(), spec.op  # the good one of the batch
