@@ -184,6 +184,13 @@ def linalg_cases() -> list[tuple[KernelSpec, str, dict]]:
             out.append((_spec("MatrixTriangularSolve", {"lower": lower, "adjoint": adjoint}, ((3, 6, 6), d),
                               ((3, 6, 2), d)), "mat:fn", LINALG))
     out.append((_spec("MatrixInverse", {"adjoint": True}, ((40, 40), F64)), "mat:g", LINALG))
+    for d in (F32, F64):
+        out += [(_spec("Qr", {"full_matrices": False}, ((2, 7, 4), d)), "mat:n", LINALG),
+                (_spec("Qr", {"full_matrices": True}, ((2, 6, 4), d)), "mat:n", LINALG),
+                (_spec("Qr", {"full_matrices": d == F32}, ((3, 4, 6), d)), "mat:n", LINALG),
+                (_spec("Geqrf", {}, ((2, 6, 5), d)), "mat:n", LINALG),
+                (_spec("Geqrf", {}, ((3, 7), d)), "mat:n", LINALG),
+                (_spec("Orgqr", {}, ((2, 6, 4), d), ((2, 3), d)), "mat:nn", LINALG)]
     return out
 
 

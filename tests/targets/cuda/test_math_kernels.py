@@ -15,13 +15,16 @@ from opbuild.ops.registry import get as get_op
 from opbuild.runtime.session import session
 from opbuild.targets.cuda import CudaTarget, codegen, kernels
 from opbuild.targets.cuda.errors import NvrtcNotFoundError
-from opbuild.targets.cuda.kernels.linalg import OPS as LINALG_OPS
+from opbuild.targets.cuda.kernels.linalg import OPS as LU_OPS
+from opbuild.targets.cuda.kernels.linalg_qr import OPS as QR_OPS
 from opbuild.targets.cuda.kernels.random_draws import OPS as RANDOM_OPS
 from opbuild.targets.cuda.nvrtc import Nvrtc
 
 from .host_emulation import HostKernels, gxx
 from .host_threads import ThreadedHostKernels
 from .suite_gpumath import cases
+
+LINALG_OPS = (*LU_OPS, *QR_OPS)
 
 pytestmark = pytest.mark.slow
 

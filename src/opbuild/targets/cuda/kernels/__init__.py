@@ -30,6 +30,7 @@ from . import (  # noqa: E402, F401
     fused_reduce,
     layout,
     linalg,
+    linalg_qr,
     matmul,
     random_draws,
     reduction,
