@@ -114,7 +114,17 @@ def _factor(rng, shape):
     return 0.3 * rng.standard_normal(shape) * (1 - eye) + rng.uniform(1.0, 2.0, shape) * eye
 
 
-_MATRICES = {"g": _general, "s": _spd, "f": _factor, "n": lambda rng, shape: rng.standard_normal(shape)}
+def _lower_factor(rng, shape):
+    """A triangular factor (CholeskySolve's reference reads the whole matrix; LAPACK, one triangle)."""
+    return np.tril(_factor(rng, shape))
+
+
+def _upper_factor(rng, shape):
+    return np.triu(_factor(rng, shape))
+
+
+_MATRICES = {"g": _general, "s": _spd, "f": _factor, "l": _lower_factor, "u": _upper_factor,
+             "n": lambda rng, shape: rng.standard_normal(shape)}
 
 
 def _linalg(kinds: str):
@@ -179,7 +189,8 @@ def linalg_cases() -> list[tuple[KernelSpec, str, dict]]:
                 (_spec("MatrixSolve", {"adjoint": d == F64}, ((2, 6, 6), d), ((2, 6, 3), d)), "mat:gn", LINALG),
                 (_spec("Cholesky", {"upper": d == F64}, ((3, 7, 7), d)), "mat:s", LINALG),
                 (_spec("CholeskyInverse", {"upper": d == F32}, ((2, 5, 5), d)), "mat:f", LINALG),
-                (_spec("CholeskySolve", {"upper": d == F64}, ((2, 5, 4), d), ((2, 5, 5), d)), "mat:nf", LINALG)]
+                (_spec("CholeskySolve", {"upper": d == F64}, ((2, 5, 4), d), ((2, 5, 5), d)),
+                 "mat:nu" if d == F64 else "mat:nl", LINALG)]
         for lower, adjoint in ((True, False), (False, True)) if d == F32 else ((True, True), (False, False)):
             out.append((_spec("MatrixTriangularSolve", {"lower": lower, "adjoint": adjoint}, ((3, 6, 6), d),
                               ((3, 6, 2), d)), "mat:fn", LINALG))
