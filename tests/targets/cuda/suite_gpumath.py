@@ -176,6 +176,9 @@ def random_cases() -> list[tuple[KernelSpec, str, dict]]:
     out.append((_spec("RandomShuffle", {}, state, ((50,), "int64")), "state", RANDOM))
     out.append((_spec("RandpermV2", {"n": 97, "dtype": "int64"}, state), "state", RANDOM))
     out.append((_spec("RandpermV2", {"n": 20, "dtype": F32}, state), "state", RANDOM))
+    # Past PARALLEL_MAX (random_draws.py) the permutations run on one thread: int8 values wrap as the CPU's cast.
+    out.append((_spec("RandpermV2", {"n": 20000, "dtype": "int8"}, state), "state", RANDOM))
+    out.append((_spec("RandomShuffle", {}, state, ((17000, 2), "int32")), "state", RANDOM))
     return out
 
 

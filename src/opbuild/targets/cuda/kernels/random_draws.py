@@ -10,8 +10,11 @@ the GPU gives the CPU's values for the same state:
   CPU zeroes each picked weight in a scratch row; here a weight counts as zero when its category is among the
   row's earlier picks (already in the output), which gives the same sums in the same order, with no workspace;
 * RandomShuffle, RandpermV2: the CPU's Fisher-Yates swaps position ``i`` with ``j_i = floor(u_i (i + 1))`` for
-  ``i = n - 1 .. 1``. The element that ends at position ``p`` is found by undoing the swaps from the last one
-  (``i = 1``) back to the first, following ``p``: O(n) per output row, each row independent, no workspace.
+  ``i = n - 1 .. 1``. Up to :data:`PARALLEL_MAX` positions, the element that ends at position ``p`` is found
+  by undoing the swaps from the last one (``i = 1``) back to the first, following ``p``: O(n) per output row,
+  each row independent, no workspace. Beyond, that O(n^2) work would dwarf the O(n) of the swaps themselves,
+  so the grid's first thread alone runs Fisher-Yates in the output (the permutation's values, or the rows,
+  moved as the CPU moves its indices); every element still has one writer.
 """
 
 from __future__ import annotations
@@ -80,6 +83,21 @@ def _source(n: int, p: str) -> str:
             "if (src == s) src = j; else if (src == j) src = s; }")
 
 
+#: The largest permutation computed a position per thread (O(n) each); longer ones run on one thread.
+PARALLEL_MAX = 16384
+
+
+def _one_thread(stmts: str) -> str:
+    """``stmts`` run by the grid's first thread only."""
+    return f"  if (blockIdx.x == 0 && threadIdx.x == 0) {{ {stmts} }}"
+
+
+def _swaps(n: int, swap: str) -> str:
+    """Fisher-Yates' swaps in the CPU's order; ``swap``: C swapping positions ``i`` and ``j``."""
+    return (f"for (int64_t i = {n} - 1; i > 0; i--) {{ int64_t j = (int64_t)(ob_u(i) * (double)(i + 1)); "
+            f"if (j > i) j = i; {swap} }}")
+
+
 def _shuffle(k: KernelSpec) -> str:
     x = k.inputs[1]
     if x.size == 0:
@@ -88,6 +106,12 @@ def _shuffle(k: KernelSpec) -> str:
         return grid_loop(1, "i", "out0[i] = in1[i];")
     n = x.shape[0]
     row = x.size // n
+    if n > PARALLEL_MAX:
+        ct = ctype(x.dtype)
+        return stream() + _one_thread(
+            f"for (int64_t e = 0; e < {x.size}; e++) out0[e] = in1[e]; "
+            + _swaps(n, f"for (int64_t e = 0; e < {row}; e++) {{ const {ct} t = out0[i * {row} + e]; "
+                        f"out0[i * {row} + e] = out0[j * {row} + e]; out0[j * {row} + e] = t; }}"))
     return stream() + grid_loop(n, "p", f"{_source(n, 'p')} for (int64_t e = 0; e < {row}; e++) "
                                         f"out0[p * {row} + e] = in1[src * {row} + e];")
 
@@ -96,7 +120,11 @@ def _randperm(k: KernelSpec) -> str:
     n = k.attrs["n"]
     if n == 0:
         return "  /* empty */"
-    return stream() + grid_loop(n, "p", f"{_source(n, 'p')} out0[p] = ({ctype(k.outputs[0].dtype)})src;")
+    ct = ctype(k.outputs[0].dtype)
+    if n > PARALLEL_MAX:  # the indices cast on store, then moved: the CPU's cast of the moved indices
+        return stream() + _one_thread(f"for (int64_t i = 0; i < {n}; i++) out0[i] = ({ct})i; "
+                                      + _swaps(n, f"const {ct} t = out0[i]; out0[i] = out0[j]; out0[j] = t;"))
+    return stream() + grid_loop(n, "p", f"{_source(n, 'p')} out0[p] = ({ct})src;")
 
 
 # The stream's constants live in ops/random_ops.py: hashed into these kernels' keys with the ops' modules.
@@ -110,4 +138,4 @@ register("RandpermV2", _randperm, (*_SOURCES, random_discrete.__name__))
 #: The ops of this module (tests, the GPU suite).
 OPS: tuple[str, ...] = (*_SAMPLE, "Multinomial", "RandomShuffle", "RandpermV2")
 
-__all__ = ["OPS", "stream"]
+__all__ = ["OPS", "PARALLEL_MAX", "stream"]
