@@ -26,13 +26,19 @@ from ....core.dtypes import BY_NAME
 from ....core.ir import KernelSpec
 from ..codegen import Unsupported, ctype, grid_loop
 from . import special
-from .registry import emits as _emits
+from .registry import register
 from .special import MATH_CONSTANTS
 
 
 def emits(*ops: str):
     """Register as the GPU emitter of ``ops``; the math macros the bodies use (special.py) are in their keys."""
-    return _emits(*ops, sources=(special.__name__,))
+
+    def attach(fn):
+        for op in ops:
+            register(op, fn, (special,))
+        return fn
+
+    return attach
 
 
 #: Bytes of static shared memory one block may declare (CUDA's limit without opting in to more).

@@ -128,12 +128,12 @@ def _randperm(k: KernelSpec) -> str:
 
 
 # The stream's constants live in ops/random_ops.py: hashed into these kernels' keys with the ops' modules.
-_SOURCES = (random_ops.__name__, random_sample.__name__)
+_SOURCES = (random_ops, random_sample)
 for _op in _SAMPLE:
     register(_op, _sample, _SOURCES)
-register("Multinomial", _multinomial, (*_SOURCES, random_discrete.__name__))
-register("RandomShuffle", _shuffle, (*_SOURCES, random_discrete.__name__))
-register("RandpermV2", _randperm, (*_SOURCES, random_discrete.__name__))
+register("Multinomial", _multinomial, (*_SOURCES, random_discrete))
+register("RandomShuffle", _shuffle, (*_SOURCES, random_discrete))
+register("RandpermV2", _randperm, (*_SOURCES, random_discrete))
 
 #: The ops of this module (tests, the GPU suite).
 OPS: tuple[str, ...] = (*_SAMPLE, "Multinomial", "RandomShuffle", "RandpermV2")

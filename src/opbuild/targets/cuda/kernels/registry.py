@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from ....cache import identity as cache_identity
 from ....core.ir import KernelSpec
@@ -20,18 +21,19 @@ EmitFn = Callable[[KernelSpec], str]
 
 @dataclass
 class Emitter:
-    """The GPU's way to compute one op: ``fn`` (spec -> CUDA C body); ``files``: what shapes its code;
-    ``sources``: modules besides the emitter's and the op's whose text the body carries (table rows, constants)."""
+    """The GPU's way to compute one op: ``fn`` (spec -> CUDA C body); ``files``: what shapes its code."""
 
     op: str
     fn: EmitFn
     _hash: str | None = None
-    sources: tuple[str, ...] = ()
+    #: Other modules whose code the emitter calls (a shared GEMM, the elementwise expressions, a block
+    #: reduction): their files enter the op's code-generator hash too.
+    deps: tuple[ModuleType, ...] = ()
 
     def files(self) -> tuple[str, ...]:
         """The files whose code shapes this op's CUDA C (module docstring), sorted."""
         found = {sys.modules[self.fn.__module__].__file__, __file__, codegen.__file__}
-        found.update(getattr(sys.modules[name], "__file__", None) for name in self.sources)
+        found.update(getattr(m, "__file__", None) for m in self.deps)
         opdef = REGISTRY.get(self.op)
         if opdef is not None:
             module = sys.modules.get(getattr(opdef.infer, "__module__", "") or "")
@@ -43,22 +45,21 @@ class Emitter:
 EMITTERS: dict[str, Emitter] = {}
 
 
-def register(op: str, fn: EmitFn, sources: tuple[str, ...] = ()) -> EmitFn:
-    """Register ``fn`` as the GPU emitter of ``op`` (``sources``: the modules, by name, whose text its body
-    also carries, hashed into the key); registering an op twice is a programming error."""
+def register(op: str, fn: EmitFn, deps: tuple[ModuleType, ...] = ()) -> EmitFn:
+    """Register ``fn`` as the GPU emitter of ``op`` (``deps``: :attr:`Emitter.deps`); registering an op twice
+    is a programming error."""
     if op in EMITTERS:
         raise RuntimeError(f"operator {op} has two GPU emitters")
-    EMITTERS[op] = Emitter(op, fn, sources=tuple(sources))
+    EMITTERS[op] = Emitter(op, fn, deps=tuple(deps))
     return fn
 
 
-def emits(*ops: str, sources: tuple[str, ...] = ()) -> Callable[[EmitFn], EmitFn]:
-    """Decorator registering the decorated function as the GPU emitter of ``ops`` (``sources``: as
-    :func:`register`'s)."""
+def emits(*ops: str) -> Callable[[EmitFn], EmitFn]:
+    """Decorator registering the decorated function as the GPU emitter of ``ops``."""
 
     def attach(fn: EmitFn) -> EmitFn:
         for op in ops:
-            register(op, fn, sources)
+            register(op, fn)
         return fn
 
     return attach

@@ -83,8 +83,8 @@ def _betainc(k: KernelSpec) -> str:
                                      _expr(special_incomplete.BETAINC_C, dt))
 
 
-# The rows' C lives in the ops' modules (their OpDefs are made by ops/elementwise.py): hashed by name.
-_SPECIAL, _INCOMPLETE, _SHIFTS = (special.__name__,), (special_incomplete.__name__,), (bitshift.__name__,)
+# The rows' C lives in the ops' modules (their OpDefs are made by ops/elementwise.py): hashed as deps.
+_SPECIAL, _INCOMPLETE, _SHIFTS = (special,), (special_incomplete,), (bitshift,)
 for _name, _row in special.SPECIAL.items():
     register(_name, _unary_row(_name, _row), _SPECIAL)
 register("Polygamma", unary_emitter("Polygamma", _polygamma_expr), _SPECIAL)
