@@ -110,7 +110,7 @@ def cpu_run(spec, arrays) -> list[np.ndarray]:
 def tolerance(case: Case, dtype: str) -> tuple[float, float]:
     """(rtol, atol) of ``case``'s float output: elementwise, or the rule for sums (``ACCUMULATING``)."""
     spec = case.spec
-    if hasattr(case, "tolerance"):  # a case with its own rule (tests/targets/cuda/suite_gpumath.py)
+    if hasattr(case, "tolerance"):  # a case stating its own rule (tests/targets/cuda/suite_gpunn.py)
         return case.tolerance(dtype)
     if spec.op.startswith(ACCUMULATING) and dtype in ACC_TOL:
         terms = max(t.size for t in spec.inputs) / max(spec.outputs[0].size, 1)

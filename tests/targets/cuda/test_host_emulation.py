@@ -29,7 +29,7 @@ def test_every_gpu_kernel_computes_what_the_reference_does(tmp_path):
         for g, w in zip(got, want, strict=True):
             w = np.asarray(w).reshape(g.shape)
             if g.dtype.kind == "f":
-                # suite_gpumath's cases carry their own rule (factorisations: another order of operations)
+                # a case may carry its own rule (suite_gpunn.py: convolutions, normalisations, GridSampleGrad)
                 rtol, atol = case.tolerance(g.dtype.name) if hasattr(case, "tolerance") else TOL[g.dtype.name]
                 ok = np.allclose(g, w.astype(g.dtype), rtol=rtol, atol=atol, equal_nan=True)
             else:

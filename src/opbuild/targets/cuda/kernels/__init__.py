@@ -23,16 +23,7 @@ from .registry import (  # noqa: F401 - the package's public names
 __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emits", "emitter", "register"]
 
 # The families register their emitters on import (registry.py holds the registry).
-from . import (  # noqa: E402, F401
-    elementwise,
-    filling,
-    fused,
-    fused_reduce,
-    layout,
-    linalg,
-    linalg_qr,
-    matmul,
-    random_draws,
-    reduction,
-    special,
-)
+from . import elementwise, filling, fused, fused_reduce, layout, matmul, reduction  # noqa: E402, F401
+
+# isort: split
+from . import linalg, linalg_qr, random_draws, special  # noqa: E402, F401 - special functions, random, linear algebra
