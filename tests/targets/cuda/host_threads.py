@@ -76,9 +76,12 @@ def _launcher(symbol: str, spec: KernelSpec) -> str:
 
 
 class ThreadedHostKernels:
-    """The kernels of ``specs`` compiled for the host, launched with ``blocks`` blocks of ``threads`` threads."""
+    """The kernels of ``specs`` compiled for the host, launched with ``blocks`` blocks of ``threads`` threads;
+    ``flags``: more compiler flags (``-fsanitize=thread``: the process must then load ThreadSanitizer's
+    runtime first, _tsan_worker.py)."""
 
-    def __init__(self, specs: Sequence[KernelSpec], workdir: Path, threads: int = 4, blocks: int = 3):
+    def __init__(self, specs: Sequence[KernelSpec], workdir: Path, threads: int = 4, blocks: int = 3,
+                 flags: Sequence[str] = ()):
         target = CudaTarget()
         self.symbols = [f"ob_k{i}" for i in range(len(specs))]
         prelude = "\n".join(line for line in codegen.PRELUDE.splitlines()
@@ -92,8 +95,8 @@ class ThreadedHostKernels:
         src.write_text("\n".join(parts))
         compiler = gxx()
         assert compiler is not None
-        out = subprocess.run([compiler, "-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-w", "-pthread", "-o",
-                              str(lib), str(src)], capture_output=True, text=True, timeout=600)
+        out = subprocess.run([compiler, "-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-w", "-pthread", *flags,
+                              "-o", str(lib), str(src)], capture_output=True, text=True, timeout=600)
         if out.returncode != 0:
             raise RuntimeError(f"g++ failed on the GPU kernels:\n{out.stderr[-4000:]}")
         self.lib = ctypes.CDLL(str(lib))
