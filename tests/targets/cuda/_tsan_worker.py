@@ -13,12 +13,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository r
 
 from opbuild.targets.cuda.kernels.linalg import OPS as LU_OPS  # noqa: E402
 from opbuild.targets.cuda.kernels.linalg_qr import OPS as QR_OPS  # noqa: E402
+from opbuild.targets.cuda.kernels.linalg_svd import OPS as SVD_OPS  # noqa: E402
 from tests.targets.cuda.host_threads import ThreadedHostKernels  # noqa: E402
 from tests.targets.cuda.suite_gpumath import cases  # noqa: E402
 
 
 def main() -> None:
-    suite = [c for c in cases() if c.spec.op in (*LU_OPS, *QR_OPS, "Multinomial", "RandpermV2", "RandomShuffle")]
+    ops = (*LU_OPS, *QR_OPS, *SVD_OPS, "Multinomial", "RandpermV2", "RandomShuffle")
+    suite = [c for c in cases() if c.spec.op in ops]
     with tempfile.TemporaryDirectory() as tmp:
         host = ThreadedHostKernels([c.spec for c in suite], Path(tmp), threads=4, blocks=2,
                                    flags=("-fsanitize=thread", "-g"))

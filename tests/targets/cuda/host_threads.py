@@ -26,6 +26,7 @@ HARNESS = r"""
 #include <cmath>
 #include <cstdint>
 #include <climits>
+#include <cstring>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>

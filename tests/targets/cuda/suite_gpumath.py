@@ -204,7 +204,10 @@ def linalg_cases() -> list[tuple[KernelSpec, str, dict]]:
                 (_spec("Qr", {"full_matrices": d == F32}, ((3, 4, 6), d)), "mat:n", LINALG),
                 (_spec("Geqrf", {}, ((2, 6, 5), d)), "mat:n", LINALG),
                 (_spec("Geqrf", {}, ((3, 7), d)), "mat:n", LINALG),
-                (_spec("Orgqr", {}, ((2, 6, 4), d), ((2, 3), d)), "mat:nn", LINALG)]
+                (_spec("Orgqr", {}, ((2, 6, 4), d), ((2, 3), d)), "mat:nn", LINALG),
+                (_spec("Svd", {"full_matrices": d == F64, "compute_uv": True}, ((2, 7, 4), d)), "mat:n", LINALG),
+                (_spec("Svd", {"full_matrices": d == F32, "compute_uv": True}, ((3, 5), d)), "mat:n", LINALG),
+                (_spec("Svd", {"full_matrices": False, "compute_uv": True}, ((2, 6, 6), d)), "mat:n", LINALG)]
     return out
 
 

@@ -22,6 +22,7 @@ from opbuild.targets.cuda import CudaTarget, codegen, kernels
 from opbuild.targets.cuda.errors import NvrtcNotFoundError
 from opbuild.targets.cuda.kernels.linalg import OPS as LU_OPS
 from opbuild.targets.cuda.kernels.linalg_qr import OPS as QR_OPS
+from opbuild.targets.cuda.kernels.linalg_svd import OPS as SVD_OPS
 from opbuild.targets.cuda.kernels.random_draws import OPS as RANDOM_OPS
 from opbuild.targets.cuda.nvrtc import Nvrtc
 
@@ -29,7 +30,7 @@ from .host_emulation import HostKernels, gxx
 from .host_threads import ThreadedHostKernels
 from .suite_gpumath import cases
 
-LINALG_OPS = (*LU_OPS, *QR_OPS)
+LINALG_OPS = (*LU_OPS, *QR_OPS, *SVD_OPS)
 
 pytestmark = pytest.mark.slow
 
@@ -117,9 +118,12 @@ def test_half_special_functions_are_refused_by_name():
 
 def test_decompositions_without_a_gpu_library_are_refused_by_name():
     target = CudaTarget()
-    svd = get_op("Svd").spec({"full_matrices": False, "compute_uv": True}, [TensorType((4, 3), "float32")])
-    with pytest.raises(codegen.Unsupported, match="Svd.*cuSOLVER is not wired"):
+    svd = get_op("Svd").spec({"full_matrices": False, "compute_uv": True}, [TensorType((20, 16), "float32")])
+    with pytest.raises(codegen.Unsupported, match="Svd: .*fewer than 16 columns.*20x16.*cuSOLVER"):
         target.emit(svd)
+    tall = get_op("Svd").spec({"full_matrices": False, "compute_uv": True}, [TensorType((100, 3), "float64")])
+    with pytest.raises(codegen.Unsupported, match="Svd: .*shared memory.*100x3 float64"):
+        target.emit(tall)
     # Eig and FFTN have complex outputs or inputs: the GPU target has no complex dtype, which is named first.
     eig = get_op("Eig").spec({"compute_v": True}, [TensorType((3, 3), "float32")])
     with pytest.raises(codegen.Unsupported, match="Eig kernels for complex64"):

@@ -64,19 +64,42 @@ def jacobi_svd_body(k: KernelSpec) -> str:
     m, n = x.shape[-2:]
     b = int(np.prod(x.shape[:-2], dtype=np.int64))
     kk = min(m, n)
-    uc, vc = k.outputs[1].shape[-1], k.outputs[2].shape[-1]
     ct = "float" if x.dtype == "float32" else "double"
-    info = np.finfo(np.float32 if ct == "float" else np.float64)
-    eps, tiny = f"({ct}){float(info.eps)!r}", f"({ct}){float(info.tiny)!r}"
     rr, cc = max(m, n), min(m, n)
     lines = [
-        f"const {ct} TINY = {tiny}, PREC = 2 * {eps}, DOWN = sqrt({eps});",
+        jacobi_constants(k),
         # Matrices are independent: the batch splits over OpenMP's threads, each item with its own buffers.
         parallel_for(b * m * n * kk * 8).rstrip("\n"),
         f"for (int64_t t = 0; t < {b}; t++) {{",
         f"{ct} *xs = ({ct} *)malloc({m * n} * sizeof({ct})), *w = ({ct} *)malloc({kk * kk + 1} * sizeof({ct}));",
         f"{ct} *uu = ({ct} *)malloc({m * m} * sizeof({ct})), *vv = ({ct} *)malloc({n * n} * sizeof({ct}));",
         f"{ct} *qa = ({ct} *)malloc({rr * cc + 1} * sizeof({ct})), *qq = ({ct} *)malloc({rr * rr} * sizeof({ct}));",
+        jacobi_steps(k),
+        "free(xs); free(w); free(uu); free(vv); free(qa); free(qq);",
+        "}",
+    ]
+    return "\n".join(line for line in lines if line)
+
+
+def jacobi_constants(k: KernelSpec) -> str:
+    """C declaring the constants of :func:`jacobi_steps` (TINY, PREC, DOWN) in the input's precision."""
+    ct = "float" if k.inputs[0].dtype == "float32" else "double"
+    info = np.finfo(np.float32 if ct == "float" else np.float64)
+    eps, tiny = f"({ct}){float(info.eps)!r}", f"({ct}){float(info.tiny)!r}"
+    return f"const {ct} TINY = {tiny}, PREC = 2 * {eps}, DOWN = sqrt({eps});"
+
+
+def jacobi_steps(k: KernelSpec) -> str:
+    """C computing matrix ``t`` of the batch into the outputs: the work arrays ``xs`` (m x n), ``w`` (kk x kk + 1),
+    ``uu`` (m x m), ``vv`` (n x n), ``qa`` (max x min + 1), ``qq`` (max x max) declared by the caller (the CPU
+    mallocs them per matrix; the GPU target puts them in shared memory), with :func:`jacobi_constants`."""
+    x = k.inputs[0]
+    m, n = x.shape[-2:]
+    kk = min(m, n)
+    uc, vc = k.outputs[1].shape[-1], k.outputs[2].shape[-1]
+    ct = "float" if x.dtype == "float32" else "double"
+    cc = min(m, n)
+    lines = [
         f"{ct} dirn[{cc + 1}], updn[{cc + 1}], taus[{cc + 1}], sv[{kk + 1}]; int64_t pi[{cc + 1}];",
         "(void)dirn; (void)updn; (void)taus; (void)pi; (void)qq; (void)DOWN;",
         f"{ct} *s_out = out0 + t * {kk}, *u_out = out1 + t * {m * uc}, *v_out = out2 + t * {n * vc};",
@@ -151,8 +174,6 @@ def jacobi_svd_body(k: KernelSpec) -> str:
         f"for (int64_t i = 0; i < {K}; i++) s_out[i] = sv[i];",
         f"for (int64_t r = 0; r < {m}; r++) for (int64_t c = 0; c < {uc}; c++) u_out[r * {uc} + c] = uu[r * {m} + c];",
         f"for (int64_t r = 0; r < {n}; r++) for (int64_t c = 0; c < {vc}; c++) v_out[r * {vc} + c] = vv[r * {n} + c];",
-        "}",
-        "free(xs); free(w); free(uu); free(vv); free(qa); free(qq);",
         "}",
     ]
     return "\n".join(line for line in lines if line)

@@ -26,4 +26,4 @@ __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emit
 from . import elementwise, filling, fused, fused_reduce, layout, matmul, reduction  # noqa: E402, F401
 
 # isort: split
-from . import linalg, linalg_qr, random_draws, special  # noqa: E402, F401 - special functions, random, linear algebra
+from . import linalg, linalg_qr, linalg_svd, random_draws, special  # noqa: E402, F401 - special fns, random, linalg

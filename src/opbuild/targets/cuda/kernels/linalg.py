@@ -14,10 +14,12 @@ rounding:
   triangle inverted in place as trti2 does, then ``inv(L)^T inv(L)``, exactly symmetric as potri's mirrored
   result), MatrixTriangularSolve (trtrs: NaN when the diagonal holds a zero).
 
+Eig and FFTN (cuSOLVER, cuFFT: not wired) are refused by name.
+
 The right-hand sides and the inverse's columns are computed one column per thread directly in the output,
 which each thread alone writes. Float32 computes in float, float64 in double, as LAPACK's s/d routines do.
 Matrices must fit one block's static shared memory (:data:`SHARED_LIMIT`); larger ones, and the
-decompositions that need cuSOLVER (Svd, Eig) or cuFFT (FFTN), are refused naming the op.
+decompositions that need cuSOLVER (Eig, Svd of 16 columns or more) or cuFFT (FFTN), are refused naming the op.
 """
 
 from __future__ import annotations
@@ -324,7 +326,7 @@ def _not_wired(library: str):
     return refuse
 
 
-@emits("Svd", "Eig")
+@emits("Eig")
 def _needs_cusolver(k: KernelSpec) -> str:
     return _not_wired("cuSOLVER")(k)
 
@@ -334,7 +336,7 @@ def _needs_cufft(k: KernelSpec) -> str:
     return _not_wired("cuFFT")(k)
 
 
-#: The ops this module computes (tests, the GPU suite); Svd, Eig and FFTN are refused by name.
+#: The ops this module computes (tests, the GPU suite); Eig and FFTN are refused by name (Svd: linalg_svd.py).
 OPS: tuple[str, ...] = ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "MatrixSolve", "Cholesky",
                         "CholeskyInverse", "CholeskySolve", "MatrixTriangularSolve")
 
