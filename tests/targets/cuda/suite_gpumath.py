@@ -77,6 +77,17 @@ def _spread(rng, types):
     return [rng.standard_normal(t.shape) * 4.0 for t in types]
 
 
+# Poles, signed zeros, the series/asymptotic switches of the Bessel functions (30), the recurrences' ends
+# (6, 20), large arguments: where a GPU's math library could part from the CPU's. (Not infinities: some of the
+# ops' NumPy references, which test_host_emulation.py compares with, cannot take them.)
+EDGES = (0.0, -0.0, -1.0, -2.0, -2.5, 0.5, 1.0, 1e-30, 5.999, 6.0, 19.5, 20.0, 29.9, 30.0, 30.1, 100.0, -100.0,
+         700.0, -700.0, 500.0)
+
+
+def _edges(rng, types):
+    return [np.resize(np.array(EDGES), t.shape) for t in types]
+
+
 def _unit(rng, types):
     return [rng.uniform(-1.0, 1.0, t.shape) for t in types]
 
@@ -132,7 +143,7 @@ def _linalg(kinds: str):
     return lambda rng, types: [_MATRICES[c](rng, t.shape) for c, t in zip(kinds, types, strict=True)]
 
 
-_KINDS = {"state": _state, "unit": _unit, "positive": _positive, "betainc": _betainc, "shift": _shift,
+_KINDS = {"edges": _edges, "state": _state, "unit": _unit, "positive": _positive, "betainc": _betainc, "shift": _shift,
           "spread": _spread}
 
 
@@ -151,6 +162,7 @@ def special_cases() -> list[tuple[KernelSpec, str, dict]]:
             kind = "unit" if op == "Erfinv" else "positive" if op.startswith(("BesselY", "BesselK")) else "spread"
             out.append((_spec(op, {}, ((5, 13), d)), kind, ELEMENTWISE))
         out.append((_spec("Polygamma", {"n": 0}, ((5, 13), d)), "spread", ELEMENTWISE))
+        out += [(_spec(op, {}, ((len(EDGES),), d)), "edges", ELEMENTWISE) for op in special.SPECIAL]
         out.append((_spec("Polygamma", {"n": 3}, ((5, 13), d)), "spread", ELEMENTWISE))
         for op in ("Zeta", "Igamma", "Igammac", "IgammaGradA"):
             tol = FINITE_DIFFERENCE if op == "IgammaGradA" else ELEMENTWISE
