@@ -1,6 +1,6 @@
 """GPU kernel of Svd for matrices of fewer than 16 columns: the CPU's own C (Eigen's Jacobi SVD with its
-column-pivoting QR preconditioner, ``targets/cpu/kernels/svd_jacobi.py`` :func:`jacobi_steps`, MindSpore's
-path and its singular vectors' signs), one block per matrix of the batch: the block's first thread runs the
+column-pivoting QR preconditioner, ``targets/jacobi_svd_c.py`` :func:`jacobi_steps`, which both targets take:
+MindSpore's path and its singular vectors' signs), one block per matrix of the batch: the block's first thread runs the
 sequential sweeps on work arrays in the block's shared memory where the CPU mallocs them. The rotations
 depend on every previous one, so a thread per matrix is the parallelism there is; matrices whose work arrays
 exceed one block's shared memory, and the 16 columns and more that the CPU gives to LAPACK's gesdd, are
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ....core.ir import KernelSpec
 from ....ops.svd_jacobi import JACOBI_MAX_COLS
-from ...cpu.kernels import svd_jacobi
+from ... import jacobi_svd_c as svd_jacobi
 from ..codegen import Unsupported, grid_loop
 from . import special
 from .linalg import SHARED_LIMIT, _batch, _float
@@ -55,7 +55,7 @@ def _svd(k: KernelSpec) -> str:
         "__syncthreads();", "}"])
 
 
-# The body is the CPU's text (svd_jacobi.py): its module is in the kernels' keys, with the math macros'.
+# The body is the text the CPU's kernel runs too (jacobi_svd_c.py): in the keys, with the math macros'.
 register("Svd", _svd, (svd_jacobi, special))
 
 #: The ops of this module (tests, the GPU suite).
