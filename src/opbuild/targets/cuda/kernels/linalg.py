@@ -24,18 +24,20 @@ decompositions that need cuSOLVER (Eig, Svd of 16 columns or more) or cuFFT (FFT
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ....core.dtypes import BY_NAME
 from ....core.ir import KernelSpec
 from ..codegen import Unsupported, ctype, grid_loop
 from . import special
-from .registry import register
+from .registry import EmitFn, register
 from .special import MATH_CONSTANTS
 
 
-def emits(*ops: str):
+def emits(*ops: str) -> Callable[[EmitFn], EmitFn]:
     """Register as the GPU emitter of ``ops``; the math macros the bodies use (special.py) are in their keys."""
 
-    def attach(fn):
+    def attach(fn: EmitFn) -> EmitFn:
         for op in ops:
             register(op, fn, (special,))
         return fn
