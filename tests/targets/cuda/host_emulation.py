@@ -23,6 +23,7 @@ HARNESS = r"""
 #include <cmath>
 #include <cstdint>
 #include <climits>
+#include <cstring>
 using namespace std;
 #define __global__
 #define __device__

@@ -23,8 +23,8 @@ from .registry import (  # noqa: F401 - the package's public names
 __all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emits", "emitter", "register"]
 
 # The families register their emitters on import (registry.py holds the registry).
-# gputrain (the training family): cumulative, dropout, fused_gemm, losses, optimizers, random_sample, scatter,
-# segments, topk.
+# Elementwise, reductions, layout and fills, products, and the training family (optimizers, losses, scatters,
+# scans, TopK, Dropout):
 from . import (  # noqa: E402, F401
     cumulative,
     dropout,
@@ -37,7 +37,6 @@ from . import (  # noqa: E402, F401
     losses,
     matmul,
     optimizers,
-    random_sample,
     reduction,
     scatter,
     segments,
@@ -45,4 +44,15 @@ from . import (  # noqa: E402, F401
 )
 
 # isort: split
-from . import conv, grid_sample, norm, pooling  # noqa: E402, F401 - the neural-network family
+# The neural-network family; special functions, random sampling, small linear algebra.
+from . import (  # noqa: E402, F401
+    conv,
+    grid_sample,
+    linalg,
+    linalg_qr,
+    linalg_svd,
+    norm,
+    pooling,
+    random_draws,
+    special,
+)
