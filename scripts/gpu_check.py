@@ -18,9 +18,8 @@ the CPU target's results, a warm second process that builds nothing, and timings
    rtol 1e-3 / atol 1e-3 * max|CPU| (a network chains many accumulating kernels; each kernel alone meets the
    tolerances of 2). A network with an op the GPU has no emitter for yet reports "unsupported op X" for that
    phase, which is not a failure (the summary lists them, and every op of that phase's CPU kernels that
-   has no GPU emitter yet). One more network, "executor", is built from ops
-   with GPU emitters today (tests/targets/cuda/gpu_nets.py); its train step's ApplyMomentum uses the tests'
-   emitter until the optimizers' GPU kernels exist (a real emitter, once there, is used instead).
+   has no GPU emitter). One more network, "executor" (tests/targets/cuda/gpu_nets.py), is the executor
+   tests' own: Gather, MatMul, Softmax, Transpose, elementwise and reductions, a Momentum step.
 4. Warm start: this script again in a new process over the same cache, which must build 0 kernels (the
    suite's, and the networks' that built).
 5. Timings: large elementwise, broadcast, reduction, softmax and MatMul kernels, GPU (CUDA events) against
@@ -349,7 +348,6 @@ def main() -> int:
     os.environ.setdefault("OPBUILD_PROGRESS", "0")
     if args.host:  # the host builds of the cubins live beside the cache they stand for
         install_emulation(Path(root) / "emulated-gpu")
-    gpu_nets.ensure_emitters()
     suite = cases()
     if args.warm_only:
         _, report, seconds = build_suite(suite)

@@ -13,12 +13,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the tests packag
 import opbuild as ms  # noqa: E402
 from opbuild import ops  # noqa: E402
 from tests.targets.cuda.emulated_device import install  # noqa: E402
-from tests.targets.cuda.gpu_nets import Grads, Net, data, ensure_emitters, train_momentum, weights  # noqa: E402
+from tests.targets.cuda.gpu_nets import Grads, Net, data, train_momentum, weights  # noqa: E402
 
 
 def main() -> None:
     driver = install(Path(sys.argv[1]))
-    ensure_emitters()
     ms.set_device("GPU")
     ms.set_context(mode=ms.GRAPH_MODE)
     built = reused = 0

@@ -1,6 +1,6 @@
 """Networks the GPU executor tests run on the emulated device and the CPU alike: built only from ops that have
-GPU emitters today (Gather, MatMul, Softmax, Transpose, elementwise, reductions; their gradients), and a
-test-only GPU emitter of Assign for the in-place path while the real one is another branch's work."""
+GPU emitters (Gather, MatMul, Softmax, Transpose, elementwise, reductions; their gradients; Assign and
+ApplyMomentum for the in-place path)."""
 
 from __future__ import annotations
 
@@ -8,41 +8,6 @@ import numpy as np
 
 import opbuild as ms
 from opbuild import nn, ops
-from opbuild.targets.cuda import codegen
-from opbuild.targets.cuda.kernels import EMITTERS, Emitter
-
-
-def assign_emitter(spec) -> str:
-    """``Assign(var, value)``: ``out0`` (var's own buffer) = ``in1``; ``in0`` is not read (it aliases out0)."""
-    return codegen.grid_loop(spec.outputs[0].size, "o", "out0[o] = in1[o];")
-
-
-def momentum_emitter(spec) -> str:
-    """``ApplyMomentum(var, accum, lr, grad, momentum)`` for float32: ``out0``/``out1`` are var's and accum's
-    own buffers (each element read, then written, by the same iteration)."""
-    if any(t.dtype != "float32" for t in spec.inputs):
-        raise codegen.Unsupported("the test emitter of ApplyMomentum is float32 only")
-    scale = float(spec.attrs["gradient_scale"])
-    step = "(g + a * in4[0])" if spec.attrs["use_nesterov"] else "a"
-    return codegen.grid_loop(spec.outputs[0].size, "o", f"float g = in3[o] * {scale!r}f; "
-                             f"float a = in1[o] * in4[0] + g; out1[o] = a; out0[o] = in0[o] - in2[0] * {step};")
-
-
-#: Test-only GPU emitters of the in-place ops the executor tests need (the real ones are another branch's).
-TEST_EMITTERS = {"Assign": assign_emitter, "ApplyMomentum": momentum_emitter}
-
-
-def ensure_emitters(setitem=None) -> None:
-    """Register :data:`TEST_EMITTERS` the GPU target lacks (a real emitter, once merged, wins); ``setitem``:
-    pytest's ``monkeypatch.setitem`` to undo it (default: for good, in a worker process)."""
-    for op, fn in TEST_EMITTERS.items():
-        if op not in EMITTERS:
-            (setitem or dict.__setitem__)(EMITTERS, op, Emitter(op, fn))
-
-
-def ensure_assign(monkeypatch) -> None:
-    """:func:`ensure_emitters` for a test."""
-    ensure_emitters(monkeypatch.setitem)
 
 
 def weights(seed: int = 0) -> dict[str, np.ndarray]:
@@ -129,5 +94,4 @@ def train_momentum(steps: int) -> tuple[list[float], list[np.ndarray]]:
     return losses, [net.w1.asnumpy().copy(), net.w2.asnumpy().copy()]
 
 
-__all__ = ["TEST_EMITTERS", "Grads", "Net", "Predict", "SGDStep", "assign_emitter", "data", "ensure_assign",
-           "ensure_emitters", "momentum_emitter", "train_momentum", "weights"]
+__all__ = ["Grads", "Net", "Predict", "SGDStep", "data", "train_momentum", "weights"]

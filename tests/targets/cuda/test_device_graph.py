@@ -22,7 +22,7 @@ from opbuild.targets.cuda import device
 from opbuild.targets.cuda.errors import CudaUnavailableError
 
 from .conftest import nvrtc_missing
-from .gpu_nets import Grads, Net, Predict, SGDStep, data, ensure_assign, train_momentum, weights
+from .gpu_nets import Grads, Net, Predict, SGDStep, data, train_momentum, weights
 
 F32 = {"rtol": 1e-5, "atol": 1e-6}
 
@@ -62,7 +62,6 @@ def test_pynative_ops_on_the_gpu_equal_the_cpu(gpu):
 
 
 def test_pynative_in_place_op_updates_the_host_array(gpu, monkeypatch):
-    ensure_assign(monkeypatch)
     ms.set_context(mode=ms.PYNATIVE_MODE)
     p = ms.Parameter(ms.Tensor(np.zeros((3, 5), np.float32)), name="p")
     held = p._data
@@ -181,7 +180,6 @@ def _train(steps: int) -> tuple[list[float], list[np.ndarray], np.ndarray]:
 
 
 def test_in_place_updates_on_the_device_reach_the_host_parameters(gpu, monkeypatch):
-    ensure_assign(monkeypatch)
     ms.set_context(mode=ms.GRAPH_MODE)
     losses, params, after = _train(3)
     want_losses, want_params, want_after = on("CPU", lambda: _train(3))
@@ -195,7 +193,6 @@ def test_in_place_updates_on_the_device_reach_the_host_parameters(gpu, monkeypat
 def test_train_one_step_cell_with_momentum_equals_the_cpu(gpu, monkeypatch):
     """TrainOneStepCell(net, Momentum): ApplyMomentum updates the weights and the accumulations in place on the
     device (a test emitter until the optimizers' GPU kernels exist); the host Parameters follow the CPU's."""
-    ensure_assign(monkeypatch)
     ms.set_context(mode=ms.GRAPH_MODE)
     losses, params = train_momentum(4)
     want_losses, want_params = on("CPU", lambda: train_momentum(4))
@@ -208,7 +205,6 @@ def test_train_one_step_cell_with_momentum_equals_the_cpu(gpu, monkeypatch):
 def test_a_pynative_train_step_updates_the_parameters_as_on_the_cpu(gpu, monkeypatch):
     """PYNATIVE_MODE: the forward op by op, the gradients as a compiled graph, ApplyMomentum run eagerly on the
     device and downloaded into the Parameters' host arrays."""
-    ensure_assign(monkeypatch)
     ms.set_context(mode=ms.PYNATIVE_MODE)
     launches = gpu.launches
     losses, params = train_momentum(3)
@@ -220,7 +216,6 @@ def test_a_pynative_train_step_updates_the_parameters_as_on_the_cpu(gpu, monkeyp
 
 
 def test_the_same_predict_graph_sees_updates_made_by_a_train_graph(gpu, monkeypatch):
-    ensure_assign(monkeypatch)
     ms.set_context(mode=ms.GRAPH_MODE)
     net = Net(weights())
     predict, step = Predict(net), SGDStep(net)
@@ -259,7 +254,6 @@ def test_a_print_in_a_graph_runs_on_the_host(gpu, capfd):
 def test_a_failed_call_leaves_no_stale_mirror(gpu, monkeypatch):
     """A host node raising after an in-place update on the device: the host Parameter keeps its old value, and
     the next call uploads it again (the device's half-done update is not reused)."""
-    ensure_assign(monkeypatch)
     ms.set_context(mode=ms.GRAPH_MODE)
     fail = []
 

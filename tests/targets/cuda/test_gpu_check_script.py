@@ -9,8 +9,6 @@ from pathlib import Path
 
 from opbuild.targets.cuda.kernels import EMITTERS
 
-from .gpu_nets import ensure_assign
-
 SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "gpu_check.py"
 
 
@@ -22,7 +20,6 @@ def _script():
 
 
 def test_network_checks_pass_and_name_what_is_missing(gpu, monkeypatch):
-    ensure_assign(monkeypatch)
     check = _script()
     networks = check._networks()
     chosen = {"executor": networks["executor"], "mlp": networks["mlp"]}
