@@ -19,13 +19,20 @@ from __future__ import annotations
 from ....core.ir import KernelSpec
 from ....ops.fused_gemm import _parts
 from .. import half
-from ..codegen import broadcast_offsets, grid_loop
+from ..codegen import Unsupported, broadcast_offsets, grid_loop
 from .fused import member_statements
 from .matmul import product
 from .registry import register
 
 
 def _emit(k: KernelSpec) -> str:
+    try:
+        return _body(k)
+    except Unsupported as e:  # a member the GPU cannot compute: say which fused kernel needed it
+        raise Unsupported(f"{k.op} epilogue: {e}") from None
+
+
+def _body(k: KernelSpec) -> str:
     parts = _parts(k.op, k.attrs, k.inputs)
     out = parts.producer.outputs[0]
     total, stmt = product(parts.producer)
