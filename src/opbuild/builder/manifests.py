@@ -28,7 +28,7 @@ from .requests import KernelRequest
 log = logging.getLogger("opbuild")
 
 # A build of one kernel (PyNative ops, one by one) gains nothing from a graph manifest; from two kernels on, one
-# manifest read replaces naming each kernel, which imports the target's code generators (targets/cpu/__init__.py).
+# manifest read replaces naming each kernel, which imports the target's code generators (targets/cpu/generation.py).
 MANIFEST_MIN_KERNELS = 2
 # Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
 # compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
