@@ -72,9 +72,11 @@ def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
         outs = [Tensor._symbolic(v) for v in node.outputs]
     else:
         # Inputs an op only reads are taken without asnumpy, which would make device copies of them stale.
-        written = {i for _, i in opdef.inplace}
-        arrays = [t.asnumpy() if i in written else t._read() for i, t in enumerate(tensors)] if written else \
-            [t._read() for t in tensors]
+        if opdef.inplace:
+            written = {i for _, i in opdef.inplace}
+            arrays = [t.asnumpy() if i in written else t._read() for i, t in enumerate(tensors)]
+        else:
+            arrays = [t._read() for t in tensors]
         outs = [Tensor._of(a) for a in trace.engine().run_eager(spec, arrays)]
     return outs[0] if len(outs) == 1 and not opdef.multi_output else tuple(outs)
 

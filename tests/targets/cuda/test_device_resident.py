@@ -297,3 +297,54 @@ def test_a_failed_call_keeps_the_device_update_as_the_cpu_does(gpu, monkeypatch)
     want = on("CPU", run)
     for g, w in zip(got, want, strict=True):
         assert np.array_equal(g, w)
+
+
+class _OtherDevice:
+    """The same device memory seen as another device's (another object): copies between them go through the
+    host."""
+
+    def __init__(self, dev):
+        self._dev = dev
+
+    def __getattr__(self, name):
+        return getattr(self._dev, name)
+
+
+def test_a_mirror_on_another_device_is_refreshed_through_the_host(gpu):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Net(weights())
+    step, predict = momentum_step(net), Predict(net)
+    y, idx = data()
+    step(y, idx)
+    predict(idx)
+    step(y, idx)
+    owner, _ = host_writes.owner(net.w1._data)
+    owner.dev = _OtherDevice(owner.dev)
+    before = gpu.transferred()
+    logits = predict(idx).asnumpy()
+    weights_bytes = net.w1._data.nbytes + net.w2._data.nbytes
+    assert delta(gpu, before) == {"up": 6 * 8 + weights_bytes, "down": logits.nbytes + weights_bytes, "dtod": 0}
+    assert host_writes.owner(net.w1._data) is None  # fetched: the host holds the newest bytes again
+    assert np.allclose(net.w1._data, cpu_trained(2)["w1"], **TOL)
+
+
+def test_a_pynative_optimizer_step_after_graph_steps_equals_the_cpu(gpu):
+    """Two GRAPH_MODE Momentum steps leave weights and moments on the device; a PYNATIVE_MODE step of the same
+    TrainOneStepCell (gradients compiled, ApplyMomentum run eagerly on the updated inputs' host arrays) starts
+    from them."""
+    def run():
+        ms.set_context(mode=ms.GRAPH_MODE)
+        net = Net(weights())
+        step = momentum_step(net)
+        y, idx = data()
+        step(y, idx)
+        step(y, idx)
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        step(y, idx)
+        ms.set_context(mode=ms.GRAPH_MODE)
+        step(y, idx)
+        return {p.name: p.asnumpy().copy() for p in step.get_parameters()}
+
+    got, want = run(), on("CPU", run)
+    for name in ("w1", "w2", "moments.w1", "moments.w2"):
+        assert np.allclose(got[name], want[name], **TOL), name
