@@ -206,8 +206,9 @@ def test_pynative_ops_after_a_graph_step_see_the_new_values(gpu):
     assert np.allclose(w2, -0.1 * moments, **TOL)  # updated from zeros: w2 = 0 - lr * moment
 
 
-@pytest.mark.parametrize("write", ["set_data", "asnumpy", "assign_value", "load_param_into_net"])
-def test_a_host_write_between_steps_is_uploaded(gpu, write):
+@pytest.mark.parametrize("write", ["set_data", "asnumpy", "assign_value", "setitem", "load_param_into_net",
+                                   "load_checkpoint"])
+def test_a_host_write_between_steps_is_uploaded(gpu, write, tmp_path):
     ms.set_context(mode=ms.GRAPH_MODE)
     net, step, _ = trained_on_gpu(2)
     new = np.full((16, 32), 0.01, np.float32)
@@ -217,8 +218,18 @@ def test_a_host_write_between_steps_is_uploaded(gpu, write):
         net.w1.asnumpy()[...] = new
     elif write == "assign_value":
         net.w1.assign_value(new)
+    elif write == "setitem":
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        net.w1[:] = ms.Tensor(new)
+        ms.set_context(mode=ms.GRAPH_MODE)
+    elif write == "load_param_into_net":
+        with pytest.warns(UserWarning, match="keep their values"):
+            ms.load_param_into_net(net, {"w1": ms.Parameter(ms.Tensor(new), name="w1")})
     else:
-        ms.load_param_into_net(net, {"w1": ms.Parameter(ms.Tensor(new), name="w1")})
+        path = str(tmp_path / "w1.ckpt")
+        ms.save_checkpoint([{"name": "w1", "data": ms.Tensor(new)}], path)
+        with pytest.warns(UserWarning, match="keep their values"):
+            ms.load_checkpoint(path, net)
     before = gpu.transferred()
     step(*data())
     assert delta(gpu, before)["up"] == INPUT_BYTES + new.nbytes
