@@ -14,11 +14,11 @@ data changes in two ways:
   kernels): ``asnumpy`` advances the version of an array that some mirror :func:`watch` es, before the caller
   can write it.
 
-The rule (one test each in ``tests/targets/cuda/test_device_graph.py``): a mirror is current while its host
-array is the same object at the same version as when it was uploaded. What it cannot see is a write through an
-array obtained from ``asnumpy()`` *before* the upload and kept (a handle held across a graph call): take the
-array again after the call, or use ``set_data``/``assign_value`` (MindSpore's ``asnumpy`` on a GPU returns a
-copy, so writes through it never reach the parameter at all there).
+The rule (one test each in ``tests/targets/cuda/test_device_graph.py`` and ``test_device_resident.py``): a
+mirror is current while its host array is the same object at the same version as when it took its bytes. What
+it cannot see is a write through an array obtained from ``asnumpy()`` *before* a graph call and kept (a handle
+held across the call): take the array again after the call, or use ``set_data``/``assign_value``
+(MindSpore's ``asnumpy`` on a GPU returns a copy, so writes through it never reach the parameter at all there).
 
 **Device owners.** A device graph that updates a captured Parameter in place (an optimizer, Assign) leaves the
 newest bytes in its mirror and does not copy them back (unless ``OPBUILD_GPU_WRITEBACK=1``): it records itself
@@ -59,7 +59,9 @@ _watched = WATCHED
 #: (never rebound: ``Tensor._read`` tests it for emptiness).
 OWNED: dict[int, tuple[weakref.ref, int]] = {}
 _owned = OWNED
-_lock = threading.Lock()
+# Re-entrant: a graph's finalizer (which unwatches and disowns) may run from a garbage collection that an
+# allocation made while this lock is held triggers, on the same thread.
+_lock = threading.RLock()
 
 
 def watch(array: Any) -> int:
