@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..core import config
+from ..core import host_writes
 from ..core.ir import Graph, Node, TensorType, Value
 from ..ops.registry import HostFn, get
 from ..passes.memplan import Location, MemoryPlan, nbytes, plan_memory
@@ -90,7 +90,7 @@ class DeviceGraph:
         self.device_bytes = end
         self._base = base = dev.alloc(end)
         # The finalizer hands the bytes the mirrors own to the host, unwatches their arrays and frees the memory.
-        self._mirrors = Mirrors(dev, graph.captures, [base + off for off in capture_offsets], config.gpu_writeback())
+        self._mirrors = Mirrors(dev, graph.captures, [base + off for off in capture_offsets])
         self._lock = self._mirrors.lock
         self._finalizer = weakref.finalize(self, _release, dev, base, self._mirrors)
         self._finalizer.atexit = False  # the driver may be gone at exit; the process's memory goes with it
@@ -120,8 +120,9 @@ class DeviceGraph:
             pointers = tuple(address(locations[v]) for v in (*node.inputs, *node.outputs))
             n = max((v.type.size for v in node.outputs), default=1)
             self._steps.append(dev.launcher(next(compiled), pointers, n))
-        self._mirrors.written = sorted(written)
+        self._written = sorted(written)
         self._outputs = [(v, locations[v], address(locations[v])) for v in graph.outputs]
+        self._mirrors.written = self._written
 
     def __call__(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the graph on the device. ``arrays`` must match the traced input types."""
@@ -159,7 +160,11 @@ class DeviceGraph:
     def _host_output(self, v: Value, loc: Location, arrays: Sequence[np.ndarray]) -> np.ndarray:
         """A copy of an output that is a graph input or a capture (or a view of one): a capture's newest bytes
         are downloaded first if a device owns them."""
-        data = np.asarray(arrays[loc.where]) if loc.kind == "input" else self.graph.captures[loc.where][1]._read()
+        if loc.kind == "input":
+            data = np.asarray(arrays[loc.where])
+        else:
+            data = self.graph.captures[loc.where][1]._data
+            host_writes.fetch(data)
         return np.array(np.asarray(data).reshape(v.type.shape), copy=True)
 
     def free(self) -> None:

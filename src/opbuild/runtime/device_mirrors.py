@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..core import host_writes
+from ..core import config, host_writes
 from ..core.ir import Value
 from ..passes.memplan import nbytes
 from ..targets.base import DeviceMemory
@@ -43,9 +43,8 @@ class Mirrors:
     """The mirrors of one graph: ``captures`` are the graph's ``(value, tensor)`` pairs, ``addresses`` their
     mirrors' device addresses; :attr:`written` (set by the graph) the indices its kernels update in place."""
 
-    def __init__(self, dev: DeviceMemory, captures: Sequence[tuple[Value, object]], addresses: Sequence[int],
-                 writeback: bool):
-        self.dev, self.writeback = dev, writeback
+    def __init__(self, dev: DeviceMemory, captures: Sequence[tuple[Value, object]], addresses: Sequence[int]):
+        self.dev, self.writeback = dev, config.gpu_writeback()  # OPBUILD_GPU_WRITEBACK, read once per graph
         self.captures = [(value, tensor, address) for (value, tensor), address in zip(captures, addresses)]
         self.written: list[int] = []
         self.lock = threading.RLock()
