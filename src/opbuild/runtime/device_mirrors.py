@@ -8,9 +8,10 @@ constants) in its allocation. Where the newest bytes of a captured Tensor are, a
   object at the same version as when the mirror last took its bytes. A stale mirror takes them from where the
   newest are: another graph's mirror that owns them (device to device on the same device, through the host
   otherwise), else the host array (an upload).
-* **After a call** (:meth:`Mirrors.settle`): a mirror a kernel updated in place (``alias_of``: optimizer
+* **During and after a call** (:meth:`Mirrors.settle`): a mirror a kernel updated in place (``alias_of``: optimizer
   updates, Assign) holds the newest bytes. By default they stay there: the graph records itself as their
-  owner and the version advances (other graphs' mirrors go stale); nothing is downloaded. A host read
+  owner (from the start of the call, so that a host node of the call reading it downloads it) and the
+  version advances (other graphs' mirrors go stale); nothing is downloaded. A host read
   downloads them first (``Tensor.asnumpy``/``Tensor._read`` -> ``host_writes.fetch`` -> :meth:`fetch_into`).
   With ``OPBUILD_GPU_WRITEBACK=1`` (the behaviour before owners) every updated mirror is downloaded into its
   host array at every call instead.
@@ -91,6 +92,12 @@ class Mirrors:
                     holder.fetch_into(slot, data)
                     dev.upload(address, np.ascontiguousarray(data))
             versions[j] = version  # (owned by this mirror: it holds the newest bytes already)
+        if not self.writeback:
+            # The mirrors the kernels update are the newest bytes from their first kernel on: a host node of
+            # this call reading such a Parameter downloads it after the kernels queued before it, as it would
+            # see a CPU graph's in-place update.
+            for j in self.written:
+                host_writes.own(arrays[j], self, j)
 
     def queue_writeback(self) -> None:
         """With write-back: queue the download of every updated mirror into its host array."""

@@ -359,3 +359,39 @@ def test_a_pynative_optimizer_step_after_graph_steps_equals_the_cpu(gpu):
     got, want = run(), on("CPU", run)
     for name in ("w1", "w2", "moments.w1", "moments.w2"):
         assert np.allclose(got[name], want[name], **TOL), name
+
+
+def test_a_host_node_reading_a_parameter_its_graph_owns_sees_the_update_as_on_the_cpu(gpu):
+    """A pyfunc node of the graph that owns a Parameter's newest bytes reads that Parameter mid-call: the
+    download runs under the graph's own (re-entrant) lock, after the kernels queued before it."""
+    seen: list[np.ndarray] = []
+    holder: dict = {}
+
+    def peek(a):
+        seen.append(holder["p"].asnumpy().copy())
+        return a
+
+    class Step(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.p = ms.Parameter(ms.Tensor(np.ones(4, np.float32)), name="p")
+            self.peek = ops.Custom(peek, out_shape=(4,), out_dtype=ms.float32, func_type="pyfunc")
+
+        def construct(self, x):
+            ops.assign(self.p, self.p * x)
+            return self.peek(x)
+
+    def run():
+        ms.set_context(mode=ms.GRAPH_MODE)
+        seen.clear()
+        step = Step()
+        holder["p"] = step.p
+        x = ms.Tensor(np.full(4, 2.0, np.float32))
+        for _ in range(3):
+            step(x)
+        return [*seen[-3:], step.p.asnumpy().copy()]
+
+    got = run()
+    want = on("CPU", run)
+    assert [g.tolist() for g in got] == [w.tolist() for w in want]
+    assert got[-1].tolist() == [8.0] * 4
