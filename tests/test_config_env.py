@@ -20,7 +20,7 @@ SECONDS = ("OPBUILD_REMOTE_TIMEOUT", "OPBUILD_REMOTE_LEASE_TTL", "OPBUILD_LOCK_T
 SECONDS_OR_ZERO = ("OPBUILD_REMOTE_TTL",)  # >= 0
 COUNTS = ("OPBUILD_BUILD_JOBS", "OPBUILD_BATCH_SIZE", "OPBUILD_BATCH_MIN")  # whole numbers >= 1
 FLAGS = ("OPBUILD_CACHE", "OPBUILD_CACHE_FSYNC", "OPBUILD_PRELOAD", "OPBUILD_OPENMP", "OPBUILD_EXPLAIN_MISSES",
-         "OPBUILD_PROGRESS")
+         "OPBUILD_PROGRESS", "OPBUILD_GPU_WRITEBACK")
 
 # (variable, bad value, what the message says is wrong)
 BAD = [
@@ -121,6 +121,7 @@ def test_a_bad_value_fails_a_build_served_from_memory(warm_root, monkeypatch) ->
     ("OPBUILD_CACHE_MAX_SIZE", "0", None), ("OPBUILD_CACHE_MAX_SIZE", "2G", 2 * 2**30),
     ("OPBUILD_CACHE", "off", False), ("OPBUILD_CACHE", "TRUE", True), ("OPBUILD_CACHE_FSYNC", "yes", True),
     ("OPBUILD_PROGRESS", "0", False), ("OPBUILD_EXPLAIN_MISSES", "", False),
+    ("OPBUILD_GPU_WRITEBACK", "", False), ("OPBUILD_GPU_WRITEBACK", "1", True),
 ])
 def test_good_values_parse_as_documented(monkeypatch, var, raw, value) -> None:
     accessor = dict(config._CHECKS)[var]

@@ -77,7 +77,9 @@ def _as_array(name: str, data: Any) -> np.ndarray | str:
     if not isinstance(data, (Tensor, np.ndarray)):
         raise TypeError(f"save_checkpoint: the data of {name!r} must be a Parameter, Tensor, array or str, got "
                         f"{type(data).__name__}")
-    arr = np.require(np.asarray(data), requirements="C")  # np.ascontiguousarray would make 0-d arrays 1-d
+    # A Tensor is read without asnumpy (which would make device copies of it stale: the save does not write it),
+    # its newest bytes downloaded first when a device holds them.
+    arr = np.require(data._read() if isinstance(data, Tensor) else np.asarray(data), requirements="C")
     if arr.dtype.name not in _TYPE_OF:
         raise TypeError(f"save_checkpoint: {name!r} has dtype {arr.dtype}; a checkpoint holds "
                         f"{', '.join(TENSOR_TYPES)}")

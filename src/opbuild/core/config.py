@@ -214,6 +214,7 @@ OPENMP = EnvFlag("OPBUILD_OPENMP", True)
 EXPLAIN_MISSES = EnvFlag("OPBUILD_EXPLAIN_MISSES", False)
 PROGRESS = EnvFlag("OPBUILD_PROGRESS", True)
 FUSION = EnvFlag("OPBUILD_FUSION", True)
+GPU_WRITEBACK = EnvFlag("OPBUILD_GPU_WRITEBACK", False)
 BUILD_JOBS = EnvNumber("OPBUILD_BUILD_JOBS", None, integer=True, minimum=1, allow_minimum=True, maximum=4096,
                        unit="jobs")
 BATCH_SIZE = EnvNumber("OPBUILD_BATCH_SIZE", 32, integer=True, minimum=1, allow_minimum=True, maximum=1e6,
@@ -523,6 +524,12 @@ def cuda_arch() -> str | None:
     return raw
 
 
+def gpu_writeback() -> bool:
+    """OPBUILD_GPU_WRITEBACK=1: a GPU graph copies every Parameter it updates back to the host after each call
+    (default: the device copy stays authoritative, downloaded when the host reads it; docs/cuda.md)."""
+    return GPU_WRITEBACK.get()
+
+
 # ---- up-front validation ------------------------------------------------------------------------------------
 # Every variable a build may read, with the accessor that validates it. A build checks them all before it does
 # anything, so a bad value fails the same way on a warm build (which might never read it) as on a cold one.
@@ -553,6 +560,7 @@ _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("OPBUILD_REMOTE_TTL", remote_ttl),
     ("OPBUILD_REMOTE_LEASE_TTL", remote_lease_ttl),
     ("OPBUILD_CUDA_ARCH", cuda_arch),
+    ("OPBUILD_GPU_WRITEBACK", gpu_writeback),
     ("OPBUILD_CACHE_SECRET", cache_secret),
 )
 _CHECKED_NAMES = tuple(name for name, _ in _CHECKS)

@@ -36,7 +36,9 @@ class Parameter(ParameterSettings, Tensor):
         if arr.shape != self._data.shape:
             raise ValueError(f"Parameter {self.name}: set_data shape {arr.shape} != {self._data.shape}")
         self._data = arr
-        host_writes.touched(arr)  # the same array again (refilled by the caller): device mirrors upload it
+        # The same array again (refilled by the caller): device mirrors upload it, and a device copy that was
+        # newer is superseded by the caller's bytes (not downloaded over them).
+        host_writes.overwritten(arr)
         return self
 
     def value(self) -> Tensor:
@@ -45,7 +47,7 @@ class Parameter(ParameterSettings, Tensor):
         as values, as MindSpore's does)."""
         if trace.current() is not None:
             return self
-        return Tensor(self._data, dtype=self.dtype)
+        return Tensor(self._read(), dtype=self.dtype)
 
     def __repr__(self) -> str:
         # MindSpore's layout, for repr and print alike (documented examples print parameter lists).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copyreg
 from typing import Any
 
 import numpy as np
@@ -18,8 +19,10 @@ from .tensor_operators import TensorOperators
 from .tensor_overloads import TensorOverloads
 from .tensor_reductions import TensorReductions
 
-# The arrays device mirrors watch (core/host_writes.py; the dict is never rebound): asnumpy's fast test.
+# The arrays device mirrors watch, and those whose newest bytes are on a device (core/host_writes.py; the dicts
+# are never rebound): the one test asnumpy and _read make when no device holds anything.
 _MIRRORED = host_writes.WATCHED
+_OWNED = host_writes.OWNED
 
 # What a conversion of a traced tensor to a Python value does (``bool(t)`` in ``if t.sum() > 0:``), installed by
 # trace.py (it imports this module): the active tracer breaks the graph there (core/graph_breaks.py).
@@ -199,9 +202,27 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
             raise RuntimeError(
                 "asnumpy() was called on a tensor being traced in GRAPH_MODE; its values exist only when the "
                 "graph runs. Return it from construct, or use PYNATIVE_MODE to inspect intermediate values.")
-        if _MIRRORED:  # a device mirror holds a copy: the caller may write this array in place
+        if _MIRRORED:  # a device holds a copy (maybe newer: downloaded first); the caller may write this array
             host_writes.touched(self._data)
         return self._data
+
+    def _read(self) -> np.ndarray:
+        """The data for reading only (never write it): :meth:`asnumpy`'s array, downloaded first when a device
+        holds newer bytes (a graph's in-place update), without making device copies stale. Printing,
+        checkpoints, copies, pickling and PyNative inputs read through it."""
+        data = self._data
+        if data is None:
+            return self.asnumpy()
+        if _OWNED:
+            host_writes.fetch(data)
+        return data
+
+    def __getstate__(self):
+        """Pickling and ``copy``: the slots, with the newest data (downloaded if a device holds it)."""
+        if self._data is not None:
+            self._read()
+        slots = {name: getattr(self, name) for name in copyreg._slotnames(type(self)) if hasattr(self, name)}
+        return getattr(self, "__dict__", None) or None, slots
 
     def __array__(self, dtype=None, copy=None):
         arr = self.asnumpy()
@@ -212,10 +233,10 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
             if is_placeholder(self):  # an input declaration has no values; MindSpore prints an empty value
                 return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n)"
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, traced)"
-        return tensor_repr(self._data, self.shape, self.dtype)
+        return tensor_repr(self._read(), self.shape, self.dtype)
 
     def __str__(self) -> str:
-        return str(self._data) if self._data is not None else repr(self)
+        return str(self._read()) if self._data is not None else repr(self)
 
     def __len__(self) -> int:
         if not self.shape:

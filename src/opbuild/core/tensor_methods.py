@@ -110,7 +110,7 @@ class _TensorArrayMethods:
     def clone(self):
         """A new tensor with the same values (in a traced graph, a new value; updating one leaves the other)."""
         if self._data is not None:
-            return self._fresh(self._data.copy())
+            return self._fresh(self._read().copy())
         return _ops().reshape(self, self.shape)
 
     # ---- shape and data movement ---------------------------------------------------------------------

@@ -42,7 +42,7 @@ class CellExtras:
         for _, cell in self.cells_and_names():
             for p in cell._params.values():
                 if p is not None and p.dtype != target:
-                    p._data = np.require(p._data.astype(target.np_dtype), requirements="C")
+                    p._data = np.require(p._read().astype(target.np_dtype), requirements="C")
             cell._structure_changed()  # graphs traced for the old dtypes are dropped
         return self
 

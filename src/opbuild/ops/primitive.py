@@ -71,7 +71,13 @@ def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
             tracer.rebind(values[i], node.outputs[o])
         outs = [Tensor._symbolic(v) for v in node.outputs]
     else:
-        outs = [Tensor._of(a) for a in trace.engine().run_eager(spec, [t.asnumpy() for t in tensors])]
+        # Inputs an op only reads are taken without asnumpy, which would make device copies of them stale.
+        if opdef.inplace:
+            written = {i for _, i in opdef.inplace}
+            arrays = [t.asnumpy() if i in written else t._read() for i, t in enumerate(tensors)]
+        else:
+            arrays = [t._read() for t in tensors]
+        outs = [Tensor._of(a) for a in trace.engine().run_eager(spec, arrays)]
     return outs[0] if len(outs) == 1 and not opdef.multi_output else tuple(outs)
 
 

@@ -8,18 +8,15 @@ host arrays. Memory follows the same :class:`~opbuild.passes.memplan.MemoryPlan`
   list is therefore fixed when the graph is made; a call only copies.
 * **A call**: the graph inputs are uploaded into their buffers, stale mirrors are uploaded (below), the kernels
   are launched in plan order on the device's one queue, the outputs are downloaded, and the host waits once.
-* **Mirrors** (captured Parameters and constants): uploaded on first use and again only when the host data
-  may have changed: the host array is another object (``set_data``, ``assign_value``, ``t[i] = v``) or its
-  version advanced (``core/host_writes.py``: every in-place host write goes through ``asnumpy``, which
-  advances the version of a watched array).
+* **Mirrors** (captured Parameters and constants, ``device_mirrors.py``): a stale mirror takes its bytes
+  before the kernels run, from the host (an upload) or from another graph's mirror that holds newer ones
+  (device to device); a current one is not copied.
 * **In-place outputs** (``Value.alias_of``: optimizer updates, Assign) are written by their kernel into the
-  mirror of the Parameter they update, on the device; after the call each updated mirror is copied back into
-  the Parameter's own host array (in place, as the CPU's kernels write it), so checkpoints and ``asnumpy``
-  see it, and its version advances so that other graphs' mirrors of it become stale while this graph's
-  mirror stays current. The cost is one download of every updated Parameter per call (a training step
-  copies the weights and optimizer state back: for a network of P bytes of them, P bytes per step over the
-  bus); the device-resident alternative keeps the device copy authoritative and copies back only when the
-  host reads (``asnumpy``), which needs a read hook in Tensor and is left for later (docs/cuda.md).
+  mirror of the Parameter they update, on the device, and stay there: the graph becomes the owner of the
+  Parameter's newest bytes (``core/host_writes.py``), downloaded only when the host reads the Parameter
+  (``asnumpy``, printing, checkpoints, a CPU graph or PyNative op). A training step therefore downloads its
+  outputs (the loss) and nothing else. ``OPBUILD_GPU_WRITEBACK=1`` restores the copy of every updated
+  mirror back into its host array after every call.
 * **Host nodes** (collectives, PyCall: Print, hooks) run on the host: their inputs are downloaded (the queue is
   waited for), their outputs uploaded.
 
@@ -28,7 +25,6 @@ The allocation is freed when the graph is dropped (a finalizer: no reference to 
 
 from __future__ import annotations
 
-import threading
 import weakref
 from collections.abc import Callable, Sequence
 
@@ -39,6 +35,7 @@ from ..core.ir import Graph, Node, TensorType, Value
 from ..ops.registry import HostFn, get
 from ..passes.memplan import Location, MemoryPlan, nbytes, plan_memory
 from ..targets.base import DeviceMemory, Kernel
+from .device_mirrors import Mirrors
 
 #: Alignment of the input and mirror buffers after the arena (a device allocation's own alignment).
 DEVICE_ALIGN = 256
@@ -81,7 +78,6 @@ class DeviceGraph:
         n_kernels = sum(h is None for h in hosts)
         if len(self.kernels) != n_kernels:
             raise ValueError(f"{len(self.kernels)} kernels for {n_kernels} kernel nodes")
-        self._lock = threading.Lock()
         arena = device_aligned(max(self.plan.arena_bytes, 1))
         input_offsets, end = [], arena
         for v in graph.inputs:
@@ -93,14 +89,12 @@ class DeviceGraph:
             end += device_aligned(max(nbytes(v), 1))
         self.device_bytes = end
         self._base = base = dev.alloc(end)
-        # The host arrays the mirrors were uploaded from (watched, so their versions advance on host writes)
-        # and the version each was uploaded at; the finalizer unwatches them and frees the allocation.
-        self._mirrored: list[np.ndarray | None] = [None] * len(graph.captures)
-        self._versions = [-1] * len(graph.captures)
-        self._finalizer = weakref.finalize(self, _release, dev, base, self._mirrored)
+        # The finalizer hands the bytes the mirrors own to the host, unwatches their arrays and frees the memory.
+        self._mirrors = Mirrors(dev, graph.captures, [base + off for off in capture_offsets])
+        self._lock = self._mirrors.lock
+        self._finalizer = weakref.finalize(self, _release, dev, base, self._mirrors)
         self._finalizer.atexit = False  # the driver may be gone at exit; the process's memory goes with it
         self._inputs = [(base + off, v.type) for off, v in zip(input_offsets, graph.inputs)]
-        self._captures = [(t, base + off) for off, (_, t) in zip(capture_offsets, graph.captures)]
 
         def address(loc: Location) -> int:
             if loc.kind == "arena":
@@ -128,29 +122,7 @@ class DeviceGraph:
             self._steps.append(dev.launcher(next(compiled), pointers, n))
         self._written = sorted(written)
         self._outputs = [(v, locations[v], address(locations[v])) for v in graph.outputs]
-
-    def _refresh(self) -> None:
-        """Upload every mirror whose host data may have changed since it was uploaded."""
-        dev, mirrored, versions = self.dev, self._mirrored, self._versions
-        for j, (t, address) in enumerate(self._captures):
-            data = t._data if t._data is not None else t.asnumpy()
-            last = mirrored[j]
-            if data is last and host_writes.version(data) == versions[j]:
-                continue
-            if data is not last:
-                value = self.graph.captures[j][0]
-                if data.nbytes != nbytes(value) or data.dtype.name != value.type.dtype:
-                    raise ValueError(f"captured tensor {j} is now {data.dtype.name}{list(data.shape)}, the graph "
-                                     f"was built for {value.type}; call the Cell again so that it is rebuilt")
-                version = host_writes.watch(data)
-                if last is not None:
-                    host_writes.unwatch(last)
-                mirrored[j] = data
-            else:
-                version = host_writes.version(data)
-            versions[j] = -1  # not current until its upload is queued
-            dev.upload(address, np.ascontiguousarray(data))
-            versions[j] = version
+        self._mirrors.written = self._written
 
     def __call__(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the graph on the device. ``arrays`` must match the traced input types."""
@@ -160,15 +132,15 @@ class DeviceGraph:
                 raise RuntimeError("this GPU graph's device memory was freed (DeviceGraph.free); compile it again")
             for (address, t), a in zip(self._inputs, arrays):
                 dev.upload(address, np.ascontiguousarray(a, dtype=t.dtype).reshape(t.shape))
-            self._refresh()
+            mirrors = self._mirrors
+            mirrors.refresh()
             try:
                 for step in self._steps:
                     if isinstance(step, _HostStep):
                         step.run(dev)
                     else:
                         step()
-                for j in self._written:  # the updated Parameters, back into their host arrays
-                    dev.download(self._mirrored[j], self._captures[j][1])
+                mirrors.queue_writeback()
                 outs: list[np.ndarray | None] = []
                 for v, loc, address in self._outputs:
                     if loc.kind == "arena":
@@ -179,22 +151,20 @@ class DeviceGraph:
                         outs.append(None)
                 dev.synchronize()
             except BaseException:
-                # A failed call (a host node's Python raised, a launch failed) may have updated some mirrors on
-                # the device and not their host arrays: upload them again at the next call.
-                for j in self._written:
-                    self._versions[j] = -1
+                mirrors.failed()  # a host node's Python raised, a launch failed: device_mirrors.py's rule
                 raise
-            for j in self._written:
-                data = self._mirrored[j]
-                host_writes.touched(data)  # other graphs' mirrors of it are stale now, this one's is not
-                self._versions[j] = host_writes.version(data)
+            mirrors.settle()
             return [out if out is not None else self._host_output(v, loc, arrays)
                     for out, (v, loc, _) in zip(outs, self._outputs)]
 
     def _host_output(self, v: Value, loc: Location, arrays: Sequence[np.ndarray]) -> np.ndarray:
-        """A copy of an output that is a graph input or a capture (or a view of one): the host holds its data
-        (a capture's is current: updated Parameters were copied back)."""
-        data = np.asarray(arrays[loc.where]) if loc.kind == "input" else self.graph.captures[loc.where][1]._data
+        """A copy of an output that is a graph input or a capture (or a view of one): a capture's newest bytes
+        are downloaded first if a device owns them."""
+        if loc.kind == "input":
+            data = np.asarray(arrays[loc.where])
+        else:
+            data = self.graph.captures[loc.where][1]._data
+            host_writes.fetch(data)
         return np.array(np.asarray(data).reshape(v.type.shape), copy=True)
 
     def free(self) -> None:
@@ -213,11 +183,8 @@ class NoDevice:
         raise self.error.with_traceback(None)
 
 
-def _release(dev: DeviceMemory, base: int, mirrored: list[np.ndarray | None]) -> None:
-    for data in mirrored:
-        if data is not None:
-            host_writes.unwatch(data)
-    mirrored[:] = [None] * len(mirrored)
+def _release(dev: DeviceMemory, base: int, mirrors: Mirrors) -> None:
+    mirrors.release()
     dev.free(base)
 
 

@@ -56,6 +56,11 @@ class DeviceMemory(Protocol):
         """Queue the copy of ``array.nbytes`` bytes at ``address`` into ``array`` (C-contiguous, writeable)."""
         ...
 
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        """Queue the copy of ``nbytes`` bytes at device address ``src`` to device address ``dst`` (one device:
+        the bytes never cross the bus)."""
+        ...
+
     def memset(self, address: int, nbytes: int, value: int = 0) -> None:
         """Queue setting ``nbytes`` bytes at ``address`` to ``value``."""
         ...

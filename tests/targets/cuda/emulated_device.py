@@ -118,6 +118,11 @@ class EmulatedDriver:
         self.launches = 0
         self.uploads = 0
         self.downloads = 0
+        self.copies = 0  # device-to-device copies
+        # Bytes queued each way: host to device, device to host, device to device (what a GPU's bus would carry).
+        self.uploaded_bytes = 0
+        self.downloaded_bytes = 0
+        self.copied_bytes = 0
         self.allocated = 0  # cuMemAlloc calls
         self.freed = 0
 
@@ -159,14 +164,29 @@ class EmulatedDriver:
     def cuMemcpyHtoDAsync(self, dst: int, src: int, nbytes: int, stream):
         self._inside(dst, nbytes, "cuMemcpyHtoDAsync")
         self.uploads += 1
+        self.uploaded_bytes += int(nbytes)
         self._queue(stream, lambda: ctypes.memmove(int(dst), int(src), int(nbytes)))
         return (OK,)
 
     def cuMemcpyDtoHAsync(self, dst: int, src: int, nbytes: int, stream):
         self._inside(src, nbytes, "cuMemcpyDtoHAsync")
         self.downloads += 1
+        self.downloaded_bytes += int(nbytes)
         self._queue(stream, lambda: ctypes.memmove(int(dst), int(src), int(nbytes)))
         return (OK,)
+
+    def cuMemcpyDtoDAsync(self, dst: int, src: int, nbytes: int, stream):
+        self._inside(src, nbytes, "cuMemcpyDtoDAsync source")
+        self._inside(dst, nbytes, "cuMemcpyDtoDAsync destination")
+        self.copies += 1
+        self.copied_bytes += int(nbytes)
+        self._queue(stream, lambda: ctypes.memmove(int(dst), int(src), int(nbytes)))
+        return (OK,)
+
+    def transferred(self) -> dict[str, int]:
+        """Bytes queued so far each way: ``{"up": host to device, "down": device to host, "dtod": on the
+        device}`` (subtract two readings to count a step's)."""
+        return {"up": self.uploaded_bytes, "down": self.downloaded_bytes, "dtod": self.copied_bytes}
 
     def cuMemsetD8Async(self, dst: int, value: int, nbytes: int, stream):
         self._inside(dst, nbytes, "cuMemsetD8Async")

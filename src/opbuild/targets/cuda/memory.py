@@ -69,6 +69,12 @@ class CudaMemory:
             check(self.driver, self.driver.cuMemcpyDtoHAsync(array.ctypes.data, address, array.nbytes, self.stream),
                   "cuMemcpyDtoHAsync")
 
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        """Queue device ``src`` -> device ``dst`` (``nbytes`` bytes, on the device)."""
+        if nbytes:
+            self._current()
+            check(self.driver, self.driver.cuMemcpyDtoDAsync(dst, src, nbytes, self.stream), "cuMemcpyDtoDAsync")
+
     def memset(self, address: int, nbytes: int, value: int = 0) -> None:
         """Queue ``nbytes`` bytes at ``address`` set to ``value``."""
         if nbytes:
