@@ -120,6 +120,7 @@ class EmulatedDriver:
         self.downloads = 0
         self.allocated = 0  # cuMemAlloc calls
         self.freed = 0
+        self.grids: list[tuple[str, int]] = []  # (kernel symbol, blocks) of every launch, in order
 
     # ---- memory ----------------------------------------------------------------------------------------
     def live_bytes(self) -> int:
@@ -238,6 +239,7 @@ class EmulatedDriver:
         for p in pointers:  # no size is known here: each must point into some live allocation
             self._inside(p, 0, f"{func.name} argument")
         self.launches += 1
+        self.grids.append((func.name, int(gx)))
         self._queue(stream, lambda: func.fn(*[ctypes.c_void_p(p) for p in pointers]))
         return (OK,)
 

@@ -14,13 +14,17 @@ from .registry import (  # noqa: F401 - the package's public names
     Emitter,
     codegen_files,
     codegen_hash,
+    default_blocks,
     emit,
     emits,
     emitter,
+    launch_blocks,
     register,
+    set_launch,
 )
 
-__all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emits", "emitter", "register"]
+__all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "default_blocks", "emit", "emits", "emitter",
+           "launch_blocks", "register", "set_launch"]
 
 # The families register their emitters on import (registry.py holds the registry).
 # Elementwise, reductions, layout and fills, products, and the training family (optimizers, losses, scatters,
@@ -56,3 +60,7 @@ from . import (  # noqa: E402, F401
     random_draws,
     special,
 )
+
+# isort: split
+# Launch sizes of the block-per-row families (a performance choice only; after every family registered).
+from . import launch_sizes  # noqa: E402, F401

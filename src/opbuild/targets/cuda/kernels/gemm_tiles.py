@@ -1,0 +1,119 @@
+"""The shared-memory tiled GEMM of the GPU target (MatMul, BatchMatMul and the fused GEMMs' products).
+
+A block computes a ``TILE_M x TILE_N`` tile of one output matrix: its 256 threads are a 16 x 16 grid, each
+thread a ``4 x 4`` register block (rows ``ty + 16 r``, columns ``tx + 16 c``: consecutive threads take
+consecutive columns, so the shared reads of ``B`` and the stores of ``C`` coalesce and the reads of ``A``
+broadcast). The reduction axis is walked in ``TILE_K`` steps: the block stages the ``A`` and ``B`` slices of
+the step in ``__shared__`` (each thread loading elements in the order contiguous in global memory for the
+operand's transpose), ``__syncthreads``, every thread adds the step's products to its 16 accumulators,
+``__syncthreads`` (the next step overwrites the slices). Each staged element is read by 64 threads instead of
+once per output element from global memory.
+
+What it computes is the per-element kernel's value exactly: each output element is one accumulator of the
+output's compute type, starting at zero, adding ``a[i, p] * b[p, j]`` for ``p = 0, 1, ..., K - 1`` in that
+order (the last step adds only its ``K mod TILE_K`` real terms: no zero padding enters a sum, so ``-0.0``,
+infinities and NaN behave as in the per-element loop); the half types load into float and round once on
+store. Rows and columns past the matrix's edge are staged as zeros and never stored.
+
+Correct for any launch: the tiles are a block-stride loop over ``batch x tiles``, and a block of fewer than
+256 threads runs the tile's register blocks in passes of ``blockDim.x`` (one pass at the ABI's 256), every
+barrier reached by every thread of the block (the loops' bounds are the same for the whole block).
+"""
+
+from __future__ import annotations
+
+TILE_M = 64
+TILE_N = 64
+TILE_K = 16
+#: Each thread's register block (``REG x REG`` outputs); ``(TILE_M / REG) * (TILE_N / REG)`` = 256 threads.
+REG = 4
+_TY = TILE_M // REG  # thread rows of a tile
+_TX = TILE_N // REG  # thread columns of a tile
+THREADS = _TY * _TX
+
+
+def tiles(batch: int, m: int, n: int) -> int:
+    """The number of output tiles (the blocks a tiled product can keep busy)."""
+    return batch * (-(-m // TILE_M)) * (-(-n // TILE_N))
+
+
+def tiled_body(*, batch: int, m: int, n: int, kk: int, ta: bool, tb: bool, a_off: str, b_off: str,
+               a_mat: int, b_mat: int, load_t: tuple[str, str], loads: tuple[str, str], acc_t: str,
+               epilogue: str) -> str:
+    """The kernel body of a batched ``m x kk`` by ``kk x n`` product.
+
+    ``a_off``/``b_off``: C expressions of the batch index ``bq`` giving the batch offsets (in matrices) of
+    ``in0``/``in1``; ``a_mat``/``b_mat``: their matrices' element counts; ``load_t``: the C types the staged
+    elements are held in; ``loads``: C expressions of the element at ``in0[ix_]`` / ``in1[ix_]`` converted to
+    those types (``ix_`` the flat index); ``acc_t``: the accumulator's type; ``epilogue``: statements run
+    once per output element with ``q`` (its flat index) and ``acc`` (its unrounded dot product) in scope."""
+    n_tm, n_tn = -(-m // TILE_M), -(-n // TILE_N)
+    total = batch * n_tm * n_tn
+    at, bt = load_t
+    la, lb = loads
+    # Staging order: the loading threads walk the operand's contiguous axis fastest.
+    if ta:  # in0[p * m + i]: i fastest
+        a_idx = f"const int64_t ii_ = e_ % {TILE_M}, pp_ = e_ / {TILE_M};"
+        a_src = f"ab + (k0_ + pp_) * {m}LL + (i0_ + ii_)"
+    else:  # in0[i * kk + p]: p fastest
+        a_idx = f"const int64_t pp_ = e_ % {TILE_K}, ii_ = e_ / {TILE_K};"
+        a_src = f"ab + (i0_ + ii_) * {kk}LL + (k0_ + pp_)"
+    if tb:  # in1[j * kk + p]: p fastest
+        b_idx = f"const int64_t pp_ = e_ % {TILE_K}, jj_ = e_ / {TILE_K};"
+        b_src = f"bb + (j0_ + jj_) * {kk}LL + (k0_ + pp_)"
+    else:  # in1[p * n + j]: j fastest
+        b_idx = f"const int64_t jj_ = e_ % {TILE_N}, pp_ = e_ / {TILE_N};"
+        b_src = f"bb + (k0_ + pp_) * {n}LL + (j0_ + jj_)"
+    return f"""  __shared__ {at} as_[{TILE_K}][{TILE_M + 1}];
+  __shared__ {bt} bs_[{TILE_K}][{TILE_N + 1}];
+  for (int64_t tile_ = blockIdx.x; tile_ < {total}LL; tile_ += gridDim.x) {{
+    const int64_t tn_ = tile_ % {n_tn}LL, tm_ = (tile_ / {n_tn}LL) % {n_tm}LL, bq = tile_ / {n_tm * n_tn}LL;
+    const int64_t i0_ = tm_ * {TILE_M}LL, j0_ = tn_ * {TILE_N}LL;
+    const int64_t ab = ({a_off}) * {a_mat}LL, bb = ({b_off}) * {b_mat}LL;
+    for (int64_t g_ = 0; g_ < {THREADS}; g_ += blockDim.x) {{
+      const int64_t u_ = g_ + threadIdx.x;
+      const int64_t ty_ = u_ / {_TX}, tx_ = u_ % {_TX};
+      {acc_t} cacc_[{REG}][{REG}];
+#pragma unroll
+      for (int r_ = 0; r_ < {REG}; r_++) for (int c_ = 0; c_ < {REG}; c_++) cacc_[r_][c_] = ({acc_t})0;
+      for (int64_t k0_ = 0; k0_ < {kk}LL; k0_ += {TILE_K}) {{
+        const int64_t kn_ = {kk}LL - k0_ < {TILE_K} ? {kk}LL - k0_ : {TILE_K};
+        for (int64_t e_ = threadIdx.x; e_ < {TILE_M * TILE_K}; e_ += blockDim.x) {{
+          {a_idx}
+          const int64_t ix_ = {a_src};
+          as_[pp_][ii_] = (i0_ + ii_ < {m}LL && pp_ < kn_) ? ({at})({la}) : ({at})0;
+        }}
+        for (int64_t e_ = threadIdx.x; e_ < {TILE_N * TILE_K}; e_ += blockDim.x) {{
+          {b_idx}
+          const int64_t ix_ = {b_src};
+          bs_[pp_][jj_] = (j0_ + jj_ < {n}LL && pp_ < kn_) ? ({bt})({lb}) : ({bt})0;
+        }}
+        __syncthreads();
+        if (u_ < {THREADS}) {{
+          for (int64_t p_ = 0; p_ < kn_; p_++) {{
+            {at} a_[{REG}]; {bt} b_[{REG}];
+#pragma unroll
+            for (int r_ = 0; r_ < {REG}; r_++) a_[r_] = as_[p_][ty_ + {_TY} * r_];
+#pragma unroll
+            for (int c_ = 0; c_ < {REG}; c_++) b_[c_] = bs_[p_][tx_ + {_TX} * c_];
+#pragma unroll
+            for (int r_ = 0; r_ < {REG}; r_++) for (int c_ = 0; c_ < {REG}; c_++) cacc_[r_][c_] += a_[r_] * b_[c_];
+          }}
+        }}
+        __syncthreads();
+      }}
+      if (u_ < {THREADS}) {{
+        for (int r_ = 0; r_ < {REG}; r_++) for (int c_ = 0; c_ < {REG}; c_++) {{
+          const int64_t i = i0_ + ty_ + {_TY} * r_, j = j0_ + tx_ + {_TX} * c_;
+          if (i < {m}LL && j < {n}LL) {{
+            const int64_t q = bq * {m * n}LL + i * {n}LL + j;
+            const {acc_t} acc = cacc_[r_][c_];
+            {epilogue}
+          }}
+        }}
+      }}
+    }}
+  }}"""
+
+
+__all__ = ["REG", "THREADS", "TILE_K", "TILE_M", "TILE_N", "tiled_body", "tiles"]

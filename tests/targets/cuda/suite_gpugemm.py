@@ -1,0 +1,76 @@
+"""The gpugemm part of the GPU op suite: MatMul, BatchMatMul, FusedMatMul and FusedBatchMatMul at sizes the
+tiled GEMM takes (``targets/cuda/kernels/gemm_tiles.py``: 16 rows and columns or more), with tails in every
+dimension (rows, columns and the reduction axis not multiples of the 64 x 64 x 16 tiles), every transpose,
+broadcast and 1-D batches, the float types and an integer type; beside them the smallest tiled sizes and a
+reduction axis shorter than one K step. scripts/gpu_check.py runs them on a GPU against the CPU target."""
+
+from __future__ import annotations
+
+from opbuild.core.ir import KernelSpec, TensorType
+from opbuild.ops.registry import get as get_op
+
+from .suite import Case
+
+F32, F64, F16, BF16, I32 = "float32", "float64", "float16", "bfloat16", "int32"
+
+
+def _spec(op: str, attrs: dict, *types: tuple[tuple[int, ...], str]) -> KernelSpec:
+    return get_op(op).spec(attrs, [TensorType(s, d) for s, d in types])
+
+
+def _t(ta: bool, tb: bool) -> dict:
+    return {"transpose_a": ta, "transpose_b": tb}
+
+
+def matmul_specs() -> list[KernelSpec]:
+    """MatMul 70 x 33 by 33 x 81 under every transpose (a tail in each dimension: 70 = 64 + 6, 81 = 64 + 17,
+    33 = 2 * 16 + 1), each float type and int32; the smallest tiled product (16 x 16, K 5); a tile-exact one;
+    BatchMatMul with broadcast batches, transposes and a shared 2-D operand."""
+    specs = []
+    m, k, n = 70, 33, 81
+    for ta in (False, True):
+        for tb in (False, True):
+            a = (k, m) if ta else (m, k)
+            b = (n, k) if tb else (k, n)
+            specs.append(_spec("MatMul", _t(ta, tb), (a, F32), (b, F32)))
+    for dt in (F64, F16, BF16, I32):
+        specs.append(_spec("MatMul", _t(False, dt != I32), ((m, k), dt), (((n, k) if dt != I32 else (k, n)), dt)))
+    specs.append(_spec("MatMul", _t(False, False), ((16, 5), F32), ((5, 16), F32)))
+    specs.append(_spec("MatMul", _t(True, False), ((32, 64), F32), ((32, 128), F32)))
+    specs.append(_spec("BatchMatMul", _t(False, False), ((2, 1, 35, 20), F32), ((3, 20, 17), F32)))
+    specs.append(_spec("BatchMatMul", _t(True, True), ((3, 19, 40), F64), ((3, 66, 19), F64)))
+    specs.append(_spec("BatchMatMul", _t(False, True), ((4, 17, 24), F16), ((4, 18, 24), F16)))
+    specs.append(_spec("BatchMatMul", _t(False, False), ((2, 3, 20, 9), F32), ((9, 33), F32)))
+    return specs
+
+
+def _m(op: str, *args: str) -> dict:
+    return {"op": op, "attrs": {}, "args": list(args)}
+
+
+def fused_specs() -> list[KernelSpec]:
+    """The fused GEMMs at tiled sizes: a Dense layer's bias and GeLU (transposed weights), a residual ReLU6 with
+    a transposed ``a``, a per-channel ``pre`` recipe, a broadcast-batch bias with Sigmoid; float32, float64
+    and float16."""
+    bias_gelu = {"producer": {"transpose_b": True}, "views": [[70]],
+                 "members": [_m("Add", "i0", "i1"), _m("GeLU", "t0")]}
+    res_relu6 = {"producer": {"transpose_a": True}, "views": [[37, 70]],
+                 "members": [_m("Add", "i0", "i1"), _m("ReLU6", "t0")]}
+    pre = {"producer": {}, "views": [[20], [20]],
+           "pre": [{"inputs": [1], "members": [_m("Abs", "i0"), _m("Sqrt", "t0")]}],
+           "members": [_m("Add", "i0", "i1"), _m("Mul", "t0", "i3"), _m("ReLU", "t1")]}
+    bcast_bias = {"producer": {}, "views": [[18]], "members": [_m("Add", "i0", "i1"), _m("Sigmoid", "t0")]}
+    return [_spec("FusedMatMul", bias_gelu, ((37, 21), F32), ((70, 21), F32), ((70,), F32)),
+            _spec("FusedMatMul", bias_gelu, ((37, 21), F64), ((70, 21), F64), ((70,), F64)),
+            _spec("FusedMatMul", bias_gelu, ((37, 21), F16), ((70, 21), F16), ((70,), F16)),
+            _spec("FusedMatMul", res_relu6, ((19, 37), F32), ((19, 70), F32), ((37, 70), F32)),
+            _spec("FusedMatMul", pre, ((66, 17), F32), ((17, 20), F32), ((20,), F32), ((20,), F32)),
+            _spec("FusedBatchMatMul", bcast_bias, ((2, 1, 17, 12), F32), ((3, 12, 18), F32), ((18,), F32))]
+
+
+def cases(start: int = 0) -> list[Case]:
+    """The cases, seeded from ``start`` (suite.py numbers every case)."""
+    return [Case(spec, start + i) for i, spec in enumerate(matmul_specs() + fused_specs())]
+
+
+__all__ = ["cases", "fused_specs", "matmul_specs"]

@@ -1,0 +1,187 @@
+"""The tiled GEMM of the GPU target (targets/cuda/kernels/gemm_tiles.py) behind MatMul, BatchMatMul and the
+fused GEMMs, checked without a GPU: NVRTC compiles it for sm_90; on the host (one thread) it equals the CPU
+target's kernels and, bit for bit, the per-element kernel it replaces (same terms, same order, same types);
+with several real threads per block and several blocks (host_threads.py: ``__shared__`` shared, barriers
+real) it computes the same bits; the launch asks for one block per tile (the emulated device records it)."""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+
+import numpy as np
+import pytest
+
+import opbuild as ms
+from opbuild import ops
+from opbuild.core.ir import KernelSpec, TensorType
+from opbuild.ops.registry import get as get_op
+from opbuild.runtime.session import session
+from opbuild.targets.cuda import CudaTarget, kernels
+from opbuild.targets.cuda.codegen import grid_loop
+from opbuild.targets.cuda.errors import NvrtcNotFoundError
+from opbuild.targets.cuda.kernels import gemm_tiles, matmul
+from opbuild.targets.cuda.nvrtc import Nvrtc
+
+from .host_emulation import HostKernels, gxx, host_source
+from .host_threads import ThreadedHostKernels
+from .suite import Case
+from .suite_gpugemm import cases
+
+pytestmark = pytest.mark.slow
+
+needs_gxx = pytest.mark.skipif(gxx() is None, reason="no host C++ compiler (g++) to run GPU kernels on the host")
+
+
+def _edge_specs() -> list[KernelSpec]:
+    """A reduction axis of length 0 (zeros), an empty batch, exactly one tile."""
+    f32 = "float32"
+    return [get_op("MatMul").spec({}, [TensorType((20, 0), f32), TensorType((0, 18), f32)]),
+            get_op("BatchMatMul").spec({}, [TensorType((0, 20, 4), f32), TensorType((0, 4, 17), f32)]),
+            get_op("MatMul").spec({}, [TensorType((64, 16), f32), TensorType((16, 64), f32)])]
+
+
+def _all_cases() -> list[Case]:
+    suite = cases()
+    return suite + [Case(spec, 900 + i) for i, spec in enumerate(_edge_specs())]
+
+
+def _cpu(specs: list[KernelSpec], inputs: list[list[np.ndarray]]) -> list[np.ndarray]:
+    """Each spec's CPU-target kernel on its inputs (its one output)."""
+    built, _ = session().builder.build(specs)
+    results = []
+    for kernel, spec, arrays in zip(built, specs, inputs, strict=True):
+        args = [np.ascontiguousarray(a) for a in arrays]
+        out = np.zeros(spec.outputs[0].shape, spec.outputs[0].dtype)
+        size = get_op(spec.op).workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
+        scratch = [np.zeros(size + 64, np.uint8)] if size else []
+        addresses = [a.ctypes.data for a in (*args, out)] + [-(-s.ctypes.data // 64) * 64 for s in scratch]
+        kernel.fn((ctypes.c_void_p * len(addresses))(*addresses))
+        results.append(out)
+    return results
+
+
+def _per_element_body(spec: KernelSpec) -> str:
+    """The per-element kernel of a MatMul/BatchMatMul spec (what the tiled one replaces)."""
+    total, stmt = matmul.product(spec)
+    out = spec.outputs[0].dtype
+    from opbuild.targets.cuda import half
+
+    store = half.store(out, "acc") if half.is_half(out) else "acc"
+    return grid_loop(total, "q", f"{stmt} out0[q] = {store};")
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return a.view(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def one_thread(tmp_path_factory):
+    if gxx() is None:
+        pytest.skip("no host C++ compiler (g++) to run GPU kernels on the host")
+    suite = _all_cases()
+    return suite, HostKernels([c.spec for c in suite], tmp_path_factory.mktemp("gemm1"))
+
+
+def test_every_case_is_tiled_and_launches_a_block_per_tile():
+    for case in _all_cases():
+        spec = case.spec
+        prod = spec if spec.op in matmul.OPS else None
+        if prod is not None:
+            assert matmul.is_tiled(prod), case.label
+        body = CudaTarget().emit(spec)
+        assert "__syncthreads();" in body and "__shared__" in body, case.label
+    spec = get_op("MatMul").spec({}, [TensorType((130, 70), "float32"), TensorType((70, 65), "float32")])
+    assert kernels.launch_blocks(spec) == 3 * 2
+    small = get_op("MatMul").spec({}, [TensorType((5, 70), "float32"), TensorType((70, 600), "float32")])
+    assert not matmul.is_tiled(small) and kernels.launch_blocks(small) == -(-3000 // 256)
+    vec = get_op("BatchMatMul").spec({}, [TensorType((3, 40, 50), "float32"), TensorType((50,), "float32")])
+    assert not matmul.is_tiled(vec)
+
+
+def test_nvrtc_compiles_the_tiled_kernels(tmp_path, monkeypatch):
+    try:
+        compiler = Nvrtc("sm_90")
+    except NvrtcNotFoundError as e:
+        pytest.skip(f"NVRTC is not installed (pip install 'opbuild[cuda]'): {e}")
+    monkeypatch.setenv("OPBUILD_CUDA_ARCH", "sm_90")
+    target = CudaTarget()
+    items = [(f"ob_g{i}", c.spec, target.emit(c.spec)) for i, c in enumerate(_all_cases())]
+    result = target.compile(compiler, target.translation_unit(items, False), tmp_path / "gemm.cubin", tmp_path,
+                            False, "gemm")
+    target.validate(result.binary.read_bytes(), [symbol for symbol, _, _ in items])
+
+
+def test_one_thread_equals_the_cpu_target(one_thread):
+    suite, host = one_thread
+    inputs = [c.inputs() for c in suite]
+    want = _cpu([c.spec for c in suite], inputs)
+    failures = []
+    for i, (case, arrays, w) in enumerate(zip(suite, inputs, want, strict=True)):
+        (g,) = host.run(i, case.spec, arrays)
+        dt = g.dtype.name
+        if dt in ("float16", "bfloat16"):
+            ok = np.allclose(g.astype(np.float64), w.astype(np.float64), rtol=2.0 ** -8, atol=1e-3)
+        elif g.dtype.kind == "f":
+            k = max([t.shape[-1] for t in case.spec.inputs[:2]] + [1])
+            acc = 1e-4 if dt == "float32" else 1e-10
+            ok = np.allclose(g, w, rtol=acc, atol=acc * k ** 0.5)
+        else:
+            ok = np.array_equal(g, w)
+        if not ok:
+            failures.append(case.label)
+    assert not failures, failures
+
+
+@needs_gxx
+def test_tiled_equals_the_per_element_kernel_bit_for_bit(one_thread, tmp_path):
+    """Same terms in the same order in the same type: identical bits (float32, float64, the half types,
+    int32), so the tiled kernel changes no result the per-element one gave."""
+    suite, host = one_thread
+    plain = [(i, c) for i, c in enumerate(suite) if c.spec.op in matmul.OPS]
+    src = host_source([(f"ob_p{j}", c.spec, _per_element_body(c.spec)) for j, (_, c) in enumerate(plain)])
+    (tmp_path / "plain.cpp").write_text(src)
+    out = subprocess.run([gxx(), "-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-w", "-o",
+                          str(tmp_path / "plain.so"), str(tmp_path / "plain.cpp")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lib = ctypes.CDLL(str(tmp_path / "plain.so"))
+    for j, (i, case) in enumerate(plain):
+        arrays = [np.ascontiguousarray(a) for a in case.inputs()]
+        (tiled,) = host.run(i, case.spec, arrays)
+        ref = np.zeros(case.spec.outputs[0].shape, case.spec.outputs[0].dtype)
+        fn = getattr(lib, f"ob_p{j}")
+        fn.restype = None
+        fn(*[ctypes.c_void_p(a.ctypes.data) for a in (*arrays, ref)])
+        assert np.array_equal(_bits(tiled), _bits(ref)), case.label
+
+
+@needs_gxx
+@pytest.mark.parametrize("threads,blocks", [(4, 3), (3, 2), (64, 2)])
+def test_threads_and_blocks_compute_the_same_bits(one_thread, tmp_path, threads, blocks):
+    """Several real threads per block staging the tiles in ``__shared__`` between barriers, several blocks
+    taking tiles in turn, a block size that does not divide the tile's 256 register blocks: the one-thread
+    bits. Dropping the barrier after the K step's products makes (4, 3) fail (checked by hand)."""
+    suite, host = one_thread
+    picked = [(i, c) for i, c in enumerate(suite) if threads < 64 or c.spec.inputs[0].dtype == "float32"]
+    many = ThreadedHostKernels([c.spec for _, c in picked], tmp_path, threads=threads, blocks=blocks)
+    for j, (i, case) in enumerate(picked):
+        arrays = case.inputs()
+        (want,) = host.run(i, case.spec, arrays)
+        (got,) = many.run(j, case.spec, arrays)
+        assert np.array_equal(_bits(got), _bits(want)), f"{case.label}: {threads} threads x {blocks} blocks"
+
+
+def test_tile_constants_fill_one_abi_block():
+    from opbuild.targets.cuda.codegen import BLOCK
+
+    assert gemm_tiles.THREADS == BLOCK == (gemm_tiles.TILE_M // gemm_tiles.REG) * (gemm_tiles.TILE_N // gemm_tiles.REG)
+
+
+def test_the_emulated_device_launches_one_block_per_tile(gpu):
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((70, 33)).astype(np.float32)
+    b = rng.standard_normal((33, 130)).astype(np.float32)
+    got = ops.matmul(ms.Tensor(a), ms.Tensor(b)).asnumpy()
+    assert gpu.grids[-1][1] == 2 * 3  # ceil(70 / 64) x ceil(130 / 64) tiles
+    np.testing.assert_allclose(got, a @ b, rtol=1e-5, atol=1e-5)
