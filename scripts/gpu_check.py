@@ -301,7 +301,7 @@ def timings(drv) -> list[dict]:
              ("ReduceSum rows 4096x1024", get_op("ReduceSum").spec({"axis": (1,), "keep_dims": False},
                                                                     [TensorType((4096, 1024), f32)])),
              ("Softmax 4096x1024", get_op("Softmax").spec({"axis": -1}, [TensorType((4096, 1024), f32)])),
-             ("MatMul 1024^3 (generated)", get_op("MatMul").spec({}, [TensorType((1024, 1024), f32)] * 2)),
+             ("MatMul 1024^3 (tiled)", get_op("MatMul").spec({}, [TensorType((1024, 1024), f32)] * 2)),
              ("Adam update 4M", get_op("Adam").spec({}, [TensorType((4096, 1024), f32)] * 3
                                                     + [TensorType((), f32)] * 6 + [TensorType((4096, 1024), f32)])),
              ("SoftmaxCrossEntropyWithLogits 4096x1024", get_op("SoftmaxCrossEntropyWithLogits").spec(
