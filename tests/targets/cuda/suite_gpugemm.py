@@ -6,12 +6,32 @@ reduction axis shorter than one K step. scripts/gpu_check.py runs them on a GPU 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from opbuild.core.ir import KernelSpec, TensorType
 from opbuild.ops.registry import get as get_op
 
 from .suite import Case
 
 F32, F64, F16, BF16, I32 = "float32", "float64", "float16", "bfloat16", "int32"
+
+
+@dataclass(frozen=True)
+class GemmCase(Case):
+    """A product case with the CPU tests' rule for sums of ``K`` products."""
+
+    def tolerance(self, dtype: str, against_cpu: bool = False) -> tuple[float, float]:
+        """(rtol, atol): float32 1e-4 and 1e-4 * sqrt(K), float64 1e-10 and 1e-10 * sqrt(K) (the order of the
+        sum differs from NumPy's and the CPU's BLAS); the half types one rounding of their own (float16
+        2**-9, bfloat16 2**-6, atol 1e-3 and 1e-2)."""
+        spec = self.spec
+        prod = spec.inputs[:2]
+        ta = bool(spec.attrs.get("transpose_a", spec.attrs.get("producer", {}).get("transpose_a", False)))
+        a = prod[0]
+        k = (a.shape[-2] if ta and a.rank > 1 else a.shape[-1]) if a.rank else 1
+        root = max(int(k), 1) ** 0.5
+        return {"float32": (1e-4, 1e-4 * root), "float64": (1e-10, 1e-10 * root),
+                "float16": (2.0 ** -9, 1e-3), "bfloat16": (2.0 ** -6, 1e-2)}.get(dtype, (1e-5, 1e-6))
 
 
 def _spec(op: str, attrs: dict, *types: tuple[tuple[int, ...], str]) -> KernelSpec:
@@ -70,7 +90,7 @@ def fused_specs() -> list[KernelSpec]:
 
 def cases(start: int = 0) -> list[Case]:
     """The cases, seeded from ``start`` (suite.py numbers every case)."""
-    return [Case(spec, start + i) for i, spec in enumerate(matmul_specs() + fused_specs())]
+    return [GemmCase(spec, start + i) for i, spec in enumerate(matmul_specs() + fused_specs())]
 
 
-__all__ = ["cases", "fused_specs", "matmul_specs"]
+__all__ = ["GemmCase", "cases", "fused_specs", "matmul_specs"]
