@@ -40,36 +40,62 @@ def tiles(batch: int, m: int, n: int) -> int:
 def tiled_body(*, batch: int, m: int, n: int, kk: int, ta: bool, tb: bool, a_off: str, b_off: str,
                a_mat: int, b_mat: int, load_t: tuple[str, str], loads: tuple[str, str], acc_t: str,
                epilogue: str) -> str:
-    """The kernel body of a batched ``m x kk`` by ``kk x n`` product.
+    """The kernel body of a batched ``m x kk`` by ``kk x n`` matrix product (MatMul's layouts).
 
     ``a_off``/``b_off``: C expressions of the batch index ``bq`` giving the batch offsets (in matrices) of
     ``in0``/``in1``; ``a_mat``/``b_mat``: their matrices' element counts; ``load_t``: the C types the staged
     elements are held in; ``loads``: C expressions of the element at ``in0[ix_]`` / ``in1[ix_]`` converted to
     those types (``ix_`` the flat index); ``acc_t``: the accumulator's type; ``epilogue``: statements run
     once per output element with ``q`` (its flat index) and ``acc`` (its unrounded dot product) in scope."""
+    la, lb = loads
+    a_ix = f"ab + kk_ * {m}LL + ri_" if ta else f"ab + ri_ * {kk}LL + kk_"
+    b_ix = f"bb + cj_ * {kk}LL + kk_" if tb else f"bb + kk_ * {n}LL + cj_"
+    return tiled(batch=batch, m=m, n=n, kk=kk, load_t=load_t, acc_t=acc_t,
+                 tile_pre=f"const int64_t ab = ({a_off}) * {a_mat}LL, bb = ({b_off}) * {b_mat}LL;",
+                 a_fast="row" if ta else "k", a_at=la.replace("ix_", f"({a_ix})"),
+                 b_fast="k" if tb else "col", b_pre="",
+                 b_at=lb.replace("ix_", f"({b_ix})"), b_valid=None,
+                 out_index=f"bq * {m * n}LL + i * {n}LL + j", epilogue=epilogue)
+
+
+def tiled(*, batch: int, m: int, n: int, kk: int, load_t: tuple[str, str], acc_t: str, tile_pre: str,
+          a_fast: str, a_at: str, b_fast: str, b_pre: str, b_at: str, b_valid: str | None, out_index: str,
+          epilogue: str) -> str:
+    """The tiled product ``C[bq][i, j] = sum_p A[bq][i, p] * B[bq][p, j]`` over ``batch x m x n`` outputs and
+    ``kk`` terms, its operands given as C expressions (the module docstring describes the kernel).
+
+    ``tile_pre``: statements run once per tile with ``bq`` (the batch index) in scope; ``a_at``: A's element
+    at row ``ri_``, term ``kk_`` (read only inside the matrix); ``a_fast``: which of ``"row"``/``"k"`` is
+    A's contiguous axis (the staging walks it fastest); ``b_pre``/``b_at``: statements, then B's element at
+    term ``kk_``, column ``cj_``; ``b_fast``: ``"k"`` or ``"col"``; ``b_valid``: None, or a condition (after
+    ``b_pre``) under which term ``kk_`` of column ``cj_`` exists (a convolution's padding: a term that does not
+    is skipped, not added as zero, as the per-element loop skips it); ``out_index``: the flat output index
+    ``q`` of ``(bq, i, j)``; ``epilogue``: statements per output element with ``q`` and ``acc`` in scope."""
     n_tm, n_tn = -(-m // TILE_M), -(-n // TILE_N)
     total = batch * n_tm * n_tn
     at, bt = load_t
-    la, lb = loads
-    # Staging order: the loading threads walk the operand's contiguous axis fastest.
-    if ta:  # in0[p * m + i]: i fastest
+    if a_fast == "row":
         a_idx = f"const int64_t ii_ = e_ % {TILE_M}, pp_ = e_ / {TILE_M};"
-        a_src = f"ab + (k0_ + pp_) * {m}LL + (i0_ + ii_)"
-    else:  # in0[i * kk + p]: p fastest
+    else:
         a_idx = f"const int64_t pp_ = e_ % {TILE_K}, ii_ = e_ / {TILE_K};"
-        a_src = f"ab + (i0_ + ii_) * {kk}LL + (k0_ + pp_)"
-    if tb:  # in1[j * kk + p]: p fastest
+    if b_fast == "k":
         b_idx = f"const int64_t pp_ = e_ % {TILE_K}, jj_ = e_ / {TILE_K};"
-        b_src = f"bb + (j0_ + jj_) * {kk}LL + (k0_ + pp_)"
-    else:  # in1[p * n + j]: j fastest
+    else:
         b_idx = f"const int64_t jj_ = e_ % {TILE_N}, pp_ = e_ / {TILE_N};"
-        b_src = f"bb + (k0_ + pp_) * {n}LL + (j0_ + jj_)"
+    flags = b_valid is not None
+    b_ok = f" && ({b_valid})" if flags else ""
+    shared_flags = f"\n  __shared__ unsigned char bv_[{TILE_K}][{TILE_N + 1}];" if flags else ""
+    stage_flag = f"\n          bv_[pp_][jj_] = (cj_ < {n}LL && pp_ < kn_{b_ok}) ? 1 : 0;" if flags else ""
+    read_flags = (f"bool v_[{REG}];\n#pragma unroll\n"
+                  f"            for (int c_ = 0; c_ < {REG}; c_++) v_[c_] = bv_[p_][tx_ + {_TX} * c_] != 0;\n"
+                  if flags else "")
+    fma = "if (v_[c_]) cacc_[r_][c_] += a_[r_] * b_[c_];" if flags else "cacc_[r_][c_] += a_[r_] * b_[c_];"
     return f"""  __shared__ {at} as_[{TILE_K}][{TILE_M + 1}];
-  __shared__ {bt} bs_[{TILE_K}][{TILE_N + 1}];
+  __shared__ {bt} bs_[{TILE_K}][{TILE_N + 1}];{shared_flags}
   for (int64_t tile_ = blockIdx.x; tile_ < {total}LL; tile_ += gridDim.x) {{
     const int64_t tn_ = tile_ % {n_tn}LL, tm_ = (tile_ / {n_tn}LL) % {n_tm}LL, bq = tile_ / {n_tm * n_tn}LL;
     const int64_t i0_ = tm_ * {TILE_M}LL, j0_ = tn_ * {TILE_N}LL;
-    const int64_t ab = ({a_off}) * {a_mat}LL, bb = ({b_off}) * {b_mat}LL;
+    {tile_pre}
     for (int64_t g_ = 0; g_ < {THREADS}; g_ += blockDim.x) {{
       const int64_t u_ = g_ + threadIdx.x;
       const int64_t ty_ = u_ / {_TX}, tx_ = u_ % {_TX};
@@ -80,24 +106,25 @@ def tiled_body(*, batch: int, m: int, n: int, kk: int, ta: bool, tb: bool, a_off
         const int64_t kn_ = {kk}LL - k0_ < {TILE_K} ? {kk}LL - k0_ : {TILE_K};
         for (int64_t e_ = threadIdx.x; e_ < {TILE_M * TILE_K}; e_ += blockDim.x) {{
           {a_idx}
-          const int64_t ix_ = {a_src};
-          as_[pp_][ii_] = (i0_ + ii_ < {m}LL && pp_ < kn_) ? ({at})({la}) : ({at})0;
+          const int64_t ri_ = i0_ + ii_, kk_ = k0_ + pp_;
+          as_[pp_][ii_] = (ri_ < {m}LL && pp_ < kn_) ? ({at})({a_at}) : ({at})0;
         }}
         for (int64_t e_ = threadIdx.x; e_ < {TILE_N * TILE_K}; e_ += blockDim.x) {{
           {b_idx}
-          const int64_t ix_ = {b_src};
-          bs_[pp_][jj_] = (j0_ + jj_ < {n}LL && pp_ < kn_) ? ({bt})({lb}) : ({bt})0;
+          const int64_t cj_ = j0_ + jj_, kk_ = k0_ + pp_;
+          {b_pre}
+          bs_[pp_][jj_] = (cj_ < {n}LL && pp_ < kn_{b_ok}) ? ({bt})({b_at}) : ({bt})0;{stage_flag}
         }}
         __syncthreads();
         if (u_ < {THREADS}) {{
           for (int64_t p_ = 0; p_ < kn_; p_++) {{
             {at} a_[{REG}]; {bt} b_[{REG}];
-#pragma unroll
+            {read_flags}#pragma unroll
             for (int r_ = 0; r_ < {REG}; r_++) a_[r_] = as_[p_][ty_ + {_TY} * r_];
 #pragma unroll
             for (int c_ = 0; c_ < {REG}; c_++) b_[c_] = bs_[p_][tx_ + {_TX} * c_];
 #pragma unroll
-            for (int r_ = 0; r_ < {REG}; r_++) for (int c_ = 0; c_ < {REG}; c_++) cacc_[r_][c_] += a_[r_] * b_[c_];
+            for (int r_ = 0; r_ < {REG}; r_++) for (int c_ = 0; c_ < {REG}; c_++) {fma}
           }}
         }}
         __syncthreads();
@@ -106,7 +133,7 @@ def tiled_body(*, batch: int, m: int, n: int, kk: int, ta: bool, tb: bool, a_off
         for (int r_ = 0; r_ < {REG}; r_++) for (int c_ = 0; c_ < {REG}; c_++) {{
           const int64_t i = i0_ + ty_ + {_TY} * r_, j = j0_ + tx_ + {_TX} * c_;
           if (i < {m}LL && j < {n}LL) {{
-            const int64_t q = bq * {m * n}LL + i * {n}LL + j;
+            const int64_t q = {out_index};
             const {acc_t} acc = cacc_[r_][c_];
             {epilogue}
           }}
@@ -116,4 +143,4 @@ def tiled_body(*, batch: int, m: int, n: int, kk: int, ta: bool, tb: bool, a_off
   }}"""
 
 
-__all__ = ["REG", "THREADS", "TILE_K", "TILE_M", "TILE_N", "tiled_body", "tiles"]
+__all__ = ["REG", "THREADS", "TILE_K", "TILE_M", "TILE_N", "tiled", "tiled_body", "tiles"]
