@@ -1,8 +1,9 @@
 """The gpugemm part of the GPU op suite: MatMul, BatchMatMul, FusedMatMul and FusedBatchMatMul at sizes the
-tiled GEMM takes (``targets/cuda/kernels/gemm_tiles.py``: 16 rows and columns or more), with tails in every
-dimension (rows, columns and the reduction axis not multiples of the 64 x 64 x 16 tiles), every transpose,
-broadcast and 1-D batches, the float types and an integer type; beside them the smallest tiled sizes and a
-reduction axis shorter than one K step. scripts/gpu_check.py runs them on a GPU against the CPU target."""
+tiled GEMM takes (``targets/cuda/kernels/gemm_tiles.py``: 16 rows and columns or more), Conv2D and FusedConv2D
+at sizes the implicit GEMM takes (``conv_tiles.py``), with tails in every dimension (rows, columns and the
+reduction axis not multiples of the 64 x 64 x 16 tiles), every transpose, broadcast and 1-D batches, the
+float types and an integer type; beside them the smallest tiled sizes and a reduction axis shorter than one
+K step. scripts/gpu_check.py runs them on a GPU against the CPU target."""
 
 from __future__ import annotations
 
@@ -88,9 +89,37 @@ def fused_specs() -> list[KernelSpec]:
             _spec("FusedBatchMatMul", bcast_bias, ((2, 1, 17, 12), F32), ((3, 12, 18), F32), ((18,), F32))]
 
 
+# (x shape, w shape, attrs, dtype) of the implicit-GEMM convolutions (conv_tiles.py: 16+ output channels per
+# group): padded 3x3 with tails everywhere; grouped with strides, dilation and a 4-sided pad; "same" with
+# stride 2 in float64; 1x1.
+CONVS = [((2, 5, 11, 13), (20, 5, 3, 3), {"pad_mode": "pad", "pad": 1}, F32),
+         ((1, 6, 12, 9), (34, 3, 3, 2), {"pad_mode": "pad", "pad": (1, 0, 2, 1), "stride": (2, 1),
+                                         "dilation": (1, 2), "group": 2}, F32),
+         ((2, 4, 7, 7), (18, 4, 3, 3), {"pad_mode": "same", "stride": 2}, F64),
+         ((2, 17, 5, 6), (33, 17, 1, 1), {}, F32)]
+
+
+def conv_specs() -> list[KernelSpec]:
+    """Conv2D on each geometry of :data:`CONVS`; FusedConv2D with a bias and ReLU, and with a residual add."""
+    specs = [_spec("Conv2D", {"out_channel": ws[0], "kernel_size": list(ws[2:]), **attrs}, (xs, dt), (ws, dt))
+             for xs, ws, attrs, dt in CONVS]
+    conv = {"out_channel": 24, "kernel_size": [3, 3], "pad_mode": "pad", "pad": 1}
+    bias_relu = {"producer": conv, "views": [[24, 1, 1]], "members": [_m("Add", "i0", "i1"), _m("ReLU", "t0")]}
+    residual = {"producer": conv, "views": [[2, 24, 8, 7]], "members": [_m("Add", "i0", "i1")]}
+    x, w = ((2, 3, 8, 7), F32), ((24, 3, 3, 3), F32)
+    specs += [_spec("FusedConv2D", bias_relu, x, w, ((24,), F32)),
+              _spec("FusedConv2D", residual, x, w, ((2, 24, 8, 7), F32))]
+    return specs
+
+
 def cases(start: int = 0) -> list[Case]:
-    """The cases, seeded from ``start`` (suite.py numbers every case)."""
-    return [GemmCase(spec, start + i) for i, spec in enumerate(matmul_specs() + fused_specs())]
+    """The cases, seeded from ``start`` (suite.py numbers every case); the convolutions take the nn suite's
+    tolerance rule (sums of taps)."""
+    from .suite_gpunn import NNCase  # here: suite_gpunn imports suite, which imports this module lazily
+
+    products = [GemmCase(spec, start + i) for i, spec in enumerate(matmul_specs() + fused_specs())]
+    convs = [NNCase(spec, start + len(products) + i) for i, spec in enumerate(conv_specs())]
+    return products + convs
 
 
-__all__ = ["GemmCase", "cases", "fused_specs", "matmul_specs"]
+__all__ = ["CONVS", "GemmCase", "cases", "conv_specs", "fused_specs", "matmul_specs"]

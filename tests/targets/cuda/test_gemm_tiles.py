@@ -23,7 +23,8 @@ from opbuild.runtime.session import session
 from opbuild.targets.cuda import CudaTarget, kernels
 from opbuild.targets.cuda.codegen import grid_loop
 from opbuild.targets.cuda.errors import NvrtcNotFoundError
-from opbuild.targets.cuda.kernels import gemm_tiles, matmul
+from opbuild.targets.cuda.kernels import conv_tiles, gemm_tiles, matmul
+from opbuild.targets.cuda.kernels.conv import Geometry, forward_value
 from opbuild.targets.cuda.nvrtc import Nvrtc
 
 from .host_emulation import HostKernels, gxx, host_source
@@ -65,7 +66,11 @@ def _cpu(specs: list[KernelSpec], inputs: list[list[np.ndarray]]) -> list[np.nda
 
 
 def _per_element_body(spec: KernelSpec) -> str:
-    """The per-element kernel of a MatMul/BatchMatMul spec (what the tiled one replaces)."""
+    """The per-element kernel of a MatMul/BatchMatMul/Conv2D spec (what the tiled one replaces)."""
+    if spec.op == "Conv2D":
+        x, w = spec.inputs
+        g = Geometry.of(spec.attrs, x.shape, w.shape, spec.outputs[0].shape)
+        return grid_loop(spec.outputs[0].size, "o", forward_value(g, x.dtype) + "\n    out0[o] = y0;")
     total, stmt = matmul.product(spec)
     out = spec.outputs[0].dtype
     from opbuild.targets.cuda import half
@@ -89,9 +94,11 @@ def one_thread(tmp_path_factory):
 def test_every_case_is_tiled_and_launches_a_block_per_tile():
     for case in _all_cases():
         spec = case.spec
-        prod = spec if spec.op in matmul.OPS else None
-        if prod is not None:
-            assert matmul.is_tiled(prod), case.label
+        if spec.op in matmul.OPS:
+            assert matmul.is_tiled(spec), case.label
+        if spec.op == "Conv2D":
+            g = Geometry.of(spec.attrs, spec.inputs[0].shape, spec.inputs[1].shape, spec.outputs[0].shape)
+            assert conv_tiles.is_tiled(g), case.label
         body = CudaTarget().emit(spec)
         assert "__syncthreads();" in body and "__shared__" in body, case.label
     spec = get_op("MatMul").spec({}, [TensorType((130, 70), "float32"), TensorType((70, 65), "float32")])
@@ -123,12 +130,9 @@ def test_one_thread_equals_the_cpu_target(one_thread):
     for i, (case, arrays, w) in enumerate(zip(suite, inputs, want, strict=True)):
         (g,) = host.run(i, case.spec, arrays)
         dt = g.dtype.name
-        if dt in ("float16", "bfloat16"):
-            ok = np.allclose(g.astype(np.float64), w.astype(np.float64), rtol=2.0 ** -8, atol=1e-3)
-        elif g.dtype.kind == "f":
-            k = max([t.shape[-1] for t in case.spec.inputs[:2]] + [1])
-            acc = 1e-4 if dt == "float32" else 1e-10
-            ok = np.allclose(g, w, rtol=acc, atol=acc * k ** 0.5)
+        if dt in ("float16", "bfloat16", "float32", "float64"):
+            rtol, atol = case.tolerance(dt, against_cpu=True) if hasattr(case, "tolerance") else (1e-4, 1e-4)
+            ok = np.allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol, atol=atol)
         else:
             ok = np.array_equal(g, w)
         if not ok:
@@ -139,9 +143,10 @@ def test_one_thread_equals_the_cpu_target(one_thread):
 @needs_gxx
 def test_tiled_equals_the_per_element_kernel_bit_for_bit(one_thread, tmp_path):
     """Same terms in the same order in the same type: identical bits (float32, float64, the half types,
-    int32), so the tiled kernel changes no result the per-element one gave."""
+    int32; the convolutions' padding taps skipped as the per-element loop skips them), so the tiled kernels
+    change no result the per-element ones gave."""
     suite, host = one_thread
-    plain = [(i, c) for i, c in enumerate(suite) if c.spec.op in matmul.OPS]
+    plain = [(i, c) for i, c in enumerate(suite) if c.spec.op in (*matmul.OPS, "Conv2D")]
     src = host_source([(f"ob_p{j}", c.spec, _per_element_body(c.spec)) for j, (_, c) in enumerate(plain)])
     (tmp_path / "plain.cpp").write_text(src)
     out = subprocess.run([gxx(), "-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-w", "-o",

@@ -9,13 +9,18 @@ exactly as its emitter computes the loop's bound; ``tests/targets/cuda/test_laun
 agree for every such kernel of the GPU suite. The device caps the grid (``device.py``); a smaller or larger
 grid computes the same values, so a size here is a performance choice only and never enters a kernel's key.
 
+Conv2D and FusedConv2D: one block per tile of their implicit GEMM where it is used (``conv_tiles.py``).
+
 Kept apart from the emitters' modules so the families' code (and their keys) stay as they are.
 """
 
 from __future__ import annotations
 
 from ....core.ir import KernelSpec
+from ....ops.fused_gemm import _parts
 from ....ops.fused_reduce import analyse
+from . import conv_tiles
+from .conv import Geometry
 from .reduction import gather_layout
 from .registry import set_launch
 
@@ -55,6 +60,18 @@ def _one(k: KernelSpec) -> int:
     return 1
 
 
+def _conv(k: KernelSpec) -> int:
+    """Conv2D: a block per tile of its implicit GEMM when tiled (conv_tiles.py), else a thread per element."""
+    x, w = k.inputs
+    return conv_tiles.blocks(Geometry.of(k.attrs, x.shape, w.shape, k.outputs[0].shape), k)
+
+
+def _fused_conv(k: KernelSpec) -> int:
+    prod = _parts(k.op, k.attrs, k.inputs).producer
+    x, w = prod.inputs
+    return conv_tiles.blocks(Geometry.of(prod.attrs, x.shape, w.shape, prod.outputs[0].shape), k)
+
+
 def _matrices(k: KernelSpec) -> int:
     """One block per matrix of a batch (the linear-algebra kernels)."""
     return _prod(k.inputs[0].shape[:-2])
@@ -74,5 +91,7 @@ set_launch("SparseSoftmaxCrossEntropyWithLogits", _one)  # its mean over the row
 for _op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "MatrixSolve", "Cholesky",
             "CholeskyInverse", "CholeskySolve", "MatrixTriangularSolve", "Qr", "Geqrf", "Orgqr", "Svd"):
     set_launch(_op, _matrices)
+set_launch("Conv2D", _conv)
+set_launch("FusedConv2D", _fused_conv)
 
 __all__: list[str] = []
