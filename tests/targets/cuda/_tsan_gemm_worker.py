@@ -1,6 +1,7 @@
 """Subprocess of test_gemm_tiles.py, started with ThreadSanitizer's runtime preloaded: the tiled GEMMs of
 suite_gpugemm.py (float32 and float16 products, three convolutions) built with ``-fsanitize=thread`` and run
-with 4 threads in each of 2 blocks; ThreadSanitizer reports any data race on the staged tiles on stderr. Prints ``ran <n>`` at the end."""
+with 4 threads in each of 2 blocks; ThreadSanitizer reports any data race on the staged tiles on stderr.
+Prints ``ran <n>`` at the end."""
 
 from __future__ import annotations
 
