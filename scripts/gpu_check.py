@@ -302,6 +302,11 @@ def timings(drv) -> list[dict]:
                                                                     [TensorType((4096, 1024), f32)])),
              ("Softmax 4096x1024", get_op("Softmax").spec({"axis": -1}, [TensorType((4096, 1024), f32)])),
              ("MatMul 1024^3 (tiled)", get_op("MatMul").spec({}, [TensorType((1024, 1024), f32)] * 2)),
+             ("BatchMatMul 48x512x64 @ 64x512 (tiled)", get_op("BatchMatMul").spec(
+                 {}, [TensorType((48, 512, 64), f32), TensorType((48, 64, 512), f32)])),
+             ("Conv2D 16x64x56x56, 64 3x3 (implicit GEMM)", get_op("Conv2D").spec(
+                 {"out_channel": 64, "kernel_size": [3, 3], "pad_mode": "pad", "pad": 1},
+                 [TensorType((16, 64, 56, 56), f32), TensorType((64, 64, 3, 3), f32)])),
              ("Adam update 4M", get_op("Adam").spec({}, [TensorType((4096, 1024), f32)] * 3
                                                     + [TensorType((), f32)] * 6 + [TensorType((4096, 1024), f32)])),
              ("SoftmaxCrossEntropyWithLogits 4096x1024", get_op("SoftmaxCrossEntropyWithLogits").spec(

@@ -20,8 +20,8 @@ from opbuild import ops
 from opbuild.core.ir import KernelSpec, TensorType
 from opbuild.ops.registry import get as get_op
 from opbuild.runtime.session import session
-from opbuild.targets.cuda import CudaTarget, kernels
-from opbuild.targets.cuda.codegen import grid_loop
+from opbuild.targets.cuda import CudaTarget, half, kernels
+from opbuild.targets.cuda.codegen import BLOCK, grid_loop
 from opbuild.targets.cuda.errors import NvrtcNotFoundError
 from opbuild.targets.cuda.kernels import conv_tiles, gemm_tiles, matmul
 from opbuild.targets.cuda.kernels.conv import Geometry, forward_value
@@ -73,8 +73,6 @@ def _per_element_body(spec: KernelSpec) -> str:
         return grid_loop(spec.outputs[0].size, "o", forward_value(g, x.dtype) + "\n    out0[o] = y0;")
     total, stmt = matmul.product(spec)
     out = spec.outputs[0].dtype
-    from opbuild.targets.cuda import half
-
     store = half.store(out, "acc") if half.is_half(out) else "acc"
     return grid_loop(total, "q", f"{stmt} out0[q] = {store};")
 
@@ -180,8 +178,6 @@ def test_threads_and_blocks_compute_the_same_bits(one_thread, tmp_path, threads,
 
 
 def test_tile_constants_fill_one_abi_block():
-    from opbuild.targets.cuda.codegen import BLOCK
-
     assert gemm_tiles.THREADS == BLOCK == (gemm_tiles.TILE_M // gemm_tiles.REG) * (gemm_tiles.TILE_N // gemm_tiles.REG)
 
 

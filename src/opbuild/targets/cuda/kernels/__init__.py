@@ -5,6 +5,10 @@ The code-generator hash of an op (part of its key) is the digest of the files th
 emitter's module, the registry (``registry.py``), ``codegen.py`` (prelude and ABI), and the file declaring the op
 (its table row or constants: ``ops/elementwise.py`` for the elementwise family). Hashing whole files is
 deliberately conservative: an edit there yields new keys, so a stale cubin is never reused.
+
+Launch sizes (``registry.launch_blocks``): the blocks a spec's kernel wants, declared per op
+(``registry.set_launch``: the GEMMs' tiles, ``launch_sizes.py``'s row families), else one thread per element
+of the largest output. Only a performance choice (every body is correct for any grid), so not in the key.
 """
 
 from __future__ import annotations
