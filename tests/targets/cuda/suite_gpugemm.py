@@ -99,10 +99,24 @@ CONVS = [((2, 5, 11, 13), (20, 5, 3, 3), {"pad_mode": "pad", "pad": 1}, F32),
          ((2, 17, 5, 6), (33, 17, 1, 1), {}, F32)]
 
 
+# Conv2DBackpropInput's implicit GEMM (16+ input channels per group): strided (terms between strides
+# skipped), grouped with dilation and a 4-sided pad, "same" with stride 2 in float64.
+GRAD_CONVS = [((2, 17, 9, 8), (20, 17, 3, 3), {"pad_mode": "pad", "pad": 1, "stride": 2}, F32),
+              ((1, 36, 7, 6), (24, 18, 3, 2), {"pad_mode": "pad", "pad": (1, 0, 2, 1), "stride": (2, 1),
+                                               "dilation": (1, 2), "group": 2}, F32),
+              ((2, 16, 7, 7), (18, 16, 3, 3), {"pad_mode": "same", "stride": 2}, F64)]
+
+
 def conv_specs() -> list[KernelSpec]:
-    """Conv2D on each geometry of :data:`CONVS`; FusedConv2D with a bias and ReLU, and with a residual add."""
+    """Conv2D on each geometry of :data:`CONVS`, Conv2DBackpropInput on each of :data:`GRAD_CONVS`;
+    FusedConv2D with a bias and ReLU, and with a residual add."""
     specs = [_spec("Conv2D", {"out_channel": ws[0], "kernel_size": list(ws[2:]), **attrs}, (xs, dt), (ws, dt))
              for xs, ws, attrs, dt in CONVS]
+    for xs, ws, attrs, dt in GRAD_CONVS:
+        fwd = _spec("Conv2D", {"out_channel": ws[0], "kernel_size": list(ws[2:]), **attrs}, (xs, dt), (ws, dt))
+        base = {k: v for k, v in fwd.attrs.items() if k != "algo"}
+        y = fwd.outputs[0]
+        specs.append(_spec("Conv2DBackpropInput", {**base, "input_size": list(xs)}, (y.shape, dt), (ws, dt)))
     conv = {"out_channel": 24, "kernel_size": [3, 3], "pad_mode": "pad", "pad": 1}
     bias_relu = {"producer": conv, "views": [[24, 1, 1]], "members": [_m("Add", "i0", "i1"), _m("ReLU", "t0")]}
     residual = {"producer": conv, "views": [[2, 24, 8, 7]], "members": [_m("Add", "i0", "i1")]}
@@ -122,4 +136,4 @@ def cases(start: int = 0) -> list[Case]:
     return products + convs
 
 
-__all__ = ["CONVS", "GemmCase", "cases", "conv_specs", "fused_specs", "matmul_specs"]
+__all__ = ["CONVS", "GRAD_CONVS", "GemmCase", "cases", "conv_specs", "fused_specs", "matmul_specs"]

@@ -20,11 +20,11 @@ from opbuild import ops
 from opbuild.core.ir import KernelSpec, TensorType
 from opbuild.ops.registry import get as get_op
 from opbuild.runtime.session import session
-from opbuild.targets.cuda import CudaTarget, half, kernels
-from opbuild.targets.cuda.codegen import BLOCK, grid_loop
+from opbuild.targets.cuda import CudaTarget, kernels
+from opbuild.targets.cuda.codegen import BLOCK
 from opbuild.targets.cuda.errors import NvrtcNotFoundError
 from opbuild.targets.cuda.kernels import conv_tiles, gemm_tiles, matmul
-from opbuild.targets.cuda.kernels.conv import Geometry, forward_value
+from opbuild.targets.cuda.kernels.conv import Geometry
 from opbuild.targets.cuda.nvrtc import Nvrtc
 
 from .host_emulation import HostKernels, gxx, host_source
@@ -65,18 +65,6 @@ def _cpu(specs: list[KernelSpec], inputs: list[list[np.ndarray]]) -> list[np.nda
     return results
 
 
-def _per_element_body(spec: KernelSpec) -> str:
-    """The per-element kernel of a MatMul/BatchMatMul/Conv2D spec (what the tiled one replaces)."""
-    if spec.op == "Conv2D":
-        x, w = spec.inputs
-        g = Geometry.of(spec.attrs, x.shape, w.shape, spec.outputs[0].shape)
-        return grid_loop(spec.outputs[0].size, "o", forward_value(g, x.dtype) + "\n    out0[o] = y0;")
-    total, stmt = matmul.product(spec)
-    out = spec.outputs[0].dtype
-    store = half.store(out, "acc") if half.is_half(out) else "acc"
-    return grid_loop(total, "q", f"{stmt} out0[q] = {store};")
-
-
 def _bits(a: np.ndarray) -> np.ndarray:
     return a.view(np.uint8)
 
@@ -97,6 +85,9 @@ def test_every_case_is_tiled_and_launches_a_block_per_tile():
         if spec.op == "Conv2D":
             g = Geometry.of(spec.attrs, spec.inputs[0].shape, spec.inputs[1].shape, spec.outputs[0].shape)
             assert conv_tiles.is_tiled(g), case.label
+        if spec.op == "Conv2DBackpropInput":
+            g = Geometry.of(spec.attrs, spec.outputs[0].shape, spec.inputs[1].shape, spec.inputs[0].shape)
+            assert conv_tiles.input_grad_tiled(g), case.label
         body = CudaTarget().emit(spec)
         assert "__syncthreads();" in body and "__shared__" in body, case.label
     spec = get_op("MatMul").spec({}, [TensorType((130, 70), "float32"), TensorType((70, 65), "float32")])
@@ -139,23 +130,29 @@ def test_one_thread_equals_the_cpu_target(one_thread):
 
 
 @needs_gxx
-def test_tiled_equals_the_per_element_kernel_bit_for_bit(one_thread, tmp_path):
-    """Same terms in the same order in the same type: identical bits (float32, float64, the half types,
-    int32; the convolutions' padding taps skipped as the per-element loop skips them), so the tiled kernels
-    change no result the per-element ones gave."""
+def test_tiled_equals_the_per_element_kernel_bit_for_bit(one_thread, tmp_path, monkeypatch):
+    """Every case against the same op's per-element (gather) kernel, emitted with the tiling switched off:
+    the same terms in the same order in the same type, so identical bits (float32, float64, the half types,
+    int32; the convolutions' padding and between-stride terms skipped as the gather forms skip them; the
+    fused epilogues on the same values)."""
     suite, host = one_thread
-    plain = [(i, c) for i, c in enumerate(suite) if c.spec.op in (*matmul.OPS, "Conv2D")]
-    src = host_source([(f"ob_p{j}", c.spec, _per_element_body(c.spec)) for j, (_, c) in enumerate(plain)])
+    monkeypatch.setattr(matmul, "is_tiled", lambda *_: False)
+    monkeypatch.setattr(conv_tiles, "is_tiled", lambda *_: False)
+    monkeypatch.setattr(conv_tiles, "input_grad_tiled", lambda *_: False)
+    target = CudaTarget()
+    bodies = [(f"ob_p{i}", c.spec, target.emit(c.spec)) for i, c in enumerate(suite)]
+    assert not any("__shared__" in body for _, _, body in bodies)
+    src = host_source(bodies)
     (tmp_path / "plain.cpp").write_text(src)
     out = subprocess.run([gxx(), "-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-w", "-o",
                           str(tmp_path / "plain.so"), str(tmp_path / "plain.cpp")], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-3000:]
     lib = ctypes.CDLL(str(tmp_path / "plain.so"))
-    for j, (i, case) in enumerate(plain):
+    for i, case in enumerate(suite):
         arrays = [np.ascontiguousarray(a) for a in case.inputs()]
         (tiled,) = host.run(i, case.spec, arrays)
         ref = np.zeros(case.spec.outputs[0].shape, case.spec.outputs[0].dtype)
-        fn = getattr(lib, f"ob_p{j}")
+        fn = getattr(lib, f"ob_p{i}")
         fn.restype = None
         fn(*[ctypes.c_void_p(a.ctypes.data) for a in (*arrays, ref)])
         assert np.array_equal(_bits(tiled), _bits(ref)), case.label

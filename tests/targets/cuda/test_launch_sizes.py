@@ -38,7 +38,8 @@ def test_block_stride_kernels_ask_for_one_block_per_iteration():
     # the filter gradient, pooling's global average, linear algebra, the tiled GEMMs
     for op in ("ReduceSum", "ArgMax", "Softmax", "FusedRowReduce", "LayerNorm", "BatchNormTraining",
                "BiasAddGrad", "SoftmaxCrossEntropyWithLogits", "Conv2DBackpropFilter", "GlobalAvgPool",
-               "MatrixInverse", "Svd", "MatMul", "BatchMatMul", "FusedMatMul", "Conv2D", "FusedConv2D"):
+               "MatrixInverse", "Svd", "MatMul", "BatchMatMul", "FusedMatMul", "Conv2D", "FusedConv2D",
+               "Conv2DBackpropInput"):
         assert op in checked, op
 
 

@@ -107,6 +107,8 @@ def _emit_backprop_input(k: KernelSpec) -> str:
     if out.size == 0:
         return ""
     g = Geometry.of(k.attrs, out.shape, w.shape, dy.shape)
+    if conv_tiles.input_grad_tiled(g):  # the implicit GEMM: the same values, a block per tile (conv_tiles.py)
+        return conv_tiles.input_grad_body(g, out.dtype)
     t, acc = ctype(out.dtype), _acc(out.dtype)
     stmt = (f"const int64_t iw = o % {g.w}LL, ih = (o / {g.w}LL) % {g.h}LL, c = (o / {g.w * g.h}LL) % {g.c}LL, "
             f"n = o / {g.w * g.h * g.c}LL;\n"

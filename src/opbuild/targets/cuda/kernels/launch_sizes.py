@@ -66,6 +66,12 @@ def _conv(k: KernelSpec) -> int:
     return conv_tiles.blocks(Geometry.of(k.attrs, x.shape, w.shape, k.outputs[0].shape), k)
 
 
+def _conv_input_grad(k: KernelSpec) -> int:
+    dy, w = k.inputs
+    out = k.outputs[0]
+    return conv_tiles.input_grad_blocks(Geometry.of(k.attrs, out.shape, w.shape, dy.shape), k)
+
+
 def _fused_conv(k: KernelSpec) -> int:
     prod = _parts(k.op, k.attrs, k.inputs).producer
     x, w = prod.inputs
@@ -93,5 +99,6 @@ for _op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Matri
     set_launch(_op, _matrices)
 set_launch("Conv2D", _conv)
 set_launch("FusedConv2D", _fused_conv)
+set_launch("Conv2DBackpropInput", _conv_input_grad)
 
 __all__: list[str] = []
