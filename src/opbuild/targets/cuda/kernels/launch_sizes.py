@@ -9,6 +9,7 @@ exactly as its emitter computes the loop's bound; ``tests/targets/cuda/test_laun
 agree for every such kernel of the GPU suite. The device caps the grid (``device.py``); a smaller or larger
 grid computes the same values, so a size here is a performance choice only and never enters a kernel's key.
 
+The kernels run by one thread or one block (a loss's mean, the long permutations) ask for one block.
 Conv2D and FusedConv2D: one block per tile of their implicit GEMM where it is used (``conv_tiles.py``).
 
 Kept apart from the emitters' modules so the families' code (and their keys) stay as they are.
@@ -21,8 +22,9 @@ from ....ops.fused_gemm import _parts
 from ....ops.fused_reduce import analyse
 from . import conv_tiles
 from .conv import Geometry
+from .random_draws import PARALLEL_MAX
 from .reduction import gather_layout
-from .registry import set_launch
+from .registry import default_blocks, set_launch
 
 
 def _prod(shape) -> int:
@@ -78,6 +80,17 @@ def _fused_conv(k: KernelSpec) -> int:
     return conv_tiles.blocks(Geometry.of(prod.attrs, x.shape, w.shape, prod.outputs[0].shape), k)
 
 
+def _shuffle(k: KernelSpec) -> int:
+    """RandomShuffle: past ``PARALLEL_MAX`` rows the grid's first thread runs the swaps (one block)."""
+    x = k.inputs[1]
+    return 1 if x.rank and x.shape[0] > PARALLEL_MAX else default_blocks(k)
+
+
+def _randperm(k: KernelSpec) -> int:
+    """RandpermV2: past ``PARALLEL_MAX`` positions the grid's first thread runs the swaps (one block)."""
+    return 1 if k.attrs["n"] > PARALLEL_MAX else default_blocks(k)
+
+
 def _matrices(k: KernelSpec) -> int:
     """One block per matrix of a batch (the linear-algebra kernels)."""
     return _prod(k.inputs[0].shape[:-2])
@@ -100,5 +113,7 @@ for _op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Matri
 set_launch("Conv2D", _conv)
 set_launch("FusedConv2D", _fused_conv)
 set_launch("Conv2DBackpropInput", _conv_input_grad)
+set_launch("RandomShuffle", _shuffle)
+set_launch("RandpermV2", _randperm)
 
 __all__: list[str] = []
