@@ -159,11 +159,11 @@ def test_tiled_equals_the_per_element_kernel_bit_for_bit(one_thread, tmp_path, m
 
 
 @needs_gxx
-@pytest.mark.parametrize("threads,blocks", [(4, 3), (3, 2), (64, 2)])
+@pytest.mark.parametrize("threads,blocks", [(4, 3), (3, 2), (64, 2), (256, 2)])
 def test_threads_and_blocks_compute_the_same_bits(one_thread, tmp_path, threads, blocks):
     """Several real threads per block staging the tiles in ``__shared__`` between barriers, several blocks
-    taking tiles in turn, a block size that does not divide the tile's 256 register blocks: the one-thread
-    bits. Dropping the barrier after the K step's products makes (4, 3) fail (checked by hand)."""
+    taking tiles in turn, a block size that does not divide the tile's 256 register blocks, and the GPU's own
+    256 (one register block per thread, one pass): the one-thread bits. Dropping the barrier after the K step's products makes (4, 3) fail (checked by hand)."""
     suite, host = one_thread
     picked = [(i, c) for i, c in enumerate(suite) if threads < 64 or c.spec.inputs[0].dtype == "float32"]
     many = ThreadedHostKernels([c.spec for _, c in picked], tmp_path, threads=threads, blocks=blocks)
