@@ -1,4 +1,6 @@
-"""The shared-memory tiled GEMM of the GPU target (MatMul, BatchMatMul and the fused GEMMs' products).
+"""The shared-memory tiled GEMM of the GPU target: MatMul, BatchMatMul and the fused GEMMs' products
+(``matmul.py``), and the implicit-GEMM convolutions (``conv_tiles.py``: Conv2D, FusedConv2D,
+Conv2DBackpropInput), whose operands are expressions over the image rather than stored matrices.
 
 A block computes a ``TILE_M x TILE_N`` tile of one output matrix: its 256 threads are a 16 x 16 grid, each
 thread a ``4 x 4`` register block (rows ``ty + 16 r``, columns ``tx + 16 c``: consecutive threads take
@@ -6,14 +8,16 @@ consecutive columns, so the shared reads of ``B`` and the stores of ``C`` coales
 broadcast). The reduction axis is walked in ``TILE_K`` steps: the block stages the ``A`` and ``B`` slices of
 the step in ``__shared__`` (each thread loading elements in the order contiguous in global memory for the
 operand's transpose), ``__syncthreads``, every thread adds the step's products to its 16 accumulators,
-``__syncthreads`` (the next step overwrites the slices). Each staged element is read by 64 threads instead of
-once per output element from global memory.
+``__syncthreads`` (the next step overwrites the slices). Each staged element serves 64 products (16 threads,
+4 register rows or columns each) for one read from global memory.
 
 What it computes is the per-element kernel's value exactly: each output element is one accumulator of the
 output's compute type, starting at zero, adding ``a[i, p] * b[p, j]`` for ``p = 0, 1, ..., K - 1`` in that
 order (the last step adds only its ``K mod TILE_K`` real terms: no zero padding enters a sum, so ``-0.0``,
-infinities and NaN behave as in the per-element loop); the half types load into float and round once on
-store. Rows and columns past the matrix's edge are staged as zeros and never stored.
+infinities and NaN behave as in the per-element loop; a convolution's terms that do not exist, in its
+padding or between its strides, are flagged when staged and skipped as its gather loop skips them); the
+half types load into float and round once on store. Rows and columns past the matrix's edge are staged as
+zeros and never stored.
 
 Correct for any launch: the tiles are a block-stride loop over ``batch x tiles``, and a block of fewer than
 256 threads runs the tile's register blocks in passes of ``blockDim.x`` (one pass at the ABI's 256), every
