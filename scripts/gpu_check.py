@@ -57,7 +57,7 @@ from opbuild.core.ir import TensorType  # noqa: E402
 from opbuild.ops.registry import get as get_op  # noqa: E402
 from opbuild.runtime.session import session  # noqa: E402
 from opbuild.targets.cuda import codegen, device  # noqa: E402
-from opbuild.targets.cuda.kernels import EMITTERS  # noqa: E402
+from opbuild.targets.cuda.kernels import EMITTERS, launch_blocks  # noqa: E402
 
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12),
        # half types: one ulp of the result (the device's float32 math may straddle a rounding boundary)
@@ -118,7 +118,7 @@ def gpu_run(kernel, spec, arrays, drv, aliased: bool = False) -> list[np.ndarray
         if aliased:
             for o, i in get_op(spec.op).inplace:
                 outs[o] = ins[i]
-        kernel.fn([*ins, *outs], n=max(t.size for t in spec.outputs))
+        kernel.fn([*ins, *outs], n=launch_blocks(spec) * codegen.BLOCK)  # the executor's launch size
         _ok(drv.cuCtxSynchronize(), "cuCtxSynchronize")
         return [bufs.get(p, t) for p, t in zip(outs, spec.outputs, strict=True)]
     finally:
@@ -301,7 +301,12 @@ def timings(drv) -> list[dict]:
              ("ReduceSum rows 4096x1024", get_op("ReduceSum").spec({"axis": (1,), "keep_dims": False},
                                                                     [TensorType((4096, 1024), f32)])),
              ("Softmax 4096x1024", get_op("Softmax").spec({"axis": -1}, [TensorType((4096, 1024), f32)])),
-             ("MatMul 1024^3 (generated)", get_op("MatMul").spec({}, [TensorType((1024, 1024), f32)] * 2)),
+             ("MatMul 1024^3 (tiled)", get_op("MatMul").spec({}, [TensorType((1024, 1024), f32)] * 2)),
+             ("BatchMatMul 48x512x64 @ 64x512 (tiled)", get_op("BatchMatMul").spec(
+                 {}, [TensorType((48, 512, 64), f32), TensorType((48, 64, 512), f32)])),
+             ("Conv2D 16x64x56x56, 64 3x3 (implicit GEMM)", get_op("Conv2D").spec(
+                 {"out_channel": 64, "kernel_size": [3, 3], "pad_mode": "pad", "pad": 1},
+                 [TensorType((16, 64, 56, 56), f32), TensorType((64, 64, 3, 3), f32)])),
              ("Adam update 4M", get_op("Adam").spec({}, [TensorType((4096, 1024), f32)] * 3
                                                     + [TensorType((), f32)] * 6 + [TensorType((4096, 1024), f32)])),
              ("SoftmaxCrossEntropyWithLogits 4096x1024", get_op("SoftmaxCrossEntropyWithLogits").spec(
@@ -312,7 +317,7 @@ def timings(drv) -> list[dict]:
         arrays = Case(spec, 0).inputs()
         bufs = Buffers(drv)
         ptrs = [bufs.put(a) for a in arrays] + [bufs.empty(t) for t in spec.outputs]
-        n = max(t.size for t in spec.outputs)
+        n = launch_blocks(spec) * codegen.BLOCK
         start, end = _ok(drv.cuEventCreate(0), "cuEventCreate"), _ok(drv.cuEventCreate(0), "cuEventCreate")
         kernel.fn(ptrs, n=n)
         reps = 50

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.ir import KernelSpec
 from ..targets.base import DeviceMemory, Kernel
-from .device_graph import device_aligned
+from .device_graph import device_aligned, launch_size
 
 
 class Scratch:
@@ -74,7 +74,7 @@ def run_on_device(dev: DeviceMemory, kernel: Kernel, spec: KernelSpec, args: Seq
         base = buf.reserve(end)
         for off, a in zip(offsets, args):
             dev.upload(base + off, a)
-        dev.launch(kernel, [base + off for off in offsets], max((t.size for t in spec.outputs), default=1))
+        dev.launch(kernel, [base + off for off in offsets], launch_size(dev, spec))
         for off, out in zip(offsets[len(args):], outs):
             dev.download(out, base + off)
         dev.synchronize()

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..core import host_writes
-from ..core.ir import Graph, Node, TensorType, Value
+from ..core.ir import Graph, KernelSpec, Node, TensorType, Value
 from ..ops.registry import HostFn, get
 from ..passes.memplan import Location, MemoryPlan, nbytes, plan_memory
 from ..targets.base import DeviceMemory, Kernel
@@ -44,6 +44,13 @@ DEVICE_ALIGN = 256
 def device_aligned(n: int) -> int:
     """``n`` rounded up to :data:`DEVICE_ALIGN`."""
     return -(-n // DEVICE_ALIGN) * DEVICE_ALIGN
+
+
+def launch_size(dev: DeviceMemory, spec: KernelSpec) -> int:
+    """The threads ``spec``'s kernel wants on ``dev`` (``DeviceMemory.launch_size``: the target's per-op rule);
+    one per element of the largest output where the device memory does not say."""
+    fn = getattr(dev, "launch_size", None)
+    return fn(spec) if fn is not None else max((t.size for t in spec.outputs), default=1)
 
 
 class _HostStep:
@@ -118,8 +125,8 @@ class DeviceGraph:
                 continue
             # GPU kernels take no workspace pointer (kernel ABI of targets/cuda/codegen.py).
             pointers = tuple(address(locations[v]) for v in (*node.inputs, *node.outputs))
-            n = max((v.type.size for v in node.outputs), default=1)
-            self._steps.append(dev.launcher(next(compiled), pointers, n))
+            spec = node.spec or get(node.op).spec(node.attrs, [v.type for v in node.inputs])
+            self._steps.append(dev.launcher(next(compiled), pointers, launch_size(dev, spec)))
         self._written = sorted(written)
         self._outputs = [(v, locations[v], address(locations[v])) for v in graph.outputs]
         self._mirrors.written = self._written

@@ -65,9 +65,14 @@ class DeviceMemory(Protocol):
         """Queue setting ``nbytes`` bytes at ``address`` to ``value``."""
         ...
 
+    def launch_size(self, spec: KernelSpec) -> int:
+        """The ``n`` to launch ``spec``'s kernel with: the threads it wants (one per element of its largest
+        output for most kernels, a block per row for row kernels, a block per tile for tiled ones)."""
+        ...
+
     def launch(self, kernel: Kernel, pointers: Sequence[int], n: int) -> None:
-        """Queue ``kernel`` on ``pointers`` (device addresses, its ABI's order); ``n`` (elements of its largest
-        output) sizes the grid, which never changes what a kernel computes."""
+        """Queue ``kernel`` on ``pointers`` (device addresses, its ABI's order); ``n`` (the threads it wants:
+        :meth:`launch_size`) sizes the grid, which never changes what a kernel computes."""
         ...
 
     def launcher(self, kernel: Kernel, pointers: Sequence[int], n: int) -> Callable[[], None]:

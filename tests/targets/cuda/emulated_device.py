@@ -13,8 +13,10 @@ a damaged cache entry and rebuild silently).
 What it checks beyond the kernels' arithmetic: every copy and every kernel pointer must lie inside a live
 allocation (a host pointer handed to a kernel, a buffer overrun or a use after free fails loudly), and
 work queued on a stream runs only when the stream is synchronized (an executor that reads a download before
-waiting sees stale bytes, as it would on a GPU). What it cannot check: many threads, CUDA's math library,
-real asynchrony between host and device (scripts/gpu_check.py does, on a GPU).
+waiting sees stale bytes, as it would on a GPU). Each launch's grid is recorded (``EmulatedDriver.grids``:
+kernel symbol and blocks), so tests can assert the per-op launch sizes (``kernels.launch_blocks``). What it
+cannot check: many threads, CUDA's math library, real asynchrony between host and device
+(scripts/gpu_check.py does, on a GPU).
 
 A test helper (tests/, not the package): the package must not carry a fake driver, and the host compile of
 the generated CUDA C already lives here (``host_emulation.py``).
@@ -125,6 +127,7 @@ class EmulatedDriver:
         self.copied_bytes = 0
         self.allocated = 0  # cuMemAlloc calls
         self.freed = 0
+        self.grids: list[tuple[str, int]] = []  # (kernel symbol, blocks) of every launch, in order
 
     # ---- memory ----------------------------------------------------------------------------------------
     def live_bytes(self) -> int:
@@ -258,6 +261,7 @@ class EmulatedDriver:
         for p in pointers:  # no size is known here: each must point into some live allocation
             self._inside(p, 0, f"{func.name} argument")
         self.launches += 1
+        self.grids.append((func.name, int(gx)))
         self._queue(stream, lambda: func.fn(*[ctypes.c_void_p(p) for p in pointers]))
         return (OK,)
 

@@ -100,7 +100,7 @@ class LoadedCudaKernel:
     """Kernel ``symbol`` of a cubin: the module is loaded on the first call (so a build without a GPU can hand
     it out), then ``fn(pointers)`` launches it with one device pointer per input and output (the ABI of
     ``codegen.py``) on ``stream`` (the runtime's: ``memory.py``; 0, the legacy default stream, for direct
-    use). ``n`` sizes the grid (elements or rows); any grid is correct."""
+    use). ``n`` (the threads the kernel wants: ``CudaMemory.launch_size``) sizes the grid; any grid is correct."""
 
     def __init__(self, path: str, name: str, symbol: str, data: bytes | None = None):
         self.path, self.name, self.symbol = path, name, symbol
@@ -130,7 +130,7 @@ class LoadedCudaKernel:
     __call__ = fn
 
     def launcher(self, pointers: Sequence[int], n: int = 0, stream: Any = 0) -> Callable[[], None]:
-        """A call launching this kernel on ``pointers`` with the grid for ``n`` elements on ``stream``, its
+        """A call launching this kernel on ``pointers`` with the grid for ``n`` threads on ``stream``, its
         arguments prepared once (a compiled graph's pointers never change: runtime/device_graph.py)."""
         func = self.load()
         dev = probe()

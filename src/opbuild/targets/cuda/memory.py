@@ -15,8 +15,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ...core.ir import KernelSpec
 from ..base import Kernel
+from .codegen import BLOCK
 from .device import Device, check
+from .kernels import launch_blocks
 
 
 class CudaMemory:
@@ -81,8 +84,14 @@ class CudaMemory:
             self._current()
             check(self.driver, self.driver.cuMemsetD8Async(address, value, nbytes, self.stream), "cuMemsetD8Async")
 
+    def launch_size(self, spec: KernelSpec) -> int:
+        """The threads ``spec``'s kernel wants: its emitter's blocks (``kernels.launch_blocks``: a block per row,
+        per tile, or one thread per output element) times ``BLOCK``."""
+        return launch_blocks(spec) * BLOCK
+
     def launch(self, kernel: Kernel, pointers: Sequence[int], n: int) -> None:
-        """Queue ``kernel`` (a ``LoadedCudaKernel``) on ``pointers``, its grid sized by ``n`` elements."""
+        """Queue ``kernel`` (a ``LoadedCudaKernel``) on ``pointers``, its grid sized for ``n`` threads
+        (:meth:`launch_size`)."""
         self._current()
         kernel.fn(pointers, n=n, stream=self.stream)
 

@@ -5,6 +5,10 @@ The code-generator hash of an op (part of its key) is the digest of the files th
 emitter's module, the registry (``registry.py``), ``codegen.py`` (prelude and ABI), and the file declaring the op
 (its table row or constants: ``ops/elementwise.py`` for the elementwise family). Hashing whole files is
 deliberately conservative: an edit there yields new keys, so a stale cubin is never reused.
+
+Launch sizes (``registry.launch_blocks``): the blocks a spec's kernel wants, declared per op
+(``registry.set_launch``: the GEMMs' tiles, ``launch_sizes.py``'s row families), else one thread per element
+of the largest output. Only a performance choice (every body is correct for any grid), so not in the key.
 """
 
 from __future__ import annotations
@@ -14,13 +18,17 @@ from .registry import (  # noqa: F401 - the package's public names
     Emitter,
     codegen_files,
     codegen_hash,
+    default_blocks,
     emit,
     emits,
     emitter,
+    launch_blocks,
     register,
+    set_launch,
 )
 
-__all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emits", "emitter", "register"]
+__all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "default_blocks", "emit", "emits", "emitter",
+           "launch_blocks", "register", "set_launch"]
 
 # The families register their emitters on import (registry.py holds the registry).
 # Elementwise, reductions, layout and fills, products, and the training family (optimizers, losses, scatters,
@@ -56,3 +64,7 @@ from . import (  # noqa: E402, F401
     random_draws,
     special,
 )
+
+# isort: split
+# Launch sizes of the block-per-row families (a performance choice only; after every family registered).
+from . import launch_sizes  # noqa: E402, F401

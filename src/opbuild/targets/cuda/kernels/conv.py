@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from ....core.ir import KernelSpec, TensorType
 from ....ops.fused_gemm import _parts
 from ..codegen import Unsupported, broadcast_offsets, check_dtypes, ctype, grid_loop
+from . import conv_tiles
 from .elementwise import expr_of
 from .reduction import block_reduce
 from .registry import register
@@ -94,6 +95,8 @@ def _emit_conv(k: KernelSpec) -> str:
     if out.size == 0:
         return ""
     g = Geometry.of(k.attrs, x.shape, w.shape, out.shape)
+    if conv_tiles.is_tiled(g):  # the implicit GEMM: the same values, a block per tile (conv_tiles.py)
+        return conv_tiles.body(g, x.dtype, "out0[o] = y0;")
     return grid_loop(out.size, "o", forward_value(g, x.dtype) + "\n    out0[o] = y0;")
 
 
@@ -104,6 +107,8 @@ def _emit_backprop_input(k: KernelSpec) -> str:
     if out.size == 0:
         return ""
     g = Geometry.of(k.attrs, out.shape, w.shape, dy.shape)
+    if conv_tiles.input_grad_tiled(g):  # the implicit GEMM: the same values, a block per tile (conv_tiles.py)
+        return conv_tiles.input_grad_body(g, out.dtype)
     t, acc = ctype(out.dtype), _acc(out.dtype)
     stmt = (f"const int64_t iw = o % {g.w}LL, ih = (o / {g.w}LL) % {g.h}LL, c = (o / {g.w * g.h}LL) % {g.c}LL, "
             f"n = o / {g.w * g.h * g.c}LL;\n"
@@ -215,6 +220,8 @@ def _fused_conv_body(k: KernelSpec) -> str:
     body, last = member_chain(parts.members, k.attrs["members"], operand, "")
     stmts += body
     stmts.append(f"out0[o] = ({ctype(out.dtype)}){last};")
+    if conv_tiles.is_tiled(g):  # the epilogue after the implicit GEMM's value (stmts[0] is forward_value's)
+        return conv_tiles.body(g, x.dtype, "\n    ".join(stmts[1:]))
     return grid_loop(out.size, "o", "\n    ".join(stmts))
 
 

@@ -1,9 +1,10 @@
 """GPU kernels of FusedMatMul and FusedBatchMatMul (ops/fused_gemm.py): the product and its elementwise epilogue
-(bias add, activations, residual adds, any recipe the epilogue pass built) in one grid-stride loop over the
-output.
+(bias add, activations, residual adds, any recipe the epilogue pass built) in one kernel: the unfused MatMul's
+(``matmul.gemm``: the tiled GEMM, or one thread per output element for small products) with the epilogue in
+place of its store.
 
-Gather form, one thread per output element: the thread computes the element's dot product as the unfused
-MatMul kernel does (``matmul.product``), rounds it to the product's dtype as that kernel stores it (the
+Each output element is finished by the thread that accumulated it: its dot product as the unfused MatMul
+kernel computes it, rounded to the product's dtype as that kernel stores it (the
 epilogue's ``i0``), then evaluates the members with their own GPU expressions (``fused.member_statements``),
 reading the epilogue inputs under broadcasting with their view shapes, and stores the last member once. No
 element is written twice and no thread reads another's result, so the kernel needs no synchronisation
@@ -19,10 +20,10 @@ from __future__ import annotations
 from ....core.ir import KernelSpec
 from ....ops.fused_gemm import _parts
 from .. import half
-from ..codegen import Unsupported, broadcast_offsets, grid_loop
+from ..codegen import Unsupported, broadcast_offsets
 from .fused import member_statements
-from .matmul import product
-from .registry import register
+from .matmul import gemm, launch
+from .registry import register, set_launch
 
 
 def _emit(k: KernelSpec) -> str:
@@ -35,9 +36,8 @@ def _emit(k: KernelSpec) -> str:
 def _body(k: KernelSpec) -> str:
     parts = _parts(k.op, k.attrs, k.inputs)
     out = parts.producer.outputs[0]
-    total, stmt = product(parts.producer)
     ct = half.compute_ctype
-    lines = [stmt, f"const {ct(out.dtype)} e0 = {half.round_trip(out.dtype, 'acc', ct(out.dtype))};"]
+    lines = [f"const {ct(out.dtype)} e0 = {half.round_trip(out.dtype, 'acc', ct(out.dtype))};"]
     offsets = broadcast_offsets(out.shape, [v.shape for v in parts.views], "q")
     lines += [f"const {ct(v.dtype)} e{i + 1} = {half.load(v.dtype, f'in{i + 2}[{off}]')};"
               for i, (v, off) in enumerate(zip(parts.views, offsets, strict=True))]
@@ -55,11 +55,17 @@ def _body(k: KernelSpec) -> str:
         operands.append(f"r{j}")
     lines += member_statements(parts.members, k.attrs["members"], operands)
     lines.append(f"out0[q] = {half.store(out.dtype, f't{len(parts.members) - 1}', ct(out.dtype))};")
-    return grid_loop(total, "q", " ".join(lines))
+    return gemm(parts.producer, " ".join(lines))
 
 
-register("FusedMatMul", _emit)
-register("FusedBatchMatMul", _emit)
+def _launch(k: KernelSpec) -> int:
+    """The product's launch size (a block per tile when it is tiled: ``matmul.launch``)."""
+    return launch(_parts(k.op, k.attrs, k.inputs).producer)
+
+
+for _op in ("FusedMatMul", "FusedBatchMatMul"):
+    register(_op, _emit)
+    set_launch(_op, _launch)
 half.allow("FusedMatMul", "FusedBatchMatMul")
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).

@@ -18,6 +18,8 @@ from ...code_reach import reached_files
 from .. import codegen, half
 
 EmitFn = Callable[[KernelSpec], str]
+#: spec -> the number of blocks its kernel wants (``BLOCK`` threads each); see :func:`launch_blocks`.
+LaunchFn = Callable[[KernelSpec], int]
 
 
 @dataclass
@@ -30,6 +32,9 @@ class Emitter:
     #: Modules that shape the emitter's code as data the walk of its code cannot attribute (C text kept in
     #: another module, constants read by name): their files enter the op's code-generator hash too.
     deps: tuple[ModuleType, ...] = ()
+    #: The blocks the kernel of a spec wants (:func:`launch_blocks`); None: one thread per element of the
+    #: largest output. A performance choice only: every body is correct for any grid.
+    launch: LaunchFn | None = None
 
     def files(self) -> tuple[str, ...]:
         """The files whose code shapes this op's CUDA C, sorted: the emitter's module and every file of opbuild
@@ -58,6 +63,32 @@ def register(op: str, fn: EmitFn, deps: tuple[ModuleType, ...] = ()) -> EmitFn:
         raise RuntimeError(f"operator {op} has two GPU emitters")
     EMITTERS[op] = Emitter(op, fn, deps=tuple(deps))
     return fn
+
+
+def set_launch(op: str, fn: LaunchFn) -> LaunchFn:
+    """Declare ``fn`` (spec -> blocks wanted) the launch size of ``op``'s kernels (registered already): the
+    kernels that give one block per row, channel, matrix or output element (block-stride loops) and the tiled
+    ones (one block per tile) say how many they can keep busy. Declaring it twice is a programming error."""
+    em = emitter(op)
+    if em.launch is not None:
+        raise RuntimeError(f"operator {op} has two GPU launch sizes")
+    em.launch = fn
+    return fn
+
+
+def default_blocks(spec: KernelSpec) -> int:
+    """One thread per element of the largest output (grid-stride kernels): ``ceil(elements / BLOCK)``, >= 1."""
+    n = max((t.size for t in spec.outputs), default=1)
+    return max(1, -(-n // codegen.BLOCK))
+
+
+def launch_blocks(spec: KernelSpec) -> int:
+    """The number of blocks of ``BLOCK`` threads to launch ``spec``'s kernel with (>= 1): its emitter's
+    declared launch size (:func:`set_launch`) or :func:`default_blocks`. Only a performance choice: the
+    device caps it (``device.py``) and every kernel body is correct for any grid."""
+    em = EMITTERS.get(spec.op)
+    fn = em.launch if em is not None else None
+    return max(1, int(fn(spec))) if fn is not None else default_blocks(spec)
 
 
 def emits(*ops: str) -> Callable[[EmitFn], EmitFn]:
@@ -112,4 +143,5 @@ def codegen_files(ops: Iterable[str] | None = None) -> list[str]:
     return sorted(files)
 
 
-__all__ = ["EMITTERS", "Emitter", "codegen_files", "codegen_hash", "emit", "emits", "emitter", "register"]
+__all__ = ["EMITTERS", "Emitter", "LaunchFn", "codegen_files", "codegen_hash", "default_blocks", "emit", "emits",
+           "emitter", "launch_blocks", "register", "set_launch"]
