@@ -12,7 +12,9 @@ All three are gather forms, each result written once by the thread (or block) th
   strided parts of the ``N * OH * OW`` products, combined by the shared-memory tree of reduction.py.
 
 Sums accumulate in the element type (float for float32, double for float64), as the CPU's kernels do; their
-order differs from the CPU's BLAS and tiled loops, so results agree within the tolerance of sums.
+order differs from the CPU's BLAS and tiled loops, so results agree within the tolerance of sums. float16 and
+bfloat16 compute as the CPU's ``half_conv: "f32_scratch"`` kernels: each element loads into float, the sums
+accumulate in float and each result rounds once on store (half.py).
 
 FusedConv2D evaluates its epilogue in the same thread, on the convolution's value before it is stored: the
 members with the expressions of their own GPU kernels (``elementwise.expr_of``), the epilogue inputs read
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 
 from ....core.ir import KernelSpec, TensorType
 from ....ops.fused_gemm import _parts
+from .. import half
 from ..codegen import Unsupported, broadcast_offsets, check_dtypes, ctype, grid_loop
 from .elementwise import expr_of
 from .reduction import block_reduce
@@ -64,12 +67,18 @@ class Geometry:
 
 
 def _acc(dtype: str) -> str:
-    """The accumulator type of a sum of ``dtype`` products: the element type (the CPU kernels' rule)."""
-    return ctype(dtype)
+    """The accumulator type of a sum of ``dtype`` products: the element type, float for the half types (the
+    CPU kernels' rule)."""
+    return half.compute_ctype(dtype)
+
+
+def _ld(dtype: str, ref: str) -> str:
+    return half.load(dtype, ref)
 
 
 def forward_value(g: Geometry, dtype: str) -> str:
-    """Statements computing ``y0``, the convolution of output element ``o`` (in0 = x, in1 = w)."""
+    """Statements computing ``y0`` (in the compute type, half.py), the convolution of output element ``o``
+    (in0 = x, in1 = w)."""
     t, acc = ctype(dtype), _acc(dtype)
     return (f"const int64_t q = o % {g.ow}LL, r = (o / {g.ow}LL) % {g.oh}LL, oc = (o / {g.ow * g.oh}LL) % {g.o}LL, "
             f"n = o / {g.ow * g.oh * g.o}LL;\n"
@@ -81,11 +90,12 @@ def forward_value(g: Geometry, dtype: str) -> str:
             f"      if (ih < 0 || ih >= {g.h}LL) continue;\n"
             f"      for (int64_t kj = 0; kj < {g.kw}LL; kj++) {{\n"
             f"        const int64_t iw = q * {g.sw}LL - {g.pl}LL + kj * {g.dw}LL;\n"
-            f"        if (iw >= 0 && iw < {g.w}LL) acc += xb[(ci * {g.h}LL + ih) * {g.w}LL + iw] * "
-            f"wb[(ci * {g.kh}LL + ki) * {g.kw}LL + kj];\n"
+            f"        if (iw >= 0 && iw < {g.w}LL) acc += "
+            f"{_ld(dtype, f'xb[(ci * {g.h}LL + ih) * {g.w}LL + iw]')} * "
+            f"{_ld(dtype, f'wb[(ci * {g.kh}LL + ki) * {g.kw}LL + kj]')};\n"
             f"      }}\n"
             f"    }}\n"
-            f"    const {t} y0 = ({t})acc;")
+            f"    const {acc} y0 = ({acc})acc;")
 
 
 def _emit_conv(k: KernelSpec) -> str:
@@ -94,7 +104,8 @@ def _emit_conv(k: KernelSpec) -> str:
     if out.size == 0:
         return ""
     g = Geometry.of(k.attrs, x.shape, w.shape, out.shape)
-    return grid_loop(out.size, "o", forward_value(g, x.dtype) + "\n    out0[o] = y0;")
+    store = half.store(out.dtype, "y0", _acc(out.dtype))
+    return grid_loop(out.size, "o", forward_value(g, x.dtype) + f"\n    out0[o] = {store};")
 
 
 def _emit_backprop_input(k: KernelSpec) -> str:
@@ -120,11 +131,12 @@ def _emit_backprop_input(k: KernelSpec) -> str:
             f"        for (int64_t kj = 0; kj < {g.kw}LL; kj++) {{\n"
             f"          const int64_t tq = iw + {g.pl}LL - kj * {g.dw}LL;\n"
             f"          if (tq < 0 || tq % {g.sw}LL != 0 || tq / {g.sw}LL >= {g.ow}LL) continue;\n"
-            f"          acc += db[r * {g.ow}LL + tq / {g.sw}LL] * wb[ki * {g.kw}LL + kj];\n"
+            f"          acc += {_ld(out.dtype, f'db[r * {g.ow}LL + tq / {g.sw}LL]')} * "
+            f"{_ld(out.dtype, f'wb[ki * {g.kw}LL + kj]')};\n"
             f"        }}\n"
             f"      }}\n"
             f"    }}\n"
-            f"    out0[o] = ({t})acc;")
+            f"    out0[o] = {half.store(out.dtype, 'acc', acc)};")
     return grid_loop(out.size, "o", stmt)
 
 
@@ -136,7 +148,7 @@ def _emit_backprop_filter(k: KernelSpec) -> str:
     if out.size == 0:
         return ""
     g = Geometry.of(k.attrs, x.shape, out.shape, dy.shape)
-    t, acc = ctype(out.dtype), _acc(out.dtype)
+    acc = _acc(out.dtype)
     terms = g.n * g.oh * g.ow
     body = (f"    const int64_t kj = row % {g.kw}LL, ki = (row / {g.kw}LL) % {g.kh}LL, "
             f"ci = (row / {g.kw * g.kh}LL) % {g.cg}LL, oc = row / {g.kw * g.kh * g.cg}LL;\n"
@@ -147,11 +159,11 @@ def _emit_backprop_filter(k: KernelSpec) -> str:
             f"      const int64_t ih = r * {g.sh}LL - {g.pt}LL + ki * {g.dh}LL, "
             f"iw = q * {g.sw}LL - {g.pl}LL + kj * {g.dw}LL;\n"
             f"      if (ih >= 0 && ih < {g.h}LL && iw >= 0 && iw < {g.w}LL)\n"
-            f"        p_ += in0[((n * {g.o}LL + oc) * {g.oh}LL + r) * {g.ow}LL + q] * "
-            f"in1[((n * {g.c}LL + c) * {g.h}LL + ih) * {g.w}LL + iw];\n"
+            f"        p_ += {_ld(out.dtype, f'in0[((n * {g.o}LL + oc) * {g.oh}LL + r) * {g.ow}LL + q]')} * "
+            f"{_ld(out.dtype, f'in1[((n * {g.c}LL + c) * {g.h}LL + ih) * {g.w}LL + iw]')};\n"
             f"    }}\n"
             + block_reduce(acc, "(a + b)", "p_", "total")
-            + f"    if (threadIdx.x == 0) out0[row] = ({t})total;\n")
+            + f"    if (threadIdx.x == 0) out0[row] = {half.store(out.dtype, 'total', acc)};\n")
     return f"  for (int64_t row = blockIdx.x; row < {out.size}LL; row += gridDim.x) {{\n{body}  }}"
 
 
@@ -222,6 +234,7 @@ register("Conv2D", _emit_conv)
 register("Conv2DBackpropInput", _emit_backprop_input)
 register("Conv2DBackpropFilter", _emit_backprop_filter)
 register("FusedConv2D", _emit_fused_conv)
+half.allow("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "FusedConv2D")
