@@ -13,9 +13,24 @@ from opbuild.core.errors import OpbuildError
 from opbuild.core.ir import KernelSpec, TensorType
 from opbuild.ops.registry import get as get_op
 from opbuild.targets.cuda import half
-from opbuild.targets.cuda.kernels import (conv, cumulative, dropout, grid_sample, linalg, linalg_qr, linalg_svd,
-                                          losses, norm, optimizers, pooling, random_draws, scatter, segments,
-                                          special, topk)
+from opbuild.targets.cuda.kernels import (
+    conv,
+    cumulative,
+    dropout,
+    grid_sample,
+    linalg,
+    linalg_qr,
+    linalg_svd,
+    losses,
+    norm,
+    optimizers,
+    pooling,
+    random_draws,
+    scatter,
+    segments,
+    special,
+    topk,
+)
 
 from .suite import Case
 
