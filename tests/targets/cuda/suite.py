@@ -182,6 +182,8 @@ def cases() -> list[Case]:
     out += gpunn_cases(len(seen))  # gpunn: convolutions, pooling, BatchNorm, LayerNorm, bias, GridSample
     out += train_cases()  # gputrain: optimizers, losses, fused GEMM, scatters, scans, TopK, random ops
     out += gpumath_cases(len(out))  # gpumath: special functions, linear algebra, random sampling
+    from .suite_gpuhalf2 import cases as gpuhalf2_cases
+    out += gpuhalf2_cases(len(out))  # gpuhalf2: half types of the nn, training and math families
     return out
 
 

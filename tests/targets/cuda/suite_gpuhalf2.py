@@ -8,6 +8,9 @@ positive, ties). A test helper, as suite.py."""
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
 
 from opbuild.core.errors import OpbuildError
 from opbuild.core.ir import KernelSpec, TensorType
@@ -43,6 +46,30 @@ HALF = ("float16", "bfloat16")
 _FLOATS = ("float32", "float64")
 
 
+_ULP = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
+
+
+@dataclass(frozen=True)
+class HalfCase(Case):
+    """A half variant of ``base`` (a case of the float suites): ``base``'s input draws in this spec's dtypes,
+    and the half types' tolerance rule."""
+
+    base: Case | None = None
+
+    def inputs(self) -> list[np.ndarray]:
+        return dataclasses.replace(self.base, spec=self.spec, seed=self.seed).inputs()
+
+    def tolerance(self, dtype: str, against_cpu: bool = False) -> tuple[float, float]:
+        """(rtol, atol) of a float output against the CPU's kernel or the op's reference: two units in the
+        last place of a half output (the float32 value may lie near a rounding boundary and sums run in
+        another order), atol that unit times the square root of the terms summed into an element; a float32
+        output (statistics kept in float32 beside a half x) by ``base``'s rule."""
+        if dtype not in _ULP:
+            return self.base.tolerance(dtype, against_cpu) if hasattr(self.base, "tolerance") else (1e-5, 1e-6)
+        terms = max(t.size for t in self.spec.inputs) / max(min(t.size for t in self.spec.outputs), 1)
+        return 2 * _ULP[dtype], _ULP[dtype] * max(terms, 1) ** 0.5
+
+
 def _halved(spec: KernelSpec, dtype: str, data_only: bool) -> KernelSpec | None:
     """``spec`` with its float inputs (or only those of the first input's shape: the data beside per-channel
     parameters) in ``dtype``; None where the op refuses it."""
@@ -65,7 +92,7 @@ def _base_cases() -> list[Case]:
     return gpunn_cases(0) + train_cases() + gpumath_cases(0)
 
 
-def cases(first_seed: int = 50_000, ops: set[str] | None = None) -> list[Case]:
+def cases(first_seed: int = 50_000, ops: set[str] | None = None) -> list[HalfCase]:
     """The half variants (see the module docstring) of the cases whose op is in ``ops`` (default: every op
     of the three families that opted in), each spec once, seeds from ``first_seed``."""
     chosen = (FAMILY_OPS & half.HALF_OPS) if ops is None else ops
@@ -80,8 +107,8 @@ def cases(first_seed: int = 50_000, ops: set[str] | None = None) -> list[Case]:
                 if spec is None or spec.memo_key() in seen:
                     continue
                 seen[spec.memo_key()] = spec
-                out.append(dataclasses.replace(case, spec=spec, seed=first_seed + len(out)))
+                out.append(HalfCase(spec, first_seed + len(out), base=case))
     return out
 
 
-__all__ = ["FAMILY_OPS", "HALF", "cases"]
+__all__ = ["FAMILY_OPS", "HALF", "HalfCase", "cases"]

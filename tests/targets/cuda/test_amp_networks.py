@@ -15,6 +15,9 @@ O2/O3 (the embedding's gradient, UnsortedSegmentSum, takes no half type on the C
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -24,6 +27,7 @@ from . import amp_nets
 
 pytestmark = pytest.mark.slow
 
+SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "gpu_check.py"
 TOL = {"float16": 4 * 2.0 ** -10, "bfloat16": 4 * 2.0 ** -7}
 
 
@@ -58,3 +62,19 @@ def test_amp_network_trains_on_the_gpu_as_on_the_cpu(gpu, name, level, dtype):
 def test_levels_the_cpu_target_cannot_train_are_refused_there_too(name, level, error):
     with pytest.raises(Exception, match=error):
         amp_nets.train(name, level, "float16")
+
+
+def test_gpu_check_runs_the_amp_networks_and_they_agree_with_the_cpu(gpu, monkeypatch):
+    # scripts/gpu_check.py's network list holds the same AMP networks: forward, gradients and two train
+    # steps of each, against the CPU target with the half types' tolerance.
+    spec = importlib.util.spec_from_file_location("gpu_check_amp", SCRIPT)
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    networks = {k: v for k, v in check._networks().items() if k.endswith(("-float16", "-bfloat16"))}
+    assert len(networks) == 2 * len(amp_nets.CASES)
+    monkeypatch.setattr(check, "_networks", lambda: networks)
+    summary: dict = {"failures": []}
+    check.check_networks(summary)
+    assert summary["failures"] == []
+    for name, row in summary["networks"].items():
+        assert [row[p] for p in ("forward", "backward", "train")] == ["ok"] * 3, (name, row)
