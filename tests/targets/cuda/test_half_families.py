@@ -32,7 +32,7 @@ pytestmark = [pytest.mark.slow,
 
 # Ops whose half results are one float expression of loaded elements rounded once (or a max, exact), computed
 # in the CPU's order: bit for bit.
-EXACT = {"MaxPool", "MaxPoolGrad", "BatchNorm", "BiasAdd"}
+EXACT = {"MaxPool", "MaxPoolGrad", "BatchNorm", "BiasAdd", "Assign", "AssignAdd"}
 _ULP = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 1e-5, "float64": 1e-12}
 
 
@@ -105,7 +105,9 @@ def test_every_half_kernel_of_the_families_computes_what_the_cpu_target_does(sui
             elif g.dtype.name in ("float16", "bfloat16"):
                 exact += bool(np.array_equal(_bits(g), _bits(np.asarray(w).reshape(g.shape))))
     assert not failures, "\n".join(failures)
-    assert exact >= sum(c.spec.op in EXACT for c in suite)
+    half_outputs = sum(t.dtype in ("float16", "bfloat16") for c in suite for t in c.spec.outputs)
+    print(f"{exact} of {half_outputs} half outputs bit-identical to the CPU target's")
+    assert exact >= max(sum(c.spec.op in EXACT for c in suite), half_outputs // 2)
 
 
 def test_half_kernels_load_and_round_as_the_cpu_does():
