@@ -16,22 +16,23 @@ order differs from the CPU's BLAS and tiled loops, so results agree within the t
 bfloat16 compute as the CPU's ``half_conv: "f32_scratch"`` kernels: each element loads into float, the sums
 accumulate in float and each result rounds once on store (half.py).
 
-FusedConv2D evaluates its epilogue in the same thread, on the convolution's value before it is stored: the
-members with the expressions of their own GPU kernels (``elementwise.expr_of``), the epilogue inputs read
+FusedConv2D evaluates its epilogue in the same thread, on the convolution's value rounded to its dtype as the
+unfused kernel stores it: the members with the expressions of their own GPU kernels (``fused.member_statements``,
+each rounded to its dtype, as FusedMatMul), the epilogue inputs read
 with their views under broadcasting, and a per-channel ``pre`` recipe recomputed per element (a few
 operations on values of the channel) instead of staged in a per-call array the GPU ABI has no room for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ....core.ir import KernelSpec, TensorType
 from ....ops.fused_gemm import _parts
 from .. import half
-from ..codegen import Unsupported, broadcast_offsets, check_dtypes, ctype, grid_loop
-from .elementwise import expr_of
+from ..codegen import Unsupported, broadcast_offsets, ctype, grid_loop
+from .fused import member_statements
 from .reduction import block_reduce
 from .registry import register
 
@@ -169,22 +170,6 @@ def _emit_backprop_filter(k: KernelSpec) -> str:
 
 # ---- FusedConv2D ------------------------------------------------------------------------------------
 
-def member_chain(typed: Sequence, members: Sequence[dict], operand: Callable[[int], str], prefix: str
-                 ) -> tuple[list[str], str]:
-    """Statements evaluating an elementwise recipe (``typed``: ops/fused.py ``member_types``) per element,
-    input ``iK`` read as ``operand(K)``; the member results are ``<prefix>tJ``. Returns the statements and
-    the name of the last result."""
-    stmts = []
-    for j, ((op, _, m_ins, res), m) in enumerate(zip(typed, members, strict=True)):
-        check_dtypes(op, [*m_ins, res])
-        names, expr = expr_of(op, m_ins, res)
-        loads = " ".join(f"const {ctype(tt.dtype)} {nm} = {operand(int(r[1:])) if r[0] == 'i' else prefix + r};"
-                         for nm, tt, r in zip(names, m_ins, m["args"], strict=True))
-        rt = ctype(res.dtype)
-        stmts.append(f"{rt} {prefix}t{j}; {{ {loads} {prefix}t{j} = ({rt})({expr}); }}")
-    return stmts, f"{prefix}t{len(typed) - 1}"
-
-
 def _offset(out_shape: Sequence[int], shape: Sequence[int], var: str) -> str:
     return broadcast_offsets(out_shape, [shape], var)[0]
 
@@ -197,6 +182,9 @@ def _emit_fused_conv(k: KernelSpec) -> str:
 
 
 def _fused_conv_body(k: KernelSpec) -> str:
+    """The convolution's value rounded to its dtype as the unfused kernel stores it (``e0``), the viewed
+    epilogue inputs, the per-channel ``pre`` recipes per element (rounded as the CPU's per-thread arrays store
+    them) and the members with their own GPU expressions (``fused.member_statements``), as FusedMatMul."""
     parts = _parts(k.op, k.attrs, k.inputs)
     prod = parts.producer
     out = prod.outputs[0]
@@ -204,29 +192,26 @@ def _fused_conv_body(k: KernelSpec) -> str:
         return ""
     x, w = prod.inputs
     g = Geometry.of(prod.attrs, x.shape, w.shape, out.shape)
-    stmts = [forward_value(g, x.dtype)]
+    ct = half.compute_ctype
+    e0 = half.round_trip(out.dtype, "y0", _acc(out.dtype))
+    stmts = [forward_value(g, x.dtype), f"const {ct(out.dtype)} e0 = {e0};"]
     views: list[TensorType] = parts.views
-    for i, v in enumerate(views):
-        stmts.append(f"const {ctype(v.dtype)} e{i + 1} = in{i + 2}[{_offset(out.shape, v.shape, 'o')}];")
-    n_ext = len(views)
+    offsets = broadcast_offsets(out.shape, [v.shape for v in views], "o")
+    stmts += [f"const {ct(v.dtype)} e{i + 1} = {half.load(v.dtype, f'in{i + 2}[{off}]')};"
+              for i, (v, off) in enumerate(zip(views, offsets, strict=True))]
+    operands = [f"e{i}" for i in range(len(views) + 1)]
     for j, ((idx, typed, res), recipe) in enumerate(zip(parts.pre, k.attrs.get("pre", []), strict=True)):
-        # The per-channel value at this element: its index in the recipe's result, then its inputs there.
-        stmts.append(f"const int64_t p{j} = {_offset(out.shape, res.shape, 'o')};")
-        offs = [_offset(res.shape, views[kk].shape, f"p{j}") for kk in idx]
-
-        def pre_operand(i: int, idx=idx, offs=offs) -> str:
-            return f"in{idx[i] + 2}[{offs[i]}]"
-
-        body, last = member_chain(typed, recipe["members"], pre_operand, f"r{j}")
-        stmts += body
-        stmts.append(f"const {ctype(res.dtype)} e{n_ext + 1 + j} = ({ctype(res.dtype)}){last};")
-
-    def operand(i: int) -> str:
-        return "y0" if i == 0 else f"e{i}"
-
-    body, last = member_chain(parts.members, k.attrs["members"], operand, "")
-    stmts += body
-    stmts.append(f"out0[o] = ({ctype(out.dtype)}){last};")
+        at = _offset(out.shape, res.shape, "o")
+        inner = broadcast_offsets(res.shape, [views[i].shape for i in idx], f"pq{j}")
+        loads = [f"const {ct(views[i].dtype)} x{m} = {half.load(views[i].dtype, f'in{i + 2}[{off}]')};"
+                 for m, (i, off) in enumerate(zip(idx, inner, strict=True))]
+        body = member_statements(typed, recipe["members"], [f"x{m}" for m in range(len(idx))])
+        value = half.round_trip(res.dtype, f"t{len(typed) - 1}", ct(res.dtype))
+        stmts.append(f"{ct(res.dtype)} r{j}; {{ const int64_t pq{j} = {at}; {' '.join(loads)} {' '.join(body)} "
+                     f"r{j} = {value}; }}")
+        operands.append(f"r{j}")
+    stmts += member_statements(parts.members, k.attrs["members"], operands)
+    stmts.append(f"out0[o] = {half.store(out.dtype, f't{len(parts.members) - 1}', ct(out.dtype))};")
     return grid_loop(out.size, "o", "\n    ".join(stmts))
 
 
@@ -234,9 +219,9 @@ register("Conv2D", _emit_conv)
 register("Conv2DBackpropInput", _emit_backprop_input)
 register("Conv2DBackpropFilter", _emit_backprop_filter)
 register("FusedConv2D", _emit_fused_conv)
-half.allow("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")
+half.allow("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "FusedConv2D")
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "FusedConv2D")
 
-__all__ = ["OPS", "Geometry", "forward_value", "member_chain"]
+__all__ = ["OPS", "Geometry", "forward_value"]
