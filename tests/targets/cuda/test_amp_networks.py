@@ -8,9 +8,9 @@ statistics) accumulate in other orders, so an intermediate may round one half ul
 propagates through two steps: rtol and atol relative to the largest CPU value of 4 ulps of the half type
 (float16 2^-10, bfloat16 2^-7). Observed: at most 1.1e-3 (float16 O2 CNN), most runs equal to 1e-6.
 
-The levels the CPU target cannot train today are not covered (amp_nets.CPU_REFUSED, with the CPU's error):
-O3 CNN (the inference-form BatchNorm gradient mixes a half x with float32 statistics) and the transformer at
-O2/O3 (the embedding's gradient, UnsortedSegmentSum, takes no half type on the CPU).
+Every level trains: O1 (convolutions and Dense layers in the half type), O2 (all but BatchNorm/LayerNorm),
+O3 (everything; the embedding's gradient and the inference-form BatchNorm gradient compute in float32, as
+the last test checks on the CPU).
 """
 
 from __future__ import annotations
@@ -58,10 +58,25 @@ def test_amp_network_trains_on_the_gpu_as_on_the_cpu(gpu, name, level, dtype):
     assert again["built"] == 0 and again["losses"] == got["losses"]
 
 
-@pytest.mark.parametrize("name, level, error", amp_nets.CPU_REFUSED)
-def test_levels_the_cpu_target_cannot_train_are_refused_there_too(name, level, error):
-    with pytest.raises(Exception, match=error):
-        amp_nets.train(name, level, "float16")
+def test_half_gradients_of_gather_and_inference_batchnorm_compute_in_float32_on_the_cpu(graph_mode):
+    # The two gradient rules the O2/O3 networks reach with a half x: Gather's (an embedding; UnsortedSegmentSum
+    # takes no half type) sums in float32 and rounds once; inference BatchNorm's (float32 statistics beside a
+    # half x) computes in float32 and gives dx in x's type.
+    emb = np.random.default_rng(0).standard_normal((6, 4)).astype(np.float16)
+    idx = np.array([1, 3, 1, 5, 1], np.int32)
+    dy = np.random.default_rng(1).standard_normal((5, 4)).astype(np.float16)
+    grad = ms.grad(lambda e, i: (ms.ops.gather(e, i, 0) * ms.Tensor(dy)).sum(), grad_position=0)
+    got = grad(ms.Tensor(emb), ms.Tensor(idx)).asnumpy()
+    want = np.zeros((6, 4), np.float32)
+    np.add.at(want, idx, dy.astype(np.float32))
+    assert got.dtype == np.float16 and np.array_equal(got, want.astype(np.float16))
+    bn = ms.ops.BatchNorm(is_training=False)
+    x = np.random.default_rng(2).standard_normal((2, 3, 4, 4)).astype(np.float16)
+    stats = [ms.Tensor(np.full(3, v, np.float32)) for v in (1.5, 0.2, 0.1, 2.0)]
+    dx = ms.grad(lambda t: bn(t, *stats)[0].sum(), grad_position=0)(ms.Tensor(x)).asnumpy()
+    assert dx.dtype == np.float16
+    assert np.array_equal(dx, np.full(x.shape, 1.5 / np.sqrt(np.float32(2.0) + np.float32(1e-5)), np.float32)
+                          .astype(np.float16))
 
 
 def test_gpu_check_runs_the_amp_networks_and_they_agree_with_the_cpu(gpu, monkeypatch):

@@ -4,9 +4,9 @@
   sm_90.
 * Each of them run on the host (host_emulation.py) gives the CPU target's kernel's result on the same inputs:
   exactly where both compute in the same order (maxima, pooling gradients, BatchNorm inference, BiasAdd,
-  scans, scatters, TopK and the moves; a max of +0 and -0 may keep either zero), within the CPU float16 tests' rule otherwise (one half ulp;
-  sums by the sums' rule: convolutions, averages, normalisation statistics, bias gradients sum in another
-  order than the CPU's BLAS, tiled and lane-parallel loops).
+  scans, scatters, TopK and the moves; a max of +0 and -0 may keep either zero), within the CPU float16
+  tests' rule otherwise (one half ulp; sums by the sums' rule: convolutions, averages, normalisation
+  statistics, bias gradients sum in another order than the CPU's BLAS, tiled and lane-parallel loops).
 * Every op of those families whose CPU kernel takes a half type opted in; ops whose CPU kernel refuses one
   stay refused by the GPU target too, naming the op.
 """
