@@ -21,7 +21,7 @@ the CPU target's results, a warm second process that builds nothing, and timings
    has no GPU emitter). One more network, "executor" (tests/targets/cuda/gpu_nets.py), is the executor
    tests' own: Gather, MatMul, Softmax, Transpose, elementwise and reductions, a Momentum step. And the CNN
    and transformer under mixed precision (tests/targets/cuda/amp_nets.py: ``amp.auto_mixed_precision`` at
-   the levels the CPU target trains, float16 and bfloat16; "resnet-O2-float16" ...): the same phases, rtol
+   O1, O2 and O3, float16 and bfloat16; "resnet-O2-float16" ...): the same phases, rtol
    and atol * max|CPU| of 4 units in the last place of the half type (sums accumulate in other orders, so an
    intermediate may round one half ulp apart).
 4. Warm start: this script again in a new process over the same cache, which must build 0 kernels (the
