@@ -25,6 +25,7 @@ from opbuild.targets.cuda.kernels import cumulative, scatter, topk
 from opbuild.targets.cuda.nvrtc import Nvrtc
 
 from .host_emulation import HostKernels, gxx
+from .host_threads import ThreadedHostKernels
 from .suite import Case
 from .suite_gpuhalf2 import FAMILY_OPS, cases
 
@@ -127,3 +128,23 @@ def test_ops_whose_cpu_kernel_refuses_half_types_stay_refused():
     for op in ("GridSampleGrad", "UnsortedSegmentSum", "Dropout", "Igamma", "MatrixInverse"):
         with pytest.raises(codegen.Unsupported, match=f"does not emit {op} kernels for bfloat16"):
             codegen.check_dtypes(op, [TensorType((1, 2, 4, 4), "bfloat16")])
+
+
+def test_block_reductions_in_half_types_agree_with_the_cpu_on_several_threads_and_blocks(suite, tmp_path,
+                                                                                        monkeypatch):
+    # The kernels that split a sum over a block's threads (shared-memory tree) and loop over blocks, run as 4
+    # host threads x 3 blocks: the CPU target's results within the sums' rule (another order of additions).
+    monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path / "cache"))
+    chosen = [c for c in suite if c.spec.op in ("BatchNormTraining", "BatchNormGrad", "BiasAddGrad",
+                                                "Conv2DBackpropFilter", "GlobalAvgPool", "LayerNorm")]
+    assert len(chosen) >= 20
+    host = ThreadedHostKernels([c.spec for c in chosen], tmp_path, threads=4, blocks=3)
+    ms.set_device("CPU")
+    failures = []
+    for i, case in enumerate(chosen):
+        arrays = case.inputs()
+        for g, w in zip(host.run(i, case.spec, arrays), session().run_eager(case.spec, arrays), strict=True):
+            problem = _compare(case, g, w)
+            if problem:
+                failures.append(f"{case.label} -> {g.dtype}: {problem}")
+    assert not failures, "\n".join(failures)
