@@ -39,29 +39,8 @@ HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
 sys.path.insert(0, str(HERE))
 
+from bench_train import LR, MOMENTUM, _labels, steady  # noqa: E402  (the same step and timing rule)
 from netspec import config  # noqa: E402
-
-LR, MOMENTUM = 0.01, 0.9
-
-
-def _labels(cfg: dict[str, Any]) -> Any:
-    import numpy as np
-
-    classes = cfg["hidden"] if cfg["kind"] == "bert" else cfg["classes"]
-    return np.random.default_rng(7).integers(0, classes, cfg["batch"]).astype(np.int32)
-
-
-def steady(call: Any, min_time: float) -> float:
-    """Median seconds per call after two warm-up calls (at least 5 calls, about ``min_time`` seconds)."""
-    call()
-    call()
-    times: list[float] = []
-    while len(times) < 5 or (sum(times) < min_time and len(times) < 1000):
-        t0 = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
 
 # ---- workers (each a fresh process) ---------------------------------------------------------------------------
 

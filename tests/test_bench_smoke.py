@@ -1,5 +1,5 @@
-"""Smoke tests of the benchmarks (bench_build.py, bench_train.py, bench_train_kernels.py, cold_breakdown.py):
-quick runs in subprocesses.
+"""Smoke tests of the benchmarks (bench_build.py, bench_train.py, bench_train_kernels.py, cold_breakdown.py,
+bench_gpu.py): quick runs in subprocesses.
 
 A correctness check of what the benchmark measures and writes (fields, counts, relations between the
 builds), never of how fast anything is.
@@ -167,3 +167,25 @@ def test_cold_breakdown_quick_mlp(tmp_path: Path) -> None:
     assert set(rows) == {"one", "split"}
     assert all(r["distinct"] == 8 and r["compiler_cpu_ms_per_kernel"] > 0 and r["steady_ms"] > 0
                for r in rows.values())
+
+
+def test_bench_gpu_quick_mlp(tmp_path: Path) -> None:
+    """benchmarks/bench_gpu.py --quick on the MLP: opbuild's GPU kernels built cold (NVRTC), reused by a second
+    process (built 0); where no GPU answers (CI), every timing column says it needs one."""
+    pytest.importorskip("torch")
+    pytest.importorskip("cuda.bindings")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_gpu.py"), "--nets", "mlp", "--quick", "--steady", "0.05",
+         "--out", str(tmp_path)], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    result = json.loads((tmp_path / "gpu.json").read_text())
+    o = result["nets"]["mlp"]["opbuild"]
+    assert o["kernels"] >= 2 and o["cold_build_s"] > 0 and o["warm_built"] == 0
+    assert "FusedMatMul" in o["ops"]
+    if o["gpu"]:
+        assert o["steady_s"] > 0 and result["nets"]["mlp"]["torch.compile"]["first_call_cold_s"] > 0
+    else:
+        assert o["steady_s"] is None and not result["nets"]["mlp"]["torch"]["gpu"]
+        assert "needs a GPU" in (tmp_path / "gpu.md").read_text()

@@ -1,6 +1,6 @@
 """A warm start that a graph manifest serves loads its kernels without the CPU target's code generators: the
 emitter modules (most of the target's import time) are imported only by a build that names or generates a
-kernel (targets/cpu/__init__.py ``_generators``)."""
+kernel (targets/cpu/generation.py, imported by the target on first use)."""
 
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ def test_ls_lists_every_kernel_with_shapes_size_and_times(warm_root):
     human = run_cli("cache", "ls", root=warm_root)
     assert human.returncode == 0, human.stderr
     lines = human.stdout.splitlines()
-    assert lines[0].split() == ["NAME", "OP", "SCENARIO", "SHAPES", "SIZE", "BUILT", "LAST", "USED"]
+    assert lines[0].split() == ["NAME", "OP", "SCENARIO", "SHAPES", "SIZE", "BUILT", "LAST", "USED", "SIGNED"]
     assert len(lines) == 1 + 9 + 1
     assert "9 entries" in lines[-1] and str(kernel_meta(warm_root)) in lines[-1]
     assert "KiB" in human.stdout and "float32[3] -> float32[3]" in human.stdout
@@ -150,6 +150,22 @@ def test_info_shows_version_compiler_target_and_cache(warm_root):
                  str(kernel_meta(warm_root)), "9 entries"):
         assert text in human.stdout
 
+
+
+def test_ls_says_which_key_each_entry_is_signed_with(warm_root, tmp_path):
+    ours = key_id(SECRET["OPBUILD_CACHE_SECRET"].encode())
+    signed = run_json("cache", "ls", root=warm_root, env=SECRET)
+    assert signed["key_id"] == ours and {r["signed_key"] for r in signed["entries"]} == {ours}
+    human = run_cli("cache", "ls", root=warm_root, env=SECRET).stdout.splitlines()
+    assert human[0].split()[-1] == "SIGNED" and all(line.split()[-1] == "yes" for line in human[1:-1])
+    # without the secret the same entries are someone else's: ls names the key, verify says what it means
+    other = run_cli("cache", "ls", root=warm_root).stdout.splitlines()
+    assert all(line.endswith(f"key {ours}") for line in other[1:-1])
+    run_net(tmp_path, 3)  # built without a secret: unsigned
+    plain = run_json("cache", "ls", root=tmp_path)
+    assert plain["key_id"] == "unsigned" and plain["entries"]
+    assert all(r["signed_key"] is None for r in plain["entries"])
+    assert all(line.split()[-1] == "no" for line in run_cli("cache", "ls", root=tmp_path).stdout.splitlines()[1:-1])
 
 
 def test_info_says_how_many_threads_large_loops_use(tmp_path):

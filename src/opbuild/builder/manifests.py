@@ -27,9 +27,9 @@ from .requests import KernelRequest
 
 log = logging.getLogger("opbuild")
 
-# A build of one kernel (PyNative ops, one by one) gains nothing from a graph manifest; from two kernels on, one
-# manifest read replaces naming each kernel, which imports the target's code generators (targets/cpu/__init__.py).
-MANIFEST_MIN_KERNELS = 2
+# Smaller builds (PyNative ops, one by one) write no graph manifest: their warm start names each kernel, which
+# imports the target's code generators (targets/cpu/generation.py; docs/benchmarks.md, "Warm builds, fourth pass").
+MANIFEST_MIN_KERNELS = 4
 # Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
 # compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
 # target (Target.codegen_files), the one definition the per-kernel key uses too.

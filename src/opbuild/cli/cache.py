@@ -42,6 +42,23 @@ SORTS: dict[str, tuple[Callable[[cache_entries.Entry], Any], bool]] = {
 }
 
 
+def _signed_key(e: cache_entries.Entry) -> str | None:
+    """The key id an entry's ``.json`` is signed with (cache/signing.py), None when it carries no MAC or cannot
+    be read: what ``ls`` shows; whether the MAC is right is ``verify``'s to say."""
+    try:
+        with open(e.path(layout.JSON_SUFFIX), "rb") as f:
+            return signing.signed_key(f.read(signing.FIELD_BYTES))
+    except OSError:
+        return None
+
+
+def _signed_column(key: str | None, ours: str) -> str:
+    """``yes`` (this process's key), ``no``, or ``key <id>`` when signed under another OPBUILD_CACHE_SECRET."""
+    if key is None:
+        return "no"
+    return "yes" if key == ours else f"key {key}"
+
+
 def cmd_ls(args: argparse.Namespace) -> int:
     """`opbuild cache ls`: one row per committed kernel."""
     directory = cache_directory(args)
@@ -54,9 +71,12 @@ def cmd_ls(args: argparse.Namespace) -> int:
     uncommitted = len(listing.entries) - len(listing.committed)
     logical = sum(e.size for e in rows)
     on_disk = listing.disk_bytes(listing.entry_files(rows))  # hard-linked binaries of batches count once
+    ours = signing.key_id(config.cache_secret())
+    signed = {e.name: _signed_key(e) for e in rows}
     if args.json:
-        print_json({"directory": str(directory), "exists": listing.exists, "entries": [
+        print_json({"directory": str(directory), "exists": listing.exists, "key_id": ours, "entries": [
             {"name": e.name, "op": e.op, "signature": cache_entries.signature(e.info()),
+             "signed_key": signed[e.name],
              "inputs": e.info().get("inputs"), "outputs": e.info().get("outputs"),
              "attrs": e.info().get("attrs"), "size": e.size, "built_at": e.built_at, "last_used": e.last_used,
              "build_seconds": e.build_seconds, "scenario": scenario_of(e.op),
@@ -68,10 +88,10 @@ def cmd_ls(args: argparse.Namespace) -> int:
         print(f"no kernel cache at {directory}")
         return EXIT_OK
     if rows:
-        print(table(["NAME", "OP", "SCENARIO", "SHAPES", "SIZE", "BUILT", "LAST USED"],
+        print(table(["NAME", "OP", "SCENARIO", "SHAPES", "SIZE", "BUILT", "LAST USED", "SIGNED"],
                     [(e.name, e.op, scenario_of(e.op), short_signature(e.info(), cache_entries.signature),
-                      format_size(e.size),
-                      format_time(e.built_at), format_ago(e.last_used)) for e in rows], right=(4,)))
+                      format_size(e.size), format_time(e.built_at), format_ago(e.last_used),
+                      _signed_column(signed[e.name], ours)) for e in rows], right=(4,)))
     what = f" of op {args.op}" if args.op else ""
     shared = f" ({format_size(on_disk)} on disk: batched builds share binaries)" if on_disk < logical else ""
     print(f"{entries(len(rows))}{what}, {format_size(logical)}{shared} in {directory}")

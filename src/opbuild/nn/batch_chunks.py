@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import graph_breaks, trace
+from ..core import config, graph_breaks, trace
 from ..core.errors import ConfigError
 from ..core.tensor import Tensor
 from . import batch_runtime
@@ -116,7 +116,9 @@ def _batch_size(args: Sequence[Any], dynamic: Sequence[bool]) -> int | None:
 
 
 def dynamic_key(args: Sequence[Any], dynamic: Sequence[bool], who: str) -> tuple:
-    """The input signature with each dynamic input's dim 0 as -1: the same for every batch size."""
+    """The input signature with each dynamic input's dim 0 as -1 (the same for every batch size), and the
+    device target, as ``trace.arg_signature`` ends with it (a Cell called again after ``set_device`` runs
+    graphs built for the new target)."""
     sig = []
     for a, d in zip(args, dynamic):
         if isinstance(a, Tensor) and a._data is not None:  # read from the array: this runs at every call
@@ -124,7 +126,7 @@ def dynamic_key(args: Sequence[Any], dynamic: Sequence[bool], who: str) -> tuple
             sig.append(("T", (-1, *shape[1:]) if d else shape, a._data.dtype))
         else:
             sig.append(trace.arg_signature([a], who)[0])
-    return ("dynamic-batch", tuple(sig))
+    return ("dynamic-batch", tuple(sig), config.device_target())
 
 
 def _slice(array: np.ndarray, start: int, rows: int, size: int) -> np.ndarray:

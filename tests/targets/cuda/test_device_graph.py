@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import opbuild as ms
-from opbuild import ops
+from opbuild import nn, ops
 from opbuild.core import host_writes
 from opbuild.core.ir import Graph, TensorType, Value
 from opbuild.ops.registry import get as get_op
@@ -113,6 +113,26 @@ def test_a_cell_built_for_the_cpu_runs_on_the_gpu_after_set_device(gpu):
     want = on("CPU", lambda: predict(idx).asnumpy())
     launches = gpu.launches
     assert np.allclose(predict(idx).asnumpy(), want, **F32)  # the device target is part of the graph's key
+    assert gpu.launches > launches
+
+
+class _Dense(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)), name="w")
+
+    def construct(self, x):
+        return ops.relu(ops.matmul(x, self.w)) + 1.0
+
+
+def test_a_dynamic_batch_cell_built_for_the_cpu_runs_on_the_gpu_after_set_device(gpu):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = _Dense()
+    net.set_inputs(ms.Tensor(shape=[None, 4], dtype=ms.float32))
+    x = ms.Tensor(np.arange(12, dtype=np.float32).reshape(3, 4) / 7)
+    want = on("CPU", lambda: net(x).asnumpy())
+    launches = gpu.launches
+    assert np.allclose(net(x).asnumpy(), want, **F32)  # the device target is part of the dynamic-batch key
     assert gpu.launches > launches
 
 

@@ -1,6 +1,6 @@
-"""The CPU target: C generated per op by the emitters of ``kernels/`` (with the helpers of ``codegen.py``),
-compiled by gcc/clang/cc (``compilers/``) into shared objects, checked structurally (``cache/elf.py``'s ELF
-check), dlopen-ed (``loader.py``), host buffers."""
+"""The CPU target: C generated per op by the emitters of ``kernels/`` (with the helpers of ``codegen.py``; the
+generating half is ``generation.py``, imported on first use), compiled by gcc/clang/cc (``compilers/``) into
+shared objects, checked structurally (``cache/elf.py``'s ELF check), dlopen-ed (``loader.py``), host buffers."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from types import ModuleType
 from ...cache import elf
 from ...core.errors import CompilerNotFoundError
 from ...core.ir import KernelSpec
-from ...ops.registry import get as get_op
 from ..base import Target
 from . import loader
 from .abi import ABI_VERSION
@@ -39,13 +38,12 @@ def host_identity() -> dict:
     return {"arch": os.uname().machine, "isa": features}
 
 
-def _generators() -> tuple[ModuleType, ModuleType, ModuleType]:
-    """The code generators (``codegen``, ``kernels``, ``runtime_batch``), imported on first use: importing the
-    emitter modules is most of this target's import time, and a warm start that a graph manifest serves loads
-    its kernels without generating or hashing any (docs/benchmarks.md, "Warm builds")."""
-    from . import codegen, kernels, runtime_batch
+def _generation() -> ModuleType:
+    """``generation.py`` (the emitters and the C they generate), imported on first use: a warm start that a graph
+    manifest serves never generates or hashes a kernel (the module's docstring)."""
+    from . import generation
 
-    return codegen, kernels, runtime_batch
+    return generation
 
 
 class CpuTarget(Target):
@@ -69,46 +67,32 @@ class CpuTarget(Target):
         return find_compiler()
 
     def emit(self, spec: KernelSpec) -> str:
-        """The C body of ``spec`` from its op's emitter (``kernels/``; a run-time-batch descriptor's batch-1 body:
-        ``runtime_batch.py``)."""
-        codegen, kernels, runtime_batch = _generators()
-        if runtime_batch.is_runtime(spec):
-            return runtime_batch.emit(spec)
-        return kernels.emit(spec)
+        """The C body of ``spec`` from its op's emitter (``generation.py``)."""
+        return _generation().emit(spec)
 
     def runtime_batch_tag(self) -> str:
         """The generator tag of run-time-batch descriptors (passes/row_plan.py; ``runtime_batch.py``)."""
-        return _generators()[2].tag()
+        return _generation().runtime_batch_tag()
 
     def needs_blas(self, op: str) -> bool:
         """Whether ``op``'s emitter is registered as calling the BLAS."""
-        return _generators()[1].needs_blas(op)
+        return _generation().needs_blas(op)
 
     def opt_class(self, spec: KernelSpec) -> str:
         """``glue``, ``copy`` or ``compute`` (``kernels.opt_class``)."""
-        return _generators()[1].opt_class(spec)
+        return _generation().opt_class(spec)
 
     def codegen_hash(self, op: str, file_digest: Callable[[str], str] | None = None) -> str:
         """The digest of every file ``op``'s emitter reaches (``kernels.codegen_hash``)."""
-        return _generators()[1].codegen_hash(op, file_digest)
+        return _generation().codegen_hash(op, file_digest)
 
     def codegen_files(self, ops: Iterable[str] | None = None) -> list[str]:
         """The files the emitters of ``ops`` reach (``kernels.codegen_files``)."""
-        return _generators()[1].codegen_files(ops)
+        return _generation().codegen_files(ops)
 
     def translation_unit(self, kernels_: Sequence[tuple[str, KernelSpec, str]], needs_blas: bool) -> str:
         """The C file of one batch: the prelude, the BLAS declarations if needed, one function per kernel."""
-        codegen, kernels, runtime_batch = _generators()
-        functions = []
-        for symbol, spec, body in kernels_:
-            if runtime_batch.is_runtime(spec):
-                functions.append(runtime_batch.function(symbol, spec, body))
-                continue
-            op = get_op(spec.op)
-            functions.append(codegen.kernel_function(
-                symbol, spec.inputs, spec.outputs, body, codegen.CLASS_OPT[kernels.opt_class(spec)],
-                workspace=op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs) > 0))
-        return codegen.translation_unit(functions, needs_blas)
+        return _generation().translation_unit(kernels_, needs_blas)
 
     def compile(self, compiler: Compiler, source: str, out_path: Path, workdir: Path, needs_blas: bool,
                 label: str) -> CompileResult:

@@ -28,7 +28,8 @@ import math
 from collections.abc import Sequence
 
 from ....core.ir import KernelSpec, TensorType
-from ....ops.grid_sampling import CUBIC_A, TAPS
+from ....ops.grid_sampling import TAPS
+from ...grid_taps_c import axis_taps
 from .. import half
 from ..codegen import ctype, grid_loop
 from .registry import register
@@ -45,61 +46,13 @@ _REFLECT = ("  auto ob_reflect = [](const float v, const float lo, const float h
 
 
 def _axis(attrs: dict, x_shape: Sequence[int], grid: TensorType, d: int, grid_in: str, grad: bool) -> str:
-    """Statements finding axis ``d``'s taps of grid point (``n``, ``o``): ``ix[d][q]``, ``wx[d][q]``,
-    ``okx[d][q]``; with ``grad`` also ``dwx[d][q]`` and ``dcdg[d]``."""
-    mode, pad, align = attrs["mode"], attrs["padding_mode"], attrs["align_corners"]
+    """Statements finding axis ``d``'s taps of grid point (``n``, ``o``) (targets/grid_taps_c.py, the CPU
+    kernel's text): ``ix[d][q]``, ``wx[d][q]``, ``okx[d][q]``; with ``grad`` also ``dwx[d][q]`` and ``dcdg[d]``."""
     spatial = x_shape[2:]
     r = len(spatial)
     points = math.prod(grid.shape[1:-1])
-    size = spatial[d]
-    lo, hi = ("0.0f", f"{size - 1}.0f") if align else ("-0.5f", f"({size}.0f - 0.5f)")
     g = f"(float){half.load(grid.dtype, f'{grid_in}[(n * {points}LL + o) * {r}LL + {r - 1 - d}LL]')}"
-    unnorm = (f"({g} + 1.0f) / 2.0f * ({size}.0f - 1.0f)" if align else f"(({g} + 1.0f) * {size}.0f - 1.0f) / 2.0f")
-    lines = [f"{{ float c = {unnorm};"]
-    if grad:
-        scale = f"({size}.0f - 1.0f) / 2.0f" if align else f"{size}.0f / 2.0f"
-        lines.append(f"dcdg[{d}] = {'0.0f' if mode == 'nearest' else scale};")
-    if mode == "nearest":
-        lines.append("c = rintf(c);")
-    if pad == "border" and (mode != "bicubic" or attrs.get("clamp_cubic")):
-        clamp = f"c = c < 0.0f ? 0.0f : (c > {size - 1}.0f ? {size - 1}.0f : c);"
-        lines.append(f"if (c < {lo} || c > {hi}) {{ {clamp}{f' dcdg[{d}] = 0.0f;' if grad else ''} }}")
-    elif pad == "reflection":
-        if grad:  # each reflection flips the coordinate's direction
-            lines.append(f"if (c < {lo} || c > {hi}) {{ const float rng_ = {hi} - {lo}; "
-                         f"const float dx_ = c < {lo} ? {lo} - c : c - {hi}; "
-                         f"const int64_t n_ = rng_ == 0.0f ? 0 : (int64_t)(dx_ / rng_); "
-                         f"dcdg[{d}] *= rng_ == 0.0f ? 0.0f : ((n_ % 2 == 0) ? -1.0f : 1.0f); }}")
-        lines.append(f"if (c < {lo} || c > {hi}) c = ob_reflect(c, {lo}, {hi});")
-    if mode == "nearest":
-        lines.append("int64_t tap[1] = {(int64_t)c}; float w[1] = {1.0f}; float dw[1] = {0.0f};")
-    else:
-        lines.append("const float f = floorf(c), s = c - f;")
-        if mode == "bilinear":
-            lines.append("int64_t tap[2] = {(int64_t)f, (int64_t)f + 1}; float w[2] = {1.0f - s, s}; "
-                         "float dw[2] = {-1.0f, 1.0f};")
-        else:
-            a = f"({CUBIC_A}f)"
-            lines.append("const float u = 1.0f - s; int64_t tap[4] = {(int64_t)f - 1, (int64_t)f, "
-                         "(int64_t)f + 1, (int64_t)f + 2};")
-            lines.append(f"float w[4] = {{(({a} * (s + 1.0f) - 5.0f * {a}) * (s + 1.0f) + 8.0f * {a}) * "
-                         f"(s + 1.0f) - 4.0f * {a}, (({a} + 2.0f) * s - ({a} + 3.0f)) * s * s + 1.0f, "
-                         f"(({a} + 2.0f) * u - ({a} + 3.0f)) * u * u + 1.0f, (({a} * (u + 1.0f) - 5.0f * {a}) "
-                         f"* (u + 1.0f) + 8.0f * {a}) * (u + 1.0f) - 4.0f * {a}}};")
-            lines.append(f"float dw[4] = {{3.0f * {a} * (s + 1.0f) * (s + 1.0f) - 10.0f * {a} * (s + 1.0f) "
-                         f"+ 8.0f * {a}, 3.0f * ({a} + 2.0f) * s * s - 2.0f * ({a} + 3.0f) * s, "
-                         f"-(3.0f * ({a} + 2.0f) * u * u - 2.0f * ({a} + 3.0f) * u), "
-                         f"-(3.0f * {a} * (u + 1.0f) * (u + 1.0f) - 10.0f * {a} * (u + 1.0f) + 8.0f * {a})}};")
-    lines.append(f"for (int q = 0; q < {TAPS[mode]}; q++) {{ int64_t i = tap[q]; int ok = 1;")
-    if pad == "zeros":
-        lines.append(f"ok = i >= 0 && i < {size}LL; if (!ok) i = 0;")
-    elif pad == "border":
-        lines.append(f"i = i < 0 ? 0 : (i > {size - 1}LL ? {size - 1}LL : i);")
-    else:
-        lines.append(f"i = (int64_t)ob_reflect((float)i, {lo}, {hi});")
-    lines.append(f"ix[{d}][q] = i; wx[{d}][q] = w[q]; okx[{d}][q] = ok;{f' dwx[{d}][q] = dw[q];' if grad else ''} "
-                 f"}} (void)dw; }}")
-    return "\n    ".join(lines)
+    return "\n    ".join(axis_taps(attrs, spatial[d], d, g, grad, lambda v, lo, hi: f"ob_reflect({v}, {lo}, {hi})"))
 
 
 def _taps(k: KernelSpec, x_shape: Sequence[int], grid: TensorType, grid_in: str, grad: bool) -> str:
