@@ -19,7 +19,11 @@ the CPU target's results, a warm second process that builds nothing, and timings
    tolerances of 2). A network with an op the GPU has no emitter for yet reports "unsupported op X" for that
    phase, which is not a failure (the summary lists them, and every op of that phase's CPU kernels that
    has no GPU emitter). One more network, "executor" (tests/targets/cuda/gpu_nets.py), is the executor
-   tests' own: Gather, MatMul, Softmax, Transpose, elementwise and reductions, a Momentum step.
+   tests' own: Gather, MatMul, Softmax, Transpose, elementwise and reductions, a Momentum step. And the CNN
+   and transformer under mixed precision (tests/targets/cuda/amp_nets.py: ``amp.auto_mixed_precision`` at
+   O1, O2 and O3, float16 and bfloat16; "resnet-O2-float16" ...): the same phases, rtol
+   and atol * max|CPU| of 4 units in the last place of the half type (sums accumulate in other orders, so an
+   intermediate may round one half ulp apart).
 4. Warm start: this script again in a new process over the same cache, which must build 0 kernels (the
    suite's, and the networks' that built).
 5. Timings: large elementwise, broadcast, reduction, softmax and MatMul kernels, GPU (CUDA events) against
@@ -47,7 +51,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src"), str(REPO)]  # the suite is a test helper: tests/targets/cuda/suite.py
 
 import numpy as np  # noqa: E402
-from tests.targets.cuda import gpu_nets  # noqa: E402
+from tests.targets.cuda import amp_nets, gpu_nets  # noqa: E402
 from tests.targets.cuda.emulated_device import install as install_emulation  # noqa: E402
 from tests.targets.cuda.suite import Case, cases  # noqa: E402
 
@@ -175,6 +179,7 @@ def build_suite(suite: list[Case]):
 # ---- networks on the GPU executor ------------------------------------------------------------------------
 
 NET_TOL = 1e-3  # rtol, and atol relative to the largest CPU value (see the module docstring)
+AMP_TOL = {"float16": 4 * 2.0 ** -10, "bfloat16": 4 * 2.0 ** -7}  # the mixed-precision networks'
 
 
 class _ExecutorNet(nn.Cell):
@@ -196,7 +201,22 @@ def _networks() -> dict:
     return {"executor": lambda: (_ExecutorNet(), gpu_nets.data()[1]),
             "mlp": lambda: (models.mlp(784, [256, 128], 10), models.mlp_input(8, 784)),
             "resnet": lambda: (models.resnet_small(10, 8, [2, 2, 2]), models.resnet_input(2, 16)),
-            "transformer": lambda: (models.transformer_encoder(tc), models.transformer_input(tc))}
+            "transformer": lambda: (models.transformer_encoder(tc), models.transformer_input(tc)),
+            **{f"{name}-{level}-{dtype}": _amp(name, level, dtype)
+               for name, level in amp_nets.CASES for dtype in AMP_TOL}}
+
+
+def _amp(name: str, level: str, dtype: str):
+    """A function making network ``name`` under ``auto_mixed_precision(level, dtype)`` and its input."""
+    def make():
+        net, x = amp_nets.make(name)
+        return ms.amp.auto_mixed_precision(net, level, dtype=getattr(ms, dtype)), x
+
+    return make
+
+
+def _tolerance(name: str) -> float:
+    return AMP_TOL.get(name.rsplit("-", 1)[-1], NET_TOL)
 
 
 class _Loss(nn.Cell):
@@ -246,11 +266,11 @@ def _phases(make) -> dict:
     return out
 
 
-def _close(got: list, want: list) -> str | None:
+def _close(got: list, want: list, tol: float = NET_TOL) -> str | None:
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
         g, w = np.asarray(g), np.asarray(w)
         scale = max(1.0, float(np.nanmax(np.abs(w)))) if w.size else 1.0
-        if g.shape != w.shape or not np.allclose(g, w, rtol=NET_TOL, atol=NET_TOL * scale, equal_nan=True):
+        if g.shape != w.shape or not np.allclose(g, w, rtol=tol, atol=tol * scale, equal_nan=True):
             diff = float(np.nanmax(np.abs(g - w))) if g.shape == w.shape and g.size else "shape"
             return f"result {i} differs from the CPU's (max abs diff {diff})"
     return None
@@ -275,7 +295,7 @@ def check_networks(summary: dict) -> None:
                 # Every op of the phase's kernels on the CPU (the same passes) without a GPU emitter yet.
                 row[phase + "_missing"] = [op for op in cpu.get(phase + "_ops", []) if op not in EMITTERS]
                 continue
-            why = _close(gpu[phase], cpu[phase])
+            why = _close(gpu[phase], cpu[phase], _tolerance(name))
             row[phase] = why or "ok"
             row[phase + "_built"] = gpu[phase + "_built"]
             if why:

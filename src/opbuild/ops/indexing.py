@@ -165,7 +165,12 @@ def _gather_grad(attrs, ins, outs, douts):
     a, ri, dy = attrs["axis"], len(indices.shape), douts[0]
     rank = len(dy.shape)
     front = list(range(a, a + ri)) + list(range(a)) + list(range(a + ri, rank))
-    summed = apply("UnsortedSegmentSum", {"num_segments": params.shape[a]}, [G.transpose(dy, front), indices])
+    rows, dt = G.transpose(dy, front), dy._type.dtype
+    if dt in ("float16", "bfloat16"):  # UnsortedSegmentSum takes no half type: summed in float32, rounded once
+        rows = apply("Cast", {"dtype": "float32"}, [rows])
+    summed = apply("UnsortedSegmentSum", {"num_segments": params.shape[a]}, [rows, indices])
+    if dt in ("float16", "bfloat16"):
+        summed = apply("Cast", {"dtype": dt}, [summed])
     back = list(range(1, a + 1)) + [0] + list(range(a + 1, len(params.shape)))
     return [G.transpose(summed, back), None]
 

@@ -311,6 +311,9 @@ def _batch_norm_grad(attrs, ins, outs, douts):
     dy = douts[0]
     if dy is None:
         return [None] * 5
+    x_dt = x._type.dtype
+    if x_dt != mean._type.dtype:  # a half x beside float32 statistics (mixed precision): computed in float32
+        x, dy = (apply("Cast", {"dtype": mean._type.dtype}, [t]) for t in (x, dy))
     rank = len(x.shape)
     axis = _bn_channel_axis(attrs, rank)
     shape = [1] * rank
@@ -319,4 +322,6 @@ def _batch_norm_grad(attrs, ins, outs, douts):
     rstd = G.unary("Rsqrt", G.add(var, G.const(attrs["epsilon"], var)))
     xhat = G.mul(G.sub(x, G.reshape(mean, shape)), G.reshape(rstd, shape))
     dx = G.mul(dy, G.reshape(G.mul(scale, rstd), shape))
+    if x_dt != dx._type.dtype:
+        dx = apply("Cast", {"dtype": x_dt}, [dx])
     return [dx, G.reduce_sum(G.mul(dy, xhat), others), G.reduce_sum(dy, others), None, None]

@@ -175,15 +175,18 @@ def cases() -> list[Case]:
         seen.setdefault(spec.memo_key(), spec)
     seen.update((s.memo_key(), s) for s in suite_gpuhalf.specs() if s.memo_key() not in seen)  # gpuhalf's part
     out = [Case(spec, i) for i, spec in enumerate(seen.values())]
+    # Imported here: the families' suites import Case from this module.
     from .suite_gpugemm import cases as gpugemm_cases
+    from .suite_gpuhalf2 import cases as gpuhalf2_cases
     from .suite_gpumath import cases as gpumath_cases
-    from .suite_gpunn import cases as gpunn_cases  # imported here: they import Case from this module
+    from .suite_gpunn import cases as gpunn_cases
     from .suite_gputrain import train_cases
 
     out += gpunn_cases(len(seen))  # gpunn: convolutions, pooling, BatchNorm, LayerNorm, bias, GridSample
     out += train_cases()  # gputrain: optimizers, losses, fused GEMM, scatters, scans, TopK, random ops
     out += gpumath_cases(len(out))  # gpumath: special functions, linear algebra, random sampling
     out += gpugemm_cases(len(out))  # gpugemm: the tiled GEMMs (tails, transposes, batches, fused epilogues)
+    out += gpuhalf2_cases(len(out))  # gpuhalf2: half types of the nn, training and math families
     return out
 
 

@@ -162,10 +162,6 @@ def test_in_place_pairs_lose_restrict_and_nothing_else():
 
 
 @pytest.mark.parametrize("op,types,attrs,missing", [
-    ("ApplyMomentum", [((4,), "float16"), ((4,), "float16"), ((), "float16"), ((4,), "float16"), ((), "float16")],
-     {}, "float16"),
-    ("ApplyAdagrad", [((2, 3), "bfloat16"), ((2, 3), "bfloat16"), ((), "bfloat16"), ((2, 3), "bfloat16")], {},
-     "bfloat16"),
     ("FusedMatMul", [((2, 3), "float32"), ((3, 4), "float32")],
      {"producer": {}, "views": [], "members": [{"op": "Cast", "attrs": {"dtype": "complex64"}, "args": ["i0"]},
                                                {"op": "Cast", "attrs": {"dtype": "float32"}, "args": ["t0"]}]},
@@ -176,6 +172,13 @@ def test_unsupported_combinations_are_refused_by_name(op, types, attrs, missing)
     with pytest.raises(codegen.Unsupported, match=op) as err:
         CudaTarget().emit(spec)
     assert re.search(missing, str(err.value)), err.value
+
+
+def test_half_types_are_refused_where_the_cpu_refuses_them():
+    # The family's half kernels (optimizers, scatters, scans, TopK ...): test_half_families.py.
+    for op in ("UnsortedSegmentSum", "Dropout", "SoftmaxCrossEntropyWithLogits"):
+        with pytest.raises(codegen.Unsupported, match=f"{op} kernels for float16"):
+            codegen.check_dtypes(op, _types(((4, 3), "float16")))
 
 
 def _train_step_specs(monkeypatch) -> list[KernelSpec]:

@@ -12,24 +12,28 @@ All three are gather forms, each result written once by the thread (or block) th
   strided parts of the ``N * OH * OW`` products, combined by the shared-memory tree of reduction.py.
 
 Sums accumulate in the element type (float for float32, double for float64), as the CPU's kernels do; their
-order differs from the CPU's BLAS and tiled loops, so results agree within the tolerance of sums.
+order differs from the CPU's BLAS and tiled loops, so results agree within the tolerance of sums. float16 and
+bfloat16 compute as the CPU's ``half_conv: "f32_scratch"`` kernels: each element loads into float, the sums
+accumulate in float and each result rounds once on store (half.py).
 
-FusedConv2D evaluates its epilogue in the same thread, on the convolution's value before it is stored: the
-members with the expressions of their own GPU kernels (``elementwise.expr_of``), the epilogue inputs read
+FusedConv2D evaluates its epilogue in the same thread, on the convolution's value rounded to its dtype as the
+unfused kernel stores it: the members with the expressions of their own GPU kernels (``fused.member_statements``,
+each rounded to its dtype, as FusedMatMul), the epilogue inputs read
 with their views under broadcasting, and a per-channel ``pre`` recipe recomputed per element (a few
 operations on values of the channel) instead of staged in a per-call array the GPU ABI has no room for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ....core.ir import KernelSpec, TensorType
 from ....ops.fused_gemm import _parts
-from ..codegen import Unsupported, broadcast_offsets, check_dtypes, ctype, grid_loop
+from .. import half
+from ..codegen import Unsupported, broadcast_offsets, ctype, grid_loop
 from . import conv_tiles
-from .elementwise import expr_of
+from .fused import member_statements
 from .reduction import block_reduce
 from .registry import register
 
@@ -65,12 +69,18 @@ class Geometry:
 
 
 def _acc(dtype: str) -> str:
-    """The accumulator type of a sum of ``dtype`` products: the element type (the CPU kernels' rule)."""
-    return ctype(dtype)
+    """The accumulator type of a sum of ``dtype`` products: the element type, float for the half types (the
+    CPU kernels' rule)."""
+    return half.compute_ctype(dtype)
+
+
+def _ld(dtype: str, ref: str) -> str:
+    return half.load(dtype, ref)
 
 
 def forward_value(g: Geometry, dtype: str) -> str:
-    """Statements computing ``y0``, the convolution of output element ``o`` (in0 = x, in1 = w)."""
+    """Statements computing ``y0`` (in the compute type, half.py), the convolution of output element ``o``
+    (in0 = x, in1 = w)."""
     t, acc = ctype(dtype), _acc(dtype)
     return (f"const int64_t q = o % {g.ow}LL, r = (o / {g.ow}LL) % {g.oh}LL, oc = (o / {g.ow * g.oh}LL) % {g.o}LL, "
             f"n = o / {g.ow * g.oh * g.o}LL;\n"
@@ -82,11 +92,12 @@ def forward_value(g: Geometry, dtype: str) -> str:
             f"      if (ih < 0 || ih >= {g.h}LL) continue;\n"
             f"      for (int64_t kj = 0; kj < {g.kw}LL; kj++) {{\n"
             f"        const int64_t iw = q * {g.sw}LL - {g.pl}LL + kj * {g.dw}LL;\n"
-            f"        if (iw >= 0 && iw < {g.w}LL) acc += xb[(ci * {g.h}LL + ih) * {g.w}LL + iw] * "
-            f"wb[(ci * {g.kh}LL + ki) * {g.kw}LL + kj];\n"
+            f"        if (iw >= 0 && iw < {g.w}LL) acc += "
+            f"{_ld(dtype, f'xb[(ci * {g.h}LL + ih) * {g.w}LL + iw]')} * "
+            f"{_ld(dtype, f'wb[(ci * {g.kh}LL + ki) * {g.kw}LL + kj]')};\n"
             f"      }}\n"
             f"    }}\n"
-            f"    const {t} y0 = ({t})acc;")
+            f"    const {acc} y0 = ({acc})acc;")
 
 
 def _emit_conv(k: KernelSpec) -> str:
@@ -95,9 +106,10 @@ def _emit_conv(k: KernelSpec) -> str:
     if out.size == 0:
         return ""
     g = Geometry.of(k.attrs, x.shape, w.shape, out.shape)
+    store = half.store(out.dtype, "y0", _acc(out.dtype))
     if conv_tiles.is_tiled(g):  # the implicit GEMM: the same values, a block per tile (conv_tiles.py)
-        return conv_tiles.body(g, x.dtype, "out0[o] = y0;")
-    return grid_loop(out.size, "o", forward_value(g, x.dtype) + "\n    out0[o] = y0;")
+        return conv_tiles.body(g, x.dtype, f"out0[o] = {store};")
+    return grid_loop(out.size, "o", forward_value(g, x.dtype) + f"\n    out0[o] = {store};")
 
 
 def _emit_backprop_input(k: KernelSpec) -> str:
@@ -125,11 +137,12 @@ def _emit_backprop_input(k: KernelSpec) -> str:
             f"        for (int64_t kj = 0; kj < {g.kw}LL; kj++) {{\n"
             f"          const int64_t tq = iw + {g.pl}LL - kj * {g.dw}LL;\n"
             f"          if (tq < 0 || tq % {g.sw}LL != 0 || tq / {g.sw}LL >= {g.ow}LL) continue;\n"
-            f"          acc += db[r * {g.ow}LL + tq / {g.sw}LL] * wb[ki * {g.kw}LL + kj];\n"
+            f"          acc += {_ld(out.dtype, f'db[r * {g.ow}LL + tq / {g.sw}LL]')} * "
+            f"{_ld(out.dtype, f'wb[ki * {g.kw}LL + kj]')};\n"
             f"        }}\n"
             f"      }}\n"
             f"    }}\n"
-            f"    out0[o] = ({t})acc;")
+            f"    out0[o] = {half.store(out.dtype, 'acc', acc)};")
     return grid_loop(out.size, "o", stmt)
 
 
@@ -141,7 +154,7 @@ def _emit_backprop_filter(k: KernelSpec) -> str:
     if out.size == 0:
         return ""
     g = Geometry.of(k.attrs, x.shape, out.shape, dy.shape)
-    t, acc = ctype(out.dtype), _acc(out.dtype)
+    acc = _acc(out.dtype)
     terms = g.n * g.oh * g.ow
     body = (f"    const int64_t kj = row % {g.kw}LL, ki = (row / {g.kw}LL) % {g.kh}LL, "
             f"ci = (row / {g.kw * g.kh}LL) % {g.cg}LL, oc = row / {g.kw * g.kh * g.cg}LL;\n"
@@ -152,31 +165,15 @@ def _emit_backprop_filter(k: KernelSpec) -> str:
             f"      const int64_t ih = r * {g.sh}LL - {g.pt}LL + ki * {g.dh}LL, "
             f"iw = q * {g.sw}LL - {g.pl}LL + kj * {g.dw}LL;\n"
             f"      if (ih >= 0 && ih < {g.h}LL && iw >= 0 && iw < {g.w}LL)\n"
-            f"        p_ += in0[((n * {g.o}LL + oc) * {g.oh}LL + r) * {g.ow}LL + q] * "
-            f"in1[((n * {g.c}LL + c) * {g.h}LL + ih) * {g.w}LL + iw];\n"
+            f"        p_ += {_ld(out.dtype, f'in0[((n * {g.o}LL + oc) * {g.oh}LL + r) * {g.ow}LL + q]')} * "
+            f"{_ld(out.dtype, f'in1[((n * {g.c}LL + c) * {g.h}LL + ih) * {g.w}LL + iw]')};\n"
             f"    }}\n"
             + block_reduce(acc, "(a + b)", "p_", "total")
-            + f"    if (threadIdx.x == 0) out0[row] = ({t})total;\n")
+            + f"    if (threadIdx.x == 0) out0[row] = {half.store(out.dtype, 'total', acc)};\n")
     return f"  for (int64_t row = blockIdx.x; row < {out.size}LL; row += gridDim.x) {{\n{body}  }}"
 
 
 # ---- FusedConv2D ------------------------------------------------------------------------------------
-
-def member_chain(typed: Sequence, members: Sequence[dict], operand: Callable[[int], str], prefix: str
-                 ) -> tuple[list[str], str]:
-    """Statements evaluating an elementwise recipe (``typed``: ops/fused.py ``member_types``) per element,
-    input ``iK`` read as ``operand(K)``; the member results are ``<prefix>tJ``. Returns the statements and
-    the name of the last result."""
-    stmts = []
-    for j, ((op, _, m_ins, res), m) in enumerate(zip(typed, members, strict=True)):
-        check_dtypes(op, [*m_ins, res])
-        names, expr = expr_of(op, m_ins, res)
-        loads = " ".join(f"const {ctype(tt.dtype)} {nm} = {operand(int(r[1:])) if r[0] == 'i' else prefix + r};"
-                         for nm, tt, r in zip(names, m_ins, m["args"], strict=True))
-        rt = ctype(res.dtype)
-        stmts.append(f"{rt} {prefix}t{j}; {{ {loads} {prefix}t{j} = ({rt})({expr}); }}")
-    return stmts, f"{prefix}t{len(typed) - 1}"
-
 
 def _offset(out_shape: Sequence[int], shape: Sequence[int], var: str) -> str:
     return broadcast_offsets(out_shape, [shape], var)[0]
@@ -190,6 +187,9 @@ def _emit_fused_conv(k: KernelSpec) -> str:
 
 
 def _fused_conv_body(k: KernelSpec) -> str:
+    """The convolution's value rounded to its dtype as the unfused kernel stores it (``e0``), the viewed
+    epilogue inputs, the per-channel ``pre`` recipes per element (rounded as the CPU's per-thread arrays store
+    them) and the members with their own GPU expressions (``fused.member_statements``), as FusedMatMul."""
     parts = _parts(k.op, k.attrs, k.inputs)
     prod = parts.producer
     out = prod.outputs[0]
@@ -197,29 +197,26 @@ def _fused_conv_body(k: KernelSpec) -> str:
         return ""
     x, w = prod.inputs
     g = Geometry.of(prod.attrs, x.shape, w.shape, out.shape)
-    stmts = [forward_value(g, x.dtype)]
+    ct = half.compute_ctype
+    e0 = half.round_trip(out.dtype, "y0", _acc(out.dtype))
+    stmts = [forward_value(g, x.dtype), f"const {ct(out.dtype)} e0 = {e0};"]
     views: list[TensorType] = parts.views
-    for i, v in enumerate(views):
-        stmts.append(f"const {ctype(v.dtype)} e{i + 1} = in{i + 2}[{_offset(out.shape, v.shape, 'o')}];")
-    n_ext = len(views)
+    offsets = broadcast_offsets(out.shape, [v.shape for v in views], "o")
+    stmts += [f"const {ct(v.dtype)} e{i + 1} = {half.load(v.dtype, f'in{i + 2}[{off}]')};"
+              for i, (v, off) in enumerate(zip(views, offsets, strict=True))]
+    operands = [f"e{i}" for i in range(len(views) + 1)]
     for j, ((idx, typed, res), recipe) in enumerate(zip(parts.pre, k.attrs.get("pre", []), strict=True)):
-        # The per-channel value at this element: its index in the recipe's result, then its inputs there.
-        stmts.append(f"const int64_t p{j} = {_offset(out.shape, res.shape, 'o')};")
-        offs = [_offset(res.shape, views[kk].shape, f"p{j}") for kk in idx]
-
-        def pre_operand(i: int, idx=idx, offs=offs) -> str:
-            return f"in{idx[i] + 2}[{offs[i]}]"
-
-        body, last = member_chain(typed, recipe["members"], pre_operand, f"r{j}")
-        stmts += body
-        stmts.append(f"const {ctype(res.dtype)} e{n_ext + 1 + j} = ({ctype(res.dtype)}){last};")
-
-    def operand(i: int) -> str:
-        return "y0" if i == 0 else f"e{i}"
-
-    body, last = member_chain(parts.members, k.attrs["members"], operand, "")
-    stmts += body
-    stmts.append(f"out0[o] = ({ctype(out.dtype)}){last};")
+        at = _offset(out.shape, res.shape, "o")
+        inner = broadcast_offsets(res.shape, [views[i].shape for i in idx], f"pq{j}")
+        loads = [f"const {ct(views[i].dtype)} x{m} = {half.load(views[i].dtype, f'in{i + 2}[{off}]')};"
+                 for m, (i, off) in enumerate(zip(idx, inner, strict=True))]
+        body = member_statements(typed, recipe["members"], [f"x{m}" for m in range(len(idx))])
+        value = half.round_trip(res.dtype, f"t{len(typed) - 1}", ct(res.dtype))
+        stmts.append(f"{ct(res.dtype)} r{j}; {{ const int64_t pq{j} = {at}; {' '.join(loads)} {' '.join(body)} "
+                     f"r{j} = {value}; }}")
+        operands.append(f"r{j}")
+    stmts += member_statements(parts.members, k.attrs["members"], operands)
+    stmts.append(f"out0[o] = {half.store(out.dtype, f't{len(parts.members) - 1}', ct(out.dtype))};")
     if conv_tiles.is_tiled(g):  # the epilogue after the implicit GEMM's value (stmts[0] is forward_value's)
         return conv_tiles.body(g, x.dtype, "\n    ".join(stmts[1:]))
     return grid_loop(out.size, "o", "\n    ".join(stmts))
@@ -229,8 +226,9 @@ register("Conv2D", _emit_conv)
 register("Conv2DBackpropInput", _emit_backprop_input)
 register("Conv2DBackpropFilter", _emit_backprop_filter)
 register("FusedConv2D", _emit_fused_conv)
+half.allow("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "FusedConv2D")
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "FusedConv2D")
 
-__all__ = ["OPS", "Geometry", "forward_value", "member_chain"]
+__all__ = ["OPS", "Geometry", "forward_value"]

@@ -3,7 +3,8 @@ indices).
 
 One thread per lane (an ``(outer, inner)`` position) walks the axis in the scan's order keeping the running
 value, so the combines happen in the CPU's order (targets/cpu/kernels/scan.py) and give its results exactly:
-each running value is rounded to the element type as the CPU stores it. Parallel across lanes only; a scan
+each running value is rounded to the element type as the CPU stores it (a half type: combined in float,
+rounded per step; Cummax/Cummin compare in float and copy the element's bits). Parallel across lanes only; a scan
 along the axis (a block-wide prefix sum) for few long lanes is to be chosen by measurement on a GPU.
 """
 
@@ -13,6 +14,7 @@ import math
 
 from ....core.ir import KernelSpec
 from ....ops.scan import SCANS
+from .. import half
 from ..codegen import ctype, grid_loop
 from .registry import register
 
@@ -29,18 +31,20 @@ def _scan(k: KernelSpec) -> str:
     x = k.inputs[0]
     if x.size == 0:
         return "  /* empty */"
-    t = ctype(x.dtype)
+    dt = x.dtype
+    t = half.compute_ctype(dt)
     outer, n, inner = _lanes(x.shape or (1,), k.attrs["axis"])
     excl, rev = k.attrs["exclusive"], k.attrs["reverse"]
     pos = f"{n - 1}LL - s" if rev else "s"
     at = f"(o * {n}LL + ({pos})) * {inner}LL + r"
-    step = f"const {t} e = in0[{at}]; acc = ({t})({_COMBINE[k.op]});"
+    step = f"const {t} e = {half.load(dt, f'in0[{at}]')}; acc = {half.round_trip(dt, _COMBINE[k.op], t)};"
+    put = f"out0[{at}] = {half.store(dt, 'acc', t)};"
     if excl:  # out[first] = identity; each later out = the running value of the elements before it
         walk = (f"{t} acc = ({t}){SCANS[k.op].identity}; "
-                f"for (int64_t s = 0; s < {n}LL; s++) {{ out0[{at}] = acc; {step} }}")
+                f"for (int64_t s = 0; s < {n}LL; s++) {{ {put} {step} }}")
     else:
         walk = (f"{t} acc = ({t})0; for (int64_t s = 0; s < {n}LL; s++) {{ "
-                f"if (s == 0) acc = in0[{at}]; else {{ {step} }} out0[{at}] = acc; }}")
+                f"if (s == 0) acc = {half.load(dt, f'in0[{at}]')}; else {{ {step} }} {put} }}")
     return grid_loop(outer * inner, "l", f"const int64_t o = l / {inner}LL, r = l % {inner}LL; {walk}")
 
 
@@ -48,12 +52,13 @@ def _extremum(k: KernelSpec) -> str:
     x = k.inputs[0]
     if x.size == 0:
         return "  /* empty */"
-    t, cmp = ctype(x.dtype), _CMP[k.op]
+    dt, cmp = x.dtype, _CMP[k.op]
+    t = half.compute_ctype(dt)
     outer, n, inner = _lanes(x.shape, k.attrs["axis"])
-    take = f"(best == best) && (e != e || e {cmp} best)" if x.dtype.startswith("float") else f"e {cmp} best"
-    walk = (f"{t} best = in0[o * {n * inner}LL + r]; int64_t at = 0; "
+    take = f"(best == best) && (e != e || e {cmp} best)" if dt.startswith(("float", "bfloat")) else f"e {cmp} best"
+    walk = (f"{t} best = {half.load(dt, f'in0[o * {n * inner}LL + r]')}; int64_t at = 0; "
             f"for (int64_t j = 0; j < {n}LL; j++) {{ const int64_t q = (o * {n}LL + j) * {inner}LL + r; "
-            f"const {t} e = in0[q]; if (j > 0 && ({take})) {{ best = e; at = j; }} "
+            f"const {t} e = {half.load(dt, 'in0[q]')}; if (j > 0 && ({take})) {{ best = e; at = j; }} "
             f"out0[q] = in0[o * {n * inner}LL + at * {inner}LL + r]; out1[q] = ({ctype(k.outputs[1].dtype)})at; }}")
     return grid_loop(outer * inner, "l", f"const int64_t o = l / {inner}LL, r = l % {inner}LL; {walk}")
 
@@ -62,6 +67,7 @@ register("CumSum", _scan)
 register("CumProd", _scan)
 register("Cummax", _extremum)
 register("Cummin", _extremum)
+half.allow(*_COMBINE, *_CMP)
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("CumSum", "CumProd", "Cummax", "Cummin")

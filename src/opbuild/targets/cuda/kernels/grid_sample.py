@@ -16,6 +16,10 @@ result is the CPU's scatter's); this is ``points`` tap searches per element -- s
 launch, and slow for large images (a faster form awaits a GPU to measure it). A grid point sums, over the
 channels and taps, ``dy * x[tap]`` times the other axes' weights and its axis's weight derivative, in double,
 times the coordinate's derivative.
+
+float16/bfloat16 GridSample (the CPU's rule): the grid loads into float, x into double through float, and the
+double sum rounds once on store; GridSampleGrad takes float32/float64 only (the gradient rule casts half
+operands to float32), as the CPU.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from collections.abc import Sequence
 from ....core.ir import KernelSpec, TensorType
 from ....ops.grid_sampling import TAPS
 from ...grid_taps_c import axis_taps
+from .. import half
 from ..codegen import ctype, grid_loop
 from .registry import register
 
@@ -46,7 +51,7 @@ def _axis(attrs: dict, x_shape: Sequence[int], grid: TensorType, d: int, grid_in
     spatial = x_shape[2:]
     r = len(spatial)
     points = math.prod(grid.shape[1:-1])
-    g = f"(float){grid_in}[(n * {points}LL + o) * {r}LL + {r - 1 - d}LL]"
+    g = f"(float){half.load(grid.dtype, f'{grid_in}[(n * {points}LL + o) * {r}LL + {r - 1 - d}LL]')}"
     return "\n    ".join(axis_taps(attrs, spatial[d], d, g, grad, lambda v, lo, hi: f"ob_reflect({v}, {lo}, {hi})"))
 
 
@@ -84,8 +89,8 @@ def _emit_forward(k: KernelSpec) -> str:
     stmt = (f"const int64_t o = e % {points}LL, ch = (e / {points}LL) % {c_}LL, n = e / {points * c_}LL;\n    "
             + _taps(k, x.shape, grid, "in1", False)
             + f"\n    double acc = 0.0; const {ctype(x.dtype)} *img = in0 + (n * {c_}LL + ch) * {volume}LL;\n    "
-            + _combos(r, t, f"acc += {_weight(r)} * (double)img[{_offset(spatial)}];")
-            + f"\n    out0[e] = ({ctype(x.dtype)})acc;")
+            + _combos(r, t, f"acc += {_weight(r)} * (double){half.load(x.dtype, f'img[{_offset(spatial)}]')};")
+            + f"\n    out0[e] = {half.store(x.dtype, 'acc', 'double')};")
     return _REFLECT + grid_loop(out.size, "e", stmt)
 
 
@@ -127,6 +132,7 @@ def _emit_grad(k: KernelSpec) -> str:
 
 register("GridSample", _emit_forward)
 register("GridSampleGrad", _emit_grad)
+half.allow("GridSample")  # its gradient runs in float32 (ops/grid_sampling.py casts half operands)
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("GridSample", "GridSampleGrad")

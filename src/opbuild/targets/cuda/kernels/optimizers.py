@@ -15,6 +15,11 @@ case) one thread per (index, column) updates the row of the first index naming i
 of every index naming it (``duplicates == "sum"``) or applying them one after another in index order
 (``"sequential"``), as the CPU does; no other thread writes that element. With separate output buffers every
 output element has its thread, which copies the old state of a row no index names.
+
+float16 and bfloat16 (MindSpore's optimizers take float16 parameters) as the CPU's kernels: the state and the
+tensors load into float, the scalars (of the variable's type or float32) too, the constants are float32, the
+update runs in float and each state buffer rounds once per step; a sequential sparse row rounds the state
+after each index's update, as the CPU stores it after each (half.py).
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from ....core.ir import KernelSpec
 from ....ops import optim_apply
 from ....ops.optim_apply import BY_NAME, ApplyRow
 from ....ops.optim_sparse import BY_NAME as SPARSE
-from ..codegen import ctype, grid_loop
+from .. import half
+from ..codegen import grid_loop
 from .registry import register
 
 
@@ -33,17 +39,19 @@ def literal(value: float, dtype: str) -> str:
     """A CUDA C literal of float ``value`` in float ``dtype`` (inf and NaN as constant expressions: NVRTC has
     no ``<math.h>`` macros)."""
     v = float(value)
-    one, zero = ("1.0f", "0.0f") if dtype == "float32" else ("1.0", "0.0")
+    single = half.compute_ctype(dtype) == "float"  # float32 and the half types
+    one, zero = ("1.0f", "0.0f") if single else ("1.0", "0.0")
     if v != v:
         return f"({zero} / {zero})"
     if v in (float("inf"), float("-inf")):
         return f"({'-' if v < 0 else ''}{one} / {zero})"
-    return repr(v) + ("f" if dtype == "float32" else "")
+    return repr(v) + ("f" if single else "")
 
 
 def _scalars_and_consts(k: KernelSpec, scalars: dict[str, int], consts: dict[str, float]) -> list[str]:
-    t = ctype(k.inputs[0].dtype)
-    return ([f"  const {t} {name} = ({t})in{i}[0];" for name, i in scalars.items()]
+    t = half.compute_ctype(k.inputs[0].dtype)
+    return ([f"  const {t} {name} = ({t}){half.load(k.inputs[i].dtype, f'in{i}[0]')};"
+             for name, i in scalars.items()]
             + [f"  const {t} {name} = {literal(v, k.inputs[0].dtype)};" for name, v in consts.items()])
 
 
@@ -54,15 +62,16 @@ def update_body(k: KernelSpec, pairs: Sequence[tuple[int, int]], scalars: dict[s
     element ``j`` the state locals (name -> output index) load from their paired input, the ``reads`` (name ->
     input index) from their input, ``stmt`` runs on them and the scalars and consts, and each state local is
     stored once. ``setup`` (C statements) runs once per thread before the loop."""
-    t, n = ctype(k.inputs[0].dtype), k.inputs[0].size
+    dt, n = k.inputs[0].dtype, k.inputs[0].size
+    t = half.compute_ctype(dt)
     state, reads = state or {}, reads or {}
     source = dict(pairs)
     lines = _scalars_and_consts(k, scalars, consts)
     if setup:
         lines.append(f"  {setup}")
-    loads = " ".join([f"{t} {name} = in{source[o]}[j];" for name, o in state.items()]
-                     + [f"const {t} {name} = in{i}[j];" for name, i in reads.items()])
-    stores = " ".join(f"out{o}[j] = {name};" for name, o in state.items())
+    loads = " ".join([f"{t} {name} = {half.load(dt, f'in{source[o]}[j]')};" for name, o in state.items()]
+                     + [f"const {t} {name} = {half.load(dt, f'in{i}[j]')};" for name, i in reads.items()])
+    stores = " ".join(f"out{o}[j] = {half.store(dt, name, t)};" for name, o in state.items())
     lines.append(grid_loop(n, "j", f"{loads} {stmt} {stores}"))
     return "\n".join(lines)
 
@@ -72,19 +81,19 @@ def _assign(k: KernelSpec) -> str:
 
 
 def _assign_add(k: KernelSpec) -> str:
-    return update_body(k, [(0, 0)], {}, {}, f"v = ({ctype(k.inputs[0].dtype)})(v + x);", state={"v": 0},
+    return update_body(k, [(0, 0)], {}, {}, f"v = ({half.compute_ctype(k.inputs[0].dtype)})(v + x);", state={"v": 0},
                        reads={"x": 1})
 
 
 def _momentum(k: KernelSpec) -> str:
     step = "v -= lr * (g + a * mom);" if k.attrs["use_nesterov"] else "v -= lr * a;"
     return update_body(k, [(0, 0), (1, 1)], {"lr": 2, "mom": 4}, {"gs": k.attrs["gradient_scale"]},
-                       f"const {ctype(k.inputs[0].dtype)} g = gin * gs; a = a * mom + g; {step}",
+                       f"const {half.compute_ctype(k.inputs[0].dtype)} g = gin * gs; a = a * mom + g; {step}",
                        state={"v": 0, "a": 1}, reads={"gin": 3})
 
 
 def _sgd(k: KernelSpec) -> str:
-    t = ctype(k.inputs[0].dtype)
+    t = half.compute_ctype(k.inputs[0].dtype)
     nesterov = "g = g + mom * acc;" if k.attrs["nesterov"] else "g = acc;"
     stmt = (f"{t} g = gin + wd * p; "
             f"if (mom > 0) {{ if (stat > 0) {{ acc = g; stat = 0; }} "
@@ -97,7 +106,7 @@ def _sgd(k: KernelSpec) -> str:
 
 def _adam(k: KernelSpec) -> str:
     num = "(m * b1 + (1 - b1) * g)" if k.attrs["use_nesterov"] else "m"
-    t = ctype(k.inputs[0].dtype)
+    t = half.compute_ctype(k.inputs[0].dtype)
     stmt = f"m += (g - m) * (1 - b1); v += (g * g - v) * (1 - b2); w -= lr_t * {num} / (eps + sqrt(v));"
     return update_body(k, [(0, 0), (1, 1), (2, 2)], {"b1p": 3, "b2p": 4, "lr": 5, "b1": 6, "b2": 7, "eps": 8}, {},
                        stmt, state={"w": 0, "m": 1, "v": 2}, reads={"g": 9},
@@ -119,7 +128,7 @@ def _row_emitter(row: ApplyRow):
     def emit(k: KernelSpec) -> str:
         idx = row.index
         return update_body(k, [(o, idx(n)) for o, n in enumerate(row.state)], {n: idx(n) for n in row.scalars},
-                           numeric_consts(k), row.stmt(k.attrs, ctype(k.inputs[0].dtype)),
+                           numeric_consts(k), row.stmt(k.attrs, half.compute_ctype(k.inputs[0].dtype)),
                            state={n: o for o, n in enumerate(row.state)}, reads={n: idx(n) for n in row.tensors})
 
     return emit
@@ -128,15 +137,18 @@ def _row_emitter(row: ApplyRow):
 def _sparse_update(row: ApplyRow, k: KernelSpec, width: int, n_idx: int) -> str:
     """Statements updating element ``j`` (row ``r``, column ``c``) from the first index ``q`` naming ``r``:
     load the state, fold in the slices of every index ``p >= q`` naming ``r``, store the state."""
-    t = ctype(k.inputs[0].dtype)
+    dt = k.inputs[0].dtype
+    t = half.compute_ctype(dt)
     ix, g = f"in{row.index('indices')}", f"in{row.index('grad')}"
-    loads = " ".join(f"{t} {n} = in{row.index(n)}[j];" for n in row.state)
-    stores = " ".join(f"out{o}[j] = {n};" for o, n in enumerate(row.state))
+    loads = " ".join(f"{t} {n} = {half.load(dt, f'in{row.index(n)}[j]')};" for n in row.state)
+    stores = " ".join(f"out{o}[j] = {half.store(dt, n, t)};" for o, n in enumerate(row.state))
     match = f"for (int64_t p = q; p < {n_idx}LL; p++) if ((int64_t){ix}[p] == r) "
+    grad_at = half.load(dt, f"{g}[p * {width}LL + c]")
     if row.duplicates == "sum":
-        fold = f"{t} grad = 0; {match}grad += {g}[p * {width}LL + c]; {{ {row.stmt(k.attrs, t)} }}"
-    else:
-        fold = f"{match}{{ const {t} grad = {g}[p * {width}LL + c]; {row.stmt(k.attrs, t)} }}"
+        fold = f"{t} grad = 0; {match}grad += {grad_at}; {{ {row.stmt(k.attrs, t)} }}"
+    else:  # a half state rounds after each index's update, as the CPU stores it after each
+        rounds = " ".join(f"{n} = {half.round_trip(dt, n, t)};" for n in row.state) if half.is_half(dt) else ""
+        fold = f"{match}{{ const {t} grad = {grad_at}; {row.stmt(k.attrs, t)} {rounds} }}"
     return f"{loads} {fold} {stores}"
 
 
@@ -159,7 +171,7 @@ def _sparse_emitter(row: ApplyRow):
                     "{ first = false; break; } "
                     f"if (!first) continue; const int64_t j = r * {width}LL + c; {update}")
         # Separate buffers: every output element has its thread (a copy where no index names its row).
-        copy = " ".join(f"out{o}[j] = in{row.index(n)}[j];" for o, n in enumerate(row.state))
+        copy = " ".join(f"out{o}[j] = in{row.index(n)}[j];" for o, n in enumerate(row.state))  # the bits
         by_element = (f"const int64_t r = j / {width}LL, c = j % {width}LL; int64_t q = 0; "
                       f"while (q < {n_idx}LL && (int64_t){ix}[q] != r) q++; "
                       f"if (q == {n_idx}LL) {{ {copy} continue; }} {update}")
@@ -180,6 +192,7 @@ for _row in BY_NAME.values():
     register(_row.name, _row_emitter(_row))
 for _row in SPARSE.values():
     register(_row.name, _sparse_emitter(_row), deps=(optim_apply,))  # the dense rows' helpers (sgn)
+half.allow("Assign", "AssignAdd", "ApplyMomentum", "SGD", "Adam", "AdamWeightDecay", *BY_NAME, *SPARSE)
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("Assign", "AssignAdd", "ApplyMomentum", "SGD", "Adam", "AdamWeightDecay", *BY_NAME, *SPARSE)

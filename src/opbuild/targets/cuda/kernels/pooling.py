@@ -15,12 +15,17 @@ them, so the results are the CPU's.
 
 GlobalAvgPool: one block per plane, summed in double (as the CPU) through the shared-memory tree, times the
 reciprocal of the plane's size.
+
+float16 and bfloat16 compute as the CPU's ``half_pool: "f32"`` kernels: each element loads into float, the
+float32 computation above runs (the backward sums in a float accumulator) and each result rounds once on
+store; GlobalAvgPool rounds the double mean once (half.py).
 """
 
 from __future__ import annotations
 
 from ....core.dtypes import BY_NAME
 from ....core.ir import KernelSpec
+from .. import half
 from ..codegen import ctype, grid_loop
 from .reduction import block_reduce
 from .registry import register
@@ -33,7 +38,7 @@ def _lit(value: float, dtype: str) -> str:
 def _max_init(dtype: str) -> str:
     d = BY_NAME[dtype]
     if d.is_float:
-        return f"(-({ctype(dtype)})1 / ({ctype(dtype)})0)"
+        return f"(-({half.compute_ctype(dtype)})1 / ({half.compute_ctype(dtype)})0)"
     return "0" if d.is_unsigned else f"INT{d.bits}_MIN"
 
 
@@ -64,20 +69,21 @@ def _pool_emit(avg: bool):
             return ""
         h, w = x.shape[2:]
         oh, ow = out.shape[2:]
-        t = ctype(x.dtype)
+        t, c = ctype(x.dtype), half.compute_ctype(x.dtype)
+        v = half.load(x.dtype, f"img[i * {w}LL + j]")
         head = (f"const int64_t q = o % {ow}LL, r = (o / {ow}LL) % {oh}LL, p = o / {oh * ow}LL;\n"
                 f"    const {t} *img = in0 + p * {h * w}LL;\n    {_window(x.shape, k.attrs, 'r', 'q')}\n")
         if avg:
             rows, cols = _divisor(x.shape, k.attrs)
-            body = (f"    {t} acc = 0;\n"
-                    f"    for (int64_t j = ws; j < w1; j++) {{ {t} cs = 0; "
-                    f"for (int64_t i = hs; i < h1; i++) cs += img[i * {w}LL + j]; acc += cs; }}\n"
-                    f"    out0[o] = acc / (({t}){rows} * ({t}){cols});")
+            body = (f"    {c} acc = 0;\n"
+                    f"    for (int64_t j = ws; j < w1; j++) {{ {c} cs = 0; "
+                    f"for (int64_t i = hs; i < h1; i++) cs += {v}; acc += cs; }}\n"
+                    f"    out0[o] = {half.store(out.dtype, f'acc / (({c}){rows} * ({c}){cols})', c)};")
         else:
-            body = (f"    {t} acc = {_max_init(x.dtype)};\n"
+            body = (f"    {c} acc = {_max_init(x.dtype)};\n"
                     f"    for (int64_t i = hs; i < h1; i++) for (int64_t j = ws; j < w1; j++) {{ "
-                    f"const {t} v = img[i * {w}LL + j]; acc = ((v > acc) || (v != v)) ? v : acc; }}\n"
-                    f"    out0[o] = acc;")
+                    f"const {c} v = {v}; acc = ((v > acc) || (v != v)) ? v : acc; }}\n"
+                    f"    out0[o] = {half.store(out.dtype, 'acc', c)};")
         return grid_loop(out.size, "o", head + body)
 
     return emit
@@ -91,7 +97,7 @@ def _pool_grad_emit(avg: bool):
         h, w = x.shape[2:]
         oh, ow = dy.shape[2:]
         (kh, kw), (sh, sw), (pt, _, pl, _) = k.attrs["kernel_size"], k.attrs["strides"], k.attrs["pad"]
-        t = ctype(x.dtype)
+        t, c = ctype(x.dtype), half.compute_ctype(x.dtype)
         # The windows covering pixel (i, j): rows r with r * sh - pt <= i < r * sh - pt + kh, likewise columns.
         head = (f"const int64_t j = o % {w}LL, i = (o / {w}LL) % {h}LL, p = o / {h * w}LL;\n"
                 f"    const {t} *img = in0 + p * {h * w}LL;\n"
@@ -101,22 +107,22 @@ def _pool_grad_emit(avg: bool):
                 f"q0 = qa > 0 ? (qa + {sw - 1}LL) / {sw}LL : 0;\n"
                 f"    const int64_t r1 = (i + {pt}LL) / {sh}LL + 1 < {oh}LL ? (i + {pt}LL) / {sh}LL + 1 : {oh}LL;\n"
                 f"    const int64_t q1 = (j + {pl}LL) / {sw}LL + 1 < {ow}LL ? (j + {pl}LL) / {sw}LL + 1 : {ow}LL;\n"
-                f"    {t} acc = 0;\n"
+                f"    {c} acc = 0;\n"
                 f"    for (int64_t r = r0; r < r1; r++) for (int64_t q = q0; q < q1; q++) {{\n"
                 f"    {_window(x.shape, k.attrs, 'r', 'q')}\n"
-                f"    const {t} g = gr[r * {ow}LL + q];\n")
+                f"    const {c} g = {half.load(dy.dtype, f'gr[r * {ow}LL + q]')};\n")
         if avg:
             rows, cols = _divisor(x.shape, k.attrs)
-            body = f"    acc += g / ({t})({rows} * {cols});\n"
+            body = f"    acc += g / ({c})({rows} * {cols});\n"
         else:
             # The window's first maximum (row-major; the first NaN if any), the CPU's rule for ties.
-            body = (f"    {t} s = 0; int64_t best = -1;\n"
+            body = (f"    {c} s = 0; int64_t best = -1;\n"
                     f"    for (int64_t a = hs; a < h1; a++) for (int64_t b = ws; b < w1; b++) {{\n"
-                    f"      const {t} v = img[a * {w}LL + b];\n"
+                    f"      const {c} v = {half.load(x.dtype, f'img[a * {w}LL + b]')};\n"
                     f"      if (best < 0 || v > s || (v != v && s == s)) {{ s = v; best = a * {w}LL + b; }}\n"
                     f"    }}\n"
                     f"    if (best == i * {w}LL + j) acc += g;\n")
-        return grid_loop(x.size, "o", head + body + "    }\n    out0[o] = acc;")
+        return grid_loop(x.size, "o", head + body + f"    }}\n    out0[o] = {half.store(x.dtype, 'acc', c)};")
 
     return emit
 
@@ -127,11 +133,12 @@ def _gap_emit(k: KernelSpec) -> str:
     hw = h * w
     if n * c == 0:
         return ""
-    t = ctype(x.dtype)
+    mean = f"total * {_lit(1.0 / hw, 'float64')}"
+    elem = half.load(x.dtype, f"in0[row * {hw}LL + j]")
     body = (f"    double p_ = 0;\n"
-            f"    for (int64_t j = threadIdx.x; j < {hw}LL; j += OB_BLOCK) p_ += (double)in0[row * {hw}LL + j];\n"
+            f"    for (int64_t j = threadIdx.x; j < {hw}LL; j += OB_BLOCK) p_ += (double){elem};\n"
             + block_reduce("double", "(a + b)", "p_", "total")
-            + f"    if (threadIdx.x == 0) out0[row] = ({t})(total * {_lit(1.0 / hw, 'float64')});\n")
+            + f"    if (threadIdx.x == 0) out0[row] = {half.store(x.dtype, mean, 'double')};\n")
     return f"  for (int64_t row = blockIdx.x; row < {n * c}LL; row += gridDim.x) {{\n{body}  }}"
 
 
@@ -140,6 +147,7 @@ register("AvgPool", _pool_emit(True))
 register("GlobalAvgPool", _gap_emit)
 register("MaxPoolGrad", _pool_grad_emit(False))
 register("AvgPoolGrad", _pool_grad_emit(True))
+half.allow("MaxPool", "AvgPool", "GlobalAvgPool", "MaxPoolGrad", "AvgPoolGrad")
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("MaxPool", "AvgPool", "GlobalAvgPool", "MaxPoolGrad", "AvgPoolGrad")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ....core.ir import KernelSpec
 from ....ops import random_discrete, random_ops, random_sample
+from .. import half
 from ..codegen import ctype, grid_loop
 from .registry import register
 
@@ -134,6 +135,7 @@ for _op in _SAMPLE:
 register("Multinomial", _multinomial, (*_SOURCES, random_discrete))
 register("RandomShuffle", _shuffle, (*_SOURCES, random_discrete))
 register("RandpermV2", _randperm, (*_SOURCES, random_discrete))
+half.allow("RandomShuffle")  # moves elements as they are stored; the other ops take no half type
 
 #: The ops of this module (tests, the GPU suite).
 OPS: tuple[str, ...] = (*_SAMPLE, "Multinomial", "RandomShuffle", "RandpermV2")

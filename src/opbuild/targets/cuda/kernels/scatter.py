@@ -8,7 +8,8 @@ updates does (targets/cpu/kernels/scatters.py: rows in order, so repeated indice
 Update wins), then stores once. No two threads write one element and no atomics are needed; the in-place form
 reads its element through the input pointer before the same thread writes it. The price is a scan of the index
 rows per output element (``size * rows`` index reads), cheap for the small index sets of a train step; a
-sort-based scatter for large ones is to be chosen by measurement on a GPU.
+sort-based scatter for large ones is to be chosen by measurement on a GPU. Half types: values load into
+float and every combine rounds to the type, as the CPU stores each one.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import math
 from ....core.ir import KernelSpec
 from ....ops.scatters import ND_OPS
 from ....ops.scatters_inplace import INPLACE_OPS
+from .. import half
 from ..codegen import Unsupported, ctype, grid_loop
 from .registry import register
 
@@ -34,9 +36,11 @@ _COMBINE = {
 
 
 def _combine(op: str, dt: str, reduction: str) -> str:
-    """``a = combine(a, b)`` in the element type."""
+    """``a = combine(a, b)`` in the element type (a half type: computed in float, rounded to it)."""
     if dt == "bool" and reduction != "none":
         raise Unsupported(f"{op}: reduction {reduction!r} is not defined for bool tensors")
+    if half.is_half(dt):
+        return f"a = {half.round_trip(dt, _COMBINE[reduction])};"
     return f"a = ({ctype(dt)})({_COMBINE[reduction]});"
 
 
@@ -48,16 +52,18 @@ def nd_body(k: KernelSpec, reduction: str) -> str:
         return "  /* empty */"
     kk = indices.shape[-1]
     inner, rows = math.prod(x.shape[kk:]), math.prod(indices.shape[:-1])
-    t = ctype(x.dtype)
+    t = half.compute_ctype(x.dtype)
     # The flat slice offset of index row j (negative entries count from the end; -1 when out of range).
     off = "int64_t off = 0; "
     for d in range(kk):
         off += (f"{{ int64_t i = (int64_t)in1[j * {kk}LL + {d}]; if (i < 0) i += {x.shape[d]}LL; "
                 f"if (i < 0 || i >= {x.shape[d]}LL) off = -1; else if (off >= 0) off = off * {x.shape[d]}LL + i; }} ")
     scan = (f"for (int64_t j = 0; j < {rows}LL; j++) {{ {off}if (off != s) continue; "
-            f"const {t} b = in2[j * {inner}LL + c]; {_combine(k.op, x.dtype, reduction)} }} ") if inner else ""
+            f"const {t} b = {half.load(x.dtype, f'in2[j * {inner}LL + c]')}; {_combine(k.op, x.dtype, reduction)} }} "
+            ) if inner else ""
     return grid_loop(x.size, "o", f"const int64_t s = o / {max(inner, 1)}LL, c = o % {max(inner, 1)}LL; "
-                                  f"{t} a = in0[o]; {scan}out0[o] = a;")
+                                  f"{t} a = {half.load(x.dtype, 'in0[o]')}; {scan}"
+                                  f"out0[o] = {half.store(x.dtype, 'a', t)};")
 
 
 def _nd(k: KernelSpec) -> str:
@@ -75,7 +81,7 @@ def _elements(k: KernelSpec) -> str:
     x, indices, _ = k.inputs
     if x.size == 0:
         return "  /* empty */"
-    axis, t = k.attrs["axis"], ctype(x.dtype)
+    axis, t = k.attrs["axis"], half.compute_ctype(x.dtype)
     n, m = x.shape[axis], indices.shape[axis]
     if indices.size == 0:
         return grid_loop(x.size, "o", "out0[o] = in0[o];")
@@ -93,8 +99,9 @@ def _elements(k: KernelSpec) -> str:
     scan = (f"if ({inside}) {{ const int64_t u0 = {base}; "
             f"for (int64_t j = 0; j < {m}LL; j++) {{ const int64_t u = u0 + j * {ustrides[axis]}LL; "
             f"int64_t i = (int64_t)in1[u]; if (i < 0) i += {n}LL; if (i != p{axis}) continue; "
-            f"const {t} b = in2[u]; {_combine(k.op, x.dtype, k.attrs['reduction'])} }} }} ")
-    return grid_loop(x.size, "o", f"{' '.join(coords)} {t} a = in0[o]; {scan}out0[o] = a;")
+            f"const {t} b = {half.load(x.dtype, 'in2[u]')}; {_combine(k.op, x.dtype, k.attrs['reduction'])} }} }} ")
+    return grid_loop(x.size, "o", f"{' '.join(coords)} {t} a = {half.load(x.dtype, 'in0[o]')}; {scan}"
+                                  f"out0[o] = {half.store(x.dtype, 'a', t)};")
 
 
 for _op in ND_OPS:
@@ -102,6 +109,7 @@ for _op in ND_OPS:
 for _op in INPLACE_OPS:
     register(_op, _nd_inplace)
 register("TensorScatterElements", _elements)
+half.allow(*ND_OPS, *INPLACE_OPS, "TensorScatterElements")
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = (*ND_OPS, *INPLACE_OPS, "TensorScatterElements")

@@ -7,7 +7,9 @@ is made in the CPU's order (targets/cpu/kernels/indexing.py: ids in turn, in the
 ``[0, num_segments)`` name no segment and are dropped. GatherD: one thread per output element, an index in
 ``[-n, n)`` (negative counts from the end), zero elsewhere, as the CPU. StridedSliceGrad: one thread per
 element of the input's shape, which holds the cotangent element the slice read there (a position the slice
-reads is ``start + step * q`` on every axis, ``q < count``) or zero. StopGradient copies its input.
+reads is ``start + step * q`` on every axis, ``q < count``) or zero. StopGradient copies its input. The
+last three move elements as they are, so they take the half types as stored (zero is +0's bits);
+UnsortedSegmentSum takes none (the op refuses them, as the CPU's kernel).
 """
 
 from __future__ import annotations
@@ -15,8 +17,14 @@ from __future__ import annotations
 import math
 
 from ....core.ir import KernelSpec
+from .. import half
 from ..codegen import ctype, grid_loop
 from .registry import register
+
+
+def _zero(dtype: str) -> str:
+    """C++: zero of ``dtype`` as stored (a half type's +0 bits)."""
+    return half.literal(0.0, dtype) if half.is_half(dtype) else f"({ctype(dtype)})0"
 
 
 def _segment_sum(k: KernelSpec) -> str:
@@ -40,7 +48,7 @@ def _gather_d(k: KernelSpec) -> str:
     return grid_loop(index.size, "q", f"const int64_t o = q / ({m * inner}LL), r = q % {inner}LL; "
                                       f"int64_t i = (int64_t)in1[q]; if (i < 0) i += {n}LL; "
                                       f"out0[q] = (i >= 0 && i < {n}LL) ? in0[(o * {n}LL + i) * {inner}LL + r] "
-                                      f": ({ctype(x.dtype)})0;")
+                                      f": {_zero(x.dtype)};")
 
 
 def _strided_slice_grad(k: KernelSpec) -> str:
@@ -50,7 +58,7 @@ def _strided_slice_grad(k: KernelSpec) -> str:
     start, step, count = k.attrs["start"], k.attrs["step"], k.attrs["count"]
     shape = tuple(k.attrs["xshape"])
     if math.prod(count) == 0:
-        return grid_loop(out.size, "o", f"out0[o] = ({ctype(out.dtype)})0;")
+        return grid_loop(out.size, "o", f"out0[o] = {_zero(out.dtype)};")
     terms, stride = [], 1
     for d in range(len(shape) - 1, -1, -1):  # q_d of the cotangent, or a miss, per axis
         terms.append(f"{{ const int64_t c = (o / {math.prod(shape[d + 1:])}LL) % {shape[d]}LL - {start[d]}LL; "
@@ -59,7 +67,7 @@ def _strided_slice_grad(k: KernelSpec) -> str:
                      f"else src += (c / {step[d]}LL) * {stride}LL; }}")
         stride *= count[d]
     return grid_loop(out.size, "o", f"bool hit = true; int64_t src = 0; {' '.join(terms)} "
-                                    f"out0[o] = hit ? in0[src] : ({ctype(out.dtype)})0;")
+                                    f"out0[o] = hit ? in0[src] : {_zero(out.dtype)};")
 
 
 def _copy(k: KernelSpec) -> str:
@@ -70,6 +78,7 @@ register("UnsortedSegmentSum", _segment_sum)
 register("GatherD", _gather_d)
 register("StridedSliceGrad", _strided_slice_grad)
 register("StopGradient", _copy)
+half.allow("GatherD", "StridedSliceGrad", "StopGradient")
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("UnsortedSegmentSum", "GatherD", "StridedSliceGrad", "StopGradient")

@@ -9,6 +9,8 @@ library under them (CUDA's ``lgamma``, ``j0``, ``erf``, ``pow``... within a few 
 below a float32 result's rounding; float64 results of the libm-based rows may differ in the last bits).
 NVRTC has no ``<math.h>``: the constants the rows name (``INFINITY``, ``NAN``, ``M_PI``) come from
 :data:`MATH_CONSTANTS`, defined once per program and left alone where a host header has them (host emulation).
+float16/bfloat16 (the special rows, Polygamma, Zeta) load into float and the row's value, computed in double
+and converted to float as ``TYPE`` says, rounds once more on store: the CPU's elementwise rule (half.py).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from ....core.dtypes import BY_NAME
 from ....core.ir import KernelSpec
 from ....ops import bitshift, special, special_incomplete
 from ....ops.elementwise import Binary, Unary
-from ..codegen import Unsupported, ctype, cxx_expr
+from .. import half
+from ..codegen import Unsupported, cxx_expr
 from .elementwise import map_body
 from .registry import register
 
@@ -37,7 +40,7 @@ def _accepts(op: str, dt: str, accepted: Sequence[str]) -> None:
 
 
 def _expr(template: str, dt: str) -> str:
-    return cxx_expr(template.replace("TYPE", ctype(dt)))
+    return cxx_expr(template.replace("TYPE", half.compute_ctype(dt)))
 
 
 def unary_emitter(name: str, expr_for: Callable[[KernelSpec], str]) -> Callable[[KernelSpec], str]:
@@ -71,7 +74,7 @@ def _unary_row(name: str, row: Unary) -> Callable[[KernelSpec], str]:
 
 
 def _polygamma_expr(k: KernelSpec) -> str:
-    _accepts("Polygamma", k.inputs[0].dtype, ("float32", "float64"))
+    _accepts("Polygamma", k.inputs[0].dtype, ("float32", "float64", *half.HALF_DTYPES))
     n = k.attrs["n"]
     return special._DIGAMMA_C if n == 0 else special.polygamma_c(n)
 
@@ -94,6 +97,7 @@ for _name, _brow in special_incomplete.ROWS.items():
 for _name, _brow in bitshift.ROWS.items():
     register(_name, binary_emitter(_name, _brow), _SHIFTS)
 register("Betainc", _betainc, _INCOMPLETE)
+half.allow(*special.SPECIAL, "Polygamma", "Zeta")
 
 #: The ops of this module (tests, the GPU suite).
 OPS: tuple[str, ...] = (*special.SPECIAL, "Polygamma", "Zeta", *special_incomplete.ROWS, "Betainc",
