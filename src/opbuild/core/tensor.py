@@ -368,36 +368,6 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
             return self
         return F.cast(self, dtype)
 
-    def abs(self) -> Tensor:
-        """Elementwise absolute value."""
-        return abs(self)
-
-    def exp(self) -> Tensor:
-        """Elementwise e**x."""
-        F = _ops()
-        return F.exp(self)
-
-    def log(self) -> Tensor:
-        """Elementwise natural logarithm."""
-        F = _ops()
-        return F.log(self)
-
-    def sqrt(self) -> Tensor:
-        """Elementwise square root."""
-        F = _ops()
-        return F.sqrt(self)
-
-    def pow(self, exponent) -> Tensor:
-        """Elementwise self ** exponent."""
-        return self ** exponent
-
-    def clip(self, min=None, max=None) -> Tensor:  # noqa: A002 - MindSpore's argument names
-        """Bound the values to [min, max] (either may be None)."""
-        F = _ops()
-        return F.clamp(self, min, max)
-
-    clamp = clip
-
 
 def as_tensor(x, like: Tensor | None = None) -> Tensor:
     """Coerce ``x`` to a Tensor; a Python scalar takes the dtype of ``like`` (weak typing, as in JAX)."""

@@ -224,6 +224,25 @@ class TensorMethods(_TensorArrayMethods, TensorMoreMethods):
 
     __slots__ = ()
 
+    # ---- elementwise shortcuts ------------------------------------------------------------------------
+    def abs(self):
+        """Elementwise absolute value."""
+        return abs(self)
+
+    exp = _unary("exp", "Elementwise e**x.")
+    log = _unary("log", "Elementwise natural logarithm.")
+    sqrt = _unary("sqrt", "Elementwise square root.")
+
+    def pow(self, exponent):
+        """Elementwise self ** exponent."""
+        return self ** exponent
+
+    def clip(self, min=None, max=None):  # noqa: A002 - MindSpore's argument names
+        """Bound the values to [min, max] (either may be None)."""
+        return _ops().clamp(self, min, max)
+
+    clamp = clip
+
     # ---- arithmetic and comparison (functional-API calls) ----------------------------------------------
     add = _binary("add", "self + other (``ops.add``).")
     sub = _binary("sub", "self - other (``ops.sub``).")
