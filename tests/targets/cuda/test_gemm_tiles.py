@@ -22,13 +22,12 @@ from opbuild.ops.registry import get as get_op
 from opbuild.runtime.session import session
 from opbuild.targets.cuda import CudaTarget, kernels
 from opbuild.targets.cuda.codegen import BLOCK
-from opbuild.targets.cuda.errors import NvrtcNotFoundError
 from opbuild.targets.cuda.kernels import conv_tiles, gemm_tiles, matmul
 from opbuild.targets.cuda.kernels.conv import Geometry
-from opbuild.targets.cuda.nvrtc import Nvrtc
 
 from .host_emulation import HostKernels, gxx, host_source
 from .host_threads import ThreadedHostKernels
+from .nvrtc_check import compile_specs
 from .suite import Case
 from .suite_gpugemm import cases
 
@@ -98,18 +97,8 @@ def test_every_case_is_tiled_and_launches_a_block_per_tile():
     assert not matmul.is_tiled(vec)
 
 
-def test_nvrtc_compiles_the_tiled_kernels(tmp_path, monkeypatch):
-    try:
-        compiler = Nvrtc("sm_90")
-    except NvrtcNotFoundError as e:
-        pytest.skip(f"NVRTC is not installed (pip install 'opbuild[cuda]'): {e}")
-    monkeypatch.setenv("OPBUILD_CUDA_ARCH", "sm_90")
-    target = CudaTarget()
-    items = [(f"ob_g{i}", c.spec, target.emit(c.spec)) for i, c in enumerate(_all_cases())]
-    result = target.compile(compiler, target.translation_unit(items, False), tmp_path / "gemm.cubin", tmp_path,
-                            False, "gemm")
-    target.validate(result.binary.read_bytes(), [symbol for symbol, _, _ in items])
-
+def test_nvrtc_compiles_the_tiled_kernels(tmp_path):
+    compile_specs([c.spec for c in _all_cases()], tmp_path, "gemm")
 
 def test_one_thread_equals_the_cpu_target(one_thread):
     suite, host = one_thread

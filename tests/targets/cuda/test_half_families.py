@@ -20,12 +20,11 @@ import opbuild as ms
 from opbuild.core.ir import TensorType
 from opbuild.runtime.session import session
 from opbuild.targets.cuda import CudaTarget, codegen, half
-from opbuild.targets.cuda.errors import NvrtcNotFoundError
 from opbuild.targets.cuda.kernels import cumulative, scatter, topk
-from opbuild.targets.cuda.nvrtc import Nvrtc
 
 from .host_emulation import HostKernels, gxx
 from .host_threads import ThreadedHostKernels
+from .nvrtc_check import compile_specs
 from .suite import Case
 from .suite_gpuhalf2 import FAMILY_OPS, cases
 
@@ -79,17 +78,8 @@ def test_the_half_cases_cover_every_opted_in_op_of_the_families(suite):
     assert {"float16", "bfloat16", "float32"} <= dtypes  # float32 parameters beside a half x too
 
 
-def test_nvrtc_compiles_every_half_kernel_of_the_families(suite, tmp_path, monkeypatch):
-    try:
-        compiler = Nvrtc("sm_90")
-    except NvrtcNotFoundError as e:
-        pytest.skip(f"NVRTC is not installed (pip install 'opbuild[cuda]'): {e}")
-    monkeypatch.setenv("OPBUILD_CUDA_ARCH", "sm_90")
-    target = CudaTarget()
-    items = [(f"ob_k{i}", c.spec, target.emit(c.spec)) for i, c in enumerate(suite)]
-    source = target.translation_unit(items, False)
-    result = target.compile(compiler, source, tmp_path / "half2.cubin", tmp_path, False, "half2")
-    target.validate(result.binary.read_bytes(), [s for s, _, _ in items])
+def test_nvrtc_compiles_every_half_kernel_of_the_families(suite, tmp_path):
+    compile_specs([c.spec for c in suite], tmp_path, "half2")
 
 
 def test_every_half_kernel_of_the_families_computes_what_the_cpu_target_does(suite, tmp_path, monkeypatch):

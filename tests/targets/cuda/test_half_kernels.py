@@ -24,11 +24,10 @@ from opbuild.core.ir import TensorType
 from opbuild.ops.registry import get as get_op
 from opbuild.runtime.session import session
 from opbuild.targets.cuda import CudaTarget, codegen, half, kernels
-from opbuild.targets.cuda.errors import NvrtcNotFoundError
-from opbuild.targets.cuda.nvrtc import Nvrtc
 
 from .half_conversions import HostConversions, conversion_functions
 from .host_emulation import HostKernels, gxx
+from .nvrtc_check import compile_specs
 from .suite import Case
 from .suite_gpuhalf import specs
 
@@ -105,18 +104,10 @@ def test_nan_becomes_a_quiet_nan_with_its_payload(conv):
     assert np.array_equal(got, ((f_bits >> 16) | 0x40).astype(np.uint16))  # the CPU's bfloat16 rule
 
 
-def test_nvrtc_compiles_every_half_kernel_and_the_conversions(tmp_path, monkeypatch):
-    try:
-        compiler = Nvrtc("sm_90")
-    except NvrtcNotFoundError as e:
-        pytest.skip(f"NVRTC is not installed (pip install 'opbuild[cuda]'): {e}")
-    monkeypatch.setenv("OPBUILD_CUDA_ARCH", "sm_90")
-    target = CudaTarget()
-    items = [(f"ob_k{i}", s, target.emit(s)) for i, s in enumerate(specs())]
-    source = target.translation_unit(items, False) + "\n" + conversion_functions()
-    result = target.compile(compiler, source, tmp_path / "half.cubin", tmp_path, False, "half")
-    target.validate(result.binary.read_bytes(), [s for s, _, _ in items] + ["ob_conv_f16_to_f32", "ob_conv_f64_to_f16"])
-    assert len(items) > 300
+def test_nvrtc_compiles_every_half_kernel_and_the_conversions(tmp_path):
+    symbols = compile_specs(specs(), tmp_path, "half", conversion_functions(),
+                            ["ob_conv_f16_to_f32", "ob_conv_f64_to_f16"])
+    assert len(symbols) > 300
 
 
 # Half outputs whose value may differ by one half ulp between the two targets: the CPU calls libmvec, its own

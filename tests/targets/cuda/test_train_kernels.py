@@ -16,10 +16,9 @@ from opbuild.core.ir import KernelSpec, TensorType
 from opbuild.ops.registry import get as get_op
 from opbuild.runtime.session import session
 from opbuild.targets.cuda import CudaTarget, codegen, inplace_pairs
-from opbuild.targets.cuda.errors import NvrtcNotFoundError
-from opbuild.targets.cuda.nvrtc import Nvrtc
 
 from .host_emulation import HostKernels, gxx
+from .nvrtc_check import compile_specs
 from .suite_gputrain import TrainCase, loss_specs, train_cases
 
 pytestmark = pytest.mark.slow
@@ -131,17 +130,8 @@ def test_the_cases_exercise_the_special_paths(compiled):
     assert 0 < stat.sum() < stat.size
 
 
-def test_nvrtc_compiles_every_train_kernel(tmp_path, monkeypatch):
-    try:
-        compiler = Nvrtc("sm_90")
-    except NvrtcNotFoundError as e:
-        pytest.skip(f"NVRTC is not installed (pip install 'opbuild[cuda]'): {e}")
-    monkeypatch.setenv("OPBUILD_CUDA_ARCH", "sm_90")
-    target = CudaTarget()
-    items = [(f"ob_t{i}", c.spec, target.emit(c.spec)) for i, c in enumerate(train_cases() + _edge_cases())]
-    result = target.compile(compiler, target.translation_unit(items, False), tmp_path / "train.cubin", tmp_path,
-                            False, "train")
-    target.validate(result.binary.read_bytes(), [symbol for symbol, _, _ in items])
+def test_nvrtc_compiles_every_train_kernel(tmp_path):
+    compile_specs([c.spec for c in train_cases() + _edge_cases()], tmp_path, "train")
 
 
 def _types(*types: tuple[tuple[int, ...], str]) -> list[TensorType]:
