@@ -19,12 +19,10 @@ from opbuild.core.ir import TensorType
 from opbuild.ops.registry import get as get_op
 from opbuild.runtime.session import session
 from opbuild.targets.cuda import CudaTarget, codegen, kernels
-from opbuild.targets.cuda.errors import NvrtcNotFoundError
 from opbuild.targets.cuda.kernels.linalg import OPS as LU_OPS
 from opbuild.targets.cuda.kernels.linalg_qr import OPS as QR_OPS
 from opbuild.targets.cuda.kernels.linalg_svd import OPS as SVD_OPS
 from opbuild.targets.cuda.kernels.random_draws import OPS as RANDOM_OPS
-from opbuild.targets.cuda.nvrtc import Nvrtc
 
 from .host_emulation import HostKernels, gxx
 from .host_threads import ThreadedHostKernels
@@ -34,13 +32,6 @@ from .suite_gpumath import cases
 LINALG_OPS = (*LU_OPS, *QR_OPS, *SVD_OPS)
 
 pytestmark = pytest.mark.slow
-
-
-def _nvrtc() -> Nvrtc | None:
-    try:
-        return Nvrtc("sm_90")
-    except NvrtcNotFoundError:
-        return None
 
 
 def cpu_run(spec, arrays):
