@@ -107,6 +107,35 @@ def test_dropout_primitive_matches_its_reference():
         ops.Dropout(keep_prob=0.0)(ms.Tensor(x), ms.Tensor(state))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_dropout_in_a_half_type_equals_its_reference_bit_for_bit(dtype):
+    # MindSpore's Dropout takes float16; opbuild's refused the half types ("x must be float") until an AMP
+    # network with dropout met it.
+    import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
+
+    from opbuild.ops.registry import get
+    from opbuild.runtime.session import session
+
+    np_dt = np.dtype(dtype)
+    x = (rng.normal(size=(6, 11)) * 3).astype(np_dt)
+    state = np.array([99, 3], np.int64)
+    y, mask = ops.Dropout(keep_prob=0.7)(ms.Tensor(x), ms.Tensor(state))
+    spec = get("Dropout").spec({"keep_prob": 0.7}, [ms.Tensor(x)._type, ms.Tensor(state)._type])
+    ry, rmask = get("Dropout").run_reference(spec, [x, state])
+    assert y.asnumpy().dtype == np_dt and 0 < (rmask.astype(np.float32) == 0).sum() < x.size
+    assert np.array_equal(mask.asnumpy().view(np.uint16), rmask.view(np.uint16))
+    assert np.array_equal(y.asnumpy().view(np.uint16), ry.view(np.uint16))
+    # the backward: dy * mask / keep_prob, rounded once
+    dy = rng.normal(size=(6, 11)).astype(np_dt)
+    grad = get("DropoutGrad").spec({"keep_prob": 0.7}, [ms.Tensor(dy)._type, mask._type])
+    (dx,) = session().run_eager(grad, [dy, mask.asnumpy()])
+    (want,) = get("DropoutGrad").run_reference(grad, [dy, mask.asnumpy()])
+    assert np.array_equal(dx.view(np.uint16), np.asarray(want).view(np.uint16))
+    drop = nn.Dropout(p=0.5)
+    drop.set_train(True)
+    assert drop(ms.Tensor(x)).asnumpy().dtype == np_dt
+
+
 class _Net(nn.Cell):
     def __init__(self):
         super().__init__()

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..core.dtypes import FLOATS
+from ..core.dtypes import ALL_FLOATS
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from .primitive import Primitive, apply, defop
@@ -39,8 +39,8 @@ def _keep_prob(op: str, attrs: dict, ins: Sequence[TensorType]) -> dict:
 
 def _dropout_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     x, state = ins
-    if x.dtype not in FLOATS:
-        raise ShapeError("Dropout", f"x must be float, got {x.dtype}", list(ins))
+    if x.dtype not in ALL_FLOATS:
+        raise ShapeError("Dropout", f"x must be float16, bfloat16, float32 or float64, got {x.dtype}", list(ins))
     if state.dtype != "int64" or state.shape != (2,):
         raise ShapeError("Dropout", "state must be an int64 tensor [seed, counter] of shape (2,)", list(ins))
     return [TensorType(x.shape, x.dtype), TensorType(x.shape, x.dtype)]
@@ -80,7 +80,7 @@ class Dropout(Primitive):
 
 
 def _dropout_grad_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
-    dt = same_dtype("DropoutGrad", ins, FLOATS)
+    dt = same_dtype("DropoutGrad", ins, ALL_FLOATS)
     if ins[0].shape != ins[1].shape:
         raise ShapeError("DropoutGrad", "dy and mask must have the same shape", list(ins))
     return [TensorType(ins[0].shape, dt)]
