@@ -158,3 +158,19 @@ def test_without_devices_reads_touch_no_bookkeeping():
     p = ms.Parameter(ms.Tensor(np.ones(3, np.float32)), name="r")
     assert p.asnumpy() is p._data and p._read() is p._data
     assert id(p._data) not in host_writes.WATCHED and id(p._data) not in host_writes.OWNED
+
+
+def test_a_record_of_a_dead_array_never_serves_a_new_array_with_its_id():
+    # Records are keyed by id(array): a stale one (its array gone without being disowned) must not send a
+    # device's bytes into a new array that reuses the id.
+    import weakref
+
+    owner, gone, fresh = FakeOwner(), np.zeros(3, np.float32), np.ones(3, np.float32)
+    host_writes.OWNED[id(fresh)] = (weakref.ref(owner), 0, weakref.ref(gone))  # as if `gone` had fresh's id
+    try:
+        assert host_writes.owner(fresh) is None
+        host_writes.fetch(fresh)
+        assert owner.fetches == 0 and np.array_equal(fresh, np.ones(3, np.float32))
+        assert id(fresh) not in host_writes.OWNED  # the stale record is dropped
+    finally:
+        host_writes.OWNED.pop(id(fresh), None)

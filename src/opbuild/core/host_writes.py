@@ -55,9 +55,11 @@ class Owner(Protocol):
 #: may keep a reference to test it for emptiness).
 WATCHED: dict[int, list[int]] = {}
 _watched = WATCHED
-#: id(array) -> (weak reference to its Owner, slot) for every host array whose newest bytes are on a device
-#: (never rebound: ``Tensor._read`` tests it for emptiness).
-OWNED: dict[int, tuple[weakref.ref, int]] = {}
+#: id(array) -> (weak reference to its Owner, slot, weak reference to the array) for every host array whose
+#: newest bytes are on a device (never rebound: ``Tensor._read`` tests it for emptiness). The array's own weak
+#: reference tells a record of it from a stale one whose id a new array reuses (a record must never send a
+#: device's bytes into another array).
+OWNED: dict[int, tuple[weakref.ref, int, weakref.ref]] = {}
 _owned = OWNED
 # Re-entrant: a graph's finalizer (which unwatches and disowns) may run from a garbage collection that an
 # allocation made while this lock is held triggers, on the same thread.
@@ -115,12 +117,23 @@ def advance(array: Any) -> int:
 def own(array: Any, owner: Owner, slot: int) -> None:
     """``owner``'s mirror ``slot`` holds newer bytes than host ``array`` (watched by that mirror)."""
     with _lock:
-        _owned[id(array)] = (weakref.ref(owner), slot)
+        _owned[id(array)] = (weakref.ref(owner), slot, weakref.ref(array))
+
+
+def _record(array: Any) -> tuple[weakref.ref, int, weakref.ref] | None:
+    """The record of ``array`` itself (a stale record of a dead array with the same id is dropped)."""
+    found = _owned.get(id(array))
+    if found is not None and found[2]() is not array:
+        with _lock:
+            if _owned.get(id(array)) is found:
+                del _owned[id(array)]
+        return None
+    return found
 
 
 def owner(array: Any) -> tuple[Owner, int] | None:
     """``(owner, slot)`` holding newer bytes of ``array`` than the host, or None (the host's are the newest)."""
-    found = _owned.get(id(array))
+    found = _record(array)
     if found is None:
         return None
     holder = found[0]()
@@ -140,7 +153,7 @@ def fetch(array: Any) -> None:
     """Bring the newest bytes of ``array`` from the device that owns them, if any (its version stays: the
     bytes are those every current mirror holds). The owner downloads and drops its record under its own lock
     (never under this module's: a graph call holds its lock and then takes this one)."""
-    found = _owned.get(id(array))
+    found = _record(array)
     if found is None:
         return
     holder = found[0]()

@@ -137,18 +137,20 @@ class Mirrors:
     def release(self) -> None:
         """The graph is dropped: the bytes it owns go to their host arrays, then every array is unwatched."""
         with self.lock:
-            owned = [(j, data) for j, data in enumerate(self.arrays)
-                     if data is not None and (found := host_writes.owner(data)) is not None and found[0] is self]
-            for j, data in owned:
-                self.dev.download(data, self.address(j))
-            if owned:
-                self.dev.synchronize()
-            for data in self.arrays:
-                if data is not None:
-                    host_writes.disown(data, self)
-                    host_writes.unwatch(data)
-            self.arrays[:] = [None] * len(self.arrays)
-            self.alive = False
+            try:
+                owned = [(j, data) for j, data in enumerate(self.arrays)
+                         if data is not None and (found := host_writes.owner(data)) is not None and found[0] is self]
+                for j, data in owned:
+                    self.dev.download(data, self.address(j))
+                if owned:
+                    self.dev.synchronize()
+            finally:  # a failed download (the device gone) must not leave host arrays owned by a dead graph
+                for data in self.arrays:
+                    if data is not None:
+                        host_writes.disown(data, self)
+                        host_writes.unwatch(data)
+                self.arrays[:] = [None] * len(self.arrays)
+                self.alive = False
 
 
 __all__ = ["Mirrors"]
