@@ -48,18 +48,6 @@ def is_slow_file(path: Path) -> bool:
         return False
 
 
-def pytest_collection_modifyitems(session, config, items):
-    """The GPU target's tests (tests/targets/cuda/) run last. They install an emulated CUDA driver and leave
-    process-wide device state behind (graphs kept by module-level caches, the device's mirrors of their
-    Parameters); in a whole-suite run, CPU tests that ran after them failed in GRAPH_MODE and one hung (a
-    leak not found yet: docs/cuda.md, "Known issues"). Running them last keeps every other test's process
-    state as it is without a GPU target."""
-    cuda = [it for it in items if "targets/cuda/" in it.nodeid.replace("\\", "/")]
-    if cuda:
-        others = [it for it in items if "targets/cuda/" not in it.nodeid.replace("\\", "/")]
-        items[:] = others + cuda
-
-
 def pytest_ignore_collect(collection_path, config):
     """Under ``-m "not slow"`` the slow files are not even imported (some import torch or build fixtures at
     import time): deselecting them after collection would still pay for that."""
