@@ -10,11 +10,19 @@ other keys, never a kernel built otherwise.
 
 Libraries are keyed by the binary's identity ``(st_dev, st_ino, st_size, st_mtime_ns)``: the entries of one
 batched compile are hard links of one object and share one ``dlopen``.
+
+Bounded: the table keeps the ``OPBUILD_LOADED_KERNELS`` most recently used kernels, and the library table holds
+its libraries weakly. A kernel dropped from the table stays loaded while a compiled graph holds it (its function
+pointer holds its library); once nothing does, its shared object is closed (targets/cpu/loader.py). A process that
+keeps compiling new graphs (shapes changing, many models) would otherwise open shared objects without end and
+run out of memory mappings (vm.max_map_count), after which dlopen, thread creation and large allocations fail.
 """
 
 from __future__ import annotations
 
 import os
+import weakref
+from collections import OrderedDict
 from pathlib import Path
 
 from ..cache.local import Lookup
@@ -29,13 +37,41 @@ def scope(target_name: str, store: Path | None) -> str:
     return "|".join((target_name, "eager" if store is None else str(store), *config.toolchain_env()))
 
 
+class LoadedKernels(OrderedDict):
+    """``(scope, memo key) -> kernel``, least recently used first, at most ``config.loaded_kernels()`` of them.
+
+    A dict to its callers (the warm path reads it with ``get``, which marks the kernel used). Safe under
+    threads without a lock: each OrderedDict operation is one step under the GIL, and a key another thread
+    evicted in between is a miss, never an error."""
+
+    def get(self, key, default=None):
+        kernel = super().get(key, default)
+        if kernel is not default:
+            try:
+                self.move_to_end(key)
+            except KeyError:  # evicted by another thread since
+                pass
+        return kernel
+
+    def __setitem__(self, key, kernel) -> None:
+        super().__setitem__(key, kernel)
+        self.move_to_end(key)
+        capacity = config.loaded_kernels()
+        while len(self) > capacity:
+            try:
+                self.popitem(last=False)
+            except KeyError:  # emptied by another thread
+                break
+
+
 class KernelMemory:
-    """The process's loaded kernels and open libraries (one table each; entries are never evicted: a loaded
-    kernel stays mapped as long as any compiled graph may call it)."""
+    """The process's loaded kernels (the most recently used ``OPBUILD_LOADED_KERNELS``) and the libraries open
+    under them (held weakly: a library lives as long as a kernel, in this table or in a compiled graph, uses it)."""
 
     def __init__(self) -> None:
-        self.kernels: dict[tuple[str, bytes], Kernel] = {}
-        self.libs: dict[tuple, object] = {}  # binary identity -> open library (targets: Target.load)
+        self.kernels: LoadedKernels = LoadedKernels()
+        # binary identity -> open library (targets: Target.load)
+        self.libs: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
     def load(self, target: Target, path: Path | str, req: KernelRequest, ident: tuple | None = None) -> Kernel:
         """Load a verified binary (one handle per binary identity, shared by the entries of a batch)."""
@@ -62,4 +98,4 @@ class KernelMemory:
         self.kernels[(where, memo_key)] = kernel
 
 
-__all__ = ["KernelMemory", "scope"]
+__all__ = ["KernelMemory", "LoadedKernels", "scope"]

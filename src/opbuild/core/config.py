@@ -221,6 +221,8 @@ BATCH_SIZE = EnvNumber("OPBUILD_BATCH_SIZE", 32, integer=True, minimum=1, allow_
                        unit="kernels")
 BATCH_MIN = EnvNumber("OPBUILD_BATCH_MIN", 8, integer=True, minimum=1, allow_minimum=True, maximum=1e6,
                       unit="kernels")
+LOADED_KERNELS = EnvNumber("OPBUILD_LOADED_KERNELS", 4096, integer=True, minimum=1, allow_minimum=True,
+                           maximum=1e6, unit="kernels")
 LOCK_TIMEOUT = EnvNumber("OPBUILD_LOCK_TIMEOUT", 600.0)
 COMPILE_TIMEOUT = EnvNumber("OPBUILD_COMPILE_TIMEOUT", 600.0)
 REMOTE_TIMEOUT = EnvNumber("OPBUILD_REMOTE_TIMEOUT", 2.0)
@@ -355,6 +357,14 @@ def batch_min() -> int:
     kernels spends more CPU than it saves in wall time (docs/benchmarks.md, "Cold builds", has the figures
     behind the default). 1 spreads every build over all jobs."""
     return int(BATCH_MIN.get())
+
+
+def loaded_kernels() -> int:
+    """OPBUILD_LOADED_KERNELS: the most kernels the process keeps loaded for reuse (default 4096), the least
+    recently used released first. A released kernel's shared object is closed once no compiled graph holds it
+    (builder/memory.py): each open object costs the process ~5 memory mappings, and Linux stops at
+    vm.max_map_count (65530 by default), after which every dlopen, thread or large allocation fails."""
+    return int(LOADED_KERNELS.get())
 
 
 def build_jobs() -> int:
@@ -553,6 +563,7 @@ _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("OPBUILD_BUILD_JOBS", build_jobs),
     ("OPBUILD_BATCH_SIZE", batch_size),
     ("OPBUILD_BATCH_MIN", batch_min),
+    ("OPBUILD_LOADED_KERNELS", loaded_kernels),
     ("OPBUILD_LOCK_TIMEOUT", lock_timeout),
     ("OPBUILD_COMPILE_TIMEOUT", compile_timeout),
     ("OPBUILD_CACHE_MAX_SIZE", cache_max_size),

@@ -17,8 +17,9 @@ two pools no longer fight, and the bridge gains nothing over OpenBLAS's own pool
 The bridge is compiled in only when ``OPBUILD_BLAS_THREADS=openmp`` at build time (``-DOB_BLAS_THREADS_BRIDGE``;
 the setting is in the compiler identity, hence in every key): its OpenMP loop would otherwise make every BLAS
 kernel's object need libgomp, whose loading cost every warm start ~0.3 ms (a ResNet's loader floor).
-The destructor puts OpenBLAS back on its own pool when the object that registered the callback is unloaded
-(the loader closes a binary that fails its symbol check), so the callback never points into unmapped code.
+A bridged object is linked ``-z nodelete`` (compilers/gcc.py): the loader closes kernels no graph uses any
+more, and the callback, which any later BLAS call runs, must not point into unmapped code. The destructor,
+for an object unloaded anyway (at exit), puts OpenBLAS back on its own pool.
 """
 
 from __future__ import annotations

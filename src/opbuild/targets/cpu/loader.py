@@ -43,22 +43,65 @@ KernelFunction = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
 class Library:
-    """An open shared object (``dlopen`` handle, never closed: kernels may outlive their graph) that
-    kernel function pointers keep alive. ctypes binds a function pointer to any object with a ``_handle``;
-    ``ctypes.CDLL`` would also build a function-pointer class per library."""
+    """An open shared object that kernel function pointers keep alive (ctypes binds a function pointer to any
+    object with a ``_handle`` and keeps a reference to it; ``ctypes.CDLL`` would also build a function-pointer
+    class per library). Closed (``dlclose``) when the last reference goes: no kernel of it can be running
+    then, since a call holds its function pointer. The thread-pool runtimes kernels link are never unloaded
+    with it (:func:`_pin_runtimes`)."""
 
-    __slots__ = ("_handle", "path")
+    __slots__ = ("_handle", "path", "__weakref__")
 
     def __init__(self, path: str | None, mode: int = os.RTLD_NOW | os.RTLD_LOCAL):
         self.path = path
+        self._handle = 0
         self._handle = _dlopen_passive(path, mode)  # OSError with dlerror()'s message when it cannot be loaded
 
     def function(self, symbol: str, prototype=KernelFunction):
         """dlsym ``symbol`` into a new function pointer of ``prototype`` (AttributeError if undefined)."""
         return prototype((symbol, self))
 
+    def close(self) -> None:
+        """dlclose now (the caller knows no function pointer of it is left); idempotent."""
+        handle, self._handle = self._handle, 0
+        if handle and self.path is not None:  # the process's own handle (path None) is never closed
+            _ctypes.dlclose(handle)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except (OSError, TypeError, AttributeError):  # dlclose's error, or module globals gone at shutdown
+            pass
+
     def __repr__(self) -> str:
         return f"<Library {self.path}>"
+
+
+# ---- runtimes that must outlive the kernels ------------------------------------------------------------
+# Libraries a kernel pulls in that start threads (libgomp's pool; an OpenBLAS linked without NumPy's, when it
+# is not preloaded) would be unloaded with the last kernel that uses them while their idle threads still sit in
+# their code. Each is marked RTLD_NODELETE the first time a kernel load finds it loaded. Process state by
+# nature (docs/architecture.md, "Process state"). Names are dlopen names: a soname or a path.
+_unpinned: set[str] = {"libgomp.so.1"}
+_pin_lock = threading.Lock()
+
+
+def pin_when_loaded(name: str) -> None:
+    """Never unload library ``name`` once a kernel has brought it in (see above)."""
+    with _pin_lock:
+        _unpinned.add(name)
+    _pin_runtimes()
+
+
+def _pin_runtimes() -> None:
+    """Mark every watched runtime that is loaded now RTLD_NODELETE (one RTLD_NOLOAD dlopen per watched name
+    until it is found; libc's dlopen, since ctypes' own would bind the library's symbols at once)."""
+    if not _unpinned:
+        return
+    with _pin_lock:
+        dlopen = _libc_dlopen()
+        for name in list(_unpinned):
+            if dlopen is None or dlopen(os.fsencode(name), os.RTLD_LAZY | os.RTLD_NOLOAD | os.RTLD_NODELETE):
+                _unpinned.discard(name)  # pinned (the handle is not closed: nothing to release)
 
 
 class KernelLoadError(OSError):
@@ -88,13 +131,14 @@ def load_kernel(path: Path | str, name: str, symbol: str, libs: dict | None = No
     opened = lib is None
     if opened:
         lib = Library(str(path))
+        _pin_runtimes()
     try:
         fn = KernelFunction((symbol, lib))
     except AttributeError as e:  # dlsym found nothing: for the caller one more way a binary cannot be loaded
         if opened:
             # glibc's dlopen matches an already-loaded object by its path name: left open, this object would
             # be handed back for the rebuilt binary the caller then writes at the same path.
-            _ctypes.dlclose(lib._handle)
+            lib.close()
         raise KernelLoadError(f"{path}: {e}") from None
     if opened and libs is not None and ident is not None:
         libs[ident] = lib
@@ -130,13 +174,19 @@ _preloaded: dict[str, int] = {}
 _preload_lock = threading.Lock()
 
 
+_libc: list = []  # [libc's dlopen or None], found once
+
+
 def _libc_dlopen():
     """libc's ``dlopen`` as a ctypes function (ctypes' own always adds RTLD_NOW), or None where the process
     has none to offer."""
-    try:
-        return Library(None, 0).function("dlopen", ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int))
-    except (OSError, AttributeError):
-        return None
+    if not _libc:
+        try:
+            _libc.append(Library(None, 0).function("dlopen", ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_char_p,
+                                                                                ctypes.c_int)))
+        except (OSError, AttributeError):
+            _libc.append(None)
+    return _libc[0]
 
 
 def preload(path: str) -> bool:
@@ -153,6 +203,7 @@ def preload(path: str) -> bool:
     with _preload_lock:
         if path not in _preloaded:
             if not config.preload_enabled():
+                pin_when_loaded(path)  # the kernels load it themselves; it must outlive them
                 return False
             dlopen = _libc_dlopen()
             _preloaded[path] = (dlopen(os.fsencode(path), os.RTLD_LAZY | os.RTLD_LOCAL) or 0) if dlopen else 0

@@ -76,6 +76,10 @@ class GccLike(Compiler):
                 # OPBUILD_BLAS_THREADS=openmp compiles the BLAS thread bridge in (targets/cpu/blas_threads.py)
                 "blas_threads": config.blas_threads() if openmp else "openblas",
             }
+            if self._identity["blas_threads"] == "openmp":
+                # A bridged object hands OpenBLAS a callback into its own code, which any later BLAS call
+                # (another kernel's) may run: it is never unloaded, though the loader closes unused kernels.
+                self._identity["bridge_link"] = ["-Wl,-z,nodelete"]
         return self._identity
 
     def _openmp(self, memo: StatMemo, version: str) -> bool:
@@ -135,7 +139,8 @@ class GccLike(Compiler):
     def command(self, src: Path, out: Path, needs_blas: bool) -> list[str]:
         ident = self.identity()
         blas = ident["blas"] if needs_blas else None
-        bridge = ["-DOB_BLAS_THREADS_BRIDGE"] if blas and ident.get("blas_threads") == "openmp" else []
+        bridge = (["-DOB_BLAS_THREADS_BRIDGE", *ident.get("bridge_link", [])]
+                  if blas and ident.get("blas_threads") == "openmp" else [])
         cmd = [self.exe, *ident["flags"], *self.cflags, *(blas_provider.defines(blas) if blas else []), *bridge,
                "-o", str(out), str(src)]
         return cmd + (blas_provider.link_flags(blas) if blas else []) + ["-lm"]
