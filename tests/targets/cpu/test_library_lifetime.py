@@ -148,6 +148,56 @@ def test_the_openmp_runtime_outlives_the_kernels_that_loaded_it(tmp_path):
     assert got == {"before": False, "first": True, "closed": True, "gomp_kept": True, "second": True}
 
 
+EXHAUSTED = PRELUDE + r"""
+import mmap, os
+square = spec("Square", 4)
+if sys.argv[1] == "warm":  # the entry is in kernel_meta, not loaded in this process
+    (k,), _ = Builder().build([square])
+    del k
+    gc.collect()
+b = Builder()
+b.build([spec("Neg", 4)])  # imports and first loads before the mappings run out
+hog = []
+try:
+    while True:  # each shared anonymous mapping is its own (the kernel merges none of them)
+        hog.append(mmap.mmap(-1, 4096))
+except OSError:
+    pass
+for _ in range(3):  # enough for Python to go on, not for a shared object
+    hog.pop().close()
+try:
+    b.build([square])
+    out = {"raised": None}
+except MemoryError as e:
+    out = {"raised": type(e).__name__, "msg": str(e)}
+del hog
+gc.collect()
+(k,), report = b.build([square])
+out["after"] = [(r.status, r.source) for r in report.kernels]
+from opbuild.cache.quarantine import QUARANTINE_DIR
+quarantine = os.path.join(os.environ["OPBUILD_CACHE_PATH"], "rank_0", "kernel_meta", QUARANTINE_DIR)
+out["quarantined"] = os.listdir(quarantine) if os.path.isdir(quarantine) else []
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("warm", ["warm", "cold"])
+def test_running_out_of_mappings_is_a_clear_error_that_keeps_the_entry(tmp_path, warm):
+    """Before: dlopen's "failed to map segment" was taken for a damaged entry, quarantined, rebuilt, and the
+    rebuilt binary failed the same way (a CompileError naming no cause)."""
+    with open("/proc/sys/vm/max_map_count") as f:
+        limit = int(f.read())
+    if limit > 1_000_000:
+        pytest.skip(f"vm.max_map_count is {limit}: too many mappings to exhaust in a test")
+    proc = run_python(EXHAUSTED, warm, env={"OPBUILD_CACHE_PATH": str(tmp_path), "RANK_ID": "",
+                                            "OPBUILD_PROGRESS": "0", "OPBUILD_LOADED_KERNELS": ""})
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["raised"] == "MappingsExhaustedError"
+    assert "vm.max_map_count" in got["msg"] and "OPBUILD_LOADED_KERNELS" in got["msg"] and "intact" in got["msg"]
+    assert got["after"] == [["reused", "local"]]  # the entry (built before, or by the failed call) serves as is
+    assert got["quarantined"] == []
+
+
 def _run(code: str, tmp_path, **env: str) -> dict:
     proc = run_python(code, env={"OPBUILD_CACHE_PATH": str(tmp_path), "RANK_ID": "", "OPBUILD_LOADED_KERNELS": "",
                                  "OPBUILD_PROGRESS": "0", **env})

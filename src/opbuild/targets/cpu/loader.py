@@ -54,7 +54,13 @@ class Library:
     def __init__(self, path: str | None, mode: int = os.RTLD_NOW | os.RTLD_LOCAL):
         self.path = path
         self._handle = 0
-        self._handle = _dlopen_passive(path, mode)  # OSError with dlerror()'s message when it cannot be loaded
+        try:
+            self._handle = _dlopen_passive(path, mode)  # OSError with dlerror()'s message when it cannot be loaded
+        except OSError as e:
+            exhausted = mappings_exhausted() if path is not None else None
+            if exhausted is not None:  # the process's limit, not the binary: no reason to call the entry corrupt
+                raise MappingsExhaustedError(path, *exhausted) from e
+            raise
 
     def function(self, symbol: str, prototype=KernelFunction):
         """dlsym ``symbol`` into a new function pointer of ``prototype`` (AttributeError if undefined)."""
@@ -102,6 +108,38 @@ def _pin_runtimes() -> None:
         for name in list(_unpinned):
             if dlopen is None or dlopen(os.fsencode(name), os.RTLD_LAZY | os.RTLD_NOLOAD | os.RTLD_NODELETE):
                 _unpinned.discard(name)  # pinned (the handle is not closed: nothing to release)
+
+
+class MappingsExhaustedError(MemoryError):
+    """A shared object could not be mapped because the process has used up its memory mappings
+    (``vm.max_map_count``). Not an ``OSError``: callers that take a load failure for a damaged cache entry
+    (quarantine, rebuild) let it through, and the entry stays as it is."""
+
+    def __init__(self, path: str, used: int, limit: int):
+        super().__init__(
+            f"cannot load {path}: the process has {used} memory mappings open and Linux allows {limit} "
+            f"(vm.max_map_count), so no further shared object can be mapped (the cache entry is intact). Drop "
+            f"compiled graphs (Cells, jit functions) you no longer use, lower OPBUILD_LOADED_KERNELS (now "
+            f"{config.loaded_kernels()}: the kernels kept loaded for reuse), or raise the limit "
+            f"(sysctl -w vm.max_map_count=262144)")
+        self.path, self.used, self.limit = path, used, limit
+
+
+# A failed dlopen has unmapped what it mapped: a kernel needs ~5 mappings, one that brings in libgomp a few more.
+_MAPPING_HEADROOM = 32
+
+
+def mappings_exhausted() -> tuple[int, int] | None:
+    """(mappings in use, vm.max_map_count) when the process is within a shared object's worth of its limit;
+    None when it is not, or where /proc does not say (read only after a failed dlopen)."""
+    try:
+        with open("/proc/sys/vm/max_map_count", "rb") as f:
+            limit = int(f.read().strip())
+        with open("/proc/self/maps", "rb") as f:
+            used = sum(1 for _ in f)
+    except (OSError, ValueError):
+        return None
+    return (used, limit) if used >= limit - _MAPPING_HEADROOM else None
 
 
 class KernelLoadError(OSError):
