@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from . import context_keys as _context_keys
 from .envvalues import cache_path as _cache_path
-from .envvalues import check_cflags, signing_key, split_cc
+from .envvalues import check_cflags, environment_reader, signing_key, split_cc
 from .errors import ConfigError, UnsupportedTargetError
 from .units import parse_size
 
@@ -361,9 +361,7 @@ def batch_min() -> int:
 
 def loaded_kernels() -> int:
     """OPBUILD_LOADED_KERNELS: the most kernels the process keeps loaded for reuse (default 4096), the least
-    recently used released first. A released kernel's shared object is closed once no compiled graph holds it
-    (builder/memory.py): each open object costs the process ~5 memory mappings, and Linux stops at
-    vm.max_map_count (65530 by default), after which every dlopen, thread or large allocation fails."""
+    recently used dropped first (builder/memory.py; docs/cache.md, "Loaded kernels", says why a bound)."""
     return int(LOADED_KERNELS.get())
 
 
@@ -575,19 +573,7 @@ _CHECKS: tuple[tuple[str, Callable[[], object]], ...] = (
     ("OPBUILD_CACHE_SECRET", cache_secret),
 )
 _CHECKED_NAMES = tuple(name for name, _ in _CHECKS)
-# os.environ.get goes through MutableMapping.get and re-encodes the key on every call, which made reading the
-# memo key of validate_environment cost as much as a small warm build's bookkeeping (docs/cache.md). CPython's
-# os.environ keeps the process environment in ``_data`` (a dict keyed by the encoded name, kept in step by
-# setenv/putenv, monkeypatch included), so the key is read from there with the names encoded once; any other
-# mapping standing in for os.environ falls back to the public API.
-_ENCODED_NAMES = tuple(map(os.environ.encodekey, _CHECKED_NAMES)) if hasattr(os.environ, "encodekey") else ()
-
-
-def _raw_values() -> tuple:
-    data = getattr(os.environ, "_data", None)
-    if _ENCODED_NAMES and isinstance(data, dict):
-        return tuple(map(data.get, _ENCODED_NAMES))
-    return tuple(map(os.environ.get, _CHECKED_NAMES))
+_raw_values = environment_reader(_CHECKED_NAMES)
 
 
 def validate_environment() -> None:

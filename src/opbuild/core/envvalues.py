@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 
 from .errors import ConfigError
@@ -94,3 +95,21 @@ def signing_key(name: str, raw: str) -> bytes:
         problem = "is set but empty" if not secret else f"is {len(secret)} bytes long, too short for a signing key"
         raise ConfigError(name, "***", problem, _SECRET_HINT)
     return secret
+
+def environment_reader(names: tuple[str, ...]) -> Callable[[], tuple]:
+    """A function returning the raw values of ``names`` in the environment (None where unset), cheaply.
+
+    os.environ.get goes through MutableMapping.get and re-encodes the key on every call, which made reading the
+    memo key of config.validate_environment cost as much as a small warm build's bookkeeping (docs/cache.md).
+    CPython's os.environ keeps the process environment in ``_data`` (a dict keyed by the encoded name, kept in
+    step by setenv/putenv, monkeypatch included), so the values are read from there with the names encoded
+    once; any other mapping standing in for os.environ falls back to the public API."""
+    encoded = tuple(map(os.environ.encodekey, names)) if hasattr(os.environ, "encodekey") else ()
+
+    def read() -> tuple:
+        data = getattr(os.environ, "_data", None)
+        if encoded and isinstance(data, dict):
+            return tuple(map(data.get, encoded))
+        return tuple(map(os.environ.get, names))
+
+    return read
