@@ -1,4 +1,4 @@
-"""The ``opbuild`` command: ``opbuild cache ls|stats|verify|prune|clear|explain|export|import``,
+"""The ``opbuild`` command: ``opbuild cache ls|stats|verify|prune|clear|explain|export|import|sign``,
 ``opbuild run`` (a script or an ONNX model) and ``opbuild info``.
 
 Argument parsing and output formatting only; the work is done by ``opbuild.cache.*``. Modules: :mod:`.parser`

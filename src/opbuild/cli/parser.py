@@ -148,6 +148,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="import an archive whose signature cannot be checked here (not signed, or "
                         "OPBUILD_CACHE_SECRET unset): its binaries will run in every later build")
     p.set_defaults(func=transfer_cmds.cmd_import)
+
+    p = csub.add_parser("sign", parents=[common],
+                        help="sign the entries written without OPBUILD_CACHE_SECRET under it (needs --trust)")
+    p.add_argument("--trust", action="store_true",
+                   help="vouch for every sound unsigned entry (or one signed under another secret): nobody else "
+                        "could have written this folder; their binaries will run in every later build")
+    p.set_defaults(func=transfer_cmds.cmd_sign)
     return parser
 
 

@@ -1,5 +1,6 @@
-"""``opbuild cache export|import``: a rank's sound entries into a tar.gz, and an archive's entries that fit this
-machine back into a kernel_meta (cache/admin/transfer.py does the work)."""
+"""``opbuild cache export|import|sign``: entries crossing a trust boundary. A rank's sound entries into a tar.gz,
+an archive's entries that fit this machine back into a kernel_meta (cache/admin/transfer.py does the work), and a
+kernel_meta's unsigned entries adopted under OPBUILD_CACHE_SECRET (cache/admin/adopt.py)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from ..cache.admin import transfer
+from ..cache.admin import adopt, transfer
 from ..cache.identity import toolchain_record_key
 from ..core import config
 from ..core.units import format_size, format_time
 from ..targets import create as create_target
 from .common import EXIT_OK, EXIT_PROBLEMS, UsageError, binary_suffix, cache_directory, cache_root, rank
-from .format import entries, err, print_json
+from .format import entries, err, plural, print_json
 from .info import TOOLCHAIN_ERRORS, codegen_hash, compiler_identity, machine_identity
 
 
@@ -119,3 +120,39 @@ def cmd_import(args: argparse.Namespace) -> int:
     if result.error:
         err(result.error)
     return code
+
+def cmd_sign(args: argparse.Namespace) -> int:
+    """`opbuild cache sign --trust`: sign the sound entries written without OPBUILD_CACHE_SECRET under it."""
+    secret = config.cache_secret()
+    if secret is None:
+        raise UsageError("cache sign signs entries under OPBUILD_CACHE_SECRET, which is not set: set it (the same "
+                         "one every process sharing this cache uses) and run the command again")
+    if not args.trust:
+        raise UsageError("cache sign vouches for every entry it signs: whoever could write this folder could have "
+                         "planted one, and a signed binary runs in every later build. If nobody else can write "
+                         "it, run `opbuild cache sign --trust`; otherwise let builds quarantine and rebuild the "
+                         "unsigned entries")
+    directory = cache_directory(args)
+    try:
+        result = adopt.adopt(directory, secret, binary_suffix=binary_suffix(args))
+    except OSError as e:
+        err(f"cannot sign the entries of {directory}: {e.strerror or e}")
+        return EXIT_PROBLEMS
+    code = EXIT_PROBLEMS if result.refused else EXIT_OK
+    if args.json:
+        print_json({**result.as_dict(), "ok": not result.refused})
+        return code
+    if not result.exists:
+        print(f"no kernel cache at {directory}: nothing to sign")
+        return EXIT_OK
+    others = len(result.resigned_from)
+    print(f"signed {entries(len(result.signed))} in {directory} with key id {result.key_id}"
+          + (f" ({others} had been signed under another secret)" if others else "")
+          + f"; {entries(result.already)} already signed with it")
+    if result.manifests_dropped:
+        print(f"removed {plural(result.manifests_dropped, 'graph manifest')} naming a re-signed entry (the "
+              "next warm start of each graph writes it again)")
+    for name, why in result.refused:
+        err(f"not signed: {name}: {why}")
+    return code
+
