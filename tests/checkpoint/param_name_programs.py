@@ -135,7 +135,34 @@ def build(ms) -> dict:
     def bare_sequential():
         return nn.SequentialCell([dense(), nn.ReLU(), dense()])
 
+    # A ParameterTuple attribute registers its Parameters under their own names (optimizers hold the network's
+    # Parameters that way, and TrainOneStepCell its optimizer's); a list of Parameters registers nothing.
+    def momentum():
+        return nn.Momentum(bare_sequential().trainable_params(), learning_rate=0.1, momentum=0.9)
+
+    def adam_groups():
+        net = ListNet()
+        head = [p for p in net.trainable_params() if p.name.startswith("head")]
+        rest = [p for p in net.trainable_params() if not p.name.startswith("head")]
+        return nn.Adam([{"params": rest, "weight_decay": 0.01}, {"params": head, "lr": 0.01}], learning_rate=0.1)
+
+    def train_one_step():
+        net = with_loss()
+        return nn.TrainOneStepCell(net, nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9))
+
+    class TupleAttr(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = dense()
+            self.extra = ms.ParameterTuple([ms.Parameter(np.ones(2, np.float32), name="scale"),
+                                            ms.Parameter(np.zeros(2, np.float32), name="fc.weight.shadow")])
+            self.plain = [ms.Parameter(np.ones(1, np.float32), name="in_a_list")]
+
+        def construct(self, x):
+            return self.fc(x) * self.extra[0]
+
     return {"list": ListNet, "append_list": AppendListNet, "shared_attr_first": SharedAttrFirst,
             "shared_seq_first": SharedSeqFirst, "nested": NestedNet, "same_cell_twice": SameCellTwiceInList,
             "with_loss": with_loss, "bare_sequential": bare_sequential, "custom_name": CustomOuter,
-            "edited_list": edited_list, "edited_in_net": edited_in_net}
+            "edited_list": edited_list, "edited_in_net": edited_in_net, "momentum": momentum,
+            "adam_groups": adam_groups, "train_one_step": train_one_step, "tuple_attr": TupleAttr}

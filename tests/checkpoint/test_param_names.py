@@ -56,3 +56,22 @@ def test_update_parameters_name_replaces_names():
     net = programs.build(ms)["list"]()
     net.update_parameters_name("net.")
     assert [p.name for p in net.get_parameters()][:2] == ["net.layers.0.weight", "net.layers.0.bias"]
+
+
+def test_a_parameter_tuple_with_two_parameters_of_one_name_is_refused():
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.ws = ms.ParameterTuple([ms.Parameter(np.ones(1, np.float32), name="w"),
+                                         ms.Parameter(np.ones(1, np.float32), name="w")])
+
+    with pytest.raises(ValueError, match=r"duplicate parameter names \['w'\]"):
+        Net()
+
+
+def test_an_optimizer_holds_the_network_parameters_it_updates():
+    net = programs.build(ms)["bare_sequential"]()
+    opt = ms.nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    mine = {id(p) for p in opt.get_parameters()}
+    assert all(id(p) in mine for p in net.trainable_params())
+    assert [p.name for p in opt.parameters] == [p.name for p in net.trainable_params()]

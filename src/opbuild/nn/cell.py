@@ -13,7 +13,7 @@ import numpy as np
 from ..core import config, graph_breaks, symbol, trace
 from ..core import recompute as recompute_marks
 from ..core.dtypes import dtype_of
-from ..core.parameter import Parameter
+from ..core.parameter import Parameter, ParameterTuple
 from ..core.tensor import Tensor
 from ..ops.primitive import apply, compute_dtype
 from . import backward_hooks, batch_chunks
@@ -86,6 +86,14 @@ class Cell(CellState, CellApi, CellExtras):
                 value.name = name
             self._cells.pop(name, None)
             self._params[name] = value
+        elif isinstance(value, ParameterTuple):
+            # As MindSpore's: each Parameter of a ParameterTuple attribute (whose names are unique) is
+            # registered under its own name (an optimizer holds its network's Parameters so, a
+            # TrainOneStepCell its optimizer's); the attribute itself is a plain one.
+            self._params.pop(name, None)
+            self._cells.pop(name, None)
+            for p in value:
+                self._params[p.name] = p
         elif isinstance(value, Cell):
             self._params.pop(name, None)
             self._cells[name] = value
@@ -99,7 +107,7 @@ class Cell(CellState, CellApi, CellExtras):
             self._cells.pop(name, None)
         object.__setattr__(self, name, value)
         _state_epoch[0] += 1
-        if replaced or isinstance(value, (Parameter, Cell)):
+        if replaced or isinstance(value, (Parameter, ParameterTuple, Cell)):
             self._structure_changed()
 
     def __delattr__(self, name: str) -> None:

@@ -180,7 +180,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         (_, loss), grads = self.grad_fn(*inputs)
         inv = apply("Reciprocal", {}, [G.reshape(scale, ())])
         grads = tuple(G.mul(g, G.cast(inv, g._type.dtype)) for g in grads)
-        if self.grad_reducer is not None:
+        if self.reducer_flag:
             grads = self.grad_reducer(grads)
         cond = G.unary("LogicalNot", all_finite(grads))
         overflow = cond

@@ -17,6 +17,7 @@ from ..communication.management import is_initialized
 from ..core.tensor import Tensor
 from .cell import Cell, outputs_to_float32
 from .distributed import DistributedGradReducer, broadcast_parameters
+from .layers.basic import Identity
 
 
 class WithLossCell(Cell):
@@ -68,7 +69,8 @@ class TrainOneStepCell(Cell):
             self.grad_fn = autograd.value_and_grad(self._sens_loss, grad_position=None, weights=weights,
                                                    has_aux=True)
         self.reducer_flag = auto_parallel.data_parallel()
-        self.grad_reducer: DistributedGradReducer | None = None
+        # MindSpore's: an Identity cell outside data parallelism (a sub-cell, so it is in cells_and_names)
+        self.grad_reducer: Cell = Identity()
         if self.reducer_flag:
             if not is_initialized():
                 raise RuntimeError("TrainOneStepCell: parallel_mode is data_parallel but communication.init() "
@@ -89,7 +91,7 @@ class TrainOneStepCell(Cell):
         loss, grads = self.grad_fn(*inputs)
         if self.sens != 1.0:
             loss = loss[1]
-        if self.grad_reducer is not None:
+        if self.reducer_flag:
             grads = self.grad_reducer(grads)
         self.optimizer(grads)
         return loss

@@ -99,22 +99,16 @@ class Optimizer(Cell):
         self.is_group = isinstance(items[0], dict)
         groups = self._groups(items, learning_rate, weight_decay)
         params = [p for g in groups for p in g[0]]
-        self._parameters = ParameterTuple(self._order(items, params))
-        self.parameters = self._parameters
+        ordered = ParameterTuple(self._order(items, params))
         group_of = {id(p): k for k, g in enumerate(groups) for p in g[0]}
         self.is_group_lr = self.is_group and any("lr" in d for d in items if "params" in d)
+        # Registered in MindSpore's order (parameters_and_names, checkpoints): the step, the learning rates, the
+        # parameters (a ParameterTuple attribute registers each under its own name), then the subclass's state.
         self.global_step = Parameter(np.zeros((1,), np.int32), name="global_step", requires_grad=False)
-        # One learning-rate source per group with its own rate (or one for all): static, list or schedule.
-        self._lr_sources: list[tuple[str, Any]] = []
-        for k, (_, lr, _wd) in enumerate(groups if self.is_group_lr else groups[:1]):
-            kind, obj = _lr_kind(lr, f"group {k}" if self.is_group_lr else "Optimizer")
-            name = f"learning_rate_group_{k}" if self.is_group_lr else "learning_rate"
-            if kind == "schedule":
-                setattr(self, name, obj)
-            else:
-                setattr(self, name, Parameter(np.asarray(obj, np.float32), name=name, requires_grad=False))
-            self._lr_sources.append((kind, getattr(self, name)))
+        self._lr_sources = self._learning_rates(items, groups, ordered, group_of, learning_rate)
         self.dynamic_lr = any(kind != "static" for kind, _ in self._lr_sources)
+        self._parameters = ordered
+        self.parameters = self._parameters
         self._lr_index = tuple(group_of[id(p)] if self.is_group_lr else 0 for p in self._parameters)
         # Weight decay of each parameter (0: none). MindSpore multiplies it by loss_scale because decay_weight
         # runs before scale_grad divides the gradients by it: the effective decay is weight_decay.
@@ -134,6 +128,33 @@ class Optimizer(Cell):
         object.__setattr__(self, "_flat", None)
 
     # ---- construction helpers ------------------------------------------------------------------
+    def _learning_rates(self, items: list, groups: list, ordered: Sequence[Parameter], group_of: dict[int, int],
+                        learning_rate: Any) -> list[tuple[str, Any]]:
+        """The learning-rate source (static, list or schedule) of each group, registered as MindSpore names
+        and orders them: ``learning_rate`` for the optimizer's rate (shared by the groups without ``'lr'``),
+        ``learning_rate_group_<i>`` for group dict ``i`` (its position in ``parameters``) with its own, in the
+        order the parameters first use them."""
+        if not self.is_group_lr:
+            return [self._lr_source("learning_rate", learning_rate, "Optimizer")]
+        positions = [i for i, d in enumerate(items) if "params" in d]  # groups[k] is items[positions[k]]
+        by_name: dict[str, tuple[str, Any]] = {}
+        sources: dict[int, tuple[str, Any]] = {}
+        for k in dict.fromkeys(group_of[id(p)] for p in ordered):
+            own = "lr" in items[positions[k]]
+            name = f"learning_rate_group_{positions[k]}" if own else "learning_rate"
+            if name not in by_name:
+                by_name[name] = self._lr_source(name, groups[k][1] if own else learning_rate,
+                                                f"group {positions[k]}" if own else "Optimizer")
+            sources[k] = by_name[name]
+        return [sources[k] for k in range(len(groups))]
+
+    def _lr_source(self, name: str, lr: Any, where: str) -> tuple[str, Any]:
+        """One learning rate, validated, set as attribute ``name`` (a Parameter, or the schedule cell)."""
+        kind, obj = _lr_kind(lr, where)
+        setattr(self, name, obj if kind == "schedule" else
+                Parameter(np.asarray(obj, np.float32), name=name, requires_grad=False))
+        return kind, getattr(self, name)
+
     @staticmethod
     def _groups(items: list, learning_rate: Any, weight_decay: float) -> list[tuple[list[Parameter], Any, float]]:
         """[(params, lr, weight_decay)] per group (one group without dicts); validates everything."""
