@@ -1,6 +1,7 @@
 """Record MindSpore's parameter names of tests/checkpoint/param_name_programs.py into
 tests/fixtures/mindspore/param_names.json: the qualified names of ``parameters_and_names()``, each
-Parameter's ``name`` (what ``save_checkpoint`` writes) and the names a saved checkpoint holds.
+Parameter's ``name`` (what ``save_checkpoint`` writes) and ``requires_grad``, and the names a saved checkpoint
+holds.
 
 Run with real MindSpore 2.10 (its own virtualenv): ``/tmp/ms/bin/python scripts/record_param_names.py``.
 """
@@ -33,6 +34,7 @@ def main() -> None:
                 "qualified": [q for q, _ in net.parameters_and_names()],
                 "param_names": [p.name for _, p in net.parameters_and_names()],
                 "shapes": [list(p.shape) for _, p in net.parameters_and_names()],
+                "requires_grad": [bool(p.requires_grad) for _, p in net.parameters_and_names()],
                 "checkpoint": list(ms.load_checkpoint(path)),
                 "cells": [n for n, _ in net.cells_and_names()],
             }

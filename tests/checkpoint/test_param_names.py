@@ -24,6 +24,7 @@ def test_names_are_mindspore_s(name, tmp_path):
     assert [q for q, _ in net.parameters_and_names()] == want["qualified"]
     assert [p.name for _, p in net.parameters_and_names()] == want["param_names"]
     assert [list(p.shape) for _, p in net.parameters_and_names()] == want["shapes"]
+    assert [p.requires_grad for _, p in net.parameters_and_names()] == want["requires_grad"]
     assert [n for n, _ in net.cells_and_names()] == want["cells"]
     ms.save_checkpoint(net, str(tmp_path / "net.ckpt"))
     assert list(ms.load_checkpoint(str(tmp_path / "net.ckpt"))) == want["checkpoint"]

@@ -85,9 +85,8 @@ class DynamicLossScaleUpdateCell(Cell):
         self.loss_scale_value = loss_scale_value
         self.scale_window = _scalar(scale_window, np.int32, "scale_window")
         self.scale_factor = _scalar(scale_factor, np.float32, "scale_factor")
-        self.cur_iter = Parameter(np.asarray(1, np.int32), name="current_iterator_step", requires_grad=False)
-        self.last_overflow_iter = Parameter(np.asarray(0, np.int32), name="last_overflow_iterator_step",
-                                            requires_grad=False)
+        self.cur_iter = Parameter(np.asarray(1, np.int32), name="current_iterator_step")
+        self.last_overflow_iter = Parameter(np.asarray(0, np.int32), name="last_overflow_iterator_step")
         self._assign = Assign()
 
     def get_loss_scale(self) -> float:
@@ -153,7 +152,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         else:
             raise TypeError(f"TrainOneStepWithLossScaleCell: scale_sense must be a Cell or a Tensor, got "
                             f"{type(scale_sense).__name__}")
-        self.scale_sense = Parameter(value, name="scale_sense", requires_grad=False)
+        self.scale_sense = Parameter(value, name="scale_sense")
         self.grad_fn = autograd.value_and_grad(self._scaled_loss, grad_position=None, weights=self.weights,
                                                has_aux=True)
         self._assign = Assign()

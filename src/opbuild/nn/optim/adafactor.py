@@ -72,17 +72,16 @@ class AdaFactor(Optimizer):
         for p in self._parameters:
             dt, shape = p.asnumpy().dtype, tuple(p.shape)
             factored = len(shape) > 1
-            rows.append(Parameter(np.zeros(shape[:-1] if factored else (1,), dt), name=f"exp_avg_sq_row_{p.name}",
-                                  requires_grad=False))
+            rows.append(Parameter(np.zeros(shape[:-1] if factored else (1,), dt), name=f"exp_avg_sq_row_{p.name}"))
             cols.append(Parameter(np.zeros(shape[:-2] + shape[-1:] if factored else (1,), dt),
-                                  name=f"exp_avg_sq_col_{p.name}", requires_grad=False))
+                                  name=f"exp_avg_sq_col_{p.name}"))
             full.append(Parameter(np.zeros((1,) if factored else shape, np.float16 if compression and not factored
-                                           else dt), name=f"exp_avg_sq_{p.name}", requires_grad=False))
+                                           else dt), name=f"exp_avg_sq_{p.name}"))
         self.exp_avg_sq_row, self.exp_avg_sq_col = ParameterTuple(rows), ParameterTuple(cols)
         self.exp_avg_sq = ParameterTuple(full)
         for q in (*rows, *cols, *full):
             self._params[q.name] = q
-        self.step = Parameter(np.zeros((1,), np.float32), name="step", requires_grad=False)
+        self.step = Parameter(np.zeros((1,), np.float32), name="step")
         self._assign = Assign()
 
     def construct(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:

@@ -53,8 +53,8 @@ class Adam(Optimizer):
         self.beta1 = Tensor(np.array(self.beta1_value, np.float32))
         self.beta2 = Tensor(np.array(self.beta2_value, np.float32))
         self.eps = Tensor(np.array(self.eps_value, np.float32))
-        self.beta1_power = Parameter(np.ones((), np.float32), name="beta1_power", requires_grad=False)
-        self.beta2_power = Parameter(np.ones((), np.float32), name="beta2_power", requires_grad=False)
+        self.beta1_power = Parameter(np.ones((), np.float32), name="beta1_power")
+        self.beta2_power = Parameter(np.ones((), np.float32), name="beta2_power")
         self.moment1 = self.clone_state("moment1", "zeros")
         self.moment2 = self.clone_state("moment2", "zeros")
         if use_amsgrad:

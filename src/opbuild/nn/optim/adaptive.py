@@ -90,7 +90,7 @@ class AdaMax(_Prepared):
         self.beta1 = _below_one("beta1", beta1, inclusive=False)
         self.beta2 = _below_one("beta2", beta2, inclusive=False)
         self.eps = check_float("eps", eps, 0.0, strict=True)
-        self.beta1_power = Parameter(np.ones((1,), np.float32), name="beta1_power", requires_grad=False)
+        self.beta1_power = Parameter(np.ones((1,), np.float32), name="beta1_power")
         self.moment1 = self.clone_state("moment1", "zeros")
         self.moment2 = self.clone_state("moment2", "zeros")
         self.opt = P["ApplyAdaMax"]()

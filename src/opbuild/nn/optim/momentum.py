@@ -25,8 +25,7 @@ class Momentum(Optimizer):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         if not isinstance(use_nesterov, bool):
             raise TypeError(f"use_nesterov must be a bool, got {type(use_nesterov).__name__}")
-        self.momentum = Parameter(np.array(check_float("momentum", momentum), np.float32), name="momentum",
-                                  requires_grad=False)
+        self.momentum = Parameter(np.array(check_float("momentum", momentum), np.float32), name="momentum")
         self.moments = self.clone_state("moments", "zeros")
         self.use_nesterov = use_nesterov
         self.opt = ApplyMomentum(use_nesterov=use_nesterov)
@@ -55,7 +54,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0.0 or dampening != 0.0):
             raise ValueError("SGD: nesterov needs momentum > 0 and dampening == 0")
         self.nesterov, self.dampening = nesterov, dampening
-        self.momentum = Parameter(np.array(momentum, np.float32), name="momentum", requires_grad=False)
+        self.momentum = Parameter(np.array(momentum, np.float32), name="momentum")
         self.accum = self.clone_state("accum", "zeros")
         self.stat = self.clone_state("stat", "ones")
         # Weight decay is an attribute of the SGD kernel (applied to every parameter of the group), so the

@@ -104,7 +104,7 @@ class Optimizer(Cell):
         self.is_group_lr = self.is_group and any("lr" in d for d in items if "params" in d)
         # Registered in MindSpore's order (parameters_and_names, checkpoints): the step, the learning rates, the
         # parameters (a ParameterTuple attribute registers each under its own name), then the subclass's state.
-        self.global_step = Parameter(np.zeros((1,), np.int32), name="global_step", requires_grad=False)
+        self.global_step = Parameter(np.zeros((1,), np.int32), name="global_step")
         self._lr_sources = self._learning_rates(items, groups, ordered, group_of, learning_rate)
         self.dynamic_lr = any(kind != "static" for kind, _ in self._lr_sources)
         self._parameters = ordered
@@ -152,7 +152,7 @@ class Optimizer(Cell):
         """One learning rate, validated, set as attribute ``name`` (a Parameter, or the schedule cell)."""
         kind, obj = _lr_kind(lr, where)
         setattr(self, name, obj if kind == "schedule" else
-                Parameter(np.asarray(obj, np.float32), name=name, requires_grad=False))
+                Parameter(np.asarray(obj, np.float32), name=name))
         return kind, getattr(self, name)
 
     @staticmethod
@@ -212,7 +212,7 @@ class Optimizer(Cell):
         if not _is_number(fill):
             raise ValueError(f"clone_state: init must be 'zeros', 'ones' or a number, got {init!r}")
         out = ParameterTuple(Parameter(np.full(p.shape, fill, p.asnumpy().dtype), name=f"{prefix}.{p.name}",
-                                       requires_grad=False) for p in self._parameters)
+                                       requires_grad=p.requires_grad) for p in self._parameters)
         for p in out:
             self._params[p.name] = p
         return out

@@ -90,9 +90,9 @@ class ASGD(_Prepared):
             if not isinstance(v, float):
                 raise TypeError(f"ASGD: {name} must be a float, got {type(v).__name__}")
         self.lambd, self.alpha, self.t0 = lambd, alpha, t0
-        self.mu = ParameterTuple(Parameter(np.array(1.0, np.float32), name=f"mu_{p.name}", requires_grad=False)
+        self.mu = ParameterTuple(Parameter(np.array(1.0, np.float32), name=f"mu_{p.name}")
                                  for p in self._parameters)
-        self.eta = ParameterTuple(Parameter(np.array(0.0, np.float32), name=f"eta_{p.name}", requires_grad=False)
+        self.eta = ParameterTuple(Parameter(np.array(0.0, np.float32), name=f"eta_{p.name}")
                                   for p in self._parameters)
         for p in (*self.mu, *self.eta):
             self._params[p.name] = p
