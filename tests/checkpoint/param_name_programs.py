@@ -161,7 +161,28 @@ def build(ms) -> dict:
         def construct(self, x):
             return self.fc(x) * self.extra[0]
 
-    return {"list": ListNet, "append_list": AppendListNet, "shared_attr_first": SharedAttrFirst,
+    def optimizer(make):
+        return lambda: make(bare_sequential().trainable_params())
+
+    # Every optimizer both frameworks have, on one network: names, order, shapes, requires_grad.
+    optimizers = {
+        "opt_sgd": optimizer(lambda p: nn.SGD(p, momentum=0.9)),
+        "opt_adagrad": optimizer(lambda p: nn.Adagrad(p)),
+        "opt_rmsprop_centered": optimizer(lambda p: nn.RMSProp(p, centered=True)),
+        "opt_adamax": optimizer(lambda p: nn.AdaMax(p)),
+        "opt_adadelta": optimizer(lambda p: nn.Adadelta(p)),
+        "opt_adam_weight_decay": optimizer(lambda p: nn.AdamWeightDecay(p)),
+        "opt_ftrl": optimizer(lambda p: nn.FTRL(p)),
+        "opt_proximal_adagrad": optimizer(lambda p: nn.ProximalAdagrad(p)),
+        "opt_rprop": optimizer(lambda p: nn.Rprop(p)),
+        "opt_asgd": optimizer(lambda p: nn.ASGD(p)),
+        "opt_adafactor": optimizer(lambda p: nn.AdaFactor(p)),
+        "opt_lazy_adam": optimizer(lambda p: nn.LazyAdam(p)),
+        "opt_adam_offload": optimizer(lambda p: nn.AdamOffload(p)),
+        "opt_adam_amsgrad": optimizer(lambda p: nn.Adam(p, use_amsgrad=True)),
+    }
+
+    return {**optimizers, "list": ListNet, "append_list": AppendListNet, "shared_attr_first": SharedAttrFirst,
             "shared_seq_first": SharedSeqFirst, "nested": NestedNet, "same_cell_twice": SameCellTwiceInList,
             "with_loss": with_loss, "bare_sequential": bare_sequential, "custom_name": CustomOuter,
             "edited_list": edited_list, "edited_in_net": edited_in_net, "momentum": momentum,

@@ -81,7 +81,7 @@ class AdaFactor(Optimizer):
         self.exp_avg_sq = ParameterTuple(full)
         for q in (*rows, *cols, *full):
             self._params[q.name] = q
-        self.step = Parameter(np.zeros((1,), np.float32), name="step")
+        self.step = Parameter(np.zeros((1,), np.float32), name="afactor_step")
         self._assign = Assign()
 
     def construct(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:

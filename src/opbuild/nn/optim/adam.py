@@ -34,6 +34,8 @@ class Adam(Optimizer):
     by the betas at every step (before the update, so step ``t`` uses ``beta ** t``). State:
     ``moment1.<name>``, ``moment2.<name>``."""
 
+    _POWER_SHAPE: tuple[int, ...] = ()  # MindSpore's beta powers: 0-d here, (1,) in LazyAdam and AdamOffload
+
     def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9, beta2: float = 0.999,
                  eps: float = 1e-8, use_locking: bool = False, use_nesterov: bool = False,
                  weight_decay: float = 0.0, loss_scale: float = 1.0, use_amsgrad: bool = False, **kwargs: Any):
@@ -53,8 +55,8 @@ class Adam(Optimizer):
         self.beta1 = Tensor(np.array(self.beta1_value, np.float32))
         self.beta2 = Tensor(np.array(self.beta2_value, np.float32))
         self.eps = Tensor(np.array(self.eps_value, np.float32))
-        self.beta1_power = Parameter(np.ones((), np.float32), name="beta1_power")
-        self.beta2_power = Parameter(np.ones((), np.float32), name="beta2_power")
+        self.beta1_power = Parameter(np.ones(self._POWER_SHAPE, np.float32), name="beta1_power")
+        self.beta2_power = Parameter(np.ones(self._POWER_SHAPE, np.float32), name="beta2_power")
         self.moment1 = self.clone_state("moment1", "zeros")
         self.moment2 = self.clone_state("moment2", "zeros")
         if use_amsgrad:
@@ -117,6 +119,8 @@ class LazyAdam(Adam):
     use_nesterov=False, weight_decay=0.0, loss_scale=1.0)``: MindSpore's lazy Adam updates only the rows a
     sparse gradient names; opbuild's gradients are dense, for which the update is Adam's."""
 
+    _POWER_SHAPE = (1,)
+
     def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9, beta2: float = 0.999,
                  eps: float = 1e-8, use_locking: bool = False, use_nesterov: bool = False, weight_decay: float = 0.0,
                  loss_scale: float = 1.0):
@@ -128,6 +132,8 @@ class AdamOffload(Adam):
     """``AdamOffload(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
     use_nesterov=False, weight_decay=0.0, loss_scale=1.0)``: MindSpore runs this Adam on the host to save
     device memory; on opbuild's CPU target it is Adam."""
+
+    _POWER_SHAPE = (1,)
 
     def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9, beta2: float = 0.999,
                  eps: float = 1e-8, use_locking: bool = False, use_nesterov: bool = False, weight_decay: float = 0.0,
