@@ -31,20 +31,20 @@ NO_GPU = not device.probe().ok
 ARCH = device.probe().arch or "sm_90"  # the device's when there is one, else OPBUILD_CUDA_ARCH (set below)
 
 
-def _env(root: Path) -> dict[str, str]:
-    env = dict(os.environ, OPBUILD_CACHE_PATH=str(root), OPBUILD_PROGRESS="0")
+def _env(root: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ, OPBUILD_CACHE_PATH=str(root), OPBUILD_PROGRESS="0", **extra)
     env.setdefault("OPBUILD_CUDA_ARCH", "sm_90")
     return env
 
 
-def _build(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(WORKER), *args], env=_env(root), capture_output=True, text=True,
-                          timeout=300)
+def _build(root: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(WORKER), *args], env=_env(root, **extra), capture_output=True,
+                          text=True, timeout=300)
 
 
-def _cli(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "opbuild", *args], env=_env(root), capture_output=True, text=True,
-                          timeout=300)
+def _cli(root: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "opbuild", *args], env=_env(root, **extra), capture_output=True,
+                          text=True, timeout=300)
 
 
 def test_nvrtc_compiles_every_kernel_of_the_gpu_suite(tmp_path, monkeypatch):
@@ -98,6 +98,20 @@ def test_entries_are_written_validated_reused_and_listed(tmp_path):
     imported = _cli(tmp_path, "--path", str(other), "cache", "import", "--target", "GPU", "--trust", str(archive))
     assert imported.returncode == 0 and "imported 4 entries" in imported.stdout, imported.stdout + imported.stderr
     assert sorted(p.stem for p in (other / "rank_0" / "kernel_meta").glob("*.cubin")) == cold["names"]
+
+
+def test_unsigned_gpu_entries_are_signed_and_then_reused_under_the_secret(tmp_path):
+    secret = {"OPBUILD_CACHE_SECRET": "a secret set on a warm GPU cache"}
+    cold = _build(tmp_path)
+    assert cold.returncode == 0, cold.stderr
+    names = json.loads(cold.stdout.splitlines()[-1])["names"]
+    signed = _cli(tmp_path, "cache", "sign", "--target", "GPU", "--trust", "--json", **secret)
+    assert signed.returncode == 0, signed.stdout + signed.stderr
+    assert sorted(json.loads(signed.stdout)["signed"]) == sorted(names)
+    warm = _build(tmp_path, **secret)
+    assert warm.returncode == 0, warm.stderr
+    got = json.loads(warm.stdout.splitlines()[-1])
+    assert (got["built"], got["reused"]) == (0, 4)
 
 
 def test_a_damaged_cubin_is_quarantined_and_rebuilt(tmp_path):
