@@ -89,23 +89,34 @@ class Library:
 # nature (docs/architecture.md, "Process state"). Names are dlopen names: a soname or a path.
 _unpinned: set[str] = {"libgomp.so.1"}
 _pin_lock = threading.Lock()
+# A symbol only the runtime defines: looked up in the new kernel's own scope (itself and the libraries it
+# needs: 1 us), it says whether that kernel brought the runtime in. An RTLD_NOLOAD dlopen of a soname that is
+# not loaded searches the library path (16 us on this machine), too much to pay on every kernel load of a
+# process without OpenMP kernels.
+_PROBES = {"libgomp.so.1": "omp_get_num_threads"}
 
 
 def pin_when_loaded(name: str) -> None:
     """Never unload library ``name`` once a kernel has brought it in (see above)."""
     with _pin_lock:
         _unpinned.add(name)
-    _pin_runtimes()
+    _pin_runtimes(None)
 
 
-def _pin_runtimes() -> None:
-    """Mark every watched runtime that is loaded now RTLD_NODELETE (one RTLD_NOLOAD dlopen per watched name
-    until it is found; libc's dlopen, since ctypes' own would bind the library's symbols at once)."""
+def _pin_runtimes(handle: int | None) -> None:
+    """Mark every watched runtime that is loaded now RTLD_NODELETE, ``handle`` being the kernel just opened
+    (None: look for each by name). libc's dlopen with RTLD_NOLOAD: ctypes' own would bind its symbols at once."""
     if not _unpinned:
         return
     with _pin_lock:
         dlopen = _libc_dlopen()
         for name in list(_unpinned):
+            probe = _PROBES.get(name)
+            if handle is not None and probe is not None:
+                try:
+                    _ctypes.dlsym(handle, probe)
+                except OSError:
+                    continue  # not in this kernel's scope
             if dlopen is None or dlopen(os.fsencode(name), os.RTLD_LAZY | os.RTLD_NOLOAD | os.RTLD_NODELETE):
                 _unpinned.discard(name)  # pinned (the handle is not closed: nothing to release)
 
@@ -169,7 +180,7 @@ def load_kernel(path: Path | str, name: str, symbol: str, libs: dict | None = No
     opened = lib is None
     if opened:
         lib = Library(str(path))
-        _pin_runtimes()
+        _pin_runtimes(lib._handle)
     try:
         fn = KernelFunction((symbol, lib))
     except AttributeError as e:  # dlsym found nothing: for the caller one more way a binary cannot be loaded
