@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _ctypes
 import ctypes
+import functools
 import os
 import threading
 from dataclasses import dataclass
@@ -223,19 +224,14 @@ _preloaded: dict[str, int] = {}
 _preload_lock = threading.Lock()
 
 
-_libc: list = []  # [libc's dlopen or None], found once
-
-
+@functools.cache
 def _libc_dlopen():
     """libc's ``dlopen`` as a ctypes function (ctypes' own always adds RTLD_NOW), or None where the process
-    has none to offer."""
-    if not _libc:
-        try:
-            _libc.append(Library(None, 0).function("dlopen", ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_char_p,
-                                                                                ctypes.c_int)))
-        except (OSError, AttributeError):
-            _libc.append(None)
-    return _libc[0]
+    has none to offer; found once."""
+    try:
+        return Library(None, 0).function("dlopen", ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int))
+    except (OSError, AttributeError):
+        return None
 
 
 def preload(path: str) -> bool:
