@@ -210,6 +210,25 @@ def scalar_result_dtype(t: DType, scalar: object) -> DType:
     return t
 
 
+# NumPy computes ``dtype.name`` in Python on every read (about a microsecond, docs/benchmarks.md "Per-call
+# overhead"), and a graph call reads its inputs' names several times: these tables remember them per dtype
+# object. Only dtypes seen here are entered, a few dozen at most; the bound guards against a stream of
+# structured dtypes.
+_NP_NAMES: dict[np.dtype, str] = {}
+_BY_NP: dict[np.dtype, DType] = {}
+_REMEMBER = 256
+
+
+def np_name(dt: np.dtype) -> str:
+    """``dt.name`` of a NumPy dtype, remembered per dtype (see ``_NP_NAMES``)."""
+    name = _NP_NAMES.get(dt)
+    if name is None:
+        name = dt.name
+        if len(_NP_NAMES) < _REMEMBER:
+            _NP_NAMES[dt] = name
+    return name
+
+
 def dtype_of(x) -> DType:
     """Return the opbuild DType for a DType, a dtype name, a NumPy dtype or a NumPy scalar type.
 
@@ -217,6 +236,13 @@ def dtype_of(x) -> DType:
     """
     if isinstance(x, DType):
         return x
+    if isinstance(x, np.dtype):
+        found = _BY_NP.get(x)
+        if found is not None:
+            return found
+        found = BY_NAME.get(np_name(x))
+        if found is not None and len(_BY_NP) < _REMEMBER:
+            _BY_NP[x] = found
     if isinstance(x, UnsupportedDType):
         raise x.error()
     if isinstance(x, str) and x in BY_NAME:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import host_writes, symbol
-from .dtypes import DType, dtype_of
+from .dtypes import DType, dtype_of, np_name
 from .init_values import init_array
 from .ir import TensorType, Value
 from .symbol import Symbol
@@ -124,6 +124,8 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
         elif not isinstance(input_data, (np.ndarray, np.generic)) and arr.dtype == np.float64:
             arr = arr.astype(np.float32)
         dtype_of(arr.dtype)  # raises TypeError for unsupported dtypes
+        if not arr.dtype.isnative:  # kernels read the machine's byte order: a big-endian array's values, converted
+            arr = arr.astype(arr.dtype.newbyteorder("="))
         if copy_array and np.may_share_memory(arr, input_data):
             arr = arr.copy()
         # np.ascontiguousarray turns a 0-d array into shape (1,): keep scalars (full reductions) 0-d.
@@ -153,6 +155,10 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
         if not isinstance(array, np.ndarray):
             raise TypeError(f"Tensor.from_numpy needs a numpy.ndarray, got {type(array).__name__}")
         dtype_of(array.dtype)  # raises TypeError for unsupported dtypes
+        if not array.dtype.isnative:
+            raise ValueError(f"Tensor.from_numpy shares the array's memory, so it must be in the machine's byte "
+                             f"order, not {array.dtype.str!r}; pass array.astype(array.dtype.newbyteorder('=')) "
+                             "(a copy) or use Tensor(array)")
         if not array.flags.c_contiguous:
             raise ValueError("Tensor.from_numpy shares the array's memory, so it must be C-contiguous; pass "
                              "np.ascontiguousarray(array) (a copy) instead")
@@ -175,7 +181,7 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
     def _type(self) -> TensorType:
         if self._value is not None:
             return self._value.type
-        return TensorType(tuple(self._data.shape), self._data.dtype.name)
+        return TensorType(tuple(self._data.shape), np_name(self._data.dtype))
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -183,7 +189,7 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
 
     @property
     def dtype(self) -> DType:
-        return dtype_of(self._type.dtype)
+        return dtype_of(self._value.type.dtype if self._value is not None else self._data.dtype)
 
     @property
     def ndim(self) -> int:

@@ -31,7 +31,7 @@ import onnx
 from onnx import numpy_helper
 
 from ..core import trace
-from ..core.dtypes import ALL_FLOATS
+from ..core.dtypes import ALL_FLOATS, np_name
 from ..core.errors import OnnxDefect, OnnxModelError, OpbuildError, ShapeError
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
@@ -316,7 +316,7 @@ class OnnxModel(Cell):
             if isinstance(a, Tensor):
                 got_shape, got_dtype = a.shape, a._type.dtype
             elif isinstance(a, np.ndarray):
-                got_shape, got_dtype = a.shape, a.dtype.name
+                got_shape, got_dtype = a.shape, np_name(a.dtype)
             else:
                 raise TypeError(f"{self.source}: input {spec.name!r} must be a NumPy array or a Tensor, "
                                 f"got {type(a).__name__}")
