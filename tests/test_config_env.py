@@ -163,3 +163,17 @@ def test_config_errors_are_value_errors_for_older_callers(monkeypatch) -> None:
     monkeypatch.setenv("OPBUILD_REMOTE_TIMEOUT", "inf")
     with pytest.raises(ValueError, match="OPBUILD_REMOTE_TIMEOUT='inf'"):
         config.remote_timeout()
+
+
+def test_toolchain_env_is_the_settings_text_and_follows_changes(monkeypatch) -> None:
+    # Read on every PyNative op through the environment's own table: the values must still be text ("" where
+    # unset), and a change (monkeypatch, os.environ, putenv through os.environ) must show at once.
+    for var in ("CC", "OPBUILD_CFLAGS", "OPBUILD_BLAS", "OPBUILD_OPENMP", "OPBUILD_BLAS_THREADS"):
+        monkeypatch.delenv(var, raising=False)
+    assert config.toolchain_env() == ("", "", "", "", "")
+    monkeypatch.setenv("CC", "gcc-ü")
+    monkeypatch.setenv("OPBUILD_CFLAGS", "-O2 -march=native")
+    assert config.toolchain_env() == ("gcc-ü", "-O2 -march=native", "", "", "")
+    monkeypatch.setenv("OPBUILD_OPENMP", "0")
+    assert config.toolchain_env() == ("gcc-ü", "-O2 -march=native", "", "0", "")
+    assert all(type(v) is str for v in config.toolchain_env())

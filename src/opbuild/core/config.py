@@ -323,12 +323,25 @@ def _split_cflags(raw: str) -> tuple[str, ...]:
     return flags
 
 
+_toolchain_values = environment_reader(("CC", "OPBUILD_CFLAGS", "OPBUILD_BLAS", "OPBUILD_OPENMP",
+                                        "OPBUILD_BLAS_THREADS"))
+
+
 def toolchain_env() -> tuple[str, ...]:
     """The environment variables that choose the toolchain (CC, OPBUILD_CFLAGS, OPBUILD_BLAS, OPBUILD_OPENMP,
-    OPBUILD_BLAS_THREADS), raw: whatever caches kernels in memory or names a graph must tell these apart."""
-    get = os.environ.get
-    return (get("CC", ""), get("OPBUILD_CFLAGS", ""), get("OPBUILD_BLAS", ""), get("OPBUILD_OPENMP", ""),
-            get("OPBUILD_BLAS_THREADS", ""))
+    OPBUILD_BLAS_THREADS), raw ("" where unset): whatever caches kernels in memory or names a graph must tell
+    these apart. Read on every PyNative op, hence the fast reader."""
+    raw = _toolchain_values()
+    values = _toolchain_decoded.get(raw)
+    if values is None:  # the reader gives the environment's own encoding (bytes on POSIX): decode once per setting
+        decode = getattr(os.environ, "decodevalue", None)
+        values = tuple("" if v is None else decode(v) if decode and isinstance(v, bytes) else str(v) for v in raw)
+        if len(_toolchain_decoded) < 64:
+            _toolchain_decoded[raw] = values
+    return values
+
+
+_toolchain_decoded: dict[tuple, tuple[str, ...]] = {}
 
 
 def compiler_env() -> str:

@@ -97,7 +97,8 @@ def signing_key(name: str, raw: str) -> bytes:
     return secret
 
 def environment_reader(names: tuple[str, ...]) -> Callable[[], tuple]:
-    """A function returning the raw values of ``names`` in the environment (None where unset), cheaply.
+    """A function returning the raw values of ``names`` in the environment (in os.environ's own encoding, bytes on
+    POSIX; None where unset), cheaply: a memo key, decoded by whoever needs the text.
 
     os.environ.get goes through MutableMapping.get and re-encodes the key on every call, which made reading the
     memo key of config.validate_environment cost as much as a small warm build's bookkeeping (docs/cache.md).
