@@ -76,23 +76,21 @@ class CompiledGraph:
         # address (``ndarray.ctypes``) costs about a microsecond, a visible share of a small graph's call.
         self._patched: list[np.ndarray | None] = [None] * len(self._captures)
         self._outputs = [(v, locations[v]) for v in graph.outputs]
+        # An arena output's view never moves (the arena lives as long as this graph): made once, copied per call.
+        self._views = [self._arena_view(v, loc) if loc.kind == "arena" else None for v, loc in self._outputs]
 
     @staticmethod
     def _patch(slots: list[tuple[ctypes.Array, int]], address: int) -> None:
         for ptrs, i in slots:
             ptrs[i] = address
 
+    def _arena_view(self, v: Value, loc: Location) -> np.ndarray:
+        return self._arena[loc.where:loc.where + nbytes(v)].view(v.type.dtype).reshape(v.type.shape)
+
     def _output(self, v: Value, loc: Location, arrays: Sequence[np.ndarray]) -> np.ndarray:
-        """A copy of output ``v``: the arena is overwritten by the next call, and inputs and parameters
-        belong to the caller."""
-        t = v.type
-        if loc.kind == "arena":
-            data = self._arena[loc.where:loc.where + nbytes(v)].view(t.dtype)
-        elif loc.kind == "input":
-            data = np.asarray(arrays[loc.where])
-        else:
-            data = self.graph.captures[loc.where][1].asnumpy()
-        return np.array(data.reshape(t.shape), copy=True)
+        """A copy of output ``v`` (not in the arena): inputs and parameters belong to the caller."""
+        owner = np.asarray(arrays[loc.where]) if loc.kind == "input" else self.graph.captures[loc.where][1].asnumpy()
+        return np.array(owner.reshape(v.type.shape), copy=True)
 
     def __call__(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the graph. ``arrays`` must match the traced input types (C-contiguous, same dtype/shape)."""
@@ -109,7 +107,9 @@ class CompiledGraph:
                 self._patched = current
             for fn, ptrs in self._calls:
                 fn(ptrs)
-            return [self._output(v, loc, arrays) for v, loc in self._outputs]
+            # Copies: the arena is overwritten by the next call.
+            return [view.copy() if view is not None else self._output(v, loc, arrays)
+                    for view, (v, loc) in zip(self._views, self._outputs)]
 
 
 def _host_call(node: Node, host: HostFn) -> Callable[[ctypes.Array], None]:
