@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from opbuild.builder import Builder
-from opbuild.builder.manifests import source_files
+from opbuild.builder.manifests import MANIFEST_MIN_KERNELS, source_files
 from opbuild.cache import manifest
 from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
@@ -82,11 +82,16 @@ def test_kernels_from_the_manifest_compute(root):
     np.testing.assert_allclose(out, a @ a, rtol=1e-5)
 
 
-def test_small_builds_write_no_manifest(tmp_path, monkeypatch):
+def test_single_kernel_builds_write_no_manifest_two_kernels_do(tmp_path, monkeypatch):
+    # PyNative's one-kernel builds would each write a manifest of one row; graphs from MANIFEST_MIN_KERNELS on
+    # get one (a two-kernel graph's warm start then imports no code generator either).
+    assert MANIFEST_MIN_KERNELS == 2
     monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path))
     monkeypatch.delenv("RANK_ID", raising=False)
-    Builder().build(SPECS[:2])
+    Builder().build(SPECS[:1])
     assert _manifests(tmp_path) == []
+    Builder().build(SPECS[1:3])
+    assert len(_manifests(tmp_path)) == 1
 
 
 @pytest.mark.parametrize("damage", ["info", "json", "binary", "missing", "manifest", "manifest-garbage"])

@@ -27,6 +27,17 @@ def _by_op(root: Path, op: str, shape: int | None = None) -> list[str]:
     return out
 
 
+def _manifests(root: Path) -> list[Path]:
+    return sorted((kernel_meta(root) / ".graphs").glob("*.json"))
+
+
+def _drop_manifests(root: Path) -> None:
+    """Remove the graph manifests (an index the next warm start writes again): for the tests whose size
+    arithmetic is over entries; how prune and verify treat manifests is tested in tests/cache/test_manifest.py."""
+    for m in _manifests(root):
+        m.unlink()
+
+
 def _dead_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
@@ -74,7 +85,10 @@ def test_verify_reports_each_problem_and_repair_fixes_them(cache):
     (km / "stray_dir").mkdir()
 
     report = run_json("cache", "verify", root=cache, expect=1)
-    found = {(p["kind"], p["path"]): p["detail"] for p in report["problems"]}
+    found = {(p["kind"], p["path"]): p["detail"] for p in report["problems"] if p["kind"] != "manifest"}
+    # The float32 (3,) and (4,) graphs' manifests name damaged entries: reported, removed by the repair.
+    stale = sorted(p["path"] for p in report["problems"] if p["kind"] == "manifest")
+    assert len(_manifests(cache)) == 3 and len(stale) == 2
     assert found[("entry", sq3)] == "binary sha256 does not match .json"
     assert found[("entry", add3)] == ".info does not hash to the entry's name"
     assert "unparsable .json" in found[("entry", exp3)]
@@ -85,11 +99,12 @@ def test_verify_reports_each_problem_and_repair_fixes_them(cache):
 
     human = run_cli("cache", "verify", root=cache)
     assert human.returncode == 1
-    assert "7 problems found" in human.stdout and "binary sha256 does not match .json" in human.stdout
+    assert "9 problems found" in human.stdout and "binary sha256 does not match .json" in human.stdout
 
     repaired = run_json("cache", "verify", "--repair", root=cache)  # everything fixed: exit 0
     actions = {p["path"]: p["action"] for p in repaired["problems"]}
-    assert actions[tmp_name] == "removed"
+    assert actions[tmp_name] == "removed" and [actions[m] for m in stale] == ["removed"] * 2
+    assert len(_manifests(cache)) == 1  # the float64 graph's, whose entries are sound
     assert {actions[n] for n in (sq3, add3, exp3, sq4, "notes.txt", "stray_dir")} == {"quarantined"}
     quarantined = {p.name for p in (km / "quarantine").iterdir()}
     assert any(q.startswith(f"{sq3}.so.") for q in quarantined)
@@ -114,8 +129,10 @@ def test_verify_leaves_an_entry_being_built_alone(cache):
     holder = _hold(km, victim, "exclusive")
     try:
         report = run_json("cache", "verify", "--repair", root=cache)
-        assert report["in_progress"] == [victim] and report["problems"] == []
-        assert (km / f"{victim}.so").exists()
+        assert report["in_progress"] == [victim] and (km / f"{victim}.so").exists()
+        # The entry is left alone; the manifest that recorded its old .json can serve no warm start: removed.
+        assert [(p["kind"], p["action"]) for p in report["problems"]] == [("manifest", "removed")]
+        assert victim in report["problems"][0]["detail"]
     finally:
         holder.communicate("", timeout=30)
     assert run_json("cache", "verify", "--repair", root=cache)["problems"][0]["action"] == "quarantined"
@@ -151,6 +168,7 @@ def _size(root: Path, n: str) -> int:
 
 
 def test_prune_max_size_evicts_least_recently_used_first(cache):
+    _drop_manifests(cache)
     order = sorted(names(cache))  # order[0] is the least recently used
     _set_last_used(cache, order, time.time() - 3600)
     total = sum(_size(cache, n) for n in order)
@@ -210,6 +228,7 @@ def test_prune_skips_entries_another_process_is_loading_or_building(cache):
 
 
 def test_prune_needs_a_bound(cache):
+    _drop_manifests(cache)
     proc = run_cli("cache", "prune", root=cache)
     assert proc.returncode == 2 and "--max-size" in proc.stderr
     order = sorted(names(cache))
@@ -222,18 +241,21 @@ def test_prune_needs_a_bound(cache):
 
 def test_cache_max_size_bounds_the_cache_after_a_build(cache):
     """A run that compiles evicts least recently used entries but never the kernels it uses."""
+    # The run writes its graph's manifest, of the size of the float32 (3,) graph's (same kernels, one digit).
+    manifest_bytes = max(m.stat().st_size for m in _manifests(cache))
+    _drop_manifests(cache)
     order = sorted(names(cache))
     _set_last_used(cache, order, time.time() - 3600)
     f32 = [n for n in order
            if json.loads((kernel_meta(cache) / f"{n}.info").read_text())["inputs"][0]["dtype"] == "float32"]
-    bound = _size(cache, order[-1]) + 3 * max(_size(cache, n) for n in f32) + 2048
+    bound = _size(cache, order[-1]) + 3 * max(_size(cache, n) for n in f32) + manifest_bytes + 2048
     proc = run_net(cache, 7, env={"OPBUILD_CACHE_MAX_SIZE": str(bound)})
     assert "OPBUILD_CACHE_MAX_SIZE" not in proc.stderr  # the bound could be met: no warning
     left = names(cache)
     new = left - set(order)
     assert len(new) == 3  # this run's kernels stay
     assert left - new == {order[-1]}  # of the old ones only the most recently used one
-    assert sum(_size(cache, n) for n in left) <= bound
+    assert sum(_size(cache, n) for n in left) + sum(m.stat().st_size for m in _manifests(cache)) <= bound
     _assert_no_half_entries(cache)
 
     # a bound smaller than the run's own kernels: they stay, one warning says so
@@ -322,6 +344,7 @@ def test_hard_linked_batches_are_counted_once_and_freed_with_their_last_link(tmp
     link."""
     root = tmp_path / "batched"
     run_net(root, 3, env={"OPBUILD_BUILD_JOBS": "1"})
+    _drop_manifests(root)
     km = kernel_meta(root)
     sos = [km / f"{n}.so" for n in sorted(names(root))]
     assert len(sos) == 3 and len({p.stat().st_ino for p in sos}) == 1 and sos[0].stat().st_nlink == 3

@@ -29,7 +29,7 @@ log = logging.getLogger("opbuild")
 
 # Smaller builds (PyNative ops, one by one) write no graph manifest: their warm start names each kernel, which
 # imports the target's code generators (targets/cpu/generation.py; docs/benchmarks.md, "Warm builds, fourth pass").
-MANIFEST_MIN_KERNELS = 4
+MANIFEST_MIN_KERNELS = 2
 # Modules whose code decides the descriptor's fields other than the generated code (the key's encoding, the
 # compiler's identity and flags, the environment's parsing). The generated code's own modules come from the
 # target (Target.codegen_files), the one definition the per-kernel key uses too.

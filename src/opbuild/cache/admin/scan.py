@@ -138,7 +138,7 @@ class Listing:
     quarantine: list[Path] = field(default_factory=list)
     manifests: list[Path] = field(default_factory=list)  # .graphs/*.json (graph manifests)
     orphans: list[Path] = field(default_factory=list)
-    files: dict[Path, FileStat] = field(default_factory=dict)  # entries, quarantine and temporaries
+    files: dict[Path, FileStat] = field(default_factory=dict)  # entries, graph manifests, quarantine, temporaries
     binary_suffix: str = CPU_BINARY_SUFFIX  # the target's (cache/layout.py)
 
     @property
@@ -171,7 +171,7 @@ class Listing:
 
     @property
     def total_bytes(self) -> int:
-        """Bytes that count against a size bound: entries, quarantine and temporaries."""
+        """Bytes that count against a size bound: entries, graph manifests, quarantine and temporaries."""
         return self.disk_bytes(self.files)
 
 
