@@ -1,5 +1,5 @@
 """Smoke tests of the benchmarks (bench_build.py, bench_train.py, bench_train_kernels.py, cold_breakdown.py,
-bench_gpu.py): quick runs in subprocesses.
+bench_gpu.py, bench_call_overhead.py): quick runs in subprocesses.
 
 A correctness check of what the benchmark measures and writes (fields, counts, relations between the
 builds), never of how fast anything is.
@@ -189,3 +189,24 @@ def test_bench_gpu_quick_mlp(tmp_path: Path) -> None:
     else:
         assert o["steady_s"] is None and not result["nets"]["mlp"]["torch"]["gpu"]
         assert "needs a GPU" in (tmp_path / "gpu.md").read_text()
+
+
+def test_bench_call_overhead_writes_every_figure(tmp_path: Path) -> None:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    out = tmp_path / "overhead.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_call_overhead.py"), "--rounds", "1",
+                           "--baseline-src", str(ROOT / "src"), "--json", str(out)],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    result = json.loads(out.read_text())
+    assert set(result["trees"]) == {"this", "baseline"} and result["rounds"] == 1
+    for tree in ("this", "baseline"):
+        best = result["best_us"][tree]
+        assert set(best) == {"pynative_op", "graph_call", "onnx_run", "onnx_kernels"}
+        assert all(v is not None and v > 0 for v in best.values()), best
+        assert best["onnx_kernels"] < best["onnx_run"]  # the kernels alone are part of the run
+    assert "onnx_run above its kernels" in proc.stdout
+    bad = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_call_overhead.py"), "--baseline-src",
+                          str(tmp_path)], env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "no opbuild package there" in bad.stderr
