@@ -11,6 +11,7 @@ import numpy as np
 
 from . import config, providers
 from . import tensor as tensor_module
+from .dtypes import np_name
 from .ir import Graph, KernelSpec, Value
 from .tensor import Tensor
 
@@ -205,7 +206,9 @@ def arg_signature(args: Sequence[Any], who: str) -> tuple:
     sig = []
     for a in args:
         if isinstance(a, Tensor):
-            sig.append(("T", tuple(a.shape), a._type.dtype))
+            v = a._value  # the type's fields read directly: this runs on every graph-mode call
+            sig.append(("T", v.type.shape, v.type.dtype) if v is not None else
+                       ("T", a._data.shape, np_name(a._data.dtype)))
         else:
             try:
                 hash(a)
