@@ -49,22 +49,27 @@ class CompilerNotFoundError(OpbuildError, RuntimeError):
 
 class CompilerHangError(CompilerNotFoundError):
     """The compiler did not answer a probe (``--version``, ``-print-file-name``) within OPBUILD_COMPILE_TIMEOUT
-    and was killed with its children: there is a compiler, but no usable one. Attributes: ``exe``, ``argv``
-    (the probe), ``timeout`` (the setting, in seconds), ``kernels`` (those that had to be built, if any)."""
+    (at most the probes' own bound, ``capped``) and was killed with its children: there is a compiler, but no
+    usable one. Attributes: ``exe``, ``argv`` (the probe), ``timeout`` (the bound, in seconds), ``kernels``
+    (those that had to be built, if any)."""
 
-    def __init__(self, exe: str, argv: list[str], timeout: float, kernels: list[str] | None = None):
+    def __init__(self, exe: str, argv: list[str], timeout: float, kernels: list[str] | None = None,
+                 capped: bool = False):
         self.exe = exe
         self.argv = list(argv)
         self.timeout = timeout
+        self.capped = capped
         self.tried = [exe]
         self.kernels = list(kernels or [])
+        bound = (f"within {timeout:g} s (the bound on a compiler's probes, which answer in well under a second)"
+                 if capped else f"within OPBUILD_COMPILE_TIMEOUT={timeout:g} s")
+        remedy = "" if capped else ", or raise OPBUILD_COMPILE_TIMEOUT if it is only slow"
         OpbuildError.__init__(
             self, self._need(self.kernels) + f"the C compiler {exe} hangs: `{' '.join(self.argv)}` did not finish "
-            f"within OPBUILD_COMPILE_TIMEOUT={timeout:g} s and was killed with its children. Fix or replace it "
-            "(set CC to another compiler), or raise OPBUILD_COMPILE_TIMEOUT if it is only slow.")
+            f"{bound} and was killed with its children. Fix or replace it (set CC to another compiler){remedy}.")
 
     def for_kernels(self, kernels: list[str]) -> CompilerHangError:
-        return CompilerHangError(self.exe, self.argv, self.timeout, kernels)
+        return CompilerHangError(self.exe, self.argv, self.timeout, kernels, self.capped)
 
 
 class CompileError(OpbuildError, RuntimeError):

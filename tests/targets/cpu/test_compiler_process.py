@@ -1,11 +1,14 @@
 """Every call of the compiler is bounded (issue 23, points 5, 6 and 8): a probe (``--version``,
-``-print-file-name``) that hangs is killed with its children after OPBUILD_COMPILE_TIMEOUT and reported as a
-hanging compiler naming the setting (not as a missing one); a compiler printing megabytes of version text
-gives a small identity; a "compiler" that exits 0 without writing anything is a clear CompileError."""
+``-print-file-name``) that hangs is killed with its children after OPBUILD_COMPILE_TIMEOUT (at most the probes'
+own bound) and reported as a hanging compiler naming the bound (not as a missing one); a compiler printing
+megabytes of version text gives a small identity; a "compiler" that exits 0 without writing anything is a
+clear CompileError."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -16,6 +19,7 @@ from opbuild.core import config
 from opbuild.core.errors import CompileError, CompilerHangError, CompilerNotFoundError
 from opbuild.core.ir import TensorType
 from opbuild.ops import REGISTRY
+from opbuild.targets.cpu.compilers import gcc
 from opbuild.targets.cpu.compilers.gcc import VERSION_LINE_MAX, GccLike
 from opbuild.targets.cpu.compilers.process import ProcessTimeout, run_capped
 from tests.cache._util import committed, kernel_meta
@@ -73,6 +77,42 @@ def test_a_hanging_probe_is_a_hanging_compiler_killed_with_its_children(tmp_path
     for pid in map(int, pids.read_text().split()):
         assert _dead(pid), f"the probe's child {pid} is still running"
     assert not committed(kernel_meta(tmp_path / "cache"))
+
+
+def test_probes_have_their_own_bound_under_the_compile_timeout(tmp_path, monkeypatch) -> None:
+    # OPBUILD_COMPILE_TIMEOUT at its default (600 s) bounds compiles; a probe never needs that long, and a warm
+    # start with a compiler that hangs on --version waited all of it before serving the cache.
+    monkeypatch.setattr(gcc, "PROBE_TIMEOUT", 1.0)
+    flag = tmp_path / "hang-now"
+    body = f'if [ "$1" = --version ] && [ -e {flag} ]; then sleep 300; fi\nexec gcc "$@"\n'
+    cc = _script(tmp_path / "latecc", body)
+    monkeypatch.setenv("CC", cc)
+    _, cold = Builder().build([_spec()])
+    assert [k.status for k in cold.kernels] == ["built"]
+    flag.touch()
+    os.utime(cc, (time.time() + 5, time.time() + 5))  # "replaced": the memoised probe answers no longer hold
+    t0 = time.monotonic()
+    with pytest.raises(CompilerHangError) as info:
+        GccLike(cc).identity()
+    assert time.monotonic() - t0 < 20
+    message = str(info.value)
+    assert "did not finish within 1 s (the bound on a compiler's probes" in message
+    assert "OPBUILD_COMPILE_TIMEOUT" not in message  # raising it would not help
+    # A new process's warm start: the probe hangs, is killed after the bound, and the cache is served.
+    code = ("import sys, time\nfrom opbuild.targets.cpu.compilers import gcc\ngcc.PROBE_TIMEOUT = 1.0\n"
+            "from opbuild.builder import Builder\nfrom opbuild.core.ir import TensorType\n"
+            "from opbuild.ops import REGISTRY\nt0 = time.monotonic()\n"
+            "_, r = Builder().build([REGISTRY['Square'].spec({}, [TensorType((3,), 'float32')])])\n"
+            "print([k.status for k in r.kernels], time.monotonic() - t0)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(gcc.__file__).parents[4]),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    statuses, seconds = proc.stdout.rsplit("]", 1)
+    assert statuses + "]" == "['reused']" and 0.9 < float(seconds) < 20, proc.stdout  # waited for the probe
+    monkeypatch.setenv("OPBUILD_COMPILE_TIMEOUT", "0.5")  # a smaller setting still wins, and is named
+    with pytest.raises(CompilerHangError, match=r"within OPBUILD_COMPILE_TIMEOUT=0.5 s"):
+        GccLike(cc).identity()
 
 
 def test_run_capped_bounds_time_and_memory(tmp_path) -> None:

@@ -20,6 +20,10 @@ from .process import Finished, ProcessTimeout, Stream, run_capped
 # versions apart while every ``.info`` stays far below the reader's bound.
 VERSION_LINE_MAX = 512
 _PROBE_KEEP = 64 << 10  # of a probe's output, enough for any real compiler's version text
+# A probe (``--version``, ``-print-file-name``) answers in well under a second; bounding it by the compile
+# timeout alone (600 s by default) made a warm start with a hanging compiler wait ten minutes before serving the
+# cache with its recorded identity.
+PROBE_TIMEOUT = 30.0
 
 # -fno-math-errno and -fno-trapping-math are the two parts of -ffast-math that change no value: kernels never
 # read errno or the floating-point exception flags. They let gcc vectorise loops that call math functions
@@ -117,13 +121,15 @@ class GccLike(Compiler):
         return self._memoised(memo, "version", probe)
 
     def _probe(self, argv: list[str]) -> Finished:
-        """Run a probe of the compiler, bounded by OPBUILD_COMPILE_TIMEOUT: CompilerHangError past it (the
-        compiler is there but unusable: not "no compiler found"), OSError if it cannot be started."""
-        timeout = config.compile_timeout()
+        """Run a probe of the compiler, bounded by OPBUILD_COMPILE_TIMEOUT and at most PROBE_TIMEOUT seconds:
+        CompilerHangError past it (the compiler is there but unusable: not "no compiler found"), OSError if it
+        cannot be started."""
+        setting = config.compile_timeout()
+        timeout = min(setting, PROBE_TIMEOUT)
         try:
             return run_capped(argv, timeout, keep=_PROBE_KEEP)
         except ProcessTimeout:
-            raise CompilerHangError(self.exe, argv, timeout) from None
+            raise CompilerHangError(self.exe, argv, timeout, capped=timeout < setting) from None
 
     def toolchain_files(self) -> list[str]:
         """The files whose replacement changes this toolchain: the compiler as found on PATH (stat follows its
