@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from . import context_keys as _context_keys
 from .envvalues import cache_path as _cache_path
-from .envvalues import check_cflags, environment_reader, signing_key, split_cc
+from .envvalues import check_cflags, environment_reader, environment_text_reader, signing_key, split_cc
 from .errors import ConfigError, UnsupportedTargetError
 from .units import parse_size
 
@@ -323,25 +323,15 @@ def _split_cflags(raw: str) -> tuple[str, ...]:
     return flags
 
 
-_toolchain_values = environment_reader(("CC", "OPBUILD_CFLAGS", "OPBUILD_BLAS", "OPBUILD_OPENMP",
-                                        "OPBUILD_BLAS_THREADS"))
+_toolchain_text = environment_text_reader(("CC", "OPBUILD_CFLAGS", "OPBUILD_BLAS", "OPBUILD_OPENMP",
+                                          "OPBUILD_BLAS_THREADS"))
 
 
 def toolchain_env() -> tuple[str, ...]:
     """The environment variables that choose the toolchain (CC, OPBUILD_CFLAGS, OPBUILD_BLAS, OPBUILD_OPENMP,
     OPBUILD_BLAS_THREADS), raw ("" where unset): whatever caches kernels in memory or names a graph must tell
     these apart. Read on every PyNative op, hence the fast reader."""
-    raw = _toolchain_values()
-    values = _toolchain_decoded.get(raw)
-    if values is None:  # the reader gives the environment's own encoding (bytes on POSIX): decode once per setting
-        decode = getattr(os.environ, "decodevalue", None)
-        values = tuple("" if v is None else decode(v) if decode and isinstance(v, bytes) else str(v) for v in raw)
-        if len(_toolchain_decoded) < 64:
-            _toolchain_decoded[raw] = values
-    return values
-
-
-_toolchain_decoded: dict[tuple, tuple[str, ...]] = {}
+    return _toolchain_text()
 
 
 def compiler_env() -> str:

@@ -114,3 +114,22 @@ def environment_reader(names: tuple[str, ...]) -> Callable[[], tuple]:
         return tuple(map(os.environ.get, names))
 
     return read
+
+
+def environment_text_reader(names: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
+    """Like :func:`environment_reader`, but the values as text ("" where unset), decoded once per distinct
+    setting (a bounded table keyed by the raw values)."""
+    read = environment_reader(names)
+    decoded: dict[tuple, tuple[str, ...]] = {}
+    decode = getattr(os.environ, "decodevalue", None)
+
+    def text() -> tuple[str, ...]:
+        raw = read()
+        values = decoded.get(raw)
+        if values is None:
+            values = tuple("" if v is None else decode(v) if decode and isinstance(v, bytes) else str(v) for v in raw)
+            if len(decoded) < 64:
+                decoded[raw] = values
+        return values
+
+    return text
