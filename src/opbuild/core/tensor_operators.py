@@ -15,7 +15,7 @@ class TensorOperators:
     __slots__ = ()
 
     def _bin(self, op: str, other, reflected: bool = False) -> Any:
-        binary = _ops().binary
+        binary = _ops().operator_binary
         return binary(op, other, self) if reflected else binary(op, self, other)
 
     def __add__(self, o): return self._bin("Add", o)

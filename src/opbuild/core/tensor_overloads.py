@@ -73,13 +73,11 @@ class TensorOverloads:
         return out if dtype is None else out.astype(dtype)
 
     def prod(self, *args, **kw):
-        """``prod(axis=None, keep_dims=False)``, also with ``dim``/``keepdim``/``keepdims``."""
+        """``prod(axis=None, keep_dims=False, dtype=None)``, also with ``dim``/``keepdim``/``keepdims``."""
         kw = _torch_reduce_kw(kw, "keep_dims")
         if "keepdims" in kw:
             kw["keep_dims"] = kw.pop("keepdims")
-        dtype = kw.pop("dtype", None)
-        out = super().prod(*args, **kw)
-        return out if dtype is None else out.astype(dtype)
+        return super().prod(*args, **kw)
 
     def argmax(self, *args, **kw):
         """``argmax(axis=None, keepdims=False)`` or ``argmax(dim, keepdim=False)``."""

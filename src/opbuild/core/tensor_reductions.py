@@ -27,10 +27,10 @@ class TensorReductions:
         F = _ops()
         return F.mean(self, axis, keep_dims)
 
-    def prod(self, axis=None, keep_dims: bool = False) -> Tensor:
-        """Product over ``axis`` (None: all)."""
+    def prod(self, axis=None, keep_dims: bool = False, dtype=None) -> Tensor:
+        """Product over ``axis`` (None: all), as ``ops.prod`` (bool and integers multiply as int64)."""
         F = _ops()
-        return F.prod(self, axis, keep_dims)
+        return F.prod(self, axis, keep_dims, dtype)
 
     def max(self, axis=None, keepdims: bool = False, *, initial=None, where=None, return_indices: bool = False):
         """Maximum over ``axis`` (None: all; an int or a tuple); with ``return_indices`` (int ``axis`` only)

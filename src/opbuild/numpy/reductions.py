@@ -189,7 +189,8 @@ def _scan(a: Any, axis: Any, dtype: Any, op) -> Tensor:
     if dtype is None and (t.dtype.name == "bool" or (t.dtype.is_int and t.dtype.np_dtype.itemsize < 4)):
         t = F.cast(t, "int32")
     t = cast_out(t, dtype)
-    return op(t, norm_axis(axis, t.ndim))
+    # The input's own dtype, given: ops.cumprod widens integers to int64, mindspore.numpy keeps int32.
+    return op(t, norm_axis(axis, t.ndim), t.dtype)
 
 
 def cumsum(a: Any, axis: Any = None, dtype: Any = None) -> Tensor:

@@ -51,7 +51,7 @@ from .api.activations import *  # noqa: F403
 from .api.aliases import *  # noqa: F403
 from .api.array import *  # noqa: F403
 from .api.array_ext import *  # noqa: F403
-from .api.base import binary, clip_by_value, true_divide, unary
+from .api.base import binary, clip_by_value, operator_binary, true_divide, unary
 from .api.boxes import *  # noqa: F403
 from .api.conv_transpose import *  # noqa: F403
 from .api.ctc import *  # noqa: F403
@@ -112,7 +112,7 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_pool_fractional.__all__, *_deformable.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
-__all__ = ["binary", "unary", "true_divide", "clip_by_value", *API]
+__all__ = ["binary", "operator_binary", "unary", "true_divide", "clip_by_value", *API]
 
 
 # The function transforms of ``mindspore.ops.functional`` (``from mindspore.ops.functional import linearize``):

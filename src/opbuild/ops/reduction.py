@@ -122,8 +122,17 @@ def _reduce_init(self, keep_dims: bool = False) -> None:
     Primitive.__init__(self, keep_dims=keep_dims)
 
 
+# MindSpore 2.10's ReduceSum and ReduceProd primitives give a bool tensor's any and all, as bool (recorded); the
+# kernels reduce numbers, so a bool input is summed (multiplied) as int64 and compared back to bool.
+_BOOL_REDUCE = ("ReduceSum", "ReduceProd")
+
+
 def _reduce_call(self, x, axis=()):
-    return apply(self.op_name, {**self.attrs, "axis": axis}, [x])
+    attrs = {**self.attrs, "axis": axis}
+    if self.op_name in _BOOL_REDUCE and getattr(getattr(x, "dtype", None), "name", None) == "bool":
+        counts = apply(self.op_name, attrs, [apply("Cast", {"dtype": "int64"}, [x])])
+        return apply("Cast", {"dtype": "bool"}, [counts])
+    return apply(self.op_name, attrs, [x])
 
 
 PRIMITIVES: dict[str, type[Primitive]] = {

@@ -1,7 +1,7 @@
 """Simple names and aliases of ``mindspore.ops``: constructors (``eye``, ``fill``, ``full_like``, ``range``,
 ``linspace``, ``logspace``, ``scalar_to_tensor``, ``tuple_to_array``), shape queries (``numel``, ``rank``,
 ``shape``, ``size``), elementwise aliases (``positive``, ``subtract``, ``eq``, ``sgn``, ``signbit``,
-``floor_mod``, ``truncate_div``, ``truncate_mod``, ``isreal``), dtype predicates, slicing (``slice``,
+``floor_div``, ``floor_mod``, ``truncate_div``, ``truncate_mod``, ``isreal``), dtype predicates, slicing (``slice``,
 ``strided_slice``) and the boolean reductions ``all``/``any``.
 
 ``range``, ``slice``, ``all`` and ``any`` shadow builtins here as in MindSpore, so this module calls the builtins
@@ -107,6 +107,11 @@ def sgn(input) -> Tensor:  # noqa: A002
 def signbit(input) -> Tensor:  # noqa: A002
     """``ops.signbit(input)``: True where an element is negative (MindSpore 2.10 gives False for -0.0)."""
     return binary("Less", _t(input), 0)
+
+
+def floor_div(x, y) -> Tensor:
+    """``ops.floor_div(x, y)``: division rounded toward minus infinity (integer inputs stay integers)."""
+    return binary("FloorDiv", x, y)
 
 
 def floor_mod(x, y) -> Tensor:
@@ -252,6 +257,6 @@ def any(input, axis=None, keep_dims: bool = False) -> Tensor:  # noqa: A001, A00
 
 
 __all__ = ["eye", "fill", "full_like", "numel", "size", "rank", "shape", "positive", "subtract", "eq", "sgn",
-           "signbit", "floor_mod", "truncate_div", "truncate_mod", "is_complex", "is_floating_point", "is_nonzero",
-           "isreal", "range", "linspace", "logspace", "scalar_to_tensor", "tuple_to_array", "slice", "strided_slice",
-           "all", "any"]
+           "signbit", "floor_div", "floor_mod", "truncate_div", "truncate_mod", "is_complex", "is_floating_point",
+           "is_nonzero", "isreal", "range", "linspace", "logspace", "scalar_to_tensor", "tuple_to_array", "slice",
+           "strided_slice", "all", "any"]

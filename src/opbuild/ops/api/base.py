@@ -46,6 +46,19 @@ def binary(op: str, a, b) -> Tensor:
     return apply(op, {}, [a, b])
 
 
+# What MindSpore 2.10 computes for Python's + - * between bool tensors (recorded: ``t + u`` is True where either
+# is, ``t - u`` where they differ, ``t * u`` where both are); the Add/Sub/Mul primitives have no bool kernel.
+BOOL_OPERATORS = {"Add": "LogicalOr", "Sub": "NotEqual", "Mul": "LogicalAnd"}
+
+
+def operator_binary(op: str, a, b) -> Tensor:
+    """A Python operator (``t + u``): :func:`binary`, with the logical meaning of + - * between bool tensors."""
+    a, b = promote(a, b)
+    if a.dtype.name == "bool" and b.dtype.name == "bool" and op in BOOL_OPERATORS:
+        op = BOOL_OPERATORS[op]
+    return apply(op, {}, [a, b])
+
+
 def true_divide(a, b) -> Tensor:
     """``a / b`` as Python's ``/`` means it: integer (or bool) operands are divided as float32 (NumPy gives
     float64, MindSpore float32). The RealDiv primitive itself stays float-only."""

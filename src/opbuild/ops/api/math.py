@@ -123,8 +123,10 @@ def sub(input, other) -> Tensor:
 
 
 def mul(input, other) -> Tensor:
-    """``ops.mul(input, other)``: input * other with broadcasting."""
-    return binary("Mul", input, other)
+    """``ops.mul(input, other)``: input * other with broadcasting; of two bool tensors, their logical and (as
+    MindSpore 2.10's, whose ``ops.add`` refuses bools, as opbuild's)."""
+    a, b = promote(input, other)
+    return apply("LogicalAnd" if a.dtype.name == b.dtype.name == "bool" else "Mul", {}, [a, b])
 
 
 def div(input, other, *, rounding_mode: str | None = None) -> Tensor:
@@ -151,8 +153,10 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - MindSpore's name
 
 
 def maximum(input, other) -> Tensor:
-    """``ops.maximum(input, other)``: elementwise max (NaN propagates)."""
-    return binary("Maximum", input, other)
+    """``ops.maximum(input, other)``: elementwise max (NaN propagates); of two bool tensors, their logical or
+    (MindSpore 2.10 takes bools; its ``minimum`` refuses them, as opbuild's)."""
+    a, b = promote(input, other)
+    return apply("LogicalOr" if a.dtype.name == b.dtype.name == "bool" else "Maximum", {}, [a, b])
 
 
 def minimum(input, other) -> Tensor:
@@ -241,11 +245,7 @@ def sum(input, dim: Axis = None, keepdim: bool = False, *, dtype: DType | str | 
     """``ops.sum(input, dim=None, keepdim=False, *, dtype=None)``: sum over ``dim`` (None: every axis);
     ``dtype`` casts the input first. Bool and integer input sums as int64 (MindSpore's rule: integer sums
     do not overflow their input's width)."""
-    x = as_tensor(input)
-    if dtype is not None:
-        x = _cast(x, dtype)
-    elif x.dtype.name == "bool" or x.dtype.is_int:
-        x = _cast(x, "int64")
+    x = _wide(as_tensor(input), dtype)
     if x.dtype.is_complex:
         return _complex_reduce("ReduceSum", x, {"keep_dims": bool(keepdim), "axis": _axis(dim)})
     return apply("ReduceSum", {"keep_dims": bool(keepdim), "axis": _axis(dim)}, [x])
@@ -279,13 +279,22 @@ def mean(input, axis: Axis = None, keep_dims: bool = False, *, dim: Axis = None,
     return _cast(q, x.dtype)
 
 
-def prod(input, axis: Axis = None, keep_dims: bool = False, *, dim: Axis = None,
-         keepdim: bool | None = None) -> Tensor:
-    """``ops.prod(input, axis=None, keep_dims=False)`` (also ``dim=``/``keepdim=``): product over ``axis``
-    (None: every axis)."""
+def prod(input, axis: Axis = None, keep_dims: bool = False, dtype: DType | str | None = None, *,
+         dim: Axis = None, keepdim: bool | None = None) -> Tensor:
+    """``ops.prod(input, axis=None, keep_dims=False, dtype=None)`` (also ``dim=``/``keepdim=``): product over
+    ``axis`` (None: every axis); ``dtype`` casts the input first. Bool and integer input multiplies as int64,
+    as ``sum`` (MindSpore's rule: an int32 product does not overflow int32)."""
     axis = dim if dim is not None else axis
     keep_dims = keepdim if keepdim is not None else keep_dims
-    return apply("ReduceProd", {"keep_dims": bool(keep_dims), "axis": _axis(axis)}, [as_tensor(input)])
+    x = _wide(as_tensor(input), dtype)
+    return apply("ReduceProd", {"keep_dims": bool(keep_dims), "axis": _axis(axis)}, [x])
+
+
+def _wide(x: Tensor, dtype: DType | str | None) -> Tensor:
+    """The input of a sum or product: cast to ``dtype`` if given, else bool and integers widened to int64."""
+    if dtype is not None:
+        return _cast(x, dtype)
+    return _cast(x, "int64") if x.dtype.name == "bool" or x.dtype.is_int else x
 
 
 def _extreme(is_max: bool, input, axis, keepdims, initial, where_):

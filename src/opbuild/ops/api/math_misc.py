@@ -113,8 +113,9 @@ def addn(x: Sequence) -> Tensor:
     if len({(t.shape, t.dtype.name) for t in ts}) != 1:
         raise ValueError("addn: every tensor must have the same shape and dtype")
     out = ts[0]
+    op = "LogicalOr" if out.dtype.name == "bool" else "Add"  # MindSpore 2.10's sum of bools: their or (recorded)
     for t in ts[1:]:
-        out = apply("Add", {}, [out, t])
+        out = apply(op, {}, [out, t])
     return out
 
 

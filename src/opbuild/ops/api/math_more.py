@@ -50,9 +50,12 @@ def cumsum(x, axis: int, dtype: DType | str | None = None) -> Tensor:
 
 
 def cumprod(input, dim: int, dtype: DType | str | None = None) -> Tensor:
-    """``ops.cumprod(input, dim, dtype=None)``: the running product along ``dim``."""
-    return apply("CumProd", {"axis": dim, "exclusive": False, "reverse": False},
-                 [_cast(as_tensor(input), dtype)])
+    """``ops.cumprod(input, dim, dtype=None)``: the running product along ``dim`` (``input`` cast to ``dtype``
+    first; without one, bool and integer input multiplies as int64, as MindSpore's does)."""
+    x = as_tensor(input)
+    if dtype is None and (x.dtype.name == "bool" or x.dtype.is_int):
+        dtype = "int64"
+    return apply("CumProd", {"axis": dim, "exclusive": False, "reverse": False}, [_cast(x, dtype)])
 
 
 def cummax(input, axis: int):  # noqa: A002
