@@ -1,9 +1,9 @@
 """Record MindSpore 2.10's results of the Tensor-method calls of tests/core/tensor_overload_cases.py,
-tests/core/tensor_extra_cases.py and tests/core/tensor_dtype_rule_cases.py into tests/fixtures/mindspore/
-tensor_overloads.json, tensor_extras.json and tensor_dtype_rules.json
+tests/core/tensor_extra_cases.py, tensor_dtype_rule_cases.py and tensor_edge_cases.py into
+tests/fixtures/mindspore/tensor_overloads.json, tensor_extras.json, tensor_dtype_rules.json and tensor_edges.json
 (values, dtypes and shapes; tuples element by element; plain Python results by repr).
 
-    /tmp/ms/bin/python scripts/record_tensor_overloads.py
+    /tmp/ms/bin/python scripts/record_tensor_overloads.py [CASE_MODULE ...]   # default: every set
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 SETS = [("tensor_overload_cases", "tensor_overloads.json"), ("tensor_extra_cases", "tensor_extras.json"),
-        ("tensor_dtype_rule_cases", "tensor_dtype_rules.json")]
+        ("tensor_dtype_rule_cases", "tensor_dtype_rules.json"), ("tensor_edge_cases", "tensor_edges.json")]
 
 
 def encode(r):
@@ -64,7 +64,10 @@ def main() -> int:
         cases = _load(sys.argv[2])
         print(json.dumps(_record(ms, cases, cases.CASES[int(sys.argv[3])])))
         return 0
+    only = sys.argv[1:]  # case modules to record (default: all)
     for module, fixture in SETS:
+        if only and module not in only:
+            continue
         cases = _load(module)
         data: dict = {"_meta": {"mindspore": ms.__version__}}
         for i, expr in enumerate(cases.CASES):

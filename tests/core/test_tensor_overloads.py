@@ -1,7 +1,7 @@
 """MindSpore 2.x's ``dim``/``keepdim`` Tensor overloads beside the NumPy-style ones (core/tensor_overloads.py)
 and the whole-data methods (core/tensor_extras.py): every call of tests/core/tensor_overload_cases.py,
-tensor_extra_cases.py and tensor_dtype_rule_cases.py gives MindSpore 2.10's values, dtype and shape (fixtures
-recorded by scripts/record_tensor_overloads.py)."""
+tensor_extra_cases.py, tensor_dtype_rule_cases.py and tensor_edge_cases.py gives MindSpore 2.10's values,
+dtype and shape (fixtures recorded by scripts/record_tensor_overloads.py)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ import numpy as np
 import pytest
 
 import opbuild as ms
-from tests.core import tensor_dtype_rule_cases, tensor_extra_cases, tensor_overload_cases
+from tests.core import tensor_dtype_rule_cases, tensor_edge_cases, tensor_extra_cases, tensor_overload_cases
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mindspore"
 SETS = {"overloads": (tensor_overload_cases, json.loads((FIXTURES / "tensor_overloads.json").read_text())),
         "extras": (tensor_extra_cases, json.loads((FIXTURES / "tensor_extras.json").read_text())),
-        "dtype_rules": (tensor_dtype_rule_cases, json.loads((FIXTURES / "tensor_dtype_rules.json").read_text()))}
+        "dtype_rules": (tensor_dtype_rule_cases, json.loads((FIXTURES / "tensor_dtype_rules.json").read_text())),
+        "edges": (tensor_edge_cases, json.loads((FIXTURES / "tensor_edges.json").read_text()))}
 CALLS = [(name, expr) for name, (cases, _) in SETS.items() for expr in cases.CASES]
 
 

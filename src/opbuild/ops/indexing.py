@@ -1,10 +1,12 @@
 """Indexing operators: Gather and GatherD.
 
 Out-of-range indices: the index of each gathered element is checked at run time. An index outside the valid
-range writes zeros to the elements it would have produced (as MindSpore's CPU kernels do), never reads out
-of bounds and never clamps. Gather accepts ``[0, n)``; GatherD accepts ``[-n, n)`` (negative counts from the
-end, as ``np.take_along_axis``). The axis (``dim``) is a static call argument, made canonical in
-``normalize`` (ops/shape_args.py).
+range writes zeros to the elements it would have produced, never reads out of bounds and never clamps. The
+Gather op accepts ``[0, n)`` (opbuild's own compositions send a row they want zero to -1); what users call
+(``ops.Gather()``, ``ops.gather``, ``index_select``, ``take``, ``embedding``) first counts ``[-n, 0)`` from the
+end, as MindSpore 2.10's CPU does (:func:`from_end`). MindSpore raises for an index outside ``[-n, n)``;
+opbuild's kernels cannot raise, and give zeros. GatherD accepts ``[-n, n)`` (as ``np.take_along_axis``). The
+axis (``dim``) is a static call argument, made canonical in ``normalize`` (ops/shape_args.py).
 """
 
 from __future__ import annotations
@@ -24,6 +26,35 @@ from .registry import norm_axis, same_dtype
 from .shape_args import static_int
 
 # ---- Gather -------------------------------------------------------------------------------------------
+
+def from_end(indices: Any, n: int) -> Any:
+    """Integer ``indices`` with the entries in ``[-n, 0)`` counted from the end of an axis of length ``n``
+    (others unchanged); anything else is returned as it is, for the op to judge. Indices with values (not
+    traced) are wrapped on the host when they need it; traced ones through a Select (fused with the Less and
+    Add into one kernel in a graph)."""
+    idx = indices if isinstance(indices, Tensor) else Tensor(np.asarray(indices)) if isinstance(
+        indices, (np.ndarray, list, tuple, int, np.integer)) else indices
+    if not isinstance(idx, Tensor) or idx._type.dtype not in INTS:
+        return indices
+    if idx._value is None:  # values here: wrap only what needs it, no kernel
+        arr = idx.asnumpy()
+        if arr.size == 0 or arr.min() >= 0:
+            return idx
+        return Tensor(np.where((arr < 0) & (arr >= -n), arr + n, arr).astype(arr.dtype))
+    dt = idx._type.dtype
+    shifted = apply("Add", {}, [idx, Tensor(np.asarray(n, dt))])
+    return apply("Select", {}, [apply("Less", {}, [idx, Tensor(np.asarray(0, dt))]), shifted, idx])
+
+
+def axis_length(params: Any, axis: Any) -> int | None:
+    """The length of ``params`` along ``axis`` (negative allowed), or None where either is not usable (the op
+    then raises its own error)."""
+    shape = getattr(params, "shape", None)
+    if shape is None:
+        shape = np.shape(params)
+    if not isinstance(axis, (int, np.integer)) or not shape or not -len(shape) <= axis < len(shape):
+        return None
+    return int(shape[axis])
 
 def _gather_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     if ins[0].rank == 0:
@@ -59,10 +90,13 @@ def _gather_reference(attrs: dict, params: np.ndarray, indices: np.ndarray) -> n
 class Gather(Primitive):
     """``Gather()(input_params, input_indices, axis)``: slices of ``input_params`` along ``axis`` picked by
     the int32/int64 ``input_indices`` (output shape ``params[:axis] + indices + params[axis+1:]``). An index
-    outside ``[0, params.shape[axis])`` yields zeros for its slice."""
+    in ``[-n, 0)`` counts from the end (MindSpore's CPU); one outside ``[-n, n)`` yields zeros for its slice
+    (MindSpore raises)."""
 
     def __call__(self, input_params: Any, input_indices: Any, axis: int) -> Tensor:
-        return apply("Gather", {"axis": axis}, [input_params, input_indices])
+        n = axis_length(input_params, axis)
+        indices = input_indices if n is None else from_end(input_indices, n)
+        return apply("Gather", {"axis": axis}, [input_params, indices])
 
 
 # ---- GatherD ------------------------------------------------------------------------------------------

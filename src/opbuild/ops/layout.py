@@ -112,11 +112,8 @@ def _squeeze_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     if x.rank == 0 or len(set(canon)) != len(canon):
         raise ShapeError("Squeeze", f"axis {tuple(axis)} must name distinct axes of a rank-{x.rank} input",
                          [x])
-    bad = [a for a in canon if x.shape[a] != 1]
-    if bad:
-        raise ShapeError("Squeeze", f"cannot squeeze axis {bad[0]} of size {x.shape[bad[0]]} (only size-1 "
-                                    f"axes)", [x])
-    return {"axis": sorted(canon)}
+    # MindSpore 2.10 leaves a named axis whose size is not 1 in place (recorded), as PyTorch does.
+    return {"axis": sorted(a for a in canon if x.shape[a] == 1)}
 
 
 def _squeeze_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -128,7 +125,8 @@ def _squeeze_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
 @defop(infer=_squeeze_infer, view=True, normalize=_squeeze_normalize, n_inputs=1,
        reference=lambda attrs, x: np.squeeze(x, tuple(attrs["axis"])))
 class Squeeze(Primitive):
-    """``Squeeze(axis=())(x)``: remove the given size-1 axes (an int or a tuple); ``()`` removes them all."""
+    """``Squeeze(axis=())(x)``: remove the given axes of size 1 (an int or a tuple; a named axis of another
+    size stays, as MindSpore's); ``()`` removes every size-1 axis."""
 
     def __init__(self, axis: int | Sequence[int] = ()):
         super().__init__(axis=axis)

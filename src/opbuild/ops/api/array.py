@@ -12,6 +12,7 @@ import numpy as np
 
 from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
+from ..indexing import axis_length, from_end
 from ..primitive import apply
 from .gather_batch import gather_batched as _gather_batched
 
@@ -150,11 +151,15 @@ def flatten(input, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -
 
 def gather(input_params, input_indices, axis: int, batch_dims: int = 0) -> Tensor:
     """``ops.gather(input_params, input_indices, axis, batch_dims=0)``: slices along ``axis`` picked by
-    integer indices; indices out of range give zeros. With ``batch_dims`` the leading axes are shared batch
-    axes (ops/api/gather_batch.py)."""
+    integer indices, ``[-n, 0)`` counted from the end (MindSpore's CPU); indices outside ``[-n, n)`` give
+    zeros (MindSpore raises). With ``batch_dims`` the leading axes are shared batch axes
+    (ops/api/gather_batch.py)."""
+    params = as_tensor(input_params)
+    n = axis_length(params, axis)
+    indices = as_tensor(input_indices) if n is None else from_end(as_tensor(input_indices), n)
     if batch_dims != 0:
-        return _gather_batched(input_params, input_indices, axis, batch_dims)
-    return apply("Gather", {"axis": axis}, [as_tensor(input_params), as_tensor(input_indices)])
+        return _gather_batched(params, indices, axis, batch_dims)
+    return apply("Gather", {"axis": axis}, [params, indices])
 
 
 def tile(input, dims: Sequence[int]) -> Tensor:
@@ -177,13 +182,14 @@ def _fill(shape: tuple[int, ...], value, dtype: DType | str) -> Tensor:
 
 
 def full(size: Shape, fill_value, *, dtype: DType | str | None = None) -> Tensor:
-    """``ops.full(size, fill_value, *, dtype=None)``: a tensor of ``fill_value``. dtype None: bool for a
-    bool value, else int64 when ``size`` is a tuple of Python ints (MindSpore 2.10 takes the dtype from the
-    size there, so ``ops.full((2, 3), 1.2)`` is int64 ones, truncated as MindSpore's), float32 otherwise."""
+    """``ops.full(size, fill_value, *, dtype=None)``: a tensor of ``fill_value``. dtype None: int64 when
+    ``size`` is a tuple of Python ints (MindSpore 2.10 takes the dtype from the size there, so
+    ``ops.full((2, 3), 1.2)`` is int64 ones, truncated, and ``ops.full((2,), True)`` int64 ones, as MindSpore's),
+    else bool for a bool value, int64 for an int, float32 otherwise."""
     if dtype is None:
-        dtype = ("bool" if isinstance(fill_value, bool) else
-                 "int64" if isinstance(fill_value, numbers.Integral) or _int_tuple(size) else "float32")
-        if dtype == "int64" and isinstance(fill_value, float):
+        dtype = ("int64" if _int_tuple(size) else "bool" if isinstance(fill_value, bool) else
+                 "int64" if isinstance(fill_value, numbers.Integral) else "float32")
+        if dtype == "int64" and isinstance(fill_value, (float, bool)):
             fill_value = int(fill_value)
     return _fill(_shape(size), fill_value, dtype)
 
