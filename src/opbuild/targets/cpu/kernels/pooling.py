@@ -4,7 +4,8 @@ A pooling kernel works through each plane in *bands* of output rows, in three un
 vectorises, none of them with a bounds check:
 
 1. Vertical fold: for each output row of the band, the window's input rows (clipped to the input once per
-   row) fold into one padded row of the band buffer ``vb`` (a max or a sum per input column). A padded row
+   row) fold into one padded row of the band buffer ``vb`` (a max or a sum per input column; a full window
+   of a few rows in registers, one store per column). A padded row
    has the left padding's columns, the used input columns, then the right padding up to ``wp`` =
    ``owp * stride`` columns, its pads holding the fold's identity (-inf, the type's minimum, or 0), written
    once per plane. Padding thus needs no clipping: it never wins a max, and adds exact zeros to a sum.
@@ -20,7 +21,7 @@ vectorises, none of them with a bounds check:
 The sums add each window's elements in the same order as the scalar loop they replaced (rows first, then
 columns), so an average matches it exactly, up to the sign of a zero sum. Max propagates NaN as NumPy's max
 does: the update takes ``v`` when ``v > s`` or when ``v`` is NaN, and a NaN accumulator never compares below
-anything, so it stays NaN; written branch-free (``|`` of the two compares) it vectorises. Padding contributes
+anything, so it stays NaN; written branch-free (a max, then a NaN select) it vectorises. Padding contributes
 zeros to an average's divisor only when ``count_include_pad``. float16/bfloat16 compute in float and round
 each result once on store (float16 rows convert by blocks, targets/cpu/blocked.py).
 
@@ -81,8 +82,10 @@ def _update(avg: bool, acc: str) -> str:
     """C statement folding the element ``v`` into the accumulator ``acc``."""
     if avg:
         return f"{acc} += v;"
-    # NaN-propagating max, like NumPy's max: once the accumulator is NaN it stays NaN.
-    return f"{acc} = ((v > {acc}) | (v != v)) ? v : {acc};"
+    # NaN-propagating max, like NumPy's max: once the accumulator is NaN it stays NaN (``v > NaN`` is false),
+    # and a NaN ``v`` replaces it. Written as a plain max then a NaN select, gcc emits a max, a compare and a
+    # masked move where the single select of an or of two compares costs a fourth instruction.
+    return f"{{ const __typeof__({acc}) m_ = v > {acc} ? v : {acc}; {acc} = v != v ? v : m_; }}"
 
 
 def _tap(t: int, sw: int, o: str = "o") -> str:
@@ -112,7 +115,7 @@ def _pool_emit(avg: bool):
             return ""
         n, ch, h, w = x.shape
         oh, ow = out.shape[2:]
-        (kh, kw), (sh, sw), (pt, _, pl, _) = k.attrs["kernel_size"], k.attrs["strides"], k.attrs["pad"]
+        (kh, kw), (_, sw), (_, _, pl, _) = k.attrs["kernel_size"], k.attrs["strides"], k.attrs["pad"]
         t, c = ctype(x.dtype), compute_ctype(x.dtype)
         g = band_geometry(w, oh, ow, kw, sw, pl)
         owp, wp, wu, rows, tail = g["owp"], g["wp"], g["wu"], g["rows"], g["tail"]
@@ -129,23 +132,9 @@ def _pool_emit(avg: bool):
         pads += f"for (int64_t j = 0; j < {vb_tail}; j++) vb[{rows * wp} + j] = {init};\n" if vb_tail else ""
         pads += "".join(f"for (int64_t j = 0; j < {tail}; j++) ph{m}[{rows * owp} + j] = {init};\n"
                         for m in range(nph) if tail)
-        if x.dtype == "float16":  # rows converted by blocks (targets/cpu/blocked.py)
+        if x.dtype == "float16":
             buffers += f"float rowv[{wu}];\n"
-            row_load, elem = f"{convert_in(x.dtype, 'rowv', 'src', wu)}\n", "rowv[j]"
-        else:  # bfloat16 converts per element (a shift)
-            row_load, elem = "", load(x.dtype, "src[j]")
-        vertical = (f"for (int64_t rr = 0; rr < nb; rr++) {{\n"
-                    f"  const int64_t h0 = (r0 + rr) * {sh} - {pt};\n"
-                    f"  const int64_t hs = h0 > 0 ? h0 : 0, h1 = h0 + {kh} < {h} ? h0 + {kh} : {h};\n"
-                    f"  {c} *restrict row = vb + rr * {wp} + {pl};\n"
-                    f"  const {t} *restrict src = img + hs * {w};\n"
-                    f"{_indent(row_load, 2)}"
-                    f"  for (int64_t j = 0; j < {wu}; j++) row[j] = {elem};\n"
-                    f"  for (int64_t i = hs + 1; i < h1; i++) {{\n"
-                    f"    const {t} *restrict src = img + i * {w};\n"
-                    f"{_indent(row_load, 4)}"
-                    f"    for (int64_t j = 0; j < {wu}; j++) {{ const {c} v = {elem}; {_update(avg, 'row[j]')} }}\n"
-                    f"  }}\n}}\n")
+        vertical = _vertical(x.dtype, x.shape, k.attrs, wp, wu, avg)
         phases = ""
         if nph:
             split = " ".join(f"ph{m}[o] = vb[o * {sw} + {m}];" for m in range(nph))
@@ -163,6 +152,38 @@ def _pool_emit(avg: bool):
 }}"""
 
     return emit
+
+
+def _vertical(dtype: str, x_shape, attrs: dict, wp: int, wu: int, avg: bool) -> str:
+    """C: fold each output row's window rows into its padded band row. A full window of at most UNROLL_TAPS
+    rows folds in registers, one store per column (a row accumulated in memory would reload what the previous
+    row's loop stored, which stalls where the two loops split the row into different vectors); clipped
+    windows (and float16, whose rows convert by blocks) accumulate row by row."""
+    h, w = x_shape[2:]
+    (kh, _), (sh, _), (pt, _, pl, _) = attrs["kernel_size"], attrs["strides"], attrs["pad"]
+    t, c = ctype(dtype), compute_ctype(dtype)
+    if dtype == "float16":  # rows converted by blocks (targets/cpu/blocked.py)
+        row_load, elem = f"{convert_in(dtype, 'rowv', 'src', wu)}\n", "rowv[j]"
+    else:  # bfloat16 converts per element (a shift)
+        row_load, elem = "", load(dtype, "src[j]")
+    rows = (f"for (int64_t j = 0; j < {wu}; j++) row[j] = {elem};\n"
+            f"for (int64_t i = hs + 1; i < h1; i++) {{\n"
+            f"  const {t} *restrict src = img + i * {w};\n"
+            f"{_indent(row_load, 2)}"
+            f"  for (int64_t j = 0; j < {wu}; j++) {{ const {c} v = {elem}; {_update(avg, 'row[j]')} }}\n"
+            f"}}\n")
+    if 1 < kh <= UNROLL_TAPS and dtype != "float16":
+        taps = "".join(f"    v = {load(dtype, f'src[j + {i * w}]')}; {_update(avg, 'a')}\n" for i in range(1, kh))
+        rows = (f"if (h1 - hs == {kh}) {{\n"
+                f"  for (int64_t j = 0; j < {wu}; j++) {{\n"
+                f"    {c} a = {elem}, v;\n{taps}    row[j] = a;\n  }}\n"
+                f"}} else {{\n{_indent(rows, 2)}}}\n")
+    return (f"for (int64_t rr = 0; rr < nb; rr++) {{\n"
+            f"  const int64_t h0 = (r0 + rr) * {sh} - {pt};\n"
+            f"  const int64_t hs = h0 > 0 ? h0 : 0, h1 = h0 + {kh} < {h} ? h0 + {kh} : {h};\n"
+            f"  {c} *restrict row = vb + rr * {wp} + {pl};\n"
+            f"  const {t} *restrict src = img + hs * {w};\n"
+            f"{_indent(row_load, 2)}{_indent(rows, 2)}}}\n")
 
 
 def _factors(avg: bool, x_shape, attrs: dict, ow: int, c: str) -> str:
