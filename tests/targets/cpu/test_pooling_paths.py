@@ -4,10 +4,11 @@ The cases are chosen so that every path runs: full windows whose rows fold in re
 tall ones folded row by row, bands that split a plane evenly and unevenly (a partial last band), output
 widths below one vector and odd ones, strides 1, 2 and 3 (no phase split, two and three phase rows),
 kernels narrower than their stride, input columns no window reaches, right padding past the input,
-``ceil_mode``'s overhanging windows, kernels wider than the unrolled taps, and the max whose domain is the
-output itself. A max is an element of its window, so it must be exact (NaN where NumPy's ``maximum`` gives
-NaN, padding never winning); an average must equal, bit for bit, a float32 reference that adds the
-window's rows and then its columns in order (the kernel's order) and divides by the counted positions.
+``ceil_mode``'s overhanging windows, kernels wider than the unrolled taps, rows whose buffers go to the
+heap, and the max whose domain is the output itself. A max is an element of its window, so it must be
+exact (NaN where NumPy's ``maximum`` gives NaN, padding never winning); an average must equal, bit for bit,
+a float32 reference that adds the window's rows and then its columns in order (the kernel's order) and
+divides by the counted positions.
 GlobalAvgPool is checked on plane sizes around its vector and multi-accumulator boundaries.
 """
 
@@ -38,6 +39,7 @@ CASES = {
     "tall kernel, row by row": ((1, 2, 30, 12), (9, 2), (2, 1), (4, 4, 0, 1), False),
     "many bands, narrow": ((1, 2, 64, 9), (3, 3), (1, 1), (1, 1, 1, 1), False),
     "many bands, partial last, ceil": ((1, 1, 66, 66), (3, 3), (2, 2), (1, 1, 1, 1), True),
+    "rows past the stack buffers": ((1, 2, 3, 9000), (3, 3), (2, 2), (1, 1, 1, 1), False),
     "asymmetric pads": ((1, 2, 11, 17), (2, 2), (1, 1), (0, 1, 1, 0), False),
     "one window per plane": ((2, 1, 5, 5), (5, 5), (1, 1), (2, 2, 2, 2), False),
     "ceil, stride 3 overhang": ((1, 1, 17, 33), (3, 2), (3, 2), (1, 0, 1, 1), True),
@@ -189,6 +191,8 @@ def test_the_cases_cover_every_band_path():
     assert "if (h1 - hs == 3)" in code("resnet stem pool")  # full windows fold their rows in registers
     assert "if (h1 - hs ==" not in code("tall kernel, row by row")
     assert CASES["tall kernel, row by row"][1][0] > UNROLL_TAPS
+    assert "malloc(" in code("rows past the stack buffers") and "free(ob_buf);" in code("rows past the stack buffers")
+    assert "malloc(" not in code("resnet stem pool")
     g, _, _ = geometry("kernel narrower than stride")
     assert g["owp"] == _out_size(31, 1, 3, 0, 0, False) and "ph1[" not in code("kernel narrower than stride")
 

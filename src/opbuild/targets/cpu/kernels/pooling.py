@@ -47,6 +47,8 @@ GAP_LANES = 8
 GAP_MULTI_VECTORS = 16
 # Outputs per band: the horizontal fold's flat loop length (the band's buffers stay in L1).
 BAND_OUTPUTS = 256
+# Per-plane buffers larger than this live on the heap rather than the stack.
+POOL_STACK_BYTES = 64 << 10
 # Kernels up to this width fold every tap of an output in registers; wider ones fold tap by tap over the band.
 UNROLL_TAPS = 8
 
@@ -123,17 +125,15 @@ def _pool_emit(avg: bool):
         nph = min(sw, kw) if sw > 1 else 0
         vb_tail = tail if sw == 1 else 0
         direct = not avg and not is_half(x.dtype) and owp == ow  # the domain is the output band itself
-        buffers = f"{c} vb[{rows * wp + vb_tail}];\n"
-        buffers += "".join(f"{c} ph{m}[{rows * owp + tail}];\n" for m in range(nph))
-        buffers += "" if direct else f"{c} dom[{rows * owp}];\n"
+        sizes = {"vb": rows * wp + vb_tail, **{f"ph{m}": rows * owp + tail for m in range(nph)}}
+        sizes |= ({} if direct else {"dom": rows * owp}) | ({"rowv": wu} if x.dtype == "float16" else {})
+        buffers, release = _buffers(sizes, c, 4 if is_half(x.dtype) else np.dtype(x.dtype).itemsize)
         pads = (f"for (int64_t rr = 0; rr < {rows}; rr++) {{\n"
                 f"  for (int64_t j = 0; j < {pl}; j++) vb[rr * {wp} + j] = {init};\n"
                 f"  for (int64_t j = {pl + wu}; j < {wp}; j++) vb[rr * {wp} + j] = {init};\n}}\n")
         pads += f"for (int64_t j = 0; j < {vb_tail}; j++) vb[{rows * wp} + j] = {init};\n" if vb_tail else ""
         pads += "".join(f"for (int64_t j = 0; j < {tail}; j++) ph{m}[{rows * owp} + j] = {init};\n"
                         for m in range(nph) if tail)
-        if x.dtype == "float16":
-            buffers += f"float rowv[{wu}];\n"
         vertical = _vertical(x.dtype, x.shape, k.attrs, wp, wu, avg)
         phases = ""
         if nph:
@@ -149,9 +149,22 @@ def _pool_emit(avg: bool):
 {_indent(buffers + pads + _factors(avg, x.shape, k.attrs, ow, c), 2)}  for (int64_t r0 = 0; r0 < {oh}; r0 += {rows}) {{
     const int64_t nb = {oh} - r0 < {rows} ? {oh} - r0 : {rows};
 {_indent(band, 4)}  }}
-}}"""
+{_indent(release, 2)}}}"""
 
     return emit
+
+
+def _buffers(sizes: dict[str, int], c: str, itemsize: int) -> tuple[str, str]:
+    """C: the per-plane buffers (name -> elements of the compute type ``c``) as arrays on the stack, or, past
+    POOL_STACK_BYTES (very wide rows, which also run on OpenMP's threads, whose stacks are smaller), as parts of
+    one heap block; and the C statement releasing them at the plane's end."""
+    if sum(sizes.values()) * itemsize <= POOL_STACK_BYTES:
+        return "".join(f"{c} {name}[{n}];\n" for name, n in sizes.items()), ""
+    code, at = f"{c} *const ob_buf = ({c} *)malloc({sum(sizes.values())} * sizeof({c}));\n", 0
+    for name, n in sizes.items():
+        code += f"{c} *restrict {name} = ob_buf + {at};\n"
+        at += n
+    return code, "free(ob_buf);\n"
 
 
 def _vertical(dtype: str, x_shape, attrs: dict, wp: int, wu: int, avg: bool) -> str:
