@@ -126,7 +126,9 @@ def _pool_emit(avg: bool):
         vb_tail = tail if sw == 1 else 0
         direct = not avg and not is_half(x.dtype) and owp == ow  # the domain is the output band itself
         sizes = {"vb": rows * wp + vb_tail, **{f"ph{m}": rows * owp + tail for m in range(nph)}}
-        sizes |= ({} if direct else {"dom": rows * owp}) | ({"rowv": wu} if x.dtype == "float16" else {})
+        sizes |= {} if direct else {"dom": rows * owp}
+        if x.dtype == "float16":  # converted rows: one, or a full window's (_vertical)
+            sizes["rowv"] = wu * (kh if kh <= UNROLL_TAPS else 1)
         buffers, release = _buffers(sizes, c, 4 if is_half(x.dtype) else np.dtype(x.dtype).itemsize)
         pads = (f"for (int64_t rr = 0; rr < {rows}; rr++) {{\n"
                 f"  for (int64_t j = 0; j < {pl}; j++) vb[rr * {wp} + j] = {init};\n"
@@ -171,7 +173,8 @@ def _vertical(dtype: str, x_shape, attrs: dict, wp: int, wu: int, avg: bool) -> 
     """C: fold each output row's window rows into its padded band row. A full window of at most UNROLL_TAPS
     rows folds in registers, one store per column (a row accumulated in memory would reload what the previous
     row's loop stored, which stalls where the two loops split the row into different vectors); clipped
-    windows (and float16, whose rows convert by blocks) accumulate row by row."""
+    windows accumulate row by row. float16 rows convert by blocks into ``rowv`` first (one row of it, or a
+    full window's rows)."""
     h, w = x_shape[2:]
     (kh, _), (sh, _), (pt, _, pl, _) = attrs["kernel_size"], attrs["strides"], attrs["pad"]
     t, c = ctype(dtype), compute_ctype(dtype)
@@ -185,9 +188,15 @@ def _vertical(dtype: str, x_shape, attrs: dict, wp: int, wu: int, avg: bool) -> 
             f"{_indent(row_load, 2)}"
             f"  for (int64_t j = 0; j < {wu}; j++) {{ const {c} v = {elem}; {_update(avg, 'row[j]')} }}\n"
             f"}}\n")
-    if 1 < kh <= UNROLL_TAPS and dtype != "float16":
-        taps = "".join(f"    v = {load(dtype, f'src[j + {i * w}]')}; {_update(avg, 'a')}\n" for i in range(1, kh))
-        rows = (f"if (h1 - hs == {kh}) {{\n"
+    if 1 < kh <= UNROLL_TAPS:
+        if dtype == "float16":  # the window's other rows converted after the first, into rowv's next rows
+            convert = "".join(f"  {convert_in(dtype, f'rowv + {i * wu}', f'src + {i * w}', wu)}\n"
+                              for i in range(1, kh))
+            tap = [f"rowv[j + {i * wu}]" for i in range(kh)]
+        else:
+            convert, tap = "", [load(dtype, f"src[j + {i * w}]") for i in range(kh)]
+        taps = "".join(f"    v = {tap[i]}; {_update(avg, 'a')}\n" for i in range(1, kh))
+        rows = (f"if (h1 - hs == {kh}) {{\n{convert}"
                 f"  for (int64_t j = 0; j < {wu}; j++) {{\n"
                 f"    {c} a = {elem}, v;\n{taps}    row[j] = a;\n  }}\n"
                 f"}} else {{\n{_indent(rows, 2)}}}\n")
