@@ -148,7 +148,8 @@ def test_integer_max_pool_never_picks_padding(name, dtype):
 
 
 @pytest.mark.parametrize("name", ["odd sizes, ceil", "stride 3: three phases", "domain is the output",
-                                  "many bands, partial last, ceil", "tall kernel, row by row"])
+                                  "many bands, partial last, ceil", "tall kernel, row by row",
+                                  "rows past the stack buffers"])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("kind", ["max", "avg"])
 def test_half_pooling_is_the_float32_result_rounded_once(name, dtype, kind):

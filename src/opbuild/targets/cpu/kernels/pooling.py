@@ -49,7 +49,8 @@ GAP_MULTI_VECTORS = 16
 BAND_OUTPUTS = 256
 # Per-plane buffers larger than this live on the heap rather than the stack.
 POOL_STACK_BYTES = 64 << 10
-# Kernels up to this width fold every tap of an output in registers; wider ones fold tap by tap over the band.
+# Windows of up to this many rows (columns) fold in registers; taller ones fold row by row into the band row,
+# wider ones tap by tap over the band.
 UNROLL_TAPS = 8
 
 
@@ -72,8 +73,8 @@ def band_geometry(w: int, oh: int, ow: int, kw: int, sw: int, pl: int) -> dict[s
     """The band layout of a pooling kernel: ``owp`` domain columns per output row (``ow`` real ones first),
     ``wp`` = ``owp * sw`` padded input columns per band row, ``wu`` input columns read (those a window
     reaches), ``rows`` output rows per band (about BAND_OUTPUTS outputs, the bands of a plane as even as
-    they can be) and ``tail`` = the elements a dropped column reads past a band's
-    end (the buffers' identity-filled tail)."""
+    they can be) and ``tail``, the elements a dropped column reads past a band's end (the buffers'
+    identity-filled tail)."""
     owp = ow - 1 + -(-kw // sw)
     wp = owp * sw
     bands = -(-oh // max(1, min(oh, BAND_OUTPUTS // owp)))
@@ -127,8 +128,8 @@ def _pool_emit(avg: bool):
         direct = not avg and not is_half(x.dtype) and owp == ow  # the domain is the output band itself
         sizes = {"vb": rows * wp + vb_tail, **{f"ph{m}": rows * owp + tail for m in range(nph)}}
         sizes |= {} if direct else {"dom": rows * owp}
-        if x.dtype == "float16":  # converted rows: one, or a full window's (_vertical)
-            sizes["rowv"] = wu * (kh if kh <= UNROLL_TAPS else 1)
+        if x.dtype == "float16":  # converted rows (one, or a full window's: _vertical), a row of results
+            sizes |= {"rowv": wu * (kh if kh <= UNROLL_TAPS else 1), "res": ow}
         buffers, release = _buffers(sizes, c, 4 if is_half(x.dtype) else np.dtype(x.dtype).itemsize)
         pads = (f"for (int64_t rr = 0; rr < {rows}; rr++) {{\n"
                 f"  for (int64_t j = 0; j < {pl}; j++) vb[rr * {wp} + j] = {init};\n"
@@ -243,7 +244,7 @@ def _copy_out(avg: bool, dtype: str, x_shape, attrs: dict, ow: int, owp: int, di
         result = f"{result} / (rowf * colf[q])"
     dst = f"dst + (r0 + rr) * {ow}"
     if dtype == "float16":  # rounded once, by blocks
-        body = (f"  float res[{ow}];\n  for (int64_t q = 0; q < {ow}; q++) res[q] = {result};\n"
+        body = (f"  for (int64_t q = 0; q < {ow}; q++) res[q] = {result};\n"
                 f"  {convert_out(dtype, dst, 'res', ow)}\n")
     else:
         value = store(dtype, result) if is_half(dtype) else result
