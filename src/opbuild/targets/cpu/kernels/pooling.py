@@ -287,27 +287,29 @@ def _gap_emit(k: KernelSpec) -> str:
                 f"  for (int64_t i = {body}; i < {hw}; i++) part[i - {body}] += {load(x.dtype, 'img[i]')};\n"
                 f"  const double s = {combine};\n"
                 f"  out0[p] = {result};\n}}")
-    vectors = (f"typedef double ob_gap_vd __attribute__((vector_size({lanes * 8})));\n"
-               f"typedef {t} ob_gap_vt __attribute__((vector_size({lanes * np.dtype(x.dtype).itemsize})));\n")
-    return vectors + head + _gap_vector_sum(x.dtype, hw) + f"  out0[p] = {result};\n}}"
+    vectors = f"typedef double ob_gap_vd __attribute__((vector_size({lanes * 8})));\n"
+    return vectors + head + _gap_vector_sum(hw) + f"  out0[p] = {result};\n}}"
 
 
-def _gap_vector_sum(dtype: str, hw: int) -> str:
-    """C: ``double s``, the sum of the plane ``img`` (``hw`` elements) in vectors of GAP_LANES doubles."""
+def _gap_vector_sum(hw: int) -> str:
+    """C: ``double s``, the sum of the plane ``img`` (``hw`` float32 or float64 elements) in vectors of
+    GAP_LANES doubles. Each vector is built from its elements (``(ob_gap_vd){e[0], ...}``), which gcc
+    compiles to one load and one conversion; a ``memcpy`` into a float vector then ``__builtin_convertvector``
+    ran at half the speed on large planes (docs/benchmarks.md)."""
     lanes = GAP_LANES
     nvec = hw // lanes
     accs = 4 if nvec >= GAP_MULTI_VECTORS else 1
-    conv = "__builtin_convertvector(v, ob_gap_vd)" if dtype == "float32" else "v"
+    elems = ", ".join(f"e[{i}]" for i in range(lanes))
     vec = lanes * accs
     body = hw - hw % vec
     lines = [f"  ob_gap_vd acc[{accs}] = {{{{0}}}};\n"]
     lines.append(f"  for (int64_t i = 0; i < {body}; i += {vec})\n"
                  f"    for (int64_t a = 0; a < {accs}; a++) {{\n"
-                 f"      ob_gap_vt v; memcpy(&v, img + i + a * {lanes}, sizeof v); acc[a] += {conv};\n"
+                 f"      const __typeof__(img[0]) *e = img + i + a * {lanes}; acc[a] += (ob_gap_vd){{{elems}}};\n"
                  f"    }}\n")
     if hw // lanes * lanes > body:  # whole vectors left after the multi-accumulator loop
         lines.append(f"  for (int64_t i = {body}; i < {hw // lanes * lanes}; i += {lanes}) {{\n"
-                     f"    ob_gap_vt v; memcpy(&v, img + i, sizeof v); acc[0] += {conv};\n  }}\n")
+                     f"    const __typeof__(img[0]) *e = img + i; acc[0] += (ob_gap_vd){{{elems}}};\n  }}\n")
     for a in range(1, accs):
         lines.append(f"  acc[0] += acc[{a}];\n")
     lines.append(f"  double s = {_tree([f'acc[0][{i}]' for i in range(lanes)])};\n")
