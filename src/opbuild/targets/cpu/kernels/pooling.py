@@ -5,10 +5,10 @@ vectorises, none of them with a bounds check:
 
 1. Vertical fold: for each output row of the band, the window's input rows (clipped to the input once per
    row) fold into one padded row of the band buffer ``vb`` (a max or a sum per input column; a full window
-   of a few rows in registers, one store per column). A padded row
-   has the left padding's columns, the used input columns, then the right padding up to ``wp`` =
-   ``owp * stride`` columns, its pads holding the fold's identity (-inf, the type's minimum, or 0), written
-   once per plane. Padding thus needs no clipping: it never wins a max, and adds exact zeros to a sum.
+   of a few rows in registers, one store per column). A padded row has the left padding's columns, the used
+   input columns, then the right padding up to ``wp`` = ``owp * stride`` columns, its pads holding the
+   fold's identity (-inf, the type's minimum, or 0), written once per plane. Padding thus needs no
+   clipping: it never wins a max, and adds exact zeros to a sum.
 2. Stride phases: with a column stride ``s`` > 1, the band is split into ``s`` phase rows (phase ``m`` holds
    the padded columns ``k * s + m``), so that window tap ``t`` of output column ``q`` is element ``q + t // s``
    of phase ``t % s``: a unit-stride read (stride 1 reads ``vb`` itself).
@@ -17,6 +17,8 @@ vectorises, none of them with a bounds check:
    tail and are never stored), so the loop runs over whole vectors whatever the output width. The real
    columns are then copied out (an average divides there; a max whose domain has no dropped column folds
    straight into the output).
+
+The buffers are per plane, on the stack, or in one heap block for very wide rows (``_buffers``).
 
 The sums add each window's elements in the same order as the scalar loop they replaced (rows first, then
 columns), so an average matches it exactly, up to the sign of a zero sum. Max propagates NaN as NumPy's max
