@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from opbuild import ops
-from opbuild.targets.cpu.kernels.pooling import GAP_LANES, interior_columns
+from opbuild.targets.cpu.kernels.conv_grad import interior_columns
+from opbuild.targets.cpu.kernels.pooling import GAP_LANES
 from tests.helpers import run_op
 from tests.ops.test_conv import close, ref_pool
 

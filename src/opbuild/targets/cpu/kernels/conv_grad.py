@@ -12,8 +12,15 @@ from ....ops.conv_grad import _filter_shapes, _input_shapes
 from ..codegen import compute_ctype, ctype, is_half, load, parallel_for, store
 from . import conv_backward_kernels as BK
 from . import conv_kernels as K
-from .pooling import interior_columns
 from .registry import register
+
+
+def interior_columns(w: int, ow: int, kw: int, sw: int, pl: int) -> tuple[int, int]:
+    """The output columns [qa, qb) whose windows lie fully inside an input row of width ``w`` (window start
+    ``q * sw - pl`` >= 0 and end ``q * sw - pl + kw`` <= ``w``); an empty range has ``qa == qb``."""
+    qa = min(ow, -(-pl // sw))
+    qb = min(ow, (w + pl - kw) // sw + 1)
+    return qa, max(qa, qb)
 
 
 def _backprop(kernels, shapes):
@@ -38,7 +45,7 @@ def _backprop(kernels, shapes):
 
 def _max_grad_rows(k: KernelSpec) -> str:
     """MaxPoolGrad of float32/float64 written for gcc's vectoriser, one output row at a time: over the
-    interior output columns (windows inside the input's width, pooling.py's ``interior_columns``) a first
+    interior output columns (windows inside the input's width, ``interior_columns``) a first
     pass folds every window tap into ``best`` (the NaN-propagating max of pooling.py), a second walks the taps
     in reverse row-major order and keeps in ``at`` the last tap -- so the first in row-major order -- equal to
     it (or NaN where the max is NaN): both are branch-free selects over a row of columns. The edge columns

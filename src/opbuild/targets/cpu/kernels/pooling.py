@@ -63,14 +63,6 @@ def _max_init(dtype: str) -> str:
     return c_literal(int(np.iinfo(np.dtype(dtype)).min), dtype)
 
 
-def interior_columns(w: int, ow: int, kw: int, sw: int, pl: int) -> tuple[int, int]:
-    """The output columns [qa, qb) whose windows lie fully inside an input row of width ``w`` (window start
-    ``q * sw - pl`` >= 0 and end ``q * sw - pl + kw`` <= ``w``); an empty range has ``qa == qb``."""
-    qa = min(ow, -(-pl // sw))
-    qb = min(ow, (w + pl - kw) // sw + 1)
-    return qa, max(qa, qb)
-
-
 def band_geometry(w: int, oh: int, ow: int, kw: int, sw: int, pl: int) -> dict[str, int]:
     """The band layout of a pooling kernel: ``owp`` domain columns per output row (``ow`` real ones first),
     ``wp`` = ``owp * sw`` padded input columns per band row, ``wu`` input columns read (those a window
