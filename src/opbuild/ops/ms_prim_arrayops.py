@@ -16,7 +16,7 @@ from ..core.tensor import Tensor, as_tensor
 from . import functional as F
 from .api.padding import pad_pairs
 from .ms_prim_classes import REQUIRED, make_primitive
-from .primitive import Primitive
+from .primitive import Primitive, apply
 
 
 def _ints(name: str, v: Any, n: int, fn: str) -> tuple[int, ...]:
@@ -117,7 +117,9 @@ def _data_format_dim_map(a: dict, x: Any) -> Tensor:
 def _embedding_lookup(a: dict, params: Any, indices: Any, offset: Any) -> Tensor:
     idx = as_tensor(indices)
     off = int(offset.asnumpy()) if isinstance(offset, Tensor) else int(offset)
-    return F.gather(params, F.sub(idx, Tensor(np.array(off, idx.dtype.np_dtype))), 0)
+    # The Gather op itself, not ops.gather: an id below the offset reads zeros (MindSpore's EmbeddingLookup,
+    # recorded), where ops.gather would count it from the table's end.
+    return apply("Gather", {"axis": 0}, [as_tensor(params), F.sub(idx, Tensor(np.array(off, idx.dtype.np_dtype)))])
 
 
 def _median(a: dict, x: Any) -> tuple:
