@@ -1,0 +1,241 @@
+"""Programs over the MindSpore 2.10 names opbuild lacked (``mindspore.mint``, ``Tensor.mH``, ``ops.cond``,
+``ops.function.*_func`` names, ``floor_divide_``/``remainder_``, ``random_``/``uniform_``, ``ops.LSTM``,
+``prim_arg_register``, ``get_vm_impl_fn``) whose ``str(result)`` scripts/record_missing_names.py records from
+MindSpore 2.10 and tests/compat/test_missing_names.py compares with opbuild's. Each program runs with ``ms``
+(the framework) and ``np`` and sets ``result``; none imports a framework itself. Float results are rounded
+lists so that the comparison does not hang on the last printed digit."""
+
+X = "x = ms.Tensor(np.array([[0.25, 0.5, 0.75], [0.125, 0.375, 0.625]], np.float32))\n"
+Y = "y = ms.Tensor(np.array([[0.5, 0.25, 0.75], [0.875, 0.375, 0.125]], np.float32))\n"
+IA = "a = ms.Tensor(np.array([12, 7, -6, 9], np.int32))\n"
+IB = "b = ms.Tensor(np.array([8, 3, 4, -6], np.int32))\n"
+M3 = "A = ms.Tensor(np.array([[4.0, 1.0, -2.0], [0.5, 3.0, 1.0], [1.0, -1.0, 5.0]], np.float32))\n"
+R = ".asnumpy().round(4).tolist()"
+RD = "\nresult = (r.dtype, r.asnumpy().astype(np.float64).round(4).tolist())"
+
+UNARY = ("abs", "acos", "arccos", "arcsinh", "arctan", "arctanh", "asin", "asinh", "atan", "atanh", "ceil",
+         "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "floor", "frac", "isfinite", "isinf", "isneginf",
+         "log", "log10", "log1p", "log2", "logical_not", "neg", "negative", "reciprocal", "rsqrt", "sigmoid",
+         "sign", "sin", "sinh", "square", "tan", "tanh", "trunc", "ravel")
+UNARY_BIG = ("acosh", "arccosh")  # defined above 1
+BINARY = ("arctan2", "atan2", "greater", "gt", "le", "less_equal", "logaddexp", "logaddexp2",
+          "logical_and", "logical_or", "logical_xor", "maximum", "minimum", "ne", "not_equal", "float_power",
+          "pow")
+BINARY_INT = ("bitwise_and", "bitwise_or", "bitwise_xor", "gcd")
+
+CASES: dict[str, str] = {}
+for _n in UNARY:
+    CASES[f"mint_{_n}"] = X + f"r = ms.mint.{_n}(x - 0.3)" + RD
+for _n in UNARY_BIG:
+    CASES[f"mint_{_n}"] = X + f"r = ms.mint.{_n}(x + 1.0)" + RD
+for _n in BINARY:
+    CASES[f"mint_{_n}"] = X + Y + f"r = ms.mint.{_n}(x, y)" + RD
+for _n in BINARY_INT:
+    CASES[f"mint_{_n}"] = IA + IB + f"r = ms.mint.{_n}(a, b)" + RD
+
+CASES.update({
+    "mint_equal": X + Y + "result = (ms.mint.equal(x, y), ms.mint.equal(x, x + 0), ms.mint.equal(x, x[:1]))",
+    "mint_dtypes": X + IA + "result = (ms.mint.exp(x).dtype, ms.mint.abs(a).dtype, ms.mint.sign(a).dtype)",
+    "mint_matmul": X + Y + f"result = ms.mint.matmul(x, y.T){R}",
+    "mint_mm": X + Y + f"result = ms.mint.mm(x, y.T){R}",
+    "mint_dot": f"result = ms.mint.dot(ms.Tensor([1.0, 2.0, 3.0]), ms.Tensor([0.5, 0.25, 2.0])){R}",
+    "mint_outer": f"result = ms.mint.outer(ms.Tensor([1.0, 2.0]), ms.Tensor([0.5, 0.25, 2.0])){R}",
+    "mint_inverse": M3 + f"result = ms.mint.inverse(A){R}",
+    "mint_trace": M3 + "result = ms.mint.trace(A).asnumpy().round(4).item()",
+    "mint_addmm": X + Y + M3 + f"result = ms.mint.addmm(A[:2, :2], x, y.T, beta=0.5, alpha=2){R}",
+    "mint_addmv": M3 + f"result = ms.mint.addmv(ms.Tensor([1.0, 2.0, 3.0]), A, ms.Tensor([1.0, 0.0, -1.0]), "
+                       f"beta=2, alpha=0.5){R}",
+    "mint_baddbmm": X + Y + (f"result = ms.mint.baddbmm(ms.mint.ones((2, 2, 2)), ms.ops.stack([x, y]), "
+                             f"ms.ops.stack([y.T, x.T]), beta=0.5, alpha=1.5){R}"),
+    "mint_broadcast_to": "result = ms.mint.broadcast_to(ms.Tensor([1, 2, 3]), (2, 3)).asnumpy().tolist()",
+    "mint_einsum": X + Y + f"result = ms.mint.einsum('ij,kj->ik', x, y){R}",
+    "mint_flip": X + f"result = ms.mint.flip(x, (0, 1)){R}",
+    "mint_hstack": X + Y + f"result = ms.mint.hstack((x, y)){R}",
+    "mint_roll": X + f"result = ms.mint.roll(x, 1, 1){R}",
+    "mint_swapaxes": X + f"result = ms.mint.swapaxes(x, 0, 1){R}",
+    "mint_tile": "result = ms.mint.tile(ms.Tensor([[1, 2]]), (2, 2)).asnumpy().tolist()",
+    "mint_unsqueeze": X + "result = ms.mint.unsqueeze(x, 1).shape",
+    "mint_masked_select": X + f"result = ms.mint.masked_select(x, x > 0.4){R}",
+    "mint_polar": "result = ms.mint.polar(ms.Tensor([1.0, 2.0]), ms.Tensor([0.0, 0.5])).asnumpy().round(4)"
+                  ".tolist()",
+    # reductions with MindSpore 2.10's mint keywords (dim, correction, keepdim)
+    "mint_std": X + f"result = ms.mint.std(x){R}",
+    "mint_std_dim": X + f"result = ms.mint.std(x, dim=1, correction=0, keepdim=True){R}",
+    "mint_std_dims": X + f"result = ms.mint.std(x, (0, 1), correction=2){R}",
+    "mint_var": X + f"result = ms.mint.var(x, 0){R}",
+    "mint_var_keep": X + f"result = ms.mint.var(x, dim=-1, correction=0, keepdim=True){R}",
+    "mint_std_mean": X + "s, m = ms.mint.std_mean(x, dim=1)\nresult = (s.asnumpy().round(4).tolist(), "
+                         "m.asnumpy().round(4).tolist())",
+    "mint_var_mean": X + "v, m = ms.mint.var_mean(x, dim=0, keepdim=True, correction=0)\nresult = "
+                         "(v.asnumpy().round(4).tolist(), m.asnumpy().round(4).tolist(), v.shape)",
+    "mint_std_dtype": X + "result = (ms.mint.std(x).dtype, ms.mint.var(x, 1).shape)",
+    "mint_std_int": IA + "result = ms.mint.std(a)",
+    "mint_std_dim_type": X + "result = ms.mint.std(x, dim=1.5)",
+    "tensor_std_mint_keywords": X + f"result = x.std(dim=1, correction=1, keepdim=False){R}",
+    "mint_ones": "t = ms.mint.ones((2, 3))\nresult = (t.dtype, t.shape, t.asnumpy().tolist())",
+    "mint_ones_dtype": "t = ms.mint.ones([2, 1, 2], dtype=ms.int32)\nresult = (t.dtype, t.shape)",
+    "mint_ones_int": "t = ms.mint.ones(3)\nresult = (t.dtype, t.shape)",
+    "mint_zeros": "t = ms.mint.zeros((2,), dtype=ms.float16)\nresult = (t.dtype, t.asnumpy().tolist())",
+    # mint.nn
+    "mint_linear": ("net = ms.mint.nn.Linear(3, 4, weight_init='ones', bias_init='zeros')\n"
+                    "out = net(ms.Tensor(np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5]], np.float32)))\n"
+                    "result = (out.shape, out.asnumpy().tolist(), net.weight.shape, net.bias.shape)"),
+    "mint_linear_nobias": ("net = ms.mint.nn.Linear(3, 2, bias=False)\n"
+                           "result = (net.bias is None, net(ms.mint.ones((5, 3))).shape)"),
+    "mint_linear_default": ("net = ms.mint.nn.Linear(3, 4)\nw = net.weight.asnumpy()\n"
+                            "result = (net(ms.mint.ones((2, 3))).shape, bool(abs(w).max() <= 1 / 3 ** 0.5 + 1e-6))"),
+    "mint_dropout2d_eval": ("d = ms.mint.nn.Dropout2d(p=0.5)\nd.set_train(False)\n"
+                            "result = d(ms.mint.ones((2, 1, 2, 3))).asnumpy().tolist()"),
+    "mint_dropout2d_train": ("d = ms.mint.nn.Dropout2d(p=0.5)\nd.set_train(True)\nout = d(ms.mint.ones((4, 8, 2, 3)))"
+                             ".asnumpy()\nv = sorted(set(out.reshape(-1).tolist()))\n"
+                             "ch = out.reshape(32, 6)\nresult = (out.shape, v, "
+                             "bool(all((r == r[0]).all() for r in ch)))"),
+    "mint_dropout2d_p1": ("d = ms.mint.nn.Dropout2d(p=1.0)\nd.set_train(True)\n"
+                          "result = d(ms.mint.ones((1, 2, 1, 2))).asnumpy().tolist()"),
+    "mint_dropout2d_bad_p": "result = ms.mint.nn.Dropout2d(p=1.5)",
+    # Tensor.mH / mT / H
+    "tensor_mH_complex": ("x = ms.Tensor(np.array([[1 + 2j, 3 - 1j], [0.5j, 2]], np.complex64))\n"
+                          "result = x.mH"),
+    "tensor_mH_batched": ("x = ms.Tensor(np.arange(12, dtype=np.float32).reshape(2, 2, 3))\n"
+                          "result = (x.mH.shape, x.mH.asnumpy().tolist())"),
+    "tensor_mH_batched_complex": ("x = ms.Tensor((np.arange(8) + 1j * np.arange(8)[::-1]).reshape(2, 2, 2)"
+                                  ".astype(np.complex64))\nresult = x.mH"),
+    "tensor_mT_complex": ("x = ms.Tensor(np.array([[1 + 2j, 3 - 1j], [0.5j, 2]], np.complex64))\n"
+                          "result = x.mT"),
+    "tensor_H_complex": ("x = ms.Tensor(np.array([[1 + 2j, 3 - 1j], [0.5j, 2]], np.complex64))\n"
+                         "result = x.H"),
+    "tensor_H_real": "result = ms.Tensor(np.array([[1, 2, 3], [4, 5, 6]], np.int32)).H",
+    "tensor_mH_1d": "result = ms.Tensor(np.array([1.0, 2.0], np.float32)).mH",
+    # ops.cond
+    "cond_default": M3 + "result = ms.ops.cond(A).asnumpy().round(4).item()",
+    "cond_doc": ("x = ms.Tensor([[1.0, 0.0, -1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 1.0]])\n"
+                 "result = (ms.ops.cond(x).asnumpy().round(4).item(), ms.ops.cond(x, 'fro').asnumpy().round(4)"
+                 ".item())"),
+    "cond_fro": M3 + "result = ms.ops.cond(A, 'fro').asnumpy().round(4).item()",
+    "cond_nuc": M3 + "result = ms.ops.cond(A, 'nuc').asnumpy().round(4).item()",
+    "cond_inf": M3 + "result = ms.ops.cond(A, float('inf')).asnumpy().round(4).item()",
+    "cond_neg_inf": M3 + "result = ms.ops.cond(A, float('-inf')).asnumpy().round(4).item()",
+    "cond_1": M3 + "result = ms.ops.cond(A, 1).asnumpy().round(4).item()",
+    "cond_neg_1": M3 + "result = ms.ops.cond(A, -1).asnumpy().round(4).item()",
+    "cond_2": M3 + "result = ms.ops.cond(A, 2).asnumpy().round(4).item()",
+    "cond_neg_2": M3 + "result = ms.ops.cond(A, -2).asnumpy().round(4).item()",
+    "cond_batched": M3 + "B = ms.ops.stack([A, A * 2 + ms.ops.eye(3, 3, ms.float32)])\n"
+                         "result = (ms.ops.cond(B).asnumpy().round(4).tolist(), ms.ops.cond(B, 1).asnumpy()"
+                         ".round(4).tolist())",
+    "cond_dtype": M3 + "result = (ms.ops.cond(A).dtype, ms.ops.cond(A, 'fro').dtype, ms.ops.cond(A).shape)",
+    "cond_rect": ("A = ms.Tensor(np.array([[1.0, 2.0, 3.0], [0.0, 1.0, 4.0]], np.float32))\n"
+                  "result = ms.ops.cond(A).asnumpy().round(4).item()"),
+    "cond_bad_int_p": M3 + "result = ms.ops.cond(A, 3)",
+    "cond_bad_str_p": M3 + "result = ms.ops.cond(A, 'max')",
+    # ops.function.*_func
+    "float_power_ext": ("f = ms.ops.function.math_func.float_power_ext\ni = ms.Tensor([1, 2, 3])\n"
+                        "r1 = f(i, 2)\nr2 = f(i, ms.Tensor([2, -3, -4]))\n"
+                        "result = (r1, r2.asnumpy().round(6).tolist(), r1.dtype, r2.dtype)"),
+    "float_power_ext_float": ("f = ms.ops.function.math_func.float_power_ext\n"
+                              "r = f(ms.Tensor(np.array([0.5, 2.0], np.float32)), 0.5)\n"
+                              "result = (r.dtype, r.asnumpy().round(6).tolist())"),
+    "float_power_ext_scalar_base": ("r = ms.ops.function.math_func.float_power_ext(2, ms.Tensor([1, 2]))\n"
+                                    "result = (r.dtype, r.asnumpy().tolist())"),
+    "isnan_ext": "result = ms.ops.function.math_func.isnan_ext(ms.Tensor([np.nan, 2, 3, 4]))",
+    "isnan_ext_int": "result = ms.ops.function.math_func.isnan_ext(ms.Tensor([1, 2]))",
+    "math_func_has_float_power": "result = ms.ops.function.math_func.float_power is ms.ops.float_power",
+    "function_has_ops": "result = ms.ops.function.cond is ms.ops.cond",
+    "random_func_random_": ("a = ms.Tensor([[2, 3, 4], [1, 2, 3]])\n"
+                            "r = ms.ops.function.random_func.random_(a, 0, 5)\nv = r.asnumpy()\n"
+                            "result = (r.shape, r.dtype, bool(((v >= 0) & (v < 5)).all()), r is a)"),
+    "random_func_uniform_": ("x = ms.ops.ones((4, 2))\ng = ms.Generator()\ng.manual_seed(100)\n"
+                             "r = ms.ops.function.random_func.uniform_(x, 1., 2., generator=g)\nv = r.asnumpy()\n"
+                             "result = (r.shape, r.dtype, bool(((v >= 1) & (v < 2)).all()), r is x)"),
+    "uniform_seeded_repeats": ("g = ms.Generator()\ng.manual_seed(7)\na = ms.ops.zeros((50,)).uniform_(generator=g)"
+                               ".asnumpy().copy()\ng.manual_seed(7)\n"
+                               "b = ms.ops.zeros((50,)).uniform_(generator=g).asnumpy().copy()\n"
+                               "c = ms.ops.zeros((50,)).uniform_(generator=g).asnumpy().copy()\n"
+                               "result = (bool((a == b).all()), bool((a == c).all()))"),
+    "random_seeded_repeats": ("g = ms.Generator()\ng.manual_seed(7)\n"
+                              "a = ms.Tensor(np.zeros(50, np.int64)).random_(0, 1000, generator=g).asnumpy().copy()\n"
+                              "g.manual_seed(7)\n"
+                              "b = ms.Tensor(np.zeros(50, np.int64)).random_(0, 1000, generator=g).asnumpy().copy()\n"
+                              "result = bool((a == b).all())"),
+    "random_default_to_int8": ("v = ms.Tensor(np.zeros(400, np.int8)).random_().asnumpy()\n"
+                               "result = (bool(v.min() >= 0), bool(v.max() <= 127), bool(v.max() > 60))"),
+    "random_float": ("v = ms.Tensor(np.zeros(200, np.float32)).random_(2, 9).asnumpy()\n"
+                     "result = (sorted(set(v.tolist())) == [2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], v.dtype)"),
+    "random_only_from": ("v = ms.Tensor(np.zeros(200, np.int8)).random_(120).asnumpy()\n"
+                         "result = (bool(v.min() >= 120), bool(v.max() <= 127), len(set(v.tolist())) == 8)"),
+    "random_bad_range": "result = ms.Tensor(np.zeros(4, np.int64)).random_(5, 2)",
+    "uniform_bad_range": "result = ms.ops.zeros((3,)).uniform_(2.0, 1.0)",
+    "uniform_mean": ("v = ms.ops.zeros((20000,)).uniform_(-1.0, 3.0).asnumpy()\n"
+                     "result = (round(float(v.mean()), 1), bool(v.min() >= -1), bool(v.max() < 3))"),
+    # in-place floor_divide_ / remainder_ (MindSpore's CPU returns the result and leaves the tensor as it was)
+    "floor_divide_": ("x = ms.Tensor(np.array([2, 4, -1]), ms.int32)\n"
+                      "out = x.floor_divide_(ms.Tensor(np.array([3, 3, 3]), ms.int32))\nresult = out"),
+    "remainder_": ("x = ms.Tensor(np.array([2, 4, -1]), ms.int32)\n"
+                   "out = x.remainder_(ms.Tensor(np.array([3, -6, -2]), ms.int32))\nresult = out"),
+    "remainder_float": ("x = ms.Tensor(np.array([2.5, -4.0, 7.0], np.float32))\nout = x.remainder_(2)\n"
+                        "result = out"),
+    "floor_divide_scalar": ("x = ms.Tensor(np.array([7, -7, 9], np.int64))\nout = x.floor_divide_(2)\n"
+                            "result = out"),
+    # primitive-authoring helpers
+    "prim_arg_register": ("class MatMul(ms.ops.PrimitiveWithCheck):\n"
+                          "    @ms.ops.prim_arg_register\n"
+                          "    def __init__(self, transpose_a=False, transpose_b=False):\n"
+                          "        self.init_prim_io_names(inputs=['x1', 'x2'], outputs=['output'])\n"
+                          "m = MatMul(transpose_b=True)\n"
+                          "result = (m.name, m.transpose_a, m.transpose_b, hasattr(MatMul.__init__, "
+                          "'decorated_func'))"),
+    "get_vm_impl_fn": ("reg = ms.ops.vm_impl_registry\n"
+                       "@reg.register('MyType')\ndef vm_impl_dtype(self):\n"
+                       "    def vm_impl(x):\n        return type(x)\n    return vm_impl\n"
+                       "result = (ms.ops.get_vm_impl_fn('MyType')(1.0), ms.ops.get_vm_impl_fn('NoSuchOp'))"),
+    "get_vm_impl_fn_class": ("reg = ms.ops.vm_impl_registry\nclass Twice(ms.ops.Primitive):\n"
+                             "    pass\n"
+                             "@reg.register(Twice)\ndef vm_twice(self):\n    return lambda x: x * 2\n"
+                             "result = (ms.ops.get_vm_impl_fn('Twice')(4), 'Twice' in reg)"),
+})
+
+# ops.LSTM, the primitive: MindSpore's flat weight (per layer and direction: w_ih, w_hh, then the biases) and
+# its five outputs (output, h_n, c_n and two reserve tensors whose contents are backend-specific).
+_LSTM = ("def run(input_size, hidden, layers, bias, bidir, seq=4, batch=3):\n"
+         "    d = 2 if bidir else 1\n"
+         "    n = 0\n"
+         "    for l in range(layers):\n"
+         "        isz = input_size if l == 0 else hidden * d\n"
+         "        n += d * (4 * hidden * isz + 4 * hidden * hidden + (8 * hidden if bias else 0))\n"
+         "    w = ms.Tensor((np.sin(np.arange(n) * 0.37) * 0.3).astype(np.float32).reshape(n, 1, 1))\n"
+         "    x = ms.Tensor((np.cos(np.arange(seq * batch * input_size) * 0.11)).astype(np.float32)"
+         ".reshape(seq, batch, input_size))\n"
+         "    h = ms.Tensor(np.full((layers * d, batch, hidden), 0.1, np.float32))\n"
+         "    c = ms.Tensor(np.full((layers * d, batch, hidden), -0.2, np.float32))\n"
+         "    net = ms.ops.LSTM(input_size, hidden, layers, bias, bidir, 0.0)\n"
+         "    out = net(x, h, c, w)\n"
+         "    return (len(out), [o.asnumpy().round(4).tolist() for o in out[:3]], [o.shape for o in out[:3]])\n")
+CASES.update({
+    "lstm_doc": ("net = ms.ops.LSTM(10, 2, 1, True, False, 0.0)\n"
+                 "x = ms.Tensor(np.ones([5, 2, 10]).astype(np.float32))\n"
+                 "h0 = ms.Tensor(np.ones([1, 2, 2]).astype(np.float32))\n"
+                 "w = ms.Tensor(np.ones([112, 1, 1]).astype(np.float32))\n"
+                 "output, hn, cn, _, _ = net(x, h0, h0, w)\n"
+                 "result = (output.asnumpy().round(5).tolist(), hn.shape, cn.asnumpy().round(5).tolist())"),
+    "lstm_one_layer": _LSTM + "result = run(5, 3, 1, True, False)",
+    "lstm_no_bias": _LSTM + "result = run(4, 2, 1, False, False)",
+    "lstm_bidirectional": _LSTM + "result = run(3, 2, 1, True, True)",
+    "lstm_two_layers": _LSTM + "result = run(3, 4, 2, True, False)",
+    "lstm_two_layers_bidir": _LSTM + "result = run(2, 3, 2, True, True, seq=3, batch=2)",
+    # MindSpore's CPU kernel stacks every layer in one oneDNN primitive: more than one layer runs there only
+    # when input_size == hidden_size * num_directions
+    "lstm_two_layers_square": _LSTM + "result = run(4, 4, 2, True, False)",
+    "lstm_three_layers_bidir_square": _LSTM + "result = run(4, 2, 3, True, True, seq=3, batch=2)",
+    "lstm_two_layers_no_bias_square": _LSTM + "result = run(3, 3, 2, False, False)",
+    "lstm_attrs": ("net = ms.ops.LSTM(10, 2, 1, True, False, 0.0)\n"
+                   "result = (net.input_size, net.hidden_size, net.num_layers, net.has_bias, net.bidirectional, "
+                   "net.dropout)"),
+    "lstm_bad_weight": ("net = ms.ops.LSTM(10, 2, 1, True, False, 0.0)\n"
+                        "x = ms.Tensor(np.ones([5, 2, 10]).astype(np.float32))\n"
+                        "h0 = ms.Tensor(np.ones([1, 2, 2]).astype(np.float32))\n"
+                        "result = net(x, h0, h0, ms.Tensor(np.ones([100, 1, 1]).astype(np.float32)))"),
+    "lstm_bad_hidden": ("net = ms.ops.LSTM(10, 2, 1, True, False, 0.0)\n"
+                        "x = ms.Tensor(np.ones([5, 2, 10]).astype(np.float32))\n"
+                        "h0 = ms.Tensor(np.ones([1, 2, 3]).astype(np.float32))\n"
+                        "result = net(x, h0, h0, ms.Tensor(np.ones([112, 1, 1]).astype(np.float32)))"),
+    "lstm_bad_dropout": "result = ms.ops.LSTM(10, 2, 1, True, False, 1.5)",
+})
