@@ -377,3 +377,29 @@ def test_mint_and_ops_function_are_importable_modules():
     assert fn.float_power_ext is ms.ops.float_power_ext and fn.grad is ms.ops.grad
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         _ = ms.mint.nope
+
+
+def test_the_import_alias_reaches_the_new_modules():
+    from opbuild.alias import counterpart
+
+    assert counterpart("mindspore.mint") == "opbuild.mint"
+    assert counterpart("mindspore.mint.nn") == "opbuild.mint.nn"
+    assert counterpart("mindspore.ops.function.math_func") == "opbuild.ops.function.math_func"
+
+
+def test_lstm_gradients_flow_through_the_flat_weight(pynative_mode):
+    net = ms.ops.LSTM(2, 2, 1, True, False, 0.0)
+    rng = np.random.default_rng(2)
+    x, h, c = (ms.Tensor(rng.standard_normal(s).astype(np.float32)) for s in ((3, 1, 2), (1, 1, 2), (1, 1, 2)))
+    w0 = rng.uniform(-0.5, 0.5, net.weight_size()).astype(np.float32)
+
+    def loss(w):
+        return net(x, h, c, w)[0].sum()
+
+    grad = ms.grad(loss)(ms.Tensor(w0)).asnumpy()
+    eps, i = 1e-2, 5
+    up, down = w0.copy(), w0.copy()
+    up[i] += eps
+    down[i] -= eps
+    numeric = (float(loss(ms.Tensor(up)).asnumpy()) - float(loss(ms.Tensor(down)).asnumpy())) / (2 * eps)
+    assert grad.shape == w0.shape and abs(grad[i] - numeric) < 1e-3
