@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import opbuild as ms
-from tests.compat.missing_names_cases import BINARY, BINARY_INT, CASES, UNARY, UNARY_BIG
+from tests.compat.missing_names_cases import BINARY, BINARY_INT, CASES, NUMPY_TWINS, UNARY, UNARY_BIG
 
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "missing_names.json")
                      .read_text())
@@ -141,7 +141,7 @@ _ELEMENTWISE = [n for n in (*UNARY, *UNARY_BIG, *BINARY, *BINARY_INT) if _kind(f
 def test_the_numpy_checks_cover_what_mindspore_cpu_cannot_run():
     # Everything MindSpore's CPU refuses for want of a kernel is checked below, none silently dropped.
     computed = sorted(n for n in CASES if _kind(n) == "computed")
-    checked = {f"mint_{n}" for n in _ELEMENTWISE} | set(_OTHER_COMPUTED) | set(_RANDOM)
+    checked = {f"mint_{n}" for n in _ELEMENTWISE} | set(_OTHER_COMPUTED) | set(_RANDOM) | set(NUMPY_TWINS)
     assert sorted(set(computed) - checked) == []
 
 
@@ -194,6 +194,27 @@ _RANDOM = ("random_func_random_", "random_func_uniform_", "uniform_seeded_repeat
 def test_mint_functions_without_a_mindspore_cpu_kernel(name, pynative_mode):
     got = _run(name)
     assert _close(_literal(str(got)), _literal(str(_OTHER_COMPUTED[name]()))), f"{name}: {got}"
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_TWINS))
+def test_mint_torch_style_functions_match_numpy(name, pynative_mode):
+    # Every one, whether or not MindSpore's CPU runs it (those it runs are compared with it above too).
+    env: dict = {"np": np}
+    exec(NUMPY_TWINS[name], env)  # noqa: S102 - the repository's own programs
+    got = _run(name)
+    assert _close(_literal(str(got)), _literal(str(env["result"]))), f"{name}: {got} != {env['result']}"
+
+
+def test_mint_torch_style_refusals(pynative_mode):
+    x = ms.Tensor(_X)
+    with pytest.raises(TypeError, match="mint.sum: dim must be None, an int or a tuple of ints"):
+        ms.mint.sum(x, 1.0)
+    with pytest.raises(TypeError, match="mint.max: input must be a Tensor"):
+        ms.mint.max([1, 2])
+    with pytest.raises(TypeError, match="mint.max: dim must be an int"):
+        ms.mint.max(x, 0.5)
+    with pytest.raises(IndexError, match="mint.select: index 3 is out of range for axis 1 of size 3"):
+        ms.mint.select(x, 1, 3)
 
 
 def test_mint_reductions_refuse_what_mindspore_refuses(pynative_mode):

@@ -3,21 +3,24 @@
 The functions whose MindSpore 2.10 signature is the one of the ``ops`` function of the same name (same
 parameter names, order and defaults) are those functions (``mint.exp is ops.exp``). Written here: the
 reductions with torch-style keywords (``std``, ``var``, ``std_mean``, ``var_mean``: ``dim``, ``correction``,
-``keepdim``), the creation functions with a keyword-only ``dtype`` (``ones``, ``zeros``) and ``equal`` (one
-bool for the whole tensors, as torch's). ``mint.nn`` has ``Linear`` and ``Dropout2d``. A name of MindSpore's
-``mint`` missing here raises AttributeError naming it. Many of these names have no CPU kernel in MindSpore 2.10
-itself (``mint.std``, ``mint.acos``, ...: Ascend only); opbuild computes them on the CPU.
+``keepdim``), the torch-spelled reductions, joins and overloads of ``torch_style.py`` (``sum``, ``max``, ``cat``,
+``sort``, ...), the creation functions with a keyword-only ``dtype`` (``ones``, ``zeros``) and ``equal`` (one
+bool for the whole tensors, as torch's). ``mint.nn`` has ``Linear``, ``Dropout2d`` and ``functional``. A
+name of MindSpore's ``mint`` missing here raises AttributeError naming it. Many of these names have no CPU
+kernel in MindSpore 2.10 itself (``mint.std``, ``mint.acos``, ...: Ascend only); opbuild computes them.
 """
 
 from __future__ import annotations
 
+import builtins
 import numbers
 from collections.abc import Sequence
 from typing import Any
 
 from .. import ops as _ops
 from ..core.tensor import Tensor
-from . import nn
+from . import nn, torch_style
+from .torch_style import *  # noqa: F403 - the torch-spelled wrappers (sum, max, cat, ...)
 
 # The ops functions whose MindSpore 2.10 mint counterpart has the same signature (checked by
 # tests/compat/test_missing_names.py against MindSpore's recorded results).
@@ -31,7 +34,7 @@ SAME_AS_OPS: tuple[str, ...] = (
     "not_equal", "outer", "polar", "pow", "ravel", "reciprocal", "roll", "rsqrt", "sigmoid", "sign", "sin", "sinh",
     "square", "swapaxes", "tan", "tanh", "tile", "trace", "trunc", "unsqueeze")
 
-globals().update({_n: getattr(_ops, _n) for _n in SAME_AS_OPS})
+globals().update({_n: getattr(_ops, _n) for _n in (*SAME_AS_OPS, *torch_style.SAME_FORM)})
 
 
 def _dims(name: str, dim: Any) -> Any:
@@ -39,7 +42,8 @@ def _dims(name: str, dim: Any) -> Any:
         return None
     if isinstance(dim, numbers.Integral) and not isinstance(dim, bool):
         return int(dim)
-    if isinstance(dim, Sequence) and all(isinstance(d, numbers.Integral) and not isinstance(d, bool) for d in dim):
+    if isinstance(dim, Sequence) and builtins.all(isinstance(d, numbers.Integral) and not isinstance(d, bool)
+                                                  for d in dim):
         return tuple(int(d) for d in dim)
     raise TypeError(f"mint.{name}: dim must be None, an int or a tuple of ints, got {dim!r}")
 
@@ -104,5 +108,5 @@ def zeros(size: Any, *, dtype: Any = None) -> Tensor:
     return _ops.zeros(size, dtype)
 
 
-__all__ = ["nn", *SAME_AS_OPS, "equal", "var", "std", "var_mean", "std_mean", "ones",
-           "zeros"]
+__all__ = ["nn", *SAME_AS_OPS, *torch_style.SAME_FORM, *torch_style.__all__, "equal", "var", "std", "var_mean",
+           "std_mean", "ones", "zeros"]

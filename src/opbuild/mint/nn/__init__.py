@@ -1,11 +1,13 @@
 """``mindspore.mint.nn``: the layers of MindSpore's torch-style namespace that opbuild has: ``Linear``
 (``nn.Linear``: ``x W^T + b``, weight (out, in)) and ``Dropout2d`` (MindSpore's ``Dropout2dExt``: whole
 channels of (N, C, H, W) zeroed with probability ``p`` in training, the rest scaled by 1 / (1 - p)), plus
-``Cell``, the base class."""
+``Cell``, the base class, and ``functional`` (also ``F``): activations, losses and layer functions."""
 
 from __future__ import annotations
 
 from ...nn import Cell, Linear
 from ...nn import Dropout2dExt as Dropout2d
+from . import functional
+from . import functional as F  # noqa: N812 - MindSpore's name
 
-__all__ = ["Cell", "Dropout2d", "Linear"]
+__all__ = ["Cell", "Dropout2d", "F", "Linear", "functional"]
