@@ -424,3 +424,20 @@ def test_lstm_gradients_flow_through_the_flat_weight(pynative_mode):
     down[i] -= eps
     numeric = (float(loss(ms.Tensor(up)).asnumpy()) - float(loss(ms.Tensor(down)).asnumpy())) / (2 * eps)
     assert grad.shape == w0.shape and abs(grad[i] - numeric) < 1e-3
+
+
+def test_mint_and_cond_trace_into_a_graph(graph_mode):
+    class Net(ms.nn.Cell):
+        def construct(self, x, a):
+            values, index = ms.mint.max(x, 1)
+            s = ms.mint.std(x, dim=0, keepdim=True)
+            y = ms.mint.nn.functional.softmax(ms.mint.cat((x, s), 0), dim=1)
+            return values, index, ms.mint.sum(y, 1), ms.ops.cond(a, 1), a.mH
+
+    x, a = ms.Tensor(_X), ms.Tensor(_M3)
+    got = [t.asnumpy() for t in Net()(x, a)]
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    want = [t.asnumpy() for t in Net().construct(x, a)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5)
+    assert got[1].dtype == np.int64 and got[4].shape == (3, 3)
