@@ -366,3 +366,36 @@ for _n, (_ms, _np) in TORCH_STYLE.items():
     CASES[f"mint_ts_{_n}"] = _TV + _ms
 CASES["mint_squeeze_needs_dim"] = _TV + "result = ms.mint.squeeze(x[None, :, None])"  # dim is required
 NUMPY_TWINS = {f"mint_ts_{_n}": _NV + _np for _n, (_ms, _np) in TORCH_STYLE.items()}
+
+# mint.nn layers (src/opbuild/mint/nn/layers.py), with NumPy twins as above.
+_LAYERS: dict[str, tuple[str, str]] = {
+    "ReLU6": ("result = v(ms.mint.nn.ReLU6()(x * 2 - 2))", "result = v(np.clip(x * 2 - 2, 0, 6))"),
+    "Sigmoid": ("result = v(ms.mint.nn.Sigmoid()(x - 2))", "result = v(1 / (1 + np.exp(-(x - 2))))"),
+    "Tanh": ("result = v(ms.mint.nn.Tanh()(x - 2))", "result = v(np.tanh(x - 2))"),
+    "GELU_tanh": ("result = v(ms.mint.nn.GELU(approximate='tanh')(x - 2))",
+                  "y = (x - 2).astype(np.float64)\nresult = v((0.5 * y * (1 + np.tanh(np.sqrt(2 / np.pi) * "
+                  "(y + 0.044715 * y ** 3)))).astype(np.float32))"),
+    "SiLU": ("result = v(ms.mint.nn.SiLU()(x - 2))", "y = x - 2\nresult = v(y / (1 + np.exp(-y)))"),
+    "ELU": ("result = v(ms.mint.nn.ELU(0.5)(x - 2))",
+            "y = x - 2\nresult = v(np.where(y > 0, y, np.float32(0.5) * (np.exp(y) - 1)))"),
+    "Hardtanh": ("result = v(ms.mint.nn.Hardtanh(-0.5, max_val=2.0)(x - 2))", "result = v(np.clip(x - 2, -0.5, 2))"),
+    "GLU": ("result = v(ms.mint.nn.GLU(0)(x))", "result = v(x[:1] / (1 + np.exp(-x[1:])))"),
+    "Softmax": ("result = v(ms.mint.nn.Softmax(dim=0)(x))", "e = np.exp(x - x.max(0))\nresult = v(e / e.sum(0))"),
+    "LogSoftmax": ("result = v(ms.mint.nn.LogSoftmax()(x))",
+                   "s = x - x.max(1, keepdims=True)\nresult = v(s - np.log(np.exp(s).sum(1, keepdims=True)))"),
+    "Flatten": ("result = v(ms.mint.nn.Flatten()(x[None, :, :, None]))", "result = v(x.reshape(1, 6))"),
+    "Dropout_eval": ("d = ms.mint.nn.Dropout(0.3)\nd.set_train(False)\nresult = v(d(x))", "result = v(x)"),
+    "MSELoss": ("result = v(ms.mint.nn.MSELoss()(x, x * 0 + 2))", "result = v(((x - 2) ** 2).mean())"),
+    "L1Loss_none": ("result = v(ms.mint.nn.L1Loss(reduction='none')(x, x * 0 + 2))", "result = v(np.abs(x - 2))"),
+    "ReLU": ("result = v(ms.mint.nn.ReLU()(x - 2))", "result = v(np.maximum(x - 2, 0))"),
+    "Hardswish": ("result = v(ms.mint.nn.Hardswish()(x - 2))",
+                  "y = x - 2\nresult = v(y * np.clip(y + 3, 0, 6) / 6)"),
+}
+for _n, (_ms, _np) in _LAYERS.items():
+    CASES[f"mint_nn_{_n}"] = _TV + _ms
+    NUMPY_TWINS[f"mint_nn_{_n}"] = _NV + _np
+CASES["mint_nn_dropout_train"] = ("d = ms.mint.nn.Dropout(0.5)\nd.set_train(True)\n"
+                                  "out = d(ms.mint.ones((4000,))).asnumpy()\n"
+                                  "result = (sorted(set(out.tolist())), bool(1700 < (out == 0).sum() < 2300))")
+CASES["mint_nn_dropout_bad_p"] = "result = ms.mint.nn.Dropout(p=2.0)"
+CASES["mint_nn_mse_bad_reduction"] = "result = ms.mint.nn.MSELoss(reduction='avg')"

@@ -33,6 +33,8 @@ _NO_CPU_KERNEL = ("unregistered", "Create kernelmod", "Not implement exception",
 OPBUILD_REFUSES = {
     "mint_dropout2d_bad_p": ValueError,  # MindSpore builds Dropout2dExt(p=1.5)
     "lstm_bad_weight": ValueError,  # MindSpore's CPU kernel reads past the end of a too-short weight
+    "mint_nn_dropout_bad_p": ValueError,  # MindSpore builds mint.nn.Dropout(p=2.0)
+    "mint_nn_mse_bad_reduction": ValueError,  # and MSELoss(reduction='avg'), refusing them only when called
 }
 
 
@@ -187,7 +189,7 @@ _OTHER_COMPUTED = {
 }
 _RANDOM = ("random_func_random_", "random_func_uniform_", "uniform_seeded_repeats", "random_seeded_repeats",
            "random_default_to_int8", "random_float", "random_only_from", "uniform_mean", "mint_dropout2d_train",
-           "random_bad_range", "uniform_bad_range")
+           "random_bad_range", "uniform_bad_range", "mint_nn_dropout_train")
 
 
 @pytest.mark.parametrize("name", sorted(k for k, v in _OTHER_COMPUTED.items() if v is not None))
@@ -261,6 +263,11 @@ def test_random_fills_follow_the_default_generator_and_refuse_bad_arguments(pyna
         ms.ops.uniform_(ms.Tensor(np.zeros(2, np.int32)))
     with pytest.raises(TypeError, match="generator must be a mindspore.Generator"):
         ms.ops.uniform_(ms.ops.zeros((2,)), generator=3)
+
+
+def test_mint_nn_dropout_in_training(pynative_mode):
+    values, about_half_dropped = _run("mint_nn_dropout_train")
+    assert values == [0.0, 2.0] and about_half_dropped
 
 
 def test_dropout2d_in_training_drops_whole_channels(pynative_mode):
