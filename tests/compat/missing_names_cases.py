@@ -399,3 +399,51 @@ CASES["mint_nn_dropout_train"] = ("d = ms.mint.nn.Dropout(0.5)\nd.set_train(True
                                   "result = (sorted(set(out.tolist())), bool(1700 < (out == 0).sum() < 2300))")
 CASES["mint_nn_dropout_bad_p"] = "result = ms.mint.nn.Dropout(p=2.0)"
 CASES["mint_nn_mse_bad_reduction"] = "result = ms.mint.nn.MSELoss(reduction='avg')"
+
+# mint.linalg and mint.special, with NumPy twins.
+_MORE: dict[str, tuple[str, str]] = {
+    "linalg_inv": ("result = v(ms.mint.linalg.inv(x[:, :2] + 1))", "result = v(np.linalg.inv(x[:, :2] + 1))"),
+    "linalg_norm": ("result = v(ms.mint.linalg.norm(x))", "result = v(np.linalg.norm(x))"),
+    "linalg_norm_dim": ("result = v(ms.mint.linalg.norm(x, 1, dim=1))", "result = v(np.abs(x).sum(1))"),
+    "linalg_vector_norm": ("result = v(ms.mint.linalg.vector_norm(x, 3, dim=0, keepdim=True))",
+                           "result = v((np.abs(x) ** 3).sum(0, keepdims=True) ** (1 / 3))"),
+    "linalg_matrix_norm": ("result = v(ms.mint.linalg.matrix_norm(x, 1))", "result = v(np.abs(x).sum(0).max())"),
+    "linalg_qr": ("q, r = ms.mint.linalg.qr(x.T)\nresult = v(ms.mint.matmul(q, r))", "result = v(x.T)"),
+    "special_erfc": ("result = v(ms.mint.special.erfc(x - 2))",
+                     "import math\nresult = v(np.vectorize(math.erfc)(x - 2).astype(np.float32))"),
+    "special_exp2": ("result = v(ms.mint.special.exp2(x))", "result = v(np.exp2(x))"),
+    "special_expm1": ("result = v(ms.mint.special.expm1(x - 2))", "result = v(np.expm1(x - 2))"),
+    "special_log1p": ("result = v(ms.mint.special.log1p(x))", "result = v(np.log1p(x))"),
+    "special_sinc": ("result = v(ms.mint.special.sinc(x - 2))", "result = v(np.sinc(x - 2))"),
+    "special_round": ("result = v(ms.mint.special.round(x * 1.5))", "result = v(np.round(x * 1.5))"),
+    "special_log_softmax": ("result = v(ms.mint.special.log_softmax(x, 0))",
+                            "s = x - x.max(0)\nresult = v(s - np.log(np.exp(s).sum(0)))"),
+}
+for _n, (_ms, _np) in _MORE.items():
+    CASES[f"mint_{_n}"] = _TV + _ms
+    NUMPY_TWINS[f"mint_{_n}"] = _NV + _np
+
+# mint's random creation functions: dtype, shape, range and seeding (the bits are each framework's own).
+CASES.update({
+    "mint_rand": ("t = ms.mint.rand(200, 3)\nv = t.asnumpy()\n"
+                  "result = (t.dtype, t.shape, bool(v.min() >= 0), bool(v.max() < 1), "
+                  "abs(float(v.mean()) - 0.5) < 0.05)"),
+    "mint_rand_tuple_dtype": "t = ms.mint.rand((2, 2), dtype=ms.float16)\nresult = (t.dtype, t.shape)",
+    "mint_randn": ("t = ms.mint.randn(5000)\nv = t.asnumpy()\n"
+                   "result = (t.dtype, t.shape, abs(float(v.mean())) < 0.1, abs(float(v.std()) - 1) < 0.1)"),
+    "mint_rand_seeded": ("g = ms.Generator()\ng.manual_seed(4)\na = ms.mint.rand(8, generator=g).asnumpy()\n"
+                         "g.manual_seed(4)\nb = ms.mint.rand(8, generator=g).asnumpy()\n"
+                         "c = ms.mint.rand(8, generator=g).asnumpy()\n"
+                         "result = (bool((a == b).all()), bool((a == c).all()))"),
+    "mint_randint": ("t = ms.mint.randint(3, 9, (500,))\nv = t.asnumpy()\n"
+                     "result = (t.dtype, t.shape, sorted(set(v.tolist())))"),
+    "mint_randint_high": "t = ms.mint.randint(4, (300,))\nresult = (t.dtype, sorted(set(t.asnumpy().tolist())))",
+    "mint_normal": ("t = ms.mint.normal(3.0, 0.5, (4000,))\nv = t.asnumpy()\n"
+                    "result = (t.dtype, t.shape, abs(float(v.mean()) - 3) < 0.05, abs(float(v.std()) - 0.5) < 0.05)"),
+    "mint_normal_tensor": ("t = ms.mint.normal(ms.Tensor(np.array([0.0, 100.0], np.float32)), 0.01)\n"
+                           "result = (t.dtype, t.shape, np.round(t.asnumpy()).tolist())"),
+    "mint_randperm": ("t = ms.mint.randperm(6)\nresult = (t.dtype, t.shape, sorted(t.asnumpy().tolist()))"),
+    "mint_rand_like": ("t = ms.mint.rand_like(ms.Tensor(np.zeros((2, 3), np.float64)))\nresult = (t.dtype, t.shape)"),
+    "mint_randn_like": ("t = ms.mint.randn_like(ms.Tensor(np.zeros((3,), np.float32)))\nresult = (t.dtype, t.shape)"),
+    "mint_randint_bad_range": "result = ms.mint.randint(5, 5, (2,))",
+})

@@ -143,7 +143,8 @@ _ELEMENTWISE = [n for n in (*UNARY, *UNARY_BIG, *BINARY, *BINARY_INT) if _kind(f
 def test_the_numpy_checks_cover_what_mindspore_cpu_cannot_run():
     # Everything MindSpore's CPU refuses for want of a kernel is checked below, none silently dropped.
     computed = sorted(n for n in CASES if _kind(n) == "computed")
-    checked = {f"mint_{n}" for n in _ELEMENTWISE} | set(_OTHER_COMPUTED) | set(_RANDOM) | set(NUMPY_TWINS)
+    checked = ({f"mint_{n}" for n in _ELEMENTWISE} | set(_OTHER_COMPUTED) | set(_RANDOM) | set(NUMPY_TWINS)
+               | set(_MINT_RANDOM))
     assert sorted(set(computed) - checked) == []
 
 
@@ -189,7 +190,7 @@ _OTHER_COMPUTED = {
 }
 _RANDOM = ("random_func_random_", "random_func_uniform_", "uniform_seeded_repeats", "random_seeded_repeats",
            "random_default_to_int8", "random_float", "random_only_from", "uniform_mean", "mint_dropout2d_train",
-           "random_bad_range", "uniform_bad_range", "mint_nn_dropout_train")
+           "random_bad_range", "uniform_bad_range", "mint_nn_dropout_train", "mint_randint_bad_range")
 
 
 @pytest.mark.parametrize("name", sorted(k for k, v in _OTHER_COMPUTED.items() if v is not None))
@@ -263,6 +264,40 @@ def test_random_fills_follow_the_default_generator_and_refuse_bad_arguments(pyna
         ms.ops.uniform_(ms.Tensor(np.zeros(2, np.int32)))
     with pytest.raises(TypeError, match="generator must be a mindspore.Generator"):
         ms.ops.uniform_(ms.ops.zeros((2,)), generator=3)
+
+
+# mint's random creation functions where MindSpore's CPU has no kernel: dtype, shape, range, distribution and
+# seeding (a generator seeded again repeats its draw, the next draw differs).
+_MINT_RANDOM = {
+    "mint_rand": "(float32, (200, 3), True, True, True)",
+    "mint_rand_seeded": "(True, False)",
+    "mint_randn": "(float32, (5000,), True, True)",
+    "mint_randint": "(int64, (500,), [3, 4, 5, 6, 7, 8])",
+    "mint_randint_high": "(int64, [0, 1, 2, 3])",
+    "mint_normal": "(float32, (4000,), True, True)",
+    "mint_normal_tensor": "(float32, (2,), [0.0, 100.0])",
+    "mint_randperm": "(int64, (6,), [0, 1, 2, 3, 4, 5])",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_MINT_RANDOM))
+def test_mint_random_functions_without_a_mindspore_cpu_kernel(name, pynative_mode):
+    assert str(_run(name)).replace("mindspore.", "") == _MINT_RANDOM[name]
+
+
+def test_mint_random_functions_refuse_bad_arguments(pynative_mode):
+    with pytest.raises(ValueError, match=r"mint.randint: low \(5\) must be less than high \(5\)"):
+        _run("mint_randint_bad_range")
+    with pytest.raises(TypeError, match="mint.rand: size must be non-negative ints"):
+        ms.mint.rand(2, -1)
+    with pytest.raises(TypeError, match="mint.randn: dtype must be a float dtype, got int32"):
+        ms.mint.randn(2, dtype=ms.int32)
+    with pytest.raises(TypeError, match="mint.normal: give size, or mean or std as a Tensor"):
+        ms.mint.normal(0.0, 1.0)
+    ms.manual_seed(21)
+    a = ms.mint.randn(6).asnumpy()
+    ms.manual_seed(21)
+    np.testing.assert_array_equal(a, ms.mint.randn(6).asnumpy())  # the default generator is seeded too
 
 
 def test_mint_nn_dropout_in_training(pynative_mode):

@@ -5,7 +5,9 @@ parameter names, order and defaults) are those functions (``mint.exp is ops.exp`
 reductions with torch-style keywords (``std``, ``var``, ``std_mean``, ``var_mean``: ``dim``, ``correction``,
 ``keepdim``), the torch-spelled reductions, joins and overloads of ``torch_style.py`` (``sum``, ``max``, ``cat``,
 ``sort``, ...), the creation functions with a keyword-only ``dtype`` (``ones``, ``zeros``) and ``equal`` (one
-bool for the whole tensors, as torch's). ``mint.nn`` has ``Linear``, ``Dropout2d`` and ``functional``. A
+bool for the whole tensors, as torch's). ``random_fns.py`` has the random creation functions (``rand``,
+``randn``, ``randint``, ...), ``linalg`` and ``special`` MindSpore's submodules of those names; ``mint.nn`` has
+``Linear``, ``Dropout2d``, the layers of ``nn/layers.py`` and ``functional``. A
 name of MindSpore's ``mint`` missing here raises AttributeError naming it. Many of these names have no CPU
 kernel in MindSpore 2.10 itself (``mint.std``, ``mint.acos``, ...: Ascend only); opbuild computes them.
 """
@@ -19,7 +21,8 @@ from typing import Any
 
 from .. import ops as _ops
 from ..core.tensor import Tensor
-from . import nn, torch_style
+from . import linalg, nn, random_fns, special, torch_style
+from .random_fns import *  # noqa: F403 - rand, randn, randint, normal, randperm, rand_like, randn_like
 from .torch_style import *  # noqa: F403 - the torch-spelled wrappers (sum, max, cat, ...)
 
 # The ops functions whose MindSpore 2.10 mint counterpart has the same signature (checked by
@@ -108,5 +111,5 @@ def zeros(size: Any, *, dtype: Any = None) -> Tensor:
     return _ops.zeros(size, dtype)
 
 
-__all__ = ["nn", *SAME_AS_OPS, *torch_style.SAME_FORM, *torch_style.__all__, "equal", "var", "std", "var_mean",
-           "std_mean", "ones", "zeros"]
+__all__ = ["nn", "linalg", "special", *random_fns.__all__, *SAME_AS_OPS, *torch_style.SAME_FORM,
+           *torch_style.__all__, "equal", "var", "std", "var_mean", "std_mean", "ones", "zeros"]
