@@ -447,3 +447,47 @@ CASES.update({
     "mint_randn_like": ("t = ms.mint.randn_like(ms.Tensor(np.zeros((3,), np.float32)))\nresult = (t.dtype, t.shape)"),
     "mint_randint_bad_range": "result = ms.mint.randint(5, 5, (2,))",
 })
+
+# mint/more_fns.py, with NumPy twins.
+_FNS: dict[str, tuple[str, str]] = {
+    "argsort": ("result = v(ms.mint.argsort(x, 1, descending=True))", "result = v(np.argsort(-x, 1, kind='stable'))"),
+    "cummax": ("m, i = ms.mint.cummax(x, 1)\nresult = (v(m), v(i))",
+               "result = (v(np.maximum.accumulate(x, 1)), v(np.array([[0, 1, 1], [0, 0, 0]], np.int64)))"),
+    "cummin": ("m, i = ms.mint.cummin(x, 0)\nresult = (v(m), v(i))",
+               "result = (v(np.minimum.accumulate(x, 0)), v(np.array([[0, 0, 0], [0, 1, 0]], np.int64)))"),
+    "median_all": ("result = v(ms.mint.median(x))", "result = v(np.sort(x.reshape(-1))[2])"),
+    "median_dim": ("m, i = ms.mint.median(x, 1, True)\nresult = (v(m), v(i))",
+                   "result = (v(np.array([[2.0], [3.0]], np.float32)), v(np.array([[2], [2]], np.int64)))"),
+    "meshgrid": ("a, c = ms.mint.meshgrid(x[0], x[1, :2])\nresult = (v(a), v(c))",
+                 "a, c = np.meshgrid(x[0], x[1, :2], indexing='ij')\nresult = (v(a), v(c))"),
+    "repeat_interleave": ("result = v(ms.mint.repeat_interleave(x, 2, 1))", "result = v(np.repeat(x, 2, 1))"),
+    "diff": ("result = v(ms.mint.diff(x, dim=1))", "result = v(np.diff(x, axis=1))"),
+    "nansum": ("y = ms.mint.where(x > 4, x * np.nan, x)\nresult = v(ms.mint.nansum(y, 1))",
+               "result = v(np.nansum(np.where(x > 4, np.nan, x), 1))"),
+    "count_nonzero": ("result = v(ms.mint.count_nonzero(x - 1, dim=1))",
+                      "result = v(np.count_nonzero(x - 1, 1).astype(np.int64))"),
+    "addcmul": ("result = v(ms.mint.addcmul(x, x, x, value=0.5))", "result = v(x + 0.5 * x * x)"),
+    "addcdiv": ("result = v(ms.mint.addcdiv(x, x, x + 1, value=2))", "result = v(x + 2 * x / (x + 1))"),
+    "mv": ("result = v(ms.mint.mv(x, x[0]))", "result = v(x @ x[0])"),
+    "diag_1d": ("result = v(ms.mint.diag(x[0], 1))", "result = v(np.diag(x[0], 1))"),
+    "diag_2d": ("result = v(ms.mint.diag(x, -1))", "result = v(np.diag(x, -1))"),
+    "scatter": ("i = ms.Tensor(np.array([[2, 0]], np.int64))\nresult = v(ms.mint.scatter(x, 1, i, x[:1, :2] * 10))",
+                "y = x.copy()\ny[0, 2], y[0, 0] = 10.0, 50.0\nresult = v(y)"),
+    "scatter_add": ("i = ms.Tensor(np.array([[2, 2]], np.int64))\n"
+                    "result = v(ms.mint.scatter_add(x, 1, i, x[:1, :2]))",
+                    "y = x.copy()\ny[0, 2] += 6.0\nresult = v(y)"),
+    "take": ("result = v(ms.mint.take(x, ms.Tensor(np.array([[5, 0]], np.int64))))",
+             "result = v(x.reshape(-1)[[[5, 0]]])"),
+    "clone": ("result = v(ms.mint.clone(x))", "result = v(x)"),
+    "fix": ("result = v(ms.mint.fix(x - 2.5))", "result = v(np.trunc(x - 2.5))"),
+    "dstack": ("result = v(ms.mint.dstack((x, x)))", "result = v(np.dstack((x, x)))"),
+    "arcsin": ("result = v(ms.mint.arcsin(x / 5))", "result = v(np.arcsin(x / 5))"),
+    "isnan": ("result = v(ms.mint.isnan(x))", "result = v(np.isnan(x))"),
+    "greater_equal": ("result = v(ms.mint.greater_equal(x, 2.0))", "result = v(x >= 2)"),
+    "less": ("result = v(ms.mint.less(x, 2.0))", "result = v(x < 2)"),
+    "divide_trunc": ("result = v(ms.mint.divide(x - 2, 2, rounding_mode='trunc'))",
+                     "result = v(np.trunc((x - 2) / 2))"),
+}
+for _n, (_ms, _np) in _FNS.items():
+    CASES[f"mint_fn_{_n}"] = _TV + _ms
+    NUMPY_TWINS[f"mint_fn_{_n}"] = _NV + _np

@@ -4,7 +4,8 @@ The functions whose MindSpore 2.10 signature is the one of the ``ops`` function 
 parameter names, order and defaults) are those functions (``mint.exp is ops.exp``). Written here: the
 reductions with torch-style keywords (``std``, ``var``, ``std_mean``, ``var_mean``: ``dim``, ``correction``,
 ``keepdim``), the torch-spelled reductions, joins and overloads of ``torch_style.py`` (``sum``, ``max``, ``cat``,
-``sort``, ...), the creation functions with a keyword-only ``dtype`` (``ones``, ``zeros``) and ``equal`` (one
+``sort``, ...) and of ``more_fns.py`` (``argsort``, ``median``, ``scatter_add``, ...), the creation
+functions with a keyword-only ``dtype`` (``ones``, ``zeros``) and ``equal`` (one
 bool for the whole tensors, as torch's). ``random_fns.py`` has the random creation functions (``rand``,
 ``randn``, ``randint``, ...), ``linalg`` and ``special`` MindSpore's submodules of those names; ``mint.nn`` has
 ``Linear``, ``Dropout2d``, the layers of ``nn/layers.py`` and ``functional``. A
@@ -21,7 +22,8 @@ from typing import Any
 
 from .. import ops as _ops
 from ..core.tensor import Tensor
-from . import linalg, nn, random_fns, special, torch_style
+from . import linalg, more_fns, nn, random_fns, special, torch_style
+from .more_fns import *  # noqa: F403 - argsort, cummax, median, meshgrid, scatter_add, ...
 from .random_fns import *  # noqa: F403 - rand, randn, randint, normal, randperm, rand_like, randn_like
 from .torch_style import *  # noqa: F403 - the torch-spelled wrappers (sum, max, cat, ...)
 
@@ -37,7 +39,8 @@ SAME_AS_OPS: tuple[str, ...] = (
     "not_equal", "outer", "polar", "pow", "ravel", "reciprocal", "roll", "rsqrt", "sigmoid", "sign", "sin", "sinh",
     "square", "swapaxes", "tan", "tanh", "tile", "trace", "trunc", "unsqueeze")
 
-globals().update({_n: getattr(_ops, _n) for _n in (*SAME_AS_OPS, *torch_style.SAME_FORM)})
+globals().update({_n: getattr(_ops, _n)
+                 for _n in (*SAME_AS_OPS, *torch_style.SAME_FORM, *more_fns.ALIASES)})
 
 
 def _dims(name: str, dim: Any) -> Any:
@@ -112,4 +115,5 @@ def zeros(size: Any, *, dtype: Any = None) -> Tensor:
 
 
 __all__ = ["nn", "linalg", "special", *random_fns.__all__, *SAME_AS_OPS, *torch_style.SAME_FORM,
-           *torch_style.__all__, "equal", "var", "std", "var_mean", "std_mean", "ones", "zeros"]
+           *torch_style.__all__, *more_fns.ALIASES, *more_fns.__all__, "equal", "var", "std", "var_mean",
+           "std_mean", "ones", "zeros"]
