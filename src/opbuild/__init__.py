@@ -122,7 +122,8 @@ _LAZY = {"dataset": ("opbuild.dataset", None), "save_checkpoint": ("opbuild.chec
          "load_param_into_net": ("opbuild.checkpoint", "load_param_into_net"),
          "export": ("opbuild.train.serialization", "export"),
          "train": ("opbuild.train", None), "Model": ("opbuild.train.model", "Model"),
-         "profiler": ("opbuild.profiler", None), "Profiler": ("opbuild.profiler", "Profiler")}
+         "profiler": ("opbuild.profiler", None), "Profiler": ("opbuild.profiler", "Profiler"),
+         "mint": ("opbuild.mint", None)}
 # MindSpore re-exports everything of mindspore.train at the top level (``from mindspore import LossMonitor``).
 _LAZY.update({name: ("opbuild.train", name) for name in (
     "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "EarlyStopping",

@@ -33,7 +33,8 @@ class TensorExtras:
         """The conjugate transpose of a 2-D tensor."""
         if self.ndim != 2:
             raise ValueError(f"Tensor.H: expected a 2-D tensor, got {self.ndim}-D")
-        return _ops().transpose(self, (1, 0))
+        out = _ops().transpose(self, (1, 0))
+        return _ops().conj(out) if self.dtype.is_complex else out
 
     @property
     def data(self):
@@ -231,20 +232,10 @@ class TensorExtras:
         return CSRTensor(self._fresh(indptr), self._fresh(cols.astype(np.int32)),
                          self._fresh(data[rows, cols], self.dtype), tuple(data.shape))
 
-    def _draw_rng(self, generator: Any) -> np.random.Generator:
-        if generator is None:
-            return np.random.default_rng()
-        seed, offset = generator._step(self.size)
-        return np.random.default_rng([seed, offset])
-
     def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None):
         """Fill with values drawn uniformly from [from_, to), in place (``generator``: a mindspore.Generator
-        whose seed and offset make the draw repeatable)."""
-        if from_ > to:
-            raise ValueError(f"Tensor.uniform_: from_ ({from_}) must not exceed to ({to})")
-        data = self.asnumpy()
-        data[...] = self._draw_rng(generator).uniform(from_, to, data.shape).astype(data.dtype)
-        return self
+        whose seed and offset make the draw repeatable; ``ops.uniform_``)."""
+        return _ops().uniform_(self, from_, to, generator=generator)
 
     def cauchy(self, median: float = 0.0, sigma: float = 1.0):
         """Fill with values drawn from the Cauchy distribution (``median``, scale ``sigma``), in place."""
@@ -261,8 +252,6 @@ class TensorExtras:
         return self
 
     def random_(self, from_: int = 0, to: int | None = None, *, generator: Any = None):
-        """Fill with integers drawn uniformly from [from_, to) (to: the dtype's largest by default); in place."""
-        data = self.asnumpy()
-        hi = to if to is not None else (np.iinfo(data.dtype).max if data.dtype.kind in "iu" else 2**24)
-        data[...] = np.random.default_rng().integers(from_, hi, size=data.shape).astype(data.dtype)
-        return self
+        """Fill with integers drawn uniformly from [from_, to) (to: the dtype's largest by default), in place
+        (``ops.random_``)."""
+        return _ops().random_(self, from_, to, generator=generator)

@@ -38,6 +38,16 @@ def _cast_to(dtype: str, name: str):
     return method
 
 
+def _moment_args(name: str, axis, ddof, keepdims, dim, correction, keepdim) -> tuple:
+    """(axis, ddof, keepdims) of Tensor.var/std from either of MindSpore 2.10's overloads: (axis, ddof=0,
+    keepdims) or (dim, *, correction=1, keepdim), the second chosen by its keywords."""
+    if dim is None and correction is None and keepdim is None:
+        return axis, ddof, keepdims
+    if axis is not None or ddof != 0 or keepdims:
+        raise TypeError(f"Tensor.{name}: pass either axis/ddof/keepdims or dim/correction/keepdim, not both")
+    return dim, 1 if correction is None else correction, bool(keepdim)
+
+
 class _TensorArrayMethods:
     """Metadata, conversion, shape, data movement and creation methods (``self`` is always a Tensor)."""
 
@@ -353,13 +363,15 @@ class TensorMethods(_TensorArrayMethods, TensorMoreMethods):
         return _ops().masked_fill(self, mask, value)
 
     # ---- reductions -----------------------------------------------------------------------------------
-    def var(self, axis=None, ddof: int = 0, keepdims: bool = False):
-        """Variance over ``axis`` with divisor N - ddof."""
-        return _ops().var(self, axis, ddof, keepdims)
+    def var(self, axis=None, ddof: int = 0, keepdims: bool = False, *, dim=None, correction=None, keepdim=None):
+        """Variance over ``axis`` with divisor N - ddof; MindSpore 2.10's second overload
+        ``var(dim=None, *, correction=1, keepdim=False)`` when one of its keywords is given."""
+        return _ops().var(self, *_moment_args("var", axis, ddof, keepdims, dim, correction, keepdim))
 
-    def std(self, axis=None, ddof: int = 0, keepdims: bool = False):
-        """Standard deviation over ``axis`` with divisor N - ddof."""
-        return _ops().std(self, axis, ddof, keepdims)
+    def std(self, axis=None, ddof: int = 0, keepdims: bool = False, *, dim=None, correction=None, keepdim=None):
+        """Standard deviation over ``axis`` with divisor N - ddof; MindSpore 2.10's second overload
+        ``std(dim=None, *, correction=1, keepdim=False)`` when one of its keywords is given."""
+        return _ops().std(self, *_moment_args("std", axis, ddof, keepdims, dim, correction, keepdim))
 
     def amax(self, axis=None, keepdims: bool = False):
         """Maximum over ``axis`` (values only)."""

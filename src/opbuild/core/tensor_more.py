@@ -126,6 +126,15 @@ class TensorMoreMethods:
         """The last two axes exchanged."""
         return self.swapaxes(-1, -2)
 
+    @property
+    def mH(self):  # noqa: N802 - MindSpore's name
+        """The last two axes exchanged and, for a complex tensor, conjugated (the conjugate transpose of every
+        matrix of a batch)."""
+        if self.ndim < 2:
+            raise ValueError(f"Tensor.mH: the tensor must have at least 2 dims, got {self.ndim}")
+        out = self.swapaxes(-1, -2)
+        return _F().conj(out) if self.dtype.is_complex else out
+
     def t(self):
         """The transpose of a tensor of rank <= 2."""
         if self.ndim > 2:
@@ -211,6 +220,8 @@ class TensorMoreMethods:
     sigmoid_ = _in_place("sigmoid")
     tanh_ = _in_place("tanh")
     masked_fill_ = _in_place("masked_fill")
+    floor_divide_ = _in_place("floor_divide")
+    remainder_ = _in_place("remainder")
 
     def copy_(self, src):
         """Write ``src``'s values (broadcast to this shape, cast to this dtype) into this tensor; returns it."""

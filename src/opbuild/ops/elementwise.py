@@ -198,7 +198,9 @@ BINARY: dict[str, Binary] = {
     "FloorDiv": Binary(_FLOAT_FLOORDIV, ALL_NUMERIC, np.floor_divide, int_expr=_INT_FLOORDIV),
     # Mod: remainder with the sign of the dividend (C fmod, NumPy fmod); FloorMod: sign of the divisor (%).
     "Mod": Binary("fmod(a, b)", ALL_NUMERIC, np.fmod, int_expr=_INT_MOD),
-    "FloorMod": Binary("(fmod(a, b) != 0 && ((fmod(a, b) < 0) != (b < 0)) ? fmod(a, b) + b : fmod(a, b))",
+    # A zero remainder takes the divisor's sign (-4.0 % 2.0 is 0.0, not fmod's -0.0), as NumPy's and MindSpore's.
+    "FloorMod": Binary("(fmod(a, b) == 0 ? copysign(0.0, b) : ((fmod(a, b) < 0) != (b < 0)) ? fmod(a, b) + b "
+                       ": fmod(a, b))",
                        ALL_NUMERIC, np.mod, int_expr=_INT_FLOORMOD),
     "Equal": Binary("a == b", _CMP + COMPLEX, np.equal, out="bool"),
     "NotEqual": Binary("a != b", _CMP + COMPLEX, np.not_equal, out="bool"),

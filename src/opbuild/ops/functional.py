@@ -14,6 +14,7 @@ from .api import ctc as _ctc
 from .api import data_dependent as _data_dependent
 from .api import deformable as _deformable
 from .api import detection as _detection
+from .api import ext_names as _ext_names
 from .api import gather_more as _gather_more
 from .api import image as _image
 from .api import linalg as _linalg
@@ -58,6 +59,7 @@ from .api.ctc import *  # noqa: F403
 from .api.data_dependent import *  # noqa: F403
 from .api.deformable import *  # noqa: F403
 from .api.detection import *  # noqa: F403
+from .api.ext_names import *  # noqa: F403
 from .api.gather_more import *  # noqa: F403
 from .api.image import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
@@ -109,7 +111,8 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_boxes.__all__, *_random_ext.__all__, *_detection.__all__,
                                           *_special_incomplete.__all__, *_matrix_diag.__all__,
                                           *_linalg_more.__all__, *_stft.__all__,
-                                          *_pool_fractional.__all__, *_deformable.__all__)))
+                                          *_pool_fractional.__all__, *_deformable.__all__,
+                                          *_ext_names.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "operator_binary", "unary", "true_divide", "clip_by_value", *API]

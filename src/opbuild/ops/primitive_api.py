@@ -36,6 +36,26 @@ def prim_attr_register(fn: Callable) -> Callable:
     return init
 
 
+def prim_arg_register(fn: Callable) -> Callable:
+    """Decorate a Primitive subclass' ``__init__`` as MindSpore's ``prim_arg_register``: as
+    :func:`prim_attr_register`, and each argument is also an attribute of the primitive (``m.transpose_b``);
+    the undecorated function stays reachable as ``decorated_func``."""
+    sig = inspect.signature(fn)
+    registered = prim_attr_register(fn)
+
+    @functools.wraps(fn)
+    def init(self: Primitive, *args: Any, **kwargs: Any) -> None:
+        bound = sig.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for k, v in list(bound.arguments.items())[1:]:
+            if sig.parameters[k].kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+                object.__setattr__(self, k, v)
+        registered(self, *args, **kwargs)
+
+    init.decorated_func = fn  # type: ignore[attr-defined]
+    return init
+
+
 class PrimitiveWithInfer(Primitive):
     """A primitive that describes its outputs in Python: subclasses define ``infer_shape(*shapes)`` and
     ``infer_dtype(*dtypes)`` (and optionally ``infer_value(*values)``); :meth:`__infer__` combines them."""

@@ -1,0 +1,15 @@
+"""``mindspore.mint.nn``: the layers of MindSpore's torch-style namespace that opbuild has: ``Linear``
+(``nn.Linear``: ``x W^T + b``, weight (out, in)), ``Dropout2d`` (MindSpore's ``Dropout2dExt``: whole channels of
+(N, C, H, W) zeroed with probability ``p`` in training, the rest scaled by 1 / (1 - p)), the activations,
+``Flatten``, ``Dropout`` and losses of ``layers.py``, ``Cell``, the base class, and ``functional`` (also
+``F``): activations, losses and layer functions."""
+
+from __future__ import annotations
+
+from ...nn import Cell, Linear
+from ...nn import Dropout2dExt as Dropout2d
+from . import functional, layers
+from . import functional as F  # noqa: N812 - MindSpore's name
+from .layers import *  # noqa: F403
+
+__all__ = ["Cell", "Dropout2d", "F", "Linear", "functional", *layers.__all__]
