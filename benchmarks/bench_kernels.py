@@ -92,14 +92,16 @@ def kernel_call(op: str, attrs: dict, arrays: list[np.ndarray]) -> tuple[Call, l
     return call, outs
 
 
-def _per_call(fn: Callable[[], None], min_time: float) -> float:
+def per_call(fn: Callable[[], object], min_time: float, clock: Callable[[], float] = time.perf_counter) -> float:
+    """Seconds per call of ``fn``: called (after one warm-up call) in batches that double until a batch takes
+    ``min_time`` of ``clock`` (wall clock by default; ``time.thread_time`` for this thread's CPU time)."""
     fn()
     n, t = 1, 0.0
     while True:
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(n):
             fn()
-        t = time.perf_counter() - t0
+        t = clock() - t0
         if t >= min_time:
             return t / n
         n = max(n * 2, int(n * min_time / max(t, 1e-9)) + 1)
@@ -110,7 +112,7 @@ def compare(*fns: Callable[[], None], repeat: int, min_time: float) -> list[floa
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
         for fn, t in zip(fns, times, strict=True):
-            t.append(_per_call(fn, min_time))
+            t.append(per_call(fn, min_time))
     return [min(t) for t in times]
 
 

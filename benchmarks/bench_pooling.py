@@ -69,16 +69,11 @@ def _input(shape) -> np.ndarray:
 
 
 def _per_call(fn: Callable[[], object], min_time: float) -> float:
-    fn()
-    n = 1
-    while True:
-        t0 = time.thread_time()
-        for _ in range(n):
-            fn()
-        t = time.thread_time() - t0
-        if t >= min_time:
-            return t / n
-        n = max(n * 2, int(n * min_time / max(t, 1e-9)) + 1)
+    """Thread CPU seconds per call (bench_kernels.per_call on this thread's clock)."""
+    sys.path.insert(0, str(HERE))
+    from bench_kernels import per_call
+
+    return per_call(fn, min_time, time.thread_time)
 
 
 def child(min_time: float, out: Path) -> None:

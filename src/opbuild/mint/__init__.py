@@ -15,9 +15,7 @@ kernel in MindSpore 2.10 itself (``mint.std``, ``mint.acos``, ...: Ascend only);
 
 from __future__ import annotations
 
-import builtins
 import numbers
-from collections.abc import Sequence
 from typing import Any
 
 from .. import ops as _ops
@@ -43,17 +41,6 @@ globals().update({_n: getattr(_ops, _n)
                  for _n in (*SAME_AS_OPS, *torch_style.SAME_FORM, *more_fns.ALIASES)})
 
 
-def _dims(name: str, dim: Any) -> Any:
-    if dim is None:
-        return None
-    if isinstance(dim, numbers.Integral) and not isinstance(dim, bool):
-        return int(dim)
-    if isinstance(dim, Sequence) and builtins.all(isinstance(d, numbers.Integral) and not isinstance(d, bool)
-                                                  for d in dim):
-        return tuple(int(d) for d in dim)
-    raise TypeError(f"mint.{name}: dim must be None, an int or a tuple of ints, got {dim!r}")
-
-
 def _moments(name: str, input: Any, dim: Any, correction: Any) -> tuple[Tensor, Any, int]:  # noqa: A002
     if not isinstance(input, Tensor):
         raise TypeError(f"mint.{name}: input must be a Tensor, got {type(input).__name__}")
@@ -62,7 +49,7 @@ def _moments(name: str, input: Any, dim: Any, correction: Any) -> tuple[Tensor, 
                         f"{input.dtype.name}; cast it first")
     if isinstance(correction, bool) or not isinstance(correction, numbers.Integral):
         raise TypeError(f"mint.{name}: correction must be an int, got {correction!r}")
-    return input, _dims(name, dim), int(correction)
+    return input, torch_style._dim(name, dim), int(correction)
 
 
 def var(input: Any, dim: Any = None, *, correction: int = 1, keepdim: bool = False) -> Tensor:  # noqa: A002
