@@ -51,12 +51,16 @@ def binary(op: str, a, b) -> Tensor:
 BOOL_OPERATORS = {"Add": "LogicalOr", "Sub": "NotEqual", "Mul": "LogicalAnd"}
 
 
+def bool_binary(op: str, logical: str, a, b) -> Tensor:
+    """:func:`binary` of ``op``, or of ``logical`` when both operands are bool tensors after promotion (the ops
+    MindSpore 2.10 gives a logical meaning on bools: ``ops.mul``, ``ops.maximum``, the Python operators)."""
+    a, b = promote(a, b)
+    return apply(logical if a.dtype.name == b.dtype.name == "bool" else op, {}, [a, b])
+
+
 def operator_binary(op: str, a, b) -> Tensor:
     """A Python operator (``t + u``): :func:`binary`, with the logical meaning of + - * between bool tensors."""
-    a, b = promote(a, b)
-    if a.dtype.name == "bool" and b.dtype.name == "bool" and op in BOOL_OPERATORS:
-        op = BOOL_OPERATORS[op]
-    return apply(op, {}, [a, b])
+    return bool_binary(op, BOOL_OPERATORS.get(op, op), a, b)
 
 
 def true_divide(a, b) -> Tensor:

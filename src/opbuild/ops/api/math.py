@@ -15,7 +15,7 @@ from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
 from .. import compose
 from ..primitive import apply
-from .base import binary, promote, true_divide, unary
+from .base import binary, bool_binary, promote, true_divide, unary
 
 Axis = int | Sequence[int] | None
 
@@ -125,8 +125,7 @@ def sub(input, other) -> Tensor:
 def mul(input, other) -> Tensor:
     """``ops.mul(input, other)``: input * other with broadcasting; of two bool tensors, their logical and (as
     MindSpore 2.10's, whose ``ops.add`` refuses bools, as opbuild's)."""
-    a, b = promote(input, other)
-    return apply("LogicalAnd" if a.dtype.name == b.dtype.name == "bool" else "Mul", {}, [a, b])
+    return bool_binary("Mul", "LogicalAnd", input, other)
 
 
 def div(input, other, *, rounding_mode: str | None = None) -> Tensor:
@@ -155,8 +154,7 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - MindSpore's name
 def maximum(input, other) -> Tensor:
     """``ops.maximum(input, other)``: elementwise max (NaN propagates); of two bool tensors, their logical or
     (MindSpore 2.10 takes bools; its ``minimum`` refuses them, as opbuild's)."""
-    a, b = promote(input, other)
-    return apply("LogicalOr" if a.dtype.name == b.dtype.name == "bool" else "Maximum", {}, [a, b])
+    return bool_binary("Maximum", "LogicalOr", input, other)
 
 
 def minimum(input, other) -> Tensor:
@@ -245,7 +243,7 @@ def sum(input, dim: Axis = None, keepdim: bool = False, *, dtype: DType | str | 
     """``ops.sum(input, dim=None, keepdim=False, *, dtype=None)``: sum over ``dim`` (None: every axis);
     ``dtype`` casts the input first. Bool and integer input sums as int64 (MindSpore's rule: integer sums
     do not overflow their input's width)."""
-    x = _wide(as_tensor(input), dtype)
+    x = wide(as_tensor(input), dtype)
     if x.dtype.is_complex:
         return _complex_reduce("ReduceSum", x, {"keep_dims": bool(keepdim), "axis": _axis(dim)})
     return apply("ReduceSum", {"keep_dims": bool(keepdim), "axis": _axis(dim)}, [x])
@@ -286,12 +284,13 @@ def prod(input, axis: Axis = None, keep_dims: bool = False, dtype: DType | str |
     as ``sum`` (MindSpore's rule: an int32 product does not overflow int32)."""
     axis = dim if dim is not None else axis
     keep_dims = keepdim if keepdim is not None else keep_dims
-    x = _wide(as_tensor(input), dtype)
+    x = wide(as_tensor(input), dtype)
     return apply("ReduceProd", {"keep_dims": bool(keep_dims), "axis": _axis(axis)}, [x])
 
 
-def _wide(x: Tensor, dtype: DType | str | None) -> Tensor:
-    """The input of a sum or product: cast to ``dtype`` if given, else bool and integers widened to int64."""
+def wide(x: Tensor, dtype: DType | str | None) -> Tensor:
+    """The input of a sum or a (running) product: cast to ``dtype`` if given, else bool and integers widened to
+    int64 (MindSpore's rule)."""
     if dtype is not None:
         return _cast(x, dtype)
     return _cast(x, "int64") if x.dtype.name == "bool" or x.dtype.is_int else x

@@ -16,6 +16,7 @@ from ..compose import reductions as N
 from ..primitive import apply
 from ..sorting import Sort
 from .linalg_more import matrix_norm
+from .math import wide
 
 Axis = int | Sequence[int] | None
 
@@ -52,10 +53,7 @@ def cumsum(x, axis: int, dtype: DType | str | None = None) -> Tensor:
 def cumprod(input, dim: int, dtype: DType | str | None = None) -> Tensor:
     """``ops.cumprod(input, dim, dtype=None)``: the running product along ``dim`` (``input`` cast to ``dtype``
     first; without one, bool and integer input multiplies as int64, as MindSpore's does)."""
-    x = as_tensor(input)
-    if dtype is None and (x.dtype.name == "bool" or x.dtype.is_int):
-        dtype = "int64"
-    return apply("CumProd", {"axis": dim, "exclusive": False, "reverse": False}, [_cast(x, dtype)])
+    return apply("CumProd", {"axis": dim, "exclusive": False, "reverse": False}, [wide(as_tensor(input), dtype)])
 
 
 def cummax(input, axis: int):  # noqa: A002
