@@ -60,7 +60,7 @@ from opbuild import models, nn, ops  # noqa: E402
 from opbuild.core.ir import TensorType  # noqa: E402
 from opbuild.ops.registry import get as get_op  # noqa: E402
 from opbuild.runtime.session import session  # noqa: E402
-from opbuild.targets.cuda import codegen, device  # noqa: E402
+from opbuild.targets.cuda import codegen, device, has_status  # noqa: E402
 from opbuild.targets.cuda.kernels import EMITTERS, launch_blocks  # noqa: E402
 
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12),
@@ -122,8 +122,13 @@ def gpu_run(kernel, spec, arrays, drv, aliased: bool = False) -> list[np.ndarray
         if aliased:
             for o, i in get_op(spec.op).inplace:
                 outs[o] = ins[i]
-        kernel.fn([*ins, *outs], n=launch_blocks(spec) * codegen.BLOCK)  # the executor's launch size
+        # An op that declares a status takes its three words after the outputs (kernel ABI 2); the suite's
+        # indices are all in range, so a report is a kernel bug.
+        status = [bufs.put(np.zeros(3, np.int64))] if has_status(spec.op) else []
+        kernel.fn([*ins, *outs, *status], n=launch_blocks(spec) * codegen.BLOCK)  # the executor's launch size
         _ok(drv.cuCtxSynchronize(), "cuCtxSynchronize")
+        if status and bufs.get(status[0], TensorType((3,), "int64"))[0]:
+            raise RuntimeError(f"{spec.op}: the kernel reported an index out of range on in-range indices")
         return [bufs.get(p, t) for p, t in zip(outs, spec.outputs, strict=True)]
     finally:
         bufs.free()

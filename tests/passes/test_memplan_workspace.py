@@ -93,7 +93,7 @@ def test_verify_rejects_a_workspace_over_a_live_value():
 
 
 def test_the_kernel_reads_its_workspace_after_its_outputs():
-    assert ABI_VERSION == 2
+    assert ABI_VERSION == 3
     opdef = get("Conv2D")
     im2col = opdef.spec({"out_channel": 8, "kernel_size": 3, "pad_mode": "pad", "pad": 1},
                         [TensorType((2, 4, 16, 16), "float32"), TensorType((8, 4, 3, 3), "float32")])
@@ -102,6 +102,9 @@ def test_the_kernel_reads_its_workspace_after_its_outputs():
     # The ABI wrapper hands the body the pointer after the inputs and outputs (codegen.kernel_function).
     fn = kernel_function("k", im2col.inputs, im2col.outputs, body, workspace=True)
     assert "char *restrict ob_ws" in fn and "(char *)args[3]" in fn
+    # ABI 3: the status words of an op that declares a status come after the workspace.
+    fn = kernel_function("k", im2col.inputs, im2col.outputs, body, workspace=True, status=True)
+    assert "(char *)args[3]" in fn and "int64_t *restrict ob_status" in fn and "(int64_t *)args[4]" in fn
     gemm = opdef.spec({"out_channel": 6, "kernel_size": 1, "algo": "gemm"},
                       [TensorType((2, 8, 16, 16), "float32"), TensorType((6, 8, 1, 1), "float32")])
     assert opdef.workspace_bytes(gemm.attrs, gemm.inputs, gemm.outputs) == 0

@@ -23,6 +23,16 @@ class ShapeError(OpbuildError, ValueError):
         super().__init__(f"{op}: {message}" + (f" ({detail})" if detail else ""))
 
 
+class KernelInputError(OpbuildError, RuntimeError, IndexError):
+    """A kernel met input it cannot compute (an index out of range of the axis it indexes), reported through its
+    status words and raised after the call (in PyNative after the op, in a graph after the graph's kernels).
+    A RuntimeError as MindSpore's for the same input, and an IndexError as NumPy's and PyTorch's."""
+
+    def __init__(self, op: str, message: str, value: int, position: int):
+        self.op, self.value, self.position = op, value, position
+        super().__init__(f"For '{op}', {message}")
+
+
 class CompilerNotFoundError(OpbuildError, RuntimeError):
     """No usable C compiler was found."""
 

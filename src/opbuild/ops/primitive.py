@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from ..core import trace
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor, as_tensor
-from .registry import InferFn, NormalizeFn, OpDef, RefFn, WorkspaceFn, get, register
+from .registry import InferFn, NormalizeFn, OpDef, RefFn, StatusFn, WorkspaceFn, get, register
 
 # The compute dtype of the innermost Cell on the call stack that has one (``Cell.to_float``), MindSpore's
 # mixed_precision_type: every op applied inside such a cell takes its float inputs and Parameters cast to that
@@ -234,7 +234,8 @@ def defop(*, infer: InferFn, reference: RefFn, normalize: NormalizeFn | None = N
           n_inputs: int | None = None, multi_output: bool = False,
           name: str | None = None, inplace: tuple[tuple[int, int], ...] = (),
           scenario: str = "forward", view: bool = False, reuse_input: bool = False,
-          workspace: WorkspaceFn | None = None, keep_dtype: tuple[int, ...] = ()) -> Callable[[P], P]:
+          workspace: WorkspaceFn | None = None, keep_dtype: tuple[int, ...] = (),
+          status: StatusFn | None = None) -> Callable[[P], P]:
     """Class decorator declaring an operator in one block: the decorated Primitive subclass is the op's
     MindSpore primitive (its constructor and ``__call__`` unchanged) and the keyword arguments are its
     :class:`OpDef` (see there), registered under ``name`` (default: the class name).
@@ -252,7 +253,7 @@ def defop(*, infer: InferFn, reference: RefFn, normalize: NormalizeFn | None = N
         opdef = OpDef(name or cls.__name__, infer, reference, normalize=normalize, n_inputs=n_inputs,
                       multi_output=multi_output, inplace=tuple(inplace),
                       scenario=scenario, view=view, reuse_input=reuse_input, workspace=workspace,
-                      keep_dtype=tuple(keep_dtype))
+                      keep_dtype=tuple(keep_dtype), status=status)
         return _bind(opdef, cls)
 
     return attach

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import ShapeError
+from ..core.errors import KernelInputError, ShapeError
 from ..core.ir import KernelSpec, TensorType
 
 InferFn = Callable[[dict, Sequence[TensorType]], list[TensorType]]
@@ -40,6 +40,11 @@ GradFn = Callable[[dict, Sequence[Any], Sequence[Any], Sequence[Any]], Sequence[
 HostFn = Callable[[dict, Sequence[np.ndarray], Sequence[np.ndarray]], None]
 # Bytes of scratch memory a kernel of these (normalized) attrs and input/output types needs (OpDef.workspace).
 WorkspaceFn = Callable[[dict, Sequence[TensorType], Sequence[TensorType]], int]
+# What a kernel's status report means (OpDef.status): (attrs, input types, value, position) -> the message of
+# the error raised for it, e.g. "input_indices[3] = 7 is out of range [-5, 5) ...".
+StatusFn = Callable[[dict, Sequence[TensorType], int, int], str]
+#: int64 words of a kernel's status: flag (0: nothing to report), value, position.
+STATUS_WORDS = 3
 
 
 def _no_gradient(attrs: dict, inputs: Sequence[Any], outputs: Sequence[Any], douts: Sequence[Any]) -> list:
@@ -86,7 +91,14 @@ class OpDef:
     ``workspace``: the scratch bytes a kernel needs (:data:`WorkspaceFn`), 0 for none. A kernel with a
     workspace takes its address as one more pointer after the outputs (the kernel ABI, targets/cpu/codegen.py):
     the executor hands it a region of the graph's arena, live during that node only (passes/memplan.py), and
-    PyNative allocates it per call (:meth:`workspace_bytes`)."""
+    PyNative allocates it per call (:meth:`workspace_bytes`).
+
+    ``status``: the op's kernels can meet input they cannot compute (an index out of range) and report the first
+    such element in :data:`STATUS_WORDS` int64 words (flag, value, position), one more pointer after the
+    workspace (the CPU target's kernel ABI 3). The caller clears them before the call and, when the flag is set
+    after it, raises :meth:`status_error` (this function says what the value and position mean). An op may
+    declare a status for attrs whose kernels never report (Gather's ``bounds="zero"``): the ABI depends on the
+    op alone."""
 
     name: str
     infer: InferFn
@@ -103,6 +115,7 @@ class OpDef:
     host: HostFn | None = field(default=None, repr=False, compare=False)
     workspace: WorkspaceFn | None = field(default=None, repr=False, compare=False)
     keep_dtype: tuple[int, ...] = ()
+    status: StatusFn | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.scenario not in SCENARIOS:
@@ -112,6 +125,13 @@ class OpDef:
         """Scratch bytes a kernel of this op needs for these normalized attrs and types (0: no workspace
         pointer is passed)."""
         return int(self.workspace(attrs, ins, outs)) if self.workspace is not None else 0
+
+    def status_error(self, attrs: dict, ins: Sequence[TensorType], words: Sequence[int]) -> KernelInputError:
+        """The error a kernel's status report ``words`` (flag, value, position) stands for."""
+        value, position = int(words[1]), int(words[2])
+        message = self.status(attrs, ins, value, position) if self.status is not None else \
+            f"the kernel reported value {value} at position {position}"
+        return KernelInputError(self.name, message, value, position)
 
     def check_arity(self, in_types: Sequence[TensorType]) -> None:
         if self.n_inputs is not None and len(in_types) != self.n_inputs:

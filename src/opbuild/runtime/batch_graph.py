@@ -3,7 +3,8 @@
 One :class:`BatchGraph` runs every batch size: each call reads ``n`` from the batched inputs' dim 0, places
 the batched values at ``offset * n`` in a rows arena of ``row_bytes * n`` bytes (allocated for the largest
 ``n`` seen, kept for smaller ones), the others in a fixed arena, and passes ``n`` to each run-time-batch
-kernel after its pointers (targets/cpu/runtime_batch.py: the ABI). The pointer arrays are recomputed when
+kernel after its pointers (targets/cpu/runtime_batch.py: the ABI); kernels that report bad input have status
+words (kernel_status.py). The pointer arrays are recomputed when
 ``n`` changes; calls at the same size patch the input and capture addresses only, as
 runtime/executor.py does.
 """
@@ -22,6 +23,7 @@ from ..ops.registry import get
 from ..passes.memplan import ALIGN, nbytes
 from ..passes.row_plan import RowPlan, plan_rows, runtime_spec
 from ..targets.base import Kernel
+from .kernel_status import KernelStatus, checked_nodes
 
 Allocate = Callable[[Sequence[int], str], np.ndarray]
 
@@ -67,10 +69,18 @@ class BatchGraph:
         # Per node: the pointer array and what to write in it for a batch size: (index, kind, offset).
         self._calls: list[tuple[Callable, ctypes.Array]] = []
         self._layout: list[tuple[ctypes.Array, list[tuple[int, str, int]], int | None]] = []
-        for node, kernel, rt in zip(plan.kernel_nodes, kernels, runtime, strict=True):
+        ops = [get(node.op) for node in plan.kernel_nodes]
+        checked = checked_nodes(plan.kernel_nodes, ops)
+        self._status = KernelStatus(checked) if checked else None
+        reporting = 0
+        for node, op, kernel, rt in zip(plan.kernel_nodes, ops, kernels, runtime, strict=True):
             args = [*node.inputs, *node.outputs]
             ws = plan.workspaces.get(node)
-            ptrs = (ctypes.c_void_p * (len(args) + (ws is not None) + bool(rt)))()
+            status = op.status is not None
+            ptrs = (ctypes.c_void_p * (len(args) + (ws is not None) + status + bool(rt)))()
+            if status:  # the status words: after the workspace, before the batch count (kernel ABI 3)
+                ptrs[len(args) + (ws is not None)] = self._status.address(reporting)
+                reporting += 1
             places = []
             for i, v in enumerate(args):
                 where = loc[v]
@@ -80,7 +90,7 @@ class BatchGraph:
                     slots.setdefault((where.kind, where.where), []).append((ptrs, i))
             if ws is not None:
                 places.append((len(args), "fixed", ws[0]))
-            self._layout.append((ptrs, places, len(args) + (ws is not None) if rt else None))
+            self._layout.append((ptrs, places, len(args) + (ws is not None) + status if rt else None))
             self._calls.append((kernel.fn, ptrs))
         self._input_slots = [slots.get(("input", j), []) for j in range(len(graph.inputs))]
         self._captures = [(t, slots.get(("capture", j), [])) for j, (_, t) in enumerate(graph.captures)]
@@ -142,8 +152,11 @@ class BatchGraph:
                         for ptrs, i in slots:
                             ptrs[i] = data.ctypes.data
                 self._patched = current
-            for fn, ptrs in self._calls:
-                fn(ptrs)
+            if self._status is None:
+                for fn, ptrs in self._calls:
+                    fn(ptrs)
+            else:
+                self._status.run(self._calls)
             return [self._output(v, loc.kind, loc.where, b, n, arrays) for v, loc, b in self._outputs]
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.ir import KernelSpec
+from ..ops.registry import STATUS_WORDS, get
 from ..targets.base import DeviceMemory, Kernel
 from .device_graph import device_aligned, launch_size
 
@@ -69,15 +70,25 @@ def run_on_device(dev: DeviceMemory, kernel: Kernel, spec: KernelSpec, args: Seq
             outs.append(np.empty(t.shape, t.dtype))
             offsets.append(end)
             end += device_aligned(max(outs[-1].nbytes, 1))
+    op = get(spec.op)
+    status = np.zeros(STATUS_WORDS if op.status is not None else 0, np.int64)  # the kernel's bad-input report
     buf = scratch(dev)
     with buf.lock:
-        base = buf.reserve(end)
+        base = buf.reserve(end + status.nbytes)
         for off, a in zip(offsets, args):
             dev.upload(base + off, a)
-        dev.launch(kernel, [base + off for off in offsets], launch_size(dev, spec))
+        pointers = [base + off for off in offsets]
+        if status.size:  # its status words: after the outputs (kernel ABI 2 of targets/cuda/codegen.py)
+            dev.upload(base + end, status)
+            pointers.append(base + end)
+        dev.launch(kernel, pointers, launch_size(dev, spec))
         for off, out in zip(offsets[len(args):], outs):
             dev.download(out, base + off)
+        if status.size:
+            dev.download(status, base + end)
         dev.synchronize()
+    if status.size and status[0]:
+        raise op.status_error(spec.attrs, spec.inputs, status.tolist())
     return outs
 
 

@@ -15,10 +15,14 @@ host arrays. Memory follows the same :class:`~opbuild.passes.memplan.MemoryPlan`
   mirror of the Parameter they update, on the device, and stay there: the graph becomes the owner of the
   Parameter's newest bytes (``core/host_writes.py``), downloaded only when the host reads the Parameter
   (``asnumpy``, printing, checkpoints, a CPU graph or PyNative op). A training step therefore downloads its
-  outputs (the loss) and nothing else. ``OPBUILD_GPU_WRITEBACK=1`` restores the copy of every updated
-  mirror back into its host array after every call.
+  outputs (the loss) and nothing else but the 24 status bytes of each gather or scatter kernel (below).
+  ``OPBUILD_GPU_WRITEBACK=1`` restores the copy of every updated mirror back into its host array after every
+  call.
 * **Host nodes** (collectives, PyCall: Print, hooks) run on the host: their inputs are downloaded (the queue is
   waited for), their outputs uploaded.
+* **Status words** of the kernels that report bad input (``OpDef.status``: an index out of range) follow the
+  captures; they are downloaded with the outputs, and a set flag raises the op's error after the wait
+  (kernel_status.py), the words cleared for the next call.
 
 The allocation is freed when the graph is dropped (a finalizer: no reference to the graph is kept by it).
 """
@@ -32,10 +36,11 @@ import numpy as np
 
 from ..core import host_writes
 from ..core.ir import Graph, KernelSpec, Node, TensorType, Value
-from ..ops.registry import HostFn, get
+from ..ops.registry import STATUS_WORDS, HostFn, get
 from ..passes.memplan import Location, MemoryPlan, nbytes, plan_memory
 from ..targets.base import DeviceMemory, Kernel
 from .device_mirrors import Mirrors
+from .kernel_status import checked_nodes, raise_reported
 
 #: Alignment of the input and mirror buffers after the arena (a device allocation's own alignment).
 DEVICE_ALIGN = 256
@@ -94,8 +99,16 @@ class DeviceGraph:
         for v, _ in graph.captures:
             capture_offsets.append(end)
             end += device_aligned(max(nbytes(v), 1))
+        # Status words of the kernels that report bad input (kernel ABI 2 of targets/cuda/codegen.py), after the
+        # captures; cleared now and after each report, read back with the outputs.
+        self._checked = checked_nodes(self.plan.kernel_nodes, [get(n.op) for n in self.plan.kernel_nodes])
+        status_offset = end
+        self._status = np.zeros(STATUS_WORDS * len(self._checked), np.int64)
+        end += device_aligned(max(self._status.nbytes, 1))
         self.device_bytes = end
         self._base = base = dev.alloc(end)
+        self._status_address = base + status_offset
+        dev.memset(self._status_address, self._status.nbytes)
         # The finalizer hands the bytes the mirrors own to the host, unwatches their arrays and frees the memory.
         self._mirrors = Mirrors(dev, graph.captures, [base + off for off in capture_offsets])
         self._lock = self._mirrors.lock
@@ -111,6 +124,7 @@ class DeviceGraph:
         locations = self.plan.locations
         self._steps: list[Callable[[], None] | _HostStep] = []
         compiled = iter(self.kernels)
+        reporting = {id(n): k for k, (n, _) in enumerate(self._checked)}
         written: set[int] = set()
         for node, host in zip(self.plan.kernel_nodes, hosts):
             for v in node.outputs:
@@ -123,8 +137,10 @@ class DeviceGraph:
                 self._steps.append(_HostStep(node, host, [(address(locations[v]), v.type) for v in node.inputs],
                                              [(address(locations[v]), v.type) for v in node.outputs]))
                 continue
-            # GPU kernels take no workspace pointer (kernel ABI of targets/cuda/codegen.py).
+            # GPU kernels take no workspace pointer; status words after the outputs (targets/cuda/codegen.py).
             pointers = tuple(address(locations[v]) for v in (*node.inputs, *node.outputs))
+            if id(node) in reporting:
+                pointers += (self._status_address + self._status.itemsize * STATUS_WORDS * reporting[id(node)],)
             spec = node.spec or get(node.op).spec(node.attrs, [v.type for v in node.inputs])
             self._steps.append(dev.launcher(next(compiled), pointers, launch_size(dev, spec)))
         self._written = sorted(written)
@@ -156,11 +172,17 @@ class DeviceGraph:
                         outs.append(out)
                     else:
                         outs.append(None)
+                if self._checked:
+                    dev.download(self._status, self._status_address)
                 dev.synchronize()
             except BaseException:
                 mirrors.failed()  # a host node's Python raised, a launch failed: device_mirrors.py's rule
                 raise
             mirrors.settle()
+            if self._checked and self._status.any():
+                report = self._status.tolist()
+                dev.memset(self._status_address, self._status.nbytes)  # queued before the next call's work
+                raise_reported(self._checked, report)
             return [out if out is not None else self._host_output(v, loc, arrays)
                     for out, (v, loc, _) in zip(outs, self._outputs)]
 

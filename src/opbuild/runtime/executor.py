@@ -9,6 +9,9 @@ In-place outputs (``Value.alias_of``: optimizer updates, Assign) get no buffer o
 gives them the location of the value they update, for a captured Parameter its current array, patched at
 each call like a read of it. The kernel then writes the Parameter's own data; nodes after it in graph order read the
 new values, nodes before it the old ones (the trace recorded them in that order: MindSpore's program order).
+
+Kernels whose op declares a status (``OpDef.status``: an index out of range) get status words outside the
+arena; a kernel's report raises the op's error after the kernels have run (kernel_status.py).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from ..core.ir import Graph, Node, Value
 from ..ops.registry import HostFn, get
 from ..passes.memplan import ALIGN, Location, MemoryPlan, nbytes, plan_memory
 from ..targets.base import Kernel
+from .kernel_status import KernelStatus, checked_nodes
 
 Allocate = Callable[[Sequence[int], str], np.ndarray]
 
@@ -42,7 +46,8 @@ class CompiledGraph:
         self.graph = graph
         self.plan: MemoryPlan = graph.memory_plan or plan_memory(graph, share=False)
         self.kernels = list(kernels)
-        hosts = [get(n.op).host for n in self.plan.kernel_nodes]
+        ops = [get(n.op) for n in self.plan.kernel_nodes]
+        hosts = [op.host for op in ops]
         n_kernels = sum(h is None for h in hosts)
         if len(self.kernels) != n_kernels:
             raise ValueError(f"{len(self.kernels)} kernels for {n_kernels} kernel nodes")
@@ -56,12 +61,19 @@ class CompiledGraph:
         slots: dict[tuple[str, int], list[tuple[ctypes.Array, int]]] = {}
         self._calls: list[tuple[Callable[[ctypes.Array], object], ctypes.Array]] = []
         compiled = iter(self.kernels)
-        for node, host in zip(self.plan.kernel_nodes, hosts):
+        checked_ = checked_nodes(self.plan.kernel_nodes, ops)
+        self._status = KernelStatus(checked_) if checked_ else None
+        checked = 0
+        for node, op, host in zip(self.plan.kernel_nodes, ops, hosts):
             args = [*node.inputs, *node.outputs]
             workspace = self.plan.workspaces.get(node)
-            ptrs = (ctypes.c_void_p * (len(args) + (workspace is not None)))()
+            status = host is None and op.status is not None
+            ptrs = (ctypes.c_void_p * (len(args) + (workspace is not None) + status))()
             if workspace is not None:  # the kernel's scratch: after the outputs (kernel ABI 2)
                 ptrs[len(args)] = base + workspace[0]
+            if status:  # its status words: after the workspace (kernel ABI 3)
+                ptrs[len(ptrs) - 1] = self._status.address(checked)
+                checked += 1
             for i, v in enumerate(args):
                 loc = locations[v]
                 if loc.kind == "arena":
@@ -105,8 +117,11 @@ class CompiledGraph:
                     if data is not last:
                         self._patch(slots, data.ctypes.data)
                 self._patched = current
-            for fn, ptrs in self._calls:
-                fn(ptrs)
+            if self._status is None:
+                for fn, ptrs in self._calls:
+                    fn(ptrs)
+            else:
+                self._status.run(self._calls)
             # Copies: the arena is overwritten by the next call.
             return [view.copy() if view is not None else self._output(v, loc, arrays)
                     for view, (v, loc) in zip(self._views, self._outputs)]

@@ -12,7 +12,7 @@ from ..builder import Builder
 from ..builder.memory import scope
 from ..core.errors import OpbuildError
 from ..core.ir import Graph, KernelSpec
-from ..ops.registry import get
+from ..ops.registry import STATUS_WORDS, get
 from ..passes import DEFAULT_PIPELINE, Pipeline
 from ..passes.memplan import plan_memory
 from ..passes.row_plan import IDENTITY as ROW_PLAN
@@ -151,11 +151,17 @@ class Session:
         outs = [target.allocate(t.shape, t.dtype) for t in spec.outputs]
         for o, i in inplace:
             outs[o] = args[i]
-        size = get(spec.op).workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
+        op = get(spec.op)
+        size = op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
         scratch = [target.allocate((size + 64,), "uint8")] if size else []  # + 64: room to align it
         addresses = [a.ctypes.data for a in (*args, *outs)] + [-(-s.ctypes.data // 64) * 64 for s in scratch]
-        ptrs = (ctypes.c_void_p * len(addresses))(*addresses)
-        kernel.fn(ptrs)
+        if op.status is None:
+            kernel.fn((ctypes.c_void_p * len(addresses))(*addresses))
+            return outs
+        status = (ctypes.c_int64 * STATUS_WORDS)()  # the kernel's bad-input report (kernel ABI 3)
+        kernel.fn((ctypes.c_void_p * (len(addresses) + 1))(*addresses, ctypes.addressof(status)))
+        if status[0]:
+            raise op.status_error(spec.attrs, spec.inputs, status)
         return outs
 
     def state(self, owner: str) -> dict:

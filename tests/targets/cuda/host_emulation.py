@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from opbuild.core.ir import KernelSpec
-from opbuild.targets.cuda import CudaTarget, codegen
+from opbuild.targets.cuda import CudaTarget, codegen, has_status
 
 HARNESS = r"""
 #include <cmath>
@@ -34,6 +34,10 @@ using namespace std;
 struct ob_dim3 { unsigned x, y, z; };
 static const ob_dim3 blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
 static inline void __syncthreads() {}
+static inline unsigned long long atomicCAS(unsigned long long *a, unsigned long long expected,
+                                           unsigned long long desired) {
+  __atomic_compare_exchange_n(a, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return expected;
+}
 """
 
 
@@ -47,7 +51,8 @@ def host_source(kernels: Sequence[tuple[str, KernelSpec, str]]) -> str:
     types and limits (``<cstdint>`` has them), ``OB_BLOCK`` 1, the kernels."""
     prelude = "\n".join(line for line in codegen.PRELUDE.splitlines()
                         if not line.startswith(("typedef", "#define INT", "#define UINT", "#define OB_BLOCK")))
-    functions = [codegen.kernel_function(s, spec.inputs, spec.outputs, body) for s, spec, body in kernels]
+    functions = [codegen.kernel_function(s, spec.inputs, spec.outputs, body, status=has_status(spec.op))
+                 for s, spec, body in kernels]
     return HARNESS + "#define OB_BLOCK 1\n" + prelude + "\n" + "\n".join(functions)
 
 
@@ -74,7 +79,9 @@ class HostKernels:
         outs = [np.zeros(t.shape, dtype=t.dtype) for t in spec.outputs]
         fn = getattr(self.lib, self.symbols[index])
         fn.restype = None
-        fn(*[ctypes.c_void_p(a.ctypes.data) for a in (*ins, *outs)])
+        status = [np.zeros(3, np.int64)] if has_status(spec.op) else []  # the kernel's report, unread here
+        fn(*[ctypes.c_void_p(a.ctypes.data) for a in (*ins, *outs, *status)])
+        self.last_status = status[0] if status else None
         return outs
 
 

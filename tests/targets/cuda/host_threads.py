@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from opbuild.core.ir import KernelSpec
-from opbuild.targets.cuda import CudaTarget, codegen
+from opbuild.targets.cuda import CudaTarget, codegen, has_status
 
 from .host_emulation import gxx
 
@@ -57,14 +57,20 @@ static void __syncthreads() {
     ob_failed = true; ob_waiting = 0; ob_generation++; ob_cv.notify_all();
   }
 }
+static inline unsigned long long atomicCAS(unsigned long long *a, unsigned long long expected,
+                                           unsigned long long desired) {
+  __atomic_compare_exchange_n(a, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return expected;
+}
 """
 
 
 def _launcher(symbol: str, spec: KernelSpec) -> str:
     """``extern "C" int <symbol>_launch(...)``: the blocks in turn, each with its threads; 1 if a barrier timed
     out."""
-    params = codegen.params(spec.inputs, spec.outputs)
-    args = ", ".join([f"in{i}" for i in range(len(spec.inputs))] + [f"out{i}" for i in range(len(spec.outputs))])
+    status = has_status(spec.op)
+    params = codegen.params(spec.inputs, spec.outputs, status=status)
+    args = ", ".join([f"in{i}" for i in range(len(spec.inputs))] + [f"out{i}" for i in range(len(spec.outputs))]
+                     + (["ob_status"] if status else []))
     return (f'extern "C" int {symbol}_launch({params}) {{\n'
             "  ob_failed = false;\n"
             "  for (unsigned b = 0; b < OB_BLOCKS; b++) {\n"
@@ -90,7 +96,8 @@ class ThreadedHostKernels:
         parts = [f"#define OB_THREADS {threads}u\n#define OB_BLOCKS {blocks}u\n#define OB_BLOCK {threads}\n",
                  HARNESS, prelude]
         for symbol, spec in zip(self.symbols, specs, strict=True):
-            parts.append(codegen.kernel_function(symbol, spec.inputs, spec.outputs, target.emit(spec)))
+            parts.append(codegen.kernel_function(symbol, spec.inputs, spec.outputs, target.emit(spec),
+                                                 status=has_status(spec.op)))
             parts.append(_launcher(symbol, spec))
         src, lib = workdir / "host_threads.cpp", workdir / "host_threads.so"
         src.write_text("\n".join(parts))
@@ -109,7 +116,8 @@ class ThreadedHostKernels:
         outs = [np.full(t.shape, 77, dtype=t.dtype) for t in spec.outputs]
         fn = getattr(self.lib, self.symbols[index] + "_launch")
         fn.restype = ctypes.c_int
-        if fn(*[ctypes.c_void_p(a.ctypes.data) for a in (*ins, *outs)]) != 0:
+        status = [np.zeros(3, np.int64)] if has_status(spec.op) else []  # the kernel's report, unread here
+        if fn(*[ctypes.c_void_p(a.ctypes.data) for a in (*ins, *outs, *status)]) != 0:
             raise RuntimeError(f"{spec.op}: a __syncthreads barrier was not reached by every thread of a block")
         return outs
 

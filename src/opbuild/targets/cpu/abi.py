@@ -3,11 +3,12 @@ generators (a warm start served by a graph manifest never imports them; the comp
 optimisation classes): the calling convention's version and the optimisation level of each kernel class.
 
 Calling convention (``ABI_VERSION``, part of every kernel's key): ``void k(void *const *args)``, one pointer
-per input, then per output, then the workspace of kernels whose op declares one (``codegen.py`` emits it,
-``loader.py`` calls it)."""
+per input, then per output, then the workspace of kernels whose op declares one, then the status words of
+kernels whose op declares a status (``codegen.py`` emits it, ``loader.py`` loads it, the runtime calls it)."""
 
-#: 2: a workspace pointer after the outputs (kernels whose op declares one).
-ABI_VERSION = 2
+#: 2: a workspace pointer after the outputs (kernels whose op declares one). 3: the status words after it
+#: (kernels whose op declares a status: ``OpDef.status``).
+ABI_VERSION = 3
 
 # Optimisation level per kernel class (kernels/__init__.py opt_class), applied per function (OB_OPT); None
 # keeps the command line's -O3. The mapping is part of the compiler identity, the class part of the

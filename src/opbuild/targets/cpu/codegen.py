@@ -6,7 +6,9 @@ Kernel ABI (version :data:`ABI_VERSION`): every kernel is an exported function
 
 where ``args`` holds the data pointers of the inputs, then of the outputs, each a dense C-contiguous
 buffer of the type and shape of the kernel's descriptor, then (ABI 2) the kernel's workspace when its op
-declares one (``OpDef.workspace``: scratch bytes, 64-byte aligned, planned in the graph's arena). One
+declares one (``OpDef.workspace``: scratch bytes, 64-byte aligned, planned in the graph's arena), then (ABI 3)
+three int64 status words when its op declares a status (``OpDef.status``: the kernel reports bad input there,
+the executor raises after the call). One
 uniform signature means ctypes argtypes are set once and the executor precomputes one pointer array per node,
 so a call costs one FFI transition.
 
@@ -94,11 +96,13 @@ def round_trip(dtype: str, expr: str, src_ctype: str = "float") -> str:
 
 
 def kernel_function(symbol: str, inputs: Sequence[TensorType], outputs: Sequence[TensorType], body: str,
-                    opt: str | None = None, workspace: bool = False) -> str:
+                    opt: str | None = None, workspace: bool = False, status: bool = False) -> str:
     """Wrap an op body into an exported ABI function with typed views of its arguments. ``opt`` (``"O2"``,
     ...) builds this function at that optimisation level (``OB_OPT``) instead of the command line's.
     ``workspace``: the op declares scratch memory (``OpDef.workspace``); its address, the argument after the
-    outputs, reaches the body as ``char *ob_ws``.
+    outputs, reaches the body as ``char *ob_ws``. ``status``: the op declares a status (``OpDef.status``);
+    the argument after the workspace, three int64 words, reaches the body as ``int64_t *ob_status`` (the body
+    reports a bad element with ``ob_fail(ob_status, value, position)``).
 
     The body is a static function ``<symbol>_body`` whose typed buffers ``in0..``, ``out0..`` are
     ``restrict`` *parameters*, called (and inlined) by the exported ``<symbol>(args)``. gcc honours restrict
@@ -119,6 +123,9 @@ def kernel_function(symbol: str, inputs: Sequence[TensorType], outputs: Sequence
     if workspace:
         params.append("char *restrict ob_ws")
         casts.append(f"(char *)args[{len(inputs) + len(outputs)}]")
+    if status:
+        params.append("int64_t *restrict ob_status")
+        casts.append(f"(int64_t *)args[{len(inputs) + len(outputs) + workspace}]")
     lines = [f"static inline {attr}void {symbol}_body({', '.join(params) or 'void'}) {{",
              "  " + body.strip().replace("\n", "\n  "),
              "}",

@@ -58,7 +58,7 @@ def translation_unit(kernels_: Sequence[tuple[str, KernelSpec, str]], needs_blas
         op = get_op(spec.op)
         functions.append(codegen.kernel_function(
             symbol, spec.inputs, spec.outputs, body, codegen.CLASS_OPT[kernels.opt_class(spec)],
-            workspace=op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs) > 0))
+            workspace=op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs) > 0, status=op.status is not None))
     return codegen.translation_unit(functions, needs_blas)
 
 

@@ -36,6 +36,16 @@ static inline int64_t ob_floordiv_i64(int64_t a, int64_t b) {
 static inline int64_t ob_mod_i64(int64_t a, int64_t b) {
   int64_t r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
+/* A kernel whose op declares a status (OpDef.status) reports the first bad element it meets (an index out of
+   range: its value and its position) in the status words (flag, value, position) after its other arguments;
+   the executor raises the op's error after the call. The flag is claimed once, so OpenMP threads meeting bad
+   elements at once leave one consistent report (the reader runs after the threads have joined). */
+static inline void ob_fail(int64_t *s, int64_t value, int64_t position) {
+  int64_t free_ = 0;
+  if (__atomic_compare_exchange_n(&s[0], &free_, 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    s[1] = value; s[2] = position;
+  }
+}
 """
 
 PRELUDE_STDLIB = r"""
@@ -258,7 +268,7 @@ static inline void ob_blas_serial_end(int n) { (void)n; }
 _NON_MATH_CALLS = frozenset({
     "if", "for", "while", "switch", "return", "sizeof", "_Alignof", "__builtin_expect", "__builtin_memcpy",
     "__builtin_memset", "__builtin_assume_aligned", "__builtin_prefetch", "OB_OPT", "ob_floordiv_i64",
-    "ob_mod_i64", "memcpy", "memset", "memmove", "memcmp", "OB_BLAS_SGEMM", "OB_BLAS_DGEMM", "OB_BLAS_SGEMV",
+    "ob_mod_i64", "ob_fail", "memcpy", "memset", "memmove", "memcmp", "OB_BLAS_SGEMM", "OB_BLAS_DGEMM", "OB_BLAS_SGEMV",
     "OB_BLAS_DGEMV", "OB_BLAS_INT", "ob_blas_serial_begin", "ob_blas_serial_end",
     "malloc", "free", "calloc", "aligned_alloc", "posix_memalign", "abs", "labs", "llabs", "_Pragma",
 })
@@ -271,7 +281,7 @@ _HALF = re.compile(r"\bob_b?f16")
 
 def prelude_for(functions: Sequence[str]) -> str:
     """The prelude sections ``functions`` use: always the core (stdint, stdbool, string, the export and
-    optimisation macros, integer floor division); stdlib.h when they call its allocation or abs functions;
+    optimisation macros, integer floor division, ``ob_fail``); stdlib.h when they call its allocation or abs functions;
     the half-type conversions when they name ``ob_f16``/``ob_bf16``; the math headers (<math.h>, <tgmath.h>),
     opbuild's vectorisable exp/tanh and the libmvec declarations when they call anything else or name a math
     macro (half conversions use rintf, so they bring the math sections too)."""

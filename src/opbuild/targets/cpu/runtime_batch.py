@@ -2,7 +2,8 @@
 
 ABI: a run-time-batch kernel is ``void <symbol>(void *const *args)`` like every kernel (codegen.py), whose
 ``args`` hold its inputs, its outputs, its workspace when its op declares one, then the **batch count** ``n``
-as an integer in a pointer slot (``(intptr_t)args[k]``). A batched operand (its descriptor's shape has ``-k``
+as an integer in a pointer slot (``(intptr_t)args[k]``), after the status words of an op that declares a
+status (every row reports into the same words). A batched operand (its descriptor's shape has ``-k``
 at its batch dim: ``k`` rows per batch row, ``-1`` for the batch itself) holds ``n`` batch rows of its batch-1
 bytes: one after the other when every dim before the batch dim has size 1, else interleaved as the dims
 before it say (``A`` blocks per batch row, each block of the ``n`` rows together).
@@ -119,7 +120,7 @@ def _gemm_statement(producer: KernelSpec, g: _Gemm, out: int) -> str:
     ])
 
 
-def _row_loop(symbol: str, inner: KernelSpec, axes: list, workspace: bool, blas: bool) -> str:
+def _row_loop(symbol: str, inner: KernelSpec, axes: list, workspace: bool, blas: bool, status: bool) -> str:
     """C calling ``<symbol>_row_body`` once per row ``ob_i``: batched operands whose rows are contiguous (the
     batch dim outermost) at their row's offset; one whose batch dim lies inside other dims (``A`` blocks of
     ``B`` bytes per row, the blocks ``n`` rows apart) copied into a scratch row before the call (inputs) and
@@ -153,6 +154,8 @@ def _row_loop(symbol: str, inner: KernelSpec, axes: list, workspace: bool, blas:
         call.append(f"({const}{c} *)ob_t{i}")
     if workspace:
         call.append(f"(char *)args[{len(types)}]")
+    if status:
+        call.append(f"(int64_t *)args[{len(types) + workspace}]")
     body = "\n  ".join([*before, f"{symbol}_row_body({', '.join(call)});", *after])
     loop = f"for (int64_t ob_i = 0; ob_i < ob_n; ob_i++) {{\n  {body}\n}}"
     if not (workspace or alloc or blas) and widest < codegen.PARALLEL_MIN_ELEMENTS:
@@ -169,15 +172,17 @@ def function(symbol: str, spec: KernelSpec, body: str) -> str:
     op = get_op(spec.op)
     opt = codegen.CLASS_OPT[kernels.opt_class(inner)]
     workspace = op.workspace_bytes(inner.attrs, inner.inputs, inner.outputs) > 0
+    status = op.status is not None
     gemm = _gemm_producer(spec)
-    parts = [f"const int64_t ob_n = (int64_t)(intptr_t)args[{len(inner.inputs) + len(inner.outputs) + workspace}];"]
+    count = len(inner.inputs) + len(inner.outputs) + workspace + status
+    parts = [f"const int64_t ob_n = (int64_t)(intptr_t)args[{count}];"]
     if gemm is not None:
         parts.append(_gemm_statement(*gemm, len(inner.inputs)))
     row_fn = ""
     if gemm is None or spec.op not in _PLAIN:
-        row_fn = codegen.kernel_function(f"{symbol}_row", inner.inputs, inner.outputs, body, opt, workspace)
+        row_fn = codegen.kernel_function(f"{symbol}_row", inner.inputs, inner.outputs, body, opt, workspace, status)
         row_fn = row_fn[:row_fn.index("\nOB_EXPORT ")] + "\n"
-        parts.append(_row_loop(symbol, inner, batch_axes(spec), workspace, kernels.needs_blas(spec.op)))
+        parts.append(_row_loop(symbol, inner, batch_axes(spec), workspace, kernels.needs_blas(spec.op), status))
     attr = f'OB_OPT("{opt}") ' if opt else ""
     return (row_fn + f"OB_EXPORT {attr}void {symbol}(void *const *args) {{\n  "
             + "\n".join(parts).replace("\n", "\n  ") + "\n}\n")

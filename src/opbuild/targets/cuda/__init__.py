@@ -82,9 +82,10 @@ class CudaTarget(Target):
 
     def translation_unit(self, kernels_: Sequence[tuple[str, KernelSpec, str]], needs_blas: bool) -> str:
         """One NVRTC program: the prelude and one ``__global__`` function per kernel (the pointers of an in-place
-        op's aliased pairs without ``__restrict__``: ``codegen.params``)."""
+        op's aliased pairs without ``__restrict__``, the status words of an op that declares a status:
+        ``codegen.params``)."""
         return codegen.translation_unit([codegen.kernel_function(symbol, spec.inputs, spec.outputs, body,
-                                                                 inplace_pairs(spec.op))
+                                                                 inplace_pairs(spec.op), has_status(spec.op))
                                          for symbol, spec, body in kernels_])
 
     def compile(self, compiler: Nvrtc, source: str, out_path: Path, workdir: Path, needs_blas: bool,
@@ -127,6 +128,12 @@ def inplace_pairs(op: str) -> tuple[tuple[int, int], ...]:
     """The ``(output, input)`` pairs of ``op`` that share a buffer when it runs (``OpDef.inplace``)."""
     opdef = REGISTRY.get(op)
     return opdef.inplace if opdef is not None else ()
+
+
+def has_status(op: str) -> bool:
+    """Whether ``op``'s kernels take status words (``OpDef.status``: kernel ABI 2 of codegen.py)."""
+    opdef = REGISTRY.get(op)
+    return opdef is not None and opdef.status is not None
 
 
 def supported_ops() -> tuple[str, ...]:

@@ -13,6 +13,12 @@ that aliasing undefined. Those kernels read each element through the input point
 writes it through the output pointer. The launch and the parameter types are unchanged, so ``ABI_VERSION``
 stays 1 (no kernel with an in-place pair existed before).
 
+ABI 2: a kernel whose op declares a status (``OpDef.status``: an index out of range) takes one more pointer,
+``int64_t *ob_status``, after its outputs: three words (flag, value, position) in device memory that the
+executor clears, and reads after the launch; the body reports a bad element with
+``ob_fail(ob_status, value, position)``, which claims the flag once (``atomicCAS``), so of many threads
+meeting bad elements one reports, not necessarily the one of the smallest position.
+
 NVRTC compiles C++ without the host's headers: the fixed-width integer types, the limits the expressions use
 and the helper functions the ops' rows name (``ob_tanh``, ``ob_floordiv_i64``, ...) are defined here. GNU
 statement expressions, which some rows use for the CPU's C, are not C++: :func:`cxx_expr` turns each into an
@@ -27,7 +33,7 @@ from ...core.dtypes import BY_NAME
 from ...core.ir import TensorType
 from . import half
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 #: Threads per block of every launch (reductions size their shared memory by it).
 BLOCK = 256
 
@@ -53,6 +59,9 @@ __device__ __forceinline__ int64_t ob_floordiv_i64(int64_t a, int64_t b) {
 }
 __device__ __forceinline__ int64_t ob_mod_i64(int64_t a, int64_t b) {
   int64_t r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+__device__ __forceinline__ void ob_fail(int64_t *s, int64_t value, int64_t position) {
+  if (atomicCAS((unsigned long long *)s, 0ULL, 1ULL) == 0ULL) { s[1] = value; s[2] = position; }
 }
 __device__ __forceinline__ float ob_tanhf(float x) { return tanhf(x); }
 __device__ __forceinline__ double ob_tanh(double x) { return tanh(x); }
@@ -87,22 +96,24 @@ def ctype(dtype: str) -> str:
 
 
 def params(inputs: Sequence[TensorType], outputs: Sequence[TensorType],
-           inplace: Sequence[tuple[int, int]] = ()) -> str:
+           inplace: Sequence[tuple[int, int]] = (), status: bool = False) -> str:
     """The kernel's parameter list (the ABI of the module docstring); ``inplace`` pairs ``(output index, input
-    index)`` that may share an address lose ``__restrict__`` on both pointers."""
+    index)`` that may share an address lose ``__restrict__`` on both pointers; ``status``: the op declares a
+    status, whose words the last pointer addresses (ABI 2)."""
     aliased_in = {i for _, i in inplace}
     aliased_out = {o for o, _ in inplace}
     ins = [f"const {ctype(t.dtype)} *{'' if i in aliased_in else '__restrict__ '}in{i}"
            for i, t in enumerate(inputs)]
     outs = [f"{ctype(t.dtype)} *{'' if i in aliased_out else '__restrict__ '}out{i}" for i, t in enumerate(outputs)]
-    return ", ".join(ins + outs)
+    return ", ".join(ins + outs + (["int64_t *__restrict__ ob_status"] if status else []))
 
 
 def kernel_function(symbol: str, inputs: Sequence[TensorType], outputs: Sequence[TensorType], body: str,
-                    inplace: Sequence[tuple[int, int]] = ()) -> str:
-    """The exported ``__global__`` function ``symbol`` around ``body``; ``inplace`` as :func:`params`."""
-    return (f'extern "C" __global__ void __launch_bounds__(OB_BLOCK) {symbol}({params(inputs, outputs, inplace)}) '
-            f"{{\n{body}\n}}\n")
+                    inplace: Sequence[tuple[int, int]] = (), status: bool = False) -> str:
+    """The exported ``__global__`` function ``symbol`` around ``body``; ``inplace`` and ``status`` as
+    :func:`params`."""
+    return (f'extern "C" __global__ void __launch_bounds__(OB_BLOCK) '
+            f"{symbol}({params(inputs, outputs, inplace, status)}) {{\n{body}\n}}\n")
 
 
 def translation_unit(functions: Sequence[str]) -> str:
