@@ -1,7 +1,8 @@
 """MindSpore 2.x's ``dim``/``keepdim`` Tensor overloads beside the NumPy-style ones (core/tensor_overloads.py)
 and the whole-data methods (core/tensor_extras.py): every call of tests/core/tensor_overload_cases.py,
-tensor_extra_cases.py, tensor_dtype_rule_cases.py and tensor_edge_cases.py gives MindSpore 2.10's values,
-dtype and shape (fixtures recorded by scripts/record_tensor_overloads.py)."""
+tensor_extra_cases.py, tensor_dtype_rule_cases.py, tensor_edge_cases.py and index_bounds_cases.py gives
+MindSpore 2.10's values, dtype and shape, or raises where MindSpore raises (fixtures recorded by
+scripts/record_tensor_overloads.py)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,23 @@ import numpy as np
 import pytest
 
 import opbuild as ms
-from tests.core import tensor_dtype_rule_cases, tensor_edge_cases, tensor_extra_cases, tensor_overload_cases
+from opbuild.core.errors import KernelInputError
+from tests.core import (
+    index_bounds_cases,
+    tensor_dtype_rule_cases,
+    tensor_edge_cases,
+    tensor_extra_cases,
+    tensor_overload_cases,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mindspore"
 SETS = {"overloads": (tensor_overload_cases, json.loads((FIXTURES / "tensor_overloads.json").read_text())),
         "extras": (tensor_extra_cases, json.loads((FIXTURES / "tensor_extras.json").read_text())),
         "dtype_rules": (tensor_dtype_rule_cases, json.loads((FIXTURES / "tensor_dtype_rules.json").read_text())),
-        "edges": (tensor_edge_cases, json.loads((FIXTURES / "tensor_edges.json").read_text()))}
+        "edges": (tensor_edge_cases, json.loads((FIXTURES / "tensor_edges.json").read_text())),
+        "index_bounds": (index_bounds_cases, json.loads((FIXTURES / "index_bounds.json").read_text()))}
+# The error a set's refused calls must raise (others: any): an index out of range is the kernel's report.
+ERRORS: dict[str, type[Exception]] = {"index_bounds": KernelInputError}
 CALLS = [(name, expr) for name, (cases, _) in SETS.items() for expr in cases.CASES]
 
 
@@ -44,7 +55,7 @@ def test_call_matches_mindspore(name, expr, pynative_mode):
     exec(cases.SETUP, env)  # noqa: S102 - the repository's own case list
     want = fixture[expr]
     if "error" in want:
-        with pytest.raises(Exception):  # noqa: B017 - MindSpore raises here; so must opbuild
+        with pytest.raises(ERRORS.get(name, Exception)):  # MindSpore raises here; so must opbuild
             eval(expr, env)  # noqa: S307
         return
     _check(eval(expr, env), want, expr)  # noqa: S307

@@ -9,7 +9,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import nn
-from opbuild.core.errors import ShapeError
+from opbuild.core.errors import KernelInputError, ShapeError
 from tests import numpy_nn as ref
 
 pytestmark = pytest.mark.usefixtures("graph_mode")
@@ -283,18 +283,23 @@ def test_embedding_looks_up_rows(use_one_hot):
 
 
 @pytest.mark.parametrize("use_one_hot", [False, True])
-def test_embedding_out_of_range_ids_give_zero_vectors(use_one_hot):
-    # MindSpore 2.10 (checked by hand): the gathered form reads id -1 as the last row (its CPU Gather counts
-    # from the end) and raises for 11; the one-hot form gives zeros for both. opbuild gives zeros for 11.
+def test_embedding_out_of_range_ids(use_one_hot):
+    # MindSpore 2.10 (recorded in tests/compat): the gathered form reads id -1 as the last row (its CPU Gather
+    # counts from the end) and raises for 11; the one-hot form gives zeros for both.
     emb = nn.Embedding(11, 6, use_one_hot=use_one_hot)
     ids = IDS.copy()
-    ids[0, 1], ids[1, 3] = 11, -1
+    ids[1, 3] = -1
+    if not use_one_hot:
+        y = run(emb, ids)
+        np.testing.assert_allclose(y[1, 3], param(emb, "embedding_table")[-1], rtol=1e-6)
+        ids[0, 1] = 11
+        with pytest.raises(KernelInputError, match=r"input_indices\[0, 1\] = 11 is out of range .* \[-11, 11\)"):
+            run(emb, ids)
+        return
+    ids[0, 1] = 11
     y = run(emb, ids)
     np.testing.assert_array_equal(y[0, 1], 0)
-    if use_one_hot:
-        np.testing.assert_array_equal(y[1, 3], 0)
-    else:
-        np.testing.assert_allclose(y[1, 3], param(emb, "embedding_table")[-1], rtol=1e-6)
+    np.testing.assert_array_equal(y[1, 3], 0)
     np.testing.assert_allclose(y[0, 0], param(emb, "embedding_table")[ids[0, 0]], rtol=1e-6)
 
 

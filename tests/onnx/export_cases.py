@@ -130,6 +130,7 @@ CASES: dict[str, ExportCase | tuple[ExportCase, ...]] = {
     "Pad": case(lambda x: P("Pad")(((1, 0), (0, 2)))(x), U(2, 3)),
     "Gather": case(lambda p: P("Gather")()(p, _i32([[2, 0], [2, 1]]), 1), U(3, 4)),
     "GatherD": case(lambda x: P("GatherD")()(x, 1, _i64([[1, 0, 2], [0, 2, 1]])), U(2, 3)),
+    "GatherNd": case(lambda x: P("GatherNd")()(x, _i32([[2, 1], [0, 3]])), U(3, 4, 2)),
     "UnsortedSegmentSum": case(lambda x: P("UnsortedSegmentSum")()(x, _i32(_SEG), 3), U(4, 2)),
     **{f"TensorScatter{k}": case(lambda x, u, _k=k: _TS[_k]()(x, _i32(_IDX), u), U(3, 2), U(2, 2, seed=2))
        for k in _TS},

@@ -13,6 +13,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import opbuild as ms
 import opbuild.onnx
+from opbuild.core.errors import KernelInputError
 from opbuild.frontends.onnx import UnsupportedOnnxError
 from opbuild.frontends.onnx_ops import StaticValueError
 from tests.conftest import run_python
@@ -243,6 +244,34 @@ def test_gather_wraps_negative_runtime_indices() -> None:
                   initializers=[("t", np.arange(12, dtype=np.float32).reshape(4, 3))])
     idx = np.array([0, -1, 2, -4, 3])
     np.testing.assert_array_equal(opbuild.onnx.load(proto).run([idx])[0], np.arange(12).reshape(4, 3)[idx])
+
+
+def test_gathers_and_scatters_raise_for_indices_out_of_range_and_count_negatives() -> None:
+    """The spec's ranges ([-n, n), negatives from the end) and onnxruntime's answer (an error) outside them."""
+    t = np.arange(12, dtype=np.float32).reshape(4, 3)
+    gather = opbuild.onnx.load(model([helper.make_node("Gather", ["t", "i"], ["y"], axis=1)], [("i", I64, [2])],
+                                     [("y", F, [4, 2])], initializers=[("t", t)]))
+    with pytest.raises(KernelInputError, match=r"For 'Gather', input_indices\[1\] = -4 is out of range"):
+        gather.run([np.array([0, -4])])
+    np.testing.assert_array_equal(gather.run([np.array([0, -3])])[0], t[:, [0, 0]])
+    elements = opbuild.onnx.load(model([helper.make_node("GatherElements", ["t", "i"], ["y"], axis=0)],
+                                       [("i", I64, [1, 3])], [("y", F, [1, 3])], initializers=[("t", t)]))
+    np.testing.assert_array_equal(elements.run([np.array([[-1, 0, 3]])])[0], [[9, 1, 11]])
+    with pytest.raises(KernelInputError, match=r"For 'GatherD', index\[0, 2\] = 4"):
+        elements.run([np.array([[0, 0, 4]])])
+    nd = opbuild.onnx.load(model([helper.make_node("GatherND", ["t", "i"], ["y"], batch_dims=1)],
+                                 [("i", I64, [4, 1])], [("y", F, [4])], initializers=[("t", t)]))
+    np.testing.assert_array_equal(nd.run([np.array([[0], [-1], [2], [-3]])])[0], [0, 5, 8, 9])
+    with pytest.raises(KernelInputError, match=r"For 'GatherNd', indices\[2, 1\] = 3 is out of range"):
+        nd.run([np.array([[0], [1], [3], [0]])])
+    scatter = opbuild.onnx.load(model([helper.make_node("ScatterND", ["t", "i", "u"], ["y"])],
+                                      [("i", I64, [1, 1])], [("y", F, [4, 3])],
+                                      initializers=[("t", t), ("u", np.full((1, 3), -1, np.float32))]))
+    want = t.copy()
+    want[3] = -1
+    np.testing.assert_array_equal(scatter.run([np.array([[-1]])])[0], want)
+    with pytest.raises(KernelInputError, match=r"For 'TensorScatterUpdate', indices\[0, 0\] = 4 is out of range"):
+        scatter.run([np.array([[4]])])
 
 
 def test_clip_with_one_bound_and_integer_types() -> None:

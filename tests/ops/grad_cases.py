@@ -114,6 +114,7 @@ _SEG = np.array([0, 2, 0, 1])
 _SCATTER_IDX = np.array([[0], [2]])
 _SCATTER_IDX_REP = np.array([[1], [1]])
 _ELEM_IDX = np.array([[1, 0, 2], [0, 2, 1]])
+_ND_IDX = np.array([[2, 1], [0, 3], [2, 1]])  # a repeated row: its slice's cotangents add
 _DROP_STATE = np.array([1234, 7], np.int64)
 _MASK = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
 _GRID = np.random.default_rng(9).uniform(-0.9, 0.9, size=(1, 3, 2, 2))
@@ -274,6 +275,8 @@ CASES: dict[str, GradCase | tuple[GradCase, ...]] = {
     "Gather": case(lambda p: P("Gather")()(p, _i32(_GIDX), 1), U(3, 4, seed=8), torch=lambda p: p[:, _GIDX]),
     "GatherD": case(lambda x: P("GatherD")()(x, 1, _i64(_ELEM_IDX)), U(2, 3),
                     torch=lambda x: torch.gather(x, 1, _t(_ELEM_IDX))),
+    "GatherNd": case(lambda x: P("GatherNd")()(x, _i32(_ND_IDX)), U(3, 4, 2),
+                     torch=lambda x: x[_t(_ND_IDX[:, 0]), _t(_ND_IDX[:, 1])]),
     "UnsortedSegmentSum": case(lambda x: P("UnsortedSegmentSum")()(x, _i32(_SEG), 3), U(4, 2),
                                torch=lambda x: torch.zeros(3, 2, dtype=x.dtype).index_add(0, _t(_SEG), x)),
     "TensorScatterAdd": case(_ts("Add"), U(3, 2), U(2, 2, seed=2), torch=_ts_ref("Add")),

@@ -9,6 +9,7 @@ import pytest
 
 import opbuild as ms
 from opbuild import ops
+from opbuild.core.errors import KernelInputError
 
 from .test_grads import check, rand
 
@@ -32,8 +33,10 @@ def test_col2im_and_im2col(graph_mode):
 
 
 def test_gather_batch_dims(graph_mode):
-    idx = ms.Tensor(np.array([[2, 0, 2], [1, 1, 5]], np.int32))  # 5 is out of range: zeros, no gradient
+    idx = ms.Tensor(np.array([[2, 0, 2], [1, 1, -1]], np.int32))  # -1: the last row (repeated rows add)
     check(lambda x: ops.gather(x, idx, 1, 1), rand(2, 3, 2))
+    with pytest.raises(KernelInputError, match=r"input_indices\[1, 2\] = 3 is out of range .* \[-3, 3\)"):
+        ops.gather(ms.Tensor(rand(2, 3, 2)), ms.Tensor(np.array([[2, 0, 2], [1, 1, 3]], np.int32)), 1, 1)
 
 
 def test_index_put_values_and_input(graph_mode):

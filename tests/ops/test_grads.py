@@ -14,6 +14,7 @@ import pytest
 import opbuild as ms
 import opbuild.nn as nn
 import opbuild.ops as ops
+from opbuild.ops.primitive import apply
 from opbuild.ops.registry import NO_GRADIENT, REGISTRY
 from opbuild.passes import GradientError
 
@@ -172,8 +173,11 @@ def test_concat(graph_mode):
 
 @pytest.mark.parametrize("axis", [0, 1])
 def test_gather_scatter_add(graph_mode, axis):
-    idx = ms.Tensor(np.array([[2, 0], [2, 5]], np.int32))  # a repeated index adds; 5 is out of range: nothing
-    check(lambda p: ops.Gather()(p, idx, axis), rand(3, 3, seed=8))
+    # A repeated index adds; -1 is the last row (ops.Gather()). In the composition form (bounds="ignore"), 5 and
+    # -1 are out of range: they read zeros and get nothing.
+    check(lambda p: ops.Gather()(p, ms.Tensor(np.array([[2, 0], [2, -1]], np.int32)), axis), rand(3, 3, seed=8))
+    idx = ms.Tensor(np.array([[2, 0], [2, 5], [-1, 1]], np.int32))
+    check(lambda p: apply("Gather", {"axis": axis}, [p, idx]), rand(3, 3, seed=8))
 
 
 @pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
@@ -283,7 +287,8 @@ def test_gatherd_scatter_adds(graph_mode, dim):
     x = rand(3, 4)
     idx = np.array([[0, -1, 2, 1], [2, 2, 0, -3], [1, 0, 5, 2]], np.int64)
     idx = idx if dim != 0 else np.clip(idx, -3, 2)
-    check(lambda t: ops.GatherD()(t, dim, ms.Tensor(idx)), x)
+    check(lambda t: apply("GatherD", {"dim": dim}, [t, ms.Tensor(idx)]), x)  # the composition form: 5 reads 0
+    check(lambda t: ops.GatherD()(t, dim, ms.Tensor(np.clip(idx, -3, 2))), x)
 
 
 def test_mod_gradient(graph_mode):

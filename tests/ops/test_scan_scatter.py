@@ -9,6 +9,7 @@ import pytest
 import opbuild as ms
 from opbuild import ops
 from opbuild.core.errors import ShapeError
+from opbuild.ops.primitive import apply
 from tests.helpers import run_op
 from tests.ops.test_grads import check as grad_check
 from tests.ops.test_grads import rand
@@ -78,12 +79,16 @@ def nd_formula(x, idx, upd, fn):
                                         ("TensorScatterDiv", np.divide), ("TensorScatterMax", np.maximum),
                                         ("TensorScatterMin", np.minimum)])
 def test_tensor_scatter_nd(mode, op, fn) -> None:
-    """Repeated rows apply in order; a negative index counts from the end; an out-of-range row is skipped."""
+    """Repeated rows apply in order. The composition form (bounds="ignore") counts a negative index from the
+    end and skips an out-of-range row; the primitive raises for those (tests/ops/test_index_bounds.py)."""
     rng = np.random.default_rng(1)
     x = rng.uniform(1, 2, (4, 3, 2)).astype(np.float32)
-    idx = np.array([[0, 1], [3, 2], [0, 1], [-1, 0], [5, 0]], np.int32)
+    idx = np.array([[0, 1], [3, 2], [0, 1], [3, 0], [2, 2]], np.int32)
     upd = rng.uniform(1, 2, (5, 2)).astype(np.float32)
     got = run_op(lambda a, i, u: getattr(ops, op)()(a, i, u), x, idx, upd, mode=mode)
+    np.testing.assert_allclose(got, nd_formula(x, idx, upd, fn), rtol=1e-6)
+    idx = np.array([[0, 1], [3, 2], [0, 1], [-1, 0], [5, 0]], np.int32)
+    got = run_op(lambda a, i, u: apply(op, {}, [a, i, u]), x, idx, upd, mode=mode)
     np.testing.assert_allclose(got, nd_formula(x, idx, upd, fn), rtol=1e-6)
 
 
@@ -125,8 +130,11 @@ def test_scan_gradients(graph_mode, exclusive, reverse) -> None:
 @pytest.mark.parametrize("op", ["TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMul",
                                 "TensorScatterDiv", "TensorScatterMax", "TensorScatterMin"])
 def test_scatter_nd_gradients(graph_mode, op) -> None:
-    idx = ms.Tensor(np.array([[2], [0], [-1], [7]], np.int64))  # -1 is row 2 again; 7 is skipped
+    # The composition form (bounds="ignore"): -1 is row 2 again; 7 is skipped.
+    idx = ms.Tensor(np.array([[2], [0], [-1], [7]], np.int64))
     x, upd = rand(3, 2, low=0.5, high=1.5, seed=3), rand(4, 2, low=0.5, high=1.5, seed=4)
+    grad_check(lambda a, u: apply(op, {}, [a, idx, u]), x, upd)
+    idx = ms.Tensor(np.array([[2], [0], [2], [1]], np.int64))
     grad_check(lambda a, u: getattr(ops, op)()(a, idx, u), x, upd)
 
 

@@ -19,6 +19,7 @@ from opbuild.core.errors import ShapeError
 from opbuild.core.ir import TensorType
 from opbuild.core.tensor import Tensor
 from opbuild.core.trace import trace
+from opbuild.ops.primitive import apply
 from opbuild.ops.registry import REGISTRY
 from opbuild.runtime.reference import run_reference
 from opbuild.targets.cpu.kernels import emit
@@ -320,28 +321,33 @@ def test_gather(shape, dtype, idx_dtype, seed, idx_shape, data):
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
     n = shape[axis]
     if n == 0:
-        idx = np.full(idx_shape, 0, idx_dtype)  # every index is out of range: all zeros
+        # Every index is out of range: the composition form (bounds="ignore") gives zeros; ops.Gather() raises
+        # (tests/ops/test_index_bounds.py).
+        idx = np.full(idx_shape, 0, idx_dtype)
         want = np.zeros(shape[:axis % x.ndim] + idx_shape + shape[axis % x.ndim + 1:], dtype)
-    else:
-        idx = np.random.default_rng(seed).integers(0, n, size=idx_shape).astype(idx_dtype)
-        want = np.take(x, idx, axis=axis)
-    check(lambda p, i: ops.Gather()(p, i, axis), [x, idx], want)
+        check(lambda p, i: apply("Gather", {"axis": axis}, [p, i]), [x, idx], want)
+        return
+    idx = np.random.default_rng(seed).integers(0, n, size=idx_shape).astype(idx_dtype)
+    check(lambda p, i: ops.Gather()(p, i, axis), [x, idx], np.take(x, idx, axis=axis))
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])
 @pytest.mark.parametrize("idx_dtype", ["int32", "int64"])
-def test_gather_counts_negatives_from_the_end_and_writes_zeros_out_of_range(axis, idx_dtype):
+def test_gather_counts_negatives_from_the_end_and_composition_form_writes_zeros(axis, idx_dtype):
     """MindSpore 2.10's CPU reads an index in [-n, 0) from the end (recorded: ops.gather(x, [-1, -3], 1) gives
-    columns 3 and 1); outside [-n, n) MindSpore raises and opbuild's kernels give zeros, never a clamp."""
+    columns 3 and 1): ops.Gather() does. The composition form (bounds="ignore", what opbuild's own gradient
+    rules send -1 to) takes [0, n) and gives zeros for the rest, never a clamp; outside [-n, n) ops.Gather()
+    raises (tests/ops/test_index_bounds.py)."""
     x = make_array((3, 4, 2), "float64", 5) + 10.0  # no zeros among the valid values
     n = x.shape[axis]
+    idx = np.array([0, n - 1, -1, -n, 1], idx_dtype)
+    check(lambda p, i: ops.Gather()(p, i, axis), [x, idx], np.take(x, idx, axis=axis))
     idx = np.array([0, n - 1, n, -1, -n, -n - 1, n + 7, 1], idx_dtype)
-    valid = (idx >= -n) & (idx < n)
-    want = np.take(x, np.where(valid, idx, 0), axis=axis)
+    valid = (idx >= 0) & (idx < n)
     shape = [1, 1, 1]
     shape[axis] = len(idx)
-    want = np.where(valid.reshape(shape), want, 0.0)
-    check(lambda p, i: ops.Gather()(p, i, axis), [x, idx], want)
+    want = np.where(valid.reshape(shape), np.take(x, np.where(valid, idx, 0), axis=axis), 0.0)
+    check(lambda p, i: apply("Gather", {"axis": axis}, [p, i]), [x, idx], want)
     assert (np.take(want, np.flatnonzero(~valid), axis=axis) == 0).all()
 
 
@@ -359,11 +365,13 @@ def test_gatherd(shape, dtype, idx_dtype, seed, data):
     check(lambda t, i: ops.GatherD()(t, dim, i), [x, idx], np.take_along_axis(x, idx, axis=dim))
 
 
-def test_gatherd_out_of_range_writes_zeros():
+def test_gatherd_composition_form_writes_zeros_out_of_range():
+    """bounds="ignore" (opbuild's compositions): [-n, n) read, the rest zeros; ops.GatherD() raises for those
+    (tests/ops/test_index_bounds.py)."""
     x = make_array((2, 3), "int32", 2) * 0 + 7
     idx = np.array([[0, 3, -4], [-3, 2, 9]], np.int64)
     want = np.array([[7, 0, 0], [7, 7, 0]], np.int32)
-    check(lambda t, i: ops.GatherD()(t, 1, i), [x, idx], want)
+    check(lambda t, i: apply("GatherD", {"dim": 1}, [t, i]), [x, idx], want)
 
 
 @SETTINGS

@@ -351,6 +351,13 @@ def _gather_d(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str]
     ctx.add("GatherElements", ins, outs, axis=int(attrs["dim"]))
 
 
+@converts("GatherNd")
+def _gather_nd(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str]) -> None:
+    # ONNX GatherND takes int64 indices only.
+    idx = ins[1] if node.inputs[1].type.dtype == "int64" else ctx.add("Cast", [ins[1]], to=_onnx_dtype("int64"))
+    ctx.add("GatherND", [ins[0], idx], outs)
+
+
 @converts("Tile")
 def _tile(ctx: Ctx, node: Node, attrs: dict, ins: list[str], outs: list[str]) -> None:
     reps, shape = list(attrs["multiples"]), list(node.inputs[0].type.shape)

@@ -1,12 +1,15 @@
-"""Indexing operators: Gather and GatherD.
+"""Indexing operators: Gather, GatherD and GatherNd.
 
-Out-of-range indices: the index of each gathered element is checked at run time. An index outside the valid
-range writes zeros to the elements it would have produced, never reads out of bounds and never clamps. The
-Gather op accepts ``[0, n)`` (opbuild's own compositions send a row they want zero to -1); what users call
-(``ops.Gather()``, ``ops.gather``, ``index_select``, ``take``, ``embedding``) first counts ``[-n, 0)`` from the
-end, as MindSpore 2.10's CPU does (:func:`from_end`). MindSpore raises for an index outside ``[-n, n)``;
-opbuild's kernels cannot raise, and give zeros. GatherD accepts ``[-n, n)`` (as ``np.take_along_axis``). The
-axis (``dim``) is a static call argument, made canonical in ``normalize`` (ops/shape_args.py).
+Out-of-range indices, per the ``bounds`` attribute (ops/bounds.py). ``"raise"`` (what users call:
+``ops.Gather()``, ``ops.gather``, ``index_select``, ``take``, ``embedding``, ONNX Gather and GatherElements):
+an index in ``[-n, 0)`` counts from the end and one outside ``[-n, n)`` makes the kernel report it, raised as
+a :class:`~opbuild.core.errors.KernelInputError` after the call, as MindSpore 2.10 raises. ``"ignore"``
+(opbuild's own compositions, the default): Gather takes ``[0, n)`` and gives zeros for any other index (a
+composition sends a row it wants zero to -1); GatherD and GatherNd take ``[-n, n)`` and give zeros outside
+(GatherNd: for the whole slice of an index row with any entry outside). GatherNd's ``"raise"`` takes ``[0, n)``
+only, as MindSpore's (ONNX GatherND counts negatives from the end before it: frontends/onnx_ops/shapes.py). Neither mode
+ever reads out of bounds. The axis (``dim``) is a static call argument, made canonical in ``normalize``
+(ops/shape_args.py).
 """
 
 from __future__ import annotations
@@ -21,46 +24,18 @@ from ..core.dtypes import ANY, INTS
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import Tensor
+from .bounds import index_report, norm_bounds, raise_out_of_range
 from .primitive import Primitive, apply, defop
 from .registry import norm_axis, same_dtype
 from .shape_args import static_int
 
 # ---- Gather -------------------------------------------------------------------------------------------
 
-def from_end(indices: Any, n: int) -> Any:
-    """Integer ``indices`` with the entries in ``[-n, 0)`` counted from the end of an axis of length ``n``
-    (others unchanged); anything else is returned as it is, for the op to judge. Indices with values (not
-    traced) are wrapped on the host when they need it; traced ones through a Select (fused with the Less and
-    Add into one kernel in a graph)."""
-    idx = indices if isinstance(indices, Tensor) else Tensor(np.asarray(indices)) if isinstance(
-        indices, (np.ndarray, list, tuple, int, np.integer)) else indices
-    if not isinstance(idx, Tensor) or idx._type.dtype not in INTS:
-        return indices
-    if idx._value is None:  # values here: wrap only what needs it, no kernel
-        arr = idx.asnumpy()
-        if arr.size == 0 or arr.min() >= 0:
-            return idx
-        return Tensor(np.where((arr < 0) & (arr >= -n), arr + n, arr).astype(arr.dtype))
-    dt = idx._type.dtype
-    shifted = apply("Add", {}, [idx, Tensor(np.asarray(n, dt))])
-    return apply("Select", {}, [apply("Less", {}, [idx, Tensor(np.asarray(0, dt))]), shifted, idx])
-
-
-def axis_length(params: Any, axis: Any) -> int | None:
-    """The length of ``params`` along ``axis`` (negative allowed), or None where either is not usable (the op
-    then raises its own error)."""
-    shape = getattr(params, "shape", None)
-    if shape is None:
-        shape = np.shape(params)
-    if not isinstance(axis, (int, np.integer)) or not shape or not -len(shape) <= axis < len(shape):
-        return None
-    return int(shape[axis])
-
 def _gather_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     if ins[0].rank == 0:
         raise ShapeError("Gather", "input_params must have rank >= 1", list(ins))
     axis = static_int("Gather", "axis", attrs.get("axis"), ins)
-    return {"axis": norm_axis("Gather", axis, ins[0].rank, ins)}
+    return {"axis": norm_axis("Gather", axis, ins[0].rank, ins), "bounds": norm_bounds("Gather", attrs, ins)}
 
 
 def _gather_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -72,11 +47,21 @@ def _gather_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(params.shape[:a] + indices.shape + params.shape[a + 1:], params.dtype)]
 
 
+def _gather_status(attrs: dict, ins: Sequence[TensorType], value: int, position: int) -> str:
+    params, indices = ins
+    a = attrs["axis"]
+    return index_report("input_indices", indices.shape, value, position, params.shape[a],
+                        f"axis {a} of input_params (shape {tuple(params.shape)})")
+
+
 def _gather_reference(attrs: dict, params: np.ndarray, indices: np.ndarray) -> np.ndarray:
     a = attrs["axis"]
     n = params.shape[a]
     out_shape = params.shape[:a] + indices.shape + params.shape[a + 1:]
     idx = indices.astype(np.int64)
+    if attrs.get("bounds", "ignore") == "raise":
+        raise_out_of_range("Gather", _gather_status, attrs, params, indices, idx, n)
+        idx = np.where(idx < 0, idx + n, idx)
     valid = (idx >= 0) & (idx < n)
     if n == 0:
         return np.zeros(out_shape, params.dtype)
@@ -86,17 +71,15 @@ def _gather_reference(attrs: dict, params: np.ndarray, indices: np.ndarray) -> n
 
 
 @defop(infer=_gather_infer, reference=_gather_reference, normalize=_gather_normalize,
-       n_inputs=2)
+       n_inputs=2, status=_gather_status)
 class Gather(Primitive):
     """``Gather()(input_params, input_indices, axis)``: slices of ``input_params`` along ``axis`` picked by
     the int32/int64 ``input_indices`` (output shape ``params[:axis] + indices + params[axis+1:]``). An index
-    in ``[-n, 0)`` counts from the end (MindSpore's CPU); one outside ``[-n, n)`` yields zeros for its slice
-    (MindSpore raises)."""
+    in ``[-n, 0)`` counts from the end (MindSpore's CPU); one outside ``[-n, n)`` raises a
+    :class:`~opbuild.core.errors.KernelInputError` (a RuntimeError) when the kernel meets it."""
 
     def __call__(self, input_params: Any, input_indices: Any, axis: int) -> Tensor:
-        n = axis_length(input_params, axis)
-        indices = input_indices if n is None else from_end(input_indices, n)
-        return apply("Gather", {"axis": axis}, [input_params, indices])
+        return apply("Gather", {"axis": axis, "bounds": "raise"}, [input_params, input_indices])
 
 
 # ---- GatherD ------------------------------------------------------------------------------------------
@@ -105,7 +88,7 @@ def _gatherd_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     if ins[0].rank == 0:
         raise ShapeError("GatherD", "x must have rank >= 1", list(ins))
     dim = static_int("GatherD", "dim", attrs.get("dim"), ins)
-    return {"dim": norm_axis("GatherD", dim, ins[0].rank, ins)}
+    return {"dim": norm_axis("GatherD", dim, ins[0].rank, ins), "bounds": norm_bounds("GatherD", attrs, ins)}
 
 
 def _gatherd_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -121,10 +104,18 @@ def _gatherd_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(index.shape, x.dtype)]
 
 
+def _gatherd_status(attrs: dict, ins: Sequence[TensorType], value: int, position: int) -> str:
+    x, index = ins
+    d = attrs["dim"]
+    return index_report("index", index.shape, value, position, x.shape[d], f"dim {d} of x (shape {tuple(x.shape)})")
+
+
 def _gatherd_reference(attrs: dict, x: np.ndarray, index: np.ndarray) -> np.ndarray:
     dim = attrs["dim"]
     n = x.shape[dim]
     idx = index.astype(np.int64)
+    if attrs.get("bounds", "ignore") == "raise":
+        raise_out_of_range("GatherD", _gatherd_status, attrs, x, index, idx, n)
     idx = np.where(idx < 0, idx + n, idx)
     valid = (idx >= 0) & (idx < n)
     if n == 0:
@@ -133,16 +124,63 @@ def _gatherd_reference(attrs: dict, x: np.ndarray, index: np.ndarray) -> np.ndar
 
 
 @defop(infer=_gatherd_infer, reference=_gatherd_reference, normalize=_gatherd_normalize,
-       n_inputs=2)
+       n_inputs=2, status=_gatherd_status)
 class GatherD(Primitive):
     """``GatherD()(x, dim, index)``: ``np.take_along_axis(x, index, dim)``; ``index`` has x's shape except
-    along ``dim``. Indices in ``[-n, n)`` are valid (negative counts from the end); others yield zeros."""
+    along ``dim``. Indices in ``[-n, n)`` are valid (negative counts from the end); another raises a
+    :class:`~opbuild.core.errors.KernelInputError` when the kernel meets it (as MindSpore's GatherD)."""
 
     def __call__(self, x: Any, dim: int, index: Any) -> Tensor:
-        return apply("GatherD", {"dim": dim}, [x, index])
+        return apply("GatherD", {"dim": dim, "bounds": "raise"}, [x, index])
 
 
-PRIMITIVES: dict[str, type[Primitive]] = {cls.__name__: cls for cls in (Gather, GatherD)}
+# ---- GatherNd -----------------------------------------------------------------------------------------
+
+def _gathernd_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    x, indices = ins
+    same_dtype("GatherNd", [x], ANY)
+    if indices.dtype not in INTS:
+        raise ShapeError("GatherNd", f"indices must be int32 or int64, got {indices.dtype}", list(ins))
+    if indices.rank < 1 or indices.shape[-1] > x.rank:
+        raise ShapeError("GatherNd", f"indices must have rank >= 1 and a last axis no longer than input_x's rank "
+                         f"{x.rank}", list(ins))
+    return [TensorType(indices.shape[:-1] + x.shape[indices.shape[-1]:], x.dtype)]
+
+
+def _gathernd_status(attrs: dict, ins: Sequence[TensorType], value: int, position: int) -> str:
+    x, indices = ins
+    d = position % indices.shape[-1]
+    return index_report("indices", indices.shape, value, position, x.shape[d],
+                        f"axis {d} of input_x (shape {tuple(x.shape)})", from_end=False)
+
+
+def _gathernd_reference(attrs: dict, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    k = indices.shape[-1]
+    dims = np.asarray(x.shape[:k], np.int64)
+    idx = indices.astype(np.int64)
+    if attrs.get("bounds", "ignore") == "raise":
+        raise_out_of_range("GatherNd", _gathernd_status, attrs, x, indices, idx, dims, from_end=False)
+    idx = np.where(idx < 0, idx + dims, idx)
+    ok = ((idx >= 0) & (idx < dims)).all(axis=-1)
+    rows = idx.reshape(-1, k)[ok.reshape(-1)]
+    out = np.zeros(indices.shape[:-1] + x.shape[k:], x.dtype)
+    out.reshape((-1,) + x.shape[k:])[ok.reshape(-1)] = x[tuple(rows.T)]
+    return out
+
+
+@defop(infer=_gathernd_infer, reference=_gathernd_reference, normalize=lambda attrs, ins: {
+    "bounds": norm_bounds("GatherNd", attrs, ins)}, n_inputs=2, status=_gathernd_status)
+class GatherNd(Primitive):
+    """``GatherNd()(input_x, indices)``: the slices of ``input_x`` at the index rows of ``indices`` (shape
+    ``(..., K)``, each row indexing the first K axes): shape ``indices.shape[:-1] + input_x.shape[K:]``. An entry
+    outside ``[0, n)`` raises a
+    :class:`~opbuild.core.errors.KernelInputError` when the kernel meets it (as MindSpore's GatherNd)."""
+
+    def __call__(self, input_x: Any, indices: Any) -> Tensor:
+        return apply("GatherNd", {"bounds": "raise"}, [input_x, indices])
+
+
+PRIMITIVES: dict[str, type[Primitive]] = {cls.__name__: cls for cls in (Gather, GatherD, GatherNd)}
 
 
 # ---- UnsortedSegmentSum (Gather's backward) and the gradient rules --------------------------------------
@@ -193,13 +231,18 @@ from .registry import grad_rule  # noqa: E402
 
 @grad_rule("Gather")
 def _gather_grad(attrs, ins, outs, douts):
-    """The indices' axes of dout are moved to the front, summed into the rows they picked (out-of-range
-    indices contribute nothing, as they read nothing), and the gathered axis is moved back to ``axis``."""
+    """The indices' axes of dout are moved to the front, summed into the rows they picked (negative indices of
+    ``bounds="raise"`` counted from the end; out-of-range indices of ``"ignore"`` contribute nothing, as they
+    read nothing), and the gathered axis is moved back to ``axis``."""
     params, indices = ins
     a, ri, dy = attrs["axis"], len(indices.shape), douts[0]
     rank = len(dy.shape)
     front = list(range(a, a + ri)) + list(range(a)) + list(range(a + ri, rank))
     rows, dt = G.transpose(dy, front), dy._type.dtype
+    if attrs.get("bounds") == "raise":  # [-n, 0) read from the end: those rows get their cotangent too
+        idt, n = indices._type.dtype, params.shape[a]
+        shifted = apply("Add", {}, [indices, Tensor(np.asarray(n, idt))])
+        indices = apply("Select", {}, [apply("Less", {}, [indices, Tensor(np.asarray(0, idt))]), shifted, indices])
     if dt in ("float16", "bfloat16"):  # UnsortedSegmentSum takes no half type: summed in float32, rounded once
         rows = apply("Cast", {"dtype": "float32"}, [rows])
     summed = apply("UnsortedSegmentSum", {"num_segments": params.shape[a]}, [rows, indices])
@@ -238,3 +281,12 @@ def _gatherd_grad(attrs, ins, outs, douts):
     summed = apply("UnsortedSegmentSum", {"num_segments": total},
                    [G.reshape(douts[0], [math.prod(index.shape)]), G.reshape(flat, [math.prod(index.shape)])])
     return [G.reshape(summed, list(x.shape)), None]
+
+
+@grad_rule("GatherNd")
+def _gathernd_grad(attrs, ins, outs, douts):
+    """Each index row's slice of dy is added into x's shape at the slice it read (TensorScatterAdd over zeros;
+    a row out of range read zeros and adds nothing)."""
+    x, indices = ins
+    zeros = Tensor(np.zeros(tuple(x.shape), douts[0]._type.dtype))
+    return [apply("TensorScatterAdd", {}, [zeros, indices, douts[0]]), None]

@@ -8,8 +8,11 @@ indices, updates)``: ``out[p with p[axis] := indices[p]]`` combined with ``updat
 ``indices`` (same rank as input_x, each axis no longer than input_x's).
 
 Updates are applied in order, so with repeated indices the last update wins (``none``/``Update``) or all are
-combined. A negative index counts from the end of its axis; an index out of range skips its update (never
-writes out of bounds).
+combined. Out-of-range indices of TensorScatter* follow ``bounds`` (ops/bounds.py): ``"raise"`` (what users
+call, as MindSpore 2.10's CPU) takes ``[0, n)`` and raises for any other index; ``"ignore"`` (opbuild's own
+compositions) counts a negative index from the end and skips an update out of range. TensorScatterElements
+counts a negative index from the end and skips an update out of range (MindSpore 2.10's CPU does the same).
+No kernel writes out of bounds.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from ..core.dtypes import ANY, FLOATS, HALFS, INTS
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import Tensor
+from .bounds import index_report, norm_bounds, raise_out_of_range
 from .primitive import Primitive, apply, defop
 from .registry import norm_axis, same_dtype
 from .shape_args import static_int
@@ -66,10 +70,23 @@ def _nd_infer(op: str) -> Callable[[dict, Sequence[TensorType]], list[TensorType
     return infer
 
 
-def nd_reference(reduction: str, x: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray:
-    """NumPy TensorScatter*: updates applied one index row at a time, in order."""
+def nd_status(attrs: dict, ins: Sequence[TensorType], value: int, position: int) -> str:
+    """The message of an ND scatter's report (``OpDef.status``): the entry of ``indices`` out of ``[0, n)``."""
+    x, indices = ins[0], ins[1]
+    d = position % indices.shape[-1]
+    return index_report("indices", indices.shape, value, position, x.shape[d],
+                        f"axis {d} of input_x (shape {tuple(x.shape)})", from_end=False)
+
+
+def nd_reference(reduction: str, x: np.ndarray, indices: np.ndarray, updates: np.ndarray,
+                 attrs: dict | None = None, op: str = "") -> np.ndarray:
+    """NumPy TensorScatter*: updates applied one index row at a time, in order (``attrs["bounds"]``: see the
+    module)."""
     out = x.copy()
     kk = indices.shape[-1]
+    if attrs is not None and attrs.get("bounds") == "raise":
+        raise_out_of_range(op, nd_status, attrs, x, indices, indices.astype(np.int64),
+                           np.asarray(x.shape[:kk], np.int64), from_end=False)
     rows = indices.reshape(-1, kk).astype(np.int64)
     ups = updates.reshape((rows.shape[0],) + x.shape[kk:])
     fn = COMBINE[reduction]
@@ -92,11 +109,12 @@ def _nd_class(op: str) -> type[Primitive]:
                    f"``updates`` (see the module).")
 
         def __call__(self, input_x: Any, indices: Any, updates: Any) -> Tensor:
-            return apply(op, {}, [input_x, indices, updates])
+            return apply(op, {"bounds": "raise"}, [input_x, indices, updates])
 
     _Cls.__name__ = _Cls.__qualname__ = op
-    return defop(infer=_nd_infer(op), n_inputs=3,
-                 reference=lambda attrs, x, i, u: nd_reference(reduction, x, i, u))(_Cls)
+    return defop(infer=_nd_infer(op), n_inputs=3, status=nd_status,
+                 normalize=lambda attrs, ins: {"bounds": norm_bounds(op, attrs, ins)},
+                 reference=lambda attrs, x, i, u: nd_reference(reduction, x, i, u, attrs, op))(_Cls)
 
 
 PRIMITIVES: dict[str, type[Primitive]] = {op: _nd_class(op) for op in ND_OPS}

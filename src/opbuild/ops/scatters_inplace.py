@@ -10,9 +10,10 @@ first form is the second with ``K = 1``: one op per reduction computes both, the
 (ops/scatters.py) update order (index rows in order, so with a repeated index updates combine in turn and the
 last ``Update`` wins) and their combines.
 
-An index out of range is refused when the call runs eagerly (MindSpore raises too); inside a graph, where its
-value is not known when the graph is built, the kernel skips it, as the TensorScatter* kernels do. Not
-differentiable (MindSpore defines no gradient for them either).
+An index outside ``[0, n)`` raises, as MindSpore 2.10's CPU raises (negative ones too): the kernel reports it
+(``bounds="raise"``, ops/bounds.py), eagerly and inside a graph, and the runtime raises a KernelInputError; the
+Parameter is left as the updates before the bad one made it. Not differentiable (MindSpore defines no gradient
+for the reductions either).
 """
 
 from __future__ import annotations
@@ -20,14 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
-from ..core import trace
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import Tensor, as_tensor
+from .bounds import norm_bounds
 from .primitive import Primitive, apply, defop
-from .scatters import ND_OPS, _nd_infer, nd_reference
+from .scatters import ND_OPS, _nd_infer, nd_reference, nd_status
 
 REDUCTIONS = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Max": "max", "Min": "min",
               "Update": "none"}
@@ -52,7 +51,8 @@ def _declare(op: str) -> None:
         __doc__ = f"The in-place ND scatter ({reduction}) behind Scatter{op[9:-7]} and ScatterNd{op[9:-7]}."
 
     _Op.__name__ = _Op.__qualname__ = op
-    defop(infer=_infer(op), n_inputs=3, reference=lambda attrs, x, i, u: nd_reference(reduction, x, i, u),
+    defop(infer=_infer(op), n_inputs=3, reference=lambda attrs, x, i, u: nd_reference(reduction, x, i, u, attrs, op),
+          normalize=lambda attrs, ins: {"bounds": norm_bounds(op, attrs, ins)}, status=nd_status,
           inplace=((0, 0),), scenario="update")(_Op)
 
 
@@ -60,18 +60,6 @@ for _op in INPLACE_OPS:
     _declare(_op)
 # No rule for the reductions: MindSpore 2.10 has no bprop for ScatterNdAdd/Sub/Mul/Div/Max/Min either, and autodiff
 # refuses rather than answer zero. ScatterNdUpdateInplace's rule (MindSpore's): ops/backward_grads.py.
-
-
-def _check_range(name: str, x: Tensor, idx: Tensor, k: int) -> None:
-    """Eager calls: every index row inside the first ``k`` axes of ``x`` (negative rows count from the end)."""
-    if trace.current() is not None or idx._type.dtype not in ("int32", "int64"):
-        return
-    rows = idx.asnumpy().reshape(-1, k).astype(np.int64)
-    dims = np.asarray(x._type.shape[:k], np.int64)
-    bad = rows[np.any((rows < -dims) | (rows >= dims), axis=1)]
-    if bad.size:
-        raise ValueError(f"{name}: indices {bad.reshape(-1).tolist() if k == 1 else bad.tolist()} are out of "
-                         f"range for input_x of shape {list(x._type.shape)}")
 
 
 def scatter(name: str, reduction: str, input_x: Any, indices: Any, updates: Any, nd: bool) -> Tensor:
@@ -82,9 +70,7 @@ def scatter(name: str, reduction: str, input_x: Any, indices: Any, updates: Any,
         raise ShapeError(name, "input_x must have rank >= 1", [x._type])
     if not nd:
         idx = apply("Reshape", {"shape": [*idx._type.shape, 1]}, [idx])
-    k = idx._type.shape[-1] if idx._type.shape else 0
-    _check_range(name, x, idx, k)
-    return apply(f"ScatterNd{next(c for c, r in REDUCTIONS.items() if r == reduction)}Inplace", {},
+    return apply(f"ScatterNd{next(c for c, r in REDUCTIONS.items() if r == reduction)}Inplace", {"bounds": "raise"},
                  [input_x, idx, upd])
 
 

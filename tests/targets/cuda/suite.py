@@ -141,6 +141,8 @@ def layout_specs() -> list[KernelSpec]:
             _spec("StridedSlice", {"begin": (0, 6), "end": (5, 0), "strides": (2, -2)}, ((5, 7), f32)),
             _spec("Gather", {"axis": 0}, ((10, 6), f32), ((7,), "int32")),
             _spec("Gather", {"axis": 1}, ((3, 10, 4), "float64"), ((2, 3), "int64")),
+            _spec("Gather", {"axis": 0, "bounds": "raise"}, ((10, 6), f32), ((7,), "int32")),
+            _spec("GatherNd", {}, ((10, 12, 3), f32), ((4, 2), "int32")),
             _spec("Tile", {"multiples": (2, 1, 3)}, ((4, 5), f32)),
             _spec("Pad", {"paddings": ((1, 2), (0, 3))}, ((4, 5), "int32")),
             _spec("OnesLike", {}, ((3, 4), "uint8")),

@@ -6,6 +6,7 @@ device memory is freed with its graph; without a GPU the run is a one-line error
 from __future__ import annotations
 
 import gc
+import re
 
 import numpy as np
 import pytest
@@ -356,3 +357,41 @@ def test_without_a_gpu_a_graph_builds_and_its_run_is_one_line(monkeypatch, tmp_p
         ms.set_device("CPU")
     text = str(e.value)
     assert "\n" not in text and text.startswith("device_target 'GPU': cannot run GPU kernels: no usable CUDA")
+
+
+def test_indices_out_of_range_raise_on_the_gpu_as_on_the_cpu(gpu):
+    """The GPU kernels report through their status words (kernel ABI 2): PyNative and a compiled graph raise
+    the CPU's KernelInputError (which index a kernel reports among several is the device's choice: one bad
+    index here), and the graph's next call runs clean."""
+    from opbuild.core.errors import KernelInputError
+
+    x = ms.Tensor(np.arange(15, dtype=np.float32).reshape(5, 3))
+    u = ms.Tensor(np.ones((1, 3), np.float32))
+
+    def i32(v):
+        return ms.Tensor(np.array(v, np.int32))
+
+    bad = [(lambda: ops.gather(x, i32([0, 5]), 0), "Gather", "input_indices[1] = 5"),
+           (lambda: ops.gather_elements(x, 1, i32([[0], [0], [-4], [0], [0]])), "GatherD", "index[2, 0] = -4"),
+           (lambda: ops.gather_nd(x, i32([[1, 3]])), "GatherNd", "indices[0, 1] = 3"),
+           (lambda: ops.tensor_scatter_add(x, i32([[-1]]), u), "TensorScatterAdd", "indices[0, 0] = -1")]
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    for call, op, where in bad:
+        with pytest.raises(KernelInputError, match=rf"For '{op}', {re.escape(where)} is out of range"):
+            call()
+    np.testing.assert_array_equal(ops.gather(x, i32([-1, 0]), 0).asnumpy(), x.asnumpy()[[4, 0]])
+    p = ms.Parameter(ms.Tensor(np.zeros((5, 3), np.float32)), name="p")
+    with pytest.raises(KernelInputError, match=r"indices\[1, 0\] = 5 is out of range"):
+        ops.scatter_add(p, i32([0, 5]), ms.Tensor(np.ones((2, 3), np.float32)))
+    np.testing.assert_array_equal(p.asnumpy(), 0)  # every index checked before any update
+
+    class Doubled(nn.Cell):
+        def construct(self, t, i):
+            return ops.gather(t, i * 2, 0)
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Doubled()
+    np.testing.assert_array_equal(net(x, i32([1, 2])).asnumpy(), x.asnumpy()[[2, 4]])
+    with pytest.raises(KernelInputError, match=r"input_indices\[1\] = 6 is out of range"):
+        net(x, i32([1, 3]))
+    np.testing.assert_array_equal(net(x, i32([-1, 0])).asnumpy(), x.asnumpy()[[3, 0]])

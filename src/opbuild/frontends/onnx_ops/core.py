@@ -57,6 +57,15 @@ def prim(op: str, attrs: dict, *inputs: Value) -> Value:
     return apply(op, attrs, [x if isinstance(x, Tensor) else Tensor(x) for x in inputs])
 
 
+def wrap_negative(idx: Value, n: Value) -> Value:
+    """ONNX indices in [-n, n) made non-negative (``n`` a scalar or an array broadcast against the indices), for
+    ops whose ``bounds="raise"`` takes [0, n) (GatherNd, the TensorScatter* family)."""
+    if is_const(idx):
+        return np.where(idx < 0, idx + n, idx).astype(idx.dtype)
+    dt = dtype(idx)
+    return prim("Select", {}, prim("Less", {}, idx, const(0, dt)), prim("Add", {}, idx, const(n, dt)), idx)
+
+
 def reshape(x: Value, new_shape: Sequence[int]) -> Value:
     """``x`` in a new static shape (no kernel when the shape does not change)."""
     new_shape = [int(d) for d in new_shape]

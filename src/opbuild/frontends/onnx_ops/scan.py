@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .core import Ctx, Value, converter, one_of, prim, shape
+from .core import Ctx, Value, const, converter, dtype, one_of, prim, shape, wrap_negative
 
 
 def _scan(op: str) -> Callable[..., Value]:
@@ -26,7 +26,11 @@ _ND = {"none": "TensorScatterUpdate", "add": "TensorScatterAdd", "mul": "TensorS
 
 @converter("ScatterND", (11, 13, 16, 18), attrs=("reduction",), check=one_of("reduction", tuple(_ND), "none"))
 def _scatter_nd(ctx: Ctx, data: Value, indices: Value, updates: Value) -> Value:
-    return prim(_ND[ctx.attr("reduction", "none")], {}, data, indices, updates)
+    # [-n, 0) counted from the end first, then any index outside [0, n) raises (the spec's range, as
+    # onnxruntime's check).
+    k = shape(indices)[-1]
+    wrapped = wrap_negative(indices, const(shape(data)[:k], dtype(indices)))
+    return prim(_ND[ctx.attr("reduction", "none")], {"bounds": "raise"}, data, wrapped, updates)
 
 
 def _scatter_elements(ctx: Ctx, data: Value, indices: Value, updates: Value) -> Value:

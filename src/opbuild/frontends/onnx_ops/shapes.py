@@ -21,6 +21,7 @@ from .core import (
     prod,
     reshape,
     shape,
+    wrap_negative,
 )
 
 # ---- constants and shapes -------------------------------------------------------------------------------
@@ -237,42 +238,31 @@ def _pad(ctx: Ctx, x: Value, pads: Value, value: Value = None, axes: Value = Non
 
 # ---- gathers --------------------------------------------------------------------------------------------
 
-def _wrap_negative(idx: Value, n: Value) -> Value:
-    """Indices in [-n, n) made non-negative (n a scalar or an array broadcast against the indices)."""
-    if is_const(idx):
-        return np.where(idx < 0, idx + n, idx).astype(idx.dtype)
-    dt = dtype(idx)
-    return prim("Select", {}, prim("Less", {}, idx, const(0, dt)), prim("Add", {}, idx, const(n, dt)), idx)
-
-
 @converter("Gather", (11, 13), attrs=("axis",))
 def _gather(ctx: Ctx, data: Value, idx: Value) -> Value:
     axis = ctx.axis(ctx.attr("axis", 0), len(shape(data)))
-    return prim("Gather", {"axis": axis}, data, _wrap_negative(idx, shape(data)[axis]))
+    # The kernel counts [-n, 0) from the end and raises for an index outside [-n, n) (the spec's range).
+    return prim("Gather", {"axis": axis, "bounds": "raise"}, data, idx)
 
 
 @converter("GatherElements", (11, 13), attrs=("axis",))
 def _gather_elements(ctx: Ctx, data: Value, idx: Value) -> Value:
-    return prim("GatherD", {"dim": ctx.axis(ctx.attr("axis", 0), len(shape(data)))}, data, idx)
+    return prim("GatherD", {"dim": ctx.axis(ctx.attr("axis", 0), len(shape(data))), "bounds": "raise"}, data, idx)
 
 
 @converter("GatherND", (11, 12, 13), attrs=("batch_dims",))
 def _gather_nd(ctx: Ctx, data: Value, idx: Value) -> Value:
-    # Flatten the k indexed dims of data (after the batch dims) into one, turn each index tuple into a
-    # flat offset (a dot product with the row-major strides), add each batch's base offset, and Gather.
+    # One GatherNd (bounds="raise": [0, n), others raise), [-n, 0) counted from the end first (the spec's range).
+    # With batch_dims b, each index row is prefixed with its batch coordinates: it indexes data's first b + k.
     d, i = shape(data), shape(idx)
     b, k = int(ctx.attr("batch_dims", 0)), i[-1]
     if not 0 < k <= len(d) - b or d[:b] != i[:b]:
         raise StaticValueError(f"GatherND (ONNX node {ctx.name!r}): indices shape {list(i)} does not index data "
                                f"shape {list(d)} with batch_dims={b}")
     dt = dtype(idx)
-    indexed = d[b:b + k]
-    strides = [prod(indexed[j + 1:]) for j in range(k)]
-    flat = prim("ReduceSum", {"axis": [len(i) - 1], "keep_dims": False},
-                prim("Mul", {}, _wrap_negative(idx, const(indexed, dt)), const(strides, dt)))
-    n_batch = prod(d[:b])
-    if n_batch > 1:
-        base = (np.arange(n_batch, dtype=dt) * prod(indexed)).reshape(d[:b] + (1,) * (len(i) - b - 1))
-        flat = prim("Add", {}, flat, base)
-    table = reshape(data, [n_batch * prod(indexed), *d[b + k:]])
-    return prim("Gather", {"axis": 0}, table, flat)
+    idx = wrap_negative(idx, const(d[b:b + k], dt))
+    if b:
+        grid = np.stack(np.meshgrid(*[np.arange(n, dtype=dt) for n in i[:b]], indexing="ij"), -1)
+        coords = np.broadcast_to(grid.reshape(i[:b] + (1,) * (len(i) - b - 1) + (b,)), i[:-1] + (b,))
+        idx = prim("Concat", {"axis": len(i) - 1}, const(np.ascontiguousarray(coords), dt), idx)
+    return prim("GatherNd", {"bounds": "raise"}, data, idx)

@@ -21,8 +21,9 @@ class Embedding(Cell):
     ``S + (embedding_size,)``, rows of ``embedding_table`` (vocab_size, embedding_size).
 
     ``use_one_hot=False`` gathers rows (Gather); ``use_one_hot=True`` multiplies a one-hot encoding of the
-    ids with the table (MatMul), as MindSpore does. Ids outside [0, vocab_size) yield zero vectors in both
-    forms (Gather writes zeros for out-of-range indices, and such an id matches no one-hot column).
+    ids with the table (MatMul), as MindSpore does. An id outside [-vocab_size, vocab_size) raises a
+    KernelInputError (a RuntimeError) in the gathered form, as MindSpore's Gather raises (a negative one counts
+    from the end); in the one-hot form it matches no column and yields a zero vector, as MindSpore's does.
     """
 
     def __init__(self, vocab_size: int, embedding_size: int, use_one_hot: bool = False,

@@ -12,7 +12,6 @@ import numpy as np
 
 from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
-from ..indexing import axis_length, from_end
 from ..primitive import apply
 from .gather_batch import gather_batched as _gather_batched
 
@@ -151,15 +150,13 @@ def flatten(input, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -
 
 def gather(input_params, input_indices, axis: int, batch_dims: int = 0) -> Tensor:
     """``ops.gather(input_params, input_indices, axis, batch_dims=0)``: slices along ``axis`` picked by
-    integer indices, ``[-n, 0)`` counted from the end (MindSpore's CPU); indices outside ``[-n, n)`` give
-    zeros (MindSpore raises). With ``batch_dims`` the leading axes are shared batch axes
-    (ops/api/gather_batch.py)."""
-    params = as_tensor(input_params)
-    n = axis_length(params, axis)
-    indices = as_tensor(input_indices) if n is None else from_end(as_tensor(input_indices), n)
+    integer indices, ``[-n, 0)`` counted from the end (MindSpore's CPU); an index outside ``[-n, n)`` raises a
+    KernelInputError (a RuntimeError) when the kernel meets it, as MindSpore raises. With ``batch_dims`` the
+    leading axes are shared batch axes (ops/api/gather_batch.py)."""
+    params, indices = as_tensor(input_params), as_tensor(input_indices)
     if batch_dims != 0:
         return _gather_batched(params, indices, axis, batch_dims)
-    return apply("Gather", {"axis": axis}, [params, indices])
+    return apply("Gather", {"axis": axis, "bounds": "raise"}, [params, indices])
 
 
 def tile(input, dims: Sequence[int]) -> Tensor:

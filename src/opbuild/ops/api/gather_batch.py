@@ -13,10 +13,6 @@ from ..primitive import apply
 _INTS = ("int32", "int64")
 
 
-def _i64(v: int) -> Tensor:
-    return Tensor(np.array(v, np.int64))
-
-
 def _reshape(x: Tensor, shape: tuple) -> Tensor:
     return apply("Reshape", {"shape": tuple(shape)}, [x])
 
@@ -28,8 +24,8 @@ def _transpose(x: Tensor, perm: tuple) -> Tensor:
 def gather_batched(input_params, input_indices, axis: int, batch_dims: int) -> Tensor:
     """``ops.gather`` with ``batch_dims`` > 0: the first ``batch_dims`` axes of ``input_params`` and
     ``input_indices`` are shared batch axes, and each batch gathers along ``axis`` with its own indices; the
-    output is ``params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]``. Indices out of
-    range give zeros (one flat Gather over the batches, out-of-range entries sent to -1)."""
+    output is ``params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]``. An index in
+    ``[-n, 0)`` counts from the end; one outside ``[-n, n)`` raises a KernelInputError, as ``ops.gather``'s."""
     fn = "gather"
     p, i = as_tensor(input_params), as_tensor(input_indices)
     if i.dtype.name not in _INTS:
@@ -48,10 +44,11 @@ def gather_batched(input_params, input_indices, axis: int, batch_dims: int) -> T
     flat = _transpose(_reshape(p, (nb, nm, size, nt)), (0, 2, 1, 3))         # (B, A, M, T)
     flat = _reshape(flat, (nb * size, nm, nt))
     idx = _reshape(apply("Cast", {"dtype": "int64"}, [i]), (nb, ni))
-    ok = apply("LogicalAnd", {}, [apply("GreaterEqual", {}, [idx, _i64(0)]), apply("Less", {}, [idx, _i64(size)])])
+    # Each index through a Gather of 0..size-1 (bounds="raise"): [-size, 0) counted from the end, any other
+    # index reported as ops.gather's own (ops/bounds.py); then offset into its batch's rows.
+    idx = apply("Gather", {"axis": 0, "bounds": "raise"}, [Tensor(np.arange(size, dtype=np.int64)), idx])
     offset = Tensor((np.arange(nb, dtype=np.int64) * size).reshape(nb, 1))
-    outside = apply("BroadcastTo", {"shape": (nb, ni)}, [_i64(-1)])
-    glob = apply("Select", {}, [ok, apply("Add", {}, [idx, offset]), outside])
+    glob = apply("Add", {}, [idx, offset])
     g = apply("Gather", {"axis": 0}, [flat, _reshape(glob, (nb * ni,))])       # (B I, M, T)
     g = _transpose(_reshape(g, (nb, ni, nm, nt)), (0, 2, 1, 3))
     return _reshape(g, (*batch, *mid, *idx_shape, *tail))

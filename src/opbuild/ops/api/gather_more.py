@@ -14,7 +14,6 @@ runs in either mode, and is differentiable where MindSpore's is (through Gather 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +21,7 @@ import numpy as np
 
 from ...core.tensor import Tensor, as_tensor
 from ..bitshift import bitwise_left_shift, bitwise_right_shift
+from ..indexing import GatherNd
 from ..primitive import Primitive, apply
 
 _INTS = ("int32", "int64")
@@ -29,32 +29,14 @@ _INTS = ("int32", "int64")
 
 def gather_d(x: Any, dim: int, index: Any) -> Tensor:
     """``ops.gather_d(x, dim, index)``: ``np.take_along_axis(x, index, dim)`` (the GatherD primitive)."""
-    return apply("GatherD", {"dim": dim}, [as_tensor(x), as_tensor(index)])
+    return apply("GatherD", {"dim": dim, "bounds": "raise"}, [as_tensor(x), as_tensor(index)])
 
 
 def gather_nd(input_x: Any, indices: Any) -> Tensor:
     """``ops.gather_nd(input_x, indices)``: the slices of ``input_x`` at the index rows of ``indices`` (shape
-    ``(..., K)``): shape ``indices.shape[:-1] + input_x.shape[K:]``."""
-    x, idx = as_tensor(input_x), as_tensor(indices)
-    if idx.dtype.name not in _INTS:
-        raise TypeError(f"gather_nd: indices must be int32 or int64, got {idx.dtype}")
-    if idx.ndim < 1 or idx.shape[-1] > x.ndim:
-        raise ValueError(f"gather_nd: indices must have rank >= 1 and a last axis <= input_x's rank {x.ndim}, got "
-                         f"shape {tuple(idx.shape)}")
-    k = idx.shape[-1]
-    lead, rest = list(x.shape[:k]), list(x.shape[k:])
-    strides = np.array([math.prod(lead[i + 1:]) for i in range(k)], np.int64)
-    offsets = apply("ReduceSum", {"axis": [idx.ndim - 1], "keep_dims": False},
-                    [apply("Mul", {}, [apply("Cast", {"dtype": "int64"}, [idx]), strides])])
-    flat = apply("Reshape", {"shape": [math.prod(lead), *rest]}, [x])
-    return apply("Gather", {"axis": 0}, [flat, offsets])
-
-
-class GatherNd(Primitive):
-    """``GatherNd()(input_x, indices)``: see ``ops.gather_nd``."""
-
-    def __call__(self, input_x: Any, indices: Any) -> Tensor:
-        return gather_nd(input_x, indices)
+    ``(..., K)``): shape ``indices.shape[:-1] + input_x.shape[K:]``; an entry outside ``[-n, n)`` raises (the
+    GatherNd primitive)."""
+    return GatherNd()(as_tensor(input_x), as_tensor(indices))
 
 
 def index_fill(x: Any, axis: int, index: Any, value: Any) -> Tensor:

@@ -85,14 +85,13 @@ def _mask_values(mask: Any) -> np.ndarray:
 
 
 def _int_index(idx: Any, n: int) -> Tensor:
-    """An integer index as a Tensor with negative entries counted from the end (``n`` = axis size)."""
+    """An integer index as a Tensor with negative entries counted from the end (``n`` = axis size). A Tensor
+    is returned as it is: its values may only exist when the graph runs, and the Gather it feeds
+    (``bounds="raise"``) counts negatives from the end and raises an IndexError for one out of range."""
     if isinstance(idx, Tensor):
         if idx.dtype.name not in ("int32", "int64"):
             raise IndexError(f"tensor indices must be int32, int64 or bool, got {idx.dtype}")
-        # The values may only exist when the graph runs: wrap negatives with a Select, not in Python.
-        shifted = apply("Add", {}, [idx, Tensor(np.asarray(n, idx.dtype.np_dtype))])
-        return apply("Select", {}, [apply("Less", {}, [idx, Tensor(np.asarray(0, idx.dtype.np_dtype))]),
-                                    shifted, idx])
+        return idx
     arr = np.asarray(idx)
     if arr.dtype.kind not in "iu":
         raise IndexError(f"arrays used as indices must be of integer or boolean type, got {arr.dtype}")
@@ -123,7 +122,7 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     y = _basic(x, basic_key)
     axis = _out_axis(x.ndim, basic_key, pos)
     if mask is None:
-        return apply("Gather", {"axis": axis}, [y, _int_index(idx, y.shape[axis])])
+        return apply("Gather", {"axis": axis, "bounds": "raise"}, [y, _int_index(idx, y.shape[axis])])
     dims = y.shape[axis:axis + span]
     if tuple(mask.shape) != tuple(dims):
         raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed dims {tuple(dims)}")

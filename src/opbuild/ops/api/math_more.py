@@ -149,7 +149,7 @@ def argsort(input, axis: int = -1, descending: bool = False) -> Tensor:  # noqa:
 
 def _scatter(op: str):
     def fn(input_x, indices, updates) -> Tensor:
-        return apply(op, {}, [as_tensor(input_x), as_tensor(indices), as_tensor(updates)])
+        return apply(op, {"bounds": "raise"}, [as_tensor(input_x), as_tensor(indices), as_tensor(updates)])
 
     fn.__name__ = fn.__qualname__ = op
     fn.__doc__ = (f"``ops.{_SNAKE[op]}(input_x, indices, updates)``: the {op} primitive (index rows of "
@@ -172,10 +172,10 @@ tensor_scatter_min = _scatter("TensorScatterMin")
 
 def scatter_nd(indices, updates, shape: Sequence[int]) -> Tensor:
     """``ops.scatter_nd(indices, updates, shape)``: a zero tensor of ``shape`` with ``updates`` added at the
-    index rows of ``indices`` (repeated rows add up)."""
+    index rows of ``indices`` (repeated rows add up; an index outside ``[0, n)`` raises, as MindSpore's)."""
     u = as_tensor(updates)
     zeros = Tensor(np.zeros(tuple(int(d) for d in shape), u.dtype.np_dtype))
-    return apply("TensorScatterAdd", {}, [zeros, as_tensor(indices), u])
+    return apply("TensorScatterAdd", {"bounds": "raise"}, [zeros, as_tensor(indices), u])
 
 
 def tensor_scatter_elements(input_x, indices, updates, axis: int = 0, reduction: str = "none") -> Tensor:

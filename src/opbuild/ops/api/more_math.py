@@ -235,7 +235,7 @@ def take(x, indices) -> Tensor:
 
 def gather_elements(input, dim: int, index) -> Tensor:
     """``ops.gather_elements(input, dim, index)``: input[..., index[i][j], ...] along ``dim`` (GatherD)."""
-    return apply("GatherD", {"dim": dim}, [as_tensor(input), as_tensor(index)])
+    return apply("GatherD", {"dim": dim, "bounds": "raise"}, [as_tensor(input), as_tensor(index)])
 
 
 def ptp(input, axis=None, keepdims: bool = False) -> Tensor:

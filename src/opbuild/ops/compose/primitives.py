@@ -33,12 +33,12 @@ class AddN(Primitive):
 
 class ScatterNd(Primitive):
     """``ScatterNd()(indices, updates, shape)``: zeros of ``shape`` with ``updates`` added at the index rows
-    of ``indices`` (repeated rows add up)."""
+    of ``indices`` (repeated rows add up; an index outside ``[0, n)`` raises, as MindSpore's)."""
 
     def __call__(self, indices: Any, updates: Any, shape: Sequence[int]) -> Tensor:
         u = as_tensor(updates)
         zeros = Tensor(np.zeros(tuple(int(d) for d in shape), u.dtype.np_dtype))
-        return apply("TensorScatterAdd", {}, [zeros, as_tensor(indices), u])
+        return apply("TensorScatterAdd", {"bounds": "raise"}, [zeros, as_tensor(indices), u])
 
 
 class Einsum(Primitive):

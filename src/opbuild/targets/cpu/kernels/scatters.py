@@ -53,16 +53,24 @@ def nd_body(k: KernelSpec, reduction: str) -> str:
     rows = math.prod(indices.shape[:-1])
     dims = ", ".join(str(d) for d in x.shape[:kk]) or "0"
     copy = f"memcpy(out0, in0, {x.size} * sizeof(*out0));" if x.size else ""
+    # bounds="raise" (ops/bounds.py): [0, n); the indices are checked before any update, so a refused call
+    # reports the first bad entry and leaves the output (an in-place Parameter) as it was. Otherwise negatives
+    # count from the end and a row out of range is skipped.
+    check = k.attrs.get("bounds") == "raise" and rows * kk > 0
+    validate = (f"static const int64_t dims[] = {{{dims}}};\n"
+                f"for (int64_t e = 0; e < {rows * kk}; e++) {{\n"
+                f"const int64_t i = (int64_t)in1[e];\n"
+                f"if (i < 0 || i >= dims[e % {kk}]) {{ ob_fail(ob_status, i, e); return; }}\n}}\n") if check else ""
     if rows == 0 or inner == 0:
-        return copy or "/* empty */"
+        return validate + copy or "/* empty */"
     body = _combine(x.dtype, reduction, "dst[q]", "src[q]")
-    return (f"{copy}\nstatic const int64_t dims[] = {{{dims}}};\n"
+    return ((validate or f"static const int64_t dims[] = {{{dims}}};\n") + f"{copy}\n"
             f"for (int64_t j = 0; j < {rows}; j++) {{\n"
             f"int64_t off = 0; int ok = 1;\n"
             f"for (int64_t d = 0; d < {kk}; d++) {{\n"
             f"int64_t i = (int64_t)in1[j * {kk} + d];\n"
-            f"if (i < 0) i += dims[d];\n"
-            f"ok &= (i >= 0 && i < dims[d]);\n"
+            + ("" if check else "if (i < 0) i += dims[d];\n") +
+            "ok &= (i >= 0 && i < dims[d]);\n"
             f"off = off * dims[d] + i;\n}}\n"
             f"if (!ok) continue;\n"
             f"{ctype(x.dtype)} *restrict dst = out0 + off * {inner};\n"

@@ -1,5 +1,5 @@
 """GPU kernels that only move data: the layout family (Reshape, ExpandDims, Squeeze, Flatten: the input's bytes
-in a new shape; Transpose), the slicing family (Concat, Split, Slice, StridedSlice) and Gather. Each is one or
+in a new shape; Transpose), the slicing family (Concat, Split, Slice, StridedSlice), Gather and GatherNd. Each is one or
 more grid-stride loops over the elements written, the source offset computed from the element's coordinates
 (:func:`strided_copy`); the loops of one kernel write disjoint elements, so they need no synchronisation.
 Half elements (2-byte structs) are copied as they are."""
@@ -96,13 +96,38 @@ def _zero(dtype: str) -> str:
 
 
 def _gather(k: KernelSpec) -> str:
-    """Out-of-range indices give zeros, as the CPU's kernel does."""
+    """Out-of-range indices give zeros, as the CPU's kernel does; ``bounds="raise"`` counts [-n, 0) from the end
+    and reports any other index (ops/bounds.py)."""
     params, indices = k.inputs
     a = k.attrs["axis"]
     n, inner, m = params.shape[a], math.prod(params.shape[a + 1:]), indices.size
+    check = k.attrs.get("bounds") == "raise"
     stmt = (f"const int64_t r = q % {inner}LL, j = (q / {inner}LL) % {m}LL, o = q / ({inner}LL * {m}LL); "
-            f"const int64_t i = (int64_t)in1[j]; "
+            f"int64_t i = (int64_t)in1[j]; "
+            + (f"if (i < 0) i += {n}LL; if ((i < 0 || i >= {n}LL) && q < {inner}LL * {m}LL && r == 0) "
+               f"ob_fail(ob_status, (int64_t)in1[j], j); " if check else "") +
             f"out0[q] = (i >= 0 && i < {n}LL) ? in0[(o * {n}LL + i) * {inner}LL + r] : {_zero(params.dtype)};")
+    return grid_loop(k.outputs[0].size, "q", stmt)
+
+
+def _gather_nd(k: KernelSpec) -> str:
+    """One thread per output element: its index row's offset (an entry out of range: zeros; ``bounds="raise"``
+    takes [0, n) and reports any other entry, else negatives count from the end)."""
+    x, indices = k.inputs
+    kk = indices.shape[-1]
+    inner = math.prod(x.shape[kk:])
+    check = k.attrs.get("bounds") == "raise"
+    steps = []
+    for d in range(kk):
+        n = x.shape[d]
+        steps.append(f"{{ int64_t i = (int64_t)in1[j * {kk}LL + {d}]; "
+                     + ("" if check else f"if (i < 0) i += {n}LL; ")
+                     + f"if (i < 0 || i >= {n}LL) {{ "
+                     + (f"if (r == 0) ob_fail(ob_status, (int64_t)in1[j * {kk}LL + {d}], j * {kk}LL + {d}); "
+                        if check else "")
+                     + f"off = -1; }} else if (off >= 0) off = off * {n}LL + i; }} ")
+    stmt = (f"const int64_t r = q % {inner}LL, j = q / {inner}LL; int64_t off = 0; " + "".join(steps)
+            + f"out0[q] = off >= 0 ? in0[off * {inner}LL + r] : {_zero(x.dtype)};")
     return grid_loop(k.outputs[0].size, "q", stmt)
 
 
@@ -114,10 +139,11 @@ register("Split", _split)
 register("Slice", _slice)
 register("StridedSlice", _strided_slice)
 register("Gather", _gather)
+register("GatherNd", _gather_nd)
 
 #: The ops of this family (what ``scripts/gpu_check.py`` and the tests cover).
 OPS: tuple[str, ...] = ("Reshape", "ExpandDims", "Squeeze", "Flatten", "Transpose", "Concat", "Split", "Slice",
-                        "StridedSlice", "Gather")
+                        "StridedSlice", "Gather", "GatherNd")
 
 half.allow(*OPS)
 

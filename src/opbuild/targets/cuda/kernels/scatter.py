@@ -53,15 +53,24 @@ def nd_body(k: KernelSpec, reduction: str) -> str:
     kk = indices.shape[-1]
     inner, rows = math.prod(x.shape[kk:]), math.prod(indices.shape[:-1])
     t = half.compute_ctype(x.dtype)
-    # The flat slice offset of index row j (negative entries count from the end; -1 when out of range).
+    # The flat slice offset of index row j (-1 when out of range): negatives count from the end. bounds="raise"
+    # (ops/bounds.py): [0, n), and every thread first checks every entry, so with a bad one no element is
+    # updated (an in-place Parameter stays as it was) and thread 0 reports the first.
+    check = k.attrs.get("bounds") == "raise" and rows * kk > 0
     off = "int64_t off = 0; "
     for d in range(kk):
-        off += (f"{{ int64_t i = (int64_t)in1[j * {kk}LL + {d}]; if (i < 0) i += {x.shape[d]}LL; "
-                f"if (i < 0 || i >= {x.shape[d]}LL) off = -1; else if (off >= 0) off = off * {x.shape[d]}LL + i; }} ")
+        n = x.shape[d]
+        off += (f"{{ int64_t i = (int64_t)in1[j * {kk}LL + {d}]; {'' if check else f'if (i < 0) i += {n}LL; '}"
+                f"if (i < 0 || i >= {n}LL) off = -1; else if (off >= 0) off = off * {n}LL + i; }} ")
+    dims = ", ".join(f"{d}LL" for d in x.shape[:kk])
+    validate = (f"{{ const int64_t dims[] = {{{dims}}}; bool bad = false; "
+                f"for (int64_t e = 0; e < {rows * kk}LL && !bad; e++) {{ const int64_t i = (int64_t)in1[e]; "
+                f"if (i < 0 || i >= dims[e % {kk}LL]) {{ bad = true; if (o == 0) ob_fail(ob_status, i, e); }} }} "
+                f"if (bad) {{ out0[o] = in0[o]; continue; }} }} ") if check else ""
     scan = (f"for (int64_t j = 0; j < {rows}LL; j++) {{ {off}if (off != s) continue; "
             f"const {t} b = {half.load(x.dtype, f'in2[j * {inner}LL + c]')}; {_combine(k.op, x.dtype, reduction)} }} "
             ) if inner else ""
-    return grid_loop(x.size, "o", f"const int64_t s = o / {max(inner, 1)}LL, c = o % {max(inner, 1)}LL; "
+    return grid_loop(x.size, "o", f"{validate}const int64_t s = o / {max(inner, 1)}LL, c = o % {max(inner, 1)}LL; "
                                   f"{t} a = {half.load(x.dtype, 'in0[o]')}; {scan}"
                                   f"out0[o] = {half.store(x.dtype, 'a', t)};")
 

@@ -1,15 +1,15 @@
-"""GPU kernels of UnsortedSegmentSum and GatherD (ops/indexing.py), StridedSliceGrad (ops/slicing.py) and
-StopGradient (ops/python_calls.py).
+"""GPU kernels of UnsortedSegmentSum and GatherD (ops/indexing.py), StridedSliceGrad (ops/slicing.py) and StopGradient
+(ops/python_calls.py).
 
-UnsortedSegmentSum in gather form: one thread per output element (segment ``s``, column ``c``) scans the ids in
-order and adds the rows naming ``s``, so no two threads write one element, no atomics are needed, and the sum
-is made in the CPU's order (targets/cpu/kernels/indexing.py: ids in turn, in the element type); ids outside
-``[0, num_segments)`` name no segment and are dropped. GatherD: one thread per output element, an index in
-``[-n, n)`` (negative counts from the end), zero elsewhere, as the CPU. StridedSliceGrad: one thread per
-element of the input's shape, which holds the cotangent element the slice read there (a position the slice
-reads is ``start + step * q`` on every axis, ``q < count``) or zero. StopGradient copies its input. The
-last three move elements as they are, so they take the half types as stored (zero is +0's bits);
-UnsortedSegmentSum takes none (the op refuses them, as the CPU's kernel).
+UnsortedSegmentSum in gather form: one thread per output element (segment ``s``, column ``c``) scans the ids in order
+and adds the rows naming ``s``, so no two threads write one element, no atomics are needed, and the sum is made in the
+CPU's order (targets/cpu/kernels/indexing.py: ids in turn, in the element type); ids outside ``[0, num_segments)`` name
+no segment and are dropped. GatherD: one thread per output element, an index in ``[-n, n)`` (negative counts from the
+end), zero elsewhere (reported with ``bounds="raise"``), as the CPU. StridedSliceGrad: one thread per element of the
+input's shape, which holds the cotangent element the slice read there (a position the slice reads is ``start + step *
+q`` on every axis, ``q < count``) or zero. StopGradient copies its input. The last three move elements as they are, so
+they take the half types as stored (zero is +0's bits); UnsortedSegmentSum takes none (the op refuses them, as the CPU's
+kernel).
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ def _gather_d(k: KernelSpec) -> str:
         return "  /* empty */"
     return grid_loop(index.size, "q", f"const int64_t o = q / ({m * inner}LL), r = q % {inner}LL; "
                                       f"int64_t i = (int64_t)in1[q]; if (i < 0) i += {n}LL; "
+                                      + (f"if (i < 0 || i >= {n}LL) ob_fail(ob_status, (int64_t)in1[q], q); "
+                                         if k.attrs.get("bounds") == "raise" else "") +
                                       f"out0[q] = (i >= 0 && i < {n}LL) ? in0[(o * {n}LL + i) * {inner}LL + r] "
                                       f": {_zero(x.dtype)};")
 
