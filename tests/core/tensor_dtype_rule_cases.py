@@ -36,4 +36,5 @@ CASES = [
     "ops.maximum(t, u)", "ops.minimum(t, u)", "ops.addn([t, u])", "ops.add(t, u)", "ops.mul(t, u)",
     "ops.floor_div(ms.Tensor(np.array([-7, 7], np.int32)), ms.Tensor(np.array([2, -2], np.int32)))",
     "ops.floor_div(ms.Tensor(np.array([-7.5, 7.5], np.float32)), 2)",
+    *[f"ops.unique(ms.Tensor(np.array([3, 1, 3], np.{dt})))" for dt in ("int64", "int32", "float32", "uint8")],
 ]

@@ -59,8 +59,7 @@ def _unique(a: dict, x: Any) -> tuple:
     t = as_tensor(x)
     if t.ndim != 1:
         raise ValueError(f"Unique: x must be 1-D, got shape {tuple(t.shape)}")
-    values, idx = F.unique(t)
-    return values, F.cast(idx, "int64") if t.dtype.name == "int64" else idx
+    return F.unique(t)
 
 
 def _unique_consecutive(a: dict, x: Any) -> Any:

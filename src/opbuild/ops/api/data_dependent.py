@@ -43,7 +43,7 @@ def masked_select(input, mask) -> Tensor:  # noqa: A002
 def unique(input) -> tuple[Tensor, Tensor]:  # noqa: A002
     """``ops.unique(input)``: the distinct elements in order of first appearance (MindSpore 2.10 on the CPU
     does not sort them) and, for each input element, the index of its value among them (shaped like
-    ``input``, int32)."""
+    ``input``; int64 for an int64 input, else int32, as MindSpore's)."""
     x = as_tensor(input)
     _concrete("unique", x)
     flat = x.asnumpy().reshape(-1)
@@ -52,7 +52,8 @@ def unique(input) -> tuple[Tensor, Tensor]:  # noqa: A002
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     vals = flat[np.sort(first)]
-    return Tensor(vals, dtype=x.dtype), Tensor(rank[inv.reshape(-1)].reshape(x.shape).astype(np.int32))
+    index_dtype = np.int64 if x.dtype.name == "int64" else np.int32
+    return Tensor(vals, dtype=x.dtype), Tensor(rank[inv.reshape(-1)].reshape(x.shape).astype(index_dtype))
 
 
 def unique_consecutive(input, return_idx: bool = False, return_counts: bool = False, dim: int | None = None):  # noqa: A002
