@@ -20,6 +20,12 @@ INDEX_KEYS = [
     (1, Ellipsis, None), (slice(None, None, -1), 1, slice(1, 3)), (slice(-2, None), slice(None, None, 2), -1),
     (slice(5, 10),), ([1, 0],), (slice(None), [2, -1]), (Ellipsis, [0, 3, 3]), (0, np.array([[0, 1], [2, 0]])),
     (MASK,), (0, A[0] > 0), (Ellipsis, np.array([True, False, True, False])),
+    # Several index arrays (an int beside one is one too, a mask its nonzero positions): broadcast together,
+    # their dims in place when adjacent, first when separated (NumPy's rule, and MindSpore 2.10's, checked by
+    # hand: x[0, :, [1, 2]] has shape (2, 3)).
+    ([0, 1], [1, 2]), (slice(None), [0, 2], [1, -1]), ([1, 0], slice(None), [3, 2]), ([[0], [1]], [0, 2]),
+    (0, slice(None), [1, 2]), (slice(None), [0, 1], 0), ([1], 2, slice(None, None, -1)), (1, [2, 0], [-1, 3]),
+    (np.array([1, 0]), MASK[0]), (0, MASK[1], slice(1, 3)), (Ellipsis, [0, 2], [[3], [0]]),
 ]
 
 
@@ -47,11 +53,21 @@ def test_traced_bool_mask_is_refused_in_graph_mode(graph_mode):
         Net()(Tensor(A))
 
 
-def test_getitem_errors():
-    with pytest.raises(IndexError, match="only one"):
-        Tensor(A)[[0], [1]]
+def test_getitem_with_several_index_tensors(mode):
+    i, j = np.array([0, -1], np.int32), np.array([[3], [-4]], np.int64)
+    out = run(mode, lambda t, a, b: t[:, a, b], A, i, j)
+    assert out.shape == A[:, i, j].shape and np.array_equal(out, A[:, i, j])
+    out = run(mode, lambda t, a: t[1, :, a], A, i)
+    assert out.shape == A[1, :, i].shape and np.array_equal(out, A[1, :, i])
+
+
+def test_getitem_errors(mode):
     with pytest.raises(IndexError, match="out of bounds"):
         Tensor(A)[[5]]
+    with pytest.raises(IndexError, match="out of bounds"):
+        Tensor(A)[[0], [3]]
+    with pytest.raises(IndexError, match=r"input_indices\[1\] = 4 is out of range"):
+        run(mode, lambda t, a: t[0, 1, a], A, np.array([0, 4], np.int32))
 
 
 METHODS = [

@@ -4,6 +4,11 @@
   and its five masks), exactly Python's clamping rules;
 * one integer-array index (a list, NumPy array or int Tensor; negative entries count from the end) is a
   Gather along its axis after the basic part; its dims replace that axis, as in NumPy;
+* several integer-array indices are broadcast together and read with one GatherNd (the indexed axes moved to
+  the front first); as in NumPy (and MindSpore), an int beside an array index is one too and a bool mask is
+  its nonzero positions, and the broadcast dims take the place of the indexed axes when those are adjacent in
+  the key, else they come first (``x[0, :, [1, 2]]`` has shape ``(2, x.shape[1])``). An entry out of range
+  raises (ops/bounds.py);
 * one bool mask (a list, NumPy array or bool Tensor) selects where it is True. Its values decide the output
   shape, and shapes are static in a compiled graph, so they must be known when the graph is traced: a mask
   computed inside ``construct`` raises an IndexError that says so (PyNative mode has no such limit).
@@ -101,21 +106,65 @@ def _int_index(idx: Any, n: int) -> Tensor:
     return Tensor(np.where(arr < 0, arr + n, arr).astype(np.int64))
 
 
+def _is_mask(idx: Any) -> bool:
+    return (isinstance(idx, Tensor) and idx.dtype.name == "bool") or (
+        not isinstance(idx, Tensor) and np.asarray(idx).dtype == np.bool_)
+
+
+def _wrapped(idx: Any, n: int) -> Tensor:
+    """An integer index as int64 entries in ``[0, n)``: a constant wrapped and checked on the host; a Tensor
+    through a Gather of ``0..n-1`` (``bounds="raise"``), which counts ``[-n, 0)`` from the end and raises for
+    an entry outside ``[-n, n)`` when it runs."""
+    t = _int_index(idx, n)
+    if t is not idx:
+        return t
+    return apply("Gather", {"axis": 0, "bounds": "raise"}, [Tensor(np.arange(n, dtype=np.int64)), t])
+
+
+def _several(x: Tensor, key: tuple, adv: list[int]) -> Tensor:
+    """``x[key]`` with several integer-array indices (positions ``adv`` of ``key``): NumPy's rule."""
+    basic_key = tuple(slice(None) if i in adv else k for i, k in enumerate(key))
+    y = _basic(x, basic_key)
+    axes = [_out_axis(x.ndim, basic_key, p) for p in adv]
+    idxs = [_wrapped(key[p], y.shape[a]) for p, a in zip(adv, axes)]
+    shape = tuple(np.broadcast_shapes(*[tuple(t.shape) for t in idxs]))
+    cols = [apply("ExpandDims", {"axis": len(shape)}, [apply("BroadcastTo", {"shape": shape}, [t])]) for t in idxs]
+    rest = [a for a in range(len(y.shape)) if a not in axes]
+    perm = axes + rest
+    if perm != list(range(len(perm))):
+        y = apply("Transpose", {"perm": tuple(perm)}, [y])
+    out = apply("GatherNd", {"bounds": "raise"}, [y, apply("Concat", {"axis": len(shape)}, cols)])
+    at = axes[0]
+    if adv != list(range(adv[0], adv[-1] + 1)) or at == 0:  # separated (or already first): broadcast dims first
+        return out
+    nb = len(shape)  # adjacent: the broadcast dims go where the first indexed axis was
+    order = list(range(nb, nb + at)) + list(range(nb)) + list(range(nb + at, nb + len(rest)))
+    return apply("Transpose", {"perm": tuple(order)}, [out])
+
+
 def getitem(x: Tensor, key: Any) -> Tensor:
     """``x[key]`` (see the module docstring for what ``key`` may hold)."""
     key = key if isinstance(key, tuple) else (key,)
     adv = [i for i, k in enumerate(key) if _is_advanced(k)]
-    if len(adv) > 1:
-        raise IndexError("only one integer-array or bool-mask index per subscript is supported")
     if sum(k is Ellipsis for k in key) > 1:  # `is`: tuple.count would call Tensor.__eq__
         raise IndexError("an index can only have a single ellipsis ('...')")
     if not adv:
         return _basic(x, key)
+    ints = [i for i, k in enumerate(key) if isinstance(k, (int, np.integer)) and not isinstance(k, bool)]
+    if len(adv) > 1 or ints:
+        # NumPy's rule: beside an array index, an int is an index array too, and a bool mask is its nonzero
+        # positions (one index array per mask dim).
+        parts: list = []
+        for i, k in enumerate(key):
+            if i in adv and _is_mask(k):
+                parts.extend(np.nonzero(_mask_values(k)))
+            else:
+                parts.append(np.asarray(k) if i in ints else k)
+        key = tuple(parts)
+        return _several(x, key, [i for i, k in enumerate(key) if _is_advanced(k)])
     pos = adv[0]
     idx = key[pos]
-    is_mask = (isinstance(idx, Tensor) and idx.dtype.name == "bool") or (
-        not isinstance(idx, Tensor) and np.asarray(idx).dtype == np.bool_)
-    mask = _mask_values(idx) if is_mask else None
+    mask = _mask_values(idx) if _is_mask(idx) else None
     span = mask.ndim if mask is not None else 1  # how many input dims this index consumes
     # Basic part first, keeping the advanced dims whole (Ellipsis accounting sees `span` full slices).
     basic_key = key[:pos] + (slice(None),) * span + key[pos + 1:]
