@@ -24,9 +24,11 @@ def main() -> None:
     for name, fn in programs.build(ms).items():
         for case, arrays in programs.inputs().items():
             result = fn(*[ms.Tensor(a) for a in arrays])
-            leaves = result if isinstance(result, tuple) else (result,)
-            for k, leaf in enumerate(leaves):
-                out[f"{name}/{case}/{k}"] = leaf.asnumpy()
+            for k, leaf in enumerate(programs.leaves(result)):
+                if isinstance(leaf, ms.Tensor):
+                    out[f"{name}/{case}/{k}"] = leaf.asnumpy()
+                else:  # a Python value returned from graph mode: recorded as such ("/py")
+                    out[f"{name}/{case}/{k}/py"] = np.asarray(leaf)
     path = REPO / "tests" / "fixtures" / "mindspore" / "control_flow.npz"
     np.savez(path, **out)
     print(f"wrote {len(out)} arrays to {path}")

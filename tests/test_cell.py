@@ -231,12 +231,12 @@ def test_cell_misuse_errors(graph_mode):
     with pytest.raises(NotImplementedError, match="NoConstruct must define construct"):
         NoConstruct()(ms.Tensor(np.ones(2, np.float32)))
 
-    class ReturnsNumber(nn.Cell):
+    class ReturnsObject(nn.Cell):
         def construct(self, x):
-            return 3
+            return object()
 
-    with pytest.raises(TypeError, match="must return a Tensor"):
-        ReturnsNumber()(ms.Tensor(np.ones(2, np.float32)))
+    with pytest.raises(TypeError, match="must return Tensors, Python scalars, or tuples/lists/dicts of them"):
+        ReturnsObject()(ms.Tensor(np.ones(2, np.float32)))
     with pytest.raises(TypeError, match="positionally"):
         Counting()(x=ms.Tensor(np.ones(2, np.float32)))
     with pytest.raises(TypeError, match="hashable"):

@@ -81,5 +81,27 @@ def build(ms) -> dict:
             s = y.sum()
         return y
 
+    class WhileCounter(nn.Cell):
+        """Returns Python values beside Tensors: a loop counter and a shape's length (MindSpore returns them as
+        Python ints), and a dict."""
+
+        def construct(self, x):
+            steps = 0
+            y = ops.abs(x)
+            while y.sum() < 50.0:
+                y = y * 2.0 + 1.0
+                steps += 1
+            return y, steps, {"rows": x.shape[0], "y": y + 1.0}
+
     return {"if_else": IfElse(), "while": While(), "if_in_for": IfInFor(), "nested_while_if": NestedWhileIf(),
-            "two_outputs_if": TwoOutputsIf(), "jit_if": jit_if, "jit_while": jit_while}
+            "two_outputs_if": TwoOutputsIf(), "jit_if": jit_if, "jit_while": jit_while,
+            "while_counter": WhileCounter()}
+
+
+def leaves(result) -> list:
+    """The leaves of a program's result in order: tuples, lists and dict values flattened."""
+    if isinstance(result, (tuple, list)):
+        return [leaf for item in result for leaf in leaves(item)]
+    if isinstance(result, dict):
+        return [leaf for item in result.values() for leaf in leaves(item)]
+    return [result]

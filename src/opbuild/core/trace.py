@@ -139,21 +139,33 @@ def current() -> Tracer | None:
     return _tracer.get()
 
 
+# Python values a graph may return beside its Tensors, as MindSpore's graph mode returns them: constants of the
+# trace (a shape's length, a loop counter), the same on every call that takes the same path.
+_PY_CONSTANTS = (bool, int, float, complex, str, type(None), np.generic)
+
+
 def flatten_outputs(out: Any, op_name: str = "construct") -> tuple[list[Tensor], Callable[[list], Any]]:
-    """Flatten a (possibly nested) tuple/list of tensors; return the leaves and a function rebuilding the
-    structure from new leaves."""
+    """Flatten a (possibly nested) tuple/list/dict of tensors and Python scalars; return the tensor leaves and
+    a function rebuilding the structure from new leaves (the scalars as the trace computed them)."""
     if isinstance(out, Tensor):
         return [out], lambda leaves: leaves[0]
-    if isinstance(out, (tuple, list)):
+    if isinstance(out, _PY_CONSTANTS):
+        return [], lambda leaves, value=out: value
+    if isinstance(out, (tuple, list, dict)):
+        items = list(out.values()) if isinstance(out, dict) else list(out)
         leaves: list[Tensor] = []
         builders = []
-        for item in out:
+        for item in items:
             sub, rebuild = flatten_outputs(item, op_name)
             builders.append((len(leaves), len(sub), rebuild))
             leaves.extend(sub)
+        if isinstance(out, dict):
+            keys = list(out)
+            return leaves, lambda new: dict(zip(keys, (rb(new[s:s + n]) for s, n, rb in builders), strict=True))
         kind = type(out)
         return leaves, lambda new: kind(rb(new[s:s + n]) for s, n, rb in builders)
-    raise TypeError(f"{op_name} must return a Tensor or a tuple/list of Tensors, got {type(out).__name__}")
+    raise TypeError(f"{op_name} must return Tensors, Python scalars, or tuples/lists/dicts of them, got "
+                    f"{type(out).__name__}")
 
 
 def trace(fn: Callable[..., Any], args: Sequence[Any],
