@@ -114,6 +114,13 @@ def floor_div(x, y) -> Tensor:
     return binary("FloorDiv", x, y)
 
 
+def depend(value, expr):
+    """``ops.depend(value, expr)``: ``value``, to be computed after ``expr`` (MindSpore's ordering hint, as in
+    ``loss = ops.depend(loss, optimizer(grads))``). opbuild keeps program order: ``expr``'s in-place updates run
+    where the program put them, so ``value`` is returned as it is."""
+    return value
+
+
 def floor_mod(x, y) -> Tensor:
     """``ops.floor_mod(x, y)``: the remainder of floor division (the sign of ``y``)."""
     return binary("FloorMod", x, y)
@@ -257,6 +264,6 @@ def any(input, axis=None, keep_dims: bool = False) -> Tensor:  # noqa: A001, A00
 
 
 __all__ = ["eye", "fill", "full_like", "numel", "size", "rank", "shape", "positive", "subtract", "eq", "sgn",
-           "signbit", "floor_div", "floor_mod", "truncate_div", "truncate_mod", "is_complex", "is_floating_point",
-           "is_nonzero", "isreal", "range", "linspace", "logspace", "scalar_to_tensor", "tuple_to_array", "slice",
-           "strided_slice", "all", "any"]
+           "signbit", "floor_div", "depend", "floor_mod", "truncate_div", "truncate_mod", "is_complex",
+           "is_floating_point", "is_nonzero", "isreal", "range", "linspace", "logspace", "scalar_to_tensor",
+           "tuple_to_array", "slice", "strided_slice", "all", "any"]
