@@ -378,6 +378,12 @@ for dt in (np.int32, np.int64):
         with np.errstate(all="ignore"):
             want = ref(a, b)
         assert (got == want).all(), (op, dt, got, want)
+    # The composed integer divisions follow the same rule: a zero divisor gives 0, and so does its remainder.
+    for fn in (ops.truncate_div, ops.truncate_mod, ops.floor_divide, ops.remainder, ops.fmod):
+        got = fn(ms.Tensor(a), ms.Tensor(b)).asnumpy()
+        assert (got[b == 0] == 0).all(), (fn.__name__, dt, got)
+    assert (ops.truncate_div(ms.Tensor(a[:2]), ms.Tensor(np.array([2, 2], dt))).asnumpy() == [2, -2]).all()
+    assert (ops.truncate_mod(ms.Tensor(a[:2]), ms.Tensor(np.array([2, 2], dt))).asnumpy() == [1, -1]).all()
 print("ok")
 """
     proc = run_python(code, check=False)

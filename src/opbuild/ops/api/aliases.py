@@ -135,16 +135,23 @@ def truncate_div(x, y) -> Tensor:
     # floor and truncation differ by one where the remainder is non-zero and the signs differ
     r = apply("Sub", {}, [a, apply("Mul", {}, [q, b])])
     zero = Tensor(np.zeros((), a.dtype.np_dtype))
-    fix = apply("LogicalAnd", {}, [apply("NotEqual", {}, [r, zero]),
+    # (a divisor of 0 gives 0, as FloorDiv does: NumPy's rule for integers, the remainder then 0 too)
+    fix = apply("LogicalAnd", {}, [apply("LogicalAnd", {}, [apply("NotEqual", {}, [r, zero]),
+                                                            apply("NotEqual", {}, [b, zero])]),
                                    apply("NotEqual", {}, [apply("Less", {}, [a, zero]),
                                                           apply("Less", {}, [b, zero])])])
     return apply("Add", {}, [q, apply("Cast", {"dtype": a.dtype.name}, [fix])])
 
 
 def truncate_mod(x, y) -> Tensor:
-    """``ops.truncate_mod(x, y)``: the remainder of :func:`truncate_div` (the sign of ``x``)."""
+    """``ops.truncate_mod(x, y)``: the remainder of :func:`truncate_div` (the sign of ``x``); for integers, 0
+    where ``y`` is 0 (as ``ops.fmod`` and ``ops.remainder``: NumPy's rule)."""
     a, b = promote(x, y)
-    return apply("Sub", {}, [a, apply("Mul", {}, [truncate_div(a, b), b])])
+    rem = apply("Sub", {}, [a, apply("Mul", {}, [truncate_div(a, b), b])])
+    if a.dtype.is_float:
+        return rem
+    zero = Tensor(np.zeros((), a.dtype.np_dtype))
+    return apply("Select", {}, [apply("Equal", {}, [b, zero]), apply("ZerosLike", {}, [rem]), rem])
 
 
 def is_complex(input) -> bool:  # noqa: A002
