@@ -223,3 +223,31 @@ def test_in_place_scatters_raise_for_indices_outside_0_n(mode, nd) -> None:
     want[[1, 4]] += 1
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(net.p.asnumpy(), want)
+
+
+class _EmbedHead(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(5, 3)
+        self.head = nn.Dense(3, 2)
+
+    def construct(self, ids):
+        return self.head(self.emb(ids)).mean(1)
+
+
+def test_a_refused_train_step_updates_no_parameter(graph_mode) -> None:
+    """The graph stops at the kernel that reported: the backward and the optimizer's in-place updates after it
+    do not run, so a step fed an id out of range leaves every Parameter as it was (MindSpore raises at the
+    Gather too); the next valid step trains."""
+    net = _EmbedHead()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True)),
+                               nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    labels = ms.Tensor(np.array([0, 1], np.int32))
+    step(i32([[0, 1], [2, 3]]), labels)
+    before = {p.name: p.asnumpy().copy() for p in step.get_parameters()}
+    with pytest.raises(KernelInputError, match=r"input_indices\[1, 1\] = 5 is out of range"):
+        step(i32([[0, 1], [2, 5]]), labels)
+    for p in step.get_parameters():
+        np.testing.assert_array_equal(p.asnumpy(), before[p.name], err_msg=p.name)
+    step(i32([[0, 1], [2, 3]]), labels)
+    assert any(not np.array_equal(p.asnumpy(), before[p.name]) for p in step.get_parameters())

@@ -92,6 +92,7 @@ class BatchGraph:
                 places.append((len(args), "fixed", ws[0]))
             self._layout.append((ptrs, places, len(args) + (ws is not None) + status if rt else None))
             self._calls.append((kernel.fn, ptrs))
+        self._steps = self._status.steps(plan.kernel_nodes, self._calls) if self._status else []
         self._input_slots = [slots.get(("input", j), []) for j in range(len(graph.inputs))]
         self._captures = [(t, slots.get(("capture", j), [])) for j, (_, t) in enumerate(graph.captures)]
         self._patched: list[np.ndarray | None] = [None] * len(self._captures)
@@ -156,7 +157,7 @@ class BatchGraph:
                 for fn, ptrs in self._calls:
                     fn(ptrs)
             else:
-                self._status.run(self._calls)
+                self._status.run(self._steps)
             return [self._output(v, loc.kind, loc.where, b, n, arrays) for v, loc, b in self._outputs]
 
 

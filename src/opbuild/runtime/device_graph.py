@@ -22,7 +22,9 @@ host arrays. Memory follows the same :class:`~opbuild.passes.memplan.MemoryPlan`
   waited for), their outputs uploaded.
 * **Status words** of the kernels that report bad input (``OpDef.status``: an index out of range) follow the
   captures; they are downloaded with the outputs, and a set flag raises the op's error after the wait
-  (kernel_status.py), the words cleared for the next call.
+  (kernel_status.py), the words cleared for the next call. A reporting kernel followed by an in-place update
+  (a train step's Gather) is checked right after its launch, a wait on the device, so a failed step updates
+  no Parameter, as on the CPU.
 
 The allocation is freed when the graph is dropped (a finalizer: no reference to the graph is kept by it).
 """
@@ -125,8 +127,13 @@ class DeviceGraph:
         self._steps: list[Callable[[], None] | _HostStep] = []
         compiled = iter(self.kernels)
         reporting = {id(n): k for k, (n, _) in enumerate(self._checked)}
+        # A kernel that reports before an in-place update is checked right after it (a wait on the device):
+        # the update must not apply a step that failed. The others are read once, with the outputs.
+        last_update = max((i for i, n in enumerate(self.plan.kernel_nodes)
+                           if any(locations[v].kind == "capture" for v in n.outputs)), default=-1)
         written: set[int] = set()
-        for node, host in zip(self.plan.kernel_nodes, hosts):
+        checked_now: set[int] = set()
+        for i, (node, host) in enumerate(zip(self.plan.kernel_nodes, hosts)):
             for v in node.outputs:
                 if locations[v].kind == "capture":  # an in-place update of a captured Parameter
                     written.add(locations[v].where)
@@ -143,7 +150,11 @@ class DeviceGraph:
                 pointers += (self._status_address + self._status.itemsize * STATUS_WORDS * reporting[id(node)],)
             spec = node.spec or get(node.op).spec(node.attrs, [v.type for v in node.inputs])
             self._steps.append(dev.launcher(next(compiled), pointers, launch_size(dev, spec)))
+            if id(node) in reporting and i < last_update:
+                self._steps.append(self._check_now(reporting[id(node)]))
+                checked_now.add(reporting[id(node)])
         self._written = sorted(written)
+        self._read_at_end = len(checked_now) < len(self._checked)  # some words are read with the outputs
         self._outputs = [(v, locations[v], address(locations[v])) for v in graph.outputs]
         self._mirrors.written = self._written
 
@@ -172,19 +183,34 @@ class DeviceGraph:
                         outs.append(out)
                     else:
                         outs.append(None)
-                if self._checked:
+                if self._read_at_end:
                     dev.download(self._status, self._status_address)
                 dev.synchronize()
             except BaseException:
                 mirrors.failed()  # a host node's Python raised, a launch failed: device_mirrors.py's rule
                 raise
             mirrors.settle()
-            if self._checked and self._status.any():
+            if self._read_at_end and self._status.any():
                 report = self._status.tolist()
                 dev.memset(self._status_address, self._status.nbytes)  # queued before the next call's work
                 raise_reported(self._checked, report)
             return [out if out is not None else self._host_output(v, loc, arrays)
                     for out, (v, loc, _) in zip(outs, self._outputs)]
+
+    def _check_now(self, k: int) -> Callable[[], None]:
+        """A step reading the ``k``-th reporting kernel's status words (a download and a wait): raises its error,
+        the words cleared, if it reported."""
+        words = np.zeros(STATUS_WORDS, np.int64)
+        address = self._status_address + words.itemsize * STATUS_WORDS * k
+
+        def check() -> None:
+            self.dev.download(words, address)
+            self.dev.synchronize()
+            if words[0]:
+                self.dev.memset(self._status_address, self._status.nbytes)
+                raise_reported([self._checked[k]], words.tolist())
+
+        return check
 
     def _host_output(self, v: Value, loc: Location, arrays: Sequence[np.ndarray]) -> np.ndarray:
         """A copy of an output that is a graph input or a capture (or a view of one): a capture's newest bytes

@@ -11,7 +11,7 @@ each call like a read of it. The kernel then writes the Parameter's own data; no
 new values, nodes before it the old ones (the trace recorded them in that order: MindSpore's program order).
 
 Kernels whose op declares a status (``OpDef.status``: an index out of range) get status words outside the
-arena; a kernel's report raises the op's error after the kernels have run (kernel_status.py).
+arena; a kernel's report stops the graph after that kernel and raises the op's error (kernel_status.py).
 """
 
 from __future__ import annotations
@@ -81,6 +81,8 @@ class CompiledGraph:
                 else:
                     slots.setdefault((loc.kind, loc.where), []).append((ptrs, i))
             self._calls.append((next(compiled).fn if host is None else _host_call(node, host), ptrs))
+        # With kernels that report: each call with its flag word, read right after it (kernel_status.py).
+        self._steps = self._status.steps(self.plan.kernel_nodes, self._calls) if self._status else []
         self._input_slots = [slots.get(("input", j), []) for j in range(len(graph.inputs))]
         self._captures = [(t, slots.get(("capture", j), [])) for j, (_, t) in enumerate(graph.captures)]
         # The array each capture's slots were last patched with: an unchanged array (the same object, whose
@@ -121,7 +123,7 @@ class CompiledGraph:
                 for fn, ptrs in self._calls:
                     fn(ptrs)
             else:
-                self._status.run(self._calls)
+                self._status.run(self._steps)
             # Copies: the arena is overwritten by the next call.
             return [view.copy() if view is not None else self._output(v, loc, arrays)
                     for view, (v, loc) in zip(self._views, self._outputs)]

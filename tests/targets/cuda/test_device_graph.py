@@ -395,3 +395,24 @@ def test_indices_out_of_range_raise_on_the_gpu_as_on_the_cpu(gpu):
     with pytest.raises(KernelInputError, match=r"input_indices\[1\] = 6 is out of range"):
         net(x, i32([1, 3]))
     np.testing.assert_array_equal(net(x, i32([-1, 0])).asnumpy(), x.asnumpy()[[3, 0]])
+
+
+def test_a_refused_train_step_on_the_gpu_updates_no_parameter(gpu):
+    """The Gather's status is read right after it (a wait), before the backward and the optimizer update:
+    a step fed an index out of range raises and leaves the device-resident Parameters as they were."""
+    from opbuild.core.errors import KernelInputError
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Net(weights())
+    step = nn.TrainOneStepCell(net, nn.Momentum(net.trainable_params(), 0.1, 0.9))  # Net returns its loss
+    y, idx = data()
+    step(y, idx)
+    before = {p.name: p.asnumpy().copy() for p in step.get_parameters()}
+    bad = idx.asnumpy().copy()
+    bad[2] = 20
+    with pytest.raises(KernelInputError, match=r"input_indices\[2\] = 20 is out of range"):
+        step(y, ms.Tensor(bad))
+    for p in step.get_parameters():
+        np.testing.assert_array_equal(p.asnumpy(), before[p.name], err_msg=p.name)
+    step(y, idx)
+    assert not np.array_equal(net.w1.asnumpy(), before["w1"])
