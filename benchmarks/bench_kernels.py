@@ -82,9 +82,11 @@ def kernel_call(op: str, attrs: dict, arrays: list[np.ndarray]) -> tuple[Call, l
     size = get(op).workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
     scratch = [np.empty(size + 64, np.uint8)] if size else []  # the kernel's workspace (64-byte aligned)
     addresses = [a.ctypes.data for a in (*arrays, *outs)] + [-(-s.ctypes.data // 64) * 64 for s in scratch]
+    status = [np.zeros(3, np.int64)] if get(op).status is not None else []  # its status words (kernel ABI 3)
+    addresses += [w.ctypes.data for w in status]
     ptrs = (ctypes.c_void_p * len(addresses))(*addresses)
 
-    def call(fn=kernel.fn, ptrs=ptrs, keep=(list(arrays), outs, scratch)) -> None:
+    def call(fn=kernel.fn, ptrs=ptrs, keep=(list(arrays), outs, scratch, status)) -> None:
         # ``keep`` holds the buffers whose raw addresses are in ``ptrs``: a caller that drops the returned
         # outputs must not leave the kernel writing into freed memory.
         fn(ptrs)

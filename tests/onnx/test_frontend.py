@@ -272,6 +272,14 @@ def test_gathers_and_scatters_raise_for_indices_out_of_range_and_count_negatives
     np.testing.assert_array_equal(scatter.run([np.array([[-1]])])[0], want)
     with pytest.raises(KernelInputError, match=r"For 'TensorScatterUpdate', indices\[0, 0\] = 4 is out of range"):
         scatter.run([np.array([[4]])])
+    elements = opbuild.onnx.load(model([helper.make_node("ScatterElements", ["t", "i", "u"], ["y"], axis=1)],
+                                       [("i", I64, [1, 2])], [("y", F, [4, 3])],
+                                       initializers=[("t", t), ("u", np.full((1, 2), -1, np.float32))]))
+    want = t.copy()
+    want[0, [2, 0]] = -1
+    np.testing.assert_array_equal(elements.run([np.array([[-1, 0]])])[0], want)
+    with pytest.raises(KernelInputError, match=r"For 'TensorScatterElements', indices\[0, 1\] = 3 is out of range"):
+        elements.run([np.array([[0, 3]])])
 
 
 def test_clip_with_one_bound_and_integer_types() -> None:

@@ -182,6 +182,20 @@ def test_composition_form_keeps_zeros_and_reports_nothing(pynative_mode) -> None
     np.testing.assert_array_equal(got.asnumpy(), X + np.array([[0], [0], [0], [0], [1]], np.float32))
 
 
+@pytest.mark.parametrize("mode", MODES, ids=["pynative", "graph"])
+def test_scatter_elements_skips_as_mindspore_and_raises_where_asked(mode) -> None:
+    """ops.tensor_scatter_elements skips an update out of range, as MindSpore 2.10's CPU does (recorded by hand:
+    the input comes back unchanged); bounds="raise" (ONNX's ScatterElements) raises before any update."""
+    from opbuild.ops.primitive import apply
+
+    x, u = ms.Tensor(X), ms.Tensor(np.ones((1, 1), np.float32))
+    got = call(mode, lambda a, i, b: ops.tensor_scatter_elements(a, i, b, axis=1), x, i32([[3]]), u)
+    np.testing.assert_array_equal(got, X)
+    with pytest.raises(KernelInputError, match=r"indices\[0, 0\] = -4 is out of range .*\[-3, 3\)"):
+        call(mode, lambda a, i, b: apply("TensorScatterElements", {"axis": 1, "bounds": "raise"}, [a, i, b]),
+             x, i32([[-4]]), u)
+
+
 def test_bounds_must_be_known(pynative_mode) -> None:
     from opbuild.ops.primitive import apply
 

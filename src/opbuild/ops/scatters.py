@@ -11,7 +11,8 @@ Updates are applied in order, so with repeated indices the last update wins (``n
 combined. Out-of-range indices of TensorScatter* follow ``bounds`` (ops/bounds.py): ``"raise"`` (what users
 call, as MindSpore 2.10's CPU) takes ``[0, n)`` and raises for any other index; ``"ignore"`` (opbuild's own
 compositions) counts a negative index from the end and skips an update out of range. TensorScatterElements
-counts a negative index from the end and skips an update out of range (MindSpore 2.10's CPU does the same).
+counts a negative index from the end and skips an update out of range (MindSpore 2.10's CPU does the same);
+with ``bounds="raise"`` (ONNX ScatterElements) an index outside ``[-n, n)`` raises before any update.
 No kernel writes out of bounds.
 """
 
@@ -134,7 +135,8 @@ def _el_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     if reduction not in ELEMENT_REDUCTIONS:
         raise ShapeError("TensorScatterElements", f"reduction must be one of {', '.join(ELEMENT_REDUCTIONS)}, "
                          f"got {reduction!r}", list(ins))
-    return {"axis": norm_axis("TensorScatterElements", axis, x.rank, ins), "reduction": reduction}
+    return {"axis": norm_axis("TensorScatterElements", axis, x.rank, ins), "reduction": reduction,
+            "bounds": norm_bounds("TensorScatterElements", attrs, ins)}
 
 
 def _el_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -150,11 +152,21 @@ def _el_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(x.shape, x.dtype)]
 
 
+def _el_status(attrs: dict, ins: Sequence[TensorType], value: int, position: int) -> str:
+    x, indices = ins[0], ins[1]
+    a = attrs["axis"]
+    return index_report("indices", indices.shape, value, position, x.shape[a],
+                        f"axis {a} of input_x (shape {tuple(x.shape)})")
+
+
 def elements_reference(attrs: dict, x: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray:
-    """NumPy TensorScatterElements: updates applied in C order of ``indices``."""
+    """NumPy TensorScatterElements: updates applied in C order of ``indices`` (``bounds="raise"``: every index
+    in ``[-n, n)`` first, else the op's error)."""
     out = x.copy()
     axis, fn = attrs["axis"], COMBINE[attrs["reduction"]]
     n = x.shape[axis]
+    if attrs.get("bounds") == "raise":
+        raise_out_of_range("TensorScatterElements", _el_status, attrs, x, indices, indices.astype(np.int64), n)
     with np.errstate(all="ignore"):
         for p in np.ndindex(*indices.shape):
             i = int(indices[p])
@@ -166,11 +178,12 @@ def elements_reference(attrs: dict, x: np.ndarray, indices: np.ndarray, updates:
     return out
 
 
-@defop(infer=_el_infer, reference=elements_reference, normalize=_el_normalize, n_inputs=3)
+@defop(infer=_el_infer, reference=elements_reference, normalize=_el_normalize, n_inputs=3, status=_el_status)
 class TensorScatterElements(Primitive):
     """``TensorScatterElements(axis=0, reduction="none")(input_x, indices, updates)``: input_x with
     ``out[p with p[axis] := indices[p]]`` replaced by (or combined with, ``reduction`` add/mul/max/min)
-    ``updates[p]``."""
+    ``updates[p]``. An index out of ``[-n, n)`` is skipped, as MindSpore 2.10's CPU does (ONNX's
+    ScatterElements, whose specification makes it an error, passes ``bounds="raise"``)."""
 
     def __init__(self, axis: int = 0, reduction: str = "none"):
         super().__init__(axis=axis, reduction=reduction)

@@ -50,9 +50,9 @@ class TrainCase(Case):
                 arrays[i] = np.full(t.shape, -0.5, t.dtype)
             elif name == "stat":  # SGD: the first step on some elements, a later one on the others
                 arrays[i] = (rng.random(t.shape) < 0.5).astype(t.dtype)
-            elif name == "signed_index":  # in [-hi, hi) (negative counts from the end), one out of range
-                a = rng.integers(-self.hi, self.hi, size=t.shape)
-                if a.size:
+            elif name in ("signed_index", "valid_index"):  # in [-hi, hi) (negative counts from the end), and
+                a = rng.integers(-self.hi, self.hi, size=t.shape)  # for signed_index one out of range
+                if a.size and name == "signed_index":
                     a.flat[0] = self.hi + 1
                 arrays[i] = a.astype(t.dtype)
             elif name == "with_nan":  # ties and NaN: small integers as floats, NaNs
@@ -201,7 +201,7 @@ def strided_slice_grad_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
 
 def scatter_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
     """Every TensorScatter* and ScatterNd*Inplace with repeated and out-of-range index rows; a two-axis index;
-    TensorScatterElements with negative indices; GatherD."""
+    TensorScatterElements with negative indices; GatherD; the raising forms of both (``bounds="raise"``)."""
     from opbuild.ops.scatters import ND_OPS
     from opbuild.ops.scatters_inplace import INPLACE_OPS
 
@@ -221,6 +221,11 @@ def scatter_specs() -> list[tuple[KernelSpec, tuple[str, ...], int]]:
                       ((2, 3), F64)), el, 4))
     out.append((_spec("GatherD", {"dim": 1}, ((3, 5), F32), ((3, 4), "int64")), el, 5))
     out.append((_spec("GatherD", {"dim": 0}, ((4, 2, 3), "int32"), ((6, 2, 3), "int32")), el, 4))
+    # bounds="raise" (ops/bounds.py): the same kernels checking their indices first (all in range here)
+    valid = ("", "valid_index", "")
+    out.append((_spec("TensorScatterElements", {"axis": 1, "reduction": "add", "bounds": "raise"}, ((3, 5), F32),
+                      ((3, 4), "int32"), ((3, 4), F32)), valid, 5))
+    out.append((_spec("GatherD", {"dim": 1, "bounds": "raise"}, ((3, 5), F32), ((3, 4), "int64")), valid, 5))
     return out
 
 

@@ -15,7 +15,7 @@ import pytest
 from opbuild.core.ir import KernelSpec, TensorType
 from opbuild.ops.registry import get as get_op
 from opbuild.runtime.session import session
-from opbuild.targets.cuda import CudaTarget, codegen, inplace_pairs
+from opbuild.targets.cuda import CudaTarget, codegen, has_status, inplace_pairs
 
 from .host_emulation import HostKernels, gxx
 from .nvrtc_check import compile_specs
@@ -50,7 +50,11 @@ def _cpu_results(specs: list[KernelSpec], inputs: list[list[np.ndarray]]) -> lis
         size = get_op(spec.op).workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
         scratch = [np.zeros(size + 64, np.uint8)] if size else []
         addresses = [a.ctypes.data for a in (*args, *outs)] + [-(-s.ctypes.data // 64) * 64 for s in scratch]
+        status = np.zeros(3, np.int64)  # the status words of an op that declares a status (kernel ABI 3)
+        if get_op(spec.op).status is not None:
+            addresses.append(status.ctypes.data)
         kernel.fn((ctypes.c_void_p * len(addresses))(*addresses))
+        assert not status[0], f"{spec.op}: the CPU kernel reported an index out of range"
         results.append([np.array(o) for o in outs])
     return results
 
@@ -65,7 +69,9 @@ def _host_run(host: HostKernels, index: int, spec: KernelSpec, arrays: list[np.n
             outs[o] = args[i]
     fn = getattr(host.lib, host.symbols[index])
     fn.restype = None
-    fn(*[ctypes.c_void_p(a.ctypes.data) for a in (*args, *outs)])
+    status = [np.zeros(3, np.int64)] if has_status(spec.op) else []  # the status words (GPU kernel ABI 2)
+    fn(*[ctypes.c_void_p(a.ctypes.data) for a in (*args, *outs, *status)])
+    assert not (status and status[0][0]), f"{spec.op}: the GPU kernel reported an index out of range"
     return [np.array(o) for o in outs]
 
 

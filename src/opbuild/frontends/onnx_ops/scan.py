@@ -35,8 +35,9 @@ def _scatter_nd(ctx: Ctx, data: Value, indices: Value, updates: Value) -> Value:
 
 def _scatter_elements(ctx: Ctx, data: Value, indices: Value, updates: Value) -> Value:
     axis = ctx.axis(ctx.attr("axis", 0), len(shape(data)))
-    return prim("TensorScatterElements", {"axis": axis, "reduction": ctx.attr("reduction", "none")},
-                data, indices, updates)
+    # The spec's range [-n, n), any other index an error (as onnxruntime's): bounds="raise".
+    return prim("TensorScatterElements", {"axis": axis, "reduction": ctx.attr("reduction", "none"),
+                                          "bounds": "raise"}, data, indices, updates)
 
 
 converter("ScatterElements", (11, 13, 16, 18), attrs=("axis", "reduction"),

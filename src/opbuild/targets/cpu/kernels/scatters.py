@@ -97,7 +97,12 @@ def elements_emit(k: KernelSpec) -> str:
     xstrides = ", ".join(str(math.prod(x.shape[d + 1:])) for d in range(rank))
     n = x.shape[axis]
     body = _combine(x.dtype, k.attrs["reduction"], "out0[off]", "in2[q]")
-    return (f"{copy}\nstatic const int64_t ishape[] = {{{ishape}}};\n"
+    # bounds="raise": every index checked before any update (the first outside [-n, n) reported).
+    validate = (f"for (int64_t q = 0; q < {indices.size}; q++) {{\n"
+                f"const int64_t i = (int64_t)in1[q];\n"
+                f"if (i < -{n} || i >= {n}) {{ ob_fail(ob_status, i, q); return; }}\n}}\n"
+                ) if k.attrs.get("bounds") == "raise" else ""
+    return (f"{validate}{copy}\nstatic const int64_t ishape[] = {{{ishape}}};\n"
             f"static const int64_t xstride[] = {{{xstrides}}};\n"
             f"for (int64_t q = 0; q < {indices.size}; q++) {{\n"
             f"int64_t rem = q, off = 0;\n"

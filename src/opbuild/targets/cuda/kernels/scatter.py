@@ -109,7 +109,13 @@ def _elements(k: KernelSpec) -> str:
             f"for (int64_t j = 0; j < {m}LL; j++) {{ const int64_t u = u0 + j * {ustrides[axis]}LL; "
             f"int64_t i = (int64_t)in1[u]; if (i < 0) i += {n}LL; if (i != p{axis}) continue; "
             f"const {t} b = {half.load(x.dtype, 'in2[u]')}; {_combine(k.op, x.dtype, k.attrs['reduction'])} }} }} ")
-    return grid_loop(x.size, "o", f"{' '.join(coords)} {t} a = {half.load(x.dtype, 'in0[o]')}; {scan}"
+    # bounds="raise": every thread checks every index first; with a bad one no element is updated and thread 0
+    # reports the first.
+    validate = (f"{{ bool bad = false; for (int64_t e = 0; e < {indices.size}LL && !bad; e++) {{ "
+                f"const int64_t i = (int64_t)in1[e]; if (i < -{n}LL || i >= {n}LL) {{ bad = true; "
+                f"if (o == 0) ob_fail(ob_status, i, e); }} }} if (bad) {{ out0[o] = in0[o]; continue; }} }} "
+                ) if k.attrs.get("bounds") == "raise" else ""
+    return grid_loop(x.size, "o", f"{validate}{' '.join(coords)} {t} a = {half.load(x.dtype, 'in0[o]')}; {scan}"
                                   f"out0[o] = {half.store(x.dtype, 'a', t)};")
 
 
