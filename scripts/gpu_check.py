@@ -24,6 +24,9 @@ the CPU target's results, a warm second process that builds nothing, and timings
    O1, O2 and O3, float16 and bfloat16; "resnet-O2-float16" ...): the same phases, rtol
    and atol * max|CPU| of 4 units in the last place of the half type (sums accumulate in other orders, so an
    intermediate may round one half ulp apart).
+   Bad indices: an index out of range raises the CPU's KernelInputError from a GPU kernel's status words
+   (PyNative, a compiled graph computing its indices, which then runs clean) and a refused train step
+   leaves every Parameter unchanged (the GPU kernels claim the report with atomicCAS: many threads).
 4. Warm start: this script again in a new process over the same cache, which must build 0 kernels (the
    suite's, and the networks' that built).
 5. Timings: large elementwise, broadcast, reduction, softmax and MatMul kernels, GPU (CUDA events) against
@@ -310,6 +313,49 @@ def check_networks(summary: dict) -> None:
         summary["networks"][name] = row
 
 
+def check_bad_indices(summary: dict) -> None:
+    """Step 3's bad-index checks (see the module docstring); failures appended to ``summary``."""
+    from opbuild.core.errors import KernelInputError
+
+    def expect_error(label: str, fn) -> None:
+        try:
+            fn()
+        except KernelInputError:
+            return
+        except Exception as e:  # noqa: BLE001 (reported, the run goes on)
+            summary["failures"].append(f"bad indices, {label}: {type(e).__name__}: {e}")
+            return
+        summary["failures"].append(f"bad indices, {label}: no error")
+
+    x = ms.Tensor(np.arange(4096 * 8, dtype=np.float32).reshape(4096, 8))
+    bad = np.arange(2048, dtype=np.int32)
+    bad[1500] = 4096  # one bad index among many threads
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    expect_error("PyNative gather", lambda: ops.gather(x, ms.Tensor(bad), 0))
+
+    class Doubled(nn.Cell):
+        def construct(self, t, i):
+            return ops.gather(t, i * 2, 0)
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Doubled()
+    expect_error("graph gather", lambda: net(x, ms.Tensor(bad)))
+    good = np.arange(100, dtype=np.int32)
+    if not np.array_equal(net(x, ms.Tensor(good)).asnumpy(), x.asnumpy()[good * 2]):
+        summary["failures"].append("bad indices: the graph's next call is wrong")
+    step_net = gpu_nets.Net(gpu_nets.weights())
+    step = nn.TrainOneStepCell(step_net, nn.Momentum(step_net.trainable_params(), 0.1, 0.9))
+    y, idx = gpu_nets.data()
+    step(y, idx)
+    before = {p.name: p.asnumpy().copy() for p in step.get_parameters()}
+    wrong = idx.asnumpy().copy()
+    wrong[1] = 20
+    expect_error("train step", lambda: step(y, ms.Tensor(wrong)))
+    changed = [p.name for p in step.get_parameters() if not np.array_equal(p.asnumpy(), before[p.name])]
+    if changed:
+        summary["failures"].append(f"bad indices: a refused train step changed {changed}")
+
+
 def warm_networks() -> dict:
     """The second process's share: each network's phases again (nothing may be built), counts only."""
     built = 0
@@ -411,6 +457,7 @@ def main() -> int:
             print(f"FAIL {case.label}: {why}", flush=True)
     if not args.no_networks:
         check_networks(summary)
+    check_bad_indices(summary)
     cmd = [sys.executable, __file__, "--cache", root, "--warm-only"] + ["--host"] * args.host
     warm = subprocess.run(cmd + ["--no-networks"] * args.no_networks, capture_output=True, text=True, timeout=240)
     try:

@@ -1,6 +1,7 @@
 """scripts/gpu_check.py's network checks, run on the emulated device: the example networks' forward, gradients
 and Momentum train steps agree with the CPU; a network reaching an op without a GPU emitter is reported per
-phase with the missing ops, not failed; a second run builds nothing."""
+phase with the missing ops, not failed; a second run builds nothing; the bad-index checks pass, and fail
+against an executor that ignores the kernels' reports."""
 
 from __future__ import annotations
 
@@ -47,3 +48,18 @@ def test_a_network_reaching_an_op_without_a_gpu_kernel_is_reported_not_failed(gp
     assert summary["failures"] == []
     mlp = summary["networks"]["mlp"]
     assert mlp["forward"] == "unsupported op FusedMatMul" and "FusedMatMul" in mlp["forward_missing"]
+
+
+def test_the_bad_index_checks_pass_on_the_gpu_and_catch_a_silent_kernel(gpu, monkeypatch):
+    check = _script()
+    summary: dict = {"failures": []}
+    check.check_bad_indices(summary)
+    assert summary["failures"] == []
+    # The control: a GPU graph executor that ignores the status words is caught (the graph checks fail).
+    from opbuild.runtime import device_graph
+
+    monkeypatch.setattr(device_graph, "raise_reported", lambda checked, words: None)
+    summary = {"failures": []}
+    check.check_bad_indices(summary)
+    assert "bad indices, graph gather: no error" in summary["failures"], summary
+    assert "bad indices, train step: no error" in summary["failures"], summary
