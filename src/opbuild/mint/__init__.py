@@ -7,7 +7,9 @@ reductions with torch-style keywords (``std``, ``var``, ``std_mean``, ``var_mean
 ``sort``, ...) and of ``more_fns.py`` (``argsort``, ``median``, ``scatter_add``, ...), the creation
 functions with a keyword-only ``dtype`` (``ones``, ``zeros``) and ``equal`` (one
 bool for the whole tensors, as torch's). ``random_fns.py`` has the random creation functions (``rand``,
-``randn``, ``randint``, ...), ``linalg`` and ``special`` MindSpore's submodules of those names; ``mint.nn`` has
+``randn``, ``randint``, ...), ``extra_fns.py`` more torch-style functions (``addbmm``, ``cdist``, ``index_add``,
+``kthvalue``, ``norm``, ``bernoulli``, ...), ``linalg``, ``special`` and ``optim`` MindSpore's submodules of
+those names; ``mint.nn`` has
 ``Linear``, ``Dropout2d``, the layers of ``nn/layers.py`` and ``functional``. A
 name of MindSpore's ``mint`` missing here raises AttributeError naming it. Many of these names have no CPU
 kernel in MindSpore 2.10 itself (``mint.std``, ``mint.acos``, ...: Ascend only); opbuild computes them.
@@ -20,7 +22,8 @@ from typing import Any
 
 from .. import ops as _ops
 from ..core.tensor import Tensor
-from . import linalg, more_fns, nn, random_fns, special, torch_style
+from . import extra_fns, linalg, more_fns, nn, optim, random_fns, special, torch_style
+from .extra_fns import *  # noqa: F403 - addbmm, cdist, index_add, kthvalue, norm, triangular_solve, ...
 from .more_fns import *  # noqa: F403 - argsort, cummax, median, meshgrid, scatter_add, ...
 from .random_fns import *  # noqa: F403 - rand, randn, randint, normal, randperm, rand_like, randn_like
 from .torch_style import *  # noqa: F403 - the torch-spelled wrappers (sum, max, cat, ...)
@@ -101,6 +104,6 @@ def zeros(size: Any, *, dtype: Any = None) -> Tensor:
     return _ops.zeros(size, dtype)
 
 
-__all__ = ["nn", "linalg", "special", *random_fns.__all__, *SAME_AS_OPS, *torch_style.SAME_FORM,
+__all__ = ["nn", "linalg", "optim", "special", *extra_fns.__all__, *random_fns.__all__, *SAME_AS_OPS, *torch_style.SAME_FORM,
            *torch_style.__all__, *more_fns.ALIASES, *more_fns.__all__, "equal", "var", "std", "var_mean",
            "std_mean", "ones", "zeros"]
