@@ -104,6 +104,6 @@ def zeros(size: Any, *, dtype: Any = None) -> Tensor:
     return _ops.zeros(size, dtype)
 
 
-__all__ = ["nn", "linalg", "optim", "special", *extra_fns.__all__, *random_fns.__all__, *SAME_AS_OPS, *torch_style.SAME_FORM,
-           *torch_style.__all__, *more_fns.ALIASES, *more_fns.__all__, "equal", "var", "std", "var_mean",
-           "std_mean", "ones", "zeros"]
+__all__ = ["nn", "linalg", "optim", "special", *extra_fns.__all__, *random_fns.__all__, *SAME_AS_OPS,
+           *torch_style.SAME_FORM, *torch_style.__all__, *more_fns.ALIASES, *more_fns.__all__, "equal", "var",
+           "std", "var_mean", "std_mean", "ones", "zeros"]

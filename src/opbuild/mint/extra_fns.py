@@ -97,7 +97,7 @@ def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False, *, 
         return _ops.matrix_norm(x, "nuc", (-2, -1) if dim is None else tuple(dim), bool(keepdim), dtype=dtype)
     if p is None or p == "fro":
         p = 2
-    if isinstance(p, str) or isinstance(p, bool) or not isinstance(p, numbers.Real):
+    if isinstance(p, (str, bool)) or not isinstance(p, numbers.Real):
         raise ValueError(f"mint.norm: p must be 'fro', 'nuc' or a number, got {p!r}")
     return _ops.vector_norm(x, float(p), dim, bool(keepdim), dtype=dtype)
 
