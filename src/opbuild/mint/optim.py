@@ -2,13 +2,15 @@
 ``FusedAdamW``, AdamW's values), each a Cell called with the gradients (``optimizer(grads)``) that updates its
 parameters in place and returns True.
 
-The state is MindSpore's, by name: ``exp_avg.<name>``, ``exp_avg_sq.<name>`` (``max_exp_avg_sq.<name>`` with
-``amsgrad``) and the float32 ``state_step`` of shape (1,) for Adam/AdamW; ``momentum_buf.<name>`` and the int32
-``step_t`` for SGD. ``params`` is a list of Parameters or of groups (dicts with ``'params'`` and any of the
-optimizer's keyword arguments, which override its defaults for that group). The updates are torch's: Adam's
-weight decay is added to the gradient (L2), AdamW's multiplies the parameter by 1 - lr * weight_decay first;
-the bias-corrected step is lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps). MindSpore 2.10 runs
-these on Ascend only; opbuild computes them on the CPU."""
+The state is MindSpore's, by name: ``exp_avg.<name>``, ``exp_avg_sq.<name>`` (with ``amsgrad``,
+``max_exp_avg_sq.<name>`` in the group's dict, as MindSpore keeps it) and the float32 ``state_step`` of
+shape (1,) for Adam/AdamW; ``momentum_buf.<name>`` and the int32 ``step_t`` for SGD. ``params`` is a list of
+Parameters or of groups (dicts with ``'params'`` and any of the optimizer's keyword arguments, which override
+its defaults for that group). The updates are torch's: Adam's weight decay is added to the gradient (L2),
+AdamW's multiplies the parameter by 1 - lr * weight_decay first; the bias-corrected step is lr / (1 - beta1^t)
+* m / (sqrt(v) / sqrt(1 - beta2^t) + eps). MindSpore 2.10's CPU has no AdamW kernel, and its Adam and SGD run
+there but leave the parameters unchanged; opbuild computes all of them. The update reads the step count on
+the host, so an optimizer runs in PyNative mode (it is not traced into a GRAPH_MODE program)."""
 
 from __future__ import annotations
 
@@ -60,9 +62,9 @@ class _TorchOptimizer(Cell):
             self.group_start_id.append(len(flat))
         self.parameters = ParameterTuple(flat)
 
-    def _state(self, prefix: str) -> ParameterTuple:
+    def _state(self, prefix: str, params: Sequence[Parameter] | None = None) -> ParameterTuple:
         return ParameterTuple(Parameter(np.zeros(p.shape, p.asnumpy().dtype), name=f"{prefix}.{p.name}",
-                                        requires_grad=False) for p in self.parameters)
+                                        requires_grad=False) for p in (self.parameters if params is None else params))
 
     def _grads(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
         grads = tuple(gradients)
@@ -99,8 +101,10 @@ class Adam(_TorchOptimizer):
                                   "amsgrad": bool(amsgrad), "maximize": bool(maximize)})
         self.exp_avg = self._state("exp_avg")
         self.exp_avg_sq = self._state("exp_avg_sq")
-        if any(g["amsgrad"] for g in self.param_groups):
-            self.max_exp_avg_sq = self._state("max_exp_avg_sq")
+        for g in self.param_groups:
+            # MindSpore keeps the AMSGrad maxima in the group, not among the optimizer's parameters.
+            if g["amsgrad"]:
+                g["max_exp_avg_sq"] = self._state("max_exp_avg_sq", g["params"])
         self.state_step = Parameter(np.array([-1.0 if self._decoupled else 0.0], np.float32), name="state_step",
                                     requires_grad=False)
 
@@ -110,6 +114,7 @@ class Adam(_TorchOptimizer):
         _ops.assign_add(self.state_step, Tensor(np.array([1.0], np.float32)))
         t = float(self.state_step.asnumpy()[0]) + (1.0 if self._decoupled else 0.0)
         for group, items in self._groups(grads):
+            lo = items[0][0] if items else 0
             (b1, b2), lr = group["betas"], _number(type(self).__name__, "lr", group["lr"])
             wd, eps = float(group["weight_decay"]), float(group["eps"])
             bc1, bc2 = 1.0 - b1 ** t, 1.0 - b2 ** t
@@ -123,8 +128,9 @@ class Adam(_TorchOptimizer):
                 _ops.assign(self.exp_avg[i], m)
                 _ops.assign(self.exp_avg_sq[i], v)
                 if group["amsgrad"]:
-                    v = _ops.maximum(self.max_exp_avg_sq[i], v)
-                    _ops.assign(self.max_exp_avg_sq[i], v)
+                    vmax = group["max_exp_avg_sq"][i - lo]
+                    v = _ops.maximum(vmax, v)
+                    _ops.assign(vmax, v)
                 denom = _ops.add(_ops.div(_ops.sqrt(v), float(np.sqrt(bc2))), eps)
                 _ops.assign(p, _ops.sub(p, _ops.mul(_ops.div(m, denom), lr / bc1)))
         return True

@@ -6,9 +6,12 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from ... import ops as _ops
 from ...core.tensor import Tensor, as_tensor
@@ -207,7 +210,7 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
                 align_corners: Any = None, recompute_scale_factor: Any = None) -> Tensor:
     """``interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
     recompute_scale_factor=None)``: resize the spatial axes to ``size`` or by ``scale_factor`` (the output
-    size floor(in * scale_factor), the sampling grid from that size)."""
+    size floor(in * scale_factor), the sampling grid from that size; 'bicubic' is torch's kernel, A = -0.75)."""
     x = as_tensor(input)
     if scale_factor is not None and size is None and mode not in ("nearest", "area"):
         # ops.interpolate refuses a scale_factor here (MindSpore's ops rule); mint's takes it, as torch's.
@@ -217,7 +220,42 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
             raise ValueError(f"mint.nn.functional.interpolate: scale_factor needs {n} values for a {x.ndim}-D "
                              f"input, got {scale_factor!r}")
         size, scale_factor = tuple(int(d * float(s)) for d, s in zip(x.shape[2:], scales, strict=True)), None
+    if mode == "bicubic" and x.ndim == 4 and size is not None:
+        return _bicubic(x, _ints("interpolate", "size", size, 2, 1), bool(align_corners))
     return _ops.interpolate(x, size, scale_factor, mode, align_corners, recompute_scale_factor)
+
+
+def _cubic_source(i: int, n_in: int, n_out: int, align_corners: bool) -> float:
+    if align_corners:
+        return i * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    return (i + 0.5) * n_in / n_out - 0.5
+
+
+def _cubic_matrix(n_in: int, n_out: int, align_corners: bool) -> np.ndarray:
+    """The (n_out, n_in) weights of torch's bicubic resampling of one axis (Keys' kernel with A = -0.75, the
+    source index unclamped, the taps clamped to the edge)."""
+    a = -0.75
+    out = np.zeros((n_out, n_in), np.float64)
+    for i in range(n_out):
+        src = _cubic_source(i, n_in, n_out, align_corners)
+        f = math.floor(src)
+        t = src - f
+        taps = (((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+                ((a + 2) * t - (a + 3)) * t * t + 1,
+                ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
+                ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a)
+        for k, w in enumerate(taps):
+            out[i, min(max(f - 1 + k, 0), n_in - 1)] += w
+    return out
+
+
+def _bicubic(x: Tensor, size: tuple[int, ...], align_corners: bool) -> Tensor:
+    """mint's bicubic resize (torch's, where ``ops.interpolate`` computes MindSpore CPU's TensorFlow-style
+    kernel): two matrix products with the per-axis weights."""
+    dt = np.dtype(x.dtype.np_dtype)
+    wh = Tensor(_cubic_matrix(x.shape[2], size[0], align_corners).astype(dt))
+    ww = Tensor(_cubic_matrix(x.shape[3], size[1], align_corners).T.astype(dt))
+    return _ops.matmul(_ops.matmul(wh, x), ww)
 
 
 def upsample(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",  # noqa: A002
