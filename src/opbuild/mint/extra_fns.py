@@ -16,6 +16,7 @@ import numpy as np
 from .. import ops as _ops
 from ..core.dtypes import dtype_of
 from ..core.tensor import Tensor, as_tensor
+from .nn.functional import gelu
 from .nn.functional_layers import conv2d
 from .random_fns import _draw
 
@@ -51,6 +52,23 @@ def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_eucl
     """``cdist(x1, x2, p=2.0, compute_mode=...)``: the p-norm distance between the rows of ``x1`` and of
     ``x2``; ``compute_mode`` picks an algorithm in torch, opbuild computes the differences directly."""
     return _ops.cdist(x1, x2, p)
+
+
+def conv_tbc(input: Any, weight: Any, bias: Any, pad: int = 0) -> Tensor:  # noqa: A002
+    """``conv_tbc(input, weight, bias, pad=0)``: 1-D convolution in time-batch-channel layout: ``input`` (T, B,
+    C_in), ``weight`` (K, C_in, C_out), ``bias`` (C_out,); output (T + 2 pad - K + 1, B, C_out)."""
+    x, w = as_tensor(input), as_tensor(weight)
+    if x.ndim != 3 or w.ndim != 3 or x.shape[2] != w.shape[1]:
+        raise ValueError(f"mint.conv_tbc: input (T, B, C_in) and weight (K, C_in, C_out) are needed, got {x.shape} "
+                         f"and {w.shape}")
+    y = _ops.conv1d(_ops.permute(x, (1, 2, 0)), _ops.permute(w, (2, 1, 0)), None, 1,
+                    "pad" if pad else "valid", int(pad))
+    return _ops.add(_ops.permute(y, (2, 0, 1)), bias)
+
+
+def npu_gelu(input: Any, approximate: str = "none") -> Tensor:  # noqa: A002
+    """``npu_gelu(input, approximate='none')``: MindSpore's Ascend-named GELU, the values of ``gelu``."""
+    return gelu(input, approximate)
 
 
 def empty_like(input: Any, *, dtype: Any = None, device: Any = None) -> Tensor:  # noqa: A002
@@ -234,5 +252,5 @@ def randint_like(input: Any, *args: Any, dtype: Any = None, device: Any = None, 
 
 
 __all__ = ["addbmm", "addr_", "batch_norm_elemt", "batch_norm_gather_stats_with_counts", "batch_norm_stats",
-           "bernoulli", "bitwise_not", "cdist", "conv2d", "empty_like", "index_add", "kthvalue", "multinomial",
-           "norm", "randint_like", "triangular_solve", "unique_consecutive", "vdot"]
+           "bernoulli", "bitwise_not", "cdist", "conv2d", "conv_tbc", "empty_like", "index_add", "kthvalue",
+           "multinomial", "norm", "npu_gelu", "randint_like", "triangular_solve", "unique_consecutive", "vdot"]
