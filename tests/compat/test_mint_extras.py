@@ -207,3 +207,21 @@ def test_in_place_functions_write_their_input() -> None:
     a = Tensor(np.ones((2, 2), np.float32))
     mint.addr_(a, Tensor(np.array([1.0, 2.0], np.float32)), Tensor(np.array([3.0, 4.0], np.float32)), beta=2)
     assert a.asnumpy().tolist() == [[5.0, 6.0], [8.0, 10.0]]
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_batch_norm_cumulative_average_matches_torch(mode: str) -> None:
+    rng = np.random.default_rng(4)
+    xs = [rng.standard_normal((3, 2, 4)).astype(np.float32) * (i + 1) for i in range(3)]
+    bn, tb = mint.nn.BatchNorm1d(2, momentum=None), torch.nn.BatchNorm1d(2, momentum=None)
+    bn.set_train(True)
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    try:
+        for x in xs:
+            np.testing.assert_allclose(bn(Tensor(x)).asnumpy(), tb(torch.tensor(x)).detach().numpy(), atol=1e-5)
+    finally:
+        ms.set_context(mode=old)
+    np.testing.assert_allclose(bn.running_mean.asnumpy(), tb.running_mean.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(bn.running_var.asnumpy(), tb.running_var.numpy(), rtol=1e-5)
+    assert int(bn.num_batches_tracked.asnumpy()) == 3

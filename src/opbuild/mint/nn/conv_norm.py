@@ -213,13 +213,27 @@ class _BatchNorm(_nn.Cell):
                              f"{self.num_features} channels on axis 1, got shape {input.shape}")
         if not self.track_running_stats:
             return self._batch_only(input)
-        momentum = self.momentum
-        if self.training:
-            _ops.assign_add(self.num_batches_tracked, Tensor(np.array(1, np.int64)))
-            if momentum is None:  # the cumulative average of every batch seen
-                momentum = 1.0 / float(self.num_batches_tracked.asnumpy())
-        return FL.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias, self.training,
-                             0.0 if momentum is None else float(momentum), self.eps)
+        if not self.training:
+            return FL.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias, False, 0.0,
+                                 self.eps)
+        count = _ops.assign_add(self.num_batches_tracked, Tensor(np.array(1, np.int64)))
+        if self.momentum is None:
+            return self._cumulative(input, count)
+        return FL.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias, True,
+                             float(self.momentum), self.eps)
+
+    def _cumulative(self, x: Tensor, count: Tensor) -> Tensor:
+        """Training with ``momentum=None``: the running statistics become the average over every batch seen
+        (1 / num_batches_tracked, a tensor, so one GRAPH_MODE graph serves every step)."""
+        axes = (0, *range(2, x.ndim))
+        n = math.prod(x.shape[i] for i in axes)
+        mean = _ops.mean(x, axes)
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        var = _ops.div(_ops.sum(_ops.square(_ops.sub(x, _ops.reshape(mean, shape))), axes), float(max(n - 1, 1)))
+        weight = _ops.reciprocal(_ops.cast(count, x.dtype))
+        for running, batch in ((self.running_mean, mean), (self.running_var, var)):
+            _ops.assign(running, _ops.add(running, _ops.mul(_ops.sub(batch, running), weight)))
+        return self._batch_only(x)
 
     def _batch_only(self, x: Tensor) -> Tensor:
         """Normalised with the batch's (biased) statistics, no running ones to update."""
