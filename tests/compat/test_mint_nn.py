@@ -195,14 +195,14 @@ def test_layer_matches_mindspore_or_torch(name: str, mode: str) -> None:
     _compare(got, want)
 
 
-@pytest.mark.parametrize("name", list(C.OPTIMS))
-def test_optimizer_matches_mindspore_or_torch(name: str) -> None:
+@pytest.mark.parametrize(("name", "mode"), [(n, m) for n in C.OPTIMS for m in ("pynative", "graph")])
+def test_optimizer_matches_mindspore_or_torch(name: str, mode: str) -> None:
     key = f"optim:{name}"
     params = [ms.Parameter(C.W0.copy(), name="w"), ms.Parameter(C.BIAS0.copy(), name="b")]
     opt = eval(C.OPTIMS[name], {"ms": ms, "params": params})  # noqa: S307 - the cases' own constructors
     assert [p.name for p in opt.get_parameters()] == PARAMS[name]
     for grads in C.GRADS:
-        assert opt(tuple(Tensor(g) for g in grads)) is True
+        assert _in_mode(mode, lambda grads=grads: opt(tuple(Tensor(g) for g in grads))) is True
     if key in ERRORS:
         tp = [torch.nn.Parameter(_t(C.W0)), torch.nn.Parameter(_t(C.BIAS0))]
         topt = eval(C.OPTIMS[name].replace("ms.mint.optim.", "torch.optim."), {"torch": torch, "params": tp})  # noqa: S307

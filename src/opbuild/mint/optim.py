@@ -9,11 +9,12 @@ Parameters or of groups (dicts with ``'params'`` and any of the optimizer's keyw
 its defaults for that group). The updates are torch's: Adam's weight decay is added to the gradient (L2),
 AdamW's multiplies the parameter by 1 - lr * weight_decay first; the bias-corrected step is lr / (1 - beta1^t)
 * m / (sqrt(v) / sqrt(1 - beta2^t) + eps). MindSpore 2.10's CPU has no AdamW kernel, and its Adam and SGD run
-there but leave the parameters unchanged; opbuild computes all of them. The update reads the step count on
-the host, so an optimizer runs in PyNative mode (it is not traced into a GRAPH_MODE program)."""
+there but leave the parameters unchanged; opbuild computes all of them. The step count stays a tensor, so an
+update also runs traced in GRAPH_MODE."""
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from typing import Any
@@ -110,17 +111,20 @@ class Adam(_TorchOptimizer):
 
     def construct(self, gradients: Sequence[Tensor]) -> bool:
         grads = self._grads(gradients)
-        # AdamW's counter starts at -1 and is read after its increment plus one, Adam's at 0 (MindSpore's).
-        _ops.assign_add(self.state_step, Tensor(np.array([1.0], np.float32)))
-        t = float(self.state_step.asnumpy()[0]) + (1.0 if self._decoupled else 0.0)
+        # AdamW's counter starts at -1 and counts from its increment plus one, Adam's at 0 (MindSpore's). The
+        # step stays a tensor, so a traced GRAPH_MODE update computes each step's bias correction.
+        step = _ops.reshape(_ops.assign_add(self.state_step, Tensor(np.array([1.0], np.float32))), ())
+        t = _ops.add(step, 1.0) if self._decoupled else step
         for group, items in self._groups(grads):
             lo = items[0][0] if items else 0
             (b1, b2), lr = group["betas"], _number(type(self).__name__, "lr", group["lr"])
             wd, eps = float(group["weight_decay"]), float(group["eps"])
-            bc1, bc2 = 1.0 - b1 ** t, 1.0 - b2 ** t
+            step_size = _ops.div(lr, _ops.sub(1.0, _power(b1, t)))
+            sqrt_bc2 = _ops.sqrt(_ops.sub(1.0, _power(b2, t)))
             for i, p, g in items:
+                pv = p
                 if wd and self._decoupled:
-                    _ops.assign(p, _ops.mul(p, 1.0 - lr * wd))
+                    pv = _ops.mul(p, 1.0 - lr * wd)
                 elif wd:
                     g = _ops.add(g, _ops.mul(p, wd))
                 m = _ops.add(_ops.mul(self.exp_avg[i], b1), _ops.mul(g, 1.0 - b1))
@@ -131,9 +135,16 @@ class Adam(_TorchOptimizer):
                     vmax = group["max_exp_avg_sq"][i - lo]
                     v = _ops.maximum(vmax, v)
                     _ops.assign(vmax, v)
-                denom = _ops.add(_ops.div(_ops.sqrt(v), float(np.sqrt(bc2))), eps)
-                _ops.assign(p, _ops.sub(p, _ops.mul(_ops.div(m, denom), lr / bc1)))
+                denom = _ops.add(_ops.div(_ops.sqrt(v), sqrt_bc2), eps)
+                _ops.assign(p, _ops.sub(pv, _ops.mul(_ops.div(m, denom), step_size)))
         return True
+
+
+def _power(base: float, t: Tensor) -> Tensor:
+    """``base ** t`` for a float base in [0, 1) and a positive tensor exponent."""
+    if base == 0.0:
+        return _ops.zeros_like(t)
+    return _ops.exp(_ops.mul(t, math.log(base)))
 
 
 class AdamW(Adam):
@@ -172,7 +183,7 @@ class SGD(_TorchOptimizer):
 
     def construct(self, gradients: Sequence[Tensor]) -> bool:
         grads = self._grads(gradients)
-        first = int(self.step_t.asnumpy()) == 0
+        first = _ops.equal(self.step_t, 0)  # the buffer starts as the first gradient (a tensor test: traceable)
         for group, items in self._groups(grads):
             lr, mom = _number("SGD", "lr", group["lr"]), float(group["momentum"])
             damp, wd = float(group["dampening"]), float(group["weight_decay"])
@@ -180,7 +191,7 @@ class SGD(_TorchOptimizer):
                 if wd:
                     g = _ops.add(g, _ops.mul(p, wd))
                 if mom:
-                    buf = g if first else _ops.add(_ops.mul(self.momentum_buf[i], mom), _ops.mul(g, 1.0 - damp))
+                    buf = _ops.where(first, g, _ops.add(_ops.mul(self.momentum_buf[i], mom), _ops.mul(g, 1.0 - damp)))
                     _ops.assign(self.momentum_buf[i], buf)
                     g = _ops.add(g, _ops.mul(buf, mom)) if group["nesterov"] else buf
                 _ops.assign(p, _ops.sub(p, _ops.mul(g, lr)))
