@@ -149,6 +149,8 @@ LAYERS: dict = {
     "BatchNorm3d_train": ("ms.mint.nn.BatchNorm3d(2, affine=False)", [X3], True),
     "BatchNorm2d_no_stats": ("ms.mint.nn.BatchNorm2d(4, track_running_stats=False)", [X2], False),
     "SyncBatchNorm_eval": ("ms.mint.nn.SyncBatchNorm(4)", [X2], False),
+    "GroupNorm": ("ms.mint.nn.GroupNorm(2, 4)", [X2], False),
+    "GroupNorm_no_affine": ("ms.mint.nn.GroupNorm(4, 4, 1e-3, False)", [X1], False),
     "PReLU": ("ms.mint.nn.PReLU()", [X2], False),
     "PReLU_channels": ("ms.mint.nn.PReLU(4, 0.1)", [X2], False),
     "AvgPool1d": ("ms.mint.nn.AvgPool1d(3, 2, 1)", [X1], False),

@@ -1,10 +1,11 @@
 """More top-level ``mindspore.mint`` functions with torch's signatures, over the ``ops`` functions: ``addbmm``,
-``addr_`` (in place), ``bitwise_not``, ``cdist``, ``conv2d``, ``empty_like``, ``index_add``, ``kthvalue``,
-``norm`` (torch's ``p``), ``triangular_solve``, ``unique_consecutive`` (``return_inverse``), ``vdot``, the
-batch-norm statistics helpers (``batch_norm_stats``, ``batch_norm_elemt``,
-``batch_norm_gather_stats_with_counts``: one process holds every count) and the random ``bernoulli``,
+``addr_`` (in place), ``bitwise_not``, ``cdist``, ``conv2d``, ``conv_tbc``, ``empty_like``, ``index_add``,
+``kthvalue``, ``norm`` (torch's ``p``), ``npu_gelu`` (``gelu``), ``triangular_solve``, ``unique_consecutive``
+(``return_inverse``), ``vdot``, the batch-norm statistics helpers (``batch_norm_stats``, ``batch_norm_elemt``,
+``batch_norm_gather_stats_with_counts``: one process holds every count), the random ``bernoulli``,
 ``multinomial`` and ``randint_like``, which draw as ``random_fns`` does (the same seed gives the same values,
-not MindSpore's bits)."""
+not MindSpore's bits), and ``ops`` functions under mint's parameter names (``arcsin(x)``, ``isnan(tensor)``,
+``bmm``, ``erfinv``, ``sinc``, ``sqrt``, ``nan_to_num``, ``histc``)."""
 
 from __future__ import annotations
 
@@ -156,6 +157,49 @@ def vdot(input: Any, other: Any) -> Tensor:  # noqa: A002
     return _ops.sum(_ops.mul(x, y))
 
 
+# ---- ops functions under mint's parameter names (keyword calls use them) ----------------------------------
+def arcsin(x: Any) -> Tensor:
+    """``arcsin(x)``: the inverse sine."""
+    return _ops.arcsin(x)
+
+
+def isnan(tensor: Any) -> Tensor:
+    """``isnan(tensor)``: where ``tensor`` is NaN."""
+    return _ops.isnan(tensor)
+
+
+def bmm(input: Any, mat2: Any) -> Tensor:  # noqa: A002
+    """``bmm(input, mat2)``: the batched matrix product."""
+    return _ops.bmm(input, mat2)
+
+
+def erfinv(input: Any) -> Tensor:  # noqa: A002
+    """``erfinv(input)``: the inverse error function."""
+    return _ops.erfinv(input)
+
+
+def sinc(input: Any) -> Tensor:  # noqa: A002
+    """``sinc(input)``: sin(pi x) / (pi x), 1 at 0."""
+    return _ops.sinc(input)
+
+
+def sqrt(input: Any) -> Tensor:  # noqa: A002
+    """``sqrt(input)``: the square root."""
+    return _ops.sqrt(input)
+
+
+def nan_to_num(input: Any, nan: Any = None, posinf: Any = None, neginf: Any = None) -> Tensor:  # noqa: A002
+    """``nan_to_num(input, nan=None, posinf=None, neginf=None)``: NaN replaced by ``nan`` (None: 0), the
+    infinities by ``posinf``/``neginf`` (None: the dtype's largest and lowest values)."""
+    return _ops.nan_to_num(input, 0.0 if nan is None else nan, posinf, neginf)
+
+
+def histc(input: Any, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A001, A002
+    """``histc(input, bins=100, min=0, max=0)``: counts of ``input`` in ``bins`` equal bins over [min, max]
+    (both 0: the data's range)."""
+    return _ops.histc(input, bins, float(min), float(max))
+
+
 # ---- batch-norm statistics (the pieces of SyncBatchNorm) ----------------------------------------------------
 def _channel_axes(x: Tensor) -> tuple[int, ...]:
     return (0, *range(2, x.ndim))
@@ -251,6 +295,7 @@ def randint_like(input: Any, *args: Any, dtype: Any = None, device: Any = None, 
     return Tensor(out.astype(np.dtype(dt.np_dtype)), dt)
 
 
-__all__ = ["addbmm", "addr_", "batch_norm_elemt", "batch_norm_gather_stats_with_counts", "batch_norm_stats",
-           "bernoulli", "bitwise_not", "cdist", "conv2d", "conv_tbc", "empty_like", "index_add", "kthvalue",
-           "multinomial", "norm", "npu_gelu", "randint_like", "triangular_solve", "unique_consecutive", "vdot"]
+__all__ = ["addbmm", "addr_", "arcsin", "batch_norm_elemt", "batch_norm_gather_stats_with_counts",
+           "batch_norm_stats", "bernoulli", "bitwise_not", "bmm", "cdist", "conv2d", "conv_tbc", "empty_like",
+           "erfinv", "histc", "index_add", "isnan", "kthvalue", "multinomial", "nan_to_num", "norm", "npu_gelu",
+           "randint_like", "sinc", "sqrt", "triangular_solve", "unique_consecutive", "vdot"]

@@ -2,8 +2,9 @@
 ``Conv3d``, ``ConvTranspose2d`` (``weight`` (out, in / groups, *k), for the transposed one (in, out / groups,
 *k), and ``bias`` (out,), both drawn uniformly within 1 / sqrt(fan_in) as MindSpore's mint layers and torch's),
 ``BatchNorm1d/2d/3d`` and ``SyncBatchNorm`` (``weight`` ones, ``bias`` zeros, ``running_mean`` zeros,
-``running_var`` ones, ``num_batches_tracked``) and ``PReLU`` (``weight`` of ``num_parameters`` values
-``init``). Parameter names and shapes are MindSpore's, so checkpoints load by name."""
+``running_var`` ones, ``num_batches_tracked``), ``GroupNorm`` (``weight``, ``bias``) and ``PReLU`` (``weight``
+of ``num_parameters`` values ``init``). Parameter names and shapes are MindSpore's, so checkpoints load by
+name."""
 
 from __future__ import annotations
 
@@ -283,6 +284,33 @@ class SyncBatchNorm(_BatchNorm):
         self.process_group = process_group
 
 
+class GroupNorm(_nn.Cell):
+    """``GroupNorm(num_groups, num_channels, eps=1e-05, affine=True, dtype=None)``: axis 1 split into
+    ``num_groups`` groups, each normalised over its channels and the spatial axes; ``weight`` (ones) and ``bias``
+    (zeros) per channel, MindSpore's mint names (``nn.GroupNorm``'s are ``gamma``/``beta``), trainable only
+    with ``affine``."""
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-05, affine: bool = True,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.num_groups = _positive("GroupNorm", "num_groups", num_groups)
+        self.num_channels = _positive("GroupNorm", "num_channels", num_channels)
+        if num_channels % num_groups:
+            raise ValueError(f"mint.nn.GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.eps, self.affine = float(eps), bool(affine)
+        dt = _np_dtype("GroupNorm", dtype)
+        # MindSpore's mint GroupNorm keeps weight and bias without affine too, frozen (requires_grad False).
+        self.weight = Parameter(np.ones(num_channels, dt), name="weight", requires_grad=self.affine)
+        self.bias = Parameter(np.zeros(num_channels, dt), name="bias", requires_grad=self.affine)
+
+    def construct(self, input: Tensor) -> Tensor:  # noqa: A002
+        return _ops.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"num_groups={self.num_groups}, num_channels={self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
 class PReLU(_nn.Cell):
     """``PReLU(num_parameters=1, init=0.25, dtype=None)``: x where positive, ``weight`` times x elsewhere (one
     slope, or one per channel of axis 1)."""
@@ -301,5 +329,5 @@ class PReLU(_nn.Cell):
         return f"num_parameters={self.num_parameters}"
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "PReLU",
-           "SyncBatchNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "GroupNorm",
+           "PReLU", "SyncBatchNorm"]
