@@ -1,16 +1,19 @@
-"""``mindspore.mint``: MindSpore 2.x's torch-style function namespace, the part opbuild has.
+"""``mindspore.mint``: MindSpore 2.x's torch-style function namespace; every public name of MindSpore 2.10's
+``mint``, ``mint.nn``, ``mint.nn.functional``, ``mint.linalg``, ``mint.special`` and ``mint.optim`` (not
+``mint.distributed``).
 
 The functions whose MindSpore 2.10 signature is the one of the ``ops`` function of the same name (same
 parameter names, order and defaults) are those functions (``mint.exp is ops.exp``). Written here: the
 reductions with torch-style keywords (``std``, ``var``, ``std_mean``, ``var_mean``: ``dim``, ``correction``,
 ``keepdim``), the torch-spelled reductions, joins and overloads of ``torch_style.py`` (``sum``, ``max``, ``cat``,
-``sort``, ...) and of ``more_fns.py`` (``argsort``, ``median``, ``scatter_add``, ...), the creation
-functions with a keyword-only ``dtype`` (``ones``, ``zeros``) and ``equal`` (one
-bool for the whole tensors, as torch's). ``random_fns.py`` has the random creation functions (``rand``,
-``randn``, ``randint``, ...), ``linalg`` and ``special`` MindSpore's submodules of those names; ``mint.nn`` has
-``Linear``, ``Dropout2d``, the layers of ``nn/layers.py`` and ``functional``. A
-name of MindSpore's ``mint`` missing here raises AttributeError naming it. Many of these names have no CPU
-kernel in MindSpore 2.10 itself (``mint.std``, ``mint.acos``, ...: Ascend only); opbuild computes them.
+``sort``, ...) and of ``more_fns.py`` (``argsort``, ``median``, ``scatter_add``, ...), the creation functions
+with a keyword-only ``dtype`` (``ones``, ``zeros``) and ``equal`` (one bool for the whole tensors, as torch's).
+``random_fns.py`` has the random creation functions (``rand``, ``randn``, ``randint``, ...), ``extra_fns.py``
+more torch-style functions (``addbmm``, ``cdist``, ``index_add``, ``kthvalue``, ``norm``, ``bernoulli``, ...),
+``linalg``, ``special`` and ``optim`` MindSpore's submodules of those names; ``mint.nn`` has the torch-style
+layers and ``functional``. A name MindSpore's ``mint`` lacks raises AttributeError naming it. Many of these
+names have no CPU kernel in MindSpore 2.10 itself (``mint.std``, ``mint.acos``, ``mint.nn.Conv2d``, ...:
+Ascend only); opbuild computes them.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from typing import Any
 
 from .. import ops as _ops
 from ..core.tensor import Tensor
-from . import linalg, more_fns, nn, random_fns, special, torch_style
+from . import extra_fns, linalg, more_fns, nn, optim, random_fns, special, torch_style
+from .extra_fns import *  # noqa: F403 - addbmm, cdist, index_add, kthvalue, norm, triangular_solve, ...
 from .more_fns import *  # noqa: F403 - argsort, cummax, median, meshgrid, scatter_add, ...
 from .random_fns import *  # noqa: F403 - rand, randn, randint, normal, randperm, rand_like, randn_like
 from .torch_style import *  # noqa: F403 - the torch-spelled wrappers (sum, max, cat, ...)
@@ -101,6 +105,6 @@ def zeros(size: Any, *, dtype: Any = None) -> Tensor:
     return _ops.zeros(size, dtype)
 
 
-__all__ = ["nn", "linalg", "special", *random_fns.__all__, *SAME_AS_OPS, *torch_style.SAME_FORM,
-           *torch_style.__all__, *more_fns.ALIASES, *more_fns.__all__, "equal", "var", "std", "var_mean",
-           "std_mean", "ones", "zeros"]
+__all__ = ["nn", "linalg", "optim", "special", *extra_fns.__all__, *random_fns.__all__, *SAME_AS_OPS,
+           *torch_style.SAME_FORM, *torch_style.__all__, *more_fns.ALIASES, *more_fns.__all__, "equal", "var",
+           "std", "var_mean", "std_mean", "ones", "zeros"]

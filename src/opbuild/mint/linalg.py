@@ -9,7 +9,11 @@ from .. import ops as _ops
 from ..core.tensor import Tensor
 
 norm = _ops.norm  # the same signature: (A, ord=None, dim=None, keepdim=False, *, dtype=None)
-qr = _ops.qr  # (A, mode='reduced')
+
+
+def qr(A: Any, mode: str = "reduced") -> tuple[Tensor, Tensor]:  # noqa: N803
+    """``qr(A, mode='reduced')``: Q and R of each matrix of the last two axes ('reduced', 'complete' or 'r')."""
+    return _ops.qr(A, mode)
 
 
 def inv(input: Any) -> Tensor:  # noqa: A002

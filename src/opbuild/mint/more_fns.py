@@ -2,7 +2,7 @@
 ``cummax``/``cummin`` (int64 indices), ``median`` (torch's two forms), ``meshgrid`` (``'ij'`` by default),
 ``repeat_interleave``, ``diff``, ``nansum``, ``count_nonzero``, ``addcmul``/``addcdiv`` (keyword ``value``),
 ``mv``, ``diag`` (with ``diagonal``), ``scatter``/``scatter_add``, ``take``, ``clone``, ``fix``, ``dstack``
-and the aliases ``arcsin``, ``isnan``, ``greater_equal``, ``less``, ``divide``, ``real``, ``imag``."""
+and the aliases ``greater_equal``, ``less``, ``divide``, ``real``, ``imag``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .. import ops as _ops
 from ..core.tensor import Tensor, as_tensor
 
 # The same function as the ops one (MindSpore's overloads reduced to their main form).
-ALIASES = ("arcsin", "isnan", "greater_equal", "less", "divide", "real", "imag")
+ALIASES = ("greater_equal", "less", "divide", "real", "imag")
 
 
 def argsort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:  # noqa: A002

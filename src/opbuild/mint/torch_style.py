@@ -286,9 +286,8 @@ clip = clamp
 
 # Same signature as the ops function once MindSpore's overloads are reduced to their main form.
 SAME_FORM = ("mul", "div", "eq", "ne", "lt", "le", "ge", "where", "remainder", "fmod", "floor_divide", "lerp",
-             "xlogy", "isclose", "bmm", "sqrt", "erfinv", "sinc", "tril", "triu", "cross", "nonzero", "arange",
-             "eye", "full_like", "zeros_like", "ones_like", "cumprod", "t", "round",
-             "nan_to_num", "histc", "bincount", "searchsorted")
+             "xlogy", "isclose", "tril", "triu", "cross", "nonzero", "arange", "eye", "full_like", "zeros_like",
+             "ones_like", "cumprod", "t", "round", "bincount", "searchsorted")
 
 __all__ = ["sum", "mean", "prod", "all", "any", "amax", "amin", "argmax", "argmin", "logsumexp", "max", "min",
            "cat", "concat", "stack", "split", "chunk", "unbind", "transpose", "permute", "narrow", "flatten",

@@ -1,5 +1,7 @@
 """``mindspore.mint.nn.functional``: the activations, losses and layer functions of MindSpore 2.10's torch-style
-namespace that opbuild has, with ``mint``'s parameter names and defaults, each over the ``ops`` function. The
+namespace that opbuild has, with ``mint``'s parameter names and defaults, each over the ``ops`` function
+(convolutions, pooling, padding and sampling in ``functional_layers.py``, losses and the in-place ``relu_``,
+``threshold_``, ... in ``functional_losses.py``). The
 ``inplace`` flags are accepted and return a new tensor (opbuild's activations write fresh outputs; the values
 are the same). A name of MindSpore's ``mint.nn.functional`` missing here raises AttributeError naming it."""
 
@@ -10,6 +12,9 @@ from typing import Any
 from ... import ops as _ops
 from ...core.tensor import Tensor, as_tensor
 from ..torch_style import clamp, flatten
+from . import functional_layers, functional_losses
+from .functional_layers import *  # noqa: F403 - conv1d/2d/3d, pools, pad, interpolate, fold, batch_norm, ...
+from .functional_losses import *  # noqa: F403 - binary_cross_entropy, nll_loss, kl_div, relu_, threshold, ...
 
 # Same signature as the ops function of the same name.
 SAME_AS_OPS = ("sigmoid", "tanh", "hardsigmoid", "hardswish", "layer_norm", "group_norm", "softshrink",
@@ -122,4 +127,5 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Tensor:
 globals().update({_n: getattr(_ops, _n) for _n in SAME_AS_OPS})
 
 __all__ = [*SAME_AS_OPS, "relu", "relu6", "silu", "gelu", "softmax", "log_softmax", "leaky_relu", "elu", "hardtanh",
-           "mish", "selu", "logsigmoid", "glu", "linear", "dropout", "normalize", "one_hot", "clamp", "flatten"]
+           "mish", "selu", "logsigmoid", "glu", "linear", "dropout", "normalize", "one_hot", "clamp", "flatten",
+           *functional_layers.__all__, *functional_losses.__all__]

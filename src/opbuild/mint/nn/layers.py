@@ -7,6 +7,7 @@ that name. ``inplace`` flags are accepted (the output is a new tensor, with the 
 
 from __future__ import annotations
 
+import inspect
 import numbers
 from typing import Any
 
@@ -33,37 +34,46 @@ class _Activation(Cell):
         return ", ".join(f"{k}={v}" for k, v in self._kwargs.items())
 
 
-def _activation(name: str, fn: Any, doc: str, params: tuple[tuple[str, Any], ...] = ()) -> type[Cell]:
+def _activation(name: str, fn: Any, doc: str, params: tuple[tuple[str, Any], ...] = (),
+                inplace: bool = False) -> type[Cell]:
+    """A Cell class of ``fn`` whose constructor takes ``params`` (name, default) and, where MindSpore's does,
+    ``inplace`` (accepted; the output is a new tensor with the same values)."""
     names = [p for p, _ in params]
 
-    def __init__(self: Cell, *args: Any, inplace: bool = False, **kwargs: Any) -> None:
-        if len(args) > len(names):
-            raise TypeError(f"mint.nn.{name}() takes at most {len(names)} arguments, got {len(args)}")
+    def __init__(self: Cell, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(names) + inplace:
+            raise TypeError(f"mint.nn.{name}() takes at most {len(names) + inplace} arguments, got {len(args)}")
         values = dict(params)
         values.update(zip(names, args))
         for k, v in kwargs.items():
-            if k not in values:
+            if k not in values and not (inplace and k == "inplace"):
                 raise TypeError(f"mint.nn.{name}() got an unexpected argument {k!r}")
-            values[k] = v
+            if k != "inplace":
+                values[k] = v
         _Activation.__init__(self, **values)
 
+    sig = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    sig += [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d) for p, d in params]
+    if inplace:
+        sig.append(inspect.Parameter("inplace", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=False))
+    __init__.__signature__ = inspect.Signature(sig)  # type: ignore[attr-defined]
     return type(name, (_Activation,), {"__init__": __init__, "_fn": staticmethod(fn), "__module__": __name__,
                                        "__doc__": doc})
 
 
-ReLU6 = _activation("ReLU6", F.relu6, "``ReLU6(inplace=False)``: min(max(x, 0), 6).")
+ReLU6 = _activation("ReLU6", F.relu6, "``ReLU6(inplace=False)``: min(max(x, 0), 6).", inplace=True)
 Sigmoid = _activation("Sigmoid", F.sigmoid, "``Sigmoid()``: 1 / (1 + exp(-x)).")
 Tanh = _activation("Tanh", F.tanh, "``Tanh()``: the hyperbolic tangent.")
 GELU = _activation("GELU", F.gelu, "``GELU(approximate='none')``: the erf form, or the tanh form with 'tanh'.",
                    (("approximate", "none"),))
-SiLU = _activation("SiLU", F.silu, "``SiLU(inplace=False)``: x * sigmoid(x).")
+SiLU = _activation("SiLU", F.silu, "``SiLU(inplace=False)``: x * sigmoid(x).", inplace=True)
 Mish = _activation("Mish", F.mish, "``Mish()``: x * tanh(softplus(x)).")
 SELU = _activation("SELU", F.selu, "``SELU()``: the scaled ELU.")
 LogSigmoid = _activation("LogSigmoid", F.logsigmoid, "``LogSigmoid()``: log(sigmoid(x)).")
 ELU = _activation("ELU", F.elu, "``ELU(alpha=1.0, inplace=False)``: x where positive, alpha * (exp(x) - 1) "
-                  "elsewhere.", (("alpha", 1.0),))
+                  "elsewhere.", (("alpha", 1.0),), inplace=True)
 Hardtanh = _activation("Hardtanh", F.hardtanh, "``Hardtanh(min_val=-1.0, max_val=1.0, inplace=False)``: x "
-                       "clamped to [min_val, max_val].", (("min_val", -1.0), ("max_val", 1.0)))
+                       "clamped to [min_val, max_val].", (("min_val", -1.0), ("max_val", 1.0)), inplace=True)
 GLU = _activation("GLU", F.glu, "``GLU(dim=-1)``: the first half of ``dim`` times the sigmoid of the second.",
                   (("dim", -1),))
 Softmax = _activation("Softmax", F.softmax, "``Softmax(dim=None)``: softmax along ``dim`` (None: the last axis).",
@@ -124,9 +134,8 @@ Hardswish = _nn.HSwish
 Softshrink = _nn.SoftShrink
 Hardshrink = _nn.HShrink
 LayerNorm = _nn.LayerNormExt
-GroupNorm = _nn.GroupNorm
 CrossEntropyLoss = _nn.CrossEntropyLoss
 
 __all__ = ["ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "Mish", "SELU", "LogSigmoid", "ELU", "Hardtanh", "GLU",
            "Softmax", "LogSoftmax", "Flatten", "Dropout", "MSELoss", "L1Loss", "ReLU", "Identity", "Hardsigmoid",
-           "Hardswish", "Softshrink", "Hardshrink", "LayerNorm", "GroupNorm", "CrossEntropyLoss"]
+           "Hardswish", "Softshrink", "Hardshrink", "LayerNorm", "CrossEntropyLoss"]
