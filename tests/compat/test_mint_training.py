@@ -18,39 +18,39 @@ X = RNG.standard_normal((4, 3, 6, 6)).astype(np.float32)
 LABELS = np.array([0, 2, 1, 2], np.int64)
 
 
+def _add_layers(owner, nn):
+    """The same layers on a mint Cell and a torch Module (``nn`` is mint.nn or torch.nn)."""
+    owner.conv = nn.Conv2d(3, 4, 3, padding=1, padding_mode="reflect", bias=False)
+    owner.bn = nn.BatchNorm2d(4)
+    owner.act = nn.PReLU(4)
+    owner.up = nn.ConvTranspose2d(4, 2, 2, stride=2)
+    owner.pool = nn.AvgPool2d(2)
+    owner.resize = nn.Upsample(size=(5, 5), mode="bicubic", align_corners=False)
+    owner.gap = nn.AdaptiveAvgPool2d(1)
+    owner.fc = nn.Linear(2, 3)
+
+
+def _forward(m, x):
+    y = m.pool(m.up(m.act(m.bn(m.conv(x)))))
+    return m.fc(m.gap(m.resize(y)).reshape(x.shape[0], 2))
+
+
 class Net(mint.nn.Cell):
     def __init__(self, nn):
         super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3, padding=1, padding_mode="reflect", bias=False)
-        self.bn = nn.BatchNorm2d(4)
-        self.act = nn.PReLU(4)
-        self.up = nn.ConvTranspose2d(4, 2, 2, stride=2)
-        self.pool = nn.AvgPool2d(2)
-        self.resize = nn.Upsample(size=(5, 5), mode="bicubic", align_corners=False)
-        self.gap = nn.AdaptiveAvgPool2d(1)
-        self.fc = nn.Linear(2, 3)
+        _add_layers(self, nn)
 
     def construct(self, x):
-        y = self.pool(self.up(self.act(self.bn(self.conv(x)))))
-        return self.fc(self.gap(self.resize(y)).reshape(x.shape[0], 2))
+        return _forward(self, x)
 
 
 class TorchNet(torch.nn.Module):
     def __init__(self):
         super().__init__()
-        nn = torch.nn
-        self.conv = nn.Conv2d(3, 4, 3, padding=1, padding_mode="reflect", bias=False)
-        self.bn = nn.BatchNorm2d(4)
-        self.act = nn.PReLU(4)
-        self.up = nn.ConvTranspose2d(4, 2, 2, stride=2)
-        self.pool = nn.AvgPool2d(2)
-        self.resize = nn.Upsample(size=(5, 5), mode="bicubic", align_corners=False)
-        self.gap = nn.AdaptiveAvgPool2d(1)
-        self.fc = nn.Linear(2, 3)
+        _add_layers(self, torch.nn)
 
     def forward(self, x):
-        y = self.pool(self.up(self.act(self.bn(self.conv(x)))))
-        return self.fc(self.gap(self.resize(y)).reshape(x.shape[0], 2))
+        return _forward(self, x)
 
 
 OPTIMS = {

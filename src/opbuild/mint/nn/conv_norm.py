@@ -46,8 +46,15 @@ class _ConvNd(_nn.Cell):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 dtype: Any = None, output_padding: Any = 0) -> None:
+                 dtype: Any = None) -> None:
         super().__init__()
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                    dtype, 0)
+
+    def _setup(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any, padding: Any,
+               dilation: Any, groups: int, bias: bool, padding_mode: str, dtype: Any, output_padding: Any) -> None:
+        """Checks the arguments and creates ``weight`` and ``bias`` (the transposed layer adds
+        ``output_padding``, which the others' signature does not take)."""
         cls, n = type(self).__name__, self._nd
         self.in_channels = _positive(cls, "in_channels", in_channels)
         self.out_channels = _positive(cls, "out_channels", out_channels)
@@ -114,12 +121,6 @@ class Conv1d(_ConvNd):
 
     _nd = 1
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 dtype: Any = None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, dtype)
-
     def construct(self, input: Tensor) -> Tensor:  # noqa: A002
         return self._conv(input, FL.conv1d)
 
@@ -130,12 +131,6 @@ class Conv2d(_ConvNd):
 
     _nd = 2
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 dtype: Any = None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, dtype)
-
     def construct(self, input: Tensor) -> Tensor:  # noqa: A002
         return self._conv(input, FL.conv2d)
 
@@ -145,12 +140,6 @@ class Conv3d(_ConvNd):
     padding_mode='zeros', dtype=None)``: 3-D convolution of (N, C, D, H, W)."""
 
     _nd = 3
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 dtype: Any = None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, dtype)
 
     def construct(self, input: Tensor) -> Tensor:  # noqa: A002
         return self._conv(input, FL.conv3d)
@@ -167,8 +156,9 @@ class ConvTranspose2d(_ConvNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
                  padding_mode: str = "zeros", dtype: Any = None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, dtype, output_padding)
+        _nn.Cell.__init__(self)
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                    dtype, output_padding)
 
     def construct(self, input: Tensor, output_size: Any = None) -> Tensor:  # noqa: A002
         op = self.output_padding
