@@ -26,6 +26,9 @@ def test_every_public_mint_name_exists(module: str) -> None:
     mod = importlib.import_module(f"opbuild.{module}")
     missing = [n for n in NAMES[module] if not hasattr(mod, n)]
     assert not missing, f"opbuild.{module} lacks {missing}"
+    listed = getattr(mod, "__all__", [])
+    assert len(listed) == len(set(listed)), f"opbuild.{module}.__all__ repeats names"
+    assert all(hasattr(mod, n) for n in listed)
 
 
 def _params(sig: str) -> str:

@@ -36,8 +36,8 @@ SAME_AS_OPS: tuple[str, ...] = (
     "asin", "asinh", "atan", "atan2", "atanh", "baddbmm", "bitwise_and", "bitwise_or", "bitwise_xor",
     "broadcast_to", "ceil", "cos", "cosh", "dot", "einsum", "erf", "erfc", "exp", "exp2", "expm1", "flip",
     "float_power", "floor", "frac", "gcd", "greater", "gt", "hstack", "inverse", "isfinite", "isinf", "isneginf",
-    "le", "less_equal", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "masked_select", "matmul", "maximum", "minimum", "mm", "ne", "neg", "negative",
+    "less_equal", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "masked_select", "matmul", "maximum", "minimum", "mm", "neg", "negative",
     "not_equal", "outer", "polar", "pow", "ravel", "reciprocal", "roll", "rsqrt", "sigmoid", "sign", "sin", "sinh",
     "square", "swapaxes", "tan", "tanh", "tile", "trace", "trunc", "unsqueeze")
 
