@@ -52,6 +52,9 @@ def test_explain_names_closest_entry_and_differing_fields(warm_root):
 
     assert run_cli("cache", "explain", "square_", root=warm_root).returncode == 2  # ambiguous
     assert run_cli("cache", "explain", "conv2d_0000", root=warm_root).returncode == 2  # unknown
+    for empty in ("", ".", ".info"):  # as a prefix of every name they would pick a kernel at random
+        proc = run_cli("cache", "explain", empty, root=warm_root)
+        assert proc.returncode == 2 and "names no kernel" in proc.stderr
 
 
 def test_explain_an_info_file_from_another_toolchain(warm_root, tmp_path):

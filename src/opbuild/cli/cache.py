@@ -349,6 +349,9 @@ def _resolve_kernel(arg: str, directory: Path, suffix: str) -> tuple[bytes, str]
     name = Path(arg).name
     for part in layout.entry_suffixes(suffix):
         name = name.removesuffix(part)
+    if not name:  # "", "." or a bare suffix: as a prefix it would match every entry
+        raise UsageError(f"{arg!r} names no kernel: give a kernel's name (or a unique start of one, as "
+                         "`opbuild cache ls` prints) or the path of its .info file")
     names = [e.name for e in cache_entries.scan(directory, suffix).entries
              if e.name.startswith(name) and layout.INFO_SUFFIX in e.sizes]
     if name in names:
