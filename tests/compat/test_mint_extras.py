@@ -21,10 +21,17 @@ from opbuild import Tensor, mint
 NAMES = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "mint_names.json").read_text())
 
 
+# Recorded names opbuild does not provide, and why (docs/distributed.md).
+NOT_PROVIDED = {
+    ("ops.communication", "TCPStore"): "a TCP rendezvous store: opbuild's ranks are connected by mpirun",
+    ("ops.communication", "set_comm_ops_inplace"): "opbuild's communication functions are always in place",
+}
+
+
 @pytest.mark.parametrize("module", [m for m in NAMES if m != "_meta"])
 def test_every_public_mint_name_exists(module: str) -> None:
     mod = importlib.import_module(f"opbuild.{module}")
-    missing = [n for n in NAMES[module] if not hasattr(mod, n)]
+    missing = [n for n in NAMES[module] if not hasattr(mod, n) and (module, n) not in NOT_PROVIDED]
     assert not missing, f"opbuild.{module} lacks {missing}"
     listed = getattr(mod, "__all__", [])
     assert len(listed) == len(set(listed)), f"opbuild.{module}.__all__ repeats names"
@@ -65,7 +72,7 @@ SIGNATURE_EXCEPTIONS = {
     ("mint.nn", "SELU"): "MindSpore's inherits Cell's (auto_prefix, flags); opbuild's takes none",
 }
 SIGNED = [(m, n) for m in NAMES if m != "_meta" for n, sig in NAMES[m].items()
-          if sig not in ("?", "(*args, **kwargs)") and (m, n) not in SIGNATURE_EXCEPTIONS]
+          if sig not in ("?", "(*args, **kwargs)") and (m, n) not in {**SIGNATURE_EXCEPTIONS, **NOT_PROVIDED}]
 
 
 @pytest.mark.parametrize(("module", "name"), SIGNED)

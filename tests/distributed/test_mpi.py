@@ -35,9 +35,10 @@ def _env(cache: Path, **extra: str) -> dict:
     return env
 
 
-def mpirun(n: int, out: Path, cache: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+def mpirun(n: int, out: Path, cache: Path, *args: str, worker: Path = WORKER, **env: str
+           ) -> subprocess.CompletedProcess:
     out.mkdir(parents=True, exist_ok=True)
-    cmd = [MPIRUN, "-n", str(n), "--oversubscribe", "--bind-to", "none", sys.executable, str(WORKER), str(out),
+    cmd = [MPIRUN, "-n", str(n), "--oversubscribe", "--bind-to", "none", sys.executable, str(worker), str(out),
            *args]
     return subprocess.run(cmd, env=_env(cache, **env), capture_output=True, text=True, timeout=TIMEOUT)
 

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .management import _mpi, group, is_initialized
+from .groups import WORLD_NAMES, Group, resolve
+from .management import _mpi, is_initialized
 
 REDUCE_OPS = ("sum", "max", "min", "prod")
 
@@ -44,48 +45,82 @@ def _unpack(flat: np.ndarray, outputs: Sequence[np.ndarray]) -> None:
         at += o.size
 
 
+def _wide(flat: np.ndarray) -> np.ndarray:
+    """The buffer an MPI reduction works on: ``flat`` itself, or for the types MPI has no arithmetic for
+    (bfloat16; float16 and bool, which not every MPI reduces) a float32 / int32 copy."""
+    if flat.dtype == np.bool_:
+        return flat.astype(np.int32)
+    if flat.dtype.kind == "f" and flat.dtype.itemsize < 4 or flat.dtype.name == "bfloat16":
+        return flat.astype(np.float32)
+    return flat
+
+
+def reduce_buffer(comm: object, flat: np.ndarray, op: str, root: int | None = None) -> None:
+    """Reduce ``flat`` (contiguous, 1-D) over the ranks of ``comm`` in place: on every rank (``root`` None) or
+    on rank ``root`` of ``comm`` only (the others' buffers are left as they were). Sums and products are a
+    reduce to one rank (then a broadcast of its bytes), so every rank gets the same bits (module docstring)."""
+    MPI = _mpi()
+    work = _wide(flat)
+    here = comm.Get_rank()
+    if op in ("sum", "prod") or root is not None:
+        mpi_op = {"sum": MPI.SUM, "prod": MPI.PROD, "max": MPI.MAX, "min": MPI.MIN}[op]
+        to = 0 if root is None else root
+        if here == to:
+            comm.Reduce(MPI.IN_PLACE, work, op=mpi_op, root=to)
+        else:
+            comm.Reduce(work, None, op=mpi_op, root=to)
+        if root is None:
+            comm.Bcast(work, root=0)
+    else:
+        comm.Allreduce(MPI.IN_PLACE, work, op=MPI.MAX if op == "max" else MPI.MIN)
+    if work is not flat and (root is None or here == root):
+        # bool: a sum or max is "any", a product or min "all"
+        np.copyto(flat, work != 0 if flat.dtype == np.bool_ else work, casting="unsafe")
+
+
+def _group(name: str | None) -> Group | None:
+    """The group a collective node runs over; None when it has nothing to exchange (one rank, or the world of
+    a process that never joined a job). A named group needs init() and this rank among its members."""
+    if (name is None or name in WORLD_NAMES) and not is_initialized():
+        return None
+    g = resolve(name)
+    return g if g.size > 1 else None
+
+
 def all_reduce(inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray], op: str = "sum",
-               scale: float = 1.0) -> None:
-    """``outputs[i] = reduce over ranks of inputs[i]`` (then times ``scale``, the mean's 1/degree), all the
-    tensors of one dtype in one MPI call. Outputs may be the inputs' own buffers (in place)."""
+               scale: float = 1.0, group: str | None = None) -> None:
+    """``outputs[i] = reduce over the group's ranks of inputs[i]`` (then times ``scale``, the mean's
+    1/degree), all the tensors of one dtype in one MPI call. Outputs may be the inputs' own buffers."""
     if op not in REDUCE_OPS:
         raise ValueError(f"AllReduce: op must be one of {REDUCE_OPS}, got {op!r}")
     flat = _pack(inputs, outputs)
-    if is_initialized() and group().size > 1:
-        MPI = _mpi()
-        g = group()
-        if op in ("sum", "prod"):
-            mpi_op = MPI.SUM if op == "sum" else MPI.PROD
-            if g.rank == 0:
-                g.comm.Reduce(MPI.IN_PLACE, flat, op=mpi_op, root=0)
-            else:
-                g.comm.Reduce(flat, None, op=mpi_op, root=0)
-            g.comm.Bcast(flat, root=0)
-        else:
-            g.comm.Allreduce(MPI.IN_PLACE, flat, op=MPI.MAX if op == "max" else MPI.MIN)
+    g = _group(group)
+    if g is not None:
+        reduce_buffer(g.comm, flat, op)
     if scale != 1.0:
         # In the buffer's dtype: a float32 gradient times a float32 1/n, as the mean kernel would compute it.
         np.multiply(flat, flat.dtype.type(scale), out=flat, casting="unsafe")
     _unpack(flat, outputs)
 
 
-def all_gather(inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]) -> None:
-    """``outputs[0]`` = the ranks' ``inputs[0]`` concatenated along axis 0, in rank order."""
+def all_gather(inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray], group: str | None = None) -> None:
+    """``outputs[0]`` = the group's ranks' ``inputs[0]`` concatenated along axis 0, in group-rank order."""
     (x,), (out,) = inputs, outputs
-    if is_initialized() and group().size > 1:
-        group().comm.Allgather(np.ascontiguousarray(x), out)
+    g = _group(group)
+    if g is not None:
+        g.comm.Allgather(np.ascontiguousarray(x), out)
     else:
         np.copyto(out, x.reshape(out.shape))
 
 
-def broadcast(inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray], root_rank: int = 0) -> None:
-    """Every ``outputs[i]`` = rank ``root_rank``'s ``inputs[i]`` (one MPI call per dtype-uniform bucket)."""
+def broadcast(inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray], root_rank: int = 0,
+              group: str | None = None) -> None:
+    """Every ``outputs[i]`` = world rank ``root_rank``'s ``inputs[i]`` (one MPI call per dtype-uniform
+    bucket), over ``group``'s ranks."""
     flat = _pack(inputs, outputs)
-    if is_initialized() and group().size > 1:
-        g = group()
-        if not 0 <= root_rank < g.size:
-            raise ValueError(f"Broadcast: root_rank {root_rank} is not a rank of a job of {g.size}")
-        g.comm.Bcast(flat, root=root_rank)
+    g = _group(group)
+    if g is not None:
+        g.comm.Bcast(flat, root=g.group_rank(root_rank, "Broadcast: root_rank"))
     _unpack(flat, outputs)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from .. import ops as _ops
 from ..core.tensor import Tensor
-from . import extra_fns, linalg, more_fns, nn, optim, random_fns, special, torch_style
+from . import distributed, extra_fns, linalg, more_fns, nn, optim, random_fns, special, torch_style
 from .extra_fns import *  # noqa: F403 - addbmm, cdist, index_add, kthvalue, norm, triangular_solve, ...
 from .more_fns import *  # noqa: F403 - argsort, cummax, median, meshgrid, scatter_add, ...
 from .random_fns import *  # noqa: F403 - rand, randn, randint, normal, randperm, rand_like, randn_like
@@ -105,6 +105,6 @@ def zeros(size: Any, *, dtype: Any = None) -> Tensor:
     return _ops.zeros(size, dtype)
 
 
-__all__ = ["nn", "linalg", "optim", "special", *extra_fns.__all__, *random_fns.__all__, *SAME_AS_OPS,
+__all__ = ["nn", "linalg", "optim", "special", "distributed", *extra_fns.__all__, *random_fns.__all__, *SAME_AS_OPS,
            *torch_style.SAME_FORM, *torch_style.__all__, *more_fns.ALIASES, *more_fns.__all__, "equal", "var",
            "std", "var_mean", "std_mean", "ones", "zeros"]

@@ -34,14 +34,15 @@ TENSOR_METHODS = _SimpleNamespace(**{n: getattr(functional, n) for n in dir(func
 # After the families: the autodiff pass it uses reads their gradient rules.
 from ..autograd import GradOperation, get_grad, grad, value_and_grad  # noqa: E402
 from ..transforms import derivative, jacfwd, jacrev, jet, jvp, linearize, vjp, vmap  # noqa: E402
-from . import function  # noqa: E402 - mindspore.ops.function and its family modules
+from . import communication, function  # noqa: E402 - mindspore.ops.communication, ops.function (+ families)
 from .custom_ops import custom_info_register, kernel, op_info_register  # noqa: E402
 from .printing import print_  # noqa: E402
 from .python_calls import stop_gradient  # noqa: E402
 from .vm_impl import get_vm_impl_fn, vm_impl_registry  # noqa: E402
 
 __all__ = ["Primitive", "ReduceOp", "apply", "clip_by_value", "REGISTRY", "functional", "operations", "GradOperation",
-           "constexpr", "prim_attr_register", "grad", "value_and_grad", "get_grad", "jvp", "vjp", "vmap", "jacfwd",
-           "jacrev", "linearize", "derivative", "jet", "stop_gradient", "print_", "custom_info_register", "kernel",
-           "op_info_register", "function", "prim_arg_register", "get_vm_impl_fn", "vm_impl_registry",
+           "communication", "constexpr", "prim_attr_register", "grad", "value_and_grad", "get_grad", "jvp", "vjp",
+           "vmap", "jacfwd", "jacrev", "linearize", "derivative", "jet", "stop_gradient", "print_",
+           "custom_info_register", "kernel", "op_info_register", "function", "prim_arg_register", "get_vm_impl_fn",
+           "vm_impl_registry",
            *dict.fromkeys(n for f in _FAMILIES for n in f.PRIMITIVES), *_API]

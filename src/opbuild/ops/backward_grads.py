@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 
-from ..communication.management import get_rank, is_initialized
+from ..communication.groups import resolve
+from ..communication.management import is_initialized
 from . import collective, conv_grad, elementwise, losses, matmul, random_ops, scatters_inplace, slicing  # noqa: F401
 from . import gradlib as G
 from .primitive import apply
@@ -88,9 +89,10 @@ def _all_gather_grad(attrs, ins, outs, douts):
     g = douts[0]
     if g is None:
         return [None]
-    total = apply("AllReduce", {"op": "sum", "scale": 1.0}, [g])
+    group = attrs.get("group", "world_group")
+    total = apply("AllReduce", {"op": "sum", "scale": 1.0, "group": group}, [g])
     n = ins[0].shape[0]
-    rank = get_rank() if is_initialized() else 0
+    rank = resolve(group).rank if is_initialized() else 0
     return [apply("Slice", {"begin": [rank * n, *([0] * (len(g.shape) - 1))], "size": list(ins[0].shape)},
                   [total])]
 

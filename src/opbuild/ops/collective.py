@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from ..communication import collective as mpi
-from ..communication.management import get_group_size, is_initialized
+from ..communication.groups import WORLD_NAMES, resolve
+from ..communication.management import is_initialized
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from .primitive import Primitive, apply, declare
@@ -58,6 +59,21 @@ def _same_types(op: str, ins: Sequence[TensorType]) -> list[TensorType]:
     return list(ins)
 
 
+def _group_attr(op: str, attrs: dict, ins: Sequence[TensorType]) -> str:
+    """``attrs["group"]``: the name of the group the collective runs over (default: the world)."""
+    group = attrs.get("group", "world_group")
+    if not isinstance(group, str) or not group:
+        raise ShapeError(op, f"group must be a group's name (a str), got {group!r}", list(ins))
+    return group
+
+
+def _group_size(group: str) -> int:
+    """The number of ranks of ``group``; 1 for the world of a process that never joined a job."""
+    if group in WORLD_NAMES and not is_initialized():
+        return 1
+    return resolve(group).size
+
+
 # ---- AllReduce -----------------------------------------------------------------------------------------------
 
 def _allreduce_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
@@ -67,19 +83,19 @@ def _allreduce_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     scale = float(attrs.get("scale", 1.0))
     if scale != 1.0 and op != ReduceOp.SUM:
         raise ShapeError("AllReduce", "scale (the mean's 1/degree) applies to op='sum' only", list(ins))
-    return {"op": op, "scale": scale}
+    return {"op": op, "scale": scale, "group": _group_attr("AllReduce", attrs, ins)}
 
 
 def _allreduce_host(attrs: dict, ins: Sequence[np.ndarray], outs: Sequence[np.ndarray]) -> None:
-    mpi.all_reduce(ins, outs, attrs["op"], attrs["scale"])
+    mpi.all_reduce(ins, outs, attrs["op"], attrs["scale"], attrs["group"])
 
 
 def _allreduce_init(self: Primitive, op: str = ReduceOp.SUM, group: str = "world_group") -> None:
-    Primitive.__init__(self, op=op)
+    Primitive.__init__(self, op=op, group=group)
 
 
 def _allreduce_call(self: Primitive, x: Any) -> Any:
-    return apply("AllReduce", {"op": self.attrs["op"], "scale": 1.0}, [x])
+    return apply("AllReduce", {"op": self.attrs["op"], "scale": 1.0, "group": self.attrs["group"]}, [x])
 
 
 AllReduce = declare(OpDef("AllReduce", lambda a, ins: _same_types("AllReduce", ins), _reference(_allreduce_host),
@@ -111,13 +127,13 @@ def _allgather_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]
 
 
 def _allgather_host(attrs: dict, ins: Sequence[np.ndarray], outs: Sequence[np.ndarray]) -> None:
-    mpi.all_gather(ins, outs)
+    mpi.all_gather(ins, outs, attrs.get("group", "world_group"))
 
 
 def _allgather_init(self: Primitive, group: str = "world_group") -> None:
     # The output's shape depends on the number of ranks: fixed when the primitive is made, as in MindSpore
     # (its rank_size attribute), so a graph is traced with static types.
-    Primitive.__init__(self, rank_size=get_group_size() if is_initialized() else 1)
+    Primitive.__init__(self, rank_size=_group_size(group), group=group)
 
 
 AllGather = declare(OpDef("AllGather", _allgather_infer, _reference(_allgather_host), n_inputs=1,
@@ -132,15 +148,15 @@ def _broadcast_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     root = attrs.get("root_rank", 0)
     if isinstance(root, bool) or not isinstance(root, int) or root < 0:
         raise ShapeError("Broadcast", f"root_rank must be an int >= 0, got {root!r}", list(ins))
-    return {"root_rank": root}
+    return {"root_rank": root, "group": _group_attr("Broadcast", attrs, ins)}
 
 
 def _broadcast_host(attrs: dict, ins: Sequence[np.ndarray], outs: Sequence[np.ndarray]) -> None:
-    mpi.broadcast(ins, outs, attrs["root_rank"])
+    mpi.broadcast(ins, outs, attrs["root_rank"], attrs["group"])
 
 
 def _broadcast_init(self: Primitive, root_rank: int, group: str = "world_group") -> None:
-    Primitive.__init__(self, root_rank=root_rank)
+    Primitive.__init__(self, root_rank=root_rank, group=group)
 
 
 def _broadcast_call(self: Primitive, inputs: Any) -> Any:

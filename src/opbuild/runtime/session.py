@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import threading
 from collections.abc import Sequence
 
@@ -56,11 +57,13 @@ class Session:
         # Python callbacks (PyCall: Print, hooks, Custom; CustomGradient: a Cell's bprop) are host nodes of this
         # process alone: a graph of them may compile on one rank only (an evaluation on rank 0), which must not
         # wait for the others.
-        if any(get(n.op).host is not None and n.op not in _LOCAL_HOST_OPS for n in plan.kernel_nodes):
-            # A graph with collectives compiles on every rank: the ranks tell each other who builds what.
+        collectives = [n for n in plan.kernel_nodes if get(n.op).host is not None and n.op not in _LOCAL_HOST_OPS]
+        if collectives:
+            # A graph with collectives compiles on every rank of its first collective's group: those ranks tell
+            # each other who builds what.
             from ..communication import build_plans
 
-            announce = build_plans.exchange
+            announce = functools.partial(build_plans.exchange, group=collectives[0].attrs.get("group"))
         kernels, report = self.builder.build(specs, pipeline.identity, announce)
         report.memory = plan.summary()
         with self._lock:
