@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record the public names of MindSpore 2.10's ``mint``, ``mint.nn``, ``mint.nn.functional``, ``mint.linalg``,
-``mint.special``, ``mint.optim`` and ``mint.distributed``, and of ``ops.communication`` and ``communication``
-(those of each ``__all__`` that the module really has: ``mint.__all__``
+``mint.special``, ``mint.optim`` and ``mint.distributed``, and of ``ops.communication``, ``communication``,
+``log``, ``device_manager`` and ``utils`` (those of each ``__all__`` that the module really has: ``mint.__all__``
 also lists names of its submodules that are not attributes) with their signatures, into
 tests/fixtures/mindspore/mint_names.json; tests/compat/test_mint_extras.py checks opbuild's ``mint`` against it.
 
@@ -19,7 +19,7 @@ from ms_case_recorder import REPO
 
 OUT = REPO / "tests" / "fixtures" / "mindspore" / "mint_names.json"
 MODULES = ("mint", "mint.nn", "mint.nn.functional", "mint.linalg", "mint.special", "mint.optim", "mint.distributed",
-           "ops.communication", "communication")
+           "ops.communication", "communication", "log", "device_manager", "utils")
 
 
 def _signature(obj) -> str:
