@@ -146,7 +146,7 @@ def test_bad_arguments_get_clear_errors(world) -> None:
         dist.all_reduce(x, group="nope")
     with pytest.raises(ValueError, match="dst 3 is not a rank of group 'hccl_world_group'"):
         dist.reduce(x, dst=3)
-    with pytest.raises(ValueError, match=r"output_tensor must have shape \(2, 3\)"):
+    with pytest.raises(ValueError, match=r"output_tensor must have shape \(2, 3\) and dtype float32"):
         dist.all_gather_into_tensor(Tensor(np.zeros((4, 3), np.float32)), x)
     with pytest.raises(ValueError, match="output_split_sizes must be 1 non-negative ints"):
         dist.all_gather_into_tensor_uneven(Tensor(np.zeros((2, 3), np.float32)), x, [1, 1])

@@ -59,6 +59,31 @@ def _tensors(ts: Any, fn: str, what: str) -> list[np.ndarray]:
     return [_buffer(t, fn, f"{what}[{i}]") for i, t in enumerate(ts)]
 
 
+def _per_rank(fn: str, ts: Any, what: str, g: Group, like: np.ndarray) -> list[np.ndarray]:
+    """``ts``: one Tensor per rank of ``g``, each of ``like``'s shape and dtype."""
+    arrays = _tensors(ts, fn, what)
+    if len(arrays) != g.size or any(a.shape != like.shape or a.dtype != like.dtype for a in arrays):
+        raise ValueError(f"{fn}: {what} must hold {g.size} Tensors (one per rank of the group) of shape "
+                         f"{like.shape} and dtype {like.dtype}")
+    return arrays
+
+
+def _check_stacked(fn: str, big: np.ndarray, what: str, part: np.ndarray, g: Group) -> None:
+    """``big`` (called ``what``) must hold the group's ``part``s stacked on axis 0, in ``part``'s dtype."""
+    want = (part.shape[0] * g.size, *part.shape[1:]) if part.ndim else (g.size,)
+    if big.shape != want or big.dtype != part.dtype:
+        raise ValueError(f"{fn}: {what} must have shape {want} and dtype {part.dtype} (the group's {g.size} "
+                         f"pieces of shape {part.shape} stacked on axis 0), got {big.shape} {big.dtype}")
+
+
+def _fill(outs: Sequence[np.ndarray], flat: np.ndarray) -> None:
+    """Copy consecutive pieces of ``flat`` into ``outs`` (each as many elements as it holds)."""
+    at = 0
+    for o in outs:
+        o.reshape(-1)[:] = flat.reshape(-1)[at:at + o.size]
+        at += o.size
+
+
 def _group(fn: str, group: Any, async_op: Any = False) -> Group:
     if not isinstance(async_op, bool):
         raise TypeError(f"{fn}: async_op must be a bool, got {async_op!r}")
@@ -154,11 +179,7 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: s
     fn = "all_gather_into_tensor"
     g = _group(fn, group, async_op)
     out, x = _buffer(output_tensor, fn, "output_tensor"), _buffer(input_tensor, fn, "input_tensor")
-    _same(fn, out, x, "output_tensor and input_tensor")
-    want = (x.shape[0] * g.size, *x.shape[1:]) if x.ndim else (g.size,)
-    if out.shape != want:
-        raise ValueError(f"{fn}: output_tensor must have shape {want} (the group's {g.size} inputs of shape "
-                         f"{x.shape} stacked on axis 0), got {out.shape}")
+    _check_stacked(fn, out, "output_tensor", x, g)
     g.comm.Allgather(_bytes(x), _bytes(out))
     return _done(async_op)
 
@@ -181,14 +202,10 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: str | None = No
     """``tensor_list[i]`` = group rank ``i``'s ``tensor``."""
     g = _group("all_gather", group, async_op)
     x = _buffer(tensor, "all_gather", "tensor")
-    outs = _tensors(tensor_list, "all_gather", "tensor_list")
-    if len(outs) != g.size or any(o.shape != x.shape or o.dtype != x.dtype for o in outs):
-        raise ValueError(f"all_gather: tensor_list must hold {g.size} Tensors of shape {x.shape} and dtype "
-                         f"{x.dtype} (one per rank of the group)")
+    outs = _per_rank("all_gather", tensor_list, "tensor_list", g, x)
     flat = np.empty((g.size, x.size), x.dtype)
     g.comm.Allgather(_bytes(x), _bytes(flat))
-    for o, row in zip(outs, flat, strict=True):
-        o.reshape(-1)[:] = row
+    _fill(outs, flat)
     return _done(async_op)
 
 
@@ -234,10 +251,8 @@ def reduce_scatter(output: Tensor, input_list: list[Tensor], op: str = "sum", gr
     """``output`` = ``input_list[r]`` reduced over the group, on group rank ``r``."""
     fn = "reduce_scatter"
     g = _group(fn, group, async_op)
-    ins, out = _tensors(input_list, fn, "input_list"), _buffer(output, fn, "output")
-    if len(ins) != g.size or any(a.shape != out.shape or a.dtype != out.dtype for a in ins):
-        raise ValueError(f"{fn}: input_list must hold {g.size} Tensors of output's shape {out.shape} and dtype "
-                         f"{out.dtype}")
+    out = _buffer(output, fn, "output")
+    ins = _per_rank(fn, input_list, "input_list", g, out)
     _reduce_scatterv(g, fn, out.reshape(1, -1), np.stack(ins).reshape(g.size, -1), [1] * g.size, op)
     return _done(async_op)
 
@@ -282,10 +297,7 @@ def all_to_all(output_tensor_list: list[Tensor], input_tensor_list: list[Tensor]
     send = np.concatenate([a.reshape(-1) for a in ins])
     recv = np.empty(sum(o.size for o in outs), outs[0].dtype)
     _alltoallv(g, send, [a.size for a in ins], recv, [o.size for o in outs])
-    at = 0
-    for o in outs:
-        o.reshape(-1)[:] = recv[at:at + o.size]
-        at += o.size
+    _fill(outs, recv)
     return _done(async_op)
 
 
@@ -295,17 +307,11 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None, dst: int = 0, group
     g = _group("gather", group, async_op)
     x = _buffer(tensor, "gather", "tensor")
     root = g.group_rank(dst, "gather: dst")
-    flat = None
-    if g.rank == root:
-        outs = _tensors(gather_list, "gather", "gather_list")
-        if len(outs) != g.size or any(o.shape != x.shape or o.dtype != x.dtype for o in outs):
-            raise ValueError(f"gather: gather_list must hold {g.size} Tensors of shape {x.shape} and dtype "
-                             f"{x.dtype}")
-        flat = np.empty((g.size, x.size), x.dtype)
+    outs = _per_rank("gather", gather_list, "gather_list", g, x) if g.rank == root else None
+    flat = np.empty((g.size, x.size), x.dtype) if outs is not None else None
     g.comm.Gather(_bytes(x), None if flat is None else _bytes(flat), root=root)
-    if flat is not None:
-        for o, row in zip(outs, flat, strict=True):
-            o.reshape(-1)[:] = row
+    if outs is not None:
+        _fill(outs, flat)
     return _done(async_op)
 
 
@@ -317,11 +323,7 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None, src: int = 0, gro
     root = g.group_rank(src, "scatter: src")
     flat = None
     if g.rank == root:
-        ins = _tensors(scatter_list, "scatter", "scatter_list")
-        if len(ins) != g.size or any(a.shape != out.shape or a.dtype != out.dtype for a in ins):
-            raise ValueError(f"scatter: scatter_list must hold {g.size} Tensors of shape {out.shape} and dtype "
-                             f"{out.dtype}")
-        flat = np.stack([a.reshape(-1) for a in ins])
+        flat = np.stack([a.reshape(-1) for a in _per_rank("scatter", scatter_list, "scatter_list", g, out)])
     g.comm.Scatter(None if flat is None else _bytes(flat), _bytes(out), root=root)
     return _done(async_op)
 
@@ -335,10 +337,7 @@ def gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, dst: int = 0
     out = None
     if g.rank == root:
         out = _buffer(output_tensor, "gather_into_tensor", "output_tensor")
-        want = (x.shape[0] * g.size, *x.shape[1:]) if x.ndim else (g.size,)
-        if out.shape != want or out.dtype != x.dtype:
-            raise ValueError(f"gather_into_tensor: output_tensor must be {want} {x.dtype}, got {out.shape} "
-                             f"{out.dtype}")
+        _check_stacked("gather_into_tensor", out, "output_tensor", x, g)
     g.comm.Gather(_bytes(x), None if out is None else _bytes(out), root=root)
     return _done(async_op)
 
@@ -352,9 +351,7 @@ def scatter_tensor(output_tensor: Tensor, input_tensor: Tensor, src: int = 0, gr
     x = None
     if g.rank == root:
         x = _buffer(input_tensor, "scatter_tensor", "input_tensor")
-        want = (out.shape[0] * g.size, *out.shape[1:]) if out.ndim else (g.size,)
-        if x.shape != want or x.dtype != out.dtype:
-            raise ValueError(f"scatter_tensor: input_tensor must be {want} {out.dtype}, got {x.shape} {x.dtype}")
+        _check_stacked("scatter_tensor", x, "input_tensor", out, g)
     g.comm.Scatter(None if x is None else _bytes(x), _bytes(out), root=root)
     return _done(async_op)
 
