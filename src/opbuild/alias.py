@@ -30,7 +30,6 @@ ENV = "OPBUILD_AS_MINDSPORE"
 RENAMED: dict[str, str] = {
     "mindspore.common.tensor": "opbuild.core.tensor",
     "mindspore.common.parameter": "opbuild.core.parameter",
-    "mindspore.common.api": "opbuild.jit",
     "mindspore.common.dtype": "opbuild.common.dtype",
     "mindspore.common.initializer": "opbuild.common.initializer",
     "mindspore.ops.operations.nn_ops": "opbuild.ops.operations",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..checkpoint.serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from ._classification import (
     F1,
     ConfusionMatrix,
@@ -34,6 +35,7 @@ from .callback import (
 )
 from .metrics import Accuracy, Loss, Metric, rearrange_inputs
 from .model import Model
+from .serialization import export, merge_sliced_parameter
 
 __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "LossMonitor", "TimeMonitor",
            "ModelCheckpoint", "CheckpointConfig", "EarlyStopping", "ReduceLROnPlateau", "History", "LambdaCallback",
@@ -42,4 +44,18 @@ __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "Los
            "rearrange_inputs", "Dice", "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn",
            "LearningRateScheduler", "DatasetHelper", "async_ckpt_thread_status",
            "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
-           "ConfusionMatrixMetric", "OcclusionSensitivity", "names"]
+           "ConfusionMatrixMetric", "OcclusionSensitivity", "names", "load_checkpoint", "load_param_into_net",
+           "save_checkpoint", "export", "merge_sliced_parameter", "LossScaleManager", "FixedLossScaleManager",
+           "DynamicLossScaleManager"]
+
+_LOSS_SCALE_MANAGERS = ("LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager")
+
+
+def __getattr__(name: str) -> object:
+    # opbuild.nn imports this package (its metrics) before loss_scale.py, which needs nn, can load: the loss
+    # scale managers (MindSpore's train names) are looked up on first use instead.
+    if name in _LOSS_SCALE_MANAGERS:
+        from . import loss_scale_manager
+
+        return getattr(loss_scale_manager, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

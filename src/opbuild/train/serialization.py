@@ -1,4 +1,6 @@
-"""``opbuild.export`` (MindSpore's ``mindspore.export`` / ``mindspore.train.serialization.export``).
+"""``opbuild.export`` (MindSpore's ``mindspore.export`` / ``mindspore.train.serialization.export``), and the
+checkpoint functions MindSpore's ``train.serialization`` also holds (``load_checkpoint``, ``save_checkpoint``,
+``load_param_into_net``, ``merge_sliced_parameter``: checkpoint/serialization.py, api_extras.py).
 
 Only ONNX is written: MINDIR and AIR are MindSpore's own serialized graph formats, which opbuild neither reads
 nor writes. The ONNX writer (``frontends/onnx_export.py``) needs the optional ``onnx`` package and is imported
@@ -11,7 +13,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..api_extras import merge_sliced_parameter
+from ..checkpoint.serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from ..core.errors import MissingPackageError
+
+__all__ = ["export", "load_checkpoint", "load_param_into_net", "save_checkpoint", "merge_sliced_parameter"]
 
 _FORMATS = ("ONNX", "MINDIR", "AIR")
 
@@ -48,6 +54,3 @@ def export(net: Any, *inputs: Any, file_name: str | os.PathLike, file_format: st
             raise
         raise MissingPackageError("export(file_format='ONNX')", "onnx", "onnx") from None
     return onnx_export.export_onnx(net, inputs, Path(path))
-
-
-__all__ = ["export"]
