@@ -11,6 +11,7 @@ import numpy as np
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from . import gradlib as G
+from . import scratch_plan as S
 from .linalg import LAPACK_FLOATS, _matrix, _mm, _mT, _normalizer, _square_infer, _tri_mask
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, same_dtype
@@ -28,7 +29,7 @@ def _slogdet_ref(attrs: dict, x: np.ndarray):
 
 
 @defop(infer=_slogdet_infer, reference=_slogdet_ref, normalize=_normalizer("LogMatrixDeterminant"), n_inputs=1,
-       multi_output=True)
+       multi_output=True, workspace=S.workspace_of(S.lu_copy))
 class LogMatrixDeterminant(Primitive):
     """``LogMatrixDeterminant()(x) -> (sign, log_abs_det)``: the sign (1, -1, or 0 for a singular matrix) and
     the log of the absolute determinant (-inf when singular) of each square matrix."""

@@ -4,8 +4,10 @@ Cholesky inverse by potri (which fills one triangle: the kernel mirrors it)."""
 from __future__ import annotations
 
 from ....core.ir import KernelSpec
+from ....ops import scratch_plan as S
 from .linalg import _ROW_MAJOR, _batch, _decl, _nan_fill, _t
 from .registry import emits
+from .scratch import carve
 
 
 @emits("LogMatrixDeterminant", blas=True)
@@ -20,11 +22,10 @@ def _slogdet(k: KernelSpec) -> str:
     return "\n".join([
         _decl(p, ct, "getrf"),
         f"const int64_t n = {n};",
-        "OB_BLAS_INT *ipiv = (OB_BLAS_INT *)malloc(n * sizeof(OB_BLAS_INT));",
-        f"{ct} *a = ({ct} *)malloc(n * n * sizeof({ct}));",
+        carve(S.lu_copy(k.attrs, k.inputs, k.outputs)),
         f"for (int64_t m = 0; m < {b}; m++) {{",
         "memcpy(a, in0 + m * n * n, n * n * sizeof(*a));",
-        f"OB_BLAS_INT info = (a && ipiv) ? OB_LAPACKE({p}getrf)({_ROW_MAJOR}, n, n, a, n, ipiv) : -1;",
+        f"OB_BLAS_INT info = OB_LAPACKE({p}getrf)({_ROW_MAJOR}, n, n, a, n, ipiv);",
         "double sign = 1.0, logabs = 0.0;",
         "for (int64_t i = 0; i < n; i++) {",
         "const double d = a[i * n + i];",
@@ -34,8 +35,7 @@ def _slogdet(k: KernelSpec) -> str:
         "logabs += log(fabs(d));",
         "}",
         f"out0[m] = info < 0 ? ({ct})NAN : ({ct})sign; out1[m] = info < 0 ? ({ct})NAN : ({ct})logabs;",
-        "}",
-        "free(a); free(ipiv);"])
+        "}"])
 
 
 @emits("Geqrf", blas=True)
