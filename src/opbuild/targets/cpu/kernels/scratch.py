@@ -23,9 +23,19 @@ def carve(parts: Sequence[Part], base: str = "ob_ws") -> str:
                      for (name, kind, _), off in zip(parts, at, strict=True))
 
 
+def slot_pragma(pragma: str, slots: int) -> str:
+    """``pragma`` (codegen.parallel_for's, empty for a serial loop) asking for no more threads than the
+    workspace has ``slots`` (and no more than OpenMP would use anyway: a bare ``num_threads(slots)`` would
+    start that many threads on fewer cores)."""
+    if not pragma:
+        return ""
+    return ("extern int omp_get_max_threads(void);\n"
+            f"{pragma.rstrip()} num_threads(omp_get_max_threads() < {slots} ? omp_get_max_threads() : {slots})\n")
+
+
 # The calling thread's number inside an OpenMP team (0 without OpenMP, where every loop runs on the caller).
 THREAD_NUM = ("#ifdef _OPENMP\nextern int omp_get_thread_num(void);\nconst int64_t ob_slot = omp_get_thread_num();\n"
               "#else\nconst int64_t ob_slot = 0;\n#endif")
 
 
-__all__ = ["THREAD_NUM", "c_kind", "carve"]
+__all__ = ["THREAD_NUM", "c_kind", "carve", "slot_pragma"]

@@ -13,7 +13,7 @@ from ....core.ir import KernelSpec
 from ....ops.scratch_plan import jacobi_item, jacobi_slots, layout_bytes
 from ...jacobi_svd_c import jacobi_constants, jacobi_steps
 from ..codegen import parallel_for
-from .scratch import THREAD_NUM, carve
+from .scratch import THREAD_NUM, carve, slot_pragma
 
 
 def jacobi_svd_body(k: KernelSpec) -> str:
@@ -26,9 +26,7 @@ def jacobi_svd_body(k: KernelSpec) -> str:
     slots = jacobi_slots(x)
     # Matrices are independent: the batch splits over OpenMP's threads, no more of them than the workspace has
     # slots, each thread working in its own.
-    pragma = parallel_for(b * m * n * kk * 8).rstrip("\n") if slots > 1 else ""
-    if pragma:
-        pragma += f" num_threads({slots})"
+    pragma = slot_pragma(parallel_for(b * m * n * kk * 8), slots).rstrip("\n") if slots > 1 else ""
     lines = [
         jacobi_constants(k),
         pragma,
