@@ -161,6 +161,19 @@ def randperm(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType])
     return [] if attrs["n"] == 0 else [("perm", "int64", attrs["n"])]
 
 
-__all__ = ["ALIGN", "MAX_SLOTS", "SLOTS_BUDGET_BYTES", "Part", "aligned", "eig", "itemsize", "jacobi_item",
+def fftn(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> list[Part]:
+    """FFTN: the complex double work array (the input cut or zero-padded to the signal lengths ``s``)."""
+    if outs[0].size == 0:
+        return []
+    work = list(ins[0].shape)
+    for d, n in zip(attrs["dims"], attrs["s"], strict=True):
+        work[d] = n
+    total = 1
+    for n in work:
+        total *= n
+    return [("w", "float64", 2 * total)]
+
+
+__all__ = ["ALIGN", "MAX_SLOTS", "SLOTS_BUDGET_BYTES", "Part", "aligned", "eig", "fftn", "itemsize", "jacobi_item",
            "jacobi_slots", "layout_bytes", "lu_copy", "matrix_inverse", "matrix_solve", "multinomial", "offsets",
            "qr", "random_shuffle", "randperm", "slots", "svd", "workspace_of"]
