@@ -161,6 +161,15 @@ def randperm(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType])
     return [] if attrs["n"] == 0 else [("perm", "int64", attrs["n"])]
 
 
+def half_product(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> list[Part]:
+    """MatMul and BatchMatMul of float16/bfloat16 (and their fused forms, whose workspace is the producer's):
+    float32 copies of both operands and the float32 product, rounded once into the output."""
+    a, b = ins[:2]
+    if not BY_NAME[a.dtype].is_half or outs[0].size == 0:
+        return []
+    return [("ob_a", "float32", a.size), ("ob_b", "float32", b.size), ("ob_c", "float32", outs[0].size)]
+
+
 def fftn(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> list[Part]:
     """FFTN: the complex double work array (the input cut or zero-padded to the signal lengths ``s``)."""
     if outs[0].size == 0:
@@ -174,6 +183,6 @@ def fftn(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> 
     return [("w", "float64", 2 * total)]
 
 
-__all__ = ["ALIGN", "MAX_SLOTS", "SLOTS_BUDGET_BYTES", "Part", "aligned", "eig", "fftn", "itemsize", "jacobi_item",
-           "jacobi_slots", "layout_bytes", "lu_copy", "matrix_inverse", "matrix_solve", "multinomial", "offsets",
-           "qr", "random_shuffle", "randperm", "slots", "svd", "workspace_of"]
+__all__ = ["ALIGN", "MAX_SLOTS", "SLOTS_BUDGET_BYTES", "Part", "aligned", "eig", "fftn", "half_product", "itemsize",
+           "jacobi_item", "jacobi_slots", "layout_bytes", "lu_copy", "matrix_inverse", "matrix_solve", "multinomial",
+           "offsets", "qr", "random_shuffle", "randperm", "slots", "svd", "workspace_of"]

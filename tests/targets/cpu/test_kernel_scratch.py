@@ -43,7 +43,14 @@ SPECS = {
     "max pool wide": ("MaxPool", POOL_WIDE, [TensorType((2, 3, 3, 9000), F32)]),
     "avg pool wide f16": ("AvgPool", POOL_WIDE, [TensorType((1, 2, 3, 9000), "float16")]),
     "fft": ("FFTN", None, [TensorType((3, 10, 12), F32)]),
+    "matmul f16": ("MatMul", {"transpose_b": True}, [TensorType((7, 33), "float16"), TensorType((20, 33), "float16")]),
+    "batch matmul bf16": ("BatchMatMul", {}, [TensorType((3, 4, 5, 6), "bfloat16"), TensorType((4, 6, 9), "bfloat16")]),
 }
+# The layout each op's kernel carves (ops/scratch_plan.py); pooling's is ops/pool_plan.py's.
+LAYOUTS = {"MatrixInverse": "matrix_inverse", "MatrixDeterminant": "lu_copy", "LogMatrixDeterminant": "lu_copy",
+           "Qr": "qr", "Svd": "svd", "MatrixSolve": "matrix_solve", "Eig": "eig", "Multinomial": "multinomial",
+           "RandomShuffle": "random_shuffle", "RandpermV2": "randperm", "FFTN": "fftn", "MatMul": "half_product",
+           "BatchMatMul": "half_product"}
 ALLOC = re.compile(r"\b(malloc|calloc|realloc|aligned_alloc|posix_memalign|free)\s*\(")
 
 
@@ -60,11 +67,8 @@ def test_the_kernel_allocates_nothing_and_carves_what_the_op_declares(name):
     op = get(spec.op)
     body = emit(spec)
     assert not ALLOC.search(body), body
-    parts = getattr(scratch_plan, {"MatrixInverse": "matrix_inverse", "MatrixDeterminant": "lu_copy",
-                                   "LogMatrixDeterminant": "lu_copy", "Qr": "qr", "Svd": "svd",
-                                   "MatrixSolve": "matrix_solve", "Eig": "eig", "Multinomial": "multinomial",
-                                   "RandomShuffle": "random_shuffle", "RandpermV2": "randperm", "FFTN": "fftn"}
-                    .get(spec.op, "fftn"))(spec.attrs, spec.inputs, spec.outputs) if "pool" not in name else None
+    layout = LAYOUTS.get(spec.op)
+    parts = getattr(scratch_plan, layout)(spec.attrs, spec.inputs, spec.outputs) if layout else None
     size = op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
     assert size > 0 and size % 64 == 0 and "ob_ws" in body
     if parts is not None and spec.op != "Svd":  # each part's pointer at its planned offset
@@ -79,11 +83,13 @@ def test_small_and_empty_shapes_need_no_workspace():
     assert get("MaxPool").workspace_bytes(pool.attrs, pool.inputs, pool.outputs) == 0 and "ob_ws" not in emit(pool)
     empty = get("MatrixInverse").spec({}, [TensorType((0, 3, 3), F32)])
     assert get("MatrixInverse").workspace_bytes(empty.attrs, empty.inputs, empty.outputs) == 0
+    f32 = get("MatMul").spec({}, [TensorType((7, 33), F32), TensorType((33, 20), F32)])  # no float32 copies
+    assert get("MatMul").workspace_bytes(f32.attrs, f32.inputs, f32.outputs) == 0 and "ob_ws" not in emit(f32)
 
 
 def test_the_layouts_are_part_of_every_key_they_shape():
     """A change to a layout changes the code-generator digest of the ops that carve it (new keys)."""
-    for op in ("Svd", "MatrixInverse", "Eig", "RandpermV2", "FFTN", "MaxPool", "AvgPool"):
+    for op in ("Svd", "MatrixInverse", "Eig", "RandpermV2", "FFTN", "MaxPool", "AvgPool", "MatMul", "FusedMatMul"):
         files = {f.replace("\\", "/").split("opbuild/")[-1] for f in codegen_files([op])}
         assert {"ops/scratch_plan.py", "targets/cpu/kernels/scratch.py"} <= files, op
     assert "ops/pool_plan.py" in {f.split("opbuild/")[-1] for f in codegen_files(["MaxPool"])}
