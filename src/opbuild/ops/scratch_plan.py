@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..core.dtypes import BY_NAME
+from ..core.errors import KernelMemoryError
 from ..core.ir import TensorType
 from .svd_jacobi import JACOBI_MAX_COLS
 
@@ -170,6 +171,18 @@ def half_product(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorTy
     return [("ob_a", "float32", a.size), ("ob_b", "float32", b.size), ("ob_c", "float32", outs[0].size)]
 
 
+def lapack_status(op: str) -> Callable[[dict, Sequence[TensorType], int, int], KernelMemoryError]:
+    """The ``OpDef.status`` of an op whose kernel calls LAPACKE: LAPACKE allocates its row-major copies and
+    work arrays itself (no plan can size them), and the kernel reports such a failure (the batch item, LAPACKE's
+    error code) rather than NaN results that look computed (targets/cpu/kernels/linalg.py ``oom``)."""
+    def status(attrs: dict, ins: Sequence[TensorType], item: int, code: int) -> KernelMemoryError:
+        what = "its work arrays for" if code == -1010 else "the row-major copy of"
+        shape = "x".join(map(str, ins[0].shape[-2:]))
+        return KernelMemoryError(op, f"LAPACK could not allocate {what} matrix {item} of the batch ({shape}, "
+                                     f"LAPACKE error {code}): free memory or pass smaller matrices", item, code)
+    return status
+
+
 def fftn(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> list[Part]:
     """FFTN: the complex double work array (the input cut or zero-padded to the signal lengths ``s``)."""
     if outs[0].size == 0:
@@ -184,5 +197,5 @@ def fftn(attrs: dict, ins: Sequence[TensorType], outs: Sequence[TensorType]) -> 
 
 
 __all__ = ["ALIGN", "MAX_SLOTS", "SLOTS_BUDGET_BYTES", "Part", "aligned", "eig", "fftn", "half_product", "itemsize",
-           "jacobi_item", "jacobi_slots", "layout_bytes", "lu_copy", "matrix_inverse", "matrix_solve", "multinomial",
-           "offsets", "qr", "random_shuffle", "randperm", "slots", "svd", "workspace_of"]
+           "jacobi_item", "jacobi_slots", "lapack_status", "layout_bytes", "lu_copy", "matrix_inverse", "matrix_solve",
+           "multinomial", "offsets", "qr", "random_shuffle", "randperm", "slots", "svd", "workspace_of"]

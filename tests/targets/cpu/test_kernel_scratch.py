@@ -78,6 +78,29 @@ def test_the_kernel_allocates_nothing_and_carves_what_the_op_declares(name):
             assert f"*restrict {part} = " in body and f"(ob_ws + {at});" in body
 
 
+LAPACK_SPECS = [("Cholesky", {}, [TensorType((2, 4, 4), F32)]), ("Geqrf", {}, [TensorType((5, 3), F64)]),
+                ("Orgqr", {}, [TensorType((5, 3), F64), TensorType((3,), F64)]),
+                ("CholeskyInverse", {}, [TensorType((4, 4), F32)]),
+                ("CholeskySolve", {}, [TensorType((4, 2), F64), TensorType((4, 4), F64)]),
+                ("MatrixTriangularSolve", {}, [TensorType((4, 4), F32), TensorType((4, 3), F32)])]
+
+
+LAPACK = ["inverse", "det", "slogdet", "qr", "svd gesdd", "solve", "eig", "eigvals"]
+
+
+@pytest.mark.parametrize("case", LAPACK + LAPACK_SPECS, ids=LAPACK + [s[0] for s in LAPACK_SPECS])
+def test_every_lapacke_call_reports_its_own_allocation_failures(case):
+    """LAPACKE allocates its row-major copies and work arrays itself: the codes of such a failure are reported
+    through the status words (the op declares a status), not turned into NaN results."""
+    spec = _spec(case) if isinstance(case, str) else get(case[0]).spec(case[1], case[2])
+    body = emit(spec)
+    item = "m" if spec.op in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky") else "t"
+    check = f"if (info == -1010 || info == -1011) {{ ob_fail(ob_status, {item}, info); return; }}"
+    assert check in body and get(spec.op).status is not None and not ALLOC.search(body)
+    error = get(spec.op).status_error(spec.attrs, spec.inputs, [1, 2, -1010])
+    assert isinstance(error, MemoryError) and "LAPACK could not allocate its work arrays for matrix 2" in str(error)
+
+
 def test_small_and_empty_shapes_need_no_workspace():
     pool = get("MaxPool").spec(POOL_WIDE, [TensorType((1, 3, 48, 48), F32)])  # buffers on the stack
     assert get("MaxPool").workspace_bytes(pool.attrs, pool.inputs, pool.outputs) == 0 and "ob_ws" not in emit(pool)
@@ -205,12 +228,19 @@ def vm():
             return int(line.split()[1]) * 1024
 
 graph = ms.jit(lambda t: ops.fft(t * 2.0))
-first, g_first = ops.fft(x).asnumpy(), graph(x).asnumpy()  # every kernel built and loaded: no compiler below
+n = 1536  # LAPACKE's transposed copy of one matrix (8 * n * n bytes), allocated inside it
+m = Tensor(np.random.default_rng(1).standard_normal((n, n)) + n * np.eye(n))
+inv = ms.jit(lambda t: ops.inverse(t) * 2.0)
+# Every kernel built and loaded first: no compiler runs under the limit.
+first, g_first = ops.fft(x).asnumpy(), graph(x).asnumpy()
+m_first, m_graph = ops.inverse(m).asnumpy(), inv(m).asnumpy()
 before = files()
 soft, hard = resource.getrlimit(resource.RLIMIT_AS)
 report = {}
-for name, call, room in (("pynative", lambda: ops.fft(x), 32 * L), ("graph", lambda: graph(x), 16 * L)):
-    # Room for what Python allocates for the call (outputs, workspace), not for pocketfft's plan and scratch.
+# Room for what Python allocates for the call (PyNative's outputs and workspace; a graph's arena exists already),
+# not for what the library allocates inside the kernel.
+for name, call, room in (("pynative", lambda: ops.fft(x), 32 * L), ("graph", lambda: graph(x), 0),
+                         ("lapack", lambda: ops.inverse(m), 8 * n * n), ("lapack graph", lambda: inv(m), 0)):
     resource.setrlimit(resource.RLIMIT_AS, (vm() + room + (8 << 20), hard))
     try:
         call()
@@ -219,20 +249,24 @@ for name, call, room in (("pynative", lambda: ops.fft(x), 32 * L), ("graph", lam
         report[name] = [str(e), isinstance(e, MemoryError), e.value, e.position]
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-report["same"] = bool(np.array_equal(ops.fft(x).asnumpy(), first) and np.array_equal(graph(x).asnumpy(), g_first))
+report["same"] = bool(np.array_equal(ops.inverse(m).asnumpy(), m_first) and np.array_equal(inv(m).asnumpy(), m_graph)
+                      and np.array_equal(ops.fft(x).asnumpy(), first) and np.array_equal(graph(x).asnumpy(), g_first))
 report["cache_intact"] = files() == before
 print(json.dumps(report))
 """
 
 
 @pytest.mark.slow
-def test_fft_out_of_memory_raises_a_clear_error_and_leaves_the_cache_intact(tmp_path):
+def test_allocations_no_plan_can_size_raise_a_clear_error_and_leave_the_cache_intact(tmp_path):
+    """pocketfft's plan (FFTN) and LAPACKE's row-major copy (MatrixInverse) failing under RLIMIT_AS: a
+    KernelMemoryError naming what failed, in PyNative and in a graph, nothing built or rewritten in the cache,
+    and the next call right."""
     script = tmp_path / "oom.py"
     script.write_text(OOM)
     # Large blocks straight from mmap and back on free (no heap kept from the first call), one thread (no
     # thread stacks to map under the limit).
     proc = run_python(str(script), env={"OPBUILD_CACHE_PATH": str(tmp_path / "cache"), "OMP_NUM_THREADS": "1",
-                                        "MALLOC_MMAP_THRESHOLD_": "65536"})
+                                        "OPENBLAS_NUM_THREADS": "1", "MALLOC_MMAP_THRESHOLD_": "65536"})
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     for mode in ("pynative", "graph"):
         assert report[mode] is not None, (mode, proc.stdout, proc.stderr)
@@ -240,4 +274,10 @@ def test_fft_out_of_memory_raises_a_clear_error_and_leaves_the_cache_intact(tmp_
         assert is_memory_error and value == 1 << 21 and position == 0
         assert message.startswith("For 'FFTN', could not allocate scratch memory for the length-2097152 transform "
                                   "along axis 0")
+    for mode in ("lapack", "lapack graph"):
+        assert report[mode] is not None, (mode, proc.stdout, proc.stderr)
+        message, is_memory_error, value, position = report[mode]
+        assert is_memory_error and value == 0 and position == -1011
+        assert message.startswith("For 'MatrixInverse', LAPACK could not allocate the row-major copy of matrix 0 of "
+                                  "the batch (1536x1536, LAPACKE error -1011)")
     assert report["same"] and report["cache_intact"]

@@ -45,6 +45,13 @@ def _batch(shape: tuple[int, ...]) -> int:
     return n
 
 
+def oom(item: str, info: str = "info") -> str:
+    """C reporting LAPACKE's own allocation failures for batch item ``item`` (its row-major copies and work
+    arrays, sized inside it: LAPACK_WORK_MEMORY_ERROR, LAPACK_TRANSPOSE_MEMORY_ERROR) through the status words
+    (ops/scratch_plan.py ``lapack_status``), instead of NaN results that look computed."""
+    return f"if ({info} == -1010 || {info} == -1011) {{ ob_fail(ob_status, {item}, {info}); return; }}"
+
+
 def _nan_fill(ptr: str, count: str, ct: str) -> str:
     return f"for (int64_t e = 0; e < {count}; e++) {ptr}[e] = ({ct})NAN;"
 
@@ -67,6 +74,7 @@ def _inverse(k: KernelSpec) -> str:
         copy,
         f"OB_BLAS_INT info = OB_LAPACKE({p}getrf)({_ROW_MAJOR}, n, n, a, n, ipiv);",
         f"if (info == 0) info = OB_LAPACKE({p}getri)({_ROW_MAJOR}, n, a, n, ipiv);",
+        oom("m"),
         "if (info != 0) { " + _nan_fill("a", "n * n", ct) + " }",
         "}"])
 
@@ -88,6 +96,7 @@ def _det(k: KernelSpec) -> str:
         "memcpy(a, in0 + m * n * n, n * n * sizeof(*a));",
         # info > 0 is an exact zero pivot: the product of the diagonal is then 0, the determinant.
         f"OB_BLAS_INT info = OB_LAPACKE({p}getrf)({_ROW_MAJOR}, n, n, a, n, ipiv);",
+        oom("m"),
         "double d = 1.0;",
         "for (int64_t i = 0; i < n; i++) { d *= a[i * n + i]; if (ipiv[i] != i + 1) d = -d; }",
         f"out0[m] = info < 0 ? ({ct})NAN : ({ct})d;",
@@ -111,7 +120,8 @@ def _cholesky(k: KernelSpec) -> str:
         f"const {ct} *src = in0 + m * n * n; {ct} *a = out0 + m * n * n;",
         f"for (int64_t i = 0; i < n; i++) for (int64_t j = 0; j < n; j++) a[i * n + j] = ({keep}) ? "
         f"src[i * n + j] : ({ct})0;",
-        f"if (OB_LAPACKE({p}potrf)({_ROW_MAJOR}, {uplo}, n, a, n) != 0) {{ " + _nan_fill("a", "n * n", ct) + " }",
+        f"OB_BLAS_INT info = OB_LAPACKE({p}potrf)({_ROW_MAJOR}, {uplo}, n, a, n);", oom("m"),
+        "if (info != 0) { " + _nan_fill("a", "n * n", ct) + " }",
         "}"])
 
 
@@ -141,6 +151,7 @@ def _qr(k: KernelSpec) -> str:
         f"for (int64_t i = 0; i < m; i++) for (int64_t j = 0; j < qc; j++) q[i * qc + j] = j < n ? a[i * n + j] "
         f": ({ct})0;",
         f"if (info == 0) info = OB_LAPACKE({p}orgqr)({_ROW_MAJOR}, m, qc, kk, q, qc, tau);",
+        oom("t"),
         "if (info != 0) { " + _nan_fill("q", "m * qc", ct) + " " + _nan_fill("r", "qc * n", ct) + " }",
         "}"])
 
@@ -174,6 +185,7 @@ def _svd(k: KernelSpec) -> str:
         f"{ct} *s = out0 + t * kk; {ct} *u = out1 + t * m * uc; {ct} *v = out2 + t * n * vc;",
         "memcpy(a, in0 + t * m * n, m * n * sizeof(*a));",
         f"OB_BLAS_INT info = OB_LAPACKE({p}gesdd)({_ROW_MAJOR}, {jobz}, m, n, a, n, s, u, uc, vt, n);",
+        oom("t"),
         # gesdd gives v's transpose (vc x n); MindSpore returns v itself (n x vc).
         "for (int64_t i = 0; i < n; i++) for (int64_t j = 0; j < vc; j++) v[i * vc + j] = vt[j * n + i];",
         "if (info != 0) { " + " ".join(_nan_fill(v, c, ct) for v, c in
@@ -196,7 +208,8 @@ def _solve_in_place(k: KernelSpec, rhs_in: int, routine: str, args: str) -> str:
         f"for (int64_t t = 0; t < {_batch(rhs.shape)}; t++) {{",
         f"{ct} *y = out0 + t * n * c;",
         f"memcpy(y, in{rhs_in} + t * n * c, n * c * sizeof(*y));",
-        f"if (OB_LAPACKE({p}{routine})({_ROW_MAJOR}, {args}, y, c) != 0) {{ " + _nan_fill("y", "n * c", ct) + " }",
+        f"OB_BLAS_INT info = OB_LAPACKE({p}{routine})({_ROW_MAJOR}, {args}, y, c);", oom("t"),
+        "if (info != 0) { " + _nan_fill("y", "n * c", ct) + " }",
         "}"])
 
 
@@ -232,6 +245,7 @@ def _matrix_solve(k: KernelSpec) -> str:
         f"const {ct} *src = in0 + t * n * n; {ct} *y = out0 + t * n * c;",
         copy,
         "memcpy(y, in1 + t * n * c, n * c * sizeof(*y));",
-        f"if (OB_LAPACKE({p}gesv)({_ROW_MAJOR}, n, c, a, n, ipiv, y, c) != 0) {{ "
+        f"OB_BLAS_INT info = OB_LAPACKE({p}gesv)({_ROW_MAJOR}, n, c, a, n, ipiv, y, c);", oom("t"),
+        "if (info != 0) { "
         + _nan_fill("y", "n * c", ct) + " }",
         "}"])

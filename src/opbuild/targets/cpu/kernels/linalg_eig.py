@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ....core.ir import KernelSpec
 from ....ops import scratch_plan as S
-from .linalg import _ROW_MAJOR, _batch, _t
+from .linalg import _ROW_MAJOR, _batch, _t, oom
 from .registry import emits
 from .scratch import carve
 
@@ -30,6 +30,7 @@ def _eig(k: KernelSpec) -> str:
         "memcpy(a, in0 + t * n * n, n * n * sizeof(*a));",
         f"OB_BLAS_INT info = OB_LAPACKE({p}geev)({_ROW_MAJOR}, 'N', '{'V' if vec else 'N'}', n, a, n, wr, wi, NULL, 1, "
         "vr, n);",
+        oom("t"),
         "if (info != 0) {",
         f"for (int64_t i = 0; i < n; i++) w[i] = __builtin_complex(({ct})NAN, ({ct})NAN);",
     ]
