@@ -33,6 +33,16 @@ class KernelInputError(OpbuildError, RuntimeError, IndexError):
         super().__init__(f"For '{op}', {message}")
 
 
+class KernelMemoryError(OpbuildError, MemoryError):
+    """A kernel could not allocate scratch memory that is not a planned workspace (a library's own, sized inside
+    it: pocketfft's plans), reported through its status words and raised after the call like
+    :class:`KernelInputError`; the kernel stores nothing as if it had computed it."""
+
+    def __init__(self, op: str, message: str, value: int, position: int):
+        self.op, self.value, self.position = op, value, position
+        super().__init__(f"For '{op}', {message}")
+
+
 class CompilerNotFoundError(OpbuildError, RuntimeError):
     """No usable C compiler was found."""
 

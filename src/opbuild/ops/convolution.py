@@ -29,8 +29,10 @@ from ..core.dtypes import ALL_FLOATS, FLOATS, HALFS
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from .conv_plan import HALF_CONV, choose, conv_workspace, nothing_to_compute
+from .pool_plan import pool_layout
 from .primitive import Primitive, defop
 from .registry import same_dtype
+from .scratch_plan import workspace_of
 
 # ---- attribute parsing ----------------------------------------------------------------------------
 
@@ -338,7 +340,8 @@ class _Pool(Primitive):
 
 
 @defop(infer=_pool_infer("MaxPool", MAX_POOL_DTYPES), reference=_pool_ref(False),
-       normalize=_pool_normalize("MaxPool", False), n_inputs=1)
+       normalize=_pool_normalize("MaxPool", False), n_inputs=1,
+       workspace=workspace_of(pool_layout(False)))
 class MaxPool(_Pool):
     """``MaxPool(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0, ceil_mode=False)(x)``:
     2-D max pooling of ``x`` (N, C, H, W): float16, bfloat16, float32, float64, int8 or uint8 (ONNX's
@@ -350,7 +353,8 @@ class MaxPool(_Pool):
 
 
 @defop(infer=_pool_infer("AvgPool", AVG_POOL_DTYPES), reference=_pool_ref(True),
-       normalize=_pool_normalize("AvgPool", True), n_inputs=1)
+       normalize=_pool_normalize("AvgPool", True), n_inputs=1,
+       workspace=workspace_of(pool_layout(True)))
 class AvgPool(_Pool):
     """``AvgPool(kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0, ceil_mode=False,
     count_include_pad=True)(x)``: 2-D average pooling of ``x`` (N, C, H, W), float16/bfloat16/float32/float64

@@ -18,6 +18,7 @@ from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import Tensor
 from . import gradlib as G
+from . import scratch_plan as S
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, same_dtype
 from .svd_jacobi import svd_reference
@@ -84,7 +85,8 @@ def _inverse_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
 
 
 @defop(infer=_square_infer("MatrixInverse"), reference=_inverse_ref,
-       normalize=_normalizer("MatrixInverse", adjoint=False), n_inputs=1)
+       normalize=_normalizer("MatrixInverse", adjoint=False), n_inputs=1,
+       workspace=S.workspace_of(S.matrix_inverse), status=S.lapack_status("MatrixInverse"))
 class MatrixInverse(Primitive):
     """``MatrixInverse(adjoint=False)(x)``: the inverse of each square matrix of ``x`` (of its transpose when
     ``adjoint``), float32 or float64."""
@@ -100,7 +102,8 @@ def _det_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
 
 
 @defop(infer=_det_infer, reference=lambda attrs, x: np.asarray(np.linalg.det(x.astype(np.float64)), x.dtype),
-       normalize=_normalizer("MatrixDeterminant"), n_inputs=1)
+       normalize=_normalizer("MatrixDeterminant"), n_inputs=1, workspace=S.workspace_of(S.lu_copy),
+       status=S.lapack_status("MatrixDeterminant"))
 class MatrixDeterminant(Primitive):
     """``MatrixDeterminant()(x)``: the determinant of each square matrix of ``x``, shape ``x.shape[:-2]``."""
 
@@ -111,7 +114,7 @@ def _cholesky_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
 
 
 @defop(infer=_square_infer("Cholesky"), reference=_cholesky_ref, normalize=_normalizer("Cholesky", upper=False),
-       n_inputs=1)
+       n_inputs=1, status=S.lapack_status("Cholesky"))
 class Cholesky(Primitive):
     """``Cholesky(upper=False)(x)``: the Cholesky factor of each symmetric positive-definite matrix, lower
     triangular (``x = L @ L.T``) or upper (``x = U.T @ U``); only the chosen triangle of ``x`` is read."""
@@ -134,7 +137,7 @@ def _qr_ref(attrs: dict, x: np.ndarray):
 
 
 @defop(infer=_qr_infer, reference=_qr_ref, normalize=_normalizer("Qr", full_matrices=False), n_inputs=1,
-       multi_output=True)
+       multi_output=True, workspace=S.workspace_of(S.qr), status=S.lapack_status("Qr"))
 class Qr(Primitive):
     """``Qr(full_matrices=False)(x) -> (q, r)``: Householder QR of each m x n matrix; ``q`` is m x k and ``r``
     k x n with k = min(m, n), or m x m and m x n when ``full_matrices``."""
@@ -160,7 +163,7 @@ def _svd_ref(attrs: dict, x: np.ndarray):
 
 
 @defop(infer=_svd_infer, reference=_svd_ref, normalize=_normalizer("Svd", full_matrices=False, compute_uv=True),
-       n_inputs=1, multi_output=True)
+       n_inputs=1, multi_output=True, workspace=S.workspace_of(S.svd), status=S.lapack_status("Svd"))
 class Svd(Primitive):
     """``Svd(full_matrices=False, compute_uv=True)(x) -> (s, u, v)``: ``x = u @ diag(s) @ v.T`` with the
     singular values ``s`` in descending order (``v``, not its transpose, as MindSpore returns it)."""
@@ -190,7 +193,7 @@ def _cholesky_solve_ref(attrs: dict, b: np.ndarray, c: np.ndarray) -> np.ndarray
 
 
 @defop(infer=_solve_infer("CholeskySolve"), reference=_cholesky_solve_ref,
-       normalize=_normalizer("CholeskySolve", upper=False), n_inputs=2)
+       normalize=_normalizer("CholeskySolve", upper=False), n_inputs=2, status=S.lapack_status("CholeskySolve"))
 class CholeskySolve(Primitive):
     """``CholeskySolve(upper=False)(x1, x2)``: solves ``A @ y = x1`` given ``x2``, the Cholesky factor of
     ``A`` (lower, or upper when ``upper``)."""
@@ -207,7 +210,8 @@ def _triangular_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @defop(infer=_solve_infer("MatrixTriangularSolve"), reference=_triangular_ref,
-       normalize=_normalizer("MatrixTriangularSolve", lower=True, adjoint=False), n_inputs=2)
+       normalize=_normalizer("MatrixTriangularSolve", lower=True, adjoint=False), n_inputs=2,
+       status=S.lapack_status("MatrixTriangularSolve"))
 class MatrixTriangularSolve(Primitive):
     """``MatrixTriangularSolve(lower=True, adjoint=False)(matrix, rhs)``: solves ``T @ y = rhs`` (or
     ``T.T @ y = rhs`` when ``adjoint``), ``T`` the lower (or upper) triangle of ``matrix``."""
@@ -224,7 +228,8 @@ def _matrix_solve_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @defop(infer=_solve_infer("MatrixSolve"), reference=_matrix_solve_ref,
-       normalize=_normalizer("MatrixSolve", adjoint=False), n_inputs=2)
+       normalize=_normalizer("MatrixSolve", adjoint=False), n_inputs=2,
+       workspace=S.workspace_of(S.matrix_solve), status=S.lapack_status("MatrixSolve"))
 class MatrixSolve(Primitive):
     """``MatrixSolve(adjoint=False)(matrix, rhs)``: solves ``matrix @ y = rhs`` (``matrix.T @ y = rhs`` when
     ``adjoint``) by LU with partial pivoting; a singular matrix gives NaN."""

@@ -20,6 +20,7 @@ import numpy as np
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from . import gradlib as G
+from . import scratch_plan as S
 from .linalg import LAPACK_FLOATS, _matrix, _mm, _mT, _normalizer
 from .primitive import Primitive, apply, defop
 from .registry import allow_complex, grad_rule, same_dtype
@@ -63,7 +64,7 @@ def _eig_ref(attrs: dict, x: np.ndarray):
 
 
 @defop(infer=_eig_infer, reference=_eig_ref, normalize=_normalizer("Eig", compute_v=False), n_inputs=1,
-       multi_output=True)
+       multi_output=True, workspace=S.workspace_of(S.eig), status=S.lapack_status("Eig"))
 class Eig(Primitive):
     """``Eig(compute_v=False)(x) -> (eigen_values, eigen_vectors)``: the complex eigenvalues of each square
     real matrix, by increasing magnitude, and (``compute_v``) the unit eigenvectors in the columns (else a 0-D

@@ -11,6 +11,7 @@ import numpy as np
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from . import gradlib as G
+from . import scratch_plan as S
 from .linalg import LAPACK_FLOATS, _matrix, _mm, _mT, _normalizer, _square_infer, _tri_mask
 from .primitive import Primitive, apply, defop
 from .registry import grad_rule, same_dtype
@@ -28,7 +29,7 @@ def _slogdet_ref(attrs: dict, x: np.ndarray):
 
 
 @defop(infer=_slogdet_infer, reference=_slogdet_ref, normalize=_normalizer("LogMatrixDeterminant"), n_inputs=1,
-       multi_output=True)
+       multi_output=True, workspace=S.workspace_of(S.lu_copy), status=S.lapack_status("LogMatrixDeterminant"))
 class LogMatrixDeterminant(Primitive):
     """``LogMatrixDeterminant()(x) -> (sign, log_abs_det)``: the sign (1, -1, or 0 for a singular matrix) and
     the log of the absolute determinant (-inf when singular) of each square matrix."""
@@ -69,7 +70,8 @@ def _geqrf_ref(attrs: dict, x: np.ndarray):
     return y.astype(x.dtype), tau.astype(x.dtype)
 
 
-@defop(infer=_geqrf_infer, reference=_geqrf_ref, normalize=_normalizer("Geqrf"), n_inputs=1, multi_output=True)
+@defop(infer=_geqrf_infer, reference=_geqrf_ref, normalize=_normalizer("Geqrf"), n_inputs=1, multi_output=True,
+       status=S.lapack_status("Geqrf"))
 class Geqrf(Primitive):
     """``Geqrf()(x) -> (y, tau)``: LAPACK's QR in compact form: ``r`` on and above the diagonal of ``y``, the
     Householder vectors below it, their scales in ``tau``."""
@@ -97,7 +99,8 @@ def _orgqr_ref(attrs: dict, x: np.ndarray, tau: np.ndarray) -> np.ndarray:
     return out.astype(x.dtype)
 
 
-@defop(infer=_orgqr_infer, reference=_orgqr_ref, normalize=_normalizer("Orgqr"), n_inputs=2)
+@defop(infer=_orgqr_infer, reference=_orgqr_ref, normalize=_normalizer("Orgqr"), n_inputs=2,
+       status=S.lapack_status("Orgqr"))
 class Orgqr(Primitive):
     """``Orgqr()(x, tau)``: the first n columns of the product of the Householder reflectors that
     :class:`Geqrf` returns (``x`` m x n, n <= m)."""
@@ -111,7 +114,7 @@ def _cholesky_inverse_ref(attrs: dict, x: np.ndarray) -> np.ndarray:
 
 
 @defop(infer=_square_infer("CholeskyInverse"), reference=_cholesky_inverse_ref,
-       normalize=_normalizer("CholeskyInverse", upper=False), n_inputs=1)
+       normalize=_normalizer("CholeskyInverse", upper=False), n_inputs=1, status=S.lapack_status("CholeskyInverse"))
 class CholeskyInverse(Primitive):
     """``CholeskyInverse(upper=False)(x)``: the inverse of ``A = L @ L.T`` (``U.T @ U`` when ``upper``) given
     its Cholesky factor ``x``."""

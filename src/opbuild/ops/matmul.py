@@ -17,6 +17,7 @@ from ..core.ir import TensorType
 from ..core.tensor import as_tensor
 from .primitive import Primitive, apply, defop
 from .registry import same_dtype
+from .scratch_plan import half_product, workspace_of
 
 # float16/bfloat16 products: inputs converted to float32, float32 BLAS gemm, the result rounded once on store.
 # The strategy is the ``half_gemm`` attribute of the descriptor (normalize), so a later native float16/bfloat16
@@ -84,7 +85,7 @@ def _matmul_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @defop(infer=_matmul_infer, reference=_matmul_ref, normalize=_transpose_normalize("MatMul"),
-       n_inputs=2)
+       n_inputs=2, workspace=workspace_of(half_product))
 class MatMul(Primitive):
     """``MatMul(transpose_a=False, transpose_b=False)(a, b)``: the product of two 2-D tensors, optionally
     transposing either first. float32/float64 use OpenBLAS gemm; int32/int64 a plain loop."""
@@ -130,7 +131,7 @@ def _batch_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @defop(infer=_batch_infer, reference=_batch_ref, normalize=_transpose_normalize("BatchMatMul"),
-       n_inputs=2)
+       n_inputs=2, workspace=workspace_of(half_product))
 class BatchMatMul(Primitive):
     """``BatchMatMul(transpose_a=False, transpose_b=False)(a, b)``: batched matrix product over the last two
     dims with NumPy broadcasting of the leading (batch) dims; 1-D operands follow ``np.matmul``. This is

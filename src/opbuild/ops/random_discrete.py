@@ -17,6 +17,7 @@ import numpy as np
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import Tensor
+from . import scratch_plan as S
 from .primitive import Primitive, apply, defop
 from .random_sample import draw, new_state, state_seed, uniforms
 from .registry import no_grad
@@ -80,7 +81,8 @@ def _multinomial_ref(attrs: dict, state: np.ndarray, x: np.ndarray) -> np.ndarra
     return out.reshape((*x.shape[:-1], k)).astype(attrs["dtype"])
 
 
-@defop(infer=_multinomial_infer, reference=_multinomial_ref, normalize=_multinomial_normalize, n_inputs=2)
+@defop(infer=_multinomial_infer, reference=_multinomial_ref, normalize=_multinomial_normalize, n_inputs=2,
+       workspace=S.workspace_of(S.multinomial))
 class Multinomial(Primitive):
     """``Multinomial(seed=0, seed2=0, dtype=int32)(x, num_samples)``: ``num_samples`` category indices per row
     of ``x`` (1-D or 2-D non-negative weights, not necessarily normalised), drawn with replacement."""
@@ -112,7 +114,7 @@ def _shuffle_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
 
 
 @defop(infer=_shuffle_infer, reference=lambda attrs, state, x: x if x.ndim == 0 else x[fisher_yates(state, len(x))],
-       n_inputs=2)
+       n_inputs=2, workspace=S.workspace_of(S.random_shuffle))
 class RandomShuffle(Primitive):
     """``RandomShuffle(seed=0, seed2=0)(x)``: ``x`` with its first axis randomly permuted."""
 
@@ -138,7 +140,7 @@ def _randperm_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType((attrs["n"],), attrs["dtype"])]
 
 
-@defop(infer=_randperm_infer, normalize=_randperm_normalize, n_inputs=1,
+@defop(infer=_randperm_infer, normalize=_randperm_normalize, n_inputs=1, workspace=S.workspace_of(S.randperm),
        reference=lambda attrs, state: fisher_yates(state, attrs["n"]).astype(attrs["dtype"]))
 class RandpermV2(Primitive):
     """``RandpermV2(seed=0, offset=0, dtype=int64)(n)``: a random permutation of ``range(n)``, a pure function

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import KernelInputError, ShapeError
+from ..core.errors import KernelInputError, OpbuildError, ShapeError
 from ..core.ir import KernelSpec, TensorType
 
 InferFn = Callable[[dict, Sequence[TensorType]], list[TensorType]]
@@ -41,8 +41,9 @@ HostFn = Callable[[dict, Sequence[np.ndarray], Sequence[np.ndarray]], None]
 # Bytes of scratch memory a kernel of these (normalized) attrs and input/output types needs (OpDef.workspace).
 WorkspaceFn = Callable[[dict, Sequence[TensorType], Sequence[TensorType]], int]
 # What a kernel's status report means (OpDef.status): (attrs, input types, value, position) -> the message of
-# the error raised for it, e.g. "input_indices[3] = 7 is out of range [-5, 5) ...".
-StatusFn = Callable[[dict, Sequence[TensorType], int, int], str]
+# the error raised for it, e.g. "input_indices[3] = 7 is out of range [-5, 5) ..." (a KernelInputError), or
+# the error itself (a KernelMemoryError for scratch memory a kernel could not allocate).
+StatusFn = Callable[[dict, Sequence[TensorType], int, int], str | OpbuildError]
 #: int64 words of a kernel's status: flag (0: nothing to report), value, position.
 STATUS_WORDS = 3
 
@@ -126,11 +127,13 @@ class OpDef:
         pointer is passed)."""
         return int(self.workspace(attrs, ins, outs)) if self.workspace is not None else 0
 
-    def status_error(self, attrs: dict, ins: Sequence[TensorType], words: Sequence[int]) -> KernelInputError:
+    def status_error(self, attrs: dict, ins: Sequence[TensorType], words: Sequence[int]) -> OpbuildError:
         """The error a kernel's status report ``words`` (flag, value, position) stands for."""
         value, position = int(words[1]), int(words[2])
         message = self.status(attrs, ins, value, position) if self.status is not None else \
             f"the kernel reported value {value} at position {position}"
+        if isinstance(message, OpbuildError):
+            return message
         return KernelInputError(self.name, message, value, position)
 
     def check_arity(self, in_types: Sequence[TensorType]) -> None:

@@ -25,8 +25,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.dtypes import ALL_FLOATS, COMPLEX, SIGNED_INTS, UNSIGNED_INTS, complex_of, real_of
-from ..core.errors import ShapeError
+from ..core.errors import KernelMemoryError, ShapeError
 from ..core.ir import TensorType
+from . import scratch_plan as S
 from .primitive import declare
 from .registry import OpDef, allow_complex
 
@@ -118,6 +119,14 @@ def reference(attrs: dict, x: np.ndarray) -> np.ndarray:
 
 # Not exported: MindSpore's FFT primitives are internal; users call the functions (ops/api/fft.py).
 PRIMITIVES: dict = {}
-PRIMITIVE = declare(OpDef(OP, _infer, reference, normalize=_normalize, n_inputs=1),
+def _status(attrs: dict, ins: Sequence[TensorType], length: int, axis: int) -> KernelMemoryError:
+    """The kernel's report: pocketfft could not allocate the plan or scratch of axis ``axis``'s transform."""
+    return KernelMemoryError(OP, f"could not allocate scratch memory for the length-{length} transform along axis "
+                                 f"{axis} (pocketfft's plan and work arrays, a few times {16 * length} bytes): free "
+                                 "memory or transform a shorter signal", length, axis)
+
+
+PRIMITIVE = declare(OpDef(OP, _infer, reference, normalize=_normalize, n_inputs=1,
+                          workspace=S.workspace_of(S.fftn), status=_status),
                     "FFTN(x): the discrete Fourier transform over ``dims`` (the FFT functions' one primitive).")
 allow_complex(OP)

@@ -1,8 +1,8 @@
 """C text of the Jacobi SVD (Eigen's JacobiSVD with its column-pivoting QR preconditioner, the steps
 ops/svd_jacobi.py states and checks against MindSpore's recorded outputs), shared by the two targets: the CPU's
-Svd kernel for fewer than 16 columns (targets/cpu/kernels/svd_jacobi.py, work arrays malloc'd per matrix) and
-the GPU's (targets/cuda/kernels/linalg_svd.py, work arrays in a block's shared memory). Plain C statements on
-arrays the caller declares, in the input's precision; no target's code is imported here."""
+Svd kernel for fewer than 16 columns (targets/cpu/kernels/svd_jacobi.py, work arrays in a thread's slot of the
+kernel's workspace) and the GPU's (targets/cuda/kernels/linalg_svd.py, work arrays in a block's shared memory).
+Plain C statements on arrays the caller declares, in the input's precision; no target's code is imported here."""
 
 from __future__ import annotations
 
@@ -70,7 +70,8 @@ def jacobi_constants(k: KernelSpec) -> str:
 def jacobi_steps(k: KernelSpec) -> str:
     """C computing matrix ``t`` of the batch into the outputs: the work arrays ``xs`` (m x n), ``w`` (kk x kk + 1),
     ``uu`` (m x m), ``vv`` (n x n), ``qa`` (max x min + 1), ``qq`` (max x max) declared by the caller (the CPU
-    mallocs them per matrix; the GPU target puts them in shared memory), with :func:`jacobi_constants`."""
+    carves them from the thread's slot of its workspace; the GPU target puts them in shared memory), with
+    :func:`jacobi_constants`."""
     x = k.inputs[0]
     m, n = x.shape[-2:]
     kk = min(m, n)

@@ -5,8 +5,8 @@ tall ones folded row by row, bands that split a plane evenly and unevenly (a par
 widths below one vector and odd ones, strides 1, 2 and 3 (no phase split, two and three phase rows),
 kernels narrower than their stride, input columns no window reaches, right padding past the input,
 ``ceil_mode``'s overhanging windows, kernels wider than the unrolled taps, rows whose buffers go to the
-heap, and the max whose domain is the output itself. A max is an element of its window, so it must be
-exact (NaN where NumPy's ``maximum`` gives NaN, padding never winning); an average must equal, bit for bit,
+kernel's workspace, and the max whose domain is the output itself. A max is an element of its window, so it
+must be exact (NaN where NumPy's ``maximum`` gives NaN, padding never winning); an average must equal, bit for bit,
 a float32 reference that adds the window's rows and then its columns in order (the kernel's order) and
 divides by the counted positions.
 GlobalAvgPool is checked on plane sizes around its vector and multi-accumulator boundaries.
@@ -192,8 +192,10 @@ def test_the_cases_cover_every_band_path():
     assert "if (h1 - hs == 3)" in code("resnet stem pool")  # full windows fold their rows in registers
     assert "if (h1 - hs ==" not in code("tall kernel, row by row")
     assert CASES["tall kernel, row by row"][1][0] > UNROLL_TAPS
-    assert "malloc(" in code("rows past the stack buffers") and "free(ob_buf);" in code("rows past the stack buffers")
-    assert "malloc(" not in code("resnet stem pool")
+    # Rows past the stack: each thread's buffers are its slot of the planned workspace, never a malloc.
+    wide = code("rows past the stack buffers")
+    assert "ob_ws + ob_slot *" in wide and "? omp_get_max_threads() : 2)" in wide and "alloc(" not in wide
+    assert "alloc(" not in code("resnet stem pool") and "ob_ws" not in code("resnet stem pool")
     g, _, _ = geometry("kernel narrower than stride")
     assert g["owp"] == _out_size(31, 1, 3, 0, 0, False) and "ph1[" not in code("kernel narrower than stride")
 

@@ -37,8 +37,10 @@ def _read(name: str) -> str:
 # The driver: ``w`` is a row-major array of ``rank`` dims (``shape``) of interleaved complex doubles; each axis
 # in ``axes`` (``naxes`` of them) is transformed in place, line by line (a line gathered into a contiguous
 # buffer, transformed, scattered back). Lines are independent, so OpenMP splits them; pocketfft keeps no
-# global state and allocates its scratch per call, so one plan serves every thread. Returns 0, or -1 when
-# memory ran out (the kernel then writes NaN).
+# global state and allocates its scratch per call, so one plan serves every thread. Those allocations (the
+# plan, pocketfft's per-call scratch, each thread's line buffer) are the library's and sized inside it, so they
+# cannot be planned workspaces: each is checked, and ``ob_fft_run`` returns 0, or 1 + the axis whose transform
+# ran out of memory (the kernel reports it through its status words: ops/spectral.py ``FFTN``).
 _DRIVER = r"""
 static int ob_fft_axis(double *w, const int64_t *shape, int rank, int axis, int forward) {
   int64_t len = shape[axis], inner = 1, outer = 1;
@@ -68,7 +70,7 @@ static int ob_fft_axis(double *w, const int64_t *shape, int rank, int axis, int 
 
 static int ob_fft_run(double *w, const int64_t *shape, int rank, const int *axes, int naxes, int forward) {
   for (int i = 0; i < naxes; i++)
-    if (ob_fft_axis(w, shape, rank, axes[i], forward) != 0) return -1;
+    if (ob_fft_axis(w, shape, rank, axes[i], forward) != 0) return 1 + axes[i];
   return 0;
 }
 

@@ -7,8 +7,10 @@ The declarations sit inside each body (block-scope ``extern``), so the shared pr
 from __future__ import annotations
 
 from ....core.ir import KernelSpec
+from ....ops import scratch_plan as S
 from ....ops.svd_jacobi import JACOBI_MAX_COLS
 from .registry import emits
+from .scratch import carve
 from .svd_jacobi import jacobi_svd_body
 
 _ROW_MAJOR = 101
@@ -43,6 +45,13 @@ def _batch(shape: tuple[int, ...]) -> int:
     return n
 
 
+def oom(item: str, info: str = "info") -> str:
+    """C reporting LAPACKE's own allocation failures for batch item ``item`` (its row-major copies and work
+    arrays, sized inside it: LAPACK_WORK_MEMORY_ERROR, LAPACK_TRANSPOSE_MEMORY_ERROR) through the status words
+    (ops/scratch_plan.py ``lapack_status``), instead of NaN results that look computed."""
+    return f"if ({info} == -1010 || {info} == -1011) {{ ob_fail(ob_status, {item}, {info}); return; }}"
+
+
 def _nan_fill(ptr: str, count: str, ct: str) -> str:
     return f"for (int64_t e = 0; e < {count}; e++) {ptr}[e] = ({ct})NAN;"
 
@@ -59,15 +68,15 @@ def _inverse(k: KernelSpec) -> str:
     return "\n".join([
         _decl(p, ct, "getrf"), _decl(p, ct, "getri"),
         f"const int64_t n = {n};",
-        "OB_BLAS_INT *ipiv = (OB_BLAS_INT *)malloc(n * sizeof(OB_BLAS_INT));",
+        carve(S.matrix_inverse(k.attrs, k.inputs, k.outputs)),
         f"for (int64_t m = 0; m < {b}; m++) {{",
         f"const {ct} *src = in0 + m * n * n; {ct} *a = out0 + m * n * n;",
         copy,
-        f"OB_BLAS_INT info = ipiv ? OB_LAPACKE({p}getrf)({_ROW_MAJOR}, n, n, a, n, ipiv) : -1;",
+        f"OB_BLAS_INT info = OB_LAPACKE({p}getrf)({_ROW_MAJOR}, n, n, a, n, ipiv);",
         f"if (info == 0) info = OB_LAPACKE({p}getri)({_ROW_MAJOR}, n, a, n, ipiv);",
+        oom("m"),
         "if (info != 0) { " + _nan_fill("a", "n * n", ct) + " }",
-        "}",
-        "free(ipiv);"])
+        "}"])
 
 
 @emits("MatrixDeterminant", blas=True)
@@ -82,17 +91,16 @@ def _det(k: KernelSpec) -> str:
     return "\n".join([
         _decl(p, ct, "getrf"),
         f"const int64_t n = {n};",
-        "OB_BLAS_INT *ipiv = (OB_BLAS_INT *)malloc(n * sizeof(OB_BLAS_INT));",
-        f"{ct} *a = ({ct} *)malloc(n * n * sizeof({ct}));",
+        carve(S.lu_copy(k.attrs, k.inputs, k.outputs)),
         f"for (int64_t m = 0; m < {b}; m++) {{",
         "memcpy(a, in0 + m * n * n, n * n * sizeof(*a));",
         # info > 0 is an exact zero pivot: the product of the diagonal is then 0, the determinant.
-        f"OB_BLAS_INT info = (a && ipiv) ? OB_LAPACKE({p}getrf)({_ROW_MAJOR}, n, n, a, n, ipiv) : -1;",
+        f"OB_BLAS_INT info = OB_LAPACKE({p}getrf)({_ROW_MAJOR}, n, n, a, n, ipiv);",
+        oom("m"),
         "double d = 1.0;",
         "for (int64_t i = 0; i < n; i++) { d *= a[i * n + i]; if (ipiv[i] != i + 1) d = -d; }",
         f"out0[m] = info < 0 ? ({ct})NAN : ({ct})d;",
-        "}",
-        "free(a); free(ipiv);"])
+        "}"])
 
 
 @emits("Cholesky", blas=True)
@@ -112,7 +120,8 @@ def _cholesky(k: KernelSpec) -> str:
         f"const {ct} *src = in0 + m * n * n; {ct} *a = out0 + m * n * n;",
         f"for (int64_t i = 0; i < n; i++) for (int64_t j = 0; j < n; j++) a[i * n + j] = ({keep}) ? "
         f"src[i * n + j] : ({ct})0;",
-        f"if (OB_LAPACKE({p}potrf)({_ROW_MAJOR}, {uplo}, n, a, n) != 0) {{ " + _nan_fill("a", "n * n", ct) + " }",
+        f"OB_BLAS_INT info = OB_LAPACKE({p}potrf)({_ROW_MAJOR}, {uplo}, n, a, n);", oom("m"),
+        "if (info != 0) { " + _nan_fill("a", "n * n", ct) + " }",
         "}"])
 
 
@@ -132,19 +141,19 @@ def _qr(k: KernelSpec) -> str:
     return "\n".join([
         _decl(p, ct, "geqrf"), _decl(p, ct, "orgqr"),
         f"const int64_t m = {m}, n = {n}, qc = {qc}, kk = {kk};",
-        f"{ct} *a = ({ct} *)malloc(m * n * sizeof({ct})); {ct} *tau = ({ct} *)malloc(kk * sizeof({ct}));",
+        carve(S.qr(k.attrs, k.inputs, k.outputs)),
         f"for (int64_t t = 0; t < {b}; t++) {{",
         f"{ct} *q = out0 + t * m * qc; {ct} *r = out1 + t * qc * n;",
         "memcpy(a, in0 + t * m * n, m * n * sizeof(*a));",
-        f"OB_BLAS_INT info = (a && tau) ? OB_LAPACKE({p}geqrf)({_ROW_MAJOR}, m, n, a, n, tau) : -1;",
+        f"OB_BLAS_INT info = OB_LAPACKE({p}geqrf)({_ROW_MAJOR}, m, n, a, n, tau);",
         f"for (int64_t i = 0; i < qc; i++) for (int64_t j = 0; j < n; j++) r[i * n + j] = "
         f"(j >= i && i < kk) ? a[i * n + j] : ({ct})0;",
         f"for (int64_t i = 0; i < m; i++) for (int64_t j = 0; j < qc; j++) q[i * qc + j] = j < n ? a[i * n + j] "
         f": ({ct})0;",
         f"if (info == 0) info = OB_LAPACKE({p}orgqr)({_ROW_MAJOR}, m, qc, kk, q, qc, tau);",
+        oom("t"),
         "if (info != 0) { " + _nan_fill("q", "m * qc", ct) + " " + _nan_fill("r", "qc * n", ct) + " }",
-        "}",
-        "free(a); free(tau);"])
+        "}"])
 
 
 @emits("Svd", blas=True)
@@ -171,18 +180,17 @@ def _svd(k: KernelSpec) -> str:
     return "\n".join([
         _decl(p, ct, "gesdd"),
         f"const int64_t m = {m}, n = {n}, uc = {uc}, vc = {vc}, kk = {kk};",
-        f"{ct} *a = ({ct} *)malloc(m * n * sizeof({ct})); {ct} *vt = ({ct} *)malloc(vc * n * sizeof({ct}));",
+        carve(S.svd(k.attrs, k.inputs, k.outputs)),
         f"for (int64_t t = 0; t < {b}; t++) {{",
         f"{ct} *s = out0 + t * kk; {ct} *u = out1 + t * m * uc; {ct} *v = out2 + t * n * vc;",
         "memcpy(a, in0 + t * m * n, m * n * sizeof(*a));",
-        f"OB_BLAS_INT info = (a && vt) ? OB_LAPACKE({p}gesdd)({_ROW_MAJOR}, {jobz}, m, n, a, n, s, u, uc, vt, n) "
-        ": -1;",
+        f"OB_BLAS_INT info = OB_LAPACKE({p}gesdd)({_ROW_MAJOR}, {jobz}, m, n, a, n, s, u, uc, vt, n);",
+        oom("t"),
         # gesdd gives v's transpose (vc x n); MindSpore returns v itself (n x vc).
         "for (int64_t i = 0; i < n; i++) for (int64_t j = 0; j < vc; j++) v[i * vc + j] = vt[j * n + i];",
         "if (info != 0) { " + " ".join(_nan_fill(v, c, ct) for v, c in
                                        (("s", "kk"), ("u", "m * uc"), ("v", "n * vc"))) + " }",
-        "}",
-        "free(a); free(vt);"])
+        "}"])
 
 
 def _solve_in_place(k: KernelSpec, rhs_in: int, routine: str, args: str) -> str:
@@ -200,7 +208,8 @@ def _solve_in_place(k: KernelSpec, rhs_in: int, routine: str, args: str) -> str:
         f"for (int64_t t = 0; t < {_batch(rhs.shape)}; t++) {{",
         f"{ct} *y = out0 + t * n * c;",
         f"memcpy(y, in{rhs_in} + t * n * c, n * c * sizeof(*y));",
-        f"if (OB_LAPACKE({p}{routine})({_ROW_MAJOR}, {args}, y, c) != 0) {{ " + _nan_fill("y", "n * c", ct) + " }",
+        f"OB_BLAS_INT info = OB_LAPACKE({p}{routine})({_ROW_MAJOR}, {args}, y, c);", oom("t"),
+        "if (info != 0) { " + _nan_fill("y", "n * c", ct) + " }",
         "}"])
 
 
@@ -231,13 +240,12 @@ def _matrix_solve(k: KernelSpec) -> str:
     return "\n".join([
         _decl(p, ct, "gesv"),
         f"const int64_t n = {n}, c = {cols};",
-        f"{ct} *a = ({ct} *)malloc(n * n * sizeof({ct}));",
-        "OB_BLAS_INT *ipiv = (OB_BLAS_INT *)malloc(n * sizeof(OB_BLAS_INT));",
+        carve(S.matrix_solve(k.attrs, k.inputs, k.outputs)),
         f"for (int64_t t = 0; t < {b}; t++) {{",
         f"const {ct} *src = in0 + t * n * n; {ct} *y = out0 + t * n * c;",
         copy,
         "memcpy(y, in1 + t * n * c, n * c * sizeof(*y));",
-        f"if (!a || !ipiv || OB_LAPACKE({p}gesv)({_ROW_MAJOR}, n, c, a, n, ipiv, y, c) != 0) {{ "
+        f"OB_BLAS_INT info = OB_LAPACKE({p}gesv)({_ROW_MAJOR}, n, c, a, n, ipiv, y, c);", oom("t"),
+        "if (info != 0) { "
         + _nan_fill("y", "n * c", ct) + " }",
-        "}",
-        "free(a); free(ipiv);"])
+        "}"])

@@ -5,8 +5,10 @@ C99 complex numbers."""
 from __future__ import annotations
 
 from ....core.ir import KernelSpec
-from .linalg import _ROW_MAJOR, _batch, _t
+from ....ops import scratch_plan as S
+from .linalg import _ROW_MAJOR, _batch, _t, oom
 from .registry import emits
+from .scratch import carve
 
 
 @emits("Eig", blas=True)
@@ -22,16 +24,13 @@ def _eig(k: KernelSpec) -> str:
     lines = [
         f"extern {I} OB_LAPACKE({p}geev)(int, char, char, {I}, {A}, {I}, {A}, {A}, {A}, {I}, {A}, {I});",
         f"const int64_t n = {n};",
-        f"{ct} *a = ({ct} *)malloc(n * n * sizeof({ct})), *vr = ({ct} *)malloc(n * n * sizeof({ct}));",
-        f"{ct} *wr = ({ct} *)malloc(n * sizeof({ct})), *wi = ({ct} *)malloc(n * sizeof({ct}));",
-        "double *re = (double *)malloc(n * sizeof(double)), *im = (double *)malloc(n * sizeof(double));",
-        "double *vre = (double *)malloc(n * n * sizeof(double)), *vim = (double *)malloc(n * n * sizeof(double));",
-        "int ok_mem = a && vr && wr && wi && re && im && vre && vim;",
+        carve(S.eig(k.attrs, k.inputs, k.outputs)),
         f"for (int64_t t = 0; t < {b}; t++) {{",
         f"{cplx} *w = out0 + t * n;",
-        "OB_BLAS_INT info = -1;",
-        "if (ok_mem) { memcpy(a, in0 + t * n * n, n * n * sizeof(*a));",
-        f"info = OB_LAPACKE({p}geev)({_ROW_MAJOR}, 'N', '{'V' if vec else 'N'}', n, a, n, wr, wi, NULL, 1, vr, n); }}",
+        "memcpy(a, in0 + t * n * n, n * n * sizeof(*a));",
+        f"OB_BLAS_INT info = OB_LAPACKE({p}geev)({_ROW_MAJOR}, 'N', '{'V' if vec else 'N'}', n, a, n, wr, wi, NULL, 1, "
+        "vr, n);",
+        oom("t"),
         "if (info != 0) {",
         f"for (int64_t i = 0; i < n; i++) w[i] = __builtin_complex(({ct})NAN, ({ct})NAN);",
     ]
@@ -70,5 +69,4 @@ def _eig(k: KernelSpec) -> str:
     lines.append("}")
     if not vec:
         lines.append(f"out1[0] = ({cplx})0;")
-    lines.append("free(a); free(vr); free(wr); free(wi); free(re); free(im); free(vre); free(vim);")
     return "\n".join(lines)

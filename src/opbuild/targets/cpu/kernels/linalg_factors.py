@@ -4,8 +4,10 @@ Cholesky inverse by potri (which fills one triangle: the kernel mirrors it)."""
 from __future__ import annotations
 
 from ....core.ir import KernelSpec
-from .linalg import _ROW_MAJOR, _batch, _decl, _nan_fill, _t
+from ....ops import scratch_plan as S
+from .linalg import _ROW_MAJOR, _batch, _decl, _nan_fill, _t, oom
 from .registry import emits
+from .scratch import carve
 
 
 @emits("LogMatrixDeterminant", blas=True)
@@ -20,11 +22,11 @@ def _slogdet(k: KernelSpec) -> str:
     return "\n".join([
         _decl(p, ct, "getrf"),
         f"const int64_t n = {n};",
-        "OB_BLAS_INT *ipiv = (OB_BLAS_INT *)malloc(n * sizeof(OB_BLAS_INT));",
-        f"{ct} *a = ({ct} *)malloc(n * n * sizeof({ct}));",
+        carve(S.lu_copy(k.attrs, k.inputs, k.outputs)),
         f"for (int64_t m = 0; m < {b}; m++) {{",
         "memcpy(a, in0 + m * n * n, n * n * sizeof(*a));",
-        f"OB_BLAS_INT info = (a && ipiv) ? OB_LAPACKE({p}getrf)({_ROW_MAJOR}, n, n, a, n, ipiv) : -1;",
+        f"OB_BLAS_INT info = OB_LAPACKE({p}getrf)({_ROW_MAJOR}, n, n, a, n, ipiv);",
+        oom("m"),
         "double sign = 1.0, logabs = 0.0;",
         "for (int64_t i = 0; i < n; i++) {",
         "const double d = a[i * n + i];",
@@ -34,8 +36,7 @@ def _slogdet(k: KernelSpec) -> str:
         "logabs += log(fabs(d));",
         "}",
         f"out0[m] = info < 0 ? ({ct})NAN : ({ct})sign; out1[m] = info < 0 ? ({ct})NAN : ({ct})logabs;",
-        "}",
-        "free(a); free(ipiv);"])
+        "}"])
 
 
 @emits("Geqrf", blas=True)
@@ -51,7 +52,8 @@ def _geqrf(k: KernelSpec) -> str:
         f"for (int64_t t = 0; t < {b}; t++) {{",
         f"{ct} *y = out0 + t * {m * n}; {ct} *tau = out1 + t * {kk};",
         f"memcpy(y, in0 + t * {m * n}, {m * n} * sizeof(*y));",
-        f"if (OB_LAPACKE({p}geqrf)({_ROW_MAJOR}, {m}, {n}, y, {n}, tau) != 0) {{ "
+        f"OB_BLAS_INT info = OB_LAPACKE({p}geqrf)({_ROW_MAJOR}, {m}, {n}, y, {n}, tau);", oom("t"),
+        "if (info != 0) { "
         + _nan_fill("y", str(m * n), ct) + " " + _nan_fill("tau", str(kk), ct) + " }",
         "}"])
 
@@ -69,7 +71,8 @@ def _orgqr(k: KernelSpec) -> str:
         f"for (int64_t t = 0; t < {b}; t++) {{",
         f"{ct} *q = out0 + t * {m * n};",
         f"memcpy(q, in0 + t * {m * n}, {m * n} * sizeof(*q));",
-        f"if (OB_LAPACKE({p}orgqr)({_ROW_MAJOR}, {m}, {n}, {kk}, q, {n}, in1 + t * {kk}) != 0) {{ "
+        f"OB_BLAS_INT info = OB_LAPACKE({p}orgqr)({_ROW_MAJOR}, {m}, {n}, {kk}, q, {n}, in1 + t * {kk});", oom("t"),
+        "if (info != 0) { "
         + _nan_fill("q", str(m * n), ct) + " }",
         "}"])
 
@@ -91,7 +94,8 @@ def _cholesky_inverse(k: KernelSpec) -> str:
         f"const {ct} *src = in0 + t * n * n; {ct} *a = out0 + t * n * n;",
         f"for (int64_t i = 0; i < n; i++) for (int64_t j = 0; j < n; j++) a[i * n + j] = ({keep}) ? "
         f"src[i * n + j] : ({ct})0;",
-        f"if (OB_LAPACKE({p}potri)({_ROW_MAJOR}, {uplo}, n, a, n) != 0) {{ " + _nan_fill("a", "n * n", ct) + " }",
+        f"OB_BLAS_INT info = OB_LAPACKE({p}potri)({_ROW_MAJOR}, {uplo}, n, a, n);", oom("t"),
+        "if (info != 0) { " + _nan_fill("a", "n * n", ct) + " }",
         # potri writes the triangle it was given: mirror it into the other one.
         "else for (int64_t i = 0; i < n; i++) for (int64_t j = 0; j < n; j++) "
         f"if (!({keep})) a[i * n + j] = a[j * n + i];",

@@ -4,8 +4,8 @@ Float kernels call the BLAS's cblas gemm (``OB_BLAS_SGEMM``/``DGEMM``, declared 
 by compilers/blas.py for the emitters registered with ``blas=True``), or its gemv (``OB_BLAS_SGEMV``/``DGEMV``)
 for a product with one row or one column (a batch-1 classifier head); integer kernels use a plain C loop
 (correct, not fast) with unsigned accumulation, so overflow wraps as it does in NumPy instead of being
-undefined behaviour in C. float16/bfloat16 products convert their inputs to float32, call the float32 gemm and
-round the result once on store.
+undefined behaviour in C. float16/bfloat16 products convert their inputs to float32 (in the kernel's planned
+workspace: ops/scratch_plan.py ``half_product``), call the float32 gemm and round the result once on store.
 
 Batches are walked with :func:`broadcast_loop` over the output's batch dims, so each GEMM's operand offsets
 are affine expressions with constant strides (broadcast batch dims have stride 0). When ``b`` has no real
@@ -20,6 +20,7 @@ import numpy as np
 from ....core.dtypes import FLOATS
 from ....core.ir import KernelSpec, TensorType
 from ....ops.matmul import _as_matrices, _bias_axis
+from ....ops.scratch_plan import half_product
 from ..blocked import broadcast_map, convert_in, convert_out
 from ..codegen import (
     blas_serial,
@@ -34,6 +35,7 @@ from ..codegen import (
 )
 from . import gemm_tiled
 from .registry import register
+from .scratch import carve
 
 _UNSIGNED = {"int32": "uint32_t", "int64": "uint64_t"}
 
@@ -114,16 +116,16 @@ def _int_matmul(g: _Gemm, dtype: str, a: str, b: str, c: str) -> str:
     )
 
 
-def _half_wrap(dtype: str, sizes: tuple[int, int, int], body: str) -> str:
-    """For a half ``dtype``: convert in0/in1 (``sizes[0]``/``sizes[1]`` elements) into float32 scratch
-    buffers, run the float32 ``body`` on them (it reads ``in0``/``in1`` and writes ``out0``, shadowed here by
-    the scratch buffers) and round the ``sizes[2]`` float32 results once into the output."""
-    na, nb, nc = sizes
+def _half_wrap(k: KernelSpec, body: str) -> str:
+    """For a half dtype: convert in0/in1 into float32 scratch buffers (the kernel's planned workspace:
+    ops/scratch_plan.py ``half_product``), run the float32 ``body`` on them (it reads ``in0``/``in1`` and
+    writes ``out0``, shadowed here by the scratch buffers) and round the float32 results once into the
+    output."""
+    dtype = k.inputs[0].dtype
+    na, nb, nc = k.inputs[0].size, k.inputs[1].size, k.outputs[0].size
     return "\n".join([
         "{",
-        f"float *ob_a = (float *)malloc(sizeof(float) * {max(na, 1)}), *ob_b = (float *)malloc(sizeof(float) * "
-        f"{max(nb, 1)}), *ob_c = (float *)malloc(sizeof(float) * {max(nc, 1)});",
-        "if (!ob_a || !ob_b || !ob_c) abort();  /* out of memory: no way to report it through the ABI */",
+        carve(half_product(k.attrs, k.inputs, k.outputs)),
         convert_in(dtype, "ob_a", "in0", na),  # float16: a block conversion (targets/cpu/blocked.py)
         convert_in(dtype, "ob_b", "in1", nb),
         f"{ctype(dtype)} *restrict ob_out = out0;",
@@ -132,7 +134,6 @@ def _half_wrap(dtype: str, sizes: tuple[int, int, int], body: str) -> str:
         body,
         "}",
         convert_out(dtype, "ob_out", "ob_c", nc),
-        "free(ob_a); free(ob_b); free(ob_c);",
         "}",
     ])
 
@@ -153,7 +154,7 @@ def _matmul_emit(k: KernelSpec) -> str:
     if is_half(a.dtype):
         if g.m * g.n == 0:
             return ""
-        return _half_wrap(a.dtype, (a.size, b.size, g.m * g.n), _product(g, "float32", "in0", "in1", "out0"))
+        return _half_wrap(k, _product(g, "float32", "in0", "in1", "out0"))
     return _product(g, a.dtype, "in0", "in1", "out0")
 
 
@@ -169,7 +170,7 @@ def _batch_emit(k: KernelSpec) -> str:
         body = _batch_body(g, "float32", a_batch, b_batch, a_mat, b_mat, batch, n_batch)
         if not body:
             return ""
-        return _half_wrap(dt, (k.inputs[0].size, k.inputs[1].size, k.outputs[0].size), body)
+        return _half_wrap(k, body)
     return _batch_body(g, dt, a_batch, b_batch, a_mat, b_mat, batch, n_batch)
 
 

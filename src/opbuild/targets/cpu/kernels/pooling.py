@@ -18,7 +18,8 @@ vectorises, none of them with a bounds check:
    columns are then copied out (an average divides there; a max whose domain has no dropped column folds
    straight into the output).
 
-The buffers are per plane, on the stack, or in one heap block for very wide rows (``_buffers``).
+The buffers are per plane, on the stack, or, for very wide rows, in the calling thread's slot of the kernel's
+planned workspace (ops/pool_plan.py: the op's ``OpDef.workspace`` follows the same layout; no ``malloc``).
 
 The sums add each window's elements in the same order as the scalar loop they replaced (rows first, then
 columns), so an average matches it exactly, up to the sign of a zero sum. Max propagates NaN as NumPy's max
@@ -39,21 +40,26 @@ import numpy as np
 
 from ....core.dtypes import ALL_FLOATS
 from ....core.ir import KernelSpec
+from ....ops.pool_plan import (  # noqa: F401 - re-exported: tests name the band layout through this module
+    BAND_OUTPUTS,
+    POOL_STACK_BYTES,
+    UNROLL_TAPS,
+    band_geometry,
+    on_stack,
+    plane_buffers,
+    plane_slot,
+    plane_slots,
+)
+from ....ops.scratch_plan import layout_bytes
 from ..blocked import convert_in, convert_out
 from ..codegen import c_literal, compute_ctype, ctype, is_half, load, parallel_for, store
 from .registry import register
+from .scratch import THREAD_NUM, carve, slot_pragma
 
 # GlobalAvgPool's partial sums per plane: one vector of doubles (a multiple of every vector width in doubles).
 GAP_LANES = 8
 # GlobalAvgPool planes of at least this many vectors sum into four independent vector accumulators.
 GAP_MULTI_VECTORS = 16
-# Outputs per band: the horizontal fold's flat loop length (the band's buffers stay in L1).
-BAND_OUTPUTS = 256
-# Per-plane buffers larger than this live on the heap rather than the stack.
-POOL_STACK_BYTES = 64 << 10
-# Windows of up to this many rows (columns) fold in registers; taller ones fold row by row into the band row,
-# wider ones tap by tap over the band.
-UNROLL_TAPS = 8
 
 
 def _max_init(dtype: str) -> str:
@@ -61,18 +67,6 @@ def _max_init(dtype: str) -> str:
     if dtype in ALL_FLOATS:
         return "-INFINITY"
     return c_literal(int(np.iinfo(np.dtype(dtype)).min), dtype)
-
-
-def band_geometry(w: int, oh: int, ow: int, kw: int, sw: int, pl: int) -> dict[str, int]:
-    """The band layout of a pooling kernel: ``owp`` domain columns per output row (``ow`` real ones first),
-    ``wp`` = ``owp * sw`` padded input columns per band row, ``wu`` input columns read (those a window
-    reaches), ``rows`` output rows per band (about BAND_OUTPUTS outputs, the bands of a plane as even as
-    they can be) and ``tail``, the elements a dropped column reads past a band's end (the buffers'
-    identity-filled tail)."""
-    owp = ow - 1 + -(-kw // sw)
-    wp = owp * sw
-    bands = -(-oh // max(1, min(oh, BAND_OUTPUTS // owp)))
-    return {"owp": owp, "wp": wp, "wu": min(w, wp - pl), "rows": -(-oh // bands), "tail": (kw - 1) // sw}
 
 
 def _update(avg: bool, acc: str) -> str:
@@ -120,11 +114,17 @@ def _pool_emit(avg: bool):
         nph = min(sw, kw) if sw > 1 else 0
         vb_tail = tail if sw == 1 else 0
         direct = not avg and not is_half(x.dtype) and owp == ow  # the domain is the output band itself
-        sizes = {"vb": rows * wp + vb_tail, **{f"ph{m}": rows * owp + tail for m in range(nph)}}
-        sizes |= {} if direct else {"dom": rows * owp}
-        if x.dtype == "float16":  # converted rows (one, or a full window's: _vertical), a row of results
-            sizes |= {"rowv": wu * (kh if kh <= UNROLL_TAPS else 1), "res": ow}
-        buffers, release = _buffers(sizes, c, 4 if is_half(x.dtype) else np.dtype(x.dtype).itemsize)
+        # The buffers (float16: also its converted rows, ``_vertical``, and a row of results) on the stack, or
+        # one slot per thread of the workspace (ops/pool_plan.py).
+        sizes = plane_buffers(avg, k.attrs, x, out)
+        heap = not on_stack(avg, k.attrs, x, out)
+        buffers = "".join(f"{c} {name}[{n}];\n" for name, n in sizes.items()) if not heap else \
+            _slot(plane_slot(avg, k.attrs, x, out))
+        pragma = parallel_for(out.size * kh * kw)
+        if heap and pragma:  # no more threads than the workspace has slots
+            pragma = slot_pragma(pragma, plane_slots(avg, k.attrs, x, out))
+        elif heap:
+            buffers = buffers.replace(THREAD_NUM, "const int64_t ob_slot = 0;")
         pads = (f"for (int64_t rr = 0; rr < {rows}; rr++) {{\n"
                 f"  for (int64_t j = 0; j < {pl}; j++) vb[rr * {wp} + j] = {init};\n"
                 f"  for (int64_t j = {pl + wu}; j < {wp}; j++) vb[rr * {wp} + j] = {init};\n}}\n")
@@ -140,28 +140,21 @@ def _pool_emit(avg: bool):
         band = (f"{c} *restrict dom = dst + r0 * {ow};\n" if direct else "") + vertical + phases + horizontal
         band += _copy_out(avg, x.dtype, x.shape, k.attrs, ow, owp, direct)
         return f"""
-{parallel_for(out.size * kh * kw)}for (int64_t p = 0; p < {n * ch}; p++) {{
+{pragma}for (int64_t p = 0; p < {n * ch}; p++) {{
   const {t} *restrict img = in0 + p * {h * w};
   {t} *restrict dst = out0 + p * {oh * ow};
 {_indent(buffers + pads + _factors(avg, x.shape, k.attrs, ow, c), 2)}  for (int64_t r0 = 0; r0 < {oh}; r0 += {rows}) {{
     const int64_t nb = {oh} - r0 < {rows} ? {oh} - r0 : {rows};
 {_indent(band, 4)}  }}
-{_indent(release, 2)}}}"""
+}}"""
 
     return emit
 
 
-def _buffers(sizes: dict[str, int], c: str, itemsize: int) -> tuple[str, str]:
-    """C: the per-plane buffers (name -> elements of the compute type ``c``) as arrays on the stack, or, past
-    POOL_STACK_BYTES (very wide rows, which also run on OpenMP's threads, whose stacks are smaller), as parts of
-    one heap block; and the C statement releasing them at the plane's end."""
-    if sum(sizes.values()) * itemsize <= POOL_STACK_BYTES:
-        return "".join(f"{c} {name}[{n}];\n" for name, n in sizes.items()), ""
-    code, at = f"{c} *const ob_buf = ({c} *)malloc({sum(sizes.values())} * sizeof({c}));\n", 0
-    for name, n in sizes.items():
-        code += f"{c} *restrict {name} = ob_buf + {at};\n"
-        at += n
-    return code, "free(ob_buf);\n"
+def _slot(parts: list) -> str:
+    """C: the per-plane buffers ``parts`` carved out of the calling thread's slot of the workspace."""
+    return (f"{THREAD_NUM}\nchar *restrict ob_mine = ob_ws + ob_slot * {layout_bytes(parts)};\n"
+            f"{carve(parts, 'ob_mine')}\n")
 
 
 def _vertical(dtype: str, x_shape, attrs: dict, wp: int, wu: int, avg: bool) -> str:

@@ -5,9 +5,11 @@ references compute them."""
 from __future__ import annotations
 
 from ....core.ir import KernelSpec
+from ....ops import scratch_plan as S
 from ..codegen import ctype
 from .random_sample import stream
 from .registry import register
+from .scratch import carve
 
 
 def _multinomial(k: KernelSpec) -> str:
@@ -20,7 +22,7 @@ def _multinomial(k: KernelSpec) -> str:
     repl = k.attrs["replacement"]
     return "\n".join([
         stream(),
-        f"double *w = (double *)malloc({max(cats, 1)} * sizeof(double));",
+        carve(S.multinomial(k.attrs, k.inputs, k.outputs)),
         f"for (int64_t r = 0; r < {rows}; r++) {{",
         f"for (int64_t i = 0; i < {cats}; i++) {{ double v = (double)in1[r * {cats} + i]; w[i] = v > 0 ? v : 0.0; }}",
         f"for (int64_t s = 0; s < {ks}; s++) {{",
@@ -30,14 +32,14 @@ def _multinomial(k: KernelSpec) -> str:
         f"for (int64_t i = 0; i < {cats}; i++) {{ acc += w[i]; if (acc > target && w[i] > 0) {{ pick = i; break; }} }}",
         f"out0[r * {ks} + s] = ({ctype(out.dtype)})pick;",
         *(["w[pick] = 0.0;"] if not repl else []),
-        "}", "}", "free(w);", "#undef OB_U"])
+        "}", "}", "#undef OB_U"])
 
 
-def _permutation(n: int) -> list[str]:
-    """C computing ``perm`` (int64_t[n], malloc'd) by Fisher-Yates on the stream."""
+def _permutation(n: int, parts: list[S.Part]) -> list[str]:
+    """C computing ``perm`` (int64_t[n], the workspace's ``parts``) by Fisher-Yates on the stream."""
     return [
         stream(),
-        f"int64_t *perm = (int64_t *)malloc({max(n, 1)} * sizeof(int64_t));",
+        carve(parts),
         f"for (int64_t i = 0; i < {n}; i++) perm[i] = i;",
         f"for (int64_t i = {n} - 1; i > 0; i--) {{",
         "int64_t j = (int64_t)(OB_U(i) * (double)(i + 1)); if (j > i) j = i;",
@@ -53,10 +55,10 @@ def _shuffle(k: KernelSpec) -> str:
         return "out0[0] = in1[0];"
     n = x.shape[0]
     row = x.size // n
-    return "\n".join([*_permutation(n),
+    return "\n".join([*_permutation(n, S.random_shuffle(k.attrs, k.inputs, k.outputs)),
                       f"for (int64_t i = 0; i < {n}; i++) memcpy(out0 + i * {row}, in1 + perm[i] * {row}, "
                       f"{row} * sizeof(*out0));",
-                      "free(perm);", "#undef OB_U"])
+                      "#undef OB_U"])
 
 
 def _randperm(k: KernelSpec) -> str:
@@ -64,8 +66,8 @@ def _randperm(k: KernelSpec) -> str:
     n = k.attrs["n"]
     if n == 0:
         return "/* empty */"
-    return "\n".join([*_permutation(n), f"for (int64_t i = 0; i < {n}; i++) out0[i] = ({ctype(out.dtype)})perm[i];",
-                      "free(perm);", "#undef OB_U"])
+    return "\n".join([*_permutation(n, S.randperm(k.attrs, k.inputs, k.outputs)),
+                      f"for (int64_t i = 0; i < {n}; i++) out0[i] = ({ctype(out.dtype)})perm[i];", "#undef OB_U"])
 
 
 register("Multinomial", _multinomial)

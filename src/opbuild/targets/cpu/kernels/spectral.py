@@ -3,6 +3,10 @@ lengths) into a complex double work array, pocketfft transforms each axis in pla
 (fft_prelude.py: the vendored library and its driver), and the result is scaled once and stored in the
 output's type. A complex-to-real transform completes its last axis Hermitian before transforming it and
 keeps the real part; a real-to-complex one keeps the first ``n // 2 + 1`` entries of its last axis.
+
+The work array is the kernel's planned workspace (ops/scratch_plan.py ``fftn``). pocketfft's own allocations
+are checked: when one fails, the kernel reports the axis through its status words (``ob_fail``) and the
+executor raises ``KernelMemoryError`` right after it; nothing is written as if it had been computed.
 """
 
 from __future__ import annotations
@@ -11,10 +15,12 @@ from collections.abc import Sequence
 
 from ....core.dtypes import BY_NAME
 from ....core.ir import KernelSpec
+from ....ops import scratch_plan as S
 from ....ops import spectral as F
 from .. import fft_prelude  # noqa: F401 - the library this emitter's C calls (its file is in every key)
 from ..codegen import load
 from .registry import emits
+from .scratch import carve
 
 
 def _strides(shape: Sequence[int]) -> list[int]:
@@ -74,31 +80,34 @@ def _fftn(k: KernelSpec) -> str:
     axes = dims[:-1] if kind == "c2r" else dims
     lines = [
         f"const int64_t shape[{rank}] = {{{', '.join(map(str, work))}}};",
-        f"double *w = (double *)calloc({2 * total}, sizeof(double));",
-        f"if (!w) {{ for (int64_t o = 0; o < {out.size}; o++) out0[o] = ({octype})NAN; return; }}",
+        carve(S.fftn(k.attrs, k.inputs, k.outputs)),
+        f"memset(w, 0, {2 * total} * sizeof(double));",  # the zero padding past the copied input
         f"for (int64_t i = 0; i < {ncopy}; i++) {{ {_offsets(copy, [ist, wst], ['src', 'dst'])} "
         f"w[2 * dst] = {re}; w[2 * dst + 1] = {im}; }}",
-        "int bad = 0;",
+        "int bad = 0; (void)bad;",
     ]
+    # pocketfft ran out of memory on axis ``bad - 1``: report its length and position, store nothing.
+    failed = "if (bad) { ob_fail(ob_status, shape[bad - 1], bad - 1); return; }"
     if axes:
         lines.append(f"{{ const int axes[{len(axes)}] = {{{', '.join(map(str, axes))}}}; "
-                     f"bad |= ob_fft_run(w, shape, {rank}, axes, {len(axes)}, {fwd}); }}")
+                     f"bad = ob_fft_run(w, shape, {rank}, axes, {len(axes)}, {fwd}); }}")
+        lines.append(failed)
     if kind == "c2r":
         last = dims[-1]
         lines.append(f"ob_fft_hermitian(w, shape, {rank}, {last});")
-        lines.append(f"{{ const int axes[1] = {{{last}}}; bad |= ob_fft_run(w, shape, {rank}, axes, 1, {fwd}); }}")
+        lines.append(f"{{ const int axes[1] = {{{last}}}; bad = ob_fft_run(w, shape, {rank}, axes, 1, {fwd}); }}")
+        lines.append(failed)
     if kind == "c2r":
-        store = f"out0[o] = bad ? ({octype})NAN : ({octype})({fct} * w[2 * o]);"
+        store = f"out0[o] = ({octype})({fct} * w[2 * o]);"
         lines.append(f"for (int64_t o = 0; o < {out.size}; o++) {{ {store} }}")
     else:
         part = "(float)" if out.dtype == "complex64" else "(double)"
         value = f"__builtin_complex({part}({fct} * w[2 * src]), {part}({fct} * w[2 * src + 1]))"
         if list(out.shape) == work:
             lines.append(f"for (int64_t o = 0; o < {out.size}; o++) {{ const int64_t src = o; "
-                         f"out0[o] = bad ? ({octype})NAN : {value}; }}")
+                         f"out0[o] = {value}; }}")
         else:  # r2c: the output's last axis is the work's first n // 2 + 1 entries
             lines.append(f"for (int64_t i = 0; i < {out.size}; i++) {{ "
                          f"{_offsets(out.shape, [ost, wst], ['o', 'src'])} "
-                         f"out0[o] = bad ? ({octype})NAN : {value}; }}")
-    lines.append("free(w);")
+                         f"out0[o] = {value}; }}")
     return "\n".join(lines)
