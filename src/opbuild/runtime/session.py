@@ -37,6 +37,8 @@ class Session:
         self._last: BuildReport | None = None
         self._pynative: BuildReport | None = None
         self._lock = threading.Lock()
+        # PyNative: the scratch bytes of each kernel spec (memo key), computed once rather than per call.
+        self._workspace: dict[bytes, int] = {}
 
     def compile_graph(self, graph: Graph,
                       pipeline: Pipeline = DEFAULT_PIPELINE) -> CompiledGraph | DeviceGraph | NoDevice:
@@ -155,7 +157,9 @@ class Session:
         for o, i in inplace:
             outs[o] = args[i]
         op = get(spec.op)
-        size = op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
+        size = self._workspace.get(mk)
+        if size is None:
+            size = self._workspace[mk] = op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
         scratch = [target.allocate((size + 64,), "uint8")] if size else []  # + 64: room to align it
         addresses = [a.ctypes.data for a in (*args, *outs)] + [-(-s.ctypes.data // 64) * 64 for s in scratch]
         if op.status is None:
