@@ -4,14 +4,15 @@ workspace the kernel takes (``OpDef.workspace``, planned in the graph's arena by
 
 Conv2D itself (``choose(..., forward=True)``): ``tiled``, a register-tiled direct kernel over stride-phase
 planes (the workspace; none for 1x1 convolutions read in place, thread-local for depthwise ones), for every
-shape but stride-1 depthwise convolutions on large maps, which keep ``depthwise``. The backward ops, and any
-caller forcing an algorithm: ``gemm``: 1x1, stride 1, unpadded (the image already is the column matrix);
-``depthwise``: one input channel per group and few outputs per group; ``direct``: a per-(image, group) GEMM
-too small for the BLAS call and the im2col copy to pay; ``im2col``: everything else, an im2col of a block of
-output rows into the workspace, then one GEMM per block. The kernels themselves are the target's
-(targets/cpu/kernels/conv_kernels.py, conv_tiled.py); this module is plain arithmetic on shapes, shared by the
-forward and backward ops; the measurements behind the choice are in docs/benchmarks.md ("Convolutions: the
-tiled kernel").
+shape but depthwise ones: stride-1 depthwise convolutions on large maps keep ``depthwise``, the others with
+one output channel per group run ``dwvec`` (vectorised over channels, thread-local buffers, no workspace).
+The backward ops, and any caller forcing an algorithm: ``gemm``: 1x1, stride 1, unpadded (the image already
+is the column matrix); ``depthwise``: one input channel per group and few outputs per group; ``direct``: a
+per-(image, group) GEMM too small for the BLAS call and the im2col copy to pay; ``im2col``: everything else,
+an im2col of a block of output rows into the workspace, then one GEMM per block. The kernels themselves are
+the target's (targets/cpu/kernels/conv_kernels.py, conv_tiled.py, conv_dwvec.py); this module is plain
+arithmetic on shapes, shared by the forward and backward ops; the measurements behind the choice are in
+docs/benchmarks.md ("Convolutions: the tiled kernel", "Depthwise convolutions vectorised over channels").
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-ALGOS = ("gemm", "depthwise", "direct", "im2col", "tiled")
+ALGOS = ("gemm", "depthwise", "direct", "im2col", "tiled", "dwvec")
 # How a float16/bfloat16 convolution computes (the descriptor's ``half_conv`` attribute): float32 copies of the
 # inputs, the float32 kernel, one rounding per result on store.
 HALF_CONV = "f32_scratch"
@@ -36,6 +37,12 @@ MIN_GEMM_N = 512
 DEPTHWISE_MAX_OUT = 4
 # A stride-1 depthwise convolution with at least this many output pixels per plane: the direct kernel.
 DEPTHWISE_DIRECT_MIN_PIXELS = 2048
+# The most bytes of one channel block's buffers (padded input, weights, output: a 64-byte vector per pixel or
+# tap) for which a depthwise convolution runs ``dwvec``: half the 1 MB L2 of the machine it was measured on.
+DWVEC_MAX_BYTES = 512 * 1024
+# ... and at least this many channels (fewer leave most of each vector's lanes idle: a plain single-channel
+# convolution is a "depthwise" one of one group).
+DWVEC_MIN_CHANNELS = 8
 # A per-(image, group) GEMM with fewer multiply-adds than this runs as direct loops (docs/benchmarks.md).
 DIRECT_MAX_MACS = 1 << 14
 
@@ -87,15 +94,21 @@ def choose(x_shape: Sequence[int], w_shape: Sequence[int], out_hw: Sequence[int]
     kh, kw = attrs["kernel_size"]
     one_by_one = kh == kw == 1 and list(attrs["stride"]) == [1, 1] and not any(attrs["pad"])
     forced = attrs.get("algo")
-    if forced in ALGOS and (forced != "gemm" or one_by_one) and (forced != "tiled" or forward):
+    pure_depthwise = cg == 1 and og == 1
+    if (forced in ALGOS and (forced != "gemm" or one_by_one) and (forced not in ("tiled", "dwvec") or forward)
+            and (forced != "dwvec" or pure_depthwise)):
         return forced
     depthwise = cg == 1 and og < DEPTHWISE_MAX_OUT
     if forward:
         # The tiled kernel measured faster than every other algorithm on every shape tried (1x1 included)
-        # except stride-1 depthwise convolutions on large maps, where the direct loops' whole-row vectors
-        # need no pixel-domain copy-out (docs/benchmarks.md, "Convolutions: the tiled kernel").
+        # except depthwise ones: on large maps at stride 1 the direct loops' whole-row vectors need no
+        # pixel-domain copy-out (docs/benchmarks.md, "Convolutions: the tiled kernel"), and elsewhere the
+        # channel vectors of ``dwvec`` avoid the per-plane costs ("Depthwise convolutions vectorised over
+        # channels").
         large = out_hw[0] * out_hw[1] >= DEPTHWISE_DIRECT_MIN_PIXELS
-        return "depthwise" if depthwise and large and list(attrs["stride"]) == [1, 1] else "tiled"
+        if depthwise and large and list(attrs["stride"]) == [1, 1]:
+            return "depthwise"
+        return "dwvec" if pure_depthwise and use_dwvec(x_shape, out_hw, attrs) else "tiled"
     if one_by_one:
         return "gemm"
     if depthwise:
@@ -166,3 +179,19 @@ def conv_workspace(attrs: dict, shapes: Sequence[Sequence[int]], dtype: str, siz
     half = dtype in ("float16", "bfloat16")
     g = ConvShape(attrs, shapes[0], shapes[1], shapes[2], "float32" if half else dtype)
     return workspace_bytes(attrs["algo"], g, sizes if half else None)
+
+
+
+def use_dwvec(x_shape: Sequence[int], out_hw: Sequence[int], attrs: dict) -> bool:
+    """Whether a depthwise convolution (one input and one output channel per group) that is not left to the
+    direct loops runs ``dwvec`` (vectorised over channels, targets/cpu/kernels/conv_dwvec.py) rather than
+    ``tiled``: whenever one block's channel-innermost buffers (the padded input, the output) stay within
+    DWVEC_MAX_BYTES. It measured faster than ``tiled`` on every such shape tried, 3x3 to 7x7 kernels, stride 1
+    and 2, 3x3 to 48x48 maps (docs/benchmarks.md, "Depthwise convolutions vectorised over channels")."""
+    kh, kw = attrs["kernel_size"]
+    (sh, sw), (dh, dw) = attrs["stride"], attrs["dilation"]
+    pt, _, pl, _ = attrs["pad"]
+    ph = max((out_hw[0] - 1) * sh + (kh - 1) * dh + 1, x_shape[2] + pt)
+    pw = max((out_hw[1] - 1) * sw + (kw - 1) * dw + 1, x_shape[3] + pl)
+    fits = (ph * pw + out_hw[0] * out_hw[1] + kh * kw) * TILED_VECTOR_BYTES <= DWVEC_MAX_BYTES
+    return fits and x_shape[1] >= DWVEC_MIN_CHANNELS
