@@ -394,6 +394,7 @@ def conv_spec(x_shape, w_shape, **attrs):
     ((1, 32, 24, 24), (32, 1, 7, 7), dict(group=32, pad_mode="same"), "dwvec"),
     ((1, 4, 8, 8), (4, 1, 3, 3), dict(group=4), "tiled"),  # too few channels for a vector of them
     ((1, 3, 8, 8), (4, 3, 3, 3), {}, "tiled"),
+    ((1, 512, 3, 3), (512, 512, 1, 1), {}, "dot"),  # 1x1 on the smallest maps: vectors over the channels
     ((1, 64, 56, 56), (64, 64, 3, 3), dict(pad_mode="same"), "tiled"),
     ((1, 64, 56, 56), (64, 64, 1, 1), dict(stride=2), "tiled"),
     ((1, 16, 8, 8), (32, 1, 3, 3), dict(group=16), "tiled"),  # depthwise on a small map, multiplier 2
@@ -423,7 +424,7 @@ def test_conv2d_forced_gemm_is_refused_where_it_would_be_wrong():
     ((1, 64, 56, 56), (64, 64, 1, 1), dict(stride=2), "im2col"),  # strided 1x1: subsampling copy
     ((1, 8, 28, 28), (64, 1, 3, 3), dict(group=8), "im2col"),  # 8 outputs per group: a real GEMM
 ])
-@pytest.mark.parametrize("forced", [None, "tiled", "dwvec"])
+@pytest.mark.parametrize("forced", [None, "tiled", "dwvec", "dot"])
 def test_conv_backward_algorithm_is_chosen_without_the_forward_only_tiled_kernel(x_shape, w_shape, attrs, algo,
                                                                                  forced):
     from opbuild.core.ir import TensorType

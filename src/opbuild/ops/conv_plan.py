@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-ALGOS = ("gemm", "depthwise", "direct", "im2col", "tiled", "dwvec")
+ALGOS = ("gemm", "depthwise", "direct", "im2col", "tiled", "dwvec", "dot")
 # How a float16/bfloat16 convolution computes (the descriptor's ``half_conv`` attribute): float32 copies of the
 # inputs, the float32 kernel, one rounding per result on store.
 HALF_CONV = "f32_scratch"
@@ -43,6 +43,9 @@ DWVEC_MAX_BYTES = 512 * 1024
 # ... and at least this many channels (fewer leave most of each vector's lanes idle: a plain single-channel
 # convolution is a "depthwise" one of one group).
 DWVEC_MIN_CHANNELS = 8
+# A 1x1 convolution runs ``dot`` (vectorised over input channels) on maps of at most this many pixels: on 3x3
+# maps (16-lane pixel vectors 44% idle) it measured 0.2-0.9x ``tiled``'s time, on 6x6 ones (25% idle) 1.1-1.5x.
+DOT_MAX_PIXELS = 9
 # A per-(image, group) GEMM with fewer multiply-adds than this runs as direct loops (docs/benchmarks.md).
 DIRECT_MAX_MACS = 1 << 14
 
@@ -95,8 +98,8 @@ def choose(x_shape: Sequence[int], w_shape: Sequence[int], out_hw: Sequence[int]
     one_by_one = kh == kw == 1 and list(attrs["stride"]) == [1, 1] and not any(attrs["pad"])
     forced = attrs.get("algo")
     pure_depthwise = cg == 1 and og == 1
-    if (forced in ALGOS and (forced != "gemm" or one_by_one) and (forced not in ("tiled", "dwvec") or forward)
-            and (forced != "dwvec" or pure_depthwise)):
+    if (forced in ALGOS and (forced != "gemm" or one_by_one) and (forced not in ("tiled", "dwvec", "dot") or forward)
+            and (forced != "dwvec" or pure_depthwise) and (forced != "dot" or dot_applies(x_shape, attrs))):
         return forced
     depthwise = cg == 1 and og < DEPTHWISE_MAX_OUT
     if forward:
@@ -108,6 +111,8 @@ def choose(x_shape: Sequence[int], w_shape: Sequence[int], out_hw: Sequence[int]
         large = out_hw[0] * out_hw[1] >= DEPTHWISE_DIRECT_MIN_PIXELS
         if depthwise and large and list(attrs["stride"]) == [1, 1]:
             return "depthwise"
+        if dot_applies(x_shape, attrs) and dot_pays(out_hw):
+            return "dot"
         return "dwvec" if pure_depthwise and use_dwvec(x_shape, out_hw, attrs) else "tiled"
     if one_by_one:
         return "gemm"
@@ -150,8 +155,10 @@ def aligned(n: int) -> int:
 
 
 def col_bytes(algo: str, g: ConvShape) -> int:
-    """Bytes of the column block of an ``im2col`` kernel, forward or backward, or of the phase planes of a
-    ``tiled`` one (0 for the other algorithms)."""
+    """Bytes of the column block of an ``im2col`` kernel, forward or backward, of the phase planes of a
+    ``tiled`` one or of the transposed image of a ``dot`` one (0 for the other algorithms)."""
+    if algo == "dot":  # the image transposed, P x C
+        return g.c * g.oh * g.ow * g.itemsize()
     if algo == "tiled":
         return 0 if tiled_in_place(g) or tiled_per_thread(g) else g.cg * g.sh * g.sw * tiled_plane(g)[2] * g.itemsize()
     return g.kdim * g.block_rows() * g.ow * g.itemsize() if algo == "im2col" else 0
@@ -195,3 +202,16 @@ def use_dwvec(x_shape: Sequence[int], out_hw: Sequence[int], attrs: dict) -> boo
     pw = max((out_hw[1] - 1) * sw + (kw - 1) * dw + 1, x_shape[3] + pl)
     fits = (ph * pw + out_hw[0] * out_hw[1] + kh * kw) * TILED_VECTOR_BYTES <= DWVEC_MAX_BYTES
     return fits and x_shape[1] >= DWVEC_MIN_CHANNELS
+
+
+def dot_applies(x_shape: Sequence[int], attrs: dict) -> bool:
+    """Whether the ``dot`` kernel can run a convolution: 1x1, stride 1, unpadded, one group, a multiple of 16
+    input channels (whole vectors of them for float32 and float64 alike)."""
+    return (list(attrs["kernel_size"]) == [1, 1] and list(attrs["stride"]) == [1, 1] and not any(attrs["pad"])
+            and attrs["group"] == 1 and x_shape[1] % 16 == 0)
+
+
+def dot_pays(out_hw: Sequence[int]) -> bool:
+    """Whether ``dot`` beats ``tiled``'s pixel vectors on a map of ``out_hw`` (DOT_MAX_PIXELS;
+    docs/benchmarks.md, "1x1 convolutions on the smallest maps")."""
+    return 0 < out_hw[0] * out_hw[1] <= DOT_MAX_PIXELS

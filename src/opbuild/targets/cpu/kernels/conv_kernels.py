@@ -50,6 +50,7 @@ from collections.abc import Callable, Sequence
 
 from ....ops.conv_plan import ConvShape, aligned, col_bytes, workspace_bytes
 from ..codegen import blas_serial, ctype, gemm_symbols, is_half, load, parallel_for, store
+from .conv_dot import forward_dot
 from .conv_dwvec import forward_dwvec
 from .conv_tiled import forward_tiled
 
@@ -146,6 +147,8 @@ def forward(algo: str, geo: Geometry) -> str:
         return forward_tiled(geo)
     if algo == "dwvec":
         return forward_dwvec(geo)
+    if algo == "dot":
+        return forward_dot(geo)
     return _forward_im2col(geo)
 
 
