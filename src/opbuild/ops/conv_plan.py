@@ -126,9 +126,23 @@ def choose(x_shape: Sequence[int], w_shape: Sequence[int], out_hw: Sequence[int]
 def tiled_in_place(g: ConvShape) -> bool:
     """Whether a ``tiled`` kernel reads the input planes in place: 1x1, stride 1, unpadded (a plane then is
     the input plane itself, with no border and no phases), on planes of whole vectors (a partial last vector
-    would read past the plane: such planes are copied into zero-padded ones like any other)."""
+    would read past the plane: such planes are copied into zero-padded ones like any other), or whose partial
+    last vector is computed apart (``tiled_dot_tail``)."""
     return (g.kh == g.kw == 1 and g.sh == g.sw == 1 and g.pt == g.pl == 0 and g.oh == g.h and g.ow == g.w
-            and g.h * g.w % (TILED_VECTOR_BYTES // g.itemsize()) == 0)
+            and (g.h * g.w % (TILED_VECTOR_BYTES // g.itemsize()) == 0 or tiled_dot_tail(g) > 0))
+
+
+def tiled_dot_tail(g: ConvShape) -> int:
+    """The pixels past the last whole vector of a 1x1, stride-1, unpadded, ungrouped ``tiled`` convolution
+    with whole vectors of input channels (``dot_applies``), on a plane of at least one whole vector: the
+    kernel reads the whole vectors in place and computes these the ``dot`` way (targets/cpu/kernels/
+    conv_dot.py), instead of copying every plane into a zero-padded one whose last vector is partly idle
+    (on 6x6 maps a quarter of the lanes). 0 where that does not apply."""
+    lanes = TILED_VECTOR_BYTES // g.itemsize()
+    hw = g.h * g.w
+    one = (g.kh == g.kw == 1 and g.sh == g.sw == 1 and g.pt == g.pl == 0 and g.oh == g.h and g.ow == g.w
+           and g.g == 1 and g.c % 16 == 0)
+    return hw % lanes if one and hw > lanes else 0
 
 
 def tiled_per_thread(g: ConvShape) -> bool:
@@ -160,7 +174,9 @@ def col_bytes(algo: str, g: ConvShape) -> int:
     if algo == "dot":  # the image transposed, P x C
         return g.c * g.oh * g.ow * g.itemsize()
     if algo == "tiled":
-        return 0 if tiled_in_place(g) or tiled_per_thread(g) else g.cg * g.sh * g.sw * tiled_plane(g)[2] * g.itemsize()
+        if tiled_in_place(g):  # the transposed block of a dot tail, if any
+            return g.c * tiled_dot_tail(g) * g.itemsize()
+        return 0 if tiled_per_thread(g) else g.cg * g.sh * g.sw * tiled_plane(g)[2] * g.itemsize()
     return g.kdim * g.block_rows() * g.ow * g.itemsize() if algo == "im2col" else 0
 
 

@@ -98,3 +98,45 @@ def test_dot_module_is_in_the_conv_kernels_key():
 
     for op in ("Conv2D", "FusedConv2D"):
         assert any(f.endswith("kernels/conv_dot.py") for f in kernels.emitter(op).files()), op
+
+
+TAIL_CASES = [
+    ((2, 32, 6, 6), (40, 32, 1, 1)),  # 36 pixels: 2 whole vectors read in place, 4 the dot way
+    ((1, 48, 5, 5), (7, 48, 1, 1)),  # 25 pixels: 1 + 9
+    ((1, 16, 7, 7), (16, 16, 1, 1)),  # 49 pixels: 3 + 1
+]
+
+
+@pytest.mark.parametrize("x_shape,w_shape", TAIL_CASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_tiled_1x1_with_a_dot_tail_matches_the_float64_product(x_shape, w_shape, dtype):
+    from opbuild.ops.conv_plan import ConvShape, tiled_dot_tail, tiled_in_place
+
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal(x_shape).astype(dtype), rng.standard_normal(w_shape).astype(dtype)
+    spec = _spec(x_shape, w_shape, dtype, algo="tiled")
+    assert spec.attrs["algo"] == "tiled"
+    lanes = 8 if dtype == "float64" else 16
+    g = ConvShape(spec.attrs, x_shape, w_shape, spec.outputs[0].shape, "float64" if dtype == "float64" else "float32")
+    tail = x_shape[2] * x_shape[3] % lanes
+    assert tiled_in_place(g) and tiled_dot_tail(g) == tail > 0
+    assert get("Conv2D").workspace_bytes(spec.attrs, spec.inputs, spec.outputs) >= x_shape[1] * tail * g.itemsize()
+    out = apply("Conv2D", spec.attrs, [Tensor(x), Tensor(w)]).asnumpy()
+    ref = np.einsum("oc,bchw->bohw", w[:, :, 0, 0].astype(np.float64), x.astype(np.float64))
+    tol = {"float32": 1e-5, "float64": 1e-12, "float16": 2e-3}[dtype]
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=tol, atol=tol * np.sqrt(x_shape[1]))
+
+
+def test_no_dot_tail_where_it_cannot_run():
+    from opbuild.ops.conv_plan import ConvShape, tiled_dot_tail, tiled_in_place
+
+    def shape(x_shape, w_shape, **attrs):
+        spec = _spec(x_shape, w_shape, algo="tiled", **attrs)
+        return ConvShape(spec.attrs, x_shape, w_shape, spec.outputs[0].shape, "float32")
+
+    assert tiled_dot_tail(shape((1, 32, 8, 8), (8, 32, 1, 1))) == 0  # whole vectors: in place, no tail
+    assert tiled_in_place(shape((1, 32, 8, 8), (8, 32, 1, 1)))
+    for g in (shape((1, 40, 6, 6), (8, 40, 1, 1)),  # channels not a multiple of 16
+              shape((1, 32, 6, 6), (8, 16, 1, 1), group=2),
+              shape((1, 32, 3, 3), (8, 32, 1, 1))):  # no whole vector at all
+        assert tiled_dot_tail(g) == 0 and not tiled_in_place(g)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ....ops.conv_plan import TILED_VECTOR_BYTES
-from .conv_tiled import _parallel
+from ..codegen import BLAS_PARALLEL_MIN_MACS
 
 if TYPE_CHECKING:  # conv_kernels.forward dispatches here
     from .conv_kernels import Geometry
@@ -38,6 +38,13 @@ if TYPE_CHECKING:  # conv_kernels.forward dispatches here
 # 3x3, 2x3 (docs/benchmarks.md). AVX2 splits each 64-byte vector into two of its 16 ymm registers: 2x2.
 TILE_AVX512 = {16: (4, 4), 8: (4, 2)}
 TILE_AVX2 = {16: (2, 2), 8: (2, 2)}
+
+def _parallel(macs: int) -> str:
+    """The pragma splitting the next loop over OpenMP's threads for a convolution of ``macs`` multiply-adds:
+    from the size where the GEMMs it replaces went to the BLAS's threads (docs/threads.md: a smaller kernel
+    stays on the calling thread, so a busy machine never stalls it waiting for a second core)."""
+    return "#pragma omp parallel for schedule(static)\n" if macs >= BLAS_PARALLEL_MIN_MACS else ""
+
 
 def _tree(lanes: int) -> list[tuple[list[int], list[int]]]:
     """The shuffle masks of each level of the reduction tree: at block size ``B`` (lanes/2 down to 1) a pair
@@ -81,8 +88,9 @@ def _masks(lanes: int) -> str:
     return "\n".join(out)
 
 
-def _micro(g: Geometry, no: int, np_: int, lanes: int) -> str:
-    """C of one tile: ``no`` output channels from ``o0`` x ``np_`` pixels from ``p0`` of image ``b``."""
+def _micro(g: Geometry, no: int, np_: int, lanes: int, first: int) -> str:
+    """C of one tile: ``no`` output channels from ``o0`` x ``np_`` pixels from ``first + p0`` of image ``b``
+    (``xt`` row ``p0`` holds pixel ``first + p0``)."""
     accs = [[f"a{o}_{p}" for p in range(np_)] for o in range(no)]
     decl = "ob_vec " + ", ".join(f"{a} = ob_zero" for row in accs for a in row) + ";"
     wl = " ".join(f"const ob_vec w{o} = *(const ob_vecu *)(wr + {o * g.c} + c);" for o in range(no))
@@ -90,7 +98,7 @@ def _micro(g: Geometry, no: int, np_: int, lanes: int) -> str:
     fmas = " ".join(f"{accs[o][p]} += w{o} * x{p};" for o in range(no) for p in range(np_))
     flat = [a for row in accs for a in row]
     ohw = g.oh * g.ow
-    stores = " ".join(f"out0[(b * {g.o} + o0 + {k // np_}) * {ohw} + p0 + {k % np_}] = ob_r[{k}];"
+    stores = " ".join(f"out0[(b * {g.o} + o0 + {k // np_}) * {ohw} + {first} + p0 + {k % np_}] = ob_r[{k}];"
                       for k in range(len(flat)))
     return f"""{{
 {decl}
@@ -106,15 +114,15 @@ for (int64_t c = 0; c < {g.c}; c += {lanes}) {{
 }}"""
 
 
-def _tiles(g: Geometry, ocb: int, pb: int, lanes: int) -> str:
-    """C running every (output channel block, pixel block) tile of image ``b``, the partial blocks at the ends
-    with their own tiles."""
-    p = g.oh * g.ow
+def _tiles(g: Geometry, ocb: int, pb: int, lanes: int, first: int = 0, p: int | None = None) -> str:
+    """C running every (output channel block, pixel block) tile of image ``b`` over its ``p`` pixels from
+    ``first`` (all of them by default), the partial blocks at the ends with their own tiles."""
+    p = g.oh * g.ow if p is None else p
     n_o, n_p = -(-g.o // ocb), -(-p // pb)
     branches = []
     for no in sorted({ocb, g.o % ocb} - {0}, reverse=True):
         for np_ in sorted({pb, p % pb} - {0}, reverse=True):
-            branches.append(f"if (no == {no} && np == {np_}) {_micro(g, no, np_, lanes)}")
+            branches.append(f"if (no == {no} && np == {np_}) {_micro(g, no, np_, lanes, first)}")
     return f"""{_parallel(g.o * p * g.c)}for (int64_t item = 0; item < {n_o * n_p}; item++) {{
   const int64_t o0 = item / {n_p} * {ocb}, p0 = item % {n_p} * {pb};
   const int64_t no = {g.o} - o0 < {ocb} ? {g.o} - o0 : {ocb};
@@ -148,3 +156,30 @@ for (int64_t b = 0; b < {g.n}; b++) {{
 #endif
 }}"""
 
+
+
+def dot_tail(g: Geometry, first: int, count: int) -> str:
+    """C computing pixels ``[first, first + count)`` of image ``b`` of a 1x1 convolution (one group, whole
+    vectors of channels) the ``dot`` way: the ``tiled`` kernel's in-place path runs its whole pixel vectors
+    and leaves the last, partial one here (ops/conv_plan.py ``tiled_dot_tail``). ``ob_ws`` holds the tail's
+    ``count x C`` transposed block; the masks and vector types are declared by :func:`dot_prologue`."""
+    lanes = TILED_VECTOR_BYTES // g.itemsize()
+    p = g.oh * g.ow
+    return f"""{{
+{g.t} *restrict xt = ({g.t} *)ob_ws;
+const {g.t} *restrict src = in0 + b * {g.c * p} + {first};
+for (int64_t c = 0; c < {g.c}; c++)
+  for (int64_t q = 0; q < {count}; q++) xt[q * {g.c} + c] = src[c * {p} + q];
+#if defined(__AVX512F__)
+{_tiles(g, *TILE_AVX512[lanes], lanes, first, count)}
+#else
+{_tiles(g, *TILE_AVX2[lanes], lanes, first, count)}
+#endif
+}}"""
+
+
+def dot_prologue(g: Geometry) -> str:
+    """C declaring the mask type and the reduction tree's masks (after ``ob_vec`` and ``ob_zero``)."""
+    lanes = TILED_VECTOR_BYTES // g.itemsize()
+    itype = "int32_t" if g.itemsize() == 4 else "int64_t"
+    return f"typedef {itype} ob_mask __attribute__((vector_size({TILED_VECTOR_BYTES})));\n{_masks(lanes)}"

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ....ops.conv_plan import TILED_VECTOR_BYTES
-from .conv_tiled import _parallel
+from .conv_dot import _parallel
 
 if TYPE_CHECKING:  # conv_kernels.forward dispatches here
     from .conv_kernels import Geometry
