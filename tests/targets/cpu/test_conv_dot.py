@@ -140,3 +140,21 @@ def test_no_dot_tail_where_it_cannot_run():
               shape((1, 32, 6, 6), (8, 16, 1, 1), group=2),
               shape((1, 32, 3, 3), (8, 32, 1, 1))):  # no whole vector at all
         assert tiled_dot_tail(g) == 0 and not tiled_in_place(g)
+
+
+def test_large_dot_kernels_split_over_threads_and_match():
+    """From the BLAS threshold the tiles (and a tail's tiles) are split over OpenMP's threads, reading the
+    shared transposed block; small ones stay on the calling thread."""
+    from opbuild.targets.cpu.kernels import emit
+
+    big, tail = _spec((2, 1024, 3, 3), (1280, 1024, 1, 1)), _spec((1, 1024, 6, 6), (1024, 1024, 1, 1), algo=None)
+    assert big.attrs["algo"] == "dot" and tail.attrs["algo"] == "tiled"
+    # the whole vectors' tiles and the tail's, in both the AVX-512 and the AVX2 branch
+    assert "#pragma omp parallel for" in emit(big) and emit(tail).count("#pragma omp parallel for") == 4
+    assert "omp parallel" not in emit(_spec((1, 64, 3, 3), (64, 64, 1, 1)))
+    rng = np.random.default_rng(7)
+    for spec in (big, tail):
+        x, w = (rng.standard_normal(t.shape).astype(np.float32) for t in spec.inputs)
+        out = apply("Conv2D", spec.attrs, [Tensor(x), Tensor(w)]).asnumpy()
+        ref = np.einsum("oc,bchw->bohw", w[:, :, 0, 0].astype(np.float64), x.astype(np.float64))
+        np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4 * 32)

@@ -122,3 +122,19 @@ def test_dwvec_module_is_in_the_conv_kernels_key():
 
     for op in ("Conv2D", "FusedConv2D"):
         assert any(f.endswith("kernels/conv_dwvec.py") for f in kernels.emitter(op).files()), op
+
+
+def test_large_dwvec_kernels_split_blocks_over_threads_and_match():
+    """From the BLAS threshold the (image, channel block) pairs are split over OpenMP's threads, each with its
+    own buffers; small kernels stay on the calling thread."""
+    torch = pytest.importorskip("torch", reason=TORCH_MISSING)
+    from opbuild.targets.cpu.kernels import emit
+
+    big = _spec((2, 256, 24, 24), (256, 1, 5, 5), pad_mode="pad", pad=2)  # 7.4M multiply-adds
+    assert big.attrs["algo"] == "dwvec" and "#pragma omp parallel for" in emit(big)
+    assert "omp parallel" not in emit(_spec((1, 32, 6, 6), (32, 1, 3, 3), pad_mode="pad", pad=1))
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 256, 24, 24)).astype(np.float32)
+    w = rng.standard_normal((256, 1, 5, 5)).astype(np.float32)
+    out = apply("Conv2D", big.attrs, [Tensor(x), Tensor(w)]).asnumpy()
+    np.testing.assert_allclose(out, _torch_ref(torch, x, w, big.attrs), rtol=1e-5, atol=1e-5 * 5)
