@@ -43,8 +43,9 @@ DWVEC_MAX_BYTES = 512 * 1024
 # ... and at least this many channels (fewer leave most of each vector's lanes idle: a plain single-channel
 # convolution is a "depthwise" one of one group).
 DWVEC_MIN_CHANNELS = 8
-# A 1x1 convolution runs ``dot`` (vectorised over input channels) on maps of at most this many pixels: on 3x3
-# maps (16-lane pixel vectors 44% idle) it measured 0.2-0.9x ``tiled``'s time, on 6x6 ones (25% idle) 1.1-1.5x.
+# A convolution runs ``dot`` (vectorised along the weight's rows) on output maps of at most this many pixels: on
+# 3x3 maps (16-lane pixel vectors 44% idle) it measured 0.2-0.9x ``tiled``'s time for 1x1 convolutions and
+# 0.55-0.9x for 3x3 ones; 1x1 on 6x6 maps (25% idle) 1.1-1.5x.
 DOT_MAX_PIXELS = 9
 # A per-(image, group) GEMM with fewer multiply-adds than this runs as direct loops (docs/benchmarks.md).
 DIRECT_MAX_MACS = 1 << 14
@@ -171,8 +172,8 @@ def aligned(n: int) -> int:
 def col_bytes(algo: str, g: ConvShape) -> int:
     """Bytes of the column block of an ``im2col`` kernel, forward or backward, of the phase planes of a
     ``tiled`` one or of the transposed image of a ``dot`` one (0 for the other algorithms)."""
-    if algo == "dot":  # the image transposed, P x C
-        return g.c * g.oh * g.ow * g.itemsize()
+    if algo == "dot":  # the image's patches transposed, P x (C * KH * KW)
+        return g.kdim * g.oh * g.ow * g.itemsize()
     if algo == "tiled":
         if tiled_in_place(g):  # the transposed block of a dot tail, if any
             return g.c * tiled_dot_tail(g) * g.itemsize()
@@ -221,10 +222,10 @@ def use_dwvec(x_shape: Sequence[int], out_hw: Sequence[int], attrs: dict) -> boo
 
 
 def dot_applies(x_shape: Sequence[int], attrs: dict) -> bool:
-    """Whether the ``dot`` kernel can run a convolution: 1x1, stride 1, unpadded, one group, a multiple of 16
-    input channels (whole vectors of them for float32 and float64 alike)."""
-    return (list(attrs["kernel_size"]) == [1, 1] and list(attrs["stride"]) == [1, 1] and not any(attrs["pad"])
-            and attrs["group"] == 1 and x_shape[1] % 16 == 0)
+    """Whether the ``dot`` kernel can run a convolution: one group and a multiple of 16 input channels (its
+    sums run along whole vectors of the weight's rows, ``C * KH * KW`` long, for float32 and float64 alike);
+    any kernel, stride, padding and dilation."""
+    return attrs["group"] == 1 and x_shape[1] % 16 == 0
 
 
 def dot_pays(out_hw: Sequence[int]) -> bool:

@@ -14,6 +14,7 @@ from opbuild.core.tensor import Tensor
 from opbuild.ops.primitive import apply
 from opbuild.ops.registry import get
 from opbuild.targets.cpu.kernels.conv_dot import _tree
+from tests.helpers import TORCH_MISSING
 
 CASES = [
     ((1, 32, 3, 3), (8, 32, 1, 1)),  # 2 channel blocks x 3 pixel blocks (4, 4, 1)
@@ -54,6 +55,33 @@ def test_dot_matches_the_float64_product(x_shape, w_shape, dtype):
     np.testing.assert_allclose(out.astype(np.float64), ref, rtol=tol, atol=tol * np.sqrt(x_shape[1]))
 
 
+PATCH_CASES = [
+    ((1, 32, 6, 6), (24, 32, 3, 3), dict(pad_mode="pad", pad=1, stride=2)),  # a downsampling 3x3: 3x3 out
+    ((2, 16, 3, 3), (9, 16, 3, 3), dict(pad_mode="pad", pad=1)),
+    ((1, 16, 7, 6), (5, 16, 3, 2), dict(pad_mode="pad", pad=(0, 1, 1, 0), stride=(3, 2), dilation=(1, 2))),
+]
+
+
+@pytest.mark.parametrize("x_shape,w_shape,attrs", PATCH_CASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_dot_on_patches_matches_torch(x_shape, w_shape, attrs, dtype):
+    torch = pytest.importorskip("torch", reason=TORCH_MISSING)
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal(x_shape).astype(dtype), rng.standard_normal(w_shape).astype(dtype)
+    spec = _spec(x_shape, w_shape, dtype, **attrs)
+    assert spec.attrs["algo"] == "dot"
+    k = spec.attrs
+    assert get("Conv2D").workspace_bytes(k, spec.inputs, spec.outputs) >= \
+        w_shape[1] * w_shape[2] * w_shape[3] * spec.outputs[0].shape[2] * spec.outputs[0].shape[3] * 4
+    out = apply("Conv2D", k, [Tensor(x), Tensor(w)]).asnumpy()
+    t, b, left, r = k["pad"]
+    xp = torch.nn.functional.pad(torch.from_numpy(x.astype(np.float64)), (left, r, t, b))
+    ref = torch.nn.functional.conv2d(xp, torch.from_numpy(w.astype(np.float64)), stride=k["stride"],
+                                     dilation=k["dilation"]).numpy()
+    tol = {"float32": 1e-5, "float64": 1e-12, "float16": 2e-3}[dtype]
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=tol, atol=tol * np.sqrt(w_shape[1] * 9))
+
+
 def test_dot_propagates_nan_and_infinity_to_their_outputs_only():
     x = np.ones((1, 32, 3, 3), np.float32)
     w = np.ones((6, 32, 1, 1), np.float32)
@@ -79,9 +107,12 @@ def test_dot_is_chosen_for_1x1_convolutions_on_the_smallest_maps():
     assert _chosen((1, 40, 3, 3), (64, 40, 1, 1)) == "tiled"  # channels not a multiple of 16
     assert _chosen((1, 64, 3, 3), (64, 32, 1, 1), group=2) == "tiled"
     assert _chosen((1, 64, 3, 3), (64, 64, 1, 1), pad_mode="pad", pad=1) == "tiled"
+    assert _chosen((1, 128, 6, 6), (256, 128, 3, 3), pad_mode="pad", pad=1, stride=2) == "dot"  # 3x3 output
+    assert _chosen((1, 128, 6, 6), (256, 128, 3, 3), pad_mode="pad", pad=1) == "tiled"  # 6x6 output
     # forcing it where it cannot run is refused
     assert _spec((1, 40, 3, 3), (8, 40, 1, 1)).attrs["algo"] == "tiled"
-    assert _spec((1, 32, 5, 5), (8, 32, 3, 3)).attrs["algo"] == "tiled"
+    assert _spec((1, 40, 5, 5), (8, 40, 3, 3)).attrs["algo"] == "tiled"
+    assert _spec((1, 32, 5, 5), (8, 16, 3, 3), group=2).attrs["algo"] == "tiled"
 
 
 def test_dot_workspace_holds_the_transposed_image():

@@ -1,4 +1,4 @@
-"""The ``dot`` Conv2D kernel: 1x1 convolutions on small maps as dot products over the input channels.
+"""The ``dot`` Conv2D kernel: convolutions with the smallest output maps as dot products along the weight's rows.
 
 Why: the ``tiled`` kernel vectorises a 1x1 convolution over each plane's pixels, one 64-byte vector (16
 floats) per step. On the 3x3 maps of a small CNN's last stage a plane of 9 pixels takes one vector, so 44% of
@@ -18,8 +18,11 @@ stored into the output. The sums are therefore formed in a different
 order from the other algorithms (lane-strided partial sums, then the tree): results agree with them to
 rounding, not bit for bit.
 
-Chosen (ops/conv_plan.py ``dot_applies``, ``dot_pays``) for 1x1, stride-1, unpadded, ungrouped convolutions
-with whole vectors of input channels on the smallest maps (up to 3x3), where pixel vectors idle most lanes.
+Any kernel size, stride, padding and dilation: the workspace then holds each output pixel's patch (its ``C *
+KH * KW`` inputs in the weight's order, zeros where padded), an im2col transposed, and the dot products run
+along the weight's whole rows (a 3x3 512->512 convolution on a 3x3 map: 4608-long rows, the 9.4 MB weight
+streamed once, in order). Chosen (ops/conv_plan.py ``dot_applies``, ``dot_pays``) for ungrouped convolutions
+with a multiple of 16 input channels on output maps of at most 9 pixels, where pixel vectors idle most lanes.
 """
 
 from __future__ import annotations
@@ -93,8 +96,8 @@ def _micro(g: Geometry, no: int, np_: int, lanes: int, first: int) -> str:
     (``xt`` row ``p0`` holds pixel ``first + p0``)."""
     accs = [[f"a{o}_{p}" for p in range(np_)] for o in range(no)]
     decl = "ob_vec " + ", ".join(f"{a} = ob_zero" for row in accs for a in row) + ";"
-    wl = " ".join(f"const ob_vec w{o} = *(const ob_vecu *)(wr + {o * g.c} + c);" for o in range(no))
-    xl = " ".join(f"const ob_vec x{p} = *(const ob_vec *)(xr + {p * g.c} + c);" for p in range(np_))
+    wl = " ".join(f"const ob_vec w{o} = *(const ob_vecu *)(wr + {o * g.kdim} + c);" for o in range(no))
+    xl = " ".join(f"const ob_vec x{p} = *(const ob_vec *)(xr + {p * g.kdim} + c);" for p in range(np_))
     fmas = " ".join(f"{accs[o][p]} += w{o} * x{p};" for o in range(no) for p in range(np_))
     flat = [a for row in accs for a in row]
     ohw = g.oh * g.ow
@@ -102,9 +105,9 @@ def _micro(g: Geometry, no: int, np_: int, lanes: int, first: int) -> str:
                       for k in range(len(flat)))
     return f"""{{
 {decl}
-const {g.t} *restrict wr = in1 + o0 * {g.c};
-const {g.t} *restrict xr = xt + p0 * {g.c};
-for (int64_t c = 0; c < {g.c}; c += {lanes}) {{
+const {g.t} *restrict wr = in1 + o0 * {g.kdim};
+const {g.t} *restrict xr = xt + p0 * {g.kdim};
+for (int64_t c = 0; c < {g.kdim}; c += {lanes}) {{
   {wl}
   {xl}
   {fmas}
@@ -123,7 +126,7 @@ def _tiles(g: Geometry, ocb: int, pb: int, lanes: int, first: int = 0, p: int | 
     for no in sorted({ocb, g.o % ocb} - {0}, reverse=True):
         for np_ in sorted({pb, p % pb} - {0}, reverse=True):
             branches.append(f"if (no == {no} && np == {np_}) {_micro(g, no, np_, lanes, first)}")
-    return f"""{_parallel(g.o * p * g.c)}for (int64_t item = 0; item < {n_o * n_p}; item++) {{
+    return f"""{_parallel(g.o * p * g.kdim)}for (int64_t item = 0; item < {n_o * n_p}; item++) {{
   const int64_t o0 = item / {n_p} * {ocb}, p0 = item % {n_p} * {pb};
   const int64_t no = {g.o} - o0 < {ocb} ? {g.o} - o0 : {ocb};
   const int64_t np = {p} - p0 < {pb} ? {p} - p0 : {pb};
@@ -132,11 +135,30 @@ def _tiles(g: Geometry, ocb: int, pb: int, lanes: int, first: int = 0, p: int | 
 
 
 def forward_dot(g: Geometry) -> str:
-    """The body of a ``dot`` Conv2D kernel (in0 = x, in1 = w, out0 = y): 1x1, stride 1, unpadded, one group,
-    ``C`` a multiple of the vector's lanes; the workspace holds the transposed image (``P x C``)."""
+    """The body of a ``dot`` Conv2D kernel (in0 = x, in1 = w, out0 = y): one group, ``C`` a multiple of 16, any
+    kernel, stride, padding and dilation. The workspace holds the image's patches, transposed: row ``p`` =
+    output pixel ``p``'s ``C * KH * KW`` inputs in the weight's (channel, kernel row, kernel column) order,
+    zeros where padded (for a 1x1 unpadded convolution, the image transposed)."""
     lanes = TILED_VECTOR_BYTES // g.itemsize()
-    assert g.kh == g.kw == 1 and g.g == 1 and g.c % lanes == 0
+    assert g.g == 1 and g.kdim % lanes == 0
     p = g.oh * g.ow
+    if g.kh == g.kw == 1 and g.sh == g.sw == 1 and g.pt == g.pl == 0 and (g.h, g.w) == (g.oh, g.ow):
+        fill = f"""const {g.t} *restrict src = in0 + b * {g.c * p};
+  for (int64_t c = 0; c < {g.c}; c++)
+    for (int64_t q = 0; q < {p}; q++) xt[q * {g.c} + c] = src[c * {p} + q];"""
+    else:
+        fill = f"""const {g.t} *restrict src = in0 + b * {g.c * g.h * g.w};
+  for (int64_t q = 0; q < {p}; q++) {{
+    const int64_t r = q / {g.ow}, s = q % {g.ow};
+    {g.t} *restrict d = xt + q * {g.kdim};
+    for (int64_t c = 0; c < {g.c}; c++)
+    for (int64_t ki = 0; ki < {g.kh}; ki++)
+    for (int64_t kj = 0; kj < {g.kw}; kj++) {{
+      const int64_t i = r * {g.sh} - {g.pt} + ki * {g.dh}, j = s * {g.sw} - {g.pl} + kj * {g.dw};
+      const int inside = i >= 0 && i < {g.h} && j >= 0 && j < {g.w};
+      d[(c * {g.kh} + ki) * {g.kw} + kj] = inside ? src[(c * {g.h} + i) * {g.w} + j] : 0;
+    }}
+  }}"""
     itype = "int32_t" if g.itemsize() == 4 else "int64_t"
     return f"""typedef {g.t} ob_vec __attribute__((vector_size({TILED_VECTOR_BYTES})));
 typedef {g.t} ob_vecu __attribute__((vector_size({TILED_VECTOR_BYTES}), aligned(sizeof({g.t}))));
@@ -146,16 +168,13 @@ const ob_vec ob_zero = {{0}};
 (void)ob_zero;
 {g.t} *restrict xt = ({g.t} *)ob_ws;
 for (int64_t b = 0; b < {g.n}; b++) {{
-  const {g.t} *restrict src = in0 + b * {g.c * p};
-  for (int64_t c = 0; c < {g.c}; c++)
-    for (int64_t q = 0; q < {p}; q++) xt[q * {g.c} + c] = src[c * {p} + q];
+  {fill}
 #if defined(__AVX512F__)
   {_tiles(g, *TILE_AVX512[lanes], lanes)}
 #else
   {_tiles(g, *TILE_AVX2[lanes], lanes)}
 #endif
 }}"""
-
 
 
 def dot_tail(g: Geometry, first: int, count: int) -> str:
