@@ -18,6 +18,12 @@ part of every kernel's key and visible in its ``.info``:
 ``tiled``
     Conv2D's default (conv_tiled.py): register tiles of output channels x pixel vectors over zero-bordered
     stride-phase planes, no BLAS. The others remain for the backward ops and for callers that force them.
+``dwvec``
+    Conv2D's depthwise convolutions with one output channel per group on small and medium maps
+    (conv_dwvec.py): vectors of 16 channels per pixel, over channel-innermost per-thread copies.
+``dot``
+    Conv2D's ungrouped convolutions with output maps of at most 9 pixels (conv_dot.py): dot products along
+    the weight's rows over the transposed patches in the workspace.
 
 The column block is the kernel's *workspace*: the op declares its size (``OpDef.workspace``:
 ops/conv_plan.py ``workspace_bytes``) and the kernel takes its address as one more pointer after the outputs (kernel ABI
