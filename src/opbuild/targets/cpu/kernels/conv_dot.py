@@ -7,7 +7,8 @@ channels instead, which the layers there have by the hundred, so no lane is idle
 * x[c][p]`` with ``w``'s rows read in place (contiguous, in order: streams the hardware prefetchers follow)
 and the image's ``C x P`` block transposed once per call into the workspace (``xt[p][c]``, ``P * C``
 elements: small next to the ``O * P * C`` products). On 6x6 maps (25% idle) the pixel vectors stay faster:
-each step here loads ``OCB + PB`` full vectors where a ``tiled`` step broadcasts its weights.
+each step here loads ``OCB + PB`` full vectors where a ``tiled`` step broadcasts its weights; there only the
+partial last vector of each plane is computed here (:func:`dot_tail`).
 
 A register tile holds up to ``L`` accumulators (``L`` = the vector's lanes), ``OCB`` output channels x ``PB``
 pixels (``TILE_AVX512``, ``TILE_AVX2``), each a vector of partial sums over the channels ``c = l (mod L)``.
