@@ -3,8 +3,9 @@
 Cases: MaxPool 3x3 stride 2 pad 1 on 1x64x48x48 (ResNet's stem pool), AvgPool with the same window (padding
 counted, as PyTorch's default), GlobalAvgPool on 1x1280x7x7 (MobileNetV2's head), the 1x1280 by 1280x1000
 MatMul of a batch-1 classifier head, six convolutions of small CNNs at batch 1 (7x7/2 stem, 3x3 at 24x24,
-6x6 and 3x3 maps, 3x3/2, a 1x1 projection), and a whole small CNN (torchvision's mobilenet_v2 when torchvision
-imports, else a hand-built ResNet-style CNN) exported through ``torch.onnx.export`` at 96x96.
+6x6 and 3x3 maps, 3x3/2, a 1x1 projection), the 1x1 and depthwise (3x3 to 7x7) convolutions of the late
+stages of MobileNet, EfficientNet and ConvNeXt, and a whole small CNN (torchvision's mobilenet_v2 when
+torchvision imports, else a hand-built ResNet-style CNN) exported through ``torch.onnx.export`` at 96x96.
 
 What is timed
 -------------
@@ -62,11 +63,15 @@ KERNELS: dict[str, tuple] = {
 }
 
 
-def _conv(x_shape, w_shape, pad: int, stride: int) -> tuple:
+def _conv(x_shape, w_shape, pad: int, stride: int, group: int = 1) -> tuple:
     return ("Conv", "Conv2D", [x_shape, w_shape],
-            {"kernel_shape": list(w_shape[2:]), "pads": [pad] * 4, "strides": [stride] * 2},
+            {"kernel_shape": list(w_shape[2:]), "pads": [pad] * 4, "strides": [stride] * 2, "group": group},
             {"out_channel": w_shape[0], "kernel_size": list(w_shape[2:]), "pad_mode": "pad", "pad": pad,
-             "stride": stride})
+             "stride": stride, "group": group})
+
+
+def _dw(c: int, hw: int, k: int, stride: int = 1) -> tuple:
+    return _conv((1, c, hw, hw), (c, 1, k, k), k // 2, stride, c)
 
 
 # Convolutions of small CNNs at batch 1 (the weight is an initializer of the one-node ONNX model, as in a real
@@ -78,6 +83,16 @@ KERNELS |= {
     "Conv 3x3 128->128 1x128x6x6": _conv((1, 128, 6, 6), (128, 128, 3, 3), 1, 1),
     "Conv 3x3 512->512 1x512x3x3": _conv((1, 512, 3, 3), (512, 512, 3, 3), 1, 1),
     "Conv 1x1 96->24 1x96x56x56": _conv((1, 96, 56, 56), (24, 96, 1, 1), 0, 1),
+    # the depthwise layers and the 1x1 convolutions of the late stages of MobileNet, EfficientNet, ConvNeXt
+    "Conv 1x1 256->256 1x256x6x6": _conv((1, 256, 6, 6), (256, 256, 1, 1), 0, 1),
+    "Conv 1x1 512->512 1x512x3x3": _conv((1, 512, 3, 3), (512, 512, 1, 1), 0, 1),
+    "Conv 1x1 160->1280 1x160x3x3": _conv((1, 160, 3, 3), (1280, 160, 1, 1), 0, 1),
+    "Conv dw3x3 96 1x96x24x24": _dw(96, 24, 3),
+    "Conv dw3x3/2 144 1x144x24x24": _dw(144, 24, 3, 2),
+    "Conv dw3x3 256 1x256x6x6": _dw(256, 6, 3),
+    "Conv dw5x5 576 1x576x3x3": _dw(576, 3, 5),
+    "Conv dw7x7 32 1x32x24x24": _dw(32, 24, 7),
+    "Conv dw7x7 256 1x256x3x3": _dw(256, 3, 7),
 }
 CNN = "CNN 1x3x96x96"
 
@@ -234,7 +249,7 @@ def _torch_calls(net, threads: int) -> dict[str, Callable[[], object]]:
         if onnx_op == "Conv":
             x, w = t[name]
             calls[name] = inference(lambda x=x, w=w, a=attrs: F.conv2d(x, w, stride=a["strides"][0],
-                                                                       padding=a["pads"][0]))
+                                                                       padding=a["pads"][0], groups=a["group"]))
     return {**calls, CNN: inference(lambda: net(x_cnn))}
 
 

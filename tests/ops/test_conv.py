@@ -388,8 +388,13 @@ def conv_spec(x_shape, w_shape, **attrs):
 @pytest.mark.parametrize("x_shape,w_shape,attrs,algo", [
     ((1, 96, 56, 56), (24, 96, 1, 1), {}, "tiled"),  # MobileNetV2 projection: tiled beats the plain GEMM
     ((1, 96, 56, 56), (96, 1, 3, 3), dict(group=96, pad_mode="same"), "depthwise"),
-    ((1, 96, 56, 56), (96, 1, 3, 3), dict(group=96, pad_mode="same", stride=2), "tiled"),
+    ((1, 96, 56, 56), (96, 1, 3, 3), dict(group=96, pad_mode="same", stride=2), "dwvec"),
+    ((1, 96, 112, 112), (96, 1, 3, 3), dict(group=96, pad_mode="same", stride=2), "tiled"),  # buffers > L2/2
+    ((1, 480, 3, 3), (480, 1, 3, 3), dict(group=480, pad_mode="same"), "dwvec"),  # small maps: channel vectors
+    ((1, 32, 24, 24), (32, 1, 7, 7), dict(group=32, pad_mode="same"), "dwvec"),
+    ((1, 4, 8, 8), (4, 1, 3, 3), dict(group=4), "tiled"),  # too few channels for a vector of them
     ((1, 3, 8, 8), (4, 3, 3, 3), {}, "tiled"),
+    ((1, 512, 3, 3), (512, 512, 1, 1), {}, "dot"),  # 1x1 on the smallest maps: vectors over the channels
     ((1, 64, 56, 56), (64, 64, 3, 3), dict(pad_mode="same"), "tiled"),
     ((1, 64, 56, 56), (64, 64, 1, 1), dict(stride=2), "tiled"),
     ((1, 16, 8, 8), (32, 1, 3, 3), dict(group=16), "tiled"),  # depthwise on a small map, multiplier 2
@@ -406,6 +411,9 @@ def test_conv2d_algorithm_is_chosen_by_shape_and_keyed(x_shape, w_shape, attrs, 
 def test_conv2d_forced_gemm_is_refused_where_it_would_be_wrong():
     spec = conv_spec((1, 4, 6, 6), (4, 4, 3, 3), algo="gemm")
     assert spec.attrs["algo"] != "gemm"
+    # dwvec computes one output channel per input channel: a multiplier of 2 or a full convolution is refused
+    assert conv_spec((1, 16, 6, 6), (32, 1, 3, 3), group=16, algo="dwvec").attrs["algo"] == "tiled"
+    assert conv_spec((1, 4, 6, 6), (4, 4, 3, 3), algo="dwvec").attrs["algo"] == "tiled"
     assert conv_spec((1, 4, 6, 6), (4, 4, 3, 3), algo="im2col").attrs["algo"] == "im2col"
 
 
@@ -416,7 +424,7 @@ def test_conv2d_forced_gemm_is_refused_where_it_would_be_wrong():
     ((1, 64, 56, 56), (64, 64, 1, 1), dict(stride=2), "im2col"),  # strided 1x1: subsampling copy
     ((1, 8, 28, 28), (64, 1, 3, 3), dict(group=8), "im2col"),  # 8 outputs per group: a real GEMM
 ])
-@pytest.mark.parametrize("forced", [None, "tiled"])
+@pytest.mark.parametrize("forced", [None, "tiled", "dwvec", "dot"])
 def test_conv_backward_algorithm_is_chosen_without_the_forward_only_tiled_kernel(x_shape, w_shape, attrs, algo,
                                                                                  forced):
     from opbuild.core.ir import TensorType
@@ -443,12 +451,15 @@ FORCED = [
 
 def _cases(algos):
     """(shapes, attrs, algo) for every FORCED case an algorithm applies to: gemm only to 1x1 stride-1
-    unpadded convolutions (forcing it elsewhere is refused: test above), the others to all."""
+    unpadded convolutions (forcing it elsewhere is refused: test above), dwvec only to one input and one
+    output channel per group, the others to all."""
     return [(x, w, a, algo) for x, w, a in FORCED for algo in algos
-            if algo != "gemm" or (w[2:] == (1, 1) and a.get("stride", 1) == 1 and not a.get("pad"))]
+            if (algo != "gemm" or (w[2:] == (1, 1) and a.get("stride", 1) == 1 and not a.get("pad")))
+            and (algo != "dwvec" or (w[1] == 1 and w[0] == a.get("group", 1)))]
 
 
-@pytest.mark.parametrize("x_shape,w_shape,attrs,algo", _cases(["gemm", "depthwise", "direct", "im2col", "tiled"]))
+@pytest.mark.parametrize("x_shape,w_shape,attrs,algo",
+                         _cases(["gemm", "depthwise", "direct", "im2col", "tiled", "dwvec"]))
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_conv2d_every_algorithm_matches_the_direct_reference(x_shape, w_shape, attrs, algo, dtype):
     from opbuild.ops.primitive import apply

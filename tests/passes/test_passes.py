@@ -61,9 +61,10 @@ def test_dce_drops_unused_nodes_and_captures():
 
 def test_pipeline_identity_names_every_pass_and_version(monkeypatch):
     monkeypatch.delenv("OPBUILD_FUSION", raising=False)
-    assert DEFAULT_PIPELINE.identity == "fold@1:65536,dce@1,rowfuse@1:64,fuse@2:64,epilogue@1:64,memplan@2"
+    assert DEFAULT_PIPELINE.identity == "fold@1:65536,pad_fold@1,dce@1,rowfuse@1:64,fuse@2:64,epilogue@1:64,memplan@2"
     monkeypatch.setenv("OPBUILD_FUSION", "0")
-    assert DEFAULT_PIPELINE.identity == "fold@1:65536,dce@1,rowfuse@1:off,fuse@2:off,epilogue@1:off,memplan@2"
+    assert DEFAULT_PIPELINE.identity == ("fold@1:65536,pad_fold@1,dce@1,rowfuse@1:off,fuse@2:off,epilogue@1:off,"
+                                         "memplan@2")
 
     class Renamed(DeadCodeElimination):
         version = 2

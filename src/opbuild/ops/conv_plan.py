@@ -4,14 +4,15 @@ workspace the kernel takes (``OpDef.workspace``, planned in the graph's arena by
 
 Conv2D itself (``choose(..., forward=True)``): ``tiled``, a register-tiled direct kernel over stride-phase
 planes (the workspace; none for 1x1 convolutions read in place, thread-local for depthwise ones), for every
-shape but stride-1 depthwise convolutions on large maps, which keep ``depthwise``. The backward ops, and any
-caller forcing an algorithm: ``gemm``: 1x1, stride 1, unpadded (the image already is the column matrix);
-``depthwise``: one input channel per group and few outputs per group; ``direct``: a per-(image, group) GEMM
-too small for the BLAS call and the im2col copy to pay; ``im2col``: everything else, an im2col of a block of
-output rows into the workspace, then one GEMM per block. The kernels themselves are the target's
-(targets/cpu/kernels/conv_kernels.py, conv_tiled.py); this module is plain arithmetic on shapes, shared by the
-forward and backward ops; the measurements behind the choice are in docs/benchmarks.md ("Convolutions: the
-tiled kernel").
+shape but depthwise ones: stride-1 depthwise convolutions on large maps keep ``depthwise``, the others with
+one output channel per group run ``dwvec`` (vectorised over channels, thread-local buffers, no workspace).
+The backward ops, and any caller forcing an algorithm: ``gemm``: 1x1, stride 1, unpadded (the image already
+is the column matrix); ``depthwise``: one input channel per group and few outputs per group; ``direct``: a
+per-(image, group) GEMM too small for the BLAS call and the im2col copy to pay; ``im2col``: everything else,
+an im2col of a block of output rows into the workspace, then one GEMM per block. The kernels themselves are
+the target's (targets/cpu/kernels/conv_kernels.py, conv_tiled.py, conv_dwvec.py); this module is plain
+arithmetic on shapes, shared by the forward and backward ops; the measurements behind the choice are in
+docs/benchmarks.md ("Convolutions: the tiled kernel", "Depthwise convolutions vectorised over channels").
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-ALGOS = ("gemm", "depthwise", "direct", "im2col", "tiled")
+ALGOS = ("gemm", "depthwise", "direct", "im2col", "tiled", "dwvec", "dot")
 # How a float16/bfloat16 convolution computes (the descriptor's ``half_conv`` attribute): float32 copies of the
 # inputs, the float32 kernel, one rounding per result on store.
 HALF_CONV = "f32_scratch"
@@ -36,6 +37,16 @@ MIN_GEMM_N = 512
 DEPTHWISE_MAX_OUT = 4
 # A stride-1 depthwise convolution with at least this many output pixels per plane: the direct kernel.
 DEPTHWISE_DIRECT_MIN_PIXELS = 2048
+# The most bytes of one channel block's buffers (padded input, weights, output: a 64-byte vector per pixel or
+# tap) for which a depthwise convolution runs ``dwvec``: half the 1 MB L2 of the machine it was measured on.
+DWVEC_MAX_BYTES = 512 * 1024
+# ... and at least this many channels (fewer leave most of each vector's lanes idle: a plain single-channel
+# convolution is a "depthwise" one of one group).
+DWVEC_MIN_CHANNELS = 8
+# A convolution runs ``dot`` (vectorised along the weight's rows) on output maps of at most this many pixels: on
+# 3x3 maps (16-lane pixel vectors 44% idle) it measured 0.2-0.9x ``tiled``'s time for 1x1 convolutions and
+# 0.55-0.9x for 3x3 ones; 1x1 on 6x6 maps (25% idle) 1.1-1.5x.
+DOT_MAX_PIXELS = 9
 # A per-(image, group) GEMM with fewer multiply-adds than this runs as direct loops (docs/benchmarks.md).
 DIRECT_MAX_MACS = 1 << 14
 
@@ -87,15 +98,23 @@ def choose(x_shape: Sequence[int], w_shape: Sequence[int], out_hw: Sequence[int]
     kh, kw = attrs["kernel_size"]
     one_by_one = kh == kw == 1 and list(attrs["stride"]) == [1, 1] and not any(attrs["pad"])
     forced = attrs.get("algo")
-    if forced in ALGOS and (forced != "gemm" or one_by_one) and (forced != "tiled" or forward):
+    pure_depthwise = cg == 1 and og == 1
+    if (forced in ALGOS and (forced != "gemm" or one_by_one) and (forced not in ("tiled", "dwvec", "dot") or forward)
+            and (forced != "dwvec" or pure_depthwise) and (forced != "dot" or dot_applies(x_shape, attrs))):
         return forced
     depthwise = cg == 1 and og < DEPTHWISE_MAX_OUT
     if forward:
         # The tiled kernel measured faster than every other algorithm on every shape tried (1x1 included)
-        # except stride-1 depthwise convolutions on large maps, where the direct loops' whole-row vectors
-        # need no pixel-domain copy-out (docs/benchmarks.md, "Convolutions: the tiled kernel").
+        # except depthwise ones: on large maps at stride 1 the direct loops' whole-row vectors need no
+        # pixel-domain copy-out (docs/benchmarks.md, "Convolutions: the tiled kernel"), and elsewhere the
+        # channel vectors of ``dwvec`` avoid the per-plane costs ("Depthwise convolutions vectorised over
+        # channels").
         large = out_hw[0] * out_hw[1] >= DEPTHWISE_DIRECT_MIN_PIXELS
-        return "depthwise" if depthwise and large and list(attrs["stride"]) == [1, 1] else "tiled"
+        if depthwise and large and list(attrs["stride"]) == [1, 1]:
+            return "depthwise"
+        if dot_applies(x_shape, attrs) and dot_pays(out_hw):
+            return "dot"
+        return "dwvec" if pure_depthwise and use_dwvec(x_shape, out_hw, attrs) else "tiled"
     if one_by_one:
         return "gemm"
     if depthwise:
@@ -108,9 +127,23 @@ def choose(x_shape: Sequence[int], w_shape: Sequence[int], out_hw: Sequence[int]
 def tiled_in_place(g: ConvShape) -> bool:
     """Whether a ``tiled`` kernel reads the input planes in place: 1x1, stride 1, unpadded (a plane then is
     the input plane itself, with no border and no phases), on planes of whole vectors (a partial last vector
-    would read past the plane: such planes are copied into zero-padded ones like any other)."""
+    would read past the plane: such planes are copied into zero-padded ones like any other), or whose partial
+    last vector is computed apart (``tiled_dot_tail``)."""
     return (g.kh == g.kw == 1 and g.sh == g.sw == 1 and g.pt == g.pl == 0 and g.oh == g.h and g.ow == g.w
-            and g.h * g.w % (TILED_VECTOR_BYTES // g.itemsize()) == 0)
+            and (g.h * g.w % (TILED_VECTOR_BYTES // g.itemsize()) == 0 or tiled_dot_tail(g) > 0))
+
+
+def tiled_dot_tail(g: ConvShape) -> int:
+    """The pixels past the last whole vector of a 1x1, stride-1, unpadded, ungrouped ``tiled`` convolution
+    with whole vectors of input channels (``dot_applies``), on a plane of at least one whole vector: the
+    kernel reads the whole vectors in place and computes these the ``dot`` way (targets/cpu/kernels/
+    conv_dot.py), instead of copying every plane into a zero-padded one whose last vector is partly idle
+    (on 6x6 maps a quarter of the lanes). 0 where that does not apply."""
+    lanes = TILED_VECTOR_BYTES // g.itemsize()
+    hw = g.h * g.w
+    one = (g.kh == g.kw == 1 and g.sh == g.sw == 1 and g.pt == g.pl == 0 and g.oh == g.h and g.ow == g.w
+           and g.g == 1 and g.c % 16 == 0)
+    return hw % lanes if one and hw > lanes else 0
 
 
 def tiled_per_thread(g: ConvShape) -> bool:
@@ -137,10 +170,14 @@ def aligned(n: int) -> int:
 
 
 def col_bytes(algo: str, g: ConvShape) -> int:
-    """Bytes of the column block of an ``im2col`` kernel, forward or backward, or of the phase planes of a
-    ``tiled`` one (0 for the other algorithms)."""
+    """Bytes of the column block of an ``im2col`` kernel, forward or backward, of the phase planes of a
+    ``tiled`` one or of the transposed image of a ``dot`` one (0 for the other algorithms)."""
+    if algo == "dot":  # the image's patches transposed, P x (C * KH * KW)
+        return g.kdim * g.oh * g.ow * g.itemsize()
     if algo == "tiled":
-        return 0 if tiled_in_place(g) or tiled_per_thread(g) else g.cg * g.sh * g.sw * tiled_plane(g)[2] * g.itemsize()
+        if tiled_in_place(g):  # the transposed block of a dot tail, if any
+            return g.c * tiled_dot_tail(g) * g.itemsize()
+        return 0 if tiled_per_thread(g) else g.cg * g.sh * g.sw * tiled_plane(g)[2] * g.itemsize()
     return g.kdim * g.block_rows() * g.ow * g.itemsize() if algo == "im2col" else 0
 
 
@@ -166,3 +203,32 @@ def conv_workspace(attrs: dict, shapes: Sequence[Sequence[int]], dtype: str, siz
     half = dtype in ("float16", "bfloat16")
     g = ConvShape(attrs, shapes[0], shapes[1], shapes[2], "float32" if half else dtype)
     return workspace_bytes(attrs["algo"], g, sizes if half else None)
+
+
+
+def use_dwvec(x_shape: Sequence[int], out_hw: Sequence[int], attrs: dict) -> bool:
+    """Whether a depthwise convolution (one input and one output channel per group) that is not left to the
+    direct loops runs ``dwvec`` (vectorised over channels, targets/cpu/kernels/conv_dwvec.py) rather than
+    ``tiled``: whenever one block's channel-innermost buffers (the padded input, the output) stay within
+    DWVEC_MAX_BYTES. It measured faster than ``tiled`` on every such shape tried, 3x3 to 7x7 kernels, stride 1
+    and 2, 3x3 to 48x48 maps (docs/benchmarks.md, "Depthwise convolutions vectorised over channels")."""
+    kh, kw = attrs["kernel_size"]
+    (sh, sw), (dh, dw) = attrs["stride"], attrs["dilation"]
+    pt, _, pl, _ = attrs["pad"]
+    ph = max((out_hw[0] - 1) * sh + (kh - 1) * dh + 1, x_shape[2] + pt)
+    pw = max((out_hw[1] - 1) * sw + (kw - 1) * dw + 1, x_shape[3] + pl)
+    fits = (ph * pw + out_hw[0] * out_hw[1] + kh * kw) * TILED_VECTOR_BYTES <= DWVEC_MAX_BYTES
+    return fits and x_shape[1] >= DWVEC_MIN_CHANNELS
+
+
+def dot_applies(x_shape: Sequence[int], attrs: dict) -> bool:
+    """Whether the ``dot`` kernel can run a convolution: one group and a multiple of 16 input channels (its
+    sums run along whole vectors of the weight's rows, ``C * KH * KW`` long, for float32 and float64 alike);
+    any kernel, stride, padding and dilation."""
+    return attrs["group"] == 1 and x_shape[1] % 16 == 0
+
+
+def dot_pays(out_hw: Sequence[int]) -> bool:
+    """Whether ``dot`` beats ``tiled``'s pixel vectors on a map of ``out_hw`` (DOT_MAX_PIXELS;
+    docs/benchmarks.md, "1x1 convolutions on the smallest maps")."""
+    return 0 < out_hw[0] * out_hw[1] <= DOT_MAX_PIXELS

@@ -18,6 +18,12 @@ part of every kernel's key and visible in its ``.info``:
 ``tiled``
     Conv2D's default (conv_tiled.py): register tiles of output channels x pixel vectors over zero-bordered
     stride-phase planes, no BLAS. The others remain for the backward ops and for callers that force them.
+``dwvec``
+    Conv2D's depthwise convolutions with one output channel per group on small and medium maps
+    (conv_dwvec.py): vectors of 16 channels per pixel, over channel-innermost per-thread copies.
+``dot``
+    Conv2D's ungrouped convolutions with output maps of at most 9 pixels (conv_dot.py): dot products along
+    the weight's rows over the transposed patches in the workspace.
 
 The column block is the kernel's *workspace*: the op declares its size (``OpDef.workspace``:
 ops/conv_plan.py ``workspace_bytes``) and the kernel takes its address as one more pointer after the outputs (kernel ABI
@@ -50,6 +56,8 @@ from collections.abc import Callable, Sequence
 
 from ....ops.conv_plan import ConvShape, aligned, col_bytes, workspace_bytes
 from ..codegen import blas_serial, ctype, gemm_symbols, is_half, load, parallel_for, store
+from .conv_dot import forward_dot
+from .conv_dwvec import forward_dwvec
 from .conv_tiled import forward_tiled
 
 
@@ -143,6 +151,10 @@ def forward(algo: str, geo: Geometry) -> str:
         return _forward_direct(geo)
     if algo == "tiled":
         return forward_tiled(geo)
+    if algo == "dwvec":
+        return forward_dwvec(geo)
+    if algo == "dot":
+        return forward_dot(geo)
     return _forward_im2col(geo)
 
 

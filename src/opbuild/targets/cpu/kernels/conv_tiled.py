@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ....ops.conv_plan import TILED_VECTOR_BYTES, tiled_in_place, tiled_per_thread, tiled_plane
-from ..codegen import BLAS_PARALLEL_MIN_MACS
+from ....ops.conv_plan import TILED_VECTOR_BYTES, tiled_dot_tail, tiled_in_place, tiled_per_thread, tiled_plane
+from .conv_dot import _parallel, dot_prologue, dot_tail
 
 if TYPE_CHECKING:  # conv_kernels.forward dispatches here
     from .conv_kernels import Geometry
@@ -46,13 +46,6 @@ _BUDGET_DW_AVX2 = {1: 4, 2: 2, 3: 1}
 L2_CHUNK_BYTES = 256 * 1024
 # Weight blocks up to this size are prefetched whole ahead of their tiles (_prefetch_next_block).
 PREFETCH_MAX_BYTES = 32 * 1024
-
-
-def _parallel(macs: int) -> str:
-    """The pragma splitting the next loop over OpenMP's threads for a convolution of ``macs`` multiply-adds:
-    from the size where the GEMMs it replaces went to the BLAS's threads (docs/threads.md: a smaller kernel
-    stays on the calling thread, so a busy machine never stalls it waiting for a second core)."""
-    return "#pragma omp parallel for schedule(static)\n" if macs >= BLAS_PARALLEL_MIN_MACS else ""
 
 
 def _cycles(no: int, nv: int) -> float:
@@ -206,8 +199,10 @@ for (int64_t a = 0; a < {g.sh}; a++) {{
 def forward_tiled(g: Geometry) -> str:
     """The body of a ``tiled`` Conv2D kernel (in0 = x, in1 = w, out0 = y; any stride, dilation, padding and
     group count). A 1x1 stride-1 unpadded convolution on planes of whole vectors (``tiled_in_place``) reads
-    the input planes in place and writes its vectors straight into the output."""
+    the input planes in place and writes its vectors straight into the output; one whose last vector is
+    partial leaves those pixels to a ``dot`` tail (``tiled_dot_tail``)."""
     lanes = TILED_VECTOR_BYTES // g.itemsize()
+    tail = tiled_dot_tail(g)
     if tiled_in_place(g):
         hw = g.h * g.w
         stride, nvec, offsets = hw, hw // lanes, "0"
@@ -226,7 +221,10 @@ def forward_tiled(g: Geometry) -> str:
 #else
   {_dispatch(g, nvec, _BUDGET_AVX2, lanes, direct)}
 #endif""" if nvec else "")
+    if tail:  # the partial last vector of each plane, the dot way (conv_dot.py)
+        work += "\n" + dot_tail(g, nvec * lanes, tail)
     return f"""{_prologue(g, stride, offsets)}
+{dot_prologue(g) if tail else ""}
 for (int64_t b = 0; b < {g.n}; b++)
 for (int64_t gi = 0; gi < {g.g}; gi++) {{
   {fill}
