@@ -38,12 +38,13 @@ class Resample:
         self.rolloff = float(rolloff)
         self.beta = _KAISER_BETA if beta is None else float(beta)
 
-    def _kernel(self, orig: int, new: int) -> tuple[np.ndarray, int]:
+    def _kernel(self, orig: int, new: int, phases: int) -> tuple[np.ndarray, int]:
+        """The filters of output phases ``0..phases-1`` (of ``new``), and the half width in input samples."""
         lw = self.width_param
         base = min(orig, new) * self.rolloff
         width = math.ceil(lw * orig / base)
         idx = np.arange(-width, width + orig, dtype=np.float64)[None, :] / orig
-        t = (np.arange(0, -new, -1, dtype=np.float64)[:, None] / new + idx) * base
+        t = (np.arange(0, -phases, -1, dtype=np.float64)[:, None] / new + idx) * base
         t = np.clip(t, -lw, lw)
         if self.method == ResampleMethod.SINC_INTERPOLATION:
             window = np.cos(t * math.pi / lw / 2) ** 2
@@ -60,14 +61,21 @@ class Resample:
             return x.copy()
         g = math.gcd(self.orig, self.new)
         orig, new = self.orig // g, self.new // g
-        kernel, width = self._kernel(orig, new)
         flat = x.reshape(-1, x.shape[-1]).astype(np.float64)
         n = flat.shape[1]
-        padded = np.pad(flat, ((0, 0), (width, width + orig)))
-        steps = (padded.shape[1] - kernel.shape[1]) // orig + 1
-        idx = np.arange(steps)[:, None] * orig + np.arange(kernel.shape[1])[None, :]
-        out = np.einsum("bsk,pk->bsp", padded[:, idx], kernel).reshape(flat.shape[0], -1)
         target = math.ceil(new * n / orig)
+        # Output j is phase j % new of step j // new. When the output is shorter than one step (a ratio of
+        # large coprime rates, as PitchShift's), only its first phases are needed: building all `new` filters
+        # would take new x (orig + 2 width) values (GBs for 16000 -> 19027).
+        phases = min(new, target)
+        kernel, width = self._kernel(orig, new, phases)
+        padded = np.pad(flat, ((0, 0), (width, width + orig)))
+        if phases < new:
+            out = padded[:, :kernel.shape[1]] @ kernel.T
+        else:
+            steps = (padded.shape[1] - kernel.shape[1]) // orig + 1
+            idx = np.arange(steps)[:, None] * orig + np.arange(kernel.shape[1])[None, :]
+            out = np.einsum("bsk,pk->bsp", padded[:, idx], kernel).reshape(flat.shape[0], -1)
         return out[:, :target].reshape(*x.shape[:-1], -1).astype(x.dtype)
 
 
