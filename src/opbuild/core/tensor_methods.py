@@ -390,8 +390,11 @@ class TensorMethods(_TensorArrayMethods, TensorMoreMethods):
         return _ops().norm(self, ord, dim, keepdim, dtype=dtype)
 
     def cumsum(self, axis=None, dtype=None):
-        """Running sums along ``axis`` (None: of the flattened tensor)."""
+        """Running sums along ``axis`` (None: of the flattened tensor); bool and integer tensors narrower than
+        int32 sum as int32 (MindSpore 2.10's method, unlike ``ops.cumsum`` which keeps their dtype)."""
         x = self if axis is not None else self.reshape(-1)
+        if dtype is None and self.dtype.name in ("bool", "int8", "uint8", "int16"):
+            dtype = "int32"
         return _ops().cumsum(x, 0 if axis is None else axis, dtype)
 
     def trace(self):

@@ -93,6 +93,8 @@ def norm(A, ord=None, dim: Axis = None, keepdim: bool = False, *, dtype=None) ->
     None with ``ord`` None: the 2-norm of every element) and matrix norms (``dim`` two axes, or None for a
     2-D ``A``, with ``ord`` 'fro', 'nuc', 1, -1, 2, -2, inf or -inf: :func:`matrix_norm`)."""
     t = _cast(as_tensor(A), dtype)
+    if not (t.dtype.is_float or t.dtype.is_complex):  # MindSpore 2.10: integer/bool input is normed in float32
+        t = _cast(t, "float32")
     if ord is None or ord == "fro":
         if ord == "fro" and dim is not None and (isinstance(dim, int) or len(dim) != 2):
             raise ValueError("norm: ord='fro' needs dim to name two axes (or None)")

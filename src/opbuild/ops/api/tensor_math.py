@@ -17,7 +17,7 @@ from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 from . import array as A
 from . import math as M
-from .base import binary
+from .base import binary, promote
 
 
 def _scalar_like(value, x: Tensor) -> Tensor:
@@ -59,8 +59,11 @@ def std_mean(input, axis=None, ddof: int = 0, keepdims: bool = False) -> tuple[T
 
 
 def lerp(input, end, weight) -> Tensor:
-    """``ops.lerp(input, end, weight)``: input + weight * (end - input)."""
-    return M.add(input, M.mul(weight, M.sub(end, input)))
+    """``ops.lerp(input, end, weight)``: input + weight * (end - input); integer and bool operands (MindSpore
+    refuses them) interpolate in float32, so ``end - input`` cannot wrap in an unsigned type."""
+    a, b = promote(input, end)
+    a, b = M._float(a), M._float(b)
+    return M.add(a, M.mul(weight, M.sub(b, a)))
 
 
 def remainder(input, other) -> Tensor:
@@ -114,7 +117,9 @@ def trace(input) -> Tensor:
     x = as_tensor(input)
     if x.ndim != 2:
         raise ValueError(f"trace: input must be 2-D, got {x.ndim} dims")
-    return M.sum(M.where(Tensor(np.eye(*x.shape, dtype=bool)), x, _scalar_like(0, x)))
+    out = M.sum(M.where(Tensor(np.eye(*x.shape, dtype=bool)), x, _scalar_like(0, x)))
+    # MindSpore 2.10 keeps an integer input's dtype (ops.sum would widen it to int64), recorded.
+    return M.cast(out, x.dtype) if x.dtype.is_int and x.dtype.name != "bool" else out
 
 
 def flip(input, dims: Sequence[int]) -> Tensor:
