@@ -62,6 +62,16 @@ CASES = [
     "ops.ReduceAll()(M('bool'))", "ops.ReduceAll()(M('int8'))", "ops.ReduceAll(True)(M('float32'), 1)",
     "ops.ReduceAll()(ms.Tensor(np.array([[1, 2], [3, 4]], np.int32)), 0)",
     "ops.positive(T('bool'))", "ops.positive(T('int8'))",
+    "ops.ReduceMean()(M('uint8'))", "ops.ReduceMean(True)(M('uint8'), 1)", "ops.ReduceMean()(M('int64'), 0)",
+    "ops.ReduceMean()(ms.Tensor(np.array([-3, 0, 2], np.int32)))", "ops.ReduceMean()(M('bool'))",
+    "ops.norm(M('int8'), 1)", "ops.norm(M('int32'), -1)", "ops.norm(T('int8'), float('inf'))",
+    "ops.norm(M('uint8'), float('inf'), 0)", "ops.norm(M('int64'), -float('inf'))", "ops.norm(T('int32'), 0)",
+    "ops.norm(M('bool'), 1, (0, 1))", "ops.norm(T('uint8'), 2)", "ops.norm(M('int16'), 'fro')",
+    "ops.norm(M('int32'), None, 1)", "ops.norm(M('int8'), 1, dtype=ms.float32)", "M('int32').norm(1)",
+    "ops.isclose(M('bool'), M('bool'))", "ops.isclose(T('bool'), P('bool'))", "ops.isclose(T('uint8'), P('uint8'))",
+    "ms.Tensor(np.array([[1.5, -2.0, 3.25]], np.float32)).cumsum(axis=1, dtype=ms.int64)",
+    "M('int8').cumsum(1, dtype=ms.int8)",
+    "M('bool').cumsum(0, dtype=ms.float32)",
     "ops.xlogy(ms.Tensor(np.array([0.0, 1.0, 0.0, 2.0], np.float32)), ms.Tensor(np.array([0.0, 0.0, -1.0, 3.0], "
     "np.float32)))", "ops.xdivy(ms.Tensor(np.array([0.0, 1.0, 0.0, 2.0], np.float32)), ms.Tensor(np.array([0.0, 0.0, "
     "-1.0, 4.0], np.float32)))",

@@ -38,6 +38,9 @@ CALLS = [
     ("ops.matmul(M('int8'), M('int8').T)", lambda x: ops.matmul(x, x.T), "M('int8')"),
     ("M('uint8') @ M('uint8').T", lambda x: x @ x.T, "M('uint8')"),
     ("ops.histc(T('float16'), 4)", lambda x: ops.histc(x, 4), "T('float16')"),
+    ("ops.ReduceMean(True)(M('uint8'), 1)", lambda x: ops.ReduceMean(True)(x, 1), "M('uint8')"),
+    ("ops.norm(M('int8'), 1)", lambda x: ops.norm(x, 1), "M('int8')"),
+    ("ops.isclose(M('bool'), M('bool'))", lambda x: ops.isclose(x, x), "M('bool')"),
     ("T('uint8') // -2", lambda x: x // -2, "T('uint8')"), ("ops.clip(T('uint8'), -1, 3)",
                                                               lambda x: ops.clip(x, -1, 3), "T('uint8')"),
 ]

@@ -203,7 +203,10 @@ def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: b
     """``ops.isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False)``: |input - other| <= atol + rtol *
     |other| elementwise (NaNs equal when ``equal_nan``)."""
     a, b = as_tensor(input), as_tensor(other)
-    close = M.le(M.abs(M.sub(a, b)), M.add(M.mul(M.abs(M._float(b)), rtol), atol))
+    # Integer and bool operands are compared in float32: a difference of bools has no kernel and one of unsigned
+    # integers would wrap (MindSpore 2.10 takes two bool tensors, recorded).
+    fa, fb = (a, b) if a.dtype.is_float or b.dtype.is_float else (M._float(a), M._float(b))
+    close = M.le(M.abs(M.sub(fa, fb)), M.add(M.mul(M.abs(M._float(b)), rtol), atol))
     if a.dtype.is_float or b.dtype.is_float:  # an infinity is close only to itself (inf - -inf <= inf otherwise)
         finite = M.logical_and(M.isfinite(M._float(a)), M.isfinite(M._float(b)))
         close = M.logical_and(close, finite)
