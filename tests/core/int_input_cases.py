@@ -72,6 +72,11 @@ CASES = [
     "ms.Tensor(np.array([[1.5, -2.0, 3.25]], np.float32)).cumsum(axis=1, dtype=ms.int64)",
     "M('int8').cumsum(1, dtype=ms.int8)",
     "M('bool').cumsum(0, dtype=ms.float32)",
+    "ops.kron(T('bool'), P('bool'))", "ops.kron(M('bool'), M('bool'))",
+    "ops.scatter_nd(ms.Tensor(np.array([[1], [1], [3]], np.int32)), ms.Tensor(np.array([True, False, True])), (4,))",
+    "ops.pad(T('bool'), (1, 1), value=2)", "ops.pad(T('int32'), (1, 1), value=2.5)",
+    "ops.pad(T('uint8'), (1, 1), value=-1)",
+    "ops.pad(T('float16'), (2, 1), value=3)",
     "ops.xlogy(ms.Tensor(np.array([0.0, 1.0, 0.0, 2.0], np.float32)), ms.Tensor(np.array([0.0, 0.0, -1.0, 3.0], "
     "np.float32)))", "ops.xdivy(ms.Tensor(np.array([0.0, 1.0, 0.0, 2.0], np.float32)), ms.Tensor(np.array([0.0, 0.0, "
     "-1.0, 4.0], np.float32)))",

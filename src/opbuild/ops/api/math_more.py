@@ -181,6 +181,8 @@ def scatter_nd(indices, updates, shape: Sequence[int]) -> Tensor:
     """``ops.scatter_nd(indices, updates, shape)``: a zero tensor of ``shape`` with ``updates`` added at the
     index rows of ``indices`` (repeated rows add up; an index outside ``[0, n)`` raises, as MindSpore's)."""
     u = as_tensor(updates)
+    if u.dtype.name == "bool":  # MindSpore 2.10 takes bool updates (repeated rows: their or); added as int32
+        return apply("Cast", {"dtype": "bool"}, [scatter_nd(indices, apply("Cast", {"dtype": "int32"}, [u]), shape)])
     zeros = Tensor(np.zeros(tuple(int(d) for d in shape), u.dtype.np_dtype))
     return apply("TensorScatterAdd", {"bounds": "raise"}, [zeros, as_tensor(indices), u])
 
