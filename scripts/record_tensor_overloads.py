@@ -1,7 +1,8 @@
 """Record MindSpore 2.10's results of the Tensor-method calls of tests/core/tensor_overload_cases.py,
-tests/core/tensor_extra_cases.py, tensor_dtype_rule_cases.py, tensor_edge_cases.py and index_bounds_cases.py into
-tests/fixtures/mindspore/tensor_overloads.json, tensor_extras.json, tensor_dtype_rules.json, tensor_edges.json and
-index_bounds.json (values, dtypes and shapes; tuples element by element; plain Python results by repr).
+tests/core/tensor_extra_cases.py, tensor_dtype_rule_cases.py, tensor_edge_cases.py, index_bounds_cases.py and
+int_input_cases.py into tests/fixtures/mindspore/tensor_overloads.json, tensor_extras.json, tensor_dtype_rules.json,
+tensor_edges.json, index_bounds.json and int_inputs.json (values, dtypes and shapes; tuples element by element;
+plain Python results by repr).
 
     /tmp/ms/bin/python scripts/record_tensor_overloads.py [CASE_MODULE ...]   # default: every set
 """
@@ -19,7 +20,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 SETS = [("tensor_overload_cases", "tensor_overloads.json"), ("tensor_extra_cases", "tensor_extras.json"),
         ("tensor_dtype_rule_cases", "tensor_dtype_rules.json"), ("tensor_edge_cases", "tensor_edges.json"),
-        ("index_bounds_cases", "index_bounds.json")]
+        ("index_bounds_cases", "index_bounds.json"), ("int_input_cases", "int_inputs.json")]
 
 
 def encode(r):

@@ -1,6 +1,7 @@
 """MindSpore 2.x's ``dim``/``keepdim`` Tensor overloads beside the NumPy-style ones (core/tensor_overloads.py)
 and the whole-data methods (core/tensor_extras.py): every call of tests/core/tensor_overload_cases.py,
-tensor_extra_cases.py, tensor_dtype_rule_cases.py, tensor_edge_cases.py and index_bounds_cases.py gives
+tensor_extra_cases.py, tensor_dtype_rule_cases.py, tensor_edge_cases.py, index_bounds_cases.py and
+int_input_cases.py gives
 MindSpore 2.10's values, dtype and shape, or raises where MindSpore raises (fixtures recorded by
 scripts/record_tensor_overloads.py)."""
 
@@ -16,6 +17,7 @@ import opbuild as ms
 from opbuild.core.errors import KernelInputError
 from tests.core import (
     index_bounds_cases,
+    int_input_cases,
     tensor_dtype_rule_cases,
     tensor_edge_cases,
     tensor_extra_cases,
@@ -27,7 +29,8 @@ SETS = {"overloads": (tensor_overload_cases, json.loads((FIXTURES / "tensor_over
         "extras": (tensor_extra_cases, json.loads((FIXTURES / "tensor_extras.json").read_text())),
         "dtype_rules": (tensor_dtype_rule_cases, json.loads((FIXTURES / "tensor_dtype_rules.json").read_text())),
         "edges": (tensor_edge_cases, json.loads((FIXTURES / "tensor_edges.json").read_text())),
-        "index_bounds": (index_bounds_cases, json.loads((FIXTURES / "index_bounds.json").read_text()))}
+        "index_bounds": (index_bounds_cases, json.loads((FIXTURES / "index_bounds.json").read_text())),
+        "int_inputs": (int_input_cases, json.loads((FIXTURES / "int_inputs.json").read_text()))}
 # The error a set's refused calls must raise (others: any): an index out of range is the kernel's report.
 ERRORS: dict[str, type[Exception]] = {"index_bounds": KernelInputError}
 CALLS = [(name, expr) for name, (cases, _) in SETS.items() for expr in cases.CASES]

@@ -7,6 +7,7 @@ The functional API is reached through the slot of functional_slot.py, filled by 
 
 from __future__ import annotations
 
+from .dtypes import dtype_of
 from .functional_slot import _ops  # noqa: F401 - re-exported for tensor.py
 from .tensor_more import TensorMoreMethods
 
@@ -390,9 +391,14 @@ class TensorMethods(_TensorArrayMethods, TensorMoreMethods):
         return _ops().norm(self, ord, dim, keepdim, dtype=dtype)
 
     def cumsum(self, axis=None, dtype=None):
-        """Running sums along ``axis`` (None: of the flattened tensor)."""
+        """Running sums along ``axis`` (None: of the flattened tensor); bool and integer tensors narrower than
+        int32 sum as int32 (MindSpore 2.10's method, unlike ``ops.cumsum`` which keeps their dtype), and ``dtype``
+        casts the sums, not the input (``[1.5, -2.0]`` with int64 gives ``[1, 0]``), as MindSpore's method does."""
         x = self if axis is not None else self.reshape(-1)
-        return _ops().cumsum(x, 0 if axis is None else axis, dtype)
+        if self.dtype.name in ("bool", "int8", "uint8", "int16"):
+            x = x.astype("int32")
+        out = _ops().cumsum(x, 0 if axis is None else axis)
+        return out if dtype is None or dtype_of(dtype) == self.dtype else out.astype(dtype)
 
     def trace(self):
         """Sum of the main diagonal."""

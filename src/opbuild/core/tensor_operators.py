@@ -61,6 +61,8 @@ class TensorOperators:
     def __invert__(self):  # MindSpore 2.10: logical NOT for every dtype (an int tensor gives bool, recorded)
         return _ops().logical_not(self)
 
+    def __round__(self, ndigits=None):  # Python's round(t): ops.round (MindSpore 2.10 gives a tensor back)
+        return _ops().round(self) if ndigits is None else _ops().round(self, decimals=ndigits)
+
     def __abs__(self):
-        unary = _ops().unary
-        return unary("Abs", self)
+        return _ops().abs(self)

@@ -122,6 +122,13 @@ def _meshgrid(a: dict, inputs: Sequence[Any]) -> tuple:
     return tuple(out)
 
 
+def _reduce_all(a: dict, x: Any, axis: Any = ()) -> Tensor:
+    x = as_tensor(x)
+    axis = None if axis in ((), []) else (tuple(axis) if isinstance(axis, (list, tuple)) else axis)
+    as_float = _fn("cast")(_fn("not_equal")(x, 0), "float32")
+    return _fn("greater")(_fn("amin")(as_float, axis, a["keep_dims"]), 0)
+
+
 def _reduce_any(a: dict, x: Any, axis: Any = ()) -> Tensor:
     x = as_tensor(x)
     axis = None if axis in ((), []) else (tuple(axis) if isinstance(axis, (list, tuple)) else axis)
@@ -281,6 +288,7 @@ TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
     "MatrixBandPart": ((), _matrix_band_part, "Zeroes what lies outside the band of each matrix."),
     "Meshgrid": ((("indexing", "xy"),), _meshgrid, "Coordinate grids from 1-D tensors."),
     "Ger": ((), lambda a, x, y: _fn("outer")(x, y), "The outer product of two vectors."),
+    "ReduceAll": ((("keep_dims", False),), _reduce_all, "Logical and over ``axis`` (all axes when empty)."),
     "ReduceAny": ((("keep_dims", False),), _reduce_any, "Logical or over ``axis`` (all axes when empty)."),
     "ScalarToTensor": ((), lambda a, x, dtype="float32": _fn("cast")(Tensor(np.array(x, np.float64)), dtype),
                        "A 0-D tensor of ``dtype`` holding the scalar."),

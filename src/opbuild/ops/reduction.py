@@ -18,6 +18,7 @@ import numpy as np
 from ..core.dtypes import ALL_FLOATS, ALL_NUMERIC, BY_NAME, dtype_of, int32
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
+from ..core.tensor import Tensor
 from .primitive import Primitive, apply, declare
 from .registry import OpDef, norm_axis, same_dtype
 
@@ -127,11 +128,23 @@ def _reduce_init(self, keep_dims: bool = False) -> None:
 _BOOL_REDUCE = ("ReduceSum", "ReduceProd")
 
 
+def _int_mean(attrs: dict, x) -> Tensor:
+    # MindSpore 2.10's ReduceMean of an integer tensor keeps its dtype, the mean truncated toward zero (recorded,
+    # as ops.mean): an int64 sum divided in float64 and truncated.
+    total = apply("ReduceSum", attrs, [apply("Cast", {"dtype": "int64"}, [x])])
+    count = Tensor(np.float64(max(int(np.prod(x.shape)), 1) // max(int(np.prod(total.shape)), 1)))
+    mean = apply("RealDiv", {}, [apply("Cast", {"dtype": "float64"}, [total]), count])
+    return apply("Cast", {"dtype": x.dtype.name}, [apply("Trunc", {}, [mean])])
+
+
 def _reduce_call(self, x, axis=()):
     attrs = {**self.attrs, "axis": axis}
-    if self.op_name in _BOOL_REDUCE and getattr(getattr(x, "dtype", None), "name", None) == "bool":
+    name = getattr(getattr(x, "dtype", None), "name", None)
+    if self.op_name in _BOOL_REDUCE and name == "bool":
         counts = apply(self.op_name, attrs, [apply("Cast", {"dtype": "int64"}, [x])])
         return apply("Cast", {"dtype": "bool"}, [counts])
+    if self.op_name == "ReduceMean" and name is not None and name != "bool" and dtype_of(name).is_int:
+        return _int_mean(attrs, x)
     return apply(self.op_name, attrs, [x])
 
 

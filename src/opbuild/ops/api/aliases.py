@@ -73,11 +73,19 @@ def shape(input_x) -> tuple[int, ...]:
 
 
 def positive(input) -> Tensor:  # noqa: A002
-    """``ops.positive(input)``: ``input`` itself (refused for bool tensors, as MindSpore does)."""
+    """``ops.positive(input)``: ``input`` itself, of any dtype (MindSpore 2.10 returns a bool tensor too)."""
+    return _t(input)
+
+
+def absolute(input) -> Tensor:  # noqa: A002
+    """``ops.absolute(input)``: ``ops.abs`` under NumPy's name (bool tensors come back as they are)."""
     x = _t(input)
-    if x.dtype.name == "bool":
-        raise TypeError("positive: bool tensors are not supported; cast to a numeric dtype first")
-    return x
+    return x if x.dtype.name == "bool" else apply("Abs", {}, [x])
+
+
+def dtype(input_x) -> DType:
+    """``ops.dtype(input_x)``: the tensor's dtype (``mindspore.int16``, ...)."""
+    return _t(input_x).dtype
 
 
 def subtract(input, other, *, alpha=1) -> Tensor:  # noqa: A002
@@ -273,4 +281,4 @@ def any(input, axis=None, keep_dims: bool = False) -> Tensor:  # noqa: A001, A00
 __all__ = ["eye", "fill", "full_like", "numel", "size", "rank", "shape", "positive", "subtract", "eq", "sgn",
            "signbit", "floor_div", "depend", "floor_mod", "truncate_div", "truncate_mod", "is_complex",
            "is_floating_point", "is_nonzero", "isreal", "range", "linspace", "logspace", "scalar_to_tensor",
-           "tuple_to_array", "slice", "strided_slice", "all", "any"]
+           "tuple_to_array", "slice", "strided_slice", "all", "any", "absolute", "dtype"]

@@ -14,6 +14,7 @@ from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 from .gather_batch import gather_batched as _gather_batched
+from .int_inputs import gemm
 
 Shape = int | Sequence[int]
 
@@ -36,7 +37,7 @@ def matmul(input, other) -> Tensor:
     if vb:
         b = reshape(b, (b.shape[0], 1))
     op = "MatMul" if a.ndim == b.ndim == 2 else "BatchMatMul"
-    out = _complex_matmul(op, a, b) if a.dtype.is_complex or b.dtype.is_complex else apply(op, {}, [a, b])
+    out = _complex_matmul(op, a, b) if a.dtype.is_complex or b.dtype.is_complex else gemm(op, {}, a, b)
     if va or vb:
         shape = out.shape[:-2] + (() if va else out.shape[-2:-1]) + (() if vb else out.shape[-1:])
         out = reshape(out, shape)
@@ -57,7 +58,7 @@ def _complex_matmul(op: str, a: Tensor, b: Tensor) -> Tensor:
 
 def bmm(input_x, mat2) -> Tensor:
     """``ops.bmm(input_x, mat2)``: batched matrix product of tensors of rank >= 3 (batch dims broadcast)."""
-    return apply("BatchMatMul", {}, [as_tensor(input_x), as_tensor(mat2)])
+    return gemm("BatchMatMul", {}, as_tensor(input_x), as_tensor(mat2))
 
 
 def cat(tensors: Sequence, axis: int = 0) -> Tensor:

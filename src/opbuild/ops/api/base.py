@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.dtypes import DType, promote_types, scalar_result_dtype
+from ...core.dtypes import DType, dtype_of, promote_types, scalar_result_dtype
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
+from .int_inputs import gemm
+
+DTYPES_UINT8 = dtype_of("uint8")
 
 
 def unary(op: str, x) -> Tensor:
@@ -25,10 +28,10 @@ def promote(a, b) -> tuple[Tensor, Tensor]:
     an operand whose dtype changes."""
     if isinstance(a, Tensor) and _is_scalar(b):
         target = scalar_result_dtype(a.dtype, b)
-        return _to(a, target), Tensor(np.asarray(b, dtype=target.np_dtype))
+        return _to(a, target), Tensor(_scalar_as(b, target))
     if isinstance(b, Tensor) and _is_scalar(a):
         target = scalar_result_dtype(b.dtype, a)
-        return Tensor(np.asarray(a, dtype=target.np_dtype)), _to(b, target)
+        return Tensor(_scalar_as(a, target)), _to(b, target)
     a, b = as_tensor(a), as_tensor(b)
     if a.dtype == b.dtype or a.dtype.storage_only or b.dtype.storage_only:
         return a, b
@@ -36,13 +39,44 @@ def promote(a, b) -> tuple[Tensor, Tensor]:
     return _to(a, target), _to(b, target)
 
 
+def _scalar_as(v, dtype: DType) -> np.ndarray:
+    # An int outside an integer dtype's range wraps as a C cast does (MindSpore 2.10: ``uint8_t // -2`` divides
+    # by 254, recorded); NumPy would refuse it.
+    return np.asarray(v).astype(dtype.np_dtype) if isinstance(v, int) else np.asarray(v, dtype=dtype.np_dtype)
+
+
 def _to(t: Tensor, dtype: DType) -> Tensor:
     return t if t.dtype == dtype else apply("Cast", {"dtype": dtype.name}, [t])
 
 
+# Ordered comparisons of two bool tensors: MindSpore 2.10 compares them (False < True); the kernels have no bool.
+_ORDERED = ("Greater", "GreaterEqual", "Less", "LessEqual")
+
+
+def negative_for_unsigned(op: str, a, b) -> None:
+    # MindSpore 2.10 computes a power, fmod or truncating division of an unsigned tensor and a negative int in a
+    # signed type, where a wrapped scalar (as the other ops take it) would give other numbers: refused rather than
+    # silently different.
+    for t, s in ((a, b), (b, a)):
+        if isinstance(t, Tensor) and _is_scalar(s) and not isinstance(s, bool) and isinstance(s, int) and s < 0 \
+                and t.dtype.name.startswith("uint"):
+            raise ValueError(f"{op}: a negative Python int ({s}) with a {t.dtype} tensor is not supported; cast the "
+                             "tensor to a signed dtype first")
+
+
 def binary(op: str, a, b) -> Tensor:
     """Apply a broadcasting binary primitive after MindSpore's implicit type promotion (:func:`promote`)."""
+    if op in ("Pow", "Mod"):
+        negative_for_unsigned(op, a, b)
     a, b = promote(a, b)
+    return apply(op, {}, [a, b])
+
+
+def compare(op: str, a, b) -> Tensor:
+    """:func:`binary` of a comparison, two bool tensors compared as 0/1 (ordered ones have no bool kernel)."""
+    a, b = promote(a, b)
+    if op in _ORDERED and a.dtype.name == b.dtype.name == "bool":
+        a, b = _to(a, DTYPES_UINT8), _to(b, DTYPES_UINT8)
     return apply(op, {}, [a, b])
 
 
@@ -54,8 +88,14 @@ BOOL_OPERATORS = {"Add": "LogicalOr", "Sub": "NotEqual", "Mul": "LogicalAnd"}
 def bool_binary(op: str, logical: str, a, b) -> Tensor:
     """:func:`binary` of ``op``, or of ``logical`` when both operands are bool tensors after promotion (the ops
     MindSpore 2.10 gives a logical meaning on bools: ``ops.mul``, ``ops.maximum``, the Python operators)."""
+    if op in ("Pow", "Mod"):
+        negative_for_unsigned(op, a, b)
     a, b = promote(a, b)
-    return apply(logical if a.dtype.name == b.dtype.name == "bool" else op, {}, [a, b])
+    if logical != op and a.dtype.name == b.dtype.name == "bool":
+        return apply(logical, {}, [a, b])
+    if op == "BatchMatMul":  # the ``@`` operator: narrow integers through int32
+        return gemm(op, {}, a, b)
+    return compare(op, a, b)
 
 
 def operator_binary(op: str, a, b) -> Tensor:

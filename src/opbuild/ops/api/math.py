@@ -15,7 +15,8 @@ from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
 from .. import compose
 from ..primitive import apply
-from .base import binary, bool_binary, promote, true_divide, unary
+from .base import binary, bool_binary, compare, negative_for_unsigned, promote, true_divide, unary
+from .int_inputs import int_unary
 
 Axis = int | Sequence[int] | None
 
@@ -36,13 +37,14 @@ def _float(x: Tensor) -> Tensor:
     return x if x.dtype.is_float or x.dtype.is_complex else _cast(x, "float32")
 
 
-def _unary_fn(op: str, pyname: str, arg: str = "input"):
-    # The parameter's name is MindSpore's (``input``, or ``x`` where it documents that), so keyword calls work.
+def _unary_fn(op: str, pyname: str, arg: str = "input", ints: str | None = None):
+    # The parameter's name is MindSpore's (``input``, or ``x`` where it documents that), so keyword calls work;
+    # ``ints`` says how an integer/bool input is met (int_inputs.MODES).
     def fn(input) -> Tensor:
-        return unary(op, as_tensor(input))
+        return int_unary(op, as_tensor(input), ints)
 
     def fn_x(x) -> Tensor:
-        return unary(op, as_tensor(x))
+        return int_unary(op, as_tensor(x), ints)
 
     fn = fn if arg == "input" else fn_x
 
@@ -51,16 +53,16 @@ def _unary_fn(op: str, pyname: str, arg: str = "input"):
     return fn
 
 
-abs = _unary_fn("Abs", "abs")  # noqa: A001 - MindSpore's name
+abs = _unary_fn("Abs", "abs", ints="bool_same")  # noqa: A001 - MindSpore's name
 exp = _unary_fn("Exp", "exp")
 log = _unary_fn("Log", "log")
-sqrt = _unary_fn("Sqrt", "sqrt", "x")
+sqrt = _unary_fn("Sqrt", "sqrt", "x", ints="float")
 rsqrt = _unary_fn("Rsqrt", "rsqrt")
 sin = _unary_fn("Sin", "sin")
 cos = _unary_fn("Cos", "cos")
 tanh = _unary_fn("Tanh", "tanh")
 sigmoid = _unary_fn("Sigmoid", "sigmoid")
-relu = _unary_fn("ReLU", "relu")
+relu = _unary_fn("ReLU", "relu", ints="bool_same")
 relu6 = _unary_fn("ReLU6", "relu6", "x")
 erf = _unary_fn("Erf", "erf")
 floor = _unary_fn("Floor", "floor")
@@ -68,9 +70,9 @@ ceil = _unary_fn("Ceil", "ceil")
 neg = _unary_fn("Neg", "neg")
 negative = neg
 square = _unary_fn("Square", "square")
-reciprocal = _unary_fn("Reciprocal", "reciprocal")
-isnan = _unary_fn("IsNan", "isnan")
-isfinite = _unary_fn("IsFinite", "isfinite")
+reciprocal = _unary_fn("Reciprocal", "reciprocal", ints="float")
+isnan = _unary_fn("IsNan", "isnan", ints="float")
+isfinite = _unary_fn("IsFinite", "isfinite", ints="float")
 
 
 def round(input, *, decimals: int = 0) -> Tensor:  # noqa: A001 - MindSpore's name
@@ -78,7 +80,7 @@ def round(input, *, decimals: int = 0) -> Tensor:  # noqa: A001 - MindSpore's na
     scales by 10**decimals around the rounding."""
     x = as_tensor(input)
     if decimals == 0:
-        return unary("Round", x)
+        return int_unary("Round", x, "int_same")
     scale = 10.0 ** decimals
     return binary("RealDiv", unary("Round", binary("Mul", x, scale)), scale)
 
@@ -137,10 +139,11 @@ def div(input, other, *, rounding_mode: str | None = None) -> Tensor:
         return binary("FloorDiv", input, other)
     if rounding_mode != "trunc":
         raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
-    q = true_divide(input, other)
+    negative_for_unsigned("div", input, other)
+    a, b = promote(input, other)  # the result's dtype is the promoted one (bool with an int: int64)
+    q = true_divide(a, b)
     t = where(binary("Less", q, 0.0), unary("Ceil", q), unary("Floor", q))
-    like = input if isinstance(input, Tensor) else other
-    return t if as_tensor(like).dtype.is_float else _cast(t, as_tensor(like).dtype)
+    return t if a.dtype.is_float else _cast(t, a.dtype)
 
 
 divide = div
@@ -164,7 +167,7 @@ def minimum(input, other) -> Tensor:
 
 def _cmp(op: str, pyname: str):
     def fn(input, other) -> Tensor:
-        return binary(op, input, other)
+        return compare(op, input, other)
 
     fn.__name__ = fn.__qualname__ = pyname
     fn.__doc__ = f"``ops.{pyname}(input, other)``: elementwise {op} with broadcasting (bool result)."
@@ -375,6 +378,8 @@ def amin(input, axis: Axis = None, keepdims: bool = False, *, initial=None, wher
 
 def _arg(op: str, input, axis, keep, out_type: str = "int64") -> Tensor:
     x = as_tensor(input)
+    if x.dtype.name == "bool":  # MindSpore takes bool input (True above False); the kernels have no bool type
+        x = _cast(x, "int32")
     if axis is None:  # over the flattened input; keepdims then keeps every axis with size 1
         out = apply(op, {"axis": 0, "output_type": out_type}, [apply("Reshape", {"shape": (-1,)}, [x])])
         return apply("Reshape", {"shape": (1,) * x.ndim}, [out]) if keep else out

@@ -58,8 +58,9 @@ def kron(input, other) -> Tensor:  # noqa: A002
     sa, sb = (1,) * (nd - a.ndim) + tuple(a.shape), (1,) * (nd - b.ndim) + tuple(b.shape)
     ai = apply("Reshape", {"shape": tuple(d for s in sa for d in (s, 1))}, [a])
     bi = apply("Reshape", {"shape": tuple(d for s in sb for d in (1, s))}, [b])
-    return apply("Reshape", {"shape": tuple(x * y for x, y in zip(sa, sb, strict=True))},
-                 [apply("Mul", {}, [ai, bi])])
+    # Of two bool tensors the products are ands (MindSpore 2.10 takes them, recorded; Mul has no bool kernel).
+    prod = apply("LogicalAnd" if a.dtype.name == "bool" else "Mul", {}, [ai, bi])
+    return apply("Reshape", {"shape": tuple(x * y for x, y in zip(sa, sb, strict=True))}, [prod])
 
 
 def cross(input, other, dim: int | None = None) -> Tensor:  # noqa: A002

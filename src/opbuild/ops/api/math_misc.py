@@ -17,6 +17,7 @@ from ..compose import TENSORS
 from ..compose import einsum as E
 from ..primitive import apply
 from .base import binary, promote, unary
+from .int_inputs import NARROW_INTS, gemm, int_unary
 
 
 def _unary_fn(op: str, pyname: str):
@@ -49,7 +50,13 @@ acosh = arccosh = _unary_fn("Acosh", "acosh")
 atanh = arctanh = _unary_fn("Atanh", "atanh")
 expm1 = _unary_fn("Expm1", "expm1")
 log1p = _unary_fn("Log1p", "log1p")
-trunc = _unary_fn("Trunc", "trunc")
+
+
+def trunc(input) -> Tensor:  # noqa: A002 - MindSpore's argument name
+    """``ops.trunc(input)``: round toward zero; integer and bool tensors come back as they are (MindSpore)."""
+    return int_unary("Trunc", as_tensor(input), "same")
+
+
 isinf = _unary_fn("IsInf", "isinf")
 invert = _unary_fn("Invert", "invert")
 atan2 = arctan2 = _binary_fn("Atan2", "atan2")
@@ -124,7 +131,7 @@ def mm(input, mat2) -> Tensor:  # noqa: A002
     a, b = as_tensor(input), as_tensor(mat2)
     if a.ndim != 2 or b.ndim != 2:
         raise ValueError(f"mm: input and mat2 must be 2-D, got ranks {a.ndim} and {b.ndim}")
-    return apply("MatMul", {"transpose_a": False, "transpose_b": False}, [a, b])
+    return gemm("MatMul", {"transpose_a": False, "transpose_b": False}, a, b)
 
 
 def tensor_dot(x1, x2, axes) -> Tensor:
@@ -145,7 +152,11 @@ def tensor_dot(x1, x2, axes) -> Tensor:
         tb[j] = ta[i]
     out = [c for i, c in enumerate(ta) if i not in ax_a] + [c for j, c in enumerate(tb) if j not in ax_b]
     eq = f"{''.join(ta)},{''.join(tb)}->{''.join(out)}"
-    return E.einsum(TENSORS, eq, [a, b], [a.shape, b.shape], a.dtype.name)
+    narrow = a.dtype.name if a.dtype.name in NARROW_INTS and b.dtype == a.dtype else None
+    if narrow:  # through int32, as gemm() does
+        a, b = apply("Cast", {"dtype": "int32"}, [a]), apply("Cast", {"dtype": "int32"}, [b])
+    res = E.einsum(TENSORS, eq, [a, b], [a.shape, b.shape], a.dtype.name)
+    return apply("Cast", {"dtype": narrow}, [res]) if narrow else res
 
 
 def count_nonzero(x, axis=(), keep_dims: bool = False, dtype: DType | str = "int32") -> Tensor:

@@ -93,6 +93,13 @@ def norm(A, ord=None, dim: Axis = None, keepdim: bool = False, *, dtype=None) ->
     None with ``ord`` None: the 2-norm of every element) and matrix norms (``dim`` two axes, or None for a
     2-D ``A``, with ``ord`` 'fro', 'nuc', 1, -1, 2, -2, inf or -inf: :func:`matrix_norm`)."""
     t = _cast(as_tensor(A), dtype)
+    if not (t.dtype.is_float or t.dtype.is_complex):
+        # MindSpore 2.10 norms integer/bool input by composition: roots are float32, the +-inf norms keep the
+        # input's dtype, the count (0) and the +-1 matrix norms are int64 (recorded); computed here in float32.
+        out = norm(_cast(t, "float32"), ord, dim, keepdim)
+        if ord in (float("inf"), float("-inf")) and t.dtype.name != "bool":
+            return _cast(out, t.dtype)
+        return _cast(out, "int64") if ord in (0, 1, -1) and not isinstance(ord, bool) else out
     if ord is None or ord == "fro":
         if ord == "fro" and dim is not None and (isinstance(dim, int) or len(dim) != 2):
             raise ValueError("norm: ord='fro' needs dim to name two axes (or None)")
@@ -174,6 +181,8 @@ def scatter_nd(indices, updates, shape: Sequence[int]) -> Tensor:
     """``ops.scatter_nd(indices, updates, shape)``: a zero tensor of ``shape`` with ``updates`` added at the
     index rows of ``indices`` (repeated rows add up; an index outside ``[0, n)`` raises, as MindSpore's)."""
     u = as_tensor(updates)
+    if u.dtype.name == "bool":  # MindSpore 2.10 takes bool updates (repeated rows: their or); added as int32
+        return apply("Cast", {"dtype": "bool"}, [scatter_nd(indices, apply("Cast", {"dtype": "int32"}, [u]), shape)])
     zeros = Tensor(np.zeros(tuple(int(d) for d in shape), u.dtype.np_dtype))
     return apply("TensorScatterAdd", {"bounds": "raise"}, [zeros, as_tensor(indices), u])
 

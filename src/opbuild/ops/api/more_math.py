@@ -20,8 +20,11 @@ from .math_misc import isinf, trunc
 
 
 def frac(input) -> Tensor:
-    """``ops.frac(input)``: x - trunc(x)."""
-    return M.sub(input, trunc(input))
+    """``ops.frac(input)``: x - trunc(x); zeros for an integer tensor (int64 ones for bool, as MindSpore)."""
+    x = as_tensor(input)
+    if x.dtype.name == "bool":
+        return M.cast(M.logical_and(x, False), "int64")
+    return M.sub(x, trunc(x))
 
 
 def isposinf(input) -> Tensor:
@@ -53,7 +56,10 @@ def nansum(input, axis=None, keepdims: bool = False, *, dtype=None) -> Tensor:
     x = as_tensor(input)
     if x.dtype.is_float:
         x = M.where(M.isnan(x), 0.0, x)
-    return M.sum(x, axis, keepdims, dtype=dtype)
+    out = M.sum(x, axis, keepdims, dtype=dtype)
+    # Unlike ops.sum, MindSpore 2.10 keeps an integer input's dtype (bool sums as int64), recorded.
+    keep = dtype is None and x.dtype.is_int and x.dtype.name != "bool"
+    return M.cast(out, x.dtype) if keep else out
 
 
 def nanmean(input, axis=None, keepdims: bool = False, *, dtype=None) -> Tensor:
@@ -83,9 +89,11 @@ def logaddexp2(input, other) -> Tensor:
 
 
 def xlogy(input, other) -> Tensor:
-    """``ops.xlogy(input, other)``: input * log(other), 0 where input is 0."""
-    x, y = M._float(as_tensor(input)), M._float(as_tensor(other))
-    return M.where(M.equal(x, 0), 0.0, M.mul(x, M.log(y)))
+    """``ops.xlogy(input, other)``: input * log(other), MindSpore's formula as written (0 * log(0) is NaN there,
+    recorded; no zero rule)."""
+    x, y = promote(input, other)  # an integer with a float16 tensor computes in float16, as MindSpore
+    x, y = M._float(x), M._float(y)
+    return M.mul(x, M.log(y))
 
 
 def xdivy(x, y) -> Tensor:

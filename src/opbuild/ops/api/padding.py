@@ -56,9 +56,11 @@ def pad_pairs(fn: str, x: Tensor, pairs: list[list[int]], mode: str = "constant"
         out = apply("Pad", {"paddings": pairs}, [x])
         if value is None or value == 0:
             return out
-        # Pad writes zeros; the border gets `value` through a padded mask of ones (1 inside, 0 on the border).
-        inside = apply("Pad", {"paddings": pairs}, [apply("OnesLike", {}, [x])])
-        return M.add(out, M.mul(M.sub(1, inside), value))
+        # Pad writes zeros; the border gets `value` through a padded mask (True inside, False on the border).
+        # The value takes x's dtype, as MindSpore 2.10 casts it (int32 with 2.5 pads 2, bool with 2 pads True).
+        inside = apply("Pad", {"paddings": pairs}, [apply("OnesLike", {}, [apply("Cast", {"dtype": "bool"}, [x])])])
+        fill = Tensor(np.asarray(value).astype(x.dtype.np_dtype))
+        return M.where(inside, out, fill)
     for axis, (before, after) in enumerate(pairs):
         if before == after == 0:
             continue

@@ -17,7 +17,7 @@ from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 from . import array as A
 from . import math as M
-from .base import binary
+from .base import binary, promote
 
 
 def _scalar_like(value, x: Tensor) -> Tensor:
@@ -59,8 +59,11 @@ def std_mean(input, axis=None, ddof: int = 0, keepdims: bool = False) -> tuple[T
 
 
 def lerp(input, end, weight) -> Tensor:
-    """``ops.lerp(input, end, weight)``: input + weight * (end - input)."""
-    return M.add(input, M.mul(weight, M.sub(end, input)))
+    """``ops.lerp(input, end, weight)``: input + weight * (end - input); integer and bool operands (MindSpore
+    refuses them) interpolate in float32, so ``end - input`` cannot wrap in an unsigned type."""
+    a, b = promote(input, end)
+    a, b = M._float(a), M._float(b)
+    return M.add(a, M.mul(weight, M.sub(b, a)))
 
 
 def remainder(input, other) -> Tensor:
@@ -114,7 +117,9 @@ def trace(input) -> Tensor:
     x = as_tensor(input)
     if x.ndim != 2:
         raise ValueError(f"trace: input must be 2-D, got {x.ndim} dims")
-    return M.sum(M.where(Tensor(np.eye(*x.shape, dtype=bool)), x, _scalar_like(0, x)))
+    out = M.sum(M.where(Tensor(np.eye(*x.shape, dtype=bool)), x, _scalar_like(0, x)))
+    # MindSpore 2.10 keeps an integer input's dtype (ops.sum would widen it to int64), recorded.
+    return M.cast(out, x.dtype) if x.dtype.is_int and x.dtype.name != "bool" else out
 
 
 def flip(input, dims: Sequence[int]) -> Tensor:
@@ -198,7 +203,10 @@ def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: b
     """``ops.isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False)``: |input - other| <= atol + rtol *
     |other| elementwise (NaNs equal when ``equal_nan``)."""
     a, b = as_tensor(input), as_tensor(other)
-    close = M.le(M.abs(M.sub(a, b)), M.add(M.mul(M.abs(M._float(b)), rtol), atol))
+    # Integer and bool operands are compared in float32: a difference of bools has no kernel and one of unsigned
+    # integers would wrap (MindSpore 2.10 takes two bool tensors, recorded).
+    fa, fb = (a, b) if a.dtype.is_float or b.dtype.is_float else (M._float(a), M._float(b))
+    close = M.le(M.abs(M.sub(fa, fb)), M.add(M.mul(M.abs(M._float(b)), rtol), atol))
     if a.dtype.is_float or b.dtype.is_float:  # an infinity is close only to itself (inf - -inf <= inf otherwise)
         finite = M.logical_and(M.isfinite(M._float(a)), M.isfinite(M._float(b)))
         close = M.logical_and(close, finite)
