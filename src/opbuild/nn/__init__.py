@@ -39,6 +39,8 @@ from .loss_sampled import SampledSoftmaxLoss
 from .loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from .losses_extra import *  # noqa: F403 - the further losses, MindSpore's names
 from .losses_extra import __all__ as _LOSSES
+from .metrics import *  # noqa: F403 - MindSpore's deprecated nn aliases of the train metrics
+from .metrics import __all__ as _METRICS
 from .optim import *  # noqa: F403 - the LR functions and further schedules, MindSpore's names
 from .optim import (
     ASGD,
@@ -78,5 +80,6 @@ __all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad
 __all__ += [n for n in _LOSSES if n not in __all__]
 __all__ += [n for n in _OPTIM if n not in __all__]
 __all__ += ["ForwardValueAndGrad", "SampledSoftmaxLoss"]
+__all__ += [n for n in _METRICS if n not in __all__]
 
 from . import layer  # noqa: E402,F401 - MindSpore's nn.layer.<module> paths, built from the names above

@@ -41,6 +41,7 @@ from .reshaping import __all__ as _RESHAPING
 from .resize import PixelShuffle, Upsample
 from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .rnns import GRU, LSTM, RNN
+from .sync_batch_norm import SyncBatchNorm
 from .thor import DenseThor, EmbeddingThor
 from .time_distributed import TimeDistributed
 from .transformer import (
@@ -67,3 +68,4 @@ __all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, *_WRAPPERS, "BatchNorm3
             "Transformer", "TransformerDecoder", "TimeDistributed"]
 __all__ += _MISC_CELLS
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d", "DenseThor", "EmbeddingThor"]
+__all__ += ["SyncBatchNorm"]

@@ -1,0 +1,40 @@
+"""Small programs over the names of ``mindspore.nn`` that opbuild added in the nn-surface round (the train
+metrics nn still exports, ``get_metrics``, SyncBatchNorm, Lamb, LARS, SSIM/MSSSIM/PSNR, Conv2dBnAct, the matrix
+cells, the gradient cells and the *Ext layers), whose ``str(result)`` scripts/record_nn_surface.py records from
+MindSpore 2.10 and tests/compat/test_nn_surface.py compares with opbuild's. Each program runs with ``ms`` and
+``np`` and sets ``result``; it imports no framework itself."""
+
+_R = "np.round({}.asnumpy(), 4).tolist()"
+
+CASES = {
+    "metric_aliases": "result = all(getattr(ms.nn, n) is getattr(ms.train, n) for n in ('F1', 'MAE', 'ROC', "
+                      "'auc', 'BleuScore', 'Dice', 'HausdorffDistance', 'ConfusionMatrixMetric', 'names', "
+                      "'get_metric_fn', 'rearrange_inputs', 'TopKCategoricalAccuracy'))",
+    "get_metrics_set": "result = sorted((k, type(v).__name__) for k, v in ms.nn.get_metrics({'mae', 'accuracy', "
+                       "'precision'}).items())",
+    "get_metrics_none": "result = ms.nn.get_metrics(None)",
+    "get_metrics_dict": "m = ms.nn.MAE()\nresult = ms.nn.get_metrics({'m': m})['m'] is m",
+    "get_metrics_bad": "result = ms.nn.get_metrics(['mae'])",
+    "get_metrics_bad_dict": "result = ms.nn.get_metrics({'m': 3})",
+}
+
+_SBN_X = "x = ms.Tensor((np.arange(48, dtype=np.float32).reshape(2, 3, 2, 4) % 7) / 3)\n"
+CASES.update({
+    "sync_bn_train": _SBN_X + "n = ms.nn.SyncBatchNorm(3, momentum=0.8)\nn.set_train()\ny = n(x)\n"
+                     f"result = ({_R.format('y')}, {_R.format('n.moving_mean')}, {_R.format('n.moving_variance')})",
+    "sync_bn_eval_2d": "n = ms.nn.SyncBatchNorm(3, moving_mean_init='ones', moving_var_init=ms.Tensor(np.array("
+                       "[1., 4., 9.], np.float32)))\ny = n(ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)))\n"
+                       f"result = {_R.format('y')}",
+    "sync_bn_use_batch": _SBN_X + "n = ms.nn.SyncBatchNorm(3, use_batch_statistics=True, gamma_init=ms.Tensor("
+                         "np.array([1., 2., 3.], np.float32)))\ny = n(x)\n"
+                         f"result = ({_R.format('y')}, {_R.format('n.moving_mean')})",
+    "sync_bn_no_batch_train": _SBN_X + "n = ms.nn.SyncBatchNorm(3, use_batch_statistics=False, moving_mean_init="
+                              "'ones')\nn.set_train()\ny = n(x)\n"
+                              f"result = ({_R.format('y')}, {_R.format('n.moving_mean')})",
+    "sync_bn_float16": "n = ms.nn.SyncBatchNorm(2, dtype=ms.float16)\n"
+                       "y = n(ms.Tensor(np.array([[1., 2.], [3., 4.]], np.float16)))\n"
+                       "result = (n.gamma.dtype, y.dtype, np.round(y.asnumpy().astype(np.float32), 3).tolist())",
+    "sync_bn_bad_groups": "result = ms.nn.SyncBatchNorm(3, process_groups=[[0], [0]])",
+    "sync_bn_groups_type": "result = ms.nn.SyncBatchNorm(3, process_groups=(0,))",
+    "sync_bn_rank3": "result = ms.nn.SyncBatchNorm(3)(ms.Tensor(np.ones((2, 3, 4), np.float32)))",
+})
