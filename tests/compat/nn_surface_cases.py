@@ -38,3 +38,39 @@ CASES.update({
     "sync_bn_groups_type": "result = ms.nn.SyncBatchNorm(3, process_groups=(0,))",
     "sync_bn_rank3": "result = ms.nn.SyncBatchNorm(3)(ms.Tensor(np.ones((2, 3, 4), np.float32)))",
 })
+
+# A few optimizer steps over three parameters (a decayed weight, a 'bias', a 'gamma' the default filters skip).
+_PARAMS = (
+    "w = ms.Parameter(ms.Tensor(np.sin(np.arange(12, dtype=np.float32)).reshape(3, 4)), name='dense.weight')\n"
+    "b = ms.Parameter(ms.Tensor(np.cos(np.arange(4, dtype=np.float32))), name='dense.bias')\n"
+    "gm = ms.Parameter(ms.Tensor(np.ones(4, np.float32)), name='ln.gamma')\n"
+    "ps = [w, b, gm]\n"
+    "def grads(k):\n"
+    "    return tuple(ms.Tensor((np.sin(np.arange(p.size, dtype=np.float32) * (k + 1.7)) * 0.5)"
+    ".reshape(p.shape)) for p in ps)\n")
+_STEPS = "for k in range(3):\n    opt(grads(k))\nresult = [np.round(p.asnumpy(), 5).tolist() for p in ps]"
+CASES.update({
+    "lamb_plain": _PARAMS + "opt = ms.nn.Lamb(ps, 0.1)\n" + _STEPS,
+    "lamb_decay": _PARAMS + "opt = ms.nn.Lamb(ps, 0.05, beta1=0.8, beta2=0.95, eps=1e-5, weight_decay=0.1)\n"
+                  + _STEPS,
+    "lamb_groups": _PARAMS + "opt = ms.nn.Lamb([{'params': [w], 'weight_decay': 0.2, 'lr': 0.02}, {'params': "
+                   "[b, gm]}], 0.1)\n" + _STEPS,
+    "lamb_dynamic_lr": _PARAMS + "opt = ms.nn.Lamb(ps, ms.nn.ExponentialDecayLR(0.1, 0.5, 1))\n" + _STEPS
+                       + "\nresult = (result, opt.global_step.asnumpy().tolist())",
+    "lamb_state": _PARAMS + "opt = ms.nn.Lamb(ps, 0.1)\nopt(grads(0))\nresult = ([p.name for p in opt.moments1],"
+                  " [p.name for p in opt.moments2], np.round(opt.moments2[0].asnumpy(), 5).tolist(), "
+                  "opt.global_step.asnumpy().tolist())",
+    "lamb_bad_beta": _PARAMS + "result = ms.nn.Lamb(ps, 0.1, beta1=1.0)",
+    "lamb_bad_eps_type": _PARAMS + "result = ms.nn.Lamb(ps, 0.1, eps=1)",
+    "lars_momentum": _PARAMS + "opt = ms.nn.LARS(ms.nn.Momentum(ps, 0.1, 0.9, weight_decay=0.01))\n" + _STEPS,
+    "lars_sgd_coefficient": _PARAMS + "opt = ms.nn.LARS(ms.nn.SGD(ps, 0.2), epsilon=1e-3, coefficient=0.01)\n"
+                            + _STEPS,
+    "lars_clip": _PARAMS + "opt = ms.nn.LARS(ms.nn.Momentum(ps, 0.1, 0.9), coefficient=0.5, use_clip=True)\n"
+                 + _STEPS,
+    "lars_filter": _PARAMS + "opt = ms.nn.LARS(ms.nn.Momentum(ps, 0.1, 0.9, weight_decay=0.05), "
+                   "lars_filter=lambda p: 'weight' in p.name)\n" + _STEPS,
+    "lars_loss_scale": _PARAMS + "opt = ms.nn.LARS(ms.nn.Momentum(ps, 0.1, 0.9, weight_decay=0.01, "
+                       "loss_scale=4.0))\n" + _STEPS,
+    "lars_bad_use_clip": _PARAMS + "result = ms.nn.LARS(ms.nn.SGD(ps, 0.1), use_clip=1)",
+    "lars_bad_epsilon": _PARAMS + "result = ms.nn.LARS(ms.nn.SGD(ps, 0.1), epsilon=1)",
+})
