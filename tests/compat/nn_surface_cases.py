@@ -74,3 +74,50 @@ CASES.update({
     "lars_bad_use_clip": _PARAMS + "result = ms.nn.LARS(ms.nn.SGD(ps, 0.1), use_clip=1)",
     "lars_bad_epsilon": _PARAMS + "result = ms.nn.LARS(ms.nn.SGD(ps, 0.1), epsilon=1)",
 })
+
+_IMGS = ("a = (np.sin(np.arange(2 * 2 * 16 * 16, dtype=np.float32) * 0.37).reshape(2, 2, 16, 16) + 1) / 2\n"
+         "b = np.clip(a + np.cos(np.arange(a.size, dtype=np.float32) * 1.3).reshape(a.shape) * 0.1, 0, 1)\n"
+         "x, y = ms.Tensor(a), ms.Tensor(b)\n")
+CASES.update({
+    "ssim_default": _IMGS + f"r = ms.nn.SSIM()(x, y)\nresult = (r.shape, {_R.format('r')})",
+    "ssim_args": _IMGS + "r = ms.nn.SSIM(max_val=2, filter_size=5, filter_sigma=0.8, k1=0.02, k2=0.05)(x, y)\n"
+                 f"result = {_R.format('r')}",
+    "ssim_same": _IMGS + f"r = ms.nn.SSIM(filter_size=7)(x, x)\nresult = {_R.format('r')}",
+    "ssim_params": "n = ms.nn.SSIM(filter_size=3)\n"
+                   "result = [(k, p.shape, p.requires_grad) for k, p in n.parameters_and_names()]",
+    "ssim_window": "n = ms.nn.SSIM(filter_size=3, filter_sigma=1.0)\n"
+                   "result = np.round(n.conv.weight.asnumpy(), 5).tolist()",
+    "ssim_small_image": _IMGS + "result = ms.nn.SSIM()(x[:, :, :8, :8], y[:, :, :8, :8])",
+    "ssim_int_dtype": _IMGS + "result = ms.nn.SSIM(filter_size=3)(ms.Tensor(a, ms.int32), ms.Tensor(b, ms.int32))",
+    "ssim_bad_sigma": "result = ms.nn.SSIM(filter_sigma=1)",
+    "ssim_bad_k1": "result = ms.nn.SSIM(k1=1)",
+    "msssim_default": "a = (np.sin(np.arange(2 * 1 * 64 * 64, dtype=np.float32) * 0.11).reshape(2, 1, 64, 64) + 1) / 2"
+                      "\nb = np.clip(a + np.cos(np.arange(a.size, dtype=np.float32) * 0.7).reshape(a.shape) * 0.1,"
+                      " 0, 1)\nr = ms.nn.MSSSIM(filter_size=3)(ms.Tensor(a), ms.Tensor(b))\n"
+                      f"result = (r.shape, {_R.format('r')})",
+    "msssim_three": _IMGS + "r = ms.nn.MSSSIM(max_val=1.0, power_factors=(0.3, 0.3, 0.4), filter_size=3, "
+                    f"filter_sigma=1.0)(x, y)\nresult = {_R.format('r')}",
+    "msssim_uint8": _IMGS + "r = ms.nn.MSSSIM(max_val=255, power_factors=[0.5, 0.5], filter_size=3)("
+                    "ms.Tensor((a * 255).astype(np.uint8)), ms.Tensor((b * 255).astype(np.uint8)))\n"
+                    f"result = {_R.format('r')}",
+    "msssim_params": "n = ms.nn.MSSSIM(power_factors=(0.5, 0.5), filter_size=3)\n"
+                     "result = [(k, p.shape) for k, p in n.parameters_and_names()]",
+    "msssim_bad_factors": "result = ms.nn.MSSSIM(power_factors=0.5)",
+    "psnr_default": _IMGS + f"r = ms.nn.PSNR()(x, y)\nresult = (r.shape, {_R.format('r')})",
+    "psnr_max_val": _IMGS + f"r = ms.nn.PSNR(max_val=255)(x * 255, y * 255)\nresult = {_R.format('r')}",
+    "psnr_uint8": _IMGS + "r = ms.nn.PSNR(255)(ms.Tensor((a * 255).astype(np.uint8)), "
+                  f"ms.Tensor((b * 255).astype(np.uint8)))\nresult = {_R.format('r')}",
+    "psnr_rank3": _IMGS + "result = ms.nn.PSNR()(x[0], y[0])",
+    "psnr_bad_max": "result = ms.nn.PSNR(max_val=0)",
+    "psnr_shape_mismatch": _IMGS + "result = ms.nn.PSNR()(x, y[:, :1])",
+})
+
+
+def _graph(code: str) -> str:
+    """``code`` run in GRAPH_MODE (MindSpore 2.10's PyNative SSIM/MSSSIM/PSNR fail on its own ScalarCast of
+    max_val; its graph mode runs them), the mode restored after."""
+    body = "\n".join("    " + line for line in code.splitlines())
+    return f"ms.set_context(mode=ms.GRAPH_MODE)\ntry:\n{body}\nfinally:\n    ms.set_context(mode=ms.PYNATIVE_MODE)"
+
+
+CASES.update({k: _graph(v) for k, v in CASES.items() if k.startswith(("ssim_", "msssim_", "psnr_"))})

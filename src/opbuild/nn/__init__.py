@@ -8,6 +8,7 @@ from .cell import Cell
 from .container import SequentialCell
 from .distributed import DistributedGradReducer
 from .forward_grad import ForwardValueAndGrad
+from .image_quality import MSSSIM, PSNR, SSIM
 from .layers import *  # noqa: F403 - every layer, as MindSpore's nn namespace has them
 from .layers import (
     GELU,
@@ -81,5 +82,6 @@ __all__ += [n for n in _LOSSES if n not in __all__]
 __all__ += [n for n in _OPTIM if n not in __all__]
 __all__ += ["ForwardValueAndGrad", "SampledSoftmaxLoss"]
 __all__ += [n for n in _METRICS if n not in __all__]
+__all__ += ["SSIM", "MSSSIM", "PSNR"]
 
 from . import layer  # noqa: E402,F401 - MindSpore's nn.layer.<module> paths, built from the names above
