@@ -121,3 +121,101 @@ def _graph(code: str) -> str:
 
 
 CASES.update({k: _graph(v) for k, v in CASES.items() if k.startswith(("ssim_", "msssim_", "psnr_"))})
+
+CASES.update({
+    "conv2d_bn_act": "n = ms.nn.Conv2dBnAct(2, 3, 3, weight_init='ones', has_bn=True, activation='relu')\n"
+                     "x = ms.Tensor(np.sin(np.arange(50, dtype=np.float32)).reshape(1, 2, 5, 5))\ny = n(x)\n"
+                     "result = (y.shape, np.round(y.asnumpy(), 4).tolist(), [k for k, _ in n.parameters_and_names()])",
+    "conv2d_bn_act_leaky": "n = ms.nn.Conv2dBnAct(1, 2, 2, stride=2, pad_mode='valid', has_bias=True, "
+                           "weight_init='ones', bias_init='ones', activation='leakyrelu', alpha=0.5)\n"
+                           "y = n(ms.Tensor(-np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)))\n"
+                           f"result = (y.shape, {_R.format('y')}, n.has_bn, n.after_fake)",
+    "conv2d_bn_act_train": "n = ms.nn.Conv2dBnAct(1, 1, 1, weight_init='ones', has_bn=True)\nn.set_train()\n"
+                           "y = n(ms.Tensor(np.arange(8, dtype=np.float32).reshape(2, 1, 2, 2)))\n"
+                           f"result = ({_R.format('y')}, {_R.format('n.batchnorm.moving_mean')})",
+    "conv2d_bn_act_bad_act": "result = ms.nn.Conv2dBnAct(1, 1, 1, activation=3)",
+    "conv2d_bn_act_bad_flag": "result = ms.nn.Conv2dBnAct(1, 1, 1, has_bn=1)",
+    "matrix_diag": "x = ms.Tensor(np.array([[1, -2, 3], [4, 5, -6]], np.float32))\n"
+                   f"y = ms.nn.MatrixDiag()(x)\nresult = (y.shape, {_R.format('y')})",
+    "matrix_diag_int": "y = ms.nn.MatrixDiag()(ms.Tensor(np.array([1, 2], np.int32)))\n"
+                       "result = (y.dtype, y.asnumpy().tolist())",
+    "matrix_diag_part": "x = ms.Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))\n"
+                        f"y = ms.nn.MatrixDiagPart()(x)\nresult = (y.shape, {_R.format('y')})",
+    "matrix_diag_part_tall": "x = ms.Tensor(np.arange(12, dtype=np.float32).reshape(4, 3))\n"
+                             f"y = ms.nn.MatrixDiagPart()(x)\nresult = (y.shape, {_R.format('y')})",
+    "matrix_set_diag": "x = ms.Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))\n"
+                       "d = ms.Tensor(-np.arange(6, dtype=np.float32).reshape(2, 3))\n"
+                       f"y = ms.nn.MatrixSetDiag()(x, d)\nresult = (y.shape, {_R.format('y')})",
+    "mat_det": "a = np.array([[[4, 1, 0.5], [1, 3, 0.2], [0.5, 0.2, 2]], [[2, 0, 0], [0, 1, 0], [0, 0, 5]]], "
+               f"np.float32)\ny = ms.nn.MatDet()(ms.Tensor(a))\nresult = (y.shape, {_R.format('y')})",
+    "mat_inverse": "a = np.array([[4, 1, 0.5], [1, 3, 0.2], [0.5, 0.2, 2]], np.float32)\n"
+                   f"y = ms.nn.MatInverse()(ms.Tensor(a))\nresult = (y.shape, {_R.format('y')})",
+    "mat_det_int": "result = ms.nn.MatDet()(ms.Tensor(np.eye(2, dtype=np.int32)))",
+})
+
+_NET = ("class Net(ms.nn.Cell):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = ms.nn.Dense(3, 2, weight_init=ms.Tensor(np.array([[1, -1, 0.5], [0.2, 0.3, -0.4]], "
+        "np.float32)), bias_init='ones')\n"
+        "    def construct(self, x):\n"
+        "        return self.fc(x)\n"
+        "x = ms.Tensor(np.array([[1, 2, 3], [-1, 0.5, 2], [0, 1, -1], [2, 2, 2]], np.float32))\n"
+        "t = ms.Tensor(np.array([[0, 1], [1, 0], [0.5, 0.5], [1, 1]], np.float32))\n")
+_LOSSNET = ("class LossNet(ms.nn.Cell):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.net = Net()\n"
+            "    def construct(self, x, t):\n"
+            "        return ((self.net(x) - t) ** 2).sum()\n")
+CASES.update({
+    "with_grad_cell_loss_fn": _NET + "g = ms.nn.WithGradCell(Net(), ms.nn.MSELoss())(x, t)\n"
+                              "result = [np.round(v.asnumpy(), 4).tolist() for v in g]",
+    "with_grad_cell_sens": _NET + "g = ms.nn.WithGradCell(Net(), sens=ms.Tensor(np.ones((4, 2), np.float32) * 2))(x)\n"
+                           "result = [np.round(v.asnumpy(), 4).tolist() for v in g]",
+    "with_grad_cell_plain": _NET + _LOSSNET + "g = ms.nn.WithGradCell(LossNet())(x, t)\n"
+                            "result = [np.round(v.asnumpy(), 4).tolist() for v in g]",
+    "grad_accumulation_cell": _NET + _LOSSNET + "c = ms.nn.GradAccumulationCell(LossNet(), 2)\ny = c(x, t)\n"
+                              f"result = ({_R.format('y')}, float(np.round(LossNet()(x, t).asnumpy(), 4)))",
+    "grad_accumulation_bad_size": _NET + "result = ms.nn.GradAccumulationCell(Net(), 0)",
+    "grad_accumulation_uneven": _NET + "result = ms.nn.GradAccumulationCell(Net(), 3)(x)",
+    "micro_batch_interleaved": _NET + "c = ms.nn.MicroBatchInterleaved(Net(), 2)\ny = c(x)\n"
+                               f"result = (y.shape, {_R.format('y')})",
+    "micro_batch_interleaved_bad": _NET + "result = ms.nn.MicroBatchInterleaved(Net(), 2.0)",
+    "pipeline_cell": _NET + _LOSSNET + "c = ms.nn.PipelineCell(LossNet(), 4)\ny = c(x, t)\n"
+                     f"result = {_R.format('y')}",
+    "virtual_dataset_cell_triple": "class Three(ms.nn.Cell):\n"
+                                   "    def construct(self, a, b, c):\n"
+                                   "        return a * b - c\n"
+                                   "v = ms.nn.VirtualDatasetCellTriple(Three())\n"
+                                   "y = v(ms.Tensor(np.array([1., 2.], np.float32)), ms.Tensor(np.array([3., 4.], "
+                                   "np.float32)), ms.Tensor(np.array([1., 1.], np.float32)))\n"
+                                   f"result = {_R.format('y')}",
+    "pipeline_grad_reducer": _NET + "net = Net()\n"
+                             "r = ms.nn.PipelineGradReducer(ms.ParameterTuple(net.trainable_params()), "
+                             "scale_sense=2.0)\ng = tuple(ms.Tensor(np.ones(p.shape, np.float32)) for p in "
+                             "net.trainable_params())\nout = r(g)\n"
+                             "result = ([np.round(o.asnumpy(), 4).tolist() for o in out], "
+                             "[p.name for p in r.accu_grads])",
+    "jvp_single": "f = ms.ops.sin\nx = ms.Tensor(np.array([1., 2., 3.], np.float32))\n"
+                  "out, j = ms.nn.Jvp(f)(x, ms.Tensor(np.array([1., 0.5, 2.], np.float32)))\n"
+                  f"result = ({_R.format('out')}, {_R.format('j')})",
+    "jvp_two": "f = ms.ops.mul\n"
+               "a, b = ms.Tensor(np.array([1., 2.], np.float32)), ms.Tensor(np.array([3., 4.], np.float32))\n"
+               "out, j = ms.nn.Jvp(f)(a, b, (ms.Tensor(np.array([1., 1.], np.float32)), ms.Tensor(np.array([2., "
+               "0.], np.float32))))\n"
+               f"result = ({_R.format('out')}, {_R.format('j')})",
+    "vjp_single": "f = ms.ops.sin\nx = ms.Tensor(np.array([1., 2., 3.], np.float32))\n"
+                  "out, g = ms.nn.Vjp(f)(x, ms.Tensor(np.array([1., 0.5, 2.], np.float32)))\n"
+                  f"result = ({_R.format('out')}, {_R.format('g')})",
+    "vjp_two": "f = ms.ops.mul\n"
+               "a, b = ms.Tensor(np.array([1., 2.], np.float32)), ms.Tensor(np.array([3., 4.], np.float32))\n"
+               "out, g = ms.nn.Vjp(f)(a, b, ms.Tensor(np.array([1., 2.], np.float32)))\n"
+               "result = (np.round(out.asnumpy(), 4).tolist(), [np.round(v.asnumpy(), 4).tolist() for v in g])",
+    "no_init_parameters": "with ms.nn.no_init_parameters():\n"
+                          "    inside = ms.Parameter(ms.common.initializer.initializer('ones', [2], ms.float32), "
+                          "name='p')\n"
+                          "    flag_in = inside.init_param\n"
+                          "after = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name='q')\n"
+                          "result = (flag_in, inside.init_param, after.init_param)",
+})

@@ -1,6 +1,7 @@
 """The programs of tests/compat/nn_surface_cases.py against MindSpore 2.10's ``str(result)``
 (tests/fixtures/mindspore/nn_surface.json, recorded by scripts/record_nn_surface.py): the same text, or the same
-nested numbers within float32 rounding, or the same error type where MindSpore refuses."""
+nested numbers within float32 rounding, or the same error type where MindSpore refuses, in both execution
+modes."""
 
 from __future__ import annotations
 
@@ -18,11 +19,12 @@ import opbuild as ms
 from .nn_surface_cases import CASES
 
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "nn_surface.json").read_text())
-# Lamb and LARS: MindSpore 2.10 has no CPU kernel for either (the fixture records its RuntimeError), so
-# opbuild's updates are checked against NumPy's form of the rules its documentation and primitives state.
+# Lamb, LARS and the matrix cells: MindSpore 2.10 has no CPU kernel for them (the fixture records its
+# RuntimeError), so opbuild's results are checked against NumPy's form of what its documentation states.
 CPU_UNSUPPORTED_ON_MINDSPORE = {"lamb_plain", "lamb_decay", "lamb_groups", "lamb_dynamic_lr", "lamb_state",
                                 "lars_momentum", "lars_sgd_coefficient", "lars_clip", "lars_filter",
-                                "lars_loss_scale"}
+                                "lars_loss_scale", "matrix_diag", "matrix_diag_int", "matrix_diag_part",
+                                "matrix_diag_part_tall", "matrix_set_diag", "mat_det", "mat_inverse"}
 
 
 def _value(text: str) -> Any:
@@ -41,7 +43,7 @@ def _close(a: Any, b: Any) -> bool:
 
 
 @pytest.mark.parametrize("name", sorted(set(CASES) - CPU_UNSUPPORTED_ON_MINDSPORE))
-def test_program_matches_mindspore(name: str, pynative_mode) -> None:
+def test_program_matches_mindspore(name: str, mode: str) -> None:
     env = {"ms": ms, "np": np}
     want = FIXTURE[name]
     if "error" in want:
@@ -63,7 +65,7 @@ def test_fixture_records_mindspore_2_10() -> None:
 # ---- Lamb and LARS against NumPy ----
 
 
-def test_mindspore_cannot_run_lamb_or_lars_on_its_cpu() -> None:
+def test_mindspore_cannot_run_these_on_its_cpu() -> None:
     assert {k for k, v in FIXTURE.items() if "RuntimeError" in v.get("error", "")} == CPU_UNSUPPORTED_ON_MINDSPORE
 
 
@@ -143,3 +145,30 @@ def test_lamb_state_and_step(pynative_mode) -> None:
     g0 = _grads(0, _start()[0])[0]
     np.testing.assert_allclose(v0, np.round(0.001 * g0 * g0, 5), atol=1e-6)
     assert step == [1]
+
+
+# ---- the matrix cells against NumPy ----
+def _run(name: str) -> Any:
+    env = {"ms": ms, "np": np}
+    exec(CASES[name], env)  # noqa: S102
+    return env["result"]
+
+
+def test_matrix_cells_follow_numpy(mode: str) -> None:
+    x = np.array([[1, -2, 3], [4, 5, -6]], np.float32)
+    assert _run("matrix_diag") == ((2, 3, 3), [np.diag(r).tolist() for r in x])
+    assert _run("matrix_diag_int") == (ms.int32, [[1, 0], [0, 2]])
+    cube = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    assert _run("matrix_diag_part") == ((2, 3), np.diagonal(cube, 0, -2, -1).tolist())
+    assert _run("matrix_diag_part_tall") == ((3,), [0.0, 4.0, 8.0])
+    want = cube.copy()
+    for b in range(2):
+        want[b][np.arange(3), np.arange(3)] = -np.arange(6, dtype=np.float32).reshape(2, 3)[b]
+    assert _run("matrix_set_diag") == ((2, 3, 4), want.tolist())
+    spd = np.array([[4, 1, 0.5], [1, 3, 0.2], [0.5, 0.2, 2]], np.float32)
+    shape, dets = _run("mat_det")
+    assert shape == (2,)
+    np.testing.assert_allclose(dets, [np.linalg.det(spd), 10.0], rtol=1e-4)
+    shape, inv = _run("mat_inverse")
+    assert shape == (3, 3)
+    np.testing.assert_allclose(inv, np.linalg.inv(spd), rtol=1e-3, atol=1e-4)

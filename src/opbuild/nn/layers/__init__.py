@@ -21,11 +21,13 @@ from .activation import (
 from .activation_more import *  # noqa: F403 - more activations, MindSpore's names
 from .activation_more import __all__ as _ACTIVATIONS_MORE
 from .basic import Dense, Dropout, Flatten, Identity
+from .combined import Conv2dBnAct
 from .containers import CellDict, CellList
 from .conv import Conv1d, Conv2d, Conv2dTranspose
 from .conv1d_transpose import Conv1dTranspose
 from .embedding import Embedding
 from .instance_norm import GroupNorm, InstanceNorm2d
+from .matrix_cells import MatDet, MatInverse, MatrixDiag, MatrixDiagPart, MatrixSetDiag
 from .misc_cells import *  # noqa: F403 - small cells over existing ops, MindSpore's names
 from .misc_cells import __all__ as _MISC_CELLS
 from .norm_more import BatchNorm3d, InstanceNorm1d, InstanceNorm3d
@@ -68,4 +70,4 @@ __all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, *_WRAPPERS, "BatchNorm3
             "Transformer", "TransformerDecoder", "TimeDistributed"]
 __all__ += _MISC_CELLS
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d", "DenseThor", "EmbeddingThor"]
-__all__ += ["SyncBatchNorm"]
+__all__ += ["SyncBatchNorm", "Conv2dBnAct", "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "MatDet", "MatInverse"]
