@@ -219,3 +219,48 @@ CASES.update({
                           "after = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name='q')\n"
                           "result = (flag_in, inside.init_param, after.init_param)",
 })
+
+_X4 = "x = ms.Tensor(np.sin(np.arange(2 * 2 * 5 * 6, dtype=np.float32) * 0.7).reshape(2, 2, 5, 6))\n"
+CASES.update({
+    "avg_pool1d_ext": "x = ms.Tensor(np.arange(2 * 3 * 7, dtype=np.float32).reshape(2, 3, 7))\n"
+                      "y = ms.nn.AvgPool1dExt(3, 2, 1, ceil_mode=True, count_include_pad=False)(x)\n"
+                      f"result = (y.shape, {_R.format('y')})",
+    "avg_pool1d_ext_default_stride": "x = ms.Tensor(np.arange(2 * 3 * 7, dtype=np.float32).reshape(2, 3, 7))\n"
+                                     f"y = ms.nn.AvgPool1dExt(2)(x)\nresult = (y.shape, {_R.format('y')})",
+    "avg_pool2d_ext": _X4 + "y = ms.nn.AvgPool2dExt((2, 3), 2, 1, divisor_override=4)(x)\n"
+                      f"result = (y.shape, {_R.format('y')})",
+    "avg_pool2d_ext_ceil": _X4 + "y = ms.nn.AvgPool2dExt(2, ceil_mode=True)(x)\n"
+                           f"result = (y.shape, {_R.format('y')})",
+    "avg_pool3d_ext": "x = ms.Tensor(np.cos(np.arange(2 * 1 * 4 * 4 * 5, dtype=np.float32)).reshape(2, 1, 4, 4, 5))\n"
+                      "y = ms.nn.AvgPool3dExt(2, stride=(1, 2, 2), padding=(0, 1, 1), count_include_pad=False)(x)\n"
+                      f"result = (y.shape, {_R.format('y')})",
+    "max_pool2d_ext": _X4 + "y = ms.nn.MaxPool2dExt(3, 2, 1)(x)\nresult = (y.shape, " + _R.format("y") + ")",
+    "max_pool2d_ext_indices": _X4 + "y, i = ms.nn.MaxPool2dExt(2, return_indices=True, ceil_mode=True)(x)\n"
+                              f"result = (y.shape, {_R.format('y')}, i.dtype, i.asnumpy().tolist())",
+    "max_pool2d_ext_dilation": _X4 + "y = ms.nn.MaxPool2dExt(2, 1, dilation=2)(x)\n"
+                               f"result = (y.shape, {_R.format('y')})",
+    "dropout_ext_eval": _X4 + f"y = ms.nn.DropoutExt(0.3)(x)\nresult = {_R.format('y')} == {_R.format('x')}",
+    "dropout_ext_p1": _X4 + f"d = ms.nn.DropoutExt(1.0)\nd.set_train()\ny = d(x)\nresult = {_R.format('y')}",
+    "dropout_ext_p0": _X4 + f"d = ms.nn.DropoutExt(0.0)\nd.set_train()\ny = d(x)\nresult = {_R.format('y')}",
+    "embedding_ext": "w = ms.Tensor(np.arange(12, dtype=np.float32).reshape(4, 3))\n"
+                     "e = ms.nn.EmbeddingExt(4, 3, _weight=w)\n"
+                     "y = e(ms.Tensor(np.array([[0, 3], [2, 2]], np.int32)))\n"
+                     f"result = (y.shape, {_R.format('y')}, e.weight.name, e.weight.requires_grad)",
+    "embedding_ext_padding": "e = ms.nn.EmbeddingExt(5, 2, padding_idx=1)\n"
+                             "result = (e.weight.shape, e.weight.dtype, e.weight.asnumpy()[1].tolist())",
+    "embedding_ext_max_norm": "w = ms.Tensor(np.arange(12, dtype=np.float32).reshape(4, 3))\n"
+                              "e = ms.nn.EmbeddingExt(4, 3, max_norm=2.0, _weight=w, _freeze=True)\n"
+                              "y = e(ms.Tensor(np.array([1, 3], np.int64)))\n"
+                              f"result = ({_R.format('y')}, e.weight.requires_grad)",
+    "embedding_ext_dtype": "e = ms.nn.EmbeddingExt(3, 2, dtype=ms.float16)\nresult = e.weight.dtype",
+    "l1_loss_ext": "a = ms.Tensor(np.array([[1., 2.], [3., -4.]], np.float32))\n"
+                   "b = ms.Tensor(np.array([[0., 2.5], [1., 1.]], np.float32))\n"
+                   "result = [np.round(ms.nn.L1LossExt(r)(a, b).asnumpy(), 4).tolist() for r in "
+                   "('mean', 'sum', 'none')]",
+    "l1_loss_ext_bad": "result = ms.nn.L1LossExt('avg')(ms.Tensor(np.ones(2, np.float32)), "
+                       "ms.Tensor(np.ones(2, np.float32)))",
+    "log_softmax_ext": "x = ms.Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 5)\n"
+                       "result = [np.round(ms.nn.LogSoftmaxExt(d)(x).asnumpy(), 4).tolist() for d in (None, 0, -1)]",
+    "log_softmax_ext_2d": "x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))\n"
+                          f"y = ms.nn.LogSoftmaxExt()(x)\nresult = {_R.format('y')}",
+})

@@ -25,6 +25,11 @@ CPU_UNSUPPORTED_ON_MINDSPORE = {"lamb_plain", "lamb_decay", "lamb_groups", "lamb
                                 "lars_momentum", "lars_sgd_coefficient", "lars_clip", "lars_filter",
                                 "lars_loss_scale", "matrix_diag", "matrix_diag_int", "matrix_diag_part",
                                 "matrix_diag_part_tall", "matrix_set_diag", "mat_det", "mat_inverse"}
+# The *Ext layers MindSpore 2.10 runs on Ascend only: compared with torch's functions of the same names.
+EXT_ON_ASCEND_ONLY = {"avg_pool1d_ext", "avg_pool1d_ext_default_stride", "avg_pool2d_ext", "avg_pool2d_ext_ceil",
+                      "avg_pool3d_ext", "max_pool2d_ext", "max_pool2d_ext_indices", "max_pool2d_ext_dilation",
+                      "embedding_ext", "embedding_ext_max_norm", "l1_loss_ext", "log_softmax_ext",
+                      "log_softmax_ext_2d"}
 
 
 def _value(text: str) -> Any:
@@ -42,7 +47,7 @@ def _close(a: Any, b: Any) -> bool:
     return a == b
 
 
-@pytest.mark.parametrize("name", sorted(set(CASES) - CPU_UNSUPPORTED_ON_MINDSPORE))
+@pytest.mark.parametrize("name", sorted(set(CASES) - CPU_UNSUPPORTED_ON_MINDSPORE - EXT_ON_ASCEND_ONLY))
 def test_program_matches_mindspore(name: str, mode: str) -> None:
     env = {"ms": ms, "np": np}
     want = FIXTURE[name]
@@ -66,7 +71,8 @@ def test_fixture_records_mindspore_2_10() -> None:
 
 
 def test_mindspore_cannot_run_these_on_its_cpu() -> None:
-    assert {k for k, v in FIXTURE.items() if "RuntimeError" in v.get("error", "")} == CPU_UNSUPPORTED_ON_MINDSPORE
+    refused = {k for k, v in FIXTURE.items() if "RuntimeError" in v.get("error", "")}
+    assert refused == CPU_UNSUPPORTED_ON_MINDSPORE | EXT_ON_ASCEND_ONLY
 
 
 def _start() -> tuple[list[np.ndarray], list[str]]:
@@ -172,3 +178,47 @@ def test_matrix_cells_follow_numpy(mode: str) -> None:
     shape, inv = _run("mat_inverse")
     assert shape == (3, 3)
     np.testing.assert_allclose(inv, np.linalg.inv(spd), rtol=1e-3, atol=1e-4)
+
+
+# ---- the *Ext layers against torch ----
+def _torch_cases() -> dict[str, Any]:
+    torch = pytest.importorskip("torch")
+    tf = torch.nn.functional
+
+    def r(t: Any) -> list:
+        return np.round(t.numpy(), 4).tolist()
+
+    x3 = torch.arange(2 * 3 * 7, dtype=torch.float32).reshape(2, 3, 7)
+    x4 = torch.sin(torch.arange(2 * 2 * 5 * 6, dtype=torch.float32) * 0.7).reshape(2, 2, 5, 6)
+    x5 = torch.cos(torch.arange(2 * 1 * 4 * 4 * 5, dtype=torch.float32)).reshape(2, 1, 4, 4, 5)
+    w = torch.arange(12, dtype=torch.float32).reshape(4, 3)
+    a = torch.tensor([[1., 2.], [3., -4.]])
+    b = torch.tensor([[0., 2.5], [1., 1.]])
+    ls = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4) / 5
+
+    def pooled(y: Any) -> tuple:
+        return tuple(y.shape), r(y)
+
+    y, i = tf.max_pool2d(x4, 2, return_indices=True, ceil_mode=True)
+    return {
+        "avg_pool1d_ext": pooled(tf.avg_pool1d(x3, 3, 2, 1, ceil_mode=True, count_include_pad=False)),
+        "avg_pool1d_ext_default_stride": pooled(tf.avg_pool1d(x3, 2)),
+        "avg_pool2d_ext": pooled(tf.avg_pool2d(x4, (2, 3), 2, 1, divisor_override=4)),
+        "avg_pool2d_ext_ceil": pooled(tf.avg_pool2d(x4, 2, ceil_mode=True)),
+        "avg_pool3d_ext": pooled(tf.avg_pool3d(x5, 2, (1, 2, 2), (0, 1, 1), count_include_pad=False)),
+        "max_pool2d_ext": pooled(tf.max_pool2d(x4, 3, 2, 1)),
+        "max_pool2d_ext_indices": (tuple(y.shape), r(y), ms.int64, i.numpy().tolist()),
+        "max_pool2d_ext_dilation": pooled(tf.max_pool2d(x4, 2, 1, dilation=2)),
+        "embedding_ext": ((2, 2, 3), r(tf.embedding(torch.tensor([[0, 3], [2, 2]]), w)), "weight", True),
+        "embedding_ext_max_norm": (r(tf.embedding(torch.tensor([1, 3]), w.clone(), max_norm=2.0)), False),
+        "l1_loss_ext": [r(tf.l1_loss(a, b, reduction=k)) for k in ("mean", "sum", "none")],
+        "log_softmax_ext": [r(tf.log_softmax(ls, d)) for d in (0, 0, -1)],
+        "log_softmax_ext_2d": r(tf.log_softmax(torch.arange(6, dtype=torch.float32).reshape(2, 3), 1)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(EXT_ON_ASCEND_ONLY))
+def test_ext_layers_match_torch(name: str, mode: str) -> None:
+    want = _torch_cases()[name]
+    got = _value(str(_run(name)))
+    assert _close(got, _value(str(want))), f"{got}\n!= {want}"

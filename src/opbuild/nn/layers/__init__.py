@@ -26,6 +26,8 @@ from .containers import CellDict, CellList
 from .conv import Conv1d, Conv2d, Conv2dTranspose
 from .conv1d_transpose import Conv1dTranspose
 from .embedding import Embedding
+from .ext_layers import *  # noqa: F403 - MindSpore's *Ext layers (mint-style)
+from .ext_layers import __all__ as _EXT
 from .instance_norm import GroupNorm, InstanceNorm2d
 from .matrix_cells import MatDet, MatInverse, MatrixDiag, MatrixDiagPart, MatrixSetDiag
 from .misc_cells import *  # noqa: F403 - small cells over existing ops, MindSpore's names
@@ -71,3 +73,4 @@ __all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, *_WRAPPERS, "BatchNorm3
 __all__ += _MISC_CELLS
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d", "DenseThor", "EmbeddingThor"]
 __all__ += ["SyncBatchNorm", "Conv2dBnAct", "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "MatDet", "MatInverse"]
+__all__ += _EXT
