@@ -94,8 +94,18 @@ class Lamb(Optimizer):
         return tuple(out)
 
 
-def _default_lars_filter(p: Parameter) -> bool:
-    return "LayerNorm" not in p.name and "bias" not in p.name
+class _NotLayerNormOrBias:
+    """LARS's default filter: the parameters whose names hold neither 'LayerNorm' nor 'bias' (an object, so
+    that the signature prints the same in every process)."""
+
+    def __call__(self, p: Parameter) -> bool:
+        return "LayerNorm" not in p.name and "bias" not in p.name
+
+    def __repr__(self) -> str:
+        return "<lambda x: 'LayerNorm' not in x.name and 'bias' not in x.name>"
+
+
+_default_lars_filter = _NotLayerNormOrBias()
 
 
 class LARS(Optimizer):
