@@ -264,3 +264,23 @@ CASES.update({
     "log_softmax_ext_2d": "x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))\n"
                           f"y = ms.nn.LogSoftmaxExt()(x)\nresult = {_R.format('y')}",
 })
+
+_MF = ("ids = ms.Tensor(np.array([[1, 3, 5, 0], [2, 2, 4, 1]], np.int32))\n"
+       "vals = ms.Tensor(np.array([[1., 0.5, 2., 0.], [1., -1., 3., 1.]], np.float32))\n"
+       "fields = ms.Tensor(np.array([[0, 0, 2, 1], [1, 1, 2, 0]], np.int32))\n"
+       "table = ms.Tensor(np.sin(np.arange(12, dtype=np.float32)).reshape(6, 2))\n")
+CASES.update({
+    f"multi_field_{op.lower()}": _MF + f"m = ms.nn.MultiFieldEmbeddingLookup(6, 2, 3, param_init=table, "
+                                       f"operator='{op}')\ny = m(ids, vals, fields)\n"
+                                       f"result = (y.shape, {_R.format('y')}, m.embedding_table.name)"
+    for op in ("SUM", "MEAN", "MAX")
+})
+CASES.update({
+    "multi_field_bad_operator": "result = ms.nn.MultiFieldEmbeddingLookup(6, 2, 3, operator='PROD')",
+    "multi_field_bad_field_size": "result = ms.nn.MultiFieldEmbeddingLookup(6, 2, 0)",
+    "multi_field_bad_values": _MF + "result = ms.nn.MultiFieldEmbeddingLookup(6, 2, 3)(ids, ms.Tensor(np.ones((2, 4), "
+                              "np.int32)), fields)",
+})
+CASES["multi_field_max_norm"] = (_MF + "m = ms.nn.MultiFieldEmbeddingLookup(6, 2, 3, param_init=table * 3, "
+                                 "max_norm=1.5, operator='MEAN')\ny = m(ids, vals, fields)\n"
+                                 f"result = {_R.format('y')}")

@@ -32,6 +32,7 @@ from .instance_norm import GroupNorm, InstanceNorm2d
 from .matrix_cells import MatDet, MatInverse, MatrixDiag, MatrixDiagPart, MatrixSetDiag
 from .misc_cells import *  # noqa: F403 - small cells over existing ops, MindSpore's names
 from .misc_cells import __all__ as _MISC_CELLS
+from .multi_field_embedding import MultiFieldEmbeddingLookup
 from .norm_more import BatchNorm3d, InstanceNorm1d, InstanceNorm3d
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .padding import Pad
@@ -74,3 +75,4 @@ __all__ += _MISC_CELLS
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d", "DenseThor", "EmbeddingThor"]
 __all__ += ["SyncBatchNorm", "Conv2dBnAct", "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "MatDet", "MatInverse"]
 __all__ += _EXT
+__all__ += ["MultiFieldEmbeddingLookup"]
