@@ -284,3 +284,12 @@ CASES.update({
 CASES["multi_field_max_norm"] = (_MF + "m = ms.nn.MultiFieldEmbeddingLookup(6, 2, 3, param_init=table * 3, "
                                  "max_norm=1.5, operator='MEAN')\ny = m(ids, vals, fields)\n"
                                  f"result = {_R.format('y')}")
+
+CASES.update({
+    f"embedding_lookup_thor_{target.lower()}": (
+        f"n = ms.nn.EmbeddingLookupThor(5, 3, param_init='ones', target='{target}')\n"
+        "y = n(ms.Tensor(np.array([[1, 2], [2, 4]], np.int32)))\n"
+        "result = (y.asnumpy().tolist(), n.matrix_a.asnumpy().tolist(), n.matrix_g.shape, "
+        "[k for k, _ in n.parameters_and_names()], n.thor)")
+    for target in ("CPU", "DEVICE")
+})

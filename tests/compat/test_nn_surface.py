@@ -24,7 +24,8 @@ FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindsp
 CPU_UNSUPPORTED_ON_MINDSPORE = {"lamb_plain", "lamb_decay", "lamb_groups", "lamb_dynamic_lr", "lamb_state",
                                 "lars_momentum", "lars_sgd_coefficient", "lars_clip", "lars_filter",
                                 "lars_loss_scale", "matrix_diag", "matrix_diag_int", "matrix_diag_part",
-                                "matrix_diag_part_tall", "matrix_set_diag", "mat_det", "mat_inverse"}
+                                "matrix_diag_part_tall", "matrix_set_diag", "mat_det", "mat_inverse",
+                                "embedding_lookup_thor_device"}
 # The *Ext layers MindSpore 2.10 runs on Ascend only: compared with torch's functions of the same names.
 EXT_ON_ASCEND_ONLY = {"avg_pool1d_ext", "avg_pool1d_ext_default_stride", "avg_pool2d_ext", "avg_pool2d_ext_ceil",
                       "avg_pool3d_ext", "max_pool2d_ext", "max_pool2d_ext_indices", "max_pool2d_ext_dilation",
@@ -234,3 +235,10 @@ def test_ext_layers_match_torch(name: str, mode: str) -> None:
     want = _torch_cases()[name]
     got = _value(str(_run(name)))
     assert _close(got, _value(str(want))), f"{got}\n!= {want}"
+
+
+def test_embedding_lookup_thor_device_counts_ids(mode: str) -> None:
+    """target='DEVICE' (a MindSpore GPU/Ascend path): matrix_a holds the count of each id of the call."""
+    y, matrix_a, g_shape, names, thor = _run("embedding_lookup_thor_device")
+    assert y == [[[1.0] * 3] * 2] * 2 and matrix_a == [0.0, 1.0, 2.0, 0.0, 1.0]
+    assert g_shape == (3, 3) and names == ["embedding_table", "matrix_a", "matrix_g"] and thor is True

@@ -48,6 +48,7 @@ from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .rnns import GRU, LSTM, RNN
 from .sync_batch_norm import SyncBatchNorm
 from .thor import DenseThor, EmbeddingThor
+from .thor_lookup import EmbeddingLookupThor
 from .time_distributed import TimeDistributed
 from .transformer import (
     MultiheadAttention,
@@ -75,4 +76,4 @@ __all__ += _MISC_CELLS
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d", "DenseThor", "EmbeddingThor"]
 __all__ += ["SyncBatchNorm", "Conv2dBnAct", "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "MatDet", "MatInverse"]
 __all__ += _EXT
-__all__ += ["MultiFieldEmbeddingLookup"]
+__all__ += ["MultiFieldEmbeddingLookup", "EmbeddingLookupThor"]
