@@ -293,3 +293,5 @@ CASES.update({
         "[k for k, _ in n.parameters_and_names()], n.thor)")
     for target in ("CPU", "DEVICE")
 })
+# inside a network: a lone MindSpore BatchNorm names its statistics 'mean'/'variance' until a parent renames them
+CASES["sync_bn_repr"] = "result = repr(ms.nn.SequentialCell([ms.nn.SyncBatchNorm(2, eps=1e-3, momentum=0.5)]))"

@@ -67,6 +67,7 @@ EXTRA: dict[str, Callable[[Any], str]] = {
     "AvgPool2d": _pool,
     "BatchNorm1d": _batch_norm,
     "BatchNorm2d": _batch_norm,
+    "SyncBatchNorm": _batch_norm,
     "LayerNorm": _layer_norm,
     "Embedding": _embedding,
     "Dropout": lambda c: f"p={c.p}",
