@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..core.parameter import Parameter
 from ..train.metrics import Accuracy, Loss, Metric
+from . import utils  # noqa: F401 - mindspore.nn.utils (no_init_parameters)
 from .cell import Cell
 from .container import SequentialCell
 from .distributed import DistributedGradReducer
