@@ -296,3 +296,4 @@ CASES.update({
 # inside a network: a lone MindSpore BatchNorm names its statistics 'mean'/'variance' until a parent renames them
 CASES["sync_bn_repr"] = "result = repr(ms.nn.SequentialCell([ms.nn.SyncBatchNorm(2, eps=1e-3, momentum=0.5)]))"
 CASES["no_init_parameters_utils_path"] = "result = ms.nn.utils.no_init_parameters is ms.nn.no_init_parameters"
+CASES["embedding_ext_repr"] = "result = repr(ms.nn.EmbeddingExt(3, 2, padding_idx=1, max_norm=2.0))"
