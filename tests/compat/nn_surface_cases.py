@@ -297,3 +297,11 @@ CASES.update({
 CASES["sync_bn_repr"] = "result = repr(ms.nn.SequentialCell([ms.nn.SyncBatchNorm(2, eps=1e-3, momentum=0.5)]))"
 CASES["no_init_parameters_utils_path"] = "result = ms.nn.utils.no_init_parameters is ms.nn.no_init_parameters"
 CASES["embedding_ext_repr"] = "result = repr(ms.nn.EmbeddingExt(3, 2, padding_idx=1, max_norm=2.0))"
+CASES.update({
+    f"adasum_{name.lower()}_stand_alone": (_PARAMS + f"result = ms.nn.{name}(ms.nn.Momentum(ps, 0.1, 0.9))")
+    for name in ("AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell")
+})
+CASES["adasum_data_parallel_too_few"] = (
+    _PARAMS + "ms.set_auto_parallel_context(parallel_mode='data_parallel', device_num=2)\n"
+    "try:\n    result = ms.nn.AdaSumByGradWrapCell(ms.nn.Momentum(ps, 0.1, 0.9))\n"
+    "finally:\n    ms.reset_auto_parallel_context()")

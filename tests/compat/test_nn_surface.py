@@ -242,3 +242,14 @@ def test_embedding_lookup_thor_device_counts_ids(mode: str) -> None:
     y, matrix_a, g_shape, names, thor = _run("embedding_lookup_thor_device")
     assert y == [[[1.0] * 3] * 2] * 2 and matrix_a == [0.0, 1.0, 2.0, 0.0, 1.0]
     assert g_shape == (3, 3) and names == ["embedding_table", "matrix_a", "matrix_g"] and thor is True
+
+
+def test_adasum_past_mindspore_checks_is_not_implemented() -> None:
+    """16 ranks pass MindSpore's checks; opbuild then refuses rather than train without adaptive summation."""
+    ms.set_auto_parallel_context(parallel_mode="data_parallel", device_num=16)
+    try:
+        w = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="w")
+        with pytest.raises(NotImplementedError, match="AdaSum"):
+            ms.nn.AdaSumByDeltaWeightWrapCell(ms.nn.Momentum([w], 0.1, 0.9))
+    finally:
+        ms.reset_auto_parallel_context()

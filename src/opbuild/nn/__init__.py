@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..core.parameter import Parameter
 from ..train.metrics import Accuracy, Loss, Metric
 from . import utils  # noqa: F401 - mindspore.nn.utils (no_init_parameters)
+from .adasum import AdaSumByDeltaWeightWrapCell, AdaSumByGradWrapCell
 from .cell import Cell
 from .container import SequentialCell
 from .distributed import DistributedGradReducer
@@ -94,5 +95,6 @@ __all__ += ["ForwardValueAndGrad", "SampledSoftmaxLoss"]
 __all__ += [n for n in _METRICS if n not in __all__]
 __all__ += ["SSIM", "MSSSIM", "PSNR", "WithGradCell", "Jvp", "Vjp", "no_init_parameters", "GradAccumulationCell",
             "MicroBatchInterleaved", "PipelineCell", "PipelineGradReducer", "VirtualDatasetCellTriple"]
+__all__ += ["AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell"]
 
 from . import layer  # noqa: E402,F401 - MindSpore's nn.layer.<module> paths, built from the names above
