@@ -17,6 +17,9 @@ from .tensor import Tensor
 class Parameter(ParameterSettings, Tensor):
     """A Tensor owned by a Cell, with a ``name`` (set from the attribute path) and ``requires_grad``."""
 
+    # False while nn.no_init_parameters() is active (MindSpore's flag for deferred initialisation)
+    init_param = True
+
     __slots__ = ("name", "requires_grad", "_settings")
 
     def __init__(self, default_input, name: str | None = None, requires_grad: bool = True,

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from ..core.parameter import Parameter
 from ..train.metrics import Accuracy, Loss, Metric
+from . import utils  # noqa: F401 - mindspore.nn.utils (no_init_parameters)
+from .adasum import AdaSumByDeltaWeightWrapCell, AdaSumByGradWrapCell
 from .cell import Cell
 from .container import SequentialCell
 from .distributed import DistributedGradReducer
 from .forward_grad import ForwardValueAndGrad
+from .grad_cells import Jvp, Vjp, WithGradCell
+from .image_quality import MSSSIM, PSNR, SSIM
+from .init_context import no_init_parameters
 from .layers import *  # noqa: F403 - every layer, as MindSpore's nn namespace has them
 from .layers import (
     GELU,
@@ -39,6 +44,15 @@ from .loss_sampled import SampledSoftmaxLoss
 from .loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from .losses_extra import *  # noqa: F403 - the further losses, MindSpore's names
 from .losses_extra import __all__ as _LOSSES
+from .metrics import *  # noqa: F403 - MindSpore's deprecated nn aliases of the train metrics
+from .metrics import __all__ as _METRICS
+from .micro_batch import (
+    GradAccumulationCell,
+    MicroBatchInterleaved,
+    PipelineCell,
+    PipelineGradReducer,
+    VirtualDatasetCellTriple,
+)
 from .optim import *  # noqa: F403 - the LR functions and further schedules, MindSpore's names
 from .optim import (
     ASGD,
@@ -78,5 +92,9 @@ __all__ += ["Adagrad", "Adadelta", "AdaMax", "RMSProp", "FTRL", "ProximalAdagrad
 __all__ += [n for n in _LOSSES if n not in __all__]
 __all__ += [n for n in _OPTIM if n not in __all__]
 __all__ += ["ForwardValueAndGrad", "SampledSoftmaxLoss"]
+__all__ += [n for n in _METRICS if n not in __all__]
+__all__ += ["SSIM", "MSSSIM", "PSNR", "WithGradCell", "Jvp", "Vjp", "no_init_parameters", "GradAccumulationCell",
+            "MicroBatchInterleaved", "PipelineCell", "PipelineGradReducer", "VirtualDatasetCellTriple"]
+__all__ += ["AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell"]
 
 from . import layer  # noqa: E402,F401 - MindSpore's nn.layer.<module> paths, built from the names above

@@ -60,6 +60,12 @@ def _conv2d(c) -> str:
             f"has_bias={c.has_bias}, weight_init={c.weight_init}, bias_init={c.bias_init}, format=NCHW")
 
 
+def _embedding_ext(c) -> str:
+    return (f"num_embeddings={c.num_embeddings}, embedding_dim={c.embedding_dim}, padding_idx={c.padding_idx}, "
+            f"max_norm={c.max_norm}, norm_type={c.norm_type}, scale_grad_by_freq={c.scale_grad_by_freq}, "
+            f"dtype={c.weight.dtype}")
+
+
 EXTRA: dict[str, Callable[[Any], str]] = {
     "Conv2d": _conv2d,
     "Dense": _dense,
@@ -67,8 +73,10 @@ EXTRA: dict[str, Callable[[Any], str]] = {
     "AvgPool2d": _pool,
     "BatchNorm1d": _batch_norm,
     "BatchNorm2d": _batch_norm,
+    "SyncBatchNorm": _batch_norm,
     "LayerNorm": _layer_norm,
     "Embedding": _embedding,
+    "EmbeddingExt": _embedding_ext,
     "Dropout": lambda c: f"p={c.p}",
 }
 

@@ -21,13 +21,18 @@ from .activation import (
 from .activation_more import *  # noqa: F403 - more activations, MindSpore's names
 from .activation_more import __all__ as _ACTIVATIONS_MORE
 from .basic import Dense, Dropout, Flatten, Identity
+from .combined import Conv2dBnAct
 from .containers import CellDict, CellList
 from .conv import Conv1d, Conv2d, Conv2dTranspose
 from .conv1d_transpose import Conv1dTranspose
 from .embedding import Embedding
+from .ext_layers import *  # noqa: F403 - MindSpore's *Ext layers (mint-style)
+from .ext_layers import __all__ as _EXT
 from .instance_norm import GroupNorm, InstanceNorm2d
+from .matrix_cells import MatDet, MatInverse, MatrixDiag, MatrixDiagPart, MatrixSetDiag
 from .misc_cells import *  # noqa: F403 - small cells over existing ops, MindSpore's names
 from .misc_cells import __all__ as _MISC_CELLS
+from .multi_field_embedding import MultiFieldEmbeddingLookup
 from .norm_more import BatchNorm3d, InstanceNorm1d, InstanceNorm3d
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .padding import Pad
@@ -41,7 +46,9 @@ from .reshaping import __all__ as _RESHAPING
 from .resize import PixelShuffle, Upsample
 from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .rnns import GRU, LSTM, RNN
+from .sync_batch_norm import SyncBatchNorm
 from .thor import DenseThor, EmbeddingThor
+from .thor_lookup import EmbeddingLookupThor
 from .time_distributed import TimeDistributed
 from .transformer import (
     MultiheadAttention,
@@ -67,3 +74,6 @@ __all__ += [*_ACTIVATIONS_MORE, *_PADDINGS, *_RESHAPING, *_WRAPPERS, "BatchNorm3
             "Transformer", "TransformerDecoder", "TimeDistributed"]
 __all__ += _MISC_CELLS
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d", "DenseThor", "EmbeddingThor"]
+__all__ += ["SyncBatchNorm", "Conv2dBnAct", "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "MatDet", "MatInverse"]
+__all__ += _EXT
+__all__ += ["MultiFieldEmbeddingLookup", "EmbeddingLookupThor"]

@@ -15,6 +15,7 @@ from .dynamic_lr import (
     polynomial_decay_lr,
     warmup_lr,
 )
+from .lamb_lars import LARS, Lamb
 from .momentum import SGD, Momentum
 from .optimizer import Optimizer
 from .proximal import FTRL, ProximalAdagrad
@@ -29,3 +30,4 @@ __all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "LearningR
            "InverseDecayLR", "NaturalExpDecayLR", "PolynomialDecayLR", "WarmUpLR", "cosine_decay_lr",
            "exponential_decay_lr", "inverse_decay_lr", "natural_exp_decay_lr", "piecewise_constant_lr",
            "polynomial_decay_lr", "warmup_lr"]
+__all__ += ["Lamb", "LARS"]

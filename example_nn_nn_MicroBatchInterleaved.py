@@ -1,0 +1,3 @@
+import mindspore.nn as nn
+net = LeNet5()
+net = nn.MicroBatchInterleaved(net, 2)
