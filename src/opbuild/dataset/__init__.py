@@ -8,8 +8,12 @@
 from __future__ import annotations
 
 from . import audio, config, text, transforms, vision
+from .coco_files import CocoDataset
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
+from .detection_files import ManifestDataset, VOCDataset
 from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
+from .image_files import Cifar100Dataset, EMnistDataset, FashionMnistDataset, KMnistDataset, QMnistDataset
+from .random_source import RandomDataset
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (
     DistributedSampler,
@@ -19,11 +23,17 @@ from .samplers import (
     SubsetRandomSampler,
     SubsetSampler,
 )
+from .samplers_extra import PKSampler, WeightedRandomSampler
 from .schema import Schema
 from .sources import GeneratorDataset, NumpySlicesDataset, sample_indices
+from .text_files import CSVDataset, Shuffle, TextFileDataset
 
 __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", "TupleIterator", "DictIterator",
            "NumpySlicesDataset", "GeneratorDataset", "sample_indices", "MnistDataset", "Cifar10Dataset",
            "ImageFolderDataset", "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
            "SubsetSampler", "SubsetRandomSampler", "vision", "transforms", "audio", "text",
-           "Schema", "PaddedDataset", "FakeImageDataset", "zip"]
+           "Schema", "PaddedDataset", "FakeImageDataset", "zip",
+           # files in more of MindSpore's formats, and the samplers that weigh or group rows
+           "TextFileDataset", "CSVDataset", "Shuffle", "RandomDataset", "Cifar100Dataset", "FashionMnistDataset",
+           "KMnistDataset", "EMnistDataset", "QMnistDataset", "ManifestDataset", "VOCDataset", "CocoDataset",
+           "WeightedRandomSampler", "PKSampler"]

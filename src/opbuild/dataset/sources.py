@@ -55,6 +55,9 @@ class _RandomAccessSource(Dataset):
                 raise RuntimeError("sampler and num_samples cannot be specified at the same time; give the "
                                    "sampler num_samples")
         self._sampler = sampler
+        bind = getattr(sampler, "_bind_source", None)
+        if bind is not None:  # PKSampler reads the rows' classes
+            bind(self)
         # MindSpore's table: shuffle=None on a random-accessible source means shuffled.
         self._shuffle = True if shuffle is None else shuffle
         self._num_shards = num_shards
