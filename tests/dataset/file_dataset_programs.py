@@ -40,6 +40,53 @@ def _idx(path: str, arr: np.ndarray) -> None:
     _write(path, bytes((0, 0, 8, arr.ndim)) + struct.pack(f">{arr.ndim}i", *arr.shape) + arr.tobytes())
 
 
+def _varint(n: int) -> bytes:
+    n &= (1 << 64) - 1
+    out = b""
+    while True:
+        out += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
+        n >>= 7
+        if not n:
+            return out
+
+
+def _field(num: int, payload: bytes) -> bytes:  # a length-delimited protobuf field
+    return _varint(num << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _example(features: dict) -> bytes:
+    """A tf.train.Example protobuf, written by hand: feature name -> list of bytes, floats or ints."""
+    entries = b""
+    for name, values in features.items():
+        if isinstance(values[0], bytes):
+            feature = _field(1, b"".join(_field(1, v) for v in values))
+        elif isinstance(values[0], float):
+            feature = _field(2, _field(1, struct.pack(f"<{len(values)}f", *values)))
+        else:
+            feature = _field(3, _field(1, b"".join(_varint(v) for v in values)))
+        entries += _field(1, _field(1, name.encode()) + _field(2, feature))
+    return _field(1, entries)
+
+
+def _crc32c(data: bytes) -> int:
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    crc ^= 0xFFFFFFFF
+    return ((crc >> 15 | crc << 17) + 0xA282EAD8) & 0xFFFFFFFF  # TFRecord's masked CRC
+
+
+def _tfrecord(path: str, examples: list[dict]) -> None:
+    data = b""
+    for ex in examples:
+        body = _example(ex)
+        head = struct.pack("<Q", len(body))
+        data += head + struct.pack("<I", _crc32c(head)) + body + struct.pack("<I", _crc32c(body))
+    _write(path, data)
+
+
 def make_files(root: str) -> None:
     """Write every format under ``root``."""
     rng = np.random.default_rng(11)
@@ -71,6 +118,10 @@ def make_files(root: str) -> None:
                bytes((0, 0, 0x0C, 2)) + struct.pack(">2i", n, 8) + lab.tobytes())
     _idx(f"{root}/pk/train-images-idx3-ubyte", rng.integers(0, 256, (8, 28, 28), dtype=np.uint8))
     _idx(f"{root}/pk/train-labels-idx1-ubyte", np.array([2, 0, 1, 2, 0, 2, 1, 2], np.uint8))
+    _tfrecord(f"{root}/tfrecord/b.tfrecord",
+              [{"label": [k, -k], "feat": [k * 0.5, 1.5], "name": [f"b{k}".encode()]} for k in range(3)])
+    _tfrecord(f"{root}/tfrecord/a.tfrecord",
+              [{"label": [10 + k, 7], "feat": [0.25, k * 1.0], "name": [f"a{k}".encode()]} for k in range(2)])
     _make_manifest(root, rng)
     _make_voc(root, rng)
     _make_coco(root, rng)
@@ -206,6 +257,20 @@ def run(ds, root: str) -> dict:
         d = ds.MnistDataset(f"{root}/pk", usage="train", sampler=ds.PKSampler(**kw))
         pk[key] = [d.get_dataset_size(), [[r[0][2][0], r[1][2][0]] for r in _rows(d)]]
     out["pk"] = pk
+    tfr = f"{root}/tfrecord/*.tfrecord"
+    plain = ds.TFRecordDataset(tfr, shuffle=False)
+    out["tfrecord_cols"] = plain.get_col_names()
+    out["tfrecord"] = _rows(plain)
+    schema = ds.Schema()
+    schema.add_column("feat", de_type="float32", shape=[2])
+    schema.add_column("label", de_type="int64", shape=[2])
+    out["tfrecord_schema"] = _rows(ds.TFRecordDataset(tfr, schema=schema, shuffle=False))
+    out["tfrecord_columns"] = _rows(ds.TFRecordDataset(tfr, columns_list=["name", "label"], shuffle=False))
+    out["tfrecord_shard"] = _rows(ds.TFRecordDataset(tfr, columns_list=["label"], shuffle=False, num_shards=2,
+                                                     shard_id=1, shard_equal_rows=True))
+    out["tfrecord_file_shards"] = [_rows(ds.TFRecordDataset(tfr, columns_list=["label"], shuffle=False,
+                                                            num_shards=2, shard_id=i)) for i in range(2)]
+    out["tfrecord_size"] = ds.TFRecordDataset(tfr, num_samples=4).get_dataset_size()
     rnd = ds.RandomDataset(total_rows=5, schema=_random_schema(ds), shuffle=False)
     out["random_shape"] = [rnd.get_dataset_size(), rnd.get_col_names(),
                            [[c[0], c[1]] for c in _rows(rnd)[0]]]

@@ -208,3 +208,39 @@ def test_random_dataset():
     assert 1 <= len(free.get_col_names()) <= 4 and free.get_dataset_size() == 3
     with pytest.raises(ValueError, match="columns_list names"):
         ds.RandomDataset(total_rows=2, schema=schema, columns_list=["label"])
+
+
+def test_tfrecord_compression_schema_and_bad_files(files, tmp_path):
+    import gzip
+    import zlib
+
+    plain = Path(files) / "tfrecord" / "a.tfrecord"
+    (tmp_path / "a.gz").write_bytes(gzip.compress(plain.read_bytes()))
+    (tmp_path / "a.z").write_bytes(zlib.compress(plain.read_bytes()))
+    want = [r[1].tolist() for r in ds.TFRecordDataset(str(plain), shuffle=False).create_tuple_iterator(
+        output_numpy=True)]
+    assert want == [[10, 7], [11, 7]]
+    for name, kind in (("a.gz", "GZIP"), ("a.z", "ZLIB")):
+        got = ds.TFRecordDataset(str(tmp_path / name), compression_type=kind, shuffle=False)
+        assert [r[1].tolist() for r in got.create_tuple_iterator(output_numpy=True)] == want
+    with pytest.raises(ValueError, match="not a TFRecord file .*compression_type='GZIP'"):
+        ds.TFRecordDataset(str(tmp_path / "a.gz"))
+    (tmp_path / "cut.tfrecord").write_bytes(plain.read_bytes()[:-3])
+    with pytest.raises(ValueError, match="is truncated"):
+        ds.TFRecordDataset(str(tmp_path / "cut.tfrecord"))
+    schema = ds.Schema()
+    schema.add_column("label", de_type="int32", shape=[1, 2])
+    schema.add_column("name", de_type="string")
+    rows = list(ds.TFRecordDataset(str(plain), schema=schema, shuffle=False).create_tuple_iterator(
+        output_numpy=True))
+    assert rows[0][0].dtype == np.int32 and rows[0][0].shape == (1, 2) and str(rows[1][1]) == "a1"
+    bad = ds.Schema()
+    bad.add_column("label", de_type="int64", shape=[3])
+    with pytest.raises(ValueError, match="has 2 values, which do not fit the schema's shape"):
+        ds.TFRecordDataset(str(plain), schema=bad)
+    with pytest.raises(ValueError, match="columns_list names"):
+        ds.TFRecordDataset(str(plain), columns_list=["image"])
+    with pytest.raises(ValueError, match="compression_type must be"):
+        ds.TFRecordDataset(str(plain), compression_type="LZ4")
+    shards = [ds.TFRecordDataset(f"{files}/tfrecord/*.tfrecord", num_shards=2, shard_id=i) for i in range(2)]
+    assert [s.get_dataset_size() for s in shards] == [2, 3]  # whole files: a (2 rows) and b (3 rows)

@@ -27,6 +27,7 @@ from .samplers_extra import PKSampler, WeightedRandomSampler
 from .schema import Schema
 from .sources import GeneratorDataset, NumpySlicesDataset, sample_indices
 from .text_files import CSVDataset, Shuffle, TextFileDataset
+from .tfrecord import TFRecordDataset
 
 __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", "TupleIterator", "DictIterator",
            "NumpySlicesDataset", "GeneratorDataset", "sample_indices", "MnistDataset", "Cifar10Dataset",
@@ -36,4 +37,4 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            # files in more of MindSpore's formats, and the samplers that weigh or group rows
            "TextFileDataset", "CSVDataset", "Shuffle", "RandomDataset", "Cifar100Dataset", "FashionMnistDataset",
            "KMnistDataset", "EMnistDataset", "QMnistDataset", "ManifestDataset", "VOCDataset", "CocoDataset",
-           "WeightedRandomSampler", "PKSampler"]
+           "WeightedRandomSampler", "PKSampler", "TFRecordDataset"]
