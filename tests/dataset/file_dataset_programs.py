@@ -271,10 +271,42 @@ def run(ds, root: str) -> dict:
     out["tfrecord_file_shards"] = [_rows(ds.TFRecordDataset(tfr, columns_list=["label"], shuffle=False,
                                                             num_shards=2, shard_id=i)) for i in range(2)]
     out["tfrecord_size"] = ds.TFRecordDataset(tfr, num_samples=4).get_dataset_size()
+    out["callbacks"] = {str(step): _callback_events(ds, step) for step in (1, 2)}
     rnd = ds.RandomDataset(total_rows=5, schema=_random_schema(ds), shuffle=False)
     out["random_shape"] = [rnd.get_dataset_size(), rnd.get_col_names(),
                            [[c[0], c[1]] for c in _rows(rnd)[0]]]
     return out
+
+
+def _callback_events(ds, step_size: int) -> dict:
+    """The hooks a DSCallback on a map sees over two epochs, by hook (MindSpore's threads interleave the
+    step hooks of consecutive rows, so each hook's calls are compared in order, not their interleaving)."""
+    events: dict = {}
+
+    class Recorder(ds.DSCallback):
+        def _log(self, hook, c):
+            events.setdefault(hook, []).append([c.cur_epoch_num, c.cur_step_num_in_epoch, c.cur_step_num])
+
+        def ds_begin(self, c):
+            self._log("begin", c)
+
+        def ds_epoch_begin(self, c):
+            self._log("epoch_begin", c)
+
+        def ds_epoch_end(self, c):
+            self._log("epoch_end", c)
+
+        def ds_step_begin(self, c):
+            self._log("step_begin", c)
+
+        def ds_step_end(self, c):
+            self._log("step_end", c)
+
+    d = ds.NumpySlicesDataset({"a": np.arange(3)}, shuffle=False).map(lambda x: x + 1, input_columns="a",
+                                                                      callbacks=Recorder(step_size))
+    it = d.create_tuple_iterator(num_epochs=2, output_numpy=True)
+    events["rows"] = [[int(r[0]) for r in it] for _ in range(2)]
+    return events
 
 
 def _random_schema(ds):

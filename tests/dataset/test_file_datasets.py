@@ -244,3 +244,32 @@ def test_tfrecord_compression_schema_and_bad_files(files, tmp_path):
         ds.TFRecordDataset(str(plain), compression_type="LZ4")
     shards = [ds.TFRecordDataset(f"{files}/tfrecord/*.tfrecord", num_shards=2, shard_id=i) for i in range(2)]
     assert [s.get_dataset_size() for s in shards] == [2, 3]  # whole files: a (2 rows) and b (3 rows)
+
+
+def test_waited_ds_callback_syncs_with_the_training_steps():
+    from opbuild.train.callback import Callback, RunContext
+
+    seen = []
+
+    class Sync(ds.WaitedDSCallback):
+        def sync_epoch_begin(self, train_run_context, ds_run_context):
+            seen.append(("epoch", train_run_context.original_args()["step"], ds_run_context.cur_epoch_num))
+
+        def sync_step_begin(self, train_run_context, ds_run_context):
+            seen.append(("step", train_run_context.original_args()["step"], ds_run_context.cur_step_num))
+
+    cb = Sync()
+    assert isinstance(cb, Callback) and isinstance(cb, ds.DSCallback)
+    d = ds.NumpySlicesDataset({"a": np.arange(2)}, shuffle=False).map(lambda x: x, callbacks=[cb])
+    it = d.create_tuple_iterator(num_epochs=2, output_numpy=True)
+    step = 0
+    for _ in range(2):
+        for _row in it:  # the "training step" on the row ends before the next row is read
+            step += 1
+            cb.step_end(RunContext({"step": step}))
+        cb.epoch_end(RunContext({"step": step}))
+    assert seen == [("step", 1, 2), ("epoch", 2, 2), ("step", 2, 3), ("step", 3, 4)]
+    with pytest.raises(TypeError, match="callbacks must be DSCallback objects"):
+        d.map(lambda x: x, callbacks=[object()])
+    with pytest.raises(ValueError, match="step_size must be in"):
+        ds.DSCallback(step_size=0)

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from . import audio, config, text, transforms, vision
+from .callbacks import DSCallback, WaitedDSCallback
 from .coco_files import CocoDataset
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
 from .detection_files import ManifestDataset, VOCDataset
@@ -37,4 +38,4 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            # files in more of MindSpore's formats, and the samplers that weigh or group rows
            "TextFileDataset", "CSVDataset", "Shuffle", "RandomDataset", "Cifar100Dataset", "FashionMnistDataset",
            "KMnistDataset", "EMnistDataset", "QMnistDataset", "ManifestDataset", "VOCDataset", "CocoDataset",
-           "WeightedRandomSampler", "PKSampler", "TFRecordDataset"]
+           "WeightedRandomSampler", "PKSampler", "TFRecordDataset", "DSCallback", "WaitedDSCallback"]
