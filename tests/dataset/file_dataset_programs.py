@@ -271,10 +271,31 @@ def run(ds, root: str) -> dict:
     out["tfrecord_file_shards"] = [_rows(ds.TFRecordDataset(tfr, columns_list=["label"], shuffle=False,
                                                             num_shards=2, shard_id=i)) for i in range(2)]
     out["tfrecord_size"] = ds.TFRecordDataset(tfr, num_samples=4).get_dataset_size()
+    out["pipeline_json"] = _pipelines_json(ds, root)
     out["callbacks"] = {str(step): _callback_events(ds, step) for step in (1, 2)}
     rnd = ds.RandomDataset(total_rows=5, schema=_random_schema(ds), shuffle=False)
     out["random_shape"] = [rnd.get_dataset_size(), rnd.get_col_names(),
                            [[c[0], c[1]] for c in _rows(rnd)[0]]]
+    return out
+
+
+def _pipelines_json(ds, root: str) -> list:
+    """Pipelines, their serialized JSON (the root directory written as <root>) and their rows."""
+    vision = ds.vision
+    pipelines = [
+        ds.TextFileDataset(f"{root}/text/*.txt", shuffle=False).take(4).skip(1).project(["text"]).rename(
+            ["text"], ["line"]).repeat(2),
+        ds.Cifar100Dataset(f"{root}/cifar100", usage="test", sampler=ds.SequentialSampler(1, 2)).project(
+            ["fine_label", "coarse_label"]),
+        ds.MnistDataset(f"{root}/fashion", usage="train", shuffle=False, num_samples=2).map(
+            vision.Rescale(0.5, 1.0), input_columns="image").batch(2, drop_remainder=True),
+        ds.CSVDataset(f"{root}/csv/n.csv", field_delim=";", column_names=["a", "b", "c"], shuffle=False).zip(
+            ds.TextFileDataset(f"{root}/text/a.txt", shuffle=False)),
+    ]
+    out = []
+    for p in pipelines:
+        text = json.dumps(ds.serialize(p)).replace(root, "<root>")
+        out.append([json.loads(text), _rows(p)])
     return out
 
 

@@ -11,6 +11,7 @@ from . import audio, config, text, transforms, vision
 from .callbacks import DSCallback, WaitedDSCallback
 from .coco_files import CocoDataset
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
+from .deserializer import deserialize
 from .detection_files import ManifestDataset, VOCDataset
 from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
 from .image_files import Cifar100Dataset, EMnistDataset, FashionMnistDataset, KMnistDataset, QMnistDataset
@@ -26,6 +27,7 @@ from .samplers import (
 )
 from .samplers_extra import PKSampler, WeightedRandomSampler
 from .schema import Schema
+from .serialize import compare, serialize, show
 from .sources import GeneratorDataset, NumpySlicesDataset, sample_indices
 from .text_files import CSVDataset, Shuffle, TextFileDataset
 from .tfrecord import TFRecordDataset
@@ -38,4 +40,5 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            # files in more of MindSpore's formats, and the samplers that weigh or group rows
            "TextFileDataset", "CSVDataset", "Shuffle", "RandomDataset", "Cifar100Dataset", "FashionMnistDataset",
            "KMnistDataset", "EMnistDataset", "QMnistDataset", "ManifestDataset", "VOCDataset", "CocoDataset",
-           "WeightedRandomSampler", "PKSampler", "TFRecordDataset", "DSCallback", "WaitedDSCallback"]
+           "WeightedRandomSampler", "PKSampler", "TFRecordDataset", "DSCallback", "WaitedDSCallback",
+           "serialize", "deserialize", "show", "compare"]
