@@ -122,9 +122,48 @@ def make_files(root: str) -> None:
               [{"label": [k, -k], "feat": [k * 0.5, 1.5], "name": [f"b{k}".encode()]} for k in range(3)])
     _tfrecord(f"{root}/tfrecord/a.tfrecord",
               [{"label": [10 + k, 7], "feat": [0.25, k * 1.0], "name": [f"a{k}".encode()]} for k in range(2)])
+    _make_corpora(root)
     _make_manifest(root, rng)
     _make_voc(root, rng)
     _make_coco(root, rng)
+
+
+_CORPORA = (("AGNewsDataset", "agnews", 3), ("AmazonReviewDataset", "amazon", 3), ("DBpediaDataset", "dbpedia", 3),
+            ("SogouNewsDataset", "sogou", 3), ("YahooAnswersDataset", "yahoo", 4), ("YelpReviewDataset", "yelp", 2))
+
+
+def _make_corpora(root: str) -> None:
+    for _, name, ncol in _CORPORA:
+        for part in ("train", "test"):
+            rows = [",".join([f'"{r + 1}"'] + [f'"{part}{r}c{c}"' for c in range(1, ncol)]) for r in range(2)]
+            _write(f"{root}/corpora/{name}/{part}.csv", "\n".join(rows) + "\n")
+    _write(f"{root}/corpora/agnews/train.csv", '"3","Wall St. ""Bears"" Back","Short, sellers"\n"4","t2","d2"\n')
+    for part in ("train", "valid", "test"):
+        _write(f"{root}/corpora/ptb/ptb.{part}.txt", f" {part} line one \n{part} line two\n\n")
+        _write(f"{root}/corpora/wiki/wiki.{part}.tokens", f" = Title {part} = \n\n text {part}\n")
+    _write(f"{root}/corpora/enwik/enwik9", "<mediawiki>\n  <page>\n\n</mediawiki>\n")
+    for part in ("train", "test"):
+        for lab in ("pos", "neg"):
+            for k in range(2):
+                _write(f"{root}/corpora/imdb/{part}/{lab}/{k}_{k + 7}.txt", f"{part} {lab} review {k}<br />ok")
+
+
+def _corpora(ds, root: str) -> dict:
+    out = {}
+    for cls, name, _ in _CORPORA:
+        for usage in ("train", "all"):
+            d = getattr(ds, cls)(f"{root}/corpora/{name}", usage=usage, shuffle=False)
+            out[f"{cls}_{usage}"] = [d.get_col_names(), _rows(d)]
+    # Three files: the interleaving depends on the number of parallel readers, so it is given.
+    for cls, name, usage in (("PennTreebankDataset", "ptb", "train"), ("PennTreebankDataset", "ptb", "all"),
+                             ("WikiTextDataset", "wiki", "valid"), ("WikiTextDataset", "wiki", "all")):
+        d = getattr(ds, cls)(f"{root}/corpora/{name}", usage=usage, shuffle=False, num_parallel_workers=2)
+        out[f"{cls}_{usage}"] = [d.get_col_names(), _rows(d)]
+    out["enwik9"] = _rows(ds.EnWik9Dataset(f"{root}/corpora/enwik", shuffle=False))
+    for usage in ("train", "all"):
+        d = ds.IMDBDataset(f"{root}/corpora/imdb", usage=usage, shuffle=False)
+        out[f"imdb_{usage}"] = [d.get_col_names(), d.get_dataset_size(), _rows(d)]
+    return out
 
 
 def _make_manifest(root: str, rng: np.random.Generator) -> None:
@@ -271,6 +310,7 @@ def run(ds, root: str) -> dict:
     out["tfrecord_file_shards"] = [_rows(ds.TFRecordDataset(tfr, columns_list=["label"], shuffle=False,
                                                             num_shards=2, shard_id=i)) for i in range(2)]
     out["tfrecord_size"] = ds.TFRecordDataset(tfr, num_samples=4).get_dataset_size()
+    out["corpora"] = _corpora(ds, root)
     out["pipeline_json"] = _pipelines_json(ds, root)
     out["callbacks"] = {str(step): _callback_events(ds, step) for step in (1, 2)}
     rnd = ds.RandomDataset(total_rows=5, schema=_random_schema(ds), shuffle=False)

@@ -327,3 +327,19 @@ def test_serialize_files_show_and_refusals(files, tmp_path, capsys):
         ds.deserialize()
     with pytest.raises(ValueError, match="does not exist"):
         ds.deserialize(json_filepath=str(tmp_path / "none.json"))
+
+
+def test_corpora_bad_input(files, tmp_path):
+    with pytest.raises(ValueError, match="usage must be one of"):
+        ds.AGNewsDataset(f"{files}/corpora/agnews", usage="valid")
+    with pytest.raises(ValueError, match="valid.csv|test.csv not found"):
+        ds.YelpReviewDataset(str(tmp_path), usage="test")
+    (tmp_path / "train.csv").write_text('"1","only two"\n')
+    with pytest.raises(ValueError, match="record 0 of .*train.csv has 2 fields, expected 3"):
+        ds.DBpediaDataset(str(tmp_path), usage="train")
+    with pytest.raises(ValueError, match="ptb.valid.txt not found"):
+        ds.PennTreebankDataset(str(tmp_path), usage="valid")
+    with pytest.raises(ValueError, match="folder .*train.pos not found"):
+        ds.IMDBDataset(str(tmp_path), usage="train")
+    shuffled = ds.WikiTextDataset(f"{files}/corpora/wiki", num_shards=2, shard_id=0)
+    assert shuffled.get_dataset_size() == 3

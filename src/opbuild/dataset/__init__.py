@@ -29,6 +29,18 @@ from .samplers_extra import PKSampler, WeightedRandomSampler
 from .schema import Schema
 from .serialize import compare, serialize, show
 from .sources import GeneratorDataset, NumpySlicesDataset, sample_indices
+from .text_corpora import (
+    AGNewsDataset,
+    AmazonReviewDataset,
+    DBpediaDataset,
+    EnWik9Dataset,
+    IMDBDataset,
+    PennTreebankDataset,
+    SogouNewsDataset,
+    WikiTextDataset,
+    YahooAnswersDataset,
+    YelpReviewDataset,
+)
 from .text_files import CSVDataset, Shuffle, TextFileDataset
 from .tfrecord import TFRecordDataset
 
@@ -41,4 +53,6 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "TextFileDataset", "CSVDataset", "Shuffle", "RandomDataset", "Cifar100Dataset", "FashionMnistDataset",
            "KMnistDataset", "EMnistDataset", "QMnistDataset", "ManifestDataset", "VOCDataset", "CocoDataset",
            "WeightedRandomSampler", "PKSampler", "TFRecordDataset", "DSCallback", "WaitedDSCallback",
-           "serialize", "deserialize", "show", "compare"]
+           "serialize", "deserialize", "show", "compare", "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset",
+           "SogouNewsDataset", "YahooAnswersDataset", "YelpReviewDataset", "PennTreebankDataset", "WikiTextDataset",
+           "EnWik9Dataset", "IMDBDataset"]
