@@ -25,6 +25,18 @@ def _rows(dataset) -> list:
     return out
 
 
+def _image_summary(dataset) -> list:
+    """Rows of (image, label) as the image's dtype, shape, a corner, a weighted checksum, and the label (big
+    images would bloat the fixture)."""
+    out = []
+    for image, label in dataset.create_tuple_iterator(output_numpy=True, num_epochs=1):
+        img = np.asarray(image)
+        weights = np.arange(img.size, dtype=np.int64).reshape(img.shape) % 251
+        out.append([img.dtype.name, list(img.shape), img[:2, :3].tolist(), int((img * weights).sum()),
+                    np.asarray(label).dtype.name, int(label)])
+    return out
+
+
 def _write(path: str, data: bytes | str) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f:
@@ -123,6 +135,7 @@ def make_files(root: str) -> None:
     _tfrecord(f"{root}/tfrecord/a.tfrecord",
               [{"label": [10 + k, 7], "feat": [0.25, k * 1.0], "name": [f"a{k}".encode()]} for k in range(2)])
     _make_corpora(root)
+    _make_small(root)
     _make_manifest(root, rng)
     _make_voc(root, rng)
     _make_coco(root, rng)
@@ -146,6 +159,54 @@ def _make_corpora(root: str) -> None:
         for lab in ("pos", "neg"):
             for k in range(2):
                 _write(f"{root}/corpora/imdb/{part}/{lab}/{k}_{k + 7}.txt", f"{part} {lab} review {k}<br />ok")
+
+
+def _make_small(root: str) -> None:
+    import wave
+
+    rng = np.random.default_rng(13)
+    _write(f"{root}/sst2/train.tsv", "sentence\tlabel\nhide new secretions \t0\ngood film\t1\n")
+    _write(f"{root}/sst2/dev.tsv", "sentence\tlabel\nit 's a charming \t1\n")
+    _write(f"{root}/sst2/test.tsv", "index\tsentence\n0\tuneasy mishmash\n1\tthis is fine\n")
+    lines = []
+    for k in range(3):
+        px = rng.integers(0, 2, 256)
+        lines.append(" ".join(f"{v}.0000" for v in px) + " " + " ".join(str(v) for v in np.eye(10, dtype=int)[k + 2]))
+    _write(f"{root}/semeion/semeion.data", "\n".join(lines) + "\n")
+    for name, n in (("usps", 3), ("usps.t", 2)):
+        rows = []
+        for k in range(n):
+            vals = rng.uniform(-1, 1, 256)
+            vals[:3] = (-1.0, 1.0, 0.0)
+            rows.append(f"{k + 1} " + " ".join(f"{i + 1}:{v:.6f}" for i, v in enumerate(vals)) + " ")
+        _write(f"{root}/usps/{name}", "\n".join(rows) + "\n")
+    x = rng.integers(0, 256, (3, 3, 96, 96), dtype=np.uint8)
+    _write(f"{root}/stl/train_X.bin", x.tobytes())
+    _write(f"{root}/stl/train_y.bin", bytes([1, 5, 10]))
+    _write(f"{root}/stl/test_X.bin", x[:2][:, ::-1].tobytes())
+    _write(f"{root}/stl/test_y.bin", bytes([2, 3]))
+    _write(f"{root}/stl/unlabeled_X.bin", x[1:].tobytes())
+    os.makedirs(f"{root}/yesno", exist_ok=True)
+    for name, frames in (("1_1_0_0_1_0_1_0", 4), ("0_1_0_1_1_0_0_1", 5)):
+        with wave.open(f"{root}/yesno/{name}.wav", "wb") as f:
+            f.setnchannels(1)
+            f.setsampwidth(2)
+            f.setframerate(8000)
+            f.writeframes(rng.integers(-30000, 30000, frames).astype("<i2").tobytes())
+
+
+def _small(ds, root: str) -> dict:
+    out = {f"sst2_{u}": _rows(ds.SST2Dataset(f"{root}/sst2", usage=u, shuffle=False)) for u in ("train", "dev", "test")}
+    out["sst2_cols"] = ds.SST2Dataset(f"{root}/sst2", usage="test").get_col_names()
+    out["semeion"] = _rows(ds.SemeionDataset(f"{root}/semeion", shuffle=False))
+    out["usps"] = {u: _rows(ds.USPSDataset(f"{root}/usps", usage=u, shuffle=False)) for u in ("test", "all")}
+    out["stl10"] = {u: _image_summary(ds.STL10Dataset(f"{root}/stl", usage=u, sampler=ds.SubsetSampler([0, 1])))
+                    for u in ("train", "unlabeled", "train+unlabeled", "all")}
+    out["stl10_last"] = _image_summary(ds.STL10Dataset(f"{root}/stl", usage="all", sampler=ds.SubsetSampler([6])))
+    out["stl10_sizes"] = [ds.STL10Dataset(f"{root}/stl", usage=u).get_dataset_size() for u in ("test", "all")]
+    yesno = ds.YesNoDataset(f"{root}/yesno", shuffle=False)
+    out["yesno"] = [yesno.get_col_names(), _rows(yesno)]
+    return out
 
 
 def _corpora(ds, root: str) -> dict:
@@ -311,6 +372,7 @@ def run(ds, root: str) -> dict:
                                                             num_shards=2, shard_id=i)) for i in range(2)]
     out["tfrecord_size"] = ds.TFRecordDataset(tfr, num_samples=4).get_dataset_size()
     out["corpora"] = _corpora(ds, root)
+    out["small"] = _small(ds, root)
     out["pipeline_json"] = _pipelines_json(ds, root)
     out["callbacks"] = {str(step): _callback_events(ds, step) for step in (1, 2)}
     rnd = ds.RandomDataset(total_rows=5, schema=_random_schema(ds), shuffle=False)

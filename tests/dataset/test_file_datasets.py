@@ -343,3 +343,31 @@ def test_corpora_bad_input(files, tmp_path):
         ds.IMDBDataset(str(tmp_path), usage="train")
     shuffled = ds.WikiTextDataset(f"{files}/corpora/wiki", num_shards=2, shard_id=0)
     assert shuffled.get_dataset_size() == 3
+
+
+def test_small_sets_bad_input_and_dataset_cache(files, tmp_path):
+    with pytest.raises(ValueError, match="usage must be 'train', 'dev' or 'test'"):
+        ds.SST2Dataset(f"{files}/sst2", usage="all")
+    (tmp_path / "semeion.data").write_text("1.0 0.0\n")
+    with pytest.raises(ValueError, match="line 1 of .*semeion.data has 2 values"):
+        ds.SemeionDataset(str(tmp_path))
+    (tmp_path / "usps").write_text("1 1:0.5 2:0.1\n")
+    with pytest.raises(ValueError, match="is not '<class> 1:<v> ... 256:<v>'"):
+        ds.USPSDataset(str(tmp_path), usage="train")
+    with pytest.raises(ValueError, match="usage must be one of"):
+        ds.STL10Dataset(f"{files}/stl", usage="valid")
+    (tmp_path / "test_X.bin").write_bytes(b"\0" * 10)
+    with pytest.raises(ValueError, match="not a whole number of 96x96x3 images"):
+        ds.STL10Dataset(str(tmp_path), usage="test")
+    (tmp_path / "yes.wav").write_bytes(b"RIFF")
+    with pytest.raises(ValueError, match="is not named by 0/1 labels"):
+        ds.YesNoDataset(str(tmp_path))
+    (tmp_path / "yes.wav").rename(tmp_path / "1_0.wav")
+    with pytest.raises(ValueError, match="is not a PCM WAV file"):
+        list(ds.YesNoDataset(str(tmp_path)).create_tuple_iterator(output_numpy=True))
+    cache = ds.DatasetCache(session_id=7, size=0)
+    assert cache.session_id == 7
+    with pytest.raises(NotImplementedError, match="cache"):
+        ds.MnistDataset(f"{files}/fashion", cache=cache)
+    with pytest.raises(NotImplementedError, match="cache"):
+        ds.TextFileDataset(f"{files}/text/a.txt", cache=cache)

@@ -8,9 +8,11 @@
 from __future__ import annotations
 
 from . import audio, config, text, transforms, vision
+from .audio_files import YesNoDataset
 from .callbacks import DSCallback, WaitedDSCallback
 from .coco_files import CocoDataset
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
+from .dataset_cache import DatasetCache
 from .deserializer import deserialize
 from .detection_files import ManifestDataset, VOCDataset
 from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
@@ -28,6 +30,7 @@ from .samplers import (
 from .samplers_extra import PKSampler, WeightedRandomSampler
 from .schema import Schema
 from .serialize import compare, serialize, show
+from .small_image_files import SemeionDataset, STL10Dataset, USPSDataset
 from .sources import GeneratorDataset, NumpySlicesDataset, sample_indices
 from .text_corpora import (
     AGNewsDataset,
@@ -37,6 +40,7 @@ from .text_corpora import (
     IMDBDataset,
     PennTreebankDataset,
     SogouNewsDataset,
+    SST2Dataset,
     WikiTextDataset,
     YahooAnswersDataset,
     YelpReviewDataset,
@@ -55,4 +59,5 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "WeightedRandomSampler", "PKSampler", "TFRecordDataset", "DSCallback", "WaitedDSCallback",
            "serialize", "deserialize", "show", "compare", "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset",
            "SogouNewsDataset", "YahooAnswersDataset", "YelpReviewDataset", "PennTreebankDataset", "WikiTextDataset",
-           "EnWik9Dataset", "IMDBDataset"]
+           "EnWik9Dataset", "IMDBDataset", "SST2Dataset", "SemeionDataset", "USPSDataset", "STL10Dataset",
+           "YesNoDataset", "DatasetCache"]

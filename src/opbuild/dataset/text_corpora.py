@@ -192,5 +192,33 @@ class IMDBDataset(_RandomAccessSource):
             return np.array(f.read()), np.asarray(label, np.int32)
 
 
+class SST2Dataset(_FileRowsSource):
+    """``SST2Dataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+    shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None)``: ``<usage>.tsv`` ('train', 'dev' or
+    'test'; None: 'train') after its header line: ``sentence`` and ``label`` (strings), or for 'test' only
+    ``sentence`` (its index column left out, as MindSpore)."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: Any = Shuffle.GLOBAL,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        who = "SST2Dataset"
+        super().__init__(who, shuffle, num_shards, shard_id, num_samples, cache, num_parallel_workers)
+        usage = "train" if usage is None else usage
+        if usage not in ("train", "dev", "test"):
+            raise ValueError(f"{who}: usage must be 'train', 'dev' or 'test', got {usage!r}")
+        path = _need_file(who, os.path.join(_check_dir(who, dataset_dir), f"{usage}.tsv"), usage)
+        with open(path, encoding="utf-8", newline="") as f:
+            lines = [line.rstrip("\r\n") for line in f][1:]
+        self._names = ["sentence"] if usage == "test" else ["sentence", "label"]
+        for k, line in enumerate(lines, 2):
+            if not line:
+                continue
+            fields = line.split("\t")
+            if len(fields) != 2:
+                raise ValueError(f"{who}: line {k} of {path} has {len(fields)} tab-separated fields, expected 2")
+            self._data.append((np.array(fields[1]),) if usage == "test" else tuple(np.array(v) for v in fields))
+        self._file_rows.append(len(self._data))
+
+
 __all__ = ["AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "SogouNewsDataset", "YahooAnswersDataset",
-           "YelpReviewDataset", "PennTreebankDataset", "WikiTextDataset", "EnWik9Dataset", "IMDBDataset"]
+           "YelpReviewDataset", "PennTreebankDataset", "WikiTextDataset", "EnWik9Dataset", "IMDBDataset", "SST2Dataset"]
