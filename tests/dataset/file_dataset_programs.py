@@ -136,6 +136,7 @@ def make_files(root: str) -> None:
               [{"label": [10 + k, 7], "feat": [0.25, k * 1.0], "name": [f"a{k}".encode()]} for k in range(2)])
     _make_corpora(root)
     _make_small(root)
+    _make_more(root)
     _make_manifest(root, rng)
     _make_voc(root, rng)
     _make_coco(root, rng)
@@ -206,6 +207,51 @@ def _small(ds, root: str) -> dict:
     out["stl10_sizes"] = [ds.STL10Dataset(f"{root}/stl", usage=u).get_dataset_size() for u in ("test", "all")]
     yesno = ds.YesNoDataset(f"{root}/yesno", shuffle=False)
     out["yesno"] = [yesno.get_col_names(), _rows(yesno)]
+    return out
+
+
+def _wav(path: str, frames: int, rate: int, rng: np.random.Generator) -> None:
+    import wave
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with wave.open(path, "wb") as f:
+        f.setnchannels(1)
+        f.setsampwidth(2)
+        f.setframerate(rate)
+        f.writeframes(rng.integers(-30000, 30000, frames).astype("<i2").tobytes())
+
+
+def _make_more(root: str) -> None:
+    rng = np.random.default_rng(17)
+    for i in range(3):
+        _write(f"{root}/celeba/00000{i + 1}.jpg", _jpeg(rng, 4))
+    _write(f"{root}/celeba/list_attr_celeba.txt", "3\n5_o_Clock_Shadow Arched_Eyebrows Attractive\n"
+           "000001.jpg -1  1  1\n000002.jpg -1 -1  1\n000003.jpg  1 -1 -1\n")
+    _write(f"{root}/celeba/list_eval_partition.txt", "000001.jpg 0\n000002.jpg 1\n000003.jpg 2\n")
+    for k in range(2):
+        _wav(f"{root}/lj/wavs/LJ001-000{k + 1}.wav", 4 + k, 22050, rng)
+    _write(f"{root}/lj/metadata.csv", "LJ001-0001|Printing, in 1820|Printing, in eighteen twenty\n"
+           "LJ001-0002|in being comparatively|in being comparatively\n")
+    for word, speaker in (("yes", "0a7c2a8d"), ("no", "0b09edd3")):
+        for u in range(2):
+            _wav(f"{root}/speech/{word}/{speaker}_nohash_{u}.wav", 3, 16000, rng)
+    _write(f"{root}/speech/validation_list.txt", "no/0b09edd3_nohash_1.wav\n")
+    _write(f"{root}/speech/testing_list.txt", "yes/0a7c2a8d_nohash_1.wav\n")
+    for c, n in (("001.ak47", 2), ("002.american-flag", 1), ("257.clutter", 1)):
+        for k in range(n):
+            _write(f"{root}/caltech256/{c}/{c[:3]}_000{k + 1}.jpg", _jpeg(rng, 3))
+
+
+def _more(ds, root: str) -> dict:
+    out = {f"celeba_{u}": _rows(ds.CelebADataset(f"{root}/celeba", usage=u, shuffle=False))
+           for u in ("all", "valid")}
+    out["celeba_cols"] = ds.CelebADataset(f"{root}/celeba").get_col_names()
+    lj = ds.LJSpeechDataset(f"{root}/lj", shuffle=False)
+    out["ljspeech"] = [lj.get_col_names(), _rows(lj)]
+    for u in ("train", "valid", "test", "all"):
+        out[f"speech_{u}"] = _rows(ds.SpeechCommandsDataset(f"{root}/speech", usage=u, shuffle=False))
+    cal = ds.Caltech256Dataset(f"{root}/caltech256", shuffle=False)
+    out["caltech256"] = [cal.get_col_names(), _rows(cal)]
     return out
 
 
@@ -373,6 +419,7 @@ def run(ds, root: str) -> dict:
     out["tfrecord_size"] = ds.TFRecordDataset(tfr, num_samples=4).get_dataset_size()
     out["corpora"] = _corpora(ds, root)
     out["small"] = _small(ds, root)
+    out["more"] = _more(ds, root)
     out["pipeline_json"] = _pipelines_json(ds, root)
     out["callbacks"] = {str(step): _callback_events(ds, step) for step in (1, 2)}
     rnd = ds.RandomDataset(total_rows=5, schema=_random_schema(ds), shuffle=False)

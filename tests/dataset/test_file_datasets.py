@@ -371,3 +371,22 @@ def test_small_sets_bad_input_and_dataset_cache(files, tmp_path):
         ds.MnistDataset(f"{files}/fashion", cache=cache)
     with pytest.raises(NotImplementedError, match="cache"):
         ds.TextFileDataset(f"{files}/text/a.txt", cache=cache)
+
+
+def test_celeba_speech_bad_input(files, tmp_path):
+    with pytest.raises(ValueError, match="usage must be 'train', 'valid', 'test' or 'all'"):
+        ds.CelebADataset(f"{files}/celeba", usage="eval")
+    with pytest.raises(ValueError, match="no image of .* matches"):
+        ds.CelebADataset(f"{files}/celeba", extensions=[".png"])
+    (tmp_path / "list_attr_celeba.txt").write_text("1\nA B\nx.jpg 1\n")
+    with pytest.raises(ValueError, match="list_eval_partition.txt not found"):
+        ds.CelebADataset(str(tmp_path), usage="train")
+    with pytest.raises(ValueError, match="line 3 of .* has 1 attributes, expected 2"):
+        ds.CelebADataset(str(tmp_path))
+    with pytest.raises(ValueError, match="metadata.csv not found"):
+        ds.LJSpeechDataset(str(tmp_path))
+    with pytest.raises(ValueError, match="validation_list.txt not found"):
+        ds.SpeechCommandsDataset(str(tmp_path), usage="valid")
+    decoded = ds.CelebADataset(f"{files}/celeba", decode=True)
+    with pytest.raises(RuntimeError, match="not an image Pillow can decode"):
+        list(decoded.create_tuple_iterator(output_numpy=True))

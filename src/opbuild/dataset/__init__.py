@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from . import audio, config, text, transforms, vision
-from .audio_files import YesNoDataset
+from .audio_files import LJSpeechDataset, SpeechCommandsDataset, YesNoDataset
 from .callbacks import DSCallback, WaitedDSCallback
 from .coco_files import CocoDataset
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
@@ -17,6 +17,7 @@ from .deserializer import deserialize
 from .detection_files import ManifestDataset, VOCDataset
 from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
 from .image_files import Cifar100Dataset, EMnistDataset, FashionMnistDataset, KMnistDataset, QMnistDataset
+from .image_folders import Caltech256Dataset, CelebADataset
 from .random_source import RandomDataset
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (
@@ -60,4 +61,5 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "serialize", "deserialize", "show", "compare", "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset",
            "SogouNewsDataset", "YahooAnswersDataset", "YelpReviewDataset", "PennTreebankDataset", "WikiTextDataset",
            "EnWik9Dataset", "IMDBDataset", "SST2Dataset", "SemeionDataset", "USPSDataset", "STL10Dataset",
-           "YesNoDataset", "DatasetCache"]
+           "YesNoDataset", "DatasetCache", "LJSpeechDataset", "SpeechCommandsDataset", "CelebADataset",
+           "Caltech256Dataset"]

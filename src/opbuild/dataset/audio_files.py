@@ -1,5 +1,6 @@
-"""``YesNoDataset``: the Yes/No speech recordings (16-bit PCM WAV files named by their eight 0/1 labels),
-with MindSpore's columns and dtypes. WAV files are read with Python's ``wave`` module."""
+"""Readers of speech recordings: ``YesNoDataset`` (WAV files named by their eight 0/1 labels),
+``LJSpeechDataset`` and ``SpeechCommandsDataset``, with MindSpore's columns and dtypes. WAV files (16-bit
+PCM) are read with Python's ``wave`` module."""
 
 from __future__ import annotations
 
@@ -65,4 +66,99 @@ class YesNoDataset(_RandomAccessSource):
         return waveform, np.asarray(rate, np.int32), label
 
 
-__all__ = ["YesNoDataset", "read_wav"]
+class LJSpeechDataset(_RandomAccessSource):
+    """``LJSpeechDataset(dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None,
+    num_shards=None, shard_id=None, cache=None)``: one row per line of ``metadata.csv`` (``id|text|normalized
+    text``), the audio in ``wavs/<id>.wav``: ``waveform`` (float32 (1, frames)), ``sample_rate`` (int32),
+    ``transcription`` and ``normalized_transcription`` (strings)."""
+
+    def __init__(self, dataset_dir: str, num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, sampler: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, cache: Any = None) -> None:
+        who = "LJSpeechDataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        if cache is not None:
+            raise NotImplementedError(f"{who}: cache (a dataset cache server) is not supported")
+        root = _check_dir(who, dataset_dir)
+        meta = os.path.join(root, "metadata.csv")
+        if not os.path.isfile(meta):
+            raise ValueError(f"{who}: {meta} not found (dataset_dir is the LJSpeech-1.1 folder)")
+        self._items: list[tuple[str, str, str]] = []
+        with open(meta, encoding="utf-8") as f:
+            for k, line in enumerate(f, 1):
+                fields = line.rstrip("\r\n").split("|")
+                if fields == [""]:
+                    continue
+                if len(fields) != 3:
+                    raise ValueError(f"{who}: line {k} of {meta} has {len(fields)} '|'-separated fields, expected 3")
+                self._items.append((os.path.join(root, "wavs", fields[0] + ".wav"), fields[1], fields[2]))
+
+    def _column_names(self) -> list[str]:
+        return ["waveform", "sample_rate", "transcription", "normalized_transcription"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        path, text, normalized = self._items[index]
+        waveform, rate = read_wav(path)
+        return waveform, np.asarray(rate, np.int32), np.array(text), np.array(normalized)
+
+
+class SpeechCommandsDataset(_RandomAccessSource):
+    """``SpeechCommandsDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+    shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None)``: the ``<word>/<speaker>_nohash_<n>
+    .wav`` files (sorted by path); 'valid' and 'test' are those listed in ``validation_list.txt`` /
+    ``testing_list.txt``, 'train' the others, 'all' (None) every file. Columns ``waveform``, ``sample_rate``
+    (int32), ``label`` (the word), ``speaker_id`` (strings), ``utterance_number`` (int32)."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        who = "SpeechCommandsDataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        if cache is not None:
+            raise NotImplementedError(f"{who}: cache (a dataset cache server) is not supported")
+        usage = "all" if usage is None else usage
+        if usage not in ("train", "valid", "test", "all"):
+            raise ValueError(f"{who}: usage must be 'train', 'valid', 'test' or 'all', got {usage!r}")
+        root = _check_dir(who, dataset_dir)
+        lists = {}
+        for part, name in (("valid", "validation_list.txt"), ("test", "testing_list.txt")):
+            path = os.path.join(root, name)
+            if usage != "all" and not os.path.isfile(path):
+                raise ValueError(f"{who}: {path} not found (usage {usage!r} needs the split lists)")
+            lists[part] = set()
+            if os.path.isfile(path):
+                with open(path, encoding="utf-8") as f:
+                    lists[part] = {line.strip() for line in f if line.strip()}
+        self._items: list[tuple[str, str, str, int]] = []
+        for word in sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d))):
+            if word.startswith("_"):  # _background_noise_ is not a command
+                continue
+            for name in sorted(os.listdir(os.path.join(root, word))):
+                if not name.endswith(".wav"):
+                    continue
+                rel = f"{word}/{name}"
+                split = "valid" if rel in lists["valid"] else "test" if rel in lists["test"] else "train"
+                if usage not in ("all", split):
+                    continue
+                speaker, _, number = name[:-4].partition("_nohash_")
+                if not number.isdigit():
+                    raise ValueError(f"{who}: {rel} is not named <speaker>_nohash_<number>.wav")
+                self._items.append((os.path.join(root, word, name), word, speaker, int(number)))
+
+    def _column_names(self) -> list[str]:
+        return ["waveform", "sample_rate", "label", "speaker_id", "utterance_number"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        path, word, speaker, number = self._items[index]
+        waveform, rate = read_wav(path)
+        return (waveform, np.asarray(rate, np.int32), np.array(word), np.array(speaker),
+                np.asarray(number, np.int32))
+
+
+__all__ = ["YesNoDataset", "LJSpeechDataset", "SpeechCommandsDataset", "read_wav"]

@@ -1,0 +1,99 @@
+"""Readers of image sets laid out as folders and list files: ``CelebADataset`` (the aligned faces with
+``list_attr_celeba.txt`` and ``list_eval_partition.txt``) and ``Caltech256Dataset`` (one folder per class),
+with MindSpore's columns, dtypes and order."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .core import Row
+from .readers import ImageFolderDataset, _check_dir
+from .sources import _RandomAccessSource
+from .vision import decode_image
+
+_CELEBA_PARTS = {"train": "0", "valid": "1", "test": "2"}
+
+
+class CelebADataset(_RandomAccessSource):
+    """``CelebADataset(dataset_dir, num_parallel_workers=None, shuffle=None, usage='all', sampler=None,
+    decode=False, extensions=None, num_samples=None, num_shards=None, shard_id=None, cache=None,
+    decrypt=None)``: the images of ``list_attr_celeba.txt`` (files in ``dataset_dir``): ``image`` (the file's
+    bytes, or RGB HWC uint8 with ``decode``) and ``attr`` (uint32, one 0/1 per attribute; the file's -1 is
+    0). ``usage`` 'train', 'valid' or 'test' keeps the images of that split in ``list_eval_partition.txt``;
+    ``extensions`` keeps the files with those suffixes."""
+
+    def __init__(self, dataset_dir: str, num_parallel_workers: int | None = None, shuffle: bool | None = None,
+                 usage: str = "all", sampler: Any = None, decode: bool = False,
+                 extensions: Sequence[str] | None = None, num_samples: int | None = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None,
+                 decrypt: Any = None) -> None:
+        who = "CelebADataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        if cache is not None or decrypt is not None:
+            raise NotImplementedError(f"{who}: cache and decrypt are not supported")
+        if not isinstance(decode, bool):
+            raise TypeError(f"{who}: decode must be a bool, got {decode!r}")
+        if usage not in ("train", "valid", "test", "all"):
+            raise ValueError(f"{who}: usage must be 'train', 'valid', 'test' or 'all', got {usage!r}")
+        root = _check_dir(who, dataset_dir)
+        attr_path = os.path.join(root, "list_attr_celeba.txt")
+        if not os.path.isfile(attr_path):
+            raise ValueError(f"{who}: {attr_path} not found")
+        with open(attr_path, encoding="utf-8") as f:
+            lines = [line.split() for line in f if line.strip()]
+        if len(lines) < 2:
+            raise ValueError(f"{who}: {attr_path} needs a count line and a line of attribute names")
+        n_attr = len(lines[1])
+        keep = None
+        if usage != "all":
+            part_path = os.path.join(root, "list_eval_partition.txt")
+            if not os.path.isfile(part_path):
+                raise ValueError(f"{who}: {part_path} not found; usage {usage!r} needs it (or use usage='all')")
+            with open(part_path, encoding="utf-8") as f:
+                keep = {p[0] for p in (line.split() for line in f) if len(p) == 2 and p[1] == _CELEBA_PARTS[usage]}
+        exts = tuple(extensions) if extensions else None
+        self._decode = decode
+        self._items: list[tuple[str, np.ndarray]] = []
+        for k, fields in enumerate(lines[2:], 3):
+            if len(fields) != n_attr + 1:
+                raise ValueError(f"{who}: line {k} of {attr_path} has {len(fields) - 1} attributes, expected {n_attr}")
+            name = fields[0]
+            if (keep is not None and name not in keep) or (exts is not None and not name.endswith(exts)):
+                continue
+            attrs = np.asarray([1 if int(v) > 0 else 0 for v in fields[1:]], np.uint32)
+            self._items.append((os.path.join(root, name), attrs))
+        if not self._items:
+            raise ValueError(f"{who}: no image of {attr_path} matches usage {usage!r} and extensions {extensions!r}")
+
+    def _column_names(self) -> list[str]:
+        return ["image", "attr"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        path, attrs = self._items[index]
+        if not os.path.isfile(path):
+            raise ValueError(f"CelebADataset: image file {path} does not exist")
+        data = np.fromfile(path, np.uint8)
+        return (decode_image(data) if self._decode else data), attrs
+
+
+class Caltech256Dataset(ImageFolderDataset):
+    """``Caltech256Dataset(dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None,
+    decode=False, sampler=None, num_shards=None, shard_id=None, cache=None)``: ``256_ObjectCategories``'s
+    layout (``001.ak47/``, ... ``257.clutter/``): ``image`` and ``label`` (int32, the folder's index in sorted
+    order), as ``ImageFolderDataset``."""
+
+    def __init__(self, dataset_dir: str, num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, decode: bool = False, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        super().__init__(dataset_dir, num_samples=num_samples, shuffle=shuffle, sampler=sampler, decode=decode,
+                         num_shards=num_shards, shard_id=shard_id, cache=cache)
+
+
+__all__ = ["CelebADataset", "Caltech256Dataset"]
