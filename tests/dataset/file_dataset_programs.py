@@ -237,6 +237,22 @@ def _make_more(root: str) -> None:
             _wav(f"{root}/speech/{word}/{speaker}_nohash_{u}.wav", 3, 16000, rng)
     _write(f"{root}/speech/validation_list.txt", "no/0b09edd3_nohash_1.wav\n")
     _write(f"{root}/speech/testing_list.txt", "yes/0a7c2a8d_nohash_1.wav\n")
+    _write(f"{root}/conll/train.txt", "Confidence NN B-NP\nin IN B-PP\n\nthe DT B-NP\npound NN I-NP\n.  . O\n\n")
+    _write(f"{root}/conll/test.txt", "Rockwell NNP B-NP\nsaid VBD B-VP\n\nunended NN O\n")
+    for u in ("train", "dev", "test"):
+        _write(f"{root}/udpos/en-ud-tag.v2.{u}.txt", f"Al\tPROPN\tNNP\n-\tPUNCT\tHYPH\n\n{u}\tNOUN\tNN\n\nlast\tX\tX\n")
+    squad = {"data": [{"title": "T", "paragraphs": [{"context": "Ctx one.", "qas": [
+        {"id": "a", "question": "Q1?",
+         "answers": [{"text": "one", "answer_start": 4}, {"text": "Ctx", "answer_start": 0}]},
+        {"id": "b", "question": "Q2?", "answers": []}]}]}], "version": "1.1"}
+    _write(f"{root}/squad/train-v1.1.json", json.dumps(squad))
+    squad["data"][0]["paragraphs"][0]["context"] = "Dev ctx."
+    _write(f"{root}/squad/dev-v1.1.json", json.dumps(squad))
+    for c in ("apple_pie", "baby_back_ribs"):
+        for k in range(2):
+            _write(f"{root}/food/images/{c}/{k}{c[0]}.jpg", _jpeg(rng, 2))
+    _write(f"{root}/food/meta/train.txt", "apple_pie/0a\nbaby_back_ribs/1b\n")
+    _write(f"{root}/food/meta/test.txt", "apple_pie/1a\nbaby_back_ribs/0b\n")
     for c, n in (("001.ak47", 2), ("002.american-flag", 1), ("257.clutter", 1)):
         for k in range(n):
             _write(f"{root}/caltech256/{c}/{c[:3]}_000{k + 1}.jpg", _jpeg(rng, 3))
@@ -250,6 +266,12 @@ def _more(ds, root: str) -> dict:
     out["ljspeech"] = [lj.get_col_names(), _rows(lj)]
     for u in ("train", "valid", "test", "all"):
         out[f"speech_{u}"] = _rows(ds.SpeechCommandsDataset(f"{root}/speech", usage=u, shuffle=False))
+    for name, cls, usages in (("conll", "CoNLL2000Dataset", ("train", "test", "all")),
+                              ("udpos", "UDPOSDataset", ("valid", "all")), ("squad", "SQuADDataset", ("dev", "all")),
+                              ("food", "Food101Dataset", ("test", "all"))):
+        for u in usages:
+            d = getattr(ds, cls)(f"{root}/{name}", usage=u, shuffle=False, num_parallel_workers=2)
+            out[f"{name}_{u}"] = [d.get_col_names(), _rows(d)]
     cal = ds.Caltech256Dataset(f"{root}/caltech256", shuffle=False)
     out["caltech256"] = [cal.get_col_names(), _rows(cal)]
     return out

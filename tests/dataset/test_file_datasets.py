@@ -390,3 +390,21 @@ def test_celeba_speech_bad_input(files, tmp_path):
     decoded = ds.CelebADataset(f"{files}/celeba", decode=True)
     with pytest.raises(RuntimeError, match="not an image Pillow can decode"):
         list(decoded.create_tuple_iterator(output_numpy=True))
+
+
+def test_nlp_and_food_bad_input(files, tmp_path):
+    (tmp_path / "train.txt").write_text("word POS\n\n")
+    with pytest.raises(ValueError, match="line 1 of .*train.txt has 2 fields, expected 3"):
+        ds.CoNLL2000Dataset(str(tmp_path), usage="train")
+    with pytest.raises(ValueError, match="usage must be one of"):
+        ds.UDPOSDataset(f"{files}/udpos", usage="dev")
+    with pytest.raises(ValueError, match="no train-v1.1.json or train-v2.0.json"):
+        ds.SQuADDataset(str(tmp_path), usage="train")
+    (tmp_path / "dev-v1.1.json").write_text("{")
+    with pytest.raises(ValueError, match="is not JSON"):
+        ds.SQuADDataset(str(tmp_path), usage="dev")
+    with pytest.raises(ValueError, match="meta.train.txt not found"):
+        ds.Food101Dataset(str(tmp_path), usage="train")
+    rows = list(ds.SQuADDataset(f"{files}/squad", usage="train", shuffle=False).create_tuple_iterator(
+        output_numpy=True))
+    assert rows[1][3].dtype == np.uint32 and rows[1][3].tolist() == [2**32 - 1]

@@ -17,7 +17,8 @@ from .deserializer import deserialize
 from .detection_files import ManifestDataset, VOCDataset
 from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
 from .image_files import Cifar100Dataset, EMnistDataset, FashionMnistDataset, KMnistDataset, QMnistDataset
-from .image_folders import Caltech256Dataset, CelebADataset
+from .image_folders import Caltech256Dataset, CelebADataset, Food101Dataset
+from .nlp_files import CoNLL2000Dataset, SQuADDataset, UDPOSDataset
 from .random_source import RandomDataset
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (
@@ -62,4 +63,4 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "SogouNewsDataset", "YahooAnswersDataset", "YelpReviewDataset", "PennTreebankDataset", "WikiTextDataset",
            "EnWik9Dataset", "IMDBDataset", "SST2Dataset", "SemeionDataset", "USPSDataset", "STL10Dataset",
            "YesNoDataset", "DatasetCache", "LJSpeechDataset", "SpeechCommandsDataset", "CelebADataset",
-           "Caltech256Dataset"]
+           "Caltech256Dataset", "Food101Dataset", "CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset"]

@@ -96,4 +96,51 @@ class Caltech256Dataset(ImageFolderDataset):
                          num_shards=num_shards, shard_id=shard_id, cache=cache)
 
 
-__all__ = ["CelebADataset", "Caltech256Dataset"]
+class Food101Dataset(_RandomAccessSource):
+    """``Food101Dataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+    decode=False, sampler=None, num_shards=None, shard_id=None, cache=None)``: the images listed in
+    ``meta/<train|test>.txt`` (``<class>/<id>`` lines, 'all' (None): train then test), read from
+    ``images/<class>/<id>.jpg``: ``image`` (bytes, or RGB HWC uint8 with ``decode``) and ``label`` (the class
+    name, a string)."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, decode: bool = False,
+                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None,
+                 cache: Any = None) -> None:
+        who = "Food101Dataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        if cache is not None:
+            raise NotImplementedError(f"{who}: cache (a dataset cache server) is not supported")
+        if not isinstance(decode, bool):
+            raise TypeError(f"{who}: decode must be a bool, got {decode!r}")
+        usage = "all" if usage is None else usage
+        if usage not in ("train", "test", "all"):
+            raise ValueError(f"{who}: usage must be 'train', 'test' or 'all', got {usage!r}")
+        root = _check_dir(who, dataset_dir)
+        self._decode = decode
+        self._items: list[tuple[str, str]] = []
+        for part in (("train", "test") if usage == "all" else (usage,)):
+            listing = os.path.join(root, "meta", f"{part}.txt")
+            if not os.path.isfile(listing):
+                raise ValueError(f"{who}: {listing} not found (needed for usage {usage!r})")
+            with open(listing, encoding="utf-8") as f:
+                for line in f:
+                    rel = line.strip()
+                    if rel:
+                        self._items.append((os.path.join(root, "images", rel + ".jpg"), rel.split("/")[0]))
+
+    def _column_names(self) -> list[str]:
+        return ["image", "label"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        path, label = self._items[index]
+        if not os.path.isfile(path):
+            raise ValueError(f"Food101Dataset: image file {path} does not exist")
+        data = np.fromfile(path, np.uint8)
+        return (decode_image(data) if self._decode else data), np.array(label)
+
+
+__all__ = ["CelebADataset", "Caltech256Dataset", "Food101Dataset"]

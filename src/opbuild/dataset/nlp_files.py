@@ -1,0 +1,113 @@
+"""Readers of annotated NLP corpora: ``CoNLL2000Dataset`` and ``UDPOSDataset`` (one token per line, sentences
+ended by a blank line) and ``SQuADDataset`` (question answering JSON), with MindSpore's columns, dtypes and
+sampling rules (read from files as ``TextFileDataset``)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+
+from .readers import _check_dir
+from .text_corpora import _need_file, _parts
+from .text_files import Shuffle, _FileRowsSource
+
+
+class _TaggedSentences(_FileRowsSource):
+    """One row per sentence: a 1-D string array per column, from the first fields of each token line. As in
+    MindSpore, a sentence counts once a blank line ends it (the text after the last blank line is left out)."""
+
+    _COLUMNS: tuple[str, ...]
+    _FILES: dict[str, str]
+    _ALL_ORDER: tuple[str, ...]
+    _SEP: str | None
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 shuffle: Any = Shuffle.GLOBAL, num_shards: int | None = None, shard_id: int | None = None,
+                 num_parallel_workers: int | None = None, cache: Any = None) -> None:
+        who = type(self).__name__
+        super().__init__(who, shuffle, num_shards, shard_id, num_samples, cache, num_parallel_workers)
+        root = _check_dir(who, dataset_dir)
+        self._names = list(self._COLUMNS)
+        width = len(self._names)
+        for part in _parts(who, usage, tuple(self._FILES), self._ALL_ORDER):
+            path = _need_file(who, os.path.join(root, self._FILES[part]), usage)
+            rows, tokens = [], []
+            with open(path, encoding="utf-8") as f:
+                for k, line in enumerate(f, 1):
+                    line = line.rstrip("\r\n")
+                    if not line.strip():
+                        if tokens:
+                            rows.append(tuple(np.array([t[c] for t in tokens]) for c in range(width)))
+                            tokens = []
+                        continue
+                    fields = line.split(self._SEP)
+                    if len(fields) < width:
+                        raise ValueError(f"{who}: line {k} of {path} has {len(fields)} fields, expected {width} "
+                                         f"({', '.join(self._names)})")
+                    tokens.append(fields[:width])
+            self._data += rows
+            self._file_rows.append(len(rows))
+
+
+class CoNLL2000Dataset(_TaggedSentences):
+    """``CoNLL2000Dataset(dataset_dir, usage=None, num_samples=None, shuffle=Shuffle.GLOBAL, num_shards=None,
+    shard_id=None, num_parallel_workers=None, cache=None)``: ``train.txt`` / ``test.txt``, lines ``word POS
+    chunk`` split on single spaces; columns ``word``, ``pos_tag``, ``chunk_tag``."""
+
+    _COLUMNS = ("word", "pos_tag", "chunk_tag")
+    _FILES = {"train": "train.txt", "test": "test.txt"}
+    _ALL_ORDER = ("test", "train")  # MindSpore's: the file names sorted
+    _SEP = " "
+
+
+class UDPOSDataset(_TaggedSentences):
+    """``UDPOSDataset(dataset_dir, usage=None, ...)``: ``en-ud-tag.v2.<train|dev|test>.txt``, tab-separated
+    lines ``word universal-tag stanford-tag``; columns ``word``, ``universal``, ``stanford``."""
+
+    _COLUMNS = ("word", "universal", "stanford")
+    _FILES = {"train": "en-ud-tag.v2.train.txt", "valid": "en-ud-tag.v2.dev.txt", "test": "en-ud-tag.v2.test.txt"}
+    _ALL_ORDER = ("valid", "test", "train")  # the file names sorted (dev, test, train)
+    _SEP = "\t"
+
+
+class SQuADDataset(_FileRowsSource):
+    """``SQuADDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+    shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None)``: one row per question of
+    ``train-v1.1.json`` / ``dev-v1.1.json`` (or the ``v2.0`` files): ``context``, ``question`` (strings),
+    ``text`` (the answers, 1-D strings) and ``answer_start`` (uint32); a question without answers gives
+    ``['']`` and ``[4294967295]``, as MindSpore."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: Any = Shuffle.GLOBAL,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        who = "SQuADDataset"
+        super().__init__(who, shuffle, num_shards, shard_id, num_samples, cache, num_parallel_workers)
+        root = _check_dir(who, dataset_dir)
+        self._names = ["context", "question", "text", "answer_start"]
+        for part in _parts(who, usage, ("train", "dev"), ("train", "dev")):
+            found = [os.path.join(root, f"{part}-v{v}.json") for v in ("1.1", "2.0")]
+            found = [p for p in found if os.path.isfile(p)]
+            if not found:
+                raise ValueError(f"{who}: no {part}-v1.1.json or {part}-v2.0.json in {root} (usage {usage!r})")
+            rows = []
+            for path in found:
+                try:
+                    with open(path, encoding="utf-8") as f:
+                        doc = json.load(f)
+                except json.JSONDecodeError as err:
+                    raise ValueError(f"{who}: {path} is not JSON ({err})") from None
+                for article in doc.get("data", []):
+                    for para in article.get("paragraphs", []):
+                        for qa in para.get("qas", []):
+                            answers = qa.get("answers") or [{"text": "", "answer_start": -1}]
+                            rows.append((np.array(para.get("context", "")), np.array(qa.get("question", "")),
+                                         np.array([a.get("text", "") for a in answers]),
+                                         np.array([a.get("answer_start", -1) for a in answers]).astype(np.uint32)))
+            self._data += rows
+            self._file_rows.append(len(rows))
+
+
+__all__ = ["CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset"]
