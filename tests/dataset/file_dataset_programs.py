@@ -253,6 +253,20 @@ def _make_more(root: str) -> None:
             _write(f"{root}/food/images/{c}/{k}{c[0]}.jpg", _jpeg(rng, 2))
     _write(f"{root}/food/meta/train.txt", "apple_pie/0a\nbaby_back_ribs/1b\n")
     _write(f"{root}/food/meta/test.txt", "apple_pie/1a\nbaby_back_ribs/0b\n")
+    for folder, stem in (("training", "train"), ("validation", "val"), ("mmt16_task1_test", "test")):
+        _write(f"{root}/multi30k/{folder}/{stem}.en", f"A man {stem}.\nTwo dogs.\n")
+        _write(f"{root}/multi30k/{folder}/{stem}.de", f"Ein Mann {stem}.\nZwei Hunde.\n")
+    for u in ("train", "valid", "test"):
+        for lab in ("negative", "positive"):
+            _write(f"{root}/rsst2/{u}/{lab}/{lab[0]}{u}1.png", b"\x89PNG" + f"{u}{lab}".encode())
+    _write(f"{root}/sun397/ClassName.txt", "/a/airplane_cabin\n/a/abbey\n")
+    for c in ("a/abbey", "a/airplane_cabin"):
+        for k in range(2):
+            _write(f"{root}/sun397/{c}/sun_{k}.jpg", _jpeg(rng, 2))
+    for bg in ("images_background", "images_evaluation"):
+        for alpha in ("Alphabet_B", "Alphabet_A"):
+            for ch in ("character02", "character01"):
+                _write(f"{root}/omniglot/{bg}/{alpha}/{ch}/{alpha[-1]}{ch[-1]}_01.png", b"\x89PNG" + bg.encode())
     for c, n in (("001.ak47", 2), ("002.american-flag", 1), ("257.clutter", 1)):
         for k in range(n):
             _write(f"{root}/caltech256/{c}/{c[:3]}_000{k + 1}.jpg", _jpeg(rng, 3))
@@ -272,6 +286,15 @@ def _more(ds, root: str) -> dict:
         for u in usages:
             d = getattr(ds, cls)(f"{root}/{name}", usage=u, shuffle=False, num_parallel_workers=2)
             out[f"{name}_{u}"] = [d.get_col_names(), _rows(d)]
+    for u in ("train", "all"):
+        d = ds.Multi30kDataset(f"{root}/multi30k", usage=u, shuffle=False, num_parallel_workers=2)
+        out[f"multi30k_{u}"] = [d.get_col_names(), _rows(d)]
+    out["multi30k_de"] = _rows(ds.Multi30kDataset(f"{root}/multi30k", usage="valid", language_pair=["de", "en"],
+                                                  shuffle=False))
+    out["rsst2"] = {u: _rows(ds.RenderedSST2Dataset(f"{root}/rsst2", usage=u, shuffle=False)) for u in ("test", "all")}
+    out["sun397"] = _rows(ds.SUN397Dataset(f"{root}/sun397", shuffle=False))
+    out["omniglot"] = {str(b): _rows(ds.OmniglotDataset(f"{root}/omniglot", background=b, shuffle=False))
+                       for b in (None, True, False)}
     cal = ds.Caltech256Dataset(f"{root}/caltech256", shuffle=False)
     out["caltech256"] = [cal.get_col_names(), _rows(cal)]
     return out

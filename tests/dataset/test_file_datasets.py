@@ -408,3 +408,21 @@ def test_nlp_and_food_bad_input(files, tmp_path):
     rows = list(ds.SQuADDataset(f"{files}/squad", usage="train", shuffle=False).create_tuple_iterator(
         output_numpy=True))
     assert rows[1][3].dtype == np.uint32 and rows[1][3].tolist() == [2**32 - 1]
+
+
+def test_multi30k_and_image_sets_bad_input(files, tmp_path):
+    with pytest.raises(ValueError, match="language_pair must be"):
+        ds.Multi30kDataset(f"{files}/multi30k", language_pair=["en", "fr"])
+    with pytest.raises(ValueError, match="training.train.en not found"):
+        ds.Multi30kDataset(str(tmp_path), usage="train")
+    with pytest.raises(ValueError, match="usage must be 'train', 'valid', 'test' or 'all'"):
+        ds.RenderedSST2Dataset(f"{files}/rsst2", usage="dev")
+    with pytest.raises(ValueError, match="ClassName.txt not found"):
+        ds.SUN397Dataset(str(tmp_path))
+    (tmp_path / "ClassName.txt").write_text("/z/zoo\n")
+    with pytest.raises(ValueError, match="class folder .*zoo .*not found"):
+        ds.SUN397Dataset(str(tmp_path))
+    with pytest.raises(ValueError, match="images_evaluation not found"):
+        ds.OmniglotDataset(str(tmp_path), background=False)
+    with pytest.raises(TypeError, match="background must be a bool or None"):
+        ds.OmniglotDataset(f"{files}/omniglot", background="yes")

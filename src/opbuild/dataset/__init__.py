@@ -18,7 +18,7 @@ from .detection_files import ManifestDataset, VOCDataset
 from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
 from .image_files import Cifar100Dataset, EMnistDataset, FashionMnistDataset, KMnistDataset, QMnistDataset
 from .image_folders import Caltech256Dataset, CelebADataset, Food101Dataset
-from .nlp_files import CoNLL2000Dataset, SQuADDataset, UDPOSDataset
+from .nlp_files import CoNLL2000Dataset, Multi30kDataset, SQuADDataset, UDPOSDataset
 from .random_source import RandomDataset
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (
@@ -49,6 +49,7 @@ from .text_corpora import (
 )
 from .text_files import CSVDataset, Shuffle, TextFileDataset
 from .tfrecord import TFRecordDataset
+from .vision_sets import OmniglotDataset, RenderedSST2Dataset, SUN397Dataset
 
 __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", "TupleIterator", "DictIterator",
            "NumpySlicesDataset", "GeneratorDataset", "sample_indices", "MnistDataset", "Cifar10Dataset",
@@ -63,4 +64,5 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "SogouNewsDataset", "YahooAnswersDataset", "YelpReviewDataset", "PennTreebankDataset", "WikiTextDataset",
            "EnWik9Dataset", "IMDBDataset", "SST2Dataset", "SemeionDataset", "USPSDataset", "STL10Dataset",
            "YesNoDataset", "DatasetCache", "LJSpeechDataset", "SpeechCommandsDataset", "CelebADataset",
-           "Caltech256Dataset", "Food101Dataset", "CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset"]
+           "Caltech256Dataset", "Food101Dataset", "CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset",
+           "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset"]

@@ -1,11 +1,12 @@
 """Readers of annotated NLP corpora: ``CoNLL2000Dataset`` and ``UDPOSDataset`` (one token per line, sentences
-ended by a blank line) and ``SQuADDataset`` (question answering JSON), with MindSpore's columns, dtypes and
-sampling rules (read from files as ``TextFileDataset``)."""
+ended by a blank line), ``SQuADDataset`` (question answering JSON) and ``Multi30kDataset`` (parallel lines),
+with MindSpore's columns, dtypes and sampling rules (read from files as ``TextFileDataset``)."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -110,4 +111,38 @@ class SQuADDataset(_FileRowsSource):
             self._file_rows.append(len(rows))
 
 
-__all__ = ["CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset"]
+_MULTI30K = {"train": ("training", "train"), "valid": ("validation", "val"), "test": ("mmt16_task1_test", "test")}
+
+
+class Multi30kDataset(_FileRowsSource):
+    """``Multi30kDataset(dataset_dir, usage=None, language_pair=None, num_samples=None, num_parallel_workers=None,
+    shuffle=None, num_shards=None, shard_id=None, cache=None)``: ``training/train``, ``validation/val`` and
+    ``mmt16_task1_test/test`` ``.en`` and ``.de`` files, line by line: ``text`` (the first language of
+    ``language_pair``, default ``['en', 'de']``) and ``translation`` (strings). 'all' (None) reads test,
+    train, valid."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, language_pair: Sequence[str] | None = None,
+                 num_samples: int | None = None, num_parallel_workers: int | None = None, shuffle: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        who = "Multi30kDataset"
+        super().__init__(who, shuffle, num_shards, shard_id, num_samples, cache, num_parallel_workers)
+        pair = ["en", "de"] if language_pair is None else list(language_pair)
+        if sorted(pair) != ["de", "en"]:
+            raise ValueError(f"{who}: language_pair must be ['en', 'de'] or ['de', 'en'], got {language_pair!r}")
+        root = _check_dir(who, dataset_dir)
+        self._names = ["text", "translation"]
+        for part in _parts(who, usage, ("train", "valid", "test"), ("test", "train", "valid")):
+            folder, stem = _MULTI30K[part]
+            texts = []
+            for lang in pair:
+                path = _need_file(who, os.path.join(root, folder, f"{stem}.{lang}"), usage)
+                with open(path, encoding="utf-8") as f:
+                    texts.append([line.rstrip("\r\n") for line in f])
+            if len(texts[0]) != len(texts[1]):
+                raise ValueError(f"{who}: {folder}/{stem}.en and .de have different numbers of lines")
+            rows = [(np.array(a), np.array(b)) for a, b in zip(*texts) if a or b]
+            self._data += rows
+            self._file_rows.append(len(rows))
+
+
+__all__ = ["CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset", "Multi30kDataset"]
