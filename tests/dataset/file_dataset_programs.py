@@ -19,7 +19,7 @@ def _rows(dataset) -> list:
         for v in row:
             a = np.asarray(v)
             kind = "str" if a.dtype.kind in "US" else a.dtype.name
-            vals = [x.decode() if isinstance(x, bytes) else x for x in a.ravel().tolist()]
+            vals = [f"bytes:{x.hex()}" if isinstance(x, bytes) else x for x in a.ravel().tolist()]
             cells.append([kind, list(a.shape), vals])
         out.append(cells)
     return out
