@@ -267,6 +267,13 @@ def _make_more(root: str) -> None:
         for alpha in ("Alphabet_B", "Alphabet_A"):
             for ch in ("character02", "character01"):
                 _write(f"{root}/omniglot/{bg}/{alpha}/{ch}/{alpha[-1]}{ch[-1]}_01.png", b"\x89PNG" + bg.encode())
+    for n in ("b.jpg", "a.jpg"):
+        _write(f"{root}/flickr/imgs/{n}", _jpeg(rng, 2))
+    _write(f"{root}/flickr/ann.txt", "b.jpg#0\tA dog runs .\nb.jpg#1\tDog running\na.jpg#0\tA cat\n")
+    for part in ("train", "valid"):
+        for k in ("0002", "0001"):
+            _write(f"{root}/div2k/DIV2K_{part}_HR/{k}.png", b"\x89PNG" + f"{part}{k}".encode())
+            _write(f"{root}/div2k/DIV2K_{part}_LR_bicubic/X3/{k}x3.png", b"\x89PNG" + f"{part}{k}lr".encode())
     for c, n in (("001.ak47", 2), ("002.american-flag", 1), ("257.clutter", 1)):
         for k in range(n):
             _write(f"{root}/caltech256/{c}/{c[:3]}_000{k + 1}.jpg", _jpeg(rng, 3))
@@ -295,6 +302,10 @@ def _more(ds, root: str) -> dict:
     out["sun397"] = _rows(ds.SUN397Dataset(f"{root}/sun397", shuffle=False))
     out["omniglot"] = {str(b): _rows(ds.OmniglotDataset(f"{root}/omniglot", background=b, shuffle=False))
                        for b in (None, True, False)}
+    flickr = ds.FlickrDataset(f"{root}/flickr/imgs", f"{root}/flickr/ann.txt", shuffle=False)
+    out["flickr"] = [flickr.get_col_names(), _rows(flickr)]
+    out["div2k"] = {u: _rows(ds.DIV2KDataset(f"{root}/div2k", usage=u, scale=3, shuffle=False))
+                    for u in ("valid", "all")}
     cal = ds.Caltech256Dataset(f"{root}/caltech256", shuffle=False)
     out["caltech256"] = [cal.get_col_names(), _rows(cal)]
     return out

@@ -426,3 +426,17 @@ def test_multi30k_and_image_sets_bad_input(files, tmp_path):
         ds.OmniglotDataset(str(tmp_path), background=False)
     with pytest.raises(TypeError, match="background must be a bool or None"):
         ds.OmniglotDataset(f"{files}/omniglot", background="yes")
+
+
+def test_flickr_div2k_bad_input(files, tmp_path):
+    (tmp_path / "ann.txt").write_text("no tab here\n")
+    with pytest.raises(ValueError, match="line 1 of .* is not '<image>#<k><TAB><caption>'"):
+        ds.FlickrDataset(str(tmp_path), str(tmp_path / "ann.txt"))
+    with pytest.raises(ValueError, match="annotation_file .* is not an existing file"):
+        ds.FlickrDataset(str(tmp_path), str(tmp_path / "none.txt"))
+    with pytest.raises(ValueError, match="comes in scales \\[4\\]"):
+        ds.DIV2KDataset(f"{files}/div2k", downgrade="mild", scale=2)
+    with pytest.raises(ValueError, match="DIV2K_train_LR_bicubic.X2 not found"):
+        ds.DIV2KDataset(f"{files}/div2k", usage="train", scale=2)
+    with pytest.raises(TypeError, match="decode must be a bool"):
+        ds.DIV2KDataset(f"{files}/div2k", scale=3, decode="yes")

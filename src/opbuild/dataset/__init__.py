@@ -17,7 +17,7 @@ from .deserializer import deserialize
 from .detection_files import ManifestDataset, VOCDataset
 from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
 from .image_files import Cifar100Dataset, EMnistDataset, FashionMnistDataset, KMnistDataset, QMnistDataset
-from .image_folders import Caltech256Dataset, CelebADataset, Food101Dataset
+from .image_folders import Caltech256Dataset, CelebADataset, DIV2KDataset, FlickrDataset, Food101Dataset
 from .mindrecord import MindDataset
 from .nlp_files import CoNLL2000Dataset, Multi30kDataset, SQuADDataset, UDPOSDataset
 from .random_source import RandomDataset
@@ -66,4 +66,5 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "EnWik9Dataset", "IMDBDataset", "SST2Dataset", "SemeionDataset", "USPSDataset", "STL10Dataset",
            "YesNoDataset", "DatasetCache", "LJSpeechDataset", "SpeechCommandsDataset", "CelebADataset",
            "Caltech256Dataset", "Food101Dataset", "CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset",
-           "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "MindDataset"]
+           "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "MindDataset",
+           "FlickrDataset", "DIV2KDataset"]

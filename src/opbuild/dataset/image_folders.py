@@ -1,5 +1,6 @@
 """Readers of image sets laid out as folders and list files: ``CelebADataset`` (the aligned faces with
-``list_attr_celeba.txt`` and ``list_eval_partition.txt``) and ``Caltech256Dataset`` (one folder per class),
+``list_attr_celeba.txt`` and ``list_eval_partition.txt``), ``Caltech256Dataset`` (one folder per class),
+``Food101Dataset``, ``FlickrDataset`` (captions) and ``DIV2KDataset`` (high/low resolution pairs),
 with MindSpore's columns, dtypes and order."""
 
 from __future__ import annotations
@@ -143,4 +144,117 @@ class Food101Dataset(_RandomAccessSource):
         return (decode_image(data) if self._decode else data), np.array(label)
 
 
-__all__ = ["CelebADataset", "Caltech256Dataset", "Food101Dataset"]
+def _decode_flag(who: str, decode: Any) -> bool:
+    if decode is None:
+        return False
+    if not isinstance(decode, bool):
+        raise TypeError(f"{who}: decode must be a bool, got {decode!r}")
+    return decode
+
+
+def _image(path: str, decode: bool, who: str) -> np.ndarray:
+    if not os.path.isfile(path):
+        raise ValueError(f"{who}: image file {path} does not exist")
+    data = np.fromfile(path, np.uint8)
+    return decode_image(data) if decode else data
+
+
+class FlickrDataset(_RandomAccessSource):
+    """``FlickrDataset(dataset_dir, annotation_file, num_samples=None, num_parallel_workers=None, shuffle=None,
+    decode=None, sampler=None, num_shards=None, shard_id=None, cache=None)``: Flickr8k/30k: the images named in
+    ``annotation_file`` (``<image>#<k>\t<caption>`` lines), in sorted order, read from ``dataset_dir``:
+    ``image`` (bytes, or RGB HWC uint8 with ``decode``) and ``annotation`` (the captions, 1-D strings)."""
+
+    def __init__(self, dataset_dir: str, annotation_file: str, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, decode: bool | None = None,
+                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None,
+                 cache: Any = None) -> None:
+        who = "FlickrDataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        if cache is not None:
+            raise NotImplementedError(f"{who}: cache (a dataset cache server) is not supported")
+        self._decode = _decode_flag(who, decode)
+        root = _check_dir(who, dataset_dir)
+        if not isinstance(annotation_file, (str, os.PathLike)) or not os.path.isfile(annotation_file):
+            raise ValueError(f"{who}: annotation_file {annotation_file!r} is not an existing file")
+        captions: dict[str, list[str]] = {}
+        with open(annotation_file, encoding="utf-8") as f:
+            for k, line in enumerate(f, 1):
+                line = line.rstrip("\r\n")
+                if not line.strip():
+                    continue
+                key, sep, caption = line.partition("\t")
+                if not sep or "#" not in key:
+                    raise ValueError(f"{who}: line {k} of {annotation_file} is not '<image>#<k><TAB><caption>'")
+                captions.setdefault(key.rsplit("#", 1)[0], []).append(caption)
+        self._items = [(os.path.join(root, name), np.array(caps)) for name, caps in sorted(captions.items())]
+
+    def _column_names(self) -> list[str]:
+        return ["image", "annotation"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        path, caps = self._items[index]
+        return _image(path, self._decode, "FlickrDataset"), caps
+
+
+_DIV2K_SCALES = {"bicubic": (2, 3, 4, 8), "unknown": (2, 3, 4), "mild": (4,), "difficult": (4,), "wild": (4,)}
+
+
+class DIV2KDataset(_RandomAccessSource):
+    """``DIV2KDataset(dataset_dir, usage='train', downgrade='bicubic', scale=2, num_samples=None,
+    num_parallel_workers=None, shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None,
+    cache=None)``: pairs ``hr_image`` (``DIV2K_<usage>_HR/<id>.png``) and ``lr_image``
+    (``DIV2K_<usage>_LR_<downgrade>/X<scale>/<id>x<scale>.png``; for 'mild', 'difficult' and 'wild'
+    ``DIV2K_<usage>_LR_<downgrade>/<id>x4<m|d|w>.png``), in id order; 'all' reads train then valid."""
+
+    def __init__(self, dataset_dir: str, usage: str = "train", downgrade: str = "bicubic", scale: int = 2,
+                 num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, decode: bool | None = None, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        who = "DIV2KDataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        if cache is not None:
+            raise NotImplementedError(f"{who}: cache (a dataset cache server) is not supported")
+        self._decode = _decode_flag(who, decode)
+        if usage not in ("train", "valid", "all"):
+            raise ValueError(f"{who}: usage must be 'train', 'valid' or 'all', got {usage!r}")
+        if downgrade not in _DIV2K_SCALES:
+            raise ValueError(f"{who}: downgrade must be one of {list(_DIV2K_SCALES)}, got {downgrade!r}")
+        if scale not in _DIV2K_SCALES[downgrade]:
+            raise ValueError(f"{who}: downgrade {downgrade!r} comes in scales {list(_DIV2K_SCALES[downgrade])}, got "
+                             f"{scale!r}")
+        root = _check_dir(who, dataset_dir)
+        self._items: list[tuple[str, str]] = []
+        for part in (("train", "valid") if usage == "all" else (usage,)):
+            hr_dir = os.path.join(root, f"DIV2K_{part}_HR")
+            lr_dir = os.path.join(root, f"DIV2K_{part}_LR_{downgrade}")
+            if downgrade in ("bicubic", "unknown"):
+                lr_dir, suffix = os.path.join(lr_dir, f"X{scale}"), f"x{scale}"
+            else:
+                suffix = f"x4{downgrade[0]}"
+            for d in (hr_dir, lr_dir):
+                if not os.path.isdir(d):
+                    raise ValueError(f"{who}: folder {d} not found (usage {usage!r}, downgrade {downgrade!r}, scale "
+                                     f"{scale})")
+            for name in sorted(n for n in os.listdir(hr_dir) if n.endswith(".png")):
+                stem = name[:-4]
+                lr = os.path.join(lr_dir, f"{stem}{suffix}.png")
+                if not os.path.isfile(lr):
+                    raise ValueError(f"{who}: {lr}, the low-resolution image of {name}, not found")
+                self._items.append((os.path.join(hr_dir, name), lr))
+
+    def _column_names(self) -> list[str]:
+        return ["hr_image", "lr_image"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        hr, lr = self._items[index]
+        return _image(hr, self._decode, "DIV2KDataset"), _image(lr, self._decode, "DIV2KDataset")
+
+
+__all__ = ["CelebADataset", "Caltech256Dataset", "Food101Dataset", "FlickrDataset", "DIV2KDataset"]
