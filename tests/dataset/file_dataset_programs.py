@@ -274,6 +274,21 @@ def _make_more(root: str) -> None:
         for k in ("0002", "0001"):
             _write(f"{root}/div2k/DIV2K_{part}_HR/{k}.png", b"\x89PNG" + f"{part}{k}".encode())
             _write(f"{root}/div2k/DIV2K_{part}_LR_bicubic/X3/{k}x3.png", b"\x89PNG" + f"{part}{k}lr".encode())
+    for k in ("0002", "0001"):
+        _wav(f"{root}/cmu/cmu_us_aew_arctic/wav/arctic_a{k}.wav", 3, 16000, rng)
+    _write(f"{root}/cmu/cmu_us_aew_arctic/etc/txt.done.data",
+           '( arctic_a0002 "Not at this particular case, Tom." )\n( arctic_a0001 "Author of the danger trail." )\n')
+    for g in ("rock", "blues"):
+        for k in range(2):
+            _wav(f"{root}/gtzan/{g}/{g}.0000{k}.wav", 3 + k, 22050, rng)
+    for part, names in (("train", ("0--Parade/0_a.jpg",)),
+                        ("val", ("1--Handshaking/1_c.jpg", "1--Handshaking/1_b.jpg"))):
+        for n in names:
+            _write(f"{root}/wider/WIDER_{part}/images/{n}", _jpeg(rng, 2))
+    _write(f"{root}/wider/wider_face_split/wider_face_train_bbx_gt.txt",
+           "0--Parade/0_a.jpg\n2\n449 330 122 149 0 0 0 0 0 0 \n10 20 30 40 1 2 0 1 0 1 \n")
+    _write(f"{root}/wider/wider_face_split/wider_face_val_bbx_gt.txt",
+           "1--Handshaking/1_c.jpg\n0\n0 0 0 0 0 0 0 0 0 0 \n1--Handshaking/1_b.jpg\n1\n1 2 3 4 0 0 1 0 0 0 \n")
     for c, n in (("001.ak47", 2), ("002.american-flag", 1), ("257.clutter", 1)):
         for k in range(n):
             _write(f"{root}/caltech256/{c}/{c[:3]}_000{k + 1}.jpg", _jpeg(rng, 3))
@@ -306,6 +321,12 @@ def _more(ds, root: str) -> dict:
     out["flickr"] = [flickr.get_col_names(), _rows(flickr)]
     out["div2k"] = {u: _rows(ds.DIV2KDataset(f"{root}/div2k", usage=u, scale=3, shuffle=False))
                     for u in ("valid", "all")}
+    cmu = ds.CMUArcticDataset(f"{root}/cmu", shuffle=False)
+    out["cmu_arctic"] = [cmu.get_col_names(), _rows(cmu)]
+    out["gtzan"] = _rows(ds.GTZANDataset(f"{root}/gtzan", usage="all", shuffle=False))
+    # MindSpore 2.10's usage 'all' looks for the train event folders under WIDER_val: each split on its own.
+    out["wider"] = [ds.WIDERFaceDataset(f"{root}/wider").get_col_names()] + [
+        _rows(ds.WIDERFaceDataset(f"{root}/wider", usage=u, shuffle=False)) for u in ("train", "valid")]
     cal = ds.Caltech256Dataset(f"{root}/caltech256", shuffle=False)
     out["caltech256"] = [cal.get_col_names(), _rows(cal)]
     return out

@@ -440,3 +440,20 @@ def test_flickr_div2k_bad_input(files, tmp_path):
         ds.DIV2KDataset(f"{files}/div2k", usage="train", scale=2)
     with pytest.raises(TypeError, match="decode must be a bool"):
         ds.DIV2KDataset(f"{files}/div2k", scale=3, decode="yes")
+
+
+def test_cmu_gtzan_wider_bad_input(files, tmp_path):
+    with pytest.raises(ValueError, match="cmu_us_bdl_arctic.etc.txt.done.data not found"):
+        ds.CMUArcticDataset(f"{files}/cmu", name="bdl")
+    with pytest.raises(NotImplementedError, match="fixed list of files"):
+        ds.GTZANDataset(f"{files}/gtzan", usage="train")
+    with pytest.raises(ValueError, match="no <genre>/\\*.wav file"):
+        ds.GTZANDataset(str(tmp_path))
+    with pytest.raises(NotImplementedError, match="usage 'test'"):
+        ds.WIDERFaceDataset(f"{files}/wider", usage="test")
+    (tmp_path / "wider_face_split").mkdir()
+    (tmp_path / "wider_face_split" / "wider_face_train_bbx_gt.txt").write_text("0--Parade/x.jpg\n2\n1 2 3 4\n")
+    with pytest.raises(ValueError, match="annotation of 0--Parade/x.jpg .* is not '<count>'"):
+        ds.WIDERFaceDataset(str(tmp_path), usage="train")
+    both = ds.WIDERFaceDataset(f"{files}/wider", shuffle=False)  # opbuild reads 'all' as train then valid
+    assert both.get_dataset_size() == 3

@@ -8,13 +8,13 @@
 from __future__ import annotations
 
 from . import audio, config, text, transforms, vision
-from .audio_files import LJSpeechDataset, SpeechCommandsDataset, YesNoDataset
+from .audio_files import CMUArcticDataset, GTZANDataset, LJSpeechDataset, SpeechCommandsDataset, YesNoDataset
 from .callbacks import DSCallback, WaitedDSCallback
 from .coco_files import CocoDataset
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
 from .dataset_cache import DatasetCache
 from .deserializer import deserialize
-from .detection_files import ManifestDataset, VOCDataset
+from .detection_files import ManifestDataset, VOCDataset, WIDERFaceDataset
 from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
 from .image_files import Cifar100Dataset, EMnistDataset, FashionMnistDataset, KMnistDataset, QMnistDataset
 from .image_folders import Caltech256Dataset, CelebADataset, DIV2KDataset, FlickrDataset, Food101Dataset
@@ -67,4 +67,4 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "YesNoDataset", "DatasetCache", "LJSpeechDataset", "SpeechCommandsDataset", "CelebADataset",
            "Caltech256Dataset", "Food101Dataset", "CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset",
            "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "MindDataset",
-           "FlickrDataset", "DIV2KDataset"]
+           "FlickrDataset", "DIV2KDataset", "CMUArcticDataset", "GTZANDataset", "WIDERFaceDataset"]

@@ -1,6 +1,6 @@
-"""Readers of speech recordings: ``YesNoDataset`` (WAV files named by their eight 0/1 labels),
-``LJSpeechDataset`` and ``SpeechCommandsDataset``, with MindSpore's columns and dtypes. WAV files (16-bit
-PCM) are read with Python's ``wave`` module."""
+"""Readers of speech and music recordings: ``YesNoDataset`` (WAV files named by their eight 0/1 labels),
+``LJSpeechDataset``, ``SpeechCommandsDataset``, ``CMUArcticDataset`` and ``GTZANDataset``, with MindSpore's
+columns and dtypes. WAV files (16-bit PCM) are read with Python's ``wave`` module."""
 
 from __future__ import annotations
 
@@ -161,4 +161,89 @@ class SpeechCommandsDataset(_RandomAccessSource):
                 np.asarray(number, np.int32))
 
 
-__all__ = ["YesNoDataset", "LJSpeechDataset", "SpeechCommandsDataset", "read_wav"]
+class CMUArcticDataset(_RandomAccessSource):
+    """``CMUArcticDataset(dataset_dir, name=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+    sampler=None, num_shards=None, shard_id=None, cache=None)``: speaker ``name`` (default 'aew') from
+    ``cmu_us_<name>_arctic/``: the utterances of ``etc/txt.done.data`` in its order, audio ``wav/<id>.wav``:
+    ``waveform`` (float32), ``sample_rate`` (uint32), ``transcript`` and ``utterance_id`` (strings, the id
+    without its ``arctic_`` prefix)."""
+
+    def __init__(self, dataset_dir: str, name: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        who = "CMUArcticDataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        if cache is not None:
+            raise NotImplementedError(f"{who}: cache (a dataset cache server) is not supported")
+        name = "aew" if name is None else name
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"{who}: name must be a speaker name such as 'aew', got {name!r}")
+        root = os.path.join(_check_dir(who, dataset_dir), f"cmu_us_{name}_arctic")
+        listing = os.path.join(root, "etc", "txt.done.data")
+        if not os.path.isfile(listing):
+            raise ValueError(f"{who}: {listing} not found (speaker {name!r})")
+        self._items: list[tuple[str, str, str]] = []
+        with open(listing, encoding="utf-8") as f:
+            for k, line in enumerate(f, 1):
+                text = line.strip()
+                if not text:
+                    continue
+                uid, sep, rest = text.strip("() ").partition(" ")
+                if not sep or '"' not in rest:
+                    raise ValueError(f"{who}: line {k} of {listing} is not '( <id> \"<transcript>\" )'")
+                self._items.append((os.path.join(root, "wav", uid + ".wav"), rest.strip().strip('"'),
+                                    uid.removeprefix("arctic_")))
+
+    def _column_names(self) -> list[str]:
+        return ["waveform", "sample_rate", "transcript", "utterance_id"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        path, text, uid = self._items[index]
+        waveform, rate = read_wav(path)
+        return waveform, np.asarray(rate, np.uint32), np.array(text), np.array(uid)
+
+
+class GTZANDataset(_RandomAccessSource):
+    """``GTZANDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+    sampler=None, num_shards=None, shard_id=None, cache=None)``: ``<genre>/<genre>.<n>.wav`` files (genres and
+    files sorted): ``waveform`` (float32), ``sample_rate`` (uint32), ``label`` (the genre). Only usage 'all'
+    (None): MindSpore's train/valid/test are fixed lists of file names, which opbuild does not carry."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        who = "GTZANDataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        if cache is not None:
+            raise NotImplementedError(f"{who}: cache (a dataset cache server) is not supported")
+        if usage not in (None, "all"):
+            if usage in ("train", "valid", "test"):
+                raise NotImplementedError(f"{who}: usage {usage!r} is MindSpore's fixed list of files, which "
+                                          "opbuild does not carry; read usage='all' and split it")
+            raise ValueError(f"{who}: usage must be 'train', 'valid', 'test' or 'all', got {usage!r}")
+        root = _check_dir(who, dataset_dir)
+        self._items: list[tuple[str, str]] = []
+        for genre in sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d))):
+            folder = os.path.join(root, genre)
+            self._items += [(os.path.join(folder, n), genre) for n in sorted(os.listdir(folder))
+                            if n.endswith(".wav")]
+        if not self._items:
+            raise ValueError(f"{who}: no <genre>/*.wav file in {root}")
+
+    def _column_names(self) -> list[str]:
+        return ["waveform", "sample_rate", "label"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        path, genre = self._items[index]
+        waveform, rate = read_wav(path)
+        return waveform, np.asarray(rate, np.uint32), np.array(genre)
+
+
+__all__ = ["YesNoDataset", "LJSpeechDataset", "SpeechCommandsDataset", "CMUArcticDataset", "GTZANDataset",
+           "read_wav"]

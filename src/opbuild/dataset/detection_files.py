@@ -221,4 +221,53 @@ class VOCDataset(_AnnotatedImages):
         return dict(self._classes)
 
 
-__all__ = ["ManifestDataset", "VOCDataset"]
+_WIDER_COLUMNS = ["image", "bbox", "blur", "expression", "illumination", "occlusion", "pose", "invalid"]
+
+
+class WIDERFaceDataset(_AnnotatedImages):
+    """``WIDERFaceDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+    decode=False, sampler=None, num_shards=None, shard_id=None, cache=None)``: the images of
+    ``wider_face_split/wider_face_<train|val>_bbx_gt.txt`` in its order (``WIDER_<train|val>/images/``), 'all'
+    (None) train then valid: ``image``, ``bbox`` (int32 (N, 4)) and ``blur``, ``expression``,
+    ``illumination``, ``occlusion``, ``pose``, ``invalid`` (int32 (N,): the line's fields after the box, in
+    that order, as MindSpore reads them). An image without faces keeps its placeholder line, as MindSpore.
+    Usage 'test' (images without annotations) is not supported."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, decode: bool = False,
+                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None,
+                 cache: Any = None) -> None:
+        who = "WIDERFaceDataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        _refuse(who, cache)
+        self._decode = _check_decode(who, decode)
+        usage = "all" if usage is None else usage
+        if usage == "test":
+            raise NotImplementedError(f"{who}: usage 'test' (images without annotations) is not supported")
+        if usage not in ("train", "valid", "all"):
+            raise ValueError(f"{who}: usage must be 'train', 'valid', 'test' or 'all', got {usage!r}")
+        root = _check_dir(who, dataset_dir)
+        self._names = list(_WIDER_COLUMNS)
+        self._items = []
+        for part in (("train", "val") if usage == "all" else ("val" if usage == "valid" else "train",)):
+            listing = os.path.join(root, "wider_face_split", f"wider_face_{part}_bbx_gt.txt")
+            if not os.path.isfile(listing):
+                raise ValueError(f"{who}: {listing} not found (usage {usage!r})")
+            with open(listing, encoding="utf-8") as f:
+                lines = [line.strip() for line in f if line.strip()]
+            pos = 0
+            while pos < len(lines):
+                name = lines[pos]
+                try:
+                    count = int(lines[pos + 1])
+                    boxes = [[int(v) for v in lines[pos + 2 + k].split()[:10]] for k in range(max(count, 1))]
+                except (IndexError, ValueError):
+                    raise ValueError(f"{who}: the annotation of {name} in {listing} is not '<count>' then that many "
+                                     "lines of 10 numbers") from None
+                pos += 2 + max(count, 1)
+                arr = np.asarray(boxes, np.int32).reshape(-1, 10)
+                path = os.path.join(root, f"WIDER_{part}", "images", name)
+                self._items.append((path, (arr[:, :4].copy(), *(arr[:, c].copy() for c in range(4, 10)))))
+
+
+__all__ = ["ManifestDataset", "VOCDataset", "WIDERFaceDataset"]
