@@ -457,3 +457,10 @@ def test_cmu_gtzan_wider_bad_input(files, tmp_path):
         ds.WIDERFaceDataset(str(tmp_path), usage="train")
     both = ds.WIDERFaceDataset(f"{files}/wider", shuffle=False)  # opbuild reads 'all' as train then valid
     assert both.get_dataset_size() == 3
+
+
+def test_obs_names_refuse_clearly():
+    with pytest.raises(NotImplementedError, match="OBS object storage.*MindDataset"):
+        ds.OBSMindDataset(["a.mindrecord"], "https://obs", "ak", "sk", "/cache")
+    with pytest.raises(NotImplementedError, match="serves OBSMindDataset"):
+        ds.sync_wait_for_dataset(0, 1, 1, None)

@@ -12,7 +12,7 @@ from .audio_files import CMUArcticDataset, GTZANDataset, LJSpeechDataset, Speech
 from .callbacks import DSCallback, WaitedDSCallback
 from .coco_files import CocoDataset
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
-from .dataset_cache import DatasetCache
+from .dataset_cache import DatasetCache, OBSMindDataset, sync_wait_for_dataset
 from .deserializer import deserialize
 from .detection_files import ManifestDataset, VOCDataset, WIDERFaceDataset
 from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
@@ -67,4 +67,5 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "YesNoDataset", "DatasetCache", "LJSpeechDataset", "SpeechCommandsDataset", "CelebADataset",
            "Caltech256Dataset", "Food101Dataset", "CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset",
            "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "MindDataset",
-           "FlickrDataset", "DIV2KDataset", "CMUArcticDataset", "GTZANDataset", "WIDERFaceDataset"]
+           "FlickrDataset", "DIV2KDataset", "CMUArcticDataset", "GTZANDataset", "WIDERFaceDataset",
+           "OBSMindDataset", "sync_wait_for_dataset"]
