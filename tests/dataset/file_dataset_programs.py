@@ -289,6 +289,12 @@ def _make_more(root: str) -> None:
            "0--Parade/0_a.jpg\n2\n449 330 122 149 0 0 0 0 0 0 \n10 20 30 40 1 2 0 1 0 1 \n")
     _write(f"{root}/wider/wider_face_split/wider_face_val_bbx_gt.txt",
            "1--Handshaking/1_c.jpg\n0\n0 0 0 0 0 0 0 0 0 0 \n1--Handshaking/1_b.jpg\n1\n1 2 3 4 0 0 1 0 0 0 \n")
+    for usage, spk, ch in (("dev-clean", "84", "121123"), ("test-clean", "1089", "134686")):
+        utts = ("000000_000001", "000000_000000")
+        for utt in utts:
+            _wav(f"{root}/libritts/LibriTTS/{usage}/{spk}/{ch}/{spk}_{ch}_{utt}.wav", 3, 24000, rng)
+        _write(f"{root}/libritts/LibriTTS/{usage}/{spk}/{ch}/{spk}_{ch}.trans.tsv",
+               "".join(f"{spk}_{ch}_{u}\tOriginal, {u}.\tnormalized {u}\n" for u in utts))
     for c, n in (("001.ak47", 2), ("002.american-flag", 1), ("257.clutter", 1)):
         for k in range(n):
             _write(f"{root}/caltech256/{c}/{c[:3]}_000{k + 1}.jpg", _jpeg(rng, 3))
@@ -327,6 +333,9 @@ def _more(ds, root: str) -> dict:
     # MindSpore 2.10's usage 'all' looks for the train event folders under WIDER_val: each split on its own.
     out["wider"] = [ds.WIDERFaceDataset(f"{root}/wider").get_col_names()] + [
         _rows(ds.WIDERFaceDataset(f"{root}/wider", usage=u, shuffle=False)) for u in ("train", "valid")]
+    libri = ds.LibriTTSDataset(f"{root}/libritts/LibriTTS", usage="test-clean", shuffle=False)
+    out["libritts"] = [libri.get_col_names(), _rows(libri),
+                       _rows(ds.LibriTTSDataset(f"{root}/libritts/LibriTTS", shuffle=False))]
     cal = ds.Caltech256Dataset(f"{root}/caltech256", shuffle=False)
     out["caltech256"] = [cal.get_col_names(), _rows(cal)]
     return out

@@ -464,3 +464,12 @@ def test_obs_names_refuse_clearly():
         ds.OBSMindDataset(["a.mindrecord"], "https://obs", "ak", "sk", "/cache")
     with pytest.raises(NotImplementedError, match="serves OBSMindDataset"):
         ds.sync_wait_for_dataset(0, 1, 1, None)
+
+
+def test_libritts_bad_input(files, tmp_path):
+    with pytest.raises(ValueError, match="usage must be one of"):
+        ds.LibriTTSDataset(f"{files}/libritts/LibriTTS", usage="train")
+    with pytest.raises(ValueError, match="folder .*dev-other not found"):
+        ds.LibriTTSDataset(f"{files}/libritts/LibriTTS", usage="dev-other")
+    with pytest.raises(ValueError, match="no utterance"):
+        ds.LibriTTSDataset(str(tmp_path))

@@ -8,7 +8,14 @@
 from __future__ import annotations
 
 from . import audio, config, text, transforms, vision
-from .audio_files import CMUArcticDataset, GTZANDataset, LJSpeechDataset, SpeechCommandsDataset, YesNoDataset
+from .audio_files import (
+    CMUArcticDataset,
+    GTZANDataset,
+    LibriTTSDataset,
+    LJSpeechDataset,
+    SpeechCommandsDataset,
+    YesNoDataset,
+)
 from .callbacks import DSCallback, WaitedDSCallback
 from .coco_files import CocoDataset
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
@@ -68,4 +75,4 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "Caltech256Dataset", "Food101Dataset", "CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset",
            "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "MindDataset",
            "FlickrDataset", "DIV2KDataset", "CMUArcticDataset", "GTZANDataset", "WIDERFaceDataset",
-           "OBSMindDataset", "sync_wait_for_dataset"]
+           "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset"]

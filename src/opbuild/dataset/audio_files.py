@@ -1,5 +1,6 @@
 """Readers of speech and music recordings: ``YesNoDataset`` (WAV files named by their eight 0/1 labels),
-``LJSpeechDataset``, ``SpeechCommandsDataset``, ``CMUArcticDataset`` and ``GTZANDataset``, with MindSpore's
+``LJSpeechDataset``, ``SpeechCommandsDataset``, ``CMUArcticDataset``, ``GTZANDataset`` and
+``LibriTTSDataset``, with MindSpore's
 columns and dtypes. WAV files (16-bit PCM) are read with Python's ``wave`` module."""
 
 from __future__ import annotations
@@ -245,5 +246,68 @@ class GTZANDataset(_RandomAccessSource):
         return waveform, np.asarray(rate, np.uint32), np.array(genre)
 
 
+_LIBRITTS = ("dev-clean", "dev-other", "test-clean", "test-other", "train-clean-100", "train-clean-360",
+             "train-other-500")
+
+
+class LibriTTSDataset(_RandomAccessSource):
+    """``LibriTTSDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+    sampler=None, num_shards=None, shard_id=None, cache=None)``: ``dataset_dir`` is the ``LibriTTS`` folder;
+    ``usage`` one of its subsets ('dev-clean', ..., 'train-other-500') or 'all' (None). One row per line of
+    each ``<speaker>/<chapter>/<speaker>_<chapter>.trans.tsv`` (``id<TAB>original<TAB>normalized``), audio
+    ``<id>.wav``: ``waveform``, ``sample_rate`` (uint32), ``original_text``, ``normalized_text``,
+    ``speaker_id``, ``chapter_id`` (uint32), ``utterance_id``."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        who = "LibriTTSDataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        if cache is not None:
+            raise NotImplementedError(f"{who}: cache (a dataset cache server) is not supported")
+        usage = "all" if usage is None else usage
+        if usage not in (*_LIBRITTS, "all"):
+            raise ValueError(f"{who}: usage must be one of {[*_LIBRITTS, 'all']}, got {usage!r}")
+        root = _check_dir(who, dataset_dir)
+        parts = [u for u in _LIBRITTS if os.path.isdir(os.path.join(root, u))] if usage == "all" else [usage]
+        self._items: list[tuple[str, str, str, int, int, str]] = []
+        for part in parts:
+            base = os.path.join(root, part)
+            if not os.path.isdir(base):
+                raise ValueError(f"{who}: folder {base} not found (usage {usage!r})")
+            for spk in sorted(os.listdir(base)):
+                for ch in sorted(os.listdir(os.path.join(base, spk))) if os.path.isdir(os.path.join(base, spk)) else ():
+                    self._read_chapter(who, os.path.join(base, spk, ch), spk, ch)
+        if not self._items:
+            raise ValueError(f"{who}: no utterance (<speaker>/<chapter>/*.trans.tsv) for usage {usage!r} in {root}")
+
+    def _read_chapter(self, who: str, folder: str, spk: str, ch: str) -> None:
+        listing = os.path.join(folder, f"{spk}_{ch}.trans.tsv")
+        if not os.path.isfile(listing):
+            return
+        with open(listing, encoding="utf-8") as f:
+            for k, line in enumerate(f, 1):
+                fields = line.rstrip("\r\n").split("\t")
+                if fields == [""]:
+                    continue
+                if len(fields) != 3 or not spk.isdigit() or not ch.isdigit():
+                    raise ValueError(f"{who}: line {k} of {listing} is not 'id<TAB>original<TAB>normalized'")
+                self._items.append((os.path.join(folder, fields[0] + ".wav"), fields[1], fields[2], int(spk),
+                                    int(ch), fields[0]))
+
+    def _column_names(self) -> list[str]:
+        return ["waveform", "sample_rate", "original_text", "normalized_text", "speaker_id", "chapter_id",
+                "utterance_id"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        path, original, normalized, spk, ch, uid = self._items[index]
+        waveform, rate = read_wav(path)
+        return (waveform, np.asarray(rate, np.uint32), np.array(original), np.array(normalized),
+                np.asarray(spk, np.uint32), np.asarray(ch, np.uint32), np.array(uid))
+
+
 __all__ = ["YesNoDataset", "LJSpeechDataset", "SpeechCommandsDataset", "CMUArcticDataset", "GTZANDataset",
-           "read_wav"]
+           "LibriTTSDataset", "read_wav"]
