@@ -295,6 +295,17 @@ def _make_more(root: str) -> None:
             _wav(f"{root}/libritts/LibriTTS/{usage}/{spk}/{ch}/{spk}_{ch}_{utt}.wav", 3, 24000, rng)
         _write(f"{root}/libritts/LibriTTS/{usage}/{spk}/{ch}/{spk}_{ch}.trans.tsv",
                "".join(f"{spk}_{ch}_{u}\tOriginal, {u}.\tnormalized {u}\n" for u in utts))
+    _write(f"{root}/p365/categories_places365.txt", "/a/airfield 0\n/a/airplane_cabin 1\n/b/bakery/shop 2\n")
+    _write(f"{root}/p365/places365_train_standard.txt",
+           "/a/airplane_cabin/00000001.jpg 1\n/a/airfield/00000001.jpg 0\n/b/bakery/shop/00000002.jpg 2\n")
+    _write(f"{root}/p365/places365_train_challenge.txt", "/a/airfield/00000001.jpg 0\n")
+    _write(f"{root}/p365/places365_val.txt", "Places365_val_00000001.jpg 2\n")
+    for p in ("a/airplane_cabin/00000001.jpg", "a/airfield/00000001.jpg", "b/bakery/shop/00000002.jpg"):
+        _write(f"{root}/p365/data_256_standard/{p}", _jpeg(rng, 2))
+        _write(f"{root}/p365/data_large_standard/{p}", _jpeg(rng, 3))
+    _write(f"{root}/p365/data_256_challenge/a/airfield/00000001.jpg", _jpeg(rng, 4))
+    _write(f"{root}/p365/val_256/Places365_val_00000001.jpg", _jpeg(rng, 2))
+    _write(f"{root}/p365/val_large/Places365_val_00000001.jpg", _jpeg(rng, 3))
     for c, n in (("001.ak47", 2), ("002.american-flag", 1), ("257.clutter", 1)):
         for k in range(n):
             _write(f"{root}/caltech256/{c}/{c[:3]}_000{k + 1}.jpg", _jpeg(rng, 3))
@@ -336,6 +347,9 @@ def _more(ds, root: str) -> dict:
     libri = ds.LibriTTSDataset(f"{root}/libritts/LibriTTS", usage="test-clean", shuffle=False)
     out["libritts"] = [libri.get_col_names(), _rows(libri),
                        _rows(ds.LibriTTSDataset(f"{root}/libritts/LibriTTS", shuffle=False))]
+    out["places365"] = [_rows(ds.Places365Dataset(f"{root}/p365", usage=u, small=small, shuffle=False))
+                        for u, small in ((None, True), ("train-standard", False), ("train-challenge", True),
+                                         ("val", False))]
     cal = ds.Caltech256Dataset(f"{root}/caltech256", shuffle=False)
     out["caltech256"] = [cal.get_col_names(), _rows(cal)]
     return out

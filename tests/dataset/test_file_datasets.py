@@ -473,3 +473,16 @@ def test_libritts_bad_input(files, tmp_path):
         ds.LibriTTSDataset(f"{files}/libritts/LibriTTS", usage="dev-other")
     with pytest.raises(ValueError, match="no utterance"):
         ds.LibriTTSDataset(str(tmp_path))
+
+
+def test_places365_bad_input(files, tmp_path):
+    with pytest.raises(ValueError, match="usage must be one of"):
+        ds.Places365Dataset(f"{files}/p365", usage="all")
+    with pytest.raises(ValueError, match="places365_val.txt not found"):
+        ds.Places365Dataset(str(tmp_path), usage="val")
+    (tmp_path / "places365_val.txt").write_text("only_a_path.jpg\n")
+    with pytest.raises(ValueError, match="is not '<image path> <label>'"):
+        ds.Places365Dataset(str(tmp_path), usage="val")
+    (tmp_path / "places365_val.txt").write_text("gone.jpg 3\n")
+    with pytest.raises(ValueError, match="gone.jpg does not exist"):
+        list(ds.Places365Dataset(str(tmp_path), usage="val").create_tuple_iterator(output_numpy=True))

@@ -57,7 +57,7 @@ from .text_corpora import (
 )
 from .text_files import CSVDataset, Shuffle, TextFileDataset
 from .tfrecord import TFRecordDataset
-from .vision_sets import OmniglotDataset, RenderedSST2Dataset, SUN397Dataset
+from .vision_sets import OmniglotDataset, Places365Dataset, RenderedSST2Dataset, SUN397Dataset
 
 __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", "TupleIterator", "DictIterator",
            "NumpySlicesDataset", "GeneratorDataset", "sample_indices", "MnistDataset", "Cifar10Dataset",
@@ -75,4 +75,4 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "Caltech256Dataset", "Food101Dataset", "CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset",
            "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "MindDataset",
            "FlickrDataset", "DIV2KDataset", "CMUArcticDataset", "GTZANDataset", "WIDERFaceDataset",
-           "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset"]
+           "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset", "Places365Dataset"]

@@ -1,5 +1,5 @@
 """Readers of image classification sets laid out as class folders: ``RenderedSST2Dataset``,
-``SUN397Dataset`` and ``OmniglotDataset``, with MindSpore's columns, dtypes and order."""
+``SUN397Dataset``, ``OmniglotDataset`` and ``Places365Dataset``, with MindSpore's columns, dtypes and order."""
 
 from __future__ import annotations
 
@@ -126,4 +126,50 @@ class OmniglotDataset(_LabelledImages):
                     label += 1
 
 
-__all__ = ["RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset"]
+_PLACES_LISTS = {"train-standard": ("places365_train_standard.txt", "data_{}_standard"),
+                 "train-challenge": ("places365_train_challenge.txt", "data_{}_challenge"),
+                 "val": ("places365_val.txt", "val_{}")}
+
+
+class Places365Dataset(_LabelledImages):
+    """``Places365Dataset(dataset_dir, usage=None, small=True, decode=False, num_samples=None,
+    num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None)``: the
+    images of ``places365_<train_standard|train_challenge|val>.txt`` (``<path> <label>`` lines, in that
+    order; usage None: 'train-standard'), read from ``data_<256|large>_<standard|challenge>/`` or
+    ``val_<256|large>/`` (``small`` picks 256); ``label`` uint32."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, small: bool = True, decode: bool = False,
+                 num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, sampler: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, cache: Any = None) -> None:
+        who = "Places365Dataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        self._setup(who, decode, cache)
+        usage = "train-standard" if usage is None else usage
+        if usage not in _PLACES_LISTS:
+            raise ValueError(f"{who}: usage must be one of {list(_PLACES_LISTS)}, got {usage!r}")
+        if not isinstance(small, bool):
+            raise TypeError(f"{who}: small must be a bool, got {small!r}")
+        root = _check_dir(who, dataset_dir)
+        list_name, folder = _PLACES_LISTS[usage]
+        listing = os.path.join(root, list_name)
+        if not os.path.isfile(listing):
+            raise ValueError(f"{who}: {listing} not found (usage {usage!r})")
+        images = os.path.join(root, folder.format("256" if small else "large"))
+        with open(listing, encoding="utf-8") as f:
+            for k, line in enumerate(f, 1):
+                fields = line.split()
+                if not fields:
+                    continue
+                if len(fields) != 2 or not fields[1].isdigit():
+                    raise ValueError(f"{who}: line {k} of {listing} is not '<image path> <label>'")
+                self._items.append((os.path.join(images, fields[0].lstrip("/")), int(fields[1])))
+
+    def _row(self, index: int) -> Row:
+        path = self._items[index][0]
+        if not os.path.isfile(path):
+            raise ValueError(f"Places365Dataset: image file {path} does not exist")
+        return super()._row(index)
+
+
+__all__ = ["RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "Places365Dataset"]
