@@ -306,6 +306,13 @@ def _make_more(root: str) -> None:
     _write(f"{root}/p365/data_256_challenge/a/airfield/00000001.jpg", _jpeg(rng, 4))
     _write(f"{root}/p365/val_256/Places365_val_00000001.jpg", _jpeg(rng, 2))
     _write(f"{root}/p365/val_large/Places365_val_00000001.jpg", _jpeg(rng, 3))
+    clue = {"id": 7, "sentence1": "s1", "sentence2": "s2", "label": "1", "label_des": "news_tech",
+            "label_desc": "tech", "sentence": "sent", "keywords": "k1,k2", "idx": 5, "text": "txt", "abst": "abs",
+            "target": {"span1_index": 0, "span2_index": 3, "span1_text": "A", "span2_text": "B"},
+            "keyword": ["x", "y"]}
+    for k in range(2):
+        _write(f"{root}/clue/part{k}.json", "".join(json.dumps(dict(clue, id=k * 10 + j, idx=j, sentence=f"s{k}{j}"))
+                                                   + "\n" for j in range(2)))
     for c, n in (("001.ak47", 2), ("002.american-flag", 1), ("257.clutter", 1)):
         for k in range(n):
             _write(f"{root}/caltech256/{c}/{c[:3]}_000{k + 1}.jpg", _jpeg(rng, 3))
@@ -350,6 +357,10 @@ def _more(ds, root: str) -> dict:
     out["places365"] = [_rows(ds.Places365Dataset(f"{root}/p365", usage=u, small=small, shuffle=False))
                         for u, small in ((None, True), ("train-standard", False), ("train-challenge", True),
                                          ("val", False))]
+    for task in ("AFQMC", "TNEWS", "IFLYTEK", "CMNLI", "WSC", "CSL"):
+        for usage in ("train", "test"):
+            d = ds.CLUEDataset(f"{root}/clue/*.json", task=task, usage=usage, shuffle=False)
+            out[f"clue_{task}_{usage}"] = [d.get_col_names(), _rows(d)]
     cal = ds.Caltech256Dataset(f"{root}/caltech256", shuffle=False)
     out["caltech256"] = [cal.get_col_names(), _rows(cal)]
     return out

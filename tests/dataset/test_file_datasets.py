@@ -486,3 +486,16 @@ def test_places365_bad_input(files, tmp_path):
     (tmp_path / "places365_val.txt").write_text("gone.jpg 3\n")
     with pytest.raises(ValueError, match="gone.jpg does not exist"):
         list(ds.Places365Dataset(str(tmp_path), usage="val").create_tuple_iterator(output_numpy=True))
+
+
+def test_clue_bad_input(files, tmp_path):
+    with pytest.raises(ValueError, match="task must be one of"):
+        ds.CLUEDataset(f"{files}/clue/*.json", task="OCNLI")
+    with pytest.raises(ValueError, match="usage must be 'train', 'eval' or 'test'"):
+        ds.CLUEDataset(f"{files}/clue/*.json", usage="dev")
+    (tmp_path / "a.json").write_text('{"sentence1": "x", "sentence2": "y"}\n')
+    with pytest.raises(ValueError, match="line 1 of .*a.json has no \\['label'\\]"):
+        ds.CLUEDataset(str(tmp_path / "a.json"))
+    (tmp_path / "b.json").write_text("{not json\n")
+    with pytest.raises(ValueError, match="is not JSON"):
+        ds.CLUEDataset(str(tmp_path / "b.json"))

@@ -26,7 +26,7 @@ from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (Mi
 from .image_files import Cifar100Dataset, EMnistDataset, FashionMnistDataset, KMnistDataset, QMnistDataset
 from .image_folders import Caltech256Dataset, CelebADataset, DIV2KDataset, FlickrDataset, Food101Dataset
 from .mindrecord import MindDataset
-from .nlp_files import CoNLL2000Dataset, Multi30kDataset, SQuADDataset, UDPOSDataset
+from .nlp_files import CLUEDataset, CoNLL2000Dataset, Multi30kDataset, SQuADDataset, UDPOSDataset
 from .random_source import RandomDataset
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (
@@ -75,4 +75,4 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "Caltech256Dataset", "Food101Dataset", "CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset",
            "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "MindDataset",
            "FlickrDataset", "DIV2KDataset", "CMUArcticDataset", "GTZANDataset", "WIDERFaceDataset",
-           "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset", "Places365Dataset"]
+           "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset", "Places365Dataset", "CLUEDataset"]

@@ -13,7 +13,7 @@ import numpy as np
 
 from .readers import _check_dir
 from .text_corpora import _need_file, _parts
-from .text_files import Shuffle, _FileRowsSource
+from .text_files import Shuffle, _FileRowsSource, find_files
 
 
 class _TaggedSentences(_FileRowsSource):
@@ -145,4 +145,62 @@ class Multi30kDataset(_FileRowsSource):
             self._file_rows.append(len(rows))
 
 
-__all__ = ["CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset", "Multi30kDataset"]
+# The fields of each CLUE task (train/eval; test has ``id`` or no ``label``), and those read as uint32.
+_CLUE_FIELDS = {"AFQMC": ("label", "sentence1", "sentence2"), "CMNLI": ("label", "sentence1", "sentence2"),
+                "TNEWS": ("keywords", "label", "label_desc", "sentence"), "IFLYTEK": ("label", "label_des", "sentence"),
+                "WSC": ("idx", "label", "span1_index", "span1_text", "span2_index", "span2_text", "text"),
+                "CSL": ("abst", "id", "keyword", "label")}
+_CLUE_TEST = {"AFQMC": ("id", "sentence1", "sentence2"), "CMNLI": ("id", "sentence1", "sentence2"),
+              "TNEWS": ("id", "keywords", "sentence"), "IFLYTEK": ("id", "sentence"),
+              "WSC": ("idx", "span1_index", "span1_text", "span2_index", "span2_text", "text"),
+              "CSL": ("abst", "id", "keyword")}
+_CLUE_INTS = {"id", "idx", "span1_index", "span2_index"}
+
+
+class CLUEDataset(_FileRowsSource):
+    """``CLUEDataset(dataset_files, task='AFQMC', usage='train', num_samples=None, num_parallel_workers=None,
+    shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None)``: JSON lines of a CLUE task ('AFQMC',
+    'TNEWS', 'IFLYTEK', 'CMNLI', 'WSC', 'CSL'), the task's fields as columns in sorted order (WSC's ``target``
+    spans flattened): strings, ``id``/``idx``/span indexes uint32, CSL's ``keyword`` a 1-D string array.
+    ``usage`` 'train', 'eval' or 'test' (test files have ``id`` and no ``label``)."""
+
+    def __init__(self, dataset_files: str | Sequence[str], task: str = "AFQMC", usage: str = "train",
+                 num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: Any = Shuffle.GLOBAL, num_shards: int | None = None, shard_id: int | None = None,
+                 cache: Any = None) -> None:
+        who = "CLUEDataset"
+        super().__init__(who, shuffle, num_shards, shard_id, num_samples, cache, num_parallel_workers)
+        if task not in _CLUE_FIELDS:
+            raise ValueError(f"{who}: task must be one of {list(_CLUE_FIELDS)}, got {task!r}")
+        if usage not in ("train", "eval", "test"):
+            raise ValueError(f"{who}: usage must be 'train', 'eval' or 'test', got {usage!r}")
+        self._names = list((_CLUE_TEST if usage == "test" else _CLUE_FIELDS)[task])
+        for path in find_files(who, dataset_files):
+            rows = []
+            with open(path, encoding="utf-8") as f:
+                for k, line in enumerate(f, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        obj = json.loads(line)
+                    except json.JSONDecodeError as err:
+                        raise ValueError(f"{who}: line {k} of {path} is not JSON ({err})") from None
+                    if task == "WSC" and isinstance(obj.get("target"), dict):
+                        obj = {**obj, **obj["target"]}
+                    missing = [n for n in self._names if n not in obj]
+                    if missing:
+                        raise ValueError(f"{who}: line {k} of {path} has no {missing} (task {task!r}, usage {usage!r})")
+                    rows.append(tuple(self._value(n, obj[n]) for n in self._names))
+            self._data += rows
+            self._file_rows.append(len(rows))
+
+    @staticmethod
+    def _value(name: str, value: Any) -> np.ndarray:
+        if name in _CLUE_INTS:
+            return np.asarray(int(value), np.uint32)
+        if isinstance(value, list):
+            return np.array([str(v) for v in value])
+        return np.array(value if isinstance(value, str) else json.dumps(value))
+
+
+__all__ = ["CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset", "Multi30kDataset", "CLUEDataset"]
