@@ -171,6 +171,16 @@ def _make_more(root: str) -> None:
     for k in range(2):
         _write(f"{root}/clue/part{k}.json", "".join(json.dumps(dict(clue, id=k * 10 + j, idx=j, sentence=f"s{k}{j}"))
                                                    + "\n" for j in range(2)))
+    for part, city, ids in (("train", "bochum", ("000000_000313",)),
+                            ("train", "aachen", ("000001_000019", "000000_000019")),
+                            ("val", "lindau", ("000000_000019",)), ("test", "berlin", ("000000_000019",))):
+        for i in ids:
+            _write(f"{root}/cityscapes/leftImg8bit/{part}/{city}/{city}_{i}_leftImg8bit.png", _jpeg(rng, 3))
+            for kind in ("labelIds", "instanceIds", "color"):
+                _write(f"{root}/cityscapes/gtFine/{part}/{city}/{city}_{i}_gtFine_{kind}.png", _jpeg(rng, 2))
+            _write(f"{root}/cityscapes/gtFine/{part}/{city}/{city}_{i}_gtFine_polygons.json",
+                   json.dumps({"objects": [{"label": "road", "polygon": [[1, 2], [3.5, 4]]}], "imgHeight": 2,
+                               "imgWidth": 3}))
     for c, n in (("001.ak47", 2), ("002.american-flag", 1), ("257.clutter", 1)):
         for k in range(n):
             _write(f"{root}/caltech256/{c}/{c[:3]}_000{k + 1}.jpg", _jpeg(rng, 3))
@@ -219,6 +229,10 @@ def _more(ds, root: str) -> dict:
         for usage in ("train", "test"):
             d = ds.CLUEDataset(f"{root}/clue/*.json", task=task, usage=usage, shuffle=False)
             out[f"clue_{task}_{usage}"] = [d.get_col_names(), _rows(d)]
+    for task in ("instance", "semantic", "color", "polygon"):
+        out[f"cityscapes_{task}"] = _rows(ds.CityscapesDataset(f"{root}/cityscapes", task=task, shuffle=False))
+    out["cityscapes_all"] = _rows(ds.CityscapesDataset(f"{root}/cityscapes", usage="all", task="semantic",
+                                                       shuffle=False))
     cal = ds.Caltech256Dataset(f"{root}/caltech256", shuffle=False)
     out["caltech256"] = [cal.get_col_names(), _rows(cal)]
     return out

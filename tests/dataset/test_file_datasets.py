@@ -499,3 +499,18 @@ def test_clue_bad_input(files, tmp_path):
     (tmp_path / "b.json").write_text("{not json\n")
     with pytest.raises(ValueError, match="is not JSON"):
         ds.CLUEDataset(str(tmp_path / "b.json"))
+
+
+def test_cityscapes_bad_input(files, tmp_path):
+    with pytest.raises(ValueError, match="quality_mode must be 'fine' or 'coarse'"):
+        ds.CityscapesDataset(f"{files}/cityscapes", quality_mode="medium")
+    with pytest.raises(ValueError, match="usage for quality_mode 'coarse' must be one of"):
+        ds.CityscapesDataset(f"{files}/cityscapes", usage="test", quality_mode="coarse")
+    with pytest.raises(ValueError, match="task must be one of"):
+        ds.CityscapesDataset(f"{files}/cityscapes", task="depth")
+    with pytest.raises(ValueError, match="leftImg8bit.train not found"):
+        ds.CityscapesDataset(str(tmp_path))
+    (tmp_path / "leftImg8bit" / "train" / "x").mkdir(parents=True)
+    (tmp_path / "leftImg8bit" / "train" / "x" / "x_1_leftImg8bit.png").write_bytes(b"\x89PNG")
+    with pytest.raises(ValueError, match="the instance annotation of x_1_leftImg8bit.png, not found"):
+        ds.CityscapesDataset(str(tmp_path))

@@ -24,7 +24,14 @@ from .deserializer import deserialize
 from .detection_files import ManifestDataset, VOCDataset, WIDERFaceDataset
 from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
 from .image_files import Cifar100Dataset, EMnistDataset, FashionMnistDataset, KMnistDataset, QMnistDataset
-from .image_folders import Caltech256Dataset, CelebADataset, DIV2KDataset, FlickrDataset, Food101Dataset
+from .image_folders import (
+    Caltech256Dataset,
+    CelebADataset,
+    CityscapesDataset,
+    DIV2KDataset,
+    FlickrDataset,
+    Food101Dataset,
+)
 from .mindrecord import MindDataset
 from .nlp_files import CLUEDataset, CoNLL2000Dataset, Multi30kDataset, SQuADDataset, UDPOSDataset
 from .random_source import RandomDataset
@@ -75,4 +82,5 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "Caltech256Dataset", "Food101Dataset", "CoNLL2000Dataset", "UDPOSDataset", "SQuADDataset",
            "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "MindDataset",
            "FlickrDataset", "DIV2KDataset", "CMUArcticDataset", "GTZANDataset", "WIDERFaceDataset",
-           "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset", "Places365Dataset", "CLUEDataset"]
+           "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset", "Places365Dataset", "CLUEDataset",
+           "CityscapesDataset"]

@@ -1,10 +1,12 @@
 """Readers of image sets laid out as folders and list files: ``CelebADataset`` (the aligned faces with
 ``list_attr_celeba.txt`` and ``list_eval_partition.txt``), ``Caltech256Dataset`` (one folder per class),
-``Food101Dataset``, ``FlickrDataset`` (captions) and ``DIV2KDataset`` (high/low resolution pairs),
+``Food101Dataset``, ``FlickrDataset`` (captions), ``DIV2KDataset`` (high/low resolution pairs) and
+``CityscapesDataset``,
 with MindSpore's columns, dtypes and order."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -257,4 +259,67 @@ class DIV2KDataset(_RandomAccessSource):
         return _image(hr, self._decode, "DIV2KDataset"), _image(lr, self._decode, "DIV2KDataset")
 
 
-__all__ = ["CelebADataset", "Caltech256Dataset", "Food101Dataset", "FlickrDataset", "DIV2KDataset"]
+_CITYSCAPES_TASKS = {"instance": "instanceIds.png", "semantic": "labelIds.png", "color": "color.png",
+                     "polygon": "polygons.json"}
+
+
+class CityscapesDataset(_RandomAccessSource):
+    """``CityscapesDataset(dataset_dir, usage='train', quality_mode='fine', task='instance', num_samples=None,
+    num_parallel_workers=None, shuffle=None, decode=None, sampler=None, num_shards=None, shard_id=None,
+    cache=None)``: ``leftImg8bit/<usage>/<city>/<name>_leftImg8bit.png`` (cities and files sorted) with their
+    ``gtFine`` (or ``gtCoarse``) annotation: ``image`` and ``task`` (the ``instanceIds``/``labelIds``/``color``
+    PNG, bytes or decoded with ``decode``; for 'polygon' the JSON as compact text with sorted keys, as MindSpore
+    writes it). ``usage`` 'train', 'test', 'val' (fine) or 'train', 'train_extra', 'val' (coarse), or 'all'."""
+
+    def __init__(self, dataset_dir: str, usage: str = "train", quality_mode: str = "fine", task: str = "instance",
+                 num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, decode: bool | None = None, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        who = "CityscapesDataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        if cache is not None:
+            raise NotImplementedError(f"{who}: cache (a dataset cache server) is not supported")
+        self._decode = _decode_flag(who, decode)
+        if quality_mode not in ("fine", "coarse"):
+            raise ValueError(f"{who}: quality_mode must be 'fine' or 'coarse', got {quality_mode!r}")
+        if task not in _CITYSCAPES_TASKS:
+            raise ValueError(f"{who}: task must be one of {list(_CITYSCAPES_TASKS)}, got {task!r}")
+        splits = ("train", "test", "val") if quality_mode == "fine" else ("train", "train_extra", "val")
+        if usage not in (*splits, "all"):
+            raise ValueError(f"{who}: usage for quality_mode {quality_mode!r} must be one of {[*splits, 'all']}, "
+                             f"got {usage!r}")
+        root = _check_dir(who, dataset_dir)
+        gt = "gtFine" if quality_mode == "fine" else "gtCoarse"
+        self._task = task
+        self._items: list[tuple[str, str]] = []
+        for part in (splits if usage == "all" else (usage,)):
+            images = os.path.join(root, "leftImg8bit", part)
+            if not os.path.isdir(images):  # 'all' needs every split, as in MindSpore
+                raise ValueError(f"{who}: folder {images} not found (usage {usage!r})")
+            for city in sorted(os.listdir(images)):
+                for name in sorted(os.listdir(os.path.join(images, city))):
+                    if not name.endswith("_leftImg8bit.png"):
+                        continue
+                    stem = name[:-len("_leftImg8bit.png")]
+                    target = os.path.join(root, gt, part, city, f"{stem}_{gt}_{_CITYSCAPES_TASKS[task]}")
+                    if not os.path.isfile(target):
+                        raise ValueError(f"{who}: {target}, the {task} annotation of {name}, not found")
+                    self._items.append((os.path.join(images, city, name), target))
+
+    def _column_names(self) -> list[str]:
+        return ["image", "task"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        image, target = self._items[index]
+        if self._task == "polygon":
+            with open(target, encoding="utf-8") as f:
+                text = json.dumps(json.load(f), separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+            return _image(image, self._decode, "CityscapesDataset"), np.array(text)
+        return _image(image, self._decode, "CityscapesDataset"), _image(target, self._decode, "CityscapesDataset")
+
+
+__all__ = ["CelebADataset", "Caltech256Dataset", "Food101Dataset", "FlickrDataset", "DIV2KDataset",
+           "CityscapesDataset"]
