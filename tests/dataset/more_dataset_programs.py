@@ -181,6 +181,13 @@ def _make_more(root: str) -> None:
             _write(f"{root}/cityscapes/gtFine/{part}/{city}/{city}_{i}_gtFine_polygons.json",
                    json.dumps({"objects": [{"label": "road", "polygon": [[1, 2], [3.5, 4]]}], "imgHeight": 2,
                                "imgWidth": 3}))
+    kitti = ["Car", "Van", "Truck", "Pedestrian", "Person_sitting", "Cyclist", "Tram", "Misc", "DontCare"]
+    for k in range(2):
+        _write(f"{root}/kitti/data_object_image_2/training/image_2/00000{k}.png", _jpeg(rng, 2))
+        lines = [f"{c} 0.{k}{j} {j % 3} -1.5{j} 587.01 173.33 614.12 200.1{j} 1.65 1.67 3.64 -0.65 1.71 46.70 -1.59"
+                 for j, c in enumerate(kitti[k * 5:(k + 1) * 5])]
+        _write(f"{root}/kitti/data_object_label_2/training/label_2/00000{k}.txt", "\n".join(lines) + "\n")
+    _write(f"{root}/kitti/data_object_image_2/testing/image_2/000000.png", _jpeg(rng, 3))
     for c, n in (("001.ak47", 2), ("002.american-flag", 1), ("257.clutter", 1)):
         for k in range(n):
             _write(f"{root}/caltech256/{c}/{c[:3]}_000{k + 1}.jpg", _jpeg(rng, 3))
@@ -233,6 +240,9 @@ def _more(ds, root: str) -> dict:
         out[f"cityscapes_{task}"] = _rows(ds.CityscapesDataset(f"{root}/cityscapes", task=task, shuffle=False))
     out["cityscapes_all"] = _rows(ds.CityscapesDataset(f"{root}/cityscapes", usage="all", task="semantic",
                                                        shuffle=False))
+    for u in ("train", "test"):
+        d = ds.KITTIDataset(f"{root}/kitti", usage=u, shuffle=False)
+        out[f"kitti_{u}"] = [d.get_col_names(), _rows(d)]
     cal = ds.Caltech256Dataset(f"{root}/caltech256", shuffle=False)
     out["caltech256"] = [cal.get_col_names(), _rows(cal)]
     return out

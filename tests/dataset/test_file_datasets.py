@@ -514,3 +514,20 @@ def test_cityscapes_bad_input(files, tmp_path):
     (tmp_path / "leftImg8bit" / "train" / "x" / "x_1_leftImg8bit.png").write_bytes(b"\x89PNG")
     with pytest.raises(ValueError, match="the instance annotation of x_1_leftImg8bit.png, not found"):
         ds.CityscapesDataset(str(tmp_path))
+
+
+def test_kitti_bad_input(files, tmp_path):
+    with pytest.raises(ValueError, match="usage must be 'train' or 'test'"):
+        ds.KITTIDataset(f"{files}/kitti", usage="val")
+    with pytest.raises(ValueError, match="image_2 not found"):
+        ds.KITTIDataset(str(tmp_path))
+    images = tmp_path / "data_object_image_2" / "training" / "image_2"
+    images.mkdir(parents=True)
+    (images / "000000.png").write_bytes(b"\x89PNG")
+    with pytest.raises(ValueError, match="label file .*000000.txt not found"):
+        ds.KITTIDataset(str(tmp_path))
+    labels = tmp_path / "data_object_label_2" / "training" / "label_2"
+    labels.mkdir(parents=True)
+    (labels / "000000.txt").write_text("Boat 0 0 0 1 2 3 4 5 6 7 8 9 10 11\n")
+    with pytest.raises(ValueError, match="line 1 of .* with a KITTI class"):
+        ds.KITTIDataset(str(tmp_path))

@@ -21,7 +21,7 @@ from .coco_files import CocoDataset
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
 from .dataset_cache import DatasetCache, OBSMindDataset, sync_wait_for_dataset
 from .deserializer import deserialize
-from .detection_files import ManifestDataset, VOCDataset, WIDERFaceDataset
+from .detection_files import KITTIDataset, ManifestDataset, VOCDataset, WIDERFaceDataset
 from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
 from .image_files import Cifar100Dataset, EMnistDataset, FashionMnistDataset, KMnistDataset, QMnistDataset
 from .image_folders import (
@@ -83,4 +83,4 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "MindDataset",
            "FlickrDataset", "DIV2KDataset", "CMUArcticDataset", "GTZANDataset", "WIDERFaceDataset",
            "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset", "Places365Dataset", "CLUEDataset",
-           "CityscapesDataset"]
+           "CityscapesDataset", "KITTIDataset"]

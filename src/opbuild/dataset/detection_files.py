@@ -270,4 +270,59 @@ class WIDERFaceDataset(_AnnotatedImages):
                 self._items.append((path, (arr[:, :4].copy(), *(arr[:, c].copy() for c in range(4, 10)))))
 
 
-__all__ = ["ManifestDataset", "VOCDataset", "WIDERFaceDataset"]
+# KITTI's object classes, indexed in sorted order (MindSpore's labels).
+_KITTI_CLASSES = {n: i for i, n in enumerate(sorted(("Car", "Van", "Truck", "Pedestrian", "Person_sitting", "Cyclist",
+                                                      "Tram", "Misc", "DontCare")))}
+_KITTI_COLUMNS = ["image", "label", "truncated", "occluded", "alpha", "bbox", "dimensions", "location", "rotation_y"]
+
+
+class KITTIDataset(_AnnotatedImages):
+    """``KITTIDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+    decode=False, sampler=None, num_shards=None, shard_id=None, cache=None)``: the object detection set:
+    'train' (None) reads ``data_object_image_2/training/image_2/*.png`` with ``data_object_label_2/training/
+    label_2/<id>.txt``: ``image``, ``label`` (uint32 (N, 1), the class in sorted order of KITTI's nine),
+    ``truncated``, ``occluded`` (uint32), ``alpha`` (N, 1), ``bbox`` (N, 4), ``dimensions``, ``location`` (N,
+    3), ``rotation_y`` (N, 1) (float32 unless said); 'test' reads the ``testing`` images, column ``image``."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, decode: bool = False,
+                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None,
+                 cache: Any = None) -> None:
+        who = "KITTIDataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        _refuse(who, cache)
+        self._decode = _check_decode(who, decode)
+        usage = "train" if usage is None else usage
+        if usage not in ("train", "test"):
+            raise ValueError(f"{who}: usage must be 'train' or 'test', got {usage!r}")
+        root = _check_dir(who, dataset_dir)
+        part = "training" if usage == "train" else "testing"
+        images = os.path.join(root, "data_object_image_2", part, "image_2")
+        if not os.path.isdir(images):
+            raise ValueError(f"{who}: folder {images} not found (usage {usage!r})")
+        names = sorted(n for n in os.listdir(images) if n.endswith(".png"))
+        self._names = list(_KITTI_COLUMNS) if usage == "train" else ["image"]
+        self._items = []
+        for name in names:
+            if usage == "test":
+                self._items.append((os.path.join(images, name), ()))
+                continue
+            label = os.path.join(root, "data_object_label_2", part, "label_2", name[:-4] + ".txt")
+            self._items.append((os.path.join(images, name), self._objects(who, label)))
+
+    @staticmethod
+    def _objects(who: str, path: str) -> tuple[np.ndarray, ...]:
+        if not os.path.isfile(path):
+            raise ValueError(f"{who}: label file {path} not found")
+        with open(path, encoding="utf-8") as f:
+            rows = [line.split() for line in f if line.strip()]
+        for k, r in enumerate(rows, 1):
+            if len(r) != 15 or r[0] not in _KITTI_CLASSES:
+                raise ValueError(f"{who}: line {k} of {path} is not '<class> 14 numbers' with a KITTI class")
+        nums = np.asarray([[float(v) for v in r[1:]] for r in rows], np.float32).reshape(-1, 14)
+        labels = np.asarray([[_KITTI_CLASSES[r[0]]] for r in rows], np.uint32).reshape(-1, 1)
+        return (labels, nums[:, 0:1].copy(), nums[:, 1:2].astype(np.uint32), nums[:, 2:3].copy(), nums[:, 3:7].copy(),
+                nums[:, 7:10].copy(), nums[:, 10:13].copy(), nums[:, 13:14].copy())
+
+
+__all__ = ["ManifestDataset", "VOCDataset", "WIDERFaceDataset", "KITTIDataset"]
