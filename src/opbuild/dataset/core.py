@@ -104,11 +104,16 @@ class Dataset(PipelineExtras):
         ``output_columns`` (default: the input columns). As in MindSpore, when there are as many outputs as
         inputs they take the input columns' places; otherwise they come first, followed by the untouched
         columns. Workers and multiprocessing are accepted and ignored (operations run in the iterating
-        thread); other keyword arguments (MindSpore's ``callbacks``, ``max_rowsize``, ...) are refused.
+        thread); ``callbacks`` takes ``DSCallback`` objects (dataset/callbacks.py); other keyword arguments
+        (MindSpore's ``max_rowsize``, ...) are refused.
         """
+        callbacks = kwargs.pop("callbacks", None)
         if kwargs:
             raise TypeError(f"map: unsupported arguments {sorted(kwargs)}")
-        return MapDataset(self, operations, input_columns, output_columns)
+        node = MapDataset(self, operations, input_columns, output_columns)
+        if callbacks is not None:
+            node._set_callbacks(callbacks)
+        return node
 
     def repeat(self, count: int | None = None) -> Dataset:
         """The rows ``count`` times (None or -1: without end), each repetition reshuffled."""
@@ -307,18 +312,27 @@ class MapDataset(Dataset):
                                f"{self.output_columns}; pass output_columns naming each result")
         return tuple(np.asarray(v) for v in values)
 
+    def _set_callbacks(self, callbacks: Any) -> None:
+        from .callbacks import CallbackRunner, check_callbacks  # callbacks.py imports this module
+
+        self._runner = CallbackRunner(check_callbacks(callbacks))
+
     def _rows(self, epoch: int, seed: int) -> Iterator[Row]:
         same_arity = len(self.output_columns) == len(self.input_columns)
         kept = [i for i in range(len(self._child._column_names())) if i not in self._in_idx]
-        for row in self._child._rows(epoch, seed):
+
+        def one(row: Row) -> Row:
             results = self._apply(tuple(row[i] for i in self._in_idx))
-            if same_arity:
-                new = list(row)
-                for i, v in zip(self._in_idx, results):
-                    new[i] = v
-                yield tuple(new)
-            else:
-                yield results + tuple(row[i] for i in kept)
+            if not same_arity:
+                return results + tuple(row[i] for i in kept)
+            new = list(row)
+            for i, v in zip(self._in_idx, results):
+                new[i] = v
+            return tuple(new)
+
+        runner = getattr(self, "_runner", None)
+        rows = self._child._rows(epoch, seed)
+        yield from (runner.run(rows, epoch, one) if runner is not None else map(one, rows))
 
 
 def _to_output(arr: np.ndarray, output_numpy: bool, column: str) -> Any:

@@ -37,6 +37,11 @@ def sample_indices(num_rows: int, shuffle: bool, num_shards: int | None, shard_i
 class Sampler:
     """Base class: ``indices(num_rows, rng)`` gives one epoch's row indices, ``size(num_rows)`` their count."""
 
+    def __new__(cls, *args: object, **kwargs: object) -> Sampler:
+        obj = super().__new__(cls)
+        obj._ctor_args = (args, kwargs)  # what serialize() writes, to rebuild the sampler
+        return obj
+
     def __init__(self, num_samples: int | None = None) -> None:
         self.num_samples = None if num_samples is None else _check_int("num_samples", num_samples, 0)
 

@@ -38,6 +38,11 @@ class _RandomAccessSource(Dataset):
     """A source whose rows are read by index, so it can be shuffled and sharded, or read through a sampler
     (dataset/samplers.py; exclusive with ``shuffle`` and sharding, as in MindSpore)."""
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> _RandomAccessSource:
+        obj = super().__new__(cls)
+        obj._ctor_args = (args, kwargs)  # what serialize() writes, to rebuild the source
+        return obj
+
     def __init__(self, shuffle: bool | None, num_shards: int | None, shard_id: int | None,
                  num_samples: int | None, sampler: Any = None) -> None:
         super().__init__()
@@ -55,6 +60,9 @@ class _RandomAccessSource(Dataset):
                 raise RuntimeError("sampler and num_samples cannot be specified at the same time; give the "
                                    "sampler num_samples")
         self._sampler = sampler
+        bind = getattr(sampler, "_bind_source", None)
+        if bind is not None:  # PKSampler reads the rows' classes
+            bind(self)
         # MindSpore's table: shuffle=None on a random-accessible source means shuffled.
         self._shuffle = True if shuffle is None else shuffle
         self._num_shards = num_shards
