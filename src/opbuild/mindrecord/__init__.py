@@ -1,0 +1,27 @@
+"""MindSpore's MindRecord format (``mindspore.mindrecord``): :class:`FileWriter` writes rows to MindRecord
+files (a paged data file plus a SQLite ``.db`` index per shard), :class:`FileReader` reads them back. The files
+are interchangeable with MindSpore 2.x's: each reads the other's. ``opbuild.dataset.MindDataset`` reads them
+into a dataset pipeline. See docs/mindrecord.md for what is and is not covered."""
+
+from __future__ import annotations
+
+from .errors import (
+    MindRecordException,
+    MRMAddSchemaError,
+    MRMCommitError,
+    MRMDefineIndexError,
+    MRMInvalidHeaderSizeError,
+    MRMInvalidPageSizeError,
+    MRMInvalidSchemaError,
+    MRMOpenError,
+    MRMValidateDataError,
+    ParamTypeError,
+    ParamValueError,
+)
+from .filereader import FileReader
+from .filewriter import FAILED, SUCCESS, FileWriter
+
+__all__ = ["FileWriter", "FileReader", "SUCCESS", "FAILED", "MindRecordException", "ParamValueError",
+           "ParamTypeError", "MRMInvalidSchemaError", "MRMAddSchemaError", "MRMDefineIndexError",
+           "MRMValidateDataError", "MRMOpenError", "MRMCommitError", "MRMInvalidHeaderSizeError",
+           "MRMInvalidPageSizeError"]

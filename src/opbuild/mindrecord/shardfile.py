@@ -1,0 +1,228 @@
+"""One MindRecord shard file and its ``.db`` index, as MindSpore 2.x lays them out.
+
+The file: 8 bytes (little-endian) giving the length of a compact JSON header, the header, zeros up to
+``header_size``; then pages of ``page_size`` bytes, page ``k`` at ``header_size + k * page_size``, the last one
+cut at its used size. Blob pages hold each row's blob fields, raw pages each row's scalar fields as a
+MessagePack map; in both, a row is its length (8 bytes, little-endian) then its bytes. The header's page list
+says which row groups each page holds. The ``.db`` (SQLite) maps each row to its page and offsets and holds
+the index fields' values; readers use it to find rows."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import _msgpack
+from .errors import MRMCommitError, MRMOpenError
+from .schema import blob_fields, compresses_integers, decode_blob
+
+VERSION = "3.0"
+_SQL_TYPES = {"int32": "INTEGER", "int64": "INTEGER", "float32": "REAL", "float64": "REAL", "string": "TEXT"}
+_POSITIONS = ("ROW_ID", "PAGE_ID_RAW", "PAGE_OFFSET_RAW", "PAGE_OFFSET_RAW_END", "ROW_GROUP_ID", "PAGE_ID_BLOB",
+              "PAGE_OFFSET_BLOB", "PAGE_OFFSET_BLOB_END")
+
+
+@dataclass
+class _Page:
+    page_id: int
+    kind: str  # "BLOB_DATA" or "RAW_DATA"
+    type_id: int
+    data: bytearray = field(default_factory=bytearray)
+    groups: list[dict[str, int]] = field(default_factory=list)
+    start_row: int = 0
+    end_row: int = 0
+
+    def meta(self, shard_id: int) -> dict[str, Any]:
+        return {"end_row_id": self.end_row, "page_id": self.page_id, "page_size": len(self.data),
+                "page_type": self.kind, "page_type_id": self.type_id, "row_group_ids": self.groups,
+                "shard_id": shard_id, "start_row_id": self.start_row}
+
+
+class ShardLayout:
+    """Pages of one shard being written: rows go to the current blob and raw pages; a full page starts a new
+    one (a new blob page starts a new row group). Records each row's position for the ``.db``."""
+
+    def __init__(self, page_size: int) -> None:
+        self.page_size = page_size
+        self.pages: list[_Page] = []
+        self.positions: list[tuple[int, ...]] = []
+        self.index_values: list[list[Any]] = []
+        self._blob: _Page | None = None
+        self._raw: _Page | None = None
+        self._group = -1
+
+    def _new_page(self, kind: str) -> _Page:
+        type_id = sum(p.kind == kind for p in self.pages)
+        page = _Page(len(self.pages), kind, type_id)
+        self.pages.append(page)
+        return page
+
+    def add_batch(self, rows: list[tuple[bytes, bytes, list[Any]]]) -> None:
+        """Append the rows of one ``write_raw_data`` call (packed raw map, blob, index values each). As
+        MindSpore, the batch's blobs are laid out first, then its raw maps, which fixes the page numbering."""
+        first = len(self.positions)
+        for k, (raw, blob, _) in enumerate(rows):
+            for what, payload in (("blob", blob), ("raw", raw)):
+                if 8 + len(payload) > self.page_size:
+                    raise MRMCommitError(f"row {first + k}: its {what} data needs {8 + len(payload)} bytes, more "
+                                         f"than a page ({self.page_size}); call set_page_size with a larger size")
+        placed = []
+        for k, (_, blob, _) in enumerate(rows):
+            if self._blob is None or len(self._blob.data) + 8 + len(blob) > self.page_size:
+                self._group += 1
+                self._blob = self._new_page("BLOB_DATA")
+                # MindSpore lists one row group with id 0 on every blob page; raw pages carry the real ids.
+                self._blob.groups.append({"id": 0, "offset": 0})
+                self._blob.start_row = self._blob.end_row = first + k
+            at = len(self._blob.data)
+            self._blob.data += struct.pack("<Q", len(blob)) + blob
+            self._blob.end_row = first + k + 1
+            placed.append((self._group, self._blob.page_id, at, len(self._blob.data)))
+        for k, ((raw, _, index_values), (group, blob_page, blob_at, blob_end)) in enumerate(zip(rows, placed)):
+            if self._raw is None or len(self._raw.data) + 8 + len(raw) > self.page_size:
+                self._raw = self._new_page("RAW_DATA")
+            if not self._raw.groups or self._raw.groups[-1]["id"] != group:
+                self._raw.groups.append({"id": group, "offset": len(self._raw.data)})
+            raw_at = len(self._raw.data)
+            self._raw.data += struct.pack("<Q", len(raw)) + raw
+            self.positions.append((first + k, self._raw.page_id, raw_at, len(self._raw.data), group, blob_page,
+                                   blob_at, blob_end))
+            self.index_values.append(index_values)
+
+
+def header_json(*, header_size: int, page_size: int, index_fields: list[str], pages: list[dict[str, Any]],
+                compression_size: int, schema: dict[str, dict[str, Any]], desc: str, addresses: list[str],
+                shard_id: int) -> bytes:
+    """The header JSON in MindSpore's key order and compact form."""
+    header = {"header_size": header_size,
+              "index_fields": [{"index_field": f, "schema_id": 0} for f in index_fields],
+              "page": pages, "page_size": page_size, "compression_size": compression_size,
+              "schema": [{"blob_fields": blob_fields(schema), "desc": desc, "schema": schema}],
+              "shard_addresses": addresses, "shard_id": shard_id, "statistics": None, "version": VERSION}
+    return json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def write_shard(path: str, header: bytes, header_size: int, layout: ShardLayout) -> None:
+    """Write the shard file at ``path``."""
+    if 8 + len(header) > header_size:
+        raise MRMCommitError(f"the header needs {8 + len(header)} bytes, more than header_size ({header_size}); "
+                             "call set_header_size with a larger size")
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(header)) + header)
+        f.write(b"\0" * (header_size - 8 - len(header)))
+        for k, page in enumerate(layout.pages):
+            f.write(bytes(page.data))
+            if k + 1 < len(layout.pages):
+                f.write(b"\0" * (layout.page_size - len(page.data)))
+
+
+def write_db(path: str, shard_name: str, index_fields: list[str], schema: dict[str, dict[str, Any]],
+             layout: ShardLayout) -> None:
+    """Write the SQLite index at ``path`` (MindSpore's tables and column names)."""
+    columns = ["ROW_ID               INT  NOT NULL", "PAGE_ID_RAW          INT  NOT NULL",
+               "PAGE_OFFSET_RAW      INT  NOT NULL", "PAGE_OFFSET_RAW_END  INT  NOT NULL",
+               "ROW_GROUP_ID         INT  NOT NULL", "PAGE_ID_BLOB         INT  NOT NULL",
+               "PAGE_OFFSET_BLOB     INT  NOT NULL", "PAGE_OFFSET_BLOB_END INT  NOT NULL"]
+    extra = "".join(f",INC_{k} INT, {name}_0 {_SQL_TYPES[schema[name]['type']]}"
+                    for k, name in enumerate(index_fields))
+    keys = ",".join(["ROW_ID"] + [f"INC_{k}" for k in range(len(index_fields))])
+    create = f"CREATE TABLE INDEXES(  {', '.join(columns)}{extra}, PRIMARY KEY({keys}))"
+    db = sqlite3.connect(path)
+    try:
+        db.execute(create)
+        db.execute("CREATE TABLE SHARD_NAME(NAME TEXT NOT NULL)")
+        db.execute("INSERT INTO SHARD_NAME (NAME) VALUES (?)", (shard_name,))
+        marks = ",".join("?" * (len(_POSITIONS) + 2 * len(index_fields)))
+        db.executemany(f"INSERT INTO INDEXES VALUES ({marks})",
+                       [pos + tuple(x for v in values for x in (0, v))
+                        for pos, values in zip(layout.positions, layout.index_values)])
+        db.commit()
+    finally:
+        db.close()
+
+
+@dataclass
+class ShardFile:
+    """A shard opened for reading: its header and row locations (from the ``.db``)."""
+
+    path: str
+    header: dict[str, Any]
+    rows: list[tuple[int, int, int, int, int, int]]  # raw page, raw start, raw end, blob page, start, end
+
+    @property
+    def schema(self) -> dict[str, dict[str, Any]]:
+        return self.header["schema"][0]["schema"]
+
+    def read_row(self, f: Any, k: int) -> dict[str, Any]:
+        """Row ``k`` of this shard (field -> value: int, float, str, bytes or ndarray), read from ``f``."""
+        raw_page, raw_start, raw_end, blob_page, blob_start, blob_end = self.rows[k]
+        hsize, psize = self.header["header_size"], self.header["page_size"]
+        f.seek(hsize + raw_page * psize + raw_start + 8)
+        raw = f.read(raw_end - raw_start - 8)
+        f.seek(hsize + blob_page * psize + blob_start + 8)
+        blob = f.read(blob_end - blob_start - 8)
+        if len(raw) != raw_end - raw_start - 8 or len(blob) != blob_end - blob_start - 8:
+            raise MRMOpenError(f"{self.path}: row {k} lies past the end of the file (truncated file)")
+        schema = self.schema
+        values = _msgpack.unpack_row(raw)
+        out: dict[str, Any] = {}
+        for name, spec in schema.items():
+            if name in values:
+                v = values[name]
+                out[name] = _scalar(v, spec["type"])
+        if blob_fields(schema):
+            out.update(decode_blob(blob, schema, compresses_integers(schema, self.header.get("version", "0"))))
+        return out
+
+
+def _scalar(value: Any, kind: str) -> Any:
+    """A raw-page value as MindSpore's reader returns it: float32 fields rounded to float32."""
+    if kind == "string":
+        return str(value)
+    if kind == "float32":
+        return float(np.float32(value))
+    return float(value) if kind == "float64" else int(value)
+
+
+def read_header(path: str) -> dict[str, Any]:
+    """The JSON header of the MindRecord file ``path`` (MRMOpenError when it is missing or not one)."""
+    if not os.path.isfile(path):
+        raise MRMOpenError(f"MindRecord file {path} does not exist")
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if len(head) < 8:
+            raise MRMOpenError(f"{path} is not a MindRecord file (shorter than its header length field)")
+        n = struct.unpack("<Q", head)[0]
+        text = f.read(n) if n <= (1 << 28) else b""
+    try:
+        header = json.loads(text.decode("utf-8"))
+        header["schema"][0]["schema"], header["header_size"], header["page_size"], header["shard_addresses"]
+    except (ValueError, UnicodeDecodeError, KeyError, IndexError, TypeError):
+        raise MRMOpenError(f"{path} is not a MindRecord file (its header is not MindRecord JSON)") from None
+    return header
+
+
+def open_shard(path: str) -> ShardFile:
+    """Open one shard file and its ``.db`` index."""
+    header = read_header(path)
+    db_path = path + ".db"
+    if not os.path.isfile(db_path):
+        raise MRMOpenError(f"the index {db_path} of MindRecord file {path} does not exist (copy it along with "
+                           "the file)")
+    try:
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        try:
+            rows = db.execute("SELECT DISTINCT ROW_ID, PAGE_ID_RAW, PAGE_OFFSET_RAW, PAGE_OFFSET_RAW_END, "
+                              "PAGE_ID_BLOB, PAGE_OFFSET_BLOB, PAGE_OFFSET_BLOB_END FROM INDEXES ORDER BY "
+                              "ROW_ID").fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error as e:
+        raise MRMOpenError(f"{db_path} is not a MindRecord index ({e})") from None
+    return ShardFile(path, header, [tuple(r[1:]) for r in rows])
