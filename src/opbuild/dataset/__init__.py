@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import audio, config, text, transforms, vision
 from .core import BatchDataset, Dataset, DictIterator, MapDataset, ShuffleDataset, TupleIterator
 from .extra_nodes import FakeImageDataset, PaddedDataset, zip  # noqa: A004  (MindSpore's ds.zip)
+from .minddataset import MindDataset
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (
     DistributedSampler,
@@ -27,3 +28,4 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "ImageFolderDataset", "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
            "SubsetSampler", "SubsetRandomSampler", "vision", "transforms", "audio", "text",
            "Schema", "PaddedDataset", "FakeImageDataset", "zip"]
+__all__ += ["MindDataset"]

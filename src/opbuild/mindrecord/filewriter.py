@@ -38,7 +38,8 @@ def shard_paths(file_name: str, shard_num: int) -> list[str]:
 class FileWriter:
     """Write MindRecord files: ``add_schema``, optionally ``add_index``, ``write_raw_data`` (any number of
     times), then ``commit``. ``shard_num`` files (1 to 1000) share the rows: each ``write_raw_data`` call
-    gives shard ``i`` an equal slice of its rows, in order, and the last shard the rest (as MindSpore).
+    gives each shard an equal run of its rows, in order; the ``n % shard_num`` rows left over go one each to
+    the first shards (MindSpore picks those shards at random).
     A row that does not fit the schema raises MRMValidateDataError and that call writes nothing (MindSpore
     drops such rows with a warning instead)."""
 
@@ -84,7 +85,8 @@ class FileWriter:
         writer.set_header_size(header["header_size"])
         writer.set_page_size(header["page_size"])
         writer.add_schema(header["schema"][0]["schema"], header["schema"][0].get("desc", ""))
-        writer.add_index([f["index_field"] for f in header["index_fields"]])
+        if header.get("index_fields"):
+            writer.add_index([f["index_field"] for f in header["index_fields"]])
         for s, rows in enumerate(reader.shard_rows()):
             writer._append(rows, s)
         reader.close()
@@ -157,10 +159,14 @@ class FileWriter:
             check_row(i, row, self._schema)
         layouts = self._layouts_or_new()
         n, shards = len(raw_data), len(layouts)
-        base = n // shards
+        # Each shard takes n // shards consecutive rows; MindSpore gives the n % shards left over to shards it
+        # picks at random, here to the first ones.
+        base, extra = divmod(n, shards)
+        start = 0
         for s in range(shards):
-            stop = n if s == shards - 1 else (s + 1) * base
-            self._append(raw_data[s * base:stop], s)
+            stop = start + base + (s < extra)
+            self._append(raw_data[start:stop], s)
+            start = stop
         return SUCCESS
 
     def _append(self, rows: list[dict[str, Any]], shard: int) -> None:
@@ -174,7 +180,9 @@ class FileWriter:
         compress = compresses_integers(schema)
         batch = []
         for row in rows:
-            raw = _msgpack.pack_row({n: raw_value(row[n], schema[n]["type"]) for n in raw_names})
+            # MindSpore stores {"id": 0} as the raw map of a schema without scalar fields.
+            raw = _msgpack.pack_row({n: raw_value(row[n], schema[n]["type"]) for n in raw_names} if raw_names
+                                    else {"id": 0})
             blob, saved = encode_blob(row, schema, compress)
             self._saved += saved
             batch.append((raw, blob, [raw_value(row[n], schema[n]["type"]) for n in index]))
@@ -201,7 +209,7 @@ class FileWriter:
             for s, (path, layout) in enumerate(zip(self._paths, layouts)):
                 header = header_json(header_size=self._header_size, page_size=self._page_size,
                                      index_fields=index, pages=[p.meta(s) for p in layout.pages],
-                                     compression_size=self._saved, schema=self._schema, desc=self._desc,
+                                     compression_size=max(self._saved, 0), schema=self._schema, desc=self._desc,
                                      addresses=names, shard_id=s)
                 tmp = _temp_name(path)
                 staged.append((tmp, path))

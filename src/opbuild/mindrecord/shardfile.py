@@ -10,13 +10,12 @@ the index fields' values; readers use it to find rows."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import struct
 from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
 
 from . import _msgpack
 from .errors import MRMCommitError, MRMOpenError
@@ -101,7 +100,7 @@ def header_json(*, header_size: int, page_size: int, index_fields: list[str], pa
                 shard_id: int) -> bytes:
     """The header JSON in MindSpore's key order and compact form."""
     header = {"header_size": header_size,
-              "index_fields": [{"index_field": f, "schema_id": 0} for f in index_fields],
+              "index_fields": [{"index_field": f, "schema_id": 0} for f in index_fields] or None,
               "page": pages, "page_size": page_size, "compression_size": compression_size,
               "schema": [{"blob_fields": blob_fields(schema), "desc": desc, "schema": schema}],
               "shard_addresses": addresses, "shard_id": shard_id, "statistics": None, "version": VERSION}
@@ -159,8 +158,10 @@ class ShardFile:
     def schema(self) -> dict[str, dict[str, Any]]:
         return self.header["schema"][0]["schema"]
 
-    def read_row(self, f: Any, k: int) -> dict[str, Any]:
-        """Row ``k`` of this shard (field -> value: int, float, str, bytes or ndarray), read from ``f``."""
+    def read_row(self, f: Any, k: int, as_file_reader: bool = True) -> dict[str, Any]:
+        """Row ``k`` of this shard (field -> value: int, float, str, bytes or ndarray), read from ``f``.
+        ``as_file_reader``: scalar numbers as MindSpore's FileReader returns them (see :func:`_scalar`),
+        else as stored."""
         raw_page, raw_start, raw_end, blob_page, blob_start, blob_end = self.rows[k]
         hsize, psize = self.header["header_size"], self.header["page_size"]
         f.seek(hsize + raw_page * psize + raw_start + 8)
@@ -175,19 +176,22 @@ class ShardFile:
         for name, spec in schema.items():
             if name in values:
                 v = values[name]
-                out[name] = _scalar(v, spec["type"])
+                out[name] = _scalar(v, spec["type"]) if as_file_reader else v
         if blob_fields(schema):
             out.update(decode_blob(blob, schema, compresses_integers(schema, self.header.get("version", "0"))))
         return out
 
 
 def _scalar(value: Any, kind: str) -> Any:
-    """A raw-page value as MindSpore's reader returns it: float32 fields rounded to float32."""
+    """A raw-page value as MindSpore's FileReader returns it. MindSpore turns every number within 1e-7 above
+    a whole number into an int, truncating toward zero (so 2.5e-08 reads 0 and -2.9999999999 reads -2);
+    opbuild does the same, except that numbers beyond int64, which MindSpore turns into its minimum, stay
+    floats."""
     if kind == "string":
         return str(value)
-    if kind == "float32":
-        return float(np.float32(value))
-    return float(value) if kind == "float64" else int(value)
+    if isinstance(value, float) and value - math.floor(value) < 1e-7 and -(2.0 ** 63) <= value < 2.0 ** 63:
+        return int(value)
+    return value
 
 
 def read_header(path: str) -> dict[str, Any]:
