@@ -18,6 +18,7 @@ import pytest
 
 from opbuild import dataset as ds
 from opbuild.mindrecord import (
+    CsvToMR,
     FileReader,
     FileWriter,
     MRMCommitError,
@@ -188,3 +189,19 @@ def test_failed_commit_leaves_nothing(tmp_path):
     assert os.listdir(tmp_path) == []
     with pytest.raises(MRMCommitError, match="set_page_size"):
         w.write_raw_data([{"img": b"x" * 40000, "k": 0}])
+
+
+def test_csv_to_mr(tmp_path):
+    src = tmp_path / "t.csv"
+    src.write_text("name,age,score,ok\nann,3,1.5,True\nbob,4,2,False\n")
+    dest = str(tmp_path / "t.mindrecord")
+    assert CsvToMR(str(src), dest).transform() == 0
+    reader = FileReader(dest)
+    assert reader.schema() == {"age": {"type": "int64"}, "name": {"type": "string"}, "ok": {"type": "int32"},
+                               "score": {"type": "float64"}}
+    assert list(reader.get_next()) == [{"age": 3, "name": "ann", "ok": 1, "score": 1.5},
+                                       {"age": 4, "name": "bob", "ok": 0, "score": 2}]
+    assert [f["index_field"] for f in reader.header["index_fields"]] == ["name", "age", "score", "ok"]
+    with pytest.raises(RuntimeError, match="column nope does not exist"):
+        CsvToMR(str(src), str(tmp_path / "u.mindrecord"), columns_list=["nope"]).transform()
+    assert not (tmp_path / "u.mindrecord").exists()

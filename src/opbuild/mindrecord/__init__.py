@@ -5,6 +5,7 @@ into a dataset pipeline. See docs/mindrecord.md for what is and is not covered."
 
 from __future__ import annotations
 
+from .csv_to_mr import CsvToMR
 from .errors import (
     MindRecordException,
     MRMAddSchemaError,
@@ -24,4 +25,4 @@ from .filewriter import FAILED, SUCCESS, FileWriter
 __all__ = ["FileWriter", "FileReader", "SUCCESS", "FAILED", "MindRecordException", "ParamValueError",
            "ParamTypeError", "MRMInvalidSchemaError", "MRMAddSchemaError", "MRMDefineIndexError",
            "MRMValidateDataError", "MRMOpenError", "MRMCommitError", "MRMInvalidHeaderSizeError",
-           "MRMInvalidPageSizeError"]
+           "MRMInvalidPageSizeError", "CsvToMR"]
