@@ -5,8 +5,11 @@ opbuild writes the same cases byte for byte as MindSpore did (so MindSpore reads
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import os
+import pickle
 import shutil
 import sqlite3
 import struct
@@ -18,9 +21,11 @@ import pytest
 
 from opbuild import dataset as ds
 from opbuild.mindrecord import (
+    Cifar10ToMR,
     CsvToMR,
     FileReader,
     FileWriter,
+    MnistToMR,
     MRMCommitError,
     MRMInvalidSchemaError,
     MRMOpenError,
@@ -205,3 +210,56 @@ def test_csv_to_mr(tmp_path):
     with pytest.raises(RuntimeError, match="column nope does not exist"):
         CsvToMR(str(src), str(tmp_path / "u.mindrecord"), columns_list=["nope"]).transform()
     assert not (tmp_path / "u.mindrecord").exists()
+
+
+def _decoded(jpeg: bytes) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(jpeg)))
+
+
+def test_mnist_to_mr(tmp_path):
+    pytest.importorskip("PIL", reason="JPEG encoding needs Pillow (the vision extra)")
+    rng = np.random.default_rng(0)
+    images = {"train": (rng.random((3, 28, 28)) > 0.5).astype(np.uint8) * 255, "test": np.zeros((2, 28, 28),
+                                                                                                np.uint8)}
+    labels = {"train": np.array([7, 1, 4], np.uint8), "test": np.array([0, 9], np.uint8)}
+    for usage, prefix in (("train", "train"), ("test", "t10k")):
+        with gzip.open(tmp_path / f"{prefix}-images-idx3-ubyte.gz", "wb") as f:
+            f.write(bytes((0, 0, 8, 3)) + struct.pack(">3i", len(images[usage]), 28, 28) + images[usage].tobytes())
+        with gzip.open(tmp_path / f"{prefix}-labels-idx1-ubyte.gz", "wb") as f:
+            f.write(bytes((0, 0, 8, 1)) + struct.pack(">i", len(labels[usage])) + labels[usage].tobytes())
+    dest = str(tmp_path / "mnist")
+    assert MnistToMR(str(tmp_path), dest).transform() == 0
+    for usage in ("train", "test"):
+        reader = FileReader(f"{dest}_{usage}.mindrecord")
+        assert reader.schema() == {"data": {"type": "bytes"}, "label": {"type": "int64"}}
+        assert reader.header["schema"][0]["desc"] == "mnist_schema"
+        rows = list(reader.get_next())
+        assert [r["label"] for r in rows] == labels[usage].tolist()
+        for r, image in zip(rows, images[usage]):
+            assert np.abs(_decoded(r["data"]).astype(int) - image).mean() < 8  # JPEG, quality 95
+
+
+def test_cifar10_to_mr(tmp_path):
+    pytest.importorskip("PIL", reason="JPEG encoding needs Pillow (the vision extra)")
+    rng = np.random.default_rng(1)
+    data = {}
+    flat = np.array([200, 40, 90], np.uint8)  # a flat colour survives JPEG: the channel order shows
+    for name, n in (("data_batch_1", 2), ("data_batch_2", 1), ("test_batch", 2)):
+        images = rng.integers(0, 256, (n, 3072), dtype=np.uint8)
+        if name == "data_batch_1":
+            images[0] = np.repeat(flat, 1024)  # CIFAR rows are channel-major: 1024 R, 1024 G, 1024 B
+        data[name] = (images, list(range(n)))
+        with open(tmp_path / name, "wb") as f:
+            pickle.dump({b"data": data[name][0], b"labels": data[name][1]}, f)
+    dest = str(tmp_path / "out" / "cifar")
+    os.makedirs(tmp_path / "out")
+    assert Cifar10ToMR(str(tmp_path), dest).transform(["label"]) == 0
+    train = list(FileReader(dest).get_next())
+    assert [(r["id"], r["label"]) for r in train] == [(0, 0), (1, 1), (2, 0)]
+    decoded = _decoded(train[0]["data"])
+    assert decoded.shape == (32, 32, 3)
+    assert np.abs(decoded.astype(int) - flat).max() <= 2
+    assert [r["id"] for r in FileReader(dest + "_test").get_next()] == [0, 1]
+    assert FileReader(dest).header["index_fields"] == [{"index_field": "label", "schema_id": 0}]

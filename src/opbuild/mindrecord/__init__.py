@@ -21,8 +21,10 @@ from .errors import (
 )
 from .filereader import FileReader
 from .filewriter import FAILED, SUCCESS, FileWriter
+from .image_to_mr import Cifar10ToMR, MnistToMR
 
 __all__ = ["FileWriter", "FileReader", "SUCCESS", "FAILED", "MindRecordException", "ParamValueError",
            "ParamTypeError", "MRMInvalidSchemaError", "MRMAddSchemaError", "MRMDefineIndexError",
            "MRMValidateDataError", "MRMOpenError", "MRMCommitError", "MRMInvalidHeaderSizeError",
-           "MRMInvalidPageSizeError", "CsvToMR"]
+           "MRMInvalidPageSizeError", "CsvToMR", "MnistToMR",
+           "Cifar10ToMR"]
