@@ -131,6 +131,19 @@ def test_open_for_append(tmp_path):
     assert [r["k"] for r in FileReader(path).get_next()] == [0, 1, 2, 10, 11]
     assert FileReader(path).len() == 5
 
+    # A set of shards, and numbers FileReader would show as ints: appending keeps them as stored.
+    path = str(tmp_path / "set.mindrecord")
+    w = FileWriter(path, shard_num=2)
+    w.add_schema({"x": {"type": "float64"}, "s": {"type": "string"}})
+    w.write_raw_data([{"x": 2.5e-8, "s": "a"}, {"x": 0.5, "s": "b"}])
+    w.commit()
+    w = FileWriter.open_for_append(path + "1")
+    w.write_raw_data([{"x": 1.5, "s": "c"}, {"x": 2.5, "s": "d"}])
+    w.commit()
+    data = ds.MindDataset(path + "0", shuffle=False)
+    assert [(float(r["x"]), str(r["s"])) for r in data.create_dict_iterator(output_numpy=True, num_epochs=1)] == [
+        (2.5e-8, "a"), (1.5, "c"), (0.5, "b"), (2.5, "d")]
+
 
 def test_shards_and_columns(tmp_path):
     path = str(tmp_path / "s.mr")

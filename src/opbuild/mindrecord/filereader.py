@@ -78,10 +78,10 @@ class FileReader:
         return [s.path for s in self._shards]
 
     def shard_rows(self) -> Iterator[list[dict[str, Any]]]:
-        """All rows of each shard, one list per shard (every field)."""
+        """All rows of each shard, one list per shard (every field, numbers as stored)."""
         for shard in self._shards:
             with open(shard.path, "rb") as f:
-                yield [shard.read_row(f, k) for k in range(len(shard.rows))]
+                yield [shard.read_row(f, k, as_file_reader=False) for k in range(len(shard.rows))]
 
     def get_next(self) -> Iterator[dict[str, Any]]:
         """Yield the rows, one dict each."""
