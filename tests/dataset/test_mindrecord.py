@@ -22,9 +22,11 @@ import pytest
 from opbuild import dataset as ds
 from opbuild.mindrecord import (
     Cifar10ToMR,
+    Cifar100ToMR,
     CsvToMR,
     FileReader,
     FileWriter,
+    ImageNetToMR,
     MnistToMR,
     MRMCommitError,
     MRMInvalidSchemaError,
@@ -276,3 +278,32 @@ def test_cifar10_to_mr(tmp_path):
     assert np.abs(decoded.astype(int) - flat).max() <= 2
     assert [r["id"] for r in FileReader(dest + "_test").get_next()] == [0, 1]
     assert FileReader(dest).header["index_fields"] == [{"index_field": "label", "schema_id": 0}]
+
+
+def test_cifar100_to_mr(tmp_path):
+    pytest.importorskip("PIL", reason="JPEG encoding needs Pillow (the vision extra)")
+    for name, n in (("train", 3), ("test", 1)):
+        with open(tmp_path / name, "wb") as f:
+            pickle.dump({b"data": np.full((n, 3072), 128, np.uint8), b"fine_labels": list(range(n)),
+                         b"coarse_labels": [9] * n}, f)
+    dest = str(tmp_path / "c100")
+    assert Cifar100ToMR(str(tmp_path), dest).transform(["fine_label"]) == 0
+    rows = list(FileReader(dest).get_next())
+    assert [(r["id"], r["fine_label"], r["coarse_label"]) for r in rows] == [(0, 0, 9), (1, 1, 9), (2, 2, 9)]
+    assert np.abs(_decoded(rows[0]["data"]).astype(int) - 128).max() <= 2
+    assert FileReader(dest + "_test").len() == 1
+
+
+def test_imagenet_to_mr(tmp_path):
+    # Image files are stored as they are (MindSpore 2.10 writes these bytes too: checked by hand).
+    for folder, files in (("n01", {"a.JPEG": b"AAAA", "skip.png": b"x"}), ("n02", {"b.jpg": b"BB", "c.jpg": b""})):
+        (tmp_path / "imgs" / folder).mkdir(parents=True)
+        for name, data in files.items():
+            (tmp_path / "imgs" / folder / name).write_bytes(data)
+    (tmp_path / "map.txt").write_text("n01 0\nn02 1\nmissing 2\n")
+    dest = str(tmp_path / "inet.mindrecord")
+    assert ImageNetToMR(str(tmp_path / "map.txt"), str(tmp_path / "imgs"), dest).transform() == 0
+    reader = FileReader(dest)
+    assert [(r["label"], r["image"], os.path.basename(r["file_name"])) for r in reader.get_next()] == [
+        (0, b"AAAA", "a.JPEG"), (1, b"BB", "b.jpg")]
+    assert reader.header["page_size"] == 1 << 25 and reader.header["header_size"] == 1 << 24

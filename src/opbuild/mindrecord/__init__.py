@@ -21,10 +21,11 @@ from .errors import (
 )
 from .filereader import FileReader
 from .filewriter import FAILED, SUCCESS, FileWriter
-from .image_to_mr import Cifar10ToMR, MnistToMR
+from .image_to_mr import Cifar10ToMR, Cifar100ToMR, MnistToMR
+from .imagenet_to_mr import ImageNetToMR
 
 __all__ = ["FileWriter", "FileReader", "SUCCESS", "FAILED", "MindRecordException", "ParamValueError",
            "ParamTypeError", "MRMInvalidSchemaError", "MRMAddSchemaError", "MRMDefineIndexError",
            "MRMValidateDataError", "MRMOpenError", "MRMCommitError", "MRMInvalidHeaderSizeError",
            "MRMInvalidPageSizeError", "CsvToMR", "MnistToMR",
-           "Cifar10ToMR"]
+           "Cifar10ToMR", "Cifar100ToMR", "ImageNetToMR"]

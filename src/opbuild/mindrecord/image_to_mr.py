@@ -130,3 +130,35 @@ class Cifar10ToMR:
     def transform(self, fields: list[str] | None = None) -> int:
         """Convert (as ``run``)."""
         return self.run(fields)
+
+
+class Cifar100ToMR:
+    """Convert the CIFAR-100 Python files in ``source`` (``train``, ``test``) to ``destination`` and
+    ``<destination>_test``: ``id``, ``fine_label``, ``coarse_label`` (int64) and ``data`` (JPEG bytes).
+    ``fields`` given to ``transform`` are indexed."""
+
+    def __init__(self, source: str, destination: str) -> None:
+        for name in ("train", "test"):
+            if not os.path.isfile(os.path.join(source, name)):
+                raise ValueError(f"Cifar100ToMR: no {name} file in {source}")
+        self.source, self.destination = source, destination
+
+    def run(self, fields: list[str] | None = None) -> int:
+        """Convert; returns SUCCESS (0)."""
+        if fields and not isinstance(fields, list):
+            raise ValueError("The parameter fields should be None or list")
+        schema = {"id": {"type": "int64"}, "fine_label": {"type": "int64"}, "coarse_label": {"type": "int64"},
+                  "data": {"type": "bytes"}}
+        for file_name, name, desc in ((self.destination, "train", "img_train"),
+                                      (self.destination + "_test", "test", "img_test")):
+            batch = _unpickle(os.path.join(self.source, name))
+            images = np.asarray(batch[b"data"]).reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
+            rows = [{"id": i, "data": _jpeg(img), "fine_label": int(fine), "coarse_label": int(coarse)}
+                    for i, (img, fine, coarse) in enumerate(zip(images, batch[b"fine_labels"],
+                                                                 batch[b"coarse_labels"]))]
+            _write(file_name, 1, schema, desc, fields, rows, sizes=False, batch_size=None)
+        return SUCCESS
+
+    def transform(self, fields: list[str] | None = None) -> int:
+        """Convert (as ``run``)."""
+        return self.run(fields)
