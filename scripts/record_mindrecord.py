@@ -2,7 +2,7 @@
 
 Writes every case of tests/dataset/mindrecord_cases.py with MindSpore's FileWriter, packs the files into
 tests/fixtures/mindspore/mindrecord/ms_files.tar.gz (they are mostly zero padding, so they pack small), and
-records what MindSpore's FileReader and MindDataset return for them in
+records what MindSpore's FileReader, MindDataset and MindPage return for them in
 tests/fixtures/mindspore/mindrecord/reads.json.
 
 ``--read DIR`` instead reads the cases' files found in DIR (written by opbuild: run
@@ -14,6 +14,7 @@ Run with real MindSpore 2.10: ``/tmp/ms/bin/python scripts/record_mindrecord.py 
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -26,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import mindspore.dataset as ds  # noqa: E402
-from mindspore.mindrecord import FileReader, FileWriter  # noqa: E402
+from mindspore.mindrecord import FileReader, FileWriter, MindPage  # noqa: E402
 from tests.dataset import mindrecord_cases as cases  # noqa: E402
 
 OUT = REPO / "tests" / "fixtures" / "mindspore" / "mindrecord"
@@ -42,6 +43,7 @@ def reads(folder: str) -> dict:
         reader.close()
     for _name, files, kwargs in cases.DATASET_READS:
         out["dataset"].append(cases.dataset_rows(ds.MindDataset, folder, files, kwargs))
+    out["mind_page"] = cases.page_reads(MindPage, folder)
     return out
 
 
@@ -51,7 +53,8 @@ def record() -> None:
         for name in cases.CASES:
             cases.write_case(FileWriter, root, name)
         buf = io.BytesIO()
-        with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        # A fixed gzip time stamp, so that re-recording unchanged files changes no byte.
+        with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as gz, tarfile.open(fileobj=gz, mode="w") as tar:
             for name in cases.CASES:
                 for f in cases.file_names(name):
                     info = tar.gettarinfo(os.path.join(root, f), arcname=f)
@@ -69,6 +72,7 @@ def check(folder: str) -> None:
     got = reads(folder)
     bad = [name for name in expected["file_reader"] if got["file_reader"][name] != expected["file_reader"][name]]
     bad += [f"dataset read {k}" for k, (a, b) in enumerate(zip(got["dataset"], expected["dataset"])) if a != b]
+    bad += ["MindPage reads"] if got["mind_page"] != expected["mind_page"] else []
     print("MindSpore reads the files in", folder, "as its own:", "yes" if not bad else f"NO ({bad})")
     sys.exit(1 if bad else 0)
 

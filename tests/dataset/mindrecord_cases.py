@@ -136,3 +136,32 @@ def dataset_rows(dataset_cls: Any, folder: str, files: Any, kwargs: dict[str, An
     data = dataset_cls(paths, **kwargs)
     rows = [encode_row(r) for r in data.create_dict_iterator(output_numpy=True, num_epochs=1)]
     return {"columns": data.get_col_names(), "size": data.get_dataset_size(), "rows": rows}
+
+
+# What MindPage is asked: case, category field, calls ("info"; "id", id, page, num_row; "name", ...).
+PAGE_READS: list[tuple[str, str, list[tuple[Any, ...]]]] = [
+    ("sharded", "label", [("info",), ("id", 0, 0, 5), ("id", 5, 0, 1), ("name", "3", 0, 1), ("id", 0, 1, 1),
+                          ("id", 9, 0, 1), ("name", "nope", 0, 1), ("id", -1, 0, 1), ("id", 0, 0, 0)]),
+    ("types", "s", [("info",), ("name", "héllo wörld", 0, 2), ("id", 4, 0, 1)]),
+    ("types", "id", [("info",), ("id", 0, 0, 1), ("name", "-2", 0, 1)]),
+    ("raw", "x", [("info",), ("id", 1, 0, 1)]),
+]
+
+
+def page_reads(mind_page_cls: Any, folder: str) -> list[Any]:
+    """What MindPage returns for :data:`PAGE_READS` (errors as their type name)."""
+    out: list[Any] = []
+    for name, field, calls in PAGE_READS:
+        page = mind_page_cls(os.path.join(folder, file_names(name)[0]))
+        page.category_field = field
+        for call in calls:
+            try:
+                if call[0] == "info":
+                    out.append(page.read_category_info())
+                elif call[0] == "id":
+                    out.append([encode_row(r) for r in page.read_at_page_by_id(*call[1:])])
+                else:
+                    out.append([encode_row(r) for r in page.read_at_page_by_name(*call[1:])])
+            except Exception as e:  # noqa: BLE001  (recorded: which error each framework raises)
+                out.append(f"error: {type(e).__name__}")
+    return out

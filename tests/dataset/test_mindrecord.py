@@ -27,8 +27,10 @@ from opbuild.mindrecord import (
     FileReader,
     FileWriter,
     ImageNetToMR,
+    MindPage,
     MnistToMR,
     MRMCommitError,
+    MRMDefineCategoryError,
     MRMInvalidSchemaError,
     MRMOpenError,
     MRMValidateDataError,
@@ -307,3 +309,10 @@ def test_imagenet_to_mr(tmp_path):
     assert [(r["label"], r["image"], os.path.basename(r["file_name"])) for r in reader.get_next()] == [
         (0, b"AAAA", "a.JPEG"), (1, b"BB", "b.jpg")]
     assert reader.header["page_size"] == 1 << 25 and reader.header["header_size"] == 1 << 24
+
+
+def test_mind_page_reads_mindspore_files(ms_dir):
+    got = cases.page_reads(MindPage, ms_dir)
+    assert json.loads(json.dumps(got)) == RECORDED["mind_page"]
+    with pytest.raises(MRMDefineCategoryError, match="not a candidate category field"):
+        MindPage(os.path.join(ms_dir, "types.mindrecord")).category_field = "f"

@@ -23,9 +23,11 @@ from .filereader import FileReader
 from .filewriter import FAILED, SUCCESS, FileWriter
 from .image_to_mr import Cifar10ToMR, Cifar100ToMR, MnistToMR
 from .imagenet_to_mr import ImageNetToMR
+from .mindpage import MindPage, MRMDefineCategoryError
 
 __all__ = ["FileWriter", "FileReader", "SUCCESS", "FAILED", "MindRecordException", "ParamValueError",
            "ParamTypeError", "MRMInvalidSchemaError", "MRMAddSchemaError", "MRMDefineIndexError",
            "MRMValidateDataError", "MRMOpenError", "MRMCommitError", "MRMInvalidHeaderSizeError",
            "MRMInvalidPageSizeError", "CsvToMR", "MnistToMR",
-           "Cifar10ToMR", "Cifar100ToMR", "ImageNetToMR"]
+           "Cifar10ToMR", "Cifar100ToMR", "ImageNetToMR", "MindPage",
+           "MRMDefineCategoryError"]
