@@ -39,7 +39,7 @@ def reads(folder: str) -> dict:
     for name in cases.CASES:
         first = os.path.join(folder, cases.file_names(name)[0])
         reader = FileReader(first)
-        out["file_reader"][name] = [cases.encode_row(r) for r in reader.get_next()]
+        out["file_reader"][name] = cases.compact([cases.encode_row(r) for r in reader.get_next()])
         reader.close()
     for _name, files, kwargs in cases.DATASET_READS:
         out["dataset"].append(cases.dataset_rows(ds.MindDataset, folder, files, kwargs))

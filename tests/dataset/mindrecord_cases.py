@@ -6,6 +6,7 @@ neither framework."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from typing import Any
 
@@ -41,6 +42,13 @@ def _raw_rows() -> list[list[dict[str, Any]]]:
              enumerate(zip([0, -1, 127, -(1 << 62)], [0.5, -2.9999999999, 2.5e-8, 1e-7]))]]
 
 
+def _raw_pages_rows() -> list[list[dict[str, Any]]]:
+    # Long scalar fields: groups are cut by the raw pages, and a continued group moves to a new raw page.
+    first = [{"id": i, "txt": "t" * (1000 + i * 37), "img": bytes([i]) * (300 * (i % 7) + 1)} for i in range(70)]
+    second = [{"id": i, "txt": "u" * 2000, "img": b"z" * (i * 100 + 1)} for i in range(70, 130)]
+    return [first, second]
+
+
 def _pages_rows() -> list[list[dict[str, Any]]]:
     rows = [{"id": i, "tag": "t" * (i % 40), "img": bytes([i % 251]) * (900 + 13 * i)} for i in range(60)]
     return [rows[:45], rows[45:]]
@@ -61,6 +69,8 @@ CASES: dict[str, tuple[str, int, dict[str, Any], str | None, list[str] | None, A
             "scalars only", None, _raw_rows),
     "blobs": ("blobs.mindrecord", 1, {"b": {"type": "bytes"}, "v": {"type": "int64", "shape": [2]}}, None, None,
               lambda: [[{"b": b"ab" * k, "v": np.array([1 << 40, -k], np.int64)} for k in range(3)]]),
+    "rawpages": ("rawpages.mindrecord", 1, {"id": {"type": "int64"}, "txt": {"type": "string"},
+                                            "img": {"type": "bytes"}}, None, ["id"], _raw_pages_rows),
     "pages": ("pages.mindrecord", 1, {"id": {"type": "int64"}, "tag": {"type": "string"},
                                       "img": {"type": "bytes"}}, None, ["id"], _pages_rows),
 }
@@ -104,7 +114,15 @@ def encode(value: Any) -> dict[str, Any]:
         # Long values as a digest, so the fixture stays small.
         data = value.hex() if len(value) <= 64 else f"{len(value)} bytes, sha256 {hashlib.sha256(value).hexdigest()}"
         return {"kind": "bytes", "data": data}
+    if isinstance(value, str) and len(value) > 64:
+        return {"kind": "str", "data": f"{len(value)} chars, sha256 {hashlib.sha256(value.encode()).hexdigest()}"}
     return {"kind": type(value).__name__, "data": value}
+
+
+def compact(rows: list[Any]) -> Any:
+    """Rows as recorded: themselves, or a digest of their JSON when that is long (the fixture stays small)."""
+    text = json.dumps(rows, sort_keys=True)
+    return rows if len(text) <= 8000 else f"{len(rows)} rows, sha256 {hashlib.sha256(text.encode()).hexdigest()}"
 
 
 def encode_row(row: dict[str, Any]) -> list[Any]:
@@ -127,6 +145,7 @@ DATASET_READS: list[tuple[str, Any, dict[str, Any]]] = [
     ("raw", "raw.mindrecord", {"shuffle": False}),
     ("blobs", "blobs.mindrecord", {"shuffle": False}),
     ("pages", "pages.mindrecord", {"shuffle": False, "columns_list": ["id", "tag"]}),
+    ("rawpages", "rawpages.mindrecord", {"shuffle": False, "columns_list": ["id"], "num_samples": 100}),
 ]
 
 
@@ -135,7 +154,7 @@ def dataset_rows(dataset_cls: Any, folder: str, files: Any, kwargs: dict[str, An
     paths = os.path.join(folder, files) if isinstance(files, str) else [os.path.join(folder, f) for f in files]
     data = dataset_cls(paths, **kwargs)
     rows = [encode_row(r) for r in data.create_dict_iterator(output_numpy=True, num_epochs=1)]
-    return {"columns": data.get_col_names(), "size": data.get_dataset_size(), "rows": rows}
+    return {"columns": data.get_col_names(), "size": data.get_dataset_size(), "rows": compact(rows)}
 
 
 # What MindPage is asked: case, category field, calls ("info"; "id", id, page, num_row; "name", ...).

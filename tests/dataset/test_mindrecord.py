@@ -65,8 +65,8 @@ def ob_dir(tmp_path_factory) -> str:
 @pytest.mark.parametrize("name", list(cases.CASES))
 def test_file_reader_reads_mindspore_files(ms_dir, name):
     reader = FileReader(os.path.join(ms_dir, cases.file_names(name)[0]))
-    got = [cases.encode_row(r) for r in reader.get_next()]
-    assert json.loads(json.dumps(got)) == RECORDED["file_reader"][name]
+    got = cases.compact(json.loads(json.dumps([cases.encode_row(r) for r in reader.get_next()])))
+    assert got == RECORDED["file_reader"][name]
 
 
 @pytest.mark.parametrize("k", range(len(cases.DATASET_READS)))

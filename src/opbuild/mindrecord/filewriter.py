@@ -22,8 +22,9 @@ from .errors import (
     ParamTypeError,
     ParamValueError,
 )
+from .layout import ShardLayout
 from .schema import blob_fields, check_row, compresses_integers, encode_blob, raw_value, validate_schema
-from .shardfile import ShardLayout, header_json, write_db, write_shard
+from .shardfile import header_json, write_db, write_shard
 
 SUCCESS = 0
 FAILED = 1

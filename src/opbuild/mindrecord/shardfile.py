@@ -14,85 +14,18 @@ import math
 import os
 import sqlite3
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from . import _msgpack
 from .errors import MRMCommitError, MRMOpenError
+from .layout import ShardLayout
 from .schema import blob_fields, compresses_integers, decode_blob
 
 VERSION = "3.0"
 _SQL_TYPES = {"int32": "INTEGER", "int64": "INTEGER", "float32": "REAL", "float64": "REAL", "string": "TEXT"}
 _POSITIONS = ("ROW_ID", "PAGE_ID_RAW", "PAGE_OFFSET_RAW", "PAGE_OFFSET_RAW_END", "ROW_GROUP_ID", "PAGE_ID_BLOB",
               "PAGE_OFFSET_BLOB", "PAGE_OFFSET_BLOB_END")
-
-
-@dataclass
-class _Page:
-    page_id: int
-    kind: str  # "BLOB_DATA" or "RAW_DATA"
-    type_id: int
-    data: bytearray = field(default_factory=bytearray)
-    groups: list[dict[str, int]] = field(default_factory=list)
-    start_row: int = 0
-    end_row: int = 0
-
-    def meta(self, shard_id: int) -> dict[str, Any]:
-        return {"end_row_id": self.end_row, "page_id": self.page_id, "page_size": len(self.data),
-                "page_type": self.kind, "page_type_id": self.type_id, "row_group_ids": self.groups,
-                "shard_id": shard_id, "start_row_id": self.start_row}
-
-
-class ShardLayout:
-    """Pages of one shard being written: rows go to the current blob and raw pages; a full page starts a new
-    one (a new blob page starts a new row group). Records each row's position for the ``.db``."""
-
-    def __init__(self, page_size: int) -> None:
-        self.page_size = page_size
-        self.pages: list[_Page] = []
-        self.positions: list[tuple[int, ...]] = []
-        self.index_values: list[list[Any]] = []
-        self._blob: _Page | None = None
-        self._raw: _Page | None = None
-        self._group = -1
-
-    def _new_page(self, kind: str) -> _Page:
-        type_id = sum(p.kind == kind for p in self.pages)
-        page = _Page(len(self.pages), kind, type_id)
-        self.pages.append(page)
-        return page
-
-    def add_batch(self, rows: list[tuple[bytes, bytes, list[Any]]]) -> None:
-        """Append the rows of one ``write_raw_data`` call (packed raw map, blob, index values each). As
-        MindSpore, the batch's blobs are laid out first, then its raw maps, which fixes the page numbering."""
-        first = len(self.positions)
-        for k, (raw, blob, _) in enumerate(rows):
-            for what, payload in (("blob", blob), ("raw", raw)):
-                if 8 + len(payload) > self.page_size:
-                    raise MRMCommitError(f"row {first + k}: its {what} data needs {8 + len(payload)} bytes, more "
-                                         f"than a page ({self.page_size}); call set_page_size with a larger size")
-        placed = []
-        for k, (_, blob, _) in enumerate(rows):
-            if self._blob is None or len(self._blob.data) + 8 + len(blob) > self.page_size:
-                self._group += 1
-                self._blob = self._new_page("BLOB_DATA")
-                # MindSpore lists one row group with id 0 on every blob page; raw pages carry the real ids.
-                self._blob.groups.append({"id": 0, "offset": 0})
-                self._blob.start_row = self._blob.end_row = first + k
-            at = len(self._blob.data)
-            self._blob.data += struct.pack("<Q", len(blob)) + blob
-            self._blob.end_row = first + k + 1
-            placed.append((self._group, self._blob.page_id, at, len(self._blob.data)))
-        for k, ((raw, _, index_values), (group, blob_page, blob_at, blob_end)) in enumerate(zip(rows, placed)):
-            if self._raw is None or len(self._raw.data) + 8 + len(raw) > self.page_size:
-                self._raw = self._new_page("RAW_DATA")
-            if not self._raw.groups or self._raw.groups[-1]["id"] != group:
-                self._raw.groups.append({"id": group, "offset": len(self._raw.data)})
-            raw_at = len(self._raw.data)
-            self._raw.data += struct.pack("<Q", len(raw)) + raw
-            self.positions.append((first + k, self._raw.page_id, raw_at, len(self._raw.data), group, blob_page,
-                                   blob_at, blob_end))
-            self.index_values.append(index_values)
 
 
 def header_json(*, header_size: int, page_size: int, index_fields: list[str], pages: list[dict[str, Any]],
@@ -140,7 +73,7 @@ def write_db(path: str, shard_name: str, index_fields: list[str], schema: dict[s
         marks = ",".join("?" * (len(_POSITIONS) + 2 * len(index_fields)))
         db.executemany(f"INSERT INTO INDEXES VALUES ({marks})",
                        [pos + tuple(x for v in values for x in (0, v))
-                        for pos, values in zip(layout.positions, layout.index_values)])
+                        for pos, values in zip(layout.positions(), layout.index_values)])
         db.commit()
     finally:
         db.close()
