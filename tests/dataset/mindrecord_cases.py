@@ -49,6 +49,12 @@ def _raw_pages_rows() -> list[list[dict[str, Any]]]:
     return [first, second]
 
 
+def _shift_rows() -> list[list[dict[str, Any]]]:
+    # The second call continues a row group whose raw page is full: the group moves to a new raw page.
+    first = [{"id": i, "txt": chr(97 + i) * 6000, "img": bytes([i]) * 10000} for i in range(5)]
+    return [first, [{"id": 5, "txt": "f" * 6000, "img": b"\5" * 100}]]
+
+
 def _pages_rows() -> list[list[dict[str, Any]]]:
     rows = [{"id": i, "tag": "t" * (i % 40), "img": bytes([i % 251]) * (900 + 13 * i)} for i in range(60)]
     return [rows[:45], rows[45:]]
@@ -71,6 +77,8 @@ CASES: dict[str, tuple[str, int, dict[str, Any], str | None, list[str] | None, A
               lambda: [[{"b": b"ab" * k, "v": np.array([1 << 40, -k], np.int64)} for k in range(3)]]),
     "rawpages": ("rawpages.mindrecord", 1, {"id": {"type": "int64"}, "txt": {"type": "string"},
                                             "img": {"type": "bytes"}}, None, ["id"], _raw_pages_rows),
+    "shift": ("shift.mindrecord", 1, {"id": {"type": "int64"}, "txt": {"type": "string"},
+                                      "img": {"type": "bytes"}}, None, ["id"], _shift_rows),
     "pages": ("pages.mindrecord", 1, {"id": {"type": "int64"}, "tag": {"type": "string"},
                                       "img": {"type": "bytes"}}, None, ["id"], _pages_rows),
 }

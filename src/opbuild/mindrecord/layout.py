@@ -4,8 +4,9 @@ Each ``write_raw_data`` batch is cut into row groups: a group is closed when the
 overflow the current blob page, or its raw map would overflow the raw page space of the group. The first
 group continues the shard's last blob page; every other group opens a new blob page. A group's raw maps stay
 together on one raw page: when the continued group no longer fits its raw page, its raw bytes are copied to
-a new raw page (the old copy stays, unlisted). The blob pages of the batch are numbered before its raw pages.
-A group's id is its blob page's ``page_type_id``; raw pages list the groups they hold with their offsets."""
+a new raw page (the old copy stays on disk, past the old page's size). The blob pages of the batch are
+numbered before its raw pages. A group's id is its blob page's ``page_type_id``; raw pages list the groups
+they hold with their offsets."""
 
 from __future__ import annotations
 
@@ -27,11 +28,14 @@ class Page:
     groups: list[dict[str, int]] = field(default_factory=list)
     start_row: int = 0
     end_row: int = 0
+    # The size the header gives when it is less than the bytes on disk (a raw page a group moved away from).
+    size: int | None = None
 
     def meta(self, shard_id: int) -> dict[str, Any]:
         """The page's entry in the header. Blob pages list one group with id 0, as MindSpore writes them."""
         groups = [{"id": 0, "offset": 0}] if self.kind == "BLOB_DATA" else self.groups
-        return {"end_row_id": self.end_row, "page_id": self.page_id, "page_size": len(self.data),
+        size = len(self.data) if self.size is None else self.size
+        return {"end_row_id": self.end_row, "page_id": self.page_id, "page_size": size,
                 "page_type": self.kind, "page_type_id": self.type_id, "row_group_ids": groups,
                 "shard_id": shard_id, "start_row_id": self.start_row}
 
@@ -100,6 +104,7 @@ class ShardLayout:
         if s0 < e0 and self._raw is not None and len(self._raw.data) + head > self.page_size:
             last = self._raw.groups.pop()
             moved = self._raw.data[last["offset"]:]
+            self._raw.size = last["offset"]  # the moved bytes stay on disk, outside the page's size
             self._raw = self._add_page("RAW_DATA", self._raw.page_id + 1, data=bytearray(moved),
                                        groups=[{"id": last["id"], "offset": 0}])
         last_id = self._raw.groups[-1]["id"] if self._raw and self._raw.groups else -1
