@@ -32,7 +32,7 @@ from .image_folders import (
     FlickrDataset,
     Food101Dataset,
 )
-from .mindrecord import MindDataset
+from .minddataset import MindDataset
 from .nlp_files import CLUEDataset, CoNLL2000Dataset, Multi30kDataset, SQuADDataset, UDPOSDataset
 from .random_source import RandomDataset
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
