@@ -36,6 +36,13 @@ def _number(cls: str, name: str, v: Any, low: float = 0.0, high: float | None = 
     return float(v)
 
 
+def _group_lr(cls: str, group: dict) -> Any:
+    """A group's learning rate: a Parameter stays one (a scheduler assigns it between steps, and a traced
+    GRAPH_MODE update reads it at run time), a number is checked."""
+    lr = group["lr"]
+    return lr if isinstance(lr, Parameter) else _number(cls, "lr", lr)
+
+
 class _TorchOptimizer(Cell):
     """Parameters and groups, each group a dict of the optimizer's settings (``param_groups``)."""
 
@@ -117,7 +124,7 @@ class Adam(_TorchOptimizer):
         t = _ops.add(step, 1.0) if self._decoupled else step
         for group, items in self._groups(grads):
             lo = items[0][0] if items else 0
-            (b1, b2), lr = group["betas"], _number(type(self).__name__, "lr", group["lr"])
+            (b1, b2), lr = group["betas"], _group_lr(type(self).__name__, group)
             wd, eps = float(group["weight_decay"]), float(group["eps"])
             step_size = _ops.div(lr, _ops.sub(1.0, _power(b1, t)))
             sqrt_bc2 = _ops.sqrt(_ops.sub(1.0, _power(b2, t)))
@@ -185,7 +192,7 @@ class SGD(_TorchOptimizer):
         grads = self._grads(gradients)
         first = _ops.equal(self.step_t, 0)  # the buffer starts as the first gradient (a tensor test: traceable)
         for group, items in self._groups(grads):
-            lr, mom = _number("SGD", "lr", group["lr"]), float(group["momentum"])
+            lr, mom = _group_lr("SGD", group), float(group["momentum"])
             damp, wd = float(group["dampening"]), float(group["weight_decay"])
             for i, p, g in items:
                 if wd:
