@@ -10,6 +10,7 @@ MindSpore's Python:
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import mindspore as ms
@@ -76,6 +77,8 @@ def main() -> int:
         plateau.step(Tensor(np.float32(m)))
         rows.append(_lrs(plateau))
     arrays["sched/plateau"] = np.array(rows, np.float64)
+    arrays["__names__"] = np.array(json.dumps({"optim": list(optim.__all__),
+                                               "lr_scheduler": list(lr_scheduler.__all__)}))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     np.savez(OUT, **arrays)
     print(f"wrote {OUT}: {len(arrays)} arrays")

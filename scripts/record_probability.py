@@ -73,6 +73,7 @@ def main() -> int:
     for m in ["mean"]:
         _call(arrays, refused, f"transformed/{m}", getattr(td, m))
     arrays["__refused__"] = np.array(json.dumps(refused, sort_keys=True))
+    arrays["__names__"] = np.array(json.dumps({"distribution": list(msd.__all__), "bijector": list(msb.__all__)}))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     np.savez(OUT, **arrays)
     print(f"wrote {OUT}: {len(arrays) - 1} values, {len(refused)} refused")

@@ -4,6 +4,7 @@ each step with fixed gradients, schedulers' learning rates, and a scheduled upda
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -129,3 +130,10 @@ def test_bad_arguments_are_refused_clearly() -> None:
     with pytest.raises(ValueError, match="milestones"):
         opt = optim.SGD(_params(), lr=0.1)
         lr_scheduler.SequentialLR(opt, [lr_scheduler.StepLR(opt, 2), lr_scheduler.StepLR(opt, 3)], [])
+
+
+def test_public_names_are_mindspore_s() -> None:
+    names = json.loads(str(FIX["__names__"]))
+    assert sorted(set(optim.__all__) - {"lr_scheduler"}) == sorted(names["optim"])
+    assert sorted(lr_scheduler.__all__) == sorted(names["lr_scheduler"])
+    assert ms.experimental.optim is optim

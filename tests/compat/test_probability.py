@@ -175,3 +175,10 @@ def test_bad_arguments_are_refused_clearly() -> None:
         msb.ScalarAffine(0.0)
     with pytest.raises(ValueError, match="unknown method"):
         msd.Normal(0.0, 1.0)("pdf", Tensor(np.float32(0.0)))
+
+
+def test_public_names_are_mindspore_s() -> None:
+    names = json.loads(str(FIX["__names__"]))
+    assert sorted(msd.__all__) == sorted(names["distribution"])
+    assert sorted(msb.__all__) == sorted(names["bijector"])
+    assert all(callable(getattr(msd, n)) for n in msd.__all__) and all(callable(getattr(msb, n)) for n in msb.__all__)

@@ -32,7 +32,8 @@ def _number(cls: str, name: str, v: Any, low: float = 0.0, high: float | None = 
         v = float(v.asnumpy())
     if isinstance(v, bool) or not isinstance(v, numbers.Real) or v < low or (high is not None and v >= high):
         bound = f"in [{low}, {high})" if high is not None else f">= {low}"
-        raise ValueError(f"mint.optim.{cls}: {name} must be a number {bound}, got {v!r}")
+        where = cls if "." in cls else f"mint.optim.{cls}"
+        raise ValueError(f"{where}: {name} must be a number {bound}, got {v!r}")
     return float(v)
 
 

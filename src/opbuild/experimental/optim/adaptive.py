@@ -51,8 +51,8 @@ class Adadelta(_Stepped):
 
     def __init__(self, params: Any, lr: Any = 1.0, rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0.0,
                  *, maximize: bool = False) -> None:
-        _checked("Adadelta", lr=lr, eps=eps, weight_decay=weight_decay)
-        _number("Adadelta", "rho", rho, 0.0, 1.0 + 1e-12)
+        _checked("experimental.optim.Adadelta", lr=lr, eps=eps, weight_decay=weight_decay)
+        _number("experimental.optim.Adadelta", "rho", rho, 0.0, 1.0 + 1e-12)
         super().__init__(params, {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
                                   "maximize": bool(maximize)})
         self.accum, self.accum_update = self._state("accum"), self._state("accum_update")
@@ -78,7 +78,7 @@ class Adagrad(_Stepped):
 
     def __init__(self, params: Any, lr: Any = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
                  initial_accumulator_value: float = 0.0, eps: float = 1e-10, *, maximize: bool = False) -> None:
-        _checked("Adagrad", lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
+        _checked("experimental.optim.Adagrad", lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
                  initial_accumulator_value=initial_accumulator_value)
         super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                                   "initial_accumulator_value": initial_accumulator_value,
@@ -108,7 +108,7 @@ class ASGD(_Stepped):
 
     def __init__(self, params: Any, lr: Any = 1e-2, lambd: float = 1e-4, alpha: float = 0.75, t0: float = 1e6,
                  weight_decay: float = 0.0, maximize: bool = False) -> None:
-        _checked("ASGD", lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay)
+        _checked("experimental.optim.ASGD", lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay)
         super().__init__(params, {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                                   "weight_decay": weight_decay, "maximize": bool(maximize)})
         self.ax = self._state("ax")
@@ -136,8 +136,8 @@ class Adamax(_Stepped):
 
     def __init__(self, params: Any, lr: Any = 2e-3, betas: Sequence[float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0, *, maximize: bool = False) -> None:
-        _checked("Adamax", lr=lr, eps=eps, weight_decay=weight_decay)
-        super().__init__(params, {"lr": lr, "betas": _betas("Adamax", betas), "eps": eps,
+        _checked("experimental.optim.Adamax", lr=lr, eps=eps, weight_decay=weight_decay)
+        super().__init__(params, {"lr": lr, "betas": _betas("experimental.optim.Adamax", betas), "eps": eps,
                                   "weight_decay": weight_decay, "maximize": bool(maximize)})
         self._init_step()
         self.exp_avg, self.exp_inf = self._state("exp_avg"), self._state("exp_inf")
@@ -166,7 +166,8 @@ class RMSprop(_Stepped):
     def __init__(self, params: Any, lr: Any = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False,
                  maximize: bool = False) -> None:
-        _checked("RMSprop", lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum)
+        _checked("experimental.optim.RMSprop", lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
+                 momentum=momentum)
         super().__init__(params, {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
                                   "centered": bool(centered), "weight_decay": weight_decay,
                                   "maximize": bool(maximize)})
@@ -202,10 +203,10 @@ class Rprop(_Stepped):
 
     def __init__(self, params: Any, lr: Any = 1e-2, etas: Sequence[float] = (0.5, 1.2),
                  step_sizes: Sequence[float] = (1e-6, 50), *, maximize: bool = False) -> None:
-        _checked("Rprop", lr=lr)
+        _checked("experimental.optim.Rprop", lr=lr)
         etaminus, etaplus = (float(e) for e in etas)
         if not 0.0 < etaminus < 1.0 < etaplus:
-            raise ValueError(f"Rprop: etas must satisfy 0 < etaminus < 1 < etaplus, got {etas!r}")
+            raise ValueError(f"experimental.optim.Rprop: etas must satisfy 0 < etaminus < 1 < etaplus, got {etas!r}")
         super().__init__(params, {"lr": lr, "etas": (etaminus, etaplus),
                                   "step_sizes": tuple(float(s) for s in step_sizes), "maximize": bool(maximize),
                                   "weight_decay": 0.0})
@@ -237,8 +238,8 @@ class RAdam(_Stepped):
 
     def __init__(self, params: Any, lr: Any = 1e-3, betas: Sequence[float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0) -> None:
-        _checked("RAdam", lr=lr, eps=eps, weight_decay=weight_decay)
-        super().__init__(params, {"lr": lr, "betas": _betas("RAdam", betas), "eps": eps,
+        _checked("experimental.optim.RAdam", lr=lr, eps=eps, weight_decay=weight_decay)
+        super().__init__(params, {"lr": lr, "betas": _betas("experimental.optim.RAdam", betas), "eps": eps,
                                   "weight_decay": weight_decay})
         self._init_step()
         self.exp_avg, self.exp_avg_sq = self._state("exp_avg"), self._state("exp_avg_sq")
@@ -274,8 +275,8 @@ class NAdam(_Stepped):
 
     def __init__(self, params: Any, lr: Any = 2e-3, betas: Sequence[float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0, momentum_decay: float = 4e-3) -> None:
-        _checked("NAdam", lr=lr, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay)
-        super().__init__(params, {"lr": lr, "betas": _betas("NAdam", betas), "eps": eps,
+        _checked("experimental.optim.NAdam", lr=lr, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay)
+        super().__init__(params, {"lr": lr, "betas": _betas("experimental.optim.NAdam", betas), "eps": eps,
                                   "weight_decay": weight_decay, "momentum_decay": momentum_decay})
         self._init_step()
         self.exp_avg, self.exp_avg_sq = self._state("exp_avg"), self._state("exp_avg_sq")
