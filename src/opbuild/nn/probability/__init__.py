@@ -1,6 +1,6 @@
-"""``mindspore.nn.probability``: ``distribution`` and ``bijector``. MindSpore's ``bnn_layers``, ``dpn``,
-``infer`` and ``toolbox`` are not provided."""
+"""``mindspore.nn.probability``: ``distribution``, ``bijector`` and ``bnn_layers`` (MindSpore 2.10 ships no
+other submodule of it)."""
 
-from . import bijector, distribution
+from . import bijector, bnn_layers, distribution
 
-__all__ = ["bijector", "distribution"]
+__all__ = ["bijector", "bnn_layers", "distribution"]
