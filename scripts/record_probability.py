@@ -72,6 +72,12 @@ def main() -> int:
         _call(arrays, refused, f"transformed/{m}", getattr(td, m), y)
     for m in ["mean"]:
         _call(arrays, refused, f"transformed/{m}", getattr(td, m))
+    affine = msd.TransformedDistribution(msb.ScalarAffine(-2.0, 1.0), msd.Normal(Tensor(np.float32(0.5)),
+                                                                                Tensor(np.float32(1.5)),
+                                                                                dtype=ms.float32))
+    for m in ["prob", "log_prob", "cdf", "survival_function"]:
+        _call(arrays, refused, f"affine/{m}", getattr(affine, m), y)
+    _call(arrays, refused, "affine/mean", affine.mean)
     arrays["__refused__"] = np.array(json.dumps(refused, sort_keys=True))
     arrays["__names__"] = np.array(json.dumps({"distribution": list(msd.__all__), "bijector": list(msb.__all__)}))
     OUT.parent.mkdir(parents=True, exist_ok=True)
