@@ -169,6 +169,13 @@ def test_bad_arguments_are_refused_clearly() -> None:
         msd.Normal(0.0, -1.0)
     with pytest.raises(ValueError, match="probs must be in"):
         msd.Bernoulli(1.5)
+    with pytest.raises(TypeError, match="dtype must be a float dtype"):
+        msd.Normal(0.0, 1.0, dtype=ms.int32)
+    with pytest.raises(TypeError, match="dtype must be a float or an int dtype"):
+        msd.Bernoulli(0.5, dtype=ms.bool_)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        msd.Normal(0.0, 1.0, seed=1.5)
+    assert msd.Bernoulli(0.5, dtype=ms.float32).sample((3,)).dtype == ms.float32
     with pytest.raises(ValueError, match="same type"):
         msd.Normal(0.0, 1.0).kl_loss("Gamma", 1.0, 1.0)
     with pytest.raises(ValueError, match="scale must not be 0"):

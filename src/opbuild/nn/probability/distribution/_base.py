@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .... import ops as _ops
-from ....core.dtypes import float32
+from ....core.dtypes import DType, float32
 from ....core.tensor import Tensor
 from ...cell import Cell
 
@@ -34,11 +34,19 @@ class Distribution(Cell):
 
     _param_names: tuple[str, ...] = ()
     _undefined: dict[str, str] = {}  # method -> why it is refused (an undefined moment)
+    _int_dtype_ok = False  # discrete distributions also draw integer samples
 
     def __init__(self, seed: int | None, dtype: Any, name: str, param: dict | None = None) -> None:
         super().__init__()
+        if not isinstance(name, str):
+            raise TypeError(f"{type(self).__name__}: name must be a str, got {type(name).__name__}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise TypeError(f"{name}: seed must be an int or None, got {type(seed).__name__}")
+        if dtype is not None:
+            ok = isinstance(dtype, DType) and (dtype.is_float or (self._int_dtype_ok and dtype.is_int))
+            if not ok:
+                kinds = "a float or an int dtype" if self._int_dtype_ok else "a float dtype"
+                raise TypeError(f"{name}: dtype must be {kinds} (the samples' type), got {dtype!r}")
         self.seed = seed
         self.dtype = dtype
         self.name = name

@@ -23,6 +23,7 @@ def _xlogy(x: Tensor, y: Tensor) -> Tensor:
 
 class _Probs(Distribution):
     _param_names = ("probs",)
+    _int_dtype_ok = True
 
     def __init__(self, probs: Any, seed: int | None, dtype: Any, name: str) -> None:
         super().__init__(seed, dtype, name, {"probs": probs})
@@ -107,6 +108,7 @@ class Poisson(Distribution):
     """``Poisson(rate=None, seed=None, dtype=float32, name='Poisson')``: no entropy or KL (as in MindSpore)."""
 
     _param_names = ("rate",)
+    _int_dtype_ok = True
 
     def __init__(self, rate: Any = None, seed: int | None = None, dtype: Any = float32,
                  name: str = "Poisson") -> None:
@@ -142,6 +144,7 @@ class Categorical(Distribution):
     ``probs`` over the last axis (normalised to sum to 1)."""
 
     _param_names = ("probs",)
+    _int_dtype_ok = True
 
     def __init__(self, probs: Any = None, seed: int | None = None, dtype: Any = int32,
                  name: str = "Categorical") -> None:
