@@ -34,6 +34,12 @@ OPTIMIZERS = {
     "radam_default": ("RAdam", {"lr": 0.1}, False),
     "nadam": ("NAdam", {"lr": 0.1, "weight_decay": 0.05}, False),
     "nadam_groups": ("NAdam", {"lr": 0.1}, True),
+    "adamax_maximize": ("Adamax", {"lr": 0.1, "maximize": True}, False),
+    "rprop_maximize": ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (0.01, 0.06), "maximize": True},
+                       False),
+    "adagrad_maximize": ("Adagrad", {"lr": 0.1, "maximize": True, "weight_decay": 0.1}, True),
+    "asgd_maximize": ("ASGD", {"lr": 0.1, "maximize": True, "alpha": 0.5, "weight_decay": 0.1}, True),
+    "adamw_groups_ams": ("AdamW", {"lr": 0.1, "amsgrad": True, "maximize": True}, True),
 }
 STEPS = 12
 
