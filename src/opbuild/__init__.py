@@ -123,7 +123,7 @@ _LAZY = {"dataset": ("opbuild.dataset", None), "save_checkpoint": ("opbuild.chec
          "export": ("opbuild.train.serialization", "export"),
          "train": ("opbuild.train", None), "Model": ("opbuild.train.model", "Model"),
          "profiler": ("opbuild.profiler", None), "Profiler": ("opbuild.profiler", "Profiler"),
-         "mint": ("opbuild.mint", None)}
+         "mint": ("opbuild.mint", None), "experimental": ("opbuild.experimental", None)}
 # MindSpore re-exports everything of mindspore.train at the top level (``from mindspore import LossMonitor``).
 _LAZY.update({name: ("opbuild.train", name) for name in (
     "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "EarlyStopping",

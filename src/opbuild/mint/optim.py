@@ -32,8 +32,16 @@ def _number(cls: str, name: str, v: Any, low: float = 0.0, high: float | None = 
         v = float(v.asnumpy())
     if isinstance(v, bool) or not isinstance(v, numbers.Real) or v < low or (high is not None and v >= high):
         bound = f"in [{low}, {high})" if high is not None else f">= {low}"
-        raise ValueError(f"mint.optim.{cls}: {name} must be a number {bound}, got {v!r}")
+        where = cls if "." in cls else f"mint.optim.{cls}"
+        raise ValueError(f"{where}: {name} must be a number {bound}, got {v!r}")
     return float(v)
+
+
+def _group_lr(cls: str, group: dict) -> Any:
+    """A group's learning rate: a Parameter stays one (a scheduler assigns it between steps, and a traced
+    GRAPH_MODE update reads it at run time), a number is checked."""
+    lr = group["lr"]
+    return lr if isinstance(lr, Parameter) else _number(cls, "lr", lr)
 
 
 class _TorchOptimizer(Cell):
@@ -117,7 +125,7 @@ class Adam(_TorchOptimizer):
         t = _ops.add(step, 1.0) if self._decoupled else step
         for group, items in self._groups(grads):
             lo = items[0][0] if items else 0
-            (b1, b2), lr = group["betas"], _number(type(self).__name__, "lr", group["lr"])
+            (b1, b2), lr = group["betas"], _group_lr(type(self).__name__, group)
             wd, eps = float(group["weight_decay"]), float(group["eps"])
             step_size = _ops.div(lr, _ops.sub(1.0, _power(b1, t)))
             sqrt_bc2 = _ops.sqrt(_ops.sub(1.0, _power(b2, t)))
@@ -185,7 +193,7 @@ class SGD(_TorchOptimizer):
         grads = self._grads(gradients)
         first = _ops.equal(self.step_t, 0)  # the buffer starts as the first gradient (a tensor test: traceable)
         for group, items in self._groups(grads):
-            lr, mom = _number("SGD", "lr", group["lr"]), float(group["momentum"])
+            lr, mom = _group_lr("SGD", group), float(group["momentum"])
             damp, wd = float(group["dampening"]), float(group["weight_decay"])
             for i, p, g in items:
                 if wd:
