@@ -98,3 +98,13 @@ __all__ += ["SSIM", "MSSSIM", "PSNR", "WithGradCell", "Jvp", "Vjp", "no_init_par
 __all__ += ["AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell"]
 
 from . import layer  # noqa: E402,F401 - MindSpore's nn.layer.<module> paths, built from the names above
+
+
+def __getattr__(name: str) -> object:
+    # ``nn.probability`` (distributions, bijectors, Bayesian layers) is an attribute after ``import opbuild``,
+    # as in MindSpore, but loaded on first use: importing it eagerly costs every program about 35 ms.
+    if name == "probability":
+        import importlib
+
+        return importlib.import_module(".probability", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

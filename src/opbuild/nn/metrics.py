@@ -19,7 +19,7 @@ from ..train._roc import ROC, auc
 from ..train._segmentation_metrics import ConfusionMatrixMetric, OcclusionSensitivity
 from ..train._surface_metrics import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
 from ..train._text_metrics import BleuScore, CosineSimilarity, Dice, Perplexity, get_metric_fn, names
-from ..train.metrics import Metric, rearrange_inputs
+from ..train.metrics import Accuracy, Loss, Metric, rearrange_inputs
 
 
 def get_metrics(metrics: dict[str, Metric] | set[str] | None) -> dict[str, Metric] | None:
@@ -44,4 +44,4 @@ __all__ = ["BleuScore", "ConfusionMatrix", "ConfusionMatrixMetric", "CosineSimil
            "HausdorffDistance", "MAE", "MSE", "MeanSurfaceDistance", "OcclusionSensitivity", "Perplexity",
            "Precision", "ROC", "Recall", "RootMeanSquareDistance", "Top1CategoricalAccuracy",
            "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "auc", "get_metric_fn", "rearrange_inputs",
-           "get_metrics", "names"]
+           "get_metrics", "names", "Accuracy", "Loss", "Metric"]
