@@ -47,6 +47,8 @@ RENAMED: dict[str, str] = {
     "mindspore.common.sparse_tensor": "opbuild.sparse",
     "mindspore.common.jit_config": "opbuild.jit",
     "mindspore.train.metrics": "opbuild.train.metrics",
+    # Primitive and its registration helpers and checked bases (constexpr, PrimitiveWithInfer, ...).
+    "mindspore.ops.primitive": "opbuild.ops.primitive_api",
 }
 
 

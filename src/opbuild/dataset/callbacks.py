@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..train.callback._callback import Callback, RunContext
-from .core import Row, _check_int
+from .arguments import Row, _check_int
 
 
 class DSRunContext:

@@ -16,20 +16,9 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import config
+from .arguments import INT32_MAX, Row, _check_int  # noqa: F401 - also this module's names, as before
+from .callbacks import CallbackRunner, check_callbacks
 from .extras import PipelineExtras
-
-Row = tuple[np.ndarray, ...]
-
-INT32_MAX = 2**31 - 1
-
-
-def _check_int(name: str, value: Any, low: int, high: int = INT32_MAX) -> int:
-    """``value`` as an int in [low, high]; TypeError/ValueError naming the argument otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if not low <= int(value) <= high:
-        raise ValueError(f"{name} must be in [{low}, {high}], got {value}")
-    return int(value)
 
 
 def _column_list(name: str, value: str | Sequence[str] | None) -> list[str] | None:
@@ -313,7 +302,6 @@ class MapDataset(Dataset):
         return tuple(np.asarray(v) for v in values)
 
     def _set_callbacks(self, callbacks: Any) -> None:
-        from .callbacks import CallbackRunner, check_callbacks  # callbacks.py imports this module
 
         self._runner = CallbackRunner(check_callbacks(callbacks))
 

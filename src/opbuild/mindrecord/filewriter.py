@@ -22,6 +22,7 @@ from .errors import (
     ParamTypeError,
     ParamValueError,
 )
+from .filereader import FileReader
 from .layout import ShardLayout
 from .schema import blob_fields, check_row, compresses_integers, encode_blob, raw_value, validate_schema
 from .shardfile import header_json, write_db, write_shard
@@ -77,7 +78,6 @@ class FileWriter:
     def open_for_append(cls, file_name: str) -> FileWriter:
         """A writer that adds rows to the existing files of ``file_name`` (any shard of the set): their rows,
         schema, index fields and sizes are kept, and ``commit`` rewrites the set."""
-        from .filereader import FileReader  # the reader imports this module's shard_paths
 
         reader = FileReader(file_name)
         header = reader.header

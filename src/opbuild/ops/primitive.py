@@ -265,16 +265,3 @@ def declare(opdef: OpDef, doc: str = "", call: Callable | None = None,
     :func:`primitive_class` (named ``opdef.name``; ``call``/``init`` customise it as there)."""
     return _bind(opdef, primitive_class(opdef.name, doc, call, init))
 
-
-# MindSpore's ``mindspore.ops.primitive`` also holds the registration helpers and the checked primitive bases
-# (``from mindspore.ops.primitive import constexpr, PrimitiveWithInfer``): they live in primitive_api.py,
-# which imports this module, so they are looked up on first use.
-_API_NAMES = ("constexpr", "prim_attr_register", "prim_arg_register", "PrimitiveWithInfer", "PrimitiveWithCheck")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _API_NAMES:
-        from . import primitive_api
-
-        return getattr(primitive_api, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
