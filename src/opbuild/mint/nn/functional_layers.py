@@ -15,20 +15,13 @@ import numpy as np
 
 from ... import ops as _ops
 from ...core.tensor import Tensor, as_tensor
+from ...nn.layers._checks import int_tuple
 from ...ops.primitive import apply
 
 
 def _ints(name: str, arg: str, value: Any, n: int, minimum: int = 0) -> tuple[int, ...]:
     """``value`` (an int or ``n`` ints) as ``n`` ints, each at least ``minimum``."""
-    vals = (value,) * n if isinstance(value, numbers.Integral) else tuple(value) if isinstance(value, Sequence) \
-        else None
-    if vals is not None and len(vals) == 1:
-        vals = vals * n
-    if vals is None or len(vals) != n or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
-                                                 and v >= minimum for v in vals):
-        raise ValueError(f"mint.nn.functional.{name}: {arg} must be an int >= {minimum} or {n} of them, got "
-                         f"{value!r}")
-    return tuple(int(v) for v in vals)
+    return int_tuple(f"mint.nn.functional.{name}", arg, value, n, minimum)
 
 
 def _conv_padding(name: str, padding: Any, n: int) -> tuple[str, tuple[int, ...]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 from ...core.errors import ShapeError
@@ -21,6 +22,19 @@ def int_pair(layer: str, name: str, value: int | Sequence[int], minimum: int = 1
     if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in pair):
         raise ValueError(f"{layer}: {name} must be an int >= {minimum} or a pair of them, got {value!r}")
     return pair  # type: ignore[return-value]
+
+
+def int_tuple(layer: str, name: str, value: object, n: int, minimum: int = 0) -> tuple[int, ...]:
+    """``value`` (an int, or ``n`` ints, or one int in a sequence) as ``n`` ints, each at least ``minimum``
+    (``layer`` names the caller in the error)."""
+    vals = (value,) * n if isinstance(value, numbers.Integral) else tuple(value) if isinstance(value, Sequence) \
+        else None
+    if vals is not None and len(vals) == 1:
+        vals = vals * n
+    if vals is None or len(vals) != n or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                                                 and v >= minimum for v in vals):
+        raise ValueError(f"{layer}: {name} must be an int >= {minimum} or {n} of them, got {value!r}")
+    return tuple(int(v) for v in vals)
 
 
 def check_pad_mode(layer: str, mode: str, padding: int | Sequence[int]) -> str:

@@ -8,8 +8,6 @@ tests/compat/test_nn_surface.py compares them with."""
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,18 +20,7 @@ from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ..cell import Cell
 from ..loss import LossBase
-
-
-def _ints(cls: str, arg: str, value: Any, n: int, minimum: int = 0) -> tuple[int, ...]:
-    """``value`` (an int or ``n`` ints, or one in a sequence) as ``n`` ints, each at least ``minimum``."""
-    vals = (value,) * n if isinstance(value, numbers.Integral) else tuple(value) if isinstance(value, Sequence) \
-        else None
-    if vals is not None and len(vals) == 1:
-        vals = vals * n
-    if vals is None or len(vals) != n or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
-                                                 and v >= minimum for v in vals):
-        raise ValueError(f"{cls}: {arg} must be an int >= {minimum} or {n} of them, got {value!r}")
-    return tuple(int(v) for v in vals)
+from ._checks import int_tuple
 
 
 class _AvgPoolExt(Cell):
@@ -43,9 +30,9 @@ class _AvgPoolExt(Cell):
                  count_include_pad: bool = True, divisor_override: int | None = None) -> None:
         super().__init__()
         name, n = type(self).__name__, self._N
-        self.kernel_size = _ints(name, "kernel_size", kernel_size, n, 1)
-        self.stride = self.kernel_size if stride is None else _ints(name, "stride", stride, n, 1)
-        self.padding = _ints(name, "padding", padding, n)
+        self.kernel_size = int_tuple(name, "kernel_size", kernel_size, n, 1)
+        self.stride = self.kernel_size if stride is None else int_tuple(name, "stride", stride, n, 1)
+        self.padding = int_tuple(name, "padding", padding, n)
         self.ceil_mode, self.count_include_pad = bool(ceil_mode), bool(count_include_pad)
         if divisor_override is not None and (not isinstance(divisor_override, int) or divisor_override <= 0):
             raise ValueError(f"{name}: divisor_override must be None or a positive int, got {divisor_override!r}")
@@ -96,10 +83,10 @@ class MaxPool2dExt(Cell):
     def __init__(self, kernel_size: Any = 1, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
         super().__init__()
-        self.kernel_size = _ints("MaxPool2dExt", "kernel_size", kernel_size, 2, 1)
-        self.stride = self.kernel_size if stride is None else _ints("MaxPool2dExt", "stride", stride, 2, 1)
-        self.padding = _ints("MaxPool2dExt", "padding", padding, 2)
-        self.dilation = _ints("MaxPool2dExt", "dilation", dilation, 2, 1)
+        self.kernel_size = int_tuple("MaxPool2dExt", "kernel_size", kernel_size, 2, 1)
+        self.stride = self.kernel_size if stride is None else int_tuple("MaxPool2dExt", "stride", stride, 2, 1)
+        self.padding = int_tuple("MaxPool2dExt", "padding", padding, 2)
+        self.dilation = int_tuple("MaxPool2dExt", "dilation", dilation, 2, 1)
         self.return_indices, self.ceil_mode = bool(return_indices), bool(ceil_mode)
 
     def construct(self, input: Tensor) -> Any:  # noqa: A002
