@@ -264,4 +264,3 @@ def declare(opdef: OpDef, doc: str = "", call: Callable | None = None,
     """Declare an operator from a table row: register ``opdef`` and return its primitive class, derived with
     :func:`primitive_class` (named ``opdef.name``; ``call``/``init`` customise it as there)."""
     return _bind(opdef, primitive_class(opdef.name, doc, call, init))
-

@@ -74,7 +74,11 @@ def binary(op: str, a, b) -> Tensor:
 
 def compare(op: str, a, b) -> Tensor:
     """:func:`binary` of a comparison, two bool tensors compared as 0/1 (ordered ones have no bool kernel)."""
-    a, b = promote(a, b)
+    return _apply_promoted(op, *promote(a, b))
+
+
+def _apply_promoted(op: str, a: Tensor, b: Tensor) -> Tensor:
+    """``op`` of two operands already promoted to one dtype (an ordered comparison of bools as 0/1)."""
     if op in _ORDERED and a.dtype.name == b.dtype.name == "bool":
         a, b = _to(a, DTYPES_UINT8), _to(b, DTYPES_UINT8)
     return apply(op, {}, [a, b])
@@ -95,7 +99,7 @@ def bool_binary(op: str, logical: str, a, b) -> Tensor:
         return apply(logical, {}, [a, b])
     if op == "BatchMatMul":  # the ``@`` operator: narrow integers through int32
         return gemm(op, {}, a, b)
-    return compare(op, a, b)
+    return _apply_promoted(op, a, b)  # promoted once, above
 
 
 def operator_binary(op: str, a, b) -> Tensor:

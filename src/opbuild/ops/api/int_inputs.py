@@ -5,6 +5,8 @@ in tests/core/int_input_cases.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...core.tensor import Tensor
 from ..primitive import apply
 
@@ -31,10 +33,15 @@ def int_unary(op: str, x: Tensor, mode: str | None) -> Tensor:
 NARROW_INTS = ("int8", "uint8", "int16")
 
 
-def gemm(op: str, attrs: dict, a: Tensor, b: Tensor) -> Tensor:
-    """``op`` (MatMul/BatchMatMul) of ``a`` and ``b``; narrow integer operands of one dtype through int32."""
+def through_int32(a: Tensor, b: Tensor, product: Callable[[Tensor, Tensor], Tensor]) -> Tensor:
+    """``product(a, b)``; narrow integer operands of one dtype multiplied as int32 and cast back."""
     name = a.dtype.name
     if name in NARROW_INTS and b.dtype.name == name:
         wide = [apply("Cast", {"dtype": "int32"}, [t]) for t in (a, b)]
-        return apply("Cast", {"dtype": name}, [apply(op, attrs, wide)])
-    return apply(op, attrs, [a, b])
+        return apply("Cast", {"dtype": name}, [product(*wide)])
+    return product(a, b)
+
+
+def gemm(op: str, attrs: dict, a: Tensor, b: Tensor) -> Tensor:
+    """``op`` (MatMul/BatchMatMul) of ``a`` and ``b``; narrow integer operands of one dtype through int32."""
+    return through_int32(a, b, lambda x, y: apply(op, attrs, [x, y]))

@@ -17,7 +17,7 @@ from ..compose import TENSORS
 from ..compose import einsum as E
 from ..primitive import apply
 from .base import binary, promote, unary
-from .int_inputs import NARROW_INTS, gemm, int_unary
+from .int_inputs import gemm, int_unary, through_int32
 
 
 def _unary_fn(op: str, pyname: str):
@@ -152,11 +152,7 @@ def tensor_dot(x1, x2, axes) -> Tensor:
         tb[j] = ta[i]
     out = [c for i, c in enumerate(ta) if i not in ax_a] + [c for j, c in enumerate(tb) if j not in ax_b]
     eq = f"{''.join(ta)},{''.join(tb)}->{''.join(out)}"
-    narrow = a.dtype.name if a.dtype.name in NARROW_INTS and b.dtype == a.dtype else None
-    if narrow:  # through int32, as gemm() does
-        a, b = apply("Cast", {"dtype": "int32"}, [a]), apply("Cast", {"dtype": "int32"}, [b])
-    res = E.einsum(TENSORS, eq, [a, b], [a.shape, b.shape], a.dtype.name)
-    return apply("Cast", {"dtype": narrow}, [res]) if narrow else res
+    return through_int32(a, b, lambda x, y: E.einsum(TENSORS, eq, [x, y], [x.shape, y.shape], x.dtype.name))
 
 
 def count_nonzero(x, axis=(), keep_dims: bool = False, dtype: DType | str = "int32") -> Tensor:
