@@ -285,3 +285,17 @@ def test_json_outputs_are_valid_for_every_command(cache, tmp_path):
                  ["cache", "import", "--trust", str(archive)], ["info"], ["cache", "clear", "--yes"]):
         data = run_json(*args, root=cache)
         assert isinstance(data, dict) and data, args
+
+
+def test_an_archive_cut_anywhere_is_refused_as_damaged(warm_root, tmp_path):
+    """Wherever the cut falls (inside a member's data or its header), the archive is damaged, not unindexed."""
+    import io
+
+    from opbuild.cache.admin.sealing import ArchiveRefused, verify_archive
+
+    archive = tmp_path / "warm.tar.gz"
+    run_json("cache", "export", str(archive), root=warm_root, env=SECRET)
+    data = archive.read_bytes()
+    for i in range(1, 32):
+        with pytest.raises(ArchiveRefused, match="damaged"):
+            verify_archive(io.BytesIO(data[: len(data) * i // 32]), None, trust=True)

@@ -23,6 +23,7 @@ and with ``--trust``).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import hmac
 import json
@@ -129,7 +130,13 @@ def _scan(f: BinaryIO) -> tuple[dict[str, tuple[int, str]], bytes | None]:
     seen: dict[str, tuple[int, str]] = {}
     index: bytes | None = None
     count = total = 0
-    with tarfile.open(fileobj=f, mode="r|*") as tar:
+    gz = f.read(2) == b"\x1f\x8b"
+    f.seek(0)
+    # Our own gzip reader: tarfile ends quietly when a cut falls inside a member's header, and its stream reader
+    # does not notice a gzip stream cut short; GzipFile raises EOFError for it, so a truncated archive is
+    # "damaged" wherever the cut falls (drained below), not "without an index".
+    source = gzip.GzipFile(fileobj=f, mode="rb") if gz else f
+    with tarfile.open(fileobj=source, mode="r|" if gz else "r|*") as tar:
         for member in tar:
             count += 1
             if count > MAX_MEMBERS:
@@ -156,6 +163,8 @@ def _scan(f: BinaryIO) -> tuple[dict[str, tuple[int, str]], bytes | None]:
             stream = tar.extractfile(member)
             seen[member.name] = (member.size, hashio.copy_hashed(stream, None, member.size, what=member.name)
                                  if stream is not None else "")
+    while gz and source.read(1 << 20):  # to the gzip trailer: EOFError if the stream was cut
+        pass
     return seen, index
 
 
