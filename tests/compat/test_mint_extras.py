@@ -23,8 +23,6 @@ NAMES = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspor
 
 # Recorded names opbuild does not provide, and why (docs/distributed.md).
 NOT_PROVIDED = {
-    ("ops.communication", "TCPStore"): "a TCP rendezvous store: opbuild's ranks are connected by mpirun",
-    ("ops.communication", "set_comm_ops_inplace"): "opbuild's communication functions are always in place",
     **{("utils", n): "Ascend fault detection, recovery and dispatch (opbuild's utils: DLPack)"
        for n in NAMES["utils"] if n not in ("to_dlpack", "from_dlpack")},
 }

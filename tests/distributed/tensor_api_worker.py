@@ -34,6 +34,27 @@ class GroupSum(nn.Cell):
         return self.reduce(x), self.gather(x)
 
 
+def _switched_off(r: int, n: int, arrays: dict, values: dict) -> None:
+    """ops.communication's forms with set_comm_ops_inplace(False): results returned, arguments kept; mint's
+    functions stay in place."""
+    opscomm.set_comm_ops_inplace(False)
+    try:
+        x = Tensor(data(r))
+        out, handle = opscomm.all_reduce(x)
+        arrays["returned_all_reduce"], arrays["returned_all_reduce_input"] = out.asnumpy(), x.asnumpy()
+        values["returned_all_reduce_handle"] = handle
+        out, handle = opscomm.all_gather_into_tensor(None, Tensor(data(r)), async_op=True)
+        handle.wait()
+        arrays["returned_all_gather"] = out.asnumpy()
+        out, _ = opscomm.reduce_scatter_tensor(None, Tensor(data(r, rows=2 * n)), "max")
+        arrays["returned_reduce_scatter_max"] = out.asnumpy()
+        t = Tensor(data(r))
+        dist.all_reduce(t)
+        arrays["mint_still_in_place"] = t.asnumpy()
+    finally:
+        opscomm.set_comm_ops_inplace(True)
+
+
 def main() -> None:
     out = sys.argv[1]
     dist.init_process_group()
@@ -181,6 +202,7 @@ def main() -> None:
         arrays["graph_group_all_gather"] = gathered.asnumpy()
         comm.destroy_group("first_two")
     dist.barrier()
+    _switched_off(r, n, arrays, values)
 
     np.savez(f"{out}/rank{r}.npz", **arrays)
     with open(f"{out}/rank{r}.json", "w") as f:

@@ -104,6 +104,13 @@ def test_every_function_in_a_job(n: int, tmp_path: Path) -> None:
             np.testing.assert_array_equal(a["graph_group_all_gather"], np.concatenate(xs[:2]))
         else:
             assert "graph_group_all_reduce" not in a
+        np.testing.assert_array_equal(a["returned_all_reduce"], total)
+        np.testing.assert_array_equal(a["returned_all_reduce_input"], xs[r])
+        assert v["returned_all_reduce_handle"] is None
+        np.testing.assert_array_equal(a["returned_all_gather"], np.concatenate(xs))
+        np.testing.assert_array_equal(a["returned_reduce_scatter_max"],
+                                      np.max([data(q, rows=2 * n) for q in range(n)], axis=0)[2 * r:2 * r + 2])
+        np.testing.assert_array_equal(a["mint_still_in_place"], total)
 
 
 @pytest.fixture
@@ -130,7 +137,7 @@ def test_one_rank_job_results_and_names(world) -> None:
             comm.get_group_rank_from_world_rank(0, "solo")) == (1, 0, 0)
     comm.destroy_group("solo")
     assert set(opscomm.__all__) - set(dist.__all__) == {"gather_into_tensor", "scatter_tensor", "all_to_all_v_c",
-                                                      "CommHandle"}
+                                                      "CommHandle", "TCPStore", "set_comm_ops_inplace"}
     assert len(dist.__all__) == 37
 
 
@@ -180,3 +187,32 @@ def test_before_init_the_error_names_the_fix() -> None:
         dist.get_rank()
     with pytest.raises(RuntimeError, match="call communication.init"):
         dist.all_reduce(Tensor(data(0)))
+
+
+def test_set_comm_ops_inplace_switches_ops_communication_only(world) -> None:
+    x = data(0)
+    t = Tensor(x.copy())
+    opscomm.set_comm_ops_inplace(False, ["all_reduce", "broadcast", "reduce_scatter_tensor"])
+    try:
+        out, handle = opscomm.all_reduce(t, "max", async_op=True)
+        handle.wait()
+        assert out is not t
+        np.testing.assert_array_equal(out.asnumpy(), x)
+        out, handle = opscomm.reduce_scatter_tensor(None, t)
+        assert handle is None
+        np.testing.assert_array_equal(out.asnumpy(), x)
+        with pytest.raises(ValueError, match=r"only the in-place form.*set_comm_ops_inplace\(True, \['broadcast'\]\)"):
+            opscomm.broadcast(t, 0)
+        assert opscomm.reduce(t, 0) is None  # not in the list: still in place
+        assert opscomm.all_gather_into_tensor(Tensor(np.zeros_like(x)), t) is None
+        assert dist.broadcast(t, 0) is None and dist.all_reduce(t) is None  # mint's are always in place
+    finally:
+        opscomm.set_comm_ops_inplace(True)
+    assert opscomm.all_reduce(t) is None and opscomm.broadcast(t, 0) is None
+    with pytest.raises(TypeError, match="is_enable must be a bool"):
+        opscomm.set_comm_ops_inplace(1)
+    with pytest.raises(ValueError, match=r"unknown function names \['all_reduse'\]"):
+        opscomm.set_comm_ops_inplace(False, ["all_reduse"])
+    with pytest.raises(TypeError, match="func_list must be a list or tuple"):
+        opscomm.set_comm_ops_inplace(False, "all_reduce")
+    assert opscomm.all_reduce(t) is None  # the refused calls switched nothing

@@ -1,14 +1,27 @@
 """``mindspore.ops.communication``: PyTorch-style process groups, collectives and messages on Tensors, in
 place, over MPI (launch with ``mpirun -n N``; docs/distributed.md): the names of ``mint.distributed`` and three
 more of MindSpore's, ``gather_into_tensor``, ``scatter_tensor`` and ``all_to_all_v_c``. The implementations live
-in ``opbuild.communication`` (process_group.py, tensor_collectives.py, point_to_point.py)."""
+in ``opbuild.communication`` (process_group.py, tensor_collectives.py, point_to_point.py); ``TCPStore`` in
+tcp_store.py, and ``set_comm_ops_inplace`` with the forms it switches in comm_inplace.py."""
 
 from __future__ import annotations
 
+from ..communication.comm_inplace import (
+    all_gather_into_tensor,
+    all_gather_into_tensor_uneven,
+    all_reduce,
+    batch_isend_irecv,
+    broadcast,
+    gather_into_tensor,
+    reduce,
+    reduce_scatter_tensor,
+    reduce_scatter_tensor_uneven,
+    scatter_tensor,
+    set_comm_ops_inplace,
+)
 from ..communication.point_to_point import (
     P2POp,
     all_gather_object,
-    batch_isend_irecv,
     broadcast_object_list,
     gather_object,
     irecv,
@@ -32,25 +45,17 @@ from ..communication.process_group import (
     is_initialized,
     new_group,
 )
+from ..communication.tcp_store import TCPStore
 from ..communication.tensor_collectives import (
     CommHandle,
     all_gather,
-    all_gather_into_tensor,
-    all_gather_into_tensor_uneven,
-    all_reduce,
     all_to_all,
     all_to_all_single,
     all_to_all_v_c,
     barrier,
-    broadcast,
     gather,
-    gather_into_tensor,
-    reduce,
     reduce_scatter,
-    reduce_scatter_tensor,
-    reduce_scatter_tensor_uneven,
     scatter,
-    scatter_tensor,
 )
 
 __all__ = ["init_process_group", "destroy_process_group", "get_rank", "get_world_size", "new_group", "get_backend",
@@ -62,4 +67,5 @@ __all__ = ["init_process_group", "destroy_process_group", "get_rank", "get_world
            "is_available", "is_initialized"]
 #: The names of ``mint.distributed`` (MindSpore 2.10's list); ops.communication has three more, and CommHandle.
 MINT_NAMES = tuple(__all__)
-__all__ += ["gather_into_tensor", "scatter_tensor", "all_to_all_v_c", "CommHandle"]
+__all__ += ["gather_into_tensor", "scatter_tensor", "all_to_all_v_c", "CommHandle", "TCPStore",
+            "set_comm_ops_inplace"]
