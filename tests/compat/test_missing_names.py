@@ -11,15 +11,14 @@ type."""
 
 from __future__ import annotations
 
-import ast
 import json
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opbuild as ms
+from tests.compat._util import close_literals, printed_literal, same_printed
 from tests.compat.missing_names_cases import BINARY, BINARY_INT, CASES, NUMPY_TWINS, UNARY, UNARY_BIG
 
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "missing_names.json")
@@ -44,30 +43,6 @@ def _run(name: str) -> object:
     return env["result"]
 
 
-def _literal(text: str) -> object:
-    """``str(result)`` as Python values (dtype names as strings), for a numeric comparison; None if it is not."""
-    try:
-        return ast.literal_eval(re.sub(r"mindspore\.(\w+)", r"'\1'", text).replace("nan", "None"))
-    except (ValueError, SyntaxError):
-        return None
-
-
-def _close(a: object, b: object) -> bool:
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
-    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)):
-        return a == b
-    return isinstance(b, (int, float)) and abs(a - b) <= 2e-4 * max(1.0, abs(b))
-
-
-def _same(got: str, want: str) -> bool:
-    """Equal printed results, or equal within the last rounded digit (float32 kernels differ in the last ulp)."""
-    if got == want:
-        return True
-    a, b = _literal(got), _literal(want)
-    return a is not None and b is not None and _close(a, b)
-
-
 def _kind(name: str) -> str:
     want = FIXTURE[name]
     if name in OPBUILD_REFUSES:
@@ -80,7 +55,7 @@ def _kind(name: str) -> str:
 @pytest.mark.parametrize("name", sorted(n for n in CASES if _kind(n) == "value"))
 def test_program_matches_mindspore(name, pynative_mode):
     got = str(_run(name))
-    assert _same(got, FIXTURE[name]["str"]), f"{name}: opbuild {got!r}, MindSpore {FIXTURE[name]['str']!r}"
+    assert same_printed(got, FIXTURE[name]["str"]), f"{name}: opbuild {got!r}, MindSpore {FIXTURE[name]['str']!r}"
 
 
 @pytest.mark.parametrize("name", sorted(n for n in CASES if _kind(n) == "error"))
@@ -196,7 +171,7 @@ _RANDOM = ("random_func_random_", "random_func_uniform_", "uniform_seeded_repeat
 @pytest.mark.parametrize("name", sorted(k for k, v in _OTHER_COMPUTED.items() if v is not None))
 def test_mint_functions_without_a_mindspore_cpu_kernel(name, pynative_mode):
     got = _run(name)
-    assert _close(_literal(str(got)), _literal(str(_OTHER_COMPUTED[name]()))), f"{name}: {got}"
+    assert close_literals(printed_literal(str(got)), printed_literal(str(_OTHER_COMPUTED[name]()))), f"{name}: {got}"
 
 
 @pytest.mark.parametrize("name", sorted(NUMPY_TWINS))
@@ -205,7 +180,8 @@ def test_mint_torch_style_functions_match_numpy(name, pynative_mode):
     env: dict = {"np": np}
     exec(NUMPY_TWINS[name], env)  # noqa: S102 - the repository's own programs
     got = _run(name)
-    assert _close(_literal(str(got)), _literal(str(env["result"]))), f"{name}: {got} != {env['result']}"
+    want = env["result"]
+    assert close_literals(printed_literal(str(got)), printed_literal(str(want))), f"{name}: {got} != {want}"
 
 
 def test_mint_torch_style_refusals(pynative_mode):

@@ -34,15 +34,20 @@ TENSOR_METHODS = _SimpleNamespace(**{n: getattr(functional, n) for n in dir(func
 # After the families: the autodiff pass it uses reads their gradient rules.
 from ..autograd import GradOperation, get_grad, grad, value_and_grad  # noqa: E402
 from ..transforms import derivative, jacfwd, jacrev, jet, jvp, linearize, vjp, vmap  # noqa: E402
-from . import communication, function  # noqa: E402 - mindspore.ops.communication, ops.function (+ families)
+from . import communication, composite, function  # noqa: E402 - ops.communication, ops.composite, ops.function
+
+# MindSpore exports ops.communication's names from ops itself too (ops.all_reduce, ops.TCPStore, ...), but for
+# gather and scatter (ops.gather is the array gather) and CommHandle.
+_COMMUNICATION_NAMES = tuple(n for n in communication.__all__ if n not in ("gather", "scatter", "CommHandle"))
+globals().update({_n: getattr(communication, _n) for _n in _COMMUNICATION_NAMES})
 from .custom_ops import custom_info_register, kernel, op_info_register  # noqa: E402
 from .printing import print_  # noqa: E402
 from .python_calls import stop_gradient  # noqa: E402
 from .vm_impl import get_vm_impl_fn, vm_impl_registry  # noqa: E402
 
 __all__ = ["Primitive", "ReduceOp", "apply", "clip_by_value", "REGISTRY", "functional", "operations", "GradOperation",
-           "communication", "constexpr", "prim_attr_register", "grad", "value_and_grad", "get_grad", "jvp", "vjp",
-           "vmap", "jacfwd", "jacrev", "linearize", "derivative", "jet", "stop_gradient", "print_",
+           "communication", "composite", "constexpr", "prim_attr_register", "grad", "value_and_grad", "get_grad",
+           "jvp", "vjp", "vmap", "jacfwd", "jacrev", "linearize", "derivative", "jet", "stop_gradient", "print_",
            "custom_info_register", "kernel", "op_info_register", "function", "prim_arg_register", "get_vm_impl_fn",
-           "vm_impl_registry",
+           "vm_impl_registry", *_COMMUNICATION_NAMES,
            *dict.fromkeys(n for f in _FAMILIES for n in f.PRIMITIVES), *_API]

@@ -16,7 +16,7 @@ __all__ = ["GradOperation", "Map", "HyperMap", "MultitypeFuncGraph"]
 # MindSpore's composite functions that are also functional-API names (those opbuild has).
 _FUNCTIONS = ("zeros_like", "ones_like", "normal", "laplace", "uniform", "gamma", "poisson", "multinomial",
               "cummin", "repeat_elements", "repeat_interleave", "sequence_mask", "matmul", "mm", "count_nonzero",
-              "tensor_dot", "vecdot", "dot", "batch_dot")
+              "tensor_dot", "vecdot", "dot", "batch_dot", "clip_by_global_norm", "clip_by_value")
 
 
 def __getattr__(name: str) -> Any:

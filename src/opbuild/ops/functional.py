@@ -16,7 +16,9 @@ from .api import deformable as _deformable
 from .api import detection as _detection
 from .api import ext_names as _ext_names
 from .api import gather_more as _gather_more
+from .api import graph_helpers as _graph_helpers
 from .api import image as _image
+from .api import legacy_names as _legacy_names
 from .api import linalg as _linalg
 from .api import linalg_more as _linalg_more
 from .api import math as _math
@@ -61,7 +63,9 @@ from .api.deformable import *  # noqa: F403
 from .api.detection import *  # noqa: F403
 from .api.ext_names import *  # noqa: F403
 from .api.gather_more import *  # noqa: F403
+from .api.graph_helpers import *  # noqa: F403
 from .api.image import *  # noqa: F403
+from .api.legacy_names import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
 from .api.linalg_more import *  # noqa: F403
 from .api.math import *  # noqa: F403
@@ -112,7 +116,8 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_special_incomplete.__all__, *_matrix_diag.__all__,
                                           *_linalg_more.__all__, *_stft.__all__,
                                           *_pool_fractional.__all__, *_deformable.__all__,
-                                          *_ext_names.__all__)))
+                                          *_ext_names.__all__, *_legacy_names.__all__,
+                                          *_graph_helpers.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "operator_binary", "unary", "true_divide", "clip_by_value", *API]
