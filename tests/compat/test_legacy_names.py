@@ -142,3 +142,11 @@ def test_graph_only_helpers_follow_python():
         ops.tuple_getitem((1, 2, 3), 3)
     with pytest.raises(KeyError, match="its keys"):
         ops.dict_getitem(d, "z")
+
+
+def test_module_level_aliases():
+    assert ops.functional.P is ops.operations and ops.functional.Primitive is ops.Primitive
+    assert ops.functional.print_ is ops.print_ and ops.ms_kernel is ops.kernel
+    assert ops.composite.clip_by_global_norm is ops.clip_by_global_norm
+    x = ms.Tensor(np.array([[4.0, 3.0, 5.0], [6.0, 7.0, 8.0]], np.float32))
+    assert ops.take(x, ms.Tensor([0, 1, 4])).asnumpy().tolist() == [4.0, 3.0, 7.0]

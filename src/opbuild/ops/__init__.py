@@ -45,9 +45,13 @@ from .printing import print_  # noqa: E402
 from .python_calls import stop_gradient  # noqa: E402
 from .vm_impl import get_vm_impl_fn, vm_impl_registry  # noqa: E402
 
+# MindSpore's older name of the kernel decorator, and its flat-index take (also Tensor.take's function).
+ms_kernel = kernel
+take = functional.take
+
 __all__ = ["Primitive", "ReduceOp", "apply", "clip_by_value", "REGISTRY", "functional", "operations", "GradOperation",
            "communication", "composite", "constexpr", "prim_attr_register", "grad", "value_and_grad", "get_grad",
            "jvp", "vjp", "vmap", "jacfwd", "jacrev", "linearize", "derivative", "jet", "stop_gradient", "print_",
            "custom_info_register", "kernel", "op_info_register", "function", "prim_arg_register", "get_vm_impl_fn",
-           "vm_impl_registry", *_COMMUNICATION_NAMES,
+           "vm_impl_registry", "ms_kernel", "take", *_COMMUNICATION_NAMES,
            *dict.fromkeys(n for f in _FAMILIES for n in f.PRIMITIVES), *_API]

@@ -18,6 +18,7 @@ from .api import ext_names as _ext_names
 from .api import gather_more as _gather_more
 from .api import graph_helpers as _graph_helpers
 from .api import image as _image
+from .api import inplace_ext as _inplace_ext
 from .api import legacy_names as _legacy_names
 from .api import linalg as _linalg
 from .api import linalg_more as _linalg_more
@@ -65,6 +66,7 @@ from .api.ext_names import *  # noqa: F403
 from .api.gather_more import *  # noqa: F403
 from .api.graph_helpers import *  # noqa: F403
 from .api.image import *  # noqa: F403
+from .api.inplace_ext import *  # noqa: F403
 from .api.legacy_names import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
 from .api.linalg_more import *  # noqa: F403
@@ -117,7 +119,7 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_linalg_more.__all__, *_stft.__all__,
                                           *_pool_fractional.__all__, *_deformable.__all__,
                                           *_ext_names.__all__, *_legacy_names.__all__,
-                                          *_graph_helpers.__all__)))
+                                          *_graph_helpers.__all__, *_inplace_ext.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "operator_binary", "unary", "true_divide", "clip_by_value", *API]
@@ -129,6 +131,9 @@ _TRANSFORM_NAMES = ("grad", "value_and_grad", "get_grad", "jvp", "vjp", "vmap", 
                     "derivative", "jet")
 
 
+_OPS_NAMES = ("P", "Primitive", "print_")
+
+
 def __getattr__(name: str):
     if name in _TRANSFORM_NAMES:
         import importlib
@@ -138,4 +143,9 @@ def __getattr__(name: str):
         from .python_calls import stop_gradient
 
         return stop_gradient
+    if name in _OPS_NAMES:  # MindSpore's functional module re-exports these of ops (P is ops.operations)
+        import importlib
+
+        ops = importlib.import_module("opbuild.ops")
+        return ops.operations if name == "P" else getattr(ops, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
