@@ -33,6 +33,7 @@ from .image_folders import (
     Food101Dataset,
 )
 from .minddataset import MindDataset
+from .photo_sets import LFWDataset, PhotoTourDataset, SBUDataset
 from .nlp_files import CLUEDataset, CoNLL2000Dataset, Multi30kDataset, SQuADDataset, UDPOSDataset
 from .random_source import RandomDataset
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
@@ -83,4 +84,4 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "MindDataset",
            "FlickrDataset", "DIV2KDataset", "CMUArcticDataset", "GTZANDataset", "WIDERFaceDataset",
            "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset", "Places365Dataset", "CLUEDataset",
-           "CityscapesDataset", "KITTIDataset"]
+           "CityscapesDataset", "KITTIDataset", "LFWDataset", "SBUDataset", "PhotoTourDataset"]

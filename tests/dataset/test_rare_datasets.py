@@ -1,0 +1,29 @@
+"""The readers of photo collections (LFW, SBU, PhotoTour), of MATLAB-file sets (SVHN, Flowers102, SBD,
+Caltech101) and of the IWSLT corpora give MindSpore 2.10's rows, column dtypes and errors: the programs of
+tests/dataset/*_dataset_programs.py run on opbuild over files they write into tmp_path and are compared with
+what MindSpore gave on the same files (scripts/record_rare_datasets.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import opbuild.dataset as ds
+from tests.dataset import photo_dataset_programs as photo
+
+EXPECTED = json.loads(
+    (Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "rare_datasets.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def photo_results(tmp_path_factory):
+    root = tmp_path_factory.mktemp("photo-sets")
+    photo.make_files(str(root))
+    return json.loads(json.dumps(photo.run(ds, str(root))))
+
+
+@pytest.mark.parametrize("name", sorted(k for k in EXPECTED if k.split("_")[0] in ("lfw", "sbu", "photo")))
+def test_photo_sets_match_mindspore(photo_results, name):
+    assert photo_results[name] == EXPECTED[name]
