@@ -33,8 +33,8 @@ from .image_folders import (
     Food101Dataset,
 )
 from .minddataset import MindDataset
-from .photo_sets import LFWDataset, PhotoTourDataset, SBUDataset
 from .nlp_files import CLUEDataset, CoNLL2000Dataset, Multi30kDataset, SQuADDataset, UDPOSDataset
+from .photo_sets import LFWDataset, PhotoTourDataset, SBUDataset
 from .random_source import RandomDataset
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (
