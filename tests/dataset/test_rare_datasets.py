@@ -27,3 +27,19 @@ def photo_results(tmp_path_factory):
 @pytest.mark.parametrize("name", sorted(k for k in EXPECTED if k.split("_")[0] in ("lfw", "sbu", "photo")))
 def test_photo_sets_match_mindspore(photo_results, name):
     assert photo_results[name] == EXPECTED[name]
+
+
+@pytest.fixture(scope="module")
+def mat_results(tmp_path_factory):
+    pytest.importorskip("scipy", reason="the .mat readers need the optional extra opbuild[mat] (scipy)")
+    from tests.dataset import mat_dataset_programs as mat
+
+    root = tmp_path_factory.mktemp("mat-sets")
+    mat.make_files(str(root))
+    return json.loads(json.dumps(mat.run(ds, str(root))))
+
+
+@pytest.mark.parametrize("name", sorted(k for k in EXPECTED if k.split("_")[0] in ("svhn", "flowers", "caltech",
+                                                                                    "sbd")))
+def test_mat_sets_match_mindspore(mat_results, name):
+    assert mat_results[name] == EXPECTED[name]

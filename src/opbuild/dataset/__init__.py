@@ -32,6 +32,7 @@ from .image_folders import (
     FlickrDataset,
     Food101Dataset,
 )
+from .mat_sets import Caltech101Dataset, Flowers102Dataset, SBDataset, SVHNDataset
 from .minddataset import MindDataset
 from .nlp_files import CLUEDataset, CoNLL2000Dataset, Multi30kDataset, SQuADDataset, UDPOSDataset
 from .photo_sets import LFWDataset, PhotoTourDataset, SBUDataset
@@ -84,4 +85,5 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "MindDataset",
            "FlickrDataset", "DIV2KDataset", "CMUArcticDataset", "GTZANDataset", "WIDERFaceDataset",
            "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset", "Places365Dataset", "CLUEDataset",
-           "CityscapesDataset", "KITTIDataset", "LFWDataset", "SBUDataset", "PhotoTourDataset"]
+           "CityscapesDataset", "KITTIDataset", "LFWDataset", "SBUDataset", "PhotoTourDataset",
+           "SVHNDataset", "Flowers102Dataset", "Caltech101Dataset", "SBDataset"]
