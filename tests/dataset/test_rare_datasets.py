@@ -43,3 +43,26 @@ def mat_results(tmp_path_factory):
                                                                                     "sbd")))
 def test_mat_sets_match_mindspore(mat_results, name):
     assert mat_results[name] == EXPECTED[name]
+
+
+@pytest.fixture(scope="module")
+def iwslt_results(tmp_path_factory):
+    from tests.dataset import iwslt_dataset_programs as iwslt
+
+    root = tmp_path_factory.mktemp("iwslt")
+    iwslt.make_files(str(root))
+    return json.loads(json.dumps(iwslt.run(ds, str(root))))
+
+
+@pytest.mark.parametrize("name", sorted(k for k in EXPECTED if k.startswith("iwslt")))
+def test_iwslt_matches_mindspore(iwslt_results, name):
+    assert iwslt_results[name] == EXPECTED[name]
+
+
+def test_iwslt_writes_nothing_into_the_dataset(tmp_path):
+    from tests.dataset import iwslt_dataset_programs as iwslt
+
+    iwslt.make_files(str(tmp_path))
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    assert len(list(ds.IWSLT2016Dataset(str(tmp_path / "base" / "i16")).create_tuple_iterator(output_numpy=True))) == 8
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before

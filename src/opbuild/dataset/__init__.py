@@ -32,6 +32,7 @@ from .image_folders import (
     FlickrDataset,
     Food101Dataset,
 )
+from .iwslt import IWSLT2016Dataset, IWSLT2017Dataset
 from .mat_sets import Caltech101Dataset, Flowers102Dataset, SBDataset, SVHNDataset
 from .minddataset import MindDataset
 from .nlp_files import CLUEDataset, CoNLL2000Dataset, Multi30kDataset, SQuADDataset, UDPOSDataset
@@ -86,4 +87,5 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "FlickrDataset", "DIV2KDataset", "CMUArcticDataset", "GTZANDataset", "WIDERFaceDataset",
            "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset", "Places365Dataset", "CLUEDataset",
            "CityscapesDataset", "KITTIDataset", "LFWDataset", "SBUDataset", "PhotoTourDataset",
-           "SVHNDataset", "Flowers102Dataset", "Caltech101Dataset", "SBDataset"]
+           "SVHNDataset", "Flowers102Dataset", "Caltech101Dataset", "SBDataset", "IWSLT2016Dataset",
+           "IWSLT2017Dataset"]
