@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import opbuild.dataset as ds
@@ -66,3 +67,44 @@ def test_iwslt_writes_nothing_into_the_dataset(tmp_path):
     before = sorted(p.name for p in tmp_path.rglob("*"))
     assert len(list(ds.IWSLT2016Dataset(str(tmp_path / "base" / "i16")).create_tuple_iterator(output_numpy=True))) == 8
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+@pytest.fixture(scope="module")
+def tedlium_root(tmp_path_factory):
+    from tests.dataset import tedlium_dataset_programs as ted
+
+    root = tmp_path_factory.mktemp("tedlium")
+    ted.make_files(str(root))
+    return str(root)
+
+
+@pytest.mark.parametrize("name", sorted(k for k in EXPECTED if k.startswith("tedlium")))
+def test_tedlium_matches_mindspore(tedlium_root, name):
+    from tests.dataset import tedlium_dataset_programs as ted
+
+    assert json.loads(json.dumps(ted.run(ds, tedlium_root)[name])) == EXPECTED[name]
+
+
+def test_tedlium_reads_the_segments_samples(tedlium_root):
+    # MindSpore 2.10 returns zeros here; opbuild returns the written samples of [start, end) / 32767, in
+    # either byte order.
+    from tests.dataset import tedlium_dataset_programs as ted
+
+    rows = list(ds.TedliumDataset(f"{tedlium_root}/ted1", "release1", "train", shuffle=False)
+                .create_tuple_iterator(output_numpy=True))
+    first = rows[0]  # TalkA, 0.01 .. 0.02 s at 16 kHz
+    expected = ted.samples("TalkA")[160:320].astype(np.float64) / 32767.0
+    np.testing.assert_allclose(first[0][0], expected, rtol=1e-7)
+    (e,) = ds.TedliumDataset(f"{tedlium_root}/ted3", "release3", shuffle=False).create_tuple_iterator(
+        output_numpy=True)
+    np.testing.assert_allclose(e[0][0], ted.samples("TalkE")[:16] / 32767.0, rtol=1e-7)
+
+
+def test_tedlium_refuses_compressed_audio(tmp_path):
+    from tests.dataset import tedlium_dataset_programs as ted
+
+    ted.make_files(str(tmp_path))
+    path = tmp_path / "ted3" / "data" / "sph" / "TalkE.sph"
+    path.write_bytes(path.read_bytes().replace(b"sample_coding -s3 pcm", b"sample_coding -s7 shorten"))
+    with pytest.raises(RuntimeError, match="sph2pipe"):
+        list(ds.TedliumDataset(str(tmp_path / "ted3"), "release3").create_tuple_iterator(output_numpy=True))

@@ -52,6 +52,7 @@ from .schema import Schema
 from .serialize import compare, serialize, show
 from .small_image_files import SemeionDataset, STL10Dataset, USPSDataset
 from .sources import GeneratorDataset, NumpySlicesDataset, sample_indices
+from .tedlium import TedliumDataset
 from .text_corpora import (
     AGNewsDataset,
     AmazonReviewDataset,
@@ -88,4 +89,4 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset", "Places365Dataset", "CLUEDataset",
            "CityscapesDataset", "KITTIDataset", "LFWDataset", "SBUDataset", "PhotoTourDataset",
            "SVHNDataset", "Flowers102Dataset", "Caltech101Dataset", "SBDataset", "IWSLT2016Dataset",
-           "IWSLT2017Dataset"]
+           "IWSLT2017Dataset", "TedliumDataset"]
