@@ -1,7 +1,7 @@
 """Record MindSpore 2.10's rows for the readers of tests/dataset/photo_dataset_programs.py (LFW, SBU,
 PhotoTour), tests/dataset/mat_dataset_programs.py (SVHN, Flowers102, SBD, Caltech101) and
 tests/dataset/iwslt_dataset_programs.py (IWSLT2016/2017) and tests/dataset/tedlium_dataset_programs.py
-(TED-LIUM) into tests/fixtures/mindspore/rare_datasets.json.
+(TED-LIUM), tests/dataset/lsun_dataset_programs.py into tests/fixtures/mindspore/rare_datasets.json.
 
     /tmp/ms/bin/python scripts/record_rare_datasets.py
 """
@@ -20,7 +20,7 @@ sys.path.insert(0, str(REPO))
 import mindspore.dataset as ds  # noqa: E402
 
 MODULES = ("photo_dataset_programs", "mat_dataset_programs", "iwslt_dataset_programs",
-           "tedlium_dataset_programs")
+           "tedlium_dataset_programs", "lsun_dataset_programs")
 
 
 def main() -> None:

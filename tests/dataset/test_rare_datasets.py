@@ -108,3 +108,17 @@ def test_tedlium_refuses_compressed_audio(tmp_path):
     path.write_bytes(path.read_bytes().replace(b"sample_coding -s3 pcm", b"sample_coding -s7 shorten"))
     with pytest.raises(RuntimeError, match="sph2pipe"):
         list(ds.TedliumDataset(str(tmp_path / "ted3"), "release3").create_tuple_iterator(output_numpy=True))
+
+
+@pytest.fixture(scope="module")
+def lsun_results(tmp_path_factory):
+    from tests.dataset import lsun_dataset_programs as lsun
+
+    root = tmp_path_factory.mktemp("lsun")
+    lsun.make_files(str(root))
+    return json.loads(json.dumps(lsun.run(ds, str(root))))
+
+
+@pytest.mark.parametrize("name", sorted(k for k in EXPECTED if k.startswith("lsun")))
+def test_lsun_matches_mindspore(lsun_results, name):
+    assert lsun_results[name] == EXPECTED[name]

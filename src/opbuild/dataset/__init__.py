@@ -36,7 +36,7 @@ from .iwslt import IWSLT2016Dataset, IWSLT2017Dataset
 from .mat_sets import Caltech101Dataset, Flowers102Dataset, SBDataset, SVHNDataset
 from .minddataset import MindDataset
 from .nlp_files import CLUEDataset, CoNLL2000Dataset, Multi30kDataset, SQuADDataset, UDPOSDataset
-from .photo_sets import LFWDataset, PhotoTourDataset, SBUDataset
+from .photo_sets import LFWDataset, LSUNDataset, PhotoTourDataset, SBUDataset
 from .random_source import RandomDataset
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (
@@ -89,4 +89,4 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset", "Places365Dataset", "CLUEDataset",
            "CityscapesDataset", "KITTIDataset", "LFWDataset", "SBUDataset", "PhotoTourDataset",
            "SVHNDataset", "Flowers102Dataset", "Caltech101Dataset", "SBDataset", "IWSLT2016Dataset",
-           "IWSLT2017Dataset", "TedliumDataset"]
+           "IWSLT2017Dataset", "TedliumDataset", "LSUNDataset"]

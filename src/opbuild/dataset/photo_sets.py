@@ -1,7 +1,7 @@
 """Readers of photo collections in their distributed layouts: ``LFWDataset`` (Labeled Faces in the Wild:
-people and pairs lists), ``SBUDataset`` (SBU captioned photos) and ``PhotoTourDataset`` (64x64 patches tiled
-in 1024x1024 bitmaps), with MindSpore's columns, dtypes, row order and sampling arguments. The lists are read
-when the dataset is created, the images when a row is read."""
+people and pairs lists), ``SBUDataset`` (SBU captioned photos), ``PhotoTourDataset`` (64x64 patches tiled
+in 1024x1024 bitmaps) and ``LSUNDataset`` (scene folders), with MindSpore's columns, dtypes, row order and
+sampling arguments. The lists are read when the dataset is created, the images when a row is read."""
 
 from __future__ import annotations
 
@@ -259,4 +259,60 @@ class PhotoTourDataset(_RandomAccessSource):
         return self._patch(a), self._patch(b), np.asarray(same, np.uint32)
 
 
-__all__ = ["LFWDataset", "SBUDataset", "PhotoTourDataset"]
+
+
+
+LSUN_CLASSES = ("bedroom", "bridge", "church_outdoor", "classroom", "conference_room", "dining_room", "kitchen",
+                "living_room", "restaurant", "tower")
+
+
+class LSUNDataset(_RandomAccessSource):
+    """``LSUNDataset(dataset_dir, usage=None, classes=None, num_samples=None, num_parallel_workers=None,
+    shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None, cache=None)``: the LSUN scenes
+    extracted into folders (as MindSpore reads them; not the LMDB databases): usage 'train' (folders whose
+    name contains ``<class>_train``), 'valid' (``<class>_val``), 'all' (None: both) or 'test' (the ``test``
+    folder); ``classes`` a list among the ten scene classes (None: all). Rows: ``image`` (bytes, RGB with
+    ``decode``) and ``label`` uint32, the folder's index in sorted order; files in sorted order."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, classes: list[str] | None = None,
+                 num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, decode: bool = False, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        who = "LSUNDataset"
+        super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
+        _check_options(who, decode, cache)
+        root = _check_dir(who, dataset_dir)
+        usage = _choice(who, "usage", usage, ("train", "test", "valid", "all"), "all")
+        if classes is not None and not isinstance(classes, list):
+            raise TypeError(f"{who}: classes must be a list of class names, got {type(classes).__name__}")
+        for name in classes or []:
+            _choice(who, "classes", name, LSUN_CLASSES, "")
+        self._decode = decode
+        if usage == "test":
+            folders = ["test"]
+        else:
+            splits = [s for s, u in (("_train", "train"), ("_val", "valid")) if usage in (u, "all")]
+            folders = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d))
+                             for split in splits for c in (classes or LSUN_CLASSES) if c + split in d)
+        self._items: list[tuple[str, int]] = []
+        for label, folder in enumerate(folders):
+            path = os.path.join(root, folder)
+            if not os.path.isdir(path):
+                raise RuntimeError(f"{who}: the folder {path} does not exist")
+            self._items += [(os.path.join(path, f), label) for f in sorted(os.listdir(path))
+                            if os.path.isfile(os.path.join(path, f))]
+        if not self._items:
+            raise RuntimeError(f"{who}: no image found in {root} for usage {usage!r} and classes {classes!r}")
+
+    def _column_names(self) -> list[str]:
+        return ["image", "label"]
+
+    def _num_rows(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        path, label = self._items[index]
+        return _image("LSUNDataset", path, self._decode), np.asarray(label, np.uint32)
+
+
+__all__ = ["LFWDataset", "SBUDataset", "PhotoTourDataset", "LSUNDataset"]
