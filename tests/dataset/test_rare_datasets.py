@@ -122,3 +122,12 @@ def lsun_results(tmp_path_factory):
 @pytest.mark.parametrize("name", sorted(k for k in EXPECTED if k.startswith("lsun")))
 def test_lsun_matches_mindspore(lsun_results, name):
     assert lsun_results[name] == EXPECTED[name]
+
+
+def test_required_names_are_checked(tmp_path):
+    with pytest.raises(TypeError, match="name must be a str"):
+        ds.PhotoTourDataset(str(tmp_path), None)
+    with pytest.raises(TypeError, match="classes must be a str"):
+        ds.LSUNDataset(str(tmp_path), classes=[None])
+    with pytest.raises(ValueError, match="is not a directory"):
+        ds.LFWDataset(str(tmp_path / "missing"))

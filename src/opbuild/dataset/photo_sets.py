@@ -23,8 +23,9 @@ def _check_options(who: str, decode: Any, cache: Any) -> None:
         raise NotImplementedError(f"{who}: cache (a dataset cache server) is not supported")
 
 
-def _choice(who: str, name: str, value: Any, allowed: tuple[str, ...], default: str) -> str:
-    if value is None:
+def _choice(who: str, name: str, value: Any, allowed: tuple[str, ...], default: str | None = None) -> str:
+    """``value`` checked against ``allowed``; None means ``default`` where there is one."""
+    if value is None and default is not None:
         return default
     if not isinstance(value, str):
         raise TypeError(f"{who}: {name} must be a str, got {type(value).__name__}")
@@ -219,7 +220,7 @@ class PhotoTourDataset(_RandomAccessSource):
         super().__init__(shuffle, num_shards, shard_id, num_samples, sampler)
         _check_options(who, False, cache)
         root = _check_dir(who, dataset_dir)
-        name = _choice(who, "name", name, _PHOTOTOUR_NAMES, "")
+        name = _choice(who, "name", name, _PHOTOTOUR_NAMES)
         self._train = _choice(who, "usage", usage, ("train", "test"), "train") == "train"
         folder = os.path.join(root, name)
         if not os.path.isdir(folder):
@@ -286,7 +287,7 @@ class LSUNDataset(_RandomAccessSource):
         if classes is not None and not isinstance(classes, list):
             raise TypeError(f"{who}: classes must be a list of class names, got {type(classes).__name__}")
         for name in classes or []:
-            _choice(who, "classes", name, LSUN_CLASSES, "")
+            _choice(who, "classes", name, LSUN_CLASSES)
         self._decode = decode
         if usage == "test":
             folders = ["test"]
