@@ -80,3 +80,19 @@ def test_flanger_channels_are_phase_shifted():
     np.testing.assert_array_equal(same[0], same[1])
     shifted = A.Flanger(8000, depth=5.0, phase=50.0)(x)
     assert not np.allclose(shifted[0], shifted[1])
+
+
+@pytest.mark.parametrize("quadratic", [False, True])
+def test_flanger_without_feedback_is_the_ring_buffer(quadratic):
+    # The vectorized path (regen 0) reads the same taps as the ring buffer, including the tap that wraps
+    # around to the sample just written (delay = buffer length - 2 with quadratic interpolation).
+    from opbuild.dataset.audio.effects import _delay_taps_direct, _delay_taps_feedback
+
+    rs = np.random.RandomState(0)
+    w = rs.standard_normal((2, 3, 50))
+    buf_len = 7
+    whole = rs.randint(0, buf_len - 1, (3, 50))
+    whole[:, ::5] = buf_len - 2
+    frac = rs.random_sample((3, 50))
+    np.testing.assert_allclose(_delay_taps_direct(w, whole, frac, buf_len, quadratic),
+                               _delay_taps_feedback(w, whole, frac, buf_len, quadratic, 0.0), rtol=1e-12, atol=1e-12)

@@ -147,6 +147,49 @@ class DetectPitchFrequency:
         return freq.astype(np.float32).reshape(shape[:-1] + freq.shape[-1:])
 
 
+def _interpolate(d0: np.ndarray, d1: np.ndarray, d2: np.ndarray | None, frac: np.ndarray) -> np.ndarray:
+    """The delay line's value ``frac`` of the way from tap ``d0`` to ``d1`` (SoX's linear or quadratic
+    interpolation; ``d2`` is the third tap of the quadratic one)."""
+    if d2 is None:
+        return d0 + (d1 - d0) * frac
+    d2, d1 = d2 - d0, d1 - d0
+    return d0 + ((d2 * 0.5 - d1) * frac + (d1 * 2 - d2 * 0.5)) * frac
+
+
+def _delay_taps_direct(w: np.ndarray, whole: np.ndarray, frac: np.ndarray, buf_len: int,
+                       quadratic: bool) -> np.ndarray:
+    """The delayed signal without feedback: the ring buffer of ``buf_len`` samples then holds the input itself,
+    so tap ``k`` at step ``i`` is the input ``k % buf_len`` steps earlier (zero before the start)."""
+    n = w.shape[-1]
+    padded = np.concatenate([np.zeros(w.shape[:2] + (buf_len,)), w], axis=-1)
+    steps = np.arange(n)[None, :]
+
+    def tap(k: np.ndarray) -> np.ndarray:
+        index = np.broadcast_to(buf_len + steps - k % buf_len, w.shape)
+        return np.take_along_axis(padded, index, axis=-1)
+
+    return _interpolate(tap(whole), tap(whole + 1), tap(whole + 2) if quadratic else None, frac)
+
+
+def _delay_taps_feedback(w: np.ndarray, whole: np.ndarray, frac: np.ndarray, buf_len: int, quadratic: bool,
+                         feedback: float) -> np.ndarray:
+    """The delayed signal with feedback: SoX's ring buffer, written backwards one sample per step with the
+    input plus ``feedback`` times the previous delayed value."""
+    bufs = np.zeros(w.shape[:2] + (buf_len,))
+    last = np.zeros(w.shape[:2])
+    delayed = np.empty_like(w)
+    chan = np.arange(w.shape[1])
+    pos = 0
+    for i in range(w.shape[-1]):
+        pos = (pos + buf_len - 1) % buf_len
+        bufs[:, :, pos] = w[:, :, i] + last * feedback
+        d0 = bufs[:, chan, (pos + whole[:, i]) % buf_len]
+        d1 = bufs[:, chan, (pos + whole[:, i] + 1) % buf_len]
+        d2 = bufs[:, chan, (pos + whole[:, i] + 2) % buf_len] if quadratic else None
+        last = delayed[:, :, i] = _interpolate(d0, d1, d2, frac[:, i])
+    return delayed
+
+
 class Flanger:
     """``Flanger(sample_rate, delay=0.0, depth=2.0, regen=0.0, width=71.0, speed=0.5, phase=25.0,
     modulation=Modulation.SINUSOIDAL, interpolation=Interpolation.LINEAR)``: SoX's flanger on a
@@ -188,29 +231,16 @@ class Flanger:
         lfo_len = int(rate / self.speed)
         lfo = wave_table(self.modulation == Modulation.SINUSOIDAL, lfo_len,
                          float(math.floor(self.delay / 1000 * rate + 0.5)), buf_len - 2.0, 3 * math.pi / 2, False)
-        bufs = np.zeros(w.shape[:2] + (buf_len,))
-        last = np.zeros(w.shape[:2])
-        out = np.empty_like(w)
-        chan = np.arange(channels)
-        chan_offset = (chan * lfo_len * (self.phase / 100) + 0.5).astype(np.int64)
+        chan_offset = (np.arange(channels) * lfo_len * (self.phase / 100) + 0.5).astype(np.int64)
+        steps = np.arange(w.shape[-1]) % lfo_len
+        delay = lfo[(steps[None, :] + chan_offset[:, None]) % lfo_len].astype(np.float64)  # (channels, time)
+        whole = np.floor(delay).astype(np.int64)
         quadratic = self.interpolation == Interpolation.QUADRATIC
-        pos = lfo_pos = 0
-        for i in range(w.shape[-1]):
-            pos = (pos + buf_len - 1) % buf_len
-            delay = lfo[(lfo_pos + chan_offset) % lfo_len].astype(np.float64)
-            frac, whole = delay - np.floor(delay), np.floor(delay).astype(np.int64)
-            bufs[:, :, pos] = w[:, :, i] + last * feedback
-            d0 = bufs[:, chan, (pos + whole) % buf_len]
-            d1 = bufs[:, chan, (pos + whole + 1) % buf_len]
-            if quadratic:
-                d2 = bufs[:, chan, (pos + whole + 2) % buf_len] - d0
-                d1 = d1 - d0
-                delayed = d0 + ((d2 * 0.5 - d1) * frac + (d1 * 2 - d2 * 0.5)) * frac
-            else:
-                delayed = d0 + (d1 - d0) * frac
-            last = delayed
-            out[:, :, i] = w[:, :, i] * in_gain + delayed * delay_gain
-            lfo_pos = (lfo_pos + 1) % lfo_len
+        if feedback == 0:
+            delayed = _delay_taps_direct(w, whole, delay - whole, buf_len, quadratic)
+        else:
+            delayed = _delay_taps_feedback(w, whole, delay - whole, buf_len, quadratic, feedback)
+        out = w * in_gain + delayed * delay_gain
         # MindSpore gives the result in the input's dtype (integers truncated after the clamp).
         return np.clip(out, -1.0, 1.0).astype(x.dtype).reshape(shape).astype(original.dtype)
 
