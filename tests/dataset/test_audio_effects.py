@@ -11,6 +11,7 @@ import pytest
 
 import opbuild.dataset as ds
 from opbuild.dataset import audio as A
+from opbuild.dataset.audio.effects import _delay_taps_direct, _delay_taps_feedback
 from tests.dataset.audio_effect_cases import bad_arguments, build, speech_like
 
 FIXTURE = dict(np.load(Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "audio_effects.npz"))
@@ -86,8 +87,6 @@ def test_flanger_channels_are_phase_shifted():
 def test_flanger_without_feedback_is_the_ring_buffer(quadratic):
     # The vectorized path (regen 0) reads the same taps as the ring buffer, including the tap that wraps
     # around to the sample just written (delay = buffer length - 2 with quadratic interpolation).
-    from opbuild.dataset.audio.effects import _delay_taps_direct, _delay_taps_feedback
-
     rs = np.random.RandomState(0)
     w = rs.standard_normal((2, 3, 50))
     buf_len = 7

@@ -12,7 +12,11 @@ import numpy as np
 import pytest
 
 import opbuild.dataset as ds
+from tests.dataset import iwslt_dataset_programs as iwslt
+from tests.dataset import lsun_dataset_programs as lsun
+from tests.dataset import mat_dataset_programs as mat
 from tests.dataset import photo_dataset_programs as photo
+from tests.dataset import tedlium_dataset_programs as ted
 
 EXPECTED = json.loads(
     (Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "rare_datasets.json").read_text())
@@ -33,8 +37,6 @@ def test_photo_sets_match_mindspore(photo_results, name):
 @pytest.fixture(scope="module")
 def mat_results(tmp_path_factory):
     pytest.importorskip("scipy", reason="the .mat readers need the optional extra opbuild[mat] (scipy)")
-    from tests.dataset import mat_dataset_programs as mat
-
     root = tmp_path_factory.mktemp("mat-sets")
     mat.make_files(str(root))
     return json.loads(json.dumps(mat.run(ds, str(root))))
@@ -48,8 +50,6 @@ def test_mat_sets_match_mindspore(mat_results, name):
 
 @pytest.fixture(scope="module")
 def iwslt_results(tmp_path_factory):
-    from tests.dataset import iwslt_dataset_programs as iwslt
-
     root = tmp_path_factory.mktemp("iwslt")
     iwslt.make_files(str(root))
     return json.loads(json.dumps(iwslt.run(ds, str(root))))
@@ -61,8 +61,6 @@ def test_iwslt_matches_mindspore(iwslt_results, name):
 
 
 def test_iwslt_writes_nothing_into_the_dataset(tmp_path):
-    from tests.dataset import iwslt_dataset_programs as iwslt
-
     iwslt.make_files(str(tmp_path))
     before = sorted(p.name for p in tmp_path.rglob("*"))
     assert len(list(ds.IWSLT2016Dataset(str(tmp_path / "base" / "i16")).create_tuple_iterator(output_numpy=True))) == 8
@@ -71,8 +69,6 @@ def test_iwslt_writes_nothing_into_the_dataset(tmp_path):
 
 @pytest.fixture(scope="module")
 def tedlium_root(tmp_path_factory):
-    from tests.dataset import tedlium_dataset_programs as ted
-
     root = tmp_path_factory.mktemp("tedlium")
     ted.make_files(str(root))
     return str(root)
@@ -80,16 +76,12 @@ def tedlium_root(tmp_path_factory):
 
 @pytest.mark.parametrize("name", sorted(k for k in EXPECTED if k.startswith("tedlium")))
 def test_tedlium_matches_mindspore(tedlium_root, name):
-    from tests.dataset import tedlium_dataset_programs as ted
-
     assert json.loads(json.dumps(ted.run(ds, tedlium_root)[name])) == EXPECTED[name]
 
 
 def test_tedlium_reads_the_segments_samples(tedlium_root):
     # MindSpore 2.10 returns zeros here; opbuild returns the written samples of [start, end) / 32767, in
     # either byte order.
-    from tests.dataset import tedlium_dataset_programs as ted
-
     rows = list(ds.TedliumDataset(f"{tedlium_root}/ted1", "release1", "train", shuffle=False)
                 .create_tuple_iterator(output_numpy=True))
     first = rows[0]  # TalkA, 0.01 .. 0.02 s at 16 kHz
@@ -101,8 +93,6 @@ def test_tedlium_reads_the_segments_samples(tedlium_root):
 
 
 def test_tedlium_refuses_compressed_audio(tmp_path):
-    from tests.dataset import tedlium_dataset_programs as ted
-
     ted.make_files(str(tmp_path))
     path = tmp_path / "ted3" / "data" / "sph" / "TalkE.sph"
     path.write_bytes(path.read_bytes().replace(b"sample_coding -s3 pcm", b"sample_coding -s7 shorten"))
@@ -112,8 +102,6 @@ def test_tedlium_refuses_compressed_audio(tmp_path):
 
 @pytest.fixture(scope="module")
 def lsun_results(tmp_path_factory):
-    from tests.dataset import lsun_dataset_programs as lsun
-
     root = tmp_path_factory.mktemp("lsun")
     lsun.make_files(str(root))
     return json.loads(json.dumps(lsun.run(ds, str(root))))
@@ -131,3 +119,12 @@ def test_required_names_are_checked(tmp_path):
         ds.LSUNDataset(str(tmp_path), classes=[None])
     with pytest.raises(ValueError, match="is not a directory"):
         ds.LFWDataset(str(tmp_path / "missing"))
+
+
+def test_mat_readers_name_the_extra_without_scipy(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "scipy.io", None)  # what an install without SciPy sees
+    (tmp_path / "train_32x32.mat").write_bytes(b"")
+    with pytest.raises(ImportError, match=r"opbuild\[mat\]"):
+        ds.SVHNDataset(str(tmp_path), "train")
