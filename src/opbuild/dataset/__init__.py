@@ -32,8 +32,11 @@ from .image_folders import (
     FlickrDataset,
     Food101Dataset,
 )
+from .iwslt import IWSLT2016Dataset, IWSLT2017Dataset
+from .mat_sets import Caltech101Dataset, Flowers102Dataset, SBDataset, SVHNDataset
 from .minddataset import MindDataset
 from .nlp_files import CLUEDataset, CoNLL2000Dataset, Multi30kDataset, SQuADDataset, UDPOSDataset
+from .photo_sets import LFWDataset, LSUNDataset, PhotoTourDataset, SBUDataset
 from .random_source import RandomDataset
 from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (
@@ -49,6 +52,7 @@ from .schema import Schema
 from .serialize import compare, serialize, show
 from .small_image_files import SemeionDataset, STL10Dataset, USPSDataset
 from .sources import GeneratorDataset, NumpySlicesDataset, sample_indices
+from .tedlium import TedliumDataset
 from .text_corpora import (
     AGNewsDataset,
     AmazonReviewDataset,
@@ -83,4 +87,6 @@ __all__ = ["config", "Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", 
            "Multi30kDataset", "RenderedSST2Dataset", "SUN397Dataset", "OmniglotDataset", "MindDataset",
            "FlickrDataset", "DIV2KDataset", "CMUArcticDataset", "GTZANDataset", "WIDERFaceDataset",
            "OBSMindDataset", "sync_wait_for_dataset", "LibriTTSDataset", "Places365Dataset", "CLUEDataset",
-           "CityscapesDataset", "KITTIDataset"]
+           "CityscapesDataset", "KITTIDataset", "LFWDataset", "SBUDataset", "PhotoTourDataset",
+           "SVHNDataset", "Flowers102Dataset", "Caltech101Dataset", "SBDataset", "IWSLT2016Dataset",
+           "IWSLT2017Dataset", "TedliumDataset", "LSUNDataset"]

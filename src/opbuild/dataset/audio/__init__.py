@@ -4,10 +4,12 @@ float32; ``MuLawEncoding`` gives int32, ``MFCC``/``LFCC`` float32). Complex spec
 (real, imaginary). Random transforms (masks, ``Dither``, ``GriffinLim``'s initial phase, ``InverseMelScale``'s
 start) follow ``ds.config.set_seed`` with a stream other than MindSpore's.
 
-Not provided: ``Flanger``, ``Phaser``, ``Vad`` and ``DetectPitchFrequency`` (SoX/Kaldi effects)."""
+``DetectPitchFrequency``, ``Flanger``, ``Phaser`` and ``Vad`` (the SoX/Kaldi-style effects) take float input
+only, as MindSpore's do."""
 
 from __future__ import annotations
 
+from .effects import DetectPitchFrequency, Flanger, Phaser
 from .elementwise import (
     AmplitudeToDB,
     Angle,
@@ -60,6 +62,7 @@ from .masks import FrequencyMasking, MaskAlongAxis, MaskAlongAxisIID, TimeMaskin
 from .mel import LFCC, MFCC, InverseMelScale, MelScale, MelSpectrogram, create_dct, linear_fbanks, melscale_fbanks
 from .resample import PitchShift, Resample
 from .spectral import GriffinLim, InverseSpectrogram, PhaseVocoder, SpectralCentroid, Spectrogram, TimeStretch
+from .vad import Vad
 
 __all__ = [
     "BorderType", "DensityFunction", "FadeShape", "GainType", "Interpolation", "MelType", "Modulation", "NormMode",
@@ -72,4 +75,5 @@ __all__ = [
     "LFCC", "MFCC", "InverseMelScale", "MelScale", "MelSpectrogram", "create_dct", "linear_fbanks",
     "melscale_fbanks", "PitchShift", "Resample",
     "GriffinLim", "InverseSpectrogram", "PhaseVocoder", "SpectralCentroid", "Spectrogram", "TimeStretch",
+    "DetectPitchFrequency", "Flanger", "Phaser", "Vad",
 ]
