@@ -109,7 +109,13 @@ def main(argv: list[str]) -> int:
                 continue
             ms.set_seed(11)
             value = init_mod.initializer(make_init(init_mod, spec), shape, ms.float32).asnumpy()
-            out["inits"].append({"init": spec, "shape": shape, "seed": 11, "value": encode(value)})
+            out["inits"].append({"init": spec, "shape": shape, "seed": 11, "dtype": "float32",
+                                 "value": encode(value)})
+    # float16 parameters: MindSpore fills float32 and rounds.
+    for spec in (["Normal", [0.5, 1.0], {}], ["HeUniform", [], {}], ["TruncatedNormal", [0.02], {}]):
+        ms.set_seed(11)
+        value = init_mod.initializer(make_init(init_mod, spec), [7, 5], ms.float16).asnumpy()
+        out["inits"].append({"init": spec, "shape": [7, 5], "seed": 11, "dtype": "float16", "value": encode(value)})
     # One set_seed, several initializers: each takes the next seed of NumPy's generator.
     ms.set_seed(3)
     seq = [init_mod.initializer(n, [4, 6], ms.float32).asnumpy() for n in ("normal", "zeros", "uniform",

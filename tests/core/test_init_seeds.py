@@ -53,10 +53,12 @@ def test_philox_stream_offsets_agree():
         assert np.array_equal(philox_uint32(42, 23 - start, start), whole[start:])
 
 
-@pytest.mark.parametrize("case", FIX["inits"], ids=lambda c: f"{c['init'][0]}{c['init'][1]}-{c['shape']}")
+@pytest.mark.parametrize("case", FIX["inits"],
+                         ids=lambda c: f"{c['init'][0]}{c['init'][1]}-{c['shape']}-{c['dtype']}")
 def test_initializer_after_set_seed_matches(case):
     ob.set_seed(case["seed"])
-    value = init_mod.initializer(make_init(case["init"]), case["shape"], ob.float32).asnumpy()
+    value = init_mod.initializer(make_init(case["init"]), case["shape"], getattr(ob, case["dtype"])).asnumpy()
+    assert value.dtype == np.dtype(case["dtype"])
     assert_bits(value, case["value"], f"{case['init']} {case['shape']}")
 
 
