@@ -4,17 +4,18 @@ core/initializer.py, above core/tensor.py: this module imports no Tensor, so the
 Users reach both as ``opbuild.common.initializer`` (MindSpore's module path); they live in core because
 Parameter uses them.
 
-Random initializers draw from a NumPy generator seeded by (context seed, creation index): the same program
-gets the same weights in every process (``set_seed`` restarts the sequence), which keeps compiled graphs and
-their test values reproducible. The distributions and fan rules follow MindSpore's documentation (fans as
-``shape[1] * receptive field`` / ``shape[0] * receptive field``; gains as ``calculate_gain``); the random
-streams themselves differ from MindSpore's, as they must (different generators).
+Random initializers give MindSpore 2.10's values bit for bit after ``set_seed``: as MindSpore's, each takes
+one 64-bit seed from NumPy's global generator (which ``set_seed`` seeds) and fills with MindSpore's Philox
+streams (core/philox_fill.py). Before any ``set_seed`` (MindSpore is then unseeded) they draw their seeds from
+a private generator seeded with 0 instead, so an unseeded program still gets the same weights on every run.
+The fan rules are MindSpore's (``shape[1] * receptive field`` / ``shape[0] * receptive field``).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import random
 import threading
 from collections.abc import Sequence
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from . import config
 from .dtypes import DType, dtype_of, float32
+from .philox_fill import normal_fill, truncated_normal_fill, uniform_fill
 
 
 class _InitCounter:
@@ -41,7 +43,6 @@ class _InitCounter:
             self.n = 0
 
 
-_counter = _InitCounter()
 _seed_epoch = _InitCounter()
 _op_counter = _InitCounter()  # random operators (Dropout): their own sequence, so weights do not shift
 
@@ -55,14 +56,38 @@ def op_seed() -> int:
 
 
 def set_seed(seed: int) -> None:
-    """Set the initialisation seed and restart the initialisation sequence (like ``mindspore.set_seed``).
-    As MindSpore's, it also seeds NumPy's global generator (``numpy.random.seed``), so a program that draws
-    its data with ``np.random`` after ``set_seed`` gets MindSpore's data."""
+    """Set the global seed (``mindspore.set_seed``): as MindSpore's, it seeds NumPy's global generator
+    (``numpy.random.seed``), from which the initializers take their seeds, and Python's ``random``; so weights,
+    and data a program draws with ``np.random`` or ``random`` afterwards, are MindSpore's. Also restarts the
+    random operators' seed sequence. ``seed`` is an int in [0, 2**32 - 1] (TypeError / ValueError otherwise)."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"set_seed: seed must be an int, got {type(seed).__name__}")
+    if not 0 <= seed <= 2**32 - 1:
+        raise ValueError(f"set_seed: seed must be in [0, 2**32 - 1], got {seed}")
     config.set_context(seed=seed)
     np.random.seed(seed)
-    _counter.reset()
+    random.seed(seed)
     _op_counter.reset()
     _seed_epoch.next()
+
+
+# Seeds of initializers before any set_seed: a private generator, so unseeded programs stay repeatable without
+# disturbing np.random (MindSpore draws from np.random unseeded, so its values then differ run to run anyway).
+_unseeded: list[np.random.RandomState] = []
+
+
+def seed_source() -> np.random.RandomState:
+    """Where the next initializer takes its seed: NumPy's global generator once set_seed ran (MindSpore's)."""
+    if _seed_epoch.n > 0:
+        return np.random.mtrand._rand
+    if not _unseeded:
+        _unseeded.append(np.random.RandomState(int(config.get_context("seed"))))
+    return _unseeded[0]
+
+
+def draw_seed(rng: np.random.RandomState) -> int:
+    """One initializer's seed, drawn as MindSpore draws it: ``randint(1, 2**63)`` as int64."""
+    return int(rng.randint(low=1, high=1 << 63, dtype=np.int64))
 
 
 def seed_epoch() -> int:
@@ -102,9 +127,9 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 
 
 class Initializer:
-    """Base class of initializers: ``sample(shape, rng)`` returns float64 (or exact) values of ``shape``.
-
-    Subclasses that draw nothing set ``random = False`` so they take no index of the seeded sequence.
+    """Base class of initializers: ``sample(shape, rng)`` returns the values of ``shape`` (float32 for the random
+    ones, as MindSpore fills them); ``rng`` is the NumPy RandomState their seeds come from (see
+    :func:`draw_seed`). Subclasses that draw nothing set ``random = False``.
     """
 
     random = True
@@ -112,7 +137,7 @@ class Initializer:
     def __init__(self, **kwargs) -> None:
         self._kwargs = kwargs
 
-    def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    def sample(self, shape: tuple[int, ...], rng: np.random.RandomState) -> np.ndarray:
         raise NotImplementedError
 
     def __call__(self, arr: np.ndarray) -> None:
@@ -163,7 +188,7 @@ class Normal(Initializer):
         self.sigma, self.mean = float(sigma), float(mean)
 
     def sample(self, shape, rng):
-        return rng.normal(self.mean, self.sigma, shape)
+        return normal_fill(draw_seed(rng), shape, self.mean, self.sigma)
 
 
 class Uniform(Initializer):
@@ -174,11 +199,11 @@ class Uniform(Initializer):
         self.scale = float(scale)
 
     def sample(self, shape, rng):
-        return rng.uniform(-self.scale, self.scale, shape)
+        return uniform_fill(draw_seed(rng), shape, -self.scale, self.scale)
 
 
 class TruncatedNormal(Initializer):
-    """N(mean, sigma^2) restricted to [a, b] (name ``'truncatednormal'``); out-of-range draws are redrawn."""
+    """N(mean, sigma^2) restricted to [a, b] (name ``'truncatednormal'``), drawn by inverse CDF."""
 
     def __init__(self, sigma: float = 0.01, mean: float = 0.0, a: float = -2.0, b: float = 2.0) -> None:
         super().__init__(sigma=sigma, mean=mean, a=a, b=b)
@@ -187,15 +212,7 @@ class TruncatedNormal(Initializer):
         self.sigma, self.mean, self.a, self.b = float(sigma), float(mean), float(a), float(b)
 
     def sample(self, shape, rng):
-        out = rng.normal(self.mean, self.sigma, shape)
-        bad = (out < self.a) | (out > self.b)
-        # Rejection sampling; gives up (clips) after many rounds only for bounds far out in a tail.
-        for _ in range(1000):
-            if not bad.any():
-                break
-            out[bad] = rng.normal(self.mean, self.sigma, int(bad.sum()))
-            bad = (out < self.a) | (out > self.b)
-        return np.clip(out, self.a, self.b)
+        return truncated_normal_fill(draw_seed(rng), shape, self.a, self.b, self.mean, self.sigma)
 
 
 class XavierUniform(Initializer):
@@ -208,7 +225,7 @@ class XavierUniform(Initializer):
     def sample(self, shape, rng):
         fan_in, fan_out = _fans(shape)
         bound = self.gain * math.sqrt(6.0 / max(1, fan_in + fan_out))
-        return rng.uniform(-bound, bound, shape)
+        return uniform_fill(draw_seed(rng), shape, -bound, bound)
 
 
 class XavierNormal(Initializer):
@@ -220,7 +237,7 @@ class XavierNormal(Initializer):
 
     def sample(self, shape, rng):
         fan_in, fan_out = _fans(shape)
-        return rng.normal(0.0, self.gain * math.sqrt(2.0 / max(1, fan_in + fan_out)), shape)
+        return normal_fill(draw_seed(rng), shape, 0.0, self.gain * math.sqrt(2.0 / max(1, fan_in + fan_out)))
 
 
 class _He(Initializer):
@@ -244,14 +261,14 @@ class HeUniform(_He):
 
     def sample(self, shape, rng):
         bound = math.sqrt(3.0) * self._std(shape)
-        return rng.uniform(-bound, bound, shape)
+        return uniform_fill(draw_seed(rng), shape, -bound, bound)
 
 
 class HeNormal(_He):
     """N(0, std^2), std = gain / sqrt(fan) (name ``'he_normal'``)."""
 
     def sample(self, shape, rng):
-        return rng.normal(0.0, self._std(shape), shape)
+        return normal_fill(draw_seed(rng), shape, 0.0, self._std(shape))
 
 
 # Names MindSpore accepts for ``init`` strings (matched case-insensitively): each class's lower-case name and
@@ -296,10 +313,7 @@ def init_array(init, shape: int | Sequence[int], dtype: DType | str = float32) -
     if not isinstance(init, Initializer):
         raise TypeError(f"init must be an Initializer, a name, a number, an array or a Tensor, got "
                         f"{type(init).__name__}")
-    # Every named or Initializer init takes the next index (random or not), so inserting a zeros-initialised
-    # bias does not shift the stream of the weights created after it differently from before this module.
-    rng = np.random.default_rng([int(config.get_context("seed")), _counter.next()])
-    return np.asarray(init.sample(shape, rng)).astype(dt)
+    return np.asarray(init.sample(shape, seed_source())).astype(dt)
 
 
 __all__ = ["Initializer", "init_array", "is_array_like", "set_seed", "calculate_gain", "Zero", "One", "Constant",

@@ -1,6 +1,7 @@
 """More of MindSpore's initializers: ``Identity``, ``Dirac``, ``Orthogonal``, ``VarianceScaling`` and ``Sparse``,
 registered under their names (``'identity'``, ``'dirac'``, ``'orthogonal'``, ``'varianceScaling'``,
-``'sparse'``) next to those of core/initializer.py. Random ones draw from the same seeded sequence."""
+``'sparse'``) next to those of core/initializer.py. Random ones draw as MindSpore 2.10's do (one seed from
+the seed source, MindSpore's fills; Sparse also NumPy permutations), so they give its values after set_seed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import math
 
 import numpy as np
 
-from .init_values import _NAMES, Initializer, _fans
+from .init_values import _NAMES, Initializer, _fans, draw_seed
+from .philox_fill import normal_fill, truncated_normal_fill, uniform_fill
 
 
 class Identity(Initializer):
@@ -59,7 +61,8 @@ class Orthogonal(Initializer):
         if len(shape) < 2:
             raise ValueError(f"Orthogonal: the shape must have at least 2 dimensions, got {list(shape)}")
         rows, cols = shape[0], int(np.prod(shape[1:]))
-        flat = rng.normal(0.0, 1.0, (rows, cols))
+        # float32 draws and a float32 QR, as MindSpore's (the signs of R's diagonal fix Q's column signs).
+        flat = normal_fill(draw_seed(rng), (rows, cols), 0.0, 1.0)
         if rows < cols:
             flat = flat.T
         q, r = np.linalg.qr(flat)
@@ -90,18 +93,14 @@ class VarianceScaling(Initializer):
         scale = self.scale / max(1.0, n)
         if self.distribution == "uniform":
             limit = math.sqrt(3.0 * scale)
-            return rng.uniform(-limit, limit, shape)
+            return uniform_fill(draw_seed(rng), shape, -limit, limit)
         if self.distribution == "untruncated_normal":
-            return rng.normal(0.0, math.sqrt(scale), shape)
-        # The standard deviation of N(0, 1) truncated to [-2, 2] is 0.8796...: divide it out.
+            return normal_fill(draw_seed(rng), shape, 0.0, math.sqrt(scale))
+        # The standard deviation of N(0, 1) truncated to [-2, 2] is 0.8796...: divide it out. MindSpore 2.10
+        # draws uniform values here instead (it tests for 'truncated_norm'); opbuild keeps the documented
+        # distribution, with MindSpore's truncated-normal fill, cut at two standard deviations.
         std = math.sqrt(scale) / 0.87962566103423978
-        out = rng.normal(0.0, std, shape)
-        for _ in range(1000):
-            bad = np.abs(out) > 2 * std
-            if not bad.any():
-                break
-            out[bad] = rng.normal(0.0, std, int(bad.sum()))
-        return np.clip(out, -2 * std, 2 * std)
+        return truncated_normal_fill(draw_seed(rng), shape, -2 * std, 2 * std, 0.0, std)
 
 
 class Sparse(Initializer):
@@ -118,7 +117,7 @@ class Sparse(Initializer):
         if len(shape) != 2:
             raise ValueError(f"Sparse: the shape must be 2-D, got {list(shape)}")
         rows, cols = shape
-        out = rng.normal(0.0, self.sigma, shape)
+        out = normal_fill(draw_seed(rng), shape, 0.0, self.sigma)
         zeros = int(math.ceil(self.sparsity * rows))
         for c in range(cols):
             out[rng.permutation(rows)[:zeros], c] = 0.0

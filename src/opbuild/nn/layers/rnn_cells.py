@@ -1,8 +1,8 @@
 """Single-step recurrent cells of ``mindspore.nn``: RNNCell, LSTMCell and GRUCell. One step is two MatMuls (input
 and hidden projections of every gate at once) and the gate arithmetic; the parameters are MindSpore's
 ``weight_ih`` (G H, I), ``weight_hh`` (G H, H), ``bias_ih`` and ``bias_hh`` (G H,), drawn from
-U(-1/sqrt(H), 1/sqrt(H)), gates stacked (i, f, g, o) for the LSTM and (r, z, n) for the GRU, as nn.LSTM/GRU
-(nn/layers/rnns.py) have them."""
+U(-1/sqrt(H), 1/sqrt(H)) as MindSpore draws them (its values after set_seed), gates stacked (i, f, g, o) for
+the LSTM and (r, z, n) for the GRU, as nn.LSTM/GRU (nn/layers/rnns.py) have them."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import math
 
 from ...common.initializer import Uniform, init_array
 from ...core.dtypes import float32
+from ...core.init_values import seed_source
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ...ops.api import array as A
@@ -31,6 +32,11 @@ class _CellBase(Cell):
         self.has_bias = has_bias
         g = self._gates * hidden_size
         init = Uniform(1.0 / math.sqrt(hidden_size))
+        # MindSpore first fills the four parameters with np.random.randn, then redraws each from the Uniform
+        # initializer: the first draws are discarded but move NumPy's generator, which later seeds depend on.
+        rng = seed_source()
+        for shape in ((g, input_size), (g, hidden_size), (g,), (g,))[:4 if has_bias else 2]:
+            rng.standard_normal(shape)
         self.weight_ih = Parameter(init_array(init, (g, input_size), dtype), name="weight_ih")
         self.weight_hh = Parameter(init_array(init, (g, hidden_size), dtype), name="weight_hh")
         if has_bias:

@@ -18,9 +18,10 @@ import math
 import numpy as np
 
 from ... import ops
-from ...common.initializer import Uniform, init_array
+from ...common.initializer import init_array
 from ...core.dtypes import float32
 from ...core.errors import ShapeError
+from ...core.init_values import seed_source
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ..cell import Cell
@@ -50,8 +51,12 @@ class _RNNBase(Cell):
         self.dropout = float(dropout)
         self.num_directions = 2 if self.bidirectional else 1
         gate_size = _GATES[mode] * hidden_size
-        # MindSpore's (and torch's) default: every weight and bias drawn from U(-1/sqrt(H), 1/sqrt(H)).
-        init = Uniform(1.0 / math.sqrt(hidden_size))
+        # MindSpore's (and torch's) default: every weight and bias drawn from U(-1/sqrt(H), 1/sqrt(H)); MindSpore
+        # draws them with np.random.uniform in float64, then float32 (so its values after set_seed are these).
+        stdv = 1 / math.sqrt(hidden_size)
+
+        def init(shape):
+            return init_array(seed_source().uniform(-stdv, stdv, shape).astype(np.float32), shape, dtype)
         self._names: list[tuple[str, str, str | None, str | None]] = []
         for k in range(self.num_layers):
             width = input_size if k == 0 else hidden_size * self.num_directions
@@ -59,12 +64,12 @@ class _RNNBase(Cell):
                 names = (f"weight_ih_l{k}{sfx}", f"weight_hh_l{k}{sfx}",
                          f"bias_ih_l{k}{sfx}" if self.has_bias else None,
                          f"bias_hh_l{k}{sfx}" if self.has_bias else None)
-                setattr(self, names[0], Parameter(init_array(init, (gate_size, width), dtype), name=names[0]))
-                setattr(self, names[1], Parameter(init_array(init, (gate_size, hidden_size), dtype),
+                setattr(self, names[0], Parameter(init((gate_size, width)), name=names[0]))
+                setattr(self, names[1], Parameter(init((gate_size, hidden_size)),
                                                   name=names[1]))
                 for bname in names[2:]:
                     if bname is not None:
-                        setattr(self, bname, Parameter(init_array(init, (gate_size,), dtype), name=bname))
+                        setattr(self, bname, Parameter(init((gate_size,)), name=bname))
                 self._names.append(names)
         self.drop = Dropout(p=self.dropout)
         self.matmul = ops.MatMul(transpose_b=True)
