@@ -16,7 +16,6 @@ FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindsp
 
 # Accepted by MindSpore, not yet by opbuild, and why (docs/mindspore-compat.md).
 NOT_YET = {
-    "from mindspore.train.summary import SummaryRecord": "MindInsight summary files",
     "from mindspore.ops.operations import _grad_ops as G": "MindSpore's private gradient primitives",
 }
 ACCEPTED = [line for line, result in FIXTURE.items() if result == "ok" and line not in NOT_YET]

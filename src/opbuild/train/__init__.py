@@ -36,6 +36,7 @@ from .callback import (
 from .metrics import Accuracy, Loss, Metric, rearrange_inputs
 from .model import Model
 from .serialization import export, merge_sliced_parameter
+from .summary import SummaryRecord
 
 __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "LossMonitor", "TimeMonitor",
            "ModelCheckpoint", "CheckpointConfig", "EarlyStopping", "ReduceLROnPlateau", "History", "LambdaCallback",
@@ -46,7 +47,7 @@ __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "Los
            "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
            "ConfusionMatrixMetric", "OcclusionSensitivity", "names", "load_checkpoint", "load_param_into_net",
            "save_checkpoint", "export", "merge_sliced_parameter", "LossScaleManager", "FixedLossScaleManager",
-           "DynamicLossScaleManager"]
+           "DynamicLossScaleManager", "SummaryRecord"]
 
 _LOSS_SCALE_MANAGERS = ("LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager")
 
