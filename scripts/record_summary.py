@@ -121,11 +121,46 @@ if __name__ == "__main__":
     model.train(2, data, callbacks=[collector], dataset_sink_mode=False)
 """
 
+_COLLECTOR_OPS = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops
+import mindspore.dataset as ds
+from mindspore.train import Model, SummaryCollector
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 2, weight_init="ones", bias_init="zeros")
+        self.scalar = ops.ScalarSummary()
+        self.hist = ops.HistogramSummary()
+    def construct(self, x):
+        out = self.fc(x)
+        self.scalar("out_mean", out.mean())
+        self.hist("out", out)
+        return out
+
+if __name__ == "__main__":
+    ms.set_context(mode=ms.GRAPH_MODE)
+    x = np.linspace(0, 1, 48, dtype=np.float32).reshape(12, 4)
+    y = (np.arange(12) % 2).astype(np.int32)
+    data = ds.NumpySlicesDataset({{"x": x, "y": y}}, shuffle=False).batch(4)
+    net = Net()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    model = Model(net, loss, nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    collector = SummaryCollector(r"{dir}", collect_freq=2,
+                                 collect_specified_data={{"histogram_regular": "fc.w.*", "collect_graph": False,
+                                                          "collect_dataset_graph": False, "collect_landscape": None,
+                                                          "collect_train_lineage": False}})
+    model.train(2, data, callbacks=[collector], dataset_sink_mode=False)
+"""
+
 SCENARIOS = {
     "graph_net": _RUN_NET.replace("{mode}", "GRAPH_MODE"),
     "pynative_net": _RUN_NET.replace("{mode}", "PYNATIVE_MODE"),
     "add_values": _ADD_VALUES,
     "collector": _COLLECTOR.replace("{mode}", "GRAPH_MODE"),
+    "collector_ops": _COLLECTOR_OPS,
 }
 
 

@@ -228,23 +228,43 @@ def _decoded(hex_body: str) -> list[tuple[int, list[tuple[str, str, Any]]]]:
     return event.step, values
 
 
-def test_summary_collector_writes_mindspores_events_during_training(graph_mode, tmp_path):
+class _CollectedNet(nn.Cell):
+    """The recorded collector programs' network: Dense(4, 2) as ``fc``, with or without summary operators."""
+
+    def __init__(self, with_ops: bool) -> None:
+        super().__init__()
+        self.fc = nn.Dense(4, 2, weight_init="ones", bias_init="zeros")
+        self.with_ops = with_ops
+        self.scalar, self.hist = ops.ScalarSummary(), ops.HistogramSummary()
+
+    def construct(self, x):
+        out = self.fc(x)
+        if self.with_ops:
+            self.scalar("out_mean", out.mean())
+            self.hist("out", out)
+        return out
+
+
+_COLLECTED = {"collector": {"collect_train_lineage": False, "collect_eval_lineage": False},
+              "collector_ops": {"histogram_regular": "fc.w.*", "collect_train_lineage": False}}
+
+
+@pytest.mark.parametrize("scenario", sorted(_COLLECTED))
+def test_summary_collector_writes_mindspores_events_during_training(scenario, graph_mode, tmp_path):
     from opbuild import dataset as ds
     from opbuild.train import Model, SummaryCollector
 
     x = np.linspace(0, 1, 48, dtype=np.float32).reshape(12, 4)
     y = (np.arange(12) % 2).astype(np.int32)
     data = ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
-    net = nn.SequentialCell()
-    net.insert_child_to_cell("fc", nn.Dense(4, 2, weight_init="ones", bias_init="zeros"))
+    net = _CollectedNet(scenario == "collector_ops")
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     model = Model(net, loss, nn.Momentum(net.trainable_params(), 0.1, 0.9))
     collector = SummaryCollector(str(tmp_path), collect_freq=2, collect_specified_data={
-        "collect_graph": False, "collect_dataset_graph": False, "collect_train_lineage": False,
-        "collect_landscape": None, "collect_eval_lineage": False})
+        "collect_graph": False, "collect_dataset_graph": False, "collect_landscape": None, **_COLLECTED[scenario]})
     model.train(2, data, callbacks=[collector], dataset_sink_mode=False)
     got = [_decoded(e.SerializeToString().hex()) for e in read_events(_only_file(tmp_path))]
-    want = [_decoded(e["hex"]) for e in FIXTURE["collector"]["events"]]
+    want = [_decoded(e["hex"]) for e in FIXTURE[scenario]["events"]]
     assert [(step, [v[:2] for v in values]) for step, values in got] == \
         [(step, [v[:2] for v in values]) for step, values in want]
     for (_, g_values), (_, w_values) in zip(got, want):
