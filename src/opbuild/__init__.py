@@ -132,7 +132,8 @@ _LAZY.update({name: ("opbuild.train", name) for name in (
     "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "ROC", "auc", "rearrange_inputs", "Dice",
     "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn", "LearningRateScheduler",
     "DatasetHelper", "async_ckpt_thread_status", "HausdorffDistance", "MeanSurfaceDistance",
-    "RootMeanSquareDistance", "ConfusionMatrixMetric", "OcclusionSensitivity")})
+    "RootMeanSquareDistance", "ConfusionMatrixMetric", "OcclusionSensitivity", "SummaryRecord",
+    "FlopsUtilizationCollector", "ConvertNetUtils")})
 
 
 def __getattr__(name: str):

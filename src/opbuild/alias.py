@@ -36,6 +36,7 @@ RENAMED: dict[str, str] = {
     "mindspore.ops.operations.math_ops": "opbuild.ops.operations",
     "mindspore.ops.operations.array_ops": "opbuild.ops.operations",
     "mindspore.ops.operations.comm_ops": "opbuild.ops.operations",
+    "mindspore.ops.operations._grad_ops": "opbuild.ops.grad_ops",
     "mindspore.nn.layer": "opbuild.nn.layers",
     "mindspore.nn.cell": "opbuild.nn.cell",
     "mindspore.nn.wrap.cell_wrapper": "opbuild.nn.wrap",

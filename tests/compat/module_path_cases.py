@@ -50,7 +50,7 @@ IMPORTS = [
     "from mindspore.utils import from_dlpack, to_dlpack",
     "from mindspore.log import get_level",
     "from mindspore.device_manager import set_device",
-    # Not yet provided by opbuild (test_module_paths.NOT_YET says why); kept so the fixture records them.
+    # Once not provided by opbuild; all are now.
     "from mindspore.nn.probability.distribution import Normal",
     "from mindspore.train.summary import SummaryRecord",
     "from mindspore.mindrecord import FileWriter",

@@ -14,17 +14,13 @@ import pytest
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "module_paths.json")
                      .read_text())["imports"]
 
-# Accepted by MindSpore, not yet by opbuild, and why (docs/mindspore-compat.md).
-NOT_YET = {
-    "from mindspore.train.summary import SummaryRecord": "MindInsight summary files",
-    "from mindspore.ops.operations import _grad_ops as G": "MindSpore's private gradient primitives",
-}
-ACCEPTED = [line for line, result in FIXTURE.items() if result == "ok" and line not in NOT_YET]
+# Every import MindSpore accepts, opbuild accepts (the last two it lacked, train.summary and
+# ops.operations._grad_ops, are provided: docs/mindspore-compat.md).
+ACCEPTED = [line for line, result in FIXTURE.items() if result == "ok"]
 
 
 def test_the_fixture_covers_both_outcomes() -> None:
     assert len(ACCEPTED) >= 40 and any(result != "ok" for result in FIXTURE.values())
-    assert set(NOT_YET) <= set(FIXTURE)
 
 
 _RUNNER = """
@@ -49,7 +45,7 @@ print(json.dumps(results))
 @pytest.fixture(scope="module")
 def under_alias() -> dict[str, str]:
     """Every accepted statement run as written, in one process under ``opbuild.alias_mindspore()``."""
-    proc = subprocess.run([sys.executable, "-c", _RUNNER, json.dumps(ACCEPTED + list(NOT_YET))],
+    proc = subprocess.run([sys.executable, "-c", _RUNNER, json.dumps(ACCEPTED)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -58,12 +54,6 @@ def under_alias() -> dict[str, str]:
 @pytest.mark.parametrize("line", ACCEPTED)
 def test_mindspore_import_works_on_opbuild(line: str, under_alias: dict[str, str]) -> None:
     assert under_alias[line] == "ok"
-
-
-@pytest.mark.parametrize("line", sorted(NOT_YET))
-def test_not_yet_provided_paths_are_refused_by_name(line: str, under_alias: dict[str, str]) -> None:
-    """Listed because they fail: once one works, it leaves NOT_YET (and docs/mindspore-compat.md)."""
-    assert under_alias[line].startswith(("ModuleNotFoundError", "ImportError"))
 
 
 def test_a_fresh_process_imports_the_module_paths() -> None:

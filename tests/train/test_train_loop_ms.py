@@ -65,11 +65,6 @@ def test_fit_with_callbacks_matches_mindspore():
     np.testing.assert_allclose(got["weight"], want["weight"], rtol=2e-3, atol=2e-4)
 
 
-def test_summary_collector_refuses_clearly(tmp_path):
-    with pytest.raises(NotImplementedError, match="does not write MindSpore/MindInsight summary files"):
-        train.SummaryCollector(str(tmp_path))
-
-
 def test_lambda_callback_rejects_non_callables():
     with pytest.raises(TypeError, match="on_train_end must be callable"):
         train.LambdaCallback(on_train_end=3)

@@ -11,8 +11,8 @@ tests/fixtures/mindspore/functional_programs.json). Strings and Python numbers p
 per line.
 
 The summary primitives check their arguments as MindSpore does and keep the latest value of each tag
-(``<name>[:Scalar]`` and so on) in the session's ``"summary"`` state when the graph runs (:func:`summaries`):
-a ``SummaryRecord`` writing event files is not part of opbuild.
+(``<name>[:Scalar]`` and so on) in the session's ``"summary"`` state when the graph runs (:func:`summaries`),
+where ``train.SummaryRecord.record`` takes them (:func:`take_summaries`) to write them to a summary file.
 """
 
 from __future__ import annotations
@@ -133,9 +133,23 @@ def summaries() -> dict[str, np.ndarray]:
     return trace.engine().state("summary")
 
 
-def _summary_callback(tag: str) -> Callback:
+def take_summaries() -> list[tuple[str, np.ndarray]]:
+    """The summary values kept so far as (tag, value), emptying the store: those written by compiled graphs
+    first, sorted by tag (MindSpore hands a graph's summaries over in that order), then those written in
+    PyNative in the order of their first call."""
+    values, from_graph = summaries(), trace.engine().state("summary_graph")
+    order = sorted(t for t in values if t in from_graph) + [t for t in values if t not in from_graph]
+    taken = [(tag, values[tag]) for tag in order]
+    values.clear()
+    from_graph.clear()
+    return taken
+
+
+def _summary_callback(tag: str, graph: bool) -> Callback:
     def run(arrays: list[np.ndarray]) -> list[np.ndarray]:
         summaries()[tag] = np.array(arrays[0])
+        if graph:
+            trace.engine().state("summary_graph")[tag] = True
         return [np.zeros((), np.int32)]
 
     return Callback(f"Summary[{tag}]", run)
@@ -154,7 +168,8 @@ class _Summary:
         if not isinstance(value, Tensor):
             raise TypeError(f"{kind}: value must be a Tensor, got {type(value).__name__}")
         self._check(value)
-        pycall(_summary_callback(f"{name}[:{self._suffix}]"), [value], [((), "int32")], effect=True)
+        graph = trace.current() is not None
+        pycall(_summary_callback(f"{name}[:{self._suffix}]", graph), [value], [((), "int32")], effect=True)
 
 
 class ScalarSummary(_Summary):

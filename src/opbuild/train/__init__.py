@@ -23,6 +23,7 @@ from .callback import (
     Callback,
     CheckpointConfig,
     EarlyStopping,
+    FlopsUtilizationCollector,
     History,
     LambdaCallback,
     LearningRateScheduler,
@@ -33,9 +34,11 @@ from .callback import (
     SummaryCollector,
     TimeMonitor,
 )
+from .convert_utils import ConvertNetUtils
 from .metrics import Accuracy, Loss, Metric, rearrange_inputs
 from .model import Model
 from .serialization import export, merge_sliced_parameter
+from .summary import SummaryRecord
 
 __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "LossMonitor", "TimeMonitor",
            "ModelCheckpoint", "CheckpointConfig", "EarlyStopping", "ReduceLROnPlateau", "History", "LambdaCallback",
@@ -46,7 +49,8 @@ __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "Los
            "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
            "ConfusionMatrixMetric", "OcclusionSensitivity", "names", "load_checkpoint", "load_param_into_net",
            "save_checkpoint", "export", "merge_sliced_parameter", "LossScaleManager", "FixedLossScaleManager",
-           "DynamicLossScaleManager"]
+           "DynamicLossScaleManager", "SummaryRecord", "FlopsUtilizationCollector",
+           "ConvertNetUtils"]
 
 _LOSS_SCALE_MANAGERS = ("LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager")
 

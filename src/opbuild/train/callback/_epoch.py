@@ -1,5 +1,5 @@
 """Epoch-level callbacks with MindSpore 2.10's signatures and behaviour: EarlyStopping, ReduceLROnPlateau,
-History and LambdaCallback; SummaryCollector refuses clearly (opbuild writes no MindSpore summary files).
+History and LambdaCallback.
 
 The monitored value is ``"loss"`` (the train network's last output, its first element when a tuple, averaged)
 or a key of ``cb_params.eval_results``, which ``Model.fit`` sets before ``on_train_epoch_end`` on the epochs
@@ -255,15 +255,3 @@ class LambdaCallback(Callback):
             if fn is not None and not callable(fn):
                 raise TypeError(f"LambdaCallback: {hook} must be callable, got {type(fn).__name__}")
             setattr(self, hook, fn if fn is not None else (lambda run_context: None))
-
-
-class SummaryCollector(Callback):
-    """MindSpore's ``SummaryCollector`` writes summary event files for MindInsight. opbuild does not write
-    that format, so constructing one raises NotImplementedError (silently dropping the summaries a program
-    asked for would be worse). Record values with ``History`` or a ``LambdaCallback`` instead."""
-
-    def __init__(self, summary_dir: str, collect_freq: int = 10, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError(
-            f"SummaryCollector(summary_dir={summary_dir!r}): opbuild does not write MindSpore/MindInsight summary "
-            "files; use History (train.History) or a LambdaCallback to record losses and metrics, and remove "
-            "SummaryCollector from the callbacks")
