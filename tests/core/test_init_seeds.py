@@ -15,6 +15,7 @@ import pytest
 import opbuild as ob
 from opbuild import nn
 from opbuild.common import initializer as init_mod
+from opbuild.core import philox_fill as pf
 from opbuild.core.philox_fill import normal_fill, philox_uint32, truncated_normal_fill, uniform_fill
 
 FIX = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "init_seeds.json").read_text())
@@ -122,3 +123,18 @@ def test_unseeded_initializers_repeat_without_touching_numpy(monkeypatch):
 def test_set_seed_rejects_bad_seeds(bad, err):
     with pytest.raises(err, match="seed"):
         ob.set_seed(bad)
+
+
+def test_fills_are_one_stream_across_their_chunks():
+    """The fills work a chunk at a time; the values must be those of one sequential stream (MindSpore's)."""
+    n = 2 * (1 << 18) + 3  # crosses two chunk boundaries, odd
+    seed = 2**62 + 12345
+    r = pf.philox_uint32(seed, n + 1)
+    np.testing.assert_array_equal(pf.philox_uint32(seed, 1000, n - 999), r[n - 999:n + 1])
+    lo, hi = np.float32(-0.3), np.float32(0.7)
+    whole = ((float(hi) - float(lo)) * (r[:n].astype(np.float64) / 2**32) + float(lo)).astype(np.float32)
+    np.testing.assert_array_equal(pf.uniform_fill(seed, (n,), -0.3, 0.7), whole)
+    for fill, args in ((pf.normal_fill, (0.1, 0.02)), (pf.truncated_normal_fill, (-2, 2, 0.0, 1.0))):
+        long = fill(seed, (n,), *args)
+        for k in ((1 << 18) - 2, (1 << 18) + 6, n - 1):  # a prefix is the same stream's start
+            np.testing.assert_array_equal(fill(seed, (k,), *args), long[:k])

@@ -24,36 +24,57 @@ natively. What those fills compute, found by reading MindSpore's behaviour and c
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
-_K0, _K1 = np.uint32(0x9E3779B9), np.uint32(0xBB67AE85)
+_K0, _K1 = 0x9E3779B9, 0xBB67AE85
 _MASK32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
+# Blocks per pass: the four counter words and three temporaries of a chunk (7 x 128 KiB) stay in the L2 cache,
+# where whole-array passes streamed 10 rounds x ~10 operations through memory (4x slower on 4M values).
+_CHUNK = 1 << 14
 
 
 def philox_uint32(seed: int, count: int, start: int = 0) -> np.ndarray:
     """``count`` uint32 of the Philox-4x32-10 stream of ``seed`` (64-bit), from position ``start``."""
     seed &= (1 << 64) - 1
     first, last = start // 4, (start + count + 3) // 4
-    blocks = np.arange(first, last, dtype=np.uint64)
-    c0 = (blocks & _MASK32).astype(np.uint32)
-    c1 = (blocks >> _S32).astype(np.uint32)
-    c2 = np.full(len(blocks), seed & 0xFFFFFFFF, np.uint32)
-    c3 = np.full(len(blocks), seed >> 32, np.uint32)
-    k0, k1 = np.uint32(seed & 0xFFFFFFFF), np.uint32(seed >> 32)
-    with np.errstate(over="ignore"):
-        for rnd in range(10):
-            t0 = _M0 * c0.astype(np.uint64)
-            t1 = _M1 * c2.astype(np.uint64)
-            c0, c1, c2, c3 = ((t1 >> _S32).astype(np.uint32) ^ c1 ^ k0, (t1 & _MASK32).astype(np.uint32),
-                              (t0 >> _S32).astype(np.uint32) ^ c3 ^ k1, (t0 & _MASK32).astype(np.uint32))
-            if rnd < 9:
-                k0, k1 = k0 + _K0, k1 + _K1
-    out = np.stack([c0, c1, c2, c3], axis=1).reshape(-1)
+    nblocks = last - first
+    out = np.empty((nblocks, 4), np.uint32)
+    keys = []
+    k0, k1 = seed & 0xFFFFFFFF, seed >> 32
+    for _ in range(10):
+        keys.append((np.uint64(k0), np.uint64(k1)))
+        k0, k1 = (k0 + _K0) & 0xFFFFFFFF, (k1 + _K1) & 0xFFFFFFFF
+    # The words are kept in uint64 so that each 32 x 32-bit product is exact and no pass converts dtypes.
+    words = np.empty((4, min(_CHUNK, nblocks)), np.uint64)
+    prod0, prod1, tmp = (np.empty(words.shape[1], np.uint64) for _ in range(3))
+    for b0 in range(0, nblocks, _CHUNK):
+        m = min(_CHUNK, nblocks - b0)
+        c0, c1, c2, c3 = words[0, :m], words[1, :m], words[2, :m], words[3, :m]
+        p0, p1, t = prod0[:m], prod1[:m], tmp[:m]
+        block = np.arange(first + b0, first + b0 + m, dtype=np.uint64)
+        np.bitwise_and(block, _MASK32, out=c0)
+        np.right_shift(block, _S32, out=c1)
+        c2.fill(seed & 0xFFFFFFFF)
+        c3.fill(seed >> 32)
+        for k0, k1 in keys:  # c0, c1, c2, c3 = hi(p1) ^ c1 ^ k0, lo(p1), hi(p0) ^ c3 ^ k1, lo(p0)
+            np.multiply(c0, _M0, out=p0)
+            np.multiply(c2, _M1, out=p1)
+            np.right_shift(p1, _S32, out=t)
+            np.bitwise_xor(t, c1, out=t)
+            np.bitwise_xor(t, k0, out=c0)
+            np.bitwise_and(p1, _MASK32, out=c1)
+            np.right_shift(p0, _S32, out=t)
+            np.bitwise_xor(t, c3, out=t)
+            np.bitwise_xor(t, k1, out=c2)
+            np.bitwise_and(p0, _MASK32, out=c3)
+        out[b0:b0 + m] = words[:, :m].T
+    flat = out.reshape(-1)
     skip = start - first * 4
-    return out[skip:skip + count]
+    return flat[skip:skip + count]
 
 
 def _f32(v: float) -> float:
@@ -61,12 +82,39 @@ def _f32(v: float) -> float:
     return float(np.float32(v))
 
 
+# Values per pass of the fills: each chunk's draws and double temporaries (a few MiB) stay cached, and no
+# array of the whole parameter in double is made (16.8M values: ~3x faster than whole-array passes).
+_FILL_CHUNK = 1 << 18
+
+
+def _fill(seed: int, shape: tuple[int, ...], values: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """float32 array of ``shape`` whose value ``i`` is ``values(r)`` of the stream's uint32 ``i`` (an even-length
+    chunk ``r`` at a time, so that pairs of draws stay together), rounded once to float32."""
+    n = math.prod(shape)
+    out = np.empty(n, np.float32)
+    for start in range(0, n, _FILL_CHUNK):
+        m = min(_FILL_CHUNK, n - start)
+        out[start:start + m] = values(philox_uint32(seed, m + (m & 1), start))[:m]
+    return out.reshape(shape)
+
+
+def _unit(r: np.ndarray) -> np.ndarray:
+    """``r / 2**32`` in double (exact)."""
+    u = r.astype(np.float64)
+    u *= 1.0 / 4294967296.0
+    return u
+
+
 def uniform_fill(seed: int, shape: tuple[int, ...], a: float, b: float) -> np.ndarray:
     """MindSpore's ``_random_uniform``: float32 values in ``[a, b)`` of ``shape``."""
-    n = math.prod(shape)
     lo, hi = _f32(a), _f32(b)
-    u = philox_uint32(seed, n).astype(np.float64) / 4294967296.0
-    return ((hi - lo) * u + lo).astype(np.float32).reshape(shape)
+
+    def values(r: np.ndarray) -> np.ndarray:
+        u = _unit(r)
+        u *= hi - lo
+        u += lo
+        return u
+    return _fill(seed, shape, values)
 
 
 def _unit23(r: np.ndarray) -> np.ndarray:
@@ -77,19 +125,21 @@ def _unit23(r: np.ndarray) -> np.ndarray:
 
 def normal_fill(seed: int, shape: tuple[int, ...], mean: float, sigma: float) -> np.ndarray:
     """MindSpore's ``_random_normal``: float32 N(mean, sigma^2) values of ``shape`` (Box-Muller pairs)."""
-    n = math.prod(shape)
-    pairs = (n + 1) // 2
-    r = philox_uint32(seed, 2 * pairs).reshape(pairs, 2)
     floor = float(np.float32(1.0e-7))
-    u1 = np.maximum(_unit23(r[:, 0]), floor)
-    u2 = np.maximum(_unit23(r[:, 1]), floor)
     m, s = _f32(mean), _f32(sigma)
-    x = np.sqrt(-2.0 * np.log(u1)) * s
-    y = (2.0 * _f32(3.1415926)) * u2
-    out = np.empty((pairs, 2))
-    out[:, 0] = m + x * np.cos(y)
-    out[:, 1] = m + x * np.sin(y)
-    return out.reshape(-1)[:n].astype(np.float32).reshape(shape)
+    turn = 2.0 * _f32(3.1415926)
+
+    def values(r: np.ndarray) -> np.ndarray:
+        pairs = r.reshape(-1, 2)
+        u1 = np.maximum(_unit23(pairs[:, 0]), floor)
+        u2 = np.maximum(_unit23(pairs[:, 1]), floor)
+        x = np.sqrt(-2.0 * np.log(u1)) * s
+        y = turn * u2
+        out = np.empty(pairs.shape)
+        out[:, 0] = m + x * np.cos(y)
+        out[:, 1] = m + x * np.sin(y)
+        return out.reshape(-1)
+    return _fill(seed, shape, values)
 
 
 # Boost's erf_inv rational approximations: (lower bound of sqrt(-log q) or None, Y (a float32), shift, P, Q).
@@ -196,11 +246,12 @@ def truncated_normal_fill(seed: int, shape: tuple[int, ...], a: float, b: float,
     root2 = _f32(1.4142135)
     cdf_a = math.erfc(-(((lo - m) / s) / root2)) / 2.0
     cdf_b = math.erfc(-(((hi - m) / s) / root2)) / 2.0
-    n = math.prod(shape)
-    u = philox_uint32(seed, n).astype(np.float64) / 4294967296.0
-    p = cdf_a + u * (cdf_b - cdf_a)
-    x = -_erfc_inv(2.0 * p) * root2
-    return (m + x * s).astype(np.float32).reshape(shape)
+
+    def values(r: np.ndarray) -> np.ndarray:
+        p = cdf_a + _unit(r) * (cdf_b - cdf_a)
+        x = -_erfc_inv(2.0 * p) * root2
+        return m + x * s
+    return _fill(seed, shape, values)
 
 
 __all__ = ["philox_uint32", "uniform_fill", "normal_fill", "truncated_normal_fill"]
