@@ -22,75 +22,21 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "tests" / "fixtures" / "mindspore" / "summary_events.json"
+PROGRAMS = REPO / "tests" / "train"
 
-_NET = """
-import numpy as np
+# The shared programs (tests/train/summary_programs.py), run with MindSpore as ``ms``.
+_SHARED = """
+import sys
+sys.path.insert(0, r"{programs}")
 import mindspore as ms
-from mindspore import Tensor, nn, ops
+from summary_programs import {fn}
 
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.scalar = ops.ScalarSummary()
-        self.tensor = ops.TensorSummary()
-        self.hist = ops.HistogramSummary()
-        self.image = ops.ImageSummary()
-
-    def construct(self, x):
-        y = x * 2
-        self.scalar("zeta", y.sum())
-        self.tensor("alpha", y)
-        self.hist("mid", y)
-        self.image("img", y.reshape(1, 1, 2, 3))
-        return y
-"""
-
-_RUN_NET = _NET + """
 if __name__ == "__main__":
     ms.set_context(mode=ms.{mode})
-    net = Net()
-    with ms.SummaryRecord(r"{dir}") as record:
-        for step in range(3):
-            net(Tensor(np.arange(6, dtype=np.float32) + step))
-            record.record(step + 1)
-        record.add_value("scalar", "extra", Tensor(1.5))
-        record.record(7)
-        net(Tensor(np.ones(6, np.float32)))
-        record.set_mode("eval")
-        record.record(8)
+    {fn}(ms, r"{dir}")
 """
-
-_ADD_VALUES = """
-import numpy as np
-import mindspore as ms
-from mindspore import Tensor
-
-if __name__ == "__main__":
-    rng = np.random.default_rng(5)
-    with ms.SummaryRecord(r"{dir}", file_prefix="p", file_suffix="_s") as record:
-        record.add_value("scalar", "f64", Tensor(np.float64(2.25)))
-        record.add_value("scalar", "int", Tensor(np.int32(7)))
-        record.add_value("tensor", "t64", Tensor(np.array([[1.1, 2.2], [3.3, 4.4]], np.float64)))
-        record.add_value("tensor", "ti", Tensor(np.arange(5, dtype=np.int64)))
-        record.add_value("tensor", "tb", Tensor(np.array([True, False])))
-        record.add_value("histogram", "normal", Tensor(rng.standard_normal(1000).astype(np.float32)))
-        record.add_value("histogram", "ints", Tensor(np.arange(12, dtype=np.int32)))
-        record.add_value("histogram", "const", Tensor(np.full(4, 3.0, np.float32)))
-        record.add_value("histogram", "special", Tensor(np.array([1.0, np.nan, np.inf, -np.inf, 2.0], np.float32)))
-        record.add_value("histogram", "allnan", Tensor(np.array([np.nan, np.nan], np.float32)))
-        record.add_value("histogram", "f16", Tensor(np.array([0.5, 1.5, 2.5, 9.0], np.float16)))
-        record.record(3)
-        record.add_value("image", "u8", Tensor(rng.integers(0, 256, (1, 1, 3, 4)).astype(np.uint8)))
-        record.add_value("image", "grid", Tensor(rng.random((10, 3, 2, 2)).astype(np.float32)))
-        record.add_value("image", "wide", Tensor((rng.random((2, 3, 2, 3)) * 50 - 10).astype(np.float32)))
-        record.add_value("image", "bad", Tensor(np.zeros((1, 2, 2, 2), np.float32)))
-        record.add_value("scalar", "dup", Tensor(1.0))
-        record.add_value("scalar", "dup", Tensor(2.0))
-        record.record(4, plugin_filter=lambda plugin: plugin != "scalar")
-        record.add_value("scalar", "kept", Tensor(0.25))
-        record.record(5)
-        record.record(6)
-"""
+_RUN_NET = _SHARED.replace("{fn}", "run_net")
+_ADD_VALUES = _SHARED.replace("{fn}", "add_values").replace("{mode}", "PYNATIVE_MODE")
 
 _COLLECTOR = """
 import numpy as np
@@ -189,7 +135,8 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             out_dir = os.path.join(tmp, "summary")
             script = os.path.join(tmp, "prog.py")
-            Path(script).write_text(program.replace("{dir}", out_dir).replace("{{", "{").replace("}}", "}"))
+            text = program.replace("{dir}", out_dir).replace("{programs}", str(PROGRAMS))
+            Path(script).write_text(text.replace("{{", "{").replace("}}", "}"))
             proc = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=tmp, timeout=600)
             if proc.returncode != 0:
                 raise SystemExit(f"{name} failed:\n{proc.stderr[-3000:]}")

@@ -19,24 +19,9 @@ from opbuild.train.summary import SummaryRecord, read_events
 from opbuild.train.summary._events import _png, masked_crc32c
 from opbuild.train.summary._proto import messages
 
+from .summary_programs import add_values, run_net
+
 FIXTURE = json.loads((Path(__file__).parents[1] / "fixtures" / "mindspore" / "summary_events.json").read_text())
-
-
-class _Net(nn.Cell):
-    """The network of the recorded program: one summary operator of each kind."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.scalar, self.tensor = ops.ScalarSummary(), ops.TensorSummary()
-        self.hist, self.image = ops.HistogramSummary(), ops.ImageSummary()
-
-    def construct(self, x):
-        y = x * 2
-        self.scalar("zeta", y.sum())
-        self.tensor("alpha", y)
-        self.hist("mid", y)
-        self.image("img", y.reshape(1, 1, 2, 3))
-        return y
 
 
 def _bodies(path: str) -> list[str]:
@@ -62,16 +47,7 @@ def _assert_same_events(path: str, scenario: str) -> None:
 
 
 def _run_net(tmp_path: Path) -> str:
-    net = _Net()
-    with SummaryRecord(str(tmp_path)) as record:
-        for step in range(3):
-            net(Tensor(np.arange(6, dtype=np.float32) + step))
-            record.record(step + 1)
-        record.add_value("scalar", "extra", Tensor(1.5))
-        record.record(7)
-        net(Tensor(np.ones(6, np.float32)))
-        record.set_mode("eval")
-        record.record(8)
+    run_net(ms, str(tmp_path))
     return _only_file(tmp_path)
 
 
@@ -84,30 +60,7 @@ def test_pynative_summaries_write_mindspores_events(pynative_mode, tmp_path):
 
 
 def test_added_values_of_every_kind_write_mindspores_events(tmp_path):
-    rng = np.random.default_rng(5)
-    with SummaryRecord(str(tmp_path), file_prefix="p", file_suffix="_s") as record:
-        record.add_value("scalar", "f64", Tensor(np.float64(2.25)))
-        record.add_value("scalar", "int", Tensor(np.int32(7)))
-        record.add_value("tensor", "t64", Tensor(np.array([[1.1, 2.2], [3.3, 4.4]], np.float64)))
-        record.add_value("tensor", "ti", Tensor(np.arange(5, dtype=np.int64)))
-        record.add_value("tensor", "tb", Tensor(np.array([True, False])))
-        record.add_value("histogram", "normal", Tensor(rng.standard_normal(1000).astype(np.float32)))
-        record.add_value("histogram", "ints", Tensor(np.arange(12, dtype=np.int32)))
-        record.add_value("histogram", "const", Tensor(np.full(4, 3.0, np.float32)))
-        record.add_value("histogram", "special", Tensor(np.array([1.0, np.nan, np.inf, -np.inf, 2.0], np.float32)))
-        record.add_value("histogram", "allnan", Tensor(np.array([np.nan, np.nan], np.float32)))
-        record.add_value("histogram", "f16", Tensor(np.array([0.5, 1.5, 2.5, 9.0], np.float16)))
-        record.record(3)
-        record.add_value("image", "u8", Tensor(rng.integers(0, 256, (1, 1, 3, 4)).astype(np.uint8)))
-        record.add_value("image", "grid", Tensor(rng.random((10, 3, 2, 2)).astype(np.float32)))
-        record.add_value("image", "wide", Tensor((rng.random((2, 3, 2, 3)) * 50 - 10).astype(np.float32)))
-        record.add_value("image", "bad", Tensor(np.zeros((1, 2, 2, 2), np.float32)))
-        record.add_value("scalar", "dup", Tensor(1.0))
-        record.add_value("scalar", "dup", Tensor(2.0))
-        record.record(4, plugin_filter=lambda plugin: plugin != "scalar")
-        record.add_value("scalar", "kept", Tensor(0.25))
-        record.record(5)
-        record.record(6)
+    add_values(ms, str(tmp_path))
     path = _only_file(tmp_path)
     assert os.path.basename(path).startswith("p.out.events.summary.") and path.endswith("_s")
     _assert_same_events(path, "add_values")
