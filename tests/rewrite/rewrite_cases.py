@@ -277,7 +277,10 @@ def bad_uses() -> dict:
     stree = SymbolTree.create(net)
     relu = Node.create_call_cell(nn.ReLU(), ['x'], [_x()], name='r')
     stree.insert(stree.after("conv1"), relu)
+    namespace = {"nn": nn}
+    exec("class NoSource(nn.Cell):\n    def construct(self, x):\n        return x\n", namespace)  # noqa: S102
     cases = {
+        "create without source": lambda: SymbolTree.create(namespace["NoSource"]()),
         "get_node unknown": lambda: stree.get_node("nope"),
         "get_node not str": lambda: stree.get_node(3),
         "after unknown": lambda: stree.after("nope"),

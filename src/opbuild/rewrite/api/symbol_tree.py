@@ -35,7 +35,7 @@ def _construct_source(network: Cell) -> tuple[ast.FunctionDef, dict]:
     try:
         source = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError) as e:
-        raise RuntimeError(
+        raise TypeError(
             f"SymbolTree.create: the source of {cls.__qualname__}.construct cannot be read ({e}). Rewrite parses "
             "construct's Python source: define the Cell in a .py file (not with exec or in an interactive "
             "session).") from None
@@ -76,7 +76,7 @@ class SymbolTree:
     def _sub_tree(cell: Cell) -> SymbolTree | None:
         try:
             return SymbolTree(cell)
-        except RuntimeError:
+        except (RuntimeError, TypeError):
             return None
 
     def get_handler(self) -> SymbolTree:

@@ -1,0 +1,161 @@
+"""opbuild.rewrite's own behaviour beyond the recorded cases: its errors for wrong uses, the rewritten
+network's relation to the original, statements kept as written, the node table, saving, and the
+``mindspore.rewrite`` path under the import alias."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+import pytest
+
+from opbuild import Tensor, nn, ops
+from opbuild.rewrite import Node, NodeType, ScopedValue, SymbolTree
+from tests.conftest import REPO, run_python
+from tests.rewrite import rewrite_cases as cases
+
+
+def _x():
+    return ScopedValue.create_naming_value("x")
+
+
+def _lenet():
+    net = cases.LeNet5()
+    cases.init_weights(net)
+    return net, Tensor(cases.INPUTS["LeNet5"]()[0])
+
+
+def test_a_cell_without_source_is_refused_clearly():
+    namespace = {"nn": nn}
+    exec("class NoSource(nn.Cell):\n    def construct(self, x):\n        return x\n", namespace)  # noqa: S102
+    with pytest.raises(TypeError, match=r"source of NoSource.construct cannot be read.*\.py file"):
+        SymbolTree.create(namespace["NoSource"]())
+
+
+def test_an_unknown_node_name_lists_the_nodes():
+    stree = SymbolTree.create(cases.ConvBlock())
+    with pytest.raises(RuntimeError, match=r"no node named 'conv9'; its nodes are \['input_x', 'conv', 'relu'"):
+        stree.after("conv9")
+    with pytest.raises(RuntimeError, match="no node named 'nope'"):
+        stree.erase("nope")
+
+
+def test_a_position_of_another_tree_is_refused():
+    # MindSpore returns a Position here and inserts into the wrong tree; opbuild says what is wrong.
+    one, other = SymbolTree.create(cases.ConvBlock()), SymbolTree.create(cases.ConvBlock())
+    with pytest.raises(RuntimeError, match="in another SymbolTree"):
+        one.after(other.get_node("conv"))
+    node = Node.create_call_cell(nn.ReLU(), ["x"], [_x()])
+    with pytest.raises(RuntimeError, match="position belongs to another SymbolTree"):
+        one.insert(other.after("conv"), node)
+
+
+def test_reading_an_undefined_name_is_refused_by_get_network():
+    stree = SymbolTree.create(cases.ConvBlock())
+    stree.insert(stree.after("conv"), Node.create_call_cell(nn.ReLU(), ["x"], [ScopedValue.create_naming_value("y")],
+                                                           name="r"))
+    assert "x = self.r(y)" in stree.get_code()  # the code shows it, as MindSpore's does
+    with pytest.raises(ValueError, match=r"node 'r' reads 'y', which no input or earlier node defines"):
+        stree.get_network()
+    stree.get_node("r").set_arg(0, "x")
+    stree.get_network()
+
+
+def test_the_original_network_is_left_unchanged():
+    net, x = _lenet()
+    before = net(x).asnumpy()
+    names = [p.name for p in net.trainable_params()]
+    stree = SymbolTree.create(net)
+    stree.insert(stree.after("conv1"), Node.create_call_cell(nn.Tanh(), ["x"], [_x()], name="tanh"))
+    stree.erase("relu")
+    new = stree.get_network()
+    assert isinstance(new, cases.LeNet5) and type(new) is not cases.LeNet5
+    assert not hasattr(net, "tanh") and "tanh" in dict(new.name_cells())
+    np.testing.assert_array_equal(net(x).asnumpy(), before)
+    assert [p.name for p in net.trainable_params()] == names
+    # The rewritten network trains the same Parameter objects.
+    assert all(any(p is q for q in new.trainable_params()) for p in net.trainable_params())
+
+
+def test_inserted_function_and_user_function_run():
+    net, x = _lenet()
+    stree = SymbolTree.create(net)
+    node = stree.insert(stree.after("conv1"), Node.create_call_function(ops.abs, ["x"], [_x()]))
+    assert node.get_node_type() == NodeType.CallFunction and node.get_instance_type() is ops.abs
+    want = net.fc3(net.relu(net.fc2(net.relu(net.fc1(net.flatten(
+        net.max_pool2d(net.relu(net.conv2(net.max_pool2d(net.relu(ops.abs(net.conv1(x)))))))))))))
+    np.testing.assert_allclose(stree.get_network()(x).asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_statements_of_other_shapes_are_kept_as_written():
+    scale = 3.0
+
+    class Odd(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.relu = nn.ReLU()
+
+        def construct(self, x):
+            y = x[0]
+            for _ in range(2):
+                y = y * scale
+            return self.relu(y)
+
+    net = Odd()
+    stree = SymbolTree.create(net)
+    kinds = [(n.get_name(), n.get_node_type()) for n in stree.nodes()]
+    assert kinds[1] == ("python_node", NodeType.Python) and kinds[2] == ("python_node_1", NodeType.Python)
+    assert [str(a) for a in stree.get_node("python_node_1").get_args()] == ["y"]
+    x = Tensor(np.arange(-3, 3, dtype=np.float32).reshape(2, 3))
+    # ``scale`` is a variable of the test function: construct's closure is available to the new code.
+    np.testing.assert_array_equal(stree.get_network()(x).asnumpy(), net(x).asnumpy())
+    ast.parse(stree.get_code())
+
+
+def test_print_node_tabulate_lists_every_node(capsys):
+    stree = SymbolTree.create(cases.ConvBlock())
+    stree.print_node_tabulate()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["node", "type", "name", "codes", "arg", "providers", "target", "users"]
+    rows = lines[2:]
+    assert [r.split()[1] for r in rows] == [n.get_name() for n in stree.nodes()]
+    assert "x = self.relu(x)" in rows[2] and "{0: ('conv', 0)}" in rows[2] and "{0: [('head', 0)]}" in rows[2]
+
+
+def test_save_network_to_file(tmp_path):
+    stree = SymbolTree.create(cases.ConvBlock())
+    stree.set_saved_file_name(str(tmp_path / "block"))
+    assert stree.get_saved_file_name().endswith("block.py")
+    stree.save_network_to_file()
+    assert (tmp_path / "block.py").read_text() == stree.get_code()
+
+
+def test_nodes_and_sub_trees():
+    top = cases.Top()
+    stree = SymbolTree.create(top)
+    sub = stree.get_node("subnet").get_sub_tree()
+    assert isinstance(sub, SymbolTree) and sub.get_origin_network() is top.subnet
+    with pytest.raises(TypeError, match="should be 'NodeType.Tree', but got NodeType.CellContainer"):
+        stree.get_node("seq").get_sub_tree()
+    assert [n.get_name() for n in stree.all_nodes()][-3:] == ["input_x", "dense", "return"]
+    assert [n.get_name() for n in stree.get_inputs()] == ["input_x"]
+    lenet = SymbolTree.create(cases.LeNet5())
+    assert [n.get_name() for n in lenet.nodes(all_nodes=True)][-1] == "return"  # inside the if branch
+    fc1 = lenet.get_node("fc1")
+    assert {k: [(u.get_name(), i) for u, i in v] for k, v in fc1.get_target_users().items()} == {0: [("relu_2", 0)]}
+    assert {k: (n.get_name(), i) for k, (n, i) in lenet.get_node("relu_2").get_arg_providers().items()} == {
+        0: ("fc1", 0)}
+
+
+def test_mindspore_rewrite_under_the_alias(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text(
+        "import opbuild\nopbuild.alias_mindspore()\n"
+        "from mindspore import nn\nfrom mindspore.rewrite import SymbolTree\n"
+        "import mindspore.rewrite.api.symbol_tree as st\n"
+        "class ReLUNet(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.relu = nn.ReLU()\n\n    def construct(self, x):\n        y = self.relu(x=x)\n        return y\n"
+        "stree = SymbolTree.create(ReLUNet())\n"
+        "print(st.SymbolTree is SymbolTree, stree.get_node('relu').get_kwargs())\n")
+    out = run_python(str(script), cwd=tmp_path, env={"PYTHONPATH": str(REPO / "src")}).stdout
+    assert out.strip() == "True {'x': x}"
