@@ -37,6 +37,7 @@ def main() -> int:
     data["cases"] = {f"{net}/{edit}": cases.run_case(net, edit, run) for net, edit, run in cases.CASES}
     data["bad_uses"] = cases.bad_uses()
     data["scoped_values"] = cases.scoped_values()
+    data["facts"] = cases.facts()
     OUT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     print(f"{OUT}: {len(data['cases'])} cases, {len(data['bad_uses'])} bad uses")
     return 0

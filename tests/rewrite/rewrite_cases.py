@@ -191,6 +191,21 @@ def edit_unnamed(stree):
     return stree
 
 
+def edit_branch(stree):
+    # Into the if branch (not taken: include_top is True), before its return.
+    stree.insert(stree.before(stree.get_node("return")), Node.create_call_cell(nn.ReLU(), ['x'], [_x()], name='rb'))
+    return stree
+
+
+def edit_replace_two(stree):
+    t1 = Node.create_call_cell(nn.Tanh(), ['x'], [_x()], name='t1')
+    t2 = Node.create_call_cell(nn.Sigmoid(), ['x'], [_x()], name='t2')
+    stree.replace(stree.get_node("relu"), [t1, t2])
+    mul = Node.create_call_function(ops.mul, ['x'], [_x(), ScopedValue.create_variable_value(2.0)])
+    stree.insert(stree.before("head"), mul)
+    return stree
+
+
 def edit_set_output(stree):
     stree.set_output(0, "x")
     return stree
@@ -212,8 +227,9 @@ def edit_kwargs(stree):
 CASES = [
     ("LeNet5", "edit_none", True), ("LeNet5", "edit_insert_relu", True), ("LeNet5", "edit_insert_before", True),
     ("LeNet5", "edit_insert_function", True), ("LeNet5", "edit_erase_relu", True),
-    ("LeNet5", "edit_set_arg", True),
+    ("LeNet5", "edit_set_arg", True), ("LeNet5", "edit_branch", True),
     ("ConvBlock", "edit_none", True), ("ConvBlock", "edit_fuse", True), ("ConvBlock", "edit_unnamed", True),
+    ("ConvBlock", "edit_replace_two", True),
     ("Mixed", "edit_none", True), ("Mixed", "edit_set_output", True),
     ("Top", "edit_none", True), ("Top", "edit_subtree", True),
     # ReLUNet calls ReLU with input=: MindSpore's parameter name, opbuild's ReLU names it x (not run).
@@ -318,3 +334,15 @@ def scoped_values() -> dict:
     out["names"] = str(ScopedValue.create_name_values(names=["z", "z_1"], scopes=["self", "self"]))
     out["naming eq"] = ScopedValue.create_naming_value("x") == ScopedValue.create_naming_value("x")
     return out
+
+
+def facts() -> dict:
+    """Results of calls whose outcome is not a node list: what replace returns, unique_name's names, the
+    default saved file name, erasing an input."""
+    stree = SymbolTree.create(ConvBlock())
+    last = stree.replace(stree.get_node("relu"), [Node.create_call_cell(nn.Tanh(), ['x'], [_x()], name='t1'),
+                                                  Node.create_call_cell(nn.Tanh(), ['x'], [_x()], name='t2')])
+    return {"replace returns": last.get_name(),
+            "unique_name": [stree.unique_name("x"), stree.unique_name("x"), stree.unique_name()],
+            "saved file name": stree.get_saved_file_name(),
+            "erase input": _outcome(lambda: stree.erase("input_x"))}

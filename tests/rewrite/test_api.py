@@ -159,3 +159,43 @@ def test_mindspore_rewrite_under_the_alias(tmp_path):
         "print(st.SymbolTree is SymbolTree, stree.get_node('relu').get_kwargs())\n")
     out = run_python(str(script), cwd=tmp_path, env={"PYTHONPATH": str(REPO / "src")}).stdout
     assert out.strip() == "True {'x': x}"
+
+
+def test_an_inserted_input_keeps_its_default():
+    # MindSpore 2.10 writes such a parameter as ``scale=None`` whatever the default; opbuild writes the default.
+    net = cases.ConvBlock()
+    cases.init_weights(net)
+    x = Tensor(cases.INPUTS["ConvBlock"]()[0])
+    stree = SymbolTree.create(net)
+    node = stree.insert(stree.after("input_x"), Node.create_input("scale", ScopedValue.create_variable_value(2.0)))
+    assert node.get_name() == "input_scale" and node.get_node_type() == NodeType.Input
+    assert [n.get_name() for n in stree.get_inputs()] == ["input_x", "input_scale"]
+    scale = ScopedValue.create_naming_value("scale")
+    mul = stree.insert(stree.after("head"), Node.create_call_function(ops.mul, ["x"], [_x(), scale]))
+    assert [n.get_name() for n in mul.get_inputs()] == ["head", "input_scale"]
+    assert "def construct(self, x, scale=2.0):" in stree.get_code()
+    new = stree.get_network()
+    np.testing.assert_allclose(new(x).asnumpy(), 2 * net(x).asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(new(x, 3.0).asnumpy(), 3 * net(x).asnumpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="already has a parameter scale"):
+        stree.insert(stree.after("input_x"), Node.create_input("scale"))
+    with pytest.raises(RuntimeError, match="parameter of construct, which cannot be erased"):
+        stree.erase("input_scale")
+
+
+def test_an_inserted_sub_network_is_rewritable():
+    net = cases.ConvBlock()
+    cases.init_weights(net)
+    x = Tensor(cases.INPUTS["ConvBlock"]()[0])
+    stree = SymbolTree.create(net)
+    fused = cases.FusedConvReLU(nn.Conv2d(2, 2, 1, weight_init="ones", has_bias=False))
+    node = stree.insert(stree.after("head"), Node.create_call_cell(fused, ["x"], [_x()], name="post",
+                                                                   is_sub_net=True))
+    assert node.get_node_type() == NodeType.Tree
+    sub = node.get_sub_tree()
+    assert [n.get_name() for n in sub.nodes()] == ["input_x", "conv", "relu", "return"]
+    sub.erase("relu")
+    sub.get_node("return").set_arg(0, "conv_var")
+    got = stree.get_network()(x).asnumpy()
+    head = net(x).asnumpy()
+    np.testing.assert_allclose(got, np.repeat(head.sum(axis=1, keepdims=True), 2, axis=1), rtol=1e-5, atol=1e-6)

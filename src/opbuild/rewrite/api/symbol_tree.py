@@ -63,7 +63,7 @@ class SymbolTree:
         self._inputs = parser.inputs(self._fn)
         self._body = parser.statements(self._fn.body)
         self._added: dict[str, Any] = {}
-        self._saved_file = f"{type(handler).__name__.lower()}_opt.py"
+        self._saved_file = "./network_define.py"
         for n in self.nodes(all_nodes=True):
             n.tree = self
 
@@ -211,7 +211,10 @@ class SymbolTree:
         """Remove ``node`` (a Node of this tree or its name) and return it. The statements reading what it
         wrote are left as they are: point them elsewhere with ``Node.set_arg``."""
         node = self._resolve(node)
-        nodes = dataflow.owner_list([self._inputs, self._body], node)
+        if node.node_type == NodeType.Input:
+            raise RuntimeError(f"SymbolTree.erase: {node.name!r} is a parameter of construct, which cannot be "
+                               "erased; erase the nodes that read it instead")
+        nodes = dataflow.owner_list([self._body], node)
         del nodes[[id(n) for n in nodes].index(id(node))]
         if node.callee.startswith("self.") and node.callee[5:] in self._added:
             del self._added[node.callee[5:]]
