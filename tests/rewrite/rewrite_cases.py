@@ -109,6 +109,22 @@ class Top(nn.Cell):
         return x + y
 
 
+class Loop(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(3, 3)
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        for _ in range(2):
+            x = self.dense(x)
+        if self.training:
+            x = self.relu(x)
+        else:
+            x = -x
+        return self.relu(x)
+
+
 class ReLUNet(nn.Cell):
     def __init__(self):
         super().__init__()
@@ -132,10 +148,11 @@ INPUTS = {
     "Mixed": lambda: [np.random.RandomState(3).standard_normal((2, 4)).astype(np.float32),
                       np.random.RandomState(4).standard_normal((2, 3)).astype(np.float32)],
     "Top": lambda: [np.random.RandomState(5).standard_normal((3, 4)).astype(np.float32)],
+    "Loop": lambda: [np.random.RandomState(7).standard_normal((2, 3)).astype(np.float32)],
     "ReLUNet": lambda: [np.random.RandomState(6).standard_normal((2, 3)).astype(np.float32)],
 }
 
-NETS = {"LeNet5": LeNet5, "ConvBlock": ConvBlock, "Mixed": Mixed, "Top": Top, "ReLUNet": ReLUNet}
+NETS = {"LeNet5": LeNet5, "ConvBlock": ConvBlock, "Mixed": Mixed, "Top": Top, "Loop": Loop, "ReLUNet": ReLUNet}
 
 
 def _x():
@@ -206,6 +223,13 @@ def edit_replace_two(stree):
     return stree
 
 
+def edit_loop_body(stree):
+    # Into the loop's body, after its dense call.
+    dense = stree.get_node("dense")
+    stree.insert(stree.after(dense), Node.create_call_cell(nn.Tanh(), ['x'], [_x()], name='tanh'))
+    return stree
+
+
 def edit_set_output(stree):
     stree.set_output(0, "x")
     return stree
@@ -232,6 +256,7 @@ CASES = [
     ("ConvBlock", "edit_replace_two", True),
     ("Mixed", "edit_none", True), ("Mixed", "edit_set_output", True),
     ("Top", "edit_none", True), ("Top", "edit_subtree", True),
+    ("Loop", "edit_none", True), ("Loop", "edit_loop_body", True),
     # ReLUNet calls ReLU with input=: MindSpore's parameter name, opbuild's ReLU names it x (not run).
     ("ReLUNet", "edit_none", False), ("ReLUNet", "edit_kwargs", False),
 ]

@@ -87,7 +87,7 @@ def test_inserted_function_and_user_function_run():
     np.testing.assert_allclose(stree.get_network()(x).asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-5)
 
 
-def test_statements_of_other_shapes_are_kept_as_written():
+def test_loops_and_statements_of_other_shapes():
     scale = 3.0
 
     class Odd(nn.Cell):
@@ -97,15 +97,25 @@ def test_statements_of_other_shapes_are_kept_as_written():
 
         def construct(self, x):
             y = x[0]
-            for _ in range(2):
-                y = y * scale
+            for i in range(2):
+                y = y * scale + i
+            y += 1
             return self.relu(y)
 
     net = Odd()
     stree = SymbolTree.create(net)
-    kinds = [(n.get_name(), n.get_node_type()) for n in stree.nodes()]
-    assert kinds[1] == ("python_node", NodeType.Python) and kinds[2] == ("python_node_1", NodeType.Python)
-    assert [str(a) for a in stree.get_node("python_node_1").get_args()] == ["y"]
+    got = [(n.get_name(), n.get_node_type().name, [str(t) for t in n.get_targets()], [str(a) for a in n.get_args()])
+           for n in stree.nodes()]
+    # As MindSpore's: the loop is a ControlFlow node "for_node" reading its split-out iterable, an augmented
+    # assignment a Python node named after its statement; a subscript (a CallMethod "subscript_var" in
+    # MindSpore) is a Python node here, kept as written.
+    assert got == [("input_x", "Input", ["x"], []), ("Assign", "Python", ["y"], ["x"]),
+                   ("range", "CallFunction", ["range_var"], ["2"]), ("for_node", "ControlFlow", [], ["range_var"]),
+                   ("AugAssign", "Python", ["y"], ["y"]), ("relu", "CallCell", ["relu_var"], ["y"]),
+                   ("return", "Output", [], ["relu_var"])]
+    assert [n.get_name() for n in stree.nodes(all_nodes=True)][-2:] == ["binop_mult", "binop_add"]
+    code = "\n".join(line[8:] for line in stree.get_code().splitlines())
+    assert "\nfor i in range_var:\n    mult_var = y * scale\n    y = mult_var + i\ny += 1\n" in code
     x = Tensor(np.arange(-3, 3, dtype=np.float32).reshape(2, 3))
     # ``scale`` is a variable of the test function: construct's closure is available to the new code.
     np.testing.assert_array_equal(stree.get_network()(x).asnumpy(), net(x).asnumpy())
@@ -199,3 +209,21 @@ def test_an_inserted_sub_network_is_rewritable():
     got = stree.get_network()(x).asnumpy()
     head = net(x).asnumpy()
     np.testing.assert_allclose(got, np.repeat(head.sum(axis=1, keepdims=True), 2, axis=1), rtol=1e-5, atol=1e-6)
+
+
+def test_an_if_and_its_else_stay_together():
+    stree = SymbolTree.create(cases.Loop())
+    assert [n.get_name() for n in stree.nodes()][3:5] == ["if_node", "else_node"]
+    relu = Node.create_call_cell(nn.ReLU(), ["x"], [_x()])
+    with pytest.raises(ValueError, match="between an if and its else"):
+        stree.insert(stree.after("if_node"), relu)
+    with pytest.raises(ValueError, match="between an if and its else"):
+        stree.insert(stree.before("else_node"), relu)
+    stree.erase("if_node")
+    assert [n.get_name() for n in stree.nodes()] == ["input_x", "range", "for_node", "relu_1", "return"]
+    assert "else" not in stree.get_code()
+    # The loop runs as written: two dense layers in turn, then the last ReLU.
+    net = stree.get_origin_network()
+    x = Tensor(cases.INPUTS["Loop"]()[0])
+    np.testing.assert_allclose(stree.get_network()(x).asnumpy(), net.relu(net.dense(net.dense(x))).asnumpy(),
+                               rtol=1e-6)

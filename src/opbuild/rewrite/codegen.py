@@ -100,7 +100,10 @@ class CodeWriter:
         if node.node_type == NodeType.Output:
             return [indent + ("return " + ", ".join(self.value(a) for a in node.args)).rstrip()]
         if node.node_type == NodeType.ControlFlow:
-            lines = [f"{indent}if {self.value(node.args[0])}:"] + self.block(node.body, indent + "    ")
+            head = self.value(node.args[0])
+            head = (f"{node.callee} in {head}" if node.callee.startswith("for ") else
+                    "else" if node.callee == "else" else f"{node.callee} {head}")
+            lines = [f"{indent}{head}:"] + self.block(node.body, indent + "    ")
             if node.orelse:
                 lines += [f"{indent}else:"] + self.block(node.orelse, indent + "    ")
             return lines

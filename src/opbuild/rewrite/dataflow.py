@@ -3,6 +3,8 @@ order of the statements (a name read is the one the nearest statement before wro
 
 from __future__ import annotations
 
+import ast
+
 from .api.node import Node
 from .api.node_type import NodeType
 from .api.scoped_value import ValueType
@@ -45,10 +47,17 @@ def visible_before(inputs: list[Node], body: list[Node], node: Node) -> list[Nod
     return out + list(reversed(inputs))
 
 
+def loop_variables(node: Node) -> list[str]:
+    """The names a ``for`` node's loop assigns."""
+    if node.node_type != NodeType.ControlFlow or not node.callee.startswith("for "):
+        return []
+    return [n.id for n in ast.walk(ast.parse(node.callee[4:], mode="eval")) if isinstance(n, ast.Name)]
+
+
 def writer(inputs: list[Node], body: list[Node], node: Node, name: str) -> tuple:
     """(the node that wrote ``name`` last before ``node``, the index of that target), or (None, -1)."""
     for n in visible_before(inputs, body, node):
-        writes = n.writes()
+        writes = n.writes() + loop_variables(n)
         if name in writes:
             return n, writes.index(name)
     return None, -1
@@ -97,6 +106,7 @@ def undefined_reads(inputs: list[Node], body: list[Node], known: set) -> list[tu
     def walk(nodes: list[Node]) -> None:
         for n in nodes:
             bad.extend((n, r) for r in n.reads() if r not in defined and r not in known)
+            defined.update(loop_variables(n))
             if n.node_type == NodeType.ControlFlow:
                 walk(n.body)
                 walk(n.orelse)

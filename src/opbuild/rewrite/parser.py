@@ -121,15 +121,37 @@ class ConstructParser:
             if any(a is None for a in args):
                 return None
             return Node(NodeType.Output, self.names.get("return"), [], args)
-        if isinstance(stmt, ast.If):
-            test = self._simple(stmt.test, out, "if")
-            if test is None:
-                return None
-            node = Node(NodeType.ControlFlow, self.names.get("if_node"), [], [test])
-            node.body = self.statements(stmt.body)
-            node.orelse = self.statements(stmt.orelse)
-            return node
+        if isinstance(stmt, (ast.If, ast.For, ast.While)):
+            return self._control(stmt, out)
         return None
+
+    def _control(self, stmt: ast.If | ast.For | ast.While, out: list[Node]) -> Node | None:
+        """An ``if``/``for``/``while`` node; its head (``callee``) says which, with a for loop's variables."""
+        kind = type(stmt).__name__.lower()
+        if isinstance(stmt, ast.While):
+            # A while test is evaluated before every pass: only a plain value can stand for it.
+            simple = isinstance(stmt.test, ast.Name) or (isinstance(stmt.test, ast.Attribute)
+                                                        and isinstance(stmt.test.value, ast.Name))
+            head = self._simple(stmt.test, out, kind) if simple else None
+        else:  # an if test, a for iterable: evaluated once, before, so they can be split out
+            head = self._simple(stmt.iter if isinstance(stmt, ast.For) else stmt.test, out, kind)
+        if head is None:
+            return None
+        node = Node(NodeType.ControlFlow, self.names.get(f"{kind}_node"), [], [head])
+        node.callee = f"for {ast.unparse(stmt.target)}" if isinstance(stmt, ast.For) else kind
+        if isinstance(stmt, ast.For):
+            self.locals.update(n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name))
+        node.body = self.statements(stmt.body)
+        if isinstance(stmt, ast.If) and stmt.orelse:
+            # As MindSpore's: the else branch is a node of its own ("else_node", reading the same test) right
+            # after the if node.
+            out.append(node)
+            node = Node(NodeType.ControlFlow, self.names.get("else_node"), [], [head])
+            node.callee = "else"
+            node.body = self.statements(stmt.orelse)
+        else:
+            node.orelse = self.statements(stmt.orelse)
+        return node
 
     def _targets(self, target: ast.expr) -> list[ScopedValue] | None:
         elts = target.elts if isinstance(target, ast.Tuple) else [target]
@@ -139,9 +161,9 @@ class ConstructParser:
 
     def _python(self, stmt: ast.stmt) -> Node:
         stored = [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
-        loaded = [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-                  and n.id in self.locals]
-        node = Node(NodeType.Python, self.names.get("python_node"),
+        loaded = [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id in self.locals
+                  and (isinstance(n.ctx, ast.Load) or isinstance(stmt, ast.AugAssign))]
+        node = Node(NodeType.Python, self.names.get(type(stmt).__name__),
                     ScopedValue.create_name_values(list(dict.fromkeys(stored))),
                     ScopedValue.create_name_values(list(dict.fromkeys(loaded))))
         node.raw = stmt

@@ -186,6 +186,10 @@ class SymbolTree:
                 nodes, index = self._body, 0
             else:
                 index = [id(n) for n in nodes].index(id(position.node)) + (0 if position.before else 1)
+                if index < len(nodes) and nodes[index].callee == "else" and \
+                        nodes[index].node_type == NodeType.ControlFlow:
+                    raise ValueError(f"SymbolTree.insert: no statement can go between an if and its else "
+                                     f"({nodes[index].name!r}); insert before the if or after the else")
             nodes.insert(index, node)
         node.tree = self
         return node
@@ -215,7 +219,11 @@ class SymbolTree:
             raise RuntimeError(f"SymbolTree.erase: {node.name!r} is a parameter of construct, which cannot be "
                                "erased; erase the nodes that read it instead")
         nodes = dataflow.owner_list([self._body], node)
-        del nodes[[id(n) for n in nodes].index(id(node))]
+        index = [id(n) for n in nodes].index(id(node))
+        following = nodes[index + 1] if index + 1 < len(nodes) else None
+        if node.callee == "if" and following is not None and following.callee == "else":
+            self.erase(following)  # an else goes with its if
+        del nodes[index]
         if node.callee.startswith("self.") and node.callee[5:] in self._added:
             del self._added[node.callee[5:]]
         node.tree = None
