@@ -133,6 +133,10 @@ _LAZY.update({name: ("opbuild.train", name) for name in (
     "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn", "LearningRateScheduler",
     "DatasetHelper", "async_ckpt_thread_status", "HausdorffDistance", "MeanSurfaceDistance",
     "RootMeanSquareDistance", "ConfusionMatrixMetric", "OcclusionSensitivity")})
+# And mindspore.rewrite's classes (``mindspore.SymbolTree``).
+_LAZY["rewrite"] = ("opbuild.rewrite", None)
+_LAZY.update({name: ("opbuild.rewrite", name) for name in ("SymbolTree", "Node", "NodeType", "ScopedValue",
+                                                            "ValueType")})
 
 
 def __getattr__(name: str):
@@ -175,5 +179,5 @@ __all__ = [
     "get_log_config", "get_ps_context", "jit_class", "merge_sliced_parameter", "ms_memory_recycle", "mutable",
     "no_inline", "recompute", "reset_algo_parameters", "set_algo_parameters", "set_ps_context",
     "run_check", "lazy_inline", "Symbol",
-    "constexpr",
+    "constexpr", "rewrite", "SymbolTree", "Node", "NodeType", "ScopedValue", "ValueType",
 ]

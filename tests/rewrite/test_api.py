@@ -227,3 +227,13 @@ def test_an_if_and_its_else_stay_together():
     x = Tensor(cases.INPUTS["Loop"]()[0])
     np.testing.assert_allclose(stree.get_network()(x).asnumpy(), net.relu(net.dense(net.dense(x))).asnumpy(),
                                rtol=1e-6)
+
+
+def test_the_classes_are_top_level_names_as_in_mindspore():
+    import opbuild
+    import opbuild.rewrite as rewrite
+
+    assert opbuild.rewrite is rewrite
+    for name in rewrite.__all__:
+        assert getattr(opbuild, name) is getattr(rewrite, name)
+        assert name in opbuild.__all__
