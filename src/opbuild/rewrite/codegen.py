@@ -142,3 +142,17 @@ def execute(source: str, filename: str, namespace: dict) -> dict:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (the code this module generated)
     return namespace
+
+
+def build_network(source: str, class_name: str, namespace: dict, origin: Cell, added: dict) -> Cell:
+    """Run the class ``source`` (named ``class_name``) in ``namespace`` and make it from ``origin`` and the
+    cells it adds (``added``: attribute name -> cell)."""
+    namespace = {**namespace, "copy_cell_state": copy_cell_state}
+    cls = execute(source, f"<rewrite {class_name} {id(origin):x}>", namespace)[class_name]
+    # Assigning a cell to the new network prefixes its Parameters' names; those it shares with the original
+    # network keep the names they have there.
+    names = {id(p): p.name for _, p in origin.parameters_and_names()}
+    network = cls(origin, added)
+    for _, p in network.parameters_and_names():
+        p.name = names.get(id(p), p.name)
+    return network

@@ -114,3 +114,14 @@ def undefined_reads(inputs: list[Node], body: list[Node], known: set) -> list[tu
 
     walk(body)
     return bad
+
+
+def check_defined(inputs: list[Node], body: list[Node], known: set) -> None:
+    """Raise a ValueError naming the first statement that reads a name nothing defines."""
+    bad = undefined_reads(inputs, body, known)
+    if bad:
+        node, name = bad[0]
+        raise ValueError(
+            f"SymbolTree.get_network: node {node.name!r} reads {name!r}, which no input or earlier node "
+            f"defines. Point its argument at a defined value (Node.set_arg/set_arg_by_node) or insert it "
+            f"after the node that writes {name!r}.")

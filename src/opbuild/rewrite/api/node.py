@@ -107,18 +107,23 @@ class Node:
         return self
 
     def get_name(self) -> str:
+        """The node's name, unique in its SymbolTree (``conv1``, ``relu_1``)."""
         return self.name
 
     def get_node_type(self) -> NodeType:
+        """What the statement does (:class:`NodeType`)."""
         return self.node_type
 
     def get_targets(self) -> list[ScopedValue]:
+        """The values the statement writes (``x`` of ``x = self.conv(x)``)."""
         return list(self.targets)
 
     def get_args(self) -> list[ScopedValue]:
+        """The positional arguments the statement reads."""
         return list(self.args)
 
     def get_kwargs(self) -> dict[str, ScopedValue]:
+        """The keyword arguments the statement reads."""
         return dict(self.kwargs)
 
     def get_instance(self) -> Any:
@@ -176,9 +181,11 @@ class Node:
         return out
 
     def get_attribute(self, key: str) -> Any:
+        """One entry of :meth:`get_attributes` (None if absent)."""
         return self.get_attributes().get(key)
 
     def set_attribute(self, key: str, value: Any) -> None:
+        """Attach ``value`` under ``key`` to the node (returned by :meth:`get_attributes`)."""
         if not isinstance(key, str):
             raise TypeError(f"set_attribute: key must be a str, got {type(key).__name__}")
         self.attributes[key] = value

@@ -11,7 +11,7 @@ from typing import Any
 
 from ...nn.cell import Cell
 from .. import dataflow
-from ..codegen import CodeWriter, copy_cell_state, execute
+from ..codegen import CodeWriter, build_network
 from ..parser import ConstructParser, Namer
 from ..table import node_table
 from .node import Node
@@ -84,6 +84,7 @@ class SymbolTree:
         return self
 
     def get_origin_network(self) -> Cell:
+        """The network the tree was created from."""
         return self._origin
 
     # ---- reading -----------------------------------------------------------------------------------
@@ -116,6 +117,7 @@ class SymbolTree:
         return next((n for n in self.nodes(all_nodes=True) if n.name == node_name), None)
 
     def get_inputs(self) -> list[Node]:
+        """The Input nodes (the parameters of ``construct``)."""
         return list(self._inputs)
 
     def _resolve(self, node: Node | str) -> Node:
@@ -255,10 +257,12 @@ class SymbolTree:
         return self._variables.get(name)
 
     def flatten_static_if_control_flow(self) -> None:
+        """Not provided by opbuild (raises NotImplementedError)."""
         raise NotImplementedError("SymbolTree.flatten_static_if_control_flow is not provided by opbuild's "
                                   "rewrite (docs/mindspore-compat.md)")
 
     def flatten_nodes(self, node: Node, erase_nodes_after_return: bool = False) -> None:
+        """Not provided by opbuild (raises NotImplementedError)."""
         raise NotImplementedError("SymbolTree.flatten_nodes is not provided by opbuild's rewrite "
                                   "(docs/mindspore-compat.md)")
 
@@ -288,32 +292,14 @@ class SymbolTree:
 
     def get_network(self) -> Cell:
         """A new network running the edited ``construct``, sharing the original's Parameters and sub-cells."""
-        known = set(self._namespace) | set(vars(builtins))
-        bad = dataflow.undefined_reads(self._inputs, self._body, known)
-        if bad:
-            node, name = bad[0]
-            raise ValueError(
-                f"SymbolTree.get_network: node {node.name!r} reads {name!r}, which no input or earlier node "
-                f"defines. Point its argument at a defined value (Node.set_arg/set_arg_by_node) or insert it "
-                f"after the node that writes {name!r}.")
+        dataflow.check_defined(self._inputs, self._body, set(self._namespace) | set(vars(builtins)))
         added = dict(self._added)
         for n in self.nodes(all_nodes=True):
             if n.node_type == NodeType.Tree and n.sub_tree is not None:
                 added[n.callee[5:]] = n.sub_tree.get_network()
         writer = self._writer()
         source = self._sources(writer)[-1][1]
-        namespace = dict(self._namespace)
-        namespace.update(writer.bound)
-        namespace["copy_cell_state"] = copy_cell_state
-        filename = f"<rewrite {self._class_name()} {id(self):x}>"
-        cls = execute(source, filename, namespace)[self._class_name()]
-        # Assigning a cell to the new network prefixes its Parameters' names; those it shares with the
-        # original network keep the names they have there.
-        names = {id(p): p.name for _, p in self._origin.parameters_and_names()}
-        network = cls(self._origin, added)
-        for _, p in network.parameters_and_names():
-            p.name = names.get(id(p), p.name)
-        return network
+        return build_network(source, self._class_name(), {**self._namespace, **writer.bound}, self._origin, added)
 
     def print_node_tabulate(self, all_nodes: bool = False) -> None:
         """Print a table of the nodes: type, name, code, argument providers, target users."""
@@ -324,11 +310,13 @@ class SymbolTree:
         self.print_node_tabulate(all_nodes=True)
 
     def set_saved_file_name(self, file_name: str) -> None:
+        """The file :meth:`save_network_to_file` writes (``.py`` added if missing)."""
         if not isinstance(file_name, str) or not file_name:
             raise TypeError(f"set_saved_file_name: file_name must be a non-empty str, got {file_name!r}")
         self._saved_file = file_name if file_name.endswith(".py") else file_name + ".py"
 
     def get_saved_file_name(self) -> str:
+        """The file :meth:`save_network_to_file` writes."""
         return self._saved_file
 
     def save_network_to_file(self) -> None:
