@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -38,7 +39,11 @@ def main() -> int:
     data["bad_uses"] = cases.bad_uses()
     data["scoped_values"] = cases.scoped_values()
     data["facts"] = cases.facts()
-    OUT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    text = json.dumps(data, indent=1, sort_keys=True)
+    # Lists of numbers (the outputs) on one line each: a readable file, a short diff.
+    text = re.sub(r"\[[-0-9.e,\s]+\]", lambda m: "[" + ", ".join(m.group(0)[1:-1].split()).replace(",,", ",")
+                  + "]", text)
+    OUT.write_text(text + "\n")
     print(f"{OUT}: {len(data['cases'])} cases, {len(data['bad_uses'])} bad uses")
     return 0
 

@@ -148,11 +148,13 @@ INPUTS = {
     "Mixed": lambda: [np.random.RandomState(3).standard_normal((2, 4)).astype(np.float32),
                       np.random.RandomState(4).standard_normal((2, 3)).astype(np.float32)],
     "Top": lambda: [np.random.RandomState(5).standard_normal((3, 4)).astype(np.float32)],
+    "LeNet5NoTop": lambda: [np.random.RandomState(1).standard_normal((2, 1, 32, 32)).astype(np.float32)],
     "Loop": lambda: [np.random.RandomState(7).standard_normal((2, 3)).astype(np.float32)],
     "ReLUNet": lambda: [np.random.RandomState(6).standard_normal((2, 3)).astype(np.float32)],
 }
 
-NETS = {"LeNet5": LeNet5, "ConvBlock": ConvBlock, "Mixed": Mixed, "Top": Top, "Loop": Loop, "ReLUNet": ReLUNet}
+NETS = {"LeNet5": LeNet5, "LeNet5NoTop": lambda: LeNet5(include_top=False), "ConvBlock": ConvBlock,
+        "Mixed": Mixed, "Top": Top, "Loop": Loop, "ReLUNet": ReLUNet}
 
 
 def _x():
@@ -230,6 +232,27 @@ def edit_loop_body(stree):
     return stree
 
 
+def edit_flatten_if(stree):
+    stree.flatten_static_if_control_flow()
+    return stree
+
+
+def edit_flatten_nodes(stree):
+    for name in ("for_node", "if_node", "else_node"):
+        stree.flatten_nodes(stree.get_node(name))
+    return stree
+
+
+def edit_flatten_branch(stree):
+    stree.flatten_nodes(stree.get_node("if_node"), erase_nodes_after_return=True)
+    return stree
+
+
+def edit_flatten_if_only(stree):
+    stree.flatten_nodes(stree.get_node("if_node"))
+    return stree
+
+
 def edit_set_output(stree):
     stree.set_output(0, "x")
     return stree
@@ -257,6 +280,9 @@ CASES = [
     ("Mixed", "edit_none", True), ("Mixed", "edit_set_output", True),
     ("Top", "edit_none", True), ("Top", "edit_subtree", True),
     ("Loop", "edit_none", True), ("Loop", "edit_loop_body", True),
+    ("LeNet5", "edit_flatten_if", True), ("LeNet5NoTop", "edit_flatten_if", True),
+    ("Loop", "edit_flatten_if", True), ("Loop", "edit_flatten_nodes", True), ("Loop", "edit_flatten_if_only", True),
+    ("LeNet5", "edit_flatten_branch", True),
     # ReLUNet calls ReLU with input=: MindSpore's parameter name, opbuild's ReLU names it x (not run).
     ("ReLUNet", "edit_none", False), ("ReLUNet", "edit_kwargs", False),
 ]

@@ -115,7 +115,12 @@ class CodeWriter:
         return [f"{indent}{', '.join(self.value(t) for t in node.targets)} = {expr}"]
 
     def block(self, nodes: list[Node], indent: str) -> list[str]:
-        lines = [line for n in nodes for line in self.statement(n, indent)]
+        lines: list[str] = []
+        for i, n in enumerate(nodes):
+            if n.callee == "else" and (i == 0 or nodes[i - 1].callee != "if"):
+                # Its if was flattened away: an empty one keeps the else valid (as MindSpore writes it).
+                lines += [f"{indent}if {self.value(n.args[0])}:", f"{indent}    pass"]
+            lines += self.statement(n, indent)
         return lines or [indent + "pass"]
 
     def signature(self, inputs: list[Node]) -> str:

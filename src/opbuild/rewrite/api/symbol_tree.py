@@ -12,6 +12,7 @@ from typing import Any
 from ...nn.cell import Cell
 from .. import dataflow
 from ..codegen import CodeWriter, build_network
+from ..flatten import flatten_node, flatten_static_ifs
 from ..parser import ConstructParser, Namer
 from ..table import node_table
 from .node import Node
@@ -257,14 +258,21 @@ class SymbolTree:
         return self._variables.get(name)
 
     def flatten_static_if_control_flow(self) -> None:
-        """Not provided by opbuild (raises NotImplementedError)."""
-        raise NotImplementedError("SymbolTree.flatten_static_if_control_flow is not provided by opbuild's "
-                                  "rewrite (docs/mindspore-compat.md)")
+        """Replace each ``if`` whose test is known without running (an attribute of the network such as
+        ``self.training``, a constant, ``not`` of one) by the statements of the branch it takes."""
+        flatten_static_ifs(self._body, self._origin, self._names)
+        for n in self.nodes(all_nodes=True):
+            n.tree = self
 
     def flatten_nodes(self, node: Node, erase_nodes_after_return: bool = False) -> None:
-        """Not provided by opbuild (raises NotImplementedError)."""
-        raise NotImplementedError("SymbolTree.flatten_nodes is not provided by opbuild's rewrite "
-                                  "(docs/mindspore-compat.md)")
+        """Put the statements of the control-flow ``node`` in its place (an if's whatever its test, a loop's
+        body once); with ``erase_nodes_after_return``, those after a ``return`` among them are dropped."""
+        node = self._resolve(node)
+        if node.node_type != NodeType.ControlFlow:
+            raise TypeError(f"SymbolTree.flatten_nodes: node {node.name!r} is {node.node_type}, not a "
+                            "NodeType.ControlFlow node")
+        flatten_node(dataflow.owner_list([self._body], node), node, self._names, bool(erase_nodes_after_return))
+        node.tree = None
 
     # ---- output ------------------------------------------------------------------------------------
     def _writer(self) -> CodeWriter:
