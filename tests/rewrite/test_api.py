@@ -32,6 +32,11 @@ def test_a_cell_without_source_is_refused_clearly():
         SymbolTree.create(namespace["NoSource"]())
 
 
+def test_a_node_name_must_be_an_identifier():
+    with pytest.raises(ValueError, match="'my relu' is not a Python identifier"):
+        Node.create_call_cell(nn.ReLU(), ["x"], [_x()], name="my relu")
+
+
 def test_an_unknown_node_name_lists_the_nodes():
     stree = SymbolTree.create(cases.ConvBlock())
     with pytest.raises(RuntimeError, match=r"no node named 'conv9'; its nodes are \['input_x', 'conv', 'relu'"):

@@ -73,6 +73,9 @@ class Node:
                             f"type '{type(cell).__name__}'.")
         if not isinstance(name, str):
             raise TypeError(f"For 'Node', the type of 'name' should be 'str', but got type '{type(name).__name__}'.")
+        if name and not name.isidentifier():
+            raise ValueError(f"Node.create_call_cell: name {name!r} is not a Python identifier; the cell becomes "
+                             f"the attribute self.<name> of the rewritten network")
         args, kwargs = _call_args(args, kwargs)
         kind = NodeType.CallPrimitive if isinstance(cell, Primitive) else (
             NodeType.Tree if is_sub_net else NodeType.CallCell)

@@ -40,7 +40,11 @@ def _construct_source(network: Cell) -> tuple[ast.FunctionDef, dict]:
             f"SymbolTree.create: the source of {cls.__qualname__}.construct cannot be read ({e}). Rewrite parses "
             "construct's Python source: define the Cell in a .py file (not with exec or in an interactive "
             "session).") from None
-    fn_ast = ast.parse(source).body[0]
+    try:
+        fn_ast = ast.parse(source).body[0]
+    except SyntaxError as e:  # a source that does not stand alone once dedented (a string's lines, ...)
+        raise RuntimeError(f"SymbolTree.create: the source of {cls.__qualname__}.construct does not parse on its "
+                           f"own ({e.msg}, line {e.lineno})") from None
     namespace = dict(fn.__globals__)
     if fn.__closure__:  # a class defined in a function: the names construct takes from there
         namespace.update(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__)))
