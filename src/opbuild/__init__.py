@@ -134,6 +134,10 @@ _LAZY.update({name: ("opbuild.train", name) for name in (
     "DatasetHelper", "async_ckpt_thread_status", "HausdorffDistance", "MeanSurfaceDistance",
     "RootMeanSquareDistance", "ConfusionMatrixMetric", "OcclusionSensitivity", "SummaryRecord",
     "FlopsUtilizationCollector", "ConvertNetUtils")})
+# And mindspore.rewrite's classes (``mindspore.SymbolTree``).
+_LAZY["rewrite"] = ("opbuild.rewrite", None)
+_LAZY.update({name: ("opbuild.rewrite", name) for name in ("SymbolTree", "Node", "NodeType", "ScopedValue",
+                                                            "ValueType")})
 
 
 def __getattr__(name: str):
@@ -176,5 +180,5 @@ __all__ = [
     "get_log_config", "get_ps_context", "jit_class", "merge_sliced_parameter", "ms_memory_recycle", "mutable",
     "no_inline", "recompute", "reset_algo_parameters", "set_algo_parameters", "set_ps_context",
     "run_check", "lazy_inline", "Symbol",
-    "constexpr",
+    "constexpr", "rewrite", "SymbolTree", "Node", "NodeType", "ScopedValue", "ValueType",
 ]
