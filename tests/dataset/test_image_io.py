@@ -67,8 +67,9 @@ def test_matches_mindspore(name, calls):
             np.testing.assert_array_equal(g, FIXTURE[f"{name}/{i}"])
         return
     if f"error:{name}" in FIXTURE:
-        with pytest.raises((TypeError, ValueError, RuntimeError)):
+        with pytest.raises((TypeError, ValueError, RuntimeError)) as err:
             calls[name]()
+        assert str(FIXTURE[f"error:{name}"]).startswith(type(err.value).__name__), (name, err.value)
         return
     got = _outputs(calls[name]())
     assert len(got) == int(FIXTURE[f"ok:{name}"])
