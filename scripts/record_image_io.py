@@ -46,7 +46,13 @@ def main() -> int:
         for name in cases.make_files(folder):
             with open(os.path.join(folder, name), "rb") as f:
                 arrays[f"file:{name}"] = np.frombuffer(f.read(), np.uint8)
-        calls = {**cases.build_read(V, folder), **cases.build_write(V, folder), **cases.build_size(V),
+        vocab = X.SentencePieceVocab.from_file([os.path.join(folder, "corpus.txt")], 40, 1.0,
+                                               X.SentencePieceModel.BPE, {"normalization_rule_name": "identity"})
+        X.SentencePieceVocab.save_model(vocab, folder, "spm.model")
+        with open(os.path.join(folder, "spm.model"), "rb") as f:
+            arrays["file:spm.model"] = np.frombuffer(f.read(), np.uint8)
+        calls = {**cases.build_sentencepiece(X, folder), **cases.build_read(V, folder),
+                 **cases.build_write(V, folder), **cases.build_size(V),
                  **cases.build_bbox(V), **cases.build_vectors(X, folder), **cases.build_map(ds, V, X, folder)}
         for name, call in calls.items():
             try:

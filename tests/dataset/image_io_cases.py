@@ -48,10 +48,41 @@ def make_files(folder: str) -> list:
         img.save(os.path.join(folder, name), **kw)
     with open(os.path.join(folder, "notimage.png"), "wb") as f:
         f.write(b"plain text, not an image\n")
+    words = ["the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "cat", "sat", "on", "a", "mat",
+             "hello", "world", "data", "set"]
+    pick = np.random.RandomState(6)
+    with open(os.path.join(folder, "corpus.txt"), "w") as f:
+        for _ in range(200):
+            f.write(" ".join(words[i] for i in pick.randint(0, len(words), pick.randint(3, 12))) + "\n")
     for name, text in VECTOR_FILES.items():
         with open(os.path.join(folder, name), "w") as f:
             f.write(text)
-    return sorted(images) + ["notimage.png"] + sorted(VECTOR_FILES)
+    return sorted(images) + ["notimage.png", "corpus.txt"] + sorted(VECTOR_FILES)
+
+
+def build_sentencepiece(X, folder: str) -> dict:
+    """name -> zero-argument SentencePieceTokenizer call with the model file ``spm.model`` (trained and saved
+    by MindSpore: scripts/record_image_io.py)."""
+    model = os.path.join(folder, "spm.model")
+    out = X.SPieceTokenizerOutType
+    text = {"plain": "the lazy dogs jumped", "unicode": "  ünï cödé 中文  two  spaces ", "empty": ""}
+    cases = {}
+    for name, line in text.items():
+        for kind in ("STRING", "INT"):
+            cases[f"spm_{name}_{kind}"] = _spm(X, model, getattr(out, kind), np.array(line))
+    cases.update({
+        "spm_str_input": _spm(X, model, out.INT, "the quick fox"),
+        "spm_two_strings": _spm(X, model, out.INT, np.array(["the", "fox"])),
+        "spm_bytes": _spm(X, model, out.INT, np.array(b"the")),
+        "spm_missing_model": _spm(X, os.path.join(folder, "none.model"), out.INT, np.array("a")),
+        "spm_out_type_str": lambda: X.SentencePieceTokenizer(model, "INT"),
+        "spm_mode_int": lambda: X.SentencePieceTokenizer(3, out.INT),
+    })
+    return cases
+
+
+def _spm(X, model: str, out_type, data):
+    return lambda: X.SentencePieceTokenizer(model, out_type)(data)
 
 
 def build_read(V, folder: str) -> dict:
