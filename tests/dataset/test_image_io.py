@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -128,3 +129,9 @@ def test_written_files_read_back(tmp_path):
     smooth = np.repeat(np.linspace(0, 255, 16, dtype=np.uint8)[None, :, None], 16, 0).repeat(3, 2)
     V.write_jpeg(str(tmp_path / "a.jpg"), smooth, 100)
     assert np.abs(V.read_image(str(tmp_path / "a.jpg")).astype(int) - smooth).max() <= 3
+
+
+def test_sentencepiece_tokenizer_names_the_missing_library(folder, monkeypatch):
+    monkeypatch.setitem(sys.modules, "sentencepiece", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"opbuild\[sentencepiece\]"):
+        X.SentencePieceTokenizer(os.path.join(folder, "spm.model"), X.SPieceTokenizerOutType.INT)
