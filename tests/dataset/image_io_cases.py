@@ -189,6 +189,8 @@ def build_bbox(V) -> dict:
         "bba_negative": lambda: run(V.Invert(), 1.0, img, np.array([[-1, 0, 5, 2]], np.float32)),
         "bba_three_columns": lambda: run(V.Invert(), 1.0, img, np.array([[1, 0, 5]], np.float32)),
         "bba_1d_boxes": lambda: run(V.Invert(), 1.0, img, np.array([1, 0, 5, 2], np.float32)),
+        "bba_int32_boxes": lambda: run(V.Invert(), 1.0, img, np.array([[1, 1, 3, 2]], np.int32)),
+        "bba_float64_boxes": lambda: run(V.Invert(), 1.0, img, np.array([[1, 1, 3, 2]], np.float64)),
         "bba_no_boxes": lambda: run(V.Invert(), 1.0, img, np.zeros((0, 4), np.float32)),
         "bba_ratio_big": lambda: V.BoundingBoxAugment(V.Invert(), 1.5),
         "bba_ratio_str": lambda: V.BoundingBoxAugment(V.Invert(), "0.5"),

@@ -19,6 +19,9 @@ def _checked_boxes(arr: np.ndarray, bbox: Any) -> np.ndarray:
     if boxes.ndim < 2:
         raise RuntimeError(f"BoundingBoxAugment: the boxes must be a 2-D (N, 4+) array of (x, y, width, height) "
                            f"rows, got {boxes.ndim} dimension(s)")
+    if boxes.dtype != np.float32:
+        raise RuntimeError(f"BoundingBoxAugment: the boxes must be float32, got {boxes.dtype}; convert them with "
+                           "boxes.astype(numpy.float32)")
     if boxes.shape[1] < 4:
         raise RuntimeError(f"BoundingBoxAugment: each box needs at least 4 values (x, y, width, height), got "
                            f"{boxes.shape[1]}")
