@@ -27,7 +27,7 @@ def test_every_case_was_recorded():
 
 @pytest.mark.parametrize("make,err,match", [
     (lambda: text.JiebaTokenizer("hmm.utf8", "mp.utf8"), NotImplementedError, "pip install jieba"),
-    (lambda: text.SentencePieceTokenizer("m.model", None), NotImplementedError, "sentencepiece"),
+    (lambda: text.SentencePieceTokenizer("m.model", None), TypeError, "out_type"),
     (lambda: text.Vocab.from_list(["a", "a"]), ValueError, "more than once"),
     (lambda: text.Lookup(text.Vocab.from_list(["a"]), "zz"), ValueError, "not in the vocab"),
     (lambda: text.Lookup(text.Vocab.from_list(["a"]))(np.array(["b"])), RuntimeError, "unknown_token is None"),

@@ -1,20 +1,20 @@
 """``mindspore.dataset.text``: tokenizers, vocabularies and string transforms on NumPy string arrays (in
 ``Dataset.map`` or eagerly), with MindSpore's names, defaults and output types (``<U`` string arrays, uint32
-byte offsets, int32 ids). Tokenizers needing external segmenters or models (``JiebaTokenizer``,
-``SentencePieceTokenizer``) raise an error naming the library to use instead."""
+byte offsets, int32 ids, float32 word vectors). ``JiebaTokenizer`` (an external segmenter) raises an error
+naming the library to use instead; ``SentencePieceTokenizer`` needs the optional ``sentencepiece`` library."""
 
 from __future__ import annotations
 
 import enum
 
 from ._common import NormalizeForm
+from .sentencepiece import SentencePieceTokenizer, SPieceTokenizerLoadType, SPieceTokenizerOutType
 from .tokenizers import (
     BasicTokenizer,
     BertTokenizer,
     JiebaTokenizer,
     PythonTokenizer,
     RegexTokenizer,
-    SentencePieceTokenizer,
     UnicodeCharTokenizer,
     UnicodeScriptTokenizer,
     WhitespaceTokenizer,
@@ -33,6 +33,7 @@ from .transforms import (
     to_bytes,
     to_str,
 )
+from .vectors import CharNGram, FastText, GloVe, ToVectors, Vectors
 from .vocab import Lookup, ToNumber, Vocab
 
 
@@ -48,4 +49,5 @@ __all__ = ["NormalizeForm", "JiebaMode", "BasicTokenizer", "BertTokenizer", "Jie
            "RegexTokenizer", "SentencePieceTokenizer", "UnicodeCharTokenizer", "UnicodeScriptTokenizer",
            "WhitespaceTokenizer", "WordpieceTokenizer", "AddToken", "CaseFold", "FilterWikipediaXML", "Ngram",
            "NormalizeUTF8", "RegexReplace", "SlidingWindow", "Truncate", "TruncateSequencePair", "to_bytes",
-           "to_str", "Lookup", "ToNumber", "Vocab"]
+           "to_str", "Lookup", "ToNumber", "Vocab", "Vectors", "GloVe", "FastText", "CharNGram", "ToVectors",
+           "SPieceTokenizerLoadType", "SPieceTokenizerOutType"]

@@ -267,15 +267,6 @@ class JiebaTokenizer:
                                   "`pip install jieba`")
 
 
-class SentencePieceTokenizer:
-    """``SentencePieceTokenizer(mode, out_type)``: not available."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError("SentencePieceTokenizer needs the sentencepiece library, which opbuild does not "
-                                  "include; use text.PythonTokenizer(sentencepiece.SentencePieceProcessor("
-                                  "model_file=...).encode_as_pieces) after `pip install sentencepiece`")
-
-
 __all__ = ["WhitespaceTokenizer", "UnicodeCharTokenizer", "UnicodeScriptTokenizer", "RegexTokenizer",
            "PythonTokenizer", "BasicTokenizer", "WordpieceTokenizer", "BertTokenizer", "JiebaTokenizer",
-           "SentencePieceTokenizer", "wordpiece"]
+           "wordpiece"]

@@ -21,6 +21,7 @@ from .bbox import (
     RandomVerticalFlipWithBBox,
     ResizeWithBBox,
 )
+from .bbox_augment import BoundingBoxAugment
 from .color import (
     AdjustHue,
     AutoContrast,
@@ -60,6 +61,16 @@ from .geometry import (
     Rotate,
     VerticalFlip,
 )
+from .image_io import (
+    ImageReadMode,
+    get_image_num_channels,
+    get_image_size,
+    read_file,
+    read_image,
+    write_file,
+    write_jpeg,
+    write_png,
+)
 from .perspective import Perspective
 from .pil_ops import FiveCrop, Grayscale, RandomGrayscale, RandomPerspective, TenCrop, ToPIL
 from .tensor_ops import (
@@ -95,4 +106,5 @@ __all__ = ["Inter", "Border", "ConvertMode", "ImageBatchFormat", "SliceMode", "D
            "MixUp", "RandomLighting", "encode_jpeg", "encode_png", "Affine", "RandomAffine",
            "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide", "FiveCrop", "Grayscale",
            "RandomGrayscale", "RandomPerspective", "TenCrop", "ToPIL", "RandomCropDecodeResize",
-           "Perspective"]
+           "Perspective", "BoundingBoxAugment", "ImageReadMode", "read_file", "read_image", "write_file",
+           "write_jpeg", "write_png", "get_image_size", "get_image_num_channels"]
