@@ -70,7 +70,7 @@ class SequentialCell(Cell):
         object.__setattr__(self, key, cell)
         self._structure_changed()
 
-    def construct(self, x: Any) -> Any:
+    def construct(self, input_data: Any) -> Any:
         for cell in self._cells.values():
-            x = cell(x)
-        return x
+            input_data = cell(input_data)
+        return input_data

@@ -185,20 +185,20 @@ class BCEWithLogitsLoss(LossBase):
         self.weight = _float_weight("BCEWithLogitsLoss", "weight", weight)
         self.pos_weight = _float_weight("BCEWithLogitsLoss", "pos_weight", pos_weight)
 
-    def construct(self, logits: Tensor, labels: Tensor) -> Tensor:
-        dt = logits._type.dtype
-        if tuple(logits.shape) != tuple(labels.shape):
-            raise ShapeError("BCEWithLogitsLoss", "logits and labels must have the same shape",
-                             [logits._type, labels._type])
-        y = apply("Cast", {"dtype": dt}, [labels])
+    def construct(self, input: Tensor, target: Tensor) -> Tensor:
+        dt = input._type.dtype
+        if tuple(input.shape) != tuple(target.shape):
+            raise ShapeError("BCEWithLogitsLoss", "input and target must have the same shape",
+                             [input._type, target._type])
+        y = apply("Cast", {"dtype": dt}, [target])
         one = _const(1.0, dt)
-        neg_x = apply("Neg", {}, [logits])
+        neg_x = apply("Neg", {}, [input])
         # log(1 + exp(-|x|)) + max(-x, 0) = -log(sigmoid(x)), without overflow for large |x|.
-        softplus = apply("Softplus", {}, [apply("Neg", {}, [apply("Abs", {}, [logits])])])
+        softplus = apply("Softplus", {}, [apply("Neg", {}, [apply("Abs", {}, [input])])])
         nls = apply("Add", {}, [softplus, apply("Maximum", {}, [neg_x, _const(0.0, dt)])])
         coef = one if self.pos_weight is None else apply("Add", {}, [one, apply("Mul", {}, [
             apply("Sub", {}, [apply("Cast", {"dtype": dt}, [self.pos_weight]), one]), y])])
-        loss = apply("Add", {}, [apply("Mul", {}, [apply("Sub", {}, [one, y]), logits]),
+        loss = apply("Add", {}, [apply("Mul", {}, [apply("Sub", {}, [one, y]), input]),
                                  apply("Mul", {}, [coef, nls])])
         if self.weight is not None:
             loss = apply("Mul", {}, [loss, apply("Cast", {"dtype": dt}, [self.weight])])

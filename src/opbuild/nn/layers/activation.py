@@ -34,8 +34,8 @@ class ReLU(Cell):
         super().__init__()
         self.relu = ops.ReLU()
 
-    def construct(self, x: Tensor) -> Tensor:
-        return self.relu(x)
+    def construct(self, input: Tensor) -> Tensor:
+        return self.relu(input)
 
 
 class ReLU6(Cell):
@@ -101,8 +101,8 @@ class Softmax(Cell):
         self.axis = axis
         self.softmax = ops.Softmax(axis)
 
-    def construct(self, x: Tensor) -> Tensor:
-        return self.softmax(x)
+    def construct(self, input: Tensor) -> Tensor:
+        return self.softmax(input)
 
 
 def _number(layer: str, name: str, value: object) -> float:
@@ -179,22 +179,22 @@ class SiLU(Cell):
 class HSigmoid(Cell):
     """Hard sigmoid: ``relu6(x + 3) / 6``."""
 
-    def construct(self, x: Tensor) -> Tensor:
-        return ops.relu6(x + 3.0) / 6.0
+    def construct(self, input: Tensor) -> Tensor:
+        return ops.relu6(input + 3.0) / 6.0
 
 
 class HSwish(Cell):
     """Hard swish: ``x * relu6(x + 3) / 6``."""
 
-    def construct(self, x: Tensor) -> Tensor:
-        return x * (ops.relu6(x + 3.0) / 6.0)
+    def construct(self, input: Tensor) -> Tensor:
+        return input * (ops.relu6(input + 3.0) / 6.0)
 
 
 class Mish(Cell):
     """Mish: ``x * tanh(softplus(x))``."""
 
-    def construct(self, x: Tensor) -> Tensor:
-        return x * ops.tanh(ops.softplus(x))
+    def construct(self, input_x: Tensor) -> Tensor:
+        return input_x * ops.tanh(ops.softplus(input_x))
 
 
 _ACTIVATIONS: dict[str, type[Cell]] = {

@@ -124,5 +124,5 @@ class Dropout(Cell):
 class Identity(Cell):
     """Returns its input unchanged (a placeholder where a network expects a layer)."""
 
-    def construct(self, x: Tensor) -> Tensor:
-        return x
+    def construct(self, input: Tensor) -> Tensor:
+        return input

@@ -159,8 +159,8 @@ class L1LossExt(LossBase):
             raise ValueError(f"L1LossExt: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
         super().__init__(reduction)
 
-    def construct(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-        return ops.l1_loss(input, target, self.reduction)
+    def construct(self, logits: Tensor, labels: Tensor) -> Tensor:
+        return ops.l1_loss(logits, labels, self.reduction)
 
 
 class LogSoftmaxExt(Cell):
@@ -173,9 +173,9 @@ class LogSoftmaxExt(Cell):
             raise TypeError(f"LogSoftmaxExt: dim must be an int or None, got {type(dim).__name__}")
         self.dim = dim
 
-    def construct(self, input: Tensor) -> Tensor:  # noqa: A002
-        dim = self.dim if self.dim is not None else (0 if input.ndim in (0, 1, 3) else 1)
-        return ops.log_softmax(input, dim)
+    def construct(self, x: Tensor) -> Tensor:
+        dim = self.dim if self.dim is not None else (0 if x.ndim in (0, 1, 3) else 1)
+        return ops.log_softmax(x, dim)
 
 
 __all__ = ["AvgPool1dExt", "AvgPool2dExt", "AvgPool3dExt", "MaxPool2dExt", "DropoutExt", "EmbeddingExt",

@@ -81,16 +81,16 @@ class LayerNorm(Cell):
         self.layer_norm = ops.LayerNorm(begin_norm_axis=begin_norm_axis, begin_params_axis=begin_params_axis,
                                         epsilon=self.epsilon)
 
-    def construct(self, x: Tensor) -> Tensor:
-        rank = x.ndim
+    def construct(self, input_x: Tensor) -> Tensor:
+        rank = input_x.ndim
         if not -rank <= self.begin_params_axis < rank:
             raise ShapeError("LayerNorm", f"begin_params_axis {self.begin_params_axis} is out of range for "
-                                          f"rank {rank}", [x._type])
-        if x.shape[self.begin_params_axis % rank:] != self.normalized_shape:
+                                          f"rank {rank}", [input_x._type])
+        if input_x.shape[self.begin_params_axis % rank:] != self.normalized_shape:
             raise ShapeError("LayerNorm", f"normalized_shape {self.normalized_shape} does not match the input's "
                                           f"trailing axes from begin_params_axis={self.begin_params_axis}",
-                             [x._type])
-        y, _, _ = self.layer_norm(x, self.gamma, self.beta)
+                             [input_x._type])
+        y, _, _ = self.layer_norm(input_x, self.gamma, self.beta)
         return y
 
 

@@ -131,14 +131,14 @@ class _AdaptivePool2d(Cell):
                          else ops.mean(window, axis, keep_dims=True))
         return ops.cat(parts, axis)
 
-    def construct(self, x: Tensor) -> Tensor:
-        if x.ndim not in (3, 4):
-            raise ShapeError(self._layer, "expects an input of shape (N, C, H, W) or (C, H, W)", [x._type])
+    def construct(self, input: Tensor) -> Tensor:
+        if input.ndim not in (3, 4):
+            raise ShapeError(self._layer, "expects an input of shape (N, C, H, W) or (C, H, W)", [input._type])
         oh, ow = self.output_size
-        y = x
-        if oh is not None and oh != x.shape[-2]:
+        y = input
+        if oh is not None and oh != input.shape[-2]:
             y = self._reduce(y, y.ndim - 2, oh)
-        if ow is not None and ow != x.shape[-1]:
+        if ow is not None and ow != input.shape[-1]:
             y = self._reduce(y, y.ndim - 1, ow)
         return y
 
@@ -162,7 +162,7 @@ class AdaptiveMaxPool2d(_AdaptivePool2d):
         super().__init__(output_size)
         self.return_indices = bool(return_indices)
 
-    def construct(self, x: Tensor):
+    def construct(self, input: Tensor):
         if not self.return_indices:
-            return super().construct(x)
-        return adaptive_max_with_indices(self._layer, x, self.output_size, 2)
+            return super().construct(input)
+        return adaptive_max_with_indices(self._layer, input, self.output_size, 2)

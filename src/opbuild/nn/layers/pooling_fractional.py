@@ -21,8 +21,8 @@ class _FractionalMaxPool(Cell):
         self.return_indices = bool(return_indices)
         self._random_samples = _random_samples
 
-    def construct(self, x: Tensor):
-        return fractional_max_pool(type(self).__name__, x, self._dims, self.kernel_size, self.output_size,
+    def construct(self, input: Tensor):
+        return fractional_max_pool(type(self).__name__, input, self._dims, self.kernel_size, self.output_size,
                                    self.output_ratio, self.return_indices, self._random_samples)
 
 

@@ -21,13 +21,13 @@ class PixelShuffle(Cell):
         super().__init__()
         self.upscale_factor = positive_int("PixelShuffle", "upscale_factor", upscale_factor)
 
-    def construct(self, x: Tensor) -> Tensor:
+    def construct(self, input: Tensor) -> Tensor:
         r = self.upscale_factor
-        if x.ndim < 3 or x.shape[-3] % (r * r):
+        if input.ndim < 3 or input.shape[-3] % (r * r):
             raise ShapeError("PixelShuffle", f"expects a rank >= 3 input whose channel axis (-3) is divisible "
-                                             f"by upscale_factor^2 = {r * r}", [x._type])
-        *lead, c, h, w = x.shape
-        y = ops.reshape(x, (-1, c // (r * r), r, r, h, w))
+                                             f"by upscale_factor^2 = {r * r}", [input._type])
+        *lead, c, h, w = input.shape
+        y = ops.reshape(input, (-1, c // (r * r), r, r, h, w))
         y = ops.transpose(y, (0, 1, 4, 2, 5, 3))
         return ops.reshape(y, (*lead, c // (r * r), h * r, w * r))
 

@@ -51,9 +51,9 @@ class Adagrad(_Prepared):
         self.accum = self.clone_state("accum", check_float("accum", accum))
         self.opt = P["ApplyAdagrad"](update_slots=_flag("update_slots", update_slots))
 
-    def construct(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
+    def construct(self, grads: Sequence[Tensor]) -> tuple[Tensor, ...]:
         """Apply one update; returns the updated parameters."""
-        grads, lr = self.prepare(gradients)
+        grads, lr = self.prepare(grads)
         return tuple(self.opt(p, a, self.lr_of(lr, i), g)[0]
                      for i, (p, a, g) in enumerate(zip(self._parameters, self.accum, grads)))
 
@@ -71,9 +71,9 @@ class Adadelta(_Prepared):
         self.accum_update = self.clone_state("accum_update", "zeros")
         self.opt = P["ApplyAdadelta"]()
 
-    def construct(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
+    def construct(self, grads: Sequence[Tensor]) -> tuple[Tensor, ...]:
         """Apply one update; returns the updated parameters."""
-        grads, lr = self.prepare(gradients)
+        grads, lr = self.prepare(grads)
         s = self.scalar_like
         return tuple(self.opt(p, a, u, self.lr_of(lr, i), s(self.rho, p), s(self.epsilon, p), g)[0]
                      for i, (p, a, u, g) in enumerate(zip(self._parameters, self.accum, self.accum_update, grads)))

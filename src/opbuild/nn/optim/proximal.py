@@ -32,9 +32,9 @@ class FTRL(_Prepared):
         self.linear = self.clone_state("linear", "zeros")
         self.opt = P["ApplyFtrl"](use_locking=_flag("use_locking", use_locking))
 
-    def construct(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
+    def construct(self, grads: Sequence[Tensor]) -> tuple[Tensor, ...]:
         """Apply one update; returns the updated parameters."""
-        grads, lr = self.prepare(gradients)
+        grads, lr = self.prepare(grads)
         s = self.scalar_like
         return tuple(self.opt(p, m, lin, g, self.lr_of(lr, i), s(self.l1, p), s(self.l2, p), s(self.lr_power, p))
                      for i, (p, m, lin, g) in enumerate(zip(self._parameters, self.moments, self.linear, grads)))
@@ -51,9 +51,9 @@ class ProximalAdagrad(_Prepared):
         self.accum = self.clone_state("accum", check_float("accum", accum))
         self.opt = P["ApplyProximalAdagrad"](use_locking=_flag("use_locking", use_locking))
 
-    def construct(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
+    def construct(self, grads: Sequence[Tensor]) -> tuple[Tensor, ...]:
         """Apply one update; returns the updated parameters."""
-        grads, lr = self.prepare(gradients)
+        grads, lr = self.prepare(grads)
         s = self.scalar_like
         return tuple(self.opt(p, a, self.lr_of(lr, i), s(self.l1, p), s(self.l2, p), g)[0]
                      for i, (p, a, g) in enumerate(zip(self._parameters, self.accum, grads)))
