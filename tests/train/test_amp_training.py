@@ -142,8 +142,8 @@ def test_mlp_amp_example(graph_mode):
 
 def test_lenet_example_trains_at_o2(graph_mode, tmp_path):
     """examples/train_lenet.py at O2: Conv2d, MaxPool2d and Dense in float16 (half convolutions and pooling,
-    forward and backward), float32 master weights, dynamic loss scaling. Three epochs reach 0.919 at O0 on
-    the same data and seed; O2 reached 0.922."""
+    forward and backward), float32 master weights, dynamic loss scaling. From MindSpore's initial weights for
+    the example's seed, three epochs reach 0.855 at O0 on the same data; O2 reached 0.858."""
     import importlib.util
     from pathlib import Path
 
@@ -152,5 +152,5 @@ def test_lenet_example_trains_at_o2(graph_mode, tmp_path):
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
     accuracy = example.main(["--amp-level", "O2", "--epochs", "3", "--out", str(tmp_path / "out")])
-    assert accuracy > 0.89
+    assert accuracy > 0.83
     assert (tmp_path / "out" / "lenet-3_44.ckpt").is_file()
