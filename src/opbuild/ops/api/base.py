@@ -74,7 +74,9 @@ def binary(op: str, a, b) -> Tensor:
     if op in ("Pow", "Mod"):
         negative_for_unsigned(op, a, b)
     a, b = promote(a, b)
-    return _apply_promoted(op, a, b)
+    if op in _BOOL_ARITHMETIC:
+        return _apply_promoted(op, a, b)
+    return apply(op, {}, [a, b])
 
 
 def compare(op: str, a, b) -> Tensor:
