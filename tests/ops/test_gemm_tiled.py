@@ -10,6 +10,7 @@ import opbuild as ms
 import opbuild.nn as nn
 import opbuild.ops as ops
 from opbuild.core.ir import KernelSpec, TensorType
+from opbuild.ops import gemm_plan
 from opbuild.ops.primitive import apply
 from opbuild.ops.registry import get as get_op
 from opbuild.targets.cpu.kernels import gemm_tiled
@@ -44,7 +45,7 @@ def test_matmul_tiles_and_tails(m, k, n, ta, tb, dtype):
     spec = _spec("MatMul", attrs, [a, b])
     lanes = 64 // np.dtype(dtype).itemsize
     tiled = gemm_tiled.pays(np.dtype(dtype).name, m, n, k, tb)
-    assert tiled == (n >= lanes and m * n * k >= gemm_tiled.MIN_MACS)  # every panel here fits
+    assert tiled == (n >= lanes and m * n * k >= gemm_plan.MIN_MACS)  # every panel here fits
     assert ("ob_gv" in emit(spec)) == tiled and (opt_class(spec) == "compute") == tiled
     got = apply("MatMul", attrs, [ms.Tensor(a), ms.Tensor(b)]).asnumpy()
     want = (a.T if ta else a).astype(np.float64) @ (b.T if tb else b).astype(np.float64)
@@ -55,14 +56,14 @@ def test_matmul_tiles_and_tails(m, k, n, ta, tb, dtype):
 @pytest.mark.parametrize("tb", [False, True], ids=["b", "bT"])
 def test_large_products_split_over_threads(tb):
     # 2^22+ multiply-adds: the row tiles of each column block go to OpenMP's threads; a transposed b this deep
-    # has its panel on the heap
+    # has its panel in the kernel's planned workspace (never allocated in the kernel)
     rng = np.random.default_rng(11)
     a = rng.standard_normal((70, 2100)).astype(np.float32)
     b = rng.standard_normal((40, 2100) if tb else (2100, 40)).astype(np.float32)
     attrs = {"transpose_a": False, "transpose_b": tb}
     src = emit(_spec("MatMul", attrs, [a, b]))
     assert "ob_gv" in src and "omp parallel for" in src
-    assert ("aligned_alloc" in src) == tb
+    assert ("ob_panel = (float *)(ob_ws + 0);" in src) == tb and "alloc" not in src
     got = apply("MatMul", attrs, [ms.Tensor(a), ms.Tensor(b)]).asnumpy()
     want = a.astype(np.float64) @ (b.T if tb else b).astype(np.float64)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)

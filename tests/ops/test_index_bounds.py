@@ -13,7 +13,7 @@ import opbuild as ms
 from opbuild import nn, ops
 from opbuild.core.errors import KernelInputError
 from opbuild.core.ir import TensorType
-from opbuild.ops.registry import REGISTRY
+from opbuild.ops.registry import REGISTRY, get
 from tests.helpers import FnCell
 
 MODES = [ms.PYNATIVE_MODE, ms.GRAPH_MODE]
@@ -265,3 +265,47 @@ def test_a_refused_train_step_updates_no_parameter(graph_mode) -> None:
         np.testing.assert_array_equal(p.asnumpy(), before[p.name], err_msg=p.name)
     step(i32([[0, 1], [2, 3]]), labels)
     assert any(not np.array_equal(p.asnumpy(), before[p.name]) for p in step.get_parameters())
+
+
+# x[i, j] with several index tensors: each is checked by a Gather of 0..n-1 (ops/api/indexing.py), whose report
+# names the subscript's index tensor and the dim it indexes, not that internal Gather.
+SEVERAL = [
+    (lambda x, i, j: x[i, j], (X, [0, 5], [1, 2]), 0, 5, "[1]", 5),
+    (lambda x, i, j: x[i, j], (X, [0, 1], [1, -4]), 1, -4, "[1]", 3),
+    (lambda x, i, j: x[i, j], (X, [[0, 1], [2, 3]], [[0, 3], [1, 2]]), 1, 3, "[0, 1]", 3),
+    (lambda x, i, j: x[..., i, j], (X, [4], [7]), 2, 7, "[0]", 3),  # the Ellipsis is position 0
+]
+
+
+@pytest.mark.parametrize("mode", MODES, ids=["pynative", "graph"])
+@pytest.mark.parametrize("case", SEVERAL, ids=[f"{c[2]}-{c[3]}" for c in SEVERAL])
+def test_several_index_tensors_name_the_bad_one(mode, case) -> None:
+    fn, args, at, value, where, n = case
+    with pytest.raises(KernelInputError) as info:
+        call(mode, fn, *_tensors(args))
+    err = info.value
+    assert isinstance(err, RuntimeError) and isinstance(err, IndexError) and err.op == "Tensor.__getitem__"
+    assert str(err).startswith(f"For 'Tensor.__getitem__', the index tensor at position {at} of the subscript holds "
+                               f"{value} at {where}, out of range for the dim of size {n} it indexes: its entries "
+                               f"must lie in [{-n}, {n})"), str(err)
+    assert "ops.clamp" in str(err) and "Gather" not in str(err) and err.value == value
+
+
+@pytest.mark.parametrize("mode", MODES, ids=["pynative", "graph"])
+def test_several_index_tensors_in_range_count_negatives_from_the_end(mode) -> None:
+    got = call(mode, lambda x, i, j: x[i, j], *_tensors((X, [-5, 4, 2], [-1, 0, -3])))
+    np.testing.assert_array_equal(got, X[[-5, 4, 2], [-1, 0, -3]])
+
+
+def test_the_reference_words_the_subscript_error_as_the_kernel(pynative_mode) -> None:
+    """Constant folding runs the reference: the same error, the same words."""
+    gather = get("Gather")
+    attrs = gather.normalize({"axis": 0, "bounds": "raise", "subscript": 1},
+                             [TensorType((4,), "int64"), TensorType((2,), "int32")])
+    with pytest.raises(KernelInputError, match=r"index tensor at position 1 of the subscript holds 9 at \[1\]"):
+        gather.reference(attrs, np.arange(4), np.array([0, 9], np.int32))
+
+
+def test_a_float_index_tensor_says_how_to_fix_it(pynative_mode) -> None:
+    with pytest.raises(IndexError, match=r"got Float32: cast the index tensor"):
+        ms.Tensor(X)[ms.Tensor(np.array([0.0, 1.0], np.float32)), i32([0, 1])]

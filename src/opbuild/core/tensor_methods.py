@@ -367,12 +367,12 @@ class TensorMethods(_TensorArrayMethods, TensorMoreMethods):
     def var(self, axis=None, ddof: int = 0, keepdims: bool = False, *, dim=None, correction=None, keepdim=None):
         """Variance over ``axis`` with divisor N - ddof; MindSpore 2.10's second overload
         ``var(dim=None, *, correction=1, keepdim=False)`` when one of its keywords is given."""
-        return _ops().var(self, *_moment_args("var", axis, ddof, keepdims, dim, correction, keepdim))
+        return _ops().tensor_var(self, *_moment_args("var", axis, ddof, keepdims, dim, correction, keepdim))
 
     def std(self, axis=None, ddof: int = 0, keepdims: bool = False, *, dim=None, correction=None, keepdim=None):
         """Standard deviation over ``axis`` with divisor N - ddof; MindSpore 2.10's second overload
         ``std(dim=None, *, correction=1, keepdim=False)`` when one of its keywords is given."""
-        return _ops().std(self, *_moment_args("std", axis, ddof, keepdims, dim, correction, keepdim))
+        return _ops().tensor_std(self, *_moment_args("std", axis, ddof, keepdims, dim, correction, keepdim))
 
     def amax(self, axis=None, keepdims: bool = False):
         """Maximum over ``axis`` (values only)."""

@@ -14,6 +14,8 @@ from types import SimpleNamespace as _SimpleNamespace
 from . import functional, operations
 from .api.indexing import getitem as _getitem
 from .api.setitem import setitem as _setitem
+from .api.tensor_math import tensor_std as _tensor_std
+from .api.tensor_math import tensor_var as _tensor_var
 from .functional import *  # noqa: F403
 from .functional import API as _API
 from .functional import clip_by_value
@@ -29,7 +31,7 @@ matmul = functional.matmul  # rebinds the attribute the `matmul` submodule impor
 # What Tensor's methods call: core/providers.py names this namespace and looks it up on first use (core/tensor.py
 # importing ops would be an import cycle: ops imports tensor). Nothing is installed into core from here.
 TENSOR_METHODS = _SimpleNamespace(**{n: getattr(functional, n) for n in dir(functional) if not n.startswith("__")},
-                                  getitem=_getitem, setitem=_setitem)
+                                  getitem=_getitem, setitem=_setitem, tensor_var=_tensor_var, tensor_std=_tensor_std)
 
 # After the families: the autodiff pass it uses reads their gradient rules.
 from ..autograd import GradOperation, get_grad, grad, value_and_grad  # noqa: E402

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.dtypes import np_name
-from ..core.errors import KernelInputError, ShapeError
+from ..core.errors import KernelInputError, OpbuildError, ShapeError
 from ..core.ir import TensorType
 from .registry import StatusFn
 
@@ -53,7 +53,8 @@ def raise_out_of_range(op: str, status: StatusFn, attrs: dict, data: np.ndarray,
         position = int(np.flatnonzero(bad)[0])
         value = int(idx.reshape(-1)[position])
         types = [TensorType(tuple(a.shape), np_name(a.dtype)) for a in (data, indices)]
-        raise KernelInputError(op, status(attrs, types, value, position), value, position)
+        report = status(attrs, types, value, position)
+        raise report if isinstance(report, OpbuildError) else KernelInputError(op, report, value, position)
 
 
 __all__ = ["BOUNDS", "index_report", "norm_bounds", "raise_out_of_range"]

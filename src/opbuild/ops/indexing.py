@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..core.dtypes import ANY, INTS
-from ..core.errors import ShapeError
+from ..core.errors import KernelInputError, ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import Tensor
 from .bounds import index_report, norm_bounds, raise_out_of_range
@@ -35,7 +35,10 @@ def _gather_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
     if ins[0].rank == 0:
         raise ShapeError("Gather", "input_params must have rank >= 1", list(ins))
     axis = static_int("Gather", "axis", attrs.get("axis"), ins)
-    return {"axis": norm_axis("Gather", axis, ins[0].rank, ins), "bounds": norm_bounds("Gather", attrs, ins)}
+    out = {"axis": norm_axis("Gather", axis, ins[0].rank, ins), "bounds": norm_bounds("Gather", attrs, ins)}
+    if attrs.get("subscript") is not None:  # the check of an index tensor of ``x[i, j]`` (ops/api/indexing.py)
+        out["subscript"] = static_int("Gather", "subscript", attrs["subscript"], ins)
+    return out
 
 
 def _gather_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -47,9 +50,23 @@ def _gather_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     return [TensorType(params.shape[:a] + indices.shape + params.shape[a + 1:], params.dtype)]
 
 
-def _gather_status(attrs: dict, ins: Sequence[TensorType], value: int, position: int) -> str:
+def _subscript_report(at: int, indices: TensorType, value: int, position: int, n: int) -> KernelInputError:
+    """The error for an entry out of range in the index tensor at position ``at`` of a subscript with several
+    index tensors (``x[i, j]``), which a Gather of ``0..n-1`` checks: what the user wrote, not that Gather."""
+    where = ", ".join(str(int(i)) for i in np.unravel_index(position, indices.shape)) if indices.shape else ""
+    return KernelInputError(
+        "Tensor.__getitem__",
+        f"the index tensor at position {at} of the subscript holds {value} at [{where}], out of range for the dim "
+        f"of size {n} it indexes: its entries must lie in [{-n}, {n}) (a negative one counts from the end); clip "
+        f"them (ops.clamp) or mask them out before indexing, or check that the tensor indexes the dim meant",
+        value, position)
+
+
+def _gather_status(attrs: dict, ins: Sequence[TensorType], value: int, position: int) -> str | KernelInputError:
     params, indices = ins
     a = attrs["axis"]
+    if "subscript" in attrs:
+        return _subscript_report(attrs["subscript"], indices, value, position, params.shape[a])
     return index_report("input_indices", indices.shape, value, position, params.shape[a],
                         f"axis {a} of input_params (shape {tuple(params.shape)})")
 

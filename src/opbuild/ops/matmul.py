@@ -15,9 +15,11 @@ from ..core.dtypes import HALFS, NUMERIC
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
 from ..core.tensor import as_tensor
+from .gemm_plan import as_matrices as _as_matrices
+from .gemm_plan import batch_matmul_layout, matmul_layout
 from .primitive import Primitive, apply, defop
 from .registry import same_dtype
-from .scratch_plan import half_product, workspace_of
+from .scratch_plan import workspace_of
 
 # float16/bfloat16 products: inputs converted to float32, float32 BLAS gemm, the result rounded once on store.
 # The strategy is the ``half_gemm`` attribute of the descriptor (normalize), so a later native float16/bfloat16
@@ -85,7 +87,7 @@ def _matmul_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @defop(infer=_matmul_infer, reference=_matmul_ref, normalize=_transpose_normalize("MatMul"),
-       n_inputs=2, workspace=workspace_of(half_product))
+       n_inputs=2, workspace=workspace_of(matmul_layout))
 class MatMul(Primitive):
     """``MatMul(transpose_a=False, transpose_b=False)(a, b)``: the product of two 2-D tensors, optionally
     transposing either first. float32/float64 use OpenBLAS gemm; int32/int64 a plain loop."""
@@ -95,20 +97,6 @@ class MatMul(Primitive):
 
 
 # ---- BatchMatMul ----------------------------------------------------------------------------------
-
-def _as_matrices(op: str, attrs: dict, ins: Sequence[TensorType]) -> tuple[tuple, tuple, tuple, tuple]:
-    """Batch shapes and matrix shapes of a and b; a 1-D a is a row (1, K) and a 1-D b a column (K, 1), as
-    in NumPy's matmul (transposing a vector is rejected: it is ambiguous)."""
-    a, b = ins
-    if a.rank == 0 or b.rank == 0:
-        raise ShapeError(op, "inputs must have rank >= 1 (use Mul for scalars)", list(ins))
-    for name, t in (("a", a), ("b", b)):
-        if t.rank == 1 and attrs[f"transpose_{name}"]:
-            raise ShapeError(op, f"transpose_{name} needs {name} of rank >= 2, got a 1-D vector", list(ins))
-    a_mat = (1, a.shape[0]) if a.rank == 1 else tuple(a.shape[-2:])
-    b_mat = (b.shape[0], 1) if b.rank == 1 else tuple(b.shape[-2:])
-    return tuple(a.shape[:-2]), tuple(b.shape[:-2]), a_mat, b_mat
-
 
 def _batch_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
     dt = same_dtype("BatchMatMul", ins, _GEMM_DTYPES)
@@ -131,7 +119,7 @@ def _batch_ref(attrs: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @defop(infer=_batch_infer, reference=_batch_ref, normalize=_transpose_normalize("BatchMatMul"),
-       n_inputs=2, workspace=workspace_of(half_product))
+       n_inputs=2, workspace=workspace_of(batch_matmul_layout))
 class BatchMatMul(Primitive):
     """``BatchMatMul(transpose_a=False, transpose_b=False)(a, b)``: batched matrix product over the last two
     dims with NumPy broadcasting of the leading (batch) dims; 1-D operands follow ``np.matmul``. This is

@@ -20,8 +20,10 @@ batch-1 bytes) or not, runs any batch size ``n`` with one call per kernel when:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..core.dtypes import BY_NAME
 from ..core.ir import Graph, KernelSpec, Node, TensorType, Value
 from ..ops.registry import get
 from .memplan import Buffer, Location, _place, last_reads, nbytes
@@ -29,7 +31,7 @@ from .memplan import Buffer, Location, _place, last_reads, nbytes
 RUNTIME_BATCH = "runtime_batch"  # the attribute of a run-time-batch descriptor
 BATCH_DIM = -1  # the batch dimension's entry in a run-time-batch descriptor's shapes (times its rows per batch row)
 # The plan's identity, joined to the pipeline's in the graph manifest key of a run-time-batch graph.
-IDENTITY = "rowplan@1"
+IDENTITY = "rowplan@2"
 
 
 def outer(t: TensorType, axis: int | None) -> bool:
@@ -43,6 +45,24 @@ def _free(t: TensorType, dim: tuple[int, int] | None) -> TensorType:
         return t
     axis, rows = dim
     return TensorType((*t.shape[:axis], BATCH_DIM * rows, *t.shape[axis + 1:]), t.dtype)
+
+
+def row_scratch(op_workspace: int, types: Sequence[TensorType], axes: Sequence[int | None]) -> tuple[list, int]:
+    """The workspace of a run-time-batch kernel whose batch-1 operands are ``types`` (inputs then outputs) batched
+    along ``axes`` (None: not batched) and whose op declares ``op_workspace`` bytes: the op's own workspace first
+    (the batch-1 body reads it at offset 0), then one scratch row (a cache line aligned) for each operand whose
+    batch dim lies inside other dims, which the kernel copies each row into or out of. Returns each operand's
+    scratch row offset (None: read in place) and the workspace's bytes (0: the kernel takes no workspace).
+    The graph plans these bytes in its fixed arena (:func:`plan_rows`), so the kernel allocates nothing."""
+    at = -(-op_workspace // 64) * 64
+    offsets: list = []
+    for t, axis in zip(types, axes, strict=True):
+        if axis is None or outer(t, axis):
+            offsets.append(None)
+            continue
+        offsets.append(at)
+        at += -(-max(t.size * BY_NAME[t.dtype].np_dtype.itemsize, 1) // 64) * 64
+    return offsets, (at if at > 0 else 0)
 
 
 def runtime_spec(spec: KernelSpec, in_dims: list, out_dims: list, tag: str) -> KernelSpec:
@@ -99,10 +119,12 @@ class RowPlan:
                 "workspace_bytes": sum(size for _, size in self.workspaces.values())}
 
 
-def plan_rows(graph: Graph, batched: set[int]) -> RowPlan:
-    """Plan the memory of ``graph`` (traced at batch 1; ``batched`` holds the ids of its batched values) as the
-    module docstring says: buffers shared by liveness in two arenas, views and reused inputs within a class.
+def plan_rows(graph: Graph, axes: Mapping[int, tuple[int, int]]) -> RowPlan:
+    """Plan the memory of ``graph`` (traced at batch 1; ``axes``: the batch dim and rows per batch row of each
+    batched value, by id) as the module docstring says: buffers shared by liveness in two arenas, views and
+    reused inputs within a class, each kernel's workspace (:func:`row_scratch`) in the fixed arena.
     Raises ValueError for an in-place update (a row-wise graph has none)."""
+    batched = set(axes)
     last = last_reads(graph)
     locations: dict[Value, Location] = {v: Location("input", j) for j, v in enumerate(graph.inputs)}
     locations.update({v: Location("capture", j) for j, (v, _) in enumerate(graph.captures)})
@@ -137,9 +159,13 @@ def plan_rows(graph: Graph, batched: set[int]) -> RowPlan:
                 locations[y] = locations[x]
             continue
         kernel_nodes.append(n)
-        if op.workspace is not None:
+        operands = [*n.inputs, *n.outputs]
+        dims = [axes[id(v)][0] if id(v) in axes else None for v in operands]
+        if op.workspace is not None or any(d is not None for d in dims):
             spec = n.spec or op.spec(n.attrs, [v.type for v in n.inputs])
-            size = op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
+            # A kernel touching no batched value is static (no row copied): its own workspace only.
+            size = row_scratch(op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs),
+                               [*spec.inputs, *spec.outputs], dims)[1]
             if size:
                 scratch[n] = Buffer(-(-size // 64) * 64, i, i)
                 fixed.append(scratch[n])
@@ -164,4 +190,4 @@ def plan_rows(graph: Graph, batched: set[int]) -> RowPlan:
 
 
 __all__ = ["BATCH_DIM", "IDENTITY", "RUNTIME_BATCH", "RowPlan", "batch_axes", "is_runtime", "outer", "plan_rows",
-           "row_spec", "runtime_spec"]
+           "row_scratch", "row_spec", "runtime_spec"]

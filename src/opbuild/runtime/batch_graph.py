@@ -166,7 +166,7 @@ def prepare(graph: Graph, axes: dict[int, tuple[int, int]], tag: str) -> tuple[R
     batch dim and rows per batch row of each batched value by id), or why it cannot run with a run-time
     batch."""
     try:
-        plan = plan_rows(graph, set(axes))
+        plan = plan_rows(graph, axes)
     except ValueError as e:
         return str(e)
     specs = kernel_specs(graph, plan, axes, tag)

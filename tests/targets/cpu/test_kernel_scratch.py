@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import opbuild.targets as targets_pkg
 from opbuild import Tensor, ops
 from opbuild.core import trace
 from opbuild.core.ir import TensorType
-from opbuild.ops import scratch_plan
+from opbuild.ops import gemm_plan, scratch_plan
 from opbuild.ops.registry import get
 from opbuild.passes import ConstantFolding, DeadCodeElimination, MemoryPlanning, Pipeline
 from opbuild.runtime.session import session
@@ -45,12 +47,20 @@ SPECS = {
     "fft": ("FFTN", None, [TensorType((3, 10, 12), F32)]),
     "matmul f16": ("MatMul", {"transpose_b": True}, [TensorType((7, 33), "float16"), TensorType((20, 33), "float16")]),
     "batch matmul bf16": ("BatchMatMul", {}, [TensorType((3, 4, 5, 6), "bfloat16"), TensorType((4, 6, 9), "bfloat16")]),
+    # The generated GEMM's panel of a transposed b past the stack's budget (k > 512): the workspace's first part.
+    "matmul large k": ("MatMul", {"transpose_b": True}, [TensorType((8, 3000), F32), TensorType((24, 3000), F32)]),
+    "matmul large k f16": ("MatMul", {"transpose_b": True},
+                           [TensorType((8, 1000), "float16"), TensorType((24, 1000), "float16")]),
+    "batch matmul large k": ("BatchMatMul", {"transpose_b": True},
+                             [TensorType((3, 4, 700), F64), TensorType((3, 9, 700), F64)]),
+    "batch matmul tall large k": ("BatchMatMul", {"transpose_b": True},
+                                  [TensorType((3, 4, 700), F32), TensorType((17, 700), F32)]),
 }
 # The layout each op's kernel carves (ops/scratch_plan.py); pooling's is ops/pool_plan.py's.
 LAYOUTS = {"MatrixInverse": "matrix_inverse", "MatrixDeterminant": "lu_copy", "LogMatrixDeterminant": "lu_copy",
            "Qr": "qr", "Svd": "svd", "MatrixSolve": "matrix_solve", "Eig": "eig", "Multinomial": "multinomial",
-           "RandomShuffle": "random_shuffle", "RandpermV2": "randperm", "FFTN": "fftn", "MatMul": "half_product",
-           "BatchMatMul": "half_product"}
+           "RandomShuffle": "random_shuffle", "RandpermV2": "randperm", "FFTN": "fftn", "MatMul": "matmul_layout",
+           "BatchMatMul": "batch_matmul_layout"}
 ALLOC = re.compile(r"\b(malloc|calloc|realloc|aligned_alloc|posix_memalign|free)\s*\(")
 
 
@@ -68,7 +78,8 @@ def test_the_kernel_allocates_nothing_and_carves_what_the_op_declares(name):
     body = emit(spec)
     assert not ALLOC.search(body), body
     layout = LAYOUTS.get(spec.op)
-    parts = getattr(scratch_plan, layout)(spec.attrs, spec.inputs, spec.outputs) if layout else None
+    plan = gemm_plan if spec.op in ("MatMul", "BatchMatMul") else scratch_plan
+    parts = getattr(plan, layout)(spec.attrs, spec.inputs, spec.outputs) if layout else None
     size = op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
     assert size > 0 and size % 64 == 0 and "ob_ws" in body
     if parts is not None and spec.op != "Svd":  # each part's pointer at its planned offset
@@ -281,3 +292,116 @@ def test_allocations_no_plan_can_size_raise_a_clear_error_and_leave_the_cache_in
         assert message.startswith("For 'MatrixInverse', LAPACK could not allocate the row-major copy of matrix 0 of "
                                   "the batch (1536x1536, LAPACKE error -1011)")
     assert report["same"] and report["cache_intact"]
+
+
+def test_the_gemm_panel_is_planned_exactly_when_the_stack_cannot_hold_it():
+    """The generated GEMM copies a transposed b into a K x 4-vector panel: on the stack up to 128 KiB (k = 512
+    for any dtype), the workspace's first part beyond it; the BLAS (gemv, untransposed b) needs none."""
+    def parts(a, b, tb=True, op="MatMul", dtype=F32):
+        spec = get(op).spec({"transpose_b": tb}, [TensorType(a, dtype), TensorType(b, dtype)])
+        layout = gemm_plan.product(spec.attrs, spec.inputs, spec.outputs, op)
+        assert get(op).workspace_bytes(spec.attrs, spec.inputs, spec.outputs) == scratch_plan.layout_bytes(layout)
+        return [(name, kind, count) for name, kind, count in layout], emit(spec)
+    assert parts((8, 512), (24, 512))[0] == []
+    layout, body = parts((8, 513), (24, 513))
+    assert layout == [("ob_panel", F32, 513 * 64)] and "ob_panel = (float *)(ob_ws + 0);" in body
+    assert parts((8, 513), (24, 513), dtype=F64)[0] == [("ob_panel", F64, 513 * 32)]
+    assert parts((1, 4000), (24, 4000))[0] == []  # one row: gemv
+    assert parts((8, 4000), (4000, 24), tb=False)[0] == []  # b read in place
+    layout, body = parts((8, 600), (24, 600), dtype="float16")  # the float32 product's panel, then the copies
+    assert [p[0] for p in layout] == ["ob_panel", "ob_a", "ob_b", "ob_c"] and body.count("*restrict ob_panel") == 1
+    fused = get("FusedMatMul")
+    mm = get("MatMul").spec({"transpose_b": True}, [TensorType((8, 513), F32), TensorType((24, 513), F32)])
+    assert fused is not None and get("MatMul").workspace_bytes(mm.attrs, mm.inputs, mm.outputs) == 513 * 64 * 4
+
+
+GEMM_OOM = r"""
+import json, resource, sys
+import numpy as np
+import opbuild as ms
+from opbuild import Tensor, nn, ops
+
+def vm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+
+rng = np.random.default_rng(3)
+if sys.argv[1] == "gemm":
+    k = 1 << 16  # the panel of the transposed b: k * 256 bytes = 16 MiB, more than the room left below
+    a = Tensor(rng.standard_normal((4, k)).astype(np.float32))
+    b = Tensor(rng.standard_normal((16, k)).astype(np.float32))
+    mm = ops.MatMul(transpose_b=True)
+    graph = ms.jit(lambda x, y: mm(x, y) * 2.0)
+    cases = {"pynative": lambda: mm(a, b), "graph": lambda: graph(a, b)}
+else:
+    class Inside(nn.Cell):
+        # The batch moved inside other dims: each 16 MiB row is copied through a scratch row; a small output
+        # (a call allocates its outputs).
+        def construct(self, x):
+            t = ops.transpose(x, (1, 0, 2)) * 2.0
+            return (ops.transpose(t, (1, 0, 2)) + 1.0).sum(2)
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Inside()
+    net.set_inputs(Tensor(shape=[None, 2, 1 << 21], dtype=ms.float32))
+    xs = Tensor(rng.standard_normal((2, 2, 1 << 21)).astype(np.float32))
+    cases = {"rows": lambda: net(xs)}
+# Every kernel built and loaded, every arena allocated first: nothing but the calls runs under the limit.
+first = {name: call().asnumpy() for name, call in cases.items()}
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+report = {}
+for name, call in cases.items():
+    out = None
+    resource.setrlimit(resource.RLIMIT_AS, (vm() + (4 << 20), hard))
+    try:
+        out = call()
+        report[name] = None
+    except MemoryError as e:
+        report[name] = type(e).__name__
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    report[name + " same"] = out is not None and bool(np.array_equal(out.asnumpy(), first[name]))
+    report[name + " after"] = bool(np.array_equal(call().asnumpy(), first[name]))
+print(json.dumps(report))
+"""
+
+
+@pytest.mark.slow
+def test_gemm_panel_and_copied_rows_never_abort_when_memory_runs_out(tmp_path):
+    """With no memory to spare, a large-k product with a transposed b and a run-time-batch kernel copying 16 MiB
+    rows do not abort the process (they allocated their scratch in the kernel, and aborted when that failed):
+    a graph's calls run in the arena planned beforehand and give the same bits, PyNative's workspace fails in
+    Python with a MemoryError, and the next call is right."""
+    script = tmp_path / "gemm_oom.py"
+    script.write_text(GEMM_OOM)
+    report = {}
+    # rows twice: the second process runs with every kernel in the cache (no compiler ran in it: the
+    # allocations its build left behind could otherwise serve a kernel's malloc under the limit).
+    for case in ("gemm", "rows", "rows"):
+        proc = run_python(str(script), case, env={"OPBUILD_CACHE_PATH": str(tmp_path / "cache"), "OMP_NUM_THREADS": "1",
+                                                  "OPENBLAS_NUM_THREADS": "1", "MALLOC_MMAP_THRESHOLD_": "65536"},
+                          check=False)
+        assert proc.returncode == 0, (case, proc.returncode, proc.stdout, proc.stderr)  # -6: abort()
+        report.update(json.loads(proc.stdout.strip().splitlines()[-1]))
+    assert report["pynative"] == "MemoryError" and report["pynative after"], report
+    assert report["graph"] is None and report["graph same"] and report["graph after"], report
+    assert report["rows"] is None and report["rows same"] and report["rows after"], report
+
+
+def test_no_emitter_writes_an_abort_or_an_unchecked_allocation():
+    """The C every emitter writes (the Python files under targets/ that hold it) calls no ``abort()`` and
+    allocates only where no plan can size the memory: pocketfft's driver (fft_prelude.py), whose failure is
+    checked and reported through the status words."""
+    root = Path(targets_pkg.__file__).parent
+    allowed = {"cpu/fft_prelude.py"}
+    found = {}
+    for path in root.rglob("*.py"):
+        text = path.read_text()
+        rel = path.relative_to(root).as_posix()
+        assert not re.search(r"\babort\s*\(\s*\)", text), rel
+        if re.search(r"\b(malloc|calloc|realloc|aligned_alloc|posix_memalign)\s*\(", text):
+            found[rel] = text
+    assert set(found) <= allowed, sorted(found)
+    fft = found.get("cpu/fft_prelude.py", "")
+    assert "if (!buf) failed = 1;" in fft and "if (!plan) return -1;" in fft

@@ -51,6 +51,11 @@ def _to(t: Tensor, dtype: DType) -> Tensor:
 
 # Ordered comparisons of two bool tensors: MindSpore 2.10 compares them (False < True); the kernels have no bool.
 _ORDERED = ("Greater", "GreaterEqual", "Less", "LessEqual")
+# Floor division and the remainders of two bools (``ops.floor_divide``/``remainder``/``fmod``, ``//``, ``%``):
+# MindSpore 2.10 gives a bool, ``a // True`` is ``a`` and ``a % True`` False (recorded:
+# tests/fixtures/mindspore/bool_division.json). They are computed on 0/1 and cast back, so a divisor False takes
+# the integer rule for a zero divisor (0: False), where MindSpore's CPU gives the dividend (docs/mindspore-compat.md).
+_BOOL_ARITHMETIC = ("FloorDiv", "FloorMod", "Mod")
 
 
 def negative_for_unsigned(op: str, a, b) -> None:
@@ -69,6 +74,8 @@ def binary(op: str, a, b) -> Tensor:
     if op in ("Pow", "Mod"):
         negative_for_unsigned(op, a, b)
     a, b = promote(a, b)
+    if op in _BOOL_ARITHMETIC:
+        return _apply_promoted(op, a, b)
     return apply(op, {}, [a, b])
 
 
@@ -78,9 +85,14 @@ def compare(op: str, a, b) -> Tensor:
 
 
 def _apply_promoted(op: str, a: Tensor, b: Tensor) -> Tensor:
-    """``op`` of two operands already promoted to one dtype (an ordered comparison of bools as 0/1)."""
-    if op in _ORDERED and a.dtype.name == b.dtype.name == "bool":
-        a, b = _to(a, DTYPES_UINT8), _to(b, DTYPES_UINT8)
+    """``op`` of two operands already promoted to one dtype (an ordered comparison of bools as 0/1, a division
+    or remainder of bools as 0/1 with a bool result)."""
+    if a.dtype.name == b.dtype.name == "bool":
+        if op in _ORDERED:
+            a, b = _to(a, DTYPES_UINT8), _to(b, DTYPES_UINT8)
+        elif op in _BOOL_ARITHMETIC:
+            out = apply(op, {}, [_to(a, DTYPES_UINT8), _to(b, DTYPES_UINT8)])
+            return apply("Cast", {"dtype": "bool"}, [out])
     return apply(op, {}, [a, b])
 
 

@@ -95,7 +95,8 @@ def _int_index(idx: Any, n: int) -> Tensor:
     (``bounds="raise"``) counts negatives from the end and raises an IndexError for one out of range."""
     if isinstance(idx, Tensor):
         if idx.dtype.name not in ("int32", "int64"):
-            raise IndexError(f"tensor indices must be int32, int64 or bool, got {idx.dtype}")
+            raise IndexError(f"tensor indices must be int32, int64 or bool, got {idx.dtype}: cast the index tensor "
+                             "(t.astype(ms.int64)) or use a bool mask")
         return idx
     arr = np.asarray(idx)
     if arr.dtype.kind not in "iu":
@@ -111,14 +112,15 @@ def _is_mask(idx: Any) -> bool:
         not isinstance(idx, Tensor) and np.asarray(idx).dtype == np.bool_)
 
 
-def _wrapped(idx: Any, n: int) -> Tensor:
+def _wrapped(idx: Any, n: int, at: int) -> Tensor:
     """An integer index as int64 entries in ``[0, n)``: a constant wrapped and checked on the host; a Tensor
     through a Gather of ``0..n-1`` (``bounds="raise"``), which counts ``[-n, 0)`` from the end and raises for
-    an entry outside ``[-n, n)`` when it runs."""
+    an entry outside ``[-n, n)`` when it runs, naming the index at position ``at`` of the subscript (the
+    ``subscript`` attribute: ops/indexing.py words the error as the subscript's, not the Gather's)."""
     t = _int_index(idx, n)
     if t is not idx:
         return t
-    return apply("Gather", {"axis": 0, "bounds": "raise"}, [Tensor(np.arange(n, dtype=np.int64)), t])
+    return apply("Gather", {"axis": 0, "bounds": "raise", "subscript": at}, [Tensor(np.arange(n, dtype=np.int64)), t])
 
 
 def _several(x: Tensor, key: tuple, adv: list[int]) -> Tensor:
@@ -126,7 +128,7 @@ def _several(x: Tensor, key: tuple, adv: list[int]) -> Tensor:
     basic_key = tuple(slice(None) if i in adv else k for i, k in enumerate(key))
     y = _basic(x, basic_key)
     axes = [_out_axis(x.ndim, basic_key, p) for p in adv]
-    idxs = [_wrapped(key[p], y.shape[a]) for p, a in zip(adv, axes)]
+    idxs = [_wrapped(key[p], y.shape[a], p) for p, a in zip(adv, axes)]
     shape = tuple(np.broadcast_shapes(*[tuple(t.shape) for t in idxs]))
     cols = [apply("ExpandDims", {"axis": len(shape)}, [apply("BroadcastTo", {"shape": shape}, [t])]) for t in idxs]
     rest = [a for a in range(len(y.shape)) if a not in axes]

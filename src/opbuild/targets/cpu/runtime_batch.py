@@ -1,7 +1,8 @@
 """CPU kernels that take the batch size at run time (passes/row_plan.py makes their descriptors).
 
 ABI: a run-time-batch kernel is ``void <symbol>(void *const *args)`` like every kernel (codegen.py), whose
-``args`` hold its inputs, its outputs, its workspace when its op declares one, then the **batch count** ``n``
+``args`` hold its inputs, its outputs, its workspace when it has one (the op's own, then the scratch rows
+below: passes/row_plan.py ``row_scratch``, planned by the graph), then the **batch count** ``n``
 as an integer in a pointer slot (``(intptr_t)args[k]``), after the status words of an op that declares a
 status (every row reports into the same words). A batched operand (its descriptor's shape has ``-k``
 at its batch dim: ``k`` rows per batch row, ``-1`` for the batch itself) holds ``n`` batch rows of its batch-1
@@ -14,9 +15,9 @@ Two ways to compute one:
   batch dim 1) as a static function, and the exported function calls it once per row with each batched
   operand's pointer advanced by its bytes per row, the others as they are (a convolution, pooling,
   BatchNorm, Softmax or an elementwise chain: an outer loop over the ``n`` images or rows). An operand whose
-  batch dim lies inside other dims (after a Transpose moving it) has its row copied into scratch memory
-  before the call, or from it after. Correct for any op of a row-wise graph: row i of its outputs depends on
-  row i of its batched inputs only.
+  batch dim lies inside other dims (after a Transpose moving it) has its row copied into a scratch row of
+  the workspace before the call, or from it after (nothing allocated in the kernel). Correct for any op of a
+  row-wise graph: row i of its outputs depends on row i of its batched inputs only.
 * ``gemm``: a float MatMul or BatchMatMul (or one with a fused epilogue) whose left operand is batched (not in
   its K dim, not transposed) and right one is not (a BatchMatMul's ``b`` without batch dims) makes one GEMM
   with ``M = n * rows`` (gemv at one row, as the static kernel does), then runs its epilogue
@@ -38,7 +39,7 @@ from ...core.ir import KernelSpec
 from ...ops.fused_gemm import _parts
 from ...ops.matmul import _as_matrices
 from ...ops.registry import get as get_op
-from ...passes.row_plan import batch_axes, is_runtime, outer, row_spec
+from ...passes.row_plan import batch_axes, is_runtime, outer, row_scratch, row_spec
 from . import codegen, kernels
 from .kernels import fused_gemm as k_fused_gemm
 from .kernels import matmul as k_matmul
@@ -57,7 +58,7 @@ def tag() -> str:
     in the descriptor's ``codegen`` field as for its static kernels."""
     h = hashlib.sha256()
     for mod in (__file__, k_fused_gemm.__file__, k_matmul.__file__, codegen.__file__,
-                _as_matrices.__code__.co_filename, _parts.__code__.co_filename):
+                _as_matrices.__code__.co_filename, _parts.__code__.co_filename, row_scratch.__code__.co_filename):
         h.update(Path(mod).read_bytes())
     return h.hexdigest()[:32]
 
@@ -120,17 +121,21 @@ def _gemm_statement(producer: KernelSpec, g: _Gemm, out: int) -> str:
     ])
 
 
-def _row_loop(symbol: str, inner: KernelSpec, axes: list, workspace: bool, blas: bool, status: bool) -> str:
+def _row_loop(symbol: str, inner: KernelSpec, axes: list, own: bool, scratch: list, status: bool,
+              blas: bool) -> str:
     """C calling ``<symbol>_row_body`` once per row ``ob_i``: batched operands whose rows are contiguous (the
     batch dim outermost) at their row's offset; one whose batch dim lies inside other dims (``A`` blocks of
-    ``B`` bytes per row, the blocks ``n`` rows apart) copied into a scratch row before the call (inputs) and
-    back after it (outputs); the others as they are. Rows run on OpenMP's threads when the batch is large, the
-    row body small and nothing shares scratch memory between rows (no workspace, no copied rows, no BLAS)."""
+    ``B`` bytes per row, the blocks ``n`` rows apart) copied into its scratch row (``scratch``: its offset in
+    the kernel's planned workspace, passes/row_plan.py ``row_scratch``) before the call (inputs) and back after
+    it (outputs); the others as they are. ``own``: the batch-1 body takes the op's own workspace (at the
+    workspace's start). Rows run on OpenMP's threads when the batch is large, the row body small and nothing
+    shares scratch memory between rows (no workspace, no copied rows, no BLAS)."""
     types = [*inner.inputs, *inner.outputs]
     n_in = len(inner.inputs)
-    call, before, after, alloc, free = [], [], [], [], []
+    workspace = own or any(at is not None for at in scratch)
+    call, before, after, rows = [], [], [], []
     widest = 0
-    for i, (t, axis) in enumerate(zip(types, axes)):
+    for i, (t, axis, at) in enumerate(zip(types, axes, scratch)):
         const = "const " if i < n_in else ""
         c = codegen.ctype(t.dtype)
         if axis is None:
@@ -138,13 +143,12 @@ def _row_loop(symbol: str, inner: KernelSpec, axes: list, workspace: bool, blas:
             continue
         widest = max(widest, t.size)
         row = t.size * BY_NAME[t.dtype].np_dtype.itemsize  # t is the batch-1 type: one row
-        if outer(t, axis):
+        if at is None:  # the batch dim outermost: row i in place
             call.append(f"({const}{c} *)((const char *)args[{i}] + ob_i * {row})")
             continue
         blocks = math.prod(t.shape[:axis])
         block = row // blocks
-        alloc.append(f"char *ob_t{i} = (char *)malloc({max(row, 1)});\nif (!ob_t{i}) abort();")
-        free.append(f"free(ob_t{i});")
+        rows.append(f"char *ob_t{i} = (char *)args[{len(types)}] + {at};")
         copy = (f"for (int64_t ob_b = 0; ob_b < {blocks}; ob_b++) memcpy({{dst}}, {{src}}, {block});")
         strided = f"(char *)args[{i}] + (ob_b * ob_n + ob_i) * {block}"
         if i < n_in:
@@ -152,18 +156,18 @@ def _row_loop(symbol: str, inner: KernelSpec, axes: list, workspace: bool, blas:
         else:
             after.append(copy.format(dst=strided, src=f"ob_t{i} + ob_b * {block}"))
         call.append(f"({const}{c} *)ob_t{i}")
-    if workspace:
+    if own:
         call.append(f"(char *)args[{len(types)}]")
     if status:
         call.append(f"(int64_t *)args[{len(types) + workspace}]")
     body = "\n  ".join([*before, f"{symbol}_row_body({', '.join(call)});", *after])
     loop = f"for (int64_t ob_i = 0; ob_i < ob_n; ob_i++) {{\n  {body}\n}}"
-    if not (workspace or alloc or blas) and widest < codegen.PARALLEL_MIN_ELEMENTS:
+    if not (workspace or blas) and widest < codegen.PARALLEL_MIN_ELEMENTS:
         # Two loops, not an `if` clause: entering a parallel region whose `if` is false still costs more than
         # a small pooling or elementwise kernel's whole call (docs/dynamic-batch.md).
         loop = (f"if (ob_n * {widest} >= {codegen.PARALLEL_MIN_ELEMENTS}) {{\n"
                 f"#pragma omp parallel for schedule(static)\n{loop}\n}} else {{\n{loop}\n}}")
-    return "\n".join([*alloc, loop, *free])
+    return "\n".join([*rows, loop])
 
 
 def function(symbol: str, spec: KernelSpec, body: str) -> str:
@@ -171,18 +175,21 @@ def function(symbol: str, spec: KernelSpec, body: str) -> str:
     inner = row_spec(spec)
     op = get_op(spec.op)
     opt = codegen.CLASS_OPT[kernels.opt_class(inner)]
-    workspace = op.workspace_bytes(inner.attrs, inner.inputs, inner.outputs) > 0
+    own = op.workspace_bytes(inner.attrs, inner.inputs, inner.outputs)
+    axes = batch_axes(spec)
+    # The same workspace the graph plans for this kernel (passes/row_plan.py): the op's own, then scratch rows.
+    scratch, total = row_scratch(own, [*inner.inputs, *inner.outputs], axes)
     status = op.status is not None
     gemm = _gemm_producer(spec)
-    count = len(inner.inputs) + len(inner.outputs) + workspace + status
+    count = len(inner.inputs) + len(inner.outputs) + (total > 0) + status
     parts = [f"const int64_t ob_n = (int64_t)(intptr_t)args[{count}];"]
     if gemm is not None:
         parts.append(_gemm_statement(*gemm, len(inner.inputs)))
     row_fn = ""
     if gemm is None or spec.op not in _PLAIN:
-        row_fn = codegen.kernel_function(f"{symbol}_row", inner.inputs, inner.outputs, body, opt, workspace, status)
+        row_fn = codegen.kernel_function(f"{symbol}_row", inner.inputs, inner.outputs, body, opt, own > 0, status)
         row_fn = row_fn[:row_fn.index("\nOB_EXPORT ")] + "\n"
-        parts.append(_row_loop(symbol, inner, batch_axes(spec), workspace, kernels.needs_blas(spec.op), status))
+        parts.append(_row_loop(symbol, inner, axes, own > 0, scratch, status, kernels.needs_blas(spec.op)))
     attr = f'OB_OPT("{opt}") ' if opt else ""
     return (row_fn + f"OB_EXPORT {attr}void {symbol}(void *const *args) {{\n  "
             + "\n".join(parts).replace("\n", "\n  ") + "\n}\n")

@@ -20,31 +20,15 @@ BLAS's inner product does; results differ from OpenBLAS's only by that rounding 
 
 from __future__ import annotations
 
+from ....ops.gemm_plan import ITEMSIZE, PANEL_VECTORS, VECTOR_BYTES, heap_panel, panel_elems, pays
 from ..codegen import BLAS_PARALLEL_MIN_MACS, ctype
 
-VECTOR_BYTES = 64
 # Accumulator budgets in 64-byte vectors (rows x vectors): AVX-512 has 32 zmm registers (the accumulators,
 # NV loaded b vectors, one broadcast); AVX2's 16 ymm registers hold 8 such vectors.
 _TILES_AVX512 = ((6, 4), (8, 3), (12, 2), (16, 1))
 _TILES_AVX2 = ((3, 2), (6, 1))
-# The smallest product worth a generated kernel instead of the BLAS call: below it both take microseconds.
-MIN_MACS = 1 << 12
-_ITEMSIZE = {"float32": 4, "float64": 8}
-# A transposed b is copied, one column block at a time, into a K x (NV vectors) panel in row order, so the
-# micro-kernel reads it as it reads an untransposed b; a panel up to this size is on the stack, a larger one
-# on the heap for the call.
-PANEL_MAX_BYTES = 128 * 1024
-_PANEL_VECTORS = max(nv for _, nv in (*_TILES_AVX512, *_TILES_AVX2))
-
-
-def pays(dtype: str, m: int, n: int, k: int, tb: bool) -> bool:
-    """Whether ``m x k`` by ``op(b)`` (``k x n``) runs through the generated kernel: a float product of at least
-    two rows and one whole vector of columns, of any size (``tb``, a transposed ``b`` as ``nn.Dense`` stores its
-    weight, included); measured against the BLAS at every size (docs/benchmarks.md)."""
-    if dtype not in ("float32", "float64") or m < 2 or k < 1:
-        return False
-    lanes = VECTOR_BYTES // _ITEMSIZE[dtype]
-    return n >= lanes and m * n * k >= MIN_MACS
+# The panel of a transposed b holds one column block of the widest tile (ops/gemm_plan.py sizes it).
+assert max(nv for _, nv in (*_TILES_AVX512, *_TILES_AVX2)) == PANEL_VECTORS
 
 
 def _tile_for(nvec: int, tiles: tuple[tuple[int, int], ...]) -> tuple[int, int]:
@@ -120,7 +104,7 @@ def gemm_tiled(dtype: str, m: int, n: int, k: int, ta: bool, tb: bool, a_cols: i
     """C statements computing ``c = op(a) @ op(b)`` (``a_cols``/``b_cols`` the stored matrices' row lengths)
     with the generated kernel; :func:`pays` says when to."""
     t = ctype(dtype)
-    lanes = VECTOR_BYTES // _ITEMSIZE[dtype]
+    lanes = VECTOR_BYTES // ITEMSIZE[dtype]
     # From the size where the BLAS went to its threads, each column block's row tiles are split over OpenMP's
     # (docs/threads.md: smaller products stay on the calling thread).
     par = m * n * k >= BLAS_PARALLEL_MIN_MACS
@@ -139,16 +123,14 @@ def gemm_tiled(dtype: str, m: int, n: int, k: int, ta: bool, tb: bool, a_cols: i
   }}
   for (int64_t j = 0; j < {n - main}; j++) ob_c[i * ob_ldc + {main} + j] = ob_row[j];
 }}"""
-    # The panel lives on the stack for the call while it is small (no memory held between calls), else on the
-    # heap for the call.
-    panel_elems = k * _PANEL_VECTORS * lanes
-    panel, free = "", ""
-    if tb and panel_elems * _ITEMSIZE[dtype] <= PANEL_MAX_BYTES:
-        panel = f"{t} ob_panel[{panel_elems}] __attribute__((aligned(64)));"
+    # The panel lives on the stack for the call while it is small (no memory held between calls), else it is
+    # the first part of the kernel's planned workspace (ops/gemm_plan.py ``product``): nothing to allocate, so
+    # nothing that can fail mid-kernel.
+    panel = ""
+    if tb and not heap_panel(dtype, m, n, k, tb):
+        panel = f"{t} ob_panel[{panel_elems(dtype, k)}] __attribute__((aligned(64)));"
     elif tb:
-        panel = (f"{t} *restrict ob_panel = ({t} *)aligned_alloc(64, {panel_elems * _ITEMSIZE[dtype]});\n"
-                 "if (!ob_panel) abort();  /* out of memory: no way to report it through the ABI */")
-        free = "free(ob_panel);"
+        panel = f"{t} *restrict ob_panel = ({t} *)(ob_ws + 0);  /* the first part of the layout */"
     return f"""{{
 typedef {t} ob_gv __attribute__((vector_size({VECTOR_BYTES})));
 typedef {t} ob_gvu __attribute__((vector_size({VECTOR_BYTES}), aligned(sizeof({t}))));
@@ -165,5 +147,7 @@ const int64_t ob_k = {k}, ob_lda = {a_cols}, ob_ldb = {b_cols}, ob_ldc = {n};
 {_blocks(t, m, n, lanes, _TILES_AVX2, a_at, tb, par)}
 #endif
 {tail}
-{free}
 }}"""
+
+
+__all__ = ["gemm_tiled", "pays"]

@@ -5,7 +5,7 @@ by compilers/blas.py for the emitters registered with ``blas=True``), or its gem
 for a product with one row or one column (a batch-1 classifier head); integer kernels use a plain C loop
 (correct, not fast) with unsigned accumulation, so overflow wraps as it does in NumPy instead of being
 undefined behaviour in C. float16/bfloat16 products convert their inputs to float32 (in the kernel's planned
-workspace: ops/scratch_plan.py ``half_product``), call the float32 gemm and round the result once on store.
+workspace: ops/gemm_plan.py ``product``), call the float32 gemm and round the result once on store.
 
 Batches are walked with :func:`broadcast_loop` over the output's batch dims, so each GEMM's operand offsets
 are affine expressions with constant strides (broadcast batch dims have stride 0). When ``b`` has no real
@@ -19,8 +19,8 @@ import numpy as np
 
 from ....core.dtypes import FLOATS
 from ....core.ir import KernelSpec, TensorType
+from ....ops.gemm_plan import product
 from ....ops.matmul import _as_matrices, _bias_axis
-from ....ops.scratch_plan import half_product
 from ..blocked import broadcast_map, convert_in, convert_out
 from ..codegen import (
     blas_serial,
@@ -118,14 +118,14 @@ def _int_matmul(g: _Gemm, dtype: str, a: str, b: str, c: str) -> str:
 
 def _half_wrap(k: KernelSpec, body: str) -> str:
     """For a half dtype: convert in0/in1 into float32 scratch buffers (the kernel's planned workspace:
-    ops/scratch_plan.py ``half_product``), run the float32 ``body`` on them (it reads ``in0``/``in1`` and
+    ops/gemm_plan.py ``product``), run the float32 ``body`` on them (it reads ``in0``/``in1`` and
     writes ``out0``, shadowed here by the scratch buffers) and round the float32 results once into the
     output."""
     dtype = k.inputs[0].dtype
     na, nb, nc = k.inputs[0].size, k.inputs[1].size, k.outputs[0].size
     return "\n".join([
         "{",
-        carve(half_product(k.attrs, k.inputs, k.outputs)),
+        carve(product(k.attrs, k.inputs, k.outputs, k.op), skip=("ob_panel",)),  # the GEMM declares its panel
         convert_in(dtype, "ob_a", "in0", na),  # float16: a block conversion (targets/cpu/blocked.py)
         convert_in(dtype, "ob_b", "in1", nb),
         f"{ctype(dtype)} *restrict ob_out = out0;",

@@ -5,7 +5,7 @@ nothing to free)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ....ops.scratch_plan import Part, offsets
 from ..codegen import ctype
@@ -16,11 +16,12 @@ def c_kind(kind: str) -> str:
     return "OB_BLAS_INT" if kind == "blas_int" else ctype(kind)
 
 
-def carve(parts: Sequence[Part], base: str = "ob_ws") -> str:
-    """C declaring one ``restrict`` pointer per part, each at its offset from ``base`` (a ``char *``)."""
+def carve(parts: Sequence[Part], base: str = "ob_ws", skip: Collection[str] = ()) -> str:
+    """C declaring one ``restrict`` pointer per part, each at its offset from ``base`` (a ``char *``), but for
+    the parts named in ``skip`` (declared where they are used, as the generated GEMM's panel)."""
     at, _ = offsets(parts)
     return "\n".join(f"{c_kind(kind)} *restrict {name} = ({c_kind(kind)} *)({base} + {off});"
-                     for (name, kind, _), off in zip(parts, at, strict=True))
+                     for (name, kind, _), off in zip(parts, at, strict=True) if name not in skip)
 
 
 def slot_pragma(pragma: str, slots: int) -> str:
