@@ -7,7 +7,11 @@ Measured in a fresh worker process per tree and round (warm cache, one thread, b
 - ``graph_call``: a small Cell (``x * 2 + 1`` then ``relu``) called in GRAPH_MODE on a float32 (4, 8) Tensor;
 - ``onnx_run``: ``OnnxModel.run`` of the committed tiny ResNet (tests/fixtures/onnx/resnet.onnx, 14 kernels),
   with ``onnx_kernels``, the same graph's kernel calls alone in a loop, so ``onnx_run - onnx_kernels`` is the
-  overhead of the layers above them.
+  overhead of the layers above them;
+- small calls of a network's life, all on float32 (PyNative unless named): ``x + y``, ``ops.mul``,
+  ``ops.matmul``, ``Tensor.sum`` and ``ops.det`` of (8, 8) tensors, ``nn.Dense(16, 32)`` on a (1, 16) batch,
+  a 2-layer MLP (Dense 16-32, ReLU, Dense 32-4) called in GRAPH_MODE on (1, 16), and one training step
+  of that MLP (``TrainOneStepCell`` of MSE loss and SGD) in GRAPH_MODE.
 
 ``--baseline-src DIR`` measures another checkout's ``src`` too, alternating rounds in one run (the machine's
 load changes between runs; compare ratios measured together). Prints a table and writes JSON
@@ -27,10 +31,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results" / "call_overhead.json"
 MODEL = REPO / "tests" / "fixtures" / "onnx" / "resnet.onnx"
-METRICS = ("pynative_op", "graph_call", "onnx_run", "onnx_kernels")
+METRICS = ("pynative_op", "graph_call", "onnx_run", "onnx_kernels", "pn_add_8x8", "pn_mul_8x8", "pn_matmul_8x8",
+           "pn_sum_8x8", "pn_det_8x8", "pn_dense", "graph_mlp", "graph_train_step")
 
 
 def _best_us(fn, calls: int, batches: int = 7) -> float:
@@ -46,8 +53,6 @@ def _best_us(fn, calls: int, batches: int = 7) -> float:
 
 def worker() -> dict[str, float | None]:
     """Run in a fresh process with the tree under test first on sys.path; returns microseconds per call."""
-    import numpy as np
-
     import opbuild as ms
     import opbuild.frontends.onnx as onnx_frontend
     from opbuild import Tensor, nn, ops
@@ -72,6 +77,8 @@ def worker() -> dict[str, float | None]:
         net(x)
     out["graph_call"] = _best_us(lambda: net(x), 5000)
 
+    out.update(_small_calls(ms, Tensor, nn, ops, rng))
+
     model = onnx_frontend.load(str(MODEL))
     spec = model.inputs[0]
     image = rng.random(tuple(d if isinstance(d, int) else 1 for d in spec.shape), dtype=np.float32)
@@ -90,6 +97,43 @@ def worker() -> dict[str, float | None]:
         out["onnx_kernels"] = _best_us(kernels_only, 3000)
     except (AttributeError, ValueError):
         out["onnx_kernels"] = None
+    return out
+
+
+def _small_calls(ms, Tensor, nn, ops, rng) -> dict[str, float]:
+    """The small PyNative and GRAPH_MODE calls of the module docstring (microseconds per call)."""
+    a = Tensor(rng.random((8, 8), dtype=np.float32))
+    b = Tensor(rng.random((8, 8), dtype=np.float32))
+    row = Tensor(rng.random((1, 16), dtype=np.float32))
+    label = Tensor(rng.random((1, 4), dtype=np.float32))
+
+    class MLP(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.l1, self.relu, self.l2 = nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 4)
+
+        def construct(self, x):
+            return self.l2(self.relu(self.l1(x)))
+
+    def timed(fn, calls: int) -> float:
+        for _ in range(100):
+            fn()
+        return _best_us(fn, calls)
+
+    out: dict[str, float] = {}
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    dense = nn.Dense(16, 32)
+    for name, fn in (("pn_add_8x8", lambda: a + b), ("pn_mul_8x8", lambda: ops.mul(a, b)),
+                     ("pn_matmul_8x8", lambda: ops.matmul(a, b)), ("pn_sum_8x8", lambda: a.sum()),
+                     ("pn_det_8x8", lambda: ops.det(a)), ("pn_dense", lambda: dense(row))):
+        out[name] = timed(fn, 3000)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    mlp = MLP()
+    out["graph_mlp"] = timed(lambda: mlp(row), 3000)
+    net = MLP()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.01))
+    step.set_train()
+    out["graph_train_step"] = timed(lambda: step(row, label), 2000)
     return out
 
 
@@ -133,7 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     best = {name: {m: min((r[m] for r in rs if r.get(m) is not None), default=None) for m in METRICS}
             for name, rs in runs.items()}
 
-    print(f"microseconds per call, best of {args.rounds} process(es) per tree, 1 thread")
+    load = [round(v, 2) for v in os.getloadavg()]
+    print(f"microseconds per call, best of {args.rounds} process(es) per tree, 1 thread; "
+          f"load average {load[0]} / {load[1]} / {load[2]} (1 / 5 / 15 min) at the end")
     print(f"{'call':14s} {'this tree':>10s}" + (f" {'baseline':>10s} {'ratio':>6s}" if len(trees) > 1 else ""))
     for m in METRICS:
         mine = best["this"][m]
@@ -149,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: onnx_run above its kernels: {run - kern:.2f} us")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({"trees": {k: str(v) for k, v in trees.items()}, "rounds": args.rounds,
+                                     "loadavg_at_end": load,
                                      "best_us": best, "runs": runs}, indent=1))
     print(f"wrote {args.json}")
     return 0

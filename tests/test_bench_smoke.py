@@ -203,10 +203,13 @@ def test_bench_call_overhead_writes_every_figure(tmp_path: Path) -> None:
     assert set(result["trees"]) == {"this", "baseline"} and result["rounds"] == 1
     for tree in ("this", "baseline"):
         best = result["best_us"][tree]
-        assert set(best) == {"pynative_op", "graph_call", "onnx_run", "onnx_kernels"}
+        assert set(best) == {"pynative_op", "graph_call", "onnx_run", "onnx_kernels", "pn_add_8x8", "pn_mul_8x8",
+                             "pn_matmul_8x8", "pn_sum_8x8", "pn_det_8x8", "pn_dense", "graph_mlp",
+                             "graph_train_step"}
         assert all(v is not None and v > 0 for v in best.values()), best
         assert best["onnx_kernels"] < best["onnx_run"]  # the kernels alone are part of the run
-    assert "onnx_run above its kernels" in proc.stdout
+    assert "onnx_run above its kernels" in proc.stdout and "load average" in proc.stdout
+    assert len(result["loadavg_at_end"]) == 3
     bad = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_call_overhead.py"), "--baseline-src",
                           str(tmp_path)], env=env, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no opbuild package there" in bad.stderr

@@ -3,10 +3,10 @@ arrays' shapes and dtypes.
 
 An op's spec (``OpDef.spec``: arity and dtype checks, ``normalize``, ``infer``) is a function of its
 attributes and input types alone, yet a PyNative op ran it on every call: about a fifth of the Python time of
-``x + y`` on small tensors. A call whose attributes ``marshal`` can write (JSON-like data; ``1``, ``True`` and
-``1.0`` stay distinct, as in ``KernelSpec.memo_key``) and whose inputs all hold data takes the spec made for
-the first call of that signature; any other call makes its own, as before. A call that fails its checks is
-never remembered, so bad input raises the same error every time.
+``x + y`` on small tensors. A call whose attributes are plain data (bool, int, float, str, None, tuples, lists,
+str-keyed dicts: their ``marshal`` bytes keep ``1``, ``True`` and ``1.0`` apart) and whose inputs all hold
+data takes the spec made for the first call of that signature; any other call makes its own, as before. A
+call that fails its checks is never remembered, so bad input raises the same error every time.
 
 The remembered specs are shared by the calls of one signature, so the eager path (``runtime/session.py``
 ``run_eager``) only reads them. Traced calls never come here: a graph's nodes own their specs (passes
@@ -28,12 +28,35 @@ _SPECS: dict[tuple, KernelSpec] = {}
 _LIMIT = 4096
 
 
+_SCALARS = frozenset({bool, int, float, str, type(None)})
+
+
+def _plain(value: Any) -> bool:
+    """``value`` is built of exactly bool, int, float, str, None, tuples, lists and str-keyed dicts: data whose
+    marshal bytes tell every two different values apart. (marshal writes any buffer, a NumPy array or scalar
+    included, as its raw bytes: ``np.array([1, 2])`` and ``np.array([[1, 2]])`` would share one key.)"""
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    # Loops rather than all(map(...)): this runs on every PyNative call with attributes.
+    if kind is tuple or kind is list:
+        for v in value:
+            if type(v) not in _SCALARS and not _plain(v):
+                return False
+        return True
+    if kind is dict:
+        for k, v in value.items():
+            if type(k) is not str or (type(v) not in _SCALARS and not _plain(v)):
+                return False
+        return True
+    return False
+
+
 def eager_spec(opdef: OpDef, attrs: dict[str, Any], tensors: Sequence[Tensor]) -> KernelSpec:
     """``opdef.spec(attrs, input types)`` of a PyNative call, made once per call signature."""
-    try:
-        key = [opdef.name, marshal.dumps(attrs, 0) if attrs else b""]
-    except ValueError:  # an attribute marshal cannot write (a callback, a NumPy scalar): not remembered
+    if attrs and not _plain(attrs):  # a callback, a NumPy value, an object: made per call, not remembered
         return opdef.spec(attrs, [t._type for t in tensors])
+    key = [opdef.name, marshal.dumps(attrs, 0) if attrs else b""]
     for t in tensors:
         data = t._data
         if data is None:  # an input declaration or a traced tensor: its error is the spec's or the read's

@@ -19,6 +19,7 @@ from ..passes.memplan import plan_memory
 from ..passes.row_plan import IDENTITY as ROW_PLAN
 from ..passes.row_plan import is_runtime
 from ..report import BuildReport, KernelRecord
+from ..targets.base import Target
 from .addresses import data_address
 from .batch_graph import BatchGraph, prepare
 from .device_eager import run_on_device
@@ -28,6 +29,8 @@ from .executor import CompiledGraph
 _LOCAL_HOST_OPS = frozenset({"PyCall", "CustomGradient"})
 
 
+# The host memory allocator of Target (np.empty), which the CPU target keeps.
+_HOST_ALLOCATE = Target.allocate
 # Kernel specs whose _EagerCall a session keeps (cleared when full, like the specs of ops/eager_specs.py).
 _EAGER_CALLS = 4096
 
@@ -37,7 +40,7 @@ class _EagerCall:
     function (collectives), in-place pairs, status reader, scratch bytes, output shapes and dtypes, and the
     ctypes type of its pointer array."""
 
-    __slots__ = ("host", "inplace", "status", "status_error", "workspace", "outputs", "pointers")
+    __slots__ = ("host", "inplace", "status", "status_error", "workspace", "outputs", "np_outputs", "pointers")
 
     def __init__(self, spec: KernelSpec) -> None:
         op = get(spec.op)
@@ -47,6 +50,10 @@ class _EagerCall:
         self.status_error = op.status_error
         self.workspace = 0 if op.host is not None else op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
         self.outputs = [(t.shape, t.dtype) for t in spec.outputs]
+        try:
+            self.np_outputs = [(t.shape, np.dtype(t.dtype)) for t in spec.outputs]
+        except TypeError:  # a name NumPy does not know: the target's allocate reads it
+            self.np_outputs = None
         n = len(spec.inputs) + len(spec.outputs) + (self.workspace > 0) + (op.status is not None)
         self.pointers = ctypes.c_void_p * n
 
@@ -183,13 +190,16 @@ class Session:
         dev = target.device()
         if dev is not None:
             return run_on_device(dev, kernel, spec, args, inplace)
-        allocate = target.allocate
-        outs = [allocate(shape, dtype) for shape, dtype in call.outputs]
+        # The host allocator is np.empty: given the NumPy dtypes rather than names to parse.
+        if call.np_outputs is not None and type(target).allocate is _HOST_ALLOCATE:
+            outs = [np.empty(shape, dtype) for shape, dtype in call.np_outputs]
+        else:
+            outs = [target.allocate(shape, dtype) for shape, dtype in call.outputs]
         for o, i in inplace:
             outs[o] = args[i]
         addresses = [*map(data_address, args), *map(data_address, outs)]
         if call.workspace:
-            scratch = allocate((call.workspace + 64,), "uint8")  # + 64: room to align it
+            scratch = target.allocate((call.workspace + 64,), "uint8")  # + 64: room to align it
             addresses.append(-(-data_address(scratch) // 64) * 64)
         if call.status is None:
             kernel.fn(call.pointers(*addresses))
