@@ -226,7 +226,10 @@ class Cell(CellState, CellApi, CellExtras):
     def _call(self, *args: Any, **kwargs: Any) -> Any:
         if trace.current() is not None or (config.get_context("mode") == config.PYNATIVE_MODE
                                            and not self._always_graph):
-            return self._construct_in_precision(*args, **kwargs)
+            d = self.__dict__
+            if d.get("_param_forward_hooks") or d.get("_mixed_precision") is not None:
+                return self._construct_in_precision(*args, **kwargs)
+            return self.construct(*args, **kwargs)  # what _construct_in_precision comes to without either
         if kwargs:
             raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
         for a in args:
