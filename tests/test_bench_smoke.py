@@ -1,5 +1,5 @@
 """Smoke tests of the benchmarks (bench_build.py, bench_train.py, bench_train_kernels.py, cold_breakdown.py,
-bench_gpu.py, bench_call_overhead.py): quick runs in subprocesses.
+bench_gpu.py, bench_call_overhead.py, bench_call_instructions.py): quick runs in subprocesses.
 
 A correctness check of what the benchmark measures and writes (fields, counts, relations between the
 builds), never of how fast anything is.
@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -203,10 +204,29 @@ def test_bench_call_overhead_writes_every_figure(tmp_path: Path) -> None:
     assert set(result["trees"]) == {"this", "baseline"} and result["rounds"] == 1
     for tree in ("this", "baseline"):
         best = result["best_us"][tree]
-        assert set(best) == {"pynative_op", "graph_call", "onnx_run", "onnx_kernels"}
+        assert set(best) == {"pynative_op", "graph_call", "onnx_run", "onnx_kernels", "pn_add_8x8", "pn_mul_8x8",
+                             "pn_matmul_8x8", "pn_sum_8x8", "pn_det_8x8", "pn_dense", "graph_mlp",
+                             "graph_train_step"}
         assert all(v is not None and v > 0 for v in best.values()), best
         assert best["onnx_kernels"] < best["onnx_run"]  # the kernels alone are part of the run
-    assert "onnx_run above its kernels" in proc.stdout
+    assert "onnx_run above its kernels" in proc.stdout and "load average" in proc.stdout
+    assert len(result["loadavg_at_end"]) == 3
     bad = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_call_overhead.py"), "--baseline-src",
                           str(tmp_path)], env=env, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no opbuild package there" in bad.stderr
+
+
+@pytest.mark.skipif(not (shutil.which("valgrind") and Path("/usr/include/valgrind/callgrind.h").exists()),
+                    reason="bench_call_instructions.py needs valgrind and its headers")
+def test_bench_call_instructions_counts_every_small_call(tmp_path: Path) -> None:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    out = tmp_path / "instructions.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_call_instructions.py"), "--calls", "5",
+                           "--json", str(out)], env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    counts = json.loads(out.read_text())["instructions"]["this"]
+    assert set(counts) == {"pn_add_8x8", "pn_mul_8x8", "pn_matmul_8x8", "pn_sum_8x8", "pn_det_8x8", "pn_dense",
+                           "graph_mlp", "graph_train_step"}
+    # A Dense forward is two ops and a Cell call: more work than one op; a train step more than a forward.
+    assert counts["pn_dense"] > counts["pn_add_8x8"] > 0 and counts["graph_train_step"] > counts["graph_mlp"] > 0

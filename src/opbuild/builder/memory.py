@@ -34,7 +34,20 @@ from .requests import KernelRequest
 def scope(target_name: str, store: Path | None) -> str:
     """The scope of the kernels a build finds or publishes in ``store``; ``store`` None: the scope of PyNative
     calls, which serve a kernel once loaded whatever the cache path (see the module docstring)."""
-    return "|".join((target_name, "eager" if store is None else str(store), *config.toolchain_env()))
+    global _last_scope
+    env = config.toolchain_env()
+    last = _last_scope
+    # Every PyNative op asks for the same scope: the last one is kept with its inputs (the environment's
+    # values come as the same tuple while they are unchanged, config.toolchain_env).
+    if last[2] is env and last[0] == target_name and last[1] == store:
+        return last[3]
+    found = "|".join((target_name, "eager" if store is None else str(store), *env))
+    _last_scope = (target_name, store, env, found)
+    return found
+
+
+# (target name, store, toolchain settings, scope) of the last call of scope(): replaced whole, never mutated.
+_last_scope: tuple = (None, None, None, "")
 
 
 class LoadedKernels(OrderedDict):

@@ -217,6 +217,9 @@ def scalar_result_dtype(t: DType, scalar: object) -> DType:
 _NP_NAMES: dict[np.dtype, str] = {}
 _BY_NP: dict[np.dtype, DType] = {}
 _REMEMBER = 256
+#: The same table for the hot paths (``Tensor.dtype``): ``KNOWN_NP.get(np_dtype)`` is the DType of a NumPy dtype
+#: :func:`dtype_of` has met, else None (then call :func:`dtype_of`).
+KNOWN_NP = _BY_NP
 
 
 def np_name(dt: np.dtype) -> str:

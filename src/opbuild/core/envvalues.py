@@ -119,17 +119,26 @@ def environment_reader(names: tuple[str, ...]) -> Callable[[], tuple]:
 def environment_text_reader(names: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
     """Like :func:`environment_reader`, but the values as text ("" where unset), decoded once per distinct
     setting (a bounded table keyed by the raw values)."""
-    read = environment_reader(names)
+    encoded = tuple(map(os.environ.encodekey, names)) if hasattr(os.environ, "encodekey") else ()
     decoded: dict[tuple, tuple[str, ...]] = {}
     decode = getattr(os.environ, "decodevalue", None)
+    last: list = [(None, ())]  # (raw values as a list, their text) of the last call: the pair replaced whole
 
     def text() -> tuple[str, ...]:
-        raw = read()
-        values = decoded.get(raw)
+        # environment_reader's read, inlined, into a list (half the cost of tuple(map(...)) here): every PyNative
+        # op reads the toolchain's settings (builder/memory.py), and they rarely change.
+        data = getattr(os.environ, "_data", None)
+        raw = [*map(data.get, encoded)] if encoded and isinstance(data, dict) else [*map(os.environ.get, names)]
+        seen = last[0]
+        if raw == seen[0]:
+            return seen[1]
+        key = tuple(raw)
+        values = decoded.get(key)
         if values is None:
             values = tuple("" if v is None else decode(v) if decode and isinstance(v, bytes) else str(v) for v in raw)
             if len(decoded) < 64:
-                decoded[raw] = values
+                decoded[key] = values
+        last[0] = (raw, values)
         return values
 
     return text

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import host_writes, symbol
-from .dtypes import DType, dtype_of, np_name
+from .dtypes import KNOWN_NP, DType, dtype_of, np_name
 from .init_values import init_array
 from .ir import TensorType, Value
 from .symbol import Symbol
@@ -185,15 +185,17 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return self._value.type.shape if self._value is not None else tuple(self._data.shape)
+        return self._value.type.shape if self._value is not None else self._data.shape  # a new tuple per read
 
     @property
     def dtype(self) -> DType:
-        return dtype_of(self._value.type.dtype if self._value is not None else self._data.dtype)
+        if self._value is None:  # read on every promotion of every PyNative op: the table first
+            return KNOWN_NP.get(self._data.dtype) or dtype_of(self._data.dtype)
+        return dtype_of(self._value.type.dtype)
 
     @property
     def ndim(self) -> int:
-        return len(self.shape)
+        return self._data.ndim if self._value is None else len(self._value.type.shape)
 
     @property
     def size(self) -> int:

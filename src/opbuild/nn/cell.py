@@ -195,9 +195,15 @@ class Cell(CellState, CellApi, CellExtras):
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.__dict__.get("_forward_pre_hooks") or self.__dict__.get("_forward_hooks"):
+        d = self.__dict__
+        if d.get("_forward_pre_hooks") or d.get("_forward_hooks"):
             return self._call_with_hooks(self._gated_call, args, kwargs)
-        return self._gated_call(*args, **kwargs)
+        if d.get("_recompute") or d.get(backward_hooks.PRE) or d.get(backward_hooks.POST) \
+                or backward_hooks.has_bprop(self):
+            return self._gated_call(*args, **kwargs)
+        # No gate applies (the checks of _gated_call, _gated_call_now and _call_hooked, at once): every cell of
+        # a network passes here on each PyNative call.
+        return self._call(*args, **kwargs)
 
     def _gated_call(self, *args: Any, **kwargs: Any) -> Any:
         """The call, through the backward hooks' gates when the cell has backward hooks, its nodes marked for
@@ -220,10 +226,16 @@ class Cell(CellState, CellApi, CellExtras):
     def _call(self, *args: Any, **kwargs: Any) -> Any:
         if trace.current() is not None or (config.get_context("mode") == config.PYNATIVE_MODE
                                            and not self._always_graph):
-            return self._construct_in_precision(*args, **kwargs)
+            d = self.__dict__
+            if d.get("_param_forward_hooks") or d.get("_mixed_precision") is not None:
+                return self._construct_in_precision(*args, **kwargs)
+            return self.construct(*args, **kwargs)  # what _construct_in_precision comes to without either
         if kwargs:
             raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
-        args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+        for a in args:
+            if isinstance(a, np.ndarray):
+                args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+                break
         who = f"{type(self).__name__} (a Cell)"
         dynamic = self._dynamic_batch(args)
         if dynamic is not None:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from ..core import trace
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor, as_tensor
+from .eager_specs import eager_spec
 from .registry import InferFn, NormalizeFn, OpDef, RefFn, StatusFn, WorkspaceFn, get, register
 
 # The compute dtype of the innermost Cell on the call stack that has one (``Cell.to_float``), MindSpore's
@@ -59,25 +60,32 @@ def apply(op: str, attrs: dict[str, Any], inputs: Sequence[Any]) -> Any:
     if low is not None and op != "Cast" and not opdef.inplace:
         tensors = _cast_floats(tensors, low, opdef.keep_dtype)
     tracer = trace.current()
-    values = [tracer.value_of(t) for t in tensors] if tracer is not None else None
+    if tracer is None:
+        return _run_now(opdef, attrs, tensors)
+    values = [tracer.value_of(t) for t in tensors]
     spec = opdef.spec(attrs, [t._type for t in tensors])
     if opdef.inplace:
         _check_inplace(opdef, tensors, tracer)
-    if tracer is not None:
-        node = tracer.graph.add_node(op, spec.attrs, values, list(spec.outputs), spec)
-        tracer.own(node.outputs)
-        for o, i in opdef.inplace:
-            node.outputs[o].alias_of = values[i]
-            tracer.rebind(values[i], node.outputs[o])
-        outs = [Tensor._symbolic(v) for v in node.outputs]
-    else:
+    node = tracer.graph.add_node(op, spec.attrs, values, list(spec.outputs), spec)
+    tracer.own(node.outputs)
+    for o, i in opdef.inplace:
+        node.outputs[o].alias_of = values[i]
+        tracer.rebind(values[i], node.outputs[o])
+    outs = [Tensor._symbolic(v) for v in node.outputs]
+    return outs[0] if len(outs) == 1 and not opdef.multi_output else tuple(outs)
+
+
+def _run_now(opdef: OpDef, attrs: dict[str, Any], tensors: list[Tensor]) -> Any:
+    """:func:`apply` outside a trace: the op's kernel runs now on the tensors' data (PyNative)."""
+    spec = eager_spec(opdef, attrs, tensors)
+    if opdef.inplace:
+        _check_inplace(opdef, tensors, None)
         # Inputs an op only reads are taken without asnumpy, which would make device copies of them stale.
-        if opdef.inplace:
-            written = {i for _, i in opdef.inplace}
-            arrays = [t.asnumpy() if i in written else t._read() for i, t in enumerate(tensors)]
-        else:
-            arrays = [t._read() for t in tensors]
-        outs = [Tensor._of(a) for a in trace.engine().run_eager(spec, arrays)]
+        written = {i for _, i in opdef.inplace}
+        arrays = [t.asnumpy() if i in written else t._read() for i, t in enumerate(tensors)]
+    else:
+        arrays = [t._read() for t in tensors]
+    outs = [Tensor._of(a) for a in trace.engine().run_eager(spec, arrays)]
     return outs[0] if len(outs) == 1 and not opdef.multi_output else tuple(outs)
 
 

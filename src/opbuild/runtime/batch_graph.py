@@ -23,6 +23,7 @@ from ..ops.registry import get
 from ..passes.memplan import ALIGN, nbytes
 from ..passes.row_plan import RowPlan, plan_rows, runtime_spec
 from ..targets.base import Kernel
+from .addresses import data_address
 from .kernel_status import KernelStatus, checked_nodes
 
 Allocate = Callable[[Sequence[int], str], np.ndarray]
@@ -144,14 +145,16 @@ class BatchGraph:
             if n != self._n:
                 self._place(n)
             for slots, arr in zip(self._input_slots, arrays):
+                address = data_address(arr)
                 for ptrs, i in slots:
-                    ptrs[i] = arr.ctypes.data
+                    ptrs[i] = address
             current = [t.asnumpy() for t, _ in self._captures]
             if any(map(operator.is_not, current, self._patched)):
                 for (_, slots), data, last in zip(self._captures, current, self._patched):
                     if data is not last:
+                        address = data_address(data)
                         for ptrs, i in slots:
-                            ptrs[i] = data.ctypes.data
+                            ptrs[i] = address
                 self._patched = current
             if self._status is None:
                 for fn, ptrs in self._calls:

@@ -27,6 +27,7 @@ from ..core.ir import Graph, Node, Value
 from ..ops.registry import HostFn, get
 from ..passes.memplan import ALIGN, Location, MemoryPlan, nbytes, plan_memory
 from ..targets.base import Kernel
+from .addresses import data_address
 from .kernel_status import KernelStatus, checked_nodes
 
 Allocate = Callable[[Sequence[int], str], np.ndarray]
@@ -110,14 +111,14 @@ class CompiledGraph:
         """Run the graph. ``arrays`` must match the traced input types (C-contiguous, same dtype/shape)."""
         with self._lock:
             for slots, arr in zip(self._input_slots, arrays):
-                self._patch(slots, arr.ctypes.data)
+                self._patch(slots, data_address(arr))
             # Parameters may have had their array replaced since the last call (set_data): re-read pointers.
             # Captured tensors keep their data alive, so the addresses stay valid during the call.
             current = [t.asnumpy() for t, _ in self._captures]
             if any(map(operator.is_not, current, self._patched)):  # one C-level pass when none changed
                 for (_, slots), data, last in zip(self._captures, current, self._patched):
                     if data is not last:
-                        self._patch(slots, data.ctypes.data)
+                        self._patch(slots, data_address(data))
                 self._patched = current
             if self._status is None:
                 for fn, ptrs in self._calls:

@@ -19,12 +19,43 @@ from ..passes.memplan import plan_memory
 from ..passes.row_plan import IDENTITY as ROW_PLAN
 from ..passes.row_plan import is_runtime
 from ..report import BuildReport, KernelRecord
+from ..targets.base import Target
+from .addresses import data_address
 from .batch_graph import BatchGraph, prepare
 from .device_eager import run_on_device
 from .device_graph import DeviceGraph, NoDevice
 from .executor import CompiledGraph
 
 _LOCAL_HOST_OPS = frozenset({"PyCall", "CustomGradient"})
+
+
+# The host memory allocator of Target (np.empty), which the CPU target keeps.
+_HOST_ALLOCATE = Target.allocate
+# Kernel specs whose _EagerCall a session keeps (cleared when full, like the specs of ops/eager_specs.py).
+_EAGER_CALLS = 4096
+
+
+class _EagerCall:
+    """What a PyNative call of one kernel spec needs beside its kernel, read from its OpDef once: the host
+    function (collectives), in-place pairs, status reader, scratch bytes, output shapes and dtypes, and the
+    ctypes type of its pointer array."""
+
+    __slots__ = ("host", "inplace", "status", "status_error", "workspace", "outputs", "np_outputs", "pointers")
+
+    def __init__(self, spec: KernelSpec) -> None:
+        op = get(spec.op)
+        self.host = op.host
+        self.inplace = op.inplace
+        self.status = op.status
+        self.status_error = op.status_error
+        self.workspace = 0 if op.host is not None else op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
+        self.outputs = [(t.shape, t.dtype) for t in spec.outputs]
+        try:
+            self.np_outputs = [(t.shape, np.dtype(t.dtype)) for t in spec.outputs]
+        except TypeError:  # a name NumPy does not know: the target's allocate reads it
+            self.np_outputs = None
+        n = len(spec.inputs) + len(spec.outputs) + (self.workspace > 0) + (op.status is not None)
+        self.pointers = ctypes.c_void_p * n
 
 
 class Session:
@@ -37,8 +68,8 @@ class Session:
         self._last: BuildReport | None = None
         self._pynative: BuildReport | None = None
         self._lock = threading.Lock()
-        # PyNative: the scratch bytes of each kernel spec (memo key), computed once rather than per call.
-        self._workspace: dict[bytes, int] = {}
+        # PyNative: what a kernel spec's call needs besides the kernel (memo key -> _EagerCall), made once.
+        self._eager: dict[bytes, _EagerCall] = {}
 
     def compile_graph(self, graph: Graph,
                       pipeline: Pipeline = DEFAULT_PIPELINE) -> CompiledGraph | DeviceGraph | NoDevice:
@@ -124,17 +155,23 @@ class Session:
         """Run one kernel now (PyNative). Builds it on first use; later uses skip the builder entirely. On a
         target with device memory (the GPU) the inputs are uploaded and the outputs downloaded
         (``device_eager.py``); an in-place output is its input's own array, updated, on either."""
+        mk = spec.memo_key()
+        call = self._eager.get(mk)
+        if call is None:
+            call = _EagerCall(spec)
+            if len(self._eager) >= _EAGER_CALLS:
+                self._eager.clear()
+            self._eager[mk] = call
+        if call.host is not None:  # a collective: MPI on the arrays themselves, nothing to build
+            ins = [np.ascontiguousarray(a).reshape(np.shape(a)) for a in arrays]  # 0-d stays 0-d
+            outs = [np.empty(t.shape, t.dtype) for t in spec.outputs]
+            call.host(spec.attrs, ins, outs)
+            return outs
         # The builder's memory tier, in the scope of no store (builder/memory.py): the toolchain settings and
         # the target are part of it, a kernel built with other CC/OPBUILD_CFLAGS is other code.
         builder = self.builder
         target = builder.target
-        host = get(spec.op).host
-        if host is not None:  # a collective: MPI on the arrays themselves, nothing to build
-            ins = [np.ascontiguousarray(a).reshape(np.shape(a)) for a in arrays]  # 0-d stays 0-d
-            outs = [np.empty(t.shape, t.dtype) for t in spec.outputs]
-            host(spec.attrs, ins, outs)
-            return outs
-        where, mk = scope(target.name, None), spec.memo_key()
+        where = scope(target.name, None)
         kernel = builder.memory.get(where, mk)
         if kernel is None:
             (kernel,), report = builder.build([spec])
@@ -145,7 +182,7 @@ class Session:
                     self._last = self._pynative
                 self._pynative.extend(report)
         args = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
-        inplace = get(spec.op).inplace
+        inplace = call.inplace
         for _, i in inplace:
             # An in-place output is the updated input's own array (a Parameter's data, C-contiguous).
             if args[i] is not arrays[i]:
@@ -153,22 +190,24 @@ class Session:
         dev = target.device()
         if dev is not None:
             return run_on_device(dev, kernel, spec, args, inplace)
-        outs = [target.allocate(t.shape, t.dtype) for t in spec.outputs]
+        # The host allocator is np.empty: given the NumPy dtypes rather than names to parse.
+        if call.np_outputs is not None and type(target).allocate is _HOST_ALLOCATE:
+            outs = [np.empty(shape, dtype) for shape, dtype in call.np_outputs]
+        else:
+            outs = [target.allocate(shape, dtype) for shape, dtype in call.outputs]
         for o, i in inplace:
             outs[o] = args[i]
-        op = get(spec.op)
-        size = self._workspace.get(mk)
-        if size is None:
-            size = self._workspace[mk] = op.workspace_bytes(spec.attrs, spec.inputs, spec.outputs)
-        scratch = [target.allocate((size + 64,), "uint8")] if size else []  # + 64: room to align it
-        addresses = [a.ctypes.data for a in (*args, *outs)] + [-(-s.ctypes.data // 64) * 64 for s in scratch]
-        if op.status is None:
-            kernel.fn((ctypes.c_void_p * len(addresses))(*addresses))
+        addresses = [*map(data_address, args), *map(data_address, outs)]
+        if call.workspace:
+            scratch = target.allocate((call.workspace + 64,), "uint8")  # + 64: room to align it
+            addresses.append(-(-data_address(scratch) // 64) * 64)
+        if call.status is None:
+            kernel.fn(call.pointers(*addresses))
             return outs
         status = (ctypes.c_int64 * STATUS_WORDS)()  # the kernel's bad-input report (kernel ABI 3)
-        kernel.fn((ctypes.c_void_p * (len(addresses) + 1))(*addresses, ctypes.addressof(status)))
+        kernel.fn(call.pointers(*addresses, ctypes.addressof(status)))
         if status[0]:
-            raise op.status_error(spec.attrs, spec.inputs, status)
+            raise call.status_error(spec.attrs, spec.inputs, status)
         return outs
 
     def state(self, owner: str) -> dict:

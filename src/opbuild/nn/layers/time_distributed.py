@@ -38,18 +38,18 @@ class TimeDistributed(Cell):
         t = self.time_axis % nd
         if self.reshape_with_axis is None:
             steps = [A.squeeze(s, t) for s in A.split(inputs, 1, t)]
-            return A.stack([self._call(s) for s in steps], t)
+            return A.stack([self._layer_call(s) for s in steps], t)
         r = self.reshape_with_axis % nd
         t_new = nd - 2 if r == nd - 1 else (r + 1 if t > r else r - 1)
         pos = min(t_new, r)
         x = A.transpose(inputs, _move(nd, t_new, t))
         merged = A.reshape(x, (*x.shape[:pos], -1, *x.shape[pos + 2:]))
-        y = self._call(merged)
+        y = self._layer_call(merged)
         if y.ndim <= pos:
             raise ValueError(f"TimeDistributed: the layer's output (rank {y.ndim}) lost the merged axis {pos}")
         return A.reshape(y, (-1, *((*y.shape[:pos], *x.shape[pos:pos + 2], *y.shape[pos + 1:])[1:])))
 
-    def _call(self, x: Tensor) -> Tensor:
+    def _layer_call(self, x: Tensor) -> Tensor:
         y = self.layer(x)
         if not isinstance(y, Tensor):
             raise TypeError("TimeDistributed: the layer must return a Tensor")

@@ -10,6 +10,7 @@ from ..primitive import apply
 from .int_inputs import gemm
 
 DTYPES_UINT8 = dtype_of("uint8")
+BOOL = dtype_of("bool")
 
 
 def unary(op: str, x) -> Tensor:
@@ -26,6 +27,12 @@ def promote(a, b) -> tuple[Tensor, Tensor]:
     :func:`~opbuild.core.dtypes.promote_types`; a Python scalar takes the tensor's dtype unless it is a float
     with an integer/bool tensor (float32) or an int with a bool tensor (int64). A Cast node is added only for
     an operand whose dtype changes."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):  # the common case first: two tensors of one dtype
+        da, db = a.dtype, b.dtype
+        if da is db or da == db or da.storage_only or db.storage_only:
+            return a, b
+        target = promote_types(da, db)
+        return _to(a, target), _to(b, target)
     if isinstance(a, Tensor) and _is_scalar(b):
         target = scalar_result_dtype(a.dtype, b)
         return _to(a, target), Tensor(_scalar_as(b, target))
@@ -87,7 +94,7 @@ def compare(op: str, a, b) -> Tensor:
 def _apply_promoted(op: str, a: Tensor, b: Tensor) -> Tensor:
     """``op`` of two operands already promoted to one dtype (an ordered comparison of bools as 0/1, a division
     or remainder of bools as 0/1 with a bool result)."""
-    if a.dtype.name == b.dtype.name == "bool":
+    if a.dtype is BOOL and b.dtype is BOOL:
         if op in _ORDERED:
             a, b = _to(a, DTYPES_UINT8), _to(b, DTYPES_UINT8)
         elif op in _BOOL_ARITHMETIC:
@@ -107,7 +114,7 @@ def bool_binary(op: str, logical: str, a, b) -> Tensor:
     if op in ("Pow", "Mod"):
         negative_for_unsigned(op, a, b)
     a, b = promote(a, b)
-    if logical != op and a.dtype.name == b.dtype.name == "bool":
+    if logical != op and a.dtype is BOOL and b.dtype is BOOL:
         return apply(logical, {}, [a, b])
     if op == "BatchMatMul":  # the ``@`` operator: narrow integers through int32
         return gemm(op, {}, a, b)
