@@ -3,6 +3,8 @@ give equal keys in every process; specs that differ in any attribute value or ty
 
 from __future__ import annotations
 
+import marshal
+
 import numpy as np
 
 from opbuild.core.ir import KernelSpec, TensorType
@@ -54,3 +56,21 @@ def test_keys_are_the_same_bytes_in_every_process():
             "print(s.memo_key().hex())\n")
     outs = {run_python(code, env={"PYTHONHASHSEED": seed}).stdout.strip() for seed in ("0", "1", "4242")}
     assert len(outs) == 1
+
+
+def test_buffer_attributes_never_share_a_key():
+    """marshal writes a NumPy scalar or array (and bytes) as its raw buffer: one key for np.float32(1.0) and
+    np.int32(1065353216), or for an array and its reshape, would hand one kernel to both specs."""
+    t = (TensorType((2,), "float32"),)
+
+    def key(attrs):
+        return KernelSpec("Fill", attrs, t, t).memo_key()
+
+    assert key({"value": np.float32(1.0)}) != key({"value": np.int32(1065353216)})
+    assert key({"v": np.array([1, 2])}) != key({"v": np.array([[1, 2]])})
+    assert key({"v": b"\x00\x00\x80?"}) != key({"v": np.float32(1.0)})
+    assert key({"v": (np.float64(0.5),)}) != key({"v": (0.5,)})
+    assert key({"value": np.float32(1.0)}) == key({"value": np.float32(1.0)})  # still a stable identity
+    plain = {"axis": (1, 2), "keep": True, "eps": 1e-5, "mode": "same", "none": None, "list": [1, 2.0]}
+    shapes = [((2,), "float32")]
+    assert key(plain) == marshal.dumps(("Fill", plain, shapes, shapes), 0)  # plain attrs: the keys of before

@@ -61,17 +61,51 @@ class KernelSpec:
         Computed once per node of every traced graph (a BERT-base graph has ~600) and used as a dict key a few
         times each. ``marshal`` is C-fast (about half the cost of building a tuple around
         ``repr(attrs)``), bytes hash once and are cached, and format 0 writes equal data byte for byte the same
-        in every process (later formats mark interned and shared objects). For JSON-like data equal bytes mean
-        equal values (``1``, ``True`` and ``1.0`` stay distinct); attrs that marshal cannot write fall back
-        to their ``repr``. Two equal dicts built in different orders only miss the in-memory tier; the
-        persistent key is the canonical descriptor."""
+        in every process (later formats mark interned and shared objects). For plain data (None, bool, int,
+        float, str and tuples, lists and dicts of them) equal bytes mean equal values (``1``, ``True`` and
+        ``1.0`` stay distinct). Anything else is first made plain by :func:`_keyable`: ``marshal`` would write
+        a NumPy scalar or array (or bytes) as its raw buffer, so ``np.float32(1.0)`` and
+        ``np.int32(1065353216)``, or arrays of one buffer and two shapes, would share a key and one kernel.
+        Two equal dicts built in different orders only miss the in-memory tier; the persistent key is the
+        canonical descriptor."""
         if self._memo is None:
             shapes = ([(t.shape, t.dtype) for t in self.inputs], [(t.shape, t.dtype) for t in self.outputs])
-            try:
-                self._memo = marshal.dumps((self.op, self.attrs, *shapes), 0)
-            except ValueError:  # an attribute marshal cannot write (e.g. a NumPy scalar)
-                self._memo = marshal.dumps((self.op, repr(self.attrs), *shapes), 0)
+            attrs = self.attrs if _plain(self.attrs) else _keyable(self.attrs)
+            self._memo = marshal.dumps((self.op, attrs, *shapes), 0)
         return self._memo
+
+
+_PLAIN = frozenset((type(None), bool, int, float, str))
+
+
+def _plain(obj: Any) -> bool:
+    """Whether ``obj`` is made of exactly the types ``marshal`` writes by value (no subclasses, no buffers)."""
+    t = type(obj)
+    if t in _PLAIN:
+        return True
+    if t is tuple or t is list:
+        return all(_plain(v) for v in obj)
+    if t is dict:
+        return all(_plain(k) and _plain(v) for k, v in obj.items())
+    return False
+
+
+def _keyable(obj: Any) -> Any:
+    """``obj`` as plain data that identifies it: an array or NumPy scalar by its dtype, shape and bytes, any
+    other object by its type's name and ``repr``."""
+    t = type(obj)
+    if t in _PLAIN:
+        return obj
+    if t is tuple:
+        return tuple(_keyable(v) for v in obj)
+    if t is list:
+        return [_keyable(v) for v in obj]
+    if t is dict:
+        return {_keyable(k): _keyable(v) for k, v in obj.items()}
+    dtype, tobytes = getattr(obj, "dtype", None), getattr(obj, "tobytes", None)
+    if dtype is not None and callable(tobytes):
+        return ("<array>", str(dtype), tuple(getattr(obj, "shape", ())), tobytes())
+    return ("<object>", f"{t.__module__}.{t.__qualname__}", repr(obj))
 
 
 @dataclass(eq=False)
