@@ -33,9 +33,16 @@ from .callback import (
     SummaryCollector,
     TimeMonitor,
 )
+from .data_sink import data_sink
 from .metrics import Accuracy, Loss, Metric, rearrange_inputs
 from .model import Model
-from .serialization import export, merge_sliced_parameter
+from .serialization import (
+    ckpt_to_safetensors,
+    export,
+    load_checkpoint_async,
+    merge_sliced_parameter,
+    safetensors_to_ckpt,
+)
 
 __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "LossMonitor", "TimeMonitor",
            "ModelCheckpoint", "CheckpointConfig", "EarlyStopping", "ReduceLROnPlateau", "History", "LambdaCallback",
@@ -45,7 +52,8 @@ __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "Los
            "LearningRateScheduler", "DatasetHelper", "async_ckpt_thread_status",
            "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
            "ConfusionMatrixMetric", "OcclusionSensitivity", "names", "load_checkpoint", "load_param_into_net",
-           "save_checkpoint", "export", "merge_sliced_parameter", "LossScaleManager", "FixedLossScaleManager",
+           "save_checkpoint", "export", "merge_sliced_parameter", "ckpt_to_safetensors", "safetensors_to_ckpt",
+           "load_checkpoint_async", "data_sink", "LossScaleManager", "FixedLossScaleManager",
            "DynamicLossScaleManager"]
 
 _LOSS_SCALE_MANAGERS = ("LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager")

@@ -1,0 +1,19 @@
+#!/usr/bin/env python3
+"""Record MindSpore 2.10's ``str(result)`` of the programs of tests/compat/framework_names_cases.py (the
+top-level runtime, dtype, context, checkpoint and training names) into
+tests/fixtures/mindspore/framework_names.json.
+
+    /tmp/ms/bin/python scripts/record_framework_names.py
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ms_case_recorder import REPO, record_programs
+
+OUT = REPO / "tests" / "fixtures" / "mindspore" / "framework_names.json"
+
+if __name__ == "__main__":
+    record_programs("framework_names_cases", OUT)
+    sys.exit(0)
