@@ -14,12 +14,14 @@ from .runtime import (
     Event,
     Stream,
     StreamCtx,
+    StreamLimitCtx,
     communication_stream,
     current_stream,
     default_stream,
     empty_cache,
     get_device_limit,
     get_stream_limit,
+    launch_blocking,
     max_memory_allocated,
     max_memory_reserved,
     memory_allocated,
@@ -39,14 +41,14 @@ from .runtime import (
 
 #: Top-level names resolved on first use: ``{name: (module, attribute)}`` (attribute None: the module).
 LAZY = {"hal": ("opbuild.hal", None), "data_sink": ("opbuild.train.data_sink", "data_sink"),
-        "names": ("opbuild.train", "names"),
+        "names": ("opbuild.train", "names"), "BackupAndRestore": ("opbuild.train", "BackupAndRestore"),
         **{n: ("opbuild.train.ckpt_convert", n) for n in (
             "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "load_segmented_checkpoints")}}
 
-__all__ = ["Event", "Stream", "StreamCtx", "communication_stream", "current_stream", "default_stream", "empty_cache",
-           "get_device_limit", "get_stream_limit", "max_memory_allocated", "max_memory_reserved", "memory_allocated",
-           "memory_reserved", "memory_stats", "memory_summary", "reset_max_memory_allocated",
-           "reset_max_memory_reserved", "reset_peak_memory_stats", "reset_stream_limit", "set_cur_stream",
-           "set_device_limit", "set_kernel_launch_capture", "set_stream_limit", "synchronize", "Int", "QuantDtype",
-           "TensorType", "list_", "number", "string", "tensor_type", "tuple_", "type_none", "STRICT", "LAX",
-           "COMPATIBLE", "build_train_network", "set_dump", "shard", "swap_tensors"]
+__all__ = ["Event", "Stream", "StreamCtx", "StreamLimitCtx", "launch_blocking", "communication_stream",
+           "current_stream", "default_stream", "empty_cache", "get_device_limit", "get_stream_limit",
+           "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats",
+           "memory_summary", "reset_max_memory_allocated", "reset_max_memory_reserved", "reset_peak_memory_stats",
+           "reset_stream_limit", "set_cur_stream", "set_device_limit", "set_kernel_launch_capture", "set_stream_limit",
+           "synchronize", "Int", "QuantDtype", "TensorType", "list_", "number", "string", "tensor_type", "tuple_",
+           "type_none", "STRICT", "LAX", "COMPATIBLE", "build_train_network", "set_dump", "shard", "swap_tensors"]

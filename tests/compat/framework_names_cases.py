@@ -9,11 +9,12 @@ DTYPE_NAMES = ("string", "number", "list_", "tuple_", "type_none", "tensor_type"
 RUNTIME_TOP = ("synchronize", "Stream", "current_stream", "default_stream", "set_cur_stream", "memory_allocated",
                "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats", "memory_summary",
                "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_max_memory_reserved", "empty_cache",
-               "Event", "StreamCtx", "communication_stream", "get_stream_limit", "set_stream_limit",
+               "Event", "StreamCtx", "StreamLimitCtx", "launch_blocking", "communication_stream", "get_stream_limit",
+               "set_stream_limit",
                "reset_stream_limit", "get_device_limit", "set_device_limit", "set_kernel_launch_capture")
 MEMORY_FUNCS = ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
                 "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_max_memory_reserved", "empty_cache",
-                "synchronize")
+                "synchronize", "launch_blocking")
 WRAP = ("DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "ForwardValueAndGrad", "GradAccumulationCell",
         "MicroBatchInterleaved", "ParameterUpdate", "PipelineCell", "PipelineGradReducer", "TimeDistributed",
         "TrainOneStepWithLossScaleCell", "VirtualDatasetCellTriple", "WithGradCell")
@@ -50,6 +51,24 @@ def header(path):
     return (n, blob[8:8 + n].decode())
 def show(params):
     return [(k, str(v.dtype), v.asnumpy().tolist()) for k, v in params.items()]
+"""
+
+# Two training runs of a fixed-weight Dense with BackupAndRestore in ``d``.
+BACKUP = """
+import os, tempfile
+d = tempfile.mkdtemp()
+def run(epochs, **kw):
+    net = ms.nn.Dense(2, 1)
+    net.weight.set_data(ms.Tensor(np.array([[0.5, -0.5]], np.float32)))
+    net.bias.set_data(ms.Tensor(np.array([0.25], np.float32)))
+    data = ms.dataset.NumpySlicesDataset({"x": np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5], [2.0, 1.0]],
+                                                       np.float32),
+                                          "y": np.array([[1.0], [0.0], [2.0], [-1.0]], np.float32)},
+                                         shuffle=False).batch(2)
+    model = ms.train.Model(net, ms.nn.MSELoss(), ms.nn.SGD(net.trainable_params(), 0.1))
+    model.train(epochs, data, callbacks=[ms.train.BackupAndRestore(os.path.join(d, "bk"), **kw)],
+                dataset_sink_mode=False)
+    return [round(v, 4) for v in net.weight.asnumpy().ravel().tolist() + net.bias.asnumpy().tolist()]
 """
 
 CASES: dict[str, str] = {
@@ -155,6 +174,28 @@ CASES: dict[str, str] = {
                                  "ms.train.serialization.safetensors_to_ckpt is ms.safetensors_to_ckpt, "
                                  "ms.train.load_checkpoint_async is ms.load_checkpoint_async, "
                                  "ms.train.data_sink is ms.data_sink)",
+    # train.callback.BackupAndRestore
+    "backup_kept": BACKUP + "w = run(2, save_freq=1, delete_checkpoint=False)\n"
+                   "result = (w, sorted(os.listdir(os.path.join(d, 'bk'))), "
+                   "sorted(ms.load_checkpoint(os.path.join(d, 'bk', 'backup.ckpt'))))",
+    "backup_restored": BACKUP + "w1 = run(2, delete_checkpoint=False)\nw2 = run(1)\nw3 = run(3)\n"
+                       "result = (w1, w2, w3, sorted(os.listdir(os.path.join(d, 'bk'))))",
+    "backup_freq": BACKUP + "w = run(3, save_freq=2, delete_checkpoint=False)\nw2 = run(1)\nresult = (w, w2)",
+    "backup_bad_dir": "result = ms.train.BackupAndRestore(3)",
+    "backup_bad_freq": "result = ms.train.BackupAndRestore(__import__('tempfile').mkdtemp(), save_freq=0)",
+    "backup_bad_freq_str": "result = ms.train.BackupAndRestore(__import__('tempfile').mkdtemp(), save_freq='step')",
+    "backup_bad_delete": "result = ms.train.BackupAndRestore(__import__('tempfile').mkdtemp(), delete_checkpoint=1)",
+    "backup_paths": "result = (ms.BackupAndRestore is ms.train.BackupAndRestore, "
+                    "ms.train.callback.BackupAndRestore is ms.train.BackupAndRestore)",
+    # profiler
+    "profiler_enums": "result = ([(e.name, e.value) for e in ms.profiler.ExportType], "
+                      "[(e.name, e.value) for e in ms.profiler.HostSystem])",
+    "mstx_without_profile": "m = ms.profiler.mstx\nresult = (m.mark('m'), m.range_start('r'), m.range_end(0))",
+    "profile_methods": "result = [hasattr(ms.profiler.profile, n) for n in ('start', 'stop', 'step', 'add_metadata', "
+                       "'add_metadata_json', '__enter__', '__exit__')]",
+    "experimental_config": "p = ms.profiler\nc = p._ExperimentalConfig(mstx=True, export_type=[p.ExportType.Text], "
+                           "host_sys=[p.HostSystem.CPU])\nresult = (c.mstx, c.export_type, c.host_sys, c.l2_cache, "
+                           "c.data_simplification, c.profiler_level, c.mstx_domain_include)",
     # swap_tensors, shard, set_dump
     "swap_tensors": "a = ms.Tensor(np.array([1.0, 2.0], np.float32))\nb = ms.Tensor(np.array([[3, 4, 5]], np.int32))\n"
                     "r = ms.swap_tensors(a, b)\nresult = (r, a.shape, str(a.dtype), a.asnumpy().tolist(), b.shape, "

@@ -218,3 +218,36 @@ def test_corrupt_safetensors_files_are_refused(tmp_path):
 def test_custom_mixed_precision_refuses_primitives():
     with pytest.raises(TypeError, match="Cell classes"):
         ms.amp.custom_mixed_precision(nn.Dense(2, 2), white_list=[ms.ops.MatMul])
+
+
+def test_profile_records_mstx_marks_and_ranges(tmp_path):
+    from opbuild import profiler as p
+
+    cfg = p._ExperimentalConfig(mstx=True, mstx_domain_exclude=["hidden"])
+    with p.profile(schedule=p.schedule(wait=0, active=2, repeat=1), on_trace_ready=p.tensorboard_trace_handler(
+            str(tmp_path)), experimental_config=cfg) as prof:
+        for i in range(2):
+            rid = p.mstx.range_start(f"step{i}")
+            p.mstx.mark("inside")
+            p.mstx.mark("not recorded", domain="hidden")
+            p.mstx.range_end(rid)
+            prof.step()
+    assert p.mstx.range_start("after") == 0  # the profile has stopped
+    summary = json.loads(next(tmp_path.rglob("*.json")).read_text())
+    entries = summary["metadata"]["mstx"]
+    assert [e.get("mark") or e.get("range") for e in entries] == ["inside", "step0", "inside", "step1"]
+    assert all(e["start"] <= e["end"] for e in entries if "range" in e)
+    assert summary["settings"]["experimental_config"]["mstx"] is True
+    with pytest.raises(TypeError, match="message and domain must be str"):
+        p.mstx.mark(3)
+
+
+def test_stream_limit_ctx_sets_and_restores():
+    s = ms.Stream()
+    before = ms.get_stream_limit(s)
+    with ms.StreamLimitCtx(s, 3, -1):
+        assert ms.current_stream() is s
+        assert ms.get_stream_limit(s) == {"cube_core_num": 3, "vector_core_num": before["vector_core_num"]}
+    assert ms.get_stream_limit(s) == before and ms.current_stream() is ms.default_stream()
+    with pytest.raises(TypeError, match="runtime.Stream"):
+        ms.StreamLimitCtx(None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from .device_limits import Stream, _current, current_stream, default_stream
+from .device_limits import Stream, _current, current_stream, default_stream, get_stream_limit, set_stream_limit
 
 
 class Event:
@@ -72,9 +72,39 @@ class StreamCtx:
             _current[0] = self._prev
 
 
+class StreamLimitCtx(StreamCtx):
+    """``with StreamLimitCtx(stream, cube_num, vector_num):`` makes ``stream`` current and sets its core limits
+    for the block (a -1 keeps a limit as it is), restoring both after. The limits are recorded only, as
+    :func:`set_stream_limit`'s (runtime/device_limits.py)."""
+
+    def __init__(self, stream: Stream, cube_num: int = -1, vector_num: int = -1) -> None:
+        if not isinstance(stream, Stream):
+            raise TypeError(f"StreamLimitCtx: stream must be a mindspore.runtime.Stream, got {type(stream).__name__}")
+        super().__init__(stream)
+        self.cube_num, self.vector_num = cube_num, vector_num
+        self._prev_limits: dict[str, int] | None = None
+
+    def __enter__(self) -> StreamLimitCtx:
+        super().__enter__()
+        self._prev_limits = self.stream._limits
+        now = get_stream_limit(self.stream)
+        cube = now["cube_core_num"] if self.cube_num == -1 else self.cube_num
+        vector = now["vector_core_num"] if self.vector_num == -1 else self.vector_num
+        set_stream_limit(self.stream, cube, vector)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stream._limits = self._prev_limits
+        super().__exit__(*exc)
+
+
+def launch_blocking() -> None:
+    """Make kernel launches synchronous: opbuild's always are (each kernel has finished when its call returns)."""
+
+
 def communication_stream() -> Stream:
     """The stream collectives run on: opbuild runs them in order on its one stream, the default stream."""
     return default_stream()
 
 
-__all__ = ["Event", "StreamCtx", "communication_stream"]
+__all__ = ["Event", "StreamCtx", "StreamLimitCtx", "communication_stream", "launch_blocking"]

@@ -20,6 +20,7 @@ from ._segmentation_metrics import ConfusionMatrixMetric, OcclusionSensitivity
 from ._surface_metrics import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
 from ._text_metrics import BleuScore, CosineSimilarity, Dice, Perplexity, get_metric_fn, names
 from .callback import (
+    BackupAndRestore,
     Callback,
     CheckpointConfig,
     EarlyStopping,
@@ -53,7 +54,7 @@ __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "Los
            "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
            "ConfusionMatrixMetric", "OcclusionSensitivity", "names", "load_checkpoint", "load_param_into_net",
            "save_checkpoint", "export", "merge_sliced_parameter", "ckpt_to_safetensors", "safetensors_to_ckpt",
-           "load_checkpoint_async", "data_sink", "LossScaleManager", "FixedLossScaleManager",
+           "load_checkpoint_async", "data_sink", "BackupAndRestore", "LossScaleManager", "FixedLossScaleManager",
            "DynamicLossScaleManager"]
 
 _LOSS_SCALE_MANAGERS = ("LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._backup import BackupAndRestore
 from ._callback import Callback, CallbackParam, RunContext
 from ._checkpoint import CheckpointConfig, ModelCheckpoint
 from ._epoch import EarlyStopping, History, LambdaCallback, ReduceLROnPlateau, SummaryCollector
@@ -10,4 +11,4 @@ from ._monitors import LossMonitor, TimeMonitor
 
 __all__ = ["Callback", "CallbackParam", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
            "CheckpointConfig", "EarlyStopping", "ReduceLROnPlateau", "History", "LambdaCallback", "SummaryCollector",
-           "LearningRateScheduler"]
+           "LearningRateScheduler", "BackupAndRestore"]
