@@ -23,6 +23,7 @@ from opbuild.checkpoint.safetensors import SafetensorsError, load_file, save_fil
 from opbuild.runtime.executor import ALIGN, CompiledGraph
 from tests.compat._util import same_printed
 from tests.compat.framework_names_cases import CASES
+from tests.conftest import run_python
 
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "framework_names.json")
                      .read_text())
@@ -251,3 +252,29 @@ def test_stream_limit_ctx_sets_and_restores():
     assert ms.get_stream_limit(s) == before and ms.current_stream() is ms.default_stream()
     with pytest.raises(TypeError, match="runtime.Stream"):
         ms.StreamLimitCtx(None)
+
+
+_ALIAS_IMPORTS = """
+import opbuild
+opbuild.alias_mindspore()
+import mindspore.hal as hal
+from mindspore.nn.wrap import WithGradCell, TimeDistributed
+from mindspore.nn.wrap.loss_scale import DynamicLossScaleUpdateCell
+from mindspore.common.dtype import QuantDtype, Int, TensorType, tensor_type
+from mindspore.train.callback import BackupAndRestore
+from mindspore.train.serialization import ckpt_to_safetensors, load_checkpoint_async
+from mindspore.profiler import profile, mstx, ExportType, HostSystem, _ExperimentalConfig
+from mindspore.runtime import Event, StreamCtx, memory_stats
+from mindspore.parallel import shard, merge_sliced_parameter
+from mindspore.amp import custom_mixed_precision
+import mindspore
+assert WithGradCell is opbuild.nn.WithGradCell and hal.Stream is mindspore.Stream
+print("imported")
+"""
+
+
+def test_mindspore_import_paths_under_the_alias():
+    # nn.wrap is a package under the alias (its loss_scale/cell_wrapper children); its lazily resolved classes
+    # must be reachable there too (alias.py forwards the module's __getattr__).
+    assert run_python(_ALIAS_IMPORTS, env={"PYTHONPATH": os.pathsep.join(
+        [str(Path(ms.__file__).parents[1]), str(Path(__file__).parents[2])])}).stdout.strip() == "imported"
