@@ -43,7 +43,7 @@ def _convert_one(src: str, dst: str, name_map: dict | None, dst_format: str) -> 
     else:
         arrays, _ = load_file(src)
         arrays = _renamed(arrays, name_map)  # in name order, as MindSpore writes the converted file
-        save_checkpoint([{"name": k, "data": Tensor(arrays[k])} for k in sorted(arrays)], dst)
+        save_checkpoint([{"name": k, "data": arrays[k]} for k in sorted(arrays)], dst)
 
 
 def _convert(file_path: str, save_path: str | None, name_map: dict | None, file_name_regex: str | None,
