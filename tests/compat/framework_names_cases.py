@@ -89,6 +89,9 @@ CASES: dict[str, str] = {
     "pytype_kinds": "result = ([str(ms.pytype_to_dtype(t)) for t in (str, list, tuple, type(None))], "
                     "[str(ms.get_py_obj_dtype(o)) for o in ('a', [1], (1,), None)], "
                     "[ms.dtype_to_pytype(k).__name__ for k in (ms.string, ms.list_, ms.tuple_, ms.type_none)])",
+    "py_obj_dtype": "result = [str(ms.get_py_obj_dtype(o)) for o in (ms.Tensor([1.0]), ms.Tensor([1], ms.int32), "
+                    "ms.Parameter(ms.Tensor([1.0]), name='p'), True, 1, 1.0, ms.float32, int, np.float32)] + "
+                    "[repr(ms.get_py_obj_dtype(ms.float32)), repr(ms.get_py_obj_dtype(ms.Tensor([1], ms.int32)))]",
     # context
     "syntax_levels": "result = (ms.STRICT, ms.COMPATIBLE, ms.LAX, ms.context.STRICT, ms.context.COMPATIBLE, "
                      "ms.context.LAX)",

@@ -35,7 +35,20 @@ from ..core.dtypes import (
     uint32,
     uint64,
 )
-from .dtype_kinds import Int, QuantDtype, TensorType, _null, list_, number, string, tensor_type, tuple_, type_none
+from .dtype_kinds import (
+    Int,
+    QuantDtype,
+    TensorType,
+    TypeKind,
+    _null,
+    list_,
+    number,
+    string,
+    tensor_type,
+    tuple_,
+    type_none,
+    type_type,
+)
 
 # MindSpore's alternative spellings of the same types.
 float_ = float32  # MindSpore 1.x-era alias used in model-zoo code (mstype.float_ is float32 there)
@@ -93,10 +106,14 @@ def dtype_to_pytype(type_: DType) -> type:
     return builtins.bool if dt.name == "bool" else int if dt.is_int else float
 
 
-def get_py_obj_dtype(obj) -> DType:
-    """The dtype of a Python object: a Tensor's dtype, a Python scalar's as :func:`pytype_to_dtype`, a type's."""
+def get_py_obj_dtype(obj) -> DType | TensorType | TypeKind:
+    """The MindSpore type of a Python object: ``TensorType(dtype)`` for a Tensor or Parameter (printed
+    ``Tensor[Float32]``), :data:`type_type` for a dtype object, a Python scalar's as :func:`pytype_to_dtype`,
+    a type's."""
     if hasattr(obj, "dtype") and isinstance(obj.dtype, DType):
-        return obj.dtype
+        return TensorType(obj.dtype)
+    if isinstance(obj, (DType, TypeKind, TensorType, UnsupportedDType)):
+        return type_type
     return pytype_to_dtype(obj if isinstance(obj, type) else type(obj))
 
 

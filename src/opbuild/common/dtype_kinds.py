@@ -36,6 +36,7 @@ list_ = TypeKind("list_", "List")
 tuple_ = TypeKind("tuple_", "Tuple")
 type_none = TypeKind("type_none", "None")
 _null = TypeKind("Null", "Null")
+type_type = TypeKind("type_type", "TypeType")  # the type of a dtype object (get_py_obj_dtype(float32))
 
 _INT_BITS = {8: _dtypes.int8, 16: _dtypes.int16, 32: _dtypes.int32, 64: _dtypes.int64}
 
