@@ -278,3 +278,18 @@ def test_mindspore_import_paths_under_the_alias():
     # must be reachable there too (alias.py forwards the module's __getattr__).
     assert run_python(_ALIAS_IMPORTS, env={"PYTHONPATH": os.pathsep.join(
         [str(Path(ms.__file__).parents[1]), str(Path(__file__).parents[2])])}).stdout.strip() == "imported"
+
+
+def test_hal_gpu_answers_come_from_the_cuda_probe(monkeypatch):
+    # No GPU on the test machines: the probe's answer is stood in for, to check what hal derives from it.
+    from opbuild import hal
+    from opbuild.targets.cuda.device import Device
+
+    monkeypatch.setattr(hal, "_probe_cuda", lambda: Device(True, "sm_90", ""))
+    assert hal.is_available("GPU") and hal.device_count("GPU") == 1
+    assert hal.get_device_name(0, "GPU") == "sm_90" and hal.get_device_capability(0, "GPU") == (9, 0)
+    assert hal.get_arch_list("GPU") == ["sm_90"]
+    monkeypatch.setattr(hal, "_probe_cuda", lambda: Device(False, None, "no usable CUDA device (x)"))
+    assert not hal.is_available("GPU")
+    with pytest.raises(ValueError, match="no usable CUDA device"):
+        hal.device_count("GPU")
