@@ -93,6 +93,8 @@ class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         package = ModuleType(spec.name, module.__doc__)
         package.__dict__.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
         package.__path__ = []
+        # The names the module resolves on first use (PEP 562 ``__getattr__``, as nn/wrap.py's) resolve here too.
+        package.__getattr__ = lambda name: getattr(module, name)
         return package
 
     def exec_module(self, module: ModuleType) -> None:

@@ -100,6 +100,47 @@ def auto_mixed_precision(network: Cell, amp_level: str = "O0", dtype=None) -> Ce
     return _OutputTo32(network)
 
 
+
+def _cell_classes(name: str, classes: Any) -> tuple[type, ...]:
+    if not isinstance(classes, list):
+        raise TypeError(f"custom_mixed_precision: {name} must be a list of Cell classes, got "
+                        f"{type(classes).__name__}")
+    for c in classes:
+        if not (isinstance(c, type) and issubclass(c, Cell)):
+            raise TypeError(f"custom_mixed_precision: {name} holds {c!r}; opbuild applies precision per Cell, so "
+                            f"list Cell classes (such as nn.Dense), not primitives")
+    return tuple(classes)
+
+
+def custom_mixed_precision(network: Cell, *, white_list: list | None = None, black_list: list | None = None,
+                           dtype=None) -> Cell:
+    """Mixed precision with your own list (``mindspore.amp.custom_mixed_precision``): with ``white_list``,
+    the cells of those classes compute in ``dtype`` and give float32 results (as O1 does with its list); with
+    ``black_list``, everything computes in ``dtype`` except the cells of those classes (as O2), the network's
+    float outputs cast to float32. Give exactly one list; ``dtype`` is float16 (default) or bfloat16."""
+    if white_list is None and black_list is None:
+        raise ValueError("For custom_mixed_precision, one of white_list and black_list must be provided.")
+    if white_list is not None and black_list is not None:
+        raise ValueError("For custom_mixed_precision, the white_list or black_list cannot be provided at the same "
+                         "time, please provide one or the other.")
+    low = dtype_of(dtype if dtype is not None else "float16").name
+    if low not in ("float16", "bfloat16"):
+        raise ValueError(f"The dtype should be one of (mstype.float16, mstype.bfloat16), but got "
+                         f"{dtype_of(low)}.")
+    if white_list is not None:
+        white = _cell_classes("white_list", white_list)
+        for _, cell in network.cells_and_names():
+            if isinstance(cell, white):
+                cell.to_float(low)
+                object.__setattr__(cell, "_amp_output_float32", True)
+        return network
+    black = _cell_classes("black_list", black_list)
+    network.to_float(low)
+    for _, cell in network.cells_and_names():
+        if isinstance(cell, black):
+            cell.to_float("float32")
+    return _OutputTo32(network)
+
 # MindSpore's per-level defaults of build_train_network (train/amp.py ``_config_level``). O2's default manager
 # is a DynamicLossScaleManager, as on MindSpore's GPU and Ascend targets: MindSpore's CPU target refuses a
 # manager with an update cell (its train step needs control flow there), while opbuild's skip of an overflowed
@@ -197,6 +238,6 @@ def build_train_network(network: Cell, optimizer: Cell, loss_fn: Any = None, lev
     return TrainOneStepCell(network, optimizer, loss_scale).set_train()
 
 
-__all__ = ["auto_mixed_precision", "build_train_network", "get_white_list", "get_black_list", "LossScaleManager",
-           "FixedLossScaleManager", "DynamicLossScaleManager", "LossScaler", "StaticLossScaler",
-           "DynamicLossScaler", "all_finite", "init_status"]
+__all__ = ["auto_mixed_precision", "custom_mixed_precision", "build_train_network", "get_white_list",
+           "get_black_list", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "LossScaler",
+           "StaticLossScaler", "DynamicLossScaler", "all_finite", "init_status"]

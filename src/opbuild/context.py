@@ -8,6 +8,7 @@ they can never disagree.
 
 from __future__ import annotations
 
+from .api_extras import get_ps_context, set_ps_context
 from .communication.auto_parallel import (
     ParallelMode,
     get_auto_parallel_context,
@@ -16,6 +17,11 @@ from .communication.auto_parallel import (
 )
 from .core.config import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
 
+# MindSpore's values of set_context(jit_syntax_level=...): accepted and recorded (opbuild traces construct,
+# core/context_keys.py).
+STRICT, COMPATIBLE, LAX = 0, 1, 2
+
 __all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "ParallelMode", "set_auto_parallel_context",
-           "get_auto_parallel_context", "reset_auto_parallel_context"]
+           "get_auto_parallel_context", "reset_auto_parallel_context", "STRICT", "COMPATIBLE", "LAX", "get_ps_context",
+           "set_ps_context"]
 

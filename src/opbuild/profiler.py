@@ -177,5 +177,152 @@ class Profiler:
             return json.load(f)
 
 
+class ExportType(enum.Enum):
+    """The formats MindSpore's analysis writes (opbuild writes its JSON summary either way)."""
+
+    Db = "db"
+    Text = "text"
+
+
+class HostSystem(enum.Enum):
+    """The host resources MindSpore can sample (recorded in the summary's settings; opbuild samples none)."""
+
+    CPU = "cpu"
+    MEM = "mem"
+    DISK = "disk"
+    NETWORK = "network"
+    OSRT = "osrt"
+
+
+_CONFIG_KEYS = ("profiler_level", "aic_metrics", "l2_cache", "mstx", "data_simplification", "export_type",
+                "mstx_domain_include", "mstx_domain_exclude", "sys_io", "sys_interconnection", "host_sys")
+
+
+class _ExperimentalConfig:
+    """MindSpore's extra profiler settings, kept as given (``mstx=True`` makes :data:`mstx` record into the
+    running :class:`profile`); they appear in the summary's settings."""
+
+    def __init__(self, profiler_level: Any = ProfilerLevel.Level0, aic_metrics: Any = AicoreMetrics.AiCoreNone,
+                 l2_cache: bool = False, mstx: bool = False, data_simplification: bool = True,
+                 export_type: list | None = None, mstx_domain_include: list | None = None,
+                 mstx_domain_exclude: list | None = None, sys_io: bool = False, sys_interconnection: bool = False,
+                 host_sys: list | None = None) -> None:
+        values = locals()
+        for key in _CONFIG_KEYS:
+            setattr(self, key, values[key])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as JSON values (enum members as their values)."""
+        def plain(v: Any) -> Any:
+            return [plain(x) for x in v] if isinstance(v, (list, tuple)) else getattr(v, "value", v)
+
+        return {key: plain(getattr(self, key)) for key in _CONFIG_KEYS}
+
+
+_active: list[profile] = []
+
+
+class profile(Profiler):  # noqa: N801 - MindSpore's name
+    """``with profile(activities=..., schedule=..., on_trace_ready=...) as prof:`` (``mindspore.profiler.
+    profile``): :class:`Profiler`'s host step times as a context manager that starts on entry (when
+    ``start_profile``) and stops on exit. With ``experimental_config=_ExperimentalConfig(mstx=True)`` the
+    :data:`mstx` marks and ranges are recorded, with their host times, under the summary's ``"mstx"``."""
+
+    def __init__(self, activities: Any = None, with_stack: bool = False, profile_memory: bool = False,
+                 data_process: bool = False, parallel_strategy: bool = False, start_profile: bool = True,
+                 hbm_ddr: bool = False, pcie: bool = False, sync_enable: bool = True, record_shapes: bool = False,
+                 schedule: Schedule | None = None, on_trace_ready: Callable[[Any], None] | None = None,
+                 experimental_config: _ExperimentalConfig | None = None) -> None:
+        if experimental_config is not None and not isinstance(experimental_config, _ExperimentalConfig):
+            raise TypeError(f"profile: experimental_config must be a mindspore.profiler._ExperimentalConfig, got "
+                            f"{type(experimental_config).__name__}")
+        self._config = experimental_config or _ExperimentalConfig()
+        super().__init__(activities=activities, schedule=schedule, on_trace_ready=on_trace_ready,
+                         start_profile=False, with_stack=with_stack, profile_memory=profile_memory,
+                         data_process=data_process, parallel_strategy=parallel_strategy, hbm_ddr=hbm_ddr,
+                         pcie=pcie, sync_enable=sync_enable, record_shapes=record_shapes,
+                         experimental_config=self._config.to_dict())
+        self._start_profile = start_profile
+        self._origin = time.perf_counter()
+        self._ranges: dict[int, tuple[str, str, float]] = {}
+
+    def __enter__(self) -> profile:
+        if self._start_profile:
+            self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Begin recording (and accept :data:`mstx` records when configured)."""
+        super().start()
+        if self not in _active:
+            _active.append(self)
+
+    def stop(self) -> None:
+        """End recording."""
+        super().stop()
+        if self in _active:
+            _active.remove(self)
+
+    def _mstx_record(self, entry: dict[str, Any]) -> None:
+        domain = entry["domain"]
+        include, exclude = self._config.mstx_domain_include, self._config.mstx_domain_exclude
+        if self._config.mstx and (not include or domain in include) and not (exclude and domain in exclude):
+            self.metadata.setdefault("mstx", []).append(entry)
+
+
+class _Mstx:
+    """``mindspore.profiler.mstx``: marks and ranges in the running :class:`profile`'s summary (its
+    ``experimental_config`` must have ``mstx=True``). With no such profile, ``mark`` records nothing and
+    ``range_start`` returns 0, as MindSpore's does when mstx is off."""
+
+    def __init__(self) -> None:
+        self._next_id = 1
+
+    @staticmethod
+    def _check(fn: str, message: Any, domain: Any) -> None:
+        if not isinstance(message, str) or not isinstance(domain, str):
+            raise TypeError(f"mstx.{fn}: message and domain must be str, got {type(message).__name__} and "
+                            f"{type(domain).__name__}")
+
+    @staticmethod
+    def _recording() -> list[profile]:
+        return [p for p in _active if p._config.mstx]
+
+    def mark(self, message: str, stream: Any = None, domain: str = "default") -> None:
+        """Record an instant with ``message``."""
+        self._check("mark", message, domain)
+        for p in self._recording():
+            p._mstx_record({"mark": message, "domain": domain, "at": time.perf_counter() - p._origin})
+
+    def range_start(self, message: str, stream: Any = None, domain: str = "default") -> int:
+        """Open a range; its id (0 when no profile records mstx) goes to :meth:`range_end`."""
+        self._check("range_start", message, domain)
+        recording = self._recording()
+        if not recording:
+            return 0
+        range_id, self._next_id = self._next_id, self._next_id + 1
+        for p in recording:
+            p._ranges[range_id] = (message, domain, time.perf_counter() - p._origin)
+        return range_id
+
+    def range_end(self, range_id: int, domain: str = "default") -> None:
+        """Close range ``range_id``, recording its start and end times."""
+        if isinstance(range_id, bool) or not isinstance(range_id, int):
+            raise TypeError(f"mstx.range_end: range_id must be the int range_start returned, got {range_id!r}")
+        for p in self._recording():
+            opened = p._ranges.pop(range_id, None)
+            if opened is not None:
+                message, dom, begin = opened
+                p._mstx_record({"range": message, "domain": dom, "start": begin,
+                                "end": time.perf_counter() - p._origin})
+
+
+mstx = _Mstx()
+
+
 __all__ = ["Profiler", "ProfilerLevel", "ProfilerActivity", "AicoreMetrics", "ProfilerAction", "Schedule",
-           "schedule", "tensorboard_trace_handler"]
+           "schedule", "tensorboard_trace_handler", "profile", "ExportType", "HostSystem", "mstx",
+           "_ExperimentalConfig"]

@@ -35,6 +35,20 @@ from ..core.dtypes import (
     uint32,
     uint64,
 )
+from .dtype_kinds import (
+    Int,
+    QuantDtype,
+    TensorType,
+    TypeKind,
+    _null,
+    list_,
+    number,
+    string,
+    tensor_type,
+    tuple_,
+    type_none,
+    type_type,
+)
 
 # MindSpore's alternative spellings of the same types.
 float_ = float32  # MindSpore 1.x-era alias used in model-zoo code (mstype.float_ is float32 there)
@@ -73,19 +87,33 @@ def pytype_to_dtype(obj) -> DType:
         return int64
     if obj is float:
         return float64
+    if obj in _PY_KINDS:
+        return _PY_KINDS[obj]
     return dtype_of(np.dtype(obj) if not isinstance(obj, DType) else obj)
 
 
+# Python container/str/None types and their MindSpore type objects (both directions).
+_PY_KINDS = {str: string, list: list_, tuple: tuple_, type(None): type_none}
+_KIND_PY = {v: k for k, v in _PY_KINDS.items()}
+
+
 def dtype_to_pytype(type_: DType) -> type:
-    """The Python type of a dtype's values: bool, int or float."""
+    """The Python type of a dtype's values: bool, int or float (str, list, tuple, NoneType for
+    :data:`string`, :data:`list_`, :data:`tuple_`, :data:`type_none`)."""
+    if type_ in _KIND_PY:
+        return _KIND_PY[type_]
     dt = dtype_of(type_)
     return builtins.bool if dt.name == "bool" else int if dt.is_int else float
 
 
-def get_py_obj_dtype(obj) -> DType:
-    """The dtype of a Python object: a Tensor's dtype, a Python scalar's as :func:`pytype_to_dtype`, a type's."""
+def get_py_obj_dtype(obj) -> DType | TensorType | TypeKind:
+    """The MindSpore type of a Python object: ``TensorType(dtype)`` for a Tensor or Parameter (printed
+    ``Tensor[Float32]``), :data:`type_type` for a dtype object, a Python scalar's as :func:`pytype_to_dtype`,
+    a type's."""
     if hasattr(obj, "dtype") and isinstance(obj.dtype, DType):
-        return obj.dtype
+        return TensorType(obj.dtype)
+    if isinstance(obj, (DType, TypeKind, TensorType, UnsupportedDType)):
+        return type_type
     return pytype_to_dtype(obj if isinstance(obj, type) else type(obj))
 
 
@@ -94,4 +122,5 @@ __all__ = ["DType", "float16", "bfloat16", "float32", "float64", "int8", "int16"
            "complex64", "complex128", "float_", "double", "half", "single", "int_", "uint",
            "number_type", "float_type", "int_type", "uint_type", "dtype_to_nptype", "pytype_to_dtype",
            "dtype_to_pytype", "get_py_obj_dtype", "byte", "short", "intc", "long", "intp", "ubyte", "ushort", "uintc",
-           "uintp", "cfloat", "cdouble", "float8_e4m3fn", "float8_e5m2", "hifloat8", "qint4x2", "Type"]
+           "uintp", "cfloat", "cdouble", "float8_e4m3fn", "float8_e5m2", "hifloat8", "qint4x2", "Type", "string",
+           "number", "list_", "tuple_", "type_none", "tensor_type", "Int", "TensorType", "QuantDtype", "_null"]

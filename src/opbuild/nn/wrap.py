@@ -120,3 +120,30 @@ class WithEvalCell(Cell):
         if self.add_cast_fp32:  # a float16 network (Model at O2/O3): loss and metrics see float32
             outputs, label = outputs_to_float32(outputs), outputs_to_float32(label)
         return self._loss_fn(outputs, label), outputs, label
+
+
+# MindSpore's ``mindspore.nn.wrap`` also holds these classes (``from mindspore.nn.wrap import WithGradCell``).
+# Their modules import this one (TrainOneStepCell, WithLossCell are their bases), so they are resolved on first
+# access (PEP 562) instead of by a top import, which would be an import cycle.
+_ELSEWHERE = {"DynamicLossScaleUpdateCell": "loss_scale", "FixedLossScaleUpdateCell": "loss_scale",
+              "TrainOneStepWithLossScaleCell": "loss_scale", "ForwardValueAndGrad": "forward_grad",
+              "WithGradCell": "grad_cells", "GradAccumulationCell": "micro_batch",
+              "MicroBatchInterleaved": "micro_batch", "PipelineCell": "micro_batch",
+              "PipelineGradReducer": "micro_batch", "VirtualDatasetCellTriple": "micro_batch",
+              "ParameterUpdate": "layers.misc_cells", "TimeDistributed": "layers.time_distributed"}
+
+
+def __getattr__(name: str) -> Any:
+    """The classes of :data:`_ELSEWHERE`, from the ``opbuild.nn`` modules that define them."""
+    if name not in _ELSEWHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__package__}.{_ELSEWHERE[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """Module attributes, the classes of :data:`_ELSEWHERE` included."""
+    return sorted(set(globals()) | set(_ELSEWHERE))

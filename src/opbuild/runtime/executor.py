@@ -29,6 +29,7 @@ from ..passes.memplan import ALIGN, Location, MemoryPlan, nbytes, plan_memory
 from ..targets.base import Kernel
 from .addresses import data_address
 from .kernel_status import KernelStatus, checked_nodes
+from .memory import track as track_memory
 
 Allocate = Callable[[Sequence[int], str], np.ndarray]
 
@@ -56,6 +57,7 @@ class CompiledGraph:
         raw = allocate((self.plan.arena_bytes + ALIGN,), "uint8")
         skip = -raw.ctypes.data % ALIGN
         self._arena = raw[skip:skip + self.plan.arena_bytes]
+        track_memory(self, raw.nbytes)  # mindspore.runtime.memory_allocated and the other figures (memory.py)
         base = self._arena.ctypes.data
         locations = self.plan.locations
         # slots[(kind, position)] = every (pointer array, index) that holds the address of that input/capture

@@ -20,6 +20,7 @@ from ._segmentation_metrics import ConfusionMatrixMetric, OcclusionSensitivity
 from ._surface_metrics import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
 from ._text_metrics import BleuScore, CosineSimilarity, Dice, Perplexity, get_metric_fn, names
 from .callback import (
+    BackupAndRestore,
     Callback,
     CheckpointConfig,
     EarlyStopping,
@@ -35,9 +36,16 @@ from .callback import (
     TimeMonitor,
 )
 from .convert_utils import ConvertNetUtils
+from .data_sink import data_sink
 from .metrics import Accuracy, Loss, Metric, rearrange_inputs
 from .model import Model
-from .serialization import export, merge_sliced_parameter
+from .serialization import (
+    ckpt_to_safetensors,
+    export,
+    load_checkpoint_async,
+    merge_sliced_parameter,
+    safetensors_to_ckpt,
+)
 from .summary import SummaryRecord
 
 __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "LossMonitor", "TimeMonitor",
@@ -48,9 +56,9 @@ __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "Los
            "LearningRateScheduler", "DatasetHelper", "async_ckpt_thread_status",
            "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
            "ConfusionMatrixMetric", "OcclusionSensitivity", "names", "load_checkpoint", "load_param_into_net",
-           "save_checkpoint", "export", "merge_sliced_parameter", "LossScaleManager", "FixedLossScaleManager",
-           "DynamicLossScaleManager", "SummaryRecord", "FlopsUtilizationCollector",
-           "ConvertNetUtils"]
+           "save_checkpoint", "export", "merge_sliced_parameter", "ckpt_to_safetensors", "safetensors_to_ckpt",
+           "load_checkpoint_async", "data_sink", "BackupAndRestore", "LossScaleManager", "FixedLossScaleManager",
+           "DynamicLossScaleManager", "SummaryRecord", "FlopsUtilizationCollector", "ConvertNetUtils"]
 
 _LOSS_SCALE_MANAGERS = ("LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager")
 

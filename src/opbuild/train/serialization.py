@@ -16,8 +16,15 @@ from typing import Any
 from ..api_extras import merge_sliced_parameter
 from ..checkpoint.serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from ..core.errors import MissingPackageError
+from .ckpt_convert import (
+    ParamDictFuture,
+    ckpt_to_safetensors,
+    load_checkpoint_async,
+    safetensors_to_ckpt,
+)
 
-__all__ = ["export", "load_checkpoint", "load_param_into_net", "save_checkpoint", "merge_sliced_parameter"]
+__all__ = ["export", "load_checkpoint", "load_param_into_net", "save_checkpoint", "merge_sliced_parameter",
+           "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "ParamDictFuture"]
 
 _FORMATS = ("ONNX", "MINDIR", "AIR")
 

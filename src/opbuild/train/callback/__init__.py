@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._backup import BackupAndRestore
 from ._callback import Callback, CallbackParam, RunContext
 from ._checkpoint import CheckpointConfig, ModelCheckpoint
 from ._epoch import EarlyStopping, History, LambdaCallback, ReduceLROnPlateau
@@ -12,4 +13,4 @@ from ._summary_collector import SummaryCollector
 
 __all__ = ["Callback", "CallbackParam", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
            "CheckpointConfig", "EarlyStopping", "ReduceLROnPlateau", "History", "LambdaCallback", "SummaryCollector",
-           "LearningRateScheduler", "FlopsUtilizationCollector"]
+           "LearningRateScheduler", "FlopsUtilizationCollector", "BackupAndRestore"]

@@ -1,0 +1,90 @@
+"""The safetensors file format (Hugging Face's), read and written here without the ``safetensors`` package:
+an 8-byte little-endian header length, a JSON header ``{name: {"dtype", "shape", "data_offsets"}}`` (with an
+optional ``__metadata__`` of strings) padded with spaces to a multiple of 8, then the tensors' little-endian
+bytes. Tensors are laid out by descending element size, then name, as the reference writer does (so every
+tensor is aligned); MindSpore marks its files with ``{"format": "ms"}`` metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+
+import ml_dtypes
+import numpy as np
+
+from ..core.errors import OpbuildError
+
+_CODES = {"F16": np.float16, "BF16": ml_dtypes.bfloat16, "F32": np.float32, "F64": np.float64,
+          "I8": np.int8, "I16": np.int16, "I32": np.int32, "I64": np.int64,
+          "U8": np.uint8, "U16": np.uint16, "U32": np.uint32, "U64": np.uint64, "BOOL": np.bool_}
+_CODE_OF = {np.dtype(v): k for k, v in _CODES.items()}
+_MAX_HEADER = 100 * 1024 * 1024  # the reference reader's limit: a larger length means a corrupt file
+
+
+class SafetensorsError(OpbuildError, ValueError):
+    """A safetensors file that cannot be read, or a value that cannot be written to one."""
+
+
+def save_file(tensors: dict[str, np.ndarray], path: str | os.PathLike,
+              metadata: dict[str, str] | None = None) -> None:
+    """Write ``{name: array}`` to ``path`` as safetensors (replacing the file)."""
+    arrays = {}
+    for name, value in tensors.items():
+        arr = np.ascontiguousarray(value)
+        if arr.dtype not in _CODE_OF:
+            raise SafetensorsError(f"safetensors: {name!r} has dtype {arr.dtype}, which the format cannot hold "
+                                   f"(supported: {', '.join(sorted(str(np.dtype(t)) for t in _CODES.values()))})")
+        arrays[name] = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
+    order = sorted(arrays, key=lambda n: (-arrays[n].dtype.itemsize, n))
+    header: dict[str, object] = {}
+    if metadata:
+        header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
+    offset = 0
+    for name in order:
+        arr = arrays[name]
+        header[name] = {"dtype": _CODE_OF[np.dtype(arr.dtype.newbyteorder("="))], "shape": list(arr.shape),
+                        "data_offsets": [offset, offset + arr.nbytes]}
+        offset += arr.nbytes
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for name in order:
+            f.write(memoryview(arrays[name].reshape(-1).view(np.uint8)))  # the bytes in place, no copy
+
+
+def load_file(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """The tensors of a safetensors file, in the header's order, and its metadata."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    if len(blob) < 8:
+        raise SafetensorsError(f"safetensors: {path} is too short to be a safetensors file")
+    (n,) = struct.unpack("<Q", blob[:8])
+    if n > _MAX_HEADER or 8 + n > len(blob):
+        raise SafetensorsError(f"safetensors: {path} has a header length of {n} bytes, past its end; "
+                               "the file is truncated or not safetensors")
+    try:
+        header = json.loads(blob[8:8 + n])
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise SafetensorsError(f"safetensors: {path} has an unreadable JSON header ({e})") from None
+    metadata = header.pop("__metadata__", None) or {}
+    data = memoryview(blob)[8 + n:]
+    out = {}
+    for name, info in header.items():
+        code, shape, (begin, end) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, -1))
+        if code not in _CODES:
+            raise SafetensorsError(f"safetensors: {name!r} in {path} has dtype {code!r}, which opbuild does not "
+                                   f"read (supported: {', '.join(_CODES)})")
+        dt = np.dtype(_CODES[code]).newbyteorder("<")
+        if end > len(data) or end - begin != int(np.prod(shape, dtype=np.int64)) * dt.itemsize:
+            raise SafetensorsError(f"safetensors: {name!r} in {path} has data_offsets {[begin, end]} that do not "
+                                   f"fit its shape {shape} and dtype {code} or the file's size")
+        arr = np.frombuffer(data[begin:end], dtype=dt).reshape(shape)
+        out[name] = arr.astype(dt.newbyteorder("="))  # a native-order copy, independent of the file's bytes
+    return out, metadata
+
+
+__all__ = ["save_file", "load_file", "SafetensorsError"]
