@@ -30,3 +30,12 @@ def test_integer_shapes_of_every_kind_are_taken():
     assert ops.ones([Tensor(np.array(2, np.int32)), 3]).shape == (2, 3)
     x = Tensor(np.arange(6, dtype=np.float32))
     np.testing.assert_array_equal(ops.reshape(x, (3, -1)).asnumpy(), np.arange(6, dtype=np.float32).reshape(3, 2))
+
+
+def test_a_shape_beyond_any_memory_is_a_shape_error_before_a_kernel_is_built(tmp_path, monkeypatch):
+    # MindSpore 2.10 refuses ops.ones((2**40, 2**40)) (its size overflows size_t); opbuild compiled and cached
+    # a Fill kernel for it, then failed in NumPy's allocation with 'array is too big'.
+    monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path))
+    with pytest.raises(ValueError, match=r"Fill: output shape \[1099511627776, 1099511627776\] holds"):
+        ops.ones((1 << 40, 1 << 40), ms.float32)
+    assert not list(tmp_path.rglob("*.so"))
