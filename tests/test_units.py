@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from opbuild.core import config
-from opbuild.core.units import format_ago, format_duration, format_size, parse_age, parse_size
+from opbuild.core.units import format_ago, format_duration, format_size, format_time, parse_age, parse_size
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -58,3 +58,12 @@ def test_cache_max_size_variable(monkeypatch):
     monkeypatch.setenv("OPBUILD_EXPLAIN_MISSES", "maybe")
     with pytest.raises(ValueError, match="OPBUILD_EXPLAIN_MISSES"):
         config.explain_misses()
+
+
+def test_format_time_of_a_time_beyond_the_platform_range_is_a_placeholder():
+    # A hand-edited .stats.json ("since": 1e300) or an entry's .json: `cache stats` and `cache ls` must print,
+    # not stop on time.localtime's OverflowError.
+    assert format_time(1e300) == "?"
+    assert format_time(-1e300) == "?"
+    assert format_time(0.0) == "-"
+    assert format_time(86400.0 * 365).startswith("1971-")

@@ -88,3 +88,12 @@ def test_failed_save_removes_its_temporary(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         ms.save_checkpoint([{"name": "a", "data": ms.Tensor(1.0)}], str(tmp_path / "x.ckpt"))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_missing_folder_is_named_not_the_temporary(tmp_path):
+    # The error named '.a.ckpt.<random>.<pid>.tmp', a file the user never asked for; the type stays
+    # FileNotFoundError, as MindSpore 2.10 raises.
+    target = tmp_path / "no" / "such" / "a.ckpt"
+    with pytest.raises(FileNotFoundError, match=r"folder .*no/such \(No such file or directory\); create") as info:
+        ms.save_checkpoint([ms.Parameter(np.zeros(2, np.float32), name="w")], str(target))
+    assert info.value.filename == str(target) and ".tmp" not in str(info.value)

@@ -299,3 +299,23 @@ def test_an_archive_cut_anywhere_is_refused_as_damaged(warm_root, tmp_path):
     for i in range(1, 32):
         with pytest.raises(ArchiveRefused, match="damaged"):
             verify_archive(io.BytesIO(data[: len(data) * i // 32]), None, trust=True)
+
+
+def test_export_never_replaces_a_file_that_is_not_an_archive(cache, tmp_path):
+    # A mistyped destination (the checkpoint next to the archive) was replaced by the archive without a word.
+    precious = tmp_path / "model.ckpt"
+    precious.write_bytes(b"weights")
+    proc = run_cli("cache", "export", str(precious), root=cache)
+    assert proc.returncode == 2 and "is not a .tar.gz archive" in proc.stderr
+    assert precious.read_bytes() == b"weights"
+    # An earlier export is replaced, as before.
+    archive = tmp_path / "c.tar.gz"
+    assert run_cli("cache", "export", str(archive), root=cache).returncode == 0
+    assert run_cli("cache", "export", str(archive), root=cache).returncode == 0
+
+
+def test_export_into_the_cache_it_archives_is_refused(cache):
+    inside = kernel_meta(cache) / "backup.tar.gz"
+    proc = run_cli("cache", "export", str(inside), root=cache)
+    assert proc.returncode == 2 and "inside the cache it would archive" in proc.stderr
+    assert not inside.exists()

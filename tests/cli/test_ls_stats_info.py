@@ -241,3 +241,13 @@ def test_stats_of_quick_pynative_builds_are_all_written_by_exit(cache):
     c = run_json("cache", "stats", root=cache)["counters"]
     assert (c["hits"], c["misses"], c["builds"]) == (4, 0, 0)
     assert c["saved_seconds"] > 0
+
+
+def test_stats_with_a_start_time_out_of_range_is_shown(cache):
+    # A number JSON accepts but time.localtime cannot convert (hand-edited, or another tool's clock) was an
+    # OverflowError traceback from `cache stats`.
+    path = kernel_meta(cache) / ".stats.json"
+    path.write_text('{"format": 1, "since": 1e300, "updated": null, "counters": {"hits": 3}}')
+    proc = run_cli("cache", "stats", root=cache)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "counting since         ?" in proc.stdout

@@ -531,3 +531,18 @@ def test_kitti_bad_input(files, tmp_path):
     (labels / "000000.txt").write_text("Boat 0 0 0 1 2 3 4 5 6 7 8 9 10 11\n")
     with pytest.raises(ValueError, match="line 1 of .* with a KITTI class"):
         ds.KITTIDataset(str(tmp_path))
+
+
+@pytest.mark.parametrize("module, name", [("opbuild.mindrecord", "FileWriter"), ("opbuild.cache.local", "KernelStore"),
+                                          ("opbuild.builder.driver", "Path")])
+def test_deserialize_builds_only_dataset_transforms(files, tmp_path, module, name):
+    # A pipeline JSON is data: an operation naming another opbuild class (built with the JSON's arguments:
+    # a FileWriter over the user's file) or a class a transform module merely imports is refused.
+    d = ds.TextFileDataset(f"{files}/text/a.txt", shuffle=False).map(ds.transforms.TypeCast("int32"),
+                                                                      input_columns="text")
+    spec = ds.serialize(d)
+    spec["operations"][0] = {"tensor_op_name": name, "python_module": module,
+                             "tensor_op_params": {"file_name": str(tmp_path / "victim")}}
+    with pytest.raises(ValueError, match="refusing to import it|unknown map operation"):
+        ds.deserialize(input_dict=spec)
+    assert not list(tmp_path.iterdir())

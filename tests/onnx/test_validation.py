@@ -14,7 +14,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import opbuild.onnx
-from opbuild.core.errors import OnnxModelError, OpbuildError
+from opbuild.core.errors import OnnxModelError, OpbuildError, ShapeError
 from opbuild.frontends import onnx_check
 from tests.cli.conftest import run_cli
 
@@ -214,3 +214,29 @@ def test_opbuild_run_names_a_bad_variable_as_a_usage_error(tmp_path) -> None:
     assert proc.returncode == 2 and "OPBUILD_BUILD_JOBS='abc' is not an integer" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "cache").exists()  # stopped before anything was built
+
+
+# ---- values only known once the model runs -------------------------------------------------------------------
+
+def _int64(name: str, values: list[int]) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.array(values, np.int64), name)
+
+
+def test_a_shape_no_memory_can_hold_is_a_shape_error_before_any_compile(tmp_path, monkeypatch) -> None:
+    # Tile by 2**62 once reached the executor's arena allocation ('Maximum allowed dimension exceeded', from
+    # NumPy, naming nothing) after compiling and caching a kernel for the impossible shape.
+    monkeypatch.setenv("OPBUILD_CACHE_PATH", str(tmp_path / "cache"))
+    proto = model([helper.make_node("Tile", ["x", "r"], ["y"], name="tile")], initializers=[_int64("r", [1 << 62])])
+    net = opbuild.onnx.load(proto)
+    with pytest.raises(ShapeError, match=r"Tile \(ONNX node 'tile'\).*more than any memory can hold"):
+        net(np.ones(2, np.float32))
+    assert not list((tmp_path / "cache").rglob("*.so"))
+
+
+@pytest.mark.parametrize("dims, words", [([-2], "negative dimensions"), ([1 << 40, 1 << 40], "too big")])
+def test_a_folded_constant_that_numpy_refuses_names_the_node(dims, words) -> None:
+    proto = model([helper.make_node("ConstantOfShape", ["s"], ["c"], name="cos"),
+                   helper.make_node("Add", ["x", "c"], ["y"])], initializers=[_int64("s", dims)])
+    net = opbuild.onnx.load(proto)
+    with pytest.raises(ValueError, match=rf"ConstantOfShape \(ONNX node 'cos'\): .*{words}"):
+        net(np.ones(2, np.float32))

@@ -65,7 +65,9 @@ def note_use(json_path: str | Path, now: float) -> float:
     seconds (0.0 if unknown). Raises OSError if the ``.json`` cannot be read."""
     mtime = os.lstat(json_path).st_mtime
     raw = fsio.read_small(str(json_path))  # a regular file or CorruptFile (an OSError): never blocks on a FIFO
-    if now - mtime > USE_RESOLUTION:
+    # abs: a time in the future (a clock set back, a file server's clock ahead, files copied from a machine
+    # whose clock was) would otherwise never be refreshed, and such an entry outranks every used one in LRU.
+    if abs(now - mtime) > USE_RESOLUTION:
         try:
             os.utime(json_path)
         except OSError as e:  # read-only or someone else's file: the entry just looks older than it is

@@ -165,7 +165,12 @@ def _atomic_write(final: str, chunks: Iterable[bytes]) -> None:
     directory = os.path.dirname(final)
     _sweep_stale_temporaries(final)
     # The pid in the name lets a later save tell a dead save's leftover from a concurrent live one.
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(final)}.", suffix=f".{os.getpid()}.tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(final)}.", suffix=f".{os.getpid()}.tmp",
+                                   dir=directory)
+    except OSError as e:  # name the user's file and folder, not the temporary they never asked for
+        raise OSError(e.errno, f"save_checkpoint: cannot create a file in the folder {directory} "
+                               f"({e.strerror}); create the folder or choose another path", final) from None
     try:
         with os.fdopen(fd, "wb") as f:
             for chunk in chunks:

@@ -31,6 +31,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     except TOOLCHAIN_ERRORS as e:  # informational only: exporting needs no compiler
         origin["compiler"] = f"unknown ({e})"
     archive = Path(args.archive).expanduser()
+    _check_destination(archive, directory)
     try:
         result = transfer.export(directory, archive, origin, binary_suffix=binary_suffix(args),
                                  secret=config.cache_secret())
@@ -50,6 +51,25 @@ def cmd_export(args: argparse.Namespace) -> int:
     print("signed with OPBUILD_CACHE_SECRET" if result.signed else
           "not signed (OPBUILD_CACHE_SECRET is unset): importing it will need --trust")
     return code
+
+
+def _check_destination(archive: Path, directory: Path) -> None:
+    """Refuse a destination inside the cache being archived (it would land among the entries, or replace one),
+    and an existing file that is no gzip archive: a mistyped name (``cache export model.ckpt``) must not
+    replace the user's file. An earlier export's archive is replaced, as before."""
+    where = archive.resolve()
+    if where == directory.resolve() or directory.resolve() in where.parents:
+        raise UsageError(f"{archive} is inside the cache it would archive ({directory}); write the archive "
+                         "elsewhere")
+    if not (archive.exists() or archive.is_symlink()):
+        return
+    magic = b""
+    if archive.is_file():
+        with open(archive, "rb") as f:
+            magic = f.read(2)
+    if magic != b"\x1f\x8b":
+        raise UsageError(f"{archive} exists and is not a .tar.gz archive; export replaces only an earlier "
+                         "archive: remove the file or choose another name")
 
 
 _CATEGORY_TEXT = {

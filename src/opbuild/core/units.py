@@ -63,4 +63,7 @@ def format_time(timestamp: float | None) -> str:
     """Local wall-clock time ``YYYY-mm-dd HH:MM``; ``-`` when unknown."""
     if not timestamp:
         return "-"
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
+    except (OverflowError, OSError, ValueError):  # a time from a hand-edited file, beyond the platform's time_t
+        return "?"

@@ -76,6 +76,10 @@ def _source(node: dict[str, Any]) -> Dataset:
     return cls(**params)
 
 
+_TRANSFORM_PACKAGES = ("opbuild.dataset.vision", "opbuild.dataset.transforms", "opbuild.dataset.text",
+                       "opbuild.dataset.audio")
+
+
 def _operation(spec: dict[str, Any]) -> Any:
     name = spec.get("tensor_op_name")
     if _UNSERIALIZABLE in spec:
@@ -85,10 +89,13 @@ def _operation(spec: dict[str, Any]) -> Any:
     candidates = [module] if module else ["opbuild.dataset.vision", "opbuild.dataset.transforms",
                                           "opbuild.dataset.text", "opbuild.dataset.audio"]
     for mod in candidates:
-        if not str(mod).startswith("opbuild."):
-            raise ValueError(f"deserialize: operation {name!r} is from {mod}, not opbuild; refusing to import it")
+        # Only the transform packages: any other opbuild class (a FileWriter, a KernelStore) would be built
+        # with whatever arguments the JSON holds, and a JSON file is data, not code.
+        if not str(mod).startswith(_TRANSFORM_PACKAGES):
+            raise ValueError(f"deserialize: operation {name!r} is from {mod}, not from opbuild's dataset transforms "
+                             f"({', '.join(_TRANSFORM_PACKAGES)}); refusing to import it")
         cls = getattr(importlib.import_module(mod), str(name), None)
-        if isinstance(cls, type):
+        if isinstance(cls, type) and cls.__module__.startswith(_TRANSFORM_PACKAGES):
             sig = inspect.signature(cls.__init__).parameters
             params = {k: _arg(v) for k, v in (spec.get("tensor_op_params") or {}).items()}
             for k, v in params.items():  # enums are written as their values (MindSpore's ints)

@@ -359,6 +359,11 @@ class OnnxModel(Cell):
                 err = ShapeError(f"{ctx.op_type} (ONNX node {ctx.name!r})", str(e))
                 err.inputs = e.inputs
                 raise err from e
+            except (ValueError, TypeError, OverflowError, MemoryError) as e:
+                if type(e) not in (ValueError, TypeError, OverflowError, MemoryError):
+                    raise  # opbuild's own errors already say what was wrong
+                # NumPy's words on a folded constant ('negative dimensions are not allowed') name no node.
+                raise type(e)(f"{ctx.op_type} (ONNX node {ctx.name!r}): {e}") from e
             outs = out if isinstance(out, tuple) else (out,)
             for name, value in zip(ctx.outputs, outs):
                 if name:

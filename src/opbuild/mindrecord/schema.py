@@ -132,6 +132,8 @@ def uncompress_ints(data: bytes, kind: str) -> bytes:
     """The inverse of :func:`compress_ints`: the little-endian ``kind`` values."""
     n = struct.unpack(">I", data[:4])[0]
     pos = 4 + (n + 3) // 4
+    if pos + n > len(data):  # each value takes at least one byte: a larger count is damage, not 32 GB to allocate
+        raise ValueError(f"a compressed integer array declares {n} values in {len(data)} bytes")
     out = np.empty(n, np.int64)
     for i in range(n):
         code = (data[4 + i // 4] >> (2 * (3 - i % 4))) & 3

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _msgpack
-from .errors import MRMCommitError, MRMOpenError
+from .errors import MRMCommitError, MRMInvalidSchemaError, MRMOpenError
 from .layout import ShardLayout
-from .schema import blob_fields, compresses_integers, decode_blob
+from .schema import blob_fields, compresses_integers, decode_blob, validate_schema
 
 VERSION = "3.0"
 _SQL_TYPES = {"int32": "INTEGER", "int64": "INTEGER", "float32": "REAL", "float64": "REAL", "string": "TEXT"}
@@ -97,20 +97,34 @@ class ShardFile:
         else as stored."""
         raw_page, raw_start, raw_end, blob_page, blob_start, blob_end = self.rows[k]
         hsize, psize = self.header["header_size"], self.header["page_size"]
-        f.seek(hsize + raw_page * psize + raw_start + 8)
+        raw_at, blob_at = hsize + raw_page * psize + raw_start + 8, hsize + blob_page * psize + blob_start + 8
+        if min(raw_at, blob_at, raw_end - raw_start - 8, blob_end - blob_start - 8) < 0:
+            raise MRMOpenError(f"{self.path}: row {k} has negative offsets in {self.path}.db (corrupt index)")
+        f.seek(raw_at)
         raw = f.read(raw_end - raw_start - 8)
-        f.seek(hsize + blob_page * psize + blob_start + 8)
+        f.seek(blob_at)
         blob = f.read(blob_end - blob_start - 8)
         if len(raw) != raw_end - raw_start - 8 or len(blob) != blob_end - blob_start - 8:
             raise MRMOpenError(f"{self.path}: row {k} lies past the end of the file (truncated file)")
+        try:
+            return self._decode(raw, blob, as_file_reader)
+        except (ValueError, TypeError, KeyError, IndexError, struct.error, RecursionError) as e:
+            # UnicodeDecodeError is a ValueError; the message names the type only (the value may be huge).
+            raise MRMOpenError(f"{self.path}: row {k} is corrupt ({type(e).__name__}: {str(e)[:200]}); the file "
+                               "was damaged after it was written, or not written completely") from None
+
+    def _decode(self, raw: bytes, blob: bytes, as_file_reader: bool) -> dict[str, Any]:
         schema = self.schema
         values = _msgpack.unpack_row(raw)
         out: dict[str, Any] = {}
+        blobs = blob_fields(schema)
         for name, spec in schema.items():
             if name in values:
                 v = values[name]
                 out[name] = _scalar(v, spec["type"]) if as_file_reader else v
-        if blob_fields(schema):
+            elif name not in blobs:  # every row holds every field (FileWriter checks it, as MindSpore's)
+                raise ValueError(f"the row has no field {name!r}")
+        if blobs:
             out.update(decode_blob(blob, schema, compresses_integers(schema, self.header.get("version", "0"))))
         return out
 
@@ -140,8 +154,14 @@ def read_header(path: str) -> dict[str, Any]:
     try:
         header = json.loads(text.decode("utf-8"))
         header["schema"][0]["schema"], header["header_size"], header["page_size"], header["shard_addresses"]
-    except (ValueError, UnicodeDecodeError, KeyError, IndexError, TypeError):
+    except (ValueError, UnicodeDecodeError, KeyError, IndexError, TypeError, RecursionError):
         raise MRMOpenError(f"{path} is not a MindRecord file (its header is not MindRecord JSON)") from None
+    if not all(isinstance(header[k], int) and header[k] > 0 for k in ("header_size", "page_size")):
+        raise MRMOpenError(f"{path} is damaged: its header_size and page_size must be positive ints")
+    try:  # the rules FileWriter.add_schema applies: a damaged type name is refused here, not in every row
+        validate_schema(header["schema"][0]["schema"])
+    except MRMInvalidSchemaError as e:
+        raise MRMOpenError(f"{path} is damaged: the schema in its header is not valid ({e})") from None
     return header
 
 

@@ -147,6 +147,7 @@ class OpDef:
         attrs = self.normalize(dict(attrs), in_types) if self.normalize else dict(attrs)
         outs = self.infer(attrs, in_types)
         _refuse_complex(self.name, outs, in_types)
+        _refuse_unaddressable(self.name, outs, in_types)
         return KernelSpec(self.name, attrs, tuple(in_types), tuple(outs))
 
     def run_reference(self, spec: KernelSpec, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -179,6 +180,19 @@ def _refuse_complex(op: str, types: Sequence[TensorType], ins: Sequence[TensorTy
         if t.dtype in _COMPLEX_NAMES:
             raise ShapeError(op, f"dtype {t.dtype} is not supported by {op} (complex tensors are accepted by the "
                              "ops docs/fft.md lists; take ops.real/ops.imag first)", list(ins or types))
+
+
+#: Elements no output may reach: 2**60 elements of 8 bytes fill a 64-bit address space. Such a shape comes from
+#: a damaged or hostile model (an ONNX Tile by 2**62) or a typo; refusing it here costs no compile of a kernel
+#: that no allocation could ever serve.
+MAX_ELEMENTS = 1 << 60
+
+
+def _refuse_unaddressable(op: str, outs: Sequence[TensorType], ins: Sequence[TensorType]) -> None:
+    for t in outs:
+        if t.size >= MAX_ELEMENTS:
+            raise ShapeError(op, f"output shape {list(t.shape)} holds {t.size} elements, more than any memory can "
+                             "hold (a shape from a damaged model or a mistyped size?)", list(ins))
 
 
 def register(opdef: OpDef) -> OpDef:

@@ -19,10 +19,23 @@ from .int_inputs import gemm
 Shape = int | Sequence[int]
 
 
+def _is_int(d) -> bool:
+    return isinstance(d, numbers.Integral) and not isinstance(d, (bool, np.bool_))
+
+
 def _shape(size: Shape) -> tuple[int, ...]:
+    """A shape argument as a tuple of ints. Floats and bools are refused, as MindSpore refuses them: ``int()``
+    would turn ``(2.5, 3)`` into ``(2, 3)`` without a word."""
     if isinstance(size, Tensor):
-        size = size.asnumpy().tolist()
-    return (int(size),) if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
+        if size.dtype.name.startswith(("int", "uint")):
+            size = size.asnumpy().tolist()
+        else:
+            raise TypeError(f"shape: a Tensor shape must hold integers, got a {size.dtype.name} Tensor")
+    if _is_int(size):
+        return (int(size),)
+    if not isinstance(size, (tuple, list)) or not all(_is_int(d) or isinstance(d, Tensor) for d in size):
+        raise TypeError(f"shape must be an int or a tuple/list of ints, got {size!r}")
+    return tuple(d.__index__() if isinstance(d, Tensor) else int(d) for d in size)
 
 
 def matmul(input, other) -> Tensor:
