@@ -15,8 +15,9 @@ import pytest
 
 import opbuild as ms
 from opbuild import Tensor, nn, ops
+from opbuild.core.crc32c import masked_crc32c
 from opbuild.train.summary import SummaryRecord, read_events
-from opbuild.train.summary._events import _png, masked_crc32c
+from opbuild.train.summary._events import _png
 from opbuild.train.summary._proto import messages
 
 from .summary_programs import add_values, run_net

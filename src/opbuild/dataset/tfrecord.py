@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.crc32c import crc32c_many, mask, masked_crc32c
 from .core import Row, _column_list
 from .schema import Schema
 from .text_files import Shuffle, _FileRowsSource, find_files
@@ -65,16 +66,6 @@ def _example_class() -> type:
     return get(pool.FindMessageTypeByName("opbuild_tf.Example"))
 
 
-def _masked_crc32c(data: bytes) -> int:
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    crc ^= 0xFFFFFFFF
-    return ((crc >> 15 | crc << 17) + 0xA282EAD8) & 0xFFFFFFFF
-
-
 def read_records(path: str, compression_type: str | None = None) -> list[bytes]:
     """The payloads of a TFRecord file (``compression_type`` None/'' , 'GZIP' or 'ZLIB')."""
     with open(path, "rb") as f:
@@ -86,22 +77,30 @@ def read_records(path: str, compression_type: str | None = None) -> list[bytes]:
             raw = zlib.decompress(raw)
     except (OSError, zlib.error) as err:
         raise ValueError(f"TFRecordDataset: {path} is not {compression_type}-compressed ({err})") from None
-    out, pos = [], 0
+    starts, lengths, stored, pos = [], [], [], 0
     while pos < len(raw):
         if pos + 12 > len(raw):
             raise ValueError(f"TFRecordDataset: {path} ends inside a record header at byte {pos} (truncated?)")
         head = raw[pos:pos + 8]
         (length,) = struct.unpack("<Q", head)
-        if struct.unpack("<I", raw[pos + 8:pos + 12])[0] != _masked_crc32c(head):
+        if struct.unpack("<I", raw[pos + 8:pos + 12])[0] != masked_crc32c(head):
             hint = "" if compression_type else "; if it is compressed, pass compression_type='GZIP' or 'ZLIB'"
             raise ValueError(f"TFRecordDataset: {path} is not a TFRecord file (bad length checksum at byte {pos})"
                              + hint)
         end = pos + 12 + length + 4
         if end > len(raw):
             raise ValueError(f"TFRecordDataset: {path} is truncated (a record at byte {pos} needs {length} bytes)")
-        out.append(raw[pos + 12:pos + 12 + length])
+        starts.append(pos + 12)
+        lengths.append(length)
+        stored.append(struct.unpack("<I", raw[end - 4:end])[0])
         pos = end
-    return out
+    # Every record's data checksum too: a damaged byte inside a record must not read as another value.
+    bad = np.flatnonzero(mask(crc32c_many(raw, starts, lengths)) != np.array(stored, np.uint32))
+    if len(bad):
+        i = int(bad[0])
+        raise ValueError(f"TFRecordDataset: {path} is damaged: record {i} (data at byte {starts[i]}, {lengths[i]} "
+                         f"bytes) fails its checksum ({len(bad)} of {len(starts)} records do)")
+    return [raw[s:s + n] for s, n in zip(starts, lengths)]
 
 
 def _feature_values(feature: Any) -> list[Any]:

@@ -20,35 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from ...core.crc32c import masked_crc32c
 from ._proto import DATA_TYPES, messages
 
 log = logging.getLogger("opbuild.summary")
 
 VERSION = "MindSpore.Event:1"
 _IMAGE_COLUMNS, _MAX_BINS, _PER_BIN = 8, 90, 10
-
-
-def _crc_table() -> list[int]:
-    table = []
-    for n in range(256):
-        crc = n
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-        table.append(crc)
-    return table
-
-
-_CRC_TABLE = _crc_table()
-
-
-def masked_crc32c(data: bytes) -> int:
-    """CRC32C (Castagnoli) of ``data``, masked as TFRecord and MindSpore's event files store it."""
-    crc = 0xFFFFFFFF
-    table = _CRC_TABLE
-    for b in data:
-        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    crc ^= 0xFFFFFFFF
-    return ((crc >> 15 | crc << 17) + 0xA282EAD8) & 0xFFFFFFFF
 
 
 def frame(payload: bytes) -> bytes:
