@@ -159,6 +159,13 @@ def _batch_to_space(x, b, crops):
     return y[:, :, t:h * b - bo, le:w * b - r]
 
 
+ML_X = np.array([[0.1, 0.2, 0.4, 0.8], [0.5, -0.2, 0.3, 0.0]], np.float32)
+ML_Y = np.array([[3, 0, 1, -1], [2, -1, 0, 1]], np.int64)
+DW_X = np.linspace(-1, 1, 3 * 16, dtype=np.float32).reshape(1, 3, 4, 4)
+DW_W = np.linspace(-1, 2, 2 * 3 * 4, dtype=np.float32).reshape(2, 3, 2, 2)
+ME_X = np.array([[[0.0, 1.5], [-2.0, 0.3]], [[3.0, 1.0], [0.5, -2.0]]], np.float32)
+QX = np.array([[3.0, 1.0, 2.0, 7.0], [0.5, -1.0, 4.0, 2.0]], np.float32)
+QN = np.array([[1.0, np.nan], [3.0, 2.0], [2.0, 5.0]], np.float32)
 SQ16 = np.arange(32, dtype=np.float32).reshape(2, 1, 4, 4)
 # MindSpore 2.10's CPU has no kernel for these (see the fixture's not_on_cpu): checked against NumPy/torch.
 NUMPY_CASES = {
@@ -185,6 +192,29 @@ NUMPY_CASES = {
     "BatchToSpace": (lambda: ops.BatchToSpace(2, [[0, 1], [1, 0]])(_t(np.arange(32).reshape(8, 1, 2, 2))),
                      lambda: _batch_to_space(np.arange(32, dtype=np.float32).reshape(8, 1, 2, 2), 2,
                                              [[0, 1], [1, 0]])),
+    "TripletMarginLoss": (lambda: ops.TripletMarginLoss()(_t(X), _t(X[::-1]), _t(X * 0.5), _t(1.0)),
+                          lambda: torch.nn.functional.triplet_margin_loss(
+                              torch.tensor(X), torch.tensor(X[::-1].copy()), torch.tensor(X * 0.5)).numpy()),
+    "MultilabelMarginLoss": (lambda: ops.MultilabelMarginLoss()(_t(ML_X), _t(ML_Y, np.int64)),
+                             lambda: (torch.nn.functional.multilabel_margin_loss(torch.tensor(ML_X),
+                                                                                 torch.tensor(ML_Y)).numpy(),
+                                      np.array([[1, 1, 0, 1], [0, 0, 1, 0]], np.float32))),
+    "SparseGatherV2": (lambda: ops.SparseGatherV2()(_t(X), _t([1, 0, 1], np.int32), 0), lambda: X[[1, 0, 1]]),
+    "ScatterNonAliasingAdd": (lambda: ops.ScatterNonAliasingAdd()(Parameter(_t([1.0, 2.0, 3.0]), name="x"),
+                                                                  _t([[0], [2], [0]], np.int32), _t([5.0, 6.0, 1.0])),
+                              lambda: np.array([7.0, 2.0, 9.0], np.float32)),
+    "DepthwiseConv2dNative": (lambda: ops.DepthwiseConv2dNative(2, 2, pad_mode="pad", pad=1)(_t(DW_X), _t(DW_W)),
+                              lambda: torch.nn.functional.conv2d(torch.tensor(DW_X), torch.tensor(
+                                  DW_W.transpose(1, 0, 2, 3).reshape(6, 1, 2, 2)), padding=1, groups=3).numpy()),
+    "ConfusionMatrix": (lambda: ops.ConfusionMatrix(3)(_t([0, 1, 2, 2], np.int32), _t([0, 2, 2, 1], np.int32)),
+                        lambda: np.array([[1, 0, 0], [0, 0, 1], [0, 1, 1]], np.int32)),
+    "MatrixExp": (lambda: ops.MatrixExp()(_t(ME_X)), lambda: torch.linalg.matrix_exp(torch.tensor(ME_X)).numpy()),
+    "Quantile": (lambda: ops.Quantile(dim=1, keep_dims=True)(_t(QX), _t([0.1, 0.5, 1.0])),
+                 lambda: torch.quantile(torch.tensor(QX), torch.tensor([0.1, 0.5, 1.0]), 1, True).numpy()),
+    "Quantile-nan": (lambda: ops.Quantile(dim=0, ignore_nan=True)(_t(QN), _t(0.3)),
+                     lambda: torch.nanquantile(torch.tensor(QN), 0.3, 0).numpy()),
+    "Quantile-flat": (lambda: ops.Quantile()(_t(QN), _t([0.5])),
+                      lambda: torch.quantile(torch.tensor(QN).reshape(-1), torch.tensor([0.5])).numpy()),
 }
 
 
@@ -226,4 +256,5 @@ def test_docs_list_every_class_not_provided() -> None:
     listed = doc.split("### Primitive classes not provided", 1)[1].split("\n## ", 1)[0]
     absent = [n for n in FIXTURE["not_on_cpu"] if not hasattr(ops, n)]
     assert absent and all(f"`{n}`" in listed for n in absent), [n for n in absent if f"`{n}`" not in listed]
+    assert not [n for n in FIXTURE["not_on_cpu"] if hasattr(ops, n) and f"`{n}`" in listed]
     assert not [n for n in FIXTURE["runs_on_cpu"] if f"`{n}`" in listed]
