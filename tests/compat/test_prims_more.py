@@ -166,6 +166,30 @@ DW_W = np.linspace(-1, 2, 2 * 3 * 4, dtype=np.float32).reshape(2, 3, 2, 2)
 ME_X = np.array([[[0.0, 1.5], [-2.0, 0.3]], [[3.0, 1.0], [0.5, -2.0]]], np.float32)
 QX = np.array([[3.0, 1.0, 2.0, 7.0], [0.5, -1.0, 4.0, 2.0]], np.float32)
 QN = np.array([[1.0, np.nan], [3.0, 2.0], [2.0, 5.0]], np.float32)
+def _same(x, k, st, rate, fill):
+    span = [(kk - 1) * r + 1 for kk, r in zip(k, rate)]
+    outs = [-(-n // s) for n, s in zip(x.shape[2:], st)]
+    tot = [max((o - 1) * s + sp - n, 0) for o, s, sp, n in zip(outs, st, span, x.shape[2:])]
+    return torch.nn.functional.pad(torch.tensor(x), (tot[1] // 2, tot[1] - tot[1] // 2, tot[0] // 2,
+                                                     tot[0] - tot[0] // 2), value=fill), outs
+
+
+def _tf_patches(x, k, st, rate):
+    """torch's unfold (channel order (c, kh, kw)) reordered to TensorFlow's (kh, kw, c)."""
+    xp, outs = _same(x, k, st, rate, 0.0)
+    cols = torch.nn.functional.unfold(xp, k, dilation=rate, stride=st).numpy()
+    n, c = x.shape[:2]
+    return cols.reshape(n, c, k[0] * k[1], *outs).transpose(0, 2, 1, 3, 4).reshape(n, -1, *outs)
+
+
+def _dilation(x, w, st, rate):
+    xp, outs = _same(x, w.shape[1:], st, rate, float("-inf"))
+    cols = torch.nn.functional.unfold(xp, w.shape[1:], dilation=rate, stride=st).numpy()
+    n, c = x.shape[:2]
+    cols = cols.reshape(n, c, -1, *outs) + w.reshape(1, c, -1, 1, 1)
+    return cols.max(2)
+
+
 SQ16 = np.arange(32, dtype=np.float32).reshape(2, 1, 4, 4)
 # MindSpore 2.10's CPU has no kernel for these (see the fixture's not_on_cpu): checked against NumPy/torch.
 NUMPY_CASES = {
@@ -211,6 +235,10 @@ NUMPY_CASES = {
     "MatrixExp": (lambda: ops.MatrixExp()(_t(ME_X)), lambda: torch.linalg.matrix_exp(torch.tensor(ME_X)).numpy()),
     "Quantile": (lambda: ops.Quantile(dim=1, keep_dims=True)(_t(QX), _t([0.1, 0.5, 1.0])),
                  lambda: torch.quantile(torch.tensor(QX), torch.tensor([0.1, 0.5, 1.0]), 1, True).numpy()),
+    "ExtractImagePatches": (lambda: ops.ExtractImagePatches((1, 1, 2, 3), (1, 1, 2, 1), (1, 1, 1, 2), "SAME")(_t(DW_X)),
+                            lambda: _tf_patches(DW_X, (2, 3), (2, 1), (1, 2))),
+    "Dilation2D": (lambda: ops.Dilation2D((1, 1, 2, 1), (1, 1, 1, 2))(_t(DW_X), _t(DW_W[0])),
+                   lambda: _dilation(DW_X, DW_W[0], (2, 1), (1, 2))),
     "Quantile-nan": (lambda: ops.Quantile(dim=0, ignore_nan=True)(_t(QN), _t(0.3)),
                      lambda: torch.nanquantile(torch.tensor(QN), 0.3, 0).numpy()),
     "Quantile-flat": (lambda: ops.Quantile()(_t(QN), _t([0.5])),

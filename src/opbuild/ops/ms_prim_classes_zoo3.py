@@ -1,8 +1,8 @@
 """Primitive classes of ``mindspore.ops`` that MindSpore 2.10's CPU has no kernel for, provided here from their
 documented definitions (the fifth table; see ms_prim_classes.py for the pattern): ``TripletMarginLoss``,
 ``MultilabelMarginLoss``, ``SparseGatherV2``, ``ScatterNonAliasingAdd``, ``DepthwiseConv2dNative``,
-``ConfusionMatrix``, ``MatrixExp`` and ``Quantile``. Checked against torch/NumPy in
-tests/compat/test_prims_more.py."""
+``ConfusionMatrix``, ``MatrixExp``, ``Quantile``, ``ExtractImagePatches`` and ``Dilation2D``. Checked
+against torch/NumPy in tests/compat/test_prims_more.py."""
 
 from __future__ import annotations
 
@@ -110,6 +110,55 @@ def _quantile(a: dict, x: Any, q: Any) -> Tensor:
     return F.squeeze(out, 0) if q.ndim == 0 else out
 
 
+def _last2(v: Any, what: str) -> tuple[int, int]:
+    v = tuple(v) if isinstance(v, (list, tuple)) else (v, v)
+    if len(v) not in (2, 4):
+        raise ValueError(f"{what} must be an int, or 2 or 4 ints, got {v}")
+    return (v[-2], v[-1])
+
+
+def _windows(x: Tensor, k: tuple, st: tuple, rate: tuple, padding: str, fill: float) -> list[Tensor]:
+    """The (kh * kw) strided views of ``x`` (N, C, H, W), one per window offset (i, j) in row order; "SAME"
+    pads ``fill`` the TensorFlow way (the odd row/column after)."""
+    span = [(kk - 1) * r + 1 for kk, r in zip(k, rate)]
+    if padding.upper() == "SAME":
+        outs = [math.ceil(n / s) for n, s in zip(x.shape[2:], st)]
+        tot = [max((o - 1) * s + sp - n, 0) for o, s, sp, n in zip(outs, st, span, x.shape[2:])]
+        x = F.pad(x, (tot[1] // 2, tot[1] - tot[1] // 2, tot[0] // 2, tot[0] - tot[0] // 2), "constant", fill)
+    elif padding.upper() != "VALID":
+        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    outs = [(n - sp) // s + 1 for n, sp, s in zip(x.shape[2:], span, st)]
+    if min(outs) < 1:
+        raise ValueError(f"the window {tuple(span)} is larger than the (padded) input {x.shape[2:]}")
+    n, c = x.shape[:2]
+    return [F.strided_slice(x, (0, 0, i * rate[0], j * rate[1]),
+                            (n, c, i * rate[0] + (outs[0] - 1) * st[0] + 1, j * rate[1] + (outs[1] - 1) * st[1] + 1),
+                            (1, 1, *st)) for i in range(k[0]) for j in range(k[1])]
+
+
+def _extract_image_patches(a: dict, x: Any) -> Tensor:
+    """(N, C, H, W) -> (N, kh * kw * C, OH, OW), channel order (kh, kw, c) with c fastest, as TensorFlow's."""
+    x = as_tensor(x)
+    k, st = _last2(a["ksizes"], "ksizes"), _last2(a["strides"], "strides")
+    pieces = _windows(x, k, st, _last2(a["rates"], "rates"), a["padding"], 0.0)
+    return F.reshape(F.stack(pieces, 1), (x.shape[0], len(pieces) * x.shape[1], *pieces[0].shape[2:]))
+
+
+def _dilation2d(a: dict, x: Any, kernel: Any) -> Tensor:
+    """Grayscale morphological dilation: max over the window of x + filter (positions outside ignored)."""
+    x, w = as_tensor(x), as_tensor(kernel)
+    if w.ndim != 3 or w.shape[0] != x.shape[1]:
+        raise ValueError(f"Dilation2D: filter must be (C={x.shape[1]}, kh, kw), got {w.shape}")
+    pieces = _windows(x, w.shape[1:], _last2(a["stride"], "stride"), _last2(a["dilation"], "dilation"),
+                      a["pad_mode"], float("-inf"))
+    taps = F.reshape(w, (w.shape[0], -1))
+    out = None
+    for t, piece in enumerate(pieces):
+        v = piece + F.reshape(F.narrow(taps, 1, t, 1), (1, w.shape[0], 1, 1))
+        out = v if out is None else F.maximum(out, v)
+    return out
+
+
 TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
     "TripletMarginLoss": ((("p", 2), ("swap", False), ("eps", 1e-6), ("reduction", "mean")), _triplet,
                           "max(d(x, positive) - d(x, negative) + margin, 0) with p-norm distances."),
@@ -123,6 +172,11 @@ TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
                               _depthwise, "Depthwise 2-D convolution, ``channel_multiplier`` filters per channel."),
     "ConfusionMatrix": ((("num_classes", REQUIRED), ("dtype", "int32")), _confusion_matrix,
                         "The (num_classes, num_classes) matrix of (weighted) label/prediction counts."),
+    "ExtractImagePatches": ((("ksizes", REQUIRED), ("strides", REQUIRED), ("rates", REQUIRED),
+                             ("padding", "VALID")), _extract_image_patches,
+                            "The (kh, kw) patches of an (N, C, H, W) input as channels (TensorFlow's order)."),
+    "Dilation2D": ((("stride", REQUIRED), ("dilation", REQUIRED), ("pad_mode", "SAME"), ("data_format", "NCHW")),
+                   _dilation2d, "Grayscale dilation: the window maximum of x + filter."),
     "MatrixExp": ((), _matrix_exp, "The matrix exponential of each square matrix."),
     "Quantile": ((("dim", None), ("keep_dims", False), ("ignore_nan", False)), _quantile,
                  "The q-th quantiles along ``dim`` (linear interpolation)."),
