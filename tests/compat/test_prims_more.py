@@ -286,3 +286,38 @@ def test_docs_list_every_class_not_provided() -> None:
     assert absent and all(f"`{n}`" in listed for n in absent), [n for n in absent if f"`{n}`" not in listed]
     assert not [n for n in FIXTURE["not_on_cpu"] if hasattr(ops, n) and f"`{n}`" in listed]
     assert not [n for n in FIXTURE["runs_on_cpu"] if f"`{n}`" in listed]
+
+
+IMG, DWW = _t(DW_X), _t(DW_W)
+# The classes checked against NumPy above, inside a GRAPH_MODE Cell: equal to their PyNative results.
+GRAPH_CASES = {
+    "Roll": (lambda x: ops.Roll((1, -1), (0, 1))(x), [_t(X)]),
+    "SplitV": (lambda x: ops.SplitV((1, -1), 1, 2)(x), [_t(X)]),
+    "Fmin": (lambda x: ops.Fmin()(x, x * 0.5), [_t(X)]),
+    "SoftMarginLoss": (lambda x: ops.SoftMarginLoss()(x, ops.sign(x)), [_t(X)]),
+    "LogSoftmaxExt": (lambda x: ops.LogSoftmaxExt()(x, 1), [_t(X)]),
+    "TripletMarginLoss": (lambda x: ops.TripletMarginLoss()(x, x * 2, x * 0.5, _t(1.0)), [_t(X)]),
+    "DepthwiseConv2dNative": (lambda x, w: ops.DepthwiseConv2dNative(2, 2)(x, w), [IMG, DWW]),
+    "SpaceToBatch": (lambda x: ops.SpaceToBatch(2, [[0, 0], [0, 0]])(x), [IMG]),
+    "ExtractImagePatches": (lambda x: ops.ExtractImagePatches((1, 1, 2, 2), (1, 1, 1, 1), (1, 1, 1, 1), "SAME")(x),
+                            [IMG]),
+    "Dilation2D": (lambda x, w: ops.Dilation2D(1, 1)(x, w), [IMG, _t(DW_W[0])]),
+    "Quantile": (lambda x: ops.Quantile(dim=1)(x, _t([0.5])), [_t(QX)]),
+    "MultilabelMarginLoss": (lambda x, y: ops.MultilabelMarginLoss()(x, y), [_t(ML_X), _t(ML_Y, np.int64)]),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(GRAPH_CASES))
+def test_classes_mindspore_cpu_lacks_run_in_graph_mode(name) -> None:
+    fn, inputs = GRAPH_CASES[name]
+    want = _flat(fn(*inputs))
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        got = _flat(FnCell(fn)(*inputs))
+    finally:
+        ms.set_context(mode=old)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6, atol=1e-6)
