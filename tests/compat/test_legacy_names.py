@@ -150,3 +150,7 @@ def test_module_level_aliases():
     assert ops.composite.clip_by_global_norm is ops.clip_by_global_norm
     x = ms.Tensor(np.array([[4.0, 3.0, 5.0], [6.0, 7.0, 8.0]], np.float32))
     assert ops.take(x, ms.Tensor([0, 1, 4])).asnumpy().tolist() == [4.0, 3.0, 7.0]
+    for name in ("Roll", "Median", "AdaptiveMaxPool2D", "UniqueConsecutive", "matrix_exp"):
+        assert getattr(ops.functional, name) is getattr(ops, name), name
+    nilpotent = ms.Tensor(np.array([[0.0, 2.0], [0.0, 0.0]], np.float32))  # exp = I + N exactly
+    assert ops.matrix_exp(nilpotent).asnumpy().tolist() == [[1.0, 2.0], [0.0, 1.0]]

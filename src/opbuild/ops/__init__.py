@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace as _SimpleNamespace
 
+from ..core.tensor import Tensor as _Tensor
 from . import functional, operations
 from .api.indexing import getitem as _getitem
 from .api.setitem import setitem as _setitem
@@ -51,9 +52,14 @@ from .vm_impl import get_vm_impl_fn, vm_impl_registry  # noqa: E402
 ms_kernel = kernel
 take = functional.take
 
+
+def matrix_exp(input: _Tensor) -> _Tensor:  # noqa: A002 - MindSpore's argument name
+    """``ops.matrix_exp(input)``: the matrix exponential of each square matrix (``ops.MatrixExp``)."""
+    return MatrixExp()(input)  # noqa: F405 - a primitive class of the families
+
 __all__ = ["Primitive", "ReduceOp", "apply", "clip_by_value", "REGISTRY", "functional", "operations", "GradOperation",
            "communication", "composite", "constexpr", "prim_attr_register", "grad", "value_and_grad", "get_grad",
            "jvp", "vjp", "vmap", "jacfwd", "jacrev", "linearize", "derivative", "jet", "stop_gradient", "print_",
            "custom_info_register", "kernel", "op_info_register", "function", "prim_arg_register", "get_vm_impl_fn",
-           "vm_impl_registry", "ms_kernel", "take", *_COMMUNICATION_NAMES,
+           "vm_impl_registry", "ms_kernel", "take", "matrix_exp", *_COMMUNICATION_NAMES,
            *dict.fromkeys(n for f in _FAMILIES for n in f.PRIMITIVES), *_API]

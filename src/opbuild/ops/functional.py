@@ -131,7 +131,7 @@ _TRANSFORM_NAMES = ("grad", "value_and_grad", "get_grad", "jvp", "vjp", "vmap", 
                     "derivative", "jet")
 
 
-_OPS_NAMES = ("P", "Primitive", "print_")
+_OPS_NAMES = ("P", "Primitive", "print_", "Roll", "Median", "AdaptiveMaxPool2D", "UniqueConsecutive", "matrix_exp")
 
 
 def __getattr__(name: str):
