@@ -168,7 +168,7 @@ def test_refusals_say_what_is_wrong():
     with pytest.raises(TypeError, match="from_.*must not be larger"):
         x.uniform(2.0, 1.0)
     with pytest.raises(TypeError, match=r"\(dim, index, src\) or \(indices, updates\)"):
-        x.scatter_add(ms.Tensor([0]))
+        x.scatter_add(0, ms.Tensor([0]))
     with pytest.raises(TypeError, match="tuple or list of Tensors"):
         x.index_put_(ms.Tensor([0]), ms.Tensor([1.0]))
     with pytest.raises(ValueError, match="CPU only"):
@@ -241,3 +241,28 @@ def test_ormqr_matches_torch(shape, left, transpose):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="input3 .* must have"):
         ms.Tensor(h.numpy()).ormqr(ms.Tensor(tau.numpy()), ms.Tensor(np.ones((m + 1, m + 1), np.float32)))
+
+
+class _Methods(ms.nn.Cell):
+    def construct(self, x, y, idx):
+        z = y * 1
+        z.index_add_(0, idx, x, alpha=2)
+        w = y * 1
+        w.sign_()
+        return (x.acos(), y.cummax(1)[0], y.atan2(x), z, w, y.scatter_add(1, idx.reshape(2, 1), x),
+                y.hardshrink(1.0), y.logcumsumexp(0), x.matrix_power(2))
+
+
+def test_graph_mode_matches_pynative(graph_mode):
+    env = _env()
+    x, y = env["x"], env["y"]
+    idx = ms.Tensor(np.array([1, 0], np.int32))
+    y0 = y.asnumpy().copy()
+    got = _Methods()(x, y, idx)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    want = _Methods()(x, y, idx)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)
+    np.testing.assert_array_equal(y.asnumpy(), y0)  # the in-place calls changed copies only
+    assert not np.array_equal(got[3].asnumpy(), y0) and not np.array_equal(got[4].asnumpy(), y0)

@@ -115,18 +115,16 @@ class TensorInPlaceMethods:
             return _write(self, self.scatter(dim, index, _leading(src, index), reduce=reduce))
         return _write(self, self.scatter(dim, index, value=src, reduce=reduce))
 
-    def scatter_add(self, *args, **kwargs):
+    def scatter_add(self, dim, index, src=None):
         """A copy with ``src`` added at ``index`` along ``dim`` (``scatter_add(dim, index, src)``, as
-        ``mint.scatter_add``), or with ``updates`` added at the coordinates ``indices``
-        (``scatter_add(indices, updates)``, as ``ops.tensor_scatter_add``)."""
-        names = ("dim", "index", "src") if len(args) + len(kwargs) == 3 else ("indices", "updates")
-        bound = dict(zip(names, args), **kwargs)
-        if set(bound) == {"dim", "index", "src"}:
-            return _mint().scatter_add(self, bound["dim"], bound["index"], _leading(bound["src"], bound["index"]))
-        if set(bound) == {"indices", "updates"}:
-            return _ops().tensor_scatter_add(self, bound["indices"], bound["updates"])
-        raise TypeError("Tensor.scatter_add takes (dim, index, src) or (indices, updates), got "
-                        f"{len(args)} positional and the keywords {sorted(kwargs)}")
+        ``mint.scatter_add``), or, called with two Tensors, with ``updates`` added at the coordinates
+        ``indices`` (MindSpore's older overload ``scatter_add(indices, updates)``, ``ops.tensor_scatter_add``)."""
+        if src is None:
+            if isinstance(dim, int) or not _is_tensor(dim):
+                raise TypeError("Tensor.scatter_add takes (dim, index, src) or (indices, updates) with two Tensors, "
+                                f"got dim={dim!r} and no src")
+            return _ops().tensor_scatter_add(self, dim, index)
+        return _mint().scatter_add(self, dim, index, _leading(src, index))
 
     def scatter_add_(self, dim: int, index, src):
         """``src`` added at ``index`` along ``dim``, in place; returns the tensor."""

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .dtypes import dtype_of
 from .functional_slot import _ops
 from .providers import provider
+
+_INT64 = dtype_of("int64")
 
 
 def _mint() -> Any:
@@ -113,8 +116,15 @@ class TensorMathMethods:
 
     # ---- selection and search -------------------------------------------------------------------------
     argwhere = _unary("argwhere", "The coordinates of the non-zero elements, one row each (``ops.argwhere``).")
-    masked_select = _binary("masked_select", "The elements where ``mask`` is True, as a 1-D tensor.")
-    gather_nd = _binary("gather_nd", "The slices at the coordinates of ``indices``' last axis (``ops.gather_nd``).")
+
+    def masked_select(self, mask):
+        """The elements where ``mask`` is True, as a 1-D tensor (``ops.masked_select``)."""
+        return _ops().masked_select(self, mask)
+
+    def gather_nd(self, indices):
+        """The slices at the coordinates of ``indices``' last axis (``ops.gather_nd``)."""
+        return _ops().gather_nd(self, indices)
+
     msort = _unary("msort", "Sorted along the first axis (``ops.msort``).")
 
     def searchsorted(self, v, side: str = "left", sorter=None):
@@ -241,8 +251,14 @@ class TensorMathMethods:
     inverse = _unary("inverse", "The inverse of each square matrix (``ops.inverse``).")
     eigvals = _unary("eigvals", "The (complex) eigenvalues of each square matrix (``ops.eigvals``).")
     geqrf = _unary("geqrf", "(packed Householder vectors and R, tau) of the QR factorisation (``ops.geqrf``).")
-    orgqr = _binary("orgqr", "The Q of a QR factorisation from geqrf's reflectors and ``input2`` (tau).")
-    lstsq = _binary("lstsq", "The least-squares solution x of A x = self (``ops.lstsq(self, A)``).")
+
+    def orgqr(self, input2):
+        """The Q of a QR factorisation from geqrf's reflectors (this tensor) and their scales ``input2``."""
+        return _ops().orgqr(self, input2)
+
+    def lstsq(self, A):  # noqa: N803 - MindSpore's argument name
+        """The least-squares solution x of A x = self (``ops.lstsq(self, A)``)."""
+        return _ops().lstsq(self, A)
 
     def ormqr(self, input2, input3, left: bool = True, transpose: bool = False):
         """``input3`` multiplied by the Q of a QR factorisation given as geqrf's Householder reflectors (this
@@ -308,7 +324,7 @@ class TensorMathMethods:
         """``num_samples`` category indices drawn per row with these probabilities (``ops.multinomial``)."""
         return _ops().multinomial(self, num_samples, replacement, seed)
 
-    def random_categorical(self, num_sample: int, seed: int = 0, dtype="int64"):
+    def random_categorical(self, num_sample: int, seed: int = 0, dtype=_INT64):
         """``num_sample`` category indices drawn per row from these logits (``ops.random_categorical``)."""
         return _ops().random_categorical(self, num_sample, seed, dtype)
 
