@@ -28,6 +28,37 @@ MATRIX = ("det", "matrix_determinant", "logdet", "slogdet", "log_matrix_determin
 CASES: dict[str, str] = {}
 for _n in UNARY:
     CASES[_n] = f"result = O(x.{_n}())"
+for _n in UNARY[:16] + ("inv", "signbit", "isreal", "msort", "sinc", "i0"):  # the dtype rule of an int32 input
+    CASES[f"int_{_n}"] = f"result = O((i * 0 + 1).{_n}())"
+for _dt in ("int32", "int64", "uint8"):
+    for _n in ("inv", "lgamma", "sinc"):
+        CASES[f"{_dt}_{_n}_values"] = f"result = O(ms.Tensor(np.array([-3, 2, 1, 4, -1]).astype(np.{_dt})).{_n}())"
+CASES.update({  # dtype rules of integer inputs to the other methods
+    "int_atan2": "result = O(i.atan2(i + 1))",
+    "int_copysign": "result = O(i.copysign(y))",
+    "int_ldexp": "result = O(i.ldexp(ms.Tensor(np.array([[1, 2], [0, 3]], np.int32))))",
+    "int_cummax": "result = O(i.cummax(0))",
+    "int_cummin": "result = O(i.cummin(1))",
+    "int_logcumsumexp": "result = O(i.logcumsumexp(0))",
+    "int_nanmedian": "result = O(i.nanmedian())",
+    "int_hardshrink": "result = O(i.hardshrink(6))",
+    "int_copysign_int": "result = O(i.copysign(-i))",
+    "int_signbit_neg": "result = O((-i).signbit())",
+    "int_diagflat": "result = O(i.diagflat())",
+    "int_renorm": "result = O(i.renorm(2, 0, 1.0))",
+    "int_det": "result = O(i.det())",
+    "int_matrix_power": "result = O(i.matrix_power(2))",
+    "int_cross": "result = O(ms.Tensor(np.array([1, 2, 3], np.int32)).cross(ms.Tensor(np.array([0, 1, 5], np.int32))))",
+    "int_unsorted_segment_max": "result = O(i.unsorted_segment_max(ms.Tensor(np.array([1, 1], np.int32)), 2))",
+    "int_addbmm": "result = O(i.addbmm(ms.ops.stack([i, i]), ms.ops.stack([i, i])))",
+    "int_searchsorted": "result = O(ms.Tensor(np.array([1, 3, 5], np.int32)).searchsorted(ms.Tensor(np.array([2, 5], "
+                        "np.int32))))",
+    "int_masked_select": "result = O(i.masked_select(i > 5))",
+    "int_gather_nd": "result = O(i.gather_nd(ms.Tensor(np.array([[1]], np.int32))))",
+    "int_isreal": "result = O(i.isreal())",
+    "int_i0_float64": "result = O(x.astype(ms.float64).i0())",
+})
+CASES["bool_sinc"] = "result = O(ms.Tensor([True, True]).sinc())"
 for _n in BINARY:
     CASES[_n] = f"result = O(x.{_n}(y))"
 for _n in MATRIX:

@@ -159,7 +159,8 @@ def test_random_methods_draw_in_place():
     assert u.asnumpy().min() >= 1.0 and u.asnumpy().max() < 2.0 and abs(u.asnumpy().mean() - 1.5) < 0.02
 
 
-_OTHER = {"ormqr", "quantile", "nanquantile", "eigvals", "fills", "pin_memory", "normal_shape", "exponential_shape",
+_OTHER = {*(n for n in CASES if n.startswith(("int_", "int64_", "uint8_"))),  # dtypes refused: checked below
+          "ormqr", "quantile", "nanquantile", "eigvals", "fills", "pin_memory", "normal_shape", "exponential_shape",
           "bernoulli_", "bernoulli_shape", "uniform_shape"}
 
 
@@ -266,3 +267,10 @@ def test_graph_mode_matches_pynative(graph_mode):
         np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)
     np.testing.assert_array_equal(y.asnumpy(), y0)  # the in-place calls changed copies only
     assert not np.array_equal(got[3].asnumpy(), y0) and not np.array_equal(got[4].asnumpy(), y0)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CASES if n.startswith(("int_", "int64_", "uint8_"))
+                                        and "error" in FIXTURE[n]))
+def test_dtypes_mindspore_refuses_are_refused(name, pynative_mode):
+    with pytest.raises((TypeError, ValueError), match=r"dtype|supported|float|[Ii]nt32|[Ii]nt64|[Uu][Ii]nt8"):
+        _run(name)

@@ -77,11 +77,8 @@ class TensorMathMethods:
     atan2 = _binary("atan2", "The arc tangent of self / other in the right quadrant (``ops.atan2``).")
     arctan2 = _binary("arctan2", "The arc tangent of self / other in the right quadrant (``ops.atan2``).", "atan2")
     digamma = _unary("digamma", "The logarithmic derivative of the gamma function (``ops.digamma``).")
-    lgamma = _unary("lgamma", "The log of the absolute gamma function (``ops.lgamma``).")
     erfinv = _unary("erfinv", "The inverse error function (``ops.erfinv``).")
     i0 = _unary("i0", "The modified Bessel function of order 0 (``ops.bessel_i0``).", "bessel_i0")
-    sinc = _unary("sinc", "sin(pi x) / (pi x), 1 at 0 (``ops.sinc``).")
-    inv = _unary("inv", "The elementwise reciprocal (``ops.inv``).")
     invert = _unary("invert", "The elementwise bitwise NOT of an integer or bool tensor (``ops.invert``).")
     isreal = _unary("isreal", "True where the element's imaginary part is 0 (``ops.isreal``).")
     signbit = _unary("signbit", "True where the sign bit is set (``ops.signbit``).")
@@ -89,6 +86,27 @@ class TensorMathMethods:
     ldexp = _binary("ldexp", "self * 2**other (``ops.ldexp``).")
     bitwise_left_shift = _binary("bitwise_left_shift", "self << other (``ops.bitwise_left_shift``).")
     bitwise_right_shift = _binary("bitwise_right_shift", "self >> other (``ops.bitwise_right_shift``).")
+
+    def lgamma(self):
+        """The log of the absolute gamma function (``ops.lgamma``); an int32 tensor computes in float32, as
+        MindSpore's method does."""
+        return _ops().lgamma(self.astype("float32") if self.dtype.name == "int32" else self)
+
+    def sinc(self):
+        """sin(pi x) / (pi x), 1 at 0 (``ops.sinc``); integer and bool tensors compute in float32, as
+        MindSpore's method does (whose CPU kernel gives NaN for a False element; here sinc(0) = 1)."""
+        return _ops().sinc(self.astype("float32") if not (self.dtype.is_float or self.dtype.is_complex) else self)
+
+    def inv(self):
+        """The elementwise reciprocal (``ops.inv``). As MindSpore's, an int32/int64 tensor keeps its dtype:
+        1 / x truncated toward zero (1 / 0 is undefined: the dtype's largest value here, its smallest on
+        MindSpore's CPU); other integer and bool dtypes are refused."""
+        name = self.dtype.name
+        if name in ("int32", "int64"):
+            return _ops().div(_ops().ones_like(self), self, rounding_mode="trunc")
+        if not (self.dtype.is_float or self.dtype.is_complex):
+            raise TypeError(f"Tensor.inv: dtype {name} is not supported (a float tensor, int32 or int64)")
+        return _ops().inv(self)
 
     def bitwise_not(self):
         """The elementwise bitwise NOT (logical NOT for bool; ``mint.bitwise_not``)."""
@@ -149,7 +167,10 @@ class TensorMathMethods:
         return _ops().top_k(self, k, sorted)
 
     def nanmedian(self, axis: int = -1, keepdims: bool = False):
-        """(values, indices) of the median along ``axis`` ignoring NaN (``ops.nanmedian``)."""
+        """(values, int64 indices) of the lower median along ``axis`` ignoring NaN (``ops.nanmedian``); an
+        integer tensor, which holds no NaN, gives its median (``Tensor.median``), as MindSpore's method does."""
+        if not self.dtype.is_float:
+            return self.median(axis, keepdims)
         return _ops().nanmedian(self, axis, keepdims)
 
     def quantile(self, q, axis=None, keepdims: bool = False):
@@ -226,6 +247,8 @@ class TensorMathMethods:
 
     def renorm(self, p: int, axis: int, maxnorm: float):
         """The sub-tensors along ``axis`` whose p-norm exceeds ``maxnorm`` scaled down to it (``ops.renorm``)."""
+        if not (self.dtype.is_float or self.dtype.is_complex):
+            raise TypeError(f"Tensor.renorm: the tensor must be float or complex, got {self.dtype} (cast it first)")
         return _ops().renorm(self, p, axis, maxnorm)
 
     def unfold(self, kernel_size, dilation=1, padding=0, stride=1):
@@ -308,8 +331,11 @@ class TensorMathMethods:
         return _ops().matrix_power(self, n)
 
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        """beta * self + alpha * (the sum over the batch of batch1 @ batch2) (``ops.addbmm``)."""
-        return _ops().addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+        """beta * self + alpha * (the sum over the batch of batch1 @ batch2) (``ops.addbmm``); int64 for
+        integer inputs, as MindSpore's."""
+        out = _ops().addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+        # MindSpore 2.10 gives int64 for integer inputs (ops.addbmm and the method alike)
+        return out if out.dtype.is_float or out.dtype.is_complex else out.astype("int64")
 
     def cross(self, other, dim=None):
         """The cross product of 3-vectors along ``dim`` (None: the first axis of size 3; ``ops.cross``)."""
