@@ -56,8 +56,116 @@ def _segment(name: str):
     return method
 
 
-class TensorMathMethods:
-    """Mixin of further Tensor methods (see the module docstring). ``self`` is always a Tensor."""
+class _TensorLinalgMethods:
+    """The linear-algebra, statistics and random-draw methods (``self`` is always a Tensor)."""
+
+    __slots__ = ()
+
+    # ---- linear algebra and statistics ----------------------------------------------------------------
+    adjoint = _unary("adjoint", "The conjugate transpose of the last two axes (``ops.adjoint``).")
+    det = _unary("det", "The determinant of each square matrix (``ops.det``).")
+    matrix_determinant = _unary("matrix_determinant", "The determinant of each matrix (``ops.matrix_determinant``).")
+    logdet = _unary("logdet", "The log of the determinant of each matrix (``ops.logdet``).")
+    slogdet = _unary("slogdet", "(sign, log|det|) of each matrix (``ops.slogdet``).")
+    log_matrix_determinant = _unary("log_matrix_determinant",
+                                    "(sign, log|det|) of each matrix (``ops.log_matrix_determinant``).")
+    inverse = _unary("inverse", "The inverse of each square matrix (``ops.inverse``).")
+    eigvals = _unary("eigvals", "The (complex) eigenvalues of each square matrix (``ops.eigvals``).")
+    geqrf = _unary("geqrf", "(packed Householder vectors and R, tau) of the QR factorisation (``ops.geqrf``).")
+
+    def orgqr(self, input2):
+        """The Q of a QR factorisation from geqrf's reflectors (this tensor) and their scales ``input2``."""
+        return _ops().orgqr(self, input2)
+
+    def lstsq(self, A):  # noqa: N803 - MindSpore's argument name
+        """The least-squares solution x of A x = self (``ops.lstsq(self, A)``)."""
+        return _ops().lstsq(self, A)
+
+    def ormqr(self, input2, input3, left: bool = True, transpose: bool = False):
+        """``input3`` multiplied by the Q of a QR factorisation given as geqrf's Householder reflectors (this
+        tensor, (*, m, n)) and their scales ``input2`` (*, min(m, n)): Q @ input3 (``left``) or input3 @ Q, with
+        Q's conjugate transpose where ``transpose``. Q (m x m) is ``ops.orgqr`` of the reflectors made square:
+        the columns past n are zeros and their scales 0, so they add identity factors."""
+        F, m, n = _ops(), self.shape[-2], self.shape[-1]
+        side = input3.shape[-2] if left else input3.shape[-1]
+        if input3.ndim < 2 or side != m:
+            raise ValueError(f"Tensor.ormqr: input3 {tuple(input3.shape)} must have {m} (the reflectors' rows) "
+                             f"{'rows' if left else 'columns'}")
+        if input2.shape[-1] > min(m, n):
+            raise ValueError(f"Tensor.ormqr: input2 (tau) has {input2.shape[-1]} scales, at most min(m, n) = "
+                             f"{min(m, n)} allowed")
+        h = self[..., :m] if n >= m else F.concat((self, F.zeros((*self.shape[:-1], m - n), self.dtype)), -1)
+        k = input2.shape[-1]
+        tau = input2 if k == m else F.concat((input2, F.zeros((*input2.shape[:-1], m - k), input2.dtype)), -1)
+        q = F.orgqr(h, tau)
+        if transpose:
+            q = q.swapaxes(-1, -2)
+            q = F.conj(q) if q.dtype.is_complex else q
+        return F.matmul(q, input3) if left else F.matmul(input3, q)
+
+    def cholesky(self, upper: bool = False):
+        """The Cholesky factor of each symmetric positive-definite matrix (``ops.cholesky``)."""
+        return _ops().cholesky(self, upper)
+
+    def cholesky_inverse(self, upper: bool = False):
+        """The inverse of A from its Cholesky factor (this tensor; ``ops.cholesky_inverse``)."""
+        return _ops().cholesky_inverse(self, upper)
+
+    def cholesky_solve(self, input2, upper: bool = False):
+        """The solution of A x = self with A's Cholesky factor ``input2`` (``ops.cholesky_solve``)."""
+        return _ops().cholesky_solve(self, input2, upper)
+
+    def triangular_solve(self, A, upper: bool = True, transpose: bool = False,  # noqa: N803 - MindSpore's name
+                         unitriangular: bool = False):
+        """(solution, A) of A x = self with A triangular (``mint.triangular_solve``)."""
+        return _mint().triangular_solve(self, A, upper, transpose, unitriangular)
+
+    def qr(self, some: bool = True):
+        """(Q, R) of each matrix; ``some``: the reduced factorisation, else the complete one (``ops.qr``)."""
+        return _ops().qr(self, "reduced" if some else "complete")
+
+    def matrix_power(self, n: int):
+        """Each square matrix to the integer power ``n`` (``ops.matrix_power``)."""
+        return _ops().matrix_power(self, n)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """beta * self + alpha * (the sum over the batch of batch1 @ batch2) (``ops.addbmm``); int64 for
+        integer inputs, as MindSpore's."""
+        out = _ops().addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+        # MindSpore 2.10 gives int64 for integer inputs (ops.addbmm and the method alike)
+        return out if out.dtype.is_float or out.dtype.is_complex else out.astype("int64")
+
+    def cross(self, other, dim=None):
+        """The cross product of 3-vectors along ``dim`` (None: the first axis of size 3; ``ops.cross``)."""
+        return _ops().cross(self, other, dim)
+
+    def cov(self, *, correction: int = 1, fweights=None, aweights=None):
+        """The covariance matrix of the variables in the rows (``ops.cov``)."""
+        return _ops().cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    # ---- random draws -------------------------------------------------------------------------------------
+    def multinomial(self, num_samples: int, replacement: bool = True, seed=None):
+        """``num_samples`` category indices drawn per row with these probabilities (``ops.multinomial``)."""
+        return _ops().multinomial(self, num_samples, replacement, seed)
+
+    def random_categorical(self, num_sample: int, seed: int = 0, dtype=_INT64):
+        """``num_sample`` category indices drawn per row from these logits (``ops.random_categorical``)."""
+        return _ops().random_categorical(self, num_sample, seed, dtype)
+
+    def bernoulli(self, *, generator=None):
+        """0/1 draws with this tensor's values as the probabilities of 1 (``mint.bernoulli``)."""
+        return _mint().bernoulli(self, generator=generator)
+
+    def uniform(self, from_: float = 0.0, to: float = 1.0, generator=None):
+        """A tensor of this shape and dtype drawn uniformly from [from_, to) (``ops.uniform_`` on a copy)."""
+        if from_ > to:
+            raise TypeError(f"Tensor.uniform: from_ ({from_}) must not be larger than to ({to})")
+        return _ops().uniform_(self.clone(), from_, to, generator=generator)
+
+
+class TensorMathMethods(_TensorLinalgMethods):
+    """Mixin of further Tensor methods (see the module docstring): the linear-algebra ones above, plus the
+    elementwise, search, segment and scatter-into-a-copy ones. ``self`` is always a Tensor."""
 
     __slots__ = ()
 
@@ -262,104 +370,3 @@ class TensorMathMethods:
     def col2im(self, output_size, kernel_size, dilation, padding_value, stride):
         """Columns of sliding blocks summed back into an image (``ops.col2im``)."""
         return _ops().col2im(self, output_size, kernel_size, dilation, padding_value, stride)
-
-    # ---- linear algebra and statistics ----------------------------------------------------------------
-    adjoint = _unary("adjoint", "The conjugate transpose of the last two axes (``ops.adjoint``).")
-    det = _unary("det", "The determinant of each square matrix (``ops.det``).")
-    matrix_determinant = _unary("matrix_determinant", "The determinant of each matrix (``ops.matrix_determinant``).")
-    logdet = _unary("logdet", "The log of the determinant of each matrix (``ops.logdet``).")
-    slogdet = _unary("slogdet", "(sign, log|det|) of each matrix (``ops.slogdet``).")
-    log_matrix_determinant = _unary("log_matrix_determinant",
-                                    "(sign, log|det|) of each matrix (``ops.log_matrix_determinant``).")
-    inverse = _unary("inverse", "The inverse of each square matrix (``ops.inverse``).")
-    eigvals = _unary("eigvals", "The (complex) eigenvalues of each square matrix (``ops.eigvals``).")
-    geqrf = _unary("geqrf", "(packed Householder vectors and R, tau) of the QR factorisation (``ops.geqrf``).")
-
-    def orgqr(self, input2):
-        """The Q of a QR factorisation from geqrf's reflectors (this tensor) and their scales ``input2``."""
-        return _ops().orgqr(self, input2)
-
-    def lstsq(self, A):  # noqa: N803 - MindSpore's argument name
-        """The least-squares solution x of A x = self (``ops.lstsq(self, A)``)."""
-        return _ops().lstsq(self, A)
-
-    def ormqr(self, input2, input3, left: bool = True, transpose: bool = False):
-        """``input3`` multiplied by the Q of a QR factorisation given as geqrf's Householder reflectors (this
-        tensor, (*, m, n)) and their scales ``input2`` (*, min(m, n)): Q @ input3 (``left``) or input3 @ Q, with
-        Q's conjugate transpose where ``transpose``. Q (m x m) is ``ops.orgqr`` of the reflectors made square:
-        the columns past n are zeros and their scales 0, so they add identity factors."""
-        F, m, n = _ops(), self.shape[-2], self.shape[-1]
-        side = input3.shape[-2] if left else input3.shape[-1]
-        if input3.ndim < 2 or side != m:
-            raise ValueError(f"Tensor.ormqr: input3 {tuple(input3.shape)} must have {m} (the reflectors' rows) "
-                             f"{'rows' if left else 'columns'}")
-        if input2.shape[-1] > min(m, n):
-            raise ValueError(f"Tensor.ormqr: input2 (tau) has {input2.shape[-1]} scales, at most min(m, n) = "
-                             f"{min(m, n)} allowed")
-        h = self[..., :m] if n >= m else F.concat((self, F.zeros((*self.shape[:-1], m - n), self.dtype)), -1)
-        k = input2.shape[-1]
-        tau = input2 if k == m else F.concat((input2, F.zeros((*input2.shape[:-1], m - k), input2.dtype)), -1)
-        q = F.orgqr(h, tau)
-        if transpose:
-            q = q.swapaxes(-1, -2)
-            q = F.conj(q) if q.dtype.is_complex else q
-        return F.matmul(q, input3) if left else F.matmul(input3, q)
-
-    def cholesky(self, upper: bool = False):
-        """The Cholesky factor of each symmetric positive-definite matrix (``ops.cholesky``)."""
-        return _ops().cholesky(self, upper)
-
-    def cholesky_inverse(self, upper: bool = False):
-        """The inverse of A from its Cholesky factor (this tensor; ``ops.cholesky_inverse``)."""
-        return _ops().cholesky_inverse(self, upper)
-
-    def cholesky_solve(self, input2, upper: bool = False):
-        """The solution of A x = self with A's Cholesky factor ``input2`` (``ops.cholesky_solve``)."""
-        return _ops().cholesky_solve(self, input2, upper)
-
-    def triangular_solve(self, A, upper: bool = True, transpose: bool = False,  # noqa: N803 - MindSpore's name
-                         unitriangular: bool = False):
-        """(solution, A) of A x = self with A triangular (``mint.triangular_solve``)."""
-        return _mint().triangular_solve(self, A, upper, transpose, unitriangular)
-
-    def qr(self, some: bool = True):
-        """(Q, R) of each matrix; ``some``: the reduced factorisation, else the complete one (``ops.qr``)."""
-        return _ops().qr(self, "reduced" if some else "complete")
-
-    def matrix_power(self, n: int):
-        """Each square matrix to the integer power ``n`` (``ops.matrix_power``)."""
-        return _ops().matrix_power(self, n)
-
-    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        """beta * self + alpha * (the sum over the batch of batch1 @ batch2) (``ops.addbmm``); int64 for
-        integer inputs, as MindSpore's."""
-        out = _ops().addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
-        # MindSpore 2.10 gives int64 for integer inputs (ops.addbmm and the method alike)
-        return out if out.dtype.is_float or out.dtype.is_complex else out.astype("int64")
-
-    def cross(self, other, dim=None):
-        """The cross product of 3-vectors along ``dim`` (None: the first axis of size 3; ``ops.cross``)."""
-        return _ops().cross(self, other, dim)
-
-    def cov(self, *, correction: int = 1, fweights=None, aweights=None):
-        """The covariance matrix of the variables in the rows (``ops.cov``)."""
-        return _ops().cov(self, correction=correction, fweights=fweights, aweights=aweights)
-
-    # ---- random draws -------------------------------------------------------------------------------------
-    def multinomial(self, num_samples: int, replacement: bool = True, seed=None):
-        """``num_samples`` category indices drawn per row with these probabilities (``ops.multinomial``)."""
-        return _ops().multinomial(self, num_samples, replacement, seed)
-
-    def random_categorical(self, num_sample: int, seed: int = 0, dtype=_INT64):
-        """``num_sample`` category indices drawn per row from these logits (``ops.random_categorical``)."""
-        return _ops().random_categorical(self, num_sample, seed, dtype)
-
-    def bernoulli(self, *, generator=None):
-        """0/1 draws with this tensor's values as the probabilities of 1 (``mint.bernoulli``)."""
-        return _mint().bernoulli(self, generator=generator)
-
-    def uniform(self, from_: float = 0.0, to: float = 1.0, generator=None):
-        """A tensor of this shape and dtype drawn uniformly from [from_, to) (``ops.uniform_`` on a copy)."""
-        if from_ > to:
-            raise TypeError(f"Tensor.uniform: from_ ({from_}) must not be larger than to ({to})")
-        return _ops().uniform_(self.clone(), from_, to, generator=generator)
