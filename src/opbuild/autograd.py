@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .core import deferred_hooks, trace
+from .core import deferred_hooks, tensor_hooks, trace
 from .core.concrete_trace import ConcreteTracer, guard_holds
 from .core.graph_breaks import decision_key
 from .core.parameter import Parameter
@@ -113,7 +113,7 @@ class _Differentiated:
             n_all = e.n_out + e.n_hook + len(e.guards)
             return e.rebuild(outs[:e.n_out]), outs[n_all:n_all + n_in], outs[n_all + n_in:]
         key = (self._state(), trace.arg_signature(args, "a differentiated function"),
-               tuple(id(w) for w in self.weights), _hook_count(self.fn))
+               tuple(id(w) for w in self.weights), _hook_count(self.fn), tensor_hooks.key_of(args))
         arrays = [a.asnumpy() for a in tensors]
         paths = self._graphs.setdefault(key, {})
         entry, tried, traced = paths.get("last"), set(), False
@@ -167,6 +167,9 @@ class _Differentiated:
         hooks: dict[str, Any] = {"n": 0, "templates": [], "guards": []}
 
         def traced(*a: Any) -> Any:
+            for arg, sym in zip(args, a):  # Tensor.register_hook on an argument: its gradient through the hooks
+                if tensor_hooks.hooks_of(arg):
+                    tensor_hooks.apply_hooks(sym, tensor_hooks.hooks_of(arg))
             out = fn(*a[:n_args])
             leaves: list = []
             if hook_calls:

@@ -9,6 +9,9 @@
   ``core.tensor`` importing ``ops`` would be a cycle.
 * the **sparse classes**: ``Tensor.to_coo``/``to_csr`` build ``COOTensor``/``CSRTensor`` (``opbuild.sparse``,
   which imports ``core.tensor``).
+* ``mint`` and ``utils.from_dlpack``: the Tensor methods MindSpore defines by ``mint``'s functions
+  (``Tensor.kthvalue``, ``Tensor.histc``, ...), ``Tensor.from_dlpack``, and the identity whose gradient calls
+  a Tensor's backward hooks (``ops.grad_hooks.identity_with_grad``).
 
 Each is named here by import path and resolved on first use: no higher module fills a slot of core when it is
 imported, the dependency is written down once (:data:`PROVIDERS`), and a process that imports only
@@ -31,6 +34,10 @@ PROVIDERS: dict[str, str] = {
     "engine": "opbuild.runtime.session:session",
     "tensor_methods": "opbuild.ops:TENSOR_METHODS",
     "sparse_classes": "opbuild.sparse:SPARSE_CLASSES",
+    # the Tensor methods MindSpore defines by mint's functions (Tensor.kthvalue, histc, ...), and DLPack
+    "mint": "opbuild:mint",
+    "from_dlpack": "opbuild.utils:from_dlpack",
+    "grad_identity": "opbuild.ops.grad_hooks:identity_with_grad",  # Tensor.register_hook (core/tensor_hooks.py)
 }
 
 _resolved: dict[str, Any] = {}

@@ -15,6 +15,8 @@ from .symbol import Symbol
 from .tensor_extras import TensorExtras
 from .tensor_format import tensor_repr
 from .tensor_methods import TensorMethods, _ops
+from .tensor_methods_inplace import TensorInPlaceMethods
+from .tensor_methods_more import TensorMathMethods
 from .tensor_operators import TensorOperators
 from .tensor_overloads import TensorOverloads
 from .tensor_reductions import TensorReductions
@@ -85,7 +87,8 @@ def is_placeholder(t: Any) -> bool:
         and t._value.name == "declared_input" and t._value.producer is None
 
 
-class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, TensorExtras):
+class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, TensorExtras, TensorMathMethods,
+             TensorInPlaceMethods):
     """An n-dimensional array of a supported dtype (see :mod:`opbuild.core.dtypes`).
 
     ``Tensor(data, dtype=None)`` accepts anything NumPy can turn into an array. Python floats default to
