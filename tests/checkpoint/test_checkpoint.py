@@ -10,6 +10,7 @@ import pytest
 
 import opbuild as ms
 from opbuild.checkpoint import CheckpointError, serialization
+from opbuild.checkpoint import async_save as async_writes
 from opbuild.checkpoint.proto import Checkpoint
 from opbuild.models import mlp, mlp_input
 
@@ -206,12 +207,20 @@ def test_dtype_and_shape_rules():
 
 
 def test_async_save_writes_a_snapshot(tmp_path):
-    import threading
-
     param = ms.Parameter(np.ones(4, np.float32), name="w")
     ms.save_checkpoint([param], str(tmp_path / "async.ckpt"), async_save=True)
     param.asnumpy()[:] = 0.0  # an in-place update after the call (training goes on): must not reach the file
-    for t in threading.enumerate():
-        if t.name == "opbuild-save-checkpoint":
-            t.join(60)
+    async_writes.wait()
+    assert not ms.async_ckpt_thread_status()
     assert ms.load_checkpoint(str(tmp_path / "async.ckpt"))["w"].asnumpy().tolist() == [1, 1, 1, 1]
+
+
+def test_a_failed_async_save_is_reported_by_the_next_save(tmp_path):
+    param = ms.Parameter(np.ones(4, np.float32), name="w")
+    missing = tmp_path / "gone" / "a.ckpt"  # its folder does not exist: the background write fails
+    ms.save_checkpoint([param], str(missing), async_save=True)
+    with pytest.raises(RuntimeError, match=r"async_save=True\) of .*a\.ckpt failed: .*not written"):
+        ms.save_checkpoint([param], str(tmp_path / "b.ckpt"))
+    assert not (tmp_path / "b.ckpt").exists()  # the caller learns of the loss before anything else happens
+    ms.save_checkpoint([param], str(tmp_path / "b.ckpt"))  # reported once: the next save goes ahead
+    assert ms.load_checkpoint(str(tmp_path / "b.ckpt"))["w"].asnumpy().tolist() == [1, 1, 1, 1]

@@ -20,7 +20,6 @@ import math
 import os
 import re
 import tempfile
-import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -34,6 +33,7 @@ from ..core.errors import OpbuildError
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..nn.cell import Cell
+from . import async_save as async_writes
 from .proto import Checkpoint
 
 log = logging.getLogger("opbuild.checkpoint")
@@ -209,12 +209,14 @@ def save_checkpoint(save_obj: Cell | list | dict, ckpt_file_name: str, integrate
     Parameter | Tensor | array | str}`` dicts, or a dict ``{name: Parameter | str}`` (what load_checkpoint
     returns). ``.ckpt`` is appended to the name when missing; an existing file is replaced atomically.
     ``append_dict`` adds entries (int, float, bool, str, Parameter or Tensor values); ``choice_func(name)``
-    selects the entries to save; ``async_save`` writes in a background thread (the data is copied first).
-    ``integrated_save`` only matters for model parallelism and is ignored; encryption is not supported.
+    selects the entries to save; ``async_save`` writes in a background thread (the data is copied first;
+    the next save waits for it and raises RuntimeError if it failed). ``integrated_save`` only matters for
+    model parallelism and is ignored; encryption is not supported.
     Raises ValueError for duplicate names, TypeError for values a checkpoint cannot hold.
     """
     if enc_key is not None:
         raise NotImplementedError("save_checkpoint: encrypted checkpoints (enc_key) are not supported")
+    async_writes.wait()  # an earlier background write first: in order, and its failure reported here
     name = _checked_save_name(ckpt_file_name)
     entries = _entries(save_obj, choice_func)
     if append_dict is not None:
@@ -236,7 +238,7 @@ def save_checkpoint(save_obj: Cell | list | dict, ckpt_file_name: str, integrate
         _atomic_write(name, (chunk for key, arr in values for chunk in _encode_value(key, arr)))
 
     if async_save:
-        threading.Thread(target=write, name="opbuild-save-checkpoint").start()
+        async_writes.start(name, write)
     else:
         write()
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..checkpoint import async_save as async_writes
+
 
 class DatasetHelper:
     """``DatasetHelper(dataset, dataset_sink_mode=True, sink_size=-1, epoch_num=1)``: the dataset's rows as
@@ -37,5 +39,5 @@ class DatasetHelper:
 
 
 def async_ckpt_thread_status() -> bool:
-    """Whether an asynchronous checkpoint write is in progress (opbuild writes checkpoints synchronously)."""
-    return False
+    """Whether a ``save_checkpoint(..., async_save=True)`` write is still in progress."""
+    return async_writes.running()
