@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core.tensor import Tensor, as_tensor
 from . import functional as F
+from .api import quantiles
 from .ms_prim_classes import REQUIRED, make_primitive
 from .ms_prim_classes_zoo import _scalar
 from .primitive import Primitive
@@ -84,30 +85,8 @@ def _matrix_exp(a: dict, x: Any) -> Tensor:
 
 
 def _quantile(a: dict, x: Any, q: Any) -> Tensor:
-    """Linear interpolation between the order statistics at q * (n - 1); q's axis first when q is 1-D. A slice
-    with NaN gives NaN, or with ``ignore_nan`` the quantile of its other values (NaN if none)."""
-    x, q = as_tensor(x), as_tensor(q)
-    dim = a["dim"]
-    if dim is None:
-        x, dim = F.reshape(x, (-1,)), 0
-    dim %= x.ndim
-    isnan = F.isnan(x)
-    filled = F.where(isnan, F.full_like(x, float("inf")), x)  # NaN sorted last
-    srt = F.sort(filled, dim)[0]
-    count = F.sum(F.cast(F.logical_not(isnan), x.dtype), dim, True) if a["ignore_nan"] else \
-        F.full_like(F.narrow(x, dim, 0, 1), float(x.shape[dim]))
-    qs = F.reshape(q, (-1,) + (1,) * x.ndim)
-    pos = qs * F.maximum(count - 1.0, F.zeros_like(count))
-    lo, hi = F.floor(pos), F.ceil(pos)
-    big = (q.size,) + srt.shape[:dim] + (1,) + srt.shape[dim + 1:]
-    take = lambda p: F.gather_elements(F.broadcast_to(F.expand_dims(srt, 0), (q.size, *srt.shape)), dim + 1,  # noqa: E731
-                                       F.cast(F.broadcast_to(p, big), "int64"))
-    out = take(lo) + (pos - lo) * (take(hi) - take(lo))
-    bad = F.equal(count, 0.0) if a["ignore_nan"] else F.any(isnan, dim, True)
-    out = F.where(F.broadcast_to(F.expand_dims(bad, 0), big), F.full_like(out, float("nan")), out)
-    if not a["keep_dims"]:
-        out = F.squeeze(out, dim + 1)
-    return F.squeeze(out, 0) if q.ndim == 0 else out
+    """``ops.quantile``'s computation (ops/api/quantiles.py) with the primitive's attributes."""
+    return quantiles.quantile("Quantile", x, q, a["dim"], a["keep_dims"], a["ignore_nan"])
 
 
 def _last2(v: Any, what: str) -> tuple[int, int]:
