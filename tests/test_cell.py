@@ -431,3 +431,11 @@ def test_traced_tensor_from_an_earlier_trace_is_a_clear_error(graph_mode):
     net(ms.Tensor(np.ones(3, np.float32)))
     with pytest.raises(RuntimeError, match="another graph"):
         net(ms.Tensor(np.ones(4, np.float32)))
+
+
+def test_a_parameter_name_must_be_a_str():
+    """MindSpore 2.10 refuses a non-str name (ValueError): a number would be saved under a name nothing loads."""
+    for bad in (5, b"w", 1.5):
+        with pytest.raises(ValueError, match="name must be a str or None"):
+            ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name=bad)
+    assert ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="w").name == "w"

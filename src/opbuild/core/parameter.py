@@ -27,6 +27,9 @@ class Parameter(ParameterSettings, Tensor):
                  device=None):
         # MindSpore's signature: the parallel and storage options choose device placement and sharding, which
         # one CPU process has no use for; they are accepted so model-zoo code constructs its parameters.
+        if name is not None and not isinstance(name, str):
+            # As MindSpore 2.10 (ValueError): a number or bytes would be saved under a name nothing can load.
+            raise ValueError(f"Parameter: name must be a str or None, got {type(name).__name__} {name!r}")
         super().__init__(default_input)
         self.name = name or ""
         self.requires_grad = requires_grad
