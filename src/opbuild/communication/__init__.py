@@ -4,7 +4,7 @@ sets up and groups.py for the groups."""
 
 from __future__ import annotations
 
-from . import collective
+from . import collective, comm_func  # noqa: F401 - comm_func: an attribute in MindSpore, not in its __all__
 from .auto_parallel import get_auto_parallel_context, reset_auto_parallel_context, set_auto_parallel_context
 from .groups import resolve as _resolve
 from .management import init, is_initialized, release
