@@ -36,6 +36,7 @@ complex128 = _dtypes.complex128
 
 from . import amp, common, communication, context, nn, ops  # noqa: E402
 from . import numpy as numpy  # noqa: E402 - mindspore.numpy, imported with the package as in MindSpore
+from . import top_names as _top_names  # noqa: E402 - runtime, dtype, context and training names
 from .alias import alias_mindspore  # noqa: E402
 from .alias import install_from_env as _install_alias_from_env  # noqa: E402
 from .api_extras import (  # noqa: E402
@@ -111,52 +112,10 @@ from .rng import (  # noqa: E402
 from .saved_hooks import register_saved_tensors_hooks, saved_tensors_hooks  # noqa: E402
 from .sparse import COOTensor, CSRTensor  # noqa: E402
 from .sparse_legacy import RowTensor, SparseTensor  # noqa: E402
-from .top_names import (  # noqa: E402 - runtime, dtype, context and training names (top_names.py)
-    COMPATIBLE,
-    LAX,
-    STRICT,
-    Event,
-    Int,
-    QuantDtype,
-    Stream,
-    StreamCtx,
-    StreamLimitCtx,
-    TensorType,
-    build_train_network,
-    communication_stream,
-    current_stream,
-    default_stream,
-    empty_cache,
-    get_device_limit,
-    get_stream_limit,
-    launch_blocking,
-    list_,
-    max_memory_allocated,
-    max_memory_reserved,
-    memory_allocated,
-    memory_reserved,
-    memory_stats,
-    memory_summary,
-    number,
-    reset_max_memory_allocated,
-    reset_max_memory_reserved,
-    reset_peak_memory_stats,
-    reset_stream_limit,
-    set_cur_stream,
-    set_device_limit,
-    set_dump,
-    set_kernel_launch_capture,
-    set_stream_limit,
-    shard,
-    string,
-    swap_tensors,
-    synchronize,
-    tensor_type,
-    tuple_,
-    type_none,
-)
 from .top_names import LAZY as _TOP_LAZY  # noqa: E402
 from .transforms import jacfwd, jacrev, jvp, vjp, vmap  # noqa: E402
+
+globals().update({_n: getattr(_top_names, _n) for _n in _top_names.__all__})
 
 _install_alias_from_env()  # OPBUILD_AS_MINDSPORE=1: `import mindspore` resolves to opbuild from here on
 
@@ -226,12 +185,5 @@ __all__ = [
     "no_inline", "recompute", "reset_algo_parameters", "set_algo_parameters", "set_ps_context",
     "run_check", "lazy_inline", "Symbol",
     "constexpr", "rewrite", "SymbolTree", "Node", "NodeType", "ScopedValue", "ValueType",
-    "COMPATIBLE", "LAX", "STRICT", "Event", "Int", "QuantDtype", "Stream", "StreamCtx", "StreamLimitCtx",
-    "TensorType", "launch_blocking",
-    "build_train_network", "communication_stream", "current_stream", "default_stream", "empty_cache",
-    "get_device_limit", "get_stream_limit", "list_", "max_memory_allocated", "max_memory_reserved", "memory_allocated",
-    "memory_reserved", "memory_stats", "memory_summary", "number", "reset_max_memory_allocated",
-    "reset_max_memory_reserved", "reset_peak_memory_stats", "reset_stream_limit", "set_cur_stream",
-    "set_device_limit", "set_dump", "set_kernel_launch_capture", "set_stream_limit", "shard", "string",
-    "swap_tensors", "synchronize", "tensor_type", "tuple_", "type_none", *_TOP_LAZY,
+    *_top_names.__all__, *_TOP_LAZY,
 ]
