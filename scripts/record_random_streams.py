@@ -48,6 +48,16 @@ SCENARIOS: dict[str, list] = {
         ["set_seed", 7],
         ["call", "rand", [4], {}], ["call", "randn", [5], {}], ["call", "rand", [3], {"seed": 3}],
     ],
+    "normal_and_like": [
+        ["set_seed", 5],
+        ["call", "rand_like", [_t([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], "float32")], {}],
+        ["call", "rand", [6], {}], ["call", "rand_like", [_t([0.0, 0.0], "float32")], {"seed": 2}],
+        ["call", "randn_like", [_t([0.0, 0.0, 0.0], "float32")], {}], ["call", "randn", [3], {}],
+        ["call", "randint_like", [_t([0, 0, 0, 0], "int32"), 0, 100], {}], ["call", "randint", [0, 100, [4]], {}],
+        ["call", "normal", [[4], _t(1.0, "float32"), _t(2.0, "float32")], {}],
+        ["call", "normal", [[3], _t([[0.0], [5.0]], "float32"), _t(0.5, "float32")], {"seed": 8}],
+        ["call", "normal", [[4], _t(1.0, "float32"), _t(2.0, "float32")], {}],
+    ],
     "functional_other_seeds": [
         ["set_seed", 0], ["call", "rand", [3], {}], ["call", "randn", [4], {}], ["call", "randint", [3, 9, [5]], {}],
         ["set_seed", 4000000000], ["call", "rand", [3], {}], ["call", "randn", [4], {}],

@@ -131,8 +131,9 @@ def normal(shape, mean, stddev, seed: int | None = None) -> Tensor:
     """``ops.normal(shape, mean, stddev, seed=None)``: samples of N(mean, stddev**2), of ``shape``
     broadcast with the shapes of ``mean`` and ``stddev``."""
     m, s = _param(mean, "mean"), _param(stddev, "stddev")
-    out = _out_shape("normal", _shape("normal", shape), m, s)
-    z = draw("StandardNormal", {"shape": out}, _state("normal", seed))
+    shp = _shape("normal", shape)
+    out = _out_shape("normal", shp, m, s)
+    z = _sample("normal", "StandardNormal", out, seed, ms_shape=shp)
     return _cast(z, s.dtype.name) * s + _cast(m, s.dtype.name)
 
 
@@ -174,29 +175,44 @@ def _draw_int(name: str, shape: tuple[int, ...], lo: Tensor, hi: Tensor, seed) -
 
 def randn(*size, dtype: DType | str | None = None, seed: int | None = None) -> Tensor:
     """``ops.randn(*size, dtype=None, seed=None)``: samples of N(0, 1) (dtype None: float32)."""
-    dt = _float_dtype("randn", dtype)
-    return _cast(_sample("randn", "StandardNormal", _size("randn", size), seed), dt)
+    return randn_named("randn", _size("randn", size), dtype, seed)
+
+
+def randn_named(name: str, shape: tuple[int, ...], dtype, seed) -> Tensor:
+    """:func:`randn` of ``shape`` as the functional op ``name`` (MindSpore counts seeds per name)."""
+    dt = _float_dtype(name, dtype)
+    return _cast(_sample(name, "StandardNormal", shape, seed), dt)
 
 
 def rand(*size, dtype: DType | str | None = None, seed: int | None = None) -> Tensor:
     """``ops.rand(*size, dtype=None, seed=None)``: samples uniform on [0, 1) (dtype None: float32)."""
-    dt = _float_dtype("rand", dtype)
-    return _cast(_sample("rand", "UniformReal", _size("rand", size), seed), dt)
+    return rand_named("rand", _size("rand", size), dtype, seed)
+
+
+def rand_named(name: str, shape: tuple[int, ...], dtype, seed) -> Tensor:
+    """:func:`rand` of ``shape`` as the functional op ``name`` (MindSpore counts seeds per name)."""
+    dt = _float_dtype(name, dtype)
+    return _cast(_sample(name, "UniformReal", shape, seed), dt)
 
 
 def randint(low: int, high: int, size: Sequence[int], seed: int | None = None, *,
             dtype: DType | str | None = None) -> Tensor:
     """``ops.randint(low, high, size, seed=None, *, dtype=None)``: integers uniform on [low, high) (dtype
     None: int64). The bounds must fit int32 (the UniformInt kernel's)."""
+    return randint_named("randint", low, high, size, seed, dtype)
+
+
+def randint_named(name: str, low: int, high: int, size, seed, dtype) -> Tensor:
+    """:func:`randint` as the functional op ``name`` (MindSpore counts seeds per name)."""
     for v in (low, high):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not -2 ** 31 <= v < 2 ** 31:
-            raise ValueError(f"randint: low and high must be ints within int32's range, got {v!r}")
+            raise ValueError(f"{name}: low and high must be ints within int32's range, got {v!r}")
     dt = "int64" if dtype is None else dtype_of(dtype).name
     if dt not in ("int8", "int16", "int32", "int64", "uint8"):
-        raise TypeError(f"randint: dtype must be an integer type, got {dt}")
+        raise TypeError(f"{name}: dtype must be an integer type, got {dt}")
     shape = size if not isinstance(size, numbers.Integral) else (size,)
-    r = _draw_int("randint", _shape("randint", shape), Tensor(np.asarray(low, np.int32)),
-                  Tensor(np.asarray(high, np.int32)), seed)
+    r = _draw_int(name, _shape(name, shape), Tensor(np.asarray(low, np.int32)), Tensor(np.asarray(high, np.int32)),
+                  seed)
     return _cast(r, dt)
 
 
