@@ -99,8 +99,8 @@ def test_primitive_seeds_follow_mindspore_rules():
     assert np.array_equal(first, p2((6,)).asnumpy())  # same op seeds: same stream
     assert not np.array_equal(first, p1((6,)).asnumpy())  # a primitive advances at each call
     assert not np.array_equal(first, ops.StandardNormal(seed=4, seed2=6)((6,)).asnumpy())
-    ms.set_seed(5)
-    assert not np.array_equal(first, ops.StandardNormal(seed=4, seed2=5)((6,)).asnumpy())  # global seed mixes in
+    ms.set_seed(5)  # MindSpore's primitives with op seeds ignore the global seed (in PYNATIVE_MODE)
+    assert np.array_equal(first, ops.StandardNormal(seed=4, seed2=5)((6,)).asnumpy())
 
 
 class _Sampler(nn.Cell):

@@ -9,6 +9,12 @@ every run and every process. Distributions from uniforms: Box-Muller (normal, tw
 CDF (Laplace), ``minval + floor(u * (maxval - minval))`` (integers). The bit streams differ from MindSpore's
 (Philox there): the same seeds give other values; only the distributions agree (docs/mindspore-compat.md).
 
+In PYNATIVE_MODE, ``StandardNormal``/``UniformReal``/``UniformInt`` objects with a seed given (``seed`` or
+``seed2`` not 0) draw MindSpore 2.10's own streams instead, on the host (core/ms_random_streams.py): the
+generator MindSpore's kernel seeds from ``(seed, seed2)``, one per object and output shape, as MindSpore's
+PyNative keeps one kernel per shape. Inside a GRAPH_MODE trace, and for both seeds 0 (unseeded in MindSpore),
+they keep the kernels' stream above.
+
 Seeds (MindSpore's rules, ``set_seed`` and the op's ``seed``/``seed2``): both op seeds 0 takes the next op seed
 of the global sequence (``core/init_values.op_seed``: the global seed mixed with the op's creation number);
 otherwise the state's seed mixes the global seed with the two op seeds. Unlike MindSpore, a program that never
@@ -25,8 +31,10 @@ from ..core import config
 from ..core.errors import ShapeError
 from ..core.init_values import op_seed
 from ..core.ir import TensorType
+from ..core.ms_random_streams import KernelStream
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
+from ..core.trace import current
 from .primitive import Primitive, apply, defop
 from .random_ops import GOLDEN, M1, M2
 from .registry import no_grad
@@ -121,6 +129,27 @@ def draw(op: str, attrs: dict, state: Parameter, extra: Sequence[Tensor] = ()) -
     return out
 
 
+def ms_sample(op: str, stream: KernelStream, shape, bounds: tuple[int, int] = (0, 1)) -> Tensor:
+    """``op``'s values of ``shape`` drawn from MindSpore's kernel generator ``stream`` (on the host)."""
+    shp = _normalize(op)({"shape": shape}, [])["shape"]
+    n = int(np.prod(shp, dtype=np.int64))
+    if op == "StandardNormal":
+        values = stream.standard_normal(n)
+    elif op == "UniformReal":
+        values = stream.uniform_real(n)
+    else:
+        values = stream.uniform_int(n, *bounds)
+    return Tensor(values.reshape(shp))
+
+
+def _concrete_bounds(lo: Tensor, hi: Tensor) -> tuple[int, int] | None:
+    """(minval, maxval) when both are concrete int32 scalars (the host draw's case), else None."""
+    for t in (lo, hi):
+        if t._data is None or t.dtype.name != "int32" or t.shape not in ((), (1,)):
+            return None
+    return int(lo.asnumpy().reshape(-1)[0]), int(hi.asnumpy().reshape(-1)[0])
+
+
 class _Sampler(Primitive):
     """The common constructor of MindSpore's sampling primitives: ``Op(seed=0, seed2=0)``; the instance keeps
     its generator state, so each call draws new values."""
@@ -128,8 +157,24 @@ class _Sampler(Primitive):
     def __init__(self, seed: int = 0, seed2: int = 0):
         Primitive.__init__(self)
         object.__setattr__(self, "_rng", new_state(state_seed(seed, seed2)))
+        # MindSpore's own stream (PYNATIVE_MODE, a seed given): one kernel generator per output shape
+        object.__setattr__(self, "_ms_seeds", (int(seed), int(seed2)) if seed or seed2 else None)
+        object.__setattr__(self, "_ms_kernels", {})
+
+    def _ms_stream(self, shape) -> KernelStream | None:
+        """This object's MindSpore kernel generator for ``shape``, or None where the kernel stream is used."""
+        if self._ms_seeds is None or current() is not None:
+            return None
+        op = type(self).__name__
+        key = _normalize(op)({"shape": shape}, [])["shape"]
+        if key not in self._ms_kernels:
+            self._ms_kernels[key] = KernelStream(*self._ms_seeds, normal=op == "StandardNormal")
+        return self._ms_kernels[key]
 
     def __call__(self, shape):
+        stream = self._ms_stream(shape)
+        if stream is not None:
+            return ms_sample(type(self).__name__, stream, shape)
         return draw(type(self).__name__, {"shape": shape}, self._rng)
 
 
@@ -162,6 +207,10 @@ class UniformInt(_Sampler):
         if lo._data is not None and hi._data is not None and int(lo.asnumpy().reshape(-1)[0]) >= int(
                 hi.asnumpy().reshape(-1)[0]):
             raise ValueError(f"UniformInt: minval must be less than maxval, got {lo.asnumpy()} and {hi.asnumpy()}")
+        bounds = _concrete_bounds(lo, hi)
+        stream = self._ms_stream(shape) if bounds is not None else None
+        if stream is not None:
+            return ms_sample("UniformInt", stream, shape, bounds)
         return draw("UniformInt", {"shape": shape}, self._rng, (lo, hi))
 
 

@@ -14,7 +14,7 @@ from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
 from .base import binary, promote
 from .math_more import einsum, sort
-from .sampling import rand, randint, randn
+from .sampling import rand_named, randint_named, randn_named
 
 
 def dot(input, other) -> Tensor:  # noqa: A002
@@ -161,13 +161,13 @@ def is_tensor(obj) -> bool:
 def rand_like(input, seed: int | None = None, *, dtype: DType | str | None = None) -> Tensor:  # noqa: A002
     """``ops.rand_like(input, seed=None, *, dtype=None)``: uniform [0, 1) samples of ``input``'s shape."""
     x = as_tensor(input)
-    return rand(*x.shape, dtype=dtype if dtype is not None else x.dtype, seed=seed)
+    return rand_named("rand_like", tuple(x.shape), dtype if dtype is not None else x.dtype, seed)
 
 
 def randn_like(input, seed: int | None = None, *, dtype: DType | str | None = None) -> Tensor:  # noqa: A002
     """``ops.randn_like(input, seed=None, *, dtype=None)``: N(0, 1) samples of ``input``'s shape."""
     x = as_tensor(input)
-    return randn(*x.shape, dtype=dtype if dtype is not None else x.dtype, seed=seed)
+    return randn_named("randn_like", tuple(x.shape), dtype if dtype is not None else x.dtype, seed)
 
 
 def randint_like(input, low: int, high: int, seed: int | None = None, *,  # noqa: A002
@@ -175,7 +175,7 @@ def randint_like(input, low: int, high: int, seed: int | None = None, *,  # noqa
     """``ops.randint_like(input, low, high, seed=None, *, dtype=None)``: integers uniform on [low, high) of
     ``input``'s shape (``input``'s dtype unless ``dtype`` is given)."""
     x = as_tensor(input)
-    return randint(low, high, tuple(x.shape), seed, dtype=dtype if dtype is not None else x.dtype)
+    return randint_named("randint_like", low, high, tuple(x.shape), seed, dtype if dtype is not None else x.dtype)
 
 
 def _like_var(variable, value) -> Tensor:

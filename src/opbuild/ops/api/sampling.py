@@ -5,6 +5,10 @@ Each (function, ``seed``) pair owns one generator state in the session (as ``ops
 first use from ``set_seed`` and ``seed`` and advanced by every call, so successive calls draw new values and
 a program draws the same sequence in every run; ``set_seed`` restarts the sequences, as in MindSpore. The
 values differ from MindSpore's for the same seeds (other generator): only the distributions agree.
+
+Except in PYNATIVE_MODE for ``standard_normal``, ``randn``, ``rand``, ``randint`` and ``uniform`` once seeded
+(``set_seed`` ran or a ``seed`` is given): they then draw MindSpore 2.10's values bit for bit, on the host, from
+the seed pair MindSpore would give the call (core/ms_random_streams.py).
 """
 
 from __future__ import annotations
@@ -16,19 +20,19 @@ import numpy as np
 
 from ...core.dtypes import DType, dtype_of
 from ...core.init_values import seed_epoch
+from ...core.ms_random_streams import KernelStream, functional_seeds
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
-from ...core.trace import engine
+from ...core.trace import current, engine
 from ..primitive import apply
-from ..random_sample import draw, new_state, state_seed
+from ..random_sample import draw, ms_sample, new_state, state_seed
 from ..registry import broadcast_shapes
 
 _FLOATS = ("float16", "float32", "float64")
 
 
 def _state(name: str, seed) -> Parameter:
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
-        raise ValueError(f"{name}: seed must be None or a non-negative int, got {seed!r}")
+    _check_seed(name, seed)
     states = engine().state("random")
     epoch = seed_epoch()
     key = (name, seed, epoch)
@@ -38,6 +42,37 @@ def _state(name: str, seed) -> Parameter:
             states.pop(stale, None)
         state = states.setdefault(key, new_state(state_seed(int(seed or 0))))
     return state
+
+
+def _ms_stream(name: str, seed, normal: bool = False) -> KernelStream | None:
+    """MindSpore's kernel generator for this call of the functional op ``name`` (PYNATIVE_MODE, seeded), or
+    None where opbuild's kernel stream is drawn (inside a trace, or unseeded as in MindSpore)."""
+    if current() is not None:
+        return None
+    _check_seed(name, seed)
+    seeds = functional_seeds(name, seed)
+    return None if seeds is None else KernelStream(*seeds, normal=normal)
+
+
+def _check_seed(name: str, seed) -> None:
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
+        raise ValueError(f"{name}: seed must be None or a non-negative int, got {seed!r}")
+
+
+def _sample(name: str, op: str, shape: tuple[int, ...], seed, bounds: tuple[Tensor, Tensor] | None = None,
+            ms_shape: tuple[int, ...] | None = None) -> Tensor:
+    """``op``'s draw of ``shape`` for the functional ``name``: MindSpore's stream where it applies (see the
+    module docstring), else the kernel's from the (``name``, ``seed``) state."""
+    stream = _ms_stream(name, seed, normal=op == "StandardNormal")
+    if stream is not None:
+        if bounds is None:
+            return ms_sample(op, stream, shape if ms_shape is None else ms_shape)
+        lo, hi = (int(t.asnumpy().reshape(-1)[0]) for t in bounds)
+        return ms_sample(op, stream, shape, (lo, hi))
+    if bounds is None:
+        return draw(op, {"shape": shape}, _state(name, seed))
+    return draw(op, {"shape": shape}, _state(name, seed),
+                tuple(apply("Reshape", {"shape": ()}, [t]) for t in bounds))
 
 
 def _shape(name: str, shape) -> tuple[int, ...]:
@@ -89,15 +124,16 @@ class _TypeOf:
 
 def standard_normal(shape, seed: int | None = None) -> Tensor:
     """``ops.standard_normal(shape, seed=None)``: float32 samples of N(0, 1)."""
-    return draw("StandardNormal", {"shape": _shape("standard_normal", shape)}, _state("standard_normal", seed))
+    return _sample("standard_normal", "StandardNormal", _shape("standard_normal", shape), seed)
 
 
 def normal(shape, mean, stddev, seed: int | None = None) -> Tensor:
     """``ops.normal(shape, mean, stddev, seed=None)``: samples of N(mean, stddev**2), of ``shape``
     broadcast with the shapes of ``mean`` and ``stddev``."""
     m, s = _param(mean, "mean"), _param(stddev, "stddev")
-    out = _out_shape("normal", _shape("normal", shape), m, s)
-    z = draw("StandardNormal", {"shape": out}, _state("normal", seed))
+    shp = _shape("normal", shape)
+    out = _out_shape("normal", shp, m, s)
+    z = _sample("normal", "StandardNormal", out, seed, ms_shape=shp)
     return _cast(z, s.dtype.name) * s + _cast(m, s.dtype.name)
 
 
@@ -124,7 +160,8 @@ def uniform(shape, minval, maxval, seed: int | None = None, dtype: DType | str =
         raise TypeError(f"uniform: dtype must be float32 or int32 (MindSpore's), got {dt}")
     lo, hi = _param(minval, "minval"), _param(maxval, "maxval")
     out = _out_shape("uniform", shp, lo, hi)
-    u = draw("UniformReal", {"shape": out}, _state("uniform", seed))
+    # MindSpore draws ``shape`` and broadcasts with the bounds; the kernel stream draws the whole output
+    u = _sample("uniform", "UniformReal", out, seed, ms_shape=shp)
     return u * (hi - lo) + lo
 
 
@@ -133,35 +170,49 @@ def _draw_int(name: str, shape: tuple[int, ...], lo: Tensor, hi: Tensor, seed) -
             hi.asnumpy().reshape(-1)[0]):
         raise ValueError(f"{name}: the low bound must be less than the high bound, got {lo.asnumpy()} and "
                          f"{hi.asnumpy()}")
-    return draw("UniformInt", {"shape": shape}, _state(name, seed),
-                (apply("Reshape", {"shape": ()}, [lo]), apply("Reshape", {"shape": ()}, [hi])))
+    return _sample(name, "UniformInt", shape, seed, (lo, hi))
 
 
 def randn(*size, dtype: DType | str | None = None, seed: int | None = None) -> Tensor:
     """``ops.randn(*size, dtype=None, seed=None)``: samples of N(0, 1) (dtype None: float32)."""
-    z = draw("StandardNormal", {"shape": _size("randn", size)}, _state("randn", seed))
-    return _cast(z, _float_dtype("randn", dtype))
+    return randn_named("randn", _size("randn", size), dtype, seed)
+
+
+def randn_named(name: str, shape: tuple[int, ...], dtype, seed) -> Tensor:
+    """:func:`randn` of ``shape`` as the functional op ``name`` (MindSpore counts seeds per name)."""
+    dt = _float_dtype(name, dtype)
+    return _cast(_sample(name, "StandardNormal", shape, seed), dt)
 
 
 def rand(*size, dtype: DType | str | None = None, seed: int | None = None) -> Tensor:
     """``ops.rand(*size, dtype=None, seed=None)``: samples uniform on [0, 1) (dtype None: float32)."""
-    u = draw("UniformReal", {"shape": _size("rand", size)}, _state("rand", seed))
-    return _cast(u, _float_dtype("rand", dtype))
+    return rand_named("rand", _size("rand", size), dtype, seed)
+
+
+def rand_named(name: str, shape: tuple[int, ...], dtype, seed) -> Tensor:
+    """:func:`rand` of ``shape`` as the functional op ``name`` (MindSpore counts seeds per name)."""
+    dt = _float_dtype(name, dtype)
+    return _cast(_sample(name, "UniformReal", shape, seed), dt)
 
 
 def randint(low: int, high: int, size: Sequence[int], seed: int | None = None, *,
             dtype: DType | str | None = None) -> Tensor:
     """``ops.randint(low, high, size, seed=None, *, dtype=None)``: integers uniform on [low, high) (dtype
     None: int64). The bounds must fit int32 (the UniformInt kernel's)."""
+    return randint_named("randint", low, high, size, seed, dtype)
+
+
+def randint_named(name: str, low: int, high: int, size, seed, dtype) -> Tensor:
+    """:func:`randint` as the functional op ``name`` (MindSpore counts seeds per name)."""
     for v in (low, high):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not -2 ** 31 <= v < 2 ** 31:
-            raise ValueError(f"randint: low and high must be ints within int32's range, got {v!r}")
+            raise ValueError(f"{name}: low and high must be ints within int32's range, got {v!r}")
     dt = "int64" if dtype is None else dtype_of(dtype).name
     if dt not in ("int8", "int16", "int32", "int64", "uint8"):
-        raise TypeError(f"randint: dtype must be an integer type, got {dt}")
+        raise TypeError(f"{name}: dtype must be an integer type, got {dt}")
     shape = size if not isinstance(size, numbers.Integral) else (size,)
-    r = _draw_int("randint", _shape("randint", shape), Tensor(np.asarray(low, np.int32)),
-                  Tensor(np.asarray(high, np.int32)), seed)
+    r = _draw_int(name, _shape(name, shape), Tensor(np.asarray(low, np.int32)), Tensor(np.asarray(high, np.int32)),
+                  seed)
     return _cast(r, dt)
 
 
