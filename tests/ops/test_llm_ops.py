@@ -1,0 +1,296 @@
+"""MindSpore's fused large-model operators (ops/api/llm_attention.py, llm_fused.py, ms_prim_classes_llm.py):
+``flash_attention_score``/``FlashAttentionScore``, ``prompt_flash_attention``, ``incre_flash_attention``,
+``rotary_position_embedding``, ``add_rms_norm``, ``add_layer_norm`` and ``RmsNorm``.
+
+MindSpore 2.10 implements these on Ascend only, so its CPU build cannot record fixtures for them: they are
+checked against PyTorch (CPU), ``scaled_dot_product_attention`` with the equivalent boolean masks and GQA and
+rotary embeddings written from the documented formula, forward in PyNative and GRAPH_MODE and gradients against
+torch autograd."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import opbuild as ms
+from opbuild import ops
+
+torch = pytest.importorskip("torch", reason="torch (CPU) is the reference of the Ascend-only fused operators")
+F = torch.nn.functional
+RNG = np.random.default_rng(7)
+
+
+def _r(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def _run(fn, *arrays):
+    """fn(*Tensors) as a Cell's construct (traced under GRAPH_MODE); outputs as NumPy."""
+    class Net(ms.nn.Cell):
+        def construct(self, *xs):
+            return fn(*xs)
+
+    out = Net()(*(ms.Tensor(a) for a in arrays))
+    return tuple(o.asnumpy() for o in out) if isinstance(out, tuple) else out.asnumpy()
+
+
+class _mode:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __enter__(self):
+        self.old = ms.get_context("mode")
+        ms.set_context(mode=ms.GRAPH_MODE if self.name == "graph" else ms.PYNATIVE_MODE)
+
+    def __exit__(self, *exc):
+        ms.set_context(mode=self.old)
+
+
+def _to_bnsd(x: np.ndarray, layout: str, n: int) -> torch.Tensor:
+    t = x if isinstance(x, torch.Tensor) else torch.from_numpy(x)
+    if layout == "BSH":
+        return t.reshape(*t.shape[:2], n, -1).transpose(1, 2)
+    if layout == "SBH":
+        return t.reshape(*t.shape[:2], n, -1).permute(1, 2, 0, 3)
+    return t.transpose(1, 2) if layout == "BSND" else t
+
+
+def _from_bnsd(t: torch.Tensor, layout: str) -> np.ndarray:
+    b, n, s, d = t.shape
+    if layout == "BSH":
+        t = t.transpose(1, 2).reshape(b, s, n * d)
+    elif layout == "SBH":
+        t = t.permute(2, 0, 1, 3).reshape(s, b, n * d)
+    elif layout == "BSND":
+        t = t.transpose(1, 2)
+    return t.detach().numpy()
+
+
+def _qkv(layout: str, b: int, n1: int, n2: int, s1: int, s2: int, d: int):
+    shapes = {"BSH": ((b, s1, n1 * d), (b, s2, n2 * d)), "SBH": ((s1, b, n1 * d), (s2, b, n2 * d)),
+              "BSND": ((b, s1, n1, d), (b, s2, n2, d)), "BNSD": ((b, n1, s1, d), (b, n2, s2, d))}[layout]
+    return _r(*shapes[0]), _r(*shapes[1]), _r(*shapes[1])
+
+
+def _sdpa(q, k, v, layout, n1, n2, keep=None, scale=None):
+    """torch's attention; ``keep`` is torch's boolean mask (True = attend), MindSpore's mask inverted."""
+    tq, tk, tv = _to_bnsd(q, layout, n1), _to_bnsd(k, layout, n2), _to_bnsd(v, layout, n2)
+    keep = None if keep is None else torch.from_numpy(np.ascontiguousarray(keep))
+    return _from_bnsd(F.scaled_dot_product_attention(tq, tk, tv, attn_mask=keep, scale=scale, enable_gqa=True),
+                      layout)
+
+
+@pytest.mark.parametrize("layout", ["BSH", "SBH", "BSND", "BNSD"])
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_flash_attention_score_layouts_and_gqa(layout, mode):
+    b, n1, n2, s1, s2, d = 2, 4, 2, 5, 7, 8
+    q, k, v = _qkv(layout, b, n1, n2, s1, s2, d)
+    mask = RNG.random((b, 1, s1, s2)) < 0.3
+    mask[..., 0] = False  # every row keeps a key: torch gives NaN for a fully masked row
+    with _mode(mode):
+        got = _run(lambda x, y, z, m: ops.flash_attention_score(x, y, z, n1, attn_mask=m, scalar_value=d ** -0.5,
+                                                                input_layout=layout), q, k, v, mask)
+    np.testing.assert_allclose(got, _sdpa(q, k, v, layout, n1, n2, ~mask, d ** -0.5), rtol=1e-5, atol=1e-5)
+
+
+def _causal(s1: int, s2: int, right_down: bool, pre: int = 1 << 30, nxt: int = 0) -> np.ndarray:
+    """torch-style keep mask of the band -pre <= j - i - shift <= nxt (shift s2 - s1 anchored bottom right)."""
+    d = np.arange(s2)[None] - np.arange(s1)[:, None] - (s2 - s1 if right_down else 0)
+    return (d <= nxt) & (d >= -pre)
+
+
+@pytest.mark.parametrize(("sparse_mode", "pre", "nxt", "keep"), [
+    (2, 2147483647, 2147483647, _causal(6, 9, False)),
+    (3, 2147483647, 2147483647, _causal(6, 9, True)),
+    (4, 2, 1, _causal(6, 9, True, 2, 1)),
+])
+def test_flash_attention_score_sparse_modes(sparse_mode, pre, nxt, keep):
+    """Modes 2-4 build their causal/band mask from the shapes (Ascend's compressed 2048x2048 mask is optional)."""
+    q, k, v = _qkv("BNSD", 1, 2, 2, 6, 9, 16)
+    with _mode("graph"):
+        got = _run(lambda x, y, z: ops.flash_attention_score(
+            x, y, z, 2, input_layout="BNSD", sparse_mode=sparse_mode, pre_tokens=pre, next_tokens=nxt), q, k, v)
+    np.testing.assert_allclose(got, _sdpa(q, k, v, "BNSD", 2, 2, keep, 1.0), rtol=1e-5, atol=1e-5)
+
+
+def test_flash_attention_score_mode0_band_and_prefix():
+    q, k, v = _qkv("BNSD", 2, 2, 1, 6, 6, 8)
+    none = np.zeros((6, 6), bool)
+    got = ops.flash_attention_score(ms.Tensor(q), ms.Tensor(k), ms.Tensor(v), 2, attn_mask=ms.Tensor(none),
+                                    input_layout="BNSD", pre_tokens=2, next_tokens=0).asnumpy()
+    np.testing.assert_allclose(got, _sdpa(q, k, v, "BNSD", 2, 1, _causal(6, 6, False, 2, 0), 1.0), atol=1e-5)
+    got = ops.flash_attention_score(ms.Tensor(q), ms.Tensor(k), ms.Tensor(v), 2, prefix=[3, 1], input_layout="BNSD",
+                                    sparse_mode=5).asnumpy()
+    keep = np.stack([_causal(6, 6, True) | (np.arange(6) < n)[None] for n in (3, 1)])[:, None]
+    np.testing.assert_allclose(got, _sdpa(q, k, v, "BNSD", 2, 1, keep, 1.0), atol=1e-5)
+
+
+def test_flash_attention_score_primitive_outputs():
+    """softmax_max/softmax_sum are the rows' score maximum and sum of exp(score - max), repeated over 8."""
+    b, n, s1, s2, d = 2, 2, 3, 5, 4
+    q, k, v = _qkv("BSH", b, n, n, s1, s2, d)
+    with _mode("graph"):
+        mx, total, unused, out = _run(lambda x, y, z: ops.FlashAttentionScore(n, scale_value=0.5)(x, y, z), q, k, v)
+    scores = 0.5 * _to_bnsd(q, "BSH", n) @ _to_bnsd(k, "BSH", n).transpose(-1, -2)
+    want_max = scores.amax(-1, keepdim=True)
+    assert mx.shape == total.shape == (b, n, s1, 8) and mx.dtype == np.float32 and unused.shape == ()
+    np.testing.assert_allclose(mx, want_max.expand(b, n, s1, 8).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(total, (scores - want_max).exp().sum(-1, keepdim=True).expand(b, n, s1, 8).numpy(),
+                               rtol=1e-5)
+    np.testing.assert_allclose(out, _sdpa(q, k, v, "BSH", n, n, None, 0.5), rtol=1e-5, atol=1e-5)
+
+
+def test_flash_attention_score_tnd_varlen():
+    """TND packs batches of lengths (2, 4) / (3, 5) along T; sparse_mode 3 is causal from the bottom right."""
+    lq, lk, n1, n2, d = (2, 4), (3, 5), 4, 2, 8
+    q, k, v = _r(sum(lq), n1, d), _r(sum(lk), n2, d), _r(sum(lk), n2, d)
+    got = ops.flash_attention_score(ms.Tensor(q), ms.Tensor(k), ms.Tensor(v), n1, actual_seq_qlen=[2, 6],
+                                    actual_seq_kvlen=[3, 8], input_layout="TND", sparse_mode=3).asnumpy()
+    want, qa, ka = [], 0, 0
+    for sq, sk in zip(lq, lk):
+        seg = (x[None].transpose(0, 2, 1, 3) for x in (q[qa:qa + sq], k[ka:ka + sk], v[ka:ka + sk]))
+        want.append(_sdpa(*seg, "BNSD", n1, n2, _causal(sq, sk, True), 1.0)[0].transpose(1, 0, 2))
+        qa, ka = qa + sq, ka + sk
+    np.testing.assert_allclose(got, np.concatenate(want), rtol=1e-5, atol=1e-5)
+
+
+def test_flash_attention_score_grad_matches_torch():
+    b, n1, n2, s, d = 2, 4, 2, 5, 8
+    q, k, v = _qkv("BSH", b, n1, n2, s, s, d)
+    dy = _r(b, s, n1 * d)
+
+    def loss(x, y, z):
+        out = ops.flash_attention_score(x, y, z, n1, scalar_value=d ** -0.5, sparse_mode=2)
+        return (out * ms.Tensor(dy)).sum()
+
+    with _mode("graph"):
+        got = ms.grad(loss, grad_position=(0, 1, 2))(ms.Tensor(q), ms.Tensor(k), ms.Tensor(v))
+    tq, tk, tv = (torch.from_numpy(a).requires_grad_() for a in (q, k, v))
+    out = F.scaled_dot_product_attention(_to_bnsd(tq, "BSH", n1), _to_bnsd(tk, "BSH", n2),
+                                         _to_bnsd(tv, "BSH", n2), is_causal=True, scale=d ** -0.5, enable_gqa=True)
+    (out.transpose(1, 2).reshape(b, s, n1 * d) * torch.from_numpy(dy)).sum().backward()
+    for g, t in zip(got, (tq, tk, tv)):
+        np.testing.assert_allclose(g.asnumpy(), t.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_flash_attention_score_float16():
+    q, k, v = (a.astype(np.float16) for a in _qkv("BNSD", 1, 2, 2, 4, 4, 16))
+    got = ops.flash_attention_score(ms.Tensor(q), ms.Tensor(k), ms.Tensor(v), 2, input_layout="BNSD",
+                                    scalar_value=0.25)
+    assert got.dtype == ms.float16
+    want = _sdpa(*(a.astype(np.float32) for a in (q, k, v)), "BNSD", 2, 2, None, 0.25)
+    np.testing.assert_allclose(got.asnumpy().astype(np.float32), want, rtol=2e-3, atol=2e-3)
+
+
+def test_flash_attention_score_refuses_bad_input():
+    q, k, v = (ms.Tensor(a) for a in _qkv("BSH", 1, 2, 2, 3, 3, 4))
+    with pytest.raises(NotImplementedError, match="dropout"):
+        ops.flash_attention_score(q, k, v, 2, keep_prob=0.9)
+    with pytest.raises(ValueError, match="input_layout"):
+        ops.flash_attention_score(q, k, v, 2, input_layout="NSD")
+    with pytest.raises(ValueError, match="sparse_mode"):
+        ops.flash_attention_score(q, k, v, 2, sparse_mode=6)
+    with pytest.raises(ValueError, match="heads"):
+        ops.flash_attention_score(q, k, v, 3)
+    with pytest.raises(TypeError, match="attn_mask"):
+        ops.flash_attention_score(q, k, v, 2, attn_mask=ms.Tensor(np.zeros((3, 3), np.float32)))
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+@pytest.mark.parametrize("layout", ["BSH", "BNSD"])
+def test_prompt_flash_attention_gqa_lengths(layout, mode):
+    b, n1, n2, s, d = 2, 4, 1, 6, 8
+    q, k, v = _qkv(layout, b, n1, n2, s, s, d)
+    causal = ~_causal(s, s, False)  # MindSpore's mask: True masks out
+    with _mode(mode):
+        got = _run(lambda x, y, z, m: ops.prompt_flash_attention(
+            x, y, z, m, actual_seq_lengths=[6, 4], actual_seq_lengths_kv=[6, 4], num_heads=n1, scale_value=0.3,
+            input_layout=layout, num_key_value_heads=n2), q, k, v, causal)
+    keep = np.stack([_causal(s, s, False) & (np.arange(s) < n)[None] for n in (6, 4)])[:, None]
+    keep[1, :, 4:, 0] = True  # rows past the prompt: keep torch finite, they are checked to be 0 below
+    want = _sdpa(q, k, v, layout, n1, n2, keep, 0.3)
+    rows = _to_bnsd(got, layout, n1).numpy()
+    np.testing.assert_array_equal(rows[1, :, 4:], 0)
+    want_b = _to_bnsd(want, layout, n1).numpy()
+    np.testing.assert_allclose(rows[:, :, :4], want_b[:, :, :4], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(rows[0], want_b[0], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_incre_flash_attention_decoding_step(mode):
+    b, n1, n2, s, d = 2, 4, 2, 7, 8
+    q, k, v = _r(b, 1, n1 * d), _r(b, s, n2 * d), _r(b, s, n2 * d)
+    mask = np.zeros((b, 1, 1, s), bool)
+    mask[0, ..., 2] = True
+    with _mode(mode):
+        got = _run(lambda x, y, z, m: ops.incre_flash_attention(
+            x, [y], [z], m, actual_seq_lengths=[7, 5], num_heads=n1, scale_value=d ** -0.5, num_key_value_heads=n2),
+            q, k, v, mask)
+    keep = ~mask & (np.arange(s) < np.array([7, 5])[:, None]).reshape(b, 1, 1, s)
+    np.testing.assert_allclose(got, _sdpa(q, k, v, "BSH", n1, n2, keep, d ** -0.5), rtol=1e-5, atol=1e-5)
+    with pytest.raises(NotImplementedError, match="block_table"):
+        ops.incre_flash_attention(ms.Tensor(q), ms.Tensor(k), ms.Tensor(v), block_table=ms.Tensor(np.zeros((2, 1))),
+                                  num_heads=n1)
+
+
+def _torch_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mode: int) -> torch.Tensor:
+    if mode == 0:
+        x1, x2 = x.chunk(2, -1)
+        rot = torch.cat([-x2, x1], -1)
+    else:
+        rot = torch.stack([-x[..., 1::2], x[..., 0::2]], -1).flatten(-2)
+    return x * cos + rot * sin
+
+
+@pytest.mark.parametrize("rope_mode", [0, 1])
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_rotary_position_embedding(rope_mode, mode):
+    x = _r(2, 3, 5, 8)
+    ang = RNG.random((1, 1, 5, 8)).astype(np.float32) * 6
+    cos, sin = np.cos(ang), np.sin(ang)
+    with _mode(mode):
+        got = _run(lambda a, c, s: ops.rotary_position_embedding(a, c, s, rope_mode), x, cos, sin)
+    want = _torch_rope(*(torch.from_numpy(a) for a in (x, cos, sin)), rope_mode).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    dy = _r(*x.shape)
+    with _mode(mode):
+        g = ms.grad(lambda a: (ops.rotary_position_embedding(a, ms.Tensor(cos), ms.Tensor(sin), rope_mode)
+                               * ms.Tensor(dy)).sum())(ms.Tensor(x))
+    tx = torch.from_numpy(x).requires_grad_()
+    (_torch_rope(tx, torch.from_numpy(cos), torch.from_numpy(sin), rope_mode) * torch.from_numpy(dy)).sum().backward()
+    np.testing.assert_allclose(g.asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="mode"):
+        ops.rotary_position_embedding(ms.Tensor(x), ms.Tensor(cos), ms.Tensor(sin), 2)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_add_rms_norm_and_rms_norm_class(mode):
+    x1, x2, gamma = _r(3, 4, 16), _r(3, 4, 16), _r(16)
+    with _mode(mode):
+        y, rstd, xs = _run(lambda a, b, g: ops.add_rms_norm(a, b, g, 1e-5), x1, x2, gamma)
+        y2, rstd2 = _run(lambda a, g: ops.RmsNorm(1e-5)(a, g), x1 + x2, gamma)
+    tx = torch.from_numpy(x1 + x2)
+    want_rstd = torch.rsqrt(tx.pow(2).mean(-1, keepdim=True) + 1e-5)
+    np.testing.assert_allclose(xs, x1 + x2, rtol=1e-6)
+    np.testing.assert_allclose(rstd, want_rstd.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(y, (tx * want_rstd * torch.from_numpy(gamma)).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(y2, y, rtol=1e-6)
+    np.testing.assert_allclose(rstd2, rstd, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_add_layer_norm(mode):
+    x1, x2, gamma, beta = _r(2, 3, 10), _r(2, 3, 10), _r(10), _r(10)
+    with _mode(mode):
+        y, mean, rstd, xs = _run(lambda a, b, g, be: ops.add_layer_norm(a, b, g, be, 1e-5), x1, x2, gamma, beta)
+    tx = torch.from_numpy(x1 + x2)
+    want = F.layer_norm(tx, (10,), torch.from_numpy(gamma), torch.from_numpy(beta), 1e-5)
+    np.testing.assert_allclose(y, want.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(mean, tx.mean(-1, keepdim=True).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd, torch.rsqrt(tx.var(-1, unbiased=False, keepdim=True) + 1e-5).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(xs, x1 + x2, rtol=1e-6)
+    g = ms.grad(lambda a: (ops.add_layer_norm(a, ms.Tensor(x2), ms.Tensor(gamma), ms.Tensor(beta))[0]).sum())(
+        ms.Tensor(x1))
+    ta = torch.from_numpy(x1).requires_grad_()
+    F.layer_norm(ta + torch.from_numpy(x2), (10,), torch.from_numpy(gamma), torch.from_numpy(beta)).sum().backward()
+    np.testing.assert_allclose(g.asnumpy(), ta.grad.numpy(), rtol=1e-4, atol=1e-5)
