@@ -294,3 +294,57 @@ def test_add_layer_norm(mode):
     ta = torch.from_numpy(x1).requires_grad_()
     F.layer_norm(ta + torch.from_numpy(x2), (10,), torch.from_numpy(gamma), torch.from_numpy(beta)).sum().backward()
     np.testing.assert_allclose(g.asnumpy(), ta.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+@pytest.mark.parametrize("layout", ["BSH", "BNSD_BSND"])
+def test_fused_infer_attention_score_prompt_with_lse(layout, mode):
+    b, n1, n2, s1, s2, d = 2, 4, 2, 5, 6, 8
+    q, k, v = _qkv("BSH" if layout == "BSH" else "BNSD", b, n1, n2, s1, s2, d)
+    with _mode(mode):
+        out, lse = _run(lambda x, y, z: ops.fused_infer_attention_score(
+            x, y, z, num_heads=n1, num_key_value_heads=n2, scale=0.4, sparse_mode=3, input_layout=layout,
+            softmax_lse_flag=True), q, k, v)
+    keep = _causal(s1, s2, True)
+    src = "BSH" if layout == "BSH" else "BNSD"
+    want = _sdpa(q, k, v, src, n1, n2, keep, 0.4)
+    want = want if layout == "BSH" else want.transpose(0, 2, 1, 3)  # BNSD in, BSND out
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    tk = _to_bnsd(k, src, n2).repeat_interleave(n1 // n2, 1)
+    scores = 0.4 * _to_bnsd(q, src, n1) @ tk.transpose(-1, -2)
+    scores = scores.masked_fill(~torch.from_numpy(keep), float("-inf"))
+    np.testing.assert_allclose(lse, torch.logsumexp(scores, -1, keepdim=True).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_fused_infer_attention_score_decoding_step():
+    """Query length 1: the (B, S) mask and the kv lengths apply; the sparse mode does not."""
+    b, n, s, d = 2, 2, 6, 4
+    q, k, v = _r(b, 1, n * d), _r(b, s, n * d), _r(b, s, n * d)
+    mask = np.zeros((b, s), bool)
+    mask[1, 0] = True
+    out, lse = ops.fused_infer_attention_score(ms.Tensor(q), ms.Tensor(k), ms.Tensor(v), atten_mask=ms.Tensor(mask),
+                                               actual_seq_lengths_kv=[6, 3], num_heads=n, sparse_mode=3)
+    keep = (~mask & (np.arange(s) < np.array([6, 3])[:, None])).reshape(b, 1, 1, s)
+    np.testing.assert_allclose(out.asnumpy(), _sdpa(q, k, v, "BSH", n, n, keep, 1.0), rtol=1e-5, atol=1e-5)
+    assert lse.shape == (1,) and not lse.asnumpy().any()
+    with pytest.raises(NotImplementedError, match="antiquant_scale"):
+        ops.fused_infer_attention_score(ms.Tensor(q), ms.Tensor(k), ms.Tensor(v), antiquant_scale=ms.Tensor(q))
+
+
+@pytest.mark.parametrize("pse_type", [0, 1])
+def test_speed_fusion_attention_pse_types(pse_type):
+    b, n, s, d = 1, 2, 4, 8
+    q, k, v = _qkv("BSND", b, n, n, s, s, d)
+    pse = _r(b, n, s, s)
+    out, mx, total, _, seed, offset, numels = ops.speed_fusion_attention(
+        ms.Tensor(q), ms.Tensor(k), ms.Tensor(v), n, "BSND", pse=ms.Tensor(pse), scale=0.5, pse_type=pse_type,
+        sparse_mode=2)
+    bias = torch.from_numpy(pse) * (0.5 if pse_type == 1 else 1.0)
+    keep = torch.from_numpy(_causal(s, s, False))
+    tq, tk, tv = (_to_bnsd(a, "BSND", n) for a in (q, k, v))
+    want = F.scaled_dot_product_attention(tq, tk, tv, attn_mask=bias.masked_fill(~keep, float("-inf")), scale=0.5)
+    np.testing.assert_allclose(out.asnumpy(), _from_bnsd(want, "BSND"), rtol=1e-5, atol=1e-5)
+    assert mx.shape == total.shape == (b, n, s, 8)
+    assert int(seed.asnumpy()) == int(offset.asnumpy()) == int(numels.asnumpy()) == 0
+    with pytest.raises(NotImplementedError, match="pse_type 2"):
+        ops.speed_fusion_attention(ms.Tensor(q), ms.Tensor(k), ms.Tensor(v), n, "BSND", pse_type=2)

@@ -37,7 +37,7 @@ _LOWEST = float(np.finfo(np.float32).min)
 _LAYOUTS = ("BSH", "SBH", "BSND", "BNSD", "TND")
 
 
-def _float_qkv(name: str, query: Any, key: Any, value: Any) -> tuple[Tensor, Tensor, Tensor]:
+def float_qkv(name: str, query: Any, key: Any, value: Any) -> tuple[Tensor, Tensor, Tensor]:
     q, k, v = as_tensor(query), as_tensor(key), as_tensor(value)
     if q.dtype.name not in ("float16", "bfloat16", "float32"):
         raise TypeError(f"{name}: query must be float16, bfloat16 or float32, got {q.dtype.name}")
@@ -49,13 +49,13 @@ def _float_qkv(name: str, query: Any, key: Any, value: Any) -> tuple[Tensor, Ten
     return q, k, v
 
 
-def _int(name: str, what: str, v: Any) -> int:
+def as_int(name: str, what: str, v: Any) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         raise TypeError(f"{name}: {what} must be an int, got {type(v).__name__}")
     return int(v)
 
 
-def _int_list(name: str, what: str, v: Any) -> list[int] | None:
+def int_list(name: str, what: str, v: Any) -> list[int] | None:
     """A per-batch length list (a list, tuple or constant Tensor of ints) as Python ints."""
     if v is None:
         return None
@@ -65,7 +65,7 @@ def _int_list(name: str, what: str, v: Any) -> list[int] | None:
     return [int(x) for x in arr]
 
 
-def _to_bnsd(name: str, x: Tensor, layout: str, heads: int | None) -> Tensor:
+def to_bnsd(name: str, x: Tensor, layout: str, heads: int | None) -> Tensor:
     """``x`` in ``layout`` as (B, N, S, D); ``heads`` splits the hidden axis of BSH/SBH (None: D is known)."""
     want = {"BSH": 3, "SBH": 3, "BSND": 4, "BNSD": 4}[layout]
     if x.ndim != want:
@@ -79,7 +79,7 @@ def _to_bnsd(name: str, x: Tensor, layout: str, heads: int | None) -> Tensor:
     return transpose(x, (0, 2, 1, 3)) if layout == "BSND" else x
 
 
-def _from_bnsd(x: Tensor, layout: str) -> Tensor:
+def from_bnsd(x: Tensor, layout: str) -> Tensor:
     b, n, s, d = x.shape
     if layout == "BSH":
         return reshape(transpose(x, (0, 2, 1, 3)), (b, s, n * d))
@@ -117,7 +117,7 @@ def sparse_mask(name: str, mode: int, s1: int, s2: int, pre_tokens: int, next_to
                      f"4 (band) or 5 (prefix), got {mode}; modes 6-8 are not implemented by MindSpore either")
 
 
-def _bool_mask(name: str, mask: Any) -> Tensor:
+def bool_mask(name: str, mask: Any) -> Tensor:
     m = as_tensor(mask)
     if m.dtype.name not in ("bool", "uint8", "int8"):
         raise TypeError(f"{name}: attn_mask must be bool, uint8 or int8 (1/True masks a score out), got "
@@ -125,7 +125,7 @@ def _bool_mask(name: str, mask: Any) -> Tensor:
     return m if m.dtype.name == "bool" else cast(m, "bool")
 
 
-def _combine(user: Tensor | None, static: np.ndarray | None) -> Tensor | None:
+def combine(user: Tensor | None, static: np.ndarray | None) -> Tensor | None:
     if static is None:
         return user
     st = Tensor(np.ascontiguousarray(static))
@@ -158,7 +158,7 @@ def attend(q: Tensor, k: Tensor, v: Tensor, scale: float, mask: Tensor | None, p
     return out, mx, total
 
 
-def _check_heads(name: str, q: Tensor, k: Tensor) -> None:
+def check_heads(name: str, q: Tensor, k: Tensor) -> None:
     n1, n2 = q.shape[1], k.shape[1]
     if n2 == 0 or n1 % n2:
         raise ValueError(f"{name}: query's {n1} heads must be a multiple of key/value's {n2} heads")
@@ -167,7 +167,7 @@ def _check_heads(name: str, q: Tensor, k: Tensor) -> None:
                          f"D={k.shape[-1]}) must share the batch and head size")
 
 
-def _no_dropout(name: str, keep_prob: float, drop_mask: Any, padding_mask: Any) -> None:
+def no_dropout(name: str, keep_prob: float, drop_mask: Any, padding_mask: Any) -> None:
     if not isinstance(keep_prob, (int, float)) or isinstance(keep_prob, bool) or not 0 < keep_prob <= 1:
         raise ValueError(f"{name}: keep_prob must be a float in (0, 1], got {keep_prob!r}")
     if keep_prob != 1.0 or drop_mask is not None:
@@ -179,7 +179,7 @@ def _no_dropout(name: str, keep_prob: float, drop_mask: Any, padding_mask: Any) 
 
 def _prefix_mask(name: str, prefix: Any, b: int, s1: int, s2: int) -> np.ndarray:
     """sparse_mode 5: right-down causal, plus the first prefix[i] keys of batch i visible to every query."""
-    n = _int_list(name, "prefix", prefix)
+    n = int_list(name, "prefix", prefix)
     if n is None or len(n) != b:
         raise ValueError(f"{name}: sparse_mode 5 needs prefix, one int per batch ({b}), got {prefix!r}")
     causal = band_mask(s1, s2, INT_MAX, 0, True)
@@ -189,14 +189,14 @@ def _prefix_mask(name: str, prefix: Any, b: int, s1: int, s2: int) -> np.ndarray
 
 def _fa_dense(name: str, q: Tensor, k: Tensor, v: Tensor, head_num: int, pse: Any, mask: Tensor | None,
               prefix: Any, scale: float, pre: int, nxt: int, layout: str, mode: int, stats: bool) -> tuple:
-    qb = _to_bnsd(name, q, layout, head_num)
+    qb = to_bnsd(name, q, layout, head_num)
     d = qb.shape[-1]
-    kb = _to_bnsd(name, k, layout, None if layout not in ("BSH", "SBH") else max(k.shape[-1] // d, 1))
-    vb = _to_bnsd(name, v, layout, None if layout not in ("BSH", "SBH") else max(v.shape[-1] // d, 1))
+    kb = to_bnsd(name, k, layout, None if layout not in ("BSH", "SBH") else max(k.shape[-1] // d, 1))
+    vb = to_bnsd(name, v, layout, None if layout not in ("BSH", "SBH") else max(v.shape[-1] // d, 1))
     if qb.shape[1] != head_num:
         raise ValueError(f"{name}: head_num {head_num} does not match query's {qb.shape[1]} heads "
                          f"(shape {tuple(q.shape)}, layout {layout})")
-    _check_heads(name, qb, kb)
+    check_heads(name, qb, kb)
     b, s1, s2 = qb.shape[0], qb.shape[2], kb.shape[2]
     static = _prefix_mask(name, prefix, b, s1, s2) if mode == 5 else \
         sparse_mask(name, mode, s1, s2, pre, nxt, mask is not None)
@@ -204,15 +204,15 @@ def _fa_dense(name: str, q: Tensor, k: Tensor, v: Tensor, head_num: int, pse: An
     if user is not None and user.ndim not in (2, 4):
         raise ValueError(f"{name}: attn_mask must be (S1, S2), (B, 1, S1, S2) or (B, N1, S1, S2), got "
                          f"{tuple(user.shape)}")
-    out, mx, total = attend(qb, kb, vb, scale, _combine(user, static), None if pse is None else as_tensor(pse),
+    out, mx, total = attend(qb, kb, vb, scale, combine(user, static), None if pse is None else as_tensor(pse),
                             stats)
-    return _from_bnsd(out, layout), mx, total
+    return from_bnsd(out, layout), mx, total
 
 
 def _fa_tnd(name: str, q: Tensor, k: Tensor, v: Tensor, head_num: int, pse: Any, mask: Tensor | None,
             qlen: Any, kvlen: Any, scale: float, pre: int, nxt: int, mode: int, stats: bool) -> tuple:
     """Variable-length batches packed along T: each batch attends within its own segment."""
-    cq, ck = _int_list(name, "actual_seq_qlen", qlen), _int_list(name, "actual_seq_kvlen", kvlen)
+    cq, ck = int_list(name, "actual_seq_qlen", qlen), int_list(name, "actual_seq_kvlen", kvlen)
     if cq is None or ck is None or len(cq) != len(ck):
         raise ValueError(f"{name}: input_layout 'TND' needs actual_seq_qlen and actual_seq_kvlen of one length")
     if q.ndim != 3 or k.ndim != 3 or q.shape[1] != head_num:
@@ -229,9 +229,9 @@ def _fa_tnd(name: str, q: Tensor, k: Tensor, v: Tensor, head_num: int, pse: Any,
     for qa, qe, ka, ke in zip([0, *cq[:-1]], cq, [0, *ck[:-1]], ck):
         seg = [expand_dims(transpose(narrow(t, 0, a, e - a), (1, 0, 2)), 0)
                for t, a, e in ((q, qa, qe), (k, ka, ke), (v, ka, ke))]
-        _check_heads(name, seg[0], seg[1])
+        check_heads(name, seg[0], seg[1])
         static = sparse_mask(name, mode, qe - qa, ke - ka, pre, nxt, False)
-        o, mx, total = attend(*seg, scale, _combine(None, static), None, stats)
+        o, mx, total = attend(*seg, scale, combine(None, static), None, stats)
         outs.append(transpose(reshape(o, o.shape[1:]), (1, 0, 2)))
         if stats:
             mxs.append(transpose(reshape(mx, mx.shape[1:]), (1, 0, 2)))
@@ -248,12 +248,12 @@ def flash_attention_outputs(query: Any, key: Any, value: Any, head_num: int, rea
     """The ``FlashAttentionScore`` primitive's outputs ``(softmax_max, softmax_sum, softmax_out,
     attention_out)``: the rows' score maxima and exp sums repeated over a last axis of 8 (float32, (B, N1, S1, 8);
     (T1, N1, 8) for TND), an unused 0-D ``softmax_out`` and the attention (query's shape and dtype)."""
-    q, k, v = _float_qkv(name, query, key, value)
-    head_num = _int(name, "head_num", head_num)
+    q, k, v = float_qkv(name, query, key, value)
+    head_num = as_int(name, "head_num", head_num)
     if head_num <= 0:
         raise ValueError(f"{name}: head_num must be > 0, got {head_num}")
-    _no_dropout(name, keep_prob, drop_mask, padding_mask)
-    pre, nxt, mode = (_int(name, w, x) for w, x in (("pre_tokens", pre_tokens), ("next_tokens", next_tokens),
+    no_dropout(name, keep_prob, drop_mask, padding_mask)
+    pre, nxt, mode = (as_int(name, w, x) for w, x in (("pre_tokens", pre_tokens), ("next_tokens", next_tokens),
                                                      ("sparse_mode", sparse_mode)))
     if pre < 0 and nxt < 0:
         raise ValueError(f"{name}: pre_tokens and next_tokens cannot both be negative (the band would be empty)")
@@ -261,7 +261,7 @@ def flash_attention_outputs(query: Any, key: Any, value: Any, head_num: int, rea
         raise ValueError(f"{name}: input_layout must be one of {_LAYOUTS}, got {input_layout!r}")
     if real_shift is not None and as_tensor(real_shift).dtype != q.dtype:
         raise TypeError(f"{name}: real_shift must have query's dtype {q.dtype.name}")
-    mask = None if attn_mask is None else _bool_mask(name, attn_mask)
+    mask = None if attn_mask is None else bool_mask(name, attn_mask)
     if input_layout == "TND":
         out, mx, total = _fa_tnd(name, q, k, v, head_num, real_shift, mask, actual_seq_qlen, actual_seq_kvlen,
                                  float(scale_value), pre, nxt, mode, stats)
@@ -294,15 +294,15 @@ def flash_attention_score(query: Any, key: Any, value: Any, head_num: int, real_
 _QUANT = ("deq_scale1", "quant_scale1", "deq_scale2", "quant_scale2", "quant_offset2")
 
 
-def _refuse(name: str, **given: Any) -> None:
+def refuse(name: str, **given: Any) -> None:
     used = [k for k, v in given.items() if v is not None]
     if used:
         raise NotImplementedError(f"{name}: {', '.join(used)} (quantisation / paged attention) not implemented on "
                                   "the CPU; pass None")
 
 
-def _kv_heads(name: str, num_heads: int, num_key_value_heads: int, k: Tensor, layout: str, d: int) -> int:
-    nkv = _int(name, "num_key_value_heads", num_key_value_heads)
+def kv_heads(name: str, num_heads: int, num_key_value_heads: int, k: Tensor, layout: str, d: int) -> int:
+    nkv = as_int(name, "num_key_value_heads", num_key_value_heads)
     if nkv < 0 or (nkv and num_heads % nkv):
         raise ValueError(f"{name}: num_key_value_heads must be 0 or a factor of num_heads={num_heads}, got {nkv}")
     nkv = nkv or num_heads
@@ -312,14 +312,50 @@ def _kv_heads(name: str, num_heads: int, num_key_value_heads: int, k: Tensor, la
     return nkv
 
 
-def _length_mask(name: str, what: str, lens: Any, b: int, s: int) -> np.ndarray | None:
+def length_mask(name: str, what: str, lens: Any, b: int, s: int) -> np.ndarray | None:
     """(B, 1, 1, s) True past each batch's actual length (None: no lengths given)."""
-    n = _int_list(name, what, lens)
+    n = int_list(name, what, lens)
     if n is None:
         return None
     if len(n) not in (1, b) or min(n) < 0 or max(n) > s:
         raise ValueError(f"{name}: {what} must give one length in [0, {s}] per batch ({b}), got {n}")
     return (np.arange(s)[None, :] >= np.asarray(n)[:, None]).reshape(len(n), 1, 1, s)
+
+
+def prefill(name: str, q: Tensor, k: Tensor, v: Tensor, attn_mask: Any, q_lens: Any, kv_lens: Any, pse: Any,
+            heads: int, num_key_value_heads: int, scale: float, pre: int, nxt: int, layout: str, mode: int,
+            stats: bool) -> tuple[Tensor, Tensor | None, Tensor | None]:
+    """Prompt attention of the 3-D/4-D ``layout`` (BSH, BSND, BNSD) inputs in BNSD: the output (rows past
+    ``q_lens`` set to 0), and with ``stats`` the rows' score maxima and exp sums."""
+    heads = as_int(name, "num_heads", heads)
+    if heads <= 0:
+        raise ValueError(f"{name}: num_heads must be > 0, got {heads}")
+    qb = to_bnsd(name, q, layout, heads)
+    nkv = kv_heads(name, heads, num_key_value_heads, k, layout, qb.shape[-1])
+    kb, vb = (to_bnsd(name, t, layout, nkv) for t in (k, v))
+    if qb.shape[1] != heads:
+        raise ValueError(f"{name}: num_heads {heads} does not match query's {qb.shape[1]} heads")
+    check_heads(name, qb, kb)
+    b, s1, s2 = qb.shape[0], qb.shape[2], kb.shape[2]
+    if mode == 5:
+        raise ValueError(f"{name}: sparse_mode must be 0, 1, 2, 3 or 4, got 5")
+    user = None
+    if attn_mask is not None and mode in (0, 1):
+        user = bool_mask(name, attn_mask)
+        if user.ndim == 3:  # (B, S1, S2) / (1, S1, S2): one mask for every head
+            user = expand_dims(user, 1)
+        elif user.ndim == 2 and s1 == 1 and tuple(user.shape) == (b, s2):  # decoding: (B, S2)
+            user = reshape(user, (b, 1, 1, s2))
+    static = sparse_mask(name, mode, s1, s2, pre, nxt, user is not None)
+    kv_pad = length_mask(name, "actual_seq_lengths_kv", kv_lens, b, s2)
+    if kv_pad is not None:
+        static = kv_pad if static is None else (static | kv_pad)
+    out, mx, total = attend(qb, kb, vb, scale, combine(user, static), None if pse is None else as_tensor(pse), stats)
+    q_pad = length_mask(name, "actual_seq_lengths", q_lens, b, s1)
+    if q_pad is not None:  # rows past a batch's prompt length are padding: 0, not attention over anything
+        keep = Tensor(np.ascontiguousarray(~q_pad.transpose(0, 1, 3, 2)))
+        out = select(broadcast_to(keep, tuple(out.shape)), out, zeros_like(out))
+    return out, mx, total
 
 
 def prompt_flash_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, actual_seq_lengths: Any = None,
@@ -333,40 +369,15 @@ def prompt_flash_attention(query: Any, key: Any, value: Any, attn_mask: Any = No
     (B, 1, S1, S2)) True masks out; keys past ``actual_seq_lengths_kv`` are masked, and query rows past
     ``actual_seq_lengths`` give 0."""
     name = "prompt_flash_attention"
-    _refuse(name, **dict(zip(_QUANT, (deq_scale1, quant_scale1, deq_scale2, quant_scale2, quant_offset2))))
-    q, k, v = _float_qkv(name, query, key, value)
+    refuse(name, **dict(zip(_QUANT, (deq_scale1, quant_scale1, deq_scale2, quant_scale2, quant_offset2))))
+    q, k, v = float_qkv(name, query, key, value)
     if input_layout not in ("BSH", "BSND", "BNSD"):
         raise ValueError(f"{name}: input_layout must be 'BSH', 'BSND' or 'BNSD', got {input_layout!r}")
-    heads = _int(name, "num_heads", num_heads)
-    if heads <= 0:
-        raise ValueError(f"{name}: num_heads must be > 0, got {heads}")
-    qb = _to_bnsd(name, q, input_layout, heads)
-    nkv = _kv_heads(name, heads, num_key_value_heads, k, input_layout, qb.shape[-1])
-    kb, vb = (_to_bnsd(name, t, input_layout, nkv) for t in (k, v))
-    if qb.shape[1] != heads:
-        raise ValueError(f"{name}: num_heads {heads} does not match query's {qb.shape[1]} heads")
-    _check_heads(name, qb, kb)
-    b, s1, s2 = qb.shape[0], qb.shape[2], kb.shape[2]
-    mode = _int(name, "sparse_mode", sparse_mode)
-    if mode == 5:
-        raise ValueError(f"{name}: sparse_mode must be 0, 1, 2, 3 or 4, got 5")
-    user = None
-    if attn_mask is not None and mode in (0, 1):
-        user = _bool_mask(name, attn_mask)
-        if user.ndim == 3:
-            user = expand_dims(user, 1)
-    static = sparse_mask(name, mode, s1, s2, _int(name, "pre_tokens", pre_tokens),
-                         _int(name, "next_tokens", next_tokens), user is not None)
-    kv_pad = _length_mask(name, "actual_seq_lengths_kv", actual_seq_lengths_kv, b, s2)
-    if kv_pad is not None:
-        static = kv_pad if static is None else (static | kv_pad)
-    out, _, _ = attend(qb, kb, vb, float(scale_value), _combine(user, static),
-                       None if pse_shift is None else as_tensor(pse_shift), False)
-    q_pad = _length_mask(name, "actual_seq_lengths", actual_seq_lengths, b, s1)
-    if q_pad is not None:  # rows past a batch's prompt length are padding: 0, not attention over anything
-        keep = Tensor(np.ascontiguousarray(~q_pad.transpose(0, 1, 3, 2)))
-        out = select(broadcast_to(keep, tuple(out.shape)), out, zeros_like(out))
-    return _from_bnsd(out, input_layout)
+    out, _, _ = prefill(name, q, k, v, attn_mask, actual_seq_lengths, actual_seq_lengths_kv, pse_shift, num_heads,
+                        num_key_value_heads, float(scale_value), as_int(name, "pre_tokens", pre_tokens),
+                        as_int(name, "next_tokens", next_tokens), input_layout,
+                        as_int(name, "sparse_mode", sparse_mode), False)
+    return from_bnsd(out, input_layout)
 
 
 def incre_flash_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, actual_seq_lengths: Any = None,
@@ -381,32 +392,32 @@ def incre_flash_attention(query: Any, key: Any, value: Any, attn_mask: Any = Non
     ``num_key_value_heads``; keys past ``actual_seq_lengths`` and where ``attn_mask`` ((B, S), (B, 1, S) or
     (B, 1, 1, S)) is True are masked out."""
     name = "incre_flash_attention"
-    _refuse(name, dequant_scale1=dequant_scale1, quant_scale1=quant_scale1, dequant_scale2=dequant_scale2,
+    refuse(name, dequant_scale1=dequant_scale1, quant_scale1=quant_scale1, dequant_scale2=dequant_scale2,
             quant_scale2=quant_scale2, quant_offset2=quant_offset2, antiquant_scale=antiquant_scale,
             antiquant_offset=antiquant_offset, block_table=block_table, kv_padding_size=kv_padding_size)
     key, value = (t[0] if isinstance(t, (list, tuple)) and len(t) == 1 else t for t in (key, value))
-    q, k, v = _float_qkv(name, query, key, value)
+    q, k, v = float_qkv(name, query, key, value)
     if input_layout not in ("BSH", "BNSD"):
         raise ValueError(f"{name}: input_layout must be 'BSH' or 'BNSD', got {input_layout!r}")
-    heads = _int(name, "num_heads", num_heads)
+    heads = as_int(name, "num_heads", num_heads)
     if heads <= 0:
         raise ValueError(f"{name}: num_heads must be > 0, got {heads}")
-    qb = _to_bnsd(name, q, input_layout, heads)
+    qb = to_bnsd(name, q, input_layout, heads)
     if qb.shape[2] != 1 or qb.shape[1] != heads:
         raise ValueError(f"{name}: query must be (B, 1, H) / (B, num_heads={heads}, 1, D), got {tuple(q.shape)}")
-    nkv = _kv_heads(name, heads, num_key_value_heads, k, input_layout, qb.shape[-1])
-    kb, vb = (_to_bnsd(name, t, input_layout, nkv) for t in (k, v))
-    _check_heads(name, qb, kb)
+    nkv = kv_heads(name, heads, num_key_value_heads, k, input_layout, qb.shape[-1])
+    kb, vb = (to_bnsd(name, t, input_layout, nkv) for t in (k, v))
+    check_heads(name, qb, kb)
     b, s = kb.shape[0], kb.shape[2]
     user = None
     if attn_mask is not None:
-        user = _bool_mask(name, attn_mask)
+        user = bool_mask(name, attn_mask)
         if user.ndim > 4 or user.shape[0] != b or user.shape[-1] != s or int(np.prod(user.shape)) != b * s:
             raise ValueError(f"{name}: attn_mask must be (B, S), (B, 1, S) or (B, 1, 1, S) = ({b}, {s}), got "
                              f"{tuple(user.shape)}")
         user = reshape(user, (b, 1, 1, s))
-    static = _length_mask(name, "actual_seq_lengths", actual_seq_lengths, b, s)
-    out, _, _ = attend(qb, kb, vb, float(scale_value), _combine(user, static),
+    static = length_mask(name, "actual_seq_lengths", actual_seq_lengths, b, s)
+    out, _, _ = attend(qb, kb, vb, float(scale_value), combine(user, static),
                        None if pse_shift is None else as_tensor(pse_shift), False)
-    return _from_bnsd(out, input_layout)
+    return from_bnsd(out, input_layout)
 
