@@ -348,3 +348,43 @@ def test_speed_fusion_attention_pse_types(pse_type):
     assert int(seed.asnumpy()) == int(offset.asnumpy()) == int(numels.asnumpy()) == 0
     with pytest.raises(NotImplementedError, match="pse_type 2"):
         ops.speed_fusion_attention(ms.Tensor(q), ms.Tensor(k), ms.Tensor(v), n, "BSND", pse_type=2)
+
+
+def _torch_permute(tokens: torch.Tensor, idx: np.ndarray, keep: int):
+    """Megatron's definition: a stable sort of the flattened expert ids; each copy's row in the output."""
+    flat = torch.from_numpy(idx.reshape(-1).astype(np.int64))
+    order = torch.argsort(flat, stable=True)
+    topk = 1 if idx.ndim == 1 else idx.shape[1]
+    return tokens.index_select(0, order // topk)[:keep], torch.argsort(order).to(torch.int32)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_moe_token_permute_and_unpermute(mode):
+    n, topk, hidden, experts = 6, 2, 4, 3
+    tokens = _r(n, hidden)
+    idx = np.stack([RNG.permutation(experts)[:topk] for _ in range(n)]).astype(np.int32)
+    probs = RNG.random((n, topk)).astype(np.float32)
+    with _mode(mode):
+        permuted, sorted_idx = _run(lambda t, i: ops.moe_token_permute(t, i, 10), tokens, idx)
+        back = _run(lambda p, s, w: ops.moe_token_unpermute(p, s, w), permuted, sorted_idx, probs)
+    want_p, want_s = _torch_permute(torch.from_numpy(tokens), idx, 10)
+    np.testing.assert_array_equal(permuted, want_p.numpy())
+    np.testing.assert_array_equal(sorted_idx, want_s.numpy())
+    assert sorted_idx.dtype == np.int32
+    # the two copies past row 10 were dropped: they add nothing back
+    kept = (want_s.numpy() < 10).reshape(n, topk)
+    np.testing.assert_allclose(back, (tokens[:, None] * (probs * kept)[..., None]).sum(1), rtol=1e-6, atol=1e-6)
+    order = ms.Tensor(want_s.numpy())
+    g = ms.grad(lambda t: ops.moe_token_unpermute(ops.moe_token_permute(t, ms.Tensor(idx))[0], order,
+                                                  ms.Tensor(probs)).sum())(ms.Tensor(tokens))
+    np.testing.assert_allclose(g.asnumpy(), np.broadcast_to(probs.sum(1, keepdims=True), tokens.shape), rtol=1e-6)
+
+
+def test_moe_token_permute_documented_example():
+    """The example of MindSpore's documentation: one expert per token."""
+    tokens = np.array([[1] * 3, [7] * 3, [2] * 3, [1] * 3, [2] * 3, [3] * 3], np.float32)
+    permuted, sorted_idx = ops.moe_token_permute(ms.Tensor(tokens), ms.Tensor(np.array([5, 0, 3, 1, 2, 4], np.int32)))
+    np.testing.assert_array_equal(permuted.asnumpy()[:, 0], [7, 1, 2, 2, 3, 1])
+    np.testing.assert_array_equal(sorted_idx.asnumpy(), [5, 0, 3, 1, 2, 4])
+    with pytest.raises(ValueError, match="padded_mode"):
+        ops.moe_token_permute(ms.Tensor(tokens), ms.Tensor(np.zeros(6, np.int32)), padded_mode=True)
