@@ -388,3 +388,46 @@ def test_moe_token_permute_documented_example():
     np.testing.assert_array_equal(sorted_idx.asnumpy(), [5, 0, 3, 1, 2, 4])
     with pytest.raises(ValueError, match="padded_mode"):
         ops.moe_token_permute(ms.Tensor(tokens), ms.Tensor(np.zeros(6, np.int32)), padded_mode=True)
+
+
+def _routing_reference(x: np.ndarray, idx: np.ndarray, cap: int, experts: int):
+    """moe_init_routing_v2's drop/pad definition by loops: each expert's first ``cap`` copies in (row, k) order."""
+    n, k = idx.shape
+    out = np.zeros((experts, cap, x.shape[1]), x.dtype)
+    row_idx = np.full(n * k, -1, np.int32)
+    fill = np.zeros(experts, int)
+    for e in range(experts):
+        for i in np.flatnonzero(idx.reshape(-1) == e):
+            if fill[e] < cap:
+                out[e, fill[e]] = x[i // k]
+                row_idx[i] = e * cap + fill[e]
+            fill[e] += 1
+    return out, row_idx, np.bincount(idx.reshape(-1), minlength=experts).astype(np.int32)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_moe_init_routing_v2(mode):
+    x, idx = _r(7, 4), RNG.integers(0, 3, (7, 2)).astype(np.int32)
+    with _mode(mode):
+        dropped = _run(lambda a, i: ops.moe_init_routing_v2(a, i, 0, 3, 3, 1, 0, True), x, idx)
+        dropless = _run(lambda a, i: ops.moe_init_routing_v2(a, i, 5, 0, 3, 0, 1, False), x, idx)
+    for got, want in zip(dropped, _routing_reference(x, idx, 3, 3)):
+        np.testing.assert_array_equal(got, want)
+    want_p, want_s = _torch_permute(torch.from_numpy(x), idx, 5)  # dropless routing is moe_token_permute's
+    np.testing.assert_array_equal(dropless[0], want_p.numpy())
+    np.testing.assert_array_equal(dropless[1], want_s.numpy())
+    np.testing.assert_array_equal(dropless[2], np.cumsum(np.bincount(idx.reshape(-1), minlength=3)))
+    g = ms.grad(lambda a: ops.moe_init_routing_v2(a, ms.Tensor(idx), 0, 3, 3, 1, 0, False)[0].sum())(ms.Tensor(x))
+    kept = (_routing_reference(x, idx, 3, 3)[1] >= 0).reshape(7, 2).sum(1, keepdims=True)
+    np.testing.assert_array_equal(g.asnumpy(), np.broadcast_to(kept, x.shape).astype(np.float32))
+
+
+def test_moe_init_routing_v2_documented_example():
+    """The drop/pad example of MindSpore's documentation (capacity 2, three experts)."""
+    x = np.array([[0.1, 0.2, 0.3], [0.2, 0.7, 0.8], [0.3, 0.3, 0.5]], np.float32)
+    idx = np.array([[0, 1, 1], [2, 1, 1], [0, 0, 0]], np.int32)
+    out, row_idx = ops.moe_init_routing_v2(ms.Tensor(x), ms.Tensor(idx), 3, 2, 3, 1, 0, False)
+    np.testing.assert_array_equal(out.asnumpy(), [[x[0], x[2]], [x[0], x[0]], [x[1], np.zeros(3, np.float32)]])
+    np.testing.assert_array_equal(row_idx.asnumpy(), [0, 2, 3, 4, -1, -1, 1, -1, -1])
+    with pytest.raises(ValueError, match="expert_capacity"):
+        ops.moe_init_routing_v2(ms.Tensor(x), ms.Tensor(idx), 3, 0, 3, 1, 0, False)
