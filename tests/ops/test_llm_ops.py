@@ -9,6 +9,9 @@ torch autograd."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -431,3 +434,74 @@ def test_moe_init_routing_v2_documented_example():
     np.testing.assert_array_equal(row_idx.asnumpy(), [0, 2, 3, 4, -1, -1, 1, -1, -1])
     with pytest.raises(ValueError, match="expert_capacity"):
         ops.moe_init_routing_v2(ms.Tensor(x), ms.Tensor(idx), 3, 0, 3, 1, 0, False)
+
+
+_LLAMA_BLOCK = '''
+import json, sys
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops
+from mindspore.ops.operations.nn_ops import FlashAttentionScore
+
+ms.set_context(mode=ms.GRAPH_MODE)
+
+
+class Attention(nn.Cell):
+    """A MindFormers-style block: RmsNorm, rotary embedding, causal GQA flash attention, add_rms_norm."""
+
+    def __init__(self, heads, kv_heads, dim):
+        super().__init__()
+        self.heads, self.kv_heads, self.dim = heads, kv_heads, dim
+        self.norm = ops.RmsNorm(1e-6)
+        self.fa = FlashAttentionScore(heads, scale_value=dim ** -0.5, next_tokens=0, input_layout="BNSD",
+                                      sparse_mode=2)
+
+    def construct(self, x, wq, wk, wv, cos, sin, gamma):
+        b, s, _ = x.shape
+        h, _ = self.norm(x, gamma)
+        q = ops.reshape(ops.matmul(h, wq), (b, s, self.heads, self.dim)).transpose(0, 2, 1, 3)
+        k = ops.reshape(ops.matmul(h, wk), (b, s, self.kv_heads, self.dim)).transpose(0, 2, 1, 3)
+        v = ops.reshape(ops.matmul(h, wv), (b, s, self.kv_heads, self.dim)).transpose(0, 2, 1, 3)
+        q = ops.rotary_position_embedding(q, cos, sin, 0)
+        k = ops.rotary_position_embedding(k, cos, sin, 0)
+        out = self.fa(q, k, v)[3].transpose(0, 2, 1, 3).reshape(b, s, self.heads * self.dim)
+        y, _, _ = ops.add_rms_norm(x, out, gamma)
+        return y
+
+
+arrays = np.load(sys.argv[1])
+net = Attention(4, 2, 8)
+y = net(*(ms.Tensor(arrays[n]) for n in ("x", "wq", "wk", "wv", "cos", "sin", "gamma")))
+print(json.dumps(y.asnumpy().tolist()))
+'''
+
+
+def test_mindformers_style_block_runs_unmodified(tmp_path):
+    """MindSpore source (``import mindspore``, ``ops.operations.nn_ops.FlashAttentionScore``) run under the
+    ``opbuild run --as-mindspore`` import hook in GRAPH_MODE, against the same block in torch."""
+    b, s, heads, kv_heads, dim = 2, 6, 4, 2, 8
+    hidden = heads * dim
+    arrays = {"x": _r(b, s, hidden), "wq": _r(hidden, hidden) / 4, "wk": _r(hidden, kv_heads * dim) / 4,
+              "wv": _r(hidden, kv_heads * dim) / 4, "gamma": _r(hidden)}
+    ang = np.arange(s, dtype=np.float32)[:, None] * (0.5 ** np.arange(dim // 2, dtype=np.float32))[None]
+    ang = np.concatenate([ang, ang], -1)[None, None]
+    arrays["cos"], arrays["sin"] = np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+    np.savez(tmp_path / "in.npz", **arrays)
+    (tmp_path / "block.py").write_text(_LLAMA_BLOCK)
+    out = subprocess.run([sys.executable, "-m", "opbuild", "run", "--as-mindspore", str(tmp_path / "block.py"),
+                          str(tmp_path / "in.npz")], capture_output=True, text=True, timeout=600, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = np.array(__import__("json").loads(out.stdout.strip().splitlines()[-1]), np.float32)
+
+    t = {n: torch.from_numpy(a) for n, a in arrays.items()}
+
+    def rms(v):
+        return v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + 1e-6) * t["gamma"]
+
+    h = rms(t["x"])
+    q = (h @ t["wq"]).view(b, s, heads, dim).transpose(1, 2)
+    k = (h @ t["wk"]).view(b, s, kv_heads, dim).transpose(1, 2)
+    v = (h @ t["wv"]).view(b, s, kv_heads, dim).transpose(1, 2)
+    q, k = (_torch_rope(a, t["cos"], t["sin"], 0) for a in (q, k))
+    att = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True).transpose(1, 2).reshape(b, s, -1)
+    np.testing.assert_allclose(got, rms(t["x"] + att).numpy(), rtol=1e-4, atol=1e-4)
