@@ -22,6 +22,10 @@ from .api import inplace_ext as _inplace_ext
 from .api import legacy_names as _legacy_names
 from .api import linalg as _linalg
 from .api import linalg_more as _linalg_more
+from .api import llm_attention as _llm_attention
+from .api import llm_fused as _llm_fused
+from .api import llm_infer as _llm_infer
+from .api import llm_moe as _llm_moe
 from .api import math as _math
 from .api import math_extra as _math_extra
 from .api import math_misc as _math_misc
@@ -70,6 +74,10 @@ from .api.inplace_ext import *  # noqa: F403
 from .api.legacy_names import *  # noqa: F403
 from .api.linalg import *  # noqa: F403
 from .api.linalg_more import *  # noqa: F403
+from .api.llm_attention import *  # noqa: F403
+from .api.llm_fused import *  # noqa: F403
+from .api.llm_infer import *  # noqa: F403
+from .api.llm_moe import *  # noqa: F403
 from .api.math import *  # noqa: F403
 from .api.math_extra import *  # noqa: F403
 from .api.math_misc import *  # noqa: F403
@@ -119,7 +127,9 @@ API: tuple[str, ...] = tuple(dict.fromkeys((*_math.__all__, *_array.__all__, *_n
                                           *_linalg_more.__all__, *_stft.__all__,
                                           *_pool_fractional.__all__, *_deformable.__all__,
                                           *_ext_names.__all__, *_legacy_names.__all__,
-                                          *_graph_helpers.__all__, *_inplace_ext.__all__)))
+                                          *_graph_helpers.__all__, *_inplace_ext.__all__,
+                                          *_llm_attention.__all__, *_llm_fused.__all__,
+                                          *_llm_infer.__all__, *_llm_moe.__all__)))
 """The MindSpore functional names this module provides (docs/mindspore-compat.md is generated from it)."""
 
 __all__ = ["binary", "operator_binary", "unary", "true_divide", "clip_by_value", *API]

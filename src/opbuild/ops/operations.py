@@ -32,6 +32,7 @@ from . import (
     ms_prim_arrayops,
     ms_prim_classes,
     ms_prim_classes_linalg,
+    ms_prim_classes_llm,
     ms_prim_classes_more,
     ms_prim_classes_zoo,
     ms_prim_classes_zoo2,
@@ -76,7 +77,7 @@ FAMILIES = (elementwise, reduction, normalization, norm_train, layout, slicing, 
             python_calls, grad_hooks, printing, control_prims, custom_ops,
             ms_prim_arrayops, ms_prim_random, ms_prim_detection,
             special_incomplete, linalg_eig, ms_prim_classes_linalg, ms_prim_pooling, ms_prim_lstm,
-            ms_prim_classes_zoo, ms_prim_classes_zoo2, ms_prim_classes_zoo3,
+            ms_prim_classes_zoo, ms_prim_classes_zoo2, ms_prim_classes_zoo3, ms_prim_classes_llm,
             ms_primitives)  # last: its MindSpore-semantics classes (GeLU, ...) replace the family ones
 
 for _family in FAMILIES:
