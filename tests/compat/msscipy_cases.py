@@ -1,0 +1,77 @@
+"""Programs over ``mindspore.scipy.linalg`` and ``mindspore.device_context``: scripts/record_msscipy.py records
+MindSpore 2.10's ``str(result)`` of each, tests/compat/test_msscipy.py compares opbuild's. Each program runs
+with ``ms`` and ``np`` and sets ``result``; float results are rounded lists. The modules are imported by the
+package's own name (``mindspore`` or ``opbuild``), so the same text runs under both."""
+
+IMP = "L = __import__(ms.__name__ + '.scipy.linalg', fromlist=['L'])\n"
+DC = "D = __import__(ms.__name__ + '.device_context', fromlist=['D'])\n"
+A = "a = ms.Tensor(np.array([[4.0, 1.0, 2.0], [1.0, 5.0, 3.0], [2.0, 3.0, 6.0]], np.float32))\n"
+G = "g = ms.Tensor(np.array([[1.0, 2.0, 0.5], [3.0, -1.0, 2.0], [0.5, 4.0, 1.0]], np.float32))\n"
+B = "b = ms.Tensor(np.array([[1.0, 2.0], [0.5, -1.0], [3.0, 0.0]], np.float32))\n"
+V = "v = ms.Tensor(np.array([1.0, 2.0, 3.0], np.float32))\n"
+
+
+def r(t: str) -> str:
+    """A Tensor's dtype and values rounded to 4 digits."""
+    return f"(str({t}.dtype), {t}.shape, {t}.asnumpy().astype(np.float64).round(4).tolist())"
+
+
+CASES: dict[str, str] = {
+    "inv": IMP + G + "result = " + r("L.inv(g)"),
+    "inv_f64": IMP + "result = " + r("L.inv(ms.Tensor(np.array([[2.0, 1.0], [1.0, 3.0]])))"),
+    "inv_batch": IMP + A + G + "result = " + r("L.inv(ms.ops.stack([a, g]))"),
+    "inv_int": IMP + "result = " + r("L.inv(ms.Tensor(np.array([[2, 1], [1, 3]], np.int32)))"),
+    "inv_not_square": IMP + B + "result = " + r("L.inv(b)"),
+    "cholesky": IMP + A + "result = " + r("L.cholesky(a)"),
+    "cholesky_lower": IMP + A + "result = " + r("L.cholesky(a, lower=True)"),
+    "cholesky_f64": IMP + "result = " + r("L.cholesky(ms.Tensor(np.array([[4.0, 2.0], [2.0, 3.0]])))"),
+    "cho_factor": IMP + A + "c, low = L.cho_factor(a)\nresult = (" + r("c") + ", low)",
+    "cho_factor_lower": IMP + A + "c, low = L.cho_factor(a, lower=True)\nresult = (" + r("c") + ", low)",
+    "cho_solve": IMP + A + B + "result = " + r("L.cho_solve(L.cho_factor(a), b)"),
+    "cho_solve_lower": IMP + A + B + "result = " + r("L.cho_solve(L.cho_factor(a, lower=True), b)"),
+    "cho_solve_vector": IMP + A + V + "result = " + r("L.cho_solve(L.cho_factor(a), v)"),
+    "eigh": IMP + A + "w, u = L.eigh(a)\nresult = (" + r("w") + ", " + r("ms.ops.abs(u)") + ")",
+    "eigh_only": IMP + A + "result = " + r("L.eigh(a, eigvals_only=True)"),
+    "eigh_upper": IMP + G + "w, u = L.eigh(g, lower=False)\nresult = (" + r("w") + ", " + r("ms.ops.abs(u)") + ")",
+    "eigh_lower_part": IMP + G + "result = " + r("L.eigh(g, eigvals_only=True)"),
+    "lu_factor": IMP + G + "lu, piv = L.lu_factor(g)\nresult = (" + r("lu") + ", str(piv.dtype), "
+                 "piv.asnumpy().tolist())",
+    "lu": IMP + G + "p, l, u = L.lu(g)\nresult = (" + r("p") + ", " + r("l") + ", " + r("u") + ")",
+    "lu_permute_l": IMP + G + "pl, u = L.lu(g, permute_l=True)\nresult = (" + r("pl") + ", " + r("u") + ")",
+    "lu_rect": IMP + B + "p, l, u = L.lu(b)\nresult = (" + r("p") + ", " + r("l") + ", " + r("u") + ")",
+    "solve_triangular": IMP + A + B + "result = " + r("L.solve_triangular(a, b)"),
+    "solve_triangular_lower": IMP + A + B + "result = " + r("L.solve_triangular(a, b, lower=True)"),
+    "solve_triangular_trans": IMP + A + B + "result = " + r("L.solve_triangular(a, b, trans=1)"),
+    "solve_triangular_trans_t": IMP + A + B + "result = " + r("L.solve_triangular(a, b, trans='T', lower=True)"),
+    "solve_triangular_unit": IMP + A + B + "result = " + r("L.solve_triangular(a, b, unit_diagonal=True)"),
+    "solve_triangular_vector": IMP + G + V + "result = " + r("L.solve_triangular(g, v, lower=True)"),
+    "block_diag": IMP + A + B + "result = " + r("L.block_diag(a, b, ms.Tensor(np.array([7.0], np.float32)))"),
+    "block_diag_empty": IMP + "result = " + r("L.block_diag()"),
+    "block_diag_int": IMP + "result = " + r("L.block_diag(ms.Tensor(np.array([[1, 2]], np.int32)), "
+                                              "ms.Tensor(np.array([[3], [4]], np.int32)))"),
+    "lstsq": IMP + B + "c = ms.Tensor(np.array([[1.0], [2.0], [4.0]], np.float32))\n"
+             "x, res, rank, sv = L.lstsq(b, c)\nresult = (" + r("x") + ", " + r("res") + ", " + r("rank") + ", "
+             + r("sv") + ")",
+    "lstsq_square": IMP + G + B + "x, res, rank, sv = L.lstsq(g, b)\nresult = (" + r("x") + ", " + r("res")
+                    + ", " + r("rank") + ", " + r("sv") + ")",
+    "lstsq_gelsd": IMP + B + "c = ms.Tensor(np.array([[1.0], [2.0], [4.0]], np.float32))\n"
+                   "x, res, rank, sv = L.lstsq(b, c, driver='gelsd')\nresult = (" + r("x") + ", " + r("res") + ", "
+                   + r("rank") + ", " + r("sv") + ")",
+    "lstsq_gels": IMP + B + "c = ms.Tensor(np.array([[1.0], [2.0], [4.0]], np.float32))\n"
+                  "x, res, rank, sv = L.lstsq(b, c, driver='gels')\nresult = (" + r("x") + ", " + r("res") + ", "
+                  + r("rank") + ", " + r("sv") + ")",
+    "lstsq_bad_driver": IMP + B + "result = L.lstsq(b, b, driver='qr')",
+    "eigh_int": IMP + "result = " + r("L.eigh(ms.Tensor(np.array([[2, 1], [1, 2]], np.int32)), eigvals_only=True)"),
+    "eigh_b": IMP + A + "result = L.eigh(a, a)",
+    "cholesky_not_square": IMP + B + "result = L.cholesky(b)",
+    "block_diag_1d": IMP + "result = " + r("L.block_diag(ms.Tensor(np.array([1.0, 2.0], np.float32)), "
+                                             "ms.Tensor(np.array(3.0, np.float32)))"),
+    "cpu_available": DC + "result = (D.cpu.is_available(), D.cpu.device_count())",
+    "ascend_available": DC + "result = D.ascend.is_available()",
+    "ascend_count": DC + "result = D.ascend.device_count()",
+    "threads_num_zero": DC + "result = D.cpu.threads_num(0)",
+    "threads_num_float": DC + "result = D.cpu.threads_num(2.0)",
+    "threads_num_bool": DC + "result = D.cpu.threads_num(True)",
+    "all_names": DC + "result = (sorted(D.cpu.__all__), sorted(D.gpu.__all__), sorted(D.ascend.__all__))",
+    "linalg_names": IMP + "result = sorted(L.__all__)",
+}

@@ -1,0 +1,128 @@
+"""``mindspore.scipy.linalg`` and ``mindspore.device_context``: each program of tests/compat/msscipy_cases.py
+against MindSpore 2.10's recorded ``str(result)`` (scripts/record_msscipy.py), errors included (same exception
+type). opbuild has no LU kernel (``lu_factor``, ``lu``): those cases are left out (``_NOT_PROVIDED``). SciPy
+checks the solvers on larger matrices, and ``threads_num``'s effect is checked in a subprocess (it can be set
+once per process)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import opbuild as ms
+from opbuild.device_context import cpu, gpu
+from opbuild.scipy import linalg as L
+from tests.compat._util import same_printed
+from tests.compat.msscipy_cases import CASES
+
+FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "msscipy.json").read_text())
+# opbuild has no LU factorisation kernel: lu_factor and lu are not provided (docs/mindspore-compat.md).
+_NOT_PROVIDED = {"lu", "lu_factor", "lu_permute_l", "lu_rect", "linalg_names"}
+
+
+def _run(name: str) -> object:
+    env = {"ms": ms, "np": np}
+    exec(CASES[name], env)  # noqa: S102 - the repository's own programs
+    return env["result"]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CASES if "error" not in FIXTURE[n] and n not in _NOT_PROVIDED))
+def test_program_matches_mindspore(name, pynative_mode):
+    got = str(_run(name))
+    assert same_printed(got, FIXTURE[name]["str"]), f"{name}: opbuild {got!r}, MindSpore {FIXTURE[name]['str']!r}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CASES if "error" in FIXTURE[n] and n not in _NOT_PROVIDED))
+def test_error_matches_mindspore(name, pynative_mode):
+    kind = FIXTURE[name]["error"].split(":")[0]
+    with pytest.raises((TypeError, ValueError, RuntimeError)) as info:
+        _run(name)
+    assert type(info.value).__name__ == kind, f"{name}: opbuild {info.value!r}, MindSpore {FIXTURE[name]['error']}"
+
+
+def test_every_case_is_recorded():
+    assert sorted(set(CASES) - set(FIXTURE)) == []
+
+
+def test_names_are_mindspores_but_lu():
+    want = set(eval(FIXTURE["linalg_names"]["str"]))  # noqa: S307 - a recorded list of names
+    assert want - set(L.__all__) == {"lu", "lu_factor"} and set(L.__all__) <= want
+
+
+def _sym(n: int, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal((n, n))
+    return x + x.T
+
+
+@pytest.mark.parametrize("n", [1, 4, 9])
+def test_eigh_against_scipy(n, pynative_mode):
+    a = _sym(n, n)
+    w, v = L.eigh(ms.Tensor(a))
+    want_w, want_v = scipy.linalg.eigh(a)
+    np.testing.assert_allclose(w.asnumpy(), want_w, atol=1e-9 * n)
+    # Eigenvectors up to sign: compare |v^T v_scipy| with the identity.
+    np.testing.assert_allclose(np.abs(v.asnumpy().T @ want_v), np.eye(n), atol=1e-6)
+
+
+def test_solve_and_factor_against_scipy(pynative_mode):
+    rng = np.random.default_rng(3)
+    m = rng.standard_normal((5, 5))
+    spd = m @ m.T + 5 * np.eye(5)
+    b = rng.standard_normal((5, 3))
+    np.testing.assert_allclose(L.inv(ms.Tensor(m)).asnumpy(), scipy.linalg.inv(m), rtol=1e-8, atol=1e-10)
+    c = L.cho_factor(ms.Tensor(spd), lower=True)
+    np.testing.assert_allclose(L.cho_solve(c, ms.Tensor(b)).asnumpy(), scipy.linalg.solve(spd, b), rtol=1e-8)
+    for trans in (0, 1, "T"):
+        for lower in (False, True):
+            got = L.solve_triangular(ms.Tensor(m), ms.Tensor(b), trans=trans, lower=lower, unit_diagonal=lower)
+            want = scipy.linalg.solve_triangular(m, b, trans=trans, lower=lower, unit_diagonal=lower)
+            np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-7, atol=1e-9)
+    x, res, rank, sv = L.lstsq(ms.Tensor(m[:, :3]), ms.Tensor(b), driver="gelsd")
+    want_x, want_res, want_rank, want_sv = scipy.linalg.lstsq(m[:, :3], b, lapack_driver="gelsd")
+    np.testing.assert_allclose(x.asnumpy(), want_x, rtol=1e-8)
+    np.testing.assert_allclose(res.asnumpy(), want_res, rtol=1e-8)
+    assert int(rank.asnumpy()) == want_rank
+    np.testing.assert_allclose(sv.asnumpy(), want_sv, rtol=1e-8)
+
+
+def test_bad_arguments_say_what_is_wrong():
+    a = ms.Tensor(np.eye(2, dtype=np.float32))
+    with pytest.raises(ValueError, match="trans must be"):
+        L.solve_triangular(a, a, trans=3)
+    with pytest.raises(TypeError, match="lower must be a bool"):
+        L.cholesky(a, lower=1)
+    with pytest.raises(TypeError, match="c_and_lower"):
+        L.cho_solve(a, a)
+    with pytest.raises(ValueError, match="driver must be"):
+        L.lstsq(a, a, driver="qr")
+
+
+def test_gpu_answers_follow_the_cuda_probe():
+    from opbuild.targets.cuda.device import probe
+
+    assert gpu.is_available() == bool(probe().ok)
+    if probe().ok:
+        assert gpu.device_count() == 1
+    else:
+        with pytest.raises(RuntimeError, match="no GPU is available"):
+            gpu.device_count()
+    assert cpu.is_available() and cpu.device_count() == 1
+
+
+def test_threads_num_sets_openmp_and_refuses_a_second_call(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import os\nfrom opbuild.device_context import cpu\ncpu.threads_num(3)\n"
+            "print(os.environ['OMP_NUM_THREADS'])\n"
+            "try:\n    cpu.op_tuning.threads_num(2)\n"
+            "except RuntimeError as e:\n    print('refused', 'once' in str(e))\n")
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, "PYTHONPATH": src}, cwd=tmp_path).stdout.split()
+    assert out == ["3", "refused", "True"]
+
