@@ -74,4 +74,8 @@ CASES: dict[str, str] = {
     "threads_num_bool": DC + "result = D.cpu.threads_num(True)",
     "all_names": DC + "result = (sorted(D.cpu.__all__), sorted(D.gpu.__all__), sorted(D.ascend.__all__))",
     "linalg_names": IMP + "result = sorted(L.__all__)",
+    "lu_factor_int": IMP + "lu, piv = L.lu_factor(ms.Tensor(np.array([[1, 3], [4, 2]], np.int32)))\n"
+                     "result = (" + r("lu") + ", piv.asnumpy().tolist())",
+    "lu_wide": IMP + B + "p, l, u = L.lu(b.T)\nresult = (" + r("p") + ", " + r("l") + ", " + r("u") + ")",
+    "lu_factor_not_square": IMP + B + "result = L.lu_factor(b)",
 }

@@ -1,7 +1,7 @@
 """``mindspore.scipy.linalg`` and ``mindspore.device_context``: each program of tests/compat/msscipy_cases.py
 against MindSpore 2.10's recorded ``str(result)`` (scripts/record_msscipy.py), errors included (same exception
-type). opbuild has no LU kernel (``lu_factor``, ``lu``): those cases are left out (``_NOT_PROVIDED``). SciPy
-checks the solvers on larger matrices, and ``threads_num``'s effect is checked in a subprocess (it can be set
+type). MindSpore's CPU fails at ``lu(permute_l=True)``: that case is checked against SciPy, as are
+the solvers on larger matrices; and ``threads_num``'s effect is checked in a subprocess (it can be set
 once per process)."""
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from tests.compat._util import same_printed
 from tests.compat.msscipy_cases import CASES
 
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "msscipy.json").read_text())
-# opbuild has no LU factorisation kernel: lu_factor and lu are not provided (docs/mindspore-compat.md).
-_NOT_PROVIDED = {"lu", "lu_factor", "lu_permute_l", "lu_rect", "linalg_names"}
+# MindSpore 2.10's CPU fails at lu(permute_l=True) (an int32 by float32 MatMul): checked against SciPy below.
+_MS_FAILS = {"lu_permute_l"}
 
 
 def _run(name: str) -> object:
@@ -30,13 +30,13 @@ def _run(name: str) -> object:
     return env["result"]
 
 
-@pytest.mark.parametrize("name", sorted(n for n in CASES if "error" not in FIXTURE[n] and n not in _NOT_PROVIDED))
+@pytest.mark.parametrize("name", sorted(n for n in CASES if "error" not in FIXTURE[n] and n not in _MS_FAILS))
 def test_program_matches_mindspore(name, pynative_mode):
     got = str(_run(name))
     assert same_printed(got, FIXTURE[name]["str"]), f"{name}: opbuild {got!r}, MindSpore {FIXTURE[name]['str']!r}"
 
 
-@pytest.mark.parametrize("name", sorted(n for n in CASES if "error" in FIXTURE[n] and n not in _NOT_PROVIDED))
+@pytest.mark.parametrize("name", sorted(n for n in CASES if "error" in FIXTURE[n] and n not in _MS_FAILS))
 def test_error_matches_mindspore(name, pynative_mode):
     kind = FIXTURE[name]["error"].split(":")[0]
     with pytest.raises((TypeError, ValueError, RuntimeError)) as info:
@@ -48,9 +48,42 @@ def test_every_case_is_recorded():
     assert sorted(set(CASES) - set(FIXTURE)) == []
 
 
-def test_names_are_mindspores_but_lu():
-    want = set(eval(FIXTURE["linalg_names"]["str"]))  # noqa: S307 - a recorded list of names
-    assert want - set(L.__all__) == {"lu", "lu_factor"} and set(L.__all__) <= want
+def test_lu_permute_l_against_scipy(pynative_mode):
+    assert FIXTURE["lu_permute_l"]["error"].startswith("TypeError: For 'MatMul'")
+    g = np.array([[1.0, 2.0, 0.5], [3.0, -1.0, 2.0], [0.5, 4.0, 1.0]], np.float32)
+    pl, u = L.lu(ms.Tensor(g), permute_l=True)
+    want_pl, want_u = scipy.linalg.lu(g, permute_l=True)
+    assert pl.dtype == ms.float32
+    np.testing.assert_allclose(pl.asnumpy(), want_pl, rtol=1e-6)
+    np.testing.assert_allclose(u.asnumpy(), want_u, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::scipy.linalg.LinAlgWarning")  # the singular matrices are meant
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (3, 6), (7, 7)])
+def test_lu_against_scipy(shape, pynative_mode):
+    a = np.random.default_rng(shape[1]).standard_normal(shape)
+    a[:, 0] = 0.0  # a zero pivot column, which getrf leaves unscaled
+    p, low, up = L.lu(ms.Tensor(a))
+    want_p, want_l, want_u = scipy.linalg.lu(a)
+    assert p.dtype == ms.int32
+    np.testing.assert_array_equal(p.asnumpy(), want_p)
+    np.testing.assert_allclose(low.asnumpy(), want_l, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(up.asnumpy(), want_u, rtol=1e-10, atol=1e-12)
+    if shape[0] == shape[1]:
+        lu_, piv = L.lu_factor(ms.Tensor(a))
+        want_lu, want_piv = scipy.linalg.lu_factor(a)
+        np.testing.assert_allclose(lu_.asnumpy(), want_lu, rtol=1e-10, atol=1e-12)
+        np.testing.assert_array_equal(piv.asnumpy(), want_piv)
+
+
+def test_lu_traces_in_graph_mode(graph_mode):
+    from tests.helpers import FnCell
+
+    g = np.array([[1.0, 2.0, 0.5], [3.0, -1.0, 2.0], [0.5, 4.0, 1.0]], np.float32)
+    lu_, piv = FnCell(L.lu_factor)(ms.Tensor(g))
+    want_lu, want_piv = scipy.linalg.lu_factor(g)
+    np.testing.assert_allclose(lu_.asnumpy(), want_lu, rtol=1e-6)
+    np.testing.assert_array_equal(piv.asnumpy(), want_piv)
 
 
 def _sym(n: int, seed: int) -> np.ndarray:

@@ -5,7 +5,8 @@ triangle; ``lstsq`` gives MindSpore's four outputs (solution, residual, rank, si
 empty by driver as MindSpore's are. ``overwrite_*``, ``check_finite``, ``debug`` and ``turbo`` are accepted
 and change nothing (opbuild never writes into its inputs).
 
-``lu_factor`` and ``lu`` are not provided: opbuild has no LU factorisation kernel yet (docs/mindspore-compat.md).
+``lu_factor`` and ``lu`` compose the elimination of opbuild ops (scipy/lu.py); ``lu``'s permutation matrix is
+int32, as MindSpore's, and ``permute_l=True`` gives ``P @ L`` in ``a``'s dtype (MindSpore 2.10's CPU fails there).
 ``eigh`` computes the eigenpairs of the symmetric matrix ``S`` (read from the chosen triangle) as the SVD of
 ``S + c I`` with ``c`` its Frobenius norm, a positive definite matrix whose singular values are ``S``'s
 eigenvalues shifted by ``c``; the eigenvectors' signs are the SVD's (each is defined up to its sign).
@@ -20,8 +21,10 @@ import numpy as np
 from .. import ops as F
 from ..core.tensor import Tensor, as_tensor
 from ..ops.primitive import apply
+from . import lu as _lu
 
-__all__ = ["block_diag", "inv", "cho_factor", "cholesky", "cho_solve", "eigh", "solve_triangular", "lstsq"]
+__all__ = ["block_diag", "inv", "cho_factor", "cholesky", "cho_solve", "eigh", "lu_factor", "lu", "solve_triangular",
+           "lstsq"]
 
 _FLOATS = ("float32", "float64")
 _INTS = ("int32", "int64")
@@ -78,6 +81,42 @@ def cho_solve(c_and_lower: tuple[Any, bool], b: Any, overwrite_b: bool = False, 
     col = F.reshape(rhs, (rhs.shape[0], 1)) if rhs.ndim == 1 else rhs
     x = F.cholesky_solve(col, c, upper=not lower)
     return F.reshape(x, rhs.shape) if rhs.ndim == 1 else x
+
+
+def lu_factor(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> tuple[Tensor, Tensor]:
+    """``(lu, piv)`` of the square ``a`` (int32/int64 ``a`` computes in float64): ``lu`` holds U on and above the
+    diagonal and L's multipliers below it (L's unit diagonal not stored); ``piv`` (int32) says row i was
+    swapped with row ``piv[i]``, LAPACK's 0-based pivots."""
+    _flag("lu_factor", "overwrite_a", overwrite_a)
+    _flag("lu_factor", "check_finite", check_finite)
+    lu_, piv, _ = _lu.factor(_square("lu_factor", a, ints_to_float64=True))
+    return lu_, piv
+
+
+def lu(a: Any, permute_l: bool = False, overwrite_a: bool = False,
+       check_finite: bool = True) -> tuple[Tensor, Tensor, Tensor] | tuple[Tensor, Tensor]:
+    """``(p, l, u)`` with ``a = p @ l @ u`` for the (M, N) ``a``, M <= N (as MindSpore): ``p`` the (M, M) int32
+    permutation matrix, ``l`` (M, M) unit lower triangular, ``u`` (M, N) upper trapezoidal; with
+    ``permute_l=True``, ``(p @ l, u)``. int32/int64 ``a`` computes in float64."""
+    _flag("lu", "permute_l", permute_l)
+    t = as_tensor(a)
+    if t.ndim != 2:
+        raise ValueError(f"scipy.linalg.lu: a must be a 2-D matrix (M, N), got {t.ndim}-D {tuple(t.shape)}")
+    if t.shape[0] > t.shape[1]:
+        raise ValueError(f"scipy.linalg.lu: a must have no more rows than columns (M <= N, as MindSpore's lu), got "
+                         f"shape {tuple(t.shape)}; factor its transpose instead")
+    if t.dtype.name in _INTS:
+        t = F.cast(t, "float64")
+    elif t.dtype.name not in _FLOATS:
+        raise TypeError(f"scipy.linalg.lu: a must be float32, float64, int32 or int64, got {t.dtype}")
+    m = t.shape[0]
+    lu_, _, p = _lu.factor(t)
+    eye = F.eye(m, m, t.dtype)
+    lower = F.add(F.tril(lu_[:, :m], -1), eye)
+    upper = F.triu(lu_)
+    if permute_l:
+        return F.matmul(p, lower), upper
+    return F.cast(p, "int32"), lower, upper
 
 
 _TRANS = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}
