@@ -1,7 +1,8 @@
-"""Programs over ``mindspore.scipy.linalg`` and ``mindspore.device_context``: scripts/record_msscipy.py records
-MindSpore 2.10's ``str(result)`` of each, tests/compat/test_msscipy.py compares opbuild's. Each program runs
-with ``ms`` and ``np`` and sets ``result``; float results are rounded lists. The modules are imported by the
-package's own name (``mindspore`` or ``opbuild``), so the same text runs under both."""
+"""Programs over ``mindspore.scipy.linalg``, ``scipy.optimize`` and ``mindspore.device_context``:
+scripts/record_msscipy.py records MindSpore 2.10's ``str(result)`` of each, tests/compat/test_msscipy.py
+compares opbuild's. Each program runs with ``ms`` and ``np`` and sets ``result``; float results are rounded
+lists. The modules are imported by the package's own name (``mindspore`` or ``opbuild``), so the same text runs
+under both."""
 
 IMP = "L = __import__(ms.__name__ + '.scipy.linalg', fromlist=['L'])\n"
 DC = "D = __import__(ms.__name__ + '.device_context', fromlist=['D'])\n"
@@ -79,3 +80,51 @@ CASES: dict[str, str] = {
     "lu_wide": IMP + B + "p, l, u = L.lu(b.T)\nresult = (" + r("p") + ", " + r("l") + ", " + r("u") + ")",
     "lu_factor_not_square": IMP + B + "result = L.lu_factor(b)",
 }
+
+OPT = "O = __import__(ms.__name__ + '.scipy.optimize', fromlist=['O'])\n"
+HIMMELBLAU = ("def func(p):\n    x, y = p\n    return (x ** 2 + y - 11.) ** 2 + (x + y ** 2 - 7.) ** 2\n"
+              "x0 = ms.Tensor(np.zeros(2).astype(np.float32))\n")
+ROSEN = ("def rosen(x):\n    return ms.ops.reduce_sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)\n"
+         "x0 = ms.Tensor(np.array([-1.2, 1.0, 0.5]))\n")
+# MindSpore compiles line_search's function from its source, which a program run by exec has not: the Euclidean
+# norm Cell (its source is the library's) is the function searched.
+SQ = "f = ms.nn.Norm()\nxk = ms.Tensor(np.array([1.8, 1.7]))\n"
+# The minimum found, its value, success and status (nfev/njev/nit count opbuild's own line search's steps).
+RES = "result = (r.x.asnumpy().round(4).tolist(), round(float(r.fun), 6), r.success, r.status)"
+LS = "result = (r.failed, r.nit, r.nfev, r.k, round(r.a_k, 6), round(r.f_k, 6), r.g_k.asnumpy().round(6).tolist())"
+LSA = ("rows, cols = O.linear_sum_assignment({})\n"
+       "result = (str(rows.dtype), rows.asnumpy().tolist(), cols.asnumpy().tolist())")
+C3 = "c = ms.Tensor(np.array([[4., 1., 3.], [2., 0., 5.], [3., 2., 2.]], np.float32))\n"
+C9 = "c = ms.Tensor(np.array([[9., 9., 1.], [9., 9., 9.], [0., 5., 9.]], np.float32))\n"
+
+CASES.update({
+    "minimize_bfgs": OPT + HIMMELBLAU + "r = O.minimize(func, x0, method='BFGS', options=dict(maxiter=None, "
+                     "gtol=1e-6))\n" + RES + "\nresult = result + (r.hess_inv.shape, r.jac.shape)",
+    "minimize_lbfgs": OPT + HIMMELBLAU + "r = O.minimize(func, x0, method='LBFGS', options=dict(maxiter=None, "
+                      "gtol=1e-6))\n" + RES + "\nresult = result + (r.hess_inv,)",
+    "minimize_rosen_bfgs": OPT + ROSEN + "r = O.minimize(rosen, x0, method='bfgs')\n" + RES,
+    "minimize_rosen_lbfgs": OPT + ROSEN + "r = O.minimize(rosen, x0, method='LBFGS')\n" + RES,
+    "minimize_maxiter": OPT + ROSEN + "r = O.minimize(rosen, x0, method='BFGS', options=dict(maxiter=3))\n"
+                        "result = (r.success, r.status, r.nit)",
+    "minimize_args": OPT + "def g(x, a):\n    return ms.ops.reduce_sum((x - a) ** 2)\n"
+                     "r = O.minimize(g, ms.Tensor(np.zeros(3)), args=(ms.Tensor(np.array([1.0, -2.0, 3.0])),), "
+                     "method='BFGS')\n" + RES,
+    "minimize_no_method": OPT + ROSEN + "result = O.minimize(rosen, x0)",
+    "minimize_args_list": OPT + ROSEN + "result = O.minimize(rosen, x0, args=[1], method='BFGS')",
+    "line_search": OPT + SQ + "r = O.line_search(f, xk, ms.Tensor(np.array([-1.0, -1.0])))\n" + LS,
+    "line_search_zoom": OPT + SQ + "r = O.line_search(f, xk, ms.Tensor(np.array([-10.0, -10.0])))\n" + LS,
+    "line_search_grow": OPT + SQ + "r = O.line_search(f, xk, ms.Tensor(np.array([-0.01, -0.01])))\n" + LS,
+    "line_search_ascent": OPT + SQ + "r = O.line_search(f, xk, ms.Tensor(np.array([1.0, 1.0])))\n"
+                          "result = (r.failed, r.nit, r.nfev, r.status)",
+    "lsa_min": OPT + C3 + LSA.format("c, False"),
+    "lsa_max": OPT + C3 + LSA.format("c, True"),
+    "lsa_wide": OPT + LSA.format("ms.Tensor(np.array([[4., 1., 3., 7.], [2., 0., 5., 1.]])), False"),
+    "lsa_tall": OPT + LSA.format("ms.Tensor(np.array([[4., 1., 3., 7.], [2., 0., 5., 1.]]).T), False"),
+    "lsa_limit": OPT + C9 + LSA.format("c, False, ms.Tensor(2)"),
+    "lsa_limit_one": OPT + C9 + LSA.format("c, False, ms.Tensor(1)"),
+    "lsa_limit_tall": OPT + C9 + LSA.format("c.T, False, ms.Tensor(2)"),
+    "lsa_int": OPT + LSA.format("ms.Tensor(np.array([[1, 2], [3, 4]], np.int32)), False"),
+    "lsa_empty": OPT + LSA.format("ms.Tensor(np.zeros((0, 3), np.float32)), False"),
+    "lsa_maximize_int": OPT + C3 + LSA.format("c, 1"),
+    "optimize_names": OPT + "result = sorted(O.__all__)",
+})

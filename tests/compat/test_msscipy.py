@@ -1,8 +1,8 @@
-"""``mindspore.scipy.linalg`` and ``mindspore.device_context``: each program of tests/compat/msscipy_cases.py
-against MindSpore 2.10's recorded ``str(result)`` (scripts/record_msscipy.py), errors included (same exception
-type). MindSpore's CPU fails at ``lu(permute_l=True)``: that case is checked against SciPy, as are
-the solvers on larger matrices; and ``threads_num``'s effect is checked in a subprocess (it can be set
-once per process)."""
+"""``mindspore.scipy.linalg``, ``mindspore.scipy.optimize`` and ``mindspore.device_context``: each program of
+tests/compat/msscipy_cases.py against MindSpore 2.10's recorded ``str(result)`` (scripts/record_msscipy.py),
+errors included (same exception type). MindSpore's CPU fails at ``lu(permute_l=True)``: that case is checked
+against SciPy, as are the solvers, ``linear_sum_assignment`` (ties included) and ``minimize`` on larger
+problems; ``threads_num``'s effect is checked in a subprocess (it can be set once per process)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.linalg
+import scipy.optimize
 
 import opbuild as ms
 from opbuild.device_context import cpu, gpu
 from opbuild.scipy import linalg as L
+from opbuild.scipy.optimize import linear_sum_assignment, minimize
 from tests.compat._util import same_printed
 from tests.compat.msscipy_cases import CASES
 
@@ -42,6 +44,50 @@ def test_error_matches_mindspore(name, pynative_mode):
     with pytest.raises((TypeError, ValueError, RuntimeError)) as info:
         _run(name)
     assert type(info.value).__name__ == kind, f"{name}: opbuild {info.value!r}, MindSpore {FIXTURE[name]['error']}"
+
+
+def test_linear_sum_assignment_against_scipy():
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        # Small integer costs: many ties, which must be broken as SciPy's (and MindSpore's) solver breaks them.
+        cost = rng.integers(0, 4, (rng.integers(1, 8), rng.integers(1, 8))).astype(np.float64)
+        rows, cols = linear_sum_assignment(ms.Tensor(cost), bool(trial % 2))
+        want_rows, want_cols = scipy.optimize.linear_sum_assignment(cost, maximize=bool(trial % 2))
+        np.testing.assert_array_equal(rows.asnumpy(), want_rows)
+        np.testing.assert_array_equal(cols.asnumpy(), want_cols)
+
+
+def test_linear_sum_assignment_refuses_what_it_cannot_assign():
+    with pytest.raises(ValueError, match="infeasible"):
+        linear_sum_assignment(ms.Tensor(np.array([[np.inf, 1.0], [np.inf, 2.0]])), False)
+    with pytest.raises(ValueError, match="NaN"):
+        linear_sum_assignment(ms.Tensor(np.array([[np.nan, 1.0], [1.0, 2.0]])), False)
+    with pytest.raises(ValueError, match="2-D"):
+        linear_sum_assignment(ms.Tensor(np.zeros(3)), False)
+
+
+def test_minimize_against_scipy():
+    def rosen(x):
+        return ms.ops.reduce_sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+    x0 = np.array([1.3, 0.7, 0.8, 1.9, 1.2])
+    want = scipy.optimize.minimize(scipy.optimize.rosen, x0, method="BFGS", jac=scipy.optimize.rosen_der)
+    for method in ("BFGS", "LBFGS"):
+        got = minimize(rosen, ms.Tensor(x0), method=method)
+        assert got.success and got.status == 0
+        np.testing.assert_allclose(got.x.asnumpy(), want.x, atol=1e-5)
+    # A given jac is used instead of autodiff (a wrong one leads elsewhere).
+    got = minimize(rosen, ms.Tensor(x0), method="BFGS",
+                   jac=lambda x: ms.Tensor(scipy.optimize.rosen_der(x.asnumpy())))
+    np.testing.assert_allclose(got.x.asnumpy(), want.x, atol=1e-5)
+
+
+def test_minimize_bad_options_say_what_is_wrong():
+    x0 = ms.Tensor(np.zeros(2))
+    with pytest.raises(ValueError, match="'BFGS' or 'LBFGS'"):
+        minimize(lambda x: ms.ops.reduce_sum(x), x0, method="LAGRANGE")
+    with pytest.raises(TypeError, match="unknown BFGS options"):
+        minimize(lambda x: ms.ops.reduce_sum(x), x0, method="BFGS", options={"history_size": 3})
 
 
 def test_every_case_is_recorded():

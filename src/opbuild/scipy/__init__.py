@@ -1,8 +1,8 @@
-"""``mindspore.scipy``: SciPy-style functions over Tensors. ``linalg`` is provided (docs/mindspore-compat.md
-lists what of ``mindspore.scipy`` is not)."""
+"""``mindspore.scipy``: SciPy-style functions over Tensors: ``linalg`` and ``optimize`` (docs/mindspore-compat.md
+lists what of ``mindspore.scipy`` is not provided)."""
 
 from __future__ import annotations
 
-from . import linalg
+from . import linalg, optimize
 
-__all__ = ["linalg"]
+__all__ = ["linalg", "optimize"]
