@@ -128,3 +128,25 @@ CASES.update({
     "lsa_maximize_int": OPT + C3 + LSA.format("c, 1"),
     "optimize_names": OPT + "result = sorted(O.__all__)",
 })
+
+FFT = "T = __import__(ms.__name__ + '.scipy.fft', fromlist=['T'])\n"
+X3 = "x = ms.Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4) ** 1.5 - 20)\n"
+
+CASES.update({
+    "dct": FFT + X3 + "result = " + r("T.dct(x)"),
+    "dct_int": FFT + "result = " + r("T.dct(ms.Tensor(np.array([1, 2, 3], np.int32)))"),
+    "dct_f64_axis": FFT + X3 + "result = " + r("T.dct(x.astype(ms.float64), axis=1)"),
+    "dct_n_short": FFT + X3 + "result = " + r("T.dct(x, n=2)"),
+    "dct_n_long": FFT + X3 + "result = " + r("T.dct(x, n=6, axis=0, norm='ortho')"),
+    "idct": FFT + X3 + "result = " + r("T.idct(x)"),
+    "idct_n": FFT + X3 + "result = " + r("T.idct(x, n=5, axis=1)"),
+    "dctn": FFT + X3 + "result = " + r("T.dctn(x)"),
+    "dctn_axes": FFT + X3 + "result = " + r("T.dctn(x, axes=(0, 2))"),
+    "dctn_s": FFT + X3 + "result = " + r("T.dctn(x, s=(2, 5))"),
+    "idctn": FFT + X3 + "result = " + r("T.idctn(x)"),
+    "idctn_s_axes": FFT + X3 + "result = " + r("T.idctn(x, s=(3, 2), axes=(2, 0))"),
+    "dct_type1": FFT + X3 + "result = T.dct(x, type=1)",
+    "dct_norm_backward": FFT + X3 + "result = T.dct(x, norm='backward')",
+    "dct_n_zero": FFT + X3 + "result = T.dct(x, n=0)",
+    "fft_names": FFT + "result = sorted(T.__all__)",
+})

@@ -1,4 +1,4 @@
-"""``mindspore.scipy.linalg``, ``mindspore.scipy.optimize`` and ``mindspore.device_context``: each program of
+"""``mindspore.scipy.linalg``, ``optimize``, ``fft`` and ``mindspore.device_context``: each program of
 tests/compat/msscipy_cases.py against MindSpore 2.10's recorded ``str(result)`` (scripts/record_msscipy.py),
 errors included (same exception type). MindSpore's CPU fails at ``lu(permute_l=True)``: that case is checked
 against SciPy, as are the solvers, ``linear_sum_assignment`` (ties included) and ``minimize`` on larger
@@ -11,11 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.fft
 import scipy.linalg
 import scipy.optimize
 
 import opbuild as ms
 from opbuild.device_context import cpu, gpu
+from opbuild.scipy import fft
 from opbuild.scipy import linalg as L
 from opbuild.scipy.optimize import linear_sum_assignment, minimize
 from tests.compat._util import same_printed
@@ -88,6 +90,20 @@ def test_minimize_bad_options_say_what_is_wrong():
         minimize(lambda x: ms.ops.reduce_sum(x), x0, method="LAGRANGE")
     with pytest.raises(TypeError, match="unknown BFGS options"):
         minimize(lambda x: ms.ops.reduce_sum(x), x0, method="BFGS", options={"history_size": 3})
+
+
+def test_dct_against_scipy(graph_mode):
+    from tests.helpers import FnCell
+
+    x = np.random.default_rng(1).standard_normal((3, 5, 4))
+    for n, axis in ((None, -1), (3, 1), (7, 0)):
+        got = FnCell(lambda t, n=n, axis=axis: fft.dct(t, n=n, axis=axis))(ms.Tensor(x)).asnumpy()
+        np.testing.assert_allclose(got, scipy.fft.dct(x, n=n, axis=axis, norm="ortho"), atol=1e-12)
+        got = fft.idct(ms.Tensor(x), n=n, axis=axis).asnumpy()
+        np.testing.assert_allclose(got, scipy.fft.idct(x, n=n, axis=axis, norm="ortho"), atol=1e-12)
+    np.testing.assert_allclose(fft.idctn(fft.dctn(ms.Tensor(x))).asnumpy(), x, atol=1e-12)
+    np.testing.assert_allclose(fft.dctn(ms.Tensor(x), s=(6, 2), axes=(2, 0)).asnumpy(),
+                               scipy.fft.dctn(x, s=(6, 2), axes=(2, 0), norm="ortho"), atol=1e-12)
 
 
 def test_every_case_is_recorded():

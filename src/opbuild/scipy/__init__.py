@@ -1,8 +1,8 @@
-"""``mindspore.scipy``: SciPy-style functions over Tensors: ``linalg`` and ``optimize`` (docs/mindspore-compat.md
+"""``mindspore.scipy``: SciPy-style functions over Tensors: ``linalg``, ``optimize`` and ``fft`` (docs/mindspore-compat.md
 lists what of ``mindspore.scipy`` is not provided)."""
 
 from __future__ import annotations
 
-from . import linalg, optimize
+from . import fft, linalg, optimize
 
-__all__ = ["linalg", "optimize"]
+__all__ = ["fft", "linalg", "optimize"]
