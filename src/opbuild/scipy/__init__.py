@@ -1,5 +1,5 @@
-"""``mindspore.scipy``: SciPy-style functions over Tensors: ``linalg``, ``optimize`` and ``fft`` (docs/mindspore-compat.md
-lists what of ``mindspore.scipy`` is not provided)."""
+"""``mindspore.scipy``: SciPy-style functions over Tensors: ``linalg``, ``optimize`` and ``fft``
+(docs/mindspore-compat.md lists what of ``mindspore.scipy`` is not provided)."""
 
 from __future__ import annotations
 
