@@ -1,4 +1,5 @@
-"""Programs over ``mindspore.scipy.linalg``, ``scipy.optimize`` and ``mindspore.device_context``:
+"""Programs over ``mindspore.scipy`` (``linalg``, ``optimize``, ``fft``), ``mindspore.device_context`` and
+``mindspore.boost.GradientAccumulation``:
 scripts/record_msscipy.py records MindSpore 2.10's ``str(result)`` of each, tests/compat/test_msscipy.py
 compares opbuild's. Each program runs with ``ms`` and ``np`` and sets ``result``; float results are rounded
 lists. The modules are imported by the package's own name (``mindspore`` or ``opbuild``), so the same text runs
@@ -149,4 +150,20 @@ CASES.update({
     "dct_norm_backward": FFT + X3 + "result = T.dct(x, norm='backward')",
     "dct_n_zero": FFT + X3 + "result = T.dct(x, n=0)",
     "fft_names": FFT + "result = sorted(T.__all__)",
+})
+
+GA = ("BO = __import__(ms.__name__ + '.boost', fromlist=['BO'])\n"
+      "net = ms.nn.Dense(2, 1, weight_init='ones', bias_init='zeros')\n"
+      "opt = ms.nn.{opt}(net.trainable_params(), 0.1)\nga = BO.GradientAccumulation({steps}, opt)\nresult = []\n"
+      "for step in range(5):\n"
+      "    g = (ms.Tensor(np.array([[1.0, 2.0]], np.float32) * (step + 1)), ms.Tensor(np.array([0.5], np.float32)))\n"
+      "    loss = ga(ms.Tensor(float(step)), g)\n"
+      "    result.append((float(loss), net.weight.asnumpy().round(5).tolist(), net.bias.asnumpy().round(5).tolist(), "
+      "int(ga._accumulation_step.asnumpy()), [p.name for p in ga._grad_accumulation], "
+      "ga._grad_accumulation[0].asnumpy().round(5).tolist()))\n")
+
+CASES.update({
+    "grad_accumulation_sgd": GA.format(opt="SGD", steps=2),
+    "grad_accumulation_momentum": GA.format(opt="Momentum", steps=3).replace("0.1)", "0.1, 0.9)"),
+    "grad_accumulation_one": GA.format(opt="Adam", steps=1),
 })

@@ -1,4 +1,4 @@
-"""``mindspore.scipy.linalg``, ``optimize``, ``fft`` and ``mindspore.device_context``: each program of
+"""``mindspore.scipy.linalg``/``optimize``/``fft``, ``device_context``, ``boost``: each program of
 tests/compat/msscipy_cases.py against MindSpore 2.10's recorded ``str(result)`` (scripts/record_msscipy.py),
 errors included (same exception type). MindSpore's CPU fails at ``lu(permute_l=True)``: that case is checked
 against SciPy, as are the solvers, ``linear_sum_assignment`` (ties included) and ``minimize`` on larger
@@ -104,6 +104,33 @@ def test_dct_against_scipy(graph_mode):
     np.testing.assert_allclose(fft.idctn(fft.dctn(ms.Tensor(x))).asnumpy(), x, atol=1e-12)
     np.testing.assert_allclose(fft.dctn(ms.Tensor(x), s=(6, 2), axes=(2, 0)).asnumpy(),
                                scipy.fft.dctn(x, s=(6, 2), axes=(2, 0), norm="ortho"), atol=1e-12)
+
+
+def test_grad_accumulation_runs_eagerly_in_graph_mode(graph_mode):
+    got = str(_run("grad_accumulation_momentum"))
+    want = FIXTURE["grad_accumulation_momentum"]["str"]
+    assert same_printed(got, want), f"opbuild {got!r}, MindSpore {want!r}"
+
+
+def test_grad_accumulation_refuses_to_be_traced(graph_mode):
+    from opbuild import nn
+    from opbuild.boost import GradientAccumulation
+
+    net = nn.Dense(2, 1)
+    ga = GradientAccumulation(2, nn.SGD(net.trainable_params(), 0.1))
+
+    class Step(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.ga = ga
+
+        def construct(self, loss, g_w, g_b):
+            return self.ga(loss, (g_w, g_b))
+
+    with pytest.raises(RuntimeError, match="cannot run inside a traced"):
+        Step()(ms.Tensor(1.0), ms.Tensor(np.ones((1, 2), np.float32)), ms.Tensor(np.ones(1, np.float32)))
+    with pytest.raises(ValueError, match="positive int"):
+        GradientAccumulation(0, ga.optimizer)
 
 
 def test_every_case_is_recorded():
