@@ -40,7 +40,9 @@ from .runtime import (
 )
 
 #: Top-level names resolved on first use: ``{name: (module, attribute)}`` (attribute None: the module).
-LAZY = {"hal": ("opbuild.hal", None), "data_sink": ("opbuild.train.data_sink", "data_sink"),
+LAZY = {"hal": ("opbuild.hal", None), "device_context": ("opbuild.device_context", None),
+        "boost": ("opbuild.boost", None),
+        "data_sink": ("opbuild.train.data_sink", "data_sink"),
         "names": ("opbuild.train", "names"), "BackupAndRestore": ("opbuild.train", "BackupAndRestore"),
         **{n: ("opbuild.train.ckpt_convert", n) for n in (
             "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "load_segmented_checkpoints")}}
