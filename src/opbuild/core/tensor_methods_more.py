@@ -129,11 +129,9 @@ class _TensorLinalgMethods:
         return _ops().matrix_power(self, n)
 
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        """beta * self + alpha * (the sum over the batch of batch1 @ batch2) (``ops.addbmm``); int64 for
-        integer inputs, as MindSpore's."""
-        out = _ops().addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
-        # MindSpore 2.10 gives int64 for integer inputs (ops.addbmm and the method alike)
-        return out if out.dtype.is_float or out.dtype.is_complex else out.astype("int64")
+        """beta * self + alpha * (the sum over the batch of batch1 @ batch2) (``ops.addbmm``; int64 for
+        integer inputs)."""
+        return _ops().addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def cross(self, other, dim=None):
         """The cross product of 3-vectors along ``dim`` (None: the first axis of size 3; ``ops.cross``)."""
@@ -195,26 +193,9 @@ class TensorMathMethods(_TensorLinalgMethods):
     bitwise_left_shift = _binary("bitwise_left_shift", "self << other (``ops.bitwise_left_shift``).")
     bitwise_right_shift = _binary("bitwise_right_shift", "self >> other (``ops.bitwise_right_shift``).")
 
-    def lgamma(self):
-        """The log of the absolute gamma function (``ops.lgamma``); an int32 tensor computes in float32, as
-        MindSpore's method does."""
-        return _ops().lgamma(self.astype("float32") if self.dtype.name == "int32" else self)
-
-    def sinc(self):
-        """sin(pi x) / (pi x), 1 at 0 (``ops.sinc``); integer and bool tensors compute in float32, as
-        MindSpore's method does (whose CPU kernel gives NaN for a False element; here sinc(0) = 1)."""
-        return _ops().sinc(self.astype("float32") if not (self.dtype.is_float or self.dtype.is_complex) else self)
-
-    def inv(self):
-        """The elementwise reciprocal (``ops.inv``). As MindSpore's, an int32/int64 tensor keeps its dtype:
-        1 / x truncated toward zero (1 / 0 is undefined: the dtype's largest value here, its smallest on
-        MindSpore's CPU); other integer and bool dtypes are refused."""
-        name = self.dtype.name
-        if name in ("int32", "int64"):
-            return _ops().div(_ops().ones_like(self), self, rounding_mode="trunc")
-        if not (self.dtype.is_float or self.dtype.is_complex):
-            raise TypeError(f"Tensor.inv: dtype {name} is not supported (a float tensor, int32 or int64)")
-        return _ops().inv(self)
+    lgamma = _unary("lgamma", "The log of the absolute gamma function (``ops.lgamma``; int32 computes in float32).")
+    sinc = _unary("sinc", "sin(pi x) / (pi x), 1 at 0 (``ops.sinc``; integer and bool compute in float32).")
+    inv = _unary("inv", "The elementwise reciprocal (``ops.inv``; int16/int32/int64 keep their dtype).")
 
     def bitwise_not(self):
         """The elementwise bitwise NOT (logical NOT for bool; ``mint.bitwise_not``)."""

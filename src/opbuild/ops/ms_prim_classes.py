@@ -266,7 +266,7 @@ TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
     "MulNoNan": ((), lambda a, x, y: _where_zero(y, as_tensor(x) * as_tensor(y)), "x * y, 0 where y is 0."),
     "TruncateDiv": ((), lambda a, x, y: _fn("div")(x, y, rounding_mode="trunc"), "x / y rounded toward zero."),
     "TruncateMod": ((), lambda a, x, y: _fn("fmod")(x, y), "The remainder of x / y rounded toward zero."),
-    "Inv": ((), lambda a, x: _fn("reciprocal")(x), "1 / x elementwise."),
+    "Inv": ((), lambda a, x: _fn("inv")(x), "1 / x elementwise (int16/int32/int64 keep their dtype)."),
     "Rint": ((), lambda a, x: _fn("round")(x), "Rounds to the nearest integer, halves to even."),
     "SquaredDifference": ((), lambda a, x, y: _fn("square")(as_tensor(x) - as_tensor(y)), "(x - y)^2."),
     "SquareSumAll": ((), lambda a, x, y: (_fn("sum")(_fn("square")(x)), _fn("sum")(_fn("square")(y))),

@@ -1,14 +1,18 @@
 """MindSpore primitive classes whose MindSpore behaviour is a composition of registered ops rather than one op
 of their own: ``ops.GeLU`` (MindSpore's primitive is the tanh approximation; the registered GeLU op is the
-exact erf form, which ``ops.gelu(approximate='none')`` and ``nn.GELU(approximate=False)`` use), ``ops.OneHot``
-and ``ops.Unstack``. They override the family classes of the same name in ``ops.operations``."""
+exact erf form, which ``ops.gelu(approximate='none')`` and ``nn.GELU(approximate=False)`` use), ``ops.OneHot``,
+``ops.Unstack``, and ``ops.Lgamma``/``ops.Sinc``/``ops.CholeskyInverse`` (MindSpore's dtype rules and
+whole-matrix read, which the functions of the same name apply). They override the family classes of the same
+name in ``ops.operations``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .api import array as _array
+from .api import linalg as _linalg
 from .api import math as _math
+from .api import special as _special
 from .api import tensor_math as _tensor_math
 from .primitive import Primitive
 
@@ -52,4 +56,36 @@ class Unstack(Primitive):
         return out
 
 
-PRIMITIVES: dict[str, type[Primitive]] = {"GeLU": GeLU, "OneHot": OneHot, "Unstack": Unstack}
+class Lgamma(Primitive):
+    """``ops.Lgamma()(x)``: ``ops.lgamma(x)`` (an int32 ``x`` computes in float32)."""
+
+    op_name = "Lgamma"
+
+    def __call__(self, x: Any) -> Any:
+        return _special.lgamma(x)
+
+
+class Sinc(Primitive):
+    """``ops.Sinc()(x)``: ``ops.sinc(x)`` (integer and bool ``x`` compute in float32)."""
+
+    op_name = "Sinc"
+
+    def __call__(self, x: Any) -> Any:
+        return _special.sinc(x)
+
+
+class CholeskyInverse(Primitive):
+    """``ops.CholeskyInverse(upper=False)(x)``: ``ops.cholesky_inverse(x, upper)``, the inverse of ``x @ x^T``
+    (``x^T @ x`` when ``upper``), reading the whole of ``x`` as MindSpore 2.10 does."""
+
+    op_name = "CholeskyInverse"
+
+    def __init__(self, upper: bool = False):
+        super().__init__(upper=upper)
+
+    def __call__(self, x: Any) -> Any:
+        return _linalg.cholesky_inverse(x, self.attrs["upper"])
+
+
+PRIMITIVES: dict[str, type[Primitive]] = {"GeLU": GeLU, "OneHot": OneHot, "Unstack": Unstack, "Lgamma": Lgamma,
+                                          "Sinc": Sinc, "CholeskyInverse": CholeskyInverse}

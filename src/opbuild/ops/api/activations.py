@@ -139,8 +139,9 @@ def soft_shrink(input, lambd: float = 0.5) -> Tensor:  # noqa: A002
 
 
 def tanhshrink(input) -> Tensor:  # noqa: A002
-    """``ops.tanhshrink(input)``: ``x - tanh(x)``."""
-    x = _float_input("tanhshrink", input)
+    """``ops.tanhshrink(input)``: ``x - tanh(x)``; an integer tensor computes in float32, as MindSpore 2.10's."""
+    t = as_tensor(input)
+    x = _float_input("tanhshrink", M._cast(t, "float32") if t.dtype.is_int else t)
     return M.sub(x, M.tanh(x))
 
 

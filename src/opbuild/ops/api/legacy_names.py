@@ -204,13 +204,19 @@ def poisson(shape: tuple, mean, seed: int | None = None) -> Tensor:
 
 def addbmm(input, batch1, batch2, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
     """``ops.addbmm(input, batch1, batch2, *, beta=1, alpha=1)``: ``beta * input + alpha * sum_b(batch1[b] @
-    batch2[b])``."""
+    batch2[b])``; integer inputs give int64, as MindSpore 2.10's."""
     b1, b2 = as_tensor(batch1), as_tensor(batch2)
     if b1.ndim != 3 or b2.ndim != 3 or b1.shape[0] != b2.shape[0] or b1.shape[2] != b2.shape[1]:
         raise ValueError(f"addbmm: batch1 and batch2 must be (b, n, m) and (b, m, p), got {tuple(b1.shape)} and "
                          f"{tuple(b2.shape)}")
+    x = as_tensor(input)
+    if any(t.dtype.name == "bool" for t in (x, b1, b2)):
+        raise TypeError("addbmm: bool tensors are not supported (cast them to an integer or float dtype first)")
+    if not any(t.dtype.is_float or t.dtype.is_complex for t in (x, b1, b2)):
+        # MindSpore 2.10 gives int64 for integer inputs of every width
+        x, b1, b2 = (apply("Cast", {"dtype": "int64"}, [t]) for t in (x, b1, b2))
     total = apply("ReduceSum", {"axis": (0,), "keep_dims": False}, [apply("BatchMatMul", {}, [b1, b2])])
-    return binary("Add", binary("Mul", input, beta), binary("Mul", total, alpha))
+    return binary("Add", binary("Mul", x, beta), binary("Mul", total, alpha))
 
 
 def quantile(input, q, axis: int | None = None, keepdims: bool = False) -> Tensor:  # noqa: A002

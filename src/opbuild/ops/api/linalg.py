@@ -93,8 +93,22 @@ def orgqr(input, input2) -> Tensor:
 
 
 def cholesky_inverse(input_x, upper: bool = False) -> Tensor:
-    """``ops.cholesky_inverse(input_x, upper=False)``: the inverse of ``A`` from its Cholesky factor."""
-    return apply("CholeskyInverse", {"upper": upper}, [_float("cholesky_inverse", as_tensor(input_x))])
+    """``ops.cholesky_inverse(input_x, upper=False)``: the inverse of ``A = X @ X^T`` (``X^T @ X`` when
+    ``upper``) for the Cholesky factor ``X``. As MindSpore 2.10's, the whole matrix is read (a factor with
+    entries off its triangle gives the inverse of that product); float16 computes in float32."""
+    x = as_tensor(input_x)
+    name = x.dtype.name
+    if name not in ("float16", "float32", "float64"):
+        raise TypeError(f"cholesky_inverse: input must be float16, float32 or float64, got {name} (cast it first)")
+    work = apply("Cast", {"dtype": "float32"}, [x]) if name == "float16" else x
+    if work.ndim < 2 or work.shape[-1] != work.shape[-2]:
+        raise ValueError(f"cholesky_inverse: input must be a square matrix (or a batch of them), got shape "
+                         f"{tuple(x.shape)}")
+    perm = (*range(work.ndim - 2), work.ndim - 1, work.ndim - 2)
+    xt = apply("Transpose", {"perm": perm}, [work])
+    a, b = (xt, work) if upper else (work, xt)
+    out = apply("MatrixInverse", {"adjoint": False}, [apply("BatchMatMul", {}, [a, b])])
+    return apply("Cast", {"dtype": name}, [out]) if name == "float16" else out
 
 
 def _product(a: Tensor, b: Tensor) -> Tensor:

@@ -242,8 +242,24 @@ def polar(abs, angle) -> Tensor:  # noqa: A002 - MindSpore's argument names
 
 
 def inv(x) -> Tensor:
-    """``ops.inv(x)``: the elementwise reciprocal ``1 / x``."""
-    return apply("Reciprocal", {}, [_float(as_tensor(x))])
+    """``ops.inv(x)``: the elementwise reciprocal ``1 / x``. As MindSpore 2.10's, an int16/int32/int64 tensor
+    keeps its dtype (1 / x truncated toward zero; 1 / 0 gives what MindSpore's CPU gives: 0 for int16, the
+    dtype's smallest value for int32/int64); bool, int8 and uint8 tensors are refused, as there."""
+    t = as_tensor(x)
+    dt = t.dtype
+    if dt.name in ("int16", "int32", "int64"):
+        # 1 / x truncated is x for x = +-1 and 0 for |x| > 1
+        unit = apply("LessEqual", {}, [apply("Abs", {}, [t]), np.asarray(1, dt.np_dtype)])
+        zero = apply("Equal", {}, [t, np.asarray(0, dt.np_dtype)])
+        # 1 / 0 is undefined; MindSpore's CPU gives 0 for int16 and the smallest value for int32/int64
+        low = np.asarray(0 if dt.name == "int16" else np.iinfo(dt.np_dtype).min, dt.np_dtype)
+        zeros = apply("ZerosLike", {}, [t])
+        out = apply("Select", {}, [unit, t, zeros])
+        return apply("Select", {}, [zero, apply("Add", {}, [zeros, low]), out])
+    if not (dt.is_float or dt.is_complex):
+        raise TypeError(f"inv: dtype {dt.name} is not supported (a float or complex tensor, int16, int32 or int64; "
+                        "cast it first)")
+    return apply("Reciprocal", {}, [t])
 
 
 def msort(input) -> Tensor:  # noqa: A002

@@ -23,10 +23,8 @@ def _unary(op: str, name: str, arg: str):
     return fn
 
 
-lgamma = _unary("Lgamma", "lgamma", "input")
 digamma = _unary("Digamma", "digamma", "input")
 erfinv = _unary("Erfinv", "erfinv", "input")
-sinc = _unary("Sinc", "sinc", "input")
 i0 = _unary("BesselI0", "i0", "input")
 bessel_j0 = _unary("BesselJ0", "bessel_j0", "x")
 bessel_j1 = _unary("BesselJ1", "bessel_j1", "x")
@@ -40,6 +38,26 @@ bessel_k0 = _unary("BesselK0", "bessel_k0", "x")
 bessel_k0e = _unary("BesselK0e", "bessel_k0e", "x")
 bessel_k1 = _unary("BesselK1", "bessel_k1", "x")
 bessel_k1e = _unary("BesselK1e", "bessel_k1e", "x")
+
+
+def lgamma(input: Any) -> Tensor:  # noqa: A002 - MindSpore's argument name
+    """``ops.lgamma(input)``: the log of the absolute gamma function, elementwise. As MindSpore 2.10's, an int32
+    tensor computes in float32; other integer and bool tensors are refused."""
+    x = as_tensor(input)
+    if x.dtype.name == "int32":
+        x = apply("Cast", {"dtype": "float32"}, [x])
+    elif not x.dtype.is_float:
+        raise TypeError(f"lgamma: dtype {x.dtype.name} is not supported (a float tensor or int32; cast it first)")
+    return apply("Lgamma", {}, [x])
+
+
+def sinc(input: Any) -> Tensor:  # noqa: A002 - MindSpore's argument name
+    """``ops.sinc(input)``: sin(pi x) / (pi x), 1 at 0, elementwise. As MindSpore 2.10's, integer and bool tensors
+    compute in float32 (MindSpore's CPU gives NaN for a False element; opbuild gives sinc(0) = 1)."""
+    x = as_tensor(input)
+    if not (x.dtype.is_float or x.dtype.is_complex):
+        x = apply("Cast", {"dtype": "float32"}, [x])
+    return apply("Sinc", {}, [x])
 
 
 def zeta(input: Any, other: Any) -> Tensor:  # noqa: A002 - MindSpore's name

@@ -248,19 +248,28 @@ def rfftfreq(n, d=1.0, dtype=None) -> Tensor:
 
 # ---- complex parts ------------------------------------------------------------------------------------------
 
+def _is_real(x: Tensor) -> bool:
+    """A non-complex tensor: its real part and conjugate are itself, its imaginary part zeros (any dtype, as
+    MindSpore 2.10 gives for integer and bool tensors, which the Real/Imag/Conj kernels do not take)."""
+    return not x.dtype.is_complex
+
+
 def real(input) -> Tensor:
-    """``ops.real(input)``: the real part (a real input is returned as it is)."""
-    return apply("Real", {}, [as_tensor(input)])
+    """``ops.real(input)``: the real part (a real input of any dtype is returned as it is)."""
+    x = as_tensor(input)
+    return x if _is_real(x) else apply("Real", {}, [x])
 
 
 def imag(input) -> Tensor:
-    """``ops.imag(input)``: the imaginary part (zeros for a real input)."""
-    return apply("Imag", {}, [as_tensor(input)])
+    """``ops.imag(input)``: the imaginary part (zeros of its dtype for a real input)."""
+    x = as_tensor(input)
+    return apply("ZerosLike", {}, [x]) if _is_real(x) else apply("Imag", {}, [x])
 
 
 def conj(input) -> Tensor:
-    """``ops.conj(input)``: the complex conjugate (a real input is returned as it is)."""
-    return apply("Conj", {}, [as_tensor(input)])
+    """``ops.conj(input)``: the complex conjugate (a real input of any dtype is returned as it is)."""
+    x = as_tensor(input)
+    return x if _is_real(x) else apply("Conj", {}, [x])
 
 
 def angle(input) -> Tensor:
