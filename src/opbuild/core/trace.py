@@ -230,3 +230,21 @@ def arg_signature(args: Sequence[Any], who: str) -> tuple:
             sig.append(("C", a))
     sig.append(("target", config.device_target()))
     return tuple(sig)
+
+
+def with_keywords(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any],
+                  who: str) -> tuple[Callable[..., Any], tuple, tuple]:
+    """A graph-mode call ``fn(*args, **kwargs)`` as a call of positional inputs only, which is what a compiled
+    graph takes: returns the function to trace (it passes the trailing inputs back by their keywords), the
+    inputs (``args`` then the keyword values, in the call's order: a Tensor passed by keyword is a graph
+    input like any other) and the keyword names, which belong in the graph's key (``f(x, b=y)`` and
+    ``f(x, y)`` may bind differently, so each gets its own graph)."""
+    names = tuple(kwargs)
+    for name in names:
+        if not isinstance(name, str):  # only reachable through **{...}; Python itself checks the rest
+            raise TypeError(f"{who}: keyword names must be str, got {type(name).__name__}")
+    n = len(args)
+
+    def call(*inputs: Any) -> Any:
+        return fn(*inputs[:n], **dict(zip(names, inputs[n:])))
+    return call, tuple(args) + tuple(kwargs.values()), names

@@ -230,13 +230,19 @@ class Cell(CellState, CellApi, CellExtras):
             if d.get("_param_forward_hooks") or d.get("_mixed_precision") is not None:
                 return self._construct_in_precision(*args, **kwargs)
             return self.construct(*args, **kwargs)  # what _construct_in_precision comes to without either
-        if kwargs:
-            raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
         for a in args:
             if isinstance(a, np.ndarray):
                 args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
                 break
         who = f"{type(self).__name__} (a Cell)"
+        if kwargs:  # keyword inputs: MindSpore's graph mode takes them too
+            if self.__dict__.get("_declared_spec"):
+                raise TypeError(f"{who}: pass inputs positionally to a cell with set_inputs (the declaration "
+                                f"is positional), got keyword(s) {sorted(kwargs)}")
+            kwargs = {k: Tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+            fn, inputs, names = trace.with_keywords(self._construct_in_precision, args, kwargs, who)
+            key = (self._state_signature(), trace.arg_signature(inputs, who), names)
+            return graph_breaks.run_compiled(self._graphs, key, fn, inputs)
         dynamic = self._dynamic_batch(args)
         if dynamic is not None:
             return batch_chunks.run(self._graphs, self._state_signature(), self._construct_in_precision, args,
