@@ -54,6 +54,17 @@ def restore_training(flags: Iterable[tuple[Cell, bool]]) -> None:
     state_changed()
 
 
+def _write_parameter(param: Parameter, value: Tensor) -> None:
+    """``value`` written into ``param``: an in-place Assign node while a graph is traced (it runs at every call,
+    in order with the graph's other updates), the new data now otherwise (in the Parameter's dtype)."""
+    if trace.current() is not None:
+        if value.dtype != param.dtype:
+            value = apply("Cast", {"dtype": param.dtype.name}, [value])
+        apply("Assign", {}, [param, value])
+    else:
+        param.set_data(value.asnumpy())
+
+
 class Cell(CellState, CellApi, CellExtras):
     """Base class of all networks and layers. Subclasses define ``construct``.
 
@@ -79,6 +90,12 @@ class Cell(CellState, CellApi, CellExtras):
         if "_params" not in self.__dict__:
             raise RuntimeError(
                 f"{type(self).__name__}.__init__ must call super().__init__() before setting attributes")
+        if (isinstance(value, Tensor) and not isinstance(value, Parameter)
+                and self._params.get(name) is not None):
+            # As MindSpore's: a Tensor assigned to a Parameter attribute (``self.w = expr``, ``self.step += 1``
+            # in construct) writes the Parameter's value; the attribute stays that Parameter (the optimizer's).
+            _write_parameter(self._params[name], value)
+            return
         replaced = name in self._params or name in self._cells
         # Assigning in place keeps a replaced parameter or cell at its position in parameters_and_names().
         if isinstance(value, Parameter):
