@@ -43,10 +43,9 @@ class _JitFunction:
         if trace.current() is not None:  # called from another traced function: inline
             return self.fn(*args, **kwargs)
         args, kwargs = _as_tensors(args, kwargs)
-        if not kwargs:
-            return graph_breaks.run_compiled(self._graphs, trace.arg_signature(args, "@jit"), self.fn, args)
-        fn, inputs, names = trace.with_keywords(self.fn, args, kwargs, "@jit")
-        return graph_breaks.run_compiled(self._graphs, (trace.arg_signature(inputs, "@jit"), names), fn, inputs)
+        fn, inputs, layout = trace.graph_inputs(self.fn, args, kwargs, "@jit")
+        key = trace.arg_signature(inputs, "@jit")
+        return graph_breaks.run_compiled(self._graphs, (key, layout) if layout else key, fn, inputs)
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         """``@jit`` on a method (``construct`` of a Cell, as MindSpore's tutorials write it): bound to the
@@ -67,10 +66,8 @@ class _JitFunction:
         # the weak dict) never keep their own instance alive.
         ref, fn = weakref.ref(instance), self.fn
         bound: Callable[..., Any] = lambda *a, **k: fn(ref(), *a, **k)  # noqa: E731
-        names: tuple = ()
-        if kwargs:
-            bound, args, names = trace.with_keywords(bound, args, kwargs, "@jit")
-        key = (state, trace.arg_signature(args, "@jit"), names)
+        bound, args, layout = trace.graph_inputs(bound, args, kwargs, "@jit")
+        key = (state, trace.arg_signature(args, "@jit"), layout)
         return graph_breaks.run_compiled(graphs, key, bound, args)
 
 

@@ -83,3 +83,34 @@ def test_a_wrong_keyword_names_it(graph_mode):
         f(Tensor(np.ones(2, np.float32)), nope=1)
     with pytest.raises(TypeError, match="nope"):
         _Keyed()(Tensor(np.ones(2, np.float32)), nope=1)
+
+
+class _Pairs(nn.Cell):
+    def construct(self, xs, scale=1.0):
+        a, (b, c) = xs
+        return (a * b + c) * scale
+
+
+def test_tensors_in_tuples_and_lists_are_inputs_not_constants(graph_mode):
+    # A tuple of Tensors used to be a constant of the key (hashed by identity): every call compiled and kept
+    # a new graph. Lists were refused. MindSpore's graph mode takes both as inputs.
+    net = _Pairs()
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        a, b, c = (rng.random(3).astype(np.float32) for _ in range(3))
+        want = a * b + c
+        np.testing.assert_allclose(net((Tensor(a), (Tensor(b), Tensor(c)))).asnumpy(), want, rtol=1e-6)
+        np.testing.assert_allclose(net([Tensor(a), [Tensor(b), Tensor(c)]], scale=2.0).asnumpy(), want * 2,
+                                   rtol=1e-6)
+        np.testing.assert_allclose(net((a, (b, Tensor(c)))).asnumpy(), want, rtol=1e-6)  # NumPy items too
+    assert len(net._graphs) == 2  # one per layout: the tuple call (with or without NumPy items), the list call
+
+    @ms.jit
+    def f(pair, k=(1, 2)):
+        return pair[0] + pair[1] * k[1]
+
+    for i in range(3):
+        x = np.full(2, i, np.float32)
+        np.testing.assert_allclose(f((Tensor(x), Tensor(x + 1))).asnumpy(), x + (x + 1) * 2)
+    np.testing.assert_allclose(f([Tensor(x), Tensor(x)], k=[0, 5]).asnumpy(), x + x * 5)
+    assert len(f._graphs) == 2

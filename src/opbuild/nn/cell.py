@@ -252,13 +252,14 @@ class Cell(CellState, CellApi, CellExtras):
                 args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
                 break
         who = f"{type(self).__name__} (a Cell)"
-        if kwargs:  # keyword inputs: MindSpore's graph mode takes them too
+        if kwargs or any(type(a) in (tuple, list) for a in args):
+            # keyword inputs and tuples/lists of Tensors: MindSpore's graph mode takes them too
             if self.__dict__.get("_declared_spec"):
-                raise TypeError(f"{who}: pass inputs positionally to a cell with set_inputs (the declaration "
-                                f"is positional), got keyword(s) {sorted(kwargs)}")
+                raise TypeError(f"{who}: pass Tensors positionally to a cell with set_inputs (the declaration "
+                                "is positional), not by keyword nor in tuples or lists")
             kwargs = {k: Tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
-            fn, inputs, names = trace.with_keywords(self._construct_in_precision, args, kwargs, who)
-            key = (self._state_signature(), trace.arg_signature(inputs, who), names)
+            fn, inputs, layout = trace.graph_inputs(self._construct_in_precision, args, kwargs, who)
+            key = (self._state_signature(), trace.arg_signature(inputs, who), layout)
             return graph_breaks.run_compiled(self._graphs, key, fn, inputs)
         dynamic = self._dynamic_batch(args)
         if dynamic is not None:
