@@ -237,10 +237,10 @@ def test_cell_misuse_errors(graph_mode):
 
     with pytest.raises(TypeError, match="must return Tensors, Python scalars, or tuples/lists/dicts of them"):
         ReturnsObject()(ms.Tensor(np.ones(2, np.float32)))
-    with pytest.raises(TypeError, match="positionally"):
-        Counting()(x=ms.Tensor(np.ones(2, np.float32)))
-    with pytest.raises(TypeError, match="hashable"):
-        Counting()(ms.Tensor(np.ones(2, np.float32)), [1])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'y'"):  # keywords are taken, checked
+        Counting()(y=ms.Tensor(np.ones(2, np.float32)))
+    with pytest.raises(TypeError, match="hashable"):  # (tuples and lists are opened into their items)
+        Counting()(ms.Tensor(np.ones(2, np.float32)), {"k": 1})
 
 
 # ---- structure: parameters, names, SequentialCell, set_train ------------------------------------------

@@ -39,11 +39,13 @@ class _JitFunction:
         self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # method use: instance -> graphs
         functools.update_wrapper(self, fn)
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if trace.current() is not None:  # called from another traced function: inline
-            return self.fn(*args)
-        args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
-        return graph_breaks.run_compiled(self._graphs, trace.arg_signature(args, "@jit"), self.fn, args)
+            return self.fn(*args, **kwargs)
+        args, kwargs = _as_tensors(args, kwargs)
+        fn, inputs, layout = trace.graph_inputs(self.fn, args, kwargs, "@jit")
+        key = trace.arg_signature(inputs, "@jit")
+        return graph_breaks.run_compiled(self._graphs, (key, layout) if layout else key, fn, inputs)
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         """``@jit`` on a method (``construct`` of a Cell, as MindSpore's tutorials write it): bound to the
@@ -52,19 +54,28 @@ class _JitFunction:
             return self
         return functools.partial(self._call_bound, instance)
 
-    def _call_bound(self, instance: Any, *args: Any) -> Any:
+    def _call_bound(self, instance: Any, *args: Any, **kwargs: Any) -> Any:
         if trace.current() is not None:
-            return self.fn(instance, *args)
-        args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+            return self.fn(instance, *args, **kwargs)
+        args, kwargs = _as_tensors(args, kwargs)
         state = instance._state_signature() if hasattr(instance, "_state_signature") else ()
         # Per instance, weakly: a graph captures its instance's Parameters, so it must die with the instance
         # (an id() key could be reused by a new object and run the old one's graph).
         graphs = self._bound.setdefault(instance, {})
-        key = (state, trace.arg_signature(args, "@jit"))
         # The graph pieces keep the function they trace: bound through a weak reference, so the graphs (values of
         # the weak dict) never keep their own instance alive.
         ref, fn = weakref.ref(instance), self.fn
-        return graph_breaks.run_compiled(graphs, key, lambda *a: fn(ref(), *a), args)
+        bound: Callable[..., Any] = lambda *a, **k: fn(ref(), *a, **k)  # noqa: E731
+        bound, args, layout = trace.graph_inputs(bound, args, kwargs, "@jit")
+        key = (state, trace.arg_signature(args, "@jit"), layout)
+        return graph_breaks.run_compiled(graphs, key, bound, args)
+
+
+def _as_tensors(args: tuple, kwargs: dict[str, Any]) -> tuple[tuple, dict[str, Any]]:
+    """NumPy arrays passed to a compiled function become Tensors (graph inputs), by position or keyword."""
+    def conv(a: Any) -> Any:
+        return Tensor(a) if isinstance(a, np.ndarray) else a
+    return tuple(conv(a) for a in args), {k: conv(v) for k, v in kwargs.items()}
 
 
 def jit(function: Callable[..., Any] | None = None, *, capture_mode: str = "ast", jit_level: str = "O0",

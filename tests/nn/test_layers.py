@@ -58,12 +58,25 @@ def test_dense_parameter_shapes_and_names():
     assert np.all(np.abs(bias) <= 1 / np.sqrt(5)) and np.any(bias != 0)
 
 
+@pytest.mark.parametrize("mode", ["graph_mode", "pynative_mode"])
+def test_dense_takes_a_1d_input(mode, request):
+    """MindSpore's Dense takes ``(*, in_channels)``, a single vector too (checked on MindSpore 2.10's CPU: the
+    output is 1-D); it used to be refused as rank < 2."""
+    request.getfixturevalue(mode)
+    layer = nn.Dense(5, 4, activation="relu")
+    x = np.arange(5, dtype=np.float32) - 2
+    w, b = layer.weight.asnumpy(), layer.bias.asnumpy()
+    out = layer(ms.Tensor(x)).asnumpy()
+    assert out.shape == (4,)
+    np.testing.assert_allclose(out, np.maximum(w @ x + b, 0), rtol=1e-5, atol=1e-6)
+
+
 def test_dense_errors():
     layer = nn.Dense(5, 4)
     with pytest.raises(ShapeError, match=r"Dense.*axis -1.*float32\[3, 6\]"):
         layer(ms.Tensor(np.zeros((3, 6), np.float32)))
-    with pytest.raises(ShapeError, match=r"Dense: expects an input of rank >= 2"):
-        layer(ms.Tensor(np.zeros((5,), np.float32)))
+    with pytest.raises(ShapeError, match=r"Dense: expects an input of rank >= 1"):
+        layer(ms.Tensor(np.float32(1.0)))
     with pytest.raises(ValueError, match="in_channels must be a positive int"):
         nn.Dense(0, 3)
     with pytest.raises(ValueError, match="unknown activation 'swishy'"):

@@ -230,3 +230,57 @@ def arg_signature(args: Sequence[Any], who: str) -> tuple:
             sig.append(("C", a))
     sig.append(("target", config.device_target()))
     return tuple(sig)
+
+
+
+def graph_inputs(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any],
+                 who: str) -> tuple[Callable[..., Any], tuple, tuple]:
+    """A graph-mode call ``fn(*args, **kwargs)`` as a call of flat inputs, which is what a compiled graph takes:
+    keyword values follow the positional ones, and tuples and lists (nested too) are opened into their items,
+    so that a Tensor inside one is a graph input like any other (were the tuple a constant of the key, each
+    call with new Tensors would compile, and keep, a new graph). Returns the function to trace (it rebuilds the
+    call), the inputs and what belongs in the graph's key besides the inputs' signature (the keyword names and
+    the sequences' layout); ``fn``, ``args`` and ``()`` when there is nothing to open."""
+    if not kwargs and not any(isinstance(a, (tuple, list)) for a in args):
+        return fn, args, ()
+    call, inputs, names = with_keywords(fn, args, kwargs, who)
+    leaves: list[Any] = []
+    layout = tuple(_open(a, leaves) for a in inputs)
+
+    def rebuilt(*flat: Any) -> Any:
+        it = iter(flat)
+        return call(*(_close(shape, it) for shape in layout))
+    return rebuilt, tuple(leaves), (names, layout)
+
+
+def _open(value: Any, leaves: list[Any]) -> Any:
+    """``value``'s layout (None for a leaf, appended to ``leaves``; (type, item layouts) for a tuple or list)."""
+    if type(value) in (tuple, list):  # not namedtuples and other subclasses: those stay constants
+        return (type(value), tuple(_open(v, leaves) for v in value))
+    leaves.append(tensor_module.Tensor(value) if isinstance(value, np.ndarray) else value)
+    return None
+
+
+def _close(shape: Any, it: Iterator[Any]) -> Any:
+    if shape is None:
+        return next(it)
+    kind, items = shape
+    return kind(_close(s, it) for s in items)
+
+
+def with_keywords(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any],
+                  who: str) -> tuple[Callable[..., Any], tuple, tuple]:
+    """A graph-mode call ``fn(*args, **kwargs)`` as a call of positional inputs only, which is what a compiled
+    graph takes: returns the function to trace (it passes the trailing inputs back by their keywords), the
+    inputs (``args`` then the keyword values, in the call's order: a Tensor passed by keyword is a graph
+    input like any other) and the keyword names, which belong in the graph's key (``f(x, b=y)`` and
+    ``f(x, y)`` may bind differently, so each gets its own graph)."""
+    names = tuple(kwargs)
+    for name in names:
+        if not isinstance(name, str):  # only reachable through **{...}; Python itself checks the rest
+            raise TypeError(f"{who}: keyword names must be str, got {type(name).__name__}")
+    n = len(args)
+
+    def call(*inputs: Any) -> Any:
+        return fn(*inputs[:n], **dict(zip(names, inputs[n:])))
+    return call, tuple(args) + tuple(kwargs.values()), names

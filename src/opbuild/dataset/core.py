@@ -17,6 +17,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import config
 from .arguments import INT32_MAX, Row, _check_int  # noqa: F401 - also this module's names, as before
+from .batch_map import PerBatchMap
 from .callbacks import CallbackRunner, check_callbacks
 from .extras import PipelineExtras
 
@@ -69,14 +70,27 @@ class Dataset(PipelineExtras):
         return np.random.default_rng([seed, self._depth, epoch])
 
     # ---- pipeline operations --------------------------------------------------------------------
-    def batch(self, batch_size: int, drop_remainder: bool = False,
-              num_parallel_workers: int | None = None) -> BatchDataset:
+    def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
+              per_batch_map: Callable[..., Any] | None = None, input_columns: str | Sequence[str] | None = None,
+              output_columns: str | Sequence[str] | None = None, python_multiprocessing: bool = False,
+              max_rowsize: Any = None) -> BatchDataset:
         """Stack ``batch_size`` consecutive rows into one, column by column (a new leading axis).
 
-        The last, smaller batch is kept unless ``drop_remainder``. ``num_parallel_workers`` is accepted for
-        MindSpore compatibility; batching runs in the iterating thread.
+        The last, smaller batch is kept unless ``drop_remainder``. ``per_batch_map(*columns, batch_info)``
+        sees each batch first: each of its ``input_columns`` (default: all) as a list of rows, and a
+        :class:`~opbuild.dataset.batch_map.BatchInfo`; it returns one list of rows per ``output_columns``
+        (default: the input columns), which are then stacked (dataset/batch_map.py). ``num_parallel_workers``,
+        ``python_multiprocessing`` and ``max_rowsize`` are accepted for MindSpore compatibility; batching runs
+        in the iterating thread.
         """
-        return BatchDataset(self, batch_size, drop_remainder)
+        inputs = _column_list("input_columns", input_columns)
+        outputs = _column_list("output_columns", output_columns)
+        if per_batch_map is None:
+            if inputs is not None or outputs is not None:
+                raise ValueError("batch: input_columns and output_columns need a per_batch_map")
+            return BatchDataset(self, batch_size, drop_remainder)
+        mapper = PerBatchMap(per_batch_map, self._column_names(), inputs, outputs)
+        return BatchDataset(self, batch_size, drop_remainder, mapper)
 
     def shuffle(self, buffer_size: int) -> ShuffleDataset:
         """Shuffle rows through a buffer of ``buffer_size`` rows (>= 2); a buffer as large as the dataset is a
@@ -183,8 +197,10 @@ class Dataset(PipelineExtras):
 class BatchDataset(Dataset):
     """Rows stacked ``batch_size`` at a time (see :meth:`Dataset.batch`)."""
 
-    def __init__(self, child: Dataset, batch_size: int, drop_remainder: bool) -> None:
+    def __init__(self, child: Dataset, batch_size: int, drop_remainder: bool,
+                 mapper: PerBatchMap | None = None) -> None:
         super().__init__(child)
+        self._mapper = mapper
         if callable(batch_size):
             raise TypeError("batch: a callable batch_size is not supported; pass an int")
         self.batch_size = _check_int("batch_size", batch_size, 1)
@@ -193,7 +209,7 @@ class BatchDataset(Dataset):
         self.drop_remainder = drop_remainder
 
     def _column_names(self) -> list[str]:
-        return self._child._column_names()
+        return self._child._column_names() if self._mapper is None else list(self._mapper.names)
 
     def _size(self) -> int | None:
         n = self._child._size()
@@ -201,11 +217,19 @@ class BatchDataset(Dataset):
             return None
         return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
 
-    def _stack(self, rows: list[Row]) -> Row:
-        names = self._child._column_names()
+    def _stack(self, rows: list[Row], batch_num: int, epoch: int) -> Row:
+        names = self._column_names()
+        if self._mapper is None:
+            columns: list = [[r[i] for r in rows] for i in range(len(names))]
+        else:
+            columns = self._mapper.columns(rows, batch_num, epoch)
         out = []
-        for i, name in enumerate(names):
-            col = [r[i] for r in rows]
+        for name, col in zip(names, columns):
+            if isinstance(col, np.ndarray):  # stacked by per_batch_map already
+                out.append(col)
+                continue
+            if not col:
+                raise RuntimeError(f"batch: per_batch_map returned no rows for column {name!r}")
             first = col[0]
             for a in col[1:]:
                 if a.shape != first.shape or a.dtype != first.dtype:
@@ -217,13 +241,15 @@ class BatchDataset(Dataset):
 
     def _rows(self, epoch: int, seed: int) -> Iterator[Row]:
         pending: list[Row] = []
+        batch_num = 0
         for row in self._child._rows(epoch, seed):
             pending.append(row)
             if len(pending) == self.batch_size:
-                yield self._stack(pending)
+                yield self._stack(pending, batch_num, epoch)
                 pending = []
+                batch_num += 1
         if pending and not self.drop_remainder:
-            yield self._stack(pending)
+            yield self._stack(pending, batch_num, epoch)
 
 
 class ShuffleDataset(Dataset):

@@ -112,8 +112,12 @@ def _node(d: Dataset) -> dict[str, Any]:
     if isinstance(d, combine.ConcatDataset):
         return {"op_type": "Concat", "children": [_node(c) for c in d.children]}
     if isinstance(d, core.BatchDataset):
-        return {"op_type": "Batch", "batch_size": d.batch_size, "drop_remainder": d.drop_remainder,
-                "children": child}
+        entry = {"op_type": "Batch", "batch_size": d.batch_size, "drop_remainder": d.drop_remainder,
+                 "children": child}
+        if d._mapper is not None:  # a Python function: marked, so that loading it refuses (as Filter's)
+            entry.update(per_batch_map={_UNSERIALIZABLE: "function"}, input_columns=d._mapper.inputs,
+                         output_columns=d._mapper.outputs)
+        return entry
     if isinstance(d, core.ShuffleDataset):
         return {"op_type": "Shuffle", "buffer_size": d.buffer_size, "children": child}
     if isinstance(d, combine.RepeatDataset):

@@ -54,6 +54,17 @@ def restore_training(flags: Iterable[tuple[Cell, bool]]) -> None:
     state_changed()
 
 
+def _write_parameter(param: Parameter, value: Tensor) -> None:
+    """``value`` written into ``param``: an in-place Assign node while a graph is traced (it runs at every call,
+    in order with the graph's other updates), the new data now otherwise (in the Parameter's dtype)."""
+    if trace.current() is not None:
+        if value.dtype != param.dtype:
+            value = apply("Cast", {"dtype": param.dtype.name}, [value])
+        apply("Assign", {}, [param, value])
+    else:
+        param.set_data(value.asnumpy())
+
+
 class Cell(CellState, CellApi, CellExtras):
     """Base class of all networks and layers. Subclasses define ``construct``.
 
@@ -79,6 +90,12 @@ class Cell(CellState, CellApi, CellExtras):
         if "_params" not in self.__dict__:
             raise RuntimeError(
                 f"{type(self).__name__}.__init__ must call super().__init__() before setting attributes")
+        if (isinstance(value, Tensor) and not isinstance(value, Parameter)
+                and self._params.get(name) is not None):
+            # As MindSpore's: a Tensor assigned to a Parameter attribute (``self.w = expr``, ``self.step += 1``
+            # in construct) writes the Parameter's value; the attribute stays that Parameter (the optimizer's).
+            _write_parameter(self._params[name], value)
+            return
         replaced = name in self._params or name in self._cells
         # Assigning in place keeps a replaced parameter or cell at its position in parameters_and_names().
         if isinstance(value, Parameter):
@@ -230,13 +247,20 @@ class Cell(CellState, CellApi, CellExtras):
             if d.get("_param_forward_hooks") or d.get("_mixed_precision") is not None:
                 return self._construct_in_precision(*args, **kwargs)
             return self.construct(*args, **kwargs)  # what _construct_in_precision comes to without either
-        if kwargs:
-            raise TypeError(f"{type(self).__name__}: pass inputs positionally in GRAPH_MODE")
         for a in args:
             if isinstance(a, np.ndarray):
                 args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
                 break
         who = f"{type(self).__name__} (a Cell)"
+        if kwargs or any(type(a) in (tuple, list) for a in args):
+            # keyword inputs and tuples/lists of Tensors: MindSpore's graph mode takes them too
+            if self.__dict__.get("_declared_spec"):
+                raise TypeError(f"{who}: pass Tensors positionally to a cell with set_inputs (the declaration "
+                                "is positional), not by keyword nor in tuples or lists")
+            kwargs = {k: Tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+            fn, inputs, layout = trace.graph_inputs(self._construct_in_precision, args, kwargs, who)
+            key = (self._state_signature(), trace.arg_signature(inputs, who), layout)
+            return graph_breaks.run_compiled(self._graphs, key, fn, inputs)
         dynamic = self._dynamic_batch(args)
         if dynamic is not None:
             return batch_chunks.run(self._graphs, self._state_signature(), self._construct_in_precision, args,

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 
+from ...core.dtypes import ALL_FLOATS
 from ...core.errors import ShapeError
 from ...core.tensor import Tensor
+from ...ops.primitive import apply
 
 
 def positive_int(layer: str, name: str, value: object) -> int:
@@ -69,3 +71,11 @@ def padding4(layer: str, padding: int | Sequence[int]) -> tuple[int, int, int, i
         raise ValueError(f"{layer}: padding must be a non-negative int or (top, bottom, left, right), "
                          f"got {padding!r}")
     return pads  # type: ignore[return-value]
+
+
+def in_input_dtype(param: Tensor, x: Tensor) -> Tensor:
+    """``param`` (a float32 gamma, beta or slope) in the floating dtype of the input ``x``: MindSpore's
+    normalisation layers and PReLU take a float16 input with their float32 parameters and give float16."""
+    if param.dtype == x.dtype or x.dtype.name not in ALL_FLOATS or param.dtype.name not in ALL_FLOATS:
+        return param
+    return apply("Cast", {"dtype": x.dtype.name}, [param])

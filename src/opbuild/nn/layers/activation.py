@@ -12,6 +12,7 @@ from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ...ops import compose
 from ..cell import Cell
+from ._checks import in_input_dtype
 from .activation_more import (
     Hardtanh,
     HShrink,
@@ -152,7 +153,8 @@ class PReLU(Cell):
             raise ShapeError("PReLU", f"channel={self.channel} needs an input with {self.channel} channels on "
                                       "axis 1", [x._type])
         # The slope broadcasts along axis 1 (the channel axis): shape (C, 1, ..., 1) for rank >= 2.
-        w = self.w if x.ndim < 2 else ops.reshape(self.w, (self.channel,) + (1,) * (x.ndim - 2))
+        w = in_input_dtype(self.w, x)
+        w = w if x.ndim < 2 else ops.reshape(w, (self.channel,) + (1,) * (x.ndim - 2))
         return ops.relu(x) + w * ops.minimum(x, 0.0)
 
 

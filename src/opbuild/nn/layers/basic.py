@@ -21,10 +21,11 @@ class Dense(Cell):
     """Fully connected layer ``y = activation(x @ weight.T + bias)``.
 
     ``weight`` has shape (out_channels, in_channels) and ``bias`` (out_channels,), as in MindSpore. The input
-    has rank >= 2 and its last axis is ``in_channels``; leading axes beyond the first are flattened into the
-    batch for the MatMul and restored afterwards. ``activation`` is a Cell, a name ('relu', 'gelu', ...) or
-    None. ``weight_init``/``bias_init``: an Initializer, its name, a number or a Tensor; None (the default)
-    means MindSpore 2.x's HeUniform(negative_slope=sqrt(5)) and Uniform(1 / sqrt(in_channels)).
+    has rank >= 1 and its last axis is ``in_channels`` (MindSpore's ``(*, in_channels)``: a 1-D input gives a
+    1-D output); other leading axes than one batch axis are folded into one for the MatMul and restored.
+    ``activation`` is a Cell, a name ('relu', 'gelu', ...) or None. ``weight_init``/``bias_init``: an
+    Initializer, its name, a number or a Tensor; None (the default) means MindSpore 2.x's
+    HeUniform(negative_slope=sqrt(5)) and Uniform(1 / sqrt(in_channels)).
     """
 
     def __init__(self, in_channels: int, out_channels: int, weight_init=None, bias_init=None,
@@ -50,16 +51,16 @@ class Dense(Cell):
         self.activation = get_activation(activation)
 
     def construct(self, x: Tensor) -> Tensor:
-        check_input("Dense", x, min_rank=2, dim=(-1, self.in_channels))
+        check_input("Dense", x, min_rank=1, dim=(-1, self.in_channels))
         lead = x.shape[:-1]
-        if len(lead) > 1:  # MatMul is 2-D: fold the leading axes into one batch axis
+        if len(lead) != 1:  # MatMul is 2-D: fold the leading axes (or none) into one batch axis
             x = self.reshape(x, (math.prod(lead), self.in_channels))
         y = self.matmul(x, self.weight)
         if self.has_bias:
             y = self.bias_add(y, self.bias)
         if self.activation is not None:
             y = self.activation(y)
-        if len(lead) > 1:
+        if len(lead) != 1:
             y = self.reshape(y, (*lead, self.out_channels))
         return y
 

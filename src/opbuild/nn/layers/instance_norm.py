@@ -9,7 +9,7 @@ from ...core.errors import ShapeError
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ..cell import Cell
-from ._checks import check_input, positive_int
+from ._checks import check_input, in_input_dtype, positive_int
 
 
 def _eps(layer: str, eps: object) -> float:
@@ -49,7 +49,8 @@ class GroupNorm(Cell):
         n = x.shape[0]
         y = _normalize(ops.reshape(x, (n, self.num_groups, -1)), (2,), self.eps)
         c = (1, self.num_channels) + (1,) * (x.ndim - 2)
-        return ops.reshape(y, x.shape) * ops.reshape(self.gamma, c) + ops.reshape(self.beta, c)
+        gamma, beta = in_input_dtype(self.gamma, x), in_input_dtype(self.beta, x)
+        return ops.reshape(y, x.shape) * ops.reshape(gamma, c) + ops.reshape(beta, c)
 
 
 class InstanceNorm2d(Cell):

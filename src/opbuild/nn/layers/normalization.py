@@ -10,7 +10,7 @@ from ...core.errors import ShapeError
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ..cell import Cell
-from ._checks import check_input, positive_int
+from ._checks import check_input, in_input_dtype, positive_int
 
 
 class BatchNorm2d(Cell):
@@ -90,7 +90,7 @@ class LayerNorm(Cell):
             raise ShapeError("LayerNorm", f"normalized_shape {self.normalized_shape} does not match the input's "
                                           f"trailing axes from begin_params_axis={self.begin_params_axis}",
                              [input_x._type])
-        y, _, _ = self.layer_norm(input_x, self.gamma, self.beta)
+        y, _, _ = self.layer_norm(input_x, in_input_dtype(self.gamma, input_x), in_input_dtype(self.beta, input_x))
         return y
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...core.dtypes import DType
+from ...core.dtypes import ALL_FLOATS, DType
 from ...core.init_values import op_seed
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
@@ -125,6 +125,9 @@ def layer_norm(input, normalized_shape: Sequence[int], weight=None, bias=None, e
     dt = x.dtype.np_dtype
     g = as_tensor(weight) if weight is not None else Tensor(np.ones(shape, dt))
     b = as_tensor(bias) if bias is not None else Tensor(np.zeros(shape, dt))
+    if x.dtype.name in ALL_FLOATS:  # float32 weights with a float16 input, as MindSpore takes them
+        g, b = (t if t.dtype == x.dtype or t.dtype.name not in ALL_FLOATS else
+                apply("Cast", {"dtype": x.dtype.name}, [t]) for t in (g, b))
     axis = x.ndim - len(shape)
     y, _, _ = apply("LayerNorm", {"begin_norm_axis": axis, "begin_params_axis": axis, "epsilon": eps}, [x, g, b])
     return y
