@@ -260,7 +260,9 @@ def _phases(make) -> dict:
                 out[phase] = [g.asnumpy() for g in _WeightGrads(_Loss(net))(x)]
             else:
                 loss = _Loss(net)
-                step = nn.TrainOneStepCell(loss, nn.Momentum(loss.trainable_params(), 0.01, 0.9))
+                # lr 1e-3: mean(out ** 2) starts near 80 for the seeded CNN, and a 1e-2 step overshoots (80 -> 131),
+                # which amplifies half-precision rounding past the comparison's few-ulp tolerance.
+                step = nn.TrainOneStepCell(loss, nn.Momentum(loss.trainable_params(), 0.001, 0.9))
                 losses = [step(x).asnumpy()]
                 out[phase + "_built"] = ms.build_report().built  # the first step's (the second reuses it)
                 out[phase + "_ops"] = sorted({k.op for k in ms.build_report().kernels})

@@ -100,3 +100,11 @@ def test_graph_mode_trace_keeps_kernel_stream():
 
     out = f().asnumpy()
     assert out.shape == (4,) and out.dtype == np.float32 and np.all((out >= 0) & (out < 1))
+
+
+def test_samplers_without_mindspores_stream_keep_their_own(pynative_mode):
+    """Only StandardNormal, UniformReal and UniformInt draw MindSpore's streams: a seeded StandardLaplace must
+    still give float32 Laplace samples (it once fell through to the integer stream and gave zeros)."""
+    out = ms.ops.StandardLaplace(seed=3, seed2=1)((2000,))
+    values = out.asnumpy()
+    assert out.dtype == ms.float32 and values.std() > 1.0 and abs(values.mean()) < 0.2  # Laplace(0, 1): sd 1.41

@@ -150,6 +150,11 @@ def _concrete_bounds(lo: Tensor, hi: Tensor) -> tuple[int, int] | None:
     return int(lo.asnumpy().reshape(-1)[0]), int(hi.asnumpy().reshape(-1)[0])
 
 
+# The samplers whose MindSpore streams core/ms_random_streams.py reproduces; the others (StandardLaplace, ...)
+# keep the kernels' stream.
+_MS_STREAM_OPS = ("StandardNormal", "UniformReal", "UniformInt")
+
+
 class _Sampler(Primitive):
     """The common constructor of MindSpore's sampling primitives: ``Op(seed=0, seed2=0)``; the instance keeps
     its generator state, so each call draws new values."""
@@ -163,9 +168,9 @@ class _Sampler(Primitive):
 
     def _ms_stream(self, shape) -> KernelStream | None:
         """This object's MindSpore kernel generator for ``shape``, or None where the kernel stream is used."""
-        if self._ms_seeds is None or current() is not None:
-            return None
         op = type(self).__name__
+        if self._ms_seeds is None or current() is not None or op not in _MS_STREAM_OPS:
+            return None
         key = _normalize(op)({"shape": shape}, [])["shape"]
         if key not in self._ms_kernels:
             self._ms_kernels[key] = KernelStream(*self._ms_seeds, normal=op == "StandardNormal")
