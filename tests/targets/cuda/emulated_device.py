@@ -132,12 +132,17 @@ class EmulatedDriver:
     # ---- memory ----------------------------------------------------------------------------------------
     def live_bytes(self) -> int:
         """Bytes of device memory allocated and not freed."""
-        return sum(b.nbytes for b in self.allocations.values())
+        with self._lock:
+            return sum(b.nbytes for b in self.allocations.values())
 
     def _inside(self, address: int, nbytes: int, what: str) -> None:
         """Raise unless ``[address, address + nbytes)`` lies in one live allocation."""
         address = int(address)
-        for base, buf in self.allocations.items():
+        # A snapshot: a buffer freed meanwhile (a finalizer run by the garbage collector, here or in another
+        # thread) must not change the dict under the loop.
+        with self._lock:
+            live = list(self.allocations.items())
+        for base, buf in live:
             if base <= address and address + nbytes <= base + buf.nbytes:
                 return
         raise EmulationError(f"{what}: {nbytes} bytes at {address:#x} are not inside any live device allocation")
