@@ -10,6 +10,29 @@ from ..core import trace
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..nn.cell import Cell
+from ..ops.control_prims import MultitypeFuncGraph
+
+__all__ = ["GradientAccumulation", "gradient_accumulation_op", "gradient_clear_op"]
+
+# MindSpore's module-level helpers, which training loops written for it (model zoos' train steps) map over
+# their accumulators with ``HyperMap(F.partial(gradient_accumulation_op, steps), accumulators, grads)``.
+gradient_accumulation_op = MultitypeFuncGraph("gradient_accumulation_op")
+
+
+@gradient_accumulation_op.register("Int64", "Tensor", "Tensor")
+def _accumulate(accumulation_step: int, cumulative_grad: Parameter, grad: Tensor) -> Parameter:
+    """Add ``grad / accumulation_step`` into ``cumulative_grad`` in place and return it."""
+    ops.assign_add(cumulative_grad, grad / accumulation_step)
+    return cumulative_grad
+
+
+gradient_clear_op = MultitypeFuncGraph("gradient_clear_op")
+
+
+@gradient_clear_op.register("Tensor")
+def _clear(cumulative_grad: Parameter) -> Tensor:
+    """Set ``cumulative_grad`` to zeros in place."""
+    return ops.assign(cumulative_grad, ops.zeros_like(cumulative_grad))
 
 
 class GradientAccumulation(Cell):

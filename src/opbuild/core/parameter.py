@@ -8,7 +8,7 @@ import numpy as np
 
 # Re-exported here because ``from opbuild.core.parameter import initializer`` predates core/initializer.py
 # (users reach it as opbuild.common.initializer, MindSpore's path).
-from . import host_writes, trace
+from . import host_writes, parameter_shapes, trace
 from .initializer import init_array, initializer, set_seed
 from .parameter_settings import ParameterSettings
 from .tensor import Tensor
@@ -36,11 +36,17 @@ class Parameter(ParameterSettings, Tensor):
         self._settings = {"layerwise_parallel": bool(layerwise_parallel),
                           "parallel_optimizer": bool(parallel_optimizer)}
 
-    def set_data(self, data) -> Parameter:
-        """Replace the values (same shape and dtype); compiled graphs read the new data at their next call."""
+    def set_data(self, data, slice_shape: bool = False) -> Parameter:
+        """Replace the values, cast to the parameter's dtype; compiled graphs read the new data at their next
+        call. The shape must stay unless ``slice_shape=True`` (MindSpore's flag, with which model zoos
+        reshape a weight when adapting a checkpoint, e.g. to another class count); graphs compiled for the
+        old shape are rebuilt for the new one."""
         arr = np.require(np.asarray(data, dtype=self._data.dtype), requirements='C')  # keeps 0-d shapes
+        if arr.shape != self._data.shape and not slice_shape:
+            raise ValueError(f"Parameter {self.name}: set_data shape {arr.shape} != {self._data.shape} (pass "
+                             f"slice_shape=True to change the parameter's shape)")
         if arr.shape != self._data.shape:
-            raise ValueError(f"Parameter {self.name}: set_data shape {arr.shape} != {self._data.shape}")
+            parameter_shapes.changed()
         self._data = arr
         # The same array again (refilled by the caller): device mirrors upload it, and a device copy that was
         # newer is superseded by the caller's bytes (not downloaded over them).

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from . import config, providers
+from . import config, parameter_shapes, providers
 from . import tensor as tensor_module
 from .dtypes import np_name
 from .ir import Graph, KernelSpec, Value
@@ -214,7 +214,8 @@ def engine() -> Engine:
 def arg_signature(args: Sequence[Any], who: str) -> tuple:
     """What a compiled graph depends on in ``args``: each Tensor's shape and dtype, each other argument's value
     (it is a constant of the trace, so it must be hashable; ``who`` names the caller in the error), and last
-    the device target (a Cell called again after ``set_device`` runs a graph built for the new target)."""
+    the device target (a Cell called again after ``set_device`` runs a graph built for the new target) with the
+    count of Parameter reshapes (a graph built before one would read its Parameters at their old shapes)."""
     sig = []
     for a in args:
         if isinstance(a, Tensor):
@@ -228,7 +229,7 @@ def arg_signature(args: Sequence[Any], who: str) -> tuple:
                 raise TypeError(f"{who}: arguments must be Tensors or hashable constants, got "
                                 f"{type(a).__name__}") from None
             sig.append(("C", a))
-    sig.append(("target", config.device_target()))
+    sig.append(("target", config.device_target(), parameter_shapes.generation()))
     return tuple(sig)
 
 

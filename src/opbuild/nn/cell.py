@@ -88,8 +88,14 @@ class Cell(CellState, CellApi, CellExtras):
 
     def __setattr__(self, name: str, value: Any) -> None:
         if "_params" not in self.__dict__:
-            raise RuntimeError(
-                f"{type(self).__name__}.__init__ must call super().__init__() before setting attributes")
+            # As MindSpore's: plain attributes may be set before Cell.__init__ (model zoos store their options
+            # first); parameters and cells need the registries it creates.
+            if isinstance(value, (Parameter, ParameterTuple, Cell)):
+                raise AttributeError(
+                    f"{type(self).__name__}.__init__ must call super().__init__() before assigning the "
+                    f"{type(value).__name__} {name!r}")
+            object.__setattr__(self, name, value)
+            return
         if (isinstance(value, Tensor) and not isinstance(value, Parameter)
                 and self._params.get(name) is not None):
             # As MindSpore's: a Tensor assigned to a Parameter attribute (``self.w = expr``, ``self.step += 1``

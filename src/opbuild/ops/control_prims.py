@@ -86,10 +86,10 @@ def _type_name(x: Any) -> tuple[str, ...]:
         return ("Tensor",)
     if isinstance(x, bool):
         return ("Bool", "Number")
-    if isinstance(x, int):
-        return ("Int", "Number")
+    if isinstance(x, int):  # MindSpore types a Python int as Int64 and a float as Float64
+        return ("Int64", "Int", "Number")
     if isinstance(x, float):
-        return ("Float", "Number")
+        return ("Float64", "Float", "Number")
     if isinstance(x, str):
         return ("String",)
     if isinstance(x, tuple):

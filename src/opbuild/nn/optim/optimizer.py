@@ -24,6 +24,7 @@ from ...core.tensor import Tensor
 from ...ops import functional as F
 from ...ops.optim import AssignAdd
 from ..cell import Cell
+from .init_args import opt_init_args_register  # noqa: F401  (MindSpore's path of the decorator)
 from .schedule import LearningRateSchedule
 
 _GROUP_KEYS = {"params", "lr", "weight_decay", "grad_centralization"}
