@@ -2,27 +2,23 @@
 (classes built from a small hand-written descriptor: no TensorFlow), with MindSpore's columns, dtypes,
 order and sharding.
 
-A TFRecord file is a sequence of records: the payload length (uint64 little-endian), a masked CRC-32C of
-those 8 bytes, the payload, a masked CRC-32C of the payload. The length's CRC is checked (it catches a file
-that is not TFRecord, or a truncated one); the payload's is not (a CRC-32C in Python costs more than the
-parse)."""
+The files are indexed when the dataset is built (every record's length and its checksum; tfrecord_files.py)
+and a row's record is read, checked against its data checksum and decoded when the row is asked for: a
+dataset costs its index in memory, not its contents."""
 
 from __future__ import annotations
 
-import gzip
 import os
-import struct
-import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any
 
 import numpy as np
 
-from ..core.crc32c import crc32c_many, mask, masked_crc32c
 from .core import Row, _column_list
 from .schema import Schema
 from .text_files import Shuffle, _FileRowsSource, find_files
+from .tfrecord_files import RecordFile
 
 
 @cache
@@ -67,40 +63,40 @@ def _example_class() -> type:
 
 
 def read_records(path: str, compression_type: str | None = None) -> list[bytes]:
-    """The payloads of a TFRecord file (``compression_type`` None/'' , 'GZIP' or 'ZLIB')."""
-    with open(path, "rb") as f:
-        raw = f.read()
+    """The payloads of a TFRecord file (``compression_type`` None/'' , 'GZIP' or 'ZLIB'), every checksum
+    checked."""
+    records = RecordFile(path, compression_type or None)
+    return [records.read(i) for i in range(len(records))]
+
+
+class _Rows(Sequence):
+    """The rows of a list of indexed TFRecord files, in file order, each decoded from its record when asked
+    for (the file datasets' ``_data``)."""
+
+    def __init__(self, files: list[RecordFile], decode: Callable[[str, bytes], Row]) -> None:
+        self._files = files
+        self._starts = np.cumsum([0, *(len(f) for f in files)])
+        self._decode = decode
+
+    def __len__(self) -> int:
+        return int(self._starts[-1])
+
+    def __getitem__(self, index: int) -> Row:  # type: ignore[override]
+        if not 0 <= index < len(self):
+            raise IndexError(f"TFRecordDataset: row {index} of {len(self)}")
+        k = int(np.searchsorted(self._starts, index, side="right")) - 1
+        records = self._files[k]
+        return self._decode(records.path, records.read(index - int(self._starts[k])))
+
+
+def _parse(who: str, path: str, record: bytes) -> Any:
+    """The features (name -> Feature map) of one ``tf.train.Example`` record."""
+    msg = _example_class()()
     try:
-        if compression_type == "GZIP":
-            raw = gzip.decompress(raw)
-        elif compression_type == "ZLIB":
-            raw = zlib.decompress(raw)
-    except (OSError, zlib.error) as err:
-        raise ValueError(f"TFRecordDataset: {path} is not {compression_type}-compressed ({err})") from None
-    starts, lengths, stored, pos = [], [], [], 0
-    while pos < len(raw):
-        if pos + 12 > len(raw):
-            raise ValueError(f"TFRecordDataset: {path} ends inside a record header at byte {pos} (truncated?)")
-        head = raw[pos:pos + 8]
-        (length,) = struct.unpack("<Q", head)
-        if struct.unpack("<I", raw[pos + 8:pos + 12])[0] != masked_crc32c(head):
-            hint = "" if compression_type else "; if it is compressed, pass compression_type='GZIP' or 'ZLIB'"
-            raise ValueError(f"TFRecordDataset: {path} is not a TFRecord file (bad length checksum at byte {pos})"
-                             + hint)
-        end = pos + 12 + length + 4
-        if end > len(raw):
-            raise ValueError(f"TFRecordDataset: {path} is truncated (a record at byte {pos} needs {length} bytes)")
-        starts.append(pos + 12)
-        lengths.append(length)
-        stored.append(struct.unpack("<I", raw[end - 4:end])[0])
-        pos = end
-    # Every record's data checksum too: a damaged byte inside a record must not read as another value.
-    bad = np.flatnonzero(mask(crc32c_many(raw, starts, lengths)) != np.array(stored, np.uint32))
-    if len(bad):
-        i = int(bad[0])
-        raise ValueError(f"TFRecordDataset: {path} is damaged: record {i} (data at byte {starts[i]}, {lengths[i]} "
-                         f"bytes) fails its checksum ({len(bad)} of {len(starts)} records do)")
-    return [raw[s:s + n] for s, n in zip(starts, lengths)]
+        msg.ParseFromString(record)
+    except Exception as err:  # protobuf's DecodeError
+        raise ValueError(f"{who}: a record of {path} is not a tf.train.Example ({err})") from None
+    return msg.features.feature
 
 
 def _feature_values(feature: Any) -> list[Any]:
@@ -156,34 +152,32 @@ class TFRecordDataset(_FileRowsSource):
             schema = Schema(os.fspath(schema))
         if schema is not None and not isinstance(schema, Schema):
             raise TypeError(f"{who}: schema must be a Schema or a schema JSON file, got {type(schema).__name__}")
-        files = find_files(who, dataset_files)
-        example_cls = _example_class()
-        examples: list[tuple[str, dict[str, Any]]] = []
-        for path in files:
-            records = read_records(path, compression_type or None)
-            for rec in records:
-                msg = example_cls()
-                try:
-                    msg.ParseFromString(rec)
-                except Exception as err:  # protobuf's DecodeError
-                    raise ValueError(f"{who}: a record of {path} is not a tf.train.Example ({err})") from None
-                examples.append((path, msg.features.feature))
-            self._file_rows.append(len(records))
+        files = [RecordFile(path, compression_type or None) for path in find_files(who, dataset_files)]
+        self._file_rows = [len(f) for f in files]
         cols = {c["name"]: c for c in schema.columns} if schema is not None else None
-        names = list(cols) if cols is not None else sorted(examples[0][1]) if examples else []
+        first = next((f for f in files if len(f)), None)
+        # Without a schema the columns are the first example's features, so that one is read now.
+        names = list(cols) if cols is not None else \
+            sorted(_parse(who, first.path, first.read(0))) if first is not None else []
         wanted = _column_list("columns_list", columns_list)
         if wanted:
-            missing = [c for c in wanted if c not in names] if cols is not None or examples else []
+            missing = [c for c in wanted if c not in names] if cols is not None or first is not None else []
             if missing:
                 raise ValueError(f"{who}: columns_list names {missing}, which are not columns {names}")
             names = wanted
         self._names = names
-        for path, feats in examples:
+
+        def decode(path: str, record: bytes) -> Row:
+            feats = _parse(who, path, record)
             absent = [n for n in names if n not in feats]
             if absent:
                 raise ValueError(f"{who}: an example in {path} has no feature {absent}")
-            self._data.append(tuple(_convert(who, n, _feature_values(feats[n]), None if cols is None else cols[n])
-                                    for n in names))
+            return tuple(_convert(who, n, _feature_values(feats[n]), None if cols is None else cols[n])
+                         for n in names)
+
+        if first is not None:
+            decode(first.path, first.read(0))  # a schema that does not fit the data is refused at once
+        self._data = _Rows(files, decode)
         self._by_file = bool(num_shards is not None and not shard_equal_rows and len(files) >= num_shards)
 
     def _blocks(self) -> list[np.ndarray]:
