@@ -1,5 +1,5 @@
 """Smoke tests of the benchmarks (bench_build.py, bench_train.py, bench_train_kernels.py, cold_breakdown.py,
-bench_gpu.py, bench_call_overhead.py, bench_call_instructions.py): quick runs in subprocesses.
+bench_gpu.py, bench_call_overhead.py, bench_call_instructions.py, bench_mindcv.py): quick runs in subprocesses.
 
 A correctness check of what the benchmark measures and writes (fields, counts, relations between the
 builds), never of how fast anything is.
@@ -230,3 +230,19 @@ def test_bench_call_instructions_counts_every_small_call(tmp_path: Path) -> None
                            "graph_mlp", "graph_train_step"}
     # A Dense forward is two ops and a Cell call: more work than one op; a train step more than a forward.
     assert counts["pn_dense"] > counts["pn_add_8x8"] > 0 and counts["graph_train_step"] > counts["graph_mlp"] > 0
+
+
+def test_bench_mindcv_warm_process_builds_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "mindcv.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_mindcv.py"), "--models", "resnet18", "--size", "32",
+         "--repeat", "1", "--min-time", "0.01", "--json", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    (row,) = json.loads(out.read_text())["rows"]
+    cold, warm = row["cold"], row["warm"]
+    assert "error" not in cold and "error" not in warm, row
+    # The second process on the same cache builds nothing and reuses what the first built.
+    assert cold["built"] == cold["kernels"] > 0 and cold["reused"] == 0
+    assert warm["built"] == 0 and warm["reused"] == cold["kernels"]
+    assert warm["steady_s"] > 0 and "| resnet18 |" in proc.stdout
