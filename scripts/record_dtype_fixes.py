@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Record MindSpore 2.10's values, dtypes and shapes (or its error's type) for the calls of
-tests/compat/dtype_fix_cases.py and int_dtype_cases.py, in PyNative and in a GRAPH_MODE Cell, into
-tests/fixtures/mindspore/dtype_fixes.json and int_dtypes.json.
+tests/compat/dtype_fix_cases.py, int_dtype_cases.py and int_activation_cases.py, in PyNative and in a
+GRAPH_MODE Cell, into tests/fixtures/mindspore/dtype_fixes.json, int_dtypes.json and int_activations.json.
 
-    /tmp/ms/bin/python scripts/record_dtype_fixes.py [CASE_MODULE ...]   # default: both
+    /tmp/ms/bin/python scripts/record_dtype_fixes.py [CASE_MODULE ...]   # default: all
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import numpy as np
 from ms_case_recorder import REPO, load_cases
 from record_tensor_overloads import encode
 
-SETS = {"dtype_fix_cases": "dtype_fixes.json", "int_dtype_cases": "int_dtypes.json"}
+SETS = {"dtype_fix_cases": "dtype_fixes.json", "int_dtype_cases": "int_dtypes.json",
+        "int_activation_cases": "int_activations.json"}
 
 
 def _calls(cases) -> list[tuple[str, str, list[str] | None]]:

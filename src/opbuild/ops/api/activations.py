@@ -29,6 +29,26 @@ def _float_input(fn: str, x) -> Tensor:
     return t
 
 
+def _float_or_int_input(fn: str, x, integers: tuple[str, ...]) -> Tensor:
+    """The input of an activation MindSpore also computes over the integer dtypes ``integers`` (keeping the
+    dtype: recorded, tests/compat/int_dtype_cases.py); other non-float dtypes are refused."""
+    t = as_tensor(x)
+    if not t.dtype.is_float and t.dtype.name not in integers:
+        raise TypeError(f"{fn}: the input must be a float16/float32/float64 Tensor or one of {list(integers)}, "
+                        f"got {t.dtype}")
+    return t
+
+
+def _in_float64(x: Tensor, compute) -> Tensor:
+    """``compute`` of an integer or bool ``x`` in float64, truncated back to ``x``'s dtype (MindSpore's CPU
+    rounds its integer activations toward zero: ``hardswish`` of int 2 is ``2 * 5 / 6 -> 1``)."""
+    return M._cast(compute(M._cast(x, "float64")), x.dtype)
+
+
+_SIGNED = ("int8", "int16", "int32", "int64")
+_ALL_INTS = ("bool", "uint8") + _SIGNED
+
+
 def _number(fn: str, name: str, v: object) -> float:
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
         raise TypeError(f"{fn}: {name} must be a float, got {v!r}")
@@ -65,8 +85,12 @@ def selu(input_x) -> Tensor:
 
 def leaky_relu(input, alpha: float = 0.2) -> Tensor:  # noqa: A002 - MindSpore's argument name
     """``ops.leaky_relu(input, alpha=0.2)``: ``x`` where ``x >= 0``, ``alpha x`` elsewhere."""
-    x = _float_input("leaky_relu", input)
-    return M.where(M.ge(x, 0.0), x, M.mul(x, _number("leaky_relu", "alpha", alpha)))
+    x = _float_or_int_input("leaky_relu", input, _ALL_INTS)
+    a = _number("leaky_relu", "alpha", alpha)
+    if not x.dtype.is_float:
+        # MindSpore casts alpha to the integer dtype first (truncated: 0.2 -> 0, 1.7 -> 1; recorded).
+        return x if x.dtype.name in ("bool", "uint8") else M.where(M.ge(x, 0), x, M.mul(x, int(a)))
+    return M.where(M.ge(x, 0.0), x, M.mul(x, a))
 
 
 def prelu(input, weight) -> Tensor:  # noqa: A002
@@ -95,21 +119,28 @@ def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> Tensor:  # n
 
 def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
     """``ops.hardtanh(input, min_val=-1.0, max_val=1.0)``: ``x`` clipped to [min_val, max_val]."""
-    x = _float_input("hardtanh", input)
+    x = _float_or_int_input("hardtanh", input, _ALL_INTS)
     lo, hi = _number("hardtanh", "min_val", min_val), _number("hardtanh", "max_val", max_val)
     if lo > hi:
         raise ValueError(f"hardtanh: min_val ({lo}) must not exceed max_val ({hi})")
+    if not x.dtype.is_float:  # clipped to the float bounds, then truncated (int -3 to -2.5 gives -2)
+        return _in_float64(x, lambda f: M.minimum(M.maximum(f, lo), hi))
     return M.minimum(M.maximum(x, lo), hi)
 
 
 def hardsigmoid(input) -> Tensor:  # noqa: A002
-    """``ops.hardsigmoid(input)``: ``relu6(x + 3) / 6``."""
-    return M.div(M.relu6(M.add(_float_input("hardsigmoid", input), 3.0)), 6.0)
+    """``ops.hardsigmoid(input)``: ``relu6(x + 3) / 6`` (signed integers: computed, then truncated)."""
+    x = _float_or_int_input("hardsigmoid", input, _SIGNED)
+    if not x.dtype.is_float:
+        return _in_float64(x, hardsigmoid)
+    return M.div(M.relu6(M.add(x, 3.0)), 6.0)
 
 
 def hardswish(input) -> Tensor:  # noqa: A002
-    """``ops.hardswish(input)``: ``x relu6(x + 3) / 6``."""
-    x = _float_input("hardswish", input)
+    """``ops.hardswish(input)``: ``x relu6(x + 3) / 6`` (signed integers: computed, then truncated)."""
+    x = _float_or_int_input("hardswish", input, _SIGNED)
+    if not x.dtype.is_float:
+        return _in_float64(x, hardswish)
     return M.mul(x, M.div(M.relu6(M.add(x, 3.0)), 6.0))
 
 
