@@ -41,6 +41,9 @@ RENAMED: dict[str, str] = {
     "mindspore.nn.cell": "opbuild.nn.cell",
     "mindspore.nn.wrap.cell_wrapper": "opbuild.nn.wrap",
     "mindspore.nn.wrap.loss_scale": "opbuild.nn.loss_scale",
+    "mindspore.nn.wrap.grad_reducer": "opbuild.nn.distributed",
+    "mindspore.dataset.engine": "opbuild.dataset",
+    "mindspore.dataset.vision.utils": "opbuild.dataset.vision",
     "mindspore.nn.optim.optimizer": "opbuild.nn.optim.optimizer",
     "mindspore.train.serialization": "opbuild.train.serialization",
     "mindspore.nn.loss.loss": "opbuild.nn.loss",
@@ -48,6 +51,7 @@ RENAMED: dict[str, str] = {
     "mindspore.common.sparse_tensor": "opbuild.sparse",
     "mindspore.common.jit_config": "opbuild.jit",
     "mindspore.train.metrics": "opbuild.train.metrics",
+    "mindspore.train.train_thor": "opbuild.train.convert_utils",
     # Primitive and its registration helpers and checked bases (constexpr, PrimitiveWithInfer, ...).
     "mindspore.ops.primitive": "opbuild.ops.primitive_api",
 }

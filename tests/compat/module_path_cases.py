@@ -56,8 +56,17 @@ IMPORTS = [
     "from mindspore.mindrecord import FileWriter",
     "from mindspore.experimental import optim",
     "from mindspore.ops.operations import _grad_ops as G",
+    # Imported by the training scripts of MindSpore's own model repository (official/cv, official/nlp).
+    "from mindspore.train.model import Model, ParallelMode",
+    "from mindspore.train.train_thor import ConvertModelUtils",
+    "import mindspore.dataset.engine as de",
+    "from mindspore.nn.wrap.grad_reducer import DistributedGradReducer",
+    "from mindspore.dataset.vision.utils import Inter",
+    "from mindspore.communication.management import GlobalComm",
+    "from mindspore.parallel._auto_parallel_context import auto_parallel_context",
     # MindSpore 2.10 itself refuses these (moved or removed names): opbuild need not accept them.
     "from mindspore.common.api import ms_function",
     "from mindspore.dataset.vision import c_transforms",
     "from mindspore._checkparam import Validator",
+    "from mindspore.profiler.profiling import Profiler",
 ]

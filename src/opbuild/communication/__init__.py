@@ -7,7 +7,7 @@ from __future__ import annotations
 from . import collective, comm_func  # noqa: F401 - comm_func: an attribute in MindSpore, not in its __all__
 from .auto_parallel import get_auto_parallel_context, reset_auto_parallel_context, set_auto_parallel_context
 from .groups import resolve as _resolve
-from .management import init, is_initialized, release
+from .management import GlobalComm, init, is_initialized, release
 from .process_group import (
     create_group,
     destroy_group,
@@ -17,7 +17,6 @@ from .process_group import (
 )
 
 # MindSpore's names of the world group (opbuild's own is "world_group"; groups.WORLD_NAMES accepts each).
-GlobalComm = type("GlobalComm", (), {"WORLD_COMM_GROUP": "world_group", "BACKEND": "mpi"})
 HCCL_WORLD_COMM_GROUP, NCCL_WORLD_COMM_GROUP, MCCL_WORLD_COMM_GROUP = ("hccl_world_group", "nccl_world_group",
                                                                       "mccl_world_group")
 

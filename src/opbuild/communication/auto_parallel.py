@@ -42,6 +42,7 @@ _DEFAULTS: dict[str, Any] = {
     "dataset_strategy": "data_parallel",  # MindSpore's default: each rank reads its own shard of the data
 }
 _context: dict[str, Any] = dict(_DEFAULTS)
+_explicit: set[str] = set()  # the keys set_auto_parallel_context was given since the last reset
 _lock = threading.Lock()
 
 
@@ -72,6 +73,7 @@ def set_auto_parallel_context(**kwargs: Any) -> None:
     checked = {k: _check(k, v) for k, v in kwargs.items()}
     with _lock:
         _context.update(checked)
+        _explicit.update(checked)
 
 
 def get_auto_parallel_context(attr_key: str) -> Any:
@@ -91,6 +93,12 @@ def reset_auto_parallel_context() -> None:
     with _lock:
         _context.clear()
         _context.update(_DEFAULTS)
+        _explicit.clear()
+
+
+def is_set(attr_key: str) -> bool:
+    """Whether ``attr_key`` was given to set_auto_parallel_context since the last reset."""
+    return attr_key in _explicit
 
 
 def data_parallel() -> bool:

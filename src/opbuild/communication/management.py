@@ -31,6 +31,18 @@ from ..core.errors import MissingPackageError
 BACKENDS = (None, "mpi", "hccl", "nccl", "mccl")
 
 
+class GlobalComm:
+    """MindSpore's record of the world group (``communication.management.GlobalComm``), with its values before
+    ``init`` (``BACKEND`` 'hccl', ``WORLD_COMM_GROUP`` 'hccl_world_group'; recorded): programs pass
+    ``GlobalComm.WORLD_COMM_GROUP`` as a group, which opbuild's collectives accept as the world. ``init``
+    sets ``INITED`` and, given a device backend name, ``BACKEND`` and that backend's world group name."""
+
+    BACKEND = "hccl"
+    WORLD_COMM_GROUP = "hccl_world_group"
+    INITED = False
+    CHECK_ENVS = True
+
+
 @dataclass
 class _Group:
     comm: Any  # mpi4py.MPI.Comm (COMM_WORLD)
@@ -84,6 +96,9 @@ def init(backend_name: str | None = None) -> None:
             sys.excepthook = _abort_on_exception
             _report_termination()
         _group = _Group(comm, rank, size, local_rank, local_size, previous)
+        GlobalComm.INITED = True
+        if backend_name in ("hccl", "nccl", "mccl"):
+            GlobalComm.BACKEND, GlobalComm.WORLD_COMM_GROUP = backend_name, f"{backend_name}_world_group"
 
 
 def _abort_on_exception(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
@@ -124,6 +139,7 @@ def release() -> None:
         if _group is not None and sys.excepthook is _abort_on_exception:
             sys.excepthook = _group.previous_hook
         _group = None
+        GlobalComm.INITED = False
 
 
 def is_initialized() -> bool:

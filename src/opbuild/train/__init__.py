@@ -35,7 +35,7 @@ from .callback import (
     SummaryCollector,
     TimeMonitor,
 )
-from .convert_utils import ConvertNetUtils
+from .convert_utils import ConvertModelUtils, ConvertNetUtils
 from .data_sink import data_sink
 from .metrics import Accuracy, Loss, Metric, rearrange_inputs
 from .model import Model
@@ -58,7 +58,8 @@ __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "Los
            "ConfusionMatrixMetric", "OcclusionSensitivity", "names", "load_checkpoint", "load_param_into_net",
            "save_checkpoint", "export", "merge_sliced_parameter", "ckpt_to_safetensors", "safetensors_to_ckpt",
            "load_checkpoint_async", "data_sink", "BackupAndRestore", "LossScaleManager", "FixedLossScaleManager",
-           "DynamicLossScaleManager", "SummaryRecord", "FlopsUtilizationCollector", "ConvertNetUtils"]
+           "DynamicLossScaleManager", "SummaryRecord", "FlopsUtilizationCollector", "ConvertNetUtils",
+           "ConvertModelUtils"]
 
 _LOSS_SCALE_MANAGERS = ("LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager")
 

@@ -91,3 +91,16 @@ class ConvertNetUtils:
                 changed = True
         if changed and isinstance(net, SequentialCell):
             net.cell_list = list(net.cells())
+
+
+class ConvertModelUtils:
+    """``ConvertModelUtils.convert_to_thor_model(model, network, ...)``: MindSpore swaps a ``Model`` for its
+    THOR training model only when ``optimizer`` is its Ascend or GPU THOR optimizer; on the CPU (MindSpore's
+    too) the model is returned as it is, so training scripts that call it run unchanged."""
+
+    @staticmethod
+    def convert_to_thor_model(model: Any, network: Cell, loss_fn: Any = None, optimizer: Any = None,
+                              metrics: Any = None, amp_level: str = "O0", loss_scale_manager: Any = None,
+                              keep_batchnorm_fp32: bool = False) -> Any:
+        """Return ``model`` (no THOR optimizer runs on the CPU)."""
+        return model

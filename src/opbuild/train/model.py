@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import amp, nn
 from ..communication import auto_parallel
+from ..communication.auto_parallel import ParallelMode  # noqa: F401 - MindSpore's train.model exposes it
 from ..core import config
 from . import _classification, _regression, _roc
 from . import metrics as _metrics
