@@ -137,7 +137,8 @@ _LAZY.update({name: ("opbuild.train", name) for name in (
     "CosineSimilarity", "Perplexity", "BleuScore", "get_metric_fn", "LearningRateScheduler",
     "DatasetHelper", "async_ckpt_thread_status", "HausdorffDistance", "MeanSurfaceDistance",
     "RootMeanSquareDistance", "ConfusionMatrixMetric", "OcclusionSensitivity", "SummaryRecord",
-    "FlopsUtilizationCollector", "ConvertNetUtils")})
+    "FlopsUtilizationCollector", "ConvertNetUtils", "ConvertModelUtils")})
+_LAZY["log"] = ("opbuild.log", None)  # ``mindspore.log.get_level()`` after a bare ``import mindspore``
 # And mindspore.rewrite's classes (``mindspore.SymbolTree``).
 _LAZY["rewrite"] = ("opbuild.rewrite", None)
 _LAZY.update({name: ("opbuild.rewrite", name) for name in ("SymbolTree", "Node", "NodeType", "ScopedValue",

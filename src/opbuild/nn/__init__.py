@@ -97,7 +97,9 @@ __all__ += ["SSIM", "MSSSIM", "PSNR", "WithGradCell", "Jvp", "Vjp", "no_init_par
             "MicroBatchInterleaved", "PipelineCell", "PipelineGradReducer", "VirtualDatasetCellTriple"]
 __all__ += ["AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell"]
 
-from . import layer  # noqa: E402,F401 - MindSpore's nn.layer.<module> paths, built from the names above
+# MindSpore's nn.layer.<module> paths (built from the names above); dynamic_lr and learning_rate_schedule are
+# attributes of MindSpore's nn, as modules.
+from . import dynamic_lr, layer, learning_rate_schedule  # noqa: E402,F401
 
 
 def __getattr__(name: str) -> object:

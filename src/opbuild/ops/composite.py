@@ -11,7 +11,22 @@ from ..autograd import GradOperation
 from . import functional as _functional
 from .control_prims import HyperMap, Map, MultitypeFuncGraph
 
-__all__ = ["GradOperation", "Map", "HyperMap", "MultitypeFuncGraph"]
+__all__ = ["GradOperation", "Map", "HyperMap", "MultitypeFuncGraph", "add_flags"]
+
+
+def add_flags(fn: Any = None, **flags: bool) -> Any:
+    """MindSpore's ``add_flags(fn=None, **flags)``: merge the bool ``flags`` into ``fn._func_graph_flags`` (hints
+    for MindSpore's graph compiler, which opbuild keeps and does not read) and return ``fn``; without ``fn``, a
+    decorator doing so."""
+    bad = {k: v for k, v in flags.items() if not isinstance(v, bool)}
+    if bad:
+        raise TypeError(f"add_flags: flag values must be bools, got {bad}")
+
+    def deco(target: Any) -> Any:
+        target._func_graph_flags = {**getattr(target, "_func_graph_flags", {}), **flags}
+        return target
+
+    return deco if fn is None else deco(fn)
 
 # MindSpore's composite functions that are also functional-API names (those opbuild has).
 _FUNCTIONS = ("zeros_like", "ones_like", "normal", "laplace", "uniform", "gamma", "poisson", "multinomial",

@@ -1,8 +1,10 @@
 """Primitive classes of ``mindspore.ops`` that MindSpore 2.10's CPU has no kernel for, provided here from their
 documented definitions (the fifth table; see ms_prim_classes.py for the pattern): ``TripletMarginLoss``,
 ``MultilabelMarginLoss``, ``SparseGatherV2``, ``ScatterNonAliasingAdd``, ``DepthwiseConv2dNative``,
-``ConfusionMatrix``, ``MatrixExp``, ``Quantile``, ``ExtractImagePatches`` and ``Dilation2D``. Checked
-against torch/NumPy in tests/compat/test_prims_more.py."""
+``ConfusionMatrix``, ``MatrixExp``, ``Quantile``, ``ExtractImagePatches``, ``Dilation2D`` and ``FloatStatus``
+(GPU only in MindSpore). Checked against torch/NumPy in tests/compat/test_prims_more.py. The Ascend overflow-flag
+primitives (``NPUAllocFloatStatus``, ``NPUGetFloatStatus``, ``NPUClearFloatStatus``) construct, so model code
+that builds them on every device imports, and refuse to run, as MindSpore's CPU does."""
 
 from __future__ import annotations
 
@@ -138,7 +140,31 @@ def _dilation2d(a: dict, x: Any, kernel: Any) -> Tensor:
     return out
 
 
+def _float_status(a: dict, x: Any) -> Tensor:
+    """[1.] when ``x`` holds a NaN or an infinity, else [0.] (float32, shape (1,))."""
+    x = as_tensor(x)
+    if not x.dtype.is_float:
+        raise TypeError(f"FloatStatus: the input must be a float16/float32/float64 Tensor, got {x.dtype}")
+    return F.cast(F.reshape(F.logical_not(F.all(F.isfinite(x))), (1,)), "float32")
+
+
+def _npu_status(name: str) -> Callable:
+    def refuse(a: dict, *args: Any) -> Tensor:
+        # MindSpore's CPU refuses these too ("Unsupported op"): they read and clear the overflow flags of
+        # Ascend's float unit, which a CPU does not keep.
+        raise RuntimeError(f"{name}: reads the Ascend NPU's float overflow flags, which the CPU has not; check "
+                           "gradients with ops.FloatStatus or amp.all_finite instead (as MindSpore's GPU path does)")
+    return refuse
+
+
 TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
+    "FloatStatus": ((), _float_status, "[1.] if the input holds a NaN or an infinity, else [0.] (float32)."),
+    "NPUAllocFloatStatus": ((), _npu_status("NPUAllocFloatStatus"),
+                            "Ascend's overflow-flag buffer (constructible; calling it raises, as MindSpore's CPU)."),
+    "NPUGetFloatStatus": ((), _npu_status("NPUGetFloatStatus"),
+                          "Ascend's overflow flags (constructible; calling it raises, as MindSpore's CPU)."),
+    "NPUClearFloatStatus": ((), _npu_status("NPUClearFloatStatus"),
+                            "Clears Ascend's overflow flags (constructible; calling it raises, as MindSpore's CPU)."),
     "TripletMarginLoss": ((("p", 2), ("swap", False), ("eps", 1e-6), ("reduction", "mean")), _triplet,
                           "max(d(x, positive) - d(x, negative) + margin, 0) with p-norm distances."),
     "MultilabelMarginLoss": ((("reduction", "mean"),), _multilabel_margin,
