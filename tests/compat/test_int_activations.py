@@ -13,24 +13,15 @@ import pytest
 
 import opbuild as ms
 from tests.compat import int_activation_cases as C
+from tests.compat.test_dtype_fixes import _env as _dtype_env
+from tests.helpers import FnCell
 
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" /
                       "int_activations.json").read_text())
 
 
-class _Apply(ms.nn.Cell):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def construct(self, x):
-        return self.fn(x)
-
-
 def _env() -> dict:
-    env: dict = {"ms": ms, "np": np}
-    exec(C.SETUP, env)  # noqa: S102 - the repository's own case list
-    return env
+    return _dtype_env(C.SETUP)
 
 
 def _check(got, want: dict, key: str) -> None:
@@ -59,7 +50,7 @@ def test_matches_mindspore_in_graph_mode(fn, args):
     env = _env()
     ms.set_context(mode=ms.GRAPH_MODE)
     try:
-        got = _Apply(eval(fn, env))(*[eval(a, env) for a in args])  # noqa: S307
+        got = FnCell(eval(fn, env))(*[eval(a, env) for a in args])  # noqa: S307
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
     _check(got, FIXTURE[C.graph_key(fn, args)], C.graph_key(fn, args))
