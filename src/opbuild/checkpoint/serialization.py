@@ -336,6 +336,7 @@ def load_checkpoint(ckpt_file_name: str, net: Cell | None = None, strict_load: b
     if dec_key is not None:
         raise NotImplementedError("load_checkpoint: encrypted checkpoints (dec_key) are not supported")
     path = _checked_load_name(ckpt_file_name)
+    async_writes.wait_for(path)  # a save of this file still in flight: read what it writes, not the old file
     keep_only, drop = _prefixes("specify_prefix", specify_prefix), _prefixes("filter_prefix", filter_prefix)
 
     def wanted(tag: str) -> bool:
