@@ -204,6 +204,18 @@ def _tokens(who: str, path: str, width: int) -> list[list[str]]:
     return [tokens[i:i + width] for i in range(0, len(tokens) - width + 1, width)]
 
 
+def _count(who: str, path: str, record: int, token: str) -> int:
+    """``token`` (a patch number or point id of record ``record`` of ``path``) as a non-negative int."""
+    try:
+        value = int(token)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise RuntimeError(f"{who}: record {record} of {path} holds {token!r} where a non-negative integer "
+                           "belongs; the file is damaged or not PhotoTour's")
+    return value
+
+
 class PhotoTourDataset(_RandomAccessSource):
     """``PhotoTourDataset(dataset_dir, name, usage=None, num_samples=None, num_parallel_workers=None,
     shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None)``: ``dataset_dir/<name>/`` holds
@@ -227,9 +239,12 @@ class PhotoTourDataset(_RandomAccessSource):
             raise RuntimeError(f"{who}: {folder} does not exist")
         self._bitmaps = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith("bmp"))
         self._cache: dict[int, np.ndarray] = {}
-        self._labels = [int(r[0]) for r in _tokens(who, os.path.join(folder, "info.txt"), 2)]
-        matches = _tokens(who, os.path.join(folder, "m50_100000_100000_0.txt"), 7)
-        self._matches = [(int(r[0]), int(r[3]), int(r[1] == r[4])) for r in matches]
+        info = os.path.join(folder, "info.txt")
+        self._labels = [_count(who, info, k, r[0]) for k, r in enumerate(_tokens(who, info, 2), 1)]
+        path = os.path.join(folder, "m50_100000_100000_0.txt")
+        # A negative patch number would read a patch of the last bitmap (Python's negative indexing).
+        self._matches = [(_count(who, path, k, r[0]), _count(who, path, k, r[3]), int(r[1] == r[4]))
+                         for k, r in enumerate(_tokens(who, path, 7), 1)]
 
     def _column_names(self) -> list[str]:
         return ["image"] if self._train else ["image1", "image2", "matches"]
@@ -249,7 +264,12 @@ class PhotoTourDataset(_RandomAccessSource):
                 raise ImportError("PhotoTourDataset reads its bitmaps with Pillow: pip install opbuild[vision]") \
                     from None
             with Image.open(self._bitmaps[sheet]) as img:
-                self._cache[sheet] = np.asarray(img.convert("L"), np.uint8)
+                pixels = np.asarray(img.convert("L"), np.uint8)
+            if pixels.shape != (1024, 1024):  # a smaller sheet would give empty or cut patches
+                raise RuntimeError(f"PhotoTourDataset: {self._bitmaps[sheet]} is {pixels.shape[1]}x"
+                                   f"{pixels.shape[0]} pixels; a PhotoTour bitmap holds 16x16 patches of 64x64 "
+                                   "(1024x1024)")
+            self._cache[sheet] = pixels
         row, col = divmod(cell, 16)
         return self._cache[sheet][row * 64:row * 64 + 64, col * 64:col * 64 + 64, None].copy()
 
@@ -258,9 +278,6 @@ class PhotoTourDataset(_RandomAccessSource):
             return (self._patch(index),)
         a, b, same = self._matches[index]
         return self._patch(a), self._patch(b), np.asarray(same, np.uint32)
-
-
-
 
 
 LSUN_CLASSES = ("bedroom", "bridge", "church_outdoor", "classroom", "conference_room", "dining_room", "kitchen",
