@@ -292,6 +292,9 @@ def _read_checkpoint(path: str) -> Any:
     for i, value in enumerate(ckpt.value):
         if not value.tag:
             raise CheckpointError(path, f"value #{i} has no tag (truncated or not a checkpoint)")
+        if not isinstance(value.tag, str):  # proto2 hands a tag that is not UTF-8 over as bytes
+            raise CheckpointError(path, f"value #{i} has the tag {value.tag!r}, which is not UTF-8 text (a corrupt "
+                                        "or foreign file)")
         if not value.HasField("tensor") or not value.tensor.HasField("tensor_type"):
             raise CheckpointError(path, f"entry {value.tag!r} has no tensor (a MindSpore map tensor, or a "
                                         "truncated or foreign file)")
