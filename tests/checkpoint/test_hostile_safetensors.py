@@ -6,6 +6,7 @@ skip bytes and repeated names are refused as the reference reader refuses them. 
 from __future__ import annotations
 
 import json
+import os
 import struct
 
 import numpy as np
@@ -90,3 +91,44 @@ def test_a_name_map_merging_two_entries_is_refused(tmp_path, direction) -> None:
         convert(str(src), save_path=str(tmp_path / "o"), name_map={"a": 5})
     assert not (tmp_path / "o").exists() or not list((tmp_path / "o").iterdir())
     convert(str(src), save_path=str(tmp_path / "o"), name_map={"a": "c"})  # a rename without a clash works
+
+
+def test_a_failed_write_keeps_the_previous_file(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "m.safetensors"
+    save_file({"w": np.ones(3, np.float32)}, path)
+    before = path.read_bytes()
+
+    def full_disk(fd):  # the data is written but cannot be made durable: the disk is full
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        save_file({"w": np.zeros(5, np.float32)}, path)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.safetensors"]  # no temporary left behind
+    assert oct(path.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_a_missing_folder_is_named_not_the_temporary(tmp_path) -> None:
+    message = r"cannot create a file in the folder .*/nowhere \(.*\); create the folder"
+    with pytest.raises(OSError, match=message) as info:
+        save_file({"w": np.ones(3, np.float32)}, tmp_path / "nowhere" / "m.safetensors")
+    assert ".tmp" not in str(info.value)
+
+
+def test_the_temporary_of_a_killed_write_is_swept_by_the_next(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    leftover = tmp_path / f".m.safetensors.0a1b2c3d4e5f.{int(dead.stdout)}.tmp"
+    leftover.write_bytes(b"cut short")
+    save_file({"w": np.ones(3, np.float32)}, tmp_path / "m.safetensors")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.safetensors"]
