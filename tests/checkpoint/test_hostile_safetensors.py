@@ -132,3 +132,13 @@ def test_the_temporary_of_a_killed_write_is_swept_by_the_next(tmp_path) -> None:
     leftover.write_bytes(b"cut short")
     save_file({"w": np.ones(3, np.float32)}, tmp_path / "m.safetensors")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.safetensors"]
+
+
+def test_a_pipe_or_folder_is_refused_without_reading(tmp_path) -> None:
+    fifo = tmp_path / "p.safetensors"
+    os.mkfifo(fifo)  # reading it would wait for a writer forever
+    for path in (fifo, tmp_path, tmp_path / "missing.safetensors"):
+        with pytest.raises(SafetensorsError, match="does not exist or is not a regular file"):
+            load_file(path)
+    with pytest.raises(SafetensorsError, match="is not a regular file"):
+        ms.load_checkpoint_async(str(fifo)).result()

@@ -80,6 +80,8 @@ def save_file(tensors: dict[str, np.ndarray], path: str | os.PathLike,
 
 def load_file(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """The tensors of a safetensors file, in the header's order, and its metadata."""
+    if not os.path.isfile(path):  # a folder, or a pipe or device whose read might never end
+        raise SafetensorsError(f"safetensors: {path} does not exist or is not a regular file")
     with open(path, "rb") as f:
         blob = f.read()
     if len(blob) < 8:
