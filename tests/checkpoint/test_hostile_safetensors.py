@@ -142,3 +142,4 @@ def test_a_pipe_or_folder_is_refused_without_reading(tmp_path) -> None:
             load_file(path)
     with pytest.raises(SafetensorsError, match="is not a regular file"):
         ms.load_checkpoint_async(str(fifo)).result()
+

@@ -160,9 +160,19 @@ def load_segmented_checkpoints(ckpt_file_dir: str, net: Any = None, strict_load:
     if not files:
         raise ValueError(f"load_segmented_checkpoints: no .ckpt file in {ckpt_file_dir}")
     params: dict[str, Any] = {}
+    source: dict[str, str] = {}
     for f in files:
-        params.update(load_checkpoint(os.path.join(ckpt_file_dir, f), None, strict_load, filter_prefix, dec_key,
-                                      dec_mode, specify_prefix, choice_func))
+        loaded = load_checkpoint(os.path.join(ckpt_file_dir, f), None, strict_load, filter_prefix, dec_key,
+                                 dec_mode, specify_prefix, choice_func)
+        # Segments split one model: a name in two files means checkpoints of different saves (epochs, runs)
+        # share the folder, and the file that sorts last would silently win (MindSpore's update does that).
+        clash = next((k for k in loaded if k in source and k != "random_op"), None)
+        if clash is not None:
+            raise ValueError(f"load_segmented_checkpoints: {clash!r} is in both {source[clash]} and {f} of "
+                             f"{ckpt_file_dir}; segments of one checkpoint hold each parameter once (move the "
+                             "other saves' files out of the folder)")
+        source.update(dict.fromkeys(loaded, f))
+        params.update(loaded)
     if net is not None:
         load_param_into_net(net, params, strict_load=strict_load)
     return params
