@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import struct
 
+import numpy as np
 import pytest
 
 from opbuild import Tensor
@@ -40,3 +41,17 @@ def test_a_record_holding_no_event_is_refused_by_name(tmp_path):
                      + struct.pack("<I", masked_crc32c(payload)))
     with pytest.raises(ValueError, match=r"foreign.summary: the record at byte 0 is not a summary Event"):
         list(read_events(str(path)))
+
+
+def test_a_value_no_summary_holds_is_refused_when_added(tmp_path):
+    with SummaryRecord(str(tmp_path)) as record:
+        record.add_value("scalar", "loss", Tensor(1.5))
+        for plugin in ("scalar", "tensor", "histogram"):
+            with pytest.raises(TypeError, match=r"'z' has dtype complex64, which a summary cannot hold"):
+                record.add_value(plugin, "z", Tensor(np.array([1 + 2j], np.complex64)))
+        with pytest.raises(ValueError, match="step must fit in int64"):
+            record.record(1 << 70)
+        record.record(3)  # the loss queued before the refusals is written with this step
+        path = record.log_dir
+    events = list(read_events(path))
+    assert [(e.step, [v.tag for v in e.summary.value]) for e in events[1:]] == [(3, ["loss"])]

@@ -30,6 +30,7 @@ from ...core.tensor import Tensor
 from ...nn.cell import Cell
 from ...ops.printing import take_summaries
 from ._events import frame, summary_event, version_event
+from ._proto import DATA_TYPES
 
 log = logging.getLogger("opbuild.summary")
 
@@ -70,6 +71,11 @@ def _tensor_value(plugin: str, name: Any, value: Any) -> np.ndarray:
         raise TypeError(f"SummaryRecord.add_value: value must be a Tensor for the {plugin!r} plugin, got "
                         f"{type(value).__name__}")
     array = np.array(value.asnumpy(), copy=True)
+    # Refused now: at record time the failure would lose the step's other values. A scalar is written as a float
+    # (so bfloat16 is fine); tensors and histograms keep their dtype.
+    if array.dtype.name not in DATA_TYPES and (plugin != "scalar" or array.dtype.name != "bfloat16"):
+        raise TypeError(f"SummaryRecord.add_value: {name!r} has dtype {array.dtype.name}, which a summary cannot "
+                        f"hold ({', '.join(DATA_TYPES)}); cast the value first")
     if plugin == "scalar" and array.size != 1:
         raise ValueError(f"SummaryRecord.add_value: a scalar must hold one element, got shape {list(array.shape)}")
     if plugin == "image" and array.ndim != 4:
@@ -225,6 +231,8 @@ class SummaryRecord:
         when closed."""
         if isinstance(step, bool) or not isinstance(step, int):
             raise TypeError(f"SummaryRecord.record: step must be an int, got {type(step).__name__}")
+        if not -(1 << 63) <= step < 1 << 63:  # the event's step field is an int64
+            raise ValueError(f"SummaryRecord.record: step must fit in int64, got {step}")
         if train_network is not None and not isinstance(train_network, Cell):
             raise TypeError(f"SummaryRecord.record: train_network must be a Cell or None, got "
                             f"{type(train_network).__name__}")
