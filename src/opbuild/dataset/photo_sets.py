@@ -167,9 +167,15 @@ class SBUDataset(_RandomAccessSource):
             urls = f.read().split("\n")
         with open(paths[1], encoding="utf-8", newline="\n") as f:
             captions = f.read().split("\n")
+        # A final newline ends the last line; a different count of lines means the files do not pair up (zip
+        # would give every photo after a missing line another one's caption).
+        urls, captions = (x[:-1] if x and x[-1] == "" else x for x in (urls, captions))
+        if len(urls) != len(captions):
+            raise RuntimeError(f"{who}: {paths[0]} has {len(urls)} lines but {paths[1]} has {len(captions)}; "
+                               "they pair up line by line (download them again)")
         self._decode = decode
         self._items: list[tuple[str, str]] = []
-        for k, (url, caption) in enumerate(zip(urls, captions, strict=False), 1):
+        for k, (url, caption) in enumerate(zip(urls, captions, strict=True), 1):
             if bool(url) != bool(caption):
                 raise RuntimeError(f"{who}: line {k} of {paths[0]} and {paths[1]} do not pair up (one is empty)")
             if url:
