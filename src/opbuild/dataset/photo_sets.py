@@ -100,6 +100,8 @@ class LFWDataset(_RandomAccessSource):
         items = []
         for _ in range(n_blocks):
             count = int(lines[at][0])
+            if at + 1 + count > len(lines):  # a cut file: fewer people than its block announces
+                raise ValueError(f"a block announces {count} people but only {len(lines) - at - 1} lines follow")
             for person, n in ((p[0], int(p[1])) for p in lines[at + 1:at + 1 + count]):
                 items += [(os.path.join(folder, person, _lfw_name(person, str(k)) + ".jpg"), person)
                           for k in range(1, n + 1)]
@@ -115,6 +117,9 @@ class LFWDataset(_RandomAccessSource):
         n_folds, n = (int(lines[0][0]), int(lines[0][1])) if folds else (1, int(lines[0][0]))
         items, at = [], 1
         for _ in range(n_folds):
+            if at + 2 * n > len(lines):  # a cut file: fewer pairs than its first line announces
+                raise ValueError(f"a fold announces {n} matched and {n} mismatched pairs but only "
+                                 f"{len(lines) - at} lines follow")
             for p in lines[at:at + n]:
                 items.append((os.path.join(folder, p[0], _lfw_name(p[0], p[1]) + ".jpg"),
                               os.path.join(folder, p[0], _lfw_name(p[0], p[2]) + ".jpg"), 1))
