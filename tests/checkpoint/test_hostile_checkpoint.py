@@ -62,3 +62,12 @@ def test_a_string_under_a_parameter_name_is_an_error_when_strict() -> None:
     values["head.weight"] = "oops"
     with pytest.raises(TypeError, match="'head.weight', not a Parameter"):
         ms.load_param_into_net(net, values, strict_load=True)
+
+
+def test_a_tag_that_is_not_utf8_is_a_checkpoint_error(tmp_path) -> None:
+    path = tmp_path / "tag.ckpt"
+    ms.save_checkpoint([{"name": "wq", "data": np.ones(2, np.float32)}], str(path))
+    path.write_bytes(path.read_bytes().replace(b"wq", b"w\xff"))  # the same length: the framing stays valid
+    with pytest.raises(CheckpointError, match=r"value #0 has the tag b'w\\xff', which is not UTF-8 text") as info:
+        ms.load_checkpoint(str(path))
+    assert str(path) in str(info.value)

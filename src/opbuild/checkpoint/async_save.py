@@ -2,7 +2,9 @@
 waits for them first (so two writes never interleave and saves finish in call order), and a write that failed
 is reported by that next save, or logged at exit, instead of vanishing in its thread.
 
-``running()`` is ``train.async_ckpt_thread_status()``; ``wait()`` is what the next save calls.
+``running()`` is ``train.async_ckpt_thread_status()``; ``wait()`` is what the next save calls;
+``wait_for(path)`` is what a load of ``path`` calls, so that it never reads the file a write in flight is about
+to replace (the previous checkpoint, silently).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable
 
 _log = logging.getLogger("opbuild")
 _lock = threading.Lock()
-_threads: list[threading.Thread] = []
+_threads: list[tuple[str, threading.Thread]] = []
 _failures: list[tuple[str, BaseException]] = []
 
 
@@ -29,26 +31,44 @@ def start(path: str, write: Callable[[], None]) -> None:
 
     thread = threading.Thread(target=run, name="opbuild-save-checkpoint")
     with _lock:
-        _threads[:] = [t for t in _threads if t.is_alive()]
-        _threads.append(thread)
+        _threads[:] = [(p, t) for p, t in _threads if t.is_alive()]
+        _threads.append((path, thread))
     thread.start()
 
 
 def running() -> bool:
     """Whether a background checkpoint write is still in progress."""
     with _lock:
-        return any(t.is_alive() for t in _threads)
+        return any(t.is_alive() for _, t in _threads)
 
 
 def wait() -> None:
     """Wait for every background write; raise RuntimeError for the first that failed (each failure is
     reported once)."""
-    with _lock:
-        threads = list(_threads)
-    for t in threads:
-        t.join()
+    _join(None)
     with _lock:
         failures, _failures[:] = list(_failures), []
+    _raise_first(failures)
+
+
+def wait_for(path: str) -> None:
+    """Wait for the background writes of ``path``; raise RuntimeError if one failed (the file then still holds
+    what it held before, which a load must not return as the checkpoint just saved)."""
+    _join(path)
+    with _lock:
+        failures = [(p, e) for p, e in _failures if p == path]
+        _failures[:] = [(p, e) for p, e in _failures if p != path]
+    _raise_first(failures)
+
+
+def _join(path: str | None) -> None:
+    with _lock:
+        threads = [t for p, t in _threads if path is None or p == path]
+    for t in threads:
+        t.join()
+
+
+def _raise_first(failures: list[tuple[str, BaseException]]) -> None:
     if failures:
         path, err = failures[0]
         more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""

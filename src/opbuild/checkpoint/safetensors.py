@@ -7,14 +7,18 @@ tensor is aligned); MindSpore marks its files with ``{"format": "ms"}`` metadata
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
+import secrets
 import struct
 
 import ml_dtypes
 import numpy as np
 
 from ..core.errors import OpbuildError
+from .serialization import _sweep_stale_temporaries as sweep_stale_temporaries
 
 _CODES = {"F16": np.float16, "BF16": ml_dtypes.bfloat16, "F32": np.float32, "F64": np.float64,
           "I8": np.int8, "I16": np.int16, "I32": np.int32, "I64": np.int64,
@@ -49,15 +53,35 @@ def save_file(tensors: dict[str, np.ndarray], path: str | os.PathLike,
         offset += arr.nbytes
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for name in order:
-            f.write(memoryview(arrays[name].reshape(-1).view(np.uint8)))  # the bytes in place, no copy
+    # Written beside the file and renamed over it: a write that fails or is killed part way (a full disk,
+    # Ctrl-C) leaves the file that was there intact rather than a cut copy.
+    final = os.path.abspath(os.fspath(path))
+    sweep_stale_temporaries(final)  # those of a write killed part way, as save_checkpoint's (same names)
+    tmp = os.path.join(os.path.dirname(final), f".{os.path.basename(final)}.{secrets.token_hex(6)}.{os.getpid()}.tmp")
+    try:
+        f = open(tmp, "xb")  # noqa: SIM115 (closed below); not mkstemp: the umask's permissions, as open gives
+    except OSError as e:  # name the user's file and folder, not the temporary they never asked for
+        raise OSError(e.errno, f"safetensors: cannot create a file in the folder {os.path.dirname(final)} "
+                               f"({e.strerror}); create the folder or choose another path", final) from None
+    try:
+        with f:
+            f.write(struct.pack("<Q", len(text)))
+            f.write(text)
+            for name in order:
+                f.write(memoryview(arrays[name].reshape(-1).view(np.uint8)))  # the bytes in place, no copy
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, final)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def load_file(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """The tensors of a safetensors file, in the header's order, and its metadata."""
+    if not os.path.isfile(path):  # a folder, or a pipe or device whose read might never end
+        raise SafetensorsError(f"safetensors: {path} does not exist or is not a regular file")
     with open(path, "rb") as f:
         blob = f.read()
     if len(blob) < 8:
@@ -67,24 +91,75 @@ def load_file(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str,
         raise SafetensorsError(f"safetensors: {path} has a header length of {n} bytes, past its end; "
                                "the file is truncated or not safetensors")
     try:
-        header = json.loads(blob[8:8 + n])
+        header = json.loads(blob[8:8 + n], object_pairs_hook=lambda pairs: _unique(path, pairs))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise SafetensorsError(f"safetensors: {path} has an unreadable JSON header ({e})") from None
+    if not isinstance(header, dict):
+        raise SafetensorsError(f"safetensors: {path} has a JSON header that is a {type(header).__name__}, not an "
+                               "object of tensors; the file is not safetensors")
     metadata = header.pop("__metadata__", None) or {}
+    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+        raise SafetensorsError(f"safetensors: {path} has a __metadata__ that is not an object of strings; "
+                               "the file is damaged or not safetensors")
     data = memoryview(blob)[8 + n:]
+    spans = {name: _span(path, name, info) for name, info in header.items()}
+    # As the reference reader: the tensors' bytes follow one another with no gap or overlap and end the file,
+    # so no two names can share bytes and no byte is left unread.
+    end = 0
+    for name in sorted(spans, key=lambda k: spans[k][2]):
+        begin, stop = spans[name][2]
+        if begin != end:
+            raise SafetensorsError(f"safetensors: {name!r} in {path} starts at byte {begin} of the data, but the "
+                                   f"tensor before it ends at {end} (overlapping or gapped data_offsets); the "
+                                   "file is damaged or not safetensors")
+        end = stop
+    if end != len(data):
+        raise SafetensorsError(f"safetensors: {path} holds {len(data)} data bytes but its tensors cover {end} "
+                               "(truncated, or bytes appended); the file is damaged")
     out = {}
-    for name, info in header.items():
-        code, shape, (begin, end) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, -1))
-        if code not in _CODES:
-            raise SafetensorsError(f"safetensors: {name!r} in {path} has dtype {code!r}, which opbuild does not "
-                                   f"read (supported: {', '.join(_CODES)})")
-        dt = np.dtype(_CODES[code]).newbyteorder("<")
-        if end > len(data) or end - begin != int(np.prod(shape, dtype=np.int64)) * dt.itemsize:
-            raise SafetensorsError(f"safetensors: {name!r} in {path} has data_offsets {[begin, end]} that do not "
-                                   f"fit its shape {shape} and dtype {code} or the file's size")
-        arr = np.frombuffer(data[begin:end], dtype=dt).reshape(shape)
+    for name, (dt, shape, (begin, stop)) in spans.items():
+        arr = np.frombuffer(data[begin:stop], dtype=dt).reshape(shape)
         out[name] = arr.astype(dt.newbyteorder("="))  # a native-order copy, independent of the file's bytes
     return out, metadata
+
+
+def _unique(path: str | os.PathLike, pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object's pairs as a dict, refusing a repeated key (json keeps the last one silently)."""
+    out: dict[str, object] = {}
+    for key, value in pairs:
+        if key in out:
+            raise SafetensorsError(f"safetensors: {path} names {key!r} twice in its header; which tensor is meant "
+                                   "is ambiguous, so the file is refused (rewrite it with unique names)")
+        out[key] = value
+    return out
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _span(path: str | os.PathLike, name: str, info: object) -> tuple[np.dtype, tuple[int, ...], tuple[int, int]]:
+    """One header entry checked: its dtype, shape and data_offsets, or a SafetensorsError saying what is wrong."""
+    if not isinstance(info, dict):
+        raise SafetensorsError(f"safetensors: {name!r} in {path} is a {type(info).__name__} in the header, not an "
+                               "object with dtype, shape and data_offsets; the file is damaged")
+    code, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
+    if code not in _CODES:
+        raise SafetensorsError(f"safetensors: {name!r} in {path} has dtype {code!r}, which opbuild does not "
+                               f"read (supported: {', '.join(_CODES)})")
+    if not isinstance(shape, list) or not all(_is_int(d) for d in shape):
+        raise SafetensorsError(f"safetensors: {name!r} in {path} has shape {shape!r}; a shape is a list of "
+                               "non-negative ints (the file is damaged)")
+    if not isinstance(offsets, list) or len(offsets) != 2 or not all(_is_int(o) for o in offsets):
+        raise SafetensorsError(f"safetensors: {name!r} in {path} has data_offsets {offsets!r}; they are two "
+                               "non-negative ints [begin, end] (the file is damaged)")
+    dt = np.dtype(_CODES[code]).newbyteorder("<")
+    begin, end = offsets
+    # Python ints: a shape whose product overflows int64 cannot wrap round to the byte count.
+    if end < begin or end - begin != math.prod(shape) * dt.itemsize:
+        raise SafetensorsError(f"safetensors: {name!r} in {path} has data_offsets {offsets} that do not fit its "
+                               f"shape {shape} and dtype {code}; the file is damaged")
+    return dt, tuple(shape), (begin, end)
 
 
 __all__ = ["save_file", "load_file", "SafetensorsError"]

@@ -292,6 +292,9 @@ def _read_checkpoint(path: str) -> Any:
     for i, value in enumerate(ckpt.value):
         if not value.tag:
             raise CheckpointError(path, f"value #{i} has no tag (truncated or not a checkpoint)")
+        if not isinstance(value.tag, str):  # proto2 hands a tag that is not UTF-8 over as bytes
+            raise CheckpointError(path, f"value #{i} has the tag {value.tag!r}, which is not UTF-8 text (a corrupt "
+                                        "or foreign file)")
         if not value.HasField("tensor") or not value.tensor.HasField("tensor_type"):
             raise CheckpointError(path, f"entry {value.tag!r} has no tensor (a MindSpore map tensor, or a "
                                         "truncated or foreign file)")
@@ -336,6 +339,7 @@ def load_checkpoint(ckpt_file_name: str, net: Cell | None = None, strict_load: b
     if dec_key is not None:
         raise NotImplementedError("load_checkpoint: encrypted checkpoints (dec_key) are not supported")
     path = _checked_load_name(ckpt_file_name)
+    async_writes.wait_for(path)  # a save of this file still in flight: read what it writes, not the old file
     keep_only, drop = _prefixes("specify_prefix", specify_prefix), _prefixes("filter_prefix", filter_prefix)
 
     def wanted(tag: str) -> bool:

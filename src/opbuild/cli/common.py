@@ -22,9 +22,16 @@ def cache_root(args: argparse.Namespace) -> Path:
     if not args.path:
         return config.cache_root()
     try:
-        return cache_path("--path", args.path)  # ~user expanded; a path that cannot be one is a usage error
+        root = cache_path("--path", args.path)  # ~user expanded; a path that cannot be one is a usage error
     except ValueError as e:
         raise UsageError(str(e)) from None
+    # A file on the way (the path itself or a parent) means no cache can ever be there: say so rather than
+    # report an empty cache that "does not exist yet".
+    existing = next((p for p in (root, *root.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise UsageError(f"--path {args.path}: {existing} is a file, not a directory; give the cache root (the "
+                         "folder holding rank_N/) or a kernel_meta directory")
+    return root
 
 
 def rank(args: argparse.Namespace) -> int:

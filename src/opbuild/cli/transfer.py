@@ -90,7 +90,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     directory = cache_directory(args)
     archive = Path(args.archive).expanduser()
     if not archive.is_file():
-        raise UsageError(f"no such archive: {archive}")
+        raise UsageError(f"no such archive: {archive}" if not archive.exists() else
+                         f"{archive} is not a regular file; give the .tar.gz that `opbuild cache export` wrote")
     try:  # no compiler here: the archive's toolchain record for these settings stands in (a deployment image)
         here = machine_identity(directory, require_compiler=False)
     except TOOLCHAIN_ERRORS as e:

@@ -157,10 +157,12 @@ class TCPStore:
             raise ValueError(f"For 'TCPStore', the argument 'world_size' must be positive, got {world_size}")
         self.host, self.port = host_name, port
         self._timeout_ms = int(timeout.total_seconds() * 1000)
-        self._lock = threading.Lock()
+        # One connection per thread: a get waiting for a key on one thread must not hold up the set of that
+        # key by another thread of the same store (on one shared connection it waited out the whole timeout).
+        self._local = threading.local()
         if is_master:
             self._serve()
-        self._sock = self._connect()
+        self._local.sock = self._connect()
         self._call(_HELLO, b"", b"")
         if is_master and world_size > 1 and wait_for_workers:
             self._await_workers(world_size)
@@ -204,14 +206,18 @@ class TCPStore:
                          "without waiting further", joined, world_size, self.host, self.port)
 
     def _call(self, op: bytes, key: bytes, arg: bytes) -> tuple[int, bytes]:
-        with self._lock:
-            try:
-                self._sock.sendall(_REQUEST.pack(op, len(key)) + key + _LENGTH.pack(len(arg)) + arg)
-                status, n = _ANSWER.unpack(_read(self._sock, _ANSWER.size))
-                return status, _read(self._sock, n)
-            except OSError as e:
-                raise RuntimeError(f"TCPStore: the connection to the master at {self.host}:{self.port} failed "
-                                   f"({e}): has the master store's process ended?") from e
+        sock = getattr(self._local, "sock", None)
+        if sock is None:
+            sock = self._local.sock = self._connect()
+        try:
+            sock.sendall(_REQUEST.pack(op, len(key)) + key + _LENGTH.pack(len(arg)) + arg)
+            status, n = _ANSWER.unpack(_read(sock, _ANSWER.size))
+            return status, _read(sock, n)
+        except OSError as e:
+            self._local.sock = None  # a half-read answer would be taken for the next one: never reuse it
+            sock.close()
+            raise RuntimeError(f"TCPStore: the connection to the master at {self.host}:{self.port} failed "
+                               f"({e}): has the master store's process ended?") from e
 
     def set(self, key: str, value: str | bytes) -> None:
         """Store ``value`` (str: its UTF-8 bytes) under ``key``, replacing what was there."""
@@ -235,6 +241,8 @@ class TCPStore:
         """Add ``amount`` to the integer counter ``key`` (created at 0) and return its new value."""
         raw = _key("TCPStore.add", key)
         _check("TCPStore.add", "amount", amount, (int,), "an int")
+        if not -(1 << 63) <= amount < 1 << 63:  # MindSpore's counter is an int64
+            raise ValueError(f"For 'TCPStore.add', the argument 'amount' must fit in int64, got {amount:.3e}")
         status, payload = self._call(_ADD, raw, str(int(amount)).encode())
         if status == _NOT_INT:
             raise RuntimeError(f"TCPStore.add: the value of key {key!r} is {payload[:64]!r}, not an integer: "

@@ -41,7 +41,11 @@ class Parameter(ParameterSettings, Tensor):
         call. The shape must stay unless ``slice_shape=True`` (MindSpore's flag, with which model zoos
         reshape a weight when adapting a checkpoint, e.g. to another class count); graphs compiled for the
         old shape are rebuilt for the new one."""
-        arr = np.require(np.asarray(data, dtype=self._data.dtype), requirements='C')  # keeps 0-d shapes
+        try:
+            arr = np.require(np.asarray(data, dtype=self._data.dtype), requirements='C')  # keeps 0-d shapes
+        except (TypeError, ValueError) as e:  # NumPy's message alone names neither the parameter nor the fix
+            raise TypeError(f"Parameter {self.name}: set_data takes a Tensor, array or number convertible to "
+                            f"{self._data.dtype}, got {type(data).__name__} ({e})") from None
         if arr.shape != self._data.shape and not slice_shape:
             raise ValueError(f"Parameter {self.name}: set_data shape {arr.shape} != {self._data.shape} (pass "
                              f"slice_shape=True to change the parameter's shape)")

@@ -25,9 +25,13 @@ def read_wav(path: str) -> tuple[np.ndarray, int]:
                 raise ValueError(f"{path}: only 16-bit PCM WAV files are read, this one has {8 * f.getsampwidth()}"
                                  "-bit samples")
             channels, rate = f.getnchannels(), f.getframerate()
-            data = np.frombuffer(f.readframes(f.getnframes()), "<i2")
+            raw = f.readframes(f.getnframes())
     except (wave.Error, EOFError) as err:
         raise ValueError(f"{path} is not a PCM WAV file ({err})") from None
+    if len(raw) % (2 * channels):  # NumPy's errors here would name neither the file nor the problem
+        raise ValueError(f"{path} ends inside a frame ({len(raw)} bytes of samples, frames of {2 * channels}): the "
+                         "file is cut short")
+    data = np.frombuffer(raw, "<i2")
     # MindSpore scales by 32767 (so -32768 maps just below -1), and so does opbuild, to give its values.
     return (data.reshape(-1, channels).T.astype(np.float32) / np.float32(32767.0)), rate
 

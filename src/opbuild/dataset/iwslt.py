@@ -43,8 +43,13 @@ def _tag_pairs(who: str, src: str, tgt: str) -> list[tuple[str, str]]:
     # A final newline ends the last line; it does not start an empty one.
     src_lines = src_lines[:-1] if src_lines and src_lines[-1] == "" else src_lines
     tgt_lines = tgt_lines[:-1] if tgt_lines and tgt_lines[-1] == "" else tgt_lines
+    # The files are translations line by line: different counts mean they do not belong together, and zip
+    # would pair sentences (all of them after a missing line) with another one's translation.
+    if len(src_lines) != len(tgt_lines):
+        raise RuntimeError(f"{who}: {src} has {len(src_lines)} lines but {tgt} has {len(tgt_lines)}; the training "
+                           "files of a language pair are line-by-line translations (download them again)")
     pairs = []
-    for a, b in zip(src_lines, tgt_lines, strict=False):
+    for a, b in zip(src_lines, tgt_lines, strict=True):
         if not any(t in a for t in _TAGS) and not any(t in b for t in _TAGS):
             pairs.append((_strip_spaces(who, a, src), _strip_spaces(who, b, tgt)))
     return pairs
@@ -73,9 +78,17 @@ def _segments(who: str, path: str) -> list[list[str]]:
 
 
 def _xml_pairs(who: str, src: str, tgt: str) -> list[tuple[str, str]]:
+    src_docs, tgt_docs = _segments(who, src), _segments(who, tgt)
+    if len(src_docs) != len(tgt_docs):  # as for the training files: a missing one would shift every later pair
+        raise RuntimeError(f"{who}: {src} holds {len(src_docs)} documents but {tgt} holds {len(tgt_docs)}; they "
+                           "are translations document by document (download them again)")
+    for k, (a, b) in enumerate(zip(src_docs, tgt_docs, strict=True), 1):
+        if len(a) != len(b):
+            raise RuntimeError(f"{who}: document {k} holds {len(a)} segments in {src} but {len(b)} in {tgt}; they "
+                               "are translations segment by segment (download them again)")
     pairs = []
-    for a, b in zip(_segments(who, src), _segments(who, tgt), strict=False):
-        pairs += list(zip(a, b, strict=False))
+    for a, b in zip(src_docs, tgt_docs, strict=True):
+        pairs += list(zip(a, b, strict=True))
     return pairs
 
 

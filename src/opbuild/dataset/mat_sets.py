@@ -32,6 +32,15 @@ def loadmat(who: str, path: str) -> dict:
         raise RuntimeError(f"{who}: {path} is not a readable MATLAB file ({e})") from None
 
 
+def _variable(who: str, path: str, mat: dict, name: str) -> Any:
+    """The variable ``name`` of the loaded MATLAB file ``path``; a RuntimeError naming both when it is missing."""
+    if name not in mat:
+        present = sorted(k for k in mat if not k.startswith("__"))
+        raise RuntimeError(f"{who}: {path} has no variable {name!r} (it holds {present}); is it the dataset's "
+                           f"own file?")
+    return mat[name]
+
+
 def _choice(who: str, name: str, value: Any, allowed: tuple[str, ...], default: str) -> str:
     value = default if value is None else value
     if not isinstance(value, str):
@@ -78,11 +87,17 @@ class SVHNDataset(_MatSource):
         usage = _choice(who, "usage", usage, ("train", "test", "extra", "all"), "all")
         images, labels = [], []
         for part in ("train", "test", "extra") if usage == "all" else (usage,):
-            mat = loadmat(who, os.path.join(self._root, f"{part}_32x32.mat"))
-            if "X" not in mat or "y" not in mat or np.ndim(mat["X"]) != 4:
-                raise RuntimeError(f"{who}: {part}_32x32.mat needs X (32x32x3xN) and y")
-            images.append(np.transpose(mat["X"], (3, 0, 1, 2)))
-            y = np.asarray(mat["y"]).astype(np.uint32).reshape(-1)
+            path = os.path.join(self._root, f"{part}_32x32.mat")
+            mat = loadmat(who, path)
+            x, y = np.asarray(_variable(who, path, mat, "X")), np.asarray(_variable(who, path, mat, "y")).reshape(-1)
+            if x.ndim != 4:
+                raise RuntimeError(f"{who}: {path} needs X (32x32x3xN), got X of shape {list(x.shape)}")
+            # One label per image: otherwise every later label (the next parts' too) would pair with another image.
+            if x.shape[3] != y.size:
+                raise RuntimeError(f"{who}: {path} holds {x.shape[3]} images (X) but {y.size} labels (y); the "
+                                   "file is damaged or cut short (download it again)")
+            images.append(np.transpose(x, (3, 0, 1, 2)))
+            y = y.astype(np.uint32)
             labels.append(np.where(y == 10, 0, y).astype(np.uint32))
         self._images, self._labels = np.concatenate(images), np.concatenate(labels)
 
@@ -115,11 +130,18 @@ class Flowers102Dataset(_MatSource):
         for sub in ("jpg",) + (("segmim",) if self._task == "Segmentation" else ()):
             if not os.path.isdir(os.path.join(self._root, sub)):
                 raise ValueError(f"{who}: the folder {os.path.join(self._root, sub)} not found")
-        labels = loadmat(who, os.path.join(self._root, "imagelabels.mat"))
-        setid = loadmat(who, os.path.join(self._root, "setid.mat"))
-        self._labels = (np.asarray(labels["labels"]).reshape(-1) - 1).astype(np.uint32)
+        labels_path, setid_path = (os.path.join(self._root, f) for f in ("imagelabels.mat", "setid.mat"))
+        labels = np.asarray(_variable(who, labels_path, loadmat(who, labels_path), "labels")).reshape(-1)
+        setid = loadmat(who, setid_path)
+        self._labels = (labels - 1).astype(np.uint32)
         keys = {"train": ["trnid"], "valid": ["valid"], "test": ["tstid"], "all": ["trnid", "tstid", "valid"]}
-        self._ids = [int(i) for key in keys[usage] for i in np.asarray(setid[key]).reshape(-1)]
+        self._ids = [int(i) for key in keys[usage] for i in np.asarray(_variable(who, setid_path, setid, key))
+                     .reshape(-1)]
+        # An id of 0 would read the last label (index -1); one past the labels, an IndexError mid-epoch.
+        bad = next((i for i in self._ids if not 1 <= i <= len(labels)), None)
+        if bad is not None:
+            raise RuntimeError(f"{who}: {setid_path} lists image id {bad}, but {labels_path} labels images 1 to "
+                               f"{len(labels)}; the files do not belong together (download them again)")
 
     def _column_names(self) -> list[str]:
         return ["image", "label"] if self._task == "Classification" else ["image", "segmentation", "label"]
@@ -189,7 +211,7 @@ class Caltech101Dataset(_MatSource):
                                 f"annotation_{k:04d}.mat")
         if not os.path.isfile(mat_path):
             raise ValueError(f"{who}: the annotation file {mat_path} does not exist")
-        contour = np.asarray(loadmat(who, mat_path)["obj_contour"])
+        contour = np.asarray(_variable(who, mat_path, loadmat(who, mat_path), "obj_contour"))
         return (image, contour) if self._target == "annotation" else (image, category, contour)
 
 
@@ -227,7 +249,12 @@ class SBDataset(_MatSource):
         who = "SBDataset"
         name = self._names[index]
         image = _read_image(who, os.path.join(self._root, "img", f"{name}.jpg"), self._decode)
-        gt = loadmat(who, os.path.join(self._root, "cls", f"{name}.mat"))["GTcls"][0][self._task][0]
+        mat_path = os.path.join(self._root, "cls", f"{name}.mat")
+        try:
+            gt = _variable(who, mat_path, loadmat(who, mat_path), "GTcls")[0][self._task][0]
+        except (IndexError, ValueError, TypeError) as e:  # a GTcls that is not the struct SBD writes
+            raise RuntimeError(f"{who}: {mat_path}'s GTcls is not SBD's struct with a {self._task!r} field "
+                               f"({e})") from None
         if self._task == "Segmentation":
             return image, np.asarray(gt)
         return image, np.stack([np.asarray(gt[i][0].toarray()) for i in range(20)])

@@ -100,6 +100,8 @@ class LFWDataset(_RandomAccessSource):
         items = []
         for _ in range(n_blocks):
             count = int(lines[at][0])
+            if at + 1 + count > len(lines):  # a cut file: fewer people than its block announces
+                raise ValueError(f"a block announces {count} people but only {len(lines) - at - 1} lines follow")
             for person, n in ((p[0], int(p[1])) for p in lines[at + 1:at + 1 + count]):
                 items += [(os.path.join(folder, person, _lfw_name(person, str(k)) + ".jpg"), person)
                           for k in range(1, n + 1)]
@@ -115,6 +117,9 @@ class LFWDataset(_RandomAccessSource):
         n_folds, n = (int(lines[0][0]), int(lines[0][1])) if folds else (1, int(lines[0][0]))
         items, at = [], 1
         for _ in range(n_folds):
+            if at + 2 * n > len(lines):  # a cut file: fewer pairs than its first line announces
+                raise ValueError(f"a fold announces {n} matched and {n} mismatched pairs but only "
+                                 f"{len(lines) - at} lines follow")
             for p in lines[at:at + n]:
                 items.append((os.path.join(folder, p[0], _lfw_name(p[0], p[1]) + ".jpg"),
                               os.path.join(folder, p[0], _lfw_name(p[0], p[2]) + ".jpg"), 1))
@@ -167,9 +172,15 @@ class SBUDataset(_RandomAccessSource):
             urls = f.read().split("\n")
         with open(paths[1], encoding="utf-8", newline="\n") as f:
             captions = f.read().split("\n")
+        # A final newline ends the last line; a different count of lines means the files do not pair up (zip
+        # would give every photo after a missing line another one's caption).
+        urls, captions = (x[:-1] if x and x[-1] == "" else x for x in (urls, captions))
+        if len(urls) != len(captions):
+            raise RuntimeError(f"{who}: {paths[0]} has {len(urls)} lines but {paths[1]} has {len(captions)}; "
+                               "they pair up line by line (download them again)")
         self._decode = decode
         self._items: list[tuple[str, str]] = []
-        for k, (url, caption) in enumerate(zip(urls, captions, strict=False), 1):
+        for k, (url, caption) in enumerate(zip(urls, captions, strict=True), 1):
             if bool(url) != bool(caption):
                 raise RuntimeError(f"{who}: line {k} of {paths[0]} and {paths[1]} do not pair up (one is empty)")
             if url:
@@ -204,6 +215,18 @@ def _tokens(who: str, path: str, width: int) -> list[list[str]]:
     return [tokens[i:i + width] for i in range(0, len(tokens) - width + 1, width)]
 
 
+def _count(who: str, path: str, record: int, token: str) -> int:
+    """``token`` (a patch number or point id of record ``record`` of ``path``) as a non-negative int."""
+    try:
+        value = int(token)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise RuntimeError(f"{who}: record {record} of {path} holds {token!r} where a non-negative integer "
+                           "belongs; the file is damaged or not PhotoTour's")
+    return value
+
+
 class PhotoTourDataset(_RandomAccessSource):
     """``PhotoTourDataset(dataset_dir, name, usage=None, num_samples=None, num_parallel_workers=None,
     shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None)``: ``dataset_dir/<name>/`` holds
@@ -227,9 +250,12 @@ class PhotoTourDataset(_RandomAccessSource):
             raise RuntimeError(f"{who}: {folder} does not exist")
         self._bitmaps = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith("bmp"))
         self._cache: dict[int, np.ndarray] = {}
-        self._labels = [int(r[0]) for r in _tokens(who, os.path.join(folder, "info.txt"), 2)]
-        matches = _tokens(who, os.path.join(folder, "m50_100000_100000_0.txt"), 7)
-        self._matches = [(int(r[0]), int(r[3]), int(r[1] == r[4])) for r in matches]
+        info = os.path.join(folder, "info.txt")
+        self._labels = [_count(who, info, k, r[0]) for k, r in enumerate(_tokens(who, info, 2), 1)]
+        path = os.path.join(folder, "m50_100000_100000_0.txt")
+        # A negative patch number would read a patch of the last bitmap (Python's negative indexing).
+        self._matches = [(_count(who, path, k, r[0]), _count(who, path, k, r[3]), int(r[1] == r[4]))
+                         for k, r in enumerate(_tokens(who, path, 7), 1)]
 
     def _column_names(self) -> list[str]:
         return ["image"] if self._train else ["image1", "image2", "matches"]
@@ -249,7 +275,12 @@ class PhotoTourDataset(_RandomAccessSource):
                 raise ImportError("PhotoTourDataset reads its bitmaps with Pillow: pip install opbuild[vision]") \
                     from None
             with Image.open(self._bitmaps[sheet]) as img:
-                self._cache[sheet] = np.asarray(img.convert("L"), np.uint8)
+                pixels = np.asarray(img.convert("L"), np.uint8)
+            if pixels.shape != (1024, 1024):  # a smaller sheet would give empty or cut patches
+                raise RuntimeError(f"PhotoTourDataset: {self._bitmaps[sheet]} is {pixels.shape[1]}x"
+                                   f"{pixels.shape[0]} pixels; a PhotoTour bitmap holds 16x16 patches of 64x64 "
+                                   "(1024x1024)")
+            self._cache[sheet] = pixels
         row, col = divmod(cell, 16)
         return self._cache[sheet][row * 64:row * 64 + 64, col * 64:col * 64 + 64, None].copy()
 
@@ -258,9 +289,6 @@ class PhotoTourDataset(_RandomAccessSource):
             return (self._patch(index),)
         a, b, same = self._matches[index]
         return self._patch(a), self._patch(b), np.asarray(same, np.uint32)
-
-
-
 
 
 LSUN_CLASSES = ("bedroom", "bridge", "church_outdoor", "classroom", "conference_room", "dining_room", "kitchen",

@@ -27,10 +27,12 @@ def read_sphere_header(path: str, raw: bytes) -> tuple[int, dict[str, str]]:
     for line in raw[:size].split(b"\n")[2:]:
         parts = line.decode("latin-1").split(None, 2)
         if parts and parts[0] == "end_head":
-            break
+            return size, fields
         if len(parts) == 3:
             fields[parts[0]] = parts[2].strip()
-    return size, fields
+    # No end_head within the declared size: the samples would start inside the header's text.
+    raise RuntimeError(f"TedliumDataset: {path}'s SPHERE header declares {size} bytes but holds no end_head line "
+                       "within them (a damaged file)")
 
 
 def read_sphere_segment(path: str, start_time: float, end_time: float) -> tuple[np.ndarray, int]:
@@ -46,10 +48,20 @@ def read_sphere_segment(path: str, start_time: float, end_time: float) -> tuple[
         raise RuntimeError(f"TedliumDataset: {path} is not 16-bit PCM mono (sample_coding {coding!r}, "
                            f"sample_n_bytes {fields.get('sample_n_bytes')}, channel_count "
                            f"{fields.get('channel_count')}); decompress it first (e.g. sph2pipe)")
-    rate = int(fields.get("sample_rate", "0"))
+    rate_text = fields.get("sample_rate", "")
+    if not rate_text.isdigit() or int(rate_text) <= 0:  # a rate of 0 would give every segment no samples
+        raise RuntimeError(f"TedliumDataset: {path}'s SPHERE header has sample_rate {rate_text or None!r}; a "
+                           "positive integer is needed to find a segment's samples")
+    rate = int(rate_text)
+    if not (np.isfinite(start_time) and np.isfinite(end_time)):
+        raise RuntimeError(f"TedliumDataset: the segment [{start_time}, {end_time}) s of {path} is not finite")
     order = "<" if fields.get("sample_byte_format", "10") == "01" else ">"
     start, end = int(start_time * rate), int(end_time * rate)
-    data = np.frombuffer(raw, f"{order}i2", offset=size) if len(raw) > size else np.zeros(0, np.int16)
+    body = memoryview(raw)[size:]
+    if len(body) % 2:
+        raise RuntimeError(f"TedliumDataset: {path} holds {len(body)} bytes of 16-bit samples after its header, "
+                           "an odd count (the file is cut short)")
+    data = np.frombuffer(body, f"{order}i2")
     if start < 0 or end > len(data) or end < start:
         raise RuntimeError(f"TedliumDataset: the segment [{start_time}, {end_time}) s needs samples {start}..{end} "
                            f"but {path} has {len(data)}")

@@ -26,15 +26,25 @@ _SUFFIX = {"safetensors": (".ckpt", ".safetensors", "ckpt_to_safetensors"),
            "ckpt": (".safetensors", ".ckpt", "safetensors_to_ckpt")}
 
 
-def _renamed(params: dict[str, Any], name_map: dict | None) -> dict[str, Any]:
-    return params if name_map is None else {name_map.get(k, k): v for k, v in params.items()}
+def _renamed(fn: str, src: str, params: dict[str, Any], name_map: dict | None) -> dict[str, Any]:
+    if name_map is None:
+        return params
+    out: dict[str, Any] = {}
+    for k, v in params.items():
+        new = name_map.get(k, k)
+        if new in out:  # two entries under one name: one would be dropped without a word
+            old = next(o for o in params if name_map.get(o, o) == new)
+            raise ValueError(f"{fn}: name_map gives {old!r} and {k!r} of {src} the same name {new!r}; the "
+                             "converted file would lose one of them (map them to different names)")
+        out[new] = v
+    return out
 
 
 def _convert_one(src: str, dst: str, name_map: dict | None, dst_format: str) -> None:
     fn = _SUFFIX[dst_format][2]
     if dst_format == "safetensors":
         arrays = {}
-        for name, value in _renamed(load_checkpoint(src), name_map).items():
+        for name, value in _renamed(fn, src, load_checkpoint(src), name_map).items():
             if not isinstance(value, Tensor):
                 raise ValueError(f"{fn}: {src} holds {name!r} as a {type(value).__name__}; safetensors holds "
                                  f"tensors only")
@@ -42,7 +52,7 @@ def _convert_one(src: str, dst: str, name_map: dict | None, dst_format: str) -> 
         save_file(arrays, dst, metadata={"format": "ms"})
     else:
         arrays, _ = load_file(src)
-        arrays = _renamed(arrays, name_map)  # in name order, as MindSpore writes the converted file
+        arrays = _renamed(fn, src, arrays, name_map)  # in name order, as MindSpore writes the converted file
         save_checkpoint([{"name": k, "data": arrays[k]} for k in sorted(arrays)], dst)
 
 
@@ -56,6 +66,8 @@ def _convert(file_path: str, save_path: str | None, name_map: dict | None, file_
         raise ValueError(f"{fn}: save_path must be a directory, got {save_path!r}")
     if name_map is not None and not isinstance(name_map, dict):
         raise ValueError(f"{fn}: name_map must be a dict of old to new names, got {type(name_map).__name__}")
+    if name_map is not None and not all(isinstance(v, str) and v for v in name_map.values()):
+        raise ValueError(f"{fn}: name_map must map names to non-empty str names, got {name_map!r}")
     if isinstance(processes_num, bool) or not isinstance(processes_num, int) or processes_num < 1:
         raise ValueError(f"{fn}: processes_num must be a positive int, got {processes_num!r}")
     if os.path.isfile(file_path):
@@ -148,9 +160,19 @@ def load_segmented_checkpoints(ckpt_file_dir: str, net: Any = None, strict_load:
     if not files:
         raise ValueError(f"load_segmented_checkpoints: no .ckpt file in {ckpt_file_dir}")
     params: dict[str, Any] = {}
+    source: dict[str, str] = {}
     for f in files:
-        params.update(load_checkpoint(os.path.join(ckpt_file_dir, f), None, strict_load, filter_prefix, dec_key,
-                                      dec_mode, specify_prefix, choice_func))
+        loaded = load_checkpoint(os.path.join(ckpt_file_dir, f), None, strict_load, filter_prefix, dec_key,
+                                 dec_mode, specify_prefix, choice_func)
+        # Segments split one model: a name in two files means checkpoints of different saves (epochs, runs)
+        # share the folder, and the file that sorts last would silently win (MindSpore's update does that).
+        clash = next((k for k in loaded if k in source and k != "random_op"), None)
+        if clash is not None:
+            raise ValueError(f"load_segmented_checkpoints: {clash!r} is in both {source[clash]} and {f} of "
+                             f"{ckpt_file_dir}; segments of one checkpoint hold each parameter once (move the "
+                             "other saves' files out of the folder)")
+        source.update(dict.fromkeys(loaded, f))
+        params.update(loaded)
     if net is not None:
         load_param_into_net(net, params, strict_load=strict_load)
     return params

@@ -49,7 +49,9 @@ def check_number(who: str, name: str, value: Any, low: float | None = None, high
 
 
 def check_rate(who: str, sample_rate: Any, positive: bool = False) -> int:
-    """``sample_rate`` must be an int (TypeError), non-zero (or positive when ``positive``: ValueError)."""
+    """``sample_rate`` must be an int (TypeError), non-zero (or positive when ``positive``: ValueError).
+    Flanger, Phaser and DetectPitchFrequency ask for positive: MindSpore 2.10 accepts a negative rate when
+    they are built and fails inside the pipeline when they are called."""
     if isinstance(sample_rate, bool) or not isinstance(sample_rate, (int, np.integer)):
         raise TypeError(f"{who}: sample_rate must be an int, got {type(sample_rate).__name__} {sample_rate!r}")
     if sample_rate == 0 or (positive and sample_rate < 0):
@@ -93,7 +95,7 @@ class DetectPitchFrequency:
     def __init__(self, sample_rate: int, frame_time: float = 0.01, win_length: int = 30, freq_low: int = 85,
                  freq_high: int = 3400) -> None:
         who = "DetectPitchFrequency"
-        self.sample_rate = check_rate(who, sample_rate)
+        self.sample_rate = check_rate(who, sample_rate, positive=True)
         self.frame_time = check_number(who, "frame_time", frame_time, 0.0, low_open=True)
         self.win_length = _check_int(who, "win_length", win_length)
         self.freq_low = check_number(who, "freq_low", freq_low, 0.0, low_open=True)
@@ -132,6 +134,8 @@ class DetectPitchFrequency:
     def __call__(self, data: Any) -> np.ndarray:
         x = float_waveform("DetectPitchFrequency", data, floats_only=True)
         shape = x.shape
+        if shape[-1] == 0:  # as MindSpore, an error (NumPy's reshape error named nothing)
+            raise RuntimeError(f"DetectPitchFrequency: the input has no samples (shape {shape})")
         flat = x.reshape(-1, shape[-1]).astype(np.float64)
         nccf = self._nccf(flat)
         idx = self._best_lags(nccf) + 1
@@ -202,7 +206,7 @@ class Flanger:
                  modulation: Modulation = Modulation.SINUSOIDAL,
                  interpolation: Interpolation = Interpolation.LINEAR) -> None:
         who = "Flanger"
-        self.sample_rate = check_rate(who, sample_rate)
+        self.sample_rate = check_rate(who, sample_rate, positive=True)
         self.delay = check_number(who, "delay", delay, 0, 30)
         self.depth = check_number(who, "depth", depth, 0, 10)
         self.regen = check_number(who, "regen", regen, -95, 95)
@@ -254,7 +258,7 @@ class Phaser:
     def __init__(self, sample_rate: int, gain_in: float = 0.4, gain_out: float = 0.74, delay_ms: float = 3.0,
                  decay: float = 0.4, mod_speed: float = 0.5, sinusoidal: bool = True) -> None:
         who = "Phaser"
-        self.sample_rate = check_rate(who, sample_rate)
+        self.sample_rate = check_rate(who, sample_rate, positive=True)
         self.gain_in = check_number(who, "gain_in", gain_in, 0.0, 1.0)
         self.gain_out = check_number(who, "gain_out", gain_out, 0.0, 1e9)
         self.delay_ms = check_number(who, "delay_ms", delay_ms, 0.0, 5.0)

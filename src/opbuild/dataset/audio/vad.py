@@ -140,6 +140,8 @@ class Vad:
     def __call__(self, data: Any) -> np.ndarray:
         x = float_waveform("Vad", data)
         shape = x.shape
+        if shape[-1] == 0:  # as MindSpore, an error (NumPy's reshape error named nothing)
+            raise RuntimeError(f"Vad: the input has no samples (shape {shape})")
         w = x.reshape(-1, shape[-1])
         p = self._plan()
         rows, length = w.shape

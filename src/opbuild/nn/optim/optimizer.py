@@ -24,6 +24,7 @@ from ...core.tensor import Tensor
 from ...ops import functional as F
 from ...ops.optim import AssignAdd
 from ..cell import Cell
+from . import reshaped
 from .init_args import opt_init_args_register  # noqa: F401  (MindSpore's path of the decorator)
 from .schedule import LearningRateSchedule
 
@@ -127,6 +128,7 @@ class Optimizer(Cell):
         self.exec_weight_decay = any(d > 0 for d in decay)
         self._assign_add = AssignAdd()
         object.__setattr__(self, "_flat", None)
+        object.__setattr__(self, "_shapes", reshaped.snapshot(self._parameters))
 
     # ---- construction helpers ------------------------------------------------------------------
     def _learning_rates(self, items: list, groups: list, ordered: Sequence[Parameter], group_of: dict[int, int],
@@ -317,6 +319,9 @@ class Optimizer(Cell):
     def __call__(self, gradients: Sequence[Tensor]) -> Any:
         """Update the parameters with ``gradients`` (one per parameter, in ``self.parameters`` order)."""
         gradients = tuple(gradients)
+        taken = self.__dict__.get("_shapes")  # None in a subclass that skipped Optimizer.__init__
+        if taken is not None:
+            object.__setattr__(self, "_shapes", reshaped.check(self, taken))
         if trace.current() is not None or config.get_context("mode") == config.PYNATIVE_MODE:
             return self.construct(gradients)
         if self._flat is None:

@@ -4,6 +4,7 @@ with what it reads (args, kwargs) and writes (targets)."""
 from __future__ import annotations
 
 import ast
+import keyword
 import types
 from typing import Any
 
@@ -19,7 +20,16 @@ def _targets(targets: Any) -> list[ScopedValue]:
     if not isinstance(targets, (list, tuple)):
         raise TypeError("For 'Node', the type of 'targets' should be one of ['list', 'tuple'], but got type "
                         f"'{type(targets).__name__}'.")
-    return [as_value(t, "targets") for t in targets]
+    values = [as_value(t, "targets") for t in targets]
+    for v in values:
+        # A target becomes the left side of an assignment in generated code: anything but a plain new variable
+        # is a SyntaxError there, or (``self``, a keyword-free expression) rebinds something silently.
+        if (v.type != ValueType.NamingValue or v.scope or not isinstance(v.value, str) or not v.value.isidentifier()
+                or keyword.iskeyword(v.value) or v.value == "self"):
+            raise ValueError(f"For 'Node', each target must name a variable (a Python identifier other than "
+                             f"'self' and the keywords, with no scope), got '{v}'; the node's result is assigned "
+                             "to it in construct")
+    return values
 
 
 def _call_args(args: Any, kwargs: Any) -> tuple[list[ScopedValue], dict[str, ScopedValue]]:

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+from google.protobuf.message import DecodeError
 
 from ...core.crc32c import masked_crc32c
 from ._proto import DATA_TYPES, messages
@@ -54,7 +55,11 @@ def read_events(path: str) -> Iterator[Any]:
         if len(tail) != 4 or struct.unpack("<I", tail)[0] != masked_crc32c(body):
             raise ValueError(f"{path}: the payload CRC of the record at byte {pos} does not match")
         event = Event()
-        event.ParseFromString(body)
+        try:
+            event.ParseFromString(body)
+        except DecodeError as e:  # framed and checksummed, yet no Event: written by something else
+            raise ValueError(f"{path}: the record at byte {pos} is not a summary Event ({e}); the file was not "
+                             "written by a SummaryRecord") from None
         yield event
         pos += 16 + size
 

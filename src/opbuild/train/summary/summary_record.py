@@ -30,6 +30,7 @@ from ...core.tensor import Tensor
 from ...nn.cell import Cell
 from ...ops.printing import take_summaries
 from ._events import frame, summary_event, version_event
+from ._proto import DATA_TYPES
 
 log = logging.getLogger("opbuild.summary")
 
@@ -70,6 +71,11 @@ def _tensor_value(plugin: str, name: Any, value: Any) -> np.ndarray:
         raise TypeError(f"SummaryRecord.add_value: value must be a Tensor for the {plugin!r} plugin, got "
                         f"{type(value).__name__}")
     array = np.array(value.asnumpy(), copy=True)
+    # Refused now: at record time the failure would lose the step's other values. A scalar is written as a float
+    # (so bfloat16 is fine); tensors and histograms keep their dtype.
+    if array.dtype.name not in DATA_TYPES and (plugin != "scalar" or array.dtype.name != "bfloat16"):
+        raise TypeError(f"SummaryRecord.add_value: {name!r} has dtype {array.dtype.name}, which a summary cannot "
+                        f"hold ({', '.join(DATA_TYPES)}); cast the value first")
     if plugin == "scalar" and array.size != 1:
         raise ValueError(f"SummaryRecord.add_value: a scalar must hold one element, got shape {list(array.shape)}")
     if plugin == "image" and array.ndim != 4:
@@ -85,7 +91,7 @@ class _EventFile:
 
     def __init__(self, path: str, max_file_size: int | None, raise_exception: bool) -> None:
         self.path, self._left, self._raise = path, max_file_size, raise_exception
-        with open(path, "wb"):
+        with open(path, "xb"):  # never truncates: FileExistsError when an earlier record holds the name
             os.chmod(path, stat.S_IWUSR | stat.S_IRUSR)
         self._file: Any = open(path, "ab")  # noqa: SIM115 (open until close())
         self.write(version_event(time.time()).SerializeToString())
@@ -156,16 +162,23 @@ class SummaryRecord:
             log.warning("SummaryRecord: max_file_size %d is negative; the file size is not limited", max_file_size)
             max_file_size = None
         os.makedirs(log_dir, exist_ok=True)
-        seconds = str(int(time.time()))
         device = config.get_context("device_id") or 0
         self.base_log_dir, self.file_prefix, self.file_suffix = log_dir, file_prefix, file_suffix
         self.network, self.max_file_size, self.raise_exception = network, max_file_size, raise_exception
-        name = f"{file_prefix}.out.events.summary.{seconds}.{device}.{platform.node()}{file_suffix}"
-        self.file_info = {"file_name": name, "file_path": os.path.join(os.path.realpath(log_dir), name)}
+        seconds = int(time.time())
+        while True:
+            # Unlike MindSpore, which truncates the file of an earlier record opened in the same second, the
+            # name's time moves on to the next free second: no summary file is ever overwritten.
+            name = f"{file_prefix}.out.events.summary.{seconds}.{device}.{platform.node()}{file_suffix}"
+            self.file_info = {"file_name": name, "file_path": os.path.join(os.path.realpath(log_dir), name)}
+            try:
+                self._file = _EventFile(self.file_info["file_path"], max_file_size, raise_exception)
+                break
+            except FileExistsError:
+                seconds += 1
         self._export_dir = os.path.join(log_dir, f"export_{seconds}")
         self._mode, self._closed = "train", False
         self._pool: dict[str, list[dict]] = defaultdict(list)
-        self._file = _EventFile(self.file_info["file_path"], max_file_size, raise_exception)
         take_summaries()  # values from before this record are not its own
         SummaryRecord.count += 1
         atexit.register(self.close)
@@ -218,6 +231,8 @@ class SummaryRecord:
         when closed."""
         if isinstance(step, bool) or not isinstance(step, int):
             raise TypeError(f"SummaryRecord.record: step must be an int, got {type(step).__name__}")
+        if not -(1 << 63) <= step < 1 << 63:  # the event's step field is an int64
+            raise ValueError(f"SummaryRecord.record: step must fit in int64, got {step}")
         if train_network is not None and not isinstance(train_network, Cell):
             raise TypeError(f"SummaryRecord.record: train_network must be a Cell or None, got "
                             f"{type(train_network).__name__}")
