@@ -11,8 +11,12 @@ import pytest
 
 import opbuild as ms
 from opbuild import Tensor, nn, ops
+from opbuild.core.ir import TensorType
 from opbuild.core.ms_random_streams import KernelStream
 from opbuild.ops.primitive import apply
+from opbuild.ops.registry import get as get_op
+from tests.targets.cuda.host_emulation import HostKernels, gxx
+from tests.targets.cuda.nvrtc_check import compile_specs
 
 
 def _run(op: str, stream: KernelStream, shape: tuple, bounds=()) -> tuple[np.ndarray, np.ndarray]:
@@ -106,3 +110,29 @@ def test_a_graphs_state_parameter_is_advanced_in_place(graph_mode):
     ones = Tensor(np.ones(4000, np.float32))
     m1, m2 = (drop(ones).asnumpy() for _ in range(2))
     assert not np.array_equal(m1, m2) and 0.4 < (m1 > 0).mean() < 0.6
+
+
+@pytest.mark.skipif(gxx() is None, reason="no host C++ compiler to run the GPU kernels' text")
+@pytest.mark.parametrize("op,inputs", [("MsUniformReal", ()), ("MsUniformInt", ((-3, 1500000000),)),
+                                       ("MsStandardNormal", ())])
+def test_gpu_kernels_text_is_the_host_generator(op, inputs, tmp_path):
+    """The GPU target's text of the three kernels (one thread), compiled for the host as C++: the host
+    generator's values and state (glibc's logf here; a GPU's logf may differ in the last bit)."""
+    normal = op == "MsStandardNormal"
+    stream = KernelStream(5, 6, normal=normal)
+    arrays = [stream.state()] + [np.asarray(b, np.int32) for bounds in inputs for b in bounds]
+    spec = get_op(op).spec({"shape": (1001,)}, [TensorType(a.shape, str(a.dtype)) for a in arrays])
+    got, state = HostKernels([spec], tmp_path).run(0, spec, arrays)
+    want = stream.standard_normal(1001) if normal else (
+        stream.uniform_int(1001, *inputs[0]) if inputs else stream.uniform_real(1001))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(state, stream.state())
+
+
+def test_nvrtc_compiles_the_gpu_kernels(tmp_path):
+    """NVRTC (the cuda extra; skipped without it) compiles the three GPU kernels for sm_90."""
+    specs = [get_op("MsUniformReal").spec({"shape": (5,)}, [TensorType((625,), "int64")]),
+             get_op("MsUniformInt").spec({"shape": (5,)}, [TensorType((625,), "int64"), TensorType((), "int32"),
+                                                           TensorType((), "int32")]),
+             get_op("MsStandardNormal").spec({"shape": (5,)}, [TensorType((1,), "int64")])]
+    assert len(compile_specs(specs, tmp_path, "ms_random")) == 3
