@@ -65,6 +65,17 @@ def mix_seeds(seed1: int, seed2: int) -> int:
     return c[1] << 32 | c[0]
 
 
+def _global_seed() -> int:
+    """The global seed as MindSpore's ops read it: 0 before any ``set_seed``, 87654321 for ``set_seed(0)``."""
+    return 0 if seed_epoch() == 0 else int(config.get_context("seed")) or _DEFAULT_GLOBAL
+
+
+def is_seeded(seed: int | None) -> bool:
+    """Whether a functional op with op seed ``seed`` draws a seeded stream in MindSpore (a ``set_seed`` ran or
+    ``seed`` is given), without counting a call as :func:`functional_seeds` does."""
+    return bool(_global_seed() or seed)
+
+
 def functional_seeds(name: str, seed: int | None) -> tuple[int, int] | None:
     """The seed pair MindSpore gives the ``name`` functional op's call with op seed ``seed`` (and counts the
     call), or None where MindSpore draws unseeded values (no ``set_seed`` and no op seed)."""
@@ -73,7 +84,7 @@ def functional_seeds(name: str, seed: int | None) -> tuple[int, int] | None:
         _calls.clear()
         _calls_epoch[0] = epoch
     op_seed = int(seed or 0)
-    global_seed = 0 if epoch == 0 else int(config.get_context("seed")) or _DEFAULT_GLOBAL
+    global_seed = _global_seed()
     if global_seed == 0 and op_seed == 0:
         return None
     n = _calls.get((name, op_seed), 0)

@@ -15,11 +15,12 @@ ops, the minstd_rand0's value (1 int64) for the normal one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ..core.errors import ShapeError
+from ..core.graph_breaks import site_state
 from ..core.ir import TensorType
 from ..core.ms_random_streams import MT_STATE_SIZE, KernelStream
 from ..core.parameter import Parameter
@@ -104,11 +105,14 @@ class MsStandardNormal(Primitive):
 no_grad("MsUniformReal", "MsUniformInt", "MsStandardNormal")
 
 
-def graph_draw(op: str, stream: KernelStream, shape: tuple[int, ...], bounds: Sequence[Tensor] = ()) -> Tensor:
+def graph_draw(op: str, make_stream: Callable[[], KernelStream], shape: tuple[int, ...],
+               bounds: Sequence[Tensor] = ()) -> Tensor:
     """Inside a trace: the node of MindSpore's sampler ``op`` (``UniformReal``, ``UniformInt``,
-    ``StandardNormal``) drawing ``shape`` from ``stream``, whose state becomes this call site's Parameter,
-    advanced in place at every run of the compiled graph (see the module docstring)."""
-    state = Parameter(stream.state(), name="ms_rng_state", requires_grad=False)
+    ``StandardNormal``) drawing ``shape``. Its state is this call site's Parameter, made from ``make_stream()``
+    the first time the site is traced (core/graph_breaks.site_state: a function traced again after a graph
+    break finds it again) and advanced in place at every run of the compiled graph (see the module docstring)."""
+    state = site_state(GRAPH_OPS[op], lambda: Parameter(make_stream().state(), name="ms_rng_state",
+                                                        requires_grad=False))
     values, new_state = apply(GRAPH_OPS[op], {"shape": tuple(shape)}, [state, *bounds])
     apply("Assign", {}, [state, new_state])
     return values

@@ -25,7 +25,7 @@ calls ``set_seed`` is repeatable too (the global seed is then 0).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -179,13 +179,13 @@ class _Sampler(Primitive):
             self._ms_kernels[key] = KernelStream(*self._ms_seeds, normal=op == "StandardNormal")
         return self._ms_kernels[key]
 
-    def _graph_stream(self) -> KernelStream | None:
-        """Inside a trace, a seeded MindSpore sampler's new generator for this call site (MindSpore seeds each
-        node of a graph from the object's seeds when the graph compiles), else None."""
+    def _graph_stream(self) -> Callable[[], KernelStream] | None:
+        """Inside a trace, a seeded MindSpore sampler's maker of a new generator for this call site (MindSpore
+        seeds each node of a graph from the object's seeds when the graph compiles), else None."""
         op = type(self).__name__
         if self._ms_seeds is None or current() is None or op not in _MS_STREAM_OPS:
             return None
-        return KernelStream(*self._ms_seeds, normal=op == "StandardNormal")
+        return lambda: KernelStream(*self._ms_seeds, normal=op == "StandardNormal")
 
     def __call__(self, shape):
         graph_stream = self._graph_stream()

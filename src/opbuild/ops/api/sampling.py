@@ -22,7 +22,7 @@ import numpy as np
 
 from ...core.dtypes import DType, dtype_of
 from ...core.init_values import seed_epoch
-from ...core.ms_random_streams import KernelStream, functional_seeds
+from ...core.ms_random_streams import KernelStream, functional_seeds, is_seeded
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
 from ...core.trace import current, engine
@@ -48,9 +48,8 @@ def _state(name: str, seed) -> Parameter:
 
 
 def _ms_stream(name: str, seed, normal: bool = False) -> KernelStream | None:
-    """MindSpore's kernel generator for this call of the functional op ``name`` (seeded), or None where
-    opbuild's kernel stream is drawn (unseeded as in MindSpore). Inside a trace the call is a graph node's:
-    MindSpore gives it its seeds when the graph compiles, counted with the eager calls, as here."""
+    """MindSpore's kernel generator for this eager call of the functional op ``name`` (seeded), or None where
+    opbuild's kernel stream is drawn (unseeded as in MindSpore)."""
     _check_seed(name, seed)
     seeds = functional_seeds(name, seed)
     return None if seeds is None else KernelStream(*seeds, normal=normal)
@@ -65,10 +64,15 @@ def _sample(name: str, op: str, shape: tuple[int, ...], seed, bounds: tuple[Tens
             ms_shape: tuple[int, ...] | None = None) -> Tensor:
     """``op``'s draw of ``shape`` for the functional ``name``: MindSpore's stream where it applies (see the
     module docstring), else the kernel's from the (``name``, ``seed``) state."""
-    stream = _ms_stream(name, seed, normal=op == "StandardNormal")
-    if stream is not None and current() is not None:  # a graph node: its generator is its state Parameter
+    normal = op == "StandardNormal"
+    _check_seed(name, seed)
+    if current() is not None and is_seeded(seed):
+        # A graph node: seeded (and counted) when first traced, its generator is its state Parameter; the (0, 0)
+        # pair of a global seed 2**31 - 1 (unseeded in MindSpore) draws some repeatable stream
         ends = () if bounds is None else tuple(apply("Reshape", {"shape": ()}, [t]) for t in bounds)
-        return graph_draw(op, stream, shape if ms_shape is None else ms_shape, ends)
+        return graph_draw(op, lambda: KernelStream(*(functional_seeds(name, seed) or (0, 0)), normal=normal),
+                          shape if ms_shape is None else ms_shape, ends)
+    stream = _ms_stream(name, seed, normal=normal)
     if stream is not None:
         if bounds is None:
             return ms_sample(op, stream, shape if ms_shape is None else ms_shape)
