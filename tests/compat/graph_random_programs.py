@@ -141,8 +141,32 @@ def _scenario_other_seeds(ms) -> list:
     return outs
 
 
+def _scenario_graph_break(ms) -> list:
+    """Control flow over a tensor value: a call site before the condition and one after it, whichever branch
+    led there, keep one generator each across calls (opbuild traces again at each new branch)."""
+    nn, ops = ms.nn, ms.ops
+
+    class Branchy(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.n = ops.StandardNormal(seed=2, seed2=3)
+
+        def construct(self, x):
+            a = ops.rand(2)
+            if x.sum() > 0:  # noqa: SIM108 - an if statement is what is tested
+                y = x + 1
+            else:
+                y = x - 1
+            return a, y, ops.randn(3) + self.n((2,)).sum()
+
+    ms.set_seed(5)
+    net = Branchy()
+    return [o for v in (1, -1, 1, -1, -1) for o in net(ms.Tensor(np.full(2, v, np.float32)))]
+
+
 SCENARIOS = {"functional": _scenario_functional, "compile_keys": _scenario_compile_keys,
-             "primitives": _scenario_primitives, "other_seeds": _scenario_other_seeds}
+             "primitives": _scenario_primitives, "other_seeds": _scenario_other_seeds,
+             "graph_break": _scenario_graph_break}
 
 
 def run(ms, name: str) -> list[np.ndarray]:
