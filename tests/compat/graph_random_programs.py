@@ -164,9 +164,25 @@ def _scenario_graph_break(ms) -> list:
     return [o for v in (1, -1, 1, -1, -1) for o in net(ms.Tensor(np.full(2, v, np.float32)))]
 
 
+def _scenario_pynative_jit(ms) -> list:
+    """@jit in PYNATIVE_MODE compiles a graph too: its nodes keep their generators across calls, apart from
+    the primitive object's own eager generator and from the eager functional calls' new seeds."""
+    ops = ms.ops
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_seed(7)
+    prim = ops.UniformReal(seed=3, seed2=5)
+
+    @ms.jit
+    def f():
+        return prim((4,)), ops.rand(3), ops.randn(2)
+
+    outs = [o for _ in range(2) for o in f()]
+    return outs + [prim((4,)), ops.rand(3), ops.randn(2), prim((4,))]
+
+
 SCENARIOS = {"functional": _scenario_functional, "compile_keys": _scenario_compile_keys,
              "primitives": _scenario_primitives, "other_seeds": _scenario_other_seeds,
-             "graph_break": _scenario_graph_break}
+             "graph_break": _scenario_graph_break, "pynative_jit": _scenario_pynative_jit}
 
 
 def run(ms, name: str) -> list[np.ndarray]:
