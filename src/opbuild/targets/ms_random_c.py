@@ -11,17 +11,24 @@ code does, so that a compiler's FMA contraction of ``x*x + y*y`` cannot change t
 
 from __future__ import annotations
 
-# The next tempered mt19937 word into ``dst`` (the reference twist, in place, when the 624 words are used up).
+# The next tempered mt19937 word into ``dst``; when the 624 words are used up, the reference twist in place,
+# split where its second index wraps (k + 397 past 623 reads the words already twisted; the last word reads
+# the new first one), so that no loop takes a modulo and gcc can vectorise the first two.
+_TWIST = "(((a) & 0x80000000u) | ((b) & 0x7fffffffu))"
 _MT_NEXT = (
-    "#define OB_MT_NEXT(dst) do { if (pos >= 624) { for (int k_ = 0; k_ < 624; k_++) { "
-    "uint32_t y_ = (mt[k_] & 0x80000000u) | (mt[(k_ + 1) % 624] & 0x7fffffffu); "
-    "mt[k_] = mt[(k_ + 397) % 624] ^ (y_ >> 1) ^ ((y_ & 1u) ? 0x9908b0dfu : 0u); } pos = 0; } "
+    f"#define OB_MT_Y(a, b) {_TWIST}\n"
+    "#define OB_MT_MIX(k, a, b, far) mt[k] = (far) ^ (OB_MT_Y(a, b) >> 1) ^ ((OB_MT_Y(a, b) & 1u) ? 0x9908b0dfu : 0u)\n"
+    "#define OB_MT_NEXT(dst) do { if (pos >= 624) { "
+    "for (int k_ = 0; k_ < 227; k_++) OB_MT_MIX(k_, mt[k_], mt[k_ + 1], mt[k_ + 397]); "
+    "for (int k_ = 227; k_ < 623; k_++) OB_MT_MIX(k_, mt[k_], mt[k_ + 1], mt[k_ - 227]); "
+    "OB_MT_MIX(623, mt[623], mt[0], mt[396]); pos = 0; } "
     "uint32_t t_ = mt[pos++]; t_ ^= t_ >> 11; t_ ^= (t_ << 7) & 0x9d2c5680u; t_ ^= (t_ << 15) & 0xefc60000u; "
     "(dst) = t_ ^ (t_ >> 18); } while (0)")
 
 _MT_LOAD = ["uint32_t mt[624]; int64_t pos = in0[624];", "for (int k = 0; k < 624; k++) mt[k] = (uint32_t)in0[k];",
             _MT_NEXT]
-_MT_STORE = ["for (int k = 0; k < 624; k++) out1[k] = (int64_t)mt[k];", "out1[624] = pos;", "#undef OB_MT_NEXT"]
+_MT_STORE = ["for (int k = 0; k < 624; k++) out1[k] = (int64_t)mt[k];", "out1[624] = pos;", "#undef OB_MT_NEXT",
+             "#undef OB_MT_MIX", "#undef OB_MT_Y"]
 
 
 def uniform_real(n: int) -> list[str]:
