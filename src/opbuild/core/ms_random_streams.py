@@ -1,5 +1,7 @@
 """MindSpore 2.10's CPU random streams of ``UniformReal``, ``UniformInt`` and ``StandardNormal``, reproduced bit
-for bit on the host (PYNATIVE_MODE; checked against tests/fixtures/mindspore/random_streams.json).
+for bit on the host (PYNATIVE_MODE; checked against tests/fixtures/mindspore/random_streams.json). In GRAPH_MODE
+the compiled kernels of ops/ms_random_ops.py draw the same generators from :meth:`KernelStream.state`
+(tests/fixtures/mindspore/random_graph.json).
 
 What MindSpore does, found from its behaviour:
 
