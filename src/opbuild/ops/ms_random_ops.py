@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..core import pynative_sites
 from ..core.errors import ShapeError
 from ..core.graph_breaks import site_state
 from ..core.ir import TensorType
@@ -106,13 +107,26 @@ no_grad("MsUniformReal", "MsUniformInt", "MsStandardNormal")
 
 
 def graph_draw(op: str, make_stream: Callable[[], KernelStream], shape: tuple[int, ...],
-               bounds: Sequence[Tensor] = ()) -> Tensor:
+               bounds: Sequence[Tensor] = (), owner: Callable[[Callable[[], Parameter]], Parameter] | None = None
+               ) -> Tensor:
     """Inside a trace: the node of MindSpore's sampler ``op`` (``UniformReal``, ``UniformInt``,
     ``StandardNormal``) drawing ``shape``. Its state is this call site's Parameter, made from ``make_stream()``
     the first time the site is traced (core/graph_breaks.site_state: a function traced again after a graph
-    break finds it again) and advanced in place at every run of the compiled graph (see the module docstring)."""
-    state = site_state(GRAPH_OPS[op], lambda: Parameter(make_stream().state(), name="ms_rng_state",
-                                                        requires_grad=False))
+    break finds it again) and advanced in place at every run of the compiled graph (see the module docstring).
+    In a gradient traced from PyNative (core/pynative_sites.py) PyNative's rules hold instead: a functional
+    call's state is reseeded from ``make_stream()`` before every later call; a primitive's comes from
+    ``owner`` (given the maker, it returns the object's state for this shape, kept in step with its eager
+    generator)."""
+    def new_state() -> Parameter:
+        return Parameter(make_stream().state(), name="ms_rng_state", requires_grad=False)
+
+    if owner is not None and pynative_sites.active():
+        state = owner(new_state)
+    elif pynative_sites.active():  # PyNative's rule in a compiled gradient: a new seed pair at every call
+        state = new_state()
+        pynative_sites.register(lambda: state.set_data(make_stream().state()), None)
+    else:
+        state = site_state(GRAPH_OPS[op], new_state)
     values, new_state = apply(GRAPH_OPS[op], {"shape": tuple(shape)}, [state, *bounds])
     apply("Assign", {}, [state, new_state])
     return values

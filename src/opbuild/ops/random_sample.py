@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..core import config
+from ..core import config, pynative_sites
 from ..core.errors import ShapeError
 from ..core.init_values import op_seed
 from ..core.ir import TensorType
@@ -174,10 +174,26 @@ class _Sampler(Primitive):
         op = type(self).__name__
         if self._ms_seeds is None or current() is not None or op not in _MS_STREAM_OPS:
             return None
-        key = _normalize(op)({"shape": shape}, [])["shape"]
+        return self._eager_kernel(_normalize(op)({"shape": shape}, [])["shape"])
+
+    def _eager_kernel(self, key: tuple[int, ...]) -> KernelStream:
         if key not in self._ms_kernels:
-            self._ms_kernels[key] = KernelStream(*self._ms_seeds, normal=op == "StandardNormal")
+            self._ms_kernels[key] = KernelStream(*self._ms_seeds, normal=type(self).__name__ == "StandardNormal")
         return self._ms_kernels[key]
+
+    def _owner(self, key: tuple[int, ...]):
+        """In a gradient traced from PyNative: the state of this object's generator for shape ``key``, one
+        Parameter for every call site of the trace (they share the object's PyNative kernel), loaded from the
+        eager generator before each later call and handed back to it after each call."""
+        def owned(_maker) -> Parameter:
+            state, new = pynative_sites.shared((id(self), key), lambda: Parameter(
+                self._eager_kernel(key).state(), name="ms_rng_state", requires_grad=False))
+            if new:
+                def give_back() -> None:
+                    self._ms_kernels[key] = KernelStream.from_state(state.asnumpy())
+                pynative_sites.register(lambda: state.set_data(self._eager_kernel(key).state()), give_back)
+            return state
+        return owned
 
     def _graph_stream(self) -> Callable[[], KernelStream] | None:
         """Inside a trace, a seeded MindSpore sampler's maker of a new generator for this call site (MindSpore
@@ -190,8 +206,8 @@ class _Sampler(Primitive):
     def __call__(self, shape):
         graph_stream = self._graph_stream()
         if graph_stream is not None:
-            return graph_draw(type(self).__name__, graph_stream, _normalize(type(self).__name__)(
-                {"shape": shape}, [])["shape"])
+            key = _normalize(type(self).__name__)({"shape": shape}, [])["shape"]
+            return graph_draw(type(self).__name__, graph_stream, key, owner=self._owner(key))
         stream = self._ms_stream(shape)
         if stream is not None:
             return ms_sample(type(self).__name__, stream, shape)
@@ -229,8 +245,9 @@ class UniformInt(_Sampler):
             raise ValueError(f"UniformInt: minval must be less than maxval, got {lo.asnumpy()} and {hi.asnumpy()}")
         graph_stream = self._graph_stream()
         if graph_stream is not None:
-            return graph_draw("UniformInt", graph_stream, _normalize("UniformInt")({"shape": shape}, [])["shape"],
-                              [apply("Reshape", {"shape": ()}, [t]) for t in (lo, hi)])
+            key = _normalize("UniformInt")({"shape": shape}, [])["shape"]
+            return graph_draw("UniformInt", graph_stream, key, [apply("Reshape", {"shape": ()}, [t]) for t in (lo, hi)],
+                              owner=self._owner(key))
         bounds = _concrete_bounds(lo, hi)
         stream = self._ms_stream(shape) if bounds is not None else None
         if stream is not None:
