@@ -180,9 +180,32 @@ def _scenario_pynative_jit(ms) -> list:
     return outs + [prim((4,)), ops.rand(3), ops.randn(2), prim((4,))]
 
 
+def _scenario_pynative_grad(ms) -> list:
+    """A function differentiated in PYNATIVE_MODE (opbuild compiles it; MindSpore runs it op by op): each call
+    seeds the functional op afresh, and the primitive's two call sites and its eager calls share its one
+    generator per shape."""
+    ops = ms.ops
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_seed(5)
+    prim = ops.StandardNormal(seed=4, seed2=5)
+
+    def fn(w):
+        a = ops.randn(4)
+        b, c = prim((3,)), prim((3,))
+        return (w * a).sum(), a, b, c
+
+    grad_fn = ms.value_and_grad(fn, grad_position=0, has_aux=True)
+    w, outs = ms.Tensor(np.ones(4, np.float32)), []
+    for _ in range(3):
+        (_, a, b, c), g = grad_fn(w)
+        outs += [a, b, c, g, prim((3,)), ops.randn(4)]
+    return outs
+
+
 SCENARIOS = {"functional": _scenario_functional, "compile_keys": _scenario_compile_keys,
              "primitives": _scenario_primitives, "other_seeds": _scenario_other_seeds,
-             "graph_break": _scenario_graph_break, "pynative_jit": _scenario_pynative_jit}
+             "graph_break": _scenario_graph_break, "pynative_jit": _scenario_pynative_jit,
+             "pynative_grad": _scenario_pynative_grad}
 
 
 def run(ms, name: str) -> list[np.ndarray]:
