@@ -20,12 +20,12 @@ Return conventions (MindSpore 2.x ``mindspore.grad`` / ``value_and_grad``):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .core import deferred_hooks, tensor_hooks, trace
+from .core import config, deferred_hooks, pynative_sites, tensor_hooks, trace
 from .core.concrete_trace import ConcreteTracer, guard_holds
 from .core.graph_breaks import decision_key
 from .core.parameter import Parameter
@@ -60,6 +60,7 @@ class _Entry:
     compiled: Any = None
     volatile: bool = False
     decisions: tuple = ()  # the guards' decision keys (core/graph_breaks.py decision_key)
+    steps: list = field(default_factory=list)  # core/pynative_sites.py's (before, after) host steps
 
 
 class _Differentiated:
@@ -124,7 +125,13 @@ class _Differentiated:
                                        "differently when traced and when its compiled graph ran (a condition on "
                                        "random values?); compute the condition outside the function")
                 entry, traced = self._entry(paths, args, n_args, n_sens, arrays), True
+            for before, _ in entry.steps if not traced else ():  # the trace seeded the first call's state
+                if before is not None:
+                    before()
             outs = entry.compiled(arrays)
+            for _, after in entry.steps:
+                if after is not None:
+                    after()
             k = _first_failed_guard(entry, outs)
             if k is None:
                 break
@@ -144,8 +151,11 @@ class _Differentiated:
         """Trace ``fn`` on this call's values and compile its gradient graph, unless the path its conditions
         took was compiled before (``paths``: the compiled graphs of one signature by their decisions)."""
         tracer = ConcreteTracer(arrays)
-        with deferred_hooks.deferring() as calls:  # forward hooks see values once the graph has run
+        pynative = config.get_context("mode") == config.PYNATIVE_MODE
+        with deferred_hooks.deferring() as calls, pynative_sites.collecting(pynative) as steps:
+            # forward hooks see values once the graph has run; in PyNative random ops keep its seeding rules
             e = self._graph(args, n_args, n_sens, calls, tracer)
+        e.steps = steps
         if tracer.volatile:  # the graph holds values of this call (saved-tensor hooks): used once
             e.compiled, e.graph, e.volatile = trace.engine().compile_graph(e.graph), None, True
             return e

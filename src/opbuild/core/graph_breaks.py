@@ -21,6 +21,7 @@ again. :func:`explain` says where each break of the path taken was and why.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import gc
 import os
@@ -155,6 +156,28 @@ def _value_at(graph: Graph, key: tuple) -> Value:
     return graph.nodes[key[1]].outputs[key[2]]
 
 
+# The call-site states of the Program being traced and the times each site was met in this trace (site_state).
+_SITES: contextvars.ContextVar[tuple[dict, dict] | None] = contextvars.ContextVar("opbuild_sites", default=None)
+
+
+def site_state(tag: str, make: Callable[[], Any]) -> Any:
+    """The state of the call site tracing now (a random op's generator), made once per site of the function
+    being compiled: a graph-mode function is traced again on each new branch of its conditions, and each trace
+    must capture the same state objects (the pieces must match) while a call site after a condition keeps one
+    state whichever branch led to it (one node, as in MindSpore's graph). A site is the user code line and its
+    ``tag``, numbered by how often the trace met it (a loop unrolled, a helper called twice). Outside a
+    graph-mode trace (a gradient traced from PyNative, traced once per path): ``make()``."""
+    sites = _SITES.get()
+    if sites is None:
+        return make()
+    states, seen = sites
+    where = (user_location(), tag)
+    n = seen[where] = seen.get(where, -1) + 1
+    if (where, n) not in states:
+        states[(where, n)] = make()
+    return states[(where, n)]
+
+
 class Program:
     """The pieces of a function with graph breaks, as a tree over the decisions taken (see the module
     docstring). ``run`` calls the function; ``last_breaks`` are the breaks of the path the last call took."""
@@ -168,6 +191,7 @@ class Program:
         # then runs the function as Python (run_compiled), and this says why.
         self.as_python: GraphBreak | None = None
         self.reports: list[Any] = []  # build reports of the pieces compiled by the last call
+        self.sites: dict[tuple, Any] = {}  # site_state's states of this function's call sites
 
     def pieces(self) -> list[Piece]:
         """Every piece of the tree, root first."""
@@ -362,10 +386,14 @@ class BreakTracer(Tracer):
                 sym_args.append(Tensor._symbolic(v))
             else:
                 sym_args.append(a)
-        with tracing(self):
-            out = self.program.fn(*sym_args)
-            leaves, rebuild = flatten_outputs(out)
-            outputs = [self.value_of(t) for t in leaves]
+        token = _SITES.set((self.program.sites, {}))
+        try:
+            with tracing(self):
+                out = self.program.fn(*sym_args)
+                leaves, rebuild = flatten_outputs(out)
+                outputs = [self.value_of(t) for t in leaves]
+        finally:
+            _SITES.reset(token)
         if self.pos < len(self.known):
             raise RuntimeError("graph break: the function returned before a condition it evaluated on an earlier "
                                "call with the same values; graph mode needs Python state that does not change")

@@ -1,5 +1,7 @@
 """MindSpore 2.10's CPU random streams of ``UniformReal``, ``UniformInt`` and ``StandardNormal``, reproduced bit
-for bit on the host (PYNATIVE_MODE; checked against tests/fixtures/mindspore/random_streams.json).
+for bit on the host (PYNATIVE_MODE; checked against tests/fixtures/mindspore/random_streams.json). In GRAPH_MODE
+the compiled kernels of ops/ms_random_ops.py draw the same generators from :meth:`KernelStream.state`
+(tests/fixtures/mindspore/random_graph.json).
 
 What MindSpore does, found from its behaviour:
 
@@ -44,6 +46,7 @@ _PHILOX_M = (0xD2511F53, 0xCD9E8D57)
 _PHILOX_W = (0x9E3779B9, 0xBB67AE85)
 _M32 = 0xFFFFFFFF
 _MINSTD_A, _MINSTD_M = 16807, 2**31 - 1
+MT_STATE_SIZE = 625  # an mt19937's 624 words and its position, as int64 state data
 
 _LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
 _LIBM.logf.restype, _LIBM.logf.argtypes = ctypes.c_float, [ctypes.c_float]
@@ -64,6 +67,17 @@ def mix_seeds(seed1: int, seed2: int) -> int:
     return c[1] << 32 | c[0]
 
 
+def _global_seed() -> int:
+    """The global seed as MindSpore's ops read it: 0 before any ``set_seed``, 87654321 for ``set_seed(0)``."""
+    return 0 if seed_epoch() == 0 else int(config.get_context("seed")) or _DEFAULT_GLOBAL
+
+
+def is_seeded(seed: int | None) -> bool:
+    """Whether a functional op with op seed ``seed`` draws a seeded stream in MindSpore (a ``set_seed`` ran or
+    ``seed`` is given), without counting a call as :func:`functional_seeds` does."""
+    return bool(_global_seed() or seed)
+
+
 def functional_seeds(name: str, seed: int | None) -> tuple[int, int] | None:
     """The seed pair MindSpore gives the ``name`` functional op's call with op seed ``seed`` (and counts the
     call), or None where MindSpore draws unseeded values (no ``set_seed`` and no op seed)."""
@@ -72,7 +86,7 @@ def functional_seeds(name: str, seed: int | None) -> tuple[int, int] | None:
         _calls.clear()
         _calls_epoch[0] = epoch
     op_seed = int(seed or 0)
-    global_seed = 0 if epoch == 0 else int(config.get_context("seed")) or _DEFAULT_GLOBAL
+    global_seed = _global_seed()
     if global_seed == 0 and op_seed == 0:
         return None
     n = _calls.get((name, op_seed), 0)
@@ -109,6 +123,25 @@ class KernelStream:
         # mt19937 keeps the seed's low 32 bits; minstd_rand0 takes the whole 64-bit seed modulo 2**31 - 1
         self._mt = None if normal else np.random.RandomState(seed & _M32)
         self._x = (seed % _MINSTD_M) or 1
+
+    def state(self) -> np.ndarray:
+        """The generator's state as int64 data, what GRAPH_MODE's kernels read and write (ops/ms_random_ops.py):
+        the mt19937's 624 words and its position (625 values), or the minstd_rand0's one value."""
+        if self._mt is None:
+            return np.array([self._x], np.int64)
+        _, keys, pos = self._mt.get_state()[:3]
+        return np.concatenate([keys.astype(np.int64), [pos]]).astype(np.int64)
+
+    @classmethod
+    def from_state(cls, state: np.ndarray) -> KernelStream:
+        """The generator whose :meth:`state` is ``state`` (625 values: mt19937, one: minstd_rand0)."""
+        stream = cls.__new__(cls)
+        flat = np.asarray(state, np.int64).reshape(-1)
+        stream._mt, stream._x = None, int(flat[0])
+        if flat.size == MT_STATE_SIZE:
+            stream._mt = np.random.RandomState()
+            stream._mt.set_state(("MT19937", flat[:-1].astype(np.uint32), int(flat[-1]), 0, 0.0))
+        return stream
 
     def _words(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit outputs of the mt19937, as uint64."""

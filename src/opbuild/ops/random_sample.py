@@ -12,8 +12,10 @@ CDF (Laplace), ``minval + floor(u * (maxval - minval))`` (integers). The bit str
 In PYNATIVE_MODE, ``StandardNormal``/``UniformReal``/``UniformInt`` objects with a seed given (``seed`` or
 ``seed2`` not 0) draw MindSpore 2.10's own streams instead, on the host (core/ms_random_streams.py): the
 generator MindSpore's kernel seeds from ``(seed, seed2)``, one per object and output shape, as MindSpore's
-PyNative keeps one kernel per shape. Inside a GRAPH_MODE trace, and for both seeds 0 (unseeded in MindSpore),
-they keep the kernels' stream above.
+PyNative keeps one kernel per shape. Inside a GRAPH_MODE trace they draw it too, through the compiled kernels
+of ops/ms_random_ops.py: each call site of the graph gets its own generator seeded from ``(seed, seed2)``,
+continued at every run of the compiled graph, as MindSpore's graph nodes. With both seeds 0 (unseeded in
+MindSpore) they keep the kernels' stream above.
 
 Seeds (MindSpore's rules, ``set_seed`` and the op's ``seed``/``seed2``): both op seeds 0 takes the next op seed
 of the global sequence (``core/init_values.op_seed``: the global seed mixed with the op's creation number);
@@ -23,11 +25,11 @@ calls ``set_seed`` is repeatable too (the global seed is then 0).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..core import config
+from ..core import config, pynative_sites
 from ..core.errors import ShapeError
 from ..core.init_values import op_seed
 from ..core.ir import TensorType
@@ -35,6 +37,7 @@ from ..core.ms_random_streams import KernelStream
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..core.trace import current
+from .ms_random_ops import graph_draw
 from .primitive import Primitive, apply, defop
 from .random_ops import GOLDEN, M1, M2
 from .registry import no_grad
@@ -171,12 +174,40 @@ class _Sampler(Primitive):
         op = type(self).__name__
         if self._ms_seeds is None or current() is not None or op not in _MS_STREAM_OPS:
             return None
-        key = _normalize(op)({"shape": shape}, [])["shape"]
+        return self._eager_kernel(_normalize(op)({"shape": shape}, [])["shape"])
+
+    def _eager_kernel(self, key: tuple[int, ...]) -> KernelStream:
         if key not in self._ms_kernels:
-            self._ms_kernels[key] = KernelStream(*self._ms_seeds, normal=op == "StandardNormal")
+            self._ms_kernels[key] = KernelStream(*self._ms_seeds, normal=type(self).__name__ == "StandardNormal")
         return self._ms_kernels[key]
 
+    def _owner(self, key: tuple[int, ...]):
+        """In a gradient traced from PyNative: the state of this object's generator for shape ``key``, one
+        Parameter for every call site of the trace (they share the object's PyNative kernel), loaded from the
+        eager generator before each later call and handed back to it after each call."""
+        def owned(_maker) -> Parameter:
+            state, new = pynative_sites.shared((id(self), key), lambda: Parameter(
+                self._eager_kernel(key).state(), name="ms_rng_state", requires_grad=False))
+            if new:
+                def give_back() -> None:
+                    self._ms_kernels[key] = KernelStream.from_state(state.asnumpy())
+                pynative_sites.register(lambda: state.set_data(self._eager_kernel(key).state()), give_back)
+            return state
+        return owned
+
+    def _graph_stream(self) -> Callable[[], KernelStream] | None:
+        """Inside a trace, a seeded MindSpore sampler's maker of a new generator for this call site (MindSpore
+        seeds each node of a graph from the object's seeds when the graph compiles), else None."""
+        op = type(self).__name__
+        if self._ms_seeds is None or current() is None or op not in _MS_STREAM_OPS:
+            return None
+        return lambda: KernelStream(*self._ms_seeds, normal=op == "StandardNormal")
+
     def __call__(self, shape):
+        graph_stream = self._graph_stream()
+        if graph_stream is not None:
+            key = _normalize(type(self).__name__)({"shape": shape}, [])["shape"]
+            return graph_draw(type(self).__name__, graph_stream, key, owner=self._owner(key))
         stream = self._ms_stream(shape)
         if stream is not None:
             return ms_sample(type(self).__name__, stream, shape)
@@ -212,6 +243,11 @@ class UniformInt(_Sampler):
         if lo._data is not None and hi._data is not None and int(lo.asnumpy().reshape(-1)[0]) >= int(
                 hi.asnumpy().reshape(-1)[0]):
             raise ValueError(f"UniformInt: minval must be less than maxval, got {lo.asnumpy()} and {hi.asnumpy()}")
+        graph_stream = self._graph_stream()
+        if graph_stream is not None:
+            key = _normalize("UniformInt")({"shape": shape}, [])["shape"]
+            return graph_draw("UniformInt", graph_stream, key, [apply("Reshape", {"shape": ()}, [t]) for t in (lo, hi)],
+                              owner=self._owner(key))
         bounds = _concrete_bounds(lo, hi)
         stream = self._ms_stream(shape) if bounds is not None else None
         if stream is not None:

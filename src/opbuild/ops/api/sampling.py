@@ -6,9 +6,11 @@ first use from ``set_seed`` and ``seed`` and advanced by every call, so successi
 a program draws the same sequence in every run; ``set_seed`` restarts the sequences, as in MindSpore. The
 values differ from MindSpore's for the same seeds (other generator): only the distributions agree.
 
-Except in PYNATIVE_MODE for ``standard_normal``, ``randn``, ``rand``, ``randint`` and ``uniform`` once seeded
-(``set_seed`` ran or a ``seed`` is given): they then draw MindSpore 2.10's values bit for bit, on the host, from
-the seed pair MindSpore would give the call (core/ms_random_streams.py).
+Except for ``standard_normal``, ``randn``, ``rand``, ``randint`` and ``uniform`` once seeded (``set_seed`` ran
+or a ``seed`` is given): they then draw MindSpore 2.10's values bit for bit from the seed pair MindSpore would
+give the call (core/ms_random_streams.py): in PYNATIVE_MODE on the host, a new generator per call; inside a
+GRAPH_MODE trace through a compiled kernel whose generator, seeded when the graph is traced, is the call site's
+state Parameter, continued at every run of the graph (ops/ms_random_ops.py), as MindSpore's graph nodes.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ import numpy as np
 
 from ...core.dtypes import DType, dtype_of
 from ...core.init_values import seed_epoch
-from ...core.ms_random_streams import KernelStream, functional_seeds
+from ...core.ms_random_streams import KernelStream, functional_seeds, is_seeded
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
 from ...core.trace import current, engine
+from ..ms_random_ops import graph_draw
 from ..primitive import apply
 from ..random_sample import draw, ms_sample, new_state, state_seed
 from ..registry import broadcast_shapes
@@ -45,10 +48,8 @@ def _state(name: str, seed) -> Parameter:
 
 
 def _ms_stream(name: str, seed, normal: bool = False) -> KernelStream | None:
-    """MindSpore's kernel generator for this call of the functional op ``name`` (PYNATIVE_MODE, seeded), or
-    None where opbuild's kernel stream is drawn (inside a trace, or unseeded as in MindSpore)."""
-    if current() is not None:
-        return None
+    """MindSpore's kernel generator for this eager call of the functional op ``name`` (seeded), or None where
+    opbuild's kernel stream is drawn (unseeded as in MindSpore)."""
     _check_seed(name, seed)
     seeds = functional_seeds(name, seed)
     return None if seeds is None else KernelStream(*seeds, normal=normal)
@@ -63,7 +64,15 @@ def _sample(name: str, op: str, shape: tuple[int, ...], seed, bounds: tuple[Tens
             ms_shape: tuple[int, ...] | None = None) -> Tensor:
     """``op``'s draw of ``shape`` for the functional ``name``: MindSpore's stream where it applies (see the
     module docstring), else the kernel's from the (``name``, ``seed``) state."""
-    stream = _ms_stream(name, seed, normal=op == "StandardNormal")
+    normal = op == "StandardNormal"
+    _check_seed(name, seed)
+    if current() is not None and is_seeded(seed):
+        # A graph node: seeded (and counted) when first traced, its generator is its state Parameter; the (0, 0)
+        # pair of a global seed 2**31 - 1 (unseeded in MindSpore) draws some repeatable stream
+        ends = () if bounds is None else tuple(apply("Reshape", {"shape": ()}, [t]) for t in bounds)
+        return graph_draw(op, lambda: KernelStream(*(functional_seeds(name, seed) or (0, 0)), normal=normal),
+                          shape if ms_shape is None else ms_shape, ends)
+    stream = _ms_stream(name, seed, normal=normal)
     if stream is not None:
         if bounds is None:
             return ms_sample(op, stream, shape if ms_shape is None else ms_shape)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ....core.ir import KernelSpec
 from ....ops import random_ops as R
 from ....ops import random_sample as S
+from ... import ms_random_c as M
 from .registry import register
 
 
@@ -42,3 +43,20 @@ def _emit(k: KernelSpec) -> str:
 
 for _op in _SAMPLE:
     register(_op, _emit)
+
+
+
+# ---- MindSpore's kernels (ops/ms_random_ops.py): generator state in, values and advanced state out --------------
+def _ms_emit(k: KernelSpec) -> str:
+    n = k.outputs[0].size
+    if k.op == "MsUniformReal":
+        return "\n".join(M.uniform_real(n))
+    if k.op == "MsUniformInt":
+        return "\n".join(M.uniform_int(n))
+    # glibc's scalar logf, the host reference's, called through a volatile pointer so that gcc never swaps in
+    # a vector version (the prelude declares libmvec's for vectorised loops)
+    return "\n".join(["float (*volatile ob_logf)(float) = logf;"] + M.standard_normal(n, "ob_logf"))
+
+
+for _op in ("MsUniformReal", "MsUniformInt", "MsStandardNormal"):
+    register(_op, _ms_emit)

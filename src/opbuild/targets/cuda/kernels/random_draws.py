@@ -20,7 +20,8 @@ the GPU gives the CPU's values for the same state:
 from __future__ import annotations
 
 from ....core.ir import KernelSpec
-from ....ops import random_discrete, random_ops, random_sample
+from ....ops import ms_random_ops, random_discrete, random_ops, random_sample
+from ... import ms_random_c
 from .. import half
 from ..codegen import ctype, grid_loop
 from .registry import register
@@ -137,7 +138,24 @@ register("RandomShuffle", _shuffle, (*_SOURCES, random_discrete))
 register("RandpermV2", _randperm, (*_SOURCES, random_discrete))
 half.allow("RandomShuffle")  # moves elements as they are stored; the other ops take no half type
 
+
+
+# MindSpore's generators (ops/ms_random_ops.py): sequential by nature (each value's words depend on how many
+# the earlier values took), so the grid's first thread runs the CPU's C text (targets/ms_random_c.py). The
+# uniform ops give the CPU's bits; the normal op calls CUDA's logf, which can differ from glibc's in the last
+# bit and so change a value by an ulp now and then.
+_MS_BODIES = {"MsUniformReal": ms_random_c.uniform_real, "MsUniformInt": ms_random_c.uniform_int,
+              "MsStandardNormal": ms_random_c.standard_normal}
+
+
+def _ms_generator(k: KernelSpec) -> str:
+    return _one_thread("\n" + "\n".join(_MS_BODIES[k.op](k.outputs[0].size)) + "\n")
+
+
+for _op in _MS_BODIES:
+    register(_op, _ms_generator, (ms_random_c, ms_random_ops))
+
 #: The ops of this module (tests, the GPU suite).
-OPS: tuple[str, ...] = (*_SAMPLE, "Multinomial", "RandomShuffle", "RandpermV2")
+OPS: tuple[str, ...] = (*_SAMPLE, "Multinomial", "RandomShuffle", "RandpermV2", *_MS_BODIES)
 
 __all__ = ["OPS", "PARALLEL_MAX", "stream"]
