@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from ....ops.conv_plan import TILED_VECTOR_BYTES
 from ..codegen import BLAS_PARALLEL_MIN_MACS
+from .conv_epilogue import per_lane
 
 if TYPE_CHECKING:  # conv_kernels.forward dispatches here
     from .conv_kernels import Geometry
@@ -102,8 +103,13 @@ def _micro(g: Geometry, no: int, np_: int, lanes: int, first: int) -> str:
     fmas = " ".join(f"{accs[o][p]} += w{o} * x{p};" for o in range(no) for p in range(np_))
     flat = [a for row in accs for a in row]
     ohw = g.oh * g.ow
-    stores = " ".join(f"out0[(b * {g.o} + o0 + {k // np_}) * {ohw} + {first} + p0 + {k % np_}] = ob_r[{k}];"
-                      for k in range(len(flat)))
+    # A fused per-channel epilogue (conv_epilogue.py) runs on the reduced lanes, vectorised, before the stores.
+    lanes_of = "ob_t[{k}]" if g.epi else "ob_r[{k}]"
+    epi = (f"{g.t} ob_t[{lanes}] __attribute__((aligned(64)));\n*(ob_vec *)ob_t = ob_r;\n"
+           + per_lane(g, "ob_t", "o0", [k // np_ for k in range(len(flat))]) if g.epi else "")
+    stores = epi + "\n" + " ".join(
+        f"out0[(b * {g.o} + o0 + {k // np_}) * {ohw} + {first} + p0 + {k % np_}] = {lanes_of.format(k=k)};"
+        for k in range(len(flat)))
     return f"""{{
 {decl}
 const {g.t} *restrict wr = in1 + o0 * {g.kdim};

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from ....core.ir import KernelSpec
 from ....ops.fused_gemm import _Parts, _parts
 from ..codegen import broadcast_loop, compute_ctype, ctype, parallel_for, store
-from .convolution import _conv_emit
+from .conv_epilogue import MACRO, channel_macro
+from .convolution import _conv_emit, conv_emit_epilogue
 from .fused import member_statements
 from .matmul import _batch_emit, _matmul_emit, product_class
 from .registry import register
@@ -89,7 +90,13 @@ def _emit_batch_matmul(k: KernelSpec) -> str:
 
 
 def _emit_conv(k: KernelSpec) -> str:
-    return _fused(k, _conv_emit)
+    """A per-channel epilogue the producer can apply at its stores goes there (conv_epilogue.py): no pass over
+    the output after the kernel; any other runs as the pass of :func:`_fused`."""
+    parts = _parts(k.op, k.attrs, k.inputs)
+    macro = channel_macro(parts, k.attrs["members"])
+    if macro is None:
+        return _fused(k, _conv_emit)
+    return f"{macro}\n{{\n{conv_emit_epilogue(parts.producer)}\n}}\n#undef {MACRO}"
 
 
 _PRODUCERS = {"FusedMatMul": "MatMul", "FusedBatchMatMul": "BatchMatMul"}
