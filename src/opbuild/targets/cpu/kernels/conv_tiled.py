@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ....ops.conv_plan import TILED_VECTOR_BYTES, tiled_dot_tail, tiled_in_place, tiled_per_thread, tiled_plane
-from .conv_dot import _parallel, dot_prologue, dot_tail
+from .conv_dot import PREFETCH_MAX_BYTES, _parallel, dot_prologue, dot_tail
 from .conv_epilogue import span
 
 if TYPE_CHECKING:  # conv_kernels.forward dispatches here
@@ -45,8 +45,6 @@ _BUDGET_DW_AVX2 = {1: 4, 2: 2, 3: 1}
 # Pixel tiles per chunk of work items: a chunk's input (every input channel's planes under its pixels) is
 # kept near L2_CHUNK_BYTES, so the channel blocks that sweep it find it in cache.
 L2_CHUNK_BYTES = 256 * 1024
-# Weight blocks up to this size are prefetched whole ahead of their tiles (_prefetch_next_block).
-PREFETCH_MAX_BYTES = 32 * 1024
 
 
 def _cycles(no: int, nv: int) -> float:
