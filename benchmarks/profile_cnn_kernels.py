@@ -75,6 +75,8 @@ def main() -> int:
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args()
     rows = profile(args.model, np.load(args.input), args.calls)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
     print(f"{args.model.stem}: sum of kernels {sum(r['us'] for r in rows):.1f} us, {len(rows)} kernels")
     by: dict[tuple[str, str], float] = {}
     for r in rows:
@@ -83,8 +85,6 @@ def main() -> int:
         print(f"  {us:8.1f} us  {op} {algo}")
     for r in sorted(rows, key=lambda r: -r["us"])[:args.top]:
         print(f"  {r['us']:7.2f}  {r['op']:14s} {r['algo']:9s} {r['inputs']} -> {r['output']}")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
     return 0
 
 
