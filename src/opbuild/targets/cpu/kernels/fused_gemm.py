@@ -4,7 +4,9 @@ The kernel runs the producer's own code (the same BLAS calls, convolution loops 
 unfused kernel) into the output buffer, then one pass over that buffer evaluating the members per element with
 the expressions of the members' own kernels (``fused.member_statements``), in place. The intermediate
 producer result never gets a buffer of its own. Members round to their dtypes as the unfused ops store them,
-so only gcc's contraction of ``a * b + c`` into one FMA across former kernel boundaries can change a last bit."""
+so only gcc's contraction of ``a * b + c`` into one FMA across former kernel boundaries can change a last bit.
+A FusedConv2D whose epilogue is per-channel and whose producer is a ``tiled``, ``dot`` or ``dwvec`` kernel
+runs the same member statements at the kernel's stores instead of in the pass (conv_epilogue.py)."""
 
 from __future__ import annotations
 
