@@ -189,3 +189,27 @@ def test_large_dot_kernels_split_over_threads_and_match():
         out = apply("Conv2D", spec.attrs, [Tensor(x), Tensor(w)]).asnumpy()
         ref = np.einsum("oc,bchw->bohw", w[:, :, 0, 0].astype(np.float64), x.astype(np.float64))
         np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4 * 32)
+
+
+def test_dot_prefetches_weight_rows_ahead_within_the_weight_but_not_in_a_tiled_tail():
+    """Blocks of up to PREFETCH_MAX_BYTES are prefetched PREFETCH_AHEAD_BYTES ahead (the first item starts the
+    first blocks), never past the weight's end; a ``tiled`` kernel's tail (weights already in cache from the
+    kernel's own pass) prefetches nothing; long blocks are left to the hardware."""
+    from opbuild.targets.cpu.kernels import emit
+    from opbuild.targets.cpu.kernels.conv_dot import PREFETCH_AHEAD_BYTES, PREFETCH_MAX_BYTES
+
+    c = emit(_spec((1, 512, 3, 3), (512, 512, 1, 1)))  # blocks of 4 rows x 2 KB: 2 blocks ahead
+    assert PREFETCH_AHEAD_BYTES // (4 * 512 * 4) == 2
+    assert "if (item == 0)" in c and "o0 + 8 < 512" in c and "__builtin_prefetch" in c
+    # AVX-512's tiles of 4 rows: one partial block of 3 rows, nothing after it to start early; AVX2's of 2
+    # rows: the lead is the one row after the first block, 64 bytes
+    avx512, avx2 = emit(_spec((1, 16, 3, 3), (3, 16, 1, 1))).split("#else")
+    assert "if (item == 0)" not in avx512 and "ob_pf < 64;" in avx2
+    # AVX-512's blocks of 4 rows x 16 KB: past PREFETCH_MAX_BYTES (AVX2's of 2 rows are not)
+    long_rows = emit(_spec((1, 4096, 3, 3), (8, 4096, 1, 1))).split("#else")[0]
+    assert PREFETCH_MAX_BYTES < 4 * 4096 * 4 and "__builtin_prefetch" not in long_rows
+    tail = _spec((1, 256, 6, 6), (256, 256, 1, 1), algo=None)
+    assert tail.attrs["algo"] == "tiled"
+    body = emit(tail)
+    # the tiled pass prefetches its own blocks (``rest % tc``); the dot tail's items (``item / 1``) do not
+    assert "rest % tc == 0" in body and "p0 == 0 &&" not in body

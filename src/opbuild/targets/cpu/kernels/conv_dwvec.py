@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ....ops.conv_plan import TILED_VECTOR_BYTES
 from .conv_dot import _parallel
+from .conv_epilogue import linear
 
 if TYPE_CHECKING:  # conv_kernels.forward dispatches here
     from .conv_kernels import Geometry
@@ -71,6 +72,18 @@ def _rows(g: Geometry, qb: int, pw: int) -> str:
     return "\n".join(code)
 
 
+def _epilogue(g: Geometry, lanes: int, ohw: int) -> str:
+    """C applying a fused per-channel epilogue (conv_epilogue.py) to the block's results in ``ys``, a vector of
+    channels per pixel (L1-resident, whole vectors), before they are copied out; nothing without one. A partial
+    block's lanes past the last channel are left alone (their per-channel inputs do not exist)."""
+    if not g.epi:
+        return ""
+    return f"""if (nl == {lanes})
+    for (int64_t p = 0; p < {ohw}; p++) {linear(g, f"({g.t} *)(ys + p)", lanes, "c0")}
+  else
+    for (int64_t p = 0; p < {ohw}; p++) {linear(g, f"({g.t} *)(ys + p)", "nl", "c0")}"""
+
+
 def forward_dwvec(g: Geometry) -> str:
     """The body of a ``dwvec`` Conv2D kernel (in0 = x, in1 = w, out0 = y; ``g.cg == g.og == 1``)."""
     assert g.cg == 1 and g.og == 1
@@ -109,6 +122,7 @@ const ob_vec ob_zero = {{0}};
 #else
   {_rows(g, QB_AVX2, pw)}
 #endif
+  {_epilogue(g, lanes, ohw)}
   {g.t} *restrict dst = out0 + (b * {g.c} + c0) * {ohw};
   if (nl == {lanes})
     for (int64_t p = 0; p < {ohw}; p++)

@@ -72,12 +72,14 @@ def col_range(w: int, ow: int, pl: int, sw: int, dw: int) -> str:
 
 class Geometry(ConvShape):
     """A convolution's shapes (:class:`ConvShape`) and the C pieces its kernels are built from; ``t`` is the
-    element's C type."""
+    element's C type; ``epi``: the kernel applies a FusedConv2D's per-channel epilogue at its stores
+    (conv_epilogue.py; only the ``tiled``, ``dot`` and ``dwvec`` kernels do)."""
 
     def __init__(self, attrs: dict, x_shape: Sequence[int], w_shape: Sequence[int], y_shape: Sequence[int],
-                 dtype: str):
+                 dtype: str, epi: bool = False):
         super().__init__(attrs, x_shape, w_shape, y_shape, dtype)
         self.t = ctype(dtype)
+        self.epi = epi
 
     def pad_planes(self, src: str, b: str, gi: str) -> str:
         """C declaring ``pad``: this thread's zero-bordered copy of the ``Cg`` input planes of image ``b``,
@@ -212,15 +214,17 @@ const {g.t} *restrict img = in0 + (b * {g.c} + gi * {g.cg}) * {g.h * g.w};
 
 
 def kernel(attrs: dict, shapes: Sequence[Sequence[int]], dtype: str, sizes: Sequence[int],
-           emit: Callable[[str, Geometry], str]) -> tuple[int, str]:
+           emit: Callable[[str, Geometry], str], epi: bool = False) -> tuple[int, str]:
     """(workspace bytes, C body) of a convolution kernel (forward or backward: 2 inputs, 1 output) whose
     forward geometry is ``shapes`` = (x, w, y) shapes: ``emit(algo, geometry)`` writes the float kernel, which
     half types run in float32 (:func:`half_wrap`; ``sizes`` = the elements of in0, in1, out0). The size is
     ops/conv_plan.py's (``OpDef.workspace``), which the body's layout follows. The body reads
     its workspace through ``ob_ws``, the kernel function's parameter (codegen.kernel_function), wherever the
-    ABI puts the pointer (after the outputs: an epilogue input shifts it)."""
+    ABI puts the pointer (after the outputs: an epilogue input shifts it). ``epi``: apply a FusedConv2D's
+    per-channel epilogue at the stores (conv_epilogue.py; float32/float64 ``tiled``, ``dot``, ``dwvec``)."""
     half = is_half(dtype)
-    g = Geometry(attrs, shapes[0], shapes[1], shapes[2], "float32" if half else dtype)
+    assert not (epi and (half or attrs["algo"] not in ("tiled", "dot", "dwvec")))
+    g = Geometry(attrs, shapes[0], shapes[1], shapes[2], "float32" if half else dtype, epi)
     algo = attrs["algo"]
     nbytes = workspace_bytes(algo, g, sizes if half else None)
     body = emit(algo, g)

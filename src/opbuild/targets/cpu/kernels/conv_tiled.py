@@ -27,7 +27,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ....ops.conv_plan import TILED_VECTOR_BYTES, tiled_dot_tail, tiled_in_place, tiled_per_thread, tiled_plane
-from .conv_dot import _parallel, dot_prologue, dot_tail
+from .conv_dot import PREFETCH_MAX_BYTES, _parallel, dot_prologue, dot_tail
+from .conv_epilogue import span
 
 if TYPE_CHECKING:  # conv_kernels.forward dispatches here
     from .conv_kernels import Geometry
@@ -44,8 +45,6 @@ _BUDGET_DW_AVX2 = {1: 4, 2: 2, 3: 1}
 # Pixel tiles per chunk of work items: a chunk's input (every input channel's planes under its pixels) is
 # kept near L2_CHUNK_BYTES, so the channel blocks that sweep it find it in cache.
 L2_CHUNK_BYTES = 256 * 1024
-# Weight blocks up to this size are prefetched whole ahead of their tiles (_prefetch_next_block).
-PREFETCH_MAX_BYTES = 32 * 1024
 
 
 def _cycles(no: int, nv: int) -> float:
@@ -82,12 +81,18 @@ def _micro(g: Geometry, no: int, nv: int, lanes: int, direct: bool) -> str:
     loads = " ".join(f"const ob_vec x{v} = *(const ob_vecu *)(s + {v * lanes});" for v in range(nv))
     fmas = []
     for o in range(no):
-        fmas.append(f"{{ const ob_vec bw = ob_zero + wt[{o * g.kdim}];")
+        # The weight broadcast as ``w - 0`` (exact for every w, so gcc folds it into a broadcast load that
+        # feeds the multiply-adds); ``0 + w`` is not exact for w = -0, which kept a scalar add and a register
+        # broadcast (a shuffle) per weight in the loop, and one register more.
+        fmas.append(f"{{ const ob_vec bw = wt[{o * g.kdim}] - ob_zero;")
         fmas.append(" ".join(f"{acc[o][v]} += bw * x{v};" for v in range(nv)) + " }")
     dst = f"out0 + (b * {g.o} + gi * {g.og} + o0 + {{o}}) * {g.oh * g.ow} + p0 + {{v}}" if direct else \
         f"tmp + {{o}} * {nv * lanes} + {{v}}"
     stores = "\n".join(f"*(ob_vecu *)({dst.format(o=o, v=v * lanes)}) = {acc[o][v]};"
                        for o in range(no) for v in range(nv))
+    # A fused per-channel epilogue (conv_epilogue.py) on each channel's row just stored, still in L1.
+    stores += "".join("\n" + span(g, dst.format(o=o, v=0), nv * lanes, f"gi * {g.og} + o0 + {o}")
+                      for o in range(no))
     return f"""{{
 {decl}
 for (int64_t ci = 0; ci < {g.cg}; ci++) {{

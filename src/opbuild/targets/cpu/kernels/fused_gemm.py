@@ -4,7 +4,9 @@ The kernel runs the producer's own code (the same BLAS calls, convolution loops 
 unfused kernel) into the output buffer, then one pass over that buffer evaluating the members per element with
 the expressions of the members' own kernels (``fused.member_statements``), in place. The intermediate
 producer result never gets a buffer of its own. Members round to their dtypes as the unfused ops store them,
-so only gcc's contraction of ``a * b + c`` into one FMA across former kernel boundaries can change a last bit."""
+so only gcc's contraction of ``a * b + c`` into one FMA across former kernel boundaries can change a last bit.
+A FusedConv2D whose epilogue is per-channel and whose producer is a ``tiled``, ``dot`` or ``dwvec`` kernel
+runs the same member statements at the kernel's stores instead of in the pass (conv_epilogue.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from collections.abc import Sequence
 from ....core.ir import KernelSpec
 from ....ops.fused_gemm import _Parts, _parts
 from ..codegen import broadcast_loop, compute_ctype, ctype, parallel_for, store
-from .convolution import _conv_emit
+from .conv_epilogue import MACRO, channel_macro
+from .convolution import _conv_emit, conv_emit_epilogue
 from .fused import member_statements
 from .matmul import _batch_emit, _matmul_emit, product_class
 from .registry import register
@@ -89,7 +92,13 @@ def _emit_batch_matmul(k: KernelSpec) -> str:
 
 
 def _emit_conv(k: KernelSpec) -> str:
-    return _fused(k, _conv_emit)
+    """A per-channel epilogue the producer can apply at its stores goes there (conv_epilogue.py): no pass over
+    the output after the kernel; any other runs as the pass of :func:`_fused`."""
+    parts = _parts(k.op, k.attrs, k.inputs)
+    macro = channel_macro(parts, k.attrs["members"])
+    if macro is None:
+        return _fused(k, _conv_emit)
+    return f"{macro}\n{{\n{conv_emit_epilogue(parts.producer)}\n}}\n#undef {MACRO}"
 
 
 _PRODUCERS = {"FusedMatMul": "MatMul", "FusedBatchMatMul": "BatchMatMul"}
