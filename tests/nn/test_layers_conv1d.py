@@ -34,10 +34,10 @@ def conv1d_ref(x, w, b, stride, pads, dilation, group):
 ])
 def test_conv1d_matches_numpy(mode, kw, pads):
     layer = nn.Conv1d(4, 6, **kw)
-    assert layer.weight.shape == (6, 4 // kw.get("group", 1), kw["kernel_size"])
+    assert layer.weight.shape == (6, 4 // kw.get("group", 1), 1, kw["kernel_size"])  # MindSpore's 4-D
     x = RNG.standard_normal((2, 4, 9)).astype(np.float32)
     b = layer.bias.asnumpy() if kw.get("has_bias") else None
-    want = conv1d_ref(x, layer.weight.asnumpy().astype(np.float64), b, kw.get("stride", 1), pads,
+    want = conv1d_ref(x, layer.weight.asnumpy()[:, :, 0].astype(np.float64), b, kw.get("stride", 1), pads,
                       kw.get("dilation", 1), kw.get("group", 1))
     np.testing.assert_allclose(layer(ms.Tensor(x)).asnumpy(), want, rtol=1e-4, atol=1e-4)
 

@@ -74,7 +74,8 @@ def copy_weights(cell, tmod, randomize: bool = True) -> None:
         if isinstance(cell, nn.InstanceNorm2d) and name.startswith("moving_"):
             continue  # MindSpore's InstanceNorm keeps running statistics its forward never reads; torch has none
         assert tname in sd, f"{name} -> {tname} not among torch's {sorted(sd)}"
-        p.set_data(sd[tname].detach().numpy().copy())
+        # reshape: MindSpore's Conv1d keeps its weight 4-D (out, in, 1, k), torch's is 3-D
+        p.set_data(sd[tname].detach().numpy().reshape(p.shape).copy())
         used.add(tname)
     missing = {n for n, _ in tmod.named_parameters()} - used
     assert not missing, f"torch parameters without an opbuild counterpart: {sorted(missing)}"

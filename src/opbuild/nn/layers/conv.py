@@ -5,8 +5,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from ... import ops
 from ...common.initializer import HeUniform, Uniform, init_array
+from ...core.init_values import is_array_like
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ...ops.primitive import apply
@@ -71,8 +74,10 @@ class Conv1d(Cell):
     """1-D convolution over an (N, C_in, L) input, run as Conv2D on the (N, C_in, 1, L) view.
 
     ``Conv1d(in_channels, out_channels, kernel_size, stride=1, pad_mode='same', padding=0, dilation=1,
-    group=1, has_bias=False, weight_init=None, bias_init=None)``; ``weight`` has MindSpore's shape
-    (out_channels, in_channels // group, kernel_size). ``padding`` is an int (both sides) or (left, right).
+    group=1, has_bias=False, weight_init=None, bias_init=None)``; ``weight`` has MindSpore 2.10's 4-D shape
+    (out_channels, in_channels // group, 1, kernel_size) (its checkpoints hold that shape); a Tensor or array
+    ``weight_init`` is given 3-D, (out_channels, in_channels // group, kernel_size), as MindSpore wants it.
+    ``padding`` is an int (both sides) or (left, right).
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
@@ -93,8 +98,14 @@ class Conv1d(Cell):
         self.padding = pads
         self.has_bias = bool(has_bias)
         fan_in = in_channels // group * kernel_size
+        shape = (out_channels, in_channels // group, kernel_size)
+        if is_array_like(weight_init):  # 3-D as MindSpore checks it, kept 4-D with the other weights
+            if tuple(np.shape(weight_init)) != shape:
+                raise ValueError(f"Conv1d: a Tensor weight_init must have shape {shape} (out_channels, "
+                                 f"in_channels // group, kernel_size), got {tuple(np.shape(weight_init))}")
+            weight_init = init_array(weight_init, shape)[:, :, None, :]
         self.weight = Parameter(init_array(HeUniform(math.sqrt(5)) if weight_init is None else weight_init,
-                                           (out_channels, in_channels // group, kernel_size)), name="weight")
+                                           (out_channels, in_channels // group, 1, kernel_size)), name="weight")
         if self.has_bias:
             self.bias = Parameter(init_array(Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init,
                                              (out_channels,)), name="bias")
@@ -108,8 +119,7 @@ class Conv1d(Cell):
     def construct(self, x: Tensor) -> Tensor:
         check_input("Conv1d", x, rank=3, dim=(1, self.in_channels))
         n, c, length = x.shape
-        w = ops.reshape(self.weight, (self.out_channels, c // self.group, 1, self.kernel_size))
-        y = self.conv2d(ops.reshape(x, (n, c, 1, length)), w)
+        y = self.conv2d(ops.reshape(x, (n, c, 1, length)), self.weight)
         if self.has_bias:
             y = self.bias_add(y, self.bias)
         return ops.reshape(y, (n, self.out_channels, y.shape[3]))

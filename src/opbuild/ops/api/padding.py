@@ -24,6 +24,11 @@ _NP_MODE = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 def torch_order_pairs(fn: str, padding: Sequence[int], rank: int) -> list[list[int]]:
     """(before, after) for every axis from PyTorch-ordered ``padding`` (left, right of the last axis first,
     then the axis before, ...)."""
+    if isinstance(padding, (tuple, list)) and any(isinstance(v, (tuple, list)) for v in padding):
+        # Nested (before, after) pairs are the Pad primitive's layout, not ops.pad's (mindcv's volo passes them).
+        raise TypeError(f"{fn}: padding must be a flat tuple or list of ints (left, right of the last axis "
+                        f"first, then the axis before, ...), got {padding!r}; for per-axis (before, after) "
+                        f"pairs use ops.Pad(paddings)")
     pads = [int(v) for v in padding]
     if len(pads) % 2 or len(pads) // 2 > rank:
         raise ValueError(f"{fn}: padding must hold (before, after) pairs for at most {rank} axes, got "
