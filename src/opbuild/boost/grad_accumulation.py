@@ -10,7 +10,7 @@ from ..core import trace
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..nn.cell import Cell
-from ..ops.control_prims import MultitypeFuncGraph
+from ..ops.control_prims import HyperMap, MultitypeFuncGraph
 
 __all__ = ["GradientAccumulation", "gradient_accumulation_op", "gradient_clear_op"]
 
@@ -59,8 +59,13 @@ class GradientAccumulation(Cell):
         self.weights = optimizer.parameters
         self._grad_accumulation = self.weights.clone(prefix="grad_accumulation", init="zeros")
         self._accumulation_step = Parameter(Tensor(0, dtype="int32"), name="accumulation_step")
+        self.hyper_map = HyperMap()  # MindSpore's, for subclasses' own construct
 
     def __call__(self, loss: Tensor, grads: tuple) -> Tensor:
+        if type(self).construct is not GradientAccumulation.construct:
+            # A subclass's own construct (mindcv's, MindSpore's graph-mode form: ``if self._accumulation_step
+            # >= ...`` on the Parameter) runs as any Cell's, its tensor condition a graph break.
+            return super().__call__(loss, grads)
         if trace.current() is not None:
             raise RuntimeError("boost.GradientAccumulation: cannot run inside a traced GRAPH_MODE network (its step "
                                "count decides on the host when to update); call it after the network, outside "

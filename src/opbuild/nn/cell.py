@@ -102,6 +102,13 @@ class Cell(CellState, CellApi, CellExtras):
             # in construct) writes the Parameter's value; the attribute stays that Parameter (the optimizer's).
             _write_parameter(self._params[name], value)
             return
+        if (isinstance(value, (int, float, np.number)) and self._params.get(name) is not None
+                and trace.current() is not None):
+            # A number in a traced construct (``self.step = 0``, mindcv's gradient accumulation): MindSpore's graph
+            # compiler makes it a constant of the Parameter's dtype and writes it.
+            param = self._params[name]
+            _write_parameter(param, Tensor(np.asarray(value, param.dtype.np_dtype)))
+            return
         replaced = name in self._params or name in self._cells
         # Assigning in place keeps a replaced parameter or cell at its position in parameters_and_names().
         if isinstance(value, Parameter):

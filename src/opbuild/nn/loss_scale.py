@@ -31,6 +31,7 @@ from ..core import trace
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..ops import gradlib as G
+from ..ops.control_prims import HyperMap
 from ..ops.optim import Assign
 from ..ops.primitive import apply
 from .cell import Cell
@@ -156,6 +157,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         self.grad_fn = autograd.value_and_grad(self._scaled_loss, grad_position=None, weights=self.weights,
                                                has_aux=True)
         self._assign = Assign()
+        self.hyper_map = HyperMap()  # MindSpore's, for subclasses' own construct (mindcv's TrainStep)
 
     def _scaled_loss(self, *inputs: Tensor) -> tuple[Tensor, Tensor]:
         """(loss * scale, loss): differentiating the first seeds the backward with the scale, as MindSpore's
@@ -187,6 +189,22 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
             overflow = self.loss_scaling_manager(self.scale_sense, cond)
         self._update_unless(overflow, grads)
         return loss, cond, scale
+
+    # MindSpore's overflow-check steps, which subclasses (mindcv's TrainStep) call from their own construct.
+    def start_overflow_check(self, pre_cond: Tensor, compute_input: Tensor) -> tuple[Tensor, Tensor]:
+        """``(status, compute_input)``: begins an overflow check; the status is a placeholder here (the check
+        reads the gradients themselves in :meth:`get_overflow_status`)."""
+        return G.const(np.zeros((), np.float32), compute_input), compute_input
+
+    def get_overflow_status(self, status: Tensor, compute_output: Any) -> Tensor:
+        """A bool Tensor: whether any of ``compute_output`` (the gradients) holds inf or NaN."""
+        return G.unary("LogicalNot", all_finite(tuple(compute_output)))
+
+    def process_loss_scale(self, overflow: Tensor) -> Tensor:
+        """Update the loss scale through the update cell (when there is one); returns whether to skip."""
+        if self.loss_scaling_manager is not None:
+            return self.loss_scaling_manager(self.scale_sense, overflow)
+        return overflow
 
     def _update_unless(self, overflow: Tensor, grads: tuple[Tensor, ...]) -> None:
         """``optimizer(grads)`` with its writes undone where ``overflow`` is True (see the module docstring)."""

@@ -22,11 +22,12 @@ from ...core import config, trace
 from ...core.parameter import Parameter, ParameterTuple
 from ...core.tensor import Tensor
 from ...ops import functional as F
+from ...ops.control_prims import HyperMap, Map
 from ...ops.optim import AssignAdd
 from ..cell import Cell
 from . import reshaped
 from .init_args import opt_init_args_register  # noqa: F401  (MindSpore's path of the decorator)
-from .schedule import LearningRateSchedule
+from .schedule import LearningRateSchedule, _IteratorLearningRate
 
 _GROUP_KEYS = {"params", "lr", "weight_decay", "grad_centralization"}
 
@@ -127,8 +128,45 @@ class Optimizer(Cell):
         self._unique = True
         self.exec_weight_decay = any(d > 0 for d in decay)
         self._assign_add = AssignAdd()
+        self._custom_optimizer_fields(decay)
         object.__setattr__(self, "_flat", None)
         object.__setattr__(self, "_shapes", reshaped.snapshot(self._parameters))
+
+    def _custom_optimizer_fields(self, decay: list[float]) -> None:
+        """The attributes MindSpore's base class gives its subclasses and that optimizers written outside it
+        (mindcv's AdamW, Lion, NAdam, Adan) read: ``weight_decay`` (times loss_scale: a float32 Tensor, or one
+        per parameter with groups), ``decay_flags``, the step counter's ``assignadd`` and increment, and the
+        distributed-optimizer flags (``use_parallel`` False: every rank updates every parameter)."""
+        self.dynamic_weight_decay = False
+        if self.is_group:
+            self.decay_flags = tuple(d > 0 for d in decay)
+        else:
+            self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in self._parameters)
+        self.weight_decay = self.get_weight_decay()
+        self.assignadd = self._assign_add
+        self.global_step_increase_tensor = Tensor(np.ones((1,), np.int32))
+        self.reciprocal_scale = Tensor(np.float32(1.0 / self.loss_scale))
+        self.need_scale = self.loss_scale != 1.0
+        self.param_length = len(self._parameters)
+        self.use_parallel = False
+        self.optim_filter = (True,) * self.param_length
+        self.map_, self.hyper_map = Map(), HyperMap()
+        self.map_reverse, self.hyper_map_reverse = Map(None, True), HyperMap(None, True)
+
+    def _is_dynamic_lr_or_weight_decay(self) -> bool:
+        """Whether the rate (or the weight decay) changes per step, so ``global_step`` must be counted."""
+        return bool(self.dynamic_lr or self.dynamic_weight_decay)
+
+    def flatten_gradients(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
+        """The gradients as given (parameters are never flattened into one buffer here)."""
+        return tuple(gradients)
+
+    def _grad_sparse_indices_deduplicate(self, gradients: Sequence[Tensor]) -> tuple[Tensor, ...]:
+        """The gradients as given: the update runs on the CPU, where MindSpore does not deduplicate either."""
+        return tuple(gradients)
+
+    def _set_base_target(self, value: str) -> None:
+        self.target = value
 
     # ---- construction helpers ------------------------------------------------------------------
     def _learning_rates(self, items: list, groups: list, ordered: Sequence[Parameter], group_of: dict[int, int],
@@ -154,8 +192,9 @@ class Optimizer(Cell):
     def _lr_source(self, name: str, lr: Any, where: str) -> tuple[str, Any]:
         """One learning rate, validated, set as attribute ``name`` (a Parameter, or the schedule cell)."""
         kind, obj = _lr_kind(lr, where)
-        setattr(self, name, obj if kind == "schedule" else
-                Parameter(np.asarray(obj, np.float32), name=name))
+        if kind == "list":  # MindSpore's form: a schedule cell holding the Parameter ``name``
+            obj = _IteratorLearningRate(obj, name)
+        setattr(self, name, obj if kind != "static" else Parameter(np.asarray(obj, np.float32), name=name))
         return kind, getattr(self, name)
 
     @staticmethod
@@ -288,9 +327,6 @@ class Optimizer(Cell):
     def _rate(self, kind: str, source: Any) -> Tensor:
         if kind == "static":
             return source
-        if kind == "list":
-            last = Tensor(np.array([source.shape[0] - 1], np.int32))
-            return F.gather(source, F.minimum(self.global_step, last), 0)
         return source(self.global_step)
 
     def get_lr(self) -> Any:

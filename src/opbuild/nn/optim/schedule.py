@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ...ops import functional as F
 from ..cell import Cell
@@ -19,6 +20,20 @@ class LearningRateSchedule(Cell):
 
     def construct(self, global_step: Tensor) -> Tensor:
         raise NotImplementedError(f"{type(self).__name__} must define construct(global_step)")
+
+
+class _IteratorLearningRate(LearningRateSchedule):
+    """A list of per-step rates as a schedule (MindSpore's form of ``Optimizer(learning_rate=[...])``): the
+    float32 Parameter ``name`` holds the list; step ``i`` reads ``lr[i]``, and after the list the last rate
+    stays. Custom optimizers (mindcv's AdamW, Lion, ...) and callbacks call ``optimizer.learning_rate(step)``."""
+
+    def __init__(self, rates: np.ndarray, name: str) -> None:
+        super().__init__()
+        self.learning_rate = Parameter(np.asarray(rates, np.float32), name=name)
+
+    def construct(self, global_step: Tensor) -> Tensor:
+        last = Tensor(np.array([self.learning_rate.shape[0] - 1], np.int32))
+        return F.gather(self.learning_rate, F.minimum(global_step, last), 0)
 
 
 def _check_decay_steps(decay_steps: Any) -> int:

@@ -141,7 +141,16 @@ def true_divide(a, b) -> Tensor:
     return binary("RealDiv", a, b)
 
 
-def clip_by_value(x, clip_value_min, clip_value_max) -> Tensor:
-    """Clamp ``x`` to [clip_value_min, clip_value_max] (scalars or broadcastable tensors)."""
+def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    """Clamp ``x`` (a tensor, or a list/tuple of tensors: a tuple back) to [clip_value_min, clip_value_max];
+    either bound may be None (one-sided, as mindcv's asymmetric loss calls it), not both."""
+    if clip_value_min is None and clip_value_max is None:
+        raise ValueError("clip_by_value: at least one of 'clip_value_min' or 'clip_value_max' must not be None")
+    if isinstance(x, (list, tuple)):
+        return tuple(clip_by_value(t, clip_value_min, clip_value_max) for t in x)
     x = as_tensor(x)
+    if clip_value_min is None:
+        return binary("Minimum", x, as_tensor(clip_value_max, x))
+    if clip_value_max is None:
+        return binary("Maximum", x, as_tensor(clip_value_min, x))
     return apply("ClipByValue", {}, [x, as_tensor(clip_value_min, x), as_tensor(clip_value_max, x)])
