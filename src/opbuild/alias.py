@@ -91,6 +91,7 @@ class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec) -> ModuleType:
         module = importlib.import_module(counterpart(spec.name))
         if hasattr(module, "__path__") or not _has_renamed_children(spec.name):
+            _OWN_SPECS.setdefault(module.__name__, module.__spec__)
             return module
         # MindSpore's package (mindspore.ops.operations holds nn_ops, math_ops, ...) is a plain module in
         # opbuild: a package module carrying the same objects, so its submodule paths can be imported.
@@ -102,7 +103,21 @@ class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return package
 
     def exec_module(self, module: ModuleType) -> None:
-        """Nothing to run: the opbuild module was executed when it was imported."""
+        """Nothing to run: the opbuild module was executed when it was imported. The import system has just
+        set the module's ``__spec__`` to the ``mindspore`` one; an opbuild module gets its own back, or
+        ``importlib.util.find_spec("opbuild...")``, ``reload`` and pickling by module would see a
+        ``mindspore`` module with no location."""
+        if module.__name__ != module.__spec__.name:
+            module.__spec__ = importlib.util.find_spec(module.__name__) if module.__name__ not in sys.modules \
+                else _own_spec(module)
+
+
+def _own_spec(module: ModuleType):
+    """The spec ``module`` was imported with (kept by create_module before the import system replaced it)."""
+    return _OWN_SPECS.get(module.__name__, module.__spec__)
+
+
+_OWN_SPECS: dict[str, importlib.machinery.ModuleSpec] = {}
 
 
 def _has_renamed_children(fullname: str) -> bool:

@@ -86,3 +86,16 @@ def test_bad_env_value_is_refused():
     out = run_python("import opbuild", env={"OPBUILD_AS_MINDSPORE": "maybe"}, check=False)
     assert out.returncode != 0 and "OPBUILD_AS_MINDSPORE='maybe': expected 1" in out.stderr
 
+
+
+def test_importing_mindspore_leaves_opbuild_modules_their_own_specs():
+    # The import system sets the spec of every module it loads; the alias loads opbuild's own module objects
+    # under mindspore's names, which must keep their opbuild specs (found by a test that asked the import
+    # system where opbuild lives after another test had imported mindspore).
+    code = ("import importlib.util, opbuild; opbuild.alias_mindspore(); "
+            "import mindspore, mindspore.nn, mindspore.ops.operations; "
+            "print(opbuild.__spec__.name, opbuild.nn.__spec__.name, opbuild.ops.__spec__.name, "
+            "bool(importlib.util.find_spec('opbuild').submodule_search_locations), mindspore is opbuild)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["opbuild", "opbuild.nn", "opbuild.ops", "True", "True"]
