@@ -361,6 +361,10 @@ class GradOperation:
             tensors = [i for i in range(n_flat) if isinstance(flat_args[i], (Tensor, np.ndarray))]
             if self.get_all:
                 positions = tuple(tensors)
+            elif self.get_by_list:
+                # only the weights' gradients are returned: no input is differentiated (int token ids may
+                # come first, as in BERT's train step)
+                positions = ()
             else:
                 first = layout[0] if layout and layout[0] is not None else 1
                 positions = tuple(tensors[:first])

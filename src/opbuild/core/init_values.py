@@ -130,6 +130,10 @@ class Initializer:
     """Base class of initializers: ``sample(shape, rng)`` returns the values of ``shape`` (float32 for the random
     ones, as MindSpore fills them); ``rng`` is the NumPy RandomState their seeds come from (see
     :func:`draw_seed`). Subclasses that draw nothing set ``random = False``.
+
+    A user subclass may instead override ``_initialize(arr)`` and fill ``arr`` (a NumPy array of the
+    target shape and dtype) in place, as MindSpore's own protocol has it; its values are its own (often drawn
+    from NumPy's global generator), not from this package's seeds.
     """
 
     random = True
@@ -138,7 +142,8 @@ class Initializer:
         self._kwargs = kwargs
 
     def sample(self, shape: tuple[int, ...], rng: np.random.RandomState) -> np.ndarray:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} gives no values: an Initializer subclass must override "
+                                  f"_initialize(arr) (fill arr in place) or sample(shape, rng)")
 
     def __call__(self, arr: np.ndarray) -> None:
         """Fill ``arr`` in place (MindSpore's Initializer protocol)."""
@@ -293,6 +298,12 @@ def is_array_like(init: object) -> bool:
     return isinstance(init, np.ndarray) or callable(getattr(init, "asnumpy", None))
 
 
+def _fills_in_place(init: Initializer) -> bool:
+    """True for a subclass written to MindSpore's ``_initialize(arr)`` protocol rather than ``sample``."""
+    cls = type(init)
+    return cls.sample is Initializer.sample and callable(getattr(cls, "_initialize", None))
+
+
 def init_array(init, shape: int | Sequence[int], dtype: DType | str = float32) -> np.ndarray:
     """Initial values as a NumPy array: ``init`` is an :class:`Initializer`, a name of one (``'normal'``,
     ``'he_uniform'``, ...), a number, or an array/Tensor of exactly ``shape``."""
@@ -313,6 +324,10 @@ def init_array(init, shape: int | Sequence[int], dtype: DType | str = float32) -
     if not isinstance(init, Initializer):
         raise TypeError(f"init must be an Initializer, a name, a number, an array or a Tensor, got "
                         f"{type(init).__name__}")
+    if _fills_in_place(init):
+        arr = np.zeros(shape, dtype=dt)
+        init._initialize(arr)
+        return arr
     return np.asarray(init.sample(shape, seed_source())).astype(dt)
 
 

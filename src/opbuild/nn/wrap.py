@@ -68,9 +68,11 @@ class TrainOneStepCell(Cell):
         else:
             self.grad_fn = autograd.value_and_grad(self._sens_loss, grad_position=None, weights=weights,
                                                    has_aux=True)
-        # MindSpore's gradient operation, for subclasses that write their own construct (mindcv's TrainStep:
-        # ``self.grad(self.network, weights)(*inputs, sens)``)
+        # MindSpore's attributes that subclasses' own construct uses (mindcv's TrainStep, BERT's and the
+        # Transformer's in MindSpore's model repository: self.grad(self.network, weights)(*inputs, sens)); this class's construct does not need them.
         self.grad = autograd.GradOperation(get_by_list=True, sens_param=True)
+        self.grad_no_sens = autograd.GradOperation(get_by_list=True)
+        self.parallel_mode = auto_parallel.get_auto_parallel_context("parallel_mode")
         self.reducer_flag = auto_parallel.data_parallel()
         # MindSpore's: an Identity cell outside data parallelism (a sub-cell, so it is in cells_and_names)
         self.grad_reducer: Cell = Identity()

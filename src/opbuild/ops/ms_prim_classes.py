@@ -292,9 +292,10 @@ TABLE: dict[str, tuple[tuple[tuple[str, Any], ...], Callable, str]] = {
     "ReduceAny": ((("keep_dims", False),), _reduce_any, "Logical or over ``axis`` (all axes when empty)."),
     "ScalarToTensor": ((), lambda a, x, dtype="float32": _fn("cast")(Tensor(np.array(x, np.float64)), dtype),
                        "A 0-D tensor of ``dtype`` holding the scalar."),
+    # a range is a tuple in MindSpore's graph syntax (YOLOX: tuple_to_array(range(grid_size[1])))
     "TupleToArray": ((), lambda a, *args: Tensor(np.array(args[0] if len(args) == 1 and isinstance(
-        args[0], (tuple, list)) else args, np.float32 if any(isinstance(v, float) for v in np.ravel(
-            args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args)) else np.int32)),
+        args[0], (tuple, list, range)) else args, np.float32 if any(isinstance(v, float) for v in np.ravel(
+            args[0] if len(args) == 1 and isinstance(args[0], (tuple, list, range)) else args)) else np.int32)),
                      "A tensor from a tuple of numbers (float32 if any is a float, else int32)."),
     "BartlettWindow": ((("periodic", True), ("dtype", "float32")), _window("BartlettWindow"),
                        "The Bartlett (triangular) window."),

@@ -1,7 +1,8 @@
 """``mindspore.nn.layer``: the module paths MindSpore's layers live under (``nn.layer.activation.PReLUExt``,
 ``from mindspore.nn.layer.conv import Conv2d``). opbuild keeps its layers in ``nn/layers/``; this package
 gives each of MindSpore's layer modules as a small module holding the names MindSpore puts there that
-opbuild has (the same classes as ``opbuild.nn``'s)."""
+opbuild has (the same classes as ``opbuild.nn``'s), and exports all of them at the package level as
+MindSpore's ``nn.layer`` does."""
 
 from __future__ import annotations
 
@@ -54,12 +55,24 @@ def _module(name: str, names: tuple[str, ...], source: dict) -> ModuleType:
     return mod
 
 
+# Names in MindSpore's layer modules that are a different class from ``mindspore.nn``'s same name (nn's
+# CosineSimilarity is the metric, layer.math's a layer opbuild lacks): never filled from opbuild.nn.
+_NOT_NN = frozenset({"CosineSimilarity"})
+
+
 def _build() -> None:
     # opbuild.nn imports this package last, so its namespace already holds every layer and container
     nn = vars(sys.modules[__name__.rsplit(".", 1)[0]])
-    source = {n: v for n, v in nn.items() if not n.startswith("_")}
+    source = {n: v for n, v in nn.items() if not n.startswith("_") and n not in _NOT_NN}
+    exported: list[str] = []
     for name, names in _MODULES.items():
-        globals()[name] = _module(name, names, source)
+        mod = _module(name, names, source)
+        globals()[name] = mod
+        # MindSpore's nn.layer package exports its modules' names too (``nn.layer.CellList``)
+        for n in mod.__all__:
+            globals()[n] = getattr(mod, n)
+        exported += mod.__all__
+    globals()["__all__"] = exported
 
 
 _build()

@@ -25,11 +25,25 @@ class BatchNorm2d(Cell):
     BatchNormGrad as its backward) also computes MindSpore's update ``moving = moving * momentum + batch *
     (1 - momentum)`` (the moving variance from the unbiased batch variance). The update is computed inside
     the compiled graph and written into the Parameters in place (an Assign node, as MindSpore does).
+
+    ``use_batch_statistics``: None (the default) follows the training flag as above; True always uses the
+    batch's statistics (and updates the moving ones), False always the moving ones. ``data_format`` is
+    ``'NCHW'`` only (MindSpore takes ``'NHWC'`` on GPU alone); ``dtype`` is float32 only.
     """
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
-                 gamma_init="ones", beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones") -> None:
+                 gamma_init="ones", beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics: bool | None = None, data_format: str = "NCHW", dtype=None) -> None:
         super().__init__()
+        name = type(self).__name__
+        if use_batch_statistics is not None and not isinstance(use_batch_statistics, bool):
+            raise TypeError(f"{name}: use_batch_statistics must be None or a bool, got {use_batch_statistics!r}")
+        if data_format != "NCHW":
+            raise ValueError(f"{name}: data_format must be 'NCHW' (MindSpore takes 'NHWC' on GPU only; "
+                             f"transpose the input instead), got {data_format!r}")
+        if dtype is not None and str(dtype).lower().rsplit(".", 1)[-1] != "float32":
+            raise TypeError(f"{name}: dtype must be float32 (the statistics are kept in float32), got {dtype!r}")
+        self.use_batch_statistics = use_batch_statistics
         self.num_features = positive_int("BatchNorm2d", "num_features", num_features)
         if not isinstance(eps, (int, float)) or isinstance(eps, bool) or eps <= 0:
             raise ValueError(f"BatchNorm2d: eps must be a positive float, got {eps!r}")
@@ -51,7 +65,8 @@ class BatchNorm2d(Cell):
 
     def construct(self, x: Tensor) -> Tensor:
         check_input("BatchNorm2d", x, rank=4, dim=(1, self.num_features))
-        if not self.training:
+        use_batch = self.training if self.use_batch_statistics is None else self.use_batch_statistics
+        if not use_batch:
             return self.batch_norm(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)[0]
         y, _, _, _, _ = self.batch_norm_train(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)
         return y

@@ -230,7 +230,10 @@ def scalar_to_tensor(input_x, dtype: DType | str = "float32") -> Tensor:
 
 def tuple_to_array(input_x) -> Tensor:
     """``ops.tuple_to_array(input_x)``: a 1-D tensor of a tuple of numbers (int32 for ints, float32 for
-    floats, as MindSpore 2.10 gives)."""
+    floats, as MindSpore 2.10 gives). A ``range`` counts as the tuple of its values, as in MindSpore's graph
+    syntax."""
+    if isinstance(input_x, builtins.range):  # this module's own ``range`` is ops.range
+        input_x = tuple(input_x)
     if not isinstance(input_x, tuple) or not input_x:
         raise TypeError(f"tuple_to_array: input_x must be a non-empty tuple, got {input_x!r}")
     arr = np.asarray(input_x)
