@@ -69,7 +69,8 @@ class TrainOneStepCell(Cell):
             self.grad_fn = autograd.value_and_grad(self._sens_loss, grad_position=None, weights=weights,
                                                    has_aux=True)
         # MindSpore's attributes that subclasses' own construct uses (mindcv's TrainStep, BERT's and the
-        # Transformer's in MindSpore's model repository: self.grad(self.network, weights)(*inputs, sens)); this class's construct does not need them.
+        # Transformer's in MindSpore's model repository: self.grad(self.network, weights)(*inputs, sens));
+        # this class's construct does not need them.
         self.grad = autograd.GradOperation(get_by_list=True, sens_param=True)
         self.grad_no_sens = autograd.GradOperation(get_by_list=True)
         self.parallel_mode = auto_parallel.get_auto_parallel_context("parallel_mode")
