@@ -220,10 +220,16 @@ def test_shape_error_while_tracing_leaves_no_graph(graph_mode):
 def test_cell_misuse_errors(graph_mode):
     class NoSuper(nn.Cell):
         def __init__(self):
-            self.x = 1
+            self.x = 1  # a plain attribute before (here: without) Cell.__init__ is allowed, as in MindSpore
 
-    with pytest.raises(RuntimeError, match="must call super"):
-        NoSuper()
+        def construct(self, x):
+            return x
+
+    cell = NoSuper()
+    with pytest.raises(RuntimeError, match=r"NoSuper.__init__ must call super\(\).__init__\(\)"):
+        cell(ms.Tensor(np.ones(2, np.float32)))
+    with pytest.raises(AttributeError, match=r"NoSuper.__init__ must call super\(\).__init__\(\)"):
+        cell.trainable_params()
 
     class NoConstruct(nn.Cell):
         pass

@@ -351,6 +351,8 @@ class Cell(CellState, CellApi, CellExtras):
                 continue
             seen.add(id(c))
             d = c.__dict__
+            if "_cells" not in d:
+                raise RuntimeError(f"{type(c).__name__}.__init__ must call super().__init__() (Cell's registries)")
             out.append((d["training"], d["_version"], d.get("_mixed_precision")))
             stack.extend(reversed(d["_cells"].values()))
         signature = tuple(out)

@@ -27,6 +27,14 @@ _DEVICES = (None, "CPU", "cpu")
 class CellExtras:
     """Mixin of the Cell methods described in the module docstring."""
 
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for a missing attribute: a Cell whose __init__ never called Cell.__init__ misses its
+        # registries, which would otherwise surface as a puzzling '_params' error far from the cause.
+        if not name.startswith("__") and "_params" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__}.__init__ must call super().__init__() (no {name!r}: the "
+                                 "Cell's parameter and sub-cell registries are made there)")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def to(self, device: str | None = None, dtype: Any = None, non_blocking: bool = False) -> Any:
         """Cast every parameter of this cell and its sub-cells to the floating ``dtype`` (MindSpore's
         ``Cell.to``); ``device`` may be None or 'CPU', the one device opbuild runs on. Returns the cell."""
