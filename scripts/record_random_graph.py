@@ -5,33 +5,26 @@ fresh process (MindSpore's op-seed counters are process-wide). Run with a Python
 
     /path/to/ms-venv/bin/python scripts/record_random_graph.py [out.json]
 
-Outputs are stored as their values (up to FULL_LIMIT) or as a SHA-256 of their bytes plus the first values,
-as scripts/record_random_streams.py stores them. tests/compat/test_random_graph.py runs the same programs on
+Outputs are stored by record_random_streams.array_record: their values (up to 64) or a SHA-256 of their
+bytes plus the first values. tests/compat/test_random_graph.py runs the same programs on
 opbuild and compares every bit.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+from record_random_streams import array_record
+
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "tests" / "fixtures" / "mindspore" / "random_graph.json"
-FULL_LIMIT = 64
 
 
 def _out(a) -> dict:
-    rec = {"dtype": str(a.dtype), "shape": list(a.shape)}
-    flat = a.reshape(-1)
-    if flat.size <= FULL_LIMIT:
-        rec["values"] = flat.astype(float).tolist() if a.dtype.kind == "f" else flat.tolist()
-    else:
-        rec["sha256"] = hashlib.sha256(flat.tobytes()).hexdigest()
-        rec["first"] = flat[:8].astype(float).tolist() if a.dtype.kind == "f" else flat[:8].tolist()
-    return rec
+    return array_record(a)
 
 
 def main() -> None:

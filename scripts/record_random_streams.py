@@ -98,7 +98,11 @@ def _arg(ms, v):
 
 
 def _out(x) -> dict:
-    a = x.asnumpy()
+    return array_record(x.asnumpy())
+
+
+def array_record(a) -> dict:
+    """An output's dtype and shape, with its values (up to FULL_LIMIT) or its SHA-256 and first values."""
     rec = {"dtype": str(a.dtype), "shape": list(a.shape)}
     flat = a.reshape(-1)
     if flat.size <= FULL_LIMIT:
