@@ -195,6 +195,10 @@ def test_path_and_rank_default_like_the_runtime(cache):
     ms = run_json("cache", "ls", env={"MS_COMPILER_CACHE_PATH": str(cache)})
     assert len(ms["entries"]) == 9
     assert run_cli("cache", "ls", "--rank", "-1", root=cache).returncode == 2
+    # --rank follows RANK_ID's rule: the same upper bound, and the error says the accepted form
+    huge = run_cli("cache", "ls", "--rank", str(10**30), root=cache)
+    assert huge.returncode == 2 and "<= 1e+06" in huge.stderr and str(10**30) in huge.stderr
+    assert not any(p.name.startswith("rank_1000") for p in cache.iterdir())
     assert run_cli("cache", "ls", root=cache, env={"RANK_ID": "x"}).returncode == 2
 
 

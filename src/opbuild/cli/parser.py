@@ -33,14 +33,11 @@ def _arg_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
 
 
 def _rank_arg(text: str) -> int:
-    """argparse type of ``--rank``: a non-negative integer."""
+    """argparse type of ``--rank``: RANK_ID's rule (a whole number from 0 to 1e6)."""
     try:
-        rank = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"rank must be a non-negative integer, got {text!r}") from None
-    if rank < 0:
-        raise argparse.ArgumentTypeError(f"rank must be a non-negative integer, got {text!r}")
-    return rank
+        return int(config.RANK.parse(text))
+    except ConfigError:
+        raise argparse.ArgumentTypeError(f"rank must be {config.RANK.expected()}, got {text!r}") from None
 
 
 def _target_arg(text: str) -> str:
