@@ -28,3 +28,22 @@ def test_a_waveform_without_samples_is_refused(make):
 def test_positive_rates_still_work():
     assert A.Flanger(8000)(_X).shape == _X.shape
     assert A.DetectPitchFrequency(8000, win_length=3)(_X).shape[0] == 2
+
+
+# MindSpore 2.10's Vad bounds (run by hand: Vad(10**12) and every time/frequency at 16777217 raise
+# ValueError; 2**31 - 1 and 16777216 are accepted). opbuild accepted them and ran out of memory in the call.
+@pytest.mark.parametrize("kwargs", [{"sample_rate": 10**12}, {"sample_rate": 8000, "search_time": 16777217.0},
+                                    {"sample_rate": 8000, "trigger_level": -16777217.0},
+                                    {"sample_rate": 8000, "measure_duration": 1e9},
+                                    {"sample_rate": 8000, "lp_lifter_freq": 16777217.0}])
+def test_vad_bounds_are_mindspores(kwargs):
+    name = next(iter(k for k in kwargs if k != "sample_rate"), "sample_rate")
+    with pytest.raises(ValueError, match=rf"Vad: {name} must be in "):
+        A.Vad(**kwargs)
+
+
+def test_vad_window_too_large_for_memory_is_refused_before_allocating():
+    vad = A.Vad(8000, search_time=16777216.0)  # accepted, as MindSpore does: a 1.3e11-sample search window
+    with pytest.raises(ValueError, match=r"Vad: sample_rate 8000 with these times asks for a [\d,]+-sample window"):
+        vad(_X)
+    assert A.Vad(8000, search_time=1000.0)._plan().samples_len > 8_000_000  # long but within the bound

@@ -39,6 +39,13 @@ class _Plan:
     boot_max: int
 
 
+# MindSpore 2.10's bounds: sample_rate an int32 > 0, every time/frequency/level within float32's exact
+# integers (|x| <= 2**24).
+_INT32_MAX = 2**31 - 1
+_FLOAT_BOUND = 16777216.0
+# The largest analysis window (samples) a Vad allocates; beyond it one call would need gigabytes.
+_MAX_WINDOW = 1 << 27
+
 class Vad:
     """``Vad(sample_rate, trigger_level=7.0, trigger_time=0.25, search_time=1.0, allowed_gap=0.25,
     pre_trigger_time=0.0, boot_time=0.35, noise_up_time=0.1, noise_down_time=0.01, noise_reduction_amount=1.35,
@@ -61,22 +68,24 @@ class Vad:
                  lp_lifter_freq: float = 2000.0) -> None:
         who = "Vad"
         self.sample_rate = check_rate(who, sample_rate, positive=True)
-        self.trigger_level = check_number(who, "trigger_level", trigger_level)
+        if self.sample_rate > _INT32_MAX:
+            raise ValueError(f"{who}: sample_rate must be in [1, {_INT32_MAX}], got {sample_rate}")
+        self.trigger_level = check_number(who, "trigger_level", trigger_level, -_FLOAT_BOUND, _FLOAT_BOUND)
         for name, value in (("trigger_time", trigger_time), ("search_time", search_time),
                             ("allowed_gap", allowed_gap), ("pre_trigger_time", pre_trigger_time),
                             ("boot_time", boot_time), ("noise_up_time", noise_up_time),
                             ("noise_down_time", noise_down_time), ("noise_reduction_amount", noise_reduction_amount),
                             ("measure_smooth_time", measure_smooth_time)):
-            setattr(self, name, check_number(who, name, value, 0.0))
+            setattr(self, name, check_number(who, name, value, 0.0, _FLOAT_BOUND))
         if self.noise_up_time < self.noise_down_time:
             raise ValueError(f"Vad: noise_up_time ({noise_up_time}) must not be less than noise_down_time "
                              f"({noise_down_time})")
-        self.measure_freq = check_number(who, "measure_freq", measure_freq, 0.0, low_open=True)
+        self.measure_freq = check_number(who, "measure_freq", measure_freq, 0.0, _FLOAT_BOUND, low_open=True)
         self.measure_duration = (None if measure_duration is None
-                                 else check_number(who, "measure_duration", measure_duration, 0.0))
+                                 else check_number(who, "measure_duration", measure_duration, 0.0, _FLOAT_BOUND))
         for name, value in (("hp_filter_freq", hp_filter_freq), ("lp_filter_freq", lp_filter_freq),
                             ("hp_lifter_freq", hp_lifter_freq), ("lp_lifter_freq", lp_lifter_freq)):
-            setattr(self, name, check_number(who, name, value, 0.0, low_open=True))
+            setattr(self, name, check_number(who, name, value, 0.0, _FLOAT_BOUND, low_open=True))
 
     def _plan(self) -> _Plan:
         rate, freq = self.sample_rate, self.measure_freq
@@ -93,6 +102,10 @@ class Vad:
         width = spec_end - spec_start
         cep_start = math.ceil(rate * 0.5 / self.lp_lifter_freq)
         cep_end = min(math.floor(rate * 0.5 / self.hp_lifter_freq), dft_len // 4)
+        if max(dft_len, samples_len) > _MAX_WINDOW:
+            raise ValueError(f"Vad: sample_rate {rate} with these times asks for a {max(dft_len, samples_len):,}-"
+                             f"sample window (at most {_MAX_WINDOW:,}); lower search_time, pre_trigger_time or "
+                             "measure_duration, or raise measure_freq")
         if cep_end <= cep_start or width <= 0:
             raise RuntimeError("Vad: the filter and lifter frequencies leave nothing to measure at this "
                                "sample_rate; raise lp_lifter_freq or lower hp_lifter_freq/hp_filter_freq")
