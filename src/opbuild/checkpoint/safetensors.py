@@ -7,18 +7,16 @@ tensor is aligned); MindSpore marks its files with ``{"format": "ms"}`` metadata
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
-import secrets
 import struct
 
 import ml_dtypes
 import numpy as np
 
 from ..core.errors import OpbuildError
-from .serialization import _sweep_stale_temporaries as sweep_stale_temporaries
+from .atomic_file import write_atomically
 
 _CODES = {"F16": np.float16, "BF16": ml_dtypes.bfloat16, "F32": np.float32, "F64": np.float64,
           "I8": np.int8, "I16": np.int16, "I32": np.int32, "I64": np.int64,
@@ -53,29 +51,9 @@ def save_file(tensors: dict[str, np.ndarray], path: str | os.PathLike,
         offset += arr.nbytes
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)
-    # Written beside the file and renamed over it: a write that fails or is killed part way (a full disk,
-    # Ctrl-C) leaves the file that was there intact rather than a cut copy.
-    final = os.path.abspath(os.fspath(path))
-    sweep_stale_temporaries(final)  # those of a write killed part way, as save_checkpoint's (same names)
-    tmp = os.path.join(os.path.dirname(final), f".{os.path.basename(final)}.{secrets.token_hex(6)}.{os.getpid()}.tmp")
-    try:
-        f = open(tmp, "xb")  # noqa: SIM115 (closed below); not mkstemp: the umask's permissions, as open gives
-    except OSError as e:  # name the user's file and folder, not the temporary they never asked for
-        raise OSError(e.errno, f"safetensors: cannot create a file in the folder {os.path.dirname(final)} "
-                               f"({e.strerror}); create the folder or choose another path", final) from None
-    try:
-        with f:
-            f.write(struct.pack("<Q", len(text)))
-            f.write(text)
-            for name in order:
-                f.write(memoryview(arrays[name].reshape(-1).view(np.uint8)))  # the bytes in place, no copy
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, final)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    chunks = [struct.pack("<Q", len(text)), text]
+    chunks += [memoryview(arrays[name].reshape(-1).view(np.uint8)) for name in order]  # the bytes in place
+    write_atomically(os.path.abspath(os.fspath(path)), chunks, "safetensors", private=False)
 
 
 def load_file(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, str]]:

@@ -14,12 +14,9 @@ Temporaries of saves whose process died are removed by the next save of the same
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import os
-import re
-import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -28,12 +25,12 @@ import ml_dtypes
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from ..core import owners
 from ..core.errors import OpbuildError
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..nn.cell import Cell
 from . import async_save as async_writes
+from .atomic_file import write_atomically
 from .proto import Checkpoint
 
 log = logging.getLogger("opbuild.checkpoint")
@@ -141,53 +138,9 @@ def _native(dtype: np.dtype) -> np.dtype:
     return dtype if dtype.itemsize == 1 or dtype == TENSOR_TYPES["BFloat16"] else dtype.newbyteorder("=")
 
 
-def _temp_pattern(final: str) -> re.Pattern:
-    return re.compile(re.escape(f".{os.path.basename(final)}.") + r"[A-Za-z0-9_]+\.(" + owners.PID_PATTERN + r")\.tmp")
-
-
-def _sweep_stale_temporaries(final: str) -> None:
-    """Remove temporaries of earlier saves of ``final`` whose process no longer runs (a killed save). The pid
-    in a name is parsed as data (core/owners.py): a name with a malformed pid is not ours and stays."""
-    directory = os.path.dirname(final)
-    pattern = _temp_pattern(final)
-    with contextlib.suppress(OSError):
-        for entry in os.listdir(directory):
-            m = pattern.fullmatch(entry)
-            if m and owners.dead_here(owners.parse_pid(m.group(1))):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(os.path.join(directory, entry))
-                    log.info("removed %s, left behind by a save that did not finish", entry)
-
-
 def _atomic_write(final: str, chunks: Iterable[bytes]) -> None:
-    """Write ``chunks`` to ``final`` atomically: temporary file in the same directory (the rename must not
-    cross file systems), fsync, rename, then fsync of the directory so the rename itself is durable."""
-    directory = os.path.dirname(final)
-    _sweep_stale_temporaries(final)
-    # The pid in the name lets a later save tell a dead save's leftover from a concurrent live one.
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(final)}.", suffix=f".{os.getpid()}.tmp",
-                                   dir=directory)
-    except OSError as e:  # name the user's file and folder, not the temporary they never asked for
-        raise OSError(e.errno, f"save_checkpoint: cannot create a file in the folder {directory} "
-                               f"({e.strerror}); create the folder or choose another path", final) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for chunk in chunks:
-                f.write(chunk)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, final)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):  # not every file system lets a directory be opened for fsync
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+    """Write a checkpoint atomically (0600, as save_checkpoint always has); tests hold or fail it here."""
+    write_atomically(final, chunks, "save_checkpoint", private=True)
 
 
 def _checked_save_name(ckpt_file_name: Any) -> str:
