@@ -1,5 +1,6 @@
 """MindSpore 2.10's random streams after set_seed, in PYNATIVE_MODE: ``ops.rand``/``randn``/``randint``/
-``standard_normal``/``uniform`` and ``UniformReal``/``UniformInt``/``StandardNormal`` objects replay the call
+``standard_normal``/``uniform``/``multinomial``/``shuffle``/``laplace``/``randperm`` and ``UniformReal``/
+``UniformInt``/``StandardNormal``/``Multinomial``/``RandomShuffle``/``StandardLaplace`` objects replay the call
 sequences recorded by scripts/record_random_streams.py (tests/fixtures/mindspore/random_streams.json) and must
 give every bit of MindSpore's values."""
 
@@ -23,9 +24,16 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "rand
 CASES = json.loads(FIXTURE.read_text())
 
 
+def tensor_values(v: dict) -> np.ndarray:
+    """A recorded tensor argument's values (``tensor``, or ``arange``'s start, stop and step)."""
+    if "arange" in v:
+        return np.arange(*v["arange"]).astype(v["dtype"])
+    return np.asarray(v["tensor"], v["dtype"])
+
+
 def _arg(v):
     if isinstance(v, dict):
-        return ms.Tensor(np.asarray(v["tensor"], v["dtype"]))
+        return ms.Tensor(tensor_values(v))
     return tuple(v) if isinstance(v, list) else v
 
 
@@ -107,8 +115,8 @@ def test_jit_trace_draws_the_objects_stream_per_call_site():
 
 
 def test_samplers_without_mindspores_stream_keep_their_own(pynative_mode):
-    """Only StandardNormal, UniformReal and UniformInt draw MindSpore's streams: a seeded StandardLaplace must
-    still give float32 Laplace samples (it once fell through to the integer stream and gave zeros)."""
+    """A seeded StandardLaplace gives float32 Laplace samples (it once fell through to the integer stream and
+    gave zeros)."""
     out = ms.ops.StandardLaplace(seed=3, seed2=1)((2000,))
     values = out.asnumpy()
     assert out.dtype == ms.float32 and values.std() > 1.0 and abs(values.mean()) < 0.2  # Laplace(0, 1): sd 1.41
