@@ -10,7 +10,7 @@ Python that has MindSpore 2.10 (CPU):
 Each scenario runs in a fresh process (MindSpore's op-seed counters are process-wide). A step is
 ``["set_seed", s]``, ``["call", fn, args, kwargs]`` (a functional op; ``"skip"`` for a call whose values
 MindSpore leaves unseeded, not recorded), ``["new", id, cls, seed, seed2]`` (a primitive object) or
-``["prim", id, args]`` (a call of that object); an argument ``{"tensor": v, "dtype": d}`` is a Tensor,
+``["prim", id, args]`` (a call of that object), ``["np", fn, args, kwargs]`` (a ``mindspore.numpy`` call); an argument ``{"tensor": v, "dtype": d}`` is a Tensor,
 ``{"arange": [start, stop, step], "dtype": d}`` the Tensor of ``numpy.arange(start, stop, step)``.
 tests/compat/test_random_streams.py replays the steps on opbuild and compares every bit. Outputs are stored
 as their values (up to FULL_LIMIT) or as a SHA-256 of their bytes plus the first values.
@@ -138,6 +138,14 @@ SCENARIOS: dict[str, list] = {
         ["new", "l", "StandardLaplace", 3, 5], ["prim", "l", [[6]]], ["prim", "l", [[6]]], ["prim", "l", [[2, 3]]],
         ["prim", "l", [[6]]], ["new", "l2", "StandardLaplace", 0, 5], ["prim", "l2", [[6]]],
     ],
+    "numpy_random": [
+        ["set_seed", 7],
+        ["np", "rand", [3], {}], ["np", "rand", [3], {}], ["np", "randn", [2, 2], {}],
+        ["np", "randint", [0, 10, [4]], {}], ["np", "randint", [5], {}], ["np", "rand", [2], {"dtype": "float64"}],
+        ["call", "rand", [3], {}],
+        ["set_seed", 0], ["np", "rand", [3], {}], ["np", "randn", [3], {}],
+        ["np", "randint", [-100, 2147483647, [5]], {}], ["np", "randn", [3, 1000], {}],
+    ],
     "randperm": [
         ["call", "randperm", [10], {}], ["call", "randperm", [10], {"seed": 5}],
         ["call", "randperm", [10], {"seed": 5, "offset": 3}], ["call", "randperm", [11], {"seed": 5}],
@@ -173,6 +181,7 @@ def array_record(a) -> dict:
 
 def run_scenario(name: str) -> list:
     import mindspore as ms
+    import mindspore.numpy as mnp
     from mindspore import ops
     ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
     prims, outs = {}, []
@@ -182,7 +191,10 @@ def run_scenario(name: str) -> list:
         elif step[0] == "new":
             prims[step[1]] = getattr(ops, step[2])(seed=step[3], seed2=step[4])
         else:
-            fn = getattr(ops, step[1]) if step[0] in ("call", "skip") else prims[step[1]]
+            if step[0] == "prim":
+                fn = prims[step[1]]
+            else:
+                fn = getattr(mnp if step[0] == "np" else ops, step[1])
             args = [_arg(ms, v) for v in step[2]]
             kwargs = {k: (getattr(ms, v) if k == "dtype" else v) for k, v in (step[3] if step[0] != "prim"
                                                                                 else {}).items()}

@@ -1,8 +1,9 @@
 """MindSpore 2.10's random streams after set_seed, in PYNATIVE_MODE: ``ops.rand``/``randn``/``randint``/
 ``standard_normal``/``uniform``/``multinomial``/``shuffle``/``laplace``/``randperm`` and ``UniformReal``/
-``UniformInt``/``StandardNormal``/``Multinomial``/``RandomShuffle``/``StandardLaplace`` objects replay the call
-sequences recorded by scripts/record_random_streams.py (tests/fixtures/mindspore/random_streams.json) and must
-give every bit of MindSpore's values."""
+``UniformInt``/``StandardNormal``/``Multinomial``/``RandomShuffle``/``StandardLaplace`` objects and
+``mindspore.numpy``'s ``rand``/``randn``/``randint`` replay the call sequences recorded by
+scripts/record_random_streams.py (tests/fixtures/mindspore/random_streams.json) and must give every bit of
+MindSpore's values."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 import opbuild as ms
+import opbuild.numpy as msnp
 from opbuild import ops
 from opbuild.core.ms_random_streams import KernelStream, mix_seeds
 
@@ -45,10 +47,11 @@ def replay(steps: list) -> list:
             ms.set_seed(step[1])
         elif step[0] == "new":
             prims[step[1]] = getattr(ops, step[2])(seed=step[3], seed2=step[4])
-        elif step[0] in ("call", "skip"):  # skip: MindSpore's values are unseeded there, only the count matters
+        elif step[0] in ("call", "skip", "np"):  # skip: MindSpore's values are unseeded, only the count matters
             kwargs = {k: (getattr(ms, v) if k == "dtype" else v) for k, v in step[3].items()}
-            out = getattr(ops, step[1])(*[_arg(v) for v in step[2]], **kwargs).asnumpy()
-            if step[0] == "call":
+            fn = getattr(msnp if step[0] == "np" else ops, step[1])
+            out = fn(*[_arg(v) for v in step[2]], **kwargs).asnumpy()
+            if step[0] != "skip":
                 outs.append(out)
         else:
             outs.append(prims[step[1]](*[_arg(v) for v in step[2]]).asnumpy())
