@@ -9,9 +9,10 @@ Python that has MindSpore 2.10 (CPU):
 
 Each scenario runs in a fresh process (MindSpore's op-seed counters are process-wide). A step is
 ``["set_seed", s]``, ``["call", fn, args, kwargs]`` (a functional op; ``"skip"`` for a call whose values
-MindSpore leaves unseeded, not recorded), ``["new", id, cls, seed, seed2]`` (a primitive object) or
-``["prim", id, args]`` (a call of that object), ``["np", fn, args, kwargs]`` (a ``mindspore.numpy`` call); an argument ``{"tensor": v, "dtype": d}`` is a Tensor,
-``{"arange": [start, stop, step], "dtype": d}`` the Tensor of ``numpy.arange(start, stop, step)``.
+MindSpore leaves unseeded, not recorded), ``["np", fn, args, kwargs]`` (a ``mindspore.numpy`` function),
+``["new", id, cls, seed, seed2]`` (a primitive object) or ``["prim", id, args]`` (a call of that object); an
+argument ``{"tensor": v, "dtype": d}`` is a Tensor, ``{"arange": [start, stop, step], "dtype": d}`` the Tensor
+of ``numpy.arange(start, stop, step)``.
 tests/compat/test_random_streams.py replays the steps on opbuild and compares every bit. Outputs are stored
 as their values (up to FULL_LIMIT) or as a SHA-256 of their bytes plus the first values.
 """
@@ -191,10 +192,7 @@ def run_scenario(name: str) -> list:
         elif step[0] == "new":
             prims[step[1]] = getattr(ops, step[2])(seed=step[3], seed2=step[4])
         else:
-            if step[0] == "prim":
-                fn = prims[step[1]]
-            else:
-                fn = getattr(mnp if step[0] == "np" else ops, step[1])
+            fn = prims[step[1]] if step[0] == "prim" else getattr(mnp if step[0] == "np" else ops, step[1])
             args = [_arg(ms, v) for v in step[2]]
             kwargs = {k: (getattr(ms, v) if k == "dtype" else v) for k, v in (step[3] if step[0] != "prim"
                                                                                 else {}).items()}
