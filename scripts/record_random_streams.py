@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Record MindSpore 2.10's random streams after ``set_seed`` into tests/fixtures/mindspore/random_streams.json:
 sequences of calls of ``ops.rand``, ``ops.randn``, ``ops.randint``, ``ops.standard_normal``, ``ops.uniform``,
-``ops.multinomial``, ``ops.shuffle``, ``ops.laplace``, ``ops.randperm`` and of ``UniformReal``/``UniformInt``/
-``StandardNormal``/``Multinomial``/``RandomShuffle``/``StandardLaplace`` objects, in PYNATIVE_MODE. Run with a
-Python that has MindSpore 2.10 (CPU):
+``ops.multinomial``, ``ops.shuffle``, ``ops.laplace``, ``ops.randperm``, ``ops.bernoulli``, ``mindspore.numpy``'s
+``rand``/``randn``/``randint`` and of ``UniformReal``/``UniformInt``/``StandardNormal``/``Multinomial``/
+``RandomShuffle``/``StandardLaplace`` objects, in PYNATIVE_MODE. Run with a Python that has MindSpore 2.10
+(CPU):
 
     /path/to/ms-venv/bin/python scripts/record_random_streams.py [out.json]
 
@@ -49,6 +50,7 @@ _W24 = _t([[1.0, 2.0, 3.0, 4.0], [0.0, 5.0, 1.0, 0.0]], "float32")
 _W34 = _t([[1.0, 2.0, 3.0, 4.0], [0.0, 5.0, 1.0, 0.0], [2.0, 0.0, 0.0, 2.0]], "float32")
 _W5 = _t([0.5, 1.0, 0.0, 2.0, 0.25], "float32")
 _A10 = _t([float(i) for i in range(10)], "float32")
+_Z16 = _t([0.0] * 16, "float32")
 
 SCENARIOS: dict[str, list] = {
     "functional_seed7": [
@@ -146,6 +148,16 @@ SCENARIOS: dict[str, list] = {
         ["call", "rand", [3], {}],
         ["set_seed", 0], ["np", "rand", [3], {}], ["np", "randn", [3], {}],
         ["np", "randint", [-100, 2147483647, [5]], {}], ["np", "randn", [3, 1000], {}],
+    ],
+    "bernoulli": [
+        ["call", "bernoulli", [_Z16, 0.5], {"seed": 5}], ["call", "bernoulli", [_Z16, 0.5], {"seed": 5}],
+        ["call", "bernoulli", [_Z16, _t([0.03 + i * 0.94 / 15 for i in range(16)], "float32")], {"seed": 5}],
+        ["call", "bernoulli", [_t([[0] * 8, [0] * 8], "int32"), 0.5], {"seed": 5}],
+        ["call", "bernoulli", [_Z16, 0.5], {"seed": 2**33 + 7}],
+        ["call", "bernoulli", [_arange(0, 3000, 1, "float32"), 0.3], {"seed": 11}],
+        ["call", "bernoulli", [_t([0.0] * 6, "float64"), _t([0.1, 0.3, 0.5, 0.7, 0.9, 0.99], "float64")],
+         {"seed": 1}],
+        ["set_seed", 3], ["call", "bernoulli", [_Z16, 0.5], {"seed": 5}],
     ],
     "randperm": [
         ["call", "randperm", [10], {}], ["call", "randperm", [10], {"seed": 5}],

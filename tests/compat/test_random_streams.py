@@ -1,5 +1,5 @@
 """MindSpore 2.10's random streams after set_seed, in PYNATIVE_MODE: ``ops.rand``/``randn``/``randint``/
-``standard_normal``/``uniform``/``multinomial``/``shuffle``/``laplace``/``randperm`` and ``UniformReal``/
+``standard_normal``/``uniform``/``multinomial``/``shuffle``/``laplace``/``randperm``/``bernoulli`` and ``UniformReal``/
 ``UniformInt``/``StandardNormal``/``Multinomial``/``RandomShuffle``/``StandardLaplace`` objects and
 ``mindspore.numpy``'s ``rand``/``randn``/``randint`` replay the call sequences recorded by
 scripts/record_random_streams.py (tests/fixtures/mindspore/random_streams.json) and must give every bit of
@@ -123,3 +123,13 @@ def test_samplers_without_mindspores_stream_keep_their_own(pynative_mode):
     out = ms.ops.StandardLaplace(seed=3, seed2=1)((2000,))
     values = out.asnumpy()
     assert out.dtype == ms.float32 and values.std() > 1.0 and abs(values.mean()) < 0.2  # Laplace(0, 1): sd 1.41
+
+
+def test_seeded_bernoulli_object_repeats_the_functional_values():
+    """MindSpore's Bernoulli kernel restarts its seed's Philox stream at every call and does not read
+    ``offset``: an object with seed 5 gives the recorded ``ops.bernoulli(..., seed=5)`` values at every call."""
+    rec = CASES["bernoulli"]["outputs"][0]
+    prim = ops.Bernoulli(seed=5, offset=3)
+    x = ms.Tensor(np.zeros(16, np.float32))
+    for _ in range(2):
+        check(prim(x, ms.Tensor(np.float32(0.5))).asnumpy(), rec, "Bernoulli(seed=5)")

@@ -16,7 +16,10 @@ What MindSpore's kernels do, found from their behaviour (and the generators of c
 * ``StandardLaplace``: ``u = uniform_real_distribution<float>(nextafter(-1, 0), 1)`` (float32 arithmetic), then
   ``-sign(u) * log(1 - |u|)`` in double, rounded to float32;
 * ``RandpermV2``: ``std::shuffle`` of ``range(n)`` with a ``std::mt19937`` seeded with ``offset`` when it is not
-  0, else ``seed`` (modulo 2**32): a pure function of ``(n, seed, offset)``.
+  0, else ``seed`` (modulo 2**32): a pure function of ``(n, seed, offset)``;
+* ``Bernoulli`` with a seed (not -1): a Philox-4x32-10 stream keyed by the seed, counter high half 0, started
+  afresh at every call (the same seed gives the same values; the ``offset`` attribute is not read); each value
+  takes one word's 23 low bits as a float in [0, 1) and is 1 where that float is at most ``p``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .ms_random_streams import KernelStream
+from .philox_fill import philox_uint32
 
 _MT_CHUNK = 4096
 
@@ -132,3 +136,9 @@ def standard_laplace(stream: KernelStream, n: int) -> np.ndarray:
     u = (np.float32(1) - low) * stream.canonical_float(n) + low  # float32 steps, as the float distribution
     mag = np.log(1.0 - np.abs(u.astype(np.float64)))
     return (-np.copysign(1.0, u).astype(np.float64) * mag).astype(np.float32)
+
+
+def bernoulli_uniforms(seed: int, n: int) -> np.ndarray:
+    """The ``n`` float32 uniforms in [0, 1) that ``Bernoulli`` with ``seed`` compares with ``p``."""
+    bits = (philox_uint32(seed, n, offset=0) & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)
+    return bits.view(np.float32) - np.float32(1.0)

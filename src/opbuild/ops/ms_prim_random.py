@@ -31,8 +31,10 @@ class _Seeded(Primitive):
 
 
 class Bernoulli(Primitive):
-    """``ops.Bernoulli(seed=-1, offset=0)(x, p)``: 0/1 samples of Bernoulli(``p``) of ``x``'s shape and dtype;
-    ``seed=-1`` takes the next op seed of the ``set_seed`` sequence, ``offset`` is where the draws start."""
+    """``ops.Bernoulli(seed=-1, offset=0)(x, p)``: 0/1 samples of Bernoulli(``p``) of ``x``'s shape and dtype.
+    A seed (not -1) draws MindSpore's values, the same at every call (its CPU kernel's; ``offset`` is unused
+    there); ``seed=-1`` (unseeded in MindSpore) takes the next op seed of the ``set_seed`` sequence and draws
+    opbuild's stream, from ``offset``."""
 
     def __init__(self, seed: int = -1, offset: int = 0):
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < -1:
@@ -46,6 +48,8 @@ class Bernoulli(Primitive):
 
     def __call__(self, x, p):
         t = as_tensor(x)
+        if self.attrs["seed"] != -1:  # MindSpore's values: its kernel restarts the seed's stream at every call
+            return R.seeded_bernoulli(t, p, self.attrs["seed"], "Bernoulli")
         u = draw("UniformReal", {"shape": tuple(t.shape)}, self._rng)
         return R.bernoulli_with(t, p, u, "Bernoulli")
 
