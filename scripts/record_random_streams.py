@@ -11,9 +11,9 @@ sequences of calls of ``ops.rand``, ``ops.randn``, ``ops.randint``, ``ops.standa
 Each scenario runs in a fresh process (MindSpore's op-seed counters are process-wide). A step is
 ``["set_seed", s]``, ``["call", fn, args, kwargs]`` (a functional op; ``"skip"`` for a call whose values
 MindSpore leaves unseeded, not recorded), ``["np", fn, args, kwargs]`` (a ``mindspore.numpy`` function),
-``["new", id, cls, seed, seed2]`` (a primitive object) or ``["prim", id, args]`` (a call of that object); an
-argument ``{"tensor": v, "dtype": d}`` is a Tensor, ``{"arange": [start, stop, step], "dtype": d}`` the Tensor
-of ``numpy.arange(start, stop, step)``.
+``["new", id, cls, seed, seed2]`` or ``["new", id, cls, kwargs]`` (a primitive object) or ``["prim", id, args]``
+(a call of that object); an argument ``{"tensor": v, "dtype": d}`` is a Tensor, ``{"arange": [start, stop,
+step], "dtype": d}`` the Tensor of ``numpy.arange(start, stop, step)``.
 tests/compat/test_random_streams.py replays the steps on opbuild and compares every bit. Outputs are stored
 as their values (up to FULL_LIMIT) or as a SHA-256 of their bytes plus the first values.
 """
@@ -51,6 +51,7 @@ _W34 = _t([[1.0, 2.0, 3.0, 4.0], [0.0, 5.0, 1.0, 0.0], [2.0, 0.0, 0.0, 2.0]], "f
 _W5 = _t([0.5, 1.0, 0.0, 2.0, 0.25], "float32")
 _A10 = _t([float(i) for i in range(10)], "float32")
 _Z16 = _t([0.0] * 16, "float32")
+_L24 = _t([[0.5, -1.0, 2.0, 0.0], [3.0, 3.0, -2.0, 1.0]], "float32")
 
 SCENARIOS: dict[str, list] = {
     "functional_seed7": [
@@ -159,6 +160,18 @@ SCENARIOS: dict[str, list] = {
          {"seed": 1}],
         ["set_seed", 3], ["call", "bernoulli", [_Z16, 0.5], {"seed": 5}],
     ],
+    "random_categorical": [
+        ["set_seed", 7],
+        ["call", "random_categorical", [_L24, 10], {"seed": 5}],
+        ["call", "random_categorical", [_L24, 10], {"seed": 5}],
+        ["call", "random_categorical", [_L24, 6], {"seed": 7, "dtype": "int32"}],
+        ["call", "random_categorical", [_t([[0.0] * 1000, [0.0] * 1000], "float32"), 10], {"seed": 5}],
+        ["call", "random_categorical", [_t([[i / 50.0 for i in range(300)]] * 3, "float32"), 400], {"seed": 3}],
+        ["call", "random_categorical", [_t([[0.5, -1.0, 2.0, 0.0]], "float64"), 8], {"seed": 2}],
+        ["new", "c", "RandomCategorical", {"dtype": "int64"}],
+        ["prim", "c", [_L24, 8, 5]], ["prim", "c", [_L24, 8, 5]], ["prim", "c", [_L24, 8, 7]],
+        ["prim", "c", [_L24, 8, 5]], ["prim", "c", [_L24, 4, 5]], ["prim", "c", [_L24, 8, 5]],
+    ],
     "randperm": [
         ["call", "randperm", [10], {}], ["call", "randperm", [10], {"seed": 5}],
         ["call", "randperm", [10], {"seed": 5, "offset": 3}], ["call", "randperm", [11], {"seed": 5}],
@@ -192,6 +205,13 @@ def array_record(a) -> dict:
     return rec
 
 
+def new_prim(ms, ops, step: list):
+    """A ``new`` step's object: ``cls(seed=, seed2=)``, or ``cls(**kwargs)`` (a dtype given by name)."""
+    if isinstance(step[3], dict):
+        return getattr(ops, step[2])(**{k: (getattr(ms, v) if k == "dtype" else v) for k, v in step[3].items()})
+    return getattr(ops, step[2])(seed=step[3], seed2=step[4])
+
+
 def run_scenario(name: str) -> list:
     import mindspore as ms
     import mindspore.numpy as mnp
@@ -202,7 +222,7 @@ def run_scenario(name: str) -> list:
         if step[0] == "set_seed":
             ms.set_seed(step[1])
         elif step[0] == "new":
-            prims[step[1]] = getattr(ops, step[2])(seed=step[3], seed2=step[4])
+            prims[step[1]] = new_prim(ms, ops, step)
         else:
             fn = prims[step[1]] if step[0] == "prim" else getattr(mnp if step[0] == "np" else ops, step[1])
             args = [_arg(ms, v) for v in step[2]]

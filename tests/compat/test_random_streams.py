@@ -1,6 +1,7 @@
 """MindSpore 2.10's random streams after set_seed, in PYNATIVE_MODE: ``ops.rand``/``randn``/``randint``/
-``standard_normal``/``uniform``/``multinomial``/``shuffle``/``laplace``/``randperm``/``bernoulli`` and ``UniformReal``/
-``UniformInt``/``StandardNormal``/``Multinomial``/``RandomShuffle``/``StandardLaplace`` objects and
+``standard_normal``/``uniform``/``multinomial``/``shuffle``/``laplace``/``randperm``/``bernoulli``/
+``random_categorical`` and ``UniformReal``/``UniformInt``/``StandardNormal``/``Multinomial``/``RandomShuffle``/
+``StandardLaplace``/``RandomCategorical`` objects and
 ``mindspore.numpy``'s ``rand``/``randn``/``randint`` replay the call sequences recorded by
 scripts/record_random_streams.py (tests/fixtures/mindspore/random_streams.json) and must give every bit of
 MindSpore's values."""
@@ -45,6 +46,9 @@ def replay(steps: list) -> list:
     for step in steps:
         if step[0] == "set_seed":
             ms.set_seed(step[1])
+        elif step[0] == "new" and isinstance(step[3], dict):
+            prims[step[1]] = getattr(ops, step[2])(**{k: (getattr(ms, v) if k == "dtype" else v)
+                                                      for k, v in step[3].items()})
         elif step[0] == "new":
             prims[step[1]] = getattr(ops, step[2])(seed=step[3], seed2=step[4])
         elif step[0] in ("call", "skip", "np"):  # skip: MindSpore's values are unseeded, only the count matters

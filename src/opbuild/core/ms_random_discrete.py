@@ -17,6 +17,11 @@ What MindSpore's kernels do, found from their behaviour (and the generators of c
   ``-sign(u) * log(1 - |u|)`` in double, rounded to float32;
 * ``RandpermV2``: ``std::shuffle`` of ``range(n)`` with a ``std::mt19937`` seeded with ``offset`` when it is not
   0, else ``seed`` (modulo 2**32): a pure function of ``(n, seed, offset)``;
+* ``RandomCategorical`` with a seed (not 0): a minstd_rand0 seeded from the pair ``(0, seed)``; per row
+  ``cdf`` = running sums (logits' dtype) of ``expf(logit - row max)``; sample ``j`` draws one
+  ``uniform_real_distribution<double>`` value, rounded to float, shared by every row, and takes the first
+  category whose ``cdf`` reaches ``cdf[-1] * u``. A primitive object keeps one generator per kernel (logits'
+  shape and dtype, sample count and seed), continued across its calls;
 * ``Bernoulli`` with a seed (not -1): a Philox-4x32-10 stream keyed by the seed, counter high half 0, started
   afresh at every call (the same seed gives the same values; the ``offset`` attribute is not read); each value
   takes one word's 23 low bits as a float in [0, 1) and is 1 where that float is at most ``p``.
@@ -28,7 +33,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .ms_random_streams import KernelStream
+from .ms_random_streams import KernelStream, expf
 from .philox_fill import philox_uint32
 
 _MT_CHUNK = 4096
@@ -142,3 +147,16 @@ def bernoulli_uniforms(seed: int, n: int) -> np.ndarray:
     """The ``n`` float32 uniforms in [0, 1) that ``Bernoulli`` with ``seed`` compares with ``p``."""
     bits = (philox_uint32(seed, n, offset=0) & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)
     return bits.view(np.float32) - np.float32(1.0)
+
+
+def random_categorical(stream: KernelStream, logits: np.ndarray, num_sample: int) -> np.ndarray:
+    """``RandomCategorical``'s int64 indices, shape ``(batch, num_sample)``, for the 2-D float ``logits``,
+    drawing from ``stream`` (a minstd_rand0 KernelStream)."""
+    dt = logits.dtype
+    u = stream.canonical_double(num_sample).astype(np.float32).astype(dt)
+    out = np.zeros((logits.shape[0], num_sample), np.int64)
+    for r, row in enumerate(logits):
+        shifted = (row - row.max()).astype(np.float32)
+        cdf = np.add.accumulate(expf(shifted).astype(dt), dtype=dt)
+        out[r] = np.searchsorted(cdf, (cdf[-1] * u).astype(dt), side="left")
+    return out

@@ -50,6 +50,7 @@ MT_STATE_SIZE = 625  # an mt19937's 624 words and its position, as int64 state d
 
 _LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
 _LIBM.logf.restype, _LIBM.logf.argtypes = ctypes.c_float, [ctypes.c_float]
+_LIBM.expf.restype, _LIBM.expf.argtypes = ctypes.c_float, [ctypes.c_float]
 
 # (function name, op seed) -> calls since the last set_seed, and the set_seed epoch they count in.
 _calls: dict[tuple[str, int], int] = {}
@@ -102,6 +103,15 @@ def logf(x: np.ndarray) -> np.ndarray:
     flat_in, flat_out = x.reshape(-1), out.reshape(-1)
     for i in range(flat_in.size):
         flat_out[i] = _LIBM.logf(float(flat_in[i]))
+    return out
+
+
+def expf(x: np.ndarray) -> np.ndarray:
+    """The C library's float32 ``expf`` of each value (what MindSpore's kernels call; see :func:`logf`)."""
+    out = np.empty(x.shape, np.float32)
+    flat_in, flat_out = x.reshape(-1), out.reshape(-1)
+    for i in range(flat_in.size):
+        flat_out[i] = _LIBM.expf(float(flat_in[i]))
     return out
 
 
@@ -187,6 +197,19 @@ class KernelStream:
         self._x = int(draws[-1])
         u = (draws - np.uint64(1)).astype(np.float32) / np.float32(2.0**31)
         u[u >= 1] = np.nextafter(np.float32(1), np.float32(0))
+        return u
+
+    def canonical_double(self, n: int) -> np.ndarray:
+        """The minstd_rand0's next ``n`` values of libstdc++'s ``uniform_real_distribution<double>(0, 1)``: two
+        words each, ``((w1 - 1) + (w2 - 1) * r) / r**2`` in double with ``r = 2**31 - 2``, kept below 1."""
+        if n == 0:
+            return np.zeros(0, np.float64)
+        draws = self._minstd(2 * n)
+        self._x = int(draws[-1])
+        w = (draws - np.uint64(1)).astype(np.float64)
+        r = float(_MINSTD_M - 1)
+        u = (w[0::2] + w[1::2] * r) / float(r * r)
+        u[u >= 1] = np.nextafter(1.0, 0.0)
         return u
 
     def standard_normal(self, n: int) -> np.ndarray:

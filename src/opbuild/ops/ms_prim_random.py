@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.ms_random_streams import KernelStream
 from ..core.tensor import as_tensor
 from .api import random_ext as R
 from .api.sampling import _state
@@ -80,11 +81,27 @@ class RandomCategorical(Primitive):
 
     def __init__(self, dtype: Any = "int64"):
         Primitive.__init__(self, dtype=R.index_dtype("RandomCategorical", dtype))
+        object.__setattr__(self, "_ms_kernels", {})
 
     def __call__(self, logits, num_sample, seed=0):
         s = R.int_arg("RandomCategorical", "seed", seed)
+        got = R.ms_categorical("RandomCategorical", logits, num_sample, self._kernel(logits, num_sample, s),
+                               self.attrs["dtype"])
+        if got is not None:
+            return got
         return R.categorical("RandomCategorical", logits, num_sample, _state("RandomCategorical", s or None),
                              self.attrs["dtype"])
+
+    def _kernel(self, logits, num_sample, seed: int) -> KernelStream | None:
+        """MindSpore's generator of this object for the call (a seed given): one per kernel (logits' shape and
+        dtype, sample count, seed), continued across calls, as MindSpore's PyNative kernel cache keeps it."""
+        if not seed:
+            return None
+        x = as_tensor(logits)
+        key = (tuple(x.shape), x.dtype.name, num_sample, seed)
+        if key not in self._ms_kernels:
+            self._ms_kernels[key] = KernelStream(0, seed, normal=True)
+        return self._ms_kernels[key]
 
 
 class RandomChoiceWithMask(_Seeded):

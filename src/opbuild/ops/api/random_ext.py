@@ -21,6 +21,7 @@ import numpy as np
 
 from ...core import ms_random_discrete as msd
 from ...core.dtypes import DType, dtype_of
+from ...core.ms_random_streams import KernelStream
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
 from ...core.trace import current
@@ -150,7 +151,25 @@ def random_categorical(logits, num_sample: int, seed: int = 0, dtype: DType | st
     """``ops.random_categorical(logits, num_sample, seed=0, dtype=int64)``: ``num_sample`` category indices per
     row of the (batch, classes) ``logits``, drawn from their softmax."""
     dt = index_dtype("random_categorical", dtype)
+    s = int_arg("random_categorical", "seed", seed)
+    stream = KernelStream(0, s, normal=True) if s else None  # MindSpore's generator for this call, made afresh
+    got = ms_categorical("random_categorical", logits, num_sample, stream, dt)
+    if got is not None:
+        return got
     return categorical("random_categorical", logits, num_sample, _state("random_categorical", seed or None), dt)
+
+
+def ms_categorical(name: str, logits, num_sample, stream: KernelStream | None, dtype: str) -> Tensor | None:
+    """MindSpore's ``RandomCategorical`` draw from ``stream`` for concrete 2-D float ``logits`` in an eager call
+    (core/ms_random_discrete.py), or None where opbuild's stream is drawn (no stream, or traced)."""
+    x = as_tensor(logits)
+    if stream is None or current() is not None or x._data is None:
+        return None
+    if x.ndim != 2 or x.dtype.name not in _FLOATS:
+        raise ValueError(f"{name}: logits must be a 2-D float Tensor, got {x.dtype} {tuple(x.shape)}")
+    if isinstance(num_sample, bool) or not isinstance(num_sample, int) or num_sample <= 0:
+        raise ValueError(f"{name}: num_sample must be a positive int, got {num_sample!r}")
+    return Tensor(msd.random_categorical(stream, x.asnumpy(), num_sample).astype(dtype))
 
 
 def int_arg(name: str, what: str, v) -> int:
