@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Record MindSpore 2.10's random streams after ``set_seed`` into tests/fixtures/mindspore/random_streams.json:
-sequences of calls of ``ops.rand``, ``ops.randn``, ``ops.randint``, ``ops.standard_normal``, ``ops.uniform``
-and of ``UniformReal``/``UniformInt``/``StandardNormal`` objects, in PYNATIVE_MODE. Run with a Python that has
-MindSpore 2.10 (CPU):
+sequences of calls of ``ops.rand``, ``ops.randn``, ``ops.randint``, ``ops.standard_normal``, ``ops.uniform``,
+``ops.multinomial``, ``ops.shuffle``, ``ops.laplace``, ``ops.randperm``, ``ops.bernoulli``, ``mindspore.numpy``'s
+``rand``/``randn``/``randint`` and of ``UniformReal``/``UniformInt``/``StandardNormal``/``Multinomial``/
+``RandomShuffle``/``StandardLaplace`` objects, in PYNATIVE_MODE. Run with a Python that has MindSpore 2.10
+(CPU):
 
     /path/to/ms-venv/bin/python scripts/record_random_streams.py [out.json]
 
 Each scenario runs in a fresh process (MindSpore's op-seed counters are process-wide). A step is
 ``["set_seed", s]``, ``["call", fn, args, kwargs]`` (a functional op; ``"skip"`` for a call whose values
-MindSpore leaves unseeded, not recorded), ``["new", id, cls, seed, seed2]`` (a primitive object) or
-``["prim", id, args]`` (a call of that object); an argument ``{"tensor": v, "dtype": d}`` is a Tensor.
+MindSpore leaves unseeded, not recorded), ``["np", fn, args, kwargs]`` (a ``mindspore.numpy`` function),
+``["new", id, cls, seed, seed2]`` or ``["new", id, cls, kwargs]`` (a primitive object) or ``["prim", id, args]``
+(a call of that object); an argument ``{"tensor": v, "dtype": d}`` is a Tensor, ``{"arange": [start, stop,
+step], "dtype": d}`` the Tensor of ``numpy.arange(start, stop, step)``.
 tests/compat/test_random_streams.py replays the steps on opbuild and compares every bit. Outputs are stored
 as their values (up to FULL_LIMIT) or as a SHA-256 of their bytes plus the first values.
 """
@@ -29,6 +33,25 @@ FULL_LIMIT = 64
 def _t(v, dtype):
     return {"tensor": v, "dtype": dtype}
 
+
+def _arange(start: int, stop: int, step: int, dtype: str) -> dict:
+    return {"arange": [start, stop, step], "dtype": dtype}
+
+
+def tensor_values(v: dict):
+    """The NumPy values of a step's tensor argument (see the module docstring)."""
+    import numpy as np
+    if "arange" in v:
+        return np.arange(*v["arange"]).astype(v["dtype"])
+    return np.asarray(v["tensor"], v["dtype"])
+
+
+_W24 = _t([[1.0, 2.0, 3.0, 4.0], [0.0, 5.0, 1.0, 0.0]], "float32")
+_W34 = _t([[1.0, 2.0, 3.0, 4.0], [0.0, 5.0, 1.0, 0.0], [2.0, 0.0, 0.0, 2.0]], "float32")
+_W5 = _t([0.5, 1.0, 0.0, 2.0, 0.25], "float32")
+_A10 = _t([float(i) for i in range(10)], "float32")
+_Z16 = _t([0.0] * 16, "float32")
+_L24 = _t([[0.5, -1.0, 2.0, 0.0], [3.0, 3.0, -2.0, 1.0]], "float32")
 
 SCENARIOS: dict[str, list] = {
     "functional_seed7": [
@@ -88,12 +111,81 @@ SCENARIOS: dict[str, list] = {
         ["new", "n3", "StandardNormal", 1, 2], ["prim", "n3", [[5]]],
         ["new", "n2", "StandardNormal", 7, 0], ["prim", "n2", [[2]]], ["prim", "n2", [[2]]],
     ],
+    "multinomial": [
+        ["set_seed", 7],
+        ["call", "multinomial", [_W24, 8], {}], ["call", "multinomial", [_W24, 8], {}],
+        ["call", "multinomial", [_W5, 6], {"seed": 3}], ["call", "multinomial", [_W24, 3, False], {}],
+        ["call", "multinomial", [_W5, 4], {"replacement": False, "seed": 2}],
+        ["call", "multinomial", [_arange(1, 301, 1, "float32"), 500], {}],
+        ["call", "multinomial", [_arange(300, 0, -1, "float32"), 200, False], {}],
+        ["call", "multinomial", [_t([[1.0, 2.0, 3.0, 4.0], [0.0, 5.0, 1.0, 0.0]], "float64"), 5], {}],
+        ["new", "m", "Multinomial", 3, 5], ["prim", "m", [_W24, 8]], ["prim", "m", [_W24, 8]],
+        ["prim", "m", [_W34, 8]], ["prim", "m", [_W24, 3]], ["prim", "m", [_W24, 8]],
+        ["new", "m2", "Multinomial", 0, 5], ["prim", "m2", [_W5, 5]],
+    ],
+    "shuffle": [
+        ["set_seed", 7],
+        ["call", "shuffle", [_A10], {}], ["call", "shuffle", [_A10], {}],
+        ["call", "shuffle", [_t([[i, i + 1, i + 2] for i in range(0, 15, 3)], "int32")], {}],
+        ["call", "shuffle", [_A10], {"seed": 4}], ["call", "shuffle", [_arange(0, 1000, 1, "int32")], {}],
+        ["call", "shuffle", [_arange(0, 50000, 1, "int32")], {}],
+        ["new", "s", "RandomShuffle", 3, 5], ["prim", "s", [_A10]], ["prim", "s", [_A10]],
+        ["prim", "s", [_t([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], "float32")]], ["prim", "s", [_A10]],
+        ["new", "s2", "RandomShuffle", 0, 5], ["prim", "s2", [_A10]],
+    ],
+    "laplace": [
+        ["set_seed", 7],
+        ["call", "laplace", [[4], _t(1.0, "float32"), _t(2.0, "float32")], {}],
+        ["call", "laplace", [[4], _t(1.0, "float32"), _t(2.0, "float32")], {}],
+        ["call", "laplace", [[2, 3], _t([0.0, 1.0, 2.0], "float32"), _t(0.5, "float32")], {"seed": 3}],
+        ["call", "laplace", [[5000], _t(0.0, "float32"), _t(1.0, "float32")], {}],
+        ["new", "l", "StandardLaplace", 3, 5], ["prim", "l", [[6]]], ["prim", "l", [[6]]], ["prim", "l", [[2, 3]]],
+        ["prim", "l", [[6]]], ["new", "l2", "StandardLaplace", 0, 5], ["prim", "l2", [[6]]],
+    ],
+    "numpy_random": [
+        ["set_seed", 7],
+        ["np", "rand", [3], {}], ["np", "rand", [3], {}], ["np", "randn", [2, 2], {}],
+        ["np", "randint", [0, 10, [4]], {}], ["np", "randint", [5], {}], ["np", "rand", [2], {"dtype": "float64"}],
+        ["call", "rand", [3], {}],
+        ["set_seed", 0], ["np", "rand", [3], {}], ["np", "randn", [3], {}],
+        ["np", "randint", [-100, 2147483647, [5]], {}], ["np", "randn", [3, 1000], {}],
+    ],
+    "bernoulli": [
+        ["call", "bernoulli", [_Z16, 0.5], {"seed": 5}], ["call", "bernoulli", [_Z16, 0.5], {"seed": 5}],
+        ["call", "bernoulli", [_Z16, _t([0.03 + i * 0.94 / 15 for i in range(16)], "float32")], {"seed": 5}],
+        ["call", "bernoulli", [_t([[0] * 8, [0] * 8], "int32"), 0.5], {"seed": 5}],
+        ["call", "bernoulli", [_Z16, 0.5], {"seed": 2**33 + 7}],
+        ["call", "bernoulli", [_arange(0, 3000, 1, "float32"), 0.3], {"seed": 11}],
+        ["call", "bernoulli", [_t([0.0] * 6, "float64"), _t([0.1, 0.3, 0.5, 0.7, 0.9, 0.99], "float64")],
+         {"seed": 1}],
+        ["set_seed", 3], ["call", "bernoulli", [_Z16, 0.5], {"seed": 5}],
+    ],
+    "random_categorical": [
+        ["set_seed", 7],
+        ["call", "random_categorical", [_L24, 10], {"seed": 5}],
+        ["call", "random_categorical", [_L24, 10], {"seed": 5}],
+        ["call", "random_categorical", [_L24, 6], {"seed": 7, "dtype": "int32"}],
+        ["call", "random_categorical", [_t([[0.0] * 1000, [0.0] * 1000], "float32"), 10], {"seed": 5}],
+        ["call", "random_categorical", [_t([[i / 50.0 for i in range(300)]] * 3, "float32"), 400], {"seed": 3}],
+        ["call", "random_categorical", [_t([[0.5, -1.0, 2.0, 0.0]], "float64"), 8], {"seed": 2}],
+        ["new", "c", "RandomCategorical", {"dtype": "int64"}],
+        ["prim", "c", [_L24, 8, 5]], ["prim", "c", [_L24, 8, 5]], ["prim", "c", [_L24, 8, 7]],
+        ["prim", "c", [_L24, 8, 5]], ["prim", "c", [_L24, 4, 5]], ["prim", "c", [_L24, 8, 5]],
+    ],
+    "randperm": [
+        ["call", "randperm", [10], {}], ["call", "randperm", [10], {"seed": 5}],
+        ["call", "randperm", [10], {"seed": 5, "offset": 3}], ["call", "randperm", [11], {"seed": 5}],
+        ["call", "randperm", [7], {"seed": 2**32 + 5}], ["call", "randperm", [100000], {"seed": 1}],
+        ["call", "randperm", [12], {"seed": 3, "dtype": "int32"}],
+        ["call", "randperm", [9], {"seed": 9, "offset": 2, "dtype": "float32"}],
+        ["set_seed", 7], ["call", "randperm", [10], {"seed": 5}],
+    ],
 }
 
 
 def _arg(ms, v):
     if isinstance(v, dict):
-        return ms.Tensor(v["tensor"], getattr(ms, v["dtype"]))
+        return ms.Tensor(tensor_values(v))
     return tuple(v) if isinstance(v, list) else v
 
 
@@ -113,8 +205,16 @@ def array_record(a) -> dict:
     return rec
 
 
+def new_prim(ms, ops, step: list):
+    """A ``new`` step's object: ``cls(seed=, seed2=)``, or ``cls(**kwargs)`` (a dtype given by name)."""
+    if isinstance(step[3], dict):
+        return getattr(ops, step[2])(**{k: (getattr(ms, v) if k == "dtype" else v) for k, v in step[3].items()})
+    return getattr(ops, step[2])(seed=step[3], seed2=step[4])
+
+
 def run_scenario(name: str) -> list:
     import mindspore as ms
+    import mindspore.numpy as mnp
     from mindspore import ops
     ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
     prims, outs = {}, []
@@ -122,9 +222,9 @@ def run_scenario(name: str) -> list:
         if step[0] == "set_seed":
             ms.set_seed(step[1])
         elif step[0] == "new":
-            prims[step[1]] = getattr(ops, step[2])(seed=step[3], seed2=step[4])
+            prims[step[1]] = new_prim(ms, ops, step)
         else:
-            fn = getattr(ops, step[1]) if step[0] in ("call", "skip") else prims[step[1]]
+            fn = prims[step[1]] if step[0] == "prim" else getattr(mnp if step[0] == "np" else ops, step[1])
             args = [_arg(ms, v) for v in step[2]]
             kwargs = {k: (getattr(ms, v) if k == "dtype" else v) for k, v in (step[3] if step[0] != "prim"
                                                                                 else {}).items()}

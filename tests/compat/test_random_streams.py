@@ -1,7 +1,10 @@
 """MindSpore 2.10's random streams after set_seed, in PYNATIVE_MODE: ``ops.rand``/``randn``/``randint``/
-``standard_normal``/``uniform`` and ``UniformReal``/``UniformInt``/``StandardNormal`` objects replay the call
-sequences recorded by scripts/record_random_streams.py (tests/fixtures/mindspore/random_streams.json) and must
-give every bit of MindSpore's values."""
+``standard_normal``/``uniform``/``multinomial``/``shuffle``/``laplace``/``randperm``/``bernoulli``/
+``random_categorical`` and ``UniformReal``/``UniformInt``/``StandardNormal``/``Multinomial``/``RandomShuffle``/
+``StandardLaplace``/``RandomCategorical`` objects and
+``mindspore.numpy``'s ``rand``/``randn``/``randint`` replay the call sequences recorded by
+scripts/record_random_streams.py (tests/fixtures/mindspore/random_streams.json) and must give every bit of
+MindSpore's values."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import numpy as np
 import pytest
 
 import opbuild as ms
+import opbuild.numpy as msnp
 from opbuild import ops
 from opbuild.core.ms_random_streams import KernelStream, mix_seeds
 
@@ -23,9 +27,16 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" / "rand
 CASES = json.loads(FIXTURE.read_text())
 
 
+def tensor_values(v: dict) -> np.ndarray:
+    """A recorded tensor argument's values (``tensor``, or ``arange``'s start, stop and step)."""
+    if "arange" in v:
+        return np.arange(*v["arange"]).astype(v["dtype"])
+    return np.asarray(v["tensor"], v["dtype"])
+
+
 def _arg(v):
     if isinstance(v, dict):
-        return ms.Tensor(np.asarray(v["tensor"], v["dtype"]))
+        return ms.Tensor(tensor_values(v))
     return tuple(v) if isinstance(v, list) else v
 
 
@@ -35,12 +46,16 @@ def replay(steps: list) -> list:
     for step in steps:
         if step[0] == "set_seed":
             ms.set_seed(step[1])
+        elif step[0] == "new" and isinstance(step[3], dict):
+            prims[step[1]] = getattr(ops, step[2])(**{k: (getattr(ms, v) if k == "dtype" else v)
+                                                      for k, v in step[3].items()})
         elif step[0] == "new":
             prims[step[1]] = getattr(ops, step[2])(seed=step[3], seed2=step[4])
-        elif step[0] in ("call", "skip"):  # skip: MindSpore's values are unseeded there, only the count matters
+        elif step[0] in ("call", "skip", "np"):  # skip: MindSpore's values are unseeded, only the count matters
             kwargs = {k: (getattr(ms, v) if k == "dtype" else v) for k, v in step[3].items()}
-            out = getattr(ops, step[1])(*[_arg(v) for v in step[2]], **kwargs).asnumpy()
-            if step[0] == "call":
+            fn = getattr(msnp if step[0] == "np" else ops, step[1])
+            out = fn(*[_arg(v) for v in step[2]], **kwargs).asnumpy()
+            if step[0] != "skip":
                 outs.append(out)
         else:
             outs.append(prims[step[1]](*[_arg(v) for v in step[2]]).asnumpy())
@@ -107,8 +122,18 @@ def test_jit_trace_draws_the_objects_stream_per_call_site():
 
 
 def test_samplers_without_mindspores_stream_keep_their_own(pynative_mode):
-    """Only StandardNormal, UniformReal and UniformInt draw MindSpore's streams: a seeded StandardLaplace must
-    still give float32 Laplace samples (it once fell through to the integer stream and gave zeros)."""
+    """A seeded StandardLaplace gives float32 Laplace samples (it once fell through to the integer stream and
+    gave zeros)."""
     out = ms.ops.StandardLaplace(seed=3, seed2=1)((2000,))
     values = out.asnumpy()
     assert out.dtype == ms.float32 and values.std() > 1.0 and abs(values.mean()) < 0.2  # Laplace(0, 1): sd 1.41
+
+
+def test_seeded_bernoulli_object_repeats_the_functional_values():
+    """MindSpore's Bernoulli kernel restarts its seed's Philox stream at every call and does not read
+    ``offset``: an object with seed 5 gives the recorded ``ops.bernoulli(..., seed=5)`` values at every call."""
+    rec = CASES["bernoulli"]["outputs"][0]
+    prim = ops.Bernoulli(seed=5, offset=3)
+    x = ms.Tensor(np.zeros(16, np.float32))
+    for _ in range(2):
+        check(prim(x, ms.Tensor(np.float32(0.5))).asnumpy(), rec, "Bernoulli(seed=5)")

@@ -50,6 +50,7 @@ MT_STATE_SIZE = 625  # an mt19937's 624 words and its position, as int64 state d
 
 _LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
 _LIBM.logf.restype, _LIBM.logf.argtypes = ctypes.c_float, [ctypes.c_float]
+_LIBM.expf.restype, _LIBM.expf.argtypes = ctypes.c_float, [ctypes.c_float]
 
 # (function name, op seed) -> calls since the last set_seed, and the set_seed epoch they count in.
 _calls: dict[tuple[str, int], int] = {}
@@ -95,13 +96,22 @@ def functional_seeds(name: str, seed: int | None) -> tuple[int, int] | None:
     return None if pair == (0, 0) else pair  # (0, 0) leaves MindSpore's kernel unseeded (still counted)
 
 
-def _logf(x: np.ndarray) -> np.ndarray:
+def logf(x: np.ndarray) -> np.ndarray:
     """The C library's float32 ``logf`` of each value, which MindSpore's kernel calls: glibc's is not always
     correctly rounded, so a double log rounded to float32 differs from it by one ulp now and then."""
     out = np.empty(x.shape, np.float32)
     flat_in, flat_out = x.reshape(-1), out.reshape(-1)
     for i in range(flat_in.size):
         flat_out[i] = _LIBM.logf(float(flat_in[i]))
+    return out
+
+
+def expf(x: np.ndarray) -> np.ndarray:
+    """The C library's float32 ``expf`` of each value (what MindSpore's kernels call; see :func:`logf`)."""
+    out = np.empty(x.shape, np.float32)
+    flat_in, flat_out = x.reshape(-1), out.reshape(-1)
+    for i in range(flat_in.size):
+        flat_out[i] = _LIBM.expf(float(flat_in[i]))
     return out
 
 
@@ -173,6 +183,35 @@ class KernelStream:
         """The next ``n`` outputs of the minstd_rand0 (without advancing it)."""
         return np.uint64(self._x) * _minstd_powers(n) % np.uint64(_MINSTD_M)
 
+    def minstd_next(self) -> int:
+        """The minstd_rand0's next output (one 31-bit word, 1 <= w <= 2**31 - 2), advancing it."""
+        self._x = self._x * _MINSTD_A % _MINSTD_M
+        return self._x
+
+    def canonical_float(self, n: int) -> np.ndarray:
+        """The minstd_rand0's next ``n`` values of libstdc++'s ``uniform_real_distribution<float>(0, 1)``:
+        ``float(w - 1) / 2**31`` in float32, kept below 1 (``Multinomial``'s and ``StandardLaplace``'s draws)."""
+        if n == 0:
+            return np.zeros(0, np.float32)
+        draws = self._minstd(n)
+        self._x = int(draws[-1])
+        u = (draws - np.uint64(1)).astype(np.float32) / np.float32(2.0**31)
+        u[u >= 1] = np.nextafter(np.float32(1), np.float32(0))
+        return u
+
+    def canonical_double(self, n: int) -> np.ndarray:
+        """The minstd_rand0's next ``n`` values of libstdc++'s ``uniform_real_distribution<double>(0, 1)``: two
+        words each, ``((w1 - 1) + (w2 - 1) * r) / r**2`` in double with ``r = 2**31 - 2``, kept below 1."""
+        if n == 0:
+            return np.zeros(0, np.float64)
+        draws = self._minstd(2 * n)
+        self._x = int(draws[-1])
+        w = (draws - np.uint64(1)).astype(np.float64)
+        r = float(_MINSTD_M - 1)
+        u = (w[0::2] + w[1::2] * r) / float(r * r)
+        u[u >= 1] = np.nextafter(1.0, 0.0)
+        return u
+
     def standard_normal(self, n: int) -> np.ndarray:
         """``n`` float32 values of ``StandardNormal``."""
         pairs, got, used = (n + 1) // 2, [], 0
@@ -185,7 +224,7 @@ class KernelStream:
             r2 = x * x + y * y
             ok = np.flatnonzero((r2 <= 1) & (r2 != 0))[:pairs]
             r = r2[ok]
-            mult = np.sqrt(np.float32(-2) * _logf(r) / r)
+            mult = np.sqrt(np.float32(-2) * logf(r) / r)
             got.append(np.stack([y[ok] * mult, x[ok] * mult], axis=1).reshape(-1))
             taken = int(ok[-1]) + 1 if ok.size == pairs else x.size
             self._x = int(draws[2 * taken - 1])

@@ -37,9 +37,11 @@ _S32 = np.uint64(32)
 _CHUNK = 1 << 14
 
 
-def philox_uint32(seed: int, count: int, start: int = 0) -> np.ndarray:
-    """``count`` uint32 of the Philox-4x32-10 stream of ``seed`` (64-bit), from position ``start``."""
+def philox_uint32(seed: int, count: int, start: int = 0, offset: int | None = None) -> np.ndarray:
+    """``count`` uint32 of the Philox-4x32-10 stream of ``seed`` (64-bit), from position ``start``; the
+    counter's high half is ``offset`` (None: the seed, as the initializers' fills have it)."""
     seed &= (1 << 64) - 1
+    high = seed if offset is None else offset & ((1 << 64) - 1)
     first, last = start // 4, (start + count + 3) // 4
     nblocks = last - first
     out = np.empty((nblocks, 4), np.uint32)
@@ -58,8 +60,8 @@ def philox_uint32(seed: int, count: int, start: int = 0) -> np.ndarray:
         block = np.arange(first + b0, first + b0 + m, dtype=np.uint64)
         np.bitwise_and(block, _MASK32, out=c0)
         np.right_shift(block, _S32, out=c1)
-        c2.fill(seed & 0xFFFFFFFF)
-        c3.fill(seed >> 32)
+        c2.fill(high & 0xFFFFFFFF)
+        c3.fill(high >> 32)
         for k0, k1 in keys:  # c0, c1, c2, c3 = hi(p1) ^ c1 ^ k0, lo(p1), hi(p0) ^ c3 ^ k1, lo(p0)
             np.multiply(c0, _M0, out=p0)
             np.multiply(c2, _M1, out=p1)

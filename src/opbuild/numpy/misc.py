@@ -9,8 +9,11 @@ from typing import Any
 import numpy as np
 
 from .. import ops as F
+from ..core import config
 from ..core.dtypes import DType, dtype_of
 from ..core.dtypes import promote_types as _promote
+from ..core.init_values import seed_epoch
+from ..core.ms_random_streams import functional_seeds
 from ..core.tensor import Tensor
 from ._utils import as_float, check_dtype, norm_axis, shape_tuple, to_tensor
 
@@ -56,34 +59,56 @@ def _shape_arg(shape: Any) -> tuple[int, ...]:
     return shape_tuple(tuple(shape))
 
 
+def _kernel_seeds(kernel: str) -> dict:
+    """The seeds of the sampling primitive ``kernel`` that ``mindspore.numpy``'s random functions make for one
+    call: after a ``set_seed``, MindSpore's functional pair for the op seed equal to the global seed, counted
+    under the kernel's name (so the calls draw MindSpore's values); before any (or for the pair (0, 0), which
+    MindSpore leaves unseeded) none: a new primitive then draws opbuild's stream."""
+    if seed_epoch() == 0:
+        return {}
+    pair = functional_seeds(kernel, int(config.get_context("seed")))
+    return {} if pair is None else {"seed": pair[0], "seed2": pair[1]}
+
+
 def rand(*shape: Any, dtype: Any = "float32") -> Tensor:
-    """``mindspore.numpy.rand``: uniform samples in [0, 1) of ``shape`` (seeded by ``set_seed``; opbuild's
-    stream, not MindSpore's numbers)."""
+    """``mindspore.numpy.rand``: uniform samples in [0, 1) of ``shape``; after ``set_seed`` MindSpore's values
+    (a ``UniformReal`` seeded as MindSpore's numpy does)."""
     dt = check_dtype(dtype)
     if dt is None or not dt.is_float:
         raise TypeError(f"rand: dtype must be a float type, got {dtype!r}")
-    return F.cast(F.rand(*_shape_arg(shape)), dt)
+    size = _shape_arg(shape)
+    return F.cast(F.UniformReal(**_kernel_seeds("UniformReal"))(size), dt)
 
 
 def randn(*shape: Any, dtype: Any = "float32") -> Tensor:
-    """``mindspore.numpy.randn``: standard normal samples of ``shape`` (seeded by ``set_seed``)."""
+    """``mindspore.numpy.randn``: standard normal samples of ``shape``; after ``set_seed`` MindSpore's values
+    (a ``StandardNormal`` seeded as MindSpore's numpy does)."""
     dt = check_dtype(dtype)
     if dt is None or not dt.is_float:
         raise TypeError(f"randn: dtype must be a float type, got {dtype!r}")
-    return F.cast(F.randn(*_shape_arg(shape)), dt)
+    size = _shape_arg(shape)
+    return F.cast(F.StandardNormal(**_kernel_seeds("StandardNormal"))(size), dt)
 
 
 def randint(minval: int, maxval: int | None = None, shape: Any = None, dtype: Any = "int32") -> Tensor:
-    """``mindspore.numpy.randint``: uniform integers in [minval, maxval) (in [0, minval) without maxval)."""
+    """``mindspore.numpy.randint``: uniform integers in [minval, maxval) (in [0, minval) without maxval) of
+    ``shape`` (None: ``(1,)``, as MindSpore's); after ``set_seed`` MindSpore's values (a ``UniformInt`` seeded
+    as MindSpore's numpy does). The bounds must fit int32 (the kernel's)."""
+    for v in (minval, maxval):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer))):
+            raise TypeError(f"randint: minval and maxval must be ints, got {v!r}")
     if maxval is None:
         minval, maxval = 0, minval
     if not maxval > minval:
         raise ValueError(f"randint: maxval ({maxval}) must be larger than minval ({minval})")
+    if minval < -2**31 or maxval > 2**31 - 1:
+        raise ValueError(f"randint: minval and maxval must fit int32, got {minval} and {maxval}")
     dt = check_dtype(dtype)
     if dt is None or not dt.is_int:
         raise TypeError(f"randint: dtype must be an integer type, got {dtype!r}")
-    size = () if shape is None else shape_tuple(shape)
-    return F.cast(F.randint(int(minval), int(maxval), size), dt)
+    size = (1,) if shape is None else shape_tuple(shape)
+    bounds = (Tensor(np.asarray(v, np.int32)) for v in (minval, maxval))
+    return F.cast(F.UniformInt(**_kernel_seeds("UniformInt"))(size, *bounds), dt)
 
 
 def promote_types(type1: Any, type2: Any) -> DType:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.ms_random_streams import KernelStream
 from ..core.tensor import as_tensor
 from .api import random_ext as R
 from .api.sampling import _state
@@ -31,8 +32,10 @@ class _Seeded(Primitive):
 
 
 class Bernoulli(Primitive):
-    """``ops.Bernoulli(seed=-1, offset=0)(x, p)``: 0/1 samples of Bernoulli(``p``) of ``x``'s shape and dtype;
-    ``seed=-1`` takes the next op seed of the ``set_seed`` sequence, ``offset`` is where the draws start."""
+    """``ops.Bernoulli(seed=-1, offset=0)(x, p)``: 0/1 samples of Bernoulli(``p``) of ``x``'s shape and dtype.
+    A seed (not -1) draws MindSpore's values, the same at every call (its CPU kernel's; ``offset`` is unused
+    there); ``seed=-1`` (unseeded in MindSpore) takes the next op seed of the ``set_seed`` sequence and draws
+    opbuild's stream, from ``offset``."""
 
     def __init__(self, seed: int = -1, offset: int = 0):
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < -1:
@@ -46,6 +49,8 @@ class Bernoulli(Primitive):
 
     def __call__(self, x, p):
         t = as_tensor(x)
+        if self.attrs["seed"] != -1:  # MindSpore's values: its kernel restarts the seed's stream at every call
+            return R.seeded_bernoulli(t, p, self.attrs["seed"], "Bernoulli")
         u = draw("UniformReal", {"shape": tuple(t.shape)}, self._rng)
         return R.bernoulli_with(t, p, u, "Bernoulli")
 
@@ -76,11 +81,27 @@ class RandomCategorical(Primitive):
 
     def __init__(self, dtype: Any = "int64"):
         Primitive.__init__(self, dtype=R.index_dtype("RandomCategorical", dtype))
+        object.__setattr__(self, "_ms_kernels", {})
 
     def __call__(self, logits, num_sample, seed=0):
         s = R.int_arg("RandomCategorical", "seed", seed)
+        got = R.ms_categorical("RandomCategorical", logits, num_sample, self._kernel(logits, num_sample, s),
+                               self.attrs["dtype"])
+        if got is not None:
+            return got
         return R.categorical("RandomCategorical", logits, num_sample, _state("RandomCategorical", s or None),
                              self.attrs["dtype"])
+
+    def _kernel(self, logits, num_sample, seed: int) -> KernelStream | None:
+        """MindSpore's generator of this object for the call (a seed given): one per kernel (logits' shape and
+        dtype, sample count, seed), continued across calls, as MindSpore's PyNative kernel cache keeps it."""
+        if not seed:
+            return None
+        x = as_tensor(logits)
+        key = (tuple(x.shape), x.dtype.name, num_sample, seed)
+        if key not in self._ms_kernels:
+            self._ms_kernels[key] = KernelStream(0, seed, normal=True)
+        return self._ms_kernels[key]
 
 
 class RandomChoiceWithMask(_Seeded):

@@ -6,6 +6,12 @@ same seeds give the same values in every process) and the NumPy references compu
 category is the first whose running sum (float64, in index order) exceeds ``u * total``; permutations are
 Fisher-Yates shuffles swapping position ``i`` (from the last down) with ``floor(u_i * (i + 1))``. The values
 differ from MindSpore's (another generator); the distributions agree.
+
+In PYNATIVE_MODE, ``Multinomial`` and ``RandomShuffle`` objects with a seed given (``seed`` or ``seed2`` not 0)
+draw MindSpore 2.10's own streams instead, on the host (core/ms_random_discrete.py): one minstd_rand0 per
+object and kernel (input shape and dtype, and ``Multinomial``'s sample count), continued across its calls, as
+MindSpore's PyNative keeps one kernel each. ``RandpermV2`` always computes MindSpore's permutation on the host
+(a pure function of ``(n, seed, offset)``, a constant inside a graph).
 """
 
 from __future__ import annotations
@@ -14,11 +20,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..core import ms_random_discrete as msd
 from ..core.errors import ShapeError
 from ..core.ir import TensorType
-from ..core.tensor import Tensor
+from ..core.ms_random_streams import KernelStream
+from ..core.tensor import Tensor, as_tensor
+from ..core.trace import current
 from . import scratch_plan as S
-from .primitive import Primitive, apply, defop
+from .primitive import Primitive, defop
 from .random_sample import draw, new_state, state_seed, uniforms
 from .registry import no_grad
 
@@ -91,10 +100,46 @@ class Multinomial(Primitive):
         Primitive.__init__(self)
         object.__setattr__(self, "_rng", new_state(state_seed(seed, seed2)))
         object.__setattr__(self, "_dtype", getattr(dtype, "name", dtype))
+        ms_kernels(self, seed, seed2)
 
     def __call__(self, x, num_samples):
-        return draw("Multinomial", {"num_samples": num_samples, "replacement": True, "dtype": self._dtype},
-                    self._rng, (x,))
+        attrs = {"num_samples": num_samples, "replacement": True, "dtype": self._dtype}
+        stream = eager_kernel(self, x, num_samples)
+        if stream is not None:
+            return Tensor(multinomial_values(stream, as_tensor(x), attrs))
+        return draw("Multinomial", attrs, self._rng, (x,))
+
+
+def multinomial_values(stream: KernelStream, x: Tensor, attrs: dict) -> np.ndarray:
+    """MindSpore's ``Multinomial`` draw (with replacement) for the concrete weights ``x`` from ``stream``,
+    after the op's checks of ``attrs`` and ``x``."""
+    attrs = check_multinomial(attrs, x)
+    return msd.multinomial(stream, x.asnumpy(), attrs["num_samples"]).astype(attrs["dtype"])
+
+
+def check_multinomial(attrs: dict, x: Tensor) -> dict:
+    """The op's checks of ``attrs`` and the weights ``x`` (ShapeError naming what is wrong); the attributes
+    normalised."""
+    attrs = _multinomial_normalize(attrs, [])
+    _multinomial_infer(attrs, [TensorType((2,), "int64"), TensorType(tuple(x.shape), x.dtype.name)])
+    return attrs
+
+
+def ms_kernels(prim: Primitive, seed: int, seed2: int) -> None:
+    """Give ``prim`` MindSpore's seeds (None where both are 0: unseeded there) and its kernel generators."""
+    object.__setattr__(prim, "_ms_seeds", (int(seed), int(seed2)) if seed or seed2 else None)
+    object.__setattr__(prim, "_ms_kernels", {})
+
+
+def eager_kernel(prim: Primitive, x, *key) -> KernelStream | None:
+    """``prim``'s MindSpore generator (minstd_rand0) for input ``x`` (and ``key``) in an eager call with
+    concrete data, made at first use; None where opbuild's kernel stream is drawn (unseeded, or traced)."""
+    if prim._ms_seeds is None or current() is not None or not isinstance(x, Tensor) or x._data is None:
+        return None
+    kernel = (tuple(x.shape), x.dtype.name, *key)
+    if kernel not in prim._ms_kernels:
+        prim._ms_kernels[kernel] = KernelStream(*prim._ms_seeds, normal=True)
+    return prim._ms_kernels[kernel]
 
 
 def fisher_yates(state: np.ndarray, n: int) -> np.ndarray:
@@ -121,8 +166,12 @@ class RandomShuffle(Primitive):
     def __init__(self, seed: int = 0, seed2: int = 0):
         Primitive.__init__(self)
         object.__setattr__(self, "_rng", new_state(state_seed(seed, seed2)))
+        ms_kernels(self, seed, seed2)
 
     def __call__(self, x):
+        stream = eager_kernel(self, x)
+        if stream is not None:
+            return Tensor(msd.random_shuffle(stream, x.asnumpy()))
         return draw("RandomShuffle", {}, self._rng, (x,))
 
 
@@ -154,7 +203,14 @@ class RandpermV2(Primitive):
         seed, offset, dt = self._args
         if isinstance(n, Tensor):
             n = int(n.asnumpy())
-        return apply("RandpermV2", {"n": n, "dtype": dt}, [Tensor(np.array([seed, offset], np.int64))])
+        return ms_randperm(n, seed, offset, dt)
+
+
+def ms_randperm(n: int, seed: int, offset: int, dtype: str) -> Tensor:
+    """MindSpore's ``RandpermV2`` permutation of ``range(n)`` in ``dtype``, computed on the host (a pure function
+    of the arguments: a constant inside a graph)."""
+    attrs = _randperm_normalize({"n": n, "dtype": dtype}, [])
+    return Tensor(msd.randperm(attrs["n"], seed, offset).astype(attrs["dtype"]))
 
 
 no_grad("Multinomial", "RandomShuffle", "RandpermV2")

@@ -9,13 +9,14 @@ every run and every process. Distributions from uniforms: Box-Muller (normal, tw
 CDF (Laplace), ``minval + floor(u * (maxval - minval))`` (integers). The bit streams differ from MindSpore's
 (Philox there): the same seeds give other values; only the distributions agree (docs/mindspore-compat.md).
 
-In PYNATIVE_MODE, ``StandardNormal``/``UniformReal``/``UniformInt`` objects with a seed given (``seed`` or
-``seed2`` not 0) draw MindSpore 2.10's own streams instead, on the host (core/ms_random_streams.py): the
-generator MindSpore's kernel seeds from ``(seed, seed2)``, one per object and output shape, as MindSpore's
-PyNative keeps one kernel per shape. Inside a GRAPH_MODE trace they draw it too, through the compiled kernels
-of ops/ms_random_ops.py: each call site of the graph gets its own generator seeded from ``(seed, seed2)``,
-continued at every run of the compiled graph, as MindSpore's graph nodes. With both seeds 0 (unseeded in
-MindSpore) they keep the kernels' stream above.
+In PYNATIVE_MODE, ``StandardNormal``/``UniformReal``/``UniformInt``/``StandardLaplace`` objects with a seed
+given (``seed`` or ``seed2`` not 0) draw MindSpore 2.10's own streams instead, on the host
+(core/ms_random_streams.py, core/ms_random_discrete.py): the generator MindSpore's kernel seeds from
+``(seed, seed2)``, one per object and output shape, as MindSpore's PyNative keeps one kernel per shape. Inside
+a GRAPH_MODE trace the first three draw it too, through the compiled kernels of ops/ms_random_ops.py: each call
+site of the graph gets its own generator seeded from ``(seed, seed2)``, continued at every run of the compiled
+graph, as MindSpore's graph nodes. With both seeds 0 (unseeded in MindSpore) they keep the kernels' stream
+above.
 
 Seeds (MindSpore's rules, ``set_seed`` and the op's ``seed``/``seed2``): both op seeds 0 takes the next op seed
 of the global sequence (``core/init_values.op_seed``: the global seed mixed with the op's creation number);
@@ -30,6 +31,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..core import config, pynative_sites
+from ..core import ms_random_discrete as msd
 from ..core.errors import ShapeError
 from ..core.init_values import op_seed
 from ..core.ir import TensorType
@@ -138,6 +140,8 @@ def ms_sample(op: str, stream: KernelStream, shape, bounds: tuple[int, int] = (0
     n = int(np.prod(shp, dtype=np.int64))
     if op == "StandardNormal":
         values = stream.standard_normal(n)
+    elif op == "StandardLaplace":
+        values = msd.standard_laplace(stream, n)
     elif op == "UniformReal":
         values = stream.uniform_real(n)
     else:
@@ -153,9 +157,11 @@ def _concrete_bounds(lo: Tensor, hi: Tensor) -> tuple[int, int] | None:
     return int(lo.asnumpy().reshape(-1)[0]), int(hi.asnumpy().reshape(-1)[0])
 
 
-# The samplers whose MindSpore streams core/ms_random_streams.py reproduces; the others (StandardLaplace, ...)
-# keep the kernels' stream.
-_MS_STREAM_OPS = ("StandardNormal", "UniformReal", "UniformInt")
+# The samplers whose MindSpore streams core/ms_random_streams.py (and ms_random_discrete.py) reproduce eagerly,
+# those drawn by a graph kernel of ops/ms_random_ops.py in a trace, and those on a minstd_rand0.
+_MS_STREAM_OPS = ("StandardNormal", "UniformReal", "UniformInt", "StandardLaplace")
+_MS_GRAPH_OPS = ("StandardNormal", "UniformReal", "UniformInt")
+_MINSTD_OPS = ("StandardNormal", "StandardLaplace")
 
 
 class _Sampler(Primitive):
@@ -178,7 +184,7 @@ class _Sampler(Primitive):
 
     def _eager_kernel(self, key: tuple[int, ...]) -> KernelStream:
         if key not in self._ms_kernels:
-            self._ms_kernels[key] = KernelStream(*self._ms_seeds, normal=type(self).__name__ == "StandardNormal")
+            self._ms_kernels[key] = KernelStream(*self._ms_seeds, normal=type(self).__name__ in _MINSTD_OPS)
         return self._ms_kernels[key]
 
     def _owner(self, key: tuple[int, ...]):
@@ -199,7 +205,7 @@ class _Sampler(Primitive):
         """Inside a trace, a seeded MindSpore sampler's maker of a new generator for this call site (MindSpore
         seeds each node of a graph from the object's seeds when the graph compiles), else None."""
         op = type(self).__name__
-        if self._ms_seeds is None or current() is None or op not in _MS_STREAM_OPS:
+        if self._ms_seeds is None or current() is None or op not in _MS_GRAPH_OPS:
             return None
         return lambda: KernelStream(*self._ms_seeds, normal=op == "StandardNormal")
 

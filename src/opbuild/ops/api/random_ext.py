@@ -19,7 +19,9 @@ import numbers
 
 import numpy as np
 
+from ...core import ms_random_discrete as msd
 from ...core.dtypes import DType, dtype_of
+from ...core.ms_random_streams import KernelStream
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
 from ...core.trace import current
@@ -57,21 +59,34 @@ def _uniform_like(name: str, shape: tuple[int, ...], seed) -> Tensor:
     return draw("UniformReal", {"shape": shape}, _state(name, seed))
 
 
-def bernoulli_with(x: Tensor, p, u: Tensor, name: str) -> Tensor:
-    """1 where the uniform draws ``u`` (x's shape) fall below ``p`` (broadcast), else 0, in x's dtype."""
+def bernoulli_with(x: Tensor, p, u: Tensor, name: str, closed: bool = False) -> Tensor:
+    """1 where the uniform draws ``u`` (x's shape) fall below ``p`` (broadcast; ``closed``: at most ``p``,
+    compared in p's float type, as MindSpore's kernel), else 0, in x's dtype."""
     if x.dtype.name not in ("bool", "int8", "uint8", "int16", "int32", "int64", "float32", "float64"):
         raise TypeError(f"{name}: input must be bool, an int type, float32 or float64 (MindSpore's), got {x.dtype}")
     prob = p if isinstance(p, Tensor) else Tensor(np.asarray(p, np.float32))
     if prob._data is not None and np.any((prob.asnumpy() < 0) | (prob.asnumpy() > 1)):
         raise ValueError(f"{name}: p must be in [0, 1], got {prob.asnumpy()}")
+    if closed:
+        pf = prob if prob.dtype.name in ("float32", "float64") else M._cast(prob, "float32")
+        return M._cast(M.le(M._cast(u, pf.dtype.name), pf), x.dtype)
     hit = M.lt(u, M._cast(prob, "float32"))
     return M._cast(hit, x.dtype)
+
+
+def seeded_bernoulli(x: Tensor, p, seed: int, name: str) -> Tensor:
+    """MindSpore's ``Bernoulli`` with ``seed`` (not -1): its Philox uniforms for x's size, a constant of
+    ``(seed, x.shape)`` (core/ms_random_discrete.py), compared with ``p``."""
+    u = Tensor(msd.bernoulli_uniforms(seed, int(np.prod(x.shape, dtype=np.int64))).reshape(tuple(x.shape)))
+    return bernoulli_with(x, p, u, name, closed=True)
 
 
 def bernoulli(input, p=0.5, seed: int | None = None) -> Tensor:  # noqa: A002
     """``ops.bernoulli(input, p=0.5, seed=None)``: 0/1 samples of Bernoulli(``p``) (a float or a tensor
     broadcast to ``input``'s shape), of ``input``'s shape and dtype."""
     x = as_tensor(input)
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
+        return seeded_bernoulli(x, p, int(seed), "bernoulli")  # MindSpore's values (a pure function of seed)
     return bernoulli_with(x, p, _uniform_like("bernoulli", tuple(x.shape), seed), "bernoulli")
 
 
@@ -136,7 +151,25 @@ def random_categorical(logits, num_sample: int, seed: int = 0, dtype: DType | st
     """``ops.random_categorical(logits, num_sample, seed=0, dtype=int64)``: ``num_sample`` category indices per
     row of the (batch, classes) ``logits``, drawn from their softmax."""
     dt = index_dtype("random_categorical", dtype)
+    s = int_arg("random_categorical", "seed", seed)
+    stream = KernelStream(0, s, normal=True) if s else None  # MindSpore's generator for this call, made afresh
+    got = ms_categorical("random_categorical", logits, num_sample, stream, dt)
+    if got is not None:
+        return got
     return categorical("random_categorical", logits, num_sample, _state("random_categorical", seed or None), dt)
+
+
+def ms_categorical(name: str, logits, num_sample, stream: KernelStream | None, dtype: str) -> Tensor | None:
+    """MindSpore's ``RandomCategorical`` draw from ``stream`` for concrete 2-D float ``logits`` in an eager call
+    (core/ms_random_discrete.py), or None where opbuild's stream is drawn (no stream, or traced)."""
+    x = as_tensor(logits)
+    if stream is None or current() is not None or x._data is None:
+        return None
+    if x.ndim != 2 or x.dtype.name not in _FLOATS:
+        raise ValueError(f"{name}: logits must be a 2-D float Tensor, got {x.dtype} {tuple(x.shape)}")
+    if isinstance(num_sample, bool) or not isinstance(num_sample, int) or num_sample <= 0:
+        raise ValueError(f"{name}: num_sample must be a positive int, got {num_sample!r}")
+    return Tensor(msd.random_categorical(stream, x.asnumpy(), num_sample).astype(dtype))
 
 
 def int_arg(name: str, what: str, v) -> int:

@@ -20,14 +20,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...core import ms_random_discrete as msd
 from ...core.dtypes import DType, dtype_of
 from ...core.init_values import seed_epoch
-from ...core.ms_random_streams import KernelStream, functional_seeds, is_seeded
+from ...core.ms_random_streams import KernelStream, functional_seeds, is_seeded, logf
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
 from ...core.trace import current, engine
 from ..ms_random_ops import graph_draw
 from ..primitive import apply
+from ..random_discrete import check_multinomial, ms_randperm, multinomial_values
 from ..random_sample import draw, ms_sample, new_state, state_seed
 from ..registry import broadcast_shapes
 
@@ -149,8 +151,14 @@ def normal(shape, mean, stddev, seed: int | None = None) -> Tensor:
 def laplace(shape, mean, lambda_param, seed: int | None = None) -> Tensor:
     """``ops.laplace(shape, mean, lambda_param, seed=None)``: samples of Laplace(mean, lambda_param)."""
     m, b = _param(mean, "mean"), _param(lambda_param, "lambda_param")
-    out = _out_shape("laplace", _shape("laplace", shape), m, b)
-    z = draw("StandardLaplace", {"shape": out}, _state("laplace", seed))
+    shp = _shape("laplace", shape)
+    out = _out_shape("laplace", shp, m, b)
+    _check_seed("laplace", seed)
+    stream = None if current() is not None else _ms_stream("laplace", seed, normal=True)
+    if stream is not None:  # MindSpore draws ``shape`` and broadcasts with the moments
+        z = Tensor(msd.standard_laplace(stream, int(np.prod(shp, dtype=np.int64))).reshape(shp))
+    else:
+        z = draw("StandardLaplace", {"shape": out}, _state("laplace", seed))
     return _cast(z, b.dtype.name) * b + _cast(m, b.dtype.name)
 
 
@@ -232,13 +240,37 @@ def multinomial(input, num_samples: int, replacement: bool = True, seed: int | N
     x = as_tensor(input)
     if not x.dtype.is_float:  # integer weights are counts: drawn from as float32, as MindSpore does
         x = _cast(x, "float32")
-    return draw("Multinomial", {"num_samples": num_samples, "replacement": bool(replacement), "dtype": "int32"},
-                _state("multinomial", seed), (x,))
+    attrs = {"num_samples": num_samples, "replacement": bool(replacement), "dtype": "int32"}
+    _check_seed("multinomial", seed)
+    if current() is None and x._data is not None and is_seeded(seed):
+        seeds = functional_seeds("multinomial", seed)
+        if seeds is not None and replacement:
+            return Tensor(multinomial_values(KernelStream(*seeds, normal=True), x, attrs))
+        if seeds is not None:
+            return _multinomial_by_keys(KernelStream(*seeds), x, attrs)
+    return draw("Multinomial", attrs, _state("multinomial", seed), (x,))
+
+
+def _multinomial_by_keys(stream: KernelStream, x: Tensor, attrs: dict) -> Tensor:
+    """MindSpore's ``multinomial`` without replacement: a ``UniformReal`` draw ``u`` of the weights' size from
+    ``stream`` (mt19937), keys ``log(u) / (x + 1e-6)`` in float32 and the indices of the ``num_samples``
+    largest keys per row, largest first."""
+    k = check_multinomial(attrs, x)["num_samples"]
+    w = x.asnumpy()
+    u = stream.uniform_real(w.size).reshape(w.shape)
+    keys = logf(u) / (w + w.dtype.type(1e-6))
+    order = np.argsort(-keys, axis=-1, kind="stable")[..., :k]
+    return Tensor(order.astype(np.int32))
 
 
 def shuffle(x, seed: int | None = None) -> Tensor:
     """``ops.shuffle(x, seed=None)``: ``x`` with its first axis randomly permuted."""
-    return draw("RandomShuffle", {}, _state("shuffle", seed), (as_tensor(x),))
+    t = as_tensor(x)
+    _check_seed("shuffle", seed)
+    stream = None if current() is not None or t._data is None else _ms_stream("shuffle", seed, normal=True)
+    if stream is not None:
+        return Tensor(msd.random_shuffle(stream, t.asnumpy()))
+    return draw("RandomShuffle", {}, _state("shuffle", seed), (t,))
 
 
 def randperm(n, seed: int = 0, offset: int = 0, dtype: DType | str = "int64") -> Tensor:
@@ -249,8 +281,7 @@ def randperm(n, seed: int = 0, offset: int = 0, dtype: DType | str = "int64") ->
     for name, v in (("seed", seed), ("offset", offset)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
             raise ValueError(f"randperm: {name} must be a non-negative int, got {v!r}")
-    return apply("RandpermV2", {"n": n, "dtype": dtype_of(dtype).name},
-                 [Tensor(np.array([seed, offset], np.int64))])
+    return ms_randperm(n, seed, offset, dtype_of(dtype).name)
 
 
 __all__ = ["standard_normal", "normal", "laplace", "uniform", "randn", "rand", "randint", "multinomial", "shuffle",
