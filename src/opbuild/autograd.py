@@ -163,8 +163,8 @@ class _Differentiated:
         earlier = forward_share.earlier_call(outer, self.fn, args)
         if earlier is None:
             return 0, {}
-        values = forward_share.shared_forward(e.graph, e.n_forward, earlier, [outer.value_of(t) for t in tensors],
-                                              outer.graph)
+        values = forward_share.shared_forward(outer, e.graph, e.n_forward, earlier,
+                                              [outer.value_of(t) for t in tensors])
         return (0, {}) if values is None else (e.n_forward, values)
 
     def _entry(self, paths: dict, args: tuple, n_args: int, n_sens: int, arrays: list) -> _Entry:

@@ -66,9 +66,14 @@ def _classes(ms):
     return Net, Step
 
 
-def _stats(net) -> dict:
-    return {"mean": [float(v) for v in net.bn.moving_mean.asnumpy()],
-            "variance": [float(v) for v in net.bn.moving_variance.asnumpy()]}
+def _stats(net, out=None) -> dict:
+    stats = {"mean": [float(v) for v in net.bn.moving_mean.asnumpy()],
+             "variance": [float(v) for v in net.bn.moving_variance.asnumpy()]}
+    if out is not None:  # the step's loss and gradients (of gamma and beta), summed
+        loss, grads = out
+        stats["loss"] = float(loss.asnumpy())
+        stats["grads"] = [float(g.asnumpy().sum()) for g in grads]
+    return stats
 
 
 def run(ms, mode: str) -> dict:
@@ -86,8 +91,9 @@ def run(ms, mode: str) -> dict:
                 step = Step(net, variant)
                 step.set_train()
                 step(x)
-                step(x)
-                out[f"{variant}/{'two_bn' if twice else 'one_bn'}{'/set_grad' if set_grad else ''}"] = _stats(net)
+                result = step(x)
+                key = f"{variant}/{'two_bn' if twice else 'one_bn'}{'/set_grad' if set_grad else ''}"
+                out[key] = _stats(net, result)
     for name in ("WithGradCell", "TrainOneStepCell"):
         net = Net(False)
         cell = ms.nn.WithGradCell(net) if name == "WithGradCell" else \

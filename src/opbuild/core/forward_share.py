@@ -106,16 +106,26 @@ def _same_capture(mine: Any, theirs: Any) -> bool:
     return a.size <= _CONST_BY_VALUE and a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
-def shared_forward(graph: Graph, n_forward: int, earlier: Sequence[Node], inputs: Sequence[Value],
-                   outer: Graph) -> dict[int, Value] | None:
-    """The outer values (by id of ``graph``'s values) of the first ``n_forward`` nodes of ``graph`` (a gradient
-    graph whose inputs take ``inputs``) when they repeat ``earlier`` (nodes of ``outer``) one to one, else
-    None."""
+def _unwritten_since(tracer: Any, obj: Any, read: Value, earlier: set[int]) -> bool:
+    """Whether captured ``obj``, which the earlier call read as ``read``, holds that data still or an update
+    the earlier call itself wrote (BatchNorm's moving statistics), not one written after it."""
+    current = tracer._captured.get(id(obj))
+    return current is None or current is read or (current.producer is not None and id(current.producer) in earlier)
+
+
+def shared_forward(tracer: Any, graph: Graph, n_forward: int, earlier: Sequence[Node],
+                   inputs: Sequence[Value]) -> dict[int, Value] | None:
+    """The values in ``tracer`` (by id of ``graph``'s values) of the first ``n_forward`` nodes of ``graph`` (a
+    gradient graph whose inputs take ``inputs``) when they repeat ``earlier`` (nodes of ``tracer``'s graph)
+    one to one, else None. A Parameter the forward read and something wrote since (``ops.assign`` between
+    the forward and the gradient) leaves the forward unshared: the gradient is computed at the new value,
+    where MindSpore shares the forward anyway and differentiates at the old one (docs/mindspore-compat.md)."""
     if len(earlier) != n_forward:
         return None
     env: dict[int, Value] = {id(v): o for v, o in zip(graph.inputs, inputs)}
     captured = {id(v): t for v, t in graph.captures}
-    roots = _capture_roots(outer)
+    roots = _capture_roots(tracer.graph)
+    earlier_ids = {id(m) for m in earlier}
     for n, m in zip(graph.nodes[:n_forward], earlier):
         if n.op != m.op or len(n.inputs) != len(m.inputs) or len(n.outputs) != len(m.outputs) \
                 or n.attrs != m.attrs:
@@ -124,7 +134,8 @@ def shared_forward(graph: Graph, n_forward: int, earlier: Sequence[Node], inputs
             if id(v) in env:
                 if env[id(v)] is not w:
                     return None
-            elif id(v) not in captured or id(w) not in roots or not _same_capture(captured[id(v)], roots[id(w)]):
+            elif id(v) not in captured or id(w) not in roots or not _same_capture(captured[id(v)], roots[id(w)]) \
+                    or not _unwritten_since(tracer, roots[id(w)], w, earlier_ids):
                 return None
         for o, p in zip(n.outputs, m.outputs):
             if o.type != p.type:
