@@ -102,4 +102,18 @@ def run(ms, mode: str) -> dict:
         cell(x)
         cell(x)
         out[name] = _stats(net)
+    # From Python: a forward of the network (marked by TrainOneStepCell, or by set_grad), then the train step
+    # or a gradient of the network on the same Tensor.
+    net = Net(False)
+    cell = ms.nn.TrainOneStepCell(net, ms.nn.SGD(net.trainable_params(), 0.0))
+    cell.set_train()
+    net(x)
+    cell(x)
+    out["forward_then_TrainOneStepCell"] = _stats(net)
+    net = Net(False)
+    net.set_grad()
+    net.set_train()
+    net(x)
+    ms.grad(net, None, ms.ParameterTuple(net.trainable_params()))(x)
+    out["forward_then_grad"] = _stats(net)
     return out
