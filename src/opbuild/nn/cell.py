@@ -13,7 +13,7 @@ import numpy as np
 from ..core import config, forward_share, graph_breaks, symbol, trace
 from ..core import recompute as recompute_marks
 from ..core.dtypes import dtype_of
-from ..core.parameter import Parameter, ParameterTuple
+from ..core.parameter import Parameter, ParameterTuple, is_generated_name
 from ..core.tensor import Tensor
 from ..ops.primitive import apply, compute_dtype
 from . import backward_hooks, batch_chunks
@@ -112,7 +112,7 @@ class Cell(CellState, CellApi, CellExtras):
         replaced = name in self._params or name in self._cells
         # Assigning in place keeps a replaced parameter or cell at its position in parameters_and_names().
         if isinstance(value, Parameter):
-            if not value.name:
+            if is_generated_name(value.name):
                 value.name = name
             self._cells.pop(name, None)
             self._params[name] = value
