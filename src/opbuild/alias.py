@@ -95,11 +95,12 @@ class MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return module
         # MindSpore's package (mindspore.ops.operations holds nn_ops, math_ops, ...) is a plain module in
         # opbuild: a package module carrying the same objects, so its submodule paths can be imported.
-        package = ModuleType(spec.name, module.__doc__)
+        package = _PackageCopy(spec.name, module.__doc__)
         package.__dict__.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
         package.__path__ = []
         # The names the module resolves on first use (PEP 562 ``__getattr__``, as nn/wrap.py's) resolve here too.
         package.__getattr__ = lambda name: getattr(module, name)
+        _keep_own_child(spec.name, module, package)
         return package
 
     def exec_module(self, module: ModuleType) -> None:
@@ -118,6 +119,50 @@ def _own_spec(module: ModuleType):
 
 
 _OWN_SPECS: dict[str, importlib.machinery.ModuleSpec] = {}
+
+
+# id of each package copy made by create_module -> the opbuild module it copies.
+_COPIES: dict[int, ModuleType] = {}
+
+
+class _PackageCopy(ModuleType):
+    """A package copy of a plain opbuild module (see create_module). The submodules the import system sets on
+    it (``mindspore.ops.operations.nn_ops``) are set on the opbuild module too: ``mindspore.ops`` is
+    ``opbuild.ops``, whose ``operations`` stays opbuild's module, so that is where the attribute path
+    ``mindspore.ops.operations.nn_ops`` (and ``import ... as``) looks."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        super().__setattr__(name, value)
+        own = _COPIES.get(id(self))
+        if isinstance(value, ModuleType) and own is not None and name not in own.__dict__:
+            setattr(own, name, value)
+
+_GUARDED: dict[type, type] = {}  # module class -> its subclass that keeps its own children
+
+
+def _guarded_setattr(self: ModuleType, name: str, value: object) -> None:
+    if isinstance(value, ModuleType) and _COPIES.get(id(value)) is not None \
+            and _COPIES[id(value)] is self.__dict__.get(name):
+        return  # the alias's package copy of this module's own child: the child stays
+    object.__setattr__(self, name, value)
+
+
+def _keep_own_child(fullname: str, module: ModuleType, package: ModuleType) -> None:
+    """After loading ``package`` (a package copy of opbuild's ``module``) as ``fullname``, the import system
+    sets it as an attribute of ``fullname``'s parent, which is opbuild's own package (``mindspore.ops`` is
+    ``opbuild.ops``): that would replace ``opbuild.ops.operations`` by the copy. The parent's class becomes a
+    subclass of it whose ``__setattr__`` ignores exactly that assignment (a module's class may be changed, and
+    only a ModuleType subclass may be)."""
+    _COPIES[id(package)] = module
+    parent = sys.modules.get(fullname.rpartition(".")[0])
+    if parent is None or parent.__dict__.get(fullname.rpartition(".")[2]) is not module:
+        return
+    cls = type(parent)
+    if cls not in _GUARDED.values():
+        if cls not in _GUARDED:
+            _GUARDED[cls] = type(cls.__name__, (cls,), {"__setattr__": _guarded_setattr,
+                                                        "__module__": cls.__module__})
+        parent.__class__ = _GUARDED[cls]
 
 
 def _has_renamed_children(fullname: str) -> bool:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .core import config, deferred_hooks, pynative_sites, tensor_hooks, trace
+from .core import config, deferred_hooks, forward_share, pynative_sites, tensor_hooks, trace
 from .core.concrete_trace import ConcreteTracer, guard_holds
 from .core.graph_breaks import decision_key
 from .core.parameter import Parameter
@@ -61,6 +61,8 @@ class _Entry:
     volatile: bool = False
     decisions: tuple = ()  # the guards' decision keys (core/graph_breaks.py decision_key)
     steps: list = field(default_factory=list)  # core/pynative_sites.py's (before, after) host steps
+    n_forward: int = 0  # the graph's first nodes that are fn's forward (the backward's follow)
+    written: list = field(default_factory=list)  # the captured objects the graph updates in place
 
 
 class _Differentiated:
@@ -107,7 +109,7 @@ class _Differentiated:
             inner = (ConcreteTracer([outer.array_of(t) for t in tensors]) if isinstance(outer, ConcreteTracer)
                      else None)
             e = self._graph(args, n_args, n_sens, tracer=inner)
-            outs = outer.inline(e.graph, tensors)
+            outs = outer.inline(e.graph, tensors, self._shared(outer, e, args[:n_args], tensors))
             if isinstance(outer, ConcreteTracer):
                 first = e.n_out + e.n_hook
                 outer.guards.extend((outs[first + k], kind, value) for k, (kind, value) in enumerate(e.guards))
@@ -118,6 +120,9 @@ class _Differentiated:
         arrays = [a.asnumpy() for a in tensors]
         paths = self._graphs.setdefault(key, {})
         entry, tried, traced = paths.get("last"), set(), False
+        # after the recorded PyNative forward of fn on these inputs, the state it wrote is written once
+        # (core/forward_share.py): what this graph writes is put back after it runs
+        kept: dict[int, tuple] | None = {} if forward_share.pynative_forward_ran(self.fn, args[:n_args]) else None
         while True:
             if entry is None:
                 if traced:
@@ -128,6 +133,8 @@ class _Differentiated:
             for before, _ in entry.steps if not traced else ():  # the trace seeded the first call's state
                 if before is not None:
                     before()
+            for t in entry.written if kept is not None else ():
+                kept.setdefault(id(t), (t, t.asnumpy().copy()))
             outs = entry.compiled(arrays)
             for _, after in entry.steps:
                 if after is not None:
@@ -139,6 +146,8 @@ class _Differentiated:
             # call's Python would: a compiled path agreeing with those decisions is tried before tracing again.
             tried.add(id(entry))
             entry = None if traced else _agreeing_path(paths, entry, k, outs, tried)
+        for t, data in (kept or {}).values():
+            t.asnumpy()[...] = data
         if not entry.volatile:
             paths["last"] = entry
         outs = [Tensor(o) for o in outs]
@@ -146,6 +155,17 @@ class _Differentiated:
             deferred_hooks.replay(entry.templates, outs[entry.n_out:entry.n_out + entry.n_hook])
         n_all = entry.n_out + entry.n_hook + len(entry.guards)
         return entry.rebuild(outs[:entry.n_out]), outs[n_all:n_all + n_in], outs[n_all + n_in:]
+
+    def _shared(self, outer: trace.Tracer, e: _Entry, args: tuple, tensors: list[Tensor]) -> tuple[int, dict]:
+        """The forward of ``e`` shared with the one earlier call of fn on the same values in ``outer``, as
+        MindSpore's graph mode shares it (core/forward_share.py): (its node count, the earlier values), or
+        (0, {}) when there is none to share."""
+        earlier = forward_share.earlier_call(outer, self.fn, args)
+        if earlier is None:
+            return 0, {}
+        values = forward_share.shared_forward(outer, e.graph, e.n_forward, earlier,
+                                              [outer.value_of(t) for t in tensors])
+        return (0, {}) if values is None else (e.n_forward, values)
 
     def _entry(self, paths: dict, args: tuple, n_args: int, n_sens: int, arrays: list) -> _Entry:
         """Trace ``fn`` on this call's values and compile its gradient graph, unless the path its conditions
@@ -156,6 +176,7 @@ class _Differentiated:
             # forward hooks see values once the graph has run; in PyNative random ops keep its seeding rules
             e = self._graph(args, n_args, n_sens, calls, tracer)
         e.steps = steps
+        e.written = forward_share.written_captures(e.graph)
         if tracer.volatile:  # the graph holds values of this call (saved-tensor hooks): used once
             e.compiled, e.graph, e.volatile = trace.engine().compile_graph(e.graph), None, True
             return e
@@ -209,8 +230,9 @@ class _Differentiated:
         # Positions are of the Tensor arguments among all arguments: the graph's inputs are the Tensors only.
         tensor_index = {i: k for k, i in enumerate(i for i, a in enumerate(args) if isinstance(a, Tensor))}
         positions = [tensor_index[p % n_args] for p in self.positions]
+        n_forward = len(graph.nodes)
         graph = Autodiff(positions, self.weights, n_outputs=n_diff, sens_inputs=bool(n_sens)).run(graph)
-        return _Entry(graph, rebuild, n_out, hooks["n"], hooks["templates"], hooks["guards"])
+        return _Entry(graph, rebuild, n_out, hooks["n"], hooks["templates"], hooks["guards"], n_forward=n_forward)
 
 
 def _first_failed_guard(entry: _Entry, outs: list) -> int | None:

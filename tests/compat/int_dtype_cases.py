@@ -47,12 +47,9 @@ GRAPH: list = []
 
 # Differences found and not yet resolved (tests/compat/test_int_dtypes.py marks them strict xfail, so one that
 # starts to match must leave these lists): see docs/mindspore-compat.md.
-# MindSpore computes, opbuild refuses the dtype: selu of integers (MindSpore's CPU drops selu's scale there:
-# int 100 gives 100, not 105, and -20 gives -1 but -11 gives 0), not copied.
-OPEN_OPBUILD_REFUSES = (
-    "ops.selu(T('int8'))",
-    "ops.selu(T('int32'))",
-)
+# MindSpore computes, opbuild refuses the dtype: none now (selu of int8/int32 is computed as MindSpore's,
+# tests/compat/int_activation_cases.py).
+OPEN_OPBUILD_REFUSES: tuple[str, ...] = ()
 
 # MindSpore's CPU refuses (no kernel for the dtype), opbuild computes a result.
 OPEN_MINDSPORE_REFUSES = (

@@ -99,3 +99,22 @@ def test_importing_mindspore_leaves_opbuild_modules_their_own_specs():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["opbuild", "opbuild.nn", "opbuild.ops", "True", "True"]
+
+
+def test_importing_mindspore_packages_leaves_opbuild_modules_their_own_children():
+    # mindspore.ops.operations (and nn.wrap, nn.loss, ...) are packages in MindSpore and plain modules in
+    # opbuild: the alias imports them as package copies, which the import system then sets on their parent,
+    # opbuild's own package (mindspore.ops is opbuild.ops). opbuild.ops.operations must stay opbuild's module.
+    code = ("import sys, types, opbuild; opbuild.alias_mindspore(); "
+            "import mindspore.ops.operations.nn_ops, mindspore.ops.operations._grad_ops, "
+            "mindspore.nn.wrap.cell_wrapper, mindspore.nn.loss.loss, mindspore.common.tensor; "
+            "from mindspore.ops.operations import math_ops; "
+            "bad = [n for n, m in list(sys.modules.items()) if n.startswith('opbuild.') and "
+            "isinstance(getattr(sys.modules[n.rpartition('.')[0]], n.rpartition('.')[2], None), types.ModuleType) "
+            "and getattr(sys.modules[n.rpartition('.')[0]], n.rpartition('.')[2]) is not m]; "
+            "print(bad, opbuild.ops.operations is sys.modules['opbuild.ops.operations'], "
+            "mindspore.ops.operations.nn_ops.Conv2D is opbuild.ops.operations.Conv2D, "
+            "sys.modules['mindspore.ops'].operations is sys.modules['opbuild.ops.operations'])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["[]", "True", "True", "True"]

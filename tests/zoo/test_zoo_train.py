@@ -76,15 +76,11 @@ def _diffs(expected, got, path: str, rtol: float, atol: float, skip: tuple[str, 
 # mindcv 0.3.0's Lamb does not run on MindSpore 2.10's CPU (a kernel it selects is missing there); opbuild
 # runs it, checked separately below.
 _MS_CPU_CANNOT = ("optim/lamb",)
-# mindcv's TrainStep calls the network once for the loss and once more inside its gradient; MindSpore updates
-# BatchNorm's moving statistics once per step there, opbuild twice (docs/mindspore-compat.md, "mindcv").
-_DOUBLE_BN_UPDATE = ("moving_mean", "moving_variance")
-
 
 
 @pytest.mark.parametrize("group", GROUPS)
 def test_matches_mindspore(group: str, opbuild_results: dict) -> None:
-    skip = _MS_CPU_CANNOT + (_DOUBLE_BN_UPDATE if group == "train_step" else ())
+    skip = _MS_CPU_CANNOT
     diffs = _diffs(FIXTURE[group], opbuild_results[group], group, rtol=2e-4, atol=2e-5, skip=skip)
     assert not diffs, "\n".join(diffs[:20])
 
@@ -104,9 +100,10 @@ def test_lamb_trains_on_opbuild(opbuild_results: dict) -> None:
     assert lamb["params"]["fc.weight"] != FIXTURE["optim"]["sgd"]["params"]["fc.weight"]
 
 
-@pytest.mark.xfail(strict=True, reason="opbuild updates BatchNorm's moving statistics twice in mindcv's TrainStep "
-                                       "(a forward and a differentiated forward), MindSpore once")
 def test_train_step_moving_statistics(opbuild_results: dict) -> None:
+    """mindcv's TrainStep calls the network for the loss, then differentiates it on the same inputs: MindSpore
+    shares that forward in the graph, so BatchNorm's moving statistics move once per step (core/forward_share.py;
+    tests/compat/test_bn_update_count.py has the rule's cases)."""
     expected, got = FIXTURE["train_step"], opbuild_results["train_step"]
     diffs = [d for key in ("ema", "clip", "accumulate") for d in
              _diffs(expected[key]["params"], got[key]["params"], key, 2e-4, 2e-5)]

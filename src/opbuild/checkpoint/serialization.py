@@ -29,6 +29,7 @@ from ..core.errors import OpbuildError
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..nn.cell import Cell
+from ..nn.layers.conv import Conv1d
 from . import async_save as async_writes
 from .atomic_file import write_atomically
 from .proto import Checkpoint
@@ -333,10 +334,28 @@ _FLOATS = ("float16", "bfloat16", "float32", "float64")
 _INTS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
 
 
-def _update_param(param: Parameter, new: Tensor, strict_load: bool) -> None:
+def _conv1d_weights(net: Cell) -> set[int]:
+    """ids of the weights of ``net``'s nn.Conv1d cells."""
+    return {id(c.weight) for _, c in net.cells_and_names() if isinstance(c, Conv1d)}
+
+
+def _old_conv1d_layout(param: Parameter, data: np.ndarray) -> bool:
+    """Whether ``data`` is a Conv1d weight as opbuild saved it before its weight became MindSpore's 4-D one:
+    ``(out, in // group, k)`` for the net's ``(out, in // group, 1, k)``."""
+    shape = param.shape
+    return data.ndim == 3 and len(shape) == 4 and shape[2] == 1 and data.shape == (shape[0], shape[1], shape[3])
+
+
+def _update_param(param: Parameter, new: Tensor, strict_load: bool, conv1d_weight: bool = False) -> None:
     """Copy ``new`` into ``param`` under MindSpore's rules: equal shapes (or extra trailing 1s in the
-    checkpoint); equal dtypes, or (not strict) both float or both int, converted with a warning."""
+    checkpoint); equal dtypes, or (not strict) both float or both int, converted with a warning.
+    ``conv1d_weight``: ``param`` is an nn.Conv1d's weight, which also takes opbuild's old 3-D layout."""
     data = new.asnumpy()
+    if conv1d_weight and _old_conv1d_layout(param, data):
+        log.warning("load_param_into_net: %s is a Conv1d weight of shape %s saved in opbuild's earlier 3-D "
+                    "layout %s; loading it as %s (save the checkpoint again to store the 4-D layout)",
+                    param.name, param.shape, data.shape, param.shape)
+        data = data.reshape(param.shape)
     if data.shape != param.shape:
         extra = data.shape[len(param.shape):]
         if data.shape[:len(param.shape)] == param.shape and extra and all(d == 1 for d in extra):
@@ -379,6 +398,7 @@ def load_param_into_net(net: Cell, parameter_dict: dict[str, Any],
             raise TypeError(f"load_param_into_net: parameter_dict must map str to Parameter, got {type(key).__name__}"
                             f" -> {type(value).__name__}")
     params = [p for _, p in net.parameters_and_names()]
+    conv1d = _conv1d_weights(net)
     param_not_load: list[str] = []
     ckpt_not_load = list(entries)
     for param in params:
@@ -386,7 +406,7 @@ def load_param_into_net(net: Cell, parameter_dict: dict[str, Any],
         if value is None:
             param_not_load.append(param.name)
         elif isinstance(value, Tensor):
-            _update_param(param, value, strict_load)
+            _update_param(param, value, strict_load, id(param) in conv1d)
             ckpt_not_load.remove(param.name)
         else:  # a string entry under a parameter's name: never a silent skip that leaves a random weight
             if strict_load:
@@ -396,7 +416,7 @@ def load_param_into_net(net: Cell, parameter_dict: dict[str, Any],
                         "not a Parameter; it keeps its value", type(value).__name__, param.name)
             param_not_load.append(param.name)
     if param_not_load and not strict_load:
-        _load_under_prefix(params, entries, param_not_load, ckpt_not_load)
+        _load_under_prefix(params, entries, param_not_load, ckpt_not_load, conv1d)
     if param_not_load:
         # A partial load changes results without an error: say so where users look, not only in the log.
         message = (f"load_param_into_net: {len(param_not_load)} parameters of the net are not in parameter_dict "
@@ -409,7 +429,7 @@ def load_param_into_net(net: Cell, parameter_dict: dict[str, Any],
 
 
 def _load_under_prefix(params: list[Parameter], entries: dict[str, Any], param_not_load: list[str],
-                       ckpt_not_load: list[str]) -> None:
+                       ckpt_not_load: list[str], conv1d: set[int]) -> None:
     """MindSpore's second chance for names that did not match: find a prefix P with ``P + name`` in the dict
     for some missing name, then load every missing parameter whose ``P + name`` exists; repeat while a new
     prefix turns up. Unlike MindSpore, names loaded this way also leave ``ckpt_not_load`` (its docstring
@@ -425,7 +445,7 @@ def _load_under_prefix(params: list[Parameter], entries: dict[str, Any], param_n
         for param in params:
             key = prefix + param.name
             if param.name in param_not_load and isinstance(entries.get(key), Tensor):
-                _update_param(param, entries[key], False)
+                _update_param(param, entries[key], False, id(param) in conv1d)
                 param_not_load.remove(param.name)
                 if key in ckpt_not_load:
                     ckpt_not_load.remove(key)

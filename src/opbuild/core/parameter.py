@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 
 import numpy as np
@@ -13,28 +14,61 @@ from .initializer import init_array, initializer, set_seed
 from .parameter_settings import ParameterSettings
 from .tensor import Tensor
 
+# Names given to Parameters made without one: "Parameter#N", N counting them in the process. MindSpore 2.10
+# counts from 0 and its import makes two, so the first of a program is "Parameter#2" there: so it is here.
+GENERATED_PREFIX = "Parameter#"
+_generated = itertools.count(2)
+_NAME_MAX = 1024  # MindSpore's longest name
+
+
+def is_generated_name(name: str) -> bool:
+    """Whether ``name`` is a generated one (a Cell attribute gives such a Parameter the attribute's name)."""
+    return name.startswith(GENERATED_PREFIX)
+
 
 class Parameter(ParameterSettings, Tensor):
-    """A Tensor owned by a Cell, with a ``name`` (set from the attribute path) and ``requires_grad``."""
+    """A Tensor owned by a Cell, with a ``name`` (set from the attribute path) and ``requires_grad``. Without a
+    name (None, "" or blanks) it is named ``Parameter#N``, MindSpore's generated names."""
 
     # False while nn.no_init_parameters() is active (MindSpore's flag for deferred initialisation)
     init_param = True
 
-    __slots__ = ("name", "requires_grad", "_settings")
+    __slots__ = ("_name", "requires_grad", "_settings")
 
     def __init__(self, default_input, name: str | None = None, requires_grad: bool = True,
                  layerwise_parallel: bool = False, parallel_optimizer: bool = True, storage_format: str = "",
                  device=None):
         # MindSpore's signature: the parallel and storage options choose device placement and sharding, which
         # one CPU process has no use for; they are accepted so model-zoo code constructs its parameters.
-        if name is not None and not isinstance(name, str):
-            # As MindSpore 2.10 (ValueError): a number or bytes would be saved under a name nothing can load.
-            raise ValueError(f"Parameter: name must be a str or None, got {type(name).__name__} {name!r}")
         super().__init__(default_input)
-        self.name = name or ""
+        self.name = name
         self.requires_grad = requires_grad
         self._settings = {"layerwise_parallel": bool(layerwise_parallel),
                           "parallel_optimizer": bool(parallel_optimizer)}
+
+    @property
+    def name(self) -> str:
+        """The name (what checkpoints store it under)."""
+        return self._name
+
+    @name.setter
+    def name(self, name: str | None) -> None:
+        if name is not None and not isinstance(name, str):
+            # As MindSpore 2.10 (ValueError): a number or bytes would be saved under a name nothing can load.
+            raise ValueError(f"Parameter: name must be a str or None, got {type(name).__name__} {name!r}")
+        name = (name or "").strip()
+        if len(name) > _NAME_MAX:
+            raise ValueError(f"Parameter: a name is at most {_NAME_MAX} characters, got {len(name)} "
+                             f"({name[:40]!r}...)")
+        self._name = name or f"{GENERATED_PREFIX}{next(_generated)}"
+
+    def clone(self, init="same") -> Parameter:
+        """A new Parameter of the same name, ``requires_grad`` and settings, holding a copy of the values
+        (``init='same'``) or values drawn by ``init`` (a name, Initializer or number)."""
+        data = self._read().copy() if init == "same" else init_array(init, self.shape, self.dtype)
+        out = Parameter(data, name=self.name, requires_grad=self.requires_grad)
+        out._settings = dict(self._settings)
+        return out
 
     def set_data(self, data, slice_shape: bool = False) -> Parameter:
         """Replace the values, cast to the parameter's dtype; compiled graphs read the new data at their next

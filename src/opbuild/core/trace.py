@@ -65,13 +65,18 @@ class Tracer:
         """Whether symbolic ``t`` is the latest in-place update of a captured Parameter."""
         return t._value is not None and any(v is t._value for v in self._captured.values())
 
-    def inline(self, graph: Graph, inputs: Sequence[Tensor]) -> list[Tensor]:
+    def inline(self, graph: Graph, inputs: Sequence[Tensor], shared: tuple[int, dict[int, Value]] = (0, {})
+               ) -> list[Tensor]:
         """Append the nodes of ``graph`` (traced separately, e.g. a function and its gradients) to this trace,
         with ``inputs`` (Tensors of this trace or concrete ones) for its inputs and this trace's values of its
-        captured objects; returns its outputs as symbolic Tensors. In-place updates stay in place."""
+        captured objects; returns its outputs as symbolic Tensors. In-place updates stay in place.
+        ``shared``: (n, values): the first n nodes are already in this trace, their outputs' values by id
+        (core/forward_share.py)."""
         env: dict[int, Value] = {id(v): self.value_of(t) for v, t in zip(graph.inputs, inputs, strict=True)}
         env.update({id(v): self.value_of(t) for v, t in graph.captures})
-        for n in graph.nodes:
+        n_shared, values = shared
+        env.update(values)
+        for n in graph.nodes[n_shared:]:
             node = self.graph.add_node(n.op, n.attrs, [env[id(v)] for v in n.inputs], [o.type for o in n.outputs],
                                        n.spec)
             self.own(node.outputs)

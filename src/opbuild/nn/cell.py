@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core import config, graph_breaks, symbol, trace
+from ..core import config, forward_share, graph_breaks, symbol, trace
 from ..core import recompute as recompute_marks
 from ..core.dtypes import dtype_of
-from ..core.parameter import Parameter, ParameterTuple
+from ..core.parameter import Parameter, ParameterTuple, is_generated_name
 from ..core.tensor import Tensor
 from ..ops.primitive import apply, compute_dtype
 from . import backward_hooks, batch_chunks
@@ -112,7 +112,7 @@ class Cell(CellState, CellApi, CellExtras):
         replaced = name in self._params or name in self._cells
         # Assigning in place keeps a replaced parameter or cell at its position in parameters_and_names().
         if isinstance(value, Parameter):
-            if not value.name:
+            if is_generated_name(value.name):
                 value.name = name
             self._cells.pop(name, None)
             self._params[name] = value
@@ -254,12 +254,12 @@ class Cell(CellState, CellApi, CellExtras):
         return self._call(*args, **kwargs)
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
-        if trace.current() is not None or (config.get_context("mode") == config.PYNATIVE_MODE
-                                           and not self._always_graph):
+        tracer = trace.current()
+        if tracer is not None or (config.get_context("mode") == config.PYNATIVE_MODE and not self._always_graph):
             d = self.__dict__
-            if d.get("_param_forward_hooks") or d.get("_mixed_precision") is not None:
-                return self._construct_in_precision(*args, **kwargs)
-            return self.construct(*args, **kwargs)  # what _construct_in_precision comes to without either
+            run = self._construct_in_precision if d.get("_param_forward_hooks") or \
+                d.get("_mixed_precision") is not None else self.construct
+            return forward_share.call_cell(tracer, self, run, args, kwargs)  # a gradient may share this forward
         for a in args:
             if isinstance(a, np.ndarray):
                 args = tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)

@@ -78,8 +78,15 @@ def celu(x, alpha: float = 1.0) -> Tensor:
 
 
 def selu(input_x) -> Tensor:
-    """``ops.selu(input_x)``: ``scale (max(0, x) + min(0, alpha (exp(x) - 1)))`` with SELU's constants."""
-    x = _float_input("selu", input_x)
+    """``ops.selu(input_x)``: ``scale (max(0, x) + min(0, alpha (exp(x) - 1)))`` with SELU's constants. Also
+    over int8 and int32, as MindSpore 2.10 computes it there (see below); other integers and bool: TypeError."""
+    x = _float_or_int_input("selu", input_x, ("int8", "int32"))
+    if not x.dtype.is_float:
+        # MindSpore casts scale and alpha to the integer dtype (1 and 1, as leaky_relu's alpha; recorded:
+        # tests/compat/int_activation_cases.py): x > 0 stays x, the rest is exp(x) - 1 in float32 truncated
+        # toward zero (0, or -1 from x = -18 on, where float32 rounds it to -1).
+        neg = M._cast(M.sub(M.exp(M._cast(M.minimum(x, 0), "float32")), 1.0), x.dtype)
+        return M.where(M.gt(x, 0), x, neg)
     return M.mul(M.where(M.gt(x, 0.0), x, M.mul(_expm1_neg(x), SELU_ALPHA)), SELU_SCALE)
 
 
