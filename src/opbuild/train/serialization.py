@@ -16,6 +16,7 @@ from typing import Any
 from ..api_extras import merge_sliced_parameter
 from ..checkpoint.serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from ..core.errors import MissingPackageError
+from ..frontends import mindir
 from .ckpt_convert import (
     ParamDictFuture,
     ckpt_to_safetensors,
@@ -23,7 +24,7 @@ from .ckpt_convert import (
     safetensors_to_ckpt,
 )
 
-__all__ = ["export", "load_checkpoint", "load_param_into_net", "save_checkpoint", "merge_sliced_parameter",
+__all__ = ["export", "load", "load_checkpoint", "load_param_into_net", "save_checkpoint", "merge_sliced_parameter",
            "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "ParamDictFuture"]
 
 _FORMATS = ("ONNX", "MINDIR", "AIR")
@@ -61,3 +62,27 @@ def export(net: Any, *inputs: Any, file_name: str | os.PathLike, file_format: st
             raise
         raise MissingPackageError("export(file_format='ONNX')", "onnx", "onnx") from None
     return onnx_export.export_onnx(net, inputs, Path(path))
+
+
+_LOAD_KWARGS = ("dec_key", "dec_mode", "obf_func")
+
+
+def load(file_name: str | os.PathLike, **kwargs: Any) -> Any:
+    """Load the MINDIR file ``file_name`` (written by ``mindspore.export(..., file_format="MINDIR")``) as a graph
+    that :class:`opbuild.nn.GraphCell` runs, as MindSpore's ``load`` does.
+
+    ``dec_key``/``dec_mode`` are for encrypted files, which opbuild does not decrypt: giving a key raises
+    :class:`~opbuild.frontends.mindir.MindirError`, as does a file that is not MINDIR, is truncated or is
+    encrypted; a graph using MindSpore primitives opbuild does not map raises
+    :class:`~opbuild.frontends.mindir.UnsupportedMindirError` naming all of them.
+    """
+    unknown = sorted(set(kwargs) - set(_LOAD_KWARGS))
+    if unknown:
+        raise TypeError(f"load: unsupported keyword argument(s) {unknown} (it takes {', '.join(_LOAD_KWARGS)})")
+    if kwargs.get("obf_func") is not None:
+        raise ValueError("load: obf_func is for obfuscated MINDIR models, which opbuild does not load")
+    if not isinstance(file_name, (str, os.PathLike)) or not os.fspath(file_name):
+        raise ValueError(f"load: file_name must be the path of a MINDIR file, got {file_name!r}")
+    if not os.fspath(file_name).endswith(".mindir"):
+        raise ValueError(f"load: only MINDIR files ('.mindir') are loaded, got {os.fspath(file_name)!r}")
+    return mindir.read(file_name, dec_key=kwargs.get("dec_key"), dec_mode=kwargs.get("dec_mode", "AES-GCM"))

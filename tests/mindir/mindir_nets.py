@@ -1,0 +1,113 @@
+"""The networks of the MINDIR fixtures, written once for either framework.
+
+``build(ms)`` takes the ``mindspore`` module (scripts/record_mindir.py, under MindSpore 2.10) or opbuild's alias
+of it and returns ``{name: (net, inputs)}``: small widths so that every file stays well under 200 KB. The
+parameters come from a fixed NumPy seed (not either framework's initializers), so both sides build the same
+network.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def _params(net: Any, ms: Any, seed: int) -> None:
+    """Give every parameter a value drawn from ``seed`` (BatchNorm's variance kept positive)."""
+    rng = np.random.RandomState(seed)
+    for name, p in net.parameters_and_names():
+        value = rng.uniform(-0.5, 0.5, p.shape).astype(np.float32)
+        if name.endswith("moving_variance"):
+            value = np.abs(value) + 0.5
+        p.set_data(ms.Tensor(value))
+
+
+def build(ms: Any) -> dict[str, tuple[Any, list[np.ndarray]]]:
+    nn, ops = ms.nn, ms.ops
+
+    class LeNet5(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 4, 5, pad_mode="valid")
+            self.conv2 = nn.Conv2d(4, 8, 5, pad_mode="valid")
+            self.fc1 = nn.Dense(8 * 5 * 5, 32)
+            self.fc2 = nn.Dense(32, 10)
+            self.relu = nn.ReLU()
+            self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+            self.flatten = nn.Flatten()
+
+        def construct(self, x):
+            x = self.pool(self.relu(self.conv1(x)))
+            x = self.pool(self.relu(self.conv2(x)))
+            x = self.flatten(x)
+            return self.fc2(self.relu(self.fc1(x)))
+
+    class ResBlock(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(3, 8, 3, stride=1, pad_mode="same", has_bias=False)
+            self.bn1 = nn.BatchNorm2d(8)
+            self.conv2 = nn.Conv2d(8, 8, 3, pad_mode="pad", padding=1, has_bias=False)
+            self.bn2 = nn.BatchNorm2d(8)
+            self.down = nn.Conv2d(3, 8, 1, has_bias=True)
+            self.relu = nn.ReLU()
+            self.pool = nn.AvgPool2d(kernel_size=2, stride=2)
+            self.head = nn.Dense(8, 5)
+
+        def construct(self, x):
+            y = self.relu(self.bn1(self.conv1(x)))
+            y = self.bn2(self.conv2(y))
+            y = self.relu(y + self.down(x))
+            y = self.pool(y)
+            y = ops.mean(y, axis=(2, 3))
+            return self.head(y)
+
+    class TransformerBlock(nn.Cell):
+        def __init__(self, d=16, heads=2):
+            super().__init__()
+            self.heads, self.dh = heads, d // heads
+            self.qkv = nn.Dense(d, 3 * d)
+            self.proj = nn.Dense(d, d)
+            self.ln1 = nn.LayerNorm((d,))
+            self.ln2 = nn.LayerNorm((d,))
+            self.ff1 = nn.Dense(d, 2 * d)
+            self.ff2 = nn.Dense(2 * d, d)
+            self.gelu = nn.GELU(approximate=False)
+            self.softmax = nn.Softmax(axis=-1)
+            self.scale = float(self.dh) ** -0.5
+
+        def construct(self, x):
+            b, s, d = x.shape
+            h = self.ln1(x)
+            qkv = self.qkv(h).reshape(b, s, 3, self.heads, self.dh).transpose(2, 0, 3, 1, 4)
+            q, k, v = qkv[0], qkv[1], qkv[2]
+            att = self.softmax(ops.matmul(q, k.transpose(0, 1, 3, 2)) * self.scale)
+            o = ops.matmul(att, v).transpose(0, 2, 1, 3).reshape(b, s, d)
+            x = x + self.proj(o)
+            return x + self.ff2(self.gelu(self.ff1(self.ln2(x))))
+
+    class Branchy(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(6, 6)
+
+        def construct(self, x):
+            y = self.fc(x)
+            if y.sum() > 0:  # noqa: SIM108 - an if statement is what is exported (Switch)
+                y = y * 2.0
+            else:
+                y = ops.tanh(y) - 1.0
+            return y
+
+    rng = np.random.RandomState(0)
+    nets = {
+        "lenet5": (LeNet5(), [rng.randn(2, 1, 32, 32).astype(np.float32)]),
+        "resblock": (ResBlock(), [rng.randn(2, 3, 8, 8).astype(np.float32)]),
+        "transformer": (TransformerBlock(), [rng.randn(2, 5, 16).astype(np.float32)]),
+        "branchy": (Branchy(), [rng.randn(3, 6).astype(np.float32)]),
+    }
+    for k, (_, (net, _)) in enumerate(sorted(nets.items())):
+        _params(net, ms, 100 + k)
+        net.set_train(False)
+    return nets
