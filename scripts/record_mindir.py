@@ -28,6 +28,16 @@ def _arr(a: np.ndarray) -> dict:
     return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.ravel().tolist()}
 
 
+def _outs(out) -> list[dict]:
+    """A network's output(s) as a list of arrays (a tuple output is several)."""
+    return [_arr(o.asnumpy()) for o in (out if isinstance(out, (tuple, list)) else [out])]
+
+
+def _neg(a: np.ndarray) -> np.ndarray:
+    """The negated input (the other branch of the control-flow net); index inputs stay as they are."""
+    return -a if a.dtype.kind == "f" else a
+
+
 def main() -> None:
     ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
     folder = OUT / "mindir"
@@ -42,15 +52,15 @@ def main() -> None:
         out = cell(*xs)
         eager = net(*xs)
         # The negated inputs too: the other branch of the control-flow net.
-        neg = cell(*[ms.Tensor(-a) for a in inputs])
-        entry = {"inputs": [_arr(a) for a in inputs], "output": _arr(out.asnumpy()), "neg_output": _arr(neg.asnumpy()),
-                 "net_output": _arr(eager.asnumpy()),
+        neg = cell(*[ms.Tensor(_neg(a)) for a in inputs])
+        entry = {"inputs": [_arr(a) for a in inputs], "output": _outs(out), "neg_output": _outs(neg),
+                 "net_output": _outs(eager),
                  "params": {p.name: list(p.shape) for p in cell.get_parameters()}}
         # params_init: the last parameter replaced by a constant (MindSpore's GraphCell takes a dict of Tensors).
         last = sorted(entry["params"])[-1]
         repl = np.full(entry["params"][last], 0.25, np.float32)
         cell2 = ms.nn.GraphCell(ms.load(base + ".mindir"), params_init={last: ms.Tensor(repl)})
-        entry["params_init"] = {"name": last, "value": 0.25, "output": _arr(cell2(*xs).asnumpy())}
+        entry["params_init"] = {"name": last, "value": 0.25, "output": _outs(cell2(*xs))}
         record["nets"][name] = entry
         print(name, Path(base + ".mindir").stat().st_size, "bytes")
     net, inputs = mindir_nets.build(ms)["lenet5"]

@@ -10,7 +10,7 @@ import numpy as np
 
 FOLDER = Path(__file__).resolve().parents[1] / "fixtures" / "mindspore"
 MINDIR = FOLDER / "mindir"
-NETS = ("lenet5", "resblock", "transformer", "branchy")
+NETS = ("lenet5", "resblock", "transformer", "branchy", "mixed")
 
 
 @cache
@@ -26,6 +26,19 @@ def case(name: str) -> tuple[Path, list[np.ndarray], dict]:
     """The file, the inputs and the record of network ``name``."""
     entry = record()["nets"][name]
     return MINDIR / f"{name}.mindir", [array(a) for a in entry["inputs"]], entry
+
+
+def negated(inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The negated float inputs (index inputs unchanged), as scripts/record_mindir.py ran them."""
+    return [-a if a.dtype.kind == "f" else a for a in inputs]
+
+
+def close_all(got, want: list[dict]) -> None:
+    """``got`` (a Tensor or a tuple of them) equals the recorded output list ``want``."""
+    got = list(got) if isinstance(got, (tuple, list)) else [got]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        close(g, array(w))
 
 
 def close(got, want: np.ndarray) -> None:

@@ -100,12 +100,41 @@ def build(ms: Any) -> dict[str, tuple[Any, list[np.ndarray]]]:
                 y = ops.tanh(y) - 1.0
             return y
 
+    class Mixed(nn.Cell):
+        """A grab bag of further primitives: grouped/strided convolutions, pools, an embedding, casts,
+        element-wise math, a 1-D convolution and BatchNorm, selection, and a tuple of two outputs."""
+
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(4, 4, 3, group=2, pad_mode="pad", padding=1, stride=2, has_bias=True)
+            self.pool = nn.AdaptiveAvgPool2d(1)
+            self.mp = nn.MaxPool2d(3, 1, pad_mode="same")
+            self.emb = nn.Embedding(10, 4)
+            self.drop = nn.Dropout(p=0.3)
+            self.ls = nn.LogSoftmax(axis=1)
+            self.silu = nn.SiLU()
+            self.bn1 = nn.BatchNorm1d(4)
+            self.conv1d = nn.Conv1d(4, 4, 3, pad_mode="same")
+
+        def construct(self, x, idx):
+            y = self.mp(self.conv(x))
+            y = self.pool(y).squeeze(-1).squeeze(-1)
+            e = self.emb(idx).sum(axis=1)
+            z = ops.concat((y, e), axis=1)
+            z = ops.sigmoid(z) + ops.exp(-z) * ops.sqrt(ops.abs(z) + 1.0) - ops.pow(z, 2)
+            z = ops.cast(ops.cast(self.drop(z), ms.float16), ms.float32)
+            w = self.bn1(self.silu(z[:, :4]))
+            w = self.conv1d(ops.expand_dims(w, 2).tile((1, 1, 3))).mean(-1)
+            w = ops.where(w > 0, w, ops.zeros_like(w)) + ops.maximum(w, 0.1) + ops.clip_by_value(w, -0.5, 0.5)
+            return self.ls(ops.concat((w, z), 1)), ops.argmax(w, 1)
+
     rng = np.random.RandomState(0)
     nets = {
         "lenet5": (LeNet5(), [rng.randn(2, 1, 32, 32).astype(np.float32)]),
         "resblock": (ResBlock(), [rng.randn(2, 3, 8, 8).astype(np.float32)]),
         "transformer": (TransformerBlock(), [rng.randn(2, 5, 16).astype(np.float32)]),
         "branchy": (Branchy(), [rng.randn(3, 6).astype(np.float32)]),
+        "mixed": (Mixed(), [rng.randn(2, 4, 8, 8).astype(np.float32), np.array([[1, 2, 3], [4, 5, 9]], np.int32)]),
     }
     for k, (_, (net, _)) in enumerate(sorted(nets.items())):
         _params(net, ms, 100 + k)

@@ -8,7 +8,7 @@ import pytest
 
 import opbuild as ms
 from tests.conftest import execution_mode
-from tests.mindir._fixtures import NETS, array, case, close
+from tests.mindir._fixtures import NETS, case, close_all, negated
 
 
 @pytest.mark.parametrize("mode", ["graph", "pynative"])
@@ -17,9 +17,9 @@ def test_outputs_equal_mindspore(name: str, mode: str) -> None:
     path, inputs, entry = case(name)
     with execution_mode(mode):
         net = ms.nn.GraphCell(ms.load(path))
-        close(net(*[ms.Tensor(a) for a in inputs]), array(entry["output"]))
+        close_all(net(*[ms.Tensor(a) for a in inputs]), entry["output"])
         # Negated inputs: the control-flow net takes its other branch.
-        close(net(*[ms.Tensor(-a) for a in inputs]), array(entry["neg_output"]))
+        close_all(net(*[ms.Tensor(a) for a in negated(inputs)]), entry["neg_output"])
 
 
 @pytest.mark.parametrize("name", NETS)
@@ -30,14 +30,14 @@ def test_parameters_are_the_networks(name: str) -> None:
     assert all(p.name == n for n, p in net.parameters_and_names())
 
 
-@pytest.mark.parametrize("name", ["lenet5", "transformer"])
+@pytest.mark.parametrize("name", ["lenet5", "transformer", "mixed"])
 def test_params_init_replaces_values(name: str, graph_mode) -> None:
     path, inputs, entry = case(name)
     init = entry["params_init"]
     shape = entry["params"][init["name"]]
     value = ms.Tensor(np.full(shape, init["value"], np.float32))
     net = ms.nn.GraphCell(ms.load(path), params_init={init["name"]: value})
-    close(net(*[ms.Tensor(a) for a in inputs]), array(init["output"]))
+    close_all(net(*[ms.Tensor(a) for a in inputs]), init["output"])
 
 
 def test_checkpoint_round_trip_into_graph_cell(tmp_path, graph_mode) -> None:
@@ -49,9 +49,9 @@ def test_checkpoint_round_trip_into_graph_cell(tmp_path, graph_mode) -> None:
     ms.save_checkpoint(changed, str(ckpt))
     fresh = ms.nn.GraphCell(ms.load(path))
     xs = [ms.Tensor(a) for a in inputs]
-    close(fresh(*xs), array(entry["output"]))
+    close_all(fresh(*xs), entry["output"])
     assert ms.load_param_into_net(fresh, ms.load_checkpoint(str(ckpt))) == ([], [])
-    close(fresh(*xs), array(init["output"]))  # the same graph, re-run on the loaded values
+    close_all(fresh(*xs), init["output"])  # the same graph, re-run on the loaded values
 
 
 def test_second_load_builds_no_kernel(graph_mode) -> None:
@@ -61,4 +61,4 @@ def test_second_load_builds_no_kernel(graph_mode) -> None:
     out = ms.nn.GraphCell(ms.load(path))(*xs)
     report = ms.build_report()
     assert report.kernels and report.built == 0 and report.reused == len(report.kernels)
-    close(out, array(entry["output"]))
+    close_all(out, entry["output"])

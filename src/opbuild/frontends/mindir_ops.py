@@ -23,6 +23,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from ..core import dtypes
 from ..ops import operations as P
 
 
@@ -42,6 +43,10 @@ _ENUMS = {
     "pad_mode": {0: "pad", 1: "same", 2: "valid"},
     "reduction": {0: "sum", 1: "mean", 2: "none"},
 }
+# MindSpore's type ids (dtype arguments: Cast's dtype, Argmax's output_type), from its dtype_to_type_id.
+_TYPE_IDS = {30: "bool_", 32: "int8", 33: "int16", 34: "int32", 35: "int64", 37: "uint8", 38: "uint16",
+             39: "uint32", 40: "uint64", 42: "float16", 43: "float32", 44: "float64", 45: "bfloat16",
+             51: "complex64", 52: "complex128"}
 
 # primitive function -> (number of leading tensor inputs, the constructor arguments that follow them).
 _SPEC: dict[str, tuple[int, tuple[str, ...]]] = {
@@ -68,6 +73,8 @@ _SPEC: dict[str, tuple[int, tuple[str, ...]]] = {
     "Gather": (3, ("batch_dims",)),
     "Flatten": (1, ()),
     "GeLU": (1, ()),
+    "Argmax": (1, ("axis", "output_type")),
+    "Argmin": (1, ("axis", "output_type")),
 }
 
 
@@ -90,7 +97,16 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "SumExt": _reduce(P.ReduceSum),
     "MeanExt": _reduce(P.ReduceMean),
     "Contiguous": lambda x: x,
+    "Cast": lambda x, t: P.Cast()(x, _dtype(t)),
+    "SiLU": lambda x: x * P.Sigmoid()(x),
+    "Gather": lambda x, i, axis, batch_dims=0: _gather(x, i, axis, batch_dims),
 }
+
+
+def _gather(x: Any, indices: Any, axis: int, batch_dims: int) -> Any:
+    if batch_dims:
+        raise NotImplementedError("Gather with batch_dims in a MINDIR graph")
+    return P.Gather()(x, indices, axis)
 
 _PARTIAL: list[Callable[..., Any]] = []
 
@@ -125,7 +141,15 @@ def _init_params(cls: type) -> list[str]:
             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "name"]
 
 
+def _dtype(type_id: Any) -> Any:
+    if isinstance(type_id, int) and type_id in _TYPE_IDS:
+        return getattr(dtypes, _TYPE_IDS[type_id])
+    return type_id
+
+
 def _enum(name: str, value: Any) -> Any:
+    if name in ("dtype", "output_type"):
+        return _dtype(value)
     table = _ENUMS.get(name)
     if table is not None and isinstance(value, int) and not isinstance(value, bool):
         return table.get(value, value)
