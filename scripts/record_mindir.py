@@ -3,7 +3,8 @@
 Run with real MindSpore 2.10 (its own virtualenv): ``/tmp/ms/bin/python scripts/record_mindir.py``. Writes
 ``tests/fixtures/mindspore/mindir/<name>.mindir`` for each network of tests/mindir/mindir_nets.py, an
 encrypted copy of one (for the error tests), and ``tests/fixtures/mindspore/mindir.json`` with the inputs,
-the outputs of ``nn.GraphCell(ms.load(file))`` and those with ``params_init``. The tests never import MindSpore.
+the outputs of ``nn.GraphCell(ms.load(file))`` and those with ``params_init``, and MindSpore's outputs on the
+files opbuild exported (scripts/export_mindir_fixtures.py, run first). The tests never import MindSpore.
 """
 
 from __future__ import annotations
@@ -61,6 +62,13 @@ def main() -> None:
         repl = np.full(entry["params"][last], 0.25, np.float32)
         cell2 = ms.nn.GraphCell(ms.load(base + ".mindir"), params_init={last: ms.Tensor(repl)})
         entry["params_init"] = {"name": last, "value": 0.25, "output": _outs(cell2(*xs))}
+        # opbuild's export of the same network (scripts/export_mindir_fixtures.py), run by MindSpore.
+        mine = folder / f"opbuild_{name}.mindir"
+        if mine.exists():
+            try:
+                entry["opbuild_export"] = {"output": _outs(ms.nn.GraphCell(ms.load(str(mine)))(*xs))}
+            except Exception as e:  # noqa: BLE001 - recorded: the test then says what MindSpore refused
+                entry["opbuild_export"] = {"error": f"{type(e).__name__}: {str(e)[:500]}"}
         record["nets"][name] = entry
         print(name, Path(base + ".mindir").stat().st_size, "bytes")
     net, inputs = mindir_nets.build(ms)["lenet5"]

@@ -44,7 +44,7 @@ _ENUMS = {
     "reduction": {0: "sum", 1: "mean", 2: "none"},
 }
 # MindSpore's type ids (dtype arguments: Cast's dtype, Argmax's output_type), from its dtype_to_type_id.
-_TYPE_IDS = {30: "bool_", 32: "int8", 33: "int16", 34: "int32", 35: "int64", 37: "uint8", 38: "uint16",
+TYPE_IDS = {30: "bool_", 32: "int8", 33: "int16", 34: "int32", 35: "int64", 37: "uint8", 38: "uint16",
              39: "uint32", 40: "uint64", 42: "float16", 43: "float32", 44: "float64", 45: "bfloat16",
              51: "complex64", 52: "complex128"}
 
@@ -142,8 +142,8 @@ def _init_params(cls: type) -> list[str]:
 
 
 def _dtype(type_id: Any) -> Any:
-    if isinstance(type_id, int) and type_id in _TYPE_IDS:
-        return getattr(dtypes, _TYPE_IDS[type_id])
+    if isinstance(type_id, int) and type_id in TYPE_IDS:
+        return getattr(dtypes, TYPE_IDS[type_id])
     return type_id
 
 
@@ -173,13 +173,18 @@ def _from_attrs(cls: type, attrs: dict[str, Any]) -> Callable[..., Any]:
 
 def _from_inputs(cls: type, n: int, names: tuple[str, ...]) -> Callable[..., Any]:
     made: dict[tuple, Any] = {}  # one primitive per distinct constructor arguments (constants of the graph)
+    accepted = set(_init_params(cls))
 
     def run(*xs: Any) -> Any:
         xs = tuple(_drop_monads(xs))
         init = tuple(_enum(k, v) for k, v in zip(names, xs[n:]))
         key = tuple(repr(v) for v in init)
         if key not in made:
-            made[key] = cls(**dict(zip(names, init)))
+            kwargs = dict(zip(names, init))
+            for k in set(kwargs) - accepted:  # e.g. ReduceSum's skip_mode: only its default has a meaning here
+                if kwargs.pop(k) not in (False, 0, None):
+                    raise NotImplementedError(f"{cls.__name__} with {k}={init[names.index(k)]!r} in a MINDIR graph")
+            made[key] = cls(**kwargs)
         return made[key](*xs[:n])
     return run
 
@@ -212,4 +217,4 @@ def supported() -> list[str]:
     return sorted({*_STRUCTURAL, *_FUNCTIONS, *_SPEC})
 
 
-__all__ = ["MONAD", "lookup", "register_partial", "supported"]
+__all__ = ["TYPE_IDS", "MONAD", "lookup", "register_partial", "supported"]

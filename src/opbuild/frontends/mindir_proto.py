@@ -42,7 +42,10 @@ _MESSAGES: dict[str, list[tuple[str, int, str, str]]] = {
         ("floats", 8, "float", "*"), ("doubles", 9, "double", "*"), ("ints", 10, "int64", "*"),
         ("strings", 11, "bytes", "*"), ("tensors", 12, ".TensorProto", "*"), ("graphs", 13, ".GraphProto", "*"),
         ("doc_string", 14, "string", "?"), ("ref_attr_name", 15, "string", "?"), ("type", 16, "int32", "?"),
-        ("values", 17, ".AttributeProto", "*")],
+        ("values", 17, ".AttributeProto", "*"), ("seq_info", 18, ".SeqInfo", "?")],
+    # A tuple value's sequence facts (AttributeProto.SeqInfoProto in MindSpore's file; top level here, which
+    # is the same on the wire).
+    "SeqInfo": [("is_dyn_len", 1, "bool", "?"), ("tuple_elem_item", 2, ".AttributeProto", "?")],
     "ValueInfoProto": [
         ("name", 1, "string", "?"), ("tensor", 2, ".TensorProto", "*"), ("doc_string", 3, "string", "?"),
         ("denotation", 4, "string", "?"), ("attr_info", 5, ".AttributeProto", "?")],

@@ -2,9 +2,11 @@
 checkpoint functions MindSpore's ``train.serialization`` also holds (``load_checkpoint``, ``save_checkpoint``,
 ``load_param_into_net``, ``merge_sliced_parameter``: checkpoint/serialization.py, api_extras.py).
 
-Only ONNX is written: MINDIR and AIR are MindSpore's own serialized graph formats, which opbuild neither reads
-nor writes. The ONNX writer (``frontends/onnx_export.py``) needs the optional ``onnx`` package and is imported
-on first use, so ``import opbuild`` does not pay for protobuf.
+``export`` writes ONNX (``frontends/onnx_export.py``) and MINDIR, MindSpore's own graph format
+(``frontends/mindir_export.py``: files MindSpore 2.10 loads and runs); ``load`` reads MINDIR files written by
+MindSpore 2.10 (or opbuild) for ``nn.GraphCell`` (``frontends/mindir.py``). AIR (Ascend's format) and
+encrypted or obfuscated MINDIR files are not supported, with errors that say so. The ONNX writer needs the
+optional ``onnx`` package and is imported on first use.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from ..api_extras import merge_sliced_parameter
 from ..checkpoint.serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from ..core.errors import MissingPackageError
-from ..frontends import mindir
+from ..frontends import mindir, mindir_export
 from .ckpt_convert import (
     ParamDictFuture,
     ckpt_to_safetensors,
@@ -36,25 +38,36 @@ def export(net: Any, *inputs: Any, file_name: str | os.PathLike, file_format: st
 
     ``file_format`` "ONNX" writes an ONNX model (opset 17) of the graph traced in inference mode, with the
     network's parameters as initializers under their names; ``file_name`` gets the ".onnx" suffix when it does
-    not already end with it (MindSpore's rule). "MINDIR" and "AIR" raise ValueError: opbuild does not write
-    them. Returns the path written. MindSpore-only keyword arguments (``enc_key``, ``dataset``, ...) are
-    rejected rather than ignored, so a caller relying on them learns it at once.
+    not already end with it (MindSpore's rule). "MINDIR" writes a MINDIR file (".mindir" suffix likewise) that
+    MindSpore 2.10's ``load`` and ``nn.GraphCell`` run, as does :func:`load` here (frontends/mindir_export.py:
+    the primitives it translates; control flow over tensor values is not written). "AIR" (Ascend's format)
+    raises ValueError. Returns the path written. MindSpore-only keyword arguments (``dataset``, ...) are
+    rejected rather than ignored, so a caller relying on them learns it at once; ``enc_key`` (encrypting a
+    MINDIR file) raises ValueError: opbuild does not encrypt.
     """
+    if not isinstance(file_format, str) or file_format.upper() not in _FORMATS:
+        raise ValueError(f"export: file_format must be one of {', '.join(_FORMATS)}, got {file_format!r}")
+    fmt = file_format.upper()
+    if fmt == "MINDIR" and kwargs.get("enc_key") is not None:
+        raise ValueError("export: enc_key encrypts a MINDIR file, which opbuild does not do; export without it")
+    if fmt == "MINDIR":
+        kwargs = {k: v for k, v in kwargs.items() if k not in ("enc_key", "enc_mode")}
     if kwargs:
         raise TypeError(f"export: unsupported keyword argument(s) {sorted(kwargs)} (opbuild's export takes "
                         "net, *inputs, file_name and file_format)")
-    if not isinstance(file_format, str) or file_format.upper() not in _FORMATS:
-        raise ValueError(f"export: file_format must be one of {', '.join(_FORMATS)}, got {file_format!r}")
-    if file_format.upper() != "ONNX":
-        raise ValueError(f"export: file_format={file_format!r} is not supported by opbuild (MindSpore's own "
-                         "graph formats); use file_format='ONNX'")
+    if fmt == "AIR":
+        raise ValueError(f"export: file_format={file_format!r} (Ascend's graph format) is not supported by "
+                         "opbuild; use file_format='MINDIR' or 'ONNX'")
     if not inputs:
         raise ValueError("export: give at least one input (a Tensor or array) to trace the network with")
     if not isinstance(file_name, (str, os.PathLike)) or not os.fspath(file_name):
         raise TypeError(f"export: file_name must be a non-empty path, got {file_name!r}")
     path = os.fspath(file_name)
-    if not path.endswith(".onnx"):
-        path += ".onnx"
+    suffix = ".mindir" if fmt == "MINDIR" else ".onnx"
+    if not path.endswith(suffix):
+        path += suffix
+    if fmt == "MINDIR":
+        return mindir_export.export_mindir(net, inputs, Path(path))
     try:
         from ..frontends import onnx_export
     except ModuleNotFoundError as e:
