@@ -26,8 +26,8 @@ def main() -> None:
     nets = mindir_nets.build(ms)
     for name in EXPORTED:
         net, inputs = nets[name]
-        path = ms.export(net, *[ms.Tensor(a) for a in inputs], file_name=str(folder / f"opbuild_{name}"),
-                         file_format="MINDIR")
+        path = folder / f"opbuild_{name}.mindir"
+        ms.export(net, *[ms.Tensor(a) for a in inputs], file_name=str(path), file_format="MINDIR")
         print(path, path.stat().st_size, "bytes")
 
 

@@ -62,3 +62,19 @@ def test_second_load_builds_no_kernel(graph_mode) -> None:
     report = ms.build_report()
     assert report.kernels and report.built == 0 and report.reused == len(report.kernels)
     close_all(out, entry["output"])
+
+
+def test_load_mindir_edit_save_mindir(tmp_path) -> None:
+    """load_mindir gives the file's ModelProto; a parameter edited in it and written back with save_mindir
+    (".mindir" appended) runs as MindSpore's GraphCell ran with that value given through params_init."""
+    path, inputs, entry = case("lenet5")
+    init = entry["params_init"]
+    model = ms.load_mindir(str(path))
+    assert model.producer_name == "MindSpore"
+    (param,) = [p for p in model.graph.parameter if p.ref_key == init["name"]]
+    param.raw_data = np.full(entry["params"][init["name"]], init["value"], "<f4").tobytes()
+    ms.save_mindir(model, str(tmp_path / "edited"))
+    net = ms.nn.GraphCell(ms.load(str(tmp_path / "edited.mindir")))
+    close_all(net(*[ms.Tensor(a) for a in inputs]), init["output"])
+    with pytest.raises(TypeError, match="MINDIR ModelProto"):
+        ms.save_mindir(b"bytes", str(tmp_path / "x"))

@@ -250,8 +250,8 @@ mindir_ops.register_partial(lambda fn, *args: fn.bind(*args))
 _MAGIC = b"\x0a"
 
 
-def read(path: str | os.PathLike, dec_key: bytes | None = None, dec_mode: str = "AES-GCM") -> MindirGraph:
-    """Parse and check the MINDIR file ``path`` (see the module docstring for the errors)."""
+def parse(path: str | os.PathLike, dec_key: bytes | None = None) -> Any:
+    """The ModelProto of the MINDIR file ``path``, checked to be one (MindirError otherwise)."""
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"no such MINDIR file: {p}")
@@ -273,7 +273,13 @@ def read(path: str | os.PathLike, dec_key: bytes | None = None, dec_mode: str = 
     if not proto.HasField("graph") or not len(proto.graph.output):
         raise MindirError(f"load: {p} holds no MINDIR graph: the file is truncated or damaged, or is not a MINDIR "
                           f"file; {hint}")
-    return MindirGraph(proto, f"'{p}'")
+    return proto
 
 
-__all__ = ["read", "MindirGraph", "MindirError", "UnsupportedMindirError", "attr_value", "tensor_array"]
+def read(path: str | os.PathLike, dec_key: bytes | None = None, dec_mode: str = "AES-GCM") -> MindirGraph:
+    """Parse and check the MINDIR file ``path`` (see the module docstring for the errors); ``dec_mode`` only
+    completes MindSpore's signature: any ``dec_key`` is refused."""
+    return MindirGraph(parse(path, dec_key), f"'{Path(path)}'")
+
+
+__all__ = ["parse", "read", "MindirGraph", "MindirError", "UnsupportedMindirError", "attr_value", "tensor_array"]

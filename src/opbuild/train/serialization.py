@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..api_extras import merge_sliced_parameter
+from ..cache.fsio import atomic_write
 from ..checkpoint.serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from ..core.errors import MissingPackageError
 from ..frontends import mindir, mindir_export
@@ -26,13 +27,14 @@ from .ckpt_convert import (
     safetensors_to_ckpt,
 )
 
-__all__ = ["export", "load", "load_checkpoint", "load_param_into_net", "save_checkpoint", "merge_sliced_parameter",
+__all__ = ["export", "load", "load_mindir", "save_mindir", "load_checkpoint", "load_param_into_net", "save_checkpoint", "merge_sliced_parameter",
            "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "ParamDictFuture"]
 
 _FORMATS = ("ONNX", "MINDIR", "AIR")
 
 
-def export(net: Any, *inputs: Any, file_name: str | os.PathLike, file_format: str = "ONNX", **kwargs: Any) -> Path:
+def export(net: Any, *inputs: Any, file_name: str | os.PathLike, file_format: str = "ONNX",
+           **kwargs: Any) -> Path | None:
     """Export ``net`` traced on ``inputs`` (Tensors or NumPy arrays giving the input signature) to
     ``file_name``, as MindSpore's ``export(net, *inputs, file_name, file_format)`` does.
 
@@ -41,7 +43,8 @@ def export(net: Any, *inputs: Any, file_name: str | os.PathLike, file_format: st
     not already end with it (MindSpore's rule). "MINDIR" writes a MINDIR file (".mindir" suffix likewise) that
     MindSpore 2.10's ``load`` and ``nn.GraphCell`` run, as does :func:`load` here (frontends/mindir_export.py:
     the primitives it translates; control flow over tensor values is not written). "AIR" (Ascend's format)
-    raises ValueError. Returns the path written. MindSpore-only keyword arguments (``dataset``, ...) are
+    raises ValueError. Returns the path written for ONNX, and None for MINDIR as MindSpore's export (so that
+    its documented examples print the same at a prompt). MindSpore-only keyword arguments (``dataset``, ...) are
     rejected rather than ignored, so a caller relying on them learns it at once; ``enc_key`` (encrypting a
     MINDIR file) raises ValueError: opbuild does not encrypt.
     """
@@ -67,7 +70,8 @@ def export(net: Any, *inputs: Any, file_name: str | os.PathLike, file_format: st
     if not path.endswith(suffix):
         path += suffix
     if fmt == "MINDIR":
-        return mindir_export.export_mindir(net, inputs, Path(path))
+        mindir_export.export_mindir(net, inputs, Path(path))
+        return None
     try:
         from ..frontends import onnx_export
     except ModuleNotFoundError as e:
@@ -99,3 +103,28 @@ def load(file_name: str | os.PathLike, **kwargs: Any) -> Any:
     if not os.fspath(file_name).endswith(".mindir"):
         raise ValueError(f"load: only MINDIR files ('.mindir') are loaded, got {os.fspath(file_name)!r}")
     return mindir.read(file_name, dec_key=kwargs.get("dec_key"), dec_mode=kwargs.get("dec_mode", "AES-GCM"))
+
+
+def load_mindir(file_name: str | os.PathLike) -> Any:
+    """The MINDIR file ``file_name`` as its protobuf ``ModelProto`` message (graphs, nodes, primitives,
+    parameters), as MindSpore's ``load_mindir``; the message class is opbuild's (frontends/mindir_proto.py).
+    The errors are :func:`load`'s."""
+    if not isinstance(file_name, (str, os.PathLike)) or not os.fspath(file_name):
+        raise ValueError(f"load_mindir: file_name must be the path of a MINDIR file, got {file_name!r}")
+    return mindir.parse(file_name)
+
+
+def save_mindir(model: Any, file_name: str | os.PathLike) -> None:
+    """Write the MINDIR ``ModelProto`` ``model`` (from :func:`load_mindir`, possibly edited) to ``file_name``,
+    which gets the ".mindir" suffix when it does not end with it, as MindSpore's ``save_mindir``."""
+    descriptor = getattr(model, "DESCRIPTOR", None)
+    if getattr(descriptor, "full_name", None) != "mind_ir.ModelProto":
+        raise TypeError(f"save_mindir: model must be a MINDIR ModelProto (what load_mindir returns), got "
+                        f"{type(model).__name__}")
+    if not isinstance(file_name, (str, os.PathLike)) or not os.fspath(file_name):
+        raise ValueError(f"save_mindir: file_name must be a non-empty path, got {file_name!r}")
+    path = os.fspath(file_name)
+    if not path.endswith(".mindir"):
+        path += ".mindir"
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(Path(path), model.SerializeToString())
