@@ -27,8 +27,8 @@ from .ckpt_convert import (
     safetensors_to_ckpt,
 )
 
-__all__ = ["export", "load", "load_mindir", "save_mindir", "load_checkpoint", "load_param_into_net", "save_checkpoint", "merge_sliced_parameter",
-           "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "ParamDictFuture"]
+__all__ = ["export", "load", "load_mindir", "save_mindir", "load_checkpoint", "load_param_into_net",
+           "save_checkpoint", "merge_sliced_parameter", "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "ParamDictFuture"]
 
 _FORMATS = ("ONNX", "MINDIR", "AIR")
 
