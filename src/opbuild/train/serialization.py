@@ -28,7 +28,8 @@ from .ckpt_convert import (
 )
 
 __all__ = ["export", "load", "load_mindir", "save_mindir", "load_checkpoint", "load_param_into_net",
-           "save_checkpoint", "merge_sliced_parameter", "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "ParamDictFuture"]
+           "save_checkpoint", "merge_sliced_parameter", "ckpt_to_safetensors", "safetensors_to_ckpt",
+           "load_checkpoint_async", "ParamDictFuture"]
 
 _FORMATS = ("ONNX", "MINDIR", "AIR")
 
