@@ -58,7 +58,8 @@ def build(ms: Any) -> dict[str, tuple[Any, list[np.ndarray]]]:
         def construct(self, x):
             y = self.relu(self.bn1(self.conv1(x)))
             y = self.bn2(self.conv2(y))
-            y = self.relu(y + self.down(x))
+            y += self.down(x)  # MindSpore exports an in-place add (InplaceAddExt), as in mindcv's ResNets
+            y = self.relu(y)
             y = self.pool(y)
             y = ops.mean(y, axis=(2, 3))
             return self.head(y)

@@ -52,7 +52,7 @@ class UnsupportedMindirError(OpbuildError, ValueError):
 @dataclass
 class _Node:
     out: str
-    kind: str  # "const", "prim", "graph" (a call of a function graph), "closure" (a call of a node's value)
+    kind: str  # "const", "prim", "inplace" (a primitive updating its first input), "call" (of a graph or value)
     target: Any  # the constant value, the mapped primitive, the graph's name or the called node's name
     inputs: list[str]
 
@@ -188,7 +188,8 @@ class MindirGraph:
                 fn = mindir_ops.lookup(prim.op_type, attrs, prim.prim_type == PRIMITIVE_FUNCTION)
                 if isinstance(fn, str):
                     problems[prim.op_type] = fn
-                nodes.append(_Node(out, "prim", fn, list(n.input)))
+                kind = "inplace" if prim.op_type in mindir_ops.INPLACE else "prim"
+                nodes.append(_Node(out, kind, fn, list(n.input)))
             else:  # a call: of a function graph by name, or of the value (a closure) a node computed
                 nodes.append(_Node(out, "call", ref, list(n.input)))
         return _Graph(g.name, [vi.name for vi in g.input], g.output[0].name, nodes)
@@ -211,6 +212,8 @@ class MindirGraph:
             vals = [self._value(i, env) for i in node.inputs]
             if node.kind == "prim":
                 env[node.out] = node.target(*vals)
+            elif node.kind == "inplace":  # the mutated input reads the new value from here on
+                env[node.out] = env[node.inputs[0]] = node.target(*vals)
             else:
                 env[node.out] = self._invoke(node.target, vals, env)
         return env[g.output]

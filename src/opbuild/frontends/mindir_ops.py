@@ -108,6 +108,51 @@ def _gather(x: Any, indices: Any, axis: int, batch_dims: int) -> Any:
         raise NotImplementedError("Gather with batch_dims in a MINDIR graph")
     return P.Gather()(x, indices, axis)
 
+def _scaled(y: Any, alpha: Any) -> Any:
+    return y if alpha == 1 else y * alpha
+
+
+def _keep(x: Any, r: Any) -> Any:
+    """An in-place result keeps the destination's dtype (``x += 0.5`` on an int tensor stays int)."""
+    return r if r.dtype == x.dtype else P.Cast()(r, x.dtype)
+
+
+def _copy(x: Any, src: Any, non_blocking: bool = False) -> Any:
+    src = src if hasattr(src, "dtype") else x * 0 + src
+    return _keep(x, P.BroadcastTo(tuple(x.shape))(src) if tuple(src.shape) != tuple(x.shape) else src)
+
+
+def _clamp(x: Any, low: Any = None, high: Any = None) -> Any:
+    r = x if low is None else P.Maximum()(x, low)
+    return _keep(x, r if high is None else P.Minimum()(r, high))
+
+
+# MindSpore's in-place primitives (``x += y`` in a construct): each computes the new value of its first input;
+# mindir.py rebinds that input's name to it, as the later Loads of the mutated tensor read it.
+INPLACE: dict[str, Callable[..., Any]] = {
+    "InplaceAddExt": lambda x, y, alpha=1: _keep(x, x + _scaled(y, alpha)),
+    "InplaceAddsExt": lambda x, y, alpha=1: _keep(x, x + _scaled(y, alpha)),
+    "InplaceSubExt": lambda x, y, alpha=1: _keep(x, x - _scaled(y, alpha)),
+    "InplaceSubScalar": lambda x, y, alpha=1: _keep(x, x - _scaled(y, alpha)),
+    "InplaceMul": lambda x, y: _keep(x, x * y),
+    "InplaceMuls": lambda x, y: _keep(x, x * y),
+    "InplaceDiv": lambda x, y: _keep(x, x / y),
+    "InplaceDivs": lambda x, y: _keep(x, x / y),
+    "InplaceReLU": lambda x: P.ReLU()(x),
+    "InplaceSigmoid": lambda x: P.Sigmoid()(x),
+    "InplaceSiLU": lambda x: x * P.Sigmoid()(x),
+    "InplaceTanh": lambda x: P.Tanh()(x),
+    "InplaceExp": lambda x: P.Exp()(x),
+    "InplaceLog": lambda x: P.Log()(x),
+    "InplaceFloor": lambda x: P.Floor()(x),
+    "InplaceZero": lambda x: P.ZerosLike()(x),
+    "InplaceFillScalar": lambda x, v: _copy(x, v),
+    "InplaceFillTensor": lambda x, v: _copy(x, v),
+    "InplaceCopy": _copy,
+    "InplaceClampScalar": _clamp,
+    "InplaceClampTensor": _clamp,
+}
+
 _PARTIAL: list[Callable[..., Any]] = []
 
 
@@ -194,8 +239,9 @@ def lookup(op: str, attrs: dict[str, Any], function: bool) -> Callable[..., Any]
     primitive function taking its constructor arguments as inputs), or the reason opbuild does not map it."""
     if op in _STRUCTURAL:
         return _STRUCTURAL[op]
-    if op in _FUNCTIONS:
-        return _FUNCTIONS[op]
+    if op in _FUNCTIONS or op in INPLACE:
+        fn = _FUNCTIONS.get(op) or INPLACE[op]
+        return lambda *xs: fn(*_drop_monads(xs))
     cls = getattr(P, op, None)
     if not isinstance(cls, type):
         return "opbuild has no primitive of this name"
@@ -214,7 +260,7 @@ def lookup(op: str, attrs: dict[str, Any], function: bool) -> Callable[..., Any]
 
 def supported() -> list[str]:
     """The primitive names mapped explicitly (attribute-free primitives of ops.operations map too)."""
-    return sorted({*_STRUCTURAL, *_FUNCTIONS, *_SPEC})
+    return sorted({*_STRUCTURAL, *_FUNCTIONS, *_SPEC, *INPLACE})
 
 
-__all__ = ["TYPE_IDS", "MONAD", "lookup", "register_partial", "supported"]
+__all__ = ["INPLACE", "TYPE_IDS", "MONAD", "lookup", "register_partial", "supported"]
