@@ -129,12 +129,32 @@ def build(ms: Any) -> dict[str, tuple[Any, list[np.ndarray]]]:
             w = ops.where(w > 0, w, ops.zeros_like(w)) + ops.maximum(w, 0.1) + ops.clip_by_value(w, -0.5, 0.5)
             return self.ls(ops.concat((w, z), 1)), ops.argmax(w, 1)
 
+    class Upsampler(nn.Cell):
+        """Primitives of mindcv's HRNet and GhostNet exports: nearest/bilinear resizing, scalar division,
+        clamping, hard swish, split, and an in-place multiply."""
+
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(2, 4, 1, has_bias=True)
+            self.up = ops.ResizeNearestNeighbor((8, 8))
+            self.hswish = nn.HSwish()
+
+        def construct(self, x):
+            y = self.conv(x) / 2.0
+            a, b = ops.split(y, 2, axis=1)
+            a = self.up(a)
+            b = ops.interpolate(b, size=(8, 8), mode="bilinear", align_corners=False)
+            z = ops.clamp(a, -0.5, 0.5) + self.hswish(b)
+            z *= 1.5
+            return z
+
     rng = np.random.RandomState(0)
     nets = {
         "lenet5": (LeNet5(), [rng.randn(2, 1, 32, 32).astype(np.float32)]),
         "resblock": (ResBlock(), [rng.randn(2, 3, 8, 8).astype(np.float32)]),
         "transformer": (TransformerBlock(), [rng.randn(2, 5, 16).astype(np.float32)]),
         "branchy": (Branchy(), [rng.randn(3, 6).astype(np.float32)]),
+        "upsampler": (Upsampler(), [rng.randn(2, 2, 4, 4).astype(np.float32)]),
         "mixed": (Mixed(), [rng.randn(2, 4, 8, 8).astype(np.float32), np.array([[1, 2, 3], [4, 5, 9]], np.int32)]),
     }
     for k, (_, (net, _)) in enumerate(sorted(nets.items())):

@@ -98,3 +98,5 @@ def test_graph_cell_arguments() -> None:
     with pytest.raises(TypeError, match="params_init must be a dict"):
         ms.nn.GraphCell(graph, params_init=[1])
     assert entry["params"]["fc2.bias"] == [10]
+    with pytest.raises(TypeError, match=r"takes 1 input\(s\) \(float32\[2, 1, 32, 32\], as exported\), got 0"):
+        ms.nn.GraphCell(graph)()

@@ -56,6 +56,11 @@ class GraphCell(Cell):
 
     def construct(self, *inputs: Any) -> Any:
         """Evaluate the graph on ``inputs`` (one Tensor per graph input, in order)."""
+        specs = self.graph.input_specs
+        if len(inputs) != len(specs):
+            shown = ", ".join(f"{dtype}{list(shape)}" for shape, dtype in specs)
+            raise TypeError(f"GraphCell: the graph takes {len(specs)} input(s) ({shown}, as exported), got "
+                            f"{len(inputs)}")
         return self.graph.run(inputs, dict(self._params))
 
     def __repr__(self) -> str:
