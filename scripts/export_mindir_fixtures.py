@@ -18,7 +18,7 @@ from tests.mindir import mindir_nets  # noqa: E402
 
 import opbuild as ms  # noqa: E402
 
-EXPORTED = ("lenet5", "resblock", "transformer", "mixed")
+EXPORTED = ("lenet5", "resblock", "transformer", "mixed", "upsampler")
 
 
 def main() -> None:

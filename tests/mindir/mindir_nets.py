@@ -131,13 +131,14 @@ def build(ms: Any) -> dict[str, tuple[Any, list[np.ndarray]]]:
 
     class Upsampler(nn.Cell):
         """Primitives of mindcv's HRNet and GhostNet exports: nearest/bilinear resizing, scalar division,
-        clamping, hard swish, split, and an in-place multiply."""
+        clamping, hard swish, split, an in-place multiply, and DenseNet's zero padding."""
 
         def __init__(self):
             super().__init__()
             self.conv = nn.Conv2d(2, 4, 1, has_bias=True)
             self.up = ops.ResizeNearestNeighbor((8, 8))
             self.hswish = nn.HSwish()
+            self.pad = nn.Pad(paddings=((0, 0), (0, 0), (1, 1), (1, 1)))  # as mindcv's DenseNet pads
 
         def construct(self, x):
             y = self.conv(x) / 2.0
@@ -146,7 +147,7 @@ def build(ms: Any) -> dict[str, tuple[Any, list[np.ndarray]]]:
             b = ops.interpolate(b, size=(8, 8), mode="bilinear", align_corners=False)
             z = ops.clamp(a, -0.5, 0.5) + self.hswish(b)
             z *= 1.5
-            return z
+            return self.pad(z)
 
     rng = np.random.RandomState(0)
     nets = {

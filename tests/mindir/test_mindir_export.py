@@ -13,7 +13,7 @@ from tests.conftest import execution_mode
 from tests.mindir import mindir_nets
 from tests.mindir._fixtures import MINDIR, case, close_all
 
-EXPORTED = ("lenet5", "resblock", "transformer", "mixed")
+EXPORTED = ("lenet5", "resblock", "transformer", "mixed", "upsampler")
 
 
 @pytest.fixture(scope="module")

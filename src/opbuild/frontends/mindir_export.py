@@ -317,6 +317,23 @@ def _ints(v: Any) -> tuple[int, ...]:
     return tuple(int(a) for a in v) if isinstance(v, (list, tuple)) else (int(v),)
 
 
+@_conv("Pad")
+def _pad(w: _Writer, node: Node, attrs: dict, ins: list[str]) -> list[str]:
+    if set(attrs) - {"paddings"}:
+        raise _Reject(f"attributes {sorted(set(attrs) - {'paddings'})} are not translated (zero padding only)")
+    paddings = tuple(tuple(int(v) for v in p) for p in attrs["paddings"])
+    prim = {"paddings": paddings, "input_names": ["x"], "output_names": ["y"]}
+    return [w.call("Pad", PRIMITIVE, ins[:1], [node.outputs[0].type], prim)]
+
+
+@_conv("Split")
+def _split(w: _Writer, node: Node, attrs: dict, ins: list[str]) -> list[str]:
+    types = [o.type for o in node.outputs]
+    consts = (int(attrs.get("axis", 0)), int(attrs.get("output_num", len(types))))
+    tup = w.call("Split", PRIMITIVE_FUNCTION, [ins[0], *(w.const(v) for v in consts)], types)
+    return [w.item(tup, i, t) for i, t in enumerate(types)]
+
+
 @_conv("Squeeze")
 def _squeeze(w: _Writer, node: Node, attrs: dict, ins: list[str]) -> list[str]:
     return [w.fn("Squeeze", ins[:1], node, _ints(attrs.get("axis", ())))]
