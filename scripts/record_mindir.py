@@ -55,7 +55,7 @@ def main() -> None:
         # The negated inputs too: the other branch of the control-flow net.
         neg = cell(*[ms.Tensor(_neg(a)) for a in inputs])
         entry = {"inputs": [_arr(a) for a in inputs], "output": _outs(out), "neg_output": _outs(neg),
-                 "net_output": _outs(eager),
+                 "net_output": _outs(eager), "net_neg_output": _outs(net(*[ms.Tensor(_neg(a)) for a in inputs])),
                  "params": {p.name: list(p.shape) for p in cell.get_parameters()}}
         # params_init: the last parameter replaced by a constant (MindSpore's GraphCell takes a dict of Tensors).
         last = sorted(entry["params"])[-1]

@@ -10,7 +10,7 @@ import numpy as np
 
 FOLDER = Path(__file__).resolve().parents[1] / "fixtures" / "mindspore"
 MINDIR = FOLDER / "mindir"
-NETS = ("lenet5", "resblock", "transformer", "branchy", "mixed", "upsampler")
+NETS = ("lenet5", "resblock", "transformer", "branchy", "mixed", "upsampler", "looped")
 
 
 @cache

@@ -8,6 +8,7 @@ network.
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 import numpy as np
@@ -149,16 +150,34 @@ def build(ms: Any) -> dict[str, tuple[Any, list[np.ndarray]]]:
             z *= 1.5
             return self.pad(z)
 
+    class Looped(nn.Cell):
+        """A while loop over a tensor condition with a Python counter (MindSpore exports it as a recursive
+        graph through Switch and Partial, the counter as scalar primitives), then an unrolled for loop."""
+
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 4)
+
+        def construct(self, x):
+            i = 0
+            while x.sum() < 10.0:
+                x = x * 1.5 + 0.5
+                i += 1
+            for _ in range(3):
+                x = self.fc(x)
+            return x * i
+
     rng = np.random.RandomState(0)
     nets = {
         "lenet5": (LeNet5(), [rng.randn(2, 1, 32, 32).astype(np.float32)]),
         "resblock": (ResBlock(), [rng.randn(2, 3, 8, 8).astype(np.float32)]),
         "transformer": (TransformerBlock(), [rng.randn(2, 5, 16).astype(np.float32)]),
         "branchy": (Branchy(), [rng.randn(3, 6).astype(np.float32)]),
+        "looped": (Looped(), [rng.uniform(0.0, 0.2, (2, 4)).astype(np.float32)]),
         "upsampler": (Upsampler(), [rng.randn(2, 2, 4, 4).astype(np.float32)]),
         "mixed": (Mixed(), [rng.randn(2, 4, 8, 8).astype(np.float32), np.array([[1, 2, 3], [4, 5, 9]], np.int32)]),
     }
-    for k, (_, (net, _)) in enumerate(sorted(nets.items())):
-        _params(net, ms, 100 + k)
+    for name, (net, _) in nets.items():
+        _params(net, ms, zlib.crc32(name.encode()) % 10_000)  # by name: adding a net changes no other
         net.set_train(False)
     return nets

@@ -102,6 +102,10 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "MeanExt": _reduce(P.ReduceMean),
     "Contiguous": lambda x: x,
     "Divs": lambda x, s: x / s,
+    "LessScalar": lambda x, s: x < s,
+    "GreaterEqualScalar": lambda x, s: x >= s,
+    "EqScalar": lambda x, s: x == s,
+    "PowTensorScalar": lambda x, s: x**s,
     "AddScalar": lambda x, s, alpha=1: x + _scaled(s, alpha),
     "SubScalar": lambda x, s, alpha=1: x - _scaled(s, alpha),
     "ClampScalar": lambda x, low=None, high=None: _clamp(x, low, high),
@@ -160,6 +164,16 @@ INPLACE: dict[str, Callable[..., Any]] = {
     "InplaceCopy": _copy,
     "InplaceClampScalar": _clamp,
     "InplaceClampTensor": _clamp,
+}
+
+# Python-scalar arithmetic of the graph (a loop counter ``i += 1``, a shape computation): plain Python here.
+_SCALAR: dict[str, Callable[..., Any]] = {
+    "ScalarAdd": lambda a, b: a + b, "ScalarSub": lambda a, b: a - b, "ScalarMul": lambda a, b: a * b,
+    "ScalarDiv": lambda a, b: a / b, "ScalarFloorDiv": lambda a, b: a // b, "ScalarMod": lambda a, b: a % b,
+    "ScalarPow": lambda a, b: a**b, "ScalarEq": lambda a, b: a == b, "ScalarLt": lambda a, b: a < b,
+    "ScalarGt": lambda a, b: a > b, "ScalarLe": lambda a, b: a <= b, "ScalarGe": lambda a, b: a >= b,
+    "ScalarUadd": lambda a: +a, "ScalarUsub": lambda a: -a, "ScalarBool": lambda a: bool(a),
+    "BoolNot": lambda a: not a,
 }
 
 _PARTIAL: list[Callable[..., Any]] = []
@@ -248,8 +262,8 @@ def lookup(op: str, attrs: dict[str, Any], function: bool) -> Callable[..., Any]
     primitive function taking its constructor arguments as inputs), or the reason opbuild does not map it."""
     if op in _STRUCTURAL:
         return _STRUCTURAL[op]
-    if op in _FUNCTIONS or op in INPLACE:
-        fn = _FUNCTIONS.get(op) or INPLACE[op]
+    if op in _FUNCTIONS or op in INPLACE or op in _SCALAR:
+        fn = _FUNCTIONS.get(op) or INPLACE.get(op) or _SCALAR[op]
         return lambda *xs: fn(*_drop_monads(xs))
     cls = getattr(P, op, None)
     if not isinstance(cls, type):
@@ -269,7 +283,7 @@ def lookup(op: str, attrs: dict[str, Any], function: bool) -> Callable[..., Any]
 
 def supported() -> list[str]:
     """The primitive names mapped explicitly (attribute-free primitives of ops.operations map too)."""
-    return sorted({*_STRUCTURAL, *_FUNCTIONS, *_SPEC, *INPLACE})
+    return sorted({*_STRUCTURAL, *_FUNCTIONS, *_SPEC, *INPLACE, *_SCALAR})
 
 
 __all__ = ["INPLACE", "TYPE_IDS", "MONAD", "lookup", "register_partial", "supported"]
