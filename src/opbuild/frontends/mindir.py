@@ -123,6 +123,20 @@ def attr_value(a: Any, what: str) -> Any:
     raise UnsupportedMindirError("", {f"constant of kind {kind}": f"{what} holds a value opbuild does not read"})
 
 
+def _prim_attrs(prim: Any) -> dict[str, Any]:
+    """A primitive's attributes as Python values. Kinds opbuild does not read (types, classes) are left out:
+    the primitive's mapping then fails to build if it needed them, and that is reported with the primitive."""
+    attrs = {}
+    for a in prim.attribute:
+        if a.name in ("input_names", "output_names"):
+            continue
+        try:
+            attrs[a.name] = attr_value(a, f"attribute {a.name!r} of {prim.op_type}")
+        except UnsupportedMindirError:
+            continue
+    return attrs
+
+
 class MindirGraph:
     """A loaded MINDIR model: ``parameters`` (name -> NumPy array, in the file's order), ``input_specs``
     ((shape, dtype) per graph input) and ``run(inputs, params)`` evaluating the main graph."""
@@ -183,8 +197,7 @@ class MindirGraph:
             ref = n.op_type[5:] if n.op_type.startswith("REF::") else n.op_type
             if ref in self.prims:
                 prim = self.prims[ref]
-                attrs = {a.name: attr_value(a, f"attribute {a.name!r} of {prim.op_type}") for a in prim.attribute
-                         if a.name not in ("input_names", "output_names")}
+                attrs = _prim_attrs(prim)
                 fn = mindir_ops.lookup(prim.op_type, attrs, prim.prim_type == PRIMITIVE_FUNCTION)
                 if isinstance(fn, str):
                     problems[prim.op_type] = fn
