@@ -87,3 +87,23 @@ def test_export_arguments(nets, tmp_path) -> None:
     with pytest.raises(ValueError, match="Ascend's graph format"):
         ms.export(net, x, file_name=str(tmp_path / "e"), file_format="AIR")
     assert not list(tmp_path.iterdir())
+
+
+class _TwinParams(ms.nn.Cell):
+    """Two Parameters that share a name (both left at the default): the file still needs two."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = ms.Parameter(ms.Tensor(np.full((3,), 2.0, np.float32)), name="w")
+        self.b = ms.Parameter(ms.Tensor(np.full((3,), 5.0, np.float32)), name="w")
+
+    def construct(self, x):
+        return x * self.a + self.b
+
+
+def test_parameters_sharing_a_name_stay_distinct(tmp_path) -> None:
+    x = np.arange(3, dtype=np.float32)
+    ms.export(_TwinParams(), ms.Tensor(x), file_name=str(tmp_path / "twin"), file_format="MINDIR")
+    net = ms.nn.GraphCell(ms.load(tmp_path / "twin.mindir"))
+    assert sorted(n for n, _ in net.parameters_and_names()) == ["w", "w_1"]
+    np.testing.assert_array_equal(net(ms.Tensor(x)).asnumpy(), x * 2.0 + 5.0)

@@ -406,12 +406,17 @@ def graph_to_mindir(graph: Graph, name: str) -> Any:
         vi = g.input.add(name=w.names[id(v)])
         vi.tensor.append(TensorProto(dims=list(v.type.shape), data_type=TENSOR_NUMBER[v.type.dtype]))
     problems: dict[str, str] = {}
+    taken: set[str] = set()
     for v, obj in graph.captures:
         arr = np.ascontiguousarray(obj.asnumpy())
         if isinstance(obj, Parameter) and obj.name:
-            w.names[id(v)] = f"{g.name}:{obj.name}"
+            key, k = obj.name, 1
+            while f"{g.name}:{key}" in taken:  # two Parameters of one name: the file needs distinct ones
+                key, k = f"{obj.name}_{k}", k + 1
+            w.names[id(v)] = f"{g.name}:{key}"
+            taken.add(w.names[id(v)])
             t = _tensor(arr, w.names[id(v)])
-            t.ref_key = obj.name
+            t.ref_key = key
             g.parameter.append(t)
         else:
             w.names[id(v)] = w.const(arr)
