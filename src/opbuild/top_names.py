@@ -41,7 +41,9 @@ from .runtime import (
 
 #: Top-level names resolved on first use: ``{name: (module, attribute)}`` (attribute None: the module).
 LAZY = {"hal": ("opbuild.hal", None), "device_context": ("opbuild.device_context", None),
-        "boost": ("opbuild.boost", None),
+        "boost": ("opbuild.boost", None), "load": ("opbuild.train.serialization", "load"),
+        "load_mindir": ("opbuild.train.serialization", "load_mindir"),
+        "save_mindir": ("opbuild.train.serialization", "save_mindir"),
         "data_sink": ("opbuild.train.data_sink", "data_sink"),
         "names": ("opbuild.train", "names"), "BackupAndRestore": ("opbuild.train", "BackupAndRestore"),
         **{n: ("opbuild.train.ckpt_convert", n) for n in (

@@ -18,6 +18,7 @@ from ..rng import Generator, default_generator, get_rng_state, get_seed, initial
 from ..saved_hooks import register_saved_tensors_hooks, saved_tensors_hooks
 from ..sparse import COOTensor, CSRTensor
 from ..sparse_legacy import RowTensor, SparseTensor
+from ..train.serialization import load_mindir, save_mindir
 from . import dtype, initializer
 from .dtype import (
     Type,
@@ -73,4 +74,4 @@ __all__ = ["dtype", "initializer", "Tensor", "Parameter", "ParameterTuple", "COO
            "manual_seed", "ms_memory_recycle", "mutable", "no_inline", "pytype_to_dtype", "qint4x2", "recompute",
            "register_saved_tensors_hooks", "saved_tensors_hooks", "seed", "set_recursion_limit", "set_rng_state",
            "set_seed", "short", "single", "tensor", "ubyte", "uint", "uint16", "uint32", "uint64", "uint8", "uintc",
-           "uintp", "ushort"]
+           "uintp", "ushort", "load_mindir", "save_mindir"]

@@ -11,6 +11,7 @@ from .container import SequentialCell
 from .distributed import DistributedGradReducer
 from .forward_grad import ForwardValueAndGrad
 from .grad_cells import Jvp, Vjp, WithGradCell
+from .graph_cell import GraphCell
 from .image_quality import MSSSIM, PSNR, SSIM
 from .init_context import no_init_parameters
 from .layers import *  # noqa: F403 - every layer, as MindSpore's nn namespace has them
@@ -95,7 +96,7 @@ __all__ += ["ForwardValueAndGrad", "SampledSoftmaxLoss"]
 __all__ += [n for n in _METRICS if n not in __all__]
 __all__ += ["SSIM", "MSSSIM", "PSNR", "WithGradCell", "Jvp", "Vjp", "no_init_parameters", "GradAccumulationCell",
             "MicroBatchInterleaved", "PipelineCell", "PipelineGradReducer", "VirtualDatasetCellTriple"]
-__all__ += ["AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell"]
+__all__ += ["AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell", "GraphCell"]
 
 # MindSpore's nn.layer.<module> paths (built from the names above); dynamic_lr and learning_rate_schedule are
 # attributes of MindSpore's nn, as modules.

@@ -42,6 +42,7 @@ from .model import Model
 from .serialization import (
     ckpt_to_safetensors,
     export,
+    load,
     load_checkpoint_async,
     merge_sliced_parameter,
     safetensors_to_ckpt,
@@ -59,7 +60,7 @@ __all__ = ["Model", "Metric", "Accuracy", "Loss", "Callback", "RunContext", "Los
            "save_checkpoint", "export", "merge_sliced_parameter", "ckpt_to_safetensors", "safetensors_to_ckpt",
            "load_checkpoint_async", "data_sink", "BackupAndRestore", "LossScaleManager", "FixedLossScaleManager",
            "DynamicLossScaleManager", "SummaryRecord", "FlopsUtilizationCollector", "ConvertNetUtils",
-           "ConvertModelUtils"]
+           "ConvertModelUtils", "load"]
 
 _LOSS_SCALE_MANAGERS = ("LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager")
 
