@@ -42,3 +42,22 @@ def test_median_through_tensor_primitive_and_mint() -> None:
     # ignore_nan keeps its own rule: the median of the numbers (NaN only for a lane of NaNs).
     values, _ = ops.Median(axis=1, ignore_nan=True)(Tensor(LANES))
     np.testing.assert_array_equal(values.asnumpy(), torch.nanmedian(torch.from_numpy(LANES), 1).values.numpy())
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("right", [False, True])
+def test_a_nan_searched_into_a_sorted_sequence_goes_last(mode, right) -> None:
+    seq = np.array([[-inf, 0, 1, 2, 2, 3], [1, 2, 3, 4, 5, inf]], np.float32)
+    values = np.array([[nan, 2, -inf, inf], [nan, 0, 6, nan]], np.float32)
+    want = torch.searchsorted(torch.from_numpy(seq), torch.from_numpy(values), right=right).numpy()
+    got = run_op(lambda s, v: ops.searchsorted(s, v, right=right), seq, values, mode=mode)
+    np.testing.assert_array_equal(got, want)
+    flat = run_op(lambda s, v: ops.searchsorted(s, v, right=right), seq[0], values, mode=mode)
+    np.testing.assert_array_equal(flat, torch.searchsorted(torch.from_numpy(seq[0]), torch.from_numpy(values),
+                                                            right=right).numpy())
+    np.testing.assert_array_equal(Tensor(seq[1]).searchsorted(Tensor(values[1]), side="right" if right else "left")
+                                  .asnumpy(), want[1])
+    bounds = [0.0, 1.0, 2.0]
+    got = run_op(lambda v: ops.bucketize(v, bounds, right=right), values, mode=mode)
+    np.testing.assert_array_equal(got, torch.bucketize(torch.from_numpy(values), torch.tensor(bounds),
+                                                       right=right).numpy())
