@@ -61,3 +61,18 @@ def test_a_nan_searched_into_a_sorted_sequence_goes_last(mode, right) -> None:
     got = run_op(lambda v: ops.bucketize(v, bounds, right=right), values, mode=mode)
     np.testing.assert_array_equal(got, torch.bucketize(torch.from_numpy(values), torch.tensor(bounds),
                                                        right=right).numpy())
+
+
+@pytest.mark.parametrize("right", [False, True])
+def test_msnumpy_searchsorted_and_digitize_put_a_nan_last(right) -> None:
+    """``mindspore.numpy``'s searchsorted and digitize against NumPy (MindSpore 2.10 gives 3 and 2 for the
+    NaNs of the first two cases too): increasing and decreasing bins, a NaN among the values."""
+    from opbuild import numpy as mnp
+
+    seq, values = np.array([1, 2, 2, 3], np.float32), np.array([nan, 2, -inf, inf, 0.5], np.float32)
+    side = "right" if right else "left"
+    np.testing.assert_array_equal(mnp.searchsorted(Tensor(seq), Tensor(values), side=side).asnumpy(),
+                                  np.searchsorted(seq, values, side=side))
+    for bins in (np.array([0, 1, 2], np.float32), np.array([2, 1, 0], np.float32)):
+        np.testing.assert_array_equal(mnp.digitize(Tensor(values), Tensor(bins), right=right).asnumpy(),
+                                      np.digitize(values, bins, right=right))
