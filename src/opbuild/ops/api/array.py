@@ -13,6 +13,7 @@ import numpy as np
 from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
+from ..registry import norm_axis
 from .gather_batch import gather_batched as _gather_batched
 from .int_inputs import gemm
 
@@ -141,7 +142,11 @@ def squeeze(input, axis: int | Sequence[int] | None = None) -> Tensor:
 def expand_dims(input_x, axis: int) -> Tensor:
     """``ops.expand_dims(input_x, axis)``: insert a size-1 axis at ``axis`` (negative counts from the end)."""
     x = as_tensor(input_x)
-    return apply("ExpandDims", {"axis": axis % (x.ndim + 1)}, [x])
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) and not -x.ndim - 1 <= axis <= x.ndim:
+        # MindSpore refuses it too; taken modulo the new rank, it gave another shape without a word.
+        raise ValueError(f"expand_dims: axis {axis} is out of range [{-x.ndim - 1}, {x.ndim}] for a {x.ndim}-D "
+                         "input")
+    return apply("ExpandDims", {"axis": axis}, [x])
 
 
 def unsqueeze(input, dim: int) -> Tensor:
@@ -156,7 +161,7 @@ def flatten(input, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -
     x = as_tensor(input)
     if x.ndim == 0:
         return reshape(x, (1,))
-    s, e = start_dim % x.ndim, end_dim % x.ndim
+    s, e = norm_axis("flatten", start_dim, x.ndim), norm_axis("flatten", end_dim, x.ndim)
     if s > e:
         raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
     return reshape(x, (*x.shape[:s], math.prod(x.shape[s:e + 1]), *x.shape[e + 1:]))

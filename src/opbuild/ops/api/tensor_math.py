@@ -15,6 +15,7 @@ import numpy as np
 
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
+from ..registry import norm_axis
 from . import array as A
 from . import math as M
 from .base import binary, promote
@@ -196,7 +197,7 @@ def swapaxes(input, axis0: int, axis1: int) -> Tensor:
 def unstack(input_x, axis: int = 0) -> tuple[Tensor, ...]:
     """``ops.unstack(input_x, axis=0)``: the slices along ``axis``, that axis removed."""
     x = as_tensor(input_x)
-    ax = axis % x.ndim
+    ax = norm_axis("unstack", axis, x.ndim)
     return tuple(x[(slice(None),) * ax + (i,)] for i in range(x.shape[ax]))
 
 
@@ -280,7 +281,7 @@ def roll(input, shifts, dims=None) -> Tensor:
 def repeat_elements(x, rep: int, axis: int = 0) -> Tensor:
     """``ops.repeat_elements(x, rep, axis=0)``: each element repeated ``rep`` times along ``axis``."""
     t = as_tensor(x)
-    ax = axis % t.ndim
+    ax = norm_axis("repeat_elements", axis, t.ndim)
     return apply("Gather", {"axis": ax}, [t, Tensor(np.repeat(np.arange(t.shape[ax]), rep))])
 
 
