@@ -88,7 +88,7 @@ def stack(tensors: Sequence, axis: int = 0) -> Tensor:
     ts = [as_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("stack: needs at least one tensor")
-    ax = axis % (ts[0].ndim + 1)
+    ax = norm_axis("stack", axis, ts[0].ndim + 1)
     return cat([apply("ExpandDims", {"axis": ax}, [t]) for t in ts], ax)
 
 
@@ -96,7 +96,7 @@ def split(tensor, split_size_or_sections: int | Sequence[int], axis: int = 0) ->
     """``ops.split(tensor, split_size_or_sections, axis=0)``: an int splits into chunks of that size (the
     last one smaller if it does not divide); a list gives each chunk's size (they must add up)."""
     x = as_tensor(tensor)
-    ax = axis % max(x.ndim, 1)
+    ax = norm_axis("split", axis, x.ndim)
     n = x.shape[ax]
     if isinstance(split_size_or_sections, numbers.Integral):
         size = int(split_size_or_sections)
@@ -252,6 +252,9 @@ def one_hot(indices, depth: int, on_value=1, off_value=0, axis: int = -1) -> Ten
     if ids.dtype.name not in ("int32", "int64"):
         raise TypeError(f"one_hot: indices must be int32 or int64, got {ids.dtype}")
     out_rank = ids.ndim + 1
+    if axis != -1 and not 0 <= axis < out_rank:  # MindSpore's range: -1 (last) or a position of the output
+        raise ValueError(f"one_hot: axis {axis} is out of range: -1 or 0 to {out_rank - 1} for "
+                         f"{ids.ndim}-D indices")
     ax = axis % out_rank
     positions = np.arange(depth, dtype=ids.dtype.np_dtype).reshape(
         [depth if d == ax else 1 for d in range(out_rank)])

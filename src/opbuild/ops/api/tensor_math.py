@@ -167,7 +167,7 @@ def flip(input, dims: Sequence[int]) -> Tensor:
     x = as_tensor(input)
     key = [slice(None)] * x.ndim
     for d in (dims,) if isinstance(dims, numbers.Integral) else dims:
-        key[d] = slice(None, None, -1)
+        key[norm_axis("flip", d, x.ndim)] = slice(None, None, -1)
     return x[tuple(key)]
 
 
@@ -175,7 +175,7 @@ def narrow(input, axis: int, start: int, length: int) -> Tensor:
     """``ops.narrow(input, axis, start, length)``: ``length`` elements along ``axis`` from ``start``."""
     x = as_tensor(input)
     key = [slice(None)] * x.ndim
-    key[axis] = slice(start, start + length)
+    key[norm_axis("narrow", axis, x.ndim)] = slice(start, start + length)
     return x[tuple(key)]
 
 
@@ -190,7 +190,8 @@ def swapaxes(input, axis0: int, axis1: int) -> Tensor:
     """``ops.swapaxes(input, axis0, axis1)``: exchange two axes."""
     x = as_tensor(input)
     perm = list(range(x.ndim))
-    perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
+    a, b = norm_axis("swapaxes", axis0, x.ndim), norm_axis("swapaxes", axis1, x.ndim)
+    perm[a], perm[b] = perm[b], perm[a]
     return A.transpose(x, tuple(perm))
 
 
@@ -209,7 +210,7 @@ def unbind(input, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002 - MindSpore
 def chunk(input, chunks: int, axis: int = 0) -> tuple[Tensor, ...]:
     """``ops.chunk(input, chunks, axis=0)``: ``chunks`` pieces of ceil(n / chunks) along ``axis``."""
     x = as_tensor(input)
-    n = x.shape[axis]
+    n = x.shape[norm_axis("chunk", axis, x.ndim)]
     size = -(-n // chunks)
     return A.split(x, size, axis)
 
@@ -273,7 +274,7 @@ def roll(input, shifts, dims=None) -> Tensor:
     if len(shifts) != len(dims):
         raise ValueError(f"roll: shifts {shifts} and dims {dims} must have the same length")
     for s, d in zip(shifts, dims):
-        n = x.shape[d]
+        n = x.shape[norm_axis("roll", d, x.ndim)]
         x = apply("Gather", {"axis": d % x.ndim}, [x, Tensor((np.arange(n) - s) % n)])
     return x
 
