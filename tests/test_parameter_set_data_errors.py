@@ -18,3 +18,14 @@ def test_unconvertible_data_names_the_parameter(bad, slice_shape) -> None:
         p.set_data(bad, slice_shape=slice_shape)
     np.testing.assert_array_equal(p.asnumpy(), np.arange(3, dtype=np.int32))
     assert p.shape == (3,)
+
+
+@pytest.mark.parametrize("bad", [2**40, [1e20, 0.0, 0.0], -(2**63) - 1])
+def test_a_value_out_of_the_dtype_range_names_the_parameter(bad) -> None:
+    """NumPy's OverflowError ("Python integer ... out of bounds for int32") named neither the parameter nor the
+    fix (MindSpore 2.10 wraps 2**40 to 0 without a word; opbuild refuses rather than store a wrong number)."""
+    p = Parameter(Tensor(np.arange(3, dtype=np.int32)), name="layer.w")
+    with pytest.raises(OverflowError, match=r"Parameter layer.w: set_data got a value out of int32's range "
+                                            r"\[-2147483648, 2147483647\]"):
+        p.set_data(bad)
+    np.testing.assert_array_equal(p.asnumpy(), np.arange(3, dtype=np.int32))

@@ -8,6 +8,8 @@ import gc
 import gzip
 import os
 import struct
+import subprocess
+import sys
 import tracemalloc
 import zlib
 
@@ -111,3 +113,57 @@ def test_record_damaged_after_building_is_refused_when_read(tmp_path, where, mes
         next(rows)  # the records before the damaged one still read
     with pytest.raises(ValueError, match=message):
         next(rows)
+
+
+def test_a_compressed_stream_that_is_not_tfrecord_is_refused_at_its_first_header(tmp_path, monkeypatch):
+    """A gzip bomb (64 MiB of zeros in 64 KiB) is refused once its first 12 bytes are out, not after the
+    whole stream was written to the temporary folder."""
+    from opbuild.dataset import tfrecord_files
+
+    bomb = tmp_path / "bomb.gz"
+    with gzip.open(bomb, "wb", compresslevel=1) as f:
+        for _ in range(64):
+            f.write(bytes(1 << 20))
+    fed = []
+    feed = tfrecord_files._StreamIndex.feed
+    monkeypatch.setattr(tfrecord_files._StreamIndex, "feed", lambda self, chunk: (fed.append(len(chunk)),
+                                                                                   feed(self, chunk))[1])
+    with pytest.raises(ValueError, match=r"bomb.gz is not a TFRecord file once decompressed \(bad length checksum "
+                                         r"at byte 0"):
+        ds.TFRecordDataset(str(bomb), compression_type="GZIP")
+    assert sum(fed) <= tfrecord_files._CHUNK
+
+
+def test_concatenated_zlib_streams_are_all_read_and_trailing_bytes_refused(tmp_path):
+    raw = _tfrecord_bytes()
+    cut = len(raw) // _ROWS * 30  # the records are all the same size: 30 in the first stream, 18 in the second
+    (tmp_path / "two.z").write_bytes(zlib.compress(raw[:cut], 1) + zlib.compress(raw[cut:], 1))
+    data = ds.TFRecordDataset(str(tmp_path / "two.z"), compression_type="ZLIB", shuffle=False)
+    assert data.get_dataset_size() == _ROWS
+    assert [int(r["index"][0]) for r in data.create_dict_iterator(output_numpy=True)] == list(range(_ROWS))
+    # Bytes after the stream's end: opbuild looped for ever there (decompressing the same tail again, with no
+    # output, while zlib's unused_data grew), hence a child process with a time limit.
+    (tmp_path / "tail.z").write_bytes(zlib.compress(raw, 1) + b"trailing bytes")
+    code = ("import sys\nfrom opbuild import dataset as ds\ntry:\n    ds.TFRecordDataset(sys.argv[1], "
+            "compression_type='ZLIB')\nexcept ValueError as e:\n    print(e)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "tail.z")], capture_output=True, text=True,
+                          timeout=300)
+    assert "tail.z is not ZLIB-compressed" in done.stdout, done.stdout + done.stderr
+    (tmp_path / "empty.z").write_bytes(b"")
+    with pytest.raises(ValueError, match="empty.z is not ZLIB-compressed .*truncated"):
+        ds.TFRecordDataset(str(tmp_path / "empty.z"), compression_type="ZLIB")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full to fill a disk")
+def test_a_full_temporary_folder_is_named_not_taken_for_a_bad_file(tmp_path, records, monkeypatch):
+    """The decompressed copy cannot be written (ENOSPC: its temporary file is /dev/full here): the error says
+    where and what to set, where it said the file was not GZIP-compressed."""
+    from opbuild.dataset import tfrecord_files
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "records").symlink_to("/dev/full")
+    monkeypatch.setattr(tfrecord_files.tempfile, "mkdtemp", lambda prefix="": str(scratch))
+    with pytest.raises(OSError, match=r"cannot write the decompressed copy of .*gzip.tfrecord to .*scratch "
+                                      r"\(No space left on device\): set TMPDIR"):
+        ds.TFRecordDataset(str(records / "gzip.tfrecord"), compression_type="GZIP")

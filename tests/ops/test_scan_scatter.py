@@ -148,8 +148,8 @@ def test_scatter_elements_gradients(graph_mode, reduction) -> None:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "uint8"])
 def test_cummax_cummin_match_the_reference(mode, dtype) -> None:
-    """Ties take the later index and a NaN sticks (MindSpore's rules; the values are checked against
-    MindSpore itself in tests/compat/test_ms_math_ops.py)."""
+    """Ties take the later index, a NaN sticks and a later NaN takes its index (MindSpore's rules; the values
+    are checked against MindSpore itself in tests/compat/test_ms_math_ops.py)."""
     from opbuild.ops.scan import extremum_reference
 
     x = np.random.default_rng(3).integers(0, 4, (3, 7, 2)).astype(dtype)
@@ -167,3 +167,19 @@ def test_cummax_cummin_gradients(graph_mode) -> None:
     x = rand(3, 5, seed=9)
     grad_check(lambda a: ops.cummax(a, 1)[0], x)
     grad_check(lambda a: ops.cummin(a, 0)[0], x)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cummax_cummin_a_later_nan_takes_the_index(mode, dtype) -> None:
+    """After a NaN the running value stays NaN, and each later NaN takes over the index (torch's rule, and
+    MindSpore 2.10's: cummin([3, nan, 1, -inf, nan, 2]) has indices [0, 1, 1, 1, 4, 4])."""
+    torch = pytest.importorskip("torch")
+    nan, inf = np.nan, np.inf
+    x = np.array([[3, nan, 1, -inf, nan, 2], [nan, 1, nan, nan, 0, 0], [1, 1, nan, 5, nan, 7]], dtype)
+    for fn, ref in ((ops.cummax, torch.cummax), (ops.cummin, torch.cummin)):
+        want = ref(torch.from_numpy(x.T.copy()), 0)  # along axis 0 of the transposed array too
+        for t, axis, w in ((x, 1, ref(torch.from_numpy(x), 1)), (x.T.copy(), 0, want)):
+            vals, idx = (run_op(lambda a, i=i, fn=fn, axis=axis: fn(a, axis)[i], t, mode=mode) for i in (0, 1))
+            np.testing.assert_array_equal(vals, w.values.numpy())
+            np.testing.assert_array_equal(idx, w.indices.numpy())

@@ -80,6 +80,11 @@ class Parameter(ParameterSettings, Tensor):
         except (TypeError, ValueError) as e:  # NumPy's message alone names neither the parameter nor the fix
             raise TypeError(f"Parameter {self.name}: set_data takes a Tensor, array or number convertible to "
                             f"{self._data.dtype}, got {type(data).__name__} ({e})") from None
+        except OverflowError as e:  # a Python int or float too large for an integer dtype: never wrapped
+            info = np.iinfo(self._data.dtype) if self._data.dtype.kind in "iu" else None
+            bounds = f" [{info.min}, {info.max}]" if info is not None else ""
+            raise OverflowError(f"Parameter {self.name}: set_data got a value out of {self._data.dtype}'s "
+                                f"range{bounds} ({e}); clip the data, or give the parameter a wider dtype") from None
         if arr.shape != self._data.shape and not slice_shape:
             raise ValueError(f"Parameter {self.name}: set_data shape {arr.shape} != {self._data.shape} (pass "
                              f"slice_shape=True to change the parameter's shape)")

@@ -191,13 +191,17 @@ class TensorExtras:
 
     def median(self, axis: int = -1, keepdims: bool = False, *, dim: int | None = None,
                keepdim: bool | None = None):
-        """(values, int64 indices) of the lower median along ``axis`` (or ``dim``)."""
+        """(values, int64 indices) of the lower median along ``axis`` (or ``dim``); a lane holding a NaN has
+        the median NaN at the index of its first NaN (as ``ops.median``)."""
         axis = axis if dim is None else dim
         keepdims = keepdims if keepdim is None else keepdim
         data = self.asnumpy()
         order = np.argsort(data, axis=axis, kind="stable")
         k = (data.shape[axis] - 1) // 2
         idx = np.take(order, [k], axis=axis)
+        if self.dtype.is_float and data.size:  # argsort puts NaNs last: the middle of a lane with one is a number
+            nan = np.isnan(data)
+            idx = np.where(nan.any(axis=axis, keepdims=True), np.argmax(nan, axis=axis, keepdims=True), idx)
         vals = np.take_along_axis(data, idx, axis=axis)
         if not keepdims:
             idx, vals = np.squeeze(idx, axis), np.squeeze(vals, axis)

@@ -159,6 +159,8 @@ class _TensorArrayMethods:
 
     def select(self, dim: int, index: int):
         """The slice at ``index`` along ``dim``, that dim removed."""
+        if not -self.ndim <= dim < self.ndim:  # taken modulo the rank, it selected along another axis
+            raise ValueError(f"Tensor.select: axis {dim} is out of range for rank {self.ndim}")
         return self[(slice(None),) * (dim % self.ndim) + (index,)]
 
     def tril(self, diagonal: int = 0):

@@ -4,7 +4,8 @@ gigabytes costs its index in memory, not its contents.
 
 A record is the payload length (uint64 little-endian), a masked CRC-32C of those 8 bytes, the payload and a
 masked CRC-32C of the payload. A GZIP or ZLIB file cannot be read at an offset, so it is decompressed once,
-in a stream, into a temporary file that lives as long as the dataset."""
+in a stream, into a temporary file that lives as long as the dataset; its records are indexed as they stream
+by, so a stream that is not TFRecord is refused at its first bad header rather than after all of it is out."""
 
 from __future__ import annotations
 
@@ -23,24 +24,101 @@ from ..core.crc32c import crc32c, mask, masked_crc32c
 _CHUNK = 1 << 18
 
 
-def _decompress(path: str, kind: str, out: str) -> None:
-    """Write the decompressed bytes of ``path`` (``kind`` 'GZIP' or 'ZLIB') to ``out``, a chunk at a time."""
+class _StreamIndex:
+    """The record index of a byte stream read once (a decompressed file as it is written): each header is
+    checked as soon as its 12 bytes have gone by, so a stream that is not TFRecord (a gzip bomb of zeros
+    among them) is refused at its first bad header, not after the whole stream was written out."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.offsets: list[int] = []
+        self.lengths: list[int] = []
+        self._seen = 0  # bytes fed so far
+        self._next = 0  # stream offset of the next header
+        self._head = bytearray()  # the start of a header that straddles two chunks
+
+    def feed(self, chunk: bytes) -> None:
+        view, base = memoryview(chunk), self._seen
+        self._seen += len(chunk)
+        while True:
+            if self._head:  # this chunk continues the header begun at the end of the last one
+                take = 12 - len(self._head)
+                self._head += view[:take]
+                if len(self._head) < 12:
+                    return
+                head, self._head = bytes(self._head), bytearray()
+                self._header(head)
+                continue
+            at = self._next - base
+            if at >= len(chunk):
+                return
+            if at + 12 > len(chunk):
+                self._head = bytearray(view[at:])
+                return
+            self._header(bytes(view[at:at + 12]))
+
+    def _header(self, head: bytes) -> None:
+        (length,) = struct.unpack("<Q", head[:8])
+        if struct.unpack("<I", head[8:])[0] != masked_crc32c(head[:8]):
+            raise ValueError(f"TFRecordDataset: {self.path} is not a TFRecord file once decompressed (bad length "
+                             f"checksum at byte {self._next} of its decompressed data)")
+        self.offsets.append(self._next + 12)
+        self.lengths.append(length)
+        self._next += 12 + length + 4
+
+    def finish(self) -> tuple[np.ndarray, np.ndarray]:
+        """The index once the whole stream was fed; a ValueError if it ends inside a record."""
+        if self._head:
+            raise ValueError(f"TFRecordDataset: {self.path} ends inside a record header at byte "
+                             f"{self._seen - len(self._head)} of its decompressed data (truncated?)")
+        if self._next > self._seen:
+            raise ValueError(f"TFRecordDataset: {self.path} is truncated (a record at byte {self.offsets[-1] - 12} of "
+                             f"its decompressed data needs {self.lengths[-1]} bytes)")
+        return np.array(self.offsets, np.int64), np.array(self.lengths, np.int64)
+
+
+def _decompress(path: str, kind: str, out: str) -> tuple[np.ndarray, np.ndarray]:
+    """Write the decompressed bytes of ``path`` (``kind`` 'GZIP' or 'ZLIB') to ``out``, a chunk at a time,
+    indexing the records as they go by; return the index (offsets, lengths). Concatenated streams (gzip
+    members, zlib streams) are read one after the other, as gzip does: nothing after the first is dropped."""
+    index = _StreamIndex(path)
+
+    def put(data: bytes) -> None:
+        try:
+            dst.write(data)
+        except OSError as err:  # ENOSPC: the folder of temporary files is full, not the file damaged
+            raise OSError(err.errno, f"TFRecordDataset: cannot write the decompressed copy of {path} to "
+                          f"{os.path.dirname(out)} ({err.strerror or err}): set TMPDIR to a folder with room "
+                          "for it") from None
+        index.feed(data)
+
     try:
         with open(path, "rb") as src, open(out, "wb") as dst:
             if kind == "GZIP":
                 with gzip.GzipFile(fileobj=src) as unzipped:
-                    shutil.copyfileobj(unzipped, dst, _CHUNK)
-                return
-            inflate = zlib.decompressobj()
-            while chunk := src.read(_CHUNK):
-                while chunk:  # at most a chunk out per step: records compress very well
-                    dst.write(inflate.decompress(chunk, _CHUNK))
-                    chunk = inflate.unconsumed_tail
-            dst.write(inflate.flush())
-            if not inflate.eof:
-                raise zlib.error("the compressed stream ends early (truncated?)")
-    except (OSError, EOFError, zlib.error) as err:
+                    while chunk := unzipped.read(_CHUNK):
+                        put(chunk)
+            else:
+                pending = src.read(_CHUNK)
+                while True:  # one zlib stream after another (an empty file is one that ends early)
+                    inflate = zlib.decompressobj()
+                    while pending and not inflate.eof:
+                        while pending and not inflate.eof:  # a chunk out per step: records compress very well
+                            put(inflate.decompress(pending, _CHUNK))
+                            pending = inflate.unconsumed_tail
+                        if not inflate.eof:
+                            pending = src.read(_CHUNK)
+                    if not inflate.eof:
+                        raise zlib.error("the compressed stream ends early (truncated?)")
+                    # At its end a stream has given all its output; what followed it (read along with it) is
+                    # in unused_data, the rest is unread. (No flush(): after the end it appends the unconsumed
+                    # tail to unused_data a second time.)
+                    pending = inflate.unused_data or src.read(_CHUNK)
+                    if not pending:
+                        break
+    except (EOFError, zlib.error, gzip.BadGzipFile) as err:
         raise ValueError(f"TFRecordDataset: {path} is not {kind}-compressed ({err})") from None
+    return index.finish()
 
 
 class RecordFile:
@@ -57,10 +135,11 @@ class RecordFile:
             # The decompressed copy goes when this object does (or at exit), whichever comes first.
             weakref.finalize(self, shutil.rmtree, scratch, True)
             self._file = os.path.join(scratch, "records")
-            _decompress(path, compression_type, self._file)
-        self.offsets, self.lengths = self._index(compression_type)
+            self.offsets, self.lengths = _decompress(path, compression_type, self._file)
+        else:
+            self.offsets, self.lengths = self._index()
 
-    def _index(self, compression_type: str | None) -> tuple[np.ndarray, np.ndarray]:
+    def _index(self) -> tuple[np.ndarray, np.ndarray]:
         offsets, lengths = [], []
         size = os.path.getsize(self._file)
         with open(self._file, "rb") as f:
@@ -72,10 +151,8 @@ class RecordFile:
                                      "(truncated?)")
                 (length,) = struct.unpack("<Q", head[:8])
                 if struct.unpack("<I", head[8:])[0] != masked_crc32c(head[:8]):
-                    hint = "" if compression_type else \
-                        "; if it is compressed, pass compression_type='GZIP' or 'ZLIB'"
                     raise ValueError(f"TFRecordDataset: {self.path} is not a TFRecord file (bad length checksum "
-                                     f"at byte {pos})" + hint)
+                                     f"at byte {pos}); if it is compressed, pass compression_type='GZIP' or 'ZLIB'")
                 end = pos + 12 + length + 4
                 if end > size:
                     raise ValueError(f"TFRecordDataset: {self.path} is truncated (a record at byte {pos} needs "

@@ -65,6 +65,29 @@ def _write_parameter(param: Parameter, value: Tensor) -> None:
         param.set_data(value.asnumpy())
 
 
+def _check_replacement(cell: Cell, name: str, value: Any) -> bool:
+    """Refuse what MindSpore 2.10 refuses on assignment (TypeError/KeyError): a registered Parameter or sub-cell
+    replaced by a value of another kind (the network would lose it from its parameters and checkpoints without
+    a word; None removes it, ``del`` first to reuse the name), and a Parameter or cell under a name with a '.'
+    (its parameter names could not be told from a sub-cell's). Returns whether ``name`` is registered now."""
+    if isinstance(value, (Parameter, Cell)) and "." in name:
+        raise KeyError(f"{type(cell).__name__}: the attribute name {name!r} holds a '.', which would mix up the "
+                       "parameter names of the network (a checkpoint's 'a.b' is the parameter b of sub-cell a); "
+                       "use a name without '.'")
+    kind = "a Parameter" if isinstance(value, Parameter) else "a cell" if isinstance(value, Cell) else \
+        f"a {type(value).__name__}"
+    fix = f"assign None or `del {name}` first to remove it"
+    if name in cell._params and value is not None and not isinstance(value, (Parameter, ParameterTuple, Tensor)):
+        err = KeyError if isinstance(value, Cell) else TypeError
+        raise err(f"{type(cell).__name__}.{name} is a Parameter of the network: assigning {kind} would drop it "
+                  f"from the network's parameters; assign a Parameter or a Tensor (its new value), or {fix}")
+    if name in cell._cells and value is not None and not isinstance(value, (Cell, ParameterTuple)):
+        err = KeyError if isinstance(value, Parameter) else TypeError
+        raise err(f"{type(cell).__name__}.{name} is a sub-cell of the network: assigning {kind} would drop it "
+                  f"and its parameters from the network; assign a Cell, or {fix}")
+    return name in cell._params or name in cell._cells
+
+
 class Cell(CellState, CellApi, CellExtras):
     """Base class of all networks and layers. Subclasses define ``construct``.
 
@@ -109,7 +132,7 @@ class Cell(CellState, CellApi, CellExtras):
             param = self._params[name]
             _write_parameter(param, Tensor(np.asarray(value, param.dtype.np_dtype)))
             return
-        replaced = name in self._params or name in self._cells
+        replaced = _check_replacement(self, name, value)
         # Assigning in place keeps a replaced parameter or cell at its position in parameters_and_names().
         if isinstance(value, Parameter):
             if is_generated_name(value.name):

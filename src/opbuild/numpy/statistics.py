@@ -157,12 +157,20 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Tens
         raise ValueError("searchsorted: a must be 1-d")
     xs = F.reshape(x, x.shape + (1,))
     cmp = F.less(s, xs) if side == "left" else F.less_equal(s, xs)
-    return _count(cmp)
+    return _nan_last(x, _count(cmp), s.shape[0])
 
 
 def _count(cmp: Tensor) -> Tensor:
     """How many of the last axis hold, int32 (MindSpore's index dtype here)."""
     return F.cast(F.sum(F.cast(cmp, "int32"), -1), "int32")
+
+
+def _nan_last(x: Tensor, counts: Tensor, n: int) -> Tensor:
+    """``counts`` with ``n`` where ``x`` is NaN: no comparison with NaN holds, so a count alone would put a NaN
+    first, where NumPy (and MindSpore) put it after every element of a sequence sorted in increasing order."""
+    if not x.dtype.is_float:
+        return counts
+    return F.select(F.isnan(x), F.full_like(counts, n), counts)
 
 
 def digitize(x: Any, bins: Any, right: bool = False) -> Tensor:
@@ -172,7 +180,7 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Tensor:
     if b.ndim != 1:
         raise ValueError("digitize: bins must be 1-d")
     xs = F.reshape(t, t.shape + (1,))
-    rising = _count(F.less(b, xs) if right else F.less_equal(b, xs))
+    rising = _nan_last(t, _count(F.less(b, xs) if right else F.less_equal(b, xs)), b.shape[0])
     if b.shape[0] < 2:
         return rising
     falling = _count(F.greater_equal(b, xs) if right else F.greater(b, xs))

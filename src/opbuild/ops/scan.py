@@ -130,8 +130,9 @@ def _cumprod_grad(attrs, ins, outs, douts):
 
 
 # ---- Cummax / Cummin: running extrema with their indices ---------------------------------------------------
-# MindSpore's rules (checked against its outputs): an element equal to the running extremum takes over its
-# index (the latest of equal elements wins); a NaN becomes the running value for good and keeps its index.
+# MindSpore's rules (checked against its outputs, and torch's): an element equal to the running extremum takes
+# over its index (the latest of equal elements wins); a NaN becomes the running value for good, and each later
+# NaN takes over the index (cummin([3, nan, 1, nan]) has indices [0, 1, 1, 3]).
 # Cummax's indices are int64, Cummin's int32.
 
 _INDEX_DTYPE = {"Cummax": "int64", "Cummin": "int32"}
@@ -169,10 +170,9 @@ def extremum_reference(op: str, attrs: dict, x: np.ndarray) -> tuple[np.ndarray,
         row = moved[pos]
         v, k = row[0], 0
         for j, e in enumerate(row):
-            if j and not (floats and np.isnan(float(v))):
-                take = (floats and np.isnan(float(e))) or (e >= v if op == "Cummax" else e <= v)
-                if take:
-                    v, k = e, j
+            nan_e, nan_v = floats and np.isnan(float(e)), floats and np.isnan(float(v))
+            if j and (nan_e or (not nan_v and (e >= v if op == "Cummax" else e <= v))):
+                v, k = e, j
             vals[pos + (j,)], idx[pos + (j,)] = v, k
     return np.moveaxis(vals, -1, axis), np.moveaxis(idx, -1, axis).astype(_INDEX_DTYPE[op])
 

@@ -13,6 +13,7 @@ import numpy as np
 from ...core.dtypes import DType, dtype_of
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
+from ..registry import norm_axis
 from .gather_batch import gather_batched as _gather_batched
 from .int_inputs import gemm
 
@@ -87,7 +88,7 @@ def stack(tensors: Sequence, axis: int = 0) -> Tensor:
     ts = [as_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("stack: needs at least one tensor")
-    ax = axis % (ts[0].ndim + 1)
+    ax = norm_axis("stack", axis, ts[0].ndim + 1)
     return cat([apply("ExpandDims", {"axis": ax}, [t]) for t in ts], ax)
 
 
@@ -95,7 +96,7 @@ def split(tensor, split_size_or_sections: int | Sequence[int], axis: int = 0) ->
     """``ops.split(tensor, split_size_or_sections, axis=0)``: an int splits into chunks of that size (the
     last one smaller if it does not divide); a list gives each chunk's size (they must add up)."""
     x = as_tensor(tensor)
-    ax = axis % max(x.ndim, 1)
+    ax = norm_axis("split", axis, x.ndim)
     n = x.shape[ax]
     if isinstance(split_size_or_sections, numbers.Integral):
         size = int(split_size_or_sections)
@@ -141,7 +142,11 @@ def squeeze(input, axis: int | Sequence[int] | None = None) -> Tensor:
 def expand_dims(input_x, axis: int) -> Tensor:
     """``ops.expand_dims(input_x, axis)``: insert a size-1 axis at ``axis`` (negative counts from the end)."""
     x = as_tensor(input_x)
-    return apply("ExpandDims", {"axis": axis % (x.ndim + 1)}, [x])
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) and not -x.ndim - 1 <= axis <= x.ndim:
+        # MindSpore refuses it too; taken modulo the new rank, it gave another shape without a word.
+        raise ValueError(f"expand_dims: axis {axis} is out of range [{-x.ndim - 1}, {x.ndim}] for a {x.ndim}-D "
+                         "input")
+    return apply("ExpandDims", {"axis": axis}, [x])
 
 
 def unsqueeze(input, dim: int) -> Tensor:
@@ -156,7 +161,7 @@ def flatten(input, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -
     x = as_tensor(input)
     if x.ndim == 0:
         return reshape(x, (1,))
-    s, e = start_dim % x.ndim, end_dim % x.ndim
+    s, e = norm_axis("flatten", start_dim, x.ndim), norm_axis("flatten", end_dim, x.ndim)
     if s > e:
         raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
     return reshape(x, (*x.shape[:s], math.prod(x.shape[s:e + 1]), *x.shape[e + 1:]))
@@ -247,6 +252,9 @@ def one_hot(indices, depth: int, on_value=1, off_value=0, axis: int = -1) -> Ten
     if ids.dtype.name not in ("int32", "int64"):
         raise TypeError(f"one_hot: indices must be int32 or int64, got {ids.dtype}")
     out_rank = ids.ndim + 1
+    if axis != -1 and not 0 <= axis < out_rank:  # MindSpore's range: -1 (last) or a position of the output
+        raise ValueError(f"one_hot: axis {axis} is out of range: -1 or 0 to {out_rank - 1} for "
+                         f"{ids.ndim}-D indices")
     ax = axis % out_rank
     positions = np.arange(depth, dtype=ids.dtype.np_dtype).reshape(
         [depth if d == ax else 1 for d in range(out_rank)])

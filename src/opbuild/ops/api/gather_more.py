@@ -64,7 +64,8 @@ def index_fill(x: Any, axis: int, index: Any, value: Any) -> Tensor:
 
 
 def _count_below(sorted_seq: Tensor, values: Tensor, right: bool, out_dtype: str) -> Tensor:
-    """For each value, how many entries of the last axis of ``sorted_seq`` are < it (``right``: <= it)."""
+    """For each value, how many entries of the last axis of ``sorted_seq`` are < it (``right``: <= it); a NaN
+    value goes after every entry (its length: NaN sorts last, as torch's, NumPy's and MindSpore's answer)."""
     if sorted_seq.ndim == 1:
         seq = apply("Reshape", {"shape": [1] * values.ndim + [sorted_seq.shape[0]]}, [sorted_seq])
     else:
@@ -73,6 +74,10 @@ def _count_below(sorted_seq: Tensor, values: Tensor, right: bool, out_dtype: str
     below = apply("LessEqual" if right else "Less", {}, [seq, vals])
     counts = apply("ReduceSum", {"axis": [values.ndim], "keep_dims": False},
                    [apply("Cast", {"dtype": "int64"}, [below])])
+    if values.dtype.is_float:  # no comparison with NaN holds, so the count alone would put it first
+        length = np.asarray(sorted_seq.shape[-1], np.int64)
+        counts = apply("Select", {}, [apply("IsNan", {}, [values]), apply("Add", {}, [apply("ZerosLike", {}, [counts]),
+                                                                                        length]), counts])
     return counts if out_dtype == "int64" else apply("Cast", {"dtype": out_dtype}, [counts])
 
 

@@ -268,7 +268,8 @@ def msort(input) -> Tensor:  # noqa: A002
 
 
 def median(input, axis: int = -1, keepdims: bool = False) -> tuple[Tensor, Tensor]:  # noqa: A002
-    """``ops.median(input, axis=-1, keepdims=False)``: the lower median along ``axis`` and its index."""
+    """``ops.median(input, axis=-1, keepdims=False)``: the lower median along ``axis`` and its index. A lane
+    holding a NaN has the median NaN at the index of its first NaN (MindSpore's and torch's answer)."""
     x = as_tensor(input)
     ax = _axis(axis, x.ndim, "median")
     vals, idx = sort(x, axis=ax)
@@ -276,9 +277,17 @@ def median(input, axis: int = -1, keepdims: bool = False) -> tuple[Tensor, Tenso
     key = [slice(None)] * x.ndim
     key[ax] = slice(k, k + 1)
     v, i = vals[tuple(key)], idx[tuple(key)]
+    i = apply("Cast", {"dtype": "int64"}, [i]) if i.dtype.name != "int64" else i
+    if x.ndim and x.dtype.is_float:
+        # sort puts NaNs last, so the middle element of a lane with a NaN is a number: NaN is the answer.
+        # ReduceMax of such a lane is NaN, and ArgMax finds its first NaN.
+        top = apply("ReduceMax", {"axis": (ax,), "keep_dims": True}, [x])
+        first = apply("ExpandDims", {"axis": ax}, [apply("ArgMax", {"axis": ax, "output_type": "int64"}, [x])])
+        nan = apply("IsNan", {}, [top])
+        v, i = apply("Select", {}, [nan, top, v]), apply("Select", {}, [nan, first, i])
     if not keepdims:
         v, i = apply("Squeeze", {"axis": (ax,)}, [v]), apply("Squeeze", {"axis": (ax,)}, [i])
-    return v, apply("Cast", {"dtype": "int64"}, [i]) if i.dtype.name != "int64" else i
+    return v, i
 
 
 def trapz(y, x=None, *, dx: float = 1.0, dim: int = -1) -> Tensor:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
+from ..registry import norm_axis
 from . import array as A
 from . import math as M
 from . import tensor_math as T
@@ -191,7 +192,7 @@ def diff(x, n: int = 1, axis: int = -1, prepend=None, append=None) -> Tensor:
     """``ops.diff(x, n=1, axis=-1, prepend=None, append=None)``: the n-th forward difference along ``axis``,
     ``prepend``/``append`` joined to ``x`` along ``axis`` first."""
     t = as_tensor(x)
-    ax = axis % t.ndim
+    ax = norm_axis("diff", axis, t.ndim)
     if prepend is not None or append is not None:
         parts = [as_tensor(p, t) for p in (prepend, t, append) if p is not None]
         t = apply("Concat", {"axis": ax}, [p if p.dtype == t.dtype else apply("Cast", {"dtype": t.dtype.name}, [p])
@@ -207,7 +208,7 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """``ops.diagonal(input, offset=0, dim1=0, dim2=1)``: the diagonal of the (dim1, dim2) planes, as the last
     axis (a Gather of the flattened plane with constant indices)."""
     x = as_tensor(input)
-    d1, d2 = dim1 % x.ndim, dim2 % x.ndim
+    d1, d2 = norm_axis("diagonal", dim1, x.ndim), norm_axis("diagonal", dim2, x.ndim)
     rest = [d for d in range(x.ndim) if d not in (d1, d2)]
     moved = A.transpose(x, (*rest, d1, d2))
     rows, cols = x.shape[d1], x.shape[d2]
@@ -228,8 +229,8 @@ def rot90(input, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
 def moveaxis(x, source, destination) -> Tensor:
     """``ops.moveaxis(x, source, destination)``: move axes to new positions, the others keeping their order."""
     t = as_tensor(x)
-    src = [s % t.ndim for s in ((source,) if isinstance(source, numbers.Integral) else source)]
-    dst = [d % t.ndim for d in ((destination,) if isinstance(destination, numbers.Integral) else destination)]
+    src, dst = ([norm_axis("moveaxis", a, t.ndim) for a in ((v,) if isinstance(v, numbers.Integral) else v)]
+                for v in (source, destination))
     order = [d for d in range(t.ndim) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
+from ..registry import norm_axis
 from . import array as A
 from . import math as M
 from .base import binary, promote
@@ -166,7 +167,7 @@ def flip(input, dims: Sequence[int]) -> Tensor:
     x = as_tensor(input)
     key = [slice(None)] * x.ndim
     for d in (dims,) if isinstance(dims, numbers.Integral) else dims:
-        key[d] = slice(None, None, -1)
+        key[norm_axis("flip", d, x.ndim)] = slice(None, None, -1)
     return x[tuple(key)]
 
 
@@ -174,7 +175,7 @@ def narrow(input, axis: int, start: int, length: int) -> Tensor:
     """``ops.narrow(input, axis, start, length)``: ``length`` elements along ``axis`` from ``start``."""
     x = as_tensor(input)
     key = [slice(None)] * x.ndim
-    key[axis] = slice(start, start + length)
+    key[norm_axis("narrow", axis, x.ndim)] = slice(start, start + length)
     return x[tuple(key)]
 
 
@@ -189,14 +190,15 @@ def swapaxes(input, axis0: int, axis1: int) -> Tensor:
     """``ops.swapaxes(input, axis0, axis1)``: exchange two axes."""
     x = as_tensor(input)
     perm = list(range(x.ndim))
-    perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
+    a, b = norm_axis("swapaxes", axis0, x.ndim), norm_axis("swapaxes", axis1, x.ndim)
+    perm[a], perm[b] = perm[b], perm[a]
     return A.transpose(x, tuple(perm))
 
 
 def unstack(input_x, axis: int = 0) -> tuple[Tensor, ...]:
     """``ops.unstack(input_x, axis=0)``: the slices along ``axis``, that axis removed."""
     x = as_tensor(input_x)
-    ax = axis % x.ndim
+    ax = norm_axis("unstack", axis, x.ndim)
     return tuple(x[(slice(None),) * ax + (i,)] for i in range(x.shape[ax]))
 
 
@@ -208,7 +210,7 @@ def unbind(input, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002 - MindSpore
 def chunk(input, chunks: int, axis: int = 0) -> tuple[Tensor, ...]:
     """``ops.chunk(input, chunks, axis=0)``: ``chunks`` pieces of ceil(n / chunks) along ``axis``."""
     x = as_tensor(input)
-    n = x.shape[axis]
+    n = x.shape[norm_axis("chunk", axis, x.ndim)]
     size = -(-n // chunks)
     return A.split(x, size, axis)
 
@@ -272,7 +274,7 @@ def roll(input, shifts, dims=None) -> Tensor:
     if len(shifts) != len(dims):
         raise ValueError(f"roll: shifts {shifts} and dims {dims} must have the same length")
     for s, d in zip(shifts, dims):
-        n = x.shape[d]
+        n = x.shape[norm_axis("roll", d, x.ndim)]
         x = apply("Gather", {"axis": d % x.ndim}, [x, Tensor((np.arange(n) - s) % n)])
     return x
 
@@ -280,7 +282,7 @@ def roll(input, shifts, dims=None) -> Tensor:
 def repeat_elements(x, rep: int, axis: int = 0) -> Tensor:
     """``ops.repeat_elements(x, rep, axis=0)``: each element repeated ``rep`` times along ``axis``."""
     t = as_tensor(x)
-    ax = axis % t.ndim
+    ax = norm_axis("repeat_elements", axis, t.ndim)
     return apply("Gather", {"axis": ax}, [t, Tensor(np.repeat(np.arange(t.shape[ax]), rep))])
 
 

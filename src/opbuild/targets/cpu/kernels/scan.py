@@ -15,7 +15,8 @@ _COMBINE: dict[str, Callable[[str, str], str]] = {
     "CumSum": lambda a, b: f"({a}) + ({b})",
     "CumProd": lambda a, b: f"({a}) * ({b})",
 }
-# A running extremum takes over an equal element's index (MindSpore's rule), hence >= and <=.
+# A running extremum takes over an equal element's index (MindSpore's rule), hence >= and <=; after a NaN
+# only a later NaN takes over (ops/scan.py).
 _CMP = {"Cummax": ">=", "Cummin": "<="}
 
 
@@ -61,7 +62,7 @@ def extremum_emit(k: KernelSpec) -> str:
         return "/* empty */"
     floats = dt.startswith(("float", "bfloat"))
     e, v = load(dt, "in0[q]"), "best"
-    take = (f"({v} == {v}) && (e != e || e {cmp} {v})" if floats else f"e {cmp} {v}")
+    take = (f"e != e || ({v} == {v} && e {cmp} {v})" if floats else f"e {cmp} {v}")
     return (f"for (int64_t o = 0; o < {outer}; o++)\n"
             f"for (int64_t r = 0; r < {inner}; r++) {{\n"
             f"{compute_ctype(dt)} best = {load(dt, f'in0[o * {n * inner} + r]')}; int64_t at = 0;\n"

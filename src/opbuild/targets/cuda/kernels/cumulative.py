@@ -55,7 +55,7 @@ def _extremum(k: KernelSpec) -> str:
     dt, cmp = x.dtype, _CMP[k.op]
     t = half.compute_ctype(dt)
     outer, n, inner = _lanes(x.shape, k.attrs["axis"])
-    take = f"(best == best) && (e != e || e {cmp} best)" if dt.startswith(("float", "bfloat")) else f"e {cmp} best"
+    take = f"e != e || (best == best && e {cmp} best)" if dt.startswith(("float", "bfloat")) else f"e {cmp} best"
     walk = (f"{t} best = {half.load(dt, f'in0[o * {n * inner}LL + r]')}; int64_t at = 0; "
             f"for (int64_t j = 0; j < {n}LL; j++) {{ const int64_t q = (o * {n}LL + j) * {inner}LL + r; "
             f"const {t} e = {half.load(dt, 'in0[q]')}; if (j > 0 && ({take})) {{ best = e; at = j; }} "
