@@ -148,9 +148,16 @@ def test_truncated_finish_over_every_erf_inv_range(fns):
     assert same_bits(out, want)
 
 
-@pytest.mark.parametrize("stage", ["uniform", "normal_draw", "normal_finish", "truncated_draw", "truncated_finish"])
-def test_each_stage_matches_the_ops_reference(fns, stage):
-    """The op's NumPy reference (ops/philox_fill_ops.py) is what the kernel computes, stage by stage."""
+_STAGE_CASES = [("uniform", "float32"), ("normal_draw", "float32"), ("normal_finish", "float32"),
+                ("truncated_draw", "float32"), ("truncated_finish", "float32"),
+                ("uniform", "float64"), ("normal_finish", "float64"), ("truncated_finish", "float64")]
+
+
+@pytest.mark.parametrize("stage, dtype", _STAGE_CASES)
+def test_each_stage_matches_the_ops_reference(fns, stage, dtype):
+    """The op's NumPy reference (ops/philox_fill_ops.py) is what the kernel computes, stage by stage: the
+    draws' float64 buffers and, with ``dtype`` float64, the values before their float32 rounding (a fused
+    multiply-add changes a double's last bit, hardly ever the float32 a fill keeps)."""
     cap = CAP
     op = get_op("PhiloxFill")
     rng = np.random.default_rng(3)
@@ -160,17 +167,20 @@ def test_each_stage_matches_the_ops_reference(fns, stage):
     extra = []
     if stage == "normal_finish":
         extra = [rng.random(cap // 2) * 6.2, np.log(rng.random(cap // 2) + 1e-7)]
-    elif stage == "truncated_finish":
-        q = rng.random(cap) + 1e-9
+    elif stage == "truncated_finish":  # every range of erf_inv: q from 1 down to 1e-300
+        q = np.exp(-rng.random(cap) * 690.0) * np.where(rng.random(cap) < 0.7, 1.0, 0.0) + rng.random(cap) * 1e-300
+        q = np.where(q == 0, rng.random(cap), q)
         extra = [np.where(rng.random(cap) < 0.5, -q, q), np.log(q)]
     count = cap - 5
     pos = np.array([2**63 - 9, 6, count], np.int64)
     arrays = [pos, np.array(params, np.float64), *extra]
-    spec = op.spec({"stage": stage, "capacity": cap}, [TensorType(a.shape, str(a.dtype)) for a in arrays])
+    spec = op.spec({"stage": stage, "capacity": cap, "dtype": dtype},
+                   [TensorType(a.shape, str(a.dtype)) for a in arrays])
+    fn = fns[stage] if dtype == "float32" else init_fill._HostBuilder().build([spec])[0][0].fn
     outs = [np.zeros(t.shape, t.dtype) for t in spec.outputs]
-    _call(fns[stage], *arrays, *outs)
+    _call(fn, *arrays, *outs)
     for got, want in zip(outs, op.run_reference(spec, arrays)):
-        assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+        assert got.dtype == want.dtype and np.array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
 def test_the_kernels_are_cache_entries_a_second_builder_reuses(fns):

@@ -6,12 +6,16 @@ Every stage reads ``pos`` = (seed, start, count), int64: the values ``[start, st
 stream of ``seed``, ``count`` at most the attribute ``capacity`` (the length the outputs are declared with:
 a call writes their first ``count`` values, or pairs, and nothing after); and ``params``, float64 (4,):
 
-* ``uniform`` (hi - lo, lo): the values (float32);
+* ``uniform`` (hi - lo, lo): the values;
 * ``normal_draw`` (floor, turn): per pair of draws, ``y = turn * u2`` and ``u1`` (float64 each, ``capacity / 2``);
   ``normal_finish`` (mean, sigma) takes ``y`` and ``log(u1)`` and gives the values;
 * ``truncated_draw`` (cdf(a), cdf(b) - cdf(a), tiny, big): per value ``q`` of erfc_inv's argument, negated on
   its upper half, and ``q`` again (for the log); ``truncated_finish`` (mean, sigma, sqrt2) takes the signed
   ``q`` and ``log(q)`` and gives the values.
+
+The values are float32 (attribute ``dtype``, the fills'), or float64: the same double arithmetic without
+its last rounding, which tests compare with the reference bit for bit (a fused multiply-add there changes a
+double's last bit, hardly ever a float32's).
 
 The logarithm is NumPy's, between the two stages: NumPy computes float64 ``log`` with its own SIMD code on some
 machines, not glibc's, and the fills must give the NumPy path's bits.
@@ -29,23 +33,25 @@ from ..core.ir import TensorType
 from .primitive import Primitive, defop
 from .registry import no_grad
 
-# stage -> (inputs after pos and params as (length divisor, dtype), outputs likewise)
+# stage -> (inputs after pos and params as (length divisor, dtype), outputs likewise; "values": attribute dtype)
 STAGES: dict[str, tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]] = {
-    "uniform": ((), ((1, "float32"),)),
+    "uniform": ((), ((1, "values"),)),
     "normal_draw": ((), ((2, "float64"), (2, "float64"))),
-    "normal_finish": (((2, "float64"), (2, "float64")), ((1, "float32"),)),
+    "normal_finish": (((2, "float64"), (2, "float64")), ((1, "values"),)),
     "truncated_draw": ((), ((1, "float64"), (1, "float64"))),
-    "truncated_finish": (((1, "float64"), (1, "float64")), ((1, "float32"),)),
+    "truncated_finish": (((1, "float64"), (1, "float64")), ((1, "values"),)),
 }
 
 
 def _normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
-    stage, cap = attrs.get("stage"), attrs.get("capacity")
+    stage, cap, dtype = attrs.get("stage"), attrs.get("capacity"), attrs.get("dtype", "float32")
     if stage not in STAGES:
         raise ShapeError("PhiloxFill", f"stage must be one of {sorted(STAGES)}, got {stage!r}", list(ins))
     if isinstance(cap, bool) or not isinstance(cap, int) or cap <= 0 or cap % 4:
         raise ShapeError("PhiloxFill", f"capacity must be a positive multiple of 4, got {cap!r}", list(ins))
-    return {"stage": stage, "capacity": cap}
+    if dtype not in ("float32", "float64"):
+        raise ShapeError("PhiloxFill", f"dtype must be 'float32' or 'float64', got {dtype!r}", list(ins))
+    return {"stage": stage, "capacity": cap, "dtype": dtype}
 
 
 def _infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
@@ -55,7 +61,7 @@ def _infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
             *(TensorType((cap // d,), t) for d, t in extra)]
     if list(ins) != want:
         raise ShapeError("PhiloxFill", f"stage {attrs['stage']} takes {want}", list(ins))
-    return [TensorType((cap // d,), t) for d, t in outs]
+    return [TensorType((cap // d,), attrs["dtype"] if t == "values" else t) for d, t in outs]
 
 
 def _reference(attrs: dict, pos: np.ndarray, params: np.ndarray, *bufs: np.ndarray) -> list[np.ndarray]:
@@ -63,7 +69,7 @@ def _reference(attrs: dict, pos: np.ndarray, params: np.ndarray, *bufs: np.ndarr
     cap, stage = attrs["capacity"], attrs["stage"]
     seed, start, count = (int(v) for v in pos)
     count = min(count, cap)
-    outs = [np.zeros(cap // d, t) for d, t in STAGES[stage][1]]
+    outs = [np.zeros(cap // d, attrs["dtype"] if t == "values" else t) for d, t in STAGES[stage][1]]
     pairs = (count + 1) // 2
     a, b, c, _ = (float(v) for v in params)
     if stage == "normal_draw":

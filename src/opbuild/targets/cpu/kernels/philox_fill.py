@@ -60,7 +60,7 @@ def _uniform() -> list[str]:
     # in1 = (hi - lo, lo): ((r * 2**-32) * (hi - lo)) + lo, as _unit then in-place *= and +=
     return ["const double span = in1[0], lo = in1[1];"] + _blocks(
         "for (int l = 0; l < 4; l++) { const int64_t i = 4 * b + l - start; if (i < 0 || i >= count) continue;"
-        " double t = ((double)w[l] * 0x1p-32) * span; OB_PX_KEEP(t); out0[i] = (float)(t + lo); }")
+        " double t = ((double)w[l] * 0x1p-32) * span; OB_PX_KEEP(t); out0[i] = (OB_PX_T)(t + lo); }")
 
 
 def _normal_draw() -> list[str]:
@@ -82,8 +82,9 @@ def _normal_finish() -> list[str]:
         "#pragma omp parallel for schedule(static) if (count >= 16384)",
         "for (int64_t j = 0; j < (count + 1) / 2; j++) {",
         "const double x = sqrt(-2.0 * in3[j]) * s;",
-        "double tc = x * ob_cos(in2[j]); OB_PX_KEEP(tc); out0[2 * j] = (float)(m + tc);",
-        "if (2 * j + 1 < count) { double ts = x * ob_sin(in2[j]); OB_PX_KEEP(ts); out0[2 * j + 1] = (float)(m + ts); }",
+        "double tc = x * ob_cos(in2[j]); OB_PX_KEEP(tc); out0[2 * j] = (OB_PX_T)(m + tc);",
+        "if (2 * j + 1 < count) {",
+        "double ts = x * ob_sin(in2[j]); OB_PX_KEEP(ts); out0[2 * j + 1] = (OB_PX_T)(m + ts); }",
         "}"]
 
 
@@ -100,50 +101,88 @@ def _truncated_draw() -> list[str]:
 
 
 def _horner(coeffs: tuple[float, ...], x: str, name: str) -> str:
-    """``name`` = sum(c_i x^i), highest coefficient first, each product kept apart from its sum."""
-    steps = " ".join(f"{name} *= {x}; OB_PX_KEEP({name}); {name} += {_hex(c)};" for c in reversed(coeffs[:-1]))
-    return f"double {name} = {_hex(coeffs[-1])}; {steps}"
+    """``name`` = sum(c_i x^i) over a vector of lanes, highest coefficient first, each product kept apart
+    from its sum."""
+    steps = " ".join(f"{name} *= {x}; OB_PX_VKEEP({name}); {name} += {_hex(c)};" for c in reversed(coeffs[:-1]))
+    return f"ob_px_v {name} = (ob_px_v){{0}} + {_hex(coeffs[-1])}; {steps}"
 
 
-def _tail(k: int) -> str:
-    upper, shift, y, pc, qc = F._TAILS[k]
-    y = float(np.float32(y))
-    body = (f"{{ const double xs = x - {_hex(shift)}; {_horner(pc, 'xs', 'hp')} {_horner(qc, 'xs', 'hq')}"
-            f" double t1 = {_hex(y)} * x; double t2 = (hp / hq) * x; OB_PX_KEEP(t1); OB_PX_KEEP(t2); e = t1 + t2; }}")
-    return body if upper == float("inf") else f"if (x < {_hex(upper)}) {body} else"
+# The lanes of one vector of values and the barrier keeping a vector product unfused: the widest the target
+# has (the kernels are built with -march=native). Lane arithmetic is IEEE per lane, as scalar code's.
+_VECTOR = "\n".join([
+    "#if defined(__AVX512F__)",
+    "#define OB_PX_V 8",
+    "typedef double ob_px_v __attribute__((vector_size(64)));",
+    "#define OB_PX_VKEEP(v) __asm__(\"\" : \"+v\"(v))",
+    "#elif defined(__AVX__)",
+    "#define OB_PX_V 4",
+    "typedef double ob_px_v __attribute__((vector_size(32)));",
+    "#define OB_PX_VKEEP(v) __asm__(\"\" : \"+x\"(v))",
+    "#else",
+    "#define OB_PX_V 2",
+    "typedef double ob_px_v __attribute__((vector_size(16)));",
+    "#if defined(__x86_64__) || defined(__i386__)",
+    "#define OB_PX_VKEEP(v) __asm__(\"\" : \"+x\"(v))",
+    "#elif defined(__aarch64__)",
+    "#define OB_PX_VKEEP(v) __asm__(\"\" : \"+w\"(v))",
+    "#else",
+    "#define OB_PX_VKEEP(v) do { volatile ob_px_v k_ = (v); (v) = k_; } while (0)",
+    "#endif",
+    "#endif"])
+
+# e >= +0 per lane: negated where q is (the upper half) by flipping its sign bit, without a branch; then
+# mean + ((-e) * sqrt2) * sigma, rounded to float32
+_PUT = ("for (int l = 0; l < left; l++) { const int64_t i = i0 + li[l]; const double e = ev[l];"
+        " uint64_t eb_, sb_; memcpy(&eb_, &e, 8); memcpy(&sb_, &in2[i], 8); eb_ ^= sb_ & 0x8000000000000000ull;"
+        " double se_; memcpy(&se_, &eb_, 8); double t_ = ((-se_) * root2) * s; OB_PX_KEEP(t_);"
+        " out0[i] = (OB_PX_T)(m + t_); }")
+
+
+def _lanes(c: int, load: str, compute: str) -> str:
+    """The values of range ``c`` a vector at a time: ``load`` fills lane ``l`` of ``a`` from value ``i``,
+    ``compute`` gives ``ev``; a last, partial vector repeats its first value in the missing lanes (computed,
+    never stored)."""
+    return (f"for (int64_t k = 0; k < ns[{c}]; k += OB_PX_V) {{ int32_t li[OB_PX_V];"
+            f" const int64_t left = ns[{c}] - k < OB_PX_V ? ns[{c}] - k : OB_PX_V;"
+            f" for (int l = 0; l < OB_PX_V; l++) li[l] = ids[{c}][k + (l < left ? l : 0)]; ob_px_v a;"
+            f" for (int l = 0; l < OB_PX_V; l++) {{ const int64_t i = i0 + li[l]; {load} }}"
+            f" {compute} {_PUT} }}")
 
 
 def _truncated_finish() -> list[str]:
     # in1 = (mean, sigma, sqrt2), in2 = signed q, in3 = log(q): Boost's erf_inv by range (core/philox_fill.py).
-    # Each block of values is first sorted by range into index lists, then each range runs without a branch:
-    # with the range chosen per value, mispredicted branches cut the overlap of consecutive values' long
-    # multiply-add chains (the barriers keep them unfused), three times slower.
+    # Each block of values is first sorted into index lists by range (small p, middle, the five tail ranges),
+    # then each range runs a vector of values at a time without a branch: the products' barriers keep the
+    # long multiply-add chains unfused, and one value at a time they ran 3x slower (one at a time with the
+    # range chosen per value, mispredicted branches made it 3x slower again).
     y_small, y_mid = float(np.float32(0.0891314744949340820313)), float(np.float32(2.249481201171875))
-    # e >= +0: negated where q is (the upper half) by flipping its sign bit, without a branch
-    put = ("uint64_t eb_, sb_; memcpy(&eb_, &e, 8); memcpy(&sb_, &in2[i], 8); eb_ ^= sb_ & 0x8000000000000000ull;"
-           " double se_; memcpy(&se_, &eb_, 8); double t_ = ((-se_) * root2) * s; OB_PX_KEEP(t_);"
-           " out0[i] = (float)(m + t_);")
-    return [
+    small = (f"const ob_px_v g = a * (a + 10.0); {_horner(F._P1, 'a', 'hp')} {_horner(F._Q1, 'a', 'hq')}"
+             f" ob_px_v t1 = g * {_hex(y_small)}; ob_px_v t2 = g * (hp / hq); OB_PX_VKEEP(t1); OB_PX_VKEEP(t2);"
+             " const ob_px_v ev = t1 + t2;")
+    mid = (f"{_horner(F._P2, 'xs', 'hp')} {_horner(F._Q2, 'xs', 'hq')}"
+           f" const ob_px_v ev = a / ({_hex(y_mid)} + hp / hq);")
+    lines = [
+        _VECTOR,
         "const double m = in1[0], s = in1[1], root2 = in1[2];",
         "const int64_t count = in0[2] < {cap} ? in0[2] : {cap};",
         "#pragma omp parallel for schedule(static) if (count >= 16384)",
         "for (int64_t i0 = 0; i0 < count; i0 += 1024) {",
         "const int64_t n0 = count - i0 < 1024 ? count - i0 : 1024;",
-        "int32_t ids[3][1024]; int64_t ns[3] = {0, 0, 0};",
-        "for (int64_t k = 0; k < n0; k++) { const double q = fabs(in2[i0 + k]);",
-        "const int c = (1.0 - q > 0.5) * (1 + (q < 0.25)); ids[c][ns[c]++] = (int32_t)k; }",
-        "for (int64_t k = 0; k < ns[0]; k++) { const int64_t i = i0 + ids[0][k]; const double p = 1.0 - fabs(in2[i]);",
-        f"const double g = p * (p + 10.0); {_horner(F._P1, 'p', 'hp')} {_horner(F._Q1, 'p', 'hq')}",
-        f"double t1 = g * {_hex(y_small)}; double t2 = g * (hp / hq); OB_PX_KEEP(t1); OB_PX_KEEP(t2);",
-        f"const double e = t1 + t2; {put} }}",
-        "for (int64_t k = 0; k < ns[1]; k++) { const int64_t i = i0 + ids[1][k]; const double q = fabs(in2[i]);",
-        f"const double g = sqrt(-2.0 * in3[i]); const double xs = q - 0.25; {_horner(F._P2, 'xs', 'hp')}",
-        f"{_horner(F._Q2, 'xs', 'hq')} const double e = g / ({_hex(y_mid)} + hp / hq); {put} }}",
-        "for (int64_t k = 0; k < ns[2]; k++) { const int64_t i = i0 + ids[2][k];",
-        "const double x = sqrt(-in3[i]); double e;",
-        *[_tail(k) for k in range(len(F._TAILS))],
-        f"{put} }}",
+        f"int32_t ids[{2 + len(F._TAILS)}][1024]; int64_t ns[{2 + len(F._TAILS)}] = {{0}};",
+        "for (int64_t k = 0; k < n0; k++) { const double q = fabs(in2[i0 + k]); const double x = sqrt(-in3[i0 + k]);",
+        "const int c = (1.0 - q > 0.5) * (1 + (q < 0.25) * (1 + "
+        + " + ".join(f"(x >= {_hex(t[0])})" for t in F._TAILS[:-1]) + "));",
+        "ids[c][ns[c]++] = (int32_t)k; }",
+        _lanes(0, "a[l] = 1.0 - fabs(in2[i]);", small),
+        "{ ob_px_v xs;",
+        _lanes(1, "a[l] = sqrt(-2.0 * in3[i]); xs[l] = fabs(in2[i]) - 0.25;", mid),
         "}"]
+    for k, (_, shift, y, pc, qc) in enumerate(F._TAILS):
+        tail = (f"const ob_px_v xs = a - {_hex(shift)}; {_horner(pc, 'xs', 'hp')} {_horner(qc, 'xs', 'hq')}"
+                f" ob_px_v t1 = {_hex(float(np.float32(y)))} * a; ob_px_v t2 = (hp / hq) * a;"
+                " OB_PX_VKEEP(t1); OB_PX_VKEEP(t2); const ob_px_v ev = t1 + t2;")
+        lines.append(_lanes(2 + k, "a[l] = sqrt(-in3[i]);", tail))
+    return lines + ["}", "#undef OB_PX_VKEEP", "#undef OB_PX_V"]
 
 
 _STAGES = {"uniform": _uniform, "normal_draw": _normal_draw, "normal_finish": _normal_finish,
@@ -151,7 +190,10 @@ _STAGES = {"uniform": _uniform, "normal_draw": _normal_draw, "normal_finish": _n
 
 
 def _emit(k: KernelSpec) -> str:
-    lines = [_KEEP, *_STAGES[k.attrs["stage"]](), "#undef OB_PX_KEEP"]
+    # OB_PX_T: the values' type, float32 (the fills); float64 keeps them unrounded (the tests' view of every bit)
+    value_type = "double" if k.attrs["dtype"] == "float64" else "float"
+    lines = [_KEEP, f"#define OB_PX_T {value_type}", *_STAGES[k.attrs["stage"]](), "#undef OB_PX_T",
+             "#undef OB_PX_KEEP"]
     return "\n".join(lines).replace("{cap}", str(int(k.attrs["capacity"])))
 
 
