@@ -40,8 +40,6 @@ CAPACITY = 1 << 16
 #: Small networks (most tests) never build them: NumPy is quick enough below this size.
 FAST_MIN = 1 << 15
 
-_Pointers = Callable[..., ctypes.Array]
-
 
 class _HostBuilder(Builder):
     """A Builder for the CPU target whatever ``device_target`` says: the fills run on the host."""

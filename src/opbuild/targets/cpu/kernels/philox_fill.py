@@ -2,8 +2,9 @@
 as C, every value bit for bit the NumPy path's.
 
 What keeps the bits: the arithmetic is the NumPy path's, operation for operation, in double; every product
-followed by an addition goes through ``OB_PX_KEEP`` (an empty ``asm`` the compiler cannot see through), so
-that no FMA contraction (gcc's default for GNU C) fuses it with the sum; the transcendental calls are glibc's
+followed by an addition goes through ``OB_PX_KEEP`` (an empty ``asm`` the compiler cannot see through;
+``OB_PX_VKEEP`` on the truncated normal's GCC vector types), so that no FMA contraction (gcc's default for GNU
+C) fuses it with the sum; the transcendental calls are glibc's
 scalar ``sin``/``cos`` through volatile pointers (never a vectorised libmvec variant a batch's prelude may
 declare), which NumPy's float64 ``sin``/``cos`` call too; ``log``, which NumPy computes with its own SIMD code on
 some machines, is left to NumPy between the ``draw`` and ``finish`` stages (runtime/init_fill.py). The
@@ -57,7 +58,7 @@ def _blocks(per_block: str) -> list[str]:
 
 
 def _uniform() -> list[str]:
-    # in1 = (hi - lo, lo): ((r * 2**-32) * (hi - lo)) + lo, as _unit then in-place *= and +=
+    # in1 = (hi - lo, lo): ((r * 2**-32) * (hi - lo)) + lo, as unit() then in-place *= and +=
     return ["const double span = in1[0], lo = in1[1];"] + _blocks(
         "for (int l = 0; l < 4; l++) { const int64_t i = 4 * b + l - start; if (i < 0 || i >= count) continue;"
         " double t = ((double)w[l] * 0x1p-32) * span; OB_PX_KEEP(t); out0[i] = (OB_PX_T)(t + lo); }")
