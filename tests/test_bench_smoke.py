@@ -1,5 +1,6 @@
 """Smoke tests of the benchmarks (bench_build.py, bench_train.py, bench_train_kernels.py, cold_breakdown.py,
-bench_gpu.py, bench_call_overhead.py, bench_call_instructions.py, bench_mindcv.py): quick runs in subprocesses.
+bench_gpu.py, bench_call_overhead.py, bench_call_instructions.py, bench_mindcv.py, bench_init.py): quick runs in
+subprocesses.
 
 A correctness check of what the benchmark measures and writes (fields, counts, relations between the
 builds), never of how fast anything is.
@@ -246,3 +247,21 @@ def test_bench_mindcv_warm_process_builds_nothing(tmp_path: Path) -> None:
     assert cold["built"] == cold["kernels"] > 0 and cold["reused"] == 0
     assert warm["built"] == 0 and warm["reused"] == cold["kernels"]
     assert warm["steady_s"] > 0 and "| resnet18 |" in proc.stdout
+
+
+def test_bench_init_fills_and_construction(tmp_path: Path) -> None:
+    out = tmp_path / "init.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_init.py"), "--n", "70001", "--repeat", "1",
+         "--models", "resnet18", "--json", str(out)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    result = json.loads(out.read_text())
+    assert [r["fill"] for r in result["fills"]] == ["uniform", "normal", "truncated_normal"]
+    for r in result["fills"]:  # the compiled fills give the NumPy path's values, and both were timed
+        assert r["equal"] is True and r["n"] == 70001 and r["numpy_ns"] > 0 and r["compiled_ns"] > 0
+    (row,) = result["construct"]
+    modes = [row[m] for m in ("numpy", "compiled_cold", "compiled_warm")]
+    assert all("error" not in m for m in modes), row
+    # the same model in every mode: mindcv's resnet18 with 1000 classes
+    assert {m["parameters"] for m in modes} == {11_699_112}
+    assert "| resnet18 |" in proc.stdout and "| truncated_normal |" in proc.stdout

@@ -186,7 +186,8 @@ def _reason_table() -> dict[str, str]:
                          "MatrixSolve", "MatrixTriangularSolve", "Qr", "Svd"),
                         "ONNX's default domain has no matrix factorisation or solver (only Det)"),
         **dict.fromkeys(("StandardNormal", "UniformReal", "StandardLaplace", "UniformInt", "Multinomial",
-                         "RandomShuffle", "RandpermV2", "MsStandardNormal", "MsUniformReal", "MsUniformInt"),
+                         "RandomShuffle", "RandpermV2", "MsStandardNormal", "MsUniformReal", "MsUniformInt",
+                         "PhiloxFill"),
                         "random: ONNX's RandomNormal/RandomUniform/Multinomial draw another bit stream, so an "
                         "exported model could not reproduce opbuild's values (and Laplace, shuffles and "
                         "permutations have no ONNX operator)"),

@@ -23,7 +23,9 @@ def initializer(init, shape: int | Sequence[int] | None = None, dtype: DType | s
         if not is_array_like(init):
             raise ValueError("initializer: shape is required unless init is a Tensor")
         shape = tuple(init.shape)
-    return Tensor(init_array(init, shape, dtype))
+    # init_array's result is a new array of a supported dtype (an array or Tensor given is copied there): the
+    # Tensor holds it as is, without Tensor()'s copy of a caller's array (ViT-B/32: 0.15 s of 88M values)
+    return Tensor._of(init_array(init, shape, dtype))
 
 
 __all__ = ["initializer", *_values_all]

@@ -28,6 +28,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .providers import provider
+
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 _K0, _K1 = 0x9E3779B9, 0xBB67AE85
 _MASK32 = np.uint64(0xFFFFFFFF)
@@ -100,41 +102,53 @@ def _fill(seed: int, shape: tuple[int, ...], values: Callable[[np.ndarray], np.n
     return out.reshape(shape)
 
 
-def _unit(r: np.ndarray) -> np.ndarray:
+def unit(r: np.ndarray) -> np.ndarray:
     """``r / 2**32`` in double (exact)."""
     u = r.astype(np.float64)
     u *= 1.0 / 4294967296.0
     return u
 
 
-def uniform_fill(seed: int, shape: tuple[int, ...], a: float, b: float) -> np.ndarray:
-    """MindSpore's ``_random_uniform``: float32 values in ``[a, b)`` of ``shape``."""
+def uniform_fill_numpy(seed: int, shape: tuple[int, ...], a: float, b: float) -> np.ndarray:
+    """:func:`uniform_fill` in NumPy (the reference of the compiled fill)."""
     lo, hi = _f32(a), _f32(b)
 
     def values(r: np.ndarray) -> np.ndarray:
-        u = _unit(r)
+        u = unit(r)
         u *= hi - lo
         u += lo
         return u
     return _fill(seed, shape, values)
 
 
-def _unit23(r: np.ndarray) -> np.ndarray:
+def uniform_fill(seed: int, shape: tuple[int, ...], a: float, b: float) -> np.ndarray:
+    """MindSpore's ``_random_uniform``: float32 values in ``[a, b)`` of ``shape``."""
+    fills = _compiled(math.prod(shape))
+    if fills is None:
+        return uniform_fill_numpy(seed, shape, a, b)
+    lo, hi = _f32(a), _f32(b)
+    return fills.uniform(seed, math.prod(shape), (hi - lo, lo)).reshape(shape)
+
+
+def unit23(r: np.ndarray) -> np.ndarray:
     """A uint32's 23 low bits as a float32 in [0, 1) (exact), as double."""
     bits = (r & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)
     return (bits.view(np.float32) - np.float32(1.0)).astype(np.float64)
 
 
-def normal_fill(seed: int, shape: tuple[int, ...], mean: float, sigma: float) -> np.ndarray:
-    """MindSpore's ``_random_normal``: float32 N(mean, sigma^2) values of ``shape`` (Box-Muller pairs)."""
-    floor = float(np.float32(1.0e-7))
+_NORMAL_FLOOR = float(np.float32(1.0e-7))
+_TURN = 2.0 * _f32(3.1415926)
+
+
+def normal_fill_numpy(seed: int, shape: tuple[int, ...], mean: float, sigma: float) -> np.ndarray:
+    """:func:`normal_fill` in NumPy (the reference of the compiled fill)."""
+    floor, turn = _NORMAL_FLOOR, _TURN
     m, s = _f32(mean), _f32(sigma)
-    turn = 2.0 * _f32(3.1415926)
 
     def values(r: np.ndarray) -> np.ndarray:
         pairs = r.reshape(-1, 2)
-        u1 = np.maximum(_unit23(pairs[:, 0]), floor)
-        u2 = np.maximum(_unit23(pairs[:, 1]), floor)
+        u1 = np.maximum(unit23(pairs[:, 0]), floor)
+        u2 = np.maximum(unit23(pairs[:, 1]), floor)
         x = np.sqrt(-2.0 * np.log(u1)) * s
         y = turn * u2
         out = np.empty(pairs.shape)
@@ -142,6 +156,14 @@ def normal_fill(seed: int, shape: tuple[int, ...], mean: float, sigma: float) ->
         out[:, 1] = m + x * np.sin(y)
         return out.reshape(-1)
     return _fill(seed, shape, values)
+
+
+def normal_fill(seed: int, shape: tuple[int, ...], mean: float, sigma: float) -> np.ndarray:
+    """MindSpore's ``_random_normal``: float32 N(mean, sigma^2) values of ``shape`` (Box-Muller pairs)."""
+    fills = _compiled(math.prod(shape))
+    if fills is None:
+        return normal_fill_numpy(seed, shape, mean, sigma)
+    return fills.normal(seed, math.prod(shape), (_NORMAL_FLOOR, _TURN), (_f32(mean), _f32(sigma))).reshape(shape)
 
 
 # Boost's erf_inv rational approximations: (lower bound of sqrt(-log q) or None, Y (a float32), shift, P, Q).
@@ -200,7 +222,7 @@ def _horner(coeffs: tuple[float, ...], x: np.ndarray) -> np.ndarray:
     return acc
 
 
-def _erf_inv(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+def erf_inv(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """erf^-1(p) for p in [0, 1) with q = 1 - p, by the range of p (Boost's piecewise rational fits)."""
     out = np.empty_like(p)
     small = p <= 0.5
@@ -228,32 +250,67 @@ def _erf_inv(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return out
 
 
+# erfc_inv's argument is kept in the open interval (0, 2) by one float32 step at either end.
+_TINY = float(np.nextafter(np.float32(0), np.float32(2)))
+_BIG = float(np.nextafter(np.float32(2), np.float32(0)))
+
+
+def clamp_open2(z: np.ndarray) -> np.ndarray:
+    """``z`` with values at or below 0 raised to the smallest float32 above 0, and values at or above 2
+    lowered to the largest float32 below 2."""
+    z = np.where(z <= 0, _TINY, z)
+    return np.where(z >= 2.0, _BIG, z)
+
+
 def _erfc_inv(z: np.ndarray) -> np.ndarray:
     """erfc^-1(z), z clamped into the open interval (0, 2) by one float32 step."""
-    tiny = float(np.nextafter(np.float32(0), np.float32(2)))
-    z = np.where(z <= 0, tiny, z)
-    z = np.where(z >= 2.0, float(np.nextafter(np.float32(2), np.float32(0))), z)
+    z = clamp_open2(z)
     upper = z > 1.0
     q = np.where(upper, 2.0 - z, z)
     p = np.where(upper, 1.0 - q, 1.0 - z)
-    return np.where(upper, -1.0, 1.0) * _erf_inv(p, q)
+    return np.where(upper, -1.0, 1.0) * erf_inv(p, q)
 
 
-def truncated_normal_fill(seed: int, shape: tuple[int, ...], a: float, b: float, mean: float,
-                          sigma: float) -> np.ndarray:
-    """MindSpore's ``_truncated_normal``: float32 N(mean, sigma^2) restricted to [a, b] (inverse CDF)."""
+def _truncated_args(a: float, b: float, mean: float, sigma: float) -> tuple[float, ...]:
+    """(cdf(a), cdf(b), mean, sigma, sqrt2) of a truncated normal, its arguments first rounded to float32."""
     lo, hi, m, s = _f32(a), _f32(b), _f32(mean), _f32(sigma)
     if s <= 0:
         raise ValueError(f"TruncatedNormal: sigma must be > 0, got {sigma}")
     root2 = _f32(1.4142135)
     cdf_a = math.erfc(-(((lo - m) / s) / root2)) / 2.0
     cdf_b = math.erfc(-(((hi - m) / s) / root2)) / 2.0
+    return cdf_a, cdf_b, m, s, root2
+
+
+def truncated_normal_fill_numpy(seed: int, shape: tuple[int, ...], a: float, b: float, mean: float,
+                                sigma: float) -> np.ndarray:
+    """:func:`truncated_normal_fill` in NumPy (the reference of the compiled fill)."""
+    cdf_a, cdf_b, m, s, root2 = _truncated_args(a, b, mean, sigma)
 
     def values(r: np.ndarray) -> np.ndarray:
-        p = cdf_a + _unit(r) * (cdf_b - cdf_a)
+        p = cdf_a + unit(r) * (cdf_b - cdf_a)
         x = -_erfc_inv(2.0 * p) * root2
         return m + x * s
     return _fill(seed, shape, values)
 
 
-__all__ = ["philox_uint32", "uniform_fill", "normal_fill", "truncated_normal_fill"]
+def truncated_normal_fill(seed: int, shape: tuple[int, ...], a: float, b: float, mean: float,
+                          sigma: float) -> np.ndarray:
+    """MindSpore's ``_truncated_normal``: float32 N(mean, sigma^2) restricted to [a, b] (inverse CDF)."""
+    cdf_a, cdf_b, m, s, root2 = _truncated_args(a, b, mean, sigma)
+    fills = _compiled(math.prod(shape))
+    if fills is None:
+        return truncated_normal_fill_numpy(seed, shape, a, b, mean, sigma)
+    return fills.truncated(seed, math.prod(shape), (cdf_a, cdf_b - cdf_a, _TINY, _BIG),
+                           (m, s, root2)).reshape(shape)
+
+
+def _compiled(n: int):
+    """The compiled fills (runtime/init_fill.py) when a fill of ``n`` values should take them and they are
+    available, else None (the NumPy path: same values)."""
+    fills = provider("init_fills")
+    return fills if fills.usable(n) else None
+
+
+__all__ = ["philox_uint32", "uniform_fill", "normal_fill", "truncated_normal_fill", "uniform_fill_numpy",
+           "normal_fill_numpy", "truncated_normal_fill_numpy", "unit", "unit23", "erf_inv", "clamp_open2"]

@@ -38,6 +38,7 @@ PROVIDERS: dict[str, str] = {
     "mint": "opbuild:mint",
     "from_dlpack": "opbuild.utils:from_dlpack",
     "grad_identity": "opbuild.ops.grad_hooks:identity_with_grad",  # Tensor.register_hook (core/tensor_hooks.py)
+    "init_fills": "opbuild.runtime.init_fill:FILLS",  # the compiled initializer fills (core/philox_fill.py)
 }
 
 _resolved: dict[str, Any] = {}

@@ -47,6 +47,7 @@ from . import (
     optim,
     optim_apply,
     optim_sparse,
+    philox_fill_ops,  # noqa: F401 - registers the internal PhiloxFill (runtime/init_fill.py)
     primitive_api,
     printing,
     python_calls,

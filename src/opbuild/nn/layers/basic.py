@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ... import ops
-from ...common.initializer import HeUniform, Uniform, init_array, op_seed
+from ...common.initializer import HeUniform, Uniform, initializer, op_seed
 from ...core.dtypes import dtype_of
 from ...core.errors import ShapeError
 from ...core.parameter import Parameter
@@ -38,11 +38,11 @@ class Dense(Cell):
         # U(-1/sqrt(fan_in), 1/sqrt(fan_in)) biases, the same distributions as torch.nn.Linear.
         if weight_init is None:
             weight_init = HeUniform(math.sqrt(5))
-        self.weight = Parameter(init_array(weight_init, (out_channels, in_channels)), name="weight")
+        self.weight = Parameter(initializer(weight_init, (out_channels, in_channels)), name="weight")
         if self.has_bias:
             if bias_init is None:
                 bias_init = Uniform(1 / math.sqrt(in_channels))
-            self.bias = Parameter(init_array(bias_init, (out_channels,)), name="bias")
+            self.bias = Parameter(initializer(bias_init, (out_channels,)), name="bias")
         else:
             self.bias = None  # MindSpore's: model zoos test `cell.bias is not None` in their initialisers
         self.matmul = ops.MatMul(transpose_b=True)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ... import ops
-from ...common.initializer import HeUniform, Uniform, init_array
+from ...common.initializer import HeUniform, Uniform, init_array, initializer
 from ...core.init_values import is_array_like
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
@@ -53,9 +53,9 @@ class Conv2d(Cell):
             bias_init = Uniform(1 / math.sqrt(fan_in))
         self.weight_init, self.bias_init = weight_init, bias_init if has_bias else None
         self.weight = Parameter(
-            init_array(weight_init, (out_channels, in_channels // group, *self.kernel_size)), name="weight")
+            initializer(weight_init, (out_channels, in_channels // group, *self.kernel_size)), name="weight")
         if self.has_bias:
-            self.bias = Parameter(init_array(bias_init, (out_channels,)), name="bias")
+            self.bias = Parameter(initializer(bias_init, (out_channels,)), name="bias")
         else:
             self.bias = None  # MindSpore's: model zoos test `cell.bias is not None` in their initialisers
         self.conv2d = ops.Conv2D(out_channel=out_channels, kernel_size=self.kernel_size, mode=1,
@@ -104,10 +104,10 @@ class Conv1d(Cell):
                 raise ValueError(f"Conv1d: a Tensor weight_init must have shape {shape} (out_channels, "
                                  f"in_channels // group, kernel_size), got {tuple(np.shape(weight_init))}")
             weight_init = init_array(weight_init, shape)[:, :, None, :]
-        self.weight = Parameter(init_array(HeUniform(math.sqrt(5)) if weight_init is None else weight_init,
+        self.weight = Parameter(initializer(HeUniform(math.sqrt(5)) if weight_init is None else weight_init,
                                            (out_channels, in_channels // group, 1, kernel_size)), name="weight")
         if self.has_bias:
-            self.bias = Parameter(init_array(Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init,
+            self.bias = Parameter(initializer(Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init,
                                              (out_channels,)), name="bias")
         else:
             self.bias = None
@@ -178,10 +178,10 @@ class Conv2dTranspose(Cell):
         self.has_bias = bool(has_bias)
         # MindSpore computes the default fan-in from the weight's second axis, like torch: out_channels // group.
         fan_in = out_channels // group * self.kernel_size[0] * self.kernel_size[1]
-        self.weight = Parameter(init_array(HeUniform(math.sqrt(5)) if weight_init is None else weight_init,
+        self.weight = Parameter(initializer(HeUniform(math.sqrt(5)) if weight_init is None else weight_init,
                                            (in_channels, out_channels // group, *self.kernel_size)), name="weight")
         if self.has_bias:
-            self.bias = Parameter(init_array(Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init,
+            self.bias = Parameter(initializer(Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init,
                                              (out_channels,)), name="bias")
         else:
             self.bias = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ... import ops
-from ...common.initializer import init_array
+from ...common.initializer import initializer
 from ...core.errors import ShapeError
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
@@ -54,11 +54,11 @@ class BatchNorm2d(Cell):
         self.affine = bool(affine)
         c = (num_features,)
         # MindSpore's order (parameters_and_names, checkpoints): the moving statistics first.
-        self.moving_mean = Parameter(init_array(moving_mean_init, c), name="moving_mean", requires_grad=False)
-        self.moving_variance = Parameter(init_array(moving_var_init, c), name="moving_variance",
+        self.moving_mean = Parameter(initializer(moving_mean_init, c), name="moving_mean", requires_grad=False)
+        self.moving_variance = Parameter(initializer(moving_var_init, c), name="moving_variance",
                                        requires_grad=False)
-        self.gamma = Parameter(init_array(gamma_init, c), name="gamma", requires_grad=self.affine)
-        self.beta = Parameter(init_array(beta_init, c), name="beta", requires_grad=self.affine)
+        self.gamma = Parameter(initializer(gamma_init, c), name="gamma", requires_grad=self.affine)
+        self.beta = Parameter(initializer(beta_init, c), name="beta", requires_grad=self.affine)
         self.batch_norm = ops.BatchNorm(epsilon=self.eps)
         # The primitive's momentum weighs the batch: 1 - the layer's (MindSpore's nn does the same).
         self.batch_norm_train = ops.BatchNorm(is_training=True, epsilon=self.eps, momentum=1.0 - self.momentum)
@@ -91,8 +91,8 @@ class LayerNorm(Cell):
         self.begin_norm_axis = begin_norm_axis
         self.begin_params_axis = begin_params_axis
         self.epsilon = float(epsilon)
-        self.gamma = Parameter(init_array(gamma_init, self.normalized_shape), name="gamma")
-        self.beta = Parameter(init_array(beta_init, self.normalized_shape), name="beta")
+        self.gamma = Parameter(initializer(gamma_init, self.normalized_shape), name="gamma")
+        self.beta = Parameter(initializer(beta_init, self.normalized_shape), name="beta")
         self.layer_norm = ops.LayerNorm(begin_norm_axis=begin_norm_axis, begin_params_axis=begin_params_axis,
                                         epsilon=self.epsilon)
 

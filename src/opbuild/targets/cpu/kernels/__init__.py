@@ -55,6 +55,7 @@ from . import (  # noqa: E402, F401
     normalization,
     optim,
     optim_apply,
+    philox_fill,
     pooling,
     random_discrete,
     random_ops,
