@@ -29,7 +29,6 @@ from ..core.errors import OpbuildError
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..nn.cell import Cell
-from ..nn.layers.conv import Conv1d
 from . import async_save as async_writes
 from .atomic_file import write_atomically
 from .proto import Checkpoint
@@ -336,7 +335,7 @@ _INTS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64
 
 def _conv1d_weights(net: Cell) -> set[int]:
     """ids of the weights of ``net``'s nn.Conv1d cells."""
-    return {id(c.weight) for _, c in net.cells_and_names() if isinstance(c, Conv1d)}
+    return {id(c.weight) for _, c in net.cells_and_names() if getattr(type(c), "loads_3d_weight", False)}
 
 
 def _old_conv1d_layout(param: Parameter, data: np.ndarray) -> bool:

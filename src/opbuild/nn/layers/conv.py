@@ -80,6 +80,10 @@ class Conv1d(Cell):
     ``padding`` is an int (both sides) or (left, right).
     """
 
+    # load_param_into_net (checkpoint/serialization.py) also takes this weight in opbuild's earlier 3-D layout;
+    # a class attribute rather than an isinstance check there, so checkpoint does not import the layers.
+    loads_3d_weight = True
+
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
                  pad_mode: str = "same", padding: int | Sequence[int] = 0, dilation: int = 1, group: int = 1,
                  has_bias: bool = False, weight_init=None, bias_init=None) -> None:
