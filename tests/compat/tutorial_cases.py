@@ -1,0 +1,70 @@
+"""Small programs on the behaviours MindSpore's tutorials rely on, each a function ``case(ms, tmp)`` of the
+framework module ``ms`` (real MindSpore when scripts/record_tutorial_cases.py records
+tests/fixtures/mindspore/tutorial_cases.json, opbuild when tests/compat/test_tutorial_cases.py compares with
+it) and a scratch folder. Each returns a value (Tensors, NumPy arrays, Python values, nested in tuples, lists
+and dicts); :func:`encode` turns it into JSON both sides compare. Written from the documented behaviour, one
+question each; the module imports nothing but NumPy so that both interpreters load it.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+
+import numpy as np
+
+
+def encode(value, ms) -> object:
+    """A JSON form of ``value`` that keeps what a comparison needs: kinds, dtypes, shapes and values."""
+    if isinstance(value, ms.Tensor):
+        arr = value.asnumpy()
+        return {"tensor": str(value.dtype).lower(), "shape": list(arr.shape), "values": arr.tolist()}
+    if isinstance(value, np.ndarray):
+        return {"ndarray": str(value.dtype), "shape": list(value.shape), "values": value.tolist()}
+    if isinstance(value, np.generic):
+        return {"npscalar": str(value.dtype), "value": value.item()}
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return {"py": type(value).__name__, "value": value}
+    if isinstance(value, (tuple, list)):
+        return {type(value).__name__: [encode(v, ms) for v in value]}
+    if isinstance(value, dict):
+        return {"dict": [[encode(k, ms), encode(v, ms)] for k, v in value.items()]}
+    return {"other": type(value).__name__}
+
+
+def _idx(path: str, magic: int, arr: np.ndarray) -> None:
+    with open(path, "wb") as f:
+        f.write(struct.pack(">I" + "I" * arr.ndim, magic, *arr.shape) + arr.astype(np.uint8).tobytes())
+
+
+def mnist_only_train_files(ms, tmp):
+    # A folder holding the train files only (as the tutorials' MNIST_Data/train): usage None reads them.
+    d = os.path.join(tmp, "mnist_train")
+    os.makedirs(d, exist_ok=True)
+    _idx(os.path.join(d, "train-images-idx3-ubyte"), 2051, np.arange(3 * 28 * 28).reshape(3, 28, 28) % 251)
+    _idx(os.path.join(d, "train-labels-idx1-ubyte"), 2049, np.array([4, 1, 7]))
+    ds = ms.dataset.MnistDataset(d, shuffle=False)
+    rows = [(img.shape, int(img.sum()), int(lab)) for img, lab in ds.create_tuple_iterator(output_numpy=True)]
+    return ds.get_dataset_size(), rows
+
+
+def mnist_only_test_files(ms, tmp):
+    d = os.path.join(tmp, "mnist_test")
+    os.makedirs(d, exist_ok=True)
+    _idx(os.path.join(d, "t10k-images-idx3-ubyte"), 2051, np.ones((2, 28, 28)))
+    _idx(os.path.join(d, "t10k-labels-idx1-ubyte"), 2049, np.array([3, 9]))
+    return ms.dataset.MnistDataset(d, usage="all").get_dataset_size()
+
+
+def cifar10_only_train_files(ms, tmp):
+    d = os.path.join(tmp, "cifar_train")
+    os.makedirs(d, exist_ok=True)
+    rec = np.zeros((10000, 3073), np.uint8)  # MindSpore reads 10000 records per file, as CIFAR-10's files hold
+    rec[:, 0] = np.arange(10000) % 10
+    rec[:, 1:] = np.arange(3072) % 200
+    rec.tofile(os.path.join(d, "data_batch_1.bin"))
+    ds = ms.dataset.Cifar10Dataset(d, shuffle=False, num_samples=3)
+    return ds.get_dataset_size(), [int(lab) for _, lab in ds.create_tuple_iterator(output_numpy=True)]
+
+
+CASES = {f.__name__: f for f in (mnist_only_train_files, mnist_only_test_files, cifar10_only_train_files)}
