@@ -67,4 +67,64 @@ def cifar10_only_train_files(ms, tmp):
     return ds.get_dataset_size(), [int(lab) for _, lab in ds.create_tuple_iterator(output_numpy=True)]
 
 
-CASES = {f.__name__: f for f in (mnist_only_train_files, mnist_only_test_files, cifar10_only_train_files)}
+def scalar_of_one_element_tensor(ms, tmp):
+    # int()/float()/bool() take any one-element tensor, whatever its rank, in PyNative and in a graph.
+    @ms.jit
+    def f(x):
+        return int(x), float(x), int("1f", 16)
+
+    return int(ms.tensor([10])), float(ms.tensor([[2.5]])), bool(ms.tensor([0])), f(ms.tensor([-3.0]))
+
+
+def graph_returns_ndarray(ms, tmp):
+    @ms.jit
+    def f():
+        return np.array([1, 2, 3]) * 2
+
+    return f()
+
+
+def _pair_sum(a, b):
+    return a + b
+
+
+def graph_returns_map(ms, tmp):
+    @ms.jit
+    def f():
+        return map(_pair_sum, (1, 2), (3, 4)), map(_pair_sum, [5, 6], [7, 8])
+
+    return f()
+
+
+def graph_returns_zip_range_enumerate(ms, tmp):
+    @ms.jit
+    def f():
+        return zip((1, 2), (3, 4)), range(1, 7, 2), enumerate((9, 8), 1)
+
+    return f()
+
+
+def _odd(a):
+    return a % 2 == 1
+
+
+def graph_returns_filter_and_generator(ms, tmp):
+    @ms.jit
+    def f():
+        return filter(_odd, (1, 2, 3)), filter(_odd, [5, 6]), (i * 3 for i in range(3))
+
+    return f()
+
+
+def graph_returns_types(ms, tmp):
+    @ms.jit
+    def f():
+        return type(1), type([1]), type(np.array([1]))  # noqa: UP003 - type() in a graph is the question
+
+    return [t.__name__ for t in f()]
+
+
+CASES = {f.__name__: f for f in (mnist_only_train_files, mnist_only_test_files, cifar10_only_train_files,
+                                 scalar_of_one_element_tensor, graph_returns_ndarray, graph_returns_map,
+                                 graph_returns_zip_range_enumerate, graph_returns_filter_and_generator,
+                                 graph_returns_types)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import types
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
@@ -164,8 +165,31 @@ def flatten_outputs(out: Any, op_name: str = "construct") -> tuple[list[Tensor],
             return leaves, lambda new: dict(zip(keys, (rb(new[s:s + n]) for s, n, rb in builders), strict=True))
         kind = type(out)
         return leaves, lambda new: kind(rb(new[s:s + n]) for s, n, rb in builders)
+    if isinstance(out, (np.ndarray, type)):  # JIT Fallback's NumPy results and type objects are constants
+        return [], lambda leaves, value=out: value
+    seq = _materialized(out)
+    if seq is not None:
+        return flatten_outputs(seq, op_name)
     raise TypeError(f"{op_name} must return Tensors, Python scalars, or tuples/lists/dicts of them, got "
                     f"{type(out).__name__}")
+
+
+_LIST_ITERATOR = type(iter([]))
+
+
+def _materialized(out: Any) -> tuple | list | None:
+    """The sequence MindSpore's graph mode returns for a lazy Python iterable: ``zip``, ``range`` and
+    ``enumerate`` as tuples, ``filter`` and generators as lists, ``map`` as a list when it maps lists and a
+    tuple otherwise (map keeps the container kind of its arguments); None for anything else."""
+    if isinstance(out, (zip, range, enumerate)):
+        return tuple(out)
+    if isinstance(out, (filter, types.GeneratorType)):
+        return list(out)
+    if isinstance(out, map):
+        iterators = out.__reduce__()[1][1:]  # (function, *iterators) of the map
+        as_list = bool(iterators) and all(isinstance(i, _LIST_ITERATOR) for i in iterators)
+        return list(out) if as_list else tuple(out)
+    return None
 
 
 def trace(fn: Callable[..., Any], args: Sequence[Any],
