@@ -124,7 +124,45 @@ def graph_returns_types(ms, tmp):
     return [t.__name__ for t in f()]
 
 
-CASES = {f.__name__: f for f in (mnist_only_train_files, mnist_only_test_files, cifar10_only_train_files,
+def _fd_output(fn) -> str:
+    """What ``fn()`` printed to file descriptor 1 or ``sys.stdout`` (MindSpore's graph print writes from C++)."""
+    import contextlib
+    import ctypes
+    import io
+    import sys
+    import tempfile
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 1)
+        out = io.TextIOWrapper(os.fdopen(os.dup(1), "wb"), line_buffering=True, write_through=True)
+        try:
+            with contextlib.redirect_stdout(out):
+                fn()
+        finally:
+            out.flush()
+            ctypes.CDLL(None).fflush(None)
+            os.dup2(saved, 1)
+            os.close(saved)
+            out.close()
+        tmp.seek(0)
+        return tmp.read().decode()
+
+
+def graph_builtin_print(ms, tmp):
+    # The built-in print in a graph prints the tensors' values when the graph runs, one argument per line.
+    @ms.jit
+    def f(x, y):
+        print("x:", x)
+        print(y)
+        return x + y
+
+    return _fd_output(lambda: f(ms.tensor([1, 2, 3], ms.int32), ms.tensor(3, ms.int32))).split()
+
+
+CASES = {f.__name__: f for f in (graph_builtin_print, mnist_only_train_files,
+                                 mnist_only_test_files, cifar10_only_train_files,
                                  scalar_of_one_element_tensor, graph_returns_ndarray, graph_returns_map,
                                  graph_returns_zip_range_enumerate, graph_returns_filter_and_generator,
                                  graph_returns_types)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import contextvars
 import types
@@ -113,13 +114,54 @@ class Tracer:
         return tracer
 
 
+_in_jit: contextvars.ContextVar[bool] = contextvars.ContextVar("opbuild_in_jit", default=False)
+
+
+@contextlib.contextmanager
+def jit_scope() -> Iterator[None]:
+    """Mark the block as a ``@jit`` function's compilation or run (a graph whatever the context's mode)."""
+    token = _in_jit.set(True)
+    try:
+        yield
+    finally:
+        _in_jit.reset(token)
+
+
+def in_jit() -> bool:
+    """Whether a ``@jit`` function is being compiled or run (see :func:`jit_scope`)."""
+    return _in_jit.get()
+
+
+_graph_print: Callable[..., None] | None = None
+_builtin_print = builtins.print
+
+
+def install_graph_print(fn: Callable[..., None]) -> None:
+    """Install ``fn(*values)`` (ops.print_), which the built-in ``print`` becomes for Tensor arguments while
+    a graph is traced: MindSpore's graph mode prints their values when the graph runs, not at compile time."""
+    global _graph_print
+    _graph_print = fn
+
+
+def _print(*args: Any, sep: str | None = " ", end: str | None = "\n", file: Any = None, flush: bool = False) -> None:
+    if (_graph_print is not None and file is None and current() is not None
+            and any(isinstance(a, Tensor) for a in args)):
+        _graph_print(*args)
+        return
+    _builtin_print(*args, sep=sep, end=end, file=file, flush=flush)
+
+
 @contextlib.contextmanager
 def tracing(tracer: Tracer) -> Iterator[Tracer]:
     """Make ``tracer`` the active one for the duration of the block (primitives applied inside add nodes)."""
     token = _tracer.set(tracer)
+    # The traced code's built-in print is routed to the graph's print (``_print``) for the block; other
+    # threads' prints, outside any trace, go to Python's print unchanged.
+    saved, builtins.print = builtins.print, _print
     try:
         yield tracer
     finally:
+        builtins.print = saved
         _tracer.reset(token)
 
 
