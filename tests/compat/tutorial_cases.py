@@ -161,7 +161,21 @@ def graph_builtin_print(ms, tmp):
     return _fd_output(lambda: f(ms.tensor([1, 2, 3], ms.int32), ms.tensor(3, ms.int32))).split()
 
 
-CASES = {f.__name__: f for f in (graph_builtin_print, mnist_only_train_files,
+def _double(grad):
+    return grad * 2
+
+
+def hook_on_scalar_tensor(ms, tmp):
+    # Tensor.register_hook on a 0-d intermediate: the hook sees and returns a 0-d gradient.
+    def fn(x, y):
+        z = x * y
+        z.register_hook(_double)
+        return z * y
+
+    return ms.value_and_grad(fn, grad_position=(0, 1))(ms.Tensor(1.5, ms.float32), ms.Tensor(2, ms.float32))
+
+
+CASES = {f.__name__: f for f in (graph_builtin_print, hook_on_scalar_tensor, mnist_only_train_files,
                                  mnist_only_test_files, cifar10_only_train_files,
                                  scalar_of_one_element_tensor, graph_returns_ndarray, graph_returns_map,
                                  graph_returns_zip_range_enumerate, graph_returns_filter_and_generator,

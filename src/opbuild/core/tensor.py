@@ -155,7 +155,8 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
     def _fresh(data: np.ndarray, dtype: DType | None = None) -> Tensor:
         """A plain Tensor (never a Parameter) of ``data`` just computed, in ``dtype`` (default: its own): how the
         method mixins, which this module imports, make their results without importing it."""
-        arr = np.ascontiguousarray(data if dtype is None else np.asarray(data).astype(dtype.np_dtype, copy=False))
+        # np.asarray(order="C"), not np.ascontiguousarray: that one makes a 0-d array 1-d.
+        arr = np.asarray(data if dtype is None else np.asarray(data).astype(dtype.np_dtype, copy=False), order="C")
         dtype_of(arr.dtype)  # raises TypeError for unsupported dtypes
         return Tensor._of(arr)
 
