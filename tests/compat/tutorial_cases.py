@@ -175,7 +175,17 @@ def hook_on_scalar_tensor(ms, tmp):
     return ms.value_and_grad(fn, grad_position=(0, 1))(ms.Tensor(1.5, ms.float32), ms.Tensor(2, ms.float32))
 
 
-CASES = {f.__name__: f for f in (graph_builtin_print, hook_on_scalar_tensor, mnist_only_train_files,
+def partial_with_keywords(ms, tmp):
+    # ops.partial binds keyword arguments too, in a graph (the static-graph syntax tutorial's use).
+    @ms.jit
+    def f():
+        p = ms.ops.partial(_pair_sum, b=2)
+        return p(a=3), p(5)
+
+    return f()
+
+
+CASES = {f.__name__: f for f in (graph_builtin_print, partial_with_keywords, hook_on_scalar_tensor, mnist_only_train_files,
                                  mnist_only_test_files, cifar10_only_train_files,
                                  scalar_of_one_element_tensor, graph_returns_ndarray, graph_returns_map,
                                  graph_returns_zip_range_enumerate, graph_returns_filter_and_generator,
