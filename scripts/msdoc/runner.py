@@ -29,6 +29,9 @@ MODULE = "__msdoc_example__"
 # what a framework's native code prints (MindSpore's GRAPH_MODE ``print`` writes from C++) is captured too,
 # in order with Python's prints.
 CAPTURE_FD = False
+# Called at the end of each statement under CAPTURE_FD: the framework's ``runtime.synchronize``, so that what a
+# graph prints asynchronously is written before the statement's output is read.
+SYNC = None
 
 
 @contextlib.contextmanager
@@ -46,6 +49,8 @@ def _fd_stdout(buf: io.StringIO):
         try:
             with contextlib.redirect_stdout(out):
                 yield
+                if SYNC is not None:
+                    SYNC()
         finally:
             out.flush()
             libc.fflush(None)
@@ -111,7 +116,7 @@ def run_example(example: dict, workdir: str, partial: str | None = None) -> list
 
 
 def main(argv: list[str]) -> int:
-    global CAPTURE_FD
+    global CAPTURE_FD, SYNC
     examples_path, ids_path, results_path, progress_path = argv[:4]
     CAPTURE_FD = "--capture-fd" in argv
     if "--opbuild" in argv:
@@ -120,6 +125,7 @@ def main(argv: list[str]) -> int:
         opbuild.alias_mindspore()
     import mindspore
 
+    SYNC = getattr(getattr(mindspore, "runtime", None), "synchronize", None) if CAPTURE_FD else None
     mode = mindspore.get_context("mode")
     with open(examples_path) as f:
         examples = {e["id"]: e for e in json.load(f)}
