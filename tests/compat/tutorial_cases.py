@@ -185,7 +185,16 @@ def partial_with_keywords(ms, tmp):
     return f()
 
 
-CASES = {f.__name__: f for f in (graph_builtin_print, partial_with_keywords, hook_on_scalar_tensor, mnist_only_train_files,
+def graph_returns_numpy_scalars(ms, tmp):
+    # NumPy scalars a graph computes (tuple() of an array, a reduction) come back as Python numbers.
+    @ms.jit
+    def f():
+        return tuple(np.array([1, 2])), list(np.array([0.5])), np.float32(1.5), np.array([3, 4]).sum()
+
+    return f()
+
+
+CASES = {f.__name__: f for f in (graph_builtin_print, graph_returns_numpy_scalars, partial_with_keywords, hook_on_scalar_tensor, mnist_only_train_files,
                                  mnist_only_test_files, cifar10_only_train_files,
                                  scalar_of_one_element_tensor, graph_returns_ndarray, graph_returns_map,
                                  graph_returns_zip_range_enumerate, graph_returns_filter_and_generator,

@@ -192,6 +192,8 @@ def flatten_outputs(out: Any, op_name: str = "construct") -> tuple[list[Tensor],
     a function rebuilding the structure from new leaves (the scalars as the trace computed them)."""
     if isinstance(out, Tensor):
         return [out], lambda leaves: leaves[0]
+    if isinstance(out, np.generic):  # NumPy scalars of JIT Fallback come back as Python's, as in MindSpore
+        return [], lambda leaves, value=out.item(): value
     if isinstance(out, _PY_CONSTANTS):
         return [], lambda leaves, value=out: value
     if isinstance(out, (tuple, list, dict)):
