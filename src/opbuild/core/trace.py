@@ -193,7 +193,8 @@ def flatten_outputs(out: Any, op_name: str = "construct") -> tuple[list[Tensor],
     if isinstance(out, Tensor):
         return [out], lambda leaves: leaves[0]
     if isinstance(out, np.generic):  # NumPy scalars of JIT Fallback come back as Python's, as in MindSpore
-        return [], lambda leaves, value=out.item(): value
+        scalar = out.item()
+        return [], lambda leaves, value=scalar: value
     if isinstance(out, _PY_CONSTANTS):
         return [], lambda leaves, value=out: value
     if isinstance(out, (tuple, list, dict)):
