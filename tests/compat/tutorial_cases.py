@@ -194,6 +194,26 @@ def graph_returns_numpy_scalars(ms, tmp):
     return f()
 
 
+def _gen_dicts():
+    for i in range(3):
+        yield {"v": i, "sq": np.array([i, i * i])}, i
+
+
+def _wrap(a):
+    return {"orig": a, "neg": -a}
+
+
+def dict_columns(ms, tmp):
+    # Python dicts as column values (GeneratorDataset rows, map results): iterated as dicts of arrays/Tensors.
+    ds = ms.dataset
+    data = ds.GeneratorDataset(_gen_dicts, column_names=["d", "i"], shuffle=False)
+    as_numpy = [(sorted(r["d"].items()), r["i"]) for r in data.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    as_tensor = [sorted(r[0].items()) for r in data.create_tuple_iterator(num_epochs=1)]
+    mapped = data.map(_wrap, input_columns=["i"])
+    maps = [sorted(r["i"].items()) for r in mapped.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    return as_numpy, as_tensor, maps
+
+
 # Every public function of this module taking (ms, tmp) is a case, in the order of the module.
 CASES = {name: f for name, f in list(globals().items())
          if callable(f) and not name.startswith("_") and name != "encode" and getattr(f, "__module__", "") == __name__}

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .core import Dataset, Row, _check_int, _column_list
+from .py_objects import column_value
 from .samplers import Sampler, sample_indices
 
 
@@ -162,8 +163,8 @@ def _as_row(item: Any, names: list[str], types: list[np.dtype] | None) -> Row:
         raise RuntimeError(f"GeneratorDataset: the source gave a row of {len(values)} values but column_names "
                            f"names {len(names)} columns {names}")
     if types is None:
-        return tuple(np.asarray(v) for v in values)
-    return tuple(np.asarray(v, dtype=t) for v, t in zip(values, types))
+        return tuple(column_value(v) for v in values)
+    return tuple(column_value(v, t) for v, t in zip(values, types))
 
 
 class GeneratorDataset(_RandomAccessSource):
