@@ -214,6 +214,33 @@ def dict_columns(ms, tmp):
     return as_numpy, as_tensor, maps
 
 
+def user_samplers(ms, tmp):
+    # A Sampler subclass that only defines __iter__, and a plain indexable object, as a dataset's sampler.
+    ds = ms.dataset
+
+    class EveryThird(ds.Sampler):
+        def __iter__(self):
+            yield from range(0, 9, 3)
+
+    class Picks:
+        def __init__(self):
+            self.ids = [4, 1, 1, 6]
+
+        def __getitem__(self, i):
+            return self.ids[i]
+
+        def __len__(self):
+            return len(self.ids)
+
+    data = list(range(10, 20))
+    out = []
+    for sampler in (EveryThird(), Picks()):
+        d = ds.NumpySlicesDataset(data, column_names=["x"], sampler=sampler)
+        out.append([int(r[0]) for r in d.create_tuple_iterator(output_numpy=True)])
+        out.append(d.get_dataset_size())
+    return out
+
+
 # Every public function of this module taking (ms, tmp) is a case, in the order of the module.
 CASES = {name: f for name, f in list(globals().items())
          if callable(f) and not name.startswith("_") and name != "encode" and getattr(f, "__module__", "") == __name__}
