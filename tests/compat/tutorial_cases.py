@@ -241,6 +241,18 @@ def user_samplers(ms, tmp):
     return out
 
 
+def filewriter_returns(ms, tmp):
+    # What FileWriter's methods return (the tutorials call them as expression statements).
+    from importlib import import_module
+
+    mr = import_module(ms.__name__ + ".mindrecord")
+    w = mr.FileWriter(os.path.join(tmp, "f.mindrecord"), shard_num=1, overwrite=True)
+    got = [w.add_schema({"label": {"type": "int32"}, "x": {"type": "float32", "shape": [2]}}, "s"),
+           w.add_index(["label"]), w.set_page_size(1 << 25), w.set_header_size(1 << 24),
+           w.write_raw_data([{"label": 1, "x": np.ones(2, np.float32)}]), w.commit()]
+    return got, [int(r["label"]) for r in mr.FileReader(os.path.join(tmp, "f.mindrecord")).get_next()]
+
+
 # Every public function of this module taking (ms, tmp) is a case, in the order of the module.
 CASES = {name: f for name, f in list(globals().items())
          if callable(f) and not name.startswith("_") and name != "encode" and getattr(f, "__module__", "") == __name__}
