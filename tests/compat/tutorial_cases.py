@@ -253,6 +253,19 @@ def filewriter_returns(ms, tmp):
     return got, [int(r["label"]) for r in mr.FileReader(os.path.join(tmp, "f.mindrecord")).get_next()]
 
 
+def dataset_save_round_trip(ms, tmp):
+    # Dataset.save writes the pipeline's rows to a MindRecord file; MindDataset reads them back (dtypes as
+    # MindRecord stores them: small ints widen to int32, float16 to float32).
+    ds = ms.dataset
+    data = {"i8": np.array([1, -2, 3], np.int8), "f16": np.array([[0.5, 1.5], [2.0, 3.0], [4.0, 5.5]], np.float16),
+            "i64": np.array([7, 8, 9], np.int64), "f64": np.array([0.25, 0.5, 0.75])}
+    path = os.path.join(tmp, "saved.mindrecord")
+    ds.NumpySlicesDataset(data, shuffle=False).save(path)
+    back = ds.MindDataset(path, shuffle=False)
+    rows = [sorted(r.items()) for r in back.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    return back.get_dataset_size(), sorted(back.get_col_names()), rows
+
+
 # Every public function of this module taking (ms, tmp) is a case, in the order of the module.
 CASES = {name: f for name, f in list(globals().items())
          if callable(f) and not name.startswith("_") and name != "encode" and getattr(f, "__module__", "") == __name__}
