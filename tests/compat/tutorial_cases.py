@@ -266,6 +266,32 @@ def dataset_save_round_trip(ms, tmp):
     return back.get_dataset_size(), sorted(back.get_col_names()), rows
 
 
+def vision_ops_on_pil_images(ms, tmp):
+    # Eager vision operations given a PIL image: which return a PIL image (its size) and which an array.
+    from PIL import Image
+
+    v = ms.dataset.vision
+    img = Image.fromarray((np.arange(30 * 40 * 3) % 251).astype(np.uint8).reshape(30, 40, 3))
+    ops = {"Resize": lambda: v.Resize(20), "Resize2": lambda: v.Resize((12, 16)),
+           "CenterCrop": lambda: v.CenterCrop((10, 12)), "Pad": lambda: v.Pad(3),
+           "RandomHorizontalFlip": lambda: v.RandomHorizontalFlip(1.0),
+           "RandomVerticalFlip": lambda: v.RandomVerticalFlip(1.0), "Crop": lambda: v.Crop((2, 3), (8, 9)),
+           "HWC2CHW": lambda: v.HWC2CHW(), "Rescale": lambda: v.Rescale(1 / 255, 0),
+           "ConvertColor": lambda: v.ConvertColor(v.ConvertMode.COLOR_RGB2GRAY)}
+    out = {}
+    for name, make in ops.items():
+        try:
+            r = make()(img)
+        except Exception as e:  # noqa: BLE001 - a refusal is an answer
+            out[name] = type(e).__name__
+            continue
+        if isinstance(r, Image.Image):
+            out[name] = ("PIL", r.mode, list(r.size), np.asarray(r).astype(np.int64).sum().item())
+        else:
+            out[name] = ("array", str(r.dtype), list(r.shape))
+    return out
+
+
 # Every public function of this module taking (ms, tmp) is a case, in the order of the module.
 CASES = {name: f for name, f in list(globals().items())
          if callable(f) and not name.startswith("_") and name != "encode" and getattr(f, "__module__", "") == __name__}
