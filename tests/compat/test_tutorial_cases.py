@@ -50,3 +50,16 @@ def test_case_matches_mindspore(name, tmp_path):
             return
         got = cases.encode(cases.CASES[name](ms, str(tmp_path)), ms)
     _same(rec["value"], json.loads(json.dumps(got)), name)
+
+
+def test_graph_print_of_other_objects_prints_at_trace_time(capsys):
+    # The graph's print takes str, numbers, sequences and Tensors; a print with anything else (a dict here)
+    # stays Python's print, at trace time, rather than failing the trace.
+    @ms.jit
+    def f(x):
+        print("state", {"k": 1}, x)
+        return x + 1
+
+    out = f(ms.tensor([1.0, 2.0]))
+    assert out.asnumpy().tolist() == [2.0, 3.0]
+    assert "state {'k': 1}" in capsys.readouterr().out

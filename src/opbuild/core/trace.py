@@ -144,8 +144,11 @@ def install_graph_print(fn: Callable[..., None]) -> None:
 
 
 def _print(*args: Any, sep: str | None = " ", end: str | None = "\n", file: Any = None, flush: bool = False) -> None:
+    # Only what the graph's print takes (str, numbers, None, tuples/lists, Tensors); anything else, or a print
+    # to a file, prints as Python does, at trace time.
     if (_graph_print is not None and file is None and current() is not None
-            and any(isinstance(a, Tensor) for a in args)):
+            and any(isinstance(a, Tensor) for a in args)
+            and all(isinstance(a, (Tensor, str, int, float, bool, tuple, list)) or a is None for a in args)):
         _graph_print(*args)
         return
     _builtin_print(*args, sep=sep, end=end, file=file, flush=flush)
