@@ -314,6 +314,15 @@ def grad_positions_of_non_tensors(ms, tmp):
     return out
 
 
+def text_transforms_module(ms, tmp):
+    # mindspore.dataset.text.transforms holds the tokenizers and vocabulary operations too.
+    from importlib import import_module
+
+    t = import_module(ms.__name__ + ".dataset.text.transforms")
+    return (t.UnicodeCharTokenizer()("ab c"), t.WhitespaceTokenizer()("one two"),
+            t.ToNumber(ms.int32)(["12", "7"]), t.UnicodeScriptTokenizer()("ab 12"))
+
+
 # Every public function of this module taking (ms, tmp) is a case, in the order of the module.
 CASES = {name: f for name, f in list(globals().items())
          if callable(f) and not name.startswith("_") and name != "encode" and getattr(f, "__module__", "") == __name__}
