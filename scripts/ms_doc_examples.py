@@ -71,7 +71,7 @@ def needs_launch(example: dict) -> bool:
 
 
 def run_examples(cmd: list[str], env: dict, examples_path: Path, ids: list[str], results: Path,
-                 timeout: float, label: str) -> None:
+                 timeout: float, label: str, batch_size: int = BATCH, runner_args: tuple = ()) -> None:
     """Run ``ids`` through the runner (``cmd`` + runner arguments), a batch per process; writes ``results``."""
     by_id = {e["id"]: e for e in json.loads(examples_path.read_text())}
     done0 = _load_jsonl(results)
@@ -82,13 +82,14 @@ def run_examples(cmd: list[str], env: dict, examples_path: Path, ids: list[str],
     total = len(todo)
     t_start = time.time()
     while todo:
-        batch = todo[:BATCH]
+        batch = todo[:batch_size]
         with tempfile.TemporaryDirectory(prefix="msdoc_") as work:
             ids_file, progress = Path(work) / "ids.txt", Path(work) / "progress.txt"
             ids_file.write_text("\n".join(batch) + "\n")
             progress.write_text("")
             proc = subprocess.Popen(cmd + [str(RUNNER), str(examples_path), str(ids_file), str(results),
-                                           str(progress)] + (["--opbuild"] if label == "opbuild" else []),
+                                           str(progress)] + (["--opbuild"] if label == "opbuild" else [])
+                                    + list(runner_args),
                                     cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                     start_new_session=True)
             current, since, fail = None, time.time(), None
@@ -106,7 +107,14 @@ def run_examples(cmd: list[str], env: dict, examples_path: Path, ids: list[str],
             lines = progress.read_text().split()
             current = lines[-1] if lines else None
             if current and current not in done:
-                _append(results, {"id": current, "stmts": [], "fail": fail or f"crash (exit {proc.returncode})"})
+                # The statements that finished before the kill (the runner rewrites them after each one).
+                partial = Path(str(progress) + ".stmts")
+                try:
+                    stmts = json.loads(partial.read_text()) if partial.exists() else []
+                except json.JSONDecodeError:
+                    stmts = []
+                _append(results, {"id": current, "stmts": stmts,
+                                  "fail": fail or f"crash (exit {proc.returncode})"})
                 done[current] = {}
             elif not lines:  # the interpreter failed before the first example
                 raise SystemExit(f"{label}: the runner did not start (exit {proc.returncode}); try it by hand")

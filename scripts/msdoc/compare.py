@@ -158,3 +158,49 @@ def classify(example: dict, ms: dict | None, ob: dict | None, ms2: dict | None =
             return {"status": "value differs", "detail": f"stmt {i} `{src}`: {diff}",
                     "expected": m["out"][:400], "got": o["out"][:400]}
     return {"status": "passes", "detail": "", "random": random_values}
+
+
+def classify_blocks(program: dict, ms: dict | None, ob: dict | None, ms2: dict | None = None) -> list[dict]:
+    """Per statement (a tutorial's code block) of ``program``: ``{"status", "detail"}`` with status
+    ``equal``, ``value differs``, ``error`` (``cause``: type and first line, or the missing name),
+    ``left out`` (MindSpore itself raised there, or never got there: ``reason``; ``same error`` says whether
+    opbuild raised the same exception type) or ``not run``. Unlike :func:`classify`, a statement's failure does
+    not decide the others': every statement is compared on its own, after the earlier ones ran."""
+    out = []
+    ms_st = (ms or {}).get("stmts", [])
+    ob_st = (ob or {}).get("stmts", [])
+    for i, stmt in enumerate(program["stmts"]):
+        src = (stmt["source"].strip().splitlines() or [""])[0][:100]
+        o = ob_st[i] if i < len(ob_st) else None
+        if ms is None:
+            out.append({"status": "not run", "detail": "not recorded"})
+            continue
+        if i >= len(ms_st):
+            reason = f"MindSpore {ms['fail']}" if ms.get("fail") and i == len(ms_st) else "after a MindSpore stop"
+            out.append({"status": "left out", "reason": reason, "detail": src})
+            continue
+        m = ms_st[i]
+        if m["exc"]:
+            same = bool(o and o["exc"] and o["exc"]["type"] == m["exc"]["type"])
+            out.append({"status": "left out", "reason": _ms_skip_reason(m["exc"]), "same error": same,
+                        "detail": f"`{src}`: {m['exc']['type']}: {m['exc']['msg'][:120]}"})
+            continue
+        if o is None:
+            cause = f"opbuild {ob['fail']}" if ob and ob.get("fail") and i == len(ob_st) else "not run"
+            out.append({"status": "error" if ob else "not run", "cause": cause, "detail": f"`{src}`"})
+            continue
+        if o["exc"]:
+            name = missing_name(o["exc"])
+            cause = (f"missing {name}" if name is not None and not name.startswith(
+                ("AttributeError", "ImportError", "ModuleNotFound")) else f"{o['exc']['type']}: {o['exc']['msg']}")
+            out.append({"status": "error", "cause": cause[:200], "detail": f"`{src}`"})
+            continue
+        m2 = (ms2 or {}).get("stmts", [])
+        varies = bool(i < len(m2) and not m2[i]["exc"] and same_output(m["out"], m2[i]["out"]) is not None)
+        diff = same_output(m["out"], o["out"], numbers=not varies)
+        if diff is not None:
+            out.append({"status": "value differs", "detail": f"`{src}`: {diff}", "random": varies,
+                        "expected": m["out"][:400], "got": o["out"][:400]})
+        else:
+            out.append({"status": "equal", "detail": "", "random": varies})
+    return out

@@ -1,6 +1,6 @@
 """Run documented examples in this interpreter and write what each statement printed.
 
-    python runner.py EXAMPLES.json IDS_FILE RESULTS.jsonl PROGRESS [--opbuild]
+    python runner.py EXAMPLES.json IDS_FILE RESULTS.jsonl PROGRESS [--opbuild] [--capture-fd]
 
 Runs in either framework's interpreter and imports neither at top level: with ``--opbuild`` it installs
 opbuild's import alias first, so the examples' ``import mindspore`` is opbuild. Each example's program is
@@ -25,6 +25,40 @@ import types
 import warnings
 
 MODULE = "__msdoc_example__"
+# With ``--capture-fd`` a statement's output is read from file descriptor 1 instead of ``sys.stdout``, so that
+# what a framework's native code prints (MindSpore's GRAPH_MODE ``print`` writes from C++) is captured too,
+# in order with Python's prints.
+CAPTURE_FD = False
+# Called at the end of each statement under CAPTURE_FD: the framework's ``runtime.synchronize``, so that what a
+# graph prints asynchronously is written before the statement's output is read.
+SYNC = None
+
+
+@contextlib.contextmanager
+def _fd_stdout(buf: io.StringIO):
+    """Send fd 1 (and ``sys.stdout``, line by line) to a temporary file; its text goes to ``buf`` at exit."""
+    import ctypes
+    import tempfile
+
+    libc = ctypes.CDLL(None)
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        os.dup2(tmp.fileno(), 1)
+        out = io.TextIOWrapper(os.fdopen(os.dup(1), "wb"), line_buffering=True, write_through=True)
+        try:
+            with contextlib.redirect_stdout(out):
+                yield
+                if SYNC is not None:
+                    SYNC()
+        finally:
+            out.flush()
+            libc.fflush(None)
+            os.dup2(saved, 1)
+            os.close(saved)
+            out.close()
+            tmp.seek(0)
+            buf.write(tmp.read().decode("utf-8", "replace"))
 
 
 def _exc(e: BaseException) -> dict:
@@ -41,8 +75,10 @@ def _program(example: dict) -> tuple[str, list[int]]:
     return "\n".join(lines) + "\n", starts
 
 
-def run_example(example: dict, workdir: str) -> list[dict]:
-    """What each statement of ``example`` printed (``out``) and the exception it raised (``exc``)."""
+def run_example(example: dict, workdir: str, partial: str | None = None) -> list[dict]:
+    """What each statement of ``example`` printed (``out``) and the exception it raised (``exc``). With
+    ``partial`` (a path), the results so far are rewritten there after each statement, so that a driver that
+    kills a hung or crashed program keeps what its earlier statements printed."""
     text, starts = _program(example)
     path = os.path.join(workdir, "example_" + "".join(c if c.isalnum() else "_" for c in example["id"])[:80] + ".py")
     with open(path, "w") as f:
@@ -57,7 +93,8 @@ def run_example(example: dict, workdir: str) -> list[dict]:
         exc = None
         try:
             tree = ast.parse("\n" * start + stmt["source"], path)
-            with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()), \
+            stdout = _fd_stdout(buf) if CAPTURE_FD else contextlib.redirect_stdout(buf)
+            with stdout, contextlib.redirect_stderr(io.StringIO()), \
                     warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 for node in tree.body:
@@ -71,18 +108,24 @@ def run_example(example: dict, workdir: str) -> list[dict]:
                 raise
             exc = _exc(e)
         results.append({"out": buf.getvalue()[:20000], "exc": exc})
+        if partial:
+            with open(partial, "w") as f:
+                json.dump(results, f)
     sys.modules.pop(MODULE, None)
     return results
 
 
 def main(argv: list[str]) -> int:
+    global CAPTURE_FD, SYNC
     examples_path, ids_path, results_path, progress_path = argv[:4]
+    CAPTURE_FD = "--capture-fd" in argv
     if "--opbuild" in argv:
         import opbuild
 
         opbuild.alias_mindspore()
     import mindspore
 
+    SYNC = getattr(getattr(mindspore, "runtime", None), "synchronize", None) if CAPTURE_FD else None
     mode = mindspore.get_context("mode")
     with open(examples_path) as f:
         examples = {e["id"]: e for e in json.load(f)}
@@ -98,7 +141,10 @@ def main(argv: list[str]) -> int:
             mindspore.set_context(mode=mode)
         except Exception:  # noqa: BLE001 - a context an earlier example left broken
             pass
-        results = run_example(examples[ex_id], workdir)
+        partial = progress_path + ".stmts"
+        if os.path.exists(partial):
+            os.remove(partial)
+        results = run_example(examples[ex_id], workdir, partial)
         gc.collect()
         with open(results_path, "a") as f:
             f.write(json.dumps({"id": ex_id, "stmts": results, "seconds": round(time.time() - t0, 2)}) + "\n")

@@ -276,6 +276,10 @@ def _positions(grad_position: Any) -> tuple[tuple[int, ...], bool]:
     raise TypeError(f"grad_position must be None, an int or a non-empty tuple of ints, got {grad_position!r}")
 
 
+def _is_tensor_arg(a: Any) -> bool:
+    return isinstance(a, (Tensor, np.ndarray))
+
+
 def _arrange(positions: tuple[int, ...], single_pos: bool, weights: list[Parameter], single_w: bool,
              in_grads: list[Tensor], w_grads: list[Tensor], return_ids: bool) -> Any:
     if return_ids:
@@ -284,7 +288,7 @@ def _arrange(positions: tuple[int, ...], single_pos: bool, weights: list[Paramet
     else:
         in_part, w_part = tuple(in_grads), tuple(w_grads)
     if single_pos:
-        in_part = in_part[0]
+        in_part = in_part[0] if in_part else ()  # an int position naming a non-Tensor: () as in MindSpore
     if single_w:
         w_part = w_part[0]
     if positions and weights:
@@ -298,11 +302,20 @@ def _make(fn: Callable, grad_position: Any, weights: Any, has_aux: bool, return_
     params, single_w = _weights_list(weights)
     if not positions and weights is None:
         raise ValueError("grad_position and weights cannot both be None: there is nothing to differentiate")
-    diff = _Differentiated(fn, positions, params, has_aux, sens_param=bool(sens_param))
+    diffs: dict[tuple[int, ...], _Differentiated] = {}
 
     def grad_fn(*args: Any) -> Any:
+        # MindSpore differentiates the named arguments that are Tensors and leaves out the others (a Python
+        # number at a grad_position has no gradient); out-of-range positions are still refused.
+        n_args = len(args) - (1 if sens_param else 0)
+        used = tuple(p for p in positions if not -n_args <= p < n_args or _is_tensor_arg(args[p]))
+        diff = diffs.get(used)
+        if diff is None:
+            diff = diffs[used] = _Differentiated(fn, used, params, has_aux, sens_param=bool(sens_param))
+        if not used and weights is None:  # nothing left to differentiate: MindSpore gives ()
+            return (diff.fn(*args), ()) if with_value else ()
         out, in_grads, w_grads = diff(*args)
-        grads = _arrange(positions, single_pos, params, single_w, in_grads, w_grads, return_ids)
+        grads = _arrange(used, single_pos, params, single_w, in_grads, w_grads, return_ids)
         if with_value:
             return out, grads
         if has_aux:

@@ -45,7 +45,8 @@ class _JitFunction:
         args, kwargs = _as_tensors(args, kwargs)
         fn, inputs, layout = trace.graph_inputs(self.fn, args, kwargs, "@jit")
         key = trace.arg_signature(inputs, "@jit")
-        return graph_breaks.run_compiled(self._graphs, (key, layout) if layout else key, fn, inputs)
+        with trace.jit_scope():
+            return graph_breaks.run_compiled(self._graphs, (key, layout) if layout else key, fn, inputs)
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         """``@jit`` on a method (``construct`` of a Cell, as MindSpore's tutorials write it): bound to the
@@ -68,7 +69,8 @@ class _JitFunction:
         bound: Callable[..., Any] = lambda *a, **k: fn(ref(), *a, **k)  # noqa: E731
         bound, args, layout = trace.graph_inputs(bound, args, kwargs, "@jit")
         key = (state, trace.arg_signature(args, "@jit"), layout)
-        return graph_breaks.run_compiled(graphs, key, bound, args)
+        with trace.jit_scope():
+            return graph_breaks.run_compiled(graphs, key, bound, args)
 
 
 def _as_tensors(args: tuple, kwargs: dict[str, Any]) -> tuple[tuple, dict[str, Any]]:

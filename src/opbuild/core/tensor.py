@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copyreg
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,13 @@ _OWNED = host_writes.OWNED
 _concretizer: Any = None
 
 # The Python value each conversion gives from the data.
-PYTHON_VALUE: dict[str, Any] = {"bool": bool, "int": int, "float": float,
+def _one_element(conv: Callable[[Any], Any]) -> Callable[[np.ndarray], Any]:
+    # MindSpore converts any one-element tensor, whatever its rank (int(tensor([10])) is 10); NumPy 2 refuses
+    # arrays of rank > 0, so a one-element array is made a 0-d one first.
+    return lambda a: conv(a.reshape(()) if a.size == 1 else a)
+
+
+PYTHON_VALUE: dict[str, Any] = {"bool": _one_element(bool), "int": _one_element(int), "float": _one_element(float),
                                  "item": lambda a: a.reshape(()).item() if a.dtype.name != "bfloat16"
                                  else float(a.reshape(())),
                                  # the whole array (MindSpore's JIT fallback runs such Python code on values)
@@ -148,7 +155,8 @@ class Tensor(TensorOperators, TensorOverloads, TensorReductions, TensorMethods, 
     def _fresh(data: np.ndarray, dtype: DType | None = None) -> Tensor:
         """A plain Tensor (never a Parameter) of ``data`` just computed, in ``dtype`` (default: its own): how the
         method mixins, which this module imports, make their results without importing it."""
-        arr = np.ascontiguousarray(data if dtype is None else np.asarray(data).astype(dtype.np_dtype, copy=False))
+        # np.asarray(order="C"), not np.ascontiguousarray: that one makes a 0-d array 1-d.
+        arr = np.asarray(data if dtype is None else np.asarray(data).astype(dtype.np_dtype, copy=False), order="C")
         dtype_of(arr.dtype)  # raises TypeError for unsupported dtypes
         return Tensor._of(arr)
 

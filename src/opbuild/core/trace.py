@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import contextvars
+import types
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
@@ -117,13 +119,57 @@ class Tracer:
         return tracer
 
 
+_in_jit: contextvars.ContextVar[bool] = contextvars.ContextVar("opbuild_in_jit", default=False)
+
+
+@contextlib.contextmanager
+def jit_scope() -> Iterator[None]:
+    """Mark the block as a ``@jit`` function's compilation or run (a graph whatever the context's mode)."""
+    token = _in_jit.set(True)
+    try:
+        yield
+    finally:
+        _in_jit.reset(token)
+
+
+def in_jit() -> bool:
+    """Whether a ``@jit`` function is being compiled or run (see :func:`jit_scope`)."""
+    return _in_jit.get()
+
+
+_graph_print: Callable[..., None] | None = None
+_builtin_print = builtins.print
+
+
+def install_graph_print(fn: Callable[..., None]) -> None:
+    """Install ``fn(*values)`` (ops.print_), which the built-in ``print`` becomes for Tensor arguments while
+    a graph is traced: MindSpore's graph mode prints their values when the graph runs, not at compile time."""
+    global _graph_print
+    _graph_print = fn
+
+
+def _print(*args: Any, sep: str | None = " ", end: str | None = "\n", file: Any = None, flush: bool = False) -> None:
+    # Only what the graph's print takes (str, numbers, None, tuples/lists, Tensors); anything else, or a print
+    # to a file, prints as Python does, at trace time.
+    if (_graph_print is not None and file is None and current() is not None
+            and any(isinstance(a, Tensor) for a in args)
+            and all(isinstance(a, (Tensor, str, int, float, bool, tuple, list)) or a is None for a in args)):
+        _graph_print(*args)
+        return
+    _builtin_print(*args, sep=sep, end=end, file=file, flush=flush)
+
+
 @contextlib.contextmanager
 def tracing(tracer: Tracer) -> Iterator[Tracer]:
     """Make ``tracer`` the active one for the duration of the block (primitives applied inside add nodes)."""
     token = _tracer.set(tracer)
+    # The traced code's built-in print is routed to the graph's print (``_print``) for the block; other
+    # threads' prints, outside any trace, go to Python's print unchanged.
+    saved, builtins.print = builtins.print, _print
     try:
         yield tracer
     finally:
+        builtins.print = saved
         _tracer.reset(token)
 
 
@@ -154,6 +200,9 @@ def flatten_outputs(out: Any, op_name: str = "construct") -> tuple[list[Tensor],
     a function rebuilding the structure from new leaves (the scalars as the trace computed them)."""
     if isinstance(out, Tensor):
         return [out], lambda leaves: leaves[0]
+    if isinstance(out, np.generic):  # NumPy scalars of JIT Fallback come back as Python's, as in MindSpore
+        scalar = out.item()
+        return [], lambda leaves, value=scalar: value
     if isinstance(out, _PY_CONSTANTS):
         return [], lambda leaves, value=out: value
     if isinstance(out, (tuple, list, dict)):
@@ -169,8 +218,31 @@ def flatten_outputs(out: Any, op_name: str = "construct") -> tuple[list[Tensor],
             return leaves, lambda new: dict(zip(keys, (rb(new[s:s + n]) for s, n, rb in builders), strict=True))
         kind = type(out)
         return leaves, lambda new: kind(rb(new[s:s + n]) for s, n, rb in builders)
+    if isinstance(out, (np.ndarray, type)):  # JIT Fallback's NumPy results and type objects are constants
+        return [], lambda leaves, value=out: value
+    seq = _materialized(out)
+    if seq is not None:
+        return flatten_outputs(seq, op_name)
     raise TypeError(f"{op_name} must return Tensors, Python scalars, or tuples/lists/dicts of them, got "
                     f"{type(out).__name__}")
+
+
+_LIST_ITERATOR = type(iter([]))
+
+
+def _materialized(out: Any) -> tuple | list | None:
+    """The sequence MindSpore's graph mode returns for a lazy Python iterable: ``zip``, ``range`` and
+    ``enumerate`` as tuples, ``filter`` and generators as lists, ``map`` as a list when it maps lists and a
+    tuple otherwise (map keeps the container kind of its arguments); None for anything else."""
+    if isinstance(out, (zip, range, enumerate)):
+        return tuple(out)
+    if isinstance(out, (filter, types.GeneratorType)):
+        return list(out)
+    if isinstance(out, map):
+        iterators = out.__reduce__()[1][1:]  # (function, *iterators) of the map
+        as_list = bool(iterators) and all(isinstance(i, _LIST_ITERATOR) for i in iterators)
+        return list(out) if as_list else tuple(out)
+    return None
 
 
 def trace(fn: Callable[..., Any], args: Sequence[Any],

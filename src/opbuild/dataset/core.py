@@ -20,6 +20,7 @@ from .arguments import INT32_MAX, Row, _check_int  # noqa: F401 - also this modu
 from .batch_map import PerBatchMap
 from .callbacks import CallbackRunner, check_callbacks
 from .extras import PipelineExtras
+from .py_objects import column_value, map_leaves
 
 
 def _column_list(name: str, value: str | Sequence[str] | None) -> list[str] | None:
@@ -325,7 +326,7 @@ class MapDataset(Dataset):
         if len(values) != len(self.output_columns):
             raise RuntimeError(f"map: the operations returned {len(values)} values for output columns "
                                f"{self.output_columns}; pass output_columns naming each result")
-        return tuple(np.asarray(v) for v in values)
+        return tuple(column_value(v) for v in values)
 
     def _set_callbacks(self, callbacks: Any) -> None:
 
@@ -350,7 +351,10 @@ class MapDataset(Dataset):
 
 
 def _to_output(arr: np.ndarray, output_numpy: bool, column: str) -> Any:
-    """A column value as the iterator returns it: the array itself, or an opbuild Tensor."""
+    """A column value as the iterator returns it: the array itself, or an opbuild Tensor (a dict column: a
+    dict of those)."""
+    if isinstance(arr, (dict, list)):
+        return map_leaves(arr, lambda a: _to_output(a, output_numpy, column))
     if output_numpy:
         return arr
     try:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .config import get_seed
+from .save import save_dataset
 
 Row = tuple
 
@@ -105,6 +106,11 @@ class PipelineExtras:
         return _nodes().BucketBatchDataset(self, names, bucket_boundaries, bucket_batch_sizes,
                                            element_length_function, pad_info, pad_to_bucket_boundary,
                                            drop_remainder)
+
+    def save(self, file_name: str, num_files: int = 1, file_type: str = "mindrecord") -> None:
+        """Write one epoch of the rows to ``num_files`` MindRecord file(s) (``MindDataset`` reads them), with
+        MindSpore's implicit type casting (dataset/save.py)."""
+        save_dataset(self, file_name, num_files, file_type)
 
     def sync_wait(self, condition_name: str, num_batch: int = 1, callback: Callable[[Any], Any] | None = None) -> Any:
         """A barrier named ``condition_name``: ``sync_update`` on the pipeline calls ``callback`` with its data.

@@ -82,8 +82,12 @@ class MnistDataset(_ArraySource):
             raise NotImplementedError("MnistDataset: cache (a dataset cache server) is not supported")
         root = _check_dir("MnistDataset", dataset_dir)
         images, labels = [], []
+        parts = _usage("MnistDataset", usage, ("test", "train"))
+        # 'all' reads the splits whose files are there (as MindSpore does: the tutorials' MNIST_Data/train
+        # holds the train files only); a split asked for by name, or no split at all, must be there.
+        present = [p for p in parts if any(os.path.isfile(os.path.join(root, n)) for n in _MNIST_FILES[p])]
         # 'all': the test files first (MindSpore reads the files in name order: t10k- before train-).
-        for part in _usage("MnistDataset", usage, ("test", "train")):
+        for part in present if len(parts) > 1 and present else parts:
             img_name, lbl_name = _MNIST_FILES[part]
             paths = [os.path.join(root, n) for n in (img_name, lbl_name)]
             missing = [p for p in paths if not os.path.isfile(p)]
@@ -114,8 +118,11 @@ class Cifar10Dataset(_ArraySource):
             raise NotImplementedError("Cifar10Dataset: cache (a dataset cache server) is not supported")
         root = _check_dir("Cifar10Dataset", dataset_dir)
         records = []
-        for part in _usage("Cifar10Dataset", usage, ("train", "test")):
+        parts = _usage("Cifar10Dataset", usage, ("train", "test"))
+        for part in parts:
             found = [os.path.join(root, n) for n in _CIFAR10_FILES[part] if os.path.isfile(os.path.join(root, n))]
+            if not found and len(parts) > 1:
+                continue  # 'all' reads the splits whose files are there, as MindSpore does
             if not found:
                 raise ValueError(f"Cifar10Dataset: no {part} file ({', '.join(_CIFAR10_FILES[part])}) in {root}")
             for path in found:
@@ -124,6 +131,9 @@ class Cifar10Dataset(_ArraySource):
                     raise ValueError(f"Cifar10Dataset: {path} has {raw.size} bytes, not a whole number of "
                                      f"{_CIFAR10_RECORD}-byte records (truncated, or not the binary version)")
                 records.append(raw.reshape(-1, _CIFAR10_RECORD))
+        if not records:
+            raise ValueError(f"Cifar10Dataset: no CIFAR-10 binary file ({', '.join(sum(_CIFAR10_FILES.values(), []))}) "
+                             f"in {root}")
         data = np.concatenate(records)
         self._names = ["image", "label"]
         self._columns = [data[:, 1:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1), data[:, 0].astype(np.uint32)]

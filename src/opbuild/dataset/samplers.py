@@ -5,6 +5,7 @@ order. A source given a sampler takes neither ``shuffle`` nor ``num_shards``/``s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,16 @@ class Sampler:
         self.num_samples = None if num_samples is None else _check_int("num_samples", num_samples, 0)
 
     def _all(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
-        raise NotImplementedError
+        if type(self).__iter__ is not Sampler.__iter__:
+            # A user's sampler (MindSpore's way: subclass Sampler, define __iter__ yielding row indices; it
+            # may read self.dataset_size, which MindSpore sets before iterating).
+            self.dataset_size = num_rows
+            return np.fromiter((int(i) for i in self.__iter__()), np.int64)
+        raise NotImplementedError(f"{type(self).__name__}: a user-defined sampler must define __iter__, "
+                                  "yielding the row indices of an epoch")
+
+    def __iter__(self) -> Any:
+        raise TypeError(f"{type(self).__name__} is not iterable: its indices depend on the dataset's size")
 
     def indices(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
         """The row indices of one epoch (with a child sampler: this sampler picks among the child's)."""
@@ -56,12 +66,14 @@ class Sampler:
             order = pool[self._all(len(pool), rng)]
         else:
             order = self._all(num_rows, rng)
-        return order[:self.num_samples] if self.num_samples else order
+        limit = getattr(self, "num_samples", None)  # a user's subclass may not call Sampler.__init__
+        return order[:limit] if limit else order
 
     def size(self, num_rows: int) -> int:
         """The number of rows one epoch reads."""
         n = len(self.indices(num_rows, np.random.default_rng(0)))
-        return min(n, self.num_samples) if self.num_samples else n
+        limit = getattr(self, "num_samples", None)
+        return min(n, limit) if limit else n
 
     def add_child(self, sampler: Sampler) -> None:
         """Chain ``sampler`` below this one: this sampler then samples from the indices the child gives."""
@@ -128,6 +140,22 @@ class DistributedSampler(Sampler):
 
     def _all(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
         return sample_indices(num_rows, self.shuffle, self.num_shards, self.shard_id, None, rng)
+
+
+class IndexSampler(Sampler):
+    """A plain object of row indices given as a sampler (a list, or any object with ``__len__`` and
+    ``__getitem__``, as MindSpore takes): the rows at those indices, in that order, every epoch."""
+
+    def __init__(self, source: Any) -> None:
+        super().__init__()
+        self.source = source
+
+    def _all(self, num_rows: int, rng: np.random.Generator) -> np.ndarray:
+        ids = np.array([int(self.source[i]) for i in range(len(self.source))], np.int64)
+        bad = ids[(ids < 0) | (ids >= num_rows)]
+        if bad.size:
+            raise ValueError(f"sampler: index {int(bad[0])} is out of range for a dataset of {num_rows} rows")
+        return ids
 
 
 class SubsetSampler(Sampler):

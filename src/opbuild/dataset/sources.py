@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from .core import Dataset, Row, _check_int, _column_list
-from .samplers import Sampler, sample_indices
+from .py_objects import column_value
+from .samplers import IndexSampler, Sampler, sample_indices
 
 
 def _check_shard_options(shuffle: bool | None, num_shards: int | None, shard_id: int | None,
@@ -48,9 +49,11 @@ class _RandomAccessSource(Dataset):
         super().__init__()
         _check_shard_options(shuffle, num_shards, shard_id, num_samples)
         if sampler is not None:
+            if not isinstance(sampler, Sampler) and hasattr(sampler, "__len__") and hasattr(sampler, "__getitem__"):
+                sampler = IndexSampler(sampler)  # a list of indices, or an object that indexes like one
             if not isinstance(sampler, Sampler):
-                raise TypeError(f"sampler must be a dataset sampler (SequentialSampler, RandomSampler, ...), got "
-                                f"{type(sampler).__name__}")
+                raise TypeError(f"sampler must be a dataset sampler (SequentialSampler, RandomSampler, ...) or a "
+                                f"sequence of row indices, got {type(sampler).__name__}")
             if shuffle is not None:
                 raise RuntimeError("sampler and shuffle cannot be specified at the same time")
             if num_shards is not None:
@@ -162,8 +165,8 @@ def _as_row(item: Any, names: list[str], types: list[np.dtype] | None) -> Row:
         raise RuntimeError(f"GeneratorDataset: the source gave a row of {len(values)} values but column_names "
                            f"names {len(names)} columns {names}")
     if types is None:
-        return tuple(np.asarray(v) for v in values)
-    return tuple(np.asarray(v, dtype=t) for v, t in zip(values, types))
+        return tuple(column_value(v) for v in values)
+    return tuple(column_value(v, t) for v, t in zip(values, types))
 
 
 class GeneratorDataset(_RandomAccessSource):

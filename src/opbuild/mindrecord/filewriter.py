@@ -93,19 +93,19 @@ class FileWriter:
         reader.close()
         return writer
 
-    def add_schema(self, content: dict[str, Any], desc: str | None = None) -> int:
+    def add_schema(self, content: dict[str, Any], desc: str | None = None) -> None:
         """Set the schema: field name -> ``{"type": t}`` (t: int32, int64, float32, float64, string, bytes) or
         ``{"type": t, "shape": [...]}`` for ndarray fields (t: int32, int64, float32, float64; one dimension
-        may be -1). Returns the schema id (0)."""
+        may be -1). Returns None, as MindSpore 2.10 does."""
         if self._schema is not None:
             raise MRMAddSchemaError("a schema was added already; a MindRecord file holds one schema")
         if desc is not None and not isinstance(desc, str):
             raise ParamTypeError("desc must be a str or None")
         self._schema = validate_schema(content)
         self._desc = desc or ""
-        return 0
+        return None
 
-    def add_index(self, index_fields: Sequence[str]) -> int:
+    def add_index(self, index_fields: Sequence[str]) -> None:
         """Fields the ``.db`` indexes (scalar int, float or string fields); default: every scalar field."""
         if self._schema is None:
             raise MRMDefineIndexError("add_schema must come before add_index")
@@ -119,17 +119,17 @@ class FileWriter:
                 raise MRMDefineIndexError(f"cannot index field {name!r}: index fields must be scalar int, float "
                                           "or string fields of the schema")
         self._index = list(index_fields)
-        return SUCCESS
+        return None
 
-    def set_header_size(self, header_size: int) -> int:
+    def set_header_size(self, header_size: int) -> None:
         """The header's size in bytes, 16 KB to 128 MB (default 16 MB), before any row is written."""
         if not isinstance(header_size, int) or not (1 << 14) <= header_size <= (1 << 27):
             raise MRMInvalidHeaderSizeError(f"header_size must be an int between 16 KB and 128 MB, got "
                                             f"{header_size!r}")
         self._header_size = header_size
-        return SUCCESS
+        return None
 
-    def set_page_size(self, page_size: int) -> int:
+    def set_page_size(self, page_size: int) -> None:
         """The page size in bytes, 32 KB to 256 MB (default 32 MB), before any row is written."""
         if not isinstance(page_size, int) or not (1 << 15) <= page_size <= (1 << 28):
             raise MRMInvalidPageSizeError(f"page_size must be an int between 32 KB and 256 MB, got "
@@ -137,14 +137,14 @@ class FileWriter:
         if self._layouts is not None:
             raise MRMInvalidPageSizeError("set_page_size must come before write_raw_data")
         self._page_size = page_size
-        return SUCCESS
+        return None
 
     def _layouts_or_new(self) -> list[ShardLayout]:
         if self._layouts is None:
             self._layouts = [ShardLayout(self._page_size) for _ in self._paths]
         return self._layouts
 
-    def write_raw_data(self, raw_data: list[dict[str, Any]], parallel_writer: bool = False) -> int:
+    def write_raw_data(self, raw_data: list[dict[str, Any]], parallel_writer: bool = False) -> None:
         """Add rows (dicts of field -> value) checked against the schema; nothing of the call is written when
         a row is wrong. ``parallel_writer`` is accepted and changes nothing here."""
         if self._committed:
@@ -168,7 +168,7 @@ class FileWriter:
             stop = start + base + (s < extra)
             self._append(raw_data[start:stop], s)
             start = stop
-        return SUCCESS
+        return None
 
     def _append(self, rows: list[dict[str, Any]], shard: int) -> None:
         """Pack ``rows`` into shard ``shard``."""
@@ -196,7 +196,7 @@ class FileWriter:
         blobs = set(blob_fields(self._schema))
         return [n for n in self._schema if n not in blobs]
 
-    def commit(self) -> int:
+    def commit(self) -> None:
         """Write the shard files and their ``.db`` indexes (temporary names, then renamed into place)."""
         if self._committed:
             raise RuntimeError("commit was called already")
@@ -226,7 +226,7 @@ class FileWriter:
         for tmp, final in staged:
             os.replace(tmp, final)
         self._committed = True
-        return SUCCESS
+        return None
 
 
 def _temp_name(path: str) -> str:

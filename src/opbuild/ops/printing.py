@@ -109,7 +109,7 @@ def print_(*input_x: Any) -> None:
             template.append(x)
         else:
             raise TypeError(f"print_: can print str, numbers and Tensors, got {type(x).__name__}")
-    graph = trace.current() is not None and config.get_context("mode") == config.GRAPH_MODE
+    graph = trace.current() is not None and (config.get_context("mode") == config.GRAPH_MODE or trace.in_jit())
     printer = _printer(template, graph)
     if trace.current() is not None and deferred_hooks.active():
         # A gradient being traced from Python: print once the graph has run and its path is confirmed.
@@ -117,6 +117,9 @@ def print_(*input_x: Any) -> None:
         return None
     pycall(printer, tensors, [((), "int32")], effect=True)
     return None
+
+
+trace.install_graph_print(print_)
 
 
 class Print:

@@ -13,6 +13,22 @@ import numpy as np
 
 from ._common import NormalizeForm, str_array, strings
 
+# MindSpore's text.transforms module holds the tokenizers and the vocabulary/vector operations too.
+from .sentencepiece import SentencePieceTokenizer, SPieceTokenizerLoadType, SPieceTokenizerOutType
+from .tokenizers import (
+    BasicTokenizer,
+    BertTokenizer,
+    JiebaTokenizer,
+    PythonTokenizer,
+    RegexTokenizer,
+    UnicodeCharTokenizer,
+    UnicodeScriptTokenizer,
+    WhitespaceTokenizer,
+    WordpieceTokenizer,
+)
+from .vectors import ToVectors
+from .vocab import Lookup, ToNumber
+
 _FORMS = {NormalizeForm.NFC: "NFC", NormalizeForm.NFKC: "NFKC", NormalizeForm.NFD: "NFD",
           NormalizeForm.NFKD: "NFKD"}
 
@@ -195,4 +211,7 @@ def to_bytes(array: Any, encoding: str = "utf8") -> np.ndarray:
 
 
 __all__ = ["AddToken", "CaseFold", "NormalizeUTF8", "RegexReplace", "FilterWikipediaXML", "Ngram", "SlidingWindow",
-           "Truncate", "TruncateSequencePair", "to_str", "to_bytes"]
+           "Truncate", "TruncateSequencePair", "to_str", "to_bytes", "NormalizeForm", "BasicTokenizer",
+           "BertTokenizer", "JiebaTokenizer", "PythonTokenizer", "RegexTokenizer", "UnicodeCharTokenizer",
+           "UnicodeScriptTokenizer", "WhitespaceTokenizer", "WordpieceTokenizer", "SentencePieceTokenizer",
+           "SPieceTokenizerLoadType", "SPieceTokenizerOutType", "Lookup", "ToNumber", "ToVectors"]

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .cubic import resize_cubic
+from .pil_io import is_pil
 
 
 class Inter(enum.IntEnum):
@@ -143,15 +144,16 @@ class Resize:
                                       "Inter.LINEAR, Inter.NEAREST or Inter.CUBIC")
         self.size, self.interpolation = sizes, Inter(interpolation)
 
-    def __call__(self, img: Any) -> np.ndarray:
+    def __call__(self, img: Any) -> Any:
+        if is_pil(img):  # MindSpore resizes a PIL image with Pillow, and returns one
+            w, h = img.size
+            nh, nw = self._target(h, w)
+            from PIL import Image  # present: the input is a PIL image
+
+            method = {Inter.LINEAR: Image.BILINEAR, Inter.NEAREST: Image.NEAREST, Inter.CUBIC: Image.BICUBIC}
+            return img.resize((nw, nh), method[self.interpolation])
         arr = _image("Resize", img)
-        h, w = arr.shape[:2]
-        if len(self.size) == 2:
-            nh, nw = self.size
-        elif h <= w:
-            nh, nw = self.size[0], int(w * self.size[0] / h)
-        else:
-            nh, nw = int(h * self.size[0] / w), self.size[0]
+        nh, nw = self._target(*arr.shape[:2])
         if self.interpolation == Inter.NEAREST:
             return _resize_nearest(arr, nh, nw)
         if self.interpolation == Inter.CUBIC:
@@ -159,6 +161,14 @@ class Resize:
         if arr.dtype == np.uint8:
             return _resize_linear_u8(arr, nh, nw)
         return _resize_linear(arr, nh, nw)
+
+
+    def _target(self, h: int, w: int) -> tuple[int, int]:
+        if len(self.size) == 2:
+            return self.size[0], self.size[1]
+        if h <= w:
+            return self.size[0], int(w * self.size[0] / h)
+        return int(h * self.size[0] / w), self.size[0]
 
 
 class Rescale:

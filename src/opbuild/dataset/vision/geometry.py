@@ -12,6 +12,7 @@ import numpy as np
 
 from ._common import Border, image, pad, padding4, probability, rng, size_pair
 from .basic import Inter, Resize, decode_image
+from .pil_io import keeps_pil
 
 
 class HorizontalFlip:
@@ -34,7 +35,8 @@ class RandomHorizontalFlip:
     def __init__(self, prob: float = 0.5) -> None:
         self.prob = probability("RandomHorizontalFlip", prob)
 
-    def __call__(self, img: Any) -> np.ndarray:
+    @keeps_pil
+    def __call__(self, img: Any) -> Any:
         arr = image("RandomHorizontalFlip", img)
         return np.ascontiguousarray(arr[:, ::-1]) if rng().random() < self.prob else arr.copy()
 
@@ -45,7 +47,8 @@ class RandomVerticalFlip:
     def __init__(self, prob: float = 0.5) -> None:
         self.prob = probability("RandomVerticalFlip", prob)
 
-    def __call__(self, img: Any) -> np.ndarray:
+    @keeps_pil
+    def __call__(self, img: Any) -> Any:
         arr = image("RandomVerticalFlip", img)
         return np.ascontiguousarray(arr[::-1]) if rng().random() < self.prob else arr.copy()
 
@@ -78,7 +81,8 @@ class CenterCrop:
     def __init__(self, size: int | Sequence[int]) -> None:
         self.h, self.w = size_pair("CenterCrop", size)
 
-    def __call__(self, img: Any) -> np.ndarray:
+    @keeps_pil
+    def __call__(self, img: Any) -> Any:
         arr = image("CenterCrop", img)
         ph, pw = max(self.h - arr.shape[0], 0), max(self.w - arr.shape[1], 0)
         if ph or pw:
@@ -97,7 +101,8 @@ class Pad:
         self.padding = padding4("Pad", padding)
         self.fill_value, self.padding_mode = fill_value, Border(padding_mode)
 
-    def __call__(self, img: Any) -> np.ndarray:
+    @keeps_pil
+    def __call__(self, img: Any) -> Any:
         return pad(image("Pad", img), *self.padding, self.fill_value, self.padding_mode)
 
 

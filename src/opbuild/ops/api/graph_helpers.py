@@ -298,8 +298,9 @@ def reduced_shape(shape: tuple, axis: int | tuple | list) -> tuple:
     return tuple(1 if i in picked else d for i, d in enumerate(shape))
 
 
-def partial(func: Callable[..., Any], *args: Any) -> Callable[..., Any]:
-    """``ops.partial(func, *args)``: ``func`` with its first arguments bound (``functools.partial``)."""
+def partial(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[..., Any]:
+    """``ops.partial(func, *args, **kwargs)``: ``func`` with its first arguments, and the keyword arguments
+    given, bound (``functools.partial``; MindSpore's graph mode takes keywords too)."""
     if not callable(func):
         raise TypeError(f"partial: func must be callable, got {type(func).__name__}")
-    return functools.partial(func, *args)
+    return functools.partial(func, *args, **kwargs)
