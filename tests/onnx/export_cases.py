@@ -187,7 +187,7 @@ def _reason_table() -> dict[str, str]:
                         "ONNX's default domain has no matrix factorisation or solver (only Det)"),
         **dict.fromkeys(("StandardNormal", "UniformReal", "StandardLaplace", "UniformInt", "Multinomial",
                          "RandomShuffle", "RandpermV2", "MsStandardNormal", "MsUniformReal", "MsUniformInt",
-                         "PhiloxFill"),
+                         "MsShufflePerm", "PhiloxFill"),
                         "random: ONNX's RandomNormal/RandomUniform/Multinomial draw another bit stream, so an "
                         "exported model could not reproduce opbuild's values (and Laplace, shuffles and "
                         "permutations have no ONNX operator)"),

@@ -82,7 +82,7 @@ def test_every_op_has_its_primitive_class_exported_under_its_name():
                           "PyCall",  # the host node running Python callbacks (ops/python_calls.py)
                           "CustomGradient",  # the junction of a Cell's own bprop (ops/grad_hooks.py)
                           # MindSpore's random streams as graph kernels (ops/ms_random_ops.py)
-                          "MsUniformReal", "MsUniformInt", "MsStandardNormal",
+                          "MsUniformReal", "MsUniformInt", "MsStandardNormal", "MsShufflePerm",
                           "PhiloxFill",  # the initializer fills' kernels (runtime/init_fill.py)
                           # the in-place ND scatters behind ScatterAdd/ScatterNdAdd/... (ops/scatters_inplace.py)
                           *INPLACE_OPS}

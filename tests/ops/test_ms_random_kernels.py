@@ -11,8 +11,10 @@ import pytest
 
 import opbuild as ms
 from opbuild import Tensor, nn, ops
+from opbuild.core import ms_random_discrete as msd
 from opbuild.core.ir import TensorType
 from opbuild.core.ms_random_streams import KernelStream
+from opbuild.ops import ms_random_ops as R
 from opbuild.ops.primitive import apply
 from opbuild.ops.registry import get as get_op
 from tests.targets.cuda.host_emulation import HostKernels, gxx
@@ -130,9 +132,70 @@ def test_gpu_kernels_text_is_the_host_generator(op, inputs, tmp_path):
 
 
 def test_nvrtc_compiles_the_gpu_kernels(tmp_path):
-    """NVRTC (the cuda extra; skipped without it) compiles the three GPU kernels for sm_90."""
+    """NVRTC (the cuda extra; skipped without it) compiles the four GPU kernels for sm_90."""
     specs = [get_op("MsUniformReal").spec({"shape": (5,)}, [TensorType((625,), "int64")]),
              get_op("MsUniformInt").spec({"shape": (5,)}, [TensorType((625,), "int64"), TensorType((), "int32"),
                                                            TensorType((), "int32")]),
-             get_op("MsStandardNormal").spec({"shape": (5,)}, [TensorType((1,), "int64")])]
-    assert len(compile_specs(specs, tmp_path, "ms_random")) == 3
+             get_op("MsStandardNormal").spec({"shape": (5,)}, [TensorType((1,), "int64")]),
+             get_op("MsShufflePerm").spec({"n": 5}, [TensorType((625,), "int64")])]
+    assert len(compile_specs(specs, tmp_path, "ms_random")) == 4
+
+
+# ---- MsShufflePerm: RandpermV2's and RandomShuffle's std::shuffle, compiled for long permutations ----------------
+# Lengths through both of libstdc++'s branches: two swap positions per draw while n * n fits the generator's
+# range (mt19937: n <= 65535, minstd_rand0: n <= 46340), one per draw beyond; even and odd n.
+_PERM_LENGTHS = [0, 1, 2, 3, 16, 17, 46340, 46341, 65535, 65536, 70001]
+
+
+def _host_perm(stream: KernelStream, n: int) -> np.ndarray:
+    return msd.shuffle_permutation(msd.stream_words(stream), n)
+
+
+@pytest.mark.parametrize("n", _PERM_LENGTHS)
+@pytest.mark.parametrize("minstd", [False, True])
+def test_shuffle_perm_kernel_is_the_host_shuffle(n, minstd):
+    """The compiled permutation and advanced state equal the host's word-by-word std::shuffle (itself checked
+    against MindSpore's recorded RandpermV2 and RandomShuffle outputs), over two calls in a row."""
+    host = KernelStream(11, 3, normal=True) if minstd else KernelStream.from_state(msd.mt_state(2**32 - 5))
+    state = host.state()
+    for _ in range(2):
+        got, state = (a.asnumpy() for a in apply("MsShufflePerm", {"n": n}, [Tensor(state)]))
+        want = _host_perm(host, n)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(state, host.state())
+
+
+def test_long_randperm_and_shuffle_take_the_compiled_kernel(monkeypatch):
+    """ops.randperm and a seeded RandomShuffle at COMPILED_PERM_MIN and beyond give the host path's values (the
+    stream of a shuffle object continuing across calls) and run the kernel, not the Python loop."""
+    n = R.COMPILED_PERM_MIN + 3
+    want_perm = msd.randperm(n, 5, 9)
+    rows = np.arange(n * 2, dtype=np.float32).reshape(n, 2)
+    host = KernelStream(8, 1, normal=True)
+    want_rows = [msd.random_shuffle(host, rows) for _ in range(2)]
+    looped = []
+    monkeypatch.setattr(msd, "shuffle_permutation", lambda *a: looped.append(a) or pytest.fail("Python loop"))
+    np.testing.assert_array_equal(ops.randperm(n, seed=5, offset=9).asnumpy(), want_perm)
+    shuffle = ops.RandomShuffle(seed=8, seed2=1)
+    for want in want_rows:
+        np.testing.assert_array_equal(shuffle(Tensor(rows)).asnumpy(), want)
+    assert not looped
+
+
+def test_shuffle_perm_refuses_bad_attributes_and_state():
+    with pytest.raises(Exception, match="n, a non-negative int"):
+        apply("MsShufflePerm", {"n": -1}, [Tensor(np.zeros(1, np.int64))])
+    with pytest.raises(Exception, match=r"mt19937 \(625,\) or minstd_rand0 \(1,\)"):
+        apply("MsShufflePerm", {"n": 3}, [Tensor(np.zeros(2, np.int64))])
+
+
+@pytest.mark.skipif(gxx() is None, reason="no host C++ compiler to run the GPU kernels' text")
+@pytest.mark.parametrize("minstd", [False, True])
+def test_gpu_shuffle_perm_text_is_the_host_shuffle(minstd, tmp_path):
+    stream = KernelStream(5, 6, normal=True) if minstd else KernelStream.from_state(msd.mt_state(77))
+    state = stream.state()
+    spec = get_op("MsShufflePerm").spec({"n": 1001}, [TensorType(state.shape, "int64")])
+    got, new_state = HostKernels([spec], tmp_path).run(0, spec, [state])
+    np.testing.assert_array_equal(got, _host_perm(stream, 1001))
+    np.testing.assert_array_equal(new_state, stream.state())

@@ -69,6 +69,35 @@ class _MinstdWords:
         return self._next()
 
 
+class _StreamMtWords:
+    """A KernelStream's mt19937 as a word source, drawing word by word (the stream's state follows exactly what
+    was used: the reference of the compiled ``MsShufflePerm``)."""
+
+    low, span = 0, 2**32 - 1
+
+    def __init__(self, stream: KernelStream):
+        self._next: Callable[[], int] = stream.mt_word
+
+    def __call__(self) -> int:
+        return self._next()
+
+
+def stream_words(stream: KernelStream):
+    """``stream``'s generator as a word source for :func:`shuffle_permutation`, advancing it word by word."""
+    return _MinstdWords(stream) if stream.is_minstd else _StreamMtWords(stream)
+
+
+def mt_state(seed: int) -> np.ndarray:
+    """The int64 state (KernelStream.state's layout) of a ``std::mt19937`` seeded with ``seed`` modulo 2**32."""
+    _, keys, pos = np.random.RandomState(seed & 0xFFFFFFFF).get_state()[:3]
+    return np.concatenate([keys.astype(np.int64), [pos]]).astype(np.int64)
+
+
+def randperm_seed(seed: int, offset: int) -> int:
+    """The mt19937 seed of ``RandpermV2``: ``offset`` when it is not 0, else ``seed``."""
+    return offset if offset != 0 else seed
+
+
 def _uniform_index(words, hi: int) -> int:
     """libstdc++'s (pre-Lemire) ``uniform_int_distribution`` on [0, hi] from ``words`` (``hi`` within its span)."""
     if hi == words.span:
@@ -109,7 +138,7 @@ def shuffle_permutation(words, n: int) -> np.ndarray:
 
 def randperm(n: int, seed: int, offset: int) -> np.ndarray:
     """``RandpermV2``'s permutation of ``range(n)`` for ``seed``/``offset`` (int64)."""
-    return shuffle_permutation(_MtWords(offset if offset != 0 else seed), n)
+    return shuffle_permutation(_MtWords(randperm_seed(seed, offset)), n)
 
 
 def random_shuffle(stream: KernelStream, x: np.ndarray) -> np.ndarray:

@@ -153,6 +153,22 @@ class KernelStream:
             stream._mt.set_state(("MT19937", flat[:-1].astype(np.uint32), int(flat[-1]), 0, 0.0))
         return stream
 
+    @property
+    def is_minstd(self) -> bool:
+        """Whether this is a minstd_rand0 (StandardNormal's and the discrete ops'), not an mt19937."""
+        return self._mt is None
+
+    def load(self, state: np.ndarray) -> None:
+        """Continue from ``state`` (this generator's :meth:`state` after a compiled kernel advanced it)."""
+        other = KernelStream.from_state(state)
+        if (other._mt is None) != (self._mt is None):
+            raise ValueError("KernelStream.load: the state is of the other generator")
+        self._mt, self._x = other._mt, other._x
+
+    def mt_word(self) -> int:
+        """The mt19937's next 32-bit output (one word, nothing drawn ahead)."""
+        return int(self._words(1)[0])
+
     def _words(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit outputs of the mt19937, as uint64."""
         return self._mt.randint(0, 2**32, size=n, dtype=np.uint32).astype(np.uint64)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..core import ms_random_discrete as msd
 from ..core import pynative_sites
 from ..core.errors import ShapeError
 from ..core.graph_breaks import site_state
@@ -26,7 +27,9 @@ from ..core.ir import TensorType
 from ..core.ms_random_streams import MT_STATE_SIZE, KernelStream
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
+from ..core.trace import engine
 from .primitive import Primitive, apply, defop
+from .registry import get as get_op
 from .registry import no_grad
 from .shape_args import static_ints
 
@@ -103,7 +106,60 @@ class MsStandardNormal(Primitive):
     """Internal: ``MsStandardNormal(shape)(state) -> (values, new_state)``, MindSpore's StandardNormal kernel."""
 
 
-no_grad("MsUniformReal", "MsUniformInt", "MsStandardNormal")
+def _perm_normalize(attrs: dict, ins: Sequence[TensorType]) -> dict:
+    n = attrs.get("n")
+    if set(attrs) != {"n"} or isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ShapeError("MsShufflePerm", f"takes one attribute n, a non-negative int; got {attrs}", list(ins))
+    return {"n": int(n)}
+
+
+def _perm_infer(attrs: dict, ins: Sequence[TensorType]) -> list[TensorType]:
+    state = ins[0]
+    if state.dtype != "int64" or state.shape not in ((MT_STATE_SIZE,), (1,)):
+        raise ShapeError("MsShufflePerm", f"state must be an int64 mt19937 ({MT_STATE_SIZE},) or minstd_rand0 "
+                         "(1,) generator state", list(ins))
+    return [TensorType((attrs["n"],), "int64"), TensorType(state.shape, "int64")]
+
+
+def _perm_ref(attrs: dict, state: np.ndarray):
+    stream = KernelStream.from_state(state)
+    return msd.shuffle_permutation(msd.stream_words(stream), attrs["n"]), stream.state()
+
+
+@defop(infer=_perm_infer, reference=_perm_ref, normalize=_perm_normalize, n_inputs=1, multi_output=True)
+class MsShufflePerm(Primitive):
+    """Internal: ``MsShufflePerm(n)(state) -> (permutation, new_state)``, libstdc++'s ``std::shuffle`` of
+    ``range(n)`` as MindSpore's RandpermV2 (mt19937 state) and RandomShuffle (minstd_rand0 state) draw it."""
+
+
+no_grad("MsUniformReal", "MsUniformInt", "MsStandardNormal", "MsShufflePerm")
+
+#: From this length on a permutation is drawn by the compiled ``MsShufflePerm`` (one kernel per length, built
+#: once and cached) rather than the host's Python loop (~1.5 us a position: a million take seconds).
+COMPILED_PERM_MIN = 1 << 15
+
+
+def _compiled_permutation(state: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    spec = get_op("MsShufflePerm").spec({"n": n}, [TensorType(state.shape, "int64")])
+    perm, new_state = engine().run_eager(spec, [state])
+    return perm, new_state
+
+
+def randperm(n: int, seed: int, offset: int) -> np.ndarray:
+    """MindSpore's ``RandpermV2`` permutation of ``range(n)`` (int64), a pure function of its arguments; long
+    ones by the compiled kernel, run at once even while a graph is traced (the result is a constant there)."""
+    if n < COMPILED_PERM_MIN:
+        return msd.randperm(n, seed, offset)
+    return _compiled_permutation(msd.mt_state(msd.randperm_seed(seed, offset)), n)[0]
+
+
+def random_shuffle(stream: KernelStream, x: np.ndarray) -> np.ndarray:
+    """MindSpore's ``RandomShuffle`` of ``x``'s first axis drawing from ``stream`` (a minstd_rand0, advanced)."""
+    if x.ndim == 0 or x.shape[0] < COMPILED_PERM_MIN:
+        return msd.random_shuffle(stream, x)
+    perm, new_state = _compiled_permutation(stream.state(), x.shape[0])
+    stream.load(new_state)
+    return x[perm]
 
 
 def graph_draw(op: str, make_stream: Callable[[], KernelStream], shape: tuple[int, ...],

@@ -26,6 +26,7 @@ from ..core.ir import TensorType
 from ..core.ms_random_streams import KernelStream
 from ..core.tensor import Tensor, as_tensor
 from ..core.trace import current
+from . import ms_random_ops
 from . import scratch_plan as S
 from .primitive import Primitive, defop
 from .random_sample import draw, new_state, state_seed, uniforms
@@ -171,7 +172,7 @@ class RandomShuffle(Primitive):
     def __call__(self, x):
         stream = eager_kernel(self, x)
         if stream is not None:
-            return Tensor(msd.random_shuffle(stream, x.asnumpy()))
+            return Tensor(ms_random_ops.random_shuffle(stream, x.asnumpy()))
         return draw("RandomShuffle", {}, self._rng, (x,))
 
 
@@ -210,7 +211,7 @@ def ms_randperm(n: int, seed: int, offset: int, dtype: str) -> Tensor:
     """MindSpore's ``RandpermV2`` permutation of ``range(n)`` in ``dtype``, computed on the host (a pure function
     of the arguments: a constant inside a graph)."""
     attrs = _randperm_normalize({"n": n, "dtype": dtype}, [])
-    return Tensor(msd.randperm(attrs["n"], seed, offset).astype(attrs["dtype"]))
+    return Tensor(ms_random_ops.randperm(attrs["n"], seed, offset).astype(attrs["dtype"]))
 
 
 no_grad("Multinomial", "RandomShuffle", "RandpermV2")

@@ -75,3 +75,37 @@ def standard_normal(n: int, logf: str = "logf") -> list[str]:
         f"out0[i++] = vy * mult; if (i < {n}) out0[i++] = vx * mult;",
         "}",
         "out1[0] = (int64_t)x;"]
+
+
+def shuffle_permutation(n: int, mt: bool) -> list[str]:
+    """The permutation ``out0`` of ``range(n)`` by libstdc++'s ``std::shuffle`` (core/ms_random_discrete.py's
+    reference): from the mt19937 (``mt``: RandpermV2) or the minstd_rand0 (RandomShuffle). While ``n * n`` fits
+    the generator's range, one draw gives two swap positions (``x / (i + 2)``, ``x % (i + 2)``); each draw is
+    the division-based ``uniform_int_distribution`` on ``[0, hi]`` (words at or past ``bins * scale`` dropped)."""
+    if mt:
+        load, store, span = _MT_LOAD, _MT_STORE, "0xffffffffull"
+        word = "OB_MT_NEXT(w_);"
+    else:
+        load, store, span = ["uint64_t x = (uint64_t)in0[0];"], ["out1[0] = (int64_t)x;"], "2147483645ull"
+        word = "x = x * 16807u % 2147483647u; w_ = (uint32_t)(x - 1);"
+    return load + [
+        "#define OB_SHUFFLE_INDEX(dst, hi) do { const uint64_t h_ = (hi); uint32_t w_; "
+        f"if (h_ == {span}) {{ {word} (dst) = w_; }} else {{ const uint64_t bins_ = h_ + 1; "
+        f"const uint64_t scale_ = {span} / bins_; const uint64_t past_ = bins_ * scale_; "
+        f"do {{ {word} }} while ((uint64_t)w_ >= past_); (dst) = (uint64_t)w_ / scale_; }} }} while (0)",
+        f"const int64_t n = {n};",
+        "for (int64_t i = 0; i < n; i++) out0[i] = i;",
+        "if (n > 1) {",
+        f"if ({span} / (uint64_t)n >= (uint64_t)n) {{",
+        "int64_t i = 1; uint64_t j;",
+        "if (n % 2 == 0) { OB_SHUFFLE_INDEX(j, 1); int64_t t = out0[1]; out0[1] = out0[j]; out0[j] = t; i = 2; }",
+        "while (i < n) {",
+        "const uint64_t bins = (uint64_t)i + 1; uint64_t r; OB_SHUFFLE_INDEX(r, bins * (bins + 1) - 1);",
+        "const uint64_t j1 = r / (bins + 1), j2 = r % (bins + 1);",
+        "int64_t t = out0[i]; out0[i] = out0[j1]; out0[j1] = t;",
+        "t = out0[i + 1]; out0[i + 1] = out0[j2]; out0[j2] = t; i += 2; }",
+        "} else {",
+        "for (int64_t i = 1; i < n; i++) { uint64_t j; OB_SHUFFLE_INDEX(j, (uint64_t)i);",
+        "int64_t t = out0[i]; out0[i] = out0[j]; out0[j] = t; } }",
+        "}",
+        "#undef OB_SHUFFLE_INDEX"] + store

@@ -27,6 +27,7 @@ from ...core.ms_random_streams import KernelStream, functional_seeds, is_seeded,
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor, as_tensor
 from ...core.trace import current, engine
+from .. import ms_random_ops
 from ..ms_random_ops import graph_draw
 from ..primitive import apply
 from ..random_discrete import check_multinomial, ms_randperm, multinomial_values
@@ -269,7 +270,7 @@ def shuffle(x, seed: int | None = None) -> Tensor:
     _check_seed("shuffle", seed)
     stream = None if current() is not None or t._data is None else _ms_stream("shuffle", seed, normal=True)
     if stream is not None:
-        return Tensor(msd.random_shuffle(stream, t.asnumpy()))
+        return Tensor(ms_random_ops.random_shuffle(stream, t.asnumpy()))
     return draw("RandomShuffle", {}, _state("shuffle", seed), (t,))
 
 

@@ -5,6 +5,7 @@ samples, as the NumPy references compute them."""
 from __future__ import annotations
 
 from ....core.ir import KernelSpec
+from ....core.ms_random_streams import MT_STATE_SIZE
 from ....ops import random_ops as R
 from ....ops import random_sample as S
 from ... import ms_random_c as M
@@ -53,10 +54,12 @@ def _ms_emit(k: KernelSpec) -> str:
         return "\n".join(M.uniform_real(n))
     if k.op == "MsUniformInt":
         return "\n".join(M.uniform_int(n))
+    if k.op == "MsShufflePerm":
+        return "\n".join(M.shuffle_permutation(n, mt=k.inputs[0].size == MT_STATE_SIZE))
     # glibc's scalar logf, the host reference's, called through a volatile pointer so that gcc never swaps in
     # a vector version (the prelude declares libmvec's for vectorised loops)
     return "\n".join(["float (*volatile ob_logf)(float) = logf;"] + M.standard_normal(n, "ob_logf"))
 
 
-for _op in ("MsUniformReal", "MsUniformInt", "MsStandardNormal"):
+for _op in ("MsUniformReal", "MsUniformInt", "MsStandardNormal", "MsShufflePerm"):
     register(_op, _ms_emit)

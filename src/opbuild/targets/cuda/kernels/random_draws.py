@@ -20,6 +20,7 @@ the GPU gives the CPU's values for the same state:
 from __future__ import annotations
 
 from ....core.ir import KernelSpec
+from ....core.ms_random_streams import MT_STATE_SIZE
 from ....ops import ms_random_ops, random_discrete, random_ops, random_sample
 from ... import ms_random_c
 from .. import half
@@ -145,11 +146,13 @@ half.allow("RandomShuffle")  # moves elements as they are stored; the other ops 
 # uniform ops give the CPU's bits; the normal op calls CUDA's logf, which can differ from glibc's in the last
 # bit and so change a value by an ulp now and then.
 _MS_BODIES = {"MsUniformReal": ms_random_c.uniform_real, "MsUniformInt": ms_random_c.uniform_int,
-              "MsStandardNormal": ms_random_c.standard_normal}
+              "MsStandardNormal": ms_random_c.standard_normal,
+              "MsShufflePerm": ms_random_c.shuffle_permutation}
 
 
 def _ms_generator(k: KernelSpec) -> str:
-    return _one_thread("\n" + "\n".join(_MS_BODIES[k.op](k.outputs[0].size)) + "\n")
+    extra = (k.inputs[0].size == MT_STATE_SIZE,) if k.op == "MsShufflePerm" else ()
+    return _one_thread("\n" + "\n".join(_MS_BODIES[k.op](k.outputs[0].size, *extra)) + "\n")
 
 
 for _op in _MS_BODIES:
