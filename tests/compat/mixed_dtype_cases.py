@@ -1,7 +1,7 @@
 """Programs calling ``ops.Select()(cond, x, y)`` with ``x`` and ``y`` of different dtypes (Faster R-CNN's box
-sampler selects between an ArgMaxWithValue index, int64, and int32 constants): MindSpore 2.10 promotes both
-to their common type. scripts/record_select_promotion.py records its ``str(result)`` of each,
-tests/compat/test_select_promotion.py compares opbuild's. Each program runs with ``ms`` and ``np`` and sets
+sampler selects between an int64 ArgMaxWithValue index and int32 constants): MindSpore 2.10 promotes both to
+their common type, in both modes. scripts/record_mixed_dtype.py records its ``str(result)`` of each,
+tests/compat/test_mixed_dtype.py compares opbuild's. Each program runs with ``ms`` and ``np`` and sets
 ``result``."""
 
 C = "c = ms.Tensor(np.array([True, False, True]))\n"

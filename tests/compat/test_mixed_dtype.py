@@ -1,6 +1,6 @@
 """``ops.Select()(cond, x, y)`` with branches of different dtypes promotes both to their common type, as
-MindSpore 2.10 does in both modes: each program of tests/compat/select_promotion_cases.py against MindSpore's
-recorded ``str(result)`` (scripts/record_select_promotion.py), run as is (PyNative) and traced in a Cell."""
+MindSpore 2.10 does in both modes: each program of tests/compat/mixed_dtype_cases.py against MindSpore's
+recorded ``str(result)`` (scripts/record_mixed_dtype.py), run as is (PyNative) and traced in a Cell."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import pytest
 import opbuild as ms
 from opbuild import nn
 from tests.compat._util import same_printed
-from tests.compat.select_promotion_cases import CASES
+from tests.compat.mixed_dtype_cases import CASES
 
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "mindspore" /
-                      "select_promotion.json").read_text())
+                      "mixed_dtype.json").read_text())
 
 
 def test_fixture_covers_every_case_and_records_mindspore_2_10():
