@@ -37,7 +37,8 @@ def test_host_operators_refuse_a_graph_trace_and_bad_input() -> None:
     try:
         ms.set_context(mode=ms.GRAPH_MODE)
         with pytest.raises(RuntimeError, match="PYNATIVE_MODE"):
-            FnCell(lambda b: ops.NMSWithMask(0.5)(b))(Tensor(np.ones((2, 5), np.float32)))
+            FnCell(lambda x, n: ops.CTCGreedyDecoder()(x, n))(Tensor(np.zeros((2, 1, 3), np.float32)),
+                                                               Tensor(np.array([2], np.int32)))
     finally:
         ms.set_context(mode=old)
     x = Tensor(np.zeros((2, 1, 3), np.float32))

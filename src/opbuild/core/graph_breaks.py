@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .gc_pause import gc_paused
 from .ir import Graph, Node, Value
 from .tensor import PYTHON_VALUE, Tensor
 from .trace import Tracer, ValueNeeded, engine, flatten_outputs, tracing
@@ -239,7 +240,8 @@ class Program:
             decisions.append(value)
             piece = piece.children.get(decision_key(piece.kind, value))
         tracer = BreakTracer(self, args, path, env, decisions)
-        return tracer.trace()
+        with gc_paused():  # a new piece is traced and compiled: see core/gc_pause.py
+            return tracer.trace()
 
 
 class BreakTracer(Tracer):
@@ -422,7 +424,8 @@ def compile_only(graphs: dict, key: Any, fn: Callable[..., Any], args: Sequence[
     tracer = BreakTracer(program, args, [], [], [])
     tracer.compile_only = True
     try:
-        tracer.trace()
+        with gc_paused():
+            tracer.trace()
     except _StopAtBreak:
         pass
     finally:

@@ -27,6 +27,7 @@ from ..core.dtypes import (
     NUMERIC_C,
     complex_of,
     dtype_of,
+    promote_types,
     real_of,
 )
 from ..core.errors import ShapeError
@@ -329,7 +330,11 @@ def _cast_call(self, x, dtype):
 
 def _select_call(self, cond, x, y):
     x = as_tensor(x, y if not isinstance(y, (int, float, bool)) else None)
-    return apply("Select", {}, [cond, x, as_tensor(y, x)])
+    y = as_tensor(y, x)
+    if x.dtype != y.dtype:  # MindSpore promotes the branches to their common type (int64 with int32: int64)
+        dt = promote_types(x.dtype, y.dtype).name
+        x, y = (t if t.dtype.name == dt else apply("Cast", {"dtype": dt}, [t]) for t in (x, y))
+    return apply("Select", {}, [cond, x, y])
 
 
 PRIMITIVES: dict[str, type[Primitive]] = {name: declare(_unary_def(name, u)) for name, u in UNARY.items()}

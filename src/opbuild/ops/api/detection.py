@@ -3,7 +3,8 @@
 (ops/ms_prim_detection.py).
 
 ``roi_align`` (with a fixed ``sample_num``) and ``no_repeat_ngram`` are compositions of registered ops, so they
-trace and ROIAlign's gradient reaches the features; the others have value-dependent outputs (NMS, the greedy
+trace and ROIAlign's gradient reaches the features; ``nms_with_mask`` traces as a host ``PyCall`` node (its
+output shapes are static); the others have value-dependent outputs (the greedy
 decoder, the edit distance of sparse sequences) or are the TensorFlow-style CTC loss whose gradient is one of
 its outputs, computed on the host in float64: they read their inputs eagerly and refuse a GRAPH_MODE trace.
 """
@@ -14,23 +15,14 @@ import numpy as np
 
 from ...core.tensor import Tensor, as_tensor
 from ..primitive import apply
+from ..python_calls import Callback, pycall
 from . import array as A
 from . import math as M
 from .data_dependent import _concrete
 
 
-def nms_with_mask(bboxes, iou_threshold: float) -> tuple[Tensor, Tensor, Tensor]:
-    """Greedy non-maximum suppression of (N, 5) boxes (x0, y0, x1, y1, score): the boxes sorted by score
-    (descending, stable: MindSpore's own sort does not always keep equal scores in input order), their
-    positions 0..N-1 in that order (int32, as MindSpore's CPU kernel gives), and the mask of the kept ones; a
-    box is dropped when its IoU (areas without the +1) with a kept box of higher score exceeds
-    ``iou_threshold``."""
-    fn = "NMSWithMask"
-    b = as_tensor(bboxes)
-    if b.ndim != 2 or b.shape[1] != 5 or b.dtype.name not in ("float16", "float32"):
-        raise ValueError(f"{fn}: bboxes must be a float16/float32 (N, 5) Tensor, got {b.dtype} {tuple(b.shape)}")
-    _concrete(fn, b)
-    a = b.asnumpy()
+def _nms_arrays(a: np.ndarray, iou_threshold: float) -> list[np.ndarray]:
+    """NMSWithMask on a concrete (N, 5) array: the sorted boxes, their positions, the kept mask."""
     order = np.argsort(-a[:, 4].astype(np.float64), kind="stable")
     boxes = a[order]
     x0, y0, x1, y1 = (boxes[:, i].astype(np.float64) for i in range(4))
@@ -44,7 +36,28 @@ def nms_with_mask(bboxes, iou_threshold: float) -> tuple[Tensor, Tensor, Tensor]
         inter = iw * ih
         iou = inter / np.maximum(area[i] + area[i + 1:] - inter, 1e-12)
         keep[i + 1:] &= ~(iou > iou_threshold)
-    return Tensor(boxes, dtype=b.dtype), Tensor(np.arange(len(boxes), dtype=np.int32)), Tensor(keep)
+    return [boxes, np.arange(len(boxes), dtype=np.int32), keep]
+
+
+def nms_with_mask(bboxes, iou_threshold: float) -> tuple[Tensor, Tensor, Tensor]:
+    """Greedy non-maximum suppression of (N, 5) boxes (x0, y0, x1, y1, score): the boxes sorted by score
+    (descending, stable: MindSpore's own sort does not always keep equal scores in input order), their
+    positions 0..N-1 in that order (int32, as MindSpore's CPU kernel gives), and the mask of the kept ones; a
+    box is dropped when its IoU (areas without the +1) with a kept box of higher score exceeds
+    ``iou_threshold``. The output shapes do not depend on the values, so inside a GRAPH_MODE trace it is a
+    host node (``PyCall``) computing the same on the concrete boxes when the graph runs (Faster R-CNN's
+    proposal generator calls it in ``construct``); no gradient flows through it, as in MindSpore."""
+    fn = "NMSWithMask"
+    b = as_tensor(bboxes)
+    if b.ndim != 2 or b.shape[1] != 5 or b.dtype.name not in ("float16", "float32"):
+        raise ValueError(f"{fn}: bboxes must be a float16/float32 (N, 5) Tensor, got {b.dtype} {tuple(b.shape)}")
+    thr = float(iou_threshold)
+    if b._data is None:
+        n = int(b.shape[0])
+        outs = [((n, 5), b.dtype.name), ((n,), "int32"), ((n,), "bool")]
+        return tuple(pycall(Callback(fn, lambda arrays: _nms_arrays(arrays[0], thr)), [b], outs))
+    boxes, idx, keep = _nms_arrays(b.asnumpy(), thr)
+    return Tensor(boxes, dtype=b.dtype), Tensor(idx), Tensor(keep)
 
 
 def _bilinear_rows(y: np.ndarray | Tensor, x, height: int, width: int):
