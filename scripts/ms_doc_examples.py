@@ -33,6 +33,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
+from msdoc import report_md  # noqa: E402
 from msdoc.compare import classify  # noqa: E402
 
 RUNNER = REPO / "scripts" / "msdoc" / "runner.py"
@@ -241,10 +242,8 @@ def main(argv: list[str]) -> int:
         table = summary(rows)
         print(table)
         if args.md:
-            Path(args.md).write_text(f"# MindSpore documented examples on opbuild\n\n"
-                                     f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-                                     f"`python scripts/ms_doc_examples.py {' '.join(argv)}`\n\n"
-                                     f"{table}\n{causes(rows)}")
+            report_md.write(args.md, "MindSpore documented examples on opbuild", "ms_doc_examples.py", argv, table,
+                            causes(rows))
     return 0
 
 

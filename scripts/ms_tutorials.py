@@ -27,13 +27,13 @@ import argparse
 import json
 import os
 import sys
-import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 from ms_doc_examples import _load_jsonl, run_examples  # noqa: E402
+from msdoc import report_md  # noqa: E402
 from msdoc.compare import classify_blocks  # noqa: E402
 from msdoc.tutorials import extract  # noqa: E402
 
@@ -158,10 +158,7 @@ def main(argv: list[str]) -> int:
         table = summary(shown, rows)
         print(table)
         if args.md:
-            Path(args.md).write_text(f"# MindSpore tutorials on opbuild\n\n"
-                                     f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-                                     f"`python scripts/ms_tutorials.py {' '.join(argv)}`\n\n"
-                                     f"{table}\n{causes(rows)}")
+            report_md.write(args.md, "MindSpore tutorials on opbuild", "ms_tutorials.py", argv, table, causes(rows))
     return 0
 
 
