@@ -62,8 +62,10 @@ def capture_child(cfg: dict[str, Any], keep: Path) -> dict[str, Any]:
                         "seconds": result.seconds})
         return result
 
-    gcc.GccLike.compile = compile_and_keep
+    # Built before the compiler is watched: constructing a network with large weights builds the initializer
+    # fills' own kernels (runtime/init_fill.py), which are not the network's build.
     net, x = build_worker._opbuild_net(cfg)
+    gcc.GccLike.compile = compile_and_keep
     c0 = build_worker._children_cpu()
     t0 = time.perf_counter()
     net(x).asnumpy()

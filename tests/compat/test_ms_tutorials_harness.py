@@ -3,6 +3,7 @@ classification, and the offline data sets' layout. No MindSpore and no docs mirr
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import struct
 import sys
@@ -12,8 +13,6 @@ import numpy as np
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 sys.path.insert(0, str(SCRIPTS))
-sys.path.insert(0, str(SCRIPTS / "msdoc" / "offline"))
-from download import download  # noqa: E402
 from msdoc.compare import classify_blocks  # noqa: E402
 from msdoc.tutorials import markdown_blocks, notebook_blocks  # noqa: E402
 
@@ -93,7 +92,23 @@ def test_a_stopped_program_keeps_its_earlier_blocks():
     assert [r["status"] for r in rows] == ["equal", "left out", "left out"]
 
 
+def _offline_download():
+    """The harness's stand-in ``download`` module, loaded from its file: its folder (which also holds a no-op
+    ``matplotlib``) goes on the path of the harness's own processes only, never on this test process's."""
+    spec = importlib.util.spec_from_file_location("_offline_download", SCRIPTS / "msdoc" / "offline" / "download.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.download
+
+
+def test_offline_stand_ins_stay_off_this_process_path():
+    assert not any(Path(p).name == "offline" for p in sys.path)
+    if "matplotlib" in sys.modules:
+        assert "offline" not in str(getattr(sys.modules["matplotlib"], "__file__", ""))
+
+
 def test_offline_mnist_has_the_idx_layout(tmp_path):
+    download = _offline_download()
     download("https://host/notebook/datasets/MNIST_Data.zip", str(tmp_path), kind="zip", replace=True)
     raw = (tmp_path / "MNIST_Data" / "train" / "train-images-idx3-ubyte").read_bytes()
     magic, n, h, w = struct.unpack(">IIII", raw[:16])

@@ -28,4 +28,7 @@ def test_same_seed_same_values_across_processes(tmp_path):
             for seed in ("4", "4", "5")]
     assert runs[0] == runs[1]
     assert runs[0][0] != runs[0][1]
-    assert all(a != b for a, b in zip(runs[0], runs[2]))
+    assert all(a != b for a, b in zip(runs[0][:3], runs[2][:3]))
+    # A primitive given its own seed pair draws MindSpore's stream of that pair whatever the global seed (MindSpore
+    # 2.10 prints the same StandardLaplace(seed=3, seed2=1) values after set_seed(4) and set_seed(5)).
+    assert runs[0][3] == runs[2][3]

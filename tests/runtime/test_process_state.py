@@ -38,7 +38,9 @@ def test_core_names_higher_layers_only_in_providers() -> None:
     assert providers.provider("sparse_classes")["COOTensor"].__name__ == "COOTensor"
     # The only names of higher layers core reaches, each looked up on first use: the engine, the functional API
     # and sparse classes behind Tensor's methods, mint's functions for the Tensor methods MindSpore defines by
-    # them (kthvalue, histc, ...), DLPack import, and the gradient hook of Tensor.register_hook.
+    # them (kthvalue, histc, ...), DLPack import, the gradient hook of Tensor.register_hook, and the compiled
+    # initializer fills (runtime/init_fill.py) behind core/philox_fill.py.
     assert set(providers.PROVIDERS) == {"engine", "tensor_methods", "sparse_classes", "mint", "from_dlpack",
-                                        "grad_identity"}
+                                        "grad_identity", "init_fills"}
+    assert providers.provider("init_fills").__class__.__name__ == "InitFills"
     assert providers.provider("mint").kthvalue and providers.provider("from_dlpack").__name__ == "from_dlpack"

@@ -96,12 +96,13 @@ def split(tensor, split_size_or_sections: int | Sequence[int], axis: int = 0) ->
     """``ops.split(tensor, split_size_or_sections, axis=0)``: an int splits into chunks of that size (the
     last one smaller if it does not divide); a list gives each chunk's size (they must add up)."""
     x = as_tensor(tensor)
+    # MindSpore checks the chunk size before the axis (mindcv's JSD loss, calling split(x, 0, 3), gets its error)
+    if isinstance(split_size_or_sections, numbers.Integral) and int(split_size_or_sections) <= 0:
+        raise ValueError(f"split: split_size_or_sections must be positive, got {int(split_size_or_sections)}")
     ax = norm_axis("split", axis, x.ndim)
     n = x.shape[ax]
     if isinstance(split_size_or_sections, numbers.Integral):
         size = int(split_size_or_sections)
-        if size <= 0:
-            raise ValueError(f"split: split_size_or_sections must be positive, got {size}")
         if n % size == 0 and n:  # equal chunks: one Split kernel
             return apply("Split", {"axis": ax, "output_num": n // size}, [x])
         sizes = [size] * (n // size) + ([n % size] if n % size else [])
