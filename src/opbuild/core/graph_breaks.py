@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 
-from .gc_pause import gc_paused
 from .ir import Graph, Node, Value
 from .tensor import PYTHON_VALUE, Tensor
 from .trace import Tracer, ValueNeeded, engine, flatten_outputs, tracing
@@ -240,8 +239,7 @@ class Program:
             decisions.append(value)
             piece = piece.children.get(decision_key(piece.kind, value))
         tracer = BreakTracer(self, args, path, env, decisions)
-        with gc_paused():  # a new piece is traced and compiled: see core/gc_pause.py
-            return tracer.trace()
+        return tracer.trace()
 
 
 class BreakTracer(Tracer):
@@ -424,8 +422,7 @@ def compile_only(graphs: dict, key: Any, fn: Callable[..., Any], args: Sequence[
     tracer = BreakTracer(program, args, [], [], [])
     tracer.compile_only = True
     try:
-        with gc_paused():
-            tracer.trace()
+        tracer.trace()
     except _StopAtBreak:
         pass
     finally:
